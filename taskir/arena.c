@@ -1,0 +1,114 @@
+/* arena.c: chunked bump allocation. Chunks grow geometrically up to 64 MiB; a request larger
+ * than a chunk gets a chunk of its own. */
+#include "taskir/arena.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Chunk {
+    struct Chunk *next;
+    size_t cap, used;
+    max_align_t data[]; /* payload */
+} Chunk;
+
+struct Arena {
+    Chunk *head;
+    size_t next_cap;
+    size_t total;
+    bool failed;
+};
+
+enum { ALIGN = sizeof(max_align_t) };
+
+Arena *arena_create(void)
+{
+    Arena *a = calloc(1, sizeof *a);
+    if (a)
+        a->next_cap = 64 * 1024;
+    return a;
+}
+
+void arena_destroy(Arena *a)
+{
+    if (!a)
+        return;
+    for (Chunk *c = a->head, *n; c; c = n) {
+        n = c->next;
+        free(c);
+    }
+    free(a);
+}
+
+static void *fail(Arena *a)
+{
+    a->failed = true;
+    return NULL;
+}
+
+void *arena_alloc(Arena *a, size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size)
+        return fail(a);
+    size_t bytes = n * size;
+    if (bytes > SIZE_MAX - ALIGN)
+        return fail(a);
+    bytes = (bytes + ALIGN - 1) / ALIGN * ALIGN;
+    if (bytes == 0)
+        bytes = ALIGN;
+    Chunk *c = a->head;
+    if (!c || c->cap - c->used < bytes) {
+        size_t cap = a->next_cap;
+        if (cap < bytes)
+            cap = bytes;
+        if (cap > SIZE_MAX - sizeof(Chunk))
+            return fail(a);
+        c = malloc(sizeof(Chunk) + cap);
+        if (!c)
+            return fail(a);
+        c->cap = cap;
+        c->used = 0;
+        c->next = a->head;
+        a->head = c;
+        if (a->next_cap < 64u * 1024 * 1024)
+            a->next_cap *= 2;
+    }
+    void *p = (char *)c->data + c->used;
+    c->used += bytes;
+    a->total += bytes;
+    memset(p, 0, bytes);
+    return p;
+}
+
+void *arena_grow(Arena *a, const void *old, size_t old_n, size_t new_n, size_t size)
+{
+    void *p = arena_alloc(a, new_n, size);
+    if (p && old && old_n)
+        memcpy(p, old, (old_n < new_n ? old_n : new_n) * size);
+    return p;
+}
+
+char *arena_strndup(Arena *a, const char *s, size_t n)
+{
+    if (n == SIZE_MAX)
+        return fail(a);
+    char *p = arena_alloc(a, n + 1, 1);
+    if (p)
+        memcpy(p, s, n);
+    return p;
+}
+
+char *arena_strdup(Arena *a, const char *s)
+{
+    return s ? arena_strndup(a, s, strlen(s)) : NULL;
+}
+
+bool arena_failed(const Arena *a)
+{
+    return a->failed;
+}
+
+size_t arena_used(const Arena *a)
+{
+    return a->total;
+}

@@ -1,0 +1,27 @@
+/* arena.h: a bump allocator. One arena per graph; everything a graph owns lives in it and is
+ * freed at once by arena_destroy. Allocation failure returns NULL and is sticky (arena_failed),
+ * so a builder can run many steps and check once. Sizes are checked before they are added or
+ * multiplied. */
+#ifndef TASKIR_ARENA_H
+#define TASKIR_ARENA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct Arena Arena;
+
+Arena *arena_create(void);
+void arena_destroy(Arena *a); /* accepts NULL */
+/* Zeroed memory for n elements of size bytes each, aligned for any type; NULL on overflow or
+ * out of memory. */
+void *arena_alloc(Arena *a, size_t n, size_t size);
+/* A copy of old (old_n elements) in a new block of new_n elements, the rest zeroed. */
+void *arena_grow(Arena *a, const void *old, size_t old_n, size_t new_n, size_t size);
+char *arena_strdup(Arena *a, const char *s);
+char *arena_strndup(Arena *a, const char *s, size_t n);
+/* True once any allocation from this arena has failed. */
+bool arena_failed(const Arena *a);
+/* Bytes handed out so far (for benchmarks and caps). */
+size_t arena_used(const Arena *a);
+
+#endif

@@ -1,0 +1,58 @@
+/* diag.h: diagnostics. Library code never prints or exits; it records what went wrong in a
+ * Diag and returns a Status. Tools print the entries as
+ *     tool: file: where: what [rule-id]
+ * and exit with the worst status (shared/DESIGN.md section 6). Rule ids are stable and listed
+ * in docs/rules.md; tests match them. */
+#ifndef TASKIR_DIAG_H
+#define TASKIR_DIAG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum {
+    ST_OK = 0,
+    ST_USAGE = 1,   /* the command line is wrong */
+    ST_LOGIC = 2,   /* the user's input is wrong (seeds/001's logic error) */
+    ST_RUNTIME = 3  /* I/O, out of memory, a broken internal invariant */
+} Status;
+
+typedef struct DiagEntry {
+    Status status;
+    char rule[40];      /* stable rule id, e.g. "shape.cc.y" */
+    int32_t block_id;   /* the block it is about, when has_block */
+    bool has_block;
+    int32_t edge_id;    /* the edge it is about, when has_edge */
+    bool has_edge;
+    char *where;        /* "block 17 (CC 'conv1')", "edge 4", "byte 120" or "" */
+    char *what;
+} DiagEntry;
+
+typedef struct Diag {
+    char *file;         /* the input named in every message; may be NULL */
+    DiagEntry *entries;
+    size_t n, cap;
+    size_t limit;       /* entries kept at most; the rest are counted in dropped */
+    size_t dropped;
+    Status worst;
+    bool oom;           /* an entry could not be recorded */
+} Diag;
+
+void diag_init(Diag *d, const char *file);
+void diag_finish(Diag *d);
+/* Records one finding. where may be NULL. Returns status (so callers can `return diag_..`). */
+Status diag_add(Diag *d, Status status, const char *rule, const char *where,
+                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Same, about a block or an edge: fills block_id/edge_id and the where text. */
+struct Block;
+Status diag_block(Diag *d, Status status, const char *rule, const struct Block *b,
+                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+Status diag_edge(Diag *d, Status status, const char *rule, int32_t edge_id,
+                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Prints every entry, one line each, prefixed "tool: file: ". */
+void diag_print(const Diag *d, FILE *out, const char *tool);
+/* Index of the first entry with this rule id, or -1. */
+long diag_find(const Diag *d, const char *rule);
+
+#endif

@@ -1,0 +1,513 @@
+/* graph.c: building the working IR, the id index, and the per-block facts that come from the
+ * type table (effective shape, cluster roles and dims, window geometry, MACs). */
+#include "taskir/graph.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+Graph *graph_create(void)
+{
+    Graph *g = calloc(1, sizeof *g);
+    if (!g)
+        return NULL;
+    g->arena = arena_create();
+    if (!g->arena) {
+        free(g);
+        return NULL;
+    }
+    return g;
+}
+
+void graph_destroy(Graph *g)
+{
+    if (!g)
+        return;
+    arena_destroy(g->arena);
+    free(g->block_index.keys);
+    free(g->block_index.vals);
+    free(g->edge_index.keys);
+    free(g->edge_index.vals);
+    free(g);
+}
+
+bool graph_oom(const Graph *g)
+{
+    return arena_failed(g->arena);
+}
+
+/* ---- id index ---- */
+
+static uint32_t hash_id(int32_t id)
+{
+    uint32_t h = (uint32_t)id;
+    h ^= h >> 16;
+    h *= 0x7feb352dU;
+    h ^= h >> 15;
+    h *= 0x846ca68bU;
+    h ^= h >> 16;
+    return h;
+}
+
+static bool idmap_put(IdMap *m, int32_t key, uint32_t pos);
+
+static bool idmap_rehash(IdMap *m, uint32_t cap)
+{
+    IdMap n = {calloc(cap, sizeof(int32_t)), calloc(cap, sizeof(uint32_t)), cap, 0};
+    if (!n.keys || !n.vals) {
+        free(n.keys);
+        free(n.vals);
+        return false;
+    }
+    for (uint32_t i = 0; i < m->cap; i++)
+        if (m->vals[i])
+            idmap_put(&n, m->keys[i], m->vals[i] - 1);
+    free(m->keys);
+    free(m->vals);
+    *m = n;
+    return true;
+}
+
+/* Inserts key -> pos unless key is present (the first one wins). */
+static bool idmap_put(IdMap *m, int32_t key, uint32_t pos)
+{
+    if ((uint64_t)(m->n + 1) * 4 > (uint64_t)m->cap * 3) {
+        if (m->cap > UINT32_MAX / 4)
+            return false;
+        if (!idmap_rehash(m, m->cap ? m->cap * 2 : 64))
+            return false;
+    }
+    uint32_t mask = m->cap - 1;
+    for (uint32_t i = hash_id(key) & mask;; i = (i + 1) & mask) {
+        if (!m->vals[i]) {
+            m->keys[i] = key;
+            m->vals[i] = pos + 1;
+            m->n++;
+            return true;
+        }
+        if (m->keys[i] == key)
+            return true;
+    }
+}
+
+static long idmap_get(const IdMap *m, int32_t key)
+{
+    if (!m->cap)
+        return -1;
+    uint32_t mask = m->cap - 1;
+    for (uint32_t i = hash_id(key) & mask;; i = (i + 1) & mask) {
+        if (!m->vals[i])
+            return -1;
+        if (m->keys[i] == key)
+            return (long)m->vals[i] - 1;
+    }
+}
+
+Block *graph_block(const Graph *g, int32_t id)
+{
+    long i = idmap_get(&g->block_index, id);
+    return i < 0 ? NULL : g->blocks[i];
+}
+
+Edge *graph_edge(const Graph *g, int32_t id)
+{
+    long i = idmap_get(&g->edge_index, id);
+    return i < 0 ? NULL : g->edges[i];
+}
+
+/* ---- building ---- */
+
+/* Makes room for one more element in an arena array of pointers or structs. */
+static bool reserve(Graph *g, void **arr, uint32_t n, uint32_t *cap, size_t size)
+{
+    if (n < *cap)
+        return true;
+    if (*cap > UINT32_MAX / 2)
+        return false;
+    uint32_t ncap = *cap ? *cap * 2 : 4;
+    void *p = arena_grow(g->arena, *arr, n, ncap, size);
+    if (!p)
+        return false;
+    *arr = p;
+    *cap = ncap;
+    return true;
+}
+
+static int32_t take_id(int32_t id, int32_t *next)
+{
+    if (id == GRAPH_AUTO_ID)
+        id = *next;
+    if (id >= *next && id < INT32_MAX)
+        *next = id + 1;
+    return id;
+}
+
+Block *graph_add_block(Graph *g, BlockType type, int32_t id, const char *name)
+{
+    if (!reserve(g, (void **)&g->blocks, g->n_blocks, &g->cap_blocks, sizeof(Block *)))
+        return NULL;
+    Block *b = arena_alloc(g->arena, 1, sizeof *b);
+    if (!b)
+        return NULL;
+    b->id = take_id(id, &g->next_block_id);
+    b->type = type;
+    if (name && !(b->name = arena_strdup(g->arena, name)))
+        return NULL;
+    if (!idmap_put(&g->block_index, b->id, g->n_blocks)) {
+        arena_alloc(g->arena, SIZE_MAX, 2); /* mark the graph failed */
+        return NULL;
+    }
+    g->blocks[g->n_blocks++] = b;
+    return b;
+}
+
+Edge *graph_add_edge(Graph *g, int32_t id, int32_t src, int32_t dst)
+{
+    if (!reserve(g, (void **)&g->edges, g->n_edges, &g->cap_edges, sizeof(Edge *)))
+        return NULL;
+    Edge *e = arena_alloc(g->arena, 1, sizeof *e);
+    if (!e)
+        return NULL;
+    e->id = take_id(id, &g->next_edge_id);
+    e->src = src;
+    e->dst = dst;
+    if (!idmap_put(&g->edge_index, e->id, g->n_edges)) {
+        arena_alloc(g->arena, SIZE_MAX, 2);
+        return NULL;
+    }
+    g->edges[g->n_edges++] = e;
+    return e;
+}
+
+Cluster *blk_add_input(Graph *g, Block *b)
+{
+    if (!reserve(g, (void **)&b->in, b->n_in, &b->cap_in, sizeof(Cluster)))
+        return NULL;
+    return &b->in[b->n_in++];
+}
+
+Cluster *blk_add_output(Graph *g, Block *b)
+{
+    if (!reserve(g, (void **)&b->out, b->n_out, &b->cap_out, sizeof(Cluster)))
+        return NULL;
+    return &b->out[b->n_out++];
+}
+
+Iface *cluster_add_iface(Graph *g, Cluster *c, int32_t edge_id)
+{
+    if (!reserve(g, (void **)&c->ifaces, c->n_ifaces, &c->cap_ifaces, sizeof(Iface)))
+        return NULL;
+    Iface *f = &c->ifaces[c->n_ifaces++];
+    f->edge_id = edge_id;
+    return f;
+}
+
+const Attr *blk_find_attr(const Block *b, AttrId id)
+{
+    for (uint32_t i = 0; i < b->n_attrs; i++)
+        if (b->attrs[i].id == id)
+            return &b->attrs[i];
+    return NULL;
+}
+
+bool blk_set_attr(Graph *g, Block *b, AttrId id, int32_t value)
+{
+    Attr *a = (Attr *)blk_find_attr(b, id);
+    if (!a) {
+        if (!reserve(g, (void **)&b->attrs, b->n_attrs, &b->cap_attrs, sizeof(Attr)))
+            return false;
+        a = &b->attrs[b->n_attrs++];
+        a->id = id;
+    }
+    a->value = value;
+    a->has_value = true;
+    return true;
+}
+
+int32_t blk_attr(const Block *b, AttrId id)
+{
+    const Attr *a = blk_find_attr(b, id);
+    const AttrInfo *ai = at_info(id);
+    if (!a || !a->has_value)
+        return ai->dflt;
+    if (a->value == 0 && (id == AT_STRIDE_X || id == AT_STRIDE_Y || id == AT_DILATION_X ||
+                          id == AT_DILATION_Y))
+        return 1; /* the existing tools write 0 for "unset" */
+    return a->value;
+}
+
+bool tensor_set_i32(Graph *g, Tensor *t, const int32_t *dims, uint32_t n_dims,
+                    const int32_t *values, uint32_t n_values)
+{
+    t->dims = arena_grow(g->arena, dims, n_dims, n_dims, sizeof *dims);
+    t->i32 = arena_grow(g->arena, values, n_values, n_values, sizeof *values);
+    if ((n_dims && !t->dims) || (n_values && !t->i32))
+        return false;
+    t->n_dims = n_dims;
+    t->n_i32 = n_values;
+    t->prec = PR_INT_32;
+    t->has_prec = true;
+    return true;
+}
+
+bool blk_set_data(Graph *g, Block *b, PrecisionId prec, const int32_t *dims, uint32_t n_dims,
+                  const int64_t *values, uint64_t n_values)
+{
+    if (n_values > UINT32_MAX)
+        return false;
+    Tensor *t = arena_alloc(g->arena, 1, sizeof *t);
+    if (!t)
+        return false;
+    t->prec = prec;
+    t->has_prec = true;
+    t->dims = arena_grow(g->arena, dims, n_dims, n_dims, sizeof *dims);
+    if (n_dims && !t->dims)
+        return false;
+    t->n_dims = n_dims;
+    switch (pr_info(prec)->container) {
+    case TC_INT32:
+        if (!(t->i32 = arena_alloc(g->arena, n_values, sizeof *t->i32)))
+            return false;
+        for (uint64_t i = 0; i < n_values; i++)
+            t->i32[i] = (int32_t)values[i];
+        t->n_i32 = (uint32_t)n_values;
+        break;
+    case TC_UINT32:
+        if (!(t->u32 = arena_alloc(g->arena, n_values, sizeof *t->u32)))
+            return false;
+        for (uint64_t i = 0; i < n_values; i++)
+            t->u32[i] = (uint32_t)values[i];
+        t->n_u32 = (uint32_t)n_values;
+        break;
+    case TC_FLOAT:
+        if (!(t->f32 = arena_alloc(g->arena, n_values, sizeof *t->f32)))
+            return false;
+        for (uint64_t i = 0; i < n_values; i++)
+            t->f32[i] = (float)values[i];
+        t->n_f32 = (uint32_t)n_values;
+        break;
+    }
+    b->data = t;
+    return true;
+}
+
+Rearrange *edge_add_rearrange(Graph *g, Edge *e, RearrangeType type, uint32_t n_mats)
+{
+    Rearrange *r = arena_grow(g->arena, e->re, e->n_re, (size_t)e->n_re + 1, sizeof *r);
+    if (!r)
+        return NULL;
+    e->re = r;
+    r = &e->re[e->n_re++];
+    r->type = type;
+    if (n_mats) {
+        r->mats = arena_alloc(g->arena, n_mats, sizeof *r->mats);
+        if (!r->mats)
+            return NULL;
+        r->n_mats = n_mats;
+    }
+    return r;
+}
+
+Edge *graph_connect(Graph *g, Block *src, uint32_t out_idx, Block *dst, uint32_t in_idx)
+{
+    if (!src || !dst)
+        return NULL;
+    while (src->n_out <= out_idx)
+        if (!blk_add_output(g, src))
+            return NULL;
+    while (dst->n_in <= in_idx)
+        if (!blk_add_input(g, dst))
+            return NULL;
+    Edge *e = graph_add_edge(g, GRAPH_AUTO_ID, src->id, dst->id);
+    if (!e || !cluster_add_iface(g, &src->out[out_idx], e->id) ||
+        !cluster_add_iface(g, &dst->in[in_idx], e->id))
+        return NULL;
+    return e;
+}
+
+/* ---- per-type facts ---- */
+
+PrecisionId blk_prec(const Block *b)
+{
+    if (b->has_prec)
+        return b->prec;
+    return bt_info(b->type)->kind == BK_COMPUTE ? PR_INT_32 : PR_INT_8;
+}
+
+void blk_eff_shape(const Block *b, int32_t out[TIR_NDIMS])
+{
+    const char *dims = bt_info(b->type)->dims;
+    for (int i = 0; i < TIR_NDIMS; i++)
+        out[i] = b->shape.d[i];
+    for (int i = 0; i < TIR_NDIMS; i++) {
+        if (out[i] != 0 || dims[i] != 'o')
+            continue;
+        if (i == D_IY)
+            out[i] = out[D_Y] ? out[D_Y] : 1;
+        else if (i == D_IX)
+            out[i] = out[D_X] ? out[D_X] : 1;
+        else if (i == D_Y || i == D_X || i == D_KY || i == D_KX)
+            out[i] = 1;
+    }
+}
+
+/* Clusters of the type besides the bias and the repeats of the first role. */
+static uint32_t fixed_inputs(const BlockTypeInfo *ti)
+{
+    return (uint32_t)ti->n_ins;
+}
+
+bool blk_has_bias_cluster(const Block *b)
+{
+    const BlockTypeInfo *ti = bt_info(b->type);
+    if (!(ti->flags & BF_BIAS))
+        return false;
+    if (b->bias_type == BIAS_VECTOR)
+        return true;
+    if (b->bias_type == BIAS_CONSTANT)
+        return false;
+    /* bias_type absent (proto2 reads it as VECTOR): a bias cluster when there is one to
+     * spare beyond the inputs the type needs. */
+    if (ti->nvar == 1)
+        return b->n_in == fixed_inputs(ti) + 1;
+    if (b->shape.n_branch > 0)
+        return b->n_in == (uint32_t)b->shape.n_branch + fixed_inputs(ti);
+    return false;
+}
+
+uint32_t blk_n_variadic(const Block *b)
+{
+    const BlockTypeInfo *ti = bt_info(b->type);
+    if (ti->nvar == 1 || ti->n_ins == 0)
+        return 1;
+    uint32_t others = fixed_inputs(ti) - 1 + (blk_has_bias_cluster(b) ? 1 : 0);
+    return b->n_in > others ? b->n_in - others : 0;
+}
+
+const ClusterSpec *blk_in_spec(const Block *b, uint32_t idx)
+{
+    const BlockTypeInfo *ti = bt_info(b->type);
+    if (ti->n_ins == 0)
+        return NULL;
+    uint32_t nvar = blk_n_variadic(b);
+    if (idx < nvar)
+        return &ti->ins[0];
+    uint32_t k = idx - nvar + 1;
+    if (k < (uint32_t)ti->n_ins)
+        return &ti->ins[k];
+    if (k == (uint32_t)ti->n_ins && blk_has_bias_cluster(b))
+        return &bt_bias_cluster;
+    return NULL;
+}
+
+const ClusterSpec *blk_out_spec(const Block *b, uint32_t idx)
+{
+    const BlockTypeInfo *ti = bt_info(b->type);
+    return idx < (uint32_t)ti->n_outs ? &ti->outs[idx] : NULL;
+}
+
+bool blk_spec_dims(const Block *b, const ClusterSpec *spec, int32_t out[TIR_CDIMS])
+{
+    if (!spec)
+        return false;
+    int32_t s[TIR_NDIMS];
+    blk_eff_shape(b, s);
+    for (int i = 0; i < TIR_CDIMS; i++) {
+        int d = spec->dim[i];
+        if (d == D_NO)
+            out[i] = 0;
+        else if (d == D_LUT) {
+            int32_t dw = blk_attr(b, AT_LUT_DW);
+            out[i] = dw >= 0 && dw <= 30 ? (int32_t)1 << dw : 0;
+        } else
+            out[i] = s[d];
+    }
+    return true;
+}
+
+bool blk_cluster_dims(const Block *b, bool input, uint32_t idx, int32_t out[TIR_CDIMS])
+{
+    const Cluster *c = NULL;
+    if (input && idx < b->n_in)
+        c = &b->in[idx];
+    else if (!input && idx < b->n_out)
+        c = &b->out[idx];
+    if (c && c->has_shape) {
+        for (int i = 0; i < TIR_CDIMS; i++)
+            out[i] = c->shape.d[i];
+        return true;
+    }
+    return blk_spec_dims(b, input ? blk_in_spec(b, idx) : blk_out_spec(b, idx), out);
+}
+
+bool tir_window_out(int64_t in, int64_t pad_lo, int64_t pad_hi, int64_t kernel, int64_t stride,
+                    int64_t dilation, int64_t *out)
+{
+    /* All operands are int32 ranged, so these int64 sums cannot overflow. */
+    if (stride < 1 || dilation < 1 || kernel < 1 || in < 1 || pad_lo < 0 || pad_hi < 0)
+        return false;
+    int64_t span = dilation * (kernel - 1) + 1;
+    int64_t padded = in + pad_lo + pad_hi;
+    if (padded < span)
+        return false;
+    *out = (padded - span) / stride + 1;
+    return true;
+}
+
+static int64_t mul_sat(int64_t a, int64_t b)
+{
+    if (a <= 0 || b <= 0)
+        return 0;
+    return a > INT64_MAX / b ? INT64_MAX : a * b;
+}
+
+int64_t blk_macs(const Block *b)
+{
+    int32_t s[TIR_NDIMS];
+    blk_eff_shape(b, s);
+    int64_t yxf = mul_sat(mul_sat(s[D_Y], s[D_X]), s[D_F]);
+    switch (b->type) {
+    case BT_CC:
+    case BT_CC2D:
+        return mul_sat(mul_sat(mul_sat(yxf, s[D_R]), s[D_KY]), s[D_KX]);
+    case BT_CVM:
+        return mul_sat(s[D_F], s[D_R]);
+    case BT_CAVG:
+        return mul_sat(mul_sat(yxf, s[D_KY]), s[D_KX]);
+    case BT_CADD:
+        return mul_sat(yxf, blk_n_variadic(b));
+    case BT_CVVH:
+    case BT_CAX:
+    case BT_CVS:
+        return yxf;
+    default:
+        return 0;
+    }
+}
+
+void blk_describe(const Block *b, char *buf, size_t len)
+{
+    if (!b) {
+        snprintf(buf, len, "graph");
+        return;
+    }
+    const BlockTypeInfo *ti = bt_info(b->type);
+    if (b->name)
+        snprintf(buf, len, "block %d (%s '%s')", (int)b->id, ti ? ti->name : "?", b->name);
+    else
+        snprintf(buf, len, "block %d (%s)", (int)b->id, ti ? ti->name : "?");
+}
+
+int64_t tir_volume(const int32_t *dims, int n)
+{
+    int64_t v = 1;
+    for (int i = 0; i < n; i++) {
+        if (dims[i] == 0)
+            continue;
+        if (dims[i] < 0 || v > INT64_MAX / dims[i])
+            return -1;
+        v *= dims[i];
+    }
+    return v;
+}

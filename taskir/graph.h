@@ -1,0 +1,218 @@
+/* graph.h: the working IR of a TaskGraph (seeds/003), apart from the wire structs.
+ *
+ * A Graph owns one arena; blocks and edges are arena objects addressed by id through an O(1)
+ * index, and listed in the order they were added (file order after a load). Passes grow a
+ * graph cheaply: arrays of pointers are regrown in the arena, objects never move.
+ *
+ * Shapes hold the eight dims in seeds/003 order (y x f r ky kx iy ix); 0 means "absent".
+ * The loader reads the existing tools' -1 for an unused dim as absent, and the saver writes
+ * absent dims as absent fields. A Shape used as a cluster box uses the first six dims.
+ *
+ * Fields that the wire format can leave out where 0 is also a meaningful value carry a has_
+ * flag, so that a graph saved after loading keeps what the file said.
+ */
+#ifndef TASKIR_GRAPH_H
+#define TASKIR_GRAPH_H
+
+#include "taskir/arena.h"
+#include "taskir/diag.h"
+#include "taskir/types.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct Shape {
+    int32_t d[TIR_NDIMS];   /* 0 = absent */
+    int32_t n_branch;       /* wire field 10; CADD's number of summed inputs when set */
+    int32_t *extra;         /* extra_dimensions, kept for the round trip */
+    uint32_t n_extra;
+} Shape;
+
+typedef struct Tensor {
+    int32_t *dims;
+    uint32_t n_dims;
+    PrecisionId prec;
+    bool has_prec;          /* absent: the block's precision */
+    int32_t *i32;           /* int32_data  (INT_*, TERNARY) */
+    uint32_t n_i32;
+    uint32_t *u32;          /* uint32_data (UINT_*) */
+    uint32_t n_u32;
+    float *f32;             /* float_data  (FLOAT_*) */
+    uint32_t n_f32;
+    const char *name;       /* NULL when absent */
+} Tensor;
+
+typedef struct Attr {
+    AttrId id;
+    int32_t value;          /* int_value */
+    bool has_value;
+    PrecisionId prec;
+    bool has_prec;
+    float fvalue;           /* float_value */
+    bool has_fvalue;
+} Attr;
+
+typedef struct Iface {
+    Shape pos;              /* box origin in cluster coordinates (y x f r ky kx) */
+    Shape size;             /* box size; meaningful only when has_size */
+    bool has_pos;
+    bool has_size;          /* no size: the whole cluster */
+    int32_t edge_id;
+} Iface;
+
+typedef struct Cluster {
+    Shape shape;            /* meaningful only when has_shape; else derived (blk_cluster_dims) */
+    bool has_shape;
+    Iface *ifaces;
+    uint32_t n_ifaces, cap_ifaces;
+} Cluster;
+
+typedef struct Block {
+    int32_t id;
+    BlockType type;
+    PrecisionId prec;
+    bool has_prec;
+    Shape shape;
+    bool has_shape;
+    Cluster *in;
+    uint32_t n_in, cap_in;
+    Cluster *out;
+    uint32_t n_out, cap_out;
+    Tensor *data;           /* NULL when absent */
+    Attr *attrs;
+    uint32_t n_attrs, cap_attrs;
+    int bias_type;          /* BIAS_ABSENT, BIAS_VECTOR or BIAS_CONSTANT */
+    bool is_virtual, has_is_virtual;
+    int32_t major_task_id;
+    bool has_major_task_id;
+    int32_t pipeline_num;
+    bool has_pipeline_num;
+    int32_t socket_id;      /* INPUT/OUTPUT: which model input or output */
+    bool has_socket_id;
+    const char *name;       /* provenance (extension field 100); NULL when absent */
+} Block;
+
+typedef struct Rearrange {
+    RearrangeType type;
+    Tensor *mats;           /* the transform's parameters (docs/semantics.md) */
+    uint32_t n_mats;
+} Rearrange;
+
+typedef struct Edge {
+    int32_t id;
+    int32_t src, dst;       /* block ids */
+    Rearrange *re;
+    uint32_t n_re;
+} Edge;
+
+typedef struct Group {
+    int32_t id;
+    int32_t *block_ids;
+    uint32_t n_block_ids;
+} Group;
+
+typedef struct TestConfig {
+    bool present;
+    int64_t random_seed;
+    bool has_random_seed;
+    const char *test_case_name;
+    int test_mode;
+    bool has_test_mode;
+} TestConfig;
+
+/* Open-addressing map from an id to a position in blocks[] or edges[]. */
+typedef struct IdMap {
+    int32_t *keys;
+    uint32_t *vals;         /* position + 1; 0 = empty slot */
+    uint32_t cap, n;
+} IdMap;
+
+typedef struct Graph {
+    Arena *arena;
+    Block **blocks;
+    uint32_t n_blocks, cap_blocks;
+    Edge **edges;
+    uint32_t n_edges, cap_edges;
+    Group *groups;
+    uint32_t n_groups;
+    TestConfig test_config;
+    IdMap block_index, edge_index; /* the first block/edge with each id */
+    int32_t next_block_id, next_edge_id; /* one past the largest id seen */
+} Graph;
+
+#define GRAPH_AUTO_ID INT32_MIN /* pass as id: take the next free id */
+
+/* An empty graph; NULL when out of memory. */
+Graph *graph_create(void);
+void graph_destroy(Graph *g); /* accepts NULL */
+/* True once any allocation of this graph has failed: the graph is then incomplete. */
+bool graph_oom(const Graph *g);
+
+/* Adds a block of this type. id GRAPH_AUTO_ID takes the next free id. name (provenance) is
+ * copied; it may be NULL. NULL when out of memory. A duplicate id is kept (the verifier
+ * reports it); lookups find the first. */
+Block *graph_add_block(Graph *g, BlockType type, int32_t id, const char *name);
+/* Adds an edge src -> dst (block ids). NULL when out of memory. */
+Edge *graph_add_edge(Graph *g, int32_t id, int32_t src, int32_t dst);
+/* The first block / edge with this id, or NULL. O(1). */
+Block *graph_block(const Graph *g, int32_t id);
+Edge *graph_edge(const Graph *g, int32_t id);
+
+/* Appends an empty input / output cluster; NULL when out of memory. */
+Cluster *blk_add_input(Graph *g, Block *b);
+Cluster *blk_add_output(Graph *g, Block *b);
+/* Appends an interface joined to edge_id covering the whole cluster (no position, no size). */
+Iface *cluster_add_iface(Graph *g, Cluster *c, int32_t edge_id);
+/* Sets (or replaces) an attribute's int value. false when out of memory. */
+bool blk_set_attr(Graph *g, Block *b, AttrId id, int32_t value);
+/* The attribute if the block carries it, else NULL. */
+const Attr *blk_find_attr(const Block *b, AttrId id);
+/* The attribute's value, or its table default when absent (0 read as 1 for stride/dilation). */
+int32_t blk_attr(const Block *b, AttrId id);
+/* Gives the block a data tensor of precision prec with these dims and int values, stored in
+ * the precision's container. false when out of memory. */
+bool blk_set_data(Graph *g, Block *b, PrecisionId prec, const int32_t *dims, uint32_t n_dims,
+                  const int64_t *values, uint64_t n_values);
+/* Adds a rearrangement step to an edge; its parameter tensors are added with
+ * tensor_create. NULL when out of memory. */
+Rearrange *edge_add_rearrange(Graph *g, Edge *e, RearrangeType type, uint32_t n_mats);
+/* Fills t as an INT_32 tensor with these dims and values (arena copies). */
+bool tensor_set_i32(Graph *g, Tensor *t, const int32_t *dims, uint32_t n_dims,
+                    const int32_t *values, uint32_t n_values);
+
+/* Joins output cluster out_idx of src to input cluster in_idx of dst with a new edge, and
+ * whole-cluster interfaces at both ends (clusters are created up to the index as needed).
+ * Returns the edge, or NULL when out of memory or a block is missing. */
+Edge *graph_connect(Graph *g, Block *src, uint32_t out_idx, Block *dst, uint32_t in_idx);
+
+/* ---- Per-type facts of one block, from the block type table ---- */
+
+/* The block's precision, INT_32 when absent for compute blocks, INT_8 for storage. */
+PrecisionId blk_prec(const Block *b);
+/* The effective shape: absent optional dims take their defaults (y, x, ky, kx: 1; iy: y;
+ * ix: x); absent required dims stay 0. */
+void blk_eff_shape(const Block *b, int32_t out[TIR_NDIMS]);
+/* Does input cluster idx hold the bias (bias_type VECTOR, or absent with a cluster to spare)? */
+bool blk_has_bias_cluster(const Block *b);
+/* How many times the first input role repeats, given the block's cluster count. */
+uint32_t blk_n_variadic(const Block *b);
+/* The spec of input / output cluster idx, or NULL when the type has no such cluster. */
+const ClusterSpec *blk_in_spec(const Block *b, uint32_t idx);
+const ClusterSpec *blk_out_spec(const Block *b, uint32_t idx);
+/* The cluster's dims (y x f r ky kx, 0 = unused) as the type table derives them from the
+ * block's shape. false when the type has no such cluster. */
+bool blk_spec_dims(const Block *b, const ClusterSpec *spec, int32_t out[TIR_CDIMS]);
+/* The cluster's dims: its own shape when the file gives one, else derived. */
+bool blk_cluster_dims(const Block *b, bool input, uint32_t idx, int32_t out[TIR_CDIMS]);
+/* Window geometry of a BF_WINDOW block: the output extent along one axis. Returns false when
+ * the window does not fit (extent < 1) or overflows. */
+bool tir_window_out(int64_t in, int64_t pad_lo, int64_t pad_hi, int64_t kernel, int64_t stride,
+                    int64_t dilation, int64_t *out);
+/* Multiply-accumulates of one run of a compute block (0 for others); saturates at INT64_MAX. */
+int64_t blk_macs(const Block *b);
+/* Writes "block 17 (CC 'conv1')" into buf. */
+void blk_describe(const Block *b, char *buf, size_t len);
+/* The product of the non-zero dims of a box (n dims), or -1 on overflow past INT64_MAX. */
+int64_t tir_volume(const int32_t *dims, int n);
+
+#endif

@@ -1,0 +1,612 @@
+/* pbio.c: TaskGraph .pb <-> Graph. The only file besides pbwire.c that touches the generated
+ * Taskir__* structs (shared/STYLE.md: the wire structs are a format, not a data structure). */
+#include "taskir/pbio.h"
+
+#include "taskir/fileio.h"
+#include "taskgraph.pb-c.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- loading ---- */
+
+typedef struct Loader {
+    Graph *g;
+    Diag *d;
+} Loader;
+
+/* -1 is the existing tools' "unused"; it reads as absent. */
+static int32_t dim_in(protobuf_c_boolean has, int32_t v)
+{
+    return has && v != -1 ? v : 0;
+}
+
+static bool shape_in(Loader *L, const Taskir__Shape *w, Shape *s)
+{
+    memset(s, 0, sizeof *s);
+    if (!w)
+        return true;
+    s->d[D_Y] = dim_in(w->has_ny, w->ny);
+    s->d[D_X] = dim_in(w->has_nx, w->nx);
+    s->d[D_F] = dim_in(w->has_nf, w->nf);
+    s->d[D_R] = dim_in(w->has_nr, w->nr);
+    s->d[D_KY] = dim_in(w->has_nky, w->nky);
+    s->d[D_KX] = dim_in(w->has_nkx, w->nkx);
+    s->d[D_IY] = dim_in(w->has_niy, w->niy);
+    s->d[D_IX] = dim_in(w->has_nix, w->nix);
+    s->n_branch = dim_in(w->has_n_branch, w->n_branch);
+    if (w->n_extra_dimensions) {
+        if (w->n_extra_dimensions > TIR_MAX_TENSOR_DIMS) {
+            diag_add(L->d, ST_LOGIC, "limit.dims", NULL,
+                     "a shape has %zu extra_dimensions, more than the limit of %u",
+                     w->n_extra_dimensions, TIR_MAX_TENSOR_DIMS);
+            return false;
+        }
+        s->extra = arena_grow(L->g->arena, w->extra_dimensions, w->n_extra_dimensions,
+                              w->n_extra_dimensions, sizeof(int32_t));
+        if (!s->extra)
+            return false;
+        s->n_extra = (uint32_t)w->n_extra_dimensions;
+    }
+    return true;
+}
+
+static bool prec_in(Loader *L, const char *where, int wire, PrecisionId *out)
+{
+    if (pr_from_wire(wire, out))
+        return true;
+    diag_add(L->d, ST_LOGIC, "load.enum", where, "unknown Precision value %d", wire);
+    return false;
+}
+
+static bool tensor_in(Loader *L, const char *where, const Taskir__Tensor *w, Tensor *t)
+{
+    memset(t, 0, sizeof *t);
+    Arena *a = L->g->arena;
+    if (w->n_dims > TIR_MAX_TENSOR_DIMS) {
+        diag_add(L->d, ST_LOGIC, "limit.dims", where, "tensor has %zu dims, more than %u",
+                 w->n_dims, TIR_MAX_TENSOR_DIMS);
+        return false;
+    }
+    if (w->n_int32_data > UINT32_MAX || w->n_uint32_data > UINT32_MAX ||
+        w->n_float_data > UINT32_MAX) {
+        diag_add(L->d, ST_LOGIC, "limit.tensor", where, "tensor has more than 2^32 values");
+        return false;
+    }
+    if (w->has_precision) {
+        if (!prec_in(L, where, w->precision, &t->prec))
+            return false;
+        t->has_prec = true;
+    }
+    t->n_dims = (uint32_t)w->n_dims;
+    t->n_i32 = (uint32_t)w->n_int32_data;
+    t->n_u32 = (uint32_t)w->n_uint32_data;
+    t->n_f32 = (uint32_t)w->n_float_data;
+    t->dims = arena_grow(a, w->dims, w->n_dims, w->n_dims, sizeof(int32_t));
+    t->i32 = arena_grow(a, w->int32_data, t->n_i32, t->n_i32, sizeof(int32_t));
+    t->u32 = arena_grow(a, w->uint32_data, t->n_u32, t->n_u32, sizeof(uint32_t));
+    t->f32 = arena_grow(a, w->float_data, t->n_f32, t->n_f32, sizeof(float));
+    if (w->name)
+        t->name = arena_strdup(a, w->name);
+    return !arena_failed(a);
+}
+
+static bool cluster_in(Loader *L, const char *where, const Taskir__EdgeCluster *w, Cluster *c)
+{
+    if (w->n_interfaces > TIR_MAX_IFACES) {
+        diag_add(L->d, ST_LOGIC, "limit.ifaces", where,
+                 "a cluster has %zu interfaces, more than the limit of %u", w->n_interfaces,
+                 TIR_MAX_IFACES);
+        return false;
+    }
+    c->has_shape = w->shape != NULL;
+    if (!shape_in(L, w->shape, &c->shape))
+        return false;
+    if (!w->n_interfaces)
+        return true;
+    c->ifaces = arena_alloc(L->g->arena, w->n_interfaces, sizeof(Iface));
+    if (!c->ifaces)
+        return false;
+    c->n_ifaces = c->cap_ifaces = (uint32_t)w->n_interfaces;
+    for (size_t i = 0; i < w->n_interfaces; i++) {
+        const Taskir__EdgeInterface *wi = w->interfaces[i];
+        Iface *f = &c->ifaces[i];
+        f->has_pos = wi->position != NULL;
+        f->has_size = wi->size != NULL;
+        if (!shape_in(L, wi->position, &f->pos) || !shape_in(L, wi->size, &f->size))
+            return false;
+        f->edge_id = wi->edge_id;
+    }
+    return true;
+}
+
+static bool clusters_in(Loader *L, const char *where, Taskir__EdgeCluster **w, size_t n,
+                        Cluster **out, uint32_t *n_out, uint32_t *cap)
+{
+    if (n > TIR_MAX_CLUSTERS) {
+        diag_add(L->d, ST_LOGIC, "limit.clusters", where,
+                 "%zu clusters, more than the limit of %u", n, TIR_MAX_CLUSTERS);
+        return false;
+    }
+    if (!n)
+        return true;
+    *out = arena_alloc(L->g->arena, n, sizeof(Cluster));
+    if (!*out)
+        return false;
+    *n_out = *cap = (uint32_t)n;
+    for (size_t i = 0; i < n; i++)
+        if (!cluster_in(L, where, w[i], &(*out)[i]))
+            return false;
+    return true;
+}
+
+static bool block_in(Loader *L, const Taskir__TaskBlock *w)
+{
+    char where[48];
+    snprintf(where, sizeof where, "block %d", (int)w->id);
+    BlockType type = BT_SI; /* proto2: an absent enum reads as its first value */
+    if (w->has_type && !bt_from_wire(w->type, &type)) {
+        diag_add(L->d, ST_LOGIC, "load.enum", where, "unknown TaskBlockType value %d", w->type);
+        return false;
+    }
+    Block *b = graph_add_block(L->g, type, w->id, w->name);
+    if (!b)
+        return false;
+    if (w->has_precision) {
+        if (!prec_in(L, where, w->precision, &b->prec))
+            return false;
+        b->has_prec = true;
+    }
+    b->has_shape = w->shape != NULL;
+    if (!shape_in(L, w->shape, &b->shape) ||
+        !clusters_in(L, where, w->input_clusters, w->n_input_clusters, &b->in, &b->n_in,
+                     &b->cap_in) ||
+        !clusters_in(L, where, w->output_clusters, w->n_output_clusters, &b->out, &b->n_out,
+                     &b->cap_out))
+        return false;
+    if (w->data) {
+        b->data = arena_alloc(L->g->arena, 1, sizeof(Tensor));
+        if (!b->data || !tensor_in(L, where, w->data, b->data))
+            return false;
+    }
+    if (w->n_attributes > TIR_MAX_ATTRS) {
+        diag_add(L->d, ST_LOGIC, "limit.attrs", where, "%zu attributes, more than the limit %u",
+                 w->n_attributes, TIR_MAX_ATTRS);
+        return false;
+    }
+    if (w->n_attributes) {
+        b->attrs = arena_alloc(L->g->arena, w->n_attributes, sizeof(Attr));
+        if (!b->attrs)
+            return false;
+        b->n_attrs = b->cap_attrs = (uint32_t)w->n_attributes;
+    }
+    for (size_t i = 0; i < w->n_attributes; i++) {
+        const Taskir__Attribute *wa = w->attributes[i];
+        Attr *a = &b->attrs[i];
+        int t = wa->has_type ? (int)wa->type : 0;
+        if (!at_from_wire(t, &a->id)) {
+            diag_add(L->d, ST_LOGIC, "load.enum", where, "unknown AttributeType value %d", t);
+            return false;
+        }
+        if (wa->has_precision) {
+            if (!prec_in(L, where, wa->precision, &a->prec))
+                return false;
+            a->has_prec = true;
+        }
+        a->has_value = wa->has_int_value;
+        a->value = wa->int_value;
+        a->has_fvalue = wa->has_float_value;
+        a->fvalue = wa->float_value;
+    }
+    if (w->has_bias_type) {
+        if ((int)w->bias_type != BIAS_VECTOR && (int)w->bias_type != BIAS_CONSTANT) {
+            diag_add(L->d, ST_LOGIC, "load.enum", where, "unknown BiasType value %d",
+                     w->bias_type);
+            return false;
+        }
+        b->bias_type = w->bias_type;
+    }
+    b->is_virtual = w->is_virtual;
+    b->has_is_virtual = w->has_is_virtual;
+    b->major_task_id = w->major_task_id;
+    b->has_major_task_id = w->has_major_task_id;
+    b->pipeline_num = w->pipeline_num;
+    b->has_pipeline_num = w->has_pipeline_num;
+    b->socket_id = w->socket_id;
+    b->has_socket_id = w->has_socket_id;
+    return true;
+}
+
+static bool edge_in(Loader *L, const Taskir__Edge *w)
+{
+    char where[48];
+    snprintf(where, sizeof where, "edge %d", (int)w->id);
+    Edge *e = graph_add_edge(L->g, w->id, w->src_block_id, w->dst_block_id);
+    if (!e)
+        return false;
+    if (w->n_rearrange_info > TIR_MAX_ATTRS) {
+        diag_add(L->d, ST_LOGIC, "limit.rearrange", where,
+                 "%zu rearrangement steps, more than the limit %u", w->n_rearrange_info,
+                 TIR_MAX_ATTRS);
+        return false;
+    }
+    for (size_t i = 0; i < w->n_rearrange_info; i++) {
+        const Taskir__RearrangeInfo *wr = w->rearrange_info[i];
+        RearrangeType t;
+        int wt = wr->has_type ? (int)wr->type : 0;
+        if (!rt_from_wire(wt, &t)) {
+            diag_add(L->d, ST_LOGIC, "load.enum", where, "unknown RearrangeInfoType value %d",
+                     wt);
+            return false;
+        }
+        if (wr->n_matrix > TIR_MAX_ATTRS) {
+            diag_add(L->d, ST_LOGIC, "limit.rearrange", where,
+                     "%zu parameter tensors, more than the limit %u", wr->n_matrix,
+                     TIR_MAX_ATTRS);
+            return false;
+        }
+        Rearrange *r = edge_add_rearrange(L->g, e, t, (uint32_t)wr->n_matrix);
+        if (!r)
+            return false;
+        for (size_t k = 0; k < wr->n_matrix; k++)
+            if (!tensor_in(L, where, wr->matrix[k], &r->mats[k]))
+                return false;
+    }
+    return true;
+}
+
+static bool graph_in(Loader *L, const Taskir__TaskGraph *w)
+{
+    if (w->n_blocks > TIR_MAX_BLOCKS || w->n_edges > TIR_MAX_EDGES) {
+        diag_add(L->d, ST_LOGIC, "limit.blocks", NULL,
+                 "%zu blocks and %zu edges; the limits are %u and %u", w->n_blocks, w->n_edges,
+                 TIR_MAX_BLOCKS, TIR_MAX_EDGES);
+        return false;
+    }
+    for (size_t i = 0; i < w->n_blocks; i++)
+        if (!block_in(L, w->blocks[i]))
+            return false;
+    for (size_t i = 0; i < w->n_edges; i++)
+        if (!edge_in(L, w->edges[i]))
+            return false;
+    if (w->n_groups > TIR_MAX_BLOCKS) {
+        diag_add(L->d, ST_LOGIC, "limit.blocks", NULL, "%zu groups, more than the limit %u",
+                 w->n_groups, TIR_MAX_BLOCKS);
+        return false;
+    }
+    if (w->n_groups) {
+        L->g->groups = arena_alloc(L->g->arena, w->n_groups, sizeof(Group));
+        if (!L->g->groups)
+            return false;
+        L->g->n_groups = (uint32_t)w->n_groups;
+    }
+    for (size_t i = 0; i < w->n_groups; i++) {
+        const Taskir__Group *wg = w->groups[i];
+        Group *gr = &L->g->groups[i];
+        gr->id = wg->group_id;
+        if (wg->n_block_ids > TIR_MAX_BLOCKS) {
+            diag_add(L->d, ST_LOGIC, "limit.blocks", NULL, "group %d lists %zu blocks",
+                     (int)wg->group_id, wg->n_block_ids);
+            return false;
+        }
+        gr->block_ids = arena_grow(L->g->arena, wg->block_ids, wg->n_block_ids,
+                                   wg->n_block_ids, sizeof(int32_t));
+        gr->n_block_ids = (uint32_t)wg->n_block_ids;
+    }
+    if (w->test_config) {
+        TestConfig *tc = &L->g->test_config;
+        tc->present = true;
+        tc->random_seed = w->test_config->random_seed;
+        tc->has_random_seed = w->test_config->has_random_seed;
+        tc->test_mode = w->test_config->test_mode;
+        tc->has_test_mode = w->test_config->has_test_mode;
+        if (w->test_config->test_case_name)
+            tc->test_case_name = arena_strdup(L->g->arena, w->test_config->test_case_name);
+    }
+    return !arena_failed(L->g->arena);
+}
+
+Status graph_load_pb_mem(const uint8_t *buf, size_t len, Graph **out, Diag *d)
+{
+    *out = NULL;
+    if (len > TIR_MAX_FILE_BYTES)
+        return diag_add(d, ST_LOGIC, "limit.file", NULL, "%zu bytes, more than the limit %zu",
+                        len, TIR_MAX_FILE_BYTES);
+    Taskir__TaskGraph *w = taskir__task_graph__unpack(NULL, len, buf);
+    if (!w) {
+        if (pb_wire_explain(&taskir__task_graph__descriptor, buf, len, d) == ST_OK)
+            diag_add(d, ST_LOGIC, "wire.decode", NULL,
+                     "not a TaskGraph: the bytes do not decode as protobuf");
+        return ST_LOGIC;
+    }
+    Loader L = {graph_create(), d};
+    bool ok = L.g && graph_in(&L, w);
+    taskir__task_graph__free_unpacked(w, NULL);
+    if (!ok) {
+        bool oom = !L.g || arena_failed(L.g->arena);
+        graph_destroy(L.g);
+        if (oom)
+            return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory loading the graph");
+        return ST_LOGIC;
+    }
+    *out = L.g;
+    return ST_OK;
+}
+
+Status graph_load_pb(const char *path, Graph **out, Diag *d)
+{
+    uint8_t *buf;
+    size_t len;
+    *out = NULL;
+    Status st = tir_read_file(path, TIR_MAX_FILE_BYTES, &buf, &len, d);
+    if (st != ST_OK)
+        return st;
+    st = graph_load_pb_mem(buf, len, out, d);
+    free(buf);
+    return st;
+}
+
+/* ---- saving ---- */
+
+typedef struct Saver {
+    Arena *a;
+} Saver;
+
+#define NEW(S, T, init) saver_new(S, sizeof(T), &(T)init)
+static void *saver_new(Saver *S, size_t size, const void *init)
+{
+    void *p = arena_alloc(S->a, 1, size);
+    if (p)
+        memcpy(p, init, size);
+    return p;
+}
+
+static bool shape_empty(const Shape *s)
+{
+    for (int i = 0; i < TIR_NDIMS; i++)
+        if (s->d[i])
+            return false;
+    return s->n_branch == 0 && s->n_extra == 0;
+}
+
+static Taskir__Shape *shape_out(Saver *S, const Shape *s)
+{
+    Taskir__Shape *w = NEW(S, Taskir__Shape, TASKIR__SHAPE__INIT);
+    if (!w)
+        return NULL;
+#define DIM(field, idx)              \
+    if (s->d[idx]) {                 \
+        w->has_##field = 1;          \
+        w->field = s->d[idx];        \
+    }
+    DIM(nx, D_X)
+    DIM(ny, D_Y)
+    DIM(nf, D_F)
+    DIM(nr, D_R)
+    DIM(nkx, D_KX)
+    DIM(nky, D_KY)
+    DIM(niy, D_IY)
+    DIM(nix, D_IX)
+#undef DIM
+    if (s->n_branch) {
+        w->has_n_branch = 1;
+        w->n_branch = s->n_branch;
+    }
+    w->n_extra_dimensions = s->n_extra;
+    w->extra_dimensions = s->extra;
+    return w;
+}
+
+static Taskir__Tensor *tensor_out(Saver *S, const Tensor *t)
+{
+    Taskir__Tensor *w = NEW(S, Taskir__Tensor, TASKIR__TENSOR__INIT);
+    if (!w)
+        return NULL;
+    w->n_dims = t->n_dims;
+    w->dims = t->dims;
+    if (t->has_prec) {
+        w->has_precision = 1;
+        w->precision = (Taskir__Precision)pr_info(t->prec)->wire;
+    }
+    w->n_int32_data = t->n_i32;
+    w->int32_data = t->i32;
+    w->n_uint32_data = t->n_u32;
+    w->uint32_data = t->u32;
+    w->n_float_data = t->n_f32;
+    w->float_data = t->f32;
+    w->name = (char *)t->name;
+    return w;
+}
+
+static Taskir__EdgeCluster **clusters_out(Saver *S, const Cluster *c, uint32_t n)
+{
+    Taskir__EdgeCluster **v = arena_alloc(S->a, n ? n : 1, sizeof *v);
+    if (!v)
+        return NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        Taskir__EdgeCluster *w = NEW(S, Taskir__EdgeCluster, TASKIR__EDGE_CLUSTER__INIT);
+        if (!w)
+            return NULL;
+        v[i] = w;
+        if (c[i].has_shape && !(w->shape = shape_out(S, &c[i].shape)))
+            return NULL;
+        w->n_interfaces = c[i].n_ifaces;
+        w->interfaces = arena_alloc(S->a, c[i].n_ifaces ? c[i].n_ifaces : 1,
+                                    sizeof *w->interfaces);
+        if (!w->interfaces)
+            return NULL;
+        for (uint32_t k = 0; k < c[i].n_ifaces; k++) {
+            const Iface *f = &c[i].ifaces[k];
+            Taskir__EdgeInterface *wi =
+                NEW(S, Taskir__EdgeInterface, TASKIR__EDGE_INTERFACE__INIT);
+            if (!wi)
+                return NULL;
+            w->interfaces[k] = wi;
+            if (!shape_empty(&f->pos) && !(wi->position = shape_out(S, &f->pos)))
+                return NULL;
+            if (f->has_size && !(wi->size = shape_out(S, &f->size)))
+                return NULL;
+            wi->has_edge_id = 1;
+            wi->edge_id = f->edge_id;
+        }
+    }
+    return v;
+}
+
+static Taskir__TaskBlock *block_out(Saver *S, const Block *b)
+{
+    Taskir__TaskBlock *w = NEW(S, Taskir__TaskBlock, TASKIR__TASK_BLOCK__INIT);
+    if (!w)
+        return NULL;
+    w->has_id = 1;
+    w->id = b->id;
+    w->has_type = 1;
+    w->type = (Taskir__TaskBlockType)bt_info(b->type)->wire;
+    if (b->has_prec) {
+        w->has_precision = 1;
+        w->precision = (Taskir__Precision)pr_info(b->prec)->wire;
+    }
+    if (!shape_empty(&b->shape) && !(w->shape = shape_out(S, &b->shape)))
+        return NULL;
+    w->n_input_clusters = b->n_in;
+    w->n_output_clusters = b->n_out;
+    if (!(w->input_clusters = clusters_out(S, b->in, b->n_in)) ||
+        !(w->output_clusters = clusters_out(S, b->out, b->n_out)))
+        return NULL;
+    if (b->data && !(w->data = tensor_out(S, b->data)))
+        return NULL;
+    w->n_attributes = b->n_attrs;
+    w->attributes = arena_alloc(S->a, b->n_attrs ? b->n_attrs : 1, sizeof *w->attributes);
+    if (!w->attributes)
+        return NULL;
+    for (uint32_t i = 0; i < b->n_attrs; i++) {
+        const Attr *a = &b->attrs[i];
+        Taskir__Attribute *wa = NEW(S, Taskir__Attribute, TASKIR__ATTRIBUTE__INIT);
+        if (!wa)
+            return NULL;
+        w->attributes[i] = wa;
+        wa->has_type = 1;
+        wa->type = (Taskir__AttributeType)at_info(a->id)->wire;
+        if (a->has_prec) {
+            wa->has_precision = 1;
+            wa->precision = (Taskir__Precision)pr_info(a->prec)->wire;
+        }
+        wa->has_int_value = a->has_value;
+        wa->int_value = a->value;
+        wa->has_float_value = a->has_fvalue;
+        wa->float_value = a->fvalue;
+    }
+    w->has_is_virtual = b->has_is_virtual;
+    w->is_virtual = b->is_virtual;
+    w->has_major_task_id = b->has_major_task_id;
+    w->major_task_id = b->major_task_id;
+    w->has_pipeline_num = b->has_pipeline_num;
+    w->pipeline_num = b->pipeline_num;
+    if (b->bias_type) {
+        w->has_bias_type = 1;
+        w->bias_type = (Taskir__BiasType)b->bias_type;
+    }
+    w->has_socket_id = b->has_socket_id;
+    w->socket_id = b->socket_id;
+    w->name = (char *)b->name;
+    return w;
+}
+
+static Taskir__Edge *edge_out(Saver *S, const Edge *e)
+{
+    Taskir__Edge *w = NEW(S, Taskir__Edge, TASKIR__EDGE__INIT);
+    if (!w)
+        return NULL;
+    w->has_id = w->has_src_block_id = w->has_dst_block_id = 1;
+    w->id = e->id;
+    w->src_block_id = e->src;
+    w->dst_block_id = e->dst;
+    w->n_rearrange_info = e->n_re;
+    w->rearrange_info = arena_alloc(S->a, e->n_re ? e->n_re : 1, sizeof *w->rearrange_info);
+    if (!w->rearrange_info)
+        return NULL;
+    for (uint32_t i = 0; i < e->n_re; i++) {
+        Taskir__RearrangeInfo *wr = NEW(S, Taskir__RearrangeInfo, TASKIR__REARRANGE_INFO__INIT);
+        if (!wr)
+            return NULL;
+        w->rearrange_info[i] = wr;
+        wr->has_type = 1;
+        wr->type = (Taskir__RearrangeInfoType)rt_info(e->re[i].type)->wire;
+        wr->n_matrix = e->re[i].n_mats;
+        wr->matrix = arena_alloc(S->a, wr->n_matrix ? wr->n_matrix : 1, sizeof *wr->matrix);
+        if (!wr->matrix)
+            return NULL;
+        for (uint32_t k = 0; k < e->re[i].n_mats; k++)
+            if (!(wr->matrix[k] = tensor_out(S, &e->re[i].mats[k])))
+                return NULL;
+    }
+    return w;
+}
+
+Status graph_pack(const Graph *g, uint8_t **buf, size_t *len, Diag *d)
+{
+    *buf = NULL;
+    *len = 0;
+    Saver S = {arena_create()};
+    if (!S.a)
+        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory saving the graph");
+    Taskir__TaskGraph w = TASKIR__TASK_GRAPH__INIT;
+    bool ok = true;
+    w.n_blocks = g->n_blocks;
+    w.blocks = arena_alloc(S.a, g->n_blocks ? g->n_blocks : 1, sizeof *w.blocks);
+    ok = w.blocks != NULL;
+    for (uint32_t i = 0; ok && i < g->n_blocks; i++)
+        ok = (w.blocks[i] = block_out(&S, g->blocks[i])) != NULL;
+    w.n_edges = g->n_edges;
+    w.edges = ok ? arena_alloc(S.a, g->n_edges ? g->n_edges : 1, sizeof *w.edges) : NULL;
+    ok = ok && w.edges;
+    for (uint32_t i = 0; ok && i < g->n_edges; i++)
+        ok = (w.edges[i] = edge_out(&S, g->edges[i])) != NULL;
+    w.n_groups = g->n_groups;
+    w.groups = ok ? arena_alloc(S.a, g->n_groups ? g->n_groups : 1, sizeof *w.groups) : NULL;
+    ok = ok && w.groups;
+    for (uint32_t i = 0; ok && i < g->n_groups; i++) {
+        Taskir__Group *wg = NEW(&S, Taskir__Group, TASKIR__GROUP__INIT);
+        ok = wg != NULL;
+        if (ok) {
+            wg->has_group_id = 1;
+            wg->group_id = g->groups[i].id;
+            wg->n_block_ids = g->groups[i].n_block_ids;
+            wg->block_ids = g->groups[i].block_ids;
+            w.groups[i] = wg;
+        }
+    }
+    Taskir__TestConfig tc = TASKIR__TEST_CONFIG__INIT;
+    if (g->test_config.present) {
+        tc.has_random_seed = g->test_config.has_random_seed;
+        tc.random_seed = g->test_config.random_seed;
+        tc.test_case_name = (char *)g->test_config.test_case_name;
+        tc.has_test_mode = g->test_config.has_test_mode;
+        tc.test_mode = (Taskir__TestMode)g->test_config.test_mode;
+        w.test_config = &tc;
+    }
+    if (ok) {
+        size_t n = taskir__task_graph__get_packed_size(&w);
+        *buf = malloc(n ? n : 1);
+        if (*buf) {
+            *len = taskir__task_graph__pack(&w, *buf);
+        } else
+            ok = false;
+    }
+    arena_destroy(S.a);
+    if (!ok)
+        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory saving the graph");
+    return ST_OK;
+}
+
+Status graph_save_pb(const Graph *g, const char *path, Diag *d)
+{
+    uint8_t *buf;
+    size_t len;
+    Status st = graph_pack(g, &buf, &len, d);
+    if (st != ST_OK)
+        return st;
+    st = tir_write_file_atomic(path, buf, len, d);
+    free(buf);
+    return st;
+}

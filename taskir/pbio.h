@@ -1,0 +1,41 @@
+/* pbio.h: TaskGraph .pb files <-> the working IR, through protobuf-c.
+ *
+ * Loading accepts what the existing tools write (unused dims absent or -1, cluster shapes
+ * absent, bias_type absent) and rejects with a logic error, never a crash: malformed bytes
+ * (the message says where and what, [wire.*]), unknown enum values [load.enum] and sizes past
+ * the documented caps [limit.*]. Saving is canonical and deterministic: fields in number
+ * order, absent dims absent, the same graph gives the same bytes on every run. */
+#ifndef TASKIR_PBIO_H
+#define TASKIR_PBIO_H
+
+#include "taskir/graph.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Caps enforced while loading (docs/formats.md). */
+#define TIR_MAX_BLOCKS (1u << 22)
+#define TIR_MAX_EDGES (1u << 22)
+#define TIR_MAX_CLUSTERS 4096u      /* input or output clusters of one block */
+#define TIR_MAX_IFACES 65536u       /* interfaces of one cluster */
+#define TIR_MAX_ATTRS 256u          /* attributes of one block */
+#define TIR_MAX_TENSOR_DIMS 16u     /* dims of one data or parameter tensor */
+
+/* Decodes a TaskGraph from bytes. On success *out is a new graph (graph_destroy it). */
+Status graph_load_pb_mem(const uint8_t *buf, size_t len, Graph **out, Diag *d);
+/* Reads and decodes a file ("-" = stdin). */
+Status graph_load_pb(const char *path, Graph **out, Diag *d);
+/* Encodes the graph into a malloc'd buffer. */
+Status graph_pack(const Graph *g, uint8_t **buf, size_t *len, Diag *d);
+/* Encodes and writes atomically ("-" = stdout). */
+Status graph_save_pb(const Graph *g, const char *path, Diag *d);
+
+/* Explains why bytes do not decode as a message of the given protobuf-c descriptor: walks
+ * the wire format and records the first fault with its byte offset and field path
+ * [wire.truncated, wire.varint, wire.wiretype, wire.length, wire.tag, wire.utf8, ...].
+ * Returns ST_LOGIC when it found a fault, ST_OK when the bytes are well-formed. */
+struct ProtobufCMessageDescriptor;
+Status pb_wire_explain(const struct ProtobufCMessageDescriptor *desc, const uint8_t *buf,
+                       size_t len, Diag *d);
+
+#endif

@@ -1,0 +1,192 @@
+/* pbwire.c: a walker over the protobuf wire format that explains, with a byte offset and a
+ * field path, why bytes do not decode (protobuf-c's unpack only says that they do not). It is
+ * driven by protobuf-c's descriptors, so it knows every message of our schemas. It runs only
+ * after a failed unpack, so it favours clear messages over speed. */
+#include "taskir/pbio.h"
+
+#include <protobuf-c/protobuf-c.h>
+#include <stdio.h>
+#include <string.h>
+
+enum { MAX_DEPTH = 64 };
+
+typedef struct Walk {
+    const uint8_t *base;
+    Diag *d;
+    char path[512];
+} Walk;
+
+static Status fault(Walk *w, const uint8_t *at, const char *rule, const char *fmt,
+                    const char *a, unsigned long long x, unsigned long long y)
+{
+    char where[48], what[1024];
+    snprintf(where, sizeof where, "byte %lld", (long long)(at - w->base));
+    char msg[256];
+    snprintf(msg, sizeof msg, fmt, a, x, y);
+    snprintf(what, sizeof what, "%s: %s", w->path, msg);
+    return diag_add(w->d, ST_LOGIC, rule, where, "%s", what);
+}
+
+/* Reads a varint at *p (< end). 0 on success, 1 truncated, 2 longer than 10 bytes. */
+static int varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+    uint64_t r = 0;
+    for (int i = 0; i < 10; i++) {
+        if (*p >= end)
+            return 1;
+        uint8_t b = *(*p)++;
+        r |= (uint64_t)(b & 0x7f) << (7 * i);
+        if (!(b & 0x80)) {
+            *v = r;
+            return 0;
+        }
+    }
+    return 2;
+}
+
+static int wire_type_of(const ProtobufCFieldDescriptor *f)
+{
+    switch (f->type) {
+    case PROTOBUF_C_TYPE_FIXED32:
+    case PROTOBUF_C_TYPE_SFIXED32:
+    case PROTOBUF_C_TYPE_FLOAT:
+        return 5;
+    case PROTOBUF_C_TYPE_FIXED64:
+    case PROTOBUF_C_TYPE_SFIXED64:
+    case PROTOBUF_C_TYPE_DOUBLE:
+        return 1;
+    case PROTOBUF_C_TYPE_STRING:
+    case PROTOBUF_C_TYPE_BYTES:
+    case PROTOBUF_C_TYPE_MESSAGE:
+        return 2;
+    default:
+        return 0;
+    }
+}
+
+static const char *wire_type_name(int wt)
+{
+    static const char *const names[8] = {"varint", "64-bit", "length-delimited", "start-group",
+                                         "end-group", "32-bit", "invalid (6)", "invalid (7)"};
+    return names[wt & 7];
+}
+
+static Status walk(Walk *w, const ProtobufCMessageDescriptor *desc, const uint8_t *p,
+                   const uint8_t *end, int depth)
+{
+    if (depth > MAX_DEPTH)
+        return fault(w, p, "wire.depth", "messages nested deeper than %s%llu levels", "",
+                     MAX_DEPTH, 0);
+    size_t plen = strlen(w->path);
+    while (p < end) {
+        const uint8_t *at = p;
+        uint64_t tag;
+        int r = varint(&p, end, &tag);
+        if (r)
+            return fault(w, at, r == 1 ? "wire.truncated" : "wire.varint",
+                         r == 1 ? "%sfield tag cut off by the end of the data"
+                                : "%sfield tag varint longer than 10 bytes",
+                         "", 0, 0);
+        uint64_t num = tag >> 3;
+        int wt = (int)(tag & 7);
+        if (num == 0 || num > 536870911u)
+            return fault(w, at, "wire.tag", "%sinvalid field number %llu", "", num, 0);
+        const ProtobufCFieldDescriptor *f =
+            desc ? protobuf_c_message_descriptor_get_field(desc, (unsigned)num) : NULL;
+        if (f) {
+            snprintf(w->path + plen, sizeof w->path - plen, ".%s", f->name);
+            int want = wire_type_of(f);
+            bool packed_ok = f->label == PROTOBUF_C_LABEL_REPEATED && want != 2 && wt == 2;
+            if (wt != want && !packed_ok) {
+                char msg[128];
+                snprintf(msg, sizeof msg, "wire type %d (%s) where the schema has %s", wt,
+                         wire_type_name(wt), wire_type_name(want));
+                return fault(w, at, "wire.wiretype", "%s", msg, 0, 0);
+            }
+        } else {
+            snprintf(w->path + plen, sizeof w->path - plen, ".<field %llu>",
+                     (unsigned long long)num);
+        }
+        switch (wt) {
+        case 0: {
+            uint64_t v;
+            const uint8_t *vat = p;
+            r = varint(&p, end, &v);
+            if (r)
+                return fault(w, vat, r == 1 ? "wire.truncated" : "wire.varint",
+                             r == 1 ? "%svarint value cut off by the end of the data"
+                                    : "%svarint value longer than 10 bytes",
+                             "", 0, 0);
+            break;
+        }
+        case 1:
+        case 5: {
+            size_t n = wt == 1 ? 8 : 4;
+            if ((size_t)(end - p) < n)
+                return fault(w, p, "wire.truncated", "%s%llu-byte value cut off by the end of "
+                             "the data", "", n, 0);
+            p += n;
+            break;
+        }
+        case 2: {
+            uint64_t n;
+            const uint8_t *lat = p;
+            r = varint(&p, end, &n);
+            if (r)
+                return fault(w, lat, r == 1 ? "wire.truncated" : "wire.varint",
+                             r == 1 ? "%slength prefix cut off by the end of the data"
+                                    : "%slength prefix longer than 10 bytes",
+                             "", 0, 0);
+            if (n > (uint64_t)(end - p))
+                return fault(w, lat, "wire.length", "%slength prefix %llu runs past the end "
+                             "(%llu bytes left)", "", n, (unsigned long long)(end - p));
+            const uint8_t *sub_end = p + n;
+            if (f && f->type == PROTOBUF_C_TYPE_MESSAGE) {
+                Status st = walk(w, f->descriptor, p, sub_end, depth + 1);
+                if (st != ST_OK)
+                    return st;
+            } else if (f && wire_type_of(f) != 2) {
+                /* a packed run of scalars */
+                const uint8_t *q = p;
+                while (q < sub_end) {
+                    const uint8_t *eat = q;
+                    if (wire_type_of(f) == 0) {
+                        uint64_t v;
+                        r = varint(&q, sub_end, &v);
+                        if (r)
+                            return fault(w, eat, r == 1 ? "wire.truncated" : "wire.varint",
+                                         r == 1 ? "%spacked varint cut off by the end of its run"
+                                                : "%spacked varint longer than 10 bytes",
+                                         "", 0, 0);
+                    } else {
+                        size_t sz = wire_type_of(f) == 1 ? 8 : 4;
+                        if ((size_t)(sub_end - q) < sz)
+                            return fault(w, eat, "wire.length", "%spacked run of %llu-byte "
+                                         "values has a ragged end", "", sz, 0);
+                        q += sz;
+                    }
+                }
+            }
+            p = sub_end;
+            break;
+        }
+        case 3:
+        case 4:
+            return fault(w, at, "wire.wiretype", "%sgroup wire types are not used by this "
+                         "format", "", 0, 0);
+        default:
+            return fault(w, at, "wire.wiretype", "%sinvalid wire type %llu", "",
+                         (unsigned long long)wt, 0);
+        }
+        w->path[plen] = '\0';
+    }
+    return ST_OK;
+}
+
+Status pb_wire_explain(const ProtobufCMessageDescriptor *desc, const uint8_t *buf, size_t len,
+                       Diag *d)
+{
+    Walk w = {buf, d, ""};
+    snprintf(w.path, sizeof w.path, "%s", desc->short_name);
+    return walk(&w, desc, buf, buf + len, 0);
+}

@@ -1,0 +1,221 @@
+/* test_graph.c: the working IR: building, lookup by id, per-type facts from the table, and the
+ * .pb round trip (wire -> IR -> wire byte-identical, -1 dims read as absent). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "taskgraph.pb-c.h"
+#include "taskir/graph.h"
+#include "taskir/pbio.h"
+
+/* INPUT -> SIC -> CC(+SW, SB) -> SI -> OUTPUT: a 3x3 convolution 6x6x2 -> 4x4x3. */
+static Graph *conv_graph(void)
+{
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *in = graph_add_block(g, BT_INPUT, GRAPH_AUTO_ID, "data");
+    in->shape.d[D_Y] = 6, in->shape.d[D_X] = 6, in->shape.d[D_F] = 2;
+    in->has_socket_id = true;
+    Block *sic = graph_add_block(g, BT_SIC, GRAPH_AUTO_ID, "conv/in");
+    sic->shape.d[D_Y] = 6, sic->shape.d[D_X] = 6, sic->shape.d[D_R] = 2;
+    Block *sw = graph_add_block(g, BT_SW, GRAPH_AUTO_ID, "conv/w");
+    sw->shape.d[D_F] = 3, sw->shape.d[D_R] = 2, sw->shape.d[D_KY] = 3, sw->shape.d[D_KX] = 3;
+    int64_t w[54];
+    for (int i = 0; i < 54; i++)
+        w[i] = (i * 7) % 11 - 5;
+    int32_t wd[4] = {3, 2, 3, 3};
+    assert_true(blk_set_data(g, sw, PR_INT_8, wd, 4, w, 54));
+    Block *sb = graph_add_block(g, BT_SB, GRAPH_AUTO_ID, "conv/b");
+    sb->shape.d[D_F] = 3;
+    int64_t bias[3] = {1, -2, 3};
+    int32_t bd[1] = {3};
+    assert_true(blk_set_data(g, sb, PR_INT_32, bd, 1, bias, 3));
+    Block *cc = graph_add_block(g, BT_CC, GRAPH_AUTO_ID, "conv");
+    int32_t s[TIR_NDIMS] = {4, 4, 3, 2, 3, 3, 6, 6};
+    memcpy(cc->shape.d, s, sizeof s);
+    cc->bias_type = BIAS_VECTOR;
+    cc->has_prec = true;
+    cc->prec = PR_INT_32;
+    assert_true(blk_set_attr(g, cc, AT_KERNEL_X, 3));
+    assert_true(blk_set_attr(g, cc, AT_KERNEL_Y, 3));
+    Block *si = graph_add_block(g, BT_SI, GRAPH_AUTO_ID, "conv/out");
+    si->shape.d[D_Y] = 4, si->shape.d[D_X] = 4, si->shape.d[D_F] = 3;
+    Block *out = graph_add_block(g, BT_OUTPUT, GRAPH_AUTO_ID, "out");
+    out->shape.d[D_Y] = 4, out->shape.d[D_X] = 4, out->shape.d[D_F] = 3;
+    out->has_socket_id = true;
+    assert_non_null(graph_connect(g, in, 0, sic, 0));
+    assert_non_null(graph_connect(g, sic, 0, cc, 0));
+    assert_non_null(graph_connect(g, sw, 0, cc, 1));
+    assert_non_null(graph_connect(g, sb, 0, cc, 2));
+    assert_non_null(graph_connect(g, cc, 0, si, 0));
+    assert_non_null(graph_connect(g, si, 0, out, 0));
+    assert_false(graph_oom(g));
+    return g;
+}
+
+static void test_build_and_lookup(void **state)
+{
+    (void)state;
+    Graph *g = conv_graph();
+    assert_int_equal(g->n_blocks, 7);
+    assert_int_equal(g->n_edges, 6);
+    for (uint32_t i = 0; i < g->n_blocks; i++)
+        assert_ptr_equal(graph_block(g, g->blocks[i]->id), g->blocks[i]);
+    for (uint32_t i = 0; i < g->n_edges; i++)
+        assert_ptr_equal(graph_edge(g, g->edges[i]->id), g->edges[i]);
+    assert_null(graph_block(g, 1000));
+    Block *b = graph_add_block(g, BT_SI, 1000, NULL);
+    assert_ptr_equal(graph_block(g, 1000), b);
+    assert_int_equal(graph_add_block(g, BT_SI, GRAPH_AUTO_ID, NULL)->id, 1001);
+    /* many blocks: the index grows and stays exact */
+    for (int i = 0; i < 5000; i++)
+        assert_non_null(graph_add_block(g, BT_SB, 20000 + i * 3, NULL));
+    for (int i = 0; i < 5000; i++)
+        assert_int_equal(graph_block(g, 20000 + i * 3)->id, 20000 + i * 3);
+    assert_null(graph_block(g, 20001));
+    graph_destroy(g);
+}
+
+static void test_table_facts(void **state)
+{
+    (void)state;
+    Graph *g = conv_graph();
+    Block *cc = graph_block(g, 4);
+    assert_int_equal(cc->type, BT_CC);
+    assert_true(blk_has_bias_cluster(cc));
+    assert_string_equal(blk_in_spec(cc, 0)->role, "input");
+    assert_string_equal(blk_in_spec(cc, 1)->role, "weight");
+    assert_string_equal(blk_in_spec(cc, 2)->role, "bias");
+    assert_null(blk_in_spec(cc, 3));
+    int32_t c[TIR_CDIMS];
+    assert_true(blk_cluster_dims(cc, true, 0, c));
+    int32_t want_in[TIR_CDIMS] = {6, 6, 0, 2, 0, 0};
+    assert_memory_equal(c, want_in, sizeof c);
+    assert_true(blk_cluster_dims(cc, true, 1, c));
+    int32_t want_w[TIR_CDIMS] = {0, 0, 3, 2, 3, 3};
+    assert_memory_equal(c, want_w, sizeof c);
+    assert_true(blk_cluster_dims(cc, false, 0, c));
+    int32_t want_out[TIR_CDIMS] = {4, 4, 3, 0, 0, 0};
+    assert_memory_equal(c, want_out, sizeof c);
+    assert_int_equal(blk_macs(cc), 4 * 4 * 3 * 2 * 3 * 3);
+    int64_t o;
+    assert_true(tir_window_out(6, 0, 0, 3, 1, 1, &o));
+    assert_int_equal(o, 4);
+    assert_true(tir_window_out(7, 1, 1, 3, 2, 2, &o)); /* span 5 over 9 -> 3 */
+    assert_int_equal(o, 3);
+    assert_false(tir_window_out(2, 0, 0, 3, 1, 1, &o));
+    assert_int_equal(blk_attr(cc, AT_STRIDE_X), 1);
+    assert_true(blk_set_attr(g, cc, AT_STRIDE_X, 0)); /* existing tools' "unset" */
+    assert_int_equal(blk_attr(cc, AT_STRIDE_X), 1);
+    char buf[64];
+    blk_describe(cc, buf, sizeof buf);
+    assert_string_equal(buf, "block 4 (CC 'conv')");
+
+    /* CADD: n_branch inputs then the bias */
+    Block *add = graph_add_block(g, BT_CADD, GRAPH_AUTO_ID, NULL);
+    for (int i = 0; i < 4; i++)
+        blk_add_input(g, add);
+    add->bias_type = BIAS_VECTOR;
+    assert_int_equal(blk_n_variadic(add), 3);
+    assert_string_equal(blk_in_spec(add, 2)->role, "input");
+    assert_string_equal(blk_in_spec(add, 3)->role, "bias");
+    add->bias_type = BIAS_ABSENT;
+    assert_int_equal(blk_n_variadic(add), 4);
+    add->shape.n_branch = 3;
+    assert_true(blk_has_bias_cluster(add));
+
+    /* CLUT's table has 2^LUT_DW entries; CCMPB's optional dims default */
+    Block *lut = graph_add_block(g, BT_CLUT, GRAPH_AUTO_ID, NULL);
+    lut->shape.d[D_Y] = lut->shape.d[D_X] = 1, lut->shape.d[D_F] = 5;
+    assert_true(blk_set_attr(g, lut, AT_LUT_DW, 4));
+    assert_true(blk_cluster_dims(lut, true, 1, c));
+    assert_int_equal(c[D_F], 16);
+    Block *cmp = graph_add_block(g, BT_CCMPB, GRAPH_AUTO_ID, NULL);
+    cmp->shape.d[D_F] = 10;
+    int32_t e[TIR_NDIMS];
+    blk_eff_shape(cmp, e);
+    int32_t want_e[TIR_NDIMS] = {1, 1, 10, 0, 1, 1, 1, 1};
+    assert_memory_equal(e, want_e, sizeof e);
+    graph_destroy(g);
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    Graph *g = conv_graph();
+    Diag d;
+    diag_init(&d, "t.pb");
+    uint8_t *b1, *b2, *b3;
+    size_t n1, n2, n3;
+    assert_int_equal(graph_pack(g, &b1, &n1, &d), ST_OK);
+    assert_int_equal(graph_pack(g, &b3, &n3, &d), ST_OK);
+    assert_int_equal(n1, n3); /* deterministic */
+    assert_memory_equal(b1, b3, n1);
+    Graph *h;
+    assert_int_equal(graph_load_pb_mem(b1, n1, &h, &d), ST_OK);
+    assert_int_equal(graph_pack(h, &b2, &n2, &d), ST_OK);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(b1, b2, n1);
+    assert_string_equal(graph_block(h, 4)->name, "conv");
+    assert_int_equal(graph_block(h, 2)->data->n_i32, 54);
+    assert_int_equal(d.n, 0);
+    free(b1);
+    free(b2);
+    free(b3);
+    graph_destroy(h);
+    graph_destroy(g);
+    diag_finish(&d);
+}
+
+static void test_minus_one_reads_absent(void **state)
+{
+    (void)state;
+    Taskir__Shape sh = TASKIR__SHAPE__INIT;
+    sh.has_nx = sh.has_ny = sh.has_nf = sh.has_nr = 1;
+    sh.nx = 5, sh.ny = 4, sh.nf = 3, sh.nr = -1;
+    Taskir__TaskBlock blk = TASKIR__TASK_BLOCK__INIT;
+    blk.has_id = blk.has_type = 1;
+    blk.id = 9;
+    blk.type = TASKIR__TASK_BLOCK_TYPE__SI;
+    blk.shape = &sh;
+    Taskir__TaskBlock *blocks[1] = {&blk};
+    Taskir__TaskGraph tg = TASKIR__TASK_GRAPH__INIT;
+    tg.n_blocks = 1;
+    tg.blocks = blocks;
+    uint8_t buf[256];
+    size_t n = taskir__task_graph__pack(&tg, buf);
+    Diag d;
+    diag_init(&d, NULL);
+    Graph *g;
+    assert_int_equal(graph_load_pb_mem(buf, n, &g, &d), ST_OK);
+    Block *b = graph_block(g, 9);
+    assert_int_equal(b->shape.d[D_Y], 4);
+    assert_int_equal(b->shape.d[D_X], 5);
+    assert_int_equal(b->shape.d[D_F], 3);
+    assert_int_equal(b->shape.d[D_R], 0);
+    graph_destroy(g);
+
+    /* an unknown enum value is a logic error naming the block */
+    blk.type = 20;
+    n = taskir__task_graph__pack(&tg, buf);
+    assert_int_equal(graph_load_pb_mem(buf, n, &g, &d), ST_LOGIC);
+    assert_null(g);
+    assert_true(diag_find(&d, "load.enum") >= 0);
+    assert_string_equal(d.entries[0].where, "block 9");
+    diag_finish(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_build_and_lookup),
+        cmocka_unit_test(test_table_facts),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_minus_one_reads_absent),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
