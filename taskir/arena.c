@@ -103,6 +103,11 @@ char *arena_strdup(Arena *a, const char *s)
     return s ? arena_strndup(a, s, strlen(s)) : NULL;
 }
 
+void arena_set_failed(Arena *a)
+{
+    a->failed = true;
+}
+
 bool arena_failed(const Arena *a)
 {
     return a->failed;

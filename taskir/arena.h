@@ -19,6 +19,8 @@ void *arena_alloc(Arena *a, size_t n, size_t size);
 void *arena_grow(Arena *a, const void *old, size_t old_n, size_t new_n, size_t size);
 char *arena_strdup(Arena *a, const char *s);
 char *arena_strndup(Arena *a, const char *s, size_t n);
+/* Marks the arena failed (a caller's own allocation for the arena's owner failed). */
+void arena_set_failed(Arena *a);
 /* True once any allocation from this arena has failed. */
 bool arena_failed(const Arena *a);
 /* Bytes handed out so far (for benchmarks and caps). */

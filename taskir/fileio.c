@@ -2,6 +2,7 @@
 #include "taskir/fileio.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,18 @@ Status tir_read_file(const char *path, size_t cap, uint8_t **buf, size_t *len, D
     FILE *f = is_stdin ? stdin : fopen(path, "rb");
     if (!f)
         return diag_add(d, ST_RUNTIME, "io.read", NULL, "cannot open: %s", strerror(errno));
+    /* A regular file says its size: refuse one over the cap before reading a byte of it.
+     * Pipes and devices are read up to cap + 1 bytes below. */
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size >= 0 &&
+        (uintmax_t)sb.st_size > (uintmax_t)cap) {
+        Status st = diag_add(d, ST_LOGIC, "limit.file", NULL,
+                             "file has %jd bytes, more than the %zu-byte limit",
+                             (intmax_t)sb.st_size, cap);
+        if (!is_stdin)
+            fclose(f);
+        return st;
+    }
     size_t n = 0, size = 0;
     uint8_t *p = NULL;
     Status st = ST_OK;
@@ -74,8 +87,8 @@ Status tir_write_file_atomic(const char *path, const void *buf, size_t len, Diag
     snprintf(tmp, pl + 16, "%s.tmp.XXXXXX", path);
     int fd = mkstemp(tmp);
     if (fd < 0) {
-        Status st = diag_add(d, ST_RUNTIME, "io.write", NULL, "cannot create %s: %s", tmp,
-                             strerror(errno));
+        Status st = diag_add(d, ST_RUNTIME, "io.write", NULL,
+                             "cannot create a file beside %s: %s", path, strerror(errno));
         free(tmp);
         return st;
     }

@@ -116,6 +116,16 @@ Edge *graph_edge(const Graph *g, int32_t id)
     return i < 0 ? NULL : g->edges[i];
 }
 
+long graph_block_pos(const Graph *g, int32_t id)
+{
+    return idmap_get(&g->block_index, id);
+}
+
+long graph_edge_pos(const Graph *g, int32_t id)
+{
+    return idmap_get(&g->edge_index, id);
+}
+
 /* ---- building ---- */
 
 /* Makes room for one more element in an arena array of pointers or structs. */
@@ -155,7 +165,7 @@ Block *graph_add_block(Graph *g, BlockType type, int32_t id, const char *name)
     if (name && !(b->name = arena_strdup(g->arena, name)))
         return NULL;
     if (!idmap_put(&g->block_index, b->id, g->n_blocks)) {
-        arena_alloc(g->arena, SIZE_MAX, 2); /* mark the graph failed */
+        arena_set_failed(g->arena);
         return NULL;
     }
     g->blocks[g->n_blocks++] = b;
@@ -173,7 +183,7 @@ Edge *graph_add_edge(Graph *g, int32_t id, int32_t src, int32_t dst)
     e->src = src;
     e->dst = dst;
     if (!idmap_put(&g->edge_index, e->id, g->n_edges)) {
-        arena_alloc(g->arena, SIZE_MAX, 2);
+        arena_set_failed(g->arena);
         return NULL;
     }
     g->edges[g->n_edges++] = e;
@@ -225,16 +235,32 @@ bool blk_set_attr(Graph *g, Block *b, AttrId id, int32_t value)
     return true;
 }
 
+bool attr_int_value(const Attr *a, int32_t *out)
+{
+    if (a->has_value) {
+        *out = a->value;
+        return true;
+    }
+    /* The range test comes first: converting an out-of-range float to int is undefined. */
+    double f = a->fvalue;
+    if (a->has_fvalue && f >= -2147483648.0 && f <= 2147483647.0 && f == (double)(int32_t)f) {
+        *out = (int32_t)f;
+        return true;
+    }
+    return false;
+}
+
 int32_t blk_attr(const Block *b, AttrId id)
 {
     const Attr *a = blk_find_attr(b, id);
     const AttrInfo *ai = at_info(id);
-    if (!a || !a->has_value)
+    int32_t v;
+    if (!a || !attr_int_value(a, &v))
         return ai->dflt;
-    if (a->value == 0 && (id == AT_STRIDE_X || id == AT_STRIDE_Y || id == AT_DILATION_X ||
-                          id == AT_DILATION_Y))
+    if (v == 0 && (id == AT_STRIDE_X || id == AT_STRIDE_Y || id == AT_DILATION_X ||
+                   id == AT_DILATION_Y))
         return 1; /* the existing tools write 0 for "unset" */
-    return a->value;
+    return v;
 }
 
 bool tensor_set_i32(Graph *g, Tensor *t, const int32_t *dims, uint32_t n_dims,

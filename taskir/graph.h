@@ -157,6 +157,9 @@ Edge *graph_add_edge(Graph *g, int32_t id, int32_t src, int32_t dst);
 /* The first block / edge with this id, or NULL. O(1). */
 Block *graph_block(const Graph *g, int32_t id);
 Edge *graph_edge(const Graph *g, int32_t id);
+/* The position in blocks[] / edges[] of the first block / edge with this id, or -1. O(1). */
+long graph_block_pos(const Graph *g, int32_t id);
+long graph_edge_pos(const Graph *g, int32_t id);
 
 /* Appends an empty input / output cluster; NULL when out of memory. */
 Cluster *blk_add_input(Graph *g, Block *b);
@@ -167,7 +170,11 @@ Iface *cluster_add_iface(Graph *g, Cluster *c, int32_t edge_id);
 bool blk_set_attr(Graph *g, Block *b, AttrId id, int32_t value);
 /* The attribute if the block carries it, else NULL. */
 const Attr *blk_find_attr(const Block *b, AttrId id);
-/* The attribute's value, or its table default when absent (0 read as 1 for stride/dilation). */
+/* The attribute's integer value: int_value, else float_value when it is integral (and fits
+ * int32). false when it has neither. */
+bool attr_int_value(const Attr *a, int32_t *out);
+/* The attribute's value (attr_int_value), or its table default when absent or without an
+ * integer value (0 read as 1 for stride/dilation). */
 int32_t blk_attr(const Block *b, AttrId id);
 /* Gives the block a data tensor of precision prec with these dims and int values, stored in
  * the precision's container. false when out of memory. */

@@ -300,6 +300,11 @@ static bool graph_in(Loader *L, const Taskir__TaskGraph *w)
         tc->has_random_seed = w->test_config->has_random_seed;
         tc->test_mode = w->test_config->test_mode;
         tc->has_test_mode = w->test_config->has_test_mode;
+        if (tc->has_test_mode && (tc->test_mode < 0 || tc->test_mode > 2)) {
+            diag_add(L->d, ST_LOGIC, "load.enum", NULL, "unknown TestMode value %d",
+                     tc->test_mode);
+            return false;
+        }
         if (w->test_config->test_case_name)
             tc->test_case_name = arena_strdup(L->g->arena, w->test_config->test_case_name);
     }

@@ -18,7 +18,7 @@ const char *const tir_dim_names[TIR_NDIMS] = {"y", "x", "f", "r", "ky", "kx", "i
 #define P_SIC2D BTM(SIC2D)
 #define P_SIFC BTM(SIFC)
 #define P_SW BTM(SW)
-#define P_SW2D (BTM(SW2D) | BTM(SW))
+#define P_SW2D BTM(SW2D)
 #define P_SWFC BTM(SWFC)
 
 #define DM_Y D_Y

@@ -1,0 +1,721 @@
+/* test_pbio.c: .pb loading and saving against protoc and against malformed bytes.
+ *
+ * The example files (the examples/NAME.txtpb files, encoded by protoc at build time into
+ * $TASKIR_BUILDDIR/examples/NAME.pb): lenet is canonical, so load -> graph_pack gives back the
+ * protoc bytes exactly; tianjic_style is written the way the existing tools write, so load ->
+ * pack -> load -> pack is a fixed point and both loads give the same IR.
+ *
+ * Robustness: every truncation of lenet.pb, bad varints, wrong wire types, lengths past the
+ * end, deep nesting, random byte flips and a file over the size cap all end in ST_OK or
+ * ST_LOGIC with a wire.*, load.* or limit.* rule — never a crash — and wire faults name the
+ * byte offset ("byte N") where they are. Whatever loads must save and load again to the same
+ * bytes, and the verifier and the printers must take it without crashing. Both examples pass
+ * the verifier with no finding. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "taskir/fileio.h"
+#include "taskir/graph.h"
+#include "taskir/pbio.h"
+#include "taskir/print.h"
+#include "taskir/verify.h"
+
+/* ---- helpers ---- */
+
+static char *example_path(const char *name)
+{
+    const char *dir = getenv("TASKIR_BUILDDIR");
+    assert_non_null(dir); /* set by tests/meson.build */
+    size_t n = strlen(dir) + strlen(name) + 32;
+    char *p = malloc(n);
+    assert_non_null(p);
+    snprintf(p, n, "%s/examples/%s.pb", dir, name);
+    return p;
+}
+
+static uint8_t *read_example(const char *name, size_t *len)
+{
+    char *path = example_path(name);
+    Diag d;
+    diag_init(&d, path);
+    uint8_t *buf;
+    if (tir_read_file(path, TIR_MAX_FILE_BYTES, &buf, len, &d) != ST_OK) {
+        diag_print(&d, stderr, "test_pbio");
+        fail_msg("cannot read %s (build the examples first)", path);
+    }
+    diag_finish(&d);
+    free(path);
+    return buf;
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Packs g, loads the bytes again and packs that: the two packs must be equal. */
+static void assert_pack_fixed_point(const Graph *g)
+{
+    Diag d;
+    diag_init(&d, NULL);
+    uint8_t *b1, *b2;
+    size_t n1, n2;
+    assert_int_equal(graph_pack(g, &b1, &n1, &d), ST_OK);
+    Graph *h;
+    if (graph_load_pb_mem(b1, n1, &h, &d) != ST_OK) {
+        diag_print(&d, stderr, "test_pbio");
+        fail_msg("a saved graph does not load again");
+    }
+    assert_int_equal(graph_pack(h, &b2, &n2, &d), ST_OK);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(b1, b2, n1);
+    free(b1);
+    free(b2);
+    graph_destroy(h);
+    diag_finish(&d);
+}
+
+/* Whatever loads, however odd, the verifier and the printers take without crashing. */
+static void assert_tools_cope(const Graph *g)
+{
+    Diag d;
+    diag_init(&d, NULL);
+    Status st = verify_graph(g, &d);
+    if (st != ST_OK && st != ST_LOGIC) {
+        diag_print(&d, stderr, "test_pbio");
+        fail_msg("verify_graph returned %d", (int)st);
+    }
+    FILE *null = fopen("/dev/null", "w");
+    assert_non_null(null);
+    const PrintFormat fmts[] = {PF_TEXT, PF_JSON, PF_DOT};
+    for (int i = 0; i < 3; i++) {
+        st = print_graph(g, fmts[i], null, &d);
+        assert_true(st == ST_OK || st == ST_LOGIC);
+    }
+    st = print_summary(g, PF_TEXT, null, &d);
+    assert_true(st == ST_OK || st == ST_LOGIC);
+    fclose(null);
+    diag_finish(&d);
+}
+
+/* Loads bytes that may be malformed. Either they load (and then save and reload to the same
+ * bytes, and the verifier and printers cope) or the load fails with ST_LOGIC and a wire.*,
+ * load.* or limit.* rule; a wire fault must say "byte N" with N within the data. Returns the
+ * status; rule gets the first rule and what its "where: what" text. */
+static Status load_clean(const uint8_t *buf, size_t len, char rule[40], char *what, size_t wl)
+{
+    Diag d;
+    diag_init(&d, "fuzz.pb");
+    static Graph not_set; /* the loader must set *out, to NULL on failure */
+    Graph *g = &not_set;
+    Status st = graph_load_pb_mem(buf, len, &g, &d);
+    if (rule)
+        rule[0] = '\0';
+    if (st == ST_OK) {
+        assert_non_null(g);
+        assert_int_equal(d.n, 0);
+        assert_pack_fixed_point(g);
+        assert_tools_cope(g);
+        graph_destroy(g);
+        diag_finish(&d);
+        return st;
+    }
+    assert_null(g);
+    if (st != ST_LOGIC) {
+        diag_print(&d, stderr, "test_pbio");
+        fail_msg("status %d, expected ST_LOGIC, for %zu bytes", (int)st, len);
+    }
+    assert_true(d.n >= 1);
+    const DiagEntry *e = &d.entries[0];
+    if (!starts_with(e->rule, "wire.") && !starts_with(e->rule, "load.") &&
+        !starts_with(e->rule, "limit.")) {
+        diag_print(&d, stderr, "test_pbio");
+        fail_msg("rule [%s] is not a wire.*, load.* or limit.* rule", e->rule);
+    }
+    if (starts_with(e->rule, "wire.")) {
+        /* a wire fault names its byte offset, which lies within the data */
+        unsigned long long off;
+        char tail;
+        if (!e->where || sscanf(e->where, "byte %llu%c", &off, &tail) != 1) {
+            diag_print(&d, stderr, "test_pbio");
+            fail_msg("wire fault [%s] does not name a byte offset: where='%s'", e->rule,
+                     e->where ? e->where : "(null)");
+        }
+        assert_true(off <= len);
+    }
+    if (rule)
+        snprintf(rule, 40, "%s", e->rule);
+    if (what)
+        snprintf(what, wl, "%s: %s", e->where ? e->where : "", e->what ? e->what : "");
+    diag_finish(&d);
+    return st;
+}
+
+/* Expects the bytes to fail with this rule at "byte <off>" (off < 0: any place). */
+static void expect_fault(const uint8_t *buf, size_t len, const char *rule, long off,
+                         const char *what_part)
+{
+    char got[40], what[512];
+    assert_int_equal(load_clean(buf, len, got, what, sizeof what), ST_LOGIC);
+    if (strcmp(got, rule) != 0)
+        fail_msg("expected [%s], got [%s] (%s)", rule, got, what);
+    if (off >= 0) {
+        char want[48];
+        snprintf(want, sizeof want, "byte %ld:", off);
+        if (!starts_with(what, want))
+            fail_msg("expected the fault at %s got '%s'", want, what);
+    }
+    if (what_part && !strstr(what, what_part))
+        fail_msg("expected '%s' in '%s'", what_part, what);
+}
+
+/* ---- IR comparison (tianjic_style: the second load must give the same IR) ---- */
+
+static void assert_shape_equal(const Shape *a, const Shape *b)
+{
+    assert_memory_equal(a->d, b->d, sizeof a->d);
+    assert_int_equal(a->n_branch, b->n_branch);
+    assert_int_equal(a->n_extra, b->n_extra);
+    if (a->n_extra)
+        assert_memory_equal(a->extra, b->extra, a->n_extra * sizeof *a->extra);
+}
+
+static void assert_tensor_equal(const Tensor *a, const Tensor *b)
+{
+    assert_int_equal(a->n_dims, b->n_dims);
+    if (a->n_dims)
+        assert_memory_equal(a->dims, b->dims, a->n_dims * sizeof *a->dims);
+    assert_int_equal(a->has_prec, b->has_prec);
+    if (a->has_prec)
+        assert_int_equal(a->prec, b->prec);
+    assert_int_equal(a->n_i32, b->n_i32);
+    assert_int_equal(a->n_u32, b->n_u32);
+    assert_int_equal(a->n_f32, b->n_f32);
+    if (a->n_i32)
+        assert_memory_equal(a->i32, b->i32, a->n_i32 * sizeof *a->i32);
+    if (a->n_u32)
+        assert_memory_equal(a->u32, b->u32, a->n_u32 * sizeof *a->u32);
+    if (a->n_f32)
+        assert_memory_equal(a->f32, b->f32, a->n_f32 * sizeof *a->f32);
+    assert_int_equal(a->name == NULL, b->name == NULL);
+    if (a->name)
+        assert_string_equal(a->name, b->name);
+}
+
+static void assert_clusters_equal(const Cluster *a, const Cluster *b, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        assert_int_equal(a[i].has_shape, b[i].has_shape);
+        if (a[i].has_shape)
+            assert_shape_equal(&a[i].shape, &b[i].shape);
+        assert_int_equal(a[i].n_ifaces, b[i].n_ifaces);
+        for (uint32_t k = 0; k < a[i].n_ifaces; k++) {
+            const Iface *x = &a[i].ifaces[k], *y = &b[i].ifaces[k];
+            /* an explicit all-zero position means the same as none; the saver drops it */
+            assert_shape_equal(&x->pos, &y->pos);
+            assert_int_equal(x->has_size, y->has_size);
+            if (x->has_size)
+                assert_shape_equal(&x->size, &y->size);
+            assert_int_equal(x->edge_id, y->edge_id);
+        }
+    }
+}
+
+static void assert_graph_equal(const Graph *a, const Graph *b)
+{
+    assert_int_equal(a->n_blocks, b->n_blocks);
+    for (uint32_t i = 0; i < a->n_blocks; i++) {
+        const Block *x = a->blocks[i], *y = b->blocks[i];
+        assert_int_equal(x->id, y->id);
+        assert_int_equal(x->type, y->type);
+        assert_int_equal(x->has_prec, y->has_prec);
+        assert_int_equal(blk_prec(x), blk_prec(y));
+        assert_shape_equal(&x->shape, &y->shape);
+        assert_int_equal(x->n_in, y->n_in);
+        assert_int_equal(x->n_out, y->n_out);
+        assert_clusters_equal(x->in, y->in, x->n_in);
+        assert_clusters_equal(x->out, y->out, x->n_out);
+        assert_int_equal(x->data == NULL, y->data == NULL);
+        if (x->data)
+            assert_tensor_equal(x->data, y->data);
+        assert_int_equal(x->n_attrs, y->n_attrs);
+        for (uint32_t k = 0; k < x->n_attrs; k++) {
+            assert_int_equal(x->attrs[k].id, y->attrs[k].id);
+            assert_int_equal(x->attrs[k].has_value, y->attrs[k].has_value);
+            assert_int_equal(x->attrs[k].value, y->attrs[k].value);
+        }
+        assert_int_equal(x->bias_type, y->bias_type);
+        assert_int_equal(x->has_socket_id, y->has_socket_id);
+        assert_int_equal(x->socket_id, y->socket_id);
+        assert_int_equal(x->name == NULL, y->name == NULL);
+        if (x->name)
+            assert_string_equal(x->name, y->name);
+        for (uint32_t k = 0; k < x->n_in; k++) {
+            int32_t da[TIR_CDIMS], db[TIR_CDIMS];
+            assert_int_equal(blk_cluster_dims(x, true, k, da), blk_cluster_dims(y, true, k, db));
+            assert_memory_equal(da, db, sizeof da);
+        }
+    }
+    assert_int_equal(a->n_edges, b->n_edges);
+    for (uint32_t i = 0; i < a->n_edges; i++) {
+        const Edge *x = a->edges[i], *y = b->edges[i];
+        assert_int_equal(x->id, y->id);
+        assert_int_equal(x->src, y->src);
+        assert_int_equal(x->dst, y->dst);
+        assert_int_equal(x->n_re, y->n_re);
+        for (uint32_t k = 0; k < x->n_re; k++) {
+            assert_int_equal(x->re[k].type, y->re[k].type);
+            assert_int_equal(x->re[k].n_mats, y->re[k].n_mats);
+            for (uint32_t m = 0; m < x->re[k].n_mats; m++)
+                assert_tensor_equal(&x->re[k].mats[m], &y->re[k].mats[m]);
+        }
+    }
+}
+
+/* ---- the example files ---- */
+
+static void test_lenet_canonical(void **state)
+{
+    (void)state;
+    size_t len;
+    uint8_t *pb = read_example("lenet", &len);
+    Diag d;
+    diag_init(&d, "lenet.pb");
+    Graph *g;
+    assert_int_equal(graph_load_pb_mem(pb, len, &g, &d), ST_OK);
+    assert_int_equal(d.n, 0);
+
+    /* what the text says */
+    assert_int_equal(g->n_blocks, 25);
+    assert_int_equal(g->n_edges, 24);
+    Block *conv1 = graph_block(g, 5);
+    assert_non_null(conv1);
+    assert_int_equal(conv1->type, BT_CC);
+    assert_string_equal(conv1->name, "conv1");
+    assert_int_equal(conv1->n_in, 3);
+    assert_int_equal(conv1->bias_type, BIAS_VECTOR);
+    assert_string_equal(blk_in_spec(conv1, 2)->role, "bias");
+    for (uint32_t i = 0; i < g->n_blocks; i++)
+        assert_non_null(g->blocks[i]->name); /* every block has its provenance */
+    const Edge *flat = graph_edge(g, 13);
+    assert_non_null(flat);
+    assert_int_equal(flat->n_re, 1);
+    assert_int_equal(flat->re[0].type, RT_RESHAPE);
+    assert_int_equal(flat->re[0].n_mats, 1);
+    const int32_t perm[3] = {2, 1, 0};
+    assert_int_equal(flat->re[0].mats[0].n_i32, 3);
+    assert_memory_equal(flat->re[0].mats[0].i32, perm, sizeof perm);
+
+    /* canonical: our saver writes the very bytes protoc encoded */
+    uint8_t *out;
+    size_t n;
+    assert_int_equal(graph_pack(g, &out, &n, &d), ST_OK);
+    assert_int_equal(n, len);
+    assert_memory_equal(out, pb, len);
+    free(out);
+
+    /* and so does graph_save_pb through the atomic writer */
+    char dir[] = "/tmp/test_pbio.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof path, "%s/lenet.pb", dir);
+    assert_int_equal(graph_save_pb(g, path, &d), ST_OK);
+    uint8_t *back;
+    assert_int_equal(tir_read_file(path, TIR_MAX_FILE_BYTES, &back, &n, &d), ST_OK);
+    assert_int_equal(n, len);
+    assert_memory_equal(back, pb, len);
+    free(back);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(rmdir(dir), 0);
+
+    graph_destroy(g);
+    diag_finish(&d);
+    free(pb);
+}
+
+static void test_tianjic_style_fixed_point(void **state)
+{
+    (void)state;
+    size_t len;
+    uint8_t *pb = read_example("tianjic_style", &len);
+    Diag d;
+    diag_init(&d, "tianjic_style.pb");
+    Graph *g1, *g2;
+    assert_int_equal(graph_load_pb_mem(pb, len, &g1, &d), ST_OK);
+
+    /* what the existing tools' conventions read as */
+    Block *add = graph_block(g1, 3);
+    assert_non_null(add);
+    assert_int_equal(add->type, BT_CADD);
+    assert_int_equal(add->shape.d[D_R], 0);   /* -1 reads as absent */
+    assert_int_equal(add->shape.d[D_Y], 4);
+    assert_int_equal(add->bias_type, BIAS_ABSENT);
+    assert_true(blk_has_bias_cluster(add));  /* n_branch 2 + one cluster to spare */
+    assert_int_equal(blk_n_variadic(add), 2);
+    assert_string_equal(blk_in_spec(add, 2)->role, "bias");
+    assert_false(add->in[0].has_shape);
+    const Block *si = graph_block(g1, 1);
+    assert_int_equal(si->out[0].n_ifaces, 2);
+    assert_true(si->out[0].ifaces[0].has_pos); /* explicit zeros */
+    assert_int_equal(si->out[0].ifaces[1].pos.d[D_F], 2);
+
+    uint8_t *b1, *b2;
+    size_t n1, n2;
+    assert_int_equal(graph_pack(g1, &b1, &n1, &d), ST_OK);
+    assert_true(n1 < len); /* the -1 and the zero positions are not written */
+    assert_int_equal(graph_load_pb_mem(b1, n1, &g2, &d), ST_OK);
+    assert_int_equal(graph_pack(g2, &b2, &n2, &d), ST_OK);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(b1, b2, n1);
+    assert_graph_equal(g1, g2);
+    assert_int_equal(d.n, 0);
+    free(b1);
+    free(b2);
+    graph_destroy(g1);
+    graph_destroy(g2);
+    diag_finish(&d);
+    free(pb);
+}
+
+/* Both examples obey every verifier rule, and every printer takes them. */
+static void test_examples_verify(void **state)
+{
+    (void)state;
+    const char *names[] = {"lenet", "tianjic_style"};
+    for (int i = 0; i < 2; i++) {
+        size_t len;
+        uint8_t *pb = read_example(names[i], &len);
+        Diag d;
+        diag_init(&d, names[i]);
+        Graph *g;
+        assert_int_equal(graph_load_pb_mem(pb, len, &g, &d), ST_OK);
+        Status st = verify_graph(g, &d);
+        if (st != ST_OK || d.n) {
+            diag_print(&d, stderr, "test_pbio");
+            fail_msg("%s.pb: the verifier found %zu problems", names[i], d.n);
+        }
+        /* and it dumps */
+        FILE *null = fopen("/dev/null", "w");
+        assert_non_null(null);
+        assert_int_equal(print_graph(g, PF_TEXT, null, &d), ST_OK);
+        assert_int_equal(print_graph(g, PF_JSON, null, &d), ST_OK);
+        assert_int_equal(print_graph(g, PF_DOT, null, &d), ST_OK);
+        assert_int_equal(print_summary(g, PF_TEXT, null, &d), ST_OK);
+        fclose(null);
+        graph_destroy(g);
+        diag_finish(&d);
+        free(pb);
+    }
+}
+
+/* ---- malformed bytes ---- */
+
+static void test_every_truncation(void **state)
+{
+    (void)state;
+    size_t len;
+    uint8_t *pb = read_example("lenet", &len);
+    size_t failed = 0;
+    for (size_t n = 0; n < len; n++) {
+        /* an exact copy, so that AddressSanitizer sees any read past the end */
+        uint8_t *cut = malloc(n ? n : 1);
+        assert_non_null(cut);
+        memcpy(cut, pb, n);
+        if (load_clean(cut, n, NULL, NULL, 0) != ST_OK)
+            failed++;
+        free(cut);
+    }
+    /* exactly the cuts between whole top-level fields decode: before each of the 25 blocks
+     * and 24 edges but the first (n = 0 is the empty graph) and none at the end (n < len) */
+    assert_int_equal(len - failed, 25 + 24);
+    free(pb);
+}
+
+static void test_bad_varints(void **state)
+{
+    (void)state;
+    /* a block whose id varint has 11 bytes */
+    const uint8_t id11[] = {0x0a, 12, 0x08, 0xff, 0xff, 0xff, 0xff, 0xff,
+                            0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+    expect_fault(id11, sizeof id11, "wire.varint", 3, "TaskGraph.blocks.id");
+    /* a field tag of 11 bytes */
+    const uint8_t tag11[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+    expect_fault(tag11, sizeof tag11, "wire.varint", 0, NULL);
+    /* a varint cut off by the end of the data */
+    const uint8_t cut[] = {0x0a, 0x03, 0x08, 0x80, 0x80};
+    expect_fault(cut, sizeof cut, "wire.truncated", 3, "TaskGraph.blocks.id");
+    /* a varint cut off by the end of its enclosing message, though the data goes on */
+    const uint8_t cut2[] = {0x0a, 0x02, 0x08, 0x80, 0x01, 0x0a, 0x00};
+    expect_fault(cut2, sizeof cut2, "wire.truncated", 3, NULL);
+    /* a packed int32 run (Tensor.int32_data) ending inside a varint */
+    const uint8_t packed[] = {0x0a, 0x06, 0x3a, 0x04, 0x22, 0x02, 0x01, 0x80};
+    expect_fault(packed, sizeof packed, "wire.truncated", 7, "int32_data");
+}
+
+static void test_wrong_wire_types(void **state)
+{
+    (void)state;
+    /* TaskGraph.blocks (field 1, a message) sent as a varint */
+    const uint8_t blocks_varint[] = {0x08, 0x01};
+    expect_fault(blocks_varint, sizeof blocks_varint, "wire.wiretype", 0, "TaskGraph.blocks");
+    /* TaskBlock.id (a varint) sent as length-delimited */
+    const uint8_t id_len[] = {0x0a, 0x03, 0x0a, 0x01, 0x00};
+    expect_fault(id_len, sizeof id_len, "wire.wiretype", 2, "TaskGraph.blocks.id");
+    /* TaskBlock.shape sent as a 32-bit value */
+    const uint8_t shape32[] = {0x0a, 0x05, 0x25, 0x01, 0x02, 0x03, 0x04};
+    expect_fault(shape32, sizeof shape32, "wire.wiretype", 2, "TaskGraph.blocks.shape");
+    /* group wire types and the invalid 6 and 7 */
+    const uint8_t group[] = {0x0b, 0x0c};
+    expect_fault(group, sizeof group, "wire.wiretype", 0, NULL);
+    const uint8_t wt6[] = {0x0e, 0x00};
+    expect_fault(wt6, sizeof wt6, "wire.wiretype", 0, NULL);
+    const uint8_t wt7[] = {0x0a, 0x02, 0x08, 0x01, 0x0f};
+    expect_fault(wt7, sizeof wt7, "wire.wiretype", 4, NULL);
+    /* field number 0 */
+    const uint8_t field0[] = {0x02, 0x00};
+    expect_fault(field0, sizeof field0, "wire.tag", 0, NULL);
+    /* a 64-bit value of an unknown field (50) cut off */
+    const uint8_t fixed64[] = {0x91, 0x03, 0x01, 0x02};
+    expect_fault(fixed64, sizeof fixed64, "wire.truncated", 2, "<field 50>");
+}
+
+static void test_lengths_past_the_end(void **state)
+{
+    (void)state;
+    const uint8_t top[] = {0x0a, 0x10, 0x08, 0x01};
+    expect_fault(top, sizeof top, "wire.length", 1, "TaskGraph.blocks");
+    /* the shape inside a block claims 5 bytes, its block has 2 left */
+    const uint8_t inner[] = {0x0a, 0x04, 0x22, 0x05, 0x08, 0x01, 0x0a, 0x00, 0x00, 0x00};
+    expect_fault(inner, sizeof inner, "wire.length", 3, "TaskGraph.blocks.shape");
+    /* a length prefix near 2^35 */
+    const uint8_t huge[] = {0x0a, 0xff, 0xff, 0xff, 0xff, 0x7f, 0x00};
+    expect_fault(huge, sizeof huge, "wire.length", 1, NULL);
+    /* a length prefix of 10 bytes (2^63) */
+    const uint8_t huge64[] = {0x0a, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01};
+    expect_fault(huge64, sizeof huge64, "wire.length", 1, NULL);
+    /* an unknown length-delimited field past the end */
+    const uint8_t unknown[] = {0xfa, 0x06, 0x09, 0x00};
+    expect_fault(unknown, sizeof unknown, "wire.length", 2, "<field 111>");
+}
+
+static void test_bad_enums(void **state)
+{
+    (void)state;
+    const uint8_t type77[] = {0x0a, 0x04, 0x08, 0x07, 0x10, 77};
+    expect_fault(type77, sizeof type77, "load.enum", -1, "TaskBlockType");
+    const uint8_t prec_neg[] = {0x0a, 0x0f, 0x08, 0x07, 0x18, 0xff, 0xff, 0xff, 0xff,
+                                0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x10, 0x00};
+    expect_fault(prec_neg, sizeof prec_neg, "load.enum", -1, "Precision");
+    const uint8_t mode7[] = {0x22, 0x02, 0x18, 0x07}; /* test_config { test_mode: 7 } */
+    expect_fault(mode7, sizeof mode7, "load.enum", -1, "TestMode");
+}
+
+/* Prepends a varint before buf[*start]. */
+static void prepend_varint(uint8_t *buf, size_t *start, uint64_t v)
+{
+    uint8_t tmp[10];
+    size_t n = 0;
+    do {
+        tmp[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+        v >>= 7;
+    } while (v);
+    assert_true(*start >= n);
+    *start -= n;
+    memcpy(buf + *start, tmp, n);
+}
+
+/* Wraps buf[*start..end) as the payload of a length-delimited field, in place: the tag and
+ * length go in front of it (messages are built from the inside out, at a buffer's end). */
+static void wrap_field(uint8_t *buf, size_t *start, size_t end, uint32_t field)
+{
+    prepend_varint(buf, start, end - *start);
+    prepend_varint(buf, start, ((uint64_t)field << 3) | 2);
+}
+
+static void test_deep_nesting(void **state)
+{
+    (void)state;
+    /* 100000 nested length-delimited unknown fields (field 99) inside one block: protobuf-c
+     * keeps an unknown field as opaque bytes and the wire walker skips it, so neither
+     * recurses; the graph loads with the unknown field dropped. */
+    enum { LEVELS = 100000 };
+    size_t cap = (size_t)LEVELS * 8 + 64;
+    uint8_t *buf = calloc(cap, 1);
+    assert_non_null(buf);
+    size_t end = cap - 2, start = end; /* two spare bytes after the message */
+    for (int i = 0; i < LEVELS; i++)
+        wrap_field(buf, &start, end, 99);
+    buf[--start] = 0x07; /* the block's id, 7 */
+    buf[--start] = 0x08;
+    wrap_field(buf, &start, end, 1); /* TaskGraph.blocks */
+    const uint8_t *msg = buf + start;
+    size_t len = end - start;
+
+    Diag d;
+    diag_init(&d, NULL);
+    Graph *g;
+    assert_int_equal(graph_load_pb_mem(msg, len, &g, &d), ST_OK);
+    assert_int_equal(g->n_blocks, 1);
+    assert_int_equal(g->blocks[0]->id, 7);
+    uint8_t *out;
+    size_t n;
+    assert_int_equal(graph_pack(g, &out, &n, &d), ST_OK);
+    const uint8_t want[] = {0x0a, 0x04, 0x08, 0x07, 0x10, 0x00}; /* id 7, type SI */
+    assert_int_equal(n, sizeof want);
+    assert_memory_equal(out, want, n);
+    free(out);
+    graph_destroy(g);
+    diag_finish(&d);
+
+    /* the same followed by a bad length: the walker must skip the nest to find the fault */
+    buf[end] = 0x12, buf[end + 1] = 0x05; /* TaskGraph.edges, 5 bytes that are not there */
+    char what[512];
+    char rule[40];
+    assert_int_equal(load_clean(msg, len + 2, rule, what, sizeof what), ST_LOGIC);
+    assert_string_equal(rule, "wire.length");
+    char want_at[48];
+    snprintf(want_at, sizeof want_at, "byte %zu:", len + 1);
+    if (!starts_with(what, want_at))
+        fail_msg("expected the fault at %s got '%s'", want_at, what);
+
+    /* nested unknown fields whose innermost length is wrong: inside an unknown field the
+     * bytes are opaque, so only the outermost framing counts and the (empty) graph loads */
+    end = cap;
+    start = end - 2;
+    buf[start] = 0x0a, buf[start + 1] = 0x7f; /* would run past the end if parsed */
+    for (int i = 0; i < 5000; i++)
+        wrap_field(buf, &start, end, 99);
+    assert_int_equal(load_clean(buf + start, end - start, NULL, NULL, 0), ST_OK);
+    free(buf);
+}
+
+/* xorshift64*: a fixed-seed generator, so the flips are the same on every run. */
+static uint64_t rnd(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * UINT64_C(2685821657736338717);
+}
+
+static void test_random_flips(void **state)
+{
+    (void)state;
+    size_t len;
+    uint8_t *pb = read_example("lenet", &len);
+    uint8_t *buf = malloc(len);
+    assert_non_null(buf);
+    uint64_t seed = UINT64_C(0x5eed7a5c1234abcd);
+    size_t failed = 0, loaded = 0;
+    for (int it = 0; it < 4000; it++) {
+        memcpy(buf, pb, len);
+        int flips = 1 + (int)(rnd(&seed) % 4);
+        for (int k = 0; k < flips; k++) {
+            uint64_t r = rnd(&seed);
+            size_t at = (size_t)(r % len);
+            if ((r >> 32) & 1)
+                buf[at] ^= (uint8_t)(1u << ((r >> 40) & 7)); /* one bit */
+            else
+                buf[at] = (uint8_t)(r >> 48); /* a whole byte */
+        }
+        if (load_clean(buf, len, NULL, NULL, 0) == ST_OK)
+            loaded++;
+        else
+            failed++;
+    }
+    /* both outcomes occur (most flips land in weights and still decode) */
+    assert_true(loaded > 0);
+    assert_true(failed > 0);
+    free(buf);
+    free(pb);
+}
+
+static void test_file_over_cap(void **state)
+{
+    (void)state;
+    const char *tmp = getenv("TMPDIR");
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/test_pbio.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    assert_non_null(mkdtemp(dir));
+    char path[600];
+    snprintf(path, sizeof path, "%s/huge.pb", dir);
+
+    /* a sparse regular file of twice the cap plus a few bytes: refused from its size alone
+     * (the message gives the exact size, which a reader stopping at cap + 1 could not know) */
+    off_t size = (off_t)TIR_MAX_FILE_BYTES * 2 + 5;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, size), 0);
+    assert_int_equal(close(fd), 0);
+    Diag d;
+    diag_init(&d, path);
+    Graph *g;
+    assert_int_equal(graph_load_pb(path, &g, &d), ST_LOGIC);
+    assert_null(g);
+    assert_int_equal(d.n, 1);
+    assert_string_equal(d.entries[0].rule, "limit.file");
+    char want[64];
+    snprintf(want, sizeof want, "%lld bytes", (long long)size);
+    if (!strstr(d.entries[0].what, want))
+        fail_msg("expected '%s' in '%s'", want, d.entries[0].what);
+    diag_finish(&d);
+
+    /* a small cap on a small file, and through a pipe (no size known: read up to cap + 1) */
+    fd = open(path, O_WRONLY | O_TRUNC);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, 100), 0);
+    assert_int_equal(close(fd), 0);
+    uint8_t *buf;
+    size_t len;
+    diag_init(&d, path);
+    assert_int_equal(tir_read_file(path, 99, &buf, &len, &d), ST_LOGIC);
+    assert_string_equal(d.entries[0].rule, "limit.file");
+    assert_int_equal(tir_read_file(path, 100, &buf, &len, &d), ST_OK);
+    assert_int_equal(len, 100);
+    free(buf);
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    uint8_t zeros[200] = {0};
+    assert_int_equal(write(p[1], zeros, sizeof zeros), (ssize_t)sizeof zeros);
+    assert_int_equal(close(p[1]), 0);
+    char fdpath[64];
+    snprintf(fdpath, sizeof fdpath, "/dev/fd/%d", p[0]);
+    diag_finish(&d);
+    diag_init(&d, fdpath);
+    assert_int_equal(tir_read_file(fdpath, 150, &buf, &len, &d), ST_LOGIC);
+    assert_int_equal(d.n, 1);
+    assert_string_equal(d.entries[0].rule, "limit.file");
+    assert_int_equal(close(p[0]), 0);
+    diag_finish(&d);
+
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(rmdir(dir), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lenet_canonical),
+        cmocka_unit_test(test_tianjic_style_fixed_point),
+        cmocka_unit_test(test_examples_verify),
+        cmocka_unit_test(test_every_truncation),
+        cmocka_unit_test(test_bad_varints),
+        cmocka_unit_test(test_wrong_wire_types),
+        cmocka_unit_test(test_lengths_past_the_end),
+        cmocka_unit_test(test_bad_enums),
+        cmocka_unit_test(test_deep_nesting),
+        cmocka_unit_test(test_random_flips),
+        cmocka_unit_test(test_file_over_cap),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,233 @@
+/* taskir-dump: prints a TaskGraph .pb as text, JSON or Graphviz DOT, its summary, one block,
+ * or checks it against the verifier's rules. Argument parsing and exit codes only: the
+ * printers are print.h, the loader pbio.h, the verifier verify.h.
+ *
+ * The output is built in memory (open_memstream) and written in one atomic step, so -o never
+ * leaves a partial file. Without --verify the dump does not require a valid graph. */
+#include "taskir/fileio.h"
+#include "taskir/pbio.h"
+#include "taskir/print.h"
+#include "taskir/verify.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef TASKIR_VERSION
+#define TASKIR_VERSION "unknown"
+#endif
+
+#define TOOL "taskir-dump"
+
+static const char usage_text[] =
+    "usage: taskir-dump GRAPH.pb [--format text|json|dot] [--summary] [--block ID]\n"
+    "                   [--verify] [-o FILE]\n"
+    "       taskir-dump --help | --version\n"
+    "\n"
+    "Prints a TaskGraph (.pb; \"-\" reads standard input).\n"
+    "\n"
+    "options:\n"
+    "  --format FMT  output format: text (default), json or dot\n"
+    "  --summary     print the summary instead of the graph: blocks per type, weight bytes,\n"
+    "                MACs per compute block and in total, precisions (text or json only)\n"
+    "  --block ID    print only block ID and the edges that touch it\n"
+    "  --verify      check the graph against every rule and list each violation; alone it\n"
+    "                prints \"GRAPH.pb: ok (N blocks, M edges)\", with --format, --summary or\n"
+    "                --block the dump follows (and the ok line goes to standard error)\n"
+    "  -o FILE       write the output to FILE (atomically) instead of standard output\n"
+    "  --help        print this help and exit\n"
+    "  --version     print the version and exit\n"
+    "\n"
+    "exit status:\n"
+    "  0  success\n"
+    "  1  usage error: unknown option, missing file argument, bad --format, --summary with\n"
+    "     dot, bad --block ID\n"
+    "  2  logic error: the file is not a valid TaskGraph, --block names no block, or\n"
+    "     --verify found violations\n"
+    "  3  runtime error: the input cannot be read or the output written, out of memory\n";
+
+typedef struct Options {
+    const char *file;
+    const char *out;     /* NULL: standard output */
+    PrintFormat format;
+    bool format_given;
+    bool summary;
+    bool has_block;
+    int32_t block;
+    bool verify;
+} Options;
+
+/* Reports a usage error; returns 1 (the exit code). */
+static int usage_error(Diag *d, const char *rule, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int usage_error(Diag *d, const char *rule, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    diag_add(d, ST_USAGE, rule, NULL, "%s", msg);
+    diag_print(d, stderr, TOOL);
+    fputs("try 'taskir-dump --help'\n", stderr);
+    return ST_USAGE;
+}
+
+/* Flushes what --help or --version printed; 3 when it cannot be written. */
+static int stdout_done(void)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return ST_OK;
+    fprintf(stderr, "%s: cannot write to stdout: %s [io.write]\n", TOOL, strerror(errno));
+    return ST_RUNTIME;
+}
+
+/* The value of an option given as "--opt VALUE" or "--opt=VALUE", or NULL. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name, bool *matched)
+{
+    size_t n = strlen(name);
+    const char *a = argv[*i];
+    *matched = false;
+    if (strncmp(a, name, n) != 0)
+        return NULL;
+    if (a[n] == '=') {
+        *matched = true;
+        return a + n + 1;
+    }
+    if (a[n] != 0)
+        return NULL;
+    *matched = true;
+    return *i + 1 < argc ? argv[++*i] : NULL;
+}
+
+/* Parses argv into o. Returns -1 to go on, else the exit code (--help, --version, errors). */
+static int parse_args(int argc, char **argv, Options *o)
+{
+    Diag d;
+    diag_init(&d, NULL);
+    int rc = -1;
+    bool only_files = false;
+    memset(o, 0, sizeof *o);
+    for (int i = 1; i < argc && rc < 0; i++) {
+        const char *a = argv[i];
+        bool m;
+        const char *v;
+        if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
+            if (o->file)
+                rc = usage_error(&d, "usage.args", "more than one input file ('%s')", a);
+            o->file = a;
+        } else if (strcmp(a, "--") == 0) {
+            only_files = true;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage_text, stdout);
+            rc = stdout_done();
+        } else if (strcmp(a, "--version") == 0) {
+            printf("%s %s\n", TOOL, TASKIR_VERSION);
+            rc = stdout_done();
+        } else if (strcmp(a, "--summary") == 0) {
+            o->summary = true;
+        } else if (strcmp(a, "--verify") == 0) {
+            o->verify = true;
+        } else if ((v = opt_value(argc, argv, &i, "--format", &m)), m) {
+            o->format_given = true;
+            if (!v)
+                rc = usage_error(&d, "usage.format", "%s needs a value: text, json or dot", a);
+            else if (strcmp(v, "text") == 0)
+                o->format = PF_TEXT;
+            else if (strcmp(v, "json") == 0)
+                o->format = PF_JSON;
+            else if (strcmp(v, "dot") == 0)
+                o->format = PF_DOT;
+            else
+                rc = usage_error(&d, "usage.format",
+                                 "unknown format '%s' (text, json or dot)", v);
+        } else if ((v = opt_value(argc, argv, &i, "--block", &m)), m) {
+            char *end;
+            errno = 0;
+            long long id = v ? strtoll(v, &end, 10) : 0;
+            if (!v || !*v || *end || errno || id < INT32_MIN || id > INT32_MAX)
+                rc = usage_error(&d, "usage.block", "--block needs a block id, not '%s'",
+                                 v ? v : "");
+            o->has_block = true;
+            o->block = (int32_t)id;
+        } else if ((v = opt_value(argc, argv, &i, "-o", &m)), m) {
+            if (!v || !*v)
+                rc = usage_error(&d, "usage.output", "%s needs a file name", a);
+            o->out = v;
+        } else {
+            rc = usage_error(&d, "usage.option", "unknown option '%s'", a);
+        }
+    }
+    if (rc < 0 && !o->file)
+        rc = usage_error(&d, "usage.args", "no input file (give GRAPH.pb, or - for stdin)");
+    else if (rc < 0 && o->summary && o->format == PF_DOT)
+        rc = usage_error(&d, "usage.format", "--summary prints text or json, not dot");
+    else if (rc < 0 && o->summary && o->has_block)
+        rc = usage_error(&d, "usage.args", "--summary and --block exclude each other");
+    diag_finish(&d);
+    return rc;
+}
+
+/* Loads, verifies and prints as o asks. Findings about the input go to d, about writing the
+ * output to od. */
+static Status run(const Options *o, const char *name, Diag *d, Diag *od)
+{
+    Graph *g = NULL;
+    Status st = graph_load_pb(o->file, &g, d);
+    if (st != ST_OK)
+        return st;
+    bool dump = !o->verify || o->format_given || o->summary || o->has_block;
+    if (o->verify && (st = verify_graph(g, d)) != ST_OK) {
+        graph_destroy(g);
+        return st;
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *ms = open_memstream(&buf, &len);
+    if (!ms) {
+        graph_destroy(g);
+        return diag_add(d, ST_RUNTIME, "oom", NULL, "cannot buffer the output: %s",
+                        strerror(errno));
+    }
+    if (o->verify)
+        fprintf(dump ? stderr : ms, "%s: ok (%u blocks, %u edges)\n", name,
+                (unsigned)g->n_blocks, (unsigned)g->n_edges);
+    if (!dump)
+        st = ST_OK;
+    else if (o->summary)
+        st = print_summary(g, o->format, ms, d);
+    else if (o->has_block)
+        st = print_block(g, o->block, o->format, ms, d);
+    else
+        st = print_graph(g, o->format, ms, d);
+    graph_destroy(g);
+    if (fclose(ms) != 0 && st == ST_OK)
+        st = diag_add(d, ST_RUNTIME, "oom", NULL, "cannot buffer the output");
+    if (st == ST_OK)
+        st = tir_write_file_atomic(o->out ? o->out : "-", buf, len, od);
+    free(buf);
+    return st;
+}
+
+int main(int argc, char **argv)
+{
+    Options o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    const char *name = strcmp(o.file, "-") == 0 ? "<stdin>" : o.file;
+    Diag d, od;
+    diag_init(&d, name);
+    diag_init(&od, o.out);
+    Status st = run(&o, name, &d, &od);
+    diag_print(&d, stderr, TOOL);
+    diag_print(&od, stderr, TOOL);
+    if (st != ST_OK && d.n == 0 && od.n == 0)
+        fprintf(stderr, "%s: %s: failed\n", TOOL, name);
+    diag_finish(&d);
+    diag_finish(&od);
+    return (int)st;
+}
