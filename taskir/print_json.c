@@ -16,13 +16,14 @@
  *                    given dims differ from the table's], "interfaces": [{"index", "edge",
  *                    "pos" (null: origin), "size" (null: the whole cluster)}]}]}
  *   EDGE:  {"id", "src", "dst", "src_type", "src_cluster", "src_iface", "src_box",
- *           "dst_type", ..., "rearrange": [{"type", "params": [{"name", "precision",
+ *           "dst_type", ..., "rearrange": [{"type", "text" (decoded), "params": [{"name", "precision",
  *           "dims", "int32"/"uint32"/"float": [every value]}]}]}
  *           (an end's fields are null when its block or interface is missing)
  * Keys come in this fixed order; bracketed keys appear only when the file sets them.
  * The top-level arrays are streamed one block or edge at a time (pj_emit): json-c holds one
  * element in memory, never the whole graph. */
 #include "taskir/print_internal.h"
+#include "taskir/rearrange.h"
 
 #include <inttypes.h>
 #include <json-c/json.h>
@@ -218,6 +219,9 @@ static json_object *json_edge(PrintJson *J, const Graph *g, const PrintIndex *ix
         const Rearrange *r = &e->re[i];
         json_object *ro = pj_obj(J);
         pj_set(J, ro, "type", pj_str(J, rt_info(r->type)->name));
+        char desc[1024];
+        rearrange_describe(r, desc, sizeof desc);
+        pj_set(J, ro, "text", pj_str(J, desc));
         json_object *ps = pj_arr(J);
         for (uint32_t k = 0; k < r->n_mats && !J->oom; k++) {
             const Tensor *m = &r->mats[k];

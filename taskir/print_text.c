@@ -17,7 +17,9 @@
  *   <blank>
  *   edge E: SRC TYPE -> DST TYPE        one paragraph per edge, in graph order
  *     src out K iface I: y=.. (the box copied) / dst in K iface I: y=..
- *     RESHAPE perm=[2,1,0]             one line per rearrangement, every parameter tensor:
+ *     RESHAPE p=[2,1,0]                one line per rearrangement: its decoded parameters
+ *                                      (rearrange_describe), then when it has parameter
+ *       params perm=[2,1,0]            tensors a line with every one of them:
  *                                      its name (quoted unless [A-Za-z0-9_./-]+; p0, p1..
  *                                      when it has none) = its values, nested along its
  *                                      dims ([[1,0],[0,1]]), or dims[..]:[flat] when the
@@ -27,6 +29,7 @@
  * The checksum is FNV-1a (64 bit) over all values of the container (print_internal.h), so
  * the dump stays small and a golden still catches any change of data. */
 #include "taskir/print_internal.h"
+#include "taskir/rearrange.h"
 
 #include <inttypes.h>
 
@@ -282,8 +285,14 @@ static void text_edge(FILE *out, const Graph *g, const PrintIndex *ix, const Edg
     text_end(out, &s, true);
     text_end(out, &t, false);
     for (uint32_t i = 0; i < e->n_re; i++) {
+        /* the decoded parameters (docs/semantics.md), then every raw parameter tensor */
         const Rearrange *r = &e->re[i];
-        fprintf(out, "  %s", rt_info(r->type)->name);
+        char desc[1024];
+        rearrange_describe(r, desc, sizeof desc);
+        fprintf(out, "  %s\n", desc);
+        if (!r->n_mats)
+            continue;
+        fputs("    params", out);
         for (uint32_t k = 0; k < r->n_mats; k++) {
             fputc(' ', out);
             text_param(out, &r->mats[k], k);

@@ -1,5 +1,6 @@
 /* verify_edge.c: the rules about edges (edge.id.dup, edge.endpoint, edge.refs, edge.pair,
- * edge.size, edge.volume) and the acyclicity of the graph (graph.cycle).
+ * edge.size, edge.volume, rearrange.* through rearrange_check) and the acyclicity of the
+ * graph (graph.cycle).
  * Requires verify_iface.c to have run on every block: it counts the interfaces that name each
  * edge and remembers the first one at each end.
  *
@@ -10,6 +11,8 @@
  * once, naming one of its blocks and the path.
  */
 #include "taskir/verify_impl.h"
+
+#include "taskir/rearrange.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -49,6 +52,28 @@ static bool end_sizes(const VEnd *end, bool input, int64_t size[TIR_CDIMS])
     return vfy_iface_box(cd, &c->ifaces[end->fi], pos, size, why, sizeof why);
 }
 
+/* rearrange.*: the parameters of every rearrangement step decode for the source box and the
+ * chain ends at the destination box's volume (rearrange_check, shared with the simulator).
+ * Its end and volume findings repeat edge.endpoint/edge.refs/edge.volume and are left out
+ * where those rules already speak. */
+static void check_rearrange(Verifier *v, const Edge *e, bool keeps)
+{
+    Diag scratch;
+    diag_init(&scratch, NULL);
+    if (rearrange_check(v->g, e, &scratch) != ST_OK) {
+        for (size_t i = 0; i < scratch.n; i++) {
+            const DiagEntry *f = &scratch.entries[i];
+            if (strcmp(f->rule, "rearrange.ends") == 0 ||
+                (keeps && strcmp(f->rule, "rearrange.volume") == 0))
+                continue;
+            vfy_edge(v, f->rule, e->id, "%s", f->what ? f->what : "");
+        }
+    }
+    if (scratch.oom || scratch.worst == ST_RUNTIME)
+        v->oom = true;
+    diag_finish(&scratch);
+}
+
 /* edge.size / edge.volume between the two ends of edge e. */
 static void check_sizes(Verifier *v, const Edge *e, uint32_t pos)
 {
@@ -60,11 +85,13 @@ static void check_sizes(Verifier *v, const Edge *e, uint32_t pos)
         if (!ri || !ri->keeps_volume)
             keeps = false;
     }
-    if (!identity && !keeps)
-        return; /* the rearrangement's parameters define the sizes (docs/semantics.md) */
     int64_t s[TIR_CDIMS], d[TIR_CDIMS];
     if (!end_sizes(&v->src_end[pos], false, s) || !end_sizes(&v->dst_end[pos], true, d))
         return;
+    if (!identity)
+        check_rearrange(v, e, keeps);
+    if (!identity && !keeps)
+        return; /* the rearrangement's parameters define the sizes (docs/semantics.md) */
     int64_t s0[TIR_CDIMS], d0[TIR_CDIMS]; /* as given, for messages */
     memcpy(s0, s, sizeof s0);
     memcpy(d0, d, sizeof d0);

@@ -40,7 +40,8 @@ static const char *const all_rules[] = {
     "cluster.shape", "iface.bounds", "iface.edge", "cover.gap", "cover.overlap",
     "edge.endpoint", "edge.refs", "edge.size", "edge.volume", "edge.pair", "data.compute",
     "data.dims", "data.len", "data.container", "data.range", "data.missing", "io.socket",
-    "io.socket.dup", "graph.cycle", "group.block", "limit.volume",
+    "io.socket.dup", "graph.cycle", "group.block", "limit.volume", "rearrange.reshape",
+    "rearrange.scale",
 };
 #define N_RULES (sizeof all_rules / sizeof all_rules[0])
 static bool rule_seen[N_RULES]; /* which rules the tests saw reported */
@@ -649,11 +650,23 @@ static void test_edge_volume(void **state)
     const char *m = EXPECT_ONLY_EDGE(g, "edge.volume", E_POOL_SIFC);
     assert_contains(m, "holds 8 elements");
 
-    /* a rearrangement that does not keep the volume is not checked here */
+    /* a rearrangement that does not keep the volume: edge.volume stays silent, its own
+     * parameters decide (here SCALE has none: rearrange.scale) */
     g = valid_graph();
     set_size(iface_of(g, B_POOL, false, 0, 0), 2, 2, 2, 0);
     graph_edge(g, E_POOL_SIFC)->re[0].type = RT_SCALE;
-    expect_clean(g);
+    EXPECT_ONLY_EDGE(g, "rearrange.scale", E_POOL_SIFC);
+}
+
+static void test_rearrange_params(void **state)
+{
+    (void)state;
+    /* the RESHAPE of the valid graph with a permutation of the wrong length */
+    Graph *g = valid_graph();
+    Rearrange *r = &graph_edge(g, E_POOL_SIFC)->re[0];
+    int32_t dims[1] = {2}, bad[2] = {1, 0};
+    assert_true(tensor_set_i32(g, &r->mats[0], dims, 1, bad, 2));
+    EXPECT_ONLY_EDGE(g, "rearrange.reshape", E_POOL_SIFC);
 }
 
 static void test_edge_pair(void **state)
@@ -1226,6 +1239,7 @@ int main(void)
         cmocka_unit_test(test_edge_refs),
         cmocka_unit_test(test_edge_size),
         cmocka_unit_test(test_edge_volume),
+        cmocka_unit_test(test_rearrange_params),
         cmocka_unit_test(test_edge_pair),
         cmocka_unit_test(test_data_compute),
         cmocka_unit_test(test_data_dims),

@@ -1,0 +1,91 @@
+/* sim_internal.h: what the simulator's files share (private to taskir/sim*.c).
+ *
+ * sim.c plans a run (topological order, one int32 buffer per cluster, edge copies, aliasing
+ * of whole-cluster copies) and executes steps; sim_kernels.c holds the twelve compute
+ * kernels, dispatched through a table expanded from blocktypes.def; sim_rearrange.c applies
+ * rearrangement steps. Kernels read their input clusters and write the block's result buffer
+ * in the layouts of shared/DESIGN.md section 4, derived from the block's shape.
+ */
+#ifndef TASKIR_SIM_INTERNAL_H
+#define TASKIR_SIM_INTERNAL_H
+
+#include "taskir/rearrange.h"
+#include "taskir/sim.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* One edge copy into an input cluster: the source box read (and rearranged) into the
+ * destination box. */
+typedef struct SimCopy {
+    const Edge *e;
+    const struct SimCluster *src;
+    int32_t src_pos[TIR_CDIMS], src_box[TIR_CDIMS];
+    int32_t dst_pos[TIR_CDIMS], dst_box[TIR_CDIMS];
+    bool src_whole, dst_whole;
+    RaStep *steps;
+    uint32_t n_steps;
+} SimCopy;
+
+typedef struct SimCluster {
+    int32_t dims[TIR_CDIMS];    /* the cluster's extents as its interfaces see them */
+    int32_t lay[TIR_CDIMS];     /* the layout a kernel reads (from the block's shape) */
+    int64_t vol;
+    int32_t *data;              /* own buffer or an alias of the source cluster's buffer */
+    bool alias;                 /* fed by one whole-cluster copy: data is the source's */
+    SimCopy *copies;            /* input clusters: the edge copies that fill it */
+    uint32_t n_copies;
+} SimCluster;
+
+typedef struct SimBlock {
+    const Block *b;
+    uint32_t pos;               /* position in g->blocks */
+    SimCluster *in, *out;
+    uint32_t n_in, n_out;
+    int32_t *result;            /* storage content, compute output, INPUT/OUTPUT data */
+    int64_t result_vol;
+    int64_t rshape[NPY_MAX_DIMS]; /* the result's natural shape (for outputs and dumps) */
+    uint32_t rndim;
+    int32_t *state;             /* CLIF: the membrane potentials carried between steps */
+    uint32_t n_var;             /* repeats of the first input role */
+    int bias;                   /* input cluster of the bias vector, or -1 (CONSTANT_B) */
+} SimBlock;
+
+struct SimRun {
+    const Graph *g;
+    SimOptions opt;
+    SimBlock *blocks;           /* indexed like g->blocks */
+    uint32_t *order;            /* topological order (positions) */
+    uint32_t n_order;
+    uint32_t *inputs, *outputs; /* positions of INPUT / OUTPUT blocks, in graph order */
+    uint32_t n_inputs, n_outputs;
+    void **owned;               /* buffers to free */
+    uint32_t n_owned, cap_owned;
+    int32_t *scratch[2];        /* ping-pong buffers for rearranged copies */
+    int64_t scratch_vol;
+    uint32_t *wscratch;         /* kernel scratch (CC: the transposed weights) */
+    int64_t wscratch_vol;
+};
+
+/* A compute kernel: reads sb's input clusters, writes sb->result. Status for CLUT's index
+ * errors. */
+typedef Status (*SimKernelFn)(SimRun *run, SimBlock *sb, Diag *d);
+
+/* The kernel of a block type (NULL for storage and I/O types). */
+SimKernelFn sim_kernel(BlockType t);
+/* Scratch words a kernel needs for block b (0 for most). */
+int64_t sim_kernel_scratch(const SimBlock *sb);
+/* The operations (multiply-accumulates, comparisons) of one step of a compute block, for the
+ * work cap; saturates at INT64_MAX. */
+int64_t sim_kernel_work(const SimBlock *sb);
+/* The kernel's own checks of a planned compute block (attributes it cannot run with). */
+Status sim_kernel_check(const SimBlock *sb, Diag *d);
+/* Applies one decoded step: in has s->in's volume, out s->out's. */
+void sim_rearrange_apply(const RaStep *s, const int32_t *in, int32_t *out);
+
+/* Runs fn(ctx, lo, hi) over [0, n) split into run->opt.threads parts (in this thread when
+ * threads <= 1 or work is small). */
+typedef void (*SimRangeFn)(void *ctx, int64_t lo, int64_t hi);
+void sim_parallel(const SimRun *run, int64_t n, int64_t work, SimRangeFn fn, void *ctx);
+
+#endif

@@ -1,0 +1,670 @@
+/* sim_kernels.c: the twelve compute kernels of the simulator (docs/semantics.md, "Compute
+ * blocks"), dispatched through a table expanded from blocktypes.def.
+ *
+ * Arithmetic: sums and products are computed modulo 2^32 in uint32_t, which is exactly the
+ * int32 wrap of the exact (64-bit) result and vectorizes well; then each result is clamped to
+ * the block's precision range ("wrap, then saturate"). CCMPB/CCMPS clip instead, CLUT looks
+ * up, CLIF integrates in int64. The conversion of a uint32_t above INT32_MAX to int32_t is
+ * implementation-defined in C; u2i() spells out the two's-complement reading, which GCC
+ * compiles to nothing. Right shifts of negative values go through asr32/asr64, which are
+ * arithmetic shifts written without implementation-defined behaviour.
+ *
+ * Layouts (from the block's shape through the type table): inputs [y][x][f], conv inputs
+ * [iy][ix][r], conv weights [f][r][ky][kx], CVM weights [f][r], vectors [f].
+ */
+#include "sim_internal.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+/* The hot loops (convolution, vector-matrix) are compiled for several instruction sets and
+ * the best one for the CPU is picked at load time (GCC function multiversioning, which needs
+ * the ifunc support of glibc on x86-64); the baseline x86-64 has no 32-bit vector multiply.
+ * Elsewhere: one version. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
+#define SIM_HOT __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define SIM_HOT
+#endif
+
+typedef struct SimKernel {
+    SimKernelFn run;
+    Status (*check)(const SimBlock *sb, Diag *d); /* plan-time checks; NULL: none */
+    int64_t (*scratch)(const SimBlock *sb);       /* words of run->wscratch; NULL: 0 */
+    int64_t (*per_out)(const SimBlock *sb);       /* operations per result; NULL: inputs */
+} SimKernel;
+
+static inline int32_t u2i(uint32_t u)
+{
+    return u <= INT32_MAX ? (int32_t)u : -(int32_t)(~u) - 1;
+}
+
+static inline int32_t asr32(int32_t x, int s)
+{
+    return x >= 0 ? x >> s : ~(~x >> s);
+}
+
+static inline int64_t asr64(int64_t x, int s)
+{
+    return x >= 0 ? x >> s : ~(~x >> s);
+}
+
+/* The precision's range within int32. */
+static void prec_range(const Block *b, int32_t *lo, int32_t *hi)
+{
+    const PrecisionInfo *pi = pr_info(blk_prec(b));
+    *lo = pi && pi->lo > INT32_MIN ? (int32_t)pi->lo : INT32_MIN;
+    *hi = pi && pi->hi < INT32_MAX ? (int32_t)pi->hi : INT32_MAX;
+}
+
+/* Turns n wrapped uint32 accumulators (stored in out) into int32 results clamped to the
+ * block's precision. */
+static void finish(const Block *b, int32_t *out, int64_t n)
+{
+    int32_t lo, hi;
+    prec_range(b, &lo, &hi);
+    uint32_t *u = (uint32_t *)out;
+    if (lo == INT32_MIN && hi == INT32_MAX) {
+        for (int64_t i = 0; i < n; i++)
+            out[i] = u2i(u[i]);
+        return;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        int32_t v = u2i(u[i]);
+        out[i] = v < lo ? lo : v > hi ? hi : v;
+    }
+}
+
+/* Fills out ([p][f], p < np) with the bias: the bias cluster's [f] or CONSTANT_B. */
+static void fill_bias(const SimBlock *sb, uint32_t *out, int64_t np, int64_t nf)
+{
+    if (sb->bias >= 0) {
+        const int32_t *bv = sb->in[sb->bias].data;
+        for (int64_t p = 0; p < np; p++)
+            for (int64_t f = 0; f < nf; f++)
+                out[p * nf + f] = (uint32_t)bv[f];
+    } else {
+        uint32_t c = (uint32_t)blk_attr(sb->b, AT_CONSTANT_B);
+        for (int64_t i = 0; i < np * nf; i++)
+            out[i] = c;
+    }
+}
+
+static void shape_of(const SimBlock *sb, int64_t s[TIR_NDIMS])
+{
+    int32_t e[TIR_NDIMS];
+    blk_eff_shape(sb->b, e);
+    for (int i = 0; i < TIR_NDIMS; i++)
+        s[i] = e[i] > 0 ? e[i] : 1;
+}
+
+/* ---- window geometry (CC, CC2D, CAVG, CCMPB, CCMPS) ---- */
+
+typedef struct Win {
+    int64_t Y, X, F, R, KY, KX, IY, IX;
+    int64_t sy, sx, dy, dx, pu, pl;
+} Win;
+
+static void win_of(const SimBlock *sb, Win *w)
+{
+    int64_t s[TIR_NDIMS];
+    shape_of(sb, s);
+    const Block *b = sb->b;
+    bool dil = bt_info(b->type)->flags & BF_DILATE;
+    *w = (Win){s[D_Y], s[D_X], s[D_F], s[D_R], s[D_KY], s[D_KX], s[D_IY], s[D_IX],
+               blk_attr(b, AT_STRIDE_Y), blk_attr(b, AT_STRIDE_X),
+               dil ? blk_attr(b, AT_DILATION_Y) : 1, dil ? blk_attr(b, AT_DILATION_X) : 1,
+               blk_attr(b, AT_PAD_UP), blk_attr(b, AT_PAD_LEFT)};
+}
+
+static Status check_window(const SimBlock *sb, Diag *d)
+{
+    Win w;
+    win_of(sb, &w);
+    if (w.sy < 1 || w.sx < 1 || w.dy < 1 || w.dx < 1 || w.pu < 0 || w.pl < 0 ||
+        blk_attr(sb->b, AT_PAD_DOWN) < 0 || blk_attr(sb->b, AT_PAD_RIGHT) < 0)
+        return diag_block(d, ST_LOGIC, "sim.window", sb->b, "stride and dilation must be >= 1 "
+                          "and padding >= 0");
+    return ST_OK;
+}
+
+/* The outputs o in [*lo, *hi) whose tap o*s + off falls inside [0, n). */
+static void tap_range(int64_t off, int64_t s, int64_t n, int64_t nout, int64_t *lo,
+                      int64_t *hi)
+{
+    int64_t a = off >= 0 ? 0 : (-off + s - 1) / s;
+    int64_t b = n - 1 - off < 0 ? 0 : (n - 1 - off) / s + 1;
+    if (b > nout)
+        b = nout;
+    if (a > b)
+        a = b;
+    *lo = a;
+    *hi = b;
+}
+
+/* ---- elementwise: CADD, CVVH, CAX, CVS ---- */
+
+static Status run_CADD(SimRun *run, SimBlock *sb, Diag *d)
+{
+    (void)run, (void)d;
+    int64_t s[TIR_NDIMS];
+    shape_of(sb, s);
+    int64_t nf = s[D_F], np = sb->result_vol / nf, n = sb->result_vol;
+    uint32_t *o = (uint32_t *)sb->result;
+    fill_bias(sb, o, np, nf);
+    for (uint32_t v = 0; v < sb->n_var; v++) {
+        const int32_t *x = sb->in[v].data;
+        for (int64_t i = 0; i < n; i++)
+            o[i] += (uint32_t)x[i];
+    }
+    finish(sb->b, sb->result, n);
+    return ST_OK;
+}
+
+static Status run_CVVH(SimRun *run, SimBlock *sb, Diag *d)
+{
+    (void)run, (void)d;
+    int64_t s[TIR_NDIMS];
+    shape_of(sb, s);
+    int64_t nf = s[D_F], np = sb->result_vol / nf;
+    uint32_t *o = (uint32_t *)sb->result;
+    const int32_t *a = sb->in[0].data, *b = sb->in[1].data;
+    fill_bias(sb, o, np, nf);
+    for (int64_t i = 0; i < sb->result_vol; i++)
+        o[i] += (uint32_t)a[i] * (uint32_t)b[i];
+    finish(sb->b, sb->result, sb->result_vol);
+    return ST_OK;
+}
+
+static Status run_CAX(SimRun *run, SimBlock *sb, Diag *d)
+{
+    (void)run, (void)d;
+    int64_t s[TIR_NDIMS];
+    shape_of(sb, s);
+    int64_t nf = s[D_F], np = sb->result_vol / nf;
+    uint32_t *o = (uint32_t *)sb->result;
+    const int32_t *x = sb->in[0].data, *al = sb->in[1].data;
+    fill_bias(sb, o, np, nf);
+    for (int64_t p = 0; p < np; p++)
+        for (int64_t f = 0; f < nf; f++)
+            o[p * nf + f] += (uint32_t)x[p * nf + f] * (uint32_t)al[f];
+    finish(sb->b, sb->result, sb->result_vol);
+    return ST_OK;
+}
+
+static Status run_CVS(SimRun *run, SimBlock *sb, Diag *d)
+{
+    (void)run, (void)d;
+    int64_t s[TIR_NDIMS];
+    shape_of(sb, s);
+    int64_t nf = s[D_F], np = sb->result_vol / nf;
+    uint32_t *o = (uint32_t *)sb->result;
+    const int32_t *x = sb->in[0].data;
+    uint32_t a = (uint32_t)blk_attr(sb->b, AT_CONSTANT_A);
+    fill_bias(sb, o, np, nf);
+    for (int64_t i = 0; i < sb->result_vol; i++)
+        o[i] += (uint32_t)x[i] * a;
+    finish(sb->b, sb->result, sb->result_vol);
+    return ST_OK;
+}
+
+/* ---- CC, CC2D: convolution with zero padding, stride and dilation ----
+ *
+ * The weights are first transposed to wt[ky][kx][r][f] so that the innermost loop runs over
+ * contiguous output channels. For each output row, the taps (ky, kx) that fall into padding
+ * are skipped by computing, per tap, the range of output columns whose input column is
+ * inside the image: the interior has no bounds test at all. Output channels are processed in
+ * blocks of CONV_FB accumulators that stay in registers across the r loop. */
+
+#define CONV_FB 16
+
+typedef struct ConvCtx {
+    const SimBlock *sb;
+    Win w;
+    const uint32_t *wt;
+} ConvCtx;
+
+/* acc[0..CONV_FB) += sum_r ip[r] * wr[r*F + 0..CONV_FB). With GCC's vector extension the 16
+ * accumulators are one vector value, so the compiler keeps them in registers whatever its
+ * optimization level (its auto-vectorizer turns the plain loop below into scalar code at
+ * -O3); memcpy gives unaligned loads and stores without aliasing questions. */
+#if defined(__GNUC__)
+typedef uint32_t SimVec __attribute__((vector_size(CONV_FB * sizeof(uint32_t))));
+
+static inline void conv_block(uint32_t *restrict acc, const int32_t *restrict ip,
+                              const uint32_t *restrict wr, int64_t R, int64_t F)
+{
+    SimVec t, w;
+    memcpy(&t, acc, sizeof t);
+    for (int64_t r = 0; r < R; r++) {
+        memcpy(&w, wr + r * F, sizeof w);
+        t += (uint32_t)ip[r] * w;
+    }
+    memcpy(acc, &t, sizeof t);
+}
+#else
+static inline void conv_block(uint32_t *restrict acc, const int32_t *restrict ip,
+                              const uint32_t *restrict wr, int64_t R, int64_t F)
+{
+    uint32_t t[CONV_FB];
+    for (int l = 0; l < CONV_FB; l++)
+        t[l] = acc[l];
+    for (int64_t r = 0; r < R; r++) {
+        uint32_t v = (uint32_t)ip[r];
+        const uint32_t *wv = wr + r * F;
+        for (int l = 0; l < CONV_FB; l++)
+            t[l] += v * wv[l];
+    }
+    for (int l = 0; l < CONV_FB; l++)
+        acc[l] = t[l];
+}
+#endif
+
+SIM_HOT static void conv_rows(void *p, int64_t y0, int64_t y1)
+{
+    const ConvCtx *c = p;
+    const Win *w = &c->w;
+    const int32_t *in = c->sb->in[0].data;
+    int64_t F = w->F, R = w->R, FB = F - F % CONV_FB;
+    for (int64_t oy = y0; oy < y1; oy++) {
+        uint32_t *row = (uint32_t *)c->sb->result + oy * w->X * F;
+        for (int64_t ky = 0; ky < w->KY; ky++) {
+            int64_t iy = oy * w->sy + ky * w->dy - w->pu;
+            if (iy < 0 || iy >= w->IY)
+                continue;
+            for (int64_t kx = 0; kx < w->KX; kx++) {
+                int64_t lo, hi, off = kx * w->dx - w->pl;
+                tap_range(off, w->sx, w->IX, w->X, &lo, &hi);
+                const uint32_t *wk = c->wt + (ky * w->KX + kx) * R * F;
+                for (int64_t ox = lo; ox < hi; ox++) {
+                    const int32_t *ip = in + (iy * w->IX + ox * w->sx + off) * R;
+                    uint32_t *acc = row + ox * F;
+                    for (int64_t f0 = 0; f0 < FB; f0 += CONV_FB)
+                        conv_block(acc + f0, ip, wk + f0, R, F);
+                    for (int64_t r = 0; r < R && FB < F; r++) {
+                        uint32_t v = (uint32_t)ip[r];
+                        const uint32_t *wv = wk + r * F;
+                        for (int64_t f = FB; f < F; f++)
+                            acc[f] += v * wv[f];
+                    }
+                }
+            }
+        }
+    }
+}
+
+static int64_t scratch_CC(const SimBlock *sb)
+{
+    return sb->in[1].vol;
+}
+
+static Status run_CC(SimRun *run, SimBlock *sb, Diag *d)
+{
+    (void)d;
+    ConvCtx c = {sb, {0}, run->wscratch};
+    win_of(sb, &c.w);
+    const Win *w = &c.w;
+    /* wt[ky][kx][r][f] = W[f][r][ky][kx] */
+    const int32_t *W = sb->in[1].data;
+    uint32_t *wt = run->wscratch;
+    for (int64_t f = 0; f < w->F; f++)
+        for (int64_t r = 0; r < w->R; r++)
+            for (int64_t k = 0; k < w->KY * w->KX; k++)
+                wt[(k * w->R + r) * w->F + f] = (uint32_t)W[((f * w->R) + r) * w->KY * w->KX + k];
+    fill_bias(sb, (uint32_t *)sb->result, w->Y * w->X, w->F);
+    sim_parallel(run, w->Y, sim_kernel_work(sb), conv_rows, &c);
+    finish(sb->b, sb->result, sb->result_vol);
+    return ST_OK;
+}
+
+/* ---- CVM: out[f] = bias[f] + sum_r W[f][r] * x[r] ---- */
+
+typedef struct CvmCtx {
+    const SimBlock *sb;
+    int64_t R;
+} CvmCtx;
+
+SIM_HOT static void cvm_range(void *p, int64_t f0, int64_t f1)
+{
+    const CvmCtx *c = p;
+    const int32_t *x = c->sb->in[0].data, *w = c->sb->in[1].data;
+    uint32_t *o = (uint32_t *)c->sb->result;
+    int64_t R = c->R;
+    for (int64_t f = f0; f < f1; f++) {
+        const int32_t *wf = w + f * R;
+        uint32_t acc = o[f];
+        int64_t r = 0;
+#if defined(__GNUC__)
+        /* a dot product in CONV_FB lanes, then the lanes summed (order is irrelevant
+         * modulo 2^32) */
+        SimVec va = {0}, a, b;
+        for (; r + CONV_FB <= R; r += CONV_FB) {
+            memcpy(&a, wf + r, sizeof a);
+            memcpy(&b, x + r, sizeof b);
+            va += a * b;
+        }
+        for (int l = 0; l < CONV_FB; l++)
+            acc += va[l];
+#endif
+        for (; r < R; r++)
+            acc += (uint32_t)wf[r] * (uint32_t)x[r];
+        o[f] = acc;
+    }
+}
+
+static Status run_CVM(SimRun *run, SimBlock *sb, Diag *d)
+{
+    (void)d;
+    int64_t s[TIR_NDIMS];
+    shape_of(sb, s);
+    fill_bias(sb, (uint32_t *)sb->result, 1, s[D_F]);
+    CvmCtx c = {sb, s[D_R]};
+    sim_parallel(run, s[D_F], s[D_F] * s[D_R], cvm_range, &c);
+    finish(sb->b, sb->result, sb->result_vol);
+    return ST_OK;
+}
+
+/* ---- CAVG: window sum + bias ---- */
+
+static Status run_CAVG(SimRun *run, SimBlock *sb, Diag *d)
+{
+    (void)run, (void)d;
+    Win w;
+    win_of(sb, &w);
+    const int32_t *in = sb->in[0].data;
+    uint32_t *o = (uint32_t *)sb->result;
+    int64_t F = w.F;
+    fill_bias(sb, o, w.Y * w.X, F);
+    for (int64_t oy = 0; oy < w.Y; oy++)
+        for (int64_t ky = 0; ky < w.KY; ky++) {
+            int64_t iy = oy * w.sy + ky - w.pu;
+            if (iy < 0 || iy >= w.IY)
+                continue;
+            for (int64_t kx = 0; kx < w.KX; kx++) {
+                int64_t lo, hi, off = kx - w.pl;
+                tap_range(off, w.sx, w.IX, w.X, &lo, &hi);
+                for (int64_t ox = lo; ox < hi; ox++) {
+                    const int32_t *ip = in + (iy * w.IX + ox * w.sx + off) * F;
+                    uint32_t *acc = o + (oy * w.X + ox) * F;
+                    for (int64_t f = 0; f < F; f++)
+                        acc[f] += (uint32_t)ip[f];
+                }
+            }
+        }
+    finish(sb->b, sb->result, sb->result_vol);
+    return ST_OK;
+}
+
+/* ---- CCMPB, CCMPS: window max / min, arithmetic shift, clip ---- */
+
+/* The clip bounds: [CMP, hi] for CCMPB, [lo, CMP] for CCMPS; hi / lo from the precision,
+ * and at most 127 / at least -128 in the 1-D form (a block with only f). */
+static void cmp_bounds(const Block *b, bool big, int32_t *lo, int32_t *hi)
+{
+    prec_range(b, lo, hi);
+    bool one_d = !b->shape.d[D_Y] && !b->shape.d[D_X] && !b->shape.d[D_IY] &&
+                 !b->shape.d[D_IX];
+    if (one_d) {
+        if (*hi > 127)
+            *hi = 127;
+        if (*lo < -128)
+            *lo = -128;
+    }
+    int32_t cmp = blk_attr(b, AT_CMP);
+    if (big)
+        *lo = cmp;
+    else
+        *hi = cmp;
+}
+
+static Status run_cmp(SimBlock *sb, bool big)
+{
+    Win w;
+    win_of(sb, &w);
+    const int32_t *in = sb->in[0].data;
+    int32_t *o = sb->result;
+    int64_t F = w.F;
+    int sh = blk_attr(sb->b, AT_BIT_SHIFT_NUM);
+    int32_t lo, hi;
+    cmp_bounds(sb->b, big, &lo, &hi);
+    int32_t init = big ? INT32_MIN : INT32_MAX;
+    for (int64_t oy = 0; oy < w.Y; oy++) {
+        /* Taps of this row inside the image; padding counts as a zero value. */
+        int64_t kylo = 0, kyhi = 0;
+        tap_range(oy * w.sy - w.pu, 1, w.IY, w.KY, &kylo, &kyhi);
+        for (int64_t ox = 0; ox < w.X; ox++) {
+            int64_t kxlo = 0, kxhi = 0;
+            tap_range(ox * w.sx - w.pl, 1, w.IX, w.KX, &kxlo, &kxhi);
+            bool pad = kylo > 0 || kyhi < w.KY || kxlo > 0 || kxhi < w.KX;
+            int32_t *acc = o + (oy * w.X + ox) * F;
+            for (int64_t f = 0; f < F; f++)
+                acc[f] = pad ? 0 : init;
+            for (int64_t ky = kylo; ky < kyhi; ky++) {
+                int64_t iy = oy * w.sy + ky - w.pu;
+                for (int64_t kx = kxlo; kx < kxhi; kx++) {
+                    const int32_t *ip = in + (iy * w.IX + ox * w.sx + kx - w.pl) * F;
+                    if (big)
+                        for (int64_t f = 0; f < F; f++)
+                            acc[f] = ip[f] > acc[f] ? ip[f] : acc[f];
+                    else
+                        for (int64_t f = 0; f < F; f++)
+                            acc[f] = ip[f] < acc[f] ? ip[f] : acc[f];
+                }
+            }
+            for (int64_t f = 0; f < F; f++) {
+                int32_t v = asr32(acc[f], sh);
+                if (big) {
+                    v = v < lo ? lo : v;
+                    v = v > hi ? hi : v;
+                } else {
+                    v = v > hi ? hi : v;
+                    v = v < lo ? lo : v;
+                }
+                acc[f] = v;
+            }
+        }
+    }
+    return ST_OK;
+}
+
+static Status check_shift(const SimBlock *sb, Diag *d)
+{
+    int32_t s = blk_attr(sb->b, AT_BIT_SHIFT_NUM);
+    if (s < 0 || s > 31)
+        return diag_block(d, ST_LOGIC, "sim.shift", sb->b, "BIT_SHIFT_NUM is %d, not in 0..31",
+                          (int)s);
+    return ST_OK;
+}
+
+static Status check_cmp(const SimBlock *sb, Diag *d)
+{
+    Status st = check_window(sb, d);
+    return st ? st : check_shift(sb, d);
+}
+
+static Status run_CCMPB(SimRun *run, SimBlock *sb, Diag *d)
+{
+    (void)run, (void)d;
+    return run_cmp(sb, true);
+}
+
+static Status run_CCMPS(SimRun *run, SimBlock *sb, Diag *d)
+{
+    (void)run, (void)d;
+    return run_cmp(sb, false);
+}
+
+/* ---- CLUT: lut[x >> s] (negative indices count from the end of the table) ---- */
+
+static Status check_CLUT(const SimBlock *sb, Diag *d)
+{
+    int32_t dw = blk_attr(sb->b, AT_LUT_DW);
+    if (dw < 1 || dw > 30 || ((int64_t)1 << dw) != sb->in[1].vol)
+        return diag_block(d, ST_LOGIC, "sim.lut", sb->b, "LUT_DW is %d but the table holds %"
+                          PRId64 " entries", (int)dw, sb->in[1].vol);
+    return check_shift(sb, d);
+}
+
+static Status run_CLUT(SimRun *run, SimBlock *sb, Diag *d)
+{
+    (void)run;
+    const int32_t *x = sb->in[0].data, *lut = sb->in[1].data;
+    int64_t n = sb->in[1].vol;
+    int sh = blk_attr(sb->b, AT_BIT_SHIFT_NUM);
+    int32_t lo, hi;
+    prec_range(sb->b, &lo, &hi);
+    for (int64_t i = 0; i < sb->result_vol; i++) {
+        int64_t idx = asr32(x[i], sh);
+        if (idx < 0)
+            idx += n;
+        if (idx < 0 || idx >= n)
+            return diag_block(d, ST_LOGIC, "sim.lut", sb->b, "input %d at flat index %" PRId64
+                              " gives table index %" PRId64 ", outside -%" PRId64 "..%" PRId64,
+                              (int)x[i], i, (int64_t)asr32(x[i], sh), n, n - 1);
+        int32_t v = lut[idx];
+        sb->result[i] = v < lo ? lo : v > hi ? hi : v;
+    }
+    return ST_OK;
+}
+
+/* ---- CLIF: leaky integrate and fire, state carried between steps ---- */
+
+#define LIF_MIN (-((int64_t)1 << 27))
+#define LIF_MAX (((int64_t)1 << 27) - 1)
+
+static Status check_CLIF(const SimBlock *sb, Diag *d)
+{
+    static const AttrId unsupported[] = {AT_VTH_ADPT_EN, AT_TW_EN, AT_REF_LEN, AT_RESET_MODE};
+    for (size_t i = 0; i < sizeof unsupported / sizeof unsupported[0]; i++)
+        if (blk_attr(sb->b, unsupported[i]) != at_info(unsupported[i])->dflt)
+            return diag_block(d, ST_LOGIC, "sim.clif.unsupported", sb->b, "%s = %d is not "
+                              "modelled by the simulator (only %d is)",
+                              at_info(unsupported[i])->name,
+                              (int)blk_attr(sb->b, unsupported[i]),
+                              (int)at_info(unsupported[i])->dflt);
+    return check_shift(sb, d);
+}
+
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* floor(a / 256) for any int64 a. */
+static int64_t floor_div256(int64_t a)
+{
+    return asr64(a, 8);
+}
+
+static Status run_CLIF(SimRun *run, SimBlock *sb, Diag *d)
+{
+    (void)run, (void)d;
+    const Block *b = sb->b;
+    int sh = blk_attr(b, AT_BIT_SHIFT_NUM);
+    int64_t vth = blk_attr(b, AT_VTH0), vr = blk_attr(b, AT_VR);
+    int64_t alpha = blk_attr(b, AT_VLEAKY_ALPHA), beta = blk_attr(b, AT_VLEAKY_BETA);
+    bool adapt = blk_attr(b, AT_VLEAKY_ADPT_EN) != 0;
+    for (int64_t i = 0; i < sb->result_vol; i++) {
+        int64_t x = 0;
+        for (uint32_t k = 0; k < sb->n_var; k++)
+            x += sb->in[k].data[i];
+        x = asr64(x, sh);
+        int64_t v = clamp64(x + sb->state[i], LIF_MIN, LIF_MAX);
+        bool spike = v > vth;
+        if (spike)
+            v = vr;
+        v = adapt ? floor_div256(alpha * v) + beta : v + beta;
+        sb->state[i] = (int32_t)clamp64(v, LIF_MIN, LIF_MAX);
+        sb->result[i] = spike;
+    }
+    return ST_OK;
+}
+
+/* ---- work per result element ---- */
+
+static int64_t mul_sat(int64_t a, int64_t b)
+{
+    if (a <= 0 || b <= 0)
+        return 0;
+    return a > INT64_MAX / b ? INT64_MAX : a * b;
+}
+
+static int64_t per_conv(const SimBlock *sb)
+{
+    int64_t s[TIR_NDIMS];
+    shape_of(sb, s);
+    return mul_sat(mul_sat(s[D_R], s[D_KY]), s[D_KX]);
+}
+
+static int64_t per_window(const SimBlock *sb)
+{
+    int64_t s[TIR_NDIMS];
+    shape_of(sb, s);
+    return mul_sat(s[D_KY], s[D_KX]);
+}
+
+static int64_t per_cvm(const SimBlock *sb)
+{
+    int64_t s[TIR_NDIMS];
+    shape_of(sb, s);
+    return s[D_R];
+}
+
+/* ---- the table ---- */
+
+static const SimKernel sim_k_CADD = {run_CADD, NULL, NULL, NULL};
+static const SimKernel sim_k_CVVH = {run_CVVH, NULL, NULL, NULL};
+static const SimKernel sim_k_CVM = {run_CVM, NULL, NULL, per_cvm};
+static const SimKernel sim_k_CC = {run_CC, check_window, scratch_CC, per_conv};
+static const SimKernel sim_k_CAX = {run_CAX, NULL, NULL, NULL};
+static const SimKernel sim_k_CC2D = {run_CC, check_window, scratch_CC, per_conv};
+static const SimKernel sim_k_CVS = {run_CVS, NULL, NULL, NULL};
+static const SimKernel sim_k_CCMPB = {run_CCMPB, check_cmp, NULL, per_window};
+static const SimKernel sim_k_CAVG = {run_CAVG, check_window, NULL, per_window};
+static const SimKernel sim_k_CCMPS = {run_CCMPS, check_cmp, NULL, per_window};
+static const SimKernel sim_k_CLUT = {run_CLUT, check_CLUT, NULL, NULL};
+static const SimKernel sim_k_CLIF = {run_CLIF, check_CLIF, NULL, NULL};
+/* Types without a kernel: storage, the I/O sockets and the placeholder. A new compute type
+ * in blocktypes.def fails to compile here until it has a kernel above. */
+static const SimKernel sim_k_none = {NULL, NULL, NULL, NULL};
+#define sim_k_SI sim_k_none
+#define sim_k_SW sim_k_none
+#define sim_k_SIC2D sim_k_none
+#define sim_k_SIFC sim_k_none
+#define sim_k_SIC sim_k_none
+#define sim_k_SB sim_k_none
+#define sim_k_SWFC sim_k_none
+#define sim_k_SW2D sim_k_none
+#define sim_k_INPUT sim_k_none
+#define sim_k_OUTPUT sim_k_none
+#define sim_k_TASK_NULL sim_k_none
+
+static const SimKernel *const sim_kernels[BT_COUNT] = {
+#define X(name, wire, kind, pcode, dims, nvar, flags, ins, outs) &sim_k_##name,
+#include "taskir/blocktypes.def"
+#undef X
+};
+
+SimKernelFn sim_kernel(BlockType t)
+{
+    return (unsigned)t < BT_COUNT ? sim_kernels[t]->run : NULL;
+}
+
+int64_t sim_kernel_scratch(const SimBlock *sb)
+{
+    const SimKernel *k = sim_kernels[sb->b->type];
+    return k->scratch ? k->scratch(sb) : 0;
+}
+
+Status sim_kernel_check(const SimBlock *sb, Diag *d)
+{
+    const SimKernel *k = sim_kernels[sb->b->type];
+    return k->check ? k->check(sb, d) : ST_OK;
+}
+
+int64_t sim_kernel_work(const SimBlock *sb)
+{
+    const SimKernel *k = sim_kernels[sb->b->type];
+    int64_t per = k->per_out ? k->per_out(sb) : (int64_t)sb->n_var;
+    return mul_sat(sb->result_vol, per > 0 ? per : 1);
+}
