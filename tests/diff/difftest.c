@@ -1,0 +1,296 @@
+/* difftest.c: see difftest.h. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "difftest.h"
+
+#include "taskir/sim.h"
+#include "taskir/verify.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t dt_next(DtRng *r)
+{
+    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+int64_t dt_range(DtRng *r, int64_t lo, int64_t hi)
+{
+    uint64_t span = (uint64_t)(hi - lo) + 1;
+    return lo + (int64_t)(span ? dt_next(r) % span : dt_next(r));
+}
+
+int32_t dt_prec_value(DtRng *r, int32_t p)
+{
+    int64_t a = og_prec_alpha(p);
+    /* mostly uniform, sometimes the extremes (where requantization is decided) */
+    uint64_t k = dt_next(r) % 16;
+    if (k == 0)
+        return (int32_t)a;
+    if (k == 1)
+        return (int32_t)-a;
+    if (k == 2)
+        return 0;
+    return (int32_t)dt_range(r, -a, a);
+}
+
+bool dt_quick(void)
+{
+    const char *q = getenv("DIFF_QUICK");
+    return q && *q && strcmp(q, "0") != 0;
+}
+
+void dt_begin(DtModel *m, DtRng *rng)
+{
+    memset(m, 0, sizeof *m);
+    m->rng = rng;
+    m->g = og_create("cvm");
+    assert_non_null(m->g);
+    diag_init(&m->d, "model.json");
+}
+
+void dt_end(DtModel *m)
+{
+    for (uint32_t i = 0; i < m->nin; i++)
+        og_tensor_free(&m->in[i]);
+    og_destroy(m->g);
+    diag_finish(&m->d);
+    memset(m, 0, sizeof *m);
+}
+
+static void fail_diag(DtModel *m, const char *what)
+{
+    diag_print(&m->d, stderr, what);
+    fail_msg("%s: unexpected error", what);
+}
+
+int32_t dt_input(DtModel *m, const char *name, uint32_t ndim, const int64_t *d, int32_t p)
+{
+    OgShape s = {ndim, {0}};
+    for (uint32_t i = 0; i < ndim; i++)
+        s.d[i] = d[i];
+    OgNode *n;
+    if (fe_cvm_add_input(m->g, name, &s, p, &n, &m->d) != ST_OK)
+        fail_diag(m, name);
+    assert_true(m->nin < 4);
+    OgTensor *t = &m->in[m->nin++];
+    assert_true(og_tensor_alloc(t, &s));
+    for (int64_t i = 0; i < t->count; i++)
+        t->data[i] = dt_prec_value(m->rng, p);
+    m->last = n;
+    return n->id;
+}
+
+int32_t dt_const(DtModel *m, const char *name, uint32_t ndim, const int64_t *d, int32_t p,
+                 const int32_t *values)
+{
+    OgShape s = {ndim, {0}};
+    for (uint32_t i = 0; i < ndim; i++)
+        s.d[i] = d[i];
+    OgTensor t;
+    assert_true(og_tensor_alloc(&t, &s));
+    for (int64_t i = 0; i < t.count; i++)
+        t.data[i] = values ? values[i] : dt_prec_value(m->rng, p);
+    OgNode *n;
+    Status st = fe_cvm_add_const(m->g, name, &t, p, &n, &m->d);
+    og_tensor_free(&t);
+    if (st != ST_OK)
+        fail_diag(m, name);
+    m->last = n;
+    return n->id;
+}
+
+int32_t dt_op_try(DtModel *m, CvmOp op, const char *name, const int32_t *ins, uint32_t nin,
+                  const char *const *kv, Status *st)
+{
+    OgEdge e[16];
+    assert_true(nin <= 16);
+    for (uint32_t i = 0; i < nin; i++) {
+        e[i].node = ins[i];
+        e[i].index = 0;
+    }
+    CvmKV attrs[16];
+    size_t na = 0;
+    for (; kv && kv[2 * na]; na++) {
+        assert_true(na < 16);
+        attrs[na].key = kv[2 * na];
+        attrs[na].value = kv[2 * na + 1];
+    }
+    OgNode *n = NULL;
+    *st = fe_cvm_add_op(m->g, op, name, e, nin, attrs, na, &n, &m->d);
+    if (*st != ST_OK)
+        return -1;
+    m->last = n;
+    return n->id;
+}
+
+int32_t dt_op(DtModel *m, CvmOp op, const char *name, const int32_t *ins, uint32_t nin,
+              const char *const *kv)
+{
+    Status st;
+    int32_t id = dt_op_try(m, op, name, ins, nin, kv, &st);
+    if (st != ST_OK)
+        fail_diag(m, name);
+    return id;
+}
+
+void dt_output(DtModel *m, int32_t id, uint32_t idx)
+{
+    assert_true(og_add_output(m->g, id, idx));
+}
+
+static void shape_text(const int64_t *d, uint32_t n, char *buf, size_t len)
+{
+    size_t k = (size_t)snprintf(buf, len, "(");
+    for (uint32_t i = 0; i < n && k < len; i++)
+        k += (size_t)snprintf(buf + k, len - k, i ? ", %lld" : "%lld", (long long)d[i]);
+    if (k < len)
+        snprintf(buf + k, len - k, ")");
+}
+
+void dt_set_input(DtModel *m, uint32_t k, const int32_t *v)
+{
+    assert_true(k < m->nin);
+    memcpy(m->in[k].data, v, (size_t)m->in[k].count * sizeof *v);
+}
+
+void dt_check_expect(DtModel *m, const char *what, const int32_t *want, int64_t n)
+{
+    m->expect = want;
+    m->nexpect = n;
+    dt_check(m, what);
+    m->expect = NULL;
+}
+
+uint32_t dt_check(DtModel *m, const char *what)
+{
+    OpGraph *g = m->g;
+    if (g->noutputs == 0)
+        dt_output(m, m->last->id, 0);
+    OgTensor want[8];
+    assert_true(g->noutputs <= 8);
+    if (fe_interp_run(g, m->in, m->nin, want, &m->d) != ST_OK)
+        fail_diag(m, what);
+    Graph *tg = NULL;
+    if (fe_lower(g, NULL, &tg, &m->d) != ST_OK)
+        fail_diag(m, what);
+    /* the verifier again, independently of fe_lower's own check */
+    Diag vd;
+    diag_init(&vd, what);
+    if (verify_graph(tg, &vd) != ST_OK) {
+        diag_print(&vd, stderr, "verify");
+        fail_msg("%s: the lowered graph does not verify", what);
+    }
+    diag_finish(&vd);
+    SimOptions so = {0};
+    SimRun *run = NULL;
+    if (sim_create(tg, &so, &run, &m->d) != ST_OK)
+        fail_diag(m, what);
+    NpyArray arr[4];
+    SimInput si[4];
+    char names[4][16];
+    for (uint32_t i = 0; i < m->nin; i++) {
+        memset(&arr[i], 0, sizeof arr[i]);
+        arr[i].dtype = NPY_I32;
+        arr[i].ndim = m->in[i].shape.ndim;
+        for (uint32_t j = 0; j < arr[i].ndim; j++)
+            arr[i].shape[j] = m->in[i].shape.d[j];
+        arr[i].count = m->in[i].count;
+        arr[i].i32 = m->in[i].data;
+        snprintf(names[i], sizeof names[i], "%u", i);
+        si[i].name = names[i];
+        si[i].array = &arr[i];
+    }
+    SimResult res;
+    memset(&res, 0, sizeof res);
+    if (sim_run(run, si, m->nin, &res, &m->d) != ST_OK)
+        fail_diag(m, what);
+    assert_int_equal(res.n_outputs, g->noutputs);
+    for (uint32_t j = 0; j < g->noutputs; j++) {
+        const SimTensor *o = NULL;
+        for (uint32_t k = 0; k < res.n_outputs; k++)
+            if (res.outputs[k].socket_id == (int32_t)j)
+                o = &res.outputs[k];
+        assert_non_null(o);
+        const OgTensor *w = &want[j];
+        char a[128], b[128];
+        shape_text(w->shape.d, w->shape.ndim, a, sizeof a);
+        shape_text(o->shape, o->ndim, b, sizeof b);
+        if (o->count != w->count)
+            fail_msg("%s: output %u: the interpreter gives %s, the simulator %s", what, j, a, b);
+        /* The shapes agree whenever the output keeps the batch as its axis 0 (the simulator
+         * adds the batch dim to the per-sample shape). */
+        if (w->shape.ndim >= 2 && w->shape.d[0] == (m->nin ? m->in[0].shape.d[0] : 1) &&
+            strcmp(a, b) != 0)
+            fail_msg("%s: output %u: the interpreter gives shape %s, the simulator %s", what,
+                     j, a, b);
+        if (j == 0 && m->expect) {
+            assert_int_equal(o->count, m->nexpect);
+            for (int64_t i = 0; i < m->nexpect; i++)
+                if (o->data[i] != m->expect[i])
+                    fail_msg("%s: element %lld is %d, the hand-checked value %d", what,
+                             (long long)i, o->data[i], m->expect[i]);
+        }
+        for (int64_t i = 0; i < w->count; i++)
+            if (o->data[i] != w->data[i])
+                fail_msg("%s: output %u element %lld: the interpreter gives %d, the "
+                         "simulator %d (shape %s)", what, j, (long long)i, w->data[i],
+                         o->data[i], a);
+    }
+    uint32_t nb = tg->n_blocks;
+    if (getenv("DIFF_VERBOSE")) {
+        /* what the lowering made: blocks per type, rearrangement steps per type */
+        uint32_t bt[BT_COUNT] = {0}, rt[RT_COUNT] = {0};
+        for (uint32_t i = 0; i < tg->n_blocks; i++)
+            bt[tg->blocks[i]->type]++;
+        for (uint32_t i = 0; i < tg->n_edges; i++)
+            for (uint32_t k = 0; k < tg->edges[i]->n_re; k++)
+                rt[tg->edges[i]->re[k].type]++;
+        fprintf(stderr, "%s:", what);
+        for (int t = 0; t < BT_COUNT; t++)
+            if (bt[t])
+                fprintf(stderr, " %s=%u", bt_info((BlockType)t)->name, bt[t]);
+        fprintf(stderr, " |");
+        for (int t = 0; t < RT_COUNT; t++)
+            if (rt[t])
+                fprintf(stderr, " %s=%u", rt_info((RearrangeType)t)->name, rt[t]);
+        fprintf(stderr, " | edges=%u\n", tg->n_edges);
+    }
+    sim_result_free(&res);
+    sim_destroy(run);
+    graph_destroy(tg);
+    for (uint32_t j = 0; j < g->noutputs; j++)
+        og_tensor_free(&want[j]);
+    return nb;
+}
+
+void dt_expect_lower_error(DtModel *m, const char *rule, const char *name)
+{
+    if (m->g->noutputs == 0)
+        dt_output(m, m->last->id, 0);
+    Graph *tg = NULL;
+    Status st = fe_lower(m->g, NULL, &tg, &m->d);
+    if (st == ST_OK) {
+        graph_destroy(tg);
+        fail_msg("lowering succeeded; expected [%s]", rule);
+    }
+    assert_int_equal(st, ST_LOGIC);
+    long i = diag_find(&m->d, rule);
+    if (i < 0) {
+        diag_print(&m->d, stderr, "test");
+        fail_msg("expected rule [%s]", rule);
+    }
+    const DiagEntry *e = &m->d.entries[i];
+    if (name && !(e->where && strstr(e->where, name))) {
+        diag_print(&m->d, stderr, "test");
+        fail_msg("the finding does not name '%s'", name);
+    }
+}

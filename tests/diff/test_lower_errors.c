@@ -1,0 +1,211 @@
+/* test_lower_errors.c: the lowering's own logic errors (docs/lowering.md "Errors"), one test
+ * per rule: each is a valid CVM model that the Task IR cannot compute for one sample or
+ * exactly, and the finding names the node. Plus lower.dialect (a runtime error). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "difftest.h"
+
+#include <string.h>
+
+/* A model input without random values (for shapes too large to fill). */
+static int32_t bare_input(DtModel *m, const char *name, uint32_t ndim, const int64_t *d,
+                          int32_t p)
+{
+    OgShape s = {ndim, {0}};
+    for (uint32_t i = 0; i < ndim; i++)
+        s.d[i] = d[i];
+    OgNode *n;
+    assert_int_equal(fe_cvm_add_input(m->g, name, &s, p, &n, &m->d), ST_OK);
+    m->last = n;
+    return n->id;
+}
+
+/* lower.batch: a node that moves data across the samples of a batch of 2. */
+static void test_batch_transpose(void **state)
+{
+    (void)state;
+    DtRng r = {1};
+    DtModel m;
+    dt_begin(&m, &r);
+    int32_t x = dt_input(&m, "data", DT_ND(2, 3, 4), 8);
+    dt_op(&m, CVM_OP_transpose, "swap", DT_INS(x), DT_KV("axes", "(1, 0, 2)"));
+    dt_expect_lower_error(&m, "lower.batch", "'swap' (transpose)");
+    dt_end(&m);
+}
+
+/* lower.batch: a reduction over the batch axis. */
+static void test_batch_reduce(void **state)
+{
+    (void)state;
+    DtRng r = {2};
+    DtModel m;
+    dt_begin(&m, &r);
+    int32_t x = dt_input(&m, "data", DT_ND(4, 10), 8);
+    dt_op(&m, CVM_OP_sum, "total", DT_INS(x), DT_KV("axis", "(0,)"));
+    dt_expect_lower_error(&m, "lower.batch", "'total' (sum)");
+    dt_end(&m);
+}
+
+/* lower.batch: a parameter whose slices differ from sample to sample. */
+static void test_batch_param(void **state)
+{
+    (void)state;
+    DtRng r = {3};
+    DtModel m;
+    dt_begin(&m, &r);
+    int32_t x = dt_input(&m, "data", DT_ND(2, 5), 8);
+    int32_t c = dt_const(&m, "per_sample", DT_ND(2, 5), 8,
+                         (const int32_t[]){1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+    dt_op(&m, CVM_OP_elemwise_add, "add", DT_INS(x, c), NULL);
+    dt_expect_lower_error(&m, "lower.batch", "'add' (elemwise_add)");
+    dt_end(&m);
+}
+
+/* lower.io: one sample of the input has 5 dims; an INPUT block holds 4. */
+static void test_io_rank(void **state)
+{
+    (void)state;
+    DtRng r = {4};
+    DtModel m;
+    dt_begin(&m, &r);
+    int32_t x = dt_input(&m, "data", DT_ND(2, 2, 2, 2, 2, 2), 8);
+    dt_op(&m, CVM_OP_relu, "relu", DT_INS(x), NULL);
+    dt_expect_lower_error(&m, "lower.io", "'data'");
+    dt_end(&m);
+}
+
+/* lower.precision: a division of wide operands (no table holds it). */
+static void test_precision_div(void **state)
+{
+    (void)state;
+    DtRng r = {5};
+    DtModel m;
+    dt_begin(&m, &r);
+    int32_t x = dt_input(&m, "data", DT_ND(1, 6), 12);
+    int32_t y = dt_input(&m, "data2", DT_ND(1, 6), 8);
+    dt_op(&m, CVM_OP_broadcast_div, "ratio", DT_INS(x, y), NULL);
+    dt_expect_lower_error(&m, "lower.precision", "'ratio' (broadcast_div)");
+    dt_end(&m);
+}
+
+/* lower.precision: a comparison at precision 32 (a - b leaves int32). */
+static void test_precision_greater(void **state)
+{
+    (void)state;
+    DtRng r = {6};
+    DtModel m;
+    dt_begin(&m, &r);
+    int32_t x = dt_input(&m, "data", DT_ND(1, 6), 32);
+    int32_t y = dt_input(&m, "data2", DT_ND(1, 6), 8);
+    dt_op(&m, CVM_OP_broadcast_greater, "gt", DT_INS(x, y), NULL);
+    dt_expect_lower_error(&m, "lower.precision", "'gt' (broadcast_greater)");
+    dt_end(&m);
+}
+
+/* lower.param: a convolution whose weight is computed. */
+static void test_param_weight(void **state)
+{
+    (void)state;
+    DtRng r = {7};
+    DtModel m;
+    dt_begin(&m, &r);
+    int32_t x = dt_input(&m, "data", DT_ND(1, 2, 5, 5), 8);
+    int32_t w = dt_input(&m, "weight", DT_ND(1, 2, 3, 3), 4);
+    dt_op(&m, CVM_OP_conv2d, "conv", DT_INS(x, w),
+          DT_KV("channels", "1", "kernel_size", "(3, 3)", "use_bias", "false"));
+    dt_expect_lower_error(&m, "lower.param", "'conv' (conv2d)");
+    dt_end(&m);
+}
+
+/* lower.dynamic: a gather whose indices and data are both computed. */
+static void test_dynamic_take(void **state)
+{
+    (void)state;
+    DtRng r = {8};
+    DtModel m;
+    dt_begin(&m, &r);
+    int32_t x = dt_input(&m, "data", DT_ND(1, 10), 8);
+    int32_t i = dt_op(&m, CVM_OP_abs, "idx", DT_INS(x), NULL);
+    dt_op(&m, CVM_OP_take, "gather", DT_INS(x, i), NULL);
+    dt_expect_lower_error(&m, "lower.dynamic", "'gather' (take)");
+    dt_end(&m);
+}
+
+/* lower.host: get_valid_counts on computed boxes. */
+static void test_host_valid_counts(void **state)
+{
+    (void)state;
+    DtRng r = {9};
+    DtModel m;
+    dt_begin(&m, &r);
+    int32_t x = dt_input(&m, "data", DT_ND(1, 8, 6), 8);
+    dt_op(&m, CVM_OP_get_valid_counts, "gvc", DT_INS(x), DT_KV("score_threshold", "0"));
+    dt_expect_lower_error(&m, "lower.host", "'gvc' (get_valid_counts)");
+    dt_end(&m);
+}
+
+/* lower.host: non_max_suppression on computed boxes. */
+static void test_host_nms(void **state)
+{
+    (void)state;
+    DtRng r = {10};
+    DtModel m;
+    dt_begin(&m, &r);
+    int32_t x = dt_input(&m, "data", DT_ND(1, 8, 6), 8);
+    int32_t vc = dt_const(&m, "count", DT_ND(1), 8, (const int32_t[]){5});
+    dt_op(&m, CVM_OP_non_max_suppression, "nms", DT_INS(x, vc), NULL);
+    dt_expect_lower_error(&m, "lower.host", "'nms' (non_max_suppression)");
+    dt_end(&m);
+}
+
+/* lower.limit: a reduction window of more than 2^24 elements. */
+static void test_limit_window(void **state)
+{
+    (void)state;
+    DtRng r = {11};
+    DtModel m;
+    dt_begin(&m, &r);
+    int32_t x = bare_input(&m, "data", DT_ND(1, 8192, 4096), 2);
+    dt_op(&m, CVM_OP_max, "peak", DT_INS(x), DT_KV("axis", "(1, 2)"));
+    dt_expect_lower_error(&m, "lower.limit", "'peak' (max)");
+    dt_end(&m);
+}
+
+/* lower.dialect: a graph of another dialect is a caller's bug (runtime error). */
+static void test_dialect(void **state)
+{
+    (void)state;
+    OpGraph *g = og_create("onnx");
+    assert_non_null(g);
+    Diag d;
+    diag_init(&d, "x");
+    Graph *tg = NULL;
+    assert_int_equal(fe_lower(g, NULL, &tg, &d), ST_RUNTIME);
+    assert_null(tg);
+    assert_true(diag_find(&d, "lower.dialect") >= 0);
+    diag_finish(&d);
+    og_destroy(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_batch_transpose),
+        cmocka_unit_test(test_batch_reduce),
+        cmocka_unit_test(test_batch_param),
+        cmocka_unit_test(test_io_rank),
+        cmocka_unit_test(test_precision_div),
+        cmocka_unit_test(test_precision_greater),
+        cmocka_unit_test(test_param_weight),
+        cmocka_unit_test(test_dynamic_take),
+        cmocka_unit_test(test_host_valid_counts),
+        cmocka_unit_test(test_host_nms),
+        cmocka_unit_test(test_limit_window),
+        cmocka_unit_test(test_dialect),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
