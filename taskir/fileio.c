@@ -3,10 +3,12 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 Status tir_read_file(const char *path, size_t cap, uint8_t **buf, size_t *len, Diag *d)
@@ -72,52 +74,161 @@ Status tir_read_file(const char *path, size_t cap, uint8_t **buf, size_t *len, D
     return ST_OK;
 }
 
+void tir_signals_hold(TirSigHold *h)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGQUIT);
+    pthread_sigmask(SIG_BLOCK, &set, &h->old);
+}
+
+void tir_signals_release(const TirSigHold *h)
+{
+    pthread_sigmask(SIG_SETMASK, &h->old, NULL);
+}
+
+/* An atomic write in progress. The temporary file exists only while the termination signals
+ * are held (see fileio.h). */
+struct TirAtomicFile {
+    char *tmp;              /* the temporary file; NULL for stdout */
+    const char *path;
+    int fd;
+    int err;                /* the first write error (errno), 0 when none */
+    TirSigHold hold;
+};
+
 Status tir_write_file_atomic(const char *path, const void *buf, size_t len, Diag *d)
 {
+    struct iovec v = {(void *)buf, len};
+    return tir_write_file_atomic_iov(path, &v, 1, d);
+}
+
+Status tir_write_file_atomic_iov(const char *path, const struct iovec *iov, size_t n, Diag *d)
+{
+    TirAtomicFile *f;
+    Status st = tir_atomic_open(path, &f, d);
+    if (st != ST_OK)
+        return st;
+    st = tir_atomic_writev(f, iov, n, d);
+    Status cst = tir_atomic_close(f, st == ST_OK, d);
+    return st != ST_OK ? st : cst;
+}
+
+Status tir_atomic_open(const char *path, TirAtomicFile **out, Diag *d)
+{
+    *out = NULL;
+    TirAtomicFile *f = calloc(1, sizeof *f);
+    if (!f)
+        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
+    f->path = path;
+    f->fd = -1;
     if (strcmp(path, "-") == 0) {
-        if (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0)
-            return diag_add(d, ST_RUNTIME, "io.write", NULL, "cannot write to stdout: %s",
-                            strerror(errno));
+        *out = f;
         return ST_OK;
     }
     size_t pl = strlen(path);
-    char *tmp = malloc(pl + 16);
-    if (!tmp)
+    f->tmp = malloc(pl + 16);
+    if (!f->tmp) {
+        free(f);
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
-    snprintf(tmp, pl + 16, "%s.tmp.XXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
+    }
+    snprintf(f->tmp, pl + 16, "%s.tmp.XXXXXX", path);
+    tir_signals_hold(&f->hold);
+    f->fd = mkstemp(f->tmp);
+    if (f->fd < 0) {
         Status st = diag_add(d, ST_RUNTIME, "io.write", NULL,
                              "cannot create a file beside %s: %s", path, strerror(errno));
-        free(tmp);
+        tir_signals_release(&f->hold);
+        free(f->tmp);
+        free(f);
         return st;
     }
     mode_t um = umask(0);
     umask(um);
-    (void)fchmod(fd, 0666 & ~um);
-    const char *p = buf;
-    size_t left = len;
-    int err = 0;
-    while (left) {
-        ssize_t w = write(fd, p, left);
+    (void)fchmod(f->fd, 0666 & ~um);
+    *out = f;
+    return ST_OK;
+}
+
+/* Writes the pieces with writev, 64 pieces a call, resuming after a partial write. Returns 0
+ * or an errno value. */
+static int write_pieces(int fd, const struct iovec *iov, size_t n)
+{
+    struct iovec cur[64];
+    size_t i = 0, done = 0; /* piece i, of which done bytes are written */
+    while (i < n) {
+        int k = 0;
+        size_t want = 0;
+        for (size_t j = i; j < n && k < 64; j++, k++) {
+            cur[k] = iov[j];
+            if (j == i) {
+                cur[k].iov_base = (char *)cur[k].iov_base + done;
+                cur[k].iov_len -= done;
+            }
+            want += cur[k].iov_len;
+        }
+        ssize_t w = writev(fd, cur, k);
         if (w < 0) {
             if (errno == EINTR)
                 continue;
-            err = errno;
-            break;
+            return errno;
         }
-        p += w;
-        left -= (size_t)w;
+        if (w == 0 && want)
+            return EIO;
+        size_t left = (size_t)w;
+        while (i < n && left >= iov[i].iov_len - done) {
+            left -= iov[i].iov_len - done;
+            done = 0;
+            i++;
+        }
+        done += left;
     }
-    if (close(fd) != 0 && !err)
-        err = errno;
-    if (!err && rename(tmp, path) != 0)
-        err = errno;
-    if (err) {
-        unlink(tmp);
-        free(tmp);
-        return diag_add(d, ST_RUNTIME, "io.write", NULL, "cannot write: %s", strerror(err));
+    return 0;
+}
+
+Status tir_atomic_writev(TirAtomicFile *f, const struct iovec *iov, size_t n, Diag *d)
+{
+    if (!f->tmp) {
+        for (size_t i = 0; i < n && !ferror(stdout); i++)
+            if (fwrite(iov[i].iov_base, 1, iov[i].iov_len, stdout) != iov[i].iov_len)
+                f->err = errno ? errno : EIO;
+        if (f->err || ferror(stdout))
+            return diag_add(d, ST_RUNTIME, "io.write", NULL, "cannot write to stdout: %s",
+                            strerror(f->err ? f->err : EIO));
+        return ST_OK;
     }
-    free(tmp);
+    if (!f->err)
+        f->err = write_pieces(f->fd, iov, n);
+    if (f->err)
+        return diag_add(d, ST_RUNTIME, "io.write", NULL, "cannot write: %s", strerror(f->err));
     return ST_OK;
+}
+
+Status tir_atomic_close(TirAtomicFile *f, bool commit, Diag *d)
+{
+    Status st = ST_OK;
+    if (!f->tmp) {
+        if (commit && fflush(stdout) != 0)
+            st = diag_add(d, ST_RUNTIME, "io.write", NULL, "cannot write to stdout: %s",
+                          strerror(errno));
+        free(f);
+        return st;
+    }
+    int err = f->err;
+    if (close(f->fd) != 0 && !err)
+        err = errno;
+    if (commit && !err && rename(f->tmp, f->path) != 0)
+        err = errno;
+    if (!commit || err) {
+        unlink(f->tmp);
+        if (commit)
+            st = diag_add(d, ST_RUNTIME, "io.write", NULL, "cannot write: %s", strerror(err));
+    }
+    tir_signals_release(&f->hold);
+    free(f->tmp);
+    free(f);
+    return st;
 }

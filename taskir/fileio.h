@@ -5,6 +5,7 @@
 
 #include "taskir/diag.h"
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,7 +15,38 @@
 /* Reads path (or stdin for "-") into a malloc'd buffer. A file over cap bytes is a logic error
  * [limit.file]; an unreadable one a runtime error [io.read]. */
 Status tir_read_file(const char *path, size_t cap, uint8_t **buf, size_t *len, Diag *d);
-/* Writes len bytes to path atomically (or to stdout for "-"). Runtime error [io.write]. */
+/* Writes len bytes to path atomically (or to stdout for "-"). Runtime error [io.write].
+ * The termination signals (tir_signals_hold) are held back in the calling thread from the
+ * creation of the temporary file until it is renamed or removed, so SIGINT, SIGTERM, SIGHUP
+ * or SIGQUIT arriving meanwhile takes effect only when path holds the whole new content or
+ * its old state. (SIGKILL cannot be held: it may leave a "path.tmp.XXXXXX" file.) */
 Status tir_write_file_atomic(const char *path, const void *buf, size_t len, Diag *d);
+/* The same for content given in pieces (written in order with writev, no joining copy). */
+struct iovec;
+Status tir_write_file_atomic_iov(const char *path, const struct iovec *iov, size_t n, Diag *d);
+
+/* The same in steps, for content produced piece by piece: tir_atomic_open creates the
+ * temporary file beside path (holding the termination signals from then on), each
+ * tir_atomic_writev appends pieces, and tir_atomic_close(commit) renames the file into place,
+ * or with commit false (or after a failed write) removes it; close always frees f and
+ * releases the signals. "-" writes to stdout. Runtime errors [io.write]. */
+typedef struct TirAtomicFile TirAtomicFile;
+Status tir_atomic_open(const char *path, TirAtomicFile **f, Diag *d);
+Status tir_atomic_writev(TirAtomicFile *f, const struct iovec *iov, size_t n, Diag *d);
+Status tir_atomic_close(TirAtomicFile *f, bool commit, Diag *d);
+
+/* The signal mask to restore after tir_signals_hold. */
+typedef struct TirSigHold {
+    sigset_t old;
+} TirSigHold;
+
+/* Holds back SIGINT, SIGTERM, SIGHUP and SIGQUIT in the calling thread (pthread_sigmask)
+ * until tir_signals_release: one arriving meanwhile stays pending and takes effect at the
+ * release. A tool that writes several outputs holds them across writing them all (and
+ * removing them again on an error), so that no signal leaves part of the set. Holds nest
+ * (the inner release restores the outer hold). In a program with other threads, those
+ * threads must hold them too (or have finished), or the signal goes to them. */
+void tir_signals_hold(TirSigHold *h);
+void tir_signals_release(const TirSigHold *h);
 
 #endif

@@ -38,4 +38,26 @@ struct ProtobufCMessageDescriptor;
 Status pb_wire_explain(const struct ProtobufCMessageDescriptor *desc, const uint8_t *buf,
                        size_t len, Diag *d);
 
+/* Most memory protobuf-c may spend decoding one file (an overestimate: message structs,
+ * arrays, strings, unknown fields and its scanning slabs), checked before it allocates. */
+#define TIR_MAX_PB_DECODE_BYTES ((uint64_t)4 << 30)
+
+/* A cap on a repeated field: at most max entries in one message. */
+typedef struct PbFieldCap {
+    const struct ProtobufCMessageDescriptor *msg;
+    const char *field;      /* the field's name in the .proto */
+    uint64_t max;
+    const char *rule;       /* e.g. "limit.blocks" */
+} PbFieldCap;
+
+/* Walks the wire format of a message before protobuf-c unpacks it (so before anything is
+ * allocated) and checks that no repeated field of caps[] has more than its max entries in
+ * one message [the cap's rule], and that decoding would allocate at most max_bytes
+ * [limit.decode]. Malformed bytes are refused as pb_wire_explain reports them [wire.*]
+ * (including what protobuf-c would let through, e.g. a field number past 2^29 - 1).
+ * ST_OK when the bytes are well-formed and within the caps. */
+Status pb_wire_precheck(const struct ProtobufCMessageDescriptor *desc, const uint8_t *buf,
+                        size_t len, const PbFieldCap *caps, size_t n_caps, uint64_t max_bytes,
+                        Diag *d);
+
 #endif

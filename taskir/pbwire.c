@@ -190,3 +190,180 @@ Status pb_wire_explain(const ProtobufCMessageDescriptor *desc, const uint8_t *bu
     snprintf(w.path, sizeof w.path, "%s", desc->short_name);
     return walk(&w, desc, buf, buf + len, 0);
 }
+
+/* ---- caps checked before unpacking (pb_wire_precheck) ----
+ *
+ * protobuf-c allocates a message's structs, arrays and strings as it decodes, before our
+ * loader can look at a count: a file of empty sub-messages costs two bytes of input each and
+ * a few hundred bytes of memory each. This walk counts what the unpack would allocate (an
+ * overestimate) and the entries of the capped repeated fields, on the bytes alone. */
+
+/* protobuf-c scans a message's fields into slabs of 32-byte entries before decoding them:
+ * the first 16 on the stack, then heap slabs of 32, 64, 128, ... entries, each allocated
+ * whole when the one before is full. */
+enum { MAX_CAPS = 32, SCAN_FIRST = 16, SCAN_ENTRY = 32 };
+
+typedef struct Pre {
+    const uint8_t *base;
+    Diag *d;
+    const PbFieldCap *caps;
+    const ProtobufCFieldDescriptor *cap_field[MAX_CAPS];
+    size_t n_caps;
+    uint64_t bytes, max_bytes;
+    bool stop; /* malformed bytes: left to the unpack, which fails */
+} Pre;
+
+static void cost(Pre *P, uint64_t n)
+{
+    P->bytes = n > UINT64_MAX - P->bytes ? UINT64_MAX : P->bytes + n;
+}
+
+/* The bytes protobuf-c stores one value of a scalar, string or message field in. */
+static size_t value_size(const ProtobufCFieldDescriptor *f)
+{
+    switch (f->type) {
+    case PROTOBUF_C_TYPE_INT64:
+    case PROTOBUF_C_TYPE_SINT64:
+    case PROTOBUF_C_TYPE_SFIXED64:
+    case PROTOBUF_C_TYPE_UINT64:
+    case PROTOBUF_C_TYPE_FIXED64:
+    case PROTOBUF_C_TYPE_DOUBLE:
+        return 8;
+    case PROTOBUF_C_TYPE_BYTES:
+        return sizeof(ProtobufCBinaryData);
+    case PROTOBUF_C_TYPE_STRING:
+    case PROTOBUF_C_TYPE_MESSAGE:
+        return sizeof(void *);
+    default:
+        return 4;
+    }
+}
+
+static Status pre_walk(Pre *P, const ProtobufCMessageDescriptor *desc, const uint8_t *p,
+                       const uint8_t *end, int depth)
+{
+    if (depth > MAX_DEPTH) {
+        P->stop = true;
+        return ST_OK;
+    }
+    cost(P, desc->sizeof_message);
+    uint64_t counts[MAX_CAPS] = {0};
+    uint64_t fields = 0, slab_end = SCAN_FIRST;
+    while (p < end) {
+        const uint8_t *at = p;
+        uint64_t tag, v;
+        if (varint(&p, end, &tag) || (tag >> 3) == 0 || (tag >> 3) > 536870911u) {
+            P->stop = true;
+            return ST_OK;
+        }
+        int wt = (int)(tag & 7);
+        const ProtobufCFieldDescriptor *f =
+            protobuf_c_message_descriptor_get_field(desc, (unsigned)(tag >> 3));
+        const uint8_t *next;
+        uint64_t entries = 1;
+        if (++fields > slab_end) {
+            cost(P, (uint64_t)SCAN_ENTRY * (slab_end + SCAN_FIRST)); /* the next slab */
+            slab_end = slab_end * 2 + SCAN_FIRST;
+        }
+        if (!f)
+            cost(P, sizeof(ProtobufCMessageUnknownField));
+        switch (wt) {
+        case 0:
+            if (varint(&p, end, &v)) {
+                P->stop = true;
+                return ST_OK;
+            }
+            next = p;
+            cost(P, f ? value_size(f) : (uint64_t)(next - at));
+            break;
+        case 1:
+        case 5:
+            if ((size_t)(end - p) < (wt == 1 ? 8u : 4u)) {
+                P->stop = true;
+                return ST_OK;
+            }
+            next = p + (wt == 1 ? 8 : 4);
+            cost(P, f ? value_size(f) : (uint64_t)(next - at));
+            break;
+        case 2:
+            if (varint(&p, end, &v) || v > (uint64_t)(end - p)) {
+                P->stop = true;
+                return ST_OK;
+            }
+            next = p + v;
+            if (!f || f->type == PROTOBUF_C_TYPE_STRING || f->type == PROTOBUF_C_TYPE_BYTES) {
+                cost(P, v + 1 + (f ? value_size(f) : 0));
+            } else if (f->type == PROTOBUF_C_TYPE_MESSAGE) {
+                cost(P, sizeof(void *));
+                Status st = pre_walk(P, f->descriptor, p, next, depth + 1);
+                if (st != ST_OK || P->stop)
+                    return st;
+            } else {
+                /* a packed run: count its values */
+                if (wire_type_of(f) == 0) {
+                    entries = 0;
+                    for (const uint8_t *q = p; q < next; q++)
+                        entries += !(*q & 0x80);
+                } else {
+                    entries = v / (wire_type_of(f) == 1 ? 8 : 4);
+                }
+                cost(P, entries * value_size(f));
+            }
+            break;
+        default:
+            P->stop = true;
+            return ST_OK;
+        }
+        for (size_t i = 0; f && i < P->n_caps; i++) {
+            if (P->cap_field[i] != f)
+                continue;
+            counts[i] += entries;
+            if (counts[i] > P->caps[i].max) {
+                char where[48];
+                snprintf(where, sizeof where, "byte %lld", (long long)(at - P->base));
+                return diag_add(P->d, ST_LOGIC, P->caps[i].rule, where,
+                                "%s.%s: more than %llu entries in one %s", desc->short_name,
+                                f->name, (unsigned long long)P->caps[i].max,
+                                desc->short_name);
+            }
+        }
+        if (P->bytes > P->max_bytes) {
+            char where[48];
+            snprintf(where, sizeof where, "byte %lld", (long long)(at - P->base));
+            return diag_add(P->d, ST_LOGIC, "limit.decode", where,
+                            "decoding would take more than the %llu-byte limit of memory",
+                            (unsigned long long)P->max_bytes);
+        }
+        p = next;
+    }
+    return ST_OK;
+}
+
+Status pb_wire_precheck(const ProtobufCMessageDescriptor *desc, const uint8_t *buf, size_t len,
+                        const PbFieldCap *caps, size_t n_caps, uint64_t max_bytes, Diag *d)
+{
+    Pre P;
+    memset(&P, 0, sizeof P);
+    P.base = buf;
+    P.d = d;
+    P.caps = caps;
+    P.n_caps = n_caps;
+    P.max_bytes = max_bytes;
+    if (n_caps > MAX_CAPS)
+        return diag_add(d, ST_RUNTIME, "internal", NULL, "%zu field caps, more than %d",
+                        n_caps, MAX_CAPS);
+    for (size_t i = 0; i < n_caps; i++) {
+        P.cap_field[i] = protobuf_c_message_descriptor_get_field_by_name(caps[i].msg,
+                                                                         caps[i].field);
+        if (!P.cap_field[i])
+            return diag_add(d, ST_RUNTIME, "internal", NULL, "no field %s in message %s",
+                            caps[i].field, caps[i].msg->short_name);
+    }
+    Status st = pre_walk(&P, desc, buf, buf + len, 0);
+    /* Malformed bytes: protobuf-c is laxer in places (it wraps a field number past 2^29 - 1
+     * into 32 bits), so the count above may have stopped short of what it would decode:
+     * refuse them here, as pb_wire_explain names them. */
+    if (st == ST_OK && P.stop)
+        st = pb_wire_explain(desc, buf, len, d);
+    return st;
+}
