@@ -31,6 +31,7 @@ typedef struct Loader {
     Diag *d;
     OpGraph *g;
     const CvmParams *params;
+    const CvmParam **by_name; /* params sorted by name, for find_param */
     const char *params_name;
     json_object *root;
     json_object *nodes;
@@ -38,6 +39,7 @@ typedef struct Loader {
     NodeInfo *info;
     uint64_t nentries;
     json_object *shape, *prec, *dltype, *storage, *op_attrs; /* graph attrs lists or NULL */
+    json_object *input_names; /* taskir extension (cvm.h): the inputs' names, or NULL */
     int32_t *node_map;      /* file node index -> OpGraph node id */
 } Loader;
 
@@ -277,6 +279,9 @@ static Status kv_add(Loader *L, KVList *l, const char *key, json_object *v, cons
 static Status add_object(Loader *L, KVList *l, json_object *o, bool skip_reserved,
                          const char *where)
 {
+    /* kv_add is linear in the attributes so far: bound their number first */
+    if ((size_t)json_object_object_length(o) > CVM_MAX_NODE_ATTRS - l->n)
+        return jfail(L, "cvm.limit.attrs", where, "more than %d attributes", CVM_MAX_NODE_ATTRS);
     json_object_object_foreach(o, key, val)
     {
         if (skip_reserved && reserved_key(key))
@@ -477,12 +482,80 @@ static Status check_declared(Loader *L, size_t i, const OgNode *n)
     return ST_OK;
 }
 
+static int cmp_param_name(const void *a, const void *b)
+{
+    return strcmp((*(const CvmParam *const *)a)->name, (*(const CvmParam *const *)b)->name);
+}
+
+static int cmp_name_param(const void *key, const void *p)
+{
+    return strcmp((const char *)key, (*(const CvmParam *const *)p)->name);
+}
+
+/* A binary search of by_name: null nodes times params would be quadratic. */
 static const CvmParam *find_param(const Loader *L, const char *name)
 {
-    for (size_t i = 0; L->params && i < L->params->n; i++)
-        if (strcmp(L->params->p[i].name, name) == 0)
-            return &L->params->p[i];
-    return NULL;
+    if (!L->by_name)
+        return NULL;
+    const CvmParam **p = bsearch(name, L->by_name, L->params->n, sizeof *L->by_name,
+                                 cmp_name_param);
+    return p ? *p : NULL;
+}
+
+/* Fills L->by_name from L->params. */
+static Status index_params(Loader *L)
+{
+    if (!L->params || !L->params->n)
+        return ST_OK;
+    L->by_name = malloc(L->params->n * sizeof *L->by_name);
+    if (!L->by_name)
+        return oom(L);
+    for (size_t i = 0; i < L->params->n; i++)
+        L->by_name[i] = &L->params->p[i];
+    qsort(L->by_name, L->params->n, sizeof *L->by_name, cmp_param_name);
+    return ST_OK;
+}
+
+/* Is null node `name` a model input: listed in input_names, or, without that list, "data". */
+static bool is_input_name(const Loader *L, const char *name)
+{
+    if (!L->input_names)
+        return strcmp(name, "data") == 0;
+    for (size_t k = 0; k < json_object_array_length(L->input_names); k++)
+        if (strcmp(json_object_get_string(json_object_array_get_idx(L->input_names, k)),
+                   name) == 0)
+            return true;
+    return false;
+}
+
+/* input_names: strings, at most CVM_MAX_MODEL_INPUTS, none twice; after the nodes are built,
+ * each names a null node. */
+static Status check_input_names(Loader *L, bool built)
+{
+    json_object *l = L->input_names;
+    const char *where = "graph attrs 'input_names'";
+    if (!l)
+        return ST_OK;
+    size_t n = json_object_array_length(l);
+    if (!built) {
+        if (n == 0 || n > CVM_MAX_MODEL_INPUTS)
+            return jfail(L, "cvm.json.attrs", where, "lists %zu names; a model has 1 to %d "
+                         "inputs", n, CVM_MAX_MODEL_INPUTS);
+        for (size_t k = 0; k < n; k++)
+            for (size_t j = 0; j < k; j++)
+                if (strcmp(json_object_get_string(json_object_array_get_idx(l, j)),
+                           json_object_get_string(json_object_array_get_idx(l, k))) == 0)
+                    return jfail(L, "cvm.json.attrs", where, "lists '%s' twice",
+                                 json_object_get_string(json_object_array_get_idx(l, k)));
+        return ST_OK;
+    }
+    for (size_t k = 0; k < n; k++) {
+        const char *name = json_object_get_string(json_object_array_get_idx(l, k));
+        if (og_find_input(L->g, name) < 0)
+            return jfail(L, "cvm.input.missing", where, "lists '%s', which is no null node",
+                         name);
+    }
+    return ST_OK;
 }
 
 static Status build_null(Loader *L, size_t i)
@@ -499,14 +572,15 @@ static Status build_null(Loader *L, size_t i)
     if (st != ST_OK)
         return st;
     OgNode *n = NULL;
-    if (strcmp(ni->name, "data") == 0) {
-        if (og_find_input(L->g, "data") >= 0)
-            return jfail(L, "cvm.input.missing", where, "a second input named 'data'");
+    if (is_input_name(L, ni->name)) {
+        if (og_find_input(L->g, ni->name) >= 0)
+            return jfail(L, "cvm.input.missing", where, "a second input named '%s'", ni->name);
         if (!have)
-            return jfail(L, "cvm.json.attrs", where, "the input 'data' has no declared shape");
+            return jfail(L, "cvm.json.attrs", where, "the input '%s' has no declared shape",
+                         ni->name);
         if (p == -1)
-            return jfail(L, "cvm.precision.missing", where, "the input 'data' has no declared "
-                         "precision");
+            return jfail(L, "cvm.precision.missing", where, "the input '%s' has no declared "
+                         "precision", ni->name);
         st = fe_cvm_add_input(L->g, ni->name, &s, p, &n, L->d);
     } else {
         const CvmParam *prm = find_param(L, ni->name);
@@ -718,7 +792,8 @@ static Status load(Loader *L, const char *json, size_t json_len)
         (st = graph_attr(L, attrs, "precision", "list_int", &L->prec)) ||
         (st = graph_attr(L, attrs, "dltype", "list_str", &L->dltype)) ||
         (st = graph_attr(L, attrs, "storage_id", "list_int", &L->storage)) ||
-        (st = graph_attr(L, attrs, "op_attrs", "list_str", &L->op_attrs)))
+        (st = graph_attr(L, attrs, "op_attrs", "list_str", &L->op_attrs)) ||
+        (st = graph_attr(L, attrs, "input_names", "list_str", &L->input_names)))
         return st;
     if ((st = check_list_len(L, L->shape, "shape", L->nentries, "entries")) ||
         (st = check_list_len(L, L->prec, "precision", L->nentries, "entries")) ||
@@ -726,7 +801,9 @@ static Status load(Loader *L, const char *json, size_t json_len)
         (st = check_list_len(L, L->storage, "storage_id", L->nentries, "entries")) ||
         (st = check_list_len(L, L->op_attrs, "op_attrs", L->nnodes, "nodes")) ||
         (st = check_strings(L, L->dltype, "dltype", true)) ||
-        (st = check_strings(L, L->op_attrs, "op_attrs", false)))
+        (st = check_strings(L, L->op_attrs, "op_attrs", false)) ||
+        (st = check_strings(L, L->input_names, "input_names", false)) ||
+        (st = check_input_names(L, false)))
         return st;
     for (size_t i = 0; L->storage && i < L->nentries; i++) {
         int64_t v = 0;
@@ -742,9 +819,11 @@ static Status load(Loader *L, const char *json, size_t json_len)
     for (size_t i = 0; i < L->nnodes; i++)
         if ((st = L->info[i].is_op ? build_op(L, i) : build_null(L, i)))
             return st;
-    if (og_find_input(L->g, "data") < 0)
+    if (!L->input_names && og_find_input(L->g, "data") < 0)
         return jfail(L, "cvm.input.missing", "graph", "no null node named 'data': the model has "
                      "no input");
+    if ((st = check_input_names(L, true)))
+        return st;
     return read_heads(L);
 }
 
@@ -760,12 +839,15 @@ Status fe_cvm_load_mem(const char *json, size_t json_len, const uint8_t *params,
     if (params) {
         st = fe_cvm_params_parse(params, params_len, params_name, &ps, d);
         L.params = &ps;
+        if (st == ST_OK)
+            st = index_params(&L);
     }
     if (st == ST_OK)
         st = load(&L, json, json_len);
     json_object_put(L.root);
     free(L.info);
     free(L.node_map);
+    free(L.by_name);
     fe_cvm_params_free(&ps);
     if (st != ST_OK) {
         og_destroy(L.g);

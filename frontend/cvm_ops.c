@@ -7,6 +7,8 @@
  */
 #include "frontend/cvm_ops.h"
 
+#include "frontend/cinn_ops.h"
+
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,7 +24,9 @@ static const CvmOpInfo op_table[CVM_OP_COUNT] = {
 
 const CvmOpInfo *cvm_op_info(CvmOp op)
 {
-    return (unsigned)op < CVM_OP_COUNT ? &op_table[op] : NULL;
+    if ((unsigned)op < CVM_OP_COUNT)
+        return &op_table[op];
+    return cinn_op_info((int)op); /* the CINN frontend's operators (cinn_ops.def), or NULL */
 }
 
 const char *cvm_op_name(CvmOp op)
@@ -369,13 +373,17 @@ int32_t cvm_number_prec(int64_t n)
 
 int32_t cvm_prec_of(const OgTensor *t)
 {
-    uint64_t m = 0;
+    /* the largest magnitude from the extremes: a min/max loop the compiler vectorizes (this
+     * runs over every weight of a model) */
+    int32_t lo = 0, hi = 0;
     for (int64_t i = 0; i < t->count; i++) {
-        int64_t v = t->data[i];
-        uint64_t a = (uint64_t)(v < 0 ? -v : v);
-        if (a > m)
-            m = a;
+        int32_t v = t->data[i];
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
     }
+    uint64_t m = (uint64_t)(-(int64_t)lo);
+    if ((uint64_t)hi > m)
+        m = (uint64_t)hi;
     return cvm_bits(m) + 1;
 }
 

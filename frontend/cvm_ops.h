@@ -29,7 +29,12 @@ typedef struct CvmRawAttrs {
     size_t n;
 } CvmRawAttrs;
 
-enum { CVM_OPF_FILL = 1u << 0 };
+enum {
+    CVM_OPF_FILL = 1u << 0,
+    CVM_OPF_HOST = 1u << 1  /* data-dependent: no TaskGraph lowering on computed inputs
+                               ([lower.host]); taskir-compile --allow-host leaves it, and what
+                               depends on it, to the host (host_split.h) */
+};
 
 typedef Status (*CvmParseFn)(CvmCtx *c, const CvmRawAttrs *raw);
 typedef Status (*CvmShapeFn)(CvmCtx *c, const OgShape *in, OgShape *out);
@@ -47,7 +52,8 @@ typedef struct CvmOpInfo {
     unsigned flags;
 } CvmOpInfo;
 
-/* The table row of op (op < CVM_OP_COUNT). */
+/* The table row of op (op < CVM_OP_COUNT), or of a CINN frontend operator (cinn_ops.h:
+ * CINN_OP_BASE <= op < CINN_OP_END); NULL for any other code. */
 const CvmOpInfo *cvm_op_info(CvmOp op);
 
 #define X(name, min_in, max_in, nout, parse, shape, prec, run, flags)                      \

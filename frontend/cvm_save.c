@@ -287,6 +287,39 @@ static bool fill_op_attrs(const OpGraph *g, json_object *l)
     return true;
 }
 
+static bool fill_input_names(const OpGraph *g, json_object *l)
+{
+    for (uint32_t k = 0; k < og_num_inputs(g); k++)
+        if (!arr_add(l, json_object_new_string(og_input(g, k)->name)))
+            return false;
+    return true;
+}
+
+/* The inputs as cvm.h's reader finds them again: one named "data" (a cvm-runtime model), or
+ * up to CVM_MAX_MODEL_INPUTS listed in input_names, no name twice and no parameter with an
+ * input's name. *listed: input_names is needed. */
+static Status check_inputs(const OpGraph *g, bool *listed, Diag *d)
+{
+    uint32_t n = og_num_inputs(g);
+    *listed = !(n == 1 && strcmp(og_input(g, 0)->name, "data") == 0);
+    if (n == 0 || n > CVM_MAX_MODEL_INPUTS)
+        return diag_add(d, ST_LOGIC, "cvm.input.missing", NULL, "a model has 1 to %d inputs; "
+                        "this graph has %u", CVM_MAX_MODEL_INPUTS, n);
+    for (uint32_t i = 0; *listed && i < g->nnodes; i++) {
+        const OgNode *a = g->nodes[i];
+        if (a->kind == OG_OP)
+            continue;
+        for (uint32_t k = 0; k < n; k++) {
+            const OgNode *b = og_input(g, k);
+            if (b != a && strcmp(a->name, b->name) == 0)
+                return diag_add(d, ST_LOGIC, "cvm.input.missing", NULL,
+                                "node %d '%s' has the name of input %u: the inputs would be "
+                                "ambiguous", (int)a->id, a->name, k);
+        }
+    }
+    return ST_OK;
+}
+
 /* ---- the graph JSON ---- */
 
 Status fe_cvm_graph_json(const OpGraph *g, char **text, size_t *len, Diag *d)
@@ -296,11 +329,10 @@ Status fe_cvm_graph_json(const OpGraph *g, char **text, size_t *len, Diag *d)
     if (strcmp(g->dialect, "cvm") != 0)
         return diag_add(d, ST_RUNTIME, "interp.dialect", NULL,
                         "a cvm-runtime model holds dialect \"cvm\", not \"%s\"", g->dialect);
-    if (og_num_inputs(g) != 1 || strcmp(og_input(g, 0)->name, "data") != 0)
-        return diag_add(d, ST_LOGIC, "cvm.input.missing", NULL,
-                        "a cvm-runtime model has one input named 'data'; this graph has %u "
-                        "inputs%s", og_num_inputs(g),
-                        og_num_inputs(g) == 1 ? ", not named 'data'" : "");
+    bool listed;
+    Status st = check_inputs(g, &listed, d);
+    if (st != ST_OK)
+        return st;
     Text t = {0};
     text_add(&t, "{\n  \"nodes\": [");
     for (uint32_t i = 0; i < g->nnodes; i++) {
@@ -335,6 +367,10 @@ Status fe_cvm_graph_json(const OpGraph *g, char **text, size_t *len, Diag *d)
     text_json(&t, graph_attr(g, "list_int", fill_storage));
     text_add(&t, ",\n    \"op_attrs\": ");
     text_json(&t, graph_attr(g, "list_str", fill_op_attrs));
+    if (listed) {
+        text_add(&t, ",\n    \"input_names\": ");
+        text_json(&t, graph_attr(g, "list_str", fill_input_names));
+    }
     text_add(&t, "\n  },\n  \"version\": \"cvm_1.0.0\"\n}\n");
     if (t.oom) {
         free(t.s);

@@ -9,7 +9,8 @@
  * node_row_ptr; graph attrs shape, precision, dltype (int8 for parameters of at most 8 bits,
  * int32 otherwise), storage_id (one per entry) and op_attrs, one JSON object string per node
  * with every typed attribute in attribute syntax: ints "3", tuples "(1, 1)" ("(3,)" for one
- * value), booleans "true" / "false", None "None", strings as they are. The params file holds
+ * value), booleans "true" / "false", None "None", strings as they are; and, for a graph whose
+ * inputs are not exactly one named "data", input_names (cvm.h). The params file holds
  * every CONST node under its name, 8-bit when its precision is at most 8, else 32-bit.
  * Output is deterministic: the same graph always gives the same bytes.
  */
@@ -23,8 +24,10 @@
 #include <stddef.h>
 
 /* Renders the graph JSON of g into a malloc'd NUL-terminated text (*len without the NUL).
- * Logic error [cvm.input.missing] unless g has exactly one INPUT node and it is named
- * "data" (what cvm-runtime models have); runtime error [interp.dialect] for another
+ * A graph whose only input is named "data" is a cvm-runtime model; any other set of inputs
+ * (1..CVM_MAX_MODEL_INPUTS of them) is listed in the graph attr "input_names" (a taskir
+ * extension, cvm.h), and then no two inputs, nor an input and a parameter, may share a name.
+ * Logic error [cvm.input.missing] otherwise; runtime error [interp.dialect] for another
  * dialect; [oom]. */
 Status fe_cvm_graph_json(const OpGraph *g, char **text, size_t *len, Diag *d);
 

@@ -8,7 +8,8 @@
  *     function (constant folding); any other runs its row of the operator table, lw_op_NAME
  *     for each row of cvm_ops.def (an X-macro: adding an operator without a lowering function
  *     does not link);
- *   - each model output goes through an SI to an OUTPUT block (socket = its position).
+ *   - each model output goes through an SI to an OUTPUT block (socket = its position); a
+ *     constant output is one sample of the constant (its data in the SI).
  * A value is freed once its last reader is lowered. The result is checked by verify_graph:
  * a finding there is a bug of the lowering, reported as a runtime error [lower.verify].
  */
@@ -75,20 +76,52 @@ static Status lower_input(Lw *L, const OgNode *n, uint32_t k)
     return ST_OK;
 }
 
+/* One sample of a constant model output v: its per-sample shape *ps and the number *n of its
+ * values, sample 0's (the first *n of v->c). A constant keeps its full shape; with N > 1 the
+ * OUTPUT block holds one sample, which sim_run gives for every sample, so v's axis 0 must be
+ * the batch and its samples equal [lower.batch]. */
+static Status const_sample(Lw *L, const LVal *v, uint32_t j, OgShape *ps, int64_t *n)
+{
+    *ps = v->ps;
+    *n = v->c.count;
+    if (!L->drop)
+        return ST_OK;
+    char sb[96];
+    if (v->ps.ndim < 1 || v->ps.d[0] != L->N)
+        return lw_fail(L, "lower.batch", "model output %u is a constant of shape %s: its axis 0 "
+                       "is not the batch of %lld samples, so one sample cannot be computed on "
+                       "its own", j, og_shape_str(&v->ps, sb, sizeof sb), (long long)L->N);
+    int64_t per = v->c.count / L->N;
+    for (int64_t i = per; i < v->c.count; i++)
+        if (v->c.data[i] != v->c.data[i % per])
+            return lw_fail(L, "lower.batch", "model output %u is a constant whose samples "
+                           "differ (element %lld of sample %lld is %d, of sample 0 %d): the "
+                           "graph gives every sample the same value", j, (long long)(i % per),
+                           (long long)(i / per), v->c.data[i], v->c.data[i % per]);
+    *ps = lw_ps_of(L, &v->ps);
+    *n = per;
+    return ST_OK;
+}
+
 static Status lower_output(Lw *L, OgEdge e, uint32_t j)
 {
     LVal *v = &L->vals[L->first[e.node] + e.index];
-    OgShape nat = natural_shape(L, &v->ps);
+    OgShape ps = v->ps;
+    int64_t nc = 0;
+    Status st = v->kind == LV_CONST ? const_sample(L, v, j, &ps, &nc) : ST_OK;
+    if (st != ST_OK)
+        return st;
+    OgShape nat = natural_shape(L, &ps);
     int32_t shape[TIR_NDIMS], yxf[3];
     char sb[96], sub[48], osub[48];
     if (!io_dims(&nat, shape))
         return lw_fail(L, "lower.io", "model output %u has per-sample shape %s: an OUTPUT block "
                        "holds at most 4 dims (y, x, f, r)", j,
-                       og_shape_str(&v->ps, sb, sizeof sb));
+                       og_shape_str(&ps, sb, sizeof sb));
     int64_t d[OG_MAX_DIMS];
-    for (uint32_t i = 0; i < v->ps.ndim; i++)
-        d[i] = v->ps.d[i];
-    Status st = lw_group3(L, d, (int)v->ps.ndim, yxf);
+    for (uint32_t i = 0; i < ps.ndim; i++)
+        d[i] = ps.d[i];
+    st = lw_group3(L, d, (int)ps.ndim, yxf);
     if (st != ST_OK)
         return st;
     if (L->cur->noutputs > 1) {
@@ -106,7 +139,7 @@ static Status lower_output(Lw *L, OgEdge e, uint32_t j)
     ob->socket_id = (int32_t)j;
     ob->has_socket_id = true;
     if (v->kind == LV_CONST) {
-        st = lw_set_data(L, si, lw_store_prec(v->prec), v->c.data, v->c.count);
+        st = lw_set_data(L, si, lw_store_prec(v->prec), v->c.data, nc);
     } else {
         int perm[OG_MAX_DIMS];
         lw_identity(perm, (int)v->ps.ndim);
@@ -175,13 +208,15 @@ static Status lower_node(Lw *L, const OgNode *n, uint32_t *k_input)
         lw_set_out(L, 0, &v);
         return ST_OK;
     }
-    if ((unsigned)n->op >= CVM_OP_COUNT)
+    if (!cvm_op_info((CvmOp)n->op))
         return diag_add(L->d, ST_RUNTIME, "lower.internal", NULL, "unknown operator code %d",
                         (int)n->op);
     bool all_const = true;
     for (uint32_t k = 0; k < n->ninputs; k++)
         all_const = all_const && lw_in(L, k)->kind == LV_CONST;
-    Status st = all_const ? fold(L, n) : lw_ops[n->op](L);
+    Status st = all_const ? fold(L, n)
+                : (unsigned)n->op < CVM_OP_COUNT ? lw_ops[n->op](L)
+                : lw_cinn_op(L); /* CINN extension operators (cinn_ops.def) */
     if (st != ST_OK)
         return st;
     for (uint32_t k = 0; k < n->noutputs; k++)

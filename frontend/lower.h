@@ -26,6 +26,9 @@
 
 typedef struct LowerOptions {
     bool no_verify;     /* skip the final verify_graph (it runs by default) */
+    bool allow_host;    /* fe_lower_split (host_split.h): leave the data-dependent operators
+                           and what depends on them to a host remainder; fe_lower itself
+                           lowers every node and ignores it */
 } LowerOptions;
 
 /* Lowers og (dialect "cvm", shapes and precisions inferred, e.g. by fe_cvm_load) to a new

@@ -78,9 +78,10 @@ static Status opnd_init(Lw *L, uint32_t k, CvmRunFn fn, Opnd *o)
     }
     OgShape fin[2] = {*fs, *fo};
     bool isd[2] = {true, false}, bat[2] = {v->kind != LV_CONST, false};
+    const OgTensor *vals[2] = {v->kind == LV_CONST ? &v->c : NULL, NULL};
     int32_t *min = NULL;
     int64_t *mel = NULL;
-    Status st = lw_move_map(L, fn ? fn : cvm_run_broadcast_add, 2, fin, isd, bat, NULL, fo,
+    Status st = lw_move_map(L, fn ? fn : cvm_run_broadcast_add, 2, fin, isd, bat, vals, fo,
                             &min, &mel);
     if (st != ST_OK)
         return st;
@@ -1236,4 +1237,25 @@ Status lw_op_where(Lw *L)
         return lw_move_node(L, data, false);
     }
     return frame(L, 3, run_rows, body_where);
+}
+
+/* ---- tables for the CINN extension operators (lower_cinn.c) ---- */
+
+static Status body_table_unary(Lw *L, Opnd *o, const Lay *lay, LVal *out)
+{
+    if (o[0].prec > LW_MAX_TABLE_DW)
+        return lw_fail(L, "lower.precision", "%s of an operand of precision %d: it lowers only "
+                       "to a lookup table (CLUT), whose index holds at most %d bits",
+                       L->cur->op_name, (int)o[0].prec, LW_MAX_TABLE_DW);
+    return unary_table(L, &o[0], lay, out);
+}
+
+Status lw_table_unary(Lw *L)
+{
+    return frame(L, 1, NULL, body_table_unary);
+}
+
+Status lw_table_binary(Lw *L)
+{
+    return frame(L, 2, NULL, body_div);
 }

@@ -22,7 +22,10 @@
  *             feeding it into a storage block turns the map into edges (lower_encode.c).
  * Per-sample shapes: with batch N == 1 the per-sample tensor is the whole tensor (its axis 0
  * is a size-1 axis like any other); with N > 1 it is the tensor without axis 0. Constants
- * always keep their full shape.
+ * always keep their full shape, the interpreter's, even when axis 0 is the batch (the zeros
+ * of cvm_left_shift on a precision-1 input or cvm_right_shift by 32, results folded from
+ * them): where one sample of such a constant is taken (lw_move_map for operands and data
+ * movement, a model output in lower.c) its samples must hold equal values [lower.batch].
  */
 #ifndef FRONTEND_LOWER_INTERNAL_H
 #define FRONTEND_LOWER_INTERNAL_H
@@ -187,7 +190,9 @@ Status lw_run(Lw *L, CvmRunFn fn, const OgTensor *const *in, const OgShape *osha
  * elements' global numbers and the others the values vals[k] (constant indices) or zeros.
  * The result maps each per-sample output element i to input min[i] and its element mel[i]
  * (per-sample when batched[k], else the whole tensor's). With N > 1 every sample must map to
- * itself at the same offsets [lower.batch]. Arrays malloc'd. */
+ * itself at the same offsets [lower.batch]; for a data input that is a constant (not
+ * batched, vals[k] given: vals may be NULL) equal values at other offsets will do. Arrays
+ * malloc'd. */
 Status lw_move_map(Lw *L, CvmRunFn fn, uint32_t nin, const OgShape *full_in,
                    const bool *is_data, const bool *batched, const OgTensor *const *vals,
                    const OgShape *full_out, int32_t **min, int64_t **mel);
@@ -206,6 +211,16 @@ Status lw_move_node(Lw *L, const bool *is_data, bool keep_hint);
 Status lw_lookup(Lw *L, uint32_t kidx, uint32_t ktab);
 /* The per-sample shape of a full shape s (drop axis 0 when N > 1). */
 OgShape lw_ps_of(const Lw *L, const OgShape *s);
+
+/* The current node, a unary or a binary elementwise operator (NumPy broadcasting), as one
+ * CLUT whose table is the node's own interpreter function (lower_elemwise.c). Unary: the
+ * operand's precision <= 16. Binary: as broadcast_div: a constant scalar operand and the
+ * other <= 16 bits, else the sum of both precisions <= 16. Otherwise [lower.precision]. */
+Status lw_table_unary(Lw *L);
+Status lw_table_binary(Lw *L);
+/* Lowers the current node, a CINN extension operator (cinn_ops.def), with its lw_op_NAME
+ * (lower_cinn.c); a runtime error [lower.internal] for a code without a row. */
+Status lw_cinn_op(Lw *L);
 
 /* ---- the per-operator functions: lw_op_NAME for each row of cvm_ops.def ---- */
 #define X(name, min_in, max_in, nout, parse, shape, prec, run, flags) \

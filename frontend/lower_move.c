@@ -69,6 +69,18 @@ static int find_input(const int64_t *base, const int64_t *vol, const bool *is_da
     return -1;
 }
 
+/* Elements a and b of input k hold the same known value: k is a constant (not batched) whose
+ * values are given. A constant keeps the full shape, so one of shape (N, ...) (the lowering's
+ * zeros, a folded result, a parameter) gives sample b elements of its own slice; sample 0's
+ * elements stand for them when the values are equal. */
+static bool same_value(const OgTensor *const *vals, const bool *batched, int k, int64_t a,
+                       int64_t b)
+{
+    const OgTensor *t = vals ? vals[k] : NULL;
+    return !batched[k] && t && a >= 0 && b >= 0 && a < t->count && b < t->count &&
+           t->data[a] == t->data[b];
+}
+
 Status lw_move_map(Lw *L, CvmRunFn fn, uint32_t nin, const OgShape *full_in,
                    const bool *is_data, const bool *batched, const OgTensor *const *vals,
                    const OgShape *full_out, int32_t **min, int64_t **mel)
@@ -151,7 +163,8 @@ Status lw_move_map(Lw *L, CvmRunFn fn, uint32_t nin, const OgShape *full_in,
         if (b == 0) {
             (*min)[i] = k;
             (*mel)[i] = el;
-        } else if ((*min)[i] != k || (*mel)[i] != el) {
+        } else if ((*min)[i] != k || ((*mel)[i] != el && !same_value(vals, batched, k,
+                                                                     (*mel)[i], el))) {
             st = lw_fail(L, "lower.batch", "output element %lld differs between samples 0 and "
                          "%lld in where it comes from: the node mixes the samples of the batch",
                          (long long)i, (long long)b);

@@ -1,15 +1,24 @@
 /* taskir-compile: compiles a model into a TaskGraph (.pb). Argument parsing and exit codes
- * only: the CVM reader is frontend/cvm.h, the lowering frontend/lower.h (which verifies the
+ * only: the CVM reader is frontend/cvm.h, the CINN XML reader frontend/cinn.h (a path ending
+ * in ".xml" or --format cinn), the lowering frontend/lower.h (which verifies the
  * graph: a finding there is a bug of the compiler, reported as a runtime error with the
  * verifier's findings), the writer taskir/pbio.h (atomic, deterministic).
  *
  *   taskir-compile MODEL.json [--params MODEL.params] [--format cvm] [-o OUT.pb]
+ *   taskir-compile PROG.xml [--format cinn] [-o OUT.pb]
+ *   taskir-compile MODEL.onnx [--format onnx] [-o OUT.pb]   (frontend/onnx.h)
  */
+#include "frontend/cinn.h"
 #include "frontend/cvm.h"
+#include "frontend/host_split.h"
 #include "frontend/lower.h"
+#include "frontend/onnx.h"
 #include "taskir/pbio.h"
 
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +33,9 @@
 
 static const char usage_text[] =
     "usage: taskir-compile MODEL.json [--params MODEL.params] [--format cvm] [-o OUT.pb]\n"
+    "                      [--allow-host]\n"
+    "       taskir-compile PROG.xml [--format cinn] [-o OUT.pb]\n"
+    "       taskir-compile MODEL.onnx [--format onnx] [-o OUT.pb]\n"
     "       taskir-compile --help | --version\n"
     "\n"
     "Compiles a model into a TaskGraph (.pb) that describes one sample: the model input's\n"
@@ -33,9 +45,18 @@ static const char usage_text[] =
     "options:\n"
     "  --params P    the model's parameters (cvm-runtime params file); without it the model\n"
     "                may have no parameters\n"
-    "  --format FMT  the model format: cvm (cvm-runtime graph JSON, the default)\n"
+    "  --format FMT  the model format: cvm (cvm-runtime graph JSON, the default) or cinn\n"
+    "                (a CINN-style XML program, docs/cinn.md; the default for a .xml path)\n"
+    "                or onnx (an ONNX model, docs/onnx.md; the default for a .onnx path)\n"
     "  -o FILE       write the TaskGraph to FILE (atomically); without -o it goes to\n"
-    "                standard output, which must then not be a terminal\n"
+    "                standard output, which must then not be a terminal. A stale host\n"
+    "                remainder beside FILE (below) is removed.\n"
+    "  --allow-host  get_valid_counts / non_max_suppression (data-dependent) and everything\n"
+    "                after them run on the host: FILE gets the chip graph, and FILE without\n"
+    "                .pb plus .host.json / .host.params a CVM model of the rest, whose inputs\n"
+    "                output<S> are the chip's OUTPUT socket S; taskir-run FILE runs both\n"
+    "                (docs/lowering.md section 7). Needs -o FILE. Without it such a node is\n"
+    "                a logic error [lower.host].\n"
     "  --help        print this help and exit\n"
     "  --version     print the version and exit\n"
     "\n"
@@ -51,6 +72,9 @@ typedef struct Options {
     const char *model;
     const char *params;
     const char *out;     /* NULL: standard output */
+    bool cinn;           /* a CINN XML program */
+    bool onnx;           /* an ONNX model */
+    bool allow_host;     /* --allow-host: chip graph + host remainder (host_split.h) */
 } Options;
 
 static int usage_error(const char *rule, const char *fmt, ...)
@@ -101,7 +125,7 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name, bo
 static int parse_args(int argc, char **argv, Options *o)
 {
     memset(o, 0, sizeof *o);
-    bool only_files = false;
+    bool only_files = false, format_given = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
         bool m;
@@ -123,13 +147,14 @@ static int parse_args(int argc, char **argv, Options *o)
             o->params = v;
         } else if ((v = opt_value(argc, argv, &i, "--format", &m)), m) {
             if (!v)
-                return usage_error("usage.format", "%s needs a value: cvm", a);
-            if (strcmp(v, "cvm") != 0)
-                return usage_error("usage.format", "unknown format '%s' (cvm)", v);
+                return usage_error("usage.format", "%s needs a value: cvm, cinn or onnx", a);
+            if (strcmp(v, "cvm") != 0 && strcmp(v, "cinn") != 0 && strcmp(v, "onnx") != 0)
+                return usage_error("usage.format", "unknown format '%s' (cvm, cinn, onnx)", v);
+            o->cinn = strcmp(v, "cinn") == 0;
+            o->onnx = strcmp(v, "onnx") == 0;
+            format_given = true;
         } else if (strcmp(a, "--allow-host") == 0) {
-            return usage_error("usage.option", "--allow-host (a chip graph plus a host "
-                               "remainder for get_valid_counts / non_max_suppression) is not "
-                               "implemented yet");
+            o->allow_host = true;
         } else if ((v = opt_value(argc, argv, &i, "-o", &m)), m) {
             if (!v || !*v)
                 return usage_error("usage.output", "%s needs a file name", a);
@@ -139,7 +164,21 @@ static int parse_args(int argc, char **argv, Options *o)
         }
     }
     if (!o->model)
-        return usage_error("usage.args", "no model (give MODEL.json)");
+        return usage_error("usage.args", "no model (give MODEL.json or PROG.xml)");
+    if (!format_given)
+        o->cinn = fe_looks_like_cinn(o->model, NULL, 0);
+    if (!format_given)
+        o->onnx = fe_looks_like_onnx(o->model);
+    if (o->onnx && o->params)
+        return usage_error("usage.params", "--params is for CVM models; an ONNX model holds "
+                           "its initializers");
+    if (o->cinn && o->params)
+        return usage_error("usage.params", "--params is for CVM models; a CINN program holds "
+                           "its constants");
+    if (o->allow_host && (!o->out || strcmp(o->out, "-") == 0))
+        return usage_error("usage.output", "--allow-host needs -o FILE: a host remainder is "
+                           "written beside it (FILE without .pb, plus .host.json and "
+                           ".host.params)");
     if ((!o->out || strcmp(o->out, "-") == 0) && isatty(STDOUT_FILENO))
         return usage_error("usage.output", "no -o FILE, and standard output is a terminal");
     return -1;
@@ -147,6 +186,13 @@ static int parse_args(int argc, char **argv, Options *o)
 
 int main(int argc, char **argv)
 {
+#ifdef __GLIBC__
+    /* Keep freed memory for reuse instead of returning each large block to the kernel: the
+     * compiler frees the model's parameters (100 MB for ResNet-50) and then allocates as much
+     * for the TaskGraph's copy; reusing the pages saves the page faults (bench/compile). */
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
     Options o;
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0)
@@ -154,18 +200,41 @@ int main(int argc, char **argv)
     Diag d, od;
     diag_init(&d, o.model);
     diag_init(&od, o.out ? o.out : "<stdout>");
-    OpGraph *g = NULL;
+    OpGraph *g = NULL, *host = NULL;
     Graph *tg = NULL;
-    Status st = fe_cvm_load(o.model, o.params, &g, &d);
-    if (st == ST_OK)
-        st = fe_lower(g, NULL, &tg, &d);
-    og_destroy(g);
-    if (st == ST_OK)
-        st = graph_save_pb(tg, o.out ? o.out : "-", &od);
+    LowerOptions lo = {.allow_host = o.allow_host};
+    Status st;
+    bool said = false;   /* the CINN reader printed its messages */
+    if (o.cinn) { /* the reader's messages carry "PROG.xml:LINE" themselves */
+        Diag cd;
+        diag_init(&cd, NULL);
+        CinnBuilder *b = NULL;
+        st = fe_cinn_read_xml(o.model, &cd, &b);
+        if (st == ST_OK)
+            st = fe_lower_split(fe_cinn_graph(b), &lo, &tg, &host, &d);
+        fe_cinn_destroy(b);
+        diag_print(&cd, stderr, TOOL);
+        said = cd.n > 0;
+        diag_finish(&cd);
+    } else if (o.onnx) {
+        OnnxModel *m = NULL;
+        st = fe_onnx_load(o.model, NULL, &m, &d);
+        if (st == ST_OK)
+            st = fe_lower_split(m->g, &lo, &tg, &host, &d);
+        fe_onnx_destroy(m);
+    } else {
+        st = fe_cvm_load(o.model, o.params, &g, &d);
+        if (st == ST_OK)
+            st = fe_lower_split(g, &lo, &tg, &host, &d);
+        og_destroy(g);
+    }
+    if (st == ST_OK) /* also removes a stale OUT.host.* pair when there is no remainder */
+        st = fe_save_split(tg, host, o.out ? o.out : "-", &od);
+    og_destroy(host);
     graph_destroy(tg);
     diag_print(&d, stderr, TOOL);
     diag_print(&od, stderr, TOOL);
-    if (st != ST_OK && d.n == 0 && od.n == 0)
+    if (st != ST_OK && !said && d.n == 0 && od.n == 0)
         fprintf(stderr, "%s: %s: failed\n", TOOL, o.model);
     diag_finish(&d);
     diag_finish(&od);

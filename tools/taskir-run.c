@@ -1,10 +1,25 @@
-/* taskir-run: runs a TaskGraph .pb in the functional simulator (taskir/sim.h) on NumPy inputs
- * and writes one int32 .npy per OUTPUT block. Argument parsing, file handling and exit codes
- * only: loading is pbio.h, checking verify.h, execution sim.h, the .npy format npy.h.
+/* taskir-run: runs a TaskGraph .pb in the functional simulator (taskir/sim.h), or a CVM model
+ * (graph JSON + params) in the reference interpreter (frontend/run_model.h), on NumPy inputs,
+ * and writes one int32 .npy per output: DIR/outputK.npy for OUTPUT socket K of a graph or
+ * head K of a model, so that a model and the TaskGraph compiled from it give byte-identical
+ * directories. Argument parsing, file handling and exit codes only: loading is pbio.h and
+ * cvm.h, checking verify.h, execution sim.h and run_model.h, the .npy format npy.h.
+ *
+ * The input kind: --format cvm|cinn|onnx|pb, else a path ending in ".onnx" is an ONNX model
+ * (frontend/onnx.h), a path ending in ".json" or a file whose first
+ * byte is '{' is a CVM model (no .pb starts with 0x7b: it would open a protobuf group), a path
+ * ending in ".xml" or a file whose first byte is '<' a CINN program (frontend/cinn.h, run in
+ * the same interpreter; 0x3c would be an end-group tag), anything else a TaskGraph .pb.
  *
  * Every result is computed in memory before any file is written; outputs are written
  * atomically, and when one cannot be written the ones this run already wrote are removed, so
  * an error never leaves a partial set of outputs. */
+#include "frontend/cinn.h"
+#include "frontend/cvm.h"
+#include "frontend/host_split.h"
+#include "frontend/run_host.h"
+#include "frontend/onnx.h"
+#include "frontend/run_model.h"
 #include "taskir/fileio.h"
 #include "taskir/npy.h"
 #include "taskir/pbio.h"
@@ -30,42 +45,99 @@
 
 static const char usage_text[] =
     "usage: taskir-run GRAPH.pb --input NAME=X.npy ... [-o DIR] [--dump-all] [--steps T]\n"
-    "                  [--threads N]\n"
+    "                  [--threads N] [--no-host]\n"
+    "       taskir-run MODEL.json --params MODEL.params --input data=X.npy [-o DIR]\n"
+    "       taskir-run PROG.xml --input NAME=X.npy ... [-o DIR]\n"
+    "       taskir-run MODEL.onnx --input NAME=X.npy ... [-o DIR]\n"
     "       taskir-run --help | --version\n"
     "\n"
     "Runs a TaskGraph (.pb; \"-\" reads standard input) in the bit-exact functional\n"
-    "simulator. The graph is verified first.\n"
+    "simulator, after verifying it; or a CVM model (cvm-runtime graph JSON + params) in the\n"
+    "reference interpreter. For a model and the TaskGraph compiled from it, the output files\n"
+    "are byte-identical.\n"
+    "\n"
+    "A GRAPH.pb compiled with taskir-compile --allow-host has a host remainder beside it:\n"
+    "GRAPH.host.json + GRAPH.host.params (GRAPH.pb without .pb). When that file exists, the\n"
+    "remainder (a CVM model) runs in the reference interpreter after the simulator, its input\n"
+    "output<S> fed with the chip's OUTPUT socket S, and DIR/outputK.npy is the remainder's\n"
+    "K-th output: the model's K-th output, as taskir-run MODEL.json writes it (give the input\n"
+    "in the model's shape, batch included). --no-host runs the chip graph alone.\n"
     "\n"
     "options:\n"
-    "  --input NAME=X.npy  the value of an INPUT block: NAME is its socket id or its name;\n"
-    "                      X.npy holds int8, uint8, int16 or int32 values in the block's\n"
-    "                      shape (its non-zero dims in y x f r order), or with a leading\n"
-    "                      batch dim N; with --steps T also [T]+shape (one slice per step)\n"
-    "                      or [N,T]+shape. Give every INPUT block exactly once.\n"
+    "  --input NAME=X.npy  the value of an input, given exactly once each.\n"
+    "                      GRAPH.pb: NAME is an INPUT block's socket id or name; X.npy holds\n"
+    "                      int8, uint8, int16 or int32 values in the block's shape (its\n"
+    "                      non-zero dims in y x f r order), or with a leading batch dim N;\n"
+    "                      with --steps T also [T]+shape (one slice per step) or [N,T]+shape.\n"
+    "                      MODEL.json: NAME is the model input's name (data); X.npy holds\n"
+    "                      int8, uint8, int16 or int32 values in the input's declared shape\n"
+    "                      (NCHW, batch included), within the input's precision.\n"
+    "  --params FILE       the model's params file (CVM models only)\n"
+    "  --format cvm|cinn|onnx|pb  the input's kind; by default a .json path or a file starting\n"
+    "                      with '{' is a CVM model, a .xml path or a file starting with '<' a\n"
+    "                      CINN program (docs/cinn.md; NAME is an Input's name), anything\n"
+    "                      else a TaskGraph .pb; a .onnx path is an ONNX model\n"
+    "                      (--format onnx; docs/onnx.md: NAME is a graph input's name, X.npy\n"
+    "                      an integer or float32 array of its ONNX shape; the outputs are the\n"
+    "                      chip-side integers, as the compiled TaskGraph gives them)\n"
     "  -o DIR              write DIR/outputK.npy (int32) for the OUTPUT block with socket id\n"
-    "                      K; DIR is created if missing. Without -o the outputs are printed.\n"
-    "  --dump-all          also write DIR/blockID.npy with every block's result (needs -o)\n"
+    "                      K, or the model's K-th output (head), in its natural shape; DIR is\n"
+    "                      created if missing. Without -o the outputs are printed.\n"
+    "  --dump-all          also write DIR/blockID.npy with every block's result (needs -o;\n"
+    "                      TaskGraphs only)\n"
     "  --steps T           run T time steps per sample, carrying CLIF membrane potentials\n"
     "                      from step to step; results get a leading dim T when T > 1\n"
-    "  --threads N         use N threads for the large kernels (default 1)\n"
+    "                      (TaskGraphs only)\n"
+    "  --threads N         use N threads for the simulator's large kernels (default 1; a\n"
+    "                      model runs on one thread)\n"
+    "  --no-host           GRAPH.pb: ignore a host remainder beside it; the outputs are the\n"
+    "                      chip graph's OUTPUT blocks\n"
     "  --help              print this help and exit\n"
     "  --version           print the version and exit\n"
     "\n"
     "exit status:\n"
     "  0  success\n"
-    "  1  usage error: unknown option, missing graph, malformed --input, bad number\n"
-    "  2  logic error: the graph fails the verifier, an input is missing, extra, of the\n"
-    "     wrong shape or dtype, a value is out of range, a LUT index is out of range\n"
-    "  3  runtime error: a file cannot be read or written, out of memory\n";
+    "  1  usage error: unknown option, missing graph, malformed --input, bad number, an\n"
+    "     option that does not fit the input's kind\n"
+    "  2  logic error: the graph fails the verifier, the model is invalid, an input is\n"
+    "     missing, extra, of the wrong shape or dtype, a value is out of range, a LUT index\n"
+    "     is out of range\n"
+    "  3  runtime error: a file cannot be read or written, out of memory\n"
+    "No output file is written unless all of them are.\n";
+
+typedef enum { KIND_AUTO, KIND_PB, KIND_CVM, KIND_CINN, KIND_ONNX } Kind;
 
 typedef struct Options {
     const char *file;
     const char *dir;
+    const char *params;
+    Kind kind;
+    bool steps_given;
+    bool no_host;           /* --no-host: ignore GRAPH.host.json (host_split.h) */
     SimInput *inputs;
     const char **paths;
     uint32_t n_inputs;
     SimOptions sim;
 } Options;
+
+/* One tensor to write or print. */
+typedef struct Out {
+    char file[32];          /* "output0.npy", "block3.npy" */
+    char label[320];        /* "output0 (block 25)", "output0 (node 32 'fc3_clip')" */
+    const int32_t *data;
+    int64_t shape[NPY_MAX_DIMS];
+    uint32_t ndim;
+    int64_t count;
+} Out;
+
+/* What a run produced: the owners of the data and the list of tensors. */
+typedef struct Results {
+    SimResult sim;
+    OgTensor *model;
+    uint32_t n_model;
+    Out *outs;
+    uint32_t n_outs;
+} Results;
 
 static int usage_error(const char *rule, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -147,6 +219,8 @@ static int parse_args(int argc, char **argv, Options *o)
             return stdout_done();
         } else if (strcmp(a, "--dump-all") == 0) {
             dump_all = true;
+        } else if (strcmp(a, "--no-host") == 0) {
+            o->no_host = true;
         } else if ((v = opt_value(argc, argv, &i, "--input", &m)), m) {
             const char *eq = v ? strchr(v, '=') : NULL;
             if (!eq || eq == v || !eq[1])
@@ -159,7 +233,24 @@ static int parse_args(int argc, char **argv, Options *o)
             }
             o->inputs[o->n_inputs].name = name;
             o->paths[o->n_inputs++] = eq + 1;
+        } else if ((v = opt_value(argc, argv, &i, "--params", &m)), m) {
+            if (!v || !*v)
+                return usage_error("usage.params", "--params needs a file");
+            o->params = v;
+        } else if ((v = opt_value(argc, argv, &i, "--format", &m)), m) {
+            if (v && strcmp(v, "cvm") == 0)
+                o->kind = KIND_CVM;
+            else if (v && strcmp(v, "pb") == 0)
+                o->kind = KIND_PB;
+            else if (v && strcmp(v, "cinn") == 0)
+                o->kind = KIND_CINN;
+            else if (v && strcmp(v, "onnx") == 0)
+                o->kind = KIND_ONNX;
+            else
+                return usage_error("usage.format", "--format takes cvm, cinn, onnx or pb, not "
+                                   "'%s'", v ? v : "");
         } else if ((v = opt_value(argc, argv, &i, "--steps", &m)), m) {
+            o->steps_given = true;
             if (!parse_count(v, MAX_STEPS, &o->sim.steps))
                 return usage_error("usage.steps", "--steps needs a count 1..%ld, not '%s'",
                                    MAX_STEPS, v ? v : "");
@@ -176,7 +267,8 @@ static int parse_args(int argc, char **argv, Options *o)
         }
     }
     if (!o->file)
-        return usage_error("usage.args", "no graph file (give GRAPH.pb, or - for stdin)");
+        return usage_error("usage.args", "no graph file (give GRAPH.pb or MODEL.json, or - "
+                           "for stdin)");
     if (dump_all && !o->dir)
         return usage_error("usage.args", "--dump-all needs -o DIR");
     o->sim.keep_all = dump_all;
@@ -215,28 +307,27 @@ static Status make_dir(const char *dir, Diag *d)
     return st;
 }
 
-/* Writes the tensors; on failure removes the files written so far. */
-static Status write_all(const char *dir, const SimResult *res, Diag *d)
+/* Writes the tensors; on failure removes the files written so far. The termination signals
+ * are held meanwhile, so that none leaves part of the set. */
+static Status write_all(const char *dir, const Results *res, Diag *d)
 {
-    uint32_t n = res->n_outputs + res->n_blocks, done = 0;
+    uint32_t n = res->n_outs, done = 0;
     char **names = calloc((size_t)n + 1, sizeof *names);
     if (!names)
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
     free(d->file);
     d->file = strdup(dir);
+    TirSigHold hold;
+    tir_signals_hold(&hold);
     Status st = make_dir(dir, d);
     for (uint32_t i = 0; i < n && !st; i++) {
-        bool out = i < res->n_outputs;
-        const SimTensor *t = out ? &res->outputs[i] : &res->blocks[i - res->n_outputs];
-        size_t len = strlen(dir) + 64;
+        const Out *t = &res->outs[i];
+        size_t len = strlen(dir) + sizeof t->file + 2;
         if (!(names[i] = malloc(len))) {
             st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
             break;
         }
-        if (out)
-            snprintf(names[i], len, "%s/output%d.npy", dir, (int)t->socket_id);
-        else
-            snprintf(names[i], len, "%s/block%d.npy", dir, (int)t->block_id);
+        snprintf(names[i], len, "%s/%s", dir, t->file);
         free(d->file);
         d->file = strdup(names[i]);
         if ((st = npy_write_i32(names[i], t->data, t->shape, t->ndim, d)))
@@ -246,15 +337,16 @@ static Status write_all(const char *dir, const SimResult *res, Diag *d)
     if (st)
         for (uint32_t i = 0; i < done; i++)
             unlink(names[i]);
+    tir_signals_release(&hold);
     for (uint32_t i = 0; i < n; i++)
         free(names[i]);
     free(names);
     return st;
 }
 
-static void print_tensor(const char *what, const SimTensor *t)
+static void print_tensor(const Out *t)
 {
-    printf("%s (block %d): int32 (", what, (int)t->block_id);
+    printf("%s: int32 (", t->label);
     for (uint32_t i = 0; i < t->ndim; i++)
         printf("%s%" PRId64, i ? ", " : "", t->shape[i]);
     printf("%s)\n", t->ndim == 1 ? "," : "");
@@ -263,49 +355,274 @@ static void print_tensor(const char *what, const SimTensor *t)
         printf("%d%s", (int)t->data[i], (row && (i + 1) % row == 0) ? "\n" : " ");
 }
 
+static void results_free(Results *r)
+{
+    sim_result_free(&r->sim);
+    for (uint32_t j = 0; j < r->n_model; j++)
+        og_tensor_free(&r->model[j]);
+    free(r->model);
+    free(r->outs);
+    memset(r, 0, sizeof *r);
+}
+
+static Out *out_list(Results *r, uint32_t n, Diag *d)
+{
+    r->outs = calloc((size_t)n + 1, sizeof *r->outs);
+    if (!r->outs)
+        diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
+    r->n_outs = r->outs ? n : 0;
+    return r->outs;
+}
+
+static void out_sim(Out *o, const SimTensor *t, bool is_output)
+{
+    if (is_output) {
+        snprintf(o->file, sizeof o->file, "output%d.npy", (int)t->socket_id);
+        snprintf(o->label, sizeof o->label, "output%d (block %d)", (int)t->socket_id,
+                 (int)t->block_id);
+    } else {
+        snprintf(o->file, sizeof o->file, "block%d.npy", (int)t->block_id);
+        snprintf(o->label, sizeof o->label, "block %d", (int)t->block_id);
+    }
+    o->data = t->data;
+    o->ndim = t->ndim;
+    memcpy(o->shape, t->shape, sizeof o->shape);
+    o->count = t->count;
+}
+
+/* Reads every --input .npy; .npy findings name the .npy file (printed here). */
+static Status read_inputs(const Options *o, NpyArray *arrays)
+{
+    Status st = ST_OK;
+    for (uint32_t i = 0; i < o->n_inputs && !st; i++) {
+        Diag nd;
+        diag_init(&nd, o->paths[i]);
+        st = npy_read(o->paths[i], &arrays[i], &nd);
+        diag_print(&nd, stderr, TOOL);
+        diag_finish(&nd);
+        o->inputs[i].array = &arrays[i];
+    }
+    return st;
+}
+
+/* A TaskGraph: load, verify, plan, read the inputs, simulate. */
+static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArray *arrays,
+                        Results *res, Diag *d)
+{
+    Graph *g = NULL;
+    SimRun *run = NULL;
+    OpGraph *host = NULL;   /* the host remainder beside the .pb (host_split.h), if any */
+    Status st = graph_load_pb_mem(buf, len, &g, d);
+    if (!st)
+        st = verify_graph(g, d);
+    if (!st && !o->no_host)
+        st = fe_host_load(o->file, &host, d);
+    if (!st)
+        st = sim_create(g, &o->sim, &run, d);
+    if (!st)
+        st = read_inputs(o, arrays);
+    if (!st)
+        st = sim_run(run, o->inputs, o->n_inputs, &res->sim, d);
+    sim_destroy(run);
+    graph_destroy(g);
+    if (!st && host && !(res->model = calloc((size_t)host->noutputs + 1, sizeof *res->model)))
+        st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
+    if (!st && host && !(st = fe_run_host(host, &res->sim, res->model, d)))
+        res->n_model = host->noutputs;
+    /* the outputs: the chip's, or with a host remainder the remainder's (the model's) */
+    uint32_t n_out = host ? res->n_model : res->sim.n_outputs;
+    if (!st && out_list(res, n_out + res->sim.n_blocks, d)) {
+        for (uint32_t k = 0; !host && k < n_out; k++)
+            out_sim(&res->outs[k], &res->sim.outputs[k], true);
+        for (uint32_t j = 0; host && j < n_out; j++) {
+            Out *t = &res->outs[j];
+            const OgTensor *v = &res->model[j];
+            const OgNode *n = og_node(host, host->outputs[j].node);
+            snprintf(t->file, sizeof t->file, "output%u.npy", j);
+            snprintf(t->label, sizeof t->label, "output%u (host node '%s')", j, n->name);
+            t->data = v->data;
+            t->ndim = v->shape.ndim;
+            for (uint32_t i = 0; i < v->shape.ndim; i++)
+                t->shape[i] = v->shape.d[i];
+            t->count = v->count;
+        }
+        for (uint32_t k = 0; k < res->sim.n_blocks; k++)
+            out_sim(&res->outs[n_out + k], &res->sim.blocks[k], false);
+    }
+    og_destroy(host);
+    return st ? st : res->outs ? ST_OK : ST_RUNTIME;
+}
+
+/* A CVM model (graph JSON + params) or a CINN program (XML): load, read the inputs,
+ * interpret. */
+static Status run_model(const Options *o, const uint8_t *buf, size_t len, NpyArray *arrays,
+                        Results *res, Diag *d)
+{
+    if (o->kind != KIND_CINN && len > CVM_MAX_JSON_BYTES)
+        return diag_add(d, ST_LOGIC, "limit.file", NULL, "a graph JSON of %zu bytes is larger "
+                        "than the %zu-byte limit", len, CVM_MAX_JSON_BYTES);
+    uint8_t *params = NULL;
+    size_t plen = 0;
+    Status st = ST_OK;
+    if (o->params) {
+        Diag pd;
+        diag_init(&pd, o->params);
+        st = tir_read_file(o->params, TIR_MAX_FILE_BYTES, &params, &plen, &pd);
+        diag_print(&pd, stderr, TOOL);
+        diag_finish(&pd);
+    }
+    OpGraph *g = NULL;
+    CinnBuilder *cinn = NULL;   /* a CINN program: its builder owns g */
+    Diag cd;                    /* the CINN reader's messages name "PROG.xml:LINE" */
+    diag_init(&cd, NULL);
+    if (!st && o->kind == KIND_CINN) {
+        st = fe_cinn_read_xml_mem((const char *)buf, len, o->file, &cd, &cinn);
+        g = cinn ? (OpGraph *)fe_cinn_graph(cinn) : NULL;
+    } else if (!st) {
+        st = fe_cvm_load_mem((const char *)buf, len, params, plen, o->params, &g, d);
+    }
+    diag_print(&cd, stderr, TOOL);
+    free(params);
+    if (!st)
+        st = read_inputs(o, arrays);
+    FeModelInput *in = calloc((size_t)o->n_inputs + 1, sizeof *in);
+    if (!st && !(res->model = calloc((size_t)g->noutputs + 1, sizeof *res->model)))
+        st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
+    if (!st && !in)
+        st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
+    for (uint32_t i = 0; !st && i < o->n_inputs; i++)
+        in[i] = (FeModelInput){o->inputs[i].name, &arrays[i], o->paths[i]};
+    if (!st && !(st = fe_run_model(g, in, o->n_inputs, res->model, d)))
+        res->n_model = g->noutputs;
+    if (!st && out_list(res, res->n_model, d)) {
+        for (uint32_t j = 0; j < res->n_model; j++) {
+            Out *t = &res->outs[j];
+            const OgTensor *v = &res->model[j];
+            const OgNode *n = og_node(g, g->outputs[j].node);
+            snprintf(t->file, sizeof t->file, "output%u.npy", j);
+            snprintf(t->label, sizeof t->label, "output%u (node %d '%s')", j,
+                     (int)n->src_index, n->name);
+            t->data = v->data;
+            t->ndim = v->shape.ndim;
+            for (uint32_t i = 0; i < v->shape.ndim; i++)
+                t->shape[i] = v->shape.d[i];
+            t->count = v->count;
+        }
+    }
+    free(in);
+    if (cinn)
+        fe_cinn_destroy(cinn);
+    else
+        og_destroy(g);
+    diag_finish(&cd);
+    return st ? st : res->outs ? ST_OK : ST_RUNTIME;
+}
+
+/* An ONNX model (frontend/onnx.h): load, read the inputs, convert them at the model's
+ * edges, interpret; the outputs are the chip-side integers in the compiled graph's shapes. */
+static Status run_onnx(const Options *o, const uint8_t *buf, size_t len, NpyArray *arrays,
+                       Results *res, Diag *d)
+{
+    OnnxModel *m = NULL;
+    Status st = fe_onnx_load_mem(buf, len, NULL, &m, d);
+    if (!st)
+        st = read_inputs(o, arrays);
+    FeModelInput *in = calloc((size_t)o->n_inputs + 1, sizeof *in);
+    if (!st && (!in || !(res->model = calloc((size_t)m->noutputs + 1, sizeof *res->model))))
+        st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
+    for (uint32_t i = 0; !st && i < o->n_inputs; i++)
+        in[i] = (FeModelInput){o->inputs[i].name, &arrays[i], o->paths[i]};
+    if (!st && !(st = fe_onnx_run(m, in, o->n_inputs, res->model, d)))
+        res->n_model = m->noutputs;
+    if (!st && out_list(res, res->n_model, d)) {
+        for (uint32_t j = 0; j < res->n_model; j++) {
+            Out *t = &res->outs[j];
+            const OgTensor *v = &res->model[j];
+            snprintf(t->file, sizeof t->file, "output%u.npy", j);
+            snprintf(t->label, sizeof t->label, "output%u ('%s')", j, m->outputs[j].name);
+            t->data = v->data;
+            t->ndim = v->shape.ndim;
+            for (uint32_t i = 0; i < v->shape.ndim; i++)
+                t->shape[i] = v->shape.d[i];
+            t->count = v->count;
+        }
+    }
+    free(in);
+    fe_onnx_destroy(m);
+    return st ? st : res->outs ? ST_OK : ST_RUNTIME;
+}
+
+/* Options that do not fit the input's kind. Returns -1 when they fit, else the exit code. */
+static int check_kind(const Options *o)
+{
+    if (o->kind == KIND_ONNX && (o->sim.keep_all || o->steps_given || o->params))
+        return usage_error("usage.args", "--dump-all, --steps and --params do not apply to an "
+                           "ONNX model ('%s')", o->file);
+    const char *what = o->kind == KIND_CINN ? "a CINN program" : "a CVM model";
+    if ((o->kind == KIND_CVM || o->kind == KIND_CINN) && o->sim.keep_all)
+        return usage_error("usage.args", "--dump-all is for TaskGraphs; '%s' is %s", o->file,
+                           what);
+    if ((o->kind == KIND_CVM || o->kind == KIND_CINN) && o->steps_given)
+        return usage_error("usage.args", "--steps is for TaskGraphs; '%s' is %s", o->file, what);
+    if (o->kind == KIND_CINN && o->params)
+        return usage_error("usage.args", "--params is for CVM models; '%s' is a CINN program "
+                           "(it holds its constants)", o->file);
+    if (o->kind == KIND_PB && o->params)
+        return usage_error("usage.args", "--params is for CVM models; '%s' is read as a "
+                           "TaskGraph .pb (--format cvm reads it as a model)", o->file);
+    return -1;
+}
+
+static void options_free(Options *o)
+{
+    for (uint32_t i = 0; i < o->n_inputs; i++)
+        free((char *)o->inputs[i].name);
+    free(o->inputs);
+    free(o->paths);
+}
+
 int main(int argc, char **argv)
 {
     Options o;
     int rc = parse_args(argc, argv, &o);
+    if (rc < 0 && o.kind == KIND_AUTO && fe_looks_like_onnx(o.file))
+        o.kind = KIND_ONNX;
+    else if (rc < 0 && o.kind == KIND_AUTO && fe_looks_like_cvm(o.file, NULL, 0))
+        o.kind = KIND_CVM;
+    else if (rc < 0 && o.kind == KIND_AUTO && fe_looks_like_cinn(o.file, NULL, 0))
+        o.kind = KIND_CINN;
+    if (rc < 0)
+        rc = check_kind(&o);
     if (rc >= 0) {
-        for (uint32_t i = 0; i < o.n_inputs; i++)
-            free((char *)o.inputs[i].name);
-        free(o.inputs);
-        free(o.paths);
+        options_free(&o);
         return rc;
     }
     Diag d;
     diag_init(&d, o.file);
-    Graph *g = NULL;
-    SimRun *run = NULL;
-    SimResult res = {0};
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    Results res = {0};
     NpyArray *arrays = calloc((size_t)o.n_inputs + 1, sizeof *arrays);
     Status st = arrays ? ST_OK : diag_add(&d, ST_RUNTIME, "oom", NULL, "out of memory");
     if (!st)
-        st = graph_load_pb(o.file, &g, &d);
-    if (!st)
-        st = verify_graph(g, &d);
-    if (!st)
-        st = sim_create(g, &o.sim, &run, &d);
-    for (uint32_t i = 0; i < o.n_inputs && !st; i++) {
-        /* .npy findings name the .npy file; the input's block findings the graph. */
-        Diag nd;
-        diag_init(&nd, o.paths[i]);
-        st = npy_read(o.paths[i], &arrays[i], &nd);
-        diag_print(&nd, stderr, TOOL);
-        diag_finish(&nd);
-        o.inputs[i].array = &arrays[i];
+        st = tir_read_file(o.file, TIR_MAX_FILE_BYTES, &buf, &len, &d);
+    if (!st && o.kind == KIND_AUTO) {
+        o.kind = fe_looks_like_cvm(NULL, buf, len)    ? KIND_CVM
+                 : fe_looks_like_cinn(NULL, buf, len) ? KIND_CINN
+                                                      : KIND_PB;
+        if ((rc = check_kind(&o)) >= 0)
+            st = (Status)rc;
     }
-    if (!st)
-        st = sim_run(run, o.inputs, o.n_inputs, &res, &d);
+    if (!st && rc < 0)
+        st = o.kind == KIND_ONNX ? run_onnx(&o, buf, len, arrays, &res, &d)
+             : o.kind != KIND_PB ? run_model(&o, buf, len, arrays, &res, &d)
+                                 : run_graph(&o, buf, len, arrays, &res, &d);
+    free(buf);
     if (!st && o.dir) {
         st = write_all(o.dir, &res, &d);
     } else if (!st) {
-        char what[64];
-        for (uint32_t k = 0; k < res.n_outputs; k++) {
-            snprintf(what, sizeof what, "output%d", (int)res.outputs[k].socket_id);
-            print_tensor(what, &res.outputs[k]);
-        }
+        for (uint32_t k = 0; k < res.n_outs; k++)
+            print_tensor(&res.outs[k]);
         if (stdout_done())
             st = ST_RUNTIME;
     }
@@ -313,16 +630,10 @@ int main(int argc, char **argv)
     if (!st && d.oom)
         st = ST_RUNTIME;
     diag_finish(&d);
-    sim_result_free(&res);
-    sim_destroy(run);
-    graph_destroy(g);
-    for (uint32_t i = 0; i < o.n_inputs; i++) {
-        if (arrays)
-            npy_free(&arrays[i]);
-        free((char *)o.inputs[i].name);
-    }
+    results_free(&res);
+    for (uint32_t i = 0; arrays && i < o.n_inputs; i++)
+        npy_free(&arrays[i]);
     free(arrays);
-    free(o.inputs);
-    free(o.paths);
+    options_free(&o);
     return (int)st;
 }
