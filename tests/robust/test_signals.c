@@ -351,7 +351,7 @@ static void test_dump_killed(void **state)
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     unsigned seed = 20240607;
     int outcome[3] = {0}; /* nothing left, complete file left by a killed run, exit 0 */
-    for (int it = 0; it < 48; it++) {
+    for (int it = 0; it < 24; it++) {
         char dir[600], out[700];
         char name[32];
         snprintf(name, sizeof name, "kill%d", it);
@@ -389,7 +389,7 @@ static void test_dump_killed(void **state)
         }
         remove_dir(dir);
     }
-    print_message("taskir-dump killed 48 times (one run: %.3f s): %d left nothing, %d left "
+    print_message("taskir-dump killed 24 times (one run: %.3f s): %d left nothing, %d left "
                   "the complete file, %d finished first\n", run_s, outcome[0], outcome[1],
                   outcome[2]);
     free(expect);
@@ -432,7 +432,7 @@ static void test_run_killed(void **state)
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     unsigned seed = 7;
     int outcome[3] = {0}; /* no file, the complete set left by a killed run, exit 0 */
-    for (int it = 0; it < 36; it++) {
+    for (int it = 0; it < 18; it++) {
         char dir[600], out[700], seen[4096], name[32];
         snprintf(name, sizeof name, "run%d", it);
         make_dir(dir, sizeof dir, name);
@@ -482,7 +482,7 @@ static void test_run_killed(void **state)
             remove_dir(out);
         remove_dir(dir);
     }
-    print_message("taskir-run killed 36 times (one run: %.3f s): %d left no file, %d the "
+    print_message("taskir-run killed 18 times (one run: %.3f s): %d left no file, %d the "
                   "complete set, %d finished first\n", run_s, outcome[0], outcome[1],
                   outcome[2]);
     remove_dir(ref_out);
