@@ -441,6 +441,15 @@ static Status prescan(Reader *r, const char *x, size_t n)
     return ST_OK;
 }
 
+/* libxml2's generic error handler while a program is read: drops the text (see below). */
+static void silent_error(void *ctx, const char *msg, ...)
+{
+    (void)ctx;
+    (void)msg;
+}
+
+static Status read_doc(Reader *rp, const char *xml, size_t len, CinnBuilder **out);
+
 Status fe_cinn_read_xml_mem(const char *xml, size_t len, const char *file, Diag *d,
                             CinnBuilder **out)
 {
@@ -455,6 +464,20 @@ Status fe_cinn_read_xml_mem(const char *xml, size_t len, const char *file, Diag 
     if (prescan(&r, xml, len) != ST_OK)
         return ST_LOGIC;
     xmlInitParser();
+    /* Some libxml2 faults (e.g. a bad encoding declaration) go to the generic error handler,
+     * which prints to stderr: keep it silent while this reader runs (the handler is
+     * thread-local in libxml2), so the library never prints. Faults still reach r. */
+    xmlGenericErrorFunc saved_fn = xmlGenericError;
+    void *saved_ctx = xmlGenericErrorContext;
+    xmlSetGenericErrorFunc(NULL, silent_error);
+    Status res = read_doc(&r, xml, len, out);
+    xmlSetGenericErrorFunc(saved_ctx, saved_fn);
+    return res;
+}
+
+static Status read_doc(Reader *rp, const char *xml, size_t len, CinnBuilder **out)
+{
+    Reader r = *rp;
     xmlParserCtxtPtr pc = xmlNewParserCtxt();
     if (!pc)
         return rd_oom(&r);
@@ -484,7 +507,7 @@ Status fe_cinn_read_xml_mem(const char *xml, size_t len, const char *file, Diag 
         st = validate(&r, doc);
     CinnBuilder *b = NULL;
     if (st == ST_OK) {
-        b = fe_cinn_create(d);
+        b = fe_cinn_create(r.d);
         if (!b)
             st = rd_oom(&r);
     }
