@@ -13,6 +13,7 @@
 #include "frontend/host_split.h"
 #include "frontend/lower.h"
 #include "frontend/onnx.h"
+#include "cli.h"
 #include "taskir/pbio.h"
 
 #include <errno.h>
@@ -95,32 +96,6 @@ static int usage_error(const char *rule, const char *fmt, ...)
     return ST_USAGE;
 }
 
-static int stdout_done(void)
-{
-    if (fflush(stdout) == 0 && !ferror(stdout))
-        return ST_OK;
-    fprintf(stderr, "%s: cannot write to stdout: %s [io.write]\n", TOOL, strerror(errno));
-    return ST_RUNTIME;
-}
-
-/* The value of "--opt VALUE" or "--opt=VALUE" (matched set), else NULL. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, bool *matched)
-{
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    *matched = false;
-    if (strncmp(a, name, n) != 0)
-        return NULL;
-    if (a[n] == '=') {
-        *matched = true;
-        return a + n + 1;
-    }
-    if (a[n] != 0)
-        return NULL;
-    *matched = true;
-    return *i + 1 < argc ? argv[++*i] : NULL;
-}
-
 /* Parses argv into o. Returns -1 to go on, else the exit code. */
 static int parse_args(int argc, char **argv, Options *o)
 {
@@ -137,15 +112,15 @@ static int parse_args(int argc, char **argv, Options *o)
             only_files = true;
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(usage_text, stdout);
-            return stdout_done();
+            return cli_stdout_done(TOOL);
         } else if (strcmp(a, "--version") == 0) {
             printf("%s %s\n", TOOL, TASKIR_VERSION);
-            return stdout_done();
-        } else if ((v = opt_value(argc, argv, &i, "--params", &m)), m) {
+            return cli_stdout_done(TOOL);
+        } else if ((v = cli_opt_value(argc, argv, &i, "--params", &m)), m) {
             if (!v || !*v)
                 return usage_error("usage.params", "%s needs a file name", a);
             o->params = v;
-        } else if ((v = opt_value(argc, argv, &i, "--format", &m)), m) {
+        } else if ((v = cli_opt_value(argc, argv, &i, "--format", &m)), m) {
             if (!v)
                 return usage_error("usage.format", "%s needs a value: cvm, cinn or onnx", a);
             if (strcmp(v, "cvm") != 0 && strcmp(v, "cinn") != 0 && strcmp(v, "onnx") != 0)
@@ -155,7 +130,7 @@ static int parse_args(int argc, char **argv, Options *o)
             format_given = true;
         } else if (strcmp(a, "--allow-host") == 0) {
             o->allow_host = true;
-        } else if ((v = opt_value(argc, argv, &i, "-o", &m)), m) {
+        } else if ((v = cli_opt_value(argc, argv, &i, "-o", &m)), m) {
             if (!v || !*v)
                 return usage_error("usage.output", "%s needs a file name", a);
             o->out = v;

@@ -4,6 +4,7 @@
  *
  * The output is built in memory (open_memstream) and written in one atomic step, so -o never
  * leaves a partial file. Without --verify the dump does not require a valid graph. */
+#include "cli.h"
 #include "taskir/fileio.h"
 #include "taskir/pbio.h"
 #include "taskir/print.h"
@@ -76,33 +77,6 @@ static int usage_error(Diag *d, const char *rule, const char *fmt, ...)
     return ST_USAGE;
 }
 
-/* Flushes what --help or --version printed; 3 when it cannot be written. */
-static int stdout_done(void)
-{
-    if (fflush(stdout) == 0 && !ferror(stdout))
-        return ST_OK;
-    fprintf(stderr, "%s: cannot write to stdout: %s [io.write]\n", TOOL, strerror(errno));
-    return ST_RUNTIME;
-}
-
-/* The value of an option given as "--opt VALUE" or "--opt=VALUE", or NULL. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, bool *matched)
-{
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    *matched = false;
-    if (strncmp(a, name, n) != 0)
-        return NULL;
-    if (a[n] == '=') {
-        *matched = true;
-        return a + n + 1;
-    }
-    if (a[n] != 0)
-        return NULL;
-    *matched = true;
-    return *i + 1 < argc ? argv[++*i] : NULL;
-}
-
 /* Parses argv into o. Returns -1 to go on, else the exit code (--help, --version, errors). */
 static int parse_args(int argc, char **argv, Options *o)
 {
@@ -123,15 +97,15 @@ static int parse_args(int argc, char **argv, Options *o)
             only_files = true;
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(usage_text, stdout);
-            rc = stdout_done();
+            rc = cli_stdout_done(TOOL);
         } else if (strcmp(a, "--version") == 0) {
             printf("%s %s\n", TOOL, TASKIR_VERSION);
-            rc = stdout_done();
+            rc = cli_stdout_done(TOOL);
         } else if (strcmp(a, "--summary") == 0) {
             o->summary = true;
         } else if (strcmp(a, "--verify") == 0) {
             o->verify = true;
-        } else if ((v = opt_value(argc, argv, &i, "--format", &m)), m) {
+        } else if ((v = cli_opt_value(argc, argv, &i, "--format", &m)), m) {
             o->format_given = true;
             if (!v)
                 rc = usage_error(&d, "usage.format", "%s needs a value: text, json or dot", a);
@@ -144,7 +118,7 @@ static int parse_args(int argc, char **argv, Options *o)
             else
                 rc = usage_error(&d, "usage.format",
                                  "unknown format '%s' (text, json or dot)", v);
-        } else if ((v = opt_value(argc, argv, &i, "--block", &m)), m) {
+        } else if ((v = cli_opt_value(argc, argv, &i, "--block", &m)), m) {
             char *end;
             errno = 0;
             long long id = v ? strtoll(v, &end, 10) : 0;
@@ -153,7 +127,7 @@ static int parse_args(int argc, char **argv, Options *o)
                                  v ? v : "");
             o->has_block = true;
             o->block = (int32_t)id;
-        } else if ((v = opt_value(argc, argv, &i, "-o", &m)), m) {
+        } else if ((v = cli_opt_value(argc, argv, &i, "-o", &m)), m) {
             if (!v || !*v)
                 rc = usage_error(&d, "usage.output", "%s needs a file name", a);
             o->out = v;

@@ -20,6 +20,7 @@
 #include "frontend/run_host.h"
 #include "frontend/onnx.h"
 #include "frontend/run_model.h"
+#include "cli.h"
 #include "taskir/fileio.h"
 #include "taskir/npy.h"
 #include "taskir/pbio.h"
@@ -152,31 +153,6 @@ static int usage_error(const char *rule, const char *fmt, ...)
     return ST_USAGE;
 }
 
-static int stdout_done(void)
-{
-    if (fflush(stdout) == 0 && !ferror(stdout))
-        return ST_OK;
-    fprintf(stderr, "%s: cannot write to stdout: %s [io.write]\n", TOOL, strerror(errno));
-    return ST_RUNTIME;
-}
-
-static const char *opt_value(int argc, char **argv, int *i, const char *name, bool *matched)
-{
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    *matched = false;
-    if (strncmp(a, name, n) != 0)
-        return NULL;
-    if (a[n] == '=') {
-        *matched = true;
-        return a + n + 1;
-    }
-    if (a[n] != 0)
-        return NULL;
-    *matched = true;
-    return *i + 1 < argc ? argv[++*i] : NULL;
-}
-
 static bool parse_count(const char *v, long max, uint32_t *out)
 {
     char *end;
@@ -213,15 +189,15 @@ static int parse_args(int argc, char **argv, Options *o)
             only_files = true;
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(usage_text, stdout);
-            return stdout_done();
+            return cli_stdout_done(TOOL);
         } else if (strcmp(a, "--version") == 0) {
             printf("%s %s\n", TOOL, TASKIR_VERSION);
-            return stdout_done();
+            return cli_stdout_done(TOOL);
         } else if (strcmp(a, "--dump-all") == 0) {
             dump_all = true;
         } else if (strcmp(a, "--no-host") == 0) {
             o->no_host = true;
-        } else if ((v = opt_value(argc, argv, &i, "--input", &m)), m) {
+        } else if ((v = cli_opt_value(argc, argv, &i, "--input", &m)), m) {
             const char *eq = v ? strchr(v, '=') : NULL;
             if (!eq || eq == v || !eq[1])
                 return usage_error("usage.input", "--input needs NAME=FILE.npy, not '%s'",
@@ -233,11 +209,11 @@ static int parse_args(int argc, char **argv, Options *o)
             }
             o->inputs[o->n_inputs].name = name;
             o->paths[o->n_inputs++] = eq + 1;
-        } else if ((v = opt_value(argc, argv, &i, "--params", &m)), m) {
+        } else if ((v = cli_opt_value(argc, argv, &i, "--params", &m)), m) {
             if (!v || !*v)
                 return usage_error("usage.params", "--params needs a file");
             o->params = v;
-        } else if ((v = opt_value(argc, argv, &i, "--format", &m)), m) {
+        } else if ((v = cli_opt_value(argc, argv, &i, "--format", &m)), m) {
             if (v && strcmp(v, "cvm") == 0)
                 o->kind = KIND_CVM;
             else if (v && strcmp(v, "pb") == 0)
@@ -249,16 +225,16 @@ static int parse_args(int argc, char **argv, Options *o)
             else
                 return usage_error("usage.format", "--format takes cvm, cinn, onnx or pb, not "
                                    "'%s'", v ? v : "");
-        } else if ((v = opt_value(argc, argv, &i, "--steps", &m)), m) {
+        } else if ((v = cli_opt_value(argc, argv, &i, "--steps", &m)), m) {
             o->steps_given = true;
             if (!parse_count(v, MAX_STEPS, &o->sim.steps))
                 return usage_error("usage.steps", "--steps needs a count 1..%ld, not '%s'",
                                    MAX_STEPS, v ? v : "");
-        } else if ((v = opt_value(argc, argv, &i, "--threads", &m)), m) {
+        } else if ((v = cli_opt_value(argc, argv, &i, "--threads", &m)), m) {
             if (!parse_count(v, MAX_THREADS, &o->sim.threads))
                 return usage_error("usage.threads", "--threads needs a count 1..%ld, not '%s'",
                                    MAX_THREADS, v ? v : "");
-        } else if ((v = opt_value(argc, argv, &i, "-o", &m)), m) {
+        } else if ((v = cli_opt_value(argc, argv, &i, "-o", &m)), m) {
             if (!v || !*v)
                 return usage_error("usage.output", "-o needs a directory");
             o->dir = v;
@@ -623,7 +599,7 @@ int main(int argc, char **argv)
     } else if (!st) {
         for (uint32_t k = 0; k < res.n_outs; k++)
             print_tensor(&res.outs[k]);
-        if (stdout_done())
+        if (cli_stdout_done(TOOL))
             st = ST_RUNTIME;
     }
     diag_print(&d, stderr, TOOL);
