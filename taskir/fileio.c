@@ -2,11 +2,13 @@
 #include "taskir/fileio.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -117,6 +119,39 @@ Status tir_write_file_atomic_iov(const char *path, const struct iovec *iov, size
     return st != ST_OK ? st : cst;
 }
 
+/* Creates a new temporary file "PATH.tmp.XXXXXX" beside path with O_CREAT | O_EXCL and mode
+ * 0666, so the kernel applies the process's umask as it does for any new file (mkstemp's 0600
+ * would need the umask read with umask(2), which is process-wide and races with other
+ * threads). The six letters come from the time, the pid and a counter; up to 1000 names are
+ * tried. Writes the name into tmp (tmpsize bytes) and returns the descriptor, or -1 with
+ * errno set. */
+static int create_beside(const char *path, char *tmp, size_t tmpsize)
+{
+    static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t v = ((uint64_t)ts.tv_nsec << 16) ^ (uint64_t)ts.tv_sec ^
+                 ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)tmp;
+    for (int attempt = 0; attempt < 1000; attempt++) {
+        char suffix[7];
+        uint64_t x = v + (uint64_t)attempt * 0x9e3779b97f4a7c15u;
+        x ^= x >> 29;
+        x *= 0xbf58476d1ce4e5b9u;
+        x ^= x >> 32;
+        for (int i = 0; i < 6; i++) {
+            suffix[i] = letters[x % 62];
+            x /= 62;
+        }
+        suffix[6] = '\0';
+        snprintf(tmp, tmpsize, "%s.tmp.%s", path, suffix);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
 Status tir_atomic_open(const char *path, TirAtomicFile **out, Diag *d)
 {
     *out = NULL;
@@ -130,14 +165,13 @@ Status tir_atomic_open(const char *path, TirAtomicFile **out, Diag *d)
         return ST_OK;
     }
     size_t pl = strlen(path);
-    f->tmp = malloc(pl + 16);
+    f->tmp = malloc(pl + 32);
     if (!f->tmp) {
         free(f);
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
     }
-    snprintf(f->tmp, pl + 16, "%s.tmp.XXXXXX", path);
     tir_signals_hold(&f->hold);
-    f->fd = mkstemp(f->tmp);
+    f->fd = create_beside(path, f->tmp, pl + 32);
     if (f->fd < 0) {
         Status st = diag_add(d, ST_RUNTIME, "io.write", NULL,
                              "cannot create a file beside %s: %s", path, strerror(errno));
@@ -146,9 +180,6 @@ Status tir_atomic_open(const char *path, TirAtomicFile **out, Diag *d)
         free(f);
         return st;
     }
-    mode_t um = umask(0);
-    umask(um);
-    (void)fchmod(f->fd, 0666 & ~um);
     *out = f;
     return ST_OK;
 }

@@ -1,0 +1,183 @@
+/* test_fileio.c: the file layer (taskir/fileio.h): atomic writes create the file with the mode
+ * the umask gives any new file, replace an existing file whole, leave nothing behind when not
+ * committed or when the directory is missing; capped reads refuse files over the cap. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "taskir/diag.h"
+#include "taskir/fileio.h"
+
+/* A fresh empty directory per test, removed with its files afterwards. */
+static int setup_dir(void **state)
+{
+    char *dir = malloc(64);
+    if (!dir)
+        return -1;
+    snprintf(dir, 64, "/tmp/taskir-test-fileio.XXXXXX");
+    if (!mkdtemp(dir)) {
+        free(dir);
+        return -1;
+    }
+    *state = dir;
+    return 0;
+}
+
+static int teardown_dir(void **state)
+{
+    char *dir = *state;
+    DIR *dp = opendir(dir);
+    if (dp) {
+        struct dirent *e;
+        char p[512];
+        while ((e = readdir(dp)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            unlink(p);
+        }
+        closedir(dp);
+    }
+    rmdir(dir);
+    free(dir);
+    return 0;
+}
+
+/* The number of entries in dir other than . and .. */
+static int count_entries(const char *dir)
+{
+    DIR *dp = opendir(dir);
+    assert_non_null(dp);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(dp)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            n++;
+    closedir(dp);
+    return n;
+}
+
+static void write_ok(const char *path, const char *text)
+{
+    Diag d;
+    diag_init(&d, path);
+    assert_int_equal(tir_write_file_atomic(path, text, strlen(text), &d), ST_OK);
+    diag_finish(&d);
+}
+
+static void assert_content(const char *path, const char *text)
+{
+    Diag d;
+    diag_init(&d, path);
+    uint8_t *buf;
+    size_t len;
+    assert_int_equal(tir_read_file(path, 1 << 20, &buf, &len, &d), ST_OK);
+    assert_int_equal(len, strlen(text));
+    assert_memory_equal(buf, text, len);
+    free(buf);
+    diag_finish(&d);
+}
+
+static void test_mode_follows_umask(void **state)
+{
+    const char *dir = *state;
+    static const mode_t masks[] = {022, 077, 0, 027};
+    static const mode_t want[] = {0644, 0600, 0666, 0640};
+    for (size_t i = 0; i < sizeof masks / sizeof masks[0]; i++) {
+        char p[512];
+        snprintf(p, sizeof p, "%s/out%zu.pb", dir, i);
+        mode_t old = umask(masks[i]);
+        write_ok(p, "x");
+        umask(old);
+        struct stat sb;
+        assert_int_equal(stat(p, &sb), 0);
+        assert_int_equal(sb.st_mode & 0777, want[i]);
+    }
+    assert_int_equal(count_entries(dir), 4);
+}
+
+static void test_replaces_whole(void **state)
+{
+    const char *dir = *state;
+    char p[512];
+    snprintf(p, sizeof p, "%s/a.pb", dir);
+    write_ok(p, "a longer first content");
+    write_ok(p, "short");
+    assert_content(p, "short");
+    assert_int_equal(count_entries(dir), 1);
+}
+
+static void test_uncommitted_leaves_nothing(void **state)
+{
+    const char *dir = *state;
+    char p[512];
+    snprintf(p, sizeof p, "%s/b.pb", dir);
+    write_ok(p, "old");
+    Diag d;
+    diag_init(&d, p);
+    TirAtomicFile *f;
+    assert_int_equal(tir_atomic_open(p, &f, &d), ST_OK);
+    assert_int_equal(count_entries(dir), 2); /* b.pb and its temporary beside it */
+    struct iovec v = {(void *)"new content", 11};
+    assert_int_equal(tir_atomic_writev(f, &v, 1, &d), ST_OK);
+    assert_int_equal(tir_atomic_close(f, false, &d), ST_OK);
+    diag_finish(&d);
+    assert_int_equal(count_entries(dir), 1);
+    assert_content(p, "old");
+}
+
+static void test_missing_directory(void **state)
+{
+    const char *dir = *state;
+    char p[512];
+    snprintf(p, sizeof p, "%s/no/such/dir/c.pb", dir);
+    Diag d;
+    diag_init(&d, p);
+    assert_int_equal(tir_write_file_atomic(p, "x", 1, &d), ST_RUNTIME);
+    assert_true(diag_find(&d, "io.write") >= 0);
+    diag_finish(&d);
+    assert_int_equal(count_entries(dir), 0);
+}
+
+static void test_read_cap(void **state)
+{
+    const char *dir = *state;
+    char p[512];
+    snprintf(p, sizeof p, "%s/big", dir);
+    write_ok(p, "0123456789");
+    Diag d;
+    diag_init(&d, p);
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    assert_int_equal(tir_read_file(p, 9, &buf, &len, &d), ST_LOGIC);
+    assert_true(diag_find(&d, "limit.file") >= 0);
+    assert_null(buf);
+    diag_finish(&d);
+    diag_init(&d, p);
+    assert_int_equal(tir_read_file(p, 10, &buf, &len, &d), ST_OK);
+    assert_int_equal(len, 10);
+    free(buf);
+    diag_finish(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_mode_follows_umask, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_replaces_whole, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_uncommitted_leaves_nothing, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_missing_directory, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_read_cap, setup_dir, teardown_dir),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
