@@ -45,5 +45,9 @@ FzResult fz_onnx(FzCtx *c, const uint8_t *data, size_t len);
 /* A CINN XML program: fe_cinn_read_xml_mem, then the XML round trip
  * encode(read(encode(read(x)))) == encode(read(x)). */
 FzResult fz_cinn_xml(FzCtx *c, const uint8_t *data, size_t len);
+/* A CVM model in fz_cvm's framing through the whole compiler (fuzz_compile.c): load, lower
+ * (which verifies), and, for models small enough, the interpreter and the simulator on the
+ * same pseudo-random inputs must give the same values. */
+FzResult fz_compile(FzCtx *c, const uint8_t *data, size_t len);
 
 #endif

@@ -7,7 +7,8 @@
  * example TaskGraphs must be accepted through the same path, so the harness itself is tested.
  *
  * Also a triage tool: `test_regress TARGET FILE...` prints each file's result and exits 1 when
- * one is broken (TARGET: fuzz_taskgraph, fuzz_npy, fuzz_cvm, fuzz_onnx or fuzz_cinn_xml). */
+ * one is broken (TARGET: fuzz_taskgraph, fuzz_npy, fuzz_cvm, fuzz_onnx, fuzz_cinn_xml or
+ * fuzz_compile). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,6 +34,7 @@ static const struct {
     {"fuzz_cvm", fz_cvm},
     {"fuzz_onnx", fz_onnx},
     {"fuzz_cinn_xml", fz_cinn_xml},
+    {"fuzz_compile", fz_compile},
 };
 
 static FzBody body_of(const char *name)
@@ -160,6 +162,18 @@ static void test_crashers_cvm(void **state)
     crashers("fuzz_cvm");
 }
 
+/* fuzz_compile's findings, and the CVM readers' ones (the same framing) through the compiler */
+static void test_crashers_compile(void **state)
+{
+    (void)state;
+    crashers("fuzz_compile");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/tests/robust/crashers/fuzz_cvm", env_dir("TASKIR_SRCDIR"));
+    size_t accepted;
+    size_t n = run_dir(fz_compile, dir, NULL, &accepted);
+    print_message("fuzz_cvm crashers through the compiler: %zu replayed cleanly\n", n);
+}
+
 static void test_crashers_onnx(void **state)
 {
     (void)state;
@@ -221,6 +235,10 @@ static void test_cvm_examples_accepted(void **state)
         FzResult r = fz_cvm(&c, in, jl + 1 + pl);
         if (r != FZ_ACCEPTED)
             fail_msg("%s: %s%s", jp, result_name(r), r == FZ_BROKEN ? c.why : "");
+        /* the compile body lowers it and compares the interpreter with the simulator */
+        r = fz_compile(&c, in, jl + 1 + pl);
+        if (r != FZ_ACCEPTED)
+            fail_msg("%s (compile): %s%s", jp, result_name(r), r == FZ_BROKEN ? c.why : "");
         free(in);
         free(j);
         free(p);
@@ -270,7 +288,7 @@ static int triage(int argc, char **argv)
     FzBody body = body_of(argv[1]);
     if (!body) {
         fprintf(stderr, "usage: test_regress [fuzz_taskgraph|fuzz_npy|fuzz_cvm|fuzz_onnx|"
-                        "fuzz_cinn_xml FILE...]\n");
+                        "fuzz_cinn_xml|fuzz_compile FILE...]\n");
         return 2;
     }
     int rc = 0;
@@ -294,6 +312,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_crashers_cvm),
         cmocka_unit_test(test_crashers_onnx),
         cmocka_unit_test(test_crashers_cinn_xml),
+        cmocka_unit_test(test_crashers_compile),
         cmocka_unit_test(test_examples_accepted),
         cmocka_unit_test(test_cvm_examples_accepted),
         cmocka_unit_test(test_truncations),
