@@ -1,7 +1,8 @@
-/* fuzz_compile.c: the compile target (fz_compile in fuzz_one.h): a CVM model in fuzz_cvm's
- * framing goes through the whole compiler, and the two ends must agree.
+/* fuzz_compile.c: the compile targets (fz_compile, fz_compile_onnx in fuzz_one.h): a CVM
+ * model in fuzz_cvm's framing, or an ONNX model, goes through the whole compiler, and the two
+ * ends must agree.
  *
- *   load (fe_cvm_load_mem) -> lower (fe_lower, which runs the verifier) -> sim_create
+ *   load (fe_cvm_load_mem / fe_onnx_load_mem) -> lower (fe_lower, which runs the verifier) -> sim_create
  *   inputs: pseudo-random values within each input's precision, drawn from a hash of the bytes
  *   fe_interp_run == sim_run, output for output, value for value
  *
@@ -15,6 +16,7 @@
 #include "frontend/cvm.h"
 #include "frontend/interp.h"
 #include "frontend/lower.h"
+#include "frontend/onnx.h"
 #include "taskir/sim.h"
 
 #include <stdarg.h>
@@ -197,6 +199,27 @@ done:
     return r;
 }
 
+/* Lowers g and, when small enough, compares the interpreter with the simulator. */
+static FzResult compile_and_compare(FzCtx *c, const OpGraph *g, const uint8_t *data, size_t len)
+{
+    Graph *lowered = NULL;
+    Diag d;
+    diag_init(&d, "fuzz.model");
+    Status st = fe_lower(g, NULL, &lowered, &d);
+    FzResult r = judge(c, st, &d, "fe_lower");
+    diag_finish(&d);
+    if (r == FZ_ACCEPTED && !lowered)
+        r = fail(c, "fe_lower: ST_OK without a graph");
+    if (r == FZ_ACCEPTED && run_work(g) >= 0) {
+        uint64_t seed = 0xcbf29ce484222325u;
+        for (size_t i = 0; i < len; i++)
+            seed = (seed ^ data[i]) * 0x100000001b3u;
+        r = differ(c, g, lowered, seed);
+    }
+    graph_destroy(lowered);
+    return r;
+}
+
 FzResult fz_compile(FzCtx *c, const uint8_t *data, size_t len)
 {
     const uint8_t *nul = memchr(data, 0, len);
@@ -209,24 +232,22 @@ FzResult fz_compile(FzCtx *c, const uint8_t *data, size_t len)
     Status st = fe_cvm_load_mem((const char *)data, jlen, params, plen, "fuzz.params", &g, &d);
     FzResult r = judge(c, st, &d, "fe_cvm_load_mem");
     diag_finish(&d);
-    if (r != FZ_ACCEPTED) {
-        og_destroy(g);
-        return r;
-    }
-    Graph *lowered = NULL;
-    diag_init(&d, "fuzz.json");
-    st = fe_lower(g, NULL, &lowered, &d);
-    r = judge(c, st, &d, "fe_lower");
-    diag_finish(&d);
-    if (r == FZ_ACCEPTED && !lowered)
-        r = fail(c, "fe_lower: ST_OK without a graph");
-    if (r == FZ_ACCEPTED && run_work(g) >= 0) {
-        uint64_t seed = 0xcbf29ce484222325u;
-        for (size_t i = 0; i < len; i++)
-            seed = (seed ^ data[i]) * 0x100000001b3u;
-        r = differ(c, g, lowered, seed);
-    }
-    graph_destroy(lowered);
+    if (r == FZ_ACCEPTED)
+        r = compile_and_compare(c, g, data, len);
     og_destroy(g);
+    return r;
+}
+
+FzResult fz_compile_onnx(FzCtx *c, const uint8_t *data, size_t len)
+{
+    Diag d;
+    diag_init(&d, "fuzz.onnx");
+    OnnxModel *m = NULL;
+    Status st = fe_onnx_load_mem(data, len, NULL, &m, &d);
+    FzResult r = judge(c, st, &d, "fe_onnx_load_mem");
+    diag_finish(&d);
+    if (r == FZ_ACCEPTED)
+        r = compile_and_compare(c, m->g, data, len);
+    fe_onnx_destroy(m);
     return r;
 }

@@ -49,5 +49,7 @@ FzResult fz_cinn_xml(FzCtx *c, const uint8_t *data, size_t len);
  * (which verifies), and, for models small enough, the interpreter and the simulator on the
  * same pseudo-random inputs must give the same values. */
 FzResult fz_compile(FzCtx *c, const uint8_t *data, size_t len);
+/* The same for an ONNX model (fe_onnx_load_mem, then its OpGraph). */
+FzResult fz_compile_onnx(FzCtx *c, const uint8_t *data, size_t len);
 
 #endif

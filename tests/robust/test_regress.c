@@ -7,8 +7,8 @@
  * example TaskGraphs must be accepted through the same path, so the harness itself is tested.
  *
  * Also a triage tool: `test_regress TARGET FILE...` prints each file's result and exits 1 when
- * one is broken (TARGET: fuzz_taskgraph, fuzz_npy, fuzz_cvm, fuzz_onnx, fuzz_cinn_xml or
- * fuzz_compile). */
+ * one is broken (TARGET: fuzz_taskgraph, fuzz_npy, fuzz_cvm, fuzz_onnx, fuzz_cinn_xml,
+ * fuzz_compile or fuzz_compile_onnx). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -35,6 +35,7 @@ static const struct {
     {"fuzz_onnx", fz_onnx},
     {"fuzz_cinn_xml", fz_cinn_xml},
     {"fuzz_compile", fz_compile},
+    {"fuzz_compile_onnx", fz_compile_onnx},
 };
 
 static FzBody body_of(const char *name)
@@ -172,6 +173,10 @@ static void test_crashers_compile(void **state)
     size_t accepted;
     size_t n = run_dir(fz_compile, dir, NULL, &accepted);
     print_message("fuzz_cvm crashers through the compiler: %zu replayed cleanly\n", n);
+    crashers("fuzz_compile_onnx");
+    snprintf(dir, sizeof dir, "%s/tests/robust/crashers/fuzz_onnx", env_dir("TASKIR_SRCDIR"));
+    n = run_dir(fz_compile_onnx, dir, NULL, &accepted);
+    print_message("fuzz_onnx crashers through the compiler: %zu replayed cleanly\n", n);
 }
 
 static void test_crashers_onnx(void **state)
@@ -253,6 +258,20 @@ static void test_cvm_examples_accepted(void **state)
     print_message("%zu CVM models and %zu .npy files accepted\n", n, m);
 }
 
+/* The ONNX example models compile, and the interpreter and the simulator agree on them. */
+static void test_onnx_examples_compiled(void **state)
+{
+    (void)state;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/examples", env_dir("TASKIR_BUILDDIR"));
+    size_t accepted;
+    size_t n = run_dir(fz_compile_onnx, dir, ".onnx", &accepted);
+    if (n == 0)
+        skip(); /* a build without the ONNX examples */
+    assert_int_equal(accepted, n);
+    print_message("%zu ONNX models compiled and compared\n", n);
+}
+
 /* The harness can fail: a body that sees a round-trip mismatch or a bad rejection says so.
  * Truncations of an example graph are each accepted or cleanly rejected. */
 static void test_truncations(void **state)
@@ -288,7 +307,7 @@ static int triage(int argc, char **argv)
     FzBody body = body_of(argv[1]);
     if (!body) {
         fprintf(stderr, "usage: test_regress [fuzz_taskgraph|fuzz_npy|fuzz_cvm|fuzz_onnx|"
-                        "fuzz_cinn_xml|fuzz_compile FILE...]\n");
+                        "fuzz_cinn_xml|fuzz_compile|fuzz_compile_onnx FILE...]\n");
         return 2;
     }
     int rc = 0;
@@ -315,6 +334,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_crashers_compile),
         cmocka_unit_test(test_examples_accepted),
         cmocka_unit_test(test_cvm_examples_accepted),
+        cmocka_unit_test(test_onnx_examples_compiled),
         cmocka_unit_test(test_truncations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
