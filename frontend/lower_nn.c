@@ -30,6 +30,18 @@ static int hwc_perm(const Lw *L, int *perm)
     return 1;
 }
 
+/* conv2d and max_pool2d lower one NCHW image per sample: axis 0 of x must be the batch (with
+ * N > 1) or 1. A model of batch 1 whose tensor holds several images along axis 0 (an ONNX
+ * model's whole tensor is one sample, docs/onnx.md) is refused [lower.batch]. */
+static Status want_one_image(Lw *L, const char *op, const OgShape *xs)
+{
+    if (L->drop || xs->d[0] == 1)
+        return ST_OK;
+    return lw_fail(L, "lower.batch", "%s over %lld images along axis 0 of one sample: it lowers "
+                   "one image per sample (axis 0 must be the model's batch, or 1)", op,
+                   (long long)xs->d[0]);
+}
+
 static Status want_params(Lw *L, const char *op, const LVal *w, const LVal *b)
 {
     if (w->kind != LV_CONST)
@@ -54,6 +66,8 @@ Status lw_op_conv2d(Lw *L)
     const int64_t *dl = og_attr_ints(n, "dilation", &cnt);
     int64_t G = og_attr_int(n, "groups", 1);
     const OgShape *xs = og_edge_shape(L->og, n->inputs[0]);
+    if ((st = want_one_image(L, "conv2d", xs)) != ST_OK)
+        return st;
     int64_t H = xs->d[2], W = xs->d[3];
     int64_t OC = w->c.shape.d[0], IC = w->c.shape.d[1], KH = w->c.shape.d[2],
             KW = w->c.shape.d[3];
@@ -285,6 +299,9 @@ Status lw_op_max_pool2d(Lw *L)
     const int64_t *pv = og_attr_ints(n, "padding", &cnt);
     int64_t ph = pv[0], pw = cnt == 2 ? pv[1] : pv[0];
     const OgShape *xs = og_edge_shape(L->og, n->inputs[0]);
+    Status st = want_one_image(L, "max_pool2d", xs);
+    if (st != ST_OK)
+        return st;
     int64_t C = xs->d[1], H = xs->d[2], W = xs->d[3];
     int64_t OH = n->out_shape[0].d[2], OW = n->out_shape[0].d[3];
     /* ceil_mode: extra bottom/right padding so that floor((H + up + down - k) / s) + 1 = OH;
@@ -298,7 +315,7 @@ Status lw_op_max_pool2d(Lw *L)
     hwc_perm(L, perm);
     int32_t yxf[3] = {(int32_t)H, (int32_t)W, (int32_t)C};
     Block *si;
-    Status st = lw_stage_in(L, x, perm, yxf, "in", &si);
+    st = lw_stage_in(L, x, perm, yxf, "in", &si);
     if (st != ST_OK)
         return st;
     int32_t shp[TIR_NDIMS] = {(int32_t)OH, (int32_t)OW, (int32_t)C, 0,
