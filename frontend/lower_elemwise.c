@@ -18,7 +18,9 @@
  *   a > b: CCMPB (TERNARY, CMP 0) on a - b;
  *   nonlinear functions of small precisions (abs, cvm_precision, division, cvm_lut): CLUT
  *   tables filled by the interpreter's own operator function (so they agree by
- *   construction), two operands combined into one index a * 2^pb + b.
+ *   construction), two operands combined into one index a * 2^pb + b;
+ *   a division too wide for that index: trunc(a / b) = sa * sb * (|a| / |b|), one table over
+ *   |a| * 2^(pb-1) + |b| and the signs multiplied back (CVVH).
  */
 #include "frontend/lower_internal.h"
 
@@ -834,8 +836,13 @@ Status lw_op_broadcast_max(Lw *L)
     return frame(L, 2, NULL, body_max);
 }
 
-/* a / b (truncating, 0 for b == 0): only by a table. */
-static Status body_div(Lw *L, Opnd *o, const Lay *lay, LVal *out)
+static Status mul_opnd(Lw *L, const Opnd *a, const Opnd *b, const Lay *lay, const char *suffix,
+                       int32_t vprec, LVal *tmp, Opnd *out);
+
+/* f(a, b) by one table (the current node's function): a constant scalar operand and the
+ * other of precision <= 16: a table over that one; else the sum of both precisions <= 16:
+ * one table over the index a * 2^pb + b; otherwise [lower.precision]. */
+static Status body_table2(Lw *L, Opnd *o, const Lay *lay, LVal *out)
 {
     int32_t vprec = L->cur->out_prec[0];
     OgTensor sc;
@@ -853,11 +860,178 @@ static Status body_div(Lw *L, Opnd *o, const Lay *lay, LVal *out)
     }
     if (o[0].prec + o[1].prec <= LW_MAX_TABLE_DW)
         return lut2(L, &o[0], &o[1], lay, vprec, out);
-    return lw_fail(L, "lower.precision", "broadcast_div of operands of precisions %d and %d: "
-                   "a division lowers only to a lookup table (CLUT), whose index holds at most "
-                   "%d bits (a constant scalar divisor or dividend: the other operand's "
-                   "precision; otherwise the sum of both)", (int)o[0].prec, (int)o[1].prec,
+    return lw_fail(L, "lower.precision", "%s of operands of precisions %d and %d: it lowers "
+                   "only to a lookup table (CLUT), whose index holds at most %d bits (a "
+                   "constant scalar operand: the other operand's precision; otherwise the sum "
+                   "of both)", L->cur->op_name, (int)o[0].prec, (int)o[1].prec,
                    LW_MAX_TABLE_DW);
+}
+
+/* True when body_table2 lowers the operands. */
+static bool table2_fits(const Opnd *o, const Lay *lay)
+{
+    OgTensor sc;
+    int32_t sv;
+    for (int k = 0; k < 2; k++)
+        if (!o[k].cv && o[k].prec <= LW_MAX_TABLE_DW && scalar_of(&o[1 - k], lay->n, &sc, &sv))
+            return true;
+    return o[0].prec + o[1].prec <= LW_MAX_TABLE_DW;
+}
+
+/* True when every value of the operand is known to be >= 0: a constant's values, or a value
+ * made by a CCMPB clip whose lower bound (CMP) is >= 0 (a relu, a clip, a requantization). */
+static bool opnd_nonneg(const Opnd *o, int64_t n)
+{
+    if (o->cv) {
+        for (int64_t i = 0; i < n; i++)
+            if (o->cv[i] < 0)
+                return false;
+        return true;
+    }
+    const LVal *v = o->v;
+    return v->kind == LV_PROD && v->lo_blk && blk_attr(v->lo_blk, AT_CMP) >= 0;
+}
+
+/* g(x) for an operand: the constant's values mapped at compile time, or a CLUT over x
+ * (dw = x's precision <= 16) whose entry k is g(the dw-bit two's complement value of k). */
+static Status map_opnd(Lw *L, const Opnd *x, int32_t (*g)(int32_t, int), int arg,
+                       const Lay *lay, const char *suffix, int32_t vprec, LVal *tmp, Opnd *out)
+{
+    memset(out, 0, sizeof *out);
+    out->prec = vprec;
+    int64_t n = x->cv ? lay->n : (int64_t)1 << x->prec;
+    int32_t *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+    if (!v)
+        return lw_oom(L);
+    for (int64_t k = 0; k < n; k++)
+        v[k] = g(x->cv ? x->cv[k] : tsigned(k, x->prec), arg);
+    if (x->cv) {
+        out->cv = v;
+        return ST_OK;
+    }
+    Status st = lut(L, x, lay, x->prec, v, suffix, vprec, tmp);
+    free(v);
+    out->v = tmp;
+    return st;
+}
+
+static int32_t g_abs_shl(int32_t x, int s)      /* |x| * 2^s (|x| < 2^16, s <= 16) */
+{
+    return (int32_t)((x < 0 ? -(int64_t)x : x) << s);
+}
+
+static int32_t g_sign(int32_t x, int s)         /* -1 for x < 0, else 1 */
+{
+    (void)s;
+    return x < 0 ? -1 : 1;
+}
+
+/* a / b truncating (0 for b == 0) when pa + pb > 16 but |a| and |b| together fit 16 bits:
+ * trunc(a / b) = sa * sb * trunc(|a| / |b|), with sx = -1 for x < 0, else 1 (for a = 0 or
+ * b = 0 the quotient is 0 whatever the signs). With qa = pa - 1, qb = pb - 1 (|a| < 2^qa,
+ * |b| < 2^qb) the index |a| * 2^qb + |b| lies in [0, 2^(qa+qb)) and determines (|a|, |b|),
+ * so one CLUT with LUT_DW = qa + qb <= 16 gives u = trunc(|a| / |b|) (the table filled by the
+ * operator's own function on those pairs). |a| * 2^qb and |b| are CLUTs over a and b (CVS
+ * and nothing for a value known to be >= 0), the index a CADD, the signs CLUTs multiplied in
+ * by CVVH. Every intermediate is exact: the index < 2^16, |u| <= |a|. */
+static Status div_signmag(Lw *L, Opnd *o, const Lay *lay, LVal *out)
+{
+    int32_t vprec = L->cur->out_prec[0];
+    int qa = o[0].prec - 1, qb = o[1].prec - 1, dw = qa + qb;
+    bool nn[2] = {opnd_nonneg(&o[0], lay->n), opnd_nonneg(&o[1], lay->n)};
+    LVal t[8];
+    memset(t, 0, sizeof t);
+    Opnd hi, lo, ix, u, sg[2], s, r;
+    memset(&hi, 0, sizeof hi);
+    memset(&r, 0, sizeof r);
+    memset(&s, 0, sizeof s);
+    memset(sg, 0, sizeof sg);
+    memset(&u, 0, sizeof u);
+    memset(&ix, 0, sizeof ix);
+    memset(&lo, 0, sizeof lo);
+    Status st;
+    /* |a| * 2^qb: CVS for a >= 0, else a CLUT */
+    if (nn[0] && !o[0].cv) {
+        st = scale(L, &o[0], (int32_t)1 << qb, 0, lay, "hi", dw + 1, &t[0]);
+        hi = val_opnd(&t[0]);
+    } else {
+        st = map_opnd(L, &o[0], g_abs_shl, qb, lay, "hi", dw + 1, &t[0], &hi);
+    }
+    /* |b|: b itself for b >= 0 */
+    if (st == ST_OK && nn[1] && !o[1].cv)
+        lo = o[1];
+    else if (st == ST_OK)
+        st = map_opnd(L, &o[1], g_abs_shl, 0, lay, "lo", qb + 1, &t[1], &lo);
+    if (st == ST_OK)
+        st = add2(L, &hi, &lo, lay, "index", dw + 1, &t[2]);
+    ix = val_opnd(&t[2]);
+    /* the quotient table: entry k = (k >> qb) / (k mod 2^qb) by the operator's function */
+    int64_t n = (int64_t)1 << dw;
+    OgShape ts = {1, {n}};
+    OgTensor ta = {0}, tb = {0}, res = {0};
+    if (st == ST_OK && (!og_tensor_alloc(&ta, &ts) || !og_tensor_alloc(&tb, &ts)))
+        st = lw_oom(L);
+    for (int64_t k = 0; st == ST_OK && k < n; k++) {
+        ta.data[k] = (int32_t)(k >> qb);
+        tb.data[k] = (int32_t)(k & (((int64_t)1 << qb) - 1));
+    }
+    if (st == ST_OK) {
+        const OgTensor *ins[2] = {&ta, &tb};
+        st = lw_run(L, NULL, ins, &ts, &res);
+    }
+    og_tensor_free(&ta);
+    og_tensor_free(&tb);
+    bool need_sign = !nn[0] || !nn[1];
+    if (st == ST_OK)
+        st = lut(L, &ix, lay, dw, res.data, need_sign ? "quotient" : "", need_sign ? qa + 1 :
+                 vprec, need_sign ? &t[3] : out);
+    og_tensor_free(&res);
+    if (st != ST_OK || !need_sign)
+        goto done;
+    u = val_opnd(&t[3]);
+    /* the sign: sa, sb, or sa * sb; then u * sign */
+    const Opnd *sp[2] = {NULL, NULL};
+    int ns = 0;
+    for (int k = 0; k < 2 && st == ST_OK; k++)
+        if (!nn[k]) {
+            st = map_opnd(L, &o[k], g_sign, 0, lay, k ? "sign1" : "sign0", 2, &t[4 + k],
+                          &sg[k]);
+            sp[ns++] = &sg[k];
+        }
+    const Opnd *sgn = sp[0];
+    if (st == ST_OK && ns == 2) {
+        st = mul_opnd(L, sp[0], sp[1], lay, "sign", 2, &t[6], &s);
+        sgn = &s;
+    }
+    if (st == ST_OK)   /* u is computed: the product is a CVVH into out */
+        st = mul_opnd(L, &u, sgn, lay, "", vprec, out, &r);
+done:
+    for (int k = 0; k < 8; k++)
+        lw_val_free(&t[k]);
+    free(hi.cv);
+    free(lo.cv);
+    free(sg[0].cv);
+    free(sg[1].cv);
+    free(s.cv);
+    return st;
+}
+
+/* a / b (truncating, 0 for b == 0): by one table when the precisions allow, else by the
+ * sign-magnitude split. */
+static Status body_div(Lw *L, Opnd *o, const Lay *lay, LVal *out)
+{
+    if (!table2_fits(o, lay) && o[0].prec <= LW_MAX_TABLE_DW &&
+        o[1].prec <= LW_MAX_TABLE_DW && o[0].prec + o[1].prec - 2 <= LW_MAX_TABLE_DW)
+        return div_signmag(L, o, lay, out);
+    if (!table2_fits(o, lay))
+        return lw_fail(L, "lower.precision", "broadcast_div of operands of precisions %d and "
+                       "%d: a division lowers to lookup tables (CLUT) whose index holds at "
+                       "most %d bits: a constant scalar divisor or dividend and the other "
+                       "operand within %d bits, or both operands' magnitudes together "
+                       "(|a| < 2^%d, |b| < 2^%d) within %d bits", (int)o[0].prec,
+                       (int)o[1].prec, LW_MAX_TABLE_DW, LW_MAX_TABLE_DW, (int)o[0].prec - 1,
+                       (int)o[1].prec - 1, LW_MAX_TABLE_DW);
+    return body_table2(L, o, lay, out);
 }
 
 Status lw_op_broadcast_div(Lw *L)
@@ -1257,5 +1431,5 @@ Status lw_table_unary(Lw *L)
 
 Status lw_table_binary(Lw *L)
 {
-    return frame(L, 2, NULL, body_div);
+    return frame(L, 2, NULL, body_table2);
 }

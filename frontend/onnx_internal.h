@@ -9,7 +9,9 @@
  *   onnx_map_move.c  data movement (Identity, Reshape, ..., Resize)
  *   onnx_map_arith.c elementwise arithmetic, Clip, Relu, Where, BitShift, reductions, the
  *                    Div -> Floor pattern
- *   onnx_map_nn.c    Conv, ConvInteger, Gemm, MatMul, MatMulInteger, pooling
+ *   onnx_map_nn.c    Conv, ConvInteger, Gemm, MatMul, MatMulInteger (constant B), MaxPool
+ *   onnx_map_pool.c  AveragePool, GlobalAveragePool (exact floored averages; onnx_nn.h)
+ *   onnx_map_matmul_dyn.c  MatMul, MatMulInteger, QLinearMatMul of a computed B
  *   onnx_map_quant.c QuantizeLinear, DequantizeLinear, QLinearConv, QLinearMatMul
  *   onnx_edge.c      host-side conversions at the model's edges, the reference rounding
  *   onnx_run.c       fe_onnx_run (taskir-run MODEL.onnx)
@@ -44,6 +46,8 @@ typedef struct OnnxVal {
     OgEdge e;               /* OV_RUN, OV_DIV, OV_DEQ: the integer tensor */
     OgShape shape;          /* OV_RUN, OV_DIV, OV_DEQ: the ONNX shape (ndim >= 1) */
     int shift;              /* OV_DIV: s */
+    bool avg;               /* OV_DIV: an AveragePool / GlobalAveragePool average (messages,
+                               [onnx.float.avg]), else a float Div by 2^s */
     /* OV_DEQ: the quantization of the integer tensor */
     int32_t q_type, q_axis;
     uint32_t nq;

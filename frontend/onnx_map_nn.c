@@ -1,5 +1,5 @@
-/* onnx_map_nn.c: Conv, ConvInteger, Gemm, MatMul, MatMulInteger, MaxPool, AveragePool and
- * GlobalAveragePool onto CVM conv2d, dense, max_pool2d and sum.
+/* onnx_map_nn.c: Conv, ConvInteger, Gemm, MatMul, MatMulInteger (a constant B) and MaxPool
+ * onto CVM conv2d, dense and max_pool2d.
  *
  *  - 1-D convolutions and pools run as 2-D ones over a height of 1.
  *  - CVM pads symmetrically with zeros; asymmetric (or auto_pad) padding is made explicit by
@@ -8,20 +8,17 @@
  *    shifted back after, so zero padding cannot win either.
  *  - The integer forms subtract the zero points first (the weights' on the host), which is
  *    what padding with the zero point means.
- *  - Weights must be constants holding integers.
- *  - AveragePool / GlobalAveragePool on float tensors are window sums divided by the window
- *    area; the area must be 2^s and a Floor must follow (the Div -> Floor pattern).
+ *  - Weights must be constants holding integers; a MatMul whose B is computed at run time
+ *    goes to onnx_map_matmul_dyn.c.
+ *  - AveragePool / GlobalAveragePool are in onnx_map_pool.c; the window helpers they use
+ *    are exported at the end of this file (onnx_nn.h).
  */
-#include "frontend/onnx_internal.h"
+#include "frontend/onnx_nn.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct Win {
-    uint32_t nd;            /* spatial dims: 1 or 2 */
-    int64_t k[2], s[2], dl[2], pb[2], pe[2];   /* kernel, stride, dilation, pads begin/end */
-    int64_t ceil_mode;
-} Win;
+typedef OnnxWin Win;
 
 static Status read_window(OnnxCtx *c, const OgShape *xs, const int64_t *kshape, Win *w,
                           bool dilations_ok)
@@ -571,11 +568,10 @@ Status onnx_matmul_integer(OnnxCtx *c, uint32_t ka, uint32_t kazp, uint32_t kb, 
     OnnxVal *b = onnx_need(c, kb, &st);
     if (!b)
         return st;
+    if (b->kind != OV_CONST)   /* a computed B: onnx_map_matmul_dyn.c */
+        return onnx_matmul_dyn(c, ka, kazp, kb, kbzp, out);
     if (a->kind == OV_CONST)
         return onnx_fail(c, "onnx.const", "the first input is a constant: not supported");
-    if (b->kind != OV_CONST)
-        return onnx_fail(c, "onnx.param", "the second input must be a constant (a data-"
-                         "dependent matrix product does not lower)");
     OgShape bs = onnx_shape(b), as = onnx_shape(a);
     /* a batched B (..., K, N): A must have the same batch dims; one product per batch */
     int64_t nbatch = 1;
@@ -586,9 +582,8 @@ Status onnx_matmul_integer(OnnxCtx *c, uint32_t ka, uint32_t kazp, uint32_t kb, 
             same = as.d[k] == bs.d[k];
             nbatch *= bs.d[k];
         }
-        if (!same)
-            return onnx_fail(c, "onnx.shape.matmul", "a batched second input needs a first "
-                             "input with the same batch dims (no broadcasting)");
+        if (!same)   /* broadcast batch dims: the elementwise scheme */
+            return onnx_matmul_dyn(c, ka, kazp, kb, kbzp, out);
     }
     if (bs.ndim < 1)
         return onnx_fail(c, "onnx.shape.matmul", "the second input is a scalar");
@@ -888,115 +883,30 @@ Status onnx_map_maxpool(OnnxCtx *c)
     return onnx_out_run(c, 0, y, x->type);
 }
 
-/* The window sum divided by area 2^s, to be floored (OV_DIV). */
-static Status avg_out(OnnxCtx *c, OgEdge sum, int64_t area)
+/* ---- shared with onnx_map_pool.c and onnx_map_matmul_dyn.c (onnx_nn.h) ---- */
+
+Status onnx_nn_read_window(OnnxCtx *c, const OgShape *xs, OnnxWin *w)
 {
-    int s = 0;
-    while (((int64_t)1 << s) < area)
-        s++;
-    if (((int64_t)1 << s) != area)
-        return onnx_fail(c, "onnx.float.avg", "the average over %lld elements is not a shift: "
-                         "only windows of 2^s elements compile (followed by Floor)",
-                         (long long)area);
-    if (s == 0)
-        return onnx_out_run(c, 0, sum, ONNX_T_FLOAT);
-    Status st;
-    OnnxVal *o = onnx_out_val(c, 0, &st);
-    if (!o)
-        return st;
-    o->kind = OV_DIV;
-    o->type = ONNX_T_FLOAT;
-    o->e = sum;
-    o->shape = *og_edge_shape(c->g, sum);
-    o->shift = s;
-    return ST_OK;
+    return read_window(c, xs, NULL, w, false);
 }
 
-Status onnx_map_avgpool(OnnxCtx *c)
+Status onnx_nn_as4d(OnnxCtx *c, OgEdge x, OgEdge *out)
 {
-    static const char *const ok[] = {"auto_pad", "ceil_mode", "count_include_pad",
-                                     "kernel_shape", "pads", "strides", NULL};
-    int64_t cip;
-    Status st = onnx_attrs_known(c, ok);
-    if (st == ST_OK)
-        st = onnx_attr_int(c, "count_include_pad", 0, 0, 1, &cip);
-    OnnxVal *x = st == ST_OK ? onnx_need(c, 0, &st) : NULL;
-    if (!x)
-        return st;
-    if (x->type != ONNX_T_FLOAT)
-        return onnx_fail(c, "onnx.type", "AveragePool takes float");
-    OgShape xs = onnx_shape(x);
-    Win w;
-    if ((st = read_window(c, &xs, NULL, &w, false)) != ST_OK)
-        return st;
-    bool padded = w.pb[0] || w.pb[1] || w.pe[0] || w.pe[1];
-    if (w.ceil_mode || (padded && !cip))
-        return onnx_fail(c, "onnx.float.avg", "windows that cover padding (without "
-                         "count_include_pad) or ceil_mode have different areas: not supported");
-    /* a depthwise convolution with a kernel of ones */
-    int64_t C = xs.d[1], area = w.k[0] * (w.nd == 2 ? w.k[1] : 1);
-    OgShape ws = xs;
-    ws.d[0] = C;
-    ws.d[1] = 1;
-    for (uint32_t i = 0; i < w.nd; i++)
-        ws.d[2 + i] = w.k[i];
-    if ((st = onnx_check_shape(c, &ws)) != ST_OK)
-        return st;
-    int64_t n = og_shape_volume(&ws);
-    int32_t *ones = malloc((size_t)n * sizeof *ones);
-    if (!ones)
-        return onnx_oom(c);
-    for (int64_t i = 0; i < n; i++)
-        ones[i] = 1;
-    OgEdge e, y;
-    char pad[64], kk[64], ss[64], ch[32];
-    st = onnx_edge(c, x, &e);
-    if (st == ST_OK)
-        st = as4d(c, e, &e);
-    if (st == ST_OK)
-        st = prepare_pads(c, &e, &w, pad, sizeof pad);
-    OgShape w4 = {4, {C, 1, w.k[0], w.k[1]}};
-    snprintf(ch, sizeof ch, "%lld", (long long)C);
-    snprintf(kk, sizeof kk, "(%lld, %lld)", (long long)w.k[0], (long long)w.k[1]);
-    snprintf(ss, sizeof ss, "(%lld, %lld)", (long long)w.s[0], (long long)w.s[1]);
-    const char *const kv[] = {"channels", ch, "kernel_size", kk, "strides", ss,
-                              "padding", pad, "groups", ch, NULL};
-    ConvCtx cc = {kv, NULL, C};
-    if (st == ST_OK)
-        st = wide_product(c, e, ones, &w4, area, 0, conv_fn, &cc, &y);
-    free(ones);
-    if (st == ST_OK)
-        st = from4d(c, y, w.nd, &y);
-    if (st != ST_OK)
-        return st;
-    return avg_out(c, y, area);
+    return as4d(c, x, out);
 }
 
-Status onnx_map_global_avgpool(OnnxCtx *c)
+Status onnx_nn_from4d(OnnxCtx *c, OgEdge y, uint32_t nd, OgEdge *out)
 {
-    static const char *const ok[] = {NULL};
-    Status st = onnx_attrs_known(c, ok);
-    OnnxVal *x = st == ST_OK ? onnx_need(c, 0, &st) : NULL;
-    if (!x)
-        return st;
-    if (x->type != ONNX_T_FLOAT)
-        return onnx_fail(c, "onnx.type", "GlobalAveragePool takes float");
-    OgShape xs = onnx_shape(x);
-    if (xs.ndim < 3)
-        return onnx_fail(c, "onnx.shape.rank", "the input needs N, C and spatial dims");
-    char axes[64] = "(";
-    size_t used = 1;
-    int64_t area = 1;
-    for (uint32_t k = 2; k < xs.ndim; k++) {
-        used += (size_t)snprintf(axes + used, sizeof axes - used, "%u, ", k);
-        area *= xs.d[k];
-    }
-    snprintf(axes + used, sizeof axes - used, ")");
-    OgEdge e, y;
-    if ((st = onnx_edge(c, x, &e)) != ST_OK ||
-        (st = onnx_cvm(c, CVM_OP_sum, "sum", &e, 1,
-                       (const char *const[]){"axis", axes, "keepdims", "true", NULL}, &y)) !=
-        ST_OK)
-        return st;
-    return avg_out(c, y, area);
+    return from4d(c, y, nd, out);
+}
+
+Status onnx_nn_pad_zeros(OnnxCtx *c, OgEdge x, const int64_t pb[2], const int64_t pe[2],
+                         OgEdge *out)
+{
+    return pad_zeros(c, x, pb, pe, out);
+}
+
+Status onnx_nn_zero_points(OnnxCtx *c, uint32_t k, int64_t n, int32_t *zp, int32_t want_type)
+{
+    return zero_points(c, k, n, zp, want_type);
 }

@@ -10,13 +10,20 @@
  * int32 accumulator with at most L = hi - lo steps, so
  *     y = lo + #{ j in 1..L : acc >= t_j },  t_j = the least acc with f(acc) >= lo + j,
  * and the thresholds t_j are found at compile time by bisection over int32 using the very
- * function the reference computes. The count is taken by a branchless binary search over
- * the 8 (or 16) bits of the level:
- *     idx = 0; for b = B-1 .. 0: idx += 2^b * [acc >= T[idx + 2^b]]
- * with T a table (cvm_lut, one row of 2^B entries per channel for per-channel scales) and
- * [a >= t] = clip(a - t + 1, 0, 1) after clipping acc into [t_1 - 1, t_L]. Every step is a
- * CVM operator with exact integer semantics, so the interpreter reproduces onnxruntime bit
- * for bit and so does the lowered graph: no input differs (docs/onnx.md).
+ * function the reference computes (rows of channels with equal M and zp are shared). The
+ * count is a branchless binary search over the 8 bits of the level:
+ *     idx = 0; for b = 7 .. 0: idx += 2^b * [acc >= t(idx + 2^b)],
+ *     [a >= t] = clip(a + (1 - t), 0, 1).
+ * At step b the known bits m = idx >> (b+1) and the channel's row slot r form the probe
+ * p = r 2^(7-b) + m, and 1 - t is a cvm_lut table of 2^(7-b) entries per row (step 7: level
+ * 128, a constant per channel). The next probe is 2p + bit, the doubling a table
+ * ((2p) mod 2^14) so that p keeps 16 bits; y = lo + 2 (p mod 128) + bit after step 0.
+ * Channels: fine groups are maximal runs of channels with at most 128 distinct rows; the
+ * row slot at step b is r = (k mod 2^b) 128 + (the row's number in fine group k), so step
+ * b's tables (one per run of 2^b fine groups, each over its channels' slice of p, the slices
+ * concatenated) have fewer than 2^14 entries and any number of channels (up to 65536) fits.
+ * Every step is a CVM operator with exact integer semantics, so the interpreter reproduces
+ * onnxruntime bit for bit and so does the lowered graph: no input differs (docs/onnx.md).
  */
 #include "frontend/onnx_internal.h"
 
@@ -207,6 +214,36 @@ Status onnx_map_dequantize(OnnxCtx *c)
 
 /* ---- requantization ---- */
 
+enum {
+    RQ_B = 8,                   /* bits of the level: a row holds 2^RQ_B thresholds */
+    RQ_FINE = 128,              /* distinct rows per fine group */
+    RQ_IDX = 1 << 14,           /* the step tables' and the probes' bound (16-bit indices) */
+};
+#define RQ_MAX_CH 65536         /* channels with their own scale */
+
+/* The per-channel structure of one requantization (section "Requantization" at the top). */
+typedef struct Rq {
+    int64_t nch;                /* channels (1: per tensor) */
+    int64_t nu;                 /* distinct rows: channels with equal (M, zp) share one */
+    int32_t *row;               /* per channel: its row */
+    int32_t *T;                 /* nu rows of 2^RQ_B: T[u][j] = t_j of row u (j >= 1) */
+    int32_t *fine;              /* per channel: its fine group */
+    int32_t *loc;               /* per channel: its row's number within its fine group */
+    int64_t nfine;
+    int64_t *fstart;            /* nfine + 1: the first channel of each fine group */
+} Rq;
+
+static void rq_free(Rq *q)
+{
+    free(q->row), free(q->T), free(q->fine), free(q->loc), free(q->fstart);
+}
+
+/* r_b(ch): the channel's row slot at step b (step-b groups are runs of 2^b fine groups). */
+static int64_t rq_slot(const Rq *q, int64_t ch, int b)
+{
+    return (int64_t)(q->fine[ch] & ((1 << b) - 1)) * RQ_FINE + q->loc[ch];
+}
+
 /* The least acc in [lo_acc, hi_acc] with f(acc) >= level, or hi_acc + 1 when none. */
 static int64_t threshold(float M, int32_t zp, int32_t lo, int32_t hi, int32_t level,
                          int64_t lo_acc, int64_t hi_acc)
@@ -222,112 +259,273 @@ static int64_t threshold(float M, int32_t zp, int32_t lo, int32_t hi, int32_t le
     return a;
 }
 
-/* y = requantize(acc) per channel (nch multipliers along axis `axis` of acc; nch == 1: per
- * tensor). */
-static Status requantize(OnnxCtx *c, OgEdge acc, const float *M, const int32_t *zp,
-                         int64_t nch, uint32_t axis, int32_t qtype, OgEdge *out)
+typedef struct RqKey {
+    uint32_t m;                 /* M's bits (M > 0: the order of the bits is irrelevant) */
+    int32_t zp, ch;
+} RqKey;
+
+static int rq_key_cmp(const void *pa, const void *pb)
 {
-    int64_t lo, hi;
-    onnx_type_range(qtype, &lo, &hi);
-    const int B = 8;
-    const int64_t L = (int64_t)1 << B;     /* table row: levels 0..255 of lo + level */
-    int32_t p = og_edge_prec(c->g, acc);
-    int64_t amax = og_prec_alpha(p);
-    if (nch * L > 32768)
-        return onnx_fail(c, "onnx.quant.channels", "%lld channels with their own scale: the "
-                         "requantization table would have more than 2^15 entries",
-                         (long long)nch);
-    int32_t *T = malloc((size_t)(nch * L) * sizeof *T);
-    if (!T)
+    const RqKey *a = pa, *b = pb;
+    if (a->m != b->m)
+        return a->m < b->m ? -1 : 1;
+    if (a->zp != b->zp)
+        return a->zp < b->zp ? -1 : 1;
+    return (a->ch > b->ch) - (a->ch < b->ch);
+}
+
+/* Rows (deduplicated), thresholds and fine groups. *tmin, *tmax: the least and greatest
+ * informative threshold (one some accumulators in [-amax, amax] reach and others do not),
+ * 0 and 0 when there is none. */
+static Status rq_plan(OnnxCtx *c, const float *M, const int32_t *zp, int64_t lo, int64_t hi,
+                      int64_t amax, Rq *q, int64_t *tmin_out, int64_t *tmax_out)
+{
+    const int64_t L = (int64_t)1 << RQ_B;
+    int64_t n = q->nch;
+    RqKey *keys = malloc((size_t)n * sizeof *keys);
+    q->row = malloc((size_t)n * sizeof *q->row);
+    q->fine = malloc((size_t)n * sizeof *q->fine);
+    q->loc = malloc((size_t)n * sizeof *q->loc);
+    q->fstart = malloc((size_t)(n + 1) * sizeof *q->fstart);
+    if (!keys || !q->row || !q->fine || !q->loc || !q->fstart) {
+        free(keys);
         return onnx_oom(c);
+    }
+    for (int64_t ch = 0; ch < n; ch++) {
+        memcpy(&keys[ch].m, &M[ch], sizeof keys[ch].m);
+        keys[ch].zp = zp[ch];
+        keys[ch].ch = (int32_t)ch;
+    }
+    qsort(keys, (size_t)n, sizeof *keys, rq_key_cmp);
+    q->nu = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (i > 0 && (keys[i].m != keys[i - 1].m || keys[i].zp != keys[i - 1].zp))
+            q->nu++;
+        q->row[keys[i].ch] = (int32_t)q->nu;
+    }
+    q->nu++;
+    /* the first channel of each row gives its M and zp */
+    int32_t *first = malloc((size_t)q->nu * sizeof *first);
+    q->T = malloc((size_t)(q->nu * L) * sizeof *q->T);
+    if (!first || !q->T) {
+        free(keys), free(first);
+        return onnx_oom(c);
+    }
+    for (int64_t i = n - 1; i >= 0; i--)
+        first[q->row[keys[i].ch]] = keys[i].ch;
+    free(keys);
     int64_t tmin = INT64_MAX, tmax = INT64_MIN;
-    for (int64_t ch = 0; ch < nch; ch++) {
-        int32_t z = zp[ch];
+    for (int64_t u = 0; u < q->nu; u++) {
+        int32_t ch = first[u];
+        int64_t prev = -amax;
         for (int64_t j = 0; j < L; j++) {
             int64_t t = j == 0 ? -amax : j > hi - lo ? amax + 1 :
-                        threshold(M[ch], z, (int32_t)lo, (int32_t)hi, (int32_t)(lo + j), -amax,
-                                  amax);
-            T[ch * L + j] = (int32_t)(t > amax ? amax + 1 > INT32_MAX ? INT32_MAX : amax + 1 :
-                                      t);
-            if (j >= 1 && j <= hi - lo) {
+                        threshold(M[ch], zp[ch], (int32_t)lo, (int32_t)hi, (int32_t)(lo + j),
+                                  prev, amax);   /* t_j >= t_(j-1): f is non-decreasing */
+            prev = t > amax ? amax : t;
+            q->T[u * L + j] = (int32_t)(t > amax ? amax + 1 > INT32_MAX ? INT32_MAX : amax + 1 :
+                                        t);
+            if (j >= 1 && j <= hi - lo && t > -amax && t <= amax) {
                 tmin = t < tmin ? t : tmin;
                 tmax = t > tmax ? t : tmax;
             }
         }
     }
-    /* acc clipped into [tmin - 1, tmax] keeps every comparison and keeps the differences
-     * small; table entries are clipped into [tmin - 1, tmax + 1] the same way */
-    if (tmin > amax)
-        tmin = amax + 1;
-    if (tmax > amax)
-        tmax = amax;
-    if (tmax < tmin - 1)
-        tmax = tmin - 1;
-    for (int64_t i = 0; i < nch * L; i++)
-        T[i] = (int32_t)(T[i] < tmin - 1 ? tmin - 1 : T[i] > tmax + 1 ? tmax + 1 : T[i]);
-    OgEdge a, et, ch_off = {-1, 0};
-    Status st = onnx_clip(c, acc, tmin - 1, tmax, &a);
-    OgShape ts = {1, {nch * L}};
-    if (st == ST_OK)
-        st = onnx_const_i32(c, "thresholds", &ts, T, &et);
-    free(T);
-    const OgShape *as = og_edge_shape(c->g, acc);
-    if (st == ST_OK && nch > 1) {
-        OgShape cs = {as->ndim, {0}};
-        for (uint32_t k = 0; k < as->ndim; k++)
-            cs.d[k] = k == axis ? nch : 1;
-        int32_t *off = malloc((size_t)nch * sizeof *off);
-        if (!off)
-            return onnx_oom(c);
-        for (int64_t k = 0; k < nch; k++)
-            off[k] = (int32_t)(k * L);
-        st = onnx_const_i32(c, "channel", &cs, off, &ch_off);
-        free(off);
+    free(first);
+    /* every comparison [acc >= t] keeps its value for acc clipped into [tmin - 1, tmax] and
+     * t into [tmin - 1, tmax + 1]: an informative t is unchanged; t = -amax (every acc
+     * reaches the level) becomes tmin - 1, still reached; t = amax + 1 (none does) becomes
+     * tmax + 1, still not */
+    if (tmin > tmax)
+        tmin = tmax = 0;
+    for (int64_t i = 0; i < q->nu * L; i++)
+        q->T[i] = (int32_t)(q->T[i] < tmin - 1 ? tmin - 1 : q->T[i] > tmax + 1 ? tmax + 1 :
+                            q->T[i]);
+    /* fine groups: maximal runs of channels with at most RQ_FINE distinct rows */
+    int64_t *seen = malloc((size_t)q->nu * sizeof *seen);
+    int32_t *seen_loc = malloc((size_t)q->nu * sizeof *seen_loc);
+    if (!seen || !seen_loc) {
+        free(seen), free(seen_loc);
+        return onnx_oom(c);
     }
-    /* idx = 0; for b: idx += 2^b [a >= T[idx + 2^b (+ channel offset)]] */
-    OgEdge idx = {-1, 0};
-    for (int b = B - 1; b >= 0 && st == ST_OK; b--) {
-        OgEdge probe, t, d, bit;
-        if (idx.node < 0) {
-            /* idx = 0: the probe is the constant 2^b (plus the channel's offset) */
-            if (ch_off.node >= 0)
-                st = onnx_add_scalar(c, ch_off, (int64_t)1 << b, &probe);
-            else {
-                int32_t v = 1 << b;
-                OgShape one = {as->ndim, {0}};
-                for (uint32_t k = 0; k < as->ndim; k++)
-                    one.d[k] = 1;
-                st = onnx_const_i32(c, "probe", &one, &v, &probe);
+    for (int64_t u = 0; u < q->nu; u++)
+        seen[u] = -1;
+    int32_t nloc = 0;
+    q->nfine = 0;
+    q->fstart[0] = 0;
+    for (int64_t ch = 0; ch < n; ch++) {
+        int32_t u = q->row[ch];
+        if (seen[u] != q->nfine) {
+            if (nloc == RQ_FINE) {
+                q->fstart[++q->nfine] = ch;
+                nloc = 0;
             }
-        } else {
-            st = onnx_add_scalar(c, idx, (int64_t)1 << b, &probe);
-            if (st == ST_OK && ch_off.node >= 0)
-                st = onnx_cvm(c, CVM_OP_broadcast_add, "probe", (OgEdge[]){probe, ch_off}, 2,
-                              NULL, &probe);
+            seen[u] = q->nfine;
+            seen_loc[u] = nloc++;
         }
-        if (st == ST_OK && idx.node < 0) {
-            /* a constant probe: its thresholds are constants too (take folds) */
-            st = onnx_cvm(c, CVM_OP_take, "t", (OgEdge[]){et, probe}, 2, NULL, &t);
-        } else if (st == ST_OK) {
-            st = onnx_cvm(c, CVM_OP_cvm_lut, "t", (OgEdge[]){probe, et}, 2, NULL, &t);
+        q->fine[ch] = (int32_t)q->nfine;
+        q->loc[ch] = seen_loc[u];
+    }
+    q->fstart[++q->nfine] = n;
+    free(seen), free(seen_loc);
+    *tmin_out = tmin;
+    *tmax_out = tmax;
+    return ST_OK;
+}
+
+/* e + v[channel] (a scalar when every value is the same: then no table). */
+static Status rq_add_chan(OnnxCtx *c, const Rq *q, const OgShape *as, uint32_t axis, OgEdge e,
+                          const int32_t *v, OgEdge *out)
+{
+    bool same = true;
+    for (int64_t ch = 1; ch < q->nch && same; ch++)
+        same = v[ch] == v[0];
+    if (same)
+        return onnx_add_scalar(c, e, v[0], out);
+    OgShape cs = {as->ndim, {0}};
+    for (uint32_t k = 0; k < as->ndim; k++)
+        cs.d[k] = k == axis ? q->nch : 1;
+    OgEdge ev;
+    Status st = onnx_const_i32(c, "channel", &cs, v, &ev);
+    if (st == ST_OK)
+        st = onnx_cvm(c, CVM_OP_broadcast_add, "add", (OgEdge[]){e, ev}, 2, NULL, out);
+    return st;
+}
+
+/* cvm_lut(e, tab[0..n)) for a table built by the caller. */
+static Status rq_lut(OnnxCtx *c, const char *what, OgEdge e, const int32_t *tab, int64_t n,
+                     OgEdge *out)
+{
+    OgShape ts = {1, {n}};
+    OgEdge et;
+    Status st = onnx_const_i32(c, what, &ts, tab, &et);
+    if (st == ST_OK)
+        st = onnx_cvm(c, CVM_OP_cvm_lut, what, (OgEdge[]){e, et}, 2, NULL, out);
+    return st;
+}
+
+/* The negated thresholds at step b, 1 - T[row][m 2^(b+1) + 2^b], looked up at the probes p
+ * (p = r_b 2^(7-b) + m): one table per step-b group of channels (a run of 2^b fine groups,
+ * at most 2^14 entries), each over its channels' slice of p, the slices concatenated. */
+static Status rq_thresholds(OnnxCtx *c, const Rq *q, uint32_t axis, int b, OgEdge p,
+                            OgEdge *out)
+{
+    const int64_t L = (int64_t)1 << RQ_B, per = (int64_t)1 << (RQ_B - 1 - b);
+    int64_t ng = (q->nfine + ((int64_t)1 << b) - 1) >> b;
+    OgEdge *parts = malloc((size_t)ng * sizeof *parts);
+    int32_t *tab = malloc((size_t)RQ_IDX * sizeof *tab);
+    int32_t *idx = malloc((size_t)q->nch * sizeof *idx);
+    Status st = parts && tab && idx ? ST_OK : onnx_oom(c);
+    char ab[16];
+    snprintf(ab, sizeof ab, "%u", axis);
+    for (int64_t g = 0; g < ng && st == ST_OK; g++) {
+        int64_t k1 = (g + 1) << b;
+        int64_t c0 = q->fstart[g << b], c1 = q->fstart[k1 < q->nfine ? k1 : q->nfine];
+        int64_t n = 0;
+        for (int64_t ch = c0; ch < c1; ch++) {
+            int64_t r = rq_slot(q, ch, b);
+            n = (r + 1) * per > n ? (r + 1) * per : n;
+        }
+        memset(tab, 0, (size_t)n * sizeof *tab);   /* slots of no channel stay 0 */
+        for (int64_t ch = c0; ch < c1; ch++) {
+            const int32_t *t = &q->T[(int64_t)q->row[ch] * L];
+            int64_t r = rq_slot(q, ch, b);
+            for (int64_t m = 0; m < per; m++)
+                tab[r * per + m] = 1 - t[(m << (b + 1)) + ((int64_t)1 << b)];
+        }
+        OgEdge src = p;
+        if (ng > 1) {
+            for (int64_t ch = c0; ch < c1; ch++)
+                idx[ch - c0] = (int32_t)ch;
+            OgShape is = {1, {c1 - c0}};
+            OgEdge ie;
+            st = onnx_const_i32(c, "group", &is, idx, &ie);
+            if (st == ST_OK)
+                st = onnx_cvm(c, CVM_OP_take, "group", (OgEdge[]){p, ie}, 2,
+                              (const char *const[]){"axis", ab, NULL}, &src);
         }
         if (st == ST_OK)
-            st = onnx_cvm(c, CVM_OP_broadcast_sub, "d", (OgEdge[]){a, t}, 2, NULL, &d);
+            st = rq_lut(c, "thresholds", src, tab, n, &parts[g]);
+    }
+    if (st == ST_OK && ng > 1)
+        st = onnx_cvm(c, CVM_OP_concatenate, "thresholds", parts, (uint32_t)ng,
+                      (const char *const[]){"axis", ab, NULL}, out);
+    else if (st == ST_OK)
+        *out = parts[0];
+    free(parts), free(tab), free(idx);
+    return st;
+}
+
+/* y = requantize(acc) per channel (nch multipliers along axis `axis` of acc; nch == 1: per
+ * tensor). */
+static Status requantize(OnnxCtx *c, OgEdge acc, const float *M, const int32_t *zp,
+                         int64_t nch, uint32_t axis, int32_t qtype, OgEdge *out)
+{
+    const int64_t L = (int64_t)1 << RQ_B;
+    int64_t lo, hi;
+    onnx_type_range(qtype, &lo, &hi);
+    int32_t pacc = og_edge_prec(c->g, acc);
+    int64_t amax = og_prec_alpha(pacc);
+    if (nch > RQ_MAX_CH)
+        return onnx_fail(c, "onnx.quant.channels", "%lld channels with their own scale: at "
+                         "most %d", (long long)nch, RQ_MAX_CH);
+    Rq q = {.nch = nch};
+    int64_t tmin = 0, tmax = 0;
+    Status st = rq_plan(c, M, zp, lo, hi, amax, &q, &tmin, &tmax);
+    const OgShape *as = og_edge_shape(c->g, acc);
+    int32_t *v = st == ST_OK ? malloc((size_t)nch * sizeof *v) : NULL;
+    int32_t *tab = st == ST_OK ? malloc((size_t)RQ_IDX * sizeof *tab) : NULL;
+    if (st == ST_OK && (!v || !tab))
+        st = onnx_oom(c);
+    /* a: acc, clipped into [tmin - 1, tmax] (every comparison kept) when a difference
+     * a + 1 - t could otherwise leave 32 bits; the entries 1 - t lie in [-tmax, 2 - tmin] */
+    OgEdge a = acc;
+    if (st == ST_OK && 2 - tmin > INT32_MAX)
+        st = onnx_fail(c, "onnx.precision", "the requantization's first level starts at "
+                       "accumulator %lld: a threshold comparison would leave int32",
+                       (long long)tmin);
+    if (st == ST_OK && pacc > 30)
+        st = onnx_clip(c, acc, tmin - 1, tmax, &a);
+    /* step 7: the probe is level 128 of each channel's row: a constant per channel */
+    OgEdge d, bit, p = {-1, 0};
+    for (int64_t ch = 0; st == ST_OK && ch < nch; ch++)
+        v[ch] = 1 - q.T[(int64_t)q.row[ch] * L + (L >> 1)];
+    if (st == ST_OK)
+        st = rq_add_chan(c, &q, as, axis, a, v, &d);
+    if (st == ST_OK)
+        st = onnx_clip(c, d, 0, 1, &bit);
+    for (int64_t ch = 0; st == ST_OK && ch < nch; ch++)
+        v[ch] = (int32_t)(2 * rq_slot(&q, ch, RQ_B - 2));
+    if (st == ST_OK)
+        st = rq_add_chan(c, &q, as, axis, bit, v, &p);
+    /* steps 6 .. 0: p = r_b 2^(7-b) + m (m: the level's bits above b); the next probe is
+     * 2p + bit, re-based to the next step's slots: (2p) mod 2^14 by a table */
+    for (int b = RQ_B - 2; b >= 0 && st == ST_OK; b--) {
+        OgEdge nt;
+        st = rq_thresholds(c, &q, axis, b, p, &nt);
         if (st == ST_OK)
-            st = onnx_add_scalar(c, d, 1, &d);
+            st = onnx_cvm(c, CVM_OP_broadcast_add, "d", (OgEdge[]){a, nt}, 2, NULL, &d);
         if (st == ST_OK)
             st = onnx_clip(c, d, 0, 1, &bit);
+        int64_t n = 0, per = (int64_t)1 << (RQ_B - 1 - b);
+        for (int64_t ch = 0; ch < nch; ch++) {
+            int64_t r = rq_slot(&q, ch, b);
+            n = (r + 1) * per > n ? (r + 1) * per : n;
+        }
+        /* b > 0: the next probe 2p + bit; b = 0: y = lo + 2 (p mod 128) + bit */
+        for (int64_t k = 0; k < n; k++)
+            tab[k] = (int32_t)(b > 0 ? (2 * k) % RQ_IDX : lo + 2 * (k % (L >> 1)));
+        OgEdge twice;
         if (st == ST_OK)
-            st = onnx_shl(c, bit, b, &bit);
-        if (st == ST_OK && idx.node < 0)
-            idx = bit;
-        else if (st == ST_OK)
-            st = onnx_cvm(c, CVM_OP_broadcast_add, "idx", (OgEdge[]){idx, bit}, 2, NULL, &idx);
+            st = rq_lut(c, b > 0 ? "next" : "level", p, tab, n, &twice);
+        if (st == ST_OK)
+            st = onnx_cvm(c, CVM_OP_broadcast_add, b > 0 ? "probe" : "y",
+                          (OgEdge[]){twice, bit}, 2, NULL, &p);
     }
-    if (st == ST_OK)
-        st = onnx_add_scalar(c, idx, lo, &idx);
     if (st == ST_OK)   /* gives the result its type's precision (the values are in range) */
-        st = onnx_clip(c, idx, lo, hi, out);
+        st = onnx_clip(c, p, lo, hi, out);
+    free(v), free(tab);
+    rq_free(&q);
     return st;
 }
 

@@ -240,6 +240,9 @@ static Status make_output(OnnxCtx *c, const Onnx__ValueInfoProto *vi)
     if (!v)
         return gfail(c, "onnx.graph.output", where, "no node, input or initializer gives it");
     c->node = NULL;
+    if (v->kind == OV_DIV && v->avg)
+        return gfail(c, "onnx.float.avg", where, "is an average (AveragePool or "
+                     "GlobalAveragePool) that is not floored");
     if (v->kind == OV_DIV)
         return gfail(c, "onnx.float.div", where, "is a float Div by 2^%d that is not floored",
                      v->shift);

@@ -200,6 +200,12 @@ OnnxVal *onnx_need(OnnxCtx *c, uint32_t k, Status *st)
         *st = onnx_fail(c, "onnx.node.inputs", "input %u is required", k);
         return NULL;
     }
+    if (v->kind == OV_DIV && v->avg) {
+        *st = onnx_fail(c, "onnx.float.avg", "input %u '%s' is an average (AveragePool or "
+                        "GlobalAveragePool) that is not floored: float models compile when every "
+                        "average is followed by Floor", k, v->name);
+        return NULL;
+    }
     if (v->kind == OV_DIV) {
         *st = onnx_fail(c, "onnx.float.div", "input %u '%s' is a float Div by 2^%d that is not "
                         "floored: float models compile when every such Div is followed by Floor "
