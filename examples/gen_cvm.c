@@ -5,10 +5,11 @@
  *   gen_cvm -o DIR [--no-expected] [MODEL ...]
  *   gen_cvm --list
  *
- * MODEL is one of the examples (default: all five) or "resnet50", the benchmark model
- * (bench/compile; never made by default). For each model it writes DIR/MODEL.json,
- * DIR/MODEL.params, DIR/MODEL.input.npy (int32, the model's input shape) and, unless
- * --no-expected (or for resnet50, whose interpretation takes minutes),
+ * MODEL is one of the examples (default: all five) or a benchmark model, never made by
+ * default: "resnet50" (bench/compile, bench/run) or "resnet50x10", the same network 3.28x
+ * wider, 10x the weights and multiply-accumulates (bench/run). For each model it writes
+ * DIR/MODEL.json, DIR/MODEL.params, DIR/MODEL.input.npy (int32, the model's input shape) and,
+ * unless --no-expected (or for a benchmark model, whose interpretation takes minutes),
  * DIR/MODEL.outputK.npy for every head K: the reference interpreter's result on that input,
  * exactly the file `taskir-run MODEL.json --params MODEL.params --input
  * data=MODEL.input.npy -o OUT` writes as OUT/outputK.npy.
@@ -319,19 +320,20 @@ static void build_mlp(Gen *G)
     output(G, dense(G, "fc2", x, 10));
 }
 
-/* ResNet-50 (v1.5: the stride on the 3x3 conv) at its real layer shapes: 3x224x224 ->
- * conv 7x7/2 (64) -> relu -> max pool 3x3/2 pad 1 -> 3, 4, 6, 3 bottlenecks (1x1, 3x3, 1x1
- * at widths 64..512, x4 out; projection shortcut 1x1 in each stage's first block) ->
- * global average as sum over 7x7 + right shift 6 (CVM has no average pool) -> fc 1000. */
-static void build_resnet50(Gen *G)
+/* ResNet-50 (v1.5: the stride on the 3x3 conv) at its real layer shapes, scaled in width
+ * by w0 / 64: 3x224x224 -> conv 7x7/2 (w0) -> relu -> max pool 3x3/2 pad 1 -> 3, 4, 6, 3
+ * bottlenecks (1x1, 3x3, 1x1 at widths w0, 2 w0, 4 w0, 8 w0, x4 out; projection shortcut 1x1
+ * in each stage's first block) -> global average as sum over 7x7 + right shift 6 (CVM has no
+ * average pool) -> fc 1000. w0 = 64 is ResNet-50 itself. */
+static void resnet_v15(Gen *G, int64_t w0)
 {
     OgShape s = shp(4, 1, 3, 224, 224);
     T x = input(G, &s, W_M2);
-    x = relu(G, "stem_relu", conv(G, "stem", x, 64, 7, 2, 3, 1));
+    x = relu(G, "stem_relu", conv(G, "stem", x, w0, 7, 2, 3, 1));
     x = max_pool(G, "stem_pool", x, 3, 2, 1);
     static const int blocks[4] = {3, 4, 6, 3};
     for (int st = 0; st < 4; st++) {
-        int64_t width = (int64_t)64 << st;
+        int64_t width = w0 << st;
         for (int b = 0; b < blocks[st]; b++) {
             char p[32], nm[64];
             int stride = (st > 0 && b == 0) ? 2 : 1;
@@ -362,6 +364,21 @@ static void build_resnet50(Gen *G)
     output(G, dense(G, "fc", x, 1000));
 }
 
+/* ResNet-50: 25.5 M weights, 4.09 G multiply-accumulates (convolutions and fc). */
+static void build_resnet50(Gen *G)
+{
+    resnet_v15(G, 64);
+}
+
+/* The 10x-larger synthetic benchmark model: ResNet-50 with every width x 3.28 (stem 210,
+ * stages 210, 420, 840, 1680, outputs 840 .. 6720), the same 16 bottleneck blocks and 246
+ * operators: 259.2 M weights (10.2x) and 43.1 G multiply-accumulates (10.5x). Wider rather
+ * than deeper, so that both grow alike (both go with the square of the width). */
+static void build_resnet50x10(Gen *G)
+{
+    resnet_v15(G, 210);
+}
+
 typedef struct Model {
     const char *name;
     void (*build)(Gen *G);
@@ -376,6 +393,7 @@ static const Model models[] = {
     {"yolo_head", build_yolo_head, -127, 127, true},
     {"mlp", build_mlp, -127, 127, true},
     {"resnet50", build_resnet50, -127, 127, false},
+    {"resnet50x10", build_resnet50x10, -127, 127, false},
 };
 #define NMODELS (sizeof models / sizeof *models)
 
@@ -458,7 +476,8 @@ static const char usage_text[] =
     "usage: gen_cvm -o DIR [--no-expected] [MODEL ...]\n"
     "       gen_cvm --list\n"
     "Writes DIR/MODEL.json, .params, .input.npy and .outputK.npy (the expected result) for\n"
-    "each MODEL (default: every example; resnet50 only when named, without expected output).\n";
+    "each MODEL (default: every example; the benchmark models resnet50 and resnet50x10 only\n"
+    "when named, without expected output).\n";
 
 int main(int argc, char **argv)
 {

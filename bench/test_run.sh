@@ -1,0 +1,94 @@
+#!/bin/sh
+# bench/test_run.sh: the `cli` test bench_run, a quick check that bench/run works, never the
+# benchmark itself (the ResNet-50-scale models are not touched).
+#
+#   sh bench/test_run.sh BENCH_RUN BUILD_DIR
+#
+# 1. `bench/run --no-build --only small` (REPS=1) on the build dir, as text and as Markdown:
+#    exit 0; the table has its 11 columns under the expected names; one row per shipped
+#    example (the five CVM models, qnet and shiftnet, cinn_cnn, lenet.pb, tianjic_style.pb);
+#    every row has MACs, a .pb size and a time, RSS and GMAC/s for taskir-run, and a compile
+#    time exactly when it is not a bare TaskGraph.
+# 2. On a fake build dir whose taskir-compile fails: exit 1, the table shows FAIL and stderr
+#    names the model and the tool.
+# Skipped (77) without GNU time at /usr/bin/time.
+set -eu
+bench=$1
+build=$2
+if [ ! -x /usr/bin/time ]; then
+    echo "no GNU time at /usr/bin/time (Debian package time): skipped"
+    exit 77
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench_run.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+bad() {
+    echo "FAIL: $*"
+    exit 1
+}
+
+# ---- 1. the small examples ----
+rc=0
+BUILD=$build REPS=1 sh "$bench" --no-build --only small >"$tmp/text" 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 0 ] || { cat "$tmp/err"; bad "bench/run --only small exited $rc"; }
+rc=0
+BUILD=$build REPS=1 sh "$bench" --no-build --only small --markdown >"$tmp/md" 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 0 ] || { cat "$tmp/err"; bad "bench/run --only small --markdown exited $rc"; }
+cat "$tmp/md"
+
+head -n 1 "$tmp/text" | grep -q '^taskir benchmark (bench/run): ' || bad "no title line"
+want='model from MACs .pb compile s compile MiB dump s dump MiB run s run MiB run GMAC/s'
+got=$(sed -n 2p "$tmp/text" | tr -s ' ')
+[ "$got" = "$want" ] || bad "text header is '$got', not '$want'"
+got=$(grep '^| model' "$tmp/md" | sed 's/ *| */|/g; s/^|//; s/|$//' | tr '|' ' ')
+[ "$got" = "$want" ] || bad "Markdown header is '$got', not '$want'"
+grep -q '^|---|---|---:|' "$tmp/md" || bad "no Markdown separator line"
+
+# model kind: the rows there must be (others may be added)
+for m in 'lenet cvm' 'resnet_block cvm' 'mobilenet_block cvm' 'yolo_head cvm' 'mlp cvm' \
+    'qnet onnx' 'shiftnet onnx' 'cinn_cnn cinn' 'lenet.pb pb' 'tianjic_style.pb pb'; do
+    name=${m% *}
+    kind=${m#* }
+    line=$(grep "^| $name | " "$tmp/md") || bad "no row for $name"
+    grep -q "^$name  *$kind " "$tmp/text" || bad "no text row for $name ($kind)"
+    echo "$line" | awk -F '|' -v kind="$kind" -v name="$name" '
+        function fail(what) { print "FAIL: row " name ": " what; bad = 1; exit 1 }
+        function strip(s) { gsub(/^ +| +$/, "", s); return s }
+        {
+            if (NF != 13) fail(NF - 2 " cells, not 11")
+            for (i = 2; i <= 12; i++) c[i - 1] = strip($i)
+            if (c[2] != kind) fail("kind " c[2])
+            if (c[3] !~ /^[0-9.]+( [kMG])?$/) fail("MACs " c[3])
+            if (c[4] !~ /^[0-9.]+ [kMG]?B$/) fail(".pb size " c[4])
+            if (kind == "pb" && (c[5] != "-" || c[6] != "-")) fail("a compile time for a .pb")
+            if (kind != "pb" && (c[5] !~ /^[0-9]+\.[0-9]+$/ || c[6] !~ /^[0-9]+\.[0-9]$/))
+                fail("compile " c[5] " s " c[6] " MiB")
+            for (i = 7; i <= 10; i++)
+                if (c[i] !~ /^[0-9]+\.[0-9]+$/) fail("column " i ": " c[i])
+            if (c[11] !~ /^[0-9]+\.[0-9]+$/) fail("GMAC/s " c[11])
+        }' || exit 1
+done
+rows=$(grep -c '^| ' "$tmp/md")
+[ "$rows" -ge 11 ] || bad "$rows table lines, want at least 10 rows and the header"
+grep -q '^resnet50' "$tmp/text" && bad "a benchmark model in --only small"
+grep -q '^growth' "$tmp/text" && bad "a growth section with --only small"
+
+# ---- 2. a tool that fails ----
+fake=$tmp/build
+mkdir -p "$fake/tools" "$fake/examples/cvm" "$fake/bench"
+: >"$fake/build.ninja"
+printf '#!/bin/sh\necho "taskir-compile: broken on purpose" >&2\nexit 2\n' >"$fake/tools/taskir-compile"
+printf '#!/bin/sh\nexit 0\n' >"$fake/tools/taskir-dump"
+printf '#!/bin/sh\nexit 0\n' >"$fake/tools/taskir-run"
+printf '#!/bin/sh\nexit 0\n' >"$fake/bench/pb_inputs"
+printf '#!/bin/sh\necho lenet\necho "resnet50 (benchmark)"\n' >"$fake/examples/gen_cvm"
+chmod +x "$fake/tools/"* "$fake/bench/pb_inputs" "$fake/examples/gen_cvm"
+rc=0
+BUILD=$fake REPS=1 sh "$bench" --no-build --only small >"$tmp/out" 2>"$tmp/err" || rc=$?
+cat "$tmp/out" "$tmp/err"
+[ "$rc" -eq 1 ] || bad "a failing taskir-compile gave exit $rc, not 1"
+grep -q '^bench/run: lenet: taskir-compile failed (exit 2)' "$tmp/err" ||
+    bad "stderr does not name lenet and taskir-compile"
+grep -q 'broken on purpose' "$tmp/err" || bad "the tool's message is not shown"
+grep -q '^lenet  *cvm  *-  *-  *FAIL  *FAIL  *-' "$tmp/out" || bad "the row does not show FAIL"
+grep -q '^resnet50' "$tmp/out" && bad "a benchmark model in --only small"
+echo "ok"
