@@ -5,6 +5,7 @@
 #include "frontend/cinn.h"
 #include "frontend/cvm.h"
 #include "frontend/onnx.h"
+#include "taskir/mapping.h"
 #include "taskir/npy.h"
 #include "taskir/pbio.h"
 #include "taskir/print.h"
@@ -135,6 +136,97 @@ FzResult fz_taskgraph(FzCtx *c, const uint8_t *data, size_t len)
     if (r != FZ_BROKEN)
         r = round_trip(c, g);
     graph_destroy(g);
+    return r;
+}
+
+/* ---- Mapping ---- */
+
+/* The printers must accept any mapping the loader accepts (taskir-dump prints unverified
+ * ones). */
+static FzResult print_mapping_all(FzCtx *c, const Mapping *m)
+{
+    if (!c->sink)
+        return FZ_ACCEPTED;
+    static const struct {
+        const char *name;
+        int kind; /* 0 mapping, 1 summary, 2 first block */
+        PrintFormat f;
+    } runs[] = {
+        {"print_mapping(text)", 0, PF_TEXT},    {"print_mapping(json)", 0, PF_JSON},
+        {"print_mapping(dot)", 0, PF_DOT},      {"print_map_summary(text)", 1, PF_TEXT},
+        {"print_map_summary(json)", 1, PF_JSON}, {"print_mapping(text, block)", 2, PF_TEXT},
+        {"print_mapping(json, block)", 2, PF_JSON},
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        Diag d;
+        diag_init(&d, "fuzz.map.pb");
+        Status st;
+        if (runs[i].kind == 0)
+            st = print_mapping(m, runs[i].f, false, 0, c->sink, &d);
+        else if (runs[i].kind == 1)
+            st = print_map_summary(m, runs[i].f, c->sink, &d);
+        else if (m->graph->n_blocks)
+            st = print_mapping(m, runs[i].f, true, m->graph->blocks[0]->id, c->sink, &d);
+        else
+            st = ST_OK;
+        FzResult r = settle(c, st, &d, runs[i].name);
+        diag_finish(&d);
+        if (r == FZ_BROKEN)
+            return r;
+    }
+    return FZ_ACCEPTED;
+}
+
+/* map_pack(load(map_pack(m))) must equal map_pack(m). */
+static FzResult map_round_trip(FzCtx *c, const Mapping *m)
+{
+    Diag d;
+    diag_init(&d, "fuzz.map.pb");
+    uint8_t *b1 = NULL, *b2 = NULL;
+    size_t n1 = 0, n2 = 0;
+    Mapping *m2 = NULL;
+    FzResult r = FZ_ACCEPTED;
+    if (map_pack(m, &b1, &n1, &d) != ST_OK)
+        r = broken(c, "map_pack failed on a loaded mapping");
+    else if (map_load_pb_mem(b1, n1, &m2, &d) != ST_OK)
+        r = broken(c, "map_load_pb_mem rejects what map_pack wrote: %s [%s]",
+                   d.n ? d.entries[0].what : "-", d.n ? d.entries[0].rule : "-");
+    else if (map_pack(m2, &b2, &n2, &d) != ST_OK)
+        r = broken(c, "map_pack failed on a reloaded mapping");
+    else if (n1 != n2 || memcmp(b1, b2, n1) != 0)
+        r = broken(c, "map_pack round trip differs: %zu bytes, then %zu bytes", n1, n2);
+    map_destroy(m2);
+    free(b1);
+    free(b2);
+    diag_finish(&d);
+    return r;
+}
+
+FzResult fz_mapping(FzCtx *c, const uint8_t *data, size_t len)
+{
+    Diag d;
+    diag_init(&d, "fuzz.map.pb");
+    Mapping *m = NULL;
+    Status st = map_load_pb_mem(data, len, &m, &d);
+    FzResult r = settle(c, st, &d, "map_load_pb_mem");
+    diag_finish(&d);
+    if (r == FZ_ACCEPTED && (!m || !m->graph))
+        r = broken(c, "map_load_pb_mem: ST_OK without a mapping or its graph");
+    if (r != FZ_ACCEPTED) {
+        if (m && r != FZ_BROKEN)
+            r = broken(c, "map_load_pb_mem: a mapping left behind on failure");
+        map_destroy(m);
+        return r;
+    }
+    diag_init(&d, "fuzz.map.pb");
+    st = verify_mapping(m, &d);
+    r = settle(c, st, &d, "verify_mapping");
+    diag_finish(&d);
+    if (r != FZ_BROKEN)
+        r = print_mapping_all(c, m);
+    if (r != FZ_BROKEN)
+        r = map_round_trip(c, m);
+    map_destroy(m);
     return r;
 }
 

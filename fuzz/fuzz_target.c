@@ -1,5 +1,5 @@
 /* fuzz_target.c: the libFuzzer entry point, compiled once per target with FZ_BODY naming the
- * body in fuzz_one.c (fz_taskgraph, fz_npy, fz_cvm, fz_onnx or fz_cinn_xml). A broken promise aborts, so that
+ * body in fuzz_one.c (fz_taskgraph, fz_mapping, fz_npy, fz_cvm, fz_onnx or fz_cinn_xml). A broken promise aborts, so that
  * libFuzzer saves the input as a crash artifact; crashes, leaks and undefined behaviour are
  * found by the sanitizers the fuzz build enables. */
 #include "fuzz_one.h"

@@ -5,7 +5,9 @@
 
 creates OUTDIR/fuzz_npy/*.npy (each dtype, header version, a scalar, an empty array),
 OUTDIR/fuzz_cvm/*.seed (small valid CVM models in the fuzz_cvm framing: the graph JSON, a NUL
-byte, the params image) and OUTDIR/fuzz_cinn_xml/*.xml (small CINN XML programs).
+byte, the params image) and OUTDIR/fuzz_cinn_xml/*.xml (small CINN XML programs) and
+OUTDIR/fuzz_mapping/*.map.pb (small Mappings: a valid one, one that breaks each map.* rule,
+an empty one; the example lenet.map.pb is copied beside them).
 scripts/fuzz runs it into the build directory, next to the example files it copies (TaskGraphs,
 CVM and ONNX models, .npy inputs), so no binary seed is kept in the source tree.
 Python standard library only; the output is the same on every run.
@@ -170,10 +172,80 @@ def cinn_seeds():
     }
 
 
+# ---- Mappings (proto/mapping.proto; the example lenet.map.pb is copied by scripts/fuzz) ----
+
+
+def pb_varint(v):
+    v &= (1 << 64) - 1  # negative int32 values: ten bytes, as protobuf writes them
+    out = b""
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        if v:
+            out += bytes([b | 0x80])
+        else:
+            return out + bytes([b])
+
+
+def pb_int(field, v):
+    return pb_varint(field << 3) + pb_varint(v)
+
+
+def pb_msg(field, payload):
+    return pb_varint(field << 3 | 2) + pb_varint(len(payload)) + payload
+
+
+def map_coord(core, phase, pi=None, end=None, step=0, chip=(0, 0)):
+    xy = lambda x, y: pb_int(1, x) + pb_int(2, y)
+    space = (pb_msg(1, xy(0, 0)) + pb_msg(2, xy(*chip)) + pb_int(3, 0) + pb_int(4, 0) +
+             pb_msg(5, xy(*core)))
+    time = pb_int(1, step) + pb_int(2, phase)
+    if pi is not None:
+        time += pb_int(3, pi)
+    if end is not None:
+        time += pb_int(4, end)
+    return pb_msg(1, pb_msg(1, space) + pb_msg(2, time))
+
+
+def mapping_seeds():
+    # a graph: SI 1 (16 values of data) -> CADD 2 -> SI 3, edges 1 and 2
+    si1 = (pb_int(1, 1) + pb_int(2, 0) + pb_msg(4, pb_int(3, 4)) +
+           pb_msg(6, pb_msg(2, pb_int(3, 1))) +
+           pb_msg(7, pb_int(1, 4) + pb_msg(4, b"".join(pb_varint(v) for v in (1, -2, 3, 4)))))
+    cadd = (pb_int(1, 2) + pb_int(2, 8) + pb_msg(4, pb_int(1, 1) + pb_int(2, 1) + pb_int(3, 4)) +
+            pb_msg(5, pb_msg(2, pb_int(3, 1))) + pb_msg(6, pb_msg(2, pb_int(3, 2))))
+    si3 = (pb_int(1, 3) + pb_int(2, 0) + pb_msg(4, pb_int(3, 4)) +
+           pb_msg(5, pb_msg(2, pb_int(3, 2))))
+    edges = (pb_msg(2, pb_int(1, 1) + pb_int(2, 1) + pb_int(3, 2)) +
+             pb_msg(2, pb_int(1, 2) + pb_int(2, 2) + pb_int(3, 3)))
+    graph = pb_msg(1, si1) + pb_msg(1, cadd) + pb_msg(1, si3) + edges
+    good = pb_msg(1, graph) + pb_msg(2, (
+        pb_msg(1, map_coord((0, 0), 0, 6, 1) + pb_int(3, 1)) +
+        pb_msg(1, map_coord((0, 0), 1, 1, 1) + pb_int(3, 2)) +
+        pb_msg(1, map_coord((0, 0), 1, 6, 1) + pb_int(3, 3)) +
+        pb_msg(2, map_coord((0, 0), 0, 4) + map_coord((1, 0), 0, 3) + pb_int(3, 1)))) + \
+        pb_int(3, 1000)
+    odd = pb_msg(1, graph) + pb_msg(2, (
+        pb_msg(1, map_coord((0, 0), 2, 9, 1) + pb_int(3, 1)) +      # pi 9, end before phase
+        pb_msg(1, map_coord((0, 0), 1, 1) + map_coord((0, 0), 1, 1) + pb_int(3, 2)) +  # slot
+        pb_msg(1, map_coord((0, 0), 1, 1) + pb_int(3, 2)) +          # block 2 twice
+        pb_msg(1, map_coord((-1, 3), 1) + pb_int(3, 3)) +            # negative
+        pb_msg(1, pb_int(3, 77)) +                                   # no such block
+        pb_msg(2, map_coord((0, 0), 0) + pb_int(3, 99)) +            # no such edge
+        pb_msg(2, pb_int(3, 1)) + pb_msg(2, pb_int(3, 1)))) + pb_int(3, -1)
+    return {
+        "empty.map.pb": b"",
+        "clock.map.pb": pb_int(3, 5),
+        "small.map.pb": good,
+        "odd.map.pb": odd,
+    }
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: gen_seeds.py OUTDIR")
     for target, seeds in (("fuzz_npy", npy_seeds()), ("fuzz_cvm", cvm_seeds()),
+                          ("fuzz_mapping", mapping_seeds()),
                           ("fuzz_cinn_xml", {k: v.encode() for k, v in cinn_seeds().items()})):
         d = os.path.join(sys.argv[1], target)
         os.makedirs(d, exist_ok=True)

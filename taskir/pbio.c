@@ -347,9 +347,22 @@ Status graph_load_pb_mem(const uint8_t *buf, size_t len, Graph **out, Diag *d)
                      "not a TaskGraph: the bytes do not decode as protobuf");
         return ST_LOGIC;
     }
-    Loader L = {graph_create(), d};
-    bool ok = L.g && graph_in(&L, w);
+    Status st = graph_from_pb(w, out, d);
     taskir__task_graph__free_unpacked(w, NULL);
+    return st;
+}
+
+const PbFieldCap *graph_pb_caps(size_t *n)
+{
+    *n = sizeof load_caps / sizeof load_caps[0];
+    return load_caps;
+}
+
+Status graph_from_pb(const Taskir__TaskGraph *w, Graph **out, Diag *d)
+{
+    *out = NULL;
+    Loader L = {graph_create(), d};
+    bool ok = L.g && (!w || graph_in(&L, w));
     if (!ok) {
         bool oom = !L.g || arena_failed(L.g->arena);
         graph_destroy(L.g);

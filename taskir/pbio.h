@@ -60,4 +60,15 @@ Status pb_wire_precheck(const struct ProtobufCMessageDescriptor *desc, const uin
                         size_t len, const PbFieldCap *caps, size_t n_caps, uint64_t max_bytes,
                         Diag *d);
 
+/* The caps of this header in pb_wire_precheck's form, for a reader of a message that embeds a
+ * TaskGraph (the Mapping, mapio.c): it prechecks its own bytes with these plus its own caps.
+ * Sets *n to their number. */
+const PbFieldCap *graph_pb_caps(size_t *n);
+/* The loading path of graph_load_pb_mem past the unpack: converts a TaskGraph that protobuf-c
+ * decoded (after pb_wire_precheck with graph_pb_caps) into a new graph (graph_destroy it); a
+ * NULL w gives an empty graph. Logic errors [load.enum, limit.*], runtime errors [oom]; *out
+ * is NULL on failure. */
+struct Taskir__TaskGraph;
+Status graph_from_pb(const struct Taskir__TaskGraph *w, Graph **out, Diag *d);
+
 #endif

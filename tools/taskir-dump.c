@@ -1,11 +1,17 @@
 /* taskir-dump: prints a TaskGraph .pb as text, JSON or Graphviz DOT, its summary, one block,
- * or checks it against the verifier's rules. Argument parsing and exit codes only: the
- * printers are print.h, the loader pbio.h, the verifier verify.h.
+ * or checks it against the verifier's rules; the same for a Mapping .map.pb (the graph plus
+ * every block's space-time coordinates). Argument parsing and exit codes only: the printers
+ * are print.h and mapping.h, the loaders pbio.h and mapping.h, the verifiers verify.h and
+ * mapping.h.
+ *
+ * A Mapping is told from a TaskGraph by --input-format, else by a path ending in ".map.pb",
+ * else by the first field of the bytes (map_looks_like; docs/formats.md).
  *
  * The output is built in memory (open_memstream) and written in one atomic step, so -o never
  * leaves a partial file. Without --verify the dump does not require a valid graph. */
 #include "cli.h"
 #include "taskir/fileio.h"
+#include "taskir/mapping.h"
 #include "taskir/pbio.h"
 #include "taskir/print.h"
 #include "taskir/verify.h"
@@ -24,34 +30,45 @@
 #define TOOL "taskir-dump"
 
 static const char usage_text[] =
-    "usage: taskir-dump GRAPH.pb [--format text|json|dot] [--summary] [--block ID]\n"
-    "                   [--verify] [-o FILE]\n"
+    "usage: taskir-dump GRAPH.pb|MAP.pb [--format text|json|dot] [--summary] [--block ID]\n"
+    "                   [--verify] [--input-format graph|mapping] [-o FILE]\n"
     "       taskir-dump --help | --version\n"
     "\n"
-    "Prints a TaskGraph (.pb; \"-\" reads standard input).\n"
+    "Prints a TaskGraph (.pb) or a Mapping (.map.pb: the graph placed on cores); \"-\" reads\n"
+    "standard input. A Mapping prints as its graph followed by every dict's space-time\n"
+    "coordinates (text), or as {\"graph\": ..., \"mapping\": ...} (json); dot shows the graph.\n"
     "\n"
     "options:\n"
     "  --format FMT  output format: text (default), json or dot\n"
     "  --summary     print the summary instead of the graph: blocks per type, weight bytes,\n"
-    "                MACs per compute block and in total, precisions (text or json only)\n"
-    "  --block ID    print only block ID and the edges that touch it\n"
-    "  --verify      check the graph against every rule and list each violation; alone it\n"
-    "                prints \"GRAPH.pb: ok (N blocks, M edges)\", with --format, --summary or\n"
-    "                --block the dump follows (and the ok line goes to standard error)\n"
+    "                MACs per compute block and in total, precisions (text or json only);\n"
+    "                for a Mapping also the cores, steps and phases it uses, mapped and\n"
+    "                unmapped blocks, and prediction_clock\n"
+    "  --block ID    print only block ID and the edges that touch it (and their dicts)\n"
+    "  --verify      check the graph (and a Mapping's map.* rules) and list each violation;\n"
+    "                alone it prints \"GRAPH.pb: ok (N blocks, M edges)\" (a Mapping adds its\n"
+    "                dicts), with --format, --summary or --block the dump follows (and the\n"
+    "                ok line goes to standard error)\n"
+    "  --input-format KIND  read the input as a graph (TaskGraph) or a mapping (Mapping);\n"
+    "                by default a path ending in .map.pb is a Mapping, else the first field\n"
+    "                of the file decides (docs/formats.md)\n"
     "  -o FILE       write the output to FILE (atomically) instead of standard output\n"
     "  --help        print this help and exit\n"
     "  --version     print the version and exit\n"
     "\n"
     "exit status:\n"
     "  0  success\n"
-    "  1  usage error: unknown option, missing file argument, bad --format, --summary with\n"
-    "     dot, bad --block ID\n"
-    "  2  logic error: the file is not a valid TaskGraph, --block names no block, or\n"
-    "     --verify found violations\n"
+    "  1  usage error: unknown option, missing file argument, bad --format or\n"
+    "     --input-format, --summary with dot, bad --block ID\n"
+    "  2  logic error: the file is not a valid TaskGraph (or Mapping), --block names no\n"
+    "     block, or --verify found violations\n"
     "  3  runtime error: the input cannot be read or the output written, out of memory\n";
+
+typedef enum { IN_AUTO, IN_GRAPH, IN_MAPPING } InputKind;
 
 typedef struct Options {
     const char *file;
+    InputKind input;
     const char *out;     /* NULL: standard output */
     PrintFormat format;
     bool format_given;
@@ -118,6 +135,14 @@ static int parse_args(int argc, char **argv, Options *o)
             else
                 rc = usage_error(&d, "usage.format",
                                  "unknown format '%s' (text, json or dot)", v);
+        } else if ((v = cli_opt_value(argc, argv, &i, "--input-format", &m)), m) {
+            if (v && strcmp(v, "graph") == 0)
+                o->input = IN_GRAPH;
+            else if (v && strcmp(v, "mapping") == 0)
+                o->input = IN_MAPPING;
+            else
+                rc = usage_error(&d, "usage.format",
+                                 "--input-format takes graph or mapping, not '%s'", v ? v : "");
         } else if ((v = cli_opt_value(argc, argv, &i, "--block", &m)), m) {
             char *end;
             errno = 0;
@@ -149,35 +174,67 @@ static int parse_args(int argc, char **argv, Options *o)
  * output to od. */
 static Status run(const Options *o, const char *name, Diag *d, Diag *od)
 {
+    uint8_t *in = NULL;
+    size_t in_len = 0;
+    Status st = tir_read_file(o->file, TIR_MAX_FILE_BYTES, &in, &in_len, d);
+    if (st != ST_OK)
+        return st;
+    bool is_map = o->input == IN_MAPPING ||
+                  (o->input == IN_AUTO &&
+                   (map_path_looks_like(o->file) || map_looks_like(in, in_len)));
     Graph *g = NULL;
-    Status st = graph_load_pb(o->file, &g, d);
+    Mapping *m = NULL;
+    if (is_map) {
+        st = map_load_pb_mem(in, in_len, &m, d);
+        g = m ? m->graph : NULL;
+    } else {
+        st = graph_load_pb_mem(in, in_len, &g, d);
+    }
+    free(in);
     if (st != ST_OK)
         return st;
     bool dump = !o->verify || o->format_given || o->summary || o->has_block;
-    if (o->verify && (st = verify_graph(g, d)) != ST_OK) {
-        graph_destroy(g);
+    if (o->verify && (st = m ? verify_mapping(m, d) : verify_graph(g, d)) != ST_OK) {
+        if (m)
+            map_destroy(m);
+        else
+            graph_destroy(g);
         return st;
     }
     char *buf = NULL;
     size_t len = 0;
     FILE *ms = open_memstream(&buf, &len);
     if (!ms) {
-        graph_destroy(g);
+        if (m)
+            map_destroy(m);
+        else
+            graph_destroy(g);
         return diag_add(d, ST_RUNTIME, "oom", NULL, "cannot buffer the output: %s",
                         strerror(errno));
     }
-    if (o->verify)
+    if (o->verify && m)
+        fprintf(dump ? stderr : ms, "%s: ok (%u blocks, %u edges, %u node dicts, %u edge dicts)\n",
+                name, (unsigned)g->n_blocks, (unsigned)g->n_edges, (unsigned)m->n_nodes,
+                (unsigned)m->n_edges);
+    else if (o->verify)
         fprintf(dump ? stderr : ms, "%s: ok (%u blocks, %u edges)\n", name,
                 (unsigned)g->n_blocks, (unsigned)g->n_edges);
     if (!dump)
         st = ST_OK;
+    else if (m && o->summary)
+        st = print_map_summary(m, o->format, ms, d);
+    else if (m)
+        st = print_mapping(m, o->format, o->has_block, o->block, ms, d);
     else if (o->summary)
         st = print_summary(g, o->format, ms, d);
     else if (o->has_block)
         st = print_block(g, o->block, o->format, ms, d);
     else
         st = print_graph(g, o->format, ms, d);
-    graph_destroy(g);
+    if (m)
+        map_destroy(m);
+    else
+        graph_destroy(g);
     if (fclose(ms) != 0 && st == ST_OK)
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "cannot buffer the output");
     if (st == ST_OK)

@@ -9,11 +9,15 @@
  * (frontend/onnx.h), a path ending in ".json" or a file whose first
  * byte is '{' is a CVM model (no .pb starts with 0x7b: it would open a protobuf group), a path
  * ending in ".xml" or a file whose first byte is '<' a CINN program (frontend/cinn.h, run in
- * the same interpreter; 0x3c would be an end-group tag), anything else a TaskGraph .pb.
+ * the same interpreter; 0x3c would be an end-group tag), anything else a TaskGraph .pb — or
+ * a Mapping .map.pb (--format mapping, a path ending in ".map.pb", or a .pb whose first field
+ * is a Mapping's: map_looks_like), whose embedded graph runs exactly as the graph would, once
+ * the whole Mapping verifies (mapping.h).
  *
  * Every result is computed in memory before any file is written; outputs are written
  * atomically, and when one cannot be written the ones this run already wrote are removed, so
- * an error never leaves a partial set of outputs. */
+ * an error never leaves a partial set of outputs; nor the directories -o made for them (the
+ * ones this run created are removed again when they are empty). */
 #include "frontend/cinn.h"
 #include "frontend/cvm.h"
 #include "frontend/host_split.h"
@@ -22,6 +26,7 @@
 #include "frontend/run_model.h"
 #include "cli.h"
 #include "taskir/fileio.h"
+#include "taskir/mapping.h"
 #include "taskir/npy.h"
 #include "taskir/pbio.h"
 #include "taskir/sim.h"
@@ -47,6 +52,7 @@
 static const char usage_text[] =
     "usage: taskir-run GRAPH.pb --input NAME=X.npy ... [-o DIR] [--dump-all] [--steps T]\n"
     "                  [--threads N] [--no-host]\n"
+    "       taskir-run MAP.pb --input NAME=X.npy ... (the options of GRAPH.pb)\n"
     "       taskir-run MODEL.json --params MODEL.params --input data=X.npy [-o DIR]\n"
     "       taskir-run PROG.xml --input NAME=X.npy ... [-o DIR]\n"
     "       taskir-run MODEL.onnx --input NAME=X.npy ... [-o DIR]\n"
@@ -55,7 +61,8 @@ static const char usage_text[] =
     "Runs a TaskGraph (.pb; \"-\" reads standard input) in the bit-exact functional\n"
     "simulator, after verifying it; or a CVM model (cvm-runtime graph JSON + params) in the\n"
     "reference interpreter. For a model and the TaskGraph compiled from it, the output files\n"
-    "are byte-identical.\n"
+    "are byte-identical. A Mapping (MAP.pb, the mapper's output) runs its embedded graph,\n"
+    "with the same outputs as the graph, after the graph and its map.* rules verify.\n"
     "\n"
     "A GRAPH.pb compiled with taskir-compile --allow-host has a host remainder beside it:\n"
     "GRAPH.host.json + GRAPH.host.params (GRAPH.pb without .pb). When that file exists, the\n"
@@ -74,16 +81,18 @@ static const char usage_text[] =
     "                      int8, uint8, int16 or int32 values in the input's declared shape\n"
     "                      (NCHW, batch included), within the input's precision.\n"
     "  --params FILE       the model's params file (CVM models only)\n"
-    "  --format cvm|cinn|onnx|pb  the input's kind; by default a .json path or a file starting\n"
-    "                      with '{' is a CVM model, a .xml path or a file starting with '<' a\n"
-    "                      CINN program (docs/cinn.md; NAME is an Input's name), anything\n"
-    "                      else a TaskGraph .pb; a .onnx path is an ONNX model\n"
+    "  --format cvm|cinn|onnx|pb|mapping  the input's kind; by default a .json path or a\n"
+    "                      file starting with '{' is a CVM model, a .xml path or a file\n"
+    "                      starting with '<' a CINN program (docs/cinn.md; NAME is an Input's\n"
+    "                      name), a .map.pb path or a .pb whose first field is a Mapping's a\n"
+    "                      Mapping, anything else a TaskGraph .pb; a .onnx path is an ONNX model\n"
     "                      (--format onnx; docs/onnx.md: NAME is a graph input's name, X.npy\n"
     "                      an integer or float32 array of its ONNX shape; the outputs are the\n"
     "                      chip-side integers, as the compiled TaskGraph gives them)\n"
     "  -o DIR              write DIR/outputK.npy (int32) for the OUTPUT block with socket id\n"
     "                      K, or the model's K-th output (head), in its natural shape; DIR is\n"
-    "                      created if missing. Without -o the outputs are printed.\n"
+    "                      created if missing (and removed again if a write fails).\n"
+    "                      Without -o the outputs are printed.\n"
     "  --dump-all          also write DIR/blockID.npy with every block's result (needs -o;\n"
     "                      TaskGraphs only)\n"
     "  --steps T           run T time steps per sample, carrying CLIF membrane potentials\n"
@@ -106,7 +115,7 @@ static const char usage_text[] =
     "  3  runtime error: a file cannot be read or written, out of memory\n"
     "No output file is written unless all of them are.\n";
 
-typedef enum { KIND_AUTO, KIND_PB, KIND_CVM, KIND_CINN, KIND_ONNX } Kind;
+typedef enum { KIND_AUTO, KIND_PB, KIND_CVM, KIND_CINN, KIND_ONNX, KIND_MAP } Kind;
 
 typedef struct Options {
     const char *file;
@@ -222,9 +231,11 @@ static int parse_args(int argc, char **argv, Options *o)
                 o->kind = KIND_CINN;
             else if (v && strcmp(v, "onnx") == 0)
                 o->kind = KIND_ONNX;
+            else if (v && strcmp(v, "mapping") == 0)
+                o->kind = KIND_MAP;
             else
-                return usage_error("usage.format", "--format takes cvm, cinn, onnx or pb, not "
-                                   "'%s'", v ? v : "");
+                return usage_error("usage.format", "--format takes cvm, cinn, onnx or pb, or "
+                                   "mapping for a Mapping .map.pb, not '%s'", v ? v : "");
         } else if ((v = cli_opt_value(argc, argv, &i, "--steps", &m)), m) {
             o->steps_given = true;
             if (!parse_count(v, MAX_STEPS, &o->sim.steps))
@@ -251,8 +262,27 @@ static int parse_args(int argc, char **argv, Options *o)
     return -1;
 }
 
-/* Creates dir and its missing parents. */
-static Status make_dir(const char *dir, Diag *d)
+/* The directories make_dir created, outermost first, so that a failed run can remove them. */
+typedef struct MadeDirs {
+    char **paths;
+    size_t n;
+} MadeDirs;
+
+/* Removes the directories of made, innermost first, each only if it is empty (rmdir refuses
+ * any other), and forgets them. */
+static void unmake_dirs(MadeDirs *made)
+{
+    for (size_t i = made->n; i-- > 0;) {
+        rmdir(made->paths[i]);
+        free(made->paths[i]);
+    }
+    free(made->paths);
+    made->paths = NULL;
+    made->n = 0;
+}
+
+/* Creates dir and its missing parents, recording in made each one this call created. */
+static Status make_dir(const char *dir, MadeDirs *made, Diag *d)
 {
     char *p = strdup(dir);
     if (!p)
@@ -264,10 +294,24 @@ static Status make_dir(const char *dir, Diag *d)
             char c = *s;
             *s = 0;
             struct stat sb;
-            if (stat(p, &sb) != 0 && mkdir(p, 0777) != 0 && errno != EEXIST) {
-                st = diag_add(d, ST_RUNTIME, "io.write", NULL, "cannot create the "
-                              "directory '%s': %s", p, strerror(errno));
-                break;
+            if (stat(p, &sb) != 0) {
+                if (mkdir(p, 0777) == 0) {
+                    char **v = realloc(made->paths, (made->n + 1) * sizeof *v);
+                    char *copy = strdup(p);
+                    if (v)
+                        made->paths = v;
+                    if (!v || !copy) {
+                        free(copy);
+                        rmdir(p);
+                        st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
+                        break;
+                    }
+                    made->paths[made->n++] = copy;
+                } else if (errno != EEXIST) {
+                    st = diag_add(d, ST_RUNTIME, "io.write", NULL, "cannot create the "
+                                  "directory '%s': %s", p, strerror(errno));
+                    break;
+                }
             }
             *s = c;
         }
@@ -283,8 +327,9 @@ static Status make_dir(const char *dir, Diag *d)
     return st;
 }
 
-/* Writes the tensors; on failure removes the files written so far. The termination signals
- * are held meanwhile, so that none leaves part of the set. */
+/* Writes the tensors; on failure removes the files written so far, and the directories this
+ * run created for them when they are left empty. The termination signals are held
+ * meanwhile, so that none leaves part of the set. */
 static Status write_all(const char *dir, const Results *res, Diag *d)
 {
     uint32_t n = res->n_outs, done = 0;
@@ -295,7 +340,8 @@ static Status write_all(const char *dir, const Results *res, Diag *d)
     d->file = strdup(dir);
     TirSigHold hold;
     tir_signals_hold(&hold);
-    Status st = make_dir(dir, d);
+    MadeDirs made = {NULL, 0};
+    Status st = make_dir(dir, &made, d);
     for (uint32_t i = 0; i < n && !st; i++) {
         const Out *t = &res->outs[i];
         size_t len = strlen(dir) + sizeof t->file + 2;
@@ -313,6 +359,11 @@ static Status write_all(const char *dir, const Results *res, Diag *d)
     if (st)
         for (uint32_t i = 0; i < done; i++)
             unlink(names[i]);
+    if (st)
+        unmake_dirs(&made);
+    for (size_t i = 0; i < made.n; i++)
+        free(made.paths[i]);
+    free(made.paths);
     tir_signals_release(&hold);
     for (uint32_t i = 0; i < n; i++)
         free(names[i]);
@@ -381,16 +432,25 @@ static Status read_inputs(const Options *o, NpyArray *arrays)
     return st;
 }
 
-/* A TaskGraph: load, verify, plan, read the inputs, simulate. */
+/* A TaskGraph (or a Mapping's graph): load, verify, plan, read the inputs, simulate. */
 static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArray *arrays,
                         Results *res, Diag *d)
 {
     Graph *g = NULL;
+    Mapping *map = NULL;    /* a Mapping: it owns g */
     SimRun *run = NULL;
     OpGraph *host = NULL;   /* the host remainder beside the .pb (host_split.h), if any */
-    Status st = graph_load_pb_mem(buf, len, &g, d);
-    if (!st)
-        st = verify_graph(g, d);
+    Status st;
+    if (o->kind == KIND_MAP) {
+        st = map_load_pb_mem(buf, len, &map, d);
+        g = map ? map->graph : NULL;
+        if (!st)
+            st = verify_mapping(map, d);
+    } else {
+        st = graph_load_pb_mem(buf, len, &g, d);
+        if (!st)
+            st = verify_graph(g, d);
+    }
     if (!st && !o->no_host)
         st = fe_host_load(o->file, &host, d);
     if (!st)
@@ -400,7 +460,10 @@ static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArr
     if (!st)
         st = sim_run(run, o->inputs, o->n_inputs, &res->sim, d);
     sim_destroy(run);
-    graph_destroy(g);
+    if (map)
+        map_destroy(map);
+    else
+        graph_destroy(g);
     if (!st && host && !(res->model = calloc((size_t)host->noutputs + 1, sizeof *res->model)))
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
     if (!st && host && !(st = fe_run_host(host, &res->sim, res->model, d)))
@@ -543,9 +606,10 @@ static int check_kind(const Options *o)
     if (o->kind == KIND_CINN && o->params)
         return usage_error("usage.args", "--params is for CVM models; '%s' is a CINN program "
                            "(it holds its constants)", o->file);
-    if (o->kind == KIND_PB && o->params)
+    if ((o->kind == KIND_PB || o->kind == KIND_MAP) && o->params)
         return usage_error("usage.args", "--params is for CVM models; '%s' is read as a "
-                           "TaskGraph .pb (--format cvm reads it as a model)", o->file);
+                           "%s (--format cvm reads it as a model)", o->file,
+                           o->kind == KIND_MAP ? "Mapping .map.pb" : "TaskGraph .pb");
     return -1;
 }
 
@@ -585,14 +649,15 @@ int main(int argc, char **argv)
     if (!st && o.kind == KIND_AUTO) {
         o.kind = fe_looks_like_cvm(NULL, buf, len)    ? KIND_CVM
                  : fe_looks_like_cinn(NULL, buf, len) ? KIND_CINN
+                 : map_path_looks_like(o.file) || map_looks_like(buf, len) ? KIND_MAP
                                                       : KIND_PB;
         if ((rc = check_kind(&o)) >= 0)
             st = (Status)rc;
     }
     if (!st && rc < 0)
         st = o.kind == KIND_ONNX ? run_onnx(&o, buf, len, arrays, &res, &d)
-             : o.kind != KIND_PB ? run_model(&o, buf, len, arrays, &res, &d)
-                                 : run_graph(&o, buf, len, arrays, &res, &d);
+             : o.kind != KIND_PB && o.kind != KIND_MAP ? run_model(&o, buf, len, arrays, &res, &d)
+                                                       : run_graph(&o, buf, len, arrays, &res, &d);
     free(buf);
     if (!st && o.dir) {
         st = write_all(o.dir, &res, &d);

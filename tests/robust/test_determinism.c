@@ -22,7 +22,10 @@
  * succeeds is not this test's business: an error must be the same error every time).
  *
  * Arguments (tests/robust/meson.build): taskir-dump, taskir-run, taskir-compile (or "-"),
- * then the example names: NAME for <builddir>/examples/NAME.pb, cvm:NAME for a CVM model. */
+ * then the example names: NAME for <builddir>/examples/NAME.pb, cvm:NAME for a CVM model.
+ * A NAME ending in ".map" is a Mapping (<builddir>/examples/NAME.pb = lenet.map.pb): its
+ * in-process artifacts are map_save_pb and the mapping printers, and taskir-dump and
+ * taskir-run take it as they take a graph. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -44,6 +47,7 @@
 #include "frontend/cvm.h"
 #include "frontend/lower.h"
 #include "taskir/fileio.h"
+#include "taskir/mapping.h"
 #include "taskir/npy.h"
 #include "taskir/pbio.h"
 #include "taskir/print.h"
@@ -67,9 +71,18 @@ static int make_artifacts(const char *graph)
     Diag d;
     diag_init(&d, graph);
     Graph *g = NULL;
-    Status st = graph_load_pb(graph, &g, &d);
-    if (st == ST_OK)
-        st = graph_save_pb(g, "packed.pb", &d);
+    Mapping *m = NULL; /* a Mapping example (".map.pb"): it owns g */
+    Status st;
+    if (map_path_looks_like(graph)) {
+        st = map_load_pb(graph, &m, &d);
+        g = m ? m->graph : NULL;
+        if (st == ST_OK)
+            st = map_save_pb(m, "packed.pb", &d);
+    } else {
+        st = graph_load_pb(graph, &g, &d);
+        if (st == ST_OK)
+            st = graph_save_pb(g, "packed.pb", &d);
+    }
     static const struct {
         const char *file;
         int summary;
@@ -83,14 +96,21 @@ static int make_artifacts(const char *graph)
         FILE *f = fopen(outs[i].file, "w");
         if (!f)
             return 3;
-        st = outs[i].summary ? print_summary(g, outs[i].f, f, &d)
-                             : print_graph(g, outs[i].f, f, &d);
+        if (m)
+            st = outs[i].summary ? print_map_summary(m, outs[i].f, f, &d)
+                                 : print_mapping(m, outs[i].f, false, 0, f, &d);
+        else
+            st = outs[i].summary ? print_summary(g, outs[i].f, f, &d)
+                                 : print_graph(g, outs[i].f, f, &d);
         if (fclose(f) != 0 && st == ST_OK)
             st = ST_RUNTIME;
     }
     diag_print(&d, stderr, "make");
     diag_finish(&d);
-    graph_destroy(g);
+    if (m)
+        map_destroy(m);
+    else
+        graph_destroy(g);
     return (int)st;
 }
 
@@ -358,7 +378,13 @@ static int make_inputs(const char *graph, const char *dir, char **args, int max)
     Diag d;
     diag_init(&d, graph);
     Graph *g = NULL;
-    assert_int_equal(graph_load_pb(graph, &g, &d), ST_OK);
+    Mapping *m = NULL; /* a Mapping example: the inputs of its graph */
+    if (map_path_looks_like(graph)) {
+        assert_int_equal(map_load_pb(graph, &m, &d), ST_OK);
+        g = m->graph;
+    } else {
+        assert_int_equal(graph_load_pb(graph, &g, &d), ST_OK);
+    }
     int k = 0;
     uint32_t seed = 12345;
     for (uint32_t i = 0; i < g->n_blocks; i++) {
@@ -393,7 +419,10 @@ static int make_inputs(const char *graph, const char *dir, char **args, int max)
         args[k++] = strdup(arg);
         assert_true(args[k - 2] && args[k - 1]);
     }
-    graph_destroy(g);
+    if (m)
+        map_destroy(m);
+    else
+        graph_destroy(g);
     diag_finish(&d);
     return k;
 }

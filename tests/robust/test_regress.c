@@ -4,11 +4,12 @@
  * <target> (fuzz/fuzz_one.c): the reader, its consumers and its round trip. A file passes when
  * the body reports a clean result (accepted, or rejected as a logic error with a rule id); the
  * sanitizer build (CI's build-asan) catches the memory errors the original crash was. The
- * example TaskGraphs must be accepted through the same path, so the harness itself is tested.
+ * example TaskGraphs (and Mappings, <builddir>/examples/NAME.map.pb, through fuzz_mapping's
+ * body) must be accepted through the same path, so the harness itself is tested.
  *
  * Also a triage tool: `test_regress TARGET FILE...` prints each file's result and exits 1 when
- * one is broken (TARGET: fuzz_taskgraph, fuzz_npy, fuzz_cvm, fuzz_onnx, fuzz_cinn_xml,
- * fuzz_compile or fuzz_compile_onnx). */
+ * one is broken (TARGET: fuzz_taskgraph, fuzz_mapping, fuzz_npy, fuzz_cvm, fuzz_onnx,
+ * fuzz_cinn_xml, fuzz_compile or fuzz_compile_onnx). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,6 +31,7 @@ static const struct {
     FzBody body;
 } targets[] = {
     {"fuzz_taskgraph", fz_taskgraph},
+    {"fuzz_mapping", fz_mapping},
     {"fuzz_npy", fz_npy},
     {"fuzz_cvm", fz_cvm},
     {"fuzz_onnx", fz_onnx},
@@ -98,7 +100,8 @@ static int cmp_names(const void *a, const void *b)
 }
 
 /* Runs every regular file of dir (sorted, dot files and README skipped) through body; fails
- * on the first broken one. Returns how many ran; *accepted counts the accepted ones. */
+ * on the first broken one. Returns how many ran; *accepted counts the accepted ones. With
+ * suffix ".pb" the Mappings (".map.pb") are left out: they are not TaskGraphs. */
 static size_t run_dir(FzBody body, const char *dir, const char *suffix, size_t *accepted)
 {
     DIR *dp = opendir(dir);
@@ -110,7 +113,9 @@ static size_t run_dir(FzBody body, const char *dir, const char *suffix, size_t *
     while ((e = readdir(dp))) {
         size_t l = strlen(e->d_name);
         if (e->d_name[0] == '.' || strcmp(e->d_name, "README") == 0 ||
-            (suffix && (l < strlen(suffix) || strcmp(e->d_name + l - strlen(suffix), suffix))))
+            (suffix && (l < strlen(suffix) || strcmp(e->d_name + l - strlen(suffix), suffix))) ||
+            (suffix && strcmp(suffix, ".pb") == 0 && l > 7 &&
+             strcmp(e->d_name + l - 7, ".map.pb") == 0))
             continue;
         names = realloc(names, (n + 1) * sizeof *names);
         assert_non_null(names);
@@ -149,6 +154,12 @@ static void test_crashers_taskgraph(void **state)
 {
     (void)state;
     crashers("fuzz_taskgraph");
+}
+
+static void test_crashers_mapping(void **state)
+{
+    (void)state;
+    crashers("fuzz_mapping");
 }
 
 static void test_crashers_npy(void **state)
@@ -201,6 +212,18 @@ static void test_examples_accepted(void **state)
     size_t accepted;
     size_t n = run_dir(fz_taskgraph, dir, ".pb", &accepted);
     assert_true(n >= 2);
+    assert_int_equal(accepted, n);
+}
+
+/* The example Mappings are valid: the mapping body must accept every one. */
+static void test_map_examples_accepted(void **state)
+{
+    (void)state;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/examples", env_dir("TASKIR_BUILDDIR"));
+    size_t accepted;
+    size_t n = run_dir(fz_mapping, dir, ".map.pb", &accepted);
+    assert_true(n >= 1);
     assert_int_equal(accepted, n);
 }
 
@@ -306,7 +329,8 @@ static int triage(int argc, char **argv)
 {
     FzBody body = body_of(argv[1]);
     if (!body) {
-        fprintf(stderr, "usage: test_regress [fuzz_taskgraph|fuzz_npy|fuzz_cvm|fuzz_onnx|"
+        fprintf(stderr, "usage: test_regress [fuzz_taskgraph|fuzz_mapping|fuzz_npy|fuzz_cvm|"
+                        "fuzz_onnx|"
                         "fuzz_cinn_xml|fuzz_compile|fuzz_compile_onnx FILE...]\n");
         return 2;
     }
@@ -327,12 +351,14 @@ int main(int argc, char **argv)
         return triage(argc, argv);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_crashers_taskgraph),
+        cmocka_unit_test(test_crashers_mapping),
         cmocka_unit_test(test_crashers_npy),
         cmocka_unit_test(test_crashers_cvm),
         cmocka_unit_test(test_crashers_onnx),
         cmocka_unit_test(test_crashers_cinn_xml),
         cmocka_unit_test(test_crashers_compile),
         cmocka_unit_test(test_examples_accepted),
+        cmocka_unit_test(test_map_examples_accepted),
         cmocka_unit_test(test_cvm_examples_accepted),
         cmocka_unit_test(test_onnx_examples_compiled),
         cmocka_unit_test(test_truncations),
