@@ -603,6 +603,65 @@ static void test_nonintegral_weights(void **state)
     free(buf);
 }
 
+/* Conv and MaxPool over 3 images along axis 0 (the whole ONNX tensor is one sample): each
+ * image is computed on its own and the results concatenated; interpreter == simulator ==
+ * plain loops. (fuzz_compile_onnx found MaxPool over 44 images as an internal error.) */
+static void test_images_along_axis0(void **state)
+{
+    (void)state;
+    enum { N = 3, C = 2, H = 5, W = 5, O = 4 };
+    OnnxBuilder *b = fe_onnx_builder_create(13);
+    fe_onnx_builder_input(b, "x", ONNX_T_FLOAT, DIMS(N, C, H, W));
+    fe_onnx_builder_output(b, "z", ONNX_T_FLOAT, DIMS(N, O, H - 1, W - 1));
+    float w[O * C * 9];
+    for (int i = 0; i < O * C * 9; i++)
+        w[i] = (float)((i * 7) % 11 - 5);
+    fe_onnx_builder_init(b, "w", ONNX_T_FLOAT, DIMS(O, C, 3, 3), NULL, w);
+    OnnxBuildAttr pads[] = {{"pads", OBA_INTS, 0, (const int64_t[]){1, 1, 1, 1}, 4, 0, NULL}};
+    fe_onnx_builder_node(b, "Conv", "conv", NAMES("x", "w"), NAMES("y"), pads, 1);
+    OnnxBuildAttr k[] = {{"kernel_shape", OBA_INTS, 0, (const int64_t[]){2, 2}, 2, 0, NULL}};
+    fe_onnx_builder_node(b, "MaxPool", "pool", NAMES("y"), NAMES("z"), k, 1);
+    size_t len;
+    uint8_t *buf = pack(b, &len);
+    OnnxModel *m = load_ok(buf, len);
+    int32_t xv[N * C * H * W];
+    for (int i = 0; i < N * C * H * W; i++)
+        xv[i] = (i * 37) % 201 - 100;
+    OgTensor in = {{5, {1, N, C, H, W}}, N * C * H * W, xv}; /* the one sample */
+    OgTensor out;
+    run_both(m, &in, &out);
+    assert_int_equal(out.count, N * O * (H - 1) * (W - 1));
+    for (int n = 0; n < N; n++)
+        for (int o = 0; o < O; o++)
+            for (int py = 0; py < H - 1; py++)
+                for (int px = 0; px < W - 1; px++) {
+                    int64_t best = INT64_MIN;
+                    for (int dy = 0; dy < 2; dy++)
+                        for (int dx = 0; dx < 2; dx++) {
+                            int64_t acc = 0;
+                            int y = py + dy, x = px + dx;
+                            for (int cc = 0; cc < C; cc++)
+                                for (int ky = 0; ky < 3; ky++)
+                                    for (int kx = 0; kx < 3; kx++) {
+                                        int iy = y + ky - 1, ix = x + kx - 1;
+                                        if (iy < 0 || iy >= H || ix < 0 || ix >= W)
+                                            continue;
+                                        acc += (int64_t)xv[((n * C + cc) * H + iy) * W + ix] *
+                                               (int64_t)w[((o * C + cc) * 3 + ky) * 3 + kx];
+                                    }
+                            if (acc > best)
+                                best = acc;
+                        }
+                    int64_t got = out.data[((n * O + o) * (H - 1) + py) * (W - 1) + px];
+                    if (got != best)
+                        fail_msg("image %d channel %d (%d, %d): %lld, expected %lld", n, o, py,
+                                 px, (long long)got, (long long)best);
+                }
+    og_tensor_free(&out);
+    fe_onnx_destroy(m);
+    free(buf);
+}
+
 /* Conv -> Div 2^s -> Floor -> Clip: floor(conv / 8) clipped, on float tensors of integers;
  * and a Div not followed by Floor is refused. */
 static void pattern_model(bool with_floor, uint8_t **buf, size_t *len)
@@ -1434,6 +1493,7 @@ int main(void)
         cmocka_unit_test(test_example_qnet),
         cmocka_unit_test(test_example_shiftnet),
         cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_images_along_axis0),
         cmocka_unit_test(test_avgpool_floor),
         cmocka_unit_test(test_avgpool_resnet_head),
         cmocka_unit_test(test_avgpool_every_sum),
