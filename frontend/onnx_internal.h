@@ -73,7 +73,18 @@ typedef struct OnnxCtx {
     uint32_t node_index;
     const char *node_name;  /* node's name, or "<op_type>_<index>" when it has none */
     uint32_t uniq;          /* counter for generated OpGraph node names */
+    int64_t map_entries;    /* element-map entries reserved so far (onnx_map_reserve) */
 } OnnxCtx;
+
+/* Most entries of the element maps (data movement, pooling windows, per-image slices,
+ * constants folded by data movement) the frontend derives for one model: 2^25. Declared
+ * shapes cost a file nothing, so without it a model of a few hundred bytes could make the
+ * frontend build maps of gigabytes [onnx.limit.map]. */
+#define ONNX_MAX_MAP_ENTRIES ((int64_t)1 << 25)
+
+/* Reserves n more element-map entries, before they are allocated: a logic error
+ * [onnx.limit.map] naming the node when the model's total would pass ONNX_MAX_MAP_ENTRIES. */
+Status onnx_map_reserve(OnnxCtx *c, int64_t n);
 
 typedef Status (*OnnxMapFn)(OnnxCtx *c);
 

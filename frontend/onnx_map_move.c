@@ -28,6 +28,9 @@ static Status move_out(OnnxCtx *c, OnnxVal *x, const OgShape *os, const int32_t 
         for (uint32_t k = 0; k < os->ndim; k++)
             t.dims[k] = os->d[k];
         t.count = n;
+        Status rst = onnx_map_reserve(c, n);
+        if (rst != ST_OK)
+            return rst;
         if (x->c.i && !(t.i = malloc((size_t)n * sizeof *t.i)))
             return onnx_oom(c);
         if (x->c.f && !(t.f = malloc((size_t)n * sizeof *t.f)))
@@ -55,6 +58,8 @@ static int32_t *alloc_idx(OnnxCtx *c, const OgShape *os, Status *st)
     if ((*st = onnx_check_shape(c, os)) != ST_OK)
         return NULL;
     int64_t n = og_shape_volume(os);
+    if ((*st = onnx_map_reserve(c, n)) != ST_OK)
+        return NULL;
     int32_t *idx = malloc((size_t)(n ? n : 1) * sizeof *idx);
     if (!idx)
         *st = onnx_oom(c);

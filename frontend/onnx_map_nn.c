@@ -321,6 +321,9 @@ static Status per_image(OnnxCtx *c, CvmOp op, const char *what, const OgEdge *in
     OgShape one = *xs;
     one.d[0] = 1;
     int64_t vol = og_shape_volume(&one); /* within OG_MAX_VOLUME: the whole tensor is */
+    Status rst = onnx_map_reserve(c, N * vol);
+    if (rst != ST_OK)
+        return rst;
     int32_t *idx = malloc((size_t)vol * sizeof *idx);
     OgEdge *parts = calloc((size_t)N, sizeof *parts);
     Status st = idx && parts ? ST_OK : onnx_oom(c);
@@ -656,9 +659,10 @@ Status onnx_matmul_integer(OnnxCtx *c, uint32_t ka, uint32_t kazp, uint32_t kb, 
         st = dense(c, ea, B, K, N, NULL, &y);
     if (st == ST_OK && batched) {
         int64_t M = as.d[as.ndim - 2];
-        OgEdge *parts = malloc((size_t)nbatch * sizeof *parts);
-        int32_t *idx = malloc((size_t)(M * K) * sizeof *idx);
-        if (!parts || !idx)
+        st = onnx_map_reserve(c, nbatch * M * K);
+        OgEdge *parts = st == ST_OK ? malloc((size_t)nbatch * sizeof *parts) : NULL;
+        int32_t *idx = st == ST_OK ? malloc((size_t)(M * K) * sizeof *idx) : NULL;
+        if (st == ST_OK && (!parts || !idx))
             st = onnx_oom(c);
         for (int64_t bi = 0; st == ST_OK && bi < nbatch; bi++) {
             OgShape sl = {3, {1, M, K}};
@@ -806,6 +810,8 @@ Status onnx_map_gemm(OnnxCtx *c)
     OgEdge ea, y;
     if (st == ST_OK)
         st = onnx_edge(c, a, &ea);
+    if (st == ST_OK && ta)
+        st = onnx_map_reserve(c, M * K);
     if (st == ST_OK && ta) {
         int32_t *idx = malloc((size_t)(M * K) * sizeof *idx);
         OgShape t = {2, {M, K}};
@@ -889,6 +895,8 @@ Status onnx_map_maxpool(OnnxCtx *c)
         OgEdge y = {-1, 0};
         for (int64_t ky = 0; st == ST_OK && ky < w.k[0]; ky++)
             for (int64_t kx = 0; st == ST_OK && kx < w.k[1]; kx++) {
+                if ((st = onnx_map_reserve(c, n)) != ST_OK)
+                    break;
                 int64_t i = 0;
                 for (int64_t nc = 0; nc < N * C; nc++)
                     for (int64_t oy = 0; oy < OH; oy++)

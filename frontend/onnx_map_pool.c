@@ -486,7 +486,8 @@ static Status slice_sum(OnnxCtx *c, OgEdge x, const int64_t K[2], const int64_t 
         int64_t N = xs->d[0], C = xs->d[1], H = xs->d[2], W = xs->d[3], T = k[0] * k[1];
         int64_t oh = dh ? OUT[0] : H, ow = dw ? OUT[1] : W;
         OgShape t = {5, {N, C, oh, ow, T}};
-        if ((st = onnx_check_shape(c, &t)) != ST_OK)
+        if ((st = onnx_check_shape(c, &t)) != ST_OK ||
+            (st = onnx_map_reserve(c, og_shape_volume(&t))) != ST_OK)
             return st;
         int32_t *idx = malloc((size_t)og_shape_volume(&t) * sizeof *idx);
         if (!idx)

@@ -557,6 +557,17 @@ void onnx_strides(const OgShape *s, int64_t *st)
     }
 }
 
+Status onnx_map_reserve(OnnxCtx *c, int64_t n)
+{
+    if (n < 0 || n > ONNX_MAX_MAP_ENTRIES - c->map_entries)
+        return onnx_fail(c, "onnx.limit.map", "its element maps (data movement, pooling "
+                         "windows) would bring the model's total to %lld entries, more than the "
+                         "%lld the frontend derives for one model", (long long)(c->map_entries + n),
+                         (long long)ONNX_MAX_MAP_ENTRIES);
+    c->map_entries += n;
+    return ST_OK;
+}
+
 Status onnx_gather_flat(OnnxCtx *c, OgEdge data, const OgShape *s, const int32_t *idx,
                         OgEdge *out)
 {

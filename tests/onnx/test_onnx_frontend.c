@@ -762,6 +762,25 @@ static void test_limits(void **state)
     assert_true(diag_find(&d, "onnx.shape.volume") >= 0);
     diag_finish(&d);
     free(buf);
+
+    /* element maps: each Transpose of a 2^24-element tensor derives 2^24 entries; the third
+     * passes the model's 2^25 [onnx.limit.map], before its map is allocated */
+    b = fe_onnx_builder_create(13);
+    fe_onnx_builder_input(b, "x", ONNX_T_INT8, DIMS(256, 256, 256));
+    fe_onnx_builder_output(b, "t3", ONNX_T_INT8, DIMS(256, 256, 256));
+    OnnxBuildAttr perm[] = {{"perm", OBA_INTS, 0, (const int64_t[]){2, 1, 0}, 3, 0, NULL}};
+    fe_onnx_builder_node(b, "Transpose", "t1", NAMES("x"), NAMES("t1"), perm, 1);
+    fe_onnx_builder_node(b, "Transpose", "t2", NAMES("t1"), NAMES("t2"), perm, 1);
+    fe_onnx_builder_node(b, "Transpose", "t3", NAMES("t2"), NAMES("t3"), perm, 1);
+    buf = pack(b, &len);
+    diag_init(&d, "model.onnx");
+    m = NULL;
+    assert_int_equal(fe_onnx_load_mem(buf, len, NULL, &m, &d), ST_LOGIC);
+    long k = diag_find(&d, "onnx.limit.map");
+    assert_true(k >= 0);
+    assert_non_null(strstr(d.entries[k].where, "t3"));
+    diag_finish(&d);
+    free(buf);
 }
 
 /* ---- the example models ---- */
