@@ -18,57 +18,31 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include <fcntl.h>
 #include <math.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "frontend/cinn.h"
 #include "taskir/fileio.h"
 #include "taskir/npy.h"
-
-extern char **environ;
+#include "tooltest.h"
 
 static const char *compile_tool, *run_tool, *prog, *input, *expected;
-static char tmp[64];
 
+/* Runs argv (stdout to /dev/null); returns its exit status (128 for any signal), printing its
+ * stderr, indented, when that is not 0. */
 static int spawn(const char *const *argv)
 {
-    char errp[128];
-    snprintf(errp, sizeof errp, "%s/tool.err", tmp);
-    posix_spawn_file_actions_t fa;
-    assert_int_equal(posix_spawn_file_actions_init(&fa), 0);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid;
-    assert_int_equal(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv, environ), 0);
-    posix_spawn_file_actions_destroy(&fa);
-    int ws;
-    assert_int_equal(waitpid(pid, &ws, 0), pid);
-    int rc = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128;
-    if (rc != 0) {
-        FILE *f = fopen(errp, "r");
-        char line[512];
-        while (f && fgets(line, sizeof line, f))
-            fprintf(stderr, "  %s", line);
-        if (f)
-            fclose(f);
+    TtRun r;
+    tt_run_argv(&r, &(TtOpts){.inherit_stdin = true, .out_file = "/dev/null"},
+                (char *const *)argv);
+    int rc = r.signal ? 128 : r.status;
+    for (const char *l = r.err; rc != 0 && *l;) {
+        size_t n = strcspn(l, "\n");
+        fprintf(stderr, "  %.*s\n", (int)n, l);
+        l += n + (l[n] == '\n');
     }
+    tt_run_free(&r);
     return rc;
-}
-
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    uint8_t *buf = NULL;
-    Diag d;
-    diag_init(&d, path);
-    Status st = tir_read_file(path, TIR_MAX_FILE_BYTES, &buf, len, &d);
-    if (st)
-        diag_print(&d, stderr, "read");
-    diag_finish(&d);
-    assert_int_equal(st, ST_OK);
-    return buf;
 }
 
 /* ---- the forward pass, in plain C ---- */
@@ -175,9 +149,9 @@ static void test_example(void **state)
 {
     (void)state;
     char pb[128], da[128], db[128], f[2][2][160];
-    snprintf(pb, sizeof pb, "%s/cnn.pb", tmp);
-    snprintf(da, sizeof da, "%s/interp", tmp);
-    snprintf(db, sizeof db, "%s/chip", tmp);
+    tt_path(pb, sizeof pb, "cnn.pb");
+    tt_path(da, sizeof da, "interp");
+    tt_path(db, sizeof db, "chip");
     char in_arg[1200];
     snprintf(in_arg, sizeof in_arg, "x=%s", input);
     const char *c1[] = {compile_tool, prog, "-o", pb, NULL};
@@ -191,7 +165,7 @@ static void test_example(void **state)
         snprintf(f[k][0], sizeof f[k][0], "%s/output%d.npy", da, k);
         snprintf(f[k][1], sizeof f[k][1], "%s/output%d.npy", db, k);
         size_t na, nb;
-        uint8_t *a = slurp(f[k][0], &na), *b = slurp(f[k][1], &nb);
+        char *a = tt_slurp_or_fail(f[k][0], &na), *b = tt_slurp_or_fail(f[k][1], &nb);
         assert_int_equal(na, nb);
         assert_memory_equal(a, b, na);
         free(a);
@@ -208,10 +182,7 @@ static void test_example(void **state)
     int64_t logits[10], pool[144], want0[10], want1[144];
     forward(b, img.i32, logits, pool);
     size_t tl;
-    char *text = (char *)slurp(expected, &tl);
-    char *t0 = realloc(text, tl + 1);
-    assert_non_null(t0);
-    t0[tl] = 0;
+    char *t0 = tt_slurp_or_fail(expected, &tl);
     expected_values(t0, 0, want0, 10);
     expected_values(t0, 1, want1, 144);
     free(t0);
@@ -247,16 +218,12 @@ int main(int argc, char **argv)
     prog = argv[3];
     input = argv[4];
     expected = argv[5];
-    snprintf(tmp, sizeof tmp, "/tmp/cinn_example_XXXXXX");
-    if (!mkdtemp(tmp))
+    if (!tt_tmpdir_make("cinn_example_"))
         return 2;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_example),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    const char *rm[] = {"/bin/rm", "-rf", tmp, NULL};
-    pid_t pid;
-    if (posix_spawn(&pid, rm[0], NULL, NULL, (char *const *)rm, environ) == 0)
-        waitpid(pid, NULL, 0);
+    tt_tmpdir_remove();
     return rc;
 }

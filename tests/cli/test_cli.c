@@ -1,5 +1,5 @@
-/* test_cli.c: taskir-dump run as a user runs it (posix_spawn), checking exit codes, what it
- * prints on stdout and stderr, and the files it leaves.
+/* test_cli.c: taskir-dump run as a user runs it (tt_run, tests/common/tooltest.h), checking
+ * exit codes, what it prints on stdout and stderr, and the files it leaves.
  *
  * Arguments (from tests/cli/meson.build): the taskir-dump binary, the project version, and
  * the example names ($TASKIR_BUILDDIR/examples/NAME.pb). `jq` and `dot` are used when they
@@ -14,107 +14,26 @@
 #include <cmocka.h>
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <json-c/json.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "taskir/fileio.h"
 #include "taskir/pbio.h"
-
-extern char **environ;
+#include "tooltest.h"
 
 static const char *tool;
 static const char *version;
 static char **examples;
 static int n_examples;
-static char tmpdir[256];
-
-typedef struct Run {
-    int status;       /* exit code; 128 + signal when killed */
-    char *out, *err;  /* NUL-terminated */
-    size_t out_len, err_len;
-} Run;
-
-static void run_free(Run *r)
-{
-    free(r->out);
-    free(r->err);
-    memset(r, 0, sizeof *r);
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    uint8_t *buf = NULL;
-    Diag d;
-    diag_init(&d, path);
-    Status st = tir_read_file(path, TIR_MAX_FILE_BYTES, &buf, len, &d);
-    diag_finish(&d);
-    if (st != ST_OK)
-        return NULL;
-    char *s = realloc(buf, *len + 1);
-    assert_non_null(s);
-    s[*len] = 0;
-    return s;
-}
-
-static void tmp_path(char *buf, size_t len, const char *name)
-{
-    int n = snprintf(buf, len, "%s/%s", tmpdir, name);
-    assert_true(n > 0 && (size_t)n < len);
-}
-
-/* Runs argv (argv[0] a path, or a name looked up in PATH when search) with stdin from in
- * (NULL: /dev/null), capturing stdout and stderr. */
-static void run_argv(Run *r, const char *in, bool search, char *const argv[])
-{
-    memset(r, 0, sizeof *r);
-    char outp[512], errp[512];
-    tmp_path(outp, sizeof outp, "run.out");
-    tmp_path(errp, sizeof errp, "run.err");
-    posix_spawn_file_actions_t fa;
-    assert_int_equal(posix_spawn_file_actions_init(&fa), 0);
-    assert_int_equal(posix_spawn_file_actions_addopen(&fa, 0, in ? in : "/dev/null", O_RDONLY, 0),
-                     0);
-    assert_int_equal(
-        posix_spawn_file_actions_addopen(&fa, 1, outp, O_WRONLY | O_CREAT | O_TRUNC, 0644), 0);
-    assert_int_equal(
-        posix_spawn_file_actions_addopen(&fa, 2, errp, O_WRONLY | O_CREAT | O_TRUNC, 0644), 0);
-    pid_t pid;
-    int rc = search ? posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ)
-                    : posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0)
-        fail_msg("cannot run %s: %s", argv[0], strerror(rc));
-    int ws;
-    assert_int_equal(waitpid(pid, &ws, 0), pid);
-    r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-    r->out = slurp(outp, &r->out_len);
-    r->err = slurp(errp, &r->err_len);
-    assert_non_null(r->out);
-    assert_non_null(r->err);
-    unlink(outp);
-    unlink(errp);
-}
 
 /* Runs taskir-dump with the arguments given, NULL-terminated. */
-static void dump(Run *r, const char *in, ...)
+static void dump(TtRun *r, const char *in, ...)
 {
-    char *argv[32];
-    int n = 0;
-    argv[n++] = (char *)tool;
     va_list ap;
     va_start(ap, in);
-    const char *a;
-    while ((a = va_arg(ap, const char *)) != NULL) {
-        assert_true(n < 31);
-        argv[n++] = (char *)a;
-    }
+    tt_run_va(r, &(TtOpts){.in = in}, tool, ap);
     va_end(ap);
-    argv[n] = NULL;
-    run_argv(r, in, false, argv);
 }
 
 static bool on_path(const char *prog)
@@ -142,26 +61,12 @@ static void example_path(char *buf, size_t len, const char *name)
     assert_true(n > 0 && (size_t)n < len);
 }
 
-static void write_file(const char *path, const void *buf, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(buf, 1, len, f), len);
-    assert_int_equal(fclose(f), 0);
-}
-
-#define assert_contains(hay, needle)                                                  \
-    do {                                                                              \
-        if (!strstr((hay), (needle)))                                                 \
-            fail_msg("expected %s to contain \"%s\"; it is:\n%s", #hay, (needle), (hay)); \
-    } while (0)
-
 /* ---- tests ---- */
 
 static void test_help(void **state)
 {
     (void)state;
-    Run r;
+    TtRun r;
     dump(&r, NULL, "--help", NULL);
     assert_int_equal(r.status, 0);
     static const char *const words[] = {"--format", "text", "json", "dot", "--summary",
@@ -169,21 +74,21 @@ static void test_help(void **state)
                                         "--version", "\"-\"", "exit status", "  0 ",
                                         "  1 ", "  2 ", "  3 "};
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-        assert_contains(r.out, words[i]);
+        tt_assert_contains(r.out, words[i]);
     assert_int_equal(r.err_len, 0);
-    run_free(&r);
+    tt_run_free(&r);
 }
 
 static void test_version(void **state)
 {
     (void)state;
-    Run r;
+    TtRun r;
     dump(&r, NULL, "--version", NULL);
     assert_int_equal(r.status, 0);
     char want[128];
     snprintf(want, sizeof want, "taskir-dump %s\n", version);
     assert_string_equal(r.out, want);
-    run_free(&r);
+    tt_run_free(&r);
 }
 
 static void test_usage_errors(void **state)
@@ -191,82 +96,82 @@ static void test_usage_errors(void **state)
     (void)state;
     char ex[4096];
     example_path(ex, sizeof ex, examples[0]);
-    Run r;
+    TtRun r;
     dump(&r, NULL, NULL);
     assert_int_equal(r.status, 1);
-    assert_contains(r.err, "taskir-dump: no input file");
-    assert_contains(r.err, "[usage.args]");
-    run_free(&r);
+    tt_assert_contains(r.err, "taskir-dump: no input file");
+    tt_assert_contains(r.err, "[usage.args]");
+    tt_run_free(&r);
 
     dump(&r, NULL, ex, "--frobnicate", NULL);
     assert_int_equal(r.status, 1);
-    assert_contains(r.err, "unknown option '--frobnicate'");
+    tt_assert_contains(r.err, "unknown option '--frobnicate'");
     assert_int_equal(r.out_len, 0);
-    run_free(&r);
+    tt_run_free(&r);
 
     dump(&r, NULL, ex, "--format", "yaml", NULL);
     assert_int_equal(r.status, 1);
-    assert_contains(r.err, "'yaml'");
-    assert_contains(r.err, "[usage.format]");
-    run_free(&r);
+    tt_assert_contains(r.err, "'yaml'");
+    tt_assert_contains(r.err, "[usage.format]");
+    tt_run_free(&r);
 
     dump(&r, NULL, ex, "--format", NULL);
     assert_int_equal(r.status, 1);
-    run_free(&r);
+    tt_run_free(&r);
 
     dump(&r, NULL, ex, "--summary", "--format=dot", NULL);
     assert_int_equal(r.status, 1);
-    assert_contains(r.err, "[usage.format]");
-    run_free(&r);
+    tt_assert_contains(r.err, "[usage.format]");
+    tt_run_free(&r);
 
     dump(&r, NULL, ex, "--block", "five", NULL);
     assert_int_equal(r.status, 1);
-    assert_contains(r.err, "[usage.block]");
-    run_free(&r);
+    tt_assert_contains(r.err, "[usage.block]");
+    tt_run_free(&r);
 
     dump(&r, NULL, ex, ex, NULL);
     assert_int_equal(r.status, 1);
-    run_free(&r);
+    tt_run_free(&r);
 
     dump(&r, NULL, ex, "-o", NULL);
     assert_int_equal(r.status, 1);
-    run_free(&r);
+    tt_run_free(&r);
 }
 
 static void test_missing_file(void **state)
 {
     (void)state;
     char p[512];
-    tmp_path(p, sizeof p, "no-such-graph.pb");
-    Run r;
+    tt_path(p, sizeof p, "no-such-graph.pb");
+    TtRun r;
     dump(&r, NULL, p, NULL);
     assert_int_equal(r.status, 3);
-    assert_contains(r.err, "taskir-dump: ");
-    assert_contains(r.err, p);
-    assert_contains(r.err, "[io.read]");
+    tt_assert_contains(r.err, "taskir-dump: ");
+    tt_assert_contains(r.err, p);
+    tt_assert_contains(r.err, "[io.read]");
     assert_int_equal(r.out_len, 0);
-    run_free(&r);
+    tt_run_free(&r);
 }
 
 static void test_garbage_file(void **state)
 {
     (void)state;
     char p[512];
-    tmp_path(p, sizeof p, "garbage.pb");
+    tt_path(p, sizeof p, "garbage.pb");
     static const unsigned char junk[] = {0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x01, 0x02, 0x03};
-    write_file(p, junk, sizeof junk);
-    Run r;
+    tt_write_file(p, junk, sizeof junk);
+    TtRun r;
     dump(&r, NULL, p, NULL);
     assert_int_equal(r.status, 2);
-    assert_contains(r.err, p);
-    assert_contains(r.err, "[wire.");
+    tt_assert_contains(r.err, p);
+    tt_assert_contains(r.err, "[wire.");
     assert_int_equal(r.out_len, 0);
-    run_free(&r);
+    tt_run_free(&r);
     /* the same bytes on stdin are named <stdin> */
     dump(&r, p, "-", NULL);
     assert_int_equal(r.status, 2);
-    assert_contains(r.err, "taskir-dump: <stdin>: ");
-    run_free(&r);
+    tt_assert_contains(r.err, "taskir-dump: <stdin>: ");
+    tt_run_free(&r);
     unlink(p);
 }
 
@@ -284,19 +189,19 @@ static void test_verify_examples(void **state)
         snprintf(want, sizeof want, "%s: ok (%u blocks, %u edges)\n", ex,
                  (unsigned)g->n_blocks, (unsigned)g->n_edges);
         graph_destroy(g);
-        Run r;
+        TtRun r;
         dump(&r, NULL, ex, "--verify", NULL);
         if (r.status != 0)
             fail_msg("--verify %s exited %d:\n%s", ex, r.status, r.err);
         assert_string_equal(r.out, want);
         assert_int_equal(r.err_len, 0);
-        run_free(&r);
+        tt_run_free(&r);
         /* with a dump: the dump on stdout, the ok line on stderr */
         dump(&r, NULL, ex, "--verify", "--summary", NULL);
         assert_int_equal(r.status, 0);
-        assert_contains(r.out, "total macs ");
+        tt_assert_contains(r.out, "total macs ");
         assert_string_equal(r.err, want);
-        run_free(&r);
+        tt_run_free(&r);
     }
 }
 
@@ -316,29 +221,29 @@ static void test_invalid_graph(void **state)
     assert_non_null(graph_connect(g, a, 0, b, 0)); /* storage -> storage, sizes differ */
     assert_non_null(graph_add_edge(g, 9, 2, 42));  /* to a block that does not exist */
     char p[512];
-    tmp_path(p, sizeof p, "invalid.pb");
+    tt_path(p, sizeof p, "invalid.pb");
     Diag d;
     diag_init(&d, p);
     assert_int_equal(graph_save_pb(g, p, &d), ST_OK);
     diag_finish(&d);
     graph_destroy(g);
-    Run r;
+    TtRun r;
     dump(&r, NULL, p, "--verify", NULL);
     assert_int_equal(r.status, 2);
     assert_int_equal(r.out_len, 0);
-    assert_contains(r.err, p);
+    tt_assert_contains(r.err, p);
     int lines = 0;
     for (const char *s = r.err; (s = strchr(s, '\n')); s++)
         lines++;
     if (lines < 2)
         fail_msg("expected every violation listed, got:\n%s", r.err);
-    run_free(&r);
+    tt_run_free(&r);
     static const char *const fmts[] = {"text", "json", "dot"};
     for (int i = 0; i < 3; i++) {
         dump(&r, NULL, p, "--format", fmts[i], NULL);
         assert_int_equal(r.status, 0);
         assert_true(r.out_len > 0);
-        run_free(&r);
+        tt_run_free(&r);
     }
     unlink(p);
 }
@@ -361,18 +266,18 @@ static void test_block(void **state)
     snprintf(ids, sizeof ids, "%d", (int)id);
     snprintf(want, sizeof want, "block %d ", (int)id);
     snprintf(miss, sizeof miss, "%d", (int)missing);
-    Run r;
+    TtRun r;
     dump(&r, NULL, ex, "--block", ids, NULL);
     assert_int_equal(r.status, 0);
     assert_true(strncmp(r.out, want, strlen(want)) == 0);
-    assert_contains(r.out, "\nedge ");
-    run_free(&r);
+    tt_assert_contains(r.out, "\nedge ");
+    tt_run_free(&r);
     dump(&r, NULL, ex, "--block", miss, "--format", "json", NULL);
     assert_int_equal(r.status, 2);
-    assert_contains(r.err, "[dump.block]");
-    assert_contains(r.err, miss);
+    tt_assert_contains(r.err, "[dump.block]");
+    tt_assert_contains(r.err, miss);
     assert_int_equal(r.out_len, 0);
-    run_free(&r);
+    tt_run_free(&r);
 }
 
 static bool only_entry(const char *dir, const char *name)
@@ -400,37 +305,37 @@ static void test_output_file(void **state)
     (void)state;
     char ex[4096], dir[512], out[600];
     example_path(ex, sizeof ex, examples[0]);
-    tmp_path(dir, sizeof dir, "odir");
+    tt_path(dir, sizeof dir, "odir");
     assert_int_equal(mkdir(dir, 0755), 0);
     snprintf(out, sizeof out, "%s/dump.json", dir);
-    Run r, s;
+    TtRun r, s;
     dump(&r, NULL, ex, "--format", "json", NULL);
     assert_int_equal(r.status, 0);
     /* an existing file is replaced */
-    write_file(out, "old", 3);
+    tt_write_file(out, "old", 3);
     dump(&s, NULL, ex, "--format", "json", "-o", out, NULL);
     assert_int_equal(s.status, 0);
     assert_int_equal(s.out_len, 0);
     size_t len;
-    char *got = slurp(out, &len);
+    char *got = tt_slurp(out, &len);
     assert_non_null(got);
     assert_int_equal(len, r.out_len);
     assert_memory_equal(got, r.out, len);
     free(got);
     assert_true(only_entry(dir, "dump.json"));
-    run_free(&r);
-    run_free(&s);
+    tt_run_free(&r);
+    tt_run_free(&s);
     /* an unwritable place: runtime error, no file, no temporary left behind */
     char bad[700];
     snprintf(bad, sizeof bad, "%s/nodir/x.txt", dir);
     dump(&r, NULL, ex, "-o", bad, NULL);
     assert_int_equal(r.status, 3);
-    assert_contains(r.err, "[io.write]");
-    run_free(&r);
+    tt_assert_contains(r.err, "[io.write]");
+    tt_run_free(&r);
     /* a failed load leaves the old output alone */
     dump(&r, NULL, "/nonexistent/graph.pb", "-o", out, NULL);
     assert_int_equal(r.status, 3);
-    run_free(&r);
+    tt_run_free(&r);
     assert_true(only_entry(dir, "dump.json"));
     unlink(out);
     rmdir(dir);
@@ -442,19 +347,19 @@ static void test_stdin(void **state)
     for (int i = 0; i < n_examples; i++) {
         char ex[4096];
         example_path(ex, sizeof ex, examples[i]);
-        Run a, b;
+        TtRun a, b;
         dump(&a, NULL, ex, NULL);
         dump(&b, ex, "-", NULL);
         assert_int_equal(a.status, 0);
         assert_int_equal(b.status, 0);
         assert_int_equal(a.out_len, b.out_len);
         assert_memory_equal(a.out, b.out, a.out_len);
-        run_free(&a);
-        run_free(&b);
+        tt_run_free(&a);
+        tt_run_free(&b);
         dump(&b, ex, "-", "--verify", NULL);
         assert_int_equal(b.status, 0);
-        assert_contains(b.out, "<stdin>: ok (");
-        run_free(&b);
+        tt_assert_contains(b.out, "<stdin>: ok (");
+        tt_run_free(&b);
     }
 }
 
@@ -477,16 +382,16 @@ static void test_matches_golden(void **state)
             snprintf(golden, sizeof golden, "%s/tests/golden/%s.%s", src, examples[i],
                      variants[v][0]);
             size_t len;
-            char *want = slurp(golden, &len);
+            char *want = tt_slurp(golden, &len);
             if (!want)
                 fail_msg("cannot read %s", golden);
-            Run r;
+            TtRun r;
             dump(&r, NULL, ex, variants[v][1], variants[v][2], variants[v][3], NULL);
             assert_int_equal(r.status, 0);
             if (r.out_len != len || memcmp(r.out, want, len) != 0)
                 fail_msg("taskir-dump %s %s differs from %s", ex, variants[v][1], golden);
             free(want);
-            run_free(&r);
+            tt_run_free(&r);
         }
     }
 }
@@ -500,10 +405,10 @@ static void test_json_parses(void **state)
     for (int i = 0; i < n_examples; i++) {
         char ex[4096], jp[512];
         example_path(ex, sizeof ex, examples[i]);
-        tmp_path(jp, sizeof jp, "out.json");
+        tt_path(jp, sizeof jp, "out.json");
         const char *variants[][3] = {{"--format", "json", NULL}, {"--summary", "--format", "json"}};
         for (int v = 0; v < 2; v++) {
-            Run r;
+            TtRun r;
             dump(&r, NULL, ex, variants[v][0], variants[v][1], variants[v][2], NULL);
             assert_int_equal(r.status, 0);
             json_object *j = json_tokener_parse(r.out);
@@ -514,16 +419,16 @@ static void test_json_parses(void **state)
             assert_true(json_object_object_get_ex(j, "blocks", &x));
             json_object_put(j);
             if (jq) {
-                write_file(jp, r.out, r.out_len);
-                Run q;
+                tt_write_file(jp, r.out, r.out_len);
+                TtRun q;
                 char *argv[] = {"jq", "-e", ".blocks", NULL};
-                run_argv(&q, jp, true, argv);
+                tt_run_argv(&q, &(TtOpts){.in = jp, .search = true}, argv);
                 if (q.status != 0)
                     fail_msg("jq rejects the JSON of %s: %s", ex, q.err);
-                run_free(&q);
+                tt_run_free(&q);
                 unlink(jp);
             }
-            run_free(&r);
+            tt_run_free(&r);
         }
     }
 }
@@ -538,17 +443,17 @@ static void test_dot_renders(void **state)
     for (int i = 0; i < n_examples; i++) {
         char ex[4096], dp[512];
         example_path(ex, sizeof ex, examples[i]);
-        tmp_path(dp, sizeof dp, "out.dot");
-        Run r;
+        tt_path(dp, sizeof dp, "out.dot");
+        TtRun r;
         dump(&r, NULL, ex, "--format", "dot", "-o", dp, NULL);
         assert_int_equal(r.status, 0);
-        run_free(&r);
+        tt_run_free(&r);
         char *argv[] = {"dot", "-Tsvg", NULL};
-        run_argv(&r, dp, true, argv);
+        tt_run_argv(&r, &(TtOpts){.in = dp, .search = true}, argv);
         if (r.status != 0 || r.err_len != 0)
             fail_msg("dot -Tsvg on the dump of %s: exit %d\n%s", ex, r.status, r.err);
-        assert_contains(r.out, "<svg");
-        run_free(&r);
+        tt_assert_contains(r.out, "<svg");
+        tt_run_free(&r);
         unlink(dp);
     }
 }
@@ -563,9 +468,7 @@ int main(int argc, char **argv)
     version = argv[2];
     examples = argv + 3;
     n_examples = argc - 3;
-    const char *t = getenv("TMPDIR");
-    snprintf(tmpdir, sizeof tmpdir, "%s/taskir-cli-XXXXXX", t && *t ? t : "/tmp");
-    if (!mkdtemp(tmpdir)) {
+    if (!tt_tmpdir_make("taskir-cli-")) {
         perror("mkdtemp");
         return 1;
     }
@@ -579,7 +482,10 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_dot_renders),
     };
     int rc = cmocka_run_group_tests_name("cli", tests, NULL, NULL);
-    if (rmdir(tmpdir) != 0)
-        fprintf(stderr, "note: %s not empty, left in place\n", tmpdir);
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", tt_tmpdir());
+    size_t left = tt_tmpdir_remove();
+    if (left)
+        fprintf(stderr, "note: %s was not empty (%zu entries), removed\n", dir, left);
     return rc;
 }

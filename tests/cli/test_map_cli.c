@@ -1,5 +1,6 @@
 /* test_map_cli.c: taskir-dump and taskir-run on a Mapping (.map.pb), run as a user runs them
- * (fork + exec), and taskir-run's cleanup of the output directory it created.
+ * (tt_run, tests/common/tooltest.h), and taskir-run's cleanup of the output directory it
+ * created.
  *
  * Golden files (tests/cli/golden/, see the README there): taskir-dump's standard output on
  * the example mapping <builddir>/examples/lenet.map.pb, run in <builddir>/examples so that
@@ -23,137 +24,40 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <json-c/json.h>
-#include <signal.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "taskir/fileio.h"
 #include "taskir/mapping.h"
 #include "taskir/npy.h"
+#include "tooltest.h"
 
 static const char *dump_tool, *run_tool;
-static char tmpdir[256];
 static char examples_dir[4096];
 
-typedef struct Run {
-    int status;       /* exit code; 128 + signal when killed */
-    char *out, *err;  /* NUL-terminated */
-    size_t out_len, err_len;
-} Run;
-
-static void run_free(Run *r)
+/* Runs argv (argv[0] a path) as o says; a status of 126 or 127 (the old "cannot start")
+ * is not one of the tools' exit codes. */
+static void run_argv(TtRun *r, const TtOpts *o, char *const argv[])
 {
-    free(r->out);
-    free(r->err);
-    memset(r, 0, sizeof *r);
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    uint8_t *buf = NULL;
-    Diag d;
-    diag_init(&d, path);
-    Status st = tir_read_file(path, TIR_MAX_FILE_BYTES, &buf, len, &d);
-    diag_finish(&d);
-    if (st != ST_OK)
-        return NULL;
-    char *s = realloc(buf, *len + 1);
-    assert_non_null(s);
-    s[*len] = 0;
-    return s;
-}
-
-static void tmp_path(char *buf, size_t len, const char *name)
-{
-    int n = snprintf(buf, len, "%s/%s", tmpdir, name);
-    assert_true(n > 0 && (size_t)n < len);
-}
-
-typedef struct RunOpts {
-    const char *cwd;     /* NULL: stay */
-    const char *in;      /* stdin; NULL: /dev/null */
-    long fsize;          /* > 0: RLIMIT_FSIZE in bytes (SIGXFSZ ignored) */
-} RunOpts;
-
-/* Runs argv[0] (a path) with argv, capturing stdout and stderr. */
-static void run_argv(Run *r, const RunOpts *o, char *const argv[])
-{
-    memset(r, 0, sizeof *r);
-    char outp[512], errp[512];
-    tmp_path(outp, sizeof outp, "run.out");
-    tmp_path(errp, sizeof errp, "run.err");
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int in = open(o && o->in ? o->in : "/dev/null", O_RDONLY);
-        int out = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int err = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (in < 0 || out < 0 || err < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 ||
-            dup2(err, 2) < 0)
-            _exit(126);
-        if (o && o->cwd && chdir(o->cwd) != 0)
-            _exit(126);
-        if (o && o->fsize > 0) {
-            signal(SIGXFSZ, SIG_IGN); /* a write past the limit fails with EFBIG instead */
-            struct rlimit rl = {(rlim_t)o->fsize, (rlim_t)o->fsize};
-            if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
-                _exit(126);
-        }
-        execv(argv[0], argv);
-        _exit(127);
-    }
-    int ws;
-    assert_int_equal(waitpid(pid, &ws, 0), pid);
-    r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+    tt_run_argv(r, o, argv);
     assert_true(r->status != 126 && r->status != 127);
-    r->out = slurp(outp, &r->out_len);
-    r->err = slurp(errp, &r->err_len);
-    assert_non_null(r->out);
-    assert_non_null(r->err);
-    unlink(outp);
-    unlink(errp);
 }
 
 /* Runs a tool with the arguments given, NULL-terminated. */
-static void tool(Run *r, const RunOpts *o, const char *exe, ...)
+static void tool(TtRun *r, const TtOpts *o, const char *exe, ...)
 {
-    char *argv[48];
-    int n = 0;
-    argv[n++] = (char *)exe;
     va_list ap;
     va_start(ap, exe);
-    const char *a;
-    while ((a = va_arg(ap, const char *)) != NULL) {
-        assert_true(n < 47);
-        argv[n++] = (char *)a;
-    }
+    tt_run_va(r, o, exe, ap);
     va_end(ap);
-    argv[n] = NULL;
-    run_argv(r, o, argv);
+    assert_true(r->status != 126 && r->status != 127);
 }
-
-#define assert_contains(hay, needle)                                                  \
-    do {                                                                              \
-        if (!strstr((hay), (needle)))                                                 \
-            fail_msg("expected %s to contain \"%s\"; it is:\n%s", #hay, (needle), (hay)); \
-    } while (0)
 
 static void example(char *buf, size_t len, const char *file)
 {
     int n = snprintf(buf, len, "%s/%s", examples_dir, file);
     assert_true(n > 0 && (size_t)n < len);
-}
-
-static void write_file(const char *path, const void *buf, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(buf, 1, len, f), len);
-    assert_int_equal(fclose(f), 0);
 }
 
 /* Compares text with tests/cli/golden/NAME, or rewrites it under TASKIR_UPDATE_GOLDEN. */
@@ -166,11 +70,11 @@ static void golden(const char *name, const char *text, size_t len)
     snprintf(path, sizeof path, "%s/tests/cli/golden/%s", src, name);
     const char *upd = getenv("TASKIR_UPDATE_GOLDEN");
     if (upd && *upd && strcmp(upd, "0") != 0) {
-        write_file(path, text, len);
+        tt_write_file(path, text, len);
         return;
     }
     size_t glen;
-    char *want = slurp(path, &glen);
+    char *want = tt_slurp(path, &glen);
     if (!want)
         fail_msg("no golden file %s (TASKIR_UPDATE_GOLDEN=1 writes it)", path);
     if (glen != len || memcmp(want, text, len) != 0) {
@@ -186,7 +90,7 @@ static void golden(const char *name, const char *text, size_t len)
     free(want);
 }
 
-static const RunOpts in_examples = {examples_dir, NULL, 0};
+static const TtOpts in_examples = {.cwd = examples_dir};
 
 /* ---- taskir-dump ---- */
 
@@ -213,7 +117,7 @@ static void test_dump_golden(void **state)
         for (int k = 0; k < 4 && cases[i].args[k]; k++)
             argv[n++] = (char *)cases[i].args[k];
         argv[n] = NULL;
-        Run r;
+        TtRun r;
         run_argv(&r, &in_examples, argv);
         if (r.status != 0)
             fail_msg("%s: exit %d: %s", cases[i].golden, r.status, r.err);
@@ -228,7 +132,7 @@ static void test_dump_golden(void **state)
             assert_true(json_object_object_get_ex(j, "mapping", &mapping));
             json_object_put(j);
         }
-        run_free(&r);
+        tt_run_free(&r);
     }
 }
 
@@ -236,7 +140,7 @@ static void test_dump_golden(void **state)
 static void test_dump_json_content(void **state)
 {
     (void)state;
-    Run r;
+    TtRun r;
     tool(&r, &in_examples, dump_tool, "lenet.map.pb", "--format", "json", NULL);
     assert_int_equal(r.status, 0);
     json_object *j = json_tokener_parse(r.out);
@@ -267,7 +171,7 @@ static void test_dump_json_content(void **state)
     assert_true(json_object_object_get_ex(c0, "pi_index", &pi));
     assert_string_equal(json_object_get_string(pi), "AXON");
     json_object_put(j);
-    run_free(&r);
+    tt_run_free(&r);
 }
 
 /* How the input's kind is told: the suffix, the content, --input-format. */
@@ -277,51 +181,51 @@ static void test_dump_detection(void **state)
     char map[4096], graph[4096], copy[512];
     example(map, sizeof map, "lenet.map.pb");
     example(graph, sizeof graph, "lenet.pb");
-    Run want, r;
+    TtRun want, r;
     tool(&want, &in_examples, dump_tool, "lenet.map.pb", NULL);
     assert_int_equal(want.status, 0);
     /* standard input: by the content */
-    RunOpts from_stdin = {examples_dir, map, 0};
+    TtOpts from_stdin = {.cwd = examples_dir, .in = map};
     tool(&r, &from_stdin, dump_tool, "-", NULL);
     assert_int_equal(r.status, 0);
     assert_string_equal(r.out, want.out);
-    run_free(&r);
+    tt_run_free(&r);
     /* a name without the suffix: by the content */
     size_t len;
-    char *bytes = slurp(map, &len);
+    char *bytes = tt_slurp(map, &len);
     assert_non_null(bytes);
-    tmp_path(copy, sizeof copy, "mapping.bin");
-    write_file(copy, bytes, len);
+    tt_path(copy, sizeof copy, "mapping.bin");
+    tt_write_file(copy, bytes, len);
     free(bytes);
     tool(&r, NULL, dump_tool, copy, "--verify", NULL);
     assert_int_equal(r.status, 0);
-    assert_contains(r.out, "ok (25 blocks, 24 edges, 23 node dicts, 5 edge dicts)");
-    run_free(&r);
+    tt_assert_contains(r.out, "ok (25 blocks, 24 edges, 23 node dicts, 5 edge dicts)");
+    tt_run_free(&r);
     /* --input-format overrides */
     tool(&r, NULL, dump_tool, copy, "--input-format", "graph", NULL);
     assert_int_equal(r.status, 2);
-    assert_contains(r.err, "TaskGraph.blocks.id");
-    assert_contains(r.err, "[wire.wiretype]");
-    run_free(&r);
+    tt_assert_contains(r.err, "TaskGraph.blocks.id");
+    tt_assert_contains(r.err, "[wire.wiretype]");
+    tt_run_free(&r);
     tool(&r, NULL, dump_tool, graph, "--input-format=mapping", NULL);
     assert_int_equal(r.status, 2);
-    assert_contains(r.err, "Mapping.graph");
-    run_free(&r);
+    tt_assert_contains(r.err, "Mapping.graph");
+    tt_run_free(&r);
     tool(&r, NULL, dump_tool, graph, "--input-format", "map", NULL);
     assert_int_equal(r.status, 1);
-    assert_contains(r.err, "[usage.format]");
-    run_free(&r);
+    tt_assert_contains(r.err, "[usage.format]");
+    tt_run_free(&r);
     /* the graph itself is still a graph */
     tool(&r, NULL, dump_tool, graph, "--verify", NULL);
     assert_int_equal(r.status, 0);
-    assert_contains(r.out, "ok (25 blocks, 24 edges)\n");
-    run_free(&r);
+    tt_assert_contains(r.out, "ok (25 blocks, 24 edges)\n");
+    tt_run_free(&r);
     tool(&r, NULL, dump_tool, "--help", NULL);
     assert_int_equal(r.status, 0);
-    assert_contains(r.out, "MAP.pb");
-    assert_contains(r.out, "--input-format");
-    run_free(&r);
-    run_free(&want);
+    tt_assert_contains(r.out, "MAP.pb");
+    tt_assert_contains(r.out, "--input-format");
+    tt_run_free(&r);
+    tt_run_free(&want);
 }
 
 /* A mapping that breaks map.* rules: --verify lists each, exit 2. */
@@ -341,28 +245,28 @@ static void test_dump_verify_bad(void **state)
     m->nodes[10].coords[0].pi_index = 42;       /* map.coord.pi */
     m->edges[0].task_id = 77;                   /* map.edge.unknown */
     m->prediction_clock = -5;                   /* map.clock */
-    tmp_path(bad, sizeof bad, "bad.map.pb");
+    tt_path(bad, sizeof bad, "bad.map.pb");
     assert_int_equal(map_save_pb(m, bad, &d), ST_OK);
     diag_finish(&d);
     map_destroy(m);
-    RunOpts in_tmp = {tmpdir, NULL, 0};
-    Run r;
+    TtOpts in_tmp = {.cwd = tt_tmpdir()};
+    TtRun r;
     tool(&r, &in_tmp, dump_tool, "bad.map.pb", "--verify", NULL);
     assert_int_equal(r.status, 2);
     assert_int_equal(r.out_len, 0);
     golden("bad.map.err", r.err, r.err_len);
-    run_free(&r);
+    tt_run_free(&r);
     /* the dump itself prints an invalid mapping */
     tool(&r, &in_tmp, dump_tool, "bad.map.pb", NULL);
     assert_int_equal(r.status, 0);
-    assert_contains(r.out, "node_map_dicts[0] -> block 999 (no such block): 1 coordinate");
-    assert_contains(r.out, "edge_map_dicts[0] -> edge 77 (no such edge)");
-    assert_contains(r.out, " pi 42\n");
-    assert_contains(r.out, "unmapped: block 1 INPUT 'data', block 2 SIC 'conv1/in', block 25");
-    run_free(&r);
+    tt_assert_contains(r.out, "node_map_dicts[0] -> block 999 (no such block): 1 coordinate");
+    tt_assert_contains(r.out, "edge_map_dicts[0] -> edge 77 (no such edge)");
+    tt_assert_contains(r.out, " pi 42\n");
+    tt_assert_contains(r.out, "unmapped: block 1 INPUT 'data', block 2 SIC 'conv1/in', block 25");
+    tt_run_free(&r);
     /* taskir-run refuses it, and makes no output directory */
     char npy[512], out[512];
-    tmp_path(npy, sizeof npy, "bad_in.npy");
+    tt_path(npy, sizeof npy, "bad_in.npy");
     int32_t v[256] = {0};
     int64_t shape[3] = {16, 16, 1};
     diag_init(&d, npy);
@@ -370,13 +274,13 @@ static void test_dump_verify_bad(void **state)
     diag_finish(&d);
     char arg[600];
     snprintf(arg, sizeof arg, "0=%s", npy);
-    tmp_path(out, sizeof out, "bad_out");
+    tt_path(out, sizeof out, "bad_out");
     tool(&r, &in_tmp, run_tool, "bad.map.pb", "--input", arg, "-o", out, NULL);
     assert_int_equal(r.status, 2);
-    assert_contains(r.err, "[map.node.unknown]");
+    tt_assert_contains(r.err, "[map.node.unknown]");
     struct stat sb;
     assert_true(stat(out, &sb) != 0 && errno == ENOENT);
-    run_free(&r);
+    tt_run_free(&r);
     unlink(npy);
     unlink(bad);
 }
@@ -388,24 +292,24 @@ static void test_dump_malformed(void **state)
     char map[4096], p[512];
     example(map, sizeof map, "lenet.map.pb");
     size_t len;
-    char *bytes = slurp(map, &len);
+    char *bytes = tt_slurp(map, &len);
     assert_non_null(bytes);
-    tmp_path(p, sizeof p, "cut.map.pb");
+    tt_path(p, sizeof p, "cut.map.pb");
     size_t ok = 0, refused = 0;
     for (size_t n = 0; n < len; n += 1 + n / 6) {
-        write_file(p, bytes, n);
-        Run r;
+        tt_write_file(p, bytes, n);
+        TtRun r;
         tool(&r, NULL, dump_tool, p, "--verify", NULL);
         if (r.status != 0 && r.status != 2)
             fail_msg("cut to %zu bytes: exit %d: %s", n, r.status, r.err);
         if (r.status == 2) {
-            assert_contains(r.err, "taskir-dump: ");
-            assert_contains(r.err, " [");
+            tt_assert_contains(r.err, "taskir-dump: ");
+            tt_assert_contains(r.err, " [");
             refused++;
         } else {
             ok++;
         }
-        run_free(&r);
+        tt_run_free(&r);
     }
     uint32_t seed = 99;
     for (int k = 0; k < 40; k++) {
@@ -415,13 +319,13 @@ static void test_dump_malformed(void **state)
         assert_non_null(flip);
         memcpy(flip, bytes, len);
         flip[at] ^= (char)(1u << (k % 8));
-        write_file(p, flip, len);
+        tt_write_file(p, flip, len);
         free(flip);
-        Run r;
+        TtRun r;
         tool(&r, NULL, dump_tool, p, "--verify", "--format", "json", NULL);
         if (r.status != 0 && r.status != 2)
             fail_msg("byte %zu flipped: exit %d: %s", at, r.status, r.err);
-        run_free(&r);
+        tt_run_free(&r);
     }
     assert_true(refused > 0 && ok > 0);
     free(bytes);
@@ -482,24 +386,24 @@ static void test_run_same_as_graph(void **state)
     char map[4096], graph[4096], npy[512], arg[600], og[512], om[512], os[512];
     example(map, sizeof map, "lenet.map.pb");
     example(graph, sizeof graph, "lenet.pb");
-    tmp_path(npy, sizeof npy, "in.npy");
+    tt_path(npy, sizeof npy, "in.npy");
     write_input(npy);
     snprintf(arg, sizeof arg, "0=%s", npy);
-    tmp_path(og, sizeof og, "out_graph");
-    tmp_path(om, sizeof om, "out_map");
-    tmp_path(os, sizeof os, "out_stdin");
-    Run r;
+    tt_path(og, sizeof og, "out_graph");
+    tt_path(om, sizeof om, "out_map");
+    tt_path(os, sizeof os, "out_stdin");
+    TtRun r;
     tool(&r, NULL, run_tool, graph, "--input", arg, "-o", og, "--dump-all", NULL);
     assert_int_equal(r.status, 0);
-    run_free(&r);
+    tt_run_free(&r);
     tool(&r, NULL, run_tool, map, "--input", arg, "-o", om, "--dump-all", NULL);
     if (r.status != 0)
         fail_msg("taskir-run lenet.map.pb: exit %d: %s", r.status, r.err);
-    run_free(&r);
-    RunOpts from_stdin = {NULL, map, 0};
+    tt_run_free(&r);
+    TtOpts from_stdin = {.in = map};
     tool(&r, &from_stdin, run_tool, "-", "--input", arg, "-o", os, "--dump-all", NULL);
     assert_int_equal(r.status, 0);
-    run_free(&r);
+    tt_run_free(&r);
     char *lg = list_dir(og), *lm = list_dir(om), *ls = list_dir(os);
     assert_non_null(lg);
     assert_non_null(lm);
@@ -515,7 +419,7 @@ static void test_run_same_as_graph(void **state)
         snprintf(b, sizeof b, "%s/%s", om, name);
         snprintf(c, sizeof c, "%s/%s", os, name);
         size_t la, lb, lc;
-        char *x = slurp(a, &la), *y = slurp(b, &lb), *z = slurp(c, &lc);
+        char *x = tt_slurp(a, &la), *y = tt_slurp(b, &lb), *z = tt_slurp(c, &lc);
         assert_true(x && y && z);
         assert_int_equal(la, lb);
         assert_int_equal(la, lc);
@@ -536,31 +440,31 @@ static void test_run_same_as_graph(void **state)
     rmdir(om);
     rmdir(os);
     /* printed outputs agree too */
-    Run rg, rm;
+    TtRun rg, rm;
     tool(&rg, NULL, run_tool, graph, "--input", arg, NULL);
     tool(&rm, NULL, run_tool, map, "--input", arg, NULL);
     assert_int_equal(rg.status, 0);
     assert_int_equal(rm.status, 0);
     assert_string_equal(rg.out, rm.out);
-    run_free(&rg);
-    run_free(&rm);
+    tt_run_free(&rg);
+    tt_run_free(&rm);
     /* --format mapping forces it; --format pb reads it as a graph (and fails) */
     tool(&r, NULL, run_tool, map, "--format", "mapping", "--input", arg, NULL);
     assert_int_equal(r.status, 0);
-    run_free(&r);
+    tt_run_free(&r);
     tool(&r, NULL, run_tool, map, "--format", "pb", "--input", arg, NULL);
     assert_int_equal(r.status, 2);
-    assert_contains(r.err, "[wire.wiretype]");
-    run_free(&r);
+    tt_assert_contains(r.err, "[wire.wiretype]");
+    tt_run_free(&r);
     tool(&r, NULL, run_tool, map, "--params", "p.params", "--input", arg, NULL);
     assert_int_equal(r.status, 1);
-    assert_contains(r.err, "Mapping");
-    run_free(&r);
+    tt_assert_contains(r.err, "Mapping");
+    tt_run_free(&r);
     tool(&r, NULL, run_tool, "--help", NULL);
     assert_int_equal(r.status, 0);
-    assert_contains(r.out, "MAP.pb");
-    assert_contains(r.out, "mapping");
-    run_free(&r);
+    tt_assert_contains(r.out, "MAP.pb");
+    tt_assert_contains(r.out, "mapping");
+    tt_run_free(&r);
     unlink(npy);
 }
 
@@ -578,28 +482,28 @@ static void test_run_removes_its_dir(void **state)
     (void)state;
     char map[4096], npy[512], arg[600], top[512], deep[600], keep[512], sub[600];
     example(map, sizeof map, "lenet.map.pb");
-    tmp_path(npy, sizeof npy, "in2.npy");
+    tt_path(npy, sizeof npy, "in2.npy");
     write_input(npy);
     snprintf(arg, sizeof arg, "0=%s", npy);
-    RunOpts small = {NULL, NULL, 1024};
+    TtOpts small = {.fsize = 1024};
     /* -o new/a/b: all three directories are new */
-    tmp_path(top, sizeof top, "new");
+    tt_path(top, sizeof top, "new");
     snprintf(deep, sizeof deep, "%s/a/b", top);
-    Run r;
+    TtRun r;
     tool(&r, &small, run_tool, map, "--input", arg, "--dump-all", "-o", deep, NULL);
     assert_int_equal(r.status, 3);
-    assert_contains(r.err, "[io.write]");
+    tt_assert_contains(r.err, "[io.write]");
     assert_false(exists(top));
-    run_free(&r);
+    tt_run_free(&r);
     /* -o keep/sub where keep exists: sub goes, keep stays (empty, as it was) */
-    tmp_path(keep, sizeof keep, "keep");
+    tt_path(keep, sizeof keep, "keep");
     assert_int_equal(mkdir(keep, 0777), 0);
     snprintf(sub, sizeof sub, "%s/sub", keep);
     tool(&r, &small, run_tool, map, "--input", arg, "--dump-all", "-o", sub, NULL);
     assert_int_equal(r.status, 3);
     assert_false(exists(sub));
     assert_true(exists(keep));
-    run_free(&r);
+    tt_run_free(&r);
     /* -o keep itself (it exists): the outputs go, the directory stays */
     tool(&r, &small, run_tool, map, "--input", arg, "--dump-all", "-o", keep, NULL);
     assert_int_equal(r.status, 3);
@@ -607,15 +511,15 @@ static void test_run_removes_its_dir(void **state)
     char *ls = list_dir(keep);
     assert_string_equal(ls, "");
     free(ls);
-    run_free(&r);
+    tt_run_free(&r);
     /* a file of someone else's in DIR stays, and so does DIR */
     char other[700];
     snprintf(other, sizeof other, "%s/mine.txt", keep);
-    write_file(other, "x", 1);
+    tt_write_file(other, "x", 1);
     tool(&r, &small, run_tool, map, "--input", arg, "--dump-all", "-o", keep, NULL);
     assert_int_equal(r.status, 3);
     assert_true(exists(other));
-    run_free(&r);
+    tt_run_free(&r);
     unlink(other);
     /* the same run without the limit succeeds and keeps what it made */
     tool(&r, NULL, run_tool, map, "--input", arg, "--dump-all", "-o", deep, NULL);
@@ -623,7 +527,7 @@ static void test_run_removes_its_dir(void **state)
     char out0[700];
     snprintf(out0, sizeof out0, "%s/output0.npy", deep);
     assert_true(exists(out0));
-    run_free(&r);
+    tt_run_free(&r);
     ls = list_dir(deep);
     for (char *name = ls; *name;) {
         char *nl = strchr(name, '\n');
@@ -642,15 +546,6 @@ static void test_run_removes_its_dir(void **state)
     unlink(npy);
 }
 
-/* path made absolute (some runs change directory). */
-static bool absolute(const char *path, char *out, size_t len)
-{
-    if (path[0] == '/')
-        return snprintf(out, len, "%s", path) < (int)len;
-    char cwd[2048];
-    return getcwd(cwd, sizeof cwd) && snprintf(out, len, "%s/%s", cwd, path) < (int)len;
-}
-
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -658,7 +553,7 @@ int main(int argc, char **argv)
         return 2;
     }
     static char d[4096], rn[4096];
-    if (!absolute(argv[1], d, sizeof d) || !absolute(argv[2], rn, sizeof rn)) {
+    if (!tt_absolute(argv[1], d, sizeof d) || !tt_absolute(argv[2], rn, sizeof rn)) {
         fprintf(stderr, "test_map_cli: cannot resolve the tool paths\n");
         return 2;
     }
@@ -670,8 +565,7 @@ int main(int argc, char **argv)
         return 2;
     }
     snprintf(examples_dir, sizeof examples_dir, "%s/examples", b);
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/test_map_cli.XXXXXX");
-    if (!mkdtemp(tmpdir)) {
+    if (!tt_tmpdir_make("test_map_cli.")) {
         perror("mkdtemp");
         return 3;
     }
@@ -685,12 +579,6 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_run_removes_its_dir),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    char p[512];
-    static const char *const leftovers[] = {"mapping.bin", "cut.map.pb", "run.out", "run.err"};
-    for (size_t i = 0; i < sizeof leftovers / sizeof leftovers[0]; i++) {
-        tmp_path(p, sizeof p, leftovers[i]);
-        unlink(p);
-    }
-    rmdir(tmpdir);
+    tt_tmpdir_remove();
     return rc;
 }

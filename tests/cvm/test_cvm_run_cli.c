@@ -1,8 +1,8 @@
 /* test_cvm_run_cli.c: `taskir-run MODEL.json --params P --input data=X.npy [-o DIR]` as a user
- * runs it (posix_spawn): the output files equal the examples' expected outputs byte for byte,
- * the input kind is found by extension, content or --format, and every wrong input gives
- * its exit code (1 usage, 2 logic, 3 runtime), a message naming the input and the rule, and
- * no output file.
+ * runs it (tt_run, tests/common/tooltest.h): the output files equal the examples' expected
+ * outputs byte for byte, the input kind is found by extension, content or --format, and every
+ * wrong input gives its exit code (1 usage, 2 logic, 3 runtime), a message naming the input
+ * and the rule, and no output file.
  *
  * Argument (tests/cvm/meson.build): the taskir-run binary; the models are gen_cvm's examples
  * in $TASKIR_BUILDDIR/examples/cvm. */
@@ -15,55 +15,18 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "taskir/fileio.h"
 #include "taskir/npy.h"
-
-extern char **environ;
+#include "tooltest.h"
 
 static const char *tool;
-static char tmpdir[256];
 static char exdir[1024];
 
-typedef struct Run {
-    int status;
-    char *out, *err;
-} Run;
-
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    uint8_t *buf = NULL;
-    size_t n = 0;
-    Diag d;
-    diag_init(&d, path);
-    Status st = tir_read_file(path, TIR_MAX_FILE_BYTES, &buf, &n, &d);
-    diag_finish(&d);
-    if (st)
-        return NULL;
-    uint8_t *s = realloc(buf, n + 1);
-    assert_non_null(s);
-    s[n] = 0;
-    if (len)
-        *len = n;
-    return s;
-}
-
-/* buf <- dir/name */
-static const char *at(char *buf, size_t size, const char *dir, const char *name)
-{
-    int n = snprintf(buf, size, "%s/%s", dir, name);
-    assert_true(n > 0 && (size_t)n < size);
-    return buf;
-}
-
 /* Runs taskir-run with the NULL-terminated arguments; stdin from in_file (or /dev/null). */
-static void run_in(Run *r, const char *in_file, const char *const *args)
+static void run_in(TtRun *r, const char *in_file, const char *const *args)
 {
     char *argv[32];
     int n = 0;
@@ -71,36 +34,13 @@ static void run_in(Run *r, const char *in_file, const char *const *args)
     for (; args[n - 1] && n < 31; n++)
         argv[n] = (char *)args[n - 1];
     argv[n] = NULL;
-    char outp[512], errp[512];
-    at(outp, sizeof outp, tmpdir, "run.out");
-    at(errp, sizeof errp, tmpdir, "run.err");
-    posix_spawn_file_actions_t fa;
-    assert_int_equal(posix_spawn_file_actions_init(&fa), 0);
-    posix_spawn_file_actions_addopen(&fa, 0, in_file ? in_file : "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid;
-    assert_int_equal(posix_spawn(&pid, tool, &fa, NULL, argv, environ), 0);
-    posix_spawn_file_actions_destroy(&fa);
-    int ws;
-    assert_int_equal(waitpid(pid, &ws, 0), pid);
-    r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-    r->out = (char *)slurp(outp, NULL);
-    r->err = (char *)slurp(errp, NULL);
-    assert_non_null(r->out);
-    assert_non_null(r->err);
+    tt_run_argv(r, &(TtOpts){.in = in_file}, argv);
 }
 
 #define RUN(r, ...) run_in((r), NULL, (const char *const[]){__VA_ARGS__, NULL})
 
-static void run_free(Run *r)
-{
-    free(r->out);
-    free(r->err);
-}
-
 /* Exit status and, when given, texts that must all appear in stderr. */
-static void expect(Run *r, int status, const char *const *in_err)
+static void expect(TtRun *r, int status, const char *const *in_err)
 {
     bool ok = r->status == status;
     for (size_t i = 0; ok && in_err && in_err[i]; i++)
@@ -116,36 +56,6 @@ static void expect(Run *r, int status, const char *const *in_err)
 
 #define EXPECT(r, status, ...) expect((r), (status), (const char *const[]){__VA_ARGS__, NULL})
 
-static int count_files(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return -1;
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d));)
-        if (e->d_name[0] != '.')
-            n++;
-    closedir(d);
-    return n;
-}
-
-static void rm_rf(const char *path)
-{
-    DIR *d = opendir(path);
-    if (d) {
-        for (struct dirent *e; (e = readdir(d));) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-                continue;
-            char sub[1024];
-            rm_rf(at(sub, sizeof sub, path, e->d_name));
-        }
-        closedir(d);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
-
 /* Example file paths. */
 typedef struct Ex {
     char json[1200], params[1200], input[1200];
@@ -155,11 +65,11 @@ static void ex(Ex *e, const char *name)
 {
     char f[128];
     snprintf(f, sizeof f, "%s.json", name);
-    at(e->json, sizeof e->json, exdir, f);
+    tt_join(e->json, sizeof e->json, exdir, "%s", f);
     snprintf(f, sizeof f, "%s.params", name);
-    at(e->params, sizeof e->params, exdir, f);
+    tt_join(e->params, sizeof e->params, exdir, "%s", f);
     snprintf(f, sizeof f, "%s.input.npy", name);
-    at(e->input, sizeof e->input, exdir, f);
+    tt_join(e->input, sizeof e->input, exdir, "%s", f);
 }
 
 static char *input_arg(const char *name, const char *path)
@@ -174,11 +84,11 @@ static void same_as_expected(const char *dir, const char *name, int k)
 {
     char f[128], a[1200], b[1200];
     snprintf(f, sizeof f, "output%d.npy", k);
-    at(a, sizeof a, dir, f);
+    tt_join(a, sizeof a, dir, "%s", f);
     snprintf(f, sizeof f, "%s.output%d.npy", name, k);
-    at(b, sizeof b, exdir, f);
+    tt_join(b, sizeof b, exdir, "%s", f);
     size_t la = 0, lb = 0;
-    uint8_t *x = slurp(a, &la), *y = slurp(b, &lb);
+    uint8_t *x = (uint8_t *)tt_slurp(a, &la), *y = (uint8_t *)tt_slurp(b, &lb);
     if (!x || !y || la != lb || memcmp(x, y, la) != 0)
         fprintf(stderr, "%s differs from %s\n", a, b);
     assert_non_null(x);
@@ -248,16 +158,16 @@ static void test_writes_expected_outputs(void **state)
         Ex e;
         ex(&e, names[i]);
         char dir[512];
-        at(dir, sizeof dir, tmpdir, names[i]);
-        Run r;
+        tt_path(dir, sizeof dir, names[i]);
+        TtRun r;
         RUN(&r, e.json, "--params", e.params, "--input", input_arg("data", e.input), "-o", dir);
         EXPECT(&r, 0, NULL);
         int heads = strcmp(names[i], "yolo_head") == 0 ? 2 : 1;
-        assert_int_equal(count_files(dir), heads);
+        assert_int_equal(tt_count_files(dir), heads);
         for (int k = 0; k < heads; k++)
             same_as_expected(dir, names[i], k);
-        run_free(&r);
-        rm_rf(dir);
+        tt_run_free(&r);
+        tt_rm_tree(dir);
     }
 }
 
@@ -266,11 +176,11 @@ static void test_prints_without_o(void **state)
     (void)state;
     Ex e;
     ex(&e, "lenet");
-    Run r;
+    TtRun r;
     RUN(&r, e.json, "--params", e.params, "--input", input_arg("data", e.input));
     EXPECT(&r, 0, NULL);
     assert_non_null(strstr(r.out, "output0 (node 32 'fc3_clip'): int32 (1, 10)\n"));
-    run_free(&r);
+    tt_run_free(&r);
 }
 
 /* Input by position, int8 and uint8 data: the same result. */
@@ -281,19 +191,19 @@ static void test_input_forms(void **state)
     ex(&e, "lenet");
     int32_t *v = lenet_input();
     char p8[512], pu8[512], dir[512];
-    write_npy(at(p8, sizeof p8, tmpdir, "in_i1.npy"), "|i1", "(1, 1, 28, 28)", v, 784);
-    write_npy(at(pu8, sizeof pu8, tmpdir, "in_u1.npy"), "|u1", "(1, 1, 28, 28)", v, 784);
+    write_npy(tt_path(p8, sizeof p8, "in_i1.npy"), "|i1", "(1, 1, 28, 28)", v, 784);
+    write_npy(tt_path(pu8, sizeof pu8, "in_u1.npy"), "|u1", "(1, 1, 28, 28)", v, 784);
     const char *files[] = {p8, pu8, e.input};
     const char *names[] = {"data", "data", "0"};
     for (int i = 0; i < 3; i++) {
-        Run r;
-        at(dir, sizeof dir, tmpdir, "forms");
+        TtRun r;
+        tt_path(dir, sizeof dir, "forms");
         RUN(&r, e.json, "--params", e.params, "--input", input_arg(names[i], files[i]), "-o",
             dir);
         EXPECT(&r, 0, NULL);
         same_as_expected(dir, "lenet", 0);
-        run_free(&r);
-        rm_rf(dir);
+        tt_run_free(&r);
+        tt_rm_tree(dir);
     }
     unlink(p8);
     unlink(pu8);
@@ -308,37 +218,37 @@ static void test_kind_detection(void **state)
     ex(&e, "lenet");
     char model[512], dir[512];
     size_t len = 0;
-    uint8_t *json = slurp(e.json, &len);
+    uint8_t *json = (uint8_t *)tt_slurp(e.json, &len);
     assert_non_null(json);
-    FILE *f = fopen(at(model, sizeof model, tmpdir, "lenet.model"), "wb");
+    FILE *f = fopen(tt_path(model, sizeof model, "lenet.model"), "wb");
     assert_non_null(f);
     assert_int_equal(fwrite(json, 1, len, f), len);
     assert_int_equal(fclose(f), 0);
     free(json);
-    Run r;
-    at(dir, sizeof dir, tmpdir, "kind");
+    TtRun r;
+    tt_path(dir, sizeof dir, "kind");
     RUN(&r, model, "--params", e.params, "--input", input_arg("data", e.input), "-o", dir);
     EXPECT(&r, 0, NULL);
     same_as_expected(dir, "lenet", 0);
-    run_free(&r);
-    rm_rf(dir);
+    tt_run_free(&r);
+    tt_rm_tree(dir);
     RUN(&r, "--format", "cvm", model, "--params", e.params, "--input",
         input_arg("data", e.input), "-o", dir);
     EXPECT(&r, 0, NULL);
     same_as_expected(dir, "lenet", 0);
-    run_free(&r);
-    rm_rf(dir);
+    tt_run_free(&r);
+    tt_rm_tree(dir);
     run_in(&r, e.json, (const char *const[]){"-", "--params", e.params, "--input",
                                              input_arg("data", e.input), "-o", dir, NULL});
     EXPECT(&r, 0, NULL);
     same_as_expected(dir, "lenet", 0);
-    run_free(&r);
-    rm_rf(dir);
+    tt_run_free(&r);
+    tt_rm_tree(dir);
     /* read as a .pb, the JSON is not a TaskGraph: a logic error */
     RUN(&r, "--format", "pb", e.json, "--input", input_arg("data", e.input), "-o", dir);
     EXPECT(&r, 2, "[wire.");
-    assert_int_equal(count_files(dir), -1);
-    run_free(&r);
+    assert_int_equal(tt_count_files(dir), -1);
+    tt_run_free(&r);
     unlink(model);
 }
 
@@ -349,17 +259,17 @@ static void logic_case(const char *model, const char *const *extra, const char *
     Ex e;
     ex(&e, model);
     char dir[512];
-    at(dir, sizeof dir, tmpdir, "bad");
+    tt_path(dir, sizeof dir, "bad");
     const char *args[24] = {e.json, "--params", e.params, "-o", dir};
     int n = 5;
     for (; extra[n - 5]; n++)
         args[n] = extra[n - 5];
     args[n] = NULL;
-    Run r;
+    TtRun r;
     run_in(&r, NULL, args);
     expect(&r, 2, want);
-    assert_int_equal(count_files(dir), -1);
-    run_free(&r);
+    assert_int_equal(tt_count_files(dir), -1);
+    tt_run_free(&r);
 }
 
 #define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
@@ -411,7 +321,7 @@ static void test_wrong_dtype(void **state)
     (void)state;
     int32_t *v = lenet_input();
     char p[512];
-    write_npy(at(p, sizeof p, tmpdir, "in_f4.npy"), "<f4", "(1, 1, 28, 28)", v, 784);
+    write_npy(tt_path(p, sizeof p, "in_f4.npy"), "<f4", "(1, 1, 28, 28)", v, 784);
     logic_case("lenet", ARGS("--input", input_arg("data", p)),
                ARGS("input 'data': ", "in_f4.npy holds float32 values", "[cvm.input.dtype]"));
     unlink(p);
@@ -424,7 +334,7 @@ static void test_value_out_of_range(void **state)
     int32_t *v = lenet_input();
     v[5] = 128; /* the input has precision 8: |x| <= 127 */
     char p[512];
-    write_npy(at(p, sizeof p, tmpdir, "in_range.npy"), "<i4", "(1, 1, 28, 28)", v, 784);
+    write_npy(tt_path(p, sizeof p, "in_range.npy"), "<i4", "(1, 1, 28, 28)", v, 784);
     logic_case("lenet", ARGS("--input", input_arg("data", p)),
                ARGS("'data'", "input value 128 (element 5)", "[cvm.input.range]"));
     unlink(p);
@@ -437,23 +347,23 @@ static void test_invalid_model(void **state)
     Ex e;
     ex(&e, "lenet");
     char bad[512], dir[512];
-    FILE *f = fopen(at(bad, sizeof bad, tmpdir, "bad.json"), "wb");
+    FILE *f = fopen(tt_path(bad, sizeof bad, "bad.json"), "wb");
     assert_non_null(f);
     fputs("{\"nodes\": [", f);
     assert_int_equal(fclose(f), 0);
-    Run r;
+    TtRun r;
     RUN(&r, bad, "--params", e.params, "--input", input_arg("data", e.input), "-o",
-        at(dir, sizeof dir, tmpdir, "bad"));
+        tt_path(dir, sizeof dir, "bad"));
     EXPECT(&r, 2, "bad.json: graph: ", "[cvm.json.syntax]");
-    assert_int_equal(count_files(dir), -1);
-    run_free(&r);
+    assert_int_equal(tt_count_files(dir), -1);
+    tt_run_free(&r);
     unlink(bad);
     /* no params: every parameter is missing */
     RUN(&r, e.json, "--input", input_arg("data", e.input), "-o", dir);
     EXPECT(&r, 2, "node 1 'conv1_weight' (null): no parameter 'conv1_weight'",
            "[cvm.params.missing]");
-    assert_int_equal(count_files(dir), -1);
-    run_free(&r);
+    assert_int_equal(tt_count_files(dir), -1);
+    tt_run_free(&r);
 }
 
 /* ---- runtime errors: exit 3, nothing left behind ---- */
@@ -464,13 +374,13 @@ static void test_unreadable_params(void **state)
     Ex e;
     ex(&e, "lenet");
     char missing[512], dir[512];
-    at(missing, sizeof missing, tmpdir, "no.params");
-    Run r;
+    tt_path(missing, sizeof missing, "no.params");
+    TtRun r;
     RUN(&r, e.json, "--params", missing, "--input", input_arg("data", e.input), "-o",
-        at(dir, sizeof dir, tmpdir, "bad"));
+        tt_path(dir, sizeof dir, "bad"));
     EXPECT(&r, 3, "no.params: ", "[io.read]");
-    assert_int_equal(count_files(dir), -1);
-    run_free(&r);
+    assert_int_equal(tt_count_files(dir), -1);
+    tt_run_free(&r);
 }
 
 /* Head 1 cannot be written (a directory is in the way): head 0 is removed again. */
@@ -480,18 +390,18 @@ static void test_no_partial_outputs(void **state)
     Ex e;
     ex(&e, "yolo_head");
     char dir[512], blocker[600];
-    at(dir, sizeof dir, tmpdir, "partial");
+    tt_path(dir, sizeof dir, "partial");
     assert_int_equal(mkdir(dir, 0777), 0);
-    assert_int_equal(mkdir(at(blocker, sizeof blocker, dir, "output1.npy"), 0777), 0);
-    Run r;
+    assert_int_equal(mkdir(tt_join(blocker, sizeof blocker, dir, "%s", "output1.npy"), 0777), 0);
+    TtRun r;
     RUN(&r, e.json, "--params", e.params, "--input", input_arg("data", e.input), "-o", dir);
     EXPECT(&r, 3, "output1.npy", "[io.write]");
-    assert_int_equal(count_files(dir), 1); /* only the blocking directory */
+    assert_int_equal(tt_count_files(dir), 1); /* only the blocking directory */
     char o0[600];
     struct stat sb;
-    assert_int_not_equal(stat(at(o0, sizeof o0, dir, "output0.npy"), &sb), 0);
-    run_free(&r);
-    rm_rf(dir);
+    assert_int_not_equal(stat(tt_join(o0, sizeof o0, dir, "%s", "output0.npy"), &sb), 0);
+    tt_run_free(&r);
+    tt_rm_tree(dir);
 }
 
 /* ---- usage ---- */
@@ -503,26 +413,26 @@ static void test_usage(void **state)
     ex(&e, "lenet");
     char in[1400];
     snprintf(in, sizeof in, "data=%s", e.input);
-    Run r;
+    TtRun r;
     RUN(&r, e.json, "--params", e.params, "--input", in, "--steps", "2");
     EXPECT(&r, 1, "--steps is for TaskGraphs", "[usage.args]");
-    run_free(&r);
-    RUN(&r, e.json, "--params", e.params, "--input", in, "--dump-all", "-o", tmpdir);
+    tt_run_free(&r);
+    RUN(&r, e.json, "--params", e.params, "--input", in, "--dump-all", "-o", tt_tmpdir());
     EXPECT(&r, 1, "--dump-all is for TaskGraphs", "[usage.args]");
-    run_free(&r);
+    tt_run_free(&r);
     RUN(&r, "--format", "pb", e.json, "--params", e.params, "--input", in);
     EXPECT(&r, 1, "--params is for CVM models", "[usage.args]");
-    run_free(&r);
+    tt_run_free(&r);
     RUN(&r, "--format", "bogus", e.json);
     EXPECT(&r, 1, "--format takes cvm, cinn, onnx or pb", "[usage.format]");
-    run_free(&r);
+    tt_run_free(&r);
     RUN(&r, e.json, "--params");
     EXPECT(&r, 1, "--params needs a file", "[usage.params]");
-    run_free(&r);
+    tt_run_free(&r);
     RUN(&r, "--help");
     EXPECT(&r, 0, NULL);
     assert_non_null(strstr(r.out, "taskir-run MODEL.json --params MODEL.params"));
-    run_free(&r);
+    tt_run_free(&r);
 }
 
 static int setup(void **state)
@@ -530,14 +440,13 @@ static int setup(void **state)
     (void)state;
     const char *b = getenv("TASKIR_BUILDDIR");
     snprintf(exdir, sizeof exdir, "%s/examples/cvm", b ? b : ".");
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/taskir-cvm-cli-XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
+    return tt_tmpdir_make("taskir-cvm-cli-") ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    rm_rf(tmpdir);
+    tt_tmpdir_remove();
     return 0;
 }
 

@@ -1,6 +1,7 @@
 /* test_allow_host.c: taskir-compile --allow-host and taskir-run on its output, as a user runs
- * them (posix_spawn), on YOLO-like models that end in get_valid_counts + non_max_suppression
- * with computed inputs (frontend/host_split.h, docs/lowering.md section 7):
+ * them (tt_run, tests/common/tooltest.h), on YOLO-like models that end in get_valid_counts +
+ * non_max_suppression with computed inputs (frontend/host_split.h, docs/lowering.md
+ * section 7):
  *  - without --allow-host: exit 2 naming the node [lower.host], nothing written;
  *  - with it: the chip .pb verifies and holds no host node, the host remainder (OUT.host.json
  *    + OUT.host.params) is a CVM model with inputs output<S>, and `taskir-run OUT.pb` writes
@@ -33,41 +34,15 @@
 #include "taskir/npy.h"
 #include "taskir/pbio.h"
 #include "taskir/verify.h"
+#include "tooltest.h"
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
-
 static const char *compile_tool, *run_tool;
-static char tmpdir[256];
-
-typedef struct Run {
-    int status;
-    char *err;
-} Run;
-
-static char *slurp(const char *path, size_t *len)
-{
-    uint8_t *buf = NULL;
-    Diag d;
-    diag_init(&d, path);
-    Status st = tir_read_file(path, TIR_MAX_FILE_BYTES, &buf, len, &d);
-    diag_finish(&d);
-    if (st != ST_OK)
-        return NULL;
-    char *s = realloc(buf, *len + 1);
-    assert_non_null(s);
-    s[*len] = 0;
-    return s;
-}
 
 /* "<tmpdir>/<name>" into a static ring of 16 buffers: several in one call are fine, but
  * copy a path that must outlive 16 more calls. */
@@ -75,10 +50,7 @@ static const char *tp(const char *name)
 {
     static char ring[16][512];
     static int next;
-    char *b = ring[next++ % 16];
-    int n = snprintf(b, 512, "%s/%s", tmpdir, name);
-    assert_true(n > 0 && n < 512);
-    return b;
+    return tt_path(ring[next++ % 16], sizeof ring[0], name);
 }
 
 static bool exists(const char *path)
@@ -88,44 +60,17 @@ static bool exists(const char *path)
 }
 
 /* Runs tool with the arguments (NULL-terminated); stdout to run.out, stderr kept. */
-static void run(Run *r, const char *tool, ...)
+static void run(TtRun *r, const char *tool, ...)
 {
-    char *argv[24];
-    int n = 0;
-    argv[n++] = (char *)tool;
     va_list ap;
     va_start(ap, tool);
-    const char *a;
-    while ((a = va_arg(ap, const char *)) != NULL) {
-        assert_true(n < 23);
-        argv[n++] = (char *)a;
-    }
+    tt_run_va(r, &(TtOpts){.out_file = tp("run.out")}, tool, ap);
     va_end(ap);
-    argv[n] = NULL;
-    char outp[512], errp[512];
-    snprintf(outp, sizeof outp, "%s", tp("run.out"));
-    snprintf(errp, sizeof errp, "%s", tp("run.err"));
-    posix_spawn_file_actions_t fa;
-    assert_int_equal(posix_spawn_file_actions_init(&fa), 0);
-    assert_int_equal(posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0), 0);
-    assert_int_equal(
-        posix_spawn_file_actions_addopen(&fa, 1, outp, O_WRONLY | O_CREAT | O_TRUNC, 0644), 0);
-    assert_int_equal(
-        posix_spawn_file_actions_addopen(&fa, 2, errp, O_WRONLY | O_CREAT | O_TRUNC, 0644), 0);
-    pid_t pid;
-    int rc = posix_spawn(&pid, tool, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0)
-        fail_msg("cannot run %s: %s", tool, strerror(rc));
-    int ws;
-    assert_int_equal(waitpid(pid, &ws, 0), pid);
-    r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-    size_t el;
-    r->err = slurp(errp, &el);
-    assert_non_null(r->err);
+    free(r->out); /* "": stdout went to the file */
+    r->out = NULL;
 }
 
-static void expect(Run *r, int status, const char *in_err)
+static void expect(TtRun *r, int status, const char *in_err)
 {
     if (r->status != status || (in_err && !strstr(r->err, in_err)))
         fail_msg("exit %d (want %d), stderr:\n%s\n(want it to contain: %s)", r->status, status,
@@ -240,7 +185,7 @@ static int same_outputs(const char *a, const char *b)
         if (!ea)
             continue;
         size_t la, lb;
-        char *ba = slurp(pa, &la), *bb = slurp(pb, &lb);
+        char *ba = tt_slurp(pa, &la), *bb = tt_slurp(pb, &lb);
         assert_non_null(ba);
         assert_non_null(bb);
         if (la != lb || memcmp(ba, bb, la) != 0)
@@ -252,54 +197,20 @@ static int same_outputs(const char *a, const char *b)
     return n;
 }
 
-static void remove_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        char p[1400];
-        int n = snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        if (n > 0 && (size_t)n < sizeof p)
-            unlink(p);
-    }
-    closedir(d);
-    rmdir(dir);
-}
-
 static int setup(void **state)
 {
     (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/taskir-allow-host.XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
+    return tt_tmpdir_make("taskir-allow-host.") ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
     (void)state;
     if (getenv("DIFF_KEEP")) { /* DIFF_KEEP=1: leave the files for a look */
-        fprintf(stderr, "test_allow_host: files kept in %s\n", tmpdir);
+        fprintf(stderr, "test_allow_host: files kept in %s\n", tt_tmpdir());
         return 0;
     }
-    DIR *d = opendir(tmpdir);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d)) != NULL) {
-            if (e->d_name[0] == '.')
-                continue;
-            char p[1024];
-            int n = snprintf(p, sizeof p, "%s/%s", tmpdir, e->d_name);
-            if (n <= 0 || (size_t)n >= sizeof p)
-                continue;
-            remove_dir(p); /* a directory of outputs, or nothing */
-            unlink(p);
-        }
-        closedir(d);
-    }
-    rmdir(tmpdir);
+    tt_tmpdir_remove();
     return 0;
 }
 
@@ -323,7 +234,7 @@ static void test_needs_allow_host(void **state)
 {
     (void)state;
     write_model("yolo", M_YOLO);
-    Run r;
+    TtRun r;
     run(&r, compile_tool, tp("yolo.json"), "--params", tp("yolo.params"), "-o",
         tp("never.pb"), NULL);
     expect(&r, 2, "'gvc' (get_valid_counts): ");
@@ -350,7 +261,7 @@ static void check_split(const char *name, int64_t N, int nseeds)
     snprintf(pb, sizeof pb, "%s.pb", tp(name));
     snprintf(hjson, sizeof hjson, "%s.host.json", tp(name));
     snprintf(hparams, sizeof hparams, "%s.host.params", tp(name));
-    Run r;
+    TtRun r;
     run(&r, compile_tool, json, "--params", params, "-o", pb, "--allow-host", NULL);
     expect(&r, 0, NULL);
     assert_true(exists(hjson));
@@ -444,7 +355,7 @@ static void test_split_batch2(void **state)
     snprintf(arg, sizeof arg, "data=%s", tp("one.npy"));
     char pb[512];
     snprintf(pb, sizeof pb, "%s.pb", tp("yolo2"));
-    Run r;
+    TtRun r;
     run(&r, run_tool, pb, "--input", arg, "-o", tp("one_out"), NULL);
     expect(&r, 2, "[host.batch]");
     assert_false(exists(tp("one_out/output0.npy")));
@@ -458,7 +369,7 @@ static void check_chip_only(const char *name)
     snprintf(params, sizeof params, "%s.params", tp(name));
     snprintf(a, sizeof a, "%s_a.pb", tp(name));
     snprintf(b, sizeof b, "%s_b.pb", tp(name));
-    Run r;
+    TtRun r;
     run(&r, compile_tool, json, "--params", params, "-o", a, "--allow-host", NULL);
     expect(&r, 0, NULL);
     char h[600];
@@ -469,14 +380,14 @@ static void check_chip_only(const char *name)
     graph_destroy(load_verified(a));
     run(&r, compile_tool, json, "--params", params, "-o", b, NULL);
     size_t la, lb;
-    char *ba = slurp(a, &la);
+    char *ba = tt_slurp(a, &la);
     if (strcmp(name, "dead") == 0) { /* without --allow-host the dead node still fails */
         expect(&r, 2, "[lower.host]");
         free(ba);
         return;
     }
     expect(&r, 0, NULL);
-    char *bb = slurp(b, &lb);
+    char *bb = tt_slurp(b, &lb);
     assert_non_null(ba);
     assert_non_null(bb);
     assert_int_equal(la, lb);
@@ -508,7 +419,7 @@ static void test_stale_removed(void **state)
         char json[512], params[512];
         snprintf(json, sizeof json, "%s", tp("yolo.json"));
         snprintf(params, sizeof params, "%s", tp("yolo.params"));
-        Run r;
+        TtRun r;
         run(&r, compile_tool, json, "--params", params, "-o", pb, "--allow-host", NULL);
         expect(&r, 0, NULL);
         assert_true(exists(hj));
@@ -545,12 +456,12 @@ static void test_bad_remainder(void **state)
     write_model("yolo", M_YOLO);
     char pb[600];
     snprintf(pb, sizeof pb, "%s", tp("bad.pb"));
-    Run r;
+    TtRun r;
     run(&r, compile_tool, tp("yolo.json"), "--params", tp("yolo.params"), "-o", pb,
         "--allow-host", NULL);
     expect(&r, 0, NULL);
     size_t len;
-    char *text = slurp(tp("bad.host.json"), &len);
+    char *text = tt_slurp(tp("bad.host.json"), &len);
     assert_non_null(text);
     char *at = strstr(text, "\"output4\"");
     assert_non_null(at);

@@ -1,7 +1,8 @@
-/* test_compile_cli.c: taskir-compile run as a user runs it (posix_spawn): --help, --version,
- * usage errors (exit 1), models the lowering refuses (exit 2, naming the node), unreadable
- * files (exit 3), and a good model (exit 0) whose output verifies, is byte-identical across
- * runs and with -o - on standard output, and leaves no file behind when compiling fails.
+/* test_compile_cli.c: taskir-compile run as a user runs it (tt_run, tests/common/tooltest.h):
+ * --help, --version, usage errors (exit 1), models the lowering refuses (exit 2, naming the
+ * node), unreadable files (exit 3), and a good model (exit 0) whose output verifies, is
+ * byte-identical across runs and with -o - on standard output, and leaves no file behind when
+ * compiling fails.
  *
  * Arguments (tests/diff/meson.build): the taskir-compile binary and the project version.
  * The models are written by the test itself (fe_cvm_save). */
@@ -17,95 +18,26 @@
 #include "taskir/fileio.h"
 #include "taskir/pbio.h"
 #include "taskir/verify.h"
+#include "tooltest.h"
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
-
 static const char *tool, *version;
-static char tmpdir[256];
-
-typedef struct Run {
-    int status;
-    char *out, *err;
-    size_t out_len;
-} Run;
-
-static char *slurp(const char *path, size_t *len)
-{
-    uint8_t *buf = NULL;
-    Diag d;
-    diag_init(&d, path);
-    Status st = tir_read_file(path, TIR_MAX_FILE_BYTES, &buf, len, &d);
-    diag_finish(&d);
-    if (st != ST_OK)
-        return NULL;
-    char *s = realloc(buf, *len + 1);
-    assert_non_null(s);
-    s[*len] = 0;
-    return s;
-}
-
-static void tpath(char *buf, size_t len, const char *name)
-{
-    int n = snprintf(buf, len, "%s/%s", tmpdir, name);
-    assert_true(n > 0 && (size_t)n < len);
-}
 
 /* Runs taskir-compile with the arguments (NULL-terminated), stdin /dev/null. */
-static void run(Run *r, ...)
+static void run(TtRun *r, ...)
 {
-    char *argv[16];
-    int n = 0;
-    argv[n++] = (char *)tool;
     va_list ap;
     va_start(ap, r);
-    const char *a;
-    while ((a = va_arg(ap, const char *)) != NULL) {
-        assert_true(n < 15);
-        argv[n++] = (char *)a;
-    }
+    tt_run_va(r, NULL, tool, ap);
     va_end(ap);
-    argv[n] = NULL;
-    char outp[512], errp[512];
-    tpath(outp, sizeof outp, "run.out");
-    tpath(errp, sizeof errp, "run.err");
-    posix_spawn_file_actions_t fa;
-    assert_int_equal(posix_spawn_file_actions_init(&fa), 0);
-    assert_int_equal(posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0), 0);
-    assert_int_equal(
-        posix_spawn_file_actions_addopen(&fa, 1, outp, O_WRONLY | O_CREAT | O_TRUNC, 0644), 0);
-    assert_int_equal(
-        posix_spawn_file_actions_addopen(&fa, 2, errp, O_WRONLY | O_CREAT | O_TRUNC, 0644), 0);
-    pid_t pid;
-    int rc = posix_spawn(&pid, tool, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0)
-        fail_msg("cannot run %s: %s", tool, strerror(rc));
-    int ws;
-    assert_int_equal(waitpid(pid, &ws, 0), pid);
-    r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-    size_t el;
-    r->out = slurp(outp, &r->out_len);
-    r->err = slurp(errp, &el);
-    assert_non_null(r->out);
-    assert_non_null(r->err);
 }
 
-static void run_free(Run *r)
-{
-    free(r->out);
-    free(r->err);
-}
-
-static void expect(const Run *r, int status, const char *in_err)
+static void expect(const TtRun *r, int status, const char *in_err)
 {
     if (r->status != status || (in_err && !strstr(r->err, in_err)))
         fail_msg("exit %d (want %d), stderr:\n%s\n(want it to contain: %s)", r->status, status,
@@ -119,8 +51,8 @@ static void write_model(const char *name, int which)
     DtModel m;
     dt_begin(&m, &rng);
     char json[512], params[512];
-    snprintf(json, sizeof json, "%s/%s.json", tmpdir, name);
-    snprintf(params, sizeof params, "%s/%s.params", tmpdir, name);
+    tt_join(json, sizeof json, tt_tmpdir(), "%s.json", name);
+    tt_join(params, sizeof params, tt_tmpdir(), "%s.params", name);
     if (which == 0) { /* good: conv -> requant -> relu -> pool -> dense */
         int32_t x = dt_input(&m, "data", DT_ND(1, 2, 8, 8), 8);
         int32_t w = dt_const(&m, "conv1_w", DT_ND(4, 2, 3, 3), 8, NULL);
@@ -153,73 +85,62 @@ static void write_model(const char *name, int which)
 static int setup(void **state)
 {
     (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/taskir-compile-cli.XXXXXX");
-    if (!mkdtemp(tmpdir))
-        return -1;
-    return 0;
+    return tt_tmpdir_make("taskir-compile-cli.") ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    static const char *const names[] = {"good.json", "good.params", "bad_host.json",
-                                        "bad_host.params", "bad_batch.json", "bad_batch.params",
-                                        "a.pb", "b.pb", "never.pb", "run.out", "run.err"};
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        char p[512];
-        tpath(p, sizeof p, names[i]);
-        unlink(p);
-    }
-    rmdir(tmpdir);
+    tt_tmpdir_remove();
     return 0;
 }
 
 static void test_help_version(void **state)
 {
     (void)state;
-    Run r;
+    TtRun r;
     run(&r, "--help", NULL);
     expect(&r, 0, NULL);
     assert_non_null(strstr(r.out, "usage: taskir-compile MODEL.json"));
     assert_non_null(strstr(r.out, "exit status"));
-    run_free(&r);
+    tt_run_free(&r);
     run(&r, "--version", NULL);
     expect(&r, 0, NULL);
     char want[128];
     snprintf(want, sizeof want, "taskir-compile %s\n", version);
     assert_string_equal(r.out, want);
-    run_free(&r);
+    tt_run_free(&r);
 }
 
 static void test_usage_errors(void **state)
 {
     (void)state;
-    Run r;
+    TtRun r;
     run(&r, NULL);
     expect(&r, 1, "taskir-compile: no model");
-    run_free(&r);
+    tt_run_free(&r);
     run(&r, "m.json", "--bogus", NULL);
     expect(&r, 1, "unknown option '--bogus' [usage.option]");
-    run_free(&r);
+    tt_run_free(&r);
     run(&r, "m.json", "--format", "bogus", "-o", "x.pb", NULL);
     expect(&r, 1, "unknown format 'bogus' (cvm, cinn, onnx) [usage.format]");
-    run_free(&r);
+    tt_run_free(&r);
     run(&r, "m.json", "-o", NULL);
     expect(&r, 1, "[usage.output]");
-    run_free(&r);
+    tt_run_free(&r);
     run(&r, "m.json", "n.json", NULL);
     expect(&r, 1, "more than one model");
-    run_free(&r);
+    tt_run_free(&r);
     run(&r, "m.json", "--params", NULL);
     expect(&r, 1, "[usage.params]");
-    run_free(&r);
+    tt_run_free(&r);
     /* --allow-host writes the host remainder beside -o FILE (test_allow_host tests it) */
     run(&r, "m.json", "--allow-host", NULL);
     expect(&r, 1, "--allow-host needs -o FILE");
-    run_free(&r);
+    tt_run_free(&r);
     run(&r, "m.json", "--allow-host", "-o", "-", NULL);
     expect(&r, 1, "[usage.output]");
-    run_free(&r);
+    tt_run_free(&r);
 }
 
 static void test_bad_models(void **state)
@@ -228,29 +149,29 @@ static void test_bad_models(void **state)
     write_model("bad_host", 1);
     write_model("bad_batch", 2);
     char json[512], params[512], out[512];
-    tpath(json, sizeof json, "bad_host.json");
-    tpath(params, sizeof params, "bad_host.params");
-    tpath(out, sizeof out, "never.pb");
-    Run r;
+    tt_path(json, sizeof json, "bad_host.json");
+    tt_path(params, sizeof params, "bad_host.params");
+    tt_path(out, sizeof out, "never.pb");
+    TtRun r;
     run(&r, json, "--params", params, "-o", out, NULL);
     expect(&r, 2, "node 1 'boxes_valid' (get_valid_counts): ");
     assert_non_null(strstr(r.err, "[lower.host]"));
     assert_non_null(strstr(r.err, "taskir-compile: "));
-    run_free(&r);
+    tt_run_free(&r);
     struct stat sb;
     assert_int_equal(stat(out, &sb), -1); /* nothing written */
-    tpath(json, sizeof json, "bad_batch.json");
-    tpath(params, sizeof params, "bad_batch.params");
+    tt_path(json, sizeof json, "bad_batch.json");
+    tt_path(params, sizeof params, "bad_batch.params");
     run(&r, json, "--params", params, "-o", out, NULL);
     expect(&r, 2, "node 1 'mix' (transpose): ");
     assert_non_null(strstr(r.err, "[lower.batch]"));
-    run_free(&r);
+    tt_run_free(&r);
     assert_int_equal(stat(out, &sb), -1);
     /* files that cannot be read: a runtime error */
-    tpath(json, sizeof json, "missing.json");
+    tt_path(json, sizeof json, "missing.json");
     run(&r, json, "-o", out, NULL);
     expect(&r, 3, "missing.json");
-    run_free(&r);
+    tt_run_free(&r);
 }
 
 static void test_good_model(void **state)
@@ -258,21 +179,21 @@ static void test_good_model(void **state)
     (void)state;
     write_model("good", 0);
     char json[512], params[512], a[512], b[512];
-    tpath(json, sizeof json, "good.json");
-    tpath(params, sizeof params, "good.params");
-    tpath(a, sizeof a, "a.pb");
-    tpath(b, sizeof b, "b.pb");
-    Run r;
+    tt_path(json, sizeof json, "good.json");
+    tt_path(params, sizeof params, "good.params");
+    tt_path(a, sizeof a, "a.pb");
+    tt_path(b, sizeof b, "b.pb");
+    TtRun r;
     run(&r, json, "--params", params, "-o", a, NULL);
     expect(&r, 0, NULL);
     assert_string_equal(r.err, "");
-    run_free(&r);
+    tt_run_free(&r);
     run(&r, "--format=cvm", json, "--params=", NULL);
     expect(&r, 1, "[usage.params]");
-    run_free(&r);
+    tt_run_free(&r);
     run(&r, "--format=cvm", json, "--params", params, "-o", b, NULL);
     expect(&r, 0, NULL);
-    run_free(&r);
+    tt_run_free(&r);
     /* the output loads and verifies */
     Graph *g = NULL;
     Diag d;
@@ -284,7 +205,7 @@ static void test_good_model(void **state)
     diag_finish(&d);
     /* deterministic: byte-identical across runs, and on standard output */
     size_t la, lb;
-    char *ba = slurp(a, &la), *bb = slurp(b, &lb);
+    char *ba = tt_slurp(a, &la), *bb = tt_slurp(b, &lb);
     assert_non_null(ba);
     assert_non_null(bb);
     assert_int_equal(la, lb);
@@ -293,7 +214,7 @@ static void test_good_model(void **state)
     expect(&r, 0, NULL);
     assert_int_equal(r.out_len, la);
     assert_memory_equal(r.out, ba, la);
-    run_free(&r);
+    tt_run_free(&r);
     free(ba);
     free(bb);
 }

@@ -19,114 +19,39 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "frontend/cvm.h"
 #include "frontend/run_model.h"
 #include "taskir/fileio.h"
 #include "taskir/npy.h"
-
-extern char **environ;
+#include "tooltest.h"
 
 static const char *run_tool, *dump_tool, *compile_tool, *gen_tool, *name;
-static char tmpdir[256], exdir[1024];
+static char exdir[1024];
 static int heads;
-
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    uint8_t *buf = NULL;
-    Diag d;
-    diag_init(&d, path);
-    Status st = tir_read_file(path, TIR_MAX_FILE_BYTES, &buf, len, &d);
-    diag_finish(&d);
-    return st ? NULL : buf;
-}
-
-static const char *at(char *buf, size_t size, const char *dir, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-/* buf <- dir/<fmt ...> */
-static const char *at(char *buf, size_t size, const char *dir, const char *fmt, ...)
-{
-    char f[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(f, sizeof f, fmt, ap);
-    va_end(ap);
-    int n = snprintf(buf, size, "%s/%s", dir, f);
-    assert_true(n > 0 && (size_t)n < size);
-    return buf;
-}
 
 /* Runs a tool with the NULL-terminated argv; returns its exit status, prints its stderr on
  * failure. */
 static int spawn(const char *const *argv)
 {
-    char errp[512];
-    at(errp, sizeof errp, tmpdir, "tool.err");
-    posix_spawn_file_actions_t fa;
-    assert_int_equal(posix_spawn_file_actions_init(&fa), 0);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid;
-    assert_int_equal(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv, environ), 0);
-    posix_spawn_file_actions_destroy(&fa);
-    int ws;
-    assert_int_equal(waitpid(pid, &ws, 0), pid);
-    int status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-    if (status != 0) {
-        size_t len;
-        uint8_t *err = slurp(errp, &len);
-        fprintf(stderr, "%s exited with %d:\n%.*s", argv[0], status, err ? (int)len : 0,
-                err ? (const char *)err : "");
-        free(err);
-    }
+    TtRun r;
+    tt_run_argv(&r, &(TtOpts){.out_file = "/dev/null"}, (char *const *)argv);
+    int status = r.status;
+    if (status != 0)
+        fprintf(stderr, "%s exited with %d:\n%.*s", argv[0], status, (int)r.err_len, r.err);
+    tt_run_free(&r);
     return status;
 }
 
 #define SPAWN(...) spawn((const char *const[]){__VA_ARGS__, NULL})
 
-static int count_files(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return -1;
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d));)
-        if (e->d_name[0] != '.')
-            n++;
-    closedir(d);
-    return n;
-}
-
-static void rm_rf(const char *path)
-{
-    DIR *d = opendir(path);
-    if (d) {
-        for (struct dirent *e; (e = readdir(d));) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-                continue;
-            char sub[1024];
-            rm_rf(at(sub, sizeof sub, path, "%s", e->d_name));
-        }
-        closedir(d);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
-
 /* The two files hold the same bytes. */
 static void same_file(const char *a, const char *b)
 {
     size_t la = 0, lb = 0;
-    uint8_t *x = slurp(a, &la), *y = slurp(b, &lb);
+    uint8_t *x = (uint8_t *)tt_slurp(a, &la), *y = (uint8_t *)tt_slurp(b, &lb);
     if (!x || !y || la != lb || memcmp(x, y, la) != 0)
         fprintf(stderr, "%s and %s differ\n", a, b);
     assert_non_null(x);
@@ -140,19 +65,19 @@ static void same_file(const char *a, const char *b)
 /* dir holds exactly outputK.npy for every head, each equal to the expected file. */
 static void dir_is_expected(const char *dir)
 {
-    assert_int_equal(count_files(dir), heads);
+    assert_int_equal(tt_count_files(dir), heads);
     for (int k = 0; k < heads; k++) {
         char got[1200], want[1200];
-        same_file(at(got, sizeof got, dir, "output%d.npy", k),
-                  at(want, sizeof want, exdir, "%s.output%d.npy", name, k));
+        same_file(tt_join(got, sizeof got, dir, "output%d.npy", k),
+                  tt_join(want, sizeof want, exdir, "%s.output%d.npy", name, k));
     }
 }
 
 static void model_paths(char *json, char *params, char *input, size_t size)
 {
-    at(json, size, exdir, "%s.json", name);
-    at(params, size, exdir, "%s.params", name);
-    at(input, size, exdir, "%s.input.npy", name);
+    tt_join(json, size, exdir, "%s.json", name);
+    tt_join(params, size, exdir, "%s.params", name);
+    tt_join(input, size, exdir, "%s.input.npy", name);
 }
 
 /* ---- the tests ---- */
@@ -180,21 +105,21 @@ static void test_generator_is_deterministic(void **state)
 {
     (void)state;
     char dir[512];
-    at(dir, sizeof dir, tmpdir, "gen");
+    tt_path(dir, sizeof dir, "gen");
     assert_int_equal(mkdir(dir, 0777), 0);
     assert_int_equal(SPAWN(gen_tool, "-o", dir, name), 0);
     static const char *const exts[] = {"json", "params", "input.npy"};
     for (size_t i = 0; i < 3; i++) {
         char a[1200], b[1200];
-        same_file(at(a, sizeof a, dir, "%s.%s", name, exts[i]),
-                  at(b, sizeof b, exdir, "%s.%s", name, exts[i]));
+        same_file(tt_join(a, sizeof a, dir, "%s.%s", name, exts[i]),
+                  tt_join(b, sizeof b, exdir, "%s.%s", name, exts[i]));
     }
     for (int k = 0; k < heads; k++) {
         char a[1200], b[1200];
-        same_file(at(a, sizeof a, dir, "%s.output%d.npy", name, k),
-                  at(b, sizeof b, exdir, "%s.output%d.npy", name, k));
+        same_file(tt_join(a, sizeof a, dir, "%s.output%d.npy", name, k),
+                  tt_join(b, sizeof b, exdir, "%s.output%d.npy", name, k));
     }
-    rm_rf(dir);
+    tt_rm_tree(dir);
 }
 
 static void test_interpreter_gives_expected(void **state)
@@ -220,7 +145,8 @@ static void test_interpreter_gives_expected(void **state)
         assert_int_equal(npy_encode_i32(out[k].data, out[k].shape.d, out[k].shape.ndim, &buf,
                                         &len, &d), ST_OK);
         char want[1200];
-        uint8_t *w = slurp(at(want, sizeof want, exdir, "%s.output%u.npy", name, k), &wlen);
+        tt_join(want, sizeof want, exdir, "%s.output%u.npy", name, k);
+        uint8_t *w = (uint8_t *)tt_slurp(want, &wlen);
         assert_non_null(w);
         assert_int_equal(len, wlen);
         assert_memory_equal(buf, w, len);
@@ -239,32 +165,32 @@ static void test_run_model_gives_expected(void **state)
     char json[1200], params[1200], input[1200], in_arg[1300], dir[512];
     model_paths(json, params, input, sizeof json);
     snprintf(in_arg, sizeof in_arg, "data=%s", input);
-    at(dir, sizeof dir, tmpdir, "model_out");
+    tt_path(dir, sizeof dir, "model_out");
     assert_int_equal(SPAWN(run_tool, json, "--params", params, "--input", in_arg, "-o", dir), 0);
     dir_is_expected(dir);
 }
 
-/* Needs the model's outputs from test_run_model_gives_expected (same tmpdir). */
+/* Needs the model's outputs from test_run_model_gives_expected (same scratch directory). */
 static void test_compiled_gives_expected(void **state)
 {
     (void)state;
     char json[1200], params[1200], input[1200], in_arg[1300], pb[512], dir[512], mdir[512];
     model_paths(json, params, input, sizeof json);
     snprintf(in_arg, sizeof in_arg, "data=%s", input);
-    at(pb, sizeof pb, tmpdir, "%s.pb", name);
-    at(dir, sizeof dir, tmpdir, "pb_out");
-    at(mdir, sizeof mdir, tmpdir, "model_out");
+    tt_join(pb, sizeof pb, tt_tmpdir(), "%s.pb", name);
+    tt_path(dir, sizeof dir, "pb_out");
+    tt_path(mdir, sizeof mdir, "model_out");
     assert_int_equal(SPAWN(compile_tool, json, "--params", params, "-o", pb), 0);
     assert_int_equal(SPAWN(dump_tool, pb, "--verify"), 0);
     assert_int_equal(SPAWN(run_tool, pb, "--input", in_arg, "-o", dir), 0);
     dir_is_expected(dir);
-    if (count_files(mdir) < 0)
+    if (tt_count_files(mdir) < 0)
         assert_int_equal(SPAWN(run_tool, json, "--params", params, "--input", in_arg, "-o",
                                mdir), 0);
     for (int k = 0; k < heads; k++) {
         char a[1200], b[1200];
-        same_file(at(a, sizeof a, dir, "output%d.npy", k), at(b, sizeof b, mdir,
-                                                               "output%d.npy", k));
+        same_file(tt_join(a, sizeof a, dir, "output%d.npy", k),
+                  tt_join(b, sizeof b, mdir, "output%d.npy", k));
     }
 }
 
@@ -273,8 +199,7 @@ static int setup(void **state)
     (void)state;
     const char *b = getenv("TASKIR_BUILDDIR");
     snprintf(exdir, sizeof exdir, "%s/examples/cvm", b ? b : ".");
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/taskir-examples-XXXXXX");
-    if (!mkdtemp(tmpdir))
+    if (!tt_tmpdir_make("taskir-examples-"))
         return -1;
     heads = 0;
     for (;;) {
@@ -291,7 +216,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    rm_rf(tmpdir);
+    tt_tmpdir_remove();
     return 0;
 }
 

@@ -37,10 +37,8 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <locale.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,13 +49,14 @@
 #include "taskir/npy.h"
 #include "taskir/pbio.h"
 #include "taskir/print.h"
+#include "tooltest.h"
 
 extern char **environ;
 
 static const char *self, *dump_tool, *run_tool, *compile_tool; /* compile_tool may be NULL */
 static char *examples[64], *cvm_examples[64];
 static int n_examples, n_cvm_examples;
-static char base[512];
+static const char *base; /* the scratch directory */
 static const char *alt_locale;
 
 enum { N_RUNS = 3 };
@@ -176,32 +175,23 @@ static int run_in(const char *dir, int run, const char *tag, char *const argv[])
     snprintf(out_name, sizeof out_name, "%s.stdout", tag);
     snprintf(err_name, sizeof err_name, "%s.stderr", tag);
     char **env = run_env(run);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        if (chdir(dir) != 0)
-            _exit(126);
-        int o = open(out_name, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-        int e = open(err_name, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-        if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
-            _exit(126);
-        execve(argv[0], argv, env);
-        _exit(127);
-    }
+    TtRun r;
+    tt_run_argv(&r,
+                &(TtOpts){.cwd = dir, .inherit_stdin = true, .out_file = out_name,
+                          .err_file = err_name, .env = env},
+                argv);
     free(env);
-    int ws;
-    while (waitpid(pid, &ws, 0) < 0)
-        assert_int_equal(errno, EINTR);
+    int status = r.status, sig = r.signal;
+    tt_run_free(&r); /* both streams went to files */
     char p[1200];
     snprintf(p, sizeof p, "%s/%s.exit", dir, tag);
     FILE *f = fopen(p, "w");
     assert_non_null(f);
-    fprintf(f, "%s %d\n", WIFEXITED(ws) ? "exit" : "signal",
-            WIFEXITED(ws) ? WEXITSTATUS(ws) : WTERMSIG(ws));
+    fprintf(f, "%s %d\n", sig ? "signal" : "exit", sig ? sig : status);
     fclose(f);
-    if (WIFEXITED(ws) && (WEXITSTATUS(ws) == 126 || WEXITSTATUS(ws) == 127))
+    if (!sig && (status == 126 || status == 127))
         fail_msg("cannot run %s in %s", argv[0], dir);
-    return WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+    return sig ? -1 : status;
 }
 
 static void mkdirs(const char *path)
@@ -252,18 +242,6 @@ static void list_files(const char *dir, const char *rel, char ***names, size_t *
     closedir(dp);
 }
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    uint8_t *buf = NULL;
-    Diag d;
-    diag_init(&d, path);
-    Status st = tir_read_file(path, TIR_MAX_FILE_BYTES, &buf, len, &d);
-    diag_finish(&d);
-    if (st != ST_OK)
-        fail_msg("cannot read %s", path);
-    return buf;
-}
-
 /* The runs' directories dir/run0 .. dir/run{N-1} hold the same files, byte for byte.
  * Returns the number of files compared. */
 static size_t compare_runs(const char *dir)
@@ -287,7 +265,7 @@ static size_t compare_runs(const char *dir)
             snprintf(a, sizeof a, "%s/%s", rd[0], names[0][i]);
             snprintf(b, sizeof b, "%s/%s", rd[r], names[r][i]);
             size_t la, lb;
-            uint8_t *x = slurp(a, &la), *y = slurp(b, &lb);
+            char *x = tt_slurp_or_fail(a, &la), *y = tt_slurp_or_fail(b, &lb);
             if (la != lb || memcmp(x, y, la) != 0)
                 fail_msg("%s: '%s' differs between run 0 and run %d (%s): %zu and %zu bytes",
                          dir, names[0][i], r, r == N_RUNS - 1 ? "other locale and TZ" : "again",
@@ -531,9 +509,8 @@ static void test_cvm(void **state)
 static int setup(void **state)
 {
     (void)state;
-    const char *t = getenv("TMPDIR");
-    snprintf(base, sizeof base, "%s/taskir-determinism-XXXXXX", t && *t ? t : "/tmp");
-    if (!mkdtemp(base))
+    base = tt_tmpdir_make("taskir-determinism-");
+    if (!base)
         return -1;
     /* the other locale: one with a decimal comma when the machine has it */
     alt_locale = setlocale(LC_ALL, "de_DE.UTF-8") ? "de_DE.UTF-8" : "POSIX";
@@ -543,50 +520,12 @@ static int setup(void **state)
     return 0;
 }
 
-static void remove_tree(const char *path)
-{
-    struct stat sb;
-    if (lstat(path, &sb) != 0)
-        return;
-    if (S_ISDIR(sb.st_mode)) {
-        DIR *dp = opendir(path);
-        if (dp) {
-            struct dirent *e;
-            while ((e = readdir(dp))) {
-                if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-                    continue;
-                char p[2048];
-                snprintf(p, sizeof p, "%s/%s", path, e->d_name);
-                remove_tree(p);
-            }
-            closedir(dp);
-        }
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
-
 static int teardown(void **state)
 {
     (void)state;
     if (!getenv("TASKIR_KEEP_TMP"))
-        remove_tree(base);
+        tt_tmpdir_remove();
     return 0;
-}
-
-/* path made absolute against the current directory. */
-static bool absolute(const char *path, char *out, size_t size)
-{
-    if (path[0] == '/') {
-        snprintf(out, size, "%s", path);
-        return true;
-    }
-    char cwd[2048];
-    if (!getcwd(cwd, sizeof cwd))
-        return false;
-    snprintf(out, size, "%s/%s", cwd, path);
-    return true;
 }
 
 int main(int argc, char **argv)
@@ -602,8 +541,8 @@ int main(int argc, char **argv)
     }
     /* the runs change directory: programs are named by absolute paths */
     static char me[4096], dt[4096], rt[4096], ct[4096];
-    if (!absolute(argv[0], me, sizeof me) || !absolute(argv[1], dt, sizeof dt) ||
-        !absolute(argv[2], rt, sizeof rt) || !absolute(argv[3], ct, sizeof ct)) {
+    if (!tt_absolute(argv[0], me, sizeof me) || !tt_absolute(argv[1], dt, sizeof dt) ||
+        !tt_absolute(argv[2], rt, sizeof rt) || !tt_absolute(argv[3], ct, sizeof ct)) {
         perror("getcwd");
         return 2;
     }

@@ -41,16 +41,16 @@
 #include "taskir/fileio.h"
 #include "taskir/npy.h"
 #include "taskir/pbio.h"
+#include "tooltest.h"
 
 static const char *dump_tool, *run_tool, *lenet_pb;
-static char base[512]; /* this test's scratch directory */
+static const char *base; /* this test's scratch directory */
 
 /* ---- helpers ---- */
 
 static void make_dir(char *out, size_t size, const char *name)
 {
-    snprintf(out, size, "%s/%s", base, name);
-    assert_int_equal(mkdir(out, 0777), 0);
+    assert_int_equal(mkdir(tt_path(out, size, name), 0777), 0);
 }
 
 /* The names in dir, sorted, joined by '/'; "" when empty. */
@@ -75,33 +75,6 @@ static void list_dir(const char *dir, char *out, size_t size)
     out[0] = 0;
     for (int i = 0; i < n; i++)
         snprintf(out + strlen(out), size - strlen(out), "%s%s", i ? "/" : "", names[i]);
-}
-
-static void remove_dir(const char *dir)
-{
-    DIR *dp = opendir(dir);
-    if (!dp)
-        return;
-    struct dirent *e;
-    while ((e = readdir(dp))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        char p[1024];
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        unlink(p);
-    }
-    closedir(dp);
-    rmdir(dir);
-}
-
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    uint8_t *buf = NULL;
-    Diag d;
-    diag_init(&d, path);
-    Status st = tir_read_file(path, TIR_MAX_FILE_BYTES, &buf, len, &d);
-    diag_finish(&d);
-    return st == ST_OK ? buf : NULL;
 }
 
 static uint8_t *pattern(size_t len)
@@ -156,7 +129,7 @@ static void test_error_leaves_nothing(void **state)
     assert_int_equal(WEXITSTATUS(ws), 0);
     list_dir(dir, seen, sizeof seen);
     assert_string_equal(seen, "");
-    remove_dir(dir);
+    tt_rm_tree(dir);
 }
 
 static void raise_term(int sig)
@@ -193,7 +166,7 @@ static void test_signal_during_write(void **state)
     assert_int_equal(WTERMSIG(ws), SIGTERM);
     list_dir(dir, seen, sizeof seen);
     assert_string_equal(seen, "");
-    remove_dir(dir);
+    tt_rm_tree(dir);
 }
 
 static void test_hold_nests(void **state)
@@ -225,14 +198,14 @@ static void test_hold_nests(void **state)
     assert_string_equal(seen, "a.bin/b.bin");
     size_t len;
     for (int i = 0; i < 2; i++) {
-        uint8_t *got = slurp(i ? b : a, &len);
+        uint8_t *got = (uint8_t *)tt_slurp(i ? b : a, &len);
         assert_non_null(got);
         assert_int_equal(len, BIG);
         assert_memory_equal(got, data, BIG);
         free(got);
     }
     free(data);
-    remove_dir(dir);
+    tt_rm_tree(dir);
 }
 
 /* ---- taskir-dump killed at random moments ---- */
@@ -276,7 +249,9 @@ static void write_big_graph(const char *path, int n)
     graph_destroy(g);
 }
 
-/* Starts argv with default signal handling and no output on the terminal. */
+/* Starts argv with default signal handling and no output on the terminal, and returns at
+ * once (so not tt_run of tests/common/tooltest.h, which waits: the caller kills the child at a
+ * random moment). */
 static pid_t spawn(char *const argv[])
 {
     pid_t pid = fork();
@@ -344,7 +319,7 @@ static void test_dump_killed(void **state)
     assert_true(WIFEXITED(ws));
     assert_int_equal(WEXITSTATUS(ws), 0);
     size_t ref_len;
-    uint8_t *expect = slurp(ref, &ref_len);
+    uint8_t *expect = (uint8_t *)tt_slurp(ref, &ref_len);
     assert_non_null(expect);
     assert_true(ref_len > 100000);
 
@@ -376,7 +351,7 @@ static void test_dump_killed(void **state)
             outcome[0]++;
         } else if (strcmp(seen, "out.json") == 0) {
             size_t len;
-            uint8_t *got = slurp(out, &len);
+            uint8_t *got = (uint8_t *)tt_slurp(out, &len);
             assert_non_null(got);
             if (len != ref_len || memcmp(got, expect, len) != 0)
                 fail_msg("iteration %d (signal %d after %ld us): a partial or wrong output "
@@ -387,13 +362,13 @@ static void test_dump_killed(void **state)
             fail_msg("iteration %d (signal %d after %ld us): the directory holds '%s'", it,
                      sig, delay_us, seen);
         }
-        remove_dir(dir);
+        tt_rm_tree(dir);
     }
     print_message("taskir-dump killed 24 times (one run: %.3f s): %d left nothing, %d left "
                   "the complete file, %d finished first\n", run_s, outcome[0], outcome[1],
                   outcome[2]);
     free(expect);
-    remove_dir(refdir);
+    tt_rm_tree(refdir);
 }
 
 static pid_t spawn_run(const char *input, const char *out)
@@ -465,7 +440,8 @@ static void test_run_killed(void **state)
                 snprintf(a, sizeof a, "%s/%s", ref_out, f);
                 snprintf(b, sizeof b, "%s/%s", out, f);
                 size_t la, lb;
-                uint8_t *pa = slurp(a, &la), *pb = slurp(b, &lb);
+                uint8_t *pa = (uint8_t *)tt_slurp(a, &la);
+                uint8_t *pb = (uint8_t *)tt_slurp(b, &lb);
                 assert_true(pa && pb);
                 if (la != lb || memcmp(pa, pb, la) != 0)
                     fail_msg("iteration %d: %s differs from the undisturbed run's", it, f);
@@ -479,32 +455,28 @@ static void test_run_killed(void **state)
                      delay_us, seen);
         }
         if (stat(out, &sb) == 0)
-            remove_dir(out);
-        remove_dir(dir);
+            tt_rm_tree(out);
+        tt_rm_tree(dir);
     }
     print_message("taskir-run killed 18 times (one run: %.3f s): %d left no file, %d the "
                   "complete set, %d finished first\n", run_s, outcome[0], outcome[1],
                   outcome[2]);
-    remove_dir(ref_out);
-    remove_dir(refdir);
+    tt_rm_tree(ref_out);
+    tt_rm_tree(refdir);
     unlink(input);
 }
 
 static int setup(void **state)
 {
     (void)state;
-    const char *t = getenv("TMPDIR");
-    snprintf(base, sizeof base, "%s/taskir-signals-XXXXXX", t && *t ? t : "/tmp");
-    return mkdtemp(base) ? 0 : -1;
+    base = tt_tmpdir_make("taskir-signals-");
+    return base ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char p[700];
-    snprintf(p, sizeof p, "%s/big.pb", base);
-    unlink(p);
-    rmdir(base);
+    tt_tmpdir_remove();
     return 0;
 }
 

@@ -1,6 +1,7 @@
-/* test_sim_cli.c: taskir-run as a user runs it (posix_spawn): exit codes 0/1/2/3, the
- * messages (tool: file: block: what [rule]), the files it writes and that it writes none on
- * an error. The outputs it writes are compared with an in-process run of the same graph.
+/* test_sim_cli.c: taskir-run as a user runs it (tt_run, tests/common/tooltest.h): exit codes
+ * 0/1/2/3, the messages (tool: file: block: what [rule]), the files it writes and that it
+ * writes none on an error. The outputs it writes are compared with an in-process run of the
+ * same graph.
  *
  * Argument (tests/sim/meson.build): the taskir-run binary; the example graphs come from
  * $TASKIR_BUILDDIR/examples. */
@@ -13,125 +14,34 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "simtest.h"
 #include "taskir/fileio.h"
 #include "taskir/npy.h"
 #include "taskir/pbio.h"
-
-extern char **environ;
+#include "tooltest.h"
 
 static const char *tool;
-static char tmpdir[256];
 static char lenet[1024];
 
-typedef struct Run {
-    int status;
-    char *out, *err;
-} Run;
-
-static char *slurp(const char *path)
-{
-    uint8_t *buf = NULL;
-    size_t len;
-    Diag d;
-    diag_init(&d, path);
-    Status st = tir_read_file(path, TIR_MAX_FILE_BYTES, &buf, &len, &d);
-    diag_finish(&d);
-    if (st)
-        return NULL;
-    char *s = realloc(buf, len + 1);
-    assert_non_null(s);
-    s[len] = 0;
-    return s;
-}
-
-static void tpath(char *buf, size_t len, const char *name)
-{
-    int n = snprintf(buf, len, "%s/%s", tmpdir, name);
-    assert_true(n > 0 && (size_t)n < len);
-}
-
 /* Runs taskir-run with the NULL-terminated arguments after argv[0]. */
-static void run(Run *r, ...)
+static void run(TtRun *r, ...)
 {
-    char *argv[32];
-    int n = 0;
-    argv[n++] = (char *)tool;
     va_list ap;
     va_start(ap, r);
-    for (char *a; (a = va_arg(ap, char *)) && n < 31;)
-        argv[n++] = a;
+    tt_run_va(r, NULL, tool, ap);
     va_end(ap);
-    argv[n] = NULL;
-    char outp[512], errp[512];
-    tpath(outp, sizeof outp, "run.out");
-    tpath(errp, sizeof errp, "run.err");
-    posix_spawn_file_actions_t fa;
-    assert_int_equal(posix_spawn_file_actions_init(&fa), 0);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid;
-    assert_int_equal(posix_spawn(&pid, tool, &fa, NULL, argv, environ), 0);
-    posix_spawn_file_actions_destroy(&fa);
-    int ws;
-    assert_int_equal(waitpid(pid, &ws, 0), pid);
-    r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-    r->out = slurp(outp);
-    r->err = slurp(errp);
-    assert_non_null(r->out);
-    assert_non_null(r->err);
 }
 
-static void run_free(Run *r)
-{
-    free(r->out);
-    free(r->err);
-}
-
-static void expect(Run *r, int status, const char *in_err)
+static void expect(TtRun *r, int status, const char *in_err)
 {
     if (r->status != status || (in_err && !strstr(r->err, in_err))) {
         fprintf(stderr, "exit %d (want %d)\nstdout:\n%s\nstderr:\n%s\nwanted in stderr: %s\n",
                 r->status, status, r->out, r->err, in_err ? in_err : "-");
         fail();
     }
-}
-
-static int count_files(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return -1;
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d));)
-        if (e->d_name[0] != '.')
-            n++;
-    closedir(d);
-    return n;
-}
-
-static void clear_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    for (struct dirent *e; (e = readdir(d));) {
-        if (e->d_name[0] == '.')
-            continue;
-        char p[1024];
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        unlink(p);
-    }
-    closedir(d);
-    rmdir(dir);
 }
 
 /* Writes an int8 .npy of shape dims (byte by byte). */
@@ -187,10 +97,10 @@ static int setup(void **state)
     for (int i = 0; i < 512; i++)
         img[i] = st_range(&r, -128, 127);
     int64_t s1[3] = {16, 16, 1}, s2[4] = {2, 16, 16, 1};
-    tpath(x_npy, sizeof x_npy, "x.npy");
-    tpath(x2_npy, sizeof x2_npy, "x2.npy");
-    tpath(xf_npy, sizeof xf_npy, "xf.npy");
-    tpath(outdir, sizeof outdir, "out/sub");
+    tt_path(x_npy, sizeof x_npy, "x.npy");
+    tt_path(x2_npy, sizeof x2_npy, "x2.npy");
+    tt_path(xf_npy, sizeof xf_npy, "xf.npy");
+    tt_path(outdir, sizeof outdir, "out/sub");
     write_i8(x_npy, s1, 3, img);
     write_i8(x2_npy, s2, 4, img);
     /* a float32 file: rewrite the int8 header's dtype */
@@ -213,33 +123,33 @@ static int setup(void **state)
 static void test_help_version_usage(void **state)
 {
     (void)state;
-    Run r;
+    TtRun r;
     run(&r, "--help", NULL);
     expect(&r, 0, NULL);
     assert_non_null(strstr(r.out, "usage: taskir-run GRAPH.pb --input NAME=X.npy"));
-    run_free(&r);
+    tt_run_free(&r);
     run(&r, "--version", NULL);
     expect(&r, 0, NULL);
     assert_true(strncmp(r.out, "taskir-run ", 11) == 0);
-    run_free(&r);
+    tt_run_free(&r);
     run(&r, NULL);
     expect(&r, 1, "[usage.args]");
-    run_free(&r);
+    tt_run_free(&r);
     run(&r, lenet, "--bogus", NULL);
     expect(&r, 1, "unknown option '--bogus' [usage.option]");
-    run_free(&r);
+    tt_run_free(&r);
     run(&r, lenet, "--input", "data", NULL);
     expect(&r, 1, "[usage.input]");
-    run_free(&r);
+    tt_run_free(&r);
     run(&r, lenet, "--steps", "0", "--input", "data=x", NULL);
     expect(&r, 1, "[usage.steps]");
-    run_free(&r);
+    tt_run_free(&r);
     run(&r, lenet, "--threads", "x", NULL);
     expect(&r, 1, "[usage.threads]");
-    run_free(&r);
+    tt_run_free(&r);
     run(&r, lenet, "--dump-all", NULL);
     expect(&r, 1, "--dump-all needs -o DIR");
-    run_free(&r);
+    tt_run_free(&r);
 }
 
 static void read_output(const char *path, NpyArray *a)
@@ -260,7 +170,7 @@ static void test_run_lenet(void **state)
     char arg[600], o0[600];
     snprintf(arg, sizeof arg, "data=%s", x_npy);
     snprintf(o0, sizeof o0, "%s/output0.npy", outdir);
-    Run r;
+    TtRun r;
     /* printed */
     run(&r, lenet, "--input", arg, NULL);
     expect(&r, 0, NULL);
@@ -270,26 +180,26 @@ static void test_run_lenet(void **state)
     for (int i = 0; i < 10; i++)
         k += snprintf(line + k, sizeof line - (size_t)k, "%d%s", want[0][i], i < 9 ? " " : "\n");
     assert_non_null(strstr(r.out, line));
-    run_free(&r);
+    tt_run_free(&r);
     /* written, the directory and its parent created */
-    clear_dir(outdir);
+    tt_rm_tree(outdir);
     run(&r, lenet, "--input", arg, "-o", outdir, "--threads", "2", NULL);
     expect(&r, 0, NULL);
     assert_string_equal(r.err, "");
-    run_free(&r);
+    tt_run_free(&r);
     NpyArray a;
     read_output(o0, &a);
     assert_int_equal(a.ndim, 1);
     assert_int_equal(a.shape[0], 10);
     st_assert_equal(want[0], a.i32, 10, "output0.npy");
     npy_free(&a);
-    assert_int_equal(count_files(outdir), 1);
+    assert_int_equal(tt_count_files(outdir), 1);
     /* socket id instead of the name, --dump-all */
     snprintf(arg, sizeof arg, "0=%s", x_npy);
     run(&r, lenet, "--input", arg, "-o", outdir, "--dump-all", NULL);
     expect(&r, 0, NULL);
-    run_free(&r);
-    assert_int_equal(count_files(outdir), 26);
+    tt_run_free(&r);
+    assert_int_equal(tt_count_files(outdir), 26);
     char p[700];
     snprintf(p, sizeof p, "%s/block3.npy", outdir); /* conv1/w: [4][1][5][5] */
     read_output(p, &a);
@@ -298,11 +208,11 @@ static void test_run_lenet(void **state)
     assert_int_equal(a.shape[3], 5);
     npy_free(&a);
     /* two steps, one image each */
-    clear_dir(outdir);
+    tt_rm_tree(outdir);
     snprintf(arg, sizeof arg, "data=%s", x2_npy);
     run(&r, lenet, "--input", arg, "-o", outdir, "--steps", "2", NULL);
     expect(&r, 0, NULL);
-    run_free(&r);
+    tt_run_free(&r);
     read_output(o0, &a);
     assert_int_equal(a.ndim, 2);
     assert_int_equal(a.shape[0], 2);
@@ -310,30 +220,30 @@ static void test_run_lenet(void **state)
     st_assert_equal(want[1], a.i32 + 10, 10, "step 1");
     npy_free(&a);
     /* the same file as a batch of two */
-    clear_dir(outdir);
+    tt_rm_tree(outdir);
     run(&r, lenet, "--input", arg, "-o", outdir, NULL);
     expect(&r, 0, NULL);
-    run_free(&r);
+    tt_run_free(&r);
     read_output(o0, &a);
     assert_int_equal(a.shape[0], 2);
     st_assert_equal(want[1], a.i32 + 10, 10, "batch 1");
     npy_free(&a);
-    clear_dir(outdir);
+    tt_rm_tree(outdir);
 }
 
 static void test_errors(void **state)
 {
     (void)state;
     char arg[1200], msg[1200];
-    Run r;
-    clear_dir(outdir);
+    TtRun r;
+    tt_rm_tree(outdir);
     /* missing input: no file written */
     run(&r, lenet, "-o", outdir, NULL);
     snprintf(msg, sizeof msg, "taskir-run: %s: block 1 (INPUT 'data'): no value given", lenet);
     expect(&r, 2, msg);
     assert_non_null(strstr(r.err, "[sim.input.missing]"));
-    run_free(&r);
-    assert_true(count_files(outdir) <= 0);
+    tt_run_free(&r);
+    assert_true(tt_count_files(outdir) <= 0);
     /* extra input */
     snprintf(arg, sizeof arg, "data=%s", x_npy);
     char extra[600];
@@ -341,32 +251,32 @@ static void test_errors(void **state)
     run(&r, lenet, "--input", arg, "--input", extra, "-o", outdir, NULL);
     expect(&r, 2, "no INPUT block has socket id or name 'pixels' (inputs: 0 'data') "
                   "[sim.input.unknown]");
-    run_free(&r);
-    assert_true(count_files(outdir) <= 0);
+    tt_run_free(&r);
+    assert_true(tt_count_files(outdir) <= 0);
     /* dtype, shape */
     snprintf(arg, sizeof arg, "data=%s", xf_npy);
     run(&r, lenet, "--input", arg, NULL);
     expect(&r, 2, "block 1 (INPUT 'data'): got a float32 array, expected int8, uint8, int16 or "
                   "int32 [sim.input.dtype]");
-    run_free(&r);
+    tt_run_free(&r);
     snprintf(arg, sizeof arg, "data=%s", x2_npy);
     run(&r, lenet, "--input", arg, "--steps", "3", NULL);
     expect(&r, 2, "got shape (2, 16, 16, 1), expected (16, 16, 1), [3]+(16, 16, 1)");
-    run_free(&r);
+    tt_run_free(&r);
     /* unreadable files: runtime errors */
     run(&r, lenet, "--input", "data=/nonexistent/x.npy", NULL);
     expect(&r, 3, "taskir-run: /nonexistent/x.npy: cannot open");
-    run_free(&r);
+    tt_run_free(&r);
     snprintf(arg, sizeof arg, "data=%s", x_npy);
     run(&r, "/nonexistent/g.pb", "--input", arg, NULL);
     expect(&r, 3, "[io.read]");
-    run_free(&r);
+    tt_run_free(&r);
     /* an output directory that cannot be made */
     char bad[700];
-    snprintf(bad, sizeof bad, "%s/x.npy/sub", tmpdir);
+    tt_path(bad, sizeof bad, "x.npy/sub");
     run(&r, lenet, "--input", arg, "-o", bad, NULL);
     expect(&r, 3, "[io.write]");
-    run_free(&r);
+    tt_run_free(&r);
     /* a graph that fails the verifier */
     Diag d;
     diag_init(&d, lenet);
@@ -374,20 +284,20 @@ static void test_errors(void **state)
     assert_int_equal(graph_load_pb(lenet, &g, &d), ST_OK);
     g->blocks[4]->shape.d[D_Y] = 13; /* conv1: the window gives 12 */
     char badpb[600];
-    tpath(badpb, sizeof badpb, "bad.pb");
+    tt_path(badpb, sizeof badpb, "bad.pb");
     assert_int_equal(graph_save_pb(g, badpb, &d), ST_OK);
     graph_destroy(g);
     diag_finish(&d);
     run(&r, badpb, "--input", arg, "-o", outdir, NULL);
     expect(&r, 2, "block 5 (CC 'conv1')");
-    run_free(&r);
-    assert_true(count_files(outdir) <= 0);
+    tt_run_free(&r);
+    assert_true(tt_count_files(outdir) <= 0);
     /* a value out of the INPUT's INT_8 range, in an int32 file */
     int32_t big[256];
     memcpy(big, img, sizeof big);
     big[3] = 1000;
     char bigp[512];
-    tpath(bigp, sizeof bigp, "big.npy");
+    tt_path(bigp, sizeof bigp, "big.npy");
     diag_init(&d, bigp);
     int64_t s[3] = {16, 16, 1};
     assert_int_equal(npy_write_i32(bigp, big, s, 3, &d), ST_OK);
@@ -395,10 +305,10 @@ static void test_errors(void **state)
     snprintf(arg, sizeof arg, "data=%s", bigp);
     run(&r, lenet, "--input", arg, NULL);
     expect(&r, 2, "value 1000 at flat index 3 is outside INT_8 [-128, 127] [sim.input.range]");
-    run_free(&r);
+    tt_run_free(&r);
     /* a malformed .npy names the .npy file */
     char junk[512];
-    tpath(junk, sizeof junk, "junk.npy");
+    tt_path(junk, sizeof junk, "junk.npy");
     FILE *f = fopen(junk, "wb");
     fputs("not numpy", f);
     fclose(f);
@@ -406,7 +316,7 @@ static void test_errors(void **state)
     run(&r, lenet, "--input", arg, NULL);
     snprintf(msg, sizeof msg, "taskir-run: %s: not a .npy file (bad magic) [npy.magic]", junk);
     expect(&r, 2, msg);
-    run_free(&r);
+    tt_run_free(&r);
 }
 
 int main(int argc, char **argv)
@@ -422,8 +332,7 @@ int main(int argc, char **argv)
         return 2;
     }
     snprintf(lenet, sizeof lenet, "%s/examples/lenet.pb", bd);
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/taskir-run-test-XXXXXX");
-    if (!mkdtemp(tmpdir))
+    if (!tt_tmpdir_make("taskir-run-test-"))
         return 2;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_help_version_usage),
@@ -431,16 +340,6 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_errors),
     };
     int rc = cmocka_run_group_tests(tests, setup, NULL);
-    clear_dir(outdir);
-    char p[600];
-    tpath(p, sizeof p, "out");
-    rmdir(p);
-    const char *names[] = {"run.out", "run.err", "x.npy", "x2.npy", "xf.npy", "bad.pb",
-                           "big.npy", "junk.npy"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        tpath(p, sizeof p, names[i]);
-        unlink(p);
-    }
-    rmdir(tmpdir);
+    tt_tmpdir_remove();
     return rc;
 }
