@@ -58,6 +58,12 @@ static Status read_window(OnnxCtx *c, const OgShape *xs, const int64_t *kshape, 
                              "range");
         if (w->dl[i] != 1 && !dilations_ok)
             return onnx_fail(c, "onnx.attr", "dilations other than 1 are not supported here");
+        /* pools (no kshape): onnxruntime's rule, which also keeps a model of a few bytes from
+         * padding a tensor to many times its size */
+        if (!kshape && (w->pb[i] >= w->k[i] || w->pe[i] >= w->k[i]))
+            return onnx_fail(c, "onnx.attr", "pads (%lld, %lld) of spatial axis %u are not "
+                             "smaller than the kernel (%lld), as onnxruntime requires of a pool",
+                             (long long)w->pb[i], (long long)w->pe[i], i, (long long)w->k[i]);
     }
     bool upper = strcmp(ap, "SAME_UPPER") == 0, lower = strcmp(ap, "SAME_LOWER") == 0;
     if (upper || lower) {
