@@ -85,6 +85,10 @@ typedef struct OnnxCtx {
 /* Reserves n more element-map entries, before they are allocated: a logic error
  * [onnx.limit.map] naming the node when the model's total would pass ONNX_MAX_MAP_ENTRIES. */
 Status onnx_map_reserve(OnnxCtx *c, int64_t n);
+/* The i-th contiguous block of x (C order) of volume(slab) elements, as a tensor of shape
+ * slab: e.g. image i of an NCHW tensor with slab (1, C, H, W). An element map (edges, no
+ * compute), reserved with onnx_map_reserve. x must hold at least (i + 1) blocks. */
+Status onnx_take_slab(OnnxCtx *c, OgEdge x, const OgShape *slab, int64_t i, OgEdge *out);
 
 typedef Status (*OnnxMapFn)(OnnxCtx *c);
 

@@ -326,26 +326,17 @@ static Status per_image(OnnxCtx *c, CvmOp op, const char *what, const OgEdge *in
         return diag_add(c->d, ST_RUNTIME, "internal", NULL, "per_image: %u inputs", nin);
     OgShape one = *xs;
     one.d[0] = 1;
-    int64_t vol = og_shape_volume(&one); /* within OG_MAX_VOLUME: the whole tensor is */
-    Status rst = onnx_map_reserve(c, N * vol);
-    if (rst != ST_OK)
-        return rst;
-    int32_t *idx = malloc((size_t)vol * sizeof *idx);
     OgEdge *parts = calloc((size_t)N, sizeof *parts);
-    Status st = idx && parts ? ST_OK : onnx_oom(c);
+    Status st = parts ? ST_OK : onnx_oom(c);
     OgEdge sub[3];
     for (uint32_t k = 0; k < nin && k < 3; k++)
         sub[k] = ins[k];
-    for (int64_t i = 0; st == ST_OK && i < N; i++) {
-        for (int64_t j = 0; j < vol; j++)
-            idx[j] = (int32_t)(i * vol + j);
-        if ((st = onnx_gather_flat(c, ins[0], &one, idx, &sub[0])) == ST_OK)
+    for (int64_t i = 0; st == ST_OK && i < N; i++)
+        if ((st = onnx_take_slab(c, ins[0], &one, i, &sub[0])) == ST_OK)
             st = onnx_cvm(c, op, what, sub, nin, kv, &parts[i]);
-    }
     if (st == ST_OK)
         st = onnx_cvm(c, CVM_OP_concatenate, "images", parts, (uint32_t)N,
                       (const char *const[]){"axis", "0", NULL}, out);
-    free(idx);
     free(parts);
     return st;
 }
@@ -665,17 +656,13 @@ Status onnx_matmul_integer(OnnxCtx *c, uint32_t ka, uint32_t kazp, uint32_t kb, 
         st = dense(c, ea, B, K, N, NULL, &y);
     if (st == ST_OK && batched) {
         int64_t M = as.d[as.ndim - 2];
-        st = onnx_map_reserve(c, nbatch * M * K);
-        OgEdge *parts = st == ST_OK ? malloc((size_t)nbatch * sizeof *parts) : NULL;
-        int32_t *idx = st == ST_OK ? malloc((size_t)(M * K) * sizeof *idx) : NULL;
-        if (st == ST_OK && (!parts || !idx))
+        OgEdge *parts = malloc((size_t)nbatch * sizeof *parts);
+        if (!parts)
             st = onnx_oom(c);
         for (int64_t bi = 0; st == ST_OK && bi < nbatch; bi++) {
             OgShape sl = {3, {1, M, K}};
-            for (int64_t i = 0; i < M * K; i++)
-                idx[i] = (int32_t)(bi * M * K + i);
             OgEdge ab;
-            st = onnx_gather_flat(c, ea, &sl, idx, &ab);
+            st = onnx_take_slab(c, ea, &sl, bi, &ab);
             if (st == ST_OK)
                 st = dense(c, ab, B + bi * K * N, K, N, NULL, &parts[bi]);
         }
@@ -689,7 +676,6 @@ Status onnx_matmul_integer(OnnxCtx *c, uint32_t ka, uint32_t kazp, uint32_t kb, 
         if (st == ST_OK)
             st = onnx_reshape(c, y, &os, &y);
         free(parts);
-        free(idx);
     }
     free(B);
     free(bzp);

@@ -568,6 +568,22 @@ Status onnx_map_reserve(OnnxCtx *c, int64_t n)
     return ST_OK;
 }
 
+Status onnx_take_slab(OnnxCtx *c, OgEdge x, const OgShape *slab, int64_t i, OgEdge *out)
+{
+    int64_t vol = og_shape_volume(slab);
+    Status st = onnx_map_reserve(c, vol);
+    if (st != ST_OK)
+        return st;
+    int32_t *idx = malloc((size_t)(vol ? vol : 1) * sizeof *idx);
+    if (!idx)
+        return onnx_oom(c);
+    for (int64_t j = 0; j < vol; j++)
+        idx[j] = (int32_t)(i * vol + j);
+    st = onnx_gather_flat(c, x, slab, idx, out);
+    free(idx);
+    return st;
+}
+
 Status onnx_gather_flat(OnnxCtx *c, OgEdge data, const OgShape *s, const int32_t *idx,
                         OgEdge *out)
 {
