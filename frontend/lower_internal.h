@@ -40,6 +40,7 @@
 
 #define LW_MAX_DIM (1 << 24)            /* largest block dim (shape.range) */
 #define LW_MAX_LEAVES 65536             /* most interfaces one fed cluster may get */
+#define LW_MAX_IMAGES 256               /* most images of one sample a conv2d / pool computes */
 #define LW_MAX_TABLE_DW 16              /* largest LUT_DW (attributes.def) */
 
 /* A producer: the output cluster 0 of a compute block or of INPUT. */

@@ -5,11 +5,14 @@
  * the bias to an SB, and a CC computes the convolution with the CVM padding on both sides,
  * strides and dilations; its output [y][x][f] is the NCHW result transposed to HWC. With
  * groups > 1 each group is its own CC2D (SIC2D + SW2D + SB) reading its channel slice of
- * the data through the interfaces; the groups' outputs together form the result.
+ * the data through the interfaces; the groups' outputs together form the result. A sample
+ * holding several images along axis 0 (an ONNX tensor [N, C, H, W]) gets one convolution
+ * per image and group, each reading its image through the interfaces.
  * dense: SIFC [r=K] + SWFC [f=units][r=K] (the weight's C order) + SB -> CVM.
  * max_pool2d: SI [H][W][C] -> CCMPB with the window, strides and padding (padding taps count
  * as zeros in both, seeds/000's pad()), CMP = INT32_MIN so nothing is clipped; ceil_mode
  * extends the bottom/right padding so that the window formula gives the ceil'd extent.
+ * Several images in one sample are one CCMPB over [H][W][N * C]: their channels side by side.
  * All arithmetic is exact: the precision rules bound every result within int32.
  */
 #include "frontend/lower_internal.h"
@@ -30,16 +33,11 @@ static int hwc_perm(const Lw *L, int *perm)
     return 1;
 }
 
-/* conv2d and max_pool2d lower one NCHW image per sample: axis 0 of x must be the batch (with
- * N > 1) or 1. A model of batch 1 whose tensor holds several images along axis 0 (an ONNX
- * model's whole tensor is one sample, docs/onnx.md) is refused [lower.batch]. */
-static Status want_one_image(Lw *L, const char *op, const OgShape *xs)
+/* The images in one sample of an NCHW x: 1 with a batch N > 1 (axis 0 is the batch), else
+ * x's axis 0 (an ONNX model's whole tensor [N, C, H, W] is one sample, docs/onnx.md). */
+static int64_t images_of(const Lw *L, const OgShape *xs)
 {
-    if (L->drop || xs->d[0] == 1)
-        return ST_OK;
-    return lw_fail(L, "lower.batch", "%s over %lld images along axis 0 of one sample: it lowers "
-                   "one image per sample (axis 0 must be the model's batch, or 1)", op,
-                   (long long)xs->d[0]);
+    return L->drop ? 1 : xs->d[0];
 }
 
 static Status want_params(Lw *L, const char *op, const LVal *w, const LVal *b)
@@ -66,8 +64,14 @@ Status lw_op_conv2d(Lw *L)
     const int64_t *dl = og_attr_ints(n, "dilation", &cnt);
     int64_t G = og_attr_int(n, "groups", 1);
     const OgShape *xs = og_edge_shape(L->og, n->inputs[0]);
-    if ((st = want_one_image(L, "conv2d", xs)) != ST_OK)
-        return st;
+    int64_t NI = images_of(L, xs);
+    if (NI > LW_MAX_IMAGES)
+        return lw_fail(L, "lower.limit", "conv2d over %lld images along axis 0 of one sample: "
+                       "at most %d are lowered (each image is its own CC, holding the weight)",
+                       (long long)NI, LW_MAX_IMAGES);
+    if (G > LW_MAX_LEAVES / NI)
+        return lw_fail(L, "lower.limit", "%lld groups over %lld images: at most %d convolutions "
+                       "are lowered", (long long)G, (long long)NI, LW_MAX_LEAVES);
     int64_t H = xs->d[2], W = xs->d[3];
     int64_t OC = w->c.shape.d[0], IC = w->c.shape.d[1], KH = w->c.shape.d[2],
             KW = w->c.shape.d[3];
@@ -75,28 +79,25 @@ Status lw_op_conv2d(Lw *L)
     int perm[OG_MAX_DIMS];
     int o = hwc_perm(L, perm);
     OgShape ps_out = lw_ps_of(L, &n->out_shape[0]);
-    if (G > LW_MAX_LEAVES)
-        return lw_fail(L, "lower.limit", "%lld groups: at most %d are lowered", (long long)G,
-                       LW_MAX_LEAVES);
-    Block **cc = calloc((size_t)G, sizeof *cc);
+    /* One convolution (a leaf) per image and group: leaf img * G + gi. */
+    int64_t NL = NI * G;
+    Block **cc = calloc((size_t)NL, sizeof *cc);
     if (!cc)
         return lw_oom(L);
     Block *sb0 = NULL;
     BlockType tin = G == 1 ? BT_SIC : BT_SIC2D, tw = G == 1 ? BT_SW : BT_SW2D,
               tc = G == 1 ? BT_CC : BT_CC2D;
-    for (int64_t gi = 0; gi < G && st == ST_OK; gi++) {
-        char s_in[48], s_w[48], s_b[48], s_c[48];
-        if (G == 1) {
-            snprintf(s_in, sizeof s_in, "in");
-            snprintf(s_w, sizeof s_w, "w");
-            snprintf(s_b, sizeof s_b, "b");
-            s_c[0] = 0;
-        } else {
-            snprintf(s_in, sizeof s_in, "g%lld/in", (long long)gi);
-            snprintf(s_w, sizeof s_w, "g%lld/w", (long long)gi);
-            snprintf(s_b, sizeof s_b, "g%lld/b", (long long)gi);
-            snprintf(s_c, sizeof s_c, "g%lld", (long long)gi);
-        }
+    for (int64_t li = 0; li < NL && st == ST_OK; li++) {
+        int64_t img = li / G, gi = li % G;
+        char pre[32] = "", s_in[48], s_w[48], s_b[48], s_c[48];
+        if (NI > 1)
+            snprintf(pre, sizeof pre, "i%lld%s", (long long)img, G > 1 ? "/" : "");
+        if (G > 1)
+            snprintf(pre + strlen(pre), sizeof pre - strlen(pre), "g%lld", (long long)gi);
+        snprintf(s_in, sizeof s_in, "%s%sin", pre, *pre ? "/" : "");
+        snprintf(s_w, sizeof s_w, "%s%sw", pre, *pre ? "/" : "");
+        snprintf(s_b, sizeof s_b, "%s%sb", pre, *pre ? "/" : "");
+        snprintf(s_c, sizeof s_c, "%s", pre);
         int32_t shp_in[TIR_NDIMS] = {(int32_t)H, (int32_t)W, 0, (int32_t)IC};
         Block *si = lw_block(L, tin, s_in, shp_in, (int)lw_store_prec(x->prec));
         int32_t shp_w[TIR_NDIMS] = {0, 0, (int32_t)OPG, (int32_t)IC, (int32_t)KH, (int32_t)KW};
@@ -108,9 +109,14 @@ Status lw_op_conv2d(Lw *L)
             st = lw_oom(L);
             break;
         }
+        /* The image's channel slice: axis 0 (with N == 1) picks the image. */
         int64_t lo[OG_MAX_DIMS] = {0}, ext[OG_MAX_DIMS];
         for (uint32_t a = 0; a < x->ps.ndim; a++)
             ext[a] = x->ps.d[a];
+        if (o) {
+            lo[0] = img;
+            ext[0] = 1;
+        }
         lo[o] = gi * IC;
         ext[o] = IC;
         if ((st = lw_feed(L, x, si, 0, NULL, NULL, perm, lo, ext)) != ST_OK)
@@ -143,7 +149,7 @@ Status lw_op_conv2d(Lw *L)
             c->bias_type = BIAS_VECTOR;
             sb0 = sb;
         }
-        cc[gi] = c;
+        cc[li] = c;
     }
     if (st != ST_OK) {
         free(cc);
@@ -151,18 +157,18 @@ Status lw_op_conv2d(Lw *L)
     }
     LVal v;
     memset(&v, 0, sizeof v);
-    if (G == 1) {
+    if (NL == 1) {
         lw_prod(&v, cc[0], &ps_out, perm, n->out_prec[0]);
         v.bias_sb = sb0;
         v.bias_ok = true;
     } else {
-        /* The groups together: output channel oc comes from group oc / OPG. */
+        /* The leaves together: output (img, oc, y, x) comes from leaf img * G + oc / OPG. */
         int64_t vol = lw_volume(&ps_out);
         v.kind = LV_MAP;
         v.ps = ps_out;
         v.prec = n->out_prec[0];
-        v.nsrc = (uint32_t)G;
-        v.srcs = calloc((size_t)G, sizeof *v.srcs);
+        v.nsrc = (uint32_t)NL;
+        v.srcs = calloc((size_t)NL, sizeof *v.srcs);
         v.msrc = malloc((size_t)vol * sizeof *v.msrc);
         v.moff = malloc((size_t)vol * sizeof *v.moff);
         if (!v.srcs || !v.msrc || !v.moff) {
@@ -170,17 +176,18 @@ Status lw_op_conv2d(Lw *L)
             free(cc);
             return lw_oom(L);
         }
-        for (int64_t gi = 0; gi < G; gi++) {
-            v.srcs[gi].b = cc[gi];
-            blk_cluster_dims(cc[gi], false, 0, v.srcs[gi].cd);
+        for (int64_t li = 0; li < NL; li++) {
+            v.srcs[li].b = cc[li];
+            blk_cluster_dims(cc[li], false, 0, v.srcs[li].cd);
         }
         int64_t i = 0;
-        for (int64_t oc = 0; oc < OC; oc++)
-            for (int64_t y = 0; y < OH; y++)
-                for (int64_t xx = 0; xx < OW; xx++, i++) {
-                    v.msrc[i] = (int32_t)(oc / OPG);
-                    v.moff[i] = (int32_t)((y * OW + xx) * OPG + oc % OPG);
-                }
+        for (int64_t img = 0; img < NI; img++)
+            for (int64_t oc = 0; oc < OC; oc++)
+                for (int64_t y = 0; y < OH; y++)
+                    for (int64_t xx = 0; xx < OW; xx++, i++) {
+                        v.msrc[i] = (int32_t)(img * G + oc / OPG);
+                        v.moff[i] = (int32_t)((y * OW + xx) * OPG + oc % OPG);
+                    }
         v.has_hint = true;
         memcpy(v.hint, perm, sizeof v.hint);
     }
@@ -299,10 +306,7 @@ Status lw_op_max_pool2d(Lw *L)
     const int64_t *pv = og_attr_ints(n, "padding", &cnt);
     int64_t ph = pv[0], pw = cnt == 2 ? pv[1] : pv[0];
     const OgShape *xs = og_edge_shape(L->og, n->inputs[0]);
-    Status st = want_one_image(L, "max_pool2d", xs);
-    if (st != ST_OK)
-        return st;
-    int64_t C = xs->d[1], H = xs->d[2], W = xs->d[3];
+    int64_t NI = images_of(L, xs), C = xs->d[1], H = xs->d[2], W = xs->d[3];
     int64_t OH = n->out_shape[0].d[2], OW = n->out_shape[0].d[3];
     /* ceil_mode: extra bottom/right padding so that floor((H + up + down - k) / s) + 1 = OH;
      * the extra taps read 0, as seeds/000's pad() does. */
@@ -311,14 +315,19 @@ Status lw_op_max_pool2d(Lw *L)
         pdn = ph;
     if (prt < pw)
         prt = pw;
+    /* The images' channels side by side: the SI is [H][W][NI * C], (H, W, NI, C) in C order;
+     * the window never mixes channels. */
     int perm[OG_MAX_DIMS];
-    hwc_perm(L, perm);
-    int32_t yxf[3] = {(int32_t)H, (int32_t)W, (int32_t)C};
+    if (NI > 1)
+        perm[0] = 2, perm[1] = 3, perm[2] = 0, perm[3] = 1;
+    else
+        hwc_perm(L, perm);
+    int32_t yxf[3] = {(int32_t)H, (int32_t)W, (int32_t)(NI * C)};
     Block *si;
-    st = lw_stage_in(L, x, perm, yxf, "in", &si);
+    Status st = lw_stage_in(L, x, perm, yxf, "in", &si);
     if (st != ST_OK)
         return st;
-    int32_t shp[TIR_NDIMS] = {(int32_t)OH, (int32_t)OW, (int32_t)C, 0,
+    int32_t shp[TIR_NDIMS] = {(int32_t)OH, (int32_t)OW, (int32_t)(NI * C), 0,
                               (int32_t)ps[0], (int32_t)ps[1], (int32_t)H, (int32_t)W};
     Block *c = lw_block(L, BT_CCMPB, NULL, shp, PR_INT_32);
     if (!c)

@@ -76,8 +76,8 @@ typedef struct OnnxCtx {
     int64_t map_entries;    /* element-map entries reserved so far (onnx_map_reserve) */
 } OnnxCtx;
 
-/* Most entries of the element maps (data movement, pooling windows, per-image slices,
- * constants folded by data movement) the frontend derives for one model: 2^25. Declared
+/* Most entries of the element maps (data movement, pooling windows, slabs of a batched
+ * MatMul, constants folded by data movement) the frontend derives for one model: 2^25. Declared
  * shapes cost a file nothing, so without it a model of a few hundred bytes could make the
  * frontend build maps of gigabytes [onnx.limit.map]. */
 #define ONNX_MAX_MAP_ENTRIES ((int64_t)1 << 25)
@@ -86,7 +86,7 @@ typedef struct OnnxCtx {
  * [onnx.limit.map] naming the node when the model's total would pass ONNX_MAX_MAP_ENTRIES. */
 Status onnx_map_reserve(OnnxCtx *c, int64_t n);
 /* The i-th contiguous block of x (C order) of volume(slab) elements, as a tensor of shape
- * slab: e.g. image i of an NCHW tensor with slab (1, C, H, W). An element map (edges, no
+ * slab: e.g. matrix i of a batch of matrices with slab (1, M, K). An element map (edges, no
  * compute), reserved with onnx_map_reserve. x must hold at least (i + 1) blocks. */
 Status onnx_take_slab(OnnxCtx *c, OgEdge x, const OgShape *slab, int64_t i, OgEdge *out);
 

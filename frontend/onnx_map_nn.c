@@ -303,44 +303,6 @@ typedef struct ConvCtx {
     int64_t O;
 } ConvCtx;
 
-/* Most images along axis 0 that per_image splits a tensor into. */
-#define ONNX_MAX_IMAGES 256
-
-/* CVM op (conv2d, max_pool2d) over the NCHW tensor ins[0], image by image: the whole ONNX
- * tensor is one sample of the compiled graph (docs/onnx.md), and the lowering computes these
- * operators on one image per sample [lower.batch]; so with N > 1 images each is taken
- * (an element map: edges, no compute) and computed on its own, and the results are
- * concatenated along axis 0. N = 1 is the operator itself. */
-static Status per_image(OnnxCtx *c, CvmOp op, const char *what, const OgEdge *ins,
-                        uint32_t nin, const char *const *kv, OgEdge *out)
-{
-    const OgShape *xs = og_edge_shape(c->g, ins[0]);
-    int64_t N = xs->d[0];
-    if (N == 1)
-        return onnx_cvm(c, op, what, ins, nin, kv, out);
-    if (N > ONNX_MAX_IMAGES)
-        return onnx_fail(c, op == CVM_OP_conv2d ? "onnx.shape.conv" : "onnx.shape.pool",
-                         "%lld images along axis 0: at most %d are computed (each image is "
-                         "lowered on its own)", (long long)N, ONNX_MAX_IMAGES);
-    if (nin > 3)
-        return diag_add(c->d, ST_RUNTIME, "internal", NULL, "per_image: %u inputs", nin);
-    OgShape one = *xs;
-    one.d[0] = 1;
-    OgEdge *parts = calloc((size_t)N, sizeof *parts);
-    Status st = parts ? ST_OK : onnx_oom(c);
-    OgEdge sub[3];
-    for (uint32_t k = 0; k < nin && k < 3; k++)
-        sub[k] = ins[k];
-    for (int64_t i = 0; st == ST_OK && i < N; i++)
-        if ((st = onnx_take_slab(c, ins[0], &one, i, &sub[0])) == ST_OK)
-            st = onnx_cvm(c, op, what, sub, nin, kv, &parts[i]);
-    if (st == ST_OK)
-        st = onnx_cvm(c, CVM_OP_concatenate, "images", parts, (uint32_t)N,
-                      (const char *const[]){"axis", "0", NULL}, out);
-    free(parts);
-    return st;
-}
-
 static Status conv_fn(OnnxCtx *c, const void *vctx, OgEdge x, OgEdge w, bool bias,
                       OgEdge *out)
 {
@@ -361,7 +323,7 @@ static Status conv_fn(OnnxCtx *c, const void *vctx, OgEdge x, OgEdge w, bool bia
     kv[n++] = "use_bias";
     kv[n++] = nin == 3 ? "true" : "false";
     kv[n] = NULL;
-    return per_image(c, CVM_OP_conv2d, "conv", ins, nin, kv, out);
+    return onnx_cvm(c, CVM_OP_conv2d, "conv", ins, nin, kv, out);
 }
 
 /* conv(x, W) + B on integers: x runtime (ONNX rank 3 or 4), W (O, C/g, [kh,] kw) and B (O)
@@ -915,7 +877,7 @@ Status onnx_map_maxpool(OnnxCtx *c)
     snprintf(ps, sizeof ps, "(%lld, %lld)", (long long)w.k[0], (long long)w.k[1]);
     snprintf(ss, sizeof ss, "(%lld, %lld)", (long long)w.s[0], (long long)w.s[1]);
     OgEdge y;
-    st = per_image(c, CVM_OP_max_pool2d, "pool", &e, 1,
+    st = onnx_cvm(c, CVM_OP_max_pool2d, "pool", &e, 1,
                   (const char *const[]){"pool_size", ps, "strides", ss, "padding", pad,
                                         "ceil_mode", w.ceil_mode ? "true" : "false", NULL}, &y);
     if (st == ST_OK && shift)

@@ -227,6 +227,58 @@ static void test_max_pool2d(void **state)
         }
 }
 
+/* A batch of 1 whose sample holds several images along axis 0 (an ONNX tensor [N, C, H, W]
+ * is one sample): conv2d computes each image (and group) on its own, max_pool2d all images'
+ * channels in one block; an elementwise consumer reads the result. (These were refused
+ * [lower.batch], and the ONNX frontend sliced the images apart at great cost.) */
+static void test_images_in_one_sample(void **state)
+{
+    (void)state;
+    static const struct {
+        int64_t n, c, h, w, oc, g;
+        bool bias;
+    } cs[] = {
+        {3, 2, 5, 4, 4, 1, true},
+        {2, 4, 6, 6, 6, 2, false},
+        {4, 3, 3, 7, 3, 3, true},
+        {2, 1, 1, 1, 2, 1, false},
+    };
+    DtRng r = {45};
+    for (size_t k = 0; k < sizeof cs / sizeof *cs; k++)
+        for (int op = 0; op < 2; op++) {
+            DtModel m;
+            dt_begin(&m, &r);
+            int32_t x = dt_input(&m, "data", DT_ND(1, cs[k].n, cs[k].c, cs[k].h, cs[k].w), 8);
+            char shp[64];
+            snprintf(shp, sizeof shp, "(%lld, %lld, %lld, %lld)", (long long)cs[k].n,
+                     (long long)cs[k].c, (long long)cs[k].h, (long long)cs[k].w);
+            int32_t y = dt_op(&m, CVM_OP_reshape, "images", DT_INS(x), DT_KV("shape", shp));
+            int32_t z;
+            if (op == 0) {
+                int32_t w = dt_const(&m, "w", DT_ND(cs[k].oc, cs[k].c / cs[k].g, 3, 3), 8, NULL);
+                int32_t b = cs[k].bias ? dt_const(&m, "b", DT_ND(cs[k].oc), 12, NULL) : -1;
+                char ch[16], g[16];
+                snprintf(ch, sizeof ch, "%lld", (long long)cs[k].oc);
+                snprintf(g, sizeof g, "%lld", (long long)cs[k].g);
+                const char *const kv[] = {"channels", ch, "kernel_size", "(3, 3)",
+                                          "padding", "(1, 1)", "groups", g,
+                                          "use_bias", cs[k].bias ? "true" : "false", NULL};
+                int32_t ins[3] = {y, w, b};
+                z = dt_op(&m, CVM_OP_conv2d, "conv", ins, cs[k].bias ? 3 : 2, kv);
+            } else {
+                z = dt_op(&m, CVM_OP_max_pool2d, "pool", DT_INS(y),
+                          DT_KV("pool_size", "(3, 3)", "strides", "(2, 1)", "padding", "(2, 1)",
+                                "ceil_mode", k % 2 ? "true" : "false"));
+            }
+            dt_op(&m, CVM_OP_relu, "relu", DT_INS(z), NULL);
+            char what[64];
+            snprintf(what, sizeof what, "%s over %lld images, case %zu",
+                     op ? "max_pool2d" : "conv2d", (long long)cs[k].n, k);
+            dt_check(&m, what);
+            dt_end(&m);
+        }
+}
+
 static void test_upsampling(void **state)
 {
     (void)state;
@@ -702,6 +754,7 @@ int main(void)
         cmocka_unit_test(test_dense),
         cmocka_unit_test(test_relu),
         cmocka_unit_test(test_max_pool2d),
+        cmocka_unit_test(test_images_in_one_sample),
         cmocka_unit_test(test_upsampling),
         cmocka_unit_test(test_vision_folded),
         cmocka_unit_test(test_abs),

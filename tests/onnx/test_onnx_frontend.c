@@ -603,9 +603,10 @@ static void test_nonintegral_weights(void **state)
     free(buf);
 }
 
-/* Conv and MaxPool over 3 images along axis 0 (the whole ONNX tensor is one sample): each
- * image is computed on its own and the results concatenated; interpreter == simulator ==
- * plain loops. (fuzz_compile_onnx found MaxPool over 44 images as an internal error.) */
+/* Conv and MaxPool over 3 images along axis 0 (the whole ONNX tensor is one sample): the
+ * lowering convolves each image on its own and pools all images' channels side by side;
+ * interpreter == simulator == plain loops. (fuzz_compile_onnx found MaxPool over 44 images
+ * as an internal error.) */
 static void test_images_along_axis0(void **state)
 {
     (void)state;
