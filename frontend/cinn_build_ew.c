@@ -34,7 +34,7 @@ static Status identity(CinnCtx *c, OgEdge x)
 /* [a > b] with precision 2. */
 static Status gt01(CinnCtx *c, const char *suffix, OgEdge a, OgEdge b, OgEdge *out)
 {
-    char s1[48];
+    char s1[64];
     snprintf(s1, sizeof s1, "%s.raw", suffix);
     OgEdge g;
     Status st = op2(c, CVM_OP_broadcast_greater, s1, a, b, &g);

@@ -74,7 +74,7 @@ static void list_dir(const char *dir, char *out, size_t size)
         }
     out[0] = 0;
     for (int i = 0; i < n; i++)
-        snprintf(out + strlen(out), size - strlen(out), "%s%s", i ? "/" : "", names[i]);
+        snprintf(out + strlen(out), size - strlen(out), "%s%.255s", i ? "/" : "", names[i]);
 }
 
 static uint8_t *pattern(size_t len)
