@@ -16,6 +16,7 @@
 #include "frontend/lower.h"
 
 #include "frontend/lower_internal.h"
+#include "taskir/sim.h"
 #include "taskir/verify.h"
 
 #include <stdio.h>
@@ -196,6 +197,16 @@ done:
 
 static Status lower_node(Lw *L, const OgNode *n, uint32_t *k_input)
 {
+    /* Before any element map of the node is made (8 bytes an element, and the encoder's
+     * work): a block cluster holding the value could not be simulated (SIM_MAX_BUFFER_ELEMS),
+     * nor rearranged by one edge (RA_MAX_ELEMS). Parameters are bounded by the readers. */
+    for (uint32_t k = 0; n->kind != OG_CONST && k < n->noutputs; k++) {
+        OgShape ps = lw_ps_of(L, &n->out_shape[k]);
+        int64_t vol = lw_volume(&ps);
+        if (vol > SIM_MAX_BUFFER_ELEMS)
+            return lw_fail(L, "lower.limit", "output %u holds %lld elements per sample: a "
+                           "block holds at most 2^28", k, (long long)vol);
+    }
     if (n->kind == OG_INPUT)
         return lower_input(L, n, (*k_input)++);
     if (n->kind == OG_CONST) {

@@ -82,6 +82,25 @@ static void test_images_limit(void **state)
     dt_end(&m);
 }
 
+/* lower.limit: a sample of 2^29 elements (within the frontend's 2^30 a tensor) is refused
+ * before the lowering builds its element map (4 GiB for this repeat), since no block could
+ * hold it. The input (2^28, the most a block holds) is added without data: dt_input would
+ * allocate 1 GiB. */
+static void test_sample_volume(void **state)
+{
+    (void)state;
+    DtRng r = {32};
+    DtModel m;
+    dt_begin(&m, &r);
+    OgShape s = {4, {1, 1, 1 << 14, 1 << 14}};
+    OgNode *in;
+    assert_int_equal(fe_cvm_add_input(m.g, "data", &s, 8, &in, &m.d), ST_OK);
+    dt_op(&m, CVM_OP_repeat, "twice", DT_INS(in->id), DT_KV("repeats", "2", "axis", "1"));
+    dt_expect_lower_error(&m, "lower.limit", "'twice' (repeat)");
+    assert_non_null(strstr(m.d.entries[diag_find(&m.d, "lower.limit")].what, "536870912"));
+    dt_end(&m);
+}
+
 /* lower.io: one sample of the input has 5 dims; an INPUT block holds 4. */
 static void test_io_rank(void **state)
 {
@@ -215,6 +234,7 @@ int main(void)
         cmocka_unit_test(test_batch_reduce),
         cmocka_unit_test(test_batch_param),
         cmocka_unit_test(test_images_limit),
+        cmocka_unit_test(test_sample_volume),
         cmocka_unit_test(test_io_rank),
         cmocka_unit_test(test_precision_div),
         cmocka_unit_test(test_precision_greater),
