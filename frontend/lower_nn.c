@@ -307,6 +307,10 @@ Status lw_op_max_pool2d(Lw *L)
     int64_t ph = pv[0], pw = cnt == 2 ? pv[1] : pv[0];
     const OgShape *xs = og_edge_shape(L->og, n->inputs[0]);
     int64_t NI = images_of(L, xs), C = xs->d[1], H = xs->d[2], W = xs->d[3];
+    if (NI * C > LW_MAX_DIM)
+        return lw_fail(L, "lower.limit", "%lld images of %lld channels: side by side in one "
+                       "block they need a dim of %lld, more than 2^24", (long long)NI,
+                       (long long)C, (long long)(NI * C));
     int64_t OH = n->out_shape[0].d[2], OW = n->out_shape[0].d[3];
     /* ceil_mode: extra bottom/right padding so that floor((H + up + down - k) / s) + 1 = OH;
      * the extra taps read 0, as seeds/000's pad() does. */

@@ -82,6 +82,24 @@ static void test_images_limit(void **state)
     dt_end(&m);
 }
 
+/* lower.limit: max_pool2d over 2^12 images of 2^13 channels in one sample: side by side they
+ * would need a block dim of 2^25. (Input without data, as below.) */
+static void test_images_channels(void **state)
+{
+    (void)state;
+    DtRng r = {33};
+    DtModel m;
+    dt_begin(&m, &r);
+    OgShape s = {5, {1, 1 << 12, 1 << 13, 1, 1}};
+    OgNode *in;
+    assert_int_equal(fe_cvm_add_input(m.g, "data", &s, 8, &in, &m.d), ST_OK);
+    int32_t y = dt_op(&m, CVM_OP_reshape, "images", DT_INS(in->id),
+                      DT_KV("shape", "(4096, 8192, 1, 1)"));
+    dt_op(&m, CVM_OP_max_pool2d, "pool", DT_INS(y), DT_KV("pool_size", "(1, 1)"));
+    dt_expect_lower_error(&m, "lower.limit", "'pool' (max_pool2d)");
+    dt_end(&m);
+}
+
 /* lower.limit: a sample of 2^29 elements (within the frontend's 2^30 a tensor) is refused
  * before the lowering builds its element map (4 GiB for this repeat), since no block could
  * hold it. The input (2^28, the most a block holds) is added without data: dt_input would
@@ -235,6 +253,7 @@ int main(void)
         cmocka_unit_test(test_batch_param),
         cmocka_unit_test(test_images_limit),
         cmocka_unit_test(test_sample_volume),
+        cmocka_unit_test(test_images_channels),
         cmocka_unit_test(test_io_rank),
         cmocka_unit_test(test_precision_div),
         cmocka_unit_test(test_precision_greater),
