@@ -22,6 +22,7 @@
 #include "frontend/interp.h"
 #include "frontend/lower.h"
 #include "frontend/onnx.h"
+#include "frontend/opgraph.h"
 #include "taskir/sim.h"
 
 #include <stdarg.h>
@@ -61,18 +62,13 @@ static int64_t run_work(const OpGraph *g)
         int64_t in = 1;
         for (uint32_t k = 0; k < n->ninputs; k++) {
             const OgNode *src = g->nodes[n->inputs[k].node];
-            const OgShape *s = &src->out_shape[n->inputs[k].index];
-            int64_t v = 1;
-            for (uint32_t j = 0; j < s->ndim; j++)
-                v *= s->d[j]; /* each volume is at most OG_MAX_VOLUME = 2^30 */
-            in += v;
+            /* each volume is at most OG_MAX_VOLUME = 2^30 */
+            in += og_shape_volume(&src->out_shape[n->inputs[k].index]);
             if (in > FZC_MAX_WORK)
                 return -1;
         }
         for (uint32_t k = 0; k < n->noutputs; k++) {
-            int64_t v = 1;
-            for (uint32_t j = 0; j < n->out_shape[k].ndim; j++)
-                v *= n->out_shape[k].d[j];
+            int64_t v = og_shape_volume(&n->out_shape[k]);
             if (v > FZC_MAX_WORK / in)
                 return -1;
             work += v * in;
@@ -90,10 +86,7 @@ static int64_t lower_work(const OpGraph *g)
     for (uint32_t i = 0; i < g->nnodes; i++) {
         const OgNode *n = g->nodes[i];
         for (uint32_t k = 0; k < n->noutputs; k++) {
-            int64_t v = 1;
-            for (uint32_t j = 0; j < n->out_shape[k].ndim; j++)
-                v *= n->out_shape[k].d[j]; /* at most OG_MAX_VOLUME = 2^30 */
-            work += v;
+            work += og_shape_volume(&n->out_shape[k]); /* at most OG_MAX_VOLUME = 2^30 */
             if (work > FZC_MAX_LOWER)
                 return -1;
         }
