@@ -31,6 +31,10 @@ const char *npy_dtype_name(NpyDtype t)
         return "int32";
     case NPY_F32:
         return "float32";
+    case NPY_U16:
+        return "uint16";
+    case NPY_I64:
+        return "int64";
     }
     return "?";
 }
@@ -134,7 +138,7 @@ static Status parse_descr(HdrParser *p, const char *descr, NpyDtype *t)
     } known[] = {
         {"|i1", NPY_I8},  {"<i1", NPY_I8},  {"i1", NPY_I8},   {"|u1", NPY_U8},
         {"<u1", NPY_U8},  {"u1", NPY_U8},   {"|b1", NPY_U8},  {"<i2", NPY_I16},
-        {"<i4", NPY_I32}, {"<f4", NPY_F32},
+        {"<u2", NPY_U16}, {"<i4", NPY_I32}, {"<i8", NPY_I64}, {"<f4", NPY_F32},
     };
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (strcmp(descr, known[i].descr) == 0) {
@@ -143,8 +147,8 @@ static Status parse_descr(HdrParser *p, const char *descr, NpyDtype *t)
         }
     (void)p;
     return diag_add(p->d, ST_LOGIC, "npy.dtype", NULL,
-                    "unsupported dtype '%s' (supported: int8, uint8, int16, int32, float32, "
-                    "little-endian)", descr);
+                    "unsupported dtype '%s' (supported: int8, uint8, int16, uint16, int32, "
+                    "int64, float32, little-endian)", descr);
 }
 
 static Status parse_header(HdrParser *p, NpyArray *a)
@@ -224,10 +228,13 @@ static size_t dtype_size(NpyDtype t)
     case NPY_U8:
         return 1;
     case NPY_I16:
+    case NPY_U16:
         return 2;
     case NPY_I32:
     case NPY_F32:
         return 4;
+    case NPY_I64:
+        return 8;
     }
     return 1;
 }
@@ -306,6 +313,26 @@ Status npy_read_mem(const uint8_t *buf, size_t len, NpyArray *out, Diag *d)
             case NPY_I16: {
                 int32_t v = (int32_t)src[2 * i] | (int32_t)src[2 * i + 1] << 8;
                 a.i32[i] = v < 32768 ? v : v - 65536;
+                break;
+            }
+            case NPY_U16:
+                a.i32[i] = (int32_t)src[2 * i] | (int32_t)src[2 * i + 1] << 8;
+                break;
+            case NPY_I64: {
+                uint64_t u = (uint64_t)le32(src + 8 * i) | (uint64_t)le32(src + 8 * i + 4) << 32;
+                /* two's complement: in int32 range when the top 33 bits are all equal */
+                uint64_t top = u >> 31;
+                if (top != 0 && top != ((uint64_t)1 << 33) - 1) {
+                    int64_t v = u <= INT64_MAX ? (int64_t)u : -(int64_t)(~u) - 1;
+                    free(a.i32);
+                    char where[48];
+                    snprintf(where, sizeof where, "element %" PRId64, i);
+                    return diag_add(d, ST_LOGIC, "npy.range", where,
+                                    "the int64 value %" PRId64 " does not fit 32 bits (no "
+                                    "input's precision holds it)", v);
+                }
+                uint32_t lo = (uint32_t)u;
+                a.i32[i] = lo <= INT32_MAX ? (int32_t)lo : -(int32_t)(~lo) - 1;
                 break;
             }
             default: {

@@ -1,6 +1,8 @@
 /* npy.h: NumPy .npy files (format versions 1.0, 2.0 and 3.0: magic, header dict, raw data),
  * for the inputs and outputs of taskir-run. Reads little-endian (or byte-order-free)
- * int8, uint8, int16, int32 and float32 arrays in C order; writes int32. A malformed header, a
+ * int8, uint8, int16, uint16, int32, int64 and float32 arrays in C order (integers widened to
+ * int32: an int64 value outside int32 is a logic error [npy.range] naming the element, since no
+ * precision holds it); writes int32. A malformed header, a
  * Fortran-order array, an unsupported dtype or a data size that disagrees with the shape is a
  * logic error [npy.*]; shapes are checked against NPY_MAX_DIMS and TIR_MAX_NPY_ELEMS before
  * anything is allocated. */
@@ -15,7 +17,7 @@
 #define NPY_MAX_DIMS 8
 #define TIR_MAX_NPY_ELEMS ((int64_t)1 << 30)
 
-typedef enum { NPY_I8, NPY_U8, NPY_I16, NPY_I32, NPY_F32 } NpyDtype;
+typedef enum { NPY_I8, NPY_U8, NPY_I16, NPY_I32, NPY_F32, NPY_U16, NPY_I64 } NpyDtype;
 
 typedef struct NpyArray {
     NpyDtype dtype;

@@ -99,7 +99,8 @@ static void same_as_expected(const char *dir, const char *name, int k)
     free(y);
 }
 
-/* Writes an .npy of dtype descr ('<i4', '|i1', '<f4'), shape, from int values. */
+/* Writes an .npy of dtype descr ('<i4', '|i1', '<f4', '<u2', '<i8'), shape, from int
+ * values. */
 static void write_npy(const char *path, const char *descr, const char *shape, const int32_t *v,
                       int64_t count)
 {
@@ -120,6 +121,14 @@ static void write_npy(const char *path, const char *descr, const char *shape, co
         } else if (descr[1] == 'f') {
             float x = (float)v[i];
             fwrite(&x, 4, 1, f);
+        } else if (descr[2] == '2') {
+            uint32_t u = (uint32_t)v[i];
+            uint8_t b[2] = {(uint8_t)u, (uint8_t)(u >> 8)};
+            fwrite(b, 1, 2, f);
+        } else if (descr[2] == '8') {
+            uint64_t u = (uint64_t)(int64_t)v[i];
+            for (int k = 0; k < 8; k++)
+                fputc((uint8_t)(u >> (8 * k)), f);
         } else {
             uint32_t u = (uint32_t)v[i];
             uint8_t b[4] = {(uint8_t)u, (uint8_t)(u >> 8), (uint8_t)(u >> 16), (uint8_t)(u >> 24)};
@@ -183,19 +192,22 @@ static void test_prints_without_o(void **state)
     tt_run_free(&r);
 }
 
-/* Input by position, int8 and uint8 data: the same result. */
+/* Input by position, int8, uint8, uint16 and int64 (numpy's default integer) data: the same
+ * result. */
 static void test_input_forms(void **state)
 {
     (void)state;
     Ex e;
     ex(&e, "lenet");
     int32_t *v = lenet_input();
-    char p8[512], pu8[512], dir[512];
+    char p8[512], pu8[512], pu16[512], p64[512], dir[512];
     write_npy(tt_path(p8, sizeof p8, "in_i1.npy"), "|i1", "(1, 1, 28, 28)", v, 784);
     write_npy(tt_path(pu8, sizeof pu8, "in_u1.npy"), "|u1", "(1, 1, 28, 28)", v, 784);
-    const char *files[] = {p8, pu8, e.input};
-    const char *names[] = {"data", "data", "0"};
-    for (int i = 0; i < 3; i++) {
+    write_npy(tt_path(pu16, sizeof pu16, "in_u2.npy"), "<u2", "(1, 1, 28, 28)", v, 784);
+    write_npy(tt_path(p64, sizeof p64, "in_i8.npy"), "<i8", "(1, 1, 28, 28)", v, 784);
+    const char *files[] = {p8, pu8, pu16, p64, e.input};
+    const char *names[] = {"data", "data", "data", "data", "0"};
+    for (int i = 0; i < 5; i++) {
         TtRun r;
         tt_path(dir, sizeof dir, "forms");
         RUN(&r, e.json, "--params", e.params, "--input", input_arg(names[i], files[i]), "-o",
@@ -207,6 +219,8 @@ static void test_input_forms(void **state)
     }
     unlink(p8);
     unlink(pu8);
+    unlink(pu16);
+    unlink(p64);
     free(v);
 }
 
@@ -337,6 +351,15 @@ static void test_value_out_of_range(void **state)
     write_npy(tt_path(p, sizeof p, "in_range.npy"), "<i4", "(1, 1, 28, 28)", v, 784);
     logic_case("lenet", ARGS("--input", input_arg("data", p)),
                ARGS("'data'", "input value 128 (element 5)", "[cvm.input.range]"));
+    /* the same check for the dtypes widened on reading: uint16, int64 */
+    v[5] = 40000;
+    write_npy(p, "<u2", "(1, 1, 28, 28)", v, 784);
+    logic_case("lenet", ARGS("--input", input_arg("data", p)),
+               ARGS("'data'", "input value 40000 (element 5)", "[cvm.input.range]"));
+    v[5] = -128;
+    write_npy(p, "<i8", "(1, 1, 28, 28)", v, 784);
+    logic_case("lenet", ARGS("--input", input_arg("data", p)),
+               ARGS("'data'", "input value -128 (element 5)", "[cvm.input.range]"));
     unlink(p);
     free(v);
 }

@@ -110,6 +110,29 @@ static void test_dtypes(void **state)
     assert_null(a.i32);
     assert_true(a.f32[0] == -1.5f);
     npy_free(&a);
+    const uint8_t u2[] = {0x00, 0x80, 0xff, 0xff, 0x34, 0x12};
+    assert_int_equal(parse(1, "{'descr': '<u2', 'fortran_order': False, 'shape': (3,), }", u2,
+                           6, &a, NULL), ST_OK);
+    assert_int_equal(a.dtype, NPY_U16);
+    assert_int_equal(a.i32[0], 32768);
+    assert_int_equal(a.i32[1], 65535);
+    assert_int_equal(a.i32[2], 0x1234);
+    npy_free(&a);
+    /* int64 (numpy's default integer): INT32_MIN, INT32_MAX, -2, 5 */
+    const uint8_t i8[] = {0, 0, 0, 0x80, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0, 0,
+                          0, 0, 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 5, 0, 0, 0, 0,
+                          0, 0, 0};
+    assert_int_equal(parse(1, "{'descr': '<i8', 'fortran_order': False, 'shape': (2, 2), }",
+                           i8, 32, &a, NULL), ST_OK);
+    assert_int_equal(a.dtype, NPY_I64);
+    assert_int_equal(a.count, 4);
+    assert_int_equal(a.i32[0], INT32_MIN);
+    assert_int_equal(a.i32[1], INT32_MAX);
+    assert_int_equal(a.i32[2], -2);
+    assert_int_equal(a.i32[3], 5);
+    npy_free(&a);
+    assert_string_equal(npy_dtype_name(NPY_U16), "uint16");
+    assert_string_equal(npy_dtype_name(NPY_I64), "int64");
     assert_string_equal(npy_dtype_name(NPY_I16), "int16");
     assert_string_equal(npy_dtype_name(NPY_F32), "float32");
 }
@@ -145,7 +168,8 @@ static void test_rejections(void **state)
     const uint8_t v[16] = {0};
     parse(1, "{'descr': '<i4', 'fortran_order': True, 'shape': (1,), }", v, 4, &a, "npy.order");
     parse(1, "{'descr': '>i4', 'fortran_order': False, 'shape': (1,), }", v, 4, &a, "npy.dtype");
-    parse(1, "{'descr': '<i8', 'fortran_order': False, 'shape': (1,), }", v, 8, &a, "npy.dtype");
+    parse(1, "{'descr': '<u8', 'fortran_order': False, 'shape': (1,), }", v, 8, &a, "npy.dtype");
+    parse(1, "{'descr': '>i8', 'fortran_order': False, 'shape': (1,), }", v, 8, &a, "npy.dtype");
     parse(1, "{'descr': [('a', '<i4')], 'fortran_order': False, 'shape': (1,), }", v, 4, &a,
           "npy.dtype");
     parse(1, "{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }", v, 4, &a, "npy.size");
@@ -185,6 +209,39 @@ static void test_rejections(void **state)
                      ST_LOGIC);
     assert_int_equal(npy_read_mem((const uint8_t *)"\x93NU", 4, &a, &d), ST_LOGIC);
     diag_finish(&d);
+}
+
+/* An int64 value that int32 cannot hold (so no precision can) is a logic error naming the
+ * element: 2^31, -2^31 - 1, 2^32, INT64_MIN. */
+static void test_int64_range(void **state)
+{
+    (void)state;
+    static const uint8_t bad[4][8] = {
+        {0, 0, 0, 0x80, 0, 0, 0, 0},
+        {0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0xff},
+        {0, 0, 0, 0, 1, 0, 0, 0},
+        {0, 0, 0, 0, 0, 0, 0, 0x80},
+    };
+    static const char *what[4] = {"2147483648", "-2147483649", "4294967296",
+                                  "-9223372036854775808"};
+    for (int k = 0; k < 4; k++) {
+        uint8_t v[16] = {7, 0, 0, 0, 0, 0, 0, 0};
+        memcpy(v + 8, bad[k], 8);
+        size_t len;
+        uint8_t *b = image(1, "{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }", v,
+                           16, &len);
+        NpyArray a;
+        Diag d;
+        diag_init(&d, "x.npy");
+        assert_int_equal(npy_read_mem(b, len, &a, &d), ST_LOGIC);
+        long e = diag_find(&d, "npy.range");
+        assert_true(e >= 0);
+        assert_string_equal(d.entries[e].where, "element 1");
+        assert_non_null(strstr(d.entries[e].what, what[k]));
+        assert_null(a.i32);
+        diag_finish(&d);
+        free(b);
+    }
 }
 
 /* Every truncation of a valid image is rejected cleanly. */
@@ -268,6 +325,7 @@ int main(void)
         cmocka_unit_test(test_dtypes),
         cmocka_unit_test(test_header_forms),
         cmocka_unit_test(test_rejections),
+        cmocka_unit_test(test_int64_range),
         cmocka_unit_test(test_truncations),
         cmocka_unit_test(test_round_trip),
     };
