@@ -14,7 +14,8 @@ timeout SECONDS).
 
 Each document runs in a fresh sandbox folder that looks like the top of the source tree:
 symlinks to the source tree's entries, and `build/`, which holds symlinks to the build dir's
-entries except `examples/`, a copy (commands may write there). The blocks of one document run
+entries except `examples/`, a copy (commands may write there; files over 16 MiB, such as
+generated benchmark models, are symlinked). The blocks of one document run
 in order in that folder (so a block may use the files an earlier one wrote), with PATH
 starting with build/tools. Exit 0 when every block that runs succeeds, 1 otherwise.
 """
@@ -32,6 +33,7 @@ import tempfile
 RUN_LANGS = ("sh", "xml", "c", "python", "json")
 SUFFIX = {"sh": "sh", "xml": "xml", "c": "c", "python": "py", "json": "json"}
 DEFAULT_TIMEOUT = 300
+COPY_MAX = 16 << 20     # build/examples files larger than this are symlinked, not copied
 DIRECTIVE = re.compile(r"<!--\s*doctest:\s*(.*?)\s*-->", re.S)
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
 
@@ -173,10 +175,19 @@ def make_sandbox(src, build, tmp):
         full = os.path.join(build, e)
         if e == "examples":
             shutil.copytree(full, os.path.join(bdir, e), symlinks=True,
-                            ignore=shutil.ignore_patterns("*.p", "meson-*"))
+                            ignore=shutil.ignore_patterns("*.p", "meson-*"),
+                            copy_function=copy_small)
         else:
             os.symlink(full, os.path.join(bdir, e))
     return box
+
+
+def copy_small(src, dst):
+    """Copies a file, or symlinks it when it is large (generated benchmark models)."""
+    if os.path.getsize(src) > COPY_MAX:
+        os.symlink(src, dst)
+    else:
+        shutil.copy2(src, dst)
 
 
 def c_flags(build):
