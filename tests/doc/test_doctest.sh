@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/doc/test_doctest.sh: the doc-test runner on fixture documents (tests/doc/fixtures):
-# ok.md passes (every kind of block and directive), each fail_*.md fails with its message.
+# ok.md passes (every kind of block and directive), each fail_*.md fails with its message;
+# --list and --check-list find the documents.
 #
 #   sh test_doctest.sh PYTHON DOCTEST.PY FIXTURES BUILD_DIR
 set -u
@@ -47,4 +48,20 @@ expect fail_directive.md 1 "fail_directive.md:1: unknown directive 'doctest: sik
 expect fail_c.md 1 'FAIL fail_c.md:1: c block' 'undeclared (first use' \
     'FAIL fail_c.md:5: xml block' '[cinn.precision]'
 expect missing.md 1 'FAIL missing.md: no such document'
+# --list finds every document under the conventions' places; --check-list names a new one
+mkdir -p "$tmp/src/docs/sub" "$tmp/src/examples" "$tmp/src/tests"
+touch "$tmp/src/README.md" "$tmp/src/docs/a.md" "$tmp/src/docs/sub/b.md" \
+    "$tmp/src/examples/README.md" "$tmp/src/tests/not-a-doc.md"
+got=$("$py" "$runner" --srcdir "$tmp/src" --list | tr '\n' ' ')
+if [ "$got" != "README.md docs/a.md docs/sub/b.md examples/README.md " ]; then
+    echo "FAIL: --list gave '$got'"
+    fails=$((fails + 1))
+fi
+"$py" "$runner" --srcdir "$tmp/src" --check-list README.md docs/a.md examples/README.md \
+    >"$tmp/out" 2>&1
+if [ $? -ne 1 ] || ! grep -qF "new: ['docs/sub/b.md']" "$tmp/out"; then
+    echo "FAIL: --check-list did not report the new document:"
+    cat "$tmp/out"
+    fails=$((fails + 1))
+fi
 [ "$fails" -eq 0 ] || exit 1
