@@ -3,12 +3,16 @@
 # ok.md passes (every kind of block and directive), each fail_*.md fails with its message;
 # --list and --check-list find the documents.
 #
-#   sh test_doctest.sh PYTHON DOCTEST.PY FIXTURES BUILD_DIR
+#   sh test_doctest.sh PYTHON DOCTEST.PY FIXTURES BUILD_DIR [RUNNER_OPTION ...]
+#
+# RUNNER_OPTIONs (--cc, --cflag=...) are passed on to every run on a fixture.
 set -u
 py=$1
 runner=$2
 fx=$3
 build=$4
+shift 4
+opts=$*
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_doctest.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fails=0
@@ -17,7 +21,8 @@ expect() {
     doc=$1
     want=$2
     shift 2
-    "$py" "$runner" --srcdir "$fx" --builddir "$build" "$doc" >"$tmp/out" 2>&1
+    # shellcheck disable=SC2086
+    "$py" "$runner" --srcdir "$fx" --builddir "$build" $opts "$doc" >"$tmp/out" 2>&1
     rc=$?
     if [ "$rc" -ne "$want" ]; then
         echo "FAIL: $doc: exit $rc, expected $want"
