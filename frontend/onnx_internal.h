@@ -9,6 +9,7 @@
  *   onnx_map_move.c  data movement (Identity, Reshape, ..., Resize)
  *   onnx_map_arith.c elementwise arithmetic, Clip, Relu, Where, BitShift, reductions, the
  *                    Div -> Floor pattern
+ *   onnx_map_cast.c  Cast, CastLike
  *   onnx_map_nn.c    Conv, ConvInteger, Gemm, MatMul, MatMulInteger (constant B), MaxPool
  *   onnx_map_pool.c  AveragePool, GlobalAveragePool (exact floored averages; onnx_nn.h)
  *   onnx_map_matmul_dyn.c  MatMul, MatMulInteger, QLinearMatMul of a computed B

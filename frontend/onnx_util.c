@@ -52,13 +52,15 @@ bool fe_onnx_input_is_param(const char *op_type, uint32_t k)
     return info && k < 32 && (info->params >> k & 1u);
 }
 
+/* A CVM precision p holds -(2^(p-1) - 1)..2^(p-1) - 1: int8's -128 needs 9 bits, int16's
+ * -32768 17 (int32's -2^31 is outside int32's precision and refused at the edge). */
 int32_t onnx_type_prec(int32_t t)
 {
     switch (t) {
     case ONNX_T_BOOL: return 2;
-    case ONNX_T_INT8: return 8;
+    case ONNX_T_INT8: return 9;
     case ONNX_T_UINT8: return 9;
-    case ONNX_T_INT16: return 16;
+    case ONNX_T_INT16: return 17;
     case ONNX_T_UINT16: return 17;
     case ONNX_T_INT32: case ONNX_T_INT64: return 32;
     default: return 0;
