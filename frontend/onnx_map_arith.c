@@ -284,6 +284,43 @@ Status onnx_map_clip(OnnxCtx *c)
     return onnx_out_run(c, 0, r, x->type);
 }
 
+/* BitShift by a computed amount y (uint8 / uint16 of `bits` bits): amounts of bits or more
+ * give 0, as onnxruntime's C++ shifts of the promoted value do. y is clipped to 0..bits and
+ * the shift is done in stages of at most 8 bits, so that every product stays within 27 bits:
+ * stage j shifts by k_j = clip(y - 8j, 0, 8), with 2^k_j (LEFT) or 2^(8 - k_j) (RIGHT) looked
+ * up in a table of bits + 1 entries indexed by y; LEFT multiplies and wraps to the type,
+ * RIGHT multiplies and floors by 2^8. */
+static Status bitshift_computed(OnnxCtx *c, OnnxVal *x, OnnxVal *y, bool left, int bits)
+{
+    OgEdge r, ey, m;
+    Status st = onnx_edge(c, x, &r);
+    if (st == ST_OK)
+        st = onnx_edge(c, y, &ey);
+    if (st == ST_OK)
+        st = onnx_clip(c, ey, 0, bits, &ey);
+    for (int j = 0; st == ST_OK && j < bits / 8; j++) {
+        int32_t tab[17];
+        for (int k = 0; k <= bits; k++) {
+            int kj = k - 8 * j < 0 ? 0 : k - 8 * j > 8 ? 8 : k - 8 * j;
+            tab[k] = (int32_t)1 << (left ? kj : 8 - kj);
+        }
+        OgShape ts = {1, {bits + 1}};
+        OgEdge et;
+        st = onnx_const_i32(c, "pow2", &ts, tab, &et);
+        if (st == ST_OK)
+            st = onnx_cvm(c, CVM_OP_cvm_lut, "pow2", (OgEdge[]){ey, et}, 2, NULL, &m);
+        if (st == ST_OK)
+            st = onnx_cvm(c, CVM_OP_broadcast_mul, "shift", (OgEdge[]){r, m}, 2, NULL, &r);
+        if (st == ST_OK && left)
+            st = onnx_wrap(c, r, x->type, &r);
+        if (st == ST_OK && !left)
+            st = onnx_floor_shift(c, r, 8, &r);
+    }
+    if (st == ST_OK && !left)   /* states the type's precision; no value changes */
+        st = onnx_clip(c, r, 0, bits == 8 ? 255 : 65535, &r);
+    return st == ST_OK ? onnx_out_run(c, 0, r, x->type) : st;
+}
+
 Status onnx_map_bitshift(OnnxCtx *c)
 {
     static const char *const ok[] = {"direction", NULL};
@@ -310,6 +347,8 @@ Status onnx_map_bitshift(OnnxCtx *c)
     if (!onnx_bcast_shape(&sx, &sy, &so))
         return onnx_fail(c, "onnx.shape.broadcast", "the inputs' shapes do not broadcast");
     int bits = x->type == ONNX_T_UINT8 ? 8 : 16;
+    if (y->kind != OV_CONST)
+        return bitshift_computed(c, x, y, left, bits);
     /* x << y = x * 2^y, wrapped; x >> y = floor(x * 2^(S - y) / 2^S) with S the largest
      * shift: one multiply by constants and one arithmetic right shift, exact */
     OgShape ps = sy;

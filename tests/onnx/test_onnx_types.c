@@ -20,44 +20,54 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Runs the one-input model m on the ONNX-side integer values v (an array of dtype dt in the
- * input's shape) through fe_onnx_run, and through the compiled graph (otu_run_both); the two
- * must agree. out[] gets fe_onnx_run's outputs (og_tensor_free each). */
-static void run_ints(OnnxModel *m, NpyDtype dt, const int32_t *v, OgTensor *out)
+/* Runs m on the ONNX-side integer values v[k] of input k (arrays of dtype dt in the inputs'
+ * shapes) through fe_onnx_run, and through the compiled graph (otu_run_both); the two must
+ * agree. out[] gets fe_onnx_run's outputs (og_tensor_free each). */
+static void run_ints_n(OnnxModel *m, NpyDtype dt, const int32_t *const *v, OgTensor *out)
 {
-    assert_int_equal(m->ninputs, 1);
-    const OnnxEdge *e = &m->inputs[0];
-    NpyArray a;
-    memset(&a, 0, sizeof a);
-    a.dtype = dt;
-    a.ndim = e->shape.ndim;
-    for (uint32_t j = 0; j < a.ndim; j++)
-        a.shape[j] = e->shape.d[j];
-    a.count = og_shape_volume(&e->shape);
-    a.i32 = (int32_t *)v;
-    FeModelInput fi = {e->name, &a, "x.npy"};
+    enum { MAXIN = 4 };
+    assert_true(m->ninputs <= MAXIN && m->noutputs <= 8);
+    NpyArray a[MAXIN];
+    FeModelInput fi[MAXIN];
+    OgTensor conv[MAXIN], out2[8];
     Diag d;
     diag_init(&d, "model.onnx");
-    Status st = fe_onnx_run(m, &fi, 1, out, &d);
+    for (uint32_t k = 0; k < m->ninputs; k++) {
+        const OnnxEdge *e = &m->inputs[k];
+        memset(&a[k], 0, sizeof a[k]);
+        a[k].dtype = dt;
+        a[k].ndim = e->shape.ndim;
+        for (uint32_t j = 0; j < a[k].ndim; j++)
+            a[k].shape[j] = e->shape.d[j];
+        a[k].count = og_shape_volume(&e->shape);
+        a[k].i32 = (int32_t *)v[k];
+        fi[k] = (FeModelInput){e->name, &a[k], "x.npy"};
+        int64_t *ints = malloc((size_t)a[k].count * sizeof *ints);
+        assert_non_null(ints);
+        for (int64_t i = 0; i < a[k].count; i++)
+            ints[i] = v[k][i];
+        assert_int_equal(fe_onnx_input_convert(m, k, ints, NULL, a[k].count, &conv[k], &d),
+                         ST_OK);
+        free(ints);
+    }
+    Status st = fe_onnx_run(m, fi, m->ninputs, out, &d);
     if (st != ST_OK)
         diag_print(&d, stderr, "fe_onnx_run");
     assert_int_equal(st, ST_OK);
-    int64_t *ints = malloc((size_t)a.count * sizeof *ints);
-    assert_non_null(ints);
-    for (int64_t i = 0; i < a.count; i++)
-        ints[i] = v[i];
-    OgTensor conv, out2[8];
-    assert_true(m->noutputs <= 8);
-    assert_int_equal(fe_onnx_input_convert(m, 0, ints, NULL, a.count, &conv, &d), ST_OK);
-    otu_run_both(m, &conv, out2);
+    otu_run_both(m, conv, out2);
     for (uint32_t j = 0; j < m->noutputs; j++) {
         assert_int_equal(out[j].count, out2[j].count);
         assert_memory_equal(out[j].data, out2[j].data, (size_t)out[j].count * sizeof(int32_t));
         og_tensor_free(&out2[j]);
     }
-    og_tensor_free(&conv);
-    free(ints);
+    for (uint32_t k = 0; k < m->ninputs; k++)
+        og_tensor_free(&conv[k]);
     diag_finish(&d);
+}
+
+static void run_ints(OnnxModel *m, NpyDtype dt, const int32_t *v, OgTensor *out)
+{
+    run_ints_n(m, dt, (const int32_t *const[]){v}, out);
 }
 
 /* What a C cast to a type of `bits` bits gives, by modular arithmetic. */
@@ -341,6 +351,59 @@ static void test_cast_refused(void **state)
     }
 }
 
+/* ---- BitShift by computed amounts ---- */
+
+/* x << y and x >> y for uint8 (every x, y) and uint16 (x over its range, y 0..19): as
+ * onnxruntime's shifts of the promoted value give them (amounts of the width or more: 0). */
+static void check_bitshift(int32_t type, NpyDtype dt, int bits)
+{
+    int64_t nx = type == ONNX_T_UINT8 ? 256 : 1024, ny = type == ONNX_T_UINT8 ? 256 : 20;
+    int64_t n = nx * ny;
+    OnnxBuilder *b = fe_onnx_builder_create(11);
+    fe_onnx_builder_input(b, "x", type, DIMS(nx, ny));
+    fe_onnx_builder_input(b, "y", type, DIMS(nx, ny));
+    fe_onnx_builder_output(b, "l", type, DIMS(nx, ny));
+    fe_onnx_builder_output(b, "r", type, DIMS(nx, ny));
+    OnnxBuildAttr dl = {.name = "direction", .kind = OBA_STRING, .s = "LEFT"};
+    OnnxBuildAttr dr = {.name = "direction", .kind = OBA_STRING, .s = "RIGHT"};
+    fe_onnx_builder_node(b, "BitShift", "shl", NAMES("x", "y"), NAMES("l"), &dl, 1);
+    fe_onnx_builder_node(b, "BitShift", "shr", NAMES("x", "y"), NAMES("r"), &dr, 1);
+    size_t len;
+    uint8_t *buf = otu_pack(b, &len);
+    OnnxModel *m = otu_load(buf, len, NULL);
+    free(buf);
+    int32_t *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
+    assert_true(x && y);
+    int64_t top = ((int64_t)1 << bits) - 1;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t xi = i / ny;
+        x[i] = (int32_t)(nx == 256 ? xi : (xi * 65535 / (nx - 1)) ^ (xi & 7));
+        y[i] = (int32_t)(i % ny);
+    }
+    OgTensor out[2];
+    run_ints_n(m, dt, (const int32_t *const[]){x, y}, out);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t wl = y[i] >= bits ? 0 : ((int64_t)x[i] << y[i]) & top;
+        int64_t wr = y[i] >= bits ? 0 : x[i] >> y[i];
+        if (out[0].data[i] != wl || out[1].data[i] != wr)
+            fail_msg("%s %d by %d: << %d (want %lld), >> %d (want %lld)",
+                     fe_onnx_type_name(type), x[i], y[i], out[0].data[i], (long long)wl,
+                     out[1].data[i], (long long)wr);
+    }
+    og_tensor_free(&out[0]);
+    og_tensor_free(&out[1]);
+    free(x);
+    free(y);
+    fe_onnx_destroy(m);
+}
+
+static void test_bitshift_computed(void **state)
+{
+    (void)state;
+    check_bitshift(ONNX_T_UINT8, NPY_U8, 8);
+    check_bitshift(ONNX_T_UINT16, NPY_I32, 16);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -351,6 +414,7 @@ int main(void)
         cmocka_unit_test(test_cast_chain),
         cmocka_unit_test(test_cast_constants),
         cmocka_unit_test(test_cast_refused),
+        cmocka_unit_test(test_bitshift_computed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
