@@ -89,12 +89,7 @@ Status fe_onnx_input_convert(const OnnxModel *m, uint32_t k, const int64_t *ints
     const OgNode *in = og_input(m->g, k);
     if (!in || !og_tensor_alloc(out, &in->out_shape[0]))
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
-    int64_t lo, hi;
-    onnx_type_range(e->int_type, &lo, &hi);
-    if (e->kind == ONNX_EDGE_FLOAT_INT) {
-        hi = og_prec_alpha(e->prec);
-        lo = -hi;
-    }
+    int64_t lo = e->lo, hi = e->hi;
     for (int64_t i = 0; i < n; i++) {
         int64_t v;
         if (e->kind == ONNX_EDGE_FLOAT_BITS) {

@@ -29,7 +29,8 @@ static Status two_inputs(OnnxCtx *c, OnnxVal **a, OnnxVal **b)
                          fe_onnx_type_name((*a)->type), fe_onnx_type_name((*b)->type));
     OgShape sa = onnx_shape(*a), sb = onnx_shape(*b), so;
     if (!onnx_bcast_shape(&sa, &sb, &so))
-        return onnx_fail(c, "onnx.shape.broadcast", "the inputs' shapes do not broadcast");
+        return onnx_fail_shapes(c, "onnx.shape.broadcast", "the inputs' shapes do not "
+                                "broadcast", &sa, &sb);
     return ST_OK;
 }
 
@@ -184,7 +185,8 @@ static Status extremum(OnnxCtx *c, bool is_min)
             return onnx_fail(c, "onnx.type", "input %u has type %s, input 0 %s", k,
                              fe_onnx_type_name(x->type), fe_onnx_type_name(type));
         if (!onnx_bcast_shape(&acc_shape, &s, &so))
-            return onnx_fail(c, "onnx.shape.broadcast", "input %u does not broadcast", k);
+            return onnx_fail_shapes(c, "onnx.shape.broadcast", "input 0 .. input k - 1 "
+                                    "broadcast together and input k do not", &acc_shape, &s);
         OgEdge e;
         if ((st = onnx_edge(c, x, &e)) != ST_OK)
             return st;
@@ -345,7 +347,8 @@ Status onnx_map_bitshift(OnnxCtx *c)
                          fe_onnx_type_name(y->type), fe_onnx_type_name(x->type));
     OgShape sx = onnx_shape(x), sy = onnx_shape(y), so;
     if (!onnx_bcast_shape(&sx, &sy, &so))
-        return onnx_fail(c, "onnx.shape.broadcast", "the inputs' shapes do not broadcast");
+        return onnx_fail_shapes(c, "onnx.shape.broadcast", "the inputs' shapes do not "
+                                "broadcast", &sx, &sy);
     int bits = x->type == ONNX_T_UINT8 ? 8 : 16;
     if (y->kind != OV_CONST)
         return bitshift_computed(c, x, y, left, bits);
@@ -400,8 +403,12 @@ Status onnx_map_where(OnnxCtx *c)
     OgShape s[3], so, t;
     for (int k = 0; k < 3; k++)
         s[k] = onnx_shape(v[k]);
-    if (!onnx_bcast_shape(&s[0], &s[1], &t) || !onnx_bcast_shape(&t, &s[2], &so))
-        return onnx_fail(c, "onnx.shape.broadcast", "the inputs' shapes do not broadcast");
+    if (!onnx_bcast_shape(&s[0], &s[1], &t))
+        return onnx_fail_shapes(c, "onnx.shape.broadcast", "the condition and X do not "
+                                "broadcast", &s[0], &s[1]);
+    if (!onnx_bcast_shape(&t, &s[2], &so))
+        return onnx_fail_shapes(c, "onnx.shape.broadcast", "the condition and X broadcast "
+                                "together and Y do not", &t, &s[2]);
     if (so.ndim == 0)
         so.ndim = 1, so.d[0] = 1;
     OgEdge e[3], r;

@@ -45,16 +45,7 @@ static int64_t wrap_int(int64_t v, int32_t t)
 /* The constant x cast to type t on the host. */
 static Status cast_const(OnnxCtx *c, const OnnxVal *x, int32_t t, OnnxTensor *out)
 {
-    *out = x->c;
-    out->type = t;
-    out->i = NULL;
-    out->f = NULL;
-    size_t n = x->c.count ? (size_t)x->c.count : 1;
-    if (t == ONNX_T_FLOAT)
-        out->f = malloc(n * sizeof *out->f);
-    else
-        out->i = malloc(n * sizeof *out->i);
-    if (!out->f && !out->i)
+    if (!onnx_tensor_retype(&x->c, t, out))
         return onnx_oom(c);
     for (int64_t k = 0; k < x->c.count; k++) {
         if (t == ONNX_T_FLOAT) {

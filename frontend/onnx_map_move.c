@@ -259,9 +259,12 @@ Status onnx_map_concat(OnnxCtx *c)
                              "%s and rank %u", k, fe_onnx_type_name(x->type), s.ndim,
                              fe_onnx_type_name(type), s0.ndim);
         for (uint32_t j = 0; j < s.ndim; j++)
-            if (j != axis && s.d[j] != s0.d[j])
-                return onnx_fail(c, "onnx.shape.concat", "input %u differs from input 0 in "
-                                 "dim %u", k, j);
+            if (j != axis && s.d[j] != s0.d[j]) {
+                char sa[128], sb[128];
+                return onnx_fail(c, "onnx.shape.concat", "input %u %s differs from input 0 %s "
+                                 "in dim %u", k, og_shape_str(&s, sa, sizeof sa),
+                                 og_shape_str(&s0, sb, sizeof sb), j);
+            }
         os.d[axis] += s.d[axis];
         all_const = all_const && x->kind == OV_CONST;
     }
@@ -588,7 +591,8 @@ Status onnx_map_expand(OnnxCtx *c)
         want.d[k] = sv[k];
     }
     if (!onnx_bcast_shape(&in, &want, &os))
-        return onnx_fail(c, "onnx.shape.expand", "the input does not broadcast to the shape");
+        return onnx_fail_shapes(c, "onnx.shape.expand", "the input does not broadcast to the "
+                                "shape", &in, &want);
     if ((st = check_limits(c, &os)) != ST_OK)
         return st;
     int32_t *idx = alloc_idx(c, &os, &st);

@@ -103,6 +103,14 @@ Status onnx_fail(OnnxCtx *c, const char *rule, const char *fmt, ...)
     return diag_add(c->d, ST_LOGIC, rule, where, "%s", what);
 }
 
+Status onnx_fail_shapes(OnnxCtx *c, const char *rule, const char *what, const OgShape *a,
+                        const OgShape *b)
+{
+    char sa[128], sb[128];
+    return onnx_fail(c, rule, "%s: %s and %s", what, og_shape_str(a, sa, sizeof sa),
+                     og_shape_str(b, sb, sizeof sb));
+}
+
 Status onnx_oom(OnnxCtx *c)
 {
     return diag_add(c->d, ST_RUNTIME, "oom", NULL, "out of memory");

@@ -270,7 +270,7 @@ static void run_test(Run *r, const char *dir, const char *name)
             goto done;
         }
     }
-    OnnxOptions opt = {prec_of(fmax), bind, nbind};
+    OnnxOptions opt = {.float_prec = prec_of(fmax), .bind = bind, .nbind = nbind};
     Status st = fe_onnx_load_mem(buf, len, &opt, &m, &d);
     if (st == ST_LOGIC) {
         first_error(&d, rule, sizeof rule, msg, sizeof msg);

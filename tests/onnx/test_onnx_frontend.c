@@ -699,6 +699,58 @@ static void test_limits(void **state)
     free(buf);
 }
 
+/* Shape errors name both shapes: Add, Where, Concat, MatMul, Conv, Expand. */
+static void test_shape_errors_both_shapes(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 6; k++) {
+        OnnxBuilder *b = fe_onnx_builder_create(13);
+        fe_onnx_builder_input(b, "x", ONNX_T_INT8, DIMS(2, 3));
+        fe_onnx_builder_input(b, "z", ONNX_T_INT8, DIMS(4, 3));
+        fe_onnx_builder_output(b, "y", ONNX_T_INT32, DIMS(1));
+        static const char *const want[][2] = {
+            {"(2, 3)", "(4, 3)"}, {"(2, 3)", "(4, 3)"}, {"(4, 3)", "(2, 3)"},
+            {"(2, 3)", "(4, 3)"}, {"(2, 2, 1, 1)", "(1, 3, 4, 4)"}, {"(2, 3)", "(5, 3)"},
+        };
+        static const char *const rules[] = {"onnx.shape.broadcast", "onnx.shape.broadcast",
+                                            "onnx.shape.concat", "onnx.shape.matmul",
+                                            "onnx.shape.conv", "onnx.shape.expand"};
+        OnnxBuildAttr axis = {.name = "axis", .kind = OBA_INT, .i = 0};
+        if (k == 0) {
+            fe_onnx_builder_node(b, "Add", "add", NAMES("x", "z"), NAMES("y"), NULL, 0);
+        } else if (k == 1) {
+            fe_onnx_builder_init(b, "c", ONNX_T_BOOL, DIMS(2, 3),
+                                 (const int64_t[]){1, 0, 1, 0, 1, 0}, NULL);
+            fe_onnx_builder_node(b, "Where", "w", NAMES("c", "x", "z"), NAMES("y"), NULL, 0);
+        } else if (k == 2) {
+            axis.i = 1;
+            fe_onnx_builder_node(b, "Concat", "cat", NAMES("x", "z"), NAMES("y"), &axis, 1);
+        } else if (k == 3) {
+            fe_onnx_builder_node(b, "MatMulInteger", "mm", NAMES("x", "z"), NAMES("y"), NULL,
+                                 0);
+        } else if (k == 4) {
+            fe_onnx_builder_init(b, "w", ONNX_T_INT8, DIMS(2, 2, 1, 1),
+                                 (const int64_t[]){1, 2, 3, 4}, NULL);
+            fe_onnx_builder_node(b, "Reshape", "r", NAMES("z", "s"), NAMES("x4"), NULL, 0);
+            fe_onnx_builder_init(b, "s", ONNX_T_INT64, DIMS(4), (const int64_t[]){1, 3, 2, 2},
+                                 NULL);
+            fe_onnx_builder_node(b, "Tile", "t", NAMES("x4", "rep"), NAMES("x44"), NULL, 0);
+            fe_onnx_builder_init(b, "rep", ONNX_T_INT64, DIMS(4), (const int64_t[]){1, 1, 2, 2},
+                                 NULL);
+            fe_onnx_builder_node(b, "ConvInteger", "conv", NAMES("x44", "w"), NAMES("y"), NULL,
+                                 0);
+        } else {
+            fe_onnx_builder_init(b, "s", ONNX_T_INT64, DIMS(2), (const int64_t[]){5, 3}, NULL);
+            fe_onnx_builder_node(b, "Expand", "e", NAMES("x", "s"), NAMES("y"), NULL, 0);
+        }
+        size_t len;
+        uint8_t *buf = otu_pack(b, &len);
+        otu_refused(buf, len, NULL, rules[k], want[k][0]);
+        otu_refused(buf, len, NULL, rules[k], want[k][1]);
+        free(buf);
+    }
+}
+
 /* ---- the example models ---- */
 
 static void run_example(const char *name)
@@ -1407,6 +1459,7 @@ int main(void)
         cmocka_unit_test(test_div_uint8_all_pairs),
         cmocka_unit_test(test_unsupported_all),
         cmocka_unit_test(test_nonintegral_weights),
+        cmocka_unit_test(test_shape_errors_both_shapes),
         cmocka_unit_test(test_div_floor_pattern),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_example_qnet),

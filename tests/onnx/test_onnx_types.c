@@ -179,6 +179,7 @@ static void check_cast_all(int32_t src)
     assert_non_null(v);
     for (int i = 0; i < 65536; i++)
         v[i] = i - 32768 + (src == ONNX_T_FLOAT);   /* a float input holds +-32767 */
+    OgTensor out[N_INT_TYPES + 1];
     if (src == ONNX_T_FLOAT) {
         /* through the edge conversion of float values */
         Diag d;
@@ -191,36 +192,23 @@ static void check_cast_all(int32_t src)
             v[i] = (int32_t)f[i];
         OgTensor conv;
         assert_int_equal(fe_onnx_input_convert(m, 0, NULL, f, 65536, &conv, &d), ST_OK);
-        OgTensor out[N_INT_TYPES + 1];
         otu_run_both(m, &conv, out);
-        for (size_t k = 0; k <= N_INT_TYPES; k++) {
-            for (int i = 0; i < 65536; i++) {
-                int64_t want = k < N_INT_TYPES ? c_cast(v[i], int_types[k].bits,
-                                                        int_types[k].is_signed) : v[i] != 0;
-                if (out[k].data[i] != want)
-                    fail_msg("float %d to %s: %d, want %lld", v[i],
-                             fe_onnx_type_name(m->outputs[k].onnx_type), out[k].data[i],
-                             (long long)want);
-            }
-            og_tensor_free(&out[k]);
-        }
         og_tensor_free(&conv);
         free(f);
         diag_finish(&d);
     } else {
-        OgTensor out[N_INT_TYPES + 1];
         run_ints(m, NPY_I16, v, out);
-        for (size_t k = 0; k <= N_INT_TYPES; k++) {
-            for (int i = 0; i < 65536; i++) {
-                int64_t want = k < N_INT_TYPES ? c_cast(v[i], int_types[k].bits,
-                                                        int_types[k].is_signed) : v[i] != 0;
-                if (out[k].data[i] != want)
-                    fail_msg("int16 %d to %s: %d, want %lld", v[i],
-                             fe_onnx_type_name(m->outputs[k].onnx_type), out[k].data[i],
-                             (long long)want);
-            }
-            og_tensor_free(&out[k]);
+    }
+    for (size_t k = 0; k <= N_INT_TYPES; k++) {
+        for (int i = 0; i < 65536; i++) {
+            int64_t want = k < N_INT_TYPES ? c_cast(v[i], int_types[k].bits,
+                                                    int_types[k].is_signed) : v[i] != 0;
+            if (out[k].data[i] != want)
+                fail_msg("%s %d to %s: %d, want %lld", fe_onnx_type_name(src), v[i],
+                         fe_onnx_type_name(m->outputs[k].onnx_type), out[k].data[i],
+                         (long long)want);
         }
+        og_tensor_free(&out[k]);
     }
     for (size_t k = 0; k <= N_INT_TYPES; k++)
         assert_int_equal(m->outputs[k].onnx_type,
