@@ -24,7 +24,8 @@ static bool cast_target(int32_t t)
 }
 
 /* v converted to integer type t as C converts to a type of that width: modulo 2^bits, in
- * the type's range. int64 (and uint64 values, which are held below 2^63) stay as they are. */
+ * the type's range. int64 and uint64 (the caller refuses negative values for it) stay as they
+ * are. */
 static int64_t wrap_int(int64_t v, int32_t t)
 {
     if (t == ONNX_T_BOOL)
@@ -68,6 +69,13 @@ static Status cast_const(OnnxCtx *c, const OnnxVal *x, int32_t t, OnnxTensor *ou
         } else {
             v = x->c.i[k];
         }
+        if (t == ONNX_T_UINT64 && v < 0) {   /* 2^64 + v: no int64 holds it */
+            free(out->i);
+            out->i = NULL;
+            return onnx_fail(c, "onnx.value.range", "element %lld of the constant is %lld: as "
+                             "uint64 it is 2^64 + (%lld), beyond the values the frontend holds",
+                             (long long)k, (long long)v, (long long)v);
+        }
         out->i[k] = wrap_int(v, t);
     }
     return ST_OK;
@@ -100,7 +108,7 @@ static Status cast_to(OnnxCtx *c, int32_t t)
         return st;
     if (!cast_target(t))
         return onnx_fail(c, "onnx.type", "a cast to %s is not supported: the targets are bool, "
-                         "uint8, int8, uint16, int16, int32, int64 and float",
+                         "uint8, int8, uint16, int16, int32, int64, uint32, uint64 and float",
                          fe_onnx_type_name(t));
     if (x->kind == OV_CONST) {
         OnnxTensor out;

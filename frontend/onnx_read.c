@@ -225,8 +225,8 @@ static Status make_input(OnnxCtx *c, const RtInput *ri, const Onnx__GraphProto *
         e->prec = onnx_type_prec(ri->type);
         if (!e->prec)
             return gfail(c, "onnx.type", where, "has element type %s; the frontend reads int8, "
-                         "uint8, int16, uint16, int32, int64 (values within int32), bool and "
-                         "float", fe_onnx_type_name(ri->type));
+                         "uint8, int16, uint16, int32, int64, uint32, uint64 (these three with "
+                         "values within int32), bool and float", fe_onnx_type_name(ri->type));
         onnx_type_range(ri->type, &e->lo, &e->hi);
         if (rg && (rg->lo < e->lo || rg->hi > e->hi))
             return gfail(c, "onnx.input.range", where, "the range %lld..%lld leaves the "

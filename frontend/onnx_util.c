@@ -62,7 +62,7 @@ int32_t onnx_type_prec(int32_t t)
     case ONNX_T_UINT8: return 9;
     case ONNX_T_INT16: return 17;
     case ONNX_T_UINT16: return 17;
-    case ONNX_T_INT32: case ONNX_T_INT64: return 32;
+    case ONNX_T_INT32: case ONNX_T_INT64: case ONNX_T_UINT32: case ONNX_T_UINT64: return 32;
     default: return 0;
     }
 }
@@ -75,7 +75,7 @@ void onnx_type_range(int32_t t, int64_t *lo, int64_t *hi)
     case ONNX_T_UINT8: *lo = 0, *hi = UINT8_MAX; break;
     case ONNX_T_INT16: *lo = INT16_MIN, *hi = INT16_MAX; break;
     case ONNX_T_UINT16: *lo = 0, *hi = UINT16_MAX; break;
-    case ONNX_T_UINT32: *lo = 0, *hi = UINT32_MAX; break;
+    case ONNX_T_UINT32: case ONNX_T_UINT64: *lo = 0, *hi = INT32_MAX; break;
     default: *lo = -(int64_t)INT32_MAX, *hi = INT32_MAX; break;
     }
 }

@@ -122,26 +122,38 @@ static void test_int8_int16_full_range(void **state)
     check_full_range(ONNX_T_INT16, NPY_I16, 16);
 }
 
-/* A value outside the input's type is still refused at the edge [onnx.input.value]. */
-static void test_int8_out_of_range(void **state)
+/* A value outside the input's type (int8), or for uint32 outside int32, is refused at the
+ * edge [onnx.input.value]; uint32 values up to 2^31 - 1 pass. */
+static void test_input_out_of_range(void **state)
 {
     (void)state;
-    OnnxBuilder *b = fe_onnx_builder_create(13);
-    fe_onnx_builder_input(b, "x", ONNX_T_INT8, DIMS(2));
-    fe_onnx_builder_output(b, "y", ONNX_T_INT8, DIMS(2));
-    fe_onnx_builder_node(b, "Relu", "r", NAMES("x"), NAMES("y"), NULL, 0);
-    size_t len;
-    uint8_t *buf = otu_pack(b, &len);
-    OnnxModel *m = otu_load(buf, len, NULL);
-    free(buf);
-    Diag d;
-    diag_init(&d, "model.onnx");
-    OgTensor t;
-    assert_int_equal(fe_onnx_input_convert(m, 0, (const int64_t[]){-129, 0}, NULL, 2, &t, &d),
-                     ST_LOGIC);
-    assert_true(diag_find(&d, "onnx.input.value") >= 0);
-    diag_finish(&d);
-    fe_onnx_destroy(m);
+    static const int32_t types[] = {ONNX_T_INT8, ONNX_T_UINT32, ONNX_T_UINT32};
+    static const int64_t bad[] = {-129, (int64_t)1 << 31, -1};
+    for (int k = 0; k < 3; k++) {
+        OnnxBuilder *b = fe_onnx_builder_create(13);
+        fe_onnx_builder_input(b, "x", types[k], DIMS(2));
+        fe_onnx_builder_output(b, "y", types[k], DIMS(2));
+        fe_onnx_builder_node(b, "Relu", "r", NAMES("x"), NAMES("y"), NULL, 0);
+        size_t len;
+        uint8_t *buf = otu_pack(b, &len);
+        OnnxModel *m = otu_load(buf, len, NULL);
+        free(buf);
+        Diag d;
+        diag_init(&d, "model.onnx");
+        OgTensor t;
+        assert_int_equal(fe_onnx_input_convert(m, 0, (const int64_t[]){bad[k], 0}, NULL, 2, &t,
+                                               &d), ST_LOGIC);
+        assert_true(diag_find(&d, "onnx.input.value") >= 0);
+        if (types[k] == ONNX_T_UINT32) {
+            int32_t v[2] = {INT32_MAX, 0};
+            OgTensor out;
+            run_ints(m, NPY_I32, v, &out);
+            assert_int_equal(out.data[0], INT32_MAX);
+            og_tensor_free(&out);
+        }
+        diag_finish(&d);
+        fe_onnx_destroy(m);
+    }
 }
 
 /* ---- Cast ---- */
@@ -313,27 +325,32 @@ static void test_cast_constants(void **state)
 }
 
 /* Targets and constants a cast cannot take: double [onnx.type], a NaN cast to an integer
- * [onnx.value.range], no 'to' [onnx.attr]. */
+ * [onnx.value.range], no 'to' [onnx.attr], a computed value to uint32 [onnx.overflow], a
+ * negative constant to uint64 [onnx.value.range]. */
 static void test_cast_refused(void **state)
 {
     (void)state;
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 5; k++) {
         OnnxBuilder *b = fe_onnx_builder_create(13);
         fe_onnx_builder_input(b, "x", ONNX_T_INT32, DIMS(2));
+        fe_onnx_builder_init(b, "neg", ONNX_T_INT32, DIMS(2), (const int64_t[]){3, -5}, NULL);
         fe_onnx_builder_output(b, "y", ONNX_T_INT32, DIMS(2));
         float nan;
         uint32_t nb = 0x7fc00000u;
         memcpy(&nan, &nb, sizeof nan);
         fe_onnx_builder_init(b, "c", ONNX_T_FLOAT, DIMS(2), NULL, (const float[]){1.0f, nan});
-        OnnxBuildAttr to = {.name = "to", .kind = OBA_INT,
-                            .i = k == 0 ? ONNX_T_DOUBLE : ONNX_T_INT32};
-        fe_onnx_builder_node(b, "Cast", "cast", k == 0 ? NAMES("x") : NAMES("c"), NAMES("t"),
-                             &to, k == 2 ? 0 : 1);
+        static const int32_t to_type[] = {ONNX_T_DOUBLE, ONNX_T_INT32, ONNX_T_INT32,
+                                          ONNX_T_UINT32, ONNX_T_UINT64};
+        OnnxBuildAttr to = {.name = "to", .kind = OBA_INT, .i = to_type[k]};
+        const char *const *in = k == 0 || k == 3 ? NAMES("x") : k == 4 ? NAMES("neg")
+                                                                      : NAMES("c");
+        fe_onnx_builder_node(b, "Cast", "cast", in, NAMES("t"), &to, k == 2 ? 0 : 1);
         fe_onnx_builder_node(b, "Add", "add", NAMES("x", "t"), NAMES("y"), NULL, 0);
         size_t len;
         uint8_t *buf = otu_pack(b, &len);
-        static const char *const rules[] = {"onnx.type", "onnx.value.range", "onnx.attr"};
-        static const char *const texts[] = {"double", "nan", "'to'"};
+        static const char *const rules[] = {"onnx.type", "onnx.value.range", "onnx.attr",
+                                            "onnx.overflow", "onnx.value.range"};
+        static const char *const texts[] = {"double", "nan", "'to'", "uint32", "2^64"};
         otu_refused(buf, len, NULL, rules[k], texts[k]);
         free(buf);
     }
@@ -396,7 +413,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_int8_int16_full_range),
-        cmocka_unit_test(test_int8_out_of_range),
+        cmocka_unit_test(test_input_out_of_range),
         cmocka_unit_test(test_cast_int16_to_all),
         cmocka_unit_test(test_cast_float_to_all),
         cmocka_unit_test(test_cast_chain),
