@@ -83,9 +83,12 @@ Status fe_onnx_input_convert(const OnnxModel *m, uint32_t k, const int64_t *ints
         return diag_add(d, ST_RUNTIME, "internal", NULL, "no input %u", k);
     const OnnxEdge *e = &m->inputs[k];
     int64_t want = og_shape_volume(&e->shape);
-    if (n != want)
-        return efail(d, e, "input", "onnx.input.shape", "has %lld values, the model's shape "
-                     "%lld", (long long)n, (long long)want);
+    if (n != want) {
+        char sb[128];
+        return efail(d, e, "input", "onnx.input.shape", "has %lld values; the model's shape %s "
+                     "holds %lld", (long long)n, og_shape_str(&e->shape, sb, sizeof sb),
+                     (long long)want);
+    }
     const OgNode *in = og_input(m->g, k);
     if (!in || !og_tensor_alloc(out, &in->out_shape[0]))
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");

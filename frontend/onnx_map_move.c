@@ -159,8 +159,10 @@ Status onnx_map_reshape(OnnxCtx *c)
                              "elements into blocks of %lld", (long long)vol, (long long)known);
         os.d[infer] = vol / known;
     } else if (known != vol) {
-        return onnx_fail(c, "onnx.shape.reshape", "the shape has %lld elements, the input %lld",
-                         (long long)known, (long long)vol);
+        char sa[128], sb[128];
+        return onnx_fail(c, "onnx.shape.reshape", "the shape %s has %lld elements, the input %s "
+                         "%lld", og_shape_str(&os, sa, sizeof sa), (long long)known,
+                         og_shape_str(&in, sb, sizeof sb), (long long)vol);
     }
     return move_out(c, x, &os, NULL);
 }

@@ -699,11 +699,11 @@ static void test_limits(void **state)
     free(buf);
 }
 
-/* Shape errors name both shapes: Add, Where, Concat, MatMul, Conv, Expand. */
+/* Shape errors name both shapes: Add, Where, Concat, MatMul, Conv, Expand, Reshape. */
 static void test_shape_errors_both_shapes(void **state)
 {
     (void)state;
-    for (int k = 0; k < 6; k++) {
+    for (int k = 0; k < 7; k++) {
         OnnxBuilder *b = fe_onnx_builder_create(13);
         fe_onnx_builder_input(b, "x", ONNX_T_INT8, DIMS(2, 3));
         fe_onnx_builder_input(b, "z", ONNX_T_INT8, DIMS(4, 3));
@@ -711,10 +711,12 @@ static void test_shape_errors_both_shapes(void **state)
         static const char *const want[][2] = {
             {"(2, 3)", "(4, 3)"}, {"(2, 3)", "(4, 3)"}, {"(4, 3)", "(2, 3)"},
             {"(2, 3)", "(4, 3)"}, {"(2, 2, 1, 1)", "(1, 3, 4, 4)"}, {"(2, 3)", "(5, 3)"},
+            {"(4, 2)", "(2, 3)"},
         };
         static const char *const rules[] = {"onnx.shape.broadcast", "onnx.shape.broadcast",
                                             "onnx.shape.concat", "onnx.shape.matmul",
-                                            "onnx.shape.conv", "onnx.shape.expand"};
+                                            "onnx.shape.conv", "onnx.shape.expand",
+                                            "onnx.shape.reshape"};
         OnnxBuildAttr axis = {.name = "axis", .kind = OBA_INT, .i = 0};
         if (k == 0) {
             fe_onnx_builder_node(b, "Add", "add", NAMES("x", "z"), NAMES("y"), NULL, 0);
@@ -739,9 +741,12 @@ static void test_shape_errors_both_shapes(void **state)
                                  NULL);
             fe_onnx_builder_node(b, "ConvInteger", "conv", NAMES("x44", "w"), NAMES("y"), NULL,
                                  0);
-        } else {
+        } else if (k == 5) {
             fe_onnx_builder_init(b, "s", ONNX_T_INT64, DIMS(2), (const int64_t[]){5, 3}, NULL);
             fe_onnx_builder_node(b, "Expand", "e", NAMES("x", "s"), NAMES("y"), NULL, 0);
+        } else {
+            fe_onnx_builder_init(b, "s", ONNX_T_INT64, DIMS(2), (const int64_t[]){4, 2}, NULL);
+            fe_onnx_builder_node(b, "Reshape", "r", NAMES("x", "s"), NAMES("y"), NULL, 0);
         }
         size_t len;
         uint8_t *buf = otu_pack(b, &len);
