@@ -156,6 +156,58 @@ static void test_input_out_of_range(void **state)
     }
 }
 
+/* A float input quantized by the host to int8 (QuantizeLinear, zero point 0) saturates at
+ * -128, which both paths take: Clip(q, -128, 127) gives q back, Relu 0. */
+static void test_quantized_int8_input(void **state)
+{
+    (void)state;
+    OnnxBuilder *b = fe_onnx_builder_create(13);
+    fe_onnx_builder_input(b, "x", ONNX_T_FLOAT, DIMS(5));
+    fe_onnx_builder_output(b, "c", ONNX_T_INT8, DIMS(5));
+    fe_onnx_builder_output(b, "r", ONNX_T_INT8, DIMS(5));
+    fe_onnx_builder_init(b, "s", ONNX_T_FLOAT, NULL, 0, NULL, (const float[]){2.0f});
+    fe_onnx_builder_init(b, "z", ONNX_T_INT8, NULL, 0, (const int64_t[]){0}, NULL);
+    fe_onnx_builder_init(b, "lo", ONNX_T_INT8, NULL, 0, (const int64_t[]){-128}, NULL);
+    fe_onnx_builder_init(b, "hi", ONNX_T_INT8, NULL, 0, (const int64_t[]){127}, NULL);
+    fe_onnx_builder_node(b, "QuantizeLinear", "q", NAMES("x", "s", "z"), NAMES("q"), NULL, 0);
+    fe_onnx_builder_node(b, "Clip", "clip", NAMES("q", "lo", "hi"), NAMES("c"), NULL, 0);
+    fe_onnx_builder_node(b, "Relu", "relu", NAMES("q"), NAMES("r"), NULL, 0);
+    size_t len;
+    uint8_t *buf = otu_pack(b, &len);
+    OnnxModel *m = otu_load(buf, len, NULL);
+    free(buf);
+    assert_int_equal(m->inputs[0].kind, ONNX_EDGE_QUANT);
+    static const float x[5] = {-1000.0f, -256.0f, -255.0f, 3.0f, 1000.0f};
+    static const int32_t want[5] = {-128, -128, -128, 2, 127};   /* -127.5 rounds to -128 */
+    NpyArray a;
+    memset(&a, 0, sizeof a);
+    a.dtype = NPY_F32;
+    a.ndim = 1;
+    a.shape[0] = 5;
+    a.count = 5;
+    a.f32 = (float *)x;
+    FeModelInput fi = {"x", &a, "x.npy"};
+    Diag d;
+    diag_init(&d, "model.onnx");
+    OgTensor out[2], conv, out2[2];
+    assert_int_equal(fe_onnx_run(m, &fi, 1, out, &d), ST_OK);
+    assert_int_equal(fe_onnx_input_convert(m, 0, NULL, x, 5, &conv, &d), ST_OK);
+    otu_run_both(m, &conv, out2);
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(out[0].data[i], want[i]);
+        assert_int_equal(out[1].data[i], want[i] > 0 ? want[i] : 0);
+        assert_int_equal(out2[0].data[i], want[i]);
+        assert_int_equal(out2[1].data[i], out[1].data[i]);
+    }
+    for (int j = 0; j < 2; j++) {
+        og_tensor_free(&out[j]);
+        og_tensor_free(&out2[j]);
+    }
+    og_tensor_free(&conv);
+    diag_finish(&d);
+    fe_onnx_destroy(m);
+}
+
 /* ---- Cast ---- */
 
 static const struct {
@@ -414,6 +466,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_int8_int16_full_range),
         cmocka_unit_test(test_input_out_of_range),
+        cmocka_unit_test(test_quantized_int8_input),
         cmocka_unit_test(test_cast_int16_to_all),
         cmocka_unit_test(test_cast_float_to_all),
         cmocka_unit_test(test_cast_chain),
