@@ -4,8 +4,11 @@
  * the same outputs on both paths, and values outside it are refused; a weight given as a
  * graph input compiles once bound with --const, converted to the input's declared type;
  * malformed values are usage errors (exit 1), names and shapes that do not fit the model are
- * logic errors (exit 2) naming both shapes. BiMap's LeNet (../shared/interop, skipped when
- * absent): --input-range makes its first convolution one convolution (no digit split).
+ * logic errors (exit 2) naming both shapes. A packaged backend node test whose weights are a
+ * graph input (libonnx-testdata's test_basic_conv_with_padding, skipped when absent)
+ * compiles with --const and gives the shipped output. BiMap's LeNet (../shared/interop,
+ * skipped when absent): --input-range makes its first convolution one convolution (no
+ * digit split).
  *
  * Arguments (tests/onnx/meson.build): the taskir-compile and taskir-run binaries. The models
  * are written by the test itself (frontend/onnx_build.h). */
@@ -299,6 +302,78 @@ static void test_const(void **state)
     tt_run_free(&r);
 }
 
+/* A TensorProto of the test data as an int32 .npy in the scratch directory (float values
+ * must be integers). */
+static void proto_to_npy(const char *pb, const char *name, OnnxTensor *t)
+{
+    Diag d;
+    diag_init(&d, pb);
+    assert_int_equal(fe_onnx_tensor_read(pb, t, &d), ST_OK);
+    int32_t *v = malloc((size_t)(t->count ? t->count : 1) * sizeof *v);
+    assert_non_null(v);
+    for (int64_t i = 0; i < t->count; i++)
+        v[i] = t->f ? (int32_t)t->f[i] : (int32_t)t->i[i];
+    write_npy(name, v, t->dims, t->ndim);
+    free(v);
+    diag_finish(&d);
+}
+
+/* A packaged backend node test whose weights are a graph input (test_basic_conv_with_padding
+ * of Debian's libonnx-testdata: x and W are both graph inputs): compiled with --const W=...,
+ * run on both paths, equal to the shipped output. Skipped without the package. */
+static void test_const_packaged(void **state)
+{
+    (void)state;
+    const char *dir = "/usr/share/libonnx-testdata/data/node/test_basic_conv_with_padding";
+    char m[512], p[600];
+    snprintf(m, sizeof m, "%s/model.onnx", dir);
+    struct stat sb;
+    if (stat(m, &sb) != 0) {
+        printf("%s is absent (Debian package libonnx-testdata): skipped\n", m);
+        skip();
+    }
+    OnnxTensor x, w, y;
+    snprintf(p, sizeof p, "%s/test_data_set_0/input_0.pb", dir);
+    proto_to_npy(p, "pk.x.npy", &x);
+    snprintf(p, sizeof p, "%s/test_data_set_0/input_1.pb", dir);
+    proto_to_npy(p, "pk.w.npy", &w);
+    snprintf(p, sizeof p, "%s/test_data_set_0/output_0.pb", dir);
+    proto_to_npy(p, "pk.y.npy", &y);
+    char g[512], xa[600], wa[600], d1[512], d2[512], xn[512], wn[512];
+    tt_path(g, sizeof g, "pk.pb");
+    snprintf(xa, sizeof xa, "x=%s", tt_path(xn, sizeof xn, "pk.x.npy"));
+    snprintf(wa, sizeof wa, "W=%s", tt_path(wn, sizeof wn, "pk.w.npy"));
+    tt_path(d1, sizeof d1, "pk_model");
+    tt_path(d2, sizeof d2, "pk_graph");
+    TtRun r;
+    tt_run(&r, NULL, compile_tool, m, "-o", g, NULL);
+    expect(&r, 2, "[onnx.param]");
+    tt_run_free(&r);
+    tt_run(&r, NULL, compile_tool, m, "--const", wa, "-o", g, NULL);
+    expect(&r, 0, NULL);
+    tt_run_free(&r);
+    tt_run(&r, NULL, run_tool, m, "--const", wa, "--input", xa, "-o", d1, NULL);
+    expect(&r, 0, NULL);
+    tt_run_free(&r);
+    tt_run(&r, NULL, run_tool, g, "--input", xa, "-o", d2, NULL);
+    expect(&r, 0, NULL);
+    tt_run_free(&r);
+    same_outputs("pk_model", "pk_graph");
+    Diag d;
+    diag_init(&d, "out");
+    NpyArray a;
+    assert_int_equal(npy_read(tt_join(p, sizeof p, tt_tmpdir(), "pk_model/output0.npy"), &a,
+                              &d), ST_OK);
+    assert_int_equal(a.count, y.count);
+    for (int64_t i = 0; i < a.count; i++)
+        assert_int_equal(a.i32[i], (int32_t)y.f[i]);
+    npy_free(&a);
+    diag_finish(&d);
+    fe_onnx_tensor_free(&x);
+    fe_onnx_tensor_free(&w);
+    fe_onnx_tensor_free(&y);
+}
+
 /* BiMap's LeNet (a float model whose input holds int8 values): 16 bits assumed split conv1
  * into digits; declared -127..127 it is one convolution. */
 static void test_lenet(void **state)
@@ -340,6 +415,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_input_range),
         cmocka_unit_test(test_input_range_errors),
         cmocka_unit_test(test_const),
+        cmocka_unit_test(test_const_packaged),
         cmocka_unit_test(test_lenet),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
