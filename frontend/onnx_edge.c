@@ -130,8 +130,10 @@ Status fe_onnx_input_convert(const OnnxModel *m, uint32_t k, const int64_t *ints
         if (v < lo || v > hi) {
             og_tensor_free(out);
             return efail(d, e, "input", "onnx.input.value", "element %lld is %lld, outside the "
-                         "input's range %lld..%lld", (long long)i, (long long)v,
-                         (long long)lo, (long long)hi);
+                         "input's range %lld..%lld%s", (long long)i, (long long)v,
+                         (long long)lo, (long long)hi,
+                         e->kind == ONNX_EDGE_FLOAT_INT ? " (a float input holding integers: "
+                         "--input-range declares its range)" : "");
         }
         out->data[i] = (int32_t)v;
     }

@@ -473,6 +473,8 @@ static Status load(OnnxCtx *c, const Onnx__ModelProto *mp)
         snprintf(where, sizeof where, "initializer '%s'", tp->name ? tp->name : "");
         if (!tp->name || !tp->name[0])
             return gfail(c, "onnx.graph.name", where, "has no name");
+        if (bound(c->opt, tp->name))   /* a graph input's default value, bound instead */
+            continue;
         OnnxTensor t;
         if ((st = onnx_tensor_from_proto(tp, where, &t, c->d)) != ST_OK)
             return st;

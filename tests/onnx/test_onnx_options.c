@@ -162,6 +162,7 @@ static void test_input_range(void **state)
     tt_run(&r, NULL, run_tool, m, "--input-range", "x=-127..127", "--input", arg, NULL);
     expect(&r, 2, "[onnx.input.value]");
     tt_assert_contains(r.err, "-127..127");
+    tt_assert_contains(r.err, "--input-range");
     tt_run_free(&r);
 }
 
@@ -250,6 +251,22 @@ static void test_const(void **state)
     expect(&r, 0, NULL);
     tt_run_free(&r);
     same_outputs("c_model", "c_graph");
+    /* w also an initializer (its default value, IR < 4 style): --const overrides it */
+    b = fe_onnx_builder_create(13);
+    fe_onnx_builder_input(b, "x", ONNX_T_UINT8, DIMS(1, 2, 3, 3));
+    fe_onnx_builder_input(b, "w", ONNX_T_UINT8, DIMS(2, 2, 1, 1));
+    fe_onnx_builder_init(b, "w", ONNX_T_UINT8, DIMS(2, 2, 1, 1), (const int64_t[]){0, 0, 0, 0},
+                         NULL);
+    fe_onnx_builder_output(b, "y", ONNX_T_INT32, DIMS(1, 2, 3, 3));
+    fe_onnx_builder_node(b, "ConvInteger", "conv", NAMES("x", "w"), NAMES("y"), NULL, 0);
+    write_bytes("wconv_init.onnx", b);
+    char mi[512], d3[512];
+    tt_path(mi, sizeof mi, "wconv_init.onnx");
+    tt_path(d3, sizeof d3, "c_init");
+    tt_run(&r, NULL, run_tool, mi, "--const", wa, "--input", xa, "-o", d3, NULL);
+    expect(&r, 0, NULL);
+    tt_run_free(&r);
+    same_outputs("c_model", "c_init");
     Diag d;
     diag_init(&d, "out");
     NpyArray a;
