@@ -70,6 +70,9 @@ typedef struct OnnxTensor {
 Status fe_onnx_tensor_read_mem(const uint8_t *buf, size_t len, const char *what,
                                OnnxTensor *t, Diag *d);
 Status fe_onnx_tensor_read(const char *path, OnnxTensor *t, Diag *d);
+/* An .npy array (npy.h) as a tensor of the matching type (int8, uint8, int16, int32, float),
+ * for OnnxBinding. what names the array in messages. */
+Status fe_onnx_tensor_from_npy(const NpyArray *a, const char *what, OnnxTensor *t, Diag *d);
 void fe_onnx_tensor_free(OnnxTensor *t); /* accepts NULL; leaves it zeroed */
 
 typedef enum {
@@ -89,6 +92,8 @@ typedef struct OnnxEdge {
                                quantized type; FLOAT_*: INT32) */
     OgShape shape;          /* the ONNX shape (ndim >= 1) */
     int32_t prec;           /* the OpGraph precision of the chip-side tensor */
+    int64_t lo, hi;         /* inputs: the values accepted at the edge (INT: the type's range;
+                               FLOAT_INT: the precision's; or the declared OnnxInputRange) */
     /* QUANT / DEQUANT: per-tensor (nq == 1) or per-channel along axis (nq = its extent) */
     int32_t axis;
     uint32_t nq;
@@ -113,14 +118,27 @@ typedef struct OnnxBinding {
     const OnnxTensor *value;
 } OnnxBinding;
 
+/* The values a graph input will hold (taskir-compile / taskir-run --input-range): the
+ * OpGraph input gets the least precision that holds lo..hi, and the host refuses other
+ * values. For integer inputs (within the type's range) and float inputs holding integers. */
+typedef struct OnnxInputRange {
+    const char *name;
+    int64_t lo, hi;
+} OnnxInputRange;
+
 typedef struct OnnxOptions {
     int32_t float_prec;     /* precision of float-holding-integer inputs (0: 16) */
-    const OnnxBinding *bind;
+    const OnnxBinding *bind;    /* graph inputs bound to constants (--const) */
     uint32_t nbind;
+    const OnnxInputRange *ranges;   /* declared ranges of graph inputs (--input-range) */
+    uint32_t nranges;
 } OnnxOptions;
 
 /* Reads a model (path "-" = stdin) / decodes one from memory. opt may be NULL. On success
- * *out is a new model (fe_onnx_destroy it). The caller's Diag names the file. */
+ * *out is a new model (fe_onnx_destroy it). The caller's Diag names the file. A bound input
+ * becomes a constant of its declared element type and must have its declared shape
+ * [onnx.input.shape, .value]; a name bound or given a range that is no graph input is
+ * [onnx.input.unknown], a range that does not fit the input [onnx.input.range]. */
 Status fe_onnx_load(const char *path, const OnnxOptions *opt, OnnxModel **out, Diag *d);
 Status fe_onnx_load_mem(const uint8_t *buf, size_t len, const OnnxOptions *opt,
                         OnnxModel **out, Diag *d);

@@ -83,18 +83,16 @@ Status fe_onnx_input_convert(const OnnxModel *m, uint32_t k, const int64_t *ints
         return diag_add(d, ST_RUNTIME, "internal", NULL, "no input %u", k);
     const OnnxEdge *e = &m->inputs[k];
     int64_t want = og_shape_volume(&e->shape);
-    if (n != want)
-        return efail(d, e, "input", "onnx.input.shape", "has %lld values, the model's shape "
-                     "%lld", (long long)n, (long long)want);
+    if (n != want) {
+        char sb[128];
+        return efail(d, e, "input", "onnx.input.shape", "has %lld values; the model's shape %s "
+                     "holds %lld", (long long)n, og_shape_str(&e->shape, sb, sizeof sb),
+                     (long long)want);
+    }
     const OgNode *in = og_input(m->g, k);
     if (!in || !og_tensor_alloc(out, &in->out_shape[0]))
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
-    int64_t lo, hi;
-    onnx_type_range(e->int_type, &lo, &hi);
-    if (e->kind == ONNX_EDGE_FLOAT_INT) {
-        hi = og_prec_alpha(e->prec);
-        lo = -hi;
-    }
+    int64_t lo = e->lo, hi = e->hi;
     for (int64_t i = 0; i < n; i++) {
         int64_t v;
         if (e->kind == ONNX_EDGE_FLOAT_BITS) {
@@ -132,8 +130,10 @@ Status fe_onnx_input_convert(const OnnxModel *m, uint32_t k, const int64_t *ints
         if (v < lo || v > hi) {
             og_tensor_free(out);
             return efail(d, e, "input", "onnx.input.value", "element %lld is %lld, outside the "
-                         "input's range %lld..%lld", (long long)i, (long long)v,
-                         (long long)lo, (long long)hi);
+                         "input's range %lld..%lld%s", (long long)i, (long long)v,
+                         (long long)lo, (long long)hi,
+                         e->kind == ONNX_EDGE_FLOAT_INT ? " (a float input holding integers: "
+                         "--input-range declares its range)" : "");
         }
         out->data[i] = (int32_t)v;
     }

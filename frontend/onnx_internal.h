@@ -9,10 +9,12 @@
  *   onnx_map_move.c  data movement (Identity, Reshape, ..., Resize)
  *   onnx_map_arith.c elementwise arithmetic, Clip, Relu, Where, BitShift, reductions, the
  *                    Div -> Floor pattern
+ *   onnx_map_cast.c  Cast, CastLike
  *   onnx_map_nn.c    Conv, ConvInteger, Gemm, MatMul, MatMulInteger (constant B), MaxPool
  *   onnx_map_pool.c  AveragePool, GlobalAveragePool (exact floored averages; onnx_nn.h)
  *   onnx_map_matmul_dyn.c  MatMul, MatMulInteger, QLinearMatMul of a computed B
  *   onnx_map_quant.c QuantizeLinear, DequantizeLinear, QLinearConv, QLinearMatMul
+ *   onnx_bind.c      OnnxOptions: inputs bound to constants, declared input ranges
  *   onnx_edge.c      host-side conversions at the model's edges, the reference rounding
  *   onnx_run.c       fe_onnx_run (taskir-run MODEL.onnx)
  *   onnx_build.c     a small ModelProto writer (onnx_build.h: examples, tests)
@@ -119,6 +121,22 @@ void onnx_type_range(int32_t t, int64_t *lo, int64_t *hi);
 
 Status onnx_tensor_from_proto(const Onnx__TensorProto *p, const char *where, OnnxTensor *t,
                               Diag *d);
+/* *out <- src's dims and name with element type `type` and room for its values (f for
+ * float, i otherwise; not filled). False on out of memory (out then holds no memory). */
+bool onnx_tensor_retype(const OnnxTensor *src, int32_t type, OnnxTensor *out);
+
+/* ---- OnnxOptions (onnx_bind.c) ---- */
+
+/* The declared range of graph input name, or NULL. */
+const OnnxInputRange *onnx_input_range(const OnnxOptions *opt, const char *name);
+/* The bound value b of a graph input (where: "graph input 'w'") converted to the input's
+ * declared element type (0: b's own) and checked against its declared shape (NULL: none
+ * declared; a -1 dim matches any extent) into *out [onnx.input.shape, .value, onnx.type]. */
+Status onnx_bind_value(OnnxCtx *c, const char *where, int32_t type, const OgShape *declared,
+                       const OnnxTensor *b, OnnxTensor *out);
+/* Every bound or ranged name is a graph input, none both, every range well-formed
+ * [onnx.input.unknown, .range]. */
+Status onnx_check_options(OnnxCtx *c, const Onnx__GraphProto *gr);
 
 /* ---- errors (onnx_util.c) ---- */
 
@@ -126,6 +144,9 @@ Status onnx_tensor_from_proto(const Onnx__TensorProto *p, const char *where, Onn
 Status onnx_fail(OnnxCtx *c, const char *rule, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 Status onnx_oom(OnnxCtx *c);
+/* A logic error about two shapes that do not fit: "<what>: (2, 3) and (4,)". */
+Status onnx_fail_shapes(OnnxCtx *c, const char *rule, const char *what, const OgShape *a,
+                        const OgShape *b);
 /* "node 3 'conv1' (Conv, opset 13)" */
 void onnx_node_where(const OnnxCtx *c, char *buf, size_t size);
 

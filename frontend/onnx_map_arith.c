@@ -29,7 +29,8 @@ static Status two_inputs(OnnxCtx *c, OnnxVal **a, OnnxVal **b)
                          fe_onnx_type_name((*a)->type), fe_onnx_type_name((*b)->type));
     OgShape sa = onnx_shape(*a), sb = onnx_shape(*b), so;
     if (!onnx_bcast_shape(&sa, &sb, &so))
-        return onnx_fail(c, "onnx.shape.broadcast", "the inputs' shapes do not broadcast");
+        return onnx_fail_shapes(c, "onnx.shape.broadcast", "the inputs' shapes do not "
+                                "broadcast", &sa, &sb);
     return ST_OK;
 }
 
@@ -184,7 +185,8 @@ static Status extremum(OnnxCtx *c, bool is_min)
             return onnx_fail(c, "onnx.type", "input %u has type %s, input 0 %s", k,
                              fe_onnx_type_name(x->type), fe_onnx_type_name(type));
         if (!onnx_bcast_shape(&acc_shape, &s, &so))
-            return onnx_fail(c, "onnx.shape.broadcast", "input %u does not broadcast", k);
+            return onnx_fail_shapes(c, "onnx.shape.broadcast", "input 0 .. input k - 1 "
+                                    "broadcast together and input k do not", &acc_shape, &s);
         OgEdge e;
         if ((st = onnx_edge(c, x, &e)) != ST_OK)
             return st;
@@ -284,6 +286,43 @@ Status onnx_map_clip(OnnxCtx *c)
     return onnx_out_run(c, 0, r, x->type);
 }
 
+/* BitShift by a computed amount y (uint8 / uint16 of `bits` bits): amounts of bits or more
+ * give 0, as onnxruntime's C++ shifts of the promoted value do. y is clipped to 0..bits and
+ * the shift is done in stages of at most 8 bits, so that every product stays within 27 bits:
+ * stage j shifts by k_j = clip(y - 8j, 0, 8), with 2^k_j (LEFT) or 2^(8 - k_j) (RIGHT) looked
+ * up in a table of bits + 1 entries indexed by y; LEFT multiplies and wraps to the type,
+ * RIGHT multiplies and floors by 2^8. */
+static Status bitshift_computed(OnnxCtx *c, OnnxVal *x, OnnxVal *y, bool left, int bits)
+{
+    OgEdge r, ey, m;
+    Status st = onnx_edge(c, x, &r);
+    if (st == ST_OK)
+        st = onnx_edge(c, y, &ey);
+    if (st == ST_OK)
+        st = onnx_clip(c, ey, 0, bits, &ey);
+    for (int j = 0; st == ST_OK && j < bits / 8; j++) {
+        int32_t tab[17];
+        for (int k = 0; k <= bits; k++) {
+            int kj = k - 8 * j < 0 ? 0 : k - 8 * j > 8 ? 8 : k - 8 * j;
+            tab[k] = (int32_t)1 << (left ? kj : 8 - kj);
+        }
+        OgShape ts = {1, {bits + 1}};
+        OgEdge et;
+        st = onnx_const_i32(c, "pow2", &ts, tab, &et);
+        if (st == ST_OK)
+            st = onnx_cvm(c, CVM_OP_cvm_lut, "pow2", (OgEdge[]){ey, et}, 2, NULL, &m);
+        if (st == ST_OK)
+            st = onnx_cvm(c, CVM_OP_broadcast_mul, "shift", (OgEdge[]){r, m}, 2, NULL, &r);
+        if (st == ST_OK && left)
+            st = onnx_wrap(c, r, x->type, &r);
+        if (st == ST_OK && !left)
+            st = onnx_floor_shift(c, r, 8, &r);
+    }
+    if (st == ST_OK && !left)   /* states the type's precision; no value changes */
+        st = onnx_clip(c, r, 0, bits == 8 ? 255 : 65535, &r);
+    return st == ST_OK ? onnx_out_run(c, 0, r, x->type) : st;
+}
+
 Status onnx_map_bitshift(OnnxCtx *c)
 {
     static const char *const ok[] = {"direction", NULL};
@@ -308,8 +347,11 @@ Status onnx_map_bitshift(OnnxCtx *c)
                          fe_onnx_type_name(y->type), fe_onnx_type_name(x->type));
     OgShape sx = onnx_shape(x), sy = onnx_shape(y), so;
     if (!onnx_bcast_shape(&sx, &sy, &so))
-        return onnx_fail(c, "onnx.shape.broadcast", "the inputs' shapes do not broadcast");
+        return onnx_fail_shapes(c, "onnx.shape.broadcast", "the inputs' shapes do not "
+                                "broadcast", &sx, &sy);
     int bits = x->type == ONNX_T_UINT8 ? 8 : 16;
+    if (y->kind != OV_CONST)
+        return bitshift_computed(c, x, y, left, bits);
     /* x << y = x * 2^y, wrapped; x >> y = floor(x * 2^(S - y) / 2^S) with S the largest
      * shift: one multiply by constants and one arithmetic right shift, exact */
     OgShape ps = sy;
@@ -361,8 +403,12 @@ Status onnx_map_where(OnnxCtx *c)
     OgShape s[3], so, t;
     for (int k = 0; k < 3; k++)
         s[k] = onnx_shape(v[k]);
-    if (!onnx_bcast_shape(&s[0], &s[1], &t) || !onnx_bcast_shape(&t, &s[2], &so))
-        return onnx_fail(c, "onnx.shape.broadcast", "the inputs' shapes do not broadcast");
+    if (!onnx_bcast_shape(&s[0], &s[1], &t))
+        return onnx_fail_shapes(c, "onnx.shape.broadcast", "the condition and X do not "
+                                "broadcast", &s[0], &s[1]);
+    if (!onnx_bcast_shape(&t, &s[2], &so))
+        return onnx_fail_shapes(c, "onnx.shape.broadcast", "the condition and X broadcast "
+                                "together and Y do not", &t, &s[2]);
     if (so.ndim == 0)
         so.ndim = 1, so.d[0] = 1;
     OgEdge e[3], r;

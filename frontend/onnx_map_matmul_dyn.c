@@ -120,16 +120,15 @@ Status onnx_matmul_dyn(OnnxCtx *c, uint32_t ka, uint32_t kazp, uint32_t kb, uint
     int64_t M = a2.d[a2.ndim - 2], K = a2.d[a2.ndim - 1];
     int64_t K2 = b2.d[b2.ndim - 2], N = b2.d[b2.ndim - 1];
     if (K != K2)
-        return onnx_fail(c, "onnx.shape.matmul", "the inner dims differ: %lld and %lld",
-                         (long long)K, (long long)K2);
+        return onnx_fail_shapes(c, "onnx.shape.matmul", "the inner dims differ", &as, &bs);
     OgShape ba = {a2.ndim - 2, {0}}, bb = {b2.ndim - 2, {0}}, batch;
     for (uint32_t i = 0; i + 2 < a2.ndim; i++)
         ba.d[i] = a2.d[i];
     for (uint32_t i = 0; i + 2 < b2.ndim; i++)
         bb.d[i] = b2.d[i];
     if (!onnx_bcast_shape(&ba, &bb, &batch))
-        return onnx_fail(c, "onnx.shape.broadcast", "the batch dims of the inputs do not "
-                         "broadcast");
+        return onnx_fail_shapes(c, "onnx.shape.broadcast", "the batch dims of the inputs do "
+                                "not broadcast", &as, &bs);
     if (batch.ndim + 3 > OG_MAX_DIMS)
         return onnx_fail(c, "onnx.shape.rank", "%u batch dims: the products [..., M, K, N] "
                          "have at most %d dims", batch.ndim, OG_MAX_DIMS);

@@ -159,8 +159,10 @@ Status onnx_map_reshape(OnnxCtx *c)
                              "elements into blocks of %lld", (long long)vol, (long long)known);
         os.d[infer] = vol / known;
     } else if (known != vol) {
-        return onnx_fail(c, "onnx.shape.reshape", "the shape has %lld elements, the input %lld",
-                         (long long)known, (long long)vol);
+        char sa[128], sb[128];
+        return onnx_fail(c, "onnx.shape.reshape", "the shape %s has %lld elements, the input %s "
+                         "%lld", og_shape_str(&os, sa, sizeof sa), (long long)known,
+                         og_shape_str(&in, sb, sizeof sb), (long long)vol);
     }
     return move_out(c, x, &os, NULL);
 }
@@ -259,9 +261,12 @@ Status onnx_map_concat(OnnxCtx *c)
                              "%s and rank %u", k, fe_onnx_type_name(x->type), s.ndim,
                              fe_onnx_type_name(type), s0.ndim);
         for (uint32_t j = 0; j < s.ndim; j++)
-            if (j != axis && s.d[j] != s0.d[j])
-                return onnx_fail(c, "onnx.shape.concat", "input %u differs from input 0 in "
-                                 "dim %u", k, j);
+            if (j != axis && s.d[j] != s0.d[j]) {
+                char sa[128], sb[128];
+                return onnx_fail(c, "onnx.shape.concat", "input %u %s differs from input 0 %s "
+                                 "in dim %u", k, og_shape_str(&s, sa, sizeof sa),
+                                 og_shape_str(&s0, sb, sizeof sb), j);
+            }
         os.d[axis] += s.d[axis];
         all_const = all_const && x->kind == OV_CONST;
     }
@@ -588,7 +593,8 @@ Status onnx_map_expand(OnnxCtx *c)
         want.d[k] = sv[k];
     }
     if (!onnx_bcast_shape(&in, &want, &os))
-        return onnx_fail(c, "onnx.shape.expand", "the input does not broadcast to the shape");
+        return onnx_fail_shapes(c, "onnx.shape.expand", "the input does not broadcast to the "
+                                "shape", &in, &want);
     if ((st = check_limits(c, &os)) != ST_OK)
         return st;
     int32_t *idx = alloc_idx(c, &os, &st);

@@ -340,9 +340,12 @@ static Status conv_core(OnnxCtx *c, OgEdge x, const int32_t *W, const OgShape *w
     int64_t group;
     if ((st = onnx_attr_int(c, "group", 1, 1, OG_MAX_DIM, &group)) != ST_OK)
         return st;
-    if (ws->ndim != xs.ndim || xs.d[1] != ws->d[1] * group || ws->d[0] % group)
-        return onnx_fail(c, "onnx.shape.conv", "the weights' shape does not fit the input "
-                         "(channels %lld, group %lld)", (long long)xs.d[1], (long long)group);
+    if (ws->ndim != xs.ndim || xs.d[1] != ws->d[1] * group || ws->d[0] % group) {
+        char sx[128], sw[128];
+        return onnx_fail(c, "onnx.shape.conv", "the weights' shape %s does not fit the input "
+                         "%s (group %lld)", og_shape_str(ws, sw, sizeof sw),
+                         og_shape_str(&xs, sx, sizeof sx), (long long)group);
+    }
     Win w;
     int64_t ks[2] = {ws->d[2], ws->ndim == 4 ? ws->d[3] : 0};
     if ((st = read_window(c, &xs, ks, &w, true)) != ST_OK)
@@ -537,9 +540,10 @@ static Status dense(OnnxCtx *c, OgEdge a, const int32_t *B, int64_t K, int64_t N
                     const int32_t *bias, OgEdge *out)
 {
     OgShape as = *og_edge_shape(c->g, a);
-    if (as.d[as.ndim - 1] != K)
-        return onnx_fail(c, "onnx.shape.matmul", "the inner dims differ: %lld and %lld",
-                         (long long)as.d[as.ndim - 1], (long long)K);
+    if (as.d[as.ndim - 1] != K) {
+        OgShape bs = {2, {K, N}};
+        return onnx_fail_shapes(c, "onnx.shape.matmul", "the inner dims differ", &as, &bs);
+    }
     int64_t rows = og_shape_volume(&as) / K;
     OgShape a2 = {2, {rows, K}}, ws = {2, {N, K}};
     int32_t *Wt = malloc((size_t)(N * K) * sizeof *Wt);
@@ -713,8 +717,8 @@ Status onnx_map_gemm(OnnxCtx *c)
     int64_t M = ta ? as.d[1] : as.d[0], K = ta ? as.d[0] : as.d[1];
     int64_t K2 = tb ? bs.d[1] : bs.d[0], N = tb ? bs.d[0] : bs.d[1];
     if (K != K2)
-        return onnx_fail(c, "onnx.shape.matmul", "the inner dims differ: %lld and %lld",
-                         (long long)K, (long long)K2);
+        return onnx_fail_shapes(c, "onnx.shape.matmul", "the inner dims differ (transA, "
+                                "transB applied)", &as, &bs);
     if (alpha != (float)(int32_t)alpha || beta != (float)(int32_t)beta)
         return onnx_fail(c, "onnx.float.weights", "alpha %g and beta %g must be integers: "
                          "quantize the model first", (double)alpha, (double)beta);
@@ -743,7 +747,8 @@ Status onnx_map_gemm(OnnxCtx *c)
         if (cv->kind != OV_CONST)
             st = onnx_fail(c, "onnx.param", "C must be a constant");
         else if (!onnx_bcast_shape(&cs, &ms, &bc) || !og_shape_eq(&bc, &ms))
-            st = onnx_fail(c, "onnx.shape.broadcast", "C does not broadcast to (M, N)");
+            st = onnx_fail_shapes(c, "onnx.shape.broadcast", "C does not broadcast to (M, N)",
+                                  &cs, &ms);
         else if ((st = host_ints(c, cv, &C)) == ST_OK) {
             for (int64_t i = 0; i < cv->c.count; i++) {
                 int64_t v = (int64_t)C[i] * (int64_t)beta;

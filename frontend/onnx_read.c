@@ -121,17 +121,33 @@ static Status add_const(OnnxCtx *c, const char *name, const char *where, OnnxTen
     return ST_OK;
 }
 
-static Status copy_tensor(OnnxCtx *c, const OnnxTensor *src, OnnxTensor *t)
+/* Graph input vi bound to the constant b (OnnxOptions.bind): b takes its declared type and
+ * must have its declared shape, if any (a dim without a value matches any extent: -1). */
+static Status bind_input(OnnxCtx *c, const Onnx__ValueInfoProto *vi, const OnnxTensor *b)
 {
-    *t = *src;
-    size_t n = src->count ? (size_t)src->count : 1;
-    t->i = NULL;
-    t->f = NULL;
-    if (src->i && (t->i = malloc(n * sizeof *t->i)))
-        memcpy(t->i, src->i, (size_t)src->count * sizeof *t->i);
-    if (src->f && (t->f = malloc(n * sizeof *t->f)))
-        memcpy(t->f, src->f, (size_t)src->count * sizeof *t->f);
-    return (t->i || t->f) ? ST_OK : onnx_oom(c);
+    const char *name = vi->name ? vi->name : "";
+    char where[300];
+    snprintf(where, sizeof where, "graph input '%s'", name);
+    const Onnx__TypeProto *tp = vi->type;
+    if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type)
+        return gfail(c, "onnx.graph.type", where, "is not a tensor (sequences, maps and "
+                     "optionals are not supported)");
+    int32_t type = tp->tensor_type->has_elem_type ? tp->tensor_type->elem_type : 0;
+    const Onnx__TensorShapeProto *sh = tp->tensor_type->shape;
+    OgShape s = {0, {0}};
+    if (sh && sh->n_dim > OG_MAX_DIMS)
+        return gfail(c, "onnx.shape.rank", where, "has %zu dims, at most %d are supported",
+                     sh->n_dim, OG_MAX_DIMS);
+    for (size_t k = 0; sh && k < sh->n_dim; k++)
+        s.d[s.ndim++] = sh->dim[k]->value_case ==
+                                ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE
+                            ? sh->dim[k]->dim_value
+                            : -1;
+    OnnxTensor t;
+    Status st = onnx_bind_value(c, where, type, sh ? &s : NULL, b, &t);
+    if (st != ST_OK)
+        return st;
+    return add_const(c, name, where, &t);
 }
 
 /* The runtime inputs: their ONNX ValueInfo, in graph order (initializers and bound inputs
@@ -173,6 +189,7 @@ static Status make_input(OnnxCtx *c, const RtInput *ri, const Onnx__GraphProto *
     snprintf(where, sizeof where, "graph input '%s'", name);
     if (!name[0])
         return gfail(c, "onnx.graph.name", where, "has no name");
+    const OnnxInputRange *rg = onnx_input_range(c->opt, name);
     if (ri->type == ONNX_T_FLOAT) {
         const Onnx__NodeProto *q = only_quantizer(gr, name);
         if (c->float_bits) {
@@ -194,14 +211,34 @@ static Status make_input(OnnxCtx *c, const RtInput *ri, const Onnx__GraphProto *
             e->int_type = ONNX_T_INT32;
             e->prec = c->opt && c->opt->float_prec ? c->opt->float_prec : 16;
         }
+        if (rg && e->kind != ONNX_EDGE_FLOAT_INT)
+            return gfail(c, "onnx.input.range", where, "%s: a range applies to integer inputs "
+                         "and to float inputs holding integers",
+                         e->kind == ONNX_EDGE_QUANT ? "is quantized by the host"
+                                                    : "carries float32 bit patterns");
+        onnx_type_range(e->int_type, &e->lo, &e->hi);
+        if (e->kind == ONNX_EDGE_FLOAT_INT)
+            e->hi = og_prec_alpha(e->prec), e->lo = -e->hi;
     } else {
         e->kind = ONNX_EDGE_INT;
         e->int_type = ri->type;
         e->prec = onnx_type_prec(ri->type);
         if (!e->prec)
             return gfail(c, "onnx.type", where, "has element type %s; the frontend reads int8, "
-                         "uint8, int16, uint16, int32, int64 (values within int32), bool and "
-                         "float", fe_onnx_type_name(ri->type));
+                         "uint8, int16, uint16, int32, int64, uint32, uint64 (these three with "
+                         "values within int32), bool and float", fe_onnx_type_name(ri->type));
+        onnx_type_range(ri->type, &e->lo, &e->hi);
+        if (rg && (rg->lo < e->lo || rg->hi > e->hi))
+            return gfail(c, "onnx.input.range", where, "the range %lld..%lld leaves the "
+                         "input's type %s (%lld..%lld)", (long long)rg->lo, (long long)rg->hi,
+                         fe_onnx_type_name(ri->type), (long long)e->lo, (long long)e->hi);
+    }
+    if (rg) {   /* the least precision that holds the declared range */
+        int64_t m = rg->hi > -rg->lo ? rg->hi : -rg->lo;
+        for (e->prec = 2; og_prec_alpha(e->prec) < m; e->prec++)
+            ;
+        e->lo = rg->lo;
+        e->hi = rg->hi;
     }
     if (!e->name)
         return onnx_oom(c);
@@ -436,12 +473,16 @@ static Status load(OnnxCtx *c, const Onnx__ModelProto *mp)
         snprintf(where, sizeof where, "initializer '%s'", tp->name ? tp->name : "");
         if (!tp->name || !tp->name[0])
             return gfail(c, "onnx.graph.name", where, "has no name");
+        if (bound(c->opt, tp->name))   /* a graph input's default value, bound instead */
+            continue;
         OnnxTensor t;
         if ((st = onnx_tensor_from_proto(tp, where, &t, c->d)) != ST_OK)
             return st;
         if ((st = add_const(c, tp->name, where, &t)) != ST_OK)
             return st;
     }
+    if ((st = onnx_check_options(c, gr)) != ST_OK)
+        return st;
     RtInput *rt = calloc(gr->n_input ? gr->n_input : 1, sizeof *rt);
     if (!rt)
         return onnx_oom(c);
@@ -451,11 +492,7 @@ static Status load(OnnxCtx *c, const Onnx__ModelProto *mp)
         const char *name = vi->name ? vi->name : "";
         const OnnxTensor *b = bound(c->opt, name);
         if (b) {
-            char where[300];
-            snprintf(where, sizeof where, "graph input '%s'", name);
-            OnnxTensor t;
-            if ((st = copy_tensor(c, b, &t)) == ST_OK)
-                st = add_const(c, name, where, &t);
+            st = bind_input(c, vi, b);
             continue;
         }
         if (onnx_val(c, name))    /* an initializer listed as an input (IR version < 4) */

@@ -34,11 +34,15 @@ static Status convert(const OnnxModel *m, uint32_t k, const FeModelInput *in, Og
     for (uint32_t j = 0; same && j < a->ndim; j++)
         same = a->shape[j] == e->shape.d[j];
     if (!same) {
-        char want[128];
+        char want[128], have[128];
+        OgShape as = {0, {0}};
+        for (uint32_t j = 0; j < a->ndim && j < OG_MAX_DIMS; j++)
+            as.d[as.ndim++] = a->shape[j];
         og_shape_str(&e->shape, want, sizeof want);
-        return diag_add(d, ST_LOGIC, "onnx.input.shape", where, "%s has %u dims or another "
-                        "shape than the model's %s", in->file ? in->file : "the array", a->ndim,
-                        want);
+        og_shape_str(&as, have, sizeof have);
+        return diag_add(d, ST_LOGIC, "onnx.input.shape", where, "%s has shape %s%s, the "
+                        "model's input %s", in->file ? in->file : "the array", have,
+                        a->ndim > OG_MAX_DIMS ? " (and more dims)" : "", want);
     }
     int64_t *ints = NULL;
     if (a->i32) {

@@ -44,6 +44,20 @@ bool onnx_type_is_float(int32_t t)
     return t == ONNX_T_FLOAT || t == ONNX_T_DOUBLE || t == ONNX_T_FLOAT16;
 }
 
+bool onnx_tensor_retype(const OnnxTensor *src, int32_t type, OnnxTensor *out)
+{
+    *out = *src;
+    out->type = type;
+    out->i = NULL;
+    out->f = NULL;
+    size_t n = src->count > 0 ? (size_t)src->count : 1;
+    if (type == ONNX_T_FLOAT)
+        out->f = malloc(n * sizeof *out->f);
+    else
+        out->i = malloc(n * sizeof *out->i);
+    return out->f || out->i;
+}
+
 void fe_onnx_tensor_free(OnnxTensor *t)
 {
     if (!t)

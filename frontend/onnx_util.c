@@ -52,15 +52,17 @@ bool fe_onnx_input_is_param(const char *op_type, uint32_t k)
     return info && k < 32 && (info->params >> k & 1u);
 }
 
+/* A CVM precision p holds -(2^(p-1) - 1)..2^(p-1) - 1: int8's -128 needs 9 bits, int16's
+ * -32768 17 (int32's -2^31 is outside int32's precision and refused at the edge). */
 int32_t onnx_type_prec(int32_t t)
 {
     switch (t) {
     case ONNX_T_BOOL: return 2;
-    case ONNX_T_INT8: return 8;
+    case ONNX_T_INT8: return 9;
     case ONNX_T_UINT8: return 9;
-    case ONNX_T_INT16: return 16;
+    case ONNX_T_INT16: return 17;
     case ONNX_T_UINT16: return 17;
-    case ONNX_T_INT32: case ONNX_T_INT64: return 32;
+    case ONNX_T_INT32: case ONNX_T_INT64: case ONNX_T_UINT32: case ONNX_T_UINT64: return 32;
     default: return 0;
     }
 }
@@ -73,7 +75,7 @@ void onnx_type_range(int32_t t, int64_t *lo, int64_t *hi)
     case ONNX_T_UINT8: *lo = 0, *hi = UINT8_MAX; break;
     case ONNX_T_INT16: *lo = INT16_MIN, *hi = INT16_MAX; break;
     case ONNX_T_UINT16: *lo = 0, *hi = UINT16_MAX; break;
-    case ONNX_T_UINT32: *lo = 0, *hi = UINT32_MAX; break;
+    case ONNX_T_UINT32: case ONNX_T_UINT64: *lo = 0, *hi = INT32_MAX; break;
     default: *lo = -(int64_t)INT32_MAX, *hi = INT32_MAX; break;
     }
 }
@@ -99,6 +101,14 @@ Status onnx_fail(OnnxCtx *c, const char *rule, const char *fmt, ...)
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     return diag_add(c->d, ST_LOGIC, rule, where, "%s", what);
+}
+
+Status onnx_fail_shapes(OnnxCtx *c, const char *rule, const char *what, const OgShape *a,
+                        const OgShape *b)
+{
+    char sa[128], sb[128];
+    return onnx_fail(c, rule, "%s: %s and %s", what, og_shape_str(a, sa, sizeof sa),
+                     og_shape_str(b, sb, sizeof sb));
 }
 
 Status onnx_oom(OnnxCtx *c)

@@ -14,6 +14,7 @@
 #include "frontend/lower.h"
 #include "frontend/onnx.h"
 #include "cli.h"
+#include "onnx_cli.h"
 #include "taskir/pbio.h"
 
 #include <errno.h>
@@ -37,6 +38,7 @@ static const char usage_text[] =
     "                      [--allow-host]\n"
     "       taskir-compile PROG.xml [--format cinn] [-o OUT.pb]\n"
     "       taskir-compile MODEL.onnx [--format onnx] [-o OUT.pb]\n"
+    "                      [--input-range NAME=LO..HI] [--const NAME=X.npy]\n"
     "       taskir-compile --help | --version\n"
     "\n"
     "Compiles a model into a TaskGraph (.pb) that describes one sample: the model input's\n"
@@ -52,6 +54,11 @@ static const char usage_text[] =
     "  -o FILE       write the TaskGraph to FILE (atomically); without -o it goes to\n"
     "                standard output, which must then not be a terminal. A stale host\n"
     "                remainder beside FILE (below) is removed.\n"
+    "  --input-range NAME=LO..HI  ONNX: graph input NAME holds integers in LO..HI: a\n"
+    "                float input holding integers (assumed 16-bit without it) or an integer\n"
+    "                input; it gets the least precision that holds them (docs/onnx.md)\n"
+    "  --const NAME=X.npy  ONNX: graph input NAME is the constant X.npy, as if it were an\n"
+    "                initializer (weights given as graph inputs)\n"
     "  --allow-host  get_valid_counts / non_max_suppression (data-dependent) and everything\n"
     "                after them run on the host: FILE gets the chip graph, and FILE without\n"
     "                .pb plus .host.json / .host.params a CVM model of the rest, whose inputs\n"
@@ -76,6 +83,7 @@ typedef struct Options {
     bool cinn;           /* a CINN XML program */
     bool onnx;           /* an ONNX model */
     bool allow_host;     /* --allow-host: chip graph + host remainder (host_split.h) */
+    OnnxCli onnx_cli;    /* --input-range, --const (ONNX models) */
 } Options;
 
 static int usage_error(const char *rule, const char *fmt, ...)
@@ -102,7 +110,8 @@ static int parse_args(int argc, char **argv, Options *o)
     memset(o, 0, sizeof *o);
     bool only_files = false, format_given = false;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
+        const char *a = argv[i], *v, *rule;
+        char err[512];
         bool m;
         if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
             if (o->model)
@@ -130,6 +139,10 @@ static int parse_args(int argc, char **argv, Options *o)
             format_given = true;
         } else if (strcmp(a, "--allow-host") == 0) {
             o->allow_host = true;
+        } else if ((rule = onnx_cli_option(&o->onnx_cli, argc, argv, &i, &m, err, sizeof err)),
+                   m) {
+            if (rule)
+                return usage_error(rule, "%s", err);
         } else if ((v = cli_opt_value(argc, argv, &i, "-o", &m)), m) {
             if (!v || !*v)
                 return usage_error("usage.output", "%s needs a file name", a);
@@ -147,6 +160,8 @@ static int parse_args(int argc, char **argv, Options *o)
     if (o->onnx && o->params)
         return usage_error("usage.params", "--params is for CVM models; an ONNX model holds "
                            "its initializers");
+    if (!o->onnx && onnx_cli_given(&o->onnx_cli))
+        return usage_error("usage.args", "--input-range and --const are for ONNX models");
     if (o->cinn && o->params)
         return usage_error("usage.params", "--params is for CVM models; a CINN program holds "
                            "its constants");
@@ -170,8 +185,10 @@ int main(int argc, char **argv)
 #endif
     Options o;
     int rc = parse_args(argc, argv, &o);
-    if (rc >= 0)
+    if (rc >= 0) {
+        onnx_cli_free(&o.onnx_cli);
         return rc;
+    }
     Diag d, od;
     diag_init(&d, o.model);
     diag_init(&od, o.out ? o.out : "<stdout>");
@@ -193,7 +210,11 @@ int main(int argc, char **argv)
         diag_finish(&cd);
     } else if (o.onnx) {
         OnnxModel *m = NULL;
-        st = fe_onnx_load(o.model, NULL, &m, &d);
+        OnnxOptions opt;
+        st = onnx_cli_load(&o.onnx_cli, TOOL, &opt);
+        if (st == ST_OK)
+            st = fe_onnx_load(o.model, &opt, &m, &d);
+        said = st != ST_OK && d.n == 0;   /* an .npy finding, printed */
         if (st == ST_OK)
             st = fe_lower_split(m->g, &lo, &tg, &host, &d);
         fe_onnx_destroy(m);
@@ -213,5 +234,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: %s: failed\n", TOOL, o.model);
     diag_finish(&d);
     diag_finish(&od);
+    onnx_cli_free(&o.onnx_cli);
     return (int)st;
 }

@@ -25,6 +25,7 @@
 #include "frontend/onnx.h"
 #include "frontend/run_model.h"
 #include "cli.h"
+#include "onnx_cli.h"
 #include "taskir/fileio.h"
 #include "taskir/mapping.h"
 #include "taskir/npy.h"
@@ -56,6 +57,7 @@ static const char usage_text[] =
     "       taskir-run MODEL.json --params MODEL.params --input data=X.npy [-o DIR]\n"
     "       taskir-run PROG.xml --input NAME=X.npy ... [-o DIR]\n"
     "       taskir-run MODEL.onnx --input NAME=X.npy ... [-o DIR]\n"
+    "                  [--input-range NAME=LO..HI] [--const NAME=X.npy]\n"
     "       taskir-run --help | --version\n"
     "\n"
     "Runs a TaskGraph (.pb; \"-\" reads standard input) in the bit-exact functional\n"
@@ -93,6 +95,10 @@ static const char usage_text[] =
     "                      K, or the model's K-th output (head), in its natural shape; DIR is\n"
     "                      created if missing (and removed again if a write fails).\n"
     "                      Without -o the outputs are printed.\n"
+    "  --input-range NAME=LO..HI  ONNX: graph input NAME holds integers in LO..HI (as\n"
+    "                      taskir-compile --input-range; other values are refused)\n"
+    "  --const NAME=X.npy  ONNX: graph input NAME is the constant X.npy (as taskir-compile\n"
+    "                      --const)\n"
     "  --dump-all          also write DIR/blockID.npy with every block's result (needs -o;\n"
     "                      TaskGraphs only)\n"
     "  --steps T           run T time steps per sample, carrying CLIF membrane potentials\n"
@@ -128,6 +134,7 @@ typedef struct Options {
     const char **paths;
     uint32_t n_inputs;
     SimOptions sim;
+    OnnxCli onnx_cli;       /* --input-range, --const (ONNX models) */
 } Options;
 
 /* One tensor to write or print. */
@@ -189,7 +196,8 @@ static int parse_args(int argc, char **argv, Options *o)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool m;
-        const char *v;
+        const char *v, *rule;
+        char err[512];
         if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
             if (o->file)
                 return usage_error("usage.args", "more than one graph file ('%s')", a);
@@ -206,6 +214,10 @@ static int parse_args(int argc, char **argv, Options *o)
             dump_all = true;
         } else if (strcmp(a, "--no-host") == 0) {
             o->no_host = true;
+        } else if ((rule = onnx_cli_option(&o->onnx_cli, argc, argv, &i, &m, err, sizeof err)),
+                   m) {
+            if (rule)
+                return usage_error(rule, "%s", err);
         } else if ((v = cli_opt_value(argc, argv, &i, "--input", &m)), m) {
             const char *eq = v ? strchr(v, '=') : NULL;
             if (!eq || eq == v || !eq[1])
@@ -559,11 +571,14 @@ static Status run_model(const Options *o, const uint8_t *buf, size_t len, NpyArr
 
 /* An ONNX model (frontend/onnx.h): load, read the inputs, convert them at the model's
  * edges, interpret; the outputs are the chip-side integers in the compiled graph's shapes. */
-static Status run_onnx(const Options *o, const uint8_t *buf, size_t len, NpyArray *arrays,
+static Status run_onnx(Options *o, const uint8_t *buf, size_t len, NpyArray *arrays,
                        Results *res, Diag *d)
 {
     OnnxModel *m = NULL;
-    Status st = fe_onnx_load_mem(buf, len, NULL, &m, d);
+    OnnxOptions opt;
+    Status st = onnx_cli_load(&o->onnx_cli, TOOL, &opt);
+    if (!st)
+        st = fe_onnx_load_mem(buf, len, &opt, &m, d);
     if (!st)
         st = read_inputs(o, arrays);
     FeModelInput *in = calloc((size_t)o->n_inputs + 1, sizeof *in);
@@ -597,6 +612,9 @@ static int check_kind(const Options *o)
     if (o->kind == KIND_ONNX && (o->sim.keep_all || o->steps_given || o->params))
         return usage_error("usage.args", "--dump-all, --steps and --params do not apply to an "
                            "ONNX model ('%s')", o->file);
+    if (o->kind != KIND_ONNX && o->kind != KIND_AUTO && onnx_cli_given(&o->onnx_cli))
+        return usage_error("usage.args", "--input-range and --const are for ONNX models; '%s' "
+                           "is not one", o->file);
     const char *what = o->kind == KIND_CINN ? "a CINN program" : "a CVM model";
     if ((o->kind == KIND_CVM || o->kind == KIND_CINN) && o->sim.keep_all)
         return usage_error("usage.args", "--dump-all is for TaskGraphs; '%s' is %s", o->file,
@@ -619,6 +637,7 @@ static void options_free(Options *o)
         free((char *)o->inputs[i].name);
     free(o->inputs);
     free(o->paths);
+    onnx_cli_free(&o->onnx_cli);
 }
 
 int main(int argc, char **argv)

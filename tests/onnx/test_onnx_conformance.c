@@ -42,6 +42,9 @@ typedef struct Skip {
 
 typedef struct Run {
     int ran, passed, failed, skipped, unexpected, na;
+    /* the same counts over the tests whose graph inputs are all integer tensors */
+    bool cur_int;           /* the test being run is one of them */
+    int int_tests, int_na, int_passed, int_failed, int_skipped;
     Skip *skips;
     size_t nskips;
 } Run;
@@ -84,6 +87,7 @@ static void skip(Run *r, const char *name, const char *rule, const char *msg)
 {
     Skip *s = find_skip(r, name);
     r->skipped++;
+    r->int_skipped += r->cur_int;
     if (s && strcmp(s->rule, rule) == 0) {
         s->seen = true;
         printf("SKIP %s [%s] %s\n", name, rule, msg);
@@ -101,6 +105,7 @@ static void fail(Run *r, const char *name, const char *what, const Diag *d)
 {
     char rule[64], msg[1024];
     r->failed++;
+    r->int_failed += r->cur_int;
     if (d) {
         first_error(d, rule, sizeof rule, msg, sizeof msg);
         printf("FAIL %s: %s: [%s] %s\n", name, what, rule, msg);
@@ -126,6 +131,29 @@ static bool is_initializer(const Onnx__GraphProto *g, const char *name)
         if (g->initializer[i]->name && strcmp(g->initializer[i]->name, name) == 0)
             return true;
     return false;
+}
+
+static bool is_int_type(int32_t t)
+{
+    return t == ONNX_T_UINT8 || t == ONNX_T_INT8 || t == ONNX_T_UINT16 || t == ONNX_T_INT16 ||
+           t == ONNX_T_INT32 || t == ONNX_T_INT64 || t == ONNX_T_BOOL || t == ONNX_T_UINT32 ||
+           t == ONNX_T_UINT64;
+}
+
+/* Are the graph's runtime inputs (initializers aside) all integer tensors? */
+static bool integer_inputs(const Onnx__GraphProto *g)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < g->n_input; i++) {
+        if (is_initializer(g, g->input[i]->name))
+            continue;
+        const Onnx__TypeProto *tp = g->input[i]->type;
+        if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type ||
+            !is_int_type(tp->tensor_type->elem_type))
+            return false;
+        n++;
+    }
+    return n > 0;
 }
 
 static int32_t prec_of(double m)
@@ -172,6 +200,8 @@ static void run_test(Run *r, const char *dir, const char *name)
         if (!mp->opset_import[i]->domain || !mp->opset_import[i]->domain[0])
             opset = mp->opset_import[i]->version;
     const Onnx__GraphProto *g = mp->graph;
+    r->cur_int = integer_inputs(g);
+    r->int_tests += r->cur_int;
     bool supported = g->n_node > 0;
     for (size_t i = 0; i < g->n_node && supported; i++)
         supported = (!g->node[i]->domain || !g->node[i]->domain[0]) &&
@@ -193,6 +223,7 @@ static void run_test(Run *r, const char *dir, const char *name)
     char rule[64], msg[1024];
     if (!supported) {
         r->na++;
+        r->int_na += r->cur_int;
         goto done;
     }
     if (g->n_input > MAX_IO || nout > MAX_IO) {
@@ -239,7 +270,7 @@ static void run_test(Run *r, const char *dir, const char *name)
             goto done;
         }
     }
-    OnnxOptions opt = {prec_of(fmax), bind, nbind};
+    OnnxOptions opt = {.float_prec = prec_of(fmax), .bind = bind, .nbind = nbind};
     Status st = fe_onnx_load_mem(buf, len, &opt, &m, &d);
     if (st == ST_LOGIC) {
         first_error(&d, rule, sizeof rule, msg, sizeof msg);
@@ -373,6 +404,7 @@ static void run_test(Run *r, const char *dir, const char *name)
         free(of);
     }
     r->passed++;
+    r->int_passed += r->cur_int;
     printf("PASS %s (%u blocks)\n", name, tg->n_blocks);
 done:
     sim_result_free(&res);
@@ -461,6 +493,9 @@ int main(int argc, char **argv)
     printf("\nonnx conformance: %zu node tests, %d of operators the frontend does not support; "
            "%d ran, %d passed, %d failed; %d skipped (%d unexpected); %d stale expected "
            "skips\n", n, r.na, r.ran, r.passed, r.failed, r.skipped, r.unexpected, stale);
+    printf("onnx conformance, integer inputs: %d node tests, %d of operators the frontend does "
+           "not support; %d passed (interpreter and simulator), %d failed, %d skipped\n",
+           r.int_tests, r.int_na, r.int_passed, r.int_failed, r.int_skipped);
     free(r.skips);
     return r.failed || r.unexpected || stale ? 1 : 0;
 }
