@@ -20,7 +20,7 @@ cat "$tmp/out" "$tmp/err"
 grep -q '^conv3x3 56x56x64->64  threads=1 .* GMAC/s$' "$tmp/out" || bad "no convolution line"
 grep -q '^cvm 4096->4096        threads=2 .* GMAC/s$' "$tmp/out" || bad "no CVM line"
 for ex in lenet.pb tianjic_style.pb; do
-    grep -q "^example .*/examples/$ex best .* ms end to end$" "$tmp/out" || bad "no line for $ex"
+    grep -Eq "^example .*/examples/$ex +best .* ms end to end$" "$tmp/out" || bad "no line for $ex"
 done
 ! grep -q 'map\.pb' "$tmp/out" || bad "the Mapping example was benchmarked as a graph"
 rc=0
