@@ -27,9 +27,9 @@
  * the same on every machine whatever the other models are. Exit status 0, 1 usage, 2 a model
  * failed validation (a bug here), 3 I/O or out of memory.
  */
-#include "frontend/cvm.h"
-#include "frontend/cvm_save.h"
-#include "frontend/run_model.h"
+#include "frontend/cvm/cvm.h"
+#include "frontend/cvm/cvm_save.h"
+#include "frontend/interp/run_model.h"
 #include "taskir/npy.h"
 
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* gen_onnx: writes the example ONNX models (ModelProto, packed with protobuf-c through
- * frontend/onnx_build.h) and an input for each, deterministically from a fixed-seed PRNG, so
+ * frontend/onnx/onnx_build.h) and an input for each, deterministically from a fixed-seed PRNG, so
  * that no binary model lives in git. examples/README.md describes them.
  *
  *   gen_onnx -o DIR
@@ -17,8 +17,8 @@
  *             file holds int32 values within precision 8.
  * Exit status 0, 1 usage, 3 I/O or out of memory.
  */
-#include "frontend/onnx.h"
-#include "frontend/onnx_build.h"
+#include "frontend/onnx/onnx.h"
+#include "frontend/onnx/onnx_build.h"
 #include "taskir/fileio.h"
 #include "taskir/npy.h"
 

@@ -23,7 +23,7 @@
  *    staged through an identity CADD into a line (SI -> CADD), the one case that adds
  *    compute blocks.
  */
-#include "frontend/lower_internal.h"
+#include "frontend/lower/lower_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -15,7 +15,7 @@
  * Several images in one sample are one CCMPB over [H][W][N * C]: their channels side by side.
  * All arithmetic is exact: the precision rules bound every result within int32.
  */
-#include "frontend/lower_internal.h"
+#include "frontend/lower/lower_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -18,11 +18,11 @@
  * here. Its speed on big models is bench/run's to measure, not a finding.) */
 #include "fuzz_one.h"
 
-#include "frontend/cvm.h"
-#include "frontend/interp.h"
-#include "frontend/lower.h"
-#include "frontend/onnx.h"
-#include "frontend/opgraph.h"
+#include "frontend/cvm/cvm.h"
+#include "frontend/interp/interp.h"
+#include "frontend/lower/lower.h"
+#include "frontend/onnx/onnx.h"
+#include "frontend/opgraph/opgraph.h"
 #include "taskir/sim.h"
 
 #include <stdarg.h>

@@ -2,9 +2,9 @@
  * library API; nothing here knows libFuzzer, so the regression test links the same code. */
 #include "fuzz_one.h"
 
-#include "frontend/cinn.h"
-#include "frontend/cvm.h"
-#include "frontend/onnx.h"
+#include "frontend/cinn/cinn.h"
+#include "frontend/cvm/cvm.h"
+#include "frontend/onnx/onnx.h"
 #include "taskir/mapping.h"
 #include "taskir/npy.h"
 #include "taskir/pbio.h"

@@ -1,12 +1,12 @@
 /* onnx_cli.h: the ONNX options of taskir-compile and taskir-run (argument parsing only; the
- * library takes them as OnnxOptions, frontend/onnx.h):
+ * library takes them as OnnxOptions, frontend/onnx/onnx.h):
  *   --input-range NAME=LO..HI  graph input NAME holds integers in LO..HI (a float input
  *                              holding integers, or an integer input narrower than its type)
  *   --const NAME=X.npy         graph input NAME is the constant X.npy (as an initializer) */
 #ifndef TASKIR_TOOLS_ONNX_CLI_H
 #define TASKIR_TOOLS_ONNX_CLI_H
 
-#include "frontend/onnx.h"
+#include "frontend/onnx/onnx.h"
 
 #include <stdbool.h>
 

@@ -1,18 +1,18 @@
 /* taskir-compile: compiles a model into a TaskGraph (.pb). Argument parsing and exit codes
- * only: the CVM reader is frontend/cvm.h, the CINN XML reader frontend/cinn.h (a path ending
- * in ".xml" or --format cinn), the lowering frontend/lower.h (which verifies the
+ * only: the CVM reader is frontend/cvm/cvm.h, the CINN XML reader frontend/cinn/cinn.h (a path ending
+ * in ".xml" or --format cinn), the lowering frontend/lower/lower.h (which verifies the
  * graph: a finding there is a bug of the compiler, reported as a runtime error with the
  * verifier's findings), the writer taskir/pbio.h (atomic, deterministic).
  *
  *   taskir-compile MODEL.json [--params MODEL.params] [--format cvm] [-o OUT.pb]
  *   taskir-compile PROG.xml [--format cinn] [-o OUT.pb]
- *   taskir-compile MODEL.onnx [--format onnx] [-o OUT.pb]   (frontend/onnx.h)
+ *   taskir-compile MODEL.onnx [--format onnx] [-o OUT.pb]   (frontend/onnx/onnx.h)
  */
-#include "frontend/cinn.h"
-#include "frontend/cvm.h"
-#include "frontend/host_split.h"
-#include "frontend/lower.h"
-#include "frontend/onnx.h"
+#include "frontend/cinn/cinn.h"
+#include "frontend/cvm/cvm.h"
+#include "frontend/host/host_split.h"
+#include "frontend/lower/lower.h"
+#include "frontend/onnx/onnx.h"
 #include "cli.h"
 #include "onnx_cli.h"
 #include "taskir/pbio.h"

@@ -1,14 +1,14 @@
 /* taskir-run: runs a TaskGraph .pb in the functional simulator (taskir/sim.h), or a CVM model
- * (graph JSON + params) in the reference interpreter (frontend/run_model.h), on NumPy inputs,
+ * (graph JSON + params) in the reference interpreter (frontend/interp/run_model.h), on NumPy inputs,
  * and writes one int32 .npy per output: DIR/outputK.npy for OUTPUT socket K of a graph or
  * head K of a model, so that a model and the TaskGraph compiled from it give byte-identical
  * directories. Argument parsing, file handling and exit codes only: loading is pbio.h and
  * cvm.h, checking verify.h, execution sim.h and run_model.h, the .npy format npy.h.
  *
  * The input kind: --format cvm|cinn|onnx|pb, else a path ending in ".onnx" is an ONNX model
- * (frontend/onnx.h), a path ending in ".json" or a file whose first
+ * (frontend/onnx/onnx.h), a path ending in ".json" or a file whose first
  * byte is '{' is a CVM model (no .pb starts with 0x7b: it would open a protobuf group), a path
- * ending in ".xml" or a file whose first byte is '<' a CINN program (frontend/cinn.h, run in
+ * ending in ".xml" or a file whose first byte is '<' a CINN program (frontend/cinn/cinn.h, run in
  * the same interpreter; 0x3c would be an end-group tag), anything else a TaskGraph .pb — or
  * a Mapping .map.pb (--format mapping, a path ending in ".map.pb", or a .pb whose first field
  * is a Mapping's: map_looks_like), whose embedded graph runs exactly as the graph would, once
@@ -18,12 +18,12 @@
  * atomically, and when one cannot be written the ones this run already wrote are removed, so
  * an error never leaves a partial set of outputs; nor the directories -o made for them (the
  * ones this run created are removed again when they are empty). */
-#include "frontend/cinn.h"
-#include "frontend/cvm.h"
-#include "frontend/host_split.h"
-#include "frontend/run_host.h"
-#include "frontend/onnx.h"
-#include "frontend/run_model.h"
+#include "frontend/cinn/cinn.h"
+#include "frontend/cvm/cvm.h"
+#include "frontend/host/host_split.h"
+#include "frontend/host/run_host.h"
+#include "frontend/onnx/onnx.h"
+#include "frontend/interp/run_model.h"
 #include "cli.h"
 #include "onnx_cli.h"
 #include "taskir/fileio.h"
@@ -569,7 +569,7 @@ static Status run_model(const Options *o, const uint8_t *buf, size_t len, NpyArr
     return st ? st : res->outs ? ST_OK : ST_RUNTIME;
 }
 
-/* An ONNX model (frontend/onnx.h): load, read the inputs, convert them at the model's
+/* An ONNX model (frontend/onnx/onnx.h): load, read the inputs, convert them at the model's
  * edges, interpret; the outputs are the chip-side integers in the compiled graph's shapes. */
 static Status run_onnx(Options *o, const uint8_t *buf, size_t len, NpyArray *arrays,
                        Results *res, Diag *d)

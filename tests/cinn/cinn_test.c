@@ -10,8 +10,8 @@
 
 #include "cinn_test.h"
 
-#include "frontend/interp.h"
-#include "frontend/lower.h"
+#include "frontend/interp/interp.h"
+#include "frontend/lower/lower.h"
 #include "taskir/sim.h"
 #include "taskir/verify.h"
 

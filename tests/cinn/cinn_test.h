@@ -12,7 +12,7 @@
 #ifndef TESTS_CINN_CINN_TEST_H
 #define TESTS_CINN_CINN_TEST_H
 
-#include "frontend/cinn.h"
+#include "frontend/cinn/cinn.h"
 
 #include <stdbool.h>
 #include <stdint.h>

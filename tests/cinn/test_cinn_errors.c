@@ -394,7 +394,7 @@ static void test_schema_and_docs(void **state)
 {
     (void)state;
     char path[1024];
-    snprintf(path, sizeof path, "%s/frontend/cinn.xsd", srcdir());
+    snprintf(path, sizeof path, "%s/frontend/cinn/cinn.xsd", srcdir());
     Diag d;
     diag_init(&d, path);
     uint8_t *buf = NULL;

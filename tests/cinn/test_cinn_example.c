@@ -21,7 +21,7 @@
 #include <math.h>
 #include <unistd.h>
 
-#include "frontend/cinn.h"
+#include "frontend/cinn/cinn.h"
 #include "taskir/fileio.h"
 #include "taskir/npy.h"
 #include "tooltest.h"

@@ -5,8 +5,8 @@
 #ifndef TESTS_CVM_TEST_UTIL_H
 #define TESTS_CVM_TEST_UTIL_H
 
-#include "frontend/cvm.h"
-#include "frontend/interp.h"
+#include "frontend/cvm/cvm.h"
+#include "frontend/interp/interp.h"
 
 #include <stdio.h>
 #include <stdlib.h>

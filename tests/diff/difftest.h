@@ -9,9 +9,9 @@
 #ifndef TESTS_DIFF_DIFFTEST_H
 #define TESTS_DIFF_DIFFTEST_H
 
-#include "frontend/cvm.h"
-#include "frontend/interp.h"
-#include "frontend/lower.h"
+#include "frontend/cvm/cvm.h"
+#include "frontend/interp/interp.h"
+#include "frontend/lower/lower.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -14,7 +14,7 @@
 
 #include "difftest.h"
 
-#include "frontend/cvm_save.h"
+#include "frontend/cvm/cvm_save.h"
 #include "taskir/fileio.h"
 #include "taskir/pbio.h"
 #include "taskir/verify.h"

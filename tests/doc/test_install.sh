@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/doc/test_install.sh: `meson install` into a DESTDIR gives what README.md ("Installing")
 # says: the tools, libtaskir.a, taskir.pc and the headers under include/taskir/ and
-# include/frontend/; the C API example of docs/cinn.md (section 5, the block marked
+# include/frontend/FOLDER/; the C API example of docs/cinn.md (section 5, the block marked
 # `doctest: file cinn_example.c`) builds against the installed headers and library alone
 # (pkg-config with PKG_CONFIG_SYSROOT_DIR, no source or build dir), runs, and the installed
 # taskir-dump verifies the TaskGraph it writes.
@@ -29,10 +29,11 @@ pc=$(find "$dest" -name taskir.pc | head -n 1)
 [ -n "$pc" ] || bad "no taskir.pc installed"
 bin=$(find "$dest" -type f -name taskir-dump | head -n 1)
 [ -n "$bin" ] || bad "no taskir-dump installed"
-inc=$(dirname "$(find "$dest" -path '*/include/frontend/cinn.h' | head -n 1)")
-[ "$inc" != . ] || bad "no include/frontend/cinn.h installed"
-for h in frontend/cinn_prims.def frontend/opgraph.h frontend/lower.h frontend/interp.h \
-    frontend/cvm.h frontend/onnx.h taskir/diag.h taskir/graph.h taskir/pbio.h; do
+inc=$(dirname "$(dirname "$(find "$dest" -path '*/include/frontend/cinn/cinn.h' | head -n 1)")")
+[ "$inc" != . ] || bad "no include/frontend/cinn/cinn.h installed"
+for h in frontend/cinn/cinn_prims.def frontend/opgraph/opgraph.h frontend/lower/lower.h \
+    frontend/interp/interp.h frontend/cvm/cvm.h frontend/onnx/onnx.h taskir/diag.h \
+    taskir/graph.h taskir/pbio.h; do
     [ -f "$inc/../$h" ] || bad "no include/$h installed"
 done
 for x in taskir-compile taskir-run; do

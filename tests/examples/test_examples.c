@@ -22,8 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "frontend/cvm.h"
-#include "frontend/run_model.h"
+#include "frontend/cvm/cvm.h"
+#include "frontend/interp/run_model.h"
 #include "taskir/fileio.h"
 #include "taskir/npy.h"
 #include "tooltest.h"

@@ -7,8 +7,8 @@
 
 #include "onnx_testutil.h"
 
-#include "frontend/interp.h"
-#include "frontend/lower.h"
+#include "frontend/interp/interp.h"
+#include "frontend/lower/lower.h"
 #include "taskir/sim.h"
 
 #include <stdio.h>

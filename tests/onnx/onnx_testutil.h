@@ -4,8 +4,8 @@
 #ifndef TESTS_ONNX_TESTUTIL_H
 #define TESTS_ONNX_TESTUTIL_H
 
-#include "frontend/onnx.h"
-#include "frontend/onnx_build.h"
+#include "frontend/onnx/onnx.h"
+#include "frontend/onnx/onnx_build.h"
 
 #include <stddef.h>
 #include <stdint.h>

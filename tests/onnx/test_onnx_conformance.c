@@ -19,10 +19,10 @@
  * Usage: test_onnx_conformance EXPECTED_SKIPS [DATA]. Exit 0 when every test that ran
  * passed and every skip was expected, 1 otherwise, 77 when DATA does not exist.
  */
-#include "frontend/interp.h"
-#include "frontend/lower.h"
-#include "frontend/onnx.h"
-#include "frontend/onnx.pb-c.h"
+#include "frontend/interp/interp.h"
+#include "frontend/lower/lower.h"
+#include "frontend/onnx/onnx.h"
+#include "frontend/onnx/onnx.pb-c.h"
 #include "taskir/fileio.h"
 #include "taskir/sim.h"
 

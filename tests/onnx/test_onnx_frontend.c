@@ -11,12 +11,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "frontend/interp.h"
-#include "frontend/lower.h"
-#include "frontend/onnx.h"
-#include "frontend/onnx_build.h"
+#include "frontend/interp/interp.h"
+#include "frontend/lower/lower.h"
+#include "frontend/onnx/onnx.h"
+#include "frontend/onnx/onnx_build.h"
 #include "onnx_testutil.h"
-#include "frontend/run_model.h"
+#include "frontend/interp/run_model.h"
 #include "taskir/sim.h"
 
 #include <stdio.h>

@@ -11,7 +11,7 @@
  * digit split).
  *
  * Arguments (tests/onnx/meson.build): the taskir-compile and taskir-run binaries. The models
- * are written by the test itself (frontend/onnx_build.h). */
+ * are written by the test itself (frontend/onnx/onnx_build.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

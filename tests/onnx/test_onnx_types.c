@@ -11,9 +11,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "frontend/onnx.h"
-#include "frontend/onnx_build.h"
-#include "frontend/run_model.h"
+#include "frontend/onnx/onnx.h"
+#include "frontend/onnx/onnx_build.h"
+#include "frontend/interp/run_model.h"
 #include "onnx_testutil.h"
 
 #include <stdio.h>

@@ -42,8 +42,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "frontend/cvm.h"
-#include "frontend/lower.h"
+#include "frontend/cvm/cvm.h"
+#include "frontend/lower/lower.h"
 #include "taskir/fileio.h"
 #include "taskir/mapping.h"
 #include "taskir/npy.h"

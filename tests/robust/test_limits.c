@@ -19,8 +19,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "frontend/cinn.h"
-#include "frontend/cvm.h"
+#include "frontend/cinn/cinn.h"
+#include "frontend/cvm/cvm.h"
 #include "taskgraph.pb-c.h"
 #include "taskir/fileio.h"
 #include "taskir/npy.h"

@@ -1,0 +1,873 @@
+/* cvm_json.c: the cvm-runtime graph JSON (format in cvm.h) read into an OpGraph.
+ *
+ * Two passes over "nodes": the first checks every node's structure, resolves its operator and
+ * output count (hence the entry numbering node_row_ptr describes); the second builds the
+ * OpGraph in file order through the checked builder (cvm_build.c), feeding each operator its
+ * attributes (graph attrs "op_attrs" merged with any non-reserved keys of the node's own
+ * "attrs") and comparing the shapes and precisions the file declares with the inferred ones.
+ * Parsing uses json-c with a depth limit; every value's type is checked before use; the
+ * first finding stops the load (later ones would only repeat it).
+ */
+#include "frontend/cvm/cvm_ops.h"
+#include "taskir/fileio.h"
+
+#include <json-c/json.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct NodeInfo {
+    json_object *obj;
+    const char *name;
+    bool is_op;
+    CvmOp op;
+    uint32_t nout;
+    uint64_t entry;         /* first entry id */
+} NodeInfo;
+
+typedef struct Loader {
+    Diag *d;
+    OpGraph *g;
+    const CvmParams *params;
+    const CvmParam **by_name; /* params sorted by name, for find_param */
+    const char *params_name;
+    json_object *root;
+    json_object *nodes;
+    size_t nnodes;
+    NodeInfo *info;
+    uint64_t nentries;
+    json_object *shape, *prec, *dltype, *storage, *op_attrs; /* graph attrs lists or NULL */
+    json_object *input_names; /* taskir extension (cvm.h): the inputs' names, or NULL */
+    int32_t *node_map;      /* file node index -> OpGraph node id */
+} Loader;
+
+static Status jfail(Loader *L, const char *rule, const char *where, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static Status jfail(Loader *L, const char *rule, const char *where, const char *fmt, ...)
+{
+    char what[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return diag_add(L->d, ST_LOGIC, rule, where, "%s", what);
+}
+
+static Status oom(Loader *L)
+{
+    return diag_add(L->d, ST_RUNTIME, "oom", NULL, "out of memory");
+}
+
+static const char *jtype(json_object *o)
+{
+    return json_type_to_name(json_object_get_type(o));
+}
+
+/* The member `key` of object o with type t; NULL (and *st set) when absent or mistyped.
+ * Absent is fine when !required (*st stays ST_OK). */
+static json_object *member(Loader *L, json_object *o, const char *key, json_type t, bool required,
+                           const char *where, Status *st)
+{
+    json_object *v = NULL;
+    *st = ST_OK;
+    if (!json_object_object_get_ex(o, key, &v) || !v) {
+        if (required)
+            *st = jfail(L, "cvm.json.missing", where, "'%s' is missing", key);
+        return NULL;
+    }
+    if (json_object_get_type(v) != t) {
+        *st = jfail(L, "cvm.json.type", where, "'%s' is %s, expected %s", key, jtype(v),
+                    json_type_to_name(t));
+        return NULL;
+    }
+    return v;
+}
+
+/* An int element of an array, within [lo, hi]. */
+static Status get_int(Loader *L, json_object *v, int64_t lo, int64_t hi, const char *rule,
+                      const char *where, const char *what, int64_t *out)
+{
+    if (!v || json_object_get_type(v) != json_type_int)
+        return jfail(L, "cvm.json.type", where, "%s is %s, expected an integer", what,
+                     v ? jtype(v) : "null");
+    int64_t x = json_object_get_int64(v);
+    if (x < lo || x > hi)
+        return jfail(L, rule, where, "%s is %lld, outside [%lld, %lld]", what, (long long)x,
+                     (long long)lo, (long long)hi);
+    *out = x;
+    return ST_OK;
+}
+
+static void node_where(Loader *L, size_t i, char *buf, size_t size)
+{
+    const NodeInfo *ni = &L->info[i];
+    snprintf(buf, size, "node %zu '%s' (%s)", i, ni->name ? ni->name : "",
+             ni->is_op ? cvm_op_name(ni->op) : "null");
+}
+
+/* ---- graph attrs ---- */
+
+/* attrs[key] must be [type_name, list]; *list gets the list. Absent: *list = NULL. */
+static Status graph_attr(Loader *L, json_object *attrs, const char *key, const char *type_name,
+                         json_object **list)
+{
+    *list = NULL;
+    char where[64];
+    snprintf(where, sizeof where, "graph attrs '%s'", key);
+    json_object *v;
+    if (!attrs || !json_object_object_get_ex(attrs, key, &v) || !v)
+        return ST_OK;
+    if (json_object_get_type(v) != json_type_array || json_object_array_length(v) != 2)
+        return jfail(L, "cvm.json.attrs", where, "is not a [\"%s\", [...]] pair", type_name);
+    json_object *t = json_object_array_get_idx(v, 0), *l = json_object_array_get_idx(v, 1);
+    if (!t || json_object_get_type(t) != json_type_string ||
+        strcmp(json_object_get_string(t), type_name) != 0)
+        return jfail(L, "cvm.json.attrs", where, "has type %s, expected \"%s\"",
+                     t && json_object_get_type(t) == json_type_string ? json_object_get_string(t)
+                                                                      : jtype(t), type_name);
+    if (!l || json_object_get_type(l) != json_type_array)
+        return jfail(L, "cvm.json.attrs", where, "has no list");
+    *list = l;
+    return ST_OK;
+}
+
+static Status check_list_len(Loader *L, json_object *l, const char *key, uint64_t want,
+                             const char *what)
+{
+    if (!l || json_object_array_length(l) == want)
+        return ST_OK;
+    char where[64];
+    snprintf(where, sizeof where, "graph attrs '%s'", key);
+    return jfail(L, "cvm.json.attrs", where, "has %zu values for %llu %s",
+                 json_object_array_length(l), (unsigned long long)want, what);
+}
+
+/* The declared shape of an entry; *have false when not declared (absent list). */
+static Status declared_shape(Loader *L, uint64_t entry, OgShape *s, bool *have)
+{
+    *have = false;
+    if (!L->shape)
+        return ST_OK;
+    char where[64];
+    snprintf(where, sizeof where, "graph attrs 'shape'[%llu]", (unsigned long long)entry);
+    json_object *v = json_object_array_get_idx(L->shape, entry);
+    if (!v || json_object_get_type(v) != json_type_array)
+        return jfail(L, "cvm.json.attrs", where, "is %s, expected a list of dims",
+                     v ? jtype(v) : "null");
+    size_t n = json_object_array_length(v);
+    if (n < 1 || n > OG_MAX_DIMS)
+        return jfail(L, "cvm.limit.ndim", where, "has %zu dims; tensors have 1 to %d", n,
+                     OG_MAX_DIMS);
+    s->ndim = (uint32_t)n;
+    for (size_t i = 0; i < n; i++) {
+        Status st = get_int(L, json_object_array_get_idx(v, i), 1, OG_MAX_DIM, "cvm.limit.dim",
+                            where, "a dim", &s->d[i]);
+        if (st != ST_OK)
+            return st;
+    }
+    *have = true;
+    return ST_OK;
+}
+
+/* The declared precision of an entry: -1 (or no list) when not declared. */
+static Status declared_prec(Loader *L, uint64_t entry, int32_t *p)
+{
+    *p = -1;
+    if (!L->prec)
+        return ST_OK;
+    char where[64];
+    snprintf(where, sizeof where, "graph attrs 'precision'[%llu]", (unsigned long long)entry);
+    int64_t v;
+    Status st = get_int(L, json_object_array_get_idx(L->prec, entry), -1, 64,
+                        "cvm.precision.range", where, "the precision", &v);
+    if (st == ST_OK)
+        *p = (int32_t)v;
+    return st;
+}
+
+/* ---- operator attributes ---- */
+
+static bool reserved_key(const char *k)
+{
+    return !strcmp(k, "func_name") || !strcmp(k, "num_inputs") || !strcmp(k, "num_outputs") ||
+           !strcmp(k, "flatten_data");
+}
+
+typedef struct KVList {
+    CvmKV *kv;
+    size_t n, cap;
+    char **owned;           /* strings to free */
+    size_t nowned;
+} KVList;
+
+static void kv_free(KVList *l)
+{
+    for (size_t i = 0; i < l->nowned; i++)
+        free(l->owned[i]);
+    free(l->owned);
+    free(l->kv);
+    memset(l, 0, sizeof *l);
+}
+
+static bool kv_own(KVList *l, char *s)
+{
+    char **p = realloc(l->owned, (l->nowned + 1) * sizeof *p);
+    if (!p) {
+        free(s);
+        return false;
+    }
+    l->owned = p;
+    l->owned[l->nowned++] = s;
+    return true;
+}
+
+/* A value as attribute text: strings as they are; ints, booleans and lists of ints in their
+ * JSON spelling (which the attribute syntax accepts). */
+static Status attr_text(Loader *L, json_object *v, const char *key, const char *where,
+                        KVList *l, const char **out)
+{
+    switch (json_object_get_type(v)) {
+    case json_type_string:
+        *out = json_object_get_string(v);
+        return ST_OK;
+    case json_type_int:
+    case json_type_boolean:
+    case json_type_array: {
+        const char *s = json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN);
+        char *copy = s ? strdup(s) : NULL;
+        if (!copy || !kv_own(l, copy))
+            return oom(L);
+        *out = copy;
+        return ST_OK;
+    }
+    default:
+        return jfail(L, "cvm.json.type", where, "attribute '%s' is %s, expected a string", key,
+                     jtype(v));
+    }
+}
+
+static Status kv_add(Loader *L, KVList *l, const char *key, json_object *v, const char *where)
+{
+    const char *text = NULL;
+    Status st = attr_text(L, v, key, where, l, &text);
+    if (st != ST_OK)
+        return st;
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->kv[i].key, key) == 0) {
+            if (strcmp(l->kv[i].value, text) != 0)
+                return jfail(L, "cvm.json.attrs", where, "attribute '%s' is \"%s\" in the node "
+                             "and \"%s\" in op_attrs", key, text, l->kv[i].value);
+            return ST_OK;
+        }
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 16;
+        CvmKV *p = realloc(l->kv, cap * sizeof *p);
+        if (!p)
+            return oom(L);
+        l->kv = p;
+        l->cap = cap;
+    }
+    l->kv[l->n].key = key;
+    l->kv[l->n].value = text;
+    l->n++;
+    return ST_OK;
+}
+
+static Status add_object(Loader *L, KVList *l, json_object *o, bool skip_reserved,
+                         const char *where)
+{
+    /* kv_add is linear in the attributes so far: bound their number first */
+    if ((size_t)json_object_object_length(o) > CVM_MAX_NODE_ATTRS - l->n)
+        return jfail(L, "cvm.limit.attrs", where, "more than %d attributes", CVM_MAX_NODE_ATTRS);
+    json_object_object_foreach(o, key, val)
+    {
+        if (skip_reserved && reserved_key(key))
+            continue;
+        if (!val)
+            return jfail(L, "cvm.json.type", where, "attribute '%s' is null", key);
+        Status st = kv_add(L, l, key, val, where);
+        if (st != ST_OK)
+            return st;
+    }
+    return ST_OK;
+}
+
+/* Parses a JSON text with the depth limit; *out must be json_object_put. */
+static Status parse_json(Loader *L, const char *text, size_t len, const char *where,
+                         json_object **out)
+{
+    *out = NULL;
+    if (len > INT_MAX)
+        return jfail(L, "cvm.json.syntax", where, "JSON text of %zu bytes is too large", len);
+    /* json-c allocates a few hundred bytes per array or object: bound their number first */
+    size_t containers = 0;
+    bool in_str = false;
+    for (size_t i = 0; i < len; i++) {
+        char ch = text[i];
+        if (in_str) {
+            if (ch == '\\')
+                i++;
+            else if (ch == '"')
+                in_str = false;
+        } else if (ch == '"') {
+            in_str = true;
+        } else if ((ch == '[' || ch == '{') && ++containers > CVM_MAX_JSON_CONTAINERS) {
+            return jfail(L, "cvm.limit.json", where, "more than %u arrays and objects",
+                         CVM_MAX_JSON_CONTAINERS);
+        }
+    }
+    json_tokener *tok = json_tokener_new_ex(CVM_MAX_JSON_DEPTH);
+    if (!tok)
+        return oom(L);
+    json_object *o = json_tokener_parse_ex(tok, text, (int)len);
+    enum json_tokener_error err = json_tokener_get_error(tok);
+    size_t end = json_tokener_get_parse_end(tok);
+    json_tokener_free(tok);
+    if (!o || err != json_tokener_success) {
+        json_object_put(o);
+        if (err == json_tokener_continue)
+            return jfail(L, "cvm.json.syntax", where, "the JSON text ends early");
+        return jfail(L, "cvm.json.syntax", where, "invalid JSON at byte %zu: %s", end,
+                     json_tokener_error_desc(err));
+    }
+    for (size_t i = end; i < len; i++)
+        if (text[i] != ' ' && text[i] != '\n' && text[i] != '\r' && text[i] != '\t') {
+            json_object_put(o);
+            return jfail(L, "cvm.json.syntax", where, "unexpected data after the JSON value at "
+                         "byte %zu", i);
+        }
+    *out = o;
+    return ST_OK;
+}
+
+/* The attributes of operator node i: op_attrs[i] (a JSON object in a string) plus the node's
+ * own non-reserved attrs. The KVList borrows strings from json objects kept alive by the
+ * caller (*holder) and owns the rest. */
+static Status op_attributes(Loader *L, size_t i, KVList *l, json_object **holder)
+{
+    char where[320];
+    node_where(L, i, where, sizeof where);
+    *holder = NULL;
+    Status st;
+    json_object *nattrs = member(L, L->info[i].obj, "attrs", json_type_object, false, where, &st);
+    if (st != ST_OK)
+        return st;
+    if (L->op_attrs) {
+        json_object *s = json_object_array_get_idx(L->op_attrs, i);
+        if (!s || json_object_get_type(s) != json_type_string)
+            return jfail(L, "cvm.json.attrs", where, "op_attrs entry is %s, expected a string",
+                         s ? jtype(s) : "null");
+        const char *txt = json_object_get_string(s);
+        if ((st = parse_json(L, txt, (size_t)json_object_get_string_len(s), where, holder)))
+            return st;
+        if (json_object_get_type(*holder) != json_type_object)
+            return jfail(L, "cvm.json.attrs", where, "op_attrs entry is a JSON %s, expected an "
+                         "object", jtype(*holder));
+        if ((st = add_object(L, l, *holder, false, where)))
+            return st;
+    }
+    if (nattrs && (st = add_object(L, l, nattrs, true, where)))
+        return st;
+    return ST_OK;
+}
+
+/* ---- pass 1: structure of every node ---- */
+
+static Status node_string_attr(Loader *L, json_object *attrs, const char *key, const char *where,
+                               const char **out)
+{
+    *out = NULL;
+    json_object *v;
+    if (!attrs || !json_object_object_get_ex(attrs, key, &v) || !v)
+        return ST_OK;
+    if (json_object_get_type(v) == json_type_string) {
+        *out = json_object_get_string(v);
+        return ST_OK;
+    }
+    if (json_object_get_type(v) == json_type_int) {
+        *out = json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN);
+        return ST_OK;
+    }
+    return jfail(L, "cvm.json.type", where, "attrs '%s' is %s, expected a string", key, jtype(v));
+}
+
+static Status scan_node(Loader *L, size_t i)
+{
+    NodeInfo *ni = &L->info[i];
+    char where[320];
+    snprintf(where, sizeof where, "node %zu", i);
+    json_object *o = json_object_array_get_idx(L->nodes, i);
+    if (!o || json_object_get_type(o) != json_type_object)
+        return jfail(L, "cvm.json.type", where, "is %s, expected an object", o ? jtype(o) : "null");
+    ni->obj = o;
+    Status st;
+    json_object *op = member(L, o, "op", json_type_string, true, where, &st);
+    if (!op)
+        return st;
+    json_object *name = member(L, o, "name", json_type_string, true, where, &st);
+    if (!name)
+        return st;
+    ni->name = json_object_get_string(name);
+    snprintf(where, sizeof where, "node %zu '%s'", i, ni->name);
+    json_object *inputs = member(L, o, "inputs", json_type_array, true, where, &st);
+    if (!inputs)
+        return st;
+    json_object *attrs = member(L, o, "attrs", json_type_object, false, where, &st);
+    if (st != ST_OK)
+        return st;
+    const char *opname = json_object_get_string(op);
+    if (strcmp(opname, "null") == 0) {
+        ni->is_op = false;
+        ni->nout = 1;
+        if (json_object_array_length(inputs) != 0)
+            return jfail(L, "cvm.json.input", where, "a null node has %zu inputs, expected none",
+                         json_object_array_length(inputs));
+        return ST_OK;
+    }
+    if (strcmp(opname, "cvm_op") != 0)
+        return jfail(L, "cvm.json.op", where, "op is \"%s\", expected \"null\" or \"cvm_op\"",
+                     opname);
+    const char *fn, *nin, *nout;
+    if ((st = node_string_attr(L, attrs, "func_name", where, &fn)) ||
+        (st = node_string_attr(L, attrs, "num_inputs", where, &nin)) ||
+        (st = node_string_attr(L, attrs, "num_outputs", where, &nout)))
+        return st;
+    if (!fn)
+        return jfail(L, "cvm.json.missing", where, "attrs 'func_name' is missing");
+    if (!cvm_op_from_name(fn, &ni->op))
+        return jfail(L, "cvm.op.unknown", where, "operator \"%s\" is not one cvm-runtime "
+                     "registers", fn);
+    ni->is_op = true;
+    ni->nout = (uint32_t)cvm_op_num_outputs(ni->op);
+    node_where(L, i, where, sizeof where);
+    int64_t v;
+    if (nin && (!cvm_parse_int_text(nin, &v) || v != (int64_t)json_object_array_length(inputs)))
+        return jfail(L, "cvm.op.inputs", where, "num_inputs is \"%s\", the node has %zu inputs",
+                     nin, json_object_array_length(inputs));
+    if (nout && (!cvm_parse_int_text(nout, &v) || v != ni->nout))
+        return jfail(L, "cvm.op.outputs", where, "num_outputs is \"%s\"; %s has %u", nout, fn,
+                     ni->nout);
+    return ST_OK;
+}
+
+/* ---- pass 2: building ---- */
+
+static Status check_declared(Loader *L, size_t i, const OgNode *n)
+{
+    char where[320];
+    node_where(L, i, where, sizeof where);
+    for (uint32_t k = 0; k < n->noutputs; k++) {
+        uint64_t e = L->info[i].entry + k;
+        OgShape s;
+        bool have;
+        int32_t p;
+        Status st = declared_shape(L, e, &s, &have);
+        if (st != ST_OK)
+            return st;
+        if (have && !og_shape_eq(&s, &n->out_shape[k])) {
+            char a[128], b[128];
+            return jfail(L, "cvm.shape", where, "output %u: the file declares shape %s, the "
+                         "operator gives %s", k, og_shape_str(&s, a, sizeof a),
+                         og_shape_str(&n->out_shape[k], b, sizeof b));
+        }
+        if ((st = declared_prec(L, e, &p)))
+            return st;
+        if (p != -1 && p != n->out_prec[k])
+            return jfail(L, "cvm.precision", where, "output %u: the file declares precision %d, "
+                         "the operator gives %d", k, (int)p, (int)n->out_prec[k]);
+    }
+    return ST_OK;
+}
+
+static int cmp_param_name(const void *a, const void *b)
+{
+    return strcmp((*(const CvmParam *const *)a)->name, (*(const CvmParam *const *)b)->name);
+}
+
+static int cmp_name_param(const void *key, const void *p)
+{
+    return strcmp((const char *)key, (*(const CvmParam *const *)p)->name);
+}
+
+/* A binary search of by_name: null nodes times params would be quadratic. */
+static const CvmParam *find_param(const Loader *L, const char *name)
+{
+    if (!L->by_name)
+        return NULL;
+    const CvmParam **p = bsearch(name, L->by_name, L->params->n, sizeof *L->by_name,
+                                 cmp_name_param);
+    return p ? *p : NULL;
+}
+
+/* Fills L->by_name from L->params. */
+static Status index_params(Loader *L)
+{
+    if (!L->params || !L->params->n)
+        return ST_OK;
+    L->by_name = malloc(L->params->n * sizeof *L->by_name);
+    if (!L->by_name)
+        return oom(L);
+    for (size_t i = 0; i < L->params->n; i++)
+        L->by_name[i] = &L->params->p[i];
+    qsort(L->by_name, L->params->n, sizeof *L->by_name, cmp_param_name);
+    return ST_OK;
+}
+
+/* Is null node `name` a model input: listed in input_names, or, without that list, "data". */
+static bool is_input_name(const Loader *L, const char *name)
+{
+    if (!L->input_names)
+        return strcmp(name, "data") == 0;
+    for (size_t k = 0; k < json_object_array_length(L->input_names); k++)
+        if (strcmp(json_object_get_string(json_object_array_get_idx(L->input_names, k)),
+                   name) == 0)
+            return true;
+    return false;
+}
+
+/* input_names: strings, at most CVM_MAX_MODEL_INPUTS, none twice; after the nodes are built,
+ * each names a null node. */
+static Status check_input_names(Loader *L, bool built)
+{
+    json_object *l = L->input_names;
+    const char *where = "graph attrs 'input_names'";
+    if (!l)
+        return ST_OK;
+    size_t n = json_object_array_length(l);
+    if (!built) {
+        if (n == 0 || n > CVM_MAX_MODEL_INPUTS)
+            return jfail(L, "cvm.json.attrs", where, "lists %zu names; a model has 1 to %d "
+                         "inputs", n, CVM_MAX_MODEL_INPUTS);
+        for (size_t k = 0; k < n; k++)
+            for (size_t j = 0; j < k; j++)
+                if (strcmp(json_object_get_string(json_object_array_get_idx(l, j)),
+                           json_object_get_string(json_object_array_get_idx(l, k))) == 0)
+                    return jfail(L, "cvm.json.attrs", where, "lists '%s' twice",
+                                 json_object_get_string(json_object_array_get_idx(l, k)));
+        return ST_OK;
+    }
+    for (size_t k = 0; k < n; k++) {
+        const char *name = json_object_get_string(json_object_array_get_idx(l, k));
+        if (og_find_input(L->g, name) < 0)
+            return jfail(L, "cvm.input.missing", where, "lists '%s', which is no null node",
+                         name);
+    }
+    return ST_OK;
+}
+
+static Status build_null(Loader *L, size_t i)
+{
+    NodeInfo *ni = &L->info[i];
+    char where[320];
+    node_where(L, i, where, sizeof where);
+    OgShape s;
+    bool have;
+    int32_t p;
+    Status st = declared_shape(L, ni->entry, &s, &have);
+    if (st == ST_OK)
+        st = declared_prec(L, ni->entry, &p);
+    if (st != ST_OK)
+        return st;
+    OgNode *n = NULL;
+    if (is_input_name(L, ni->name)) {
+        if (og_find_input(L->g, ni->name) >= 0)
+            return jfail(L, "cvm.input.missing", where, "a second input named '%s'", ni->name);
+        if (!have)
+            return jfail(L, "cvm.json.attrs", where, "the input '%s' has no declared shape",
+                         ni->name);
+        if (p == -1)
+            return jfail(L, "cvm.precision.missing", where, "the input '%s' has no declared "
+                         "precision", ni->name);
+        st = fe_cvm_add_input(L->g, ni->name, &s, p, &n, L->d);
+    } else {
+        const CvmParam *prm = find_param(L, ni->name);
+        if (!prm)
+            return jfail(L, "cvm.params.missing", where, "no parameter '%s' in %s", ni->name,
+                         !L->params ? "the params (none were given)"
+                         : L->params_name ? L->params_name : "the params");
+        if (have && !og_shape_eq(&s, &prm->t.shape)) {
+            char a[128], b[128];
+            return jfail(L, "cvm.shape", where, "the file declares shape %s, the parameter has %s",
+                         og_shape_str(&s, a, sizeof a), og_shape_str(&prm->t.shape, b, sizeof b));
+        }
+        st = fe_cvm_add_const(L->g, ni->name, &prm->t, p == -1 ? 0 : p, &n, L->d);
+    }
+    if (st != ST_OK)
+        return st;
+    n->src_index = (int32_t)i;
+    L->node_map[i] = n->id;
+    return ST_OK;
+}
+
+/* Reads an edge [node, index] or [node, index, version] referring to an earlier node. */
+static Status read_edge(Loader *L, json_object *e, size_t before, const char *rule,
+                        const char *where, const char *what, OgEdge *out)
+{
+    if (!e || json_object_get_type(e) != json_type_array ||
+        json_object_array_length(e) < 2 || json_object_array_length(e) > 3)
+        return jfail(L, rule, where, "%s is not [node, index, version]", what);
+    int64_t nd, ix, ver;
+    Status st = get_int(L, json_object_array_get_idx(e, 0), 0, (int64_t)before - 1, rule, where,
+                        what, &nd);
+    if (st == ST_OK)
+        st = get_int(L, json_object_array_get_idx(e, 1), 0, (int64_t)L->info[nd].nout - 1, rule,
+                     where, what, &ix);
+    if (st == ST_OK && json_object_array_length(e) == 3)
+        st = get_int(L, json_object_array_get_idx(e, 2), INT32_MIN, INT32_MAX, rule, where, what,
+                     &ver);
+    if (st != ST_OK)
+        return st;
+    out->node = L->node_map[nd];
+    out->index = (uint32_t)ix;
+    return ST_OK;
+}
+
+static Status build_op(Loader *L, size_t i)
+{
+    NodeInfo *ni = &L->info[i];
+    char where[320];
+    node_where(L, i, where, sizeof where);
+    json_object *inputs;
+    json_object_object_get_ex(ni->obj, "inputs", &inputs);
+    size_t nin = json_object_array_length(inputs);
+    if (nin > CVM_MAX_INPUTS)
+        return jfail(L, "cvm.op.inputs", where, "%zu inputs; at most %d are allowed", nin,
+                     CVM_MAX_INPUTS);
+    OgEdge *e = calloc(nin ? nin : 1, sizeof *e);
+    if (!e)
+        return oom(L);
+    Status st = ST_OK;
+    for (size_t k = 0; k < nin && st == ST_OK; k++) {
+        char what[32];
+        snprintf(what, sizeof what, "input %zu", k);
+        st = read_edge(L, json_object_array_get_idx(inputs, k), i, "cvm.json.input", where, what,
+                       &e[k]);
+    }
+    KVList kv = {0};
+    json_object *holder = NULL;
+    if (st == ST_OK)
+        st = op_attributes(L, i, &kv, &holder);
+    OgNode *n = NULL;
+    if (st == ST_OK)
+        st = fe_cvm_add_op(L->g, ni->op, ni->name, e, (uint32_t)nin, kv.kv, kv.n, &n, L->d);
+    kv_free(&kv);
+    json_object_put(holder);
+    free(e);
+    if (st != ST_OK)
+        return st; /* the builder's messages use the node id, which is the file's index */
+    n->src_index = (int32_t)i;
+    L->node_map[i] = n->id;
+    return check_declared(L, i, n);
+}
+
+static Status check_arg_nodes(Loader *L)
+{
+    Status st;
+    json_object *a = member(L, L->root, "arg_nodes", json_type_array, true, "graph", &st);
+    if (!a)
+        return st;
+    bool *listed = calloc(L->nnodes ? L->nnodes : 1, sizeof *listed);
+    if (!listed)
+        return oom(L);
+    st = ST_OK;
+    for (size_t k = 0; k < json_object_array_length(a) && st == ST_OK; k++) {
+        int64_t v = 0;
+        st = get_int(L, json_object_array_get_idx(a, k), 0, (int64_t)L->nnodes - 1,
+                     "cvm.json.arg_nodes", "graph 'arg_nodes'", "an entry", &v);
+        if (st == ST_OK && L->info[v].is_op)
+            st = jfail(L, "cvm.json.arg_nodes", "graph 'arg_nodes'", "lists node %lld, which is "
+                       "an operator", (long long)v);
+        if (st == ST_OK)
+            listed[v] = true;
+    }
+    for (size_t i = 0; i < L->nnodes && st == ST_OK; i++)
+        if (!L->info[i].is_op && !listed[i])
+            st = jfail(L, "cvm.json.arg_nodes", "graph 'arg_nodes'", "does not list null node "
+                       "%zu '%s'", i, L->info[i].name);
+    free(listed);
+    return st;
+}
+
+static Status read_heads(Loader *L)
+{
+    Status st;
+    json_object *h = member(L, L->root, "heads", json_type_array, true, "graph", &st);
+    if (!h)
+        return st;
+    size_t n = json_object_array_length(h);
+    if (n == 0)
+        return jfail(L, "cvm.json.heads", "graph 'heads'", "is empty: the model has no output");
+    for (size_t k = 0; k < n; k++) {
+        char what[32];
+        snprintf(what, sizeof what, "head %zu", k);
+        OgEdge e = {0};
+        if ((st = read_edge(L, json_object_array_get_idx(h, k), L->nnodes, "cvm.json.heads",
+                            "graph 'heads'", what, &e)))
+            return st;
+        if (!og_add_output(L->g, e.node, e.index))
+            return oom(L);
+    }
+    return ST_OK;
+}
+
+static Status check_row_ptr(Loader *L)
+{
+    Status st;
+    json_object *r = member(L, L->root, "node_row_ptr", json_type_array, false, "graph", &st);
+    if (!r)
+        return st;
+    const char *where = "graph 'node_row_ptr'";
+    if (json_object_array_length(r) != L->nnodes + 1)
+        return jfail(L, "cvm.json.row_ptr", where, "has %zu values for %zu nodes (expected %zu)",
+                     json_object_array_length(r), L->nnodes, L->nnodes + 1);
+    for (size_t i = 0; i <= L->nnodes; i++) {
+        uint64_t want = i < L->nnodes ? L->info[i].entry : L->nentries;
+        int64_t v = 0;
+        if ((st = get_int(L, json_object_array_get_idx(r, i), 0, INT64_MAX, "cvm.json.row_ptr",
+                          where, "an entry", &v)))
+            return st;
+        if ((uint64_t)v != want)
+            return jfail(L, "cvm.json.row_ptr", where, "entry %zu is %lld; the nodes' output "
+                         "counts give %llu", i, (long long)v, (unsigned long long)want);
+    }
+    return ST_OK;
+}
+
+/* Every value of list l is a string; for dltype, int8 or int32. */
+static Status check_strings(Loader *L, json_object *l, const char *key, bool dltype)
+{
+    for (size_t i = 0; l && i < json_object_array_length(l); i++) {
+        json_object *v = json_object_array_get_idx(l, i);
+        char where[64];
+        snprintf(where, sizeof where, "graph attrs '%s'[%zu]", key, i);
+        if (!v || json_object_get_type(v) != json_type_string)
+            return jfail(L, "cvm.json.attrs", where, "is %s, expected a string",
+                         v ? jtype(v) : "null");
+        const char *s = json_object_get_string(v);
+        if (dltype && strcmp(s, "int32") != 0 && strcmp(s, "int8") != 0)
+            return jfail(L, "cvm.json.dltype", where, "is \"%s\", expected int8 or int32", s);
+    }
+    return ST_OK;
+}
+
+static Status load(Loader *L, const char *json, size_t json_len)
+{
+    Status st = parse_json(L, json, json_len, "graph", &L->root);
+    if (st != ST_OK)
+        return st;
+    if (json_object_get_type(L->root) != json_type_object)
+        return jfail(L, "cvm.json.type", "graph", "the document is %s, expected an object",
+                     jtype(L->root));
+    json_object *ver = member(L, L->root, "version", json_type_string, true, "graph", &st);
+    if (!ver)
+        return st;
+    const char *vs = json_object_get_string(ver);
+    if (strcmp(vs, "cvm_1.0.0") != 0 && strcmp(vs, "cvm_1.1.0") != 0)
+        return jfail(L, "cvm.json.version", "graph", "version is \"%s\", expected cvm_1.0.0 or "
+                     "cvm_1.1.0", vs);
+    L->nodes = member(L, L->root, "nodes", json_type_array, true, "graph", &st);
+    if (!L->nodes)
+        return st;
+    L->nnodes = json_object_array_length(L->nodes);
+    if (L->nnodes > CVM_MAX_NODES)
+        return jfail(L, "cvm.limit.nodes", "graph", "%zu nodes; at most %u are allowed",
+                     L->nnodes, CVM_MAX_NODES);
+    L->info = calloc(L->nnodes ? L->nnodes : 1, sizeof *L->info);
+    L->node_map = calloc(L->nnodes ? L->nnodes : 1, sizeof *L->node_map);
+    if (!L->info || !L->node_map)
+        return oom(L);
+    for (size_t i = 0; i < L->nnodes; i++) {
+        if ((st = scan_node(L, i)))
+            return st;
+        L->info[i].entry = L->nentries;
+        L->nentries += L->info[i].nout;
+    }
+    json_object *attrs = member(L, L->root, "attrs", json_type_object, false, "graph", &st);
+    if (st != ST_OK)
+        return st;
+    if ((st = graph_attr(L, attrs, "shape", "list_shape", &L->shape)) ||
+        (st = graph_attr(L, attrs, "precision", "list_int", &L->prec)) ||
+        (st = graph_attr(L, attrs, "dltype", "list_str", &L->dltype)) ||
+        (st = graph_attr(L, attrs, "storage_id", "list_int", &L->storage)) ||
+        (st = graph_attr(L, attrs, "op_attrs", "list_str", &L->op_attrs)) ||
+        (st = graph_attr(L, attrs, "input_names", "list_str", &L->input_names)))
+        return st;
+    if ((st = check_list_len(L, L->shape, "shape", L->nentries, "entries")) ||
+        (st = check_list_len(L, L->prec, "precision", L->nentries, "entries")) ||
+        (st = check_list_len(L, L->dltype, "dltype", L->nentries, "entries")) ||
+        (st = check_list_len(L, L->storage, "storage_id", L->nentries, "entries")) ||
+        (st = check_list_len(L, L->op_attrs, "op_attrs", L->nnodes, "nodes")) ||
+        (st = check_strings(L, L->dltype, "dltype", true)) ||
+        (st = check_strings(L, L->op_attrs, "op_attrs", false)) ||
+        (st = check_strings(L, L->input_names, "input_names", false)) ||
+        (st = check_input_names(L, false)))
+        return st;
+    for (size_t i = 0; L->storage && i < L->nentries; i++) {
+        int64_t v = 0;
+        if ((st = get_int(L, json_object_array_get_idx(L->storage, i), -1, INT32_MAX,
+                          "cvm.json.attrs", "graph attrs 'storage_id'", "an entry", &v)))
+            return st;
+    }
+    if ((st = check_row_ptr(L)) || (st = check_arg_nodes(L)))
+        return st;
+    L->g = og_create("cvm");
+    if (!L->g)
+        return oom(L);
+    for (size_t i = 0; i < L->nnodes; i++)
+        if ((st = L->info[i].is_op ? build_op(L, i) : build_null(L, i)))
+            return st;
+    if (!L->input_names && og_find_input(L->g, "data") < 0)
+        return jfail(L, "cvm.input.missing", "graph", "no null node named 'data': the model has "
+                     "no input");
+    if ((st = check_input_names(L, true)))
+        return st;
+    return read_heads(L);
+}
+
+Status fe_cvm_load_mem(const char *json, size_t json_len, const uint8_t *params,
+                       size_t params_len, const char *params_name, OpGraph **out, Diag *d)
+{
+    *out = NULL;
+    CvmParams ps = {0};
+    Loader L = {0};
+    L.d = d;
+    L.params_name = params_name;
+    Status st = ST_OK;
+    if (params) {
+        st = fe_cvm_params_parse(params, params_len, params_name, &ps, d);
+        L.params = &ps;
+        if (st == ST_OK)
+            st = index_params(&L);
+    }
+    if (st == ST_OK)
+        st = load(&L, json, json_len);
+    json_object_put(L.root);
+    free(L.info);
+    free(L.node_map);
+    free(L.by_name);
+    fe_cvm_params_free(&ps);
+    if (st != ST_OK) {
+        og_destroy(L.g);
+        return st;
+    }
+    *out = L.g;
+    return ST_OK;
+}
+
+Status fe_cvm_load(const char *json_path, const char *params_path, OpGraph **out, Diag *d)
+{
+    *out = NULL;
+    uint8_t *json = NULL, *params = NULL;
+    size_t jlen = 0, plen = 0;
+    Status st = tir_read_file(json_path, CVM_MAX_JSON_BYTES, &json, &jlen, d);
+    if (st == ST_OK && params_path)
+        st = tir_read_file(params_path, TIR_MAX_FILE_BYTES, &params, &plen, d);
+    if (st == ST_OK)
+        st = fe_cvm_load_mem((const char *)json, jlen, params, plen, params_path, out, d);
+    free(json);
+    free(params);
+    return st;
+}

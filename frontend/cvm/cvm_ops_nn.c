@@ -1,0 +1,365 @@
+/* cvm_ops_nn.c: conv2d, dense, relu, max_pool2d and upsampling (seeds/001 "NN Operators",
+ * seeds/000 for what 001 leaves out).
+ *
+ * conv2d follows seeds/001's group-wise formula (groups any divisor of C with OC a multiple of
+ * groups); seeds/000 only allows groups in {1, C}: where they disagree we follow 001.
+ * Precision rules are cvm-runtime's: conv2d and dense need inputs of at most 8 bits and give
+ * P0 + P1 + bits(reduction size), then max(that, P_bias) + 1 with a bias.
+ */
+#include "frontend/cvm/cvm_ops.h"
+
+#include <string.h>
+
+#define ATTR_HI (CVM_MAX_ATTR - 1) /* seeds/000: [min_attr, max_attr) */
+
+/* ---- conv2d ---- */
+
+static const CvmAttrSpec conv2d_attrs[] = {
+    {"channels", CA_INT, NULL, 1, CVM_I32_HI, 0, 0, NULL},
+    {"kernel_size", CA_INTS, NULL, 1, OG_MAX_DIM, 2, 2, NULL},
+    {"strides", CA_INTS, "(1, 1)", 1, ATTR_HI, 2, 2, NULL},
+    {"padding", CA_INTS, "(0, 0)", 0, ATTR_HI, 2, 2, NULL},
+    {"dilation", CA_INTS, "(1, 1)", 1, ATTR_HI, 2, 2, NULL},
+    {"groups", CA_INT, "1", 1, CVM_I32_HI, 0, 0, NULL},
+    {"layout", CA_STR, "NCHW", 0, 0, 0, 0, "NCHW"},
+    {"kernel_layout", CA_STR, "OIHW", 0, 0, 0, 0, "OIHW"},
+    {"out_layout", CA_STR, "__undef__", 0, 0, 0, 0, "__undef__|NCHW"},
+    {"out_dtype", CA_STR, "same", 0, 0, 0, 0, "same|-1|int32"},
+    {"use_bias", CA_BOOL, "true", 0, 0, 0, 0, NULL},
+};
+
+Status cvm_parse_conv2d(CvmCtx *c, const CvmRawAttrs *raw)
+{
+    Status st = cvm_parse_attrs(c, raw, conv2d_attrs, sizeof conv2d_attrs / sizeof *conv2d_attrs);
+    if (st != ST_OK)
+        return st;
+    return cvm_want_inputs(c, og_attr_bool(c->n, "use_bias", true) ? 3 : 2);
+}
+
+/* Output extent of a window op: floor((n + 2p - (d(k-1)+1)) / s) + 1, or 0 when the dilated
+ * window does not fit the padded input. */
+static int64_t window_out(int64_t n, int64_t k, int64_t s, int64_t p, int64_t dil)
+{
+    int64_t span = dil * (k - 1) + 1;
+    if (n + 2 * p < span)
+        return 0;
+    return (n + 2 * p - span) / s + 1;
+}
+
+Status cvm_shape_conv2d(CvmCtx *c, const OgShape *in, OgShape *out)
+{
+    Status st;
+    if ((st = cvm_want_rank(c, in, 0, 4)) || (st = cvm_want_rank(c, in, 1, 4)))
+        return st;
+    const OgNode *n = c->n;
+    uint32_t cnt;
+    const int64_t *ks = og_attr_ints(n, "kernel_size", &cnt);
+    const int64_t *sd = og_attr_ints(n, "strides", &cnt);
+    const int64_t *pd = og_attr_ints(n, "padding", &cnt);
+    const int64_t *dl = og_attr_ints(n, "dilation", &cnt);
+    int64_t groups = og_attr_int(n, "groups", 1), channels = og_attr_int(n, "channels", 0);
+    int64_t C = in[0].d[1], OC = in[1].d[0], IC = in[1].d[1], KH = in[1].d[2], KW = in[1].d[3];
+    if (C % groups != 0)
+        return cvm_fail_attr(c, "groups", "= %lld does not divide the %lld input channels",
+                             (long long)groups, (long long)C);
+    if (OC % groups != 0)
+        return cvm_fail_attr(c, "groups", "= %lld does not divide the %lld output channels",
+                             (long long)groups, (long long)OC);
+    if (channels != OC)
+        return cvm_fail_attr(c, "channels", "= %lld, the weight has %lld output channels",
+                             (long long)channels, (long long)OC);
+    if (IC * groups != C)
+        return cvm_fail(c, "cvm.shape.mismatch",
+                        "the weight has %lld input channels per group, the data %lld channels "
+                        "in %lld groups", (long long)IC, (long long)C, (long long)groups);
+    if (ks[0] != KH || ks[1] != KW)
+        return cvm_fail_attr(c, "kernel_size", "= (%lld, %lld), the weight's kernel is %lldx%lld",
+                             (long long)ks[0], (long long)ks[1], (long long)KH, (long long)KW);
+    if (n->ninputs == 3) {
+        if ((st = cvm_want_rank(c, in, 2, 1)))
+            return st;
+        if (in[2].d[0] != OC)
+            return cvm_fail(c, "cvm.shape.mismatch", "the bias has %lld values, expected %lld",
+                            (long long)in[2].d[0], (long long)OC);
+    }
+    int64_t oh = window_out(in[0].d[2], KH, sd[0], pd[0], dl[0]);
+    int64_t ow = window_out(in[0].d[3], KW, sd[1], pd[1], dl[1]);
+    if (oh < 1 || ow < 1)
+        return cvm_fail(c, "cvm.shape.empty",
+                        "the dilated %lldx%lld kernel exceeds the padded %lldx%lld input",
+                        (long long)KH, (long long)KW, (long long)(in[0].d[2] + 2 * pd[0]),
+                        (long long)(in[0].d[3] + 2 * pd[1]));
+    out[0].ndim = 4;
+    out[0].d[0] = in[0].d[0];
+    out[0].d[1] = OC;
+    out[0].d[2] = oh;
+    out[0].d[3] = ow;
+    return ST_OK;
+}
+
+static Status want_int8(CvmCtx *c, const int32_t *in_prec)
+{
+    static const char *const what[] = {"data", "weight"};
+    for (int i = 0; i < 2; i++)
+        if (in_prec[i] > 8)
+            return cvm_fail(c, "cvm.precision.input",
+                            "the %s has precision %d; %s takes at most 8 bits", what[i],
+                            (int)in_prec[i], c->n->op_name);
+    return ST_OK;
+}
+
+static void matmul_prec(CvmCtx *c, const int32_t *in_prec, int64_t size, int32_t *out_prec)
+{
+    int32_t p = in_prec[0] + in_prec[1] + cvm_bits((uint64_t)size);
+    if (c->n->ninputs == 3)
+        p = (p > in_prec[2] ? p : in_prec[2]) + 1;
+    out_prec[0] = p;
+}
+
+Status cvm_prec_conv2d(CvmCtx *c, const OgShape *in, const int32_t *in_prec, int32_t *out_prec)
+{
+    Status st = want_int8(c, in_prec);
+    if (st == ST_OK)
+        matmul_prec(c, in_prec, in[1].d[1] * in[1].d[2] * in[1].d[3], out_prec);
+    return st;
+}
+
+/* seeds/001: Y[n,oc,p,q] = sum_{ic<IC} kernel(n, (oc / OPG) * IC + ic, p, q, oc, ic) + B[oc]
+ * with OPG = OC / groups; padding reads as 0. */
+Status cvm_run_conv2d(CvmCtx *c, const OgTensor *const *in, OgTensor *out)
+{
+    const OgNode *n = c->n;
+    uint32_t cnt;
+    const int64_t *sd = og_attr_ints(n, "strides", &cnt);
+    const int64_t *pd = og_attr_ints(n, "padding", &cnt);
+    const int64_t *dl = og_attr_ints(n, "dilation", &cnt);
+    int64_t groups = og_attr_int(n, "groups", 1);
+    const OgTensor *x = in[0], *w = in[1], *b = n->ninputs == 3 ? in[2] : NULL;
+    int64_t N = x->shape.d[0], C = x->shape.d[1], H = x->shape.d[2], W = x->shape.d[3];
+    int64_t OC = w->shape.d[0], IC = w->shape.d[1], KH = w->shape.d[2], KW = w->shape.d[3];
+    int64_t OH = out->shape.d[2], OW = out->shape.d[3], OPG = OC / groups;
+    int32_t *y = out->data;
+    for (int64_t bn = 0; bn < N; bn++)
+        for (int64_t oc = 0; oc < OC; oc++) {
+            int64_t cbase = (oc / OPG) * IC;
+            for (int64_t p = 0; p < OH; p++)
+                for (int64_t q = 0; q < OW; q++) {
+                    int64_t acc = b ? b->data[oc] : 0;
+                    for (int64_t ic = 0; ic < IC; ic++) {
+                        const int32_t *xp = x->data + (bn * C + cbase + ic) * H * W;
+                        const int32_t *wp = w->data + (oc * IC + ic) * KH * KW;
+                        for (int64_t ki = 0; ki < KH; ki++) {
+                            int64_t r = p * sd[0] - pd[0] + ki * dl[0];
+                            if (r < 0 || r >= H)
+                                continue;
+                            for (int64_t kj = 0; kj < KW; kj++) {
+                                int64_t s = q * sd[1] - pd[1] + kj * dl[1];
+                                if (s < 0 || s >= W)
+                                    continue;
+                                acc += (int64_t)xp[r * W + s] * wp[ki * KW + kj];
+                            }
+                        }
+                    }
+                    *y++ = cvm_i32(c, acc);
+                }
+        }
+    return ST_OK;
+}
+
+/* ---- dense ---- */
+
+static const CvmAttrSpec dense_attrs[] = {
+    {"units", CA_INT, NULL, 1, CVM_I32_HI, 0, 0, NULL},
+    {"use_bias", CA_BOOL, "true", 0, 0, 0, 0, NULL},
+};
+
+Status cvm_parse_dense(CvmCtx *c, const CvmRawAttrs *raw)
+{
+    Status st = cvm_parse_attrs(c, raw, dense_attrs, sizeof dense_attrs / sizeof *dense_attrs);
+    if (st != ST_OK)
+        return st;
+    return cvm_want_inputs(c, og_attr_bool(c->n, "use_bias", true) ? 3 : 2);
+}
+
+Status cvm_shape_dense(CvmCtx *c, const OgShape *in, OgShape *out)
+{
+    Status st;
+    if ((st = cvm_want_rank(c, in, 0, 2)) || (st = cvm_want_rank(c, in, 1, 2)))
+        return st;
+    int64_t units = og_attr_int(c->n, "units", 0);
+    if (in[1].d[0] != units)
+        return cvm_fail_attr(c, "units", "= %lld, the weight has %lld rows", (long long)units,
+                             (long long)in[1].d[0]);
+    if (in[1].d[1] != in[0].d[1])
+        return cvm_fail(c, "cvm.shape.mismatch", "the weight has %lld columns, the data %lld",
+                        (long long)in[1].d[1], (long long)in[0].d[1]);
+    if (c->n->ninputs == 3) {
+        if ((st = cvm_want_rank(c, in, 2, 1)))
+            return st;
+        if (in[2].d[0] != units)
+            return cvm_fail(c, "cvm.shape.mismatch", "the bias has %lld values, expected %lld",
+                            (long long)in[2].d[0], (long long)units);
+    }
+    out[0].ndim = 2;
+    out[0].d[0] = in[0].d[0];
+    out[0].d[1] = units;
+    return ST_OK;
+}
+
+Status cvm_prec_dense(CvmCtx *c, const OgShape *in, const int32_t *in_prec, int32_t *out_prec)
+{
+    Status st = want_int8(c, in_prec);
+    if (st == ST_OK)
+        matmul_prec(c, in_prec, in[0].d[1], out_prec);
+    return st;
+}
+
+/* Y = X W^T + B. */
+Status cvm_run_dense(CvmCtx *c, const OgTensor *const *in, OgTensor *out)
+{
+    const OgTensor *x = in[0], *w = in[1], *b = c->n->ninputs == 3 ? in[2] : NULL;
+    int64_t M = x->shape.d[0], K = x->shape.d[1], U = w->shape.d[0];
+    for (int64_t i = 0; i < M; i++)
+        for (int64_t j = 0; j < U; j++) {
+            int64_t acc = b ? b->data[j] : 0;
+            const int32_t *xr = x->data + i * K, *wr = w->data + j * K;
+            for (int64_t k = 0; k < K; k++)
+                acc += (int64_t)xr[k] * wr[k];
+            out->data[i * U + j] = cvm_i32(c, acc);
+        }
+    return ST_OK;
+}
+
+/* ---- relu ---- */
+
+Status cvm_run_relu(CvmCtx *c, const OgTensor *const *in, OgTensor *out)
+{
+    (void)c;
+    for (int64_t i = 0; i < out->count; i++)
+        out->data[i] = in[0]->data[i] > 0 ? in[0]->data[i] : 0;
+    return ST_OK;
+}
+
+/* ---- max_pool2d ---- */
+
+static const CvmAttrSpec pool_attrs[] = {
+    {"pool_size", CA_INTS, NULL, 0, OG_MAX_DIM, 2, 2, NULL},
+    {"strides", CA_INTS, "(1, 1)", 1, ATTR_HI, 2, 2, NULL},
+    {"padding", CA_INTS, "(0, 0)", 0, ATTR_HI, 1, 2, NULL},
+    {"layout", CA_STR, "NCHW", 0, 0, 0, 0, "NCHW"},
+    {"ceil_mode", CA_BOOL, "false", 0, 0, 0, 0, NULL},
+};
+
+Status cvm_parse_max_pool2d(CvmCtx *c, const CvmRawAttrs *raw)
+{
+    return cvm_parse_attrs(c, raw, pool_attrs, sizeof pool_attrs / sizeof *pool_attrs);
+}
+
+/* Padding (PH, PW): a 1-element padding means PH = PW. */
+static void pool_params(const OgNode *n, int64_t *ps, int64_t *sd, int64_t *pd)
+{
+    uint32_t cnt;
+    const int64_t *v = og_attr_ints(n, "pool_size", &cnt);
+    ps[0] = v[0], ps[1] = v[1];
+    v = og_attr_ints(n, "strides", &cnt);
+    sd[0] = v[0], sd[1] = v[1];
+    v = og_attr_ints(n, "padding", &cnt);
+    pd[0] = v[0], pd[1] = cnt == 2 ? v[1] : v[0];
+}
+
+Status cvm_shape_max_pool2d(CvmCtx *c, const OgShape *in, OgShape *out)
+{
+    Status st = cvm_want_rank(c, in, 0, 4);
+    if (st != ST_OK)
+        return st;
+    int64_t ps[2], sd[2], pd[2];
+    pool_params(c->n, ps, sd, pd);
+    bool ceil_mode = og_attr_bool(c->n, "ceil_mode", false);
+    out[0] = in[0];
+    for (int i = 0; i < 2; i++) {
+        int64_t len = in[0].d[2 + i] + 2 * pd[i];
+        if (ps[i] > len)
+            return cvm_fail_attr(c, "pool_size", "= (%lld, %lld) exceeds the padded %lldx%lld input",
+                                 (long long)ps[0], (long long)ps[1],
+                                 (long long)(in[0].d[2] + 2 * pd[0]),
+                                 (long long)(in[0].d[3] + 2 * pd[1]));
+        if (ps[i] <= pd[i])
+            return cvm_fail_attr(c, "pool_size", "= (%lld, %lld) must exceed the padding (%lld, %lld)",
+                                 (long long)ps[0], (long long)ps[1], (long long)pd[0],
+                                 (long long)pd[1]);
+        int64_t span = len - ps[i];
+        out[0].d[2 + i] = (ceil_mode ? (span + sd[i] - 1) / sd[i] : span / sd[i]) + 1;
+    }
+    return ST_OK;
+}
+
+/* seeds/000: the max over the window of pad(), which reads 0 outside the input (cvm-runtime's
+ * CPU code pads with INT32_MIN instead: docs/cvm-divergences.md). */
+Status cvm_run_max_pool2d(CvmCtx *c, const OgTensor *const *in, OgTensor *out)
+{
+    int64_t ps[2], sd[2], pd[2];
+    pool_params(c->n, ps, sd, pd);
+    const OgTensor *x = in[0];
+    int64_t NC = x->shape.d[0] * x->shape.d[1], H = x->shape.d[2], W = x->shape.d[3];
+    int64_t OH = out->shape.d[2], OW = out->shape.d[3];
+    int32_t *y = out->data;
+    for (int64_t nc = 0; nc < NC; nc++) {
+        const int32_t *xp = x->data + nc * H * W;
+        for (int64_t p = 0; p < OH; p++)
+            for (int64_t q = 0; q < OW; q++) {
+                int64_t m = INT64_MIN;
+                for (int64_t i = 0; i < ps[0]; i++) {
+                    int64_t r = p * sd[0] - pd[0] + i;
+                    for (int64_t j = 0; j < ps[1]; j++) {
+                        int64_t s = q * sd[1] - pd[1] + j;
+                        int64_t v = (r >= 0 && r < H && s >= 0 && s < W) ? xp[r * W + s] : 0;
+                        if (v > m)
+                            m = v;
+                    }
+                }
+                *y++ = cvm_i32(c, m);
+            }
+    }
+    return ST_OK;
+}
+
+/* ---- upsampling ---- */
+
+static const CvmAttrSpec upsampling_attrs[] = {
+    {"scale", CA_INT, NULL, 1, ATTR_HI, 0, 0, NULL},
+    {"layout", CA_STR, "NCHW", 0, 0, 0, 0, "NCHW"},
+    {"method", CA_STR, "NEAREST_NEIGHBOR", 0, 0, 0, 0, "NEAREST_NEIGHBOR"},
+};
+
+Status cvm_parse_upsampling(CvmCtx *c, const CvmRawAttrs *raw)
+{
+    return cvm_parse_attrs(c, raw, upsampling_attrs,
+                           sizeof upsampling_attrs / sizeof *upsampling_attrs);
+}
+
+Status cvm_shape_upsampling(CvmCtx *c, const OgShape *in, OgShape *out)
+{
+    Status st = cvm_want_rank(c, in, 0, 4);
+    if (st != ST_OK)
+        return st;
+    int64_t s = og_attr_int(c->n, "scale", 1);
+    out[0] = in[0];
+    out[0].d[2] = in[0].d[2] * s;
+    out[0].d[3] = in[0].d[3] * s;
+    return ST_OK;
+}
+
+/* Y[n, i, h, w] = X[n, i, h / scale, w / scale]. */
+Status cvm_run_upsampling(CvmCtx *c, const OgTensor *const *in, OgTensor *out)
+{
+    int64_t s = og_attr_int(c->n, "scale", 1);
+    const OgTensor *x = in[0];
+    int64_t NC = x->shape.d[0] * x->shape.d[1], H = x->shape.d[2], W = x->shape.d[3];
+    int64_t OH = out->shape.d[2], OW = out->shape.d[3];
+    int32_t *y = out->data;
+    for (int64_t nc = 0; nc < NC; nc++)
+        for (int64_t h = 0; h < OH; h++)
+            for (int64_t w = 0; w < OW; w++)
+                *y++ = x->data[(nc * H + h / s) * W + w / s];
+    return ST_OK;
+}
