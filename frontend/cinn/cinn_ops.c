@@ -1,34 +1,9 @@
-/* cinn_ops.c: the CINN extension operators' table expanded from cinn_ops.def, and the
- * attribute parsing of those that have attributes (cinn_round, cinn_real, cinn_range), with
- * the schemas of cvm_ops.h so that messages and rules ([cvm.attr.<name>]) are the CVM ones.
+/* cinn_ops.c: the attribute parsing of the CINN extension operators (cinn_ops.def) that have
+ * attributes (cinn_round, cinn_real, cinn_range), with the schemas of cvm_ops.h so that
+ * messages and rules ([cvm.attr.<name>]) are the CVM ones. Their table rows are in
+ * frontend/ops/op_table.c.
  */
 #include "frontend/cinn/cinn_ops.h"
-
-#include <string.h>
-
-static const CvmOpInfo cinn_table[CINN_OP_END - CINN_OP_BASE] = {
-#define X(name, min_in, max_in, nout, parse, shape, prec, run, flags)                      \
-    {#name, min_in, max_in, nout, parse, shape, prec, run, flags},
-#include "frontend/cinn/cinn_ops.def"
-#undef X
-};
-
-const CvmOpInfo *cinn_op_info(int op)
-{
-    if (op < CINN_OP_BASE || op >= CINN_OP_END)
-        return NULL;
-    return &cinn_table[op - CINN_OP_BASE];
-}
-
-bool cinn_op_from_name(const char *name, int *out)
-{
-    for (int i = 0; i < CINN_OP_END - CINN_OP_BASE; i++)
-        if (strcmp(cinn_table[i].name, name) == 0) {
-            *out = CINN_OP_BASE + i;
-            return true;
-        }
-    return false;
-}
 
 /* ---- attributes ---- */
 

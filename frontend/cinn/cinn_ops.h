@@ -3,8 +3,9 @@
  * CVM builder, interpreter and lowering treat them like CVM operators) and the functions the
  * rows name. Not installed.
  *
- * Codes: CINN_OP_BASE + row index, far above CVM_OP_COUNT, so a CVM code never collides;
- * cvm_op_info() hands codes from CINN_OP_BASE on to cinn_op_info().
+ * Codes: CINN_OP_BASE + row index, far above CVM_OP_COUNT, so a CVM code never collides.
+ * The rows are in the one operator table of frontend/ops/op_table.c (dialect column
+ * "cinn"), after the CVM ones; cvm_op_info() gives the row of either dialect's code.
  */
 #ifndef FRONTEND_CINN_OPS_H
 #define FRONTEND_CINN_OPS_H

@@ -1,4 +1,4 @@
-/* cvm_ops.c: the CVM operator table expanded from cvm_ops.def, the attribute value syntax and
+/* cvm_ops.c: what the CVM operators (cvm_ops.def) share: the attribute value syntax and
  * schema-driven parsing, error helpers, and the shape/precision rules several operators share.
  *
  * Attribute syntax (cvm-runtime's dmlc parameters, as written by its model tools): ints
@@ -7,57 +7,11 @@
  */
 #include "frontend/cvm/cvm_ops.h"
 
-#include "frontend/cinn/cinn_ops.h"
-
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const CvmOpInfo op_table[CVM_OP_COUNT] = {
-#define X(name, min_in, max_in, nout, parse, shape, prec, run, flags)                      \
-    {#name, min_in, max_in, nout, parse, shape, prec, run, flags},
-#include "frontend/cvm/cvm_ops.def"
-#undef X
-};
-
-const CvmOpInfo *cvm_op_info(CvmOp op)
-{
-    if ((unsigned)op < CVM_OP_COUNT)
-        return &op_table[op];
-    return cinn_op_info((int)op); /* the CINN frontend's operators (cinn_ops.def), or NULL */
-}
-
-const char *cvm_op_name(CvmOp op)
-{
-    return (unsigned)op < CVM_OP_COUNT ? op_table[op].name : NULL;
-}
-
-bool cvm_op_from_name(const char *name, CvmOp *out)
-{
-    for (int i = 0; i < CVM_OP_COUNT; i++)
-        if (strcmp(op_table[i].name, name) == 0) {
-            *out = (CvmOp)i;
-            return true;
-        }
-    return false;
-}
-
-int cvm_op_min_inputs(CvmOp op)
-{
-    return (unsigned)op < CVM_OP_COUNT ? op_table[op].min_in : 0;
-}
-
-int cvm_op_max_inputs(CvmOp op)
-{
-    return (unsigned)op < CVM_OP_COUNT ? op_table[op].max_in : 0;
-}
-
-int cvm_op_num_outputs(CvmOp op)
-{
-    return (unsigned)op < CVM_OP_COUNT ? op_table[op].nout : 0;
-}
 
 /* ---- errors ---- */
 

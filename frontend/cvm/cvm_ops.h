@@ -1,5 +1,6 @@
-/* cvm_ops.h: internal interface between the CVM operator table (cvm_ops.c), the operator
- * families (cvm_ops_*.c), the reader and the interpreter. Not installed.
+/* cvm_ops.h: internal interface between the operator table (frontend/ops/op_table.c), the
+ * shared helpers (cvm_ops.c), the operator families (cvm_ops_*.c), the reader and the
+ * interpreter. Not installed.
  *
  * Each operator contributes four functions named in its cvm_ops.def row. They share a
  * CvmCtx naming the node being processed, so that every error is reported as
@@ -50,10 +51,12 @@ typedef struct CvmOpInfo {
     CvmPrecFn prec;
     CvmRunFn run;
     unsigned flags;
+    const char *dialect;    /* whose operator: "cvm" (cvm_ops.def) or "cinn" (cinn_ops.def) */
 } CvmOpInfo;
 
 /* The table row of op (op < CVM_OP_COUNT), or of a CINN frontend operator (cinn_ops.h:
- * CINN_OP_BASE <= op < CINN_OP_END); NULL for any other code. */
+ * CINN_OP_BASE <= op < CINN_OP_END); NULL for any other code. The one table of both
+ * dialects and its lookups are in frontend/ops/op_table.c. */
 const CvmOpInfo *cvm_op_info(CvmOp op);
 
 #define X(name, min_in, max_in, nout, parse, shape, prec, run, flags)                      \
