@@ -18,7 +18,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,14 +51,17 @@ static const char usage_text[] =
     "  --input-format KIND  read the input as a graph (TaskGraph) or a mapping (Mapping);\n"
     "                by default a path ending in .map.pb is a Mapping, else the first field\n"
     "                of the file decides (docs/formats.md)\n"
-    "  -o FILE       write the output to FILE (atomically) instead of standard output\n"
+    "  -o FILE       write the output to FILE (atomically) instead of standard output;\n"
+    "                a link is followed, a device or FIFO written in place; not a directory\n"
+    "                nor the input (docs/cli.md)\n"
     "  --help        print this help and exit\n"
     "  --version     print the version and exit\n"
     "\n"
     "exit status:\n"
     "  0  success\n"
     "  1  usage error: unknown option, missing file argument, bad --format or\n"
-    "     --input-format, --summary with dot, bad --block ID\n"
+    "     --input-format, --summary with dot, bad --block ID, an option given twice,\n"
+    "     -o a directory or the input\n"
     "  2  logic error: the file is not a valid TaskGraph (or Mapping), --block names no\n"
     "     block, or --verify found violations\n"
     "  3  runtime error: the input cannot be read or the output written, out of memory\n";
@@ -78,29 +80,12 @@ typedef struct Options {
     bool verify;
 } Options;
 
-/* Reports a usage error; returns 1 (the exit code). */
-static int usage_error(Diag *d, const char *rule, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int usage_error(Diag *d, const char *rule, const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    diag_add(d, ST_USAGE, rule, NULL, "%s", msg);
-    diag_print(d, stderr, TOOL);
-    fputs("try 'taskir-dump --help'\n", stderr);
-    return ST_USAGE;
-}
-
 /* Parses argv into o. Returns -1 to go on, else the exit code (--help, --version, errors). */
 static int parse_args(int argc, char **argv, Options *o)
 {
-    Diag d;
-    diag_init(&d, NULL);
     int rc = -1;
     bool only_files = false;
+    bool seen_format = false, seen_input = false, seen_block = false, seen_out = false;
     memset(o, 0, sizeof *o);
     for (int i = 1; i < argc && rc < 0; i++) {
         const char *a = argv[i];
@@ -108,7 +93,7 @@ static int parse_args(int argc, char **argv, Options *o)
         const char *v;
         if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
             if (o->file)
-                rc = usage_error(&d, "usage.args", "more than one input file ('%s')", a);
+                rc = cli_usage(TOOL, "usage.args", "more than one input file ('%s')", a);
             o->file = a;
         } else if (strcmp(a, "--") == 0) {
             only_files = true;
@@ -124,8 +109,10 @@ static int parse_args(int argc, char **argv, Options *o)
             o->verify = true;
         } else if ((v = cli_opt_value(argc, argv, &i, "--format", &m)), m) {
             o->format_given = true;
+            if ((rc = cli_once(TOOL, "--format", &seen_format)) >= 0)
+                break;
             if (!v)
-                rc = usage_error(&d, "usage.format", "%s needs a value: text, json or dot", a);
+                rc = cli_usage(TOOL, "usage.format", "%s needs a value: text, json or dot", a);
             else if (strcmp(v, "text") == 0)
                 o->format = PF_TEXT;
             else if (strcmp(v, "json") == 0)
@@ -133,40 +120,47 @@ static int parse_args(int argc, char **argv, Options *o)
             else if (strcmp(v, "dot") == 0)
                 o->format = PF_DOT;
             else
-                rc = usage_error(&d, "usage.format",
+                rc = cli_usage(TOOL, "usage.format",
                                  "unknown format '%s' (text, json or dot)", v);
         } else if ((v = cli_opt_value(argc, argv, &i, "--input-format", &m)), m) {
+            if ((rc = cli_once(TOOL, "--input-format", &seen_input)) >= 0)
+                break;
             if (v && strcmp(v, "graph") == 0)
                 o->input = IN_GRAPH;
             else if (v && strcmp(v, "mapping") == 0)
                 o->input = IN_MAPPING;
             else
-                rc = usage_error(&d, "usage.format",
+                rc = cli_usage(TOOL, "usage.format",
                                  "--input-format takes graph or mapping, not '%s'", v ? v : "");
         } else if ((v = cli_opt_value(argc, argv, &i, "--block", &m)), m) {
             char *end;
             errno = 0;
             long long id = v ? strtoll(v, &end, 10) : 0;
+            if ((rc = cli_once(TOOL, "--block", &seen_block)) >= 0)
+                break;
             if (!v || !*v || *end || errno || id < INT32_MIN || id > INT32_MAX)
-                rc = usage_error(&d, "usage.block", "--block needs a block id, not '%s'",
+                rc = cli_usage(TOOL, "usage.block", "--block needs a block id, not '%s'",
                                  v ? v : "");
             o->has_block = true;
             o->block = (int32_t)id;
         } else if ((v = cli_opt_value(argc, argv, &i, "-o", &m)), m) {
+            if ((rc = cli_once(TOOL, "-o", &seen_out)) >= 0)
+                break;
             if (!v || !*v)
-                rc = usage_error(&d, "usage.output", "%s needs a file name", a);
+                rc = cli_usage(TOOL, "usage.output", "%s needs a file name", a);
             o->out = v;
         } else {
-            rc = usage_error(&d, "usage.option", "unknown option '%s'", a);
+            rc = cli_usage(TOOL, "usage.option", "unknown option '%s'", a);
         }
     }
     if (rc < 0 && !o->file)
-        rc = usage_error(&d, "usage.args", "no input file (give GRAPH.pb, or - for stdin)");
+        rc = cli_usage(TOOL, "usage.args", "no input file (give GRAPH.pb, or - for stdin)");
     else if (rc < 0 && o->summary && o->format == PF_DOT)
-        rc = usage_error(&d, "usage.format", "--summary prints text or json, not dot");
+        rc = cli_usage(TOOL, "usage.format", "--summary prints text or json, not dot");
     else if (rc < 0 && o->summary && o->has_block)
-        rc = usage_error(&d, "usage.args", "--summary and --block exclude each other");
-    diag_finish(&d);
+        rc = cli_usage(TOOL, "usage.args", "--summary and --block exclude each other");
+    if (rc < 0 && o->out)
+        rc = cli_check_output(TOOL, o->out, &o->file, 1);
     return rc;
 }
 
@@ -249,10 +243,10 @@ int main(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0)
         return rc;
-    const char *name = strcmp(o.file, "-") == 0 ? "<stdin>" : o.file;
+    const char *name = cli_name(o.file, false);
     Diag d, od;
     diag_init(&d, name);
-    diag_init(&od, o.out);
+    diag_init(&od, cli_name(o.out ? o.out : "-", true));
     Status st = run(&o, name, &d, &od);
     diag_print(&d, stderr, TOOL);
     diag_print(&od, stderr, TOOL);
