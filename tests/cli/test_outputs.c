@@ -437,6 +437,50 @@ static void test_params_named(void **state)
     assert_int_equal(access(out, F_OK), -1);
 }
 
+/* Out of memory while decoding a valid .pb is [oom], exit 3, not a corrupt file: 4 M empty
+ * TaskBlocks (8 MB on the wire, each a message struct once decoded; without the limit the
+ * file decodes, in seconds) under a 256 MB address space; the same graph inside a Mapping.
+ * Not under AddressSanitizer, which cannot start in a limited address space. */
+static void test_oom_decode(void **state)
+{
+    (void)state;
+#if defined(__SANITIZE_ADDRESS__)
+    skip();
+#endif
+    enum { N = 4 << 20 };
+    char *buf = malloc(2 * (size_t)N + 8);
+    assert_non_null(buf);
+    size_t n = 0;
+    buf[n++] = 0x0a; /* Mapping.graph, 8 MB long: a varint of 4 bytes */
+    for (uint32_t v = 2u * N; v; v >>= 7)
+        buf[n++] = (char)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+    size_t head = n;
+    for (size_t i = 0; i < N; i++) { /* TaskGraph.blocks, empty */
+        buf[n++] = 0x0a;
+        buf[n++] = 0x00;
+    }
+    char g[512], m[512];
+    tt_path(g, sizeof g, "huge.pb");
+    tt_path(m, sizeof m, "huge.map.pb");
+    tt_write_file(g, buf + head, n - head);
+    tt_write_file(m, buf, n);
+    free(buf);
+    const long as = 256L << 20;
+    TtRun r;
+    tt_run(&r, &(TtOpts){.as = as}, dump_tool, g, "--summary", NULL);
+    expect(&r, 3, "out of memory decoding the TaskGraph [oom]");
+    tt_assert_contains(r.err, g);
+    tt_run_free(&r);
+    tt_run(&r, &(TtOpts){.as = as}, dump_tool, m, "--summary", NULL);
+    expect(&r, 3, "out of memory decoding the Mapping [oom]");
+    tt_run_free(&r);
+    tt_run(&r, &(TtOpts){.as = as}, run_tool, g, "--input", "0=x.npy", NULL);
+    expect(&r, 3, "[oom]");
+    tt_run_free(&r);
+    unlink(g);
+    unlink(m);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -485,6 +529,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_not_applicable),
         cmocka_unit_test(test_stale_outputs),
         cmocka_unit_test(test_params_named),
+        cmocka_unit_test(test_oom_decode),
     };
     int rc = cmocka_run_group_tests(tests, setup, NULL);
     tt_tmpdir_remove();
