@@ -3,7 +3,8 @@
  * Steps, each stopping the read when it finds an error:
  *   1. parse (no network, no DTD loading, entities left alone): malformed XML is
  *      [cinn.xml.parse] at the line libxml2 reports; a DOCTYPE is refused [cinn.xml.dtd] (no
- *      entity can then be defined, and nothing is fetched);
+ *      entity can then be defined, and nothing is fetched), by the prescan when it sees one
+ *      (before libxml2 expands entities), else after the parse;
  *   2. validate against the embedded cinn.xsd (xmlSchemaValidateDoc): every violation is
  *      [cinn.xml.schema] at its element's line;
  *   3. run the calls in document order through fe_cinn_call with the element's line, so the
@@ -423,6 +424,11 @@ static Status prescan(Reader *r, const char *x, size_t n)
             end = "]]>";
         else if (x[i + 1] == '?')
             end = "?>";
+        if (!end && n - i >= 9 && memcmp(x + i, "<!DOCTYPE", 9) == 0)
+            /* here, before libxml2 expands its entities (a recursive one gives a line per
+             * reference) */
+            return rd_fail(r, line, "cinn.xml.dtd", "a DOCTYPE is not allowed in a CINN "
+                           "program");
         if (end) {
             size_t el = strlen(end), k = i + 2;
             while (k + el <= n && memcmp(x + k, end, el) != 0)

@@ -175,6 +175,25 @@ static void test_garbage_file(void **state)
     unlink(p);
 }
 
+/* A 0-byte .pb decodes to an empty graph: it dumps, but does not verify [graph.empty]. */
+static void test_empty_file(void **state)
+{
+    (void)state;
+    char p[512];
+    tt_path(p, sizeof p, "empty.pb");
+    tt_write_file(p, "", 0);
+    TtRun r;
+    dump(&r, NULL, p, "--verify", NULL);
+    assert_int_equal(r.status, 2);
+    tt_assert_contains(r.err, "the graph has no blocks: nothing to run [graph.empty]");
+    assert_int_equal(r.out_len, 0);
+    tt_run_free(&r);
+    dump(&r, NULL, p, NULL);
+    assert_int_equal(r.status, 0);
+    tt_run_free(&r);
+    unlink(p);
+}
+
 static void test_verify_examples(void **state)
 {
     (void)state;
@@ -475,7 +494,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_help),          cmocka_unit_test(test_version),
         cmocka_unit_test(test_usage_errors),  cmocka_unit_test(test_missing_file),
-        cmocka_unit_test(test_garbage_file),  cmocka_unit_test(test_verify_examples),
+        cmocka_unit_test(test_garbage_file),  cmocka_unit_test(test_empty_file),
+        cmocka_unit_test(test_verify_examples),
         cmocka_unit_test(test_invalid_graph), cmocka_unit_test(test_block),
         cmocka_unit_test(test_output_file),   cmocka_unit_test(test_stdin),
         cmocka_unit_test(test_matches_golden), cmocka_unit_test(test_json_parses),
