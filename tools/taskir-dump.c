@@ -29,8 +29,8 @@
 #define TOOL "taskir-dump"
 
 static const char usage_text[] =
-    "usage: taskir-dump GRAPH.pb|MAP.pb [--format text|json|dot] [--summary] [--block ID]\n"
-    "                   [--verify] [--input-format graph|mapping] [-o FILE]\n"
+    "usage: taskir-dump GRAPH.pb|MAP.pb [--format text|json|dot] [--full-data] [--summary]\n"
+    "                   [--block ID] [--verify] [--input-format graph|mapping] [-o FILE]\n"
     "       taskir-dump --help | --version\n"
     "\n"
     "Prints a TaskGraph (.pb) or a Mapping (.map.pb: the graph placed on cores); \"-\" reads\n"
@@ -38,7 +38,9 @@ static const char usage_text[] =
     "coordinates (text), or as {\"graph\": ..., \"mapping\": ...} (json); dot shows the graph.\n"
     "\n"
     "options:\n"
-    "  --format FMT  output format: text (default), json or dot\n"
+    "  --format FMT  output format: text (default), json or dot; a data tensor shows its\n"
+    "                first 8 values, their count and a checksum (json: \"abridged\": true)\n"
+    "  --full-data   with --format json: every value of every data tensor\n"
     "  --summary     print the summary instead of the graph: blocks per type, weight bytes,\n"
     "                MACs per compute block and in total, precisions (text or json only);\n"
     "                for a Mapping also the cores, steps and phases it uses, mapped and\n"
@@ -47,7 +49,8 @@ static const char usage_text[] =
     "  --verify      check the graph (and a Mapping's map.* rules) and list each violation;\n"
     "                alone it prints \"GRAPH.pb: ok (N blocks, M edges)\" (a Mapping adds its\n"
     "                dicts), with --format, --summary or --block the dump follows (and the\n"
-    "                ok line goes to standard error)\n"
+    "                ok line goes to standard error); with --format json alone the findings\n"
+    "                (rule, block, edge, where, message) print as JSON, also when none\n"
     "  --input-format KIND  read the input as a graph (TaskGraph) or a mapping (Mapping);\n"
     "                by default a path ending in .map.pb is a Mapping, else the first field\n"
     "                of the file decides (docs/formats.md)\n"
@@ -78,6 +81,7 @@ typedef struct Options {
     bool has_block;
     int32_t block;
     bool verify;
+    bool full_data;      /* --full-data: PF_JSON_FULL */
 } Options;
 
 /* Parses argv into o. Returns -1 to go on, else the exit code (--help, --version, errors). */
@@ -107,6 +111,8 @@ static int parse_args(int argc, char **argv, Options *o)
             o->summary = true;
         } else if (strcmp(a, "--verify") == 0) {
             o->verify = true;
+        } else if (strcmp(a, "--full-data") == 0) {
+            o->full_data = true;
         } else if ((v = cli_opt_value(argc, argv, &i, "--format", &m)), m) {
             o->format_given = true;
             if ((rc = cli_once(TOOL, "--format", &seen_format)) >= 0)
@@ -159,17 +165,52 @@ static int parse_args(int argc, char **argv, Options *o)
         rc = cli_usage(TOOL, "usage.format", "--summary prints text or json, not dot");
     else if (rc < 0 && o->summary && o->has_block)
         rc = cli_usage(TOOL, "usage.args", "--summary and --block exclude each other");
+    else if (rc < 0 && o->full_data && (o->format != PF_JSON || o->summary))
+        rc = cli_usage(TOOL, "usage.args", "--full-data is for the JSON dump (--format json), "
+                       "which then holds every data value; the %s has none abridged",
+                       o->summary ? "summary" : "text and dot output");
+    else if (rc < 0 && o->full_data && o->verify && !o->has_block)
+        rc = cli_usage(TOOL, "usage.args", "--full-data is for the JSON dump; --verify "
+                       "--format json prints the findings instead");
     if (rc < 0 && o->out)
         rc = cli_check_output(TOOL, o->out, &o->file, 1);
     return rc;
 }
 
+/* Writes len bytes of buf to o's output (od: its findings). */
+static Status emit(const Options *o, const char *buf, size_t len, Diag *od)
+{
+    return tir_write_file_atomic(o->out ? o->out : "-", buf, len, od);
+}
+
+/* --verify --format json: the findings of d as JSON (print_findings_json) to the output;
+ * counts NULL when the file did not load. */
+static Status report(const Options *o, const char *name, const Diag *d, const uint32_t *counts,
+                     Diag *od)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *ms = open_memstream(&buf, &len);
+    if (!ms)
+        return diag_add(od, ST_RUNTIME, "oom", NULL, "cannot buffer the output: %s",
+                        strerror(errno));
+    Status st = print_findings_json(name, d, counts, ms, od);
+    if (fclose(ms) != 0 && st == ST_OK)
+        st = diag_add(od, ST_RUNTIME, "oom", NULL, "cannot buffer the output");
+    if (st == ST_OK)
+        st = emit(o, buf, len, od);
+    free(buf);
+    return st;
+}
+
 /* Loads, verifies and prints as o asks. Findings about the input go to d, about writing the
- * output to od. */
-static Status run(const Options *o, const char *name, Diag *d, Diag *od)
+ * output to od; *reported says they went to the output as JSON instead (--verify --format
+ * json), not to be printed again. */
+static Status run(const Options *o, const char *name, Diag *d, Diag *od, bool *reported)
 {
     uint8_t *in = NULL;
     size_t in_len = 0;
+    *reported = false;
     Status st = tir_read_file(o->file, TIR_MAX_FILE_BYTES, &in, &in_len, d);
     if (st != ST_OK)
         return st;
@@ -185,10 +226,25 @@ static Status run(const Options *o, const char *name, Diag *d, Diag *od)
         st = graph_load_pb_mem(in, in_len, &g, d);
     }
     free(in);
+    bool json_report = o->verify && o->format != PF_DOT && o->format_given && !o->summary &&
+                       !o->has_block;
+    if (st == ST_LOGIC && json_report) {
+        Status rst = report(o, name, d, NULL, od);
+        *reported = rst == ST_OK;
+        return rst == ST_OK ? st : rst;
+    }
     if (st != ST_OK)
         return st;
-    bool dump = !o->verify || o->format_given || o->summary || o->has_block;
-    if (o->verify && (st = m ? verify_mapping(m, d) : verify_graph(g, d)) != ST_OK) {
+    bool dump = !json_report && (!o->verify || o->format_given || o->summary || o->has_block);
+    if (o->verify)
+        st = m ? verify_mapping(m, d) : verify_graph(g, d);
+    if (json_report && st != ST_RUNTIME) {
+        uint32_t counts[2] = {g->n_blocks, g->n_edges};
+        Status rst = report(o, name, d, counts, od);
+        *reported = rst == ST_OK;
+        st = rst == ST_OK ? st : rst;
+    }
+    if (json_report || st != ST_OK) {
         if (m)
             map_destroy(m);
         else
@@ -213,18 +269,19 @@ static Status run(const Options *o, const char *name, Diag *d, Diag *od)
     else if (o->verify)
         fprintf(dump ? stderr : ms, "%s: ok (%u blocks, %u edges)\n", name,
                 (unsigned)g->n_blocks, (unsigned)g->n_edges);
+    PrintFormat f = o->full_data ? PF_JSON_FULL : o->format;
     if (!dump)
         st = ST_OK;
     else if (m && o->summary)
-        st = print_map_summary(m, o->format, ms, d);
+        st = print_map_summary(m, f, ms, d);
     else if (m)
-        st = print_mapping(m, o->format, o->has_block, o->block, ms, d);
+        st = print_mapping(m, f, o->has_block, o->block, ms, d);
     else if (o->summary)
-        st = print_summary(g, o->format, ms, d);
+        st = print_summary(g, f, ms, d);
     else if (o->has_block)
-        st = print_block(g, o->block, o->format, ms, d);
+        st = print_block(g, o->block, f, ms, d);
     else
-        st = print_graph(g, o->format, ms, d);
+        st = print_graph(g, f, ms, d);
     if (m)
         map_destroy(m);
     else
@@ -232,7 +289,7 @@ static Status run(const Options *o, const char *name, Diag *d, Diag *od)
     if (fclose(ms) != 0 && st == ST_OK)
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "cannot buffer the output");
     if (st == ST_OK)
-        st = tir_write_file_atomic(o->out ? o->out : "-", buf, len, od);
+        st = emit(o, buf, len, od);
     free(buf);
     return st;
 }
@@ -247,10 +304,12 @@ int main(int argc, char **argv)
     Diag d, od;
     diag_init(&d, name);
     diag_init(&od, cli_name(o.out ? o.out : "-", true));
-    Status st = run(&o, name, &d, &od);
-    diag_print(&d, stderr, TOOL);
+    bool reported;
+    Status st = run(&o, name, &d, &od, &reported);
+    if (!reported)
+        diag_print(&d, stderr, TOOL);
     diag_print(&od, stderr, TOOL);
-    if (st != ST_OK && d.n == 0 && od.n == 0)
+    if (st != ST_OK && !reported && d.n == 0 && od.n == 0)
         fprintf(stderr, "%s: %s: failed\n", TOOL, name);
     diag_finish(&d);
     diag_finish(&od);
