@@ -26,6 +26,7 @@
 #include "frontend/run_model.h"
 #include "cli.h"
 #include "outdir.h"
+#include "progress.h"
 #include "taskir/fileio.h"
 #include "taskir/mapping.h"
 #include "taskir/npy.h"
@@ -49,7 +50,7 @@
 
 static const char usage_text[] =
     "usage: taskir-run GRAPH.pb --input NAME=X.npy ... [-o DIR] [--dump-all] [--steps T]\n"
-    "                  [--threads N] [--no-host]\n"
+    "                  [--threads N] [--no-host] [--quiet]\n"
     "       taskir-run MAP.pb --input NAME=X.npy ... (the options of GRAPH.pb)\n"
     "       taskir-run MODEL.json --params MODEL.params --input data=X.npy [-o DIR]\n"
     "       taskir-run PROG.xml --input NAME=X.npy ... [-o DIR]\n"
@@ -102,6 +103,10 @@ static const char usage_text[] =
     "                      TaskGraphs only: a model runs on one thread)\n"
     "  --no-host           GRAPH.pb: ignore a host remainder beside it; the outputs are the\n"
     "                      chip graph's OUTPUT blocks (TaskGraphs only)\n"
+    "  -q, --quiet         no progress line: without it, a run longer than 2 seconds\n"
+    "                      (TASKIR_PROGRESS_AFTER) shows \"block K of N\" (simulator) or\n"
+    "                      \"operator K of N\" (interpreter) on standard error, when that\n"
+    "                      is a terminal\n"
     "  --help              print this help and exit\n"
     "  --version           print the version and exit\n"
     "\n"
@@ -126,6 +131,8 @@ typedef struct Options {
     bool steps_given;
     bool threads_given;
     bool no_host;           /* --no-host: ignore GRAPH.host.json (host_split.h) */
+    bool quiet;             /* --quiet: no progress line */
+    CliProgress *progress;  /* the progress line (main's) */
     SimInput *inputs;
     const char **paths;
     uint32_t n_inputs;
@@ -228,6 +235,8 @@ static int parse_args(int argc, char **argv, Options *o)
             dump_all = true;
         } else if (strcmp(a, "--no-host") == 0) {
             o->no_host = true;
+        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+            o->quiet = true;
         } else if ((v = cli_opt_value(argc, argv, &i, "--input", &m)), m) {
             const char *eq = v ? strchr(v, '=') : NULL;
             if (!eq || eq == v || !eq[1])
@@ -396,7 +405,8 @@ static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArr
     if (!st)
         st = read_inputs(o, arrays);
     if (!st)
-        st = sim_run(run, o->inputs, o->n_inputs, &res->sim, d);
+        st = sim_run_progress(run, o->inputs, o->n_inputs, &res->sim, &o->progress->hook, d);
+    cli_progress_end(o->progress);
     sim_destroy(run);
     if (map)
         map_destroy(map);
@@ -469,8 +479,10 @@ static Status run_model(const Options *o, const uint8_t *buf, size_t len, NpyArr
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
     for (uint32_t i = 0; !st && i < o->n_inputs; i++)
         in[i] = (FeModelInput){o->inputs[i].name, &arrays[i], o->paths[i]};
-    if (!st && !(st = fe_run_model(g, in, o->n_inputs, res->model, d)))
+    if (!st && !(st = fe_run_model_progress(g, in, o->n_inputs, res->model,
+                                            &o->progress->hook, d)))
         res->n_model = g->noutputs;
+    cli_progress_end(o->progress);
     if (!st && out_list(res, res->n_model, d)) {
         for (uint32_t j = 0; j < res->n_model; j++) {
             Out *t = &res->outs[j];
@@ -582,6 +594,9 @@ int main(int argc, char **argv)
         options_free(&o);
         return rc;
     }
+    CliProgress progress;
+    cli_progress_start(&progress, TOOL, o.quiet);
+    o.progress = &progress;
     Diag d;
     diag_init(&d, cli_name(o.file, false));
     uint8_t *buf = NULL;
