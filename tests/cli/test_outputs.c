@@ -138,6 +138,93 @@ static void test_fifo(void **state)
     unlink(count);
 }
 
+/* taskir-compile into a FIFO: its reader gets the graph. */
+static void test_fifo_compile(void **state)
+{
+    (void)state;
+    char fifo[512], count[512];
+    tt_path(fifo, sizeof fifo, "compile.fifo");
+    tt_path(count, sizeof count, "compile.count");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    pid_t pid = start_reader(fifo, count);
+    TtRun r;
+    tt_run(&r, NULL, compile_tool, model, "--params", params, "-o", fifo, NULL);
+    expect(&r, 0, NULL);
+    tt_run_free(&r);
+    int ws;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    char *got = tt_slurp_or_fail(count, NULL);
+    struct stat sb;
+    assert_int_equal(stat(graph, &sb), 0);
+    assert_int_equal(strtol(got, NULL, 10), (long)sb.st_size);
+    free(got);
+    unlink(fifo);
+    unlink(count);
+}
+
+/* taskir-run -o DIR where DIR/output0.npy is a symbolic link, a link to /dev/full, a FIFO. */
+static void test_run_special(void **state)
+{
+    (void)state;
+    char dir[512], out[600], want_dir[512], want[600], target[512], arg[4200];
+    snprintf(arg, sizeof arg, "data=%s", input);
+    tt_path(want_dir, sizeof want_dir, "plain");
+    TtRun r;
+    tt_run(&r, NULL, run_tool, graph, "--input", arg, "-o", want_dir, NULL);
+    expect(&r, 0, NULL);
+    tt_run_free(&r);
+    size_t wlen;
+    char *wbuf = tt_slurp_or_fail(tt_join(want, sizeof want, want_dir, "output0.npy"), &wlen);
+    /* a link: followed, its target replaced */
+    tt_path(dir, sizeof dir, "special");
+    tt_path(target, sizeof target, "target.npy");
+    assert_int_equal(mkdir(dir, 0700), 0);
+    tt_join(out, sizeof out, dir, "output0.npy");
+    tt_write_file(target, "old", 3);
+    assert_int_equal(symlink(target, out), 0);
+    tt_run(&r, NULL, run_tool, graph, "--input", arg, "-o", dir, NULL);
+    expect(&r, 0, NULL);
+    tt_run_free(&r);
+    struct stat sb;
+    assert_int_equal(lstat(out, &sb), 0);
+    assert_true(S_ISLNK(sb.st_mode));
+    size_t n;
+    char *got = tt_slurp_or_fail(target, &n);
+    assert_int_equal(n, wlen);
+    assert_memory_equal(got, wbuf, n);
+    free(got);
+    /* a link to /dev/full: the write fails, the device stays */
+    if (is_char_device("/dev/full")) {
+        unlink(out);
+        assert_int_equal(symlink("/dev/full", out), 0);
+        tt_run(&r, NULL, run_tool, graph, "--input", arg, "-o", dir, NULL);
+        expect(&r, 3, "No space left on device [io.write]");
+        tt_run_free(&r);
+        assert_true(is_char_device("/dev/full"));
+    }
+    /* a FIFO: its reader gets the .npy */
+    char count[512];
+    tt_path(count, sizeof count, "run.count");
+    unlink(out);
+    assert_int_equal(mkfifo(out, 0600), 0);
+    pid_t pid = start_reader(out, count);
+    tt_run(&r, NULL, run_tool, graph, "--input", arg, "-o", dir, NULL);
+    expect(&r, 0, NULL);
+    tt_run_free(&r);
+    int ws;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    got = tt_slurp_or_fail(count, NULL);
+    assert_int_equal(strtol(got, NULL, 10), (long)wlen);
+    free(got);
+    free(wbuf);
+    unlink(count);
+    unlink(target);
+    tt_rm_tree(dir);
+    tt_rm_tree(want_dir);
+}
+
 static void test_symlink(void **state)
 {
     (void)state;
@@ -521,6 +608,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_dev_null),
         cmocka_unit_test(test_dev_full),
         cmocka_unit_test(test_fifo),
+        cmocka_unit_test(test_fifo_compile),
+        cmocka_unit_test(test_run_special),
         cmocka_unit_test(test_symlink),
         cmocka_unit_test(test_directory),
         cmocka_unit_test(test_same_file),
