@@ -24,6 +24,11 @@ Status tir_read_file(const char *path, size_t cap, uint8_t **buf, size_t *len, D
     /* A regular file says its size: refuse one over the cap before reading a byte of it.
      * Pipes and devices are read up to cap + 1 bytes below. */
     struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        if (!is_stdin)
+            fclose(f);
+        return diag_add(d, ST_RUNTIME, "io.read", NULL, "is a directory, not a file");
+    }
     if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size >= 0 &&
         (uintmax_t)sb.st_size > (uintmax_t)cap) {
         Status st = diag_add(d, ST_LOGIC, "limit.file", NULL,

@@ -518,7 +518,8 @@ static void test_params_named(void **state)
     tt_run_free(&r);
     tt_run(&r, NULL, compile_tool, model, "--params", tt_tmpdir(), "-o", out, NULL);
     expect(&r, 3, NULL);
-    snprintf(want, sizeof want, "taskir-compile: %s: ", tt_tmpdir());
+    snprintf(want, sizeof want, "taskir-compile: %s: is a directory, not a file [io.read]",
+             tt_tmpdir());
     tt_assert_contains(r.err, want);
     tt_run_free(&r);
     assert_int_equal(access(out, F_OK), -1);
