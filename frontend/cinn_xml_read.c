@@ -107,6 +107,11 @@ static void record_xml_error(Reader *r, const xmlError *e, const char *rule)
     msg[n] = 0;
     if (e->level == XML_ERR_WARNING)
         return;
+    if (e->code == XML_ERR_NO_MEMORY) { /* libxml2 ran out of memory: [oom], not the file */
+        if (r->st != ST_RUNTIME)
+            rd_oom(r);
+        return;
+    }
     rd_fail(r, e->line, rule, "%s", msg);
 }
 
@@ -493,11 +498,15 @@ static Status read_doc(Reader *rp, const char *xml, size_t len, CinnBuilder **ou
                                       XML_PARSE_NONET | XML_PARSE_BIG_LINES | XML_PARSE_NOERROR |
                                           XML_PARSE_NOWARNING);
     if (!doc || !pc->wellFormed) {
-        if (r.nerr == 0) {
-            xmlErrorPtr e = xmlCtxtGetLastError(pc);
+        xmlErrorPtr e = xmlCtxtGetLastError(pc);
+        /* no document and no error: libxml2 could not even record one (out of memory) */
+        bool oom = (!doc && (!e || e->code == XML_ERR_OK)) ||
+                   (e && e->code == XML_ERR_NO_MEMORY);
+        if (oom && r.st != ST_RUNTIME)
+            rd_oom(&r);
+        else if (r.nerr == 0 && r.st != ST_RUNTIME)
             rd_fail(&r, e ? e->line : 0, "cinn.xml.parse", "%s",
                     e && e->message ? e->message : "not well-formed XML");
-        }
         xmlFreeDoc(doc);
         xmlFreeParserCtxt(pc);
         return r.st ? r.st : ST_LOGIC;
