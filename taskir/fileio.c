@@ -180,10 +180,10 @@ static char *follow_links(const char *path)
         char *link = malloc(cap);
         ssize_t n = link ? readlink(cur, link, cap) : -1;
         if (n < 0 || (size_t)n >= cap) {
-            int e = n < 0 ? errno : ENAMETOOLONG;
+            int e = !link ? ENOMEM : n < 0 ? errno : ENAMETOOLONG;
             free(link);
             free(cur);
-            errno = link ? e : ENOMEM;
+            errno = e;
             return NULL;
         }
         link[n] = '\0';
