@@ -110,6 +110,20 @@ static pid_t start_reader(const char *fifo, const char *count_file)
     return pid;
 }
 
+/* Waits for the reader start_reader started and returns how many bytes it read (removing
+ * its count file). */
+static long reader_count(pid_t pid, const char *count_file)
+{
+    int ws;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    char *got = tt_slurp_or_fail(count_file, NULL);
+    long n = strtol(got, NULL, 10);
+    free(got);
+    unlink(count_file);
+    return n;
+}
+
 static void test_fifo(void **state)
 {
     (void)state;
@@ -125,17 +139,11 @@ static void test_fifo(void **state)
     tt_run(&r, NULL, dump_tool, graph, "-o", fifo, NULL);
     expect(&r, 0, NULL);
     tt_run_free(&r);
-    int ws;
-    assert_int_equal(waitpid(pid, &ws, 0), pid);
-    assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
-    char *got = tt_slurp_or_fail(count, NULL);
-    assert_int_equal(strtol(got, NULL, 10), (long)len);
-    free(got);
+    assert_int_equal(reader_count(pid, count), (long)len);
     struct stat sb;
     assert_int_equal(lstat(fifo, &sb), 0);
     assert_true(S_ISFIFO(sb.st_mode));
     unlink(fifo);
-    unlink(count);
 }
 
 /* taskir-compile into a FIFO: its reader gets the graph. */
@@ -151,16 +159,10 @@ static void test_fifo_compile(void **state)
     tt_run(&r, NULL, compile_tool, model, "--params", params, "-o", fifo, NULL);
     expect(&r, 0, NULL);
     tt_run_free(&r);
-    int ws;
-    assert_int_equal(waitpid(pid, &ws, 0), pid);
-    assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
-    char *got = tt_slurp_or_fail(count, NULL);
     struct stat sb;
     assert_int_equal(stat(graph, &sb), 0);
-    assert_int_equal(strtol(got, NULL, 10), (long)sb.st_size);
-    free(got);
+    assert_int_equal(reader_count(pid, count), (long)sb.st_size);
     unlink(fifo);
-    unlink(count);
 }
 
 /* taskir-run -o DIR where DIR/output0.npy is a symbolic link, a link to /dev/full, a FIFO. */
@@ -212,14 +214,8 @@ static void test_run_special(void **state)
     tt_run(&r, NULL, run_tool, graph, "--input", arg, "-o", dir, NULL);
     expect(&r, 0, NULL);
     tt_run_free(&r);
-    int ws;
-    assert_int_equal(waitpid(pid, &ws, 0), pid);
-    assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
-    got = tt_slurp_or_fail(count, NULL);
-    assert_int_equal(strtol(got, NULL, 10), (long)wlen);
-    free(got);
+    assert_int_equal(reader_count(pid, count), (long)wlen);
     free(wbuf);
-    unlink(count);
     unlink(target);
     tt_rm_tree(dir);
     tt_rm_tree(want_dir);
