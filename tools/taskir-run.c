@@ -521,8 +521,10 @@ static Status run_onnx(const Options *o, const uint8_t *buf, size_t len, NpyArra
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
     for (uint32_t i = 0; !st && i < o->n_inputs; i++)
         in[i] = (FeModelInput){o->inputs[i].name, &arrays[i], o->paths[i]};
-    if (!st && !(st = fe_onnx_run(m, in, o->n_inputs, res->model, d)))
+    if (!st && !(st = fe_onnx_run_progress(m, in, o->n_inputs, res->model, &o->progress->hook,
+                                           d)))
         res->n_model = m->noutputs;
+    cli_progress_end(o->progress);
     if (!st && out_list(res, res->n_model, d)) {
         for (uint32_t j = 0; j < res->n_model; j++) {
             Out *t = &res->outs[j];

@@ -4,7 +4,8 @@ pseudo-terminal: shown from TASKIR_PROGRESS_AFTER seconds on ("block K of N" for
 simulator, "operator K of N" for the interpreter), never with --quiet, never when standard
 error is not a terminal, not for a run shorter than the default 2 seconds.
 
-usage: test_progress.py TASKIR-RUN TASKIR-COMPILE CVM-DIR SCRATCH-DIR"""
+usage: test_progress.py TASKIR-RUN TASKIR-COMPILE CVM-DIR SCRATCH-DIR EXAMPLES-DIR
+(EXAMPLES-DIR: the build's examples/, with qnet.onnx when the ONNX examples are built)"""
 import os
 import pty
 import subprocess
@@ -46,7 +47,7 @@ def expect(cond, what, err):
 
 
 def main():
-    run_tool, compile_tool, cvm, scratch = sys.argv[1:5]
+    run_tool, compile_tool, cvm, scratch, examples = sys.argv[1:6]
     model = os.path.join(cvm, "lenet.json")
     params = os.path.join(cvm, "lenet.params")
     inp = "data=" + os.path.join(cvm, "lenet.input.npy")
@@ -60,6 +61,11 @@ def main():
     expect(err.endswith("\r\x1b[K"), "the line is erased at the end", err)
     rc, err = run(interp, "0")
     expect(rc == 0 and "taskir-run: operator 1 of " in err, "the interpreter's line", err)
+    onnx = os.path.join(examples, "qnet.onnx")
+    if os.path.exists(onnx):  # absent when the ONNX examples are not built
+        rc, err = run([run_tool, onnx, "--input",
+                       "x=" + os.path.join(examples, "qnet.input.npy")], "0")
+        expect(rc == 0 and "taskir-run: operator 1 of " in err, "the line for ONNX", err)
     for quiet in ("--quiet", "-q"):
         rc, err = run(sim + [quiet], "0")
         expect(rc == 0 and err == "", quiet + " shows nothing", err)
