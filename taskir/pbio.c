@@ -329,6 +329,37 @@ static const PbFieldCap load_caps[] = {
     {&taskir__shape__descriptor, "extra_dimensions", TIR_MAX_TENSOR_DIMS, "limit.dims"},
 };
 
+/* protobuf-c's allocator, recording whether an allocation failed (allocator_data: a bool). */
+static void *pb_alloc(void *data, size_t size)
+{
+    void *p = malloc(size);
+    if (!p)
+        *(bool *)data = true;
+    return p;
+}
+
+static void pb_free(void *data, void *p)
+{
+    (void)data;
+    free(p);
+}
+
+Status pb_unpack(const struct ProtobufCMessageDescriptor *desc, const uint8_t *buf, size_t len,
+                 const char *what, ProtobufCMessage **out, Diag *d)
+{
+    bool failed = false;
+    ProtobufCAllocator a = {pb_alloc, pb_free, &failed};
+    *out = protobuf_c_message_unpack(desc, &a, len, buf);
+    if (*out)
+        return ST_OK;
+    if (failed)
+        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory decoding the %s", what);
+    if (pb_wire_explain(desc, buf, len, d) == ST_OK)
+        diag_add(d, ST_LOGIC, "wire.decode", NULL,
+                 "not a %s: the bytes do not decode as protobuf", what);
+    return ST_LOGIC;
+}
+
 Status graph_load_pb_mem(const uint8_t *buf, size_t len, Graph **out, Diag *d)
 {
     *out = NULL;
@@ -340,13 +371,11 @@ Status graph_load_pb_mem(const uint8_t *buf, size_t len, Graph **out, Diag *d)
                                   TIR_MAX_PB_DECODE_BYTES, d);
     if (pst != ST_OK)
         return pst;
-    Taskir__TaskGraph *w = taskir__task_graph__unpack(NULL, len, buf);
-    if (!w) {
-        if (pb_wire_explain(&taskir__task_graph__descriptor, buf, len, d) == ST_OK)
-            diag_add(d, ST_LOGIC, "wire.decode", NULL,
-                     "not a TaskGraph: the bytes do not decode as protobuf");
-        return ST_LOGIC;
-    }
+    ProtobufCMessage *msg;
+    pst = pb_unpack(&taskir__task_graph__descriptor, buf, len, "TaskGraph", &msg, d);
+    if (pst != ST_OK)
+        return pst;
+    Taskir__TaskGraph *w = (Taskir__TaskGraph *)msg;
     Status st = graph_from_pb(w, out, d);
     taskir__task_graph__free_unpacked(w, NULL);
     return st;

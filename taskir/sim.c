@@ -697,7 +697,8 @@ static void do_copy(SimRun *run, SimCluster *c, const SimCopy *cp)
         box_move(c->data, c->dims, cp->dst_pos, cp->dst_box, (int32_t *)cur, false);
 }
 
-Status sim_step(SimRun *run, Diag *d)
+/* One time step; reports block done0 + i + 1 of total after the i-th block to p. */
+static Status step(SimRun *run, const TirProgress *p, uint64_t done0, uint64_t total, Diag *d)
 {
     for (uint32_t i = 0; i < run->n_order; i++) {
         SimBlock *sb = &run->blocks[run->order[i]];
@@ -714,8 +715,14 @@ Status sim_step(SimRun *run, Diag *d)
             if (st)
                 return st;
         }
+        tir_progress(p, "block", done0 + i + 1, total);
     }
     return ST_OK;
+}
+
+Status sim_step(SimRun *run, Diag *d)
+{
+    return step(run, NULL, 0, 0, d);
 }
 
 void sim_reset(SimRun *run)
@@ -960,6 +967,12 @@ static Status alloc_tensor(SimTensor *t, const SimBlock *sb, int64_t N, uint32_t
 Status sim_run(SimRun *run, const SimInput *inputs, uint32_t n_inputs, SimResult *res,
                Diag *d)
 {
+    return sim_run_progress(run, inputs, n_inputs, res, NULL, d);
+}
+
+Status sim_run_progress(SimRun *run, const SimInput *inputs, uint32_t n_inputs,
+                        SimResult *res, const TirProgress *progress, Diag *d)
+{
     memset(res, 0, sizeof *res);
     uint32_t T = run->opt.steps;
     InSlot *slots = calloc((size_t)run->n_inputs + 1, sizeof *slots);
@@ -1047,9 +1060,10 @@ Status sim_run(SimRun *run, const SimInput *inputs, uint32_t n_inputs, SimResult
                     off += (int64_t)t * v;
                 memcpy(sb->result, slots[k].a->i32 + off, (size_t)v * sizeof *sb->result);
             }
-            if ((st = sim_step(run, d)))
-                goto out;
             int64_t slot = n * T + t;
+            uint64_t total = (uint64_t)samples * T * run->n_order;
+            if ((st = step(run, progress, (uint64_t)slot * run->n_order, total, d)))
+                goto out;
             for (uint32_t k = 0; k < run->n_outputs; k++) {
                 const SimBlock *sb = &run->blocks[run->outputs[k]];
                 memcpy(res->outputs[k].data + slot * sb->result_vol, sb->result,

@@ -18,6 +18,7 @@
 
 #include "taskir/graph.h"
 #include "taskir/npy.h"
+#include "taskir/progress.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -106,6 +107,10 @@ typedef struct SimResult {
  * [sim.input.range], [sim.lut], [limit.sim]. On error res is left empty. */
 Status sim_run(SimRun *run, const SimInput *inputs, uint32_t n_inputs, SimResult *res,
                Diag *d);
+/* sim_run reporting each block it runs to progress (may be NULL): "block" k of samples x
+ * steps x blocks. */
+Status sim_run_progress(SimRun *run, const SimInput *inputs, uint32_t n_inputs,
+                        SimResult *res, const TirProgress *progress, Diag *d);
 void sim_result_free(SimResult *res); /* accepts NULL; leaves it empty */
 
 #endif

@@ -280,6 +280,8 @@ Status verify_graph(const Graph *g, Diag *d)
     if (!v.out_refs || !v.in_refs || !v.src_end || !v.dst_end) {
         v.oom = true;
     } else {
+        if (g->n_blocks == 0) /* also what a 0-byte file decodes to */
+            vfy_add(&v, "graph.empty", NULL, "the graph has no blocks: nothing to run");
         for (uint32_t i = 0; i < g->n_blocks; i++) {
             const Block *b = g->blocks[i];
             check_block_ids(&v, b, i);

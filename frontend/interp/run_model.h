@@ -17,6 +17,7 @@
 #include "frontend/opgraph/opgraph.h"
 #include "taskir/diag.h"
 #include "taskir/npy.h"
+#include "taskir/progress.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -44,5 +45,8 @@ bool fe_looks_like_cvm(const char *path, const uint8_t *buf, size_t len);
  * [cvm.input.range], ...). On failure no output is left allocated. */
 Status fe_run_model(const OpGraph *g, const FeModelInput *inputs, uint32_t ninputs,
                     OgTensor *outputs, Diag *d);
+/* fe_run_model reporting the interpreter's progress (fe_interp_run_progress; may be NULL). */
+Status fe_run_model_progress(const OpGraph *g, const FeModelInput *inputs, uint32_t ninputs,
+                             OgTensor *outputs, const TirProgress *progress, Diag *d);
 
 #endif

@@ -29,6 +29,7 @@
 #include "frontend/opgraph/opgraph.h"
 #include "taskir/diag.h"
 #include "taskir/npy.h"
+#include "taskir/progress.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -184,6 +185,10 @@ Status fe_onnx_output_convert(const OnnxModel *m, uint32_t j, const int32_t *v, 
 struct FeModelInput;
 Status fe_onnx_run(const OnnxModel *m, const struct FeModelInput *inputs, uint32_t ninputs,
                    OgTensor *outputs, Diag *d);
+/* fe_onnx_run reporting the interpreter's progress (fe_interp_run_progress; may be NULL). */
+Status fe_onnx_run_progress(const OnnxModel *m, const struct FeModelInput *inputs,
+                            uint32_t ninputs, OgTensor *outputs, const TirProgress *progress,
+                            Diag *d);
 
 /* The reference arithmetic (docs/onnx.md), exposed for tests: QuantizeLinear's
  * saturate(round_half_even(x / scale) + zp), and onnxruntime's requantization

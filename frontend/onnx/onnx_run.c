@@ -60,6 +60,12 @@ static Status convert(const OnnxModel *m, uint32_t k, const FeModelInput *in, Og
 Status fe_onnx_run(const OnnxModel *m, const FeModelInput *inputs, uint32_t ninputs,
                    OgTensor *outputs, Diag *d)
 {
+    return fe_onnx_run_progress(m, inputs, ninputs, outputs, NULL, d);
+}
+
+Status fe_onnx_run_progress(const OnnxModel *m, const FeModelInput *inputs, uint32_t ninputs,
+                            OgTensor *outputs, const TirProgress *progress, Diag *d)
+{
     for (uint32_t j = 0; j < m->noutputs; j++)
         memset(&outputs[j], 0, sizeof outputs[j]);
     OgTensor *t = calloc(m->ninputs ? m->ninputs : 1, sizeof *t);
@@ -87,7 +93,7 @@ Status fe_onnx_run(const OnnxModel *m, const FeModelInput *inputs, uint32_t ninp
                           "model input");
         }
     if (st == ST_OK)
-        st = fe_interp_run(m->g, t, m->ninputs, outputs, d);
+        st = fe_interp_run_progress(m->g, t, m->ninputs, outputs, progress, d);
     for (uint32_t j = 0; st == ST_OK && j < m->noutputs; j++) {
         OgShape *s = &outputs[j].shape;
         if (s->ndim >= 2 && s->d[0] == 1) {   /* the OUTPUT block's natural shape */
