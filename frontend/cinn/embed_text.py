@@ -5,7 +5,7 @@
     const size_t SYMBOL_len;  /* their number, without the NUL */
 
 so that the library carries a data file (frontend/cinn/cinn.xsd) without looking for it at run
-time. Run by meson at build time (frontend/meson.build); standard library only."""
+time. Run by meson at build time (frontend/cinn/meson.build); standard library only."""
 import sys
 
 
