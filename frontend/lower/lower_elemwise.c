@@ -1292,6 +1292,22 @@ Status lw_op_cvm_lut(Lw *L)
     return lw_lookup(L, 0, 1);
 }
 
+/* take(x, indices): constant indices move x's elements; a constant x with computed indices is
+ * a table lookup (lw_lookup); both computed is a data-dependent gather. */
+Status lw_op_take(Lw *L)
+{
+    LVal *x = lw_in(L, 0), *idx = lw_in(L, 1);
+    if (idx->kind == LV_CONST) {
+        static const bool first_only[2] = {true, false};
+        return lw_move_node(L, first_only, false);
+    }
+    if (x->kind == LV_CONST)
+        return lw_lookup(L, 1, 0);
+    return lw_fail(L, "lower.dynamic", "take with computed indices from a computed tensor is a "
+                   "data-dependent gather; the Task IR moves data only along fixed edges (a "
+                   "constant table or constant indices lower)");
+}
+
 /* ---- where ---- */
 
 /* a * b of two operands (constants multiply at compile time). */

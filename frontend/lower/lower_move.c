@@ -1,6 +1,7 @@
 /* lower_move.c: data movement (repeat, tile, flatten, reshape, squeeze, expand_dims,
- * transpose, strided_slice, slice_like, concatenate, take with constant indices, upsampling)
- * and the compile-time use of the interpreter's operator functions.
+ * transpose, strided_slice, slice_like, concatenate, upsampling, and take with constant
+ * indices, which lw_op_take in lower_elemwise.c hands here) and the compile-time use of the
+ * interpreter's operator functions.
  *
  * A data-movement node creates no block. Its element map — which input element each output
  * element copies — is computed by running the interpreter's own function for the operator
@@ -395,16 +396,3 @@ Status lw_op_concatenate(Lw *L)
     return st;
 }
 
-/* take(x, indices): constant indices move x's elements; a constant x with computed indices is
- * a table lookup (lower_elemwise.c); both computed is a data-dependent gather. */
-Status lw_op_take(Lw *L)
-{
-    LVal *x = lw_in(L, 0), *idx = lw_in(L, 1);
-    if (idx->kind == LV_CONST)
-        return lw_move_node(L, first_only, false);
-    if (x->kind == LV_CONST)
-        return lw_lookup(L, 1, 0);
-    return lw_fail(L, "lower.dynamic", "take with computed indices from a computed tensor is a "
-                   "data-dependent gather; the Task IR moves data only along fixed edges (a "
-                   "constant table or constant indices lower)");
-}
