@@ -403,34 +403,6 @@ static Status host_ints(OnnxCtx *c, OnnxVal *v, int32_t **out)
     return ST_OK;
 }
 
-#define NO_ZP UINT32_MAX
-
-/* The zero point of input k (absent or k == NO_ZP: 0): a scalar, or one per entry along a dim of n (per
- * channel) when n > 0. *zp has max(1, n) entries. */
-static Status zero_points(OnnxCtx *c, uint32_t k, int64_t n, int32_t *zp, int32_t want_type)
-{
-    Status st = ST_OK;
-    int64_t cnt = n > 0 ? n : 1;
-    for (int64_t i = 0; i < cnt; i++)
-        zp[i] = 0;
-    if (k == NO_ZP)
-        return ST_OK;
-    OnnxVal *z = onnx_in(c, k, &st);
-    if (st != ST_OK || !z)
-        return st;
-    if (z->kind != OV_CONST || !z->c.i)
-        return onnx_fail(c, "onnx.param", "zero point '%s' must be an integer constant", z->name);
-    if (want_type && z->type != want_type)
-        return onnx_fail(c, "onnx.type", "zero point '%s' has type %s, its tensor %s", z->name,
-                         fe_onnx_type_name(z->type), fe_onnx_type_name(want_type));
-    if (z->c.count != 1 && z->c.count != n)
-        return onnx_fail(c, "onnx.quant.axis", "zero point '%s' has %lld values: one, or one "
-                         "per channel (%lld)", z->name, (long long)z->c.count, (long long)n);
-    for (int64_t i = 0; i < cnt; i++)
-        zp[i] = (int32_t)z->c.i[z->c.count == 1 ? 0 : i];
-    return ST_OK;
-}
-
 /* Exported for onnx_map_quant.c: conv of (x - x_zp) with (W - w_zp) + B. */
 Status onnx_conv_integer(OnnxCtx *c, uint32_t kx, uint32_t kxzp, uint32_t kw, uint32_t kwzp,
                          int32_t kb, OgEdge *out);
@@ -458,9 +430,9 @@ Status onnx_conv_integer(OnnxCtx *c, uint32_t kx, uint32_t kxzp, uint32_t kw, ui
     int32_t *W = NULL, *B = NULL, *wzp = malloc((size_t)O * sizeof *wzp), xzp;
     if (!wzp)
         return onnx_oom(c);
-    st = zero_points(c, kxzp, 0, &xzp, x->type);
+    st = onnx_nn_zero_points(c, kxzp, 0, &xzp, x->type);
     if (st == ST_OK)
-        st = zero_points(c, kwzp, O, wzp, w->type);
+        st = onnx_nn_zero_points(c, kwzp, O, wzp, w->type);
     if (st == ST_OK)
         st = host_ints(c, w, &W);
     for (int64_t i = 0; st == ST_OK && i < w->c.count; i++)
@@ -497,7 +469,7 @@ Status onnx_map_conv(OnnxCtx *c)
     if (x->type != ONNX_T_FLOAT)
         return onnx_fail(c, "onnx.type", "Conv takes float, not %s", fe_onnx_type_name(x->type));
     OgEdge y;
-    if ((st = onnx_conv_integer(c, 0, NO_ZP, 1, NO_ZP, 2, &y)) != ST_OK)
+    if ((st = onnx_conv_integer(c, 0, ONNX_NO_ZP, 1, ONNX_NO_ZP, 2, &y)) != ST_OK)
         return st;
     return onnx_out_run(c, 0, y, ONNX_T_FLOAT);
 }
@@ -602,9 +574,9 @@ Status onnx_matmul_integer(OnnxCtx *c, uint32_t ka, uint32_t kazp, uint32_t kb, 
     int32_t *B = NULL, azp, *bzp = malloc((size_t)N * sizeof *bzp);
     if (!bzp)
         return onnx_oom(c);
-    st = zero_points(c, kazp, 0, &azp, a->type);
+    st = onnx_nn_zero_points(c, kazp, 0, &azp, a->type);
     if (st == ST_OK)
-        st = zero_points(c, kbzp, N, bzp, b->type);
+        st = onnx_nn_zero_points(c, kbzp, N, bzp, b->type);
     if (st == ST_OK)
         st = host_ints(c, b, &B);
     for (int64_t i = 0; st == ST_OK && i < nbatch * K * N; i++)
@@ -672,7 +644,7 @@ Status onnx_map_matmul(OnnxCtx *c)
     if (!a)
         return st;
     OgEdge y;
-    if ((st = onnx_matmul_integer(c, 0, NO_ZP, 1, NO_ZP, &y)) != ST_OK)
+    if ((st = onnx_matmul_integer(c, 0, ONNX_NO_ZP, 1, ONNX_NO_ZP, &y)) != ST_OK)
         return st;
     return onnx_out_run(c, 0, y, onnx_val(c, c->node->input[0])->type);
 }
@@ -915,9 +887,4 @@ Status onnx_nn_pad_zeros(OnnxCtx *c, OgEdge x, const int64_t pb[2], const int64_
                          OgEdge *out)
 {
     return pad_zeros(c, x, pb, pe, out);
-}
-
-Status onnx_nn_zero_points(OnnxCtx *c, uint32_t k, int64_t n, int32_t *zp, int32_t want_type)
-{
-    return zero_points(c, k, n, zp, want_type);
 }

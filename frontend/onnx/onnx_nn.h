@@ -1,9 +1,10 @@
 /* onnx_nn.h: what the neural-network mappings share (private to frontend/onnx_map_*.c).
  *
- *   onnx_map_nn.c          windows, zero padding, zero points (these helpers), Conv, Gemm,
+ *   onnx_map_nn.c          windows, zero padding (these helpers), Conv, Gemm,
  *                          MatMul with a constant B, MaxPool
  *   onnx_map_pool.c        AveragePool, GlobalAveragePool; exact floor division by constants
  *   onnx_map_matmul_dyn.c  MatMul / MatMulInteger / QLinearMatMul whose B is computed
+ *   onnx_zero_point.c      the zero points of quantized inputs
  */
 #ifndef FRONTEND_ONNX_NN_H
 #define FRONTEND_ONNX_NN_H
@@ -29,11 +30,12 @@ Status onnx_nn_pad_zeros(OnnxCtx *c, OgEdge x, const int64_t pb[2], const int64_
                          OgEdge *out);
 /* The zero point of input k (absent: 0): a scalar, or one per entry along a dim of n > 0;
  * *zp has max(1, n) entries; its type must be want_type (0: any) [onnx.param, onnx.type,
- * onnx.quant.axis]. */
+ * onnx.quant.axis]. k == ONNX_NO_ZP: none (all 0). */
+#define ONNX_NO_ZP UINT32_MAX
 Status onnx_nn_zero_points(OnnxCtx *c, uint32_t k, int64_t n, int32_t *zp, int32_t want_type);
 
 /* A[..., M, K] x B[..., K, N] (numpy matmul, batch dims broadcast; 1-D operands as ONNX
- * treats them) of inputs ka and kb, each minus its zero point (kazp, kbzp; UINT32_MAX =
+ * treats them) of inputs ka and kb, each minus its zero point (kazp, kbzp; ONNX_NO_ZP =
  * none; B's per column), where B (or A) is computed at run time: an elementwise product
  * over [..., M, K, N] summed over K (onnx_map_matmul_dyn.c). */
 Status onnx_matmul_dyn(OnnxCtx *c, uint32_t ka, uint32_t kazp, uint32_t kb, uint32_t kbzp,
