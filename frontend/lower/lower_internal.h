@@ -2,7 +2,8 @@
  *
  *   lower.c          the driver: inputs, outputs, constant folding, the per-operator table
  *                    (an X-macro over cvm_ops.def: operator NAME is lowered by lw_op_NAME)
- *   lower_value.c    lowered values, block builders, feeding a value into a storage block
+ *   lower_block.c    messages, block names, block builders (what every step uses)
+ *   lower_value.c    lowered values, feeding a value into a storage block
  *   lower_encode.c   turning an element map into edges: interfaces and rearrangements
  *   lower_move.c     data movement (element maps computed by the interpreter on indices),
  *                    upsampling included
@@ -95,7 +96,7 @@ typedef struct Lw {
     } cache;
 } Lw;
 
-/* ---- messages, names, blocks (lower_value.c) ---- */
+/* ---- messages, names, blocks (lower_block.c) ---- */
 
 /* A logic error about the current node: where = "node 12 'conv1' (conv2d)". */
 Status lw_fail(Lw *L, const char *rule, const char *fmt, ...)
@@ -162,7 +163,8 @@ Status lw_feed(Lw *L, const LVal *v, Block *dst, uint32_t in_idx, const int32_t 
  * SI made for the same producer value and layout within the current node (Lw.cache). */
 Status lw_stage_in(Lw *L, const LVal *v, const int *perm, const int32_t yxf[3],
                    const char *suffix, Block **out);
-/* A compute block of type t with dims (y, x, f) fed, input cluster k, from ins[k]. */
+/* A compute block of type t with dims (y, x, f) fed, input cluster k, from ins[k]
+ * (lower_block.c). */
 Block *lw_compute(Lw *L, BlockType t, const char *suffix, const int32_t yxf[3],
                   Block *const *ins, int nins, int prec);
 
