@@ -11,6 +11,7 @@
  * Built by meson (bench/meson.build), never run by `meson test` itself; exit 0, 1 usage,
  * 2 a graph it cannot plan or an INPUT it cannot name, 3 I/O or out of memory.
  */
+#include "taskir/diag_block.h"
 #include "taskir/graph.h"
 #include "taskir/npy.h"
 #include "taskir/pbio.h"

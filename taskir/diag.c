@@ -1,8 +1,6 @@
 /* diag.c: recording and printing diagnostics. */
 #include "taskir/diag.h"
 
-#include "taskir/graph.h"
-
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,8 +70,8 @@ static DiagEntry *push(Diag *d, Status status, const char *rule)
     return e;
 }
 
-static Status vadd(Diag *d, Status status, const char *rule, char *where, const char *fmt,
-                   va_list ap, const Block *b, bool has_edge, int32_t edge)
+Status diag_vadd(Diag *d, Status status, const char *rule, char *where, bool has_block,
+                 int32_t block_id, bool has_edge, int32_t edge, const char *fmt, va_list ap)
 {
     DiagEntry *e = push(d, status, rule);
     if (!e) {
@@ -82,10 +80,8 @@ static Status vadd(Diag *d, Status status, const char *rule, char *where, const 
     }
     e->where = where;
     e->what = vfmt(fmt, ap);
-    if (b) {
-        e->has_block = true;
-        e->block_id = b->id;
-    }
+    e->has_block = has_block;
+    e->block_id = has_block ? block_id : 0;
     e->has_edge = has_edge;
     e->edge_id = edge;
     if (!e->what)
@@ -98,19 +94,7 @@ Status diag_add(Diag *d, Status status, const char *rule, const char *where,
 {
     va_list ap;
     va_start(ap, fmt);
-    vadd(d, status, rule, where ? strdup(where) : NULL, fmt, ap, NULL, false, 0);
-    va_end(ap);
-    return status;
-}
-
-Status diag_block(Diag *d, Status status, const char *rule, const Block *b,
-                  const char *fmt, ...)
-{
-    char buf[512];
-    blk_describe(b, buf, sizeof buf);
-    va_list ap;
-    va_start(ap, fmt);
-    vadd(d, status, rule, strdup(buf), fmt, ap, b, false, 0);
+    diag_vadd(d, status, rule, where ? strdup(where) : NULL, false, 0, false, 0, fmt, ap);
     va_end(ap);
     return status;
 }
@@ -122,7 +106,7 @@ Status diag_edge(Diag *d, Status status, const char *rule, int32_t edge_id,
     snprintf(buf, sizeof buf, "edge %d", (int)edge_id);
     va_list ap;
     va_start(ap, fmt);
-    vadd(d, status, rule, strdup(buf), fmt, ap, NULL, true, edge_id);
+    diag_vadd(d, status, rule, strdup(buf), false, 0, true, edge_id, fmt, ap);
     va_end(ap);
     return status;
 }

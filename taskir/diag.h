@@ -6,6 +6,7 @@
 #ifndef TASKIR_DIAG_H
 #define TASKIR_DIAG_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -44,12 +45,14 @@ void diag_finish(Diag *d);
 /* Records one finding. where may be NULL. Returns status (so callers can `return diag_..`). */
 Status diag_add(Diag *d, Status status, const char *rule, const char *where,
                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-/* Same, about a block or an edge: fills block_id/edge_id and the where text. */
-struct Block;
-Status diag_block(Diag *d, Status status, const char *rule, const struct Block *b,
-                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Same, about an edge: fills edge_id and the where text "edge N". (About a block:
+ * diag_block, diag_block.h.) */
 Status diag_edge(Diag *d, Status status, const char *rule, int32_t edge_id,
                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* What diag_add, diag_edge and diag_block record through: one entry, taking ownership of where
+ * (may be NULL), with block_id / edge_id when has_block / has_edge. Returns status. */
+Status diag_vadd(Diag *d, Status status, const char *rule, char *where, bool has_block,
+                 int32_t block_id, bool has_edge, int32_t edge_id, const char *fmt, va_list ap);
 /* Prints every entry, one line each, prefixed "tool: file: ". */
 void diag_print(const Diag *d, FILE *out, const char *tool);
 /* Index of the first entry with this rule id, or -1. */

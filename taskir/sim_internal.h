@@ -3,8 +3,9 @@
  * sim.c plans a run (topological order, one int32 buffer per cluster, edge copies, aliasing
  * of whole-cluster copies) and executes steps; sim_kernels.c holds the twelve compute
  * kernels, dispatched through a table expanded from blocktypes.def; sim_rearrange.c applies
- * rearrangement steps. Kernels read their input clusters and write the block's result buffer
- * in the layouts of shared/DESIGN.md section 4, derived from the block's shape.
+ * rearrangement steps; sim_parallel.c (sim_parallel.h) splits a kernel's work over threads.
+ * Kernels read their input clusters and write the block's result buffer in the layouts of
+ * shared/DESIGN.md section 4, derived from the block's shape.
  */
 #ifndef TASKIR_SIM_INTERNAL_H
 #define TASKIR_SIM_INTERNAL_H
@@ -82,10 +83,5 @@ int64_t sim_kernel_work(const SimBlock *sb);
 Status sim_kernel_check(const SimBlock *sb, Diag *d);
 /* Applies one decoded step: in has s->in's volume, out s->out's. */
 void sim_rearrange_apply(const RaStep *s, const int32_t *in, int32_t *out);
-
-/* Runs fn(ctx, lo, hi) over [0, n) split into run->opt.threads parts (in this thread when
- * threads <= 1 or work is small). */
-typedef void (*SimRangeFn)(void *ctx, int64_t lo, int64_t hi);
-void sim_parallel(const SimRun *run, int64_t n, int64_t work, SimRangeFn fn, void *ctx);
 
 #endif

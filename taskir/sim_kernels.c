@@ -13,6 +13,8 @@
  * [iy][ix][r], conv weights [f][r][ky][kx], CVM weights [f][r], vectors [f].
  */
 #include "sim_internal.h"
+#include "taskir/diag_block.h"
+#include "taskir/sim_parallel.h"
 
 #include <inttypes.h>
 #include <string.h>

@@ -4,6 +4,7 @@
  * Requires a block whose type is in the table and is not TASK_NULL (verify.c sees to it).
  */
 #include "taskir/verify_impl.h"
+#include "taskir/verify_util.h"
 
 #include <inttypes.h>
 #include <math.h>

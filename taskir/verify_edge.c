@@ -11,6 +11,7 @@
  * once, naming one of its blocks and the path.
  */
 #include "taskir/verify_impl.h"
+#include "taskir/verify_util.h"
 
 #include "taskir/rearrange.h"
 

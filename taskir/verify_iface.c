@@ -13,6 +13,7 @@
  * an overlap, whether a gap remains is not decided (the overlap is reported).
  */
 #include "taskir/verify_impl.h"
+#include "taskir/verify_util.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -17,6 +17,7 @@
  * in the mapping plus a sort of the compute coordinates. */
 #include "taskir/mapping.h"
 
+#include "taskir/diag_block.h"
 #include "taskir/verify.h"
 
 #include <inttypes.h>
