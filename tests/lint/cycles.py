@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""tests/lint/cycles.py: no dependency cycle between the source files (docs/layout.md).
+"""tests/lint/cycles.py: no dependency cycle between the source files (the lint suite).
 
-A unit is one source file with its header: foo.c + foo.h (a header without a .c of the
-same name, or a .def table, is a unit of its own). Two graphs between units must be acyclic:
+A unit is one source file with its header: foo.c + foo.h, and foo_internal.h / foo_impl.h,
+the private half of foo's interface (any other header without a .c of the same name, or a
+.def table, is a unit of its own). Two graphs between units must be acyclic:
 
   includes  A -> B when a file of A has `#include "F"` with F a file of B (paths from the
             source root, or from the including file's folder). Read from the source tree.
@@ -16,11 +17,16 @@ The calls graph is what the include graph cannot see: files that share one inter
 (verify_impl.h) and call each other through it. Every cycle found is printed, one line
 each, naming its units in order (A -> B -> ... -> A); the exit status is 1 when there is one.
 
-  cycles.py --srcdir DIR [--lib LIB.a ...]
+  cycles.py --srcdir DIR [--dir SUBDIR ...] [--lib LIB.a ...]
+
+--dir: the folders of DIR to read (default: every source folder of the project; folders
+named fixtures, which hold the tests' deliberate cycles, are never read). Exit 77
+(skipped) when --lib is given and nm or objdump is missing (Debian: binutils).
 """
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -29,16 +35,21 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
 def unit_of(path):
-    """The unit of a path relative to the source root: foo.c and foo.h -> foo."""
+    """The unit of a path relative to the source root: foo.c, foo.h, foo_internal.h and
+    foo_impl.h -> foo."""
     base, ext = os.path.splitext(path)
+    if ext == '.h':
+        for suffix in ('_internal', '_impl'):
+            if base.endswith(suffix):
+                return base[:-len(suffix)]
     return base if ext in ('.c', '.h') else path
 
 
-def include_graph(srcdir):
+def include_graph(srcdir, dirs):
     files = []
-    for top in SOURCE_DIRS:
+    for top in dirs:
         for root, dirs, names in os.walk(os.path.join(srcdir, top)):
-            dirs.sort()
+            dirs[:] = sorted(d for d in dirs if d != 'fixtures')  # tests' own cycles
             for n in sorted(names):
                 if n.endswith(('.c', '.h', '.def')):
                     files.append(os.path.relpath(os.path.join(root, n), srcdir))
@@ -169,10 +180,14 @@ def cycles(graph):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--srcdir', required=True)
+    ap.add_argument('--dir', action='append', default=[])
     ap.add_argument('--lib', action='append', default=[])
     a = ap.parse_args()
+    if a.lib and not (shutil.which('nm') and shutil.which('objdump')):
+        print('no nm / objdump (binutils): the calls graph cannot be read; skipped')
+        return 77
     bad = 0
-    for kind, graph in [('includes', include_graph(a.srcdir))] + (
+    for kind, graph in [('includes', include_graph(a.srcdir, a.dir or SOURCE_DIRS))] + (
             [('calls', call_graph(a.lib))] if a.lib else []):
         found = cycles(graph)
         for path, rest in found:
