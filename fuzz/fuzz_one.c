@@ -177,7 +177,7 @@ static FzResult print_mapping_all(FzCtx *c, const Mapping *m)
     return FZ_ACCEPTED;
 }
 
-/* map_pack(load(map_pack(m))) must equal map_pack(m). */
+/* mapping_pack(load(mapping_pack(m))) must equal mapping_pack(m). */
 static FzResult map_round_trip(FzCtx *c, const Mapping *m)
 {
     Diag d;
@@ -186,16 +186,16 @@ static FzResult map_round_trip(FzCtx *c, const Mapping *m)
     size_t n1 = 0, n2 = 0;
     Mapping *m2 = NULL;
     FzResult r = FZ_ACCEPTED;
-    if (map_pack(m, &b1, &n1, &d) != ST_OK)
-        r = broken(c, "map_pack failed on a loaded mapping");
-    else if (map_load_pb_mem(b1, n1, &m2, &d) != ST_OK)
-        r = broken(c, "map_load_pb_mem rejects what map_pack wrote: %s [%s]",
+    if (mapping_pack(m, &b1, &n1, &d) != ST_OK)
+        r = broken(c, "mapping_pack failed on a loaded mapping");
+    else if (mapping_load_pb_mem(b1, n1, &m2, &d) != ST_OK)
+        r = broken(c, "mapping_load_pb_mem rejects what mapping_pack wrote: %s [%s]",
                    d.n ? d.entries[0].what : "-", d.n ? d.entries[0].rule : "-");
-    else if (map_pack(m2, &b2, &n2, &d) != ST_OK)
-        r = broken(c, "map_pack failed on a reloaded mapping");
+    else if (mapping_pack(m2, &b2, &n2, &d) != ST_OK)
+        r = broken(c, "mapping_pack failed on a reloaded mapping");
     else if (n1 != n2 || memcmp(b1, b2, n1) != 0)
-        r = broken(c, "map_pack round trip differs: %zu bytes, then %zu bytes", n1, n2);
-    map_destroy(m2);
+        r = broken(c, "mapping_pack round trip differs: %zu bytes, then %zu bytes", n1, n2);
+    mapping_destroy(m2);
     free(b1);
     free(b2);
     diag_finish(&d);
@@ -207,15 +207,15 @@ FzResult fz_mapping(FzCtx *c, const uint8_t *data, size_t len)
     Diag d;
     diag_init(&d, "fuzz.map.pb");
     Mapping *m = NULL;
-    Status st = map_load_pb_mem(data, len, &m, &d);
-    FzResult r = settle(c, st, &d, "map_load_pb_mem");
+    Status st = mapping_load_pb_mem(data, len, &m, &d);
+    FzResult r = settle(c, st, &d, "mapping_load_pb_mem");
     diag_finish(&d);
     if (r == FZ_ACCEPTED && (!m || !m->graph))
-        r = broken(c, "map_load_pb_mem: ST_OK without a mapping or its graph");
+        r = broken(c, "mapping_load_pb_mem: ST_OK without a mapping or its graph");
     if (r != FZ_ACCEPTED) {
         if (m && r != FZ_BROKEN)
-            r = broken(c, "map_load_pb_mem: a mapping left behind on failure");
-        map_destroy(m);
+            r = broken(c, "mapping_load_pb_mem: a mapping left behind on failure");
+        mapping_destroy(m);
         return r;
     }
     diag_init(&d, "fuzz.map.pb");
@@ -226,7 +226,7 @@ FzResult fz_mapping(FzCtx *c, const uint8_t *data, size_t len)
         r = print_mapping_all(c, m);
     if (r != FZ_BROKEN)
         r = map_round_trip(c, m);
-    map_destroy(m);
+    mapping_destroy(m);
     return r;
 }
 

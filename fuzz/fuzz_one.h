@@ -32,9 +32,9 @@ typedef struct FzCtx {
 /* A TaskGraph .pb image: graph_load_pb_mem, verify_graph, print_graph in text, JSON and DOT,
  * print_summary, print_block of the first block, and the graph_pack round trip. */
 FzResult fz_taskgraph(FzCtx *c, const uint8_t *data, size_t len);
-/* A Mapping .map.pb image: map_load_pb_mem, verify_mapping, print_mapping in text, JSON and
+/* A Mapping .map.pb image: mapping_load_pb_mem, verify_mapping, print_mapping in text, JSON and
  * DOT (whole, and with --block of the first block), print_map_summary in text and JSON, and
- * the map_pack round trip. */
+ * the mapping_pack round trip. */
 FzResult fz_mapping(FzCtx *c, const uint8_t *data, size_t len);
 /* An .npy image: npy_read_mem; when it gives integers, npy_encode_i32 and read back must give
  * the same shape and values. */

@@ -1,7 +1,7 @@
 /* mapping.h: a Mapping (.map.pb) — a TaskGraph placed on cores in space and time — as a small
  * working structure apart from the wire structs: the embedded graph in the ordinary Graph IR,
  * the space-time coordinates of blocks (node_map_dicts) and edges (edge_map_dicts), and the
- * predicted clock. Loading (mapio.c) goes through the TaskGraph loading path of pbio.h with the
+ * predicted clock. Loading (mapping.c) goes through the TaskGraph loading path of pbio.h with the
  * same discipline: caps, nesting, counts and decode memory checked on the bytes before
  * protobuf-c allocates; malformed bytes are logic errors naming the byte offset and the field
  * path [wire.*]. Saving is canonical and deterministic (docs/formats.md, "Mapping .map.pb").
@@ -34,9 +34,9 @@
     X(MEMORY, 6)
 
 /* The name of a PIIndex wire value, or NULL when it is not one. */
-const char *map_pi_name(int32_t wire);
+const char *mapping_pi_name(int32_t wire);
 /* The wire value of a PIIndex name; false when there is no such name. */
-bool map_pi_from_name(const char *name, int32_t *wire);
+bool mapping_pi_from_name(const char *name, int32_t *wire);
 
 typedef struct MapXY {
     int32_t x, y;
@@ -73,28 +73,28 @@ typedef struct Mapping {
 } Mapping;
 
 /* An empty mapping (an empty graph, no dicts); NULL when out of memory. */
-Mapping *map_create(void);
-void map_destroy(Mapping *m); /* accepts NULL */
+Mapping *mapping_create(void);
+void mapping_destroy(Mapping *m); /* accepts NULL */
 /* Appends a dict to m's node (edge false) or edge dicts with n_coords zeroed coordinates.
  * NULL when out of memory. */
-MapDict *map_add_dict(Mapping *m, bool edge, int32_t task_id, uint32_t n_coords);
+MapDict *mapping_add_dict(Mapping *m, bool edge, int32_t task_id, uint32_t n_coords);
 
-/* Decodes a Mapping from bytes. On success *out is a new mapping (map_destroy it). */
-Status map_load_pb_mem(const uint8_t *buf, size_t len, Mapping **out, Diag *d);
+/* Decodes a Mapping from bytes. On success *out is a new mapping (mapping_destroy it). */
+Status mapping_load_pb_mem(const uint8_t *buf, size_t len, Mapping **out, Diag *d);
 /* Reads and decodes a file ("-" = stdin). */
-Status map_load_pb(const char *path, Mapping **out, Diag *d);
+Status mapping_load_pb(const char *path, Mapping **out, Diag *d);
 /* Encodes the mapping into a malloc'd buffer: the graph as graph_pack writes it, then the
  * space-time mapping and the clock (canonical form, docs/formats.md). */
-Status map_pack(const Mapping *m, uint8_t **buf, size_t *len, Diag *d);
+Status mapping_pack(const Mapping *m, uint8_t **buf, size_t *len, Diag *d);
 /* Encodes and writes atomically ("-" = stdout). */
-Status map_save_pb(const Mapping *m, const char *path, Diag *d);
+Status mapping_save_pb(const Mapping *m, const char *path, Diag *d);
 
 /* Do the bytes look like a Mapping rather than a TaskGraph? Decided by the first field alone
  * (docs/formats.md, "Telling a Mapping from a TaskGraph"); never fails, reads at most the
  * first few bytes. */
-bool map_looks_like(const uint8_t *buf, size_t len);
+bool mapping_looks_like(const uint8_t *buf, size_t len);
 /* Does the path name a Mapping by its suffix (".map.pb")? */
-bool map_path_looks_like(const char *path);
+bool mapping_path_looks_like(const char *path);
 
 /* Checks the mapping: the graph against every rule of verify_graph, then the map.* rules of
  * docs/rules.md. Records every finding; ST_OK, ST_LOGIC when any rule is broken, ST_RUNTIME

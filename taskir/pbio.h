@@ -69,7 +69,7 @@ Status pb_wire_precheck(const struct ProtobufCMessageDescriptor *desc, const uin
                         Diag *d);
 
 /* The caps of this header in pb_wire_precheck's form, for a reader of a message that embeds a
- * TaskGraph (the Mapping, mapio.c): it prechecks its own bytes with these plus its own caps.
+ * TaskGraph (the Mapping, mapping.c): it prechecks its own bytes with these plus its own caps.
  * Sets *n to their number. */
 const PbFieldCap *graph_pb_caps(size_t *n);
 /* The loading path of graph_load_pb_mem past the unpack: converts a TaskGraph that protobuf-c

@@ -159,8 +159,8 @@ static void text_coord(FILE *out, uint32_t k, const MapCoord *c)
         fputs(" end_phase -", out);
     if (!c->has_pi_index)
         fputs(" pi -\n", out);
-    else if (map_pi_name(c->pi_index))
-        fprintf(out, " pi %s\n", map_pi_name(c->pi_index));
+    else if (mapping_pi_name(c->pi_index))
+        fprintf(out, " pi %s\n", mapping_pi_name(c->pi_index));
     else
         fprintf(out, " pi %" PRId32 "\n", c->pi_index);
 }
@@ -246,8 +246,8 @@ static json_object *json_coord(PrintJson *J, const MapCoord *c)
         pj_set_null(J, o, "end_phase");
     if (!c->has_pi_index)
         pj_set_null(J, o, "pi_index");
-    else if (map_pi_name(c->pi_index))
-        pj_set(J, o, "pi_index", pj_str(J, map_pi_name(c->pi_index)));
+    else if (mapping_pi_name(c->pi_index))
+        pj_set(J, o, "pi_index", pj_str(J, mapping_pi_name(c->pi_index)));
     else
         pj_set(J, o, "pi_index", pj_int(J, c->pi_index));
     return o;

@@ -73,7 +73,7 @@ static void report(MapVerifier *v, const char *rule, const Block *b, const char 
 /* "chip_array 0,0 chip 0,0 core 1,0 step 0 phase 2 AXON" (the slot's fields). */
 static void slot_text(const MapCoord *c, char *buf, size_t len)
 {
-    const char *pi = c->has_pi_index ? map_pi_name(c->pi_index) : "pi_index absent";
+    const char *pi = c->has_pi_index ? mapping_pi_name(c->pi_index) : "pi_index absent";
     char unknown[32];
     if (!pi) {
         snprintf(unknown, sizeof unknown, "pi_index %" PRId32, c->pi_index);
@@ -131,7 +131,7 @@ static void check_coords(MapVerifier *v, const Subject *s, const char *list, uin
                           list, di, k, fields[f].name, fields[f].value);
                 break; /* one report a coordinate */
             }
-        if (c->has_pi_index && !map_pi_name(c->pi_index))
+        if (c->has_pi_index && !mapping_pi_name(c->pi_index))
             report_on(v, "map.coord.pi", s,
                       "%s[%" PRIu32 "] coordinate %" PRIu32 ": pi_index %" PRId32
                       " is not a PIIndex (AXON=1 .. MEMORY=6)",

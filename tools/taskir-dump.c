@@ -5,7 +5,7 @@
  * mapping.h.
  *
  * A Mapping is told from a TaskGraph by --input-format, else by a path ending in ".map.pb",
- * else by the first field of the bytes (map_looks_like; docs/formats.md).
+ * else by the first field of the bytes (mapping_looks_like; docs/formats.md).
  *
  * The output is built in memory (open_memstream) and written in one atomic step, so -o never
  * leaves a partial file. Without --verify the dump does not require a valid graph. */
@@ -216,11 +216,11 @@ static Status run(const Options *o, const char *name, Diag *d, Diag *od, bool *r
         return st;
     bool is_map = o->input == IN_MAPPING ||
                   (o->input == IN_AUTO &&
-                   (map_path_looks_like(o->file) || map_looks_like(in, in_len)));
+                   (mapping_path_looks_like(o->file) || mapping_looks_like(in, in_len)));
     Graph *g = NULL;
     Mapping *m = NULL;
     if (is_map) {
-        st = map_load_pb_mem(in, in_len, &m, d);
+        st = mapping_load_pb_mem(in, in_len, &m, d);
         g = m ? m->graph : NULL;
     } else {
         st = graph_load_pb_mem(in, in_len, &g, d);
@@ -246,7 +246,7 @@ static Status run(const Options *o, const char *name, Diag *d, Diag *od, bool *r
     }
     if (json_report || st != ST_OK) {
         if (m)
-            map_destroy(m);
+            mapping_destroy(m);
         else
             graph_destroy(g);
         return st;
@@ -256,7 +256,7 @@ static Status run(const Options *o, const char *name, Diag *d, Diag *od, bool *r
     FILE *ms = open_memstream(&buf, &len);
     if (!ms) {
         if (m)
-            map_destroy(m);
+            mapping_destroy(m);
         else
             graph_destroy(g);
         return diag_add(d, ST_RUNTIME, "oom", NULL, "cannot buffer the output: %s",
@@ -283,7 +283,7 @@ static Status run(const Options *o, const char *name, Diag *d, Diag *od, bool *r
     else
         st = print_graph(g, f, ms, d);
     if (m)
-        map_destroy(m);
+        mapping_destroy(m);
     else
         graph_destroy(g);
     if (fclose(ms) != 0 && st == ST_OK)

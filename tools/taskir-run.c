@@ -11,7 +11,7 @@
  * ending in ".xml" or a file whose first byte is '<' a CINN program (frontend/cinn/cinn.h, run in
  * the same interpreter; 0x3c would be an end-group tag), anything else a TaskGraph .pb — or
  * a Mapping .map.pb (--format mapping, a path ending in ".map.pb", or a .pb whose first field
- * is a Mapping's: map_looks_like), whose embedded graph runs exactly as the graph would, once
+ * is a Mapping's: mapping_looks_like), whose embedded graph runs exactly as the graph would, once
  * the whole Mapping verifies (mapping.h).
  *
  * Every result is computed in memory before any file is written; outputs are written
@@ -403,7 +403,7 @@ static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArr
     OpGraph *host = NULL;   /* the host remainder beside the .pb (host_split.h), if any */
     Status st;
     if (o->kind == KIND_MAP) {
-        st = map_load_pb_mem(buf, len, &map, d);
+        st = mapping_load_pb_mem(buf, len, &map, d);
         g = map ? map->graph : NULL;
         if (!st)
             st = verify_mapping(map, d);
@@ -423,7 +423,7 @@ static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArr
     cli_progress_end(o->progress);
     sim_destroy(run);
     if (map)
-        map_destroy(map);
+        mapping_destroy(map);
     else
         graph_destroy(g);
     if (!st && host && !(res->model = calloc((size_t)host->noutputs + 1, sizeof *res->model)))
@@ -632,7 +632,7 @@ int main(int argc, char **argv)
     if (!st && o.kind == KIND_AUTO) {
         o.kind = fe_looks_like_cvm(NULL, buf, len)    ? KIND_CVM
                  : fe_looks_like_cinn(NULL, buf, len) ? KIND_CINN
-                 : map_path_looks_like(o.file) || map_looks_like(buf, len) ? KIND_MAP
+                 : mapping_path_looks_like(o.file) || mapping_looks_like(buf, len) ? KIND_MAP
                                                       : KIND_PB;
         if ((rc = check_kind(&o)) >= 0)
             st = (Status)rc;

@@ -237,7 +237,7 @@ static void test_dump_verify_bad(void **state)
     Diag d;
     diag_init(&d, map);
     Mapping *m = NULL;
-    assert_int_equal(map_load_pb(map, &m, &d), ST_OK);
+    assert_int_equal(mapping_load_pb(map, &m, &d), ST_OK);
     m->nodes[0].task_id = 999;                  /* map.node.unknown; SIC 2 unmapped */
     m->nodes[9].coords[0].core.x = 0;           /* conv2 onto conv1's slot */
     m->nodes[9].coords[0].phase = 0;
@@ -246,9 +246,9 @@ static void test_dump_verify_bad(void **state)
     m->edges[0].task_id = 77;                   /* map.edge.unknown */
     m->prediction_clock = -5;                   /* map.clock */
     tt_path(bad, sizeof bad, "bad.map.pb");
-    assert_int_equal(map_save_pb(m, bad, &d), ST_OK);
+    assert_int_equal(mapping_save_pb(m, bad, &d), ST_OK);
     diag_finish(&d);
-    map_destroy(m);
+    mapping_destroy(m);
     TtOpts in_tmp = {.cwd = tt_tmpdir()};
     TtRun r;
     tool(&r, &in_tmp, dump_tool, "bad.map.pb", "--verify", NULL);

@@ -24,7 +24,7 @@
  * Arguments (tests/robust/meson.build): taskir-dump, taskir-run, taskir-compile (or "-"),
  * then the example names: NAME for <builddir>/examples/NAME.pb, cvm:NAME for a CVM model.
  * A NAME ending in ".map" is a Mapping (<builddir>/examples/NAME.pb = lenet.map.pb): its
- * in-process artifacts are map_save_pb and the mapping printers, and taskir-dump and
+ * in-process artifacts are mapping_save_pb and the mapping printers, and taskir-dump and
  * taskir-run take it as they take a graph. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -72,11 +72,11 @@ static int make_artifacts(const char *graph)
     Graph *g = NULL;
     Mapping *m = NULL; /* a Mapping example (".map.pb"): it owns g */
     Status st;
-    if (map_path_looks_like(graph)) {
-        st = map_load_pb(graph, &m, &d);
+    if (mapping_path_looks_like(graph)) {
+        st = mapping_load_pb(graph, &m, &d);
         g = m ? m->graph : NULL;
         if (st == ST_OK)
-            st = map_save_pb(m, "packed.pb", &d);
+            st = mapping_save_pb(m, "packed.pb", &d);
     } else {
         st = graph_load_pb(graph, &g, &d);
         if (st == ST_OK)
@@ -107,7 +107,7 @@ static int make_artifacts(const char *graph)
     diag_print(&d, stderr, "make");
     diag_finish(&d);
     if (m)
-        map_destroy(m);
+        mapping_destroy(m);
     else
         graph_destroy(g);
     return (int)st;
@@ -357,8 +357,8 @@ static int make_inputs(const char *graph, const char *dir, char **args, int max)
     diag_init(&d, graph);
     Graph *g = NULL;
     Mapping *m = NULL; /* a Mapping example: the inputs of its graph */
-    if (map_path_looks_like(graph)) {
-        assert_int_equal(map_load_pb(graph, &m, &d), ST_OK);
+    if (mapping_path_looks_like(graph)) {
+        assert_int_equal(mapping_load_pb(graph, &m, &d), ST_OK);
         g = m->graph;
     } else {
         assert_int_equal(graph_load_pb(graph, &g, &d), ST_OK);
@@ -398,7 +398,7 @@ static int make_inputs(const char *graph, const char *dir, char **args, int max)
         assert_true(args[k - 2] && args[k - 1]);
     }
     if (m)
-        map_destroy(m);
+        mapping_destroy(m);
     else
         graph_destroy(g);
     diag_finish(&d);

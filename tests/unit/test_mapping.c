@@ -1,8 +1,8 @@
 /* test_mapping.c: the Mapping (.map.pb) reader, writer, verifier and printers (mapping.h).
  *
  * The example (examples/lenet.map.txtpb joined with lenet.txtpb and encoded by protoc at build
- * time into $TASKIR_BUILDDIR/examples/lenet.map.pb) is canonical, so load -> map_pack gives the
- * protoc bytes back; its graph is exactly lenet.pb; it verifies with no finding.
+ * time into $TASKIR_BUILDDIR/examples/lenet.map.pb) is canonical, so load -> mapping_pack gives
+ * the protoc bytes back; its graph is exactly lenet.pb; it verifies with no finding.
  * Round trips of built mappings (absent, negative and unknown values included) are equal field
  * by field. Each map.* rule has a negative case asserting its rule id and the block (or edge)
  * id the finding is about, and no other finding. Malformed bytes (every truncation, byte
@@ -51,7 +51,7 @@ static Mapping *load_lenet(void)
     Diag d;
     diag_init(&d, "lenet.map.pb");
     Mapping *m = NULL;
-    Status st = map_load_pb_mem(buf, len, &m, &d);
+    Status st = mapping_load_pb_mem(buf, len, &m, &d);
     if (st != ST_OK)
         diag_print(&d, stderr, "test_mapping");
     assert_int_equal(st, ST_OK);
@@ -77,7 +77,7 @@ static Status load_clean(const uint8_t *buf, size_t len, Mapping **out, Diag *do
     Diag d;
     diag_init(&d, "fuzz.map.pb");
     Mapping *m = NULL;
-    Status st = map_load_pb_mem(buf, len, &m, &d);
+    Status st = mapping_load_pb_mem(buf, len, &m, &d);
     if (st != ST_OK && st != ST_LOGIC) {
         diag_print(&d, stderr, "test_mapping");
         fail_msg("status %d loading %zu bytes", (int)st, len);
@@ -97,7 +97,7 @@ static Status load_clean(const uint8_t *buf, size_t len, Mapping **out, Diag *do
     if (out)
         *out = m;
     else
-        map_destroy(m);
+        mapping_destroy(m);
     return st;
 }
 
@@ -150,7 +150,7 @@ static void pack(const Mapping *m, uint8_t **buf, size_t *len)
 {
     Diag d;
     diag_init(&d, "t.map.pb");
-    assert_int_equal(map_pack(m, buf, len, &d), ST_OK);
+    assert_int_equal(mapping_pack(m, buf, len, &d), ST_OK);
     diag_finish(&d);
 }
 
@@ -213,7 +213,7 @@ static void round_trip(const Mapping *m)
     pack(m2, &b2, &n2);
     assert_int_equal(n1, n2);
     assert_memory_equal(b1, b2, n1);
-    map_destroy(m2);
+    mapping_destroy(m2);
     free(b1);
     free(b2);
 }
@@ -238,7 +238,7 @@ static void test_lenet_canonical(void **state)
     assert_int_equal(conv2->coords[0].core.x, 1);
     assert_int_equal(conv2->coords[0].phase, 1);
     assert_true(conv2->coords[0].has_pi_index);
-    assert_string_equal(map_pi_name(conv2->coords[0].pi_index), "AXON");
+    assert_string_equal(mapping_pi_name(conv2->coords[0].pi_index), "AXON");
     assert_int_equal(m->edges[1].task_id, 7);
     assert_int_equal(m->edges[1].n_coords, 2);
     assert_int_equal(m->edges[1].coords[1].pi_index, 3); /* ROUTER_RECIEVE */
@@ -258,7 +258,7 @@ static void test_lenet_canonical(void **state)
     assert_memory_equal(buf, graph, glen);
     free(buf);
     round_trip(m);
-    map_destroy(m);
+    mapping_destroy(m);
     free(file);
     free(graph);
 }
@@ -270,7 +270,7 @@ static void test_lenet_verifies(void **state)
     Diag d = verify_expect(m, NULL, 0);
     assert_int_equal(d.n, 0);
     diag_finish(&d);
-    map_destroy(m);
+    mapping_destroy(m);
 }
 
 static void test_save_and_load_file(void **state)
@@ -283,14 +283,14 @@ static void test_save_and_load_file(void **state)
     close(fd);
     Diag d;
     diag_init(&d, path);
-    assert_int_equal(map_save_pb(m, path, &d), ST_OK);
+    assert_int_equal(mapping_save_pb(m, path, &d), ST_OK);
     Mapping *m2 = NULL;
-    assert_int_equal(map_load_pb(path, &m2, &d), ST_OK);
+    assert_int_equal(mapping_load_pb(path, &m2, &d), ST_OK);
     diag_finish(&d);
     mappings_equal(m, m2);
     unlink(path);
-    map_destroy(m);
-    map_destroy(m2);
+    mapping_destroy(m);
+    mapping_destroy(m2);
 }
 
 /* ---- round trips of built mappings ---- */
@@ -298,29 +298,29 @@ static void test_save_and_load_file(void **state)
 static void test_round_trip_built(void **state)
 {
     (void)state;
-    Mapping *m = map_create();
+    Mapping *m = mapping_create();
     assert_non_null(m);
     /* an odd mapping: dangling ids, negative and unknown values, absent optional fields */
     Block *b = graph_add_block(m->graph, BT_CC, 7, "c");
     assert_non_null(b);
-    MapDict *a = map_add_dict(m, false, 7, 3);
+    MapDict *a = mapping_add_dict(m, false, 7, 3);
     assert_non_null(a);
     a->coords[0] = (MapCoord){{1, 2}, {3, 4}, {5, 6}, 7, 8, 9, 10, 11, true, 2, true};
     a->coords[1] = (MapCoord){{-1, INT32_MIN}, {INT32_MAX, 0}, {0, 0}, -5, 0, 0, 3, 0, false,
                               77, true};
     /* coords[2] stays all zero with nothing optional */
-    assert_non_null(map_add_dict(m, false, -12, 0));
+    assert_non_null(mapping_add_dict(m, false, -12, 0));
     for (int i = 0; i < 20; i++) /* past the first growth of the dict array */
-        assert_non_null(map_add_dict(m, true, i, (uint32_t)i % 3));
+        assert_non_null(mapping_add_dict(m, true, i, (uint32_t)i % 3));
     m->has_prediction_clock = true;
     m->prediction_clock = -3;
     round_trip(m);
     m->has_prediction_clock = false;
     m->prediction_clock = 0;
     round_trip(m);
-    map_destroy(m);
+    mapping_destroy(m);
     /* the empty mapping: an empty graph and nothing else */
-    m = map_create();
+    m = mapping_create();
     uint8_t *buf;
     size_t n;
     pack(m, &buf, &n);
@@ -329,7 +329,7 @@ static void test_round_trip_built(void **state)
     assert_memory_equal(buf, empty, n);
     free(buf);
     round_trip(m);
-    map_destroy(m);
+    mapping_destroy(m);
 }
 
 /* Files that leave fields out read them as 0 (pi_index and end_phase as absent); saving
@@ -352,7 +352,7 @@ static void test_absent_fields(void **state)
     assert_int_equal(m->nodes[1].coords[0].phase, 2);
     assert_false(m->has_prediction_clock);
     round_trip(m);
-    map_destroy(m);
+    mapping_destroy(m);
 }
 
 static void test_pi_table(void **state)
@@ -363,16 +363,16 @@ static void test_pi_table(void **state)
     assert_int_equal(ed->n_values, 6);
     for (unsigned i = 0; i < ed->n_values; i++) {
         const ProtobufCEnumValue *v = &ed->values[i];
-        assert_non_null(map_pi_name(v->value));
-        assert_string_equal(map_pi_name(v->value), v->name);
+        assert_non_null(mapping_pi_name(v->value));
+        assert_string_equal(mapping_pi_name(v->value), v->name);
         int32_t w;
-        assert_true(map_pi_from_name(v->name, &w));
+        assert_true(mapping_pi_from_name(v->name, &w));
         assert_int_equal(w, v->value);
     }
-    assert_null(map_pi_name(0));
-    assert_null(map_pi_name(7));
+    assert_null(mapping_pi_name(0));
+    assert_null(mapping_pi_name(7));
     int32_t w;
-    assert_false(map_pi_from_name("ROUTER_RECEIVE", &w));
+    assert_false(mapping_pi_from_name("ROUTER_RECEIVE", &w));
 }
 
 static void test_looks_like(void **state)
@@ -380,32 +380,32 @@ static void test_looks_like(void **state)
     (void)state;
     size_t len;
     uint8_t *buf = read_build_file("examples/lenet.map.pb", &len);
-    assert_true(map_looks_like(buf, len));
+    assert_true(mapping_looks_like(buf, len));
     free(buf);
     buf = read_build_file("examples/lenet.pb", &len);
-    assert_false(map_looks_like(buf, len));
+    assert_false(mapping_looks_like(buf, len));
     free(buf);
     buf = read_build_file("examples/tianjic_style.pb", &len);
-    assert_false(map_looks_like(buf, len));
+    assert_false(mapping_looks_like(buf, len));
     free(buf);
-    assert_false(map_looks_like(NULL, 0));
+    assert_false(mapping_looks_like(NULL, 0));
     const uint8_t clock[] = {0x18, 0x05};                   /* prediction_clock only */
-    assert_true(map_looks_like(clock, sizeof clock));
+    assert_true(mapping_looks_like(clock, sizeof clock));
     const uint8_t stm[] = {0x12, 0x02, 0x0a, 0x00};         /* one empty node dict */
-    assert_true(map_looks_like(stm, sizeof stm));
+    assert_true(mapping_looks_like(stm, sizeof stm));
     const uint8_t block[] = {0x0a, 0x02, 0x08, 0x01};       /* a TaskGraph's block { id: 1 } */
-    assert_false(map_looks_like(block, sizeof block));
+    assert_false(mapping_looks_like(block, sizeof block));
     const uint8_t edge[] = {0x12, 0x02, 0x08, 0x01};        /* a TaskGraph's edge { id: 1 } */
-    assert_false(map_looks_like(edge, sizeof edge));
+    assert_false(mapping_looks_like(edge, sizeof edge));
     const uint8_t empty_graph[] = {0x0a, 0x00};
-    assert_false(map_looks_like(empty_graph, sizeof empty_graph));
+    assert_false(mapping_looks_like(empty_graph, sizeof empty_graph));
     const uint8_t cut[] = {0x0a, 0x05};                     /* length past the end */
-    assert_false(map_looks_like(cut, sizeof cut));
-    assert_true(map_path_looks_like("a/lenet.map.pb"));
-    assert_false(map_path_looks_like(".map.pb"));
-    assert_false(map_path_looks_like("lenet.pb"));
-    assert_false(map_path_looks_like("-"));
-    assert_false(map_path_looks_like(NULL));
+    assert_false(mapping_looks_like(cut, sizeof cut));
+    assert_true(mapping_path_looks_like("a/lenet.map.pb"));
+    assert_false(mapping_path_looks_like(".map.pb"));
+    assert_false(mapping_path_looks_like("lenet.pb"));
+    assert_false(mapping_path_looks_like("-"));
+    assert_false(mapping_path_looks_like(NULL));
 }
 
 /* ---- the map.* rules, one negative case each ---- */
@@ -422,14 +422,14 @@ static void test_rule_node_unknown(void **state)
     assert_string_equal(e->where, "node_map_dicts[10] (task_id 999)");
     expect_block(find_rule(&d, "map.unmapped"), 12); /* the block the dict used to place */
     diag_finish(&d);
-    map_destroy(m);
+    mapping_destroy(m);
 }
 
 static void test_rule_node_dup(void **state)
 {
     (void)state;
     Mapping *m = load_lenet();
-    MapDict *again = map_add_dict(m, false, 5, 1);
+    MapDict *again = mapping_add_dict(m, false, 5, 1);
     assert_non_null(again);
     again->coords[0].core.x = 9; /* a slot of its own: only the duplicate is wrong */
     const char *rules[] = {"map.node.dup"};
@@ -438,7 +438,7 @@ static void test_rule_node_dup(void **state)
     expect_block(e, 5);
     assert_non_null(strstr(e->what, "node_map_dicts[23] maps this block again"));
     diag_finish(&d);
-    map_destroy(m);
+    mapping_destroy(m);
 }
 
 static void test_rule_edge_unknown(void **state)
@@ -452,21 +452,21 @@ static void test_rule_edge_unknown(void **state)
     expect_edge(e, 4242);
     assert_false(e->has_block);
     diag_finish(&d);
-    map_destroy(m);
+    mapping_destroy(m);
 }
 
 static void test_rule_edge_dup(void **state)
 {
     (void)state;
     Mapping *m = load_lenet();
-    assert_non_null(map_add_dict(m, true, 13, 0));
+    assert_non_null(mapping_add_dict(m, true, 13, 0));
     const char *rules[] = {"map.edge.dup"};
     Diag d = verify_expect(m, rules, 1);
     const DiagEntry *e = find_rule(&d, "map.edge.dup");
     expect_edge(e, 13);
     assert_string_equal(e->where, "edge 13");
     diag_finish(&d);
-    map_destroy(m);
+    mapping_destroy(m);
 }
 
 static void test_rule_unmapped(void **state)
@@ -482,7 +482,7 @@ static void test_rule_unmapped(void **state)
     expect_block(&d.entries[1], 15);
     assert_string_equal(d.entries[0].where, "block 11 (CC 'conv2')");
     diag_finish(&d);
-    map_destroy(m);
+    mapping_destroy(m);
 }
 
 static void test_rule_coord_range(void **state)
@@ -499,7 +499,7 @@ static void test_rule_coord_range(void **state)
     expect_edge(&d.entries[1], 13);
     assert_non_null(strstr(d.entries[1].what, "step_group is -4"));
     diag_finish(&d);
-    map_destroy(m);
+    mapping_destroy(m);
 }
 
 static void test_rule_coord_pi(void **state)
@@ -512,13 +512,13 @@ static void test_rule_coord_pi(void **state)
     assert_int_equal(d.n, 1);
     expect_block(&d.entries[0], 13);
     diag_finish(&d);
-    map_destroy(m);
+    mapping_destroy(m);
     /* an absent pi_index is allowed */
     m = load_lenet();
     node_dict(m, 13)->coords[0].has_pi_index = false;
     d = verify_expect(m, NULL, 0);
     diag_finish(&d);
-    map_destroy(m);
+    mapping_destroy(m);
 }
 
 static void test_rule_coord_phase(void **state)
@@ -537,7 +537,7 @@ static void test_rule_coord_phase(void **state)
     c->has_end_phase = false;
     d = verify_expect(m, NULL, 0);
     diag_finish(&d);
-    map_destroy(m);
+    mapping_destroy(m);
 }
 
 static void test_rule_slot(void **state)
@@ -559,7 +559,7 @@ static void test_rule_slot(void **state)
     d = verify_expect(m, NULL, 0);
     diag_finish(&d);
     /* the same block twice on one slot */
-    map_destroy(m);
+    mapping_destroy(m);
     m = load_lenet();
     MapDict *conv1 = node_dict(m, 5);
     MapCoord *two = arena_alloc(m->arena, 2, sizeof *two);
@@ -572,7 +572,7 @@ static void test_rule_slot(void **state)
     expect_block(&d.entries[0], 5);
     assert_non_null(strstr(d.entries[0].what, "coordinates 0 and 1 both put it"));
     diag_finish(&d);
-    map_destroy(m);
+    mapping_destroy(m);
 }
 
 static void test_rule_clock(void **state)
@@ -584,7 +584,7 @@ static void test_rule_clock(void **state)
     Diag d = verify_expect(m, rules, 1);
     assert_false(d.entries[0].has_block);
     diag_finish(&d);
-    map_destroy(m);
+    mapping_destroy(m);
 }
 
 /* The graph's own rules run too, with their own ids. */
@@ -600,7 +600,7 @@ static void test_graph_rules_run(void **state)
     expect_block(find_rule(&d, "shape.required"), 12);
     assert_true(diag_find(&d, "map.unmapped") < 0);
     diag_finish(&d);
-    map_destroy(m);
+    mapping_destroy(m);
 }
 
 /* ---- malformed bytes ---- */
@@ -632,7 +632,7 @@ static void test_every_truncation(void **state)
                         strncmp(r, "load.", 5) == 0);
         }
         diag_finish(&d);
-        map_destroy(m);
+        mapping_destroy(m);
         free(cut);
     }
     /* the cuts at the top-level field boundaries: nothing, the graph alone, the graph and
@@ -678,7 +678,7 @@ static void test_random_flips(void **state)
         assert_int_equal(print_map_summary(m, PF_JSON, sink, &d), ST_OK);
         diag_finish(&d);
         round_trip(m);
-        map_destroy(m);
+        mapping_destroy(m);
     }
     fclose(sink);
     assert_true(loaded > 0 && rejected > 0);

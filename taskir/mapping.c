@@ -1,4 +1,4 @@
-/* mapio.c: Mapping .map.pb <-> Mapping. With pbio.c and pbwire.c the only file that touches the
+/* mapping.c: Mapping .map.pb <-> Mapping. With pbio.c and pbwire.c the only file that touches the
  * generated Taskir__* structs.
  *
  * Loading: the bytes are prechecked as a whole Mapping (pb_wire_precheck with the TaskGraph caps
@@ -25,7 +25,7 @@
 
 /* ---- PIIndex ---- */
 
-const char *map_pi_name(int32_t wire)
+const char *mapping_pi_name(int32_t wire)
 {
 #define X(name, value) \
     if (wire == value) \
@@ -35,7 +35,7 @@ const char *map_pi_name(int32_t wire)
     return NULL;
 }
 
-bool map_pi_from_name(const char *name, int32_t *wire)
+bool mapping_pi_from_name(const char *name, int32_t *wire)
 {
 #define X(n, value)                \
     if (strcmp(name, #n) == 0) {   \
@@ -49,7 +49,7 @@ bool map_pi_from_name(const char *name, int32_t *wire)
 
 /* ---- the structure ---- */
 
-Mapping *map_create(void)
+Mapping *mapping_create(void)
 {
     Mapping *m = calloc(1, sizeof *m);
     if (!m)
@@ -57,13 +57,13 @@ Mapping *map_create(void)
     m->graph = graph_create();
     m->arena = arena_create();
     if (!m->graph || !m->arena) {
-        map_destroy(m);
+        mapping_destroy(m);
         return NULL;
     }
     return m;
 }
 
-void map_destroy(Mapping *m)
+void mapping_destroy(Mapping *m)
 {
     if (!m)
         return;
@@ -72,7 +72,7 @@ void map_destroy(Mapping *m)
     free(m);
 }
 
-MapDict *map_add_dict(Mapping *m, bool edge, int32_t task_id, uint32_t n_coords)
+MapDict *mapping_add_dict(Mapping *m, bool edge, int32_t task_id, uint32_t n_coords)
 {
     MapDict **v = edge ? &m->edges : &m->nodes;
     uint32_t *n = edge ? &m->n_edges : &m->n_nodes;
@@ -122,7 +122,7 @@ static bool rd_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
  * edge dicts), and prediction_clock (3), a varint. A TaskGraph's are blocks (1) and edges (2),
  * messages that start with a varint (their id, which the existing tools and taskir always
  * write), groups (3) and test_config (4), both length-delimited. */
-bool map_looks_like(const uint8_t *buf, size_t len)
+bool mapping_looks_like(const uint8_t *buf, size_t len)
 {
     const uint8_t *p = buf, *end = buf + len;
     uint64_t tag, n, inner;
@@ -138,7 +138,7 @@ bool map_looks_like(const uint8_t *buf, size_t len)
     return rd_varint(&p, end, &inner) && (inner & 7) == 2;
 }
 
-bool map_path_looks_like(const char *path)
+bool mapping_path_looks_like(const char *path)
 {
     static const char suffix[] = ".map.pb";
     size_t n = path ? strlen(path) : 0, k = sizeof suffix - 1;
@@ -228,7 +228,7 @@ static Status dicts_in(Mapping *m, bool edge, Taskir__MappingDict **w, size_t n,
     return ST_OK;
 }
 
-Status map_load_pb_mem(const uint8_t *buf, size_t len, Mapping **out, Diag *d)
+Status mapping_load_pb_mem(const uint8_t *buf, size_t len, Mapping **out, Diag *d)
 {
     *out = NULL;
     if (len > TIR_MAX_FILE_BYTES)
@@ -277,14 +277,14 @@ Status map_load_pb_mem(const uint8_t *buf, size_t len, Mapping **out, Diag *d)
     m->prediction_clock = w->has_prediction_clock ? w->prediction_clock : 0;
     taskir__mapping__free_unpacked(w, NULL);
     if (st != ST_OK) {
-        map_destroy(m);
+        mapping_destroy(m);
         return st;
     }
     *out = m;
     return ST_OK;
 }
 
-Status map_load_pb(const char *path, Mapping **out, Diag *d)
+Status mapping_load_pb(const char *path, Mapping **out, Diag *d)
 {
     uint8_t *buf;
     size_t len;
@@ -292,7 +292,7 @@ Status map_load_pb(const char *path, Mapping **out, Diag *d)
     Status st = tir_read_file(path, TIR_MAX_FILE_BYTES, &buf, &len, d);
     if (st != ST_OK)
         return st;
-    st = map_load_pb_mem(buf, len, out, d);
+    st = mapping_load_pb_mem(buf, len, out, d);
     free(buf);
     return st;
 }
@@ -377,7 +377,7 @@ static size_t put_varint(uint8_t *p, uint64_t v)
     return n;
 }
 
-Status map_pack(const Mapping *m, uint8_t **buf, size_t *len, Diag *d)
+Status mapping_pack(const Mapping *m, uint8_t **buf, size_t *len, Diag *d)
 {
     *buf = NULL;
     *len = 0;
@@ -428,11 +428,11 @@ Status map_pack(const Mapping *m, uint8_t **buf, size_t *len, Diag *d)
     return ST_OK;
 }
 
-Status map_save_pb(const Mapping *m, const char *path, Diag *d)
+Status mapping_save_pb(const Mapping *m, const char *path, Diag *d)
 {
     uint8_t *buf;
     size_t len;
-    Status st = map_pack(m, &buf, &len, d);
+    Status st = mapping_pack(m, &buf, &len, d);
     if (st != ST_OK)
         return st;
     st = tir_write_file_atomic(path, buf, len, d);
