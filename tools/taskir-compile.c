@@ -10,7 +10,7 @@
  */
 #include "frontend/cinn/cinn.h"
 #include "frontend/cvm/cvm.h"
-#include "frontend/host/host_split.h"
+#include "frontend/host/compile.h"
 #include "frontend/lower/lower.h"
 #include "frontend/onnx/onnx.h"
 #include "cli.h"
@@ -84,13 +84,13 @@ typedef struct Options {
     const char *out;     /* NULL: standard output */
     bool cinn;           /* a CINN XML program */
     bool onnx;           /* an ONNX model */
-    bool allow_host;     /* --allow-host: chip graph + host remainder (host_split.h) */
+    bool allow_host;     /* --allow-host: chip graph + host remainder (compile.h) */
     OnnxCli onnx_cli;    /* --input-range, --const (ONNX models) */
 } Options;
 
 #define usage_error(...) cli_usage(TOOL, __VA_ARGS__)
 
-/* The files -o OUT writes or removes: OUT, and its host remainder pair (host_split.h),
+/* The files -o OUT writes or removes: OUT, and its host remainder pair (compile.h),
  * none of which may be a directory or an input. Returns -1 or the exit code. */
 static int check_outputs(const char *out, const char *const *inputs, size_t n)
 {
@@ -258,7 +258,7 @@ int main(int argc, char **argv)
         CinnBuilder *b = NULL;
         st = fe_cinn_read_xml(o.model, &cd, &b);
         if (st == ST_OK)
-            st = fe_lower_split(fe_cinn_graph(b), &lo, &tg, &host, &d);
+            st = fe_compile(fe_cinn_graph(b), &lo, &tg, &host, &d);
         fe_cinn_destroy(b);
         diag_print(&cd, stderr, TOOL);
         said = cd.n > 0;
@@ -271,16 +271,16 @@ int main(int argc, char **argv)
             st = fe_onnx_load(o.model, &opt, &m, &d);
         said = st != ST_OK && d.n == 0;   /* an .npy finding, printed */
         if (st == ST_OK)
-            st = fe_lower_split(m->g, &lo, &tg, &host, &d);
+            st = fe_compile(m->g, &lo, &tg, &host, &d);
         fe_onnx_destroy(m);
     } else {
         st = load_cvm(&o, &g, &d, &said);
         if (st == ST_OK)
-            st = fe_lower_split(g, &lo, &tg, &host, &d);
+            st = fe_compile(g, &lo, &tg, &host, &d);
         og_destroy(g);
     }
     if (st == ST_OK) /* also removes a stale OUT.host.* pair when there is no remainder */
-        st = fe_save_split(tg, host, o.out ? o.out : "-", &od);
+        st = fe_save(tg, host, o.out ? o.out : "-", &od);
     og_destroy(host);
     graph_destroy(tg);
     diag_print(&d, stderr, TOOL);

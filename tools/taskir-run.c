@@ -20,7 +20,7 @@
  * ones this run created are removed again when they are empty). */
 #include "frontend/cinn/cinn.h"
 #include "frontend/cvm/cvm.h"
-#include "frontend/host/host_split.h"
+#include "frontend/host/compile.h"
 #include "frontend/host/run_host.h"
 #include "frontend/onnx/onnx.h"
 #include "frontend/interp/run_model.h"
@@ -136,7 +136,7 @@ typedef struct Options {
     Kind kind;
     bool steps_given;
     bool threads_given;
-    bool no_host;           /* --no-host: ignore GRAPH.host.json (host_split.h) */
+    bool no_host;           /* --no-host: ignore GRAPH.host.json (compile.h) */
     bool quiet;             /* --quiet: no progress line */
     CliProgress *progress;  /* the progress line (main's) */
     SimInput *inputs;
@@ -400,7 +400,7 @@ static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArr
     Graph *g = NULL;
     Mapping *map = NULL;    /* a Mapping: it owns g */
     SimRun *run = NULL;
-    OpGraph *host = NULL;   /* the host remainder beside the .pb (host_split.h), if any */
+    OpGraph *host = NULL;   /* the host remainder beside the .pb (compile.h), if any */
     Status st;
     if (o->kind == KIND_MAP) {
         st = mapping_load_pb_mem(buf, len, &map, d);

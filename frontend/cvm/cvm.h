@@ -16,7 +16,7 @@
  *    inputs instead (1..CVM_MAX_MODEL_INPUTS names, each a null node, none twice; "data" is
  *    then an input only when listed). fe_cvm_save writes it for a graph whose inputs are not
  *    exactly one named "data", e.g. the host remainder of taskir-compile --allow-host
- *    (host_split.h); cvm-runtime models do not have it.
+ *    (compile.h); cvm-runtime models do not have it.
  *  - params, little-endian: u64 magic 0xF7E58D4F05049CB7, u64 reserved, u64 count, count names
  *    (u64 length + bytes), u64 count, count arrays, each: u64 magic 0xDD5E40F096B4A13F, u64
  *    reserved, i32 device type, i32 device id, i32 ndim, u8 type code (0 = int), u8 bits (8 or

@@ -34,7 +34,7 @@ enum {
     CVM_OPF_FILL = 1u << 0,
     CVM_OPF_HOST = 1u << 1  /* data-dependent: no TaskGraph lowering on computed inputs
                                ([lower.host]); taskir-compile --allow-host leaves it, and what
-                               depends on it, to the host (host_split.h) */
+                               depends on it, to the host (compile.h) */
 };
 
 typedef Status (*CvmParseFn)(CvmCtx *c, const CvmRawAttrs *raw);

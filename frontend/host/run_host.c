@@ -4,7 +4,7 @@
  */
 #include "frontend/host/run_host.h"
 
-#include "frontend/host/host_split.h"
+#include "frontend/host/compile.h"
 #include "frontend/interp/run_model.h"
 
 #include <inttypes.h>

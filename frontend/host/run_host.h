@@ -1,5 +1,5 @@
 /* run_host.h: what `taskir-run OUT.pb` does after the simulator when OUT.pb has a host
- * remainder (taskir-compile --allow-host, host_split.h): the remainder, a CVM model, runs in
+ * remainder (taskir-compile --allow-host, compile.h): the remainder, a CVM model, runs in
  * the reference interpreter on the chip graph's outputs, and its heads are the model's
  * outputs. So `taskir-run OUT.pb` and `taskir-run MODEL.json` write the same files.
  */

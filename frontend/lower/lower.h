@@ -26,7 +26,7 @@
 
 typedef struct LowerOptions {
     bool no_verify;     /* skip the final verify_graph (it runs by default) */
-    bool allow_host;    /* fe_lower_split (host_split.h): leave the data-dependent operators
+    bool allow_host;    /* fe_compile (compile.h): leave the data-dependent operators
                            and what depends on them to a host remainder; fe_lower itself
                            lowers every node and ignores it */
 } LowerOptions;

@@ -4,7 +4,7 @@
  * overlap): where an element goes depends on the data, and TaskGraph edges move data along
  * fixed paths only. A node whose inputs are all constants was already evaluated at compile
  * time (lower.c); any other is a logic error naming the node [lower.host]: such a model
- * needs a host step. taskir-compile --allow-host makes one (host_split.h): these operators
+ * needs a host step. taskir-compile --allow-host makes one (compile.h): these operators
  * (flag CVM_OPF_HOST in cvm_ops.def) and everything after them go to a host remainder, so
  * this lowering never sees them on computed inputs there.
  */

@@ -1,6 +1,6 @@
 /* test_allow_host.c: taskir-compile --allow-host and taskir-run on its output, as a user runs
  * them (tt_run, tests/common/tooltest.h), on YOLO-like models that end in get_valid_counts +
- * non_max_suppression with computed inputs (frontend/host/host_split.h, docs/lowering.md
+ * non_max_suppression with computed inputs (frontend/host/compile.h, docs/lowering.md
  * section 7):
  *  - without --allow-host: exit 2 naming the node [lower.host], nothing written;
  *  - with it: the chip .pb verifies and holds no host node, the host remainder (OUT.host.json
@@ -29,7 +29,7 @@
 #include "difftest.h"
 
 #include "frontend/cvm/cvm_save.h"
-#include "frontend/host/host_split.h"
+#include "frontend/host/compile.h"
 #include "taskir/fileio.h"
 #include "taskir/npy.h"
 #include "taskir/pbio.h"

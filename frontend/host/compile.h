@@ -1,7 +1,9 @@
-/* host_split.h: `taskir-compile --allow-host`: a CVM model with data-dependent operators
- * (get_valid_counts, non_max_suppression: flag CVM_OPF_HOST in cvm_ops.def) split into a chip
- * TaskGraph and a host remainder that `taskir-run` executes with the reference interpreter
- * after the simulator (run_host.h). docs/lowering.md section 7 is the full description.
+/* compile.h: the main path from a read model to the .pb: fe_compile lowers it (as fe_lower
+ * does, lower.h), fe_save writes the result. With `taskir-compile --allow-host`, a CVM model
+ * with data-dependent operators (get_valid_counts, non_max_suppression: flag CVM_OPF_HOST in
+ * cvm_ops.def) is split into a chip TaskGraph and a host remainder that `taskir-run` executes
+ * with the reference interpreter after the simulator (run_host.h). docs/lowering.md section 7
+ * is the full description.
  *
  * The split. A node is constant when it is a parameter or an operator whose inputs are all
  * constant (the lowering folds it). A host node is a non-constant operator that is
@@ -31,8 +33,8 @@
  * points at them: taskir-run finds them by that name. Compiling to OUT.pb without a remainder
  * removes stale OUT.host.* files, so they never pair with a graph they were not made for.
  */
-#ifndef FRONTEND_HOST_SPLIT_H
-#define FRONTEND_HOST_SPLIT_H
+#ifndef FRONTEND_HOST_COMPILE_H
+#define FRONTEND_HOST_COMPILE_H
 
 #include "frontend/lower/lower.h"
 #include "frontend/opgraph/opgraph.h"
@@ -44,7 +46,7 @@
  * opt->no_verify) and *host the host remainder (og_destroy it), or NULL when no head depends
  * on a host node. The remainder refers to nothing of og. Errors as fe_lower's, naming the
  * model's own nodes. */
-Status fe_lower_split(const OpGraph *og, const LowerOptions *opt, Graph **chip, OpGraph **host,
+Status fe_compile(const OpGraph *og, const LowerOptions *opt, Graph **chip, OpGraph **host,
                       Diag *d);
 
 /* The host remainder's file names for a chip graph at pb_path: malloc'd (free them). */
@@ -66,6 +68,6 @@ Status fe_host_load(const char *pb_path, OpGraph **host, Diag *d);
  * host is NULL, stale remainder files are removed once the graph is written. When one write
  * fails, the files this call wrote are removed. pb_path "-" (standard output) takes no host
  * remainder [host.output] and removes nothing. Runtime errors [io.write] name the file. */
-Status fe_save_split(const Graph *chip, const OpGraph *host, const char *pb_path, Diag *d);
+Status fe_save(const Graph *chip, const OpGraph *host, const char *pb_path, Diag *d);
 
 #endif

@@ -1,12 +1,13 @@
-/* host_split.c: the --allow-host split of a CVM model into a chip TaskGraph and a host
- * remainder, and writing the two as a set (host_split.h, docs/lowering.md section 7).
+/* compile.c: compiling a read model (compile.h): lowering it, with the --allow-host split of
+ * a CVM model into a chip TaskGraph and a host remainder, and writing the two as a set
+ * (docs/lowering.md section 7).
  *
  * The split copies nodes into two new OpGraphs: the chip one (every non-host node; parameter
  * values shared with the model, since it lives only while fe_lower runs) is lowered by
  * fe_lower unchanged, and its OUTPUT sockets are renumbered afterwards from positions to the
- * socket numbers of host_split.h; the host one owns copies of everything it holds.
+ * socket numbers of compile.h; the host one owns copies of everything it holds.
  */
-#include "frontend/host/host_split.h"
+#include "frontend/host/compile.h"
 
 #include "frontend/cvm/cvm.h"
 #include "frontend/cvm/cvm_ops.h"
@@ -264,7 +265,7 @@ static uint32_t position_of(const Split *s, OgEdge e)
 
 /* The host remainder: inputs output<S> in socket order (the chip positions are in socket
  * order already: heads first, in order, then the extra values), then the needed nodes; heads
- * as host_split.h says. */
+ * as compile.h says. */
 static Status build_host(Split *s, OpGraph **out, Diag *d)
 {
     const OpGraph *og = s->og;
@@ -337,7 +338,7 @@ static void renumber(const Split *s, Graph *g)
     }
 }
 
-Status fe_lower_split(const OpGraph *og, const LowerOptions *opt, Graph **chip, OpGraph **host,
+Status fe_compile(const OpGraph *og, const LowerOptions *opt, Graph **chip, OpGraph **host,
                       Diag *d)
 {
     *chip = NULL;
@@ -477,7 +478,7 @@ Status fe_host_load(const char *pb_path, OpGraph **host, Diag *d)
     return st;
 }
 
-Status fe_save_split(const Graph *chip, const OpGraph *host, const char *pb_path, Diag *d)
+Status fe_save(const Graph *chip, const OpGraph *host, const char *pb_path, Diag *d)
 {
     if (strcmp(pb_path, "-") == 0) {
         if (host)
