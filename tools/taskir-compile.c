@@ -10,6 +10,7 @@
  */
 #include "frontend/cinn/cinn.h"
 #include "frontend/cvm/cvm.h"
+#include "frontend/format/format.h"
 #include "frontend/host/compile.h"
 #include "frontend/lower/lower.h"
 #include "frontend/onnx/onnx.h"
@@ -172,10 +173,11 @@ static int parse_args(int argc, char **argv, Options *o)
     }
     if (!o->model)
         return usage_error("usage.args", "no model (give MODEL.json or PROG.xml)");
-    if (!format_given)
-        o->cinn = fe_looks_like_cinn(o->model, NULL, 0);
-    if (!format_given)
-        o->onnx = fe_looks_like_onnx(o->model);
+    if (!format_given) { /* by content, then suffix (format.h); anything else: CVM JSON */
+        FeFormat f = fe_format_of_file(o->model);
+        o->cinn = f == FE_FORMAT_CINN;
+        o->onnx = f == FE_FORMAT_ONNX;
+    }
     if (o->onnx && o->params)
         return usage_error("usage.params", "--params is for CVM models; an ONNX model holds "
                            "its initializers");

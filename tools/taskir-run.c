@@ -5,14 +5,11 @@
  * directories. Argument parsing, file handling and exit codes only: loading is pbio.h and
  * cvm.h, checking verify.h, execution sim.h and run_model.h, the .npy format npy.h.
  *
- * The input kind: --format cvm|cinn|onnx|pb, else a path ending in ".onnx" is an ONNX model
- * (frontend/onnx/onnx.h), a path ending in ".json" or a file whose first
- * byte is '{' is a CVM model (no .pb starts with 0x7b: it would open a protobuf group), a path
- * ending in ".xml" or a file whose first byte is '<' a CINN program (frontend/cinn/cinn.h, run in
- * the same interpreter; 0x3c would be an end-group tag), anything else a TaskGraph .pb — or
- * a Mapping .map.pb (--format mapping, a path ending in ".map.pb", or a .pb whose first field
- * is a Mapping's: mapping_looks_like), whose embedded graph runs exactly as the graph would, once
- * the whole Mapping verifies (mapping.h).
+ * The input kind: --format cvm|cinn|onnx|pb|mapping, else what frontend/format/format.h
+ * detects (by content, then suffix): an ONNX model (frontend/onnx/onnx.h), a CVM model, a CINN
+ * program (frontend/cinn/cinn.h, run in the same interpreter), a Mapping .map.pb, whose
+ * embedded graph runs exactly as the graph would once the whole Mapping verifies (mapping.h),
+ * and anything else a TaskGraph .pb.
  *
  * Every result is computed in memory before any file is written; outputs are written
  * atomically, and when one cannot be written the ones this run already wrote are removed, so
@@ -20,6 +17,7 @@
  * ones this run created are removed again when they are empty). */
 #include "frontend/cinn/cinn.h"
 #include "frontend/cvm/cvm.h"
+#include "frontend/format/format.h"
 #include "frontend/host/compile.h"
 #include "frontend/host/run_host.h"
 #include "frontend/onnx/onnx.h"
@@ -592,6 +590,13 @@ static int check_kind(const Options *o)
     return -1;
 }
 
+/* The kind of a model format (format.h); KIND_AUTO for the others. */
+static Kind model_kind(FeFormat f)
+{
+    return f == FE_FORMAT_CVM ? KIND_CVM : f == FE_FORMAT_CINN ? KIND_CINN
+           : f == FE_FORMAT_ONNX ? KIND_ONNX : KIND_AUTO;
+}
+
 static void options_free(Options *o)
 {
     for (uint32_t i = 0; i < o->n_inputs; i++)
@@ -605,12 +610,8 @@ int main(int argc, char **argv)
 {
     Options o;
     int rc = parse_args(argc, argv, &o);
-    if (rc < 0 && o.kind == KIND_AUTO && fe_looks_like_onnx(o.file))
-        o.kind = KIND_ONNX;
-    else if (rc < 0 && o.kind == KIND_AUTO && fe_looks_like_cvm(o.file, NULL, 0))
-        o.kind = KIND_CVM;
-    else if (rc < 0 && o.kind == KIND_AUTO && fe_looks_like_cinn(o.file, NULL, 0))
-        o.kind = KIND_CINN;
+    if (rc < 0 && o.kind == KIND_AUTO) /* a model's options are checked before reading it */
+        o.kind = model_kind(fe_format_of_file(o.file));
     if (rc < 0)
         rc = check_kind(&o);
     if (rc >= 0) {
@@ -630,10 +631,10 @@ int main(int argc, char **argv)
     if (!st)
         st = tir_read_file(o.file, TIR_MAX_FILE_BYTES, &buf, &len, &d);
     if (!st && o.kind == KIND_AUTO) {
-        o.kind = fe_looks_like_cvm(NULL, buf, len)    ? KIND_CVM
-                 : fe_looks_like_cinn(NULL, buf, len) ? KIND_CINN
-                 : mapping_path_looks_like(o.file) || mapping_looks_like(buf, len) ? KIND_MAP
-                                                      : KIND_PB;
+        FeFormat f = fe_format_detect(o.file, buf, len);
+        o.kind = f == FE_FORMAT_MAPPING ? KIND_MAP : model_kind(f);
+        if (o.kind == KIND_AUTO)
+            o.kind = KIND_PB;
         if ((rc = check_kind(&o)) >= 0)
             st = (Status)rc;
     }

@@ -198,10 +198,5 @@ Status fe_cinn_write_xml(const CinnBuilder *b, const char *path, Diag *d);
 /* The XSD the reader validates against (NUL-terminated; also installed as
  * share/taskir/cinn.xsd). */
 const char *fe_cinn_xsd(size_t *len);
-/* True when a tool's input looks like a CINN XML program: its path ends in ".xml", or (buf
- * given) its first byte (after a UTF-8 byte order mark) is '<' — which no protobuf .pb
- * starts with (0x3c is an end-group tag); blanks are not skipped, as a .pb may start with
- * 0x0a. */
-bool fe_looks_like_cinn(const char *path, const uint8_t *buf, size_t len);
 
 #endif

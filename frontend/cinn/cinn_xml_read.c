@@ -37,19 +37,6 @@ const char *fe_cinn_xsd(size_t *len)
     return cinn_xsd_text;
 }
 
-bool fe_looks_like_cinn(const char *path, const uint8_t *buf, size_t len)
-{
-    size_t n = path ? strlen(path) : 0;
-    if (n >= 4 && strcmp(path + n - 4, ".xml") == 0)
-        return true;
-    if (!buf)
-        return false;
-    size_t i = len >= 3 && buf[0] == 0xEF && buf[1] == 0xBB && buf[2] == 0xBF ? 3 : 0;
-    /* no blanks skipped: a .pb may well start with 0x0a ('\n', field 1); 0x3c would be an
-     * end-group tag, which no protobuf message starts with */
-    return i < len && buf[i] == '<';
-}
-
 /* ---- messages ---- */
 
 typedef struct Reader {

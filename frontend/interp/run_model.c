@@ -11,14 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool fe_looks_like_cvm(const char *path, const uint8_t *buf, size_t len)
-{
-    size_t n = path ? strlen(path) : 0;
-    if (n >= 5 && strcmp(path + n - 5, ".json") == 0)
-        return true;
-    return buf && len > 0 && buf[0] == '{';
-}
-
 /* The position of the model input called name: its name, else a decimal position. */
 static int32_t find_input(const OpGraph *g, const char *name)
 {

@@ -30,11 +30,6 @@ typedef struct FeModelInput {
     const char *file;           /* where the array came from, for messages; may be NULL */
 } FeModelInput;
 
-/* True when a taskir-run / taskir-compile input looks like a CVM graph JSON rather than a
- * TaskGraph .pb: its path ends in ".json", or its first byte is '{' (0x7b would open a
- * protobuf group, which no TaskGraph uses, so a .pb never starts with it). buf may be NULL
- * (len 0) when only the path is known. */
-bool fe_looks_like_cvm(const char *path, const uint8_t *buf, size_t len);
 
 /* Runs g on the given arrays. outputs must have room for g->noutputs tensors; outputs[j]
  * receives head j (malloc'd: og_tensor_free each). Logic errors, naming the input

@@ -158,9 +158,6 @@ bool fe_onnx_op_row(uint32_t k, const char **name, int *since);
  * indices, a scale...) that must be an initializer; false for data inputs and unknown ops. */
 bool fe_onnx_input_is_param(const char *op_type, uint32_t k);
 
-/* True when a taskir-compile / taskir-run model path names an ONNX model (ends in .onnx). */
-bool fe_looks_like_onnx(const char *path);
-
 /* Host side of the edges. fe_onnx_input_convert: the chip-side values of input k from the
  * ONNX-side values (n of them; ints or floats, exactly one non-NULL) into a malloc'd tensor
  * of the OpGraph input's shape. Logic errors [onnx.input.*] for a wrong count, a float that

@@ -20,12 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool fe_looks_like_onnx(const char *path)
-{
-    size_t n = path ? strlen(path) : 0;
-    return n >= 5 && strcmp(path + n - 5, ".onnx") == 0;
-}
-
 static bool default_domain(const char *dom)
 {
     return !dom || !dom[0] || strcmp(dom, "ai.onnx") == 0;
