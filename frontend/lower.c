@@ -238,11 +238,15 @@ static Status lower_node(Lw *L, const OgNode *n, uint32_t *k_input)
     return ST_OK;
 }
 
-/* The batch N: axis 0 of the model inputs, the same for all. */
-static Status find_batch(Lw *L)
+/* The batch N: axis 0 of the model inputs, the same for all. whole: the whole tensor is the
+ * unit (N = 1 whatever axis 0 holds). */
+static Status find_batch(Lw *L, bool whole)
 {
     L->N = 1;
+    L->drop = 0;
     bool seen = false;
+    if (whole)
+        return ST_OK;
     for (uint32_t i = 0; i < L->og->nnodes; i++) {
         const OgNode *n = L->og->nodes[i];
         if (n->kind != OG_INPUT)
@@ -281,13 +285,11 @@ static Status check_graph(Lw *L, Graph *g)
     return st;
 }
 
-Status fe_lower(const OpGraph *og, const LowerOptions *opt, Graph **out, Diag *d)
+/* One lowering of og: per sample (whole false: axis 0 of the inputs is the batch), or with
+ * the whole tensor as the unit the TaskGraph computes (whole true). */
+static Status lower_graph(const OpGraph *og, const LowerOptions *opt, bool whole, Graph **out,
+                          Diag *d)
 {
-    *out = NULL;
-    if (!og->dialect || strcmp(og->dialect, "cvm") != 0)
-        return diag_add(d, ST_RUNTIME, "lower.dialect", NULL,
-                        "the lowering takes dialect \"cvm\", not \"%s\"",
-                        og->dialect ? og->dialect : "(none)");
     Lw L;
     memset(&L, 0, sizeof L);
     L.og = og;
@@ -316,7 +318,7 @@ Status fe_lower(const OpGraph *og, const LowerOptions *opt, Graph **out, Diag *d
     for (uint32_t j = 0; j < og->noutputs; j++)
         L.nuse[L.first[og->outputs[j].node] + og->outputs[j].index]++;
     memcpy(L.uses, L.nuse, nslots * sizeof *L.uses);
-    if ((st = find_batch(&L)) != ST_OK)
+    if ((st = find_batch(&L, whole)) != ST_OK)
         goto done;
     uint32_t k_input = 0;
     for (uint32_t i = 0; i < nn && st == ST_OK; i++) {
@@ -353,4 +355,42 @@ done:
     }
     *out = L.g;
     return ST_OK;
+}
+
+/* Is axis 0 of the model inputs a batch of more than one sample? */
+static bool has_batch(const OpGraph *og)
+{
+    for (uint32_t i = 0; i < og->nnodes; i++) {
+        const OgNode *n = og->nodes[i];
+        if (n->kind == OG_INPUT && n->out_shape[0].ndim && n->out_shape[0].d[0] > 1)
+            return true;
+    }
+    return false;
+}
+
+Status fe_lower(const OpGraph *og, const LowerOptions *opt, Graph **out, Diag *d)
+{
+    *out = NULL;
+    if (!og->dialect || strcmp(og->dialect, "cvm") != 0)
+        return diag_add(d, ST_RUNTIME, "lower.dialect", NULL,
+                        "the lowering takes dialect \"cvm\", not \"%s\"",
+                        og->dialect ? og->dialect : "(none)");
+    if (!has_batch(og))
+        return lower_graph(og, opt, true, out, d);
+    /* A batch: one sample per run when the samples can be kept apart; when a node mixes
+     * them ([lower.batch] in the per-sample lowering), the whole tensor is the unit. */
+    Diag first;
+    diag_init(&first, d->file);
+    Status st = lower_graph(og, opt, false, out, &first);
+    if (st == ST_LOGIC && diag_find(&first, "lower.batch") >= 0) {
+        diag_finish(&first);
+        return lower_graph(og, opt, true, out, d);
+    }
+    for (size_t i = 0; i < first.n; i++)
+        diag_add(d, first.entries[i].status, first.entries[i].rule, first.entries[i].where,
+                 "%s", first.entries[i].what);
+    d->dropped += first.dropped;
+    d->oom = d->oom || first.oom;
+    diag_finish(&first);
+    return st;
 }

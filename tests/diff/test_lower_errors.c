@@ -24,47 +24,6 @@ static int32_t bare_input(DtModel *m, const char *name, uint32_t ndim, const int
     return n->id;
 }
 
-/* lower.batch: a node that moves data across the samples of a batch of 2. */
-static void test_batch_transpose(void **state)
-{
-    (void)state;
-    DtRng r = {1};
-    DtModel m;
-    dt_begin(&m, &r);
-    int32_t x = dt_input(&m, "data", DT_ND(2, 3, 4), 8);
-    dt_op(&m, CVM_OP_transpose, "swap", DT_INS(x), DT_KV("axes", "(1, 0, 2)"));
-    dt_expect_lower_error(&m, "lower.batch", "'swap' (transpose)");
-    dt_end(&m);
-}
-
-/* lower.batch: a reduction over the batch axis. */
-static void test_batch_reduce(void **state)
-{
-    (void)state;
-    DtRng r = {2};
-    DtModel m;
-    dt_begin(&m, &r);
-    int32_t x = dt_input(&m, "data", DT_ND(4, 10), 8);
-    dt_op(&m, CVM_OP_sum, "total", DT_INS(x), DT_KV("axis", "(0,)"));
-    dt_expect_lower_error(&m, "lower.batch", "'total' (sum)");
-    dt_end(&m);
-}
-
-/* lower.batch: a parameter whose slices differ from sample to sample. */
-static void test_batch_param(void **state)
-{
-    (void)state;
-    DtRng r = {3};
-    DtModel m;
-    dt_begin(&m, &r);
-    int32_t x = dt_input(&m, "data", DT_ND(2, 5), 8);
-    int32_t c = dt_const(&m, "per_sample", DT_ND(2, 5), 8,
-                         (const int32_t[]){1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
-    dt_op(&m, CVM_OP_elemwise_add, "add", DT_INS(x, c), NULL);
-    dt_expect_lower_error(&m, "lower.batch", "'add' (elemwise_add)");
-    dt_end(&m);
-}
-
 /* lower.limit: a batch of 1 whose sample holds 257 images along axis 0 (as an ONNX model's
  * input [257, C, H, W]): a conv2d gets one CC per image, at most 256 of them. */
 static void test_images_limit(void **state)
@@ -248,9 +207,6 @@ static void test_dialect(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_batch_transpose),
-        cmocka_unit_test(test_batch_reduce),
-        cmocka_unit_test(test_batch_param),
         cmocka_unit_test(test_images_limit),
         cmocka_unit_test(test_sample_volume),
         cmocka_unit_test(test_images_channels),
