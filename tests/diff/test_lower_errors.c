@@ -78,19 +78,6 @@ static void test_sample_volume(void **state)
     dt_end(&m);
 }
 
-/* lower.io: one sample of the input has 5 dims; an INPUT block holds 4. */
-static void test_io_rank(void **state)
-{
-    (void)state;
-    DtRng r = {4};
-    DtModel m;
-    dt_begin(&m, &r);
-    int32_t x = dt_input(&m, "data", DT_ND(2, 2, 2, 2, 2, 2), 8);
-    dt_op(&m, CVM_OP_relu, "relu", DT_INS(x), NULL);
-    dt_expect_lower_error(&m, "lower.io", "'data'");
-    dt_end(&m);
-}
-
 /* lower.precision: a division of wide operands (no table holds it). */
 static void test_precision_div(void **state)
 {
@@ -210,7 +197,6 @@ int main(void)
         cmocka_unit_test(test_images_limit),
         cmocka_unit_test(test_sample_volume),
         cmocka_unit_test(test_images_channels),
-        cmocka_unit_test(test_io_rank),
         cmocka_unit_test(test_precision_div),
         cmocka_unit_test(test_precision_greater),
         cmocka_unit_test(test_param_weight),
