@@ -275,7 +275,7 @@ static void check_model(Verifier *v, const Block *b)
     }
     int64_t mv = blk_model_volume(b), bv = 1;
     for (int i = 0; i < 4; i++)
-        if (b->has_shape && b->shape.d[i] > 0)
+        if (b->shape.d[i] > 0)
             bv *= b->shape.d[i];
     if (mv < 0 || (bv ? mv % bv != 0 : mv != 0))
         vfy_block(v, "io.model", b, "the model tensor's shape holds %lld elements, not a whole "
