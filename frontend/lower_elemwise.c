@@ -1224,7 +1224,8 @@ Status lw_lookup(Lw *L, uint32_t kidx, uint32_t ktab)
     LVal *tv = lw_in(L, ktab);
     if (tv->kind != LV_CONST)
         return lw_fail(L, "lower.dynamic", "the table is computed by the graph; a lookup "
-                       "lowers to a CLUT whose table is a parameter");
+                       "lowers to a CLUT whose table is a parameter (taskir-compile "
+                       "--allow-host leaves it and what follows to the host)");
     if (n->op == CVM_OP_take && !og_attr_is_none(n, "axis")) {
         int64_t ax = og_attr_int(n, "axis", 0);
         if (ax < 0)
@@ -1233,7 +1234,8 @@ Status lw_lookup(Lw *L, uint32_t kidx, uint32_t ktab)
         if (outer != 1)
             return lw_fail(L, "lower.dynamic", "take along axis %lld with computed indices "
                            "selects whole slices of %lld elements: a data-dependent gather "
-                           "(a table lookup lowers only when the other axes have extent 1)",
+                           "(a table lookup lowers only when the other axes have extent 1; "
+                           "taskir-compile --allow-host leaves it to the host)",
                            (long long)ax, (long long)outer);
     }
     Opnd x;
