@@ -78,20 +78,6 @@ static void test_sample_volume(void **state)
     dt_end(&m);
 }
 
-/* lower.precision: a division of wide operands (no table holds it). */
-static void test_precision_div(void **state)
-{
-    (void)state;
-    DtRng r = {5};
-    DtModel m;
-    dt_begin(&m, &r);
-    int32_t x = dt_input(&m, "data", DT_ND(1, 6), 12);
-    int32_t y = dt_input(&m, "data2", DT_ND(1, 6), 8);
-    dt_op(&m, CVM_OP_broadcast_div, "ratio", DT_INS(x, y), NULL);
-    dt_expect_lower_error(&m, "lower.precision", "'ratio' (broadcast_div)");
-    dt_end(&m);
-}
-
 /* lower.precision: a comparison at precision 32 (a - b leaves int32). */
 static void test_precision_greater(void **state)
 {
@@ -197,7 +183,6 @@ int main(void)
         cmocka_unit_test(test_images_limit),
         cmocka_unit_test(test_sample_volume),
         cmocka_unit_test(test_images_channels),
-        cmocka_unit_test(test_precision_div),
         cmocka_unit_test(test_precision_greater),
         cmocka_unit_test(test_param_weight),
         cmocka_unit_test(test_dynamic_take),
