@@ -457,6 +457,25 @@ static void test_model_tensor(void **state)
     assert_int_equal(blk_model_volume(b), 1);
     assert_false(graph_block(h, 4)->has_model);
     assert_int_equal(blk_model_volume(graph_block(h, 4)), -1);
+    /* taskir-dump shows them */
+    for (int f = 0; f < 2; f++) {
+        FILE *tf = tmpfile();
+        assert_non_null(tf);
+        assert_int_equal(print_graph(h, f ? PF_JSON : PF_TEXT, tf, &d), ST_OK);
+        char text[8192];
+        rewind(tf);
+        size_t got = fread(text, 1, sizeof text - 1, tf);
+        text[got] = 0;
+        fclose(tf);
+        if (f == 0) {
+            assert_non_null(strstr(text, "model (1, 2, 3, 4, 5, 6) INT_32"));
+            assert_non_null(strstr(text, "model (3, 4) UINT_8"));
+            assert_non_null(strstr(text, "model () INT_16"));
+        } else {
+            assert_non_null(strstr(text, "\"model_tensor\""));
+            assert_non_null(strstr(text, "\"UINT_8\""));
+        }
+    }
     graph_destroy(h);
     free(buf);
     /* 17 dims */
