@@ -106,9 +106,10 @@ typedef struct SimResult {
  * rank-6 model input carried in 4 dims) is read as [N]+S with N = its volume / S's. Every
  * sample starts from sim_reset. Results have shape [N]? [T]? S: N when any input has a batch
  * dim, T when T > 1; with T == 1 an OUTPUT with a model tensor holding exactly the result's
- * number of values (the model's batch) gets the model tensor's shape instead. Logic errors: [sim.input.missing], [sim.input.unknown],
- * [sim.input.duplicate], [sim.input.dtype], [sim.input.shape], [sim.input.batch],
- * [sim.input.range], [sim.lut], [limit.sim]. On error res is left empty. */
+ * number of values (the model's batch) gets the model tensor's shape instead. Logic errors:
+ * [sim.input.missing], [sim.input.unknown], [sim.input.duplicate], [sim.input.dtype],
+ * [sim.input.shape], [sim.input.batch], [sim.input.range], [sim.lut], [limit.sim]. On error
+ * res is left empty. */
 Status sim_run(SimRun *run, const SimInput *inputs, uint32_t n_inputs, SimResult *res,
                Diag *d);
 void sim_result_free(SimResult *res); /* accepts NULL; leaves it empty */

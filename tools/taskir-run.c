@@ -2,8 +2,9 @@
  * (graph JSON + params) in the reference interpreter (frontend/run_model.h), on NumPy inputs,
  * and writes one .npy per output: DIR/outputK.npy for OUTPUT socket K of a graph or head K
  * of a model, in the model's shape and element type (docs/semantics.md), so that a model and
- * the TaskGraph compiled from it give byte-identical directories. Argument parsing, file handling and exit codes only: loading is pbio.h and
- * cvm.h, checking verify.h, execution sim.h and run_model.h, the .npy format npy.h.
+ * the TaskGraph compiled from it give byte-identical directories. Argument parsing, file
+ * handling and exit codes only: loading is pbio.h and cvm.h, checking verify.h, execution
+ * sim.h and run_model.h, the .npy format npy.h.
  *
  * The input kind: --format cvm|cinn|onnx|pb, else a path ending in ".onnx" is an ONNX model
  * (frontend/onnx.h), a path ending in ".json" or a file whose first
