@@ -165,6 +165,9 @@ Status fe_onnx_output_convert(const OnnxModel *m, uint32_t j, const int32_t *v, 
  * the TaskGraph compiled from it. Logic errors [onnx.input.unknown, .duplicate,
  * .missing, .shape, .dtype, .value] naming the input, then the interpreter's. */
 struct FeModelInput;
+/* The element type of output j's file: the ONNX type for an int8, uint8 or int16 output (as
+ * onnxruntime writes it), else int32 (the chip-side integers). */
+NpyDtype fe_onnx_output_dtype(const OnnxModel *m, uint32_t j);
 Status fe_onnx_run(const OnnxModel *m, const struct FeModelInput *inputs, uint32_t ninputs,
                    OgTensor *outputs, Diag *d);
 

@@ -53,6 +53,20 @@ static Status convert(const OnnxModel *m, uint32_t k, const FeModelInput *in, Og
     return st;
 }
 
+NpyDtype fe_onnx_output_dtype(const OnnxModel *m, uint32_t j)
+{
+    switch (m->g->out_decl[j].dtype) {
+    case OG_DT_INT8:
+        return NPY_I8;
+    case OG_DT_UINT8:
+        return NPY_U8;
+    case OG_DT_INT16:
+        return NPY_I16;
+    default:
+        return NPY_I32;
+    }
+}
+
 Status fe_onnx_run(const OnnxModel *m, const FeModelInput *inputs, uint32_t ninputs,
                    OgTensor *outputs, Diag *d)
 {

@@ -587,9 +587,7 @@ static Status run_onnx(const Options *o, const uint8_t *buf, size_t len, NpyArra
     if (!st && out_list(res, res->n_model, d)) {
         for (uint32_t j = 0; j < res->n_model; j++) {
             Out *t = &res->outs[j];
-            OgDtype dt = m->g->out_decl[j].dtype;
-            out_model(t, j, &res->model[j], dt == OG_DT_INT8 ? NPY_I8 : dt == OG_DT_UINT8 ? NPY_U8
-                                            : dt == OG_DT_INT16 ? NPY_I16 : NPY_I32);
+            out_model(t, j, &res->model[j], fe_onnx_output_dtype(m, j));
             snprintf(t->label, sizeof t->label, "output%u ('%s')", j, m->outputs[j].name);
         }
     }

@@ -102,9 +102,7 @@ static void run_both(OnnxModel *m, OgTensor *in, OgTensor *out)
         assert_int_equal(o->ndim, e->shape.ndim);
         for (uint32_t i = 0; i < o->ndim; i++)
             assert_int_equal(o->shape[i], e->shape.d[i]);
-        int32_t t = e->kind == ONNX_EDGE_INT ? e->int_type : ONNX_T_INT32;
-        assert_int_equal(o->dtype, t == ONNX_T_INT8 ? NPY_I8 : t == ONNX_T_UINT8 ? NPY_U8
-                                   : t == ONNX_T_INT16 ? NPY_I16 : NPY_I32);
+        assert_int_equal(o->dtype, fe_onnx_output_dtype(m, j));
         for (int64_t i = 0; i < o->count; i++)
             if (o->data[i] != out[j].data[i])
                 fail_msg("output %u element %lld: interpreter %d, simulator %d", j,
