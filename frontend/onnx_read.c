@@ -335,6 +335,14 @@ static Status make_output(OnnxCtx *c, const Onnx__ValueInfoProto *vi)
     e->prec = og_edge_prec(c->g, oe);
     if (!og_add_output(c->g, oe.node, oe.index))
         return onnx_oom(c);
+    /* DIR/outputK.npy: the ONNX shape, and an integer output's ONNX element type */
+    OgDecl *decl = &c->g->out_decl[c->g->noutputs - 1];
+    decl->has_shape = true;
+    decl->shape = e->shape;
+    decl->dtype = e->kind != ONNX_EDGE_INT ? OG_DT_INT32
+                  : e->int_type == ONNX_T_INT8 ? OG_DT_INT8
+                  : e->int_type == ONNX_T_UINT8 ? OG_DT_UINT8
+                  : e->int_type == ONNX_T_INT16 ? OG_DT_INT16 : OG_DT_INT32;
     c->m->noutputs++;
     return ST_OK;
 }

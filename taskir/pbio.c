@@ -141,6 +141,20 @@ static bool clusters_in(Loader *L, const char *where, Taskir__EdgeCluster **w, s
     return true;
 }
 
+/* The model tensor of an INPUT / OUTPUT block (extension field 101). */
+static bool model_in(Loader *L, const char *where, const Taskir__ModelTensor *w, Block *b)
+{
+    if (w->n_dims > TIR_MAX_TENSOR_DIMS) {
+        diag_add(L->d, ST_LOGIC, "limit.dims", where, "model tensor has %zu dims, more than %u",
+                 w->n_dims, TIR_MAX_TENSOR_DIMS);
+        return false;
+    }
+    PrecisionId prec = PR_INT_32;
+    if (w->has_dtype && !prec_in(L, where, w->dtype, &prec))
+        return false;
+    return blk_set_model(L->g, b, w->dims, (uint32_t)w->n_dims, prec, w->has_dtype);
+}
+
 static bool block_in(Loader *L, const Taskir__TaskBlock *w)
 {
     char where[48];
@@ -215,7 +229,7 @@ static bool block_in(Loader *L, const Taskir__TaskBlock *w)
     b->has_pipeline_num = w->has_pipeline_num;
     b->socket_id = w->socket_id;
     b->has_socket_id = w->has_socket_id;
-    return true;
+    return !w->model_tensor || model_in(L, where, w->model_tensor, b);
 }
 
 static bool edge_in(Loader *L, const Taskir__Edge *w)
@@ -599,6 +613,16 @@ static Taskir__TaskBlock *block_out(Saver *S, const Block *b)
     w->has_socket_id = b->has_socket_id;
     w->socket_id = b->socket_id;
     w->name = (char *)b->name;
+    if (b->has_model) {
+        Taskir__ModelTensor *m = NEW(S, Taskir__ModelTensor, TASKIR__MODEL_TENSOR__INIT);
+        if (!m)
+            return NULL;
+        m->n_dims = b->model_ndim;
+        m->dims = b->model_dims;
+        m->has_dtype = b->has_model_prec;
+        m->dtype = (Taskir__Precision)pr_info(b->model_prec)->wire;
+        w->model_tensor = m;
+    }
     return w;
 }
 

@@ -418,6 +418,79 @@ static void test_examples_verify(void **state)
     }
 }
 
+/* The model tensor (extension field 101) of INPUT / OUTPUT blocks survives a save and a load:
+ * dims (a scalar's none included) and the element type when set; without it a block has
+ * none; more than 16 dims are [limit.dims]. */
+static void test_model_tensor(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *in = graph_add_block(g, BT_INPUT, 1, "data");
+    Block *out = graph_add_block(g, BT_OUTPUT, 2, "out");
+    Block *scalar = graph_add_block(g, BT_OUTPUT, 3, "scalar");
+    Block *plain = graph_add_block(g, BT_OUTPUT, 4, "plain");
+    assert_true(in && out && scalar && plain);
+    const int64_t dims[] = {1, 2, 3, 4, 5, 6};
+    assert_true(blk_set_model(g, in, dims, 6, PR_INT_32, false));
+    assert_true(blk_set_model(g, out, dims + 2, 2, PR_UINT_8, true));
+    assert_true(blk_set_model(g, scalar, NULL, 0, PR_INT_16, true));
+    uint8_t *buf;
+    size_t len;
+    Diag d;
+    diag_init(&d, "model.pb");
+    assert_int_equal(graph_pack(g, &buf, &len, &d), ST_OK);
+    Graph *h;
+    assert_int_equal(graph_load_pb_mem(buf, len, &h, &d), ST_OK);
+    const Block *b = graph_block(h, 1);
+    assert_true(b->has_model && !b->has_model_prec);
+    assert_int_equal(b->model_ndim, 6);
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(b->model_dims[i], dims[i]);
+    b = graph_block(h, 2);
+    assert_true(b->has_model && b->has_model_prec);
+    assert_int_equal(b->model_prec, PR_UINT_8);
+    assert_int_equal(b->model_ndim, 2);
+    assert_int_equal(b->model_dims[1], 4);
+    b = graph_block(h, 3);
+    assert_true(b->has_model && b->model_ndim == 0 && b->model_prec == PR_INT_16);
+    assert_int_equal(blk_model_volume(b), 1);
+    assert_false(graph_block(h, 4)->has_model);
+    assert_int_equal(blk_model_volume(graph_block(h, 4)), -1);
+    /* taskir-dump shows them */
+    for (int f = 0; f < 2; f++) {
+        FILE *tf = tmpfile();
+        assert_non_null(tf);
+        assert_int_equal(print_graph(h, f ? PF_JSON : PF_TEXT, tf, &d), ST_OK);
+        char text[8192];
+        rewind(tf);
+        size_t got = fread(text, 1, sizeof text - 1, tf);
+        text[got] = 0;
+        fclose(tf);
+        if (f == 0) {
+            assert_non_null(strstr(text, "model (1, 2, 3, 4, 5, 6) INT_32"));
+            assert_non_null(strstr(text, "model (3, 4) UINT_8"));
+            assert_non_null(strstr(text, "model () INT_16"));
+        } else {
+            assert_non_null(strstr(text, "\"model_tensor\""));
+            assert_non_null(strstr(text, "\"UINT_8\""));
+        }
+    }
+    graph_destroy(h);
+    free(buf);
+    /* 17 dims */
+    int64_t many[17];
+    for (int i = 0; i < 17; i++)
+        many[i] = 1;
+    assert_true(blk_set_model(g, plain, many, 17, PR_INT_32, false));
+    assert_int_equal(graph_pack(g, &buf, &len, &d), ST_OK);
+    assert_int_equal(graph_load_pb_mem(buf, len, &h, &d), ST_LOGIC);
+    assert_true(diag_find(&d, "limit.dims") >= 0);
+    free(buf);
+    graph_destroy(g);
+    diag_finish(&d);
+}
+
 /* ---- malformed bytes ---- */
 
 static void test_every_truncation(void **state)
@@ -708,6 +781,7 @@ int main(void)
         cmocka_unit_test(test_lenet_canonical),
         cmocka_unit_test(test_tianjic_style_fixed_point),
         cmocka_unit_test(test_examples_verify),
+        cmocka_unit_test(test_model_tensor),
         cmocka_unit_test(test_every_truncation),
         cmocka_unit_test(test_bad_varints),
         cmocka_unit_test(test_wrong_wire_types),
