@@ -102,8 +102,8 @@ static bool same_box(const int32_t *a, const int32_t *b)
 
 /* The step an edge from output cluster 0 of sb (box src) to input cluster di of db (box dst)
  * needs when the two boxes hold the same elements in the same C order. The boxes are
- * compared as they are written (canon_box: an INPUT or OUTPUT without y and x has no such
- * axes): none when they are equal dim by dim; when they differ only in unit axes present at
+ * compared as they are written (canon_box: a block without y and x, say an INPUT or an SI
+ * over f alone, has no such axes there): none when they are equal dim by dim; when they differ only in unit axes present at
  * one end (f=32 -> y=1 x=1 f=32), IDENTITY if the source has fewer axes, else RESHAPE;
  * otherwise a RESHAPE (in C order). The existing tools compare the two boxes exactly unless
  * the edge has a step, and their RESHAPE only flattens, so the unit-axis case is spelled out
@@ -121,7 +121,7 @@ static bool box_step(Lw *L, Edge *e, const Block *sb, const int32_t *src, const 
     for (int i = 0; i < TIR_CDIMS; i++) {
         ns += s[i] > 0;
         nd += d[i] > 0;
-        equal = equal && (s[i] > 0 ? s[i] : 0) == (d[i] > 0 ? d[i] : 0);
+        equal = equal && s[i] == d[i];
     }
     if (equal)
         return true;
