@@ -160,9 +160,9 @@ Status fe_onnx_output_convert(const OnnxModel *m, uint32_t j, const int32_t *v, 
  * is converted at the edge (fe_onnx_input_convert: an integer array for a quantized input is
  * taken as already quantized). outputs[j] (room for m->noutputs) receives the chip-side
  * integer values of output j in the shape the compiled TaskGraph's OUTPUT block has (the
- * ONNX shape without a leading 1), with a leading 1 when an input is fe_onnx_batch_folded
- * (the simulator reads that input's array as a batch of 1), so that taskir-run writes the
- * same files for the model and for the TaskGraph compiled from it. Logic errors [onnx.input.unknown, .duplicate,
+ * ONNX shape without a leading 1), with a leading 1 put before it when an input is
+ * fe_onnx_batch_folded (the simulator reads that input's array as a batch of 1), so that
+ * taskir-run writes the same files for the model and for the TaskGraph compiled from it. Logic errors [onnx.input.unknown, .duplicate,
  * .missing, .shape, .dtype, .value] naming the input, then the interpreter's. */
 struct FeModelInput;
 /* Is a graph input of this ONNX shape (four dims led by 1: an ONNX batch of 1) the OpGraph's

@@ -85,16 +85,21 @@ Status fe_onnx_run(const OnnxModel *m, const FeModelInput *inputs, uint32_t ninp
     if (st == ST_OK)
         st = fe_interp_run(m->g, t, m->ninputs, outputs, d);
     /* An input whose ONNX batch of 1 is the OpGraph's batch (fe_onnx_batch_folded) compiles
-     * to an INPUT without it, and the simulator reads the array as a batch of 1: then the
-     * outputs keep their leading 1 too. */
+     * to an INPUT without it, and the simulator reads the array as a batch of 1: then every
+     * output gets a leading 1 before its natural shape, as the simulator gives it. */
     bool folded = false;
     for (uint32_t k = 0; k < m->ninputs; k++)
         folded = folded || fe_onnx_batch_folded(&m->inputs[k].shape);
-    for (uint32_t j = 0; st == ST_OK && !folded && j < m->noutputs; j++) {
+    for (uint32_t j = 0; st == ST_OK && j < m->noutputs; j++) {
         OgShape *s = &outputs[j].shape;
         if (s->ndim >= 2 && s->d[0] == 1) {   /* the OUTPUT block's natural shape */
             memmove(s->d, s->d + 1, (s->ndim - 1) * sizeof *s->d);
             s->d[--s->ndim] = 0;
+        }
+        if (folded && s->ndim < OG_MAX_DIMS) {   /* natural shapes have at most 4 dims */
+            memmove(s->d + 1, s->d, s->ndim * sizeof *s->d);
+            s->d[0] = 1;
+            s->ndim++;
         }
     }
     for (uint32_t k = 0; t && k < m->ninputs; k++)
