@@ -187,6 +187,10 @@ struct FeModelInput;
 /* The element type of output j's file: the ONNX type for an int8, uint8 or int16 output (as
  * onnxruntime writes it), else int32 (the chip-side integers). */
 NpyDtype fe_onnx_output_dtype(const OnnxModel *m, uint32_t j);
+/* Is a graph input of this ONNX shape (four dims led by 1: an ONNX batch of 1) the OpGraph's
+ * batch axis itself, instead of getting a leading axis of 1 added? Its INPUT block is then
+ * the three other dims, y x f (docs/onnx.md). */
+bool fe_onnx_batch_folded(const OgShape *onnx_shape);
 Status fe_onnx_run(const OnnxModel *m, const struct FeModelInput *inputs, uint32_t ninputs,
                    OgTensor *outputs, Diag *d);
 /* fe_onnx_run reporting the interpreter's progress (fe_interp_run_progress; may be NULL). */
