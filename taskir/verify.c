@@ -72,6 +72,18 @@ void vfy_add(Verifier *v, const char *rule, const char *where, const char *fmt, 
     v->found++;
 }
 
+void vfy_pedantic(Verifier *v, const char *rule, const Block *b, const char *fmt, ...)
+{
+    if (!v->strict)
+        return;
+    char msg[VFY_MSG];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    diag_block(v->d, ST_OK, rule, b, "%s", msg);
+}
+
 /* ---- shared helpers ---- */
 
 bool vfy_type_ok(const Block *b)
@@ -232,12 +244,10 @@ static void check_sockets(Verifier *v)
             const Block *b = g->blocks[i];
             if (b->type != t)
                 continue;
-            if (!b->has_socket_id) {
-                vfy_block(v, "io.socket", b, "an %s block needs a socket_id",
-                          bt_info(t)->name);
-                continue;
-            }
-            s[n].id = b->socket_id;
+            if (!b->has_socket_id)
+                vfy_pedantic(v, "io.socket", b, "an %s block without a socket_id has socket 0",
+                             bt_info(t)->name);
+            s[n].id = b->socket_id; /* absent: 0, as a proto2 reader reads it */
             s[n++].pos = i;
         }
         qsort(s, n, sizeof *s, socket_cmp);
@@ -271,7 +281,12 @@ static void check_groups(Verifier *v)
 
 Status verify_graph(const Graph *g, Diag *d)
 {
-    Verifier v = {.g = g, .d = d};
+    return verify_graph_opts(g, NULL, d);
+}
+
+Status verify_graph_opts(const Graph *g, const VerifyOptions *o, Diag *d)
+{
+    Verifier v = {.g = g, .d = d, .strict = o && o->strict};
     size_t ne = g->n_edges ? g->n_edges : 1;
     v.out_refs = calloc(ne, sizeof *v.out_refs);
     v.in_refs = calloc(ne, sizeof *v.in_refs);

@@ -105,7 +105,10 @@ static void check_attrs(Verifier *v, const Block *b)
             dup |= bit;
         }
         seen |= bit;
-        if (!(ai->allowed & tmask))
+        if (!(ai->allowed & tmask) && attr_is_neutral(a))
+            vfy_pedantic(v, "attr.forbidden", b, "%s does not use attribute %s; its neutral "
+                         "value is accepted and kept", ti->name, ai->name);
+        else if (!(ai->allowed & tmask))
             vfy_block(v, "attr.forbidden", b, "%s does not take attribute %s", ti->name,
                       ai->name);
         int32_t val;
@@ -196,7 +199,11 @@ static void check_cluster_count(Verifier *v, const Block *b)
     if (ti->kind == BK_STORAGE) {
         bool by_data = (ti->flags & BF_DATA) && b->data;
         in_ok = b->n_in == (by_data ? 0u : 1u);
-        if (!by_data && b->n_in == 0)
+        if (blk_idle_input(b)) {
+            in_ok = true;
+            vfy_pedantic(v, "cluster.count", b, "has 1 input cluster, with no interfaces; a %s "
+                         "with data takes none", ti->name);
+        } else if (!by_data && b->n_in == 0)
             in_ok = true; /* data.missing says it better */
         else if (!in_ok && by_data)
             snprintf(want, sizeof want, "a %s with data takes none", ti->name);

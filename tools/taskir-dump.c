@@ -31,7 +31,7 @@
 
 static const char usage_text[] =
     "usage: taskir-dump GRAPH.pb|MAP.pb [--format text|json|dot] [--summary] [--block ID]\n"
-    "                   [--verify] [--input-format graph|mapping] [-o FILE]\n"
+    "                   [--verify [--strict]] [--input-format graph|mapping] [-o FILE]\n"
     "       taskir-dump --help | --version\n"
     "\n"
     "Prints a TaskGraph (.pb) or a Mapping (.map.pb: the graph placed on cores); \"-\" reads\n"
@@ -49,6 +49,11 @@ static const char usage_text[] =
     "                alone it prints \"GRAPH.pb: ok (N blocks, M edges)\" (a Mapping adds its\n"
     "                dicts), with --format, --summary or --block the dump follows (and the\n"
     "                ok line goes to standard error)\n"
+    "  --strict      with --verify (implies it), a graph's pedantic findings too: the\n"
+    "                conventions of the existing tools that --verify accepts (an absent\n"
+    "                socket_id, unused attributes at neutral values, a data block's empty\n"
+    "                input cluster, 1-D forms), printed as warnings; they do not change the\n"
+    "                exit status, and the ok line counts them\n"
     "  --input-format KIND  read the input as a graph (TaskGraph) or a mapping (Mapping);\n"
     "                by default a path ending in .map.pb is a Mapping, else the first field\n"
     "                of the file decides (docs/formats.md)\n"
@@ -76,6 +81,7 @@ typedef struct Options {
     bool has_block;
     int32_t block;
     bool verify;
+    bool strict;
 } Options;
 
 /* Reports a usage error; returns 1 (the exit code). */
@@ -122,6 +128,8 @@ static int parse_args(int argc, char **argv, Options *o)
             o->summary = true;
         } else if (strcmp(a, "--verify") == 0) {
             o->verify = true;
+        } else if (strcmp(a, "--strict") == 0) {
+            o->verify = o->strict = true;
         } else if ((v = cli_opt_value(argc, argv, &i, "--format", &m)), m) {
             o->format_given = true;
             if (!v)
@@ -194,7 +202,9 @@ static Status run(const Options *o, const char *name, Diag *d, Diag *od)
     if (st != ST_OK)
         return st;
     bool dump = !o->verify || o->format_given || o->summary || o->has_block;
-    if (o->verify && (st = m ? verify_mapping(m, d) : verify_graph(g, d)) != ST_OK) {
+    VerifyOptions vo = {.strict = o->strict};
+    size_t before = d->n;
+    if (o->verify && (st = m ? verify_mapping(m, d) : verify_graph_opts(g, &vo, d)) != ST_OK) {
         if (m)
             map_destroy(m);
         else
@@ -216,6 +226,9 @@ static Status run(const Options *o, const char *name, Diag *d, Diag *od)
         fprintf(dump ? stderr : ms, "%s: ok (%u blocks, %u edges, %u node dicts, %u edge dicts)\n",
                 name, (unsigned)g->n_blocks, (unsigned)g->n_edges, (unsigned)m->n_nodes,
                 (unsigned)m->n_edges);
+    else if (o->verify && o->strict)
+        fprintf(dump ? stderr : ms, "%s: ok (%u blocks, %u edges, %zu warnings)\n", name,
+                (unsigned)g->n_blocks, (unsigned)g->n_edges, d->n - before + d->dropped);
     else if (o->verify)
         fprintf(dump ? stderr : ms, "%s: ok (%u blocks, %u edges)\n", name,
                 (unsigned)g->n_blocks, (unsigned)g->n_edges);

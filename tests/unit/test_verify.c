@@ -152,14 +152,20 @@ static Block *blk(Graph *g, int32_t id)
 }
 
 /* Runs the verifier; the caller owns *d. */
-static Status run(Graph *g, Diag *d)
+static Status run_opts(Graph *g, bool strict, Diag *d)
 {
     diag_init(d, "test.pb");
-    Status st = verify_graph(g, d);
+    VerifyOptions o = {.strict = strict};
+    Status st = verify_graph_opts(g, &o, d);
     note_rules(d);
     if (getenv("TEST_VERBOSE"))
         diag_print(d, stderr, "taskir-dump");
     return st;
+}
+
+static Status run(Graph *g, Diag *d)
+{
+    return run_opts(g, false, d);
 }
 
 static void dump(const Diag *d)
@@ -421,10 +427,53 @@ static void test_attr_dup(void **state)
 static void test_attr_forbidden(void **state)
 {
     (void)state;
-    Graph *g = valid_graph();
-    assert_true(blk_set_attr(g, blk(g, B_CVM), AT_KERNEL_X, 1));
+    Graph *g = valid_graph(); /* a kernel of 3 means something CVM cannot do */
+    assert_true(blk_set_attr(g, blk(g, B_CVM), AT_KERNEL_X, 3));
     const char *m = EXPECT_ONLY(g, "attr.forbidden", B_CVM);
     assert_contains(m, "CVM does not take attribute KERNEL_X");
+
+    g = valid_graph(); /* a stride of 0 is not neutral everywhere: only 0 reads as 1 */
+    assert_true(blk_set_attr(g, blk(g, B_CVM), AT_PAD_UP, 1));
+    EXPECT_ONLY(g, "attr.forbidden", B_CVM);
+}
+
+/* Warnings (status ST_OK entries) of a strict run: exactly one, of this rule about block id. */
+static const char *expect_warning(Graph *g, const char *rule, int32_t id)
+{
+    static char what[1024];
+    Diag d;
+    Status plain = run(g, &d);
+    size_t plain_n = d.n;
+    diag_finish(&d);
+    Status st = run_opts(g, true, &d);
+    const DiagEntry *e = find(&d, rule, false, id);
+    if (plain != ST_OK || plain_n || st != ST_OK || d.n != 1 || !e || e->status != ST_OK) {
+        dump(&d);
+        fail_msg("expected a clean plain run and one [%s] warning about block %d; status %d/%d",
+                 rule, (int)id, (int)plain, (int)st);
+    }
+    snprintf(what, sizeof what, "%s", e->what ? e->what : "");
+    diag_finish(&d);
+    graph_destroy(g);
+    return what;
+}
+
+/* The existing tools write STRIDE_X/Y, PAD_* and CONSTANT_B on every compute block, at values
+ * that change nothing: accepted (a warning with --strict). */
+static void test_attr_neutral_accepted(void **state)
+{
+    (void)state;
+    static const struct {
+        AttrId a;
+        int32_t v;
+    } neutral[] = {{AT_KERNEL_X, 1}, {AT_STRIDE_Y, 1}, {AT_STRIDE_X, 0}, {AT_PAD_LEFT, 0},
+                   {AT_DILATION_Y, 1}, {AT_CMP, 0}, {AT_BIT_SHIFT_NUM, 0}};
+    for (size_t i = 0; i < sizeof neutral / sizeof neutral[0]; i++) {
+        Graph *g = valid_graph();
+        assert_true(blk_set_attr(g, blk(g, B_CVM), neutral[i].a, neutral[i].v));
+        const char *m = expect_warning(g, "attr.forbidden", B_CVM);
+        assert_contains(m, "neutral value is accepted and kept");
+    }
 }
 
 static void test_attr_required(void **state)
@@ -499,8 +548,8 @@ static void test_cluster_count(void **state)
     m = EXPECT_ONLY(g, "cluster.count", B_CC);
     assert_contains(m, "has 2 output clusters; CC takes 1");
 
-    g = valid_graph(); /* storage with data takes no input cluster */
-    assert_non_null(blk_add_input(g, blk(g, B_SW)));
+    g = valid_graph(); /* storage with data takes no input cluster that receives anything */
+    assert_non_null(cluster_add_iface(g, blk_add_input(g, blk(g, B_SW)), 999));
     m = EXPECT_BLOCK(g, "cluster.count", B_SW);
     assert_contains(m, "with data takes none");
 
@@ -771,8 +820,26 @@ static void test_io_socket(void **state)
 {
     (void)state;
     Graph *g = valid_graph();
-    blk(g, B_IN)->has_socket_id = false;
-    EXPECT_ONLY(g, "io.socket", B_IN);
+    blk(g, B_IN)->has_socket_id = false; /* reads as socket 0, as a proto2 reader's */
+    const char *m = expect_warning(g, "io.socket", B_IN);
+    assert_contains(m, "INPUT block without a socket_id has socket 0");
+
+    g = valid_graph(); /* and 0 is then taken */
+    blk(g, B_OUT)->has_socket_id = false;
+    Block *out2 = add(g, BT_OUTPUT, 60, "second", 0, 0, 0, 0);
+    out2->has_socket_id = true;
+    EXPECT_BLOCK(g, "io.socket.dup", 60);
+}
+
+/* A storage block that holds data may carry an input cluster with no interfaces, as the
+ * existing tools write their data-holding SI blocks. */
+static void test_data_block_empty_input(void **state)
+{
+    (void)state;
+    Graph *g = valid_graph();
+    assert_non_null(blk_add_input(g, blk(g, B_SW)));
+    const char *m = expect_warning(g, "cluster.count", B_SW);
+    assert_contains(m, "with no interfaces");
 }
 
 static void test_io_socket_dup(void **state)
@@ -846,7 +913,7 @@ static void test_many_rules_at_once(void **state)
     Graph *g = valid_graph();
     assert_true(blk_set_attr(g, blk(g, B_CC), AT_STRIDE_Y, 2)); /* shape.window */
     blk(g, B_SW)->data->i32[0] = 500;                          /* data.range */
-    blk(g, B_OUT)->has_socket_id = false;                      /* io.socket */
+    assert_true(blk_set_attr(g, blk(g, B_CVM), AT_PAD_UP, 1));  /* attr.forbidden */
     blk(g, B_SB2)->shape.d[D_KX] = 2;                          /* shape.forbidden */
     assert_non_null(cluster_add_iface(g, &blk(g, B_SIFC)->out[0], 999)); /* iface.edge */
     assert_non_null(graph_add_edge(g, 77, B_SI2, 12345));      /* edge.endpoint, edge.refs */
@@ -858,7 +925,7 @@ static void test_many_rules_at_once(void **state)
         int32_t id;
     } want[] = {
         {"shape.window", false, B_CC},  {"data.range", false, B_SW},
-        {"io.socket", false, B_OUT},    {"shape.forbidden", false, B_SB2},
+        {"attr.forbidden", false, B_CVM}, {"shape.forbidden", false, B_SB2},
         {"iface.edge", false, B_SIFC},  {"edge.endpoint", true, 77},
         {"edge.refs", true, 77},
     };
@@ -1225,6 +1292,7 @@ int main(void)
         cmocka_unit_test(test_attr_kernel),
         cmocka_unit_test(test_attr_dup),
         cmocka_unit_test(test_attr_forbidden),
+        cmocka_unit_test(test_attr_neutral_accepted),
         cmocka_unit_test(test_attr_required),
         cmocka_unit_test(test_attr_range),
         cmocka_unit_test(test_attr_value),
@@ -1248,6 +1316,7 @@ int main(void)
         cmocka_unit_test(test_data_range),
         cmocka_unit_test(test_data_missing),
         cmocka_unit_test(test_io_socket),
+        cmocka_unit_test(test_data_block_empty_input),
         cmocka_unit_test(test_io_socket_dup),
         cmocka_unit_test(test_graph_cycle),
         cmocka_unit_test(test_group_block),
