@@ -381,7 +381,7 @@ void blk_eff_shape(const Block *b, int32_t out[TIR_NDIMS])
     for (int i = 0; i < TIR_NDIMS; i++)
         out[i] = b->shape.d[i];
     for (int i = 0; i < TIR_NDIMS; i++) {
-        if (out[i] != 0 || dims[i] != 'o')
+        if (out[i] != 0 || (dims[i] != 'o' && dims[i] != 'v'))
             continue;
         if (i == D_IY)
             out[i] = out[D_Y] ? out[D_Y] : 1;

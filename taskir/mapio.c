@@ -243,17 +243,27 @@ Status map_load_pb_mem(const uint8_t *buf, size_t len, Mapping **out, Diag *d)
                         n_graph_caps + N_MAP_CAPS, MAX_CAPS);
     memcpy(caps, graph_caps, n_graph_caps * sizeof *caps);
     memcpy(caps + n_graph_caps, map_caps, sizeof map_caps);
-    Status st = pb_wire_precheck(&taskir__mapping__descriptor, buf, len, caps,
-                                 n_graph_caps + N_MAP_CAPS, TIR_MAX_PB_DECODE_BYTES, d);
+    uint8_t *kept;
+    size_t kept_len;
+    Status st = pb_wire_strip(&taskir__mapping__descriptor, buf, len, &kept, &kept_len, d);
     if (st != ST_OK)
         return st;
-    Taskir__Mapping *w = taskir__mapping__unpack(NULL, len, buf);
-    if (!w) {
+    if (kept) {
+        buf = kept;
+        len = kept_len;
+    }
+    st = pb_wire_precheck(&taskir__mapping__descriptor, buf, len, caps,
+                          n_graph_caps + N_MAP_CAPS, TIR_MAX_PB_DECODE_BYTES, d);
+    Taskir__Mapping *w = st == ST_OK ? taskir__mapping__unpack(NULL, len, buf) : NULL;
+    if (st == ST_OK && !w) {
         if (pb_wire_explain(&taskir__mapping__descriptor, buf, len, d) == ST_OK)
             diag_add(d, ST_LOGIC, "wire.decode", NULL,
                      "not a Mapping: the bytes do not decode as protobuf");
-        return ST_LOGIC;
+        st = ST_LOGIC;
     }
+    free(kept);
+    if (st != ST_OK)
+        return st;
     Mapping *m = calloc(1, sizeof *m);
     if (!m || !(m->arena = arena_create())) {
         free(m);

@@ -335,18 +335,27 @@ Status graph_load_pb_mem(const uint8_t *buf, size_t len, Graph **out, Diag *d)
     if (len > TIR_MAX_FILE_BYTES)
         return diag_add(d, ST_LOGIC, "limit.file", NULL, "%zu bytes, more than the limit %zu",
                         len, TIR_MAX_FILE_BYTES);
-    Status pst = pb_wire_precheck(&taskir__task_graph__descriptor, buf, len, load_caps,
-                                  sizeof load_caps / sizeof load_caps[0],
-                                  TIR_MAX_PB_DECODE_BYTES, d);
+    uint8_t *kept;
+    size_t kept_len;
+    Status pst = pb_wire_strip(&taskir__task_graph__descriptor, buf, len, &kept, &kept_len, d);
     if (pst != ST_OK)
         return pst;
-    Taskir__TaskGraph *w = taskir__task_graph__unpack(NULL, len, buf);
-    if (!w) {
+    if (kept) {
+        buf = kept;
+        len = kept_len;
+    }
+    pst = pb_wire_precheck(&taskir__task_graph__descriptor, buf, len, load_caps,
+                           sizeof load_caps / sizeof load_caps[0], TIR_MAX_PB_DECODE_BYTES, d);
+    Taskir__TaskGraph *w = pst == ST_OK ? taskir__task_graph__unpack(NULL, len, buf) : NULL;
+    if (pst == ST_OK && !w) {
         if (pb_wire_explain(&taskir__task_graph__descriptor, buf, len, d) == ST_OK)
             diag_add(d, ST_LOGIC, "wire.decode", NULL,
                      "not a TaskGraph: the bytes do not decode as protobuf");
-        return ST_LOGIC;
+        pst = ST_LOGIC;
     }
+    free(kept);
+    if (pst != ST_OK)
+        return pst;
     Status st = graph_from_pb(w, out, d);
     taskir__task_graph__free_unpacked(w, NULL);
     return st;

@@ -22,14 +22,20 @@
 
 #define VFY_MSG 1024
 
-void vfy_block(Verifier *v, const char *rule, const Block *b, const char *fmt, ...)
+static void block_finding(Verifier *v, Status st, const char *rule, const Block *b,
+                          const char *fmt, va_list ap)
 {
     char msg[VFY_MSG];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    diag_block(v->d, st, rule, b, "%s", msg);
+}
+
+void vfy_block(Verifier *v, const char *rule, const Block *b, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    block_finding(v, ST_LOGIC, rule, b, fmt, ap);
     va_end(ap);
-    diag_block(v->d, ST_LOGIC, rule, b, "%s", msg);
     v->found++;
 }
 
@@ -76,12 +82,10 @@ void vfy_pedantic(Verifier *v, const char *rule, const Block *b, const char *fmt
 {
     if (!v->strict)
         return;
-    char msg[VFY_MSG];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    block_finding(v, ST_OK, rule, b, fmt, ap);
     va_end(ap);
-    diag_block(v->d, ST_OK, rule, b, "%s", msg);
 }
 
 /* ---- shared helpers ---- */
