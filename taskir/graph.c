@@ -523,7 +523,7 @@ int64_t blk_macs(const Block *b)
     case BT_CAVG:
         return mul_sat(mul_sat(yxf, s[D_KY]), s[D_KX]);
     case BT_CADD:
-        return mul_sat(yxf, blk_n_variadic(b));
+        return mul_sat(mul_sat(mul_sat(yxf, blk_n_variadic(b)), s[D_KY]), s[D_KX]);
     case BT_CVVH:
     case BT_CAX:
     case BT_CVS:

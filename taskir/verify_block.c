@@ -49,8 +49,9 @@ static void check_window_axis(Verifier *v, const Block *b, const int32_t s[TIR_N
 {
     int64_t lo = blk_attr(b, plo), hi = blk_attr(b, phi), stride = blk_attr(b, st);
     int64_t dil = (bt_info(b->type)->flags & BF_DILATE) ? blk_attr(b, dl) : 1;
+    int64_t k = s[kd] ? s[kd] : 1; /* no kernel dim (CVVH): 1 */
     int64_t out;
-    if (!tir_window_out(s[id], lo, hi, s[kd], stride, dil, &out))
+    if (!tir_window_out(s[id], lo, hi, k, stride, dil, &out))
         vfy_block(v, "shape.window", b,
                   "%s=%d, kernel %d, stride %" PRId64 ", pad %" PRId64 "/%" PRId64
                   ", dilation %" PRId64 " give no window (it does not fit)",
@@ -80,7 +81,7 @@ static void check_window(Verifier *v, const Block *b)
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
         const Attr *a = blk_find_attr(b, kernels[i].a);
         int32_t k;
-        if (a && attr_int_value(a, &k) && k != s[kernels[i].d])
+        if (a && attr_int_value(a, &k) && k != ext(s[kernels[i].d]))
             vfy_block(v, "attr.kernel", b, "%s=%d but the shape gives %s=%d",
                       at_info(kernels[i].a)->name, (int)k, tir_dim_names[kernels[i].d],
                       (int)s[kernels[i].d]);

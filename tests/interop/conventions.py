@@ -6,10 +6,11 @@ files, with outputs computed by hand (issue 12, reading side; docs/formats.md).
 
 Each GRAPH.txtpb (protobuf text, taskir.TaskGraph) carries in its comments
     # expect: V0 V1 ...     the values of output 0, in C order, computed by hand
+    # expectK: V0 V1 ...    the same for output K (K = 1, 2, ...), when the graph has more
     # strict: RULE ...      the rule ids of the warnings `taskir-dump --strict` must give
 It is encoded with `PROTOC --encode`, must pass `taskir-dump --verify` with no finding, give
 exactly those warning rules with `--strict` (exit status 0), and `taskir-run` must write the
-expected values. Python standard library only (the .npy output is read by hand).
+expected values of each output. Python standard library only (the .npy output is read by hand).
 """
 import ast
 import os
@@ -71,10 +72,14 @@ def check(protoc, proto_dir, dump, run, path, tmp):
     r = subprocess.run([run, pb, "-o", out], capture_output=True, text=True)
     if r.returncode:
         return "taskir-run: " + r.stderr.strip()
-    got = read_npy(os.path.join(out, "output0.npy"))
-    want = [int(v) for v in expect]
-    if got != want:
-        return "output %s, computed by hand %s" % (got, want)
+    k = 0
+    while expect is not None:
+        got = read_npy(os.path.join(out, "output%d.npy" % k))
+        want = [int(v) for v in expect]
+        if got != want:
+            return "output %d: %s, computed by hand %s" % (k, got, want)
+        k += 1
+        expect = comment(text, "expect%d" % k)
     return None
 
 
