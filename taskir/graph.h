@@ -23,6 +23,7 @@
 
 typedef struct Shape {
     int32_t d[TIR_NDIMS];   /* 0 = absent */
+    uint8_t minus_one;      /* bit i: the file wrote d[i] as -1 (read as absent; for findings) */
     int32_t n_branch;       /* wire field 10; CADD's number of summed inputs when set */
     int32_t *extra;         /* extra_dimensions, kept for the round trip */
     uint32_t n_extra;

@@ -1,6 +1,7 @@
 /* verify_block.c: the rules about one block on its own, all read from the type table
  * (blocktypes.def, attributes.def, precisions.def) rather than from per-type code:
- * shape.*, attr.*, bias.type, cluster.count, cluster.shape, data.*, limit.volume.
+ * shape.*, attr.*, bias.type, cluster.count, cluster.shape, data.* (data.integer: a float
+ * tensor's non-integral values), limit.volume.
  * Requires a block whose type is in the table and is not TASK_NULL (verify.c sees to it).
  */
 #include "taskir/verify_impl.h"
@@ -335,7 +336,8 @@ static void check_data_range(Verifier *v, const Block *b, const Tensor *t,
                 }
             }
         break;
-    case TC_FLOAT:
+    case TC_FLOAT: {
+        uint64_t frac = 0, frac_at = 0;
         for (uint32_t i = 0; i < t->n_f32; i++) {
             double x = t->f32[i];
             if (isnan(x) || x < (double)pi->lo || x > (double)pi->hi) {
@@ -343,9 +345,19 @@ static void check_data_range(Verifier *v, const Block *b, const Tensor *t,
                     first = i;
                     snprintf(val, sizeof val, "%g", x);
                 }
+            } else if (x != floor(x) && !frac++) {
+                frac_at = i;
             }
         }
+        /* every block computes on integers (docs/semantics.md): the simulator refuses such a
+         * value when it loads the data [sim.data]; say it here first */
+        if (frac)
+            vfy_block(v, "data.integer", b,
+                      "%s data value %.9g at index %" PRIu64 " is not an integer (%" PRIu64
+                      " values are not); the blocks it feeds compute on integers",
+                      pi->name, (double)t->f32[frac_at], frac_at, frac);
         break;
+    }
     }
     if (bad)
         vfy_block(v, "data.range", b,

@@ -41,7 +41,7 @@ static const char *const all_rules[] = {
     "edge.endpoint", "edge.refs", "edge.size", "edge.volume", "edge.pair", "data.compute",
     "data.dims", "data.len", "data.container", "data.range", "data.missing", "io.socket",
     "io.socket.dup", "graph.cycle", "group.block", "limit.volume", "rearrange.reshape",
-    "rearrange.scale",
+    "rearrange.scale", "shape.operand", "io.shape", "data.integer",
 };
 #define N_RULES (sizeof all_rules / sizeof all_rules[0])
 static bool rule_seen[N_RULES]; /* which rules the tests saw reported */
@@ -691,6 +691,97 @@ static void test_edge_size(void **state)
     assert_contains(m, "src box (y=4 x=4 f=2) and the dst box (y=4 x=4 f=3) differ");
 }
 
+/* Verifies g, expects rule about block id (with the edge it names) and no edge.size finding:
+ * the culprit is named instead of the edge. Returns the message. Destroys g. */
+static const char *expect_culprit(Graph *g, const char *rule, int32_t id, int32_t edge)
+{
+    static char what[1024];
+    Diag d;
+    run(g, &d);
+    const DiagEntry *e = find(&d, rule, false, id);
+    if (!e || !e->has_edge || e->edge_id != edge || diag_find(&d, "edge.size") >= 0) {
+        dump(&d);
+        fail_msg("expected [%s] about block %d and edge %d, and no [edge.size]", rule, (int)id,
+                 (int)edge);
+    }
+    snprintf(what, sizeof what, "%s", e->what ? e->what : "");
+    diag_finish(&d);
+    graph_destroy(g);
+    return what;
+}
+
+/* A CC whose SW disagrees with its kernel; a CLUT whose LUT_DW disagrees with its table. */
+static void test_shape_operand(void **state)
+{
+    (void)state;
+    Graph *g = valid_graph();
+    blk(g, B_SW)->shape.d[D_F] = 4; /* 4 filters where the CC computes f=3 */
+    const char *m = expect_culprit(g, "shape.operand", B_CC, E_SW_CC);
+    assert_contains(m, "its shape gives its 'weight' f=3 r=2 ky=3 kx=3, but SW block 3 "
+                       "'conv/w', which feeds its 'weight' (edge 2), holds f=4 r=2 ky=3 kx=3");
+
+    g = valid_graph(); /* SI2 (f=5) -> CLUT with LUT_DW 4 and a 256-entry SB -> SI */
+    Block *lut = add(g, BT_CLUT, 70, "act", 1, 1, 5, 0);
+    Block *tab = add(g, BT_SB, 71, "act/table", 0, 0, 256, 0);
+    data(g, tab, PR_INT_32, (const int32_t[]){256}, 1);
+    Block *res = add(g, BT_SI, 72, "act/out", 1, 1, 5, 0);
+    assert_true(blk_set_attr(g, lut, AT_LUT_DW, 4));
+    blk(g, B_SI2)->shape.d[D_Y] = blk(g, B_SI2)->shape.d[D_X] = 1;
+    blk(g, B_OUT)->shape.d[D_Y] = blk(g, B_OUT)->shape.d[D_X] = 1;
+    assert_non_null(graph_connect(g, blk(g, B_SI2), 0, lut, 0));
+    Edge *te = graph_connect(g, tab, 0, lut, 1);
+    assert_non_null(te);
+    assert_non_null(graph_connect(g, lut, 0, res, 0));
+    m = expect_culprit(g, "shape.operand", 70, te->id);
+    assert_contains(m, "LUT_DW=4 gives a table of 16 entries, but SB block 71 'act/table', "
+                       "which feeds its 'lut'");
+    assert_contains(m, "holds f=256");
+}
+
+/* An INPUT with a dim the file wrote as -1; an OUTPUT with a dim its producer lacks. */
+static void test_io_shape(void **state)
+{
+    (void)state;
+    Graph *g = valid_graph();
+    Block *in = blk(g, B_IN);
+    in->shape.d[D_Y] = 0;
+    in->shape.minus_one = 1u << D_Y;
+    const char *m = expect_culprit(g, "io.shape", B_IN, E_IN_SIC);
+    assert_contains(m, "its shape gives (y=1 x=6 f=2) (the file gives y as -1, read as absent");
+    assert_contains(m, "but SIC block 2 'conv/in', which it feeds (edge 0), holds (y=6 x=6 f=2)");
+
+    g = valid_graph();
+    blk(g, B_OUT)->shape.d[D_R] = 3;
+    m = expect_culprit(g, "io.shape", B_OUT, E_SI_OUT);
+    assert_contains(m, "(y=1 x=1 f=5 r=3) (r: a dim SI block 12 'fc/out' does not have)");
+}
+
+/* Replaces block b's data by FLOAT_32 values (same count as before). */
+static void set_float_data(Graph *g, Block *b, const float *vals, uint32_t n)
+{
+    Tensor *t = b->data;
+    float *f = arena_alloc(g->arena, n, sizeof *f);
+    assert_non_null(f);
+    memcpy(f, vals, n * sizeof *f);
+    t->i32 = NULL, t->n_i32 = 0;
+    t->f32 = f, t->n_f32 = n;
+    t->prec = PR_FLOAT_32, t->has_prec = true;
+}
+
+/* A FLOAT_32 data tensor of non-integers: every block computes on integers. */
+static void test_data_integer(void **state)
+{
+    (void)state;
+    Graph *g = valid_graph();
+    set_float_data(g, blk(g, B_SB2), (const float[]){1.0f, 2.5f, 3.0f, -0.5f, 4.0f}, 5);
+    const char *m = EXPECT_ONLY(g, "data.integer", B_SB2);
+    assert_contains(m, "FLOAT_32 data value 2.5 at index 1 is not an integer (2 values are not)");
+
+    g = valid_graph(); /* integral floats are fine */
+    set_float_data(g, blk(g, B_SB2), (const float[]){1.0f, -2.0f, 3.0f, 0.0f, 4.0f}, 5);
+    expect_clean(g);
+}
+
 static void test_edge_volume(void **state)
 {
     (void)state;
@@ -1306,6 +1397,9 @@ int main(void)
         cmocka_unit_test(test_edge_endpoint),
         cmocka_unit_test(test_edge_refs),
         cmocka_unit_test(test_edge_size),
+        cmocka_unit_test(test_shape_operand),
+        cmocka_unit_test(test_io_shape),
+        cmocka_unit_test(test_data_integer),
         cmocka_unit_test(test_edge_volume),
         cmocka_unit_test(test_rearrange_params),
         cmocka_unit_test(test_edge_pair),
