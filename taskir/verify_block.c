@@ -36,9 +36,11 @@ static void check_shape(Verifier *v, const Block *b)
             vfy_block(v, "shape.forbidden", b, "%s does not use dim %s, but the shape gives %s=%d",
                       ti->name, n, n, (int)x);
     }
-    if ((ti->dims[D_Y] == 'v' && !b->shape.d[D_Y]) || (ti->dims[D_X] == 'v' && !b->shape.d[D_X]))
-        vfy_pedantic(v, "shape.required", b, "%s in its 1-D form: absent y and x read as 1",
-                     ti->name);
+    bool no_y = ti->dims[D_Y] == 'v' && !b->shape.d[D_Y];
+    bool no_x = ti->dims[D_X] == 'v' && !b->shape.d[D_X];
+    if (no_y || no_x)
+        vfy_pedantic(v, "shape.required", b, "%s without %s (its 1-D form): read as 1",
+                     ti->name, no_y && no_x ? "y and x" : no_y ? "y" : "x");
     if (b->shape.n_branch < 0 || b->shape.n_branch > VFY_MAX_DIM)
         vfy_block(v, "shape.range", b, "n_branch=%d is outside 0..%d (2^24)",
                   (int)b->shape.n_branch, (int)VFY_MAX_DIM);

@@ -216,8 +216,8 @@ static const char *expect_rule(Graph *g, const char *rule, bool edge, int32_t id
 
 static void assert_contains(const char *s, const char *part)
 {
-    if (!strstr(s, part))
-        fail_msg("message '%s' does not contain '%s'", s, part);
+    if (!s || !strstr(s, part))
+        fail_msg("message '%s' does not contain '%s'", s ? s : "(none)", part);
 }
 
 static void expect_clean(Graph *g)
