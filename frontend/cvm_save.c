@@ -256,16 +256,14 @@ static bool fill_prec(const OpGraph *g, json_object *l)
     return true;
 }
 
+/* int32 for every entry, whatever its precision: cvm-runtime computes in int32 and refuses
+ * any other dltype in a cvm_1.0.0 model (an int8 parameter is int8 in the params file only). */
 static bool fill_dltype(const OpGraph *g, json_object *l)
 {
-    for (uint32_t i = 0; i < g->nnodes; i++) {
-        const OgNode *n = g->nodes[i];
-        for (uint32_t k = 0; k < n->noutputs; k++) {
-            bool i8 = n->kind == OG_CONST && n->out_prec[k] <= 8;
-            if (!arr_add(l, json_object_new_string(i8 ? "int8" : "int32")))
+    for (uint32_t i = 0; i < g->nnodes; i++)
+        for (uint32_t k = 0; k < g->nodes[i]->noutputs; k++)
+            if (!arr_add(l, json_object_new_string("int32")))
                 return false;
-        }
-    }
     return true;
 }
 

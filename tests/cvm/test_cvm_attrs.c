@@ -160,6 +160,13 @@ static const Case cases[] = {
      "cvm.attr.pool_size"},
     {CVM_OP_max_pool2d, 1, {X4(1, 1, 4, 4, 8)}, KV("pool_size", "(2, 2)", "ceil_mode", "maybe"),
      "cvm.attr.ceil_mode"},
+    /* ceil mode whose last window starts in the trailing padding (cvm-runtime refuses it) */
+    {CVM_OP_max_pool2d, 1, {X4(1, 1, 4, 4, 8)},
+     KV("pool_size", "(2, 2)", "strides", "(3, 3)", "padding", "1", "ceil_mode", "true"),
+     "cvm.attr.ceil_mode"},
+    {CVM_OP_max_pool2d, 1, {X4(1, 1, 6, 4, 8)},
+     KV("pool_size", "(2, 2)", "strides", "(3, 3)", "padding", "(1, 1)", "ceil_mode", "True"),
+     "cvm.attr.ceil_mode"},
     /* upsampling */
     {CVM_OP_upsampling, 1, {X4(1, 1, 2, 2, 8)}, KV("scale", "0"), "cvm.attr.scale"},
     {CVM_OP_upsampling, 1, {X4(1, 1, 2, 2, 8)}, KV("scale", "2", "method", "BILINEAR"),

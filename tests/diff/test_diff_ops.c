@@ -206,9 +206,10 @@ static void test_max_pool2d(void **state)
         dt_check(&m, what);
         dt_end(&m);
     }
-    /* padding, strides and ceil_mode on a smaller tensor */
+    /* padding, strides and ceil_mode on a smaller tensor (in ceil mode the last window may
+     * hang over the edge, but starts inside the input: cvm-runtime refuses any other) */
     static const char *const opts[][3] = {
-        {"(3, 3)", "(2, 2)", "(1, 1)"}, {"(2, 3)", "(2, 1)", "(1, 0)"},
+        {"(3, 3)", "(2, 2)", "(1, 1)"}, {"(2, 3)", "(2, 1)", "(0, 1)"},
         {"(3, 2)", "(3, 2)", "(0, 1)"}, {"(2, 2)", "(1, 1)", "1"},
     };
     DtRng r = {16};
@@ -267,8 +268,8 @@ static void test_images_in_one_sample(void **state)
                 z = dt_op(&m, CVM_OP_conv2d, "conv", ins, cs[k].bias ? 3 : 2, kv);
             } else {
                 z = dt_op(&m, CVM_OP_max_pool2d, "pool", DT_INS(y),
-                          DT_KV("pool_size", "(3, 3)", "strides", "(2, 1)", "padding", "(2, 1)",
-                                "ceil_mode", k % 2 ? "true" : "false"));
+                          DT_KV("pool_size", "(3, 3)", "strides", "(2, 1)", "padding",
+                                k % 2 ? "(1, 1)" : "(2, 1)", "ceil_mode", k % 2 ? "true" : "false"));
             }
             dt_op(&m, CVM_OP_relu, "relu", DT_INS(z), NULL);
             char what[64];
