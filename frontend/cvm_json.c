@@ -26,6 +26,7 @@ typedef struct NodeInfo {
     CvmOp op;
     uint32_t nout;
     uint64_t entry;         /* first entry id */
+    bool is_input;          /* a null node that is a model input (find_inputs) */
 } NodeInfo;
 
 typedef struct Loader {
@@ -40,7 +41,7 @@ typedef struct Loader {
     NodeInfo *info;
     uint64_t nentries;
     json_object *shape, *prec, *dltype, *storage, *op_attrs; /* graph attrs lists or NULL */
-    json_object *input_names; /* taskir extension (cvm.h): the inputs' names, or NULL */
+    bool marked_inputs;     /* taskir extension (cvm.h): null nodes marked inputs */
     int32_t *node_map;      /* file node index -> OpGraph node id */
     bool *param_used;       /* per params entry: a null node took it */
 } Loader;
@@ -479,45 +480,39 @@ static Status index_params(Loader *L)
     return ST_OK;
 }
 
-/* Is null node `name` a model input: listed in input_names, or, without that list, "data". */
-static bool is_input_name(const Loader *L, const char *name)
+/* Is null node i marked a model input by its op_attrs entry (the taskir extension, cvm.h)?
+ * cvm-runtime never reads a null node's entry; any other content is ignored here too. */
+static bool input_marked(const Loader *L, size_t i)
 {
-    if (!L->input_names)
-        return strcmp(name, "data") == 0;
-    for (size_t k = 0; k < json_object_array_length(L->input_names); k++)
-        if (strcmp(json_object_get_string(json_object_array_get_idx(L->input_names, k)),
-                   name) == 0)
-            return true;
-    return false;
+    json_object *s = json_object_array_get_idx(L->op_attrs, i), *o, *v;
+    if (!strstr(json_object_get_string(s), CVM_INPUT_MARK_KEY))
+        return false; /* the common "{}": no need to parse */
+    if (!(o = json_tokener_parse(json_object_get_string(s))))
+        return false;
+    bool yes = json_object_get_type(o) == json_type_object &&
+               json_object_object_get_ex(o, CVM_INPUT_MARK_KEY, &v) &&
+               json_object_get_type(v) == json_type_string &&
+               strcmp(json_object_get_string(v), "1") == 0;
+    json_object_put(o);
+    return yes;
 }
 
-/* input_names: strings, at most CVM_MAX_MODEL_INPUTS, none twice; after the nodes are built,
- * each names a null node. */
-static Status check_input_names(Loader *L, bool built)
+/* The model inputs: the marked null nodes when there are any (at most CVM_MAX_MODEL_INPUTS),
+ * otherwise the one named "data". */
+static Status find_inputs(Loader *L)
 {
-    json_object *l = L->input_names;
-    const char *where = "graph attrs 'input_names'";
-    if (!l)
-        return ST_OK;
-    size_t n = json_object_array_length(l);
-    if (!built) {
-        if (n == 0 || n > CVM_MAX_MODEL_INPUTS)
-            return jfail(L, "cvm.json.attrs", where, "lists %zu names; a model has 1 to %d "
-                         "inputs", n, CVM_MAX_MODEL_INPUTS);
-        for (size_t k = 0; k < n; k++)
-            for (size_t j = 0; j < k; j++)
-                if (strcmp(json_object_get_string(json_object_array_get_idx(l, j)),
-                           json_object_get_string(json_object_array_get_idx(l, k))) == 0)
-                    return jfail(L, "cvm.json.attrs", where, "lists '%s' twice",
-                                 json_object_get_string(json_object_array_get_idx(l, k)));
-        return ST_OK;
-    }
-    for (size_t k = 0; k < n; k++) {
-        const char *name = json_object_get_string(json_object_array_get_idx(l, k));
-        if (og_find_input(L->g, name) < 0)
-            return jfail(L, "cvm.input.missing", where, "lists '%s', which is no null node",
-                         name);
-    }
+    size_t n = 0;
+    for (size_t i = 0; i < L->nnodes; i++)
+        if (!L->info[i].is_op && input_marked(L, i)) {
+            L->info[i].is_input = true;
+            n++;
+        }
+    if (n > CVM_MAX_MODEL_INPUTS)
+        return jfail(L, "cvm.limit.inputs", "graph attrs 'op_attrs'", "%zu null nodes are marked "
+                     "inputs; a model has at most %d", n, CVM_MAX_MODEL_INPUTS);
+    L->marked_inputs = n > 0;
+    for (size_t i = 0; i < L->nnodes && n == 0; i++)
+        L->info[i].is_input = !L->info[i].is_op && strcmp(L->info[i].name, "data") == 0;
     return ST_OK;
 }
 
@@ -536,11 +531,9 @@ static Status build_null(Loader *L, size_t i)
         return st;
     if (p == -1) /* cvm-runtime: "variable node's precision has not been set" */
         return jfail(L, "cvm.precision.missing", where, "the %s '%s' has no declared precision",
-                     is_input_name(L, ni->name) ? "input" : "parameter", ni->name);
+                     ni->is_input ? "input" : "parameter", ni->name);
     OgNode *n = NULL;
-    if (is_input_name(L, ni->name)) {
-        if (og_find_input(L->g, ni->name) >= 0)
-            return jfail(L, "cvm.input.missing", where, "a second input named '%s'", ni->name);
+    if (ni->is_input) {
         if (!have)
             return jfail(L, "cvm.json.attrs", where, "the input '%s' has no declared shape",
                          ni->name);
@@ -862,8 +855,7 @@ static Status load(Loader *L, const char *json, size_t json_len)
         (st = graph_attr(L, attrs, "precision", "list_int", &L->prec)) ||
         (st = graph_attr(L, attrs, "dltype", "list_str", &L->dltype)) ||
         (st = graph_attr(L, attrs, "storage_id", "list_int", &L->storage)) ||
-        (st = graph_attr(L, attrs, "op_attrs", "list_str", &L->op_attrs)) ||
-        (st = graph_attr(L, attrs, "input_names", "list_str", &L->input_names)))
+        (st = graph_attr(L, attrs, "op_attrs", "list_str", &L->op_attrs)))
         return st;
     if ((st = check_list_len(L, L->shape, "shape", L->nentries, "entries")) ||
         (st = check_list_len(L, L->prec, "precision", L->nentries, "entries")) ||
@@ -872,8 +864,7 @@ static Status load(Loader *L, const char *json, size_t json_len)
         (st = check_list_len(L, L->op_attrs, "op_attrs", L->nnodes, "nodes")) ||
         (st = check_strings(L, L->dltype, "dltype", v100 ? DLT_INT32 : DLT_INT8_32)) ||
         (st = check_strings(L, L->op_attrs, "op_attrs", DLT_NONE)) ||
-        (st = check_strings(L, L->input_names, "input_names", DLT_NONE)) ||
-        (st = check_input_names(L, false)))
+        (st = find_inputs(L)))
         return st;
     if (v100 && !L->dltype)
         return jfail(L, "cvm.json.missing", "graph attrs", "'dltype' is missing (a cvm_1.0.0 "
@@ -893,10 +884,10 @@ static Status load(Loader *L, const char *json, size_t json_len)
     for (size_t i = 0; i < L->nnodes; i++)
         if ((st = L->info[i].is_op ? build_op(L, i) : build_null(L, i)))
             return st;
-    if (!L->input_names && og_find_input(L->g, "data") < 0)
+    if (og_num_inputs(L->g) == 0)
         return jfail(L, "cvm.input.missing", "graph", "no null node named 'data': the model has "
                      "no input");
-    if ((st = check_input_names(L, true)) || (st = check_params_used(L)))
+    if ((st = check_params_used(L)))
         return st;
     return read_heads(L);
 }

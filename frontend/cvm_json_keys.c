@@ -40,13 +40,12 @@ static const KeySpec node_attr_keys[] = {
     {"flatten_data", json_type_string, false},
 };
 
-/* Graph attrs: [type, list] pairs (checked by cvm_json.c); input_names is the taskir
- * extension (cvm.h). */
+/* Graph attrs: [type, list] pairs (checked by cvm_json.c). */
 static const KeySpec graph_attr_keys[] = {
     {"dltype", json_type_null, false},      {"storage_id", json_type_null, true},
     {"shape", json_type_null, true},        {"device_index", json_type_null, false},
     {"precision", json_type_null, true},    {"op_attrs", json_type_null, true},
-    {"dtype", json_type_null, false},       {"input_names", json_type_null, false},
+    {"dtype", json_type_null, false},
 };
 
 static Status fail(Diag *d, const char *rule, const char *where, const char *fmt, ...)

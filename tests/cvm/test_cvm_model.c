@@ -264,6 +264,8 @@ static const Bad bads[] = {
     {STORAGE, STORAGE "  \"dtype\": [\"list_str\", [\"int32\"]],\n", "cvm.json.attrs", "dtype"},
     {" \"attrs\": {\n", " \"postprocess\": 3,\n \"attrs\": {\n", "cvm.json.type", "postprocess"},
     {STORAGE, "", "cvm.json.missing", "storage_id"},
+    {"[0, 1, 2, 3]],\n  \"op_attrs\": [\"list_str\", [\"{}\", \"{}\", " CONV_OPATTRS ", "
+     SHIFT_OPATTRS "]]", "[0, 1, 2, 3]]", "cvm.json.missing", "op_attrs"},
     {"  \"shape\": [\"list_shape\", " SHAPES "],\n", "", "cvm.json.missing", "shape"},
     {"  \"precision\": [\"list_int\", [8, 8, 19, 8]],\n", "", "cvm.json.missing", "precision"},
     {"  \"dltype\": [\"list_str\", " DLTYPES "],\n", "", "cvm.json.missing", "dltype"},
@@ -395,6 +397,50 @@ static void test_size_limits(void **state)
     j[3 * (c - 1)] = ']';
     assert_int_equal(load(j, 3 * (c - 1) + 1, NULL, 0, &g, &d), ST_LOGIC);
     expect_rule(&d, "cvm.limit.json", NULL);
+    diag_finish(&d);
+    free(j);
+}
+
+/* More null nodes marked inputs (the taskir extension) than CVM_MAX_MODEL_INPUTS. */
+static void test_too_many_inputs(void **state)
+{
+    (void)state;
+    size_t n = CVM_MAX_MODEL_INPUTS + 1, cap = n * 160 + 256, at = 0;
+    char *j = malloc(cap);
+    assert_non_null(j);
+#define PUT(...) (at += (size_t)snprintf(j + at, cap - at, __VA_ARGS__))
+    PUT("{\"version\": \"cvm_1.1.0\", \"heads\": [[0, 0, 0]], \"nodes\": [");
+    for (size_t i = 0; i < n; i++)
+        PUT("%s{\"op\": \"null\", \"name\": \"in%zu\", \"inputs\": []}", i ? ", " : "", i);
+    PUT("], \"attrs\": {\"shape\": [\"list_shape\", [");
+    for (size_t i = 0; i < n; i++)
+        PUT("%s[1]", i ? ", " : "");
+    PUT("]], \"precision\": [\"list_int\", [");
+    for (size_t i = 0; i < n; i++)
+        PUT("%s8", i ? ", " : "");
+    PUT("]], \"storage_id\": [\"list_int\", [");
+    for (size_t i = 0; i < n; i++)
+        PUT("%s%zu", i ? ", " : "", i);
+    PUT("]], \"op_attrs\": [\"list_str\", [");
+    for (size_t i = 0; i < n; i++)
+        PUT("%s\"{\\\"taskir_input\\\": \\\"1\\\"}\"", i ? ", " : "");
+    PUT("]]}}");
+#undef PUT
+    assert_true(at < cap);
+    OpGraph *g;
+    Diag d;
+    assert_int_equal(load(j, at, NULL, 0, &g, &d), ST_LOGIC);
+    expect_rule(&d, "cvm.limit.inputs", NULL);
+    diag_finish(&d);
+    /* one fewer is a model with 256 inputs */
+    char *last = strstr(j, "\"in256\"");
+    assert_non_null(last);
+    memcpy(last, "\"in2x6\"", 7);
+    char *mark = strrchr(j, '{');
+    assert_non_null(mark);
+    strcpy(mark, "{}\"]]}}"); /* the last entry (at the end of the text) unmarked */
+    assert_int_equal(load(j, strlen(j), NULL, 0, &g, &d), ST_LOGIC);
+    expect_rule(&d, "cvm.params.missing", "in2x6");
     diag_finish(&d);
     free(j);
 }
@@ -801,6 +847,7 @@ int main(void)
         cmocka_unit_test(test_valid_variants),
         cmocka_unit_test(test_size_limits),
         cmocka_unit_test(test_no_input),
+        cmocka_unit_test(test_too_many_inputs),
         cmocka_unit_test(test_params_roundtrip),
         cmocka_unit_test(test_params_invalid),
         cmocka_unit_test(test_run_rules),
