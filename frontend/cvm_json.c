@@ -763,11 +763,12 @@ static Status read_heads(Loader *L)
     return ST_OK;
 }
 
-/* node_row_ptr: required in cvm_1.0.0 (cvm-runtime compares it), optional in cvm_1.1.0. */
-static Status check_row_ptr(Loader *L, bool v100)
+/* node_row_ptr: required in both versions (cvm-runtime compares it in cvm_1.0.0; in cvm_1.1.0
+ * it derives its own, but reads the file's first, and without one it crashes). */
+static Status check_row_ptr(Loader *L)
 {
     Status st;
-    json_object *r = member(L, L->root, "node_row_ptr", json_type_array, v100, "graph", &st);
+    json_object *r = member(L, L->root, "node_row_ptr", json_type_array, true, "graph", &st);
     if (!r)
         return st;
     const char *where = "graph 'node_row_ptr'";
@@ -875,7 +876,7 @@ static Status load(Loader *L, const char *json, size_t json_len)
                           "cvm.json.storage", "graph attrs 'storage_id'", "an entry", &v)))
             return st;
     }
-    if ((st = check_row_ptr(L, v100)) || (st = check_arg_nodes(L, v100)) ||
+    if ((st = check_row_ptr(L)) || (st = check_arg_nodes(L, v100)) ||
         (st = check_null_names(L)))
         return st;
     L->g = og_create("cvm");

@@ -388,6 +388,11 @@ static void test_cvm_many_params(void **state)
         snprintf(name, sizeof name, "%s%u", i ? ", " : "", (unsigned)i);
         put_str(&j, name);
     }
+    put_str(&j, "], \"node_row_ptr\": [0");
+    for (uint32_t i = 0; i <= n + 1; i++) {
+        snprintf(name, sizeof name, ", %u", (unsigned)i + 1);
+        put_str(&j, name);
+    }
     put_str(&j, "], \"heads\": [[");
     snprintf(name, sizeof name, "%u", (unsigned)n + 1);
     put_str(&j, name);
@@ -443,6 +448,7 @@ static void test_cvm_many_attrs(void **state)
             put_str(&j, kv);
         }
         put_str(&j, "}, \"inputs\": [[0, 0, 0]]}], \"arg_nodes\": [0], \"heads\": [[1, 0, 0]], "
+                    "\"node_row_ptr\": [0, 1, 2], "
                     "\"attrs\": {\"shape\": [\"list_shape\", [[1, 4], [1, 4]]], \"precision\": "
                     "[\"list_int\", [8, -1]], \"storage_id\": [\"list_int\", [0, 1]], "
                     "\"op_attrs\": [\"list_str\", [\"{}\", \"{");
