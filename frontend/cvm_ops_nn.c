@@ -24,7 +24,7 @@ static const CvmAttrSpec conv2d_attrs[] = {
     {"layout", CA_STR, "NCHW", 0, 0, 0, 0, "NCHW"},
     {"kernel_layout", CA_STR, "OIHW", 0, 0, 0, 0, "OIHW"},
     {"out_layout", CA_STR, "__undef__", 0, 0, 0, 0, "__undef__|NCHW"},
-    {"out_dtype", CA_STR, "same", 0, 0, 0, 0, "same|-1|int32"},
+    {"out_dtype", CA_STR, "same", 0, 0, 0, 0, "same|int32"},
     {"use_bias", CA_BOOL, "true", 0, 0, 0, 0, NULL},
 };
 

@@ -262,7 +262,7 @@ Status cvm_shape_squeeze(CvmCtx *c, const OgShape *in, OgShape *out)
 
 static const CvmAttrSpec expand_dims_attrs[] = {
     {"axis", CA_INT, NULL, CVM_I32_LO, CVM_I32_HI, 0, 0, NULL},
-    {"num_newaxis", CA_INT, "1", 0, CVM_MAX_ATTR - 1, 0, 0, NULL},
+    {"num_newaxis", CA_INT, "1", 1, CVM_MAX_ATTR - 1, 0, 0, NULL},
 };
 
 Status cvm_parse_expand_dims(CvmCtx *c, const CvmRawAttrs *raw)

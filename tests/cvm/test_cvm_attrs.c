@@ -146,6 +146,8 @@ static const Case cases[] = {
     CONV(CONV_OK, "kernel_layout", "HWIO"), "cvm.attr.kernel_layout"},
     CONV(CONV_OK, "out_layout", "NHWC"), "cvm.attr.out_layout"},
     CONV(CONV_OK, "out_dtype", "float32"), "cvm.attr.out_dtype"},
+    /* cvm-runtime's dtype fields take type names only ("-1" was accepted here) */
+    CONV(CONV_OK, "out_dtype", "-1"), "cvm.attr.out_dtype"},
     CONV("channels", "2", "kernel_size", "(3, 3)", "use_bias", "yes"), "cvm.attr.use_bias"},
     CONV(CONV_OK, "foo", "1"), "cvm.attr.unknown"},
     CONV("channels", "2", "kernel_size", "(3, 3)"), "cvm.op.inputs"}, /* use_bias: 3 inputs */
@@ -204,12 +206,17 @@ static const Case cases[] = {
     {CVM_OP_cvm_left_shift, 1, {X1(4, 8)}, KV("precision", "8", "shift_bit", "33"),
      "cvm.attr.shift_bit"},
     {CVM_OP_cvm_lut, 2, {X1(4, 8), X1(3, 8)}, KV("in_dim", "4"), "cvm.attr.in_dim"},
+    /* cvm-runtime requires in_dim (it has no default) */
+    {CVM_OP_cvm_lut, 2, {X1(4, 8), X1(3, 8)}, NULL, "cvm.attr.in_dim"},
+    {CVM_OP_cvm_lut, 2, {X1(4, 8), X1(3, 8)}, KV("in_dim", "None"), "cvm.attr.in_dim"},
     /* reduce */
     {CVM_OP_sum, 1, {X3(2, 2, 2, 8)}, KV("axis", "(3,)"), "cvm.attr.axis"},
     {CVM_OP_sum, 1, {X3(2, 2, 2, 8)}, KV("axis", "(1, -2)"), "cvm.attr.axis"},
     {CVM_OP_max, 1, {X3(2, 2, 2, 8)}, KV("keepdims", "t"), "cvm.attr.keepdims"},
     {CVM_OP_max, 1, {X3(2, 2, 2, 8)}, KV("exclude", "f"), "cvm.attr.exclude"},
     {CVM_OP_sum, 1, {X3(2, 2, 2, 8)}, KV("dtype", "float32"), "cvm.attr.dtype"},
+    {CVM_OP_sum, 1, {X3(2, 2, 2, 8)}, KV("dtype", "4"), "cvm.attr.dtype"},
+    {CVM_OP_max, 1, {X3(2, 2, 2, 8)}, KV("dtype", "-1"), "cvm.attr.dtype"},
     /* transform */
     {CVM_OP_repeat, 1, {X2(2, 2, 8)}, KV("repeats", "0"), "cvm.attr.repeats"},
     {CVM_OP_repeat, 1, {X2(2, 2, 8)}, KV("repeats", "2", "axis", "2"), "cvm.attr.axis"},
@@ -222,6 +229,8 @@ static const Case cases[] = {
     {CVM_OP_squeeze, 1, {X3(1, 3, 1, 8)}, KV("axis", "(1,)"), "cvm.attr.axis"},
     {CVM_OP_expand_dims, 1, {X2(2, 3, 8)}, KV("axis", "3"), "cvm.attr.axis"},
     {CVM_OP_expand_dims, 1, {X2(2, 3, 8)}, KV("axis", "0", "num_newaxis", "4096"),
+     "cvm.attr.num_newaxis"},
+    {CVM_OP_expand_dims, 1, {X2(2, 3, 8)}, KV("axis", "0", "num_newaxis", "0"),
      "cvm.attr.num_newaxis"},
     {CVM_OP_transpose, 1, {X2(2, 3, 8)}, KV("axes", "(0,)"), "cvm.attr.axes"},
     {CVM_OP_transpose, 1, {X2(2, 3, 8)}, KV("axes", "(1, -1)"), "cvm.attr.axes"},
