@@ -251,12 +251,18 @@ static Status parse_json(Loader *L, const char *text, size_t len, const char *wh
     /* json-c allocates a few hundred bytes per array or object: bound their number first.
      * The same pass refuses what json-c's strict mode still lets through: a control
      * character inside a string, and outside strings anything but JSON's own characters
-     * (single quotes, NaN, Infinity) or a '.' without a digit after it. */
+     * (single quotes, NaN, Infinity) or a '.' without a digit after it; and what
+     * cvm-runtime's JSON reader does not read: string escapes other than \" \\ \n \r \t. */
     size_t containers = 0;
     bool in_str = false;
     for (size_t i = 0; i < len; i++) {
         char ch = text[i];
         if (in_str) {
+            if (ch == '\\' && (i + 1 == len || !strchr("\"\\nrt", text[i + 1]) ||
+                                text[i + 1] == 0))
+                return jfail(L, "cvm.json.syntax", where, "invalid JSON at byte %zu: a string "
+                             "escape other than \\\" \\\\ \\n \\r \\t (cvm-runtime reads no other)",
+                             i);
             if (ch == '\\')
                 i++;
             else if (ch == '"')
