@@ -444,6 +444,9 @@ Status cvm_shape_slice_like(CvmCtx *c, const OgShape *in, OgShape *out)
 {
     uint32_t K, N = in[0].ndim, M = in[1].ndim;
     const int64_t *ax = og_attr_ints(c->n, "axis", &K);
+    if (K == 0 && N != M) /* cvm-runtime refuses it */
+        return cvm_fail(c, "cvm.shape.mismatch", "without axis the inputs need the same number "
+                        "of dims; they have %u and %u", N, M);
     bool sl[OG_MAX_DIMS] = {false};
     for (uint32_t j = 0; K == 0 && j < N && j < M; j++)
         sl[j] = true;

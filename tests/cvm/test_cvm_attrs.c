@@ -243,6 +243,9 @@ static const Case cases[] = {
      "cvm.attr.stride"},
     {CVM_OP_slice_like, 2, {X2(3, 4, 8), X2(2, 2, 8)}, KV("axis", "(2,)"), "cvm.attr.axis"},
     {CVM_OP_slice_like, 2, {X2(3, 4, 8), X1(2, 8)}, KV("axis", "(1,)"), "cvm.attr.axis"},
+    /* without axis, inputs of different ranks (cvm-runtime refuses them) */
+    {CVM_OP_slice_like, 2, {X2(3, 4, 8), X1(2, 8)}, NULL, "cvm.shape.mismatch"},
+    {CVM_OP_slice_like, 2, {X2(3, 4, 8), X3(2, 2, 1, 8)}, KV("axis", "()"), "cvm.shape.mismatch"},
     {CVM_OP_concatenate, 2, {X2(2, 2, 8), X2(2, 2, 8)}, KV("axis", "2"), "cvm.attr.axis"},
     {CVM_OP_take, 2, {X2(2, 2, 8), X1(2, 8)}, KV("axis", "-3"), "cvm.attr.axis"},
     {CVM_OP_take, 2, {X2(2, 2, 8), X1(2, 8)}, KV("axis", "Nope"), "cvm.attr.axis"},
