@@ -41,7 +41,6 @@ typedef struct Loader {
     NodeInfo *info;
     uint64_t nentries;
     json_object *shape, *prec, *dltype, *storage, *op_attrs; /* graph attrs lists or NULL */
-    bool marked_inputs;     /* taskir extension (cvm.h): null nodes marked inputs */
     int32_t *node_map;      /* file node index -> OpGraph node id */
     bool *param_used;       /* per params entry: a null node took it */
 } Loader;
@@ -487,11 +486,13 @@ static Status index_params(Loader *L)
 }
 
 /* Is null node i marked a model input by its op_attrs entry (the taskir extension, cvm.h)?
- * cvm-runtime never reads a null node's entry; any other content is ignored here too. */
+ * cvm-runtime never reads a null node's entry; any other content is ignored here too. Only
+ * a short entry can be a mark, so that parsing it costs next to nothing. */
 static bool input_marked(const Loader *L, size_t i)
 {
     json_object *s = json_object_array_get_idx(L->op_attrs, i), *o, *v;
-    if (!strstr(json_object_get_string(s), CVM_INPUT_MARK_KEY))
+    if (json_object_get_string_len(s) > 64 ||
+        !strstr(json_object_get_string(s), CVM_INPUT_MARK_KEY))
         return false; /* the common "{}": no need to parse */
     if (!(o = json_tokener_parse(json_object_get_string(s))))
         return false;
@@ -516,7 +517,6 @@ static Status find_inputs(Loader *L)
     if (n > CVM_MAX_MODEL_INPUTS)
         return jfail(L, "cvm.limit.inputs", "graph attrs 'op_attrs'", "%zu null nodes are marked "
                      "inputs; a model has at most %d", n, CVM_MAX_MODEL_INPUTS);
-    L->marked_inputs = n > 0;
     for (size_t i = 0; i < L->nnodes && n == 0; i++)
         L->info[i].is_input = !L->info[i].is_op && strcmp(L->info[i].name, "data") == 0;
     return ST_OK;
