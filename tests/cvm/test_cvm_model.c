@@ -293,6 +293,9 @@ static const Bad bads[] = {
     {"[8, 8, 19, 8]", "[8, -1, 19, 8]", "cvm.precision.missing", "'w'"},
     {"[8, 8, 19, 8]", "[8, 0, 19, 8]", "cvm.precision.range", "precision"},
     {"conv2d", "conv2d_x", "cvm.op.unknown", "conv2d_x"},
+    /* the taskir input mark: w an input, data (unmarked) a parameter without params */
+    {"\"{}\", \"{}\"", "\"{}\", \"{\\\"taskir_input\\\": \\\"1\\\"}\"",
+     "cvm.params.missing", "'data'"},
 };
 
 static void test_invalid_models(void **state)
@@ -336,6 +339,9 @@ static const Bad goods[] = {
     {"\"name\": \"w\", \"inputs\": []",
      "\"name\": \"w\", \"inputs\": [], \"attrs\": {\"func_name\": \"null\"}", NULL, NULL},
     {"\"name\": \"shift1\"", "\"name\": \"shift\xc3\xa9 \\\"1\\\" \\\\ \\t\"", NULL, NULL},
+    /* a mark only in an entry of at most 64 bytes: w stays a parameter */
+    {"\"{}\", \"{}\"", "\"{}\", \"{\\\"taskir_input\\\": \\\"1\\\", \\\"note\\\": "
+     "\\\"a long entry of a null node, which cvm-runtime ignores\\\"}\"", NULL, NULL},
     /* cvm_1.1.0: cvm-runtime derives arg_nodes and ignores dltype (node_row_ptr it needs:
      * without one it crashes) */
     {"cvm_1.0.0", "cvm_1.1.0", NULL, NULL},
