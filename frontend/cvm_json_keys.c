@@ -8,7 +8,6 @@
  */
 #include "frontend/cvm_json_keys.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -48,19 +47,6 @@ static const KeySpec graph_attr_keys[] = {
     {"dtype", json_type_null, false},
 };
 
-static Status fail(Diag *d, const char *rule, const char *where, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static Status fail(Diag *d, const char *rule, const char *where, const char *fmt, ...)
-{
-    char what[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    return diag_add(d, ST_LOGIC, rule, where, "%s", what);
-}
-
 static const char *tname(json_object *v)
 {
     return json_type_to_name(json_object_get_type(v));
@@ -76,31 +62,35 @@ static Status check_object(json_object *o, const KeySpec *spec, size_t n, const 
         while (k < n && strcmp(spec[k].key, key) != 0)
             k++;
         if (k == n)
-            return fail(d, "cvm.json.key", where, "%s key '%s' is not one cvm-runtime reads", what,
-                        key);
+            return diag_add(d, ST_LOGIC, "cvm.json.key", where,
+                            "%s key '%s' is not one cvm-runtime reads", what, key);
         if (spec[k].type != json_type_null && json_object_get_type(val) != spec[k].type)
-            return fail(d, "cvm.json.type", where, "'%s' is %s, expected %s", key, tname(val),
-                        json_type_to_name(spec[k].type));
+            return diag_add(d, ST_LOGIC, "cvm.json.type", where, "'%s' is %s, expected %s", key,
+                            tname(val), json_type_to_name(spec[k].type));
     }
     for (size_t k = 0; k < n; k++)
         if (spec[k].required && !json_object_object_get_ex(o, spec[k].key, NULL))
-            return fail(d, "cvm.json.missing", where, "'%s' is missing", spec[k].key);
+            return diag_add(d, ST_LOGIC, "cvm.json.missing", where, "'%s' is missing", spec[k].key);
     return ST_OK;
 }
 
-/* [type, list] with type a string: the list (NULL and a finding otherwise). */
-static json_object *pair_list(json_object *v, const char *key, Diag *d, Status *st)
+/* v is a [type, value] pair with type a string: *type and *value set (value may be a JSON
+ * null, NULL here); a finding otherwise. */
+static Status pair(json_object *v, const char *key, Diag *d, const char **type,
+                   json_object **value)
 {
-    *st = ST_OK;
-    json_object *t = json_object_array_get_idx(v, 0);
-    if (json_object_get_type(v) != json_type_array || json_object_array_length(v) != 2 ||
-        json_object_get_type(t) != json_type_string) {
+    json_object *t = json_object_get_type(v) == json_type_array &&
+                             json_object_array_length(v) == 2
+                         ? json_object_array_get_idx(v, 0)
+                         : NULL;
+    if (json_object_get_type(t) != json_type_string) {
         char where[64];
         snprintf(where, sizeof where, "graph attrs '%s'", key);
-        *st = fail(d, "cvm.json.attrs", where, "is not a [\"type\", value] pair");
-        return NULL;
+        return diag_add(d, ST_LOGIC, "cvm.json.attrs", where, "is not a [\"type\", value] pair");
     }
-    return json_object_array_get_idx(v, 1);
+    *type = json_object_get_string(t);
+    *value = json_object_array_get_idx(v, 1);
+    return ST_OK;
 }
 
 /* device_index: ["list_int", []] only (cvm-runtime: "attribute device_index must be set
@@ -108,24 +98,23 @@ static json_object *pair_list(json_object *v, const char *key, Diag *d, Status *
 static Status check_skipped_attrs(json_object *attrs, Diag *d)
 {
     Status st;
-    json_object *v;
+    json_object *v, *l;
+    const char *t;
     if (json_object_object_get_ex(attrs, "device_index", &v)) {
-        json_object *l = pair_list(v, "device_index", d, &st);
-        if (!l)
+        if ((st = pair(v, "device_index", d, &t, &l)))
             return st;
         const char *where = "graph attrs 'device_index'";
-        if (strcmp(json_object_get_string(json_object_array_get_idx(v, 0)), "list_int") != 0 ||
-            json_object_get_type(l) != json_type_array)
-            return fail(d, "cvm.json.attrs", where, "is not a [\"list_int\", [...]] pair");
+        if (strcmp(t, "list_int") != 0 || json_object_get_type(l) != json_type_array)
+            return diag_add(d, ST_LOGIC, "cvm.json.attrs", where,
+                            "is not a [\"list_int\", [...]] pair");
         if (json_object_array_length(l) != 0)
-            return fail(d, "cvm.json.device", where, "has %zu values; cvm-runtime runs on one "
-                        "device and needs it empty", json_object_array_length(l));
+            return diag_add(d, ST_LOGIC, "cvm.json.device", where, "has %zu values; cvm-runtime "
+                            "runs on one device and needs it empty",
+                            json_object_array_length(l));
     }
     if (json_object_object_get_ex(attrs, "dtype", &v)) {
-        json_object *l = pair_list(v, "dtype", d, &st);
-        if (!l)
+        if ((st = pair(v, "dtype", d, &t, &l)))
             return st;
-        const char *t = json_object_get_string(json_object_array_get_idx(v, 0));
         bool ok = false;
         if (strcmp(t, "list_int") == 0 && json_object_get_type(l) == json_type_array) {
             ok = true;
@@ -135,8 +124,8 @@ static Status check_skipped_attrs(json_object *attrs, Diag *d)
             ok = json_object_get_type(l) == json_type_int && json_object_get_int64(l) >= 0;
         }
         if (!ok)
-            return fail(d, "cvm.json.attrs", "graph attrs 'dtype'", "is neither [\"list_int\", "
-                        "[ints]] nor [\"list_str\", count]");
+            return diag_add(d, ST_LOGIC, "cvm.json.attrs", "graph attrs 'dtype'",
+                            "is neither [\"list_int\", [ints]] nor [\"list_str\", count]");
     }
     return ST_OK;
 }
@@ -154,7 +143,8 @@ Status cvm_json_check_keys(json_object *root, Diag *d)
         char where[320];
         snprintf(where, sizeof where, "node %zu", i);
         if (json_object_get_type(o) != json_type_object)
-            return fail(d, "cvm.json.type", where, "is %s, expected an object", tname(o));
+            return diag_add(d, ST_LOGIC, "cvm.json.type", where, "is %s, expected an object",
+                            tname(o));
         if (json_object_object_get_ex(o, "name", &name) &&
             json_object_get_type(name) == json_type_string)
             snprintf(where, sizeof where, "node %zu '%s'", i, json_object_get_string(name));
