@@ -120,7 +120,7 @@ static Status graph_attr(Loader *L, json_object *attrs, const char *key, const c
     char where[64];
     snprintf(where, sizeof where, "graph attrs '%s'", key);
     json_object *v;
-    if (!attrs || !json_object_object_get_ex(attrs, key, &v) || !v)
+    if (!attrs || !json_object_object_get_ex(attrs, key, &v))
         return ST_OK;
     if (json_object_get_type(v) != json_type_array || json_object_array_length(v) != 2)
         return jfail(L, "cvm.json.attrs", where, "is not a [\"%s\", [...]] pair", type_name);

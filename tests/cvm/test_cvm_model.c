@@ -275,6 +275,9 @@ static const Bad bads[] = {
     {STORAGE, STORAGE "  \"dtype\": [\"list_str\", [\"int32\"]],\n", "cvm.json.attrs", "dtype"},
     {" \"attrs\": {\n", " \"postprocess\": 3,\n \"attrs\": {\n", "cvm.json.type", "postprocess"},
     {STORAGE, "", "cvm.json.missing", "storage_id"},
+    {"[\"list_int\", [0, 1, 2, 3]]", "null", "cvm.json.attrs", "storage_id"},
+    {"[\"list_str\", [\"{}\", \"{}\", " CONV_OPATTRS ", " SHIFT_OPATTRS "]]", "null",
+     "cvm.json.attrs", "op_attrs"},
     {"[0, 1, 2, 3]],\n  \"op_attrs\": [\"list_str\", [\"{}\", \"{}\", " CONV_OPATTRS ", "
      SHIFT_OPATTRS "]]", "[0, 1, 2, 3]]", "cvm.json.missing", "op_attrs"},
     {"  \"shape\": [\"list_shape\", " SHAPES "],\n", "", "cvm.json.missing", "shape"},
