@@ -182,7 +182,7 @@ static Status declared_prec(Loader *L, uint64_t entry, int32_t *p)
         return ST_OK;
     char where[64];
     snprintf(where, sizeof where, "graph attrs 'precision'[%llu]", (unsigned long long)entry);
-    int64_t v;
+    int64_t v = -1;
     Status st = get_int(L, json_object_array_get_idx(L->prec, entry), -1, 32,
                         "cvm.precision.range", where, "the precision", &v);
     if (st == ST_OK && v == 0)
