@@ -2,6 +2,7 @@
  * Taskir__* structs (shared/STYLE.md: the wire structs are a format, not a data structure). */
 #include "taskir/pbio.h"
 
+#include "taskir/canon.h"
 #include "taskir/fileio.h"
 #include "taskir/pbpack.h"
 #include "taskgraph.pb-c.h"
@@ -27,14 +28,16 @@ static bool shape_in(Loader *L, const Taskir__Shape *w, Shape *s)
     memset(s, 0, sizeof *s);
     if (!w)
         return true;
-    s->d[D_Y] = dim_in(w->has_ny, w->ny);
-    s->d[D_X] = dim_in(w->has_nx, w->nx);
-    s->d[D_F] = dim_in(w->has_nf, w->nf);
-    s->d[D_R] = dim_in(w->has_nr, w->nr);
-    s->d[D_KY] = dim_in(w->has_nky, w->nky);
-    s->d[D_KX] = dim_in(w->has_nkx, w->nkx);
-    s->d[D_IY] = dim_in(w->has_niy, w->niy);
-    s->d[D_IX] = dim_in(w->has_nix, w->nix);
+    _Static_assert(TIR_NDIMS <= 8, "minus_one is an 8-bit mask");
+    /* in seeds/003 order y x f r ky kx iy ix */
+    const protobuf_c_boolean has[TIR_NDIMS] = {w->has_ny, w->has_nx, w->has_nf, w->has_nr,
+                                               w->has_nky, w->has_nkx, w->has_niy, w->has_nix};
+    const int32_t val[TIR_NDIMS] = {w->ny, w->nx, w->nf, w->nr, w->nky, w->nkx, w->niy, w->nix};
+    for (int i = 0; i < TIR_NDIMS; i++) {
+        s->d[i] = dim_in(has[i], val[i]);
+        if (has[i] && val[i] == -1)
+            s->minus_one |= (uint8_t)(1u << i);
+    }
     s->n_branch = dim_in(w->has_n_branch, w->n_branch);
     if (w->n_extra_dimensions) {
         if (w->n_extra_dimensions > TIR_MAX_TENSOR_DIMS) {
@@ -141,6 +144,20 @@ static bool clusters_in(Loader *L, const char *where, Taskir__EdgeCluster **w, s
     return true;
 }
 
+/* The model tensor of an INPUT / OUTPUT block (extension field 101). */
+static bool model_in(Loader *L, const char *where, const Taskir__ModelTensor *w, Block *b)
+{
+    if (w->n_dims > TIR_MAX_TENSOR_DIMS) {
+        diag_add(L->d, ST_LOGIC, "limit.dims", where, "model tensor has %zu dims, more than %u",
+                 w->n_dims, TIR_MAX_TENSOR_DIMS);
+        return false;
+    }
+    PrecisionId prec = PR_INT_32;
+    if (w->has_dtype && !prec_in(L, where, w->dtype, &prec))
+        return false;
+    return blk_set_model(L->g, b, w->dims, (uint32_t)w->n_dims, prec, w->has_dtype);
+}
+
 static bool block_in(Loader *L, const Taskir__TaskBlock *w)
 {
     char where[48];
@@ -215,7 +232,7 @@ static bool block_in(Loader *L, const Taskir__TaskBlock *w)
     b->has_pipeline_num = w->has_pipeline_num;
     b->socket_id = w->socket_id;
     b->has_socket_id = w->has_socket_id;
-    return true;
+    return !w->model_tensor || model_in(L, where, w->model_tensor, b);
 }
 
 static bool edge_in(Loader *L, const Taskir__Edge *w)
@@ -366,13 +383,21 @@ Status graph_load_pb_mem(const uint8_t *buf, size_t len, Graph **out, Diag *d)
     if (len > TIR_MAX_FILE_BYTES)
         return diag_add(d, ST_LOGIC, "limit.file", NULL, "%zu bytes, more than the limit %zu",
                         len, TIR_MAX_FILE_BYTES);
-    Status pst = pb_wire_precheck(&taskir__task_graph__descriptor, buf, len, load_caps,
-                                  sizeof load_caps / sizeof load_caps[0],
-                                  TIR_MAX_PB_DECODE_BYTES, d);
+    uint8_t *kept;
+    size_t kept_len;
+    Status pst = pb_wire_strip(&taskir__task_graph__descriptor, buf, len, &kept, &kept_len, d);
     if (pst != ST_OK)
         return pst;
-    ProtobufCMessage *msg;
-    pst = pb_unpack(&taskir__task_graph__descriptor, buf, len, "TaskGraph", &msg, d);
+    if (kept) {
+        buf = kept;
+        len = kept_len;
+    }
+    pst = pb_wire_precheck(&taskir__task_graph__descriptor, buf, len, load_caps,
+                           sizeof load_caps / sizeof load_caps[0], TIR_MAX_PB_DECODE_BYTES, d);
+    ProtobufCMessage *msg = NULL;
+    if (pst == ST_OK)
+        pst = pb_unpack(&taskir__task_graph__descriptor, buf, len, "TaskGraph", &msg, d);
+    free(kept);
     if (pst != ST_OK)
         return pst;
     Taskir__TaskGraph *w = (Taskir__TaskGraph *)msg;
@@ -556,7 +581,9 @@ static Taskir__TaskBlock *block_out(Saver *S, const Block *b)
         w->has_precision = 1;
         w->precision = (Taskir__Precision)pr_info(b->prec)->wire;
     }
-    if (!shape_empty(&b->shape) && !(w->shape = shape_out(S, &b->shape)))
+    Shape shape;
+    canon_shape(b, &shape);
+    if (!shape_empty(&shape) && !(w->shape = shape_out(S, &shape)))
         return NULL;
     w->n_input_clusters = b->n_in;
     w->n_output_clusters = b->n_out;
@@ -565,8 +592,11 @@ static Taskir__TaskBlock *block_out(Saver *S, const Block *b)
         return NULL;
     if (b->data && !(w->data = tensor_out(S, b->data)))
         return NULL;
-    w->n_attributes = b->n_attrs;
-    w->attributes = arena_alloc(S->a, b->n_attrs ? b->n_attrs : 1, sizeof *w->attributes);
+    AttrId dflt[CANON_MAX_ATTRS];
+    uint32_t n_dflt = canon_default_attrs(b, dflt);
+    w->n_attributes = b->n_attrs + n_dflt;
+    w->attributes = arena_alloc(S->a, w->n_attributes ? w->n_attributes : 1,
+                                sizeof *w->attributes);
     if (!w->attributes)
         return NULL;
     for (uint32_t i = 0; i < b->n_attrs; i++) {
@@ -586,23 +616,72 @@ static Taskir__TaskBlock *block_out(Saver *S, const Block *b)
         wa->has_float_value = a->has_fvalue;
         wa->float_value = a->fvalue;
     }
+    for (uint32_t i = 0; i < n_dflt; i++) {
+        Taskir__Attribute *wa = NEW(S, Taskir__Attribute, TASKIR__ATTRIBUTE__INIT);
+        if (!wa)
+            return NULL;
+        w->attributes[b->n_attrs + i] = wa;
+        wa->has_type = wa->has_int_value = 1;
+        wa->type = (Taskir__AttributeType)at_info(dflt[i])->wire;
+        wa->int_value = at_info(dflt[i])->dflt;
+    }
     w->has_is_virtual = b->has_is_virtual;
     w->is_virtual = b->is_virtual;
     w->has_major_task_id = b->has_major_task_id;
     w->major_task_id = b->major_task_id;
     w->has_pipeline_num = b->has_pipeline_num;
     w->pipeline_num = b->pipeline_num;
-    if (b->bias_type) {
+    int bias_type = canon_bias_type(b);
+    if (bias_type) {
         w->has_bias_type = 1;
-        w->bias_type = (Taskir__BiasType)b->bias_type;
+        w->bias_type = (Taskir__BiasType)bias_type;
     }
     w->has_socket_id = b->has_socket_id;
     w->socket_id = b->socket_id;
     w->name = (char *)b->name;
+    if (b->has_model) {
+        Taskir__ModelTensor *m = NEW(S, Taskir__ModelTensor, TASKIR__MODEL_TENSOR__INIT);
+        if (!m)
+            return NULL;
+        m->n_dims = b->model_ndim;
+        m->dims = b->model_dims;
+        m->has_dtype = b->has_model_prec;
+        m->dtype = (Taskir__Precision)pr_info(b->model_prec)->wire;
+        w->model_tensor = m;
+    }
     return w;
 }
 
-static Taskir__Edge *edge_out(Saver *S, const Edge *e)
+/* A RESHAPE without its permutation gets the C-order one written (canon_reshape_p), as the
+ * first parameter tensor: dims [k], int32_data p. */
+static bool reshape_p_out(Saver *S, const Graph *g, const Edge *e, uint32_t i,
+                          Taskir__RearrangeInfo *wr)
+{
+    int32_t p[TIR_CDIMS];
+    uint32_t k = canon_reshape_p(g, e, i, p);
+    if (!k)
+        return true;
+    int32_t *v = arena_alloc(S->a, k + 1, sizeof *v);
+    Taskir__Tensor *t = NEW(S, Taskir__Tensor, TASKIR__TENSOR__INIT);
+    if (!v || !t)
+        return false;
+    memcpy(v, p, k * sizeof *v);
+    v[k] = (int32_t)k;
+    t->n_dims = 1;
+    t->dims = v + k;
+    t->n_int32_data = k;
+    t->int32_data = v;
+    if (!wr->n_matrix) {
+        wr->n_matrix = 1;
+        wr->matrix[0] = t;
+    } else {
+        t->name = wr->matrix[0]->name;
+        wr->matrix[0] = t;
+    }
+    return true;
+}
+
+static Taskir__Edge *edge_out(Saver *S, const Graph *g, const Edge *e)
 {
     Taskir__Edge *w = NEW(S, Taskir__Edge, TASKIR__EDGE__INIT);
     if (!w)
@@ -629,6 +708,8 @@ static Taskir__Edge *edge_out(Saver *S, const Edge *e)
         for (uint32_t k = 0; k < e->re[i].n_mats; k++)
             if (!(wr->matrix[k] = tensor_out(S, &e->re[i].mats[k])))
                 return NULL;
+        if (!reshape_p_out(S, g, e, i, wr))
+            return NULL;
     }
     return w;
 }
@@ -699,7 +780,7 @@ static Status pack_graph(const Graph *g, Saver *S, Diag *d)
         Taskir__TaskGraph w = TASKIR__TASK_GRAPH__INIT;
         w.edges = we + i;
         for (uint64_t values = 0; i < g->n_edges && values < PART_VALUES; i++) {
-            if (!(we[i] = edge_out(S, g->edges[i]))) {
+            if (!(we[i] = edge_out(S, g, g->edges[i]))) {
                 st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory saving the graph");
                 break;
             }

@@ -15,14 +15,20 @@
 
 #define VFY_MSG 1024
 
-void vfy_block(Verifier *v, const char *rule, const Block *b, const char *fmt, ...)
+static void block_finding(Verifier *v, Status st, const char *rule, const Block *b,
+                          const char *fmt, va_list ap)
 {
     char msg[VFY_MSG];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    diag_block(v->d, st, rule, b, "%s", msg);
+}
+
+void vfy_block(Verifier *v, const char *rule, const Block *b, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    block_finding(v, ST_LOGIC, rule, b, fmt, ap);
     va_end(ap);
-    diag_block(v->d, ST_LOGIC, rule, b, "%s", msg);
     v->found++;
 }
 
@@ -63,6 +69,16 @@ void vfy_add(Verifier *v, const char *rule, const char *where, const char *fmt, 
     va_end(ap);
     diag_add(v->d, ST_LOGIC, rule, where, "%s", msg);
     v->found++;
+}
+
+void vfy_pedantic(Verifier *v, const char *rule, const Block *b, const char *fmt, ...)
+{
+    if (!v->strict)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    block_finding(v, ST_OK, rule, b, fmt, ap);
+    va_end(ap);
 }
 
 /* ---- shared helpers ---- */
@@ -180,4 +196,3 @@ bool vfy_iface_box(const int32_t cd[TIR_CDIMS], const Iface *f, int64_t pos[TIR_
     }
     return ok;
 }
-

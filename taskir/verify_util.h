@@ -30,6 +30,7 @@ typedef struct VBox {
 typedef struct Verifier {
     const Graph *g;
     Diag *d;
+    bool strict;            /* record pedantic findings as warnings (VerifyOptions) */
     size_t found;           /* findings recorded by this run */
     bool oom;               /* an allocation of the verifier failed */
     uint32_t *out_refs;     /* per edge position: output interfaces on its src block naming it */
@@ -48,6 +49,10 @@ void vfy_edge(Verifier *v, const char *rule, int32_t edge_id, const char *fmt, .
 void vfy_block_edge(Verifier *v, const char *rule, const Block *b, int32_t edge_id,
                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 void vfy_add(Verifier *v, const char *rule, const char *where, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Record a pedantic finding about a convention the verifier accepts: a warning (ST_OK, not
+ * counted) when v->strict, nothing otherwise. */
+void vfy_pedantic(Verifier *v, const char *rule, const Block *b, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 /* Does the block have a type of the table (not an out-of-range value)? */
