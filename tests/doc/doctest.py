@@ -17,7 +17,9 @@ symlinks to the source tree's entries, and `build/`, which holds symlinks to the
 entries except `examples/`, a copy (commands may write there; files over 16 MiB, such as
 generated benchmark models, are symlinked). The blocks of one document run
 in order in that folder (so a block may use the files an earlier one wrote), with PATH
-starting with build/tools. Exit 0 when every block that runs succeeds, 1 otherwise.
+starting with build/tools. Every Markdown link must stay in the repository and name a file
+or folder that exists (web addresses and anchors aside). Exit 0 when every block that runs
+succeeds and every link holds, 1 otherwise.
 """
 import argparse
 import glob
@@ -228,8 +230,37 @@ def command_for(b, box, build, cc, n):
             f"-o {shlex.quote(exe)} {q} {flags} && ./{shlex.quote(exe)}")
 
 
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def check_links(src, name):
+    """The document's Markdown links that leave the repository or name nothing: a link is a
+    web address (http:, https:, mailto:), an anchor (#...) or a path that, from the
+    document's folder, stays inside src and exists. Code blocks are not read."""
+    errors, fence = [], False
+    top = os.path.realpath(src)
+    with open(os.path.join(src, name), encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if line.lstrip().startswith("```"):
+                fence = not fence
+                continue
+            if fence:
+                continue
+            for target in LINK.findall(line):
+                path = target.split("#")[0]
+                if not path or re.match(r"^(https?|mailto):", target):
+                    continue
+                full = os.path.realpath(os.path.join(src, os.path.dirname(name), path))
+                if os.path.commonpath([top, full]) != top:
+                    errors.append(f"{name}:{n}: the link '{target}' leaves the repository")
+                elif not os.path.exists(full):
+                    errors.append(f"{name}:{n}: the link '{target}' names nothing")
+    return errors
+
+
 def run_doc(src, build, cc, name):
     blocks, errors = parse(os.path.join(src, name), name)
+    errors += check_links(src, name)
     for e in errors:
         print("FAIL", e)
     failed = bool(errors)

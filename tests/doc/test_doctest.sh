@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/doc/test_doctest.sh: the doc-test runner on fixture documents (tests/doc/fixtures):
-# ok.md passes (every kind of block and directive), each fail_*.md fails with its message;
+# ok.md passes (every kind of block and directive), each fail_*.md fails with its message
+# (fail_link.md: Markdown links that leave the repository or name nothing);
 # --list and --check-list find the documents.
 #
 #   sh test_doctest.sh PYTHON DOCTEST.PY FIXTURES BUILD_DIR [RUNNER_OPTION ...]
@@ -53,6 +54,8 @@ expect fail_directive.md 1 "fail_directive.md:1: unknown directive 'doctest: sik
 expect fail_c.md 1 'FAIL fail_c.md:1: c block' 'undeclared (first use' \
     'FAIL fail_c.md:5: xml block' '[cinn.precision]'
 expect missing.md 1 'FAIL missing.md: no such document'
+expect fail_link.md 1 "FAIL fail_link.md:4: the link '../../shared/DESIGN.md' leaves the repository" \
+    "FAIL fail_link.md:4: the link 'nowhere.md' names nothing"
 # --list finds every document under the conventions' places; --check-list names a new one
 mkdir -p "$tmp/src/docs/sub" "$tmp/src/examples" "$tmp/src/tests"
 touch "$tmp/src/README.md" "$tmp/src/docs/a.md" "$tmp/src/docs/sub/b.md" \
