@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "cvm_test_util.h"
+#include "frontend/cinn/cinn_ops.h"
 
 #define I32MAX 2147483647
 #define RUN(r, op, ins, kv) top_run(r, CVM_OP_##op, ins, (uint32_t)(sizeof ins / sizeof *ins), kv)
@@ -727,10 +728,35 @@ static void test_table(void **state)
     assert_false(cvm_op_from_name("softmax", &op));
 }
 
+/* The one operator table of both dialects (frontend/ops/op_table.c): each row says whose it
+ * is, and names are found within one dialect only. */
+static void test_table_dialects(void **state)
+{
+    (void)state;
+    CvmOp op;
+    int code;
+    assert_true(cvm_op_from_name("conv2d", &op));
+    assert_string_equal(cvm_op_info(op)->dialect, "cvm");
+    assert_false(cinn_op_from_name("conv2d", &code));
+    assert_false(cvm_op_from_name("cinn_mod", &op)); /* the CVM reader knows no CINN op */
+    assert_true(cinn_op_from_name("cinn_mod", &code));
+    assert_int_equal(code, CINN_OP_cinn_mod);
+    assert_string_equal(cvm_op_info((CvmOp)code)->name, "cinn_mod");
+    assert_string_equal(cvm_op_info((CvmOp)code)->dialect, "cinn");
+    assert_ptr_equal(cinn_op_info(code), cvm_op_info((CvmOp)code));
+    for (int c = CINN_OP_BASE; c < CINN_OP_END; c++)
+        assert_true(cinn_op_from_name(cinn_op_info(c)->name, &code) && code == c);
+    assert_null(cvm_op_info((CvmOp)CVM_OP_COUNT));
+    assert_null(cvm_op_info((CvmOp)CINN_OP_END));
+    assert_null(cinn_op_info(CVM_OP_conv2d));
+    assert_null(cvm_op_name((CvmOp)CINN_OP_cinn_mod));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),
+        cmocka_unit_test(test_table_dialects),
         cmocka_unit_test(test_conv2d_basic),
         cmocka_unit_test(test_conv2d_pad_stride_bias),
         cmocka_unit_test(test_conv2d_dilation),
