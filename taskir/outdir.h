@@ -3,8 +3,8 @@
  * earlier run that this run does not write removed, so that what DIR holds is this run's
  * (docs/cli.md). "Our" files are DIR/outputK.npy and DIR/blockID.npy (K a socket or head
  * number, ID a block id): what taskir-run writes; DIR's other files are never touched. */
-#ifndef TASKIR_TOOLS_OUTDIR_H
-#define TASKIR_TOOLS_OUTDIR_H
+#ifndef TASKIR_OUTDIR_H
+#define TASKIR_OUTDIR_H
 
 #include "taskir/diag.h"
 #include "taskir/npy.h"

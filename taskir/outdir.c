@@ -1,5 +1,5 @@
 /* outdir.c: see outdir.h. */
-#include "outdir.h"
+#include "taskir/outdir.h"
 
 #include "taskir/fileio.h"
 #include "taskir/npy.h"
