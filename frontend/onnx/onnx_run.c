@@ -2,8 +2,8 @@
  * to the graph inputs, convert them at the model's edges, interpret, and give the outputs
  * their ONNX shapes (as the compiled graph's OUTPUT blocks declare them). */
 #include "frontend/interp/interp.h"
-#include "frontend/onnx/onnx.h"
 #include "frontend/interp/run_model.h"
+#include "frontend/onnx/onnx.h"
 
 #include <errno.h>
 #include <stdio.h>
