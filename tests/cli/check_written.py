@@ -13,6 +13,8 @@ HasField tells what is on the wire. Checked, for every block and edge:
   - a window block (CC, CC2D, CAVG, CCMPB, CCMPS) with ny and nx has nky, nkx, niy, nix;
   - STRIDE_X/Y on every block whose type takes them, DILATION_X/Y on CC and CC2D;
   - bias_type on every block with a bias cluster;
+  - no CONSTANT_B other than 0: a constant bias is an SB bias cluster (their executor reads a
+    bias only from a bias cluster and ignores CONSTANT_B);
   - every RESHAPE step carries its permutation p (a permutation of the box's axes);
   - no INPUT has nr; no dim anywhere is negative;
   - an edge without rearrangement joins boxes equal dim by dim as written, an absent dim
@@ -127,6 +129,9 @@ def check_graph(name, g, pb2, types):
             if fixed is not None and len(b.input_clusters) > fixed and \
                     not b.HasField("bias_type"):
                 bad.append("%s: a bias cluster without bias_type" % where)
+        for a in b.attributes:
+            if pb2.AttributeType.Name(a.type) == "CONSTANT_B" and a.int_value != 0:
+                bad.append("%s: CONSTANT_B %d instead of a bias cluster" % (where, a.int_value))
         if t == "INPUT" and b.shape.HasField("nr"):
             bad.append("%s: an INPUT with nr" % where)
         shapes = [b.shape] + [c.shape for c in list(b.input_clusters) + list(b.output_clusters)]
