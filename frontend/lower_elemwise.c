@@ -187,7 +187,7 @@ typedef struct Ew {
     AttrId ids[4];
     int32_t vals[4];
     const int32_t *bias;    /* VECTOR bias: F values (the layout's f), or NULL */
-    bool cbias;             /* CONSTANT bias cb */
+    bool cbias;             /* a constant bias cb: an SB of f copies of it */
     int32_t cb;
 } Ew;
 
@@ -1294,7 +1294,7 @@ static bool fold_bias(Lw *L, const LVal *x, int64_t r)
         sb->has_prec = true;
         return true;
     }
-    if (b->bias_type == BIAS_CONSTANT || r > INT32_MAX)
+    if (b->bias_type == BIAS_CONSTANT || r > INT32_MAX || b->shape.d[D_F] <= 0)
         return false;
     Block *sb;
     return bias_sb(L, b, "round_b", b->n_in, b->shape.d[D_F], NULL, (int32_t)r, &sb) == ST_OK;
