@@ -17,6 +17,8 @@
  *    lo + g*floor(o/n) or its mirror image: a slice (g = 1, n = 1), a strided slice (g),
  *    nearest-neighbour upsampling, repeat and broadcasting (n), a reversed slice (mirror).
  *    Transposes, flattens and layout changes come out as PERMUTE, slices as interface boxes.
+ *    Upsampling alone (SCALE up, nothing else) is written as edges between equal boxes, one
+ *    per index of the upsampled axes, up to FANOUT_MAX_EDGES.
  * 3. When no such chain exists: a SHUFFLE gather over the bounding box when it has the
  *    destination's volume; else, when the bounding box is a line, SCALE up (if needed) +
  *    SHUFFLE + an AFFINE cut to the destination volume; else the bounding box is first
@@ -376,12 +378,81 @@ static Status oom_if(Lw *L, bool ok)
     return ok ? ST_OK : lw_oom(L);
 }
 
+/* Most edges one upsampling is written as instead of a SCALE step (below). */
+#define FANOUT_MAX_EDGES 4096
+
+/* A chain that is nearest-neighbour upsampling alone (no reflection, permutation, stride or
+ * gather), whose destination box has the source's axes: the number of edges it fans out to
+ * (one per index of the upsampled axes), or 0 when it is not such a chain or needs more than
+ * FANOUT_MAX_EDGES. The existing tools' checker refuses a step that changes an edge's
+ * volume (their SCALE is not implemented), so such an upsampling is written as edges, each
+ * carrying one source box to an equal destination box (docs/formats.md, "Writing
+ * conventions"). */
+static int64_t fanout_edges(const Enc *E, const Chain *c, const Block *dst, uint32_t in_idx,
+                            const int32_t *dsize)
+{
+    int32_t dcd[TIR_CDIMS];
+    if (!blk_cluster_dims(dst, true, in_idx, dcd))
+        return 0;
+    int64_t n = 1;
+    bool up = false;
+    for (int a = 0; a < E->m; a++) {
+        if (c->p[a] != a || c->refl[a] || c->down[a] != 1 || c->gather[a] ||
+            dcd[E->ax[a]] <= 0 || dsize[E->ax[a]] != c->b[a] ||
+            c->b[a] != (int64_t)c->ext[a] * c->up[a])
+            return 0;
+        if (c->up[a] > 1) {
+            up = true;
+            n *= c->b[a];
+            if (n > FANOUT_MAX_EDGES)
+                return 0;
+        }
+    }
+    int used = 0;
+    for (int i = 0; i < TIR_CDIMS; i++)
+        used += dcd[i] > 0;
+    return up && used == E->m ? n : 0;
+}
+
+/* Writes such an upsampling as its n edges: for each index o of the upsampled axes (C
+ * order), source index lo + o / up, size 1 along them, whole along the others. */
+static Status emit_fanout(Lw *L, const Enc *E, const Chain *c, int64_t n, Block *dst,
+                          uint32_t in_idx, const int32_t *dpos, const int32_t *dsize)
+{
+    for (int64_t k = 0; k < n; k++) {
+        int32_t spos[TIR_CDIMS] = {0}, ssize[TIR_CDIMS] = {0}, dp[TIR_CDIMS], ds[TIR_CDIMS];
+        memcpy(dp, dpos, sizeof dp);
+        memcpy(ds, dsize, sizeof ds);
+        int64_t r = k;
+        for (int a = E->m - 1; a >= 0; a--) {
+            int ax = E->ax[a];
+            spos[ax] = c->lo[a];
+            ssize[ax] = c->ext[a];
+            if (c->up[a] > 1) {
+                int32_t o = (int32_t)(r % c->b[a]);
+                r /= c->b[a];
+                spos[ax] += o / c->up[a];
+                ssize[ax] = 1;
+                dp[ax] += o;
+                ds[ax] = 1;
+            }
+        }
+        Edge *e = add_edge(L, E->s, spos, ssize, dst, in_idx, dp, ds);
+        if (!e || !box_step(L, e, E->s->b, ssize, dst, in_idx, ds))
+            return lw_oom(L);
+    }
+    return ST_OK;
+}
+
 /* Emits the edge of a detected chain: the sub-box, then REFLECT, PERMUTE, SCALE down, SCALE
  * up (upsampling factors, and room for the gathered axes), one SHUFFLE along each gathered
  * axis, and an AFFINE cut when a gathered axis came out longer than wanted. */
 static Status emit_chain(Lw *L, const Enc *E, const Chain *c, Block *dst, uint32_t in_idx,
                          const int32_t *dpos, const int32_t *dsize)
 {
+    int64_t nf = fanout_edges(E, c, dst, in_idx, dsize);
+    if (nf)
+        return emit_fanout(L, E, c, nf, dst, in_idx, dpos, dsize);
     int32_t spos[TIR_CDIMS] = {0}, ssize[TIR_CDIMS] = {0};
     for (int a = 0; a < E->m; a++) {
         spos[E->ax[a]] = c->lo[a];
