@@ -31,45 +31,12 @@
 
 /* ---- edges, interfaces, steps ---- */
 
-static void set_box(Iface *f, const int32_t cd[TIR_CDIMS], const int32_t *pos,
-                    const int32_t *size)
-{
-    bool whole = true;
-    for (int i = 0; i < TIR_CDIMS; i++)
-        if (cd[i] > 0 && (pos[i] != 0 || size[i] != cd[i]))
-            whole = false;
-    if (whole)
-        return;
-    f->has_pos = f->has_size = true;
-    for (int i = 0; i < TIR_CDIMS; i++) {
-        f->pos.d[i] = cd[i] > 0 ? pos[i] : 0;
-        f->size.d[i] = cd[i] > 0 ? size[i] : 0;
-    }
-}
-
+/* The edge from box spos/ssize of the producer's output cluster to box dpos/dsize of input
+ * cluster in_idx of dst (graph_connect_box). */
 static Edge *add_edge(Lw *L, const LwSrc *s, const int32_t *spos, const int32_t *ssize,
                       Block *dst, uint32_t in_idx, const int32_t *dpos, const int32_t *dsize)
 {
-    Edge *e = graph_add_edge(L->g, GRAPH_AUTO_ID, s->b->id, dst->id);
-    if (!e)
-        return NULL;
-    while (s->b->n_out < 1)
-        if (!blk_add_output(L->g, s->b))
-            return NULL;
-    while (dst->n_in <= in_idx)
-        if (!blk_add_input(L->g, dst))
-            return NULL;
-    Iface *f = cluster_add_iface(L->g, &s->b->out[0], e->id);
-    if (!f)
-        return NULL;
-    set_box(f, s->cd, spos, ssize);
-    int32_t dcd[TIR_CDIMS];
-    blk_cluster_dims(dst, true, in_idx, dcd);
-    f = cluster_add_iface(L->g, &dst->in[in_idx], e->id);
-    if (!f)
-        return NULL;
-    set_box(f, dcd, dpos, dsize);
-    return e;
+    return graph_connect_box(L->g, s->b, 0, spos, ssize, dst, in_idx, dpos, dsize);
 }
 
 /* Adds a step with up to three parameter tensors (NULL ends the list). */

@@ -277,7 +277,7 @@ Status verify_graph(const Graph *g, Diag *d)
     v.in_refs = calloc(ne, sizeof *v.in_refs);
     v.src_end = calloc(ne, sizeof *v.src_end);
     v.dst_end = calloc(ne, sizeof *v.dst_end);
-    if (!v.out_refs || !v.in_refs || !v.src_end || !v.dst_end) {
+    if (!v.out_refs || !v.in_refs || !v.src_end || !v.dst_end || !graph_uses(g, &v.uses)) {
         v.oom = true;
     } else {
         for (uint32_t i = 0; i < g->n_blocks; i++) {
@@ -298,6 +298,7 @@ Status verify_graph(const Graph *g, Diag *d)
     free(v.src_end);
     free(v.dst_end);
     free(v.boxes);
+    graph_uses_finish(&v.uses);
     if (v.oom)
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory while verifying the graph");
     return v.found ? ST_LOGIC : ST_OK;

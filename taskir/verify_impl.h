@@ -14,6 +14,7 @@
 #define TASKIR_VERIFY_IMPL_H
 
 #include "taskir/graph.h"
+#include "taskir/uses.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -37,6 +38,7 @@ typedef struct VBox {
 
 typedef struct Verifier {
     const Graph *g;
+    GraphUses uses;         /* the use index of g (rearrange_check) */
     Diag *d;
     size_t found;           /* findings recorded by this run */
     bool oom;               /* an allocation of the verifier failed */
