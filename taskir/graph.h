@@ -211,7 +211,8 @@ Edge *graph_connect(Graph *g, Block *src, uint32_t out_idx, Block *dst, uint32_t
  * graph_connect, with box interfaces: the source box at spos of extent ssize in the output
  * cluster and the destination box at dpos of extent dsize in the input cluster (y x f r ky
  * kx; the dims the cluster does not use are ignored; NULL position or size: the whole
- * cluster). A box that covers its whole cluster is written as a whole-cluster interface. NULL when out of memory or a block is missing. */
+ * cluster). A box that covers its whole cluster is written as a whole-cluster interface.
+ * NULL when out of memory or a block is missing. */
 Edge *graph_connect_box(Graph *g, Block *src, uint32_t out_idx, const int32_t *spos,
                         const int32_t *ssize, Block *dst, uint32_t in_idx,
                         const int32_t *dpos, const int32_t *dsize);

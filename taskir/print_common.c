@@ -1,5 +1,6 @@
-/* print_common.c: helpers every printer uses (see print_internal.h): edge ends (through the use index),
- * the FNV-1a checksum of tensor values, UTF-8 checking and quoting, dims and names. */
+/* print_common.c: helpers every printer uses (see print_internal.h): edge ends (through the
+ * use index, uses.h), the FNV-1a checksum of tensor values, UTF-8 checking and quoting, dims
+ * and names. */
 #include "taskir/print_internal.h"
 
 #include <stdlib.h>

@@ -1,5 +1,5 @@
-/* lower_encode.c: turns an element map into edges (docs/lowering.md, "Feeding a storage
- * block").
+/* encode.c: turns an element map into edges (encode.h; docs/lowering.md, "Feeding a storage
+ * block"). It needs only the Graph: the lowering and the rewriting passes both call it.
  *
  * Input: a box of a storage block's input cluster and, for each of its elements in C order,
  * the producer and the flat offset in the producer's output cluster that feeds it. Output:
@@ -23,24 +23,75 @@
  *    staged through an identity CADD into a line (SI -> CADD), the one case that adds
  *    compute blocks.
  */
-#include "frontend/lower_internal.h"
+#include "taskir/encode.h"
+
+#include <stdarg.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- messages and blocks ---- */
+
+static Status enc_fail(const EncCtx *L, const char *rule, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static Status enc_fail(const EncCtx *L, const char *rule, const char *fmt, ...)
+{
+    char what[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return diag_add(L->d, ST_LOGIC, rule, L->where, "%s", what);
+}
+
+static Status enc_oom(const EncCtx *L)
+{
+    return diag_add(L->d, ST_RUNTIME, "oom", L->where, "out of memory");
+}
+
+Block *enc_block(Graph *g, BlockType t, const char *base, const char *suffix,
+                 const int32_t shape[TIR_NDIMS], int prec)
+{
+    char name[512];
+    if (!base || !*base)
+        base = "graph";
+    if (suffix && *suffix)
+        snprintf(name, sizeof name, "%s/%s", base, suffix);
+    else
+        snprintf(name, sizeof name, "%s", base);
+    Block *b = graph_add_block(g, t, GRAPH_AUTO_ID, name);
+    if (!b)
+        return NULL;
+    if (shape) {
+        for (int i = 0; i < TIR_NDIMS; i++)
+            b->shape.d[i] = shape[i];
+        b->has_shape = true;
+    }
+    if (prec >= 0) {
+        b->prec = (PrecisionId)prec;
+        b->has_prec = true;
+    }
+    /* Producers always have their output cluster, consumed or not. */
+    BlockKind k = bt_info(t)->kind;
+    if ((k == BK_COMPUTE || t == BT_INPUT) && !blk_add_output(g, b))
+        return NULL;
+    return b;
+}
+
 /* ---- edges, interfaces, steps ---- */
 
 /* The edge from box spos/ssize of the producer's output cluster to box dpos/dsize of input
  * cluster in_idx of dst (graph_connect_box). */
-static Edge *add_edge(Lw *L, const LwSrc *s, const int32_t *spos, const int32_t *ssize,
+static Edge *add_edge(const EncCtx *L, const EncSrc *s, const int32_t *spos, const int32_t *ssize,
                       Block *dst, uint32_t in_idx, const int32_t *dpos, const int32_t *dsize)
 {
     return graph_connect_box(L->g, s->b, 0, spos, ssize, dst, in_idx, dpos, dsize);
 }
 
 /* Adds a step with up to three parameter tensors (NULL ends the list). */
-static bool add_step(Lw *L, Edge *e, RearrangeType t, const int32_t *m0, uint32_t n0,
+static bool add_step(const EncCtx *L, Edge *e, RearrangeType t, const int32_t *m0, uint32_t n0,
                      const int32_t *m1, uint32_t n1, const int32_t *m2, uint32_t n2)
 {
     const int32_t *m[3] = {m0, m1, m2};
@@ -69,7 +120,7 @@ static bool same_box(const int32_t *a, const int32_t *b)
 /* ---- one producer, one destination box ---- */
 
 typedef struct Enc {
-    const LwSrc *s;
+    const EncSrc *s;
     const int32_t *off;      /* per element */
     int64_t K;               /* elements */
     int m;                   /* used axes of the producer's cluster */
@@ -78,7 +129,7 @@ typedef struct Enc {
     int64_t st[TIR_CDIMS];   /* their C-order strides */
 } Enc;
 
-static void enc_init(Enc *E, const LwSrc *s, const int32_t *off, int64_t K)
+static void enc_init(Enc *E, const EncSrc *s, const int32_t *off, int64_t K)
 {
     memset(E, 0, sizeof *E);
     E->s = s;
@@ -308,16 +359,16 @@ static bool detect(const Enc *E, Chain *c)
     return true;
 }
 
-static Status oom_if(Lw *L, bool ok)
+static Status oom_if(const EncCtx *L, bool ok)
 {
-    return ok ? ST_OK : lw_oom(L);
+    return ok ? ST_OK : enc_oom(L);
 }
 
 /* Emits the edge of a detected chain: the sub-box, then REFLECT, PERMUTE, SCALE down, SCALE
  * up (upsampling factors, and room for the gathered axes), one SHUFFLE along each gathered
  * axis, and an AFFINE cut when a gathered axis came out longer than wanted. */
-static Status emit_chain(Lw *L, const Enc *E, const Chain *c, Block *dst, uint32_t in_idx,
-                         const int32_t *dpos, const int32_t *dsize)
+static Status emit_chain(const EncCtx *L, const Enc *E, const Chain *c, Block *dst,
+                         uint32_t in_idx, const int32_t *dpos, const int32_t *dsize)
 {
     int32_t spos[TIR_CDIMS] = {0}, ssize[TIR_CDIMS] = {0};
     for (int a = 0; a < E->m; a++) {
@@ -335,7 +386,7 @@ static Status emit_chain(Lw *L, const Enc *E, const Chain *c, Block *dst, uint32
             t[i] = c->up[i];
         ext2[i] = e1 * t[i];
         if (ext2[i] > ((int64_t)1 << 28))
-            return lw_fail(L, "lower.limit", "a data movement needs an axis of %lld elements, "
+            return enc_fail(L, "lower.limit", "a data movement needs an axis of %lld elements, "
                            "more than the rearrangement limit of 2^28", (long long)ext2[i]);
         ident = ident && c->p[i] == i;
         down = down || c->down[i] > 1;
@@ -344,7 +395,7 @@ static Status emit_chain(Lw *L, const Enc *E, const Chain *c, Block *dst, uint32
     }
     Edge *e = add_edge(L, E->s, spos, ssize, dst, in_idx, dpos, dsize);
     if (!e)
-        return lw_oom(L);
+        return enc_oom(L);
     int32_t v[TIR_CDIMS];
     uint32_t n = 0;
     for (int a = 0; a < E->m; a++)
@@ -352,28 +403,28 @@ static Status emit_chain(Lw *L, const Enc *E, const Chain *c, Block *dst, uint32
             v[n++] = a;
     if (n) {
         if (!add_step(L, e, RT_REFLECT, v, n, NULL, 0, NULL, 0))
-            return lw_oom(L);
+            return enc_oom(L);
         any = true;
     }
     if (!ident) {
         for (int i = 0; i < E->m; i++)
             v[i] = c->p[i];
         if (!add_step(L, e, RT_PERMUTE, v, (uint32_t)E->m, NULL, 0, NULL, 0))
-            return lw_oom(L);
+            return enc_oom(L);
         any = true;
     }
     if (down) {
         for (int i = 0; i < E->m; i++)
             v[i] = c->down[i] > 1 ? -c->down[i] : 1;
         if (!add_step(L, e, RT_SCALE, v, (uint32_t)E->m, NULL, 0, NULL, 0))
-            return lw_oom(L);
+            return enc_oom(L);
         any = true;
     }
     if (up) {
         for (int i = 0; i < E->m; i++)
             v[i] = (int32_t)t[i];
         if (!add_step(L, e, RT_SCALE, v, (uint32_t)E->m, NULL, 0, NULL, 0))
-            return lw_oom(L);
+            return enc_oom(L);
         any = true;
     }
     for (int i = 0; i < E->m; i++) {
@@ -381,14 +432,14 @@ static Status emit_chain(Lw *L, const Enc *E, const Chain *c, Block *dst, uint32
             continue;
         int32_t *idx = calloc((size_t)ext2[i], sizeof *idx);
         if (!idx)
-            return lw_oom(L);
+            return enc_oom(L);
         for (int64_t o = 0; o < c->b[i]; o++)
             idx[o] = (int32_t)(c->gather[i][o] * t[i]);
         int32_t ax[1] = {i};
         bool ok = add_step(L, e, RT_SHUFFLE, idx, (uint32_t)ext2[i], ax, 1, NULL, 0);
         free(idx);
         if (!ok)
-            return lw_oom(L);
+            return enc_oom(L);
         any = true;
     }
     if (cut) {
@@ -399,7 +450,7 @@ static Status emit_chain(Lw *L, const Enc *E, const Chain *c, Block *dst, uint32
             out[i] = (int32_t)c->b[i];
         }
         if (!add_step(L, e, RT_AFFINE, M, (uint32_t)(k * (k + 1)), den, 1, out, (uint32_t)k))
-            return lw_oom(L);
+            return enc_oom(L);
         any = true;
     }
     if (!any && !same_box(ssize, dsize))
@@ -436,7 +487,7 @@ static int64_t in_box(const Enc *E, int64_t j, const int64_t *mn, const int64_t 
     return f;
 }
 
-static Status emit_shuffle(Lw *L, const Enc *E, const int64_t *mn, const int64_t *ext,
+static Status emit_shuffle(const EncCtx *L, const Enc *E, const int64_t *mn, const int64_t *ext,
                            Block *dst, uint32_t in_idx, const int32_t *dpos,
                            const int32_t *dsize)
 {
@@ -447,7 +498,7 @@ static Status emit_shuffle(Lw *L, const Enc *E, const int64_t *mn, const int64_t
     }
     int32_t *idx = malloc((size_t)E->K * sizeof *idx);
     if (!idx)
-        return lw_oom(L);
+        return enc_oom(L);
     for (int64_t j = 0; j < E->K; j++)
         idx[j] = (int32_t)in_box(E, j, mn, ext);
     Edge *e = add_edge(L, E->s, spos, ssize, dst, in_idx, dpos, dsize);
@@ -459,13 +510,14 @@ static Status emit_shuffle(Lw *L, const Enc *E, const int64_t *mn, const int64_t
 /* The bounding box is a line along axis la (every other extent 1): gather along it, with
  * SCALE up first when the destination holds more elements, and an AFFINE cut when the
  * gathered line is longer than the destination. */
-static Status emit_line(Lw *L, const Enc *E, const int64_t *mn, const int64_t *ext, int la,
-                        Block *dst, uint32_t in_idx, const int32_t *dpos, const int32_t *dsize)
+static Status emit_line(const EncCtx *L, const Enc *E, const int64_t *mn, const int64_t *ext,
+                        int la, Block *dst, uint32_t in_idx, const int32_t *dpos,
+                        const int32_t *dsize)
 {
     int64_t len = ext[la], K = E->K, t = K > len ? (K + len - 1) / len : 1;
     int64_t tot = len * t;
     if (tot > ((int64_t)1 << 28))
-        return lw_fail(L, "lower.limit", "a data movement of %lld elements exceeds the "
+        return enc_fail(L, "lower.limit", "a data movement of %lld elements exceeds the "
                        "rearrangement limit of 2^28", (long long)tot);
     int32_t spos[TIR_CDIMS] = {0}, ssize[TIR_CDIMS] = {0};
     for (int a = 0; a < E->m; a++) {
@@ -474,23 +526,23 @@ static Status emit_line(Lw *L, const Enc *E, const int64_t *mn, const int64_t *e
     }
     Edge *e = add_edge(L, E->s, spos, ssize, dst, in_idx, dpos, dsize);
     if (!e)
-        return lw_oom(L);
+        return enc_oom(L);
     int32_t v[TIR_CDIMS];
     if (t > 1) {
         for (int a = 0; a < E->m; a++)
             v[a] = a == la ? (int32_t)t : 1;
         if (!add_step(L, e, RT_SCALE, v, (uint32_t)E->m, NULL, 0, NULL, 0))
-            return lw_oom(L);
+            return enc_oom(L);
     }
     int32_t *idx = calloc((size_t)tot, sizeof *idx);
     if (!idx)
-        return lw_oom(L);
+        return enc_oom(L);
     for (int64_t j = 0; j < K; j++)
         idx[j] = (int32_t)((uc(E, j, la) - mn[la]) * t);
     bool ok = add_step(L, e, RT_SHUFFLE, idx, (uint32_t)tot, NULL, 0, NULL, 0);
     free(idx);
     if (!ok)
-        return lw_oom(L);
+        return enc_oom(L);
     if (tot != K) {
         int k = E->m;
         int32_t M[TIR_CDIMS * (TIR_CDIMS + 1)] = {0}, den[1] = {1}, out[TIR_CDIMS];
@@ -499,13 +551,14 @@ static Status emit_line(Lw *L, const Enc *E, const int64_t *mn, const int64_t *e
             out[a] = a == la ? (int32_t)K : 1;
         }
         if (!add_step(L, e, RT_AFFINE, M, (uint32_t)(k * (k + 1)), den, 1, out, (uint32_t)k))
-            return lw_oom(L);
+            return enc_oom(L);
     }
     return ST_OK;
 }
 
-static Status encode_leaf(Lw *L, const LwSrc *s, const int32_t *off, int64_t K, Block *dst,
-                          uint32_t in_idx, const int32_t *dpos, const int32_t *dsize)
+static Status encode_leaf(const EncCtx *L, const EncSrc *s, const int32_t *off, int64_t K,
+                          Block *dst, uint32_t in_idx, const int32_t *dpos,
+                          const int32_t *dsize)
 {
     Enc E;
     enc_init(&E, s, off, K);
@@ -530,13 +583,13 @@ static Status encode_leaf(Lw *L, const LwSrc *s, const int32_t *off, int64_t K, 
     if (nlong <= 1)
         return emit_line(L, &E, mn, ext, la, dst, in_idx, dpos, dsize);
     /* Stage the bounding box through an identity CADD laid out as a line. */
-    if (vol > LW_MAX_DIM)
-        return lw_fail(L, "lower.limit", "a data movement reads a box of %lld elements, more "
+    if (vol > ENC_MAX_DIM)
+        return enc_fail(L, "lower.limit", "a data movement reads a box of %lld elements, more "
                        "than the 2^24 one staging block holds", (long long)vol);
     int32_t line[TIR_NDIMS] = {1, 1, (int32_t)vol};
-    Block *si = lw_block(L, BT_SI, "stage/in", line, PR_INT_32);
+    Block *si = enc_block(L->g, BT_SI, L->name, "stage/in", line, PR_INT_32);
     if (!si)
-        return lw_oom(L);
+        return enc_oom(L);
     int32_t spos[TIR_CDIMS] = {0}, ssize[TIR_CDIMS] = {0}, wpos[TIR_CDIMS] = {0};
     for (int a = 0; a < E.m; a++) {
         spos[E.ax[a]] = (int32_t)mn[a];
@@ -545,16 +598,17 @@ static Status encode_leaf(Lw *L, const LwSrc *s, const int32_t *off, int64_t K, 
     Edge *e = add_edge(L, s, spos, ssize, si, 0, wpos, line);
     if (!e || (!same_box(ssize, line) &&
                !add_step(L, e, RT_RESHAPE, NULL, 0, NULL, 0, NULL, 0)))
-        return lw_oom(L);
+        return enc_oom(L);
     int32_t yxf[3] = {1, 1, (int32_t)vol};
-    Block *id = lw_compute(L, BT_CADD, "stage", yxf, &si, 1, PR_INT_32);
-    if (!id)
-        return lw_oom(L);
-    LwSrc ls = {id, {0}};
+    int32_t cshape[TIR_NDIMS] = {yxf[0], yxf[1], yxf[2]};
+    Block *id = enc_block(L->g, BT_CADD, L->name, "stage", cshape, PR_INT_32);
+    if (!id || !graph_connect(L->g, si, 0, id, 0))
+        return enc_oom(L);
+    EncSrc ls = {id, {0}};
     blk_cluster_dims(id, false, 0, ls.cd);
     int32_t *loff = malloc((size_t)K * sizeof *loff);
     if (!loff)
-        return lw_oom(L);
+        return enc_oom(L);
     for (int64_t j = 0; j < K; j++)
         loff[j] = (int32_t)in_box(&E, j, mn, ext);
     Enc F;
@@ -569,14 +623,14 @@ static Status encode_leaf(Lw *L, const LwSrc *s, const int32_t *off, int64_t K, 
 /* ---- partition into single-producer boxes ---- */
 
 typedef struct Part {
-    Lw *L;
+    const EncCtx *L;
     Block *dst;
     uint32_t in_idx;
     int q;                       /* used dims of the destination cluster */
     int cdi[TIR_CDIMS];          /* their cluster dims */
     int32_t P[TIR_CDIMS];        /* box origin per used dim */
     int64_t BS[TIR_CDIMS];       /* C strides over the box */
-    const LwSrc *srcs;
+    const EncSrc *srcs;
     const int32_t *esrc, *eoff;
     int32_t *buf;                /* scratch for a leaf's offsets */
     long leaves;
@@ -625,9 +679,9 @@ static bool gather(const Part *p, int64_t e, void *arg)
 
 static Status leaf(Part *p, const int64_t *lo, const int64_t *ext)
 {
-    if (++p->leaves > LW_MAX_LEAVES)
-        return lw_fail(p->L, "lower.limit", "a value reaches a storage block in more than %d "
-                       "pieces", LW_MAX_LEAVES);
+    if (++p->leaves > ENC_MAX_LEAVES)
+        return enc_fail(p->L, "lower.limit", "a value reaches a storage block in more than %d "
+                       "pieces", ENC_MAX_LEAVES);
     int64_t e0 = 0;
     for (int i = 0; i < p->q; i++)
         e0 += lo[i] * p->BS[i];
@@ -642,12 +696,26 @@ static Status leaf(Part *p, const int64_t *lo, const int64_t *ext)
                        dsize);
 }
 
+/* The producer of the box element at lo (its first element when lo is a box origin). */
+static int32_t src_at(const Part *p, const int64_t *lo)
+{
+    int64_t e = 0;
+    for (int i = 0; i < p->q; i++)
+        e += lo[i] * p->BS[i];
+    return p->esrc[e];
+}
+
+/* Copies the box (lo, ext) into (slo, sext) with extent 1 along axis a. */
+static void slice_box(const int64_t *lo, const int64_t *ext, int a, int64_t *slo, int64_t *sext)
+{
+    memcpy(slo, lo, TIR_CDIMS * sizeof *slo);
+    memcpy(sext, ext, TIR_CDIMS * sizeof *sext);
+    sext[a] = 1;
+}
+
 static Status part(Part *p, int64_t *lo, int64_t *ext)
 {
-    int64_t e0 = 0;
-    for (int i = 0; i < p->q; i++)
-        e0 += lo[i] * p->BS[i];
-    int32_t s0 = p->esrc[e0];
+    int32_t s0 = src_at(p, lo);
     if (walk(p, lo, ext, same_src, &s0))
         return leaf(p, lo, ext);
     /* An axis along which the producer alone changes: runs of one producer. */
@@ -655,29 +723,25 @@ static Status part(Part *p, int64_t *lo, int64_t *ext)
         if (ext[a] < 2)
             continue;
         int64_t slo[TIR_CDIMS], sext[TIR_CDIMS];
-        memcpy(slo, lo, sizeof slo);
-        memcpy(sext, ext, sizeof sext);
-        sext[a] = 1;
+        slice_box(lo, ext, a, slo, sext);
         bool ok = true;
         for (int64_t c = 0; c < ext[a] && ok; c++) {
             slo[a] = lo[a] + c;
-            int64_t e = 0;
-            for (int i = 0; i < p->q; i++)
-                e += slo[i] * p->BS[i];
-            int32_t sc = p->esrc[e];
+            int32_t sc = src_at(p, slo);
             ok = walk(p, slo, sext, same_src, &sc);
         }
         if (!ok)
             continue;
         for (int64_t c = 0; c < ext[a];) {
             slo[a] = lo[a] + c;
-            int64_t e = 0;
-            for (int i = 0; i < p->q; i++)
-                e += slo[i] * p->BS[i];
-            int32_t sc = p->esrc[e];
+            int32_t sc = src_at(p, slo);
             int64_t c1 = c + 1;
-            while (c1 < ext[a] && p->esrc[e + (c1 - c) * p->BS[a]] == sc)
-                c1++;
+            for (; c1 < ext[a]; c1++) {
+                slo[a] = lo[a] + c1;
+                if (src_at(p, slo) != sc)
+                    break;
+            }
+            slo[a] = lo[a] + c;
             sext[a] = c1 - c;
             Status st = leaf(p, slo, sext);
             if (st != ST_OK)
@@ -691,9 +755,7 @@ static Status part(Part *p, int64_t *lo, int64_t *ext)
         if (ext[a] < 2)
             continue;
         int64_t slo[TIR_CDIMS], sext[TIR_CDIMS];
-        memcpy(slo, lo, sizeof slo);
-        memcpy(sext, ext, sizeof sext);
-        sext[a] = 1;
+        slice_box(lo, ext, a, slo, sext);
         for (int64_t c = 0; c < ext[a]; c++) {
             slo[a] = lo[a] + c;
             Status st = part(p, slo, sext);
@@ -705,7 +767,7 @@ static Status part(Part *p, int64_t *lo, int64_t *ext)
     return leaf(p, lo, ext);
 }
 
-Status lw_encode_whole(Lw *L, const LwSrc *s, Block *dst, uint32_t in_idx,
+Status enc_whole(const EncCtx *L, const EncSrc *s, Block *dst, uint32_t in_idx,
                        const int32_t *pos, const int32_t *size)
 {
     int32_t cd[TIR_CDIMS], dpos[TIR_CDIMS] = {0}, dsize[TIR_CDIMS] = {0};
@@ -718,15 +780,15 @@ Status lw_encode_whole(Lw *L, const LwSrc *s, Block *dst, uint32_t in_idx,
         }
     Edge *e = add_edge(L, s, spos, s->cd, dst, in_idx, dpos, dsize);
     if (!e)
-        return lw_oom(L);
+        return enc_oom(L);
     if (!same_box(s->cd, dsize))
         return oom_if(L, add_step(L, e, RT_RESHAPE, NULL, 0, NULL, 0, NULL, 0));
     return ST_OK;
 }
 
-Status lw_encode(Lw *L, Block *dst, uint32_t in_idx, const int32_t pos[TIR_CDIMS],
-                 const int32_t size[TIR_CDIMS], const LwSrc *srcs, const int32_t *esrc,
-                 const int32_t *eoff, int64_t n)
+Status enc_map(const EncCtx *L, Block *dst, uint32_t in_idx, const int32_t pos[TIR_CDIMS],
+               const int32_t size[TIR_CDIMS], const EncSrc *srcs, const int32_t *esrc,
+               const int32_t *eoff, int64_t n)
 {
     int32_t cd[TIR_CDIMS];
     blk_cluster_dims(dst, true, in_idx, cd);
@@ -757,7 +819,7 @@ Status lw_encode(Lw *L, Block *dst, uint32_t in_idx, const int32_t pos[TIR_CDIMS
     }
     p.buf = malloc((size_t)(n ? n : 1) * sizeof *p.buf);
     if (!p.buf)
-        return lw_oom(L);
+        return enc_oom(L);
     Status st = part(&p, lo, ext);
     free(p.buf);
     return st;
