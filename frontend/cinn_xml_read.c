@@ -3,7 +3,8 @@
  * Steps, each stopping the read when it finds an error:
  *   1. parse (no network, no DTD loading, entities left alone): malformed XML is
  *      [cinn.xml.parse] at the line libxml2 reports; a DOCTYPE is refused [cinn.xml.dtd] (no
- *      entity can then be defined, and nothing is fetched);
+ *      entity can then be defined, and nothing is fetched), by the prescan when it sees one
+ *      (before libxml2 expands entities), else after the parse;
  *   2. validate against the embedded cinn.xsd (xmlSchemaValidateDoc): every violation is
  *      [cinn.xml.schema] at its element's line;
  *   3. run the calls in document order through fe_cinn_call with the element's line, so the
@@ -106,6 +107,11 @@ static void record_xml_error(Reader *r, const xmlError *e, const char *rule)
     msg[n] = 0;
     if (e->level == XML_ERR_WARNING)
         return;
+    if (e->code == XML_ERR_NO_MEMORY) { /* libxml2 ran out of memory: [oom], not the file */
+        if (r->st != ST_RUNTIME)
+            rd_oom(r);
+        return;
+    }
     rd_fail(r, e->line, rule, "%s", msg);
 }
 
@@ -423,6 +429,11 @@ static Status prescan(Reader *r, const char *x, size_t n)
             end = "]]>";
         else if (x[i + 1] == '?')
             end = "?>";
+        if (!end && n - i >= 9 && memcmp(x + i, "<!DOCTYPE", 9) == 0)
+            /* here, before libxml2 expands its entities (a recursive one gives a line per
+             * reference) */
+            return rd_fail(r, line, "cinn.xml.dtd", "a DOCTYPE is not allowed in a CINN "
+                           "program");
         if (end) {
             size_t el = strlen(end), k = i + 2;
             while (k + el <= n && memcmp(x + k, end, el) != 0)
@@ -487,11 +498,15 @@ static Status read_doc(Reader *rp, const char *xml, size_t len, CinnBuilder **ou
                                       XML_PARSE_NONET | XML_PARSE_BIG_LINES | XML_PARSE_NOERROR |
                                           XML_PARSE_NOWARNING);
     if (!doc || !pc->wellFormed) {
-        if (r.nerr == 0) {
-            xmlErrorPtr e = xmlCtxtGetLastError(pc);
+        xmlErrorPtr e = xmlCtxtGetLastError(pc);
+        /* no document and no error: libxml2 could not even record one (out of memory) */
+        bool oom = (!doc && (!e || e->code == XML_ERR_OK)) ||
+                   (e && e->code == XML_ERR_NO_MEMORY);
+        if (oom && r.st != ST_RUNTIME)
+            rd_oom(&r);
+        else if (r.nerr == 0 && r.st != ST_RUNTIME)
             rd_fail(&r, e ? e->line : 0, "cinn.xml.parse", "%s",
                     e && e->message ? e->message : "not well-formed XML");
-        }
         xmlFreeDoc(doc);
         xmlFreeParserCtxt(pc);
         return r.st ? r.st : ST_LOGIC;

@@ -27,6 +27,7 @@ typedef struct Run {
     Diag *d;
     Slot *slots;            /* one per (node, output), node-major */
     uint32_t *first;        /* slot index of each node's output 0 */
+    const TirProgress *progress; /* told of each operator run; may be NULL */
 } Run;
 
 static Slot *slot(Run *r, OgEdge e)
@@ -134,6 +135,9 @@ static Status run_all(Run *r, const OgTensor *inputs, uint32_t ninputs, OgTensor
 {
     const OpGraph *g = r->g;
     uint32_t k = 0;
+    uint64_t ops = 0, nops = 0;
+    for (uint32_t i = 0; i < g->nnodes; i++)
+        nops += g->nodes[i]->kind != OG_INPUT && g->nodes[i]->kind != OG_CONST;
     for (uint32_t i = 0; i < g->nnodes; i++) {
         const OgNode *n = g->nodes[i];
         Status st = ST_OK;
@@ -147,6 +151,7 @@ static Status run_all(Run *r, const OgTensor *inputs, uint32_t ninputs, OgTensor
             r->slots[r->first[i]].ref = &n->value;
         } else {
             st = run_op(r, n);
+            tir_progress(r->progress, "operator", ++ops, nops);
         }
         if (st != ST_OK)
             return st;
@@ -170,12 +175,18 @@ static Status run_all(Run *r, const OgTensor *inputs, uint32_t ninputs, OgTensor
 Status fe_interp_run(const OpGraph *g, const OgTensor *inputs, uint32_t ninputs,
                      OgTensor *outputs, Diag *d)
 {
+    return fe_interp_run_progress(g, inputs, ninputs, outputs, NULL, d);
+}
+
+Status fe_interp_run_progress(const OpGraph *g, const OgTensor *inputs, uint32_t ninputs,
+                              OgTensor *outputs, const TirProgress *progress, Diag *d)
+{
     for (uint32_t j = 0; j < g->noutputs; j++)
         memset(&outputs[j], 0, sizeof outputs[j]);
     if (strcmp(g->dialect, "cvm") != 0)
         return diag_add(d, ST_RUNTIME, "interp.dialect", NULL,
                         "the interpreter runs dialect \"cvm\", not \"%s\"", g->dialect);
-    Run r = {g, d, NULL, calloc(g->nnodes ? g->nnodes : 1, sizeof *r.first)};
+    Run r = {g, d, NULL, calloc(g->nnodes ? g->nnodes : 1, sizeof *r.first), progress};
     if (!r.first)
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
     uint64_t nslots = 0;

@@ -14,6 +14,7 @@
 #include "frontend/opgraph.h"
 #include "taskir/diag.h"
 #include "taskir/npy.h"
+#include "taskir/progress.h"
 
 /* Runs g. inputs[k] feeds og_input(g, k) for k < ninputs == og_num_inputs(g); inputs are
  * only read. outputs must have room for g->noutputs tensors: outputs[j] receives the j-th
@@ -21,6 +22,10 @@
  * Logic errors for bad inputs; runtime errors for out of memory or a broken invariant. */
 Status fe_interp_run(const OpGraph *g, const OgTensor *inputs, uint32_t ninputs,
                      OgTensor *outputs, Diag *d);
+/* fe_interp_run reporting each operator it runs to progress (may be NULL): "operator" k of
+ * the graph's operators (inputs and constants not counted). */
+Status fe_interp_run_progress(const OpGraph *g, const OgTensor *inputs, uint32_t ninputs,
+                              OgTensor *outputs, const TirProgress *progress, Diag *d);
 
 /* Views an .npy array (any integer dtype; npy_read widens it to int32) as an interpreter
  * input without copying: t->data points into a. what names the input in messages. Logic

@@ -116,6 +116,12 @@ static Status match(const OpGraph *g, const FeModelInput *in, uint32_t n, OgTens
 Status fe_run_model(const OpGraph *g, const FeModelInput *inputs, uint32_t ninputs,
                     OgTensor *outputs, Diag *d)
 {
+    return fe_run_model_progress(g, inputs, ninputs, outputs, NULL, d);
+}
+
+Status fe_run_model_progress(const OpGraph *g, const FeModelInput *inputs, uint32_t ninputs,
+                             OgTensor *outputs, const TirProgress *progress, Diag *d)
+{
     for (uint32_t j = 0; j < g->noutputs; j++)
         memset(&outputs[j], 0, sizeof outputs[j]);
     uint32_t nin = og_num_inputs(g);
@@ -125,7 +131,7 @@ Status fe_run_model(const OpGraph *g, const FeModelInput *inputs, uint32_t ninpu
     if (st == ST_OK)
         st = match(g, inputs, ninputs, views, given, d);
     if (st == ST_OK)
-        st = fe_interp_run(g, views, nin, outputs, d);
+        st = fe_interp_run_progress(g, views, nin, outputs, progress, d);
     free(views);
     free(given);
     return st;

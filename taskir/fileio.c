@@ -24,6 +24,11 @@ Status tir_read_file(const char *path, size_t cap, uint8_t **buf, size_t *len, D
     /* A regular file says its size: refuse one over the cap before reading a byte of it.
      * Pipes and devices are read up to cap + 1 bytes below. */
     struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        if (!is_stdin)
+            fclose(f);
+        return diag_add(d, ST_RUNTIME, "io.read", NULL, "is a directory, not a file");
+    }
     if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size >= 0 &&
         (uintmax_t)sb.st_size > (uintmax_t)cap) {
         Status st = diag_add(d, ST_LOGIC, "limit.file", NULL,
@@ -95,8 +100,9 @@ void tir_signals_release(const TirSigHold *h)
 /* An atomic write in progress. The temporary file exists only while the termination signals
  * are held (see fileio.h). */
 struct TirAtomicFile {
-    char *tmp;              /* the temporary file; NULL for stdout */
-    const char *path;
+    char *tmp;              /* the temporary file; NULL for stdout or a direct write */
+    char *target;           /* path with its symbolic links followed (what is replaced) */
+    bool direct;            /* a device, FIFO or socket: written in place through fd */
     int fd;
     int err;                /* the first write error (errno), 0 when none */
     TirSigHold hold;
@@ -152,31 +158,128 @@ static int create_beside(const char *path, char *tmp, size_t tmpsize)
     return -1;
 }
 
+/* The file a write to path lands in: path with its symbolic links followed, link by link
+ * (a relative target is relative to the link's directory), up to 40 of them; the last one
+ * may name a file that does not exist yet. Malloc'd, or NULL with errno set (ELOOP, ENOMEM,
+ * or readlink's). */
+static char *follow_links(const char *path)
+{
+    char *cur = strdup(path);
+    for (int hops = 0; cur; hops++) {
+        struct stat sb;
+        if (lstat(cur, &sb) != 0 || !S_ISLNK(sb.st_mode))
+            return cur;
+        if (hops == 40) {
+            free(cur);
+            errno = ELOOP;
+            return NULL;
+        }
+        /* st_size is the target's length for most file systems, 0 for some (procfs) */
+        size_t cap = sb.st_size > 0 && (uintmax_t)sb.st_size < 65536 ? (size_t)sb.st_size + 1
+                                                                       : 4096;
+        char *link = malloc(cap);
+        ssize_t n = link ? readlink(cur, link, cap) : -1;
+        if (n < 0 || (size_t)n >= cap) {
+            int e = !link ? ENOMEM : n < 0 ? errno : ENAMETOOLONG;
+            free(link);
+            free(cur);
+            errno = e;
+            return NULL;
+        }
+        link[n] = '\0';
+        const char *slash = strrchr(cur, '/');
+        size_t dl = link[0] == '/' || !slash ? 0 : (size_t)(slash - cur) + 1;
+        char *next = malloc(dl + (size_t)n + 1);
+        if (next) {
+            memcpy(next, cur, dl);
+            memcpy(next + dl, link, (size_t)n + 1);
+        } else {
+            errno = ENOMEM;
+        }
+        free(link);
+        free(cur);
+        cur = next;
+    }
+    return NULL;
+}
+
+/* The reason path cannot be a file to write, naming it, or NULL when it can be: a path
+ * ending in '/' or naming a directory. (The tools refuse these before any work, as usage
+ * errors: tir_output_check.) */
+static const char *not_a_file(const char *path)
+{
+    size_t n = strlen(path);
+    struct stat sb;
+    if (n && path[n - 1] == '/')
+        return "ends in '/': it names a directory, give a file name";
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return "is a directory: give a file name";
+    return NULL;
+}
+
 Status tir_atomic_open(const char *path, TirAtomicFile **out, Diag *d)
 {
     *out = NULL;
+    if (strcmp(path, "-") != 0 && not_a_file(path))
+        return diag_add(d, ST_RUNTIME, "io.write", NULL, "cannot write '%s': it %s", path,
+                        not_a_file(path));
     TirAtomicFile *f = calloc(1, sizeof *f);
     if (!f)
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
-    f->path = path;
     f->fd = -1;
     if (strcmp(path, "-") == 0) {
         *out = f;
         return ST_OK;
     }
-    size_t pl = strlen(path);
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)) {
+        /* a device, FIFO or socket (also through a link such as /dev/stdout, whose target
+         * /proc/self/fd/1 may name a pipe that no path reaches): written in place; renaming
+         * a file over it would replace the device node, and a FIFO's reader would never see
+         * the data */
+        f->direct = true;
+        f->fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        if (f->fd < 0) {
+            Status st = diag_add(d, ST_RUNTIME, "io.write", NULL, "cannot open '%s': %s",
+                                 path, strerror(errno));
+            free(f);
+            return st;
+        }
+        *out = f;
+        return ST_OK;
+    }
+    f->target = follow_links(path);
+    if (!f->target) {
+        int e = errno;
+        free(f);
+        if (e == ENOMEM)
+            return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
+        return diag_add(d, ST_RUNTIME, "io.write", NULL, "cannot follow the link '%s': %s",
+                        path, strerror(e));
+    }
+    const char *why = not_a_file(f->target);
+    if (why) {
+        Status st = diag_add(d, ST_RUNTIME, "io.write", NULL, "cannot write '%s': its target "
+                             "'%s' %s", path, f->target, why);
+        free(f->target);
+        free(f);
+        return st;
+    }
+    size_t pl = strlen(f->target);
     f->tmp = malloc(pl + 32);
     if (!f->tmp) {
+        free(f->target);
         free(f);
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
     }
     tir_signals_hold(&f->hold);
-    f->fd = create_beside(path, f->tmp, pl + 32);
+    f->fd = create_beside(f->target, f->tmp, pl + 32);
     if (f->fd < 0) {
         Status st = diag_add(d, ST_RUNTIME, "io.write", NULL,
-                             "cannot create a file beside %s: %s", path, strerror(errno));
+                             "cannot create a file beside %s: %s", f->target, strerror(errno));
         tir_signals_release(&f->hold);
         free(f->tmp);
+        free(f->target);
         free(f);
         return st;
     }
@@ -222,7 +325,7 @@ static int write_pieces(int fd, const struct iovec *iov, size_t n)
 
 Status tir_atomic_writev(TirAtomicFile *f, const struct iovec *iov, size_t n, Diag *d)
 {
-    if (!f->tmp) {
+    if (f->fd < 0) {
         for (size_t i = 0; i < n && !ferror(stdout); i++)
             if (fwrite(iov[i].iov_base, 1, iov[i].iov_len, stdout) != iov[i].iov_len)
                 f->err = errno ? errno : EIO;
@@ -241,7 +344,7 @@ Status tir_atomic_writev(TirAtomicFile *f, const struct iovec *iov, size_t n, Di
 Status tir_atomic_close(TirAtomicFile *f, bool commit, Diag *d)
 {
     Status st = ST_OK;
-    if (!f->tmp) {
+    if (f->fd < 0) {
         if (commit && fflush(stdout) != 0)
             st = diag_add(d, ST_RUNTIME, "io.write", NULL, "cannot write to stdout: %s",
                           strerror(errno));
@@ -251,7 +354,14 @@ Status tir_atomic_close(TirAtomicFile *f, bool commit, Diag *d)
     int err = f->err;
     if (close(f->fd) != 0 && !err)
         err = errno;
-    if (commit && !err && rename(f->tmp, f->path) != 0)
+    if (f->direct) {
+        if (commit && err)
+            st = diag_add(d, ST_RUNTIME, "io.write", NULL, "cannot write: %s", strerror(err));
+        free(f->target);
+        free(f);
+        return st;
+    }
+    if (commit && !err && rename(f->tmp, f->target) != 0)
         err = errno;
     if (!commit || err) {
         unlink(f->tmp);
@@ -260,6 +370,35 @@ Status tir_atomic_close(TirAtomicFile *f, bool commit, Diag *d)
     }
     tir_signals_release(&f->hold);
     free(f->tmp);
+    free(f->target);
     free(f);
     return st;
+}
+
+Status tir_output_check(const char *out, const char *const *inputs, size_t n, Diag *d)
+{
+    if (strcmp(out, "-") == 0)
+        return ST_OK;
+    const char *why = not_a_file(out);
+    if (why)
+        return diag_add(d, ST_USAGE, "usage.output", NULL, "-o '%s' %s", out, why);
+    for (size_t i = 0; i < n; i++)
+        if (inputs[i] && tir_same_file(out, inputs[i]))
+            return diag_add(d, ST_USAGE, "usage.output", NULL, "-o '%s' is the input '%s': "
+                            "writing it would destroy the input", out, inputs[i]);
+    return ST_OK;
+}
+
+/* fstat of standard input for "-", else stat of path. */
+static int stat_input(const char *path, struct stat *sb)
+{
+    return strcmp(path, "-") == 0 ? fstat(STDIN_FILENO, sb) : stat(path, sb);
+}
+
+bool tir_same_file(const char *out, const char *in)
+{
+    struct stat so, si;
+    if (strcmp(out, "-") == 0 || stat(out, &so) != 0 || stat_input(in, &si) != 0)
+        return false;
+    return S_ISREG(so.st_mode) && so.st_dev == si.st_dev && so.st_ino == si.st_ino;
 }

@@ -6,6 +6,7 @@
 #include "taskir/diag.h"
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,6 +19,12 @@
  * [limit.file]; an unreadable one a runtime error [io.read]. */
 Status tir_read_file(const char *path, size_t cap, uint8_t **buf, size_t *len, Diag *d);
 /* Writes len bytes to path atomically (or to stdout for "-"). Runtime error [io.write].
+ * What path names decides how: a symbolic link is followed (link by link) and its final
+ * target replaced atomically (the link stays); an existing device, FIFO or socket is opened
+ * and written in place (/dev/null, /dev/stdout, a FIFO's reader gets the data; a write
+ * error there may leave part of the content); a directory, or a path ending in '/', is
+ * refused with a message saying so. Anything else (a regular file, or nothing) is replaced
+ * through a temporary file beside it, renamed into place.
  * The termination signals (tir_signals_hold) are held back in the calling thread from the
  * creation of the temporary file until it is renamed or removed, so SIGINT, SIGTERM, SIGHUP
  * or SIGQUIT arriving meanwhile takes effect only when path holds the whole new content or
@@ -36,6 +43,14 @@ typedef struct TirAtomicFile TirAtomicFile;
 Status tir_atomic_open(const char *path, TirAtomicFile **f, Diag *d);
 Status tir_atomic_writev(TirAtomicFile *f, const struct iovec *iov, size_t n, Diag *d);
 Status tir_atomic_close(TirAtomicFile *f, bool commit, Diag *d);
+
+/* Whether the output path out (an existing regular file, symbolic links followed) is the
+ * same file as the input in ("-": standard input), by device and inode. */
+bool tir_same_file(const char *out, const char *in);
+/* Checks an output path before any work, as the tools do: "-" is fine; a directory or a path
+ * ending in '/' [usage.output], the same file as one of inputs[0..n) (NULL entries skipped)
+ * [usage.output], both usage errors naming the paths. */
+Status tir_output_check(const char *out, const char *const *inputs, size_t n, Diag *d);
 
 /* The signal mask to restore after tir_signals_hold. */
 typedef struct TirSigHold {

@@ -247,13 +247,10 @@ Status map_load_pb_mem(const uint8_t *buf, size_t len, Mapping **out, Diag *d)
                                  n_graph_caps + N_MAP_CAPS, TIR_MAX_PB_DECODE_BYTES, d);
     if (st != ST_OK)
         return st;
-    Taskir__Mapping *w = taskir__mapping__unpack(NULL, len, buf);
-    if (!w) {
-        if (pb_wire_explain(&taskir__mapping__descriptor, buf, len, d) == ST_OK)
-            diag_add(d, ST_LOGIC, "wire.decode", NULL,
-                     "not a Mapping: the bytes do not decode as protobuf");
-        return ST_LOGIC;
-    }
+    ProtobufCMessage *msg;
+    if ((st = pb_unpack(&taskir__mapping__descriptor, buf, len, "Mapping", &msg, d)) != ST_OK)
+        return st;
+    Taskir__Mapping *w = (Taskir__Mapping *)msg;
     Mapping *m = calloc(1, sizeof *m);
     if (!m || !(m->arena = arena_create())) {
         free(m);

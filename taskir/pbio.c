@@ -2,6 +2,7 @@
  * Taskir__* structs (shared/STYLE.md: the wire structs are a format, not a data structure). */
 #include "taskir/pbio.h"
 
+#include "taskir/canon.h"
 #include "taskir/fileio.h"
 #include "taskir/pbpack.h"
 #include "taskgraph.pb-c.h"
@@ -141,6 +142,20 @@ static bool clusters_in(Loader *L, const char *where, Taskir__EdgeCluster **w, s
     return true;
 }
 
+/* The model tensor of an INPUT / OUTPUT block (extension field 101). */
+static bool model_in(Loader *L, const char *where, const Taskir__ModelTensor *w, Block *b)
+{
+    if (w->n_dims > TIR_MAX_TENSOR_DIMS) {
+        diag_add(L->d, ST_LOGIC, "limit.dims", where, "model tensor has %zu dims, more than %u",
+                 w->n_dims, TIR_MAX_TENSOR_DIMS);
+        return false;
+    }
+    PrecisionId prec = PR_INT_32;
+    if (w->has_dtype && !prec_in(L, where, w->dtype, &prec))
+        return false;
+    return blk_set_model(L->g, b, w->dims, (uint32_t)w->n_dims, prec, w->has_dtype);
+}
+
 static bool block_in(Loader *L, const Taskir__TaskBlock *w)
 {
     char where[48];
@@ -215,7 +230,7 @@ static bool block_in(Loader *L, const Taskir__TaskBlock *w)
     b->has_pipeline_num = w->has_pipeline_num;
     b->socket_id = w->socket_id;
     b->has_socket_id = w->has_socket_id;
-    return true;
+    return !w->model_tensor || model_in(L, where, w->model_tensor, b);
 }
 
 static bool edge_in(Loader *L, const Taskir__Edge *w)
@@ -329,6 +344,37 @@ static const PbFieldCap load_caps[] = {
     {&taskir__shape__descriptor, "extra_dimensions", TIR_MAX_TENSOR_DIMS, "limit.dims"},
 };
 
+/* protobuf-c's allocator, recording whether an allocation failed (allocator_data: a bool). */
+static void *pb_alloc(void *data, size_t size)
+{
+    void *p = malloc(size);
+    if (!p)
+        *(bool *)data = true;
+    return p;
+}
+
+static void pb_free(void *data, void *p)
+{
+    (void)data;
+    free(p);
+}
+
+Status pb_unpack(const struct ProtobufCMessageDescriptor *desc, const uint8_t *buf, size_t len,
+                 const char *what, ProtobufCMessage **out, Diag *d)
+{
+    bool failed = false;
+    ProtobufCAllocator a = {pb_alloc, pb_free, &failed};
+    *out = protobuf_c_message_unpack(desc, &a, len, buf);
+    if (*out)
+        return ST_OK;
+    if (failed)
+        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory decoding the %s", what);
+    if (pb_wire_explain(desc, buf, len, d) == ST_OK)
+        diag_add(d, ST_LOGIC, "wire.decode", NULL,
+                 "not a %s: the bytes do not decode as protobuf", what);
+    return ST_LOGIC;
+}
+
 Status graph_load_pb_mem(const uint8_t *buf, size_t len, Graph **out, Diag *d)
 {
     *out = NULL;
@@ -340,13 +386,11 @@ Status graph_load_pb_mem(const uint8_t *buf, size_t len, Graph **out, Diag *d)
                                   TIR_MAX_PB_DECODE_BYTES, d);
     if (pst != ST_OK)
         return pst;
-    Taskir__TaskGraph *w = taskir__task_graph__unpack(NULL, len, buf);
-    if (!w) {
-        if (pb_wire_explain(&taskir__task_graph__descriptor, buf, len, d) == ST_OK)
-            diag_add(d, ST_LOGIC, "wire.decode", NULL,
-                     "not a TaskGraph: the bytes do not decode as protobuf");
-        return ST_LOGIC;
-    }
+    ProtobufCMessage *msg;
+    pst = pb_unpack(&taskir__task_graph__descriptor, buf, len, "TaskGraph", &msg, d);
+    if (pst != ST_OK)
+        return pst;
+    Taskir__TaskGraph *w = (Taskir__TaskGraph *)msg;
     Status st = graph_from_pb(w, out, d);
     taskir__task_graph__free_unpacked(w, NULL);
     return st;
@@ -402,6 +446,8 @@ typedef struct Saver {
     TirAtomicFile *f;           /* the parts go to this file, or else to buf */
     uint8_t *buf;
     size_t len, cap;
+    GraphUses uses;             /* the graph's use index, built at the first RESHAPE */
+    bool has_uses;
 } Saver;
 
 enum {
@@ -527,7 +573,9 @@ static Taskir__TaskBlock *block_out(Saver *S, const Block *b)
         w->has_precision = 1;
         w->precision = (Taskir__Precision)pr_info(b->prec)->wire;
     }
-    if (!shape_empty(&b->shape) && !(w->shape = shape_out(S, &b->shape)))
+    Shape shape;
+    canon_shape(b, &shape);
+    if (!shape_empty(&shape) && !(w->shape = shape_out(S, &shape)))
         return NULL;
     w->n_input_clusters = b->n_in;
     w->n_output_clusters = b->n_out;
@@ -536,8 +584,11 @@ static Taskir__TaskBlock *block_out(Saver *S, const Block *b)
         return NULL;
     if (b->data && !(w->data = tensor_out(S, b->data)))
         return NULL;
-    w->n_attributes = b->n_attrs;
-    w->attributes = arena_alloc(S->a, b->n_attrs ? b->n_attrs : 1, sizeof *w->attributes);
+    AttrId dflt[CANON_MAX_ATTRS];
+    uint32_t n_dflt = canon_default_attrs(b, dflt);
+    w->n_attributes = b->n_attrs + n_dflt;
+    w->attributes = arena_alloc(S->a, w->n_attributes ? w->n_attributes : 1,
+                                sizeof *w->attributes);
     if (!w->attributes)
         return NULL;
     for (uint32_t i = 0; i < b->n_attrs; i++) {
@@ -557,23 +608,77 @@ static Taskir__TaskBlock *block_out(Saver *S, const Block *b)
         wa->has_float_value = a->has_fvalue;
         wa->float_value = a->fvalue;
     }
+    for (uint32_t i = 0; i < n_dflt; i++) {
+        Taskir__Attribute *wa = NEW(S, Taskir__Attribute, TASKIR__ATTRIBUTE__INIT);
+        if (!wa)
+            return NULL;
+        w->attributes[b->n_attrs + i] = wa;
+        wa->has_type = wa->has_int_value = 1;
+        wa->type = (Taskir__AttributeType)at_info(dflt[i])->wire;
+        wa->int_value = at_info(dflt[i])->dflt;
+    }
     w->has_is_virtual = b->has_is_virtual;
     w->is_virtual = b->is_virtual;
     w->has_major_task_id = b->has_major_task_id;
     w->major_task_id = b->major_task_id;
     w->has_pipeline_num = b->has_pipeline_num;
     w->pipeline_num = b->pipeline_num;
-    if (b->bias_type) {
+    int bias_type = canon_bias_type(b);
+    if (bias_type) {
         w->has_bias_type = 1;
-        w->bias_type = (Taskir__BiasType)b->bias_type;
+        w->bias_type = (Taskir__BiasType)bias_type;
     }
     w->has_socket_id = b->has_socket_id;
     w->socket_id = b->socket_id;
     w->name = (char *)b->name;
+    if (b->has_model) {
+        Taskir__ModelTensor *m = NEW(S, Taskir__ModelTensor, TASKIR__MODEL_TENSOR__INIT);
+        if (!m)
+            return NULL;
+        m->n_dims = b->model_ndim;
+        m->dims = b->model_dims;
+        m->has_dtype = b->has_model_prec;
+        m->dtype = (Taskir__Precision)pr_info(b->model_prec)->wire;
+        w->model_tensor = m;
+    }
     return w;
 }
 
-static Taskir__Edge *edge_out(Saver *S, const Edge *e)
+/* A RESHAPE without its permutation gets the C-order one written (canon_reshape_p), as the
+ * first parameter tensor: dims [k], int32_data p. */
+static bool reshape_p_out(Saver *S, const Graph *g, const Edge *e, uint32_t i,
+                          Taskir__RearrangeInfo *wr)
+{
+    int32_t p[TIR_CDIMS];
+    if (e->re[i].type == RT_RESHAPE && !S->has_uses) {
+        if (!graph_uses(g, &S->uses))
+            return false;
+        S->has_uses = true;
+    }
+    uint32_t k = S->has_uses ? canon_reshape_p(g, &S->uses, e, i, p) : 0;
+    if (!k)
+        return true;
+    int32_t *v = arena_alloc(S->a, k + 1, sizeof *v);
+    Taskir__Tensor *t = NEW(S, Taskir__Tensor, TASKIR__TENSOR__INIT);
+    if (!v || !t)
+        return false;
+    memcpy(v, p, k * sizeof *v);
+    v[k] = (int32_t)k;
+    t->n_dims = 1;
+    t->dims = v + k;
+    t->n_int32_data = k;
+    t->int32_data = v;
+    if (!wr->n_matrix) {
+        wr->n_matrix = 1;
+        wr->matrix[0] = t;
+    } else {
+        t->name = wr->matrix[0]->name;
+        wr->matrix[0] = t;
+    }
+    return true;
+}
+
+static Taskir__Edge *edge_out(Saver *S, const Graph *g, const Edge *e)
 {
     Taskir__Edge *w = NEW(S, Taskir__Edge, TASKIR__EDGE__INIT);
     if (!w)
@@ -600,6 +705,8 @@ static Taskir__Edge *edge_out(Saver *S, const Edge *e)
         for (uint32_t k = 0; k < e->re[i].n_mats; k++)
             if (!(wr->matrix[k] = tensor_out(S, &e->re[i].mats[k])))
                 return NULL;
+        if (!reshape_p_out(S, g, e, i, wr))
+            return NULL;
     }
     return w;
 }
@@ -670,7 +777,7 @@ static Status pack_graph(const Graph *g, Saver *S, Diag *d)
         Taskir__TaskGraph w = TASKIR__TASK_GRAPH__INIT;
         w.edges = we + i;
         for (uint64_t values = 0; i < g->n_edges && values < PART_VALUES; i++) {
-            if (!(we[i] = edge_out(S, g->edges[i]))) {
+            if (!(we[i] = edge_out(S, g, g->edges[i]))) {
                 st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory saving the graph");
                 break;
             }
@@ -713,6 +820,7 @@ static Status pack_graph(const Graph *g, Saver *S, Diag *d)
         st = put_part(S, &w, d);
     pb_pack_destroy(S->pk);
     arena_destroy(S->a);
+    graph_uses_finish(&S->uses);
     return st;
 }
 

@@ -38,6 +38,14 @@ struct ProtobufCMessageDescriptor;
 Status pb_wire_explain(const struct ProtobufCMessageDescriptor *desc, const uint8_t *buf,
                        size_t len, Diag *d);
 
+/* Unpacks a message of desc from the bytes (after pb_wire_precheck): *out is the message,
+ * to free with protobuf_c_message_free_unpacked(*out, NULL). An allocation failing is a
+ * runtime error [oom]; bytes protobuf-c refuses a logic error as pb_wire_explain reports
+ * them, else [wire.decode] ("not a WHAT"). */
+struct ProtobufCMessage;
+Status pb_unpack(const struct ProtobufCMessageDescriptor *desc, const uint8_t *buf, size_t len,
+                 const char *what, struct ProtobufCMessage **out, Diag *d);
+
 /* Most memory protobuf-c may spend decoding one file (an overestimate: message structs,
  * arrays, strings, unknown fields and its scanning slabs), checked before it allocates. */
 #define TIR_MAX_PB_DECODE_BYTES ((uint64_t)4 << 30)

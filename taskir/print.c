@@ -8,7 +8,8 @@ Status print_graph(const Graph *g, PrintFormat f, FILE *out, Diag *d)
     case PF_TEXT:
         return print_text_graph(g, out, d);
     case PF_JSON:
-        return print_json_graph(g, out, d);
+    case PF_JSON_FULL:
+        return print_json_graph(g, out, f == PF_JSON_FULL, d);
     case PF_DOT:
         return print_dot_graph(g, out, d);
     }
@@ -24,7 +25,8 @@ Status print_block(const Graph *g, int32_t id, PrintFormat f, FILE *out, Diag *d
     case PF_TEXT:
         return print_text_block(g, b, out, d);
     case PF_JSON:
-        return print_json_block(g, b, out, d);
+    case PF_JSON_FULL:
+        return print_json_block(g, b, out, f == PF_JSON_FULL, d);
     case PF_DOT:
         return print_dot_block(g, b, out, d);
     }
@@ -37,6 +39,7 @@ Status print_summary(const Graph *g, PrintFormat f, FILE *out, Diag *d)
     case PF_TEXT:
         return print_summary_text(g, out, d);
     case PF_JSON:
+    case PF_JSON_FULL:
         return print_summary_json(g, out, d);
     case PF_DOT:
         break;

@@ -100,6 +100,7 @@ Status print_check_stream(FILE *out, Diag *d);
 struct json_object;
 typedef struct PrintJson {
     bool oom;
+    bool full_data;     /* print_json.c: data tensors whole, not abridged */
 } PrintJson;
 
 struct json_object *pj_obj(PrintJson *J);
@@ -130,8 +131,9 @@ void pj_emit(PrintJson *J, struct json_object *val, FILE *out, int indent);
 /* Per-format printers behind print.h; the _block ones print b and the edges that touch it. */
 Status print_text_graph(const Graph *g, FILE *out, Diag *d);
 Status print_text_block(const Graph *g, const Block *b, FILE *out, Diag *d);
-Status print_json_graph(const Graph *g, FILE *out, Diag *d);
-Status print_json_block(const Graph *g, const Block *b, FILE *out, Diag *d);
+/* full: every value of every data tensor (else abridged, PRINT_DATA_FIRST of them). */
+Status print_json_graph(const Graph *g, FILE *out, bool full, Diag *d);
+Status print_json_block(const Graph *g, const Block *b, FILE *out, bool full, Diag *d);
 Status print_dot_graph(const Graph *g, FILE *out, Diag *d);
 Status print_dot_block(const Graph *g, const Block *b, FILE *out, Diag *d);
 Status print_summary_text(const Graph *g, FILE *out, Diag *d);

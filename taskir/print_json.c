@@ -8,9 +8,12 @@
  *           ["n_branch"], ["extra_dimensions"], "bias" ("VECTOR", "CONSTANT" or null),
  *           "attributes" ({"KERNEL_X": 3, ...}; null for an attribute without int value),
  *           ["attribute_extras" ({"NAME": {"float", "precision"}})],
- *           "data" (null or {"precision", "precision_given", "dims", ["name"],
- *                   per container "int32"/"uint32"/"float": {"count", "first", "fnv1a"}}),
+ *           "data" (null or {"precision", "precision_given", "dims", ["name"], "abridged",
+ *                   per container "int32"/"uint32"/"float": {"count", "first", "fnv1a"}
+ *                   (abridged: true, the first PRINT_DATA_FIRST values, their count and
+ *                   the FNV-1a of all) or [every value] (abridged: false, PF_JSON_FULL)}),
  *           ["is_virtual"], ["major_task_id"], ["pipeline_num"], ["socket_id"],
+ *           ["model_tensor" ({"dims", "dtype"}): INPUT / OUTPUT, extension field 101],
  *           "inputs", "outputs": [{"index", "role" (null: the table has none),
  *                    "dims" (null when unknown), "dims_given", ["derived_dims" when the
  *                    given dims differ from the table's], "interfaces": [{"index", "edge",
@@ -57,7 +60,8 @@ static json_object *json_data(PrintJson *J, const Block *b, const Tensor *t)
     pj_set(J, o, "dims", pj_int_list(J, t->dims, t->n_dims));
     if (t->name)
         pj_set_str(J, o, "name", t->name);
-    return json_tensor_vals(J, o, t, false);
+    pj_set(J, o, "abridged", pj_bool(J, !J->full_data));
+    return json_tensor_vals(J, o, t, J->full_data);
 }
 
 static json_object *json_cluster(PrintJson *J, const Block *b, bool input, uint32_t k)
@@ -170,6 +174,14 @@ static json_object *json_block(PrintJson *J, const Block *b)
         pj_set(J, o, "pipeline_num", pj_int(J, b->pipeline_num));
     if (b->has_socket_id)
         pj_set(J, o, "socket_id", pj_int(J, b->socket_id));
+    if (b->has_model) {
+        json_object *m = pj_obj(J), *dims = pj_arr(J);
+        for (uint32_t i = 0; i < b->model_ndim; i++)
+            pj_push(J, dims, pj_int(J, b->model_dims[i]));
+        pj_set(J, m, "dims", dims);
+        pj_set_str(J, m, "dtype", pr_info(b->has_model_prec ? b->model_prec : PR_INT_32)->name);
+        pj_set(J, o, "model_tensor", m);
+    }
     json_object *ins = pj_arr(J);
     for (uint32_t k = 0; k < b->n_in && !J->oom; k++)
         pj_push(J, ins, json_cluster(J, b, true, k));
@@ -257,13 +269,13 @@ static void json_array_end(JsonArray *a, FILE *out, bool last)
     fputs(last ? "\n" : ",\n", out);
 }
 
-Status print_json_graph(const Graph *g, FILE *out, Diag *d)
+Status print_json_graph(const Graph *g, FILE *out, bool full, Diag *d)
 {
     PrintIndex ix;
     Status st = print_index_build(g, &ix, d);
     if (st != ST_OK)
         return st;
-    PrintJson J = {false};
+    PrintJson J = {.full_data = full};
     JsonArray a = {true};
     fputs("{\n  \"blocks\": [", out);
     for (uint32_t i = 0; i < g->n_blocks && !J.oom; i++)
@@ -310,13 +322,13 @@ Status print_json_graph(const Graph *g, FILE *out, Diag *d)
     return print_check_stream(out, d);
 }
 
-Status print_json_block(const Graph *g, const Block *b, FILE *out, Diag *d)
+Status print_json_block(const Graph *g, const Block *b, FILE *out, bool full, Diag *d)
 {
     PrintIndex ix;
     Status st = print_index_build(g, &ix, d);
     if (st != ST_OK)
         return st;
-    PrintJson J = {false};
+    PrintJson J = {.full_data = full};
     json_object *root = pj_obj(&J);
     pj_set(&J, root, "block", json_block(&J, b));
     json_object *edges = pj_arr(&J);

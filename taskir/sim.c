@@ -699,7 +699,8 @@ static void do_copy(SimRun *run, SimCluster *c, const SimCopy *cp)
         box_move(c->data, c->dims, cp->dst_pos, cp->dst_box, (int32_t *)cur, false);
 }
 
-Status sim_step(SimRun *run, Diag *d)
+/* One time step; reports block done0 + i + 1 of total after the i-th block to p. */
+static Status step(SimRun *run, const TirProgress *p, uint64_t done0, uint64_t total, Diag *d)
 {
     for (uint32_t i = 0; i < run->n_order; i++) {
         SimBlock *sb = &run->blocks[run->order[i]];
@@ -716,8 +717,14 @@ Status sim_step(SimRun *run, Diag *d)
             if (st)
                 return st;
         }
+        tir_progress(p, "block", done0 + i + 1, total);
     }
     return ST_OK;
+}
+
+Status sim_step(SimRun *run, Diag *d)
+{
+    return step(run, NULL, 0, 0, d);
 }
 
 void sim_reset(SimRun *run)
@@ -897,6 +904,17 @@ typedef struct InSlot {
 } InSlot;
 
 /* Classifies array a for INPUT k: which leading dims it has. */
+/* Is shape (ndim dims) the block's model tensor's? */
+static bool model_shape_is(const Block *b, const int64_t *shape, uint32_t ndim)
+{
+    if (!b->has_model || b->model_ndim != ndim)
+        return false;
+    for (uint32_t i = 0; i < ndim; i++)
+        if (b->model_dims[i] != shape[i])
+            return false;
+    return true;
+}
+
 static Status classify(SimRun *run, uint32_t k, const NpyArray *a, InSlot *slot, Diag *d)
 {
     const Block *b = sim_input_block(run, k);
@@ -915,6 +933,14 @@ static Status classify(SimRun *run, uint32_t k, const NpyArray *a, InSlot *slot,
     uint32_t extra = tail ? a->ndim - n : 99;
     if (extra == 0)
         return ST_OK;
+    int64_t per = 1;
+    for (uint32_t i = 0; i < n; i++)
+        per *= s[i];
+    if (extra != 1 && T == 1 && per > 0 && model_shape_is(b, a->shape, a->ndim) &&
+        a->count % per == 0) {
+        slot->batch = a->count / per; /* the model's shape: whole samples in C order */
+        return ST_OK;
+    }
     if (extra == 1 && T == 1) {
         slot->batch = a->shape[0];
         return ST_OK;
@@ -956,11 +982,33 @@ static Status alloc_tensor(SimTensor *t, const SimBlock *sb, int64_t N, uint32_t
     t->data = malloc(t->count ? (size_t)t->count * sizeof *t->data : 1);
     if (!t->data)
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory for the results");
+    t->dtype = NPY_I32;
     return ST_OK;
+}
+
+/* An OUTPUT's result in its model tensor's shape and element type (sim.h, sim_run). */
+static void model_output(SimTensor *t, const Block *b, uint32_t T)
+{
+    if (!b->has_model)
+        return;
+    if (b->has_model_prec)
+        t->dtype = b->model_prec == PR_INT_8 ? NPY_I8 : b->model_prec == PR_UINT_8 ? NPY_U8
+                   : b->model_prec == PR_INT_16 ? NPY_I16 : NPY_I32;
+    if (T == 1 && b->model_ndim <= NPY_MAX_DIMS && blk_model_volume(b) == t->count) {
+        t->ndim = b->model_ndim;
+        for (uint32_t i = 0; i < b->model_ndim; i++)
+            t->shape[i] = b->model_dims[i];
+    }
 }
 
 Status sim_run(SimRun *run, const SimInput *inputs, uint32_t n_inputs, SimResult *res,
                Diag *d)
+{
+    return sim_run_progress(run, inputs, n_inputs, res, NULL, d);
+}
+
+Status sim_run_progress(SimRun *run, const SimInput *inputs, uint32_t n_inputs,
+                        SimResult *res, const TirProgress *progress, Diag *d)
 {
     memset(res, 0, sizeof *res);
     uint32_t T = run->opt.steps;
@@ -1024,9 +1072,12 @@ Status sim_run(SimRun *run, const SimInput *inputs, uint32_t n_inputs, SimResult
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
         goto out;
     }
-    for (uint32_t k = 0; k < run->n_outputs; k++)
-        if ((st = alloc_tensor(&res->outputs[k], &run->blocks[run->outputs[k]], N, T, d)))
+    for (uint32_t k = 0; k < run->n_outputs; k++) {
+        const SimBlock *sb = &run->blocks[run->outputs[k]];
+        if ((st = alloc_tensor(&res->outputs[k], sb, N, T, d)))
             goto out;
+        model_output(&res->outputs[k], sb->b, T);
+    }
     if (run->opt.keep_all) {
         res->n_blocks = run->g->n_blocks;
         if (!(res->blocks = calloc((size_t)res->n_blocks + 1, sizeof *res->blocks))) {
@@ -1049,9 +1100,10 @@ Status sim_run(SimRun *run, const SimInput *inputs, uint32_t n_inputs, SimResult
                     off += (int64_t)t * v;
                 memcpy(sb->result, slots[k].a->i32 + off, (size_t)v * sizeof *sb->result);
             }
-            if ((st = sim_step(run, d)))
-                goto out;
             int64_t slot = n * T + t;
+            uint64_t total = (uint64_t)samples * T * run->n_order;
+            if ((st = step(run, progress, (uint64_t)slot * run->n_order, total, d)))
+                goto out;
             for (uint32_t k = 0; k < run->n_outputs; k++) {
                 const SimBlock *sb = &run->blocks[run->outputs[k]];
                 memcpy(res->outputs[k].data + slot * sb->result_vol, sb->result,

@@ -2,8 +2,10 @@
 #include "cli.h"
 
 #include "taskir/diag.h"
+#include "taskir/fileio.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,4 +32,58 @@ int cli_stdout_done(const char *tool)
         return ST_OK;
     fprintf(stderr, "%s: cannot write to stdout: %s [io.write]\n", tool, strerror(errno));
     return ST_RUNTIME;
+}
+
+int cli_usage(const char *tool, const char *rule, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "%s: %s [%s]\ntry '%s --help'\n", tool, msg, rule, tool);
+    return ST_USAGE;
+}
+
+bool cli_is_std(const char *path)
+{
+    return path && strcmp(path, "-") == 0;
+}
+
+const char *cli_name(const char *path, bool output)
+{
+    return cli_is_std(path) ? (output ? "<stdout>" : "<stdin>") : path;
+}
+
+int cli_once(const char *tool, const char *opt, bool *seen)
+{
+    if (*seen)
+        return cli_usage(tool, "usage.repeated", "%s given more than once", opt);
+    *seen = true;
+    return -1;
+}
+
+int cli_one_stdin(const char *tool, const char *const *inputs, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += cli_is_std(inputs[i]);
+    if (k > 1)
+        return cli_usage(tool, "usage.stdin", "standard input ('-') is given for %zu inputs; "
+                         "it can be read once", k);
+    return -1;
+}
+
+int cli_check_output(const char *tool, const char *out, const char *const *inputs, size_t n)
+{
+    Diag d;
+    diag_init(&d, NULL);
+    Status st = tir_output_check(out, inputs, n, &d);
+    diag_print(&d, stderr, tool);
+    diag_finish(&d);
+    if (st == ST_OK)
+        return -1;
+    if (st == ST_USAGE)
+        fprintf(stderr, "try '%s --help'\n", tool);
+    return (int)st;
 }

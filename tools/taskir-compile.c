@@ -15,13 +15,13 @@
 #include "frontend/onnx.h"
 #include "cli.h"
 #include "onnx_cli.h"
+#include "taskir/fileio.h"
 #include "taskir/pbio.h"
 
 #include <errno.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +52,8 @@ static const char usage_text[] =
     "                (a CINN-style XML program, docs/cinn.md; the default for a .xml path)\n"
     "                or onnx (an ONNX model, docs/onnx.md; the default for a .onnx path)\n"
     "  -o FILE       write the TaskGraph to FILE (atomically); without -o it goes to\n"
-    "                standard output, which must then not be a terminal. A stale host\n"
+    "                standard output, which must then not be a terminal. A link is\n"
+    "                followed, a device or FIFO written in place. A stale host\n"
     "                remainder beside FILE (below) is removed.\n"
     "  --input-range NAME=LO..HI  ONNX: graph input NAME holds integers in LO..HI: a\n"
     "                float input holding integers (assumed 16-bit without it) or an integer\n"
@@ -70,7 +71,8 @@ static const char usage_text[] =
     "\n"
     "exit status:\n"
     "  0  success\n"
-    "  1  usage error: unknown option, missing model, bad --format, no -o with a terminal\n"
+    "  1  usage error: unknown option, missing model, bad --format, no -o with a terminal,\n"
+    "     an option given twice, -o a directory or an input (docs/cli.md)\n"
     "  2  logic error: the model is invalid, or an operator cannot be lowered (the message\n"
     "     names the node and the rule, docs/lowering.md)\n"
     "  3  runtime error: a file cannot be read or written, out of memory, or the compiled\n"
@@ -86,29 +88,41 @@ typedef struct Options {
     OnnxCli onnx_cli;    /* --input-range, --const (ONNX models) */
 } Options;
 
-static int usage_error(const char *rule, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static int usage_error(const char *rule, const char *fmt, ...)
+#define usage_error(...) cli_usage(TOOL, __VA_ARGS__)
+
+/* The files -o OUT writes or removes: OUT, and its host remainder pair (host_split.h),
+ * none of which may be a directory or an input. Returns -1 or the exit code. */
+static int check_outputs(const char *out, const char *const *inputs, size_t n)
 {
+    int rc = cli_check_output(TOOL, out, inputs, n);
+    if (rc >= 0 || cli_is_std(out))
+        return rc;
     Diag d;
-    diag_init(&d, NULL);
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    diag_add(&d, ST_USAGE, rule, NULL, "%s", msg);
-    diag_print(&d, stderr, TOOL);
+    diag_init(&d, out);
+    char *json = NULL, *params = NULL;
+    if (fe_host_paths(out, &json, &params, &d) != ST_OK) {
+        diag_print(&d, stderr, TOOL);
+        rc = ST_RUNTIME;
+    }
+    const char *host[] = {json, params};
+    for (size_t h = 0; rc < 0 && h < 2; h++)
+        for (size_t i = 0; rc < 0 && i < n; i++)
+            if (inputs[i] && tir_same_file(host[h], inputs[i]))
+                rc = usage_error("usage.output", "-o '%s' writes or removes '%s' beside it (a "
+                                 "host remainder), which is the input '%s'", out, host[h],
+                                 inputs[i]);
     diag_finish(&d);
-    fputs("try 'taskir-compile --help'\n", stderr);
-    return ST_USAGE;
+    free(json);
+    free(params);
+    return rc;
 }
 
 /* Parses argv into o. Returns -1 to go on, else the exit code. */
 static int parse_args(int argc, char **argv, Options *o)
 {
     memset(o, 0, sizeof *o);
-    bool only_files = false, format_given = false;
+    bool only_files = false, format_given = false, seen_params = false, seen_out = false;
+    int rc;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v, *rule;
         char err[512];
@@ -126,17 +140,20 @@ static int parse_args(int argc, char **argv, Options *o)
             printf("%s %s\n", TOOL, TASKIR_VERSION);
             return cli_stdout_done(TOOL);
         } else if ((v = cli_opt_value(argc, argv, &i, "--params", &m)), m) {
+            if ((rc = cli_once(TOOL, "--params", &seen_params)) >= 0)
+                return rc;
             if (!v || !*v)
                 return usage_error("usage.params", "%s needs a file name", a);
             o->params = v;
         } else if ((v = cli_opt_value(argc, argv, &i, "--format", &m)), m) {
+            if ((rc = cli_once(TOOL, "--format", &format_given)) >= 0)
+                return rc;
             if (!v)
                 return usage_error("usage.format", "%s needs a value: cvm, cinn or onnx", a);
             if (strcmp(v, "cvm") != 0 && strcmp(v, "cinn") != 0 && strcmp(v, "onnx") != 0)
                 return usage_error("usage.format", "unknown format '%s' (cvm, cinn, onnx)", v);
             o->cinn = strcmp(v, "cinn") == 0;
             o->onnx = strcmp(v, "onnx") == 0;
-            format_given = true;
         } else if (strcmp(a, "--allow-host") == 0) {
             o->allow_host = true;
         } else if ((rule = onnx_cli_option(&o->onnx_cli, argc, argv, &i, &m, err, sizeof err)),
@@ -144,6 +161,8 @@ static int parse_args(int argc, char **argv, Options *o)
             if (rule)
                 return usage_error(rule, "%s", err);
         } else if ((v = cli_opt_value(argc, argv, &i, "-o", &m)), m) {
+            if ((rc = cli_once(TOOL, "-o", &seen_out)) >= 0)
+                return rc;
             if (!v || !*v)
                 return usage_error("usage.output", "%s needs a file name", a);
             o->out = v;
@@ -169,9 +188,45 @@ static int parse_args(int argc, char **argv, Options *o)
         return usage_error("usage.output", "--allow-host needs -o FILE: a host remainder is "
                            "written beside it (FILE without .pb, plus .host.json and "
                            ".host.params)");
-    if ((!o->out || strcmp(o->out, "-") == 0) && isatty(STDOUT_FILENO))
+    if ((!o->out || cli_is_std(o->out)) && isatty(STDOUT_FILENO))
         return usage_error("usage.output", "no -o FILE, and standard output is a terminal");
-    return -1;
+    /* The model, its params and the --const arrays: none may be the output. */
+    size_t n = 2 + (size_t)o->onnx_cli.nbind;
+    const char **inputs = malloc(n * sizeof *inputs);
+    if (!inputs) {
+        fprintf(stderr, "%s: out of memory [oom]\n", TOOL);
+        return ST_RUNTIME;
+    }
+    inputs[0] = o->model;
+    inputs[1] = o->params;
+    for (uint32_t k = 0; k < o->onnx_cli.nbind; k++)
+        inputs[2 + k] = o->onnx_cli.paths[k];
+    if ((rc = cli_one_stdin(TOOL, inputs, n)) < 0 && o->out)
+        rc = check_outputs(o->out, inputs, n);
+    free(inputs);
+    return rc;
+}
+
+/* Reads a CVM model: the graph JSON (messages name it, through d) and the params file
+ * (its read errors name the params file, printed here: *said). */
+static Status load_cvm(const Options *o, OpGraph **g, Diag *d, bool *said)
+{
+    uint8_t *json = NULL, *params = NULL;
+    size_t jlen = 0, plen = 0;
+    Status st = tir_read_file(o->model, CVM_MAX_JSON_BYTES, &json, &jlen, d);
+    if (st == ST_OK && o->params) {
+        Diag pd;
+        diag_init(&pd, cli_name(o->params, false));
+        st = tir_read_file(o->params, TIR_MAX_FILE_BYTES, &params, &plen, &pd);
+        diag_print(&pd, stderr, TOOL);
+        *said = pd.n > 0;
+        diag_finish(&pd);
+    }
+    if (st == ST_OK)
+        st = fe_cvm_load_mem((const char *)json, jlen, params, plen, o->params, g, d);
+    free(json);
+    free(params);
+    return st;
 }
 
 int main(int argc, char **argv)
@@ -190,8 +245,8 @@ int main(int argc, char **argv)
         return rc;
     }
     Diag d, od;
-    diag_init(&d, o.model);
-    diag_init(&od, o.out ? o.out : "<stdout>");
+    diag_init(&d, cli_name(o.model, false));
+    diag_init(&od, cli_name(o.out ? o.out : "-", true));
     OpGraph *g = NULL, *host = NULL;
     Graph *tg = NULL;
     LowerOptions lo = {.allow_host = o.allow_host};
@@ -219,7 +274,7 @@ int main(int argc, char **argv)
             st = fe_lower_split(m->g, &lo, &tg, &host, &d);
         fe_onnx_destroy(m);
     } else {
-        st = fe_cvm_load(o.model, o.params, &g, &d);
+        st = load_cvm(&o, &g, &d, &said);
         if (st == ST_OK)
             st = fe_lower_split(g, &lo, &tg, &host, &d);
         og_destroy(g);

@@ -18,7 +18,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,8 +29,8 @@
 #define TOOL "taskir-dump"
 
 static const char usage_text[] =
-    "usage: taskir-dump GRAPH.pb|MAP.pb [--format text|json|dot] [--summary] [--block ID]\n"
-    "                   [--verify] [--input-format graph|mapping] [-o FILE]\n"
+    "usage: taskir-dump GRAPH.pb|MAP.pb [--format text|json|dot] [--full-data] [--summary]\n"
+    "                   [--block ID] [--verify] [--input-format graph|mapping] [-o FILE]\n"
     "       taskir-dump --help | --version\n"
     "\n"
     "Prints a TaskGraph (.pb) or a Mapping (.map.pb: the graph placed on cores); \"-\" reads\n"
@@ -39,7 +38,9 @@ static const char usage_text[] =
     "coordinates (text), or as {\"graph\": ..., \"mapping\": ...} (json); dot shows the graph.\n"
     "\n"
     "options:\n"
-    "  --format FMT  output format: text (default), json or dot\n"
+    "  --format FMT  output format: text (default), json or dot; a data tensor shows its\n"
+    "                first 8 values, their count and a checksum (json: \"abridged\": true)\n"
+    "  --full-data   with --format json: every value of every data tensor\n"
     "  --summary     print the summary instead of the graph: blocks per type, weight bytes,\n"
     "                MACs per compute block and in total, precisions (text or json only);\n"
     "                for a Mapping also the cores, steps and phases it uses, mapped and\n"
@@ -48,18 +49,22 @@ static const char usage_text[] =
     "  --verify      check the graph (and a Mapping's map.* rules) and list each violation;\n"
     "                alone it prints \"GRAPH.pb: ok (N blocks, M edges)\" (a Mapping adds its\n"
     "                dicts), with --format, --summary or --block the dump follows (and the\n"
-    "                ok line goes to standard error)\n"
+    "                ok line goes to standard error); with --format json alone the findings\n"
+    "                (rule, block, edge, where, message) print as JSON, also when none\n"
     "  --input-format KIND  read the input as a graph (TaskGraph) or a mapping (Mapping);\n"
     "                by default a path ending in .map.pb is a Mapping, else the first field\n"
     "                of the file decides (docs/formats.md)\n"
-    "  -o FILE       write the output to FILE (atomically) instead of standard output\n"
+    "  -o FILE       write the output to FILE (atomically) instead of standard output;\n"
+    "                a link is followed, a device or FIFO written in place; not a directory\n"
+    "                nor the input (docs/cli.md)\n"
     "  --help        print this help and exit\n"
     "  --version     print the version and exit\n"
     "\n"
     "exit status:\n"
     "  0  success\n"
     "  1  usage error: unknown option, missing file argument, bad --format or\n"
-    "     --input-format, --summary with dot, bad --block ID\n"
+    "     --input-format, --summary with dot, bad --block ID, an option given twice,\n"
+    "     -o a directory or the input\n"
     "  2  logic error: the file is not a valid TaskGraph (or Mapping), --block names no\n"
     "     block, or --verify found violations\n"
     "  3  runtime error: the input cannot be read or the output written, out of memory\n";
@@ -76,31 +81,15 @@ typedef struct Options {
     bool has_block;
     int32_t block;
     bool verify;
+    bool full_data;      /* --full-data: PF_JSON_FULL */
 } Options;
-
-/* Reports a usage error; returns 1 (the exit code). */
-static int usage_error(Diag *d, const char *rule, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int usage_error(Diag *d, const char *rule, const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    diag_add(d, ST_USAGE, rule, NULL, "%s", msg);
-    diag_print(d, stderr, TOOL);
-    fputs("try 'taskir-dump --help'\n", stderr);
-    return ST_USAGE;
-}
 
 /* Parses argv into o. Returns -1 to go on, else the exit code (--help, --version, errors). */
 static int parse_args(int argc, char **argv, Options *o)
 {
-    Diag d;
-    diag_init(&d, NULL);
     int rc = -1;
     bool only_files = false;
+    bool seen_format = false, seen_input = false, seen_block = false, seen_out = false;
     memset(o, 0, sizeof *o);
     for (int i = 1; i < argc && rc < 0; i++) {
         const char *a = argv[i];
@@ -108,7 +97,7 @@ static int parse_args(int argc, char **argv, Options *o)
         const char *v;
         if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
             if (o->file)
-                rc = usage_error(&d, "usage.args", "more than one input file ('%s')", a);
+                rc = cli_usage(TOOL, "usage.args", "more than one input file ('%s')", a);
             o->file = a;
         } else if (strcmp(a, "--") == 0) {
             only_files = true;
@@ -122,10 +111,14 @@ static int parse_args(int argc, char **argv, Options *o)
             o->summary = true;
         } else if (strcmp(a, "--verify") == 0) {
             o->verify = true;
+        } else if (strcmp(a, "--full-data") == 0) {
+            o->full_data = true;
         } else if ((v = cli_opt_value(argc, argv, &i, "--format", &m)), m) {
             o->format_given = true;
+            if ((rc = cli_once(TOOL, "--format", &seen_format)) >= 0)
+                break;
             if (!v)
-                rc = usage_error(&d, "usage.format", "%s needs a value: text, json or dot", a);
+                rc = cli_usage(TOOL, "usage.format", "%s needs a value: text, json or dot", a);
             else if (strcmp(v, "text") == 0)
                 o->format = PF_TEXT;
             else if (strcmp(v, "json") == 0)
@@ -133,49 +126,91 @@ static int parse_args(int argc, char **argv, Options *o)
             else if (strcmp(v, "dot") == 0)
                 o->format = PF_DOT;
             else
-                rc = usage_error(&d, "usage.format",
+                rc = cli_usage(TOOL, "usage.format",
                                  "unknown format '%s' (text, json or dot)", v);
         } else if ((v = cli_opt_value(argc, argv, &i, "--input-format", &m)), m) {
+            if ((rc = cli_once(TOOL, "--input-format", &seen_input)) >= 0)
+                break;
             if (v && strcmp(v, "graph") == 0)
                 o->input = IN_GRAPH;
             else if (v && strcmp(v, "mapping") == 0)
                 o->input = IN_MAPPING;
             else
-                rc = usage_error(&d, "usage.format",
+                rc = cli_usage(TOOL, "usage.format",
                                  "--input-format takes graph or mapping, not '%s'", v ? v : "");
         } else if ((v = cli_opt_value(argc, argv, &i, "--block", &m)), m) {
             char *end;
             errno = 0;
             long long id = v ? strtoll(v, &end, 10) : 0;
+            if ((rc = cli_once(TOOL, "--block", &seen_block)) >= 0)
+                break;
             if (!v || !*v || *end || errno || id < INT32_MIN || id > INT32_MAX)
-                rc = usage_error(&d, "usage.block", "--block needs a block id, not '%s'",
+                rc = cli_usage(TOOL, "usage.block", "--block needs a block id, not '%s'",
                                  v ? v : "");
             o->has_block = true;
             o->block = (int32_t)id;
         } else if ((v = cli_opt_value(argc, argv, &i, "-o", &m)), m) {
+            if ((rc = cli_once(TOOL, "-o", &seen_out)) >= 0)
+                break;
             if (!v || !*v)
-                rc = usage_error(&d, "usage.output", "%s needs a file name", a);
+                rc = cli_usage(TOOL, "usage.output", "%s needs a file name", a);
             o->out = v;
         } else {
-            rc = usage_error(&d, "usage.option", "unknown option '%s'", a);
+            rc = cli_usage(TOOL, "usage.option", "unknown option '%s'", a);
         }
     }
     if (rc < 0 && !o->file)
-        rc = usage_error(&d, "usage.args", "no input file (give GRAPH.pb, or - for stdin)");
+        rc = cli_usage(TOOL, "usage.args", "no input file (give GRAPH.pb, or - for stdin)");
     else if (rc < 0 && o->summary && o->format == PF_DOT)
-        rc = usage_error(&d, "usage.format", "--summary prints text or json, not dot");
+        rc = cli_usage(TOOL, "usage.format", "--summary prints text or json, not dot");
     else if (rc < 0 && o->summary && o->has_block)
-        rc = usage_error(&d, "usage.args", "--summary and --block exclude each other");
-    diag_finish(&d);
+        rc = cli_usage(TOOL, "usage.args", "--summary and --block exclude each other");
+    else if (rc < 0 && o->full_data && (o->format != PF_JSON || o->summary))
+        rc = cli_usage(TOOL, "usage.args", "--full-data is for the JSON dump (--format json), "
+                       "which then holds every data value; the %s has none abridged",
+                       o->summary ? "summary" : "text and dot output");
+    else if (rc < 0 && o->full_data && o->verify && !o->has_block)
+        rc = cli_usage(TOOL, "usage.args", "--full-data is for the JSON dump; --verify "
+                       "--format json prints the findings instead");
+    if (rc < 0 && o->out)
+        rc = cli_check_output(TOOL, o->out, &o->file, 1);
     return rc;
 }
 
+/* Writes len bytes of buf to o's output (od: its findings). */
+static Status emit(const Options *o, const char *buf, size_t len, Diag *od)
+{
+    return tir_write_file_atomic(o->out ? o->out : "-", buf, len, od);
+}
+
+/* --verify --format json: the findings of d as JSON (print_findings_json) to the output;
+ * counts NULL when the file did not load. */
+static Status report(const Options *o, const char *name, const Diag *d, const uint32_t *counts,
+                     Diag *od)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *ms = open_memstream(&buf, &len);
+    if (!ms)
+        return diag_add(od, ST_RUNTIME, "oom", NULL, "cannot buffer the output: %s",
+                        strerror(errno));
+    Status st = print_findings_json(name, d, counts, ms, od);
+    if (fclose(ms) != 0 && st == ST_OK)
+        st = diag_add(od, ST_RUNTIME, "oom", NULL, "cannot buffer the output");
+    if (st == ST_OK)
+        st = emit(o, buf, len, od);
+    free(buf);
+    return st;
+}
+
 /* Loads, verifies and prints as o asks. Findings about the input go to d, about writing the
- * output to od. */
-static Status run(const Options *o, const char *name, Diag *d, Diag *od)
+ * output to od; *reported says they went to the output as JSON instead (--verify --format
+ * json), not to be printed again. */
+static Status run(const Options *o, const char *name, Diag *d, Diag *od, bool *reported)
 {
     uint8_t *in = NULL;
     size_t in_len = 0;
+    *reported = false;
     Status st = tir_read_file(o->file, TIR_MAX_FILE_BYTES, &in, &in_len, d);
     if (st != ST_OK)
         return st;
@@ -191,10 +226,25 @@ static Status run(const Options *o, const char *name, Diag *d, Diag *od)
         st = graph_load_pb_mem(in, in_len, &g, d);
     }
     free(in);
+    bool json_report = o->verify && o->format != PF_DOT && o->format_given && !o->summary &&
+                       !o->has_block;
+    if (st == ST_LOGIC && json_report) {
+        Status rst = report(o, name, d, NULL, od);
+        *reported = rst == ST_OK;
+        return rst == ST_OK ? st : rst;
+    }
     if (st != ST_OK)
         return st;
-    bool dump = !o->verify || o->format_given || o->summary || o->has_block;
-    if (o->verify && (st = m ? verify_mapping(m, d) : verify_graph(g, d)) != ST_OK) {
+    bool dump = !json_report && (!o->verify || o->format_given || o->summary || o->has_block);
+    if (o->verify)
+        st = m ? verify_mapping(m, d) : verify_graph(g, d);
+    if (json_report && st != ST_RUNTIME) {
+        uint32_t counts[2] = {g->n_blocks, g->n_edges};
+        Status rst = report(o, name, d, counts, od);
+        *reported = rst == ST_OK;
+        st = rst == ST_OK ? st : rst;
+    }
+    if (json_report || st != ST_OK) {
         if (m)
             map_destroy(m);
         else
@@ -219,18 +269,19 @@ static Status run(const Options *o, const char *name, Diag *d, Diag *od)
     else if (o->verify)
         fprintf(dump ? stderr : ms, "%s: ok (%u blocks, %u edges)\n", name,
                 (unsigned)g->n_blocks, (unsigned)g->n_edges);
+    PrintFormat f = o->full_data ? PF_JSON_FULL : o->format;
     if (!dump)
         st = ST_OK;
     else if (m && o->summary)
-        st = print_map_summary(m, o->format, ms, d);
+        st = print_map_summary(m, f, ms, d);
     else if (m)
-        st = print_mapping(m, o->format, o->has_block, o->block, ms, d);
+        st = print_mapping(m, f, o->has_block, o->block, ms, d);
     else if (o->summary)
-        st = print_summary(g, o->format, ms, d);
+        st = print_summary(g, f, ms, d);
     else if (o->has_block)
-        st = print_block(g, o->block, o->format, ms, d);
+        st = print_block(g, o->block, f, ms, d);
     else
-        st = print_graph(g, o->format, ms, d);
+        st = print_graph(g, f, ms, d);
     if (m)
         map_destroy(m);
     else
@@ -238,7 +289,7 @@ static Status run(const Options *o, const char *name, Diag *d, Diag *od)
     if (fclose(ms) != 0 && st == ST_OK)
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "cannot buffer the output");
     if (st == ST_OK)
-        st = tir_write_file_atomic(o->out ? o->out : "-", buf, len, od);
+        st = emit(o, buf, len, od);
     free(buf);
     return st;
 }
@@ -249,14 +300,16 @@ int main(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0)
         return rc;
-    const char *name = strcmp(o.file, "-") == 0 ? "<stdin>" : o.file;
+    const char *name = cli_name(o.file, false);
     Diag d, od;
     diag_init(&d, name);
-    diag_init(&od, o.out);
-    Status st = run(&o, name, &d, &od);
-    diag_print(&d, stderr, TOOL);
+    diag_init(&od, cli_name(o.out ? o.out : "-", true));
+    bool reported;
+    Status st = run(&o, name, &d, &od, &reported);
+    if (!reported)
+        diag_print(&d, stderr, TOOL);
     diag_print(&od, stderr, TOOL);
-    if (st != ST_OK && d.n == 0 && od.n == 0)
+    if (st != ST_OK && !reported && d.n == 0 && od.n == 0)
         fprintf(stderr, "%s: %s: failed\n", TOOL, name);
     diag_finish(&d);
     diag_finish(&od);

@@ -1,9 +1,10 @@
 /* taskir-run: runs a TaskGraph .pb in the functional simulator (taskir/sim.h), or a CVM model
  * (graph JSON + params) in the reference interpreter (frontend/run_model.h), on NumPy inputs,
- * and writes one int32 .npy per output: DIR/outputK.npy for OUTPUT socket K of a graph or
- * head K of a model, so that a model and the TaskGraph compiled from it give byte-identical
- * directories. Argument parsing, file handling and exit codes only: loading is pbio.h and
- * cvm.h, checking verify.h, execution sim.h and run_model.h, the .npy format npy.h.
+ * and writes one .npy per output: DIR/outputK.npy for OUTPUT socket K of a graph or head K
+ * of a model, in the model's shape and element type (docs/semantics.md), so that a model and
+ * the TaskGraph compiled from it give byte-identical directories. Argument parsing, file
+ * handling and exit codes only: loading is pbio.h and cvm.h, checking verify.h, execution
+ * sim.h and run_model.h, the .npy format npy.h.
  *
  * The input kind: --format cvm|cinn|onnx|pb, else a path ending in ".onnx" is an ONNX model
  * (frontend/onnx.h), a path ending in ".json" or a file whose first
@@ -26,6 +27,8 @@
 #include "frontend/run_model.h"
 #include "cli.h"
 #include "onnx_cli.h"
+#include "outdir.h"
+#include "progress.h"
 #include "taskir/fileio.h"
 #include "taskir/mapping.h"
 #include "taskir/npy.h"
@@ -35,12 +38,9 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #ifndef TASKIR_VERSION
 #define TASKIR_VERSION "unknown"
@@ -52,7 +52,7 @@
 
 static const char usage_text[] =
     "usage: taskir-run GRAPH.pb --input NAME=X.npy ... [-o DIR] [--dump-all] [--steps T]\n"
-    "                  [--threads N] [--no-host]\n"
+    "                  [--threads N] [--no-host] [--quiet]\n"
     "       taskir-run MAP.pb --input NAME=X.npy ... (the options of GRAPH.pb)\n"
     "       taskir-run MODEL.json --params MODEL.params --input data=X.npy [-o DIR]\n"
     "       taskir-run PROG.xml --input NAME=X.npy ... [-o DIR]\n"
@@ -78,7 +78,8 @@ static const char usage_text[] =
     "                      GRAPH.pb: NAME is an INPUT block's socket id or name; X.npy holds\n"
     "                      int8, uint8, int16 or int32 values in the block's shape (its\n"
     "                      non-zero dims in y x f r order), or with a leading batch dim N;\n"
-    "                      with --steps T also [T]+shape (one slice per step) or [N,T]+shape.\n"
+    "                      with --steps T also [T]+shape (one slice per step) or [N,T]+shape;\n"
+    "                      a compiled model's INPUT also takes the model input's own shape.\n"
     "                      MODEL.json: NAME is the model input's name (data); X.npy holds\n"
     "                      int8, uint8, int16 or int32 values in the input's declared shape\n"
     "                      (NCHW, batch included), within the input's precision.\n"
@@ -91,10 +92,14 @@ static const char usage_text[] =
     "                      (--format onnx; docs/onnx.md: NAME is a graph input's name, X.npy\n"
     "                      an integer or float32 array of its ONNX shape; the outputs are the\n"
     "                      chip-side integers, as the compiled TaskGraph gives them)\n"
-    "  -o DIR              write DIR/outputK.npy (int32) for the OUTPUT block with socket id\n"
-    "                      K, or the model's K-th output (head), in its natural shape; DIR is\n"
-    "                      created if missing (and removed again if a write fails).\n"
-    "                      Without -o the outputs are printed.\n"
+    "  -o DIR              write DIR/outputK.npy for the OUTPUT block with socket id K, or\n"
+    "                      the model's K-th output (head), in the model's declared shape and\n"
+    "                      element type (int32; int8, uint8 or int16 for such ONNX outputs;\n"
+    "                      an OUTPUT block without a model tensor: int32 in its natural\n"
+    "                      shape); DIR is created if missing (and removed again if a write\n"
+    "                      fails). The outputK.npy / blockID.npy files of an earlier run that\n"
+    "                      this run does not write are removed. Without -o, or with -o -, the\n"
+    "                      outputs are printed.\n"
     "  --input-range NAME=LO..HI  ONNX: graph input NAME holds integers in LO..HI (as\n"
     "                      taskir-compile --input-range; other values are refused)\n"
     "  --const NAME=X.npy  ONNX: graph input NAME is the constant X.npy (as taskir-compile\n"
@@ -104,17 +109,22 @@ static const char usage_text[] =
     "  --steps T           run T time steps per sample, carrying CLIF membrane potentials\n"
     "                      from step to step; results get a leading dim T when T > 1\n"
     "                      (TaskGraphs only)\n"
-    "  --threads N         use N threads for the simulator's large kernels (default 1; a\n"
-    "                      model runs on one thread)\n"
+    "  --threads N         use N threads for the simulator's large kernels (default 1;\n"
+    "                      TaskGraphs only: a model runs on one thread)\n"
     "  --no-host           GRAPH.pb: ignore a host remainder beside it; the outputs are the\n"
-    "                      chip graph's OUTPUT blocks\n"
+    "                      chip graph's OUTPUT blocks (TaskGraphs only)\n"
+    "  -q, --quiet         no progress line: without it, a run longer than 2 seconds\n"
+    "                      (TASKIR_PROGRESS_AFTER) shows \"block K of N\" (simulator) or\n"
+    "                      \"operator K of N\" (interpreter) on standard error, when that\n"
+    "                      is a terminal\n"
     "  --help              print this help and exit\n"
     "  --version           print the version and exit\n"
     "\n"
     "exit status:\n"
     "  0  success\n"
     "  1  usage error: unknown option, missing graph, malformed --input, bad number, an\n"
-    "     option that does not fit the input's kind\n"
+    "     option that does not fit the input's kind or is given twice, -o DIR a file or\n"
+    "     holding an input among its outputK.npy / blockID.npy files\n"
     "  2  logic error: the graph fails the verifier, the model is invalid, an input is\n"
     "     missing, extra, of the wrong shape or dtype, a value is out of range, a LUT index\n"
     "     is out of range\n"
@@ -129,7 +139,10 @@ typedef struct Options {
     const char *params;
     Kind kind;
     bool steps_given;
+    bool threads_given;
     bool no_host;           /* --no-host: ignore GRAPH.host.json (host_split.h) */
+    bool quiet;             /* --quiet: no progress line */
+    CliProgress *progress;  /* the progress line (main's) */
     SimInput *inputs;
     const char **paths;
     uint32_t n_inputs;
@@ -142,6 +155,7 @@ typedef struct Out {
     char file[32];          /* "output0.npy", "block3.npy" */
     char label[320];        /* "output0 (block 25)", "output0 (node 32 'fc3_clip')" */
     const int32_t *data;
+    NpyDtype dtype;         /* the file's element type (values narrowed as a C cast) */
     int64_t shape[NPY_MAX_DIMS];
     uint32_t ndim;
     int64_t count;
@@ -156,18 +170,7 @@ typedef struct Results {
     uint32_t n_outs;
 } Results;
 
-static int usage_error(const char *rule, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static int usage_error(const char *rule, const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "%s: %s [%s]\ntry 'taskir-run --help'\n", TOOL, msg, rule);
-    return ST_USAGE;
-}
+#define usage_error(...) cli_usage(TOOL, __VA_ARGS__)
 
 static bool parse_count(const char *v, long max, uint32_t *out)
 {
@@ -180,10 +183,43 @@ static bool parse_count(const char *v, long max, uint32_t *out)
     return true;
 }
 
+/* The input files: standard input read once at most, none of them a file the run would
+ * write or remove in -o DIR, DIR not a file. Returns -1 or the exit code. */
+static int check_files(const Options *o)
+{
+    size_t n = (size_t)o->n_inputs + 2 + o->onnx_cli.nbind;
+    const char **files = calloc(n, sizeof *files);
+    if (!files) {
+        fprintf(stderr, "%s: out of memory [oom]\n", TOOL);
+        return ST_RUNTIME;
+    }
+    files[0] = o->file;
+    files[1] = o->params;
+    for (uint32_t i = 0; i < o->n_inputs; i++)
+        files[i + 2] = o->paths[i];
+    for (uint32_t k = 0; k < o->onnx_cli.nbind; k++)
+        files[o->n_inputs + 2 + k] = o->onnx_cli.paths[k];
+    int rc = cli_one_stdin(TOOL, files, n);
+    if (rc < 0 && o->dir) {
+        Diag d;
+        diag_init(&d, NULL);
+        Status st = outdir_check(o->dir, files, n, &d);
+        diag_print(&d, stderr, TOOL);
+        diag_finish(&d);
+        if (st == ST_USAGE)
+            fprintf(stderr, "try '%s --help'\n", TOOL);
+        rc = st == ST_OK ? -1 : (int)st;
+    }
+    free(files);
+    return rc;
+}
+
 /* Parses argv into o. Returns -1 to go on, else the exit code. */
 static int parse_args(int argc, char **argv, Options *o)
 {
-    bool only_files = false, dump_all = false;
+    bool only_files = false, dump_all = false, seen_params = false, seen_format = false;
+    bool seen_out = false;
+    int rc;
     memset(o, 0, sizeof *o);
     o->sim.steps = 1;
     o->sim.threads = 1;
@@ -218,6 +254,8 @@ static int parse_args(int argc, char **argv, Options *o)
                    m) {
             if (rule)
                 return usage_error(rule, "%s", err);
+        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+            o->quiet = true;
         } else if ((v = cli_opt_value(argc, argv, &i, "--input", &m)), m) {
             const char *eq = v ? strchr(v, '=') : NULL;
             if (!eq || eq == v || !eq[1])
@@ -231,10 +269,14 @@ static int parse_args(int argc, char **argv, Options *o)
             o->inputs[o->n_inputs].name = name;
             o->paths[o->n_inputs++] = eq + 1;
         } else if ((v = cli_opt_value(argc, argv, &i, "--params", &m)), m) {
+            if ((rc = cli_once(TOOL, "--params", &seen_params)) >= 0)
+                return rc;
             if (!v || !*v)
                 return usage_error("usage.params", "--params needs a file");
             o->params = v;
         } else if ((v = cli_opt_value(argc, argv, &i, "--format", &m)), m) {
+            if ((rc = cli_once(TOOL, "--format", &seen_format)) >= 0)
+                return rc;
             if (v && strcmp(v, "cvm") == 0)
                 o->kind = KIND_CVM;
             else if (v && strcmp(v, "pb") == 0)
@@ -249,18 +291,24 @@ static int parse_args(int argc, char **argv, Options *o)
                 return usage_error("usage.format", "--format takes cvm, cinn, onnx or pb, or "
                                    "mapping for a Mapping .map.pb, not '%s'", v ? v : "");
         } else if ((v = cli_opt_value(argc, argv, &i, "--steps", &m)), m) {
-            o->steps_given = true;
+            if ((rc = cli_once(TOOL, "--steps", &o->steps_given)) >= 0)
+                return rc;
             if (!parse_count(v, MAX_STEPS, &o->sim.steps))
                 return usage_error("usage.steps", "--steps needs a count 1..%ld, not '%s'",
                                    MAX_STEPS, v ? v : "");
         } else if ((v = cli_opt_value(argc, argv, &i, "--threads", &m)), m) {
+            if ((rc = cli_once(TOOL, "--threads", &o->threads_given)) >= 0)
+                return rc;
             if (!parse_count(v, MAX_THREADS, &o->sim.threads))
                 return usage_error("usage.threads", "--threads needs a count 1..%ld, not '%s'",
                                    MAX_THREADS, v ? v : "");
         } else if ((v = cli_opt_value(argc, argv, &i, "-o", &m)), m) {
+            if ((rc = cli_once(TOOL, "-o", &seen_out)) >= 0)
+                return rc;
             if (!v || !*v)
-                return usage_error("usage.output", "-o needs a directory");
-            o->dir = v;
+                return usage_error("usage.output", "-o needs a directory, or - for standard "
+                                   "output");
+            o->dir = cli_is_std(v) ? NULL : v; /* "-": printed, as without -o */
         } else {
             return usage_error("usage.option", "unknown option '%s'", a);
         }
@@ -271,127 +319,37 @@ static int parse_args(int argc, char **argv, Options *o)
     if (dump_all && !o->dir)
         return usage_error("usage.args", "--dump-all needs -o DIR");
     o->sim.keep_all = dump_all;
-    return -1;
+    return check_files(o);
 }
 
-/* The directories make_dir created, outermost first, so that a failed run can remove them. */
-typedef struct MadeDirs {
-    char **paths;
-    size_t n;
-} MadeDirs;
-
-/* Removes the directories of made, innermost first, each only if it is empty (rmdir refuses
- * any other), and forgets them. */
-static void unmake_dirs(MadeDirs *made)
-{
-    for (size_t i = made->n; i-- > 0;) {
-        rmdir(made->paths[i]);
-        free(made->paths[i]);
-    }
-    free(made->paths);
-    made->paths = NULL;
-    made->n = 0;
-}
-
-/* Creates dir and its missing parents, recording in made each one this call created. */
-static Status make_dir(const char *dir, MadeDirs *made, Diag *d)
-{
-    char *p = strdup(dir);
-    if (!p)
-        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
-    Status st = ST_OK;
-    for (char *s = p + 1;; s++) {
-        bool end = *s == 0;
-        if (*s == '/' || end) {
-            char c = *s;
-            *s = 0;
-            struct stat sb;
-            if (stat(p, &sb) != 0) {
-                if (mkdir(p, 0777) == 0) {
-                    char **v = realloc(made->paths, (made->n + 1) * sizeof *v);
-                    char *copy = strdup(p);
-                    if (v)
-                        made->paths = v;
-                    if (!v || !copy) {
-                        free(copy);
-                        rmdir(p);
-                        st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
-                        break;
-                    }
-                    made->paths[made->n++] = copy;
-                } else if (errno != EEXIST) {
-                    st = diag_add(d, ST_RUNTIME, "io.write", NULL, "cannot create the "
-                                  "directory '%s': %s", p, strerror(errno));
-                    break;
-                }
-            }
-            *s = c;
-        }
-        if (end)
-            break;
-    }
-    if (!st) {
-        struct stat sb;
-        if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-            st = diag_add(d, ST_RUNTIME, "io.write", NULL, "not a directory");
-    }
-    free(p);
-    return st;
-}
-
-/* Writes the tensors; on failure removes the files written so far, and the directories this
- * run created for them when they are left empty. The termination signals are held
- * meanwhile, so that none leaves part of the set. */
+/* Writes the tensors into dir as a set (outdir.h). */
 static Status write_all(const char *dir, const Results *res, Diag *d)
 {
-    uint32_t n = res->n_outs, done = 0;
-    char **names = calloc((size_t)n + 1, sizeof *names);
-    if (!names)
+    OutFile *files = calloc((size_t)res->n_outs + 1, sizeof *files);
+    if (!files)
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
-    free(d->file);
-    d->file = strdup(dir);
-    TirSigHold hold;
-    tir_signals_hold(&hold);
-    MadeDirs made = {NULL, 0};
-    Status st = make_dir(dir, &made, d);
-    for (uint32_t i = 0; i < n && !st; i++) {
+    for (uint32_t i = 0; i < res->n_outs; i++) {
         const Out *t = &res->outs[i];
-        size_t len = strlen(dir) + sizeof t->file + 2;
-        if (!(names[i] = malloc(len))) {
-            st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
-            break;
-        }
-        snprintf(names[i], len, "%s/%s", dir, t->file);
-        free(d->file);
-        d->file = strdup(names[i]);
-        if ((st = npy_write_i32(names[i], t->data, t->shape, t->ndim, d)))
-            break;
-        done = i + 1;
+        files[i] = (OutFile){t->file, t->data, t->dtype, t->shape, t->ndim};
     }
-    if (st)
-        for (uint32_t i = 0; i < done; i++)
-            unlink(names[i]);
-    if (st)
-        unmake_dirs(&made);
-    for (size_t i = 0; i < made.n; i++)
-        free(made.paths[i]);
-    free(made.paths);
-    tir_signals_release(&hold);
-    for (uint32_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
+    Status st = outdir_write(dir, files, res->n_outs, d);
+    free(files);
     return st;
 }
 
 static void print_tensor(const Out *t)
 {
-    printf("%s: int32 (", t->label);
+    printf("%s: %s (", t->label, npy_dtype_name(t->dtype));
     for (uint32_t i = 0; i < t->ndim; i++)
         printf("%s%" PRId64, i ? ", " : "", t->shape[i]);
     printf("%s)\n", t->ndim == 1 ? "," : "");
     int64_t row = t->ndim ? t->shape[t->ndim - 1] : 1;
-    for (int64_t i = 0; i < t->count; i++)
-        printf("%d%s", (int)t->data[i], (row && (i + 1) % row == 0) ? "\n" : " ");
+    for (int64_t i = 0; i < t->count; i++) {
+        int32_t v = t->data[i];   /* as the file holds it */
+        v = t->dtype == NPY_I8 ? (int8_t)v : t->dtype == NPY_U8 ? (uint8_t)v
+            : t->dtype == NPY_I16 ? (int16_t)v : v;
+        printf("%d%s", (int)v, (row && (i + 1) % row == 0) ? "\n" : " ");
+    }
 }
 
 static void results_free(Results *r)
@@ -424,9 +382,22 @@ static void out_sim(Out *o, const SimTensor *t, bool is_output)
         snprintf(o->label, sizeof o->label, "block %d", (int)t->block_id);
     }
     o->data = t->data;
+    o->dtype = t->dtype;
     o->ndim = t->ndim;
     memcpy(o->shape, t->shape, sizeof o->shape);
     o->count = t->count;
+}
+
+/* Output j of a model (or of a host remainder): the tensor v, written with element type dt. */
+static void out_model(Out *t, uint32_t j, const OgTensor *v, NpyDtype dt)
+{
+    snprintf(t->file, sizeof t->file, "output%u.npy", j);
+    t->data = v->data;
+    t->dtype = dt;
+    t->ndim = v->shape.ndim;
+    for (uint32_t i = 0; i < v->shape.ndim; i++)
+        t->shape[i] = v->shape.d[i];
+    t->count = v->count;
 }
 
 /* Reads every --input .npy; .npy findings name the .npy file (printed here). */
@@ -435,7 +406,7 @@ static Status read_inputs(const Options *o, NpyArray *arrays)
     Status st = ST_OK;
     for (uint32_t i = 0; i < o->n_inputs && !st; i++) {
         Diag nd;
-        diag_init(&nd, o->paths[i]);
+        diag_init(&nd, cli_name(o->paths[i], false));
         st = npy_read(o->paths[i], &arrays[i], &nd);
         diag_print(&nd, stderr, TOOL);
         diag_finish(&nd);
@@ -470,7 +441,8 @@ static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArr
     if (!st)
         st = read_inputs(o, arrays);
     if (!st)
-        st = sim_run(run, o->inputs, o->n_inputs, &res->sim, d);
+        st = sim_run_progress(run, o->inputs, o->n_inputs, &res->sim, &o->progress->hook, d);
+    cli_progress_end(o->progress);
     sim_destroy(run);
     if (map)
         map_destroy(map);
@@ -487,15 +459,9 @@ static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArr
             out_sim(&res->outs[k], &res->sim.outputs[k], true);
         for (uint32_t j = 0; host && j < n_out; j++) {
             Out *t = &res->outs[j];
-            const OgTensor *v = &res->model[j];
             const OgNode *n = og_node(host, host->outputs[j].node);
-            snprintf(t->file, sizeof t->file, "output%u.npy", j);
+            out_model(t, j, &res->model[j], NPY_I32);
             snprintf(t->label, sizeof t->label, "output%u (host node '%s')", j, n->name);
-            t->data = v->data;
-            t->ndim = v->shape.ndim;
-            for (uint32_t i = 0; i < v->shape.ndim; i++)
-                t->shape[i] = v->shape.d[i];
-            t->count = v->count;
         }
         for (uint32_t k = 0; k < res->sim.n_blocks; k++)
             out_sim(&res->outs[n_out + k], &res->sim.blocks[k], false);
@@ -517,7 +483,7 @@ static Status run_model(const Options *o, const uint8_t *buf, size_t len, NpyArr
     Status st = ST_OK;
     if (o->params) {
         Diag pd;
-        diag_init(&pd, o->params);
+        diag_init(&pd, cli_name(o->params, false));
         st = tir_read_file(o->params, TIR_MAX_FILE_BYTES, &params, &plen, &pd);
         diag_print(&pd, stderr, TOOL);
         diag_finish(&pd);
@@ -543,21 +509,17 @@ static Status run_model(const Options *o, const uint8_t *buf, size_t len, NpyArr
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
     for (uint32_t i = 0; !st && i < o->n_inputs; i++)
         in[i] = (FeModelInput){o->inputs[i].name, &arrays[i], o->paths[i]};
-    if (!st && !(st = fe_run_model(g, in, o->n_inputs, res->model, d)))
+    if (!st && !(st = fe_run_model_progress(g, in, o->n_inputs, res->model,
+                                            &o->progress->hook, d)))
         res->n_model = g->noutputs;
+    cli_progress_end(o->progress);
     if (!st && out_list(res, res->n_model, d)) {
         for (uint32_t j = 0; j < res->n_model; j++) {
             Out *t = &res->outs[j];
-            const OgTensor *v = &res->model[j];
             const OgNode *n = og_node(g, g->outputs[j].node);
-            snprintf(t->file, sizeof t->file, "output%u.npy", j);
+            out_model(t, j, &res->model[j], NPY_I32);
             snprintf(t->label, sizeof t->label, "output%u (node %d '%s')", j,
                      (int)n->src_index, n->name);
-            t->data = v->data;
-            t->ndim = v->shape.ndim;
-            for (uint32_t i = 0; i < v->shape.ndim; i++)
-                t->shape[i] = v->shape.d[i];
-            t->count = v->count;
         }
     }
     free(in);
@@ -586,19 +548,15 @@ static Status run_onnx(Options *o, const uint8_t *buf, size_t len, NpyArray *arr
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
     for (uint32_t i = 0; !st && i < o->n_inputs; i++)
         in[i] = (FeModelInput){o->inputs[i].name, &arrays[i], o->paths[i]};
-    if (!st && !(st = fe_onnx_run(m, in, o->n_inputs, res->model, d)))
+    if (!st && !(st = fe_onnx_run_progress(m, in, o->n_inputs, res->model, &o->progress->hook,
+                                           d)))
         res->n_model = m->noutputs;
+    cli_progress_end(o->progress);
     if (!st && out_list(res, res->n_model, d)) {
         for (uint32_t j = 0; j < res->n_model; j++) {
             Out *t = &res->outs[j];
-            const OgTensor *v = &res->model[j];
-            snprintf(t->file, sizeof t->file, "output%u.npy", j);
+            out_model(t, j, &res->model[j], fe_onnx_output_dtype(m, j));
             snprintf(t->label, sizeof t->label, "output%u ('%s')", j, m->outputs[j].name);
-            t->data = v->data;
-            t->ndim = v->shape.ndim;
-            for (uint32_t i = 0; i < v->shape.ndim; i++)
-                t->shape[i] = v->shape.d[i];
-            t->count = v->count;
         }
     }
     free(in);
@@ -609,6 +567,13 @@ static Status run_onnx(Options *o, const uint8_t *buf, size_t len, NpyArray *arr
 /* Options that do not fit the input's kind. Returns -1 when they fit, else the exit code. */
 static int check_kind(const Options *o)
 {
+    bool model = o->kind == KIND_CVM || o->kind == KIND_CINN || o->kind == KIND_ONNX;
+    if (model && o->no_host)
+        return usage_error("usage.args", "--no-host is for TaskGraphs; '%s' is a model, run "
+                           "whole in the interpreter", o->file);
+    if (model && o->threads_given)
+        return usage_error("usage.args", "--threads is for TaskGraphs (the simulator); '%s' "
+                           "is a model, run on one thread in the interpreter", o->file);
     if (o->kind == KIND_ONNX && (o->sim.keep_all || o->steps_given || o->params))
         return usage_error("usage.args", "--dump-all, --steps and --params do not apply to an "
                            "ONNX model ('%s')", o->file);
@@ -656,8 +621,11 @@ int main(int argc, char **argv)
         options_free(&o);
         return rc;
     }
+    CliProgress progress;
+    cli_progress_start(&progress, TOOL, o.quiet);
+    o.progress = &progress;
     Diag d;
-    diag_init(&d, o.file);
+    diag_init(&d, cli_name(o.file, false));
     uint8_t *buf = NULL;
     size_t len = 0;
     Results res = {0};

@@ -175,6 +175,25 @@ static void test_garbage_file(void **state)
     unlink(p);
 }
 
+/* A 0-byte .pb decodes to an empty graph: it dumps, but does not verify [graph.empty]. */
+static void test_empty_file(void **state)
+{
+    (void)state;
+    char p[512];
+    tt_path(p, sizeof p, "empty.pb");
+    tt_write_file(p, "", 0);
+    TtRun r;
+    dump(&r, NULL, p, "--verify", NULL);
+    assert_int_equal(r.status, 2);
+    tt_assert_contains(r.err, "the graph has no blocks: nothing to run [graph.empty]");
+    assert_int_equal(r.out_len, 0);
+    tt_run_free(&r);
+    dump(&r, NULL, p, NULL);
+    assert_int_equal(r.status, 0);
+    tt_run_free(&r);
+    unlink(p);
+}
+
 static void test_verify_examples(void **state)
 {
     (void)state;
@@ -433,6 +452,118 @@ static void test_json_parses(void **state)
     }
 }
 
+/* The key's value of object o (failing the test when there is none). */
+static json_object *jget(json_object *o, const char *key)
+{
+    json_object *x = NULL;
+    if (!json_object_object_get_ex(o, key, &x))
+        fail_msg("no key \"%s\" in %s", key, json_object_to_json_string(o));
+    return x;
+}
+
+/* --verify --format json: the findings as JSON on stdout, nothing on stderr. */
+static void test_verify_json(void **state)
+{
+    (void)state;
+    const char *b = getenv("TASKIR_BUILDDIR");
+    assert_non_null(b);
+    char bad[4096], ex[4096];
+    snprintf(bad, sizeof bad, "%s/tests/golden/bad_conv.pb", b);
+    example_path(ex, sizeof ex, examples[0]);
+    TtRun r;
+    dump(&r, NULL, bad, "--verify", "--format", "json", NULL);
+    assert_int_equal(r.status, 2);
+    assert_int_equal(r.err_len, 0);
+    json_object *j = json_tokener_parse(r.out);
+    if (!j)
+        fail_msg("the JSON does not parse:\n%s", r.out);
+    assert_false(json_object_get_boolean(jget(j, "ok")));
+    assert_string_equal(json_object_get_string(jget(j, "file")), bad);
+    json_object *f = jget(j, "findings");
+    size_t n = json_object_array_length(f);
+    assert_true(n >= 2);
+    bool block = false, edge = false;
+    for (size_t i = 0; i < n; i++) {
+        json_object *e = json_object_array_get_idx(f, i);
+        assert_true(strlen(json_object_get_string(jget(e, "rule"))) > 0);
+        assert_true(strlen(json_object_get_string(jget(e, "message"))) > 0);
+        block |= json_object_is_type(jget(e, "block"), json_type_int);
+        edge |= json_object_is_type(jget(e, "edge"), json_type_int);
+    }
+    assert_true(block && edge);
+    json_object_put(j);
+    tt_run_free(&r);
+    /* a graph that verifies: ok, no findings */
+    dump(&r, NULL, ex, "--verify", "--format=json", NULL);
+    assert_int_equal(r.status, 0);
+    j = json_tokener_parse(r.out);
+    assert_non_null(j);
+    assert_true(json_object_get_boolean(jget(j, "ok")));
+    assert_int_equal(json_object_array_length(jget(j, "findings")), 0);
+    assert_true(json_object_get_int(jget(j, "blocks")) > 0);
+    json_object_put(j);
+    tt_run_free(&r);
+    /* bytes that do not load: the loader's finding, blocks null */
+    char p[512];
+    tt_path(p, sizeof p, "cut.pb");
+    tt_write_file(p, "\x0a\xff", 2);
+    dump(&r, NULL, p, "--verify", "--format", "json", NULL);
+    assert_int_equal(r.status, 2);
+    assert_int_equal(r.err_len, 0);
+    j = json_tokener_parse(r.out);
+    assert_non_null(j);
+    assert_true(json_object_is_type(jget(j, "blocks"), json_type_null));
+    tt_assert_contains(json_object_get_string(jget(json_object_array_get_idx(
+                           jget(j, "findings"), 0), "rule")), "wire.");
+    json_object_put(j);
+    tt_run_free(&r);
+    unlink(p);
+}
+
+/* The JSON dump says it abridges data tensors; --full-data writes them whole. */
+static void test_full_data(void **state)
+{
+    (void)state;
+    char ex[4096];
+    example_path(ex, sizeof ex, "lenet");
+    TtRun r;
+    for (int full = 0; full < 2; full++) {
+        dump(&r, NULL, ex, "--format", "json", full ? "--full-data" : NULL, NULL);
+        assert_int_equal(r.status, 0);
+        json_object *j = json_tokener_parse(r.out);
+        assert_non_null(j);
+        json_object *blocks = jget(j, "blocks");
+        size_t seen = 0;
+        for (size_t i = 0; i < json_object_array_length(blocks); i++) {
+            json_object *data = jget(json_object_array_get_idx(blocks, i), "data");
+            if (json_object_is_type(data, json_type_null))
+                continue;
+            assert_int_equal(json_object_get_boolean(jget(data, "abridged")), !full);
+            json_object *dims = jget(data, "dims"), *v = NULL;
+            if (!json_object_object_get_ex(data, "int32", &v))
+                continue;
+            int64_t count = 1;
+            for (size_t k = 0; k < json_object_array_length(dims); k++)
+                count *= json_object_get_int64(json_object_array_get_idx(dims, k));
+            if (full)
+                assert_int_equal(json_object_array_length(v), count);
+            else
+                assert_int_equal(json_object_get_int64(jget(v, "count")), count);
+            seen += count > 8;
+        }
+        assert_true(seen > 0);
+        json_object_put(j);
+        tt_run_free(&r);
+    }
+    dump(&r, NULL, ex, "--full-data", NULL);
+    assert_int_equal(r.status, 1);
+    tt_assert_contains(r.err, "--full-data is for the JSON dump");
+    tt_run_free(&r);
+    dump(&r, NULL, ex, "--format", "json", "--summary", "--full-data", NULL);
+    assert_int_equal(r.status, 1);
+    tt_run_free(&r);
+}
+
 static void test_dot_renders(void **state)
 {
     (void)state;
@@ -475,11 +606,13 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_help),          cmocka_unit_test(test_version),
         cmocka_unit_test(test_usage_errors),  cmocka_unit_test(test_missing_file),
-        cmocka_unit_test(test_garbage_file),  cmocka_unit_test(test_verify_examples),
+        cmocka_unit_test(test_garbage_file),  cmocka_unit_test(test_empty_file),
+        cmocka_unit_test(test_verify_examples),
         cmocka_unit_test(test_invalid_graph), cmocka_unit_test(test_block),
         cmocka_unit_test(test_output_file),   cmocka_unit_test(test_stdin),
         cmocka_unit_test(test_matches_golden), cmocka_unit_test(test_json_parses),
-        cmocka_unit_test(test_dot_renders),
+        cmocka_unit_test(test_dot_renders),   cmocka_unit_test(test_verify_json),
+        cmocka_unit_test(test_full_data),
     };
     int rc = cmocka_run_group_tests_name("cli", tests, NULL, NULL);
     char dir[1024];

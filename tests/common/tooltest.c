@@ -37,12 +37,13 @@ static char scratch[1024]; /* "" until tt_tmpdir_make */
 /* ---- running ---- */
 
 /* The steps of the child's setup, for the parent's message. */
-enum { STEP_CWD, STEP_STDIN, STEP_STDOUT, STEP_STDERR, STEP_FSIZE, STEP_EXEC };
+enum { STEP_CWD, STEP_STDIN, STEP_STDOUT, STEP_STDERR, STEP_FSIZE, STEP_AS, STEP_EXEC };
 static const char *const step_name[] = {"cannot change to its directory",
                                         "cannot open its standard input",
                                         "cannot open its standard output",
                                         "cannot open its standard error",
-                                        "cannot set RLIMIT_FSIZE", "cannot execute it"};
+                                        "cannot set RLIMIT_FSIZE", "cannot set RLIMIT_AS",
+                                        "cannot execute it"};
 
 /* In the child: reports the step and errno to the parent, exits. Async-signal-safe only. */
 static void child_fail(int fd, int step)
@@ -102,6 +103,11 @@ void tt_run_argv(TtRun *r, const TtOpts *o, char *const argv[])
             struct rlimit rl = {(rlim_t)o->fsize, (rlim_t)o->fsize};
             if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
                 child_fail(report[1], STEP_FSIZE);
+        }
+        if (o->as > 0) {
+            struct rlimit rl = {(rlim_t)o->as, (rlim_t)o->as};
+            if (setrlimit(RLIMIT_AS, &rl) != 0)
+                child_fail(report[1], STEP_AS);
         }
         if (o->search)
             execvp(argv[0], argv);

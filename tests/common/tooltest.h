@@ -1,8 +1,8 @@
 /* tooltest.h: what the test programs that run the taskir tools as child processes share:
  * running a program with argv and options (working directory, standard input, where standard
- * output and error go, environment, RLIMIT_FSIZE) and capturing its exit status, standard
- * output and standard error; reading a whole file; one scratch directory per test program,
- * paths in it, and removing a tree.
+ * output and error go, environment, RLIMIT_FSIZE, RLIMIT_AS) and capturing its exit status,
+ * standard output and standard error; reading a whole file; one scratch directory per test
+ * program, paths in it, and removing a tree.
  *
  * Used by the CMocka programs of tests/cli, sim, cvm, diff, robust, examples and cinn (meson:
  * tooltest_dep, tests/meson.build). Include it after <cmocka.h>. The test's own machinery
@@ -41,6 +41,9 @@ typedef struct TtOpts {
     char *const *env;      /* the child's environment; NULL: environ */
     long fsize;            /* > 0: RLIMIT_FSIZE of the child in bytes, SIGXFSZ ignored (a
                               write past it fails with EFBIG) */
+    long as;               /* > 0: RLIMIT_AS of the child in bytes (its allocations past it
+                              fail; not with AddressSanitizer, which needs terabytes of
+                              address space) */
     bool search;           /* argv[0] is looked up in PATH when it has no '/' (not with env) */
 } TtOpts;
 

@@ -251,6 +251,10 @@ static void test_const(void **state)
     expect(&r, 0, NULL);
     tt_run_free(&r);
     same_outputs("c_model", "c_graph");
+    /* a --const array is an input like the model: -o may not name it (docs/cli.md) */
+    tt_run(&r, NULL, compile_tool, m, "--const", wa, "-o", wn, NULL);
+    expect(&r, 1, "[usage.output]");
+    tt_run_free(&r);
     /* w also an initializer (its default value, IR < 4 style): --const overrides it */
     b = fe_onnx_builder_create(13);
     fe_onnx_builder_input(b, "x", ONNX_T_UINT8, DIMS(1, 2, 3, 3));

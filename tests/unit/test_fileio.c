@@ -1,6 +1,8 @@
 /* test_fileio.c: the file layer (taskir/fileio.h): atomic writes create the file with the mode
  * the umask gives any new file, replace an existing file whole, leave nothing behind when not
- * committed or when the directory is missing; capped reads refuse files over the cap. */
+ * committed or when the directory is missing; capped reads refuse files over the cap; links
+ * are followed to the target they replace, directories refused; same-file checks go by device
+ * and inode. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -149,6 +151,78 @@ static void test_missing_directory(void **state)
     assert_int_equal(count_entries(dir), 0);
 }
 
+/* A chain of links, one relative to its own directory: the last target is replaced, the links
+ * stay; a loop of links and a directory are refused with a message saying so. */
+static void test_links_and_directories(void **state)
+{
+    const char *dir = *state;
+    char target[512], l1[512], l2[512], loop[512], p[600];
+    snprintf(target, sizeof target, "%s/target.pb", dir);
+    snprintf(l1, sizeof l1, "%s/l1", dir);
+    snprintf(l2, sizeof l2, "%s/l2", dir);
+    snprintf(loop, sizeof loop, "%s/loop", dir);
+    write_ok(target, "old");
+    assert_int_equal(symlink("target.pb", l1), 0);
+    assert_int_equal(symlink(l1, l2), 0);
+    write_ok(l2, "through two links");
+    assert_content(target, "through two links");
+    struct stat sb;
+    assert_int_equal(lstat(l1, &sb), 0);
+    assert_true(S_ISLNK(sb.st_mode));
+    assert_int_equal(lstat(l2, &sb), 0);
+    assert_true(S_ISLNK(sb.st_mode));
+    assert_int_equal(count_entries(dir), 3);
+    /* a dangling link: its target is created */
+    unlink(target);
+    write_ok(l2, "new");
+    assert_content(target, "new");
+    assert_int_equal(symlink("loop", loop), 0);
+    Diag d;
+    diag_init(&d, NULL);
+    assert_int_equal(tir_write_file_atomic(loop, "x", 1, &d), ST_RUNTIME);
+    assert_true(diag_find(&d, "io.write") >= 0);
+    assert_int_equal(tir_write_file_atomic(dir, "x", 1, &d), ST_RUNTIME);
+    snprintf(p, sizeof p, "%s/", dir);
+    assert_int_equal(tir_write_file_atomic(p, "x", 1, &d), ST_RUNTIME);
+    assert_int_equal(d.n, 3);
+    assert_non_null(strstr(d.entries[1].what, "is a directory"));
+    assert_non_null(strstr(d.entries[2].what, "ends in '/'"));
+    diag_finish(&d);
+    assert_int_equal(count_entries(dir), 4);
+}
+
+/* tir_same_file and tir_output_check: by device and inode, through links. */
+static void test_same_file(void **state)
+{
+    const char *dir = *state;
+    char a[512], b[512], l[512], h[512];
+    snprintf(a, sizeof a, "%s/a", dir);
+    snprintf(b, sizeof b, "%s/b", dir);
+    snprintf(l, sizeof l, "%s/l", dir);
+    snprintf(h, sizeof h, "%s/h", dir);
+    write_ok(a, "a");
+    write_ok(b, "b");
+    assert_int_equal(symlink(a, l), 0);
+    assert_int_equal(link(a, h), 0);
+    assert_true(tir_same_file(a, a));
+    assert_true(tir_same_file(l, a));
+    assert_true(tir_same_file(a, h));
+    assert_false(tir_same_file(a, b));
+    assert_false(tir_same_file("-", a));
+    assert_false(tir_same_file("/dev/null", "/dev/null")); /* not a regular file */
+    const char *inputs[] = {b, NULL, h};
+    Diag d;
+    diag_init(&d, NULL);
+    assert_int_equal(tir_output_check(l, inputs, 3, &d), ST_USAGE);
+    assert_int_equal(tir_output_check(b, inputs, 1, &d), ST_USAGE);
+    assert_int_equal(tir_output_check(dir, inputs, 0, &d), ST_USAGE);
+    assert_int_equal(d.n, 3);
+    assert_string_equal(d.entries[0].rule, "usage.output");
+    assert_int_equal(tir_output_check("-", inputs, 3, &d), ST_OK);
+    assert_int_equal(tir_output_check(a, inputs, 2, &d), ST_OK);
+    diag_finish(&d);
+}
+
 static void test_read_cap(void **state)
 {
     const char *dir = *state;
@@ -178,6 +252,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_uncommitted_leaves_nothing, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_missing_directory, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_read_cap, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_links_and_directories, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_same_file, setup_dir, teardown_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

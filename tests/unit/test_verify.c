@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "taskir/graph.h"
+#include "taskir/pbio.h"
 #include "taskir/verify.h"
 
 /* Block ids of the valid graph. */
@@ -40,7 +41,7 @@ static const char *const all_rules[] = {
     "cluster.shape", "iface.bounds", "iface.edge", "cover.gap", "cover.overlap",
     "edge.endpoint", "edge.refs", "edge.size", "edge.volume", "edge.pair", "data.compute",
     "data.dims", "data.len", "data.container", "data.range", "data.missing", "io.socket",
-    "io.socket.dup", "graph.cycle", "group.block", "limit.volume", "rearrange.reshape",
+    "io.socket.dup", "io.model", "graph.empty", "graph.cycle", "group.block", "limit.volume", "rearrange.reshape",
     "rearrange.scale",
 };
 #define N_RULES (sizeof all_rules / sizeof all_rules[0])
@@ -322,6 +323,27 @@ static void test_edge_id_dup(void **state)
     Graph *g = valid_graph();
     assert_non_null(graph_add_edge(g, E_SB_CC, B_SB, B_CC));
     EXPECT_ONLY_EDGE(g, "edge.id.dup", E_SB_CC);
+}
+
+static void test_graph_empty(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Diag d;
+    assert_int_equal(run(g, &d), ST_LOGIC);
+    assert_int_equal(d.n, 1);
+    assert_string_equal(d.entries[0].rule, "graph.empty");
+    diag_finish(&d);
+    graph_destroy(g);
+    /* what a 0-byte .pb decodes to */
+    diag_init(&d, "empty.pb");
+    assert_int_equal(graph_load_pb_mem((const uint8_t *)"", 0, &g, &d), ST_OK);
+    diag_finish(&d);
+    assert_int_equal(run(g, &d), ST_LOGIC);
+    assert_true(diag_find(&d, "graph.empty") >= 0);
+    diag_finish(&d);
+    graph_destroy(g);
 }
 
 static void test_block_null(void **state)
@@ -786,6 +808,28 @@ static void test_io_socket_dup(void **state)
     assert_contains(m, "socket_id 0 is also the socket of INPUT block 1");
 }
 
+/* io.model: a model tensor on a block that is no INPUT/OUTPUT, of a float element type, or
+ * whose volume is no whole number of the block's samples; a batch of 3 samples verifies. */
+static void test_io_model(void **state)
+{
+    (void)state;
+    Graph *g = valid_graph();
+    const int64_t batch[] = {3, 6, 6, 2}, odd[] = {3, 4};
+    assert_true(blk_set_model(g, blk(g, B_IN), batch, 4, PR_INT_32, false));
+    assert_true(blk_set_model(g, blk(g, B_OUT), (const int64_t[]){3, 5}, 2, PR_INT_8, true));
+    expect_clean(g);
+    g = valid_graph();
+    assert_true(blk_set_model(g, blk(g, B_SI1), batch, 4, PR_INT_32, false));
+    assert_contains(EXPECT_ONLY(g, "io.model", B_SI1), "belongs to an INPUT or OUTPUT block");
+    g = valid_graph();
+    assert_true(blk_set_model(g, blk(g, B_OUT), (const int64_t[]){5}, 1, PR_FLOAT_32, true));
+    assert_contains(EXPECT_ONLY(g, "io.model", B_OUT), "FLOAT_32");
+    g = valid_graph();
+    assert_true(blk_set_model(g, blk(g, B_OUT), odd, 2, PR_INT_32, false));
+    assert_contains(EXPECT_ONLY(g, "io.model", B_OUT), "12 elements, not a whole number of "
+                    "the block's 5");
+}
+
 static void test_graph_cycle(void **state)
 {
     (void)state;
@@ -1005,10 +1049,14 @@ static void test_garbage_does_not_crash(void **state)
     diag_finish(&d);
     graph_destroy(g);
 
-    /* an empty graph is clean */
+    /* an empty graph breaks graph.empty only */
     g = graph_create();
     assert_non_null(g);
-    expect_clean(g);
+    Diag ed;
+    assert_int_equal(run(g, &ed), ST_LOGIC);
+    assert_int_equal(ed.n, 1);
+    diag_finish(&ed);
+    graph_destroy(g);
 
     /* random garbage (TEST_SEEDS graphs, 3000 by default): must not crash, and the status
      * must agree with the findings */
@@ -1217,6 +1265,7 @@ int main(void)
         cmocka_unit_test(test_valid_variants_are_clean),
         cmocka_unit_test(test_block_id_dup),
         cmocka_unit_test(test_edge_id_dup),
+        cmocka_unit_test(test_graph_empty),
         cmocka_unit_test(test_block_null),
         cmocka_unit_test(test_shape_required),
         cmocka_unit_test(test_shape_forbidden),
@@ -1249,6 +1298,7 @@ int main(void)
         cmocka_unit_test(test_data_missing),
         cmocka_unit_test(test_io_socket),
         cmocka_unit_test(test_io_socket_dup),
+        cmocka_unit_test(test_io_model),
         cmocka_unit_test(test_graph_cycle),
         cmocka_unit_test(test_group_block),
         cmocka_unit_test(test_limit_volume),

@@ -1,0 +1,623 @@
+/* test_outputs.c: where the tools write (docs/cli.md), run as a user runs them: -o onto
+ * /dev/null, /dev/full, a FIFO with a reader, a symbolic link, a directory, an input file;
+ * "-" as standard input and output; repeated single-value options; options that do not
+ * apply to the input; taskir-run's output directory holding only this run's files.
+ *
+ * Arguments (tests/cli/meson.build): taskir-dump, taskir-run, taskir-compile, and the
+ * directory of the CVM examples (examples/cvm/meson.build). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tooltest.h"
+
+static const char *dump_tool, *run_tool, *compile_tool, *cvm_dir;
+static char model[4096], params[4096], input[4096];  /* the CVM LeNet and its input */
+static char graph[4096];                             /* it compiled (group setup) */
+
+static void expect(TtRun *r, int status, const char *err)
+{
+    if (r->status != status)
+        fail_msg("exit %d, expected %d; stderr:\n%s", r->status, status, r->err);
+    if (err)
+        tt_assert_contains(r->err, err);
+}
+
+static bool is_char_device(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISCHR(sb.st_mode);
+}
+
+/* What taskir-dump prints for the graph on stdout (the content every -o must get). */
+static char *dump_text(size_t *len)
+{
+    TtRun r;
+    tt_run(&r, NULL, dump_tool, graph, NULL);
+    expect(&r, 0, NULL);
+    char *s = r.out;
+    *len = r.out_len;
+    r.out = NULL;
+    tt_run_free(&r);
+    return s;
+}
+
+static void test_dev_null(void **state)
+{
+    (void)state;
+    TtRun r;
+    tt_run(&r, NULL, dump_tool, graph, "-o", "/dev/null", NULL);
+    expect(&r, 0, NULL);
+    tt_run_free(&r);
+    tt_run(&r, NULL, compile_tool, model, "--params", params, "-o", "/dev/null", NULL);
+    expect(&r, 0, NULL);
+    tt_run_free(&r);
+    /* taskir-run's -o is a directory */
+    char in[4200];
+    snprintf(in, sizeof in, "data=%s", input);
+    tt_run(&r, NULL, run_tool, graph, "--input", in, "-o", "/dev/null", NULL);
+    expect(&r, 1, "-o '/dev/null' is not a directory [usage.output]");
+    tt_run_free(&r);
+    assert_true(is_char_device("/dev/null"));
+}
+
+static void test_dev_full(void **state)
+{
+    (void)state;
+    if (!is_char_device("/dev/full"))
+        skip();
+    TtRun r;
+    tt_run(&r, NULL, dump_tool, graph, "-o", "/dev/full", NULL);
+    expect(&r, 3, "taskir-dump: /dev/full: cannot write: No space left on device [io.write]");
+    tt_run_free(&r);
+    tt_run(&r, NULL, compile_tool, model, "--params", params, "-o", "/dev/full", NULL);
+    expect(&r, 3, "[io.write]");
+    tt_run_free(&r);
+    assert_true(is_char_device("/dev/full"));
+}
+
+/* A reader of fifo in a child, bounded by alarm(): it writes the number of bytes it read
+ * into count_file. Returns its pid. */
+static pid_t start_reader(const char *fifo, const char *count_file)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(30);
+        int fd = open(fifo, O_RDONLY);
+        long n = 0;
+        char buf[4096];
+        ssize_t k;
+        while (fd >= 0 && (k = read(fd, buf, sizeof buf)) > 0)
+            n += k;
+        FILE *f = fopen(count_file, "w");
+        if (f) {
+            fprintf(f, "%ld", n);
+            fclose(f);
+        }
+        _exit(fd >= 0 ? 0 : 1);
+    }
+    return pid;
+}
+
+/* Waits for the reader start_reader started and returns how many bytes it read (removing
+ * its count file). */
+static long reader_count(pid_t pid, const char *count_file)
+{
+    int ws;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    char *got = tt_slurp_or_fail(count_file, NULL);
+    long n = strtol(got, NULL, 10);
+    free(got);
+    unlink(count_file);
+    return n;
+}
+
+static void test_fifo(void **state)
+{
+    (void)state;
+    char fifo[512], count[512];
+    tt_path(fifo, sizeof fifo, "out.fifo");
+    tt_path(count, sizeof count, "fifo.count");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    size_t len;
+    char *want = dump_text(&len);
+    free(want);
+    pid_t pid = start_reader(fifo, count);
+    TtRun r;
+    tt_run(&r, NULL, dump_tool, graph, "-o", fifo, NULL);
+    expect(&r, 0, NULL);
+    tt_run_free(&r);
+    assert_int_equal(reader_count(pid, count), (long)len);
+    struct stat sb;
+    assert_int_equal(lstat(fifo, &sb), 0);
+    assert_true(S_ISFIFO(sb.st_mode));
+    unlink(fifo);
+}
+
+/* taskir-compile into a FIFO: its reader gets the graph. */
+static void test_fifo_compile(void **state)
+{
+    (void)state;
+    char fifo[512], count[512];
+    tt_path(fifo, sizeof fifo, "compile.fifo");
+    tt_path(count, sizeof count, "compile.count");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    pid_t pid = start_reader(fifo, count);
+    TtRun r;
+    tt_run(&r, NULL, compile_tool, model, "--params", params, "-o", fifo, NULL);
+    expect(&r, 0, NULL);
+    tt_run_free(&r);
+    struct stat sb;
+    assert_int_equal(stat(graph, &sb), 0);
+    assert_int_equal(reader_count(pid, count), (long)sb.st_size);
+    unlink(fifo);
+}
+
+/* taskir-run -o DIR where DIR/output0.npy is a symbolic link, a link to /dev/full, a FIFO. */
+static void test_run_special(void **state)
+{
+    (void)state;
+    char dir[512], out[600], want_dir[512], want[600], target[512], arg[4200];
+    snprintf(arg, sizeof arg, "data=%s", input);
+    tt_path(want_dir, sizeof want_dir, "plain");
+    TtRun r;
+    tt_run(&r, NULL, run_tool, graph, "--input", arg, "-o", want_dir, NULL);
+    expect(&r, 0, NULL);
+    tt_run_free(&r);
+    size_t wlen;
+    char *wbuf = tt_slurp_or_fail(tt_join(want, sizeof want, want_dir, "output0.npy"), &wlen);
+    /* a link: followed, its target replaced */
+    tt_path(dir, sizeof dir, "special");
+    tt_path(target, sizeof target, "target.npy");
+    assert_int_equal(mkdir(dir, 0700), 0);
+    tt_join(out, sizeof out, dir, "output0.npy");
+    tt_write_file(target, "old", 3);
+    assert_int_equal(symlink(target, out), 0);
+    tt_run(&r, NULL, run_tool, graph, "--input", arg, "-o", dir, NULL);
+    expect(&r, 0, NULL);
+    tt_run_free(&r);
+    struct stat sb;
+    assert_int_equal(lstat(out, &sb), 0);
+    assert_true(S_ISLNK(sb.st_mode));
+    size_t n;
+    char *got = tt_slurp_or_fail(target, &n);
+    assert_int_equal(n, wlen);
+    assert_memory_equal(got, wbuf, n);
+    free(got);
+    /* a link to /dev/full: the write fails, the device stays */
+    if (is_char_device("/dev/full")) {
+        unlink(out);
+        assert_int_equal(symlink("/dev/full", out), 0);
+        tt_run(&r, NULL, run_tool, graph, "--input", arg, "-o", dir, NULL);
+        expect(&r, 3, "No space left on device [io.write]");
+        tt_run_free(&r);
+        assert_true(is_char_device("/dev/full"));
+    }
+    /* a FIFO: its reader gets the .npy */
+    char count[512];
+    tt_path(count, sizeof count, "run.count");
+    unlink(out);
+    assert_int_equal(mkfifo(out, 0600), 0);
+    pid_t pid = start_reader(out, count);
+    tt_run(&r, NULL, run_tool, graph, "--input", arg, "-o", dir, NULL);
+    expect(&r, 0, NULL);
+    tt_run_free(&r);
+    assert_int_equal(reader_count(pid, count), (long)wlen);
+    free(wbuf);
+    unlink(target);
+    tt_rm_tree(dir);
+    tt_rm_tree(want_dir);
+}
+
+static void test_symlink(void **state)
+{
+    (void)state;
+    char dir[512], real[600], link[600];
+    tt_path(dir, sizeof dir, "links");
+    assert_int_equal(mkdir(dir, 0700), 0);
+    tt_join(real, sizeof real, dir, "real.txt");
+    tt_join(link, sizeof link, dir, "link.txt");
+    tt_write_file(real, "old\n", 4);
+    assert_int_equal(symlink("real.txt", link), 0); /* relative to the link's directory */
+    size_t len;
+    char *want = dump_text(&len);
+    TtRun r;
+    tt_run(&r, NULL, dump_tool, graph, "-o", link, NULL);
+    expect(&r, 0, NULL);
+    tt_run_free(&r);
+    struct stat sb;
+    assert_int_equal(lstat(link, &sb), 0);
+    assert_true(S_ISLNK(sb.st_mode));
+    size_t got_len;
+    char *got = tt_slurp_or_fail(real, &got_len);
+    assert_int_equal(got_len, len);
+    assert_memory_equal(got, want, len);
+    free(got);
+    free(want);
+    /* taskir-compile too: the link stays, the target gets the graph */
+    tt_run(&r, NULL, compile_tool, model, "--params", params, "-o", link, NULL);
+    expect(&r, 0, NULL);
+    tt_run_free(&r);
+    assert_int_equal(lstat(link, &sb), 0);
+    assert_true(S_ISLNK(sb.st_mode));
+    assert_int_equal(stat(real, &sb), 0);
+    assert_true(sb.st_size > 1000);
+    assert_int_equal(tt_count_files(dir), 2);
+    tt_rm_tree(dir);
+}
+
+static void test_directory(void **state)
+{
+    (void)state;
+    char dir[512], slash[600];
+    tt_path(dir, sizeof dir, "adir");
+    assert_int_equal(mkdir(dir, 0700), 0);
+    snprintf(slash, sizeof slash, "%s/", dir);
+    const char *outs[] = {dir, slash, ".", "new-dir/"};
+    for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
+        TtRun r;
+        tt_run(&r, &(TtOpts){.cwd = tt_tmpdir()}, dump_tool, graph, "-o", outs[i], NULL);
+        expect(&r, 1, "[usage.output]");
+        tt_assert_contains(r.err, "directory");
+        if (strstr(r.err, "Is a directory") || strstr(r.err, "No such file"))
+            fail_msg("raw errno text:\n%s", r.err);
+        tt_run_free(&r);
+        tt_run(&r, &(TtOpts){.cwd = tt_tmpdir()}, compile_tool, model, "--params", params, "-o",
+               outs[i], NULL);
+        expect(&r, 1, "[usage.output]");
+        tt_assert_contains(r.err, "directory");
+        tt_run_free(&r);
+    }
+    assert_int_equal(tt_count_files(dir), 0);
+    tt_rm_tree(dir);
+}
+
+static void test_same_file(void **state)
+{
+    (void)state;
+    char g[512], m[512], p[512], hard[512], lnk[512];
+    tt_path(g, sizeof g, "same.pb");
+    tt_path(m, sizeof m, "same.json");
+    tt_path(p, sizeof p, "same.params");
+    tt_path(hard, sizeof hard, "hard.pb");
+    tt_path(lnk, sizeof lnk, "soft.pb");
+    size_t glen, mlen, plen;
+    char *gb = tt_slurp_or_fail(graph, &glen), *mb = tt_slurp_or_fail(model, &mlen),
+         *pb = tt_slurp_or_fail(params, &plen);
+    tt_write_file(g, gb, glen);
+    tt_write_file(m, mb, mlen);
+    tt_write_file(p, pb, plen);
+    assert_int_equal(link(g, hard), 0);
+    assert_int_equal(symlink(g, lnk), 0);
+    TtRun r;
+    const char *outs[] = {g, hard, lnk};
+    for (size_t i = 0; i < 3; i++) {
+        tt_run(&r, NULL, dump_tool, g, "-o", outs[i], NULL);
+        expect(&r, 1, "is the input");
+        tt_assert_contains(r.err, "[usage.output]");
+        tt_run_free(&r);
+    }
+    tt_run(&r, &(TtOpts){.in = g}, dump_tool, "-", "-o", g, NULL); /* stdin is g */
+    expect(&r, 1, "[usage.output]");
+    tt_run_free(&r);
+    tt_run(&r, NULL, compile_tool, m, "--params", p, "-o", m, NULL);
+    expect(&r, 1, "[usage.output]");
+    tt_run_free(&r);
+    tt_run(&r, NULL, compile_tool, m, "--params", p, "-o", p, NULL);
+    expect(&r, 1, "[usage.output]");
+    tt_run_free(&r);
+    /* taskir-compile -o X.pb writes or removes X.host.json / X.host.params */
+    char hj[512], hp[512], xpb[512];
+    tt_path(hj, sizeof hj, "x.host.json");
+    tt_path(hp, sizeof hp, "x.host.params");
+    tt_path(xpb, sizeof xpb, "x.pb");
+    tt_write_file(hj, mb, mlen);
+    tt_write_file(hp, pb, plen);
+    tt_run(&r, NULL, compile_tool, hj, "--params", hp, "-o", xpb, NULL);
+    expect(&r, 1, "host remainder");
+    tt_run_free(&r);
+    /* taskir-run: an input among the files it writes or removes in -o DIR */
+    char dir[512], in[600], arg[700];
+    tt_path(dir, sizeof dir, "rundir");
+    assert_int_equal(mkdir(dir, 0700), 0);
+    size_t ilen;
+    char *ib = tt_slurp_or_fail(input, &ilen);
+    tt_join(in, sizeof in, dir, "output3.npy");
+    tt_write_file(in, ib, ilen);
+    snprintf(arg, sizeof arg, "data=%s", in);
+    tt_run(&r, NULL, run_tool, g, "--input", arg, "-o", dir, NULL);
+    expect(&r, 1, "which this run would overwrite or remove");
+    tt_run_free(&r);
+    /* every input is intact */
+    const char *files[] = {g, m, p, hj, hp, in};
+    const char *want[] = {gb, mb, pb, mb, pb, ib};
+    size_t lens[] = {glen, mlen, plen, mlen, plen, ilen};
+    for (size_t i = 0; i < 6; i++) {
+        size_t n;
+        char *s = tt_slurp_or_fail(files[i], &n);
+        assert_int_equal(n, lens[i]);
+        assert_memory_equal(s, want[i], n);
+        free(s);
+        unlink(files[i]);
+    }
+    assert_int_equal(access(xpb, F_OK), -1);
+    free(gb);
+    free(mb);
+    free(pb);
+    free(ib);
+    unlink(hard);
+    unlink(lnk);
+    tt_rm_tree(dir);
+}
+
+static void test_dash(void **state)
+{
+    (void)state;
+    char arg[4200];
+    snprintf(arg, sizeof arg, "data=%s", input);
+    TtRun r;
+    /* taskir-run -o - prints, as without -o, and makes no folder named "-" */
+    tt_run(&r, &(TtOpts){.cwd = tt_tmpdir()}, run_tool, graph, "--input", arg, "-o", "-", NULL);
+    expect(&r, 0, NULL);
+    tt_assert_contains(r.out, "output0 (block ");
+    tt_run_free(&r);
+    char dash[512];
+    tt_path(dash, sizeof dash, "-");
+    assert_int_equal(access(dash, F_OK), -1);
+    tt_run(&r, NULL, run_tool, graph, "--input", arg, "-o", "-", "--dump-all", NULL);
+    expect(&r, 1, "--dump-all needs -o DIR");
+    tt_run_free(&r);
+    /* standard input is read once at most */
+    tt_run(&r, &(TtOpts){.in = graph}, run_tool, "-", "--input", "data=-", NULL);
+    expect(&r, 1, "[usage.stdin]");
+    tt_run_free(&r);
+    tt_run(&r, &(TtOpts){.in = model}, compile_tool, "-", "--params", "-", NULL);
+    expect(&r, 1, "[usage.stdin]");
+    tt_run_free(&r);
+    /* "-" as an input is named <stdin>; as an output <stdout> */
+    tt_run(&r, &(TtOpts){.in = input}, run_tool, graph, "--input", "data=-", NULL);
+    expect(&r, 0, NULL);
+    tt_run_free(&r);
+    tt_run(&r, &(TtOpts){.in = model}, run_tool, graph, "--input", "data=-", NULL);
+    expect(&r, 2, "taskir-run: <stdin>: ");
+    tt_run_free(&r);
+    tt_run(&r, &(TtOpts){.in = model}, compile_tool, "-", "--params", params, "-o", "-", NULL);
+    expect(&r, 0, NULL);
+    tt_run_free(&r);
+}
+
+static void test_repeated(void **state)
+{
+    (void)state;
+    char a[512], b[512], arg[4200];
+    tt_path(a, sizeof a, "a.out");
+    tt_path(b, sizeof b, "b.out");
+    snprintf(arg, sizeof arg, "data=%s", input);
+    TtRun r;
+    tt_run(&r, NULL, dump_tool, graph, "-o", a, "-o", b, NULL);
+    expect(&r, 1, "-o given more than once [usage.repeated]");
+    tt_run_free(&r);
+    tt_run(&r, NULL, dump_tool, graph, "--format", "json", "--format=text", NULL);
+    expect(&r, 1, "--format given more than once [usage.repeated]");
+    tt_run_free(&r);
+    tt_run(&r, NULL, dump_tool, graph, "--block", "1", "--block", "2", NULL);
+    expect(&r, 1, "[usage.repeated]");
+    tt_run_free(&r);
+    tt_run(&r, NULL, dump_tool, graph, "--input-format", "graph", "--input-format=graph", NULL);
+    expect(&r, 1, "[usage.repeated]");
+    tt_run_free(&r);
+    tt_run(&r, NULL, compile_tool, model, "--params", params, "--params", params, "-o", a, NULL);
+    expect(&r, 1, "--params given more than once [usage.repeated]");
+    tt_run_free(&r);
+    tt_run(&r, NULL, compile_tool, model, "--format", "cvm", "--format", "cvm", "-o", a, NULL);
+    expect(&r, 1, "[usage.repeated]");
+    tt_run_free(&r);
+    tt_run(&r, NULL, compile_tool, model, "-o", a, "-o", b, NULL);
+    expect(&r, 1, "[usage.repeated]");
+    tt_run_free(&r);
+    static const char *const twice[][4] = {
+        {"--steps", "1", "--steps", "2"}, {"--threads", "1", "--threads", "2"},
+        {"-o", "d1", "-o", "d2"}, {"--format", "pb", "--format", "pb"},
+        {"--params", "p", "--params", "p"}};
+    for (size_t i = 0; i < sizeof twice / sizeof twice[0]; i++) {
+        tt_run(&r, &(TtOpts){.cwd = tt_tmpdir()}, run_tool, graph, "--input", arg, twice[i][0],
+               twice[i][1], twice[i][2], twice[i][3], NULL);
+        expect(&r, 1, "given more than once [usage.repeated]");
+        tt_run_free(&r);
+    }
+    assert_int_equal(access(a, F_OK), -1);
+    assert_int_equal(access(b, F_OK), -1);
+}
+
+static void test_not_applicable(void **state)
+{
+    (void)state;
+    char arg[4200];
+    snprintf(arg, sizeof arg, "data=%s", input);
+    TtRun r;
+    tt_run(&r, NULL, run_tool, model, "--params", params, "--input", arg, "--threads", "2",
+           NULL);
+    expect(&r, 1, "--threads is for TaskGraphs");
+    tt_run_free(&r);
+    tt_run(&r, NULL, run_tool, model, "--params", params, "--input", arg, "--no-host", NULL);
+    expect(&r, 1, "--no-host is for TaskGraphs");
+    tt_run_free(&r);
+    /* the same, the kind found from the bytes (a model on standard input) */
+    tt_run(&r, &(TtOpts){.in = model}, run_tool, "-", "--params", params, "--input", arg,
+           "--threads", "2", NULL);
+    expect(&r, 1, "[usage.args]");
+    tt_run_free(&r);
+    /* and both fit a TaskGraph */
+    tt_run(&r, NULL, run_tool, graph, "--input", arg, "--threads", "2", "--no-host", NULL);
+    expect(&r, 0, NULL);
+    tt_run_free(&r);
+}
+
+static void test_stale_outputs(void **state)
+{
+    (void)state;
+    char dir[512], p[600], arg[4200];
+    tt_path(dir, sizeof dir, "stale");
+    assert_int_equal(mkdir(dir, 0700), 0);
+    static const char *const old[] = {"output0.npy", "output7.npy", "block3.npy",
+                                      "block-1.npy", "keep.txt", "output.npy"};
+    for (size_t i = 0; i < sizeof old / sizeof old[0]; i++)
+        tt_write_file(tt_join(p, sizeof p, dir, "%s", old[i]), "old", 3);
+    snprintf(arg, sizeof arg, "data=%s", input);
+    TtRun r;
+    /* a failed run removes nothing */
+    tt_run(&r, NULL, run_tool, graph, "--input", "data=/nonexistent.npy", "-o", dir, NULL);
+    expect(&r, 3, NULL);
+    tt_run_free(&r);
+    assert_int_equal(tt_count_files(dir), 6);
+    tt_run(&r, NULL, run_tool, graph, "--input", arg, "-o", dir, NULL);
+    expect(&r, 0, NULL);
+    tt_run_free(&r);
+    /* output0.npy is new; output7, block3, block-1 of an earlier run are gone; the files
+     * that are not taskir-run's stay */
+    assert_int_equal(tt_count_files(dir), 3);
+    size_t n;
+    char *s = tt_slurp_or_fail(tt_join(p, sizeof p, dir, "output0.npy"), &n);
+    assert_true(n > 3);
+    free(s);
+    assert_int_equal(access(tt_join(p, sizeof p, dir, "keep.txt"), F_OK), 0);
+    assert_int_equal(access(tt_join(p, sizeof p, dir, "output.npy"), F_OK), 0);
+    tt_rm_tree(dir);
+}
+
+static void test_params_named(void **state)
+{
+    (void)state;
+    char missing[512], out[512];
+    tt_path(missing, sizeof missing, "missing.params");
+    tt_path(out, sizeof out, "named.pb");
+    TtRun r;
+    tt_run(&r, NULL, compile_tool, model, "--params", missing, "-o", out, NULL);
+    expect(&r, 3, NULL);
+    char want[700];
+    snprintf(want, sizeof want, "taskir-compile: %s: cannot open", missing);
+    tt_assert_contains(r.err, want);
+    if (strstr(r.err, model) || strstr(r.err, "failed"))
+        fail_msg("the message names the model:\n%s", r.err);
+    tt_run_free(&r);
+    tt_run(&r, NULL, compile_tool, model, "--params", tt_tmpdir(), "-o", out, NULL);
+    expect(&r, 3, NULL);
+    snprintf(want, sizeof want, "taskir-compile: %s: is a directory, not a file [io.read]",
+             tt_tmpdir());
+    tt_assert_contains(r.err, want);
+    tt_run_free(&r);
+    assert_int_equal(access(out, F_OK), -1);
+}
+
+/* Out of memory while decoding a valid .pb is [oom], exit 3, not a corrupt file: 4 M empty
+ * TaskBlocks (8 MB on the wire, each a message struct once decoded; without the limit the
+ * file decodes, in seconds) under a 256 MB address space; the same graph inside a Mapping.
+ * Not under AddressSanitizer, which cannot start in a limited address space. */
+static void test_oom_decode(void **state)
+{
+    (void)state;
+#if defined(__SANITIZE_ADDRESS__)
+    skip();
+#endif
+    enum { N = 4 << 20 };
+    char *buf = malloc(2 * (size_t)N + 8);
+    assert_non_null(buf);
+    size_t n = 0;
+    buf[n++] = 0x0a; /* Mapping.graph, 8 MB long: a varint of 4 bytes */
+    for (uint32_t v = 2u * N; v; v >>= 7)
+        buf[n++] = (char)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+    size_t head = n;
+    for (size_t i = 0; i < N; i++) { /* TaskGraph.blocks, empty */
+        buf[n++] = 0x0a;
+        buf[n++] = 0x00;
+    }
+    char g[512], m[512];
+    tt_path(g, sizeof g, "huge.pb");
+    tt_path(m, sizeof m, "huge.map.pb");
+    tt_write_file(g, buf + head, n - head);
+    tt_write_file(m, buf, n);
+    free(buf);
+    const long as = 256L << 20;
+    TtRun r;
+    tt_run(&r, &(TtOpts){.as = as}, dump_tool, g, "--summary", NULL);
+    expect(&r, 3, "out of memory decoding the TaskGraph [oom]");
+    tt_assert_contains(r.err, g);
+    tt_run_free(&r);
+    tt_run(&r, &(TtOpts){.as = as}, dump_tool, m, "--summary", NULL);
+    expect(&r, 3, "out of memory decoding the Mapping [oom]");
+    tt_run_free(&r);
+    tt_run(&r, &(TtOpts){.as = as}, run_tool, g, "--input", "0=x.npy", NULL);
+    expect(&r, 3, "[oom]");
+    tt_run_free(&r);
+    unlink(g);
+    unlink(m);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    TtRun r;
+    tt_run(&r, NULL, compile_tool, model, "--params", params, "-o", graph, NULL);
+    int rc = r.status;
+    if (rc)
+        fprintf(stderr, "cannot compile %s:\n%s", model, r.err);
+    tt_run_free(&r);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 5) {
+        fprintf(stderr, "usage: test_outputs TASKIR-DUMP TASKIR-RUN TASKIR-COMPILE CVM-DIR\n");
+        return 2;
+    }
+    static char tools[3][4096];  /* absolute: some tests run them in another directory */
+    for (int i = 0; i < 3; i++)
+        if (!tt_absolute(argv[i + 1], tools[i], sizeof tools[i])) {
+            fprintf(stderr, "test_outputs: cannot make %s absolute\n", argv[i + 1]);
+            return 1;
+        }
+    dump_tool = tools[0];
+    run_tool = tools[1];
+    compile_tool = tools[2];
+    cvm_dir = argv[4];
+    snprintf(model, sizeof model, "%s/lenet.json", cvm_dir);
+    snprintf(params, sizeof params, "%s/lenet.params", cvm_dir);
+    snprintf(input, sizeof input, "%s/lenet.input.npy", cvm_dir);
+    if (!tt_tmpdir_make("test_outputs.")) {
+        perror("test_outputs: scratch directory");
+        return 1;
+    }
+    snprintf(graph, sizeof graph, "%s/lenet.pb", tt_tmpdir());
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dev_null),
+        cmocka_unit_test(test_dev_full),
+        cmocka_unit_test(test_fifo),
+        cmocka_unit_test(test_fifo_compile),
+        cmocka_unit_test(test_run_special),
+        cmocka_unit_test(test_symlink),
+        cmocka_unit_test(test_directory),
+        cmocka_unit_test(test_same_file),
+        cmocka_unit_test(test_dash),
+        cmocka_unit_test(test_repeated),
+        cmocka_unit_test(test_not_applicable),
+        cmocka_unit_test(test_stale_outputs),
+        cmocka_unit_test(test_params_named),
+        cmocka_unit_test(test_oom_decode),
+    };
+    int rc = cmocka_run_group_tests(tests, setup, NULL);
+    tt_tmpdir_remove();
+    return rc;
+}
