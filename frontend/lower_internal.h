@@ -33,6 +33,7 @@
 #include "frontend/cvm_ops.h"
 #include "frontend/lower.h"
 #include "frontend/opgraph.h"
+#include "taskir/conv_leaf.h"
 #include "taskir/encode.h"
 #include "taskir/graph.h"
 
@@ -166,7 +167,10 @@ Block *lw_compute(Lw *L, BlockType t, const char *suffix, const int32_t yxf[3],
 
 /* ---- encoding element maps as edges (taskir/encode.c, called from lower_value.c) ---- */
 
-/* enc_map for the current node (findings name it, added blocks are named after it). */
+/* The taskir builders' context for the current node (findings name it, added blocks are
+ * named after it); where (wlen bytes) holds the place. */
+void lw_enc_ctx(Lw *L, EncCtx *c, char *where, size_t wlen);
+/* enc_map for the current node. */
 Status lw_encode(Lw *L, Block *dst, uint32_t in_idx, const int32_t pos[TIR_CDIMS],
                  const int32_t size[TIR_CDIMS], const LwSrc *srcs, const int32_t *esrc,
                  const int32_t *eoff, int64_t n);

@@ -2,7 +2,8 @@
  * (taskir/uses.c): box interfaces, removing interfaces / edges / blocks, retargeting an edge
  * end, compacting with ids unchanged, cloning with a derived name, data views, and the index
  * after each change set; a deleted graph verifies, a cloned one simulates to the same bits,
- * and the simulator plans a large fan-in right. */
+ * the simulator plans a large fan-in right, and the conv leaf builder (taskir/conv_leaf.c)
+ * builds the convolution the fixture does. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <cmocka.h>
 
 #include "conv_fixture.h"
+#include "taskir/conv_leaf.h"
 #include "taskir/graph.h"
 #include "taskir/sim.h"
 #include "taskir/uses.h"
@@ -322,6 +324,72 @@ static void test_large_fan_in(void **state)
     graph_destroy(g);
 }
 
+/* The conv leaf builder gives the fixture's convolution: INPUT -> leaf (SIC, SW, CC, SB) ->
+ * SI -> OUTPUT computes what conv_fixture computes, with derived names. */
+static void test_conv_leaf(void **state)
+{
+    (void)state;
+    Graph *ref = conv_graph(false, 0);
+    int32_t *want = simulate(ref, 3);
+    graph_destroy(ref);
+
+    Graph *g = graph_create();
+    Diag d;
+    diag_init(&d, "test");
+    EncCtx ec = {g, &d, "node 0 'conv1' (conv2d)", "conv1"};
+    Block *in = graph_add_block(g, BT_INPUT, GRAPH_AUTO_ID, "data");
+    in->shape.d[D_Y] = 4, in->shape.d[D_X] = 4, in->shape.d[D_F] = 2;
+    in->has_socket_id = true;
+    int32_t w[54], bias[3] = {1, -2, 3};
+    for (int i = 0; i < 54; i++)
+        w[i] = (i * 7) % 11 - 5;
+    ConvLeafSpec spec = {.h = 4, .w = 4, .ic = 2, .oc = 3, .kh = 3, .kw = 3, .oh = 2, .ow = 2,
+                         .stride = {1, 1}, .dilation = {1, 1}, .in_prec = PR_INT_8,
+                         .w_prec = PR_INT_8, .b_prec = PR_INT_32, .weights = w, .bias = bias};
+    ConvLeaf leaf;
+    assert_int_equal(conv_leaf_begin(&ec, &spec, "g1", &leaf), ST_OK);
+    assert_string_equal(leaf.in->name, "conv1/g1/in");
+    assert_string_equal(leaf.w->name, "conv1/g1/w");
+    assert_string_equal(leaf.cc->name, "conv1/g1");
+    assert_null(leaf.b);
+    assert_int_equal(leaf.in->n_in, 0); /* left for the caller to feed */
+    assert_non_null(graph_connect(g, in, 0, leaf.in, 0));
+    assert_int_equal(conv_leaf_end(&ec, &spec, "g1", &leaf), ST_OK);
+    assert_string_equal(leaf.b->name, "conv1/g1/b");
+    assert_int_equal(leaf.cc->bias_type, BIAS_VECTOR);
+    assert_int_equal(leaf.cc->n_in, 3);
+    Block *si = graph_add_block(g, BT_SI, GRAPH_AUTO_ID, "conv1/out");
+    si->shape.d[D_Y] = 2, si->shape.d[D_X] = 2, si->shape.d[D_F] = 3;
+    Block *out = graph_add_block(g, BT_OUTPUT, GRAPH_AUTO_ID, "out");
+    out->shape.d[D_Y] = 2, out->shape.d[D_X] = 2, out->shape.d[D_F] = 3;
+    out->has_socket_id = true;
+    assert_non_null(graph_connect(g, leaf.cc, 0, si, 0));
+    assert_non_null(graph_connect(g, si, 0, out, 0));
+    assert_verifies(g);
+    int32_t *got = simulate(g, 3);
+    assert_memory_equal(got, want, 12 * sizeof *got);
+    free(got);
+    free(want);
+    /* grouped types, no prefix, no bias */
+    spec.grouped = true;
+    spec.bias = NULL;
+    ConvLeaf l2;
+    assert_int_equal(conv_leaf_begin(&ec, &spec, "", &l2), ST_OK);
+    assert_int_equal(l2.cc->type, BT_CC2D);
+    assert_int_equal(l2.in->type, BT_SIC2D);
+    assert_string_equal(l2.in->name, "conv1/in");
+    assert_string_equal(l2.cc->name, "conv1");
+    assert_int_equal(conv_leaf_end(&ec, &spec, "", &l2), ST_OK);
+    assert_null(l2.b);
+    assert_int_equal(l2.cc->n_in, 2);
+    /* weights that do not fit an int32 container: an internal error */
+    spec.w_prec = PR_FLOAT_32;
+    assert_int_equal(conv_leaf_begin(&ec, &spec, "x", &l2), ST_RUNTIME);
+    assert_true(diag_find(&d, "lower.internal") >= 0);
+    diag_finish(&d);
+    graph_destroy(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -331,6 +399,7 @@ int main(void)
         cmocka_unit_test(test_clone_then_simulate),
         cmocka_unit_test(test_data_view),
         cmocka_unit_test(test_large_fan_in),
+        cmocka_unit_test(test_conv_leaf),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
