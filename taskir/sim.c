@@ -263,7 +263,7 @@ static Status plan_copy(SimRun *run, const Edge *e, SimCopy *cp, const EdgeEnds 
         char why[300];
         RaStep st;
         if (!ra_decode(&e->re[i], &cur, &st, why, sizeof why))
-            return rearrange_check(run->g, e, d) ? ST_LOGIC
+            return rearrange_check(run->g, &run->uses, e, d) ? ST_LOGIC
                                                   : diag_edge(d, ST_LOGIC, "rearrange.param",
                                                               e->id, "%s", why);
         if (st.type == RT_IDENTITY)
@@ -484,7 +484,7 @@ Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d)
     run->blocks = run_alloc(run, nb, sizeof *run->blocks);
     run->inputs = run_alloc(run, nb, sizeof *run->inputs);
     run->outputs = run_alloc(run, nb, sizeof *run->outputs);
-    if (!run->blocks || !run->inputs || !run->outputs) {
+    if (!run->blocks || !run->inputs || !run->outputs || !graph_uses(g, &run->uses)) {
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory creating the run");
         goto fail;
     }
@@ -518,7 +518,7 @@ Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d)
                 st = diag_edge(d, ST_LOGIC, "sim.id", e->id, "another edge has the same id");
                 goto fail;
             }
-            if (!edge_ends(g, e, &en, why, sizeof why)) {
+            if (!edge_ends(g, &run->uses, e, &en, why, sizeof why)) {
                 st = diag_edge(d, ST_LOGIC, "sim.edge", e->id, "%s", why);
                 goto fail;
             }
@@ -594,6 +594,7 @@ Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d)
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory allocating the run");
         goto fail;
     }
+    graph_uses_finish(&run->uses);
     sim_reset(run);
     *out = run;
     return ST_OK;
@@ -609,6 +610,7 @@ void sim_destroy(SimRun *run)
     for (uint32_t i = 0; i < run->n_owned; i++)
         free(run->owned[i]);
     free(run->owned);
+    graph_uses_finish(&run->uses);
     free(run);
 }
 

@@ -15,6 +15,7 @@
 #define TASKIR_VERIFY_IMPL_H
 
 #include "taskir/graph.h"
+#include "taskir/uses.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -38,6 +39,7 @@ typedef struct VBox {
 
 typedef struct Verifier {
     const Graph *g;
+    GraphUses uses;         /* the use index of g (rearrange_check) */
     Diag *d;
     bool strict;            /* record pedantic findings as warnings (VerifyOptions) */
     size_t found;           /* findings recorded by this run */
