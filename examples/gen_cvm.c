@@ -320,6 +320,23 @@ static void build_mlp(Gen *G)
     output(G, dense(G, "fc2", x, 10));
 }
 
+/* Statistics over a batch of 4 images, nodes that mix the samples (so the whole 4x3x8x8
+ * tensor is the unit the TaskGraph computes): conv 3x3 (4) -> relu; head 0 = the sum over
+ * the batch (axis 0), 4x8x8; head 1 = each image's sum, (4,); head 2 = that sum divided by
+ * the image's maximum (precisions 17 and 8: a restoring division), (4,). */
+static void build_batch_stats(Gen *G)
+{
+    OgShape s = shp(4, 4, 3, 8, 8);
+    T x = input(G, &s, W_M2);
+    T y = relu(G, "relu", conv(G, "conv", x, 4, 3, 1, 1, 1));
+    output(G, op(G, CVM_OP_sum, "batch_sum", &y, 1, KV("axis", "(0,)"), y.m2 * 4));
+    T tot = op(G, CVM_OP_sum, "image_sum", &y, 1, KV("axis", "(1, 2, 3)"), y.m2 * 256);
+    output(G, tot);
+    T mx = op(G, CVM_OP_max, "image_max", &y, 1, KV("axis", "(1, 2, 3)"), y.m2);
+    T q[2] = {tot, mx};
+    output(G, op(G, CVM_OP_broadcast_div, "ratio", q, 2, NULL, 1));
+}
+
 /* ResNet-50 (v1.5: the stride on the 3x3 conv) at its real layer shapes, scaled in width
  * by w0 / 64: 3x224x224 -> conv 7x7/2 (w0) -> relu -> max pool 3x3/2 pad 1 -> 3, 4, 6, 3
  * bottlenecks (1x1, 3x3, 1x1 at widths w0, 2 w0, 4 w0, 8 w0, x4 out; projection shortcut 1x1
@@ -392,6 +409,7 @@ static const Model models[] = {
     {"mobilenet_block", build_mobilenet_block, -127, 127, true},
     {"yolo_head", build_yolo_head, -127, 127, true},
     {"mlp", build_mlp, -127, 127, true},
+    {"batch_stats", build_batch_stats, -127, 127, true},
     {"resnet50", build_resnet50, -127, 127, false},
     {"resnet50x10", build_resnet50x10, -127, 127, false},
 };

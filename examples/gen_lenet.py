@@ -13,7 +13,12 @@ gives exactly the bytes taskir's saver (graph_pack) writes after loading it:
   - interfaces that cover the whole cluster have neither position nor size;
   - cluster shapes are absent (they follow from the block's type and shape);
   - no optional field at its default unless the saver keeps it (precision, socket_id 0,
-    attribute int_value 0 are kept because the file sets them).
+    attribute int_value 0 are kept because the file sets them);
+  - the fields the existing tools read as 0 when absent are written (docs/formats.md,
+    "Writing conventions"): a window's ky kx iy ix, STRIDE_X/Y (and DILATION_X/Y on CC) of 1
+    after the block's own attributes, bias_type on blocks with a bias cluster, the RESHAPE
+    permutation; the fc part is 1-D (SI and CCMPB over f alone), as the existing tools
+    write it, so its boxes are equal on both ends of every edge.
 Fields are printed in field-number order; shapes put x before y as the wire does.
 
 Graph (shapes y x f; r for SIFC):
@@ -47,7 +52,7 @@ class Rng:
 class Builder:
     def __init__(self):
         self.blocks = []      # dicts
-        self.edges = []       # (id, src, dst, rearrange text or None)
+        self.edges = []       # (id, src, dst, RESHAPE permutation or None)
         self.by_name = {}
 
     def block(self, name, btype, prec, shape, **kw):
@@ -126,6 +131,11 @@ def emit_edge(e):
             % (fmt_list(reshape, 0), ends, len(reshape), fmt_list(reshape, 4)))
 
 
+# The attributes a CC leaves at their defaults, written as the saver writes them (after the
+# block's own, in AttributeType order).
+CONV_DEFAULTS = [("STRIDE_X", 1), ("STRIDE_Y", 1), ("DILATION_X", 1), ("DILATION_Y", 1)]
+
+
 def lenet():
     rng = Rng(20240611)
     g = Builder()
@@ -147,7 +157,7 @@ def lenet():
     bias("conv1/b", 4)
     g.block("conv1", "CC", "INT_32",
             {"nx": 12, "ny": 12, "nf": 4, "nr": 1, "nkx": 5, "nky": 5, "niy": 16, "nix": 16},
-            attrs=[("KERNEL_X", 5), ("KERNEL_Y", 5)], bias_type="VECTOR")
+            attrs=[("KERNEL_X", 5), ("KERNEL_Y", 5)] + CONV_DEFAULTS, bias_type="VECTOR")
     g.block("conv1/out", "SI", "INT_32", {"nx": 12, "ny": 12, "nf": 4})
     # pool1: 2x2 stride 2 max, >> 7, clip to [0, 127] (CMP 0 = ReLU)
     g.block("pool1", "CCMPB", "INT_8",
@@ -160,7 +170,7 @@ def lenet():
     bias("conv2/b", 8)
     g.block("conv2", "CC", "INT_32",
             {"nx": 4, "ny": 4, "nf": 8, "nr": 4, "nkx": 3, "nky": 3, "niy": 6, "nix": 6},
-            attrs=[("KERNEL_X", 3), ("KERNEL_Y", 3)], bias_type="VECTOR")
+            attrs=[("KERNEL_X", 3), ("KERNEL_Y", 3)] + CONV_DEFAULTS, bias_type="VECTOR")
     g.block("conv2/out", "SI", "INT_32", {"nx": 4, "ny": 4, "nf": 8})
     g.block("pool2", "CCMPB", "INT_8",
             {"nx": 2, "ny": 2, "nf": 8, "nkx": 2, "nky": 2, "niy": 4, "nix": 4},
@@ -173,7 +183,7 @@ def lenet():
     g.block("fc1", "CVM", "INT_32", {"nf": 16, "nr": 32}, bias_type="VECTOR")
     g.block("fc1/out", "SI", "INT_32", {"nf": 16})
     g.block("fc1/requant", "CCMPB", "INT_8", {"nf": 16},
-            attrs=[("CMP", 0), ("BIT_SHIFT_NUM", 8)])
+            attrs=[("CMP", 0), ("BIT_SHIFT_NUM", 8), ("STRIDE_X", 1), ("STRIDE_Y", 1)])
     # fc2: 16 -> 10
     g.block("fc2/in", "SIFC", "INT_8", {"nr": 16})
     weights("fc2/w", "SWFC", {"nf": 10, "nr": 16}, [10, 16])

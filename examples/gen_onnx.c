@@ -145,6 +145,26 @@ static OnnxBuilder *shiftnet(uint64_t *s, int32_t **input, int64_t *n, int64_t *
     return b;
 }
 
+/* An int8 model: x (1, 4, 5, 5) int8 -> Relu -> y, an int8 output of the ONNX shape
+ * (1, 4, 5, 5), which taskir-run writes as onnxruntime does: int8, leading 1 included. */
+static OnnxBuilder *relu8(uint64_t *s, int32_t **input, int64_t *n, int64_t *shape)
+{
+    OnnxBuilder *b = fe_onnx_builder_create(13);
+    if (!b)
+        return NULL;
+    fe_onnx_builder_input(b, "x", ONNX_T_INT8, DIMS(1, 4, 5, 5));
+    fe_onnx_builder_output(b, "y", ONNX_T_INT8, DIMS(1, 4, 5, 5));
+    fe_onnx_builder_node(b, "Relu", "relu", NAMES("x"), NAMES("y"), NULL, 0);
+    *n = 4 * 5 * 5;
+    *input = malloc((size_t)*n * sizeof **input);
+    if (*input)
+        for (int64_t i = 0; i < *n; i++)
+            (*input)[i] = (int32_t)rng_range(s, -127, 127);
+    int64_t sh[4] = {1, 4, 5, 5};
+    memcpy(shape, sh, sizeof sh);
+    return b;
+}
+
 typedef OnnxBuilder *(*GenFn)(uint64_t *s, int32_t **input, int64_t *n, int64_t *shape);
 
 int main(int argc, char **argv)
@@ -156,7 +176,7 @@ int main(int argc, char **argv)
     static const struct {
         const char *name;
         GenFn fn;
-    } models[] = {{"qnet", qnet}, {"shiftnet", shiftnet}};
+    } models[] = {{"qnet", qnet}, {"shiftnet", shiftnet}, {"relu8", relu8}};
     for (size_t k = 0; k < sizeof models / sizeof *models; k++) {
         Diag d;
         char path[4096];

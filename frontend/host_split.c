@@ -41,10 +41,38 @@ static Status oom(Diag *d)
     return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
 }
 
-static bool is_host_op(const OgNode *n)
+/* A data-dependent gather, what the lowering refuses as [lower.dynamic]: take / cvm_lut
+ * with computed indices into a computed tensor, or take along an axis of a constant whose
+ * other axes have extent > 1. cnst: per node, constant. */
+static bool is_dynamic_gather(const OpGraph *og, const bool *cnst, const OgNode *n)
+{
+    uint32_t kidx, ktab;
+    if (n->op == CVM_OP_take)
+        kidx = 1, ktab = 0;
+    else if (n->op == CVM_OP_cvm_lut)
+        kidx = 0, ktab = 1;
+    else
+        return false;
+    if (n->ninputs < 2 || cnst[n->inputs[kidx].node])
+        return false;
+    if (!cnst[n->inputs[ktab].node])
+        return true;
+    if (n->op != CVM_OP_take || og_attr_is_none(n, "axis"))
+        return false;
+    const OgShape *ts = og_edge_shape(og, n->inputs[ktab]);
+    int64_t ax = og_attr_int(n, "axis", 0);
+    if (ax < 0)
+        ax += ts->ndim;
+    if (ax < 0 || ax >= (int64_t)ts->ndim || ts->d[ax] == 0)
+        return false;
+    return og_shape_volume(ts) / ts->d[ax] != 1;
+}
+
+/* Operators the chip cannot compute: flagged CVM_OPF_HOST, or a data-dependent gather. */
+static bool is_host_op(const OpGraph *og, const bool *cnst, const OgNode *n)
 {
     const CvmOpInfo *info = cvm_op_info((CvmOp)n->op);
-    return info && (info->flags & CVM_OPF_HOST);
+    return info && ((info->flags & CVM_OPF_HOST) || is_dynamic_gather(og, cnst, n));
 }
 
 /* cnst, host and need; false when no head is a host head. */
@@ -59,7 +87,7 @@ static bool classify(Split *s)
             any_host = any_host || s->host[n->inputs[k].node];
         }
         s->cnst[i] = n->kind == OG_CONST || (n->kind == OG_OP && all_const);
-        s->host[i] = n->kind == OG_OP && !s->cnst[i] && (is_host_op(n) || any_host);
+        s->host[i] = n->kind == OG_OP && !s->cnst[i] && (any_host || is_host_op(og, s->cnst, n));
     }
     bool any = false;
     for (uint32_t j = 0; j < og->noutputs; j++)

@@ -44,16 +44,64 @@ static OgShape natural_shape(const Lw *L, const OgShape *ps)
     return s;
 }
 
-/* Block dims y x f r for a natural shape: the last r of (y, x, f), or all four. */
-static bool io_dims(const OgShape *s, int32_t shape[TIR_NDIMS])
+/* d[i] * d[i + 1], INT64_MAX when it would pass it. */
+static int64_t pair_product(const OgShape *s, uint32_t i)
+{
+    int64_t a = s->d[i], b = s->d[i + 1];
+    return b && a > INT64_MAX / b ? INT64_MAX : a * b;
+}
+
+/* Block dims y x f r for a natural shape: the last r of (y, x, f), or all four. A shape of
+ * more than 4 dims is carried in C order: its size-1 dims left out, then the two adjacent
+ * dims of the smallest product merged until 4 remain (within the 2^28 elements of a sample
+ * every dim then stays within 2^24); false when a dim passes 2^24. */
+static bool io_dims(const OgShape *ns, int32_t shape[TIR_NDIMS])
 {
     memset(shape, 0, TIR_NDIMS * sizeof *shape);
-    if (s->ndim > 4)
-        return false;
-    int first = s->ndim == 4 ? 0 : 3 - (int)s->ndim;
-    for (uint32_t i = 0; i < s->ndim; i++)
-        shape[first + (int)i] = (int32_t)s->d[i];
+    OgShape s = *ns;
+    if (s.ndim > 4) {
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < ns->ndim; i++)
+            if (ns->d[i] != 1)
+                s.d[k++] = ns->d[i];
+        s.ndim = k;
+        while (s.ndim > 4) {
+            uint32_t m = 0;
+            for (uint32_t i = 1; i + 1 < s.ndim; i++)
+                if (pair_product(&s, i) < pair_product(&s, m))
+                    m = i;
+            if (pair_product(&s, m) > LW_MAX_DIM)
+                return false;
+            s.d[m] *= s.d[m + 1];
+            memmove(s.d + m + 1, s.d + m + 2, (s.ndim - m - 2) * sizeof *s.d);
+            s.d[--s.ndim] = 0;
+        }
+        if (s.ndim == 0)
+            s.d[s.ndim++] = 1;
+    }
+    int first = s.ndim == 4 ? 0 : 3 - (int)s.ndim;
+    for (uint32_t i = 0; i < s.ndim; i++) {
+        if (s.d[i] > LW_MAX_DIM)
+            return false;
+        shape[first + (int)i] = (int32_t)s.d[i];
+    }
     return true;
+}
+
+/* The model's element type of output j as a Precision: INT_32 unless the model declares
+ * another (an ONNX int8 output). */
+static PrecisionId decl_prec(const Lw *L, uint32_t j)
+{
+    switch (L->og->out_decl[j].dtype) {
+    case OG_DT_INT8:
+        return PR_INT_8;
+    case OG_DT_UINT8:
+        return PR_UINT_8;
+    case OG_DT_INT16:
+        return PR_INT_16;
+    default:
+        return PR_INT_32;
+    }
 }
 
 static Status lower_input(Lw *L, const OgNode *n, uint32_t k)
@@ -63,11 +111,11 @@ static Status lower_input(Lw *L, const OgNode *n, uint32_t k)
     int32_t shape[TIR_NDIMS];
     char sb[96];
     if (!io_dims(&nat, shape))
-        return lw_fail(L, "lower.io", "the input has shape %s: one sample has %u dims, an INPUT "
-                       "block holds at most 4 (y, x, f, r)", og_shape_str(full, sb, sizeof sb),
-                       nat.ndim);
+        return lw_fail(L, "lower.io", "the input has shape %s: one sample cannot be carried "
+                       "in the 4 dims y, x, f, r of an INPUT block, each at most 2^24",
+                       og_shape_str(full, sb, sizeof sb));
     Block *b = lw_block(L, BT_INPUT, NULL, shape, (int)lw_store_prec(n->out_prec[0]));
-    if (!b)
+    if (!b || !blk_set_model(L->g, b, full->d, full->ndim, PR_INT_32, false))
         return lw_oom(L);
     b->socket_id = (int32_t)k;
     b->has_socket_id = true;
@@ -116,9 +164,9 @@ static Status lower_output(Lw *L, OgEdge e, uint32_t j)
     int32_t shape[TIR_NDIMS], yxf[3];
     char sb[96], sub[48], osub[48];
     if (!io_dims(&nat, shape))
-        return lw_fail(L, "lower.io", "model output %u has per-sample shape %s: an OUTPUT block "
-                       "holds at most 4 dims (y, x, f, r)", j,
-                       og_shape_str(&ps, sb, sizeof sb));
+        return lw_fail(L, "lower.io", "model output %u has per-sample shape %s: it cannot be "
+                       "carried in the 4 dims y, x, f, r of an OUTPUT block, each at most 2^24",
+                       j, og_shape_str(&ps, sb, sizeof sb));
     int64_t d[OG_MAX_DIMS];
     for (uint32_t i = 0; i < ps.ndim; i++)
         d[i] = ps.d[i];
@@ -135,7 +183,9 @@ static Status lower_output(Lw *L, OgEdge e, uint32_t j)
     int32_t sshape[TIR_NDIMS] = {yxf[0], yxf[1], yxf[2]};
     Block *si = lw_block(L, BT_SI, sub, sshape, (int)lw_store_prec(v->prec));
     Block *ob = lw_block(L, BT_OUTPUT, osub, shape, -1);
-    if (!si || !ob)
+    const OgShape *decl = og_output_shape(L->og, j);
+    PrecisionId dt = decl_prec(L, j);
+    if (!si || !ob || !blk_set_model(L->g, ob, decl->d, decl->ndim, dt, dt != PR_INT_32))
         return lw_oom(L);
     ob->socket_id = (int32_t)j;
     ob->has_socket_id = true;
@@ -238,11 +288,15 @@ static Status lower_node(Lw *L, const OgNode *n, uint32_t *k_input)
     return ST_OK;
 }
 
-/* The batch N: axis 0 of the model inputs, the same for all. */
-static Status find_batch(Lw *L)
+/* The batch N: axis 0 of the model inputs, the same for all. whole: the whole tensor is the
+ * unit (N = 1 whatever axis 0 holds). */
+static Status find_batch(Lw *L, bool whole)
 {
     L->N = 1;
+    L->drop = 0;
     bool seen = false;
+    if (whole)
+        return ST_OK;
     for (uint32_t i = 0; i < L->og->nnodes; i++) {
         const OgNode *n = L->og->nodes[i];
         if (n->kind != OG_INPUT)
@@ -281,13 +335,11 @@ static Status check_graph(Lw *L, Graph *g)
     return st;
 }
 
-Status fe_lower(const OpGraph *og, const LowerOptions *opt, Graph **out, Diag *d)
+/* One lowering of og: per sample (whole false: axis 0 of the inputs is the batch), or with
+ * the whole tensor as the unit the TaskGraph computes (whole true). */
+static Status lower_graph(const OpGraph *og, const LowerOptions *opt, bool whole, Graph **out,
+                          Diag *d)
 {
-    *out = NULL;
-    if (!og->dialect || strcmp(og->dialect, "cvm") != 0)
-        return diag_add(d, ST_RUNTIME, "lower.dialect", NULL,
-                        "the lowering takes dialect \"cvm\", not \"%s\"",
-                        og->dialect ? og->dialect : "(none)");
     Lw L;
     memset(&L, 0, sizeof L);
     L.og = og;
@@ -316,7 +368,7 @@ Status fe_lower(const OpGraph *og, const LowerOptions *opt, Graph **out, Diag *d
     for (uint32_t j = 0; j < og->noutputs; j++)
         L.nuse[L.first[og->outputs[j].node] + og->outputs[j].index]++;
     memcpy(L.uses, L.nuse, nslots * sizeof *L.uses);
-    if ((st = find_batch(&L)) != ST_OK)
+    if ((st = find_batch(&L, whole)) != ST_OK)
         goto done;
     uint32_t k_input = 0;
     for (uint32_t i = 0; i < nn && st == ST_OK; i++) {
@@ -353,4 +405,42 @@ done:
     }
     *out = L.g;
     return ST_OK;
+}
+
+/* Is axis 0 of the model inputs a batch of more than one sample? */
+static bool has_batch(const OpGraph *og)
+{
+    for (uint32_t i = 0; i < og->nnodes; i++) {
+        const OgNode *n = og->nodes[i];
+        if (n->kind == OG_INPUT && n->out_shape[0].ndim && n->out_shape[0].d[0] > 1)
+            return true;
+    }
+    return false;
+}
+
+Status fe_lower(const OpGraph *og, const LowerOptions *opt, Graph **out, Diag *d)
+{
+    *out = NULL;
+    if (!og->dialect || strcmp(og->dialect, "cvm") != 0)
+        return diag_add(d, ST_RUNTIME, "lower.dialect", NULL,
+                        "the lowering takes dialect \"cvm\", not \"%s\"",
+                        og->dialect ? og->dialect : "(none)");
+    if (!has_batch(og))
+        return lower_graph(og, opt, true, out, d);
+    /* A batch: one sample per run when the samples can be kept apart; when a node mixes
+     * them ([lower.batch] in the per-sample lowering), the whole tensor is the unit. */
+    Diag first;
+    diag_init(&first, d->file);
+    Status st = lower_graph(og, opt, false, out, &first);
+    if (st == ST_LOGIC && diag_find(&first, "lower.batch") >= 0) {
+        diag_finish(&first);
+        return lower_graph(og, opt, true, out, d);
+    }
+    for (size_t i = 0; i < first.n; i++)
+        diag_add(d, first.entries[i].status, first.entries[i].rule, first.entries[i].where,
+                 "%s", first.entries[i].what);
+    d->dropped += first.dropped;
+    d->oom = d->oom || first.oom;
+    diag_finish(&first);
+    return st;
 }

@@ -1,17 +1,19 @@
 /* lower.h: lowering an OpGraph of dialect "cvm" to a TaskGraph (docs/lowering.md).
  *
  * The TaskGraph describes ONE sample: the model input's axis 0 is the batch N, the INPUT and
- * OUTPUT blocks have the per-sample shapes, and sim_run loops over a leading batch dim. With
- * N > 1 every operator must keep the samples apart (axis 0 untouched); one that mixes them is
- * a logic error [lower.batch]. Every operator of cvm_ops.def lowers onto compute blocks,
- * storage blocks and edges that compute bit for bit what the reference interpreter computes
- * (frontend/interp.h); where the mechanisms cannot do that for some operand precision or
- * attribute the lowering fails with a logic error naming the node and the reason, never a
- * silently different graph. Data movement (reshape, transpose, slices, concatenate, repeat,
- * tile, upsampling, take with constant indices, broadcasting) becomes interfaces and edge
- * rearrangements, not compute blocks, wherever the Task IR can express it.
+ * OUTPUT blocks have the per-sample shapes, and sim_run loops over a leading batch dim, when
+ * every operator keeps the samples apart (axis 0 untouched); when one mixes them (the
+ * per-sample lowering finds [lower.batch]) the model is lowered again with the whole tensor
+ * as the unit, and the INPUT blocks take the whole (N, ...) arrays. Every operator of
+ * cvm_ops.def lowers onto compute blocks, storage blocks and edges that compute bit for bit
+ * what the reference interpreter computes (frontend/interp.h); where the mechanisms cannot
+ * do that for some operand precision or attribute the lowering fails with a logic error
+ * naming the node and the reason, never a silently different graph. Data movement (reshape,
+ * transpose, slices, concatenate, repeat, tile, upsampling, take with constant indices,
+ * broadcasting) becomes interfaces and edge rearrangements, not compute blocks, wherever the
+ * Task IR can express it.
  *
- * Rule ids (docs/lowering.md): lower.batch, lower.io, lower.precision, lower.param,
+ * Rule ids (docs/lowering.md): lower.io, lower.precision, lower.param,
  * lower.dynamic, lower.host, lower.limit, and lower.verify (a runtime error: the lowered
  * graph failed the verifier, i.e. a bug of the lowering).
  */

@@ -1016,21 +1016,177 @@ done:
     return st;
 }
 
+/* sgn(x) = clip(x, -1, 1) (clip(x, 0, 1) = [x != 0] for x known >= 0): a constant's values,
+ * or one CCMPB. */
+static Status sign_opnd(Lw *L, const Opnd *x, bool nonneg, const Lay *lay, const char *suffix,
+                        LVal *tmp, Opnd *out)
+{
+    memset(out, 0, sizeof *out);
+    out->prec = 2;
+    if (!x->cv) {
+        out->v = tmp;
+        return clip_shift(L, x, 0, nonneg ? 0 : -1, 1, lay, suffix, 2, tmp);
+    }
+    out->cv = malloc((size_t)(lay->n ? lay->n : 1) * sizeof *out->cv);
+    if (!out->cv)
+        return lw_oom(L);
+    for (int64_t i = 0; i < lay->n; i++)
+        out->cv[i] = (x->cv[i] > 0) - (x->cv[i] < 0);
+    return ST_OK;
+}
+
+/* c * x + d elementwise for an operand: a constant's values (|c| <= 1), or CVS. */
+static Status affine_opnd(Lw *L, const Opnd *x, int32_t c, int32_t d, const Lay *lay,
+                          const char *suffix, int32_t vprec, LVal *tmp, Opnd *out)
+{
+    memset(out, 0, sizeof *out);
+    out->prec = vprec;
+    if (!x->cv) {
+        out->v = tmp;
+        return scale(L, x, c, d, lay, suffix, vprec, tmp);
+    }
+    out->cv = malloc((size_t)(lay->n ? lay->n : 1) * sizeof *out->cv);
+    if (!out->cv)
+        return lw_oom(L);
+    for (int64_t i = 0; i < lay->n; i++)   /* |x| <= 2^31 - 1: exact */
+        out->cv[i] = (int32_t)((int64_t)c * x->cv[i] + d);
+    return ST_OK;
+}
+
+/* a / b truncating (0 for b == 0) for operands too wide for tables: a restoring division of
+ * the magnitudes A = |a| < 2^qa, B = |b| < 2^qb (qa = pa - 1, qb = pb - 1), then the signs:
+ *   R = A; for i = qa - 1 down to 0: t = [(R >> i) >= B] = clip((R >> i) - B + 1, 0, 1);
+ *   R -= t * B * 2^i; Q += t * 2^i.
+ * Then Q = trunc(A / B) for B >= 1, and a / b = Q * sgn(a) * sgn(b) (sgn(b) = 0 gives b == 0
+ * its 0; for a == 0, Q = 0). Every step stays in int32: R >> i < 2^31 and
+ * (R >> i) - B + 1 <= 2^31 - 1 for B >= 1 (for B = 0 a wrap only changes a Q that sgn(b)
+ * zeroes); t = 1 only when B * 2^i <= R, so t * (-B) * 2^i (CVVH, then CVS) is exact; Q < 2^qa.
+ * Per bit: CCMPB (shift), CADD, CCMPB (clip), CVVH, CVS, CADD, CVS, CADD. */
+static Status div_restoring(Lw *L, Opnd *o, const Lay *lay, LVal *out)
+{
+    int32_t vprec = L->cur->out_prec[0];
+    int qa = o[0].prec - 1, qb = o[1].prec - 1;
+    bool nn[2] = {opnd_nonneg(&o[0], lay->n), opnd_nonneg(&o[1], lay->n)};
+    size_t nt = (size_t)qa * 8 + 8;
+    LVal *t = calloc(nt, sizeof *t);
+    if (!t)
+        return lw_oom(L);
+    size_t k = 0;
+    Opnd A, nB, b1, R, Q, sa, sb, s, p;
+    memset(&Q, 0, sizeof Q);
+    memset(&nB, 0, sizeof nB);
+    memset(&b1, 0, sizeof b1);
+    memset(&sa, 0, sizeof sa);
+    memset(&sb, 0, sizeof sb);
+    memset(&s, 0, sizeof s);
+    Status st;
+    /* A: |a| as a computed value; -B and 1 - B (constants or CVS); sgn(b) */
+    if (nn[0]) {
+        st = as_value(L, &o[0], lay, "mag0", &t[k++], &A);
+    } else if (o[0].cv) {
+        Opnd c = o[0];
+        c.cv = malloc((size_t)(lay->n ? lay->n : 1) * sizeof *c.cv);
+        st = c.cv ? ST_OK : lw_oom(L);
+        for (int64_t i = 0; st == ST_OK && i < lay->n; i++)
+            c.cv[i] = o[0].cv[i] < 0 ? -o[0].cv[i] : o[0].cv[i];
+        if (st == ST_OK)
+            st = as_value(L, &c, lay, "mag0", &t[k++], &A);
+        free(c.cv);
+    } else {
+        st = abs_seq(L, &o[0], lay, "mag0", qa + 1, &t[k]);
+        A = val_opnd(&t[k++]);
+    }
+    Opnd B = o[1];
+    if (st == ST_OK && !nn[1] && !B.cv) {
+        st = abs_seq(L, &o[1], lay, "mag1", qb + 1, &t[k]);
+        B = val_opnd(&t[k++]);
+    } else if (st == ST_OK && !nn[1]) {
+        st = affine_opnd(L, &o[1], 1, 0, lay, "", qb + 1, NULL, &B);
+        for (int64_t i = 0; st == ST_OK && i < lay->n; i++)
+            B.cv[i] = B.cv[i] < 0 ? -B.cv[i] : B.cv[i];
+    }
+    if (st == ST_OK)
+        st = affine_opnd(L, &B, -1, 0, lay, "negmag1", qb + 1, &t[k++], &nB);
+    if (st == ST_OK)
+        st = affine_opnd(L, &B, -1, 1, lay, "bound", qb + 2, &t[k++], &b1);
+    if (st == ST_OK)
+        st = sign_opnd(L, &o[1], nn[1], lay, "sign1", &t[k++], &sb);
+    R = A;
+    for (int i = qa - 1; i >= 0 && st == ST_OK; i--) {
+        char sub[6][32];
+        snprintf(sub[0], sizeof sub[0], "bit%d/shift", i);
+        snprintf(sub[1], sizeof sub[1], "bit%d/cmp", i);
+        snprintf(sub[2], sizeof sub[2], "bit%d", i);
+        snprintf(sub[3], sizeof sub[3], "bit%d/sub", i);
+        snprintf(sub[4], sizeof sub[4], "bit%d/rem", i);
+        snprintf(sub[5], sizeof sub[5], "bit%d/q", i);
+        LVal *sh = &t[k++], *d = &t[k++], *bit = &t[k++], *pv = &t[k++], *ps = &t[k++],
+             *r2 = &t[k++], *qs = &t[k++], *q2 = &t[k++];
+        st = clip_shift(L, &R, i, INT32_MIN, INT32_MAX, lay, sub[0], qa + 1, sh);
+        Opnd so = val_opnd(sh), dopnd, bo;
+        if (st == ST_OK)
+            st = add2(L, &so, &b1, lay, sub[1], 32, d);
+        dopnd = val_opnd(d);
+        if (st == ST_OK)
+            st = clip_shift(L, &dopnd, 0, 0, 1, lay, sub[2], 2, bit);
+        bo = val_opnd(bit);
+        if (st == ST_OK)
+            st = mul_opnd(L, &bo, &nB, lay, sub[3], qb + 1, pv, &p);
+        if (st == ST_OK && i > 0) {
+            st = scale(L, &p, (int32_t)1 << i, 0, lay, sub[3], qa + 1, ps);
+            p = val_opnd(ps);
+        }
+        if (st == ST_OK)
+            st = add2(L, &R, &p, lay, sub[4], qa + 1, r2);
+        R = val_opnd(r2);
+        Opnd qt = bo;
+        if (st == ST_OK && i > 0) {
+            st = scale(L, &bo, (int32_t)1 << i, 0, lay, sub[5], qa + 1, qs);
+            qt = val_opnd(qs);
+        }
+        if (st == ST_OK && Q.v) {
+            st = add2(L, &Q, &qt, lay, sub[5], qa + 1, q2);
+            Q = val_opnd(q2);
+        } else if (st == ST_OK) {
+            Q = qt;
+        }
+    }
+    /* the signs: Q * sgn(b) (* sgn(a)) */
+    if (st == ST_OK && !nn[0])
+        st = sign_opnd(L, &o[0], false, lay, "sign0", &t[k++], &sa);
+    if (st == ST_OK && !nn[0]) {
+        st = mul_opnd(L, &sa, &sb, lay, "sign", 2, &t[k], &s);
+        k++;
+    } else {
+        s = sb;
+        sb.cv = NULL;
+    }
+    if (st == ST_OK) {
+        Opnd r;
+        st = mul_opnd(L, &Q, &s, lay, "", vprec, out, &r);
+    }
+    for (size_t j = 0; j < nt; j++)
+        lw_val_free(&t[j]);
+    free(t);
+    if (B.cv != o[1].cv)
+        free(B.cv);
+    free(nB.cv);
+    free(b1.cv);
+    free(sa.cv);
+    free(sb.cv);
+    free(s.cv);
+    return st;
+}
+
 /* a / b (truncating, 0 for b == 0): by one table when the precisions allow, else by the
- * sign-magnitude split. */
+ * sign-magnitude split when the magnitudes fit one table, else by a restoring division. */
 static Status body_div(Lw *L, Opnd *o, const Lay *lay, LVal *out)
 {
     if (!table2_fits(o, lay) && o[0].prec <= LW_MAX_TABLE_DW &&
         o[1].prec <= LW_MAX_TABLE_DW && o[0].prec + o[1].prec - 2 <= LW_MAX_TABLE_DW)
         return div_signmag(L, o, lay, out);
     if (!table2_fits(o, lay))
-        return lw_fail(L, "lower.precision", "broadcast_div of operands of precisions %d and "
-                       "%d: a division lowers to lookup tables (CLUT) whose index holds at "
-                       "most %d bits: a constant scalar divisor or dividend and the other "
-                       "operand within %d bits, or both operands' magnitudes together "
-                       "(|a| < 2^%d, |b| < 2^%d) within %d bits", (int)o[0].prec,
-                       (int)o[1].prec, LW_MAX_TABLE_DW, LW_MAX_TABLE_DW, (int)o[0].prec - 1,
-                       (int)o[1].prec - 1, LW_MAX_TABLE_DW);
+        return div_restoring(L, o, lay, out);
     return body_table2(L, o, lay, out);
 }
 
@@ -1224,7 +1380,8 @@ Status lw_lookup(Lw *L, uint32_t kidx, uint32_t ktab)
     LVal *tv = lw_in(L, ktab);
     if (tv->kind != LV_CONST)
         return lw_fail(L, "lower.dynamic", "the table is computed by the graph; a lookup "
-                       "lowers to a CLUT whose table is a parameter");
+                       "lowers to a CLUT whose table is a parameter (taskir-compile "
+                       "--allow-host leaves it and what follows to the host)");
     if (n->op == CVM_OP_take && !og_attr_is_none(n, "axis")) {
         int64_t ax = og_attr_int(n, "axis", 0);
         if (ax < 0)
@@ -1233,7 +1390,8 @@ Status lw_lookup(Lw *L, uint32_t kidx, uint32_t ktab)
         if (outer != 1)
             return lw_fail(L, "lower.dynamic", "take along axis %lld with computed indices "
                            "selects whole slices of %lld elements: a data-dependent gather "
-                           "(a table lookup lowers only when the other axes have extent 1)",
+                           "(a table lookup lowers only when the other axes have extent 1; "
+                           "taskir-compile --allow-host leaves it to the host)",
                            (long long)ax, (long long)outer);
     }
     Opnd x;

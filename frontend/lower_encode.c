@@ -24,6 +24,7 @@
  *    compute blocks.
  */
 #include "frontend/lower_internal.h"
+#include "taskir/canon.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +98,35 @@ static bool same_box(const int32_t *a, const int32_t *b)
         if ((a[i] ? a[i] : 1) != (b[i] ? b[i] : 1))
             return false;
     return true;
+}
+
+/* The step an edge from output cluster 0 of sb (box src) to input cluster di of db (box dst)
+ * needs when the two boxes hold the same elements in the same C order. The boxes are
+ * compared as they are written (canon_box: a block without y and x, say an INPUT or an SI
+ * over f alone, has no such axes there): none when they are equal dim by dim; when they differ only in unit axes present at
+ * one end (f=32 -> y=1 x=1 f=32), IDENTITY if the source has fewer axes, else RESHAPE;
+ * otherwise a RESHAPE (in C order). The existing tools compare the two boxes exactly unless
+ * the edge has a step, and their RESHAPE only flattens, so the unit-axis case is spelled out
+ * this way (docs/formats.md, "Writing conventions"). */
+static bool box_step(Lw *L, Edge *e, const Block *sb, const int32_t *src, const Block *db,
+                     uint32_t di, const int32_t *dst)
+{
+    int32_t s[TIR_CDIMS], d[TIR_CDIMS];
+    memcpy(s, src, sizeof s);
+    memcpy(d, dst, sizeof d);
+    canon_box(sb, false, 0, s);
+    canon_box(db, true, di, d);
+    int ns = 0, nd = 0;
+    bool equal = true;
+    for (int i = 0; i < TIR_CDIMS; i++) {
+        ns += s[i] > 0;
+        nd += d[i] > 0;
+        equal = equal && s[i] == d[i];
+    }
+    if (equal)
+        return true;
+    RearrangeType t = same_box(s, d) && ns < nd ? RT_IDENTITY : RT_RESHAPE;
+    return add_step(L, e, t, NULL, 0, NULL, 0, NULL, 0);
 }
 
 /* ---- one producer, one destination box ---- */
@@ -435,9 +465,7 @@ static Status emit_chain(Lw *L, const Enc *E, const Chain *c, Block *dst, uint32
             return lw_oom(L);
         any = true;
     }
-    if (!any && !same_box(ssize, dsize))
-        return oom_if(L, add_step(L, e, RT_RESHAPE, NULL, 0, NULL, 0, NULL, 0));
-    return ST_OK;
+    return oom_if(L, any || box_step(L, e, E->s->b, ssize, dst, in_idx, dsize));
 }
 
 /* The bounding box of the elements, per source axis. */
@@ -576,8 +604,7 @@ static Status encode_leaf(Lw *L, const LwSrc *s, const int32_t *off, int64_t K, 
         ssize[E.ax[a]] = (int32_t)ext[a];
     }
     Edge *e = add_edge(L, s, spos, ssize, si, 0, wpos, line);
-    if (!e || (!same_box(ssize, line) &&
-               !add_step(L, e, RT_RESHAPE, NULL, 0, NULL, 0, NULL, 0)))
+    if (!e || !box_step(L, e, s->b, ssize, si, 0, line))
         return lw_oom(L);
     int32_t yxf[3] = {1, 1, (int32_t)vol};
     Block *id = lw_compute(L, BT_CADD, "stage", yxf, &si, 1, PR_INT_32);
@@ -752,9 +779,7 @@ Status lw_encode_whole(Lw *L, const LwSrc *s, Block *dst, uint32_t in_idx,
     Edge *e = add_edge(L, s, spos, s->cd, dst, in_idx, dpos, dsize);
     if (!e)
         return lw_oom(L);
-    if (!same_box(s->cd, dsize))
-        return oom_if(L, add_step(L, e, RT_RESHAPE, NULL, 0, NULL, 0, NULL, 0));
-    return ST_OK;
+    return oom_if(L, box_step(L, e, s->b, s->cd, dst, in_idx, dsize));
 }
 
 Status lw_encode(Lw *L, Block *dst, uint32_t in_idx, const int32_t pos[TIR_CDIMS],

@@ -406,5 +406,6 @@ Status lw_op_take(Lw *L)
         return lw_lookup(L, 1, 0);
     return lw_fail(L, "lower.dynamic", "take with computed indices from a computed tensor is a "
                    "data-dependent gather; the Task IR moves data only along fixed edges (a "
-                   "constant table or constant indices lower)");
+                   "constant table or constant indices lower; taskir-compile --allow-host "
+                   "leaves it and what follows to the host)");
 }

@@ -178,11 +178,19 @@ Status fe_onnx_output_convert(const OnnxModel *m, uint32_t j, const int32_t *v, 
  * goes to the graph input of that name (or decimal position), must have its ONNX shape and
  * is converted at the edge (fe_onnx_input_convert: an integer array for a quantized input is
  * taken as already quantized). outputs[j] (room for m->noutputs) receives the chip-side
- * integer values of output j in the shape the compiled TaskGraph's OUTPUT block has (the
- * ONNX shape without a leading 1), so that taskir-run writes the same files for the model
- * and for the TaskGraph compiled from it. Logic errors [onnx.input.unknown, .duplicate,
+ * integer values of output j in its ONNX shape (leading 1 included), which the compiled
+ * TaskGraph's OUTPUT block declares as its model tensor, with the ONNX element type
+ * (m->g->out_decl[j].dtype), so that taskir-run writes the same files for the model and for
+ * the TaskGraph compiled from it. Logic errors [onnx.input.unknown, .duplicate,
  * .missing, .shape, .dtype, .value] naming the input, then the interpreter's. */
 struct FeModelInput;
+/* The element type of output j's file: the ONNX type for an int8, uint8 or int16 output (as
+ * onnxruntime writes it), else int32 (the chip-side integers). */
+NpyDtype fe_onnx_output_dtype(const OnnxModel *m, uint32_t j);
+/* Is a graph input of this ONNX shape (four dims led by 1: an ONNX batch of 1) the OpGraph's
+ * batch axis itself, instead of getting a leading axis of 1 added? Its INPUT block is then
+ * the three other dims, y x f (docs/onnx.md). */
+bool fe_onnx_batch_folded(const OgShape *onnx_shape);
 Status fe_onnx_run(const OnnxModel *m, const struct FeModelInput *inputs, uint32_t ninputs,
                    OgTensor *outputs, Diag *d);
 /* fe_onnx_run reporting the interpreter's progress (fe_interp_run_progress; may be NULL). */

@@ -242,10 +242,14 @@ static Status make_input(OnnxCtx *c, const RtInput *ri, const Onnx__GraphProto *
     }
     if (!e->name)
         return onnx_oom(c);
-    /* the OpGraph input: a leading batch axis of 1, then reshaped to the ONNX shape */
+    /* the OpGraph input: a leading batch axis of 1, then reshaped to the ONNX shape; an
+     * input of four dims led by 1 (an ONNX batch of 1) is its own batch axis, so that the
+     * INPUT block is y x f (the existing tools' format has no r on an INPUT) */
     OgShape s = {ri->shape.ndim + 1, {1}};
     for (uint32_t k = 0; k < ri->shape.ndim; k++)
         s.d[k + 1] = ri->shape.d[k];
+    if (fe_onnx_batch_folded(&ri->shape))
+        s = ri->shape;
     OgNode *n;
     Status st = fe_cvm_add_input(c->g, name, &s, e->prec, &n, c->d);
     if (st != ST_OK)
@@ -266,6 +270,11 @@ static Status make_input(OnnxCtx *c, const RtInput *ri, const Onnx__GraphProto *
     v = onnx_val(c, name);   /* the table may have moved */
     v->shape = ri->shape;
     return st;
+}
+
+bool fe_onnx_batch_folded(const OgShape *onnx_shape)
+{
+    return onnx_shape->ndim == 4 && onnx_shape->d[0] == 1;
 }
 
 static Status make_output(OnnxCtx *c, const Onnx__ValueInfoProto *vi)
@@ -335,6 +344,14 @@ static Status make_output(OnnxCtx *c, const Onnx__ValueInfoProto *vi)
     e->prec = og_edge_prec(c->g, oe);
     if (!og_add_output(c->g, oe.node, oe.index))
         return onnx_oom(c);
+    /* DIR/outputK.npy: the ONNX shape, and an integer output's ONNX element type */
+    OgDecl *decl = &c->g->out_decl[c->g->noutputs - 1];
+    decl->has_shape = true;
+    decl->shape = e->shape;
+    decl->dtype = e->kind != ONNX_EDGE_INT ? OG_DT_INT32
+                  : e->int_type == ONNX_T_INT8 ? OG_DT_INT8
+                  : e->int_type == ONNX_T_UINT8 ? OG_DT_UINT8
+                  : e->int_type == ONNX_T_INT16 ? OG_DT_INT16 : OG_DT_INT32;
     c->m->noutputs++;
     return ST_OK;
 }

@@ -1,6 +1,6 @@
 /* onnx_run.c: running an ONNX model on .npy arrays (fe_onnx_run, onnx.h): match the arrays
- * to the graph inputs, convert them at the model's edges, interpret, and give the outputs the
- * natural shape of the compiled graph's OUTPUT blocks. */
+ * to the graph inputs, convert them at the model's edges, interpret, and give the outputs
+ * their ONNX shapes (as the compiled graph's OUTPUT blocks declare them). */
 #include "frontend/interp.h"
 #include "frontend/onnx.h"
 #include "frontend/run_model.h"
@@ -57,6 +57,20 @@ static Status convert(const OnnxModel *m, uint32_t k, const FeModelInput *in, Og
     return st;
 }
 
+NpyDtype fe_onnx_output_dtype(const OnnxModel *m, uint32_t j)
+{
+    switch (m->g->out_decl[j].dtype) {
+    case OG_DT_INT8:
+        return NPY_I8;
+    case OG_DT_UINT8:
+        return NPY_U8;
+    case OG_DT_INT16:
+        return NPY_I16;
+    default:
+        return NPY_I32;
+    }
+}
+
 Status fe_onnx_run(const OnnxModel *m, const FeModelInput *inputs, uint32_t ninputs,
                    OgTensor *outputs, Diag *d)
 {
@@ -94,13 +108,8 @@ Status fe_onnx_run_progress(const OnnxModel *m, const FeModelInput *inputs, uint
         }
     if (st == ST_OK)
         st = fe_interp_run_progress(m->g, t, m->ninputs, outputs, progress, d);
-    for (uint32_t j = 0; st == ST_OK && j < m->noutputs; j++) {
-        OgShape *s = &outputs[j].shape;
-        if (s->ndim >= 2 && s->d[0] == 1) {   /* the OUTPUT block's natural shape */
-            memmove(s->d, s->d + 1, (s->ndim - 1) * sizeof *s->d);
-            s->d[--s->ndim] = 0;
-        }
-    }
+    for (uint32_t j = 0; st == ST_OK && j < m->noutputs; j++)
+        outputs[j].shape = *og_output_shape(m->g, j);   /* the ONNX shape */
     for (uint32_t k = 0; t && k < m->ninputs; k++)
         og_tensor_free(&t[k]);
     free(t);

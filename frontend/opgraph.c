@@ -87,12 +87,24 @@ bool og_add_output(OpGraph *g, int32_t node, uint32_t index)
         if (!p)
             return false;
         g->outputs = p;
+        OgDecl *q = arena_grow(g->arena, g->out_decl, g->noutputs, cap, sizeof *q);
+        if (!q)
+            return false;
+        g->out_decl = q;
         g->cap_outputs = cap;
     }
     g->outputs[g->noutputs].node = node;
     g->outputs[g->noutputs].index = index;
+    memset(&g->out_decl[g->noutputs], 0, sizeof g->out_decl[g->noutputs]);
     g->noutputs++;
     return true;
+}
+
+const OgShape *og_output_shape(const OpGraph *g, uint32_t j)
+{
+    if (g->out_decl[j].has_shape)
+        return &g->out_decl[j].shape;
+    return &g->nodes[g->outputs[j].node]->out_shape[g->outputs[j].index];
 }
 
 OgNode *og_node(const OpGraph *g, int32_t id)

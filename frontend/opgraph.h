@@ -84,6 +84,18 @@ typedef struct OgNode {
     OgTensor value;         /* OG_CONST: the values (arena-owned); zero otherwise */
 } OgNode;
 
+/* The element type of a model output's file (DIR/outputK.npy). */
+typedef enum { OG_DT_INT32 = 0, OG_DT_INT8, OG_DT_UINT8, OG_DT_INT16 } OgDtype;
+
+/* What a model declares of one of its outputs, where that differs from the node's output
+ * value: the shape (an ONNX output folded to at most 4 dims keeps its ONNX shape here) and
+ * the element type (an ONNX int8 output). Zeroed: the node's shape, int32. */
+typedef struct OgDecl {
+    bool has_shape;
+    OgShape shape;          /* same number of elements as the node's output */
+    OgDtype dtype;
+} OgDecl;
+
 typedef struct OpGraph {
     Arena *arena;
     const char *dialect;    /* "cvm", ... */
@@ -91,6 +103,7 @@ typedef struct OpGraph {
     uint32_t nnodes, cap_nodes;
     OgEdge *outputs;        /* the model outputs, in order */
     uint32_t noutputs, cap_outputs;
+    OgDecl *out_decl;       /* [cap_outputs]: what the model declares of each output */
 } OpGraph;
 
 /* A new empty graph of the given dialect; NULL on out of memory. */
@@ -105,6 +118,8 @@ OgNode *og_add_node(OpGraph *g, OgNodeKind kind, int32_t op, const char *op_name
                     const char *name, uint32_t ninputs, uint32_t noutputs);
 /* Appends a model output. false on out of memory. */
 bool og_add_output(OpGraph *g, int32_t node, uint32_t index);
+/* The declared shape of model output j: out_decl's when it has one, else the node's. */
+const OgShape *og_output_shape(const OpGraph *g, uint32_t j);
 /* The node with this id, or NULL when out of range. */
 OgNode *og_node(const OpGraph *g, int32_t id);
 /* The shape / precision of an edge's source output. The edge must be valid. */

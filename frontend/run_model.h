@@ -6,10 +6,9 @@
  * interpreter (interp.h), which also checks the values against the input's precision. The
  * result is one int32 tensor per model output (head), in the model's own shape: the K-th
  * head is what taskir-run writes as DIR/outputK.npy, exactly as it writes OUTPUT socket K of
- * the compiled TaskGraph. A lowered model gives byte-identical files when its TaskGraph
- * describes the model's sample shape (INPUT and OUTPUT natural shapes = the model's shapes
- * without the leading batch dim, socket K = head K), since the simulator then returns
- * [N] + shape for a batch of N.
+ * the compiled TaskGraph. A lowered model gives byte-identical files since its OUTPUT blocks
+ * declare the heads' shapes as their model tensors (socket K = head K), which the simulator
+ * gives its results when the model's batch is run.
  */
 #ifndef FRONTEND_RUN_MODEL_H
 #define FRONTEND_RUN_MODEL_H

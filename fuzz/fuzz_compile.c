@@ -12,7 +12,8 @@
  * models are only lowered, not run, and huge ones only loaded, so one input stays well
  * inside libFuzzer's time limit (10 s, under ASan, UBSan and coverage instrumentation, which
  * slow the lowering 20-fold): the run needs Σ over operators of (output elements × input
- * elements) ≤ 2^26, the lowering Σ over operators of output elements ≤ 2^22. (The lowering's
+ * elements) ≤ 2^26, the lowering Σ over operators of output elements ≤ 2^22 (lower_work's
+ * weights: a broadcast_div 256, a batch that may be lowered twice 2). (The lowering's
  * work grows with the elements: an ONNX MaxPool with pads over 112 × 13 × 96 × 28, 12.5 M
  * elements over its three nodes, compiles in 0.93 s in the debug build and took over 10 s
  * here. Its speed on big models is bench/run's to measure, not a finding.) */
@@ -31,6 +32,7 @@
 
 #define FZC_MAX_WORK ((int64_t)1 << 26)
 #define FZC_MAX_LOWER ((int64_t)1 << 22)
+#define FZC_DIV_WEIGHT 256
 
 static FzResult fail(FzCtx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static FzResult fail(FzCtx *c, const char *fmt, ...)
@@ -79,19 +81,29 @@ static int64_t run_work(const OpGraph *g)
     return work;
 }
 
-/* Σ over operators of their output elements, or -1 past FZC_MAX_LOWER. */
+/* Σ over operators of their output elements, or -1 past FZC_MAX_LOWER. A broadcast_div
+ * counts FZC_DIV_WEIGHT times (a restoring division makes about 8 blocks a dividend bit), and
+ * the whole sum twice when an input has a batch (the lowering may run twice: per sample, then
+ * with the whole tensor as the unit). */
 static int64_t lower_work(const OpGraph *g)
 {
-    int64_t work = 0;
+    int64_t work = 0, twice = 1;
     for (uint32_t i = 0; i < g->nnodes; i++) {
         const OgNode *n = g->nodes[i];
+        if (n->kind == OG_INPUT && n->out_shape[0].ndim && n->out_shape[0].d[0] > 1)
+            twice = 2;
+        int64_t weight = n->kind == OG_OP && n->op == CVM_OP_broadcast_div ? FZC_DIV_WEIGHT : 1;
         for (uint32_t k = 0; k < n->noutputs; k++) {
-            work += og_shape_volume(&n->out_shape[k]); /* at most OG_MAX_VOLUME = 2^30 */
-            if (work > FZC_MAX_LOWER)
+            /* at most OG_MAX_VOLUME = 2^30 */
+            int64_t v = og_shape_volume(&n->out_shape[k]);
+            if (v > FZC_MAX_LOWER / weight)
+                return -1;
+            work += v * weight;
+            if (work > FZC_MAX_LOWER / twice)
                 return -1;
         }
     }
-    return work;
+    return work * twice;
 }
 
 static uint64_t next(uint64_t *s)

@@ -235,6 +235,36 @@ bool blk_set_attr(Graph *g, Block *b, AttrId id, int32_t value)
     return true;
 }
 
+bool blk_set_model(Graph *g, Block *b, const int64_t *dims, uint32_t ndim, PrecisionId prec,
+                   bool has_prec)
+{
+    int64_t *d = arena_alloc(g->arena, ndim ? ndim : 1, sizeof *d);
+    if (!d)
+        return false;
+    for (uint32_t i = 0; i < ndim; i++)
+        d[i] = dims[i];
+    b->has_model = true;
+    b->model_ndim = ndim;
+    b->model_dims = d;
+    b->model_prec = prec;
+    b->has_model_prec = has_prec;
+    return true;
+}
+
+int64_t blk_model_volume(const Block *b)
+{
+    if (!b->has_model)
+        return -1;
+    int64_t v = 1;
+    for (uint32_t i = 0; i < b->model_ndim; i++) {
+        int64_t n = b->model_dims[i];
+        if (n < 0 || (n && v > ((int64_t)1 << 62) / n))
+            return -1;
+        v *= n;
+    }
+    return v;
+}
+
 bool attr_int_value(const Attr *a, int32_t *out)
 {
     if (a->has_value) {

@@ -90,6 +90,13 @@ typedef struct Block {
     int32_t socket_id;      /* INPUT/OUTPUT: which model input or output */
     bool has_socket_id;
     const char *name;       /* provenance (extension field 100); NULL when absent */
+    /* INPUT / OUTPUT: the model tensor of the socket (extension field 101): its declared
+     * shape (model_ndim dims in model_dims, in the graph's arena) and element type */
+    bool has_model;
+    uint32_t model_ndim;
+    int64_t *model_dims;
+    PrecisionId model_prec;
+    bool has_model_prec;
 } Block;
 
 typedef struct Rearrange {
@@ -180,6 +187,13 @@ int32_t blk_attr(const Block *b, AttrId id);
  * the precision's container. false when out of memory. */
 bool blk_set_data(Graph *g, Block *b, PrecisionId prec, const int32_t *dims, uint32_t n_dims,
                   const int64_t *values, uint64_t n_values);
+/* Gives an INPUT / OUTPUT block its model tensor: ndim dims (copied) and, when has_prec, the
+ * element type prec. false when out of memory. */
+bool blk_set_model(Graph *g, Block *b, const int64_t *dims, uint32_t ndim, PrecisionId prec,
+                   bool has_prec);
+/* The number of elements of the block's model tensor (1 for a scalar), or -1 when it has
+ * none or the count passes 2^62. */
+int64_t blk_model_volume(const Block *b);
 /* Adds a rearrangement step to an edge; its parameter tensors are added with
  * tensor_create. NULL when out of memory. */
 Rearrange *edge_add_rearrange(Graph *g, Edge *e, RearrangeType type, uint32_t n_mats);

@@ -360,8 +360,33 @@ Status npy_read(const char *path, NpyArray *out, Diag *d)
     return st;
 }
 
+/* The descr and the size of one value of a dtype npy_encode writes. */
+static const char *write_descr(NpyDtype t, size_t *size)
+{
+    switch (t) {
+    case NPY_I8:
+        *size = 1;
+        return "|i1";
+    case NPY_U8:
+        *size = 1;
+        return "|u1";
+    case NPY_I16:
+        *size = 2;
+        return "<i2";
+    default:
+        *size = 4;
+        return "<i4";
+    }
+}
+
 Status npy_encode_i32(const int32_t *data, const int64_t *shape, uint32_t ndim, uint8_t **buf,
                       size_t *len, Diag *d)
+{
+    return npy_encode(NPY_I32, data, shape, ndim, buf, len, d);
+}
+
+Status npy_encode(NpyDtype dtype, const int32_t *data, const int64_t *shape, uint32_t ndim,
+                  uint8_t **buf, size_t *len, Diag *d)
 {
     *buf = NULL;
     *len = 0;
@@ -369,7 +394,10 @@ Status npy_encode_i32(const int32_t *data, const int64_t *shape, uint32_t ndim, 
         return diag_add(d, ST_RUNTIME, "npy.shape", NULL, "more than %d dimensions",
                         NPY_MAX_DIMS);
     char hdr[512];
-    int n = snprintf(hdr, sizeof hdr, "{'descr': '<i4', 'fortran_order': False, 'shape': (");
+    size_t vsize;
+    const char *descr = write_descr(dtype, &vsize);
+    int n = snprintf(hdr, sizeof hdr, "{'descr': '%s', 'fortran_order': False, 'shape': (",
+                     descr);
     int64_t count = 1;
     for (uint32_t i = 0; i < ndim; i++) {
         if (shape[i] < 0 || (shape[i] && count > TIR_MAX_NPY_ELEMS / shape[i]))
@@ -384,7 +412,7 @@ Status npy_encode_i32(const int32_t *data, const int64_t *shape, uint32_t ndim, 
     size_t total = 10 + (size_t)n + 1;
     size_t pad = (64 - total % 64) % 64;
     size_t hlen = (size_t)n + pad + 1;
-    size_t dlen = (size_t)count * 4;
+    size_t dlen = (size_t)count * vsize;
     uint8_t *b = malloc(10 + hlen + dlen);
     if (!b)
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory encoding the array");
@@ -397,12 +425,11 @@ Status npy_encode_i32(const int32_t *data, const int64_t *shape, uint32_t ndim, 
     memset(b + 10 + n, ' ', pad);
     b[10 + hlen - 1] = '\n';
     uint8_t *o = b + 10 + hlen;
+    /* little-endian, each value narrowed as a C cast to an unsigned type does (mod 2^bits) */
     for (int64_t i = 0; i < count; i++) {
         uint32_t u = (uint32_t)data[i];
-        o[4 * i] = (uint8_t)u;
-        o[4 * i + 1] = (uint8_t)(u >> 8);
-        o[4 * i + 2] = (uint8_t)(u >> 16);
-        o[4 * i + 3] = (uint8_t)(u >> 24);
+        for (size_t k = 0; k < vsize; k++)
+            o[(size_t)i * vsize + k] = (uint8_t)(u >> (8 * k));
     }
     *buf = b;
     *len = 10 + hlen + dlen;
@@ -412,9 +439,15 @@ Status npy_encode_i32(const int32_t *data, const int64_t *shape, uint32_t ndim, 
 Status npy_write_i32(const char *path, const int32_t *data, const int64_t *shape,
                      uint32_t ndim, Diag *d)
 {
+    return npy_write(path, NPY_I32, data, shape, ndim, d);
+}
+
+Status npy_write(const char *path, NpyDtype dtype, const int32_t *data, const int64_t *shape,
+                 uint32_t ndim, Diag *d)
+{
     uint8_t *buf;
     size_t len;
-    Status st = npy_encode_i32(data, shape, ndim, &buf, &len, d);
+    Status st = npy_encode(dtype, data, shape, ndim, &buf, &len, d);
     if (st)
         return st;
     st = tir_write_file_atomic(path, buf, len, d);

@@ -2,7 +2,7 @@
  * for the inputs and outputs of taskir-run. Reads little-endian (or byte-order-free)
  * int8, uint8, int16, uint16, int32, int64 and float32 arrays in C order (integers widened to
  * int32: an int64 value outside int32 is a logic error [npy.range] naming the element, since no
- * precision holds it); writes int32. A malformed header, a
+ * precision holds it); writes int32, int8, uint8 and int16. A malformed header, a
  * Fortran-order array, an unsupported dtype or a data size that disagrees with the shape is a
  * logic error [npy.*]; shapes are checked against NPY_MAX_DIMS and TIR_MAX_NPY_ELEMS before
  * anything is allocated. */
@@ -39,6 +39,12 @@ Status npy_encode_i32(const int32_t *data, const int64_t *shape, uint32_t ndim, 
 /* Encodes and writes atomically. */
 Status npy_write_i32(const char *path, const int32_t *data, const int64_t *shape,
                      uint32_t ndim, Diag *d);
+/* The same with the element type dtype: NPY_I8 ('|i1'), NPY_U8 ('|u1'), NPY_I16 ('<i2'), else
+ * int32; each value is narrowed as a C cast does (two's complement, modulo 2^bits). */
+Status npy_encode(NpyDtype dtype, const int32_t *data, const int64_t *shape, uint32_t ndim,
+                  uint8_t **buf, size_t *len, Diag *d);
+Status npy_write(const char *path, NpyDtype dtype, const int32_t *data, const int64_t *shape,
+                 uint32_t ndim, Diag *d);
 void npy_free(NpyArray *a); /* accepts NULL; leaves a zeroed array */
 const char *npy_dtype_name(NpyDtype t); /* "int8", "uint8", ... */
 

@@ -2,6 +2,7 @@
  * Taskir__* structs (shared/STYLE.md: the wire structs are a format, not a data structure). */
 #include "taskir/pbio.h"
 
+#include "taskir/canon.h"
 #include "taskir/fileio.h"
 #include "taskir/pbpack.h"
 #include "taskgraph.pb-c.h"
@@ -141,6 +142,20 @@ static bool clusters_in(Loader *L, const char *where, Taskir__EdgeCluster **w, s
     return true;
 }
 
+/* The model tensor of an INPUT / OUTPUT block (extension field 101). */
+static bool model_in(Loader *L, const char *where, const Taskir__ModelTensor *w, Block *b)
+{
+    if (w->n_dims > TIR_MAX_TENSOR_DIMS) {
+        diag_add(L->d, ST_LOGIC, "limit.dims", where, "model tensor has %zu dims, more than %u",
+                 w->n_dims, TIR_MAX_TENSOR_DIMS);
+        return false;
+    }
+    PrecisionId prec = PR_INT_32;
+    if (w->has_dtype && !prec_in(L, where, w->dtype, &prec))
+        return false;
+    return blk_set_model(L->g, b, w->dims, (uint32_t)w->n_dims, prec, w->has_dtype);
+}
+
 static bool block_in(Loader *L, const Taskir__TaskBlock *w)
 {
     char where[48];
@@ -215,7 +230,7 @@ static bool block_in(Loader *L, const Taskir__TaskBlock *w)
     b->has_pipeline_num = w->has_pipeline_num;
     b->socket_id = w->socket_id;
     b->has_socket_id = w->has_socket_id;
-    return true;
+    return !w->model_tensor || model_in(L, where, w->model_tensor, b);
 }
 
 static bool edge_in(Loader *L, const Taskir__Edge *w)
@@ -556,7 +571,9 @@ static Taskir__TaskBlock *block_out(Saver *S, const Block *b)
         w->has_precision = 1;
         w->precision = (Taskir__Precision)pr_info(b->prec)->wire;
     }
-    if (!shape_empty(&b->shape) && !(w->shape = shape_out(S, &b->shape)))
+    Shape shape;
+    canon_shape(b, &shape);
+    if (!shape_empty(&shape) && !(w->shape = shape_out(S, &shape)))
         return NULL;
     w->n_input_clusters = b->n_in;
     w->n_output_clusters = b->n_out;
@@ -565,8 +582,11 @@ static Taskir__TaskBlock *block_out(Saver *S, const Block *b)
         return NULL;
     if (b->data && !(w->data = tensor_out(S, b->data)))
         return NULL;
-    w->n_attributes = b->n_attrs;
-    w->attributes = arena_alloc(S->a, b->n_attrs ? b->n_attrs : 1, sizeof *w->attributes);
+    AttrId dflt[CANON_MAX_ATTRS];
+    uint32_t n_dflt = canon_default_attrs(b, dflt);
+    w->n_attributes = b->n_attrs + n_dflt;
+    w->attributes = arena_alloc(S->a, w->n_attributes ? w->n_attributes : 1,
+                                sizeof *w->attributes);
     if (!w->attributes)
         return NULL;
     for (uint32_t i = 0; i < b->n_attrs; i++) {
@@ -586,23 +606,72 @@ static Taskir__TaskBlock *block_out(Saver *S, const Block *b)
         wa->has_float_value = a->has_fvalue;
         wa->float_value = a->fvalue;
     }
+    for (uint32_t i = 0; i < n_dflt; i++) {
+        Taskir__Attribute *wa = NEW(S, Taskir__Attribute, TASKIR__ATTRIBUTE__INIT);
+        if (!wa)
+            return NULL;
+        w->attributes[b->n_attrs + i] = wa;
+        wa->has_type = wa->has_int_value = 1;
+        wa->type = (Taskir__AttributeType)at_info(dflt[i])->wire;
+        wa->int_value = at_info(dflt[i])->dflt;
+    }
     w->has_is_virtual = b->has_is_virtual;
     w->is_virtual = b->is_virtual;
     w->has_major_task_id = b->has_major_task_id;
     w->major_task_id = b->major_task_id;
     w->has_pipeline_num = b->has_pipeline_num;
     w->pipeline_num = b->pipeline_num;
-    if (b->bias_type) {
+    int bias_type = canon_bias_type(b);
+    if (bias_type) {
         w->has_bias_type = 1;
-        w->bias_type = (Taskir__BiasType)b->bias_type;
+        w->bias_type = (Taskir__BiasType)bias_type;
     }
     w->has_socket_id = b->has_socket_id;
     w->socket_id = b->socket_id;
     w->name = (char *)b->name;
+    if (b->has_model) {
+        Taskir__ModelTensor *m = NEW(S, Taskir__ModelTensor, TASKIR__MODEL_TENSOR__INIT);
+        if (!m)
+            return NULL;
+        m->n_dims = b->model_ndim;
+        m->dims = b->model_dims;
+        m->has_dtype = b->has_model_prec;
+        m->dtype = (Taskir__Precision)pr_info(b->model_prec)->wire;
+        w->model_tensor = m;
+    }
     return w;
 }
 
-static Taskir__Edge *edge_out(Saver *S, const Edge *e)
+/* A RESHAPE without its permutation gets the C-order one written (canon_reshape_p), as the
+ * first parameter tensor: dims [k], int32_data p. */
+static bool reshape_p_out(Saver *S, const Graph *g, const Edge *e, uint32_t i,
+                          Taskir__RearrangeInfo *wr)
+{
+    int32_t p[TIR_CDIMS];
+    uint32_t k = canon_reshape_p(g, e, i, p);
+    if (!k)
+        return true;
+    int32_t *v = arena_alloc(S->a, k + 1, sizeof *v);
+    Taskir__Tensor *t = NEW(S, Taskir__Tensor, TASKIR__TENSOR__INIT);
+    if (!v || !t)
+        return false;
+    memcpy(v, p, k * sizeof *v);
+    v[k] = (int32_t)k;
+    t->n_dims = 1;
+    t->dims = v + k;
+    t->n_int32_data = k;
+    t->int32_data = v;
+    if (!wr->n_matrix) {
+        wr->n_matrix = 1;
+        wr->matrix[0] = t;
+    } else {
+        t->name = wr->matrix[0]->name;
+        wr->matrix[0] = t;
+    }
+    return true;
+}
+
+static Taskir__Edge *edge_out(Saver *S, const Graph *g, const Edge *e)
 {
     Taskir__Edge *w = NEW(S, Taskir__Edge, TASKIR__EDGE__INIT);
     if (!w)
@@ -629,6 +698,8 @@ static Taskir__Edge *edge_out(Saver *S, const Edge *e)
         for (uint32_t k = 0; k < e->re[i].n_mats; k++)
             if (!(wr->matrix[k] = tensor_out(S, &e->re[i].mats[k])))
                 return NULL;
+        if (!reshape_p_out(S, g, e, i, wr))
+            return NULL;
     }
     return w;
 }
@@ -699,7 +770,7 @@ static Status pack_graph(const Graph *g, Saver *S, Diag *d)
         Taskir__TaskGraph w = TASKIR__TASK_GRAPH__INIT;
         w.edges = we + i;
         for (uint64_t values = 0; i < g->n_edges && values < PART_VALUES; i++) {
-            if (!(we[i] = edge_out(S, g->edges[i]))) {
+            if (!(we[i] = edge_out(S, g, g->edges[i]))) {
                 st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory saving the graph");
                 break;
             }

@@ -13,6 +13,7 @@
  *                   (abridged: true, the first PRINT_DATA_FIRST values, their count and
  *                   the FNV-1a of all) or [every value] (abridged: false, PF_JSON_FULL)}),
  *           ["is_virtual"], ["major_task_id"], ["pipeline_num"], ["socket_id"],
+ *           ["model_tensor" ({"dims", "dtype"}): INPUT / OUTPUT, extension field 101],
  *           "inputs", "outputs": [{"index", "role" (null: the table has none),
  *                    "dims" (null when unknown), "dims_given", ["derived_dims" when the
  *                    given dims differ from the table's], "interfaces": [{"index", "edge",
@@ -173,6 +174,14 @@ static json_object *json_block(PrintJson *J, const Block *b)
         pj_set(J, o, "pipeline_num", pj_int(J, b->pipeline_num));
     if (b->has_socket_id)
         pj_set(J, o, "socket_id", pj_int(J, b->socket_id));
+    if (b->has_model) {
+        json_object *m = pj_obj(J), *dims = pj_arr(J);
+        for (uint32_t i = 0; i < b->model_ndim; i++)
+            pj_push(J, dims, pj_int(J, b->model_dims[i]));
+        pj_set(J, m, "dims", dims);
+        pj_set_str(J, m, "dtype", pr_info(b->has_model_prec ? b->model_prec : PR_INT_32)->name);
+        pj_set(J, o, "model_tensor", m);
+    }
     json_object *ins = pj_arr(J);
     for (uint32_t k = 0; k < b->n_in && !J->oom; k++)
         pj_push(J, ins, json_cluster(J, b, true, k));

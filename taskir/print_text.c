@@ -242,6 +242,13 @@ static void text_block(FILE *out, const Block *b)
         fprintf(out, "  pipeline %d\n", (int)b->pipeline_num);
     if (b->has_socket_id)
         fprintf(out, "  socket %d\n", (int)b->socket_id);
+    if (b->has_model) {
+        fprintf(out, "  model (");
+        for (uint32_t i = 0; i < b->model_ndim; i++)
+            fprintf(out, "%s%lld", i ? ", " : "", (long long)b->model_dims[i]);
+        fprintf(out, "%s) %s\n", b->model_ndim == 1 ? "," : "",
+                pr_info(b->has_model_prec ? b->model_prec : PR_INT_32)->name);
+    }
     for (uint32_t k = 0; k < b->n_in; k++)
         text_cluster(out, b, true, k);
     for (uint32_t k = 0; k < b->n_out; k++)

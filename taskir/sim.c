@@ -902,6 +902,17 @@ typedef struct InSlot {
 } InSlot;
 
 /* Classifies array a for INPUT k: which leading dims it has. */
+/* Is shape (ndim dims) the block's model tensor's? */
+static bool model_shape_is(const Block *b, const int64_t *shape, uint32_t ndim)
+{
+    if (!b->has_model || b->model_ndim != ndim)
+        return false;
+    for (uint32_t i = 0; i < ndim; i++)
+        if (b->model_dims[i] != shape[i])
+            return false;
+    return true;
+}
+
 static Status classify(SimRun *run, uint32_t k, const NpyArray *a, InSlot *slot, Diag *d)
 {
     const Block *b = sim_input_block(run, k);
@@ -920,6 +931,14 @@ static Status classify(SimRun *run, uint32_t k, const NpyArray *a, InSlot *slot,
     uint32_t extra = tail ? a->ndim - n : 99;
     if (extra == 0)
         return ST_OK;
+    int64_t per = 1;
+    for (uint32_t i = 0; i < n; i++)
+        per *= s[i];
+    if (extra != 1 && T == 1 && per > 0 && model_shape_is(b, a->shape, a->ndim) &&
+        a->count % per == 0) {
+        slot->batch = a->count / per; /* the model's shape: whole samples in C order */
+        return ST_OK;
+    }
     if (extra == 1 && T == 1) {
         slot->batch = a->shape[0];
         return ST_OK;
@@ -961,7 +980,23 @@ static Status alloc_tensor(SimTensor *t, const SimBlock *sb, int64_t N, uint32_t
     t->data = malloc(t->count ? (size_t)t->count * sizeof *t->data : 1);
     if (!t->data)
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory for the results");
+    t->dtype = NPY_I32;
     return ST_OK;
+}
+
+/* An OUTPUT's result in its model tensor's shape and element type (sim.h, sim_run). */
+static void model_output(SimTensor *t, const Block *b, uint32_t T)
+{
+    if (!b->has_model)
+        return;
+    if (b->has_model_prec)
+        t->dtype = b->model_prec == PR_INT_8 ? NPY_I8 : b->model_prec == PR_UINT_8 ? NPY_U8
+                   : b->model_prec == PR_INT_16 ? NPY_I16 : NPY_I32;
+    if (T == 1 && b->model_ndim <= NPY_MAX_DIMS && blk_model_volume(b) == t->count) {
+        t->ndim = b->model_ndim;
+        for (uint32_t i = 0; i < b->model_ndim; i++)
+            t->shape[i] = b->model_dims[i];
+    }
 }
 
 Status sim_run(SimRun *run, const SimInput *inputs, uint32_t n_inputs, SimResult *res,
@@ -1035,9 +1070,12 @@ Status sim_run_progress(SimRun *run, const SimInput *inputs, uint32_t n_inputs,
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
         goto out;
     }
-    for (uint32_t k = 0; k < run->n_outputs; k++)
-        if ((st = alloc_tensor(&res->outputs[k], &run->blocks[run->outputs[k]], N, T, d)))
+    for (uint32_t k = 0; k < run->n_outputs; k++) {
+        const SimBlock *sb = &run->blocks[run->outputs[k]];
+        if ((st = alloc_tensor(&res->outputs[k], sb, N, T, d)))
             goto out;
+        model_output(&res->outputs[k], sb->b, T);
+    }
     if (run->opt.keep_all) {
         res->n_blocks = run->g->n_blocks;
         if (!(res->blocks = calloc((size_t)res->n_blocks + 1, sizeof *res->blocks))) {

@@ -83,6 +83,8 @@ typedef struct SimInput {
 typedef struct SimTensor {
     int32_t block_id;
     int32_t socket_id;          /* OUTPUT blocks */
+    NpyDtype dtype;             /* the element type of its file: the OUTPUT block's model
+                                   tensor's (INT_8 -> NPY_I8, UINT_8, INT_16), else NPY_I32 */
     uint32_t ndim;
     int64_t shape[NPY_MAX_DIMS];
     int64_t count;
@@ -101,10 +103,14 @@ typedef struct SimResult {
 /* Runs whole arrays. Each INPUT block must be given exactly once. An array of the block's
  * natural shape S is one sample, applied at every time step. With steps T > 1 an array of
  * shape [T]+S gives one slice per step and [N,T]+S a batch of N; with T == 1, [N]+S is a
- * batch. Every sample starts from sim_reset. Results have shape [N]? [T]? S: N when any input
- * has a batch dim, T when T > 1. Logic errors: [sim.input.missing], [sim.input.unknown],
- * [sim.input.duplicate], [sim.input.dtype], [sim.input.shape], [sim.input.batch],
- * [sim.input.range], [sim.lut], [limit.sim]. On error res is left empty. */
+ * batch. An array of the shape of the INPUT block's model tensor (extension field 101, e.g. a
+ * rank-6 model input carried in 4 dims) is read as [N]+S with N = its volume / S's. Every
+ * sample starts from sim_reset. Results have shape [N]? [T]? S: N when any input has a batch
+ * dim, T when T > 1; with T == 1 an OUTPUT with a model tensor holding exactly the result's
+ * number of values (the model's batch) gets the model tensor's shape instead. Logic errors:
+ * [sim.input.missing], [sim.input.unknown], [sim.input.duplicate], [sim.input.dtype],
+ * [sim.input.shape], [sim.input.batch], [sim.input.range], [sim.lut], [limit.sim]. On error
+ * res is left empty. */
 Status sim_run(SimRun *run, const SimInput *inputs, uint32_t n_inputs, SimResult *res,
                Diag *d);
 /* sim_run reporting each block it runs to progress (may be NULL): "block" k of samples x

@@ -255,6 +255,33 @@ static void check_sockets(Verifier *v)
     free(s);
 }
 
+/* io.model: a model tensor (extension field 101) only on INPUT / OUTPUT blocks, with an
+ * integer element type a .npy file holds, and a shape whose volume is a whole number of the
+ * block's samples (the block holds one sample of it, or all of it). */
+static void check_model(Verifier *v, const Block *b)
+{
+    if (!b->has_model)
+        return;
+    if (b->type != BT_INPUT && b->type != BT_OUTPUT) {
+        vfy_block(v, "io.model", b, "a model tensor belongs to an INPUT or OUTPUT block");
+        return;
+    }
+    PrecisionId p = b->model_prec;
+    if (b->has_model_prec && p != PR_INT_8 && p != PR_UINT_8 && p != PR_INT_16 &&
+        p != PR_INT_32) {
+        vfy_block(v, "io.model", b, "the model tensor's element type %s is none of INT_8, "
+                  "UINT_8, INT_16, INT_32", pr_info(p)->name);
+        return;
+    }
+    int64_t mv = blk_model_volume(b), bv = 1;
+    for (int i = 0; i < 4; i++)
+        if (b->shape.d[i] > 0)
+            bv *= b->shape.d[i];
+    if (mv < 0 || (bv ? mv % bv != 0 : mv != 0))
+        vfy_block(v, "io.model", b, "the model tensor's shape holds %lld elements, not a whole "
+                  "number of the block's %lld", (long long)mv, (long long)bv);
+}
+
 static void check_groups(Verifier *v)
 {
     const Graph *g = v->g;
@@ -289,6 +316,7 @@ Status verify_graph(const Graph *g, Diag *d)
                 continue;
             verify_block_local(&v, b);
             verify_block_ifaces(&v, b);
+            check_model(&v, b);
         }
         check_sockets(&v);
         check_groups(&v);

@@ -196,7 +196,7 @@ Status outdir_write(const char *dir, const OutFile *outs, uint32_t n, Diag *d)
         }
         free(d->file);
         d->file = strdup(names[i]);
-        if ((st = npy_write_i32(names[i], outs[i].data, outs[i].shape, outs[i].ndim, d)))
+        if ((st = npy_write(names[i], outs[i].dtype, outs[i].data, outs[i].shape, outs[i].ndim, d)))
             break;
         done = i + 1;
     }

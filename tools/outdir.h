@@ -7,6 +7,7 @@
 #define TASKIR_TOOLS_OUTDIR_H
 
 #include "taskir/diag.h"
+#include "taskir/npy.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 typedef struct OutFile {
     const char *file;
     const int32_t *data;
+    NpyDtype dtype;         /* the file's element type (values narrowed as a C cast) */
     const int64_t *shape;
     uint32_t ndim;
 } OutFile;

@@ -1,9 +1,10 @@
 /* taskir-run: runs a TaskGraph .pb in the functional simulator (taskir/sim.h), or a CVM model
  * (graph JSON + params) in the reference interpreter (frontend/run_model.h), on NumPy inputs,
- * and writes one int32 .npy per output: DIR/outputK.npy for OUTPUT socket K of a graph or
- * head K of a model, so that a model and the TaskGraph compiled from it give byte-identical
- * directories. Argument parsing, file handling and exit codes only: loading is pbio.h and
- * cvm.h, checking verify.h, execution sim.h and run_model.h, the .npy format npy.h.
+ * and writes one .npy per output: DIR/outputK.npy for OUTPUT socket K of a graph or head K
+ * of a model, in the model's shape and element type (docs/semantics.md), so that a model and
+ * the TaskGraph compiled from it give byte-identical directories. Argument parsing, file
+ * handling and exit codes only: loading is pbio.h and cvm.h, checking verify.h, execution
+ * sim.h and run_model.h, the .npy format npy.h.
  *
  * The input kind: --format cvm|cinn|onnx|pb, else a path ending in ".onnx" is an ONNX model
  * (frontend/onnx.h), a path ending in ".json" or a file whose first
@@ -77,8 +78,9 @@ static const char usage_text[] =
     "                      GRAPH.pb: NAME is an INPUT block's socket id or name; X.npy holds\n"
     "                      int8, uint8, int16, uint16, int32 or int64 values (int64 within\n"
     "                      int32) in the block's shape (its non-zero dims in y x f r order),\n"
-    "                      or with a leading batch dim N;\n"
-    "                      with --steps T also [T]+shape (one slice per step) or [N,T]+shape.\n"
+    "                      or with a leading batch dim N; with --steps T also [T]+shape (one\n"
+    "                      slice per step) or [N,T]+shape; a compiled model's INPUT also\n"
+    "                      takes the model input's own shape.\n"
     "                      MODEL.json: NAME is the model input's name (data); X.npy holds\n"
     "                      integer values of those types in the input's declared shape\n"
     "                      (NCHW, batch included), within the input's precision.\n"
@@ -91,11 +93,13 @@ static const char usage_text[] =
     "                      (--format onnx; docs/onnx.md: NAME is a graph input's name, X.npy\n"
     "                      an integer or float32 array of its ONNX shape; the outputs are the\n"
     "                      chip-side integers, as the compiled TaskGraph gives them)\n"
-    "  -o DIR              write DIR/outputK.npy (int32) for the OUTPUT block with socket id\n"
-    "                      K, or the model's K-th output (head), in its natural shape; DIR is\n"
-    "                      created if missing (and removed again if a write fails). The\n"
-    "                      outputK.npy / blockID.npy files of an earlier run that this run\n"
-    "                      does not write are removed. Without -o, or with -o -, the\n"
+    "  -o DIR              write DIR/outputK.npy for the OUTPUT block with socket id K, or\n"
+    "                      the model's K-th output (head), in the model's declared shape and\n"
+    "                      element type (int32; int8, uint8 or int16 for such ONNX outputs;\n"
+    "                      an OUTPUT block without a model tensor: int32 in its natural\n"
+    "                      shape); DIR is created if missing (and removed again if a write\n"
+    "                      fails). The outputK.npy / blockID.npy files of an earlier run that\n"
+    "                      this run does not write are removed. Without -o, or with -o -, the\n"
     "                      outputs are printed.\n"
     "  --input-range NAME=LO..HI  ONNX: graph input NAME holds integers in LO..HI (as\n"
     "                      taskir-compile --input-range; other values are refused)\n"
@@ -152,6 +156,7 @@ typedef struct Out {
     char file[32];          /* "output0.npy", "block3.npy" */
     char label[320];        /* "output0 (block 25)", "output0 (node 32 'fc3_clip')" */
     const int32_t *data;
+    NpyDtype dtype;         /* the file's element type (values narrowed as a C cast) */
     int64_t shape[NPY_MAX_DIMS];
     uint32_t ndim;
     int64_t count;
@@ -326,7 +331,7 @@ static Status write_all(const char *dir, const Results *res, Diag *d)
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
     for (uint32_t i = 0; i < res->n_outs; i++) {
         const Out *t = &res->outs[i];
-        files[i] = (OutFile){t->file, t->data, t->shape, t->ndim};
+        files[i] = (OutFile){t->file, t->data, t->dtype, t->shape, t->ndim};
     }
     Status st = outdir_write(dir, files, res->n_outs, d);
     free(files);
@@ -335,13 +340,17 @@ static Status write_all(const char *dir, const Results *res, Diag *d)
 
 static void print_tensor(const Out *t)
 {
-    printf("%s: int32 (", t->label);
+    printf("%s: %s (", t->label, npy_dtype_name(t->dtype));
     for (uint32_t i = 0; i < t->ndim; i++)
         printf("%s%" PRId64, i ? ", " : "", t->shape[i]);
     printf("%s)\n", t->ndim == 1 ? "," : "");
     int64_t row = t->ndim ? t->shape[t->ndim - 1] : 1;
-    for (int64_t i = 0; i < t->count; i++)
-        printf("%d%s", (int)t->data[i], (row && (i + 1) % row == 0) ? "\n" : " ");
+    for (int64_t i = 0; i < t->count; i++) {
+        int32_t v = t->data[i];   /* as the file holds it */
+        v = t->dtype == NPY_I8 ? (int8_t)v : t->dtype == NPY_U8 ? (uint8_t)v
+            : t->dtype == NPY_I16 ? (int16_t)v : v;
+        printf("%d%s", (int)v, (row && (i + 1) % row == 0) ? "\n" : " ");
+    }
 }
 
 static void results_free(Results *r)
@@ -374,9 +383,22 @@ static void out_sim(Out *o, const SimTensor *t, bool is_output)
         snprintf(o->label, sizeof o->label, "block %d", (int)t->block_id);
     }
     o->data = t->data;
+    o->dtype = t->dtype;
     o->ndim = t->ndim;
     memcpy(o->shape, t->shape, sizeof o->shape);
     o->count = t->count;
+}
+
+/* Output j of a model (or of a host remainder): the tensor v, written with element type dt. */
+static void out_model(Out *t, uint32_t j, const OgTensor *v, NpyDtype dt)
+{
+    snprintf(t->file, sizeof t->file, "output%u.npy", j);
+    t->data = v->data;
+    t->dtype = dt;
+    t->ndim = v->shape.ndim;
+    for (uint32_t i = 0; i < v->shape.ndim; i++)
+        t->shape[i] = v->shape.d[i];
+    t->count = v->count;
 }
 
 /* Reads every --input .npy; .npy findings name the .npy file, and those about its content the
@@ -445,15 +467,9 @@ static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArr
             out_sim(&res->outs[k], &res->sim.outputs[k], true);
         for (uint32_t j = 0; host && j < n_out; j++) {
             Out *t = &res->outs[j];
-            const OgTensor *v = &res->model[j];
             const OgNode *n = og_node(host, host->outputs[j].node);
-            snprintf(t->file, sizeof t->file, "output%u.npy", j);
+            out_model(t, j, &res->model[j], NPY_I32);
             snprintf(t->label, sizeof t->label, "output%u (host node '%s')", j, n->name);
-            t->data = v->data;
-            t->ndim = v->shape.ndim;
-            for (uint32_t i = 0; i < v->shape.ndim; i++)
-                t->shape[i] = v->shape.d[i];
-            t->count = v->count;
         }
         for (uint32_t k = 0; k < res->sim.n_blocks; k++)
             out_sim(&res->outs[n_out + k], &res->sim.blocks[k], false);
@@ -508,16 +524,10 @@ static Status run_model(const Options *o, const uint8_t *buf, size_t len, NpyArr
     if (!st && out_list(res, res->n_model, d)) {
         for (uint32_t j = 0; j < res->n_model; j++) {
             Out *t = &res->outs[j];
-            const OgTensor *v = &res->model[j];
             const OgNode *n = og_node(g, g->outputs[j].node);
-            snprintf(t->file, sizeof t->file, "output%u.npy", j);
+            out_model(t, j, &res->model[j], NPY_I32);
             snprintf(t->label, sizeof t->label, "output%u (node %d '%s')", j,
                      (int)n->src_index, n->name);
-            t->data = v->data;
-            t->ndim = v->shape.ndim;
-            for (uint32_t i = 0; i < v->shape.ndim; i++)
-                t->shape[i] = v->shape.d[i];
-            t->count = v->count;
         }
     }
     free(in);
@@ -553,14 +563,8 @@ static Status run_onnx(Options *o, const uint8_t *buf, size_t len, NpyArray *arr
     if (!st && out_list(res, res->n_model, d)) {
         for (uint32_t j = 0; j < res->n_model; j++) {
             Out *t = &res->outs[j];
-            const OgTensor *v = &res->model[j];
-            snprintf(t->file, sizeof t->file, "output%u.npy", j);
+            out_model(t, j, &res->model[j], fe_onnx_output_dtype(m, j));
             snprintf(t->label, sizeof t->label, "output%u ('%s')", j, m->outputs[j].name);
-            t->data = v->data;
-            t->ndim = v->shape.ndim;
-            for (uint32_t i = 0; i < v->shape.ndim; i++)
-                t->shape[i] = v->shape.d[i];
-            t->count = v->count;
         }
     }
     free(in);

@@ -464,7 +464,7 @@ static void test_select(void **state)
         CtCase c;
         ct_begin(&c, 600 + (uint64_t)cst);
         /* Select takes three tensors of one shape; with a batch of N > 1 a constant would
-         * have to hold N samples, which the lowering refuses ([lower.batch]): one sample */
+         * have to hold N samples (the whole tensor would be the unit): one sample here */
         int32_t cv[96];
         for (int i = 0; i < 96; i++)
             cv[i] = (int32_t)ct_range(&c, -1, 1);

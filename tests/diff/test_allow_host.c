@@ -3,6 +3,8 @@
  * non_max_suppression with computed inputs (frontend/host_split.h, docs/lowering.md
  * section 7):
  *  - without --allow-host: exit 2 naming the node [lower.host], nothing written;
+ *  - chip-only models whose outputs are not the per-sample blocks' shapes (a head (64,), a
+ *    batch mixed by a transpose, rank 6): both taskir-run paths write the model's shape;
  *  - with it: the chip .pb verifies and holds no host node, the host remainder (OUT.host.json
  *    + OUT.host.params) is a CVM model with inputs output<S>, and `taskir-run OUT.pb` writes
  *    the same files, byte for byte, as `taskir-run MODEL.json` on several random inputs, for
@@ -405,6 +407,115 @@ static void test_chip_only(void **state)
     check_chip_only("dead");
 }
 
+/* taskir-run MODEL.json and taskir-run OUT.pb write byte-identical files in the model's own
+ * shapes: a head (64,) from a (1, 64, 5) input, a batch of 2 mixed by a transpose (the
+ * whole tensor as the unit), a rank-6 input and output. */
+static void test_model_shapes_both_paths(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *shape;
+        uint32_t nd;
+        int64_t in[6];
+    } cases[] = {
+        {"head64", "'shape': (64,)", 3, {1, 64, 5}},
+        {"mixed2", "'shape': (3, 2, 4)", 3, {2, 3, 4}},
+        {"rank6", "'shape': (1, 2, 3, 2, 2, 3)", 6, {1, 2, 3, 2, 2, 3}},
+    };
+    for (int k = 0; k < 3; k++) {
+        DtRng rng = {900 + (uint64_t)k};
+        DtModel m;
+        dt_begin(&m, &rng);
+        int32_t x = dt_input(&m, "data", cases[k].nd, cases[k].in, 8);
+        if (k == 0) {
+            x = dt_op(&m, CVM_OP_reshape, "rows", DT_INS(x), DT_KV("shape", "(64, 5)"));
+            dt_op(&m, CVM_OP_sum, "total", DT_INS(x), DT_KV("axis", "(1,)"));
+        } else if (k == 1) {
+            dt_op(&m, CVM_OP_transpose, "mix", DT_INS(x), DT_KV("axes", "(1, 0, 2)"));
+        } else {
+            dt_op(&m, CVM_OP_relu, "relu", DT_INS(x), NULL);
+        }
+        dt_output(&m, m.last->id, 0);
+        char json[600], params[600], pb[600], in[600], da[600], db[600];
+        snprintf(json, sizeof json, "%s.json", tp(cases[k].name));
+        snprintf(params, sizeof params, "%s.params", tp(cases[k].name));
+        snprintf(pb, sizeof pb, "%s.pb", tp(cases[k].name));
+        snprintf(in, sizeof in, "%s.in.npy", tp(cases[k].name));
+        snprintf(da, sizeof da, "%s.model", tp(cases[k].name));
+        snprintf(db, sizeof db, "%s.graph", tp(cases[k].name));
+        assert_int_equal(fe_cvm_save(m.g, json, params, &m.d), ST_OK);
+        assert_int_equal(npy_write_i32(in, m.in[0].data, cases[k].in, cases[k].nd, &m.d),
+                         ST_OK);
+        dt_end(&m);
+        char arg[700];
+        snprintf(arg, sizeof arg, "data=%s", in);
+        TtRun r;
+        run(&r, compile_tool, json, "--params", params, "-o", pb, NULL);
+        expect(&r, 0, NULL);
+        run(&r, run_tool, json, "--params", params, "--input", arg, "-o", da, NULL);
+        expect(&r, 0, NULL);
+        run(&r, run_tool, pb, "--input", arg, "-o", db, NULL);
+        expect(&r, 0, NULL);
+        assert_int_equal(same_outputs(da, db), 1);
+        char out[700];
+        snprintf(out, sizeof out, "%s/output0.npy", db);
+        size_t len;
+        char *b = tt_slurp(out, &len);
+        assert_non_null(b);
+        if (!strstr(b + 10, cases[k].shape))
+            fail_msg("%s: %s has not %s", cases[k].name, out, cases[k].shape);
+        free(b);
+    }
+}
+
+/* A take with computed indices into a computed tensor (a data-dependent gather): without
+ * --allow-host [lower.dynamic]; with it the take and what follows go to the host, the rest
+ * to the chip, and both taskir-run paths write the same files. Likewise a take along an axis
+ * of a constant whose other axes have extent > 1. */
+static void test_dynamic_take(void **state)
+{
+    (void)state;
+    for (int k = 0; k < 2; k++) {
+        DtRng rng = {950 + (uint64_t)k};
+        DtModel m;
+        dt_begin(&m, &rng);
+        int32_t x = dt_input(&m, "data", DT_ND(1, 6, 4), 8);
+        int32_t sel = dt_input(&m, "sel", DT_ND(1, 3), 4);
+        int32_t src = k == 0 ? dt_op(&m, CVM_OP_relu, "feat", DT_INS(x), NULL)
+                             : dt_const(&m, "table", DT_ND(1, 6, 4), 8, NULL);
+        int32_t t = dt_op(&m, CVM_OP_take, "gather", DT_INS(src, sel), DT_KV("axis", "1"));
+        dt_output(&m, dt_op(&m, CVM_OP_negative, "after", DT_INS(t), NULL), 0);
+        dt_output(&m, dt_op(&m, CVM_OP_relu, "chip", DT_INS(x), NULL), 0);
+        char json[600], params[600], pb[600], in0[600], in1[600], da[600], db[600];
+        const char *name = k == 0 ? "dyn_take" : "dyn_take_const";
+        snprintf(json, sizeof json, "%s.json", tp(name));
+        snprintf(params, sizeof params, "%s.params", tp(name));
+        snprintf(pb, sizeof pb, "%s.pb", tp(name));
+        snprintf(in0, sizeof in0, "data=%s.data.npy", tp(name));
+        snprintf(in1, sizeof in1, "sel=%s.sel.npy", tp(name));
+        snprintf(da, sizeof da, "%s.model", tp(name));
+        snprintf(db, sizeof db, "%s.graph", tp(name));
+        assert_int_equal(fe_cvm_save(m.g, json, params, &m.d), ST_OK);
+        assert_int_equal(npy_write_i32(in0 + 5, m.in[0].data, DT_SHP(1, 6, 4), 3, &m.d), ST_OK);
+        assert_int_equal(npy_write_i32(in1 + 4, m.in[1].data, DT_SHP(1, 3), 2, &m.d), ST_OK);
+        dt_end(&m);
+        TtRun r;
+        run(&r, compile_tool, json, "--params", params, "-o", pb, NULL);
+        expect(&r, 2, "'gather' (take)");
+        run(&r, compile_tool, json, "--params", params, "-o", pb, "--allow-host", NULL);
+        expect(&r, 0, NULL);
+        char h[700];
+        snprintf(h, sizeof h, "%s.host.json", tp(name));
+        assert_true(exists(h));
+        run(&r, run_tool, json, "--params", params, "--input", in0, "--input", in1, "-o", da,
+            NULL);
+        expect(&r, 0, NULL);
+        run(&r, run_tool, pb, "--input", in0, "--input", in1, "-o", db, NULL);
+        expect(&r, 0, NULL);
+        assert_int_equal(same_outputs(da, db), 2);
+    }
+}
+
 /* A stale OUT.host.* pair goes when a compile to OUT.pb needs none. */
 static void test_stale_removed(void **state)
 {
@@ -595,6 +706,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_split_batch1),
         cmocka_unit_test(test_split_batch2),
         cmocka_unit_test(test_chip_only),
+        cmocka_unit_test(test_model_shapes_both_paths),
+        cmocka_unit_test(test_dynamic_take),
         cmocka_unit_test(test_stale_removed),
         cmocka_unit_test(test_bad_remainder),
         cmocka_unit_test(test_input_names),

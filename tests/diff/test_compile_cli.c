@@ -70,9 +70,9 @@ static void write_model(const char *name, int which)
     } else if (which == 1) { /* data-dependent: get_valid_counts */
         int32_t x = dt_input(&m, "data", DT_ND(1, 8, 6), 8);
         dt_op(&m, CVM_OP_get_valid_counts, "boxes_valid", DT_INS(x), NULL);
-    } else { /* a batch of 2 mixed by a transpose */
-        int32_t x = dt_input(&m, "data", DT_ND(2, 3, 4), 8);
-        dt_op(&m, CVM_OP_transpose, "mix", DT_INS(x), DT_KV("axes", "(1, 0, 2)"));
+    } else { /* a batch of 2, a comparison at precision 32 (no exact lowering) */
+        int32_t x = dt_input(&m, "data", DT_ND(2, 3, 4), 32);
+        dt_op(&m, CVM_OP_broadcast_greater, "gt", DT_INS(x, x), NULL);
     }
     dt_output(&m, m.last->id, 0);
     if (fe_cvm_save(m.g, json, params, &m.d) != ST_OK) {
@@ -163,8 +163,8 @@ static void test_bad_models(void **state)
     tt_path(json, sizeof json, "bad_batch.json");
     tt_path(params, sizeof params, "bad_batch.params");
     run(&r, json, "--params", params, "-o", out, NULL);
-    expect(&r, 2, "node 1 'mix' (transpose): ");
-    assert_non_null(strstr(r.err, "[lower.batch]"));
+    expect(&r, 2, "node 1 'gt' (broadcast_greater): ");
+    assert_non_null(strstr(r.err, "[lower.precision]"));
     tt_run_free(&r);
     assert_int_equal(stat(out, &sb), -1);
     /* files that cannot be read: a runtime error */

@@ -468,26 +468,24 @@ static void test_broadcast_div(void **state)
     dt_end(&m);
 }
 
-/* Every pair (a, b) with a in [alo, ahi], b in [blo, bhi] as two computed operands of
- * precision p (through a relu when relu: known >= 0 to the lowering): the result must be C's
- * truncating division (0 for b == 0). Returns the number of blocks. */
-static uint32_t div_pairs(int32_t p, int32_t alo, int32_t ahi, int32_t blo, int32_t bhi,
-                          bool relu_a, bool relu_b, const char *what)
+/* a / b elementwise for the n values va, vb as two computed operands of shape (1, rows, n /
+ * rows) and precision p (through a relu when relu_a / relu_b: known >= 0 to the lowering):
+ * the result must be C's truncating division of the relu'd values (0 for b == 0). Returns
+ * the number of blocks. */
+static uint32_t div_check(int32_t p, const int32_t *va, const int32_t *vb, int64_t rows,
+                          int64_t n, bool relu_a, bool relu_b, const char *what)
 {
-    int64_t na = ahi - alo + 1, nb = bhi - blo + 1, n = na * nb;
-    int32_t *va = malloc((size_t)n * sizeof *va), *vb = malloc((size_t)n * sizeof *vb);
     int32_t *want = malloc((size_t)n * sizeof *want);
-    assert_true(va && vb && want);
+    assert_non_null(want);
     for (int64_t i = 0; i < n; i++) {
-        va[i] = alo + (int32_t)(i / nb);
-        vb[i] = blo + (int32_t)(i % nb);
-        want[i] = vb[i] ? va[i] / vb[i] : 0;
+        int32_t a = relu_a && va[i] < 0 ? 0 : va[i], b = relu_b && vb[i] < 0 ? 0 : vb[i];
+        want[i] = b ? a / b : 0;
     }
     DtRng r = {59};
     DtModel m;
     dt_begin(&m, &r);
-    int32_t a = dt_input(&m, "data", DT_ND(1, na, nb), p);
-    int32_t b = dt_input(&m, "data2", DT_ND(1, na, nb), p);
+    int32_t a = dt_input(&m, "data", DT_ND(1, rows, n / rows), p);
+    int32_t b = dt_input(&m, "data2", DT_ND(1, rows, n / rows), p);
     dt_set_input(&m, 0, va);
     dt_set_input(&m, 1, vb);
     if (relu_a)
@@ -498,7 +496,23 @@ static uint32_t div_pairs(int32_t p, int32_t alo, int32_t ahi, int32_t blo, int3
     dt_check_expect(&m, what, want, n);
     uint32_t blocks = dt_check(&m, what);
     dt_end(&m);
-    free(va), free(vb), free(want);
+    free(want);
+    return blocks;
+}
+
+/* Every pair (a, b) with a in [alo, ahi], b in [blo, bhi] (div_check). */
+static uint32_t div_pairs(int32_t p, int32_t alo, int32_t ahi, int32_t blo, int32_t bhi,
+                          bool relu_a, bool relu_b, const char *what)
+{
+    int64_t na = ahi - alo + 1, nb = bhi - blo + 1, n = na * nb;
+    int32_t *va = malloc((size_t)n * sizeof *va), *vb = malloc((size_t)n * sizeof *vb);
+    assert_true(va && vb);
+    for (int64_t i = 0; i < n; i++) {
+        va[i] = alo + (int32_t)(i / nb);
+        vb[i] = blo + (int32_t)(i % nb);
+    }
+    uint32_t blocks = div_check(p, va, vb, na, n, relu_a, relu_b, what);
+    free(va), free(vb);
     return blocks;
 }
 
@@ -515,6 +529,40 @@ static void test_broadcast_div_signmag(void **state)
     uint32_t half = div_pairs(9, 0, 255, -255, 255, true, false, "div relu(a) 9x9");
     /* a known sign drops its magnitude and sign tables */
     assert_true(u8 < half && half < all);
+}
+
+/* Every pair (va[i], vb[j]) (div_check). */
+static uint32_t div_lists(int32_t p, const int32_t *va, int na, const int32_t *vb, int nb,
+                          bool relu_b, const char *what)
+{
+    int n = na * nb;
+    int32_t *a = malloc((size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);
+    assert_true(a && b);
+    for (int i = 0; i < n; i++) {
+        a[i] = va[i / nb];
+        b[i] = vb[i % nb];
+    }
+    uint32_t blocks = div_check(p, a, b, na, n, false, relu_b, what);
+    free(a), free(b);
+    return blocks;
+}
+
+/* Operands too wide for tables (they were [lower.precision]): the restoring division
+ * (docs/lowering.md section 4), over the seeds/000 grids and on the extremes of int32. */
+static void test_broadcast_div_wide(void **state)
+{
+    (void)state;
+    binary(CVM_OP_broadcast_div, 12, 8, false, 60);
+    if (!dt_quick())
+        binary(CVM_OP_broadcast_div, 32, 20, false, 62);
+    const int32_t va[] = {INT32_MAX, -INT32_MAX, 0, 1, -1, 12345678, -7, 65536, 46340};
+    const int32_t vb[] = {1, -1, 0, INT32_MAX, -INT32_MAX, 3, -65536, 46341, 2, -7};
+    uint32_t all = div_lists(32, va, 9, vb, 10, false, "div 32x32 extremes");
+    uint32_t pos = div_lists(32, va, 9, vb, 10, true, "div 32 by relu(32)");
+    assert_true(pos < all);   /* a divisor known >= 0 needs no magnitude of its own */
+    if (getenv("DIFF_VERBOSE"))
+        fprintf(stderr, "restoring division 32 / 32: %u blocks (%u for a divisor >= 0)\n",
+                all, pos);
 }
 
 static void test_broadcast_greater(void **state)
@@ -773,6 +821,7 @@ int main(void)
         cmocka_unit_test(test_broadcast_max),
         cmocka_unit_test(test_broadcast_div),
         cmocka_unit_test(test_broadcast_div_signmag),
+        cmocka_unit_test(test_broadcast_div_wide),
         cmocka_unit_test(test_broadcast_greater),
         cmocka_unit_test(test_sum),
         cmocka_unit_test(test_max),

@@ -24,47 +24,6 @@ static int32_t bare_input(DtModel *m, const char *name, uint32_t ndim, const int
     return n->id;
 }
 
-/* lower.batch: a node that moves data across the samples of a batch of 2. */
-static void test_batch_transpose(void **state)
-{
-    (void)state;
-    DtRng r = {1};
-    DtModel m;
-    dt_begin(&m, &r);
-    int32_t x = dt_input(&m, "data", DT_ND(2, 3, 4), 8);
-    dt_op(&m, CVM_OP_transpose, "swap", DT_INS(x), DT_KV("axes", "(1, 0, 2)"));
-    dt_expect_lower_error(&m, "lower.batch", "'swap' (transpose)");
-    dt_end(&m);
-}
-
-/* lower.batch: a reduction over the batch axis. */
-static void test_batch_reduce(void **state)
-{
-    (void)state;
-    DtRng r = {2};
-    DtModel m;
-    dt_begin(&m, &r);
-    int32_t x = dt_input(&m, "data", DT_ND(4, 10), 8);
-    dt_op(&m, CVM_OP_sum, "total", DT_INS(x), DT_KV("axis", "(0,)"));
-    dt_expect_lower_error(&m, "lower.batch", "'total' (sum)");
-    dt_end(&m);
-}
-
-/* lower.batch: a parameter whose slices differ from sample to sample. */
-static void test_batch_param(void **state)
-{
-    (void)state;
-    DtRng r = {3};
-    DtModel m;
-    dt_begin(&m, &r);
-    int32_t x = dt_input(&m, "data", DT_ND(2, 5), 8);
-    int32_t c = dt_const(&m, "per_sample", DT_ND(2, 5), 8,
-                         (const int32_t[]){1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
-    dt_op(&m, CVM_OP_elemwise_add, "add", DT_INS(x, c), NULL);
-    dt_expect_lower_error(&m, "lower.batch", "'add' (elemwise_add)");
-    dt_end(&m);
-}
-
 /* lower.limit: a batch of 1 whose sample holds 257 images along axis 0 (as an ONNX model's
  * input [257, C, H, W]): a conv2d gets one CC per image, at most 256 of them. */
 static void test_images_limit(void **state)
@@ -116,33 +75,6 @@ static void test_sample_volume(void **state)
     dt_op(&m, CVM_OP_repeat, "twice", DT_INS(in->id), DT_KV("repeats", "2", "axis", "1"));
     dt_expect_lower_error(&m, "lower.limit", "'twice' (repeat)");
     assert_non_null(strstr(m.d.entries[diag_find(&m.d, "lower.limit")].what, "536870912"));
-    dt_end(&m);
-}
-
-/* lower.io: one sample of the input has 5 dims; an INPUT block holds 4. */
-static void test_io_rank(void **state)
-{
-    (void)state;
-    DtRng r = {4};
-    DtModel m;
-    dt_begin(&m, &r);
-    int32_t x = dt_input(&m, "data", DT_ND(2, 2, 2, 2, 2, 2), 8);
-    dt_op(&m, CVM_OP_relu, "relu", DT_INS(x), NULL);
-    dt_expect_lower_error(&m, "lower.io", "'data'");
-    dt_end(&m);
-}
-
-/* lower.precision: a division of wide operands (no table holds it). */
-static void test_precision_div(void **state)
-{
-    (void)state;
-    DtRng r = {5};
-    DtModel m;
-    dt_begin(&m, &r);
-    int32_t x = dt_input(&m, "data", DT_ND(1, 6), 12);
-    int32_t y = dt_input(&m, "data2", DT_ND(1, 6), 8);
-    dt_op(&m, CVM_OP_broadcast_div, "ratio", DT_INS(x, y), NULL);
-    dt_expect_lower_error(&m, "lower.precision", "'ratio' (broadcast_div)");
     dt_end(&m);
 }
 
@@ -248,14 +180,9 @@ static void test_dialect(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_batch_transpose),
-        cmocka_unit_test(test_batch_reduce),
-        cmocka_unit_test(test_batch_param),
         cmocka_unit_test(test_images_limit),
         cmocka_unit_test(test_sample_volume),
         cmocka_unit_test(test_images_channels),
-        cmocka_unit_test(test_io_rank),
-        cmocka_unit_test(test_precision_div),
         cmocka_unit_test(test_precision_greater),
         cmocka_unit_test(test_param_weight),
         cmocka_unit_test(test_dynamic_take),

@@ -100,6 +100,12 @@ void otu_run_both(OnnxModel *m, OgTensor *in, OgTensor *out)
                 o = &res.outputs[k];
         assert_non_null(o);
         assert_int_equal(o->count, out[j].count);
+        /* the ONNX output's shape and, for int8 / uint8 / int16, its type */
+        const OnnxEdge *e = &m->outputs[j];
+        assert_int_equal(o->ndim, e->shape.ndim);
+        for (uint32_t i = 0; i < o->ndim; i++)
+            assert_int_equal(o->shape[i], e->shape.d[i]);
+        assert_int_equal(o->dtype, fe_onnx_output_dtype(m, j));
         for (int64_t i = 0; i < o->count; i++)
             if (o->data[i] != out[j].data[i])
                 fail_msg("output %u element %lld: interpreter %d, simulator %d", j,

@@ -8,7 +8,7 @@ set -eu
 compile=$1 run=$2 ex=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for m in qnet shiftnet; do
+for m in qnet shiftnet relu8; do
     "$compile" "$ex/$m.onnx" -o "$tmp/$m.pb"
     "$run" "$ex/$m.onnx" --input "x=$ex/$m.input.npy" -o "$tmp/$m.model"
     "$run" "$tmp/$m.pb" --input "x=$ex/$m.input.npy" -o "$tmp/$m.graph"
@@ -18,6 +18,11 @@ for m in qnet shiftnet; do
     cmp "$tmp/$m.pb" "$tmp/$m.2.pb"
     "$run" --format onnx "$tmp/$m.model.bin" --input "x=$ex/$m.input.npy" -o "$tmp/$m.model2"
     cmp "$tmp/$m.model/output0.npy" "$tmp/$m.model2/output0.npy"
+done
+# an int8 output keeps the ONNX shape and type (as onnxruntime writes it) on both paths
+for d in model graph; do
+    head -c 128 "$tmp/relu8.$d/output0.npy" | grep -q "'descr': '|i1', 'fortran_order': False, 'shape': (1, 4, 5, 5)" ||
+        { echo "relu8 $d: not int8 (1, 4, 5, 5)"; head -c 128 "$tmp/relu8.$d/output0.npy"; exit 1; }
 done
 # a bad input name is a logic error
 set +e

@@ -174,6 +174,26 @@ static bool values_equal_float(float a, float b)
     return x == y;
 }
 
+/* Do the simulator's output and the interpreter's declared shape both have the expected
+ * output's shape exactly (the leading 1 included)? */
+static bool same_shape(const SimTensor *o, const OgShape *decl, const OnnxTensor *want)
+{
+    if (o->ndim != want->ndim || decl->ndim != want->ndim)
+        return false;
+    for (uint32_t i = 0; i < want->ndim; i++)
+        if (o->shape[i] != want->dims[i] || decl->d[i] != want->dims[i])
+            return false;
+    return true;
+}
+
+/* The element type taskir-run writes for an output of ONNX type t, as onnxruntime does for
+ * int8, uint8, int16 and int32 (int32 for every other type: the chip-side integers). */
+static NpyDtype file_dtype(int32_t t)
+{
+    return t == ONNX_T_INT8 ? NPY_I8 : t == ONNX_T_UINT8 ? NPY_U8
+           : t == ONNX_T_INT16 ? NPY_I16 : NPY_I32;
+}
+
 static void run_test(Run *r, const char *dir, const char *name)
 {
     char path[4096];
@@ -356,6 +376,16 @@ static void run_test(Run *r, const char *dir, const char *name)
         if (!o || o->count != iout[j].count) {
             fail(r, name, "the simulator's output differs in size from the interpreter's",
                  NULL);
+            goto done;
+        }
+        if (!same_shape(o, og_output_shape(m->g, j), &want[j]) ||
+            o->dtype != file_dtype(want[j].type)) {
+            char w[256];
+            snprintf(w, sizeof w, "output %u: the simulator gives %s of %u dims, the model "
+                     "declares %s of %u dims (and %u dims by the interpreter)", j,
+                     npy_dtype_name(o->dtype), o->ndim, fe_onnx_type_name(want[j].type),
+                     want[j].ndim, og_output_shape(m->g, j)->ndim);
+            fail(r, name, w, NULL);
             goto done;
         }
         for (int64_t i = 0; i < o->count; i++)

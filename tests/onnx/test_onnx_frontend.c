@@ -269,7 +269,7 @@ static int check_pc_conv(int64_t O, uint64_t seed, int32_t ytype, int64_t bmax)
     OnnxModel *m = otu_load(buf, len, NULL);
     free(buf);
     OgTensor in, out;
-    OgShape is = {5, {1, 1, C, H, H}};
+    OgShape is = {4, {1, C, H, H}};   /* the ONNX batch of 1 is the OpGraph's batch */
     assert_true(og_tensor_alloc(&in, &is));
     for (int64_t i = 0; i < C * H * H; i++)
         in.data[i] = i % 4 == 0 ? 255 : i % 4 == 2 ? 0 : (int32_t)pc_range(&s, 0, 255);
@@ -384,6 +384,70 @@ static void test_requant_channel_groups(void **state)
         fe_onnx_destroy(m);
         free(sb), free(bv);
     }
+}
+
+/* An NCHW input with a batch of 1 is the lowering's batch (fe_onnx_batch_folded): its INPUT
+ * block is y x f (no r, which the existing tools' format forbids on an INPUT), the simulator
+ * reads the ONNX-shaped array as a batch of one sample, and both paths give the output the
+ * ONNX output's own shape (its model tensor), here (18,) after a Reshape. */
+static void test_batch_folded_shapes(void **state)
+{
+    (void)state;
+    OnnxBuilder *b = fe_onnx_builder_create(13);
+    fe_onnx_builder_input(b, "x", ONNX_T_INT32, DIMS(1, 2, 3, 3));
+    fe_onnx_builder_output(b, "y", ONNX_T_INT32, (const int64_t[]){18}, 1);
+    fe_onnx_builder_init(b, "s", ONNX_T_INT64, (const int64_t[]){1}, 1, (const int64_t[]){18},
+                         NULL);
+    fe_onnx_builder_node(b, "Reshape", "flat", NAMES("x", "s"), NAMES("y"), NULL, 0);
+    size_t len;
+    uint8_t *buf = otu_pack(b, &len);
+    OnnxModel *m = otu_load(buf, len, NULL);
+    free(buf);
+    Diag d;
+    diag_init(&d, "model.onnx");
+    Graph *tg = NULL;
+    assert_int_equal(fe_lower(m->g, NULL, &tg, &d), ST_OK);
+    const Block *in = NULL;
+    for (uint32_t i = 0; i < tg->n_blocks; i++)
+        if (tg->blocks[i]->type == BT_INPUT)
+            in = tg->blocks[i];
+    assert_non_null(in);
+    const int32_t want_in[TIR_NDIMS] = {2, 3, 3, 0};
+    assert_memory_equal(in->shape.d, want_in, sizeof want_in);
+
+    int32_t v[18];
+    for (int i = 0; i < 18; i++)
+        v[i] = i - 9;
+    NpyArray arr = {0};
+    arr.dtype = NPY_I32;
+    arr.ndim = 4;
+    arr.shape[0] = 1, arr.shape[1] = 2, arr.shape[2] = 3, arr.shape[3] = 3;
+    arr.count = 18;
+    arr.i32 = v;
+    FeModelInput fin = {"x", &arr, NULL};
+    OgTensor out;
+    assert_int_equal(fe_onnx_run(m, &fin, 1, &out, &d), ST_OK);
+    assert_int_equal(out.shape.ndim, 1);   /* the ONNX output's own shape */
+    assert_int_equal(out.shape.d[0], 18);
+
+    SimOptions so = {0};
+    SimRun *run = NULL;
+    assert_int_equal(sim_create(tg, &so, &run, &d), ST_OK);
+    SimInput si = {"0", &arr};
+    SimResult res;
+    memset(&res, 0, sizeof res);
+    assert_int_equal(sim_run(run, &si, 1, &res, &d), ST_OK);
+    assert_int_equal(res.n_outputs, 1);
+    assert_int_equal(res.outputs[0].ndim, out.shape.ndim);
+    for (uint32_t k = 0; k < out.shape.ndim; k++)
+        assert_int_equal(res.outputs[0].shape[k], out.shape.d[k]);
+    assert_memory_equal(res.outputs[0].data, out.data, sizeof v);
+    sim_result_free(&res);
+    sim_destroy(run);
+    og_tensor_free(&out);
+    graph_destroy(tg);
+    fe_onnx_destroy(m);
+    diag_finish(&d);
 }
 
 /* More channels with their own scale than the cap: a logic error before the tables are
@@ -1479,6 +1543,7 @@ int main(void)
         cmocka_unit_test(test_matmul_dynamic),
         cmocka_unit_test(test_matmul_integer_dynamic),
         cmocka_unit_test(test_matmul_dynamic_refused),
+        cmocka_unit_test(test_batch_folded_shapes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

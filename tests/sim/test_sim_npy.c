@@ -66,6 +66,49 @@ static Status parse(int major, const char *hdr, const void *data, size_t dlen, N
     return st;
 }
 
+/* npy_encode writes int8, uint8 and int16 files whose values are the int32 values narrowed as
+ * a C cast does; reading them back gives the narrowed values. */
+static void test_write_dtypes(void **state)
+{
+    (void)state;
+    const int32_t v[] = {-128, 127, 255, -1, 300, -32768};
+    const int64_t shape[] = {2, 3};
+    struct {
+        NpyDtype t;
+        const char *descr;
+        int32_t want[6];
+    } cases[] = {
+        {NPY_I8, "'descr': '|i1'", {-128, 127, -1, -1, 44, 0}},
+        {NPY_U8, "'descr': '|u1'", {128, 127, 255, 255, 44, 0}},
+        {NPY_I16, "'descr': '<i2'", {-128, 127, 255, -1, 300, -32768}},
+        {NPY_I32, "'descr': '<i4'", {-128, 127, 255, -1, 300, -32768}},
+    };
+    for (int k = 0; k < 4; k++) {
+        uint8_t *buf;
+        size_t len;
+        Diag d;
+        diag_init(&d, "x.npy");
+        assert_int_equal(npy_encode(cases[k].t, v, shape, 2, &buf, &len, &d), ST_OK);
+        size_t hlen = (size_t)buf[8] | (size_t)buf[9] << 8;
+        assert_int_equal((10 + hlen) % 64, 0);
+        size_t dl = strlen(cases[k].descr);
+        bool found = false;
+        for (size_t i = 0; i + dl <= 10 + hlen && !found; i++)
+            found = memcmp(buf + i, cases[k].descr, dl) == 0;
+        assert_true(found);
+        NpyArray a;
+        assert_int_equal(npy_read_mem(buf, len, &a, &d), ST_OK);
+        assert_int_equal(a.dtype, cases[k].t);
+        assert_int_equal(a.ndim, 2);
+        assert_int_equal(a.shape[1], 3);
+        for (int i = 0; i < 6; i++)
+            assert_int_equal(a.i32[i], cases[k].want[i]);
+        npy_free(&a);
+        free(buf);
+        diag_finish(&d);
+    }
+}
+
 static void test_dtypes(void **state)
 {
     (void)state;
@@ -323,6 +366,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dtypes),
+        cmocka_unit_test(test_write_dtypes),
         cmocka_unit_test(test_header_forms),
         cmocka_unit_test(test_rejections),
         cmocka_unit_test(test_int64_range),

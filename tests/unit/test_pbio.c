@@ -2,8 +2,11 @@
  *
  * The example files (the examples/NAME.txtpb files, encoded by protoc at build time into
  * $TASKIR_BUILDDIR/examples/NAME.pb): lenet is canonical, so load -> graph_pack gives back the
- * protoc bytes exactly; tianjic_style is written the way the existing tools write, so load ->
- * pack -> load -> pack is a fixed point and both loads give the same IR.
+ * protoc bytes exactly; tianjic_style is written the way the existing tools write, which is
+ * also how taskir writes, so it too comes back byte for byte. tests/unit/loose_style.pb is
+ * written loosely (-1 dims, zero positions, no bias_type): load -> pack -> load -> pack is a
+ * fixed point and both loads give the same IR but for the bias_type the save writes.
+ * test_writing_conventions checks the fields the canonical form writes explicitly.
  *
  * Robustness: every truncation of lenet.pb, bad varints, wrong wire types, lengths past the
  * end, deep nesting, random byte flips and a file over the size cap all end in ST_OK or
@@ -32,20 +35,28 @@
 
 /* ---- helpers ---- */
 
-static char *example_path(const char *name)
+/* NAME is "examples/lenet" or "tests/unit/loose_style": a .pb in the build directory. */
+static char *build_path(const char *name)
 {
     const char *dir = getenv("TASKIR_BUILDDIR");
     assert_non_null(dir); /* set by tests/meson.build */
     size_t n = strlen(dir) + strlen(name) + 32;
     char *p = malloc(n);
     assert_non_null(p);
-    snprintf(p, n, "%s/examples/%s.pb", dir, name);
+    snprintf(p, n, "%s/%s.pb", dir, name);
     return p;
 }
 
-static uint8_t *read_example(const char *name, size_t *len)
+static char *example_path(const char *name)
 {
-    char *path = example_path(name);
+    char sub[128];
+    snprintf(sub, sizeof sub, "examples/%s", name);
+    return build_path(sub);
+}
+
+/* Reads and frees path. */
+static uint8_t *read_built(char *path, size_t *len)
+{
     Diag d;
     diag_init(&d, path);
     uint8_t *buf;
@@ -56,6 +67,45 @@ static uint8_t *read_example(const char *name, size_t *len)
     diag_finish(&d);
     free(path);
     return buf;
+}
+
+static uint8_t *read_example(const char *name, size_t *len)
+{
+    return read_built(example_path(name), len);
+}
+
+/* Loads example NAME (its bytes in *pb, *len), which must load cleanly. */
+static Graph *load_example_ok(const char *name, uint8_t **pb, size_t *len, Diag *d)
+{
+    *pb = read_example(name, len);
+    diag_init(d, name);
+    Graph *g;
+    assert_int_equal(graph_load_pb_mem(*pb, *len, &g, d), ST_OK);
+    assert_int_equal(d->n, 0);
+    return g;
+}
+
+/* graph_pack of g gives exactly the len bytes pb. */
+static void assert_packs_to(const Graph *g, const uint8_t *pb, size_t len, Diag *d)
+{
+    uint8_t *out;
+    size_t n;
+    assert_int_equal(graph_pack(g, &out, &n, d), ST_OK);
+    assert_int_equal(n, len);
+    assert_memory_equal(out, pb, len);
+    free(out);
+}
+
+/* Step 0 of edge e is a RESHAPE whose permutation is [2, 1, 0]. */
+static void assert_reshape_210(const Edge *e)
+{
+    assert_non_null(e);
+    assert_int_equal(e->n_re, 1);
+    assert_int_equal(e->re[0].type, RT_RESHAPE);
+    assert_int_equal(e->re[0].n_mats, 1);
+    const int32_t perm[3] = {2, 1, 0};
+    assert_int_equal(e->re[0].mats[0].n_i32, 3);
+    assert_memory_equal(e->re[0].mats[0].i32, perm, sizeof perm);
 }
 
 static bool starts_with(const char *s, const char *prefix)
@@ -288,12 +338,9 @@ static void test_lenet_canonical(void **state)
 {
     (void)state;
     size_t len;
-    uint8_t *pb = read_example("lenet", &len);
+    uint8_t *pb;
     Diag d;
-    diag_init(&d, "lenet.pb");
-    Graph *g;
-    assert_int_equal(graph_load_pb_mem(pb, len, &g, &d), ST_OK);
-    assert_int_equal(d.n, 0);
+    Graph *g = load_example_ok("lenet", &pb, &len, &d);
 
     /* what the text says */
     assert_int_equal(g->n_blocks, 25);
@@ -307,22 +354,11 @@ static void test_lenet_canonical(void **state)
     assert_string_equal(blk_in_spec(conv1, 2)->role, "bias");
     for (uint32_t i = 0; i < g->n_blocks; i++)
         assert_non_null(g->blocks[i]->name); /* every block has its provenance */
-    const Edge *flat = graph_edge(g, 13);
-    assert_non_null(flat);
-    assert_int_equal(flat->n_re, 1);
-    assert_int_equal(flat->re[0].type, RT_RESHAPE);
-    assert_int_equal(flat->re[0].n_mats, 1);
-    const int32_t perm[3] = {2, 1, 0};
-    assert_int_equal(flat->re[0].mats[0].n_i32, 3);
-    assert_memory_equal(flat->re[0].mats[0].i32, perm, sizeof perm);
+    assert_reshape_210(graph_edge(g, 13));
 
     /* canonical: our saver writes the very bytes protoc encoded */
-    uint8_t *out;
+    assert_packs_to(g, pb, len, &d);
     size_t n;
-    assert_int_equal(graph_pack(g, &out, &n, &d), ST_OK);
-    assert_int_equal(n, len);
-    assert_memory_equal(out, pb, len);
-    free(out);
 
     /* and so does graph_save_pb through the atomic writer */
     char dir[] = "/tmp/test_pbio.XXXXXX";
@@ -343,17 +379,20 @@ static void test_lenet_canonical(void **state)
     free(pb);
 }
 
-static void test_tianjic_style_fixed_point(void **state)
+/* loose_style (tests/unit/loose_style.txtpb) is written loosely: it loads, and saving it
+ * reaches a fixed point after one round; the first save writes bias_type VECTOR (a writing
+ * convention) and changes nothing else in the IR. */
+static void test_loose_style_fixed_point(void **state)
 {
     (void)state;
     size_t len;
-    uint8_t *pb = read_example("tianjic_style", &len);
+    uint8_t *pb = read_built(build_path("tests/unit/loose_style"), &len);
     Diag d;
-    diag_init(&d, "tianjic_style.pb");
+    diag_init(&d, "loose_style.pb");
     Graph *g1, *g2;
     assert_int_equal(graph_load_pb_mem(pb, len, &g1, &d), ST_OK);
 
-    /* what the existing tools' conventions read as */
+    /* what the loose conventions read as */
     Block *add = graph_block(g1, 3);
     assert_non_null(add);
     assert_int_equal(add->type, BT_CADD);
@@ -377,6 +416,8 @@ static void test_tianjic_style_fixed_point(void **state)
     assert_int_equal(graph_pack(g2, &b2, &n2, &d), ST_OK);
     assert_int_equal(n1, n2);
     assert_memory_equal(b1, b2, n1);
+    assert_int_equal(graph_block(g2, 3)->bias_type, BIAS_VECTOR);
+    add->bias_type = BIAS_VECTOR;
     assert_graph_equal(g1, g2);
     assert_int_equal(d.n, 0);
     free(b1);
@@ -385,6 +426,116 @@ static void test_tianjic_style_fixed_point(void **state)
     graph_destroy(g2);
     diag_finish(&d);
     free(pb);
+}
+
+/* tianjic_style is written the way the existing tools write (BiMap's LeNet): taskir reads their
+ * conventions, and since it writes the same fields, saving it gives back the same bytes. */
+static void test_tianjic_style_canonical(void **state)
+{
+    (void)state;
+    size_t len;
+    uint8_t *pb;
+    Diag d;
+    Graph *g = load_example_ok("tianjic_style", &pb, &len, &d);
+    const Block *conv = graph_block(g, 3);
+    assert_int_equal(conv->type, BT_CC2D);
+    assert_int_equal(conv->n_attrs, 10);
+    for (uint32_t i = 0; i < conv->n_attrs; i++) {
+        assert_true(conv->attrs[i].has_prec);
+        assert_int_equal(conv->attrs[i].prec, PR_INT_32);
+    }
+    assert_int_equal(blk_attr(conv, AT_PAD_LEFT), 0);
+    assert_int_equal(conv->bias_type, BIAS_VECTOR);
+    const Block *rq = graph_block(g, 13);       /* the 1-D requantization */
+    assert_int_equal(rq->type, BT_CCMPB);
+    assert_int_equal(rq->shape.d[D_Y], 0);
+    assert_int_equal(rq->shape.d[D_IY], 0);
+    int32_t eff[TIR_NDIMS];
+    blk_eff_shape(rq, eff);
+    assert_int_equal(eff[D_IY], 1);
+    assert_int_equal(eff[D_KX], 1);
+    assert_reshape_210(graph_edge(g, 9));
+    assert_int_equal(g->n_groups, 4);
+    assert_int_equal(graph_block(g, 16)->type, BT_OUTPUT);
+    assert_packs_to(g, pb, len, &d);
+    assert_int_equal(d.n, 0);
+    graph_destroy(g);
+    diag_finish(&d);
+    free(pb);
+}
+
+/* The writing conventions (docs/formats.md): fields the existing tools read as 0 when absent
+ * are written. A graph that leaves them to taskir's defaults, saved and loaded again, has them
+ * explicitly, and a second save gives the same bytes. */
+static void test_writing_conventions(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *in = graph_add_block(g, BT_SI, 1, NULL);
+    Block *pool = graph_add_block(g, BT_CCMPB, 2, NULL);
+    Block *fcin = graph_add_block(g, BT_SIFC, 4, NULL);
+    Block *w = graph_add_block(g, BT_SWFC, 5, NULL);
+    Block *bias = graph_add_block(g, BT_SB, 6, NULL);
+    Block *fc = graph_add_block(g, BT_CVM, 7, NULL);
+    Block *mid = graph_add_block(g, BT_SI, 3, NULL);
+    Block *flat = graph_add_block(g, BT_CCMPB, 8, NULL);   /* 1-D: no y, x */
+    Block *out = graph_add_block(g, BT_SI, 9, NULL);
+    assert_non_null(out);
+    const int32_t yxf[3] = {2, 2, 3};
+    for (int i = 0; i < 3; i++)
+        in->shape.d[i] = pool->shape.d[i] = yxf[i];
+    fcin->shape.d[D_R] = 12;
+    w->shape.d[D_F] = fc->shape.d[D_F] = bias->shape.d[D_F] = 2;
+    mid->shape.d[D_F] = flat->shape.d[D_F] = out->shape.d[D_F] = 2;
+    w->shape.d[D_R] = fc->shape.d[D_R] = 12;
+    int64_t v[24] = {1, 2, 3};
+    assert_true(blk_set_data(g, in, PR_INT_8, (const int32_t[]){2, 2, 3}, 3, v, 12));
+    assert_true(blk_set_data(g, w, PR_INT_8, (const int32_t[]){2, 12}, 2, v, 24));
+    assert_true(blk_set_data(g, bias, PR_INT_32, (const int32_t[]){2}, 1, v, 2));
+    assert_non_null(graph_connect(g, in, 0, pool, 0));
+    Edge *e = graph_connect(g, pool, 0, fcin, 0);
+    assert_non_null(e);
+    assert_non_null(edge_add_rearrange(g, e, RT_RESHAPE, 0));   /* C order, no p */
+    assert_non_null(graph_connect(g, fcin, 0, fc, 0));
+    assert_non_null(graph_connect(g, w, 0, fc, 1));
+    assert_non_null(graph_connect(g, bias, 0, fc, 2));           /* no bias_type */
+    assert_non_null(graph_connect(g, fc, 0, mid, 0));
+    assert_non_null(graph_connect(g, mid, 0, flat, 0));
+    assert_non_null(graph_connect(g, flat, 0, out, 0));
+    Diag d;
+    diag_init(&d, "conventions");
+    Status vst = verify_graph(g, &d);
+    if (vst != ST_OK)
+        diag_print(&d, stderr, "conventions");
+    assert_int_equal(vst, ST_OK);
+    uint8_t *b1, *b2;
+    size_t n1, n2;
+    Graph *h;
+    assert_int_equal(graph_pack(g, &b1, &n1, &d), ST_OK);
+    assert_int_equal(graph_load_pb_mem(b1, n1, &h, &d), ST_OK);
+    const Block *hp = graph_block(h, 2);
+    assert_int_equal(hp->shape.d[D_KY], 1);       /* window dims */
+    assert_int_equal(hp->shape.d[D_KX], 1);
+    assert_int_equal(hp->shape.d[D_IY], 2);
+    assert_int_equal(hp->shape.d[D_IX], 2);
+    assert_non_null(blk_find_attr(hp, AT_STRIDE_X));
+    assert_int_equal(blk_find_attr(hp, AT_STRIDE_Y)->value, 1);
+    assert_null(blk_find_attr(hp, AT_DILATION_X));   /* CCMPB takes none */
+    const Block *hf = graph_block(h, 8);             /* the 1-D form stays 1-D */
+    assert_int_equal(hf->shape.d[D_Y], 0);
+    assert_int_equal(hf->shape.d[D_KY], 0);
+    assert_int_equal(graph_block(h, 7)->bias_type, BIAS_VECTOR);
+    assert_reshape_210(graph_edge(h, e->id));
+    assert_int_equal(verify_graph(h, &d), ST_OK);
+    assert_int_equal(graph_pack(h, &b2, &n2, &d), ST_OK);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(b1, b2, n1);
+    free(b1);
+    free(b2);
+    graph_destroy(h);
+    graph_destroy(g);
+    diag_finish(&d);
 }
 
 /* Both examples obey every verifier rule, and every printer takes them. */
@@ -416,6 +567,79 @@ static void test_examples_verify(void **state)
         diag_finish(&d);
         free(pb);
     }
+}
+
+/* The model tensor (extension field 101) of INPUT / OUTPUT blocks survives a save and a load:
+ * dims (a scalar's none included) and the element type when set; without it a block has
+ * none; more than 16 dims are [limit.dims]. */
+static void test_model_tensor(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *in = graph_add_block(g, BT_INPUT, 1, "data");
+    Block *out = graph_add_block(g, BT_OUTPUT, 2, "out");
+    Block *scalar = graph_add_block(g, BT_OUTPUT, 3, "scalar");
+    Block *plain = graph_add_block(g, BT_OUTPUT, 4, "plain");
+    assert_true(in && out && scalar && plain);
+    const int64_t dims[] = {1, 2, 3, 4, 5, 6};
+    assert_true(blk_set_model(g, in, dims, 6, PR_INT_32, false));
+    assert_true(blk_set_model(g, out, dims + 2, 2, PR_UINT_8, true));
+    assert_true(blk_set_model(g, scalar, NULL, 0, PR_INT_16, true));
+    uint8_t *buf;
+    size_t len;
+    Diag d;
+    diag_init(&d, "model.pb");
+    assert_int_equal(graph_pack(g, &buf, &len, &d), ST_OK);
+    Graph *h;
+    assert_int_equal(graph_load_pb_mem(buf, len, &h, &d), ST_OK);
+    const Block *b = graph_block(h, 1);
+    assert_true(b->has_model && !b->has_model_prec);
+    assert_int_equal(b->model_ndim, 6);
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(b->model_dims[i], dims[i]);
+    b = graph_block(h, 2);
+    assert_true(b->has_model && b->has_model_prec);
+    assert_int_equal(b->model_prec, PR_UINT_8);
+    assert_int_equal(b->model_ndim, 2);
+    assert_int_equal(b->model_dims[1], 4);
+    b = graph_block(h, 3);
+    assert_true(b->has_model && b->model_ndim == 0 && b->model_prec == PR_INT_16);
+    assert_int_equal(blk_model_volume(b), 1);
+    assert_false(graph_block(h, 4)->has_model);
+    assert_int_equal(blk_model_volume(graph_block(h, 4)), -1);
+    /* taskir-dump shows them */
+    for (int f = 0; f < 2; f++) {
+        FILE *tf = tmpfile();
+        assert_non_null(tf);
+        assert_int_equal(print_graph(h, f ? PF_JSON : PF_TEXT, tf, &d), ST_OK);
+        char text[8192];
+        rewind(tf);
+        size_t got = fread(text, 1, sizeof text - 1, tf);
+        text[got] = 0;
+        fclose(tf);
+        if (f == 0) {
+            assert_non_null(strstr(text, "model (1, 2, 3, 4, 5, 6) INT_32"));
+            assert_non_null(strstr(text, "model (3, 4) UINT_8"));
+            assert_non_null(strstr(text, "model () INT_16"));
+        } else {
+            assert_non_null(strstr(text, "\"model_tensor\""));
+            assert_non_null(strstr(text, "\"UINT_8\""));
+        }
+    }
+    graph_destroy(h);
+    free(buf);
+    /* 17 dims */
+    int64_t many[17];
+    for (int i = 0; i < 17; i++)
+        many[i] = 1;
+    assert_true(blk_set_model(g, plain, many, 17, PR_INT_32, false));
+    assert_int_equal(graph_pack(g, &buf, &len, &d), ST_OK);
+    assert_int_equal(graph_load_pb_mem(buf, len, &h, &d), ST_LOGIC);
+    assert_true(diag_find(&d, "limit.dims") >= 0);
+    free(buf);
+    graph_destroy(g);
+    diag_finish(&d);
 }
 
 /* ---- malformed bytes ---- */
@@ -706,8 +930,11 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lenet_canonical),
-        cmocka_unit_test(test_tianjic_style_fixed_point),
+        cmocka_unit_test(test_loose_style_fixed_point),
+        cmocka_unit_test(test_tianjic_style_canonical),
+        cmocka_unit_test(test_writing_conventions),
         cmocka_unit_test(test_examples_verify),
+        cmocka_unit_test(test_model_tensor),
         cmocka_unit_test(test_every_truncation),
         cmocka_unit_test(test_bad_varints),
         cmocka_unit_test(test_wrong_wire_types),

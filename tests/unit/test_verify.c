@@ -41,7 +41,7 @@ static const char *const all_rules[] = {
     "cluster.shape", "iface.bounds", "iface.edge", "cover.gap", "cover.overlap",
     "edge.endpoint", "edge.refs", "edge.size", "edge.volume", "edge.pair", "data.compute",
     "data.dims", "data.len", "data.container", "data.range", "data.missing", "io.socket",
-    "io.socket.dup", "graph.empty", "graph.cycle", "group.block", "limit.volume", "rearrange.reshape",
+    "io.socket.dup", "io.model", "graph.empty", "graph.cycle", "group.block", "limit.volume", "rearrange.reshape",
     "rearrange.scale",
 };
 #define N_RULES (sizeof all_rules / sizeof all_rules[0])
@@ -808,6 +808,28 @@ static void test_io_socket_dup(void **state)
     assert_contains(m, "socket_id 0 is also the socket of INPUT block 1");
 }
 
+/* io.model: a model tensor on a block that is no INPUT/OUTPUT, of a float element type, or
+ * whose volume is no whole number of the block's samples; a batch of 3 samples verifies. */
+static void test_io_model(void **state)
+{
+    (void)state;
+    Graph *g = valid_graph();
+    const int64_t batch[] = {3, 6, 6, 2}, odd[] = {3, 4};
+    assert_true(blk_set_model(g, blk(g, B_IN), batch, 4, PR_INT_32, false));
+    assert_true(blk_set_model(g, blk(g, B_OUT), (const int64_t[]){3, 5}, 2, PR_INT_8, true));
+    expect_clean(g);
+    g = valid_graph();
+    assert_true(blk_set_model(g, blk(g, B_SI1), batch, 4, PR_INT_32, false));
+    assert_contains(EXPECT_ONLY(g, "io.model", B_SI1), "belongs to an INPUT or OUTPUT block");
+    g = valid_graph();
+    assert_true(blk_set_model(g, blk(g, B_OUT), (const int64_t[]){5}, 1, PR_FLOAT_32, true));
+    assert_contains(EXPECT_ONLY(g, "io.model", B_OUT), "FLOAT_32");
+    g = valid_graph();
+    assert_true(blk_set_model(g, blk(g, B_OUT), odd, 2, PR_INT_32, false));
+    assert_contains(EXPECT_ONLY(g, "io.model", B_OUT), "12 elements, not a whole number of "
+                    "the block's 5");
+}
+
 static void test_graph_cycle(void **state)
 {
     (void)state;
@@ -1276,6 +1298,7 @@ int main(void)
         cmocka_unit_test(test_data_missing),
         cmocka_unit_test(test_io_socket),
         cmocka_unit_test(test_io_socket_dup),
+        cmocka_unit_test(test_io_model),
         cmocka_unit_test(test_graph_cycle),
         cmocka_unit_test(test_group_block),
         cmocka_unit_test(test_limit_volume),
