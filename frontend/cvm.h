@@ -3,24 +3,30 @@
  * writer for the params format.
  *
  * Model format (cvm-runtime):
- *  - graph JSON: "nodes" (each {"op": "null" | "cvm_op", "name", "inputs": [[node, index,
- *    version], ...], "attrs": {"func_name", "num_inputs", "num_outputs", "flatten_data"}}),
- *    "arg_nodes", "heads", "node_row_ptr", "version" ("cvm_1.0.0" or "cvm_1.1.0") and graph
- *    "attrs" {"shape": ["list_shape", [...]], "precision": ["list_int", [...]], "dltype":
- *    ["list_str", [...]], "storage_id": ["list_int", [...]], "op_attrs": ["list_str", [one
- *    JSON object string per node]]}, indexed by entry (node_row_ptr[node] + output index).
+ *  - graph JSON (strict JSON, UTF-8, string escapes \" \\ \n \r \t only): "nodes" (each
+ *    {"op": "null" | "cvm_op", "name", "inputs": [[node, index, version], ...], "attrs":
+ *    {"func_name", "num_inputs", "num_outputs", "flatten_data", "op_attrs"} (strings),
+ *    "precision"}), "arg_nodes", "heads", "node_row_ptr", "version" ("cvm_1.0.0", the
+ *    default, or "cvm_1.1.0"), "postprocess" and graph "attrs" {"shape": ["list_shape",
+ *    [...]], "precision": ["list_int", [...]], "dltype": ["list_str", [...]] ("int32" each in
+ *    cvm_1.0.0), "storage_id": ["list_int", [...]], "op_attrs": ["list_str", [one JSON object
+ *    string per node]], "device_index": ["list_int", []], "dtype"}, indexed by entry
+ *    (node_row_ptr[node] + output index). No other member: the reader is at least as strict as
+ *    cvm-runtime's loader (docs/cvm-rules.md lists its checks).
  *    Operator attributes are strings: ints "3", tuples "(1, 1)" / "[1,1]" / "3", booleans
  *    "true" / "True" / "1" (and "false" / "False" / "0"), optional values "None".
  *    The null node named "data" is the model input; every other null node is a parameter.
- *    taskir extension: graph attrs "input_names": ["list_str", [names]] lists the model's
- *    inputs instead (1..CVM_MAX_MODEL_INPUTS names, each a null node, none twice; "data" is
- *    then an input only when listed). fe_cvm_save writes it for a graph whose inputs are not
- *    exactly one named "data", e.g. the host remainder of taskir-compile --allow-host
- *    (host_split.h); cvm-runtime models do not have it.
+ *    taskir extension: null nodes whose op_attrs entry is {"taskir_input": "1"} (at most 64
+ *    bytes) are the model's inputs instead (1..CVM_MAX_MODEL_INPUTS of them, in node order;
+ *    "data" is then an input only when marked). cvm-runtime never reads a null node's op_attrs entry, so such
+ *    a file still loads there (where every null node is a variable). fe_cvm_save marks the
+ *    inputs of a graph whose inputs are not exactly one named "data", e.g. the host remainder
+ *    of taskir-compile --allow-host (host_split.h); cvm-runtime models do not have marks.
  *  - params, little-endian: u64 magic 0xF7E58D4F05049CB7, u64 reserved, u64 count, count names
  *    (u64 length + bytes), u64 count, count arrays, each: u64 magic 0xDD5E40F096B4A13F, u64
  *    reserved, i32 device type, i32 device id, i32 ndim, u8 type code (0 = int), u8 bits (8 or
- *    32), u16 lanes (1), i64 shape[ndim], i64 nbytes, nbytes of data.
+ *    32), u16 lanes (1), i64 shape[ndim], i64 nbytes, nbytes of data; device type 1 (CPU);
+ *    every name a parameter (a null node that is no input) of the graph.
  *
  * Every violation is a logic error [cvm.*] naming the node ("node 12 'conv1' (conv2d)");
  * docs/cvm-rules.md lists the rule ids. No input makes the reader crash or allocate without
@@ -53,7 +59,8 @@ typedef enum {
 #define CVM_MAX_NODE_ATTRS 64                  /* most attributes of one node (op_attrs and the
                                                   node's own, together) */
 #define CVM_MAX_PARAMS CVM_MAX_NODES           /* most arrays in a params file */
-#define CVM_MAX_MODEL_INPUTS 256               /* most names in graph attrs input_names */
+#define CVM_MAX_MODEL_INPUTS 256               /* most null nodes marked inputs */
+#define CVM_INPUT_MARK_KEY "taskir_input"      /* the op_attrs key marking an input (above) */
 
 /* An operator attribute before parsing: key and string value, as in the JSON. */
 typedef struct CvmKV {

@@ -8,6 +8,7 @@
  * Parsing uses json-c with a depth limit; every value's type is checked before use; the
  * first finding stops the load (later ones would only repeat it).
  */
+#include "frontend/cvm_json_keys.h"
 #include "frontend/cvm_ops.h"
 #include "taskir/fileio.h"
 
@@ -25,6 +26,7 @@ typedef struct NodeInfo {
     CvmOp op;
     uint32_t nout;
     uint64_t entry;         /* first entry id */
+    bool is_input;          /* a null node that is a model input (find_inputs) */
 } NodeInfo;
 
 typedef struct Loader {
@@ -39,8 +41,8 @@ typedef struct Loader {
     NodeInfo *info;
     uint64_t nentries;
     json_object *shape, *prec, *dltype, *storage, *op_attrs; /* graph attrs lists or NULL */
-    json_object *input_names; /* taskir extension (cvm.h): the inputs' names, or NULL */
     int32_t *node_map;      /* file node index -> OpGraph node id */
+    bool *param_used;       /* per params entry: a null node took it */
 } Loader;
 
 static Status jfail(Loader *L, const char *rule, const char *where, const char *fmt, ...)
@@ -118,7 +120,7 @@ static Status graph_attr(Loader *L, json_object *attrs, const char *key, const c
     char where[64];
     snprintf(where, sizeof where, "graph attrs '%s'", key);
     json_object *v;
-    if (!attrs || !json_object_object_get_ex(attrs, key, &v) || !v)
+    if (!attrs || !json_object_object_get_ex(attrs, key, &v))
         return ST_OK;
     if (json_object_get_type(v) != json_type_array || json_object_array_length(v) != 2)
         return jfail(L, "cvm.json.attrs", where, "is not a [\"%s\", [...]] pair", type_name);
@@ -180,9 +182,12 @@ static Status declared_prec(Loader *L, uint64_t entry, int32_t *p)
         return ST_OK;
     char where[64];
     snprintf(where, sizeof where, "graph attrs 'precision'[%llu]", (unsigned long long)entry);
-    int64_t v;
-    Status st = get_int(L, json_object_array_get_idx(L->prec, entry), -1, 64,
+    int64_t v = -1;
+    Status st = get_int(L, json_object_array_get_idx(L->prec, entry), -1, 32,
                         "cvm.precision.range", where, "the precision", &v);
+    if (st == ST_OK && v == 0)
+        st = jfail(L, "cvm.precision.range", where, "the precision is 0; it is -1 (not "
+                   "declared) or 1..32");
     if (st == ST_OK)
         *p = (int32_t)v;
     return st;
@@ -190,78 +195,24 @@ static Status declared_prec(Loader *L, uint64_t entry, int32_t *p)
 
 /* ---- operator attributes ---- */
 
-static bool reserved_key(const char *k)
-{
-    return !strcmp(k, "func_name") || !strcmp(k, "num_inputs") || !strcmp(k, "num_outputs") ||
-           !strcmp(k, "flatten_data");
-}
-
 typedef struct KVList {
     CvmKV *kv;
     size_t n, cap;
-    char **owned;           /* strings to free */
-    size_t nowned;
 } KVList;
 
 static void kv_free(KVList *l)
 {
-    for (size_t i = 0; i < l->nowned; i++)
-        free(l->owned[i]);
-    free(l->owned);
     free(l->kv);
     memset(l, 0, sizeof *l);
 }
 
-static bool kv_own(KVList *l, char *s)
-{
-    char **p = realloc(l->owned, (l->nowned + 1) * sizeof *p);
-    if (!p) {
-        free(s);
-        return false;
-    }
-    l->owned = p;
-    l->owned[l->nowned++] = s;
-    return true;
-}
-
-/* A value as attribute text: strings as they are; ints, booleans and lists of ints in their
- * JSON spelling (which the attribute syntax accepts). */
-static Status attr_text(Loader *L, json_object *v, const char *key, const char *where,
-                        KVList *l, const char **out)
-{
-    switch (json_object_get_type(v)) {
-    case json_type_string:
-        *out = json_object_get_string(v);
-        return ST_OK;
-    case json_type_int:
-    case json_type_boolean:
-    case json_type_array: {
-        const char *s = json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN);
-        char *copy = s ? strdup(s) : NULL;
-        if (!copy || !kv_own(l, copy))
-            return oom(L);
-        *out = copy;
-        return ST_OK;
-    }
-    default:
-        return jfail(L, "cvm.json.type", where, "attribute '%s' is %s, expected a string", key,
-                     jtype(v));
-    }
-}
-
+/* An op_attrs entry's member: cvm-runtime reads the entry as a map of strings. The KVList
+ * borrows key and value from the parsed entry. */
 static Status kv_add(Loader *L, KVList *l, const char *key, json_object *v, const char *where)
 {
-    const char *text = NULL;
-    Status st = attr_text(L, v, key, where, l, &text);
-    if (st != ST_OK)
-        return st;
-    for (size_t i = 0; i < l->n; i++)
-        if (strcmp(l->kv[i].key, key) == 0) {
-            if (strcmp(l->kv[i].value, text) != 0)
-                return jfail(L, "cvm.json.attrs", where, "attribute '%s' is \"%s\" in the node "
-                             "and \"%s\" in op_attrs", key, text, l->kv[i].value);
-            return ST_OK;
-        }
+    if (json_object_get_type(v) != json_type_string)
+        return jfail(L, "cvm.json.type", where, "attribute '%s' is %s, expected a string", key,
+                     jtype(v));
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 16;
         CvmKV *p = realloc(l->kv, cap * sizeof *p);
@@ -271,23 +222,17 @@ static Status kv_add(Loader *L, KVList *l, const char *key, json_object *v, cons
         l->cap = cap;
     }
     l->kv[l->n].key = key;
-    l->kv[l->n].value = text;
+    l->kv[l->n].value = json_object_get_string(v);
     l->n++;
     return ST_OK;
 }
 
-static Status add_object(Loader *L, KVList *l, json_object *o, bool skip_reserved,
-                         const char *where)
+static Status add_object(Loader *L, KVList *l, json_object *o, const char *where)
 {
-    /* kv_add is linear in the attributes so far: bound their number first */
-    if ((size_t)json_object_object_length(o) > CVM_MAX_NODE_ATTRS - l->n)
+    if ((size_t)json_object_object_length(o) > CVM_MAX_NODE_ATTRS)
         return jfail(L, "cvm.limit.attrs", where, "more than %d attributes", CVM_MAX_NODE_ATTRS);
     json_object_object_foreach(o, key, val)
     {
-        if (skip_reserved && reserved_key(key))
-            continue;
-        if (!val)
-            return jfail(L, "cvm.json.type", where, "attribute '%s' is null", key);
         Status st = kv_add(L, l, key, val, where);
         if (st != ST_OK)
             return st;
@@ -302,26 +247,46 @@ static Status parse_json(Loader *L, const char *text, size_t len, const char *wh
     *out = NULL;
     if (len > INT_MAX)
         return jfail(L, "cvm.json.syntax", where, "JSON text of %zu bytes is too large", len);
-    /* json-c allocates a few hundred bytes per array or object: bound their number first */
+    /* json-c allocates a few hundred bytes per array or object: bound their number first.
+     * The same pass refuses what json-c's strict mode still lets through: a control
+     * character inside a string, and outside strings anything but JSON's own characters
+     * (single quotes, NaN, Infinity) or a '.' without a digit after it; and what
+     * cvm-runtime's JSON reader does not read: string escapes other than \" \\ \n \r \t. */
     size_t containers = 0;
     bool in_str = false;
     for (size_t i = 0; i < len; i++) {
         char ch = text[i];
         if (in_str) {
+            if (ch == '\\' && (i + 1 == len || !strchr("\"\\nrt", text[i + 1]) ||
+                                text[i + 1] == 0))
+                return jfail(L, "cvm.json.syntax", where, "invalid JSON at byte %zu: a string "
+                             "escape other than \\\" \\\\ \\n \\r \\t (cvm-runtime reads no other)",
+                             i);
             if (ch == '\\')
                 i++;
             else if (ch == '"')
                 in_str = false;
+            else if ((unsigned char)ch < 0x20)
+                return jfail(L, "cvm.json.syntax", where, "invalid JSON at byte %zu: a control "
+                             "character inside a string", i);
         } else if (ch == '"') {
             in_str = true;
         } else if ((ch == '[' || ch == '{') && ++containers > CVM_MAX_JSON_CONTAINERS) {
             return jfail(L, "cvm.limit.json", where, "more than %u arrays and objects",
                          CVM_MAX_JSON_CONTAINERS);
+        } else if (ch == 0 || (!strchr(" \t\n\r[]{},:0123456789+-eEtruefalsn", ch) &&
+                               !(ch == '.' && i + 1 < len && text[i + 1] >= '0' &&
+                                 text[i + 1] <= '9'))) {
+            return jfail(L, "cvm.json.syntax", where, "invalid JSON at byte %zu: unexpected "
+                         "character", i);
         }
     }
     json_tokener *tok = json_tokener_new_ex(CVM_MAX_JSON_DEPTH);
     if (!tok)
         return oom(L);
+    /* strict JSON as cvm-runtime's reader wants it (no trailing comma, comment, single quote,
+     * bare word), in UTF-8 (node names become TaskBlock names, which protobuf wants valid) */
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
     json_object *o = json_tokener_parse_ex(tok, text, (int)len);
     enum json_tokener_error err = json_tokener_get_error(tok);
     size_t end = json_tokener_get_parse_end(tok);
@@ -330,6 +295,8 @@ static Status parse_json(Loader *L, const char *text, size_t len, const char *wh
         json_object_put(o);
         if (err == json_tokener_continue)
             return jfail(L, "cvm.json.syntax", where, "the JSON text ends early");
+        if (err == json_tokener_error_parse_utf8_string)
+            return jfail(L, "cvm.json.utf8", where, "invalid UTF-8 at byte %zu", end);
         return jfail(L, "cvm.json.syntax", where, "invalid JSON at byte %zu: %s", end,
                      json_tokener_error_desc(err));
     }
@@ -343,35 +310,23 @@ static Status parse_json(Loader *L, const char *text, size_t len, const char *wh
     return ST_OK;
 }
 
-/* The attributes of operator node i: op_attrs[i] (a JSON object in a string) plus the node's
- * own non-reserved attrs. The KVList borrows strings from json objects kept alive by the
- * caller (*holder) and owns the rest. */
+/* The attributes of operator node i: op_attrs[i], a JSON object in a string (the node's own
+ * attrs hold only cvm_op parameters: cvm_json_keys.c). The KVList borrows strings from
+ * *holder, which the caller keeps alive and releases. */
 static Status op_attributes(Loader *L, size_t i, KVList *l, json_object **holder)
 {
     char where[320];
     node_where(L, i, where, sizeof where);
     *holder = NULL;
-    Status st;
-    json_object *nattrs = member(L, L->info[i].obj, "attrs", json_type_object, false, where, &st);
+    json_object *s = json_object_array_get_idx(L->op_attrs, i);
+    Status st = parse_json(L, json_object_get_string(s), (size_t)json_object_get_string_len(s),
+                           where, holder);
     if (st != ST_OK)
         return st;
-    if (L->op_attrs) {
-        json_object *s = json_object_array_get_idx(L->op_attrs, i);
-        if (!s || json_object_get_type(s) != json_type_string)
-            return jfail(L, "cvm.json.attrs", where, "op_attrs entry is %s, expected a string",
-                         s ? jtype(s) : "null");
-        const char *txt = json_object_get_string(s);
-        if ((st = parse_json(L, txt, (size_t)json_object_get_string_len(s), where, holder)))
-            return st;
-        if (json_object_get_type(*holder) != json_type_object)
-            return jfail(L, "cvm.json.attrs", where, "op_attrs entry is a JSON %s, expected an "
-                         "object", jtype(*holder));
-        if ((st = add_object(L, l, *holder, false, where)))
-            return st;
-    }
-    if (nattrs && (st = add_object(L, l, nattrs, true, where)))
-        return st;
-    return ST_OK;
+    if (json_object_get_type(*holder) != json_type_object)
+        return jfail(L, "cvm.json.attrs", where, "op_attrs entry is a JSON %s, expected an "
+                     "object", jtype(*holder));
+    return add_object(L, l, *holder, where);
 }
 
 /* ---- pass 1: structure of every node ---- */
@@ -387,11 +342,24 @@ static Status node_string_attr(Loader *L, json_object *attrs, const char *key, c
         *out = json_object_get_string(v);
         return ST_OK;
     }
-    if (json_object_get_type(v) == json_type_int) {
-        *out = json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN);
-        return ST_OK;
-    }
     return jfail(L, "cvm.json.type", where, "attrs '%s' is %s, expected a string", key, jtype(v));
+}
+
+/* The operator of func_name fn: cvm-runtime drops a trailing "_<digits>" (or a trailing
+ * "_") first, as NNVM names a node's function "conv2d_3" (Node::GetOpName). */
+static bool op_of_func_name(const char *fn, CvmOp *op)
+{
+    size_t n = strlen(fn), k = n;
+    while (k > 0 && fn[k - 1] >= '0' && fn[k - 1] <= '9')
+        k--;
+    if (k == 0 || fn[k - 1] != '_')
+        return cvm_op_from_name(fn, op);
+    char base[64];
+    if (k - 1 >= sizeof base)
+        return false;
+    memcpy(base, fn, k - 1);
+    base[k - 1] = 0;
+    return cvm_op_from_name(base, op);
 }
 
 static Status scan_node(Loader *L, size_t i)
@@ -437,7 +405,7 @@ static Status scan_node(Loader *L, size_t i)
         return st;
     if (!fn)
         return jfail(L, "cvm.json.missing", where, "attrs 'func_name' is missing");
-    if (!cvm_op_from_name(fn, &ni->op))
+    if (!op_of_func_name(fn, &ni->op))
         return jfail(L, "cvm.op.unknown", where, "operator \"%s\" is not one cvm-runtime "
                      "registers", fn);
     ni->is_op = true;
@@ -508,7 +476,8 @@ static Status index_params(Loader *L)
     if (!L->params || !L->params->n)
         return ST_OK;
     L->by_name = malloc(L->params->n * sizeof *L->by_name);
-    if (!L->by_name)
+    L->param_used = calloc(L->params->n, sizeof *L->param_used);
+    if (!L->by_name || !L->param_used)
         return oom(L);
     for (size_t i = 0; i < L->params->n; i++)
         L->by_name[i] = &L->params->p[i];
@@ -516,45 +485,40 @@ static Status index_params(Loader *L)
     return ST_OK;
 }
 
-/* Is null node `name` a model input: listed in input_names, or, without that list, "data". */
-static bool is_input_name(const Loader *L, const char *name)
+/* Is null node i marked a model input by its op_attrs entry (the taskir extension, cvm.h)?
+ * cvm-runtime never reads a null node's entry; any other content is ignored here too. Only
+ * a short entry can be a mark, so that parsing it costs next to nothing. */
+static bool input_marked(const Loader *L, size_t i)
 {
-    if (!L->input_names)
-        return strcmp(name, "data") == 0;
-    for (size_t k = 0; k < json_object_array_length(L->input_names); k++)
-        if (strcmp(json_object_get_string(json_object_array_get_idx(L->input_names, k)),
-                   name) == 0)
-            return true;
-    return false;
+    json_object *s = json_object_array_get_idx(L->op_attrs, i), *o, *v;
+    if (json_object_get_string_len(s) > 64 ||
+        !strstr(json_object_get_string(s), CVM_INPUT_MARK_KEY))
+        return false; /* the common "{}": no need to parse */
+    if (!(o = json_tokener_parse(json_object_get_string(s))))
+        return false;
+    bool yes = json_object_get_type(o) == json_type_object &&
+               json_object_object_get_ex(o, CVM_INPUT_MARK_KEY, &v) &&
+               json_object_get_type(v) == json_type_string &&
+               strcmp(json_object_get_string(v), "1") == 0;
+    json_object_put(o);
+    return yes;
 }
 
-/* input_names: strings, at most CVM_MAX_MODEL_INPUTS, none twice; after the nodes are built,
- * each names a null node. */
-static Status check_input_names(Loader *L, bool built)
+/* The model inputs: the marked null nodes when there are any (at most CVM_MAX_MODEL_INPUTS),
+ * otherwise the one named "data". */
+static Status find_inputs(Loader *L)
 {
-    json_object *l = L->input_names;
-    const char *where = "graph attrs 'input_names'";
-    if (!l)
-        return ST_OK;
-    size_t n = json_object_array_length(l);
-    if (!built) {
-        if (n == 0 || n > CVM_MAX_MODEL_INPUTS)
-            return jfail(L, "cvm.json.attrs", where, "lists %zu names; a model has 1 to %d "
-                         "inputs", n, CVM_MAX_MODEL_INPUTS);
-        for (size_t k = 0; k < n; k++)
-            for (size_t j = 0; j < k; j++)
-                if (strcmp(json_object_get_string(json_object_array_get_idx(l, j)),
-                           json_object_get_string(json_object_array_get_idx(l, k))) == 0)
-                    return jfail(L, "cvm.json.attrs", where, "lists '%s' twice",
-                                 json_object_get_string(json_object_array_get_idx(l, k)));
-        return ST_OK;
-    }
-    for (size_t k = 0; k < n; k++) {
-        const char *name = json_object_get_string(json_object_array_get_idx(l, k));
-        if (og_find_input(L->g, name) < 0)
-            return jfail(L, "cvm.input.missing", where, "lists '%s', which is no null node",
-                         name);
-    }
+    size_t n = 0;
+    for (size_t i = 0; i < L->nnodes; i++)
+        if (!L->info[i].is_op && input_marked(L, i)) {
+            L->info[i].is_input = true;
+            n++;
+        }
+    if (n > CVM_MAX_MODEL_INPUTS)
+        return jfail(L, "cvm.limit.inputs", "graph attrs 'op_attrs'", "%zu null nodes are marked "
+                     "inputs; a model has at most %d", n, CVM_MAX_MODEL_INPUTS);
+    for (size_t i = 0; i < L->nnodes && n == 0; i++)
+        L->info[i].is_input = !L->info[i].is_op && strcmp(L->info[i].name, "data") == 0;
     return ST_OK;
 }
 
@@ -571,16 +535,14 @@ static Status build_null(Loader *L, size_t i)
         st = declared_prec(L, ni->entry, &p);
     if (st != ST_OK)
         return st;
+    if (p == -1) /* cvm-runtime: "variable node's precision has not been set" */
+        return jfail(L, "cvm.precision.missing", where, "the %s '%s' has no declared precision",
+                     ni->is_input ? "input" : "parameter", ni->name);
     OgNode *n = NULL;
-    if (is_input_name(L, ni->name)) {
-        if (og_find_input(L->g, ni->name) >= 0)
-            return jfail(L, "cvm.input.missing", where, "a second input named '%s'", ni->name);
+    if (ni->is_input) {
         if (!have)
             return jfail(L, "cvm.json.attrs", where, "the input '%s' has no declared shape",
                          ni->name);
-        if (p == -1)
-            return jfail(L, "cvm.precision.missing", where, "the input '%s' has no declared "
-                         "precision", ni->name);
         st = fe_cvm_add_input(L->g, ni->name, &s, p, &n, L->d);
     } else {
         const CvmParam *prm = find_param(L, ni->name);
@@ -588,12 +550,13 @@ static Status build_null(Loader *L, size_t i)
             return jfail(L, "cvm.params.missing", where, "no parameter '%s' in %s", ni->name,
                          !L->params ? "the params (none were given)"
                          : L->params_name ? L->params_name : "the params");
+        L->param_used[prm - L->params->p] = true;
         if (have && !og_shape_eq(&s, &prm->t.shape)) {
             char a[128], b[128];
             return jfail(L, "cvm.shape", where, "the file declares shape %s, the parameter has %s",
                          og_shape_str(&s, a, sizeof a), og_shape_str(&prm->t.shape, b, sizeof b));
         }
-        st = fe_cvm_add_const(L->g, ni->name, &prm->t, p == -1 ? 0 : p, &n, L->d);
+        st = fe_cvm_add_const(L->g, ni->name, &prm->t, p, &n, L->d);
     }
     if (st != ST_OK)
         return st;
@@ -625,6 +588,45 @@ static Status read_edge(Loader *L, json_object *e, size_t before, const char *ru
     return ST_OK;
 }
 
+/* The operators cvm-runtime lets write in the storage of an input (PrepareGraphWithVersion's
+ * reused_ops; that list spells negative "nagetive", so negative is not one of them). */
+static bool may_share_storage(CvmOp op)
+{
+    static const char *const names[] = {"flatten", "relu", "expand_dims", "reshape", "squeeze",
+                                        "abs", "cvm_precision", "elemwise_add", "elemwise_sub",
+                                        "clip", "cvm_clip", "cvm_right_shift", "cvm_left_shift"};
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+        if (strcmp(cvm_op_name(op), names[k]) == 0)
+            return true;
+    return false;
+}
+
+static int64_t storage_of(const Loader *L, uint64_t entry)
+{
+    return json_object_get_int64(json_object_array_get_idx(L->storage, entry));
+}
+
+/* Any other operator's outputs have storage ids none of its inputs has. */
+static Status check_storage(Loader *L, size_t i, const OgEdge *e, size_t nin)
+{
+    const NodeInfo *ni = &L->info[i];
+    if (may_share_storage(ni->op))
+        return ST_OK;
+    for (uint32_t k = 0; k < ni->nout; k++)
+        for (size_t j = 0; j < nin; j++) {
+            const OgNode *src = og_node(L->g, e[j].node);
+            uint64_t in = L->info[src->src_index].entry + e[j].index;
+            if (storage_of(L, ni->entry + k) == storage_of(L, in)) {
+                char where[320];
+                node_where(L, i, where, sizeof where);
+                return jfail(L, "cvm.json.storage", where, "output %u has storage_id %lld, "
+                             "like its input %zu; %s cannot compute in place", k,
+                             (long long)storage_of(L, in), j, cvm_op_name(ni->op));
+            }
+        }
+    return ST_OK;
+}
+
 static Status build_op(Loader *L, size_t i)
 {
     NodeInfo *ni = &L->info[i];
@@ -646,6 +648,8 @@ static Status build_op(Loader *L, size_t i)
         st = read_edge(L, json_object_array_get_idx(inputs, k), i, "cvm.json.input", where, what,
                        &e[k]);
     }
+    if (st == ST_OK)
+        st = check_storage(L, i, e, nin);
     KVList kv = {0};
     json_object *holder = NULL;
     if (st == ST_OK)
@@ -663,32 +667,84 @@ static Status build_op(Loader *L, size_t i)
     return check_declared(L, i, n);
 }
 
-static Status check_arg_nodes(Loader *L)
+/* arg_nodes: in cvm_1.0.0 exactly the null nodes in node order (cvm-runtime compares the two
+ * lists); in cvm_1.1.0, which cvm-runtime derives, optional, and when given it lists null
+ * nodes only, each of them. */
+static Status check_arg_nodes(Loader *L, bool v100)
 {
     Status st;
-    json_object *a = member(L, L->root, "arg_nodes", json_type_array, true, "graph", &st);
+    json_object *a = member(L, L->root, "arg_nodes", json_type_array, v100, "graph", &st);
     if (!a)
         return st;
+    const char *where = "graph 'arg_nodes'";
     bool *listed = calloc(L->nnodes ? L->nnodes : 1, sizeof *listed);
     if (!listed)
         return oom(L);
     st = ST_OK;
+    size_t next = 0; /* cvm_1.0.0: the null node entry k must be */
     for (size_t k = 0; k < json_object_array_length(a) && st == ST_OK; k++) {
         int64_t v = 0;
         st = get_int(L, json_object_array_get_idx(a, k), 0, (int64_t)L->nnodes - 1,
-                     "cvm.json.arg_nodes", "graph 'arg_nodes'", "an entry", &v);
+                     "cvm.json.arg_nodes", where, "an entry", &v);
         if (st == ST_OK && L->info[v].is_op)
-            st = jfail(L, "cvm.json.arg_nodes", "graph 'arg_nodes'", "lists node %lld, which is "
-                       "an operator", (long long)v);
+            st = jfail(L, "cvm.json.arg_nodes", where, "lists node %lld, which is an operator",
+                       (long long)v);
+        while (st == ST_OK && v100 && next < L->nnodes && L->info[next].is_op)
+            next++;
+        if (st == ST_OK && v100 && (size_t)v != next)
+            st = jfail(L, "cvm.json.arg_nodes", where, "entry %zu is %lld; in cvm_1.0.0 the "
+                       "list is the null nodes in order, here %zu", k, (long long)v, next);
+        next++;
         if (st == ST_OK)
             listed[v] = true;
     }
     for (size_t i = 0; i < L->nnodes && st == ST_OK; i++)
         if (!L->info[i].is_op && !listed[i])
-            st = jfail(L, "cvm.json.arg_nodes", "graph 'arg_nodes'", "does not list null node "
-                       "%zu '%s'", i, L->info[i].name);
+            st = jfail(L, "cvm.json.arg_nodes", where, "does not list null node %zu '%s'", i,
+                       L->info[i].name);
     free(listed);
     return st;
+}
+
+/* cvm-runtime refuses two arg nodes of one name: no two null nodes share a name. Sorted, so
+ * that many parameters cost n log n. */
+static int cmp_str_ptr(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static Status check_null_names(Loader *L)
+{
+    const char **v = malloc((L->nnodes ? L->nnodes : 1) * sizeof *v);
+    if (!v)
+        return oom(L);
+    size_t n = 0;
+    for (size_t i = 0; i < L->nnodes; i++)
+        if (!L->info[i].is_op)
+            v[n++] = L->info[i].name;
+    qsort(v, n, sizeof *v, cmp_str_ptr);
+    Status st = ST_OK;
+    for (size_t k = 1; k < n && st == ST_OK; k++)
+        if (strcmp(v[k - 1], v[k]) == 0)
+            st = jfail(L, "cvm.json.duplicate", "graph", "two null nodes are named '%s'", v[k]);
+    free(v);
+    return st;
+}
+
+/* Every params entry names a null node that is no model input: cvm-runtime's LoadParams
+ * looks each name up among its arg nodes and refuses a name it does not find. (It would
+ * take an entry for the input "data" and overwrite it with the input: taskir refuses it.) */
+static Status check_params_used(Loader *L)
+{
+    for (size_t k = 0; L->params && k < L->params->n; k++) {
+        if (L->param_used[k])
+            continue;
+        const char *name = L->params->p[k].name;
+        return jfail(L, "cvm.params.unknown", L->params_name ? L->params_name : "params",
+                     "array %zu '%s' is %s", k, name, og_find_input(L->g, name) >= 0
+                     ? "the model input of that name" : "no null node of the graph");
+    }
+    return ST_OK;
 }
 
 static Status read_heads(Loader *L)
@@ -713,10 +769,12 @@ static Status read_heads(Loader *L)
     return ST_OK;
 }
 
+/* node_row_ptr: required in both versions (cvm-runtime compares it in cvm_1.0.0; in cvm_1.1.0
+ * it derives its own, but reads the file's first, and without one it crashes). */
 static Status check_row_ptr(Loader *L)
 {
     Status st;
-    json_object *r = member(L, L->root, "node_row_ptr", json_type_array, false, "graph", &st);
+    json_object *r = member(L, L->root, "node_row_ptr", json_type_array, true, "graph", &st);
     if (!r)
         return st;
     const char *where = "graph 'node_row_ptr'";
@@ -736,8 +794,13 @@ static Status check_row_ptr(Loader *L)
     return ST_OK;
 }
 
-/* Every value of list l is a string; for dltype, int8 or int32. */
-static Status check_strings(Loader *L, json_object *l, const char *key, bool dltype)
+/* What a dltype may say: nothing checked (not dltype), int32 (cvm_1.0.0: cvm-runtime
+ * computes in int32 and refuses anything else), int8 or int32 (cvm_1.1.0, which cvm-runtime
+ * does not check: taskir keeps the element types it knows). */
+typedef enum { DLT_NONE, DLT_INT32, DLT_INT8_32 } DltypeRule;
+
+/* Every value of list l is a string; for dltype, one the rule allows. */
+static Status check_strings(Loader *L, json_object *l, const char *key, DltypeRule rule)
 {
     for (size_t i = 0; l && i < json_object_array_length(l); i++) {
         json_object *v = json_object_array_get_idx(l, i);
@@ -747,7 +810,10 @@ static Status check_strings(Loader *L, json_object *l, const char *key, bool dlt
             return jfail(L, "cvm.json.attrs", where, "is %s, expected a string",
                          v ? jtype(v) : "null");
         const char *s = json_object_get_string(v);
-        if (dltype && strcmp(s, "int32") != 0 && strcmp(s, "int8") != 0)
+        if (rule == DLT_INT32 && strcmp(s, "int32") != 0)
+            return jfail(L, "cvm.json.dltype", where, "is \"%s\"; a cvm_1.0.0 model says int32 "
+                         "for every entry, whatever its precision", s);
+        if (rule == DLT_INT8_32 && strcmp(s, "int32") != 0 && strcmp(s, "int8") != 0)
             return jfail(L, "cvm.json.dltype", where, "is \"%s\", expected int8 or int32", s);
     }
     return ST_OK;
@@ -761,13 +827,6 @@ static Status load(Loader *L, const char *json, size_t json_len)
     if (json_object_get_type(L->root) != json_type_object)
         return jfail(L, "cvm.json.type", "graph", "the document is %s, expected an object",
                      jtype(L->root));
-    json_object *ver = member(L, L->root, "version", json_type_string, true, "graph", &st);
-    if (!ver)
-        return st;
-    const char *vs = json_object_get_string(ver);
-    if (strcmp(vs, "cvm_1.0.0") != 0 && strcmp(vs, "cvm_1.1.0") != 0)
-        return jfail(L, "cvm.json.version", "graph", "version is \"%s\", expected cvm_1.0.0 or "
-                     "cvm_1.1.0", vs);
     L->nodes = member(L, L->root, "nodes", json_type_array, true, "graph", &st);
     if (!L->nodes)
         return st;
@@ -775,6 +834,17 @@ static Status load(Loader *L, const char *json, size_t json_len)
     if (L->nnodes > CVM_MAX_NODES)
         return jfail(L, "cvm.limit.nodes", "graph", "%zu nodes; at most %u are allowed",
                      L->nnodes, CVM_MAX_NODES);
+    if ((st = cvm_json_check_keys(L->root, L->d)))
+        return st;
+    /* cvm-runtime's default when the member is absent */
+    json_object *ver = member(L, L->root, "version", json_type_string, false, "graph", &st);
+    if (st != ST_OK)
+        return st;
+    const char *vs = ver ? json_object_get_string(ver) : "cvm_1.0.0";
+    if (strcmp(vs, "cvm_1.0.0") != 0 && strcmp(vs, "cvm_1.1.0") != 0)
+        return jfail(L, "cvm.json.version", "graph", "version is \"%s\", expected cvm_1.0.0 or "
+                     "cvm_1.1.0", vs);
+    bool v100 = strcmp(vs, "cvm_1.0.0") == 0;
     L->info = calloc(L->nnodes ? L->nnodes : 1, sizeof *L->info);
     L->node_map = calloc(L->nnodes ? L->nnodes : 1, sizeof *L->node_map);
     if (!L->info || !L->node_map)
@@ -785,33 +855,35 @@ static Status load(Loader *L, const char *json, size_t json_len)
         L->info[i].entry = L->nentries;
         L->nentries += L->info[i].nout;
     }
-    json_object *attrs = member(L, L->root, "attrs", json_type_object, false, "graph", &st);
-    if (st != ST_OK)
+    json_object *attrs = member(L, L->root, "attrs", json_type_object, true, "graph", &st);
+    if (!attrs)
         return st;
     if ((st = graph_attr(L, attrs, "shape", "list_shape", &L->shape)) ||
         (st = graph_attr(L, attrs, "precision", "list_int", &L->prec)) ||
         (st = graph_attr(L, attrs, "dltype", "list_str", &L->dltype)) ||
         (st = graph_attr(L, attrs, "storage_id", "list_int", &L->storage)) ||
-        (st = graph_attr(L, attrs, "op_attrs", "list_str", &L->op_attrs)) ||
-        (st = graph_attr(L, attrs, "input_names", "list_str", &L->input_names)))
+        (st = graph_attr(L, attrs, "op_attrs", "list_str", &L->op_attrs)))
         return st;
     if ((st = check_list_len(L, L->shape, "shape", L->nentries, "entries")) ||
         (st = check_list_len(L, L->prec, "precision", L->nentries, "entries")) ||
         (st = check_list_len(L, L->dltype, "dltype", L->nentries, "entries")) ||
         (st = check_list_len(L, L->storage, "storage_id", L->nentries, "entries")) ||
         (st = check_list_len(L, L->op_attrs, "op_attrs", L->nnodes, "nodes")) ||
-        (st = check_strings(L, L->dltype, "dltype", true)) ||
-        (st = check_strings(L, L->op_attrs, "op_attrs", false)) ||
-        (st = check_strings(L, L->input_names, "input_names", false)) ||
-        (st = check_input_names(L, false)))
+        (st = check_strings(L, L->dltype, "dltype", v100 ? DLT_INT32 : DLT_INT8_32)) ||
+        (st = check_strings(L, L->op_attrs, "op_attrs", DLT_NONE)) ||
+        (st = find_inputs(L)))
         return st;
-    for (size_t i = 0; L->storage && i < L->nentries; i++) {
+    if (v100 && !L->dltype)
+        return jfail(L, "cvm.json.missing", "graph attrs", "'dltype' is missing (a cvm_1.0.0 "
+                     "model has one per entry)");
+    for (size_t i = 0; i < L->nentries; i++) {
         int64_t v = 0;
-        if ((st = get_int(L, json_object_array_get_idx(L->storage, i), -1, INT32_MAX,
-                          "cvm.json.attrs", "graph attrs 'storage_id'", "an entry", &v)))
+        if ((st = get_int(L, json_object_array_get_idx(L->storage, i), 0, INT32_MAX,
+                          "cvm.json.storage", "graph attrs 'storage_id'", "an entry", &v)))
             return st;
     }
-    if ((st = check_row_ptr(L)) || (st = check_arg_nodes(L)))
+    if ((st = check_row_ptr(L)) || (st = check_arg_nodes(L, v100)) ||
+        (st = check_null_names(L)))
         return st;
     L->g = og_create("cvm");
     if (!L->g)
@@ -819,10 +891,10 @@ static Status load(Loader *L, const char *json, size_t json_len)
     for (size_t i = 0; i < L->nnodes; i++)
         if ((st = L->info[i].is_op ? build_op(L, i) : build_null(L, i)))
             return st;
-    if (!L->input_names && og_find_input(L->g, "data") < 0)
+    if (og_num_inputs(L->g) == 0)
         return jfail(L, "cvm.input.missing", "graph", "no null node named 'data': the model has "
                      "no input");
-    if ((st = check_input_names(L, true)))
+    if ((st = check_params_used(L)))
         return st;
     return read_heads(L);
 }
@@ -848,6 +920,7 @@ Status fe_cvm_load_mem(const char *json, size_t json_len, const uint8_t *params,
     free(L.info);
     free(L.node_map);
     free(L.by_name);
+    free(L.param_used);
     fe_cvm_params_free(&ps);
     if (st != ST_OK) {
         og_destroy(L.g);

@@ -97,7 +97,7 @@ Status cvm_run_cvm_left_shift(CvmCtx *c, const OgTensor *const *in, OgTensor *ou
 /* ---- cvm_lut ---- */
 
 static const CvmAttrSpec lut_attrs[] = {
-    {"in_dim", CA_OPT_INT, "None", 1, OG_MAX_VOLUME, 0, 0, NULL},
+    {"in_dim", CA_INT, NULL, 1, OG_MAX_VOLUME, 0, 0, NULL},
 };
 
 Status cvm_parse_cvm_lut(CvmCtx *c, const CvmRawAttrs *raw)
@@ -105,16 +105,14 @@ Status cvm_parse_cvm_lut(CvmCtx *c, const CvmRawAttrs *raw)
     return cvm_parse_attrs(c, raw, lut_attrs, sizeof lut_attrs / sizeof *lut_attrs);
 }
 
-/* Input 0 holds the indices, input 1 the table; the output has the indices' shape. When
- * in_dim is given (cvm-runtime's CVMLUTParam) the table must have that many values. */
+/* Input 0 holds the indices, input 1 the table; the output has the indices' shape. in_dim
+ * (cvm-runtime's CVMLUTParam, required there) is the table's number of values. */
 Status cvm_shape_cvm_lut(CvmCtx *c, const OgShape *in, OgShape *out)
 {
-    if (!og_attr_is_none(c->n, "in_dim")) {
-        int64_t want = og_attr_int(c->n, "in_dim", 0), have = og_shape_volume(&in[1]);
-        if (want != have)
-            return cvm_fail_attr(c, "in_dim", "= %lld, the table has %lld values",
-                                 (long long)want, (long long)have);
-    }
+    int64_t want = og_attr_int(c->n, "in_dim", 0), have = og_shape_volume(&in[1]);
+    if (want != have)
+        return cvm_fail_attr(c, "in_dim", "= %lld, the table has %lld values", (long long)want,
+                             (long long)have);
     out[0] = in[0];
     return ST_OK;
 }

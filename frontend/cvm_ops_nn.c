@@ -24,7 +24,7 @@ static const CvmAttrSpec conv2d_attrs[] = {
     {"layout", CA_STR, "NCHW", 0, 0, 0, 0, "NCHW"},
     {"kernel_layout", CA_STR, "OIHW", 0, 0, 0, 0, "OIHW"},
     {"out_layout", CA_STR, "__undef__", 0, 0, 0, 0, "__undef__|NCHW"},
-    {"out_dtype", CA_STR, "same", 0, 0, 0, 0, "same|-1|int32"},
+    {"out_dtype", CA_STR, "same", 0, 0, 0, 0, "same|int32"},
     {"use_bias", CA_BOOL, "true", 0, 0, 0, 0, NULL},
 };
 
@@ -289,6 +289,13 @@ Status cvm_shape_max_pool2d(CvmCtx *c, const OgShape *in, OgShape *out)
                                  (long long)pd[1]);
         int64_t span = len - ps[i];
         out[0].d[2 + i] = (ceil_mode ? (span + sd[i] - 1) / sd[i] : span / sd[i]) + 1;
+        /* cvm-runtime: in ceil mode the last window starts inside the input (or its leading
+         * padding), not in the trailing padding alone */
+        int64_t last = (out[0].d[2 + i] - 1) * sd[i] - pd[i];
+        if (ceil_mode && last >= in[0].d[2 + i])
+            return cvm_fail_attr(c, "ceil_mode", "= true: the last window along %s starts at "
+                                 "%lld, past the input's %lld", i ? "the width" : "the height",
+                                 (long long)last, (long long)in[0].d[2 + i]);
     }
     return ST_OK;
 }

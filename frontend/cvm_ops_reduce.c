@@ -15,7 +15,7 @@ static const CvmAttrSpec reduce_attrs[] = {
     {"axis", CA_INTS, "()", CVM_I32_LO, CVM_I32_HI, 0, 0, NULL},
     {"keepdims", CA_BOOL, "false", 0, 0, 0, 0, NULL},
     {"exclude", CA_BOOL, "false", 0, 0, 0, 0, NULL},
-    {"dtype", CA_STR, "int32", 0, 0, 0, 0, "int32|4|-1"},
+    {"dtype", CA_STR, "int32", 0, 0, 0, 0, "int32"},
 };
 
 Status cvm_parse_reduce(CvmCtx *c, const CvmRawAttrs *raw)

@@ -262,7 +262,7 @@ Status cvm_shape_squeeze(CvmCtx *c, const OgShape *in, OgShape *out)
 
 static const CvmAttrSpec expand_dims_attrs[] = {
     {"axis", CA_INT, NULL, CVM_I32_LO, CVM_I32_HI, 0, 0, NULL},
-    {"num_newaxis", CA_INT, "1", 0, CVM_MAX_ATTR - 1, 0, 0, NULL},
+    {"num_newaxis", CA_INT, "1", 1, CVM_MAX_ATTR - 1, 0, 0, NULL},
 };
 
 Status cvm_parse_expand_dims(CvmCtx *c, const CvmRawAttrs *raw)
@@ -444,6 +444,9 @@ Status cvm_shape_slice_like(CvmCtx *c, const OgShape *in, OgShape *out)
 {
     uint32_t K, N = in[0].ndim, M = in[1].ndim;
     const int64_t *ax = og_attr_ints(c->n, "axis", &K);
+    if (K == 0 && N != M) /* cvm-runtime refuses it */
+        return cvm_fail(c, "cvm.shape.mismatch", "without axis the inputs need the same number "
+                        "of dims; they have %u and %u", N, M);
     bool sl[OG_MAX_DIMS] = {false};
     for (uint32_t j = 0; K == 0 && j < N && j < M; j++)
         sl[j] = true;

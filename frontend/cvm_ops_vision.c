@@ -18,10 +18,10 @@
 
 /* ---- get_valid_counts ---- */
 
+/* cvm-runtime's GetValidCountsParam has score_threshold only: the score is always at index 1
+ * (TVM's id_index / score_index do not exist there and are refused) */
 static const CvmAttrSpec gvc_attrs[] = {
     {"score_threshold", CA_INT, "0", CVM_I32_LO, CVM_I32_HI, 0, 0, NULL},
-    {"id_index", CA_INT, "0", 0, 0, 0, 0, NULL},
-    {"score_index", CA_INT, "1", 1, 1, 0, 0, NULL},
 };
 
 Status cvm_parse_get_valid_counts(CvmCtx *c, const CvmRawAttrs *raw)

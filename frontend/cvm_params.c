@@ -115,7 +115,10 @@ static Status read_array(Reader *r, CvmParam *prm)
         return st;
     if (!take(r, 16, &b))
         return rfail(r, "cvm.params.format", "the file ends inside an array header");
-    int32_t ndim = s32(le32(b + 8));
+    int32_t device = s32(le32(b)), ndim = s32(le32(b + 8));
+    if (device != DL_CPU) /* cvm-runtime's SetInput: "only supported input with `cpu` device" */
+        return rfail(r, "cvm.params.device", "device type is %d; parameters are CPU arrays (%d)",
+                     (int)device, DL_CPU);
     uint8_t code = b[12], bits = b[13];
     uint16_t lanes = (uint16_t)(b[14] | b[15] << 8);
     if (code != DL_INT || (bits != 8 && bits != 32) || lanes != 1)

@@ -256,16 +256,14 @@ static bool fill_prec(const OpGraph *g, json_object *l)
     return true;
 }
 
+/* int32 for every entry, whatever its precision: cvm-runtime computes in int32 and refuses
+ * any other dltype in a cvm_1.0.0 model (an int8 parameter is int8 in the params file only). */
 static bool fill_dltype(const OpGraph *g, json_object *l)
 {
-    for (uint32_t i = 0; i < g->nnodes; i++) {
-        const OgNode *n = g->nodes[i];
-        for (uint32_t k = 0; k < n->noutputs; k++) {
-            bool i8 = n->kind == OG_CONST && n->out_prec[k] <= 8;
-            if (!arr_add(l, json_object_new_string(i8 ? "int8" : "int32")))
+    for (uint32_t i = 0; i < g->nnodes; i++)
+        for (uint32_t k = 0; k < g->nodes[i]->noutputs; k++)
+            if (!arr_add(l, json_object_new_string("int32")))
                 return false;
-        }
-    }
     return true;
 }
 
@@ -279,45 +277,54 @@ static bool fill_storage(const OpGraph *g, json_object *l)
     return true;
 }
 
+/* Does the graph mark its inputs (cvm.h): unless its one input is named "data". */
+static bool marks_inputs(const OpGraph *g)
+{
+    return !(og_num_inputs(g) == 1 && strcmp(og_input(g, 0)->name, "data") == 0);
+}
+
 static bool fill_op_attrs(const OpGraph *g, json_object *l)
 {
-    for (uint32_t i = 0; i < g->nnodes; i++)
-        if (!arr_add(l, op_attrs_json(g->nodes[i])))
+    bool marks = marks_inputs(g);
+    for (uint32_t i = 0; i < g->nnodes; i++) {
+        json_object *e = marks && g->nodes[i]->kind == OG_INPUT
+                             ? json_object_new_string("{\"" CVM_INPUT_MARK_KEY "\":\"1\"}")
+                             : op_attrs_json(g->nodes[i]);
+        if (!arr_add(l, e))
             return false;
+    }
     return true;
 }
 
-static bool fill_input_names(const OpGraph *g, json_object *l)
+static int cmp_name(const void *a, const void *b)
 {
-    for (uint32_t k = 0; k < og_num_inputs(g); k++)
-        if (!arr_add(l, json_object_new_string(og_input(g, k)->name)))
-            return false;
-    return true;
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* The inputs as cvm.h's reader finds them again: one named "data" (a cvm-runtime model), or
- * up to CVM_MAX_MODEL_INPUTS listed in input_names, no name twice and no parameter with an
- * input's name. *listed: input_names is needed. */
-static Status check_inputs(const OpGraph *g, bool *listed, Diag *d)
+ * up to CVM_MAX_MODEL_INPUTS marked; and no two null nodes (inputs and parameters) of one
+ * name, which cvm-runtime refuses. */
+static Status check_inputs(const OpGraph *g, Diag *d)
 {
     uint32_t n = og_num_inputs(g);
-    *listed = !(n == 1 && strcmp(og_input(g, 0)->name, "data") == 0);
     if (n == 0 || n > CVM_MAX_MODEL_INPUTS)
         return diag_add(d, ST_LOGIC, "cvm.input.missing", NULL, "a model has 1 to %d inputs; "
                         "this graph has %u", CVM_MAX_MODEL_INPUTS, n);
-    for (uint32_t i = 0; *listed && i < g->nnodes; i++) {
-        const OgNode *a = g->nodes[i];
-        if (a->kind == OG_OP)
-            continue;
-        for (uint32_t k = 0; k < n; k++) {
-            const OgNode *b = og_input(g, k);
-            if (b != a && strcmp(a->name, b->name) == 0)
-                return diag_add(d, ST_LOGIC, "cvm.input.missing", NULL,
-                                "node %d '%s' has the name of input %u: the inputs would be "
-                                "ambiguous", (int)a->id, a->name, k);
-        }
-    }
-    return ST_OK;
+    const char **names = malloc((g->nnodes ? g->nnodes : 1) * sizeof *names);
+    if (!names)
+        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
+    size_t k = 0;
+    for (uint32_t i = 0; i < g->nnodes; i++)
+        if (g->nodes[i]->kind != OG_OP)
+            names[k++] = g->nodes[i]->name;
+    qsort(names, k, sizeof *names, cmp_name);
+    Status st = ST_OK;
+    for (size_t j = 1; j < k && st == ST_OK; j++)
+        if (strcmp(names[j - 1], names[j]) == 0)
+            st = diag_add(d, ST_LOGIC, "cvm.json.duplicate", NULL, "two inputs or parameters "
+                          "are named '%s'", names[j]);
+    free(names);
+    return st;
 }
 
 /* ---- the graph JSON ---- */
@@ -329,8 +336,7 @@ Status fe_cvm_graph_json(const OpGraph *g, char **text, size_t *len, Diag *d)
     if (strcmp(g->dialect, "cvm") != 0)
         return diag_add(d, ST_RUNTIME, "interp.dialect", NULL,
                         "a cvm-runtime model holds dialect \"cvm\", not \"%s\"", g->dialect);
-    bool listed;
-    Status st = check_inputs(g, &listed, d);
+    Status st = check_inputs(g, d);
     if (st != ST_OK)
         return st;
     Text t = {0};
@@ -367,10 +373,6 @@ Status fe_cvm_graph_json(const OpGraph *g, char **text, size_t *len, Diag *d)
     text_json(&t, graph_attr(g, "list_int", fill_storage));
     text_add(&t, ",\n    \"op_attrs\": ");
     text_json(&t, graph_attr(g, "list_str", fill_op_attrs));
-    if (listed) {
-        text_add(&t, ",\n    \"input_names\": ");
-        text_json(&t, graph_attr(g, "list_str", fill_input_names));
-    }
     text_add(&t, "\n  },\n  \"version\": \"cvm_1.0.0\"\n}\n");
     if (t.oom) {
         free(t.s);

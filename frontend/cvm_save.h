@@ -6,12 +6,14 @@
  * What is written: version "cvm_1.0.0"; one JSON node per OpGraph node, in node order (an
  * INPUT or CONST node is an "op": "null" node, an OP node a "cvm_op" node whose node attrs
  * hold func_name, num_inputs, num_outputs and flatten_data); arg_nodes, heads and
- * node_row_ptr; graph attrs shape, precision, dltype (int8 for parameters of at most 8 bits,
- * int32 otherwise), storage_id (one per entry) and op_attrs, one JSON object string per node
- * with every typed attribute in attribute syntax: ints "3", tuples "(1, 1)" ("(3,)" for one
- * value), booleans "true" / "false", None "None", strings as they are; and, for a graph whose
- * inputs are not exactly one named "data", input_names (cvm.h). The params file holds
- * every CONST node under its name, 8-bit when its precision is at most 8, else 32-bit.
+ * node_row_ptr; graph attrs shape, precision, dltype ("int32" for every entry, as
+ * cvm-runtime requires of a cvm_1.0.0 model), storage_id (one per entry, all distinct) and
+ * op_attrs, one JSON object string per node with every typed attribute in attribute syntax:
+ * ints "3", tuples "(1, 1)" ("(3,)" for one value), booleans "true" / "false", None "None",
+ * strings as they are ("{}" for a null node; {"taskir_input": "1"} for each input of a graph
+ * whose inputs are not exactly one named "data": cvm.h). The params file holds every CONST
+ * node under its name, 8-bit when its precision is at most 8, else 32-bit. cvm-runtime's
+ * loader accepts what is written (docs/cvm-rules.md).
  * Output is deterministic: the same graph always gives the same bytes.
  */
 #ifndef FRONTEND_CVM_SAVE_H
@@ -24,11 +26,11 @@
 #include <stddef.h>
 
 /* Renders the graph JSON of g into a malloc'd NUL-terminated text (*len without the NUL).
- * A graph whose only input is named "data" is a cvm-runtime model; any other set of inputs
- * (1..CVM_MAX_MODEL_INPUTS of them) is listed in the graph attr "input_names" (a taskir
- * extension, cvm.h), and then no two inputs, nor an input and a parameter, may share a name.
- * Logic error [cvm.input.missing] otherwise; runtime error [interp.dialect] for another
- * dialect; [oom]. */
+ * A graph whose only input is named "data" is a plain cvm-runtime model; any other set of
+ * inputs (1..CVM_MAX_MODEL_INPUTS of them) is marked in op_attrs (a taskir extension, cvm.h).
+ * Logic errors: [cvm.input.missing] for no input or too many, [cvm.json.duplicate] for two
+ * inputs or parameters of one name; runtime error [interp.dialect] for another dialect;
+ * [oom]. */
 Status fe_cvm_graph_json(const OpGraph *g, char **text, size_t *len, Diag *d);
 
 /* Writes g as json_path + params_path, each atomically (params first; when the JSON cannot

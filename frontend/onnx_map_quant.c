@@ -398,9 +398,12 @@ static Status rq_lut(OnnxCtx *c, const char *what, OgEdge e, const int32_t *tab,
 {
     OgShape ts = {1, {n}};
     OgEdge et;
+    char dim[24]; /* cvm-runtime requires in_dim, the table's length */
+    snprintf(dim, sizeof dim, "%lld", (long long)n);
     Status st = onnx_const_i32(c, what, &ts, tab, &et);
     if (st == ST_OK)
-        st = onnx_cvm(c, CVM_OP_cvm_lut, what, (OgEdge[]){e, et}, 2, NULL, out);
+        st = onnx_cvm(c, CVM_OP_cvm_lut, what, (OgEdge[]){e, et}, 2,
+                      (const char *const[]){"in_dim", dim, NULL}, out);
     return st;
 }
 

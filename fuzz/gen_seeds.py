@@ -85,9 +85,8 @@ def model(nodes, data_shape, shapes, precs=None):
                        "inputs": [[i, k, 0] for i, k in inputs]})
             op_attrs.append(json.dumps(attrs))
     n = len(nodes)
-    if precs is None:
-        precs = [-1] * n
-        precs[0] = 8
+    if precs is None:  # variables declare theirs (cvm-runtime refuses -1 there)
+        precs = [8 if nd[1] is None else -1 for nd in nodes]
     doc = {
         "nodes": jn,
         "arg_nodes": [i for i, nd in enumerate(nodes) if nd[1] is None],

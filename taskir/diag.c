@@ -154,6 +154,8 @@ void diag_print(const Diag *d, FILE *out, const char *tool)
             fprintf(out, "%s: ", d->file);
         if (e->where && *e->where)
             fprintf(out, "%s: ", e->where);
+        if (e->status == ST_OK)
+            fputs("warning: ", out);
         fprintf(out, "%s", e->what ? e->what : "(message lost: out of memory)");
         if (e->rule[0])
             fprintf(out, " [%s]", e->rule);

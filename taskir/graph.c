@@ -280,6 +280,12 @@ bool attr_int_value(const Attr *a, int32_t *out)
     return false;
 }
 
+/* The existing tools write 0 for "unset" stride and dilation: it reads as 1. */
+static bool zero_reads_as_one(AttrId id)
+{
+    return id == AT_STRIDE_X || id == AT_STRIDE_Y || id == AT_DILATION_X || id == AT_DILATION_Y;
+}
+
 int32_t blk_attr(const Block *b, AttrId id)
 {
     const Attr *a = blk_find_attr(b, id);
@@ -287,10 +293,18 @@ int32_t blk_attr(const Block *b, AttrId id)
     int32_t v;
     if (!a || !attr_int_value(a, &v))
         return ai->dflt;
-    if (v == 0 && (id == AT_STRIDE_X || id == AT_STRIDE_Y || id == AT_DILATION_X ||
-                   id == AT_DILATION_Y))
-        return 1; /* the existing tools write 0 for "unset" */
+    if (v == 0 && zero_reads_as_one(id))
+        return 1;
     return v;
+}
+
+bool attr_is_neutral(const Attr *a)
+{
+    const AttrInfo *ai = at_info(a->id);
+    int32_t v;
+    if (!ai || !attr_int_value(a, &v))
+        return false;
+    return v == ai->dflt || (v == 0 && zero_reads_as_one(a->id));
 }
 
 bool tensor_set_i32(Graph *g, Tensor *t, const int32_t *dims, uint32_t n_dims,
@@ -397,7 +411,7 @@ void blk_eff_shape(const Block *b, int32_t out[TIR_NDIMS])
     for (int i = 0; i < TIR_NDIMS; i++)
         out[i] = b->shape.d[i];
     for (int i = 0; i < TIR_NDIMS; i++) {
-        if (out[i] != 0 || dims[i] != 'o')
+        if (out[i] != 0 || (dims[i] != 'o' && dims[i] != 'v'))
             continue;
         if (i == D_IY)
             out[i] = out[D_Y] ? out[D_Y] : 1;
@@ -412,6 +426,13 @@ void blk_eff_shape(const Block *b, int32_t out[TIR_NDIMS])
 static uint32_t fixed_inputs(const BlockTypeInfo *ti)
 {
     return (uint32_t)ti->n_ins;
+}
+
+bool blk_idle_input(const Block *b)
+{
+    return (unsigned)b->type < BT_COUNT && bt_info(b->type)->kind == BK_STORAGE &&
+           (bt_info(b->type)->flags & BF_DATA) && b->data && b->n_in == 1 &&
+           b->in[0].n_ifaces == 0;
 }
 
 bool blk_has_bias_cluster(const Block *b)
@@ -532,7 +553,7 @@ int64_t blk_macs(const Block *b)
     case BT_CAVG:
         return mul_sat(mul_sat(yxf, s[D_KY]), s[D_KX]);
     case BT_CADD:
-        return mul_sat(yxf, blk_n_variadic(b));
+        return mul_sat(mul_sat(mul_sat(yxf, blk_n_variadic(b)), s[D_KY]), s[D_KX]);
     case BT_CVVH:
     case BT_CAX:
     case BT_CVS:

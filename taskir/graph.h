@@ -23,6 +23,7 @@
 
 typedef struct Shape {
     int32_t d[TIR_NDIMS];   /* 0 = absent */
+    uint8_t minus_one;      /* bit i: the file wrote d[i] as -1 (read as absent; for findings) */
     int32_t n_branch;       /* wire field 10; CADD's number of summed inputs when set */
     int32_t *extra;         /* extra_dimensions, kept for the round trip */
     uint32_t n_extra;
@@ -183,6 +184,9 @@ bool attr_int_value(const Attr *a, int32_t *out);
 /* The attribute's value (attr_int_value), or its table default when absent or without an
  * integer value (0 read as 1 for stride/dilation). */
 int32_t blk_attr(const Block *b, AttrId id);
+/* Does the attribute hold the value an absent one takes (its table default; 0 for a stride
+ * or dilation)? Such an attribute changes nothing, whichever block carries it. */
+bool attr_is_neutral(const Attr *a);
 /* Gives the block a data tensor of precision prec with these dims and int values, stored in
  * the precision's container. false when out of memory. */
 bool blk_set_data(Graph *g, Block *b, PrecisionId prec, const int32_t *dims, uint32_t n_dims,
@@ -213,6 +217,9 @@ PrecisionId blk_prec(const Block *b);
 /* The effective shape: absent optional dims take their defaults (y, x, ky, kx: 1; iy: y;
  * ix: x); absent required dims stay 0. */
 void blk_eff_shape(const Block *b, int32_t out[TIR_NDIMS]);
+/* Is the block a storage block that holds its own data and also carries one input cluster
+ * with no interfaces (as the existing tools write)? That cluster receives nothing. */
+bool blk_idle_input(const Block *b);
 /* Does input cluster idx hold the bias (bias_type VECTOR, or absent with a cluster to spare)? */
 bool blk_has_bias_cluster(const Block *b);
 /* How many times the first input role repeats, given the block's cluster count. */

@@ -243,12 +243,22 @@ Status map_load_pb_mem(const uint8_t *buf, size_t len, Mapping **out, Diag *d)
                         n_graph_caps + N_MAP_CAPS, MAX_CAPS);
     memcpy(caps, graph_caps, n_graph_caps * sizeof *caps);
     memcpy(caps + n_graph_caps, map_caps, sizeof map_caps);
-    Status st = pb_wire_precheck(&taskir__mapping__descriptor, buf, len, caps,
-                                 n_graph_caps + N_MAP_CAPS, TIR_MAX_PB_DECODE_BYTES, d);
+    uint8_t *kept;
+    size_t kept_len;
+    Status st = pb_wire_strip(&taskir__mapping__descriptor, buf, len, &kept, &kept_len, d);
     if (st != ST_OK)
         return st;
-    ProtobufCMessage *msg;
-    if ((st = pb_unpack(&taskir__mapping__descriptor, buf, len, "Mapping", &msg, d)) != ST_OK)
+    if (kept) {
+        buf = kept;
+        len = kept_len;
+    }
+    st = pb_wire_precheck(&taskir__mapping__descriptor, buf, len, caps,
+                          n_graph_caps + N_MAP_CAPS, TIR_MAX_PB_DECODE_BYTES, d);
+    ProtobufCMessage *msg = NULL;
+    if (st == ST_OK)
+        st = pb_unpack(&taskir__mapping__descriptor, buf, len, "Mapping", &msg, d);
+    free(kept);
+    if (st != ST_OK)
         return st;
     Taskir__Mapping *w = (Taskir__Mapping *)msg;
     Mapping *m = calloc(1, sizeof *m);

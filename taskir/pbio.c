@@ -28,14 +28,16 @@ static bool shape_in(Loader *L, const Taskir__Shape *w, Shape *s)
     memset(s, 0, sizeof *s);
     if (!w)
         return true;
-    s->d[D_Y] = dim_in(w->has_ny, w->ny);
-    s->d[D_X] = dim_in(w->has_nx, w->nx);
-    s->d[D_F] = dim_in(w->has_nf, w->nf);
-    s->d[D_R] = dim_in(w->has_nr, w->nr);
-    s->d[D_KY] = dim_in(w->has_nky, w->nky);
-    s->d[D_KX] = dim_in(w->has_nkx, w->nkx);
-    s->d[D_IY] = dim_in(w->has_niy, w->niy);
-    s->d[D_IX] = dim_in(w->has_nix, w->nix);
+    _Static_assert(TIR_NDIMS <= 8, "minus_one is an 8-bit mask");
+    /* in seeds/003 order y x f r ky kx iy ix */
+    const protobuf_c_boolean has[TIR_NDIMS] = {w->has_ny, w->has_nx, w->has_nf, w->has_nr,
+                                               w->has_nky, w->has_nkx, w->has_niy, w->has_nix};
+    const int32_t val[TIR_NDIMS] = {w->ny, w->nx, w->nf, w->nr, w->nky, w->nkx, w->niy, w->nix};
+    for (int i = 0; i < TIR_NDIMS; i++) {
+        s->d[i] = dim_in(has[i], val[i]);
+        if (has[i] && val[i] == -1)
+            s->minus_one |= (uint8_t)(1u << i);
+    }
     s->n_branch = dim_in(w->has_n_branch, w->n_branch);
     if (w->n_extra_dimensions) {
         if (w->n_extra_dimensions > TIR_MAX_TENSOR_DIMS) {
@@ -381,13 +383,21 @@ Status graph_load_pb_mem(const uint8_t *buf, size_t len, Graph **out, Diag *d)
     if (len > TIR_MAX_FILE_BYTES)
         return diag_add(d, ST_LOGIC, "limit.file", NULL, "%zu bytes, more than the limit %zu",
                         len, TIR_MAX_FILE_BYTES);
-    Status pst = pb_wire_precheck(&taskir__task_graph__descriptor, buf, len, load_caps,
-                                  sizeof load_caps / sizeof load_caps[0],
-                                  TIR_MAX_PB_DECODE_BYTES, d);
+    uint8_t *kept;
+    size_t kept_len;
+    Status pst = pb_wire_strip(&taskir__task_graph__descriptor, buf, len, &kept, &kept_len, d);
     if (pst != ST_OK)
         return pst;
-    ProtobufCMessage *msg;
-    pst = pb_unpack(&taskir__task_graph__descriptor, buf, len, "TaskGraph", &msg, d);
+    if (kept) {
+        buf = kept;
+        len = kept_len;
+    }
+    pst = pb_wire_precheck(&taskir__task_graph__descriptor, buf, len, load_caps,
+                           sizeof load_caps / sizeof load_caps[0], TIR_MAX_PB_DECODE_BYTES, d);
+    ProtobufCMessage *msg = NULL;
+    if (pst == ST_OK)
+        pst = pb_unpack(&taskir__task_graph__descriptor, buf, len, "TaskGraph", &msg, d);
+    free(kept);
     if (pst != ST_OK)
         return pst;
     Taskir__TaskGraph *w = (Taskir__TaskGraph *)msg;

@@ -1,7 +1,8 @@
 /* pbio.h: TaskGraph .pb files <-> the working IR, through protobuf-c.
  *
  * Loading accepts what the existing tools write (unused dims absent or -1, cluster shapes
- * absent, bias_type absent) and rejects with a logic error, never a crash: malformed bytes
+ * absent, bias_type absent), skips any field a protobuf parser skips (pb_wire_strip), and
+ * rejects with a logic error, never a crash: malformed bytes
  * (the message says where and what, [wire.*]), unknown enum values [load.enum] and sizes past
  * the documented caps [limit.*]. Saving is canonical and deterministic: fields in number
  * order, absent dims absent, the same graph gives the same bytes on every run. */
@@ -37,6 +38,15 @@ Status graph_save_pb(const Graph *g, const char *path, Diag *d);
 struct ProtobufCMessageDescriptor;
 Status pb_wire_explain(const struct ProtobufCMessageDescriptor *desc, const uint8_t *buf,
                        size_t len, Diag *d);
+
+/* Skips, as protobuf's own parsers do, the fields protobuf-c would refuse although they are
+ * well-formed: groups (wire types 3 and 4) of any field number, and a field of the schema that
+ * arrives with another wire type than its own (an unknown field, to a protobuf parser). When
+ * the bytes hold such fields, *out is a malloc'd copy without them (length prefixes
+ * rewritten) and *out_len its size; else *out is NULL (also for malformed bytes, left to
+ * pb_wire_precheck). ST_RUNTIME only when out of memory. */
+Status pb_wire_strip(const struct ProtobufCMessageDescriptor *desc, const uint8_t *buf,
+                     size_t len, uint8_t **out, size_t *out_len, Diag *d);
 
 /* Unpacks a message of desc from the bytes (after pb_wire_precheck): *out is the message,
  * to free with protobuf_c_message_free_unpacked(*out, NULL). An allocation failing is a

@@ -6,6 +6,7 @@
 
 #include <protobuf-c/protobuf-c.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { MAX_DEPTH = 64 };
@@ -366,4 +367,157 @@ Status pb_wire_precheck(const ProtobufCMessageDescriptor *desc, const uint8_t *b
     if (st == ST_OK && P.stop)
         st = pb_wire_explain(desc, buf, len, d);
     return st;
+}
+
+/* ---- skipping what a protobuf parser skips (pb_wire_strip) ----
+ *
+ * protobuf's own parsers skip any field they cannot read as the schema says: an unknown field
+ * of any wire type, groups included, and a known field number that arrives with another wire
+ * type. protobuf-c refuses groups and mismatched wire types, so the fields are cut out of a
+ * copy of the bytes first, and the length prefixes of the messages around them rewritten.
+ * strip_msg returns the size the message [p, end) has without them (writing it to out when
+ * out is not NULL), or -1 when the bytes are malformed (they are then left to the checks). */
+
+static size_t varint_len(uint64_t v)
+{
+    size_t n = 1;
+    while (v > 0x7f) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+static uint8_t *put_varint(uint8_t *out, uint64_t v)
+{
+    do {
+        *out++ = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+        v >>= 7;
+    } while (v);
+    return out;
+}
+
+/* Moves *p past the rest of a group opened by field num (its fields and its end tag). */
+static bool skip_group(const uint8_t **p, const uint8_t *end, uint64_t num, int depth)
+{
+    if (depth > MAX_DEPTH)
+        return false;
+    while (*p < end) {
+        uint64_t tag, v;
+        if (varint(p, end, &tag))
+            return false;
+        switch (tag & 7) {
+        case 0:
+            if (varint(p, end, &v))
+                return false;
+            break;
+        case 1:
+        case 5:
+            if ((size_t)(end - *p) < ((tag & 7) == 1 ? 8u : 4u))
+                return false;
+            *p += (tag & 7) == 1 ? 8 : 4;
+            break;
+        case 2:
+            if (varint(p, end, &v) || v > (uint64_t)(end - *p))
+                return false;
+            *p += v;
+            break;
+        case 3:
+            if (!skip_group(p, end, tag >> 3, depth + 1))
+                return false;
+            break;
+        case 4:
+            return (tag >> 3) == num;
+        default:
+            return false;
+        }
+    }
+    return false;
+}
+
+static int64_t strip_msg(const ProtobufCMessageDescriptor *desc, const uint8_t *p,
+                         const uint8_t *end, int depth, uint8_t *out)
+{
+    if (depth > MAX_DEPTH)
+        return -1;
+    int64_t size = 0;
+    while (p < end) {
+        const uint8_t *at = p;
+        uint64_t tag, v;
+        if (varint(&p, end, &tag) || (tag >> 3) == 0 || (tag >> 3) > 536870911u)
+            return -1;
+        int wt = (int)(tag & 7);
+        const ProtobufCFieldDescriptor *f =
+            protobuf_c_message_descriptor_get_field(desc, (unsigned)(tag >> 3));
+        bool keep = true;
+        if (f) {
+            int want = wire_type_of(f);
+            keep = wt == want || (f->label == PROTOBUF_C_LABEL_REPEATED && want != 2 && wt == 2);
+        }
+        const uint8_t *body = p;
+        switch (wt) {
+        case 0:
+            if (varint(&p, end, &v))
+                return -1;
+            break;
+        case 1:
+        case 5:
+            if ((size_t)(end - p) < (wt == 1 ? 8u : 4u))
+                return -1;
+            p += wt == 1 ? 8 : 4;
+            break;
+        case 2:
+            if (varint(&p, end, &v) || v > (uint64_t)(end - p))
+                return -1;
+            body = p;
+            p += v;
+            break;
+        case 3:
+            if (!skip_group(&p, end, tag >> 3, depth + 1))
+                return -1;
+            keep = false;
+            break;
+        default: /* an end-group tag outside a group, or wire type 6 or 7 */
+            return -1;
+        }
+        if (!keep)
+            continue;
+        if (wt == 2 && f && f->type == PROTOBUF_C_TYPE_MESSAGE) {
+            int64_t n = strip_msg(f->descriptor, body, p, depth + 1, NULL);
+            if (n < 0)
+                return -1;
+            size_t head = varint_len(tag) + varint_len((uint64_t)n);
+            if (out) {
+                uint8_t *q = put_varint(put_varint(out + size, tag), (uint64_t)n);
+                if (strip_msg(f->descriptor, body, p, depth + 1, q) != n)
+                    return -1;
+            }
+            size += (int64_t)head + n;
+        } else {
+            if (out)
+                memcpy(out + size, at, (size_t)(p - at));
+            size += p - at;
+        }
+    }
+    return size;
+}
+
+Status pb_wire_strip(const ProtobufCMessageDescriptor *desc, const uint8_t *buf, size_t len,
+                     uint8_t **out, size_t *out_len, Diag *d)
+{
+    *out = NULL;
+    *out_len = 0;
+    int64_t n = strip_msg(desc, buf, buf + len, 0, NULL);
+    if (n < 0 || (uint64_t)n == len)
+        return ST_OK;
+    uint8_t *copy = malloc(n ? (size_t)n : 1);
+    if (!copy)
+        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory skipping unknown fields");
+    if (strip_msg(desc, buf, buf + len, 0, copy) != n) {
+        free(copy);
+        return diag_add(d, ST_RUNTIME, "internal", NULL, "skipping unknown fields went wrong");
+    }
+    *out = copy;
+    *out_len = (size_t)n;
+    return ST_OK;
 }

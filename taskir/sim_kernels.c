@@ -98,7 +98,7 @@ static void shape_of(const SimBlock *sb, int64_t s[TIR_NDIMS])
         s[i] = e[i] > 0 ? e[i] : 1;
 }
 
-/* ---- window geometry (CC, CC2D, CAVG, CCMPB, CCMPS) ---- */
+/* ---- window geometry (CC, CC2D, CADD, CAVG, CVVH, CCMPB, CCMPS) ---- */
 
 typedef struct Win {
     int64_t Y, X, F, R, KY, KX, IY, IX;
@@ -142,36 +142,32 @@ static void tap_range(int64_t off, int64_t s, int64_t n, int64_t nout, int64_t *
     *hi = b;
 }
 
-/* ---- elementwise: CADD, CVVH, CAX, CVS ---- */
+/* ---- elementwise: CVVH, CAX, CVS ---- */
 
-static Status run_CADD(SimRun *run, SimBlock *sb, Diag *d)
-{
-    (void)run, (void)d;
-    int64_t s[TIR_NDIMS];
-    shape_of(sb, s);
-    int64_t nf = s[D_F], np = sb->result_vol / nf, n = sb->result_vol;
-    uint32_t *o = (uint32_t *)sb->result;
-    fill_bias(sb, o, np, nf);
-    for (uint32_t v = 0; v < sb->n_var; v++) {
-        const int32_t *x = sb->in[v].data;
-        for (int64_t i = 0; i < n; i++)
-            o[i] += (uint32_t)x[i];
-    }
-    finish(sb->b, sb->result, n);
-    return ST_OK;
-}
-
+/* CVVH (P03): a_pad[oy*sy][ox*sx][f] * b_pad[oy*sy][ox*sx][f] + bias; zero padding, no
+ * kernel (docs/semantics.md). With stride 1 and no padding, the elementwise product. */
 static Status run_CVVH(SimRun *run, SimBlock *sb, Diag *d)
 {
     (void)run, (void)d;
-    int64_t s[TIR_NDIMS];
-    shape_of(sb, s);
-    int64_t nf = s[D_F], np = sb->result_vol / nf;
+    Win w;
+    win_of(sb, &w);
+    int64_t F = w.F;
     uint32_t *o = (uint32_t *)sb->result;
     const int32_t *a = sb->in[0].data, *b = sb->in[1].data;
-    fill_bias(sb, o, np, nf);
-    for (int64_t i = 0; i < sb->result_vol; i++)
-        o[i] += (uint32_t)a[i] * (uint32_t)b[i];
+    fill_bias(sb, o, w.Y * w.X, F);
+    for (int64_t oy = 0; oy < w.Y; oy++) {
+        int64_t iy = oy * w.sy - w.pu;
+        if (iy < 0 || iy >= w.IY)
+            continue;
+        int64_t lo, hi;
+        tap_range(-w.pl, w.sx, w.IX, w.X, &lo, &hi);
+        for (int64_t ox = lo; ox < hi; ox++) {
+            int64_t at = (iy * w.IX + ox * w.sx - w.pl) * F;
+            uint32_t *acc = o + (oy * w.X + ox) * F;
+            for (int64_t f = 0; f < F; f++)
+                acc[f] += (uint32_t)a[at + f] * (uint32_t)b[at + f];
+        }
+    }
     finish(sb->b, sb->result, sb->result_vol);
     return ST_OK;
 }
@@ -364,33 +360,38 @@ static Status run_CVM(SimRun *run, SimBlock *sb, Diag *d)
     return ST_OK;
 }
 
-/* ---- CAVG: window sum + bias ---- */
+/* ---- CADD, CAVG (P02): window sum over every input + bias ---- */
 
-static Status run_CAVG(SimRun *run, SimBlock *sb, Diag *d)
+/* bias[f] + sum over the n_var inputs and the ky x kx window of in_pad[oy*sy+ky][ox*sx+kx][f]
+ * (zero padding). CAVG has one input; CADD's window is 1 x 1 unless its shape gives one, and
+ * with stride 1 and no padding it is the plain sum of its inputs. */
+static Status run_window_sum(SimRun *run, SimBlock *sb, Diag *d)
 {
     (void)run, (void)d;
     Win w;
     win_of(sb, &w);
-    const int32_t *in = sb->in[0].data;
     uint32_t *o = (uint32_t *)sb->result;
     int64_t F = w.F;
     fill_bias(sb, o, w.Y * w.X, F);
-    for (int64_t oy = 0; oy < w.Y; oy++)
-        for (int64_t ky = 0; ky < w.KY; ky++) {
-            int64_t iy = oy * w.sy + ky - w.pu;
-            if (iy < 0 || iy >= w.IY)
-                continue;
-            for (int64_t kx = 0; kx < w.KX; kx++) {
-                int64_t lo, hi, off = kx - w.pl;
-                tap_range(off, w.sx, w.IX, w.X, &lo, &hi);
-                for (int64_t ox = lo; ox < hi; ox++) {
-                    const int32_t *ip = in + (iy * w.IX + ox * w.sx + off) * F;
-                    uint32_t *acc = o + (oy * w.X + ox) * F;
-                    for (int64_t f = 0; f < F; f++)
-                        acc[f] += (uint32_t)ip[f];
+    for (uint32_t v = 0; v < sb->n_var; v++) {
+        const int32_t *in = sb->in[v].data;
+        for (int64_t oy = 0; oy < w.Y; oy++)
+            for (int64_t ky = 0; ky < w.KY; ky++) {
+                int64_t iy = oy * w.sy + ky - w.pu;
+                if (iy < 0 || iy >= w.IY)
+                    continue;
+                for (int64_t kx = 0; kx < w.KX; kx++) {
+                    int64_t lo, hi, off = kx - w.pl;
+                    tap_range(off, w.sx, w.IX, w.X, &lo, &hi);
+                    for (int64_t ox = lo; ox < hi; ox++) {
+                        const int32_t *ip = in + (iy * w.IX + ox * w.sx + off) * F;
+                        uint32_t *acc = o + (oy * w.X + ox) * F;
+                        for (int64_t f = 0; f < F; f++)
+                            acc[f] += (uint32_t)ip[f];
+                    }
                 }
             }
-        }
+    }
     finish(sb->b, sb->result, sb->result_vol);
     return ST_OK;
 }
@@ -603,6 +604,11 @@ static int64_t per_window(const SimBlock *sb)
     return mul_sat(s[D_KY], s[D_KX]);
 }
 
+static int64_t per_sum(const SimBlock *sb)
+{
+    return mul_sat(per_window(sb), sb->n_var);
+}
+
 static int64_t per_cvm(const SimBlock *sb)
 {
     int64_t s[TIR_NDIMS];
@@ -612,15 +618,15 @@ static int64_t per_cvm(const SimBlock *sb)
 
 /* ---- the table ---- */
 
-static const SimKernel sim_k_CADD = {run_CADD, NULL, NULL, NULL};
-static const SimKernel sim_k_CVVH = {run_CVVH, NULL, NULL, NULL};
+static const SimKernel sim_k_CADD = {run_window_sum, check_window, NULL, per_sum};
+static const SimKernel sim_k_CVVH = {run_CVVH, check_window, NULL, NULL};
 static const SimKernel sim_k_CVM = {run_CVM, NULL, NULL, per_cvm};
 static const SimKernel sim_k_CC = {run_CC, check_window, scratch_CC, per_conv};
 static const SimKernel sim_k_CAX = {run_CAX, NULL, NULL, NULL};
 static const SimKernel sim_k_CC2D = {run_CC, check_window, scratch_CC, per_conv};
 static const SimKernel sim_k_CVS = {run_CVS, NULL, NULL, NULL};
 static const SimKernel sim_k_CCMPB = {run_CCMPB, check_cmp, NULL, per_window};
-static const SimKernel sim_k_CAVG = {run_CAVG, check_window, NULL, per_window};
+static const SimKernel sim_k_CAVG = {run_window_sum, check_window, NULL, per_window};
 static const SimKernel sim_k_CCMPS = {run_CCMPS, check_cmp, NULL, per_window};
 static const SimKernel sim_k_CLUT = {run_CLUT, check_CLUT, NULL, NULL};
 static const SimKernel sim_k_CLIF = {run_CLIF, check_CLIF, NULL, NULL};

@@ -55,7 +55,9 @@ static const BlockTypeInfo block_types[BT_COUNT] = {
 #undef X
 };
 
-#define AG_WINDOW (BTM(CAVG) | BTM(CC) | BTM(CC2D) | BTM(CCMPB) | BTM(CCMPS))
+#define AG_WINDOW (BTM(CAVG) | BTM(CC) | BTM(CC2D) | BTM(CCMPB) | BTM(CCMPS) | BTM(CADD))
+/* P02 (CADD, CAVG) and P03 (CVVH) read their inputs with a stride and padding */
+#define AG_STRIDED (AG_WINDOW | BTM(CVVH))
 #define AG_CONV (BTM(CC) | BTM(CC2D))
 #define AG_CMP (BTM(CCMPB) | BTM(CCMPS))
 #define AG_CONST_A BTM(CVS)

@@ -52,7 +52,7 @@ typedef struct BlockTypeInfo {
     int wire;
     BlockKind kind;
     int pcode;                /* 41 for P41; 0: not a primitive */
-    const char *dims;         /* 'R', 'o' or '-' per shape dim */
+    const char *dims;         /* 'R', 'o', 'v' or '-' per shape dim (blocktypes.def) */
     int nvar;                 /* repeats of the first input role: 1 fixed, 0 any, N at most N */
     unsigned flags;           /* BF_* */
     const ClusterSpec *ins;

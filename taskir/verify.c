@@ -22,14 +22,20 @@
 
 #define VFY_MSG 1024
 
-void vfy_block(Verifier *v, const char *rule, const Block *b, const char *fmt, ...)
+static void block_finding(Verifier *v, Status st, const char *rule, const Block *b,
+                          const char *fmt, va_list ap)
 {
     char msg[VFY_MSG];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    diag_block(v->d, st, rule, b, "%s", msg);
+}
+
+void vfy_block(Verifier *v, const char *rule, const Block *b, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    block_finding(v, ST_LOGIC, rule, b, fmt, ap);
     va_end(ap);
-    diag_block(v->d, ST_LOGIC, rule, b, "%s", msg);
     v->found++;
 }
 
@@ -70,6 +76,16 @@ void vfy_add(Verifier *v, const char *rule, const char *where, const char *fmt, 
     va_end(ap);
     diag_add(v->d, ST_LOGIC, rule, where, "%s", msg);
     v->found++;
+}
+
+void vfy_pedantic(Verifier *v, const char *rule, const Block *b, const char *fmt, ...)
+{
+    if (!v->strict)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    block_finding(v, ST_OK, rule, b, fmt, ap);
+    va_end(ap);
 }
 
 /* ---- shared helpers ---- */
@@ -232,12 +248,10 @@ static void check_sockets(Verifier *v)
             const Block *b = g->blocks[i];
             if (b->type != t)
                 continue;
-            if (!b->has_socket_id) {
-                vfy_block(v, "io.socket", b, "an %s block needs a socket_id",
-                          bt_info(t)->name);
-                continue;
-            }
-            s[n].id = b->socket_id;
+            if (!b->has_socket_id)
+                vfy_pedantic(v, "io.socket", b, "an %s block without a socket_id has socket 0",
+                             bt_info(t)->name);
+            s[n].id = b->socket_id; /* absent: 0, as a proto2 reader reads it */
             s[n++].pos = i;
         }
         qsort(s, n, sizeof *s, socket_cmp);
@@ -298,7 +312,12 @@ static void check_groups(Verifier *v)
 
 Status verify_graph(const Graph *g, Diag *d)
 {
-    Verifier v = {.g = g, .d = d};
+    return verify_graph_opts(g, NULL, d);
+}
+
+Status verify_graph_opts(const Graph *g, const VerifyOptions *o, Diag *d)
+{
+    Verifier v = {.g = g, .d = d, .strict = o && o->strict};
     size_t ne = g->n_edges ? g->n_edges : 1;
     v.out_refs = calloc(ne, sizeof *v.out_refs);
     v.in_refs = calloc(ne, sizeof *v.in_refs);

@@ -10,4 +10,15 @@
  * are in d), ST_RUNTIME when the verifier ran out of memory. Never modifies the graph. */
 Status verify_graph(const Graph *g, Diag *d);
 
+typedef struct VerifyOptions {
+    /* Also record, as warnings (status ST_OK, so not counted as violations), the pedantic
+     * findings about conventions of the existing tools that the verifier accepts: an absent
+     * socket_id, an attribute a type does not use at its neutral value, a data-holding
+     * storage block's empty input cluster, a 1-D form (docs/formats.md, reading). */
+    bool strict;
+} VerifyOptions;
+
+/* verify_graph with options; o may be NULL (no options). */
+Status verify_graph_opts(const Graph *g, const VerifyOptions *o, Diag *d);
+
 #endif

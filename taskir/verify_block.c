@@ -1,6 +1,7 @@
 /* verify_block.c: the rules about one block on its own, all read from the type table
  * (blocktypes.def, attributes.def, precisions.def) rather than from per-type code:
- * shape.*, attr.*, bias.type, cluster.count, cluster.shape, data.*, limit.volume.
+ * shape.*, attr.*, bias.type, cluster.count, cluster.shape, data.* (data.integer: a float
+ * tensor's non-integral values), limit.volume.
  * Requires a block whose type is in the table and is not TASK_NULL (verify.c sees to it).
  */
 #include "taskir/verify_impl.h"
@@ -35,6 +36,11 @@ static void check_shape(Verifier *v, const Block *b)
             vfy_block(v, "shape.forbidden", b, "%s does not use dim %s, but the shape gives %s=%d",
                       ti->name, n, n, (int)x);
     }
+    bool no_y = ti->dims[D_Y] == 'v' && !b->shape.d[D_Y];
+    bool no_x = ti->dims[D_X] == 'v' && !b->shape.d[D_X];
+    if (no_y || no_x)
+        vfy_pedantic(v, "shape.required", b, "%s without %s (its 1-D form): read as 1",
+                     ti->name, no_y && no_x ? "y and x" : no_y ? "y" : "x");
     if (b->shape.n_branch < 0 || b->shape.n_branch > VFY_MAX_DIM)
         vfy_block(v, "shape.range", b, "n_branch=%d is outside 0..%d (2^24)",
                   (int)b->shape.n_branch, (int)VFY_MAX_DIM);
@@ -46,8 +52,9 @@ static void check_window_axis(Verifier *v, const Block *b, const int32_t s[TIR_N
 {
     int64_t lo = blk_attr(b, plo), hi = blk_attr(b, phi), stride = blk_attr(b, st);
     int64_t dil = (bt_info(b->type)->flags & BF_DILATE) ? blk_attr(b, dl) : 1;
+    int64_t k = s[kd] ? s[kd] : 1; /* no kernel dim (CVVH): 1 */
     int64_t out;
-    if (!tir_window_out(s[id], lo, hi, s[kd], stride, dil, &out))
+    if (!tir_window_out(s[id], lo, hi, k, stride, dil, &out))
         vfy_block(v, "shape.window", b,
                   "%s=%d, kernel %d, stride %" PRId64 ", pad %" PRId64 "/%" PRId64
                   ", dilation %" PRId64 " give no window (it does not fit)",
@@ -77,7 +84,7 @@ static void check_window(Verifier *v, const Block *b)
     for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; i++) {
         const Attr *a = blk_find_attr(b, kernels[i].a);
         int32_t k;
-        if (a && attr_int_value(a, &k) && k != s[kernels[i].d])
+        if (a && attr_int_value(a, &k) && k != ext(s[kernels[i].d]))
             vfy_block(v, "attr.kernel", b, "%s=%d but the shape gives %s=%d",
                       at_info(kernels[i].a)->name, (int)k, tir_dim_names[kernels[i].d],
                       (int)s[kernels[i].d]);
@@ -105,7 +112,10 @@ static void check_attrs(Verifier *v, const Block *b)
             dup |= bit;
         }
         seen |= bit;
-        if (!(ai->allowed & tmask))
+        if (!(ai->allowed & tmask) && attr_is_neutral(a))
+            vfy_pedantic(v, "attr.forbidden", b, "%s does not use attribute %s; its neutral "
+                         "value is accepted and kept", ti->name, ai->name);
+        else if (!(ai->allowed & tmask))
             vfy_block(v, "attr.forbidden", b, "%s does not take attribute %s", ti->name,
                       ai->name);
         int32_t val;
@@ -196,7 +206,11 @@ static void check_cluster_count(Verifier *v, const Block *b)
     if (ti->kind == BK_STORAGE) {
         bool by_data = (ti->flags & BF_DATA) && b->data;
         in_ok = b->n_in == (by_data ? 0u : 1u);
-        if (!by_data && b->n_in == 0)
+        if (blk_idle_input(b)) {
+            in_ok = true;
+            vfy_pedantic(v, "cluster.count", b, "has 1 input cluster, with no interfaces; a %s "
+                         "with data takes none", ti->name);
+        } else if (!by_data && b->n_in == 0)
             in_ok = true; /* data.missing says it better */
         else if (!in_ok && by_data)
             snprintf(want, sizeof want, "a %s with data takes none", ti->name);
@@ -324,7 +338,8 @@ static void check_data_range(Verifier *v, const Block *b, const Tensor *t,
                 }
             }
         break;
-    case TC_FLOAT:
+    case TC_FLOAT: {
+        uint64_t frac = 0, frac_at = 0;
         for (uint32_t i = 0; i < t->n_f32; i++) {
             double x = t->f32[i];
             if (isnan(x) || x < (double)pi->lo || x > (double)pi->hi) {
@@ -332,9 +347,19 @@ static void check_data_range(Verifier *v, const Block *b, const Tensor *t,
                     first = i;
                     snprintf(val, sizeof val, "%g", x);
                 }
+            } else if (x != floor(x) && !frac++) {
+                frac_at = i;
             }
         }
+        /* every block computes on integers (docs/semantics.md): the simulator refuses such a
+         * value when it loads the data [sim.data]; say it here first */
+        if (frac)
+            vfy_block(v, "data.integer", b,
+                      "%s data value %.9g at index %" PRIu64 " is not an integer (%" PRIu64
+                      " values are not); the blocks it feeds compute on integers",
+                      pi->name, (double)t->f32[frac_at], frac_at, frac);
         break;
+    }
     }
     if (bad)
         vfy_block(v, "data.range", b,

@@ -106,6 +106,8 @@ static void check_sizes(Verifier *v, const Edge *e, uint32_t pos)
     char st[160], dt[160];
     vfy_dims_text(s0, st, sizeof st);
     vfy_dims_text(d0, dt, sizeof dt);
+    if (identity && verify_size_culprit(v, e, pos, s0, d0))
+        return;
     if (identity) {
         vfy_edge(v, "edge.size", e->id,
                  "the src box (%s) and the dst box (%s) differ; without a rearrangement they "

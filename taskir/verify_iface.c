@@ -266,7 +266,7 @@ static void check_cluster(Verifier *v, const Block *b, bool input, uint32_t ci)
     CRef cr = {.b = b, .input = input, .ci = ci};
     int32_t cd[TIR_CDIMS];
     bool known = vfy_cluster_dims(b, input, ci, cd);
-    bool cover = input && known && reserve_boxes(v, c->n_ifaces);
+    bool cover = input && known && !blk_idle_input(b) && reserve_boxes(v, c->n_ifaces);
     uint32_t n = 0;
     for (uint32_t k = 0; k < c->n_ifaces; k++) {
         check_iface_edge(v, &cr, k);

@@ -6,7 +6,8 @@
  *   verify_iface.c  interfaces (bounds, the edge they name, exact cover of input clusters),
  *                   which also records which interfaces reference each edge;
  *   verify_edge.c   rules about edges (ids, endpoints, references, producer pairs, box sizes
- *                   and volumes) and the cycle check.
+ *                   and volumes) and the cycle check;
+ *   verify_culprit.c which block to blame when an edge's two ends differ in size.
  * Every finding goes through vfy_block / vfy_edge / vfy_add, which count it, so verify_graph
  * can tell its own findings from what the Diag held before.
  */
@@ -38,6 +39,7 @@ typedef struct VBox {
 typedef struct Verifier {
     const Graph *g;
     Diag *d;
+    bool strict;            /* record pedantic findings as warnings (VerifyOptions) */
     size_t found;           /* findings recorded by this run */
     bool oom;               /* an allocation of the verifier failed */
     uint32_t *out_refs;     /* per edge position: output interfaces on its src block naming it */
@@ -57,6 +59,10 @@ void vfy_block_edge(Verifier *v, const char *rule, const Block *b, int32_t edge_
                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 void vfy_add(Verifier *v, const char *rule, const char *where, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* Record a pedantic finding about a convention the verifier accepts: a warning (ST_OK, not
+ * counted) when v->strict, nothing otherwise. */
+void vfy_pedantic(Verifier *v, const char *rule, const Block *b, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* Does the block have a type of the table (not an out-of-range value)? */
 bool vfy_type_ok(const Block *b);
@@ -75,6 +81,12 @@ void vfy_dims_text(const int64_t *dims, char *buf, size_t len);
  * (iface.bounds). An unused cluster dim (0) has extent 1: position 0, size 0 or 1. */
 bool vfy_iface_box(const int32_t cd[TIR_CDIMS], const Iface *f, int64_t pos[TIR_CDIMS],
                    int64_t size[TIR_CDIMS], char *why, size_t len);
+
+/* When edge e (at position pos) joins whole clusters of sizes s0 (src) and d0 (dst) that
+ * differ, reports the block the type table says is wrong [shape.operand, io.shape] and
+ * returns true; false when it cannot tell (edge.size then speaks). verify_culprit.c. */
+bool verify_size_culprit(Verifier *v, const Edge *e, uint32_t pos, const int64_t s0[TIR_CDIMS],
+                         const int64_t d0[TIR_CDIMS]);
 
 /* The passes, in the order verify_graph runs them. */
 void verify_block_local(Verifier *v, const Block *b);

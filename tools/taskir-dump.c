@@ -30,7 +30,8 @@
 
 static const char usage_text[] =
     "usage: taskir-dump GRAPH.pb|MAP.pb [--format text|json|dot] [--full-data] [--summary]\n"
-    "                   [--block ID] [--verify] [--input-format graph|mapping] [-o FILE]\n"
+    "                   [--block ID] [--verify [--strict]] [--input-format graph|mapping]\n"
+    "                   [-o FILE]\n"
     "       taskir-dump --help | --version\n"
     "\n"
     "Prints a TaskGraph (.pb) or a Mapping (.map.pb: the graph placed on cores); \"-\" reads\n"
@@ -51,6 +52,11 @@ static const char usage_text[] =
     "                dicts), with --format, --summary or --block the dump follows (and the\n"
     "                ok line goes to standard error); with --format json alone the findings\n"
     "                (rule, block, edge, where, message) print as JSON, also when none\n"
+    "  --strict      with --verify (implies it), a graph's pedantic findings too: the\n"
+    "                conventions of the existing tools that --verify accepts (an absent\n"
+    "                socket_id, unused attributes at neutral values, a data block's empty\n"
+    "                input cluster, 1-D forms), printed as warnings; they do not change the\n"
+    "                exit status, and the ok line counts them\n"
     "  --input-format KIND  read the input as a graph (TaskGraph) or a mapping (Mapping);\n"
     "                by default a path ending in .map.pb is a Mapping, else the first field\n"
     "                of the file decides (docs/formats.md)\n"
@@ -82,6 +88,7 @@ typedef struct Options {
     int32_t block;
     bool verify;
     bool full_data;      /* --full-data: PF_JSON_FULL */
+    bool strict;         /* --strict: verify_graph_opts(.strict) */
 } Options;
 
 /* Parses argv into o. Returns -1 to go on, else the exit code (--help, --version, errors). */
@@ -113,6 +120,8 @@ static int parse_args(int argc, char **argv, Options *o)
             o->verify = true;
         } else if (strcmp(a, "--full-data") == 0) {
             o->full_data = true;
+        } else if (strcmp(a, "--strict") == 0) {
+            o->verify = o->strict = true;
         } else if ((v = cli_opt_value(argc, argv, &i, "--format", &m)), m) {
             o->format_given = true;
             if ((rc = cli_once(TOOL, "--format", &seen_format)) >= 0)
@@ -236,8 +245,10 @@ static Status run(const Options *o, const char *name, Diag *d, Diag *od, bool *r
     if (st != ST_OK)
         return st;
     bool dump = !json_report && (!o->verify || o->format_given || o->summary || o->has_block);
+    VerifyOptions vo = {.strict = o->strict};
+    size_t before = d->n;
     if (o->verify)
-        st = m ? verify_mapping(m, d) : verify_graph(g, d);
+        st = m ? verify_mapping(m, d) : verify_graph_opts(g, &vo, d);
     if (json_report && st != ST_RUNTIME) {
         uint32_t counts[2] = {g->n_blocks, g->n_edges};
         Status rst = report(o, name, d, counts, od);
@@ -266,6 +277,12 @@ static Status run(const Options *o, const char *name, Diag *d, Diag *od, bool *r
         fprintf(dump ? stderr : ms, "%s: ok (%u blocks, %u edges, %u node dicts, %u edge dicts)\n",
                 name, (unsigned)g->n_blocks, (unsigned)g->n_edges, (unsigned)m->n_nodes,
                 (unsigned)m->n_edges);
+    else if (o->verify && o->strict)
+        fprintf(dump ? stderr : ms, "%s: ok (%u blocks, %u edges, %zu warnings)\n", name,
+                (unsigned)g->n_blocks, (unsigned)g->n_edges, d->n - before + d->dropped);
+    else if (o->verify && o->strict)
+        fprintf(dump ? stderr : ms, "%s: ok (%u blocks, %u edges, %zu warnings)\n", name,
+                (unsigned)g->n_blocks, (unsigned)g->n_edges, d->n - before + d->dropped);
     else if (o->verify)
         fprintf(dump ? stderr : ms, "%s: ok (%u blocks, %u edges)\n", name,
                 (unsigned)g->n_blocks, (unsigned)g->n_edges);

@@ -202,14 +202,15 @@ static void test_dump_detection(void **state)
     tt_assert_contains(r.out, "ok (25 blocks, 24 edges, 23 node dicts, 5 edge dicts)");
     tt_run_free(&r);
     /* --input-format overrides */
-    tool(&r, NULL, dump_tool, copy, "--input-format", "graph", NULL);
+    /* read as a TaskGraph, as protobuf's parsers read it: the fields of other wire types
+     * skipped, one empty block and one edge are left, which --verify refuses */
+    tool(&r, NULL, dump_tool, copy, "--input-format", "graph", "--verify", NULL);
     assert_int_equal(r.status, 2);
-    tt_assert_contains(r.err, "TaskGraph.blocks.id");
-    tt_assert_contains(r.err, "[wire.wiretype]");
+    tt_assert_contains(r.err, "[shape.required]");
     tt_run_free(&r);
     tool(&r, NULL, dump_tool, graph, "--input-format=mapping", NULL);
     assert_int_equal(r.status, 2);
-    tt_assert_contains(r.err, "Mapping.graph");
+    tt_assert_contains(r.err, "[load.enum]");
     tt_run_free(&r);
     tool(&r, NULL, dump_tool, graph, "--input-format", "map", NULL);
     assert_int_equal(r.status, 1);
@@ -456,7 +457,7 @@ static void test_run_same_as_graph(void **state)
     tt_run_free(&r);
     tool(&r, NULL, run_tool, map, "--format", "pb", "--input", arg, NULL);
     assert_int_equal(r.status, 2);
-    tt_assert_contains(r.err, "[wire.wiretype]");
+    tt_assert_contains(r.err, "[shape.required]");
     tt_run_free(&r);
     tool(&r, NULL, run_tool, map, "--params", "p.params", "--input", arg, NULL);
     assert_int_equal(r.status, 1);

@@ -146,6 +146,8 @@ static const Case cases[] = {
     CONV(CONV_OK, "kernel_layout", "HWIO"), "cvm.attr.kernel_layout"},
     CONV(CONV_OK, "out_layout", "NHWC"), "cvm.attr.out_layout"},
     CONV(CONV_OK, "out_dtype", "float32"), "cvm.attr.out_dtype"},
+    /* cvm-runtime's dtype fields take type names only ("-1" was accepted here) */
+    CONV(CONV_OK, "out_dtype", "-1"), "cvm.attr.out_dtype"},
     CONV("channels", "2", "kernel_size", "(3, 3)", "use_bias", "yes"), "cvm.attr.use_bias"},
     CONV(CONV_OK, "foo", "1"), "cvm.attr.unknown"},
     CONV("channels", "2", "kernel_size", "(3, 3)"), "cvm.op.inputs"}, /* use_bias: 3 inputs */
@@ -160,6 +162,13 @@ static const Case cases[] = {
      "cvm.attr.pool_size"},
     {CVM_OP_max_pool2d, 1, {X4(1, 1, 4, 4, 8)}, KV("pool_size", "(2, 2)", "ceil_mode", "maybe"),
      "cvm.attr.ceil_mode"},
+    /* ceil mode whose last window starts in the trailing padding (cvm-runtime refuses it) */
+    {CVM_OP_max_pool2d, 1, {X4(1, 1, 4, 4, 8)},
+     KV("pool_size", "(2, 2)", "strides", "(3, 3)", "padding", "1", "ceil_mode", "true"),
+     "cvm.attr.ceil_mode"},
+    {CVM_OP_max_pool2d, 1, {X4(1, 1, 6, 4, 8)},
+     KV("pool_size", "(2, 2)", "strides", "(3, 3)", "padding", "(1, 1)", "ceil_mode", "True"),
+     "cvm.attr.ceil_mode"},
     /* upsampling */
     {CVM_OP_upsampling, 1, {X4(1, 1, 2, 2, 8)}, KV("scale", "0"), "cvm.attr.scale"},
     {CVM_OP_upsampling, 1, {X4(1, 1, 2, 2, 8)}, KV("scale", "2", "method", "BILINEAR"),
@@ -167,8 +176,9 @@ static const Case cases[] = {
     /* vision */
     {CVM_OP_get_valid_counts, 1, {X3(1, 4, 3, 8)}, KV("score_threshold", "x"),
      "cvm.attr.score_threshold"},
-    {CVM_OP_get_valid_counts, 1, {X3(1, 4, 3, 8)}, KV("id_index", "1"), "cvm.attr.id_index"},
-    {CVM_OP_get_valid_counts, 1, {X3(1, 4, 3, 8)}, KV("score_index", "0"), "cvm.attr.score_index"},
+    /* attributes of TVM's get_valid_counts that cvm-runtime does not have */
+    {CVM_OP_get_valid_counts, 1, {X3(1, 4, 3, 8)}, KV("id_index", "0"), "cvm.attr.unknown"},
+    {CVM_OP_get_valid_counts, 1, {X3(1, 4, 3, 8)}, KV("score_index", "1"), "cvm.attr.unknown"},
     {CVM_OP_non_max_suppression, 2, {X3(1, 4, 6, 8), X1(1, 8)}, KV("iou_threshold", "0"),
      "cvm.attr.iou_threshold"},
     {CVM_OP_non_max_suppression, 2, {X3(1, 4, 6, 8), X1(1, 8)}, KV("max_output_size", "1.5"),
@@ -196,12 +206,17 @@ static const Case cases[] = {
     {CVM_OP_cvm_left_shift, 1, {X1(4, 8)}, KV("precision", "8", "shift_bit", "33"),
      "cvm.attr.shift_bit"},
     {CVM_OP_cvm_lut, 2, {X1(4, 8), X1(3, 8)}, KV("in_dim", "4"), "cvm.attr.in_dim"},
+    /* cvm-runtime requires in_dim (it has no default) */
+    {CVM_OP_cvm_lut, 2, {X1(4, 8), X1(3, 8)}, NULL, "cvm.attr.in_dim"},
+    {CVM_OP_cvm_lut, 2, {X1(4, 8), X1(3, 8)}, KV("in_dim", "None"), "cvm.attr.in_dim"},
     /* reduce */
     {CVM_OP_sum, 1, {X3(2, 2, 2, 8)}, KV("axis", "(3,)"), "cvm.attr.axis"},
     {CVM_OP_sum, 1, {X3(2, 2, 2, 8)}, KV("axis", "(1, -2)"), "cvm.attr.axis"},
     {CVM_OP_max, 1, {X3(2, 2, 2, 8)}, KV("keepdims", "t"), "cvm.attr.keepdims"},
     {CVM_OP_max, 1, {X3(2, 2, 2, 8)}, KV("exclude", "f"), "cvm.attr.exclude"},
     {CVM_OP_sum, 1, {X3(2, 2, 2, 8)}, KV("dtype", "float32"), "cvm.attr.dtype"},
+    {CVM_OP_sum, 1, {X3(2, 2, 2, 8)}, KV("dtype", "4"), "cvm.attr.dtype"},
+    {CVM_OP_max, 1, {X3(2, 2, 2, 8)}, KV("dtype", "-1"), "cvm.attr.dtype"},
     /* transform */
     {CVM_OP_repeat, 1, {X2(2, 2, 8)}, KV("repeats", "0"), "cvm.attr.repeats"},
     {CVM_OP_repeat, 1, {X2(2, 2, 8)}, KV("repeats", "2", "axis", "2"), "cvm.attr.axis"},
@@ -215,6 +230,8 @@ static const Case cases[] = {
     {CVM_OP_expand_dims, 1, {X2(2, 3, 8)}, KV("axis", "3"), "cvm.attr.axis"},
     {CVM_OP_expand_dims, 1, {X2(2, 3, 8)}, KV("axis", "0", "num_newaxis", "4096"),
      "cvm.attr.num_newaxis"},
+    {CVM_OP_expand_dims, 1, {X2(2, 3, 8)}, KV("axis", "0", "num_newaxis", "0"),
+     "cvm.attr.num_newaxis"},
     {CVM_OP_transpose, 1, {X2(2, 3, 8)}, KV("axes", "(0,)"), "cvm.attr.axes"},
     {CVM_OP_transpose, 1, {X2(2, 3, 8)}, KV("axes", "(1, -1)"), "cvm.attr.axes"},
     {CVM_OP_strided_slice, 1, {X2(3, 4, 8)}, KV("end", "(1, 1)"), "cvm.attr.begin"},
@@ -226,6 +243,9 @@ static const Case cases[] = {
      "cvm.attr.stride"},
     {CVM_OP_slice_like, 2, {X2(3, 4, 8), X2(2, 2, 8)}, KV("axis", "(2,)"), "cvm.attr.axis"},
     {CVM_OP_slice_like, 2, {X2(3, 4, 8), X1(2, 8)}, KV("axis", "(1,)"), "cvm.attr.axis"},
+    /* without axis, inputs of different ranks (cvm-runtime refuses them) */
+    {CVM_OP_slice_like, 2, {X2(3, 4, 8), X1(2, 8)}, NULL, "cvm.shape.mismatch"},
+    {CVM_OP_slice_like, 2, {X2(3, 4, 8), X3(2, 2, 1, 8)}, KV("axis", "()"), "cvm.shape.mismatch"},
     {CVM_OP_concatenate, 2, {X2(2, 2, 8), X2(2, 2, 8)}, KV("axis", "2"), "cvm.attr.axis"},
     {CVM_OP_take, 2, {X2(2, 2, 8), X1(2, 8)}, KV("axis", "-3"), "cvm.attr.axis"},
     {CVM_OP_take, 2, {X2(2, 2, 8), X1(2, 8)}, KV("axis", "Nope"), "cvm.attr.axis"},

@@ -31,7 +31,7 @@ static const char base_json[] =
     " \"heads\": [[3, 0, 0]],\n"
     " \"node_row_ptr\": [0, 1, 2, 3, 4],\n"
     " \"attrs\": {\n"
-    "  \"dltype\": [\"list_str\", [\"int32\", \"int8\", \"int32\", \"int32\"]],\n"
+    "  \"dltype\": [\"list_str\", [\"int32\", \"int32\", \"int32\", \"int32\"]],\n"
     "  \"shape\": [\"list_shape\", [[1, 1, 3, 3], [1, 1, 2, 2], [1, 1, 2, 2], [1, 1, 2, 2]]],\n"
     "  \"precision\": [\"list_int\", [8, 8, 19, 8]],\n"
     "  \"storage_id\": [\"list_int\", [0, 1, 2, 3]],\n"
@@ -129,15 +129,14 @@ static void test_load_and_run(void **state)
     og_tensor_free(&out);
     og_destroy(g);
     diag_finish(&d);
-    /* the same from files, with a node's own attrs also holding an operator attribute
-     * (NNVM style) and an int32 params array */
+    /* the same from files, with a node's own precision (cvm-runtime reads and ignores it)
+     * and an int32 params array */
     char dir[] = "/tmp/cvmtestXXXXXX";
     assert_non_null(mkdtemp(dir));
     char jpath[64], ppath[64];
     snprintf(jpath, sizeof jpath, "%s/m.json", dir);
     snprintf(ppath, sizeof ppath, "%s/m.params", dir);
-    char *j = patched(base_json, "\"flatten_data\": \"0\"}, \"inputs\": [[2",
-                      "\"flatten_data\": \"0\", \"precision\": \"8\"}, \"inputs\": [[2");
+    char *j = patched(base_json, "\"name\": \"shift1\"", "\"name\": \"shift1\", \"precision\": 8");
     diag_init(&d, jpath);
     assert_int_equal(tir_write_file_atomic(jpath, j, strlen(j), &d), ST_OK);
     CvmParam p = {"w", {{4, {1, 1, 2, 2}}, 4, w_vals}, 32};
@@ -165,6 +164,8 @@ typedef struct Bad {
 } Bad;
 
 #define SHAPES "[[1, 1, 3, 3], [1, 1, 2, 2], [1, 1, 2, 2], [1, 1, 2, 2]]"
+#define DLTYPES "[\"int32\", \"int32\", \"int32\", \"int32\"]"
+#define STORAGE "  \"storage_id\": [\"list_int\", [0, 1, 2, 3]],\n"
 #define SHIFT_ATTRS "\"num_inputs\": \"1\", \"num_outputs\": \"1\""
 #define CONV_OPATTRS                                                                       \
     "\"{\\\"channels\\\": \\\"1\\\", \\\"kernel_size\\\": \\\"(2, 2)\\\", "              \
@@ -197,20 +198,23 @@ static const Bad bads[] = {
     {"\"list_int\", [8, 8", "\"list_str\", [8, 8", "cvm.json.attrs", "precision"},
     {"\"list_int\", [0, 1, 2, 3]", "\"list_int\", [0, 1, \"2\", 3]", "cvm.json.type",
      "storage_id"},
-    {"\"list_int\", [0, 1, 2, 3]", "\"list_int\", [0, 1, -2, 3]", "cvm.json.attrs",
+    {"\"list_int\", [0, 1, 2, 3]", "\"list_int\", [0, 1, -2, 3]", "cvm.json.storage",
      "storage_id"},
     {CONV_OPATTRS, "\"[]\"", "cvm.json.attrs", "'conv1'"},
     {"\"{}\", \"{}\"", "\"{}\", 7", "cvm.json.attrs", "op_attrs"},
     {SHIFT_OPATTRS, "\"{\\\"precision\\\": 8,\"", "cvm.json.syntax", "'shift1'"},
-    {SHIFT_ATTRS, SHIFT_ATTRS ", \"precision\": \"7\"", "cvm.json.attrs", "'shift1'"},
-    {SHIFT_ATTRS, SHIFT_ATTRS ", \"precision\": 1.5", "cvm.json.type", "'shift1'"},
-    {"\"int8\"", "\"float32\"", "cvm.json.dltype", "dltype"},
+    {SHIFT_ATTRS, SHIFT_ATTRS ", \"precision\": \"7\"", "cvm.json.key", "'shift1'"},
+    {SHIFT_ATTRS, "\"num_inputs\": 1, \"num_outputs\": \"1\"", "cvm.json.type", "'shift1'"},
+    {DLTYPES, "[\"int32\", \"int8\", \"int32\", \"int32\"]", "cvm.json.dltype", "dltype"},
+    {DLTYPES, "[\"int32\", \"float32\", \"int32\", \"int32\"]", "cvm.json.dltype", "dltype"},
     {"cvm_right_shift", "softmax", "cvm.op.unknown", "'shift1'"},
     {SHIFT_ATTRS, "\"num_inputs\": \"2\", \"num_outputs\": \"1\"", "cvm.op.inputs", "'shift1'"},
     {SHIFT_ATTRS, "\"num_inputs\": \"1\", \"num_outputs\": \"2\"", "cvm.op.outputs", "'shift1'"},
     {"\\\"use_bias\\\": \\\"False\\\"", "\\\"use_bias\\\": \\\"False\\\", \\\"padding\\\": "
      "\\\"(5000, 0)\\\"", "cvm.attr.padding", "'conv1'"},
-    {SHIFT_ATTRS, SHIFT_ATTRS ", \"bogus\": \"1\"", "cvm.attr.unknown", "'shift1'"},
+    {SHIFT_ATTRS, SHIFT_ATTRS ", \"bogus\": \"1\"", "cvm.json.key", "'shift1'"},
+    {SHIFT_OPATTRS, "\"{\\\"precision\\\": \\\"8\\\", \\\"shift_bit\\\": \\\"2\\\", "
+     "\\\"bogus\\\": \\\"1\\\"}\"", "cvm.attr.unknown", "'shift1'"},
     {SHIFT_OPATTRS, "\"{}\"", "cvm.attr.precision", "'shift1'"},
     {"\\\"use_bias\\\": \\\"False\\\"", "\\\"use_bias\\\": \\\"True\\\"", "cvm.op.inputs",
      "'conv1'"},
@@ -223,17 +227,84 @@ static const Bad bads[] = {
      "'conv1'"},
     {"[8, 8, 19, 8]", "[8, 8, 18, 8]", "cvm.precision", "'conv1'"},
     {"[8, 8, 19, 8]", "[-1, 8, 19, 8]", "cvm.precision.missing", "'data'"},
-    {"[8, 8, 19, 8]", "[40, 8, 19, 8]", "cvm.precision.range", "'data'"},
+    {"[8, 8, 19, 8]", "[40, 8, 19, 8]", "cvm.precision.range", "precision"},
     {"[8, 8, 19, 8]", "[9, 8, 19, 8]", "cvm.precision.input", "'conv1'"},
     {"[8, 8, 19, 8]", "[8, 1, 19, 8]", "cvm.params.range", "'w'"},
     {"\"name\": \"w\"", "\"name\": \"w2\"", "cvm.params.missing", "'w2'"},
-    {"\"name\": \"w\"", "\"name\": \"data\"", "cvm.input.missing", "'data'"},
+    {"\"name\": \"w\"", "\"name\": \"data\"", "cvm.json.duplicate", "'data'"},
     {SHAPES, "[[1, 1, 1, 1, 1, 1, 3, 3], [1, 1, 2, 2], [1, 1, 2, 2], [1, 1, 2, 2]]",
      "cvm.limit.ndim", "shape"},
     {SHAPES, "[[1, 1, 3, 16777217], [1, 1, 2, 2], [1, 1, 2, 2], [1, 1, 2, 2]]", "cvm.limit.dim",
      "shape"},
     {SHAPES, "[[2048, 1, 1024, 1024], [1, 1, 2, 2], [1, 1, 2, 2], [1, 1, 2, 2]]",
      "cvm.limit.volume", "'data'"},
+    /* what cvm-runtime's loader refuses (graph_runtime.h, graph_runtime.cc, infer_attr.cc;
+     * docs/cvm-rules.md has the table) */
+    {"\"arg_nodes\": [0, 1]", "\"arg_nodes\": [0, 1,]", "cvm.json.syntax", NULL},
+    {"\"flatten_data\": \"0\"}", "\"flatten_data\": \"0\",}", "cvm.json.syntax", NULL},
+    {"\"arg_nodes\": [0, 1]", "\"arg_nodes\": [0, 1] // the inputs", "cvm.json.syntax", NULL},
+    {"\"name\": \"w\"", "'name': \"w\"", "cvm.json.syntax", NULL},
+    {"\"name\": \"w\"", "\"name\": 'w'", "cvm.json.syntax", NULL},
+    {"[8, 8, 19, 8]", "[8, 8, 19, NaN]", "cvm.json.syntax", NULL},
+    {"[8, 8, 19, 8]", "[8, 8, 19, 8.]", "cvm.json.syntax", NULL},
+    {"[8, 8, 19, 8]", "[8, 8, 19, Infinity]", "cvm.json.syntax", NULL},
+    {"\"name\": \"w\"", "\"name\": \"w\tx\"", "cvm.json.syntax", NULL},
+    /* escapes cvm-runtime's reader does not know */
+    {"\"name\": \"shift1\"", "\"name\": \"shift\\u00e91\"", "cvm.json.syntax", NULL},
+    {"\"name\": \"shift1\"", "\"name\": \"shift\\/1\"", "cvm.json.syntax", NULL},
+    {SHIFT_OPATTRS, "\"{\\\"precision\\\": \\\"\\\\u0038\\\", \\\"shift_bit\\\": \\\"2\\\"}\"",
+     "cvm.json.syntax", "'shift1'"},
+    {SHIFT_OPATTRS, "\"{\\\"precision\\\": \\\"8\\\", \\\"shift_bit\\\": \\\"2\\\",}\"",
+     "cvm.json.syntax", "'shift1'"},
+    {"\"name\": \"w\"", "\"name\": \"w\xff\"", "cvm.json.utf8", NULL},
+    {"\"name\": \"shift1\"", "\"name\": \"shift\xc3\x28" "1\"", "cvm.json.utf8", NULL},
+    {"\"arg_nodes\": [0, 1]", "\"arg_nodes\": [0, 1], \"extra\": 1", "cvm.json.key", "extra"},
+    {"\"name\": \"w\", ", "\"name\": \"w\", \"shape\": [1], ", "cvm.json.key", "'w'"},
+    {STORAGE, STORAGE "  \"layout\": [\"list_str\", []],\n", "cvm.json.key", "layout"},
+    {STORAGE, STORAGE "  \"device_index\": [\"list_int\", [1, 1, 1, 1]],\n",
+     "cvm.json.device", "device_index"},
+    {STORAGE, STORAGE "  \"device_index\": [\"list_str\", []],\n", "cvm.json.attrs",
+     "device_index"},
+    {STORAGE, STORAGE "  \"dtype\": [\"list_float\", []],\n", "cvm.json.attrs", "dtype"},
+    {STORAGE, STORAGE "  \"device_index\": 5,\n", "cvm.json.attrs", "device_index"},
+    {STORAGE, STORAGE "  \"device_index\": null,\n", "cvm.json.attrs", "device_index"},
+    {STORAGE, STORAGE "  \"device_index\": [\"list_int\", null],\n", "cvm.json.attrs",
+     "device_index"},
+    {STORAGE, STORAGE "  \"dtype\": {\"list_int\": []},\n", "cvm.json.attrs", "dtype"},
+    {STORAGE, STORAGE "  \"dtype\": [\"list_str\", null],\n", "cvm.json.attrs", "dtype"},
+    {STORAGE, STORAGE "  \"dtype\": [\"list_str\", [\"int32\"]],\n", "cvm.json.attrs", "dtype"},
+    {" \"attrs\": {\n", " \"postprocess\": 3,\n \"attrs\": {\n", "cvm.json.type", "postprocess"},
+    {STORAGE, "", "cvm.json.missing", "storage_id"},
+    {"[\"list_int\", [0, 1, 2, 3]]", "null", "cvm.json.attrs", "storage_id"},
+    {"[\"list_str\", [\"{}\", \"{}\", " CONV_OPATTRS ", " SHIFT_OPATTRS "]]", "null",
+     "cvm.json.attrs", "op_attrs"},
+    {"[0, 1, 2, 3]],\n  \"op_attrs\": [\"list_str\", [\"{}\", \"{}\", " CONV_OPATTRS ", "
+     SHIFT_OPATTRS "]]", "[0, 1, 2, 3]]", "cvm.json.missing", "op_attrs"},
+    {"  \"shape\": [\"list_shape\", " SHAPES "],\n", "", "cvm.json.missing", "shape"},
+    {"  \"precision\": [\"list_int\", [8, 8, 19, 8]],\n", "", "cvm.json.missing", "precision"},
+    {"  \"dltype\": [\"list_str\", " DLTYPES "],\n", "", "cvm.json.missing", "dltype"},
+    {"\"node_row_ptr\": [0, 1, 2, 3, 4],", "", "cvm.json.missing", "node_row_ptr"},
+    {"\"arg_nodes\": [0, 1],", "", "cvm.json.missing", "arg_nodes"},
+    {"\"arg_nodes\": [0, 1]", "\"arg_nodes\": [1, 0]", "cvm.json.arg_nodes", "arg_nodes"},
+    {"\"arg_nodes\": [0, 1]", "\"arg_nodes\": [0, 1, 1]", "cvm.json.arg_nodes", "arg_nodes"},
+    {"\"list_int\", [0, 1, 2, 3]", "\"list_int\", [0, 1, 0, 3]", "cvm.json.storage", "'conv1'"},
+    {"\"list_int\", [0, 1, 2, 3]", "\"list_int\", [0, 1, 2, -1]", "cvm.json.storage",
+     "storage_id"},
+    {"\"num_inputs\": \"2\"", "\"num_inputs\": 2", "cvm.json.type", "'conv1'"},
+    {"\"flatten_data\": \"0\"}", "\"flatten_data\": false}", "cvm.json.type", "'conv1'"},
+    {SHIFT_OPATTRS, "\"{\\\"precision\\\": 8, \\\"shift_bit\\\": \\\"2\\\"}\"",
+     "cvm.json.type", "'shift1'"},
+    {SHIFT_OPATTRS, "\"{\\\"precision\\\": \\\"8\\\", \\\"shift_bit\\\": [2]}\"",
+     "cvm.json.type", "'shift1'"},
+    {"\"name\": \"w\", \"inputs\": []", "\"name\": \"w\", \"inputs\": [], \"attrs\": {}",
+     "cvm.json.missing", "'w'"},
+    {"\"name\": \"w\"", "\"name\": \"w\", \"precision\": \"8\"", "cvm.json.type", "'w'"},
+    {"[8, 8, 19, 8]", "[8, -1, 19, 8]", "cvm.precision.missing", "'w'"},
+    {"[8, 8, 19, 8]", "[8, 0, 19, 8]", "cvm.precision.range", "precision"},
+    {"conv2d", "conv2d_x", "cvm.op.unknown", "conv2d_x"},
+    /* the taskir input mark: w an input, data (unmarked) a parameter without params */
+    {"\"{}\", \"{}\"", "\"{}\", \"{\\\"taskir_input\\\": \\\"1\\\"}\"",
+     "cvm.params.missing", "'data'"},
 };
 
 static void test_invalid_models(void **state)
@@ -257,6 +328,64 @@ static void test_invalid_models(void **state)
         diag_finish(&d);
         free(j);
     }
+    free(pb);
+}
+
+/* Variants cvm-runtime's loader accepts load here too. */
+static const Bad goods[] = {
+    {"\"version\": \"cvm_1.0.0\"", "\"postprocess\": \"detection\"", NULL, NULL},
+    {"\"name\": \"w\"", "\"name\": \"w\", \"precision\": 8", NULL, NULL},
+    {"\"inputs\": [[2, 0, 0]]", "\"inputs\": [[2, 0]]", NULL, NULL},
+    {"\"list_int\", [0, 1, 2, 3]", "\"list_int\", [0, 1, 2, 2]", NULL, NULL},
+    {"\"list_int\", [0, 1, 2, 3]", "\"list_int\", [0, 1, 2, 1]", NULL, NULL},
+    {"\"list_int\", [0, 1, 2, 3]", "\"list_int\", [3, 1, 2, 0]", NULL, NULL},
+    {STORAGE, STORAGE "  \"device_index\": [\"list_int\", []],\n", NULL, NULL},
+    {STORAGE, STORAGE "  \"dtype\": [\"list_int\", [4, 4, 4, 4]],\n", NULL, NULL},
+    {STORAGE, STORAGE "  \"dtype\": [\"list_str\", 4],\n", NULL, NULL},
+    {"\"func_name\": \"conv2d\"", "\"func_name\": \"conv2d_12\"", NULL, NULL},
+    {"\"func_name\": \"cvm_right_shift\"", "\"func_name\": \"cvm_right_shift_\"", NULL, NULL},
+    {"\"flatten_data\": \"0\"}", "\"flatten_data\": \"0\", \"op_attrs\": \"{}\"}", NULL, NULL},
+    {"\"name\": \"w\", \"inputs\": []",
+     "\"name\": \"w\", \"inputs\": [], \"attrs\": {\"func_name\": \"null\"}", NULL, NULL},
+    {"\"name\": \"shift1\"", "\"name\": \"shift\xc3\xa9 \\\"1\\\" \\\\ \\t\"", NULL, NULL},
+    /* a mark only in an entry of at most 64 bytes: w stays a parameter */
+    {"\"{}\", \"{}\"", "\"{}\", \"{\\\"taskir_input\\\": \\\"1\\\", \\\"note\\\": "
+     "\\\"a long entry of a null node, which cvm-runtime ignores\\\"}\"", NULL, NULL},
+    /* cvm_1.1.0: cvm-runtime derives arg_nodes and ignores dltype (node_row_ptr it needs:
+     * without one it crashes) */
+    {"cvm_1.0.0", "cvm_1.1.0", NULL, NULL},
+};
+
+static const Bad goods_v110[] = {
+    {"\"arg_nodes\": [0, 1],", "", NULL, NULL},
+    {"  \"dltype\": [\"list_str\", " DLTYPES "],\n", "", NULL, NULL},
+    {DLTYPES, "[\"int32\", \"int8\", \"int32\", \"int32\"]", NULL, NULL},
+};
+
+static void test_valid_variants(void **state)
+{
+    (void)state;
+    uint8_t *pb;
+    size_t pl;
+    base_params(&pb, &pl);
+    char *v110 = patched(base_json, "cvm_1.0.0", "cvm_1.1.0");
+    size_t ng = sizeof goods / sizeof *goods, n = ng + sizeof goods_v110 / sizeof *goods_v110;
+    for (size_t i = 0; i < n; i++) {
+        const Bad *c = i < ng ? &goods[i] : &goods_v110[i - ng];
+        char *j = patched(i < ng ? base_json : v110, c->find, c->repl);
+        OpGraph *g;
+        Diag d;
+        Status st = load(j, strlen(j), pb, pl, &g, &d);
+        if (st != ST_OK) {
+            fprintf(stderr, "valid case %zu: status %d\n", i, (int)st);
+            diag_print(&d, stderr, "test");
+        }
+        assert_int_equal(st, ST_OK);
+        og_destroy(g);
+        diag_finish(&d);
+        free(j);
+    }
+    free(v110);
     free(pb);
 }
 
@@ -288,6 +417,53 @@ static void test_size_limits(void **state)
     j[3 * (c - 1)] = ']';
     assert_int_equal(load(j, 3 * (c - 1) + 1, NULL, 0, &g, &d), ST_LOGIC);
     expect_rule(&d, "cvm.limit.json", NULL);
+    diag_finish(&d);
+    free(j);
+}
+
+/* More null nodes marked inputs (the taskir extension) than CVM_MAX_MODEL_INPUTS. */
+static void test_too_many_inputs(void **state)
+{
+    (void)state;
+    size_t n = CVM_MAX_MODEL_INPUTS + 1, cap = n * 170 + 256, at = 0;
+    char *j = malloc(cap);
+    assert_non_null(j);
+#define PUT(...) (at += (size_t)snprintf(j + at, cap - at, __VA_ARGS__))
+    PUT("{\"version\": \"cvm_1.1.0\", \"heads\": [[0, 0, 0]], \"nodes\": [");
+    for (size_t i = 0; i < n; i++)
+        PUT("%s{\"op\": \"null\", \"name\": \"in%zu\", \"inputs\": []}", i ? ", " : "", i);
+    PUT("], \"node_row_ptr\": [");
+    for (size_t i = 0; i <= n; i++)
+        PUT("%s%zu", i ? ", " : "", i);
+    PUT("], \"attrs\": {\"shape\": [\"list_shape\", [");
+    for (size_t i = 0; i < n; i++)
+        PUT("%s[1]", i ? ", " : "");
+    PUT("]], \"precision\": [\"list_int\", [");
+    for (size_t i = 0; i < n; i++)
+        PUT("%s8", i ? ", " : "");
+    PUT("]], \"storage_id\": [\"list_int\", [");
+    for (size_t i = 0; i < n; i++)
+        PUT("%s%zu", i ? ", " : "", i);
+    PUT("]], \"op_attrs\": [\"list_str\", [");
+    for (size_t i = 0; i < n; i++)
+        PUT("%s\"{\\\"taskir_input\\\": \\\"1\\\"}\"", i ? ", " : "");
+    PUT("]]}}");
+#undef PUT
+    assert_true(at < cap);
+    OpGraph *g;
+    Diag d;
+    assert_int_equal(load(j, at, NULL, 0, &g, &d), ST_LOGIC);
+    expect_rule(&d, "cvm.limit.inputs", NULL);
+    diag_finish(&d);
+    /* one fewer is a model with 256 inputs */
+    char *last = strstr(j, "\"in256\"");
+    assert_non_null(last);
+    memcpy(last, "\"in2x6\"", 7);
+    char *mark = strrchr(j, '{');
+    assert_non_null(mark);
+    strcpy(mark, "{}\"]]}}"); /* the last entry (at the end of the text) unmarked */
+    assert_int_equal(load(j, strlen(j), NULL, 0, &g, &d), ST_LOGIC);
+    expect_rule(&d, "cvm.params.missing", "in2x6");
     diag_finish(&d);
     free(j);
 }
@@ -378,6 +554,8 @@ static const BadParam bad_params[] = {
     {117, -1, 0, "cvm.params.format"},
     {60, 0, 0, "cvm.params.format"},
     {115, 0, 0, "cvm.params.format"},
+    {57, 4, 2, "cvm.params.device"},  /* kDLGPU */
+    {57, 4, 0, "cvm.params.device"},
     {69, 1, 2, "cvm.params.dtype"},
     {70, 1, 16, "cvm.params.dtype"},
     {71, 1, 2, "cvm.params.dtype"},
@@ -438,6 +616,19 @@ static void test_params_invalid(void **state)
     expect_rule(&d, "cvm.params.duplicate", "'w'");
     diag_finish(&d);
     free(buf);
+    /* every params entry is a parameter of the graph (cvm-runtime's LoadParams refuses a
+     * name that is no graph variable): not an unknown name, not the input */
+    static const char *const extra[] = {"zz", "data"};
+    for (size_t k = 0; k < 2; k++) {
+        CvmParam wz[2] = {{"w", {{4, {1, 1, 2, 2}}, 4, w_vals}, 8},
+                          {extra[k], {{1, {1}}, 1, w_vals}, 8}};
+        encode_params(wz, 2, &buf, &len);
+        OpGraph *g;
+        assert_int_equal(load(base_json, strlen(base_json), buf, len, &g, &d), ST_LOGIC);
+        expect_rule(&d, "cvm.params.unknown", extra[k]);
+        diag_finish(&d);
+        free(buf);
+    }
     /* the model reader reports the params file's findings */
     pb[0] ^= 1;
     OpGraph *g;
@@ -676,8 +867,10 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_load_and_run),
         cmocka_unit_test(test_invalid_models),
+        cmocka_unit_test(test_valid_variants),
         cmocka_unit_test(test_size_limits),
         cmocka_unit_test(test_no_input),
+        cmocka_unit_test(test_too_many_inputs),
         cmocka_unit_test(test_params_roundtrip),
         cmocka_unit_test(test_params_invalid),
         cmocka_unit_test(test_run_rules),

@@ -389,6 +389,44 @@ static void test_invalid_model(void **state)
     tt_run_free(&r);
 }
 
+/* The example with one thing cvm-runtime's loader refuses (docs/cvm-rules.md): exit 2 naming
+ * the rule, no output. */
+static void test_refused_like_cvm_runtime(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *find, *repl, *rule;
+    } cs[] = {
+        {"\"storage_id\"", "\"device_index\": [\"list_int\",[1]],\n    \"storage_id\"",
+         "graph attrs 'device_index': has 1 values"},
+        {"\"int32\"", "\"int8\"", "[cvm.json.dltype]"},
+        {"\n  },\n", "\n  },\n  \"extra\": 1,\n", "[cvm.json.key]"},
+        {"]\n  },\n", "],\n  },\n", "[cvm.json.syntax]"},
+    };
+    Ex e;
+    ex(&e, "lenet");
+    size_t len = 0;
+    char *json = tt_slurp(e.json, &len);
+    assert_non_null(json);
+    for (size_t k = 0; k < sizeof cs / sizeof *cs; k++) {
+        char *at = strstr(json, cs[k].find);
+        assert_non_null(at);
+        char bad[512], dir[512];
+        FILE *f = fopen(tt_path(bad, sizeof bad, "refused.json"), "wb");
+        assert_non_null(f);
+        fprintf(f, "%.*s%s%s", (int)(at - json), json, cs[k].repl, at + strlen(cs[k].find));
+        assert_int_equal(fclose(f), 0);
+        TtRun r;
+        RUN(&r, bad, "--params", e.params, "--input", input_arg("data", e.input), "-o",
+            tt_path(dir, sizeof dir, "refused"));
+        EXPECT(&r, 2, "refused.json: ", cs[k].rule);
+        assert_int_equal(tt_count_files(dir), -1);
+        tt_run_free(&r);
+        unlink(bad);
+    }
+    free(json);
+}
+
 /* ---- runtime errors: exit 3, nothing left behind ---- */
 
 static void test_unreadable_params(void **state)
@@ -492,6 +530,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_wrong_dtype),
         cmocka_unit_test(test_value_out_of_range),
         cmocka_unit_test(test_invalid_model),
+        cmocka_unit_test(test_refused_like_cvm_runtime),
         cmocka_unit_test(test_unreadable_params),
         cmocka_unit_test(test_no_partial_outputs),
         cmocka_unit_test(test_usage),

@@ -210,7 +210,9 @@ static void test_zeros_table(void **state)
         int32_t x = dt_input(&m, "data", DT_ND(n, 5), 1);
         int32_t i = dt_input(&m, "idx", DT_ND(n, 6), 4);
         int32_t z = lshift_zeros(&m, "lshift", x);
-        dt_op(&m, CVM_OP_cvm_lut, "lut", DT_INS(i, z), NULL);
+        char dim[16];
+        snprintf(dim, sizeof dim, "%lld", (long long)n * 5);
+        dt_op(&m, CVM_OP_cvm_lut, "lut", DT_INS(i, z), DT_KV("in_dim", dim));
         dt_check(&m, what);
         dt_end(&m);
     }

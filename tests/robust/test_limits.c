@@ -388,6 +388,11 @@ static void test_cvm_many_params(void **state)
         snprintf(name, sizeof name, "%s%u", i ? ", " : "", (unsigned)i);
         put_str(&j, name);
     }
+    put_str(&j, "], \"node_row_ptr\": [0");
+    for (uint32_t i = 0; i <= n + 1; i++) {
+        snprintf(name, sizeof name, ", %u", (unsigned)i + 1);
+        put_str(&j, name);
+    }
     put_str(&j, "], \"heads\": [[");
     snprintf(name, sizeof name, "%u", (unsigned)n + 1);
     put_str(&j, name);
@@ -395,9 +400,17 @@ static void test_cvm_many_params(void **state)
     for (uint32_t i = 0; i < n; i++)
         put_str(&j, ", [1]");
     put_str(&j, ", [1, 4]]], \"precision\": [\"list_int\", [8");
+    for (uint32_t i = 0; i < n; i++)
+        put_str(&j, ", 8");
+    put_str(&j, ", -1]], \"storage_id\": [\"list_int\", [0");
+    for (uint32_t i = 0; i <= n; i++) {
+        snprintf(name, sizeof name, ", %u", (unsigned)i + 1);
+        put_str(&j, name);
+    }
+    put_str(&j, "]], \"op_attrs\": [\"list_str\", [\"{}\"");
     for (uint32_t i = 0; i <= n; i++)
-        put_str(&j, ", -1");
-    put_str(&j, "]]}, \"version\": \"cvm_1.0.0\"}");
+        put_str(&j, ", \"{}\"");
+    put_str(&j, "]]}, \"version\": \"cvm_1.1.0\"}");
     Diag d;
     Status st = cvm_load(&j, &p, &d);
     if (st != ST_OK)
@@ -419,7 +432,8 @@ static void test_cvm_many_params(void **state)
     free(j.p);
 }
 
-/* One node with more attributes than the cap (once quadratic in their number). */
+/* One node with more attributes than the cap (once quadratic in their number): in its
+ * op_attrs entry; in its own attrs, where cvm-runtime reads none of them. */
 static void test_cvm_many_attrs(void **state)
 {
     (void)state;
@@ -434,19 +448,22 @@ static void test_cvm_many_attrs(void **state)
             put_str(&j, kv);
         }
         put_str(&j, "}, \"inputs\": [[0, 0, 0]]}], \"arg_nodes\": [0], \"heads\": [[1, 0, 0]], "
+                    "\"node_row_ptr\": [0, 1, 2], "
                     "\"attrs\": {\"shape\": [\"list_shape\", [[1, 4], [1, 4]]], \"precision\": "
-                    "[\"list_int\", [8, -1]], \"op_attrs\": [\"list_str\", [\"{}\", \"{");
+                    "[\"list_int\", [8, -1]], \"storage_id\": [\"list_int\", [0, 1]], "
+                    "\"op_attrs\": [\"list_str\", [\"{}\", \"{");
         for (int i = 0; where == 1 && i < 100000; i++) {
             snprintf(kv, sizeof kv, "%s\\\"k%d\\\": \\\"1\\\"", i ? ", " : "", i);
             put_str(&j, kv);
         }
-        put_str(&j, "}\"]]}, \"version\": \"cvm_1.0.0\"}");
+        put_str(&j, "}\"]]}, \"version\": \"cvm_1.1.0\"}");
         Diag d;
         Status st = cvm_load(&j, NULL, &d);
-        if (st != ST_LOGIC || diag_find(&d, "cvm.limit.attrs") < 0)
+        const char *rule = where == 0 ? "cvm.json.key" : "cvm.limit.attrs";
+        if (st != ST_LOGIC || diag_find(&d, rule) < 0)
             diag_print(&d, stderr, "test_limits");
         assert_int_equal(st, ST_LOGIC);
-        assert_true(diag_find(&d, "cvm.limit.attrs") >= 0);
+        assert_true(diag_find(&d, rule) >= 0);
         diag_finish(&d);
         free(j.p);
     }

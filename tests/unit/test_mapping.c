@@ -700,9 +700,10 @@ static void test_fault_offsets(void **state)
     assert_string_equal(e->where, "byte 5");
     assert_non_null(strstr(e->what, "Mapping.graph.blocks.id"));
     diag_finish(&d);
-    /* a coordinate's time sent as a varint */
-    const uint8_t time_varint[] = {0x12, 0x06, 0x0a, 0x04, 0x0a, 0x02, 0x10, 0x01};
-    assert_int_equal(load_clean(time_varint, sizeof time_varint, NULL, &d), ST_LOGIC);
+    /* a coordinate's time as a group that never ends (a time sent as a varint is an unknown
+     * field to protobuf's parsers: skipped, pb_wire_strip) */
+    const uint8_t time_group[] = {0x12, 0x06, 0x0a, 0x04, 0x0a, 0x02, 0x13, 0x01};
+    assert_int_equal(load_clean(time_group, sizeof time_group, NULL, &d), ST_LOGIC);
     e = find_rule(&d, "wire.wiretype");
     assert_string_equal(e->where, "byte 6");
     assert_non_null(strstr(e->what, "Mapping.space_time_mapping.node_map_dicts."
@@ -713,11 +714,12 @@ static void test_fault_offsets(void **state)
     assert_int_equal(load_clean(type77, sizeof type77, NULL, &d), ST_LOGIC);
     assert_non_null(strstr(find_rule(&d, "load.enum")->what, "TaskBlockType"));
     diag_finish(&d);
-    /* a TaskGraph is not a Mapping */
+    /* a TaskGraph is not a Mapping: its blocks read as a graph whose fields of other wire
+     * types are skipped, which leaves values no enum has */
     size_t len;
     uint8_t *g = read_build_file("examples/lenet.pb", &len);
     assert_int_equal(load_clean(g, len, NULL, &d), ST_LOGIC);
-    assert_string_equal(d.entries[0].rule, "wire.wiretype");
+    assert_string_equal(d.entries[0].rule, "load.enum");
     diag_finish(&d);
     free(g);
 }

@@ -8,7 +8,8 @@
  * fixed point and both loads give the same IR but for the bias_type the save writes.
  * test_writing_conventions checks the fields the canonical form writes explicitly.
  *
- * Robustness: every truncation of lenet.pb, bad varints, wrong wire types, lengths past the
+ * Fields protobuf's parsers skip (groups, a known field with another wire type) are skipped.
+ * Robustness: every truncation of lenet.pb, bad varints, bad wire types, lengths past the
  * end, deep nesting, random byte flips and a file over the size cap all end in ST_OK or
  * ST_LOGIC with a wire.*, load.* or limit.* rule — never a crash — and wire faults name the
  * byte offset ("byte N") where they are. Whatever loads must save and load again to the same
@@ -27,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "taskir/canon.h"
 #include "taskir/fileio.h"
 #include "taskir/graph.h"
 #include "taskir/pbio.h"
@@ -418,6 +420,13 @@ static void test_loose_style_fixed_point(void **state)
     assert_memory_equal(b1, b2, n1);
     assert_int_equal(graph_block(g2, 3)->bias_type, BIAS_VECTOR);
     add->bias_type = BIAS_VECTOR;
+    Shape w;   /* CADD's window dims and strides (its P02), written explicitly */
+    canon_shape(add, &w);
+    AttrId defaults[CANON_MAX_ATTRS];
+    uint32_t n_def = canon_default_attrs(add, defaults);
+    add->shape = w;
+    for (uint32_t k = 0; k < n_def; k++)
+        assert_true(blk_set_attr(g1, add, defaults[k], 1));
     assert_graph_equal(g1, g2);
     assert_int_equal(d.n, 0);
     free(b1);
@@ -686,21 +695,109 @@ static void test_bad_varints(void **state)
     expect_fault(packed, sizeof packed, "wire.truncated", 7, "int32_data");
 }
 
-static void test_wrong_wire_types(void **state)
+/* Loads bytes that must load; returns the graph (graph_destroy it). */
+static Graph *load_ok(const uint8_t *buf, size_t len)
+{
+    Diag d;
+    diag_init(&d, "t.pb");
+    Graph *g = NULL;
+    Status st = graph_load_pb_mem(buf, len, &g, &d);
+    if (st != ST_OK || d.n) {
+        diag_print(&d, stderr, "test_pbio");
+        fail_msg("expected the bytes to load cleanly, status %d", (int)st);
+    }
+    diag_finish(&d);
+    return g;
+}
+
+/* A field of the schema with another wire type, and groups, are unknown fields to protobuf's
+ * own parsers, which skip them: so does the loader (pb_wire_strip). */
+static void test_wrong_wire_types_skipped(void **state)
 {
     (void)state;
     /* TaskGraph.blocks (field 1, a message) sent as a varint */
     const uint8_t blocks_varint[] = {0x08, 0x01};
-    expect_fault(blocks_varint, sizeof blocks_varint, "wire.wiretype", 0, "TaskGraph.blocks");
-    /* TaskBlock.id (a varint) sent as length-delimited */
-    const uint8_t id_len[] = {0x0a, 0x03, 0x0a, 0x01, 0x00};
-    expect_fault(id_len, sizeof id_len, "wire.wiretype", 2, "TaskGraph.blocks.id");
-    /* TaskBlock.shape sent as a 32-bit value */
-    const uint8_t shape32[] = {0x0a, 0x05, 0x25, 0x01, 0x02, 0x03, 0x04};
-    expect_fault(shape32, sizeof shape32, "wire.wiretype", 2, "TaskGraph.blocks.shape");
-    /* group wire types and the invalid 6 and 7 */
+    Graph *g = load_ok(blocks_varint, sizeof blocks_varint);
+    assert_int_equal(g->n_blocks, 0);
+    graph_destroy(g);
+    /* TaskBlock.id (a varint) sent as length-delimited, then type CC (11) as it should be */
+    const uint8_t id_len[] = {0x0a, 0x05, 0x0a, 0x01, 0x00, 0x10, 0x0b};
+    g = load_ok(id_len, sizeof id_len);
+    assert_int_equal(g->n_blocks, 1);
+    assert_int_equal(g->blocks[0]->id, 0);
+    assert_int_equal(g->blocks[0]->type, BT_CC);
+    graph_destroy(g);
+    /* TaskBlock.shape sent as a 32-bit value, then id 7 */
+    const uint8_t shape32[] = {0x0a, 0x07, 0x25, 0x01, 0x02, 0x03, 0x04, 0x08, 0x07};
+    g = load_ok(shape32, sizeof shape32);
+    assert_int_equal(g->n_blocks, 1);
+    assert_int_equal(g->blocks[0]->id, 7);
+    assert_false(g->blocks[0]->has_shape);
+    graph_destroy(g);
+    /* groups: an empty one at the top; inside a block, field 20 as a group holding a varint,
+     * a nested group and a 32-bit value, before id 9 (the block's length is rewritten) */
     const uint8_t group[] = {0x0b, 0x0c};
-    expect_fault(group, sizeof group, "wire.wiretype", 0, NULL);
+    g = load_ok(group, sizeof group);
+    assert_int_equal(g->n_blocks, 0);
+    graph_destroy(g);
+    const uint8_t nested[] = {0x0a, 0x11, 0xa3, 0x01, 0x08, 0x05, 0x1b, 0x1c, 0x2d, 0x01,
+                              0x02, 0x03, 0x04, 0xa4, 0x01, 0x08, 0x09, 0x10, 0x0b};
+    g = load_ok(nested, sizeof nested);
+    assert_int_equal(g->n_blocks, 1);
+    assert_int_equal(g->blocks[0]->id, 9);
+    assert_int_equal(g->blocks[0]->type, BT_CC);
+    graph_destroy(g);
+}
+
+/* Attributes a type does not use, at neutral values (as the existing tools write them on every
+ * compute block), are kept through a save and a load; so is an OUTPUT without socket_id. */
+static void test_neutral_attributes_kept(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *add = graph_add_block(g, BT_CADD, 3, NULL);
+    Block *out = graph_add_block(g, BT_OUTPUT, 5, NULL);
+    assert_non_null(add);
+    assert_non_null(out);
+    add->shape.d[D_F] = 4;
+    static const AttrId ids[] = {AT_STRIDE_X, AT_PAD_UP, AT_CONSTANT_B};
+    static const int32_t vals[] = {1, 0, 0};
+    for (int i = 0; i < 3; i++)
+        assert_true(blk_set_attr(g, add, ids[i], vals[i]));
+    Diag d;
+    diag_init(&d, NULL);
+    uint8_t *buf;
+    size_t len;
+    assert_int_equal(graph_pack(g, &buf, &len, &d), ST_OK);
+    Graph *h = load_ok(buf, len);
+    const Block *a = graph_block(h, 3);
+    assert_non_null(a);
+    assert_true(a->n_attrs >= 3);   /* then the canonical form's defaults (canon.h) */
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(a->attrs[i].id, ids[i]);
+        assert_true(a->attrs[i].has_value);
+        assert_int_equal(a->attrs[i].value, vals[i]);
+    }
+    for (uint32_t i = 3; i < a->n_attrs; i++)
+        assert_true(attr_is_neutral(&a->attrs[i]));
+    assert_false(graph_block(h, 5)->has_socket_id);
+    assert_pack_fixed_point(h);
+    free(buf);
+    graph_destroy(h);
+    graph_destroy(g);
+    diag_finish(&d);
+}
+
+static void test_wrong_wire_types(void **state)
+{
+    (void)state;
+    /* a group that never ends, and an end-group tag outside a group */
+    const uint8_t open_group[] = {0x0b, 0x08, 0x01};
+    expect_fault(open_group, sizeof open_group, "wire.wiretype", 0, NULL);
+    const uint8_t stray_end[] = {0x08, 0x01, 0x0c};
+    expect_fault(stray_end, sizeof stray_end, "wire.wiretype", 0, NULL);
+    /* the invalid wire types 6 and 7 */
     const uint8_t wt6[] = {0x0e, 0x00};
     expect_fault(wt6, sizeof wt6, "wire.wiretype", 0, NULL);
     const uint8_t wt7[] = {0x0a, 0x02, 0x08, 0x01, 0x0f};
@@ -938,6 +1035,8 @@ int main(void)
         cmocka_unit_test(test_every_truncation),
         cmocka_unit_test(test_bad_varints),
         cmocka_unit_test(test_wrong_wire_types),
+        cmocka_unit_test(test_wrong_wire_types_skipped),
+        cmocka_unit_test(test_neutral_attributes_kept),
         cmocka_unit_test(test_lengths_past_the_end),
         cmocka_unit_test(test_bad_enums),
         cmocka_unit_test(test_deep_nesting),

@@ -77,7 +77,7 @@ static void test_rows_consistent(void **state)
         const BlockTypeInfo *ti = bt_info(t);
         assert_int_equal(strlen(ti->dims), TIR_NDIMS);
         for (int i = 0; i < TIR_NDIMS; i++)
-            assert_non_null(strchr("Ro-", ti->dims[i]));
+            assert_non_null(strchr("Rov-", ti->dims[i]));
         /* every block dim a cluster uses is one the block may have */
         for (int k = 0; k < ti->n_ins + ti->n_outs; k++) {
             const ClusterSpec *cs = k < ti->n_ins ? &ti->ins[k] : &ti->outs[k - ti->n_ins];

@@ -41,8 +41,8 @@ static const char *const all_rules[] = {
     "cluster.shape", "iface.bounds", "iface.edge", "cover.gap", "cover.overlap",
     "edge.endpoint", "edge.refs", "edge.size", "edge.volume", "edge.pair", "data.compute",
     "data.dims", "data.len", "data.container", "data.range", "data.missing", "io.socket",
-    "io.socket.dup", "io.model", "graph.empty", "graph.cycle", "group.block", "limit.volume", "rearrange.reshape",
-    "rearrange.scale",
+    "io.socket.dup", "io.model", "graph.empty", "graph.cycle", "group.block", "limit.volume",
+    "rearrange.reshape", "rearrange.scale", "shape.operand", "io.shape", "data.integer",
 };
 #define N_RULES (sizeof all_rules / sizeof all_rules[0])
 static bool rule_seen[N_RULES]; /* which rules the tests saw reported */
@@ -153,14 +153,20 @@ static Block *blk(Graph *g, int32_t id)
 }
 
 /* Runs the verifier; the caller owns *d. */
-static Status run(Graph *g, Diag *d)
+static Status run_opts(Graph *g, bool strict, Diag *d)
 {
     diag_init(d, "test.pb");
-    Status st = verify_graph(g, d);
+    VerifyOptions o = {.strict = strict};
+    Status st = verify_graph_opts(g, &o, d);
     note_rules(d);
     if (getenv("TEST_VERBOSE"))
         diag_print(d, stderr, "taskir-dump");
     return st;
+}
+
+static Status run(Graph *g, Diag *d)
+{
+    return run_opts(g, false, d);
 }
 
 static void dump(const Diag *d)
@@ -211,8 +217,8 @@ static const char *expect_rule(Graph *g, const char *rule, bool edge, int32_t id
 
 static void assert_contains(const char *s, const char *part)
 {
-    if (!strstr(s, part))
-        fail_msg("message '%s' does not contain '%s'", s, part);
+    if (!s || !strstr(s, part))
+        fail_msg("message '%s' does not contain '%s'", s ? s : "(none)", part);
 }
 
 static void expect_clean(Graph *g)
@@ -443,10 +449,53 @@ static void test_attr_dup(void **state)
 static void test_attr_forbidden(void **state)
 {
     (void)state;
-    Graph *g = valid_graph();
-    assert_true(blk_set_attr(g, blk(g, B_CVM), AT_KERNEL_X, 1));
+    Graph *g = valid_graph(); /* a kernel of 3 means something CVM cannot do */
+    assert_true(blk_set_attr(g, blk(g, B_CVM), AT_KERNEL_X, 3));
     const char *m = EXPECT_ONLY(g, "attr.forbidden", B_CVM);
     assert_contains(m, "CVM does not take attribute KERNEL_X");
+
+    g = valid_graph(); /* a stride of 0 is not neutral everywhere: only 0 reads as 1 */
+    assert_true(blk_set_attr(g, blk(g, B_CVM), AT_PAD_UP, 1));
+    EXPECT_ONLY(g, "attr.forbidden", B_CVM);
+}
+
+/* Warnings (status ST_OK entries) of a strict run: exactly one, of this rule about block id. */
+static const char *expect_warning(Graph *g, const char *rule, int32_t id)
+{
+    static char what[1024];
+    Diag d;
+    Status plain = run(g, &d);
+    size_t plain_n = d.n;
+    diag_finish(&d);
+    Status st = run_opts(g, true, &d);
+    const DiagEntry *e = find(&d, rule, false, id);
+    if (plain != ST_OK || plain_n || st != ST_OK || d.n != 1 || !e || e->status != ST_OK) {
+        dump(&d);
+        fail_msg("expected a clean plain run and one [%s] warning about block %d; status %d/%d",
+                 rule, (int)id, (int)plain, (int)st);
+    }
+    snprintf(what, sizeof what, "%s", e->what ? e->what : "");
+    diag_finish(&d);
+    graph_destroy(g);
+    return what;
+}
+
+/* The existing tools write STRIDE_X/Y, PAD_* and CONSTANT_B on every compute block, at values
+ * that change nothing: accepted (a warning with --strict). */
+static void test_attr_neutral_accepted(void **state)
+{
+    (void)state;
+    static const struct {
+        AttrId a;
+        int32_t v;
+    } neutral[] = {{AT_KERNEL_X, 1}, {AT_STRIDE_Y, 1}, {AT_STRIDE_X, 0}, {AT_PAD_LEFT, 0},
+                   {AT_DILATION_Y, 1}, {AT_CMP, 0}, {AT_BIT_SHIFT_NUM, 0}};
+    for (size_t i = 0; i < sizeof neutral / sizeof neutral[0]; i++) {
+        Graph *g = valid_graph();
+        assert_true(blk_set_attr(g, blk(g, B_CVM), neutral[i].a, neutral[i].v));
+        const char *m = expect_warning(g, "attr.forbidden", B_CVM);
+        assert_contains(m, "neutral value is accepted and kept");
+    }
 }
 
 static void test_attr_required(void **state)
@@ -521,8 +570,8 @@ static void test_cluster_count(void **state)
     m = EXPECT_ONLY(g, "cluster.count", B_CC);
     assert_contains(m, "has 2 output clusters; CC takes 1");
 
-    g = valid_graph(); /* storage with data takes no input cluster */
-    assert_non_null(blk_add_input(g, blk(g, B_SW)));
+    g = valid_graph(); /* storage with data takes no input cluster that receives anything */
+    assert_non_null(cluster_add_iface(g, blk_add_input(g, blk(g, B_SW)), 999));
     m = EXPECT_BLOCK(g, "cluster.count", B_SW);
     assert_contains(m, "with data takes none");
 
@@ -664,6 +713,97 @@ static void test_edge_size(void **state)
     assert_contains(m, "src box (y=4 x=4 f=2) and the dst box (y=4 x=4 f=3) differ");
 }
 
+/* Verifies g, expects rule about block id (with the edge it names) and no edge.size finding:
+ * the culprit is named instead of the edge. Returns the message. Destroys g. */
+static const char *expect_culprit(Graph *g, const char *rule, int32_t id, int32_t edge)
+{
+    static char what[1024];
+    Diag d;
+    run(g, &d);
+    const DiagEntry *e = find(&d, rule, false, id);
+    if (!e || !e->has_edge || e->edge_id != edge || diag_find(&d, "edge.size") >= 0) {
+        dump(&d);
+        fail_msg("expected [%s] about block %d and edge %d, and no [edge.size]", rule, (int)id,
+                 (int)edge);
+    }
+    snprintf(what, sizeof what, "%s", e->what ? e->what : "");
+    diag_finish(&d);
+    graph_destroy(g);
+    return what;
+}
+
+/* A CC whose SW disagrees with its kernel; a CLUT whose LUT_DW disagrees with its table. */
+static void test_shape_operand(void **state)
+{
+    (void)state;
+    Graph *g = valid_graph();
+    blk(g, B_SW)->shape.d[D_F] = 4; /* 4 filters where the CC computes f=3 */
+    const char *m = expect_culprit(g, "shape.operand", B_CC, E_SW_CC);
+    assert_contains(m, "its shape gives its 'weight' f=3 r=2 ky=3 kx=3, but SW block 3 "
+                       "'conv/w', which feeds its 'weight' (edge 2), holds f=4 r=2 ky=3 kx=3");
+
+    g = valid_graph(); /* SI2 (f=5) -> CLUT with LUT_DW 4 and a 256-entry SB -> SI */
+    Block *lut = add(g, BT_CLUT, 70, "act", 1, 1, 5, 0);
+    Block *tab = add(g, BT_SB, 71, "act/table", 0, 0, 256, 0);
+    data(g, tab, PR_INT_32, (const int32_t[]){256}, 1);
+    Block *res = add(g, BT_SI, 72, "act/out", 1, 1, 5, 0);
+    assert_true(blk_set_attr(g, lut, AT_LUT_DW, 4));
+    blk(g, B_SI2)->shape.d[D_Y] = blk(g, B_SI2)->shape.d[D_X] = 1;
+    blk(g, B_OUT)->shape.d[D_Y] = blk(g, B_OUT)->shape.d[D_X] = 1;
+    assert_non_null(graph_connect(g, blk(g, B_SI2), 0, lut, 0));
+    Edge *te = graph_connect(g, tab, 0, lut, 1);
+    assert_non_null(te);
+    assert_non_null(graph_connect(g, lut, 0, res, 0));
+    m = expect_culprit(g, "shape.operand", 70, te->id);
+    assert_contains(m, "LUT_DW=4 gives a table of 16 entries, but SB block 71 'act/table', "
+                       "which feeds its 'lut'");
+    assert_contains(m, "holds f=256");
+}
+
+/* An INPUT with a dim the file wrote as -1; an OUTPUT with a dim its producer lacks. */
+static void test_io_shape(void **state)
+{
+    (void)state;
+    Graph *g = valid_graph();
+    Block *in = blk(g, B_IN);
+    in->shape.d[D_Y] = 0;
+    in->shape.minus_one = 1u << D_Y;
+    const char *m = expect_culprit(g, "io.shape", B_IN, E_IN_SIC);
+    assert_contains(m, "its shape gives (y=1 x=6 f=2) (the file gives y as -1, read as absent");
+    assert_contains(m, "but SIC block 2 'conv/in', which it feeds (edge 0), holds (y=6 x=6 f=2)");
+
+    g = valid_graph();
+    blk(g, B_OUT)->shape.d[D_R] = 3;
+    m = expect_culprit(g, "io.shape", B_OUT, E_SI_OUT);
+    assert_contains(m, "(y=1 x=1 f=5 r=3) (r: a dim SI block 12 'fc/out' does not have)");
+}
+
+/* Replaces block b's data by FLOAT_32 values (same count as before). */
+static void set_float_data(Graph *g, Block *b, const float *vals, uint32_t n)
+{
+    Tensor *t = b->data;
+    float *f = arena_alloc(g->arena, n, sizeof *f);
+    assert_non_null(f);
+    memcpy(f, vals, n * sizeof *f);
+    t->i32 = NULL, t->n_i32 = 0;
+    t->f32 = f, t->n_f32 = n;
+    t->prec = PR_FLOAT_32, t->has_prec = true;
+}
+
+/* A FLOAT_32 data tensor of non-integers: every block computes on integers. */
+static void test_data_integer(void **state)
+{
+    (void)state;
+    Graph *g = valid_graph();
+    set_float_data(g, blk(g, B_SB2), (const float[]){1.0f, 2.5f, 3.0f, -0.5f, 4.0f}, 5);
+    const char *m = EXPECT_ONLY(g, "data.integer", B_SB2);
+    assert_contains(m, "FLOAT_32 data value 2.5 at index 1 is not an integer (2 values are not)");
+
+    g = valid_graph(); /* integral floats are fine */
+    set_float_data(g, blk(g, B_SB2), (const float[]){1.0f, -2.0f, 3.0f, 0.0f, 4.0f}, 5);
+    expect_clean(g);
+}
+
 static void test_edge_volume(void **state)
 {
     (void)state;
@@ -793,8 +933,26 @@ static void test_io_socket(void **state)
 {
     (void)state;
     Graph *g = valid_graph();
-    blk(g, B_IN)->has_socket_id = false;
-    EXPECT_ONLY(g, "io.socket", B_IN);
+    blk(g, B_IN)->has_socket_id = false; /* reads as socket 0, as a proto2 reader's */
+    const char *m = expect_warning(g, "io.socket", B_IN);
+    assert_contains(m, "INPUT block without a socket_id has socket 0");
+
+    g = valid_graph(); /* and 0 is then taken */
+    blk(g, B_OUT)->has_socket_id = false;
+    Block *out2 = add(g, BT_OUTPUT, 60, "second", 0, 0, 0, 0);
+    out2->has_socket_id = true;
+    EXPECT_BLOCK(g, "io.socket.dup", 60);
+}
+
+/* A storage block that holds data may carry an input cluster with no interfaces, as the
+ * existing tools write their data-holding SI blocks. */
+static void test_data_block_empty_input(void **state)
+{
+    (void)state;
+    Graph *g = valid_graph();
+    assert_non_null(blk_add_input(g, blk(g, B_SW)));
+    const char *m = expect_warning(g, "cluster.count", B_SW);
+    assert_contains(m, "with no interfaces");
 }
 
 static void test_io_socket_dup(void **state)
@@ -890,7 +1048,7 @@ static void test_many_rules_at_once(void **state)
     Graph *g = valid_graph();
     assert_true(blk_set_attr(g, blk(g, B_CC), AT_STRIDE_Y, 2)); /* shape.window */
     blk(g, B_SW)->data->i32[0] = 500;                          /* data.range */
-    blk(g, B_OUT)->has_socket_id = false;                      /* io.socket */
+    assert_true(blk_set_attr(g, blk(g, B_CVM), AT_PAD_UP, 1));  /* attr.forbidden */
     blk(g, B_SB2)->shape.d[D_KX] = 2;                          /* shape.forbidden */
     assert_non_null(cluster_add_iface(g, &blk(g, B_SIFC)->out[0], 999)); /* iface.edge */
     assert_non_null(graph_add_edge(g, 77, B_SI2, 12345));      /* edge.endpoint, edge.refs */
@@ -902,7 +1060,7 @@ static void test_many_rules_at_once(void **state)
         int32_t id;
     } want[] = {
         {"shape.window", false, B_CC},  {"data.range", false, B_SW},
-        {"io.socket", false, B_OUT},    {"shape.forbidden", false, B_SB2},
+        {"attr.forbidden", false, B_CVM}, {"shape.forbidden", false, B_SB2},
         {"iface.edge", false, B_SIFC},  {"edge.endpoint", true, 77},
         {"edge.refs", true, 77},
     };
@@ -1274,6 +1432,7 @@ int main(void)
         cmocka_unit_test(test_attr_kernel),
         cmocka_unit_test(test_attr_dup),
         cmocka_unit_test(test_attr_forbidden),
+        cmocka_unit_test(test_attr_neutral_accepted),
         cmocka_unit_test(test_attr_required),
         cmocka_unit_test(test_attr_range),
         cmocka_unit_test(test_attr_value),
@@ -1287,6 +1446,9 @@ int main(void)
         cmocka_unit_test(test_edge_endpoint),
         cmocka_unit_test(test_edge_refs),
         cmocka_unit_test(test_edge_size),
+        cmocka_unit_test(test_shape_operand),
+        cmocka_unit_test(test_io_shape),
+        cmocka_unit_test(test_data_integer),
         cmocka_unit_test(test_edge_volume),
         cmocka_unit_test(test_rearrange_params),
         cmocka_unit_test(test_edge_pair),
@@ -1297,6 +1459,7 @@ int main(void)
         cmocka_unit_test(test_data_range),
         cmocka_unit_test(test_data_missing),
         cmocka_unit_test(test_io_socket),
+        cmocka_unit_test(test_data_block_empty_input),
         cmocka_unit_test(test_io_socket_dup),
         cmocka_unit_test(test_io_model),
         cmocka_unit_test(test_graph_cycle),
