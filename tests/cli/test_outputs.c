@@ -2,7 +2,7 @@
  * /dev/null, /dev/full, a FIFO with a reader, a symbolic link, a directory, an input file;
  * "-" as standard input and output; repeated single-value options; options that do not
  * apply to the input; taskir-run's output directory holding only this run's files; [oom]
- * decoding a .pb, .map.pb or .onnx; .npy findings naming the --input.
+ * decoding a .pb, .map.pb or .onnx and parsing CVM JSON; .npy findings naming the --input.
  *
  * Arguments (tests/cli/meson.build): taskir-dump, taskir-run, taskir-compile, and the
  * directory of the CVM examples (examples/cvm/meson.build). */
@@ -566,6 +566,62 @@ static void test_oom_decode(void **state)
     unlink(m);
 }
 
+/* Writes the n bytes of buf (then freed) to the scratch file name; path <- its path. */
+static void write_scratch(char *path, size_t size, const char *name, void *buf, size_t n)
+{
+    tt_path(path, size, name);
+    tt_write_file(path, buf, n);
+    free(buf);
+}
+
+/* Out of memory while json-c parses a CVM model is [oom], exit 3, not a syntax error: a JSON
+ * text of about 1 M nested empty arrays (32 x 32 x 32 x 30: 3 MB, 160 MB parsed; no array
+ * grows past json-c's initial 32 slots, so only the making of a value can fail) under a 96 MB
+ * address space. Not under AddressSanitizer (test_oom_decode). */
+static void test_oom_cvm_json(void **state)
+{
+    (void)state;
+#if defined(__SANITIZE_ADDRESS__)
+    skip();
+#endif
+    static const unsigned fan[] = {32, 32, 32, 30};
+    size_t cap = 4u << 20, n = 0;
+    char *buf = malloc(cap);
+    assert_non_null(buf);
+    unsigned idx[4] = {0}, depth = 0;
+    buf[n++] = '[';
+    for (;;) { /* depth: the open arrays below the top one */
+        if (depth < 4 && idx[depth] < fan[depth]) {
+            if (idx[depth]++)
+                buf[n++] = ',';
+            buf[n++] = '[';
+            if (++depth < 4)
+                idx[depth] = 0;
+            else
+                buf[n++] = ']', depth--;
+        } else {
+            buf[n++] = ']';
+            if (depth-- == 0)
+                break;
+        }
+        assert_true(n + 4 < cap);
+    }
+    char m[512], out[512];
+    write_scratch(m, sizeof m, "deep.json", buf, n);
+    tt_path(out, sizeof out, "deep.pb");
+    TtRun r;
+    tt_run(&r, &(TtOpts){.as = 96L << 20}, compile_tool, m, "--params", params, "-o", out,
+           NULL);
+    expect(&r, 3, "out of memory parsing the JSON text [oom]");
+    tt_assert_contains(r.err, m);
+    tt_run_free(&r);
+    tt_run(&r, NULL, compile_tool, m, "--params", params, "-o", out, NULL);
+    expect(&r, 2, "the document is array, expected an object [cvm.json.type]");
+    tt_run_free(&r);
+    assert_int_equal(access(out, F_OK), -1);
+    unlink(m);
+}
+
 /* An int64 .npy value out of int32 is reported naming the .npy file, the element and the
  * --input NAME; --help lists every integer dtype taskir-run reads. */
 static void test_npy_int64_named(void **state)
@@ -687,10 +743,8 @@ static void test_oom_onnx(void **state)
     memcpy(buf + n, data_head, nh);
     n += nh + count; /* the zeros: calloc's */
     char m[512], out[512];
-    tt_path(m, sizeof m, "huge.onnx");
+    write_scratch(m, sizeof m, "huge.onnx", buf, n);
     tt_path(out, sizeof out, "huge.pb");
-    tt_write_file(m, buf, n);
-    free(buf);
     TtRun r;
     tt_run(&r, &(TtOpts){.as = 128L << 20}, compile_tool, m, "--input-range", "x=-100..100",
            "-o", out, NULL);
@@ -753,6 +807,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_params_named),
         cmocka_unit_test(test_oom_decode),
         cmocka_unit_test(test_oom_onnx),
+        cmocka_unit_test(test_oom_cvm_json),
         cmocka_unit_test(test_npy_int64_named),
     };
     int rc = cmocka_run_group_tests(tests, setup, NULL);

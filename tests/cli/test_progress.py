@@ -65,12 +65,11 @@ def write_host(graph, socket):
         "nodes": nodes, "arg_nodes": [0], "heads": [[n - 1, 0, 0]],
         "node_row_ptr": list(range(n + 1)),
         "attrs": {
-            "input_names": ["list_str", ["output%d" % socket]],
             "dltype": ["list_str", ["int32"] * n],
             "shape": ["list_shape", [[1, 10]] * n],
             "precision": ["list_int", [8] + [8, 6, 4]],
             "storage_id": ["list_int", list(range(n))],
-            "op_attrs": ["list_str", ["{}"] + ['{"precision":"%d","is_sign":"true"}' % p
+            "op_attrs": ["list_str", ['{"taskir_input":"1"}'] + ['{"precision":"%d","is_sign":"true"}' % p
                                               for p in (8, 6, 4)]],
         },
         "version": "cvm_1.0.0",
