@@ -229,6 +229,10 @@ Status onnx_shl(OnnxCtx *c, OgEdge e, int s, OgEdge *out);
 Status onnx_add_scalar(OnnxCtx *c, OgEdge e, int64_t k, OgEdge *out);
 /* clip(e, lo, hi). */
 Status onnx_clip(OnnxCtx *c, OgEdge e, int64_t lo, int64_t hi, OgEdge *out);
+/* cvm_lut(e, tab[0..n)) for a table built by the caller (a constant named what; in_dim = n,
+ * as cvm-runtime requires). */
+Status onnx_lut(OnnxCtx *c, const char *what, OgEdge e, const int32_t *tab, int64_t n,
+                OgEdge *out);
 
 /* Normalizes an axis of a rank-r tensor from [-r, r) [onnx.attr]. */
 Status onnx_axis(OnnxCtx *c, const char *what, int64_t axis, uint32_t r, uint32_t *out);

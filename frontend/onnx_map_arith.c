@@ -306,11 +306,7 @@ static Status bitshift_computed(OnnxCtx *c, OnnxVal *x, OnnxVal *y, bool left, i
             int kj = k - 8 * j < 0 ? 0 : k - 8 * j > 8 ? 8 : k - 8 * j;
             tab[k] = (int32_t)1 << (left ? kj : 8 - kj);
         }
-        OgShape ts = {1, {bits + 1}};
-        OgEdge et;
-        st = onnx_const_i32(c, "pow2", &ts, tab, &et);
-        if (st == ST_OK)
-            st = onnx_cvm(c, CVM_OP_cvm_lut, "pow2", (OgEdge[]){ey, et}, 2, NULL, &m);
+        st = onnx_lut(c, "pow2", ey, tab, bits + 1, &m);
         if (st == ST_OK)
             st = onnx_cvm(c, CVM_OP_broadcast_mul, "shift", (OgEdge[]){r, m}, 2, NULL, &r);
         if (st == ST_OK && left)

@@ -392,9 +392,8 @@ static Status rq_add_chan(OnnxCtx *c, const Rq *q, const OgShape *as, uint32_t a
     return st;
 }
 
-/* cvm_lut(e, tab[0..n)) for a table built by the caller. */
-static Status rq_lut(OnnxCtx *c, const char *what, OgEdge e, const int32_t *tab, int64_t n,
-                     OgEdge *out)
+Status onnx_lut(OnnxCtx *c, const char *what, OgEdge e, const int32_t *tab, int64_t n,
+                OgEdge *out)
 {
     OgShape ts = {1, {n}};
     OgEdge et;
@@ -448,7 +447,7 @@ static Status rq_thresholds(OnnxCtx *c, const Rq *q, uint32_t axis, int b, OgEdg
                               (const char *const[]){"axis", ab, NULL}, &src);
         }
         if (st == ST_OK)
-            st = rq_lut(c, "thresholds", src, tab, n, &parts[g]);
+            st = onnx_lut(c, "thresholds", src, tab, n, &parts[g]);
     }
     if (st == ST_OK && ng > 1)
         st = onnx_cvm(c, CVM_OP_concatenate, "thresholds", parts, (uint32_t)ng,
@@ -520,7 +519,7 @@ static Status requantize(OnnxCtx *c, OgEdge acc, const float *M, const int32_t *
             tab[k] = (int32_t)(b > 0 ? (2 * k) % RQ_IDX : lo + 2 * (k % (L >> 1)));
         OgEdge twice;
         if (st == ST_OK)
-            st = rq_lut(c, b > 0 ? "next" : "level", p, tab, n, &twice);
+            st = onnx_lut(c, b > 0 ? "next" : "level", p, tab, n, &twice);
         if (st == ST_OK)
             st = onnx_cvm(c, CVM_OP_broadcast_add, b > 0 ? "probe" : "y",
                           (OgEdge[]){twice, bit}, 2, NULL, &p);

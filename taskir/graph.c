@@ -1,6 +1,7 @@
 /* graph.c: building the working IR, the id index, and the per-block facts that come from the
  * type table (effective shape, cluster roles and dims, window geometry, MACs). */
 #include "taskir/graph.h"
+#include "taskir/utf8.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -162,8 +163,18 @@ Block *graph_add_block(Graph *g, BlockType type, int32_t id, const char *name)
         return NULL;
     b->id = take_id(id, &g->next_block_id);
     b->type = type;
-    if (name && !(b->name = arena_strdup(g->arena, name)))
-        return NULL;
+    if (name && utf8_valid(name)) {
+        if (!(b->name = arena_strdup(g->arena, name)))
+            return NULL;
+    } else if (name) {   /* a .pb holds UTF-8 names only: a bad byte becomes U+FFFD */
+        char *clean = utf8_clean(name);
+        b->name = clean ? arena_strdup(g->arena, clean) : NULL;
+        free(clean);
+        if (!b->name) {
+            arena_set_failed(g->arena);
+            return NULL;
+        }
+    }
     if (!idmap_put(&g->block_index, b->id, g->n_blocks)) {
         arena_set_failed(g->arena);
         return NULL;

@@ -157,7 +157,9 @@ void graph_destroy(Graph *g); /* accepts NULL */
 bool graph_oom(const Graph *g);
 
 /* Adds a block of this type. id GRAPH_AUTO_ID takes the next free id. name (provenance) is
- * copied; it may be NULL. NULL when out of memory. A duplicate id is kept (the verifier
+ * copied, with every byte that is not part of valid UTF-8 replaced by U+FFFD (a .pb holds
+ * UTF-8 names only: protobuf readers refuse others); it may be NULL. NULL when out of
+ * memory. A duplicate id is kept (the verifier
  * reports it); lookups find the first. */
 Block *graph_add_block(Graph *g, BlockType type, int32_t id, const char *name);
 /* Adds an edge src -> dst (block ids). NULL when out of memory. */

@@ -27,7 +27,7 @@ static void dot_escaped(FILE *out, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
     while (*p) {
-        size_t n = print_utf8_len(p);
+        size_t n = utf8_seq_len(p);
         if (n == 0) {
             fputs("\xef\xbf\xbd", out);
             p++;

@@ -10,6 +10,7 @@
 #define TASKIR_PRINT_INTERNAL_H
 
 #include "taskir/print.h"
+#include "taskir/utf8.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -84,11 +85,6 @@ PrecisionId print_data_prec(const Block *b, const Tensor *t);
 /* "storage", "compute", "io" or "null". */
 const char *print_kind_name(BlockKind k);
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 when the byte there starts none. */
-size_t print_utf8_len(const unsigned char *s);
-/* A malloc'd copy of s with every byte that is not part of valid UTF-8 replaced by U+FFFD
- * (so that JSON and DOT output stays valid). NULL when out of memory. */
-char *print_utf8_clean(const char *s);
 /* Writes s in single quotes; quote, backslash, control and invalid UTF-8 bytes escaped
  * (\' \\ \n \t \xNN). Valid UTF-8 passes through. */
 void print_quoted(FILE *out, const char *s);

@@ -36,7 +36,7 @@ json_object *pj_bool(PrintJson *J, bool v)
 
 json_object *pj_str(PrintJson *J, const char *s)
 {
-    char *c = print_utf8_clean(s);
+    char *c = utf8_clean(s);
     if (!c)
         return got(J, NULL);
     json_object *o = json_object_new_string(c);
