@@ -50,6 +50,10 @@ Status diag_block(Diag *d, Status status, const char *rule, const struct Block *
                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 Status diag_edge(Diag *d, Status status, const char *rule, int32_t edge_id,
                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Puts prefix before the where of the entries from index from on ("prefix: where", or prefix
+ * alone for an entry without one): e.g. which --input NAME a .npy file's findings are about.
+ * Out of memory leaves an entry's where as it was and sets d->oom. */
+void diag_prefix_where(Diag *d, size_t from, const char *prefix);
 /* Prints every entry, one line each, prefixed "tool: file: ". */
 void diag_print(const Diag *d, FILE *out, const char *tool);
 /* Index of the first entry with this rule id, or -1. */

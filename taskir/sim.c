@@ -920,7 +920,7 @@ static Status classify(SimRun *run, uint32_t k, const NpyArray *a, InSlot *slot,
     const Block *b = sim_input_block(run, k);
     if (a->dtype == NPY_F32 || !a->i32)
         return diag_block(d, ST_LOGIC, "sim.input.dtype", b, "got a %s array, expected int8, "
-                          "uint8, int16 or int32", npy_dtype_name(a->dtype));
+                          "uint8, int16, uint16, int32 or int64", npy_dtype_name(a->dtype));
     int64_t s[NPY_MAX_DIMS];
     uint32_t n = sim_input_shape(run, k, s);
     uint32_t T = run->opt.steps;
