@@ -6,6 +6,8 @@
  *   - the 3x3 convolution 56x56x64 -> 64 (padding 1, int8-valued data) as GMAC/s, best of R
  *     time steps, for 1 thread and, with --threads N > 1, for N threads;
  *   - the same for a vector-matrix product (CVM) 4096 -> 4096;
+ *   - planning (sim_create) and verifying a block with 40000 incoming edges (INPUT [40000]
+ *     -> SI by one-element edges -> OUTPUT), best of R: both linear in the fan-in;
  *   - for every EXAMPLE.pb: the end-to-end time of load + verify + plan + one step on an
  *     all-ones input, best of R.
  * Built by meson (bench/meson.build), never run by `meson test`; bench/sim runs it. */
@@ -202,6 +204,53 @@ static void bench_cvm(uint32_t threads, int reps)
     graph_destroy(g);
 }
 
+/* INPUT [N] -> SI [N] by N one-element edges (element i to N-1-i) -> OUTPUT. */
+static void bench_fan_in(int reps)
+{
+    const int32_t N = 40000;
+    Graph *g = graph_create();
+    if (!g)
+        die("graph_create", NULL);
+    Block *in = graph_add_block(g, BT_INPUT, GRAPH_AUTO_ID, "x");
+    in->shape.d[D_F] = N;
+    in->has_socket_id = true;
+    Block *si = graph_add_block(g, BT_SI, GRAPH_AUTO_ID, "gather");
+    si->shape.d[D_F] = N;
+    Block *out = graph_add_block(g, BT_OUTPUT, GRAPH_AUTO_ID, "out");
+    out->shape.d[D_F] = N;
+    out->has_socket_id = true;
+    int32_t one[TIR_CDIMS] = {1, 1, 1, 1, 1, 1};
+    for (int32_t i = 0; i < N; i++) {
+        int32_t s[TIR_CDIMS] = {0, 0, i}, t[TIR_CDIMS] = {0, 0, N - 1 - i};
+        graph_connect_box(g, in, 0, s, one, si, 0, t, one);
+    }
+    graph_connect(g, si, 0, out, 0);
+    if (graph_oom(g))
+        die("building the fan-in graph", NULL);
+    double plan = 1e30, vfy = 1e30;
+    for (int r = 0; r < reps; r++) {
+        Diag d;
+        diag_init(&d, "fan-in");
+        double t0 = now();
+        if (verify_graph(g, &d))
+            die("verifying the fan-in graph", &d);
+        double t1 = now();
+        SimRun *run;
+        if (sim_create(g, NULL, &run, &d))
+            die("planning the fan-in graph", &d);
+        double t2 = now();
+        if (t1 - t0 < vfy)
+            vfy = t1 - t0;
+        if (t2 - t1 < plan)
+            plan = t2 - t1;
+        sim_destroy(run);
+        diag_finish(&d);
+    }
+    printf("fan-in 40000 edges    plan best %.2f ms  verify best %.2f ms\n", plan * 1e3,
+           vfy * 1e3);
+    graph_destroy(g);
+}
+
 static void bench_example(const char *path, uint32_t threads, int reps)
 {
     double best = 1e30;
@@ -262,6 +311,7 @@ int main(int argc, char **argv)
     bench_cvm(1, reps);
     if (threads > 1)
         bench_cvm(threads, reps);
+    bench_fan_in(reps);
     for (int i = first; i < argc; i++)
         bench_example(argv[i], 1, reps);
     return 0;

@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench/test_sim.sh: the `cli` test bench_sim, a quick check that bench/sim works on a build
-# dir (--no-build, REPS=1): exit 0, the convolution and vector-matrix lines, and one line per
+# dir (--no-build, REPS=1): exit 0, the convolution, vector-matrix and fan-in lines, and one line per
 # example TaskGraph, the Mapping example (lenet.map.pb, not a graph) left out.
 #
 #   sh bench/test_sim.sh BENCH_SIM BUILD_DIR
@@ -19,6 +19,8 @@ cat "$tmp/out" "$tmp/err"
 [ "$rc" -eq 0 ] || bad "bench/sim --no-build exited $rc"
 grep -q '^conv3x3 56x56x64->64  threads=1 .* GMAC/s$' "$tmp/out" || bad "no convolution line"
 grep -q '^cvm 4096->4096        threads=2 .* GMAC/s$' "$tmp/out" || bad "no CVM line"
+grep -q '^fan-in 40000 edges    plan best .* ms  verify best .* ms$' "$tmp/out" ||
+    bad "no fan-in line"
 for ex in lenet.pb tianjic_style.pb; do
     grep -Eq "^example .*/examples/$ex +best .* ms end to end$" "$tmp/out" || bad "no line for $ex"
 done

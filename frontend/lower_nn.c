@@ -85,30 +85,28 @@ Status lw_op_conv2d(Lw *L)
     if (!cc)
         return lw_oom(L);
     Block *sb0 = NULL;
-    BlockType tin = G == 1 ? BT_SIC : BT_SIC2D, tw = G == 1 ? BT_SW : BT_SW2D,
-              tc = G == 1 ? BT_CC : BT_CC2D;
+    char where[320];
+    EncCtx ec;
+    lw_enc_ctx(L, &ec, where, sizeof where);
+    ConvLeafSpec spec = {
+        .grouped = G != 1, .h = (int32_t)H, .w = (int32_t)W, .ic = (int32_t)IC,
+        .oc = (int32_t)OPG, .kh = (int32_t)KH, .kw = (int32_t)KW, .oh = (int32_t)OH,
+        .ow = (int32_t)OW, .stride = {(int32_t)sd[0], (int32_t)sd[1]},
+        .pad = {(int32_t)pd[0], (int32_t)pd[0], (int32_t)pd[1], (int32_t)pd[1]},
+        .dilation = {(int32_t)dl[0], (int32_t)dl[1]}, .in_prec = lw_store_prec(x->prec),
+        .w_prec = lw_store_prec(w->prec), .b_prec = b ? lw_store_prec(b->prec) : PR_INT_32};
     for (int64_t li = 0; li < NL && st == ST_OK; li++) {
         int64_t img = li / G, gi = li % G;
-        char pre[32] = "", s_in[48], s_w[48], s_b[48], s_c[48];
+        char pre[32] = "";
         if (NI > 1)
             snprintf(pre, sizeof pre, "i%lld%s", (long long)img, G > 1 ? "/" : "");
         if (G > 1)
             snprintf(pre + strlen(pre), sizeof pre - strlen(pre), "g%lld", (long long)gi);
-        snprintf(s_in, sizeof s_in, "%s%sin", pre, *pre ? "/" : "");
-        snprintf(s_w, sizeof s_w, "%s%sw", pre, *pre ? "/" : "");
-        snprintf(s_b, sizeof s_b, "%s%sb", pre, *pre ? "/" : "");
-        snprintf(s_c, sizeof s_c, "%s", pre);
-        int32_t shp_in[TIR_NDIMS] = {(int32_t)H, (int32_t)W, 0, (int32_t)IC};
-        Block *si = lw_block(L, tin, s_in, shp_in, (int)lw_store_prec(x->prec));
-        int32_t shp_w[TIR_NDIMS] = {0, 0, (int32_t)OPG, (int32_t)IC, (int32_t)KH, (int32_t)KW};
-        Block *sw = lw_block(L, tw, s_w, shp_w, (int)lw_store_prec(w->prec));
-        int32_t shp_c[TIR_NDIMS] = {(int32_t)OH, (int32_t)OW, (int32_t)OPG, (int32_t)IC,
-                                    (int32_t)KH, (int32_t)KW, (int32_t)H, (int32_t)W};
-        Block *c = lw_block(L, tc, s_c, shp_c, PR_INT_32);
-        if (!si || !sw || !c) {
-            st = lw_oom(L);
+        spec.weights = w->c.data + gi * OPG * IC * KH * KW;
+        spec.bias = b ? b->c.data + gi * OPG : NULL;
+        ConvLeaf leaf;
+        if ((st = conv_leaf_begin(&ec, &spec, pre, &leaf)) != ST_OK)
             break;
-        }
         /* The image's channel slice: axis 0 (with N == 1) picks the image. */
         int64_t lo[OG_MAX_DIMS] = {0}, ext[OG_MAX_DIMS];
         for (uint32_t a = 0; a < x->ps.ndim; a++)
@@ -119,37 +117,12 @@ Status lw_op_conv2d(Lw *L)
         }
         lo[o] = gi * IC;
         ext[o] = IC;
-        if ((st = lw_feed(L, x, si, 0, NULL, NULL, perm, lo, ext)) != ST_OK)
+        if ((st = lw_feed(L, x, leaf.in, 0, NULL, NULL, perm, lo, ext)) != ST_OK ||
+            (st = conv_leaf_end(&ec, &spec, pre, &leaf)) != ST_OK)
             break;
-        int64_t wn = OPG * IC * KH * KW;
-        if ((st = lw_set_data(L, sw, lw_store_prec(w->prec), w->c.data + gi * wn, wn)) != ST_OK)
-            break;
-        static const AttrId ids[] = {AT_KERNEL_Y, AT_KERNEL_X, AT_STRIDE_Y, AT_STRIDE_X,
-                                     AT_PAD_UP, AT_PAD_DOWN, AT_PAD_LEFT, AT_PAD_RIGHT,
-                                     AT_DILATION_Y, AT_DILATION_X};
-        int32_t vals[] = {(int32_t)KH, (int32_t)KW, (int32_t)sd[0], (int32_t)sd[1],
-                          (int32_t)pd[0], (int32_t)pd[0], (int32_t)pd[1], (int32_t)pd[1],
-                          (int32_t)dl[0], (int32_t)dl[1]};
-        if (!lw_set_attrs(L, c, ids, vals, 10)) {
-            st = lw_oom(L);
-            break;
-        }
-        if ((st = lw_connect(L, si, c, 0)) != ST_OK || (st = lw_connect(L, sw, c, 1)) != ST_OK)
-            break;
-        if (b) {
-            int32_t shp_b[TIR_NDIMS] = {0, 0, (int32_t)OPG};
-            Block *sb = lw_block(L, BT_SB, s_b, shp_b, (int)lw_store_prec(b->prec));
-            if (!sb) {
-                st = lw_oom(L);
-                break;
-            }
-            if ((st = lw_set_data(L, sb, lw_store_prec(b->prec), b->c.data + gi * OPG, OPG)) ||
-                (st = lw_connect(L, sb, c, 2)))
-                break;
-            c->bias_type = BIAS_VECTOR;
-            sb0 = sb;
-        }
-        cc[li] = c;
+        if (leaf.b)
+            sb0 = leaf.b;
+        cc[li] = leaf.cc;
     }
     if (st != ST_OK) {
         free(cc);

@@ -57,14 +57,15 @@ static bool has_values(const Tensor *t)
     return t->n_i32 || t->n_u32 || t->n_f32;
 }
 
-uint32_t canon_reshape_p(const Graph *g, const Edge *e, uint32_t i, int32_t p[TIR_CDIMS])
+uint32_t canon_reshape_p(const Graph *g, const GraphUses *u, const Edge *e, uint32_t i,
+                         int32_t p[TIR_CDIMS])
 {
     if (i >= e->n_re || e->re[i].type != RT_RESHAPE ||
         (e->re[i].n_mats && has_values(&e->re[i].mats[0])))
         return 0;
     EdgeEnds ends;
     char why[300];
-    if (!edge_ends(g, e, &ends, why, sizeof why))
+    if (!edge_ends(g, u, e, &ends, why, sizeof why))
         return 0;
     RaShape cur;
     ra_shape_of_box(ends.src_box, &cur);

@@ -7,6 +7,7 @@
 #define TASKIR_CANON_H
 
 #include "taskir/graph.h"
+#include "taskir/uses.h"
 
 #include <stdint.h>
 
@@ -33,9 +34,10 @@ uint32_t canon_default_attrs(const Block *b, AttrId out[CANON_MAX_ATTRS]);
 int canon_bias_type(const Block *b);
 
 /* The permutation to write for step i of edge e when it is a RESHAPE without one: C order,
- * p = [k-1, ..., 1, 0] over the k axes the step receives. Returns k (its entries in p), or 0
- * when the step is not such a RESHAPE or its input shape cannot be found (an edge the
- * verifier refuses: it is written as it is). */
-uint32_t canon_reshape_p(const Graph *g, const Edge *e, uint32_t i, int32_t p[TIR_CDIMS]);
+ * p = [k-1, ..., 1, 0] over the k axes the step receives (its input shape found through g's
+ * use index u). Returns k (its entries in p), or 0 when the step is not such a RESHAPE or its
+ * input shape cannot be found (an edge the verifier refuses: it is written as it is). */
+uint32_t canon_reshape_p(const Graph *g, const GraphUses *u, const Edge *e, uint32_t i,
+                         int32_t p[TIR_CDIMS]);
 
 #endif

@@ -111,6 +111,23 @@ Status diag_edge(Diag *d, Status status, const char *rule, int32_t edge_id,
     return status;
 }
 
+void diag_prefix_where(Diag *d, size_t from, const char *prefix)
+{
+    for (size_t i = from; i < d->n; i++) {
+        DiagEntry *e = &d->entries[i];
+        bool had = e->where && *e->where;
+        size_t len = strlen(prefix) + (had ? 2 + strlen(e->where) : 0) + 1;
+        char *w = malloc(len);
+        if (!w) {
+            d->oom = true;
+            continue;
+        }
+        snprintf(w, len, "%s%s%s", prefix, had ? ": " : "", had ? e->where : "");
+        free(e->where);
+        e->where = w;
+    }
+}
+
 void diag_print(const Diag *d, FILE *out, const char *tool)
 {
     for (size_t i = 0; i < d->n; i++) {

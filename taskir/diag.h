@@ -53,6 +53,10 @@ Status diag_edge(Diag *d, Status status, const char *rule, int32_t edge_id,
  * (may be NULL), with block_id / edge_id when has_block / has_edge. Returns status. */
 Status diag_vadd(Diag *d, Status status, const char *rule, char *where, bool has_block,
                  int32_t block_id, bool has_edge, int32_t edge_id, const char *fmt, va_list ap);
+/* Puts prefix before the where of the entries from index from on ("prefix: where", or prefix
+ * alone for an entry without one): e.g. which --input NAME a .npy file's findings are about.
+ * Out of memory leaves an entry's where as it was and sets d->oom. */
+void diag_prefix_where(Diag *d, size_t from, const char *prefix);
 /* Prints every entry, one line each, prefixed "tool: file: ". */
 void diag_print(const Diag *d, FILE *out, const char *tool);
 /* Index of the first entry with this rule id, or -1. */

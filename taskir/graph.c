@@ -105,26 +105,64 @@ static long idmap_get(const IdMap *m, int32_t key)
     }
 }
 
-Block *graph_block(const Graph *g, int32_t id)
+long graph_block_pos(const Graph *g, int32_t id)
 {
     long i = idmap_get(&g->block_index, id);
+    return i < 0 || g->blocks[i]->removed ? -1 : i;
+}
+
+long graph_edge_pos(const Graph *g, int32_t id)
+{
+    long i = idmap_get(&g->edge_index, id);
+    return i < 0 || g->edges[i]->removed ? -1 : i;
+}
+
+Block *graph_block(const Graph *g, int32_t id)
+{
+    long i = graph_block_pos(g, id);
     return i < 0 ? NULL : g->blocks[i];
 }
 
 Edge *graph_edge(const Graph *g, int32_t id)
 {
-    long i = idmap_get(&g->edge_index, id);
+    long i = graph_edge_pos(g, id);
     return i < 0 ? NULL : g->edges[i];
 }
 
-long graph_block_pos(const Graph *g, int32_t id)
+/* Rebuilds the index of blocks[] (blocks true) or edges[] (the first id wins). */
+static bool idmap_rebuild(Graph *g, bool blocks)
 {
-    return idmap_get(&g->block_index, id);
+    IdMap fresh = {0};
+    uint32_t n = blocks ? g->n_blocks : g->n_edges;
+    for (uint32_t i = 0; i < n; i++)
+        if (!idmap_put(&fresh, blocks ? g->blocks[i]->id : g->edges[i]->id, i)) {
+            free(fresh.keys);
+            free(fresh.vals);
+            return false;
+        }
+    IdMap *m = blocks ? &g->block_index : &g->edge_index;
+    free(m->keys);
+    free(m->vals);
+    *m = fresh;
+    return true;
 }
 
-long graph_edge_pos(const Graph *g, int32_t id)
+bool graph_compact(Graph *g)
 {
-    return idmap_get(&g->edge_index, id);
+    uint32_t nb = 0, ne = 0;
+    for (uint32_t i = 0; i < g->n_blocks; i++)
+        if (!g->blocks[i]->removed)
+            g->blocks[nb++] = g->blocks[i];
+    for (uint32_t i = 0; i < g->n_edges; i++)
+        if (!g->edges[i]->removed)
+            g->edges[ne++] = g->edges[i];
+    g->n_blocks = nb;
+    g->n_edges = ne;
+    if (!idmap_rebuild(g, true) || !idmap_rebuild(g, false)) {
+        arena_set_failed(g->arena);
+        return false;
+    }
+    return true;
 }
 
 /* ---- building ---- */
@@ -388,23 +426,6 @@ Rearrange *edge_add_rearrange(Graph *g, Edge *e, RearrangeType type, uint32_t n_
         r->n_mats = n_mats;
     }
     return r;
-}
-
-Edge *graph_connect(Graph *g, Block *src, uint32_t out_idx, Block *dst, uint32_t in_idx)
-{
-    if (!src || !dst)
-        return NULL;
-    while (src->n_out <= out_idx)
-        if (!blk_add_output(g, src))
-            return NULL;
-    while (dst->n_in <= in_idx)
-        if (!blk_add_input(g, dst))
-            return NULL;
-    Edge *e = graph_add_edge(g, GRAPH_AUTO_ID, src->id, dst->id);
-    if (!e || !cluster_add_iface(g, &src->out[out_idx], e->id) ||
-        !cluster_add_iface(g, &dst->in[in_idx], e->id))
-        return NULL;
-    return e;
 }
 
 /* ---- per-type facts ---- */

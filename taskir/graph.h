@@ -2,7 +2,18 @@
  *
  * A Graph owns one arena; blocks and edges are arena objects addressed by id through an O(1)
  * index, and listed in the order they were added (file order after a load). Passes grow a
- * graph cheaply: arrays of pointers are regrown in the arena, objects never move.
+ * graph cheaply: the arrays of pointers blocks[] and edges[] are regrown in the arena, and a
+ * Block or an Edge never moves, so pointers to them stay valid until graph_destroy. The
+ * arrays inside them do move when they grow: a block's clusters (blk_add_input/output), a
+ * cluster's interfaces (cluster_add_iface), a block's attributes (blk_set_attr) and an
+ * edge's rearrangements (edge_add_rearrange). Across such a call, hold an index (cluster,
+ * interface, step), not a pointer.
+ *
+ * Rewriting (graph_edit.c): a change set removes blocks, edges and interfaces, retargets
+ * edge ends, clones blocks and adds edges; removed blocks and edges stay in the arrays,
+ * marked, until graph_compact drops them (ids unchanged). Lookups by id skip removed ones.
+ * Everything that reads a whole graph (verifier, printers, simulator, saving, graph_uses)
+ * expects a compacted one: end every change set with graph_compact.
  *
  * Shapes hold the eight dims in seeds/003 order (y x f r ky kx iy ix); 0 means "absent".
  * The loader reads the existing tools' -1 for an unused dim as absent, and the saver writes
@@ -98,6 +109,7 @@ typedef struct Block {
     int64_t *model_dims;
     PrecisionId model_prec;
     bool has_model_prec;
+    bool removed;           /* graph_remove_block: dropped by graph_compact */
 } Block;
 
 typedef struct Rearrange {
@@ -111,6 +123,7 @@ typedef struct Edge {
     int32_t src, dst;       /* block ids */
     Rearrange *re;
     uint32_t n_re;
+    bool removed;           /* graph_remove_edge: dropped by graph_compact */
 } Edge;
 
 typedef struct Group {
@@ -211,6 +224,44 @@ bool tensor_set_i32(Graph *g, Tensor *t, const int32_t *dims, uint32_t n_dims,
  * whole-cluster interfaces at both ends (clusters are created up to the index as needed).
  * Returns the edge, or NULL when out of memory or a block is missing. */
 Edge *graph_connect(Graph *g, Block *src, uint32_t out_idx, Block *dst, uint32_t in_idx);
+
+/* ---- Rewriting (graph_edit.c); see the top of this file for change sets ---- */
+
+/* Joins output cluster out_idx of src to input cluster in_idx of dst with a new edge, like
+ * graph_connect, with box interfaces: the source box at spos of extent ssize in the output
+ * cluster and the destination box at dpos of extent dsize in the input cluster (y x f r ky
+ * kx; the dims the cluster does not use are ignored; NULL position or size: the whole
+ * cluster). A box that covers its whole cluster is written as a whole-cluster interface.
+ * NULL when out of memory or a block is missing. */
+Edge *graph_connect_box(Graph *g, Block *src, uint32_t out_idx, const int32_t *spos,
+                        const int32_t *ssize, Block *dst, uint32_t in_idx,
+                        const int32_t *dpos, const int32_t *dsize);
+/* Removes interface idx of cluster c (the later ones shift down). Its edge keeps its other
+ * end until it is removed or retargeted. */
+void cluster_remove_iface(Cluster *c, uint32_t idx);
+/* Removes edge e and every interface naming it at its two ends. */
+void graph_remove_edge(Graph *g, Edge *e);
+/* Removes block b and every edge that starts or ends at it (graph_remove_edge). O(edges). */
+void graph_remove_block(Graph *g, Block *b);
+/* Moves the source (src true) or destination end of e to cluster idx (an output cluster for
+ * the source) of block nb, creating clusters up to idx as needed: the interface naming e at
+ * the old end moves, box and all, or a whole-cluster one is made when there was none. Returns
+ * the interface at the new end (valid until that cluster grows), NULL when out of memory. */
+Iface *graph_retarget_edge(Graph *g, Edge *e, bool src, Block *nb, uint32_t idx);
+/* Drops removed blocks and edges from blocks[] and edges[], keeping the order of the others
+ * and every id, and rebuilds the id index. false when out of memory. */
+bool graph_compact(Graph *g);
+/* Adds a copy of b with the next free id and the provenance name "<b's name>/<suffix>"
+ * ("block<id>/<suffix>" when b has none): type, precision, shape, attributes, flags and
+ * cluster shapes are copied; the clusters get no interfaces (edges are not copied); the data
+ * tensor is shared (tensors are not written after they are built). NULL when out of memory. */
+Block *graph_clone_block(Graph *g, const Block *b, const char *suffix);
+/* Gives b a view of rows [start, start + count) of parent along its first dim, without
+ * copying the values: the view's dims are the parent's with the first set to count, and its
+ * values point into the parent's container. false when parent has no dims, the rows do not
+ * fit, the parent's container does not hold dims' volume, or out of memory. */
+bool blk_set_data_view(Graph *g, Block *b, const Tensor *parent, uint32_t start,
+                       uint32_t count);
 
 /* ---- Per-type facts of one block, from the block type table ---- */
 

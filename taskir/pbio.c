@@ -456,6 +456,8 @@ typedef struct Saver {
     TirAtomicFile *f;           /* the parts go to this file, or else to buf */
     uint8_t *buf;
     size_t len, cap;
+    GraphUses uses;             /* the graph's use index, built at the first RESHAPE */
+    bool has_uses;
 } Saver;
 
 enum {
@@ -658,7 +660,12 @@ static bool reshape_p_out(Saver *S, const Graph *g, const Edge *e, uint32_t i,
                           Taskir__RearrangeInfo *wr)
 {
     int32_t p[TIR_CDIMS];
-    uint32_t k = canon_reshape_p(g, e, i, p);
+    if (e->re[i].type == RT_RESHAPE && !S->has_uses) {
+        if (!graph_uses(g, &S->uses))
+            return false;
+        S->has_uses = true;
+    }
+    uint32_t k = S->has_uses ? canon_reshape_p(g, &S->uses, e, i, p) : 0;
     if (!k)
         return true;
     int32_t *v = arena_alloc(S->a, k + 1, sizeof *v);
@@ -823,6 +830,7 @@ static Status pack_graph(const Graph *g, Saver *S, Diag *d)
         st = put_part(S, &w, d);
     pb_pack_destroy(S->pk);
     arena_destroy(S->a);
+    graph_uses_finish(&S->uses);
     return st;
 }
 

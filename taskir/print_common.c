@@ -1,5 +1,6 @@
-/* print_common.c: helpers every printer uses (see print_internal.h): the edge-end index,
- * the FNV-1a checksum of tensor values, UTF-8 checking and quoting, dims and names. */
+/* print_common.c: helpers every printer uses (see print_internal.h): edge ends (through the
+ * use index, uses.h), the FNV-1a checksum of tensor values, UTF-8 checking and quoting, dims
+ * and names. */
 #include "taskir/print_internal.h"
 
 #include <stdlib.h>
@@ -7,106 +8,35 @@
 
 /* ---- edge ends ---- */
 
-static int ref_cmp(const void *pa, const void *pb)
-{
-    const PrintIfaceRef *a = pa, *b = pb;
-    if (a->edge_id != b->edge_id)
-        return a->edge_id < b->edge_id ? -1 : 1;
-    if (a->out != b->out)
-        return a->out ? 1 : -1;
-    if (a->block_id != b->block_id)
-        return a->block_id < b->block_id ? -1 : 1;
-    if (a->block_pos != b->block_pos)
-        return a->block_pos < b->block_pos ? -1 : 1;
-    if (a->cluster != b->cluster)
-        return a->cluster < b->cluster ? -1 : 1;
-    if (a->iface != b->iface)
-        return a->iface < b->iface ? -1 : 1;
-    return 0;
-}
-
-static void add_refs(PrintIndex *ix, const Block *b, uint32_t pos, const Cluster *c,
-                     uint32_t nc, bool out)
-{
-    for (uint32_t k = 0; k < nc; k++)
-        for (uint32_t i = 0; i < c[k].n_ifaces; i++)
-            ix->refs[ix->n++] = (PrintIfaceRef){c[k].ifaces[i].edge_id, out, b->id, pos, k, i};
-}
-
 Status print_index_build(const Graph *g, PrintIndex *ix, Diag *d)
 {
-    ix->refs = NULL;
-    ix->n = 0;
-    size_t total = 0;
-    for (uint32_t p = 0; p < g->n_blocks; p++) {
-        const Block *b = g->blocks[p];
-        for (uint32_t k = 0; k < b->n_in; k++)
-            total += b->in[k].n_ifaces;
-        for (uint32_t k = 0; k < b->n_out; k++)
-            total += b->out[k].n_ifaces;
-    }
-    if (!total)
-        return ST_OK;
-    if (total > SIZE_MAX / sizeof *ix->refs ||
-        !(ix->refs = malloc(total * sizeof *ix->refs)))
+    if (!graph_uses(g, &ix->uses))
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory indexing the interfaces");
-    for (uint32_t p = 0; p < g->n_blocks; p++) {
-        const Block *b = g->blocks[p];
-        add_refs(ix, b, p, b->in, b->n_in, false);
-        add_refs(ix, b, p, b->out, b->n_out, true);
-    }
-    qsort(ix->refs, ix->n, sizeof *ix->refs, ref_cmp);
     return ST_OK;
 }
 
 void print_index_finish(PrintIndex *ix)
 {
-    free(ix->refs);
-    ix->refs = NULL;
-    ix->n = 0;
+    graph_uses_finish(&ix->uses);
 }
 
 void print_edge_end(const Graph *g, const PrintIndex *ix, const Edge *e, bool src, PrintEnd *end)
 {
     memset(end, 0, sizeof *end);
-    int32_t id = src ? e->src : e->dst;
-    end->block = graph_block(g, id);
-    if (!end->block)
-        return;
-    /* lower bound of (edge id, end, block id) */
-    size_t lo = 0, hi = ix->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const PrintIfaceRef *r = &ix->refs[mid];
-        int c = r->edge_id != e->id ? (r->edge_id < e->id ? -1 : 1)
-                : r->out != src     ? (r->out ? 1 : -1)
-                : r->block_id != id ? (r->block_id < id ? -1 : 1)
-                                    : 0;
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == ix->n)
-        return;
-    const PrintIfaceRef *r = &ix->refs[lo];
-    if (r->edge_id != e->id || r->out != src || r->block_id != id)
-        return;
-    /* With duplicate block ids, the end is the first block with the id (graph_block); a
-     * later duplicate's interface does not count. */
-    if (g->blocks[r->block_pos] != end->block)
+    const IfaceUse *u = uses_edge_end(g, &ix->uses, e, src, &end->block);
+    if (!u)
         return;
     const Block *b = end->block;
-    end->cluster_idx = r->cluster;
-    end->iface_idx = r->iface;
-    end->cluster = src ? &b->out[r->cluster] : &b->in[r->cluster];
-    end->iface = &end->cluster->ifaces[r->iface];
+    end->cluster_idx = u->cluster;
+    end->iface_idx = u->iface;
+    end->cluster = src ? &b->out[u->cluster] : &b->in[u->cluster];
+    end->iface = &end->cluster->ifaces[u->iface];
     if (end->iface->has_size) {
         for (int i = 0; i < TIR_CDIMS; i++)
             end->box[i] = end->iface->size.d[i];
         end->has_box = true;
     } else {
-        end->has_box = blk_cluster_dims(b, !src, r->cluster, end->box);
+        end->has_box = blk_cluster_dims(b, !src, u->cluster, end->box);
     }
 }
 

@@ -10,6 +10,7 @@
 #define TASKIR_PRINT_INTERNAL_H
 
 #include "taskir/print.h"
+#include "taskir/uses.h"
 #include "taskir/utf8.h"
 
 #include <stdbool.h>
@@ -20,20 +21,9 @@
 /* Values printed of a block's data tensor (the checksum covers all of them). */
 #define PRINT_DATA_FIRST 8
 
-/* One interface of one cluster, keyed by the edge it names. */
-typedef struct PrintIfaceRef {
-    int32_t edge_id;
-    bool out;             /* an output cluster (the edge's source end) */
-    int32_t block_id;
-    uint32_t block_pos;   /* position in g->blocks */
-    uint32_t cluster;
-    uint32_t iface;
-} PrintIfaceRef;
-
-/* The interfaces of every cluster of a graph, sorted by (edge id, end, block id, position). */
+/* The use index of the graph being printed (uses.h). */
 typedef struct PrintIndex {
-    PrintIfaceRef *refs;
-    size_t n;
+    GraphUses uses;
 } PrintIndex;
 
 /* One end of an edge as the graph says it: the block (the first with the id), and the

@@ -606,19 +606,17 @@ void rearrange_describe(const Rearrange *r, char *buf, size_t len)
 
 /* ---- edges ---- */
 
-/* Finds the interface naming edge id in the input (or output) clusters of b. */
-static bool find_iface(const Block *b, bool input, int32_t id, uint32_t *cl, const Iface **f)
+/* The interface of the edge's end found through the use index, with its cluster. */
+static bool find_iface(const Graph *g, const GraphUses *u, const Edge *e, bool src,
+                       uint32_t *cl, const Iface **f)
 {
-    uint32_t n = input ? b->n_in : b->n_out;
-    const Cluster *cs = input ? b->in : b->out;
-    for (uint32_t c = 0; c < n; c++)
-        for (uint32_t i = 0; i < cs[c].n_ifaces; i++)
-            if (cs[c].ifaces[i].edge_id == id) {
-                *cl = c;
-                *f = &cs[c].ifaces[i];
-                return true;
-            }
-    return false;
+    const Block *b;
+    const IfaceUse *use = uses_edge_end(g, u, e, src, &b);
+    if (!use)
+        return false;
+    *cl = use->cluster;
+    *f = src ? &b->out[use->cluster].ifaces[use->iface] : &b->in[use->cluster].ifaces[use->iface];
+    return true;
 }
 
 /* The box of interface f in a cluster of dims cd. */
@@ -645,7 +643,8 @@ static bool iface_box(const int32_t cd[TIR_CDIMS], const Iface *f, int32_t pos[T
     return true;
 }
 
-bool edge_ends(const Graph *g, const Edge *e, EdgeEnds *o, char *why, size_t len)
+bool edge_ends(const Graph *g, const GraphUses *u, const Edge *e, EdgeEnds *o, char *why,
+               size_t len)
 {
     memset(o, 0, sizeof *o);
     o->src = graph_block(g, e->src);
@@ -653,9 +652,9 @@ bool edge_ends(const Graph *g, const Edge *e, EdgeEnds *o, char *why, size_t len
     if (!o->src || !o->dst)
         return fail(why, len, "its %s block %d does not exist", o->src ? "destination" :
                     "source", (int)(o->src ? e->dst : e->src));
-    if (!find_iface(o->src, false, e->id, &o->src_cluster, &o->src_if))
+    if (!find_iface(g, u, e, true, &o->src_cluster, &o->src_if))
         return fail(why, len, "no output interface of block %d names it", (int)e->src);
-    if (!find_iface(o->dst, true, e->id, &o->dst_cluster, &o->dst_if))
+    if (!find_iface(g, u, e, false, &o->dst_cluster, &o->dst_if))
         return fail(why, len, "no input interface of block %d names it", (int)e->dst);
     if (!blk_cluster_dims(o->src, false, o->src_cluster, o->src_cdims))
         return fail(why, len, "block %d has no output cluster %u", (int)e->src,
@@ -668,11 +667,11 @@ bool edge_ends(const Graph *g, const Edge *e, EdgeEnds *o, char *why, size_t len
                      len);
 }
 
-Status rearrange_check(const Graph *g, const Edge *e, Diag *d)
+Status rearrange_check(const Graph *g, const GraphUses *u, const Edge *e, Diag *d)
 {
     char why[300];
     EdgeEnds ends;
-    if (!edge_ends(g, e, &ends, why, sizeof why))
+    if (!edge_ends(g, u, e, &ends, why, sizeof why))
         return diag_edge(d, ST_LOGIC, "rearrange.ends", e->id, "%s", why);
     RaShape cur, dst;
     ra_shape_of_box(ends.src_box, &cur);

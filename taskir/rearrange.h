@@ -11,6 +11,7 @@
 #define TASKIR_REARRANGE_H
 
 #include "taskir/graph.h"
+#include "taskir/uses.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -57,8 +58,8 @@ bool ra_decode(const Rearrange *r, const RaShape *in, RaStep *out, char *why, si
  * followed by " (invalid: ...)" when ra_decode would reject them for every shape. */
 void rearrange_describe(const Rearrange *r, char *buf, size_t len);
 
-/* The source and destination interfaces of an edge (found by edge id in the end blocks'
- * clusters) and their box extents (y x f r ky kx; 0 = unused dim). false, with the reason in
+/* The source and destination interfaces of an edge (found through the use index u of g,
+ * uses.h) and their box extents (y x f r ky kx; 0 = unused dim). false, with the reason in
  * why, when an end or its interface is missing or a box does not fit its cluster. */
 typedef struct EdgeEnds {
     const Block *src, *dst;
@@ -68,12 +69,13 @@ typedef struct EdgeEnds {
     int32_t src_pos[TIR_CDIMS], dst_pos[TIR_CDIMS];     /* box origins */
     int32_t src_box[TIR_CDIMS], dst_box[TIR_CDIMS];     /* box extents */
 } EdgeEnds;
-bool edge_ends(const Graph *g, const Edge *e, EdgeEnds *out, char *why, size_t whylen);
+bool edge_ends(const Graph *g, const GraphUses *u, const Edge *e, EdgeEnds *out, char *why,
+               size_t whylen);
 
 /* Checks the edge's rearrangement chain against its boxes: every step's parameters decode
  * [rearrange.<type>], and the last step's volume equals the destination box's volume
  * [rearrange.volume] (for an edge without steps: equal volumes, [rearrange.volume]). Missing
  * ends are reported as [rearrange.ends]. ST_OK or ST_LOGIC; findings go to d. */
-Status rearrange_check(const Graph *g, const Edge *e, Diag *d);
+Status rearrange_check(const Graph *g, const GraphUses *u, const Edge *e, Diag *d);
 
 #endif

@@ -219,7 +219,7 @@ static Status plan_copy(SimRun *run, const Edge *e, SimCopy *cp, const EdgeEnds 
         char why[300];
         RaStep st;
         if (!ra_decode(&e->re[i], &cur, &st, why, sizeof why))
-            return rearrange_check(run->g, e, d) ? ST_LOGIC
+            return rearrange_check(run->g, &run->uses, e, d) ? ST_LOGIC
                                                   : diag_edge(d, ST_LOGIC, "rearrange.param",
                                                               e->id, "%s", why);
         if (st.type == RT_IDENTITY)
@@ -440,7 +440,7 @@ Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d)
     run->blocks = run_alloc(run, nb, sizeof *run->blocks);
     run->inputs = run_alloc(run, nb, sizeof *run->inputs);
     run->outputs = run_alloc(run, nb, sizeof *run->outputs);
-    if (!run->blocks || !run->inputs || !run->outputs) {
+    if (!run->blocks || !run->inputs || !run->outputs || !graph_uses(g, &run->uses)) {
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory creating the run");
         goto fail;
     }
@@ -474,7 +474,7 @@ Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d)
                 st = diag_edge(d, ST_LOGIC, "sim.id", e->id, "another edge has the same id");
                 goto fail;
             }
-            if (!edge_ends(g, e, &en, why, sizeof why)) {
+            if (!edge_ends(g, &run->uses, e, &en, why, sizeof why)) {
                 st = diag_edge(d, ST_LOGIC, "sim.edge", e->id, "%s", why);
                 goto fail;
             }
@@ -550,6 +550,7 @@ Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d)
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory allocating the run");
         goto fail;
     }
+    graph_uses_finish(&run->uses);
     sim_reset(run);
     *out = run;
     return ST_OK;
@@ -565,6 +566,7 @@ void sim_destroy(SimRun *run)
     for (uint32_t i = 0; i < run->n_owned; i++)
         free(run->owned[i]);
     free(run->owned);
+    graph_uses_finish(&run->uses);
     free(run);
 }
 
@@ -874,7 +876,7 @@ static Status classify(SimRun *run, uint32_t k, const NpyArray *a, InSlot *slot,
     const Block *b = sim_input_block(run, k);
     if (a->dtype == NPY_F32 || !a->i32)
         return diag_block(d, ST_LOGIC, "sim.input.dtype", b, "got a %s array, expected int8, "
-                          "uint8, int16 or int32", npy_dtype_name(a->dtype));
+                          "uint8, int16, uint16, int32 or int64", npy_dtype_name(a->dtype));
     int64_t s[NPY_MAX_DIMS];
     uint32_t n = sim_input_shape(run, k, s);
     uint32_t T = run->opt.steps;

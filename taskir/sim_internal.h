@@ -54,6 +54,7 @@ typedef struct SimBlock {
 
 struct SimRun {
     const Graph *g;
+    GraphUses uses;             /* the use index of g while planning (sim_create), then empty */
     SimOptions opt;
     SimBlock *blocks;           /* indexed like g->blocks */
     uint32_t *order;            /* topological order (positions) */

@@ -137,7 +137,7 @@ Status verify_graph_opts(const Graph *g, const VerifyOptions *o, Diag *d)
     v.in_refs = calloc(ne, sizeof *v.in_refs);
     v.src_end = calloc(ne, sizeof *v.src_end);
     v.dst_end = calloc(ne, sizeof *v.dst_end);
-    if (!v.out_refs || !v.in_refs || !v.src_end || !v.dst_end) {
+    if (!v.out_refs || !v.in_refs || !v.src_end || !v.dst_end || !graph_uses(g, &v.uses)) {
         v.oom = true;
     } else {
         if (g->n_blocks == 0) /* also what a 0-byte file decodes to */
@@ -161,6 +161,7 @@ Status verify_graph_opts(const Graph *g, const VerifyOptions *o, Diag *d)
     free(v.src_end);
     free(v.dst_end);
     free(v.boxes);
+    graph_uses_finish(&v.uses);
     if (v.oom)
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory while verifying the graph");
     return v.found ? ST_LOGIC : ST_OK;

@@ -61,7 +61,7 @@ static void check_rearrange(Verifier *v, const Edge *e, bool keeps)
 {
     Diag scratch;
     diag_init(&scratch, NULL);
-    if (rearrange_check(v->g, e, &scratch) != ST_OK) {
+    if (rearrange_check(v->g, &v->uses, e, &scratch) != ST_OK) {
         for (size_t i = 0; i < scratch.n; i++) {
             const DiagEntry *f = &scratch.entries[i];
             if (strcmp(f->rule, "rearrange.ends") == 0 ||

@@ -5,6 +5,7 @@
 #define TASKIR_VERIFY_UTIL_H
 
 #include "taskir/graph.h"
+#include "taskir/uses.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -29,6 +30,7 @@ typedef struct VBox {
 
 typedef struct Verifier {
     const Graph *g;
+    GraphUses uses;         /* the use index of g (rearrange_check) */
     Diag *d;
     bool strict;            /* record pedantic findings as warnings (VerifyOptions) */
     size_t found;           /* findings recorded by this run */

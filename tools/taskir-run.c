@@ -74,12 +74,13 @@ static const char usage_text[] =
     "options:\n"
     "  --input NAME=X.npy  the value of an input, given exactly once each.\n"
     "                      GRAPH.pb: NAME is an INPUT block's socket id or name; X.npy holds\n"
-    "                      int8, uint8, int16 or int32 values in the block's shape (its\n"
-    "                      non-zero dims in y x f r order), or with a leading batch dim N;\n"
-    "                      with --steps T also [T]+shape (one slice per step) or [N,T]+shape;\n"
-    "                      a compiled model's INPUT also takes the model input's own shape.\n"
+    "                      int8, uint8, int16, uint16, int32 or int64 values (int64 within\n"
+    "                      int32) in the block's shape (its non-zero dims in y x f r order),\n"
+    "                      or with a leading batch dim N; with --steps T also [T]+shape (one\n"
+    "                      slice per step) or [N,T]+shape; a compiled model's INPUT also\n"
+    "                      takes the model input's own shape.\n"
     "                      MODEL.json: NAME is the model input's name (data); X.npy holds\n"
-    "                      int8, uint8, int16 or int32 values in the input's declared shape\n"
+    "                      integer values of those types in the input's declared shape\n"
     "                      (NCHW, batch included), within the input's precision.\n"
     "  --params FILE       the model's params file (CVM models only)\n"
     "  --format cvm|cinn|onnx|pb|mapping  the input's kind; by default a .json path or a\n"
@@ -398,7 +399,8 @@ static void out_model(Out *t, uint32_t j, const OgTensor *v, NpyDtype dt)
     t->count = v->count;
 }
 
-/* Reads every --input .npy; .npy findings name the .npy file (printed here). */
+/* Reads every --input .npy; .npy findings name the .npy file, and those about its content the
+ * --input NAME too (printed here). */
 static Status read_inputs(const Options *o, NpyArray *arrays)
 {
     Status st = ST_OK;
@@ -406,6 +408,10 @@ static Status read_inputs(const Options *o, NpyArray *arrays)
         Diag nd;
         diag_init(&nd, cli_name(o->paths[i], false));
         st = npy_read(o->paths[i], &arrays[i], &nd);
+        char where[320];
+        snprintf(where, sizeof where, "--input %s", o->inputs[i].name);
+        if (st == ST_LOGIC) /* what the file holds: which input it is for, too */
+            diag_prefix_where(&nd, 0, where);
         diag_print(&nd, stderr, TOOL);
         diag_finish(&nd);
         o->inputs[i].array = &arrays[i];
@@ -448,8 +454,10 @@ static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArr
         graph_destroy(g);
     if (!st && host && !(res->model = calloc((size_t)host->noutputs + 1, sizeof *res->model)))
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
-    if (!st && host && !(st = fe_run_host(host, &res->sim, res->model, d)))
+    if (!st && host &&
+        !(st = fe_run_host(host, &res->sim, res->model, &o->progress->hook, d)))
         res->n_model = host->noutputs;
+    cli_progress_end(o->progress);
     /* the outputs: the chip's, or with a host remainder the remainder's (the model's) */
     uint32_t n_out = host ? res->n_model : res->sim.n_outputs;
     if (!st && out_list(res, n_out + res->sim.n_blocks, d)) {

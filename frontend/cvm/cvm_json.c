@@ -63,6 +63,25 @@ static Status oom(Loader *L)
     return diag_add(L->d, ST_RUNTIME, "oom", NULL, "out of memory");
 }
 
+/* Whether json-c ran out of memory parsing text into o with err. json-c 0.17 on says so
+ * (json_tokener_error_memory); 0.16 (Debian bookworm) reports success and returns what it had
+ * built: NULL when a value could not be made, which only the text "null" gives otherwise.
+ * What 0.16 cannot tell is in docs/limits.md. */
+static bool json_ran_out(const json_object *o, enum json_tokener_error err, const char *text,
+                         size_t len)
+{
+#if JSON_C_VERSION_NUM >= (17 << 8)
+    if (err == json_tokener_error_memory)
+        return true;
+#endif
+    if (o || err != json_tokener_success)
+        return false;
+    size_t i = 0;
+    while (i < len && strchr(" \t\n\r", text[i]) && text[i])
+        i++;
+    return len - i < 4 || memcmp(text + i, "null", 4) != 0;
+}
+
 static const char *jtype(json_object *o)
 {
     return json_type_to_name(json_object_get_type(o));
@@ -291,6 +310,10 @@ static Status parse_json(Loader *L, const char *text, size_t len, const char *wh
     enum json_tokener_error err = json_tokener_get_error(tok);
     size_t end = json_tokener_get_parse_end(tok);
     json_tokener_free(tok);
+    if (json_ran_out(o, err, text, len)) {
+        json_object_put(o);
+        return diag_add(L->d, ST_RUNTIME, "oom", where, "out of memory parsing the JSON text");
+    }
     if (!o || err != json_tokener_success) {
         json_object_put(o);
         if (err == json_tokener_continue)

@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-Status fe_run_host(const OpGraph *host, const SimResult *chip, OgTensor *outputs, Diag *d)
+Status fe_run_host(const OpGraph *host, const SimResult *chip, OgTensor *outputs,
+                   const TirProgress *progress, Diag *d)
 {
     uint32_t n = og_num_inputs(host);
     if (chip->steps > 1)
@@ -58,7 +59,7 @@ Status fe_run_host(const OpGraph *host, const SimResult *chip, OgTensor *outputs
         in[k] = (FeModelInput){x->name, &arrays[k], names[k]};
     }
     if (st == ST_OK)
-        st = fe_run_model(host, in, n, outputs, d);
+        st = fe_run_model_progress(host, in, n, outputs, progress, d);
     free(arrays);
     free(in);
     free(names);

@@ -8,6 +8,7 @@
 
 #include "frontend/opgraph/opgraph.h"
 #include "taskir/diag.h"
+#include "taskir/progress.h"
 #include "taskir/sim.h"
 
 /* Runs host on the simulator's result chip: the remainder's input "output<S>" takes the
@@ -16,7 +17,9 @@
  * the model's, or more than one time step, is a logic error [host.batch, host.steps]; a
  * socket the chip graph lacks is [host.input]. outputs must have room for host->noutputs
  * tensors; outputs[j] receives head j (og_tensor_free each). Then the interpreter's own
- * errors (run_model.h). On failure no output is left allocated. */
-Status fe_run_host(const OpGraph *host, const SimResult *chip, OgTensor *outputs, Diag *d);
+ * errors (run_model.h). On failure no output is left allocated. progress (may be NULL) hears
+ * of each operator the interpreter runs (fe_run_model_progress). */
+Status fe_run_host(const OpGraph *host, const SimResult *chip, OgTensor *outputs,
+                   const TirProgress *progress, Diag *d);
 
 #endif

@@ -68,7 +68,7 @@ static Status match(const OpGraph *g, const FeModelInput *in, uint32_t n, OgTens
         const char *file = in[i].file ? in[i].file : "the array";
         if (!a->i32)
             return diag_add(d, ST_LOGIC, "cvm.input.dtype", where, "%s holds %s values; a model "
-                            "input takes int8, uint8, int16 or int32", file,
+                            "input takes int8, uint8, int16, uint16, int32 or int64", file,
                             npy_dtype_name(a->dtype));
         OgShape got = {0, {0}};
         bool fits = a->ndim >= 1 && a->ndim <= OG_MAX_DIMS;

@@ -1,7 +1,8 @@
 /* lower_block.c: what every lowering step uses to report and to build (lower_internal.h):
  * messages naming the node being lowered, block names derived from it, blocks, their data,
- * attributes and whole-cluster edges. Needs only the Graph and the node being lowered, so
- * the value code (lower_value.c) and the edge encoder (lower_encode.c) both build on it.
+ * attributes and whole-cluster edges, and the lowering's entry to the edge encoder
+ * (taskir/encode.h: lw_encode, lw_encode_whole). Needs only the Graph and the node being
+ * lowered, so the value code (lower_value.c) builds on it.
  */
 #include "frontend/lower/lower_internal.h"
 
@@ -48,25 +49,32 @@ void lw_name(const Lw *L, const char *suffix, char *buf, size_t len)
 Block *lw_block(Lw *L, BlockType t, const char *suffix, const int32_t shape[TIR_NDIMS],
                 int prec)
 {
-    char name[512];
-    lw_name(L, suffix, name, sizeof name);
-    Block *b = graph_add_block(L->g, t, GRAPH_AUTO_ID, name);
-    if (!b)
-        return NULL;
-    if (shape) {
-        for (int i = 0; i < TIR_NDIMS; i++)
-            b->shape.d[i] = shape[i];
-        b->has_shape = true;
-    }
-    if (prec >= 0) {
-        b->prec = (PrecisionId)prec;
-        b->has_prec = true;
-    }
-    /* Producers always have their output cluster, consumed or not. */
-    BlockKind k = bt_info(t)->kind;
-    if ((k == BK_COMPUTE || t == BT_INPUT) && !blk_add_output(L->g, b))
-        return NULL;
-    return b;
+    return enc_block(L->g, t, L->cur ? L->cur->name : NULL, suffix, shape, prec);
+}
+
+void lw_enc_ctx(Lw *L, EncCtx *c, char *where, size_t wlen)
+{
+    where_of(L, where, wlen);
+    *c = (EncCtx){L->g, L->d, where, L->cur ? L->cur->name : NULL};
+}
+
+Status lw_encode(Lw *L, Block *dst, uint32_t in_idx, const int32_t pos[TIR_CDIMS],
+                 const int32_t size[TIR_CDIMS], const LwSrc *srcs, const int32_t *esrc,
+                 const int32_t *eoff, int64_t n)
+{
+    char where[320];
+    EncCtx c;
+    lw_enc_ctx(L, &c, where, sizeof where);
+    return enc_map(&c, dst, in_idx, pos, size, srcs, esrc, eoff, n);
+}
+
+Status lw_encode_whole(Lw *L, const LwSrc *s, Block *dst, uint32_t in_idx,
+                       const int32_t *pos, const int32_t *size)
+{
+    char where[320];
+    EncCtx c;
+    lw_enc_ctx(L, &c, where, sizeof where);
+    return enc_whole(&c, s, dst, in_idx, pos, size);
 }
 
 PrecisionId lw_store_prec(int32_t p)
@@ -76,22 +84,10 @@ PrecisionId lw_store_prec(int32_t p)
 
 Status lw_set_data(Lw *L, Block *b, PrecisionId prec, const int32_t *v, int64_t n)
 {
-    int32_t dims[TIR_CDIMS];
-    uint32_t nd = 0;
-    for (int i = 0; i < TIR_CDIMS; i++)
-        if (b->shape.d[i] > 0)
-            dims[nd++] = b->shape.d[i];
-    if (n > UINT32_MAX || pr_info(prec)->container != TC_INT32)
-        return diag_add(L->d, ST_RUNTIME, "lower.internal", NULL,
-                        "data of %lld values of precision %s", (long long)n,
-                        pr_info(prec)->name);
-    /* tensor_set_i32 copies into the graph's arena; the precision is then set */
-    Tensor *t = arena_alloc(L->g->arena, 1, sizeof *t);
-    if (!t || !tensor_set_i32(L->g, t, dims, nd, v, (uint32_t)n))
-        return lw_oom(L);
-    t->prec = prec;
-    b->data = t;
-    return ST_OK;
+    char where[320];
+    EncCtx c;
+    lw_enc_ctx(L, &c, where, sizeof where);
+    return enc_set_data(&c, b, prec, v, n);
 }
 
 Status lw_connect(Lw *L, Block *src, Block *dst, uint32_t in_idx)

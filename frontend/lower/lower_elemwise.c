@@ -8,7 +8,7 @@
  * in one layout (the first computed operand's), each fed from its own SI.
  *
  * Mechanisms, all exact (docs/lowering.md gives each argument):
- *   x + y: CADD (a constant: CONSTANT_B, an SB bias vector, or an SI holding it);
+ *   x + y: CADD (a constant: an SB bias vector, one value or one per f, or an SI holding it);
  *   x - y: CVS(y, -1) then CADD; x * y: CVVH, CAX (a per-channel constant), CVS (a scalar);
  *   max(x, y): both in one SI (rows 0 and 1), CCMPB with a 2x1 window; max(x, c): CCMPB CMP=c;
  *   clip(x, lo, hi): CCMPB CMP=lo with a precision whose upper bound is hi, else + CCMPS;
@@ -187,9 +187,35 @@ typedef struct Ew {
     AttrId ids[4];
     int32_t vals[4];
     const int32_t *bias;    /* VECTOR bias: F values (the layout's f), or NULL */
-    bool cbias;             /* CONSTANT bias cb */
+    bool cbias;             /* a constant bias cb: an SB of f copies of it */
     int32_t cb;
 } Ew;
+
+/* Gives compute block c a VECTOR bias: an SB of f values (v, or f copies of fill) into its
+ * input cluster in_idx. A constant bias is written so too, never as CONSTANT_B: the existing
+ * tools' executor reads a bias only from a bias cluster (docs/formats.md, "Writing"). */
+static Status bias_sb(Lw *L, Block *c, const char *suffix, uint32_t in_idx, int32_t f,
+                      const int32_t *v, int32_t fill, Block **out)
+{
+    int32_t shape[TIR_NDIMS] = {0, 0, f};
+    int32_t *vals = f > 0 ? malloc((size_t)f * sizeof *vals) : NULL;
+    Block *sb = vals ? lw_block(L, BT_SB, suffix, shape, PR_INT_32) : NULL;
+    if (!sb) {
+        free(vals);
+        return lw_oom(L);
+    }
+    for (int32_t i = 0; i < f; i++)
+        vals[i] = v ? v[i] : fill;
+    Status st = lw_set_data(L, sb, PR_INT_32, vals, f);
+    free(vals);
+    if (st == ST_OK)
+        st = lw_connect(L, sb, c, in_idx);
+    if (st == ST_OK) {
+        c->bias_type = BIAS_VECTOR;
+        *out = sb;
+    }
+    return st;
+}
 
 /* Builds the block over the operands (each through its SI) and returns its value. */
 static Status ew(Lw *L, const Ew *e, const Opnd *ins, int nins, const Lay *lay, int32_t vprec,
@@ -212,21 +238,12 @@ static Status ew(Lw *L, const Ew *e, const Opnd *ins, int nins, const Lay *lay, 
     if (!c || !lw_set_attrs(L, c, e->ids, e->vals, e->nattr))
         return lw_oom(L);
     Block *sb = NULL;
-    if (e->bias) {
+    if (e->bias || e->cbias) {
         char sub[64];
         snprintf(sub, sizeof sub, "%s%sb", e->suffix ? e->suffix : "",
                  e->suffix && *e->suffix ? "/" : "");
-        int32_t shape[TIR_NDIMS] = {0, 0, lay->yxf[2]};
-        if (!(sb = lw_block(L, BT_SB, sub, shape, PR_INT_32)))
-            return lw_oom(L);
-        if ((st = lw_set_data(L, sb, PR_INT_32, e->bias, lay->yxf[2])) != ST_OK ||
-            (st = lw_connect(L, sb, c, (uint32_t)nins)) != ST_OK)
+        if ((st = bias_sb(L, c, sub, (uint32_t)nins, lay->yxf[2], e->bias, e->cb, &sb)) != ST_OK)
             return st;
-        c->bias_type = BIAS_VECTOR;
-    } else if (e->cbias) {
-        c->bias_type = BIAS_CONSTANT;
-        if (!blk_set_attr(L->g, c, AT_CONSTANT_B, e->cb))
-            return lw_oom(L);
     }
     lw_prod(out, c, &lay->ps, lay->perm, vprec);
     out->bias_sb = sb;
@@ -1277,11 +1294,10 @@ static bool fold_bias(Lw *L, const LVal *x, int64_t r)
         sb->has_prec = true;
         return true;
     }
-    int64_t cb = b->bias_type == BIAS_CONSTANT ? blk_attr(b, AT_CONSTANT_B) : 0;
-    if (cb + r > INT32_MAX || !blk_set_attr(L->g, b, AT_CONSTANT_B, (int32_t)(cb + r)))
+    if (b->bias_type == BIAS_CONSTANT || r > INT32_MAX || b->shape.d[D_F] <= 0)
         return false;
-    b->bias_type = BIAS_CONSTANT;
-    return true;
+    Block *sb;
+    return bias_sb(L, b, "round_b", b->n_in, b->shape.d[D_F], NULL, (int32_t)r, &sb) == ST_OK;
 }
 
 /* Y = clip(floor((floor(X / 2^(s-1)) + 1) / 2), -alpha, alpha) = clip((X + 2^(s-1)) >> s, ..)

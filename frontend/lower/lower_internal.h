@@ -2,9 +2,10 @@
  *
  *   lower.c          the driver: inputs, outputs, constant folding, the per-operator table
  *                    (an X-macro over cvm_ops.def: operator NAME is lowered by lw_op_NAME)
- *   lower_block.c    messages, block names, block builders (what every step uses)
+ *   lower_block.c    messages, block names, block builders (what every step uses), the
+ *                    entry to the edge encoder
  *   lower_value.c    lowered values, feeding a value into a storage block
- *   lower_encode.c   turning an element map into edges: interfaces and rearrangements
+ *   taskir/encode.c turning an element map into edges: interfaces and rearrangements
  *   lower_move.c     data movement (element maps computed by the interpreter on indices),
  *                    upsampling included
  *   lower_nn.c       conv2d, dense, max_pool2d
@@ -20,7 +21,7 @@
  *   LV_CONST  a parameter (or a folded constant): its full values, known at compile time;
  *   LV_MAP    an element map: per-sample element i comes from producer srcs[msrc[i]] at flat
  *             offset moff[i] of its output cluster (data movement, grouped convolution);
- *             feeding it into a storage block turns the map into edges (lower_encode.c).
+ *             feeding it into a storage block turns the map into edges (taskir/encode.c).
  * Per-sample shapes: with batch N == 1 the per-sample tensor is the whole tensor (its axis 0
  * is a size-1 axis like any other); with N > 1 it is the tensor without axis 0. Constants
  * always keep their full shape, the interpreter's, even when axis 0 is the batch (the zeros
@@ -34,21 +35,20 @@
 #include "frontend/cvm/cvm_ops.h"
 #include "frontend/lower/lower.h"
 #include "frontend/opgraph/opgraph.h"
+#include "taskir/conv_leaf.h"
+#include "taskir/encode.h"
 #include "taskir/graph.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#define LW_MAX_DIM (1 << 24)            /* largest block dim (shape.range) */
-#define LW_MAX_LEAVES 65536             /* most interfaces one fed cluster may get */
+#define LW_MAX_DIM ENC_MAX_DIM          /* largest block dim (shape.range) */
+#define LW_MAX_LEAVES ENC_MAX_LEAVES    /* most interfaces one fed cluster may get */
 #define LW_MAX_IMAGES 256               /* most images of one sample a conv2d / pool computes */
 #define LW_MAX_TABLE_DW 16              /* largest LUT_DW (attributes.def) */
 
-/* A producer: the output cluster 0 of a compute block or of INPUT. */
-typedef struct LwSrc {
-    Block *b;
-    int32_t cd[TIR_CDIMS];  /* its cluster dims, y x f r ky kx (0 = unused) */
-} LwSrc;
+/* A producer: the output cluster 0 of a compute block or of INPUT (taskir/encode.h). */
+typedef EncSrc LwSrc;
 
 typedef enum { LV_NONE, LV_PROD, LV_CONST, LV_MAP } LvKind;
 
@@ -168,17 +168,17 @@ Status lw_stage_in(Lw *L, const LVal *v, const int *perm, const int32_t yxf[3],
 Block *lw_compute(Lw *L, BlockType t, const char *suffix, const int32_t yxf[3],
                   Block *const *ins, int nins, int prec);
 
-/* ---- encoding element maps as edges (lower_encode.c) ---- */
+/* ---- encoding element maps as edges (taskir/encode.c, through lower_block.c) ---- */
 
-/* Connects the elements of the box (pos, size: cluster dims; the elements in C order of the
- * box's used dims) of input cluster in_idx of dst: element i comes from srcs[esrc[i]] at
- * flat offset eoff[i] of its output cluster. */
+/* The taskir builders' context for the current node (findings name it, added blocks are
+ * named after it); where (wlen bytes) holds the place. */
+void lw_enc_ctx(Lw *L, EncCtx *c, char *where, size_t wlen);
+/* enc_map for the current node. */
 Status lw_encode(Lw *L, Block *dst, uint32_t in_idx, const int32_t pos[TIR_CDIMS],
                  const int32_t size[TIR_CDIMS], const LwSrc *srcs, const int32_t *esrc,
                  const int32_t *eoff, int64_t n);
 
-/* One edge from the whole cluster of s into the box (NULL: whole) of dst's input cluster,
- * with a RESHAPE when the two boxes have different extents. */
+/* enc_whole for the current node. */
 Status lw_encode_whole(Lw *L, const LwSrc *s, Block *dst, uint32_t in_idx,
                        const int32_t *pos, const int32_t *size);
 

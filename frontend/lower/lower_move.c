@@ -8,7 +8,7 @@
  * on index tensors (input k's elements hold their global numbers), so the lowering moves
  * exactly the elements the interpreter moves. The map is composed with the inputs' values
  * (lower_internal.h: LV_PROD / LV_MAP) into a new value; the consumer's storage block later
- * receives it through interfaces and edge rearrangements (lower_encode.c). With a batch
+ * receives it through interfaces and edge rearrangements (taskir/encode.c). With a batch
  * N > 1 the map must send each sample's elements to the same sample at the same offsets;
  * otherwise the node mixes samples [lower.batch].
  */

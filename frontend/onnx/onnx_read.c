@@ -547,11 +547,11 @@ Status fe_onnx_load_mem(const uint8_t *buf, size_t len, const OnnxOptions *opt,
                                  d);
     if (st != ST_OK)
         return st;
-    Onnx__ModelProto *mp = (Onnx__ModelProto *)protobuf_c_message_unpack(
-        &onnx__model_proto__descriptor, NULL, len, buf);
-    if (!mp)
-        return diag_add(d, ST_LOGIC, "onnx.proto", NULL, "the bytes do not decode as an ONNX "
-                        "ModelProto");
+    ProtobufCMessage *msg;
+    st = pb_unpack(&onnx__model_proto__descriptor, buf, len, "ModelProto", &msg, d);
+    if (st != ST_OK)
+        return st;
+    Onnx__ModelProto *mp = (Onnx__ModelProto *)msg;
     OnnxCtx c;
     memset(&c, 0, sizeof c);
     c.d = d;

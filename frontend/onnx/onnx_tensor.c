@@ -253,11 +253,11 @@ Status fe_onnx_tensor_read_mem(const uint8_t *buf, size_t len, const char *what,
                                  (uint64_t)ONNX_MAX_FILE_BYTES * 4, d);
     if (st != ST_OK)
         return st;
-    Onnx__TensorProto *p = (Onnx__TensorProto *)protobuf_c_message_unpack(
-        &onnx__tensor_proto__descriptor, NULL, len, buf);
-    if (!p)
-        return diag_add(d, ST_LOGIC, "onnx.proto", what, "the bytes do not decode as an ONNX "
-                        "TensorProto");
+    ProtobufCMessage *msg;
+    if ((st = pb_unpack(&onnx__tensor_proto__descriptor, buf, len, "TensorProto", &msg, d)) !=
+        ST_OK)
+        return st;
+    Onnx__TensorProto *p = (Onnx__TensorProto *)msg;
     st = onnx_tensor_from_proto(p, what, t, d);
     t->name = ""; /* it pointed into the proto */
     protobuf_c_message_free_unpacked(&p->base, NULL);

@@ -13,10 +13,14 @@ HasField tells what is on the wire. Checked, for every block and edge:
   - a window block (CC, CC2D, CAVG, CCMPB, CCMPS) with ny and nx has nky, nkx, niy, nix;
   - STRIDE_X/Y on every block whose type takes them, DILATION_X/Y on CC and CC2D;
   - bias_type on every block with a bias cluster;
+  - no CONSTANT_B other than 0: a constant bias is an SB bias cluster (their executor reads a
+    bias only from a bias cluster and ignores CONSTANT_B);
   - every RESHAPE step carries its permutation p (a permutation of the box's axes);
   - no INPUT has nr; no dim anywhere is negative;
   - an edge without rearrangement joins boxes equal dim by dim as written, an absent dim
-    being no axis (the existing tools compare the two boxes so).
+    being no axis (the existing tools compare the two boxes so);
+  - an edge with rearrangement joins boxes of equal volume (their checker refuses any other:
+    an upsampling is written as edges, not as a SCALE step).
 The cluster table (which block dim each cluster dim is) is read from taskir/blocktypes.def.
 Exit 1 listing every violation, 0 when all hold.
 """
@@ -103,6 +107,13 @@ def iface_box(b, pb2, types, is_input, edge_id):
     return None
 
 
+def volume(box):
+    v = 1
+    for d in box:
+        v *= d if d else 1
+    return v
+
+
 def check_graph(name, g, pb2, types):
     bad = []
     blocks = {b.id: b for b in g.blocks}
@@ -127,6 +138,9 @@ def check_graph(name, g, pb2, types):
             if fixed is not None and len(b.input_clusters) > fixed and \
                     not b.HasField("bias_type"):
                 bad.append("%s: a bias cluster without bias_type" % where)
+        for a in b.attributes:
+            if pb2.AttributeType.Name(a.type) == "CONSTANT_B" and a.int_value != 0:
+                bad.append("%s: CONSTANT_B %d instead of a bias cluster" % (where, a.int_value))
         if t == "INPUT" and b.shape.HasField("nr"):
             bad.append("%s: an INPUT with nr" % where)
         shapes = [b.shape] + [c.shape for c in list(b.input_clusters) + list(b.output_clusters)]
@@ -145,11 +159,14 @@ def check_graph(name, g, pb2, types):
             p = list(r.matrix[0].int32_data) if r.matrix else []
             if not p or sorted(p) != list(range(len(p))):
                 bad.append("%s: RESHAPE without its permutation (%s)" % (where, p))
-        if e.rearrange_info:
-            continue
         src, dst = blocks.get(e.src_block_id), blocks.get(e.dst_block_id)
         sb = iface_box(src, pb2, types, False, e.id) if src else None
         db = iface_box(dst, pb2, types, True, e.id) if dst else None
+        if e.rearrange_info:
+            if sb is not None and db is not None and volume(sb) != volume(db):
+                bad.append("%s: a rearrangement from %s to %s changes the volume" %
+                           (where, sb, db))
+            continue
         if sb is None or db is None or sb != db:
             bad.append("%s: boxes %s and %s differ without a rearrangement" % (where, sb, db))
     return bad

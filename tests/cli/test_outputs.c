@@ -1,7 +1,8 @@
 /* test_outputs.c: where the tools write (docs/cli.md), run as a user runs them: -o onto
  * /dev/null, /dev/full, a FIFO with a reader, a symbolic link, a directory, an input file;
  * "-" as standard input and output; repeated single-value options; options that do not
- * apply to the input; taskir-run's output directory holding only this run's files.
+ * apply to the input; taskir-run's output directory holding only this run's files; [oom]
+ * decoding a .pb, .map.pb or .onnx and parsing CVM JSON; .npy findings naming the --input.
  *
  * Arguments (tests/cli/meson.build): taskir-dump, taskir-run, taskir-compile, and the
  * directory of the CVM examples (examples/cvm/meson.build). */
@@ -565,6 +566,195 @@ static void test_oom_decode(void **state)
     unlink(m);
 }
 
+/* Writes the n bytes of buf (then freed) to the scratch file name; path <- its path. */
+static void write_scratch(char *path, size_t size, const char *name, void *buf, size_t n)
+{
+    tt_path(path, size, name);
+    tt_write_file(path, buf, n);
+    free(buf);
+}
+
+/* Out of memory while json-c parses a CVM model is [oom], exit 3, not a syntax error: a JSON
+ * text of about 1 M nested empty arrays (32 x 32 x 32 x 30: 3 MB, 160 MB parsed; no array
+ * grows past json-c's initial 32 slots, so only the making of a value can fail) under a 96 MB
+ * address space. Not under AddressSanitizer (test_oom_decode). */
+static void test_oom_cvm_json(void **state)
+{
+    (void)state;
+#if defined(__SANITIZE_ADDRESS__)
+    skip();
+#endif
+    static const unsigned fan[] = {32, 32, 32, 30};
+    size_t cap = 4u << 20, n = 0;
+    char *buf = malloc(cap);
+    assert_non_null(buf);
+    unsigned idx[4] = {0}, depth = 0;
+    buf[n++] = '[';
+    for (;;) { /* depth: the open arrays below the top one */
+        if (depth < 4 && idx[depth] < fan[depth]) {
+            if (idx[depth]++)
+                buf[n++] = ',';
+            buf[n++] = '[';
+            if (++depth < 4)
+                idx[depth] = 0;
+            else
+                buf[n++] = ']', depth--;
+        } else {
+            buf[n++] = ']';
+            if (depth-- == 0)
+                break;
+        }
+        assert_true(n + 4 < cap);
+    }
+    char m[512], out[512];
+    write_scratch(m, sizeof m, "deep.json", buf, n);
+    tt_path(out, sizeof out, "deep.pb");
+    TtRun r;
+    tt_run(&r, &(TtOpts){.as = 96L << 20}, compile_tool, m, "--params", params, "-o", out,
+           NULL);
+    expect(&r, 3, "out of memory parsing the JSON text [oom]");
+    tt_assert_contains(r.err, m);
+    tt_run_free(&r);
+    tt_run(&r, NULL, compile_tool, m, "--params", params, "-o", out, NULL);
+    expect(&r, 2, "the document is array, expected an object [cvm.json.type]");
+    tt_run_free(&r);
+    assert_int_equal(access(out, F_OK), -1);
+    unlink(m);
+}
+
+/* An int64 .npy value out of int32 is reported naming the .npy file, the element and the
+ * --input NAME; --help lists every integer dtype taskir-run reads. */
+static void test_npy_int64_named(void **state)
+{
+    (void)state;
+    static const char head[] = "\x93NUMPY\x01\x00\x76\x00"
+                               "{'descr': '<i8', 'fortran_order': False, 'shape': (4,), }";
+    uint8_t buf[128 + 32];
+    memcpy(buf, head, sizeof head - 1);
+    memset(buf + sizeof head - 1, ' ', 128 - (sizeof head - 1));
+    buf[127] = '\n';
+    memset(buf + 128, 0, 32);
+    buf[128 + 3 * 8 + 5] = 1; /* element 3: 2^40 */
+    char x[512], want[700];
+    tt_path(x, sizeof x, "big.npy");
+    tt_write_file(x, buf, sizeof buf);
+    char arg[600];
+    snprintf(arg, sizeof arg, "data=%s", x);
+    TtRun r;
+    tt_run(&r, NULL, run_tool, graph, "--input", arg, NULL);
+    expect(&r, 2, "[npy.range]");
+    snprintf(want, sizeof want, "taskir-run: %s: --input data: element 3: the int64 value "
+             "1099511627776 does not fit 32 bits", x);
+    tt_assert_contains(r.err, want);
+    tt_run_free(&r);
+    tt_run(&r, NULL, run_tool, model, "--params", params, "--input", arg, NULL);
+    expect(&r, 2, want);
+    tt_run_free(&r);
+    tt_run(&r, NULL, run_tool, "--help", NULL);
+    expect(&r, 0, NULL);
+    tt_assert_contains(r.out, "int8, uint8, int16, uint16, int32 or int64 values");
+    tt_run_free(&r);
+    unlink(x);
+}
+
+/* Appends the varint of v to buf at *n. */
+static void put_varint(uint8_t *buf, size_t *n, uint64_t v)
+{
+    do {
+        buf[(*n)++] = (uint8_t)((v & 0x7f) | (v >= 0x80 ? 0x80 : 0));
+        v >>= 7;
+    } while (v);
+}
+
+/* Appends the field tag (wire type 2) and the length len of what follows. */
+static void put_len(uint8_t *buf, size_t *n, unsigned field, size_t len)
+{
+    put_varint(buf, n, (uint64_t)field << 3 | 2);
+    put_varint(buf, n, len);
+}
+
+/* Appends a ValueInfoProto (ModelProto.graph.input / output, field) named name: an int64
+ * tensor of shape [count]. */
+static void put_value_info(uint8_t *buf, size_t *n, unsigned field, char name, uint64_t count)
+{
+    uint8_t dim[12], v[32];
+    size_t nd = 0, nv = 0;
+    dim[nd++] = 0x08; /* Dimension.dim_value */
+    put_varint(dim, &nd, count);
+    v[nv++] = 0x08; /* TypeProto.Tensor.elem_type: INT64 */
+    v[nv++] = 7;
+    put_len(v, &nv, 2, nd + 2); /* .shape, holding one .dim */
+    put_len(v, &nv, 1, nd);
+    memcpy(v + nv, dim, nd);
+    nv += nd;
+    put_len(buf, n, field, 3 + 2 + 2 + nv); /* the ValueInfoProto */
+    put_len(buf, n, 1, 1);              /* .name */
+    buf[(*n)++] = (uint8_t)name;
+    put_len(buf, n, 2, 2 + nv); /* .type, holding .tensor_type */
+    put_len(buf, n, 1, nv);
+    memcpy(buf + *n, v, nv);
+    *n += nv;
+}
+
+/* Out of memory while protobuf-c decodes a valid ONNX model is [oom], exit 3, not a bad file:
+ * y = x + c over int64 tensors of 16 M elements, c an initializer whose packed int64_data of
+ * zeros is 16 MB on the wire and 128 MB decoded, under a 128 MB address space (without the
+ * limit, and with --input-range x=-100..100, it compiles: in 3 s and 630 MB).
+ * Not under AddressSanitizer (test_oom_decode). */
+static void test_oom_onnx(void **state)
+{
+    (void)state;
+#if defined(__SANITIZE_ADDRESS__)
+    skip();
+#endif
+    const uint64_t count = (uint64_t)16 << 20;
+    uint8_t *buf = calloc(count + 512, 1), init[32], graph_head[128];
+    assert_non_null(buf);
+    size_t ni = 0, ng = 0, n = 0;
+    init[ni++] = 0x08; /* TensorProto.dims */
+    put_varint(init, &ni, count);
+    init[ni++] = 0x10; /* .data_type: INT64 */
+    init[ni++] = 7;
+    put_len(init, &ni, 8, 1); /* .name "c" */
+    init[ni++] = 'c';
+    static const uint8_t node[] = {0x0a, 14, 0x0a, 1, 'x', 0x0a, 1, 'c', 0x12, 1, 'y',
+                                   0x22, 3, 'A', 'd', 'd'}; /* node: Add(x, c) -> y */
+    memcpy(graph_head, node, sizeof node);
+    ng = sizeof node;
+    put_value_info(graph_head, &ng, 11, 'x', count);
+    put_value_info(graph_head, &ng, 12, 'y', count);
+    uint8_t data_head[8]; /* .int64_data, packed: the count zeros follow */
+    size_t nh = 0;
+    put_len(data_head, &nh, 7, count);
+    size_t init_len = ni + nh + count;
+    size_t ninit = 0;
+    uint8_t init_head[8];
+    put_len(init_head, &ninit, 5, init_len); /* GraphProto.initializer */
+    static const uint8_t model_head[] = {0x08, 7, 0x42, 2, 0x10, 13}; /* IR 7, opset 13 */
+    memcpy(buf, model_head, sizeof model_head);
+    n = sizeof model_head;
+    put_len(buf, &n, 7, ng + ninit + init_len); /* ModelProto.graph */
+    memcpy(buf + n, graph_head, ng);
+    n += ng;
+    memcpy(buf + n, init_head, ninit);
+    n += ninit;
+    memcpy(buf + n, init, ni);
+    n += ni;
+    memcpy(buf + n, data_head, nh);
+    n += nh + count; /* the zeros: calloc's */
+    char m[512], out[512];
+    write_scratch(m, sizeof m, "huge.onnx", buf, n);
+    tt_path(out, sizeof out, "huge.pb");
+    TtRun r;
+    tt_run(&r, &(TtOpts){.as = 128L << 20}, compile_tool, m, "--input-range", "x=-100..100",
+           "-o", out, NULL);
+    expect(&r, 3, "out of memory decoding the ModelProto [oom]");
+    tt_assert_contains(r.err, m);
+    tt_run_free(&r);
+    assert_int_equal(access(out, F_OK), -1);
+    unlink(m);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -616,6 +806,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_stale_outputs),
         cmocka_unit_test(test_params_named),
         cmocka_unit_test(test_oom_decode),
+        cmocka_unit_test(test_oom_onnx),
+        cmocka_unit_test(test_oom_cvm_json),
+        cmocka_unit_test(test_npy_int64_named),
     };
     int rc = cmocka_run_group_tests(tests, setup, NULL);
     tt_tmpdir_remove();

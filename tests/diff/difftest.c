@@ -244,14 +244,17 @@ uint32_t dt_check(DtModel *m, const char *what)
                          o->data[i], a);
     }
     uint32_t nb = tg->n_blocks;
+    uint32_t *rt = m->steps;
+    memset(m->steps, 0, sizeof m->steps);
+    m->edges = tg->n_edges;
+    for (uint32_t i = 0; i < tg->n_edges; i++)
+        for (uint32_t k = 0; k < tg->edges[i]->n_re; k++)
+            rt[tg->edges[i]->re[k].type]++;
     if (getenv("DIFF_VERBOSE")) {
         /* what the lowering made: blocks per type, rearrangement steps per type */
-        uint32_t bt[BT_COUNT] = {0}, rt[RT_COUNT] = {0};
+        uint32_t bt[BT_COUNT] = {0};
         for (uint32_t i = 0; i < tg->n_blocks; i++)
             bt[tg->blocks[i]->type]++;
-        for (uint32_t i = 0; i < tg->n_edges; i++)
-            for (uint32_t k = 0; k < tg->edges[i]->n_re; k++)
-                rt[tg->edges[i]->re[k].type]++;
         fprintf(stderr, "%s:", what);
         for (int t = 0; t < BT_COUNT; t++)
             if (bt[t])

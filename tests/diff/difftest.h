@@ -12,6 +12,7 @@
 #include "frontend/cvm/cvm.h"
 #include "frontend/interp/interp.h"
 #include "frontend/lower/lower.h"
+#include "taskir/types.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -38,6 +39,8 @@ typedef struct DtModel {
     OgNode *last;           /* the last node added */
     const int32_t *expect;  /* dt_check_expect: hand-checked values of output 0 */
     int64_t nexpect;
+    uint32_t steps[RT_COUNT]; /* dt_check: rearrangement steps of the lowered graph, per type */
+    uint32_t edges;           /* dt_check: edges of the lowered graph */
 } DtModel;
 
 void dt_begin(DtModel *m, DtRng *rng);

@@ -286,6 +286,35 @@ static void test_upsampling(void **state)
     unary(CVM_OP_upsampling, 8, DT_KV("scale", "2"), 17);
 }
 
+/* An upsampling alone is written as one edge per destination pixel while that takes at most
+ * 4096 edges (the existing tools refuse a SCALE step: docs/formats.md), else as a SCALE. */
+static void test_upsampling_written(void **state)
+{
+    (void)state;
+    static const struct {
+        int64_t shape[4];
+        bool scale;
+    } cs[] = {{{1, 3, 4, 5}, false}, {{1, 2, 32, 32}, false}, {{1, 2, 33, 32}, true}};
+    DtRng r = {29};
+    for (size_t k = 0; k < sizeof cs / sizeof *cs; k++) {
+        DtModel m;
+        dt_begin(&m, &r);
+        int32_t x = dt_input(&m, "data", 4, cs[k].shape, 8);
+        dt_op(&m, CVM_OP_upsampling, "up", DT_INS(x), DT_KV("scale", "2"));
+        char what[64];
+        snprintf(what, sizeof what, "upsampling case %zu", k);
+        dt_check(&m, what);
+        int64_t pixels = cs[k].shape[2] * 2 * cs[k].shape[3] * 2;
+        if (cs[k].scale) {
+            assert_int_equal(m.steps[RT_SCALE], 1);
+        } else {
+            assert_int_equal(m.steps[RT_SCALE], 0);
+            assert_true(m.edges >= pixels);
+        }
+        dt_end(&m);
+    }
+}
+
 /* ---- vision: data-dependent; all-constant inputs fold at compile time ---- */
 
 static void test_vision_folded(void **state)
@@ -807,6 +836,7 @@ int main(void)
         cmocka_unit_test(test_max_pool2d),
         cmocka_unit_test(test_images_in_one_sample),
         cmocka_unit_test(test_upsampling),
+        cmocka_unit_test(test_upsampling_written),
         cmocka_unit_test(test_vision_folded),
         cmocka_unit_test(test_abs),
         cmocka_unit_test(test_negative),

@@ -2,7 +2,7 @@
  * repeat, tile, concatenate, expand_dims + squeeze, reshape, take with constant indices,
  * upsampling), sometimes with an elementwise operator between or after them, on random
  * small shapes with a batch of 1 or 2: the interpreter and the simulator on the lowered
- * graph agree bit for bit. This exercises the encoder (lower_encode.c) on maps that no
+ * graph agree bit for bit. This exercises the encoder (taskir/encode.c) on maps that no
  * hand-written case thought of. Fixed seed: every run tests the same cases. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -256,8 +256,8 @@ static void test_errors(void **state)
     /* dtype, shape */
     snprintf(arg, sizeof arg, "data=%s", xf_npy);
     run(&r, lenet, "--input", arg, NULL);
-    expect(&r, 2, "block 1 (INPUT 'data'): got a float32 array, expected int8, uint8, int16 or "
-                  "int32 [sim.input.dtype]");
+    expect(&r, 2, "block 1 (INPUT 'data'): got a float32 array, expected int8, uint8, int16, "
+                  "uint16, int32 or int64 [sim.input.dtype]");
     tt_run_free(&r);
     snprintf(arg, sizeof arg, "data=%s", x2_npy);
     run(&r, lenet, "--input", arg, "--steps", "3", NULL);
@@ -314,7 +314,8 @@ static void test_errors(void **state)
     fclose(f);
     snprintf(arg, sizeof arg, "data=%s", junk);
     run(&r, lenet, "--input", arg, NULL);
-    snprintf(msg, sizeof msg, "taskir-run: %s: not a .npy file (bad magic) [npy.magic]", junk);
+    snprintf(msg, sizeof msg, "taskir-run: %s: --input data: not a .npy file (bad magic) "
+             "[npy.magic]", junk);
     expect(&r, 2, msg);
     tt_run_free(&r);
 }

@@ -99,7 +99,10 @@ static void re_error(int oy, int ox, RearrangeType t, const Mat *mats, uint32_t 
     diag_finish(&d);
     /* rearrange_check (for the verifier) agrees */
     diag_init(&d, "test");
-    assert_int_equal(rearrange_check(g, g->edges[0], &d), ST_LOGIC);
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    assert_int_equal(rearrange_check(g, &u, g->edges[0], &d), ST_LOGIC);
+    graph_uses_finish(&u);
     assert_true(diag_find(&d, rule) >= 0);
     diag_finish(&d);
     graph_destroy(g);
@@ -514,7 +517,10 @@ static void test_random_parameters(void **state)
         SimRun *run = NULL;
         Status cs = sim_create(gr, NULL, &run, &d);
         assert_int_equal(cs, ok ? ST_OK : ST_LOGIC);
-        assert_int_equal(rearrange_check(gr, gr->edges[0], &d), ok ? ST_OK : ST_LOGIC);
+        GraphUses u;
+        assert_true(graph_uses(gr, &u));
+        assert_int_equal(rearrange_check(gr, &u, gr->edges[0], &d), ok ? ST_OK : ST_LOGIC);
+        graph_uses_finish(&u);
         if (ok) {
             int64_t n = (int64_t)y * x * f;
             int32_t in_v[48];

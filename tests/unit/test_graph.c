@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "conv_fixture.h"
 #include "taskgraph.pb-c.h"
 #include "taskir/graph.h"
 #include "taskir/pbio.h"
@@ -15,44 +16,13 @@
 /* INPUT -> SIC -> CC(+SW, SB) -> SI -> OUTPUT: a 3x3 convolution 6x6x2 -> 4x4x3. */
 static Graph *conv_graph(void)
 {
-    Graph *g = graph_create();
+    Graph *g = conv_fixture(6);
     assert_non_null(g);
-    Block *in = graph_add_block(g, BT_INPUT, GRAPH_AUTO_ID, "data");
-    in->shape.d[D_Y] = 6, in->shape.d[D_X] = 6, in->shape.d[D_F] = 2;
-    in->has_socket_id = true;
-    Block *sic = graph_add_block(g, BT_SIC, GRAPH_AUTO_ID, "conv/in");
-    sic->shape.d[D_Y] = 6, sic->shape.d[D_X] = 6, sic->shape.d[D_R] = 2;
-    Block *sw = graph_add_block(g, BT_SW, GRAPH_AUTO_ID, "conv/w");
-    sw->shape.d[D_F] = 3, sw->shape.d[D_R] = 2, sw->shape.d[D_KY] = 3, sw->shape.d[D_KX] = 3;
     int64_t w[54];
     for (int i = 0; i < 54; i++)
         w[i] = (i * 7) % 11 - 5;
     int32_t wd[4] = {3, 2, 3, 3};
-    assert_true(blk_set_data(g, sw, PR_INT_8, wd, 4, w, 54));
-    Block *sb = graph_add_block(g, BT_SB, GRAPH_AUTO_ID, "conv/b");
-    sb->shape.d[D_F] = 3;
-    int64_t bias[3] = {1, -2, 3};
-    int32_t bd[1] = {3};
-    assert_true(blk_set_data(g, sb, PR_INT_32, bd, 1, bias, 3));
-    Block *cc = graph_add_block(g, BT_CC, GRAPH_AUTO_ID, "conv");
-    int32_t s[TIR_NDIMS] = {4, 4, 3, 2, 3, 3, 6, 6};
-    memcpy(cc->shape.d, s, sizeof s);
-    cc->bias_type = BIAS_VECTOR;
-    cc->has_prec = true;
-    cc->prec = PR_INT_32;
-    assert_true(blk_set_attr(g, cc, AT_KERNEL_X, 3));
-    assert_true(blk_set_attr(g, cc, AT_KERNEL_Y, 3));
-    Block *si = graph_add_block(g, BT_SI, GRAPH_AUTO_ID, "conv/out");
-    si->shape.d[D_Y] = 4, si->shape.d[D_X] = 4, si->shape.d[D_F] = 3;
-    Block *out = graph_add_block(g, BT_OUTPUT, GRAPH_AUTO_ID, "out");
-    out->shape.d[D_Y] = 4, out->shape.d[D_X] = 4, out->shape.d[D_F] = 3;
-    out->has_socket_id = true;
-    assert_non_null(graph_connect(g, in, 0, sic, 0));
-    assert_non_null(graph_connect(g, sic, 0, cc, 0));
-    assert_non_null(graph_connect(g, sw, 0, cc, 1));
-    assert_non_null(graph_connect(g, sb, 0, cc, 2));
-    assert_non_null(graph_connect(g, cc, 0, si, 0));
-    assert_non_null(graph_connect(g, si, 0, out, 0));
+    assert_true(blk_set_data(g, g->blocks[2], PR_INT_8, wd, 4, w, 54));
     assert_false(graph_oom(g));
     return g;
 }

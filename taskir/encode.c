@@ -1,5 +1,5 @@
-/* lower_encode.c: turns an element map into edges (docs/lowering.md, "Feeding a storage
- * block").
+/* encode.c: turns an element map into edges (encode.h; docs/lowering.md, "Feeding a storage
+ * block"). It needs only the Graph: the lowering and the rewriting passes both call it.
  *
  * Input: a box of a storage block's input cluster and, for each of its elements in C order,
  * the producer and the flat offset in the producer's output cluster that feeds it. Output:
@@ -17,64 +17,84 @@
  *    lo + g*floor(o/n) or its mirror image: a slice (g = 1, n = 1), a strided slice (g),
  *    nearest-neighbour upsampling, repeat and broadcasting (n), a reversed slice (mirror).
  *    Transposes, flattens and layout changes come out as PERMUTE, slices as interface boxes.
+ *    Upsampling alone (SCALE up, nothing else) is written as edges between equal boxes, one
+ *    per index of the upsampled axes, up to FANOUT_MAX_EDGES.
  * 3. When no such chain exists: a SHUFFLE gather over the bounding box when it has the
  *    destination's volume; else, when the bounding box is a line, SCALE up (if needed) +
  *    SHUFFLE + an AFFINE cut to the destination volume; else the bounding box is first
  *    staged through an identity CADD into a line (SI -> CADD), the one case that adds
  *    compute blocks.
  */
-#include "frontend/lower/lower_internal.h"
+#include "taskir/encode.h"
 #include "taskir/canon.h"
+
+#include <stdarg.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- edges, interfaces, steps ---- */
+/* ---- messages and blocks ---- */
 
-static void set_box(Iface *f, const int32_t cd[TIR_CDIMS], const int32_t *pos,
-                    const int32_t *size)
+static Status enc_fail(const EncCtx *L, const char *rule, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static Status enc_fail(const EncCtx *L, const char *rule, const char *fmt, ...)
 {
-    bool whole = true;
-    for (int i = 0; i < TIR_CDIMS; i++)
-        if (cd[i] > 0 && (pos[i] != 0 || size[i] != cd[i]))
-            whole = false;
-    if (whole)
-        return;
-    f->has_pos = f->has_size = true;
-    for (int i = 0; i < TIR_CDIMS; i++) {
-        f->pos.d[i] = cd[i] > 0 ? pos[i] : 0;
-        f->size.d[i] = cd[i] > 0 ? size[i] : 0;
-    }
+    char what[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return diag_add(L->d, ST_LOGIC, rule, L->where, "%s", what);
 }
 
-static Edge *add_edge(Lw *L, const LwSrc *s, const int32_t *spos, const int32_t *ssize,
+static Status enc_oom(const EncCtx *L)
+{
+    return diag_add(L->d, ST_RUNTIME, "oom", L->where, "out of memory");
+}
+
+Block *enc_block(Graph *g, BlockType t, const char *base, const char *suffix,
+                 const int32_t shape[TIR_NDIMS], int prec)
+{
+    char name[512];
+    if (!base || !*base)
+        base = "graph";
+    if (suffix && *suffix)
+        snprintf(name, sizeof name, "%s/%s", base, suffix);
+    else
+        snprintf(name, sizeof name, "%s", base);
+    Block *b = graph_add_block(g, t, GRAPH_AUTO_ID, name);
+    if (!b)
+        return NULL;
+    if (shape) {
+        for (int i = 0; i < TIR_NDIMS; i++)
+            b->shape.d[i] = shape[i];
+        b->has_shape = true;
+    }
+    if (prec >= 0) {
+        b->prec = (PrecisionId)prec;
+        b->has_prec = true;
+    }
+    /* Producers always have their output cluster, consumed or not. */
+    BlockKind k = bt_info(t)->kind;
+    if ((k == BK_COMPUTE || t == BT_INPUT) && !blk_add_output(g, b))
+        return NULL;
+    return b;
+}
+
+/* ---- edges, interfaces, steps ---- */
+
+/* The edge from box spos/ssize of the producer's output cluster to box dpos/dsize of input
+ * cluster in_idx of dst (graph_connect_box). */
+static Edge *add_edge(const EncCtx *L, const EncSrc *s, const int32_t *spos, const int32_t *ssize,
                       Block *dst, uint32_t in_idx, const int32_t *dpos, const int32_t *dsize)
 {
-    Edge *e = graph_add_edge(L->g, GRAPH_AUTO_ID, s->b->id, dst->id);
-    if (!e)
-        return NULL;
-    while (s->b->n_out < 1)
-        if (!blk_add_output(L->g, s->b))
-            return NULL;
-    while (dst->n_in <= in_idx)
-        if (!blk_add_input(L->g, dst))
-            return NULL;
-    Iface *f = cluster_add_iface(L->g, &s->b->out[0], e->id);
-    if (!f)
-        return NULL;
-    set_box(f, s->cd, spos, ssize);
-    int32_t dcd[TIR_CDIMS];
-    blk_cluster_dims(dst, true, in_idx, dcd);
-    f = cluster_add_iface(L->g, &dst->in[in_idx], e->id);
-    if (!f)
-        return NULL;
-    set_box(f, dcd, dpos, dsize);
-    return e;
+    return graph_connect_box(L->g, s->b, 0, spos, ssize, dst, in_idx, dpos, dsize);
 }
 
 /* Adds a step with up to three parameter tensors (NULL ends the list). */
-static bool add_step(Lw *L, Edge *e, RearrangeType t, const int32_t *m0, uint32_t n0,
+static bool add_step(const EncCtx *L, Edge *e, RearrangeType t, const int32_t *m0, uint32_t n0,
                      const int32_t *m1, uint32_t n1, const int32_t *m2, uint32_t n2)
 {
     const int32_t *m[3] = {m0, m1, m2};
@@ -103,12 +123,13 @@ static bool same_box(const int32_t *a, const int32_t *b)
 /* The step an edge from output cluster 0 of sb (box src) to input cluster di of db (box dst)
  * needs when the two boxes hold the same elements in the same C order. The boxes are
  * compared as they are written (canon_box: a block without y and x, say an INPUT or an SI
- * over f alone, has no such axes there): none when they are equal dim by dim; when they differ only in unit axes present at
- * one end (f=32 -> y=1 x=1 f=32), IDENTITY if the source has fewer axes, else RESHAPE;
+ * over f alone, has no such axes there): none when they are equal dim by dim; when they
+ * differ only in unit axes present at one end (f=32 -> y=1 x=1 f=32), IDENTITY if the
+ * source has fewer axes, else RESHAPE;
  * otherwise a RESHAPE (in C order). The existing tools compare the two boxes exactly unless
  * the edge has a step, and their RESHAPE only flattens, so the unit-axis case is spelled out
  * this way (docs/formats.md, "Writing conventions"). */
-static bool box_step(Lw *L, Edge *e, const Block *sb, const int32_t *src, const Block *db,
+static bool box_step(const EncCtx *L, Edge *e, const Block *sb, const int32_t *src, const Block *db,
                      uint32_t di, const int32_t *dst)
 {
     int32_t s[TIR_CDIMS], d[TIR_CDIMS];
@@ -132,7 +153,7 @@ static bool box_step(Lw *L, Edge *e, const Block *sb, const int32_t *src, const 
 /* ---- one producer, one destination box ---- */
 
 typedef struct Enc {
-    const LwSrc *s;
+    const EncSrc *s;
     const int32_t *off;      /* per element */
     int64_t K;               /* elements */
     int m;                   /* used axes of the producer's cluster */
@@ -141,7 +162,7 @@ typedef struct Enc {
     int64_t st[TIR_CDIMS];   /* their C-order strides */
 } Enc;
 
-static void enc_init(Enc *E, const LwSrc *s, const int32_t *off, int64_t K)
+static void enc_init(Enc *E, const EncSrc *s, const int32_t *off, int64_t K)
 {
     memset(E, 0, sizeof *E);
     E->s = s;
@@ -371,17 +392,86 @@ static bool detect(const Enc *E, Chain *c)
     return true;
 }
 
-static Status oom_if(Lw *L, bool ok)
+static Status oom_if(const EncCtx *L, bool ok)
 {
-    return ok ? ST_OK : lw_oom(L);
+    return ok ? ST_OK : enc_oom(L);
+}
+
+/* Most edges one upsampling is written as instead of a SCALE step (below). */
+#define FANOUT_MAX_EDGES 4096
+
+/* A chain that is nearest-neighbour upsampling alone (no reflection, permutation, stride or
+ * gather), whose destination box has the source's axes: the number of edges it fans out to
+ * (one per index of the upsampled axes), or 0 when it is not such a chain or needs more than
+ * FANOUT_MAX_EDGES. The existing tools' checker refuses a step that changes an edge's
+ * volume (their SCALE is not implemented), so such an upsampling is written as edges, each
+ * carrying one source box to an equal destination box (docs/formats.md, "Writing
+ * conventions"). */
+static int64_t fanout_edges(const Enc *E, const Chain *c, const Block *dst, uint32_t in_idx,
+                            const int32_t *dsize)
+{
+    int32_t dcd[TIR_CDIMS];
+    if (!blk_cluster_dims(dst, true, in_idx, dcd))
+        return 0;
+    int64_t n = 1;
+    bool up = false;
+    for (int a = 0; a < E->m; a++) {
+        if (c->p[a] != a || c->refl[a] || c->down[a] != 1 || c->gather[a] ||
+            dcd[E->ax[a]] <= 0 || dsize[E->ax[a]] != c->b[a] ||
+            c->b[a] != (int64_t)c->ext[a] * c->up[a])
+            return 0;
+        if (c->up[a] > 1) {
+            up = true;
+            n *= c->b[a];
+            if (n > FANOUT_MAX_EDGES)
+                return 0;
+        }
+    }
+    int used = 0;
+    for (int i = 0; i < TIR_CDIMS; i++)
+        used += dcd[i] > 0;
+    return up && used == E->m ? n : 0;
+}
+
+/* Writes such an upsampling as its n edges: for each index o of the upsampled axes (C
+ * order), source index lo + o / up, size 1 along them, whole along the others. */
+static Status emit_fanout(const EncCtx *L, const Enc *E, const Chain *c, int64_t n, Block *dst,
+                          uint32_t in_idx, const int32_t *dpos, const int32_t *dsize)
+{
+    for (int64_t k = 0; k < n; k++) {
+        int32_t spos[TIR_CDIMS] = {0}, ssize[TIR_CDIMS] = {0}, dp[TIR_CDIMS], ds[TIR_CDIMS];
+        memcpy(dp, dpos, sizeof dp);
+        memcpy(ds, dsize, sizeof ds);
+        int64_t r = k;
+        for (int a = E->m - 1; a >= 0; a--) {
+            int ax = E->ax[a];
+            spos[ax] = c->lo[a];
+            ssize[ax] = c->ext[a];
+            if (c->up[a] > 1) {
+                int32_t o = (int32_t)(r % c->b[a]);
+                r /= c->b[a];
+                spos[ax] += o / c->up[a];
+                ssize[ax] = 1;
+                dp[ax] += o;
+                ds[ax] = 1;
+            }
+        }
+        Edge *e = add_edge(L, E->s, spos, ssize, dst, in_idx, dp, ds);
+        if (!e || !box_step(L, e, E->s->b, ssize, dst, in_idx, ds))
+            return enc_oom(L);
+    }
+    return ST_OK;
 }
 
 /* Emits the edge of a detected chain: the sub-box, then REFLECT, PERMUTE, SCALE down, SCALE
  * up (upsampling factors, and room for the gathered axes), one SHUFFLE along each gathered
  * axis, and an AFFINE cut when a gathered axis came out longer than wanted. */
-static Status emit_chain(Lw *L, const Enc *E, const Chain *c, Block *dst, uint32_t in_idx,
-                         const int32_t *dpos, const int32_t *dsize)
+static Status emit_chain(const EncCtx *L, const Enc *E, const Chain *c, Block *dst,
+                         uint32_t in_idx, const int32_t *dpos, const int32_t *dsize)
 {
+    int64_t nf = fanout_edges(E, c, dst, in_idx, dsize);
+    if (nf)
+        return emit_fanout(L, E, c, nf, dst, in_idx, dpos, dsize);
     int32_t spos[TIR_CDIMS] = {0}, ssize[TIR_CDIMS] = {0};
     for (int a = 0; a < E->m; a++) {
         spos[E->ax[a]] = c->lo[a];
@@ -398,7 +488,7 @@ static Status emit_chain(Lw *L, const Enc *E, const Chain *c, Block *dst, uint32
             t[i] = c->up[i];
         ext2[i] = e1 * t[i];
         if (ext2[i] > ((int64_t)1 << 28))
-            return lw_fail(L, "lower.limit", "a data movement needs an axis of %lld elements, "
+            return enc_fail(L, "lower.limit", "a data movement needs an axis of %lld elements, "
                            "more than the rearrangement limit of 2^28", (long long)ext2[i]);
         ident = ident && c->p[i] == i;
         down = down || c->down[i] > 1;
@@ -407,7 +497,7 @@ static Status emit_chain(Lw *L, const Enc *E, const Chain *c, Block *dst, uint32
     }
     Edge *e = add_edge(L, E->s, spos, ssize, dst, in_idx, dpos, dsize);
     if (!e)
-        return lw_oom(L);
+        return enc_oom(L);
     int32_t v[TIR_CDIMS];
     uint32_t n = 0;
     for (int a = 0; a < E->m; a++)
@@ -415,28 +505,28 @@ static Status emit_chain(Lw *L, const Enc *E, const Chain *c, Block *dst, uint32
             v[n++] = a;
     if (n) {
         if (!add_step(L, e, RT_REFLECT, v, n, NULL, 0, NULL, 0))
-            return lw_oom(L);
+            return enc_oom(L);
         any = true;
     }
     if (!ident) {
         for (int i = 0; i < E->m; i++)
             v[i] = c->p[i];
         if (!add_step(L, e, RT_PERMUTE, v, (uint32_t)E->m, NULL, 0, NULL, 0))
-            return lw_oom(L);
+            return enc_oom(L);
         any = true;
     }
     if (down) {
         for (int i = 0; i < E->m; i++)
             v[i] = c->down[i] > 1 ? -c->down[i] : 1;
         if (!add_step(L, e, RT_SCALE, v, (uint32_t)E->m, NULL, 0, NULL, 0))
-            return lw_oom(L);
+            return enc_oom(L);
         any = true;
     }
     if (up) {
         for (int i = 0; i < E->m; i++)
             v[i] = (int32_t)t[i];
         if (!add_step(L, e, RT_SCALE, v, (uint32_t)E->m, NULL, 0, NULL, 0))
-            return lw_oom(L);
+            return enc_oom(L);
         any = true;
     }
     for (int i = 0; i < E->m; i++) {
@@ -444,14 +534,14 @@ static Status emit_chain(Lw *L, const Enc *E, const Chain *c, Block *dst, uint32
             continue;
         int32_t *idx = calloc((size_t)ext2[i], sizeof *idx);
         if (!idx)
-            return lw_oom(L);
+            return enc_oom(L);
         for (int64_t o = 0; o < c->b[i]; o++)
             idx[o] = (int32_t)(c->gather[i][o] * t[i]);
         int32_t ax[1] = {i};
         bool ok = add_step(L, e, RT_SHUFFLE, idx, (uint32_t)ext2[i], ax, 1, NULL, 0);
         free(idx);
         if (!ok)
-            return lw_oom(L);
+            return enc_oom(L);
         any = true;
     }
     if (cut) {
@@ -462,7 +552,7 @@ static Status emit_chain(Lw *L, const Enc *E, const Chain *c, Block *dst, uint32
             out[i] = (int32_t)c->b[i];
         }
         if (!add_step(L, e, RT_AFFINE, M, (uint32_t)(k * (k + 1)), den, 1, out, (uint32_t)k))
-            return lw_oom(L);
+            return enc_oom(L);
         any = true;
     }
     return oom_if(L, any || box_step(L, e, E->s->b, ssize, dst, in_idx, dsize));
@@ -497,7 +587,7 @@ static int64_t in_box(const Enc *E, int64_t j, const int64_t *mn, const int64_t 
     return f;
 }
 
-static Status emit_shuffle(Lw *L, const Enc *E, const int64_t *mn, const int64_t *ext,
+static Status emit_shuffle(const EncCtx *L, const Enc *E, const int64_t *mn, const int64_t *ext,
                            Block *dst, uint32_t in_idx, const int32_t *dpos,
                            const int32_t *dsize)
 {
@@ -508,7 +598,7 @@ static Status emit_shuffle(Lw *L, const Enc *E, const int64_t *mn, const int64_t
     }
     int32_t *idx = malloc((size_t)E->K * sizeof *idx);
     if (!idx)
-        return lw_oom(L);
+        return enc_oom(L);
     for (int64_t j = 0; j < E->K; j++)
         idx[j] = (int32_t)in_box(E, j, mn, ext);
     Edge *e = add_edge(L, E->s, spos, ssize, dst, in_idx, dpos, dsize);
@@ -520,13 +610,14 @@ static Status emit_shuffle(Lw *L, const Enc *E, const int64_t *mn, const int64_t
 /* The bounding box is a line along axis la (every other extent 1): gather along it, with
  * SCALE up first when the destination holds more elements, and an AFFINE cut when the
  * gathered line is longer than the destination. */
-static Status emit_line(Lw *L, const Enc *E, const int64_t *mn, const int64_t *ext, int la,
-                        Block *dst, uint32_t in_idx, const int32_t *dpos, const int32_t *dsize)
+static Status emit_line(const EncCtx *L, const Enc *E, const int64_t *mn, const int64_t *ext,
+                        int la, Block *dst, uint32_t in_idx, const int32_t *dpos,
+                        const int32_t *dsize)
 {
     int64_t len = ext[la], K = E->K, t = K > len ? (K + len - 1) / len : 1;
     int64_t tot = len * t;
     if (tot > ((int64_t)1 << 28))
-        return lw_fail(L, "lower.limit", "a data movement of %lld elements exceeds the "
+        return enc_fail(L, "lower.limit", "a data movement of %lld elements exceeds the "
                        "rearrangement limit of 2^28", (long long)tot);
     int32_t spos[TIR_CDIMS] = {0}, ssize[TIR_CDIMS] = {0};
     for (int a = 0; a < E->m; a++) {
@@ -535,23 +626,23 @@ static Status emit_line(Lw *L, const Enc *E, const int64_t *mn, const int64_t *e
     }
     Edge *e = add_edge(L, E->s, spos, ssize, dst, in_idx, dpos, dsize);
     if (!e)
-        return lw_oom(L);
+        return enc_oom(L);
     int32_t v[TIR_CDIMS];
     if (t > 1) {
         for (int a = 0; a < E->m; a++)
             v[a] = a == la ? (int32_t)t : 1;
         if (!add_step(L, e, RT_SCALE, v, (uint32_t)E->m, NULL, 0, NULL, 0))
-            return lw_oom(L);
+            return enc_oom(L);
     }
     int32_t *idx = calloc((size_t)tot, sizeof *idx);
     if (!idx)
-        return lw_oom(L);
+        return enc_oom(L);
     for (int64_t j = 0; j < K; j++)
         idx[j] = (int32_t)((uc(E, j, la) - mn[la]) * t);
     bool ok = add_step(L, e, RT_SHUFFLE, idx, (uint32_t)tot, NULL, 0, NULL, 0);
     free(idx);
     if (!ok)
-        return lw_oom(L);
+        return enc_oom(L);
     if (tot != K) {
         int k = E->m;
         int32_t M[TIR_CDIMS * (TIR_CDIMS + 1)] = {0}, den[1] = {1}, out[TIR_CDIMS];
@@ -560,13 +651,14 @@ static Status emit_line(Lw *L, const Enc *E, const int64_t *mn, const int64_t *e
             out[a] = a == la ? (int32_t)K : 1;
         }
         if (!add_step(L, e, RT_AFFINE, M, (uint32_t)(k * (k + 1)), den, 1, out, (uint32_t)k))
-            return lw_oom(L);
+            return enc_oom(L);
     }
     return ST_OK;
 }
 
-static Status encode_leaf(Lw *L, const LwSrc *s, const int32_t *off, int64_t K, Block *dst,
-                          uint32_t in_idx, const int32_t *dpos, const int32_t *dsize)
+static Status encode_leaf(const EncCtx *L, const EncSrc *s, const int32_t *off, int64_t K,
+                          Block *dst, uint32_t in_idx, const int32_t *dpos,
+                          const int32_t *dsize)
 {
     Enc E;
     enc_init(&E, s, off, K);
@@ -591,13 +683,13 @@ static Status encode_leaf(Lw *L, const LwSrc *s, const int32_t *off, int64_t K, 
     if (nlong <= 1)
         return emit_line(L, &E, mn, ext, la, dst, in_idx, dpos, dsize);
     /* Stage the bounding box through an identity CADD laid out as a line. */
-    if (vol > LW_MAX_DIM)
-        return lw_fail(L, "lower.limit", "a data movement reads a box of %lld elements, more "
+    if (vol > ENC_MAX_DIM)
+        return enc_fail(L, "lower.limit", "a data movement reads a box of %lld elements, more "
                        "than the 2^24 one staging block holds", (long long)vol);
     int32_t line[TIR_NDIMS] = {1, 1, (int32_t)vol};
-    Block *si = lw_block(L, BT_SI, "stage/in", line, PR_INT_32);
+    Block *si = enc_block(L->g, BT_SI, L->name, "stage/in", line, PR_INT_32);
     if (!si)
-        return lw_oom(L);
+        return enc_oom(L);
     int32_t spos[TIR_CDIMS] = {0}, ssize[TIR_CDIMS] = {0}, wpos[TIR_CDIMS] = {0};
     for (int a = 0; a < E.m; a++) {
         spos[E.ax[a]] = (int32_t)mn[a];
@@ -605,16 +697,17 @@ static Status encode_leaf(Lw *L, const LwSrc *s, const int32_t *off, int64_t K, 
     }
     Edge *e = add_edge(L, s, spos, ssize, si, 0, wpos, line);
     if (!e || !box_step(L, e, s->b, ssize, si, 0, line))
-        return lw_oom(L);
+        return enc_oom(L);
     int32_t yxf[3] = {1, 1, (int32_t)vol};
-    Block *id = lw_compute(L, BT_CADD, "stage", yxf, &si, 1, PR_INT_32);
-    if (!id)
-        return lw_oom(L);
-    LwSrc ls = {id, {0}};
+    int32_t cshape[TIR_NDIMS] = {yxf[0], yxf[1], yxf[2]};
+    Block *id = enc_block(L->g, BT_CADD, L->name, "stage", cshape, PR_INT_32);
+    if (!id || !graph_connect(L->g, si, 0, id, 0))
+        return enc_oom(L);
+    EncSrc ls = {id, {0}};
     blk_cluster_dims(id, false, 0, ls.cd);
     int32_t *loff = malloc((size_t)K * sizeof *loff);
     if (!loff)
-        return lw_oom(L);
+        return enc_oom(L);
     for (int64_t j = 0; j < K; j++)
         loff[j] = (int32_t)in_box(&E, j, mn, ext);
     Enc F;
@@ -629,14 +722,14 @@ static Status encode_leaf(Lw *L, const LwSrc *s, const int32_t *off, int64_t K, 
 /* ---- partition into single-producer boxes ---- */
 
 typedef struct Part {
-    Lw *L;
+    const EncCtx *L;
     Block *dst;
     uint32_t in_idx;
     int q;                       /* used dims of the destination cluster */
     int cdi[TIR_CDIMS];          /* their cluster dims */
     int32_t P[TIR_CDIMS];        /* box origin per used dim */
     int64_t BS[TIR_CDIMS];       /* C strides over the box */
-    const LwSrc *srcs;
+    const EncSrc *srcs;
     const int32_t *esrc, *eoff;
     int32_t *buf;                /* scratch for a leaf's offsets */
     long leaves;
@@ -685,9 +778,9 @@ static bool gather(const Part *p, int64_t e, void *arg)
 
 static Status leaf(Part *p, const int64_t *lo, const int64_t *ext)
 {
-    if (++p->leaves > LW_MAX_LEAVES)
-        return lw_fail(p->L, "lower.limit", "a value reaches a storage block in more than %d "
-                       "pieces", LW_MAX_LEAVES);
+    if (++p->leaves > ENC_MAX_LEAVES)
+        return enc_fail(p->L, "lower.limit", "a value reaches a storage block in more than %d "
+                       "pieces", ENC_MAX_LEAVES);
     int64_t e0 = 0;
     for (int i = 0; i < p->q; i++)
         e0 += lo[i] * p->BS[i];
@@ -702,12 +795,26 @@ static Status leaf(Part *p, const int64_t *lo, const int64_t *ext)
                        dsize);
 }
 
+/* The producer of the box element at lo (its first element when lo is a box origin). */
+static int32_t src_at(const Part *p, const int64_t *lo)
+{
+    int64_t e = 0;
+    for (int i = 0; i < p->q; i++)
+        e += lo[i] * p->BS[i];
+    return p->esrc[e];
+}
+
+/* Copies the box (lo, ext) into (slo, sext) with extent 1 along axis a. */
+static void slice_box(const int64_t *lo, const int64_t *ext, int a, int64_t *slo, int64_t *sext)
+{
+    memcpy(slo, lo, TIR_CDIMS * sizeof *slo);
+    memcpy(sext, ext, TIR_CDIMS * sizeof *sext);
+    sext[a] = 1;
+}
+
 static Status part(Part *p, int64_t *lo, int64_t *ext)
 {
-    int64_t e0 = 0;
-    for (int i = 0; i < p->q; i++)
-        e0 += lo[i] * p->BS[i];
-    int32_t s0 = p->esrc[e0];
+    int32_t s0 = src_at(p, lo);
     if (walk(p, lo, ext, same_src, &s0))
         return leaf(p, lo, ext);
     /* An axis along which the producer alone changes: runs of one producer. */
@@ -715,29 +822,25 @@ static Status part(Part *p, int64_t *lo, int64_t *ext)
         if (ext[a] < 2)
             continue;
         int64_t slo[TIR_CDIMS], sext[TIR_CDIMS];
-        memcpy(slo, lo, sizeof slo);
-        memcpy(sext, ext, sizeof sext);
-        sext[a] = 1;
+        slice_box(lo, ext, a, slo, sext);
         bool ok = true;
         for (int64_t c = 0; c < ext[a] && ok; c++) {
             slo[a] = lo[a] + c;
-            int64_t e = 0;
-            for (int i = 0; i < p->q; i++)
-                e += slo[i] * p->BS[i];
-            int32_t sc = p->esrc[e];
+            int32_t sc = src_at(p, slo);
             ok = walk(p, slo, sext, same_src, &sc);
         }
         if (!ok)
             continue;
         for (int64_t c = 0; c < ext[a];) {
             slo[a] = lo[a] + c;
-            int64_t e = 0;
-            for (int i = 0; i < p->q; i++)
-                e += slo[i] * p->BS[i];
-            int32_t sc = p->esrc[e];
+            int32_t sc = src_at(p, slo);
             int64_t c1 = c + 1;
-            while (c1 < ext[a] && p->esrc[e + (c1 - c) * p->BS[a]] == sc)
-                c1++;
+            for (; c1 < ext[a]; c1++) {
+                slo[a] = lo[a] + c1;
+                if (src_at(p, slo) != sc)
+                    break;
+            }
+            slo[a] = lo[a] + c;
             sext[a] = c1 - c;
             Status st = leaf(p, slo, sext);
             if (st != ST_OK)
@@ -751,9 +854,7 @@ static Status part(Part *p, int64_t *lo, int64_t *ext)
         if (ext[a] < 2)
             continue;
         int64_t slo[TIR_CDIMS], sext[TIR_CDIMS];
-        memcpy(slo, lo, sizeof slo);
-        memcpy(sext, ext, sizeof sext);
-        sext[a] = 1;
+        slice_box(lo, ext, a, slo, sext);
         for (int64_t c = 0; c < ext[a]; c++) {
             slo[a] = lo[a] + c;
             Status st = part(p, slo, sext);
@@ -765,7 +866,7 @@ static Status part(Part *p, int64_t *lo, int64_t *ext)
     return leaf(p, lo, ext);
 }
 
-Status lw_encode_whole(Lw *L, const LwSrc *s, Block *dst, uint32_t in_idx,
+Status enc_whole(const EncCtx *L, const EncSrc *s, Block *dst, uint32_t in_idx,
                        const int32_t *pos, const int32_t *size)
 {
     int32_t cd[TIR_CDIMS], dpos[TIR_CDIMS] = {0}, dsize[TIR_CDIMS] = {0};
@@ -778,13 +879,13 @@ Status lw_encode_whole(Lw *L, const LwSrc *s, Block *dst, uint32_t in_idx,
         }
     Edge *e = add_edge(L, s, spos, s->cd, dst, in_idx, dpos, dsize);
     if (!e)
-        return lw_oom(L);
+        return enc_oom(L);
     return oom_if(L, box_step(L, e, s->b, s->cd, dst, in_idx, dsize));
 }
 
-Status lw_encode(Lw *L, Block *dst, uint32_t in_idx, const int32_t pos[TIR_CDIMS],
-                 const int32_t size[TIR_CDIMS], const LwSrc *srcs, const int32_t *esrc,
-                 const int32_t *eoff, int64_t n)
+Status enc_map(const EncCtx *L, Block *dst, uint32_t in_idx, const int32_t pos[TIR_CDIMS],
+               const int32_t size[TIR_CDIMS], const EncSrc *srcs, const int32_t *esrc,
+               const int32_t *eoff, int64_t n)
 {
     int32_t cd[TIR_CDIMS];
     blk_cluster_dims(dst, true, in_idx, cd);
@@ -815,7 +916,7 @@ Status lw_encode(Lw *L, Block *dst, uint32_t in_idx, const int32_t pos[TIR_CDIMS
     }
     p.buf = malloc((size_t)(n ? n : 1) * sizeof *p.buf);
     if (!p.buf)
-        return lw_oom(L);
+        return enc_oom(L);
     Status st = part(&p, lo, ext);
     free(p.buf);
     return st;
