@@ -859,17 +859,24 @@ typedef struct InSlot {
     bool timed;         /* has a time dim */
 } InSlot;
 
-/* Classifies array a for INPUT k: which leading dims it has. */
-/* Is shape (ndim dims) the block's model tensor's? */
+/* Is shape (ndim dims) the block's model tensor's, or that shape without leading 1s (which
+ * hold no data: an ONNX input is the model tensor (1, ONNX shape), the 1 being the lowering's
+ * batch)? */
 static bool model_shape_is(const Block *b, const int64_t *shape, uint32_t ndim)
 {
-    if (!b->has_model || b->model_ndim != ndim)
+    if (!b->has_model || b->model_ndim < ndim)
         return false;
+    uint32_t lead = b->model_ndim - ndim;
+    for (uint32_t i = 0; i < lead; i++)
+        if (b->model_dims[i] != 1)
+            return false;
     for (uint32_t i = 0; i < ndim; i++)
-        if (b->model_dims[i] != shape[i])
+        if (b->model_dims[lead + i] != shape[i])
             return false;
     return true;
 }
+
+/* Classifies array a for INPUT k: which leading dims it has. */
 
 static Status classify(SimRun *run, uint32_t k, const NpyArray *a, InSlot *slot, Diag *d)
 {

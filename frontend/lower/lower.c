@@ -52,20 +52,21 @@ static int64_t pair_product(const OgShape *s, uint32_t i)
 }
 
 /* Block dims y x f r for a natural shape: the last r of (y, x, f), or all four. A shape of
- * more than 4 dims is carried in C order: its size-1 dims left out, then the two adjacent
- * dims of the smallest product merged until 4 remain (within the 2^28 elements of a sample
- * every dim then stays within 2^24); false when a dim passes 2^24. */
-static bool io_dims(const OgShape *ns, int32_t shape[TIR_NDIMS])
+ * more than max dims (4; 3 for an INPUT, which the existing tools' format gives no r) is
+ * carried in C order: its size-1 dims left out, then the two adjacent dims of the smallest
+ * product merged until max remain (within the 2^28 elements of a sample every dim then
+ * stays within 2^24); false when a dim passes 2^24. */
+static bool io_dims(const OgShape *ns, uint32_t max, int32_t shape[TIR_NDIMS])
 {
     memset(shape, 0, TIR_NDIMS * sizeof *shape);
     OgShape s = *ns;
-    if (s.ndim > 4) {
+    if (s.ndim > max) {
         uint32_t k = 0;
         for (uint32_t i = 0; i < ns->ndim; i++)
             if (ns->d[i] != 1)
                 s.d[k++] = ns->d[i];
         s.ndim = k;
-        while (s.ndim > 4) {
+        while (s.ndim > max) {
             uint32_t m = 0;
             for (uint32_t i = 1; i + 1 < s.ndim; i++)
                 if (pair_product(&s, i) < pair_product(&s, m))
@@ -110,9 +111,9 @@ static Status lower_input(Lw *L, const OgNode *n, uint32_t k)
     OgShape ps = lw_ps_of(L, full), nat = natural_shape(L, &ps);
     int32_t shape[TIR_NDIMS];
     char sb[96];
-    if (!io_dims(&nat, shape))
+    if (!io_dims(&nat, 3, shape))
         return lw_fail(L, "lower.io", "the input has shape %s: one sample cannot be carried "
-                       "in the 4 dims y, x, f, r of an INPUT block, each at most 2^24",
+                       "in the 3 dims y, x, f of an INPUT block, each at most 2^24",
                        og_shape_str(full, sb, sizeof sb));
     Block *b = lw_block(L, BT_INPUT, NULL, shape, (int)lw_store_prec(n->out_prec[0]));
     if (!b || !blk_set_model(L->g, b, full->d, full->ndim, PR_INT_32, false))
@@ -163,7 +164,7 @@ static Status lower_output(Lw *L, OgEdge e, uint32_t j)
     OgShape nat = natural_shape(L, &ps);
     int32_t shape[TIR_NDIMS], yxf[3];
     char sb[96], sub[48], osub[48];
-    if (!io_dims(&nat, shape))
+    if (!io_dims(&nat, 4, shape))
         return lw_fail(L, "lower.io", "model output %u has per-sample shape %s: it cannot be "
                        "carried in the 4 dims y, x, f, r of an OUTPUT block, each at most 2^24",
                        j, og_shape_str(&ps, sb, sizeof sb));

@@ -386,6 +386,46 @@ static void test_requant_channel_groups(void **state)
     }
 }
 
+/* An input of four dims not led by 1 (here 2 x 3 x 4 x 5) is one sample of four dims: its
+ * INPUT block carries it in y x f only (6 x 4 x 5; the existing tools' format gives an INPUT
+ * no r), and both paths still take the array in its ONNX shape. */
+static void test_input_without_r(void **state)
+{
+    (void)state;
+    OnnxBuilder *b = fe_onnx_builder_create(13);
+    fe_onnx_builder_input(b, "x", ONNX_T_INT8, DIMS(2, 3, 4, 5));
+    fe_onnx_builder_output(b, "y", ONNX_T_INT8, DIMS(2, 3, 4, 5));
+    fe_onnx_builder_node(b, "Relu", "relu", NAMES("x"), NAMES("y"), NULL, 0);
+    size_t len;
+    uint8_t *buf = otu_pack(b, &len);
+    OnnxModel *m = otu_load(buf, len, NULL);
+    free(buf);
+    Diag d;
+    diag_init(&d, "model.onnx");
+    Graph *tg = NULL;
+    assert_int_equal(fe_lower(m->g, NULL, &tg, &d), ST_OK);
+    const Block *in = NULL;
+    for (uint32_t i = 0; i < tg->n_blocks; i++)
+        if (tg->blocks[i]->type == BT_INPUT)
+            in = tg->blocks[i];
+    assert_non_null(in);
+    const int32_t want_in[TIR_NDIMS] = {6, 4, 5, 0};
+    assert_memory_equal(in->shape.d, want_in, sizeof want_in);
+    graph_destroy(tg);
+    diag_finish(&d);
+    OgTensor x, out;
+    OgShape s = {5, {1, 2, 3, 4, 5}};   /* the OpGraph's: the lowering's batch of 1 first */
+    assert_true(og_tensor_alloc(&x, &s));
+    for (int i = 0; i < 120; i++)
+        x.data[i] = i * 37 % 255 - 127;
+    otu_run_both(m, &x, &out);
+    for (int i = 0; i < 120; i++)
+        assert_int_equal(out.data[i], x.data[i] > 0 ? x.data[i] : 0);
+    og_tensor_free(&x);
+    og_tensor_free(&out);
+    fe_onnx_destroy(m);
+}
+
 /* An NCHW input with a batch of 1 is the lowering's batch (fe_onnx_batch_folded): its INPUT
  * block is y x f (no r, which the existing tools' format forbids on an INPUT), the simulator
  * reads the ONNX-shaped array as a batch of one sample, and both paths give the output the
@@ -1544,6 +1584,7 @@ int main(void)
         cmocka_unit_test(test_matmul_integer_dynamic),
         cmocka_unit_test(test_matmul_dynamic_refused),
         cmocka_unit_test(test_batch_folded_shapes),
+        cmocka_unit_test(test_input_without_r),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
