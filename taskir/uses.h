@@ -5,11 +5,14 @@
  * lists between passes): build it after a change set (graph_compact), use it while the graph
  * does not change, then finish it. Any change to blocks, edges, clusters or interfaces makes
  * it stale. Building is O(I log I + E) for I interfaces and E edges; a lookup is
- * O(log k) for a block with k interfaces on that side.
+ * O(log k) for a block with k interfaces on that side, O(1) when the ids they name run
+ * without gaps (edges made one after another).
  *
  * An edge's end is the first block with the end's id (graph_block), and in it the first
  * interface naming the edge's id, in cluster then interface order. Every consumer (printers,
- * verifier, rearrangement checks, simulator) resolves ends through this index.
+ * verifier, rearrangement checks, simulator) resolves ends through this index. Blocks whose id
+ * an earlier block has keep their own entries (by position): the verifier counts them too for
+ * edge.refs, as a graph with duplicate ids is itself a finding (block.id.dup).
  */
 #ifndef TASKIR_USES_H
 #define TASKIR_USES_H

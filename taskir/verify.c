@@ -32,17 +32,25 @@ static void check_block_ids(Verifier *v, const Block *b, uint32_t pos)
         vfy_block(v, "block.null", b, "a TASK_NULL placeholder has no meaning in a graph");
 }
 
-typedef struct Socket {
-    int32_t id;
-    uint32_t pos;
-} Socket;
-
-static int socket_cmp(const void *a, const void *b)
+/* v->dups: the blocks that are not the block their id finds (an earlier block has the id),
+ * by (id, position); the edge rules count their interfaces too. */
+static void collect_dups(Verifier *v)
 {
-    const Socket *x = a, *y = b;
-    if (x->id != y->id)
-        return x->id < y->id ? -1 : 1;
-    return x->pos < y->pos ? -1 : x->pos > y->pos;
+    const Graph *g = v->g;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < g->n_blocks; i++)
+        n += graph_block_pos(g, g->blocks[i]->id) != (long)i;
+    if (!n)
+        return;
+    v->dups = malloc((size_t)n * sizeof *v->dups);
+    if (!v->dups) {
+        v->oom = true;
+        return;
+    }
+    for (uint32_t i = 0; i < g->n_blocks; i++)
+        if (graph_block_pos(g, g->blocks[i]->id) != (long)i)
+            v->dups[v->n_dups++] = (VIdPos){g->blocks[i]->id, i};
+    qsort(v->dups, v->n_dups, sizeof *v->dups, vfy_idpos_cmp);
 }
 
 /* io.socket, io.socket.dup: sorts the socket ids of each kind and reports repeats on the later
@@ -50,7 +58,7 @@ static int socket_cmp(const void *a, const void *b)
 static void check_sockets(Verifier *v)
 {
     const Graph *g = v->g;
-    Socket *s = malloc((g->n_blocks ? g->n_blocks : 1) * sizeof *s);
+    VIdPos *s = malloc((g->n_blocks ? g->n_blocks : 1) * sizeof *s);
     if (!s) {
         v->oom = true;
         return;
@@ -68,7 +76,7 @@ static void check_sockets(Verifier *v)
             s[n].id = b->socket_id; /* absent: 0, as a proto2 reader reads it */
             s[n++].pos = i;
         }
-        qsort(s, n, sizeof *s, socket_cmp);
+        qsort(s, n, sizeof *s, vfy_idpos_cmp);
         uint32_t run = 0; /* the first entry of the current run of equal ids */
         for (uint32_t i = 1; i < n; i++) {
             if (s[i].id != s[run].id) {
@@ -132,14 +140,11 @@ Status verify_graph(const Graph *g, Diag *d)
 Status verify_graph_opts(const Graph *g, const VerifyOptions *o, Diag *d)
 {
     Verifier v = {.g = g, .d = d, .strict = o && o->strict};
-    size_t ne = g->n_edges ? g->n_edges : 1;
-    v.out_refs = calloc(ne, sizeof *v.out_refs);
-    v.in_refs = calloc(ne, sizeof *v.in_refs);
-    v.src_end = calloc(ne, sizeof *v.src_end);
-    v.dst_end = calloc(ne, sizeof *v.dst_end);
-    if (!v.out_refs || !v.in_refs || !v.src_end || !v.dst_end || !graph_uses(g, &v.uses)) {
+    if (!graph_uses(g, &v.uses))
         v.oom = true;
-    } else {
+    else
+        collect_dups(&v);
+    if (!v.oom) {
         if (g->n_blocks == 0) /* also what a 0-byte file decodes to */
             vfy_add(&v, "graph.empty", NULL, "the graph has no blocks: nothing to run");
         for (uint32_t i = 0; i < g->n_blocks; i++) {
@@ -156,10 +161,7 @@ Status verify_graph_opts(const Graph *g, const VerifyOptions *o, Diag *d)
         verify_edges(&v);
         verify_cycles(&v);
     }
-    free(v.out_refs);
-    free(v.in_refs);
-    free(v.src_end);
-    free(v.dst_end);
+    free(v.dups);
     free(v.boxes);
     graph_uses_finish(&v.uses);
     if (v.oom)

@@ -8,7 +8,7 @@
  *                  the file wrote as -1, read as absent), an OUTPUT whose shape is not that of
  *                  the storage block it reads (e.g. a dim that block does not have).
  * Only whole-cluster ends are judged (an interface with its own size is the edge's choice).
- * Requires verify_iface.c to have recorded the ends of every edge.
+ * The ends are those verify_edge.c resolves through the use index.
  */
 #include "taskir/verify_impl.h"
 
@@ -109,10 +109,9 @@ static bool io_culprit(Verifier *v, const Edge *e, const VEnd *src, const VEnd *
     return true;
 }
 
-bool verify_size_culprit(Verifier *v, const Edge *e, uint32_t pos, const int64_t s0[TIR_CDIMS],
-                         const int64_t d0[TIR_CDIMS])
+bool verify_size_culprit(Verifier *v, const Edge *e, const VEnd *src, const VEnd *dst,
+                         const int64_t s0[TIR_CDIMS], const int64_t d0[TIR_CDIMS])
 {
-    const VEnd *src = &v->src_end[pos], *dst = &v->dst_end[pos];
     if (!src->b || !dst->b || !vfy_type_ok(src->b) || !vfy_type_ok(dst->b) ||
         !whole(src, false) || !whole(dst, true))
         return false;

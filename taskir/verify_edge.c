@@ -1,8 +1,10 @@
 /* verify_edge.c: the rules about edges (edge.id.dup, edge.endpoint, edge.refs, edge.pair,
  * edge.size, edge.volume, rearrange.* through rearrange_check) and the acyclicity of the
  * graph (graph.cycle).
- * Requires verify_iface.c to have run on every block: it counts the interfaces that name each
- * edge and remembers the first one at each end.
+ * The interfaces that name an edge come from the use index: those of the block its end's id
+ * finds and, when later blocks have the same id (block.id.dup), theirs too, so that a
+ * duplicated block still counts; blocks of no type or of the NULL type are not counted (the
+ * verifier reads nothing else of them).
  *
  * The cycle check is Kahn's algorithm over block positions (no recursion: graphs may have
  * millions of blocks). The blocks it cannot remove each keep a predecessor it could not
@@ -37,6 +39,48 @@ static void mask_text(uint64_t mask, char *buf, size_t len)
     }
     if (!total)
         snprintf(buf, len, "no block");
+}
+
+/* Adds the interfaces of the block at position pos naming edge e from side input to *n, and
+ * the first of them to *first when it has none yet. */
+static void count_at(const Verifier *v, uint32_t pos, bool input, const Edge *e, uint32_t *n,
+                     VEnd *first)
+{
+    const Block *b = v->g->blocks[pos];
+    if (!vfy_type_ok(b) || bt_info(b->type)->kind == BK_NULL)
+        return;
+    const IfaceUse *f = uses_find(&v->uses, pos, input, e->id);
+    if (!f)
+        return;
+    if (!first->b)
+        *first = (VEnd){b, f->cluster, f->iface};
+    const BlockUses *bu = &v->uses.blocks[pos];
+    const IfaceUse *last = input ? bu->in + bu->n_in : bu->out + bu->n_out;
+    for (; f < last && f->edge_id == e->id && *n < UINT32_MAX; f++)
+        ++*n;
+}
+
+/* The interfaces naming edge e on the blocks with the id of its dst (input true) or src end
+ * (pos: the position of the first of them, or -1), in position order: how many, and the first
+ * in *first (b NULL: none). */
+static uint32_t end_refs(const Verifier *v, const Edge *e, bool input, long pos, VEnd *first)
+{
+    int32_t id = input ? e->dst : e->src;
+    uint32_t n = 0;
+    *first = (VEnd){0};
+    if (pos >= 0)
+        count_at(v, (uint32_t)pos, input, e, &n, first);
+    uint32_t lo = 0, hi = v->n_dups;
+    while (lo < hi) { /* the first duplicate with this id */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (v->dups[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < v->n_dups && v->dups[lo].id == id; lo++)
+        count_at(v, v->dups[lo].pos, input, e, &n, first);
+    return n;
 }
 
 /* The box sizes of one end (the whole cluster where the interface gives no size; 0 in an
@@ -76,7 +120,7 @@ static void check_rearrange(Verifier *v, const Edge *e, bool keeps)
 }
 
 /* edge.size / edge.volume between the two ends of edge e. */
-static void check_sizes(Verifier *v, const Edge *e, uint32_t pos)
+static void check_sizes(Verifier *v, const Edge *e, const VEnd *src, const VEnd *dst)
 {
     bool identity = true, keeps = true;
     for (uint32_t i = 0; i < e->n_re; i++) {
@@ -87,7 +131,7 @@ static void check_sizes(Verifier *v, const Edge *e, uint32_t pos)
             keeps = false;
     }
     int64_t s[TIR_CDIMS], d[TIR_CDIMS];
-    if (!end_sizes(&v->src_end[pos], false, s) || !end_sizes(&v->dst_end[pos], true, d))
+    if (!end_sizes(src, false, s) || !end_sizes(dst, true, d))
         return;
     if (!identity)
         check_rearrange(v, e, keeps);
@@ -107,7 +151,7 @@ static void check_sizes(Verifier *v, const Edge *e, uint32_t pos)
     char st[160], dt[160];
     vfy_dims_text(s0, st, sizeof st);
     vfy_dims_text(d0, dt, sizeof dt);
-    if (identity && verify_size_culprit(v, e, pos, s0, d0))
+    if (identity && verify_size_culprit(v, e, src, dst, s0, d0))
         return;
     if (identity) {
         vfy_edge(v, "edge.size", e->id,
@@ -131,9 +175,8 @@ static void check_sizes(Verifier *v, const Edge *e, uint32_t pos)
 }
 
 /* edge.pair: the producer's type must be in the consumer cluster role's producers mask. */
-static void check_pair(Verifier *v, const Edge *e, uint32_t pos, const Block *src)
+static void check_pair(Verifier *v, const Edge *e, const VEnd *end, const Block *src)
 {
-    const VEnd *end = &v->dst_end[pos];
     if (!end->b || !vfy_type_ok(src))
         return;
     const ClusterSpec *spec = blk_in_spec(end->b, end->cl);
@@ -159,19 +202,23 @@ void verify_edges(Verifier *v)
                      "edge id %d is also the id of the edge at position %ld", (int)e->id, first);
             continue; /* interfaces cannot name this one: the earlier edge takes its id */
         }
-        const Block *src = graph_block(g, e->src), *dst = graph_block(g, e->dst);
+        long sp = graph_block_pos(g, e->src), dp = graph_block_pos(g, e->dst);
+        const Block *src = sp < 0 ? NULL : g->blocks[sp], *dst = dp < 0 ? NULL : g->blocks[dp];
         if (!src)
             vfy_edge(v, "edge.endpoint", e->id, "src block %d does not exist", (int)e->src);
         if (!dst)
             vfy_edge(v, "edge.endpoint", e->id, "dst block %d does not exist", (int)e->dst);
-        if (v->out_refs[p] != 1 || v->in_refs[p] != 1)
+        VEnd se, de;
+        uint32_t out_refs = end_refs(v, e, false, sp, &se);
+        uint32_t in_refs = end_refs(v, e, true, dp, &de);
+        if (out_refs != 1 || in_refs != 1)
             vfy_edge(v, "edge.refs", e->id,
                      "is named by %" PRIu32 " output interfaces of its src block %d and %" PRIu32
                      " input interfaces of its dst block %d; it needs exactly one of each",
-                     v->out_refs[p], (int)e->src, v->in_refs[p], (int)e->dst);
+                     out_refs, (int)e->src, in_refs, (int)e->dst);
         if (src)
-            check_pair(v, e, p, src);
-        check_sizes(v, e, p);
+            check_pair(v, e, &de, src);
+        check_sizes(v, e, &se, &de);
     }
 }
 

@@ -1,6 +1,6 @@
 /* verify_iface.c: the interfaces of one block: iface.bounds, iface.edge, and the exact cover
- * of each input cluster (cover.gap, cover.overlap). It also counts, per edge, the interfaces
- * that name it from the right end, and remembers the first of them (verify_edge.c uses both).
+ * of each input cluster (cover.gap, cover.overlap). Which interfaces name each edge is the
+ * use index's (verify_edge.c reads it).
  *
  * Cover check of a cluster of volume V with k interface boxes (k <= 65536 after loading):
  * the boxes are clipped to the cluster and their volumes summed (S). Then one overlapping pair
@@ -39,7 +39,7 @@ static const char *cref_name(CRef *r)
     return r->name;
 }
 
-/* The interface names an edge that exists and ends at this block: count it. */
+/* iface.edge: the interface names an edge that exists and ends at this block. */
 static void check_iface_edge(Verifier *v, CRef *cr, uint32_t fi)
 {
     const Block *b = cr->b;
@@ -56,19 +56,11 @@ static void check_iface_edge(Verifier *v, CRef *cr, uint32_t fi)
     }
     const Edge *e = v->g->edges[pos];
     int32_t end = input ? e->dst : e->src;
-    if (end != b->id) {
+    if (end != b->id)
         vfy_block_edge(v, "iface.edge", b, f->edge_id,
                        "%s interface %" PRIu32 " names edge %d, whose %s is block %d, not this "
                        "block",
                        cref_name(cr), fi, (int)f->edge_id, input ? "dst" : "src", (int)end);
-        return;
-    }
-    uint32_t *refs = input ? v->in_refs : v->out_refs;
-    VEnd *ends = input ? v->dst_end : v->src_end;
-    if (refs[pos] < UINT32_MAX)
-        refs[pos]++;
-    if (!ends[pos].b)
-        ends[pos] = (VEnd){b, ci, fi};
 }
 
 /* ---- overlap search ---- */

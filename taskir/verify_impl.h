@@ -3,10 +3,10 @@
  * verify.c runs the passes in a fixed order and owns the Verifier state:
  *   verify_block.c  rules about one block alone (shape, window, attributes, bias, cluster
  *                   counts and shapes, data, volumes);
- *   verify_iface.c  interfaces (bounds, the edge they name, exact cover of input clusters),
- *                   which also records which interfaces reference each edge;
+ *   verify_iface.c  interfaces (bounds, the edge they name, exact cover of input clusters);
  *   verify_edge.c   rules about edges (ids, endpoints, references, producer pairs, box sizes
- *                   and volumes) and the cycle check;
+ *                   and volumes: the interfaces naming an edge come from the use index) and
+ *                   the cycle check;
  *   verify_culprit.c which block to blame when an edge's two ends differ in size.
  * The Verifier state and the helpers the passes share are in verify_util.h. Every finding
  * goes through vfy_block / vfy_edge / vfy_add, which count it, so verify_graph can tell its
@@ -17,11 +17,12 @@
 
 #include "taskir/verify_util.h"
 
-/* When edge e (at position pos) joins whole clusters of sizes s0 (src) and d0 (dst) that
- * differ, reports the block the type table says is wrong [shape.operand, io.shape] and
- * returns true; false when it cannot tell (edge.size then speaks). verify_culprit.c. */
-bool verify_size_culprit(Verifier *v, const Edge *e, uint32_t pos, const int64_t s0[TIR_CDIMS],
-                         const int64_t d0[TIR_CDIMS]);
+/* When edge e joins whole clusters (its first interfaces src and dst) of sizes s0 (src) and
+ * d0 (dst) that differ, reports the block the type table says is wrong [shape.operand,
+ * io.shape] and returns true; false when it cannot tell (edge.size then speaks).
+ * verify_culprit.c. */
+bool verify_size_culprit(Verifier *v, const Edge *e, const VEnd *src, const VEnd *dst,
+                         const int64_t s0[TIR_CDIMS], const int64_t d0[TIR_CDIMS]);
 
 /* The passes, in the order verify_graph runs them. */
 void verify_block_local(Verifier *v, const Block *b);

@@ -11,6 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+int vfy_idpos_cmp(const void *a, const void *b)
+{
+    const VIdPos *x = a, *y = b;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
 /* ---- reporting ---- */
 
 #define VFY_MSG 1024

@@ -22,6 +22,12 @@ typedef struct VEnd {
     uint32_t cl, fi;
 } VEnd;
 
+/* A block id and the block's position (sockets, duplicate block ids). */
+typedef struct VIdPos {
+    int32_t id;
+    uint32_t pos;
+} VIdPos;
+
 /* An interface box clipped to its cluster, half-open per dim; idx is the interface index. */
 typedef struct VBox {
     int32_t lo[TIR_CDIMS], hi[TIR_CDIMS];
@@ -30,14 +36,13 @@ typedef struct VBox {
 
 typedef struct Verifier {
     const Graph *g;
-    GraphUses uses;         /* the use index of g (rearrange_check) */
+    GraphUses uses;         /* the use index of g: edge ends, rearrange_check */
     Diag *d;
     bool strict;            /* record pedantic findings as warnings (VerifyOptions) */
     size_t found;           /* findings recorded by this run */
     bool oom;               /* an allocation of the verifier failed */
-    uint32_t *out_refs;     /* per edge position: output interfaces on its src block naming it */
-    uint32_t *in_refs;      /* per edge position: input interfaces on its dst block naming it */
-    VEnd *src_end, *dst_end;/* per edge position: the first such interface */
+    VIdPos *dups;           /* the blocks whose id an earlier block has, by (id, position) */
+    uint32_t n_dups;
     VBox *boxes;            /* scratch for the cover check */
     uint32_t cap_boxes;
 } Verifier;
@@ -56,6 +61,9 @@ void vfy_add(Verifier *v, const char *rule, const char *where, const char *fmt, 
  * counted) when v->strict, nothing otherwise. */
 void vfy_pedantic(Verifier *v, const char *rule, const Block *b, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* Orders VIdPos by id, then position (qsort). */
+int vfy_idpos_cmp(const void *a, const void *b);
 
 /* Does the block have a type of the table (not an out-of-range value)? */
 bool vfy_type_ok(const Block *b);

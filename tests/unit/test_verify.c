@@ -323,6 +323,41 @@ static void test_block_id_dup(void **state)
     EXPECT_ONLY(g, "block.id.dup", B_SB);
 }
 
+/* A block with a taken id still names edges: its interfaces count with those of the block
+ * the id finds; a NULL-typed one's do not (the verifier reads nothing else of it). */
+static void test_block_id_dup_ifaces(void **state)
+{
+    (void)state;
+    Graph *g = valid_graph();
+    Block *b = add(g, BT_SB, B_SB, "again", 0, 0, 3, 0);
+    data(g, b, PR_INT_32, (const int32_t[]){3}, 1);
+    Cluster *c = blk_add_output(g, b);
+    assert_non_null(c);
+    assert_non_null(cluster_add_iface(g, c, E_SB_CC));
+    Diag d;
+    assert_int_equal(run(g, &d), ST_LOGIC);
+    assert_int_equal(d.n, 2);
+    assert_non_null(find(&d, "block.id.dup", false, B_SB));
+    const DiagEntry *e = find(&d, "edge.refs", true, E_SB_CC);
+    assert_non_null(e);
+    assert_contains(e->what, "named by 2 output interfaces of its src block");
+    diag_finish(&d);
+    graph_destroy(g);
+
+    g = valid_graph();
+    b = graph_add_block(g, BT_TASK_NULL, B_SB, NULL);
+    assert_non_null(b);
+    c = blk_add_output(g, b);
+    assert_non_null(c);
+    assert_non_null(cluster_add_iface(g, c, E_SB_CC));
+    assert_int_equal(run(g, &d), ST_LOGIC);
+    assert_int_equal(d.n, 2);
+    assert_non_null(find(&d, "block.id.dup", false, B_SB));
+    assert_non_null(find(&d, "block.null", false, B_SB));
+    diag_finish(&d);
+    graph_destroy(g);
+}
+
 static void test_edge_id_dup(void **state)
 {
     (void)state;
@@ -1422,6 +1457,7 @@ int main(void)
         cmocka_unit_test(test_valid_graph_is_clean),
         cmocka_unit_test(test_valid_variants_are_clean),
         cmocka_unit_test(test_block_id_dup),
+        cmocka_unit_test(test_block_id_dup_ifaces),
         cmocka_unit_test(test_edge_id_dup),
         cmocka_unit_test(test_graph_empty),
         cmocka_unit_test(test_block_null),
