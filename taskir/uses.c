@@ -112,15 +112,20 @@ const IfaceUse *uses_find(const GraphUses *u, uint32_t pos, bool input, int32_t 
         return NULL;
     const BlockUses *bu = &u->blocks[pos];
     const IfaceUse *v = input ? bu->in : bu->out;
-    uint32_t lo = 0, hi = input ? bu->n_in : bu->n_out;
-    while (lo < hi) { /* lower bound of edge_id */
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (v[mid].edge_id < edge_id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < (input ? bu->n_in : bu->n_out) && v[lo].edge_id == edge_id ? &v[lo] : NULL;
+    uint32_t n = input ? bu->n_in : bu->n_out;
+    if (!n)
+        return NULL;
+    /* ids that run without gaps (edges made one after another) put edge_id at its offset */
+    int64_t at = (int64_t)edge_id - v[0].edge_id;
+    if (at >= 0 && at < n && v[at].edge_id == edge_id && (at == 0 || v[at - 1].edge_id != edge_id))
+        return &v[at];
+    /* lower bound of edge_id, without a branch on the comparison (a conditional move): the
+     * lookups of one block's many edges are the verifier's and the planner's hot loop */
+    const IfaceUse *base = v;
+    for (uint32_t len = n; len > 1; len -= len / 2)
+        base = base[len / 2].edge_id < edge_id ? base + len / 2 : base;
+    base += base->edge_id < edge_id;
+    return base < v + n && base->edge_id == edge_id ? base : NULL;
 }
 
 const IfaceUse *uses_edge_end(const Graph *g, const GraphUses *u, const Edge *e, bool src,

@@ -120,6 +120,39 @@ static void test_uses_index(void **state)
     graph_destroy(g);
 }
 
+/* uses_find gives the first interface naming an id, whether the ids run without gaps (the
+ * direct guess) or not (the search), and NULL for ids the block does not name. */
+static void test_uses_find_runs(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *b = graph_add_block(g, BT_SI, 1, "si");
+    assert_non_null(b);
+    Cluster *c = blk_add_output(g, b);
+    assert_non_null(c);
+    const int32_t ids[] = {5, 3, 5, 9, 7};
+    for (uint32_t k = 0; k < 5; k++)
+        assert_non_null(cluster_add_iface(g, &b->out[0], ids[k]));
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    const IfaceUse *f = uses_find(&u, 0, false, 5); /* sorted: 3 5 5 7 9; the guess hits a 5 */
+    assert_non_null(f);
+    assert_int_equal(f->iface, 0);
+    const uint32_t at[][2] = {{3, 1}, {7, 4}, {9, 3}};
+    for (int k = 0; k < 3; k++) {
+        f = uses_find(&u, 0, false, (int32_t)at[k][0]);
+        assert_non_null(f);
+        assert_int_equal(f->iface, at[k][1]);
+    }
+    const int32_t absent[] = {2, 4, 6, 8, 10, INT32_MIN, INT32_MAX};
+    for (int k = 0; k < 7; k++)
+        assert_null(uses_find(&u, 0, false, absent[k]));
+    assert_null(uses_find(&u, 0, true, 5));
+    graph_uses_finish(&u);
+    graph_destroy(g);
+}
+
 static void test_connect_box(void **state)
 {
     (void)state;
@@ -394,6 +427,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_uses_index),
+        cmocka_unit_test(test_uses_find_runs),
         cmocka_unit_test(test_connect_box),
         cmocka_unit_test(test_delete_then_verify),
         cmocka_unit_test(test_clone_then_simulate),
