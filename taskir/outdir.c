@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,38 @@ bool outdir_is_ours(const char *name)
     while (*p >= '0' && *p <= '9')
         p++;
     return p > digits && strcmp(p, ".npy") == 0;
+}
+
+void outdir_sim_tensor(OutFile *o, const SimTensor *t, bool is_output)
+{
+    if (is_output) {
+        snprintf(o->file, sizeof o->file, "output%d.npy", (int)t->socket_id);
+        snprintf(o->label, sizeof o->label, "output%d (block %d)", (int)t->socket_id,
+                 (int)t->block_id);
+    } else {
+        snprintf(o->file, sizeof o->file, "block%d.npy", (int)t->block_id);
+        snprintf(o->label, sizeof o->label, "block %d", (int)t->block_id);
+    }
+    o->data = t->data;
+    o->dtype = t->dtype;
+    o->ndim = t->ndim;
+    memcpy(o->shape, t->shape, sizeof o->shape);
+    o->count = t->count;
+}
+
+void outdir_print(FILE *f, const OutFile *t)
+{
+    fprintf(f, "%s: %s (", t->label, npy_dtype_name(t->dtype));
+    for (uint32_t i = 0; i < t->ndim; i++)
+        fprintf(f, "%s%" PRId64, i ? ", " : "", t->shape[i]);
+    fprintf(f, "%s)\n", t->ndim == 1 ? "," : "");
+    int64_t row = t->ndim ? t->shape[t->ndim - 1] : 1;
+    for (int64_t i = 0; i < t->count; i++) {
+        int32_t v = t->data[i];   /* as the file holds it */
+        v = t->dtype == NPY_I8 ? (int8_t)v : t->dtype == NPY_U8 ? (uint8_t)v
+            : t->dtype == NPY_I16 ? (int16_t)v : v;
+        fprintf(f, "%d%s", (int)v, (row && (i + 1) % row == 0) ? "\n" : " ");
+    }
 }
 
 /* "dir/name", malloc'd; NULL on out of memory. */

@@ -35,7 +35,6 @@
 #include "taskir/verify.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,23 +148,12 @@ typedef struct Options {
     OnnxCli onnx_cli;       /* --input-range, --const (ONNX models) */
 } Options;
 
-/* One tensor to write or print. */
-typedef struct Out {
-    char file[32];          /* "output0.npy", "block3.npy" */
-    char label[320];        /* "output0 (block 25)", "output0 (node 32 'fc3_clip')" */
-    const int32_t *data;
-    NpyDtype dtype;         /* the file's element type (values narrowed as a C cast) */
-    int64_t shape[NPY_MAX_DIMS];
-    uint32_t ndim;
-    int64_t count;
-} Out;
-
 /* What a run produced: the owners of the data and the list of tensors. */
 typedef struct Results {
     SimResult sim;
     OgTensor *model;
     uint32_t n_model;
-    Out *outs;
+    OutFile *outs;
     uint32_t n_outs;
 } Results;
 
@@ -321,36 +309,6 @@ static int parse_args(int argc, char **argv, Options *o)
     return check_files(o);
 }
 
-/* Writes the tensors into dir as a set (outdir.h). */
-static Status write_all(const char *dir, const Results *res, Diag *d)
-{
-    OutFile *files = calloc((size_t)res->n_outs + 1, sizeof *files);
-    if (!files)
-        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
-    for (uint32_t i = 0; i < res->n_outs; i++) {
-        const Out *t = &res->outs[i];
-        files[i] = (OutFile){t->file, t->data, t->dtype, t->shape, t->ndim};
-    }
-    Status st = outdir_write(dir, files, res->n_outs, d);
-    free(files);
-    return st;
-}
-
-static void print_tensor(const Out *t)
-{
-    printf("%s: %s (", t->label, npy_dtype_name(t->dtype));
-    for (uint32_t i = 0; i < t->ndim; i++)
-        printf("%s%" PRId64, i ? ", " : "", t->shape[i]);
-    printf("%s)\n", t->ndim == 1 ? "," : "");
-    int64_t row = t->ndim ? t->shape[t->ndim - 1] : 1;
-    for (int64_t i = 0; i < t->count; i++) {
-        int32_t v = t->data[i];   /* as the file holds it */
-        v = t->dtype == NPY_I8 ? (int8_t)v : t->dtype == NPY_U8 ? (uint8_t)v
-            : t->dtype == NPY_I16 ? (int16_t)v : v;
-        printf("%d%s", (int)v, (row && (i + 1) % row == 0) ? "\n" : " ");
-    }
-}
-
 static void results_free(Results *r)
 {
     sim_result_free(&r->sim);
@@ -361,7 +319,7 @@ static void results_free(Results *r)
     memset(r, 0, sizeof *r);
 }
 
-static Out *out_list(Results *r, uint32_t n, Diag *d)
+static OutFile *out_list(Results *r, uint32_t n, Diag *d)
 {
     r->outs = calloc((size_t)n + 1, sizeof *r->outs);
     if (!r->outs)
@@ -370,25 +328,8 @@ static Out *out_list(Results *r, uint32_t n, Diag *d)
     return r->outs;
 }
 
-static void out_sim(Out *o, const SimTensor *t, bool is_output)
-{
-    if (is_output) {
-        snprintf(o->file, sizeof o->file, "output%d.npy", (int)t->socket_id);
-        snprintf(o->label, sizeof o->label, "output%d (block %d)", (int)t->socket_id,
-                 (int)t->block_id);
-    } else {
-        snprintf(o->file, sizeof o->file, "block%d.npy", (int)t->block_id);
-        snprintf(o->label, sizeof o->label, "block %d", (int)t->block_id);
-    }
-    o->data = t->data;
-    o->dtype = t->dtype;
-    o->ndim = t->ndim;
-    memcpy(o->shape, t->shape, sizeof o->shape);
-    o->count = t->count;
-}
-
 /* Output j of a model (or of a host remainder): the tensor v, written with element type dt. */
-static void out_model(Out *t, uint32_t j, const OgTensor *v, NpyDtype dt)
+static void out_model(OutFile *t, uint32_t j, const OgTensor *v, NpyDtype dt)
 {
     snprintf(t->file, sizeof t->file, "output%u.npy", j);
     t->data = v->data;
@@ -462,15 +403,15 @@ static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArr
     uint32_t n_out = host ? res->n_model : res->sim.n_outputs;
     if (!st && out_list(res, n_out + res->sim.n_blocks, d)) {
         for (uint32_t k = 0; !host && k < n_out; k++)
-            out_sim(&res->outs[k], &res->sim.outputs[k], true);
+            outdir_sim_tensor(&res->outs[k], &res->sim.outputs[k], true);
         for (uint32_t j = 0; host && j < n_out; j++) {
-            Out *t = &res->outs[j];
+            OutFile *t = &res->outs[j];
             const OgNode *n = og_node(host, host->outputs[j].node);
             out_model(t, j, &res->model[j], NPY_I32);
             snprintf(t->label, sizeof t->label, "output%u (host node '%s')", j, n->name);
         }
         for (uint32_t k = 0; k < res->sim.n_blocks; k++)
-            out_sim(&res->outs[n_out + k], &res->sim.blocks[k], false);
+            outdir_sim_tensor(&res->outs[n_out + k], &res->sim.blocks[k], false);
     }
     og_destroy(host);
     return st ? st : res->outs ? ST_OK : ST_RUNTIME;
@@ -521,7 +462,7 @@ static Status run_model(const Options *o, const uint8_t *buf, size_t len, NpyArr
     cli_progress_end(o->progress);
     if (!st && out_list(res, res->n_model, d)) {
         for (uint32_t j = 0; j < res->n_model; j++) {
-            Out *t = &res->outs[j];
+            OutFile *t = &res->outs[j];
             const OgNode *n = og_node(g, g->outputs[j].node);
             out_model(t, j, &res->model[j], NPY_I32);
             snprintf(t->label, sizeof t->label, "output%u (node %d '%s')", j,
@@ -560,7 +501,7 @@ static Status run_onnx(Options *o, const uint8_t *buf, size_t len, NpyArray *arr
     cli_progress_end(o->progress);
     if (!st && out_list(res, res->n_model, d)) {
         for (uint32_t j = 0; j < res->n_model; j++) {
-            Out *t = &res->outs[j];
+            OutFile *t = &res->outs[j];
             out_model(t, j, &res->model[j], fe_onnx_output_dtype(m, j));
             snprintf(t->label, sizeof t->label, "output%u ('%s')", j, m->outputs[j].name);
         }
@@ -656,10 +597,10 @@ int main(int argc, char **argv)
                                                        : run_graph(&o, buf, len, arrays, &res, &d);
     free(buf);
     if (!st && o.dir) {
-        st = write_all(o.dir, &res, &d);
+        st = outdir_write(o.dir, res.outs, res.n_outs, &d);
     } else if (!st) {
         for (uint32_t k = 0; k < res.n_outs; k++)
-            print_tensor(&res.outs[k]);
+            outdir_print(stdout, &res.outs[k]);
         if (cli_stdout_done(TOOL))
             st = ST_RUNTIME;
     }

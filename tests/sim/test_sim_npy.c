@@ -2,7 +2,7 @@
  * forms numpy writes (versions 1, 2 and 3, either quote, any key order, trailing commas,
  * one-element tuples, scalars), each supported dtype with negative values, and every
  * rejection with its rule id. Images are written byte by byte here, independently of
- * npy.c. */
+ * npy.c. Also how taskir-run's output tensors are named and printed (taskir/outdir.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "taskir/npy.h"
+#include "taskir/outdir.h"
 
 /* An .npy image: magic, version major.0, header padded to 64 bytes, data. */
 static uint8_t *image(int major, const char *hdr, const void *data, size_t dlen, size_t *len)
@@ -362,6 +363,38 @@ static void test_round_trip(void **state)
     npy_free(NULL);
 }
 
+/* A simulated OUTPUT tensor and a --dump-all one: file names, labels, and the text
+ * printed for them (values narrowed to the file's element type, a 1-dim shape with its
+ * comma). */
+static void test_out_tensors(void **state)
+{
+    (void)state;
+    int32_t data[6] = {1, -2, 300, 4, 5, 6};
+    SimTensor out = {.block_id = 25, .socket_id = 0, .dtype = NPY_I8, .ndim = 2,
+                     .shape = {2, 3}, .count = 6, .data = data};
+    SimTensor blk = {.block_id = 3, .dtype = NPY_I32, .ndim = 1, .shape = {6}, .count = 6,
+                     .data = data};
+    OutFile o[2];
+    outdir_sim_tensor(&o[0], &out, true);
+    outdir_sim_tensor(&o[1], &blk, false);
+    assert_string_equal(o[0].file, "output0.npy");
+    assert_string_equal(o[0].label, "output0 (block 25)");
+    assert_string_equal(o[1].file, "block3.npy");
+    assert_string_equal(o[1].label, "block 3");
+    assert_true(outdir_is_ours(o[0].file) && outdir_is_ours(o[1].file));
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    outdir_print(f, &o[0]);
+    outdir_print(f, &o[1]);
+    char text[256] = {0};
+    rewind(f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    assert_string_equal(text, "output0 (block 25): int8 (2, 3)\n1 -2 44\n4 5 6\n"
+                              "block 3: int32 (6,)\n1 -2 300 4 5 6\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -372,6 +405,7 @@ int main(void)
         cmocka_unit_test(test_int64_range),
         cmocka_unit_test(test_truncations),
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_out_tensors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
