@@ -1,8 +1,8 @@
 /* diag.h: diagnostics. Library code never prints or exits; it records what went wrong in a
  * Diag and returns a Status. Tools print the entries as
  *     tool: file: where: what [rule-id]
- * and exit with the worst status (shared/DESIGN.md section 6). Rule ids are stable and listed
- * in docs/rules.md; tests match them. */
+ * and exit with the worst status (README.md, taskir-dump: "Exit status"). Rule ids are stable
+ * and listed in docs/rules.md; tests match them. */
 #ifndef TASKIR_DIAG_H
 #define TASKIR_DIAG_H
 
@@ -15,7 +15,7 @@
 typedef enum {
     ST_OK = 0,
     ST_USAGE = 1,   /* the command line is wrong */
-    ST_LOGIC = 2,   /* the user's input is wrong (seeds/001's logic error) */
+    ST_LOGIC = 2,   /* the user's input is wrong (README.md's exit status 2) */
     ST_RUNTIME = 3  /* I/O, out of memory, a broken internal invariant */
 } Status;
 

@@ -1,4 +1,4 @@
-/* graph.h: the working IR of a TaskGraph (seeds/003), apart from the wire structs.
+/* graph.h: the working IR of a TaskGraph (docs/semantics.md), apart from the wire structs.
  *
  * A Graph owns one arena; blocks and edges are arena objects addressed by id through an O(1)
  * index, and listed in the order they were added (file order after a load). Passes grow a
@@ -15,9 +15,9 @@
  * Everything that reads a whole graph (verifier, printers, simulator, saving, graph_uses)
  * expects a compacted one: end every change set with graph_compact.
  *
- * Shapes hold the eight dims in seeds/003 order (y x f r ky kx iy ix); 0 means "absent".
- * The loader reads the existing tools' -1 for an unused dim as absent, and the saver writes
- * absent dims as absent fields. A Shape used as a cluster box uses the first six dims.
+ * Shapes hold the eight dims in the Task IR order y x f r ky kx iy ix (docs/wire.md); 0 means
+ * "absent". The loader reads the existing tools' -1 for an unused dim as absent, and the saver
+ * writes absent dims as absent fields. A Shape used as a cluster box uses the first six dims.
  *
  * Fields that the wire format can leave out where 0 is also a meaningful value carry a has_
  * flag, so that a graph saved after loading keeps what the file said.

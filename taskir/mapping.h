@@ -23,7 +23,7 @@
 #define MAP_MAX_COORDS 65536u       /* space-time coordinates of one dict */
 #define MAP_MAX_TOTAL_COORDS (1u << 24) /* space-time coordinates of all dicts together */
 
-/* PIIndex, the phase slot a coordinate occupies (wire values of shared/TASKIR-WIRE.md; the
+/* PIIndex, the phase slot a coordinate occupies (wire values of docs/wire.md; the
  * unit test checks them against protobuf-c's generated enum). X(NAME, wire value). */
 #define MAP_PI_TABLE(X) \
     X(AXON, 1)          \

@@ -1,5 +1,5 @@
 /* pbio.c: TaskGraph .pb <-> Graph. The only file besides pbwire.c that touches the generated
- * Taskir__* structs (shared/STYLE.md: the wire structs are a format, not a data structure). */
+ * Taskir__* structs (the wire structs are a format, not a data structure). */
 #include "taskir/pbio.h"
 
 #include "taskir/canon.h"
@@ -29,7 +29,7 @@ static bool shape_in(Loader *L, const Taskir__Shape *w, Shape *s)
     if (!w)
         return true;
     _Static_assert(TIR_NDIMS <= 8, "minus_one is an 8-bit mask");
-    /* in seeds/003 order y x f r ky kx iy ix */
+    /* in the Task IR order y x f r ky kx iy ix (docs/wire.md) */
     const protobuf_c_boolean has[TIR_NDIMS] = {w->has_ny, w->has_nx, w->has_nf, w->has_nr,
                                                w->has_nky, w->has_nkx, w->has_niy, w->has_nix};
     const int32_t val[TIR_NDIMS] = {w->ny, w->nx, w->nf, w->nr, w->nky, w->nkx, w->niy, w->nix};

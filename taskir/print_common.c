@@ -144,7 +144,7 @@ const char *print_role(const Block *b, bool input, uint32_t idx)
 
 const char *print_test_mode(int mode)
 {
-    /* TestMode of shared/TASKIR-WIRE.md; only the printers name it. */
+    /* TestMode of docs/wire.md; only the printers name it. */
     static const char *const names[] = {"MEMORY_STATE", "PRIM_OUTPUT", "CASE_OUTPUT"};
     return mode >= 0 && mode < (int)(sizeof names / sizeof names[0]) ? names[mode] : NULL;
 }

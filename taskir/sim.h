@@ -1,5 +1,5 @@
 /* sim.h: the functional simulator of TaskGraphs, bit-exact with the semantics of
- * shared/DESIGN.md section 4 as docs/semantics.md details them. It is the toolchain's oracle:
+ * docs/semantics.md. It is the toolchain's oracle:
  * lowerings, passes and mappings are accepted when its results stay bit-identical.
  *
  * A SimRun is planned once from a graph (sim_create) and then runs samples in process, no

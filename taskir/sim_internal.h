@@ -5,7 +5,7 @@
  * kernels, dispatched through a table expanded from blocktypes.def; sim_rearrange.c applies
  * rearrangement steps; sim_parallel.c (sim_parallel.h) splits a kernel's work over threads.
  * Kernels read their input clusters and write the block's result buffer in the layouts of
- * shared/DESIGN.md section 4, derived from the block's shape.
+ * docs/semantics.md section 1, derived from the block's shape.
  */
 #ifndef TASKIR_SIM_INTERNAL_H
 #define TASKIR_SIM_INTERNAL_H

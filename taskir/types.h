@@ -2,7 +2,7 @@
  *
  * Each kind of fact has one table: block types (blocktypes.def), precisions
  * (precisions.def), attributes (attributes.def) and rearrangement types (rearranges.def).
- * The internal enums below are table indices; the wire values (shared/TASKIR-WIRE.md) are a
+ * The internal enums below are table indices; the wire values (docs/wire.md) are a
  * column of each table and are checked against the protobuf-c enums by tests/unit/test_types.c.
  */
 #ifndef TASKIR_TYPES_H
@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Shape dimensions, in the order of seeds/003's tables (the wire puts x before y). */
+/* Shape dimensions, in the Task IR order (docs/wire.md; the wire puts x before y). */
 enum {
     D_Y, D_X, D_F, D_R, D_KY, D_KX, D_IY, D_IX,
     TIR_NDIMS,              /* a block shape has 8 dims */

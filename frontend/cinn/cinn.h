@@ -1,8 +1,8 @@
 /* cinn.h: the CINN-style frontend (docs/cinn.md): a C builder whose functions follow the
- * CinnBuilder primitives of seeds/002, and an XML program format with one element per builder
- * call, both producing an OpGraph of integer tensors with declared precisions (dialect "cvm":
- * CVM operators plus the CINN extension operators of cinn_ops.def), which the CVM lowering
- * (lower.h) compiles and the reference interpreter (interp.h) runs.
+ * CinnBuilder primitives of the CINN primitive semantics (docs/cinn.md), and an XML program format
+ * with one element per builder call, both producing an OpGraph of integer tensors with declared
+ * precisions (dialect "cvm": CVM operators plus the CINN extension operators of cinn_ops.def),
+ * which the CVM lowering (lower.h) compiles and the reference interpreter (interp.h) runs.
  *
  * THE table is cinn_prims.def: one row per primitive, supported (what it becomes) or rejected
  * (why). Variables are CinnVar handles. Like CinnBuilder, which throws, every builder call
@@ -94,7 +94,7 @@ bool fe_cinn_prim_supported(CinnPrim p);
 /* What the primitive becomes, or why it is rejected (cinn_prims.def's `how`). */
 const char *fe_cinn_prim_how(CinnPrim p);
 
-/* ---- typed builder functions (seeds/002; name may be NULL) ---- */
+/* ---- typed builder functions (docs/cinn.md; name may be NULL) ---- */
 
 /* A model input of the given shape (1..6 dims) and precision (1..32); axis 0 is the batch. */
 CinnVar fe_cinn_input(CinnBuilder *b, const char *name, const OgShape *shape, int32_t precision);

@@ -1,5 +1,5 @@
-/* cinn_ops_real.c: cinn_real, the real-valued unary primitives of seeds/002 on fixed-point
- * integers (docs/cinn.md, "Real-valued functions").
+/* cinn_ops_real.c: cinn_real, the real-valued unary primitives of the CINN primitive semantics
+ * (docs/cinn.md) on fixed-point integers (docs/cinn.md, "Real-valued functions").
  *
  * A value x with in_frac fraction bits stands for x / 2^in_frac. The result is
  *     y = sat(rne(f(x / 2^in_frac) * 2^out_frac)),

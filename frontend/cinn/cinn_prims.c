@@ -16,7 +16,7 @@
 #define I32 ((int64_t)INT32_MAX)
 #define DIM OG_MAX_DIM
 #define ND OG_MAX_DIMS
-#define WIN 4095 /* seeds/000's max_attr - 1: strides, paddings, dilations */
+#define WIN 4095 /* the CVM formalization's max_attr - 1: strides, paddings, dilations */
 
 static const CinnAttrSpec cinn_attrs_none[1] = {{NULL, CT_INT, NULL, 0, 0, 0, 0, NULL}};
 static const CinnAttrSpec cinn_attrs_input[] = {

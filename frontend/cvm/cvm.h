@@ -48,7 +48,7 @@ typedef enum {
     CVM_OP_COUNT
 } CvmOp;
 
-#define CVM_MAX_ATTR 4096                      /* seeds/000 max_attr (exclusive bound) */
+#define CVM_MAX_ATTR 4096                      /* max_attr, exclusive (docs/cvm-rules.md) */
 #define CVM_MAX_JSON_BYTES ((size_t)64 << 20)  /* largest graph JSON read */
 #define CVM_MAX_JSON_DEPTH 32                  /* JSON nesting limit */
 #define CVM_MAX_JSON_CONTAINERS (1u << 20)     /* most arrays + objects in a JSON text (json-c

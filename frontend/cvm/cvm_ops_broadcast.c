@@ -1,11 +1,11 @@
 /* cvm_ops_broadcast.c: broadcast_add, _sub, _mul, _max, _div and _greater.
  *
- * Shapes follow seeds/000: both shapes are extended to K = max(M, N) dims by prefixing 1s;
- * each dim must be equal or 1 in one of them; Y's dim is the larger; an input's index along
- * a dim of extent 1 is 0. (seeds/001's prose says the lower dims "must be the same", but its
- * own example broadcasts a (2, 1) against a (2, 3), which only seeds/000's rule allows; we
- * follow seeds/000 here, the one place where 001 is self-contradictory.)
- * broadcast_div truncates toward zero and gives 0 for a zero divisor, as cvm-runtime does
+ * Shapes follow the CVM formalization: both shapes are extended to K = max(M, N) dims by prefixing
+ * 1s; each dim must be equal or 1 in one of them; Y's dim is the larger; an input's index along
+ * a dim of extent 1 is 0. (the CVM design text's prose says the lower dims "must be the same", but
+ * its own example broadcasts a (2, 1) against a (2, 3), which only the CVM formalization's rule
+ * allows; we follow the CVM formalization here, the one place where the design text contradicts
+ * itself.) broadcast_div truncates toward zero and gives 0 for a zero divisor, as cvm-runtime does
  * (the formalization says only "divide"). broadcast_greater gives 1 or 0.
  */
 #include "frontend/cvm/cvm_ops.h"

@@ -1,7 +1,7 @@
 /* cvm_ops_cvm.c: the CVM requantization operators cvm_clip, cvm_left_shift, cvm_right_shift,
  * and the table lookup cvm_lut.
  *
- * seeds/001: precision and shift_bit in [1, 33); alpha = 2^(precision-1) - 1;
+ * the CVM design text: precision and shift_bit in [1, 33); alpha = 2^(precision-1) - 1;
  *   cvm_clip:        Y = clip(X, -alpha, alpha)
  *   cvm_right_shift: Y = clip(floor((floor(X / 2^(shift_bit-1)) + 1) / 2), -alpha, alpha)
  *                    (round half up: -1.5 rounds to -1)
@@ -9,7 +9,7 @@
  * computed exactly in int64 for every shift_bit (cvm-runtime's int32 code differs for
  * shift_bit >= 31 or precision + shift_bit >= 32: docs/cvm-divergences.md).
  * The formalization defines only the signed form: is_sign must be true.
- * cvm_lut(indices, table) = take(table, indices, axis=None) (seeds/000).
+ * cvm_lut(indices, table) = take(table, indices, axis=None) (the CVM formalization).
  */
 #include "frontend/cvm/cvm_ops.h"
 

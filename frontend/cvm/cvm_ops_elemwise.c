@@ -1,9 +1,10 @@
 /* cvm_ops_elemwise.c: abs, negative, cvm_precision, elemwise_add, elemwise_sub and clip
- * (seeds/001 "Elemwise Operators").
+ * (the CVM design text, "Elemwise Operators").
  *
- * cvm_precision: seeds/000 prints ceil(log2(abs(x+1))), seeds/001 ceil(log2(abs(x)+1)); they
- * disagree for negative x and we follow seeds/001 (which also matches its prose: "how many
- * bits the absolute value of a number takes"). For x != 0 that is the bit length of |x|.
+ * cvm_precision: the CVM formalization prints ceil(log2(abs(x+1))), the CVM design text
+ * ceil(log2(abs(x)+1)); they disagree for negative x and we follow the design text (which
+ * also matches its prose: "how many bits the absolute value of a number takes"). For x != 0
+ * that is the bit length of |x| (docs/cvm-divergences.md).
  */
 #include "frontend/cvm/cvm_ops.h"
 

@@ -1,16 +1,16 @@
-/* cvm_ops_nn.c: conv2d, dense, relu, max_pool2d and upsampling (seeds/001 "NN Operators",
- * seeds/000 for what 001 leaves out).
+/* cvm_ops_nn.c: conv2d, dense, relu, max_pool2d and upsampling (the CVM design text, "NN
+ * Operators", the CVM formalization for what the design text leaves out).
  *
- * conv2d follows seeds/001's group-wise formula (groups any divisor of C with OC a multiple of
- * groups); seeds/000 only allows groups in {1, C}: where they disagree we follow 001.
- * Precision rules are cvm-runtime's: conv2d and dense need inputs of at most 8 bits and give
- * P0 + P1 + bits(reduction size), then max(that, P_bias) + 1 with a bias.
+ * conv2d follows the CVM design text's group-wise formula (groups any divisor of C with OC a
+ * multiple of groups); the CVM formalization only allows groups in {1, C}: where they disagree we
+ * follow the design text. Precision rules are cvm-runtime's: conv2d and dense need inputs of at
+ * most 8 bits and give P0 + P1 + bits(reduction size), then max(that, P_bias) + 1 with a bias.
  */
 #include "frontend/cvm/cvm_ops.h"
 
 #include <string.h>
 
-#define ATTR_HI (CVM_MAX_ATTR - 1) /* seeds/000: [min_attr, max_attr) */
+#define ATTR_HI (CVM_MAX_ATTR - 1) /* the CVM formalization: [min_attr, max_attr) */
 
 /* ---- conv2d ---- */
 
@@ -124,8 +124,8 @@ Status cvm_prec_conv2d(CvmCtx *c, const OgShape *in, const int32_t *in_prec, int
     return st;
 }
 
-/* seeds/001: Y[n,oc,p,q] = sum_{ic<IC} kernel(n, (oc / OPG) * IC + ic, p, q, oc, ic) + B[oc]
- * with OPG = OC / groups; padding reads as 0. */
+/* the CVM design text: Y[n,oc,p,q] = sum_{ic<IC} kernel(n, (oc / OPG) * IC + ic, p, q, oc, ic) +
+ * B[oc] with OPG = OC / groups; padding reads as 0. */
 Status cvm_run_conv2d(CvmCtx *c, const OgTensor *const *in, OgTensor *out)
 {
     const OgNode *n = c->n;
@@ -300,8 +300,8 @@ Status cvm_shape_max_pool2d(CvmCtx *c, const OgShape *in, OgShape *out)
     return ST_OK;
 }
 
-/* seeds/000: the max over the window of pad(), which reads 0 outside the input (cvm-runtime's
- * CPU code pads with INT32_MIN instead: docs/cvm-divergences.md). */
+/* the CVM formalization: the max over the window of pad(), which reads 0 outside the input
+ * (cvm-runtime's CPU code pads with INT32_MIN instead: docs/cvm-divergences.md). */
 Status cvm_run_max_pool2d(CvmCtx *c, const OgTensor *const *in, OgTensor *out)
 {
     int64_t ps[2], sd[2], pd[2];

@@ -1,4 +1,4 @@
-/* cvm_ops_reduce.c: sum and max (seeds/001 "Reduce Operators").
+/* cvm_ops_reduce.c: sum and max (the CVM design text, "Reduce Operators").
  *
  * T = the axes, normalized from [-N, N) and distinct; R = U - T when exclude, else T; no axes
  * at all reduces every axis. With R = U the result has shape (1,) or, with keepdims, N ones;

@@ -1,13 +1,13 @@
 /* cvm_ops_transform.c: repeat, tile, flatten, reshape, squeeze, expand_dims, transpose,
- * strided_slice, slice_like, concatenate, take and where (seeds/000 "Transform Operator").
- *
- * Where seeds/000 is silent or evidently mistaken we behave as cvm-runtime does
- * (shared/DESIGN.md section 4; each point is in docs/cvm-divergences.md):
+ * strided_slice, slice_like, concatenate, take and where (the CVM formalization, "Transform
+ Operator"). *
+ * Where the CVM formalization is silent or evidently mistaken we behave as cvm-runtime does
+ * (each point is in docs/cvm-divergences.md):
  *  - negative axes are accepted wherever cvm-runtime accepts them (repeat, concatenate);
  *  - flatten keeps the batch dim: (n0, n1 * ... * n_{N-1});
  *  - reshape takes MXNet's special values 0, -1, -2, -3, -4;
- *  - expand_dims maps a negative axis to axis + N + 1 (seeds/000's axis + N would give -1
- *    for its own lower bound -N-1);
+ *  - expand_dims maps a negative axis to axis + N + 1 (the CVM formalization's axis + N would give
+ *    -1 for its own lower bound -N-1);
  *  - strided_slice clips end to [b_range, e_range] (not e_range - 1): a full slice keeps
  *    every element; begin likewise; an empty slice is a logic error;
  *  - slice_like without axes slices the first min(M, N) dims;
@@ -579,7 +579,7 @@ Status cvm_shape_take(CvmCtx *c, const OgShape *in, OgShape *out)
     return ST_OK;
 }
 
-/* Indices are clipped to [0, n - 1] (seeds/000). */
+/* Indices are clipped to [0, n - 1] (the CVM formalization). */
 Status cvm_run_take(CvmCtx *c, const OgTensor *const *in, OgTensor *out)
 {
     const OgTensor *x = in[0], *ind = in[1];

@@ -1,5 +1,5 @@
-/* cvm_ops_vision.c: get_valid_counts and non_max_suppression (seeds/000 "NMS Operator").
- *
+/* cvm_ops_vision.c: get_valid_counts and non_max_suppression (the CVM formalization, "NMS
+ Operator"). *
  * get_valid_counts(X (B, N, K)): valid_count[b] = #{q : X[b,q,1] > score_threshold}; Y[b]
  * holds those rows in order, then rows of -1.
  * non_max_suppression(X (B, N, 6), valid_count (B,)): rows are [class id, score, x1, y1, x2,
@@ -29,7 +29,7 @@ Status cvm_parse_get_valid_counts(CvmCtx *c, const CvmRawAttrs *raw)
     return cvm_parse_attrs(c, raw, gvc_attrs, sizeof gvc_attrs / sizeof *gvc_attrs);
 }
 
-/* K in [2, 32): seeds/000 needs K >= 2, cvm-runtime also K < 32. */
+/* K in [2, 32): the CVM formalization needs K >= 2, cvm-runtime also K < 32. */
 Status cvm_shape_get_valid_counts(CvmCtx *c, const OgShape *in, OgShape *out)
 {
     Status st = cvm_want_rank(c, in, 0, 3);

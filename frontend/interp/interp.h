@@ -1,7 +1,7 @@
-/* interp.h: the reference interpreter over an OpGraph (dialect "cvm": seeds/000 and seeds/001
- * exactly, where they disagree seeds/001; docs/cvm-divergences.md lists where cvm-runtime's
- * own CPU code differs and what we do). It is the oracle the simulator is checked against.
- *
+/* interp.h: the reference interpreter over an OpGraph (dialect "cvm": the CVM formalization and
+ * design text exactly, where they disagree the design text; docs/cvm-divergences.md lists where
+ * cvm-runtime's own CPU code differs and what we do). It is the oracle the simulator is checked
+ against. *
  * Arithmetic is exact: int64 wherever an intermediate can leave int32, shift amounts checked,
  * no undefined behaviour. Inputs are checked against the model (shape [cvm.input.shape],
  * values within the input's precision [cvm.input.range]); after every operator the results

@@ -10,8 +10,8 @@
  * per image and group, each reading its image through the interfaces.
  * dense: SIFC [r=K] + SWFC [f=units][r=K] (the weight's C order) + SB -> CVM.
  * max_pool2d: SI [H][W][C] -> CCMPB with the window, strides and padding (padding taps count
- * as zeros in both, seeds/000's pad()), CMP = INT32_MIN so nothing is clipped; ceil_mode
- * extends the bottom/right padding so that the window formula gives the ceil'd extent.
+ * as zeros in both, the CVM formalization's pad()), CMP = INT32_MIN so nothing is clipped;
+ * ceil_mode extends the bottom/right padding so that the window formula gives the ceil'd extent.
  * Several images in one sample are one CCMPB over [H][W][N * C]: their channels side by side.
  * All arithmetic is exact: the precision rules bound every result within int32.
  */
@@ -286,7 +286,7 @@ Status lw_op_max_pool2d(Lw *L)
                        (long long)C, (long long)(NI * C));
     int64_t OH = n->out_shape[0].d[2], OW = n->out_shape[0].d[3];
     /* ceil_mode: extra bottom/right padding so that floor((H + up + down - k) / s) + 1 = OH;
-     * the extra taps read 0, as seeds/000's pad() does. */
+     * the extra taps read 0, as the CVM formalization's pad() does. */
     int64_t pdn = (OH - 1) * sd[0] + ps[0] - H - ph, prt = (OW - 1) * sd[1] + ps[1] - W - pw;
     if (pdn < ph)
         pdn = ph;

@@ -1,7 +1,7 @@
 /* lower_reduce.c: sum and max (docs/lowering.md).
  *
- * The reduced axes R and kept axes K are those the interpreter computes (seeds/001: the axes,
- * exclude, no axes = all). The edge into the SI transposes the tensor so that the reduced
+ * The reduced axes R and kept axes K are those the interpreter computes (the CVM design text: the
+ * axes, exclude, no axes = all). The edge into the SI transposes the tensor so that the reduced
  * axes come first, laid out [y = prod R][x][f] (the kept axes, in order, split over x and f);
  * a window covering all of y then reduces: CAVG sums it (exactly, in int64 / modulo 2^32,
  * and the precision rule bounds the sum within int32), CCMPB takes its maximum (CMP =

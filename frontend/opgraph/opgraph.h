@@ -8,8 +8,8 @@
  * in topological order: an OP's inputs are (node, output index) pairs of earlier nodes.
  *
  * Values are int32; a tensor has 1..OG_MAX_DIMS dims and a precision of 1..32 bits (a value
- * v of precision p satisfies |v| <= 2^(p-1) - 1, seeds/000 "DLTensor"). Attributes are typed
- * (int, int list, bool, string, or an explicit None) and generic, so any frontend can store
+ * v of precision p satisfies |v| <= 2^(p-1) - 1, the CVM formalization, "DLTensor"). Attributes are
+ * typed (int, int list, bool, string, or an explicit None) and generic, so any frontend can store
  * its operators' parameters.
  *
  * One arena per graph: og_destroy frees everything at once. Builder calls that allocate

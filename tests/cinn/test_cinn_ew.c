@@ -1,7 +1,7 @@
-/* test_cinn_ew.c: every elementwise primitive of seeds/002 (unary, real-valued, rounding,
- * binary, Compare, Select) through the whole path of cinn_test.h: builder -> XML -> read back
- * -> interpreter -> lowering -> simulator, against values this file computes on its own
- * (double-precision libm and C arithmetic, written independently of frontend/cinn_ops_*.c).
+/* test_cinn_ew.c: every elementwise primitive of the CINN primitive semantics (docs/cinn.md; unary,
+ * real-valued, rounding, binary, Compare, Select) through the whole path of cinn_test.h: builder ->
+ * XML -> read back -> interpreter -> lowering -> simulator, against values this file computes on
+ * its own (double-precision libm and C arithmetic, written independently of frontend/cinn_ops_*.c).
  * Operands: computed (model inputs, with a batch of 2 or 3 on axis 0), broadcast, constant
  * tensors and constant scalars, so that every lowering path runs.
  */

@@ -1,8 +1,8 @@
-/* test_cinn_nn.c: the primitives of seeds/002 that are not elementwise — Conv (forward: NCHW
- * and NHWC, EXPLICIT / VALID / SAME padding, strides, dilations, groups), Dot (1-D and 2-D
- * operands), Reduce (sum, prod, max, min; keep_dim or not), BroadcastTo, Concat, Reshape,
- * Reverse, Slice, Transpose and ConstScalar — through the whole path of cinn_test.h, against
- * values computed here with plain loops.
+/* test_cinn_nn.c: the primitives of the CINN primitive semantics (docs/cinn.md) that are not
+ * elementwise — Conv (forward: NCHW and NHWC, EXPLICIT / VALID / SAME padding, strides, dilations,
+ * groups), Dot (1-D and 2-D operands), Reduce (sum, prod, max, min; keep_dim or not), BroadcastTo,
+ * Concat, Reshape, Reverse, Slice, Transpose and ConstScalar — through the whole path of
+ * cinn_test.h, against values computed here with plain loops.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -8,7 +8,7 @@
  * drain while waiting, and the tools see regular files as they would from a shell redirect.
  *
  * The scratch directory is this test program's one piece of global state (tests, not the
- * library: STYLE.md's rule is about the library). */
+ * library: the no-global-state rule is about the library). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /* test_cvm_ops.c: every CVM operator on hand-computed cases, through the checked builder and
- * the reference interpreter: the formalization's own worked examples (seeds/000, seeds/001),
+ * the reference interpreter: the formalization's own worked examples (docs/cvm-divergences.md),
  * boundary values (INT32 extremes within precision 32, shifts of 1/31/32, zero divisors,
  * negative rounding), inferred output shapes and precisions, and the points where we follow
  * the formalization rather than cvm-runtime's CPU code (docs/cvm-divergences.md). */
@@ -61,7 +61,7 @@ static void test_conv2d_dilation(void **state)
 static void test_conv2d_groups(void **state)
 {
     (void)state;
-    /* depthwise: groups = C (seeds/000 case 2) */
+    /* depthwise: groups = C (the CVM formalization's case 2) */
     TIn dw[] = {{ND(1, 2, 2, 2), VALS(1, 2, 3, 4, 5, 6, 7, 8), 8},
                 {ND(2, 1, 1, 1), VALS(2, -1), 8}};
     TOut r;
@@ -69,7 +69,7 @@ static void test_conv2d_groups(void **state)
                            "use_bias", "false"));
     top_expect(&r, 0, 4, SHP(1, 2, 2, 2), VALS(2, 4, 6, 8, -5, -6, -7, -8));
     top_free(&r);
-    /* group-wise (seeds/001): groups 2, C 4, OC 2, IC 2 */
+    /* group-wise (the CVM design text): groups 2, C 4, OC 2, IC 2 */
     TIn gw[] = {{ND(1, 4, 1, 1), VALS(1, 2, 3, 4), 8},
                 {ND(2, 2, 1, 1), VALS(1, 1, 1, -1), 8}};
     RUN(&r, conv2d, gw, KV("channels", "2", "kernel_size", "(1, 1)", "groups", "2",
@@ -120,7 +120,7 @@ static void test_max_pool2d(void **state)
     RUN(&r, max_pool2d, in, KV("pool_size", "(2, 2)"));
     top_expect(&r, 0, 4, SHP(1, 1, 2, 2), VALS(5, 5, 7, 9));
     top_free(&r);
-    /* padding reads as 0 (seeds/000), so all-negative windows that touch it give 0 */
+    /* padding reads as 0 (the CVM formalization), so all-negative windows that touch it give 0 */
     TIn neg[] = {{ND(1, 1, 3, 3), VALS(-1, -2, -3, -4, -5, -6, -7, -8, -9), 8}};
     RUN(&r, max_pool2d, neg, KV("pool_size", "(3, 3)", "padding", "1", "strides", "(2, 2)"));
     top_expect(&r, 0, 4, SHP(1, 1, 2, 2), VALS(0, 0, 0, 0));
@@ -227,7 +227,7 @@ static void test_cvm_precision(void **state)
     TIn in[] = {{ND(10), VALS(0, 1, -1, 2, 3, 4, -8, 127, -128, I32MAX), 32}};
     TOut r;
     RUN(&r, cvm_precision, in, NULL);
-    /* seeds/001: ceil(log2(|x| + 1)), 1 for 0 */
+    /* the CVM design text: ceil(log2(|x| + 1)), 1 for 0 */
     top_expect(&r, 0, 1, SHP(10), VALS(1, 1, 1, 2, 2, 3, 4, 7, 8, 31));
     assert_int_equal(r.node->out_prec[0], 6);
     top_free(&r);
@@ -253,7 +253,7 @@ static void test_clip(void **state)
     (void)state;
     TIn in[] = {{ND(5), VALS(-100, -19, -5, 10, 11), 8}};
     TOut r;
-    RUN(&r, clip, in, KV("a_min", "-19", "a_max", "10")); /* seeds/000's test parameters */
+    RUN(&r, clip, in, KV("a_min", "-19", "a_max", "10")); /* the formalization's test parameters */
     top_expect(&r, 0, 1, SHP(5), VALS(-19, -19, -5, 10, 10));
     assert_int_equal(r.node->out_prec[0], 6); /* GetNumberPrecision(19) = bits(20) + 1 */
     top_free(&r);
@@ -266,7 +266,7 @@ static void test_cvm_clip(void **state)
     (void)state;
     TIn in[] = {{ND(5), VALS(-3, -1, 0, 1, 2), 8}};
     TOut r;
-    RUN(&r, cvm_clip, in, KV("precision", "2")); /* seeds/000's test parameter */
+    RUN(&r, cvm_clip, in, KV("precision", "2")); /* the CVM formalization's test parameter */
     top_expect(&r, 0, 1, SHP(5), VALS(-1, -1, 0, 1, 1));
     assert_int_equal(r.node->out_prec[0], 2);
     top_free(&r);
@@ -282,7 +282,7 @@ static void test_cvm_clip(void **state)
 static void test_cvm_right_shift(void **state)
 {
     (void)state;
-    /* shift 1: round half up, -1.5 -> -1 (seeds/001) */
+    /* shift 1: round half up, -1.5 -> -1 (the CVM design text) */
     TIn in[] = {{ND(7), VALS(3, -3, 5, -5, 1, -1, 0), 8}};
     TOut r;
     RUN(&r, cvm_right_shift, in, KV("precision", "8", "shift_bit", "1"));
@@ -345,12 +345,12 @@ static void test_broadcast_add_sub(void **state)
     (void)state;
     TIn in[] = {{ND(2, 3), VALS(1, 1, 1, 1, 1, 1), 2}, {ND(2, 1), VALS(0, 1), 2}};
     TOut r;
-    RUN(&r, broadcast_add, in, NULL); /* seeds/000 and 001's example */
+    RUN(&r, broadcast_add, in, NULL); /* the CVM formalization's and design text's example */
     top_expect(&r, 0, 2, SHP(2, 3), VALS(1, 1, 1, 2, 2, 2));
     assert_int_equal(r.node->out_prec[0], 3);
     top_free(&r);
     TIn rk[] = {{ND(3), VALS(1, 1, 1), 2}, {ND(2, 3), VALS(1, 2, 3, 4, 5, 6), 4}};
-    RUN(&r, broadcast_sub, rk, NULL); /* the minuend may have fewer dims (seeds/001) */
+    RUN(&r, broadcast_sub, rk, NULL); /* the minuend may have fewer dims (the CVM design text) */
     top_expect(&r, 0, 2, SHP(2, 3), VALS(0, -1, -2, -3, -4, -5));
     top_free(&r);
     TIn both[] = {{ND(2, 1), VALS(10, 20), 8}, {ND(1, 3), VALS(1, 2, 3), 8}};
@@ -568,7 +568,7 @@ static void test_strided_slice(void **state)
     RUN(&r, strided_slice, in, KV("begin", "[0, 1]", "end", "[2, 4]", "stride", "[1, 1]"));
     top_expect(&r, 0, 2, SHP(2, 3), VALS(4, 7, 10, 5, 8, 11));
     top_free(&r);
-    /* a full slice keeps every element (shared/DESIGN.md section 4) */
+    /* a full slice keeps every element (docs/cvm-divergences.md) */
     RUN(&r, strided_slice, in, KV("begin", "(0, 0)", "end", "(3, 4)"));
     top_expect(&r, 0, 2, SHP(3, 4), VALS(1, 4, 7, 10, 2, 5, 8, 11, 3, 6, 9, 12));
     top_free(&r);

@@ -5,7 +5,7 @@
  *
  * Random data comes from a fixed-seed generator (splitmix64), so every run tests the same
  * cases. DIFF_QUICK=1 in the environment makes the grids smaller (for sanitizer builds); the
- * default run covers every value of every test-parameter grid of seeds/000. */
+ * default run covers every value of every test-parameter grid of the CVM formalization. */
 #ifndef TESTS_DIFF_DIFFTEST_H
 #define TESTS_DIFF_DIFFTEST_H
 

@@ -259,13 +259,13 @@ static void test_outputs(void **state)
     dt_end(&m);
 }
 
-/* seeds/000 and 001's worked examples, checked by hand on the simulator. */
+/* the CVM formalization's and design text's worked examples, checked by hand on the simulator. */
 static void test_worked_examples(void **state)
 {
     (void)state;
     DtRng r = {109};
     DtModel m;
-    /* sum(data, axis=(1)) and sum(data, axis=[1,2]) (seeds/000 "Reduce Operator") */
+    /* sum(data, axis=(1)) and sum(data, axis=[1,2]) (the CVM formalization, "Reduce Operator") */
     static const int32_t data[18] = {1, 2, 2, 3, 1, 3, 1, 4, 4, 3, 5, 2, 7, 1, 7, 2, 7, 3};
     dt_begin(&m, &r);
     int32_t x = dt_input(&m, "data", DT_ND(3, 3, 2), 8);

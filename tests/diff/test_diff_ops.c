@@ -1,9 +1,9 @@
-/* test_diff_ops.c: every CVM operator over the test-parameter grids of seeds/000, with
+/* test_diff_ops.c: every CVM operator over the test-parameter grids of the CVM formalization, with
  * random inputs inside their precision: the reference interpreter and the simulator on the
  * lowered TaskGraph agree bit for bit (difftest.h).
  *
- * The 4-D grid of seeds/000 is X.shape = (i, j, l, r), i = {1}, j = {1, 14, 27, 40, 53, 66,
- * 79, 92}, l = {1, 18, 35, 52, 69, 86}, r = {1, 24, 47, 70, 93}. The eight cases below use
+ * The 4-D grid of the CVM formalization is X.shape = (i, j, l, r), i = {1}, j = {1, 14, 27, 40, 53,
+ * 66, 79, 92}, l = {1, 18, 35, 52, 69, 86}, r = {1, 24, 47, 70, 93}. The eight cases below use
  * every listed value of every dim at least once (large values paired with small ones to
  * keep the run short); two-input operators pair each case with a second shape that
  * broadcasts against it (each dim equal or 1, or fewer dims). DIFF_QUICK=1 runs three cases.
@@ -109,7 +109,7 @@ static void binary(CvmOp op, int32_t pa, int32_t pb, bool same_shape, uint64_t s
 static void test_conv2d(void **state)
 {
     (void)state;
-    /* seeds/000 gives no grid for conv2d: channels, kernel, padding, stride, dilation,
+    /* the CVM formalization gives no grid for conv2d: channels, kernel, padding, stride, dilation,
      * groups (plain, grouped, depthwise), bias, and a batch of 2. */
     static const struct {
         int64_t n, c, h, w, oc, kh, kw, g;
@@ -580,7 +580,7 @@ static uint32_t div_lists(int32_t p, const int32_t *va, int na, const int32_t *v
 }
 
 /* Operands too wide for tables (they were [lower.precision]): the restoring division
- * (docs/lowering.md section 4), over the seeds/000 grids and on the extremes of int32. */
+ * (docs/lowering.md section 4), over the CVM formalization's grids and on the extremes of int32. */
 static void test_broadcast_div_wide(void **state)
 {
     (void)state;

@@ -18,7 +18,8 @@ entries except `examples/`, a copy (commands may write there; files over 16 MiB,
 generated benchmark models, are symlinked). The blocks of one document run
 in order in that folder (so a block may use the files an earlier one wrote), with PATH
 starting with build/tools. Every Markdown link must stay in the repository and name a file
-or folder that exists (web addresses and anchors aside). Exit 0 when every block that runs
+or folder that exists (web addresses and anchors aside), and no document may name `seeds/` or
+`shared/` outside its "Sources" section (the optional `../shared/interop` data aside). Exit 0 when every block that runs
 succeeds and every link holds, 1 otherwise.
 """
 import argparse
@@ -258,9 +259,43 @@ def check_links(src, name):
     return errors
 
 
+OUTSIDE = re.compile(r"(?<![\w./-])((?:\.\./)*(?:seeds|shared)/[\w./-]*"
+                     r"|(?:DESIGN|TASKIR-WIRE|CHIP|STYLE)\.md)")
+HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+INTEROP = "../shared/interop"
+
+
+def check_sources(src, name):
+    """The document's mentions of the source documents (`seeds/...`, `shared/...`, or a file
+    name of theirs such as DESIGN.md) outside its section headed "Sources": the docs restate what they rely on, in our words,
+    and name the sources once (docs/README.md, "Sources"). The optional interop data that
+    tests read, `../shared/interop/...`, may be named where a test's behaviour is described.
+    Code blocks are read too."""
+    errors, fence, level = [], False, 0     # level: the Sources heading's, 0 outside it
+    with open(os.path.join(src, name), encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if line.lstrip().startswith(("```", "~~~")):
+                fence = not fence
+            h = None if fence else HEADING.match(line)
+            if h:
+                if level and len(h.group(1)) <= level:
+                    level = 0
+                if h.group(2) == "Sources":
+                    level = len(h.group(1))
+            if level:
+                continue
+            for m in OUTSIDE.findall(line):
+                m = m.rstrip(".")
+                if not m.startswith(INTEROP + "/") and m != INTEROP:
+                    errors.append(f"{name}:{n}: '{m}' names a document outside the "
+                                  f"repository: say it in docs/ (sources: docs/README.md)")
+    return errors
+
+
 def run_doc(src, build, cc, name):
     blocks, errors = parse(os.path.join(src, name), name)
     errors += check_links(src, name)
+    errors += check_sources(src, name)
     for e in errors:
         print("FAIL", e)
     failed = bool(errors)

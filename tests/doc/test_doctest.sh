@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/doc/test_doctest.sh: the doc-test runner on fixture documents (tests/doc/fixtures):
 # ok.md passes (every kind of block and directive), each fail_*.md fails with its message
-# (fail_link.md: Markdown links that leave the repository or name nothing);
+# (fail_link.md: Markdown links that leave the repository or name nothing; fail_sources.md:
+# `seeds/` or `shared/` named outside the Sources section, the optional interop data aside);
 # --list and --check-list find the documents.
 #
 #   sh test_doctest.sh PYTHON DOCTEST.PY FIXTURES BUILD_DIR [RUNNER_OPTION ...]
@@ -56,6 +57,15 @@ expect fail_c.md 1 'FAIL fail_c.md:1: c block' 'undeclared (first use' \
 expect missing.md 1 'FAIL missing.md: no such document'
 expect fail_link.md 1 "FAIL fail_link.md:4: the link '../../shared/DESIGN.md' leaves the repository" \
     "FAIL fail_link.md:4: the link 'nowhere.md' names nothing"
+expect fail_sources.md 1 "FAIL fail_sources.md:3: 'seeds/002' names a document outside" \
+    "FAIL fail_sources.md:3: '../../shared/DESIGN.md' names a document outside" \
+    "FAIL fail_sources.md:7: 'shared/CHIP.md' names" "FAIL fail_sources.md:20: 'seeds/000' names" \
+    "FAIL fail_sources.md:20: 'TASKIR-WIRE.md' names"
+if grep -qE "fail_sources.md:(4|12|16):|seeds/x" "$tmp/out"; then
+    echo "FAIL: fail_sources.md: the interop data or the Sources section was refused:"
+    cat "$tmp/out"
+    fails=$((fails + 1))
+fi
 # --list finds every document under the conventions' places; --check-list names a new one
 mkdir -p "$tmp/src/docs/sub" "$tmp/src/examples" "$tmp/src/tests"
 touch "$tmp/src/README.md" "$tmp/src/docs/a.md" "$tmp/src/docs/sub/b.md" \

@@ -1,5 +1,5 @@
 /* test_sim_kernels.c: each compute block on small hand-computed cases taken from the loop
- * nests of seeds/003 and the table of shared/DESIGN.md section 4, plus the boundary values:
+ * nests of docs/semantics.md, plus the boundary values:
  * int32 wrap at INT32_MIN/MAX, saturation to narrower precisions, shifts 0 and 31, padding
  * zeros in CCMPB/CCMPS windows, LUT indices at both ends and out of range, CLIF over several
  * steps. The expected numbers are written out by hand in each test. */

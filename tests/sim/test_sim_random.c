@@ -1,7 +1,7 @@
 /* test_sim_random.c: randomized property tests. Random shapes, windows (kernel sizes from 1
  * to the whole padded input, padding, stride, dilation), precisions and values (small ones
  * and the int32 extremes) run through the simulator and through an independent naive
- * implementation written here from the loop nests of seeds/003 and DESIGN.md section 4:
+ * implementation written here from the loop nests of docs/semantics.md:
  * products in int64, sums modulo 2^64 (uint64_t), then the int32 wrap and the precision
  * clamp; padding by an explicit bounds test per tap; shifts by floor division. The two must
  * agree bit for bit, with one thread and with several. */
@@ -156,7 +156,7 @@ static void test_conv_random(void **state)
         int64_t nout = (int64_t)o.Y * o.X * o.F;
         int32_t *in = rvals(&g, nin, wide), *w = rvals(&g, nw, wide), *b = rvals(&g, o.F, wide);
         int32_t cb = rval(&g, wide);
-        /* naive: the loop nest of seeds/003 with DESIGN's padding, stride and dilation */
+        /* naive: the loop nest of docs/semantics.md with its padding, stride and dilation */
         int32_t *want = malloc((size_t)nout * sizeof *want);
         int64_t lo, hi;
         prec_lohi(p, &lo, &hi);

@@ -1,5 +1,5 @@
 /* test_types.c: the per-type tables agree with the enums protobuf-c generated from our
- * schema (and so with shared/TASKIR-WIRE.md), and their rows are self-consistent. */
+ * schema (and so with docs/wire.md), and their rows are self-consistent. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
