@@ -14,6 +14,7 @@
  */
 #include "sim_internal.h"
 #include "taskir/diag_block.h"
+#include "taskir/sim_dot8.h"
 #include "taskir/sim_parallel.h"
 
 #include <inttypes.h>
@@ -258,14 +259,18 @@ static inline void conv_block(uint32_t *restrict acc, const int32_t *restrict ip
 }
 #endif
 
-SIM_HOT static void conv_rows(void *p, int64_t y0, int64_t y1)
+/* One tap k = ky * KX + kx of an output row: the output columns [lo, hi) of row, which read
+ * input row iy at columns ox * sx + off. */
+typedef void (*ConvTapFn)(const void *ctx, uint32_t *row, int64_t iy, int64_t k, int64_t off,
+                          int64_t lo, int64_t hi);
+
+/* Calls tap for each output row in [y0, y1) of sb's result and each of its taps that reads
+ * inside the image (padding is skipped). */
+static void conv_walk(const SimBlock *sb, const Win *w, int64_t y0, int64_t y1, ConvTapFn tap,
+                      const void *ctx)
 {
-    const ConvCtx *c = p;
-    const Win *w = &c->w;
-    const int32_t *in = c->sb->in[0].data;
-    int64_t F = w->F, R = w->R, FB = F - F % CONV_FB;
     for (int64_t oy = y0; oy < y1; oy++) {
-        uint32_t *row = (uint32_t *)c->sb->result + oy * w->X * F;
+        uint32_t *row = (uint32_t *)sb->result + oy * w->X * w->F;
         for (int64_t ky = 0; ky < w->KY; ky++) {
             int64_t iy = oy * w->sy + ky * w->dy - w->pu;
             if (iy < 0 || iy >= w->IY)
@@ -273,27 +278,149 @@ SIM_HOT static void conv_rows(void *p, int64_t y0, int64_t y1)
             for (int64_t kx = 0; kx < w->KX; kx++) {
                 int64_t lo, hi, off = kx * w->dx - w->pl;
                 tap_range(off, w->sx, w->IX, w->X, &lo, &hi);
-                const uint32_t *wk = c->wt + (ky * w->KX + kx) * R * F;
-                for (int64_t ox = lo; ox < hi; ox++) {
-                    const int32_t *ip = in + (iy * w->IX + ox * w->sx + off) * R;
-                    uint32_t *acc = row + ox * F;
-                    for (int64_t f0 = 0; f0 < FB; f0 += CONV_FB)
-                        conv_block(acc + f0, ip, wk + f0, R, F);
-                    for (int64_t r = 0; r < R && FB < F; r++) {
-                        uint32_t v = (uint32_t)ip[r];
-                        const uint32_t *wv = wk + r * F;
-                        for (int64_t f = FB; f < F; f++)
-                            acc[f] += v * wv[f];
-                    }
-                }
+                if (lo < hi)
+                    tap(ctx, row, iy, ky * w->KX + kx, off, lo, hi);
             }
         }
     }
 }
 
+SIM_HOT static void conv_tap(const void *p, uint32_t *row, int64_t iy, int64_t k, int64_t off,
+                             int64_t lo, int64_t hi)
+{
+    const ConvCtx *c = p;
+    const Win *w = &c->w;
+    const int32_t *in = c->sb->in[0].data;
+    int64_t F = w->F, R = w->R, FB = F - F % CONV_FB;
+    const uint32_t *wk = c->wt + k * R * F;
+    for (int64_t ox = lo; ox < hi; ox++) {
+        const int32_t *ip = in + (iy * w->IX + ox * w->sx + off) * R;
+        uint32_t *acc = row + ox * F;
+        for (int64_t f0 = 0; f0 < FB; f0 += CONV_FB)
+            conv_block(acc + f0, ip, wk + f0, R, F);
+        for (int64_t r = 0; r < R && FB < F; r++) {
+            uint32_t v = (uint32_t)ip[r];
+            const uint32_t *wv = wk + r * F;
+            for (int64_t f = FB; f < F; f++)
+                acc[f] += v * wv[f];
+        }
+    }
+}
+
+static void conv_rows(void *p, int64_t y0, int64_t y1)
+{
+    const ConvCtx *c = p;
+    conv_walk(c->sb, &c->w, y0, y1, conv_tap, c);
+}
+
+/* a * b for sizes (>= 0), INT64_MAX when it overflows; 0 when either is not positive. */
+static int64_t mul_sat(int64_t a, int64_t b)
+{
+    if (a <= 0 || b <= 0)
+        return 0;
+    return a > INT64_MAX / b ? INT64_MAX : a * b;
+}
+
+/* The int8 path (sim_dot8.h): the weights in groups of four along r, wq[k][q][fp][4] (k the
+ * tap ky * KX + kx, q < nq = ceil(R / 4), fp = F rounded up to SIM_DOT8_LANES), the
+ * correction corr[k][fp], and the input as bytes plus 128, xq[iy][ix][4 nq]; in words. */
+typedef struct Conv8 {
+    int64_t nq, fp, w_words, corr_words, x_words;
+} Conv8;
+
+static void conv8_of(const Win *w, Conv8 *c)
+{
+    c->nq = (w->R + 3) / 4;
+    c->fp = (w->F + SIM_DOT8_LANES - 1) / SIM_DOT8_LANES * SIM_DOT8_LANES;
+    c->w_words = mul_sat(mul_sat(w->KY * w->KX, c->nq), c->fp);
+    c->corr_words = mul_sat(w->KY * w->KX, c->fp);
+    c->x_words = mul_sat(w->IY * w->IX, c->nq);
+}
+
 static int64_t scratch_CC(const SimBlock *sb)
 {
-    return sb->in[1].vol;
+    Win w;
+    win_of(sb, &w);
+    Conv8 c;
+    conv8_of(&w, &c);
+    int64_t v8 = INT64_MAX;
+    if (c.w_words < INT64_MAX / 4 && c.corr_words < INT64_MAX / 4 && c.x_words < INT64_MAX / 4)
+        v8 = c.w_words + c.corr_words + c.x_words;
+    return v8 > sb->in[1].vol ? v8 : sb->in[1].vol;
+}
+
+static bool all_int8(const int32_t *v, int64_t n)
+{
+    bool ok = true;
+    for (int64_t i = 0; i < n; i++)
+        ok &= v[i] >= -128 && v[i] <= 127;
+    return ok;
+}
+
+typedef struct Conv8Ctx {
+    const SimBlock *sb;
+    Win w;
+    Conv8 c;
+    const int8_t *wq;
+    const uint32_t *corr;
+    const uint8_t *xq;
+    SimDot8Fn dot;
+} Conv8Ctx;
+
+static void conv8_tap(const void *p, uint32_t *row, int64_t iy, int64_t k, int64_t off,
+                      int64_t lo, int64_t hi)
+{
+    const Conv8Ctx *c = p;
+    const Win *w = &c->w;
+    int64_t F = w->F, nq = c->c.nq, fp = c->c.fp;
+    c->dot(row + lo * F, F, c->xq + (iy * w->IX + lo * w->sx + off) * nq * 4, w->sx * nq * 4,
+           hi - lo, c->wq + k * nq * fp * 4, c->corr + k * fp, nq, F);
+}
+
+static void conv8_rows(void *p, int64_t y0, int64_t y1)
+{
+    const Conv8Ctx *c = p;
+    conv_walk(c->sb, &c->w, y0, y1, conv8_tap, c);
+}
+
+/* CC through the int8 dot-product instructions when the CPU has them and every input and
+ * weight value is an int8 (the results are the same bits as conv_rows'); false otherwise. */
+static bool run_CC8(SimRun *run, SimBlock *sb, const Win *w)
+{
+    SimDot8Fn dot = sim_dot8_vnni();
+    const int32_t *W = sb->in[1].data, *in = sb->in[0].data;
+    int64_t KK = w->KY * w->KX;
+    if (!dot || !all_int8(W, w->F * w->R * KK) || !all_int8(in, w->IY * w->IX * w->R))
+        return false;
+    Conv8Ctx c = {sb, *w, {0}, NULL, NULL, NULL, dot};
+    conv8_of(w, &c.c);
+    int64_t nq = c.c.nq, fp = c.c.fp;
+    int8_t *wq = (int8_t *)run->wscratch;
+    uint32_t *corr = run->wscratch + c.c.w_words;
+    uint8_t *xq = (uint8_t *)(corr + c.c.corr_words);
+    memset(wq, 0, (size_t)c.c.w_words * 4);
+    memset(corr, 0, (size_t)c.c.corr_words * 4);
+    /* wq[k][q][f][j] = W[f][4q + j][k]; corr[k][f] = 128 * sum_r W[f][r][k] */
+    for (int64_t f = 0; f < w->F; f++)
+        for (int64_t r = 0; r < w->R; r++)
+            for (int64_t k = 0; k < KK; k++) {
+                int32_t v = W[(f * w->R + r) * KK + k];
+                wq[((k * nq + r / 4) * fp + f) * 4 + r % 4] = (int8_t)v;
+                corr[k * fp + f] += (uint32_t)v * 128u;
+            }
+    for (int64_t p = 0; p < w->IY * w->IX; p++) {
+        uint8_t *xp = xq + p * nq * 4;
+        for (int64_t r = 0; r < w->R; r++)
+            xp[r] = (uint8_t)(in[p * w->R + r] + 128);
+        for (int64_t r = w->R; r < nq * 4; r++)
+            xp[r] = 128;
+    }
+    c.wq = wq;
+    c.corr = corr;
+    c.xq = xq;
+    fill_bias(sb, (uint32_t *)sb->result, w->Y * w->X, w->F);
+    sim_parallel(run, w->Y, sim_kernel_work(sb), conv8_rows, &c);
+    return true;
 }
 
 static Status run_CC(SimRun *run, SimBlock *sb, Diag *d)
@@ -302,6 +429,10 @@ static Status run_CC(SimRun *run, SimBlock *sb, Diag *d)
     ConvCtx c = {sb, {0}, run->wscratch};
     win_of(sb, &c.w);
     const Win *w = &c.w;
+    if (run_CC8(run, sb, w)) {
+        finish(sb->b, sb->result, sb->result_vol);
+        return ST_OK;
+    }
     /* wt[ky][kx][r][f] = W[f][r][ky][kx] */
     const int32_t *W = sb->in[1].data;
     uint32_t *wt = run->wscratch;
@@ -584,13 +715,6 @@ static Status run_CLIF(SimRun *run, SimBlock *sb, Diag *d)
 }
 
 /* ---- work per result element ---- */
-
-static int64_t mul_sat(int64_t a, int64_t b)
-{
-    if (a <= 0 || b <= 0)
-        return 0;
-    return a > INT64_MAX / b ? INT64_MAX : a * b;
-}
 
 static int64_t per_conv(const SimBlock *sb)
 {

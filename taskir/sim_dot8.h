@@ -1,0 +1,33 @@
+/* sim_dot8.h: the int8 x int8 -> int32 inner step of the convolution kernel (sim_kernels.c)
+ * in two versions with one contract: with the AVX-512 VNNI dot-product instruction (vpdpbusd),
+ * used where the CPU has it (asked at run time, so one binary runs everywhere), and in plain
+ * C, the reference the tests hold it to (tests/sim/test_sim_dot8.c). Private to taskir/sim*.c.
+ *
+ * Operands: x holds unsigned bytes (an int8 value plus 128), w signed bytes in groups of four
+ * along the reduction: w[(q * fp + f) * 4 + j] is the weight of output channel f for
+ * reduction index 4q + j, fp = F rounded up to SIM_DOT8_LANES (zero weights beyond F and
+ * beyond the reduction's end). corr[f] (fp entries) is subtracted once per pixel: 128 times
+ * the sum of f's weights, which undoes the +128 of x. All sums are modulo 2^32, so both
+ * versions give the same bits as the int32 wrap of the exact result. */
+#ifndef TASKIR_SIM_DOT8_H
+#define TASKIR_SIM_DOT8_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SIM_DOT8_LANES 16
+
+/* For n pixels i: acc[i * acc_step + f] += sum over q < nq, j < 4 of
+ * x[i * x_step + 4q + j] * w[(q * fp + f) * 4 + j], minus corr[f], for f < F. */
+typedef void (*SimDot8Fn)(uint32_t *acc, int64_t acc_step, const uint8_t *x, int64_t x_step,
+                          int64_t n, const int8_t *w, const uint32_t *corr, int64_t nq,
+                          int64_t F);
+
+/* The plain C version. */
+void sim_dot8_c(uint32_t *acc, int64_t acc_step, const uint8_t *x, int64_t x_step, int64_t n,
+                const int8_t *w, const uint32_t *corr, int64_t nq, int64_t F);
+
+/* The VNNI version when this CPU (and this build) has it, else NULL. */
+SimDot8Fn sim_dot8_vnni(void);
+
+#endif
