@@ -400,14 +400,19 @@ static bool run_CC8(SimRun *run, SimBlock *sb, const Win *w)
     uint8_t *xq = (uint8_t *)(corr + c.c.corr_words);
     memset(wq, 0, (size_t)c.c.w_words * 4);
     memset(corr, 0, (size_t)c.c.corr_words * 4);
-    /* wq[k][q][f][j] = W[f][4q + j][k]; corr[k][f] = 128 * sum_r W[f][r][k] */
-    for (int64_t f = 0; f < w->F; f++)
+    /* wq[k][q][f][j] = W[f][4q + j][k]; corr[k][f] = 128 * sum_r W[f][r][k]. Taken
+     * SIM_DOT8_LANES channels at a time, so that the writes for one r and k fill one cache
+     * line instead of touching SIM_DOT8_LANES of them. */
+    for (int64_t f0 = 0; f0 < w->F; f0 += SIM_DOT8_LANES) {
+        int64_t f1 = f0 + SIM_DOT8_LANES < w->F ? f0 + SIM_DOT8_LANES : w->F;
         for (int64_t r = 0; r < w->R; r++)
-            for (int64_t k = 0; k < KK; k++) {
-                int32_t v = W[(f * w->R + r) * KK + k];
-                wq[((k * nq + r / 4) * fp + f) * 4 + r % 4] = (int8_t)v;
-                corr[k * fp + f] += (uint32_t)v * 128u;
-            }
+            for (int64_t k = 0; k < KK; k++)
+                for (int64_t f = f0; f < f1; f++) {
+                    int32_t v = W[(f * w->R + r) * KK + k];
+                    wq[((k * nq + r / 4) * fp + f) * 4 + r % 4] = (int8_t)v;
+                    corr[k * fp + f] += (uint32_t)v * 128u;
+                }
+    }
     for (int64_t p = 0; p < w->IY * w->IX; p++) {
         uint8_t *xp = xq + p * nq * 4;
         for (int64_t r = 0; r < w->R; r++)
