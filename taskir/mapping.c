@@ -243,21 +243,9 @@ Status mapping_load_pb_mem(const uint8_t *buf, size_t len, Mapping **out, Diag *
                         n_graph_caps + N_MAP_CAPS, MAX_CAPS);
     memcpy(caps, graph_caps, n_graph_caps * sizeof *caps);
     memcpy(caps + n_graph_caps, map_caps, sizeof map_caps);
-    uint8_t *kept;
-    size_t kept_len;
-    Status st = pb_wire_strip(&taskir__mapping__descriptor, buf, len, &kept, &kept_len, d);
-    if (st != ST_OK)
-        return st;
-    if (kept) {
-        buf = kept;
-        len = kept_len;
-    }
-    st = pb_wire_precheck(&taskir__mapping__descriptor, buf, len, caps,
-                          n_graph_caps + N_MAP_CAPS, TIR_MAX_PB_DECODE_BYTES, d);
     ProtobufCMessage *msg = NULL;
-    if (st == ST_OK)
-        st = pb_unpack(&taskir__mapping__descriptor, buf, len, "Mapping", &msg, d);
-    free(kept);
+    Status st = pb_decode(&taskir__mapping__descriptor, buf, len, caps,
+                          n_graph_caps + N_MAP_CAPS, "Mapping", &msg, d);
     if (st != ST_OK)
         return st;
     Taskir__Mapping *w = (Taskir__Mapping *)msg;

@@ -377,27 +377,36 @@ Status pb_unpack(const struct ProtobufCMessageDescriptor *desc, const uint8_t *b
     return ST_LOGIC;
 }
 
+Status pb_decode(const struct ProtobufCMessageDescriptor *desc, const uint8_t *buf, size_t len,
+                 const PbFieldCap *caps, size_t n_caps, const char *what,
+                 struct ProtobufCMessage **out, Diag *d)
+{
+    *out = NULL;
+    uint8_t *kept;
+    size_t kept_len;
+    Status st = pb_wire_strip(desc, buf, len, &kept, &kept_len, d);
+    if (st != ST_OK)
+        return st;
+    if (kept) {
+        buf = kept;
+        len = kept_len;
+    }
+    st = pb_wire_precheck(desc, buf, len, caps, n_caps, TIR_MAX_PB_DECODE_BYTES, d);
+    if (st == ST_OK)
+        st = pb_unpack(desc, buf, len, what, out, d);
+    free(kept);
+    return st;
+}
+
 Status graph_load_pb_mem(const uint8_t *buf, size_t len, Graph **out, Diag *d)
 {
     *out = NULL;
     if (len > TIR_MAX_FILE_BYTES)
         return diag_add(d, ST_LOGIC, "limit.file", NULL, "%zu bytes, more than the limit %zu",
                         len, TIR_MAX_FILE_BYTES);
-    uint8_t *kept;
-    size_t kept_len;
-    Status pst = pb_wire_strip(&taskir__task_graph__descriptor, buf, len, &kept, &kept_len, d);
-    if (pst != ST_OK)
-        return pst;
-    if (kept) {
-        buf = kept;
-        len = kept_len;
-    }
-    pst = pb_wire_precheck(&taskir__task_graph__descriptor, buf, len, load_caps,
-                           sizeof load_caps / sizeof load_caps[0], TIR_MAX_PB_DECODE_BYTES, d);
     ProtobufCMessage *msg = NULL;
-    if (pst == ST_OK)
-        pst = pb_unpack(&taskir__task_graph__descriptor, buf, len, "TaskGraph", &msg, d);
-    free(kept);
+    Status pst = pb_decode(&taskir__task_graph__descriptor, buf, len, load_caps,
+                           sizeof load_caps / sizeof load_caps[0], "TaskGraph", &msg, d);
     if (pst != ST_OK)
         return pst;
     Taskir__TaskGraph *w = (Taskir__TaskGraph *)msg;

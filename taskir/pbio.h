@@ -78,6 +78,13 @@ Status pb_wire_precheck(const struct ProtobufCMessageDescriptor *desc, const uin
                         size_t len, const PbFieldCap *caps, size_t n_caps, uint64_t max_bytes,
                         Diag *d);
 
+/* A message of desc from the bytes as protobuf's own parsers read them: pb_wire_strip, then
+ * pb_wire_precheck with caps[0..n_caps) and TIR_MAX_PB_DECODE_BYTES, then pb_unpack (what
+ * names the message in its findings). *out as pb_unpack's. */
+Status pb_decode(const struct ProtobufCMessageDescriptor *desc, const uint8_t *buf, size_t len,
+                 const PbFieldCap *caps, size_t n_caps, const char *what,
+                 struct ProtobufCMessage **out, Diag *d);
+
 /* The caps of this header in pb_wire_precheck's form, for a reader of a message that embeds a
  * TaskGraph (the Mapping, mapping.c): it prechecks its own bytes with these plus its own caps.
  * Sets *n to their number. */
