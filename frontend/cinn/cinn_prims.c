@@ -6,6 +6,7 @@
  * every call the builder records validates against it.
  */
 #include "frontend/cinn/cinn_internal.h"
+#include "frontend/cvm/cvm_ops.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -217,21 +218,6 @@ static bool is_blank_end(const char *s)
     return *skip_blank(s) == 0;
 }
 
-static bool choice_ok(const char *choices, const char *v)
-{
-    size_t vl = strlen(v);
-    for (const char *p = choices; *p;) {
-        const char *bar = strchr(p, '|');
-        size_t len = bar ? (size_t)(bar - p) : strlen(p);
-        if (len == vl && strncmp(p, v, len) == 0)
-            return true;
-        if (!bar)
-            break;
-        p = bar + 1;
-    }
-    return false;
-}
-
 bool cinn_attr_check(const CinnAttrSpec *spec, const OgAttr *a, char *err, size_t errsize)
 {
     switch (spec->type) {
@@ -278,7 +264,7 @@ bool cinn_attr_check(const CinnAttrSpec *spec, const OgAttr *a, char *err, size_
             snprintf(err, errsize, "must be a string");
             return false;
         }
-        if (spec->choices && !choice_ok(spec->choices, a->s)) {
+        if (spec->choices && !cvm_choice_ok(spec->choices, a->s)) {
             snprintf(err, errsize, "= \"%.40s\" is not one of %s", a->s, spec->choices);
             return false;
         }

@@ -176,7 +176,7 @@ static const char *show(const char *v, char *buf, size_t size)
     return buf;
 }
 
-static bool choice_ok(const char *choices, const char *v)
+bool cvm_choice_ok(const char *choices, const char *v)
 {
     size_t vl = strlen(v);
     for (const char *p = choices; *p;) {
@@ -236,7 +236,7 @@ static Status parse_one(CvmCtx *c, const CvmAttrSpec *sp, const char *v)
         return og_set_bool(c->g, c->n, sp->name, b) ? ST_OK : cvm_oom(c);
     }
     case CA_STR:
-        if (sp->choices && !choice_ok(sp->choices, v))
+        if (sp->choices && !cvm_choice_ok(sp->choices, v))
             return cvm_fail_attr(c, sp->name, "= %s is not supported (accepted: %s)",
                                  show(v, sb, sizeof sb), sp->choices);
         return og_set_str(c->g, c->n, sp->name, v) ? ST_OK : cvm_oom(c);

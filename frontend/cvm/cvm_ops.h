@@ -162,4 +162,7 @@ static inline int64_t cvm_clamp64(int64_t v, int64_t lo, int64_t hi)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
+/* Whether v is one of choices, values separated by '|' ("NCHW|NHWC"). */
+bool cvm_choice_ok(const char *choices, const char *v);
+
 #endif
