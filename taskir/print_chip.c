@@ -39,6 +39,21 @@ static void print_precs(FILE *out, uint64_t mask)
         }
 }
 
+/* The next run of primitive p from index *k on (advancing *k past it), or NULL. */
+static const ChipRun *next_run(const Chip *c, const ChipPrim *p, uint32_t *k, char *formula,
+                               size_t len)
+{
+    for (; *k < c->n_runs; ++*k) {
+        const ChipRun *r = &c->runs[*k];
+        if (r->pcode == p->pcode && (unsigned)r->block < BT_COUNT) {
+            ++*k;
+            chip_formula_text(r, formula, len);
+            return r;
+        }
+    }
+    return NULL;
+}
+
 static void print_range(FILE *out, const char *kind, const char *name, uint32_t base,
                         uint32_t words, uint32_t role, int indent)
 {
@@ -107,12 +122,9 @@ static Status print_chip_text(const Chip *c, FILE *out, Diag *d)
             fputs(", padding stored", out);
         fputc('\n', out);
         bool any = false;
-        for (uint32_t k = 0; k < c->n_runs; k++) {
-            const ChipRun *r = &c->runs[k];
-            if (r->pcode != p->pcode || (unsigned)r->block >= BT_COUNT)
-                continue;
-            char f[160];
-            chip_formula_text(r, f, sizeof f);
+        char f[160];
+        uint32_t k = 0;
+        for (const ChipRun *r; (r = next_run(c, p, &k, f, sizeof f));) {
             fprintf(out, "      %-6s %-8s %s\n", bt_info(r->block)->name,
                     chip_clock_name(r->clock), f);
             any = true;
@@ -190,12 +202,9 @@ static json_object *json_prim(PrintJson *J, const Chip *c, const ChipPrim *p)
     pj_set(J, o, "input_pad", pj_int(J, p->r_pad));
     pj_set(J, o, "pad_in_memory", pj_bool(J, p->pad_in_memory));
     json_object *runs = pj_arr(J);
-    for (uint32_t k = 0; k < c->n_runs; k++) {
-        const ChipRun *r = &c->runs[k];
-        if (r->pcode != p->pcode || (unsigned)r->block >= BT_COUNT)
-            continue;
-        char f[160];
-        chip_formula_text(r, f, sizeof f);
+    char f[160];
+    uint32_t k = 0;
+    for (const ChipRun *r; (r = next_run(c, p, &k, f, sizeof f));) {
         json_object *ro = pj_obj(J);
         pj_set(J, ro, "block", pj_str(J, bt_info(r->block)->name));
         pj_set(J, ro, "clock", pj_str(J, chip_clock_name(r->clock)));
