@@ -112,6 +112,18 @@ static void test_default_facts(void **state)
     assert_int_equal(c->max_step_groups, 4);
     assert_int_equal(c->prims_per_phase, 4);
     assert_int_equal(c->packet_bytes, 8);
+    assert_int_equal(c->short_packet_bytes, 1);
+    assert_int_equal(c->soma_shift_bits, 2);
+    assert_int_equal(c->soma_shift_max, 15);
+    uint32_t k = 99;
+    assert_true(chip_soma_shift(c, 0, &k));
+    assert_int_equal(k, 0);
+    assert_true(chip_soma_shift(c, 6, &k)); /* divides by 4^3 */
+    assert_int_equal(k, 3);
+    assert_true(chip_soma_shift(c, 30, NULL));
+    assert_false(chip_soma_shift(c, 3, NULL)); /* odd: not one Soma shift */
+    assert_false(chip_soma_shift(c, 32, NULL)); /* 16 steps: past the last */
+    assert_false(chip_soma_shift(c, -2, NULL));
     assert_int_equal(c->dest_offset_bits, 12);
     assert_int_equal(c->hop_min, -128);
     assert_int_equal(c->hop_max, 127);
@@ -211,6 +223,17 @@ static void test_defaults_and_sizes(void **state)
     assert_int_equal(c->noc_bytes_per_clock, 8);
     chip_destroy(c);
     free(x);
+    x = edited("  <soma shift_bits=\"2\" shift_max=\"15\"/>\n", "", NULL);
+    assert_int_equal(chip_load_mem(x, strlen(x), NAME, &c, &d), ST_OK);
+    assert_int_equal(c->soma_shift_bits, 2);
+    assert_int_equal(c->soma_shift_max, 15);
+    chip_destroy(c);
+    free(x);
+    x = edited("short_packet_bytes=\"1\" ", "", NULL);
+    assert_int_equal(chip_load_mem(x, strlen(x), NAME, &c, &d), ST_OK);
+    assert_int_equal(c->short_packet_bytes, 1);
+    chip_destroy(c);
+    free(x);
     x = edited("<array chips_x=\"1\" chips_y=\"1\"/>", "<array chips_y=\"5\"/>", NULL);
     y = strstr(x, "budget=\"128KiB\"");
     assert_non_null(y);
@@ -264,7 +287,9 @@ static void test_rules(void **state)
                 "chip.limit.destination", -1);
     expect_rule("recommended_phases=\"16\"", "recommended_phases=\"33\"", "chip.limit.phases",
                 -1);
-    expect_rule("hop_min=\"-128\"", "hop_min=\"0\"", "chip.router.hop", 0);
+    expect_rule("hop_min=\"-128\"", "hop_min=\"0\"", "chip.router.hop", -1);
+    expect_rule("short_packet_bytes=\"1\"", "short_packet_bytes=\"16\"", "chip.router.packet",
+                -1);
     expect_rule("<precision name=\"UINT_8\"", "<precision name=\"UINT_7\"", "chip.prec.name", 0);
     expect_rule("<precision name=\"UINT_8\" code=\"2\"", "<precision name=\"UINT_8\" code=\"1\"",
                 "chip.prec.dup", 0);
