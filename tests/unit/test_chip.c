@@ -314,6 +314,41 @@ static void test_rules(void **state)
 static void test_load_io(void **state)
 {
     (void)state;
+    /* a description past 1 MiB is refused before libxml2 sees it */
+    size_t big = ((size_t)1 << 20) + 1;
+    char *x = malloc(big);
+    assert_non_null(x);
+    memset(x, ' ', big);
+    Diag b;
+    diag_init(&b, NAME);
+    Chip *bc = (Chip *)1;
+    assert_int_equal(chip_load_mem(x, big, NAME, &bc, &b), ST_LOGIC);
+    assert_null(bc);
+    assert_true(diag_find(&b, "limit.file") >= 0);
+    diag_finish(&b);
+    free(x);
+    /* more areas than a Chip holds: 8 in MEM0, 8 in MEM1, MEM2's 3 */
+    char areas[8][1024];
+    for (int bank = 0; bank < 2; bank++) {
+        char *p = areas[bank];
+        size_t room = sizeof areas[bank];
+        p[0] = 0;
+        for (int i = 0; i < 8; i++)
+            snprintf(p + strlen(p), room - strlen(p), "<area name=\"a%d\" base=\"%d\" "
+                     "words=\"1\" role=\"data\"/>", i, bank * 0x4000 + i);
+    }
+    char to[1200];
+    snprintf(to, sizeof to, "role=\"data\">%s</bank>\n    <bank name=\"MEM1\" base=\"0x4000\" "
+             "words=\"0x4000\" role=\"data weights\">%s</bank>", areas[0], areas[1]);
+    x = edited("role=\"data\"/>\n    <bank name=\"MEM1\" base=\"0x4000\" words=\"0x4000\" "
+               "role=\"data weights\"/>", to, NULL);
+    diag_init(&b, NAME);
+    assert_int_equal(chip_load_mem(x, strlen(x), NAME, &bc, &b), ST_LOGIC);
+    if (diag_find(&b, "chip.area.count") < 0)
+        diag_print(&b, stderr, "test_chip");
+    assert_true(diag_find(&b, "chip.area.count") >= 0);
+    diag_finish(&b);
+    free(x);
     Diag d;
     diag_init(&d, "nope.xml");
     Chip *c = (Chip *)1;
