@@ -24,6 +24,9 @@ typedef struct MTask {
     const ChipPrim *prim;
     int64_t clocks;           /* chip_block_clocks */
     uint32_t cluster;
+    int64_t out_bytes;        /* its output buffer (chip_output_bytes) */
+    uint32_t remote_out;      /* transfers it writes into storage of other cores (or not yet
+                                 placed); at 0 its output buffer is that storage itself */
     int32_t phase;            /* global phase (schedule.c) */
     int slot;                 /* MS_AXON, MS_SOMA1 or MS_SOMA2 */
 } MTask;

@@ -4,12 +4,14 @@
  * (chip_prim_for), hence its P-code and unit (Axon or Soma). What the block needs and the
  * primitive cannot do is a logic error naming the block:
  *   map.prim.none    no primitive of the chip runs this block type, or one of another unit
- *   map.prim.prec    an input storage block's precision is not one the primitive reads
+ *   map.prim.prec    an input storage block's precision is one the chip encodes but the
+ *                    primitive does not read (INT_32 into P41, say); a precision the chip
+ *                    does not encode at all is left to the chip-exactness checks
  *   map.prim.axon    an Axon block reads the output of another Axon block (Axon output is
  *                    int32 and only CADD may take it directly; a Soma must narrow it first)
- *   map.prim.pad     the primitive wants its padding stored in memory (P81, CC2D) and the
- *                    block pads by attributes
  *   map.prim.clock   the clock formula overflows for this block
+ * P81 (CC2D) reads its padding from memory: the backend stores it, chip_storage_bytes counts
+ * it, so padding by attributes is no error here.
  * Requires: a verified, compacted graph and its use index. Guarantees: p->tasks holds every
  * compute block in graph order with its primitive and clocks.
  */
@@ -45,7 +47,9 @@ static void check_block(MapPlan *p, const Block *b, const ChipPrim *pr, Diag *d)
         if (!s || bt_info(s->type)->kind != BK_STORAGE || s->type == BT_SB)
             continue;
         PrecisionId sp = blk_prec(s);
-        if (pr->precs && !(pr->precs & (UINT64_C(1) << sp)))
+        /* a precision the chip does not encode at all (INT_16, INT_9, ...) is the business
+         * of the chip-exactness checks (docs/mapper.md, "Primitives"), not of this one */
+        if (pr->precs && !(pr->precs & (UINT64_C(1) << sp)) && chip_prec(p->chip, sp))
             diag_block(d, ST_LOGIC, "map.prim.prec", b,
                        "reads block %d (%s) of precision %s, which P%02d does not read", s->id,
                        bt_info(s->type)->name, pr_info(sp)->name, pr->pcode);
@@ -66,15 +70,6 @@ static void check_block(MapPlan *p, const Block *b, const ChipPrim *pr, Diag *d)
             }
         }
     }
-    if (pr->pad_in_memory)
-        for (AttrId a = AT_PAD_UP; a <= AT_PAD_RIGHT; a++)
-            if (blk_attr(b, a) != 0) {
-                diag_block(d, ST_LOGIC, "map.prim.pad", b,
-                           "pads by attribute %s = %d; P%02d reads its padding from memory "
-                           "(store the padded input instead)",
-                           at_info(a)->name, blk_attr(b, a), pr->pcode);
-                break;
-            }
 }
 
 Status map_select_prims(MapPlan *p, Diag *d)
@@ -102,7 +97,10 @@ Status map_select_prims(MapPlan *p, Diag *d)
             continue;
         }
         check_block(p, b, pr, d);
-        int64_t clk = chip_block_clocks(p->chip, b);
+        /* with the real input precision; one the chip does not encode counts as INT_8 */
+        int64_t clk = chip_group_clocks(p->chip, g, &p->uses, b);
+        if (clk < 0)
+            clk = chip_block_clocks(p->chip, b);
         if (clk < 0)
             worst = diag_block(d, ST_LOGIC, "map.prim.clock", b,
                                "its clock count on P%02d overflows", pr->pcode);

@@ -7,8 +7,10 @@
  * positions; clusters are numbered by their first block, so the result does not depend on
  * anything but the graph.
  * Memory: every storage block as chip_storage_bytes lays it out for its first reader, every
- * compute block's output buffer (chip_output_bytes), split into static data (weights, biases,
- * tables: what holds its own data) and the rest.
+ * compute block's output buffer (chip_output_bytes) unless all it writes is storage of its
+ * own cluster (the buffer is then that storage; schedule.c drops it too when the readers'
+ * clusters join its core), split into static data (weights, biases, tables: what holds its
+ * own data) and the rest.
  * Transfers: every edge compute -> storage (the router when the two land on different cores),
  * INPUT -> storage and storage -> OUTPUT, with its real byte count: the volume of the
  * interface box at the storage end times the storage precision's bits, rounded up to bytes.
@@ -171,6 +173,8 @@ static Status build_clusters(MapPlan *p, Diag *d)
         int64_t bytes;
         if (kind_of(b) == BK_COMPUTE) {
             bytes = chip_output_bytes(p->chip, b);
+            if (p->task_of[i] != MAP_NONE)
+                p->tasks[p->task_of[i]].out_bytes = bytes;
         } else {
             const Block *reader = NULL;
             for (uint32_t k = 0; k < bu->n_out_edges && !reader; k++) {
@@ -299,5 +303,14 @@ Status map_build_problem(MapPlan *p, Diag *d)
         st = build_order(p, d);
     for (uint32_t t = 0; st == ST_OK && t < p->n_tasks; t++)
         p->tasks[t].cluster = p->cluster_of[p->tasks[t].pos];
+    /* an output buffer that only feeds storage of its own cluster is that storage */
+    for (uint32_t i = 0; st == ST_OK && i < p->n_xfers; i++) {
+        const MXfer *x = &p->xfers[i];
+        if (x->kind == XF_CORE && p->cluster_of[x->store] != p->tasks[x->src_task].cluster)
+            p->tasks[x->src_task].remote_out++;
+    }
+    for (uint32_t t = 0; st == ST_OK && t < p->n_tasks; t++)
+        if (!p->tasks[t].remote_out)
+            p->clusters[p->tasks[t].cluster].mem_data -= p->tasks[t].out_bytes;
     return st;
 }

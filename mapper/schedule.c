@@ -15,6 +15,8 @@
  *     as the receive budget (recv_bytes_per_phase, dest_bytes_per_phase a phase) needs, and
  *     the block runs in Soma2 of the last of them or in a later phase;
  *   - from off chip (INPUT): before the step.
+ * Memory: a core holds its clusters; a block's output buffer is dropped once every block it
+ * writes to sits on its core (the buffer is then the reader's storage itself).
  * A core belongs to one stage, phases [k*M, (k+1)*M) of the global schedule; a stage is a
  * phase group, and all of them run pipelined, so a core's local phase is the global one mod M
  * and a core's receive budget is kept per local phase. A block that cannot run inside its
@@ -230,6 +232,69 @@ static int64_t vcore_mem(const VCore *v)
     return v->mem_weight + v->mem_data;
 }
 
+/* Calls fn for every transfer not yet planned into t's input storage from a block on v. */
+static void each_pending_in(Sched *s, uint32_t t, uint32_t v,
+                            void (*fn)(Sched *, uint32_t xfer, void *), void *arg)
+{
+    MapPlan *p = s->p;
+    const Graph *g = p->g;
+    const BlockUses *bu = &p->uses.blocks[p->tasks[t].pos];
+    for (uint32_t e = 0; e < bu->n_in_edges; e++) {
+        long sp = graph_block_pos(g, g->edges[bu->in_edges[e]]->src);
+        if (sp < 0 || bt_info(g->blocks[sp]->type)->kind != BK_STORAGE)
+            continue;
+        const BlockUses *su = &p->uses.blocks[sp];
+        for (uint32_t j = 0; j < su->n_in_edges; j++) {
+            uint32_t xi = p->xfer_of[su->in_edges[j]];
+            if (xi != MAP_NONE && p->xfers[xi].kind == XF_CORE && !p->xfers[xi].planned &&
+                map_task_vcore(p, p->xfers[xi].src_task) == v)
+                fn(s, xi, arg);
+        }
+    }
+}
+
+/* The pending transfers into one cluster, counted per writer. */
+typedef struct Saving {
+    uint32_t writer[64];
+    uint32_t count[64];
+    uint32_t n;
+} Saving;
+
+static void count_writer(Sched *s, uint32_t xi, void *arg)
+{
+    Saving *sv = arg;
+    uint32_t a = s->p->xfers[xi].src_task, i = 0;
+    while (i < sv->n && sv->writer[i] != a)
+        i++;
+    if (i == sv->n) {
+        if (sv->n == 64)
+            return;
+        sv->writer[sv->n] = a;
+        sv->count[sv->n++] = 0;
+    }
+    sv->count[i]++;
+}
+
+/* Bytes of output buffers on v that t's cluster joining v makes unnecessary. */
+static int64_t saving(Sched *s, uint32_t t, uint32_t v)
+{
+    Saving sv = {.n = 0};
+    each_pending_in(s, t, v, count_writer, &sv);
+    int64_t b = 0;
+    for (uint32_t i = 0; i < sv.n; i++)
+        if (s->p->tasks[sv.writer[i]].remote_out == sv.count[i])
+            b += s->p->tasks[sv.writer[i]].out_bytes;
+    return b;
+}
+
+static void make_local(Sched *s, uint32_t xi, void *arg)
+{
+    (void)arg;
+    MTask *a = &s->p->tasks[s->p->xfers[xi].src_task];
+    if (a->remote_out && --a->remote_out == 0)
+        s->p->vcores[map_task_vcore(s->p, s->p->xfers[xi].src_task)].mem_data -= a->out_bytes;
+}
+
 /* The candidate cores for t's cluster: the cores of the blocks it reads from, most bytes
  * first, where the cluster still fits; *n gets their count. */
 static void candidates(Sched *s, uint32_t t, uint32_t *n)
@@ -250,7 +315,8 @@ static void candidates(Sched *s, uint32_t t, uint32_t *n)
             if (xi == MAP_NONE || p->xfers[xi].kind != XF_CORE || p->xfers[xi].planned)
                 continue;
             uint32_t v = map_task_vcore(p, p->xfers[xi].src_task);
-            if (v == MAP_NONE || vcore_mem(&p->vcores[v]) + need > p->chip->core_budget_bytes)
+            if (v == MAP_NONE ||
+                vcore_mem(&p->vcores[v]) + need - saving(s, t, v) > p->chip->core_budget_bytes)
                 continue;
             uint32_t i = 0;
             while (i < k && s->cand[i] != v)
@@ -325,6 +391,7 @@ static Status place_task(Sched *s, uint32_t t, Diag *d)
                 return oom(d);
         }
         give_core(s, tk->cluster, best_v);
+        each_pending_in(s, t, best_v, make_local, NULL);
         v = best_v;
     }
     int64_t ready;
@@ -381,6 +448,15 @@ Status map_schedule(MapPlan *p, Diag *d)
                 last = p->chunks[k].phase + 1;
             if (map_local(p, p->chunks[k].phase) + 1 > local)
                 local = map_local(p, p->chunks[k].phase) + 1;
+        }
+        for (uint32_t i = 0; i < p->n_xfers; i++) { /* sends off chip after their writers */
+            if (p->xfers[i].kind != XF_OUT)
+                continue;
+            int32_t ph = map_out_phase(p, &p->xfers[i]);
+            if (ph + 1 > last)
+                last = ph + 1;
+            if (map_local(p, ph) + 1 > local)
+                local = map_local(p, ph) + 1;
         }
         uint32_t stages = 0;
         for (uint32_t v = 0; v < p->n_vcores; v++)

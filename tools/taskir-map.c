@@ -1,6 +1,7 @@
 /* taskir-map: maps a TaskGraph onto a chip: a Mapping (.map.pb), and on request a JSON report
  * and an SVG picture. Argument parsing and exit codes only: the mapper is mapper/mapper.h,
- * the chip description taskir/chip.h, the writers taskir/mapping.h and taskir/fileio.h
+ * the passes passes/manager.h (the default list, run first on a graph without groups unless
+ * --no-passes), the chip description taskir/chip.h, the writers taskir/mapping.h and taskir/fileio.h
  * (atomic: a failed run leaves no partial file).
  *
  *   taskir-map IN.pb [--chip CHIP.xml] [-o OUT.map.pb] [--report R.json] [--svg CHIP.svg]
@@ -9,6 +10,7 @@
  */
 #include "cli.h"
 #include "mapper/mapper.h"
+#include "passes/manager.h"
 #include "progress.h"
 #include "taskir/chip.h"
 #include "taskir/fileio.h"
@@ -53,8 +55,8 @@ static const char usage_text[] =
     "  --seed N        seed of the placement's random choices (default 1); one seed, one\n"
     "                  mapping\n"
     "  --effort LEVEL  0 (Scotch's placement alone) to 3 (most refinement); default 1\n"
-    "  --no-passes     map the graph as it is (the mapper's own grouping), without running\n"
-    "                  the default passes first\n"
+    "  --no-passes     map the graph as it is, without running the default passes (those\n"
+    "                  of taskir-opt, docs/passes.md) first on a graph that has no groups\n"
     "  --quiet         no progress line on standard error\n"
     "  --help          print this help and exit\n"
     "  --version       print the version and exit\n"
@@ -220,6 +222,23 @@ static Status svg_fn(const MapPlan *p, void *arg, FILE *f, Diag *d)
     return mapper_svg(p, *(const MapSvgColour *)arg, f, d);
 }
 
+/* The default passes (pass_default_list) over g, fitted to chip. */
+static Status run_passes(Graph *g, const Chip *chip, Diag *d)
+{
+    PassPlan plan;
+    Status st = pass_plan_parse(pass_default_list, &plan, d);
+    if (st != ST_OK)
+        return st == ST_USAGE ? ST_RUNTIME : st; /* the default list is ours: a bug */
+    PassOptions po = {.chip = chip};
+    PassRunOptions ro = {0};
+    st = pass_plan_run(&plan, g, &po, &ro, d);
+    pass_plan_finish(&plan);
+    if (st == ST_OK && verify_graph(g, d) != ST_OK)
+        st = diag_add(d, ST_RUNTIME, "map.internal", NULL,
+                      "the graph fails the verifier after the default passes");
+    return st;
+}
+
 int main(int argc, char **argv)
 {
     Options o;
@@ -239,6 +258,8 @@ int main(int argc, char **argv)
         st = verify_graph(g, &d);
     if (st == ST_OK)
         st = o.chip ? chip_load(o.chip, &chip, &cd) : chip_load_default(&chip, &cd);
+    if (st == ST_OK && !o.no_passes && g->n_groups == 0)
+        st = run_passes(g, chip, &d);
     uint32_t n_rewrites = 0;
     if (st == ST_OK)
         st = mapper_rewrite(g, chip, &n_rewrites, &d);

@@ -7,7 +7,8 @@
 #
 #   sh test_map_example.sh MAP DUMP RUN COMPILE PYTHON MODEL INPUT|- MAXCORES|- [COMPILE-ARGS...]
 # MODEL is a TaskGraph .pb (mapped as it is) or a model taskir-compile reads; INPUT is the
-# input .npy of socket 0 ('-': map and verify only).
+# input .npy of socket 0 ('-': map and verify only). MAXCORES 'fail:RULE': the chip cannot
+# run the model: taskir-map must exit 2 naming RULE and write no file.
 set -eu
 map=$1 dump=$2 run=$3 compile=$4 py=$5 model=$6 input=$7 maxcores=$8
 shift 8
@@ -20,6 +21,18 @@ bad() {
 case $model in
 *.pb) cp "$model" "$tmp/g.pb" ;;
 *) "$compile" "$model" "$@" -o "$tmp/g.pb" || bad "$model does not compile" ;;
+esac
+case $maxcores in
+fail:*)
+    rc=0
+    "$map" "$tmp/g.pb" -o "$tmp/g.map.pb" --report "$tmp/r.json" 2>"$tmp/err" || rc=$?
+    cat "$tmp/err"
+    [ "$rc" = 2 ] || bad "taskir-map exits $rc, not 2"
+    grep -q "\[${maxcores#fail:}\]" "$tmp/err" || bad "no finding [${maxcores#fail:}]"
+    [ ! -e "$tmp/g.map.pb" ] && [ ! -e "$tmp/r.json" ] || bad "a failed run left a file"
+    echo "ok: $model cannot be mapped [${maxcores#fail:}]"
+    exit 0
+    ;;
 esac
 "$map" "$tmp/g.pb" -o "$tmp/g.map.pb" --report "$tmp/r.json" --svg "$tmp/c.svg" ||
     bad "$model does not map"
