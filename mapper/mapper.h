@@ -15,7 +15,9 @@
  *               cost (bytes x XY hops), deterministic for a seed
  *   route.c     XY routes, multicast chains where one source feeds several cores
  * estimate.c then fills the figures per core and phase and the cost terms (mapper_score),
- * emit.c writes the Mapping, report.c the JSON report, svg.c the picture.
+ * grid.c measures placements (the one scorer), emit.c writes the Mapping, report.c the JSON
+ * report, svg.c the picture; plan.c runs the steps in order; rewrite.c rewrites a graph
+ * into what the primitives run before it is planned.
  *
  * A MapPlan reads the graph and the chip it was made from: both must outlive it and stay
  * unchanged. The library never prints; findings go to the Diag.

@@ -2,7 +2,8 @@
  * "Algorithm", step 4).
  *
  * The cores form one grid: the chips of the array side by side (chips_x x chips_y of the
- * description, widened by whole chips when the plan needs more cores), a core at (x, y) of
+ * description, grown by a column or a row of chips on its narrower side while the plan needs
+ * more cores), a core at (x, y) of
  * the grid being core (x mod cores_x, y mod cores_y) of chip (x / cores_x, y / cores_y); an
  * XY route between two cores takes |dx| + |dy| hops, across chip edges too.
  * The traffic graph: a vertex per virtual core, an edge per pair that exchanges bytes, weighed
@@ -24,30 +25,6 @@
 #include <string.h>
 
 void map_scotch_errors(void); /* scotch_err.c */
-
-void map_core_xy(const MapPlan *p, uint32_t k, uint32_t *x, uint32_t *y)
-{
-    *x = k % p->grid_w;
-    *y = k / p->grid_w;
-}
-
-int64_t map_hops(const MapPlan *p, uint32_t a, uint32_t b)
-{
-    uint32_t ax, ay, bx, by;
-    map_core_xy(p, a, &ax, &ay);
-    map_core_xy(p, b, &bx, &by);
-    return (int64_t)(ax > bx ? ax - bx : bx - ax) + (int64_t)(ay > by ? ay - by : by - ay);
-}
-
-int64_t map_vedge_traffic(const MapPlan *p, const uint32_t *where)
-{
-    int64_t sum = 0;
-    for (uint32_t i = 0; i < p->n_vedges; i++) {
-        const VEdge *e = &p->vedges[i];
-        sum += e->bytes * map_hops(p, where[e->a], where[e->b]);
-    }
-    return sum;
-}
 
 static int vedge_cmp(const void *a, const void *b)
 {
@@ -95,8 +72,12 @@ static Status size_grid(MapPlan *p, Diag *d)
     if (!per_chip)
         return diag_add(d, ST_LOGIC, "map.chips", NULL, "the chip has no cores");
     uint64_t chips = (p->n_vcores + per_chip - 1) / per_chip;
-    if (chips > (uint64_t)cx * cy)
-        cx = (uint32_t)((chips + cy - 1) / cy);
+    while ((uint64_t)cx * cy < chips) { /* grow the narrower side of the grid by a chip */
+        if ((uint64_t)cx * c->cores_x <= (uint64_t)cy * c->cores_y)
+            cx++;
+        else
+            cy++;
+    }
     uint64_t w = (uint64_t)cx * c->cores_x, h = (uint64_t)cy * c->cores_y;
     if (w - 1 > (uint64_t)c->hop_max || h - 1 > (uint64_t)c->hop_max)
         return diag_add(d, ST_LOGIC, "map.chips", NULL,

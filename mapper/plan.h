@@ -133,9 +133,11 @@ Status map_build_problem(MapPlan *p, Diag *d);
 Status map_schedule(MapPlan *p, Diag *d);
 /* place.c: the traffic graph between virtual cores, then the placement opt.place asks for. */
 Status map_place(MapPlan *p, Diag *d);
-/* place.c: the grid coordinates of core index k. */
+/* grid.c: the grid coordinates of core index k. */
 void map_core_xy(const MapPlan *p, uint32_t k, uint32_t *x, uint32_t *y);
-/* place.c: unicast traffic of the virtual cores placed at where[v]. */
+/* grid.c: XY hops between two core indices. */
+int64_t map_hops(const MapPlan *p, uint32_t a, uint32_t b);
+/* grid.c: unicast traffic (bytes x hops) of the virtual cores placed at where[v]. */
 int64_t map_vedge_traffic(const MapPlan *p, const uint32_t *where);
 /* place.c: Scotch's placement into where[] (n_vcores entries), collisions resolved. */
 Status map_place_scotch(const MapPlan *p, uint64_t seed, uint32_t *where, Diag *d);
@@ -145,8 +147,6 @@ void map_place_snake(const MapPlan *p, uint32_t *where);
 Status map_refine(MapPlan *p, uint32_t *where, Diag *d);
 /* route.c: relays and hops of every cross transfer. */
 Status map_route(MapPlan *p, Diag *d);
-/* route.c: XY hops between two core indices. */
-int64_t map_hops(const MapPlan *p, uint32_t a, uint32_t b);
 /* estimate.c: per core and phase figures, the cost terms. */
 Status map_estimate(MapPlan *p, Diag *d);
 /* estimate.c: the global phase an XF_OUT transfer leaves its core in (after its writers). */

@@ -98,7 +98,8 @@ static json_object *cost(Jw *j, const MapPlan *p)
     json_object *o = chk(j, json_object_new_object());
     put(j, o, "traffic_byte_hops", jint(j, p->cost.traffic));
     put(j, o, "traffic_unicast_byte_hops", jint(j, p->cost.traffic_unicast));
-    put(j, o, "traffic_scotch_byte_hops", jint(j, p->traffic_scotch));
+    put(j, o, "baseline_scotch_byte_hops", jint(j, p->traffic_scotch));
+    put(j, o, "baseline_snake_byte_hops", jint(j, mapper_baseline_traffic(p, MAP_PLACE_SNAKE, 0)));
     put(j, o, "step_clock", jint(j, p->cost.step_clock));
     return o;
 }

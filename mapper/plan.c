@@ -1,4 +1,4 @@
-/* mapper.c: mapper_plan and its life cycle (mapper.h): the steps in their order, each in its
+/* plan.c: mapper_plan and its life cycle (mapper.h): the steps in their order, each in its
  * own file, and the cost queries over a finished plan. */
 #include "mapper/plan.h"
 
