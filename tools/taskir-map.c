@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #ifndef TASKIR_VERSION
@@ -119,7 +120,7 @@ static int parse_args(int argc, char **argv, Options *o)
             if ((rc = cli_once(TOOL, "--chip", &s_chip)) >= 0)
                 return rc;
             if (!v || !*v)
-                return usage_error("usage.chip", "--chip needs a file name");
+                return usage_error("usage.args", "--chip needs a file name");
             o->chip = v;
         } else if ((v = cli_opt_value(argc, argv, &i, "-o", &m)), m) {
             if ((rc = cli_once(TOOL, "-o", &s_out)) >= 0)
@@ -193,33 +194,59 @@ static int parse_args(int argc, char **argv, Options *o)
     return -1;
 }
 
-/* Writes what fn prints into path atomically ("-" = stdout). */
-static Status write_text(const char *path, Status (*fn)(const MapPlan *, void *, FILE *, Diag *),
-                         const MapPlan *p, void *arg, Diag *d)
+/* What fn prints, into a malloc'd buffer *buf of *len bytes. */
+static Status print_to(Status (*fn)(const MapPlan *, const void *, FILE *, Diag *),
+                       const MapPlan *p, const void *arg, char **buf, size_t *len, Diag *d)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
+    FILE *f = open_memstream(buf, len);
     if (!f)
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
     Status st = fn(p, arg, f, d);
     if (fclose(f) != 0 && st == ST_OK)
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
-    if (st == ST_OK)
-        st = tir_write_file_atomic(path, buf, len, d);
-    free(buf);
     return st;
 }
 
-static Status report_fn(const MapPlan *p, void *arg, FILE *f, Diag *d)
+static Status report_fn(const MapPlan *p, const void *arg, FILE *f, Diag *d)
 {
     (void)arg;
     return mapper_report_json(p, f, d);
 }
 
-static Status svg_fn(const MapPlan *p, void *arg, FILE *f, Diag *d)
+static Status svg_fn(const MapPlan *p, const void *arg, FILE *f, Diag *d)
 {
     return mapper_svg(p, *(const MapSvgColour *)arg, f, d);
+}
+
+/* Writes the outputs all or none: each into a temporary file beside it, and only when every
+ * one is written are they renamed into place (fileio.h). Messages name the file and are
+ * printed here. */
+static Status write_all(const char *const *path, const void *const *buf, const size_t *len,
+                        size_t n)
+{
+    TirAtomicFile *f[3] = {NULL, NULL, NULL};
+    Diag d[3];
+    Status st = ST_OK;
+    for (size_t k = 0; k < n; k++)
+        diag_init(&d[k], path[k] ? cli_name(path[k], true) : NULL);
+    for (size_t k = 0; k < n && st == ST_OK; k++) {
+        if (!path[k])
+            continue;
+        struct iovec iov = {(void *)buf[k], len[k]};
+        st = tir_atomic_open(path[k], &f[k], &d[k]);
+        if (st == ST_OK)
+            st = tir_atomic_writev(f[k], &iov, 1, &d[k]);
+    }
+    for (size_t k = 0; k < n; k++) {
+        if (f[k]) {
+            Status c = tir_atomic_close(f[k], st == ST_OK, &d[k]);
+            if (st == ST_OK)
+                st = c;
+        }
+        diag_print(&d[k], stderr, TOOL);
+        diag_finish(&d[k]);
+    }
+    return st;
 }
 
 /* The default passes (pass_default_list) over g, fitted to chip. */
@@ -245,7 +272,7 @@ int main(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0)
         return rc;
-    Diag d, cd, od; /* the graph's findings, the chip description's, an output's */
+    Diag d, cd; /* the graph's findings, the chip description's */
     diag_init(&d, cli_name(o.in, false));
     diag_init(&cd, o.chip ? cli_name(o.chip, false) : "(built-in chip)");
     Graph *g = NULL;
@@ -272,18 +299,13 @@ int main(int argc, char **argv)
         st = mapper_plan(g, chip, &o.map, &plan, &d);
         cli_progress_end(&prog);
     }
-    if (st == ST_OK && o.report) {
-        diag_init(&od, cli_name(o.report, true));
-        st = write_text(o.report, report_fn, plan, NULL, &od);
-        diag_print(&od, stderr, TOOL);
-        diag_finish(&od);
-    }
-    if (st == ST_OK && o.svg) {
-        diag_init(&od, cli_name(o.svg, true));
-        st = write_text(o.svg, svg_fn, plan, &o.colour, &od);
-        diag_print(&od, stderr, TOOL);
-        diag_finish(&od);
-    }
+    char *rep = NULL, *svg = NULL;
+    uint8_t *pb = NULL;
+    size_t rep_len = 0, svg_len = 0, pb_len = 0;
+    if (st == ST_OK && o.report)
+        st = print_to(report_fn, plan, NULL, &rep, &rep_len, &d);
+    if (st == ST_OK && o.svg)
+        st = print_to(svg_fn, plan, &o.colour, &svg, &svg_len, &d);
     if (st == ST_OK) {
         st = mapper_emit(plan, g, &m, &d);
         g = NULL; /* the mapping owns it (or it is gone) */
@@ -298,13 +320,22 @@ int main(int argc, char **argv)
         }
         diag_finish(&vd);
     }
-    diag_init(&od, cli_name(o.out ? o.out : "-", true));
     if (st == ST_OK)
-        st = mapping_save_pb(m, o.out ? o.out : "-", &od);
+        st = mapping_pack(m, &pb, &pb_len, &d);
+    bool written = false; /* write_all printed its messages */
+    if (st == ST_OK) {
+        const char *paths[3] = {o.out ? o.out : "-", o.report, o.svg};
+        const void *bufs[3] = {pb, rep, svg};
+        size_t lens[3] = {pb_len, rep_len, svg_len};
+        st = write_all(paths, bufs, lens, 3);
+        written = true;
+    }
+    free(rep);
+    free(svg);
+    free(pb);
     diag_print(&cd, stderr, TOOL);
     diag_print(&d, stderr, TOOL);
-    diag_print(&od, stderr, TOOL);
-    if (st != ST_OK && d.n == 0 && cd.n == 0 && od.n == 0 && !o.report && !o.svg)
+    if (st != ST_OK && d.n == 0 && cd.n == 0 && !written)
         fprintf(stderr, "%s: %s: failed\n", TOOL, cli_name(o.in, false));
     mapping_destroy(m);
     mapper_plan_destroy(plan);
@@ -312,6 +343,5 @@ int main(int argc, char **argv)
     chip_destroy(chip);
     diag_finish(&d);
     diag_finish(&cd);
-    diag_finish(&od);
     return (int)st;
 }
