@@ -61,37 +61,53 @@ static void prec_range(const Block *b, int32_t *lo, int32_t *hi)
     *hi = pi && pi->hi < INT32_MAX ? (int32_t)pi->hi : INT32_MAX;
 }
 
-/* Turns n wrapped uint32 accumulators (stored in out) into int32 results clamped to the
- * block's precision. */
+/* Turns wrapped uint32 accumulators into int32 results clamped to [lo, hi]: nf of them at
+ * out + p * step for each p < np. Without a clamp there is nothing to do: int32_t is two's
+ * complement, so the bits stored as uint32_t already read as the wrapped int32. */
+static void finish_span(int32_t *out, int64_t np, int64_t step, int64_t nf, int32_t lo,
+                        int32_t hi)
+{
+    if (lo == INT32_MIN && hi == INT32_MAX)
+        return;
+    for (int64_t p = 0; p < np; p++) {
+        int32_t *o = out + p * step;
+        for (int64_t f = 0; f < nf; f++) {
+            int32_t v = u2i((uint32_t)o[f]);
+            o[f] = v < lo ? lo : v > hi ? hi : v;
+        }
+    }
+}
+
+/* finish_span for n results in a row, clamped to the block's precision. */
 static void finish(const Block *b, int32_t *out, int64_t n)
 {
     int32_t lo, hi;
     prec_range(b, &lo, &hi);
-    uint32_t *u = (uint32_t *)out;
-    if (lo == INT32_MIN && hi == INT32_MAX) {
-        for (int64_t i = 0; i < n; i++)
-            out[i] = u2i(u[i]);
-        return;
-    }
-    for (int64_t i = 0; i < n; i++) {
-        int32_t v = u2i(u[i]);
-        out[i] = v < lo ? lo : v > hi ? hi : v;
+    finish_span(out, 1, n, n, lo, hi);
+}
+
+/* Sets nf channels at out + p * step for each p < np to the bias of channels f0 ... f0 +
+ * nf - 1: the bias cluster's [f] or CONSTANT_B. */
+static void fill_bias_span(const SimBlock *sb, uint32_t *out, int64_t np, int64_t step,
+                           int64_t f0, int64_t nf)
+{
+    if (sb->bias >= 0) {
+        const int32_t *bv = sb->in[sb->bias].data + f0;
+        for (int64_t p = 0; p < np; p++)
+            for (int64_t f = 0; f < nf; f++)
+                out[p * step + f] = (uint32_t)bv[f];
+    } else {
+        uint32_t c = (uint32_t)blk_attr(sb->b, AT_CONSTANT_B);
+        for (int64_t p = 0; p < np; p++)
+            for (int64_t f = 0; f < nf; f++)
+                out[p * step + f] = c;
     }
 }
 
-/* Fills out ([p][f], p < np) with the bias: the bias cluster's [f] or CONSTANT_B. */
+/* Fills out ([p][f], p < np) with the bias. */
 static void fill_bias(const SimBlock *sb, uint32_t *out, int64_t np, int64_t nf)
 {
-    if (sb->bias >= 0) {
-        const int32_t *bv = sb->in[sb->bias].data;
-        for (int64_t p = 0; p < np; p++)
-            for (int64_t f = 0; f < nf; f++)
-                out[p * nf + f] = (uint32_t)bv[f];
-    } else {
-        uint32_t c = (uint32_t)blk_attr(sb->b, AT_CONSTANT_B);
-        for (int64_t i = 0; i < np * nf; i++)
-            out[i] = c;
-    }
+    fill_bias_span(sb, out, np, nf, 0, nf);
 }
 
 static void shape_of(const SimBlock *sb, int64_t s[TIR_NDIMS])
@@ -420,34 +436,37 @@ static int64_t scratch_CVM(const SimBlock *sb)
 }
 
 /* Packs the weights W[f][r][k] into the layout above; false when one is not an int8 (the
- * packed values are then meaningless). */
+ * packed values are then meaningless). Four weights (r = 4q ... 4q + 3 of one channel and
+ * tap) make one 32-bit store. */
 static bool pack_weights8(const int32_t *W, const Win *w, const Conv8 *c, uint32_t *pack)
 {
     int64_t KK = w->KY * w->KX, nq = c->nq, R = w->R;
-    int8_t *wq = (int8_t *)pack;
     uint32_t *corr = pack + c->w_words, *rowcorr = corr + c->corr_words;
     uint32_t bits = 0;
     for (int64_t f0 = 0; f0 < w->F; f0 += DOT8_BLOCK) {
         int64_t nf = min64(DOT8_BLOCK, w->F - f0), fb = round_lanes(nf);
-        int8_t *wb = wq + f0 * KK * nq * 4;
+        uint32_t *wb = pack + f0 * KK * nq; /* one word per group of four weights */
         uint32_t *cb = corr + f0 * KK, *rb = rowcorr + f0 * w->KY;
-        memset(wb, 0, (size_t)(KK * nq * fb * 4));
+        memset(wb, 0, (size_t)(KK * nq * fb) * sizeof *wb);
         memset(cb, 0, (size_t)(KK * fb) * sizeof *cb);
         memset(rb, 0, (size_t)(w->KY * fb) * sizeof *rb);
-        for (int64_t f = 0; f < nf; f++) {
-            const int32_t *wf = W + (f0 + f) * R * KK;
-            for (int64_t r = 0; r < R; r++)
-                for (int64_t k = 0; k < KK; k++) {
-                    int32_t v = wf[r * KK + k];
-                    bits |= (uint32_t)v + 128u;
-                    wb[((k * nq + r / 4) * fb + f) * 4 + r % 4] =
-                        (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v);
-                    cb[k * fb + f] += (uint32_t)v * 128u;
+        for (int64_t f = 0; f < nf; f++)
+            for (int64_t k = 0; k < KK; k++) {
+                const int32_t *wk = W + (f0 + f) * R * KK + k;
+                uint32_t sum = 0;
+                for (int64_t q = 0; q < nq; q++) {
+                    uint8_t g[4] = {0, 0, 0, 0};
+                    for (int64_t j = 0; j < 4 && 4 * q + j < R; j++) {
+                        uint32_t u = (uint32_t)wk[(4 * q + j) * KK];
+                        bits |= u + 128u;
+                        sum += u;
+                        g[j] = (uint8_t)u;
+                    }
+                    memcpy(&wb[(k * nq + q) * fb + f], g, sizeof g);
                 }
-        }
-        for (int64_t k = 0; k < KK; k++)
-            for (int64_t f = 0; f < fb; f++)
-                rb[(k / w->KX) * fb + f] += cb[k * fb + f];
+                cb[k * fb + f] = sum * 128u;
+                rb[(k / w->KX) * fb + f] += sum * 128u;
+            }
     }
     return bits <= 255u;
 }
@@ -472,6 +491,10 @@ SIM_HOT static bool pack_input8(const int32_t *in, int64_t np, int64_t R, int64_
     return bits <= 255u;
 }
 
+/* The rows of output a work unit takes: its output and input bytes stay in the cache
+ * (about half of a 1 MiB level 2) while every tap row passes. */
+#define DOT8_CHUNK_BYTES ((int64_t)512 * 1024)
+
 typedef struct Conv8Ctx {
     const SimBlock *sb;
     Win w;
@@ -480,17 +503,22 @@ typedef struct Conv8Ctx {
     const uint32_t *corr, *rowcorr;
     const uint8_t *xq;
     SimDot8Fn dot;
+    int64_t rows, nb;   /* output rows per chunk, channel blocks */
+    int32_t lo, hi;     /* the precision's range */
 } Conv8Ctx;
 
-/* Work units u: channel block u / Y, output row u % Y. For each block and tap row ky the
- * rows in turn: with dilation 1 along x, the columns whose taps all fall inside the image
- * take the row's KX taps in one call (their weights and their input bytes are contiguous),
- * the others one call per tap inside the image. */
-static void conv8_units(void *p, int64_t lo, int64_t hi)
+/* Output rows [y0, y1) of channel block b (channels f0 .. f0 + nf - 1): the bias, the taps,
+ * the clamp. For each tap row ky the rows in turn: with dilation 1 along x, the columns
+ * whose taps all fall inside the image take the row's KX taps in one call (their weights and
+ * their input bytes are contiguous), the others one call per tap inside the image. */
+static void conv8_chunk(const Conv8Ctx *c, int64_t b, int64_t y0, int64_t y1)
 {
-    const Conv8Ctx *c = p;
     const Win *w = &c->w;
-    int64_t Y = w->Y, X = w->X, F = w->F, KX = w->KX, nq = c->c.nq, px = nq * 4;
+    int64_t X = w->X, F = w->F, KX = w->KX, nq = c->c.nq, px = nq * 4;
+    int64_t f0 = b * DOT8_BLOCK, nf = min64(DOT8_BLOCK, F - f0), fb = round_lanes(nf);
+    const int8_t *wb = c->wq + f0 * w->KY * KX * nq * 4;
+    const uint32_t *cb = c->corr + f0 * w->KY * KX, *rb = c->rowcorr + f0 * w->KY;
+    uint32_t *out = (uint32_t *)c->sb->result + y0 * X * F + f0;
     int64_t clo = 0, chi = 0;
     if (w->dx == 1) {
         int64_t a0, b0, a1, b1;
@@ -499,50 +527,56 @@ static void conv8_units(void *p, int64_t lo, int64_t hi)
         clo = max64(a0, a1);
         chi = max64(clo, min64(b0, b1));
     }
-    for (int64_t b = lo / Y; b * Y < hi; b++) {
-        int64_t f0 = b * DOT8_BLOCK, nf = min64(DOT8_BLOCK, F - f0), fb = round_lanes(nf);
-        const int8_t *wb = c->wq + f0 * w->KY * KX * nq * 4;
-        const uint32_t *cb = c->corr + f0 * w->KY * KX, *rb = c->rowcorr + f0 * w->KY;
-        int64_t y0 = max64(lo - b * Y, 0), y1 = min64(hi - b * Y, Y);
-        for (int64_t ky = 0; ky < w->KY; ky++) {
-            int64_t ylo, yhi;
-            tap_range(ky * w->dy - w->pu, w->sy, w->IY, Y, &ylo, &yhi);
-            for (int64_t oy = max64(ylo, y0); oy < min64(yhi, y1); oy++) {
-                int64_t iy = oy * w->sy + ky * w->dy - w->pu;
-                uint32_t *row = (uint32_t *)c->sb->result + oy * X * F + f0;
-                const uint8_t *xrow = c->xq + iy * w->IX * px;
-                if (clo < chi)
-                    c->dot(row + clo * F, F, xrow + (clo * w->sx - w->pl) * px, w->sx * px,
-                           chi - clo, wb + ky * KX * nq * fb * 4, rb + ky * fb, KX * nq, nf);
-                for (int64_t kx = 0; kx < KX; kx++) {
-                    int64_t k = ky * KX + kx, off = kx * w->dx - w->pl, tlo, thi;
-                    tap_range(off, w->sx, w->IX, X, &tlo, &thi);
-                    int64_t part[2][2] = {{tlo, thi}, {0, 0}}; /* the columns not folded */
-                    if (clo < chi) {
-                        part[0][1] = min64(thi, clo);
-                        part[1][0] = max64(tlo, chi);
-                        part[1][1] = thi;
-                    }
-                    for (int i = 0; i < 2; i++)
-                        if (part[i][0] < part[i][1])
-                            c->dot(row + part[i][0] * F, F,
-                                   xrow + (part[i][0] * w->sx + off) * px, w->sx * px,
-                                   part[i][1] - part[i][0], wb + k * nq * fb * 4, cb + k * fb,
-                                   nq, nf);
+    fill_bias_span(c->sb, out, (y1 - y0) * X, F, f0, nf);
+    for (int64_t ky = 0; ky < w->KY; ky++) {
+        int64_t ylo, yhi;
+        tap_range(ky * w->dy - w->pu, w->sy, w->IY, w->Y, &ylo, &yhi);
+        for (int64_t oy = max64(ylo, y0); oy < min64(yhi, y1); oy++) {
+            int64_t iy = oy * w->sy + ky * w->dy - w->pu;
+            uint32_t *row = out + (oy - y0) * X * F;
+            const uint8_t *xrow = c->xq + iy * w->IX * px;
+            if (clo < chi)
+                c->dot(row + clo * F, F, xrow + (clo * w->sx - w->pl) * px, w->sx * px,
+                       chi - clo, wb + ky * KX * nq * fb * 4, rb + ky * fb, KX * nq, nf);
+            for (int64_t kx = 0; kx < KX; kx++) {
+                int64_t k = ky * KX + kx, off = kx * w->dx - w->pl, tlo, thi;
+                tap_range(off, w->sx, w->IX, X, &tlo, &thi);
+                int64_t part[2][2] = {{tlo, thi}, {0, 0}}; /* the columns not folded */
+                if (clo < chi) {
+                    part[0][1] = min64(thi, clo);
+                    part[1][0] = max64(tlo, chi);
+                    part[1][1] = thi;
                 }
+                for (int i = 0; i < 2; i++)
+                    if (part[i][0] < part[i][1])
+                        c->dot(row + part[i][0] * F, F, xrow + (part[i][0] * w->sx + off) * px,
+                               w->sx * px, part[i][1] - part[i][0], wb + k * nq * fb * 4,
+                               cb + k * fb, nq, nf);
             }
         }
     }
+    finish_span((int32_t *)out, (y1 - y0) * X, F, nf, c->lo, c->hi);
 }
 
-/* Runs sb (CC, CC2D, CVM) on the int8 path when it applies (see above); false otherwise. */
+/* Work units u: chunk u / nb of output rows, channel block u % nb. */
+static void conv8_units(void *p, int64_t lo, int64_t hi)
+{
+    const Conv8Ctx *c = p;
+    for (int64_t u = lo; u < hi; u++) {
+        int64_t y0 = u / c->nb * c->rows;
+        conv8_chunk(c, u % c->nb, y0, min64(y0 + c->rows, c->w.Y));
+    }
+}
+
+/* Runs sb (CC, CC2D, CVM) on the int8 path when it applies (see above), bias and clamp
+ * included; false otherwise. */
 static bool run_dot8(SimRun *run, SimBlock *sb)
 {
     SimPack *pk = &sb->pack;
     SimDot8Fn dot = sim_dot8_vnni();
     if (!pk->data || !dot)
         return false;
-    Conv8Ctx c = {sb, {0}, {0}, NULL, NULL, NULL, NULL, dot};
+    Conv8Ctx c = {sb, {0}, {0}, NULL, NULL, NULL, NULL, dot, 0, 0, 0, 0};
     win8_of(sb, &c.w);
     conv8_of(&c.w, &c.c);
     if (!pk->packed) {
@@ -556,9 +590,12 @@ static bool run_dot8(SimRun *run, SimBlock *sb)
     c.corr = pk->data + c.c.w_words;
     c.rowcorr = c.corr + c.c.corr_words;
     c.xq = xq;
-    int64_t nb = (c.w.F + DOT8_BLOCK - 1) / DOT8_BLOCK;
-    fill_bias(sb, (uint32_t *)sb->result, c.w.Y * c.w.X, c.w.F);
-    sim_parallel(run, nb * c.w.Y, sim_kernel_work(sb), conv8_units, &c);
+    c.nb = (c.w.F + DOT8_BLOCK - 1) / DOT8_BLOCK;
+    int64_t row_bytes = c.w.X * DOT8_BLOCK * 4 + c.w.sy * c.w.IX * c.c.nq * 4;
+    c.rows = max64(1, min64(c.w.Y, DOT8_CHUNK_BYTES / row_bytes));
+    prec_range(sb->b, &c.lo, &c.hi);
+    int64_t chunks = (c.w.Y + c.rows - 1) / c.rows;
+    sim_parallel(run, chunks * c.nb, sim_kernel_work(sb), conv8_units, &c);
     return true;
 }
 
@@ -568,10 +605,8 @@ static Status run_CC(SimRun *run, SimBlock *sb, Diag *d)
     ConvCtx c = {sb, {0}, run->wscratch};
     win_of(sb, &c.w);
     const Win *w = &c.w;
-    if (run_dot8(run, sb)) {
-        finish(sb->b, sb->result, sb->result_vol);
+    if (run_dot8(run, sb))
         return ST_OK;
-    }
     /* wt[ky][kx][r][f] = W[f][r][ky][kx] */
     const int32_t *W = sb->in[1].data;
     uint32_t *wt = run->wscratch;
@@ -623,10 +658,8 @@ SIM_HOT static void cvm_range(void *p, int64_t f0, int64_t f1)
 static Status run_CVM(SimRun *run, SimBlock *sb, Diag *d)
 {
     (void)d;
-    if (run_dot8(run, sb)) {
-        finish(sb->b, sb->result, sb->result_vol);
+    if (run_dot8(run, sb))
         return ST_OK;
-    }
     int64_t s[TIR_NDIMS];
     shape_of(sb, s);
     fill_bias(sb, (uint32_t *)sb->result, 1, s[D_F]);
