@@ -156,26 +156,35 @@ static void conv_step(SimRun *run, const ConvRun *cr, const int32_t *x, bool wfe
     free(want);
 }
 
-/* Constant weights: packed once, right at every step while the input changes (int8, then
- * one value outside int8, then int8 again). */
-static void test_constant_weights_across_steps(void **state)
+/* Four steps on threads threads, each with a new input x (int8; at step 2, with constant
+ * weights, one value outside int8) and, when wfed, new weights (at step 1 one outside
+ * int8). */
+static void steps_case(uint32_t seed, bool wfed, uint32_t threads)
 {
-    (void)state;
-    StRng r = {1234};
+    StRng r = {seed};
     ConvRun cr;
-    conv_graph(&cr, &r, false);
-    SimOptions o = {1, 1, false};
+    conv_graph(&cr, &r, wfed);
+    SimOptions o = {threads, 1, false};
     SimRun *run = st_create(cr.g, &o);
-    int64_t nx = (int64_t)cr.v.IY * cr.v.IX * cr.v.R;
+    int64_t nx = (int64_t)cr.v.IY * cr.v.IX * cr.v.R, nw = (int64_t)cr.v.F * cr.v.R;
     for (int t = 0; t < 4; t++) {
+        for (int64_t i = 0; wfed && i < nw; i++)
+            cr.w[i] = t == 1 && i == nw - 1 ? -1000 : st_range(&r, -128, 127);
         int32_t *x = values(&r, nx, -128, 127);
-        if (t == 2)
+        if (t == 2 && !wfed)
             x[nx / 2] = 200;
-        conv_step(run, &cr, x, false);
+        conv_step(run, &cr, x, wfed);
         free(x);
     }
     sim_destroy(run);
     conv_free(&cr);
+}
+
+/* Constant weights: packed once, right at every step while the input changes. */
+static void test_constant_weights_across_steps(void **state)
+{
+    (void)state;
+    steps_case(1234, false, 1);
 }
 
 /* Weights from an INPUT block: packed again at every step; a step whose weights are not all
@@ -183,40 +192,15 @@ static void test_constant_weights_across_steps(void **state)
 static void test_fed_weights_repacked(void **state)
 {
     (void)state;
-    StRng r = {4321};
-    ConvRun cr;
-    conv_graph(&cr, &r, true);
-    SimOptions o = {1, 1, false};
-    SimRun *run = st_create(cr.g, &o);
-    int64_t nx = (int64_t)cr.v.IY * cr.v.IX * cr.v.R, nw = (int64_t)cr.v.F * cr.v.R;
-    for (int t = 0; t < 4; t++) {
-        for (int64_t i = 0; i < nw; i++)
-            cr.w[i] = st_range(&r, -128, 127);
-        if (t == 1)
-            cr.w[nw - 1] = -1000;
-        int32_t *x = values(&r, nx, -128, 127);
-        conv_step(run, &cr, x, true);
-        free(x);
-    }
-    sim_destroy(run);
-    conv_free(&cr);
+    steps_case(4321, true, 1);
 }
 
 /* Two threads split the chunks and channel blocks: the same results. */
 static void test_two_threads(void **state)
 {
     (void)state;
-    StRng r = {777};
-    ConvRun cr;
-    conv_graph(&cr, &r, false);
-    SimOptions o = {2, 1, false};
-    SimRun *run = st_create(cr.g, &o);
-    int32_t *x = values(&r, (int64_t)cr.v.IY * cr.v.IX * cr.v.R, -128, 127);
-    conv_step(run, &cr, x, false);
-    conv_step(run, &cr, x, false);
-    free(x);
-    sim_destroy(run);
-    conv_free(&cr);
+    steps_case(777, false, 2);
+    steps_case(778, true, 2);
 }
 
 int main(void)
