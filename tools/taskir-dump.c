@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "taskir/chip.h"
 #include "taskir/fileio.h"
+#include "taskir/filemap.h"
 #include "taskir/mapping.h"
 #include "taskir/pbio.h"
 #include "taskir/print.h"
@@ -271,15 +272,16 @@ static Status run_chip(const Options *o, const char *name, const uint8_t *in, si
  * json), not to be printed again. */
 static Status run(const Options *o, const char *name, Diag *d, Diag *od, bool *reported)
 {
-    uint8_t *in = NULL;
-    size_t in_len = 0;
+    TirFileBytes file;
     *reported = false;
-    Status st = tir_read_file(o->file, TIR_MAX_FILE_BYTES, &in, &in_len, d);
+    Status st = tir_file_bytes(o->file, TIR_MAX_FILE_BYTES, &file, d);
     if (st != ST_OK)
         return st;
+    const uint8_t *in = file.p;
+    size_t in_len = file.len;
     if (o->input == IN_CHIP || (o->input == IN_AUTO && chip_looks_like(in, in_len))) {
         st = run_chip(o, name, in, in_len, d, od, reported);
-        free(in);
+        tir_file_release(&file);
         return st;
     }
     bool is_map = o->input == IN_MAPPING ||
@@ -293,7 +295,7 @@ static Status run(const Options *o, const char *name, Diag *d, Diag *od, bool *r
     } else {
         st = graph_load_pb_mem(in, in_len, &g, d);
     }
-    free(in);
+    tir_file_release(&file);
     bool json_report = o->verify && o->format != PF_DOT && o->format_given && !o->summary &&
                        !o->has_block;
     if (st == ST_LOGIC && json_report) {
