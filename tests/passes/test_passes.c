@@ -125,6 +125,11 @@ static void test_table(void **state)
     assert_int_equal(pass_plan_parse(pass_default_list, &p, &d), ST_OK);
     assert_true(p.n >= 2);
     assert_true(pass_plan_has(&p, "dce"));
+    pass_plan_finish(&p);
+    /* blanks around the names are read past */
+    assert_int_equal(pass_plan_parse(" dce , group", &p, &d), ST_OK);
+    assert_int_equal(p.n, 2);
+    assert_string_equal(p.passes[1]->name, "group");
     assert_true(pass_plan_has(&p, "group"));
     assert_false(pass_plan_has(&p, "nope"));
     pass_plan_finish(&p);
