@@ -4,8 +4,9 @@
  * CVVH, CAX, CVS) whose result goes, whole and unrearranged, through one storage block to one
  * Soma operation (CCMPB, CCMPS, CLUT) shares a group with it when the pair fits one core: the
  * core runs the Axon and the Soma as Axon and Soma1 of one phase. Before pairing it removes
- * the blocks that only copy (fuse_copy.c) and merges storage that holds the same data
- * (fuse_merge.c). Invalidates PROP_REPLICATED (merged storage may feed several groups) and
+ * the blocks that only copy (fuse_copy.c); after it, it merges storage that holds the same
+ * data (fuse_merge.c), within a group or outside groups (merging first would give a storage
+ * block that ends a pair a second reader, and the pair would be lost). Invalidates PROP_REPLICATED (merged storage may feed several groups) and
  * PROP_GROUPED (groups are joined). Outputs never change: pairing only writes groups, the
  * other two steps keep every value every consumer reads.
  *
@@ -245,8 +246,8 @@ Status pass_fuse(Graph *g, const PassOptions *o, Diag *d)
     uint32_t n = 0;
     Status st = fuse_drop_copies(g, d, &n);
     if (st == ST_OK)
-        st = fuse_merge_storage(g, d, &n);
-    if (st == ST_OK)
         st = fuse_pairs(g, o->chip, d, &n);
+    if (st == ST_OK)
+        st = fuse_merge_storage(g, d, &n);
     return st;
 }

@@ -1,6 +1,6 @@
 /* fuse_internal.h: the three steps of the fuse pass (fuse.c runs them in this order, each
- * ending with a compacted graph): copies removed (fuse_copy.c), storage holding the same data
- * merged (fuse_merge.c), Axon + Soma pairs grouped (fuse.c). Each adds the number of things
+ * ending with a compacted graph): copies removed (fuse_copy.c), Axon + Soma pairs grouped
+ * (fuse.c), storage holding the same data merged (fuse_merge.c). Each adds the number of things
  * it did to *n. ST_RUNTIME [oom] when out of memory (the graph is then unusable).
  */
 #ifndef TASKIR_PASSES_FUSE_INTERNAL_H
