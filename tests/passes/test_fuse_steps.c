@@ -100,34 +100,60 @@ static Block *add_bias(Graph *g, Block *s, Block *b, int32_t socket, const char 
     return c;
 }
 
-static Status merge(Graph *g)
+/* Runs one step of a pass on g; its findings are printed when it fails. */
+static Status step(Graph *g, Status (*fn)(Graph *, Diag *, uint32_t *))
 {
     Diag d;
     diag_init(&d, "test");
     uint32_t n = 0;
-    Status st = fuse_merge_storage(g, &d, &n);
+    Status st = fn(g, &d, &n);
+    if (st != ST_OK)
+        diag_print(&d, stderr, "test");
     diag_finish(&d);
     return st;
+}
+
+static Status replicate_step(Graph *g, Diag *d, uint32_t *n)
+{
+    (void)n;
+    PassOptions o = {0};
+    return pass_replicate(g, &o, d);
+}
+
+static Status merge(Graph *g)
+{
+    return step(g, fuse_merge_storage);
 }
 
 static Status drop_copies(Graph *g)
 {
-    Diag d;
-    diag_init(&d, "test");
-    uint32_t n = 0;
-    Status st = fuse_drop_copies(g, &d, &n);
-    diag_finish(&d);
-    return st;
+    return step(g, fuse_drop_copies);
 }
 
 static Status replicate(Graph *g)
 {
-    Diag d;
-    diag_init(&d, "test");
-    PassOptions o = {0};
-    Status st = pass_replicate(g, &o, &d);
-    diag_finish(&d);
-    return st;
+    return step(g, replicate_step);
+}
+
+/* Runs fn on g, which must then verify, simulate to the outputs it had and have delta
+ * blocks more. */
+static void check(Graph *g, Status (*fn)(Graph *), int delta, const char *what)
+{
+    Before b;
+    before(g, &b);
+    int64_t n0 = g->n_blocks;
+    assert_int_equal(fn(g), ST_OK);
+    after(g, &b, what);
+    assert_int_equal((int64_t)g->n_blocks, n0 + delta);
+}
+
+/* The edge a -> b, or NULL. */
+static const Edge *edge_between(const Graph *g, const Block *a, const Block *b)
+{
+    for (uint32_t i = 0; i < g->n_edges; i++)
+        if (g->edges[i]->src == a->id && g->edges[i]->dst == b->id)
+            return g->edges[i];
+    return NULL;
 }
 
 static const int64_t B1234[4] = {1, 2, 3, 4}, B1235[4] = {1, 2, 3, 5};
@@ -150,12 +176,8 @@ static void test_merge_data(void **state)
 {
     (void)state;
     Graph *g = three_biases();
-    Before b;
-    before(g, &b);
     uint32_t n0 = g->n_blocks;
-    assert_int_equal(merge(g), ST_OK);
-    after(g, &b, "merge data");
-    assert_int_equal(g->n_blocks, n0 - 1);
+    check(g, merge, -1, "merge data");
     assert_null(pt_by_name(g, "b2"));
     assert_non_null(pt_by_name(g, "b3"));
     const Block *b1 = pt_by_name(g, "b1"), *c2 = pt_by_name(g, "c2");
@@ -239,12 +261,7 @@ static void test_merge_fed(void **state)
     scale(g, q, 3, 1, "vq");
     scale(g, r, 5, 2, "vr");
     scale(g, s, 7, 3, "vs");
-    Before b;
-    before(g, &b);
-    uint32_t n0 = g->n_blocks;
-    assert_int_equal(merge(g), ST_OK);
-    after(g, &b, "merge fed");
-    assert_int_equal(g->n_blocks, n0 - 1);
+    check(g, merge, -1, "merge fed");
     assert_null(pt_by_name(g, "q"));
     assert_non_null(pt_by_name(g, "r"));
     assert_non_null(pt_by_name(g, "s"));
@@ -333,19 +350,10 @@ static void test_copy_same_type(void **state)
     Block *(*makers[])(Graph *) = {copy_cadd, copy_cvs, copy_ccmpb};
     for (size_t k = 0; k < sizeof makers / sizeof *makers; k++) {
         Graph *g = copy_chain(makers[k], BT_SI);
-        Before b;
-        before(g, &b);
-        uint32_t n0 = g->n_blocks;
-        assert_int_equal(drop_copies(g), ST_OK);
-        after(g, &b, "copy removed");
-        assert_int_equal(g->n_blocks, n0 - 2);
+        check(g, drop_copies, -2, "copy removed");
         assert_null(pt_by_name(g, "copy"));
         assert_null(pt_by_name(g, "s2"));
-        const Block *v = pt_by_name(g, "v"), *s1 = pt_by_name(g, "s1");
-        bool from_s1 = false;
-        for (uint32_t i = 0; i < g->n_edges; i++)
-            from_s1 |= g->edges[i]->src == s1->id && g->edges[i]->dst == v->id;
-        assert_true(from_s1);
+        assert_non_null(edge_between(g, pt_by_name(g, "s1"), pt_by_name(g, "v")));
         graph_destroy(g);
     }
 }
@@ -355,20 +363,10 @@ static void test_copy_other_type(void **state)
 {
     (void)state;
     Graph *g = copy_chain(copy_cadd, BT_SIC);
-    Before b;
-    before(g, &b);
-    uint32_t n0 = g->n_blocks;
-    assert_int_equal(drop_copies(g), ST_OK);
-    after(g, &b, "copy into SIC removed");
-    assert_int_equal(g->n_blocks, n0 - 2);
+    check(g, drop_copies, -2, "copy into SIC removed");
     assert_null(pt_by_name(g, "copy"));
     assert_null(pt_by_name(g, "s1"));
-    const Block *s2 = pt_by_name(g, "s2"), *x = pt_by_name(g, "x");
-    assert_non_null(s2);
-    bool fed = false;
-    for (uint32_t i = 0; i < g->n_edges; i++)
-        fed |= g->edges[i]->src == x->id && g->edges[i]->dst == s2->id;
-    assert_true(fed);
+    assert_non_null(edge_between(g, pt_by_name(g, "x"), pt_by_name(g, "s2")));
     graph_destroy(g);
 }
 
@@ -401,12 +399,7 @@ static void test_copy_chain_of_two(void **state)
     link(g, s2, c2, 0);
     link(g, c2, s3, 0);
     scale(g, s3, 3, 0, "v");
-    Before b;
-    before(g, &b);
-    uint32_t n0 = g->n_blocks;
-    assert_int_equal(drop_copies(g), ST_OK);
-    after(g, &b, "two copies removed");
-    assert_int_equal(g->n_blocks, n0 - 4);
+    check(g, drop_copies, -4, "two copies removed");
     graph_destroy(g);
 }
 
@@ -423,26 +416,14 @@ static Graph *shared_si(void)
     return g;
 }
 
-static const Edge *edge_between(const Graph *g, const Block *a, const Block *b)
-{
-    for (uint32_t i = 0; i < g->n_edges; i++)
-        if (g->edges[i]->src == a->id && g->edges[i]->dst == b->id)
-            return g->edges[i];
-    return NULL;
-}
-
 /* One copy per consumer unit beyond the first, its input edge duplicated; the OUTPUT stays
  * with the original. */
 static void test_replicate_si(void **state)
 {
     (void)state;
     Graph *g = shared_si();
-    Before b;
-    before(g, &b);
     uint32_t n0 = g->n_blocks;
-    assert_int_equal(replicate(g), ST_OK);
-    after(g, &b, "replicate");
-    assert_int_equal(g->n_blocks, n0 + 1);
+    check(g, replicate, 1, "replicate");
     const Block *s = pt_by_name(g, "s"), *c = pt_by_name(g, "s/copy1");
     assert_non_null(c);
     assert_non_null(edge_between(g, pt_by_name(g, "x"), c));
@@ -511,12 +492,7 @@ static void test_replicate_weights(void **state)
         link(g, w, cc, 1);
         to_output(g, cc, k);
     }
-    Before b;
-    before(g, &b);
-    uint32_t n0 = g->n_blocks;
-    assert_int_equal(replicate(g), ST_OK);
-    after(g, &b, "replicate weights");
-    assert_int_equal(g->n_blocks, n0 + 2);
+    check(g, replicate, 2, "replicate weights");
     const Block *wc = pt_by_name(g, "w/copy1"), *ic = pt_by_name(g, "in/copy1");
     assert_non_null(wc);
     assert_non_null(ic);
