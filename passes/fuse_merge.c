@@ -8,8 +8,9 @@
  * values at every step. The later one (in graph order) is merged into the first: its output
  * edges are moved to the first, its input edges removed. Blocks of different groups are not
  * merged (that would make one storage block feed two cores). Candidates are bucketed by a
- * hash of everything compared, so the cost is one pass over the data, not one per pair; every
- * decision is taken before the graph changes.
+ * hash of what is compared (of a large data tensor, a sample of its values), so the cost is
+ * one pass over the blocks and edges, not one per pair, and only blocks of equal hashes are
+ * compared in full; every decision is taken before the graph changes.
  */
 #include "passes/fuse_groups.h"
 #include "passes/fuse_internal.h"
@@ -18,6 +19,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+enum { HASH_SAMPLES = 256 };
 
 typedef struct Cand {
     uint64_t hash;
@@ -42,6 +45,20 @@ static void mix_i(Hasher *s, int64_t v)
     mix(s, &v, sizeof v);
 }
 
+/* Mixes n values of size bytes each: all of them when they are few, else HASH_SAMPLES spread
+ * evenly (a weight tensor of millions of values is hashed in constant time; equal hashes are
+ * confirmed by comparing every value). */
+static void mix_values(Hasher *s, const void *v, uint32_t n, size_t size)
+{
+    mix_i(s, n);
+    if (n <= HASH_SAMPLES) {
+        mix(s, v, n * size);
+        return;
+    }
+    for (uint32_t k = 0; k < HASH_SAMPLES; k++)
+        mix(s, (const char *)v + (size_t)((uint64_t)n * k / HASH_SAMPLES) * size, size);
+}
+
 static void mix_tensor(Hasher *s, const Tensor *t)
 {
     mix_i(s, t ? (int64_t)t->n_dims : -1);
@@ -49,9 +66,9 @@ static void mix_tensor(Hasher *s, const Tensor *t)
         return;
     mix(s, t->dims, t->n_dims * sizeof *t->dims);
     mix_i(s, t->has_prec ? (int64_t)t->prec : -1);
-    mix(s, t->i32, t->n_i32 * sizeof *t->i32);
-    mix(s, t->u32, t->n_u32 * sizeof *t->u32);
-    mix(s, t->f32, t->n_f32 * sizeof *t->f32);
+    mix_values(s, t->i32, t->n_i32, sizeof *t->i32);
+    mix_values(s, t->u32, t->n_u32, sizeof *t->u32);
+    mix_values(s, t->f32, t->n_f32, sizeof *t->f32);
 }
 
 static bool same_array(const void *a, const void *b, size_t n)

@@ -196,6 +196,31 @@ static void test_merge_data(void **state)
     graph_destroy(g);
 }
 
+/* Large data tensors (hashed from a sample of their values) are still compared in full: a
+ * bias that differs from another in one value the sample skips is not merged with it. */
+static void test_merge_large(void **state)
+{
+    (void)state;
+    enum { F = 1000 };
+    int64_t *v = malloc(F * sizeof *v);
+    assert_non_null(v);
+    for (int i = 0; i < F; i++)
+        v[i] = i % 7 - 3;
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *in = io(g, BT_INPUT, 1, 1, F, 0), *a = blk(g, BT_SI, 1, 1, F, "a");
+    link(g, in, a, 0);
+    add_bias(g, a, bias(g, v, F, "b1"), 0, "c1");
+    add_bias(g, a, bias(g, v, F, "b2"), 1, "c2");
+    v[1] += 1;
+    add_bias(g, a, bias(g, v, F, "b3"), 2, "c3");
+    free(v);
+    check(g, merge, -1, "merge large");
+    assert_null(pt_by_name(g, "b2"));
+    assert_non_null(pt_by_name(g, "b3"));
+    graph_destroy(g);
+}
+
 static void set_groups(Graph *g, const char *const *names, const uint32_t *sizes, uint32_t n)
 {
     g->groups = arena_alloc(g->arena, n, sizeof *g->groups);
@@ -508,6 +533,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_merge_data),
+        cmocka_unit_test(test_merge_large),
         cmocka_unit_test(test_merge_groups),
         cmocka_unit_test(test_merge_fed),
         cmocka_unit_test(test_copy_same_type),
