@@ -21,13 +21,12 @@
  */
 #include "passes/pass.h"
 
-#include "passes/fuse_groups.h"
 #include "passes/fuse_internal.h"
+#include "passes/groups.h"
 #include "passes/plain_copy.h"
 #include "taskir/chip_cost.h"
 #include "taskir/uses.h"
 
-#include <stdlib.h>
 
 enum { FUSE_MAX_MEMBERS = 64 };
 
@@ -35,11 +34,17 @@ typedef struct Pairing {
     Graph *g;
     const Chip *chip;
     GraphUses u;
-    int32_t *grp;          /* group index per block position, or -1 */
+    GroupMap groups;
     int32_t ids[FUSE_MAX_MEMBERS];
     uint32_t n_ids;
-    int32_t joined[3];     /* the groups of A, S and M, -1 when none */
+    long joined[3];        /* the groups of A, S and M, -1 when none */
 } Pairing;
+
+/* The index in g->groups of the group holding b, or -1. */
+static long group_at(const Pairing *p, const Block *b)
+{
+    return group_of(p->g, &p->groups, b->id);
+}
 
 static bool is_unit(const Chip *c, const Block *b, ChipUnit unit)
 {
@@ -69,7 +74,7 @@ static Block *only_successor(const Pairing *p, const Block *b, const Edge **e)
 }
 
 /* Is group k one of the groups being joined? */
-static bool is_joined(const Pairing *p, int32_t k)
+static bool is_joined(const Pairing *p, long k)
 {
     for (int i = 0; i < 3; i++)
         if (p->joined[i] == k)
@@ -96,8 +101,8 @@ static bool groups_free(const Pairing *p, const Block *a, const Block *m)
 /* Adds block b to the member list unless it is there or in a group not being joined. */
 static bool add_member(Pairing *p, const Block *b)
 {
-    long pos = graph_block_pos(p->g, b->id);
-    if (pos < 0 || (p->grp[pos] >= 0 && !is_joined(p, p->grp[pos])))
+    long k = group_at(p, b);
+    if (k >= 0 && !is_joined(p, k))
         return true;
     for (uint32_t i = 0; i < p->n_ids; i++)
         if (p->ids[i] == b->id)
@@ -170,34 +175,19 @@ static Block *pair_of(Pairing *p, Block *a, Block **s)
 /* Writes the group of a, s and m; false when out of memory. */
 static bool write_group(Pairing *p)
 {
-    int32_t target = -1;
+    long target = -1;
     for (int i = 0; i < 3; i++)
         if (p->joined[i] >= 0 && (target < 0 || p->joined[i] < target))
             target = p->joined[i];
-    uint32_t gi;
-    if (target < 0) {
-        if (!fg_add(p->g, p->ids, p->n_ids, &gi))
+    if (target < 0)
+        return group_add(p->g, &p->groups, p->ids, p->n_ids) >= 0;
+    for (int i = 0; i < 3; i++)
+        if (p->joined[i] >= 0 &&
+            !group_join(p->g, &p->groups, (uint32_t)target, (uint32_t)p->joined[i]))
             return false;
-    } else {
-        gi = (uint32_t)target;
-        for (int i = 0; i < 3; i++) {
-            if (p->joined[i] < 0 || p->joined[i] == target)
-                continue;
-            const Group *from = &p->g->groups[p->joined[i]];
-            for (uint32_t j = 0; j < from->n_block_ids; j++) {
-                long pos = graph_block_pos(p->g, from->block_ids[j]);
-                if (pos >= 0 && p->grp[pos] == p->joined[i])
-                    p->grp[pos] = target;
-            }
-            if (!fg_join(p->g, gi, (uint32_t)p->joined[i]))
-                return false;
-        }
-        for (uint32_t j = 0; j < p->n_ids; j++)
-            if (!fg_append(p->g, gi, p->ids[j]))
-                return false;
-    }
     for (uint32_t j = 0; j < p->n_ids; j++)
-        p->grp[graph_block_pos(p->g, p->ids[j])] = (int32_t)gi;
+        if (!group_append(p->g, &p->groups, (uint32_t)target, p->ids[j]))
+            return false;
     return true;
 }
 
@@ -209,7 +199,7 @@ static bool try_pair(Pairing *p, Block *a, uint32_t *n)
         return true;
     const Block *abm[3] = {a, s, m};
     for (int i = 0; i < 3; i++)
-        p->joined[i] = p->grp[graph_block_pos(p->g, abm[i]->id)];
+        p->joined[i] = group_at(p, abm[i]);
     if (!groups_free(p, a, m))
         return true;
     int64_t bytes = pair_bytes(p, a, s, m);
@@ -230,14 +220,14 @@ Status fuse_pairs(Graph *g, const Chip *chip, Diag *d, uint32_t *n)
     Pairing p = {.g = g, .chip = chip};
     if (!graph_uses(g, &p.u))
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
-    bool ok = (p.grp = fg_membership(g)) != NULL;
+    bool ok = group_map_build(g, &p.groups);
     for (uint32_t i = 0; ok && i < g->n_blocks; i++)
         ok = try_pair(&p, g->blocks[i], n);
-    free(p.grp);
+    group_map_finish(&p.groups);
     graph_uses_finish(&p.u);
     if (!ok || graph_oom(g))
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
-    fg_drop_removed(g);
+    group_prune(g); /* the groups joined into others are empty */
     return ST_OK;
 }
 

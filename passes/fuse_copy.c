@@ -16,8 +16,8 @@
  * Either way every reader sees the values it saw. Chains are removed one after another in
  * graph order, each with the use index current (a removal changes the neighbours' edges).
  */
-#include "passes/fuse_groups.h"
 #include "passes/fuse_internal.h"
+#include "passes/groups.h"
 #include "passes/plain_copy.h"
 #include "taskir/uses.h"
 
@@ -173,6 +173,6 @@ Status fuse_drop_copies(Graph *g, Diag *d, uint32_t *n)
     }
     if (!ok || graph_oom(g))
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
-    fg_drop_removed(g);
+    group_prune(g);
     return ST_OK;
 }

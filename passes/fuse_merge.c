@@ -12,8 +12,8 @@
  * one pass over the blocks and edges, not one per pair, and only blocks of equal hashes are
  * compared in full; every decision is taken before the graph changes.
  */
-#include "passes/fuse_groups.h"
 #include "passes/fuse_internal.h"
+#include "passes/groups.h"
 #include "taskir/rearrange.h"
 #include "taskir/uses.h"
 
@@ -219,7 +219,7 @@ static int cand_cmp(const void *pa, const void *pb)
 
 /* Fills into[pos] with the position of the block the storage block at pos merges into (pos
  * itself when none). */
-static bool decide(const Graph *g, const GraphUses *u, const int32_t *grp, uint32_t *into)
+static bool decide(const Graph *g, const GraphUses *u, const GroupMap *grp, uint32_t *into)
 {
     Cand *c = malloc(((size_t)g->n_blocks + 1) * sizeof *c);
     if (!c)
@@ -238,7 +238,7 @@ static bool decide(const Graph *g, const GraphUses *u, const int32_t *grp, uint3
         for (uint32_t j = lo + 1; j < hi; j++)
             for (uint32_t k = lo; k < j; k++) {
                 uint32_t a = c[k].pos, b = c[j].pos;
-                if (into[a] == a && grp[a] == grp[b] && same_content(g, u, a, b)) {
+                if (into[a] == a && grp->of[a] == grp->of[b] && same_content(g, u, a, b)) {
                     into[b] = a;
                     break;
                 }
@@ -271,9 +271,10 @@ Status fuse_merge_storage(Graph *g, Diag *d, uint32_t *n)
     GraphUses u;
     if (!graph_uses(g, &u))
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
-    int32_t *grp = fg_membership(g);
+    GroupMap grp;
+    bool ok = group_map_build(g, &grp);
     uint32_t *into = malloc(((size_t)g->n_blocks + 1) * sizeof *into);
-    bool ok = grp && into && decide(g, &u, grp, into);
+    ok = ok && into && decide(g, &u, &grp, into);
     /* the first merged block is the only one its position names: merging edits no block
      * whose edges a later merge reads (the output clusters of kept blocks only grow) */
     for (uint32_t i = 0; ok && i < g->n_blocks; i++)
@@ -282,10 +283,10 @@ Status fuse_merge_storage(Graph *g, Diag *d, uint32_t *n)
             (*n)++;
         }
     graph_uses_finish(&u);
-    free(grp);
+    group_map_finish(&grp);
     free(into);
     if (!ok || !graph_compact(g) || graph_oom(g))
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
-    fg_drop_removed(g);
+    group_prune(g);
     return ST_OK;
 }

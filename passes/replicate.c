@@ -14,7 +14,7 @@
  */
 #include "passes/pass.h"
 
-#include "passes/fuse_groups.h"
+#include "passes/groups.h"
 #include "taskir/rearrange.h"
 #include "taskir/uses.h"
 
@@ -24,7 +24,7 @@
 typedef struct Replicator {
     Graph *g;
     GraphUses u;
-    int32_t *grp;          /* group index per block position (original blocks), or -1 */
+    GroupMap groups;       /* of the original blocks; copies are added as they are made */
     int64_t *unit;         /* per output edge of the current block: its unit, -1 none */
     int64_t *units;        /* the distinct units, in order */
 } Replicator;
@@ -36,7 +36,8 @@ static int64_t unit_of(const Replicator *r, const Edge *e)
     long pos = graph_block_pos(r->g, e->dst);
     if (pos < 0 || bt_info(r->g->blocks[pos]->type)->kind != BK_COMPUTE)
         return -1;
-    return r->grp[pos] >= 0 ? r->grp[pos] : (int64_t)r->g->n_groups + pos;
+    long k = (long)r->groups.of[pos] - 1;
+    return k >= 0 ? k : (int64_t)r->g->n_groups + pos;
 }
 
 /* A copy of edge e with its source end and steps, into cluster e's of block to. */
@@ -90,7 +91,7 @@ static bool replicate_block(Replicator *r, uint32_t pos, uint32_t *n)
             seen = r->units[j] == un;
         if (!seen)
             r->units[k++] = un;
-        if (un >= 0 && un == r->grp[pos])
+        if (un >= 0 && un == (int64_t)r->groups.of[pos] - 1)
             keep = un;
     }
     if (k < 2)
@@ -117,7 +118,8 @@ static bool replicate_block(Replicator *r, uint32_t pos, uint32_t *n)
             if (!graph_retarget_edge(g, e, true, c, f ? f->cluster : 0))
                 return false;
         }
-        if (r->units[j] < (int64_t)g->n_groups && !fg_append(g, (uint32_t)r->units[j], c->id))
+        if (r->units[j] < (int64_t)g->n_groups &&
+            !group_append(g, &r->groups, (uint32_t)r->units[j], c->id))
             return false;
         (*n)++;
     }
@@ -134,14 +136,14 @@ Status pass_replicate(Graph *g, const PassOptions *o, Diag *d)
     for (uint32_t i = 0; i < n0; i++)
         if (r.u.blocks[i].n_out_edges > most)
             most = r.u.blocks[i].n_out_edges;
-    r.grp = fg_membership(g);
+    bool ok = group_map_build(g, &r.groups);
     r.unit = malloc((size_t)most * sizeof *r.unit);
     r.units = malloc((size_t)most * sizeof *r.units);
-    bool ok = r.grp && r.unit && r.units;
+    ok = ok && r.unit && r.units;
     for (uint32_t i = 0; ok && i < n0; i++)
         ok = replicate_block(&r, i, &n);
     graph_uses_finish(&r.u);
-    free(r.grp);
+    group_map_finish(&r.groups);
     free(r.unit);
     free(r.units);
     if (!ok || !graph_compact(g) || graph_oom(g))
