@@ -8,6 +8,7 @@ bool group_map_build(const Graph *g, GroupMap *m)
 {
     m->n_blocks = g->n_blocks;
     m->next_id = 0;
+    m->cap = g->n_groups;
     for (uint32_t i = 0; i < g->n_groups; i++)
         if (g->groups[i].id >= m->next_id)
             m->next_id = g->groups[i].id == INT32_MAX ? INT32_MAX : g->groups[i].id + 1;
@@ -40,22 +41,17 @@ long group_of(const Graph *g, const GroupMap *m, int32_t block_id)
     return (long)m->of[pos] - 1;
 }
 
-/* True when n is 0 or a power of two: the groups array is full at those counts. */
-static bool full_at(uint32_t n)
-{
-    return (n & (n - 1)) == 0;
-}
-
 long group_add(Graph *g, GroupMap *m, const int32_t *ids, uint32_t n)
 {
     if (g->n_groups == UINT32_MAX / 2)
         return -1;
-    if (full_at(g->n_groups)) {
-        Group *ng = arena_grow(g->arena, g->groups, g->n_groups,
-                               g->n_groups ? (size_t)g->n_groups * 2 : 4, sizeof *ng);
+    if (g->n_groups >= m->cap) {
+        uint32_t cap = g->n_groups ? g->n_groups * 2 : 4;
+        Group *ng = arena_grow(g->arena, g->groups, g->n_groups, cap, sizeof *ng);
         if (!ng)
             return -1;
         g->groups = ng;
+        m->cap = cap;
     }
     int32_t *copy = n ? arena_alloc(g->arena, n, sizeof *copy) : NULL;
     if (n && !copy)

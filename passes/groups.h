@@ -6,8 +6,8 @@
  *
  * A GroupMap indexes the groups by block position (g->blocks must be compacted, and stay
  * unchanged while the map is used); group_add keeps it up to date. Groups live in the
- * graph's arena: the groups array grows to the next power of two, so adding n groups one by
- * one copies O(n) entries in all.
+ * graph's arena: the groups array doubles when full (the map knows its room), so adding n
+ * groups one by one copies O(n) entries in all.
  */
 #ifndef TASKIR_PASSES_GROUPS_H
 #define TASKIR_PASSES_GROUPS_H
@@ -21,6 +21,8 @@ typedef struct GroupMap {
     uint32_t *of;         /* per block position: index in g->groups + 1, 0 = in no group */
     uint32_t n_blocks;
     int32_t next_id;      /* the id group_add gives: one past the largest group id */
+    uint32_t cap;         /* groups g->groups has room for (a loaded graph's: exactly its
+                             count; group_add doubles it) */
 } GroupMap;
 
 /* Indexes g's groups. A block listed by several groups maps to the first; a missing id is

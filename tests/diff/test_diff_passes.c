@@ -28,8 +28,7 @@
 
 #define STEPS 2
 
-static const Chip no_chip;
-static const PassOptions popts = {.chip = &no_chip};
+static PassOptions popts; /* .chip: the default chip, loaded by main */
 
 /* The outputs of a run: every OUTPUT's values after each step, by socket id order. */
 typedef struct Outs {
@@ -264,6 +263,16 @@ static void test_random_graphs(void **state)
 
 int main(void)
 {
+    Chip *chip = NULL; /* the default chip: fuse pairs what a core of it runs */
+    Diag cd;
+    diag_init(&cd, "test_diff_passes");
+    Status st = chip_load_default(&chip, &cd);
+    if (st != ST_OK)
+        diag_print(&cd, stderr, "test_diff_passes");
+    diag_finish(&cd);
+    if (st != ST_OK)
+        return 1;
+    popts.chip = chip;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_example_graphs),
         cmocka_unit_test(test_example_models),
@@ -271,5 +280,6 @@ int main(void)
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     fprintf(stderr, "test_diff_passes: %u pass runs checked\n", (unsigned)count_passes);
+    chip_destroy(chip);
     return rc;
 }

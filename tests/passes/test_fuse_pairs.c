@@ -300,6 +300,35 @@ static void test_foreign_group(void **state)
     graph_destroy(g);
 }
 
+/* Three groups of other compute blocks, in an array of exactly three as a loaded graph has
+ * them, and a pair to add: the new group goes after them with the next id, theirs unchanged.
+ * (The all-orders test of the diff suite, on graphs saved and loaded, is what caught
+ * group_add writing past such an array.) */
+static void test_add_to_loaded_groups(void **state)
+{
+    (void)state;
+    Graph *g = conv_relu(4, 2, 3);
+    const char *names[] = {"s0", "s1", "s2"};
+    for (int k = 0; k < 3; k++) {
+        Block *c = blk(g, BT_CVS, 4, 4, 4, names[k]);
+        assert_true(blk_set_attr(g, c, AT_CONSTANT_A, k + 2));
+        link(g, pt_by_name(g, "relu/out"), c, 0);
+        Block *s = blk(g, BT_SI, 4, 4, 4, NULL), *o = io(g, BT_OUTPUT, 4, 4, 4);
+        o->socket_id = k + 1;
+        link(g, c, s, 0);
+        link(g, s, o, 0);
+    }
+    set_groups(g, names, (const uint32_t[]){1, 1, 1}, 3);
+    assert_int_equal(fused_groups(g), 4);
+    for (uint32_t k = 0; k < 3; k++) {
+        assert_group(g, k, &names[k], 1);
+        assert_int_equal(g->groups[k].id, 10 + (int32_t)k);
+    }
+    assert_group(g, 3, CONV_RELU, 6);
+    assert_int_equal(g->groups[3].id, 13);
+    graph_destroy(g);
+}
+
 /* A CADD and the CLUT after it: the table (an SB) joins the group. */
 static void test_table(void **state)
 {
@@ -341,6 +370,7 @@ int main(void)
         cmocka_unit_test(test_too_large),
         cmocka_unit_test(test_join_groups),
         cmocka_unit_test(test_foreign_group),
+        cmocka_unit_test(test_add_to_loaded_groups),
         cmocka_unit_test(test_table),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
