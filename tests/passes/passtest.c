@@ -106,3 +106,55 @@ uint32_t pt_count(const Graph *g, BlockType t)
         n += g->blocks[i]->type == t;
     return n;
 }
+
+Block *pt_blk(Graph *g, BlockType t, int32_t y, int32_t x, int32_t f, const char *name)
+{
+    Block *b = graph_add_block(g, t, GRAPH_AUTO_ID, name);
+    assert_non_null(b);
+    b->shape.d[D_Y] = y;
+    b->shape.d[D_X] = x;
+    b->shape.d[D_F] = f;
+    b->has_prec = true;
+    b->prec = t == BT_INPUT ? PR_INT_8 : PR_INT_32;
+    return b;
+}
+
+Block *pt_io(Graph *g, BlockType t, int32_t y, int32_t x, int32_t f, int32_t socket)
+{
+    Block *b = pt_blk(g, t, y, x, f, t == BT_INPUT ? "x" : NULL);
+    b->has_socket_id = true;
+    b->socket_id = socket;
+    return b;
+}
+
+void pt_link(Graph *g, Block *a, Block *b, uint32_t in_idx)
+{
+    assert_non_null(graph_connect(g, a, 0, b, in_idx));
+}
+
+void pt_set_groups(Graph *g, const char *const *names, const uint32_t *sizes, uint32_t n,
+                   int32_t first_id)
+{
+    g->groups = arena_alloc(g->arena, n, sizeof *g->groups);
+    assert_non_null(g->groups);
+    g->n_groups = n;
+    for (uint32_t k = 0, at = 0; k < n; k++) {
+        g->groups[k].id = first_id + (int32_t)k;
+        g->groups[k].block_ids = arena_alloc(g->arena, sizes[k], sizeof(int32_t));
+        assert_non_null(g->groups[k].block_ids);
+        g->groups[k].n_block_ids = sizes[k];
+        for (uint32_t j = 0; j < sizes[k]; j++, at++) {
+            const Block *b = pt_by_name(g, names[at]);
+            assert_non_null(b);
+            g->groups[k].block_ids[j] = b->id;
+        }
+    }
+}
+
+const Edge *pt_edge_between(const Graph *g, const Block *a, const Block *b)
+{
+    for (uint32_t i = 0; i < g->n_edges; i++)
+        if (g->edges[i]->src == a->id && g->edges[i]->dst == b->id)
+            return g->edges[i];
+    return NULL;
+}

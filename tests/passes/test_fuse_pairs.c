@@ -33,18 +33,6 @@ static int teardown(void **state)
     return 0;
 }
 
-static Block *blk(Graph *g, BlockType t, int32_t y, int32_t x, int32_t f, const char *name)
-{
-    Block *b = graph_add_block(g, t, GRAPH_AUTO_ID, name);
-    assert_non_null(b);
-    b->shape.d[D_Y] = y;
-    b->shape.d[D_X] = x;
-    b->shape.d[D_F] = f;
-    b->has_prec = true;
-    b->prec = t == BT_INPUT ? PR_INT_8 : PR_INT_32;
-    return b;
-}
-
 static Block *data(Graph *g, BlockType t, const int32_t *dims, uint32_t nd, const char *name)
 {
     Block *b = graph_add_block(g, t, GRAPH_AUTO_ID, name);
@@ -63,27 +51,14 @@ static Block *data(Graph *g, BlockType t, const int32_t *dims, uint32_t nd, cons
     return b;
 }
 
-static void link(Graph *g, Block *a, Block *b, uint32_t in_idx)
-{
-    assert_non_null(graph_connect(g, a, 0, b, in_idx));
-}
-
-static Block *io(Graph *g, BlockType t, int32_t y, int32_t x, int32_t f)
-{
-    Block *b = blk(g, t, y, x, f, t == BT_INPUT ? "x" : NULL);
-    b->has_socket_id = true;
-    b->socket_id = 0;
-    return b;
-}
-
 /* INPUT hw x hw x r -> SIC conv/in -> CC conv (k x k, padding k/2, 4 channels; SW conv/w, SB
  * conv/b) -> SI conv/out -> CCMPB relu (>> 2, CMP 0, INT_8) -> SI -> OUTPUT. */
 static Graph *conv_relu(int32_t hw, int32_t r, int32_t k)
 {
     Graph *g = graph_create();
     assert_non_null(g);
-    Block *in = io(g, BT_INPUT, hw, hw, r);
-    Block *sic = blk(g, BT_SIC, hw, hw, 0, "conv/in");
+    Block *in = pt_io(g, BT_INPUT, hw, hw, r, 0);
+    Block *sic = pt_blk(g, BT_SIC, hw, hw, 0, "conv/in");
     sic->shape.d[D_R] = r;
     sic->prec = PR_INT_8;
     Block *w = data(g, BT_SW, (const int32_t[]){4, r, k, k}, 4, "conv/w");
@@ -91,7 +66,7 @@ static Graph *conv_relu(int32_t hw, int32_t r, int32_t k)
     ws[D_F] = 4, ws[D_R] = r, ws[D_KY] = ws[D_KX] = k;
     Block *b = data(g, BT_SB, (const int32_t[]){4}, 1, "conv/b");
     b->shape.d[D_F] = 4;
-    Block *cc = blk(g, BT_CC, hw, hw, 4, "conv");
+    Block *cc = pt_blk(g, BT_CC, hw, hw, 4, "conv");
     int32_t *cs = cc->shape.d;
     cs[D_R] = r, cs[D_KY] = cs[D_KX] = k, cs[D_IY] = cs[D_IX] = hw;
     cc->bias_type = BIAS_VECTOR;
@@ -100,20 +75,20 @@ static Graph *conv_relu(int32_t hw, int32_t r, int32_t k)
         assert_true(blk_set_attr(g, cc, pads[i], k / 2));
     assert_true(blk_set_attr(g, cc, AT_KERNEL_X, k));
     assert_true(blk_set_attr(g, cc, AT_KERNEL_Y, k));
-    Block *out = blk(g, BT_SI, hw, hw, 4, "conv/out");
-    Block *relu = blk(g, BT_CCMPB, hw, hw, 4, "relu");
+    Block *out = pt_blk(g, BT_SI, hw, hw, 4, "conv/out");
+    Block *relu = pt_blk(g, BT_CCMPB, hw, hw, 4, "relu");
     relu->prec = PR_INT_8;
     assert_true(blk_set_attr(g, relu, AT_BIT_SHIFT_NUM, 2));
     assert_true(blk_set_attr(g, relu, AT_CMP, 0));
-    Block *res = blk(g, BT_SI, hw, hw, 4, "relu/out");
-    link(g, in, sic, 0);
-    link(g, sic, cc, 0);
-    link(g, w, cc, 1);
-    link(g, b, cc, 2);
-    link(g, cc, out, 0);
-    link(g, out, relu, 0);
-    link(g, relu, res, 0);
-    link(g, res, io(g, BT_OUTPUT, hw, hw, 4), 0);
+    Block *res = pt_blk(g, BT_SI, hw, hw, 4, "relu/out");
+    pt_link(g, in, sic, 0);
+    pt_link(g, sic, cc, 0);
+    pt_link(g, w, cc, 1);
+    pt_link(g, b, cc, 2);
+    pt_link(g, cc, out, 0);
+    pt_link(g, out, relu, 0);
+    pt_link(g, relu, res, 0);
+    pt_link(g, res, pt_io(g, BT_OUTPUT, hw, hw, 4, 0), 0);
     return g;
 }
 
@@ -199,9 +174,9 @@ static void test_second_reader(void **state)
 {
     (void)state;
     Graph *g = conv_relu(4, 2, 3);
-    Block *o = io(g, BT_OUTPUT, 4, 4, 4);
+    Block *o = pt_io(g, BT_OUTPUT, 4, 4, 4, 0);
     o->socket_id = 1;
-    link(g, pt_by_name(g, "conv/out"), o, 0);
+    pt_link(g, pt_by_name(g, "conv/out"), o, 0);
     assert_int_equal(fused_groups(g), 0);
     graph_destroy(g);
 }
@@ -254,28 +229,13 @@ static void test_too_large(void **state)
     }
 }
 
-static void set_groups(Graph *g, const char *const *names, const uint32_t *sizes, uint32_t n)
-{
-    g->groups = arena_alloc(g->arena, n, sizeof *g->groups);
-    assert_non_null(g->groups);
-    g->n_groups = n;
-    for (uint32_t k = 0, at = 0; k < n; k++) {
-        g->groups[k].id = (int32_t)(10 + k);
-        g->groups[k].block_ids = arena_alloc(g->arena, sizes[k], sizeof(int32_t));
-        g->groups[k].n_block_ids = sizes[k];
-        for (uint32_t j = 0; j < sizes[k]; j++, at++)
-            g->groups[k].block_ids[j] = pt_by_name(g, names[at])->id;
-    }
-}
-
 /* Groups already there (the conv with its inputs; the SI with the ReLU, as the existing
  * tools write them) are joined into the first, which keeps its id. */
 static void test_join_groups(void **state)
 {
     (void)state;
     Graph *g = conv_relu(4, 2, 3);
-    set_groups(g, (const char *[]){"conv/in", "conv/w", "conv/b", "conv", "conv/out", "relu"},
-               (const uint32_t[]){4, 2}, 2);
+    pt_set_groups(g, CONV_RELU, (const uint32_t[]){4, 2}, 2, 10);
     assert_int_equal(fused_groups(g), 1);
     assert_group(g, 0, CONV_RELU, 6);
     assert_int_equal(g->groups[0].id, 10);
@@ -287,14 +247,14 @@ static void test_foreign_group(void **state)
 {
     (void)state;
     Graph *g = conv_relu(4, 2, 3);
-    Block *other = blk(g, BT_CVS, 4, 4, 4, "other");
+    Block *other = pt_blk(g, BT_CVS, 4, 4, 4, "other");
     assert_true(blk_set_attr(g, other, AT_CONSTANT_A, 2));
-    link(g, pt_by_name(g, "relu/out"), other, 0);
-    Block *s = blk(g, BT_SI, 4, 4, 4, NULL), *o = io(g, BT_OUTPUT, 4, 4, 4);
+    pt_link(g, pt_by_name(g, "relu/out"), other, 0);
+    Block *s = pt_blk(g, BT_SI, 4, 4, 4, NULL), *o = pt_io(g, BT_OUTPUT, 4, 4, 4, 0);
     o->socket_id = 1;
-    link(g, other, s, 0);
-    link(g, s, o, 0);
-    set_groups(g, (const char *[]){"relu", "other"}, (const uint32_t[]){2}, 1);
+    pt_link(g, other, s, 0);
+    pt_link(g, s, o, 0);
+    pt_set_groups(g, (const char *[]){"relu", "other"}, (const uint32_t[]){2}, 1, 10);
     assert_int_equal(fused_groups(g), 1);
     assert_group(g, 0, (const char *[]){"relu", "other"}, 2);
     graph_destroy(g);
@@ -310,15 +270,15 @@ static void test_add_to_loaded_groups(void **state)
     Graph *g = conv_relu(4, 2, 3);
     const char *names[] = {"s0", "s1", "s2"};
     for (int k = 0; k < 3; k++) {
-        Block *c = blk(g, BT_CVS, 4, 4, 4, names[k]);
+        Block *c = pt_blk(g, BT_CVS, 4, 4, 4, names[k]);
         assert_true(blk_set_attr(g, c, AT_CONSTANT_A, k + 2));
-        link(g, pt_by_name(g, "relu/out"), c, 0);
-        Block *s = blk(g, BT_SI, 4, 4, 4, NULL), *o = io(g, BT_OUTPUT, 4, 4, 4);
+        pt_link(g, pt_by_name(g, "relu/out"), c, 0);
+        Block *s = pt_blk(g, BT_SI, 4, 4, 4, NULL), *o = pt_io(g, BT_OUTPUT, 4, 4, 4, 0);
         o->socket_id = k + 1;
-        link(g, c, s, 0);
-        link(g, s, o, 0);
+        pt_link(g, c, s, 0);
+        pt_link(g, s, o, 0);
     }
-    set_groups(g, names, (const uint32_t[]){1, 1, 1}, 3);
+    pt_set_groups(g, names, (const uint32_t[]){1, 1, 1}, 3, 10);
     assert_int_equal(fused_groups(g), 4);
     for (uint32_t k = 0; k < 3; k++) {
         assert_group(g, k, &names[k], 1);
@@ -335,24 +295,24 @@ static void test_table(void **state)
     (void)state;
     Graph *g = graph_create();
     assert_non_null(g);
-    Block *in = io(g, BT_INPUT, 2, 2, 4), *a = blk(g, BT_SI, 2, 2, 4, "a");
+    Block *in = pt_io(g, BT_INPUT, 2, 2, 4, 0), *a = pt_blk(g, BT_SI, 2, 2, 4, "a");
     Block *b = data(g, BT_SB, (const int32_t[]){4}, 1, "add/b");
     b->shape.d[D_F] = 4;
-    Block *add = blk(g, BT_CADD, 2, 2, 4, "add");
+    Block *add = pt_blk(g, BT_CADD, 2, 2, 4, "add");
     add->bias_type = BIAS_VECTOR;
-    Block *mid = blk(g, BT_SI, 2, 2, 4, "add/out"), *lut = blk(g, BT_CLUT, 2, 2, 4, "lut");
+    Block *mid = pt_blk(g, BT_SI, 2, 2, 4, "add/out"), *lut = pt_blk(g, BT_CLUT, 2, 2, 4, "lut");
     assert_true(blk_set_attr(g, lut, AT_LUT_DW, 9));
     Block *table = data(g, BT_SB, (const int32_t[]){512}, 1, "lut/table");
     table->shape.d[D_F] = 512;
-    Block *res = blk(g, BT_SI, 2, 2, 4, NULL);
-    link(g, in, a, 0);
-    link(g, a, add, 0);
-    link(g, b, add, 1);
-    link(g, add, mid, 0);
-    link(g, mid, lut, 0);
-    link(g, table, lut, 1);
-    link(g, lut, res, 0);
-    link(g, res, io(g, BT_OUTPUT, 2, 2, 4), 0);
+    Block *res = pt_blk(g, BT_SI, 2, 2, 4, NULL);
+    pt_link(g, in, a, 0);
+    pt_link(g, a, add, 0);
+    pt_link(g, b, add, 1);
+    pt_link(g, add, mid, 0);
+    pt_link(g, mid, lut, 0);
+    pt_link(g, table, lut, 1);
+    pt_link(g, lut, res, 0);
+    pt_link(g, res, pt_io(g, BT_OUTPUT, 2, 2, 4, 0), 0);
     assert_int_equal(fused_groups(g), 1);
     assert_group(g, 0, (const char *[]){"a", "add/b", "add", "add/out", "lut", "lut/table"},
                  6);

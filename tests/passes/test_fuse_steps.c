@@ -37,54 +37,29 @@ static void after(const Graph *g, Before *b, const char *what)
         free(b->v[k]);
 }
 
-static Block *blk(Graph *g, BlockType t, int32_t y, int32_t x, int32_t f, const char *name)
-{
-    Block *b = graph_add_block(g, t, GRAPH_AUTO_ID, name);
-    assert_non_null(b);
-    b->shape.d[D_Y] = y;
-    b->shape.d[D_X] = x;
-    b->shape.d[D_F] = f;
-    b->has_prec = true;
-    b->prec = t == BT_INPUT ? PR_INT_8 : PR_INT_32;
-    return b;
-}
-
-static Block *io(Graph *g, BlockType t, int32_t y, int32_t x, int32_t f, int32_t socket)
-{
-    Block *b = blk(g, t, y, x, f, t == BT_INPUT ? "x" : NULL);
-    b->has_socket_id = true;
-    b->socket_id = socket;
-    return b;
-}
-
 static Block *bias(Graph *g, const int64_t *v, int32_t f, const char *name)
 {
-    Block *b = blk(g, BT_SB, 0, 0, f, name);
+    Block *b = pt_blk(g, BT_SB, 0, 0, f, name);
     int32_t dims[1] = {f};
     assert_true(blk_set_data(g, b, PR_INT_32, dims, 1, v, (uint64_t)f));
     return b;
 }
 
-static void link(Graph *g, Block *a, Block *b, uint32_t in_idx)
-{
-    assert_non_null(graph_connect(g, a, 0, b, in_idx));
-}
-
 /* c -> SI -> OUTPUT socket. */
 static void to_output(Graph *g, Block *c, int32_t socket)
 {
-    Block *s = blk(g, BT_SI, c->shape.d[D_Y], c->shape.d[D_X], c->shape.d[D_F], NULL);
-    Block *o = io(g, BT_OUTPUT, c->shape.d[D_Y], c->shape.d[D_X], c->shape.d[D_F], socket);
-    link(g, c, s, 0);
-    link(g, s, o, 0);
+    Block *s = pt_blk(g, BT_SI, c->shape.d[D_Y], c->shape.d[D_X], c->shape.d[D_F], NULL);
+    Block *o = pt_io(g, BT_OUTPUT, c->shape.d[D_Y], c->shape.d[D_X], c->shape.d[D_F], socket);
+    pt_link(g, c, s, 0);
+    pt_link(g, s, o, 0);
 }
 
 /* CVS x * a reading storage s, its result to OUTPUT socket. */
 static Block *scale(Graph *g, Block *s, int32_t a, int32_t socket, const char *name)
 {
-    Block *c = blk(g, BT_CVS, s->shape.d[D_Y], s->shape.d[D_X], s->shape.d[D_F], name);
+    Block *c = pt_blk(g, BT_CVS, s->shape.d[D_Y], s->shape.d[D_X], s->shape.d[D_F], name);
     assert_true(blk_set_attr(g, c, AT_CONSTANT_A, a));
-    link(g, s, c, 0);
+    pt_link(g, s, c, 0);
     to_output(g, c, socket);
     return c;
 }
@@ -92,10 +67,10 @@ static Block *scale(Graph *g, Block *s, int32_t a, int32_t socket, const char *n
 /* CADD of storage s and bias b, its result to OUTPUT socket. */
 static Block *add_bias(Graph *g, Block *s, Block *b, int32_t socket, const char *name)
 {
-    Block *c = blk(g, BT_CADD, s->shape.d[D_Y], s->shape.d[D_X], s->shape.d[D_F], name);
+    Block *c = pt_blk(g, BT_CADD, s->shape.d[D_Y], s->shape.d[D_X], s->shape.d[D_F], name);
     c->bias_type = BIAS_VECTOR;
-    link(g, s, c, 0);
-    link(g, b, c, 1);
+    pt_link(g, s, c, 0);
+    pt_link(g, b, c, 1);
     to_output(g, c, socket);
     return c;
 }
@@ -147,15 +122,6 @@ static void check(Graph *g, Status (*fn)(Graph *), int delta, const char *what)
     assert_int_equal((int64_t)g->n_blocks, n0 + delta);
 }
 
-/* The edge a -> b, or NULL. */
-static const Edge *edge_between(const Graph *g, const Block *a, const Block *b)
-{
-    for (uint32_t i = 0; i < g->n_edges; i++)
-        if (g->edges[i]->src == a->id && g->edges[i]->dst == b->id)
-            return g->edges[i];
-    return NULL;
-}
-
 static const int64_t B1234[4] = {1, 2, 3, 4}, B1235[4] = {1, 2, 3, 5};
 
 /* INPUT -> SI a -> three CADDs with biases b1, b2 (equal to b1) and b3 (one value differs). */
@@ -163,8 +129,8 @@ static Graph *three_biases(void)
 {
     Graph *g = graph_create();
     assert_non_null(g);
-    Block *in = io(g, BT_INPUT, 1, 2, 4, 0), *a = blk(g, BT_SI, 1, 2, 4, "a");
-    link(g, in, a, 0);
+    Block *in = pt_io(g, BT_INPUT, 1, 2, 4, 0), *a = pt_blk(g, BT_SI, 1, 2, 4, "a");
+    pt_link(g, in, a, 0);
     add_bias(g, a, bias(g, B1234, 4, "b1"), 0, "c1");
     add_bias(g, a, bias(g, B1234, 4, "b2"), 1, "c2");
     add_bias(g, a, bias(g, B1235, 4, "b3"), 2, "c3");
@@ -208,8 +174,8 @@ static void test_merge_large(void **state)
         v[i] = i % 7 - 3;
     Graph *g = graph_create();
     assert_non_null(g);
-    Block *in = io(g, BT_INPUT, 1, 1, F, 0), *a = blk(g, BT_SI, 1, 1, F, "a");
-    link(g, in, a, 0);
+    Block *in = pt_io(g, BT_INPUT, 1, 1, F, 0), *a = pt_blk(g, BT_SI, 1, 1, F, "a");
+    pt_link(g, in, a, 0);
     add_bias(g, a, bias(g, v, F, "b1"), 0, "c1");
     add_bias(g, a, bias(g, v, F, "b2"), 1, "c2");
     v[1] += 1;
@@ -221,37 +187,20 @@ static void test_merge_large(void **state)
     graph_destroy(g);
 }
 
-static void set_groups(Graph *g, const char *const *names, const uint32_t *sizes, uint32_t n)
-{
-    g->groups = arena_alloc(g->arena, n, sizeof *g->groups);
-    assert_non_null(g->groups);
-    g->n_groups = n;
-    for (uint32_t k = 0, at = 0; k < n; k++) {
-        g->groups[k].id = (int32_t)k;
-        g->groups[k].block_ids = arena_alloc(g->arena, sizes[k], sizeof(int32_t));
-        g->groups[k].n_block_ids = sizes[k];
-        for (uint32_t j = 0; j < sizes[k]; j++, at++) {
-            const Block *b = pt_by_name(g, names[at]);
-            assert_non_null(b);
-            g->groups[k].block_ids[j] = b->id;
-        }
-    }
-}
-
 /* Equal storage blocks of different groups stay apart (one would feed two cores); in one
  * group they merge and the group loses the merged block. */
 static void test_merge_groups(void **state)
 {
     (void)state;
     Graph *g = three_biases();
-    set_groups(g, (const char *[]){"c1", "b1", "c2", "b2"}, (const uint32_t[]){2, 2}, 2);
+    pt_set_groups(g, (const char *[]){"c1", "b1", "c2", "b2"}, (const uint32_t[]){2, 2}, 2, 0);
     uint32_t n0 = g->n_blocks;
     assert_int_equal(merge(g), ST_OK);
     assert_int_equal(g->n_blocks, n0);
     graph_destroy(g);
 
     g = three_biases();
-    set_groups(g, (const char *[]){"c1", "b1", "c2", "b2"}, (const uint32_t[]){4}, 1);
+    pt_set_groups(g, (const char *[]){"c1", "b1", "c2", "b2"}, (const uint32_t[]){4}, 1, 0);
     Before b;
     before(g, &b);
     assert_int_equal(merge(g), ST_OK);
@@ -269,11 +218,11 @@ static void test_merge_fed(void **state)
     (void)state;
     Graph *g = graph_create();
     assert_non_null(g);
-    Block *in = io(g, BT_INPUT, 1, 2, 4, 0);
-    Block *p = blk(g, BT_SI, 1, 2, 4, "p"), *q = blk(g, BT_SI, 1, 2, 4, "q");
-    Block *r = blk(g, BT_SI, 1, 1, 4, "r"), *s = blk(g, BT_SI, 1, 2, 4, "s");
-    link(g, in, p, 0);
-    link(g, in, q, 0);
+    Block *in = pt_io(g, BT_INPUT, 1, 2, 4, 0);
+    Block *p = pt_blk(g, BT_SI, 1, 2, 4, "p"), *q = pt_blk(g, BT_SI, 1, 2, 4, "q");
+    Block *r = pt_blk(g, BT_SI, 1, 1, 4, "r"), *s = pt_blk(g, BT_SI, 1, 2, 4, "s");
+    pt_link(g, in, p, 0);
+    pt_link(g, in, q, 0);
     const int32_t pos[TIR_CDIMS] = {0, 1, 0, 0, 0, 0}, size[TIR_CDIMS] = {1, 1, 4, 0, 0, 0};
     assert_non_null(graph_connect_box(g, in, 0, pos, size, r, 0, NULL, NULL));
     Edge *e = graph_connect(g, in, 0, s, 0);
@@ -298,29 +247,29 @@ static Graph *copy_chain(Block *(*make_copy)(Graph *), BlockType s2_type)
 {
     Graph *g = graph_create();
     assert_non_null(g);
-    Block *in = io(g, BT_INPUT, 2, 2, 4, 0), *s1 = blk(g, BT_SI, 2, 2, 4, "s1");
-    link(g, in, s1, 0);
+    Block *in = pt_io(g, BT_INPUT, 2, 2, 4, 0), *s1 = pt_blk(g, BT_SI, 2, 2, 4, "s1");
+    pt_link(g, in, s1, 0);
     Block *c = make_copy(g);
-    link(g, s1, c, 0);
-    Block *s2 = blk(g, s2_type, 2, 2, 4, "s2");
+    pt_link(g, s1, c, 0);
+    Block *s2 = pt_blk(g, s2_type, 2, 2, 4, "s2");
     if (s2_type == BT_SIC) { /* [y][x][r] for a 1x1 convolution */
         s2->shape.d[D_F] = 0;
         s2->shape.d[D_R] = 4;
-        Block *w = blk(g, BT_SW, 0, 0, 3, "w");
+        Block *w = pt_blk(g, BT_SW, 0, 0, 3, "w");
         w->shape.d[D_R] = 4;
         w->shape.d[D_KY] = w->shape.d[D_KX] = 1;
         const int32_t wd[4] = {3, 4, 1, 1};
         const int64_t wv[12] = {1, -2, 3, 0, 2, 2, -1, 1, 0, 1, 1, -3};
         assert_true(blk_set_data(g, w, PR_INT_32, wd, 4, wv, 12));
-        Block *cc = blk(g, BT_CC, 2, 2, 3, "conv");
+        Block *cc = pt_blk(g, BT_CC, 2, 2, 3, "conv");
         int32_t *sd = cc->shape.d;
         sd[D_R] = 4, sd[D_KY] = sd[D_KX] = 1, sd[D_IY] = sd[D_IX] = 2;
-        link(g, c, s2, 0);
-        link(g, s2, cc, 0);
-        link(g, w, cc, 1);
+        pt_link(g, c, s2, 0);
+        pt_link(g, s2, cc, 0);
+        pt_link(g, w, cc, 1);
         to_output(g, cc, 0);
     } else {
-        link(g, c, s2, 0);
+        pt_link(g, c, s2, 0);
         scale(g, s2, 3, 0, "v");
         scale(g, s1, -1, 1, "w");
     }
@@ -329,33 +278,33 @@ static Graph *copy_chain(Block *(*make_copy)(Graph *), BlockType s2_type)
 
 static Block *copy_cadd(Graph *g)
 {
-    return blk(g, BT_CADD, 2, 2, 4, "copy");
+    return pt_blk(g, BT_CADD, 2, 2, 4, "copy");
 }
 
 static Block *copy_cvs(Graph *g)
 {
-    Block *c = blk(g, BT_CVS, 2, 2, 4, "copy");
+    Block *c = pt_blk(g, BT_CVS, 2, 2, 4, "copy");
     assert_true(blk_set_attr(g, c, AT_CONSTANT_A, 1));
     return c;
 }
 
 static Block *copy_ccmpb(Graph *g)
 {
-    Block *c = blk(g, BT_CCMPB, 2, 2, 4, "copy");
+    Block *c = pt_blk(g, BT_CCMPB, 2, 2, 4, "copy");
     assert_true(blk_set_attr(g, c, AT_CMP, INT32_MIN));
     return c;
 }
 
 static Block *scale_two(Graph *g)
 {
-    Block *c = blk(g, BT_CVS, 2, 2, 4, "copy");
+    Block *c = pt_blk(g, BT_CVS, 2, 2, 4, "copy");
     assert_true(blk_set_attr(g, c, AT_CONSTANT_A, 2));
     return c;
 }
 
 static Block *relu(Graph *g)
 {
-    Block *c = blk(g, BT_CCMPB, 2, 2, 4, "copy");
+    Block *c = pt_blk(g, BT_CCMPB, 2, 2, 4, "copy");
     assert_true(blk_set_attr(g, c, AT_CMP, 0));
     return c;
 }
@@ -378,7 +327,7 @@ static void test_copy_same_type(void **state)
         check(g, drop_copies, -2, "copy removed");
         assert_null(pt_by_name(g, "copy"));
         assert_null(pt_by_name(g, "s2"));
-        assert_non_null(edge_between(g, pt_by_name(g, "s1"), pt_by_name(g, "v")));
+        assert_non_null(pt_edge_between(g, pt_by_name(g, "s1"), pt_by_name(g, "v")));
         graph_destroy(g);
     }
 }
@@ -391,7 +340,7 @@ static void test_copy_other_type(void **state)
     check(g, drop_copies, -2, "copy into SIC removed");
     assert_null(pt_by_name(g, "copy"));
     assert_null(pt_by_name(g, "s1"));
-    assert_non_null(edge_between(g, pt_by_name(g, "x"), pt_by_name(g, "s2")));
+    assert_non_null(pt_edge_between(g, pt_by_name(g, "x"), pt_by_name(g, "s2")));
     graph_destroy(g);
 }
 
@@ -415,14 +364,14 @@ static void test_copy_chain_of_two(void **state)
     (void)state;
     Graph *g = graph_create();
     assert_non_null(g);
-    Block *in = io(g, BT_INPUT, 2, 2, 4, 0), *s1 = blk(g, BT_SI, 2, 2, 4, "s1");
-    Block *c1 = copy_cadd(g), *s2 = blk(g, BT_SI, 2, 2, 4, "s2");
-    Block *c2 = copy_cvs(g), *s3 = blk(g, BT_SI, 2, 2, 4, "s3");
-    link(g, in, s1, 0);
-    link(g, s1, c1, 0);
-    link(g, c1, s2, 0);
-    link(g, s2, c2, 0);
-    link(g, c2, s3, 0);
+    Block *in = pt_io(g, BT_INPUT, 2, 2, 4, 0), *s1 = pt_blk(g, BT_SI, 2, 2, 4, "s1");
+    Block *c1 = copy_cadd(g), *s2 = pt_blk(g, BT_SI, 2, 2, 4, "s2");
+    Block *c2 = copy_cvs(g), *s3 = pt_blk(g, BT_SI, 2, 2, 4, "s3");
+    pt_link(g, in, s1, 0);
+    pt_link(g, s1, c1, 0);
+    pt_link(g, c1, s2, 0);
+    pt_link(g, s2, c2, 0);
+    pt_link(g, c2, s3, 0);
     scale(g, s3, 3, 0, "v");
     check(g, drop_copies, -4, "two copies removed");
     graph_destroy(g);
@@ -433,11 +382,11 @@ static Graph *shared_si(void)
 {
     Graph *g = graph_create();
     assert_non_null(g);
-    Block *in = io(g, BT_INPUT, 1, 2, 4, 0), *s = blk(g, BT_SI, 1, 2, 4, "s");
-    link(g, in, s, 0);
+    Block *in = pt_io(g, BT_INPUT, 1, 2, 4, 0), *s = pt_blk(g, BT_SI, 1, 2, 4, "s");
+    pt_link(g, in, s, 0);
     scale(g, s, 2, 0, "v1");
     scale(g, s, 3, 1, "v2");
-    link(g, s, io(g, BT_OUTPUT, 1, 2, 4, 2), 0);
+    pt_link(g, s, pt_io(g, BT_OUTPUT, 1, 2, 4, 2), 0);
     return g;
 }
 
@@ -451,10 +400,10 @@ static void test_replicate_si(void **state)
     check(g, replicate, 1, "replicate");
     const Block *s = pt_by_name(g, "s"), *c = pt_by_name(g, "s/copy1");
     assert_non_null(c);
-    assert_non_null(edge_between(g, pt_by_name(g, "x"), c));
-    assert_non_null(edge_between(g, c, pt_by_name(g, "v2")));
-    assert_non_null(edge_between(g, s, pt_by_name(g, "v1")));
-    assert_null(edge_between(g, s, pt_by_name(g, "v2")));
+    assert_non_null(pt_edge_between(g, pt_by_name(g, "x"), c));
+    assert_non_null(pt_edge_between(g, c, pt_by_name(g, "v2")));
+    assert_non_null(pt_edge_between(g, s, pt_by_name(g, "v1")));
+    assert_null(pt_edge_between(g, s, pt_by_name(g, "v2")));
     /* every storage block now feeds one unit: a second run adds nothing */
     assert_int_equal(replicate(g), ST_OK);
     assert_int_equal(g->n_blocks, n0 + 1);
@@ -467,21 +416,21 @@ static void test_replicate_groups(void **state)
 {
     (void)state;
     Graph *g = shared_si();
-    set_groups(g, (const char *[]){"s", "v1", "v2"}, (const uint32_t[]){3}, 1);
+    pt_set_groups(g, (const char *[]){"s", "v1", "v2"}, (const uint32_t[]){3}, 1, 0);
     uint32_t n0 = g->n_blocks;
     assert_int_equal(replicate(g), ST_OK);
     assert_int_equal(g->n_blocks, n0);
     graph_destroy(g);
 
     g = shared_si();
-    set_groups(g, (const char *[]){"v1", "v2", "s"}, (const uint32_t[]){1, 2}, 2);
+    pt_set_groups(g, (const char *[]){"v1", "v2", "s"}, (const uint32_t[]){1, 2}, 2, 0);
     assert_int_equal(replicate(g), ST_OK);
     assert_int_equal(g->n_blocks, n0 + 1);
     const Block *c = pt_by_name(g, "s/copy1");
     assert_non_null(c);
     /* s stays with its own group's reader v2, the copy joins v1's group */
-    assert_non_null(edge_between(g, pt_by_name(g, "s"), pt_by_name(g, "v2")));
-    assert_non_null(edge_between(g, c, pt_by_name(g, "v1")));
+    assert_non_null(pt_edge_between(g, pt_by_name(g, "s"), pt_by_name(g, "v2")));
+    assert_non_null(pt_edge_between(g, c, pt_by_name(g, "v1")));
     assert_int_equal(g->groups[0].n_block_ids, 2);
     assert_int_equal(g->groups[0].block_ids[1], c->id);
     graph_destroy(g);
@@ -494,8 +443,8 @@ static void test_replicate_weights(void **state)
     (void)state;
     Graph *g = graph_create();
     assert_non_null(g);
-    Block *in = io(g, BT_INPUT, 2, 3, 4, 0);
-    Block *sic = blk(g, BT_SIC, 2, 2, 0, "in");
+    Block *in = pt_io(g, BT_INPUT, 2, 3, 4, 0);
+    Block *sic = pt_blk(g, BT_SIC, 2, 2, 0, "in");
     sic->shape.d[D_R] = 4;
     const int32_t pos[TIR_CDIMS] = {0, 1, 0, 0, 0, 0}, size[TIR_CDIMS] = {2, 2, 4, 0, 0, 0};
     Edge *e = graph_connect_box(g, in, 0, pos, size, sic, 0, NULL, NULL);
@@ -503,18 +452,18 @@ static void test_replicate_weights(void **state)
     Rearrange *re = edge_add_rearrange(g, e, RT_REFLECT, 1);
     const int32_t dims[1] = {1}, ax[1] = {1};
     assert_true(tensor_set_i32(g, &re->mats[0], dims, 1, ax, 1));
-    Block *w = blk(g, BT_SW, 0, 0, 3, "w");
+    Block *w = pt_blk(g, BT_SW, 0, 0, 3, "w");
     w->shape.d[D_R] = 4;
     w->shape.d[D_KY] = w->shape.d[D_KX] = 1;
     const int32_t wd[4] = {3, 4, 1, 1};
     const int64_t wv[12] = {1, -2, 3, 0, 2, 2, -1, 1, 0, 1, 1, -3};
     assert_true(blk_set_data(g, w, PR_INT_32, wd, 4, wv, 12));
     for (int k = 0; k < 2; k++) {
-        Block *cc = blk(g, BT_CC, 2, 2, 3, k ? "conv2" : "conv1");
+        Block *cc = pt_blk(g, BT_CC, 2, 2, 3, k ? "conv2" : "conv1");
         int32_t *sd = cc->shape.d;
         sd[D_R] = 4, sd[D_KY] = sd[D_KX] = 1, sd[D_IY] = sd[D_IX] = 2;
-        link(g, sic, cc, 0);
-        link(g, w, cc, 1);
+        pt_link(g, sic, cc, 0);
+        pt_link(g, w, cc, 1);
         to_output(g, cc, k);
     }
     check(g, replicate, 2, "replicate weights");
@@ -522,7 +471,7 @@ static void test_replicate_weights(void **state)
     assert_non_null(wc);
     assert_non_null(ic);
     assert_ptr_equal(wc->data, pt_by_name(g, "w")->data);
-    const Edge *ce = edge_between(g, pt_by_name(g, "x"), ic);
+    const Edge *ce = pt_edge_between(g, pt_by_name(g, "x"), ic);
     assert_non_null(ce);
     assert_int_equal(ce->n_re, 1);
     assert_int_equal(ce->re[0].type, RT_REFLECT);
