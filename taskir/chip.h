@@ -31,7 +31,8 @@ enum {
     CHIP_BANK_PRIM = 1u << 2,     /* the primitive (program) area */
     CHIP_BANK_HEADERS = 1u << 3,  /* the router-header table */
     CHIP_BANK_RECEIVE = 1u << 4,  /* the router's receive area */
-    CHIP_BANK_STREAM = 1u << 5    /* the Soma -> Router stream register */
+    CHIP_BANK_STREAM = 1u << 5,   /* the Soma -> Router stream register */
+    CHIP_ROLE_COUNT = 6           /* the number of role bits */
 };
 
 /* A named part of a bank with its own role (MEM2's primitive, header and receive areas). */
@@ -160,6 +161,15 @@ const ChipPrec *chip_prec(const Chip *c, PrecisionId p);
  * (taskir/chip.xsd), NUL-terminated; *len (when not NULL) gets their length. */
 const char *chip_default_xml(size_t *len);
 const char *chip_xsd(size_t *len);
+/* Names as the description writes them: "conv", "axon", and role bit i's ("receive"). */
+const char *chip_clock_name(ChipClockKind k);
+const char *chip_unit_name(ChipUnit u);
+const char *chip_role_name(uint32_t i);
+/* The run's clock formula with its constants, as docs/chip.md writes it. */
+void chip_formula_text(const ChipRun *r, char *buf, size_t len);
+/* Does the text look like a chip description (its first element, after blanks, an XML
+ * declaration and comments, is <chip>)? A TaskGraph or Mapping never does. */
+bool chip_looks_like(const uint8_t *buf, size_t len);
 /* Bytes of memory of the core (ChipBank words * 4) with role bits role, counting an area's
  * role within its bank. */
 uint64_t chip_role_bytes(const Chip *c, uint32_t role);

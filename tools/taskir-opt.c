@@ -47,7 +47,7 @@ static const char usage_text[] =
     "                these passes of LIST, or after all of them, each dump preceded by\n"
     "                \"# after pass 'NAME' (K of N)\"; to standard error unless --dump-to\n"
     "  --dump-to FILE write the dumps to FILE (atomically, when the run succeeds)\n"
-    "  --time-passes  print each pass's wall-clock time and the blocks, edges and groups\n"
+    "  --time-passes  print each pass's wall-clock time (ms) and the blocks, edges and groups\n"
     "                before and after it on standard error\n"
     "  -q, --quiet    no progress line: without it, a run longer than 2 seconds\n"
     "                (TASKIR_PROGRESS_AFTER) shows \"pass K of N\" on standard error, when\n"
@@ -207,18 +207,18 @@ static int list_passes(void)
 static void print_times(const PassPlan *plan, const PassStat *s)
 {
     double total = 0;
-    fprintf(stderr, "%s: %-10s %9s  %-19s %-19s %s\n", TOOL, "pass", "seconds", "blocks",
+    fprintf(stderr, "%s: %-10s %10s  %-19s %-19s %s\n", TOOL, "pass", "ms", "blocks",
             "edges", "groups");
     for (size_t i = 0; i < plan->n; i++) {
         char b[32], e[32], g[32];
         snprintf(b, sizeof b, "%u -> %u", (unsigned)s[i].blocks[0], (unsigned)s[i].blocks[1]);
         snprintf(e, sizeof e, "%u -> %u", (unsigned)s[i].edges[0], (unsigned)s[i].edges[1]);
         snprintf(g, sizeof g, "%u -> %u", (unsigned)s[i].groups[0], (unsigned)s[i].groups[1]);
-        fprintf(stderr, "%s: %-10s %9.4f  %-19s %-19s %s\n", TOOL, plan->passes[i]->name,
-                s[i].seconds, b, e, g);
+        fprintf(stderr, "%s: %-10s %10.3f  %-19s %-19s %s\n", TOOL, plan->passes[i]->name,
+                s[i].seconds * 1e3, b, e, g);
         total += s[i].seconds;
     }
-    fprintf(stderr, "%s: %-10s %9.4f\n", TOOL, "total", total);
+    fprintf(stderr, "%s: %-10s %10.3f\n", TOOL, "total", total * 1e3);
 }
 
 /* Loads and verifies the input, runs the plan, verifies the result. d: the input's and the

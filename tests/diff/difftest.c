@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include "difftest.h"
+#include "passcheck.h"
 
 #include "taskir/sim.h"
 #include "taskir/verify.h"
@@ -267,7 +268,7 @@ uint32_t dt_check(DtModel *m, const char *what)
     }
     sim_result_free(&res);
     sim_destroy(run);
-    graph_destroy(tg);
+    pc_check_default(tg, what); /* the default passes keep the outputs; destroys tg */
     for (uint32_t j = 0; j < g->noutputs; j++)
         og_tensor_free(&want[j]);
     return nb;
