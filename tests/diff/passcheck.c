@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "difftest.h"
+#include "dtrng.h"
 #include "passcheck.h"
 #include "passes/manager.h"
 #include "taskir/pbio.h"
