@@ -353,6 +353,56 @@ static void test_rewrite_axon_chain(void **state)
     chip_destroy(c);
 }
 
+/* A chain of 100 Soma blocks (CCMPB, a ReLU each) runs two a phase on one core (Soma1, then
+ * Soma2 after the router): 50 phases, more than the 32 of a step. The first 64 fill stage 0
+ * (phase group 0, phases 0..31), the rest go to a second core in stage 1: relu63 (Soma2 of
+ * phase 31) sends in phase 32, local phase 0 of the next step (graph pipelining), where
+ * relu64 runs in Soma2 after the router, and relu99 in Soma1 of local phase 18. */
+static void test_stages(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    Block *in = graph_add_block(g, BT_INPUT, GRAPH_AUTO_ID, "data");
+    in->shape.d[D_F] = 64;
+    in->has_shape = true;
+    Block *s = blk(g, BT_SI, "x", PR_INT_8, (const int32_t[8]){0, 0, 64, 0, 0, 0, 0, 0});
+    join(g, in, 0, s, 0);
+    for (int k = 0; k < 100; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "relu%d", k);
+        Block *r = blk(g, BT_CCMPB, name, PR_INT_8, (const int32_t[8]){0, 0, 64, 0, 0, 0, 0, 0});
+        Block *o = blk(g, BT_SI, NULL, PR_INT_8, (const int32_t[8]){0, 0, 64, 0, 0, 0, 0, 0});
+        join(g, s, 0, r, 0);
+        join(g, r, 0, o, 0);
+        s = o;
+    }
+    Block *out = graph_add_block(g, BT_OUTPUT, GRAPH_AUTO_ID, "out");
+    out->shape.d[D_F] = 64;
+    out->has_shape = true;
+    join(g, s, 0, out, 0);
+    MapCost k;
+    Mapping *m = map(g, c, &k);
+    assert_int_equal(k.stages, 2);
+    assert_int_equal(k.cores, 2);
+    assert_int_equal(k.phases, 32);
+    const MapCoord *a = coord_of(m, "relu0"), *b = coord_of(m, "relu1");
+    const MapCoord *y = coord_of(m, "relu63"), *z = coord_of(m, "relu64");
+    assert_int_equal(a->phase, 0);
+    assert_int_equal(a->pi_index, 2); /* SOMA1 */
+    assert_int_equal(b->phase, 0);
+    assert_int_equal(b->pi_index, 5); /* SOMA2 */
+    assert_int_equal(y->phase, 31);
+    assert_int_equal(y->phase_group, 0);
+    assert_int_equal(z->phase_group, 1);
+    assert_true(z->core.x != y->core.x || z->core.y != y->core.y);
+    assert_int_equal(z->phase, 0);
+    assert_int_equal(z->pi_index, 5); /* SOMA2, after the receive */
+    assert_int_equal(coord_of(m, "relu99")->phase, 18);
+    mapping_destroy(m);
+    chip_destroy(c);
+}
+
 /* The same graph and seed give the same Mapping bytes; another seed still verifies. */
 static void test_deterministic(void **state)
 {
@@ -392,6 +442,7 @@ int main(void)
         cmocka_unit_test(test_transfer_phases),
         cmocka_unit_test(test_group_over_budget),
         cmocka_unit_test(test_rewrite_axon_chain),
+        cmocka_unit_test(test_stages),
         cmocka_unit_test(test_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
