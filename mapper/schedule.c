@@ -446,8 +446,11 @@ Status map_schedule(MapPlan *p, Diag *d)
         st = oom(d);
     for (uint32_t t = 0; st == ST_OK && t < p->n_tasks; t++)
         s.ntasks[p->tasks[t].cluster]++;
-    for (uint32_t i = 0; st == ST_OK && i < p->n_tasks; i++)
+    for (uint32_t i = 0; st == ST_OK && i < p->n_tasks; i++) {
+        if ((i & 255) == 0)
+            tir_progress(p->opt.progress, "block", i, p->n_tasks);
         st = place_task(&s, p->order[i], d);
+    }
     /* clusters without a compute block (storage between two sockets): a core each */
     for (uint32_t c = 0; st == ST_OK && c < p->n_clusters; c++)
         if (p->clusters[c].vcore == MAP_NONE) {
