@@ -38,6 +38,34 @@ static void die(const char *what, Diag *d)
     exit(3);
 }
 
+/* Plans g on threads threads, sets INPUT 0 to x (n values) and prints the best of reps steps
+ * as GMAC/s of macs multiply-accumulates, on a line starting with label. */
+static void time_steps(const char *label, Graph *g, uint32_t threads, const int32_t *x,
+                       int64_t n, double macs, int reps)
+{
+    Diag d;
+    diag_init(&d, label);
+    SimOptions o = {threads, 1, false};
+    SimRun *run;
+    if (graph_oom(g) || verify_graph(g, &d) || sim_create(g, &o, &run, &d))
+        die("planning the benchmark graph", &d);
+    if (sim_set_input(run, 0, x, n, &d))
+        die("sim_set_input", &d);
+    double best = 1e30;
+    for (int r = 0; r < reps; r++) {
+        double t0 = now();
+        if (sim_step(run, &d))
+            die("sim_step", &d);
+        double t = now() - t0;
+        if (t < best)
+            best = t;
+    }
+    printf("%-21s threads=%-2u  %.1f MMAC  best %.2f ms  %.2f GMAC/s\n", label, threads,
+           macs * 1e-6, best * 1e3, macs / best * 1e-9);
+    sim_destroy(run);
+    diag_finish(&d);
+}
+
 /* INPUT HxWxC -> SIC -> CC KxK pad K/2 (+SW, +SB) -> SI -> OUTPUT, int8-valued data. */
 static Graph *conv_graph(int H, int W, int C, int F, int K)
 {
@@ -99,12 +127,6 @@ static void bench_conv(uint32_t threads, int reps)
 {
     const int H = 56, W = 56, C = 64, F = 64, K = 3;
     Graph *g = conv_graph(H, W, C, F, K);
-    Diag d;
-    diag_init(&d, "conv");
-    SimOptions o = {threads, 1, false};
-    SimRun *run;
-    if (verify_graph(g, &d) || sim_create(g, &o, &run, &d))
-        die("planning the convolution", &d);
     int64_t n = (int64_t)H * W * C;
     int32_t *x = malloc((size_t)n * sizeof *x);
     if (!x)
@@ -114,23 +136,8 @@ static void bench_conv(uint32_t threads, int reps)
         st = st * 1664525u + 1013904223u;
         x[i] = (int32_t)(st >> 24) - 128;
     }
-    if (sim_set_input(run, 0, x, n, &d))
-        die("sim_set_input", &d);
-    double best = 1e30;
-    for (int r = 0; r < reps; r++) {
-        double t0 = now();
-        if (sim_step(run, &d))
-            die("sim_step", &d);
-        double t = now() - t0;
-        if (t < best)
-            best = t;
-    }
-    double macs = (double)H * W * F * C * K * K;
-    printf("conv3x3 56x56x64->64  threads=%-2u  %.1f MMAC  best %.2f ms  %.2f GMAC/s\n",
-           threads, macs * 1e-6, best * 1e3, macs / best * 1e-9);
+    time_steps("conv3x3 56x56x64->64", g, threads, x, n, (double)H * W * F * C * K * K, reps);
     free(x);
-    sim_destroy(run);
-    diag_finish(&d);
     graph_destroy(g);
 }
 
@@ -175,34 +182,13 @@ static void bench_cvm(uint32_t threads, int reps)
     graph_connect(g, sw, 0, fc, 1);
     graph_connect(g, fc, 0, si, 0);
     graph_connect(g, si, 0, out, 0);
-    Diag d;
-    diag_init(&d, "cvm");
-    SimOptions o = {threads, 1, false};
-    SimRun *run;
-    if (graph_oom(g) || verify_graph(g, &d) || sim_create(g, &o, &run, &d))
-        die("planning the vector-matrix product", &d);
     int32_t *x = malloc((size_t)R * sizeof *x);
     if (!x)
         die("malloc", NULL);
     for (int i = 0; i < R; i++)
         x[i] = i % 255 - 127;
-    if (sim_set_input(run, 0, x, R, &d))
-        die("sim_set_input", &d);
-    double best = 1e30;
-    for (int r = 0; r < reps; r++) {
-        double t0 = now();
-        if (sim_step(run, &d))
-            die("sim_step", &d);
-        double t = now() - t0;
-        if (t < best)
-            best = t;
-    }
-    double macs = (double)F * R;
-    printf("cvm 4096->4096        threads=%-2u  %.1f MMAC  best %.2f ms  %.2f GMAC/s\n",
-           threads, macs * 1e-6, best * 1e3, macs / best * 1e-9);
+    time_steps("cvm 4096->4096", g, threads, x, R, (double)F * R, reps);
     free(x);
-    sim_destroy(run);
-    diag_finish(&d);
     graph_destroy(g);
 }
 
@@ -257,34 +243,14 @@ static void bench_elementwise(BlockType t, int reps)
 {
     const int H = 56, W = 56, C = 256;
     Graph *g = elementwise_graph(t, H, W, C);
-    Diag d;
-    diag_init(&d, "elementwise");
-    SimOptions o = {1, 1, false};
-    SimRun *run;
-    if (verify_graph(g, &d) || sim_create(g, &o, &run, &d))
-        die("planning the elementwise product", &d);
     int64_t n = (int64_t)H * W * C;
     int32_t *x = malloc((size_t)n * sizeof *x);
     if (!x)
         die("malloc", NULL);
     for (int64_t i = 0; i < n; i++)
         x[i] = (int32_t)(i % 251) - 125;
-    if (sim_set_input(run, 0, x, n, &d))
-        die("sim_set_input", &d);
-    double best = 1e30;
-    for (int r = 0; r < reps; r++) {
-        double t0 = now();
-        if (sim_step(run, &d))
-            die("sim_step", &d);
-        double tt = now() - t0;
-        if (tt < best)
-            best = tt;
-    }
-    printf("%-4s 56x56x256        threads=1   %.1f MMAC  best %.2f ms  %.2f GMAC/s\n",
-           t == BT_CAX ? "cax" : "cvvh", (double)n * 1e-6, best * 1e3, (double)n / best * 1e-9);
+    time_steps(t == BT_CAX ? "cax 56x56x256" : "cvvh 56x56x256", g, 1, x, n, (double)n, reps);
     free(x);
-    sim_destroy(run);
-    diag_finish(&d);
     graph_destroy(g);
 }
 
