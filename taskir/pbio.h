@@ -48,6 +48,27 @@ Status pb_wire_explain(const struct ProtobufCMessageDescriptor *desc, const uint
 Status pb_wire_strip(const struct ProtobufCMessageDescriptor *desc, const uint8_t *buf,
                      size_t len, uint8_t **out, size_t *out_len, Diag *d);
 
+/* A run of varints that pb_wire_lift took out of the bytes: [p, p + len), count values
+ * (pb_varint_count; not yet checked to be well-formed). */
+typedef struct PbRun {
+    const uint8_t *p;
+    size_t len;
+    uint64_t count;
+} PbRun;
+
+/* Lifts the values of the given repeated int32 / uint32 fields out of bytes that
+ * pb_wire_strip leaves as they are, so that protobuf-c does not decode them one by one: *out
+ * is a malloc'd copy of the bytes where each occurrence of such a field (a packed run or a
+ * single varint) is a marker, the field packed with one value: the index of its run in *runs
+ * (malloc'd, *n_runs entries pointing into buf, in the order of the bytes), length prefixes
+ * rewritten. When nothing was lifted, or the bytes are malformed (left to the unpack), *out
+ * and *runs are NULL. ST_RUNTIME only when out of memory. */
+struct ProtobufCFieldDescriptor;
+Status pb_wire_lift(const struct ProtobufCMessageDescriptor *desc, const uint8_t *buf,
+                    size_t len, const struct ProtobufCFieldDescriptor *const *fields,
+                    size_t n_fields, uint8_t **out, size_t *out_len, PbRun **runs,
+                    size_t *n_runs, Diag *d);
+
 /* Unpacks a message of desc from the bytes (after pb_wire_precheck): *out is the message,
  * to free with protobuf_c_message_free_unpacked(*out, NULL). An allocation failing is a
  * runtime error [oom]; bytes protobuf-c refuses a logic error as pb_wire_explain reports

@@ -27,6 +27,7 @@
 #include "onnx_cli.h"
 #include "progress.h"
 #include "taskir/fileio.h"
+#include "taskir/filemap.h"
 #include "taskir/mapping.h"
 #include "taskir/npy.h"
 #include "taskir/outdir.h"
@@ -576,13 +577,16 @@ int main(int argc, char **argv)
     o.progress = &progress;
     Diag d;
     diag_init(&d, cli_name(o.file, false));
-    uint8_t *buf = NULL;
+    TirFileBytes file = {0};
+    const uint8_t *buf = NULL;
     size_t len = 0;
     Results res = {0};
     NpyArray *arrays = calloc((size_t)o.n_inputs + 1, sizeof *arrays);
     Status st = arrays ? ST_OK : diag_add(&d, ST_RUNTIME, "oom", NULL, "out of memory");
     if (!st)
-        st = tir_read_file(o.file, TIR_MAX_FILE_BYTES, &buf, &len, &d);
+        st = tir_file_bytes(o.file, TIR_MAX_FILE_BYTES, &file, &d);
+    buf = file.p;
+    len = file.len;
     if (!st && o.kind == KIND_AUTO) {
         FeFormat f = fe_format_detect(o.file, buf, len);
         o.kind = f == FE_FORMAT_MAPPING ? KIND_MAP : model_kind(f);
@@ -595,7 +599,7 @@ int main(int argc, char **argv)
         st = o.kind == KIND_ONNX ? run_onnx(&o, buf, len, arrays, &res, &d)
              : o.kind != KIND_PB && o.kind != KIND_MAP ? run_model(&o, buf, len, arrays, &res, &d)
                                                        : run_graph(&o, buf, len, arrays, &res, &d);
-    free(buf);
+    tir_file_release(&file);
     if (!st && o.dir) {
         st = outdir_write(o.dir, res.outs, res.n_outs, &d);
     } else if (!st) {
