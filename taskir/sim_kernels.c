@@ -993,14 +993,17 @@ int64_t sim_kernel_pack_words(const SimBlock *sb)
     return k->pack && sim_dot8_vnni() ? k->pack(sb) : 0;
 }
 
-/* Is every value of cluster c set only by storage blocks without inputs (whose content is
- * their data tensor for the whole run), or by nothing? */
+/* Is every value of cluster c set only by storage blocks that nothing feeds (whose content
+ * is their data tensor, or zero, for the whole run), or by nothing? */
 static bool cluster_constant(const SimRun *run, const SimCluster *c)
 {
     for (uint32_t i = 0; i < c->n_copies; i++) {
-        const Block *s = run->g->blocks[graph_block_pos(run->g, c->copies[i].e->src)];
-        if (bt_info(s->type)->kind != BK_STORAGE || s->n_in)
+        const SimBlock *s = &run->blocks[graph_block_pos(run->g, c->copies[i].e->src)];
+        if (bt_info(s->b->type)->kind != BK_STORAGE)
             return false;
+        for (uint32_t j = 0; j < s->n_in; j++)
+            if (s->in[j].n_copies)
+                return false;
     }
     return true;
 }
