@@ -5,12 +5,17 @@
 #   sh bench/test_run.sh BENCH_RUN BUILD_DIR
 #
 # 1. `bench/run --no-build --only small` (REPS=1) on the build dir, as text and as Markdown:
-#    exit 0; the table has its 11 columns under the expected names; one row per shipped
+#    exit 0; the table has its 15 columns under the expected names; one row per shipped
 #    example (the five CVM models, qnet and shiftnet, cinn_cnn, lenet.pb, tianjic_style.pb);
-#    every row has MACs, a .pb size and a time, RSS and GMAC/s for taskir-run, and a compile
-#    time exactly when it is not a bare TaskGraph.
+#    every row has MACs, a .pb size, a time and RSS for taskir-dump and taskir-opt, the
+#    blocks and groups before -> after taskir-opt (groups after >= 1), a time, RSS and
+#    GMAC/s for taskir-run, and a compile time exactly when it is not a bare TaskGraph.
+#    Without CVM_RUNTIME, the cvm-runtime comparison says it was skipped.
 # 2. On a fake build dir whose taskir-compile fails: exit 1, the table shows FAIL and stderr
 #    names the model and the tool.
+# 3. CVM_RUNTIME naming no file: exit 2 before anything runs. bench/cvm_compare on lenet:
+#    the interpreter and the simulator on the compiled .pb give the same output; a
+#    --runtime that is not cvm-runtime's library is a runtime error (exit 3) naming it.
 # Skipped (77) without GNU time at /usr/bin/time.
 set -eu
 bench=$1
@@ -28,7 +33,7 @@ bad() {
 
 # ---- 1. the small examples ----
 rc=0
-BUILD=$build REPS=1 sh "$bench" --no-build --only small >"$tmp/text" 2>"$tmp/err" || rc=$?
+BUILD=$build REPS=1 CVM_RUNTIME='' sh "$bench" --no-build --only small >"$tmp/text" 2>"$tmp/err" || rc=$?
 [ "$rc" -eq 0 ] || { cat "$tmp/err"; bad "bench/run --only small exited $rc"; }
 rc=0
 BUILD=$build REPS=1 sh "$bench" --no-build --only small --markdown >"$tmp/md" 2>"$tmp/err" || rc=$?
@@ -36,7 +41,7 @@ BUILD=$build REPS=1 sh "$bench" --no-build --only small --markdown >"$tmp/md" 2>
 cat "$tmp/md"
 
 head -n 1 "$tmp/text" | grep -q '^taskir benchmark (bench/run): ' || bad "no title line"
-want='model from MACs .pb compile s compile MiB dump s dump MiB run s run MiB run GMAC/s'
+want='model from MACs .pb compile s compile MiB dump s dump MiB opt s opt MiB blocks groups run s run MiB run GMAC/s'
 got=$(sed -n 2p "$tmp/text" | tr -s ' ')
 [ "$got" = "$want" ] || bad "text header is '$got', not '$want'"
 got=$(grep '^| model' "$tmp/md" | sed 's/ *| */|/g; s/^|//; s/|$//' | tr '|' ' ')
@@ -54,23 +59,28 @@ for m in 'lenet cvm' 'resnet_block cvm' 'mobilenet_block cvm' 'yolo_head cvm' 'm
         function fail(what) { print "FAIL: row " name ": " what; bad = 1; exit 1 }
         function strip(s) { gsub(/^ +| +$/, "", s); return s }
         {
-            if (NF != 13) fail(NF - 2 " cells, not 11")
-            for (i = 2; i <= 12; i++) c[i - 1] = strip($i)
+            if (NF != 17) fail(NF - 2 " cells, not 15")
+            for (i = 2; i <= 16; i++) c[i - 1] = strip($i)
             if (c[2] != kind) fail("kind " c[2])
             if (c[3] !~ /^[0-9.]+( [kMG])?$/) fail("MACs " c[3])
             if (c[4] !~ /^[0-9.]+ [kMG]?B$/) fail(".pb size " c[4])
             if (kind == "pb" && (c[5] != "-" || c[6] != "-")) fail("a compile time for a .pb")
             if (kind != "pb" && (c[5] !~ /^[0-9]+\.[0-9]+$/ || c[6] !~ /^[0-9]+\.[0-9]$/))
                 fail("compile " c[5] " s " c[6] " MiB")
-            for (i = 7; i <= 10; i++)
-                if (c[i] !~ /^[0-9]+\.[0-9]+$/) fail("column " i ": " c[i])
-            if (c[11] !~ /^[0-9]+\.[0-9]+$/) fail("GMAC/s " c[11])
+            for (i = 7; i <= 14; i++)
+                if (i != 11 && i != 12 && c[i] !~ /^[0-9]+\.[0-9]+$/) fail("column " i ": " c[i])
+            if (c[11] !~ /^[0-9]+->[0-9]+$/) fail("blocks " c[11])
+            if (c[12] !~ /^[0-9]+->[1-9][0-9]*$/) fail("groups " c[12])
+            if (c[15] !~ /^[0-9]+\.[0-9]+$/) fail("GMAC/s " c[15])
         }' || exit 1
 done
 rows=$(grep -c '^| ' "$tmp/md")
 [ "$rows" -ge 11 ] || bad "$rows table lines, want at least 10 rows and the header"
 grep -q '^resnet50' "$tmp/text" && bad "a benchmark model in --only small"
 grep -q '^growth' "$tmp/text" && bad "a growth section with --only small"
+grep -q '^cvm-runtime comparison: skipped (CVM_RUNTIME is not set' "$tmp/text" ||
+    bad "no line saying the cvm-runtime comparison was skipped"
+grep -q '^cvm-runtime comparison: skipped' "$tmp/md" || bad "no skipped line in Markdown"
 
 # ---- 2. a tool that fails ----
 fake=$tmp/build
@@ -79,11 +89,12 @@ mkdir -p "$fake/tools" "$fake/examples/cvm" "$fake/bench"
 printf '#!/bin/sh\necho "taskir-compile: broken on purpose" >&2\nexit 2\n' >"$fake/tools/taskir-compile"
 printf '#!/bin/sh\nexit 0\n' >"$fake/tools/taskir-dump"
 printf '#!/bin/sh\nexit 0\n' >"$fake/tools/taskir-run"
+printf '#!/bin/sh\nexit 0\n' >"$fake/tools/taskir-opt"
 printf '#!/bin/sh\nexit 0\n' >"$fake/bench/pb_inputs"
 printf '#!/bin/sh\necho lenet\necho "resnet50 (benchmark)"\n' >"$fake/examples/gen_cvm"
 chmod +x "$fake/tools/"* "$fake/bench/pb_inputs" "$fake/examples/gen_cvm"
 rc=0
-BUILD=$fake REPS=1 sh "$bench" --no-build --only small >"$tmp/out" 2>"$tmp/err" || rc=$?
+BUILD=$fake REPS=1 CVM_RUNTIME= sh "$bench" --no-build --only small >"$tmp/out" 2>"$tmp/err" || rc=$?
 cat "$tmp/out" "$tmp/err"
 [ "$rc" -eq 1 ] || bad "a failing taskir-compile gave exit $rc, not 1"
 grep -q '^bench/run: lenet: taskir-compile failed (exit 2)' "$tmp/err" ||
@@ -91,4 +102,30 @@ grep -q '^bench/run: lenet: taskir-compile failed (exit 2)' "$tmp/err" ||
 grep -q 'broken on purpose' "$tmp/err" || bad "the tool's message is not shown"
 grep -q '^lenet  *cvm  *-  *-  *FAIL  *FAIL  *-' "$tmp/out" || bad "the row does not show FAIL"
 grep -q '^resnet50' "$tmp/out" && bad "a benchmark model in --only small"
+
+# ---- 3. CVM_RUNTIME and bench/cvm_compare ----
+rc=0
+BUILD=$build CVM_RUNTIME=$tmp/none.so sh "$bench" --no-build --only small >"$tmp/out" 2>"$tmp/err" ||
+    rc=$?
+cat "$tmp/err"
+[ "$rc" -eq 2 ] || bad "CVM_RUNTIME naming no file gave exit $rc, not 2"
+grep -q "CVM_RUNTIME=$tmp/none.so is not a file" "$tmp/err" || bad "no message about CVM_RUNTIME"
+[ -s "$tmp/out" ] && bad "bench/run ran with a CVM_RUNTIME that names no file"
+cvm=$build/examples/cvm
+"$build/tools/taskir-compile" "$cvm/lenet.json" --params "$cvm/lenet.params" -o "$tmp/lenet.pb" ||
+    bad "taskir-compile lenet"
+"$build/bench/cvm_compare" -n 2 --graph "$tmp/lenet.pb" "$cvm/lenet.json" "$cvm/lenet.params" \
+    "$cvm/lenet.input.npy" >"$tmp/cmp" || bad "bench/cvm_compare on lenet failed"
+cat "$tmp/cmp"
+grep -Eq '^interpreter [0-9]+\.[0-9]{6} [0-9]+\.[0-9]{6} reference$' "$tmp/cmp" ||
+    bad "no interpreter line"
+grep -Eq '^simulator [0-9]+\.[0-9]{6} [0-9]+\.[0-9]{6} same$' "$tmp/cmp" ||
+    bad "the simulator's output is not the interpreter's"
+printf 'not a library\n' >"$tmp/fake.so"
+rc=0
+"$build/bench/cvm_compare" --runtime "$tmp/fake.so" "$cvm/lenet.json" "$cvm/lenet.params" \
+    "$cvm/lenet.input.npy" >"$tmp/cmp" 2>"$tmp/err" || rc=$?
+cat "$tmp/err"
+[ "$rc" -eq 3 ] || bad "a --runtime that is no library gave exit $rc, not 3"
+grep -q "fake.so.*\[bench.runtime\]" "$tmp/err" || bad "the message does not name the library"
 echo "ok"

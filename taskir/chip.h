@@ -31,8 +31,27 @@ enum {
     CHIP_BANK_PRIM = 1u << 2,     /* the primitive (program) area */
     CHIP_BANK_HEADERS = 1u << 3,  /* the router-header table */
     CHIP_BANK_RECEIVE = 1u << 4,  /* the router's receive area */
-    CHIP_BANK_STREAM = 1u << 5    /* the Soma -> Router stream register */
+    CHIP_BANK_STREAM = 1u << 5,   /* the Soma -> Router stream register */
+    CHIP_ROLE_COUNT = 6           /* the number of role bits */
 };
+
+/* A named part of a bank with its own role (MEM2's primitive, header and receive areas). */
+typedef struct ChipArea {
+    char name[16];            /* "receive" */
+    uint32_t bank;            /* index in Chip.banks */
+    uint32_t base_word;
+    uint32_t words;
+    uint32_t role;            /* CHIP_BANK_* bits */
+} ChipArea;
+
+/* A precision the chip encodes, and what the clock formulas count in it (CHIP.md §1). */
+typedef struct ChipPrec {
+    PrecisionId prec;
+    uint32_t code;            /* the hardware's code (INT_32 0, INT_8 1, UINT_8 2, TERNARY 3) */
+    uint32_t g_f;             /* values of one 32-byte group: g_f = ceil(nf / this) */
+    uint32_t write_v;         /* values of one word: write_v */
+    uint32_t d;               /* values of one 16-byte read: d (CVM, CC's g_r) */
+} ChipPrec;
 
 /* Clock formula families of CHIP.md §1 (one per primitive; the coefficients are fields of
  * ChipPrim so the description, not the code, holds the numbers). */
@@ -63,6 +82,16 @@ typedef struct ChipPrim {
     ChipClockKind clock;
     int32_t c0, c1, c_div;    /* the formula's constants (c_div 0 = 1) */
 } ChipPrim;
+
+/* One compute block type a primitive runs, and its clock formula (a primitive may run
+ * several types with different formulas: P02 runs CADD and CAVG). ChipPrim.clock, c0, c1
+ * and c_div hold its first run's formula (CLK_NONE when it runs none). */
+typedef struct ChipRun {
+    BlockType block;
+    int pcode;                /* the primitive's */
+    ChipClockKind clock;
+    int32_t c0, c1, c_div;
+} ChipRun;
 
 typedef struct Chip {
     char *name;               /* "TianjicX" */
@@ -98,6 +127,13 @@ typedef struct Chip {
     /* primitives */
     ChipPrim *prims;
     uint32_t n_prims;
+    /* (added to the lead's interface) areas inside banks, precisions, per-type formulas */
+    ChipArea areas[16];
+    uint32_t n_areas;
+    ChipPrec precs[16];
+    uint32_t n_precs;
+    ChipRun *runs;                    /* in file order */
+    uint32_t n_runs;
 } Chip;
 
 /* Loads and validates a description (XML against taskir/chip.xsd, then the cross-field rules
@@ -117,5 +153,25 @@ const ChipPrim *chip_prim_for(const Chip *c, BlockType t);
 const ChipPrim *chip_prim(const Chip *c, int pcode);
 /* Cores in the whole chip array. */
 uint32_t chip_total_cores(const Chip *c);
+/* The run (primitive and clock formula) of compute block type t, or NULL. */
+const ChipRun *chip_run_for(const Chip *c, BlockType t);
+/* The chip's entry for precision p, or NULL when the chip does not encode it. */
+const ChipPrec *chip_prec(const Chip *c, PrecisionId p);
+/* The built-in description's text (the bytes of examples/chips/tianjicx.xml) and schema's
+ * (taskir/chip.xsd), NUL-terminated; *len (when not NULL) gets their length. */
+const char *chip_default_xml(size_t *len);
+const char *chip_xsd(size_t *len);
+/* Names as the description writes them: "conv", "axon", and role bit i's ("receive"). */
+const char *chip_clock_name(ChipClockKind k);
+const char *chip_unit_name(ChipUnit u);
+const char *chip_role_name(uint32_t i);
+/* The run's clock formula with its constants, as docs/chip.md writes it. */
+void chip_formula_text(const ChipRun *r, char *buf, size_t len);
+/* Does the text look like a chip description (its first element, after blanks, an XML
+ * declaration and comments, is <chip>)? A TaskGraph or Mapping never does. */
+bool chip_looks_like(const uint8_t *buf, size_t len);
+/* Bytes of memory of the core (ChipBank words * 4) with role bits role, counting an area's
+ * role within its bank. */
+uint64_t chip_role_bytes(const Chip *c, uint32_t role);
 
 #endif

@@ -32,7 +32,14 @@ int64_t chip_output_bytes(const Chip *c, const Block *b);
 bool chip_group_mem(const Chip *c, const Graph *g, const GraphUses *u, const Block *b,
                     GroupMem *out);
 /* Clocks of one run of compute block b on its primitive, -1 when the chip has no primitive
- * for it or on overflow. */
+ * for it or on overflow. The formulas that depend on the input's precision (g_f, write_v,
+ * d) take it as INT_8 here; chip_block_clocks_in and chip_group_clocks give the real one. */
 int64_t chip_block_clocks(const Chip *c, const Block *b);
+/* The same with input precision in (-1 also when the formula needs it and the chip does not
+ * encode it). */
+int64_t chip_block_clocks_in(const Chip *c, const Block *b, PrecisionId in);
+/* The same with the precision of the block that feeds b's first input cluster (INT_8 when
+ * nothing does). */
+int64_t chip_group_clocks(const Chip *c, const Graph *g, const GraphUses *u, const Block *b);
 
 #endif

@@ -536,8 +536,10 @@ Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d)
         if (is_kind(sb->b, BK_COMPUTE) && (st = sim_kernel_check(sb, d)))
             goto fail;
         size_buffers(sb, &total);
-        if (is_kind(sb->b, BK_COMPUTE))
+        if (is_kind(sb->b, BK_COMPUTE)) {
             work = add_sat(work, sim_kernel_work(sb));
+            total = add_sat(total, sim_kernel_pack_words(sb));
+        }
         int64_t ks = is_kind(sb->b, BK_COMPUTE) ? sim_kernel_scratch(sb) : 0;
         if (ks > kscratch)
             kscratch = ks;
@@ -558,6 +560,16 @@ Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d)
     for (uint32_t i = 0; i < run->n_order; i++)
         if ((st = plan_buffers(run, &run->blocks[run->order[i]], d)))
             goto fail;
+    for (uint32_t i = 0; i < run->n_order; i++) {
+        SimBlock *sb = &run->blocks[run->order[i]];
+        int64_t n = is_kind(sb->b, BK_COMPUTE) ? sim_kernel_pack_words(sb) : 0;
+        if (n > 0 && !(sb->pack.data = run_alloc(run, n, sizeof *sb->pack.data))) {
+            st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory allocating the run");
+            goto fail;
+        }
+        if (n > 0)
+            sim_kernel_plan(run, sb);
+    }
     if (run->scratch_vol &&
         (!(run->scratch[0] = run_alloc(run, run->scratch_vol, sizeof(int32_t))) ||
          !(run->scratch[1] = run_alloc(run, run->scratch_vol, sizeof(int32_t))))) {

@@ -118,18 +118,39 @@ static void check_model(Verifier *v, const Block *b)
                   "number of the block's %lld", (long long)mv, (long long)bv);
 }
 
+/* Every block a group lists exists [group.block] and is listed once in all the groups
+ * [group.dup]: a group is the mapper's unit, one core's share, so a block in two groups would
+ * sit on two cores at once. */
 static void check_groups(Verifier *v)
 {
     const Graph *g = v->g;
+    /* per block position: the index + 1 of the first group listing it (0: none yet) */
+    uint32_t *first = g->n_groups ? calloc(g->n_blocks + 1, sizeof *first) : NULL;
+    if (g->n_groups && !first) {
+        v->oom = true;
+        return;
+    }
     for (uint32_t i = 0; i < g->n_groups; i++) {
         const Group *gr = &g->groups[i];
         char where[48];
         snprintf(where, sizeof where, "group %d", (int)gr->id);
-        for (uint32_t k = 0; k < gr->n_block_ids; k++)
-            if (!graph_block(g, gr->block_ids[k]))
+        for (uint32_t k = 0; k < gr->n_block_ids; k++) {
+            long pos = graph_block_pos(g, gr->block_ids[k]);
+            if (pos < 0) {
                 vfy_add(v, "group.block", where, "lists block %d, which does not exist",
                         (int)gr->block_ids[k]);
+            } else if (first[pos] == i + 1) {
+                vfy_add(v, "group.dup", where, "lists block %d twice", (int)gr->block_ids[k]);
+            } else if (first[pos]) {
+                vfy_add(v, "group.dup", where, "lists block %d, which group %d lists too; a "
+                        "block belongs to one group at most", (int)gr->block_ids[k],
+                        (int)g->groups[first[pos] - 1].id);
+            } else {
+                first[pos] = i + 1;
+            }
+        }
     }
+    free(first);
 }
 
 Status verify_graph(const Graph *g, Diag *d)

@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include "difftest.h"
+#include "passcheck.h"
 
 #include "taskir/sim.h"
 #include "taskir/verify.h"
@@ -267,7 +268,7 @@ uint32_t dt_check(DtModel *m, const char *what)
     }
     sim_result_free(&res);
     sim_destroy(run);
-    graph_destroy(tg);
+    pc_check_default(tg, what); /* the default passes keep the outputs; destroys tg */
     for (uint32_t j = 0; j < g->noutputs; j++)
         og_tensor_free(&want[j]);
     return nb;
@@ -294,4 +295,45 @@ void dt_expect_lower_error(DtModel *m, const char *rule, const char *name)
         diag_print(&m->d, stderr, "test");
         fail_msg("the finding does not name '%s'", name);
     }
+}
+
+int32_t dt_conv_q(DtModel *m, const char *name, int32_t x, int64_t c, int64_t oc,
+                      int64_t k, const char *pad, const char *stride, int64_t groups, int shift)
+{
+    char n[64], ch[16], ks[32], g[16], sb[8];
+    snprintf(n, sizeof n, "%s_w", name);
+    int32_t w = dt_const(m, n, DT_ND(oc, c / groups, k, k), 8, NULL);
+    snprintf(n, sizeof n, "%s_b", name);
+    int32_t b = dt_const(m, n, DT_ND(oc), 16, NULL);
+    snprintf(ch, sizeof ch, "%lld", (long long)oc);
+    snprintf(ks, sizeof ks, "(%lld, %lld)", (long long)k, (long long)k);
+    snprintf(g, sizeof g, "%lld", (long long)groups);
+    snprintf(sb, sizeof sb, "%d", shift);
+    int32_t y = dt_op(m, CVM_OP_conv2d, name, DT_INS(x, w, b),
+                      DT_KV("channels", ch, "kernel_size", ks, "padding", pad, "strides", stride,
+                            "groups", g));
+    snprintf(n, sizeof n, "%s_rs", name);
+    y = dt_op(m, CVM_OP_cvm_right_shift, n, DT_INS(y),
+              DT_KV("precision", "8", "shift_bit", sb));
+    snprintf(n, sizeof n, "%s_clip", name);
+    y = dt_op(m, CVM_OP_cvm_clip, n, DT_INS(y), DT_KV("precision", "8"));
+    snprintf(n, sizeof n, "%s_relu", name);
+    return dt_op(m, CVM_OP_relu, n, DT_INS(y), NULL);
+}
+
+int32_t dt_dense_q(DtModel *m, const char *name, int32_t x, int64_t k, int64_t u, bool relu)
+{
+    char n[64], us[16];
+    snprintf(n, sizeof n, "%s_w", name);
+    int32_t w = dt_const(m, n, DT_ND(u, k), 8, NULL);
+    snprintf(n, sizeof n, "%s_b", name);
+    int32_t b = dt_const(m, n, DT_ND(u), 12, NULL);
+    snprintf(us, sizeof us, "%lld", (long long)u);
+    int32_t y = dt_op(m, CVM_OP_dense, name, DT_INS(x, w, b), DT_KV("units", us));
+    snprintf(n, sizeof n, "%s_rs", name);
+    y = dt_op(m, CVM_OP_cvm_right_shift, n, DT_INS(y), DT_KV("precision", "8", "shift_bit", "7"));
+    if (!relu)
+        return y;
+    snprintf(n, sizeof n, "%s_relu", name);
+    return dt_op(m, CVM_OP_relu, n, DT_INS(y), NULL);
 }

@@ -57,6 +57,14 @@ int32_t dt_op(DtModel *m, CvmOp op, const char *name, const int32_t *ins, uint32
               const char *const *kv);
 int32_t dt_op_try(DtModel *m, CvmOp op, const char *name, const int32_t *ins, uint32_t nin,
                   const char *const *kv, Status *st);
+/* conv2d (weights oc x c/groups x k x k of 8 bits, a 16-bit bias; pad and stride as CVM
+ * tuples "(1, 1)") -> cvm_right_shift by shift to 8 bits -> cvm_clip -> relu: the usual
+ * requantized convolution. Returns the relu's node id. */
+int32_t dt_conv_q(DtModel *m, const char *name, int32_t x, int64_t c, int64_t oc, int64_t k,
+                  const char *pad, const char *stride, int64_t groups, int shift);
+/* dense (k inputs, u units, 8-bit weights, 12-bit bias) -> cvm_right_shift by 7 to 8 bits,
+ * -> relu when relu. Returns the last node's id. */
+int32_t dt_dense_q(DtModel *m, const char *name, int32_t x, int64_t k, int64_t u, bool relu);
 /* Marks node id's output idx as a model output. */
 void dt_output(DtModel *m, int32_t id, uint32_t idx);
 

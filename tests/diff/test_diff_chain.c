@@ -16,48 +16,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* conv -> cvm_right_shift -> cvm_clip -> relu, the usual requantized convolution. */
-static int32_t conv_q(DtModel *m, const char *name, int32_t x, int64_t c, int64_t oc,
-                      int64_t k, const char *pad, const char *stride, int64_t groups, int shift)
-{
-    char n[64], ch[16], ks[32], g[16], sb[8];
-    snprintf(n, sizeof n, "%s_w", name);
-    int32_t w = dt_const(m, n, DT_ND(oc, c / groups, k, k), 8, NULL);
-    snprintf(n, sizeof n, "%s_b", name);
-    int32_t b = dt_const(m, n, DT_ND(oc), 16, NULL);
-    snprintf(ch, sizeof ch, "%lld", (long long)oc);
-    snprintf(ks, sizeof ks, "(%lld, %lld)", (long long)k, (long long)k);
-    snprintf(g, sizeof g, "%lld", (long long)groups);
-    snprintf(sb, sizeof sb, "%d", shift);
-    int32_t y = dt_op(m, CVM_OP_conv2d, name, DT_INS(x, w, b),
-                      DT_KV("channels", ch, "kernel_size", ks, "padding", pad, "strides", stride,
-                            "groups", g));
-    snprintf(n, sizeof n, "%s_rs", name);
-    y = dt_op(m, CVM_OP_cvm_right_shift, n, DT_INS(y),
-              DT_KV("precision", "8", "shift_bit", sb));
-    snprintf(n, sizeof n, "%s_clip", name);
-    y = dt_op(m, CVM_OP_cvm_clip, n, DT_INS(y), DT_KV("precision", "8"));
-    snprintf(n, sizeof n, "%s_relu", name);
-    return dt_op(m, CVM_OP_relu, n, DT_INS(y), NULL);
-}
-
-static int32_t dense_q(DtModel *m, const char *name, int32_t x, int64_t k, int64_t u, bool relu)
-{
-    char n[64], us[16];
-    snprintf(n, sizeof n, "%s_w", name);
-    int32_t w = dt_const(m, n, DT_ND(u, k), 8, NULL);
-    snprintf(n, sizeof n, "%s_b", name);
-    int32_t b = dt_const(m, n, DT_ND(u), 12, NULL);
-    snprintf(us, sizeof us, "%lld", (long long)u);
-    int32_t y = dt_op(m, CVM_OP_dense, name, DT_INS(x, w, b), DT_KV("units", us));
-    snprintf(n, sizeof n, "%s_rs", name);
-    y = dt_op(m, CVM_OP_cvm_right_shift, n, DT_INS(y), DT_KV("precision", "8", "shift_bit", "7"));
-    if (!relu)
-        return y;
-    snprintf(n, sizeof n, "%s_relu", name);
-    return dt_op(m, CVM_OP_relu, n, DT_INS(y), NULL);
-}
-
 static void test_lenet(void **state)
 {
     (void)state;
@@ -66,16 +24,16 @@ static void test_lenet(void **state)
         DtModel m;
         dt_begin(&m, &r);
         int32_t x = dt_input(&m, "data", DT_ND(batch, 1, 28, 28), 8);
-        int32_t y = conv_q(&m, "conv1", x, 1, 6, 5, "(2, 2)", "(1, 1)", 1, 9);
+        int32_t y = dt_conv_q(&m, "conv1", x, 1, 6, 5, "(2, 2)", "(1, 1)", 1, 9);
         y = dt_op(&m, CVM_OP_max_pool2d, "pool1", DT_INS(y),
                   DT_KV("pool_size", "(2, 2)", "strides", "(2, 2)"));
-        y = conv_q(&m, "conv2", y, 6, 16, 5, "(0, 0)", "(1, 1)", 1, 11);
+        y = dt_conv_q(&m, "conv2", y, 6, 16, 5, "(0, 0)", "(1, 1)", 1, 11);
         y = dt_op(&m, CVM_OP_max_pool2d, "pool2", DT_INS(y),
                   DT_KV("pool_size", "(2, 2)", "strides", "(2, 2)"));
         y = dt_op(&m, CVM_OP_flatten, "flat", DT_INS(y), NULL);
-        y = dense_q(&m, "fc1", y, 400, 120, true);
-        y = dense_q(&m, "fc2", y, 120, 84, true);
-        dense_q(&m, "fc3", y, 84, 10, false);
+        y = dt_dense_q(&m, "fc1", y, 400, 120, true);
+        y = dt_dense_q(&m, "fc2", y, 120, 84, true);
+        dt_dense_q(&m, "fc3", y, 84, 10, false);
         dt_check(&m, batch == 1 ? "lenet" : "lenet batch 3");
         dt_end(&m);
     }
@@ -88,7 +46,7 @@ static void test_resnet_block(void **state)
     DtModel m;
     dt_begin(&m, &r);
     int32_t x = dt_input(&m, "data", DT_ND(1, 8, 12, 12), 8);
-    int32_t y = conv_q(&m, "conv1", x, 8, 8, 3, "(1, 1)", "(1, 1)", 1, 10);
+    int32_t y = dt_conv_q(&m, "conv1", x, 8, 8, 3, "(1, 1)", "(1, 1)", 1, 10);
     char n[8] = "conv2";
     int32_t w = dt_const(&m, "conv2_w", DT_ND(8, 8, 3, 3), 8, NULL);
     y = dt_op(&m, CVM_OP_conv2d, n, DT_INS(y, w),
@@ -110,8 +68,8 @@ static void test_mobilenet_block(void **state)
     DtModel m;
     dt_begin(&m, &r);
     int32_t x = dt_input(&m, "data", DT_ND(1, 16, 14, 14), 8);
-    int32_t y = conv_q(&m, "dw", x, 16, 16, 3, "(1, 1)", "(2, 2)", 16, 7);
-    y = conv_q(&m, "pw", y, 16, 32, 1, "(0, 0)", "(1, 1)", 1, 8);
+    int32_t y = dt_conv_q(&m, "dw", x, 16, 16, 3, "(1, 1)", "(2, 2)", 16, 7);
+    y = dt_conv_q(&m, "pw", y, 16, 32, 1, "(0, 0)", "(1, 1)", 1, 8);
     dt_check(&m, "mobilenet block");
     dt_end(&m);
 }
@@ -123,10 +81,10 @@ static void test_yolo_head(void **state)
     DtModel m;
     dt_begin(&m, &r);
     int32_t x = dt_input(&m, "data", DT_ND(1, 8, 16, 16), 8);
-    int32_t a = conv_q(&m, "down", x, 8, 16, 3, "(1, 1)", "(2, 2)", 1, 9);
+    int32_t a = dt_conv_q(&m, "down", x, 8, 16, 3, "(1, 1)", "(2, 2)", 1, 9);
     int32_t up = dt_op(&m, CVM_OP_upsampling, "up", DT_INS(a), DT_KV("scale", "2"));
     int32_t cat = dt_op(&m, CVM_OP_concatenate, "cat", DT_INS(up, x), DT_KV("axis", "1"));
-    int32_t h = conv_q(&m, "head", cat, 24, 18, 1, "(0, 0)", "(1, 1)", 1, 8);
+    int32_t h = dt_conv_q(&m, "head", cat, 24, 18, 1, "(0, 0)", "(1, 1)", 1, 8);
     /* (1, 18, 16, 16) -> (1, 3, 6, 16, 16) -> (1, 3, 16, 16, 6): boxes last */
     int32_t rs = dt_op(&m, CVM_OP_reshape, "rs", DT_INS(h), DT_KV("shape", "(1, 3, 6, 256)"));
     int32_t tr = dt_op(&m, CVM_OP_transpose, "tr", DT_INS(rs), DT_KV("axes", "(0, 1, 3, 2)"));
@@ -148,8 +106,8 @@ static void test_mlp_batch(void **state)
     DtModel m;
     dt_begin(&m, &r);
     int32_t x = dt_input(&m, "data", DT_ND(4, 64), 8);
-    int32_t y = dense_q(&m, "fc1", x, 64, 32, true);
-    y = dense_q(&m, "fc2", y, 32, 10, false);
+    int32_t y = dt_dense_q(&m, "fc1", x, 64, 32, true);
+    y = dt_dense_q(&m, "fc2", y, 32, 10, false);
     int32_t s = dt_op(&m, CVM_OP_sum, "sum", DT_INS(y), DT_KV("axis", "(1,)", "keepdims", "true"));
     dt_op(&m, CVM_OP_broadcast_sub, "centre", DT_INS(y, s), NULL);
     dt_check(&m, "mlp batch 4");

@@ -41,7 +41,7 @@ static const char *const all_rules[] = {
     "cluster.shape", "iface.bounds", "iface.edge", "cover.gap", "cover.overlap",
     "edge.endpoint", "edge.refs", "edge.size", "edge.volume", "edge.pair", "data.compute",
     "data.dims", "data.len", "data.container", "data.range", "data.missing", "io.socket",
-    "io.socket.dup", "io.model", "graph.empty", "graph.cycle", "group.block", "limit.volume",
+    "io.socket.dup", "io.model", "graph.empty", "graph.cycle", "group.block", "group.dup", "limit.volume",
     "rearrange.reshape", "rearrange.scale", "shape.operand", "io.shape", "data.integer",
 };
 #define N_RULES (sizeof all_rules / sizeof all_rules[0])
@@ -1059,6 +1059,34 @@ static void test_group_block(void **state)
     graph_destroy(g);
 }
 
+static void test_group_dup(void **state)
+{
+    (void)state;
+    Graph *g = valid_graph();
+    g->groups = arena_alloc(g->arena, 2, sizeof *g->groups);
+    assert_non_null(g->groups);
+    g->n_groups = 2;
+    static int32_t a[3] = {B_CC, B_SW, B_CC}, b[2] = {B_CVM, B_SW};
+    g->groups[0] = (Group){.id = 1, .block_ids = a, .n_block_ids = 3};
+    g->groups[1] = (Group){.id = 2, .block_ids = b, .n_block_ids = 2};
+    Diag d;
+    assert_int_equal(run(g, &d), ST_LOGIC);
+    assert_int_equal(d.n, 2);
+    assert_string_equal(d.entries[0].rule, "group.dup");
+    assert_string_equal(d.entries[0].where, "group 1");
+    assert_contains(d.entries[0].what, "twice");
+    assert_string_equal(d.entries[1].rule, "group.dup");
+    assert_string_equal(d.entries[1].where, "group 2");
+    assert_contains(d.entries[1].what, "which group 1 lists too");
+    diag_finish(&d);
+    /* the same blocks in separate groups are fine */
+    a[2] = B_SIC;
+    b[1] = B_SWFC;
+    assert_int_equal(run(g, &d), ST_OK);
+    diag_finish(&d);
+    graph_destroy(g);
+}
+
 static void test_limit_volume(void **state)
 {
     (void)state;
@@ -1500,6 +1528,7 @@ int main(void)
         cmocka_unit_test(test_io_model),
         cmocka_unit_test(test_graph_cycle),
         cmocka_unit_test(test_group_block),
+        cmocka_unit_test(test_group_dup),
         cmocka_unit_test(test_limit_volume),
         cmocka_unit_test(test_many_rules_at_once),
         cmocka_unit_test(test_garbage_does_not_crash),

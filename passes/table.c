@@ -1,0 +1,36 @@
+/* table.c: the table of passes (pass.h), one row a pass in pipeline order, and the default
+ * list (docs/passes.md, "The passes" and "The default list").
+ *
+ * The pipeline order, and why: dce first, so no later pass splits, fuses or copies blocks
+ * whose results nobody reads; split (fit mode) before fuse, so fuse joins pieces that already
+ * fit a core; fuse before replicate, so the copies are made per fused group; group last, as
+ * it records the units that the earlier passes shaped. Until split, fuse and replicate exist,
+ * the table and the default list hold the passes that do.
+ */
+#include "passes/pass.h"
+
+#include <string.h>
+
+static const PassInfo passes[] = {
+    {"dce", "remove the blocks that reach no OUTPUT block (INPUT blocks stay)",
+     0, PROP_NO_DEAD, PROP_GROUPED, pass_dce},
+    {"group", "fill the groups field: one group per compute block with the storage it reads "
+     "(valid groups already there are kept)",
+     0, PROP_GROUPED, 0, pass_group},
+};
+
+const char pass_default_list[] = "dce,group";
+
+const PassInfo *pass_table(size_t *n)
+{
+    *n = sizeof passes / sizeof passes[0];
+    return passes;
+}
+
+const PassInfo *pass_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof passes / sizeof passes[0]; i++)
+        if (strcmp(passes[i].name, name) == 0)
+            return &passes[i];
+    return NULL;
+}

@@ -1,0 +1,305 @@
+/* taskir-opt: runs passes over a TaskGraph (.pb) and writes the result. Argument parsing and
+ * exit codes only: the passes and their table are passes/pass.h, the pass manager (requires,
+ * --verify-each, --dump-after, timing) passes/manager.h, the loader and the atomic,
+ * deterministic writer taskir/pbio.h.
+ *
+ *   taskir-opt IN.pb -o OUT.pb [--passes LIST] [--verify-each] [--dump-after PASS]
+ *
+ * The input must pass the verifier (a logic error otherwise, exit 2); so must the output (a
+ * finding then is a bug of a pass: exit 3 [pass.verify]). Nothing is written when anything
+ * fails.
+ */
+#include "cli.h"
+#include "passes/manager.h"
+#include "progress.h"
+#include "taskir/fileio.h"
+#include "taskir/pbio.h"
+#include "taskir/verify.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef TASKIR_VERSION
+#define TASKIR_VERSION "unknown"
+#endif
+
+#define TOOL "taskir-opt"
+
+static const char usage_text[] =
+    "usage: taskir-opt IN.pb [-o OUT.pb] [--passes LIST] [--split SPEC] [--verify-each]\n"
+    "                  [--dump-after PASS[,PASS...]|all] [--dump-to FILE] [--time-passes]\n"
+    "                  [--quiet]\n"
+    "       taskir-opt --list-passes | --help | --version\n"
+    "\n"
+    "Runs passes over a TaskGraph (docs/passes.md) and writes the result. The input must\n"
+    "pass the verifier; so must the result of every pass. \"-\" reads standard input.\n"
+    "\n"
+    "options:\n"
+    "  --passes LIST  the passes to run, comma-separated, in order (default: the default\n"
+    "                list, --list-passes shows it); a pass whose requirements no pass\n"
+    "                before it guarantees is a usage error\n"
+    "  --split SPEC   the split pass's explicit cuts (docs/passes.md); needs split in LIST\n"
+    "  --verify-each  run the verifier after every pass; a finding names the pass (exit 3)\n"
+    "  --dump-after PASSES  print the graph as text (taskir-dump's format) after each of\n"
+    "                these passes of LIST, or after all of them, each dump preceded by\n"
+    "                \"# after pass 'NAME' (K of N)\"; to standard error unless --dump-to\n"
+    "  --dump-to FILE write the dumps to FILE (atomically, when the run succeeds)\n"
+    "  --time-passes  print each pass's wall-clock time (ms) and the blocks, edges and groups\n"
+    "                before and after it on standard error\n"
+    "  -q, --quiet    no progress line: without it, a run longer than 2 seconds\n"
+    "                (TASKIR_PROGRESS_AFTER) shows \"pass K of N\" on standard error, when\n"
+    "                that is a terminal\n"
+    "  -o FILE        write the result to FILE (atomically); without -o it goes to standard\n"
+    "                output, which must then not be a terminal. Not a directory nor the input\n"
+    "  --list-passes  print the table of passes (name, requires, guarantees, invalidates,\n"
+    "                what it does) and the default list, and exit\n"
+    "  --help         print this help and exit\n"
+    "  --version      print the version and exit\n"
+    "\n"
+    "exit status:\n"
+    "  0  success\n"
+    "  1  usage error: unknown option or pass, missing input, a pass list whose requirements\n"
+    "     are not met, --dump-after naming a pass not in the list, --split without split,\n"
+    "     an option given twice, no -o with a terminal, -o a directory or the input\n"
+    "  2  logic error: the input is not a valid TaskGraph, or a pass cannot do its job (the\n"
+    "     message names the pass, the block and the rule, docs/passes.md)\n"
+    "  3  runtime error: a file cannot be read or written, out of memory, or a pass broke\n"
+    "     the graph (a bug of the pass) [pass.verify]\n";
+
+typedef struct Options {
+    const char *in;
+    const char *out;        /* NULL: standard output */
+    const char *passes;     /* NULL: pass_default_list */
+    const char *split;      /* --split SPEC */
+    const char *dump_after; /* --dump-after LIST */
+    const char *dump_to;    /* --dump-to FILE */
+    bool verify_each, time_passes, quiet, list;
+} Options;
+
+#define usage_error(...) cli_usage(TOOL, __VA_ARGS__)
+
+/* A string option given once: stores it, or returns the exit code of a usage error. */
+static int string_opt(const char *a, const char *v, const char *what, const char **dst,
+                      bool *seen)
+{
+    int rc = cli_once(TOOL, a, seen);
+    if (rc >= 0)
+        return rc;
+    if (!v || !*v)
+        return usage_error("usage.args", "%s needs %s", a, what);
+    *dst = v;
+    return -1;
+}
+
+/* Parses argv into o. Returns -1 to go on, else the exit code. */
+static int parse_args(int argc, char **argv, Options *o)
+{
+    memset(o, 0, sizeof *o);
+    bool only_files = false, seen[6] = {false};
+    int rc = -1;
+    for (int i = 1; i < argc && rc < 0; i++) {
+        const char *a = argv[i], *v;
+        bool m;
+        if (only_files || a[0] != '-' || strcmp(a, "-") == 0) {
+            if (o->in)
+                return usage_error("usage.args", "more than one input file ('%s')", a);
+            o->in = a;
+        } else if (strcmp(a, "--") == 0) {
+            only_files = true;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage_text, stdout);
+            return cli_stdout_done(TOOL);
+        } else if (strcmp(a, "--version") == 0) {
+            printf("%s %s\n", TOOL, TASKIR_VERSION);
+            return cli_stdout_done(TOOL);
+        } else if (strcmp(a, "--list-passes") == 0) {
+            o->list = true;
+        } else if (strcmp(a, "--verify-each") == 0) {
+            o->verify_each = true;
+        } else if (strcmp(a, "--time-passes") == 0) {
+            o->time_passes = true;
+        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+            o->quiet = true;
+        } else if ((v = cli_opt_value(argc, argv, &i, "--passes", &m)), m) {
+            rc = string_opt("--passes", v, "a list of passes", &o->passes, &seen[0]);
+        } else if ((v = cli_opt_value(argc, argv, &i, "--split", &m)), m) {
+            rc = string_opt("--split", v, "a split specification", &o->split, &seen[1]);
+        } else if ((v = cli_opt_value(argc, argv, &i, "--dump-after", &m)), m) {
+            rc = string_opt("--dump-after", v, "a list of passes or all", &o->dump_after,
+                            &seen[2]);
+        } else if ((v = cli_opt_value(argc, argv, &i, "--dump-to", &m)), m) {
+            rc = string_opt("--dump-to", v, "a file name", &o->dump_to, &seen[3]);
+        } else if ((v = cli_opt_value(argc, argv, &i, "-o", &m)), m) {
+            if ((rc = cli_once(TOOL, "-o", &seen[4])) >= 0)
+                return rc;
+            if (!v || !*v)
+                return usage_error("usage.output", "%s needs a file name", a);
+            o->out = v;
+        } else {
+            return usage_error("usage.option", "unknown option '%s'", a);
+        }
+    }
+    if (rc >= 0 || o->list)
+        return rc;
+    if (!o->in)
+        return usage_error("usage.args", "no input file (give IN.pb, or - for stdin)");
+    if (o->dump_to && !o->dump_after)
+        return usage_error("usage.args", "--dump-to needs --dump-after");
+    if ((!o->out || cli_is_std(o->out)) && isatty(STDOUT_FILENO))
+        return usage_error("usage.output", "no -o FILE, and standard output is a terminal");
+    if (o->dump_to && cli_is_std(o->dump_to))
+        return usage_error("usage.output", "--dump-to needs a file (without it the dumps go "
+                           "to standard error)");
+    if ((rc = cli_one_stdin(TOOL, &o->in, 1)) >= 0)
+        return rc;
+    if (o->out && (rc = cli_check_output(TOOL, o->out, &o->in, 1)) >= 0)
+        return rc;
+    const char *const taken[] = {o->in, o->out};
+    if (o->dump_to && (rc = cli_check_output(TOOL, o->dump_to, taken, 2)) >= 0)
+        return rc;
+    return -1;
+}
+
+/* The plan of o, checked (usage errors print here). Returns -1 to go on, else the exit code. */
+static int make_plan(const Options *o, PassPlan *plan)
+{
+    Diag d;
+    diag_init(&d, NULL);
+    Status st = pass_plan_parse(o->passes ? o->passes : pass_default_list, plan, &d);
+    if (st == ST_OK && o->dump_after)
+        st = pass_plan_dump_after(plan, o->dump_after, &d);
+    int rc = -1;
+    if (st == ST_USAGE)
+        rc = usage_error(d.entries[0].rule, "%s", d.entries[0].what);
+    else if (st != ST_OK)
+        diag_print(&d, stderr, TOOL), rc = (int)st;
+    else if (o->split && !pass_plan_has(plan, "split"))
+        rc = usage_error("usage.args", "--split is for the split pass, which is not in the "
+                         "pass list");
+    diag_finish(&d);
+    if (rc >= 0)
+        pass_plan_finish(plan);
+    return rc;
+}
+
+/* --list-passes: the table and the default list on standard output. */
+static int list_passes(void)
+{
+    size_t n;
+    const PassInfo *t = pass_table(&n);
+    printf("%-10s %-12s %-12s %-12s %s\n", "pass", "requires", "guarantees", "invalidates",
+           "what it does");
+    for (size_t i = 0; i < n; i++) {
+        char r[64], g[64], v[64];
+        printf("%-10s %-12s %-12s %-12s %s\n", t[i].name,
+               pass_props_name(t[i].requires, r, sizeof r),
+               pass_props_name(t[i].guarantees, g, sizeof g),
+               pass_props_name(t[i].invalidates, v, sizeof v), t[i].summary);
+    }
+    printf("default: %s\n", pass_default_list);
+    return cli_stdout_done(TOOL);
+}
+
+/* --time-passes: one line a pass on standard error. */
+static void print_times(const PassPlan *plan, const PassStat *s)
+{
+    double total = 0;
+    fprintf(stderr, "%s: %-10s %10s  %-19s %-19s %s\n", TOOL, "pass", "ms", "blocks",
+            "edges", "groups");
+    for (size_t i = 0; i < plan->n; i++) {
+        char b[32], e[32], g[32];
+        snprintf(b, sizeof b, "%u -> %u", (unsigned)s[i].blocks[0], (unsigned)s[i].blocks[1]);
+        snprintf(e, sizeof e, "%u -> %u", (unsigned)s[i].edges[0], (unsigned)s[i].edges[1]);
+        snprintf(g, sizeof g, "%u -> %u", (unsigned)s[i].groups[0], (unsigned)s[i].groups[1]);
+        fprintf(stderr, "%s: %-10s %10.3f  %-19s %-19s %s\n", TOOL, plan->passes[i]->name,
+                s[i].seconds * 1e3, b, e, g);
+        total += s[i].seconds;
+    }
+    fprintf(stderr, "%s: %-10s %10.3f\n", TOOL, "total", total * 1e3);
+}
+
+/* Loads and verifies the input, runs the plan, verifies the result. d: the input's and the
+ * passes' findings. dump: where --dump-after writes (NULL: none). */
+static Status optimize(const Options *o, const PassPlan *plan, FILE *dump, PassStat *stats,
+                       Graph **out, Diag *d)
+{
+    Status st = graph_load_pb(o->in, out, d);
+    if (st == ST_OK)
+        st = verify_graph(*out, d);
+    if (st != ST_OK)
+        return st;
+    /* The chip the passes fit to (--chip) comes with the chip description (chip.h); the
+     * passes of this table read none of it. */
+    static const Chip no_chip;
+    PassOptions po = {.chip = &no_chip, .split_spec = o->split};
+    CliProgress progress;
+    cli_progress_start(&progress, TOOL, o->quiet);
+    PassRunOptions ro = {.verify_each = o->verify_each, .dump = dump,
+                         .progress = &progress.hook, .stats = stats};
+    st = pass_plan_run(plan, *out, &po, &ro, d);
+    cli_progress_end(&progress);
+    if (st == ST_OK && !o->verify_each) {
+        Diag vd;
+        diag_init(&vd, NULL);
+        Status vs = verify_graph(*out, &vd);
+        if (vs != ST_OK)
+            st = diag_add(d, ST_RUNTIME, "pass.verify", NULL, "the passes' result breaks %zu "
+                          "verifier rule(s), the first: %s: %s [%s] (--verify-each tells "
+                          "which pass)", vd.n + vd.dropped, vd.n ? vd.entries[0].where : "",
+                          vd.n ? vd.entries[0].what : "out of memory",
+                          vd.n ? vd.entries[0].rule : "oom");
+        diag_finish(&vd);
+    }
+    return st;
+}
+
+int main(int argc, char **argv)
+{
+    Options o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    if (o.list)
+        return list_passes();
+    PassPlan plan;
+    if ((rc = make_plan(&o, &plan)) >= 0)
+        return rc;
+    Diag d, od;
+    diag_init(&d, cli_name(o.in, false));
+    diag_init(&od, cli_name(o.out ? o.out : "-", true));
+    PassStat *stats = calloc(plan.n, sizeof *stats);
+    char *dbuf = NULL;
+    size_t dlen = 0;
+    FILE *dump = o.dump_to ? open_memstream(&dbuf, &dlen) : o.dump_after ? stderr : NULL;
+    Graph *g = NULL;
+    Status st;
+    if (!stats || (o.dump_to && !dump))
+        st = diag_add(&d, ST_RUNTIME, "oom", NULL, "out of memory: %s", strerror(errno));
+    else
+        st = optimize(&o, &plan, dump, stats, &g, &d);
+    if (o.dump_to && dump && fclose(dump) != 0 && st == ST_OK)
+        st = diag_add(&d, ST_RUNTIME, "oom", NULL, "cannot buffer the dumps");
+    if (st == ST_OK)
+        st = graph_save_pb(g, o.out ? o.out : "-", &od);
+    if (st == ST_OK && o.dump_to) {
+        Diag fd;
+        diag_init(&fd, o.dump_to);
+        st = tir_write_file_atomic(o.dump_to, dbuf ? dbuf : "", dlen, &fd);
+        diag_print(&fd, stderr, TOOL);
+        diag_finish(&fd);
+    }
+    if (st == ST_OK && o.time_passes)
+        print_times(&plan, stats);
+    graph_destroy(g);
+    diag_print(&d, stderr, TOOL);
+    diag_print(&od, stderr, TOOL);
+    diag_finish(&d);
+    diag_finish(&od);
+    free(dbuf);
+    free(stats);
+    pass_plan_finish(&plan);
+    return (int)st;
+}
