@@ -92,7 +92,7 @@ static Route *routes(const MapPlan *p, uint32_t *n)
         if (!x->cross || !x->hops)
             continue;
         uint32_t a = p->vcores[map_xfer_sender(p, x)].core;
-        uint32_t b = p->vcores[map_store_vcore(p, x->store)].core;
+        uint32_t b = p->vcores[map_xfer_vcore(p, x)].core;
         r[k++] = (Route){a, b, x->bytes, 0};
     }
     qsort(r, k, sizeof *r, by_pair);
