@@ -20,10 +20,11 @@
 #include <inttypes.h>
 #include <string.h>
 
-/* The hot loops (convolution, vector-matrix) are compiled for several instruction sets and
- * the best one for the CPU is picked at load time (GCC function multiversioning, which needs
- * the ifunc support of glibc on x86-64); the baseline x86-64 has no 32-bit vector multiply.
- * Elsewhere: one version. */
+/* The hot loops (the int32 convolution and vector-matrix product, the int8 path's input
+ * conversion, the elementwise products, window max / min) are compiled for several
+ * instruction sets and the best one for the CPU is picked at load time (GCC function
+ * multiversioning, which needs the ifunc support of glibc on x86-64); the baseline x86-64
+ * has no 32-bit vector multiply, min or max. Elsewhere: one version. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
 #define SIM_HOT __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
@@ -749,7 +750,7 @@ static void cmp_bounds(const Block *b, bool big, int32_t *lo, int32_t *hi)
         *hi = cmp;
 }
 
-static Status run_cmp(SimBlock *sb, bool big)
+SIM_HOT static Status run_cmp(SimBlock *sb, bool big)
 {
     Win w;
     win_of(sb, &w);
