@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "dtrng.h"
 #include "passcheck.h"
 #include "passes/manager.h"
 #include "taskir/pbio.h"
@@ -17,19 +18,27 @@
 
 #define STEPS 2
 
-/* The options of every pass run: the default chip, loaded once. */
-static const PassOptions *options(void)
+/* The default chip (fuse pairs what one of its cores runs), loaded on first use and freed at
+ * exit. */
+static Chip *chip;
+
+static void free_chip(void)
 {
-    static Chip *chip;
+    chip_destroy(chip);
+}
+
+static const PassOptions *pass_options(void)
+{
     static PassOptions o;
     if (!chip) {
         Diag d;
-        diag_init(&d, NULL);
-        if (chip_load_default(&chip, &d) != ST_OK) {
+        diag_init(&d, "passcheck");
+        Status st = chip_load_default(&chip, &d);
+        if (st != ST_OK)
             diag_print(&d, stderr, "passcheck");
-            fail_msg("the default chip does not load");
-        }
         diag_finish(&d);
+        assert_int_equal(st, ST_OK);
+        atexit(free_chip);
         o.chip = chip;
     }
     return &o;
@@ -63,13 +72,9 @@ static void set_inputs(SimRun *run, int r, Diag *d)
             n *= shape[i];
         int32_t *v = malloc((size_t)n * sizeof *v + 1);
         assert_non_null(v);
-        /* a linear congruential sequence seeded by the socket id (as difftest.h's generator
-         * would do, without a dependency on it: difftest.c calls this file) */
-        uint64_t x = (uint64_t)in->socket_id * 7919u + 17;
-        for (int64_t i = 0; i < n; i++) {
-            x = x * 6364136223846793005u + 1442695040888963407u;
-            v[i] = (int32_t)(lo + (int64_t)((x >> 33) % (uint64_t)(hi - lo + 1)));
-        }
+        DtRng rng = {(uint64_t)in->socket_id * 7919u + 17};
+        for (int64_t i = 0; i < n; i++)
+            v[i] = (int32_t)dt_range(&rng, lo, hi);
         assert_int_equal(sim_set_input(run, k, v, n, d), ST_OK);
         free(v);
     }
@@ -218,7 +223,7 @@ static void run_checked(Graph *c, Want *w, const PassInfo *const *path, size_t d
         at += snprintf(where + at, sizeof where - (size_t)at, " %s", path[k]->name);
     Diag d;
     diag_init(&d, where);
-    if (path[depth]->run(c, options(), &d) != ST_OK || verify_graph(c, &d) != ST_OK) {
+    if (path[depth]->run(c, pass_options(), &d) != ST_OK || verify_graph(c, &d) != ST_OK) {
         diag_print(&d, stderr, "passcheck");
         fail_msg("%s: the pass fails or breaks the graph", where);
     }
