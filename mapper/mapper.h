@@ -48,7 +48,8 @@ typedef struct MapperOptions {
     uint64_t seed;              /* --seed: Scotch's and the refinement's random numbers */
     int effort;                 /* 0 .. MAPPER_MAX_EFFORT: refinement work (0: none) */
     MapPlaceKind place;
-    const TirProgress *progress;/* "move" units of the refinement; NULL: none */
+    const TirProgress *progress;/* "block" units of the schedule, then "move" units of the
+                                   refinement; NULL: none */
 } MapperOptions;
 
 /* The defaults: seed 1, effort 1, MAP_PLACE_REFINED, no progress. */

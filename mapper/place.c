@@ -195,6 +195,7 @@ Status map_place_scotch(const MapPlan *p, uint64_t seed, uint32_t *where, Diag *
     bound = !rc;
     if (!rc)
         rc = SCOTCH_archMesh2(&arch, (SCOTCH_Num)w, (SCOTCH_Num)h);
+
     if (!rc)
         rc = SCOTCH_graphMap(&cg, &arch, &strat, part);
     if (bound)

@@ -129,6 +129,10 @@ struct MapPlan {
 Status map_select_prims(MapPlan *p, Diag *d);
 /* problem.c: clusters, memory, transfers, order (after map_select_prims). */
 Status map_build_problem(MapPlan *p, Diag *d);
+/* problem.c: calls fn(xfer, arg) for every transfer (any kind) into a storage block that
+ * task t reads, in edge order; stops at the first non-zero fn returns and returns it. */
+int map_each_in_xfer(const MapPlan *p, uint32_t t, int (*fn)(uint32_t xfer, void *arg),
+                     void *arg);
 /* schedule.c */
 Status map_schedule(MapPlan *p, Diag *d);
 /* place.c: the traffic graph between virtual cores, then the placement opt.place asks for. */

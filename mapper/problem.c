@@ -236,6 +236,38 @@ static Status build_xfers(MapPlan *p, Diag *d)
     return ST_OK;
 }
 
+int map_each_in_xfer(const MapPlan *p, uint32_t t, int (*fn)(uint32_t xfer, void *arg),
+                     void *arg)
+{
+    const Graph *g = p->g;
+    const BlockUses *bu = &p->uses.blocks[p->tasks[t].pos];
+    for (uint32_t k = 0; k < bu->n_in_edges; k++) {
+        long s = graph_block_pos(g, g->edges[bu->in_edges[k]]->src);
+        if (s < 0 || kind_of(g->blocks[s]) != BK_STORAGE)
+            continue;
+        const BlockUses *su = &p->uses.blocks[s];
+        for (uint32_t j = 0; j < su->n_in_edges; j++) {
+            uint32_t x = p->xfer_of[su->in_edges[j]];
+            int r = x == MAP_NONE ? 0 : fn(x, arg);
+            if (r)
+                return r;
+        }
+    }
+    return 0;
+}
+
+typedef struct CountIn {
+    const MapPlan *p;
+    uint32_t n;
+} CountIn;
+
+static int count_core_in(uint32_t x, void *arg)
+{
+    CountIn *c = arg;
+    c->n += c->p->xfers[x].kind == XF_CORE;
+    return 0;
+}
+
 /* Kahn's order of the tasks: t after a when a writes a storage block t reads. */
 static Status build_order(MapPlan *p, Diag *d)
 {
@@ -247,20 +279,11 @@ static Status build_order(MapPlan *p, Diag *d)
         free(indeg);
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory ordering blocks");
     }
-    /* in-degree: for each task, the number of (xfer into one of its input storage blocks) */
+    /* in-degree: for each task, the transfers from compute blocks into what it reads */
     for (uint32_t t = 0; t < n; t++) {
-        const BlockUses *bu = &p->uses.blocks[p->tasks[t].pos];
-        for (uint32_t k = 0; k < bu->n_in_edges; k++) {
-            long s = graph_block_pos(g, g->edges[bu->in_edges[k]]->src);
-            if (s < 0 || kind_of(g->blocks[s]) != BK_STORAGE)
-                continue;
-            const BlockUses *su = &p->uses.blocks[s];
-            for (uint32_t j = 0; j < su->n_in_edges; j++) {
-                uint32_t x = p->xfer_of[su->in_edges[j]];
-                if (x != MAP_NONE && p->xfers[x].kind == XF_CORE)
-                    indeg[t]++;
-            }
-        }
+        CountIn c = {p, 0};
+        map_each_in_xfer(p, t, count_core_in, &c);
+        indeg[t] = c.n;
     }
     uint32_t head = 0, tail = 0;
     for (uint32_t t = 0; t < n; t++)

@@ -43,7 +43,7 @@ typedef struct SimCluster {
  * when they cannot change. */
 typedef struct SimPack {
     uint32_t *data;             /* sim_kernel_pack_words(sb) words, or NULL: nothing to pack */
-    bool constant;              /* the operands come only from storage blocks without inputs */
+    bool constant;              /* the operands come only from storage blocks nothing feeds */
     bool packed;                /* constant, and packed at an earlier step */
     bool usable;                /* once packed: the packed path applies (every weight an int8) */
 } SimPack;
