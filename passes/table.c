@@ -14,12 +14,15 @@
 static const PassInfo passes[] = {
     {"dce", "remove the blocks that reach no OUTPUT block (INPUT blocks stay)",
      0, PROP_NO_DEAD, PROP_GROUPED, pass_dce},
+    {"split", "cut compute blocks (y, x, f, r) until every group fits a core of the chip and "
+     "every edge the per-destination limit (fit mode), after the explicit cuts of --split",
+     0, PROP_FITS, PROP_GROUPED | PROP_FUSED | PROP_REPLICATED, pass_split},
     {"group", "fill the groups field: one group per compute block with the storage it reads "
      "(valid groups already there are kept)",
      0, PROP_GROUPED, 0, pass_group},
 };
 
-const char pass_default_list[] = "dce,group";
+const char pass_default_list[] = "dce,split,group";
 
 const PassInfo *pass_table(size_t *n)
 {

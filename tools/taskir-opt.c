@@ -231,16 +231,18 @@ static Status optimize(const Options *o, const PassPlan *plan, FILE *dump, PassS
         st = verify_graph(*out, d);
     if (st != ST_OK)
         return st;
-    /* The chip the passes fit to (--chip) comes with the chip description (chip.h); the
-     * passes of this table read none of it. */
-    static const Chip no_chip;
-    PassOptions po = {.chip = &no_chip, .split_spec = o->split};
+    /* The chip the passes fit to: the built-in default description (chip.h). */
+    Chip *chip = NULL;
+    if ((st = chip_load_default(&chip, d)) != ST_OK)
+        return st;
+    PassOptions po = {.chip = chip, .split_spec = o->split};
     CliProgress progress;
     cli_progress_start(&progress, TOOL, o->quiet);
     PassRunOptions ro = {.verify_each = o->verify_each, .dump = dump,
                          .progress = &progress.hook, .stats = stats};
     st = pass_plan_run(plan, *out, &po, &ro, d);
     cli_progress_end(&progress);
+    chip_destroy(chip);
     if (st == ST_OK && !o->verify_each) {
         Diag vd;
         diag_init(&vd, NULL);
