@@ -5,6 +5,7 @@
  *   split_axis.c   cutting one compute block along one axis into pieces
  *   split_spec.c   the explicit cuts of PassOptions.split_spec
  *   split_fit.c    fit mode: choosing the cuts that make every group fit a core
+ *   split_edge.c   fit mode: cutting the edges that deliver more than a destination may take
  *   split.c        the pass
  */
 #ifndef TASKIR_PASSES_SPLIT_H
@@ -43,6 +44,8 @@ int32_t split_extent(const Block *b, SplitAxis ax);
  * would read nothing but padding. */
 bool split_piece(const Block *b, SplitAxis ax, int32_t lo, int32_t hi, SplitPiece *p,
                  char *why, size_t whylen);
+/* The shape of the part r (output cluster coordinates) of storage block s. */
+void split_storage_shape(const Block *s, const SplitBox *r, int32_t out[TIR_NDIMS]);
 /* Cuts [0, extent) into n pieces as equal as they can be in whole units of align (the
  * primitive's channel group or column group; 1 = none), the last taking the remainder:
  * bounds[0..n]. When extent has fewer than n units, in units of 1. */
@@ -75,12 +78,14 @@ bool split_box_whole(const SplitBox *b, const int32_t cd[TIR_CDIMS]);
 
 /* A change set of cuts: the use index of the graph as it was when the set began (the cuts
  * only add blocks and edges until the set is committed, so it stays valid for the blocks and
- * edges that were there) and the blocks to remove at the end. Cuts in one set must not touch
- * the same storage blocks (split_fit.c keeps them apart). */
+ * edges that were there) and the blocks to remove at the end. A cut in one set must not
+ * read a storage block another writes (split_fit.c keeps them apart). */
 typedef struct SplitBatch {
     GraphUses u;
     int32_t *drop;       /* ids of the blocks to remove, with their edges */
     size_t n_drop, cap_drop;
+    int32_t *cut;        /* ids of the storage blocks cut: removed when they feed nothing */
+    size_t n_cut, cap_cut;
 } SplitBatch;
 
 Status split_begin(Graph *g, SplitBatch *sb, Diag *d);
@@ -99,8 +104,10 @@ Status split_block(Graph *g, SplitBatch *sb, Block *b, SplitAxis ax, const int32
 
 /* Applies the explicit cuts "NAME:AXIS=N[,AXIS=N...][;NAME:...]" [pass.split.spec]. */
 Status split_apply_spec(Graph *g, const Chip *c, const char *spec, Diag *d);
-/* Fit mode: cuts until every group fits a core of c and every edge into a storage block
- * carries at most c->dest_bytes_per_phase [pass.split.fit]. */
+/* Fit mode: cuts until every group fits a core of c [pass.split.fit]. */
 Status split_fit(Graph *g, const Chip *c, Diag *d);
+/* Fit mode: cuts every edge into a storage block (or from a compute block into a compute
+ * block) that delivers more than c->dest_bytes_per_phase into edges that do not. */
+Status split_edges(Graph *g, const Chip *c, Diag *d);
 
 #endif

@@ -198,12 +198,7 @@ static Status feed_input(const SplitCtx *s, Cut *cut, const Block *b, uint32_t k
     Block *c = clone(g, S, suf);
     if (!c)
         return oom(s->d);
-    int32_t oc[TIR_CDIMS];
-    blk_cluster_dims(S, false, 0, oc);
-    for (int j = 0; j < TIR_CDIMS; j++)
-        if (oc[j] > 0)
-            c->shape.d[j] = S->shape.d[j] == 0 && pc->in[k].size[j] == 1 ? 0
-                                                                           : pc->in[k].size[j];
+    split_storage_shape(S, &pc->in[k], c->shape.d);
     c->has_shape = true;
     if (data) {
         if (!slice_data(g, S, c, &pc->in[k]))
@@ -221,18 +216,6 @@ static Status feed_input(const SplitCtx *s, Cut *cut, const Block *b, uint32_t k
     if (!graph_connect(g, c, 0, p, k) || !note_cut(cut, S))
         return oom(s->d);
     return ST_OK;
-}
-
-/* Does every edge out of s go to block b? */
-static bool only_feeds(const Graph *g, const Block *s, const Block *b)
-{
-    for (uint32_t c = 0; c < s->n_out; c++)
-        for (uint32_t i = 0; i < s->out[c].n_ifaces; i++) {
-            const Edge *e = graph_edge(g, s->out[c].ifaces[i].edge_id);
-            if (e && e->dst != b->id)
-                return false;
-        }
-    return true;
 }
 
 /* The CADD that joins the r pieces: sums their partial sums, adds b's bias, feeds what b
@@ -335,17 +318,44 @@ static Status make_pieces(const SplitCtx *s, Cut *cut, Block *b, SplitAxis ax,
     return st;
 }
 
-static bool drop(SplitBatch *sb, int32_t id)
+static bool push_id(int32_t **a, size_t *n, size_t *cap, int32_t id)
 {
-    if (sb->n_drop == sb->cap_drop) {
-        size_t cap = sb->cap_drop ? 2 * sb->cap_drop : 64;
-        int32_t *n = realloc(sb->drop, cap * sizeof *n);
-        if (!n)
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 64;
+        int32_t *m = realloc(*a, c * sizeof *m);
+        if (!m)
             return false;
-        sb->drop = n;
-        sb->cap_drop = cap;
+        *a = m;
+        *cap = c;
     }
-    sb->drop[sb->n_drop++] = id;
+    (*a)[(*n)++] = id;
+    return true;
+}
+
+/* Removes block b and the edges, among those the use index knows, that still touch it. */
+static void remove_old(Graph *g, const GraphUses *u, Block *b)
+{
+    long pos = graph_block_pos(g, b->id);
+    if (pos < 0 || (uint32_t)pos >= u->n_blocks)
+        return;
+    const BlockUses *bu = &u->blocks[pos];
+    for (int side = 0; side < 2; side++) {
+        const uint32_t *es = side ? bu->out_edges : bu->in_edges;
+        uint32_t ne = side ? bu->n_out_edges : bu->n_in_edges;
+        for (uint32_t k = 0; k < ne; k++) {
+            Edge *e = g->edges[es[k]];
+            if (!e->removed && (e->src == b->id || e->dst == b->id))
+                graph_remove_edge(g, e);
+        }
+    }
+    b->removed = true;
+}
+
+static bool feeds_nothing(const Block *s)
+{
+    for (uint32_t c = 0; c < s->n_out; c++)
+        if (s->out[c].n_ifaces)
+            return false;
     return true;
 }
 
@@ -361,23 +371,18 @@ Status split_commit(Graph *g, SplitBatch *sb, Diag *d)
 {
     for (size_t i = 0; i < sb->n_drop; i++) {
         Block *b = graph_block(g, sb->drop[i]);
-        long pos = b ? graph_block_pos(g, b->id) : -1;
-        if (pos < 0 || (uint32_t)pos >= sb->u.n_blocks)
-            continue;
-        const BlockUses *bu = &sb->u.blocks[pos];
-        for (int side = 0; side < 2; side++) {
-            const uint32_t *es = side ? bu->out_edges : bu->in_edges;
-            uint32_t ne = side ? bu->n_out_edges : bu->n_in_edges;
-            for (uint32_t k = 0; k < ne; k++) {
-                Edge *e = g->edges[es[k]];
-                if (!e->removed && (e->src == b->id || e->dst == b->id))
-                    graph_remove_edge(g, e);
-            }
-        }
-        b->removed = true;
+        if (b)
+            remove_old(g, &sb->u, b);
+    }
+    /* a storage block cut for every block that read it now feeds nothing */
+    for (size_t i = 0; i < sb->n_cut; i++) {
+        Block *s = graph_block(g, sb->cut[i]);
+        if (s && feeds_nothing(s))
+            remove_old(g, &sb->u, s);
     }
     graph_uses_finish(&sb->u);
     free(sb->drop);
+    free(sb->cut);
     memset(sb, 0, sizeof *sb);
     if (!graph_compact(g) || graph_oom(g))
         return oom(d);
@@ -422,9 +427,9 @@ Status split_block(Graph *g, SplitBatch *sb, Block *b, SplitAxis ax, const int32
         if (piece_ids && ax == SPLIT_R)
             piece_ids[n] = join_id;
         for (uint32_t i = 0; i < cut.n_cut && st == ST_OK; i++)
-            if (only_feeds(g, cut.cut[i], b) && !drop(sb, cut.cut[i]->id))
+            if (!push_id(&sb->cut, &sb->n_cut, &sb->cap_cut, cut.cut[i]->id))
                 st = oom(d);
-        if (st == ST_OK && !drop(sb, b->id))
+        if (st == ST_OK && !push_id(&sb->drop, &sb->n_drop, &sb->cap_drop, b->id))
             st = oom(d);
     }
     free(cut.cut), free(pc), free(pieces);

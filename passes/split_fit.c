@@ -1,17 +1,19 @@
 /* split_fit.c: fit mode (split.h, docs/passes.md "split"). Every compute block, in graph
  * order and then the pieces as they are made, is checked: its group (chip_group_mem: the
- * block, the storage it reads, its output buffer; plus the part of an input cluster that a
- * compute block feeds directly, as the partial sums into a joining CADD) must fit the core
- * budget, and each storage block fed by edges (each directly fed cluster) must hold at most
- * what one destination may receive in a phase. A block that does not fit is cut along the
- * first axis of its preference list on which some number of pieces makes the largest piece
- * fit, by the smallest such number; the list is f, r, y, x for a conv or matrix-vector
- * block whose weights outweigh its activations (fewer weights a core, the MAC array's 32
- * channels full), y, x, f, r otherwise (activations cut into rows: no input is read twice but
- * the halo). When no single cut fits, the block is cut as far as the first axis allows and
- * its pieces are checked again. The estimate scales the group's figures by the share of
- * each part a piece keeps, aligned to the primitive's groups; the pieces are checked with the
- * real figures, so an estimate that falls short only cuts again. */
+ * block, the storage it reads, its output buffer; plus the share of an input cluster that a
+ * compute block feeds directly) must fit the core budget. A block that does not is cut:
+ * of the axes it can be cut along, the one whose fewest fitting pieces take the least
+ * memory in all (a y or x cut copies the weights into every piece, an r cut the output as
+ * partial sums, and adds their join; an f cut shares the input); ties go to the block's
+ * preference list: f, r, y, x for a conv or matrix-vector block whose weights outweigh its
+ * activations (the MAC array's 32 channels kept full), y, x, f, r otherwise. When no single
+ * cut fits, the block is cut along the first axis of its list (weights first when they take
+ * more than half a core) by the fewest pieces that fit, or as many as the axis allows, and
+ * the pieces are checked again. A piece's memory is figured as chip_group_mem would on it,
+ * from stand-ins with the piece's shapes (piece_need).
+ *
+ * Cuts run in rounds: one change set a round (split.h, SplitBatch), so the use index and
+ * the compaction are paid once a round, not once a cut. */
 #include "passes/split.h"
 #include "taskir/chip_cost.h"
 #include "taskir/diag_block.h"
@@ -23,7 +25,6 @@
 typedef struct Need {
     GroupMem m;
     int64_t direct;   /* input clusters fed directly by compute blocks or INPUT */
-    int64_t fed;      /* the largest edge-fed input: storage block or direct cluster */
     int64_t total;
 } Need;
 
@@ -36,7 +37,7 @@ static int64_t box_vol(const int32_t *box)
     return v;
 }
 
-/* The memory of b's group and the largest edge-fed input. false on overflow. */
+/* The memory of b's group. false on overflow. */
 static bool need_of(const Chip *c, const Graph *g, const GraphUses *u, const Block *b,
                     Need *n)
 {
@@ -48,30 +49,15 @@ static bool need_of(const Chip *c, const Graph *g, const GraphUses *u, const Blo
     for (uint32_t i = 0; i < bu->n_in_edges; i++) {
         const Edge *e = g->edges[bu->in_edges[i]];
         const Block *src = graph_block(g, e->src);
-        if (!src)
-            continue;
-        if (bt_info(src->type)->kind == BK_STORAGE) {
-            if (!src->data || (src->n_in && !blk_idle_input(src))) {
-                int64_t sb = chip_storage_bytes(c, src, b);
-                if (sb < 0)
-                    return false;
-                if (sb > n->fed)
-                    n->fed = sb;
-            }
-            continue;
-        }
         EdgeEnds en;
         char why[8];
-        if (!edge_ends(g, u, e, &en, why, sizeof why))
+        if (!src || bt_info(src->type)->kind == BK_STORAGE ||
+            !edge_ends(g, u, e, &en, why, sizeof why))
             continue;
-        int64_t ob = chip_output_bytes(c, src), v = box_vol(en.src_box),
-                w = box_vol(en.src_cdims);
+        int64_t ob = chip_output_bytes(c, src), w = box_vol(en.src_cdims);
         if (ob < 0 || w <= 0)
             return false;
-        int64_t part = ob / w * v + (ob % w) * v / w;
-        n->direct += part;
-        if (part > n->fed)
-            n->fed = part;
+        n->direct += (int64_t)((double)ob * (double)box_vol(en.src_box) / (double)w);
     }
     n->total = n->m.total + n->direct;
     return true;
@@ -79,15 +65,7 @@ static bool need_of(const Chip *c, const Graph *g, const GraphUses *u, const Blo
 
 static bool fits(const Chip *c, const Need *n)
 {
-    return n->total <= c->core_budget_bytes && n->fed <= c->dest_bytes_per_phase;
-}
-
-/* The share of a part of size `part` out of `all` in units of align. */
-static double share(int64_t part, int64_t all, int32_t align)
-{
-    if (align > 1)
-        return (double)((part + align - 1) / align) / (double)((all + align - 1) / align);
-    return (double)part / (double)all;
+    return n->total <= c->core_budget_bytes;
 }
 
 static bool weight_cut(const Block *b)
@@ -95,113 +73,168 @@ static bool weight_cut(const Block *b)
     return b->type == BT_CC || b->type == BT_CC2D || b->type == BT_CVM;
 }
 
-/* The estimated need of the largest piece of b cut at bounds along ax. */
-static bool estimate(const Chip *c, const Block *b, const Need *n, SplitAxis ax,
-                     const int32_t *bounds, uint32_t parts, Need *out)
+/* The need of piece pc of b, figured as chip_group_mem would on the piece once made: stand-ins
+ * for the piece and for the parts of the storage blocks it would read, with their shapes
+ * (the piece's padding aside: it only makes an SIC2D a few rows smaller). */
+static bool piece_need(const Chip *c, const Graph *g, const GraphUses *u, const Block *b,
+                       SplitAxis ax, const SplitPiece *pc, Need *out)
 {
-    int32_t ext = split_extent(b, ax), align = split_align(c, b, ax);
-    double best = -1, best_fed = 0;
+    memset(out, 0, sizeof *out);
+    Block tp = *b;
+    memcpy(tp.shape.d, pc->shape, sizeof tp.shape.d);
+    int bias_k = ax == SPLIT_R && blk_has_bias_cluster(b) ? (int)b->n_in - 1 : -1;
+    long pos = graph_block_pos(g, b->id);
+    const BlockUses *bu = &u->blocks[pos];
+    for (uint32_t i = 0; i < bu->n_in_edges; i++) {
+        const Edge *e = g->edges[bu->in_edges[i]];
+        const Block *src = graph_block(g, e->src);
+        const IfaceUse *iu = uses_find(u, (uint32_t)pos, true, e->id);
+        if (!src || !iu || (int)iu->cluster == bias_k || iu->cluster >= SPLIT_MAX_IN)
+            continue;
+        uint32_t k = iu->cluster;
+        bool seen = false;
+        for (uint32_t q = 0; q < i && !seen; q++)
+            seen = g->edges[bu->in_edges[q]]->src == src->id;
+        if (seen)
+            continue;
+        int64_t bytes;
+        if (bt_info(src->type)->kind == BK_STORAGE) {
+            Block ts = *src;
+            if (!pc->in_whole[k])
+                split_storage_shape(src, &pc->in[k], ts.shape.d);
+            bytes = chip_storage_bytes(c, &ts, &tp);
+        } else { /* fed directly: the share of the producer's output */
+            int32_t cd[TIR_CDIMS];
+            int64_t ob = chip_output_bytes(c, src), w;
+            if (ob < 0 || !blk_cluster_dims(b, true, k, cd) || (w = box_vol(cd)) <= 0)
+                return false;
+            bytes = (int64_t)((double)ob * (double)box_vol(pc->in[k].size) / (double)w);
+            out->direct += bytes;
+        }
+        if (bytes < 0)
+            return false;
+        const ClusterSpec *sp = blk_in_spec(b, k);
+        const char *role = sp ? sp->role : "input";
+        if (!strcmp(role, "bias"))
+            out->m.bias += bytes;
+        else if (!strcmp(role, "weight") || !strcmp(role, "lut") || !strcmp(role, "alpha"))
+            out->m.weight += bytes;
+        else if (bt_info(src->type)->kind == BK_STORAGE)
+            out->m.input += bytes;
+    }
+    out->m.output = chip_output_bytes(c, &tp);
+    if (out->m.output < 0)
+        return false;
+    out->total = out->m.input + out->m.weight + out->m.bias + out->m.output + out->direct;
+    return true;
+}
+
+/* The need of the largest piece of b cut at bounds along ax. */
+static bool estimate(const Chip *c, const Graph *g, const GraphUses *u, const Block *b,
+                     SplitAxis ax, const int32_t *bounds, uint32_t parts, Need *out)
+{
+    memset(out, 0, sizeof *out);
     /* the largest pieces: split_bounds makes the first ones the longest, the border ones
      * (0 and the last) may read less of a padded input than the inner ones */
     uint32_t look[4] = {0, 1, parts - 2, parts - 1};
     for (int q = 0; q < 4; q++) {
-        uint32_t i = look[q];
         SplitPiece pc;
+        Need e;
         char why[128];
-        if (!split_piece(b, ax, bounds[i], bounds[i + 1], &pc, why, sizeof why))
+        uint32_t i = look[q];
+        if (!split_piece(b, ax, bounds[i], bounds[i + 1], &pc, why, sizeof why) ||
+            !piece_need(c, g, u, b, ax, &pc, &e))
             return false;
-        int64_t len = bounds[i + 1] - bounds[i];
-        double fin = 1, fw = 1, fb = 1, fo = 1;
-        for (uint32_t k = 0; k < b->n_in && k < SPLIT_MAX_IN; k++) {
-            int32_t cd[TIR_CDIMS];
-            if (!pc.in_whole[k] && blk_cluster_dims(b, true, k, cd) &&
-                (ax != SPLIT_F || !weight_cut(b))) {
-                const ClusterSpec *sp = blk_in_spec(b, k);
-                if (sp && !strcmp(sp->role, "weight"))
-                    continue;
-                fin = (double)box_vol(pc.in[k].size) / (double)box_vol(cd);
-                break;
-            }
-        }
-        if (ax == SPLIT_F) {
-            fw = fb = fo = share(len, ext, align);
-            if (!weight_cut(b))
-                fin = fo;
-        } else if (ax == SPLIT_R) {
-            fin = share(len, ext, align);
-            fw = (double)len / (double)ext;
-            fb = 0;
-        } else {
-            fo = share(len, ext, align);
-        }
-        double t = (double)n->m.input * fin + (double)n->direct * fin +
-                   (double)n->m.weight * fw + (double)n->m.bias * fb +
-                   (double)n->m.output * fo;
-        if (t > best) {
-            best = t;
-            best_fed = (double)n->fed * fin;
-        }
+        if (e.total > out->total)
+            *out = e;
     }
-    memset(out, 0, sizeof *out);
-    out->total = (int64_t)best + 1;
-    out->fed = (int64_t)best_fed + 1;
     return true;
 }
 
-/* Chooses how to cut b: the axis and the number of pieces. The first axis of b's preference
- * list that b can be cut along: the smallest number of pieces whose largest fits, else as
- * many as the axis allows (the pieces are then cut again along the next axes). false when
- * b cannot be cut at all. */
-static bool choose(const Chip *c, const Block *b, const Need *n, SplitAxis *ax, uint32_t *parts)
+/* The smallest number of pieces (2 .. max) along a whose largest fits, 0 when none;
+ * *est: that largest piece's need. */
+static bool fewest(const Chip *c, const Graph *g, const GraphUses *u, const Block *b,
+                   SplitAxis a, uint32_t max, uint32_t *fit, Need *est)
+{
+    int32_t ext = split_extent(b, a), align = split_align(c, b, a);
+    int32_t *bounds = malloc(((size_t)max + 1) * sizeof *bounds);
+    if (!bounds)
+        return false;
+    *fit = 0;
+    for (uint32_t p = 2; p <= max && !*fit; p++) {
+        split_bounds(ext, p, align, bounds);
+        if (estimate(c, g, u, b, a, bounds, p, est) && fits(c, est))
+            *fit = p;
+    }
+    free(bounds);
+    return true;
+}
+
+/* The most pieces worth making along a (0: b cannot be cut along a, or no cut saves memory:
+ * one aligned group). */
+static uint32_t most(const Chip *c, const Block *b, SplitAxis a)
+{
+    if (!split_can(b, a))
+        return 0;
+    int32_t ext = split_extent(b, a), align = split_align(c, b, a);
+    int64_t units = align > 1 ? (ext + align - 1) / align : ext;
+    if (units < 2)
+        return 0;
+    if (a == SPLIT_R && units > SPLIT_MAX_IN - 1)
+        units = SPLIT_MAX_IN - 1; /* the joining CADD's inputs */
+    return (uint32_t)units;
+}
+
+/* Chooses how to cut b (the top of this file): the axis and the number of pieces. false
+ * when b cannot be cut at all. */
+static bool choose(const Chip *c, const Graph *g, const GraphUses *u, const Block *b,
+                   const Need *n, SplitAxis *ax, uint32_t *parts)
 {
     static const SplitAxis heavy[] = {SPLIT_F, SPLIT_R, SPLIT_Y, SPLIT_X};
     static const SplitAxis light[] = {SPLIT_Y, SPLIT_X, SPLIT_F, SPLIT_R};
-    bool w = weight_cut(b) && n->m.weight >= n->m.input + n->direct + n->m.output;
+    int64_t wb = n->m.weight + n->m.bias;
+    bool w = weight_cut(b) && wb >= n->m.input + n->direct + n->m.output;
     const SplitAxis *order = w ? heavy : light;
+    double best = -1;
     for (int k = 0; k < 4; k++) {
         SplitAxis a = order[k];
-        if (!split_can(b, a))
+        uint32_t max = most(c, b, a), fit;
+        Need e;
+        if (!max || !fewest(c, g, u, b, a, max, &fit, &e) || !fit)
             continue;
-        int32_t ext = split_extent(b, a), align = split_align(c, b, a);
-        int64_t units = align > 1 ? (ext + align - 1) / align : ext;
-        if (units < 2)
-            continue; /* one aligned group: cutting it saves no memory */
-        uint32_t max = (uint32_t)units;
-        if (a == SPLIT_R && max > SPLIT_MAX_IN - 1)
-            max = SPLIT_MAX_IN - 1; /* the joining CADD's inputs */
-        int32_t *bounds = malloc(((size_t)max + 1) * sizeof *bounds);
-        if (!bounds)
-            return false;
-        *ax = a;
-        *parts = max;
-        for (uint32_t p = 2; p <= max; p++) {
-            Need e;
-            split_bounds(ext, p, align, bounds);
-            if (estimate(c, b, n, a, bounds, p, &e) && e.total <= c->core_budget_bytes &&
-                e.fed <= c->dest_bytes_per_phase) {
-                *parts = p;
-                break;
-            }
+        double cost = (double)fit * (double)e.total;
+        if (a == SPLIT_R) /* the partial sums, and the join's output */
+            cost += (double)(fit + 1) * (double)n->m.output;
+        if (best < 0 || cost < best) {
+            best = cost;
+            *ax = a;
+            *parts = fit;
         }
-        free(bounds);
+    }
+    if (best >= 0)
         return true;
+    /* no single cut fits: cut along the first axis, weights first when they are large */
+    if (weight_cut(b) && wb > c->core_budget_bytes / 2)
+        order = heavy;
+    for (int k = 0; k < 4; k++) {
+        uint32_t max = most(c, b, order[k]);
+        if (max) {
+            *ax = order[k];
+            *parts = max;
+            return true;
+        }
     }
     return false;
 }
 
 static Status no_fit(const Chip *c, const Block *b, const Need *n, Diag *d)
 {
-    if (n->total > c->core_budget_bytes)
-        return diag_block(d, ST_LOGIC, "pass.split.fit", b,
-                          "its group needs %lld bytes (input %lld, weights %lld, bias %lld, "
-                          "output %lld), more than a core's budget of %u bytes, and it cannot "
-                          "be cut further", (long long)n->total,
-                          (long long)(n->m.input + n->direct), (long long)n->m.weight,
-                          (long long)n->m.bias, (long long)n->m.output, c->core_budget_bytes);
     return diag_block(d, ST_LOGIC, "pass.split.fit", b,
-                      "one of its inputs receives %lld bytes, more than the %u bytes one "
-                      "destination may receive in a phase, and it cannot be cut further",
-                      (long long)n->fed, c->dest_bytes_per_phase);
+                      "its group needs %lld bytes (input %lld, weights %lld, bias %lld, "
+                      "output %lld), more than a core's budget of %u bytes, and it cannot "
+                      "be cut further", (long long)n->total,
+                      (long long)(n->m.input + n->direct), (long long)n->m.weight,
+                      (long long)n->m.bias, (long long)n->m.output, c->core_budget_bytes);
 }
 
 /* The worklist: the ids of the compute blocks to check, the pieces appended as made. */
@@ -229,8 +262,13 @@ static Status oom(Diag *d)
     return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
 }
 
-/* The blocks a cut touches: b, the storage blocks it reads and those it writes. A block
- * whose cut would touch one a cut of this round touched waits for the next round. */
+enum { READ = 1, WRITTEN = 2 };
+
+/* The storage blocks a cut touches: those b reads (cut or shared) and those it writes
+ * (re-fed from the pieces). Cuts of one round may read the same storage blocks (each cuts
+ * its own copies) and write the same ones (each re-feeds its own part), but a block whose cut
+ * would read what another cut writes, or write what another reads, waits for the next round:
+ * its re-feeding would see the edges the other cut replaces. set: record b's. */
 static bool touches(const Graph *g, const GraphUses *u, const Block *b, uint8_t *mark,
                     bool set)
 {
@@ -245,14 +283,12 @@ static bool touches(const Graph *g, const GraphUses *u, const Block *b, uint8_t 
             if (p < 0 || (uint32_t)p >= u->n_blocks)
                 continue;
             if (set)
-                mark[p] = 1;
-            else if (mark[p])
+                mark[p] |= side ? WRITTEN : READ;
+            else if (mark[p] & (side ? READ : WRITTEN))
                 return true;
         }
     }
-    if (set)
-        mark[pos] = 1;
-    return !set && mark[pos];
+    return false;
 }
 
 /* One round: every block of the worklist that does not fit and touches nothing this
@@ -285,9 +321,9 @@ static Status round_of(Graph *g, const Chip *c, Work *w, Work *next, Diag *d)
                 st = oom(d);
             continue;
         }
-        SplitAxis ax;
-        uint32_t parts;
-        if (!choose(c, b, &n, &ax, &parts)) {
+        SplitAxis ax = SPLIT_Y;
+        uint32_t parts = 0;
+        if (!choose(c, g, &sb.u, b, &n, &ax, &parts)) {
             st = no_fit(c, b, &n, d);
             break;
         }

@@ -140,3 +140,13 @@ bool split_piece(const Block *b, SplitAxis ax, int32_t lo, int32_t hi, SplitPiec
     }
     return true;
 }
+
+void split_storage_shape(const Block *s, const SplitBox *r, int32_t out[TIR_NDIMS])
+{
+    int32_t oc[TIR_CDIMS] = {0};
+    memcpy(out, s->shape.d, TIR_NDIMS * sizeof *out);
+    blk_cluster_dims(s, false, 0, oc);
+    for (int j = 0; j < TIR_CDIMS; j++)
+        if (oc[j] > 0) /* a storage block's output cluster dims are its shape's */
+            out[j] = s->shape.d[j] == 0 && r->size[j] == 1 ? 0 : r->size[j];
+}
