@@ -6,6 +6,8 @@
  *   - the 3x3 convolution 56x56x64 -> 64 (padding 1, int8-valued data) as GMAC/s, best of R
  *     time steps, for 1 thread and, with --threads N > 1, for N threads;
  *   - the same for a vector-matrix product (CVM) 4096 -> 4096;
+ *   - the same for the elementwise products CVVH (x * y) and CAX (x * alpha[f]) on
+ *     56x56x256 int8-valued data (one multiply-accumulate per result);
  *   - planning (sim_create) and verifying a block with 40000 incoming edges (INPUT [40000]
  *     -> SI by one-element edges -> OUTPUT), best of R: both linear in the fan-in;
  *   - for every EXAMPLE.pb: the end-to-end time of load + verify + plan + one step on an
@@ -34,6 +36,34 @@ static void die(const char *what, Diag *d)
     if (d)
         diag_print(d, stderr, "bench_sim");
     exit(3);
+}
+
+/* Plans g on threads threads, sets INPUT 0 to x (n values) and prints the best of reps steps
+ * as GMAC/s of macs multiply-accumulates, on a line starting with label. */
+static void time_steps(const char *label, Graph *g, uint32_t threads, const int32_t *x,
+                       int64_t n, double macs, int reps)
+{
+    Diag d;
+    diag_init(&d, label);
+    SimOptions o = {threads, 1, false};
+    SimRun *run;
+    if (graph_oom(g) || verify_graph(g, &d) || sim_create(g, &o, &run, &d))
+        die("planning the benchmark graph", &d);
+    if (sim_set_input(run, 0, x, n, &d))
+        die("sim_set_input", &d);
+    double best = 1e30;
+    for (int r = 0; r < reps; r++) {
+        double t0 = now();
+        if (sim_step(run, &d))
+            die("sim_step", &d);
+        double t = now() - t0;
+        if (t < best)
+            best = t;
+    }
+    printf("%-21s threads=%-2u  %.1f MMAC  best %.2f ms  %.2f GMAC/s\n", label, threads,
+           macs * 1e-6, best * 1e3, macs / best * 1e-9);
+    sim_destroy(run);
+    diag_finish(&d);
 }
 
 /* INPUT HxWxC -> SIC -> CC KxK pad K/2 (+SW, +SB) -> SI -> OUTPUT, int8-valued data. */
@@ -97,12 +127,6 @@ static void bench_conv(uint32_t threads, int reps)
 {
     const int H = 56, W = 56, C = 64, F = 64, K = 3;
     Graph *g = conv_graph(H, W, C, F, K);
-    Diag d;
-    diag_init(&d, "conv");
-    SimOptions o = {threads, 1, false};
-    SimRun *run;
-    if (verify_graph(g, &d) || sim_create(g, &o, &run, &d))
-        die("planning the convolution", &d);
     int64_t n = (int64_t)H * W * C;
     int32_t *x = malloc((size_t)n * sizeof *x);
     if (!x)
@@ -112,23 +136,8 @@ static void bench_conv(uint32_t threads, int reps)
         st = st * 1664525u + 1013904223u;
         x[i] = (int32_t)(st >> 24) - 128;
     }
-    if (sim_set_input(run, 0, x, n, &d))
-        die("sim_set_input", &d);
-    double best = 1e30;
-    for (int r = 0; r < reps; r++) {
-        double t0 = now();
-        if (sim_step(run, &d))
-            die("sim_step", &d);
-        double t = now() - t0;
-        if (t < best)
-            best = t;
-    }
-    double macs = (double)H * W * F * C * K * K;
-    printf("conv3x3 56x56x64->64  threads=%-2u  %.1f MMAC  best %.2f ms  %.2f GMAC/s\n",
-           threads, macs * 1e-6, best * 1e3, macs / best * 1e-9);
+    time_steps("conv3x3 56x56x64->64", g, threads, x, n, (double)H * W * F * C * K * K, reps);
     free(x);
-    sim_destroy(run);
-    diag_finish(&d);
     graph_destroy(g);
 }
 
@@ -173,34 +182,75 @@ static void bench_cvm(uint32_t threads, int reps)
     graph_connect(g, sw, 0, fc, 1);
     graph_connect(g, fc, 0, si, 0);
     graph_connect(g, si, 0, out, 0);
-    Diag d;
-    diag_init(&d, "cvm");
-    SimOptions o = {threads, 1, false};
-    SimRun *run;
-    if (graph_oom(g) || verify_graph(g, &d) || sim_create(g, &o, &run, &d))
-        die("planning the vector-matrix product", &d);
     int32_t *x = malloc((size_t)R * sizeof *x);
     if (!x)
         die("malloc", NULL);
     for (int i = 0; i < R; i++)
         x[i] = i % 255 - 127;
-    if (sim_set_input(run, 0, x, R, &d))
-        die("sim_set_input", &d);
-    double best = 1e30;
-    for (int r = 0; r < reps; r++) {
-        double t0 = now();
-        if (sim_step(run, &d))
-            die("sim_step", &d);
-        double t = now() - t0;
-        if (t < best)
-            best = t;
-    }
-    double macs = (double)F * R;
-    printf("cvm 4096->4096        threads=%-2u  %.1f MMAC  best %.2f ms  %.2f GMAC/s\n",
-           threads, macs * 1e-6, best * 1e3, macs / best * 1e-9);
+    time_steps("cvm 4096->4096", g, threads, x, R, (double)F * R, reps);
     free(x);
-    sim_destroy(run);
-    diag_finish(&d);
+    graph_destroy(g);
+}
+
+/* INPUT HxWxC -> SI -> t (CVVH: the same SI twice; CAX: an SB alpha [C]) -> SI -> OUTPUT,
+ * constant bias 1. */
+static Graph *elementwise_graph(BlockType t, int H, int W, int C)
+{
+    Graph *g = graph_create();
+    if (!g)
+        die("graph_create", NULL);
+    int32_t s[TIR_NDIMS] = {H, W, C};
+    Block *in = graph_add_block(g, BT_INPUT, GRAPH_AUTO_ID, "x");
+    Block *x = graph_add_block(g, BT_SI, GRAPH_AUTO_ID, "x/si");
+    Block *op = graph_add_block(g, t, GRAPH_AUTO_ID, "op");
+    Block *si = graph_add_block(g, BT_SI, GRAPH_AUTO_ID, "op/out");
+    Block *out = graph_add_block(g, BT_OUTPUT, GRAPH_AUTO_ID, "out");
+    if (!in || !x || !op || !si || !out)
+        die("building the graph", NULL);
+    Block *all[] = {in, x, op, si, out};
+    for (int i = 0; i < 5; i++)
+        memcpy(all[i]->shape.d, s, sizeof s);
+    if (t == BT_CVVH)
+        op->shape.d[D_IY] = H, op->shape.d[D_IX] = W;
+    in->has_socket_id = out->has_socket_id = true;
+    si->has_prec = true, si->prec = PR_INT_32;
+    op->bias_type = BIAS_CONSTANT;
+    blk_set_attr(g, op, AT_CONSTANT_B, 1);
+    Block *y = x;
+    if (t == BT_CAX) {
+        y = graph_add_block(g, BT_SB, GRAPH_AUTO_ID, "alpha");
+        int64_t *a = malloc((size_t)C * sizeof *a);
+        if (!y || !a)
+            die("building the graph", NULL);
+        y->shape.d[D_F] = C;
+        for (int f = 0; f < C; f++)
+            a[f] = f % 255 - 127;
+        int32_t ad[1] = {C};
+        blk_set_data(g, y, PR_INT_8, ad, 1, a, (uint64_t)C);
+        free(a);
+    }
+    graph_connect(g, in, 0, x, 0);
+    graph_connect(g, x, 0, op, 0);
+    graph_connect(g, y, 0, op, 1);
+    graph_connect(g, op, 0, si, 0);
+    graph_connect(g, si, 0, out, 0);
+    if (graph_oom(g))
+        die("building the graph", NULL);
+    return g;
+}
+
+static void bench_elementwise(BlockType t, int reps)
+{
+    const int H = 56, W = 56, C = 256;
+    Graph *g = elementwise_graph(t, H, W, C);
+    int64_t n = (int64_t)H * W * C;
+    int32_t *x = malloc((size_t)n * sizeof *x);
+    if (!x)
+        die("malloc", NULL);
+    for (int64_t i = 0; i < n; i++)
+        x[i] = (int32_t)(i % 251) - 125;
+    time_steps(t == BT_CAX ? "cax 56x56x256" : "cvvh 56x56x256", g, 1, x, n, (double)n, reps);
+    free(x);
     graph_destroy(g);
 }
 
@@ -311,6 +361,8 @@ int main(int argc, char **argv)
     bench_cvm(1, reps);
     if (threads > 1)
         bench_cvm(threads, reps);
+    bench_elementwise(BT_CVVH, reps);
+    bench_elementwise(BT_CAX, reps);
     bench_fan_in(reps);
     for (int i = first; i < argc; i++)
         bench_example(argv[i], 1, reps);

@@ -10,8 +10,12 @@
 #    every row has MACs, a .pb size, a time and RSS for taskir-dump and taskir-opt, the
 #    blocks and groups before -> after taskir-opt (groups after >= 1), a time, RSS and
 #    GMAC/s for taskir-run, and a compile time exactly when it is not a bare TaskGraph.
+#    Without CVM_RUNTIME, the cvm-runtime comparison says it was skipped.
 # 2. On a fake build dir whose taskir-compile fails: exit 1, the table shows FAIL and stderr
 #    names the model and the tool.
+# 3. CVM_RUNTIME naming no file: exit 2 before anything runs. bench/cvm_compare on lenet:
+#    the interpreter and the simulator on the compiled .pb give the same output; a
+#    --runtime that is not cvm-runtime's library is a runtime error (exit 3) naming it.
 # Skipped (77) without GNU time at /usr/bin/time.
 set -eu
 bench=$1
@@ -29,7 +33,7 @@ bad() {
 
 # ---- 1. the small examples ----
 rc=0
-BUILD=$build REPS=1 sh "$bench" --no-build --only small >"$tmp/text" 2>"$tmp/err" || rc=$?
+BUILD=$build REPS=1 CVM_RUNTIME='' sh "$bench" --no-build --only small >"$tmp/text" 2>"$tmp/err" || rc=$?
 [ "$rc" -eq 0 ] || { cat "$tmp/err"; bad "bench/run --only small exited $rc"; }
 rc=0
 BUILD=$build REPS=1 sh "$bench" --no-build --only small --markdown >"$tmp/md" 2>"$tmp/err" || rc=$?
@@ -74,6 +78,9 @@ rows=$(grep -c '^| ' "$tmp/md")
 [ "$rows" -ge 11 ] || bad "$rows table lines, want at least 10 rows and the header"
 grep -q '^resnet50' "$tmp/text" && bad "a benchmark model in --only small"
 grep -q '^growth' "$tmp/text" && bad "a growth section with --only small"
+grep -q '^cvm-runtime comparison: skipped (CVM_RUNTIME is not set' "$tmp/text" ||
+    bad "no line saying the cvm-runtime comparison was skipped"
+grep -q '^cvm-runtime comparison: skipped' "$tmp/md" || bad "no skipped line in Markdown"
 
 # ---- 2. a tool that fails ----
 fake=$tmp/build
@@ -87,7 +94,7 @@ printf '#!/bin/sh\nexit 0\n' >"$fake/bench/pb_inputs"
 printf '#!/bin/sh\necho lenet\necho "resnet50 (benchmark)"\n' >"$fake/examples/gen_cvm"
 chmod +x "$fake/tools/"* "$fake/bench/pb_inputs" "$fake/examples/gen_cvm"
 rc=0
-BUILD=$fake REPS=1 sh "$bench" --no-build --only small >"$tmp/out" 2>"$tmp/err" || rc=$?
+BUILD=$fake REPS=1 CVM_RUNTIME= sh "$bench" --no-build --only small >"$tmp/out" 2>"$tmp/err" || rc=$?
 cat "$tmp/out" "$tmp/err"
 [ "$rc" -eq 1 ] || bad "a failing taskir-compile gave exit $rc, not 1"
 grep -q '^bench/run: lenet: taskir-compile failed (exit 2)' "$tmp/err" ||
@@ -95,4 +102,30 @@ grep -q '^bench/run: lenet: taskir-compile failed (exit 2)' "$tmp/err" ||
 grep -q 'broken on purpose' "$tmp/err" || bad "the tool's message is not shown"
 grep -q '^lenet  *cvm  *-  *-  *FAIL  *FAIL  *-' "$tmp/out" || bad "the row does not show FAIL"
 grep -q '^resnet50' "$tmp/out" && bad "a benchmark model in --only small"
+
+# ---- 3. CVM_RUNTIME and bench/cvm_compare ----
+rc=0
+BUILD=$build CVM_RUNTIME=$tmp/none.so sh "$bench" --no-build --only small >"$tmp/out" 2>"$tmp/err" ||
+    rc=$?
+cat "$tmp/err"
+[ "$rc" -eq 2 ] || bad "CVM_RUNTIME naming no file gave exit $rc, not 2"
+grep -q "CVM_RUNTIME=$tmp/none.so is not a file" "$tmp/err" || bad "no message about CVM_RUNTIME"
+[ -s "$tmp/out" ] && bad "bench/run ran with a CVM_RUNTIME that names no file"
+cvm=$build/examples/cvm
+"$build/tools/taskir-compile" "$cvm/lenet.json" --params "$cvm/lenet.params" -o "$tmp/lenet.pb" ||
+    bad "taskir-compile lenet"
+"$build/bench/cvm_compare" -n 2 --graph "$tmp/lenet.pb" "$cvm/lenet.json" "$cvm/lenet.params" \
+    "$cvm/lenet.input.npy" >"$tmp/cmp" || bad "bench/cvm_compare on lenet failed"
+cat "$tmp/cmp"
+grep -Eq '^interpreter [0-9]+\.[0-9]{6} [0-9]+\.[0-9]{6} [0-9]+\.[0-9]{6} reference$' "$tmp/cmp" ||
+    bad "no interpreter line"
+grep -Eq '^simulator [0-9]+\.[0-9]{6} [0-9]+\.[0-9]{6} [0-9]+\.[0-9]{6} same$' "$tmp/cmp" ||
+    bad "the simulator's output is not the interpreter's"
+printf 'not a library\n' >"$tmp/fake.so"
+rc=0
+"$build/bench/cvm_compare" --runtime "$tmp/fake.so" "$cvm/lenet.json" "$cvm/lenet.params" \
+    "$cvm/lenet.input.npy" >"$tmp/cmp" 2>"$tmp/err" || rc=$?
+cat "$tmp/err"
+[ "$rc" -eq 3 ] || bad "a --runtime that is no library gave exit $rc, not 3"
+grep -q "fake.so.*\[bench.runtime\]" "$tmp/err" || bad "the message does not name the library"
 echo "ok"

@@ -5,10 +5,12 @@
 #include "frontend/cinn/cinn.h"
 #include "frontend/cvm/cvm.h"
 #include "frontend/onnx/onnx.h"
+#include "taskir/chip_cost.h"
 #include "taskir/mapping.h"
 #include "taskir/npy.h"
 #include "taskir/pbio.h"
 #include "taskir/print.h"
+#include "taskir/print_chip.h"
 #include "taskir/verify.h"
 
 #include <stdarg.h>
@@ -440,6 +442,68 @@ FzResult fz_cinn_xml(FzCtx *c, const uint8_t *data, size_t len)
         free(x2);
     }
     fe_cinn_destroy(b);
+    diag_finish(&d);
+    return r;
+}
+
+/* ---- chip descriptions ---- */
+
+/* A block of type t with every dim of the shape s, for costing. */
+static Block *fz_block(Graph *g, BlockType t, const int32_t s[TIR_NDIMS])
+{
+    Block *b = graph_add_block(g, t, GRAPH_AUTO_ID, NULL);
+    if (b)
+        memcpy(b->shape.d, s, sizeof b->shape.d);
+    return b;
+}
+
+static FzResult chip_costs(FzCtx *c, const Chip *chip)
+{
+    Graph *g = graph_create();
+    if (!g)
+        return broken(c, "out of memory");
+    static const int32_t s[TIR_NDIMS] = {7, 9, 40, 20, 3, 3, 9, 11};
+    FzResult r = FZ_ACCEPTED;
+    for (int t = 0; t < BT_COUNT && r == FZ_ACCEPTED; t++) {
+        Block *b = fz_block(g, (BlockType)t, s);
+        if (!b)
+            r = broken(c, "out of memory");
+        else if (bt_info((BlockType)t)->kind == BK_COMPUTE && !chip_prim_for(chip, (BlockType)t))
+            r = broken(c, "an accepted chip runs %s on no primitive", bt_info((BlockType)t)->name);
+        else if (chip_block_clocks(chip, b) < -1 || chip_output_bytes(chip, b) < -1 ||
+                 chip_storage_bytes(chip, b, NULL) < -1)
+            r = broken(c, "a negative figure for %s", bt_info((BlockType)t)->name);
+    }
+    for (uint32_t i = 0; i < g->n_blocks && r == FZ_ACCEPTED; i++)
+        for (uint32_t k = 0; k < g->n_blocks && r == FZ_ACCEPTED; k++)
+            if (chip_storage_bytes(chip, g->blocks[i], g->blocks[k]) < -1)
+                r = broken(c, "a negative storage figure");
+    graph_destroy(g);
+    return r;
+}
+
+FzResult fz_chip(FzCtx *c, const uint8_t *data, size_t len)
+{
+    Diag d;
+    diag_init(&d, "fuzz.xml");
+    Chip *chip = NULL;
+    Status st = chip_load_mem((const char *)data, len, "fuzz.xml", &chip, &d);
+    FzResult r = settle(c, st, &d, "chip_load_mem");
+    if (r == FZ_ACCEPTED && !chip)
+        r = broken(c, "chip_load_mem: ST_OK without a chip");
+    else if (r != FZ_ACCEPTED && chip && r != FZ_BROKEN)
+        r = broken(c, "chip_load_mem: a chip left behind on failure");
+    if (r == FZ_ACCEPTED && c->sink) {
+        Diag pd;
+        diag_init(&pd, "fuzz.xml");
+        if (print_chip(chip, PF_TEXT, c->sink, &pd) != ST_OK ||
+            print_chip(chip, PF_JSON, c->sink, &pd) != ST_OK)
+            r = broken(c, "print_chip failed on an accepted chip");
+        diag_finish(&pd);
+    }
+    if (r == FZ_ACCEPTED)
+        r = chip_costs(c, chip);
+    chip_destroy(chip);
     diag_finish(&d);
     return r;
 }

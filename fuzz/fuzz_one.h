@@ -49,6 +49,11 @@ FzResult fz_onnx(FzCtx *c, const uint8_t *data, size_t len);
 /* A CINN XML program: fe_cinn_read_xml_mem, then the XML round trip
  * encode(read(encode(read(x)))) == encode(read(x)). */
 FzResult fz_cinn_xml(FzCtx *c, const uint8_t *data, size_t len);
+/* A chip description (docs/chip.md): chip_load_mem; an accepted one runs every compute block
+ * type on a primitive (chip.prim.cover), prints (print_chip, text and JSON), and costs a
+ * block of every compute type and the storage blocks of a conv without a negative figure
+ * other than the documented -1. */
+FzResult fz_chip(FzCtx *c, const uint8_t *data, size_t len);
 /* A CVM model in fz_cvm's framing through the whole compiler (fuzz_compile.c): load, lower
  * (which verifies), and, for models small enough, the interpreter and the simulator on the
  * same pseudo-random inputs must give the same values. */

@@ -148,19 +148,14 @@ static bool is(xmlNodePtr n, const char *name)
 
 static uint32_t roles(xmlNodePtr n)
 {
-    static const struct { const char *name; uint32_t bit; } table[] = {
-        {"data", CHIP_BANK_DATA},         {"weights", CHIP_BANK_WEIGHTS},
-        {"primitives", CHIP_BANK_PRIM},   {"headers", CHIP_BANK_HEADERS},
-        {"receive", CHIP_BANK_RECEIVE},   {"stream", CHIP_BANK_STREAM},
-    };
     char buf[256];
     const char *s = attr(n, "role", buf, sizeof buf);
     uint32_t bits = 0;
     while (*s) {
         size_t k = strcspn(s, " \t\r\n");
-        for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-            if (strlen(table[i].name) == k && strncmp(s, table[i].name, k) == 0)
-                bits |= table[i].bit;
+        for (uint32_t i = 0; i < CHIP_ROLE_COUNT; i++)
+            if (strlen(chip_role_name(i)) == k && strncmp(s, chip_role_name(i), k) == 0)
+                bits |= 1u << i;
         s += k;
         s += strspn(s, " \t\r\n");
     }
@@ -224,13 +219,11 @@ static void read_precisions(Reader *r, xmlNodePtr ps)
 
 static ChipClockKind clock_kind(xmlNodePtr n)
 {
-    static const char *const names[] = {"add", "avg", "vector", "matrix", "conv", "conv2d",
-                                        "compare", "table", "lif"};
     char buf[32];
     const char *s = attr(n, "clock", buf, sizeof buf);
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(s, names[i]) == 0)
-            return (ChipClockKind)i;
+    for (int k = 0; k < CLK_NONE; k++)
+        if (strcmp(s, chip_clock_name((ChipClockKind)k)) == 0)
+            return (ChipClockKind)k;
     return CLK_NONE;
 }
 
@@ -297,8 +290,10 @@ static void read_primitives(Reader *r, xmlNodePtr ps)
         r->ln.prim[c->n_prims++] = xmlGetLineNo(p);
         cp->pcode = (int)u32_attr(r, p, "code");
         const char *u = attr(p, "unit", buf, sizeof buf);
-        cp->unit = strcmp(u, "axon") == 0 ? UNIT_AXON : strcmp(u, "soma") == 0 ? UNIT_SOMA
-                                                                              : UNIT_ROUTER;
+        cp->unit = UNIT_ROUTER;
+        for (int k = 0; k < UNIT_COUNT; k++)
+            if (strcmp(u, chip_unit_name((ChipUnit)k)) == 0)
+                cp->unit = (ChipUnit)k;
         cp->in_align = u32_attr(r, p, "input_align");
         if (cp->in_align == 0)
             cp->in_align = c->align_input;
@@ -341,6 +336,8 @@ static void read_chip(Reader *r, xmlNodePtr root)
     c->chips_x = c->chips_y = 1;
     c->clock_hz = 300000000;
     c->noc_bytes_per_clock = 8;
+    c->soma_shift_bits = 2; /* <soma> is optional: the schema's defaults */
+    c->soma_shift_max = 15;
     for (xmlNodePtr n = elem(root->children); n && r->st != ST_RUNTIME; n = elem(n->next)) {
         if (is(n, "array")) {
             r->ln.array = xmlGetLineNo(n);
@@ -369,9 +366,13 @@ static void read_chip(Reader *r, xmlNodePtr root)
         } else if (is(n, "mac")) {
             c->mac_x = u32_attr(r, n, "x");
             c->mac_f = u32_attr(r, n, "f");
+        } else if (is(n, "soma")) {
+            c->soma_shift_bits = u32_attr(r, n, "shift_bits");
+            c->soma_shift_max = u32_attr(r, n, "shift_max");
         } else if (is(n, "router")) {
             r->ln.router = xmlGetLineNo(n);
             c->packet_bytes = u32_attr(r, n, "packet_bytes");
+            c->short_packet_bytes = u32_attr(r, n, "short_packet_bytes");
             c->dest_offset_bits = u32_attr(r, n, "offset_bits");
             c->hop_min = i32_attr(n, "hop_min");
             c->hop_max = i32_attr(n, "hop_max");
@@ -384,6 +385,31 @@ static void read_chip(Reader *r, xmlNodePtr root)
             read_primitives(r, n);
         }
     }
+}
+
+bool chip_looks_like(const uint8_t *buf, size_t len)
+{
+    const char *x = (const char *)buf;
+    size_t i = len >= 3 && memcmp(x, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+    for (;;) {
+        while (i < len && isspace((unsigned char)x[i]))
+            i++;
+        const char *end = NULL;
+        if (len - i >= 4 && memcmp(x + i, "<!--", 4) == 0)
+            end = "-->";
+        else if (len - i >= 2 && memcmp(x + i, "<?", 2) == 0)
+            end = "?>";
+        if (!end)
+            break;
+        size_t el = strlen(end), k = i + 2;
+        while (k + el <= len && memcmp(x + k, end, el) != 0)
+            k++;
+        if (k + el > len)
+            return false;
+        i = k + el;
+    }
+    return len - i > 5 && memcmp(x + i, "<chip", 5) == 0 &&
+           (isspace((unsigned char)x[i + 5]) || x[i + 5] == '>' || x[i + 5] == '/');
 }
 
 Status chip_load_mem(const char *xml, size_t len, const char *name, Chip **out, Diag *d)

@@ -31,7 +31,8 @@ enum {
     CHIP_BANK_PRIM = 1u << 2,     /* the primitive (program) area */
     CHIP_BANK_HEADERS = 1u << 3,  /* the router-header table */
     CHIP_BANK_RECEIVE = 1u << 4,  /* the router's receive area */
-    CHIP_BANK_STREAM = 1u << 5    /* the Soma -> Router stream register */
+    CHIP_BANK_STREAM = 1u << 5,   /* the Soma -> Router stream register */
+    CHIP_ROLE_COUNT = 6           /* the number of role bits */
 };
 
 /* A named part of a bank with its own role (MEM2's primitive, header and receive areas). */
@@ -123,6 +124,10 @@ typedef struct Chip {
     /* parameters no published figure fixes */
     uint64_t clock_hz;
     uint32_t noc_bytes_per_clock;
+    /* (added) the Soma's shift: 2^soma_shift_bits a step, at most soma_shift_max steps */
+    uint32_t soma_shift_bits;         /* 2: it divides by 4^k */
+    uint32_t soma_shift_max;          /* 15 */
+    uint32_t short_packet_bytes;      /* 1: the short packet's payload */
     /* primitives */
     ChipPrim *prims;
     uint32_t n_prims;
@@ -160,6 +165,19 @@ const ChipPrec *chip_prec(const Chip *c, PrecisionId p);
  * (taskir/chip.xsd), NUL-terminated; *len (when not NULL) gets their length. */
 const char *chip_default_xml(size_t *len);
 const char *chip_xsd(size_t *len);
+/* Is a right shift by bits (BIT_SHIFT_NUM) one Soma shift (a multiple of soma_shift_bits,
+ * at most soma_shift_max steps)? *steps (when not NULL) gets the steps k. An odd shift on
+ * the default chip is not: the backend must realise it another way. */
+bool chip_soma_shift(const Chip *c, int32_t bits, uint32_t *steps);
+/* Names as the description writes them: "conv", "axon", and role bit i's ("receive"). */
+const char *chip_clock_name(ChipClockKind k);
+const char *chip_unit_name(ChipUnit u);
+const char *chip_role_name(uint32_t i);
+/* The run's clock formula with its constants, as docs/chip.md writes it. */
+void chip_formula_text(const ChipRun *r, char *buf, size_t len);
+/* Does the text look like a chip description (its first element, after blanks, an XML
+ * declaration and comments, is <chip>)? A TaskGraph or Mapping never does. */
+bool chip_looks_like(const uint8_t *buf, size_t len);
 /* Bytes of memory of the core (ChipBank words * 4) with role bits role, counting an area's
  * role within its bank. */
 uint64_t chip_role_bytes(const Chip *c, uint32_t role);

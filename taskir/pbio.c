@@ -4,7 +4,9 @@
 
 #include "taskir/canon.h"
 #include "taskir/fileio.h"
+#include "taskir/filemap.h"
 #include "taskir/pbpack.h"
+#include "taskir/pbruns.h"
 #include "taskgraph.pb-c.h"
 
 #include <stdlib.h>
@@ -12,9 +14,17 @@
 
 /* ---- loading ---- */
 
+/* The values of a run that pb_wire_lift lifted, decoded into the graph's arena. */
+typedef struct RunValues {
+    uint32_t *v;
+    uint64_t n;
+} RunValues;
+
 typedef struct Loader {
     Graph *g;
     Diag *d;
+    const RunValues *runs;      /* lifted tensor values: int32_data and uint32_data hold */
+    size_t n_runs;              /* indexes into runs[] (NULL: they hold the values) */
 } Loader;
 
 /* -1 is the existing tools' "unused"; it reads as absent. */
@@ -63,6 +73,37 @@ static bool prec_in(Loader *L, const char *where, int wire, PrecisionId *out)
     return false;
 }
 
+/* The values of a lifted field: marks[0 .. n) index L->runs, whose values are joined in
+ * that order (one run: its values as they are). false when out of memory or past 2^32
+ * values. */
+static bool lifted_in(Loader *L, const char *where, const uint32_t *marks, size_t n,
+                      uint32_t **vals, uint32_t *count)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (marks[i] >= L->n_runs) {
+            diag_add(L->d, ST_RUNTIME, "internal", where, "a lifted run index out of range");
+            return false;
+        }
+        total += L->runs[marks[i]].n;
+    }
+    if (total > UINT32_MAX) {
+        diag_add(L->d, ST_LOGIC, "limit.tensor", where, "tensor has more than 2^32 values");
+        return false;
+    }
+    *count = (uint32_t)total;
+    if (n == 1) {
+        *vals = L->runs[marks[0]].v;
+        return true;
+    }
+    *vals = arena_alloc(L->g->arena, (size_t)total, sizeof(uint32_t));
+    if (!*vals)
+        return false;
+    for (size_t i = 0, at = 0; i < n; at += (size_t)L->runs[marks[i]].n, i++)
+        memcpy(*vals + at, L->runs[marks[i]].v, (size_t)L->runs[marks[i]].n * sizeof(uint32_t));
+    return true;
+}
+
 static bool tensor_in(Loader *L, const char *where, const Taskir__Tensor *w, Tensor *t)
 {
     memset(t, 0, sizeof *t);
@@ -77,18 +118,29 @@ static bool tensor_in(Loader *L, const char *where, const Taskir__Tensor *w, Ten
         diag_add(L->d, ST_LOGIC, "limit.tensor", where, "tensor has more than 2^32 values");
         return false;
     }
+    if (L->runs && w->n_int32_data &&
+        !lifted_in(L, where, (const uint32_t *)w->int32_data, w->n_int32_data,
+                   (uint32_t **)&t->i32, &t->n_i32))
+        return false;
+    if (L->runs && w->n_uint32_data &&
+        !lifted_in(L, where, w->uint32_data, w->n_uint32_data, &t->u32, &t->n_u32))
+        return false;
     if (w->has_precision) {
         if (!prec_in(L, where, w->precision, &t->prec))
             return false;
         t->has_prec = true;
     }
     t->n_dims = (uint32_t)w->n_dims;
-    t->n_i32 = (uint32_t)w->n_int32_data;
-    t->n_u32 = (uint32_t)w->n_uint32_data;
     t->n_f32 = (uint32_t)w->n_float_data;
     t->dims = arena_grow(a, w->dims, w->n_dims, w->n_dims, sizeof(int32_t));
-    t->i32 = arena_grow(a, w->int32_data, t->n_i32, t->n_i32, sizeof(int32_t));
-    t->u32 = arena_grow(a, w->uint32_data, t->n_u32, t->n_u32, sizeof(uint32_t));
+    if (!t->i32) {
+        t->n_i32 = (uint32_t)w->n_int32_data;
+        t->i32 = arena_grow(a, w->int32_data, t->n_i32, t->n_i32, sizeof(int32_t));
+    }
+    if (!t->u32) {
+        t->n_u32 = (uint32_t)w->n_uint32_data;
+        t->u32 = arena_grow(a, w->uint32_data, t->n_u32, t->n_u32, sizeof(uint32_t));
+    }
     t->f32 = arena_grow(a, w->float_data, t->n_f32, t->n_f32, sizeof(float));
     if (w->name)
         t->name = arena_strdup(a, w->name);
@@ -361,8 +413,11 @@ static void pb_free(void *data, void *p)
     free(p);
 }
 
-Status pb_unpack(const struct ProtobufCMessageDescriptor *desc, const uint8_t *buf, size_t len,
-                 const char *what, ProtobufCMessage **out, Diag *d)
+/* pb_unpack of buf, with the fault of a failed unpack explained on the bytes ebuf (those
+ * that buf was lifted from: the offsets of the findings are theirs). */
+static Status unpack_explain(const struct ProtobufCMessageDescriptor *desc, const uint8_t *buf,
+                             size_t len, const uint8_t *ebuf, size_t elen, const char *what,
+                             ProtobufCMessage **out, Diag *d)
 {
     bool failed = false;
     ProtobufCAllocator a = {pb_alloc, pb_free, &failed};
@@ -371,47 +426,160 @@ Status pb_unpack(const struct ProtobufCMessageDescriptor *desc, const uint8_t *b
         return ST_OK;
     if (failed)
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory decoding the %s", what);
-    if (pb_wire_explain(desc, buf, len, d) == ST_OK)
+    if (pb_wire_explain(desc, ebuf, elen, d) == ST_OK)
         diag_add(d, ST_LOGIC, "wire.decode", NULL,
                  "not a %s: the bytes do not decode as protobuf", what);
     return ST_LOGIC;
+}
+
+Status pb_unpack(const struct ProtobufCMessageDescriptor *desc, const uint8_t *buf, size_t len,
+                 const char *what, ProtobufCMessage **out, Diag *d)
+{
+    return unpack_explain(desc, buf, len, buf, len, what, out, d);
+}
+
+/* What pb_decode_lifted leaves for the caller: the bytes the message was decoded from (buf:
+ * the input, or kept, the stripped copy) and the runs lifted out of them. */
+typedef struct Lifted {
+    uint8_t *kept;
+    const uint8_t *buf;
+    size_t len;
+    PbRun *runs;
+    size_t n_runs;
+} Lifted;
+
+static void lifted_free(Lifted *lf)
+{
+    free(lf->kept);
+    free(lf->runs);
+    memset(lf, 0, sizeof *lf);
+}
+
+/* pb_decode, with the values of fields[0 .. n_fields) lifted out (pb_wire_lift) before the
+ * unpack when there are any: the message then holds run indexes, and lf the runs (lifted_free
+ * it, also on failure). */
+static Status pb_decode_lifted(const struct ProtobufCMessageDescriptor *desc,
+                               const uint8_t *buf, size_t len, const PbFieldCap *caps,
+                               size_t n_caps, const ProtobufCFieldDescriptor *const *fields,
+                               size_t n_fields, const char *what, ProtobufCMessage **out,
+                               Lifted *lf, Diag *d)
+{
+    *out = NULL;
+    memset(lf, 0, sizeof *lf);
+    size_t kept_len;
+    Status st = pb_wire_strip(desc, buf, len, &lf->kept, &kept_len, d);
+    if (st != ST_OK)
+        return st;
+    if (lf->kept) {
+        buf = lf->kept;
+        len = kept_len;
+    }
+    lf->buf = buf;
+    lf->len = len;
+    st = pb_wire_precheck(desc, buf, len, caps, n_caps, TIR_MAX_PB_DECODE_BYTES, d);
+    uint8_t *lifted = NULL;
+    size_t lifted_len = 0;
+    if (st == ST_OK && n_fields)
+        st = pb_wire_lift(desc, buf, len, fields, n_fields, &lifted, &lifted_len, &lf->runs,
+                          &lf->n_runs, d);
+    if (st == ST_OK && lifted)
+        st = unpack_explain(desc, lifted, lifted_len, buf, len, what, out, d);
+    else if (st == ST_OK)
+        st = pb_unpack(desc, buf, len, what, out, d);
+    free(lifted);
+    return st;
 }
 
 Status pb_decode(const struct ProtobufCMessageDescriptor *desc, const uint8_t *buf, size_t len,
                  const PbFieldCap *caps, size_t n_caps, const char *what,
                  struct ProtobufCMessage **out, Diag *d)
 {
-    *out = NULL;
-    uint8_t *kept;
-    size_t kept_len;
-    Status st = pb_wire_strip(desc, buf, len, &kept, &kept_len, d);
-    if (st != ST_OK)
-        return st;
-    if (kept) {
-        buf = kept;
-        len = kept_len;
-    }
-    st = pb_wire_precheck(desc, buf, len, caps, n_caps, TIR_MAX_PB_DECODE_BYTES, d);
-    if (st == ST_OK)
-        st = pb_unpack(desc, buf, len, what, out, d);
-    free(kept);
+    Lifted lf;
+    Status st = pb_decode_lifted(desc, buf, len, caps, n_caps, NULL, 0, what, out, &lf, d);
+    lifted_free(&lf);
     return st;
 }
 
+/* Loads w into a new graph; lf (or NULL) holds the runs lifted out of the bytes it was
+ * decoded from, decoded first into the graph's arena on up to threads threads (a malformed
+ * run is a fault of those bytes, reported before anything of the graph, as the unpack would
+ * have). */
+static Status graph_from_lifted(const Taskir__TaskGraph *w, const Lifted *lf, uint32_t threads,
+                                Graph **out, Diag *d)
+{
+    *out = NULL;
+    Loader L = {graph_create(), d, NULL, 0};
+    RunValues *runs = NULL;
+    bool ok = L.g != NULL;
+    if (ok && lf && lf->n_runs) {
+        runs = calloc(lf->n_runs, sizeof *runs);
+        uint32_t **vals = calloc(lf->n_runs, sizeof *vals);
+        uint64_t *count = calloc(lf->n_runs, sizeof *count);
+        bool malformed = false;
+        ok = runs && vals && count &&
+             pb_runs_decode(lf->runs, lf->n_runs, L.g->arena, threads, vals, count, &malformed);
+        for (size_t i = 0; ok && i < lf->n_runs; i++)
+            runs[i] = (RunValues){vals[i], count[i]};
+        free(vals);
+        free(count);
+        if (malformed) {
+            graph_destroy(L.g);
+            free(runs);
+            if (pb_wire_explain(&taskir__task_graph__descriptor, lf->buf, lf->len, d) == ST_OK)
+                diag_add(d, ST_LOGIC, "wire.decode", NULL,
+                         "not a TaskGraph: the bytes do not decode as protobuf");
+            return ST_LOGIC;
+        }
+        L.runs = runs;
+        L.n_runs = lf->n_runs;
+    }
+    ok = ok && (!w || graph_in(&L, w));
+    free(runs);
+    if (!ok) {
+        bool oom = !L.g || arena_failed(L.g->arena) || (lf && lf->n_runs && !L.runs);
+        graph_destroy(L.g);
+        if (oom)
+            return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory loading the graph");
+        return ST_LOGIC;
+    }
+    *out = L.g;
+    return ST_OK;
+}
+
+/* The fields whose values are lifted out of the bytes before the unpack (pb_wire_lift):
+ * the large tensors' integers. */
+static const ProtobufCFieldDescriptor *lift_fields(size_t i)
+{
+    static const char *const names[] = {"int32_data", "uint32_data"};
+    return protobuf_c_message_descriptor_get_field_by_name(&taskir__tensor__descriptor,
+                                                           names[i]);
+}
+
 Status graph_load_pb_mem(const uint8_t *buf, size_t len, Graph **out, Diag *d)
+{
+    return graph_load_pb_mem_opts(buf, len, NULL, out, d);
+}
+
+Status graph_load_pb_mem_opts(const uint8_t *buf, size_t len, const LoadOptions *opt,
+                              Graph **out, Diag *d)
 {
     *out = NULL;
     if (len > TIR_MAX_FILE_BYTES)
         return diag_add(d, ST_LOGIC, "limit.file", NULL, "%zu bytes, more than the limit %zu",
                         len, TIR_MAX_FILE_BYTES);
+    const ProtobufCFieldDescriptor *fields[2] = {lift_fields(0), lift_fields(1)};
+    if (!fields[0] || !fields[1])
+        return diag_add(d, ST_RUNTIME, "internal", NULL, "no tensor value fields in the schema");
     ProtobufCMessage *msg = NULL;
-    Status pst = pb_decode(&taskir__task_graph__descriptor, buf, len, load_caps,
-                           sizeof load_caps / sizeof load_caps[0], "TaskGraph", &msg, d);
-    if (pst != ST_OK)
-        return pst;
-    Taskir__TaskGraph *w = (Taskir__TaskGraph *)msg;
-    Status st = graph_from_pb(w, out, d);
-    taskir__task_graph__free_unpacked(w, NULL);
+    Lifted lf;
+    Status st = pb_decode_lifted(&taskir__task_graph__descriptor, buf, len, load_caps,
+                                 sizeof load_caps / sizeof load_caps[0], fields, 2,
+                                 "TaskGraph", &msg, &lf, d);
+    if (st == ST_OK) {
+        st = graph_from_lifted((Taskir__TaskGraph *)msg, &lf, opt ? opt->threads : 1, out, d);
+        taskir__task_graph__free_unpacked((Taskir__TaskGraph *)msg, NULL);
+    }
+    lifted_free(&lf);
     return st;
 }
 
@@ -423,30 +591,17 @@ const PbFieldCap *graph_pb_caps(size_t *n)
 
 Status graph_from_pb(const Taskir__TaskGraph *w, Graph **out, Diag *d)
 {
-    *out = NULL;
-    Loader L = {graph_create(), d};
-    bool ok = L.g && (!w || graph_in(&L, w));
-    if (!ok) {
-        bool oom = !L.g || arena_failed(L.g->arena);
-        graph_destroy(L.g);
-        if (oom)
-            return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory loading the graph");
-        return ST_LOGIC;
-    }
-    *out = L.g;
-    return ST_OK;
+    return graph_from_lifted(w, NULL, 1, out, d);
 }
 
 Status graph_load_pb(const char *path, Graph **out, Diag *d)
 {
-    uint8_t *buf;
-    size_t len;
+    TirFileBytes f;
     *out = NULL;
-    Status st = tir_read_file(path, TIR_MAX_FILE_BYTES, &buf, &len, d);
-    if (st != ST_OK)
-        return st;
-    st = graph_load_pb_mem(buf, len, out, d);
-    free(buf);
+    Status st = tir_file_bytes(path, TIR_MAX_FILE_BYTES, &f, d);
+    if (st == ST_OK)
+        st = graph_load_pb_mem(f.p, f.len, out, d);
+    tir_file_release(&f);
     return st;
 }
 

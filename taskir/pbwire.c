@@ -4,6 +4,8 @@
  * after a failed unpack, so it favours clear messages over speed. */
 #include "taskir/pbio.h"
 
+#include "taskir/pbvarint.h"
+
 #include <protobuf-c/protobuf-c.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -302,9 +304,7 @@ static Status pre_walk(Pre *P, const ProtobufCMessageDescriptor *desc, const uin
             } else {
                 /* a packed run: count its values */
                 if (wire_type_of(f) == 0) {
-                    entries = 0;
-                    for (const uint8_t *q = p; q < next; q++)
-                        entries += !(*q & 0x80);
+                    entries = pb_varint_count(p, (size_t)v);
                 } else {
                     entries = v / (wire_type_of(f) == 1 ? 8 : 4);
                 }
@@ -435,7 +435,53 @@ static bool skip_group(const uint8_t **p, const uint8_t *end, uint64_t num, int 
     return false;
 }
 
-static int64_t strip_msg(const ProtobufCMessageDescriptor *desc, const uint8_t *p,
+/* The fields that pb_wire_lift lifts out, and the runs it found (writing pass only). */
+typedef struct Lift {
+    const ProtobufCFieldDescriptor *const *fields;
+    size_t n_fields;
+    PbRun *runs;
+    size_t n_runs, cap_runs;
+    bool oom;
+} Lift;
+
+/* The bytes of a marker: the field's tag as a packed run, the length 5, then the run's index
+ * as a five-byte varint (a fixed width, so that sizing needs no index). */
+enum { MARK_BYTES = 6 };
+
+static bool lifted(const Lift *L, const ProtobufCFieldDescriptor *f)
+{
+    for (size_t i = 0; L && f && i < L->n_fields; i++)
+        if (L->fields[i] == f)
+            return true;
+    return false;
+}
+
+/* Writes the marker of the next run [body, end) of field f at out; NULL when out of memory
+ * or past the index range. */
+static uint8_t *lift_run(Lift *L, const ProtobufCFieldDescriptor *f, const uint8_t *body,
+                         const uint8_t *end, uint8_t *out)
+{
+    if (L->n_runs == L->cap_runs) {
+        size_t cap = L->cap_runs ? L->cap_runs * 2 : 256;
+        PbRun *r = cap < (size_t)INT32_MAX ? realloc(L->runs, cap * sizeof *r) : NULL;
+        if (!r) {
+            L->oom = true;
+            return NULL;
+        }
+        L->runs = r;
+        L->cap_runs = cap;
+    }
+    uint32_t idx = (uint32_t)L->n_runs;
+    L->runs[L->n_runs++] = (PbRun){body, (size_t)(end - body)};
+    out = put_varint(out, (uint64_t)f->id << 3 | 2);
+    *out++ = MARK_BYTES - 1;
+    for (int i = 0; i < 4; i++)
+        *out++ = (uint8_t)((idx >> (7 * i) & 0x7f) | 0x80);
+    *out++ = (uint8_t)(idx >> 28);
+    return out;
+}
+
+static int64_t strip_msg(Lift *L, const ProtobufCMessageDescriptor *desc, const uint8_t *p,
                          const uint8_t *end, int depth, uint8_t *out)
 {
     if (depth > MAX_DEPTH)
@@ -482,14 +528,19 @@ static int64_t strip_msg(const ProtobufCMessageDescriptor *desc, const uint8_t *
         }
         if (!keep)
             continue;
-        if (wt == 2 && f && f->type == PROTOBUF_C_TYPE_MESSAGE) {
-            int64_t n = strip_msg(f->descriptor, body, p, depth + 1, NULL);
+        if (lifted(L, f)) {
+            size_t head = varint_len((uint64_t)f->id << 3 | 2);
+            if (out && lift_run(L, f, body, p, out + size) != out + size + head + MARK_BYTES)
+                return -1;
+            size += (int64_t)(head + MARK_BYTES);
+        } else if (wt == 2 && f && f->type == PROTOBUF_C_TYPE_MESSAGE) {
+            int64_t n = strip_msg(L, f->descriptor, body, p, depth + 1, NULL);
             if (n < 0)
                 return -1;
             size_t head = varint_len(tag) + varint_len((uint64_t)n);
             if (out) {
                 uint8_t *q = put_varint(put_varint(out + size, tag), (uint64_t)n);
-                if (strip_msg(f->descriptor, body, p, depth + 1, q) != n)
+                if (strip_msg(L, f->descriptor, body, p, depth + 1, q) != n)
                     return -1;
             }
             size += (int64_t)head + n;
@@ -507,17 +558,51 @@ Status pb_wire_strip(const ProtobufCMessageDescriptor *desc, const uint8_t *buf,
 {
     *out = NULL;
     *out_len = 0;
-    int64_t n = strip_msg(desc, buf, buf + len, 0, NULL);
+    int64_t n = strip_msg(NULL, desc, buf, buf + len, 0, NULL);
     if (n < 0 || (uint64_t)n == len)
         return ST_OK;
     uint8_t *copy = malloc(n ? (size_t)n : 1);
     if (!copy)
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory skipping unknown fields");
-    if (strip_msg(desc, buf, buf + len, 0, copy) != n) {
+    if (strip_msg(NULL, desc, buf, buf + len, 0, copy) != n) {
         free(copy);
         return diag_add(d, ST_RUNTIME, "internal", NULL, "skipping unknown fields went wrong");
     }
     *out = copy;
     *out_len = (size_t)n;
+    return ST_OK;
+}
+
+Status pb_wire_lift(const ProtobufCMessageDescriptor *desc, const uint8_t *buf, size_t len,
+                    const struct ProtobufCFieldDescriptor *const *fields, size_t n_fields,
+                    uint8_t **out, size_t *out_len, PbRun **runs, size_t *n_runs, Diag *d)
+{
+    *out = NULL;
+    *out_len = 0;
+    *runs = NULL;
+    *n_runs = 0;
+    for (size_t i = 0; i < n_fields; i++)
+        if (fields[i]->label != PROTOBUF_C_LABEL_REPEATED ||
+            (fields[i]->type != PROTOBUF_C_TYPE_INT32 && fields[i]->type != PROTOBUF_C_TYPE_UINT32))
+            return diag_add(d, ST_RUNTIME, "internal", NULL,
+                            "field %s is not a repeated int32 or uint32", fields[i]->name);
+    Lift L = {fields, n_fields, NULL, 0, 0, false};
+    int64_t n = strip_msg(&L, desc, buf, buf + len, 0, NULL);
+    if (n < 0)
+        return ST_OK;
+    uint8_t *copy = malloc(n ? (size_t)n : 1);
+    if (!copy)
+        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory lifting the tensor values");
+    if (strip_msg(&L, desc, buf, buf + len, 0, copy) != n || L.n_runs == 0) {
+        free(copy);
+        free(L.runs);
+        if (L.oom)
+            return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory lifting the tensor values");
+        return ST_OK;
+    }
+    *out = copy;
+    *out_len = (size_t)n;
+    *runs = L.runs;
+    *n_runs = L.n_runs;
     return ST_OK;
 }

@@ -323,6 +323,21 @@ static Status load_data(SimBlock *sb, Diag *d)
     return ST_OK;
 }
 
+/* Is sb a storage block holding its int32 data tensor as it is, that no edge writes? Its
+ * result is then the tensor's own values, not a copy: nothing in a run writes the buffer of a
+ * block without incoming copies, and the graph stays unchanged while the run exists. */
+static bool data_in_place(const SimBlock *sb)
+{
+    const Tensor *t = sb->b->data;
+    if (bt_info(sb->b->type)->kind != BK_STORAGE || !t || !t->n_i32 ||
+        (int64_t)t->n_i32 != sb->result_vol)
+        return false;
+    for (uint32_t i = 0; i < sb->n_in; i++)
+        if (sb->in[i].n_copies)
+            return false;
+    return true;
+}
+
 /* Can cluster c use its single copy's source buffer directly? */
 static bool can_alias(const SimCluster *c)
 {
@@ -369,6 +384,10 @@ static Status plan_buffers(SimRun *run, SimBlock *sb, Diag *d)
         sb->result = sb->in[0].data;
     } else if (b->type == BT_OUTPUT) {
         sb->result = sb->in[0].data;
+    } else if (data_in_place(sb)) {
+        sb->result = b->data->i32;
+        if (sb->n_in)
+            sb->in[0].data = sb->result;
     } else {
         if (!(sb->result = run_alloc(run, sb->result_vol, sizeof *sb->result)))
             goto oom;
@@ -517,8 +536,10 @@ Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d)
         if (is_kind(sb->b, BK_COMPUTE) && (st = sim_kernel_check(sb, d)))
             goto fail;
         size_buffers(sb, &total);
-        if (is_kind(sb->b, BK_COMPUTE))
+        if (is_kind(sb->b, BK_COMPUTE)) {
             work = add_sat(work, sim_kernel_work(sb));
+            total = add_sat(total, sim_kernel_pack_words(sb));
+        }
         int64_t ks = is_kind(sb->b, BK_COMPUTE) ? sim_kernel_scratch(sb) : 0;
         if (ks > kscratch)
             kscratch = ks;
@@ -539,6 +560,16 @@ Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d)
     for (uint32_t i = 0; i < run->n_order; i++)
         if ((st = plan_buffers(run, &run->blocks[run->order[i]], d)))
             goto fail;
+    for (uint32_t i = 0; i < run->n_order; i++) {
+        SimBlock *sb = &run->blocks[run->order[i]];
+        int64_t n = is_kind(sb->b, BK_COMPUTE) ? sim_kernel_pack_words(sb) : 0;
+        if (n > 0 && !(sb->pack.data = run_alloc(run, n, sizeof *sb->pack.data))) {
+            st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory allocating the run");
+            goto fail;
+        }
+        if (n > 0)
+            sim_kernel_plan(run, sb);
+    }
     if (run->scratch_vol &&
         (!(run->scratch[0] = run_alloc(run, run->scratch_vol, sizeof(int32_t))) ||
          !(run->scratch[1] = run_alloc(run, run->scratch_vol, sizeof(int32_t))))) {

@@ -36,47 +36,75 @@ VNNI static inline __m512i group(const uint8_t *x, int64_t q)
     return _mm512_set1_epi32(v);
 }
 
-/* Output channels are taken four vectors (64 channels) at a time, so that four independent
- * chains of vpdpbusd hide its latency; then one vector at a time, the last one masked. */
+/* A register tile: P pixels (at x, x + x_step, ...) by NV vectors of 16 output channels (the
+ * last one masked by m), accumulated over the nq groups of the weight block w (ws bytes per
+ * group). P * NV accumulators stay in registers; each weight vector loaded serves the P
+ * pixels, each broadcast group the NV vectors. Called with constant P and NV only, so that
+ * the loops unroll and the arrays become registers. */
+#define TILE(P, NV)                                                                           \
+    VNNI static void tile_##P##_##NV(uint32_t *acc, int64_t acc_step, const uint8_t *x,       \
+                                     int64_t x_step, const int8_t *w, int64_t ws,             \
+                                     const uint32_t *corr, int64_t nq, __mmask16 m)           \
+    {                                                                                         \
+        __m512i t[P][NV], wv[NV];                                                             \
+        _Pragma("GCC unroll 4") for (int p = 0; p < P; p++)                                   \
+            _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                              \
+                t[p][v] = _mm512_maskz_loadu_epi32(v == NV - 1 ? m : (__mmask16)0xffff,       \
+                                                   acc + p * acc_step + 16 * v);              \
+        for (int64_t q = 0; q < nq; q++, w += ws) {                                           \
+            _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                              \
+                wv[v] = _mm512_loadu_si512(w + 64 * v);                                       \
+            _Pragma("GCC unroll 4") for (int p = 0; p < P; p++) {                             \
+                __m512i g = group(x + p * x_step, q);                                         \
+                _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                          \
+                    t[p][v] = _mm512_dpbusd_epi32(t[p][v], g, wv[v]);                         \
+            }                                                                                 \
+        }                                                                                     \
+        _Pragma("GCC unroll 4") for (int p = 0; p < P; p++)                                   \
+            _Pragma("GCC unroll 4") for (int v = 0; v < NV; v++)                              \
+                _mm512_mask_storeu_epi32(                                                     \
+                    acc + p * acc_step + 16 * v, v == NV - 1 ? m : (__mmask16)0xffff,         \
+                    _mm512_sub_epi32(t[p][v], _mm512_loadu_si512(corr + 16 * v)));            \
+    }
+#define TILES(P) TILE(P, 1) TILE(P, 2) TILE(P, 3) TILE(P, 4)
+TILES(1)
+TILES(2)
+TILES(3)
+TILES(4)
+#undef TILES
+#undef TILE
+
+typedef void (*TileFn)(uint32_t *acc, int64_t acc_step, const uint8_t *x, int64_t x_step,
+                       const int8_t *w, int64_t ws, const uint32_t *corr, int64_t nq,
+                       __mmask16 m);
+
+/* tiles[P - 1][NV - 1] */
+static const TileFn tiles[4][4] = {
+    {tile_1_1, tile_1_2, tile_1_3, tile_1_4},
+    {tile_2_1, tile_2_2, tile_2_3, tile_2_4},
+    {tile_3_1, tile_3_2, tile_3_3, tile_3_4},
+    {tile_4_1, tile_4_2, tile_4_3, tile_4_4},
+};
+
+/* Output channels in blocks of four vectors (64 channels, whose weights for all nq groups
+ * stay in the cache while every pixel passes), pixels four at a time: a 4 x 4 tile of
+ * accumulators, 16 vpdpbusd for 4 weight loads and 4 broadcasts. The tile is chosen once per
+ * tile, never per element. */
 VNNI static void dot8_vnni(uint32_t *acc, int64_t acc_step, const uint8_t *x, int64_t x_step,
                            int64_t n, const int8_t *w, const uint32_t *corr, int64_t nq,
                            int64_t F)
 {
-    int64_t fp = round_lanes(F);
-    int64_t F64 = F - F % (4 * SIM_DOT8_LANES);
-    for (int64_t i = 0; i < n; i++) {
-        uint32_t *a = acc + i * acc_step;
-        const uint8_t *xi = x + i * x_step;
-        int64_t f0 = 0;
-        for (; f0 < F64; f0 += 4 * SIM_DOT8_LANES) {
-            __m512i t0 = _mm512_loadu_si512(a + f0), t1 = _mm512_loadu_si512(a + f0 + 16);
-            __m512i t2 = _mm512_loadu_si512(a + f0 + 32), t3 = _mm512_loadu_si512(a + f0 + 48);
-            const int8_t *wq = w + f0 * 4;
-            for (int64_t q = 0; q < nq; q++, wq += fp * 4) {
-                __m512i g = group(xi, q);
-                t0 = _mm512_dpbusd_epi32(t0, g, _mm512_loadu_si512(wq));
-                t1 = _mm512_dpbusd_epi32(t1, g, _mm512_loadu_si512(wq + 64));
-                t2 = _mm512_dpbusd_epi32(t2, g, _mm512_loadu_si512(wq + 128));
-                t3 = _mm512_dpbusd_epi32(t3, g, _mm512_loadu_si512(wq + 192));
-            }
-            _mm512_storeu_si512(a + f0, _mm512_sub_epi32(t0, _mm512_loadu_si512(corr + f0)));
-            _mm512_storeu_si512(a + f0 + 16,
-                                _mm512_sub_epi32(t1, _mm512_loadu_si512(corr + f0 + 16)));
-            _mm512_storeu_si512(a + f0 + 32,
-                                _mm512_sub_epi32(t2, _mm512_loadu_si512(corr + f0 + 32)));
-            _mm512_storeu_si512(a + f0 + 48,
-                                _mm512_sub_epi32(t3, _mm512_loadu_si512(corr + f0 + 48)));
-        }
-        for (; f0 < F; f0 += SIM_DOT8_LANES) {
-            int64_t left = F - f0;
-            __mmask16 m = left >= SIM_DOT8_LANES ? (__mmask16)0xffff
-                                                 : (__mmask16)((1u << left) - 1);
-            __m512i t = _mm512_maskz_loadu_epi32(m, a + f0);
-            const int8_t *wq = w + f0 * 4;
-            for (int64_t q = 0; q < nq; q++, wq += fp * 4)
-                t = _mm512_dpbusd_epi32(t, group(xi, q), _mm512_loadu_si512(wq));
-            t = _mm512_sub_epi32(t, _mm512_loadu_si512(corr + f0));
-            _mm512_mask_storeu_epi32(a + f0, m, t);
+    int64_t ws = round_lanes(F) * 4;
+    for (int64_t f0 = 0; f0 < F; f0 += 4 * SIM_DOT8_LANES) {
+        int64_t left = F - f0 < 4 * SIM_DOT8_LANES ? F - f0 : 4 * SIM_DOT8_LANES;
+        int nv = (int)((left + SIM_DOT8_LANES - 1) / SIM_DOT8_LANES);
+        int64_t last = left - (nv - 1) * SIM_DOT8_LANES;
+        __mmask16 m = last == SIM_DOT8_LANES ? (__mmask16)0xffff
+                                             : (__mmask16)((1u << last) - 1);
+        for (int64_t i = 0; i < n; i += 4) {
+            int p = n - i < 4 ? (int)(n - i) : 4;
+            tiles[p - 1][nv - 1](acc + i * acc_step + f0, acc_step, x + i * x_step, x_step,
+                                 w + f0 * 4, ws, corr + f0, nq, m);
         }
     }
 }

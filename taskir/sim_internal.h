@@ -38,6 +38,16 @@ typedef struct SimCluster {
     uint32_t n_copies;
 } SimCluster;
 
+/* Operands a kernel packs for itself (CC, CC2D, CVM: the int8 weights of the dot-product path,
+ * sim_dot8.h), planned by sim_kernel_plan: packed at every step, or at the first step only
+ * when they cannot change. */
+typedef struct SimPack {
+    uint32_t *data;             /* sim_kernel_pack_words(sb) words, or NULL: nothing to pack */
+    bool constant;              /* the operands come only from storage blocks nothing feeds */
+    bool packed;                /* constant, and packed at an earlier step */
+    bool usable;                /* once packed: the packed path applies (every weight an int8) */
+} SimPack;
+
 typedef struct SimBlock {
     const Block *b;
     uint32_t pos;               /* position in g->blocks */
@@ -50,6 +60,7 @@ typedef struct SimBlock {
     int32_t *state;             /* CLIF: the membrane potentials carried between steps */
     uint32_t n_var;             /* repeats of the first input role */
     int bias;                   /* input cluster of the bias vector, or -1 (CONSTANT_B) */
+    SimPack pack;               /* the kernel's packed operands */
 } SimBlock;
 
 struct SimRun {
@@ -77,6 +88,12 @@ typedef Status (*SimKernelFn)(SimRun *run, SimBlock *sb, Diag *d);
 SimKernelFn sim_kernel(BlockType t);
 /* Scratch words a kernel needs for block b (0 for most). */
 int64_t sim_kernel_scratch(const SimBlock *sb);
+/* Words of packed operands block sb keeps for the whole run (0 for most; counted against the
+ * caps before anything is allocated). */
+int64_t sim_kernel_pack_words(const SimBlock *sb);
+/* Decides whether sb's packed operands (sb->pack.data, allocated) are constant; called once
+ * every buffer of the run is planned. */
+void sim_kernel_plan(const SimRun *run, SimBlock *sb);
 /* The operations (multiply-accumulates, comparisons) of one step of a compute block, for the
  * work cap; saturates at INT64_MAX. */
 int64_t sim_kernel_work(const SimBlock *sb);

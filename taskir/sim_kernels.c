@@ -35,6 +35,7 @@ typedef struct SimKernel {
     Status (*check)(const SimBlock *sb, Diag *d); /* plan-time checks; NULL: none */
     int64_t (*scratch)(const SimBlock *sb);       /* words of run->wscratch; NULL: 0 */
     int64_t (*per_out)(const SimBlock *sb);       /* operations per result; NULL: inputs */
+    int64_t (*pack)(const SimBlock *sb);          /* words of sb->pack; NULL: 0 */
 } SimKernel;
 
 static inline int32_t u2i(uint32_t u)
@@ -60,37 +61,53 @@ static void prec_range(const Block *b, int32_t *lo, int32_t *hi)
     *hi = pi && pi->hi < INT32_MAX ? (int32_t)pi->hi : INT32_MAX;
 }
 
-/* Turns n wrapped uint32 accumulators (stored in out) into int32 results clamped to the
- * block's precision. */
+/* Turns wrapped uint32 accumulators into int32 results clamped to [lo, hi]: nf of them at
+ * out + p * step for each p < np. Without a clamp there is nothing to do: int32_t is two's
+ * complement, so the bits stored as uint32_t already read as the wrapped int32. */
+static void finish_span(int32_t *out, int64_t np, int64_t step, int64_t nf, int32_t lo,
+                        int32_t hi)
+{
+    if (lo == INT32_MIN && hi == INT32_MAX)
+        return;
+    for (int64_t p = 0; p < np; p++) {
+        int32_t *o = out + p * step;
+        for (int64_t f = 0; f < nf; f++) {
+            int32_t v = u2i((uint32_t)o[f]);
+            o[f] = v < lo ? lo : v > hi ? hi : v;
+        }
+    }
+}
+
+/* finish_span for n results in a row, clamped to the block's precision. */
 static void finish(const Block *b, int32_t *out, int64_t n)
 {
     int32_t lo, hi;
     prec_range(b, &lo, &hi);
-    uint32_t *u = (uint32_t *)out;
-    if (lo == INT32_MIN && hi == INT32_MAX) {
-        for (int64_t i = 0; i < n; i++)
-            out[i] = u2i(u[i]);
-        return;
-    }
-    for (int64_t i = 0; i < n; i++) {
-        int32_t v = u2i(u[i]);
-        out[i] = v < lo ? lo : v > hi ? hi : v;
+    finish_span(out, 1, n, n, lo, hi);
+}
+
+/* Sets nf channels at out + p * step for each p < np to the bias of channels f0 ... f0 +
+ * nf - 1: the bias cluster's [f] or CONSTANT_B. */
+static void fill_bias_span(const SimBlock *sb, uint32_t *out, int64_t np, int64_t step,
+                           int64_t f0, int64_t nf)
+{
+    if (sb->bias >= 0) {
+        const int32_t *bv = sb->in[sb->bias].data + f0;
+        for (int64_t p = 0; p < np; p++)
+            for (int64_t f = 0; f < nf; f++)
+                out[p * step + f] = (uint32_t)bv[f];
+    } else {
+        uint32_t c = (uint32_t)blk_attr(sb->b, AT_CONSTANT_B);
+        for (int64_t p = 0; p < np; p++)
+            for (int64_t f = 0; f < nf; f++)
+                out[p * step + f] = c;
     }
 }
 
-/* Fills out ([p][f], p < np) with the bias: the bias cluster's [f] or CONSTANT_B. */
+/* Fills out ([p][f], p < np) with the bias. */
 static void fill_bias(const SimBlock *sb, uint32_t *out, int64_t np, int64_t nf)
 {
-    if (sb->bias >= 0) {
-        const int32_t *bv = sb->in[sb->bias].data;
-        for (int64_t p = 0; p < np; p++)
-            for (int64_t f = 0; f < nf; f++)
-                out[p * nf + f] = (uint32_t)bv[f];
-    } else {
-        uint32_t c = (uint32_t)blk_attr(sb->b, AT_CONSTANT_B);
-        for (int64_t i = 0; i < np * nf; i++)
-            out[i] = c;
-    }
+    fill_bias_span(sb, out, np, nf, 0, nf);
 }
 
 static void shape_of(const SimBlock *sb, int64_t s[TIR_NDIMS])
@@ -147,28 +164,52 @@ static void tap_range(int64_t off, int64_t s, int64_t n, int64_t nout, int64_t *
 
 /* ---- elementwise: CVVH, CAX, CVS ---- */
 
+/* o[f] = bias + a[f] * b[f] for f < n, modulo 2^32: bias is bv[f] (the bias cluster from
+ * channel 0) or, when bv is NULL, c. One pass over the output, compiled for the vector
+ * instruction sets (SIM_HOT: a 32-bit vector multiply). */
+SIM_HOT static void mul_bias(uint32_t *restrict o, const int32_t *a, const int32_t *b,
+                             const int32_t *bv, uint32_t c, int64_t n)
+{
+    if (bv)
+        for (int64_t f = 0; f < n; f++)
+            o[f] = (uint32_t)bv[f] + (uint32_t)a[f] * (uint32_t)b[f];
+    else
+        for (int64_t f = 0; f < n; f++)
+            o[f] = c + (uint32_t)a[f] * (uint32_t)b[f];
+}
+
+/* The bias arguments of mul_bias for block sb. */
+static const int32_t *bias_of(const SimBlock *sb, uint32_t *c)
+{
+    *c = sb->bias >= 0 ? 0 : (uint32_t)blk_attr(sb->b, AT_CONSTANT_B);
+    return sb->bias >= 0 ? sb->in[sb->bias].data : NULL;
+}
+
 /* CVVH (P03): a_pad[oy*sy][ox*sx][f] * b_pad[oy*sy][ox*sx][f] + bias; zero padding, no
- * kernel (docs/semantics.md). With stride 1 and no padding, the elementwise product. */
+ * kernel (docs/semantics.md). With stride 1 and no padding, the elementwise product. Outputs
+ * whose input lies in the padding get the bias alone. */
 static Status run_CVVH(SimRun *run, SimBlock *sb, Diag *d)
 {
     (void)run, (void)d;
     Win w;
     win_of(sb, &w);
     int64_t F = w.F;
-    uint32_t *o = (uint32_t *)sb->result;
-    const int32_t *a = sb->in[0].data, *b = sb->in[1].data;
-    fill_bias(sb, o, w.Y * w.X, F);
+    uint32_t *o = (uint32_t *)sb->result, c;
+    const int32_t *a = sb->in[0].data, *b = sb->in[1].data, *bv = bias_of(sb, &c);
+    int64_t lo, hi;
+    tap_range(-w.pl, w.sx, w.IX, w.X, &lo, &hi);
     for (int64_t oy = 0; oy < w.Y; oy++) {
+        uint32_t *row = o + oy * w.X * F;
         int64_t iy = oy * w.sy - w.pu;
-        if (iy < 0 || iy >= w.IY)
+        if (iy < 0 || iy >= w.IY) {
+            fill_bias_span(sb, row, w.X, F, 0, F);
             continue;
-        int64_t lo, hi;
-        tap_range(-w.pl, w.sx, w.IX, w.X, &lo, &hi);
+        }
+        fill_bias_span(sb, row, lo, F, 0, F);
+        fill_bias_span(sb, row + hi * F, w.X - hi, F, 0, F);
         for (int64_t ox = lo; ox < hi; ox++) {
             int64_t at = (iy * w.IX + ox * w.sx - w.pl) * F;
-            uint32_t *acc = o + (oy * w.X + ox) * F;
-            for (int64_t f = 0; f < F; f++)
-                acc[f] += (uint32_t)a[at + f] * (uint32_t)b[at + f];
+            mul_bias(row + ox * F, a + at, b + at, bv, c, F);
         }
     }
     finish(sb->b, sb->result, sb->result_vol);
@@ -181,12 +222,10 @@ static Status run_CAX(SimRun *run, SimBlock *sb, Diag *d)
     int64_t s[TIR_NDIMS];
     shape_of(sb, s);
     int64_t nf = s[D_F], np = sb->result_vol / nf;
-    uint32_t *o = (uint32_t *)sb->result;
-    const int32_t *x = sb->in[0].data, *al = sb->in[1].data;
-    fill_bias(sb, o, np, nf);
+    uint32_t *o = (uint32_t *)sb->result, c;
+    const int32_t *x = sb->in[0].data, *al = sb->in[1].data, *bv = bias_of(sb, &c);
     for (int64_t p = 0; p < np; p++)
-        for (int64_t f = 0; f < nf; f++)
-            o[p * nf + f] += (uint32_t)x[p * nf + f] * (uint32_t)al[f];
+        mul_bias(o + p * nf, x + p * nf, al, bv, c, nf);
     finish(sb->b, sb->result, sb->result_vol);
     return ST_OK;
 }
@@ -321,110 +360,264 @@ static int64_t mul_sat(int64_t a, int64_t b)
     return a > INT64_MAX / b ? INT64_MAX : a * b;
 }
 
-/* The int8 path (sim_dot8.h): the weights in groups of four along r, wq[k][q][fp][4] (k the
- * tap ky * KX + kx, q < nq = ceil(R / 4), fp = F rounded up to SIM_DOT8_LANES), the
- * correction corr[k][fp], and the input as bytes plus 128, xq[iy][ix][4 nq]; in words. */
+/* ---- the int8 path of CC, CC2D and CVM (sim_dot8.h) ----
+ *
+ * When the CPU has the int8 dot-product instruction and every input and weight value is an
+ * int8, the block runs on it; the results are the same bits as the int32 path's. The
+ * weights are packed in blocks of SIM_DOT8_BLOCK output channels (the cache holds one
+ * block's weights while every pixel passes): block b (channels f0 = b * SIM_DOT8_BLOCK up to
+ * f0 + nf, nf <= SIM_DOT8_BLOCK, fb = nf rounded up to SIM_DOT8_LANES) holds
+ * wq[k][q][fb][4] (tap k = ky * KX + kx, q < nq = ceil(R / 4)) from byte f0 * KK * nq * 4,
+ * its correction per tap corr[k][fb] from word f0 * KK of corr, and per tap row the sum of
+ * that row's corrections rowcorr[ky][fb] from word f0 * KY of rowcorr. The input becomes
+ * bytes plus 128, xq[iy][ix][4 nq] (in the kernel scratch). A CVM is the 1 x 1 convolution of
+ * one pixel. Constant weights (from storage blocks without inputs) are packed at the first
+ * step only; others at every step. */
+
+#define DOT8_BLOCK (4 * SIM_DOT8_LANES)
+
 typedef struct Conv8 {
-    int64_t nq, fp, w_words, corr_words, x_words;
+    int64_t nq, fp, w_words, corr_words, rowcorr_words, x_words;
 } Conv8;
+
+static int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+
+static int64_t max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
+static int64_t round_lanes(int64_t n)
+{
+    return (n + SIM_DOT8_LANES - 1) / SIM_DOT8_LANES * SIM_DOT8_LANES;
+}
 
 static void conv8_of(const Win *w, Conv8 *c)
 {
     c->nq = (w->R + 3) / 4;
-    c->fp = (w->F + SIM_DOT8_LANES - 1) / SIM_DOT8_LANES * SIM_DOT8_LANES;
+    c->fp = round_lanes(w->F);
     c->w_words = mul_sat(mul_sat(w->KY * w->KX, c->nq), c->fp);
     c->corr_words = mul_sat(w->KY * w->KX, c->fp);
+    c->rowcorr_words = mul_sat(w->KY, c->fp);
     c->x_words = mul_sat(w->IY * w->IX, c->nq);
 }
 
+/* A CVM as a convolution: one pixel, one tap. */
+static void win_of_cvm(const SimBlock *sb, Win *w)
+{
+    int64_t s[TIR_NDIMS];
+    shape_of(sb, s);
+    *w = (Win){1, 1, s[D_F], s[D_R], 1, 1, 1, 1, 1, 1, 1, 1, 0, 0};
+}
+
+static void win8_of(const SimBlock *sb, Win *w)
+{
+    if (sb->b->type == BT_CVM)
+        win_of_cvm(sb, w);
+    else
+        win_of(sb, w);
+}
+
+/* a + b + c for sizes, INT64_MAX when it overflows */
+static int64_t add3_sat(int64_t a, int64_t b, int64_t c)
+{
+    if (a >= INT64_MAX / 4 || b >= INT64_MAX / 4 || c >= INT64_MAX / 4)
+        return INT64_MAX;
+    return a + b + c;
+}
+
+static int64_t pack_words8(const SimBlock *sb)
+{
+    Win w;
+    win8_of(sb, &w);
+    Conv8 c;
+    conv8_of(&w, &c);
+    return add3_sat(c.w_words, c.corr_words, c.rowcorr_words);
+}
+
+/* The convolution's scratch: the int8 input, or the int32 path's transposed weights. */
 static int64_t scratch_CC(const SimBlock *sb)
 {
     Win w;
     win_of(sb, &w);
     Conv8 c;
     conv8_of(&w, &c);
-    int64_t v8 = INT64_MAX;
-    if (c.w_words < INT64_MAX / 4 && c.corr_words < INT64_MAX / 4 && c.x_words < INT64_MAX / 4)
-        v8 = c.w_words + c.corr_words + c.x_words;
-    return v8 > sb->in[1].vol ? v8 : sb->in[1].vol;
+    return c.x_words > sb->in[1].vol ? c.x_words : sb->in[1].vol;
 }
 
-static bool all_int8(const int32_t *v, int64_t n)
+static int64_t scratch_CVM(const SimBlock *sb)
 {
-    bool ok = true;
-    for (int64_t i = 0; i < n; i++)
-        ok &= v[i] >= -128 && v[i] <= 127;
-    return ok;
+    Win w;
+    win_of_cvm(sb, &w);
+    Conv8 c;
+    conv8_of(&w, &c);
+    return c.x_words;
 }
+
+/* Packs the weights W[f][r][k] into the layout above; false when one is not an int8 (the
+ * packed values are then meaningless). Four weights (r = 4q ... 4q + 3 of one channel and
+ * tap) make one 32-bit store. */
+static bool pack_weights8(const int32_t *W, const Win *w, const Conv8 *c, uint32_t *pack)
+{
+    int64_t KK = w->KY * w->KX, nq = c->nq, R = w->R;
+    uint32_t *corr = pack + c->w_words, *rowcorr = corr + c->corr_words;
+    uint32_t bits = 0;
+    for (int64_t f0 = 0; f0 < w->F; f0 += DOT8_BLOCK) {
+        int64_t nf = min64(DOT8_BLOCK, w->F - f0), fb = round_lanes(nf);
+        uint32_t *wb = pack + f0 * KK * nq; /* one word per group of four weights */
+        uint32_t *cb = corr + f0 * KK, *rb = rowcorr + f0 * w->KY;
+        memset(wb, 0, (size_t)(KK * nq * fb) * sizeof *wb);
+        memset(cb, 0, (size_t)(KK * fb) * sizeof *cb);
+        memset(rb, 0, (size_t)(w->KY * fb) * sizeof *rb);
+        for (int64_t f = 0; f < nf; f++)
+            for (int64_t k = 0; k < KK; k++) {
+                const int32_t *wk = W + (f0 + f) * R * KK + k;
+                uint32_t sum = 0;
+                for (int64_t q = 0; q < nq; q++) {
+                    uint8_t g[4] = {0, 0, 0, 0};
+                    for (int64_t j = 0; j < 4 && 4 * q + j < R; j++) {
+                        uint32_t u = (uint32_t)wk[(4 * q + j) * KK];
+                        bits |= u + 128u;
+                        sum += u;
+                        g[j] = (uint8_t)u;
+                    }
+                    memcpy(&wb[(k * nq + q) * fb + f], g, sizeof g);
+                }
+                cb[k * fb + f] = sum * 128u;
+                rb[(k / w->KX) * fb + f] += sum * 128u;
+            }
+    }
+    return bits <= 255u;
+}
+
+/* xq from the input in ([p][r], np pixels); false when a value is not an int8. One test for
+ * the whole input: the OR of every value plus 128 stays below 256 exactly when each does. */
+SIM_HOT static bool pack_input8(const int32_t *in, int64_t np, int64_t R, int64_t nq,
+                                uint8_t *xq)
+{
+    uint32_t bits = 0;
+    for (int64_t p = 0; p < np; p++) {
+        const int32_t *ip = in + p * R;
+        uint8_t *xp = xq + p * nq * 4;
+        for (int64_t r = 0; r < R; r++) {
+            uint32_t u = (uint32_t)ip[r] + 128u;
+            bits |= u;
+            xp[r] = (uint8_t)u;
+        }
+        for (int64_t r = R; r < nq * 4; r++)
+            xp[r] = 128;
+    }
+    return bits <= 255u;
+}
+
+/* The rows of output a work unit takes: its output and input bytes stay in the cache
+ * (about half of a 1 MiB level 2) while every tap row passes. */
+#define DOT8_CHUNK_BYTES ((int64_t)512 * 1024)
 
 typedef struct Conv8Ctx {
     const SimBlock *sb;
     Win w;
     Conv8 c;
     const int8_t *wq;
-    const uint32_t *corr;
+    const uint32_t *corr, *rowcorr;
     const uint8_t *xq;
     SimDot8Fn dot;
+    int64_t rows, nb;   /* output rows per chunk, channel blocks */
+    int32_t lo, hi;     /* the precision's range */
 } Conv8Ctx;
 
-static void conv8_tap(const void *p, uint32_t *row, int64_t iy, int64_t k, int64_t off,
-                      int64_t lo, int64_t hi)
+/* Output rows [y0, y1) of channel block b (channels f0 .. f0 + nf - 1): the bias, the taps,
+ * the clamp. For each tap row ky the rows in turn: with dilation 1 along x, the columns
+ * whose taps all fall inside the image take the row's KX taps in one call (their weights and
+ * their input bytes are contiguous), the others one call per tap inside the image. */
+static void conv8_chunk(const Conv8Ctx *c, int64_t b, int64_t y0, int64_t y1)
 {
-    const Conv8Ctx *c = p;
     const Win *w = &c->w;
-    int64_t F = w->F, nq = c->c.nq, fp = c->c.fp;
-    c->dot(row + lo * F, F, c->xq + (iy * w->IX + lo * w->sx + off) * nq * 4, w->sx * nq * 4,
-           hi - lo, c->wq + k * nq * fp * 4, c->corr + k * fp, nq, F);
+    int64_t X = w->X, F = w->F, KX = w->KX, nq = c->c.nq, px = nq * 4;
+    int64_t f0 = b * DOT8_BLOCK, nf = min64(DOT8_BLOCK, F - f0), fb = round_lanes(nf);
+    const int8_t *wb = c->wq + f0 * w->KY * KX * nq * 4;
+    const uint32_t *cb = c->corr + f0 * w->KY * KX, *rb = c->rowcorr + f0 * w->KY;
+    uint32_t *out = (uint32_t *)c->sb->result + y0 * X * F + f0;
+    int64_t clo = 0, chi = 0;
+    if (w->dx == 1) {
+        int64_t a0, b0, a1, b1;
+        tap_range(-w->pl, w->sx, w->IX, X, &a0, &b0);
+        tap_range(KX - 1 - w->pl, w->sx, w->IX, X, &a1, &b1);
+        clo = max64(a0, a1);
+        chi = max64(clo, min64(b0, b1));
+    }
+    fill_bias_span(c->sb, out, (y1 - y0) * X, F, f0, nf);
+    for (int64_t ky = 0; ky < w->KY; ky++) {
+        int64_t ylo, yhi;
+        tap_range(ky * w->dy - w->pu, w->sy, w->IY, w->Y, &ylo, &yhi);
+        for (int64_t oy = max64(ylo, y0); oy < min64(yhi, y1); oy++) {
+            int64_t iy = oy * w->sy + ky * w->dy - w->pu;
+            uint32_t *row = out + (oy - y0) * X * F;
+            const uint8_t *xrow = c->xq + iy * w->IX * px;
+            if (clo < chi)
+                c->dot(row + clo * F, F, xrow + (clo * w->sx - w->pl) * px, w->sx * px,
+                       chi - clo, wb + ky * KX * nq * fb * 4, rb + ky * fb, KX * nq, nf);
+            for (int64_t kx = 0; kx < KX; kx++) {
+                int64_t k = ky * KX + kx, off = kx * w->dx - w->pl, tlo, thi;
+                tap_range(off, w->sx, w->IX, X, &tlo, &thi);
+                int64_t part[2][2] = {{tlo, thi}, {0, 0}}; /* the columns not folded */
+                if (clo < chi) {
+                    part[0][1] = min64(thi, clo);
+                    part[1][0] = max64(tlo, chi);
+                    part[1][1] = thi;
+                }
+                for (int i = 0; i < 2; i++)
+                    if (part[i][0] < part[i][1])
+                        c->dot(row + part[i][0] * F, F, xrow + (part[i][0] * w->sx + off) * px,
+                               w->sx * px, part[i][1] - part[i][0], wb + k * nq * fb * 4,
+                               cb + k * fb, nq, nf);
+            }
+        }
+    }
+    finish_span((int32_t *)out, (y1 - y0) * X, F, nf, c->lo, c->hi);
 }
 
-static void conv8_rows(void *p, int64_t y0, int64_t y1)
+/* Work units u: chunk u / nb of output rows, channel block u % nb. */
+static void conv8_units(void *p, int64_t lo, int64_t hi)
 {
     const Conv8Ctx *c = p;
-    conv_walk(c->sb, &c->w, y0, y1, conv8_tap, c);
+    for (int64_t u = lo; u < hi; u++) {
+        int64_t y0 = u / c->nb * c->rows;
+        conv8_chunk(c, u % c->nb, y0, min64(y0 + c->rows, c->w.Y));
+    }
 }
 
-/* CC through the int8 dot-product instructions when the CPU has them and every input and
- * weight value is an int8 (the results are the same bits as conv_rows'); false otherwise. */
-static bool run_CC8(SimRun *run, SimBlock *sb, const Win *w)
+/* Runs sb (CC, CC2D, CVM) on the int8 path when it applies (see above), bias and clamp
+ * included; false otherwise. */
+static bool run_dot8(SimRun *run, SimBlock *sb)
 {
+    SimPack *pk = &sb->pack;
     SimDot8Fn dot = sim_dot8_vnni();
-    const int32_t *W = sb->in[1].data, *in = sb->in[0].data;
-    int64_t KK = w->KY * w->KX;
-    if (!dot || !all_int8(W, w->F * w->R * KK) || !all_int8(in, w->IY * w->IX * w->R))
+    if (!pk->data || !dot)
         return false;
-    Conv8Ctx c = {sb, *w, {0}, NULL, NULL, NULL, dot};
-    conv8_of(w, &c.c);
-    int64_t nq = c.c.nq, fp = c.c.fp;
-    int8_t *wq = (int8_t *)run->wscratch;
-    uint32_t *corr = run->wscratch + c.c.w_words;
-    uint8_t *xq = (uint8_t *)(corr + c.c.corr_words);
-    memset(wq, 0, (size_t)c.c.w_words * 4);
-    memset(corr, 0, (size_t)c.c.corr_words * 4);
-    /* wq[k][q][f][j] = W[f][4q + j][k]; corr[k][f] = 128 * sum_r W[f][r][k]. Taken
-     * SIM_DOT8_LANES channels at a time, so that the writes for one r and k fill one cache
-     * line instead of touching SIM_DOT8_LANES of them. */
-    for (int64_t f0 = 0; f0 < w->F; f0 += SIM_DOT8_LANES) {
-        int64_t f1 = f0 + SIM_DOT8_LANES < w->F ? f0 + SIM_DOT8_LANES : w->F;
-        for (int64_t r = 0; r < w->R; r++)
-            for (int64_t k = 0; k < KK; k++)
-                for (int64_t f = f0; f < f1; f++) {
-                    int32_t v = W[(f * w->R + r) * KK + k];
-                    wq[((k * nq + r / 4) * fp + f) * 4 + r % 4] = (int8_t)v;
-                    corr[k * fp + f] += (uint32_t)v * 128u;
-                }
+    Conv8Ctx c = {sb, {0}, {0}, NULL, NULL, NULL, NULL, dot, 0, 0, 0, 0};
+    win8_of(sb, &c.w);
+    conv8_of(&c.w, &c.c);
+    if (!pk->packed) {
+        pk->usable = pack_weights8(sb->in[1].data, &c.w, &c.c, pk->data);
+        pk->packed = pk->constant;
     }
-    for (int64_t p = 0; p < w->IY * w->IX; p++) {
-        uint8_t *xp = xq + p * nq * 4;
-        for (int64_t r = 0; r < w->R; r++)
-            xp[r] = (uint8_t)(in[p * w->R + r] + 128);
-        for (int64_t r = w->R; r < nq * 4; r++)
-            xp[r] = 128;
-    }
-    c.wq = wq;
-    c.corr = corr;
+    uint8_t *xq = (uint8_t *)run->wscratch;
+    if (!pk->usable || !pack_input8(sb->in[0].data, c.w.IY * c.w.IX, c.w.R, c.c.nq, xq))
+        return false;
+    c.wq = (const int8_t *)pk->data;
+    c.corr = pk->data + c.c.w_words;
+    c.rowcorr = c.corr + c.c.corr_words;
     c.xq = xq;
-    fill_bias(sb, (uint32_t *)sb->result, w->Y * w->X, w->F);
-    sim_parallel(run, w->Y, sim_kernel_work(sb), conv8_rows, &c);
+    c.nb = (c.w.F + DOT8_BLOCK - 1) / DOT8_BLOCK;
+    int64_t row_bytes = c.w.X * DOT8_BLOCK * 4 + c.w.sy * c.w.IX * c.c.nq * 4;
+    c.rows = max64(1, min64(c.w.Y, DOT8_CHUNK_BYTES / row_bytes));
+    prec_range(sb->b, &c.lo, &c.hi);
+    int64_t chunks = (c.w.Y + c.rows - 1) / c.rows;
+    sim_parallel(run, chunks * c.nb, sim_kernel_work(sb), conv8_units, &c);
     return true;
 }
 
@@ -434,10 +627,8 @@ static Status run_CC(SimRun *run, SimBlock *sb, Diag *d)
     ConvCtx c = {sb, {0}, run->wscratch};
     win_of(sb, &c.w);
     const Win *w = &c.w;
-    if (run_CC8(run, sb, w)) {
-        finish(sb->b, sb->result, sb->result_vol);
+    if (run_dot8(run, sb))
         return ST_OK;
-    }
     /* wt[ky][kx][r][f] = W[f][r][ky][kx] */
     const int32_t *W = sb->in[1].data;
     uint32_t *wt = run->wscratch;
@@ -489,6 +680,8 @@ SIM_HOT static void cvm_range(void *p, int64_t f0, int64_t f1)
 static Status run_CVM(SimRun *run, SimBlock *sb, Diag *d)
 {
     (void)d;
+    if (run_dot8(run, sb))
+        return ST_OK;
     int64_t s[TIR_NDIMS];
     shape_of(sb, s);
     fill_bias(sb, (uint32_t *)sb->result, 1, s[D_F]);
@@ -749,21 +942,22 @@ static int64_t per_cvm(const SimBlock *sb)
 
 /* ---- the table ---- */
 
-static const SimKernel sim_k_CADD = {run_window_sum, check_window, NULL, per_sum};
-static const SimKernel sim_k_CVVH = {run_CVVH, check_window, NULL, NULL};
-static const SimKernel sim_k_CVM = {run_CVM, NULL, NULL, per_cvm};
-static const SimKernel sim_k_CC = {run_CC, check_window, scratch_CC, per_conv};
-static const SimKernel sim_k_CAX = {run_CAX, NULL, NULL, NULL};
-static const SimKernel sim_k_CC2D = {run_CC, check_window, scratch_CC, per_conv};
-static const SimKernel sim_k_CVS = {run_CVS, NULL, NULL, NULL};
-static const SimKernel sim_k_CCMPB = {run_CCMPB, check_cmp, NULL, per_window};
-static const SimKernel sim_k_CAVG = {run_window_sum, check_window, NULL, per_window};
-static const SimKernel sim_k_CCMPS = {run_CCMPS, check_cmp, NULL, per_window};
-static const SimKernel sim_k_CLUT = {run_CLUT, check_CLUT, NULL, NULL};
-static const SimKernel sim_k_CLIF = {run_CLIF, check_CLIF, NULL, NULL};
+static const SimKernel sim_k_CADD = {run_window_sum, check_window, NULL, per_sum, NULL};
+static const SimKernel sim_k_CVVH = {run_CVVH, check_window, NULL, NULL, NULL};
+static const SimKernel sim_k_CVM = {run_CVM, NULL, scratch_CVM, per_cvm, pack_words8};
+static const SimKernel sim_k_CC = {run_CC, check_window, scratch_CC, per_conv, pack_words8};
+static const SimKernel sim_k_CAX = {run_CAX, NULL, NULL, NULL, NULL};
+static const SimKernel sim_k_CC2D = {run_CC, check_window, scratch_CC, per_conv,
+                                      pack_words8};
+static const SimKernel sim_k_CVS = {run_CVS, NULL, NULL, NULL, NULL};
+static const SimKernel sim_k_CCMPB = {run_CCMPB, check_cmp, NULL, per_window, NULL};
+static const SimKernel sim_k_CAVG = {run_window_sum, check_window, NULL, per_window, NULL};
+static const SimKernel sim_k_CCMPS = {run_CCMPS, check_cmp, NULL, per_window, NULL};
+static const SimKernel sim_k_CLUT = {run_CLUT, check_CLUT, NULL, NULL, NULL};
+static const SimKernel sim_k_CLIF = {run_CLIF, check_CLIF, NULL, NULL, NULL};
 /* Types without a kernel: storage, the I/O sockets and the placeholder. A new compute type
  * in blocktypes.def fails to compile here until it has a kernel above. */
-static const SimKernel sim_k_none = {NULL, NULL, NULL, NULL};
+static const SimKernel sim_k_none = {NULL, NULL, NULL, NULL, NULL};
 #define sim_k_SI sim_k_none
 #define sim_k_SW sim_k_none
 #define sim_k_SIC2D sim_k_none
@@ -791,6 +985,32 @@ int64_t sim_kernel_scratch(const SimBlock *sb)
 {
     const SimKernel *k = sim_kernels[sb->b->type];
     return k->scratch ? k->scratch(sb) : 0;
+}
+
+int64_t sim_kernel_pack_words(const SimBlock *sb)
+{
+    const SimKernel *k = sim_kernels[sb->b->type];
+    return k->pack && sim_dot8_vnni() ? k->pack(sb) : 0;
+}
+
+/* Is every value of cluster c set only by storage blocks that nothing feeds (whose content
+ * is their data tensor, or zero, for the whole run), or by nothing? */
+static bool cluster_constant(const SimRun *run, const SimCluster *c)
+{
+    for (uint32_t i = 0; i < c->n_copies; i++) {
+        const SimBlock *s = &run->blocks[graph_block_pos(run->g, c->copies[i].e->src)];
+        if (bt_info(s->b->type)->kind != BK_STORAGE)
+            return false;
+        for (uint32_t j = 0; j < s->n_in; j++)
+            if (s->in[j].n_copies)
+                return false;
+    }
+    return true;
+}
+
+void sim_kernel_plan(const SimRun *run, SimBlock *sb)
+{
+    sb->pack.constant = cluster_constant(run, &sb->in[1]);
 }
 
 Status sim_kernel_check(const SimBlock *sb, Diag *d)

@@ -50,8 +50,22 @@ static void ctx_oom(Ctx *c)
     c->st = ST_RUNTIME;
 }
 
-/* libxml2's message on one line: newlines (it quotes source text) become blanks, runs of
- * blanks one, and the trailing ones go. */
+void tir_xml_message(const xmlError *e, char *msg, size_t len)
+{
+    const char *s = e->message ? e->message : "error";
+    size_t n = 0;
+    for (; *s && n + 1 < len; s++) {
+        char ch = *s == '\n' || *s == '\r' || *s == '\t' ? ' ' : *s;
+        if (ch == ' ' && (n == 0 || msg[n - 1] == ' '))
+            continue;
+        msg[n++] = ch;
+    }
+    while (n && msg[n - 1] == ' ')
+        n--;
+    if (len)
+        msg[n] = 0;
+}
+
 static void record(Ctx *c, const xmlError *e, const char *rule)
 {
     if (e->level == XML_ERR_WARNING)
@@ -61,17 +75,7 @@ static void record(Ctx *c, const xmlError *e, const char *rule)
         return;
     }
     char msg[512];
-    const char *s = e->message ? e->message : "error";
-    size_t n = 0;
-    for (; *s && n + 1 < sizeof msg; s++) {
-        char ch = *s == '\n' || *s == '\r' || *s == '\t' ? ' ' : *s;
-        if (ch == ' ' && (n == 0 || msg[n - 1] == ' '))
-            continue;
-        msg[n++] = ch;
-    }
-    while (n && msg[n - 1] == ' ')
-        n--;
-    msg[n] = 0;
+    tir_xml_message(e, msg, sizeof msg);
     tir_xml_fail(c->d, c->name, e->line, rule, "%s", msg);
     c->nerr++;
     if (c->st < ST_LOGIC)

@@ -34,6 +34,10 @@ typedef struct XmlRules {
 Status tir_xml_read(const char *xml, size_t len, const char *name, const char *xsd,
                     size_t xsd_len, const XmlRules *rules, Diag *d, xmlDocPtr *out);
 
+/* libxml2's message of e on one line (newlines, which quote source text, become blanks, runs
+ * of blanks one, the trailing ones go) into buf. */
+void tir_xml_message(const xmlError *e, char *buf, size_t len);
+
 /* Records a logic error about the document name at line (0: none) with where "line N", or
  * "NAME: line N" when d's file is not name (the document is not the tool's main input). */
 Status tir_xml_fail(Diag *d, const char *name, long line, const char *rule, const char *fmt,

@@ -1,19 +1,25 @@
 /* taskir-dump: prints a TaskGraph .pb as text, JSON or Graphviz DOT, its summary, one block,
  * or checks it against the verifier's rules; the same for a Mapping .map.pb (the graph plus
- * every block's space-time coordinates). Argument parsing and exit codes only: the printers
- * are print.h and mapping.h, the loaders pbio.h and mapping.h, the verifiers verify.h and
+ * every block's space-time coordinates), and the summary of a chip description (.xml,
+ * docs/chip.md). Argument parsing and exit codes only: the printers are print.h, mapping.h
+ * and print_chip.h, the loaders pbio.h, mapping.h and chip.h, the verifiers verify.h and
  * mapping.h.
  *
  * A Mapping is told from a TaskGraph by --input-format, else by a path ending in ".map.pb",
- * else by the first field of the bytes (mapping_looks_like; docs/formats.md).
+ * else by the first field of the bytes (mapping_looks_like; docs/formats.md). A chip
+ * description by --input-format chip, else by its text (chip_looks_like: its first element
+ * is <chip>).
  *
  * The output is built in memory (open_memstream) and written in one atomic step, so -o never
  * leaves a partial file. Without --verify the dump does not require a valid graph. */
 #include "cli.h"
+#include "taskir/chip.h"
 #include "taskir/fileio.h"
+#include "taskir/filemap.h"
 #include "taskir/mapping.h"
 #include "taskir/pbio.h"
 #include "taskir/print.h"
+#include "taskir/print_chip.h"
 #include "taskir/verify.h"
 
 #include <errno.h>
@@ -29,14 +35,16 @@
 #define TOOL "taskir-dump"
 
 static const char usage_text[] =
-    "usage: taskir-dump GRAPH.pb|MAP.pb [--format text|json|dot] [--full-data] [--summary]\n"
-    "                   [--block ID] [--verify [--strict]] [--input-format graph|mapping]\n"
-    "                   [-o FILE]\n"
+    "usage: taskir-dump GRAPH.pb|MAP.pb|CHIP.xml [--format text|json|dot] [--full-data]\n"
+    "                   [--summary] [--block ID] [--verify [--strict]]\n"
+    "                   [--input-format graph|mapping|chip] [-o FILE]\n"
     "       taskir-dump --help | --version\n"
     "\n"
     "Prints a TaskGraph (.pb) or a Mapping (.map.pb: the graph placed on cores); \"-\" reads\n"
     "standard input. A Mapping prints as its graph followed by every dict's space-time\n"
     "coordinates (text), or as {\"graph\": ..., \"mapping\": ...} (json); dot shows the graph.\n"
+    "A chip description (docs/chip.md) prints as its summary: array, cores, memory banks,\n"
+    "budgets, limits, precisions and the primitives with their clock formulas (text or json).\n"
     "\n"
     "options:\n"
     "  --format FMT  output format: text (default), json or dot; a data tensor shows its\n"
@@ -57,9 +65,10 @@ static const char usage_text[] =
     "                socket_id, unused attributes at neutral values, a data block's empty\n"
     "                input cluster, 1-D forms), printed as warnings; they do not change the\n"
     "                exit status, and the ok line counts them\n"
-    "  --input-format KIND  read the input as a graph (TaskGraph) or a mapping (Mapping);\n"
-    "                by default a path ending in .map.pb is a Mapping, else the first field\n"
-    "                of the file decides (docs/formats.md)\n"
+    "  --input-format KIND  read the input as a graph (TaskGraph), a mapping (Mapping) or\n"
+    "                a chip (description); by default a text whose first element is <chip>\n"
+    "                is a chip description, a path ending in .map.pb a Mapping, else the\n"
+    "                first field of the file decides (docs/formats.md)\n"
     "  -o FILE       write the output to FILE (atomically) instead of standard output;\n"
     "                a link is followed, a device or FIFO written in place; not a directory\n"
     "                nor the input (docs/cli.md)\n"
@@ -70,12 +79,12 @@ static const char usage_text[] =
     "  0  success\n"
     "  1  usage error: unknown option, missing file argument, bad --format or\n"
     "     --input-format, --summary with dot, bad --block ID, an option given twice,\n"
-    "     -o a directory or the input\n"
-    "  2  logic error: the file is not a valid TaskGraph (or Mapping), --block names no\n"
-    "     block, or --verify found violations\n"
+    "     -o a directory or the input; dot, --block or --full-data for a chip description\n"
+    "  2  logic error: the file is not a valid TaskGraph (or Mapping, or chip description),\n"
+    "     --block names no block, or --verify found violations\n"
     "  3  runtime error: the input cannot be read or the output written, out of memory\n";
 
-typedef enum { IN_AUTO, IN_GRAPH, IN_MAPPING } InputKind;
+typedef enum { IN_AUTO, IN_GRAPH, IN_MAPPING, IN_CHIP } InputKind;
 
 typedef struct Options {
     const char *file;
@@ -144,9 +153,12 @@ static int parse_args(int argc, char **argv, Options *o)
                 o->input = IN_GRAPH;
             else if (v && strcmp(v, "mapping") == 0)
                 o->input = IN_MAPPING;
+            else if (v && strcmp(v, "chip") == 0)
+                o->input = IN_CHIP;
             else
                 rc = cli_usage(TOOL, "usage.format",
-                                 "--input-format takes graph or mapping, not '%s'", v ? v : "");
+                                 "--input-format takes graph, mapping or chip, not '%s'",
+                                 v ? v : "");
         } else if ((v = cli_opt_value(argc, argv, &i, "--block", &m)), m) {
             char *end;
             errno = 0;
@@ -212,17 +224,66 @@ static Status report(const Options *o, const char *name, const Diag *d, const ui
     return st;
 }
 
+/* A chip description (the text in[0..len)): loaded (which checks every rule), then its
+ * summary printed as o asks; --verify prints "NAME: ok (chip N: C cores, P primitives)". */
+static Status run_chip(const Options *o, const char *name, const uint8_t *in, size_t len,
+                       Diag *d, Diag *od, bool *reported)
+{
+    if (o->format == PF_DOT || o->has_block || o->full_data)
+        return diag_add(d, ST_USAGE, "usage.format", NULL, "a chip description prints as text "
+                        "or json (its summary), without %s",
+                        o->format == PF_DOT ? "dot" : o->has_block ? "--block" : "--full-data");
+    Chip *c = NULL;
+    Status st = chip_load_mem((const char *)in, len, name, &c, d);
+    bool json_report = o->verify && o->format == PF_JSON && !o->summary;
+    if (json_report && st != ST_RUNTIME) {
+        Status rst = report(o, name, d, NULL, od);
+        *reported = rst == ST_OK;
+        chip_destroy(c);
+        return rst == ST_OK ? st : rst;
+    }
+    if (st != ST_OK)
+        return st;
+    char *buf = NULL;
+    size_t blen = 0;
+    FILE *ms = open_memstream(&buf, &blen);
+    if (!ms) {
+        chip_destroy(c);
+        return diag_add(d, ST_RUNTIME, "oom", NULL, "cannot buffer the output: %s",
+                        strerror(errno));
+    }
+    bool dump = !o->verify || o->format_given || o->summary;
+    if (o->verify)
+        fprintf(dump ? stderr : ms, "%s: ok (chip %s: %u cores, %u primitives)\n", name, c->name,
+                (unsigned)chip_total_cores(c), (unsigned)c->n_prims);
+    if (dump)
+        st = print_chip(c, o->format, ms, d);
+    chip_destroy(c);
+    if (fclose(ms) != 0 && st == ST_OK)
+        st = diag_add(d, ST_RUNTIME, "oom", NULL, "cannot buffer the output");
+    if (st == ST_OK)
+        st = emit(o, buf, blen, od);
+    free(buf);
+    return st;
+}
+
 /* Loads, verifies and prints as o asks. Findings about the input go to d, about writing the
  * output to od; *reported says they went to the output as JSON instead (--verify --format
  * json), not to be printed again. */
 static Status run(const Options *o, const char *name, Diag *d, Diag *od, bool *reported)
 {
-    uint8_t *in = NULL;
-    size_t in_len = 0;
+    TirFileBytes file;
     *reported = false;
-    Status st = tir_read_file(o->file, TIR_MAX_FILE_BYTES, &in, &in_len, d);
+    Status st = tir_file_bytes(o->file, TIR_MAX_FILE_BYTES, &file, d);
     if (st != ST_OK)
         return st;
+    const uint8_t *in = file.p;
+    size_t in_len = file.len;
+    if (o->input == IN_CHIP || (o->input == IN_AUTO && chip_looks_like(in, in_len))) {
+        st = run_chip(o, name, in, in_len, d, od, reported);
+        tir_file_release(&file);
+        return st;
+    }
     bool is_map = o->input == IN_MAPPING ||
                   (o->input == IN_AUTO &&
                    (mapping_path_looks_like(o->file) || mapping_looks_like(in, in_len)));
@@ -234,7 +295,7 @@ static Status run(const Options *o, const char *name, Diag *d, Diag *od, bool *r
     } else {
         st = graph_load_pb_mem(in, in_len, &g, d);
     }
-    free(in);
+    tir_file_release(&file);
     bool json_report = o->verify && o->format != PF_DOT && o->format_given && !o->summary &&
                        !o->has_block;
     if (st == ST_LOGIC && json_report) {

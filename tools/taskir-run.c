@@ -27,6 +27,7 @@
 #include "onnx_cli.h"
 #include "progress.h"
 #include "taskir/fileio.h"
+#include "taskir/filemap.h"
 #include "taskir/mapping.h"
 #include "taskir/npy.h"
 #include "taskir/outdir.h"
@@ -107,8 +108,9 @@ static const char usage_text[] =
     "  --steps T           run T time steps per sample, carrying CLIF membrane potentials\n"
     "                      from step to step; results get a leading dim T when T > 1\n"
     "                      (TaskGraphs only)\n"
-    "  --threads N         use N threads for the simulator's large kernels (default 1;\n"
-    "                      TaskGraphs only: a model runs on one thread)\n"
+    "  --threads N         use N threads to decode the graph's tensor values and for the\n"
+    "                      simulator's large kernels (default 1; TaskGraphs only: a model\n"
+    "                      runs on one thread); the results are the same for every N\n"
     "  --no-host           GRAPH.pb: ignore a host remainder beside it; the outputs are the\n"
     "                      chip graph's OUTPUT blocks (TaskGraphs only)\n"
     "  -q, --quiet         no progress line: without it, a run longer than 2 seconds\n"
@@ -375,7 +377,8 @@ static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArr
         if (!st)
             st = verify_mapping(map, d);
     } else {
-        st = graph_load_pb_mem(buf, len, &g, d);
+        LoadOptions lo = {o->sim.threads};
+        st = graph_load_pb_mem_opts(buf, len, &lo, &g, d);
         if (!st)
             st = verify_graph(g, d);
     }
@@ -576,13 +579,16 @@ int main(int argc, char **argv)
     o.progress = &progress;
     Diag d;
     diag_init(&d, cli_name(o.file, false));
-    uint8_t *buf = NULL;
+    TirFileBytes file = {0};
+    const uint8_t *buf = NULL;
     size_t len = 0;
     Results res = {0};
     NpyArray *arrays = calloc((size_t)o.n_inputs + 1, sizeof *arrays);
     Status st = arrays ? ST_OK : diag_add(&d, ST_RUNTIME, "oom", NULL, "out of memory");
     if (!st)
-        st = tir_read_file(o.file, TIR_MAX_FILE_BYTES, &buf, &len, &d);
+        st = tir_file_bytes(o.file, TIR_MAX_FILE_BYTES, &file, &d);
+    buf = file.p;
+    len = file.len;
     if (!st && o.kind == KIND_AUTO) {
         FeFormat f = fe_format_detect(o.file, buf, len);
         o.kind = f == FE_FORMAT_MAPPING ? KIND_MAP : model_kind(f);
@@ -595,7 +601,7 @@ int main(int argc, char **argv)
         st = o.kind == KIND_ONNX ? run_onnx(&o, buf, len, arrays, &res, &d)
              : o.kind != KIND_PB && o.kind != KIND_MAP ? run_model(&o, buf, len, arrays, &res, &d)
                                                        : run_graph(&o, buf, len, arrays, &res, &d);
-    free(buf);
+    tir_file_release(&file);
     if (!st && o.dir) {
         st = outdir_write(o.dir, res.outs, res.n_outs, &d);
     } else if (!st) {

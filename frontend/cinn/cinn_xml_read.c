@@ -16,6 +16,7 @@
  */
 #include "frontend/cinn/cinn_internal.h"
 #include "taskir/fileio.h"
+#include "taskir/xmlread.h"
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -76,22 +77,9 @@ static Status rd_oom(Reader *r)
     return ST_RUNTIME;
 }
 
-/* libxml2's message on one line: newlines (it quotes source text) become blanks, runs of
- * blanks one, and the trailing ones go. */
+/* libxml2's message on one line (tir_xml_message) at its line. */
 static void record_xml_error(Reader *r, const xmlError *e, const char *rule)
 {
-    char msg[512];
-    const char *s = e->message ? e->message : "error";
-    size_t n = 0;
-    for (; *s && n + 1 < sizeof msg; s++) {
-        char ch = *s == '\n' || *s == '\r' || *s == '\t' ? ' ' : *s;
-        if (ch == ' ' && (n == 0 || msg[n - 1] == ' '))
-            continue;
-        msg[n++] = ch;
-    }
-    while (n && msg[n - 1] == ' ')
-        n--;
-    msg[n] = 0;
     if (e->level == XML_ERR_WARNING)
         return;
     if (e->code == XML_ERR_NO_MEMORY) { /* libxml2 ran out of memory: [oom], not the file */
@@ -99,6 +87,8 @@ static void record_xml_error(Reader *r, const xmlError *e, const char *rule)
             rd_oom(r);
         return;
     }
+    char msg[512];
+    tir_xml_message(e, msg, sizeof msg);
     rd_fail(r, e->line, rule, "%s", msg);
 }
 

@@ -327,18 +327,7 @@ int32_t cvm_number_prec(int64_t n)
 
 int32_t cvm_prec_of(const OgTensor *t)
 {
-    /* the largest magnitude from the extremes: a min/max loop the compiler vectorizes (this
-     * runs over every weight of a model) */
-    int32_t lo = 0, hi = 0;
-    for (int64_t i = 0; i < t->count; i++) {
-        int32_t v = t->data[i];
-        lo = v < lo ? v : lo;
-        hi = v > hi ? v : hi;
-    }
-    uint64_t m = (uint64_t)(-(int64_t)lo);
-    if ((uint64_t)hi > m)
-        m = (uint64_t)hi;
-    return cvm_bits(m) + 1;
+    return cvm_bits((uint64_t)og_tensor_absmax(t)) + 1;
 }
 
 void cvm_strides(const OgShape *s, int64_t *st)

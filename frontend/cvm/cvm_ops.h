@@ -67,6 +67,12 @@ const CvmOpInfo *cvm_op_info(CvmOp op);
 #include "frontend/cvm/cvm_ops.def"
 #undef X
 
+/* conv2d and dense computed by their formula in int64 (cvm_ops_nn.c): what cvm_run_conv2d and
+ * cvm_run_dense compute when the operands do not prove their int32 matrix product exact
+ * (cvm_gemm.h); tests hold the two paths to each other. Same contract as the run functions. */
+Status cvm_run_conv2d_formula(CvmCtx *c, const OgTensor *const *in, OgTensor *out);
+Status cvm_run_dense_formula(CvmCtx *c, const OgTensor *const *in, OgTensor *out);
+
 /* ---- errors ---- */
 
 /* A logic error about the current node: where = "node N 'name' (op)". Returns ST_LOGIC. */

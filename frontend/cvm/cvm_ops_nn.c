@@ -8,6 +8,8 @@
  */
 #include "frontend/cvm/cvm_ops.h"
 
+#include "frontend/cvm/cvm_gemm.h"
+
 #include <string.h>
 
 #define ATTR_HI (CVM_MAX_ATTR - 1) /* the CVM formalization: [min_attr, max_attr) */
@@ -125,35 +127,58 @@ Status cvm_prec_conv2d(CvmCtx *c, const OgShape *in, const int32_t *in_prec, int
 }
 
 /* the CVM design text: Y[n,oc,p,q] = sum_{ic<IC} kernel(n, (oc / OPG) * IC + ic, p, q, oc, ic) +
- * B[oc] with OPG = OC / groups; padding reads as 0. */
-Status cvm_run_conv2d(CvmCtx *c, const OgTensor *const *in, OgTensor *out)
+ * B[oc] with OPG = OC / groups; padding reads as 0. Written out:
+ *
+ *   Y[n, oc, p, q] = B[oc] + sum_{ic < IC, ki < KH, kj < KW} W[oc, ic, ki, kj] *
+ *                    X[n, (oc / OPG) * IC + ic, p * S0 - P0 + ki * D0, q * S1 - P1 + kj * D1]
+ *
+ * cvm_run_conv2d_formula computes exactly that in int64. conv2d_gemm computes the same sum as
+ * a matrix product per batch element and group (cvm_gemm.h): A[oc][k] = W[oc, ic, ki, kj]
+ * (the OIHW weight rows as they are) and B[p * OW + q][k] = the X value above, k = (ic * KH
+ * + ki) * KW + kj; cvm_run_conv2d takes it when the operands' magnitudes prove that int32
+ * sums are exact (always, for operands within the 8 bits precision inference demands). */
+typedef struct ConvDims {
+    int64_t N, C, H, W, OC, IC, KH, KW, OH, OW, OPG, groups;
+    int64_t sd[2], pd[2], dl[2];
+} ConvDims;
+
+static ConvDims conv_dims(const OgNode *n, const OgTensor *x, const OgTensor *w,
+                          const OgTensor *y)
 {
-    const OgNode *n = c->n;
     uint32_t cnt;
     const int64_t *sd = og_attr_ints(n, "strides", &cnt);
     const int64_t *pd = og_attr_ints(n, "padding", &cnt);
     const int64_t *dl = og_attr_ints(n, "dilation", &cnt);
-    int64_t groups = og_attr_int(n, "groups", 1);
-    const OgTensor *x = in[0], *w = in[1], *b = n->ninputs == 3 ? in[2] : NULL;
-    int64_t N = x->shape.d[0], C = x->shape.d[1], H = x->shape.d[2], W = x->shape.d[3];
-    int64_t OC = w->shape.d[0], IC = w->shape.d[1], KH = w->shape.d[2], KW = w->shape.d[3];
-    int64_t OH = out->shape.d[2], OW = out->shape.d[3], OPG = OC / groups;
+    ConvDims d = {x->shape.d[0], x->shape.d[1], x->shape.d[2], x->shape.d[3],
+                  w->shape.d[0], w->shape.d[1], w->shape.d[2], w->shape.d[3],
+                  y->shape.d[2], y->shape.d[3], 0, og_attr_int(n, "groups", 1),
+                  {sd[0], sd[1]}, {pd[0], pd[1]}, {dl[0], dl[1]}};
+    d.OPG = d.OC / d.groups;
+    return d;
+}
+
+Status cvm_run_conv2d_formula(CvmCtx *c, const OgTensor *const *in, OgTensor *out)
+{
+    const OgTensor *x = in[0], *w = in[1], *b = c->n->ninputs == 3 ? in[2] : NULL;
+    ConvDims dims = conv_dims(c->n, x, w, out);
+    const ConvDims *d = &dims;
+    int64_t H = d->H, W = d->W, KH = d->KH, KW = d->KW, IC = d->IC;
     int32_t *y = out->data;
-    for (int64_t bn = 0; bn < N; bn++)
-        for (int64_t oc = 0; oc < OC; oc++) {
-            int64_t cbase = (oc / OPG) * IC;
-            for (int64_t p = 0; p < OH; p++)
-                for (int64_t q = 0; q < OW; q++) {
+    for (int64_t bn = 0; bn < d->N; bn++)
+        for (int64_t oc = 0; oc < d->OC; oc++) {
+            int64_t cbase = (oc / d->OPG) * IC;
+            for (int64_t p = 0; p < d->OH; p++)
+                for (int64_t q = 0; q < d->OW; q++) {
                     int64_t acc = b ? b->data[oc] : 0;
                     for (int64_t ic = 0; ic < IC; ic++) {
-                        const int32_t *xp = x->data + (bn * C + cbase + ic) * H * W;
+                        const int32_t *xp = x->data + (bn * d->C + cbase + ic) * H * W;
                         const int32_t *wp = w->data + (oc * IC + ic) * KH * KW;
                         for (int64_t ki = 0; ki < KH; ki++) {
-                            int64_t r = p * sd[0] - pd[0] + ki * dl[0];
+                            int64_t r = p * d->sd[0] - d->pd[0] + ki * d->dl[0];
                             if (r < 0 || r >= H)
                                 continue;
                             for (int64_t kj = 0; kj < KW; kj++) {
-                                int64_t s = q * sd[1] - pd[1] + kj * dl[1];
+                                int64_t s = q * d->sd[1] - d->pd[1] + kj * d->dl[1];
                                 if (s < 0 || s >= W)
                                     continue;
                                 acc += (int64_t)xp[r * W + s] * wp[ki * KW + kj];
@@ -164,6 +189,74 @@ Status cvm_run_conv2d(CvmCtx *c, const OgTensor *const *in, OgTensor *out)
                 }
         }
     return ST_OK;
+}
+
+/* B[p * OW + q][(ic * KH + ki) * KW + kj] = X[bn, cbase + ic, row, col] (0 in the padding). */
+static void conv2d_columns(const ConvDims *d, const int32_t *x, int64_t bn, int64_t cbase,
+                           CvmPack *cols)
+{
+    for (int64_t p = 0; p < d->OH; p++)
+        for (int64_t q = 0; q < d->OW; q++) {
+            int16_t *col = cvm_pack_row(cols, p * d->OW + q);
+            for (int64_t ic = 0; ic < d->IC; ic++) {
+                const int32_t *xp = x + (bn * d->C + cbase + ic) * d->H * d->W;
+                for (int64_t ki = 0; ki < d->KH; ki++) {
+                    int64_t r = p * d->sd[0] - d->pd[0] + ki * d->dl[0];
+                    for (int64_t kj = 0; kj < d->KW; kj++) {
+                        int64_t s = q * d->sd[1] - d->pd[1] + kj * d->dl[1];
+                        bool in = r >= 0 && r < d->H && s >= 0 && s < d->W;
+                        *col++ = in ? (int16_t)xp[r * d->W + s] : 0;
+                    }
+                }
+            }
+        }
+}
+
+/* Packs rows x k values of v (row-major) into p (allocated here). */
+static bool pack_rows(CvmPack *p, const int32_t *v, int64_t rows, int64_t k)
+{
+    if (!cvm_pack_alloc(p, rows, k))
+        return false;
+    for (int64_t r = 0; r < rows; r++) {
+        int16_t *row = cvm_pack_row(p, r);
+        for (int64_t i = 0; i < k; i++)
+            row[i] = (int16_t)v[r * k + i];
+    }
+    return true;
+}
+
+static Status conv2d_gemm(CvmCtx *c, const ConvDims *d, const OgTensor *x, const OgTensor *w,
+                          const OgTensor *b, OgTensor *out)
+{
+    int64_t K = d->IC * d->KH * d->KW, P = d->OH * d->OW;
+    CvmPack cols;
+    if (!cvm_pack_alloc(&cols, P, K))
+        return cvm_oom(c);
+    for (int64_t g = 0; g < d->groups; g++) {
+        CvmPack wg;
+        if (!pack_rows(&wg, w->data + g * d->OPG * K, d->OPG, K)) {
+            cvm_pack_free(&cols);
+            return cvm_oom(c);
+        }
+        for (int64_t bn = 0; bn < d->N; bn++) {
+            conv2d_columns(d, x->data, bn, g * d->IC, &cols);
+            cvm_gemm(&wg, &cols, b ? b->data + g * d->OPG : NULL,
+                     out->data + (bn * d->OC + g * d->OPG) * P, P, 1);
+        }
+        cvm_pack_free(&wg);
+    }
+    cvm_pack_free(&cols);
+    return ST_OK;
+}
+
+Status cvm_run_conv2d(CvmCtx *c, const OgTensor *const *in, OgTensor *out)
+{
+    const OgTensor *x = in[0], *w = in[1], *b = c->n->ninputs == 3 ? in[2] : NULL;
+    ConvDims d = conv_dims(c->n, x, w, out);
+    if (cvm_gemm_exact(d.IC * d.KH * d.KW, og_tensor_absmax(w), og_tensor_absmax(x),
+                       b ? og_tensor_absmax(b) : 0))
+        return conv2d_gemm(c, &d, x, w, b, out);
+    return cvm_run_conv2d_formula(c, in, out);
 }
 
 /* ---- dense ---- */
@@ -214,8 +307,9 @@ Status cvm_prec_dense(CvmCtx *c, const OgShape *in, const int32_t *in_prec, int3
     return st;
 }
 
-/* Y = X W^T + B. */
-Status cvm_run_dense(CvmCtx *c, const OgTensor *const *in, OgTensor *out)
+/* Y = X W^T + B: Y[i, j] = B[j] + sum_{k < K} X[i, k] * W[j, k]. As a matrix product
+ * (cvm_gemm.h) with A = W and B = X when int32 sums are exact, else in int64. */
+Status cvm_run_dense_formula(CvmCtx *c, const OgTensor *const *in, OgTensor *out)
 {
     const OgTensor *x = in[0], *w = in[1], *b = c->n->ninputs == 3 ? in[2] : NULL;
     int64_t M = x->shape.d[0], K = x->shape.d[1], U = w->shape.d[0];
@@ -228,6 +322,23 @@ Status cvm_run_dense(CvmCtx *c, const OgTensor *const *in, OgTensor *out)
             out->data[i * U + j] = cvm_i32(c, acc);
         }
     return ST_OK;
+}
+
+Status cvm_run_dense(CvmCtx *c, const OgTensor *const *in, OgTensor *out)
+{
+    const OgTensor *x = in[0], *w = in[1], *b = c->n->ninputs == 3 ? in[2] : NULL;
+    int64_t M = x->shape.d[0], K = x->shape.d[1], U = w->shape.d[0];
+    if (M < 1 || K < 1 || U < 1 ||
+        !cvm_gemm_exact(K, og_tensor_absmax(w), og_tensor_absmax(x),
+                        b ? og_tensor_absmax(b) : 0))
+        return cvm_run_dense_formula(c, in, out);
+    CvmPack pw = {0}, px = {0};
+    bool ok = pack_rows(&pw, w->data, U, K) && pack_rows(&px, x->data, M, K);
+    if (ok)
+        cvm_gemm(&pw, &px, b ? b->data : NULL, out->data, 1, U);
+    cvm_pack_free(&pw);
+    cvm_pack_free(&px);
+    return ok ? ST_OK : cvm_oom(c);
 }
 
 /* ---- relu ---- */

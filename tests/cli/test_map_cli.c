@@ -63,31 +63,7 @@ static void example(char *buf, size_t len, const char *file)
 /* Compares text with tests/cli/golden/NAME, or rewrites it under TASKIR_UPDATE_GOLDEN. */
 static void golden(const char *name, const char *text, size_t len)
 {
-    const char *src = getenv("TASKIR_SRCDIR");
-    if (!src)
-        fail_msg("TASKIR_SRCDIR is not set (run through meson test)");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/tests/cli/golden/%s", src, name);
-    const char *upd = getenv("TASKIR_UPDATE_GOLDEN");
-    if (upd && *upd && strcmp(upd, "0") != 0) {
-        tt_write_file(path, text, len);
-        return;
-    }
-    size_t glen;
-    char *want = tt_slurp(path, &glen);
-    if (!want)
-        fail_msg("no golden file %s (TASKIR_UPDATE_GOLDEN=1 writes it)", path);
-    if (glen != len || memcmp(want, text, len) != 0) {
-        size_t i = 0;
-        while (i < len && i < glen && want[i] == text[i])
-            i++;
-        size_t line = 1;
-        for (size_t k = 0; k < i; k++)
-            line += want[k] == '\n';
-        fail_msg("%s differs from the output at line %zu (got %zu bytes, want %zu)", path,
-                 line, len, glen);
-    }
-    free(want);
+    tt_golden("tests/cli/golden", name, text, len);
 }
 
 static const TtOpts in_examples = {.cwd = examples_dir};

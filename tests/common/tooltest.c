@@ -336,3 +336,32 @@ bool tt_absolute(const char *path, char *out, size_t size)
     char cwd[4096];
     return getcwd(cwd, sizeof cwd) && snprintf(out, size, "%s/%s", cwd, path) < (int)size;
 }
+
+void tt_golden(const char *dir, const char *name, const char *text, size_t len)
+{
+    const char *src = getenv("TASKIR_SRCDIR");
+    if (!src)
+        fail_msg("TASKIR_SRCDIR is not set (run through meson test)");
+    char path[4096];
+    tt_join(path, sizeof path, src, "%s/%s", dir, name);
+    const char *upd = getenv("TASKIR_UPDATE_GOLDEN");
+    if (upd && *upd && strcmp(upd, "0") != 0) {
+        tt_write_file(path, text, len);
+        return;
+    }
+    size_t glen;
+    char *want = tt_slurp(path, &glen);
+    if (!want)
+        fail_msg("no golden file %s (TASKIR_UPDATE_GOLDEN=1 writes it)", path);
+    if (glen != len || memcmp(want, text, len) != 0) {
+        size_t i = 0;
+        while (i < len && i < glen && want[i] == text[i])
+            i++;
+        size_t line = 1;
+        for (size_t k = 0; k < i; k++)
+            line += want[k] == '\n';
+        fail_msg("%s differs from the output at line %zu (got %zu bytes, want %zu)", path,
+                 line, len, glen);
+    }
+    free(want);
+}

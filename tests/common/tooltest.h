@@ -113,6 +113,11 @@ size_t tt_tmpdir_remove(void);
 /* The number of entries of dir not starting with '.'; -1 when dir cannot be opened. */
 int tt_count_files(const char *dir);
 
+/* Compares text (len bytes) with the golden file $TASKIR_SRCDIR/<dir>/<name>, failing the
+ * test at the first line that differs; with TASKIR_UPDATE_GOLDEN set (and not "0") rewrites
+ * the file instead. */
+void tt_golden(const char *dir, const char *name, const char *text, size_t len);
+
 /* out <- path made absolute against the current directory (tools run with another cwd need
  * that). False when the current directory is unknown or out is too small. */
 bool tt_absolute(const char *path, char *out, size_t size);

@@ -30,7 +30,8 @@ import shutil
 import subprocess
 import sys
 
-SOURCE_DIRS = ['taskir', 'frontend', 'tools', 'examples', 'bench', 'fuzz', 'tests']
+SOURCE_DIRS = ['taskir', 'frontend', 'passes', 'mapper', 'tools', 'examples', 'bench', 'fuzz',
+               'tests']
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 

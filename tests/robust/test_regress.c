@@ -9,7 +9,8 @@
  *
  * Also a triage tool: `test_regress TARGET FILE...` prints each file's result and exits 1 when
  * one is broken (TARGET: fuzz_taskgraph, fuzz_mapping, fuzz_npy, fuzz_cvm, fuzz_onnx,
- * fuzz_cinn_xml, fuzz_compile or fuzz_compile_onnx). */
+ * fuzz_cinn_xml, fuzz_chip, fuzz_compile or fuzz_compile_onnx). The default chip description
+ * (examples/chips/tianjicx.xml) must be accepted by fuzz_chip's body. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -36,6 +37,7 @@ static const struct {
     {"fuzz_cvm", fz_cvm},
     {"fuzz_onnx", fz_onnx},
     {"fuzz_cinn_xml", fz_cinn_xml},
+    {"fuzz_chip", fz_chip},
     {"fuzz_compile", fz_compile},
     {"fuzz_compile_onnx", fz_compile_onnx},
 };
@@ -202,6 +204,18 @@ static void test_crashers_cinn_xml(void **state)
     crashers("fuzz_cinn_xml");
 }
 
+static void test_crashers_chip(void **state)
+{
+    (void)state;
+    crashers("fuzz_chip");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/examples/chips", env_dir("TASKIR_SRCDIR"));
+    size_t accepted;
+    size_t n = run_dir(fz_chip, dir, ".xml", &accepted);
+    assert_true(n > 0);
+    assert_int_equal(accepted, n);
+}
+
 /* The example graphs are valid: the taskgraph body must accept every one (verifier passing,
  * printers and round trip included). */
 static void test_examples_accepted(void **state)
@@ -331,7 +345,7 @@ static int triage(int argc, char **argv)
     if (!body) {
         fprintf(stderr, "usage: test_regress [fuzz_taskgraph|fuzz_mapping|fuzz_npy|fuzz_cvm|"
                         "fuzz_onnx|"
-                        "fuzz_cinn_xml|fuzz_compile|fuzz_compile_onnx FILE...]\n");
+                        "fuzz_cinn_xml|fuzz_chip|fuzz_compile|fuzz_compile_onnx FILE...]\n");
         return 2;
     }
     int rc = 0;
@@ -356,6 +370,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_crashers_cvm),
         cmocka_unit_test(test_crashers_onnx),
         cmocka_unit_test(test_crashers_cinn_xml),
+        cmocka_unit_test(test_crashers_chip),
         cmocka_unit_test(test_crashers_compile),
         cmocka_unit_test(test_examples_accepted),
         cmocka_unit_test(test_map_examples_accepted),

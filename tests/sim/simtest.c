@@ -128,6 +128,27 @@ Status st_run_block(Graph *g, Block *c, Block *const *operands, int n_operands, 
     return st;
 }
 
+void st_conv_ref(const StConv *c, const int32_t *in, const int32_t *w, const int32_t *bias,
+                 int32_t lo, int32_t hi, int32_t *out)
+{
+    for (int32_t oy = 0; oy < c->Y; oy++)
+        for (int32_t ox = 0; ox < c->X; ox++)
+            for (int32_t f = 0; f < c->F; f++) {
+                int64_t s = bias[f];
+                for (int32_t r = 0; r < c->R; r++)
+                    for (int32_t ky = 0; ky < c->KY; ky++)
+                        for (int32_t kx = 0; kx < c->KX; kx++) {
+                            int32_t iy = oy * c->sy + ky * c->dy - c->pu;
+                            int32_t ix = ox * c->sx + kx * c->dx - c->pl;
+                            if (iy >= 0 && iy < c->IY && ix >= 0 && ix < c->IX)
+                                s += (int64_t)in[((int64_t)iy * c->IX + ix) * c->R + r] *
+                                     w[(((int64_t)f * c->R + r) * c->KY + ky) * c->KX + kx];
+                        }
+                int32_t v = (int32_t)(uint32_t)(uint64_t)s;
+                out[((int64_t)oy * c->X + ox) * c->F + f] = v < lo ? lo : v > hi ? hi : v;
+            }
+}
+
 void st_assert_equal(const int32_t *want, const int32_t *got, int64_t n, const char *what)
 {
     for (int64_t i = 0; i < n; i++)

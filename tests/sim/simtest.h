@@ -41,6 +41,17 @@ Status st_run_block(Graph *g, Block *c, Block *const *operands, int n_operands, 
 /* Creates a run (verifying first), failing the test on any error. */
 SimRun *st_create(const Graph *g, const SimOptions *o);
 
+/* A convolution's geometry (the CC / CC2D window, docs/semantics.md section 3.4). */
+typedef struct StConv {
+    int32_t Y, X, F, R, KY, KX, IY, IX, sy, sx, dy, dx, pu, pl;
+} StConv;
+
+/* The loop nest of section 3.4 in int64: out[oy][ox][f] = bias[f] + the sum over r, ky, kx
+ * of in[iy][ix][r] * w[f][r][ky][kx] (zero padding), wrapped to int32, then clamped to
+ * [lo, hi]. A CVM is the 1 x 1 convolution of one pixel. */
+void st_conv_ref(const StConv *c, const int32_t *in, const int32_t *w, const int32_t *bias,
+                 int32_t lo, int32_t hi, int32_t *out);
+
 /* Prints the first difference of two arrays and fails the test if they differ. */
 void st_assert_equal(const int32_t *want, const int32_t *got, int64_t n, const char *what);
 

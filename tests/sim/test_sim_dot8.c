@@ -40,12 +40,12 @@ static void test_vnni_matches_c(void **state)
     if (!vnni)
         skip();
     StRng r = {12345};
-    static const int64_t Fs[] = {1, 3, 15, 16, 17, 31, 48, 63, 64, 65, 100, 128, 130, 200};
+    static const int64_t Fs[] = {1, 3, 15, 16, 17, 31, 33, 48, 63, 64, 65, 100, 128, 130, 200};
     for (int iter = 0; iter < 200; iter++) {
         int kind = iter % 4;
         int64_t F = Fs[iter % (int64_t)(sizeof Fs / sizeof Fs[0])];
         int64_t fp = (F + SIM_DOT8_LANES - 1) / SIM_DOT8_LANES * SIM_DOT8_LANES;
-        int64_t nq = st_range(&r, 1, 40), n = st_range(&r, 1, 5);
+        int64_t nq = st_range(&r, 1, 40), n = st_range(&r, 1, 11); /* tiles of 1 to 4 pixels */
         int64_t acc_step = F + st_range(&r, 0, 3), x_step = nq * 4 * st_range(&r, 1, 2);
         int64_t nx = (n - 1) * x_step + nq * 4, nw = nq * fp * 4, na = (n - 1) * acc_step + F;
         uint8_t *x = malloc((size_t)nx);
@@ -89,81 +89,76 @@ static void test_c_matches_definition(void **state)
     }
 }
 
-/* One CC (or CC2D) block with random geometry; values in [lo, hi], one input value set to
- * odd (when odd is not 0) to leave the int8 range. */
-static void run_conv_case(StRng *r, bool two_d, int32_t lo, int32_t hi, int32_t odd)
+/* What a random convolution case draws: the geometry's upper bounds, the value range, an
+ * input value outside int8 (odd, when not 0), the precision and the bias kind. */
+typedef struct ConvCase {
+    bool two_d;
+    int32_t maxF, maxR, maxK, minI, maxI, maxS;
+    int32_t lo, hi, odd;
+    PrecisionId prec;
+    bool const_bias;
+} ConvCase;
+
+static const ConvCase small = {false, 70, 37, 3, 1, 7, 2, -128, 127, 0, PR_INT_32, false};
+
+/* One CC (or CC2D) block with random geometry within cc's bounds, run through the simulator
+ * (the int8 path where it applies) against the loop nest. */
+static void run_conv_case(StRng *r, const ConvCase *cc)
 {
-    int32_t F = st_range(r, 1, 70), R = st_range(r, 1, 37), KY = st_range(r, 1, 3);
-    int32_t KX = st_range(r, 1, 3), sy = st_range(r, 1, 2), sx = st_range(r, 1, 2);
-    int32_t dy = st_range(r, 1, 2), dx = st_range(r, 1, 2), pu = st_range(r, 0, KY - 1);
-    int32_t pl = st_range(r, 0, KX - 1), IY = st_range(r, 1, 7), IX = st_range(r, 1, 7);
-    int32_t spy = (KY - 1) * dy + 1, spx = (KX - 1) * dx + 1;
-    if (IY + 2 * pu < spy)
-        IY = spy;
-    if (IX + 2 * pl < spx)
-        IX = spx;
-    int32_t Y = (IY + 2 * pu - spy) / sy + 1, X = (IX + 2 * pl - spx) / sx + 1;
+    StConv v;
+    v.F = st_range(r, 1, cc->maxF), v.R = st_range(r, 1, cc->maxR);
+    v.KY = st_range(r, 1, cc->maxK), v.KX = st_range(r, 1, cc->maxK);
+    v.sy = st_range(r, 1, cc->maxS), v.sx = st_range(r, 1, cc->maxS);
+    v.dy = cc->two_d ? st_range(r, 1, 2) : 1, v.dx = cc->two_d ? st_range(r, 1, 2) : 1;
+    v.pu = st_range(r, 0, v.KY - 1), v.pl = st_range(r, 0, v.KX - 1);
+    v.IY = st_range(r, cc->minI, cc->maxI), v.IX = st_range(r, cc->minI, cc->maxI);
+    int32_t spy = (v.KY - 1) * v.dy + 1, spx = (v.KX - 1) * v.dx + 1;
+    if (v.IY + 2 * v.pu < spy)
+        v.IY = spy;
+    if (v.IX + 2 * v.pl < spx)
+        v.IX = spx;
+    v.Y = (v.IY + 2 * v.pu - spy) / v.sy + 1, v.X = (v.IX + 2 * v.pl - spx) / v.sx + 1;
     Graph *g = graph_create();
-    Block *c = st_block(g, two_d ? BT_CC2D : BT_CC, S(Y, X, F, R, KY, KX, IY, IX), "conv");
+    Block *c = st_block(g, cc->two_d ? BT_CC2D : BT_CC,
+                        S(v.Y, v.X, v.F, v.R, v.KY, v.KX, v.IY, v.IX), "conv");
     c->has_prec = true;
-    c->prec = PR_INT_32;
-    c->bias_type = BIAS_VECTOR;
-    blk_set_attr(g, c, AT_KERNEL_Y, KY);
-    blk_set_attr(g, c, AT_KERNEL_X, KX);
-    blk_set_attr(g, c, AT_STRIDE_Y, sy);
-    blk_set_attr(g, c, AT_STRIDE_X, sx);
-    blk_set_attr(g, c, AT_PAD_UP, pu);
-    blk_set_attr(g, c, AT_PAD_DOWN, pu);
-    blk_set_attr(g, c, AT_PAD_LEFT, pl);
-    blk_set_attr(g, c, AT_PAD_RIGHT, pl);
-    if (two_d) {
-        blk_set_attr(g, c, AT_DILATION_Y, dy);
-        blk_set_attr(g, c, AT_DILATION_X, dx);
-    } else {
-        dy = dx = 1;
-        Y = (IY + 2 * pu - KY) / sy + 1;
-        X = (IX + 2 * pl - KX) / sx + 1;
-        if (IY + 2 * pu < KY || IX + 2 * pl < KX) {
-            graph_destroy(g);
-            return;
-        }
-        c->shape.d[D_Y] = Y;
-        c->shape.d[D_X] = X;
+    c->prec = cc->prec;
+    c->bias_type = cc->const_bias ? BIAS_CONSTANT : BIAS_VECTOR;
+    static const AttrId at[] = {AT_KERNEL_Y, AT_KERNEL_X, AT_STRIDE_Y, AT_STRIDE_X,
+                                AT_PAD_UP, AT_PAD_DOWN, AT_PAD_LEFT, AT_PAD_RIGHT};
+    int32_t av[] = {v.KY, v.KX, v.sy, v.sx, v.pu, v.pu, v.pl, v.pl};
+    for (int i = 0; i < 8; i++)
+        blk_set_attr(g, c, at[i], av[i]);
+    if (cc->two_d) {
+        blk_set_attr(g, c, AT_DILATION_Y, v.dy);
+        blk_set_attr(g, c, AT_DILATION_X, v.dx);
     }
-    int64_t nin = (int64_t)IY * IX * R, nw = (int64_t)F * R * KY * KX;
-    int64_t nout = (int64_t)Y * X * F;
+    int64_t nin = (int64_t)v.IY * v.IX * v.R, nw = (int64_t)v.F * v.R * v.KY * v.KX;
+    int64_t nout = (int64_t)v.Y * v.X * v.F;
     int32_t *in = malloc((size_t)nin * 4), *wt = malloc((size_t)nw * 4);
-    int32_t *bias = malloc((size_t)F * 4), *out = malloc((size_t)nout * 4);
+    int32_t *bias = malloc((size_t)v.F * 4), *out = malloc((size_t)nout * 4);
     int32_t *want = malloc((size_t)nout * 4);
     assert_non_null(in), assert_non_null(wt), assert_non_null(bias), assert_non_null(out);
     assert_non_null(want);
     for (int64_t i = 0; i < nin; i++)
-        in[i] = st_range(r, lo, hi);
+        in[i] = st_range(r, cc->lo, cc->hi);
     for (int64_t i = 0; i < nw; i++)
-        wt[i] = st_range(r, lo, hi);
-    for (int32_t f = 0; f < F; f++)
-        bias[f] = (int32_t)st_next(r);
-    if (odd)
-        in[st_range(r, 0, (int32_t)nin - 1)] = odd;
-    for (int32_t oy = 0; oy < Y; oy++)
-        for (int32_t ox = 0; ox < X; ox++)
-            for (int32_t f = 0; f < F; f++) {
-                int64_t s = bias[f];
-                for (int32_t rr = 0; rr < R; rr++)
-                    for (int32_t ky = 0; ky < KY; ky++)
-                        for (int32_t kx = 0; kx < KX; kx++) {
-                            int32_t iy = oy * sy + ky * dy - pu, ix = ox * sx + kx * dx - pl;
-                            if (iy >= 0 && iy < IY && ix >= 0 && ix < IX)
-                                s += (int64_t)in[((int64_t)iy * IX + ix) * R + rr] *
-                                     wt[(((int64_t)f * R + rr) * KY + ky) * KX + kx];
-                        }
-                want[((int64_t)oy * X + ox) * F + f] = (int32_t)(uint32_t)(uint64_t)s;
-            }
-    Block *ops[] = {st_storage(g, two_d ? BT_SIC2D : BT_SIC, S(IY, IX, 0, R), in, nin),
-                    st_storage(g, two_d ? BT_SW2D : BT_SW, S(0, 0, F, R, KY, KX), wt, nw),
-                    st_storage(g, BT_SB, S(0, 0, F), bias, F)};
-    st_run_block(g, c, ops, 3, 1, out, nout, NULL);
-    st_assert_equal(want, out, nout, two_d ? "CC2D" : "CC");
+        wt[i] = st_range(r, cc->lo, cc->hi);
+    int32_t b0 = (int32_t)st_next(r);
+    for (int32_t f = 0; f < v.F; f++)
+        bias[f] = cc->const_bias ? b0 : (int32_t)st_next(r);
+    if (cc->const_bias)
+        blk_set_attr(g, c, AT_CONSTANT_B, b0);
+    if (cc->odd)
+        in[st_range(r, 0, (int32_t)nin - 1)] = cc->odd;
+    const PrecisionInfo *pi = pr_info(cc->prec);
+    st_conv_ref(&v, in, wt, bias, (int32_t)pi->lo, (int32_t)pi->hi, want);
+    Block *ops[] = {st_storage(g, cc->two_d ? BT_SIC2D : BT_SIC, S(v.IY, v.IX, 0, v.R), in, nin),
+                    st_storage(g, cc->two_d ? BT_SW2D : BT_SW, S(0, 0, v.F, v.R, v.KY, v.KX), wt,
+                               nw),
+                    st_storage(g, BT_SB, S(0, 0, v.F), bias, v.F)};
+    st_run_block(g, c, ops, cc->const_bias ? 2 : 3, 1, out, nout, NULL);
+    st_assert_equal(want, out, nout, cc->two_d ? "CC2D" : "CC");
     free(in), free(wt), free(bias), free(out), free(want);
     graph_destroy(g);
 }
@@ -172,11 +167,66 @@ static void test_conv_int8_random(void **state)
 {
     (void)state;
     StRng r = {4242};
-    for (int i = 0; i < 40; i++)
-        run_conv_case(&r, i % 2, -128, 127, 0);
+    for (int i = 0; i < 40; i++) {
+        ConvCase cc = small;
+        cc.two_d = i % 2;
+        run_conv_case(&r, &cc);
+    }
     for (int i = 0; i < 6; i++) {
-        run_conv_case(&r, i % 2, -128, -128, 0);
-        run_conv_case(&r, i % 2, 127, 127, 0);
+        ConvCase cc = small;
+        cc.two_d = i % 2;
+        cc.lo = cc.hi = -128;
+        run_conv_case(&r, &cc);
+        cc.lo = cc.hi = 127;
+        run_conv_case(&r, &cc);
+    }
+}
+
+/* Channel counts around the vector (16) and block (64) sizes, input channels around the
+ * group of four, taps up to 7 x 7 (a tap row taken in one call), and images large enough to
+ * take several row chunks. */
+static void test_conv_int8_odd_sizes(void **state)
+{
+    (void)state;
+    StRng r = {31337};
+    static const int32_t Fs[] = {1, 15, 16, 17, 33, 63, 64, 65, 127, 129};
+    static const int32_t Rs[] = {1, 2, 3, 4, 5, 7, 9};
+    for (int i = 0; i < 20; i++) {
+        ConvCase cc = small;
+        cc.two_d = i % 3 == 2;
+        cc.maxF = Fs[i % 10];
+        cc.maxR = Rs[i % 7];
+        cc.maxK = i % 4 == 0 ? 7 : 3;
+        cc.maxI = 17;
+        cc.maxS = 3;
+        run_conv_case(&r, &cc);
+    }
+    for (int i = 0; i < 4; i++) { /* 60 to 90 rows of 60 to 90 pixels: several chunks */
+        ConvCase cc = small;
+        cc.two_d = i % 2;
+        cc.maxF = 65;
+        cc.maxR = 9;
+        cc.minI = 60;
+        cc.maxI = 90;
+        cc.maxS = 1;
+        run_conv_case(&r, &cc);
+    }
+}
+
+/* Clamped precisions after the wrap, the constant bias, and the bias extremes. */
+static void test_conv_int8_clamp_and_bias(void **state)
+{
+    (void)state;
+    StRng r = {2718};
+    static const PrecisionId precs[] = {PR_INT_8, PR_UINT_8, PR_INT_16, PR_INT_32};
+    for (int i = 0; i < 16; i++) {
+        ConvCase cc = small;
+        cc.two_d = i % 2;
+        cc.prec = precs[i % 4];
+        cc.const_bias = i % 3 == 0;
+        if (i % 4 == 3)
+            cc.lo = cc.hi = i % 8 == 3 ? -128 : 127; /* the largest sums, on random bias */
+        run_conv_case(&r, &cc);
     }
 }
 
@@ -185,8 +235,12 @@ static void test_conv_not_int8(void **state)
     (void)state;
     StRng r = {99};
     static const int32_t odd[] = {128, -129, INT32_MAX, INT32_MIN};
-    for (int i = 0; i < 8; i++)
-        run_conv_case(&r, i % 2, -128, 127, odd[i % 4]);
+    for (int i = 0; i < 8; i++) {
+        ConvCase cc = small;
+        cc.two_d = i % 2;
+        cc.odd = odd[i % 4];
+        run_conv_case(&r, &cc);
+    }
 }
 
 int main(void)
@@ -195,6 +249,8 @@ int main(void)
         cmocka_unit_test(test_vnni_matches_c),
         cmocka_unit_test(test_c_matches_definition),
         cmocka_unit_test(test_conv_int8_random),
+        cmocka_unit_test(test_conv_int8_odd_sizes),
+        cmocka_unit_test(test_conv_int8_clamp_and_bias),
         cmocka_unit_test(test_conv_not_int8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

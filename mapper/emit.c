@@ -1,0 +1,164 @@
+/* emit.c: the Mapping of a plan (docs/mapper.md, "Output"; the wire of docs/wire.md).
+ *
+ * Space: chip_array (0,0); the chip and the core within it from the grid position; step
+ * group 0; the phase group is the core's stage. Time: step 0, the local phase.
+ *   compute block   one coordinate: its phase and slot (AXON, SOMA1, SOMA2)
+ *   storage block   MEMORY over [phase, end_phase]: static data for the whole step; other
+ *                   data from its first write (or arrival) to its last read or send, the
+ *                   whole step when that span wraps past the stage's end
+ *   edge between cores  per receive phase, ROUTER_SEND at the sending core (the source, or
+ *                   the relay of a multicast chain) and ROUTER_RECIEVE at the receiving core
+ *   INPUT -> storage  ROUTER_RECIEVE at the storage's core, phase 0 (before the step)
+ *   storage -> OUTPUT ROUTER_SEND at the storage's core after its writers
+ * Edges inside a core have no dict; INPUT and OUTPUT blocks stay unmapped (docs/rules.md).
+ * Dicts follow the graph's block and edge order: the output is deterministic.
+ */
+#include "mapper/plan.h"
+
+#include <stdlib.h>
+
+enum { PI_ROUTER_RECIEVE = 3, PI_ROUTER_SEND = 4, PI_MEMORY = 6 };
+
+static void set_coord(const MapPlan *p, MapCoord *c, uint32_t v, uint32_t phase,
+                      uint32_t end_phase, int32_t pi)
+{
+    uint32_t x, y;
+    map_core_xy(p, p->vcores[v].core, &x, &y);
+    c->chip.x = (int32_t)(x / p->chip->cores_x);
+    c->chip.y = (int32_t)(y / p->chip->cores_y);
+    c->core.x = (int32_t)(x % p->chip->cores_x);
+    c->core.y = (int32_t)(y % p->chip->cores_y);
+    c->phase_group = p->vcores[v].stage;
+    c->phase = (int32_t)phase;
+    c->end_phase = (int32_t)end_phase;
+    c->has_end_phase = true;
+    c->pi_index = pi;
+    c->has_pi_index = true;
+}
+
+static void event(int64_t *lo, int64_t *hi, int64_t g)
+{
+    if (g < *lo)
+        *lo = g;
+    if (g > *hi)
+        *hi = g;
+}
+
+/* The local [first, last] phases storage block pos is live in. */
+static void lifetime(const MapPlan *p, uint32_t pos, uint32_t *first, uint32_t *last)
+{
+    const Graph *g = p->g;
+    const BlockUses *bu = &p->uses.blocks[pos];
+    uint32_t M = p->chip->max_phases;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    bool is_static = true;
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        uint32_t xi = p->xfer_of[bu->in_edges[j]];
+        if (xi == MAP_NONE)
+            continue;
+        is_static = false;
+        const MXfer *x = &p->xfers[xi];
+        if (x->kind == XF_IN)
+            event(&lo, &hi, (int64_t)p->vcores[map_store_vcore(p, pos)].stage * M);
+        else if (x->cross)
+            for (uint32_t k = 0; k < x->n_chunks; k++)
+                event(&lo, &hi, p->chunks[x->chunk0 + k].phase);
+        else if (x->kind == XF_CORE)
+            event(&lo, &hi, p->tasks[x->src_task].phase);
+    }
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        const Edge *e = g->edges[bu->out_edges[j]];
+        long t = graph_block_pos(g, e->dst);
+        uint32_t xi = p->xfer_of[bu->out_edges[j]];
+        if (t >= 0 && p->task_of[t] != MAP_NONE)
+            event(&lo, &hi, p->tasks[p->task_of[t]].phase);
+        else if (xi != MAP_NONE && p->xfers[xi].kind == XF_OUT)
+            event(&lo, &hi, map_out_phase(p, &p->xfers[xi]));
+    }
+    if (is_static || lo > hi || hi - lo + 1 >= M || (uint32_t)lo % M > (uint32_t)hi % M) {
+        *first = 0;
+        *last = p->n_phases - 1;
+    } else {
+        *first = (uint32_t)lo % M;
+        *last = (uint32_t)hi % M;
+    }
+}
+
+static Status node_dicts(const MapPlan *p, Mapping *m)
+{
+    const Graph *g = p->g;
+    for (uint32_t i = 0; i < g->n_blocks; i++) {
+        if (p->cluster_of[i] == MAP_NONE)
+            continue;
+        MapDict *dict = mapping_add_dict(m, false, g->blocks[i]->id, 1);
+        if (!dict)
+            return ST_RUNTIME;
+        uint32_t v = map_store_vcore(p, i);
+        uint32_t t = p->task_of[i];
+        if (t != MAP_NONE) {
+            uint32_t l = map_local(p, p->tasks[t].phase);
+            set_coord(p, &dict->coords[0], v, l, l, map_slot_pi(p->tasks[t].slot));
+        } else {
+            uint32_t first, last;
+            lifetime(p, i, &first, &last);
+            set_coord(p, &dict->coords[0], v, first, last, PI_MEMORY);
+        }
+    }
+    return ST_OK;
+}
+
+static Status edge_dicts(const MapPlan *p, Mapping *m)
+{
+    const Graph *g = p->g;
+    for (uint32_t i = 0; i < g->n_edges; i++) {
+        uint32_t xi = p->xfer_of[i];
+        if (xi == MAP_NONE)
+            continue;
+        const MXfer *x = &p->xfers[xi];
+        if (x->kind == XF_CORE && !x->cross)
+            continue;
+        uint32_t n = x->kind == XF_CORE ? 2 * x->n_chunks : 1;
+        MapDict *dict = mapping_add_dict(m, true, g->edges[i]->id, n);
+        if (!dict)
+            return ST_RUNTIME;
+        uint32_t sv = map_store_vcore(p, x->store);
+        if (x->kind == XF_IN) {
+            set_coord(p, &dict->coords[0], sv, 0, 0, PI_ROUTER_RECIEVE);
+        } else if (x->kind == XF_OUT) {
+            uint32_t l = map_local(p, map_out_phase(p, x));
+            set_coord(p, &dict->coords[0], sv, l, l, PI_ROUTER_SEND);
+        } else {
+            uint32_t snd = map_xfer_sender(p, x);
+            for (uint32_t k = 0; k < x->n_chunks; k++) {
+                uint32_t l = map_local(p, p->chunks[x->chunk0 + k].phase);
+                set_coord(p, &dict->coords[2 * k], snd, l, l, PI_ROUTER_SEND);
+                set_coord(p, &dict->coords[2 * k + 1], sv, l, l, PI_ROUTER_RECIEVE);
+            }
+        }
+    }
+    return ST_OK;
+}
+
+Status mapper_emit(const MapPlan *p, Graph *g, Mapping **out, Diag *d)
+{
+    *out = NULL;
+    Mapping *m = mapping_create();
+    if (!m) {
+        graph_destroy(g);
+        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory writing the mapping");
+    }
+    graph_destroy(m->graph);
+    m->graph = g;
+    Status st = node_dicts(p, m);
+    if (st == ST_OK)
+        st = edge_dicts(p, m);
+    if (st != ST_OK) {
+        mapping_destroy(m);
+        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory writing the mapping");
+    }
+    m->prediction_clock =
+        p->cost.step_clock > INT32_MAX ? INT32_MAX : (int32_t)p->cost.step_clock;
+    m->has_prediction_clock = true;
+    *out = m;
+    return ST_OK;
+}

@@ -1,0 +1,289 @@
+/* place.c: virtual cores onto the physical cores of the chip array (docs/mapper.md,
+ * "Algorithm", step 4).
+ *
+ * The cores form one grid: the chips of the array side by side (chips_x x chips_y of the
+ * description, grown by a column or a row of chips on its narrower side while the plan needs
+ * more cores), a core at (x, y) of
+ * the grid being core (x mod cores_x, y mod cores_y) of chip (x / cores_x, y / cores_y); an
+ * XY route between two cores takes |dx| + |dy| hops, across chip edges too.
+ * The traffic graph: a vertex per virtual core, an edge per pair that exchanges bytes, weighed
+ * by the bytes. Scotch maps it onto a 2-D mesh directly (SCOTCH_archMesh2): that is why
+ * Scotch and not METIS, which only partitions a graph into parts and knows no distance
+ * between them. The mesh is the smallest near-square rectangle of the grid that holds every
+ * virtual core, so that Scotch does not spread a small plan over a whole chip. Scotch may put
+ * two vertices on one core; the later one moves to the nearest free core. Scotch runs with
+ * its deterministic option and the seed, so a seed gives one placement.
+ * The baselines (snake order, Scotch alone) and the default (Scotch, then refine.c) all go
+ * through map_vedge_traffic, the one scorer of placements.
+ */
+#include "mapper/plan.h"
+
+#include "taskir/diag_block.h"
+
+#include <scotch.h>
+#include <stdlib.h>
+#include <string.h>
+
+void map_scotch_errors(void); /* scotch_err.c */
+
+static int vedge_cmp(const void *a, const void *b)
+{
+    const VEdge *x = a, *y = b;
+    if (x->a != y->a)
+        return x->a < y->a ? -1 : 1;
+    return x->b < y->b ? -1 : x->b > y->b;
+}
+
+/* The traffic graph: bytes of every transfer between two virtual cores, pairs merged. */
+static Status build_vedges(MapPlan *p, Diag *d)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < p->n_xfers; i++)
+        n += p->xfers[i].cross;
+    p->vedges = malloc((n ? n : 1) * sizeof *p->vedges);
+    if (!p->vedges)
+        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory placing cores");
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < p->n_xfers; i++) {
+        const MXfer *x = &p->xfers[i];
+        if (!x->cross)
+            continue;
+        uint32_t a = map_task_vcore(p, x->src_task), b = map_store_vcore(p, x->store);
+        p->vedges[k++] = (VEdge){a < b ? a : b, a < b ? b : a, x->bytes};
+    }
+    qsort(p->vedges, k, sizeof *p->vedges, vedge_cmp);
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        if (m && p->vedges[m - 1].a == p->vedges[i].a && p->vedges[m - 1].b == p->vedges[i].b)
+            p->vedges[m - 1].bytes += p->vedges[i].bytes;
+        else
+            p->vedges[m++] = p->vedges[i];
+    }
+    p->n_vedges = m;
+    return ST_OK;
+}
+
+/* The grid: enough chips for every virtual core, hops within a packet's reach. */
+static Status size_grid(MapPlan *p, Diag *d)
+{
+    const Chip *c = p->chip;
+    uint64_t per_chip = (uint64_t)c->cores_x * c->cores_y;
+    uint32_t cy = c->chips_y ? c->chips_y : 1, cx = c->chips_x ? c->chips_x : 1;
+    if (!per_chip)
+        return diag_add(d, ST_LOGIC, "map.chips", NULL, "the chip has no cores");
+    uint64_t chips = (p->n_vcores + per_chip - 1) / per_chip;
+    while ((uint64_t)cx * cy < chips) { /* grow the narrower side of the grid by a chip */
+        if ((uint64_t)cx * c->cores_x <= (uint64_t)cy * c->cores_y)
+            cx++;
+        else
+            cy++;
+    }
+    uint64_t w = (uint64_t)cx * c->cores_x, h = (uint64_t)cy * c->cores_y;
+    if (w - 1 > (uint64_t)c->hop_max || h - 1 > (uint64_t)c->hop_max)
+        return diag_add(d, ST_LOGIC, "map.chips", NULL,
+                        "the plan needs %u cores: %llu x %llu chips, a grid of %llu x %llu "
+                        "cores, past the router's reach of %d hops",
+                        p->n_vcores, (unsigned long long)cx, (unsigned long long)cy,
+                        (unsigned long long)w, (unsigned long long)h, c->hop_max);
+    p->chips_x = cx;
+    p->chips_y = cy;
+    p->grid_w = (uint32_t)w;
+    p->grid_h = (uint32_t)h;
+    return ST_OK;
+}
+
+void map_place_snake(const MapPlan *p, uint32_t *where)
+{
+    for (uint32_t v = 0; v < p->n_vcores; v++) {
+        uint32_t y = v / p->grid_w, x = v % p->grid_w;
+        if (y % 2)
+            x = p->grid_w - 1 - x;
+        where[v] = y * p->grid_w + x;
+    }
+}
+
+/* The nearest free core to k (rings of growing Manhattan distance, in a fixed order). */
+static uint32_t nearest_free(const MapPlan *p, const uint8_t *taken, uint32_t k)
+{
+    uint32_t kx, ky;
+    map_core_xy(p, k, &kx, &ky);
+    uint32_t span = p->grid_w + p->grid_h;
+    for (uint32_t r = 1; r <= span; r++)
+        for (int32_t dy = -(int32_t)r; dy <= (int32_t)r; dy++) {
+            int32_t rest = (int32_t)r - (dy < 0 ? -dy : dy);
+            for (int s = 0; s < (rest ? 2 : 1); s++) {
+                int64_t x = (int64_t)kx + (s ? rest : -rest), y = (int64_t)ky + dy;
+                if (x < 0 || y < 0 || x >= p->grid_w || y >= p->grid_h)
+                    continue;
+                uint32_t q = (uint32_t)y * p->grid_w + (uint32_t)x;
+                if (!taken[q])
+                    return q;
+            }
+        }
+    return MAP_NONE;
+}
+
+Status map_place_scotch(const MapPlan *p, uint64_t seed, uint32_t *where, Diag *d)
+{
+    uint32_t nv = p->n_vcores;
+    /* the smallest near-square rectangle of the grid holding nv cores */
+    uint32_t h = 1;
+    while ((uint64_t)h * h < nv && h < p->grid_h)
+        h++;
+    uint32_t w = (nv + h - 1) / h;
+    if (w > p->grid_w) {
+        w = p->grid_w;
+        h = (nv + w - 1) / w;
+    }
+    if (w == 0)
+        w = 1;
+    SCOTCH_Num *vert = malloc(((size_t)nv + 1) * sizeof *vert);
+    SCOTCH_Num *adj = malloc(((size_t)2 * p->n_vedges + 1) * sizeof *adj);
+    SCOTCH_Num *lo = malloc(((size_t)2 * p->n_vedges + 1) * sizeof *lo);
+    SCOTCH_Num *part = malloc(((size_t)nv + 1) * sizeof *part);
+    uint32_t *deg = calloc((size_t)nv + 1, sizeof *deg);
+    uint8_t *taken = calloc((size_t)p->grid_w * p->grid_h, 1);
+    Status st = ST_OK;
+    if (!vert || !adj || !lo || !part || !deg || !taken ||
+        p->n_vedges > (uint32_t)INT32_MAX / 2) {
+        st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory placing cores");
+        goto out;
+    }
+    int64_t maxw = 1;
+    for (uint32_t i = 0; i < p->n_vedges; i++)
+        if (p->vedges[i].bytes > maxw)
+            maxw = p->vedges[i].bytes;
+    int64_t scale = maxw / 1000000 + 1; /* weights within Scotch's int, sums too */
+    for (uint32_t i = 0; i < p->n_vedges; i++) {
+        deg[p->vedges[i].a]++;
+        deg[p->vedges[i].b]++;
+    }
+    vert[0] = 0;
+    for (uint32_t v = 0; v < nv; v++)
+        vert[v + 1] = vert[v] + (SCOTCH_Num)deg[v];
+    memset(deg, 0, ((size_t)nv + 1) * sizeof *deg);
+    for (uint32_t i = 0; i < p->n_vedges; i++) {
+        const VEdge *e = &p->vedges[i];
+        SCOTCH_Num wgt = (SCOTCH_Num)(e->bytes / scale > 0 ? e->bytes / scale : 1);
+        SCOTCH_Num ia = vert[e->a] + (SCOTCH_Num)deg[e->a]++;
+        SCOTCH_Num ib = vert[e->b] + (SCOTCH_Num)deg[e->b]++;
+        adj[ia] = (SCOTCH_Num)e->b;
+        lo[ia] = wgt;
+        adj[ib] = (SCOTCH_Num)e->a;
+        lo[ib] = wgt;
+    }
+    map_scotch_errors();
+    SCOTCH_Graph g, cg;
+    SCOTCH_Context ctx;
+    SCOTCH_Arch arch;
+    SCOTCH_Strat strat;
+    SCOTCH_graphInit(&g);
+    SCOTCH_contextInit(&ctx);
+    SCOTCH_archInit(&arch);
+    SCOTCH_stratInit(&strat);
+    bool bound = false;
+    int rc = SCOTCH_graphBuild(&g, 0, (SCOTCH_Num)nv, vert, vert + 1, NULL, NULL,
+                               vert[nv], adj, lo);
+    if (!rc)
+        rc = SCOTCH_contextRandomClone(&ctx);
+    if (!rc) {
+        SCOTCH_contextRandomSeed(&ctx, (SCOTCH_Num)(seed & 0x7fffffff));
+        rc = SCOTCH_contextOptionSetNum(&ctx, SCOTCH_OPTIONNUMDETERMINISTIC, 1);
+    }
+    if (!rc)
+        rc = SCOTCH_contextBindGraph(&ctx, &g, &cg);
+    bound = !rc;
+    if (!rc)
+        rc = SCOTCH_archMesh2(&arch, (SCOTCH_Num)w, (SCOTCH_Num)h);
+
+    if (!rc)
+        rc = SCOTCH_graphMap(&cg, &arch, &strat, part);
+    if (bound)
+        SCOTCH_graphExit(&cg);
+    SCOTCH_stratExit(&strat);
+    SCOTCH_archExit(&arch);
+    SCOTCH_contextExit(&ctx);
+    SCOTCH_graphExit(&g);
+    if (rc) {
+        st = diag_add(d, ST_RUNTIME, "map.scotch", NULL,
+                      "Scotch could not map %u cores onto a %u x %u mesh", nv, w, h);
+        goto out;
+    }
+    for (uint32_t v = 0; v < nv; v++) {
+        uint32_t t = (uint32_t)part[v];
+        uint32_t k = (t / w) * p->grid_w + t % w;
+        if (t >= w * h || taken[k])
+            k = nearest_free(p, taken, t < w * h ? k : 0);
+        if (k == MAP_NONE) {
+            st = diag_add(d, ST_RUNTIME, "map.internal", NULL, "no free core left");
+            goto out;
+        }
+        taken[k] = 1;
+        where[v] = k;
+    }
+out:
+    free(vert);
+    free(adj);
+    free(lo);
+    free(part);
+    free(deg);
+    free(taken);
+    return st;
+}
+
+/* Phase groups per chip within the chip's limit. */
+static Status check_chips(MapPlan *p, Diag *d)
+{
+    const Chip *c = p->chip;
+    uint32_t nchips = p->chips_x * p->chips_y;
+    uint32_t words = (p->n_stages + 63) / 64;
+    uint64_t *seen = calloc((size_t)nchips * words, sizeof *seen);
+    if (!seen)
+        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory placing cores");
+    Status st = ST_OK;
+    for (uint32_t v = 0; v < p->n_vcores; v++) {
+        uint32_t x, y;
+        map_core_xy(p, p->vcores[v].core, &x, &y);
+        uint32_t chip = (y / c->cores_y) * p->chips_x + x / c->cores_x;
+        uint32_t s = (uint32_t)p->vcores[v].stage;
+        seen[(size_t)chip * words + s / 64] |= UINT64_C(1) << (s % 64);
+    }
+    for (uint32_t k = 0; k < nchips && st == ST_OK; k++) {
+        uint32_t n = 0;
+        for (uint32_t w = 0; w < words; w++)
+            n += (uint32_t)__builtin_popcountll(seen[(size_t)k * words + w]);
+        if (n > c->max_phase_groups)
+            st = diag_add(d, ST_LOGIC, "map.phases", NULL,
+                          "chip (%u,%u) would run %u phase groups, more than its %u",
+                          k % p->chips_x, k / p->chips_x, n, c->max_phase_groups);
+    }
+    free(seen);
+    return st;
+}
+
+Status map_place(MapPlan *p, Diag *d)
+{
+    Status st = size_grid(p, d);
+    if (st == ST_OK)
+        st = build_vedges(p, d);
+    if (st != ST_OK)
+        return st;
+    uint32_t *where = malloc(((size_t)p->n_vcores + 1) * sizeof *where);
+    if (!where)
+        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory placing cores");
+    if (p->opt.place == MAP_PLACE_SNAKE) {
+        map_place_snake(p, where);
+    } else {
+        st = map_place_scotch(p, p->opt.seed, where, d);
+        if (st == ST_OK)
+            p->traffic_scotch = map_vedge_traffic(p, where);
+        if (st == ST_OK && p->opt.place == MAP_PLACE_REFINED && p->opt.effort > 0)
+            st = map_refine(p, where, d);
+    }
+    for (uint32_t v = 0; st == ST_OK && v < p->n_vcores; v++)
+        p->vcores[v].core = where[v];
+    free(where);
+    if (st == ST_OK)
+        st = check_chips(p, d);
+    return st;
+}

@@ -1,0 +1,180 @@
+/* plan.h: the mapper's working structures (internal to mapper/): the problem problem.c
+ * builds from a graph, and what schedule.c, place.c, route.c and estimate.c fill in.
+ *
+ * Time inside a step is counted in slots: time = phase * MS_PER_PHASE + slot, with the slots
+ * of a phase in the chip's order Axon, Soma1, Router, Soma2 (CHIP.md §2). Phases are global
+ * while scheduling (0, 1, 2, ... without bound); stage k is phases [k*M, (k+1)*M) for
+ * M = chip max_phases and runs as its own phase group, pipelined with the others, so a
+ * core's local phase is the global phase mod M.
+ */
+#ifndef TASKIR_MAPPER_PLAN_H
+#define TASKIR_MAPPER_PLAN_H
+
+#include "mapper/mapper.h"
+#include "taskir/chip_cost.h"
+#include "taskir/uses.h"
+
+enum { MS_AXON, MS_SOMA1, MS_ROUTER, MS_SOMA2, MS_PER_PHASE };
+
+#define MAP_NONE UINT32_MAX
+
+/* One compute block. */
+typedef struct MTask {
+    uint32_t pos;             /* position in g->blocks */
+    const ChipPrim *prim;
+    int64_t clocks;           /* chip_block_clocks */
+    uint32_t cluster;
+    int64_t out_bytes;        /* its output buffer (chip_output_bytes) */
+    uint32_t remote_out;      /* transfers it writes into storage of other cores (or not yet
+                                 placed); at 0 its output buffer is that storage itself */
+    int32_t phase;            /* global phase (schedule.c) */
+    int slot;                 /* MS_AXON, MS_SOMA1 or MS_SOMA2 */
+} MTask;
+
+/* What an edge carries between cores. */
+typedef enum {
+    XF_CORE,                  /* compute block -> storage block: the router when they differ */
+    XF_IN,                    /* INPUT -> storage: received from off chip */
+    XF_OUT                    /* storage -> OUTPUT: sent off chip */
+} XferKind;
+
+/* Bytes received in one phase. */
+typedef struct MChunk {
+    int32_t phase;            /* global phase */
+    int64_t bytes;
+} MChunk;
+
+typedef struct MXfer {
+    uint32_t edge;            /* position in g->edges */
+    XferKind kind;
+    uint32_t src_task;        /* XF_CORE: the producing task */
+    uint32_t store;           /* position of the storage block (destination; XF_OUT: source) */
+    int64_t bytes;            /* real bytes: the interface's volume x the element size */
+    bool cross;               /* XF_CORE between two cores (schedule.c) */
+    uint32_t chunk0, n_chunks;/* its receive phases in MapPlan.chunks (cross only) */
+    uint32_t relay;           /* route.c: the xfer whose destination forwards it, or MAP_NONE
+                                 (sent by the source's core) */
+    int64_t hops;             /* route.c: XY hops from the sending core */
+    bool planned;             /* schedule.c: its receive phases are fixed */
+    int64_t ready;            /* schedule.c: the time (in slots) its data is in place */
+} MXfer;
+
+/* Blocks that must share a core. */
+typedef struct MCluster {
+    int64_t mem_weight;       /* SW, SW2D, SWFC, SB and other storage holding its own data */
+    int64_t mem_data;         /* other storage, and the compute blocks' output buffers */
+    uint32_t vcore;           /* schedule.c */
+    uint32_t first_block;     /* position of its first block (for messages) */
+} MCluster;
+
+/* A core as the schedule sees it, before it has a place. */
+typedef struct VCore {
+    int64_t mem_weight, mem_data;
+    int32_t stage;            /* its phase group */
+    uint8_t *slots;           /* per phase of its stage: bit s = slot s is taken */
+    int64_t *recv;            /* per local phase: bytes received */
+    uint32_t core;            /* place.c: index in the global grid (y * grid_w + x) */
+} VCore;
+
+/* Per core and local phase figures (estimate.c). */
+typedef struct MPhase {
+    int64_t clk_axon, clk_soma1, clk_soma2, clk_router;
+    int64_t sent, received;
+    uint32_t axon, soma1, soma2;  /* the tasks in those slots, MAP_NONE when free */
+} MPhase;
+
+/* Traffic between two virtual cores (the graph Scotch and the refinement see). */
+typedef struct VEdge {
+    uint32_t a, b;
+    int64_t bytes;
+} VEdge;
+
+struct MapPlan {
+    const Graph *g;
+    const Chip *chip;
+    MapperOptions opt;
+    GraphUses uses;
+    bool has_uses;
+    /* problem.c */
+    MTask *tasks;
+    uint32_t n_tasks;
+    uint32_t *task_of;        /* per block position: its task or MAP_NONE */
+    uint32_t *cluster_of;     /* per block position: its cluster or MAP_NONE (sockets) */
+    MCluster *clusters;
+    uint32_t n_clusters;
+    MXfer *xfers;
+    uint32_t n_xfers;
+    uint32_t *xfer_of;        /* per edge position: its xfer or MAP_NONE */
+    uint32_t *order;          /* tasks in topological order */
+    /* schedule.c */
+    VCore *vcores;
+    uint32_t n_vcores, cap_vcores;
+    MChunk *chunks;
+    uint32_t n_chunks, cap_chunks;
+    int32_t n_global_phases;  /* 1 + the last global phase used */
+    uint32_t n_stages;
+    uint32_t n_phases;        /* local phases of a step: min(M, n_global_phases) */
+    /* place.c */
+    uint32_t grid_w, grid_h;  /* the global core grid: chips side by side */
+    uint32_t chips_x, chips_y;/* chips in the array used */
+    VEdge *vedges;
+    uint32_t n_vedges;
+    int64_t traffic_scotch;   /* unicast traffic after Scotch, before refinement */
+    /* estimate.c */
+    MPhase *phase;            /* n_vcores x n_phases */
+    MapCost cost;
+};
+
+/* prim.c: the primitive of every compute block, checked [map.prim.*]. Fills p->tasks. */
+Status map_select_prims(MapPlan *p, Diag *d);
+/* problem.c: clusters, memory, transfers, order (after map_select_prims). */
+Status map_build_problem(MapPlan *p, Diag *d);
+/* problem.c: calls fn(xfer, arg) for every transfer (any kind) into a storage block that
+ * task t reads, in edge order; stops at the first non-zero fn returns and returns it. */
+int map_each_in_xfer(const MapPlan *p, uint32_t t, int (*fn)(uint32_t xfer, void *arg),
+                     void *arg);
+/* schedule.c */
+Status map_schedule(MapPlan *p, Diag *d);
+/* place.c: the traffic graph between virtual cores, then the placement opt.place asks for. */
+Status map_place(MapPlan *p, Diag *d);
+/* grid.c: the grid coordinates of core index k. */
+void map_core_xy(const MapPlan *p, uint32_t k, uint32_t *x, uint32_t *y);
+/* grid.c: XY hops between two core indices. */
+int64_t map_hops(const MapPlan *p, uint32_t a, uint32_t b);
+/* grid.c: unicast traffic (bytes x hops) of the virtual cores placed at where[v]. */
+int64_t map_vedge_traffic(const MapPlan *p, const uint32_t *where);
+/* place.c: Scotch's placement into where[] (n_vcores entries), collisions resolved. */
+Status map_place_scotch(const MapPlan *p, uint64_t seed, uint32_t *where, Diag *d);
+/* place.c: snake-order placement into where[]. */
+void map_place_snake(const MapPlan *p, uint32_t *where);
+/* refine.c: swaps and moves under the real cost, in place. */
+Status map_refine(MapPlan *p, uint32_t *where, Diag *d);
+/* route.c: relays and hops of every cross transfer. */
+Status map_route(MapPlan *p, Diag *d);
+/* estimate.c: per core and phase figures, the cost terms. */
+Status map_estimate(MapPlan *p, Diag *d);
+/* estimate.c: the global phase an XF_OUT transfer leaves its core in (after its writers). */
+int32_t map_out_phase(const MapPlan *p, const MXfer *x);
+/* estimate.c: the vcore whose router sends a cross transfer (its relay's, or its source's). */
+uint32_t map_xfer_sender(const MapPlan *p, const MXfer *x);
+/* estimate.c: the bytes of vcore v in each bank of the chip (out[b] for banks[b]). */
+void map_banks(const MapPlan *p, uint32_t v, int64_t out[8]);
+
+/* The vcore holding the storage block / task. */
+static inline uint32_t map_store_vcore(const MapPlan *p, uint32_t pos)
+{
+    return p->clusters[p->cluster_of[pos]].vcore;
+}
+static inline uint32_t map_task_vcore(const MapPlan *p, uint32_t t)
+{
+    return p->clusters[p->tasks[t].cluster].vcore;
+}
+/* The local phase of a global phase. */
+static inline uint32_t map_local(const MapPlan *p, int32_t global)
+{
+    return (uint32_t)global % p->chip->max_phases;
+}
+/* The slot's PIIndex wire value. */
+int32_t map_slot_pi(int slot);
+
+#endif

@@ -1,0 +1,339 @@
+/* problem.c: the mapping problem of a graph (docs/mapper.md, "Algorithm").
+ *
+ * Clusters: blocks that must sit on one core. A compute block shares its core with every
+ * storage block it reads (CHIP.md §2), so a storage block read by two compute blocks joins
+ * them; the graph's groups (the group pass) join their members; a storage block that no
+ * compute block reads (an output) joins the block that writes it. Union-find over block
+ * positions; clusters are numbered by their first block, so the result does not depend on
+ * anything but the graph.
+ * Memory: every storage block as chip_storage_bytes lays it out for its first reader, every
+ * compute block's output buffer (chip_output_bytes) unless all it writes is storage of its
+ * own cluster (the buffer is then that storage; schedule.c drops it too when the readers'
+ * clusters join its core), split into static data (weights, biases, tables: what holds its
+ * own data) and the rest.
+ * Transfers: every edge compute -> storage (the router when the two land on different cores),
+ * INPUT -> storage and storage -> OUTPUT, with its real byte count: the volume of the
+ * interface box at the storage end times the storage precision's bits, rounded up to bytes.
+ * Order: the compute blocks in a topological order of "a writes a storage block b reads"
+ * (Kahn, ties in graph order); a cycle is a logic error [map.cycle].
+ */
+#include "mapper/plan.h"
+
+#include "taskir/diag_block.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t uf_find(uint32_t *par, uint32_t x)
+{
+    while (par[x] != x) {
+        par[x] = par[par[x]];
+        x = par[x];
+    }
+    return x;
+}
+
+static void uf_union(uint32_t *par, uint32_t a, uint32_t b)
+{
+    a = uf_find(par, a);
+    b = uf_find(par, b);
+    if (a != b) /* the smaller position is the root: deterministic */
+        par[a > b ? a : b] = a < b ? a : b;
+}
+
+static BlockKind kind_of(const Block *b)
+{
+    return bt_info(b->type)->kind;
+}
+
+/* Bytes an edge carries, measured at the storage end's interface. -1 on overflow. */
+static int64_t edge_bytes(const MapPlan *p, const Edge *e, bool at_src)
+{
+    const Block *b = NULL;
+    const IfaceUse *u = uses_edge_end(p->g, &p->uses, e, at_src, &b);
+    if (!u || !b)
+        return 0;
+    const Cluster *cl = at_src ? &b->out[u->cluster] : &b->in[u->cluster];
+    const Iface *f = &cl->ifaces[u->iface];
+    int32_t dims[TIR_CDIMS];
+    if (f->has_size)
+        memcpy(dims, f->size.d, sizeof dims);
+    else if (!blk_cluster_dims(b, !at_src, u->cluster, dims))
+        return 0;
+    int64_t vol = tir_volume(dims, TIR_CDIMS);
+    int bits = pr_info(blk_prec(b))->bits;
+    if (vol < 0 || vol > INT64_MAX / 64)
+        return -1;
+    return (vol * bits + 7) / 8;
+}
+
+/* Does storage block b hold static data (weights, biases, tables) rather than data that
+ * flows through the step? */
+static bool is_static(const Block *b, const BlockUses *bu)
+{
+    switch (b->type) {
+    case BT_SW: case BT_SW2D: case BT_SWFC: case BT_SB:
+        return true;
+    default:
+        return b->data && bu->n_in_edges == 0;
+    }
+}
+
+static Status build_clusters(MapPlan *p, Diag *d)
+{
+    const Graph *g = p->g;
+    uint32_t n = g->n_blocks;
+    uint32_t *par = malloc((n ? n : 1) * sizeof *par);
+    p->cluster_of = malloc((n ? n : 1) * sizeof *p->cluster_of);
+    if (!par || !p->cluster_of) {
+        free(par);
+        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory building clusters");
+    }
+    for (uint32_t i = 0; i < n; i++)
+        par[i] = i;
+    for (uint32_t i = 0; i < g->n_edges; i++) {
+        const Edge *e = g->edges[i];
+        long s = graph_block_pos(g, e->src), t = graph_block_pos(g, e->dst);
+        if (s < 0 || t < 0)
+            continue;
+        BlockKind ks = kind_of(g->blocks[s]), kt = kind_of(g->blocks[t]);
+        if (ks == BK_STORAGE && kt == BK_COMPUTE)
+            uf_union(par, (uint32_t)s, (uint32_t)t);
+    }
+    for (uint32_t i = 0; i < g->n_groups; i++) {
+        const Group *gr = &g->groups[i];
+        long first = -1;
+        for (uint32_t k = 0; k < gr->n_block_ids; k++) {
+            long pos = graph_block_pos(g, gr->block_ids[k]);
+            if (pos < 0 || kind_of(g->blocks[pos]) == BK_IO)
+                continue;
+            if (first < 0)
+                first = pos;
+            else
+                uf_union(par, (uint32_t)first, (uint32_t)pos);
+        }
+    }
+    /* storage that no compute block reads joins its writer */
+    for (uint32_t i = 0; i < n; i++) {
+        const Block *b = g->blocks[i];
+        const BlockUses *bu = &p->uses.blocks[i];
+        if (kind_of(b) != BK_STORAGE)
+            continue;
+        bool read = false;
+        for (uint32_t k = 0; k < bu->n_out_edges && !read; k++) {
+            long t = graph_block_pos(g, g->edges[bu->out_edges[k]]->dst);
+            read = t >= 0 && kind_of(g->blocks[t]) == BK_COMPUTE;
+        }
+        for (uint32_t k = 0; k < bu->n_in_edges && !read; k++) {
+            long s = graph_block_pos(g, g->edges[bu->in_edges[k]]->src);
+            if (s >= 0 && kind_of(g->blocks[s]) == BK_COMPUTE) {
+                uf_union(par, (uint32_t)s, i);
+                break;
+            }
+        }
+    }
+    /* dense ids in order of first block */
+    uint32_t *id = malloc((n ? n : 1) * sizeof *id);
+    if (!id) {
+        free(par);
+        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory building clusters");
+    }
+    uint32_t nc = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        id[i] = MAP_NONE;
+        p->cluster_of[i] = MAP_NONE;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (kind_of(g->blocks[i]) != BK_STORAGE && kind_of(g->blocks[i]) != BK_COMPUTE)
+            continue;
+        uint32_t r = uf_find(par, i);
+        if (id[r] == MAP_NONE)
+            id[r] = nc++;
+        p->cluster_of[i] = id[r];
+    }
+    free(par);
+    free(id);
+    p->clusters = calloc(nc ? nc : 1, sizeof *p->clusters);
+    if (!p->clusters)
+        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory building clusters");
+    p->n_clusters = nc;
+    for (uint32_t c = 0; c < nc; c++) {
+        p->clusters[c].vcore = MAP_NONE;
+        p->clusters[c].first_block = MAP_NONE;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t c = p->cluster_of[i];
+        if (c == MAP_NONE)
+            continue;
+        MCluster *cl = &p->clusters[c];
+        if (cl->first_block == MAP_NONE)
+            cl->first_block = i;
+        const Block *b = g->blocks[i];
+        const BlockUses *bu = &p->uses.blocks[i];
+        int64_t bytes;
+        if (kind_of(b) == BK_COMPUTE) {
+            bytes = chip_output_bytes(p->chip, b);
+            if (p->task_of[i] != MAP_NONE)
+                p->tasks[p->task_of[i]].out_bytes = bytes;
+        } else {
+            const Block *reader = NULL;
+            for (uint32_t k = 0; k < bu->n_out_edges && !reader; k++) {
+                const Block *t = graph_block(g, g->edges[bu->out_edges[k]]->dst);
+                if (t && kind_of(t) == BK_COMPUTE)
+                    reader = t;
+            }
+            bytes = chip_storage_bytes(p->chip, b, reader);
+        }
+        if (bytes < 0 || bytes > INT64_MAX / 4 - cl->mem_data - cl->mem_weight)
+            return diag_block(d, ST_LOGIC, "map.mem.size", b,
+                              "its memory size overflows");
+        if (kind_of(b) == BK_STORAGE && is_static(b, bu))
+            cl->mem_weight += bytes;
+        else
+            cl->mem_data += bytes;
+    }
+    return ST_OK;
+}
+
+static Status build_xfers(MapPlan *p, Diag *d)
+{
+    const Graph *g = p->g;
+    p->xfers = calloc(g->n_edges ? g->n_edges : 1, sizeof *p->xfers);
+    p->xfer_of = malloc((g->n_edges ? g->n_edges : 1) * sizeof *p->xfer_of);
+    if (!p->xfers || !p->xfer_of)
+        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory listing transfers");
+    for (uint32_t i = 0; i < g->n_edges; i++) {
+        const Edge *e = g->edges[i];
+        p->xfer_of[i] = MAP_NONE;
+        long s = graph_block_pos(g, e->src), t = graph_block_pos(g, e->dst);
+        if (s < 0 || t < 0)
+            continue;
+        BlockKind ks = kind_of(g->blocks[s]), kt = kind_of(g->blocks[t]);
+        MXfer x = {.edge = i, .relay = MAP_NONE};
+        if (ks == BK_COMPUTE && kt == BK_STORAGE) {
+            x.kind = XF_CORE;
+            x.src_task = p->task_of[s];
+            x.store = (uint32_t)t;
+        } else if (ks == BK_IO && kt == BK_STORAGE) {
+            x.kind = XF_IN;
+            x.src_task = MAP_NONE;
+            x.store = (uint32_t)t;
+        } else if (ks == BK_STORAGE && kt == BK_IO) {
+            x.kind = XF_OUT;
+            x.src_task = MAP_NONE;
+            x.store = (uint32_t)s;
+        } else {
+            continue;
+        }
+        if (x.kind == XF_CORE && x.src_task == MAP_NONE)
+            continue;
+        x.bytes = edge_bytes(p, e, x.kind == XF_OUT);
+        if (x.bytes < 0)
+            return diag_edge(d, ST_LOGIC, "map.mem.size", e->id, "its byte count overflows");
+        p->xfer_of[i] = p->n_xfers;
+        p->xfers[p->n_xfers++] = x;
+    }
+    return ST_OK;
+}
+
+int map_each_in_xfer(const MapPlan *p, uint32_t t, int (*fn)(uint32_t xfer, void *arg),
+                     void *arg)
+{
+    const Graph *g = p->g;
+    const BlockUses *bu = &p->uses.blocks[p->tasks[t].pos];
+    for (uint32_t k = 0; k < bu->n_in_edges; k++) {
+        long s = graph_block_pos(g, g->edges[bu->in_edges[k]]->src);
+        if (s < 0 || kind_of(g->blocks[s]) != BK_STORAGE)
+            continue;
+        const BlockUses *su = &p->uses.blocks[s];
+        for (uint32_t j = 0; j < su->n_in_edges; j++) {
+            uint32_t x = p->xfer_of[su->in_edges[j]];
+            int r = x == MAP_NONE ? 0 : fn(x, arg);
+            if (r)
+                return r;
+        }
+    }
+    return 0;
+}
+
+typedef struct CountIn {
+    const MapPlan *p;
+    uint32_t n;
+} CountIn;
+
+static int count_core_in(uint32_t x, void *arg)
+{
+    CountIn *c = arg;
+    c->n += c->p->xfers[x].kind == XF_CORE;
+    return 0;
+}
+
+/* Kahn's order of the tasks: t after a when a writes a storage block t reads. */
+static Status build_order(MapPlan *p, Diag *d)
+{
+    const Graph *g = p->g;
+    uint32_t n = p->n_tasks;
+    uint32_t *indeg = calloc(n ? n : 1, sizeof *indeg);
+    p->order = malloc((n ? n : 1) * sizeof *p->order);
+    if (!indeg || !p->order) {
+        free(indeg);
+        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory ordering blocks");
+    }
+    /* in-degree: for each task, the transfers from compute blocks into what it reads */
+    for (uint32_t t = 0; t < n; t++) {
+        CountIn c = {p, 0};
+        map_each_in_xfer(p, t, count_core_in, &c);
+        indeg[t] = c.n;
+    }
+    uint32_t head = 0, tail = 0;
+    for (uint32_t t = 0; t < n; t++)
+        if (!indeg[t])
+            p->order[tail++] = t;
+    while (head < tail) {
+        uint32_t a = p->order[head++];
+        const BlockUses *au = &p->uses.blocks[p->tasks[a].pos];
+        for (uint32_t k = 0; k < au->n_out_edges; k++) {
+            uint32_t x = p->xfer_of[au->out_edges[k]];
+            if (x == MAP_NONE || p->xfers[x].kind != XF_CORE)
+                continue;
+            const BlockUses *su = &p->uses.blocks[p->xfers[x].store];
+            for (uint32_t j = 0; j < su->n_out_edges; j++) {
+                long c = graph_block_pos(g, g->edges[su->out_edges[j]]->dst);
+                uint32_t t = c >= 0 ? p->task_of[c] : MAP_NONE;
+                if (t != MAP_NONE && --indeg[t] == 0)
+                    p->order[tail++] = t;
+            }
+        }
+    }
+    Status st = ST_OK;
+    if (tail < n)
+        for (uint32_t t = 0; t < n; t++)
+            if (indeg[t]) {
+                st = diag_block(d, ST_LOGIC, "map.cycle", g->blocks[p->tasks[t].pos],
+                                "lies on a cycle of blocks: no schedule can run it");
+                break;
+            }
+    free(indeg);
+    return st;
+}
+
+Status map_build_problem(MapPlan *p, Diag *d)
+{
+    Status st = build_clusters(p, d);
+    if (st == ST_OK)
+        st = build_xfers(p, d);
+    if (st == ST_OK)
+        st = build_order(p, d);
+    for (uint32_t t = 0; st == ST_OK && t < p->n_tasks; t++)
+        p->tasks[t].cluster = p->cluster_of[p->tasks[t].pos];
+    /* an output buffer that only feeds storage of its own cluster is that storage */
+    for (uint32_t i = 0; st == ST_OK && i < p->n_xfers; i++) {
+        const MXfer *x = &p->xfers[i];
+        if (x->kind == XF_CORE && p->cluster_of[x->store] != p->tasks[x->src_task].cluster)
+            p->tasks[x->src_task].remote_out++;
+    }
+    for (uint32_t t = 0; st == ST_OK && t < p->n_tasks; t++)
+        if (!p->tasks[t].remote_out)
+            p->clusters[p->tasks[t].cluster].mem_data -= p->tasks[t].out_bytes;
+    return st;
+}

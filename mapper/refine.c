@@ -1,0 +1,161 @@
+/* refine.c: improves a placement under the real cost, bytes x XY hops between the virtual
+ * cores (docs/mapper.md, "Algorithm", step 5).
+ *
+ * Simulated annealing over moves and swaps: a virtual core u goes to a core next to the core
+ * of one of its partners (or next to its own), swapping with the virtual core there if there
+ * is one. A move that does not raise the cost is taken; one that does is taken with
+ * probability exp(-delta / T), T falling geometrically from 0.3 x the mean cost of an edge
+ * (Scotch's start is good: a hotter start only loses it) to nothing, so the end is a plain descent. The best of the placements seen at snapshots
+ * (every 1024 moves, and the last) is kept, so the result is never worse than Scotch's. The random numbers come from the seed alone (splitmix64): one
+ * seed, one placement. Work: effort x 64 moves per virtual core, each O(degree).
+ */
+#include "mapper/plan.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Rng {
+    uint64_t s;
+} Rng;
+
+static uint64_t rng_next(Rng *r)
+{
+    uint64_t z = (r->s += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+static uint32_t rng_below(Rng *r, uint32_t n)
+{
+    return n ? (uint32_t)(rng_next(r) % n) : 0;
+}
+
+static double rng_unit(Rng *r)
+{
+    return (double)(rng_next(r) >> 11) / 9007199254740992.0;
+}
+
+typedef struct Adj {
+    uint32_t *start;   /* n_vcores + 1 */
+    uint32_t *peer;
+    int64_t *bytes;
+} Adj;
+
+/* The change of cost when u moves to core k, the partner skip (a swap's other end) left out. */
+static int64_t move_delta(const MapPlan *p, const Adj *a, const uint32_t *where, uint32_t u,
+                          uint32_t k, uint32_t skip)
+{
+    int64_t dl = 0;
+    for (uint32_t i = a->start[u]; i < a->start[u + 1]; i++) {
+        uint32_t w = a->peer[i];
+        if (w == skip)
+            continue;
+        dl += a->bytes[i] * (map_hops(p, k, where[w]) - map_hops(p, where[u], where[w]));
+    }
+    return dl;
+}
+
+/* A core within distance 1 of k, inside the grid. */
+static uint32_t near_core(const MapPlan *p, Rng *r, uint32_t k)
+{
+    uint32_t x, y;
+    map_core_xy(p, k, &x, &y);
+    int64_t nx = (int64_t)x + (int64_t)rng_below(r, 3) - 1;
+    int64_t ny = (int64_t)y + (int64_t)rng_below(r, 3) - 1;
+    if (nx < 0)
+        nx = 0;
+    if (ny < 0)
+        ny = 0;
+    if (nx >= p->grid_w)
+        nx = p->grid_w - 1;
+    if (ny >= p->grid_h)
+        ny = p->grid_h - 1;
+    return (uint32_t)ny * p->grid_w + (uint32_t)nx;
+}
+
+Status map_refine(MapPlan *p, uint32_t *where, Diag *d)
+{
+    uint32_t nv = p->n_vcores;
+    size_t ncores = (size_t)p->grid_w * p->grid_h;
+    if (nv < 2 || !p->n_vedges)
+        return ST_OK;
+    Adj a = {0};
+    a.start = calloc((size_t)nv + 1, sizeof *a.start);
+    a.peer = malloc((size_t)2 * p->n_vedges * sizeof *a.peer);
+    a.bytes = malloc((size_t)2 * p->n_vedges * sizeof *a.bytes);
+    uint32_t *occ = malloc(ncores * sizeof *occ);
+    uint32_t *best = malloc((size_t)nv * sizeof *best);
+    uint32_t *fill = calloc((size_t)nv + 1, sizeof *fill);
+    Status st = ST_OK;
+    if (!a.start || !a.peer || !a.bytes || !occ || !best || !fill) {
+        st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory refining the placement");
+        goto out;
+    }
+    for (uint32_t i = 0; i < p->n_vedges; i++) {
+        a.start[p->vedges[i].a + 1]++;
+        a.start[p->vedges[i].b + 1]++;
+    }
+    for (uint32_t v = 0; v < nv; v++)
+        a.start[v + 1] += a.start[v];
+    for (uint32_t i = 0; i < p->n_vedges; i++) {
+        const VEdge *e = &p->vedges[i];
+        uint32_t ia = a.start[e->a] + fill[e->a]++, ib = a.start[e->b] + fill[e->b]++;
+        a.peer[ia] = e->b;
+        a.bytes[ia] = e->bytes;
+        a.peer[ib] = e->a;
+        a.bytes[ib] = e->bytes;
+    }
+    for (size_t k = 0; k < ncores; k++)
+        occ[k] = MAP_NONE;
+    for (uint32_t v = 0; v < nv; v++)
+        occ[where[v]] = v;
+    memcpy(best, where, (size_t)nv * sizeof *best);
+    int64_t cost = map_vedge_traffic(p, where), best_cost = cost;
+    double t0 = p->n_vedges ? 0.3 * (double)cost / p->n_vedges : 1.0;
+    uint64_t iters = (uint64_t)p->opt.effort * 64 * nv;
+    double decay = iters ? pow(1e-4, 1.0 / (double)iters) : 1.0, temp = t0;
+    Rng r = {p->opt.seed ^ UINT64_C(0x5DEECE66D)};
+    for (uint64_t it = 0; it < iters; it++) {
+        if ((it & 4095) == 0)
+            tir_progress(p->opt.progress, "move", it, iters);
+        temp *= decay;
+        uint32_t u = rng_below(&r, nv);
+        uint32_t deg = a.start[u + 1] - a.start[u];
+        uint32_t anchor = deg && rng_below(&r, 4) ? where[a.peer[a.start[u] + rng_below(&r, deg)]]
+                                                  : where[u];
+        uint32_t k = near_core(p, &r, anchor);
+        if (k == where[u])
+            continue;
+        uint32_t x = occ[k];
+        int64_t delta = move_delta(p, &a, where, u, k, x);
+        if (x != MAP_NONE)
+            delta += move_delta(p, &a, where, x, where[u], u);
+        if (delta > 0 && (temp <= 0 || rng_unit(&r) >= exp(-(double)delta / temp)))
+            continue;
+        uint32_t from = where[u];
+        where[u] = k;
+        occ[k] = u;
+        occ[from] = x;
+        if (x != MAP_NONE)
+            where[x] = from;
+        cost += delta;
+        if ((it & 1023) == 0 && cost < best_cost) { /* a snapshot now and then: O(nv) */
+            best_cost = cost;
+            memcpy(best, where, (size_t)nv * sizeof *best);
+        }
+    }
+    tir_progress(p->opt.progress, "move", iters, iters);
+    if (cost < best_cost)
+        memcpy(best, where, (size_t)nv * sizeof *best);
+    memcpy(where, best, (size_t)nv * sizeof *best);
+out:
+    free(a.start);
+    free(a.peer);
+    free(a.bytes);
+    free(occ);
+    free(best);
+    free(fill);
+    return st;
+}

@@ -1,0 +1,500 @@
+/* schedule.c: clusters onto virtual cores, compute blocks onto phases and slots, transfers
+ * onto receive phases (docs/mapper.md, "Algorithm", steps 2-3).
+ *
+ * One pass over the compute blocks in topological order (list scheduling). A block whose
+ * cluster has no core yet chooses one: the core of each block it reads from (most bytes
+ * first) when the cluster's memory still fits there, or a fresh core; it takes the candidate
+ * where it can start earliest, the earlier candidate on a tie, so a chain of layers stays on
+ * one core (no traffic, and no later than on two: between cores a chain advances a phase per
+ * layer as well) while parallel pieces (one Axon slot per core and phase) spread out.
+ * Then the block takes the earliest free slot of its unit after its inputs are in place:
+ *   - from its own core: after the writer's slot (an Axon's output feeds Soma1 in the same
+ *     phase);
+ *   - from another core: the writer's router sends in its phase (in the next one when the
+ *     writer is a Soma2, which runs after the router), the bytes arrive over as many phases
+ *     as the receive budget (recv_bytes_per_phase, dest_bytes_per_phase a phase) needs, and
+ *     the block runs in Soma2 of the last of them or in a later phase;
+ *   - from off chip (INPUT): before the step.
+ * Memory: a core holds its clusters; a block's output buffer is dropped once every block it
+ * writes to sits on its core (the buffer is then the reader's storage itself).
+ * A core belongs to one stage, phases [k*M, (k+1)*M) of the global schedule; a stage is a
+ * phase group, and all of them run pipelined, so a core's local phase is the global one mod M
+ * and a core's receive budget is kept per local phase. A block that cannot run inside its
+ * core's stage is a logic error [map.phases]; a cluster over the core's memory budget is one
+ * too [map.mem.group].
+ * Requires map_build_problem. Guarantees: every task has (phase, slot), every cluster a
+ * virtual core, every XF_CORE transfer between two cores its receive chunks.
+ */
+#include "mapper/plan.h"
+
+#include "taskir/diag_block.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A transfer longer than this many phases is refused (a bound on the work, not a chip fact). */
+#define MAX_XFER_PHASES (1 << 20)
+
+typedef struct Sched {
+    MapPlan *p;
+    uint32_t M;
+    int64_t *scratch;        /* a candidate's receive budget while it is tried */
+    uint32_t *ntasks;        /* per cluster: its compute blocks */
+    uint32_t *cand;          /* candidate vcores of one block */
+    int64_t *cand_bytes;
+} Sched;
+
+static Status oom(Diag *d)
+{
+    return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory while scheduling");
+}
+
+/* Room for one more element in *arr (n used of *cap, size bytes each), doubling from first. */
+static bool grow(void **arr, uint32_t n, uint32_t *cap, size_t size, uint32_t first)
+{
+    if (n < *cap)
+        return true;
+    if (*cap > UINT32_MAX / 2)
+        return false;
+    uint32_t c = *cap ? 2 * *cap : first;
+    void *a = realloc(*arr, (size_t)c * size);
+    if (!a)
+        return false;
+    *arr = a;
+    *cap = c;
+    return true;
+}
+
+static uint32_t new_vcore(Sched *s, int32_t stage)
+{
+    MapPlan *p = s->p;
+    if (!grow((void **)&p->vcores, p->n_vcores, &p->cap_vcores, sizeof *p->vcores, 64))
+        return MAP_NONE;
+    VCore *v = &p->vcores[p->n_vcores];
+    memset(v, 0, sizeof *v);
+    v->slots = calloc(s->M, 1);
+    v->recv = calloc(s->M, sizeof *v->recv);
+    if (!v->slots || !v->recv) {
+        free(v->slots);
+        free(v->recv);
+        return MAP_NONE;
+    }
+    v->stage = stage;
+    v->core = MAP_NONE;
+    return p->n_vcores++;
+}
+
+static bool add_chunk(MapPlan *p, int32_t phase, int64_t bytes)
+{
+    if (!grow((void **)&p->chunks, p->n_chunks, &p->cap_chunks, sizeof *p->chunks, 256))
+        return false;
+    p->chunks[p->n_chunks++] = (MChunk){phase, bytes};
+    return true;
+}
+
+/* When the writer's data leaves its core: the phase its router sends in. */
+static int32_t send_phase(const MTask *a)
+{
+    return a->phase + (a->slot == MS_SOMA2);
+}
+
+/* What inputs_ready works with, for each transfer into t's inputs. */
+typedef struct Ready {
+    Sched *s;
+    uint32_t v;          /* the core tried (MAP_NONE: a fresh one) */
+    int64_t *recv;       /* its receive budget (or a scratch copy) */
+    bool commit;
+    int64_t per_phase;   /* bytes one phase may bring */
+    int64_t ready;       /* the latest time an input is in place */
+    Status st;
+    Diag *d;
+} Ready;
+
+/* Plans one transfer into a Ready's core: the time its data is in place. */
+static int ready_one(uint32_t xi, void *arg)
+{
+    Ready *R = arg;
+    MapPlan *p = R->s->p;
+    MXfer *x = &p->xfers[xi];
+    int64_t r = -1;
+    if (x->kind != XF_CORE) {
+        r = -1; /* from off chip: before the step */
+    } else if (x->planned) {
+        r = x->ready;
+    } else {
+        const MTask *a = &p->tasks[x->src_task];
+        uint32_t va = map_task_vcore(p, x->src_task);
+        if (va == R->v && R->v != MAP_NONE) {
+            r = (int64_t)a->phase * MS_PER_PHASE + a->slot;
+        } else {
+            int64_t left = x->bytes;
+            int32_t ph = send_phase(a);
+            uint32_t n = 0;
+            for (;;) {
+                uint32_t l = (uint32_t)ph % R->s->M;
+                int64_t room = R->per_phase - R->recv[l];
+                if (room > 0 || left == 0) {
+                    int64_t take = left < room ? left : (room > 0 ? room : 0);
+                    R->recv[l] += take;
+                    left -= take;
+                    if (R->commit && !add_chunk(p, ph, take)) {
+                        R->st = oom(R->d);
+                        return 1;
+                    }
+                    n++;
+                    if (left == 0)
+                        break;
+                }
+                if (ph >= INT32_MAX - 1 || ph - send_phase(a) > MAX_XFER_PHASES) {
+                    R->st = diag_edge(R->d, ST_LOGIC, "map.phases", p->g->edges[x->edge]->id,
+                                      "its %lld bytes need more than %d receive phases",
+                                      (long long)x->bytes, MAX_XFER_PHASES);
+                    return 1;
+                }
+                ph++;
+            }
+            r = (int64_t)ph * MS_PER_PHASE + MS_ROUTER;
+            if (R->commit) {
+                x->cross = true;
+                x->chunk0 = p->n_chunks - n;
+                x->n_chunks = n;
+            }
+        }
+        if (R->commit) {
+            x->planned = true;
+            x->ready = r;
+        }
+    }
+    if (r > R->ready)
+        R->ready = r;
+    return 0;
+}
+
+/* The time t's inputs are in place on vcore v (MAP_NONE: a fresh core), planning the
+ * transfers into it on recv (v's budget, or a scratch copy). commit: record the chunks. */
+static Status inputs_ready(Sched *s, uint32_t t, uint32_t v, int64_t *recv, bool commit,
+                           int64_t *ready, Diag *d)
+{
+    const Chip *c = s->p->chip;
+    Ready R = {s, v, recv, commit, c->recv_bytes_per_phase, -1, ST_OK, d};
+    if (c->dest_bytes_per_phase && c->dest_bytes_per_phase < R.per_phase)
+        R.per_phase = c->dest_bytes_per_phase;
+    if (R.per_phase <= 0)
+        R.per_phase = 1;
+    map_each_in_xfer(s->p, t, ready_one, &R);
+    *ready = R.ready;
+    return R.st;
+}
+
+/* The earliest (phase, slot) after ready for a block of unit u on v (MAP_NONE: fresh, no
+ * window, no taken slot). INT64_MAX when there is none inside v's stage. */
+static int64_t earliest(const Sched *s, uint32_t v, ChipUnit u, int64_t ready)
+{
+    const MapPlan *p = s->p;
+    int64_t lo = 0, hi = INT64_MAX / 8;
+    const uint8_t *slots = NULL;
+    if (v != MAP_NONE) {
+        lo = (int64_t)p->vcores[v].stage * s->M;
+        hi = lo + s->M;
+        slots = p->vcores[v].slots;
+    }
+    int64_t ph = (ready + 1) / MS_PER_PHASE; /* ready >= -1 */
+    if (ph < lo)
+        ph = lo;
+    for (; ph < hi; ph++) {
+        uint8_t used = slots ? slots[ph - lo] : 0;
+        if (u == UNIT_AXON) {
+            if (ph * MS_PER_PHASE + MS_AXON > ready && !(used & (1u << MS_AXON)))
+                return ph * MS_PER_PHASE + MS_AXON;
+        } else {
+            if (ph * MS_PER_PHASE + MS_SOMA1 > ready && !(used & (1u << MS_SOMA1)))
+                return ph * MS_PER_PHASE + MS_SOMA1;
+            if (ph * MS_PER_PHASE + MS_SOMA2 > ready && !(used & (1u << MS_SOMA2)))
+                return ph * MS_PER_PHASE + MS_SOMA2;
+        }
+    }
+    return INT64_MAX;
+}
+
+/* Tries t on v (MAP_NONE: fresh): the time it could start, or INT64_MAX. */
+static Status try_on(Sched *s, uint32_t t, uint32_t v, int64_t *time, Diag *d)
+{
+    MapPlan *p = s->p;
+    if (v == MAP_NONE)
+        memset(s->scratch, 0, s->M * sizeof *s->scratch);
+    else
+        memcpy(s->scratch, p->vcores[v].recv, s->M * sizeof *s->scratch);
+    int64_t ready;
+    Status st = inputs_ready(s, t, v, s->scratch, false, &ready, d);
+    if (st != ST_OK)
+        return st;
+    *time = earliest(s, v, p->tasks[t].prim->unit, ready);
+    if (v == MAP_NONE && *time != INT64_MAX && s->ntasks[p->tasks[t].cluster] > 1) {
+        /* a fresh core for a cluster of k blocks: start a new stage rather than leave too
+         * few phases in this one for the rest of the cluster */
+        int64_t ph = *time / MS_PER_PHASE, k = s->ntasks[p->tasks[t].cluster];
+        if (ph % s->M + k > s->M && k <= s->M)
+            *time = (ph / s->M + 1) * s->M * MS_PER_PHASE +
+                    (p->tasks[t].prim->unit == UNIT_AXON ? MS_AXON : MS_SOMA1);
+    }
+    return ST_OK;
+}
+
+static int64_t vcore_mem(const VCore *v)
+{
+    return v->mem_weight + v->mem_data;
+}
+
+/* Calls fn for every transfer not yet planned into t's input storage from a block on v. */
+typedef struct Pending {
+    Sched *s;
+    uint32_t v;
+    void (*fn)(Sched *, uint32_t xfer, void *);
+    void *arg;
+} Pending;
+
+static int pending_one(uint32_t xi, void *arg)
+{
+    Pending *P = arg;
+    const MapPlan *p = P->s->p;
+    if (p->xfers[xi].kind == XF_CORE && !p->xfers[xi].planned &&
+        map_task_vcore(p, p->xfers[xi].src_task) == P->v)
+        P->fn(P->s, xi, P->arg);
+    return 0;
+}
+
+static void each_pending_in(Sched *s, uint32_t t, uint32_t v,
+                            void (*fn)(Sched *, uint32_t xfer, void *), void *arg)
+{
+    Pending P = {s, v, fn, arg};
+    map_each_in_xfer(s->p, t, pending_one, &P);
+}
+
+/* The pending transfers into one cluster, counted per writer. */
+typedef struct Saving {
+    uint32_t writer[64];
+    uint32_t count[64];
+    uint32_t n;
+} Saving;
+
+static void count_writer(Sched *s, uint32_t xi, void *arg)
+{
+    Saving *sv = arg;
+    uint32_t a = s->p->xfers[xi].src_task, i = 0;
+    while (i < sv->n && sv->writer[i] != a)
+        i++;
+    if (i == sv->n) {
+        if (sv->n == 64)
+            return;
+        sv->writer[sv->n] = a;
+        sv->count[sv->n++] = 0;
+    }
+    sv->count[i]++;
+}
+
+/* Bytes of output buffers on v that t's cluster joining v makes unnecessary. */
+static int64_t saving(Sched *s, uint32_t t, uint32_t v)
+{
+    Saving sv = {.n = 0};
+    each_pending_in(s, t, v, count_writer, &sv);
+    int64_t b = 0;
+    for (uint32_t i = 0; i < sv.n; i++)
+        if (s->p->tasks[sv.writer[i]].remote_out == sv.count[i])
+            b += s->p->tasks[sv.writer[i]].out_bytes;
+    return b;
+}
+
+static void make_local(Sched *s, uint32_t xi, void *arg)
+{
+    (void)arg;
+    MTask *a = &s->p->tasks[s->p->xfers[xi].src_task];
+    if (a->remote_out && --a->remote_out == 0)
+        s->p->vcores[map_task_vcore(s->p, s->p->xfers[xi].src_task)].mem_data -= a->out_bytes;
+}
+
+/* Collects one candidate core for t's cluster from a transfer into t's inputs. */
+typedef struct Cands {
+    Sched *s;
+    uint32_t t;
+    int64_t need;     /* the cluster's bytes */
+    uint32_t n;
+} Cands;
+
+static int cand_one(uint32_t xi, void *arg)
+{
+    Cands *C = arg;
+    Sched *s = C->s;
+    MapPlan *p = s->p;
+    if (p->xfers[xi].kind != XF_CORE || p->xfers[xi].planned)
+        return 0;
+    uint32_t v = map_task_vcore(p, p->xfers[xi].src_task);
+    if (v == MAP_NONE ||
+        vcore_mem(&p->vcores[v]) + C->need - saving(s, C->t, v) > p->chip->core_budget_bytes)
+        return 0;
+    uint32_t i = 0;
+    while (i < C->n && s->cand[i] != v)
+        i++;
+    if (i == C->n) {
+        if (C->n == 64)
+            return 0; /* enough candidates */
+        s->cand[C->n] = v;
+        s->cand_bytes[C->n++] = 0;
+    }
+    s->cand_bytes[i] += p->xfers[xi].bytes;
+    return 0;
+}
+
+/* The candidate cores for t's cluster: the cores of the blocks it reads from, most bytes
+ * first, where the cluster still fits; *n gets their count. */
+static void candidates(Sched *s, uint32_t t, uint32_t *n)
+{
+    const MCluster *cl = &s->p->clusters[s->p->tasks[t].cluster];
+    Cands C = {s, t, cl->mem_weight + cl->mem_data, 0};
+    map_each_in_xfer(s->p, t, cand_one, &C);
+    uint32_t k = C.n;
+    /* most bytes first, ties by the order found (insertion sort: k is small) */
+    for (uint32_t i = 1; i < k; i++)
+        for (uint32_t j = i; j > 0 && s->cand_bytes[j] > s->cand_bytes[j - 1]; j--) {
+            uint32_t tv = s->cand[j];
+            int64_t tb = s->cand_bytes[j];
+            s->cand[j] = s->cand[j - 1];
+            s->cand_bytes[j] = s->cand_bytes[j - 1];
+            s->cand[j - 1] = tv;
+            s->cand_bytes[j - 1] = tb;
+        }
+    *n = k;
+}
+
+static Status give_core(Sched *s, uint32_t c, uint32_t v)
+{
+    MapPlan *p = s->p;
+    p->clusters[c].vcore = v;
+    p->vcores[v].mem_weight += p->clusters[c].mem_weight;
+    p->vcores[v].mem_data += p->clusters[c].mem_data;
+    return ST_OK;
+}
+
+static Status place_task(Sched *s, uint32_t t, Diag *d)
+{
+    MapPlan *p = s->p;
+    MTask *tk = &p->tasks[t];
+    MCluster *cl = &p->clusters[tk->cluster];
+    const Block *b = p->g->blocks[tk->pos];
+    int64_t time;
+    Status st;
+    uint32_t v = cl->vcore;
+    if (v == MAP_NONE) {
+        int64_t need = cl->mem_weight + cl->mem_data;
+        if (need > p->chip->core_budget_bytes)
+            return diag_block(d, ST_LOGIC, "map.mem.group", b,
+                              "its group needs %lld bytes (static %lld, data %lld), more than "
+                              "the %u bytes of a core: split it first (taskir-opt --passes "
+                              "split)",
+                              (long long)need, (long long)cl->mem_weight,
+                              (long long)cl->mem_data, p->chip->core_budget_bytes);
+        uint32_t n;
+        candidates(s, t, &n);
+        int64_t best = INT64_MAX;
+        uint32_t best_v = MAP_NONE;
+        for (uint32_t i = 0; i <= n; i++) {
+            uint32_t cv = i < n ? s->cand[i] : MAP_NONE;
+            if ((st = try_on(s, t, cv, &time, d)) != ST_OK)
+                return st;
+            if (time < best) {
+                best = time;
+                best_v = cv;
+            }
+        }
+        if (best == INT64_MAX)
+            return diag_block(d, ST_LOGIC, "map.phases", b, "finds no phase to run in");
+        if (best_v == MAP_NONE) {
+            best_v = new_vcore(s, (int32_t)(best / MS_PER_PHASE / s->M));
+            if (best_v == MAP_NONE)
+                return oom(d);
+        }
+        give_core(s, tk->cluster, best_v);
+        each_pending_in(s, t, best_v, make_local, NULL);
+        v = best_v;
+    }
+    int64_t ready;
+    if ((st = inputs_ready(s, t, v, p->vcores[v].recv, true, &ready, d)) != ST_OK)
+        return st;
+    time = earliest(s, v, tk->prim->unit, ready);
+    if (time == INT64_MAX)
+        return diag_block(d, ST_LOGIC, "map.phases", b,
+                          "cannot run inside the %u phases of its core's phase group %d: its "
+                          "inputs are ready only at phase %lld",
+                          s->M, p->vcores[v].stage, (long long)(ready / MS_PER_PHASE));
+    if (time / MS_PER_PHASE > INT32_MAX / 2)
+        return diag_block(d, ST_LOGIC, "map.phases", b, "its phase passes the int32 range");
+    tk->phase = (int32_t)(time / MS_PER_PHASE);
+    tk->slot = (int)(time % MS_PER_PHASE);
+    p->vcores[v].slots[(uint32_t)tk->phase % s->M] |= (uint8_t)(1u << tk->slot);
+    return ST_OK;
+}
+
+Status map_schedule(MapPlan *p, Diag *d)
+{
+    Sched s = {.p = p, .M = p->chip->max_phases ? p->chip->max_phases : 1};
+    s.scratch = malloc(s.M * sizeof *s.scratch);
+    s.ntasks = calloc(p->n_clusters ? p->n_clusters : 1, sizeof *s.ntasks);
+    s.cand = malloc(64 * sizeof *s.cand);
+    s.cand_bytes = malloc(64 * sizeof *s.cand_bytes);
+    Status st = ST_OK;
+    if (!s.scratch || !s.ntasks || !s.cand || !s.cand_bytes)
+        st = oom(d);
+    for (uint32_t t = 0; st == ST_OK && t < p->n_tasks; t++)
+        s.ntasks[p->tasks[t].cluster]++;
+    for (uint32_t i = 0; st == ST_OK && i < p->n_tasks; i++) {
+        if ((i & 255) == 0)
+            tir_progress(p->opt.progress, "block", i, p->n_tasks);
+        st = place_task(&s, p->order[i], d);
+    }
+    /* clusters without a compute block (storage between two sockets): a core each */
+    for (uint32_t c = 0; st == ST_OK && c < p->n_clusters; c++)
+        if (p->clusters[c].vcore == MAP_NONE) {
+            uint32_t v = new_vcore(&s, 0);
+            if (v == MAP_NONE)
+                st = oom(d);
+            else
+                give_core(&s, c, v);
+        }
+    if (st == ST_OK) {
+        int32_t last = 0;
+        uint32_t local = 0;
+        for (uint32_t t = 0; t < p->n_tasks; t++) {
+            if (p->tasks[t].phase + 1 > last)
+                last = p->tasks[t].phase + 1;
+            if (map_local(p, p->tasks[t].phase) + 1 > local)
+                local = map_local(p, p->tasks[t].phase) + 1;
+        }
+        for (uint32_t k = 0; k < p->n_chunks; k++) {
+            if (p->chunks[k].phase + 1 > last)
+                last = p->chunks[k].phase + 1;
+            if (map_local(p, p->chunks[k].phase) + 1 > local)
+                local = map_local(p, p->chunks[k].phase) + 1;
+        }
+        for (uint32_t i = 0; i < p->n_xfers; i++) { /* sends off chip after their writers */
+            if (p->xfers[i].kind != XF_OUT)
+                continue;
+            int32_t ph = map_out_phase(p, &p->xfers[i]);
+            if (ph + 1 > last)
+                last = ph + 1;
+            if (map_local(p, ph) + 1 > local)
+                local = map_local(p, ph) + 1;
+        }
+        uint32_t stages = 0;
+        for (uint32_t v = 0; v < p->n_vcores; v++)
+            if ((uint32_t)p->vcores[v].stage + 1 > stages)
+                stages = (uint32_t)p->vcores[v].stage + 1;
+        p->n_global_phases = last;
+        p->n_stages = stages ? stages : 1;
+        p->n_phases = local ? local : 1;
+    }
+    free(s.scratch);
+    free(s.ntasks);
+    free(s.cand);
+    free(s.cand_bytes);
+    return st;
+}

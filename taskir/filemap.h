@@ -1,0 +1,28 @@
+/* filemap.h: a whole input file's bytes, read-only, without copying them where the system
+ * allows: a regular file is mapped into memory (its pages are the system's file cache, not a
+ * copy; a 140 MB .pb is in memory in a fraction of the time reading it takes), anything else
+ * (stdin "-", a pipe, a device) is read as tir_read_file reads it. The same caps and errors as
+ * tir_read_file. A mapped file must not be truncated by another program while it is in use
+ * (the system would then stop the reader, as it would any program reading a mapped file). */
+#ifndef TASKIR_FILEMAP_H
+#define TASKIR_FILEMAP_H
+
+#include "taskir/diag.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct TirFileBytes {
+    const uint8_t *p;
+    size_t len;
+    void *map;          /* the mapping (len bytes), or NULL */
+    uint8_t *owned;     /* the bytes read, or NULL */
+} TirFileBytes;
+
+/* The bytes of path ("-" = stdin) in *f, to release with tir_file_release (also when it
+ * fails, which leaves *f empty). A file over cap bytes is a logic error [limit.file], an
+ * unreadable one a runtime error [io.read]. */
+Status tir_file_bytes(const char *path, size_t cap, TirFileBytes *f, Diag *d);
+void tir_file_release(TirFileBytes *f);
+
+#endif

@@ -1,0 +1,62 @@
+#!/bin/sh
+# tests/mapper/test_map_example.sh: one example through the mapper with the default chip
+# (docs/mapper.md): compiled when it is a model, mapped with a report and a picture, the
+# Mapping verified (taskir-dump --verify), mapped again with the same seed to the same bytes,
+# and run: `taskir-run OUT.map.pb` gives the unmapped graph's outputs bit for bit. With
+# MAXCORES, the report must show at most that many cores.
+#
+#   sh test_map_example.sh MAP DUMP RUN COMPILE PYTHON MODEL INPUT|- MAXCORES|- [COMPILE-ARGS...]
+# MODEL is a TaskGraph .pb (mapped as it is) or a model taskir-compile reads; INPUT is the
+# input .npy of socket 0 ('-': map and verify only). MAXCORES 'fail:RULE': the chip cannot
+# run the model: taskir-map must exit 2 naming RULE and write no file.
+set -eu
+map=$1 dump=$2 run=$3 compile=$4 py=$5 model=$6 input=$7 maxcores=$8
+shift 8
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_map_example.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+bad() {
+    echo "FAIL: $*"
+    exit 1
+}
+case $model in
+*.pb) cp "$model" "$tmp/g.pb" ;;
+*) "$compile" "$model" "$@" -o "$tmp/g.pb" || bad "$model does not compile" ;;
+esac
+case $maxcores in
+fail:*)
+    rc=0
+    "$map" "$tmp/g.pb" -o "$tmp/g.map.pb" --report "$tmp/r.json" 2>"$tmp/err" || rc=$?
+    cat "$tmp/err"
+    [ "$rc" = 2 ] || bad "taskir-map exits $rc, not 2"
+    grep -q "\[${maxcores#fail:}\]" "$tmp/err" || bad "no finding [${maxcores#fail:}]"
+    [ ! -e "$tmp/g.map.pb" ] && [ ! -e "$tmp/r.json" ] || bad "a failed run left a file"
+    echo "ok: $model cannot be mapped [${maxcores#fail:}]"
+    exit 0
+    ;;
+esac
+"$map" "$tmp/g.pb" -o "$tmp/g.map.pb" --report "$tmp/r.json" --svg "$tmp/c.svg" ||
+    bad "$model does not map"
+"$dump" "$tmp/g.map.pb" --verify || bad "the mapping of $model does not verify"
+"$map" "$tmp/g.pb" -o "$tmp/again.map.pb" --report "$tmp/again.json" ||
+    bad "$model does not map a second time"
+cmp "$tmp/g.map.pb" "$tmp/again.map.pb" || bad "the same seed gives another mapping"
+cmp "$tmp/r.json" "$tmp/again.json" || bad "the same seed gives another report"
+grep -q '</svg>' "$tmp/c.svg" || bad "the picture is not a whole SVG"
+"$py" - "$tmp/r.json" "$maxcores" <<'PY' || bad "the report of $model"
+import json, sys
+r = json.load(open(sys.argv[1]))
+t = r["totals"]
+print("cores %d, chips %d, phases %d, step clock %d, traffic %d byte-hops"
+      % (t["cores"], t["chips"], t["phases"], t["step_clock"], r["cost"]["traffic_byte_hops"]))
+assert t["cores"] == len(r["cores"]) > 0
+assert sum(len(c["phases"]) > 0 for c in r["cores"]) <= t["cores"]
+if sys.argv[2] != "-":
+    assert t["cores"] <= int(sys.argv[2]), "more than %s cores" % sys.argv[2]
+PY
+if [ "$input" != - ]; then
+    "$run" "$tmp/g.pb" --input "0=$input" -o "$tmp/o1" >/dev/null || bad "$model does not run"
+    "$run" "$tmp/g.map.pb" --input "0=$input" -o "$tmp/o2" >/dev/null ||
+        bad "the mapping of $model does not run"
+    diff -r "$tmp/o1" "$tmp/o2" || bad "the mapping of $model runs to other outputs"
+fi
+echo "ok: $model"

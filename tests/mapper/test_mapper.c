@@ -1,0 +1,500 @@
+/* test_mapper.c: the mapper on hand-built graphs whose figures are worked out by hand from
+ * CHIP.md's layouts and formulas (docs/chip.md, "Memory" and "Clocks"; docs/mapper.md,
+ * "Cost model"): a convolution's aligned memory and clocks, the step clock, phases and slots,
+ * two independent convolutions on two cores in one phase, a chain on one core (Axon then
+ * Soma1 in one phase), a transfer split over receive phases on a chip with small budgets,
+ * the group-over-budget error, the Axon-into-Axon rewrite, determinism, and that every
+ * Mapping verifies. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "mapper/mapper.h"
+#include "taskir/sim.h"
+#include "taskir/verify.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static Block *blk(Graph *g, BlockType t, const char *name, PrecisionId p, const int32_t s[8])
+{
+    Block *b = graph_add_block(g, t, GRAPH_AUTO_ID, name);
+    assert_non_null(b);
+    memcpy(b->shape.d, s, sizeof b->shape.d);
+    b->has_shape = true;
+    b->prec = p;
+    b->has_prec = true;
+    return b;
+}
+
+static void join(Graph *g, Block *a, uint32_t out, Block *b, uint32_t in)
+{
+    assert_non_null(graph_connect(g, a, out, b, in));
+}
+
+/* INPUT -> SIC 10x10x16 -> CC 3x3, 16 -> 32 channels, 8x8 out (+SW, +SB) -> SI 8x8x32
+ * int32; returns the SI (not yet joined to anything after it). */
+static Block *conv(Graph *g, Block *in, const char *name)
+{
+    char n[64];
+    snprintf(n, sizeof n, "%s/in", name);
+    Block *sic = blk(g, BT_SIC, n, PR_INT_8, (const int32_t[8]){10, 10, 0, 16, 0, 0, 0, 0});
+    snprintf(n, sizeof n, "%s/w", name);
+    Block *sw = blk(g, BT_SW, n, PR_INT_8, (const int32_t[8]){0, 0, 32, 16, 3, 3, 0, 0});
+    snprintf(n, sizeof n, "%s/b", name);
+    Block *sb = blk(g, BT_SB, n, PR_INT_32, (const int32_t[8]){0, 0, 32, 0, 0, 0, 0, 0});
+    Block *cc = blk(g, BT_CC, name, PR_INT_32, (const int32_t[8]){8, 8, 32, 16, 3, 3, 10, 10});
+    cc->bias_type = BIAS_VECTOR;
+    static int64_t wv[32 * 16 * 3 * 3], bv[32];
+    for (size_t k = 0; k < sizeof wv / sizeof wv[0]; k++)
+        wv[k] = (int64_t)(k % 7) - 3;
+    for (size_t k = 0; k < 32; k++)
+        bv[k] = (int64_t)k;
+    assert_true(blk_set_data(g, sw, PR_INT_8, (const int32_t[4]){32, 16, 3, 3}, 4, wv, 4608));
+    assert_true(blk_set_data(g, sb, PR_INT_32, (const int32_t[1]){32}, 1, bv, 32));
+    snprintf(n, sizeof n, "%s/out", name);
+    Block *si = blk(g, BT_SI, n, PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+    join(g, in, 0, sic, 0);
+    join(g, sic, 0, cc, 0);
+    join(g, sw, 0, cc, 1);
+    join(g, sb, 0, cc, 2);
+    join(g, cc, 0, si, 0);
+    return si;
+}
+
+static Block *input(Graph *g)
+{
+    Block *in = graph_add_block(g, BT_INPUT, GRAPH_AUTO_ID, "data");
+    assert_non_null(in);
+    in->shape.d[D_Y] = 10;
+    in->shape.d[D_X] = 10;
+    in->shape.d[D_F] = 16;
+    in->has_shape = true;
+    in->socket_id = 0;
+    in->has_socket_id = true;
+    return in;
+}
+
+static Block *output(Graph *g, int socket)
+{
+    Block *o = graph_add_block(g, BT_OUTPUT, GRAPH_AUTO_ID, "out");
+    assert_non_null(o);
+    o->socket_id = socket;
+    o->has_socket_id = true;
+    o->shape.d[D_Y] = 8;
+    o->shape.d[D_X] = 8;
+    o->shape.d[D_F] = 32;
+    o->has_shape = true;
+    return o;
+}
+
+/* The default chip, or it with these replacements of its text (pairs old, new). */
+static Chip *chip_with(const char *const *edits, size_t n)
+{
+    Diag d;
+    diag_init(&d, NULL);
+    Chip *c = NULL;
+    if (!n) {
+        assert_int_equal(chip_load_default(&c, &d), ST_OK);
+    } else {
+        size_t len;
+        const char *xml = chip_default_xml(&len);
+        char *t = malloc(len + 256);
+        assert_non_null(t);
+        memcpy(t, xml, len + 1);
+        for (size_t k = 0; k < n; k += 2) {
+            char *at = strstr(t, edits[k]);
+            assert_non_null(at);
+            size_t a = strlen(edits[k]), b = strlen(edits[k + 1]);
+            memmove(at + b, at + a, strlen(at + a) + 1);
+            memcpy(at, edits[k + 1], b);
+        }
+        Status st = chip_load_mem(t, strlen(t), "test chip", &c, &d);
+        if (st != ST_OK)
+            diag_print(&d, stderr, "test_mapper");
+        assert_int_equal(st, ST_OK);
+        free(t);
+    }
+    diag_finish(&d);
+    return c;
+}
+
+/* Plans g on c with options o (NULL: the defaults); returns the mapping (which owns g) and
+ * the cost. */
+static Mapping *map_with(Graph *g, const Chip *c, const MapperOptions *o, MapCost *cost)
+{
+    Diag d;
+    diag_init(&d, NULL);
+    MapPlan *p = NULL;
+    Status st = mapper_plan(g, c, o, &p, &d);
+    if (st != ST_OK)
+        diag_print(&d, stderr, "test_mapper");
+    assert_int_equal(st, ST_OK);
+    mapper_score(p, cost);
+    Mapping *m = NULL;
+    assert_int_equal(mapper_emit(p, g, &m, &d), ST_OK);
+    mapper_plan_destroy(p);
+    Diag vd;
+    diag_init(&vd, NULL);
+    st = verify_mapping(m, &vd);
+    if (st != ST_OK)
+        diag_print(&vd, stderr, "test_mapper");
+    assert_int_equal(st, ST_OK);
+    diag_finish(&vd);
+    diag_finish(&d);
+    return m;
+}
+
+static Mapping *map(Graph *g, const Chip *c, MapCost *cost)
+{
+    return map_with(g, c, NULL, cost);
+}
+
+/* The first coordinate of the node dict of the block named name. */
+static const MapCoord *coord_of(const Mapping *m, const char *name)
+{
+    for (uint32_t i = 0; i < m->n_nodes; i++) {
+        const Block *b = graph_block(m->graph, m->nodes[i].task_id);
+        if (b && b->name && strcmp(b->name, name) == 0)
+            return &m->nodes[i].coords[0];
+    }
+    fail_msg("no dict for block '%s'", name);
+    return NULL;
+}
+
+/* The hand-worked figures of conv(): memory (docs/chip.md layouts) and clocks (CHIP.md). */
+enum {
+    SIC_BYTES = 10 * 10 * 16,          /* [y][x][r], 16 int8 channels = 16 B a pixel */
+    SW_BYTES = 1 * 3 * 3 * 16 * 32,    /* [ceil(32/32)][ky][kx][r][32 B row] */
+    SB_BYTES = 128,                    /* 32 int32 = 128 B, aligned to 128 */
+    SI_OUT_BYTES = 64 * 128,           /* 64 pixels x 32 int32 channels (128 B) */
+    /* CC: g_r = ceil(16/16) = 1, L = 1: (20 + 1 + 1*1 + 3*3*16) * ceil(32/32) * ceil(8/4) * 8 */
+    CC_CLOCKS = (20 + 1 + 1 + 144) * 1 * 2 * 8,
+    /* its 8x8x32 int32 result leaves the chip: 8192 B at 8 B a clock */
+    OUT_CLOCKS = 8 * 8 * 32 * 4 / 8
+};
+
+static void test_conv_estimates(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    Block *si = conv(g, input(g), "conv1");
+    join(g, si, 0, output(g, 0), 0);
+    MapCost k;
+    Mapping *m = map(g, c, &k);
+    assert_int_equal(CC_CLOCKS, 2656);
+    assert_int_equal(k.cores, 1);
+    assert_int_equal(k.phases, 1);
+    /* the conv writes its SI on its own core: the SI is its output buffer */
+    assert_int_equal(k.mem_bytes, SIC_BYTES + SW_BYTES + SB_BYTES + SI_OUT_BYTES);
+    assert_int_equal(k.step_clock, CC_CLOCKS + OUT_CLOCKS);
+    assert_int_equal(m->prediction_clock, CC_CLOCKS + OUT_CLOCKS);
+    assert_int_equal(k.offchip_in, 10 * 10 * 16);
+    assert_int_equal(k.offchip_out, 8 * 8 * 32 * 4);
+    assert_int_equal(k.traffic, 0);
+    const MapCoord *cc = coord_of(m, "conv1");
+    assert_int_equal(cc->pi_index, 1); /* AXON */
+    assert_int_equal(cc->phase, 0);
+    const MapCoord *w = coord_of(m, "conv1/w");
+    assert_int_equal(w->pi_index, 6); /* MEMORY, the whole step */
+    assert_int_equal(w->phase, 0);
+    assert_int_equal(w->end_phase, 0);
+    mapping_destroy(m);
+    chip_destroy(c);
+}
+
+/* Two convolutions of one input: one core each, both in phase 0; a step lasts as long as
+ * the slower core's phase. */
+static void test_parallel(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    Block *in = input(g);
+    join(g, conv(g, in, "a"), 0, output(g, 0), 0);
+    join(g, conv(g, in, "b"), 0, output(g, 1), 0);
+    MapCost k;
+    Mapping *m = map(g, c, &k);
+    assert_int_equal(k.cores, 2);
+    assert_int_equal(k.phases, 1);
+    assert_int_equal(k.step_clock, CC_CLOCKS + OUT_CLOCKS);
+    const MapCoord *a = coord_of(m, "a"), *b = coord_of(m, "b");
+    assert_int_equal(a->phase, 0);
+    assert_int_equal(b->phase, 0);
+    assert_true(a->core.x != b->core.x || a->core.y != b->core.y);
+    mapping_destroy(m);
+    chip_destroy(c);
+}
+
+/* conv -> SI -> CCMPB (ReLU, int8) -> SI -> OUTPUT socket; returns the CCMPB. */
+static Block *relu_after(Graph *g, Block *si, const char *name, int socket)
+{
+    Block *cmp = blk(g, BT_CCMPB, name, PR_INT_8, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+    assert_true(blk_set_attr(g, cmp, AT_CMP, 0));
+    char n[64];
+    snprintf(n, sizeof n, "%s/out", name);
+    Block *o = blk(g, BT_SI, n, PR_INT_8, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+    join(g, si, 0, cmp, 0);
+    join(g, cmp, 0, o, 0);
+    join(g, o, 0, output(g, socket), 0);
+    return cmp;
+}
+
+/* CCMPB on 8x8x32 int8: 64 pixels x ceil(32 B / 16) words x 2 clocks (no shift). */
+enum { RELU_CLOCKS = 64 * 2 * 2, RELU_OUT_CLOCKS = 8 * 8 * 32 / 8 };
+
+/* A chain stays on one core: the Axon's output feeds Soma1 in the same phase. */
+static void test_chain_one_core(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    relu_after(g, conv(g, input(g), "conv"), "relu", 0);
+    MapCost k;
+    Mapping *m = map(g, c, &k);
+    assert_int_equal(k.cores, 1);
+    assert_int_equal(k.phases, 1);
+    assert_int_equal(coord_of(m, "conv")->pi_index, 1); /* AXON */
+    assert_int_equal(coord_of(m, "relu")->pi_index, 2); /* SOMA1 */
+    assert_int_equal(coord_of(m, "relu")->phase, 0);
+    assert_int_equal(k.step_clock, CC_CLOCKS + RELU_CLOCKS + RELU_OUT_CLOCKS);
+    mapping_destroy(m);
+    chip_destroy(c);
+}
+
+/* A core budget of 16 KiB parts the chain: the conv's group (static 4736 B, input 1600 B,
+ * output buffer 8192 B) and the ReLU's (SI 8192 B, output 2048 B in its SI) would need
+ * 18624 B on one core (the conv's buffer being the ReLU's SI there). The 8192 B between them arrive over two phases at 4 KiB a phase, the ReLU runs in
+ * Soma2 of the second (after the router), its result leaves in the third. */
+static void test_transfer_phases(void **state)
+{
+    (void)state;
+    const char *edits[] = {"budget=\"128KiB\"", "budget=\"16KiB\"",
+                           "receive_per_phase=\"12KiB\"", "receive_per_phase=\"4KiB\""};
+    Chip *c = chip_with(edits, 4);
+    Graph *g = graph_create();
+    relu_after(g, conv(g, input(g), "conv"), "relu", 0);
+    MapCost k;
+    Mapping *m = map(g, c, &k);
+    assert_int_equal(k.cores, 2);
+    assert_int_equal(k.phases, 3);
+    assert_int_equal(k.bytes_crossing, 8192);
+    assert_int_equal(k.traffic, 8192); /* neighbours: one hop */
+    const MapCoord *r = coord_of(m, "relu");
+    assert_int_equal(r->pi_index, 5); /* SOMA2 */
+    assert_int_equal(r->phase, 1);
+    /* phase 0: conv + sending 4 KiB; phase 1: receiving 4 KiB + the ReLU (the sender's
+     * 512 clocks are less); phase 2: the ReLU's 2 KiB off chip */
+    assert_int_equal(k.step_clock, (CC_CLOCKS + 512) + (512 + RELU_CLOCKS) + RELU_OUT_CLOCKS);
+    /* the edge conv -> SI: two sends, two receives */
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < m->n_edges; i++)
+        n += m->edges[i].n_coords;
+    assert_int_equal(n, 2 * 2 + 1 + 1); /* + INPUT's receive, + OUTPUT's send */
+    mapping_destroy(m);
+    chip_destroy(c);
+}
+
+static void test_group_over_budget(void **state)
+{
+    (void)state;
+    const char *edits[] = {"budget=\"128KiB\"", "budget=\"8KiB\""};
+    Chip *c = chip_with(edits, 2);
+    Graph *g = graph_create();
+    join(g, conv(g, input(g), "big"), 0, output(g, 0), 0);
+    Diag d;
+    diag_init(&d, NULL);
+    MapPlan *p = NULL;
+    assert_int_equal(mapper_plan(g, c, NULL, &p, &d), ST_LOGIC);
+    assert_null(p);
+    long k = diag_find(&d, "map.mem.group");
+    assert_true(k >= 0);
+    assert_non_null(strstr(d.entries[k].where, "'big'"));
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
+/* conv -> SI -> CVS (Axon) -> SI -> OUTPUT: the rewrite puts a Soma copy between the two
+ * Axons; the graph verifies and computes what it did. */
+static void test_rewrite_axon_chain(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    Block *si = conv(g, input(g), "conv");
+    Block *cvs = blk(g, BT_CVS, "scale", PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+    assert_true(blk_set_attr(g, cvs, AT_CONSTANT_A, 3));
+    Block *o = blk(g, BT_SI, "scale/out", PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+    join(g, si, 0, cvs, 0);
+    join(g, cvs, 0, o, 0);
+    join(g, o, 0, output(g, 0), 0);
+    Diag d;
+    diag_init(&d, NULL);
+    MapPlan *p = NULL;
+    assert_int_equal(mapper_plan(g, c, NULL, &p, &d), ST_LOGIC);
+    assert_true(diag_find(&d, "map.prim.axon") >= 0);
+    diag_finish(&d);
+    diag_init(&d, NULL);
+    uint32_t n = 0;
+    uint32_t before = g->n_blocks;
+    assert_int_equal(mapper_rewrite(g, c, &n, &d), ST_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(g->n_blocks, before + 2);
+    const Block *copy = NULL;
+    for (uint32_t i = 0; i < g->n_blocks; i++)
+        if (g->blocks[i]->name && strcmp(g->blocks[i]->name, "conv/out/soma") == 0)
+            copy = g->blocks[i];
+    assert_non_null(copy);
+    assert_int_equal(copy->type, BT_CCMPB);
+    diag_finish(&d);
+    MapCost k;
+    Mapping *m = map(g, c, &k);
+    assert_int_equal(coord_of(m, "conv/out/soma")->pi_index, 2); /* SOMA1 after the conv */
+    assert_int_equal(coord_of(m, "scale")->phase, 1);
+    mapping_destroy(m);
+    chip_destroy(c);
+}
+
+/* A chain of 100 Soma blocks (CCMPB, a ReLU each) runs two a phase on one core (Soma1, then
+ * Soma2 after the router): 50 phases, more than the 32 of a step. The first 64 fill stage 0
+ * (phase group 0, phases 0..31), the rest go to a second core in stage 1: relu63 (Soma2 of
+ * phase 31) sends in phase 32, local phase 0 of the next step (graph pipelining), where
+ * relu64 runs in Soma2 after the router, and relu99 in Soma1 of local phase 18. */
+static void test_stages(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    Block *in = graph_add_block(g, BT_INPUT, GRAPH_AUTO_ID, "data");
+    in->shape.d[D_F] = 64;
+    in->has_shape = true;
+    Block *s = blk(g, BT_SI, "x", PR_INT_8, (const int32_t[8]){0, 0, 64, 0, 0, 0, 0, 0});
+    join(g, in, 0, s, 0);
+    for (int k = 0; k < 100; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "relu%d", k);
+        Block *r = blk(g, BT_CCMPB, name, PR_INT_8, (const int32_t[8]){0, 0, 64, 0, 0, 0, 0, 0});
+        Block *o = blk(g, BT_SI, NULL, PR_INT_8, (const int32_t[8]){0, 0, 64, 0, 0, 0, 0, 0});
+        join(g, s, 0, r, 0);
+        join(g, r, 0, o, 0);
+        s = o;
+    }
+    Block *out = graph_add_block(g, BT_OUTPUT, GRAPH_AUTO_ID, "out");
+    out->shape.d[D_F] = 64;
+    out->has_shape = true;
+    join(g, s, 0, out, 0);
+    MapCost k;
+    Mapping *m = map(g, c, &k);
+    assert_int_equal(k.stages, 2);
+    assert_int_equal(k.cores, 2);
+    assert_int_equal(k.phases, 32);
+    const MapCoord *a = coord_of(m, "relu0"), *b = coord_of(m, "relu1");
+    const MapCoord *y = coord_of(m, "relu63"), *z = coord_of(m, "relu64");
+    assert_int_equal(a->phase, 0);
+    assert_int_equal(a->pi_index, 2); /* SOMA1 */
+    assert_int_equal(b->phase, 0);
+    assert_int_equal(b->pi_index, 5); /* SOMA2 */
+    assert_int_equal(y->phase, 31);
+    assert_int_equal(y->phase_group, 0);
+    assert_int_equal(z->phase_group, 1);
+    assert_true(z->core.x != y->core.x || z->core.y != y->core.y);
+    assert_int_equal(z->phase, 0);
+    assert_int_equal(z->pi_index, 5); /* SOMA2, after the receive */
+    assert_int_equal(coord_of(m, "relu99")->phase, 18);
+    mapping_destroy(m);
+    chip_destroy(c);
+}
+
+/* One conv's result to three ReLUs, each on its own core (a 16 KiB budget keeps them apart):
+ * Scotch alone (effort 0) puts the four cores in a 2 x 2 square, the conv in a corner, so one
+ * ReLU is two hops away; the multicast chain sends it the bytes from a neighbour instead:
+ * 3 x 8192 byte-hops, not 4 x 8192. */
+static void test_multicast(void **state)
+{
+    (void)state;
+    const char *edits[] = {"budget=\"128KiB\"", "budget=\"16KiB\""};
+    Chip *c = chip_with(edits, 2);
+    Graph *g = graph_create();
+    Block *si = conv(g, input(g), "conv");
+    Block *cc = graph_block(g, si->id - 1);
+    assert_int_equal(cc->type, BT_CC);
+    relu_after(g, si, "r0", 0);
+    for (int k = 1; k < 3; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "copy%d", k);
+        Block *copy = blk(g, BT_SI, name, PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+        join(g, cc, 0, copy, 0);
+        snprintf(name, sizeof name, "r%d", k);
+        relu_after(g, copy, name, k);
+    }
+    MapperOptions o;
+    mapper_options_default(&o);
+    o.effort = 0;
+    MapCost k;
+    Mapping *m = map_with(g, c, &o, &k);
+    assert_int_equal(k.cores, 4);
+    assert_int_equal(k.traffic_unicast, 4 * 8192);
+    assert_int_equal(k.traffic, 3 * 8192);
+    /* one of the three edges is sent by another core than the conv's */
+    const MapCoord *src = coord_of(m, "conv");
+    uint32_t relayed = 0;
+    for (uint32_t i = 0; i < m->n_edges; i++) {
+        const MapCoord *sc = &m->edges[i].coords[0];
+        if (m->edges[i].n_coords == 2 && sc->pi_index == 4 &&
+            (sc->core.x != src->core.x || sc->core.y != src->core.y))
+            relayed++;
+    }
+    assert_int_equal(relayed, 1);
+    mapping_destroy(m);
+    chip_destroy(c);
+}
+
+/* The same graph and seed give the same Mapping bytes; another seed still verifies. */
+static void test_deterministic(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    uint8_t *buf[2] = {NULL, NULL};
+    size_t len[2] = {0, 0};
+    for (int run = 0; run < 2; run++) {
+        Graph *g = graph_create();
+        Block *in = input(g);
+        for (int k = 0; k < 6; k++) {
+            char name[16];
+            snprintf(name, sizeof name, "c%d", k);
+            join(g, conv(g, in, name), 0, output(g, k), 0);
+        }
+        MapCost cost;
+        Mapping *m = map(g, c, &cost);
+        Diag d;
+        diag_init(&d, NULL);
+        assert_int_equal(mapping_pack(m, &buf[run], &len[run], &d), ST_OK);
+        diag_finish(&d);
+        mapping_destroy(m);
+    }
+    assert_int_equal(len[0], len[1]);
+    assert_memory_equal(buf[0], buf[1], len[0]);
+    free(buf[0]);
+    free(buf[1]);
+    chip_destroy(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_conv_estimates),
+        cmocka_unit_test(test_parallel),
+        cmocka_unit_test(test_chain_one_core),
+        cmocka_unit_test(test_transfer_phases),
+        cmocka_unit_test(test_group_over_budget),
+        cmocka_unit_test(test_rewrite_axon_chain),
+        cmocka_unit_test(test_stages),
+        cmocka_unit_test(test_multicast),
+        cmocka_unit_test(test_deterministic),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,215 @@
+/* test_sim_dot8_plan.c: the int8 path's packing across a run (taskir/sim_kernels.c): CVM
+ * blocks on it against the loop nest (odd sizes, extreme values, bias extremes, clamps);
+ * constant weights packed at the first step and reused while the input changes; weights fed
+ * by an INPUT block packed again at every step, leaving the int8 path at a step whose
+ * weights are not int8 and taking it again at the next; and two threads giving the same
+ * results as one. Where the CPU has no VNNI the same cases run the int32 path. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "simtest.h"
+
+#define S(...) ((const int32_t[TIR_NDIMS]){__VA_ARGS__})
+
+static int32_t *values(StRng *r, int64_t n, int32_t lo, int32_t hi)
+{
+    int32_t *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+    assert_non_null(v);
+    for (int64_t i = 0; i < n; i++)
+        v[i] = st_range(r, lo, hi);
+    return v;
+}
+
+static StConv cvm_geometry(int32_t F, int32_t R)
+{
+    return (StConv){1, 1, F, R, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0};
+}
+
+/* One CVM R -> F with storage operands, one step, against the loop nest. */
+static void run_cvm_case(StRng *r, int32_t F, int32_t R, int32_t lo, int32_t hi,
+                         PrecisionId prec, int32_t odd)
+{
+    Graph *g = graph_create();
+    Block *c = st_block(g, BT_CVM, S(0, 0, F, R), "fc");
+    c->has_prec = true;
+    c->prec = prec;
+    c->bias_type = BIAS_VECTOR;
+    int32_t *x = values(r, R, lo, hi), *w = values(r, (int64_t)F * R, lo, hi);
+    int32_t *bias = values(r, F, INT32_MIN, INT32_MAX);
+    int32_t *out = malloc((size_t)F * 4), *want = malloc((size_t)F * 4);
+    assert_non_null(out), assert_non_null(want);
+    if (odd)
+        x[st_range(r, 0, R - 1)] = odd;
+    StConv v = cvm_geometry(F, R);
+    const PrecisionInfo *pi = pr_info(prec);
+    st_conv_ref(&v, x, w, bias, (int32_t)pi->lo, (int32_t)pi->hi, want);
+    Block *ops[] = {st_storage(g, BT_SIFC, S(0, 0, 0, R), x, R),
+                    st_storage(g, BT_SWFC, S(0, 0, F, R), w, (int64_t)F * R),
+                    st_storage(g, BT_SB, S(0, 0, F), bias, F)};
+    st_run_block(g, c, ops, 3, 1, out, F, NULL);
+    st_assert_equal(want, out, F, "CVM");
+    free(x), free(w), free(bias), free(out), free(want);
+    graph_destroy(g);
+}
+
+static void test_cvm_int8(void **state)
+{
+    (void)state;
+    StRng r = {8086};
+    static const int32_t sizes[] = {1, 3, 4, 5, 15, 16, 17, 33, 63, 64, 65, 127, 129, 300};
+    static const PrecisionId precs[] = {PR_INT_32, PR_INT_8, PR_INT_16, PR_UINT_8};
+    int n = (int)(sizeof sizes / sizeof sizes[0]);
+    for (int i = 0; i < 3 * n; i++)
+        run_cvm_case(&r, sizes[i % n], sizes[(i * 5 + 3) % n], -128, 127, precs[i % 4], 0);
+    for (int i = 0; i < 4; i++) { /* the largest sums, wrapping on the random bias */
+        run_cvm_case(&r, 65, 300, -128, -128, precs[i], 0);
+        run_cvm_case(&r, 65, 300, 127, 127, precs[i], 0);
+    }
+    static const int32_t odd[] = {128, -129, INT32_MAX, INT32_MIN}; /* the int32 path */
+    for (int i = 0; i < 4; i++)
+        run_cvm_case(&r, 33, 17, -128, 127, PR_INT_32, odd[i]);
+}
+
+/* INPUT x [IY][IX][R] -> SIC -> CC -> SI -> OUTPUT; the weights an SW with data, 3 x 3 with
+ * padding 1, or (wfed) fed by INPUT w [F][R], 1 x 1 (an INPUT has no kernel dims). */
+typedef struct ConvRun {
+    Graph *g;
+    StConv v;
+    int32_t *w, *bias;
+} ConvRun;
+
+static void conv_graph(ConvRun *cr, StRng *r, bool wfed)
+{
+    int32_t K = wfed ? 1 : 3;
+    StConv v = {9, 11, 70, 13, K, K, 9, 11, 1, 1, 1, 1, K / 2, K / 2};
+    cr->v = v;
+    Graph *g = cr->g = graph_create();
+    int64_t nw = (int64_t)v.F * v.R * K * K;
+    cr->w = values(r, nw, -128, 127);
+    cr->bias = values(r, v.F, INT32_MIN, INT32_MAX);
+    Block *x = st_io(g, BT_INPUT, v.IY, v.IX, v.R, 0, 0, "x");
+    Block *sic = st_block(g, BT_SIC, S(v.IY, v.IX, 0, v.R), "conv/in");
+    Block *sw;
+    if (wfed) {
+        sw = st_block(g, BT_SW, S(0, 0, v.F, v.R, 1, 1), "conv/w");
+        Block *wi = st_io(g, BT_INPUT, 0, 0, v.F, v.R, 1, "w");
+        assert_non_null(graph_connect(g, wi, 0, sw, 0));
+    } else {
+        sw = st_storage(g, BT_SW, S(0, 0, v.F, v.R, K, K), cr->w, nw);
+    }
+    Block *sb = st_storage(g, BT_SB, S(0, 0, v.F), cr->bias, v.F);
+    Block *c = st_block(g, BT_CC, S(v.Y, v.X, v.F, v.R, K, K, v.IY, v.IX), "conv");
+    c->has_prec = true;
+    c->prec = PR_INT_32;
+    c->bias_type = BIAS_VECTOR;
+    static const AttrId at[] = {AT_KERNEL_Y, AT_KERNEL_X, AT_PAD_UP, AT_PAD_DOWN, AT_PAD_LEFT,
+                                AT_PAD_RIGHT};
+    int32_t av[] = {K, K, K / 2, K / 2, K / 2, K / 2};
+    for (int i = 0; i < 6; i++)
+        assert_true(blk_set_attr(g, c, at[i], av[i]));
+    Block *si = st_block(g, BT_SI, S(v.Y, v.X, v.F), "conv/out");
+    si->has_prec = true;
+    si->prec = PR_INT_32;
+    Block *o = st_io(g, BT_OUTPUT, v.Y, v.X, v.F, 0, 0, "out");
+    assert_non_null(graph_connect(g, x, 0, sic, 0));
+    assert_non_null(graph_connect(g, sic, 0, c, 0));
+    assert_non_null(graph_connect(g, sw, 0, c, 1));
+    assert_non_null(graph_connect(g, sb, 0, c, 2));
+    assert_non_null(graph_connect(g, c, 0, si, 0));
+    assert_non_null(graph_connect(g, si, 0, o, 0));
+    assert_false(graph_oom(g));
+}
+
+static void conv_free(ConvRun *cr)
+{
+    free(cr->w), free(cr->bias);
+    graph_destroy(cr->g);
+}
+
+/* Sets the inputs (x, and w when wfed) of one step and checks its output. */
+static void conv_step(SimRun *run, const ConvRun *cr, const int32_t *x, bool wfed)
+{
+    const StConv *v = &cr->v;
+    Diag d;
+    diag_init(&d, "test");
+    uint32_t k;
+    assert_int_equal(sim_find_input(run, "0", &k, &d), ST_OK);
+    assert_int_equal(sim_set_input(run, k, x, (int64_t)v->IY * v->IX * v->R, &d), ST_OK);
+    if (wfed) {
+        assert_int_equal(sim_find_input(run, "1", &k, &d), ST_OK);
+        assert_int_equal(sim_set_input(run, k, cr->w, (int64_t)v->F * v->R, &d), ST_OK);
+    }
+    assert_int_equal(sim_step(run, &d), ST_OK);
+    diag_finish(&d);
+    int64_t n = (int64_t)v->Y * v->X * v->F, cnt;
+    int32_t *want = malloc((size_t)n * 4);
+    assert_non_null(want);
+    st_conv_ref(v, x, cr->w, cr->bias, INT32_MIN, INT32_MAX, want);
+    const int32_t *got = sim_output(run, 0, &cnt);
+    assert_int_equal(cnt, n);
+    st_assert_equal(want, got, n, "CC step");
+    free(want);
+}
+
+/* Four steps on threads threads, each with a new input x (int8; at step 2, with constant
+ * weights, one value outside int8) and, when wfed, new weights (at step 1 one outside
+ * int8). */
+static void steps_case(uint32_t seed, bool wfed, uint32_t threads)
+{
+    StRng r = {seed};
+    ConvRun cr;
+    conv_graph(&cr, &r, wfed);
+    SimOptions o = {threads, 1, false};
+    SimRun *run = st_create(cr.g, &o);
+    int64_t nx = (int64_t)cr.v.IY * cr.v.IX * cr.v.R, nw = (int64_t)cr.v.F * cr.v.R;
+    for (int t = 0; t < 4; t++) {
+        for (int64_t i = 0; wfed && i < nw; i++)
+            cr.w[i] = t == 1 && i == nw - 1 ? -1000 : st_range(&r, -128, 127);
+        int32_t *x = values(&r, nx, -128, 127);
+        if (t == 2 && !wfed)
+            x[nx / 2] = 200;
+        conv_step(run, &cr, x, wfed);
+        free(x);
+    }
+    sim_destroy(run);
+    conv_free(&cr);
+}
+
+/* Constant weights: packed once, right at every step while the input changes. */
+static void test_constant_weights_across_steps(void **state)
+{
+    (void)state;
+    steps_case(1234, false, 1);
+}
+
+/* Weights from an INPUT block: packed again at every step; a step whose weights are not all
+ * int8 takes the int32 path, the next one the int8 path again. */
+static void test_fed_weights_repacked(void **state)
+{
+    (void)state;
+    steps_case(4321, true, 1);
+}
+
+/* Two threads split the chunks and channel blocks: the same results. */
+static void test_two_threads(void **state)
+{
+    (void)state;
+    steps_case(777, false, 2);
+    steps_case(778, true, 2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cvm_int8),
+        cmocka_unit_test(test_constant_weights_across_steps),
+        cmocka_unit_test(test_fed_weights_repacked),
+        cmocka_unit_test(test_two_threads),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

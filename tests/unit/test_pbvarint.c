@@ -1,0 +1,331 @@
+/* test_pbvarint.c: the loader's fast path for large tensors (taskir/pbvarint.c and
+ * pb_wire_lift): counting and decoding runs of varints against a byte-at-a-time reference on
+ * random runs (every length 1..10, non-canonical forms, sizes around the 64-byte blocks,
+ * extreme values), malformed runs refused, and graphs whose tensors carry their values in
+ * several runs, packed and not, in int32_data and uint32_data, in a block twice (protobuf
+ * merges the two), loading with exactly the values protobuf-c's own unpack gives. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "taskir/graph.h"
+#include "taskir/pbio.h"
+#include "taskir/pbvarint.h"
+#include "taskgraph.pb-c.h"
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+/* Appends v as a varint of at least min_len bytes (non-canonical padding when longer than
+ * needed; at most 10). */
+static size_t put(uint8_t *out, uint64_t v, int min_len)
+{
+    size_t n = 0;
+    do {
+        uint8_t b = v & 0x7f;
+        v >>= 7;
+        if (v || (int)n + 1 < min_len)
+            b |= 0x80;
+        out[n++] = b;
+    } while (v || (int)n < min_len);
+    return n;
+}
+
+/* A random value: small or large, positive or negative (10 bytes as an int32), extremes. */
+static uint64_t value(void)
+{
+    switch (rnd() % 6) {
+    case 0: return rnd() % 128;
+    case 1: return (uint64_t)(int64_t)(int32_t)(-(int32_t)(rnd() % 129));
+    case 2: return (uint32_t)rnd();
+    case 3: return (uint64_t)(int64_t)(int32_t)rnd();
+    case 4: return rnd() % 2 ? 0x80000000u : (uint64_t)(int64_t)INT32_MIN;
+    default: return rnd(); /* 64 bits: protobuf reads the low 32 */
+    }
+}
+
+static void test_random_runs(void **state)
+{
+    (void)state;
+    enum { MAXV = 400 };
+    uint8_t buf[MAXV * 10 + 16];
+    uint32_t want[MAXV], got[MAXV + 1];
+    for (int iter = 0; iter < 3000; iter++) {
+        int nv = (int)(rnd() % MAXV);
+        size_t n = 0;
+        for (int i = 0; i < nv; i++) {
+            uint64_t v = value();
+            want[i] = (uint32_t)v;
+            n += put(buf + n, v, rnd() % 8 ? 1 : (int)(1 + rnd() % 10));
+        }
+        assert_int_equal(pb_varint_count(buf, n), (uint64_t)nv);
+        for (int path = PB_VARINT_BYTES; path <= PB_VARINT_BEST; path++) {
+            memset(got, 0, sizeof got);
+            got[nv] = 0xdeadbeef;
+            assert_true(pb_varint_decode32_by((PbVarintPath)path, buf, n, got, (uint64_t)nv));
+            assert_memory_equal(got, want, (size_t)nv * sizeof *got);
+            assert_int_equal(got[nv], 0xdeadbeef);
+            /* the run cut short by one byte: the last varint is unfinished */
+            if (n >= 2 && (buf[n - 2] & 0x80))
+                assert_false(pb_varint_decode32_by((PbVarintPath)path, buf, n - 1, got,
+                                                   pb_varint_count(buf, n - 1)));
+        }
+    }
+}
+
+/* Which paths this machine runs (all of them are held to the reference above). */
+static void test_paths(void **state)
+{
+    (void)state;
+    assert_true(pb_varint_path_ok(PB_VARINT_BYTES));
+    assert_true(pb_varint_path_ok(PB_VARINT_BEST));
+    printf("pbvarint paths: words %s, bmi2 %s\n", pb_varint_path_ok(PB_VARINT_WORDS) ? "yes" : "no",
+           pb_varint_path_ok(PB_VARINT_BMI2) ? "yes" : "no");
+}
+
+static void malformed_by(PbVarintPath path)
+{
+    uint8_t buf[300];
+    uint32_t out[300];
+    for (size_t at = 0; at < 200; at += 7) {
+        /* an 11-byte varint at byte at, among one-byte ones */
+        memset(buf, 0x05, sizeof buf);
+        memset(buf + at, 0xff, 10);
+        buf[at + 10] = 0x01;
+        uint64_t c = pb_varint_count(buf, sizeof buf);
+        assert_int_equal(c, sizeof buf - 10);
+        assert_false(pb_varint_decode32_by(path, buf, sizeof buf, out, c));
+        /* ten bytes are the most: that one decodes */
+        buf[at + 9] = 0x01;
+        c = pb_varint_count(buf, sizeof buf);
+        assert_true(pb_varint_decode32_by(path, buf, sizeof buf, out, c));
+        assert_int_equal(out[at], 0xffffffffu);
+        /* a count smaller than the run's: refused, nothing written past it */
+        out[c - 1] = 7;
+        assert_false(pb_varint_decode32_by(path, buf, sizeof buf, out, c - 1));
+        assert_int_equal(out[c - 1], 7);
+    }
+    /* the last varint cut off */
+    memset(buf, 0x05, sizeof buf);
+    buf[sizeof buf - 1] = 0x85;
+    assert_false(pb_varint_decode32_by(path, buf, sizeof buf, out,
+                                       pb_varint_count(buf, sizeof buf)));
+    assert_true(pb_varint_decode32_by(path, buf, 0, out, 0));
+}
+
+static void test_malformed_runs(void **state)
+{
+    (void)state;
+    for (int path = PB_VARINT_BYTES; path <= PB_VARINT_BEST; path++)
+        malformed_by((PbVarintPath)path);
+}
+
+/* ---- graphs: the loader against protobuf-c's own unpack ---- */
+
+typedef struct Buf {
+    uint8_t *p;
+    size_t n, cap;
+} Buf;
+
+static void grow(Buf *b, size_t more)
+{
+    if (b->n + more > b->cap) {
+        b->cap = (b->n + more) * 2;
+        b->p = realloc(b->p, b->cap);
+        assert_non_null(b->p);
+    }
+}
+
+static void add_varint(Buf *b, uint64_t v, int min_len)
+{
+    grow(b, 10);
+    b->n += put(b->p + b->n, v, min_len);
+}
+
+static void add_bytes(Buf *b, uint32_t field, const Buf *body)
+{
+    add_varint(b, (uint64_t)field << 3 | 2, 1);
+    add_varint(b, body->n, 1);
+    grow(b, body->n);
+    memcpy(b->p + b->n, body->p, body->n);
+    b->n += body->n;
+}
+
+/* A Tensor with its int32_data (field 4) and uint32_data (5) in random runs: packed runs of
+ * up to 300 values (some empty) and single varints. */
+static void random_tensor(Buf *t)
+{
+    add_varint(t, 1 << 3, 1); /* dims: 7 */
+    add_varint(t, 7, 1);
+    int runs = (int)(rnd() % 5);
+    for (int r = 0; r < runs; r++) {
+        uint32_t field = rnd() % 3 ? 4 : 5;
+        if (rnd() % 3 == 0) {
+            add_varint(t, (uint64_t)field << 3, 1);
+            add_varint(t, value(), 1);
+            continue;
+        }
+        Buf run = {0};
+        int nv = rnd() % 4 == 0 ? 0 : (int)(rnd() % 300);
+        for (int i = 0; i < nv; i++)
+            add_varint(&run, value(), rnd() % 16 ? 1 : 10);
+        add_bytes(t, field, &run);
+        free(run.p);
+    }
+}
+
+static void check_tensor(const Tensor *t, const Taskir__Tensor *w)
+{
+    assert_int_equal(t->n_i32, w->n_int32_data);
+    assert_int_equal(t->n_u32, w->n_uint32_data);
+    if (t->n_i32)
+        assert_memory_equal(t->i32, w->int32_data, t->n_i32 * sizeof(int32_t));
+    if (t->n_u32)
+        assert_memory_equal(t->u32, w->uint32_data, t->n_u32 * sizeof(uint32_t));
+}
+
+static void test_lifted_graphs(void **state)
+{
+    (void)state;
+    for (int iter = 0; iter < 200; iter++) {
+        Buf g = {0};
+        int nb = 1 + (int)(rnd() % 6);
+        for (int i = 0; i < nb; i++) {
+            Buf b = {0};
+            add_varint(&b, 1 << 3, 1); /* id */
+            add_varint(&b, (uint64_t)i, 1);
+            int ndata = (int)(rnd() % 3); /* a second data field merges into the first */
+            for (int k = 0; k < ndata; k++) {
+                Buf t = {0};
+                random_tensor(&t);
+                add_bytes(&b, 7, &t);
+                free(t.p);
+            }
+            add_bytes(&g, 1, &b);
+            free(b.p);
+        }
+        Taskir__TaskGraph *w = taskir__task_graph__unpack(NULL, g.n, g.p);
+        assert_non_null(w);
+        Diag d;
+        diag_init(&d, "t.pb");
+        Graph *graph = NULL;
+        assert_int_equal(graph_load_pb_mem(g.p, g.n, &graph, &d), ST_OK);
+        assert_int_equal(graph->n_blocks, w->n_blocks);
+        for (uint32_t i = 0; i < graph->n_blocks; i++) {
+            const Block *bl = graph->blocks[i];
+            assert_int_equal(bl->data != NULL, w->blocks[i]->data != NULL);
+            if (bl->data)
+                check_tensor(bl->data, w->blocks[i]->data);
+        }
+        graph_destroy(graph);
+        diag_finish(&d);
+        taskir__task_graph__free_unpacked(w, NULL);
+        free(g.p);
+    }
+}
+
+/* A malformed run inside a lifted field is the fault of the file's bytes, at its offset. */
+static void test_lifted_fault(void **state)
+{
+    (void)state;
+    Buf run = {0}, t = {0}, b = {0}, g = {0};
+    for (int i = 0; i < 100; i++)
+        add_varint(&run, 1, 1);
+    grow(&run, 11);
+    memset(run.p + run.n, 0xff, 10);
+    run.p[run.n + 10] = 0x01;
+    run.n += 11;
+    add_bytes(&t, 4, &run);
+    add_bytes(&b, 7, &t);
+    add_bytes(&g, 1, &b);
+    Diag d;
+    diag_init(&d, "t.pb");
+    Graph *graph = NULL;
+    assert_int_equal(graph_load_pb_mem(g.p, g.n, &graph, &d), ST_LOGIC);
+    assert_null(graph);
+    assert_true(d.n >= 1);
+    assert_non_null(strstr(d.entries[0].rule, "wire."));
+    diag_finish(&d);
+    free(run.p);
+    free(t.p);
+    free(b.p);
+    free(g.p);
+}
+
+/* A tensor large enough to be cut into pieces and shared by threads loads the same whatever
+ * the thread count; a fault in a late piece is the same finding. */
+static void test_threads(void **state)
+{
+    (void)state;
+    Buf run = {0}, t = {0}, b = {0}, g = {0};
+    for (int i = 0; i < 3000000; i++)
+        add_varint(&run, value(), 1);
+    add_bytes(&t, 4, &run);
+    add_bytes(&b, 7, &t);
+    add_bytes(&g, 1, &b);
+    assert_true(run.n > ((size_t)12 << 20));
+    Taskir__TaskGraph *w = taskir__task_graph__unpack(NULL, g.n, g.p);
+    assert_non_null(w);
+    for (uint32_t threads = 0; threads <= 8; threads += threads < 4 ? 1 : 4) {
+        LoadOptions lo = {threads};
+        Diag d;
+        diag_init(&d, "t.pb");
+        Graph *graph = NULL;
+        assert_int_equal(graph_load_pb_mem_opts(g.p, g.n, &lo, &graph, &d), ST_OK);
+        check_tensor(graph->blocks[0]->data, w->blocks[0]->data);
+        graph_destroy(graph);
+        diag_finish(&d);
+    }
+    taskir__task_graph__free_unpacked(w, NULL);
+    /* an 11-byte varint near the end of the run */
+    size_t at = g.n - 1000;
+    while (g.p[at - 1] & 0x80)
+        at++;
+    memset(g.p + at, 0xff, 10);
+    char first[256] = "";
+    for (uint32_t threads = 1; threads <= 4; threads++) {
+        LoadOptions lo = {threads};
+        Diag d;
+        diag_init(&d, "t.pb");
+        Graph *graph = NULL;
+        assert_int_equal(graph_load_pb_mem_opts(g.p, g.n, &lo, &graph, &d), ST_LOGIC);
+        assert_null(graph);
+        char msg[256];
+        snprintf(msg, sizeof msg, "%s %s %s", d.entries[0].rule, d.entries[0].where,
+                 d.entries[0].what);
+        if (threads == 1)
+            strcpy(first, msg);
+        assert_string_equal(msg, first);
+        diag_finish(&d);
+    }
+    assert_non_null(strstr(first, "wire.varint"));
+    free(run.p);
+    free(t.p);
+    free(b.p);
+    free(g.p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_paths),
+        cmocka_unit_test(test_random_runs),
+        cmocka_unit_test(test_malformed_runs),
+        cmocka_unit_test(test_lifted_graphs),
+        cmocka_unit_test(test_lifted_fault),
+        cmocka_unit_test(test_threads),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
