@@ -57,6 +57,7 @@ static const int32_t ranges[][2] = {{-50, 50}, {0, 3}, {0, 0}};
 #define N_RANGES (sizeof ranges / sizeof ranges[0])
 
 static uint32_t count_passes, count_simulated; /* pass runs checked, and simulated */
+static uint32_t count_refused; /* pass runs refused: the graph cannot fit the chip */
 
 /* Sets every INPUT of run to values of range r (by socket id, inside its precision). */
 static void set_inputs(SimRun *run, int r, Diag *d)
@@ -224,8 +225,10 @@ static uint8_t *pack_sim(Graph *g, size_t *len, const char *what)
 /* Runs pass path[depth] on c in place (path[0..depth) the passes run before it) and checks
  * the result against w. *bytes (*len) are c's bytes before the pass (pack_sim); they become
  * its bytes after it. A result with the same bytes runs as its input did: it is not
- * simulated again. */
-static void run_checked(Graph *c, Want *w, const PassInfo *const *path, size_t depth,
+ * simulated again. false when the pass refuses the graph because it cannot fit the chip
+ * (split's [pass.split.fit]: a block no cut makes fit, such as a CLUT of 65536 int32
+ * entries): then there is nothing after it to check. */
+static bool run_checked(Graph *c, Want *w, const PassInfo *const *path, size_t depth,
                         uint8_t **bytes, size_t *len)
 {
     char where[512];
@@ -234,7 +237,13 @@ static void run_checked(Graph *c, Want *w, const PassInfo *const *path, size_t d
         at += snprintf(where + at, sizeof where - (size_t)at, " %s", path[k]->name);
     Diag d;
     diag_init(&d, where);
-    if (path[depth]->run(c, pass_options(), &d) != ST_OK || verify_graph(c, &d) != ST_OK) {
+    Status st = path[depth]->run(c, pass_options(), &d);
+    if (st == ST_LOGIC && d.n == 1 && !strcmp(d.entries[0].rule, "pass.split.fit")) {
+        diag_finish(&d);
+        count_refused++;
+        return false;
+    }
+    if (st != ST_OK || verify_graph(c, &d) != ST_OK) {
         diag_print(&d, stderr, "passcheck");
         fail_msg("%s: the pass fails or breaks the graph", where);
     }
@@ -247,7 +256,7 @@ static void run_checked(Graph *c, Want *w, const PassInfo *const *path, size_t d
     *bytes = b;
     *len = lb;
     if (same)
-        return;
+        return true;
     count_simulated++;
     const Outs *want = want_outs(w);
     Outs got;
@@ -260,16 +269,20 @@ static void run_checked(Graph *c, Want *w, const PassInfo *const *path, size_t d
             fail_msg("%s: output value %lld is %d, before the passes %d", where, (long long)k,
                      got.v[k], want->v[k]);
     free(got.v);
+    return true;
 }
 
 /* Runs pass path[depth] on a copy of g (made through the .pb writer and reader) and checks
- * it (run_checked); returns the copy. */
+ * it (run_checked); returns the copy, or NULL when the pass refused it. */
 static Graph *run_one(const Graph *g, Want *w, const PassInfo *const *path, size_t depth)
 {
     Graph *c = copy(g, w->what);
     size_t len;
     uint8_t *bytes = pack_sim(c, &len, w->what);
-    run_checked(c, w, path, depth, &bytes, &len);
+    if (!run_checked(c, w, path, depth, &bytes, &len)) {
+        graph_destroy(c);
+        c = NULL;
+    }
     free(bytes);
     return c;
 }
@@ -308,6 +321,8 @@ static void walk(const Graph *g, Want *w, const PassInfo **path, size_t depth, u
             continue;
         path[depth] = &t[i];
         Graph *c = run_one(g, w, path, depth);
+        if (!c)
+            continue;
         unsigned np = (props & ~t[i].invalidates) | t[i].guarantees;
         if (first_visit(w, c, used | (uint64_t)1 << i, np))
             walk(c, w, path, depth + 1, used | (uint64_t)1 << i, np);
@@ -345,7 +360,8 @@ void pc_check_default(Graph *g, const char *what)
     memcpy(before, bytes, len);
     Want w = {.bytes = before, .len = len, .what = what};
     for (size_t i = 0; i < p.n; i++)
-        run_checked(g, &w, p.passes, i, &bytes, &len);
+        if (!run_checked(g, &w, p.passes, i, &bytes, &len))
+            break;
     graph_destroy(g);
     free(bytes);
     free(before);
@@ -353,9 +369,11 @@ void pc_check_default(Graph *g, const char *what)
     pass_plan_finish(&p);
 }
 
-uint32_t pc_passes_run(uint32_t *simulated)
+uint32_t pc_passes_run(uint32_t *simulated, uint32_t *refused)
 {
     if (simulated)
         *simulated = count_simulated;
+    if (refused)
+        *refused = count_refused;
     return count_passes;
 }
