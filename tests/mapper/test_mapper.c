@@ -453,6 +453,47 @@ static void test_multicast(void **state)
     chip_destroy(c);
 }
 
+/* Two convolutions reading one input block (as the split pass's f pieces do): each runs on
+ * its own core in phase 0 with a copy of the input, which arrives at both (the INPUT edge's
+ * dict receives on two cores, the input's dict has two coordinates). */
+static void test_shared_input(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    Block *si = conv(g, input(g), "a");
+    Block *sic = graph_block(g, si->id - 4);
+    assert_int_equal(sic->type, BT_SIC);
+    Block *sw = blk(g, BT_SW, "b/w", PR_INT_8, (const int32_t[8]){0, 0, 32, 16, 3, 3, 0, 0});
+    Block *cc = blk(g, BT_CC, "b", PR_INT_32, (const int32_t[8]){8, 8, 32, 16, 3, 3, 10, 10});
+    Block *out = blk(g, BT_SI, "b/out", PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+    static int64_t wv[32 * 16 * 9];
+    assert_true(blk_set_data(g, sw, PR_INT_8, (const int32_t[4]){32, 16, 3, 3}, 4, wv, 4608));
+    join(g, sic, 0, cc, 0);
+    join(g, sw, 0, cc, 1);
+    join(g, cc, 0, out, 0);
+    join(g, si, 0, output(g, 0), 0);
+    join(g, out, 0, output(g, 1), 0);
+    MapCost k;
+    Mapping *m = map(g, c, &k);
+    assert_int_equal(k.cores, 2);
+    assert_int_equal(k.phases, 1);
+    assert_int_equal(k.offchip_in, 2 * SIC_BYTES);
+    assert_int_equal(coord_of(m, "a")->phase, 0);
+    assert_int_equal(coord_of(m, "b")->phase, 0);
+    uint32_t copies = 0, receives = 0;
+    for (uint32_t i = 0; i < m->n_nodes; i++)
+        if (m->nodes[i].task_id == sic->id)
+            copies = m->nodes[i].n_coords;
+    for (uint32_t i = 0; i < m->n_edges; i++)
+        if (m->edges[i].coords[0].pi_index == 3) /* ROUTER_RECIEVE */
+            receives += m->edges[i].n_coords;
+    assert_int_equal(copies, 2);
+    assert_int_equal(receives, 2);
+    mapping_destroy(m);
+    chip_destroy(c);
+}
+
 /* The same graph and seed give the same Mapping bytes; another seed still verifies. */
 static void test_deterministic(void **state)
 {
@@ -494,6 +535,7 @@ int main(void)
         cmocka_unit_test(test_rewrite_axon_chain),
         cmocka_unit_test(test_stages),
         cmocka_unit_test(test_multicast),
+        cmocka_unit_test(test_shared_input),
         cmocka_unit_test(test_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -89,20 +89,24 @@ static void test_c_matches_definition(void **state)
     }
 }
 
-/* What a random convolution case draws: the geometry's upper bounds, the value range, an
- * input value outside int8 (odd, when not 0), the precision and the bias kind. */
+/* What a random convolution case draws: the geometry's upper bounds, the value range, a
+ * value outside int8 (odd, when not 0: an input value, or a weight when odd_weight), the
+ * precision and the bias kind. */
 typedef struct ConvCase {
     bool two_d;
     int32_t maxF, maxR, maxK, minI, maxI, maxS;
     int32_t lo, hi, odd;
+    bool odd_weight;
     PrecisionId prec;
     bool const_bias;
 } ConvCase;
 
-static const ConvCase small = {false, 70, 37, 3, 1, 7, 2, -128, 127, 0, PR_INT_32, false};
+static const ConvCase small = {false, 70, 37, 3, 1, 7, 2, -128, 127, 0, false, PR_INT_32,
+                               false};
 
 /* One CC (or CC2D) block with random geometry within cc's bounds, run through the simulator
- * (the int8 path where it applies) against the loop nest. */
+ * (the int8 path where it applies) for two steps (the second on the weights packed at the
+ * first) against the loop nest. */
 static void run_conv_case(StRng *r, const ConvCase *cc)
 {
     StConv v;
@@ -136,7 +140,7 @@ static void run_conv_case(StRng *r, const ConvCase *cc)
     int64_t nin = (int64_t)v.IY * v.IX * v.R, nw = (int64_t)v.F * v.R * v.KY * v.KX;
     int64_t nout = (int64_t)v.Y * v.X * v.F;
     int32_t *in = malloc((size_t)nin * 4), *wt = malloc((size_t)nw * 4);
-    int32_t *bias = malloc((size_t)v.F * 4), *out = malloc((size_t)nout * 4);
+    int32_t *bias = malloc((size_t)v.F * 4), *out = malloc((size_t)nout * 2 * 4);
     int32_t *want = malloc((size_t)nout * 4);
     assert_non_null(in), assert_non_null(wt), assert_non_null(bias), assert_non_null(out);
     assert_non_null(want);
@@ -149,16 +153,19 @@ static void run_conv_case(StRng *r, const ConvCase *cc)
         bias[f] = cc->const_bias ? b0 : (int32_t)st_next(r);
     if (cc->const_bias)
         blk_set_attr(g, c, AT_CONSTANT_B, b0);
-    if (cc->odd)
+    if (cc->odd && !cc->odd_weight)
         in[st_range(r, 0, (int32_t)nin - 1)] = cc->odd;
+    if (cc->odd && cc->odd_weight)
+        wt[st_range(r, 0, (int32_t)nw - 1)] = cc->odd;
     const PrecisionInfo *pi = pr_info(cc->prec);
     st_conv_ref(&v, in, wt, bias, (int32_t)pi->lo, (int32_t)pi->hi, want);
     Block *ops[] = {st_storage(g, cc->two_d ? BT_SIC2D : BT_SIC, S(v.IY, v.IX, 0, v.R), in, nin),
                     st_storage(g, cc->two_d ? BT_SW2D : BT_SW, S(0, 0, v.F, v.R, v.KY, v.KX), wt,
                                nw),
                     st_storage(g, BT_SB, S(0, 0, v.F), bias, v.F)};
-    st_run_block(g, c, ops, cc->const_bias ? 2 : 3, 1, out, nout, NULL);
+    st_run_block(g, c, ops, cc->const_bias ? 2 : 3, 2, out, nout, NULL);
     st_assert_equal(want, out, nout, cc->two_d ? "CC2D" : "CC");
+    st_assert_equal(want, out + nout, nout, cc->two_d ? "CC2D step 2" : "CC step 2");
     free(in), free(wt), free(bias), free(out), free(want);
     graph_destroy(g);
 }
@@ -235,10 +242,11 @@ static void test_conv_not_int8(void **state)
     (void)state;
     StRng r = {99};
     static const int32_t odd[] = {128, -129, INT32_MAX, INT32_MIN};
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < 16; i++) {
         ConvCase cc = small;
         cc.two_d = i % 2;
         cc.odd = odd[i % 4];
+        cc.odd_weight = i >= 8;
         run_conv_case(&r, &cc);
     }
 }
