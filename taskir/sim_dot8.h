@@ -1,7 +1,9 @@
-/* sim_dot8.h: the int8 x int8 -> int32 inner step of the convolution kernel (sim_kernels.c)
- * in two versions with one contract: with the AVX-512 VNNI dot-product instruction (vpdpbusd),
- * used where the CPU has it (asked at run time, so one binary runs everywhere), and in plain
- * C, the reference the tests hold it to (tests/sim/test_sim_dot8.c). Private to taskir/sim*.c.
+/* sim_dot8.h: the int8 x int8 -> int32 inner step of the CC, CC2D and CVM kernels
+ * (sim_kernels.c, "the int8 path") in two versions with one contract: with the AVX-512 VNNI
+ * dot-product instruction (vpdpbusd), used where the CPU has it (asked at run time, so one
+ * binary runs everywhere), and in plain C, the reference the tests hold it to
+ * (tests/sim/test_sim_dot8.c). The caller passes one block of at most 64 channels at a time
+ * (the weights of a block stay in the cache); any F is accepted. Private to taskir/sim*.c.
  *
  * Operands: x holds unsigned bytes (an int8 value plus 128), w signed bytes in groups of four
  * along the reduction: w[(q * fp + f) * 4 + j] is the weight of output channel f for
