@@ -117,9 +117,9 @@ cvm=$build/examples/cvm
 "$build/bench/cvm_compare" -n 2 --graph "$tmp/lenet.pb" "$cvm/lenet.json" "$cvm/lenet.params" \
     "$cvm/lenet.input.npy" >"$tmp/cmp" || bad "bench/cvm_compare on lenet failed"
 cat "$tmp/cmp"
-grep -Eq '^interpreter [0-9]+\.[0-9]{6} [0-9]+\.[0-9]{6} reference$' "$tmp/cmp" ||
+grep -Eq '^interpreter [0-9]+\.[0-9]{6} [0-9]+\.[0-9]{6} [0-9]+\.[0-9]{6} reference$' "$tmp/cmp" ||
     bad "no interpreter line"
-grep -Eq '^simulator [0-9]+\.[0-9]{6} [0-9]+\.[0-9]{6} same$' "$tmp/cmp" ||
+grep -Eq '^simulator [0-9]+\.[0-9]{6} [0-9]+\.[0-9]{6} [0-9]+\.[0-9]{6} same$' "$tmp/cmp" ||
     bad "the simulator's output is not the interpreter's"
 printf 'not a library\n' >"$tmp/fake.so"
 rc=0

@@ -5,8 +5,9 @@
  *   prim.c      primitive selection: every compute block gets its P-code and unit from the
  *               chip description, its parameters checked against the primitive [map.prim.*]
  *   problem.c   the mapping problem: clusters of blocks that must share a core (a compute
- *               block with its input storage, the graph's groups), their aligned memory, the
- *               edges that may cross cores with their real byte counts, a topological order
+ *               block with its input storage, the graph's groups), copies of storage read by
+ *               several clusters, their aligned memory, the edges that may cross cores (one
+ *               transfer per copy) with their real byte counts, a topological order
  *   schedule.c  clusters onto virtual cores and compute blocks onto phases and slots (Axon,
  *               Soma1, Router, Soma2 per core and phase), transfers onto receive phases under
  *               the receive budgets; stages of max_phases phases when one is not enough
@@ -48,7 +49,8 @@ typedef struct MapperOptions {
     uint64_t seed;              /* --seed: Scotch's and the refinement's random numbers */
     int effort;                 /* 0 .. MAPPER_MAX_EFFORT: refinement work (0: none) */
     MapPlaceKind place;
-    const TirProgress *progress;/* "move" units of the refinement; NULL: none */
+    const TirProgress *progress;/* "block" units of the schedule, then "move" units of the
+                                   refinement; NULL: none */
 } MapperOptions;
 
 /* The defaults: seed 1, effort 1, MAP_PLACE_REFINED, no progress. */

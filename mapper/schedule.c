@@ -50,17 +50,27 @@ static Status oom(Diag *d)
     return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory while scheduling");
 }
 
+/* Room for one more element in *arr (n used of *cap, size bytes each), doubling from first. */
+static bool grow(void **arr, uint32_t n, uint32_t *cap, size_t size, uint32_t first)
+{
+    if (n < *cap)
+        return true;
+    if (*cap > UINT32_MAX / 2)
+        return false;
+    uint32_t c = *cap ? 2 * *cap : first;
+    void *a = realloc(*arr, (size_t)c * size);
+    if (!a)
+        return false;
+    *arr = a;
+    *cap = c;
+    return true;
+}
+
 static uint32_t new_vcore(Sched *s, int32_t stage)
 {
     MapPlan *p = s->p;
-    if (p->n_vcores == p->cap_vcores) {
-        uint32_t cap = p->cap_vcores ? 2 * p->cap_vcores : 64;
-        VCore *v = realloc(p->vcores, (size_t)cap * sizeof *v);
-        if (!v)
-            return MAP_NONE;
-        p->vcores = v;
-        p->cap_vcores = cap;
-    }
+    if (!grow((void **)&p->vcores, p->n_vcores, &p->cap_vcores, sizeof *p->vcores, 64))
+        return MAP_NONE;
     VCore *v = &p->vcores[p->n_vcores];
     memset(v, 0, sizeof *v);
     v->slots = calloc(s->M, 1);
@@ -77,14 +87,8 @@ static uint32_t new_vcore(Sched *s, int32_t stage)
 
 static bool add_chunk(MapPlan *p, int32_t phase, int64_t bytes)
 {
-    if (p->n_chunks == p->cap_chunks) {
-        uint32_t cap = p->cap_chunks ? 2 * p->cap_chunks : 256;
-        MChunk *c = realloc(p->chunks, (size_t)cap * sizeof *c);
-        if (!c)
-            return false;
-        p->chunks = c;
-        p->cap_chunks = cap;
-    }
+    if (!grow((void **)&p->chunks, p->n_chunks, &p->cap_chunks, sizeof *p->chunks, 256))
+        return false;
     p->chunks[p->n_chunks++] = (MChunk){phase, bytes};
     return true;
 }
@@ -95,82 +99,106 @@ static int32_t send_phase(const MTask *a)
     return a->phase + (a->slot == MS_SOMA2);
 }
 
+/* What inputs_ready works with, for each transfer into t's inputs. */
+typedef struct Ready {
+    Sched *s;
+    uint32_t v;          /* the core tried (MAP_NONE: a fresh one) */
+    int64_t *recv;       /* its receive budget (or a scratch copy) */
+    bool commit;
+    int64_t per_phase;   /* bytes one phase may bring */
+    int64_t ready;       /* the latest time an input is in place */
+    Status st;
+    Diag *d;
+} Ready;
+
+/* A planned transfer of the same edge into another copy on vcore v, or MAP_NONE. */
+static uint32_t planned_twin(const MapPlan *p, uint32_t xi, uint32_t v)
+{
+    const MXfer *x = &p->xfers[xi];
+    uint32_t first = p->xfer_of[x->edge], n = p->rep_n[x->store];
+    for (uint32_t k = first; k < first + n; k++)
+        if (k != xi && p->xfers[k].planned && map_xfer_vcore(p, &p->xfers[k]) == v)
+            return k;
+    return MAP_NONE;
+}
+
+/* Plans one transfer into a Ready's core: the time its data is in place. */
+static int ready_one(uint32_t xi, void *arg)
+{
+    Ready *R = arg;
+    MapPlan *p = R->s->p;
+    MXfer *x = &p->xfers[xi];
+    int64_t r = -1;
+    if (x->kind != XF_CORE) {
+        r = -1; /* from off chip: before the step */
+    } else if (x->planned) {
+        r = x->ready;
+    } else {
+        const MTask *a = &p->tasks[x->src_task];
+        uint32_t va = map_task_vcore(p, x->src_task);
+        uint32_t twin = R->v == MAP_NONE ? MAP_NONE : planned_twin(p, xi, R->v);
+        if (va == R->v && R->v != MAP_NONE) {
+            r = (int64_t)a->phase * MS_PER_PHASE + a->slot;
+        } else if (twin != MAP_NONE) {
+            r = p->xfers[twin].ready; /* another copy on this core got the bytes already */
+        } else {
+            int64_t left = x->bytes;
+            int32_t ph = send_phase(a);
+            uint32_t n = 0;
+            for (;;) {
+                uint32_t l = (uint32_t)ph % R->s->M;
+                int64_t room = R->per_phase - R->recv[l];
+                if (room > 0 || left == 0) {
+                    int64_t take = left < room ? left : (room > 0 ? room : 0);
+                    R->recv[l] += take;
+                    left -= take;
+                    if (R->commit && !add_chunk(p, ph, take)) {
+                        R->st = oom(R->d);
+                        return 1;
+                    }
+                    n++;
+                    if (left == 0)
+                        break;
+                }
+                if (ph >= INT32_MAX - 1 || ph - send_phase(a) > MAX_XFER_PHASES) {
+                    R->st = diag_edge(R->d, ST_LOGIC, "map.phases", p->g->edges[x->edge]->id,
+                                      "its %lld bytes need more than %d receive phases",
+                                      (long long)x->bytes, MAX_XFER_PHASES);
+                    return 1;
+                }
+                ph++;
+            }
+            r = (int64_t)ph * MS_PER_PHASE + MS_ROUTER;
+            if (R->commit) {
+                x->cross = true;
+                x->chunk0 = p->n_chunks - n;
+                x->n_chunks = n;
+            }
+        }
+        if (R->commit) {
+            x->planned = true;
+            x->ready = r;
+        }
+    }
+    if (r > R->ready)
+        R->ready = r;
+    return 0;
+}
+
 /* The time t's inputs are in place on vcore v (MAP_NONE: a fresh core), planning the
  * transfers into it on recv (v's budget, or a scratch copy). commit: record the chunks. */
 static Status inputs_ready(Sched *s, uint32_t t, uint32_t v, int64_t *recv, bool commit,
                            int64_t *ready, Diag *d)
 {
-    MapPlan *p = s->p;
-    const Graph *g = p->g;
-    const Chip *c = p->chip;
-    int64_t per_phase = c->recv_bytes_per_phase;
-    if (c->dest_bytes_per_phase && c->dest_bytes_per_phase < per_phase)
-        per_phase = c->dest_bytes_per_phase;
-    if (per_phase <= 0)
-        per_phase = 1;
-    *ready = -1;
-    const BlockUses *bu = &p->uses.blocks[p->tasks[t].pos];
-    for (uint32_t k = 0; k < bu->n_in_edges; k++) {
-        long sp = graph_block_pos(g, g->edges[bu->in_edges[k]]->src);
-        if (sp < 0 || bt_info(g->blocks[sp]->type)->kind != BK_STORAGE)
-            continue;
-        const BlockUses *su = &p->uses.blocks[sp];
-        for (uint32_t j = 0; j < su->n_in_edges; j++) {
-            uint32_t xi = p->xfer_of[su->in_edges[j]];
-            if (xi == MAP_NONE)
-                continue;
-            MXfer *x = &p->xfers[xi];
-            int64_t r = -1;
-            if (x->kind != XF_CORE) {
-                r = -1;
-            } else if (x->planned) {
-                r = x->ready;
-            } else {
-                const MTask *a = &p->tasks[x->src_task];
-                uint32_t va = map_task_vcore(p, x->src_task);
-                if (va == v && v != MAP_NONE) {
-                    r = (int64_t)a->phase * MS_PER_PHASE + a->slot;
-                } else {
-                    int64_t left = x->bytes;
-                    int32_t ph = send_phase(a);
-                    uint32_t n = 0;
-                    for (;;) {
-                        uint32_t l = (uint32_t)ph % s->M;
-                        int64_t room = per_phase - recv[l];
-                        if (room > 0 || left == 0) {
-                            int64_t take = left < room ? left : (room > 0 ? room : 0);
-                            recv[l] += take;
-                            left -= take;
-                            if (commit && !add_chunk(p, ph, take))
-                                return oom(d);
-                            n++;
-                            if (left == 0)
-                                break;
-                        }
-                        if (ph >= INT32_MAX - 1 || n + 1 > MAX_XFER_PHASES ||
-                            ph - send_phase(a) > MAX_XFER_PHASES)
-                            return diag_edge(d, ST_LOGIC, "map.phases", g->edges[x->edge]->id,
-                                             "its %lld bytes need more than %d receive phases",
-                                             (long long)x->bytes, MAX_XFER_PHASES);
-                        ph++;
-                    }
-                    r = (int64_t)ph * MS_PER_PHASE + MS_ROUTER;
-                    if (commit) {
-                        x->cross = true;
-                        x->chunk0 = p->n_chunks - n;
-                        x->n_chunks = n;
-                    }
-                }
-                if (commit) {
-                    x->planned = true;
-                    x->ready = r;
-                }
-            }
-            if (r > *ready)
-                *ready = r;
-        }
-    }
-    return ST_OK;
+    const Chip *c = s->p->chip;
+    Ready R = {s, v, recv, commit, c->recv_bytes_per_phase, -1, ST_OK, d};
+    if (c->dest_bytes_per_phase && c->dest_bytes_per_phase < R.per_phase)
+        R.per_phase = c->dest_bytes_per_phase;
+    if (R.per_phase <= 0)
+        R.per_phase = 1;
+    map_each_in_xfer(s->p, t, ready_one, &R);
+    *ready = R.ready;
+    return R.st;
 }
 
 /* The earliest (phase, slot) after ready for a block of unit u on v (MAP_NONE: fresh, no
@@ -233,24 +261,28 @@ static int64_t vcore_mem(const VCore *v)
 }
 
 /* Calls fn for every transfer not yet planned into t's input storage from a block on v. */
+typedef struct Pending {
+    Sched *s;
+    uint32_t v;
+    void (*fn)(Sched *, uint32_t xfer, void *);
+    void *arg;
+} Pending;
+
+static int pending_one(uint32_t xi, void *arg)
+{
+    Pending *P = arg;
+    const MapPlan *p = P->s->p;
+    if (p->xfers[xi].kind == XF_CORE && !p->xfers[xi].planned &&
+        map_task_vcore(p, p->xfers[xi].src_task) == P->v)
+        P->fn(P->s, xi, P->arg);
+    return 0;
+}
+
 static void each_pending_in(Sched *s, uint32_t t, uint32_t v,
                             void (*fn)(Sched *, uint32_t xfer, void *), void *arg)
 {
-    MapPlan *p = s->p;
-    const Graph *g = p->g;
-    const BlockUses *bu = &p->uses.blocks[p->tasks[t].pos];
-    for (uint32_t e = 0; e < bu->n_in_edges; e++) {
-        long sp = graph_block_pos(g, g->edges[bu->in_edges[e]]->src);
-        if (sp < 0 || bt_info(g->blocks[sp]->type)->kind != BK_STORAGE)
-            continue;
-        const BlockUses *su = &p->uses.blocks[sp];
-        for (uint32_t j = 0; j < su->n_in_edges; j++) {
-            uint32_t xi = p->xfer_of[su->in_edges[j]];
-            if (xi != MAP_NONE && p->xfers[xi].kind == XF_CORE && !p->xfers[xi].planned &&
-                map_task_vcore(p, p->xfers[xi].src_task) == v)
-                fn(s, xi, arg);
-        }
-    }
+    Pending P = {s, v, fn, arg};
+    map_each_in_xfer(s->p, t, pending_one, &P);
 }
 
 /* The pending transfers into one cluster, counted per writer. */
@@ -295,41 +327,46 @@ static void make_local(Sched *s, uint32_t xi, void *arg)
         s->p->vcores[map_task_vcore(s->p, s->p->xfers[xi].src_task)].mem_data -= a->out_bytes;
 }
 
+/* Collects one candidate core for t's cluster from a transfer into t's inputs. */
+typedef struct Cands {
+    Sched *s;
+    uint32_t t;
+    int64_t need;     /* the cluster's bytes */
+    uint32_t n;
+} Cands;
+
+static int cand_one(uint32_t xi, void *arg)
+{
+    Cands *C = arg;
+    Sched *s = C->s;
+    MapPlan *p = s->p;
+    if (p->xfers[xi].kind != XF_CORE || p->xfers[xi].planned)
+        return 0;
+    uint32_t v = map_task_vcore(p, p->xfers[xi].src_task);
+    if (v == MAP_NONE ||
+        vcore_mem(&p->vcores[v]) + C->need - saving(s, C->t, v) > p->chip->core_budget_bytes)
+        return 0;
+    uint32_t i = 0;
+    while (i < C->n && s->cand[i] != v)
+        i++;
+    if (i == C->n) {
+        if (C->n == 64)
+            return 0; /* enough candidates */
+        s->cand[C->n] = v;
+        s->cand_bytes[C->n++] = 0;
+    }
+    s->cand_bytes[i] += p->xfers[xi].bytes;
+    return 0;
+}
+
 /* The candidate cores for t's cluster: the cores of the blocks it reads from, most bytes
  * first, where the cluster still fits; *n gets their count. */
 static void candidates(Sched *s, uint32_t t, uint32_t *n)
 {
-    MapPlan *p = s->p;
-    const Graph *g = p->g;
-    const MCluster *cl = &p->clusters[p->tasks[t].cluster];
-    int64_t need = cl->mem_weight + cl->mem_data;
-    uint32_t k = 0;
-    const BlockUses *bu = &p->uses.blocks[p->tasks[t].pos];
-    for (uint32_t e = 0; e < bu->n_in_edges; e++) {
-        long sp = graph_block_pos(g, g->edges[bu->in_edges[e]]->src);
-        if (sp < 0 || bt_info(g->blocks[sp]->type)->kind != BK_STORAGE)
-            continue;
-        const BlockUses *su = &p->uses.blocks[sp];
-        for (uint32_t j = 0; j < su->n_in_edges; j++) {
-            uint32_t xi = p->xfer_of[su->in_edges[j]];
-            if (xi == MAP_NONE || p->xfers[xi].kind != XF_CORE || p->xfers[xi].planned)
-                continue;
-            uint32_t v = map_task_vcore(p, p->xfers[xi].src_task);
-            if (v == MAP_NONE ||
-                vcore_mem(&p->vcores[v]) + need - saving(s, t, v) > p->chip->core_budget_bytes)
-                continue;
-            uint32_t i = 0;
-            while (i < k && s->cand[i] != v)
-                i++;
-            if (i == k) {
-                if (k == 64)
-                    continue; /* enough candidates */
-                s->cand[k] = v;
-                s->cand_bytes[k++] = 0;
-            }
-            s->cand_bytes[i] += p->xfers[xi].bytes;
-        }
-    }
+    const MCluster *cl = &s->p->clusters[s->p->tasks[t].cluster];
+    Cands C = {s, t, cl->mem_weight + cl->mem_data, 0};
+    map_each_in_xfer(s->p, t, cand_one, &C);
+    uint32_t k = C.n;
     /* most bytes first, ties by the order found (insertion sort: k is small) */
     for (uint32_t i = 1; i < k; i++)
         for (uint32_t j = i; j > 0 && s->cand_bytes[j] > s->cand_bytes[j - 1]; j--) {
@@ -423,8 +460,11 @@ Status map_schedule(MapPlan *p, Diag *d)
         st = oom(d);
     for (uint32_t t = 0; st == ST_OK && t < p->n_tasks; t++)
         s.ntasks[p->tasks[t].cluster]++;
-    for (uint32_t i = 0; st == ST_OK && i < p->n_tasks; i++)
+    for (uint32_t i = 0; st == ST_OK && i < p->n_tasks; i++) {
+        if ((i & 255) == 0)
+            tir_progress(p->opt.progress, "block", i, p->n_tasks);
         st = place_task(&s, p->order[i], d);
+    }
     /* clusters without a compute block (storage between two sockets): a core each */
     for (uint32_t c = 0; st == ST_OK && c < p->n_clusters; c++)
         if (p->clusters[c].vcore == MAP_NONE) {

@@ -8,6 +8,7 @@ bool group_map_build(const Graph *g, GroupMap *m)
 {
     m->n_blocks = g->n_blocks;
     m->next_id = 0;
+    m->cap = g->n_groups;
     for (uint32_t i = 0; i < g->n_groups; i++)
         if (g->groups[i].id >= m->next_id)
             m->next_id = g->groups[i].id == INT32_MAX ? INT32_MAX : g->groups[i].id + 1;
@@ -40,22 +41,17 @@ long group_of(const Graph *g, const GroupMap *m, int32_t block_id)
     return (long)m->of[pos] - 1;
 }
 
-/* True when n is 0 or a power of two: the groups array is full at those counts. */
-static bool full_at(uint32_t n)
-{
-    return (n & (n - 1)) == 0;
-}
-
 long group_add(Graph *g, GroupMap *m, const int32_t *ids, uint32_t n)
 {
     if (g->n_groups == UINT32_MAX / 2)
         return -1;
-    if (full_at(g->n_groups)) {
-        Group *ng = arena_grow(g->arena, g->groups, g->n_groups,
-                               g->n_groups ? (size_t)g->n_groups * 2 : 4, sizeof *ng);
+    if (g->n_groups >= m->cap) {
+        uint32_t cap = g->n_groups ? g->n_groups * 2 : 4;
+        Group *ng = arena_grow(g->arena, g->groups, g->n_groups, cap, sizeof *ng);
         if (!ng)
             return -1;
         g->groups = ng;
+        m->cap = cap;
     }
     int32_t *copy = n ? arena_alloc(g->arena, n, sizeof *copy) : NULL;
     if (n && !copy)
@@ -73,6 +69,36 @@ long group_add(Graph *g, GroupMap *m, const int32_t *ids, uint32_t n)
             m->of[pos] = gi + 1;
     }
     return (long)gi;
+}
+
+bool group_append(Graph *g, GroupMap *m, uint32_t gi, int32_t id)
+{
+    Group *gr = &g->groups[gi];
+    for (uint32_t k = 0; k < gr->n_block_ids; k++)
+        if (gr->block_ids[k] == id)
+            return true;
+    int32_t *ids = arena_grow(g->arena, gr->block_ids, gr->n_block_ids,
+                              (size_t)gr->n_block_ids + 1, sizeof *ids);
+    if (!ids)
+        return false;
+    ids[gr->n_block_ids] = id;
+    gr->block_ids = ids;
+    gr->n_block_ids++;
+    long pos = graph_block_pos(g, id);
+    if (pos >= 0 && (uint32_t)pos < m->n_blocks)
+        m->of[pos] = gi + 1;
+    return true;
+}
+
+bool group_join(Graph *g, GroupMap *m, uint32_t into, uint32_t from)
+{
+    if (into == from)
+        return true;
+    for (uint32_t k = 0; k < g->groups[from].n_block_ids; k++)
+        if (!group_append(g, m, into, g->groups[from].block_ids[k]))
+            return false;
+    g->groups[from].n_block_ids = 0;
+    return true;
 }
 
 uint32_t *group_count(const Graph *g)

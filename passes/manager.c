@@ -3,6 +3,7 @@
 #include "taskir/print.h"
 #include "taskir/verify.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -54,16 +55,22 @@ static const char *known_names(char *buf, size_t len)
     return buf;
 }
 
-/* The next comma-separated item of *s, copied into buf (truncated past len - 1; *toolong
- * then); advances *s past it and its comma. */
+/* The next comma-separated item of *s without the blanks around it, copied into buf
+ * (truncated past len - 1; *toolong then); advances *s past it and its comma. */
 static void next_item(const char **s, char *buf, size_t len, bool *toolong)
 {
-    const char *end = strchr(*s, ',');
-    size_t n = end ? (size_t)(end - *s) : strlen(*s);
+    const char *end = strchr(*s, ','), *a = *s;
+    const char *b = end ? end : a + strlen(a);
+    while (a < b && isspace((unsigned char)*a))
+        a++;
+    while (b > a && isspace((unsigned char)b[-1]))
+        b--;
+    *s = a;
+    size_t n = (size_t)(b - a);
     *toolong = n >= len;
     if (n >= len)
         n = len - 1;
-    memcpy(buf, *s, n);
+    memcpy(buf, a, n);
     buf[n] = '\0';
     *s = end ? end + 1 : NULL;
 }

@@ -4,8 +4,8 @@
  * The pipeline order, and why: dce first, so no later pass splits, fuses or copies blocks
  * whose results nobody reads; split (fit mode) before fuse, so fuse joins pieces that already
  * fit a core; fuse before replicate, so the copies are made per fused group; group last, as
- * it records the units that the earlier passes shaped. Until split, fuse and replicate exist,
- * the table and the default list hold the passes that do.
+ * it records the units that the earlier passes shaped. Until split exists, the table and the
+ * default list hold the passes that do.
  */
 #include "passes/pass.h"
 
@@ -14,12 +14,18 @@
 static const PassInfo passes[] = {
     {"dce", "remove the blocks that reach no OUTPUT block (INPUT blocks stay)",
      0, PROP_NO_DEAD, PROP_GROUPED, pass_dce},
+    {"fuse", "join each Axon block and the Soma block after it into one group where a core "
+     "runs both in one phase; remove blocks that only copy; merge storage of equal data",
+     0, PROP_FUSED, PROP_REPLICATED | PROP_GROUPED, pass_fuse},
+    {"replicate", "copy each storage block read by several groups (or ungrouped compute "
+     "blocks), one copy per reader",
+     0, PROP_REPLICATED, 0, pass_replicate},
     {"group", "fill the groups field: one group per compute block with the storage it reads "
      "(valid groups already there are kept)",
      0, PROP_GROUPED, 0, pass_group},
 };
 
-const char pass_default_list[] = "dce,group";
+const char pass_default_list[] = "dce,fuse,replicate,group";
 
 const PassInfo *pass_table(size_t *n)
 {

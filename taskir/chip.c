@@ -336,6 +336,8 @@ static void read_chip(Reader *r, xmlNodePtr root)
     c->chips_x = c->chips_y = 1;
     c->clock_hz = 300000000;
     c->noc_bytes_per_clock = 8;
+    c->soma_shift_bits = 2; /* <soma> is optional: the schema's defaults */
+    c->soma_shift_max = 15;
     for (xmlNodePtr n = elem(root->children); n && r->st != ST_RUNTIME; n = elem(n->next)) {
         if (is(n, "array")) {
             r->ln.array = xmlGetLineNo(n);
@@ -364,9 +366,13 @@ static void read_chip(Reader *r, xmlNodePtr root)
         } else if (is(n, "mac")) {
             c->mac_x = u32_attr(r, n, "x");
             c->mac_f = u32_attr(r, n, "f");
+        } else if (is(n, "soma")) {
+            c->soma_shift_bits = u32_attr(r, n, "shift_bits");
+            c->soma_shift_max = u32_attr(r, n, "shift_max");
         } else if (is(n, "router")) {
             r->ln.router = xmlGetLineNo(n);
             c->packet_bytes = u32_attr(r, n, "packet_bytes");
+            c->short_packet_bytes = u32_attr(r, n, "short_packet_bytes");
             c->dest_offset_bits = u32_attr(r, n, "offset_bits");
             c->hop_min = i32_attr(n, "hop_min");
             c->hop_max = i32_attr(n, "hop_max");

@@ -124,6 +124,10 @@ typedef struct Chip {
     /* parameters no published figure fixes */
     uint64_t clock_hz;
     uint32_t noc_bytes_per_clock;
+    /* (added) the Soma's shift: 2^soma_shift_bits a step, at most soma_shift_max steps */
+    uint32_t soma_shift_bits;         /* 2: it divides by 4^k */
+    uint32_t soma_shift_max;          /* 15 */
+    uint32_t short_packet_bytes;      /* 1: the short packet's payload */
     /* primitives */
     ChipPrim *prims;
     uint32_t n_prims;
@@ -161,6 +165,10 @@ const ChipPrec *chip_prec(const Chip *c, PrecisionId p);
  * (taskir/chip.xsd), NUL-terminated; *len (when not NULL) gets their length. */
 const char *chip_default_xml(size_t *len);
 const char *chip_xsd(size_t *len);
+/* Is a right shift by bits (BIT_SHIFT_NUM) one Soma shift (a multiple of soma_shift_bits,
+ * at most soma_shift_max steps)? *steps (when not NULL) gets the steps k. An odd shift on
+ * the default chip is not: the backend must realise it another way. */
+bool chip_soma_shift(const Chip *c, int32_t bits, uint32_t *steps);
 /* Names as the description writes them: "conv", "axon", and role bit i's ("receive"). */
 const char *chip_clock_name(ChipClockKind k);
 const char *chip_unit_name(ChipUnit u);

@@ -105,6 +105,9 @@ static void check_budgets(Check *k)
     if (c->recommended_phases > c->max_phases)
         fail(k, k->ln->limits, "chip.limit.phases", "%u recommended phases, more than the %u "
              "allowed", (unsigned)c->recommended_phases, (unsigned)c->max_phases);
+    if (c->short_packet_bytes > c->packet_bytes)
+        fail(k, k->ln->router, "chip.router.packet", "a short packet of %u bytes is longer than "
+             "a packet (%u)", (unsigned)c->short_packet_bytes, (unsigned)c->packet_bytes);
     if (c->hop_min >= 0 || c->hop_max <= 0)
         fail(k, k->ln->router, "chip.router.hop", "the hop range %d..%d must hold negative and "
              "positive offsets", (int)c->hop_min, (int)c->hop_max);

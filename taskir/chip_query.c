@@ -56,6 +56,16 @@ uint64_t chip_role_bytes(const Chip *c, uint32_t role)
     return words * 4;
 }
 
+bool chip_soma_shift(const Chip *c, int32_t bits, uint32_t *steps)
+{
+    if (bits < 0 || c->soma_shift_bits == 0 || (uint32_t)bits % c->soma_shift_bits != 0 ||
+        (uint32_t)bits / c->soma_shift_bits > c->soma_shift_max)
+        return false;
+    if (steps)
+        *steps = (uint32_t)bits / c->soma_shift_bits;
+    return true;
+}
+
 /* ---- names (one table each; the reader parses with them, the printers print them) ---- */
 
 static const char *const clock_names[] = {

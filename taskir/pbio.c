@@ -6,7 +6,7 @@
 #include "taskir/fileio.h"
 #include "taskir/filemap.h"
 #include "taskir/pbpack.h"
-#include "taskir/pbvarint.h"
+#include "taskir/pbruns.h"
 #include "taskgraph.pb-c.h"
 
 #include <stdlib.h>
@@ -501,10 +501,11 @@ Status pb_decode(const struct ProtobufCMessageDescriptor *desc, const uint8_t *b
 }
 
 /* Loads w into a new graph; lf (or NULL) holds the runs lifted out of the bytes it was
- * decoded from, decoded first into the graph's arena (a malformed run is a fault of those
- * bytes, reported before anything of the graph, as the unpack would have). */
-static Status graph_from_lifted(const Taskir__TaskGraph *w, const Lifted *lf, Graph **out,
-                                Diag *d)
+ * decoded from, decoded first into the graph's arena on up to threads threads (a malformed
+ * run is a fault of those bytes, reported before anything of the graph, as the unpack would
+ * have). */
+static Status graph_from_lifted(const Taskir__TaskGraph *w, const Lifted *lf, uint32_t threads,
+                                Graph **out, Diag *d)
 {
     *out = NULL;
     Loader L = {graph_create(), d, NULL, 0};
@@ -512,22 +513,22 @@ static Status graph_from_lifted(const Taskir__TaskGraph *w, const Lifted *lf, Gr
     bool ok = L.g != NULL;
     if (ok && lf && lf->n_runs) {
         runs = calloc(lf->n_runs, sizeof *runs);
-        ok = runs != NULL;
-        for (size_t i = 0; ok && i < lf->n_runs; i++) {
-            const PbRun *r = &lf->runs[i];
-            runs[i].n = r->count;
-            runs[i].v = arena_alloc(L.g->arena, (size_t)r->count, sizeof(uint32_t));
-            if (!runs[i].v) {
-                ok = false;
-            } else if (!pb_varint_decode32(r->p, r->len, runs[i].v, r->count)) {
-                graph_destroy(L.g);
-                free(runs);
-                if (pb_wire_explain(&taskir__task_graph__descriptor, lf->buf, lf->len, d) ==
-                    ST_OK)
-                    diag_add(d, ST_LOGIC, "wire.decode", NULL,
-                             "not a TaskGraph: the bytes do not decode as protobuf");
-                return ST_LOGIC;
-            }
+        uint32_t **vals = calloc(lf->n_runs, sizeof *vals);
+        uint64_t *count = calloc(lf->n_runs, sizeof *count);
+        bool malformed = false;
+        ok = runs && vals && count &&
+             pb_runs_decode(lf->runs, lf->n_runs, L.g->arena, threads, vals, count, &malformed);
+        for (size_t i = 0; ok && i < lf->n_runs; i++)
+            runs[i] = (RunValues){vals[i], count[i]};
+        free(vals);
+        free(count);
+        if (malformed) {
+            graph_destroy(L.g);
+            free(runs);
+            if (pb_wire_explain(&taskir__task_graph__descriptor, lf->buf, lf->len, d) == ST_OK)
+                diag_add(d, ST_LOGIC, "wire.decode", NULL,
+                         "not a TaskGraph: the bytes do not decode as protobuf");
+            return ST_LOGIC;
         }
         L.runs = runs;
         L.n_runs = lf->n_runs;
@@ -556,6 +557,12 @@ static const ProtobufCFieldDescriptor *lift_fields(size_t i)
 
 Status graph_load_pb_mem(const uint8_t *buf, size_t len, Graph **out, Diag *d)
 {
+    return graph_load_pb_mem_opts(buf, len, NULL, out, d);
+}
+
+Status graph_load_pb_mem_opts(const uint8_t *buf, size_t len, const LoadOptions *opt,
+                              Graph **out, Diag *d)
+{
     *out = NULL;
     if (len > TIR_MAX_FILE_BYTES)
         return diag_add(d, ST_LOGIC, "limit.file", NULL, "%zu bytes, more than the limit %zu",
@@ -569,7 +576,7 @@ Status graph_load_pb_mem(const uint8_t *buf, size_t len, Graph **out, Diag *d)
                                  sizeof load_caps / sizeof load_caps[0], fields, 2,
                                  "TaskGraph", &msg, &lf, d);
     if (st == ST_OK) {
-        st = graph_from_lifted((Taskir__TaskGraph *)msg, &lf, out, d);
+        st = graph_from_lifted((Taskir__TaskGraph *)msg, &lf, opt ? opt->threads : 1, out, d);
         taskir__task_graph__free_unpacked((Taskir__TaskGraph *)msg, NULL);
     }
     lifted_free(&lf);
@@ -584,7 +591,7 @@ const PbFieldCap *graph_pb_caps(size_t *n)
 
 Status graph_from_pb(const Taskir__TaskGraph *w, Graph **out, Diag *d)
 {
-    return graph_from_lifted(w, NULL, out, d);
+    return graph_from_lifted(w, NULL, 1, out, d);
 }
 
 Status graph_load_pb(const char *path, Graph **out, Diag *d)

@@ -10,6 +10,7 @@
 #define TASKIR_PBIO_H
 
 #include "taskir/graph.h"
+#include "taskir/pbvarint.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -24,6 +25,14 @@
 
 /* Decodes a TaskGraph from bytes. On success *out is a new graph (graph_destroy it). */
 Status graph_load_pb_mem(const uint8_t *buf, size_t len, Graph **out, Diag *d);
+/* How graph_load_pb_mem_opts loads. */
+typedef struct LoadOptions {
+    uint32_t threads;   /* threads decoding the tensor values; 0 or 1: this thread only */
+} LoadOptions;
+/* graph_load_pb_mem with options (NULL: the defaults); the graph is the same whatever they
+ * say. */
+Status graph_load_pb_mem_opts(const uint8_t *buf, size_t len, const LoadOptions *opt,
+                              Graph **out, Diag *d);
 /* Reads and decodes a file ("-" = stdin). */
 Status graph_load_pb(const char *path, Graph **out, Diag *d);
 /* Encodes the graph into a malloc'd buffer. */
@@ -48,19 +57,11 @@ Status pb_wire_explain(const struct ProtobufCMessageDescriptor *desc, const uint
 Status pb_wire_strip(const struct ProtobufCMessageDescriptor *desc, const uint8_t *buf,
                      size_t len, uint8_t **out, size_t *out_len, Diag *d);
 
-/* A run of varints that pb_wire_lift took out of the bytes: [p, p + len), count values
- * (pb_varint_count; not yet checked to be well-formed). */
-typedef struct PbRun {
-    const uint8_t *p;
-    size_t len;
-    uint64_t count;
-} PbRun;
-
 /* Lifts the values of the given repeated int32 / uint32 fields out of bytes that
  * pb_wire_strip leaves as they are, so that protobuf-c does not decode them one by one: *out
  * is a malloc'd copy of the bytes where each occurrence of such a field (a packed run or a
  * single varint) is a marker, the field packed with one value: the index of its run in *runs
- * (malloc'd, *n_runs entries pointing into buf, in the order of the bytes), length prefixes
+ * (malloc'd, *n_runs entries pointing into buf, in the order of the bytes; pbvarint.h), length prefixes
  * rewritten. When nothing was lifted, or the bytes are malformed (left to the unpack), *out
  * and *runs are NULL. ST_RUNTIME only when out of memory. */
 struct ProtobufCFieldDescriptor;

@@ -1,12 +1,19 @@
 /* pbvarint.h: runs of protobuf varints (the payload of a packed repeated integer field, or
  * several single varints back to back) counted and decoded at memory speed, for the loader's
- * large tensors (pbio.c). Private to taskir/pb*.c. */
+ * large tensors (pbio.c, pbruns.h). */
 #ifndef TASKIR_PBVARINT_H
 #define TASKIR_PBVARINT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* A run of varints that pb_wire_lift (pbio.h) took out of a .pb: [p, p + len), not yet
+ * checked to be well-formed. */
+typedef struct PbRun {
+    const uint8_t *p;
+    size_t len;
+} PbRun;
 
 /* The number of varints that end in [p, p + n): its bytes without the high bit. */
 uint64_t pb_varint_count(const uint8_t *p, size_t n);
@@ -16,5 +23,21 @@ uint64_t pb_varint_count(const uint8_t *p, size_t n);
  * form of a negative int32). false, with out partly written, when the run is malformed as
  * protobuf-c refuses it: a varint longer than 10 bytes, or the last one cut off at the end. */
 bool pb_varint_decode32(const uint8_t *p, size_t n, uint32_t *out, uint64_t count);
+
+/* The ways of decoding, all with the same results: a byte at a time; eight bytes at a time
+ * (little-endian CPUs); the same with the BMI2 bit gather (x86-64 CPUs that have it, asked at
+ * run time); BEST, the fastest this CPU has (what pb_varint_decode32 takes). */
+typedef enum PbVarintPath {
+    PB_VARINT_BYTES,
+    PB_VARINT_WORDS,
+    PB_VARINT_BMI2,
+    PB_VARINT_BEST,
+} PbVarintPath;
+
+/* Whether this build and CPU have path. */
+bool pb_varint_path_ok(PbVarintPath path);
+/* pb_varint_decode32 by one path (a path this CPU lacks falls back to PB_VARINT_BYTES). */
+bool pb_varint_decode32_by(PbVarintPath path, const uint8_t *p, size_t n, uint32_t *out,
+                           uint64_t count);
 
 #endif

@@ -472,7 +472,7 @@ static uint8_t *lift_run(Lift *L, const ProtobufCFieldDescriptor *f, const uint8
         L->cap_runs = cap;
     }
     uint32_t idx = (uint32_t)L->n_runs;
-    L->runs[L->n_runs++] = (PbRun){body, (size_t)(end - body), pb_varint_count(body, (size_t)(end - body))};
+    L->runs[L->n_runs++] = (PbRun){body, (size_t)(end - body)};
     out = put_varint(out, (uint64_t)f->id << 3 | 2);
     *out++ = MARK_BYTES - 1;
     for (int i = 0; i < 4; i++)

@@ -96,9 +96,11 @@ static Status print_chip_text(const Chip *c, FILE *out, Diag *d)
             (unsigned)c->align_input, (unsigned)c->align_weight, (unsigned)c->align_axon_out);
     fprintf(out, "mac         %u columns x %u channels\n", (unsigned)c->mac_x,
             (unsigned)c->mac_f);
-    fprintf(out, "router      %u-byte packets, %u-bit destination offset, hops %d..%d\n",
-            (unsigned)c->packet_bytes, (unsigned)c->dest_offset_bits, (int)c->hop_min,
-            (int)c->hop_max);
+    fprintf(out, "soma        shift by %u bits a step, at most %u steps\n",
+            (unsigned)c->soma_shift_bits, (unsigned)c->soma_shift_max);
+    fprintf(out, "router      %u-byte packets (short: %u), %u-bit destination offset, hops "
+            "%d..%d\n", (unsigned)c->packet_bytes, (unsigned)c->short_packet_bytes,
+            (unsigned)c->dest_offset_bits, (int)c->hop_min, (int)c->hop_max);
     fprintf(out, "parameters  clock %llu Hz, NoC %u bytes per clock\n",
             (unsigned long long)c->clock_hz, (unsigned)c->noc_bytes_per_clock);
     fputs("precisions  name     code  g_f  write_v  d\n", out);
@@ -241,10 +243,14 @@ static Status print_chip_json(const Chip *c, FILE *out, Diag *d)
     static const char *const mac_keys[] = {"x", "f"};
     int64_t mac[] = {c->mac_x, c->mac_f};
     pj_set(&J, root, "mac", json_ints(&J, mac_keys, mac, 2));
-    static const char *const router_keys[] = {"packet_bytes", "offset_bits", "hop_min",
-                                              "hop_max"};
-    int64_t router[] = {c->packet_bytes, c->dest_offset_bits, c->hop_min, c->hop_max};
-    pj_set(&J, root, "router", json_ints(&J, router_keys, router, 4));
+    static const char *const soma_keys[] = {"shift_bits", "shift_max"};
+    int64_t soma[] = {c->soma_shift_bits, c->soma_shift_max};
+    pj_set(&J, root, "soma", json_ints(&J, soma_keys, soma, 2));
+    static const char *const router_keys[] = {"packet_bytes", "short_packet_bytes",
+                                              "offset_bits", "hop_min", "hop_max"};
+    int64_t router[] = {c->packet_bytes, c->short_packet_bytes, c->dest_offset_bits,
+                        c->hop_min, c->hop_max};
+    pj_set(&J, root, "router", json_ints(&J, router_keys, router, 5));
     static const char *const param_keys[] = {"clock_hz", "noc_bytes_per_clock"};
     int64_t params[] = {(int64_t)c->clock_hz, c->noc_bytes_per_clock};
     pj_set(&J, root, "parameters", json_ints(&J, param_keys, params, 2));

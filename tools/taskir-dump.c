@@ -235,7 +235,7 @@ static Status run_chip(const Options *o, const char *name, const uint8_t *in, si
                         o->format == PF_DOT ? "dot" : o->has_block ? "--block" : "--full-data");
     Chip *c = NULL;
     Status st = chip_load_mem((const char *)in, len, name, &c, d);
-    bool json_report = o->verify && o->format_given && !o->summary;
+    bool json_report = o->verify && o->format == PF_JSON && !o->summary;
     if (json_report && st != ST_RUNTIME) {
         Status rst = report(o, name, d, NULL, od);
         *reported = rst == ST_OK;

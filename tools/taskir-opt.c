@@ -3,8 +3,11 @@
  * --verify-each, --dump-after, timing) passes/manager.h, the loader and the atomic,
  * deterministic writer taskir/pbio.h.
  *
- *   taskir-opt IN.pb -o OUT.pb [--passes LIST] [--verify-each] [--dump-after PASS]
+ *   taskir-opt IN.pb -o OUT.pb [--passes LIST] [--chip CHIP.xml] [--verify-each]
+ *              [--dump-after PASS]
  *
+ * The chip the passes fit to is the description --chip names (taskir/chip.h), else the
+ * built-in default (examples/chips/tianjicx.xml).
  * The input must pass the verifier (a logic error otherwise, exit 2); so must the output (a
  * finding then is a bug of a pass: exit 3 [pass.verify]). Nothing is written when anything
  * fails.
@@ -12,6 +15,7 @@
 #include "cli.h"
 #include "passes/manager.h"
 #include "progress.h"
+#include "taskir/chip.h"
 #include "taskir/fileio.h"
 #include "taskir/pbio.h"
 #include "taskir/verify.h"
@@ -29,7 +33,8 @@
 #define TOOL "taskir-opt"
 
 static const char usage_text[] =
-    "usage: taskir-opt IN.pb [-o OUT.pb] [--passes LIST] [--split SPEC] [--verify-each]\n"
+    "usage: taskir-opt IN.pb [-o OUT.pb] [--passes LIST] [--chip CHIP.xml] [--split SPEC]\n"
+    "                  [--verify-each]\n"
     "                  [--dump-after PASS[,PASS...]|all] [--dump-to FILE] [--time-passes]\n"
     "                  [--quiet]\n"
     "       taskir-opt --list-passes | --help | --version\n"
@@ -41,6 +46,8 @@ static const char usage_text[] =
     "  --passes LIST  the passes to run, comma-separated, in order (default: the default\n"
     "                list, --list-passes shows it); a pass whose requirements no pass\n"
     "                before it guarantees is a usage error\n"
+    "  --chip CHIP.xml  the chip description the passes fit the graph to (taskir/chip.h);\n"
+    "                default: the built-in TianjicX description\n"
     "  --split SPEC   the split pass's explicit cuts (docs/passes.md); needs split in LIST\n"
     "  --verify-each  run the verifier after every pass; a finding names the pass (exit 3)\n"
     "  --dump-after PASSES  print the graph as text (taskir-dump's format) after each of\n"
@@ -64,8 +71,9 @@ static const char usage_text[] =
     "  1  usage error: unknown option or pass, missing input, a pass list whose requirements\n"
     "     are not met, --dump-after naming a pass not in the list, --split without split,\n"
     "     an option given twice, no -o with a terminal, -o a directory or the input\n"
-    "  2  logic error: the input is not a valid TaskGraph, or a pass cannot do its job (the\n"
-    "     message names the pass, the block and the rule, docs/passes.md)\n"
+    "  2  logic error: the input is not a valid TaskGraph, the chip description is invalid,\n"
+    "     or a pass cannot do its job (the message names the pass, the block and the rule,\n"
+    "     docs/passes.md)\n"
     "  3  runtime error: a file cannot be read or written, out of memory, or a pass broke\n"
     "     the graph (a bug of the pass) [pass.verify]\n";
 
@@ -73,6 +81,7 @@ typedef struct Options {
     const char *in;
     const char *out;        /* NULL: standard output */
     const char *passes;     /* NULL: pass_default_list */
+    const char *chip;       /* --chip CHIP.xml; NULL: the built-in default */
     const char *split;      /* --split SPEC */
     const char *dump_after; /* --dump-after LIST */
     const char *dump_to;    /* --dump-to FILE */
@@ -125,6 +134,8 @@ static int parse_args(int argc, char **argv, Options *o)
             o->quiet = true;
         } else if ((v = cli_opt_value(argc, argv, &i, "--passes", &m)), m) {
             rc = string_opt("--passes", v, "a list of passes", &o->passes, &seen[0]);
+        } else if ((v = cli_opt_value(argc, argv, &i, "--chip", &m)), m) {
+            rc = string_opt("--chip", v, "a chip description (XML)", &o->chip, &seen[5]);
         } else if ((v = cli_opt_value(argc, argv, &i, "--split", &m)), m) {
             rc = string_opt("--split", v, "a split specification", &o->split, &seen[1]);
         } else if ((v = cli_opt_value(argc, argv, &i, "--dump-after", &m)), m) {
@@ -153,12 +164,13 @@ static int parse_args(int argc, char **argv, Options *o)
     if (o->dump_to && cli_is_std(o->dump_to))
         return usage_error("usage.output", "--dump-to needs a file (without it the dumps go "
                            "to standard error)");
-    if ((rc = cli_one_stdin(TOOL, &o->in, 1)) >= 0)
+    const char *const inputs[] = {o->in, o->chip};
+    if ((rc = cli_one_stdin(TOOL, inputs, 2)) >= 0)
         return rc;
-    if (o->out && (rc = cli_check_output(TOOL, o->out, &o->in, 1)) >= 0)
+    if (o->out && (rc = cli_check_output(TOOL, o->out, inputs, 2)) >= 0)
         return rc;
-    const char *const taken[] = {o->in, o->out};
-    if (o->dump_to && (rc = cli_check_output(TOOL, o->dump_to, taken, 2)) >= 0)
+    const char *const taken[] = {o->in, o->chip, o->out};
+    if (o->dump_to && (rc = cli_check_output(TOOL, o->dump_to, taken, 3)) >= 0)
         return rc;
     return -1;
 }
@@ -221,20 +233,31 @@ static void print_times(const PassPlan *plan, const PassStat *s)
     fprintf(stderr, "%s: %-10s %10.3f\n", TOOL, "total", total * 1e3);
 }
 
-/* Loads and verifies the input, runs the plan, verifies the result. d: the input's and the
- * passes' findings. dump: where --dump-after writes (NULL: none). */
-static Status optimize(const Options *o, const PassPlan *plan, FILE *dump, PassStat *stats,
-                       Graph **out, Diag *d)
+/* The chip of --chip, or the built-in one; its findings name the file (printed here). */
+static Status load_chip(const Options *o, Chip **chip)
+{
+    Diag cd;
+    diag_init(&cd, o->chip ? cli_name(o->chip, false) : NULL);
+    Status st = o->chip ? chip_load(o->chip, chip, &cd) : chip_load_default(chip, &cd);
+    diag_print(&cd, stderr, TOOL);
+    if (st != ST_OK && cd.n == 0)
+        fprintf(stderr, "%s: %s: cannot load the chip description\n", TOOL,
+                o->chip ? cli_name(o->chip, false) : "the built-in default");
+    diag_finish(&cd);
+    return st;
+}
+
+/* Loads and verifies the input, runs the plan for chip, verifies the result. d: the
+ * input's and the passes' findings. dump: where --dump-after writes (NULL: none). */
+static Status optimize(const Options *o, const PassPlan *plan, const Chip *chip, FILE *dump,
+                       PassStat *stats, Graph **out, Diag *d)
 {
     Status st = graph_load_pb(o->in, out, d);
     if (st == ST_OK)
         st = verify_graph(*out, d);
     if (st != ST_OK)
         return st;
-    /* The chip the passes fit to (--chip) comes with the chip description (chip.h); the
-     * passes of this table read none of it. */
-    static const Chip no_chip;
-    PassOptions po = {.chip = &no_chip, .split_spec = o->split};
+    PassOptions po = {.chip = chip, .split_spec = o->split};
     CliProgress progress;
     cli_progress_start(&progress, TOOL, o->quiet);
     PassRunOptions ro = {.verify_each = o->verify_each, .dump = dump,
@@ -275,11 +298,12 @@ int main(int argc, char **argv)
     size_t dlen = 0;
     FILE *dump = o.dump_to ? open_memstream(&dbuf, &dlen) : o.dump_after ? stderr : NULL;
     Graph *g = NULL;
+    Chip *chip = NULL;
     Status st;
     if (!stats || (o.dump_to && !dump))
         st = diag_add(&d, ST_RUNTIME, "oom", NULL, "out of memory: %s", strerror(errno));
-    else
-        st = optimize(&o, &plan, dump, stats, &g, &d);
+    else if ((st = load_chip(&o, &chip)) == ST_OK)
+        st = optimize(&o, &plan, chip, dump, stats, &g, &d);
     if (o.dump_to && dump && fclose(dump) != 0 && st == ST_OK)
         st = diag_add(&d, ST_RUNTIME, "oom", NULL, "cannot buffer the dumps");
     if (st == ST_OK)
@@ -294,6 +318,7 @@ int main(int argc, char **argv)
     if (st == ST_OK && o.time_passes)
         print_times(&plan, stats);
     graph_destroy(g);
+    chip_destroy(chip);
     diag_print(&d, stderr, TOOL);
     diag_print(&od, stderr, TOOL);
     diag_finish(&d);

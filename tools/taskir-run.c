@@ -108,8 +108,9 @@ static const char usage_text[] =
     "  --steps T           run T time steps per sample, carrying CLIF membrane potentials\n"
     "                      from step to step; results get a leading dim T when T > 1\n"
     "                      (TaskGraphs only)\n"
-    "  --threads N         use N threads for the simulator's large kernels (default 1;\n"
-    "                      TaskGraphs only: a model runs on one thread)\n"
+    "  --threads N         use N threads to decode the graph's tensor values and for the\n"
+    "                      simulator's large kernels (default 1; TaskGraphs only: a model\n"
+    "                      runs on one thread); the results are the same for every N\n"
     "  --no-host           GRAPH.pb: ignore a host remainder beside it; the outputs are the\n"
     "                      chip graph's OUTPUT blocks (TaskGraphs only)\n"
     "  -q, --quiet         no progress line: without it, a run longer than 2 seconds\n"
@@ -376,7 +377,8 @@ static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArr
         if (!st)
             st = verify_mapping(map, d);
     } else {
-        st = graph_load_pb_mem(buf, len, &g, d);
+        LoadOptions lo = {o->sim.threads};
+        st = graph_load_pb_mem_opts(buf, len, &lo, &g, d);
         if (!st)
             st = verify_graph(g, d);
     }

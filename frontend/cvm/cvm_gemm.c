@@ -33,17 +33,6 @@ void cvm_pack_free(CvmPack *p)
     *p = (CvmPack){0};
 }
 
-int64_t cvm_absmax(const int32_t *v, int64_t n)
-{
-    /* the extremes first: a min/max loop the compiler vectorizes */
-    int32_t lo = 0, hi = 0;
-    for (int64_t i = 0; i < n; i++) {
-        lo = v[i] < lo ? v[i] : lo;
-        hi = v[i] > hi ? v[i] : hi;
-    }
-    return -(int64_t)lo > hi ? -(int64_t)lo : hi;
-}
-
 bool cvm_gemm_exact(int64_t K, int64_t amax, int64_t bmax, int64_t cmax)
 {
     if (K < 0 || amax < 0 || bmax < 0 || cmax < 0 || amax > INT16_MAX || bmax > INT16_MAX ||

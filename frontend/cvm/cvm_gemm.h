@@ -7,7 +7,7 @@
  * multiple of CVM_GEMM_KALIGN and the row count to a multiple of CVM_GEMM_RALIGN, so that the
  * kernel runs whole 4 x 4 blocks of Y over whole vectors of k (the zeros add nothing). Sums
  * are int32: exact, with no overflow, when cvm_gemm_exact holds for the operands' largest
- * magnitudes, which the caller checks before packing (cvm_absmax); when it does not, the
+ * magnitudes, which the caller checks before packing (og_tensor_absmax); when it does not, the
  * caller computes the formula in int64 itself.
  *
  * The kernel is plain C that the compiler vectorizes (int16 products summed in int32 pairs);
@@ -41,9 +41,6 @@ static inline int16_t *cvm_pack_row(const CvmPack *p, int64_t r)
 {
     return p->v + r * p->ld;
 }
-
-/* The largest |v[i]| for i < n (0 when n = 0). */
-int64_t cvm_absmax(const int32_t *v, int64_t n);
 
 /* Whether A[i][k] with |A| <= amax, B[j][k] with |B| <= bmax, k < K, and a bias of magnitude at
  * most cmax give exact int32 sums: amax, bmax <= INT16_MAX (they pack) and K * amax * bmax +

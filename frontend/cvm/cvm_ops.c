@@ -7,8 +7,6 @@
  */
 #include "frontend/cvm/cvm_ops.h"
 
-#include "frontend/cvm/cvm_gemm.h"
-
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -329,7 +327,7 @@ int32_t cvm_number_prec(int64_t n)
 
 int32_t cvm_prec_of(const OgTensor *t)
 {
-    return cvm_bits((uint64_t)cvm_absmax(t->data, t->count)) + 1;
+    return cvm_bits((uint64_t)og_tensor_absmax(t)) + 1;
 }
 
 void cvm_strides(const OgShape *s, int64_t *st)

@@ -253,8 +253,8 @@ Status cvm_run_conv2d(CvmCtx *c, const OgTensor *const *in, OgTensor *out)
 {
     const OgTensor *x = in[0], *w = in[1], *b = c->n->ninputs == 3 ? in[2] : NULL;
     ConvDims d = conv_dims(c->n, x, w, out);
-    if (cvm_gemm_exact(d.IC * d.KH * d.KW, cvm_absmax(w->data, w->count),
-                       cvm_absmax(x->data, x->count), b ? cvm_absmax(b->data, b->count) : 0))
+    if (cvm_gemm_exact(d.IC * d.KH * d.KW, og_tensor_absmax(w), og_tensor_absmax(x),
+                       b ? og_tensor_absmax(b) : 0))
         return conv2d_gemm(c, &d, x, w, b, out);
     return cvm_run_conv2d_formula(c, in, out);
 }
@@ -329,8 +329,8 @@ Status cvm_run_dense(CvmCtx *c, const OgTensor *const *in, OgTensor *out)
     const OgTensor *x = in[0], *w = in[1], *b = c->n->ninputs == 3 ? in[2] : NULL;
     int64_t M = x->shape.d[0], K = x->shape.d[1], U = w->shape.d[0];
     if (M < 1 || K < 1 || U < 1 ||
-        !cvm_gemm_exact(K, cvm_absmax(w->data, w->count), cvm_absmax(x->data, x->count),
-                        b ? cvm_absmax(b->data, b->count) : 0))
+        !cvm_gemm_exact(K, og_tensor_absmax(w), og_tensor_absmax(x),
+                        b ? og_tensor_absmax(b) : 0))
         return cvm_run_dense_formula(c, in, out);
     CvmPack pw = {0}, px = {0};
     bool ok = pack_rows(&pw, w->data, U, K) && pack_rows(&px, x->data, M, K);

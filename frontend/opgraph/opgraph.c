@@ -334,13 +334,21 @@ int64_t og_prec_alpha(int32_t p)
     return ((int64_t)1 << (p - 1)) - 1;
 }
 
+int64_t og_tensor_absmax(const OgTensor *t)
+{
+    /* the extremes first, without an early exit: a min/max loop the compiler vectorizes (it
+     * runs over every weight and every result of a model) */
+    int32_t lo = 0, hi = 0;
+    for (int64_t i = 0; i < t->count; i++) {
+        lo = t->data[i] < lo ? t->data[i] : lo;
+        hi = t->data[i] > hi ? t->data[i] : hi;
+    }
+    return -(int64_t)lo > hi ? -(int64_t)lo : hi;
+}
+
 bool og_tensor_in_prec(const OgTensor *t, int32_t p)
 {
-    int64_t a = og_prec_alpha(p);
-    for (int64_t i = 0; i < t->count; i++)
-        if (t->data[i] > a || t->data[i] < -a)
-            return false;
-    return true;
+    return og_tensor_absmax(t) <= og_prec_alpha(p);
 }
 
 bool og_tensor_alloc(OgTensor *t, const OgShape *s)

@@ -161,6 +161,8 @@ const char *og_shape_limit(const OgShape *s);
 
 /* Largest magnitude of a precision-p value: 2^(p-1) - 1 (p in 1..32). */
 int64_t og_prec_alpha(int32_t p);
+/* The largest |value| of t (0 for an empty tensor; 2^31 for INT32_MIN). */
+int64_t og_tensor_absmax(const OgTensor *t);
 /* True when every value of t lies within precision p. */
 bool og_tensor_in_prec(const OgTensor *t, int32_t p);
 

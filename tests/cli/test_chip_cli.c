@@ -129,6 +129,16 @@ static void test_verify(void **state)
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "\"ok\": true"));
     tt_run_free(&r);
+    /* with --format text or --summary the summary follows, the ok line on standard error */
+    static const char *const follow[][2] = {{"--format", "text"}, {"--summary", NULL}};
+    for (int i = 0; i < 2; i++) {
+        dump(&r, &in_chips, "tianjicx.xml", "--verify", follow[i][0], follow[i][1], NULL);
+        assert_int_equal(r.status, 0);
+        assert_string_equal(r.err, "tianjicx.xml: ok (chip TianjicX: 160 cores, 14 "
+                            "primitives)\n");
+        assert_true(strncmp(r.out, "chip TianjicX\n", 14) == 0);
+        tt_run_free(&r);
+    }
 }
 
 static void test_errors(void **state)

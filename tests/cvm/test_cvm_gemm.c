@@ -139,9 +139,15 @@ static void test_gemm_exact(void **state)
     assert_false(cvm_gemm_exact(1, 1, 32768, 0));
     assert_true(cvm_gemm_exact(INT64_MAX, 0, 5, INT32_MAX));
     assert_false(cvm_gemm_exact(INT64_MAX / 2, 1, 1, 0));
-    assert_int_equal(cvm_absmax((const int32_t[]){3, -7, 5}, 3), 7);
-    assert_int_equal(cvm_absmax((const int32_t[]){INT32_MIN, 1}, 2), (int64_t)1 << 31);
-    assert_int_equal(cvm_absmax(NULL, 0), 0);
+    OgTensor t = {{1, {3}}, 3, (int32_t[]){3, -7, 5}};
+    assert_int_equal(og_tensor_absmax(&t), 7);
+    assert_true(og_tensor_in_prec(&t, 4));  /* 7 = 2^3 - 1 */
+    assert_false(og_tensor_in_prec(&t, 3));
+    t = (OgTensor){{1, {2}}, 2, (int32_t[]){INT32_MIN, 1}};
+    assert_int_equal(og_tensor_absmax(&t), (int64_t)1 << 31);
+    assert_false(og_tensor_in_prec(&t, 32));
+    t = (OgTensor){{1, {0}}, 0, NULL};
+    assert_int_equal(og_tensor_absmax(&t), 0);
     CvmPack p;
     assert_false(cvm_pack_alloc(&p, 0, 4));
     assert_false(cvm_pack_alloc(&p, INT64_MAX / 4, INT64_MAX / 4));

@@ -17,13 +17,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef struct DtRng {
-    uint64_t s;
-} DtRng;
+#include "dtrng.h"
 
-uint64_t dt_next(DtRng *r);
-/* A value in [lo, hi]. */
-int64_t dt_range(DtRng *r, int64_t lo, int64_t hi);
 /* A value of precision p: |v| <= 2^(p-1) - 1. */
 int32_t dt_prec_value(DtRng *r, int32_t p);
 /* True when DIFF_QUICK is set: tests may sample their grids more sparsely. */

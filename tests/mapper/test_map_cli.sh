@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/mapper/test_map_cli.sh: taskir-map's command line (docs/mapper.md, docs/cli.md): help
 # and version, usage errors with their rule ids (exit 1), a graph that does not load (exit 2),
-# the outputs written all or none, standard output, seeds, efforts and --no-passes.
+# the outputs written all or none, standard output, seeds, efforts, --no-passes and the
+# progress line.
 #
 #   sh test_map_cli.sh MAP DUMP LENET.pb BAD.pb
 set -eu
@@ -69,4 +70,18 @@ expect 0 - "$lenet" --no-passes -o "$tmp/np.map.pb"
 expect 0 - "$lenet" -o "$tmp/p.map.pb"
 "$dump" "$tmp/p.map.pb" --format json | grep -q '"groups": \[\]' &&
     fail "the default passes did not run"
+# the progress line, on a terminal only (script(1) gives one), not with --quiet
+if command -v script >/dev/null 2>&1; then
+    TASKIR_PROGRESS_AFTER=0 script -qec "'$map' '$lenet' -o '$tmp/tty.map.pb'" /dev/null \
+        >"$tmp/tty" 2>&1 || fail "taskir-map on a terminal"
+    grep -q 'taskir-map: block 0 of' "$tmp/tty" || fail "no progress line on a terminal"
+    TASKIR_PROGRESS_AFTER=0 script -qec "'$map' '$lenet' --quiet -o '$tmp/tty.map.pb'" /dev/null \
+        >"$tmp/tty" 2>&1 || fail "taskir-map --quiet on a terminal"
+    grep -q 'taskir-map: block' "$tmp/tty" && fail "a progress line with --quiet"
+    TASKIR_PROGRESS_AFTER=0 "$map" "$lenet" -o "$tmp/pipe.map.pb" 2>"$tmp/err" || fail "pipe"
+    [ ! -s "$tmp/err" ] || fail "a progress line on a pipe"
+    echo "ok: progress line"
+else
+    echo "skipped: the progress line (no script(1))"
+fi
 echo "all ok"

@@ -121,13 +121,14 @@ static Chip *chip_with(const char *const *edits, size_t n)
     return c;
 }
 
-/* Plans g on c; returns the mapping (which owns g) and the cost. */
-static Mapping *map(Graph *g, const Chip *c, MapCost *cost)
+/* Plans g on c with options o (NULL: the defaults); returns the mapping (which owns g) and
+ * the cost. */
+static Mapping *map_with(Graph *g, const Chip *c, const MapperOptions *o, MapCost *cost)
 {
     Diag d;
     diag_init(&d, NULL);
     MapPlan *p = NULL;
-    Status st = mapper_plan(g, c, NULL, &p, &d);
+    Status st = mapper_plan(g, c, o, &p, &d);
     if (st != ST_OK)
         diag_print(&d, stderr, "test_mapper");
     assert_int_equal(st, ST_OK);
@@ -144,6 +145,11 @@ static Mapping *map(Graph *g, const Chip *c, MapCost *cost)
     diag_finish(&vd);
     diag_finish(&d);
     return m;
+}
+
+static Mapping *map(Graph *g, const Chip *c, MapCost *cost)
+{
+    return map_with(g, c, NULL, cost);
 }
 
 /* The first coordinate of the node dict of the block named name. */
@@ -223,8 +229,8 @@ static void test_parallel(void **state)
     chip_destroy(c);
 }
 
-/* conv -> SI -> CCMPB (ReLU, int8) -> SI -> OUTPUT; returns the CCMPB. */
-static Block *relu_after(Graph *g, Block *si, const char *name)
+/* conv -> SI -> CCMPB (ReLU, int8) -> SI -> OUTPUT socket; returns the CCMPB. */
+static Block *relu_after(Graph *g, Block *si, const char *name, int socket)
 {
     Block *cmp = blk(g, BT_CCMPB, name, PR_INT_8, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
     assert_true(blk_set_attr(g, cmp, AT_CMP, 0));
@@ -233,7 +239,7 @@ static Block *relu_after(Graph *g, Block *si, const char *name)
     Block *o = blk(g, BT_SI, n, PR_INT_8, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
     join(g, si, 0, cmp, 0);
     join(g, cmp, 0, o, 0);
-    join(g, o, 0, output(g, 0), 0);
+    join(g, o, 0, output(g, socket), 0);
     return cmp;
 }
 
@@ -246,7 +252,7 @@ static void test_chain_one_core(void **state)
     (void)state;
     Chip *c = chip_with(NULL, 0);
     Graph *g = graph_create();
-    relu_after(g, conv(g, input(g), "conv"), "relu");
+    relu_after(g, conv(g, input(g), "conv"), "relu", 0);
     MapCost k;
     Mapping *m = map(g, c, &k);
     assert_int_equal(k.cores, 1);
@@ -270,7 +276,7 @@ static void test_transfer_phases(void **state)
                            "receive_per_phase=\"12KiB\"", "receive_per_phase=\"4KiB\""};
     Chip *c = chip_with(edits, 4);
     Graph *g = graph_create();
-    relu_after(g, conv(g, input(g), "conv"), "relu");
+    relu_after(g, conv(g, input(g), "conv"), "relu", 0);
     MapCost k;
     Mapping *m = map(g, c, &k);
     assert_int_equal(k.cores, 2);
@@ -353,6 +359,141 @@ static void test_rewrite_axon_chain(void **state)
     chip_destroy(c);
 }
 
+/* A chain of 100 Soma blocks (CCMPB, a ReLU each) runs two a phase on one core (Soma1, then
+ * Soma2 after the router): 50 phases, more than the 32 of a step. The first 64 fill stage 0
+ * (phase group 0, phases 0..31), the rest go to a second core in stage 1: relu63 (Soma2 of
+ * phase 31) sends in phase 32, local phase 0 of the next step (graph pipelining), where
+ * relu64 runs in Soma2 after the router, and relu99 in Soma1 of local phase 18. */
+static void test_stages(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    Block *in = graph_add_block(g, BT_INPUT, GRAPH_AUTO_ID, "data");
+    in->shape.d[D_F] = 64;
+    in->has_shape = true;
+    Block *s = blk(g, BT_SI, "x", PR_INT_8, (const int32_t[8]){0, 0, 64, 0, 0, 0, 0, 0});
+    join(g, in, 0, s, 0);
+    for (int k = 0; k < 100; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "relu%d", k);
+        Block *r = blk(g, BT_CCMPB, name, PR_INT_8, (const int32_t[8]){0, 0, 64, 0, 0, 0, 0, 0});
+        Block *o = blk(g, BT_SI, NULL, PR_INT_8, (const int32_t[8]){0, 0, 64, 0, 0, 0, 0, 0});
+        join(g, s, 0, r, 0);
+        join(g, r, 0, o, 0);
+        s = o;
+    }
+    Block *out = graph_add_block(g, BT_OUTPUT, GRAPH_AUTO_ID, "out");
+    out->shape.d[D_F] = 64;
+    out->has_shape = true;
+    join(g, s, 0, out, 0);
+    MapCost k;
+    Mapping *m = map(g, c, &k);
+    assert_int_equal(k.stages, 2);
+    assert_int_equal(k.cores, 2);
+    assert_int_equal(k.phases, 32);
+    const MapCoord *a = coord_of(m, "relu0"), *b = coord_of(m, "relu1");
+    const MapCoord *y = coord_of(m, "relu63"), *z = coord_of(m, "relu64");
+    assert_int_equal(a->phase, 0);
+    assert_int_equal(a->pi_index, 2); /* SOMA1 */
+    assert_int_equal(b->phase, 0);
+    assert_int_equal(b->pi_index, 5); /* SOMA2 */
+    assert_int_equal(y->phase, 31);
+    assert_int_equal(y->phase_group, 0);
+    assert_int_equal(z->phase_group, 1);
+    assert_true(z->core.x != y->core.x || z->core.y != y->core.y);
+    assert_int_equal(z->phase, 0);
+    assert_int_equal(z->pi_index, 5); /* SOMA2, after the receive */
+    assert_int_equal(coord_of(m, "relu99")->phase, 18);
+    mapping_destroy(m);
+    chip_destroy(c);
+}
+
+/* One conv's result to three ReLUs, each on its own core (a 16 KiB budget keeps them apart):
+ * Scotch alone (effort 0) puts the four cores in a 2 x 2 square, the conv in a corner, so one
+ * ReLU is two hops away; the multicast chain sends it the bytes from a neighbour instead:
+ * 3 x 8192 byte-hops, not 4 x 8192. */
+static void test_multicast(void **state)
+{
+    (void)state;
+    const char *edits[] = {"budget=\"128KiB\"", "budget=\"16KiB\""};
+    Chip *c = chip_with(edits, 2);
+    Graph *g = graph_create();
+    Block *si = conv(g, input(g), "conv");
+    Block *cc = graph_block(g, si->id - 1);
+    assert_int_equal(cc->type, BT_CC);
+    relu_after(g, si, "r0", 0);
+    for (int k = 1; k < 3; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "copy%d", k);
+        Block *copy = blk(g, BT_SI, name, PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+        join(g, cc, 0, copy, 0);
+        snprintf(name, sizeof name, "r%d", k);
+        relu_after(g, copy, name, k);
+    }
+    MapperOptions o;
+    mapper_options_default(&o);
+    o.effort = 0;
+    MapCost k;
+    Mapping *m = map_with(g, c, &o, &k);
+    assert_int_equal(k.cores, 4);
+    assert_int_equal(k.traffic_unicast, 4 * 8192);
+    assert_int_equal(k.traffic, 3 * 8192);
+    /* one of the three edges is sent by another core than the conv's */
+    const MapCoord *src = coord_of(m, "conv");
+    uint32_t relayed = 0;
+    for (uint32_t i = 0; i < m->n_edges; i++) {
+        const MapCoord *sc = &m->edges[i].coords[0];
+        if (m->edges[i].n_coords == 2 && sc->pi_index == 4 &&
+            (sc->core.x != src->core.x || sc->core.y != src->core.y))
+            relayed++;
+    }
+    assert_int_equal(relayed, 1);
+    mapping_destroy(m);
+    chip_destroy(c);
+}
+
+/* Two convolutions reading one input block (as the split pass's f pieces do): each runs on
+ * its own core in phase 0 with a copy of the input, which arrives at both (the INPUT edge's
+ * dict receives on two cores, the input's dict has two coordinates). */
+static void test_shared_input(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    Block *si = conv(g, input(g), "a");
+    Block *sic = graph_block(g, si->id - 4);
+    assert_int_equal(sic->type, BT_SIC);
+    Block *sw = blk(g, BT_SW, "b/w", PR_INT_8, (const int32_t[8]){0, 0, 32, 16, 3, 3, 0, 0});
+    Block *cc = blk(g, BT_CC, "b", PR_INT_32, (const int32_t[8]){8, 8, 32, 16, 3, 3, 10, 10});
+    Block *out = blk(g, BT_SI, "b/out", PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+    static int64_t wv[32 * 16 * 9];
+    assert_true(blk_set_data(g, sw, PR_INT_8, (const int32_t[4]){32, 16, 3, 3}, 4, wv, 4608));
+    join(g, sic, 0, cc, 0);
+    join(g, sw, 0, cc, 1);
+    join(g, cc, 0, out, 0);
+    join(g, si, 0, output(g, 0), 0);
+    join(g, out, 0, output(g, 1), 0);
+    MapCost k;
+    Mapping *m = map(g, c, &k);
+    assert_int_equal(k.cores, 2);
+    assert_int_equal(k.phases, 1);
+    assert_int_equal(k.offchip_in, 2 * SIC_BYTES);
+    assert_int_equal(coord_of(m, "a")->phase, 0);
+    assert_int_equal(coord_of(m, "b")->phase, 0);
+    uint32_t copies = 0, receives = 0;
+    for (uint32_t i = 0; i < m->n_nodes; i++)
+        if (m->nodes[i].task_id == sic->id)
+            copies = m->nodes[i].n_coords;
+    for (uint32_t i = 0; i < m->n_edges; i++)
+        if (m->edges[i].coords[0].pi_index == 3) /* ROUTER_RECIEVE */
+            receives += m->edges[i].n_coords;
+    assert_int_equal(copies, 2);
+    assert_int_equal(receives, 2);
+    mapping_destroy(m);
+    chip_destroy(c);
+}
+
 /* The same graph and seed give the same Mapping bytes; another seed still verifies. */
 static void test_deterministic(void **state)
 {
@@ -392,6 +533,9 @@ int main(void)
         cmocka_unit_test(test_transfer_phases),
         cmocka_unit_test(test_group_over_budget),
         cmocka_unit_test(test_rewrite_axon_chain),
+        cmocka_unit_test(test_stages),
+        cmocka_unit_test(test_multicast),
+        cmocka_unit_test(test_shared_input),
         cmocka_unit_test(test_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,8 +18,7 @@
 #include "taskir/sim.h"
 #include "taskir/verify.h"
 
-static const Chip no_chip;
-static const PassOptions popts = {.chip = &no_chip};
+static PassOptions popts; /* the default chip (main) */
 
 static Graph *lenet(void)
 {
@@ -126,6 +125,11 @@ static void test_table(void **state)
     assert_int_equal(pass_plan_parse(pass_default_list, &p, &d), ST_OK);
     assert_true(p.n >= 2);
     assert_true(pass_plan_has(&p, "dce"));
+    pass_plan_finish(&p);
+    /* blanks around the names are read past */
+    assert_int_equal(pass_plan_parse(" dce , group", &p, &d), ST_OK);
+    assert_int_equal(p.n, 2);
+    assert_string_equal(p.passes[1]->name, "group");
     assert_true(pass_plan_has(&p, "group"));
     assert_false(pass_plan_has(&p, "nope"));
     pass_plan_finish(&p);
@@ -430,6 +434,15 @@ static void test_group_add_many(void **state)
 
 int main(void)
 {
+    Chip *chip = NULL;
+    Diag d;
+    diag_init(&d, NULL);
+    if (chip_load_default(&chip, &d) != ST_OK) {
+        diag_print(&d, stderr, "test_passes");
+        return 1;
+    }
+    diag_finish(&d);
+    popts.chip = chip;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_plan_errors),
@@ -442,5 +455,7 @@ int main(void)
         cmocka_unit_test(test_group_keeps),
         cmocka_unit_test(test_group_add_many),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    chip_destroy(chip);
+    return rc;
 }

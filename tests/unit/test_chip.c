@@ -112,6 +112,18 @@ static void test_default_facts(void **state)
     assert_int_equal(c->max_step_groups, 4);
     assert_int_equal(c->prims_per_phase, 4);
     assert_int_equal(c->packet_bytes, 8);
+    assert_int_equal(c->short_packet_bytes, 1);
+    assert_int_equal(c->soma_shift_bits, 2);
+    assert_int_equal(c->soma_shift_max, 15);
+    uint32_t k = 99;
+    assert_true(chip_soma_shift(c, 0, &k));
+    assert_int_equal(k, 0);
+    assert_true(chip_soma_shift(c, 6, &k)); /* divides by 4^3 */
+    assert_int_equal(k, 3);
+    assert_true(chip_soma_shift(c, 30, NULL));
+    assert_false(chip_soma_shift(c, 3, NULL)); /* odd: not one Soma shift */
+    assert_false(chip_soma_shift(c, 32, NULL)); /* 16 steps: past the last */
+    assert_false(chip_soma_shift(c, -2, NULL));
     assert_int_equal(c->dest_offset_bits, 12);
     assert_int_equal(c->hop_min, -128);
     assert_int_equal(c->hop_max, 127);
@@ -211,6 +223,17 @@ static void test_defaults_and_sizes(void **state)
     assert_int_equal(c->noc_bytes_per_clock, 8);
     chip_destroy(c);
     free(x);
+    x = edited("  <soma shift_bits=\"2\" shift_max=\"15\"/>\n", "", NULL);
+    assert_int_equal(chip_load_mem(x, strlen(x), NAME, &c, &d), ST_OK);
+    assert_int_equal(c->soma_shift_bits, 2);
+    assert_int_equal(c->soma_shift_max, 15);
+    chip_destroy(c);
+    free(x);
+    x = edited("short_packet_bytes=\"1\" ", "", NULL);
+    assert_int_equal(chip_load_mem(x, strlen(x), NAME, &c, &d), ST_OK);
+    assert_int_equal(c->short_packet_bytes, 1);
+    chip_destroy(c);
+    free(x);
     x = edited("<array chips_x=\"1\" chips_y=\"1\"/>", "<array chips_y=\"5\"/>", NULL);
     y = strstr(x, "budget=\"128KiB\"");
     assert_non_null(y);
@@ -264,7 +287,9 @@ static void test_rules(void **state)
                 "chip.limit.destination", -1);
     expect_rule("recommended_phases=\"16\"", "recommended_phases=\"33\"", "chip.limit.phases",
                 -1);
-    expect_rule("hop_min=\"-128\"", "hop_min=\"0\"", "chip.router.hop", 0);
+    expect_rule("hop_min=\"-128\"", "hop_min=\"0\"", "chip.router.hop", -1);
+    expect_rule("short_packet_bytes=\"1\"", "short_packet_bytes=\"16\"", "chip.router.packet",
+                -1);
     expect_rule("<precision name=\"UINT_8\"", "<precision name=\"UINT_7\"", "chip.prec.name", 0);
     expect_rule("<precision name=\"UINT_8\" code=\"2\"", "<precision name=\"UINT_8\" code=\"1\"",
                 "chip.prec.dup", 0);
@@ -289,6 +314,41 @@ static void test_rules(void **state)
 static void test_load_io(void **state)
 {
     (void)state;
+    /* a description past 1 MiB is refused before libxml2 sees it */
+    size_t big = ((size_t)1 << 20) + 1;
+    char *x = malloc(big);
+    assert_non_null(x);
+    memset(x, ' ', big);
+    Diag b;
+    diag_init(&b, NAME);
+    Chip *bc = (Chip *)1;
+    assert_int_equal(chip_load_mem(x, big, NAME, &bc, &b), ST_LOGIC);
+    assert_null(bc);
+    assert_true(diag_find(&b, "limit.file") >= 0);
+    diag_finish(&b);
+    free(x);
+    /* more areas than a Chip holds: 8 in MEM0, 8 in MEM1, MEM2's 3 */
+    char areas[8][1024];
+    for (int bank = 0; bank < 2; bank++) {
+        char *p = areas[bank];
+        size_t room = sizeof areas[bank];
+        p[0] = 0;
+        for (int i = 0; i < 8; i++)
+            snprintf(p + strlen(p), room - strlen(p), "<area name=\"a%d\" base=\"%d\" "
+                     "words=\"1\" role=\"data\"/>", i, bank * 0x4000 + i);
+    }
+    char to[1200];
+    snprintf(to, sizeof to, "role=\"data\">%s</bank>\n    <bank name=\"MEM1\" base=\"0x4000\" "
+             "words=\"0x4000\" role=\"data weights\">%s</bank>", areas[0], areas[1]);
+    x = edited("role=\"data\"/>\n    <bank name=\"MEM1\" base=\"0x4000\" words=\"0x4000\" "
+               "role=\"data weights\"/>", to, NULL);
+    diag_init(&b, NAME);
+    assert_int_equal(chip_load_mem(x, strlen(x), NAME, &bc, &b), ST_LOGIC);
+    if (diag_find(&b, "chip.area.count") < 0)
+        diag_print(&b, stderr, "test_chip");
+    assert_true(diag_find(&b, "chip.area.count") >= 0);
+    diag_finish(&b);
+    free(x);
     Diag d;
     diag_init(&d, "nope.xml");
     Chip *c = (Chip *)1;

@@ -71,19 +71,32 @@ static void test_random_runs(void **state)
             n += put(buf + n, v, rnd() % 8 ? 1 : (int)(1 + rnd() % 10));
         }
         assert_int_equal(pb_varint_count(buf, n), (uint64_t)nv);
-        got[nv] = 0xdeadbeef;
-        assert_true(pb_varint_decode32(buf, n, got, (uint64_t)nv));
-        assert_memory_equal(got, want, (size_t)nv * sizeof *got);
-        assert_int_equal(got[nv], 0xdeadbeef);
-        /* the run cut short by one byte: the last varint is unfinished, or one fewer */
-        if (n && (buf[n - 2] & 0x80))
-            assert_false(pb_varint_decode32(buf, n - 1, got, pb_varint_count(buf, n - 1)));
+        for (int path = PB_VARINT_BYTES; path <= PB_VARINT_BEST; path++) {
+            memset(got, 0, sizeof got);
+            got[nv] = 0xdeadbeef;
+            assert_true(pb_varint_decode32_by((PbVarintPath)path, buf, n, got, (uint64_t)nv));
+            assert_memory_equal(got, want, (size_t)nv * sizeof *got);
+            assert_int_equal(got[nv], 0xdeadbeef);
+            /* the run cut short by one byte: the last varint is unfinished */
+            if (n >= 2 && (buf[n - 2] & 0x80))
+                assert_false(pb_varint_decode32_by((PbVarintPath)path, buf, n - 1, got,
+                                                   pb_varint_count(buf, n - 1)));
+        }
     }
 }
 
-static void test_malformed_runs(void **state)
+/* Which paths this machine runs (all of them are held to the reference above). */
+static void test_paths(void **state)
 {
     (void)state;
+    assert_true(pb_varint_path_ok(PB_VARINT_BYTES));
+    assert_true(pb_varint_path_ok(PB_VARINT_BEST));
+    printf("pbvarint paths: words %s, bmi2 %s\n", pb_varint_path_ok(PB_VARINT_WORDS) ? "yes" : "no",
+           pb_varint_path_ok(PB_VARINT_BMI2) ? "yes" : "no");
+}
+
+static void malformed_by(PbVarintPath path)
+{
     uint8_t buf[300];
     uint32_t out[300];
     for (size_t at = 0; at < 200; at += 7) {
@@ -93,18 +106,30 @@ static void test_malformed_runs(void **state)
         buf[at + 10] = 0x01;
         uint64_t c = pb_varint_count(buf, sizeof buf);
         assert_int_equal(c, sizeof buf - 10);
-        assert_false(pb_varint_decode32(buf, sizeof buf, out, c));
+        assert_false(pb_varint_decode32_by(path, buf, sizeof buf, out, c));
         /* ten bytes are the most: that one decodes */
         buf[at + 9] = 0x01;
         c = pb_varint_count(buf, sizeof buf);
-        assert_true(pb_varint_decode32(buf, sizeof buf, out, c));
+        assert_true(pb_varint_decode32_by(path, buf, sizeof buf, out, c));
         assert_int_equal(out[at], 0xffffffffu);
+        /* a count smaller than the run's: refused, nothing written past it */
+        out[c - 1] = 7;
+        assert_false(pb_varint_decode32_by(path, buf, sizeof buf, out, c - 1));
+        assert_int_equal(out[c - 1], 7);
     }
     /* the last varint cut off */
     memset(buf, 0x05, sizeof buf);
     buf[sizeof buf - 1] = 0x85;
-    assert_false(pb_varint_decode32(buf, sizeof buf, out, pb_varint_count(buf, sizeof buf)));
-    assert_true(pb_varint_decode32(buf, 0, out, 0));
+    assert_false(pb_varint_decode32_by(path, buf, sizeof buf, out,
+                                       pb_varint_count(buf, sizeof buf)));
+    assert_true(pb_varint_decode32_by(path, buf, 0, out, 0));
+}
+
+static void test_malformed_runs(void **state)
+{
+    (void)state;
+    for (int path = PB_VARINT_BYTES; path <= PB_VARINT_BEST; path++)
+        malformed_by((PbVarintPath)path);
 }
 
 /* ---- graphs: the loader against protobuf-c's own unpack ---- */
@@ -239,13 +264,68 @@ static void test_lifted_fault(void **state)
     free(g.p);
 }
 
+/* A tensor large enough to be cut into pieces and shared by threads loads the same whatever
+ * the thread count; a fault in a late piece is the same finding. */
+static void test_threads(void **state)
+{
+    (void)state;
+    Buf run = {0}, t = {0}, b = {0}, g = {0};
+    for (int i = 0; i < 3000000; i++)
+        add_varint(&run, value(), 1);
+    add_bytes(&t, 4, &run);
+    add_bytes(&b, 7, &t);
+    add_bytes(&g, 1, &b);
+    assert_true(run.n > ((size_t)12 << 20));
+    Taskir__TaskGraph *w = taskir__task_graph__unpack(NULL, g.n, g.p);
+    assert_non_null(w);
+    for (uint32_t threads = 0; threads <= 8; threads += threads < 4 ? 1 : 4) {
+        LoadOptions lo = {threads};
+        Diag d;
+        diag_init(&d, "t.pb");
+        Graph *graph = NULL;
+        assert_int_equal(graph_load_pb_mem_opts(g.p, g.n, &lo, &graph, &d), ST_OK);
+        check_tensor(graph->blocks[0]->data, w->blocks[0]->data);
+        graph_destroy(graph);
+        diag_finish(&d);
+    }
+    taskir__task_graph__free_unpacked(w, NULL);
+    /* an 11-byte varint near the end of the run */
+    size_t at = g.n - 1000;
+    while (g.p[at - 1] & 0x80)
+        at++;
+    memset(g.p + at, 0xff, 10);
+    char first[256] = "";
+    for (uint32_t threads = 1; threads <= 4; threads++) {
+        LoadOptions lo = {threads};
+        Diag d;
+        diag_init(&d, "t.pb");
+        Graph *graph = NULL;
+        assert_int_equal(graph_load_pb_mem_opts(g.p, g.n, &lo, &graph, &d), ST_LOGIC);
+        assert_null(graph);
+        char msg[256];
+        snprintf(msg, sizeof msg, "%s %s %s", d.entries[0].rule, d.entries[0].where,
+                 d.entries[0].what);
+        if (threads == 1)
+            strcpy(first, msg);
+        assert_string_equal(msg, first);
+        diag_finish(&d);
+    }
+    assert_non_null(strstr(first, "wire.varint"));
+    free(run.p);
+    free(t.p);
+    free(b.p);
+    free(g.p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_paths),
         cmocka_unit_test(test_random_runs),
         cmocka_unit_test(test_malformed_runs),
         cmocka_unit_test(test_lifted_graphs),
         cmocka_unit_test(test_lifted_fault),
+        cmocka_unit_test(test_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,20 @@
+/* parallel.h: running independent parts of one piece of work on several threads, for the
+ * library's large loops (the loader's tensor values, the simulator's kernels). The threads
+ * live for one call; each part is [lo, hi) of [0, n). What runs in a part must not depend on
+ * which thread runs it, so results are the same for every thread count. */
+#ifndef TASKIR_PARALLEL_H
+#define TASKIR_PARALLEL_H
+
+#include <stdint.h>
+
+/* Largest thread count used (more are read as this many). */
+#define TIR_MAX_THREADS 64u
+
+typedef void (*TirRangeFn)(void *ctx, int64_t lo, int64_t hi);
+
+/* Runs fn(ctx, lo, hi) over [0, n) split into threads parts of about the same size (n/threads
+ * rounded; part 0 in this thread), or fn(ctx, 0, n) in this thread when threads <= 1 or
+ * n <= 1. A thread that cannot be started has its part run in this thread. */
+void tir_parallel(uint32_t threads, int64_t n, TirRangeFn fn, void *ctx);
+
+#endif

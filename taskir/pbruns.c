@@ -1,0 +1,115 @@
+/* pbruns.c: decoding the runs of varints that pb_wire_lift lifted out of a .pb, on threads
+ * (pbruns.h). Three passes: the runs are cut into pieces of about a MiB,
+ * each ending where a varint ends (so that every piece is whole varints, and a piece is
+ * malformed exactly when its run is); the threads count the values of their pieces; the
+ * arrays are allocated (one per run, in this thread: the arena is not shared); the threads
+ * decode their pieces into them. A thread takes the pieces that start in its share of the
+ * bytes. */
+#include "taskir/pbruns.h"
+
+#include "taskir/arena.h"
+#include "taskir/parallel.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+
+enum { PIECE = 1 << 20 };
+
+typedef struct Piece {
+    size_t run;
+    const uint8_t *p;
+    size_t len;
+    size_t start;               /* bytes of the pieces before it */
+    uint64_t count, at;         /* its values, and where they go in its run's array */
+} Piece;
+
+typedef struct Pieces {
+    Piece *v;
+    size_t n;
+    size_t bytes;               /* of all pieces */
+    uint32_t parts;             /* the shares of the bytes (threads) */
+    uint32_t **vals;
+    bool counting;              /* pass 2 (count) or 3 (decode) */
+    atomic_bool bad;            /* a piece did not decode (set by any thread) */
+} Pieces;
+
+/* The first piece that starts at or after byte b of the whole. */
+static size_t piece_at(const Pieces *P, size_t b)
+{
+    size_t lo = 0, hi = P->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (P->v[mid].start < b)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void work(void *ctx, int64_t lo, int64_t hi)
+{
+    Pieces *P = ctx;
+    size_t from = piece_at(P, (size_t)((uint64_t)P->bytes * (uint64_t)lo / P->parts));
+    size_t to = piece_at(P, (size_t)((uint64_t)P->bytes * (uint64_t)hi / P->parts));
+    if (hi == P->parts)
+        to = P->n;
+    for (size_t i = from; i < to; i++) {
+        Piece *c = &P->v[i];
+        if (P->counting)
+            c->count = pb_varint_count(c->p, c->len);
+        else if (!pb_varint_decode32(c->p, c->len, P->vals[c->run] + c->at, c->count))
+            atomic_store_explicit(&P->bad, true, memory_order_relaxed);
+    }
+}
+
+/* Cuts run [p, p + len) into pieces appended to P (P->v has room for them). */
+static void cut(Pieces *P, size_t run, const uint8_t *p, size_t len)
+{
+    size_t o = 0;
+    do {
+        size_t e = len - o > PIECE ? o + PIECE : len;
+        while (e < len && (p[e - 1] & 0x80)) /* end after the end of a varint */
+            e++;
+        P->v[P->n++] = (Piece){run, p + o, e - o, P->bytes, 0, 0};
+        P->bytes += e - o;
+        o = e;
+    } while (o < len);
+}
+
+bool pb_runs_decode(const PbRun *runs, size_t n, Arena *a, uint32_t threads, uint32_t **vals,
+                    uint64_t *count, bool *malformed)
+{
+    *malformed = false;
+    size_t cap = 0;
+    for (size_t i = 0; i < n; i++)
+        cap += runs[i].len / PIECE + 1; /* <= every byte + 1 per run: no overflow */
+    Pieces P = {calloc(cap ? cap : 1, sizeof(Piece)), 0, 0, 1, vals, true, false};
+    if (!P.v) {
+        arena_set_failed(a);
+        return false;
+    }
+    for (size_t i = 0; i < n; i++)
+        cut(&P, i, runs[i].p, runs[i].len);
+    /* a thread for every 4 MiB at most: fewer bytes are not worth one */
+    uint64_t most = P.bytes / ((size_t)4 << 20) + 1;
+    P.parts = threads < 1 ? 1 : threads < most ? threads : (uint32_t)most;
+    tir_parallel(P.parts, P.parts, work, &P);
+    for (size_t i = 0; i < n; i++)
+        count[i] = 0;
+    for (size_t i = 0; i < P.n; i++) {
+        P.v[i].at = count[P.v[i].run];
+        count[P.v[i].run] += P.v[i].count;
+    }
+    bool ok = true;
+    for (size_t i = 0; i < n && ok; i++)
+        ok = (vals[i] = arena_alloc(a, (size_t)count[i], sizeof(uint32_t))) != NULL;
+    if (ok) {
+        P.counting = false;
+        tir_parallel(P.parts, P.parts, work, &P);
+        *malformed = atomic_load(&P.bad);
+        ok = !*malformed;
+    }
+    free(P.v);
+    return ok;
+}

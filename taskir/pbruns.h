@@ -1,0 +1,21 @@
+/* pbruns.h: decoding the runs of varints that pb_wire_lift lifted out of a .pb (pbio.c's
+ * loader), on threads. */
+#ifndef TASKIR_PBRUNS_H
+#define TASKIR_PBRUNS_H
+
+#include "taskir/arena.h"
+#include "taskir/pbvarint.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Decodes runs[0 .. n) into new arrays of the arena: vals[i] (count[i] values, as
+ * pb_varint_decode32 gives them). The work is cut into pieces of about a MiB at varint ends
+ * and shared by up to threads threads (by bytes); the results do not depend on the thread
+ * count. false when a run is malformed (*malformed set) or memory runs out (the arena then
+ * failed). */
+bool pb_runs_decode(const PbRun *runs, size_t n, Arena *a, uint32_t threads, uint32_t **vals,
+                    uint64_t *count, bool *malformed);
+
+#endif
