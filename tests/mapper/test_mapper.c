@@ -395,7 +395,7 @@ static void test_rewrite_axon_chain(void **state)
     uint32_t before = g->n_blocks;
     assert_int_equal(mapper_rewrite(g, c, &n, &d), ST_OK);
     assert_int_equal(n, 1);
-    assert_int_equal(g->n_blocks, before + 2);
+    assert_int_equal(g->n_blocks, before + 2); /* 8 x 8 x 32: one slice */
     const Block *copy = NULL;
     for (uint32_t i = 0; i < g->n_blocks; i++)
         if (g->blocks[i]->type == BT_CCMPB)
