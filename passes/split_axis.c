@@ -189,9 +189,9 @@ static Status feed_input(const SplitCtx *s, Cut *cut, const Block *b, uint32_t k
     if (!S || scl != 0)
         return split_feed_region(s, b, k, &pc->in[k], p, k);
     bool data = holds_data(S);
-    if (pc->in_whole[k]) {
+    if (pc->in_whole[k]) { /* data copied (S goes once it feeds nothing), input shared */
         Block *src = data ? clone(g, S, suf) : S;
-        if (!src || !graph_connect(g, src, 0, p, k))
+        if (!src || !graph_connect(g, src, 0, p, k) || (data && !note_cut(cut, S)))
             return oom(s->d);
         return ST_OK;
     }

@@ -71,6 +71,10 @@ static void test_cc_y_dilation(void **state)
     assert_int_equal(y1->shape.d[D_IY], 7);  /* rows 0..6 */
     assert_int_equal(blk_attr(y2, AT_PAD_DOWN), 2);
     assert_non_null(fx_find(g, "op/in0/y1"));
+    /* the weights copied into each piece, the cut input and the original's gone */
+    assert_non_null(fx_find(g, "op/w/y2"));
+    assert_null(fx_find(g, "op/w"));
+    assert_null(fx_find(g, "op/in0"));
     graph_destroy(g);
 }
 
