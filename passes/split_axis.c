@@ -332,23 +332,34 @@ static bool push_id(int32_t **a, size_t *n, size_t *cap, int32_t id)
     return true;
 }
 
-/* Removes block b and the edges, among those the use index knows, that still touch it. */
-static void remove_old(Graph *g, const GraphUses *u, Block *b)
+/* Collects the edges, among those the use index knows, that still touch block b into
+ * *es, and marks b removed (its edges go with graph_remove_edges). */
+static bool remove_old(Graph *g, const GraphUses *u, Block *b, Edge ***es, size_t *n,
+                       size_t *cap)
 {
     long pos = graph_block_pos(g, b->id);
     if (pos < 0 || (uint32_t)pos >= u->n_blocks)
-        return;
+        return true;
     const BlockUses *bu = &u->blocks[pos];
     for (int side = 0; side < 2; side++) {
-        const uint32_t *es = side ? bu->out_edges : bu->in_edges;
+        const uint32_t *ps = side ? bu->out_edges : bu->in_edges;
         uint32_t ne = side ? bu->n_out_edges : bu->n_in_edges;
         for (uint32_t k = 0; k < ne; k++) {
-            Edge *e = g->edges[es[k]];
-            if (!e->removed && (e->src == b->id || e->dst == b->id))
-                graph_remove_edge(g, e);
+            Edge *e = g->edges[ps[k]];
+            if (e->removed || (e->src != b->id && e->dst != b->id))
+                continue;
+            if (*n == *cap) {
+                size_t c = *cap ? 2 * *cap : 256;
+                Edge **m = realloc(*es, c * sizeof *m);
+                if (!m)
+                    return false;
+                *es = m;
+                *cap = c;
+            }
+            (*es)[(*n)++] = e;
         }
     }
-    b->removed = true;
+    return true;
 }
 
 static bool feeds_nothing(const Block *s)
@@ -369,22 +380,35 @@ Status split_begin(Graph *g, SplitBatch *sb, Diag *d)
 
 Status split_commit(Graph *g, SplitBatch *sb, Diag *d)
 {
+    Edge **es = NULL;
+    size_t n = 0, cap = 0;
+    bool ok = true;
+    for (size_t i = 0; i < sb->n_drop && ok; i++) {
+        Block *b = graph_block(g, sb->drop[i]);
+        ok = !b || remove_old(g, &sb->u, b, &es, &n, &cap);
+    }
+    ok = ok && graph_remove_edges(g, es, n);
+    /* a storage block cut for every block that read it now feeds nothing */
+    size_t from = n;
+    for (size_t i = 0; i < sb->n_cut && ok; i++) {
+        Block *s = graph_block(g, sb->cut[i]);
+        if (s && feeds_nothing(s)) {
+            ok = remove_old(g, &sb->u, s, &es, &n, &cap);
+            s->removed = true;
+        }
+    }
+    ok = ok && graph_remove_edges(g, es + from, n - from);
     for (size_t i = 0; i < sb->n_drop; i++) {
         Block *b = graph_block(g, sb->drop[i]);
         if (b)
-            remove_old(g, &sb->u, b);
+            b->removed = true;
     }
-    /* a storage block cut for every block that read it now feeds nothing */
-    for (size_t i = 0; i < sb->n_cut; i++) {
-        Block *s = graph_block(g, sb->cut[i]);
-        if (s && feeds_nothing(s))
-            remove_old(g, &sb->u, s);
-    }
+    free(es);
     graph_uses_finish(&sb->u);
     free(sb->drop);
     free(sb->cut);
     memset(sb, 0, sizeof *sb);
-    if (!graph_compact(g) || graph_oom(g))
+    if (!ok || !graph_compact(g) || graph_oom(g))
         return oom(d);
     return ST_OK;
 }

@@ -166,9 +166,16 @@ Status split_edges(Graph *g, const Chip *c, Diag *d)
         free(map);
         gone[i] = true;
     }
-    for (uint32_t i = 0; i < n_edges && st == ST_OK; i++)
+    Edge **es = st == ST_OK ? malloc((n_edges ? n_edges : 1) * sizeof *es) : NULL;
+    size_t ne = 0;
+    if (st == ST_OK && !es)
+        st = oom(d);
+    for (uint32_t i = 0; i < n_edges && es; i++)
         if (gone[i])
-            graph_remove_edge(g, g->edges[i]);
+            es[ne++] = g->edges[i];
+    if (st == ST_OK && !graph_remove_edges(g, es, ne))
+        st = oom(d);
+    free(es);
     free(gone);
     graph_uses_finish(&u);
     if (!graph_compact(g) && st == ST_OK)

@@ -6,6 +6,7 @@
 #include "taskir/graph.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Gives f the box pos/size in a cluster of dims cd, unless it covers the whole cluster. */
@@ -102,6 +103,52 @@ void graph_remove_block(Graph *g, Block *b)
             graph_remove_edge(g, e);
     }
     b->removed = true;
+}
+
+/* Drops, from every cluster of b, the interfaces whose edge is removed or gone. */
+static void drop_removed(Graph *g, Block *b)
+{
+    for (int side = 0; side < 2; side++) {
+        Cluster *cs = side ? b->out : b->in;
+        uint32_t nc = side ? b->n_out : b->n_in;
+        for (uint32_t c = 0; c < nc; c++) {
+            uint32_t k = 0;
+            for (uint32_t i = 0; i < cs[c].n_ifaces; i++)
+                if (graph_edge(g, cs[c].ifaces[i].edge_id))
+                    cs[c].ifaces[k++] = cs[c].ifaces[i];
+            cs[c].n_ifaces = k;
+        }
+    }
+}
+
+static int ptr_cmp(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)*(Block *const *)a, y = (uintptr_t)*(Block *const *)b;
+    return x < y ? -1 : x > y;
+}
+
+bool graph_remove_edges(Graph *g, Edge *const *es, size_t n)
+{
+    Block **bs = malloc((2 * n + 1) * sizeof *bs);
+    if (!bs)
+        return false;
+    size_t nb = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (es[i]->removed)
+            continue;
+        es[i]->removed = true;
+        Block *s = graph_block(g, es[i]->src), *d = graph_block(g, es[i]->dst);
+        if (s)
+            bs[nb++] = s;
+        if (d)
+            bs[nb++] = d;
+    }
+    qsort(bs, nb, sizeof *bs, ptr_cmp);
+    for (size_t i = 0; i < nb; i++)
+        if (i == 0 || bs[i] != bs[i - 1])
+            drop_removed(g, bs[i]);
+    free(bs);
+    return true;
 }
 
 Iface *graph_retarget_edge(Graph *g, Edge *e, bool src, Block *nb, uint32_t idx)
