@@ -332,23 +332,49 @@ static bool push_id(int32_t **a, size_t *n, size_t *cap, int32_t id)
     return true;
 }
 
-/* Removes block b and the edges, among those the use index knows, that still touch it. */
-static void remove_old(Graph *g, const GraphUses *u, Block *b)
+/* A list of edges to remove in one graph_remove_edges. */
+typedef struct EdgeList {
+    Edge **e;
+    size_t n, cap;
+} EdgeList;
+
+/* Marks block b removed and lists the edges, among those the use index knows, that still
+ * touch it. The edges go in one batch per change set: a storage block cut for many pieces
+ * may have thousands of interfaces, swept once instead of once per removed block. */
+static void remove_old(Graph *g, const GraphUses *u, Block *b, EdgeList *l)
 {
     long pos = graph_block_pos(g, b->id);
     if (pos < 0 || (uint32_t)pos >= u->n_blocks)
         return;
     const BlockUses *bu = &u->blocks[pos];
     for (int side = 0; side < 2; side++) {
-        const uint32_t *es = side ? bu->out_edges : bu->in_edges;
+        const uint32_t *ep = side ? bu->out_edges : bu->in_edges;
         uint32_t ne = side ? bu->n_out_edges : bu->n_in_edges;
-        for (uint32_t k = 0; k < ne; k++) {
-            Edge *e = g->edges[es[k]];
-            if (!e->removed && (e->src == b->id || e->dst == b->id))
-                graph_remove_edge(g, e);
+        for (uint32_t j = 0; j < ne; j++) {
+            Edge *e = g->edges[ep[j]];
+            if (e->removed || (e->src != b->id && e->dst != b->id))
+                continue;
+            if (l->n == l->cap) {
+                size_t c = l->cap ? 2 * l->cap : 64;
+                Edge **m = c <= SIZE_MAX / sizeof *m ? realloc(l->e, c * sizeof *m) : NULL;
+                if (!m) { /* out of memory: the same, one edge at a time */
+                    graph_remove_edge(g, e);
+                    continue;
+                }
+                l->e = m;
+                l->cap = c;
+            }
+            l->e[l->n++] = e;
         }
     }
     b->removed = true;
+}
+
+/* Removes the listed edges and empties the list. */
+static void remove_listed(Graph *g, EdgeList *l)
+{
+    graph_remove_edges(g, l->e, l->n);
+    l->n = 0;
 }
 
 static bool feeds_nothing(const Block *s)
@@ -369,17 +395,21 @@ Status split_begin(Graph *g, SplitBatch *sb, Diag *d)
 
 Status split_commit(Graph *g, SplitBatch *sb, Diag *d)
 {
+    EdgeList l = {0};
     for (size_t i = 0; i < sb->n_drop; i++) {
         Block *b = graph_block(g, sb->drop[i]);
         if (b)
-            remove_old(g, &sb->u, b);
+            remove_old(g, &sb->u, b, &l);
     }
+    remove_listed(g, &l);
     /* a storage block cut for every block that read it now feeds nothing */
     for (size_t i = 0; i < sb->n_cut; i++) {
         Block *s = graph_block(g, sb->cut[i]);
-        if (s && feeds_nothing(s))
-            remove_old(g, &sb->u, s);
+        if (s && !s->removed && feeds_nothing(s))
+            remove_old(g, &sb->u, s, &l);
     }
+    remove_listed(g, &l);
+    free(l.e);
     graph_uses_finish(&sb->u);
     free(sb->drop);
     free(sb->cut);
