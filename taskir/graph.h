@@ -141,11 +141,15 @@ typedef struct TestConfig {
     bool has_test_mode;
 } TestConfig;
 
-/* Open-addressing map from an id to a position in blocks[] or edges[]. */
+/* Open-addressing map from an id to a position in blocks[] or edges[]. While the ids come
+ * one after another (position p holds id base + p, no repeats: what builders and the
+ * existing tools write), a lookup is a subtraction, not a probe. */
 typedef struct IdMap {
     int32_t *keys;
     uint32_t *vals;         /* position + 1; 0 = empty slot */
     uint32_t cap, n;
+    int32_t base;           /* seq: the id at position 0 */
+    bool seq;               /* the ids so far are base, base + 1, ... in position order */
 } IdMap;
 
 typedef struct Graph {
