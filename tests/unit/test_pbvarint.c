@@ -160,7 +160,8 @@ static void add_bytes(Buf *b, uint32_t field, const Buf *body)
     add_varint(b, (uint64_t)field << 3 | 2, 1);
     add_varint(b, body->n, 1);
     grow(b, body->n);
-    memcpy(b->p + b->n, body->p, body->n);
+    if (body->n)
+        memcpy(b->p + b->n, body->p, body->n);
     b->n += body->n;
 }
 
