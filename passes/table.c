@@ -4,8 +4,7 @@
  * The pipeline order, and why: dce first, so no later pass splits, fuses or copies blocks
  * whose results nobody reads; split (fit mode) before fuse, so fuse joins pieces that already
  * fit a core; fuse before replicate, so the copies are made per fused group; group last, as
- * it records the units that the earlier passes shaped. Until split exists, the table and the
- * default list hold the passes that do.
+ * it records the units that the earlier passes shaped.
  */
 #include "passes/pass.h"
 
@@ -14,6 +13,9 @@
 static const PassInfo passes[] = {
     {"dce", "remove the blocks that reach no OUTPUT block (INPUT blocks stay)",
      0, PROP_NO_DEAD, PROP_GROUPED, pass_dce},
+    {"split", "cut compute blocks (y, x, f, r) until every group fits a core of the chip and "
+     "every edge the per-destination limit (fit mode), after the explicit cuts of --split",
+     0, PROP_FITS, PROP_GROUPED | PROP_FUSED | PROP_REPLICATED, pass_split},
     {"fuse", "join each Axon block and the Soma block after it into one group where a core "
      "runs both in one phase; remove blocks that only copy; merge storage of equal data",
      0, PROP_FUSED, PROP_REPLICATED | PROP_GROUPED, pass_fuse},
@@ -25,7 +27,7 @@ static const PassInfo passes[] = {
      0, PROP_GROUPED, 0, pass_group},
 };
 
-const char pass_default_list[] = "dce,fuse,replicate,group";
+const char pass_default_list[] = "dce,split,fuse,replicate,group";
 
 const PassInfo *pass_table(size_t *n)
 {

@@ -272,6 +272,7 @@ Iface *cluster_add_iface(Graph *g, Cluster *c, int32_t edge_id)
     if (!reserve(g, (void **)&c->ifaces, c->n_ifaces, &c->cap_ifaces, sizeof(Iface)))
         return NULL;
     Iface *f = &c->ifaces[c->n_ifaces++];
+    memset(f, 0, sizeof *f); /* the slot may hold a removed interface (cluster_remove_iface) */
     f->edge_id = edge_id;
     return f;
 }

@@ -459,7 +459,8 @@ static int64_t scratch_CVM(const SimBlock *sb)
 }
 
 /* Packs the weights W[f][r][k] into the layout above; false when one is not an int8 (the
- * packed values are then meaningless). Four weights (r = 4q ... 4q + 3 of one channel and
+ * packed values are then meaningless). A single tap goes through sim_pack8 (sim_dot8.h).
+ * Otherwise four weights (r = 4q ... 4q + 3 of one channel and
  * tap) make one 32-bit store. Sixteen channels at a time, taken innermost: their 16 stores
  * fill one cache line of the packed block, and their 16 rows are read along r (for each q,
  * the 4 KK values of every tap) as 16 streams the cache holds. */
@@ -468,6 +469,9 @@ static bool pack_weights8(const int32_t *W, const Win *w, const Conv8 *c, uint32
     int64_t KK = w->KY * w->KX, nq = c->nq, R = w->R, row = R * KK;
     uint32_t *corr = pack + c->w_words, *rowcorr = corr + c->corr_words;
     uint32_t bits = 0;
+    SimPack8Fn pack8 = sim_pack8_vnni();
+    if (!pack8)
+        pack8 = sim_pack8_c;
     for (int64_t f0 = 0; f0 < w->F; f0 += DOT8_BLOCK) {
         int64_t nf = min64(DOT8_BLOCK, w->F - f0), fb = round_lanes(nf);
         uint32_t *wb = pack + f0 * KK * nq; /* one word per group of four weights */
@@ -475,6 +479,12 @@ static bool pack_weights8(const int32_t *W, const Win *w, const Conv8 *c, uint32
         memset(wb, 0, (size_t)(KK * nq * fb) * sizeof *wb);
         memset(cb, 0, (size_t)(KK * fb) * sizeof *cb);
         memset(rb, 0, (size_t)(w->KY * fb) * sizeof *rb);
+        if (KK == 1) { /* a 1 x 1 tap or a CVM: each row's values contiguous */
+            bits |= pack8(wb, fb, W + f0 * row, row, R, nf, cb);
+            for (int64_t f = 0; f < nf; f++)
+                rb[f] = cb[f] *= 128u;
+            continue;
+        }
         for (int64_t fs = 0; fs < nf; fs += SIM_DOT8_LANES) {
             int64_t ns = min64(SIM_DOT8_LANES, nf - fs);
             const int32_t *Ws = W + (f0 + fs) * row;

@@ -57,6 +57,7 @@ static const int32_t ranges[][2] = {{-50, 50}, {0, 3}, {0, 0}};
 #define N_RANGES (sizeof ranges / sizeof ranges[0])
 
 static uint32_t count_passes, count_simulated; /* pass runs checked, and simulated */
+static uint32_t count_refused; /* pass runs refused: the graph cannot fit the chip */
 
 /* Sets every INPUT of run to values of range r (by socket id, inside its precision). */
 static void set_inputs(SimRun *run, int r, Diag *d)
@@ -138,7 +139,18 @@ static Status simulate_range(const Graph *g, const char *what, int r, bool may_f
 
 /* What the passes must keep: the outputs of the graph before them, on the widest range it
  * runs on, simulated when first needed. */
+/* A state of the walk over pass orders: the graph's bytes (with groups), the passes run and
+ * the properties they left. Two orders that reach one state have the same future. */
+typedef struct Seen {
+    uint8_t *bytes;
+    size_t len;
+    uint64_t used;              /* bit i: pass i of the table has run */
+    unsigned props;
+} Seen;
+
 typedef struct Want {
+    Seen *seen;                 /* pc_check_orders: the states reached so far */
+    size_t n_seen;
     const Graph *before;        /* the graph before the passes, or NULL: */
     const uint8_t *bytes;       /* its bytes (pack_sim) */
     size_t len;
@@ -213,8 +225,10 @@ static uint8_t *pack_sim(Graph *g, size_t *len, const char *what)
 /* Runs pass path[depth] on c in place (path[0..depth) the passes run before it) and checks
  * the result against w. *bytes (*len) are c's bytes before the pass (pack_sim); they become
  * its bytes after it. A result with the same bytes runs as its input did: it is not
- * simulated again. */
-static void run_checked(Graph *c, Want *w, const PassInfo *const *path, size_t depth,
+ * simulated again. false when the pass refuses the graph because it cannot fit the chip
+ * (split's [pass.split.fit]: a block no cut makes fit, such as a CLUT of 65536 int32
+ * entries): then there is nothing after it to check. */
+static bool run_checked(Graph *c, Want *w, const PassInfo *const *path, size_t depth,
                         uint8_t **bytes, size_t *len)
 {
     char where[512];
@@ -223,7 +237,13 @@ static void run_checked(Graph *c, Want *w, const PassInfo *const *path, size_t d
         at += snprintf(where + at, sizeof where - (size_t)at, " %s", path[k]->name);
     Diag d;
     diag_init(&d, where);
-    if (path[depth]->run(c, pass_options(), &d) != ST_OK || verify_graph(c, &d) != ST_OK) {
+    Status st = path[depth]->run(c, pass_options(), &d);
+    if (st == ST_LOGIC && d.n == 1 && !strcmp(d.entries[0].rule, "pass.split.fit")) {
+        diag_finish(&d);
+        count_refused++;
+        return false;
+    }
+    if (st != ST_OK || verify_graph(c, &d) != ST_OK) {
         diag_print(&d, stderr, "passcheck");
         fail_msg("%s: the pass fails or breaks the graph", where);
     }
@@ -236,7 +256,7 @@ static void run_checked(Graph *c, Want *w, const PassInfo *const *path, size_t d
     *bytes = b;
     *len = lb;
     if (same)
-        return;
+        return true;
     count_simulated++;
     const Outs *want = want_outs(w);
     Outs got;
@@ -249,35 +269,63 @@ static void run_checked(Graph *c, Want *w, const PassInfo *const *path, size_t d
             fail_msg("%s: output value %lld is %d, before the passes %d", where, (long long)k,
                      got.v[k], want->v[k]);
     free(got.v);
+    return true;
 }
 
 /* Runs pass path[depth] on a copy of g (made through the .pb writer and reader) and checks
- * it (run_checked); returns the copy. */
+ * it (run_checked); returns the copy, or NULL when the pass refused it. */
 static Graph *run_one(const Graph *g, Want *w, const PassInfo *const *path, size_t depth)
 {
     Graph *c = copy(g, w->what);
     size_t len;
     uint8_t *bytes = pack_sim(c, &len, w->what);
-    run_checked(c, w, path, depth, &bytes, &len);
+    if (!run_checked(c, w, path, depth, &bytes, &len)) {
+        graph_destroy(c);
+        c = NULL;
+    }
     free(bytes);
     return c;
 }
 
-/* Runs every pass allowed after the passes of path[0..depth) (props: what they left) on
- * copies of g, checks each result and goes on from it. */
-static void walk(const Graph *g, Want *w, const PassInfo **path, size_t depth, unsigned props)
+/* Records the state of c (used, props); false when an earlier order reached it already. */
+static bool first_visit(Want *w, Graph *c, uint64_t used, unsigned props)
+{
+    Diag d;
+    diag_init(&d, w->what);
+    Seen s = {.used = used, .props = props};
+    assert_int_equal(graph_pack(c, &s.bytes, &s.len, &d), ST_OK);
+    diag_finish(&d);
+    for (size_t i = 0; i < w->n_seen; i++)
+        if (w->seen[i].used == used && w->seen[i].props == props && w->seen[i].len == s.len &&
+            memcmp(w->seen[i].bytes, s.bytes, s.len) == 0) {
+            free(s.bytes);
+            return false;
+        }
+    Seen *ns = realloc(w->seen, (w->n_seen + 1) * sizeof *ns);
+    assert_non_null(ns);
+    w->seen = ns;
+    w->seen[w->n_seen++] = s;
+    return true;
+}
+
+/* Runs every pass allowed after the passes of path[0..depth) (used: their bits; props: what
+ * they left) on copies of g, checks each result and goes on from it, unless another order
+ * reached that graph with the same passes run already (it went on from there). */
+static void walk(const Graph *g, Want *w, const PassInfo **path, size_t depth, uint64_t used,
+                 unsigned props)
 {
     size_t n;
     const PassInfo *t = pass_table(&n);
     for (size_t i = 0; i < n; i++) {
-        bool used = false;
-        for (size_t k = 0; k < depth; k++)
-            used = used || path[k] == &t[i];
-        if (used || (t[i].requires & ~props))
+        if ((used >> i & 1) || (t[i].requires & ~props))
             continue;
         path[depth] = &t[i];
         Graph *c = run_one(g, w, path, depth);
-        walk(c, w, path, depth + 1, (props & ~t[i].invalidates) | t[i].guarantees);
+        if (!c)
+            continue;
+        unsigned np = (props & ~t[i].invalidates) | t[i].guarantees;
+        if (first_visit(w, c, used | (uint64_t)1 << i, np))
+            walk(c, w, path, depth + 1, used | (uint64_t)1 << i, np);
         graph_destroy(c);
     }
 }
@@ -286,10 +334,14 @@ void pc_check_orders(const Graph *g, const char *what)
 {
     size_t n;
     pass_table(&n);
+    assert_true(n <= 64);
     const PassInfo **path = calloc(n + 1, sizeof *path);
     assert_non_null(path);
     Want w = {.before = g, .what = what};
-    walk(g, &w, path, 0, 0);
+    walk(g, &w, path, 0, 0, 0);
+    for (size_t i = 0; i < w.n_seen; i++)
+        free(w.seen[i].bytes);
+    free(w.seen);
     free(w.outs.v);
     free(path);
 }
@@ -308,7 +360,8 @@ void pc_check_default(Graph *g, const char *what)
     memcpy(before, bytes, len);
     Want w = {.bytes = before, .len = len, .what = what};
     for (size_t i = 0; i < p.n; i++)
-        run_checked(g, &w, p.passes, i, &bytes, &len);
+        if (!run_checked(g, &w, p.passes, i, &bytes, &len))
+            break;
     graph_destroy(g);
     free(bytes);
     free(before);
@@ -316,9 +369,11 @@ void pc_check_default(Graph *g, const char *what)
     pass_plan_finish(&p);
 }
 
-uint32_t pc_passes_run(uint32_t *simulated)
+uint32_t pc_passes_run(uint32_t *simulated, uint32_t *refused)
 {
     if (simulated)
         *simulated = count_simulated;
+    if (refused)
+        *refused = count_refused;
     return count_passes;
 }

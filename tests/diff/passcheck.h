@@ -9,9 +9,13 @@
  * input did and is not simulated again.
  *
  * pc_check_orders runs every order of the table's passes that the requirements allow, as a
- * tree sharing prefixes, checking after every pass; pc_check_default runs the default list,
+ * tree sharing prefixes, checking after every pass; where two orders reach the same graph
+ * (the same bytes, groups included) with the same passes run and properties, the rest of
+ * the tree is walked once; pc_check_default runs the default list,
  * checking after every pass (what difftest.c's dt_check does to every graph of the diff
- * suite). Both fail the test at the first difference, naming the passes run. */
+ * suite). Both fail the test at the first difference, naming the passes run. A graph that
+ * cannot fit the chip (split refuses it: [pass.split.fit], a block that no cut makes fit)
+ * ends its path there: the passes after split have nothing to work on. */
 #ifndef TESTS_DIFF_PASSCHECK_H
 #define TESTS_DIFF_PASSCHECK_H
 
@@ -23,7 +27,7 @@ void pc_check_orders(const Graph *g, const char *what);
 void pc_check_default(Graph *g, const char *what); /* takes g, runs the passes in place */
 /* Pass runs checked so far by this process; *simulated (when not NULL): those whose result
  * was simulated (the others saved to their input's bytes, groups aside, so they run as it
- * did). */
-uint32_t pc_passes_run(uint32_t *simulated);
+ * did); *refused (when not NULL): runs of split that refused a graph that cannot fit. */
+uint32_t pc_passes_run(uint32_t *simulated, uint32_t *refused);
 
 #endif

@@ -128,8 +128,9 @@ int main(void)
         cmocka_unit_test(test_random_graphs),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    uint32_t sim, runs = pc_passes_run(&sim);
+    uint32_t sim, refused, runs = pc_passes_run(&sim, &refused);
     fprintf(stderr, "test_diff_passes: %u pass runs checked, %u of them changed the graph and "
-            "were simulated\n", (unsigned)runs, (unsigned)sim);
+            "were simulated; split refused %u graph(s) that cannot fit the chip\n",
+            (unsigned)runs, (unsigned)sim, (unsigned)refused);
     return rc;
 }

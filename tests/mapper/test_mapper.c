@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "mapper/mapper.h"
+#include <json-c/json.h>
 #include "taskir/sim.h"
 #include "taskir/verify.h"
 
@@ -203,6 +204,57 @@ static void test_conv_estimates(void **state)
     assert_int_equal(w->phase, 0);
     assert_int_equal(w->end_phase, 0);
     mapping_destroy(m);
+    chip_destroy(c);
+}
+
+/* The report of the convolution: per core and phase the hand-worked figures, memory by bank
+ * (weights and bias into MEM1, the bank for weights; input and result into MEM0). */
+static void test_conv_report(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    join(g, conv(g, input(g), "conv1"), 0, output(g, 0), 0);
+    Diag d;
+    diag_init(&d, NULL);
+    MapPlan *p = NULL;
+    assert_int_equal(mapper_plan(g, c, NULL, &p, &d), ST_OK);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(mapper_report_json(p, f, &d), ST_OK);
+    assert_int_equal(fclose(f), 0);
+    json_object *r = json_tokener_parse(buf);
+    assert_non_null(r);
+    json_object *cores, *core, *mem, *phases, *ph, *axon, *v;
+    assert_true(json_object_object_get_ex(r, "cores", &cores));
+    assert_int_equal(json_object_array_length(cores), 1);
+    core = json_object_array_get_idx(cores, 0);
+    assert_true(json_object_object_get_ex(core, "mem", &mem));
+    assert_true(json_object_object_get_ex(mem, "MEM0", &v));
+    assert_int_equal(json_object_get_int64(v), SIC_BYTES + SI_OUT_BYTES);
+    assert_true(json_object_object_get_ex(mem, "MEM1", &v));
+    assert_int_equal(json_object_get_int64(v), SW_BYTES + SB_BYTES);
+    assert_true(json_object_object_get_ex(core, "phases", &phases));
+    assert_int_equal(json_object_array_length(phases), 1);
+    ph = json_object_array_get_idx(phases, 0);
+    assert_true(json_object_object_get_ex(ph, "axon", &axon));
+    assert_true(json_object_object_get_ex(axon, "pcode", &v));
+    assert_int_equal(json_object_get_int64(v), 41);
+    assert_true(json_object_object_get_ex(axon, "clocks", &v));
+    assert_int_equal(json_object_get_int64(v), CC_CLOCKS);
+    assert_true(json_object_object_get_ex(ph, "router_clocks", &v));
+    assert_int_equal(json_object_get_int64(v), OUT_CLOCKS);
+    assert_true(json_object_object_get_ex(ph, "sent", &v));
+    assert_int_equal(json_object_get_int64(v), 8192);
+    assert_true(json_object_object_get_ex(ph, "clocks", &v));
+    assert_int_equal(json_object_get_int64(v), CC_CLOCKS + OUT_CLOCKS);
+    json_object_put(r);
+    free(buf);
+    diag_finish(&d);
+    mapper_plan_destroy(p);
+    graph_destroy(g);
     chip_destroy(c);
 }
 
@@ -528,6 +580,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conv_estimates),
+        cmocka_unit_test(test_conv_report),
         cmocka_unit_test(test_parallel),
         cmocka_unit_test(test_chain_one_core),
         cmocka_unit_test(test_transfer_phases),

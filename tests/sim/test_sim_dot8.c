@@ -104,6 +104,44 @@ typedef struct ConvCase {
 static const ConvCase small = {false, 70, 37, 3, 1, 7, 2, -128, 127, 0, false, PR_INT_32,
                                false};
 
+/* The weight packing of one tap: the AVX-512 version against the plain C one on random
+ * rows, row lengths around the group (4) and the vector (16), int8 extremes and values
+ * outside int8 (then only the verdict must agree). */
+static void test_pack8_vnni_matches_c(void **state)
+{
+    (void)state;
+    SimPack8Fn vnni = sim_pack8_vnni();
+    if (!vnni)
+        skip();
+    StRng r = {5150};
+    static const int64_t Rs[] = {1, 2, 3, 4, 5, 15, 16, 17, 33, 63, 64, 65, 200};
+    for (int iter = 0; iter < 120; iter++) {
+        int64_t R = Rs[iter % 13], nf = st_range(&r, 1, 64), nq = (R + 3) / 4;
+        int64_t ws = nf + st_range(&r, 0, 5), row_step = R + st_range(&r, 0, 7);
+        int kind = iter % 4; /* 0 random int8, 1 all -128, 2 all 127, 3 one value outside */
+        int64_t nw = (nf - 1) * row_step + R, no = (nq - 1) * ws + nf;
+        int32_t *W = malloc((size_t)nw * 4);
+        uint32_t *a = calloc((size_t)no, 4), *b = calloc((size_t)no, 4);
+        uint32_t *sa = malloc((size_t)nf * 4), *sb = malloc((size_t)nf * 4);
+        assert_non_null(W), assert_non_null(a), assert_non_null(b), assert_non_null(sa);
+        assert_non_null(sb);
+        for (int64_t i = 0; i < nw; i++)
+            W[i] = kind == 1 ? -128 : kind == 2 ? 127 : st_range(&r, -128, 127);
+        if (kind == 3)
+            W[st_range(&r, 0, (int32_t)(nf - 1)) * row_step +
+              st_range(&r, 0, (int32_t)R - 1)] = iter % 8 == 3 ? 128 : INT32_MIN;
+        uint32_t ba = sim_pack8_c(a, ws, W, row_step, R, nf, sa);
+        uint32_t bb = vnni(b, ws, W, row_step, R, nf, sb);
+        assert_int_equal(ba <= 255u, kind != 3);
+        assert_int_equal(bb <= 255u, kind != 3);
+        if (kind != 3) {
+            st_assert_equal((const int32_t *)a, (const int32_t *)b, no, "pack8 vnni vs c");
+            st_assert_equal((const int32_t *)sa, (const int32_t *)sb, nf, "pack8 sums");
+        }
+        free(W), free(a), free(b), free(sa), free(sb);
+    }
+}
+
 /* One CC (or CC2D) block with random geometry within cc's bounds, run through the simulator
  * (the int8 path where it applies) for two steps (the second on the weights packed at the
  * first) against the loop nest. */
@@ -256,6 +294,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vnni_matches_c),
         cmocka_unit_test(test_c_matches_definition),
+        cmocka_unit_test(test_pack8_vnni_matches_c),
         cmocka_unit_test(test_conv_int8_random),
         cmocka_unit_test(test_conv_int8_odd_sizes),
         cmocka_unit_test(test_conv_int8_clamp_and_bias),

@@ -221,6 +221,25 @@ static void test_delete_then_verify(void **state)
     graph_destroy(g);
 }
 
+/* An interface added where a removed one was is a whole-cluster one: the slot's old box does
+ * not come back (the split pass cuts and re-feeds clusters many times). */
+static void test_iface_slot_reused(void **state)
+{
+    (void)state;
+    Graph *g = conv_graph(false, 0);
+    Block *si = by_name(g, "conv/out");
+    int32_t pos[TIR_CDIMS] = {1, 0, 0}, size[TIR_CDIMS] = {1, 2, 3};
+    Edge *e = graph_connect_box(g, si, 0, pos, size, si, 0, NULL, NULL);
+    assert_non_null(e);
+    assert_true(si->out[0].ifaces[1].has_pos);
+    graph_remove_edge(g, e);
+    Iface *f = cluster_add_iface(g, &si->out[0], 4242);
+    assert_non_null(f);
+    assert_false(f->has_pos);
+    assert_false(f->has_size);
+    graph_destroy(g);
+}
+
 /* A clone of the weights block with a derived name takes over the weight edge (retarget);
  * the original goes; the graph verifies and simulates to the same bits. */
 static void test_clone_then_simulate(void **state)
@@ -430,6 +449,7 @@ int main(void)
         cmocka_unit_test(test_uses_find_runs),
         cmocka_unit_test(test_connect_box),
         cmocka_unit_test(test_delete_then_verify),
+        cmocka_unit_test(test_iface_slot_reused),
         cmocka_unit_test(test_clone_then_simulate),
         cmocka_unit_test(test_data_view),
         cmocka_unit_test(test_large_fan_in),

@@ -1,0 +1,113 @@
+/* split.h: what the files of the split pass share (docs/passes.md, "split").
+ *
+ *   split_geom.c   where one piece of a cut block reads and writes (halo, padding)
+ *   split_feed.c   re-feeding a region of a cluster, re-routing a cut block's output
+ *   split_axis.c   cutting one compute block along one axis into pieces
+ *   split_spec.c   the explicit cuts of PassOptions.split_spec
+ *   split_fit.c    fit mode: choosing the cuts that make every group fit a core
+ *   split_edge.c   fit mode: cutting the edges that deliver more than a destination may take
+ *   split.c        the pass
+ */
+#ifndef TASKIR_PASSES_SPLIT_H
+#define TASKIR_PASSES_SPLIT_H
+
+#include "passes/pass.h"
+#include "taskir/encode.h"
+#include "taskir/uses.h"
+
+typedef enum { SPLIT_Y, SPLIT_X, SPLIT_F, SPLIT_R, SPLIT_AXES } SplitAxis;
+
+extern const char split_axis_names[SPLIT_AXES]; /* 'y' 'x' 'f' 'r' */
+
+/* A box of a cluster: origin and extents on the six cluster dims (extent 0: unused dim). */
+typedef struct SplitBox {
+    int32_t pos[TIR_CDIMS], size[TIR_CDIMS];
+} SplitBox;
+
+#define SPLIT_MAX_IN 64 /* input clusters of a block the pass cuts, at most */
+
+/* One piece of a block cut along an axis: its shape and window attributes, the box of the
+ * block's output it computes and, per input cluster, the box of it that it reads. */
+typedef struct SplitPiece {
+    int32_t shape[TIR_NDIMS];
+    int32_t pad_lo, pad_hi;          /* Y: PAD_UP/DOWN, X: PAD_LEFT/RIGHT */
+    SplitBox out;
+    SplitBox in[SPLIT_MAX_IN];
+    bool in_whole[SPLIT_MAX_IN];     /* the piece reads the whole cluster */
+} SplitPiece;
+
+/* Can blocks of b's type be cut along ax (and is b's extent along it > 1)? */
+bool split_can(const Block *b, SplitAxis ax);
+/* b's extent along ax: output rows, columns or channels, or the reduction length (r). */
+int32_t split_extent(const Block *b, SplitAxis ax);
+/* The piece of b covering [lo, hi) along ax. false, with the reason in why, when the piece
+ * would read nothing but padding. */
+bool split_piece(const Block *b, SplitAxis ax, int32_t lo, int32_t hi, SplitPiece *p,
+                 char *why, size_t whylen);
+/* The shape of the part r (output cluster coordinates) of storage block s. */
+void split_storage_shape(const Block *s, const SplitBox *r, int32_t out[TIR_NDIMS]);
+/* Cuts [0, extent) into n pieces as equal as they can be in whole units of align (the
+ * primitive's channel group or column group; 1 = none), the last taking the remainder:
+ * bounds[0..n]. When extent has fewer than n units, in units of 1. */
+void split_bounds(int32_t extent, uint32_t n, int32_t align, int32_t *bounds);
+/* The unit pieces along ax are best aligned to on chip c (32 for f on P41, 4 for x ...). */
+int32_t split_align(const Chip *c, const Block *b, SplitAxis ax);
+
+/* What the re-feeding works with: the graph, its use index (built before the change set:
+ * only blocks and edges that existed then are looked up in it) and the findings. */
+typedef struct SplitCtx {
+    Graph *g;
+    const GraphUses *u;
+    Diag *d;
+} SplitCtx;
+
+/* Feeds input cluster to_idx of `to` with the content that region r (cluster coordinates)
+ * of input cluster from_idx of `from` receives: for every interface of that cluster meeting
+ * r, an edge from the same source for the part inside r, placed at (position - r.pos).
+ * `to`'s cluster has r's extents. */
+Status split_feed_region(const SplitCtx *s, const Block *from, uint32_t from_idx,
+                         const SplitBox *r, Block *to, uint32_t to_idx);
+/* Replaces the edges out of b's output by edges out of the pieces: piece i computes box
+ * out[i] of b's output. The old edges are left for the caller to remove (with b). */
+Status split_route_output(const SplitCtx *s, const Block *b, Block *const *pieces,
+                          const SplitBox *out, uint32_t n);
+/* The box of interface f of a cluster of extents cd. */
+void split_iface_box(const Iface *f, const int32_t cd[TIR_CDIMS], SplitBox *out);
+/* Is the box the whole cluster cd? */
+bool split_box_whole(const SplitBox *b, const int32_t cd[TIR_CDIMS]);
+
+/* A change set of cuts: the use index of the graph as it was when the set began (the cuts
+ * only add blocks and edges until the set is committed, so it stays valid for the blocks and
+ * edges that were there) and the blocks to remove at the end. A cut in one set must not
+ * read a storage block another writes (split_fit.c keeps them apart). */
+typedef struct SplitBatch {
+    GraphUses u;
+    int32_t *drop;       /* ids of the blocks to remove, with their edges */
+    size_t n_drop, cap_drop;
+    int32_t *cut;        /* ids of the storage blocks cut: removed when they feed nothing */
+    size_t n_cut, cap_cut;
+} SplitBatch;
+
+Status split_begin(Graph *g, SplitBatch *sb, Diag *d);
+/* Removes the blocks the cuts replaced, compacts the graph and ends the set (also after a
+ * failure: then the graph is to be discarded). */
+Status split_commit(Graph *g, SplitBatch *sb, Diag *d);
+
+/* Cuts compute block b (which was in the graph when sb began) along ax at bounds[0..n]
+ * (n >= 2): the pieces (named "<b>/y0", "<b>/f1", ...; an r cut adds the CADD
+ * "<b>/r<n-1>+" that joins the partial sums and takes the bias) replace b, and the storage
+ * blocks b read are cut or shared with them. piece_ids (NULL: not wanted) gets the pieces'
+ * ids (n of them, and the joining CADD's after them for an r cut: room for n + 1).
+ * [pass.split.axis] when b cannot be cut so. */
+Status split_block(Graph *g, SplitBatch *sb, Block *b, SplitAxis ax, const int32_t *bounds,
+                   uint32_t n, int32_t *piece_ids, Diag *d);
+
+/* Applies the explicit cuts "NAME:AXIS=N[,AXIS=N...][;NAME:...]" [pass.split.spec]. */
+Status split_apply_spec(Graph *g, const Chip *c, const char *spec, Diag *d);
+/* Fit mode: cuts until every group fits a core of c [pass.split.fit]. */
+Status split_fit(Graph *g, const Chip *c, Diag *d);
+/* Fit mode: cuts every edge into a storage block (or from a compute block into a compute
+ * block) that delivers more than c->dest_bytes_per_phase into edges that do not. */
+Status split_edges(Graph *g, const Chip *c, Diag *d);
+
+#endif

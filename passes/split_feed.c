@@ -1,0 +1,279 @@
+/* split_feed.c: re-feeding a region of a cluster and re-routing a cut block's output
+ * (split.h). An edge without rearrangement copies a box onto an equal box, so the part of
+ * it inside a region is the same sub-box at both ends: one new edge. An edge with
+ * rearrangement steps is read element by element (edge_map.h), the part kept is restricted
+ * and the encoder (encode.h) writes it back as edges. */
+#include "passes/split.h"
+#include "taskir/diag_block.h"
+#include "taskir/edge_map.h"
+#include "taskir/rearrange.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void split_iface_box(const Iface *f, const int32_t cd[TIR_CDIMS], SplitBox *out)
+{
+    for (int i = 0; i < TIR_CDIMS; i++) {
+        out->pos[i] = f->has_pos && cd[i] > 0 ? f->pos.d[i] : 0;
+        out->size[i] = cd[i] > 0 ? (f->has_size ? f->size.d[i] : cd[i]) : 0;
+    }
+}
+
+bool split_box_whole(const SplitBox *b, const int32_t cd[TIR_CDIMS])
+{
+    for (int i = 0; i < TIR_CDIMS; i++)
+        if (cd[i] > 0 && (b->pos[i] != 0 || b->size[i] != cd[i]))
+            return false;
+    return true;
+}
+
+/* The intersection of a and b, in *out; false when it is empty. */
+static bool meet(const SplitBox *a, const SplitBox *b, SplitBox *out)
+{
+    for (int i = 0; i < TIR_CDIMS; i++) {
+        if (a->size[i] <= 0 || b->size[i] <= 0) {
+            out->pos[i] = out->size[i] = 0;
+            continue;
+        }
+        int32_t lo = a->pos[i] > b->pos[i] ? a->pos[i] : b->pos[i];
+        int32_t ha = a->pos[i] + a->size[i], hb = b->pos[i] + b->size[i];
+        int32_t hi = ha < hb ? ha : hb;
+        if (lo >= hi)
+            return false;
+        out->pos[i] = lo;
+        out->size[i] = hi - lo;
+    }
+    return true;
+}
+
+static int64_t box_volume(const SplitBox *b)
+{
+    int64_t v = 1;
+    for (int i = 0; i < TIR_CDIMS; i++)
+        if (b->size[i] > 0)
+            v *= b->size[i];
+    return v;
+}
+
+static Status oom(const SplitCtx *s)
+{
+    return diag_add(s->d, ST_RUNTIME, "oom", NULL, "out of memory");
+}
+
+static bool plain(const Edge *e)
+{
+    for (uint32_t i = 0; i < e->n_re; i++)
+        if (e->re[i].type != RT_IDENTITY)
+            return false;
+    return true;
+}
+
+/* The element map of e over its destination box (malloc'd, n elements). */
+static Status edge_map(const SplitCtx *s, const Edge *e, const EdgeEnds *en, int32_t **out,
+                       int64_t *n)
+{
+    SplitBox db;
+    memcpy(db.size, en->dst_box, sizeof db.size);
+    *n = box_volume(&db);
+    if (!(*out = malloc((size_t)(*n ? *n : 1) * sizeof **out)))
+        return oom(s);
+    Status st = edge_element_map(s->g, s->u, e, *out, *n, s->d);
+    if (st != ST_OK) {
+        free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+/* Walks the elements of box in (C order of its used dims) and gives, for each, its index in
+ * the C order of box outer (which contains it). */
+static void box_index(const SplitBox *outer, const SplitBox *in, int64_t *idx)
+{
+    int32_t c[TIR_CDIMS];
+    memcpy(c, in->pos, sizeof c);
+    int64_t n = box_volume(in);
+    for (int64_t j = 0; j < n; j++) {
+        int64_t o = 0;
+        for (int i = 0; i < TIR_CDIMS; i++)
+            if (outer->size[i] > 0)
+                o = o * outer->size[i] + (c[i] - outer->pos[i]);
+        idx[j] = o;
+        for (int i = TIR_CDIMS - 1; i >= 0; i--) {
+            if (in->size[i] <= 0)
+                continue;
+            if (++c[i] < in->pos[i] + in->size[i])
+                break;
+            c[i] = in->pos[i];
+        }
+    }
+}
+
+static Status zero_fill(const SplitCtx *s, const Edge *e)
+{
+    return diag_edge(s->d, ST_LOGIC, "pass.split.edge", e->id,
+                     "its rearrangement fills in zeros; a cut through it is not supported");
+}
+
+Status split_feed_region(const SplitCtx *s, const Block *from, uint32_t from_idx,
+                         const SplitBox *r, Block *to, uint32_t to_idx)
+{
+    const Cluster *cl = &from->in[from_idx];
+    for (uint32_t k = 0; k < cl->n_ifaces; k++) {
+        const Edge *e = graph_edge(s->g, cl->ifaces[k].edge_id);
+        EdgeEnds en;
+        char why[256];
+        if (!e || !edge_ends(s->g, s->u, e, &en, why, sizeof why))
+            return diag_block(s->d, ST_LOGIC, "pass.split.edge", from, "%s", why);
+        SplitBox db, in;
+        memcpy(db.pos, en.dst_pos, sizeof db.pos);
+        memcpy(db.size, en.dst_box, sizeof db.size);
+        if (!meet(&db, r, &in))
+            continue;
+        int32_t dpos[TIR_CDIMS];
+        for (int i = 0; i < TIR_CDIMS; i++)
+            dpos[i] = in.size[i] > 0 ? in.pos[i] - r->pos[i] : 0;
+        Block *src = graph_block(s->g, e->src);
+        if (plain(e)) {
+            int32_t spos[TIR_CDIMS], ssize[TIR_CDIMS];
+            for (int i = 0; i < TIR_CDIMS; i++) {
+                bool cut = in.size[i] > 0; /* a dim both ends use, or the source's alone */
+                spos[i] = en.src_pos[i] + (cut ? in.pos[i] - db.pos[i] : 0);
+                ssize[i] = cut ? in.size[i] : en.src_box[i];
+            }
+            if (!graph_connect_box(s->g, src, en.src_cluster, spos, ssize, to, to_idx, dpos,
+                                   in.size))
+                return oom(s);
+            continue;
+        }
+        int32_t *m;
+        int64_t n;
+        Status st = edge_map(s, e, &en, &m, &n);
+        if (st != ST_OK)
+            return st;
+        int64_t kn = box_volume(&in);
+        int64_t *idx = malloc((size_t)kn * sizeof *idx);
+        int32_t *esrc = calloc((size_t)kn, sizeof *esrc), *eoff = malloc((size_t)kn * sizeof *eoff);
+        if (!idx || !esrc || !eoff) {
+            free(m), free(idx), free(esrc), free(eoff);
+            return oom(s);
+        }
+        box_index(&db, &in, idx);
+        for (int64_t j = 0; j < kn && st == ST_OK; j++)
+            if ((eoff[j] = m[idx[j]]) < 0)
+                st = zero_fill(s, e);
+        if (st == ST_OK) {
+            EncSrc es = {.b = src};
+            memcpy(es.cd, en.src_cdims, sizeof es.cd);
+            char where[160];
+            blk_describe(to, where, sizeof where);
+            EncCtx ec = {.g = s->g, .d = s->d, .where = where, .name = to->name};
+            st = enc_map(&ec, to, to_idx, dpos, in.size, &es, esrc, eoff, kn);
+        }
+        free(m), free(idx), free(esrc), free(eoff);
+        if (st != ST_OK)
+            return st;
+    }
+    return ST_OK;
+}
+
+/* The piece whose box holds cluster coordinates c (the boxes tile the output). */
+static uint32_t piece_of(const SplitBox *out, uint32_t n, const int32_t *c)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        bool in = true;
+        for (int k = 0; k < TIR_CDIMS && in; k++)
+            if (out[i].size[k] > 0)
+                in = c[k] >= out[i].pos[k] && c[k] < out[i].pos[k] + out[i].size[k];
+        if (in)
+            return i;
+    }
+    return 0;
+}
+
+/* Re-routes one rearranged edge out of b through its element map. */
+static Status route_mapped(const SplitCtx *s, const Edge *e, const EdgeEnds *en,
+                           Block *const *pieces, const SplitBox *out, uint32_t n)
+{
+    int32_t *m;
+    int64_t cnt;
+    Status st = edge_map(s, e, en, &m, &cnt);
+    if (st != ST_OK)
+        return st;
+    int32_t *esrc = malloc((size_t)(cnt ? cnt : 1) * sizeof *esrc);
+    EncSrc *srcs = calloc(n, sizeof *srcs);
+    if (!esrc || !srcs) {
+        free(m), free(esrc), free(srcs);
+        return oom(s);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        srcs[i].b = pieces[i];
+        memcpy(srcs[i].cd, out[i].size, sizeof srcs[i].cd);
+    }
+    const int32_t *cd = en->src_cdims;
+    for (int64_t j = 0; j < cnt && st == ST_OK; j++) {
+        if (m[j] < 0) {
+            st = zero_fill(s, e);
+            break;
+        }
+        int32_t c[TIR_CDIMS] = {0};
+        int64_t o = m[j];
+        for (int k = TIR_CDIMS - 1; k >= 0; k--)
+            if (cd[k] > 0) {
+                c[k] = (int32_t)(o % cd[k]);
+                o /= cd[k];
+            }
+        uint32_t p = piece_of(out, n, c);
+        for (int k = 0; k < TIR_CDIMS; k++)
+            c[k] -= out[p].pos[k];
+        esrc[j] = (int32_t)p;
+        m[j] = (int32_t)cluster_offset(out[p].size, c);
+    }
+    if (st == ST_OK) {
+        char where[160];
+        blk_describe(en->dst, where, sizeof where);
+        EncCtx ec = {.g = s->g, .d = s->d, .where = where, .name = en->dst->name};
+        st = enc_map(&ec, graph_block(s->g, en->dst->id), en->dst_cluster, en->dst_pos,
+                     en->dst_box, srcs, esrc, m, cnt);
+    }
+    free(m), free(esrc), free(srcs);
+    return st;
+}
+
+Status split_route_output(const SplitCtx *s, const Block *b, Block *const *pieces,
+                          const SplitBox *out, uint32_t n)
+{
+    const Cluster *cl = &b->out[0];
+    for (uint32_t k = 0; k < cl->n_ifaces; k++) {
+        const Edge *e = graph_edge(s->g, cl->ifaces[k].edge_id);
+        EdgeEnds en;
+        char why[256];
+        if (!e || !edge_ends(s->g, s->u, e, &en, why, sizeof why))
+            return diag_block(s->d, ST_LOGIC, "pass.split.edge", b, "%s", why);
+        Block *dst = graph_block(s->g, e->dst);
+        if (!plain(e)) {
+            Status st = route_mapped(s, e, &en, pieces, out, n);
+            if (st != ST_OK)
+                return st;
+            continue;
+        }
+        SplitBox sb;
+        memcpy(sb.pos, en.src_pos, sizeof sb.pos);
+        memcpy(sb.size, en.src_box, sizeof sb.size);
+        for (uint32_t i = 0; i < n; i++) {
+            SplitBox in;
+            if (!meet(&sb, &out[i], &in))
+                continue;
+            int32_t spos[TIR_CDIMS], dpos[TIR_CDIMS], dsize[TIR_CDIMS];
+            for (int c = 0; c < TIR_CDIMS; c++) {
+                bool cut = in.size[c] > 0; /* a dim the pieces use; else the destination's */
+                spos[c] = cut ? in.pos[c] - out[i].pos[c] : 0;
+                dpos[c] = en.dst_pos[c] + (cut ? in.pos[c] - sb.pos[c] : 0);
+                dsize[c] = cut ? in.size[c] : en.dst_box[c];
+            }
+            if (!graph_connect_box(s->g, pieces[i], 0, spos, in.size, dst, en.dst_cluster,
+                                   dpos, dsize))
+                return oom(s);
+        }
+    }
+    return ST_OK;
+}

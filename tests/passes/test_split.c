@@ -1,0 +1,391 @@
+/* test_split.c: the split pass (passes/split*.c, docs/passes.md "split"): each axis on each
+ * compute type that splits along it, on small hand-built graphs (split_fixture.h), simulated
+ * before and after (the outputs must be the same bits): y and x cuts with the halo of kernel,
+ * stride, padding and dilation, padding kept only at the border, unequal pieces; f cuts with
+ * the weights and bias sliced and the input shared, aligned to the MAC array's 32 channels;
+ * r cuts whose int32 partial sums a new CADD joins with the bias; the CLUT's table copied, the
+ * CLIF's state carried over steps; the explicit cut spec and its errors; fit mode on a chip
+ * with a small budget, and the "cannot fit" error. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "passes/pass.h"
+#include "passes/split.h"
+#include "split_fixture.h"
+#include "taskir/chip_cost.h"
+#include "taskir/uses.h"
+
+/* Cuts block 'op' of g along ax at bounds and checks verification and the outputs over
+ * steps time steps. */
+static void cut_same(Graph *g, SplitAxis ax, const int32_t *bounds, uint32_t n, int steps)
+{
+    int64_t n0, n1;
+    int32_t *before = fx_run(g, steps, 7, &n0);
+    Diag d;
+    diag_init(&d, "test");
+    SplitBatch sb;
+    Status st = split_begin(g, &sb, &d);
+    assert_int_equal(st, ST_OK);
+    st = split_block(g, &sb, fx_find(g, "op"), ax, bounds, n, NULL, &d);
+    Status cs = split_commit(g, &sb, &d);
+    if (st == ST_OK)
+        st = cs;
+    if (st != ST_OK)
+        diag_print(&d, stderr, "test");
+    assert_int_equal(st, ST_OK);
+    diag_finish(&d);
+    assert_null(fx_find(g, "op"));
+    fx_verify(g);
+    int32_t *after = fx_run(g, steps, 7, &n1);
+    assert_int_equal(n0, n1);
+    assert_memory_equal(before, after, (size_t)n0 * sizeof *before);
+    free(before);
+    free(after);
+}
+
+static const int32_t conv_dil[] = {AT_KERNEL_Y, 3, AT_KERNEL_X, 3, AT_PAD_UP, 2, AT_PAD_DOWN, 2,
+                                   AT_PAD_LEFT, 2, AT_PAD_RIGHT, 2, AT_DILATION_Y, 2,
+                                   AT_DILATION_X, 2};
+
+/* A 3x3 conv with dilation 2 and padding 2 cut into unequal row bands: every band reads
+ * its rows plus the dilated halo, and only the first and last keep padding. */
+static void test_cc_y_dilation(void **state)
+{
+    (void)state;
+    int32_t s[TIR_NDIMS] = {9, 7, 5, 3, 3, 3, 9, 7};
+    Graph *g = fx_block(BT_CC, s, PR_INT_32, BIAS_VECTOR, conv_dil, 8, 0);
+    int32_t b[] = {0, 2, 5, 9};
+    cut_same(g, SPLIT_Y, b, 3, 1);
+    Block *y0 = fx_find(g, "op/y0"), *y1 = fx_find(g, "op/y1"), *y2 = fx_find(g, "op/y2");
+    assert_true(y0 && y1 && y2);
+    assert_int_equal(blk_attr(y0, AT_PAD_UP), 2);
+    assert_int_equal(blk_attr(y0, AT_PAD_DOWN), 0);
+    assert_int_equal(y0->shape.d[D_IY], 4);  /* rows 0..3: output rows 0,1 reach row 1+4-2 */
+    assert_int_equal(blk_attr(y1, AT_PAD_UP), 0);
+    assert_int_equal(blk_attr(y1, AT_PAD_DOWN), 0);
+    assert_int_equal(y1->shape.d[D_IY], 7);  /* rows 0..6 */
+    assert_int_equal(blk_attr(y2, AT_PAD_DOWN), 2);
+    assert_non_null(fx_find(g, "op/in0/y1"));
+    graph_destroy(g);
+}
+
+static void test_cc_x_stride(void **state)
+{
+    (void)state;
+    int32_t a[] = {AT_KERNEL_Y, 3, AT_KERNEL_X, 3, AT_STRIDE_X, 2, AT_STRIDE_Y, 2,
+                   AT_PAD_LEFT, 1, AT_PAD_RIGHT, 1, AT_PAD_UP, 1, AT_PAD_DOWN, 1};
+    int32_t s[TIR_NDIMS] = {4, 6, 4, 2, 3, 3, 8, 12};
+    Graph *g = fx_block(BT_CC, s, PR_INT_8, BIAS_VECTOR, a, 8, 0);
+    int32_t b[] = {0, 4, 6};
+    cut_same(g, SPLIT_X, b, 2, 1);
+    graph_destroy(g);
+}
+
+/* f: 40 channels in two pieces aligned to the MAC array's 32: 32 + 8. */
+static void test_cc_f_aligned(void **state)
+{
+    (void)state;
+    int32_t b[3];
+    split_bounds(40, 2, 32, b);
+    assert_int_equal(b[1], 32);
+    split_bounds(5, 2, 32, b); /* fewer units than pieces: as equal as can be */
+    assert_int_equal(b[1], 3);
+    split_bounds(96, 2, 32, b);
+    assert_int_equal(b[1], 64);
+    int32_t s[TIR_NDIMS] = {3, 3, 40, 3, 3, 3, 5, 5};
+    Graph *g = fx_block(BT_CC, s, PR_INT_32, BIAS_VECTOR, conv_dil, 2, 0);
+    split_bounds(40, 2, 32, b);
+    cut_same(g, SPLIT_F, b, 2, 1);
+    assert_int_equal(fx_find(g, "op/w/f0")->shape.d[D_F], 32);
+    assert_int_equal(fx_find(g, "op/w/f1")->shape.d[D_F], 8);
+    assert_int_equal(fx_find(g, "op/b/f1")->data->dims[0], 8);
+    /* the input is shared, not cut */
+    assert_non_null(fx_find(g, "op/in0"));
+    graph_destroy(g);
+}
+
+/* r: INT_8 output (clamped) with a vector bias: the pieces give int32 partial sums without
+ * the bias, the CADD "op/r2+" adds them and the bias and clamps. */
+static void test_cc_r_bias(void **state)
+{
+    (void)state;
+    int32_t s[TIR_NDIMS] = {4, 4, 3, 7, 3, 3, 6, 6};
+    Graph *g = fx_block(BT_CC, s, PR_INT_8, BIAS_VECTOR, conv_dil, 2, 0);
+    int32_t b[] = {0, 2, 4, 7};
+    cut_same(g, SPLIT_R, b, 3, 1);
+    Block *j = fx_find(g, "op/r2+");
+    assert_non_null(j);
+    assert_int_equal(j->type, BT_CADD);
+    assert_int_equal(j->prec, PR_INT_8);
+    assert_int_equal(j->bias_type, BIAS_VECTOR);
+    assert_int_equal(fx_find(g, "op/r0")->prec, PR_INT_32);
+    assert_int_equal(fx_find(g, "op/r1")->shape.d[D_R], 2);
+    graph_destroy(g);
+}
+
+static void test_cc2d_y(void **state)
+{
+    (void)state;
+    int32_t a[] = {AT_KERNEL_Y, 3, AT_KERNEL_X, 3, AT_PAD_UP, 1, AT_PAD_DOWN, 1};
+    int32_t s[TIR_NDIMS] = {6, 4, 3, 2, 3, 3, 6, 6};
+    Graph *g = fx_block(BT_CC2D, s, PR_INT_32, BIAS_VECTOR, a, 4, 0);
+    int32_t b[] = {0, 3, 6};
+    cut_same(g, SPLIT_Y, b, 2, 1);
+    graph_destroy(g);
+}
+
+static void test_cvm_f_r(void **state)
+{
+    (void)state;
+    int32_t s[TIR_NDIMS] = {0, 0, 10, 33};
+    Graph *g = fx_block(BT_CVM, s, PR_INT_32, BIAS_VECTOR, NULL, 0, 0);
+    int32_t b[] = {0, 4, 10};
+    cut_same(g, SPLIT_F, b, 2, 1);
+    graph_destroy(g);
+    g = fx_block(BT_CVM, s, PR_INT_8, BIAS_VECTOR, NULL, 0, 0);
+    int32_t r[] = {0, 16, 33};
+    cut_same(g, SPLIT_R, r, 2, 1);
+    assert_non_null(fx_find(g, "op/r1+"));
+    graph_destroy(g);
+}
+
+static void test_cadd(void **state)
+{
+    (void)state;
+    int32_t s[TIR_NDIMS] = {5, 4, 6};
+    Graph *g = fx_block(BT_CADD, s, PR_INT_8, BIAS_VECTOR, NULL, 0, 3);
+    int32_t b[] = {0, 2, 5};
+    cut_same(g, SPLIT_Y, b, 2, 1);
+    graph_destroy(g);
+    g = fx_block(BT_CADD, s, PR_INT_32, BIAS_VECTOR, NULL, 0, 2);
+    int32_t f[] = {0, 1, 3, 6};
+    cut_same(g, SPLIT_F, f, 3, 1);
+    graph_destroy(g);
+}
+
+static void test_cavg_window(void **state)
+{
+    (void)state;
+    int32_t a[] = {AT_KERNEL_Y, 3, AT_KERNEL_X, 3, AT_STRIDE_Y, 2, AT_STRIDE_X, 2,
+                   AT_PAD_UP, 1, AT_PAD_LEFT, 1, AT_PAD_DOWN, 1, AT_PAD_RIGHT, 1};
+    int32_t s[TIR_NDIMS] = {4, 4, 3, 0, 3, 3, 8, 8};
+    Graph *g = fx_block(BT_CAVG, s, PR_INT_32, BIAS_VECTOR, a, 8, 0);
+    int32_t b[] = {0, 1, 4};
+    cut_same(g, SPLIT_Y, b, 2, 1);
+    graph_destroy(g);
+}
+
+static void test_cvvh_cax_cvs(void **state)
+{
+    (void)state;
+    int32_t s[TIR_NDIMS] = {3, 5, 4};
+    Graph *g = fx_block(BT_CVVH, s, PR_INT_32, BIAS_VECTOR, NULL, 0, 0);
+    int32_t b[] = {0, 2, 5};
+    cut_same(g, SPLIT_X, b, 2, 1);
+    graph_destroy(g);
+    g = fx_block(BT_CAX, s, PR_INT_8, BIAS_VECTOR, NULL, 0, 0);
+    int32_t f[] = {0, 3, 4};
+    cut_same(g, SPLIT_F, f, 2, 1);
+    assert_int_equal(fx_find(g, "op/a/f0")->shape.d[D_F], 3);
+    graph_destroy(g);
+    int32_t a[] = {AT_CONSTANT_A, -3};
+    g = fx_block(BT_CVS, s, PR_INT_8, BIAS_VECTOR, a, 1, 0);
+    int32_t y[] = {0, 1, 3};
+    cut_same(g, SPLIT_Y, y, 2, 1);
+    graph_destroy(g);
+}
+
+static void test_ccmp_window(void **state)
+{
+    (void)state;
+    int32_t a[] = {AT_KERNEL_Y, 3, AT_KERNEL_X, 2, AT_STRIDE_Y, 2, AT_STRIDE_X, 2,
+                   AT_PAD_UP, 1, AT_PAD_DOWN, 1, AT_CMP, -20, AT_BIT_SHIFT_NUM, 1};
+    int32_t s[TIR_NDIMS] = {4, 3, 5, 0, 3, 2, 8, 6};
+    Graph *g = fx_block(BT_CCMPB, s, PR_INT_8, 0, a, 8, 0);
+    int32_t b[] = {0, 3, 4};
+    cut_same(g, SPLIT_Y, b, 2, 1);
+    graph_destroy(g);
+    g = fx_block(BT_CCMPS, s, PR_INT_8, 0, a, 8, 0);
+    int32_t x[] = {0, 1, 3};
+    cut_same(g, SPLIT_X, x, 2, 1);
+    graph_destroy(g);
+    g = fx_block(BT_CCMPB, s, PR_INT_8, 0, a, 8, 0);
+    int32_t f[] = {0, 2, 5};
+    cut_same(g, SPLIT_F, f, 2, 1);
+    graph_destroy(g);
+}
+
+/* CLUT: every piece gets its own copy of the whole table. */
+static void test_clut_table_copied(void **state)
+{
+    (void)state;
+    int32_t a[] = {AT_LUT_DW, 8};
+    int32_t s[TIR_NDIMS] = {2, 3, 4};
+    Graph *g = fx_block(BT_CLUT, s, PR_INT_8, 0, a, 1, 0);
+    int32_t f[] = {0, 1, 4};
+    cut_same(g, SPLIT_F, f, 2, 1);
+    assert_int_equal(fx_find(g, "op/lut/f0")->shape.d[D_F], 256);
+    assert_int_equal(fx_find(g, "op/lut/f1")->shape.d[D_F], 256);
+    graph_destroy(g);
+}
+
+/* CLIF, split by neuron: each piece carries its neurons' potentials over the steps. */
+static void test_clif_state(void **state)
+{
+    (void)state;
+    int32_t a[] = {AT_VTH0, 60, AT_VLEAKY_BETA, -3};
+    int32_t s[TIR_NDIMS] = {2, 2, 6};
+    Graph *g = fx_block(BT_CLIF, s, PR_INT_8, 0, a, 2, 2);
+    int32_t f[] = {0, 4, 6};
+    cut_same(g, SPLIT_F, f, 2, 5);
+    int32_t y[] = {0, 1, 2};
+    Block *p = fx_find(g, "op/f0");
+    p->name = "op";
+    cut_same(g, SPLIT_Y, y, 2, 5);
+    graph_destroy(g);
+}
+
+static Status run_split(Graph *g, const Chip *c, const char *spec, bool no_fit, Diag *d)
+{
+    PassOptions o = {.chip = c, .split_spec = spec, .no_fit = no_fit};
+    return pass_split(g, &o, d);
+}
+
+static Chip *chip(void)
+{
+    Chip *c = NULL;
+    Diag d;
+    diag_init(&d, "test");
+    assert_int_equal(chip_load_default(&c, &d), ST_OK);
+    diag_finish(&d);
+    return c;
+}
+
+static void test_spec(void **state)
+{
+    (void)state;
+    Chip *c = chip();
+    int32_t s[TIR_NDIMS] = {9, 7, 5, 3, 3, 3, 9, 7};
+    Graph *g = fx_block(BT_CC, s, PR_INT_32, BIAS_VECTOR, conv_dil, 8, 0);
+    int64_t n0, n1;
+    int32_t *before = fx_run(g, 1, 3, &n0);
+    Diag d;
+    diag_init(&d, "test");
+    assert_int_equal(run_split(g, c, "op:y=2,f=2", true, &d), ST_OK);
+    assert_non_null(fx_find(g, "op/y1/f0"));
+    fx_verify(g);
+    int32_t *after = fx_run(g, 1, 3, &n1);
+    assert_memory_equal(before, after, (size_t)n0 * sizeof *before);
+    free(before), free(after);
+    static const char *bad[] = {"nosuch:y=2", "op/y0/f0:q=2", "op/y0/f0:y=1",
+                                "op/y0/f0:y=99", "op/y0/f0", "op/y0/f0:y=2x"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        diag_finish(&d);
+        diag_init(&d, "test");
+        assert_int_equal(run_split(g, c, bad[i], true, &d), ST_LOGIC);
+        assert_true(diag_find(&d, "pass.split.spec") >= 0);
+    }
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
+/* Every group's memory, as the pass counts it, within the budget. */
+static void assert_groups_fit(const Graph *g, const Chip *c)
+{
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    for (uint32_t i = 0; i < g->n_blocks; i++) {
+        if (bt_info(g->blocks[i]->type)->kind != BK_COMPUTE)
+            continue;
+        GroupMem m;
+        assert_true(chip_group_mem(c, g, &u, g->blocks[i], &m));
+        assert_true(m.total <= c->core_budget_bytes);
+    }
+    graph_uses_finish(&u);
+}
+
+/* Fit mode on a chip whose core holds 16 KiB: a weight-heavy conv is cut along f, one whose
+ * 32 channels' weights alone do not fit along r (its joining CADD cut again as needed), an
+ * activation-heavy one along y; the outputs stay the same. */
+static void test_fit(void **state)
+{
+    (void)state;
+    Chip *c = chip();
+    c->core_budget_bytes = 16384;
+    c->dest_bytes_per_phase = 4096;
+    int32_t a[] = {AT_KERNEL_Y, 3, AT_KERNEL_X, 3, AT_PAD_UP, 1, AT_PAD_DOWN, 1,
+                   AT_PAD_LEFT, 1, AT_PAD_RIGHT, 1};
+    int32_t heavy[TIR_NDIMS] = {4, 4, 96, 16, 3, 3, 4, 4};
+    int32_t light[TIR_NDIMS] = {40, 24, 8, 3, 3, 3, 40, 24};
+    int32_t deep[TIR_NDIMS] = {4, 4, 32, 64, 3, 3, 4, 4};
+    const int32_t *shapes[] = {heavy, light, deep};
+    static const char *first[] = {"op/f0", "op/y0", "op/r0"};
+    for (int k = 0; k < 3; k++) {
+        Graph *g = fx_block(BT_CC, shapes[k], PR_INT_32, BIAS_VECTOR, a, 6, 0);
+        int64_t n0, n1;
+        int32_t *before = fx_run(g, 1, 5, &n0);
+        Diag d;
+        diag_init(&d, "test");
+        Status st = run_split(g, c, NULL, false, &d);
+        if (st != ST_OK)
+            diag_print(&d, stderr, "test");
+        assert_int_equal(st, ST_OK);
+        diag_finish(&d);
+        fx_verify(g);
+        assert_groups_fit(g, c);
+        assert_non_null(fx_find(g, first[k]));
+        assert_int_equal(fx_count(g, BT_CADD) > 0, k == 2);
+        int32_t *after = fx_run(g, 1, 5, &n1);
+        assert_memory_equal(before, after, (size_t)n0 * sizeof *before);
+        free(before), free(after);
+        graph_destroy(g);
+    }
+    chip_destroy(c);
+}
+
+/* A block that no cut makes fit: one output element's group is larger than the budget. */
+static void test_cannot_fit(void **state)
+{
+    (void)state;
+    Chip *c = chip();
+    c->core_budget_bytes = 512;
+    int32_t s[TIR_NDIMS] = {2, 2, 4, 3, 3, 3, 4, 4};
+    Graph *g = fx_block(BT_CC, s, PR_INT_32, BIAS_VECTOR, conv_dil, 2, 0);
+    Diag d;
+    diag_init(&d, "test");
+    assert_int_equal(run_split(g, c, NULL, false, &d), ST_LOGIC);
+    long k = diag_find(&d, "pass.split.fit");
+    assert_true(k >= 0);
+    assert_non_null(strstr(d.entries[k].what, "512 bytes"));
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cc_y_dilation),
+        cmocka_unit_test(test_cc_x_stride),
+        cmocka_unit_test(test_cc_f_aligned),
+        cmocka_unit_test(test_cc_r_bias),
+        cmocka_unit_test(test_cc2d_y),
+        cmocka_unit_test(test_cvm_f_r),
+        cmocka_unit_test(test_cadd),
+        cmocka_unit_test(test_cavg_window),
+        cmocka_unit_test(test_cvvh_cax_cvs),
+        cmocka_unit_test(test_ccmp_window),
+        cmocka_unit_test(test_clut_table_copied),
+        cmocka_unit_test(test_clif_state),
+        cmocka_unit_test(test_spec),
+        cmocka_unit_test(test_fit),
+        cmocka_unit_test(test_cannot_fit),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
