@@ -9,7 +9,8 @@
  *   - the same for the elementwise products CVVH (x * y) and CAX (x * alpha[f]) on
  *     56x56x256 int8-valued data (one multiply-accumulate per result);
  *   - planning (sim_create) and verifying a block with 40000 incoming edges (INPUT [40000]
- *     -> SI by one-element edges -> OUTPUT), best of R: both linear in the fan-in;
+ *     -> SI by one-element edges -> OUTPUT), best of R, then the same with 160000: both
+ *     linear in the fan-in (the same time per edge);
  *   - for every EXAMPLE.pb: the end-to-end time of load + verify + plan + one step on an
  *     all-ones input, best of R.
  * Built by meson (bench/meson.build), never run by `meson test`; bench/sim runs it. */
@@ -255,9 +256,8 @@ static void bench_elementwise(BlockType t, int reps)
 }
 
 /* INPUT [N] -> SI [N] by N one-element edges (element i to N-1-i) -> OUTPUT. */
-static void bench_fan_in(int reps)
+static void bench_fan_in(int reps, int32_t N)
 {
-    const int32_t N = 40000;
     Graph *g = graph_create();
     if (!g)
         die("graph_create", NULL);
@@ -296,7 +296,7 @@ static void bench_fan_in(int reps)
         sim_destroy(run);
         diag_finish(&d);
     }
-    printf("fan-in 40000 edges    plan best %.2f ms  verify best %.2f ms\n", plan * 1e3,
+    printf("fan-in %d edges    plan best %.2f ms  verify best %.2f ms\n", (int)N, plan * 1e3,
            vfy * 1e3);
     graph_destroy(g);
 }
@@ -363,7 +363,8 @@ int main(int argc, char **argv)
         bench_cvm(threads, reps);
     bench_elementwise(BT_CVVH, reps);
     bench_elementwise(BT_CAX, reps);
-    bench_fan_in(reps);
+    bench_fan_in(reps, 40000);
+    bench_fan_in(reps, 160000);
     for (int i = first; i < argc; i++)
         bench_example(argv[i], 1, reps);
     return 0;

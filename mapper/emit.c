@@ -3,12 +3,13 @@
  * Space: chip_array (0,0); the chip and the core within it from the grid position; step
  * group 0; the phase group is the core's stage. Time: step 0, the local phase.
  *   compute block   one coordinate: its phase and slot (AXON, SOMA1, SOMA2)
- *   storage block   MEMORY over [phase, end_phase]: static data for the whole step; other
+ *   storage block   MEMORY over [phase, end_phase] on every core holding a copy of it:
+ *                   static data for the whole step; other
  *                   data from its first write (or arrival) to its last read or send, the
  *                   whole step when that span wraps past the stage's end
  *   edge between cores  per receive phase, ROUTER_SEND at the sending core (the source, or
  *                   the relay of a multicast chain) and ROUTER_RECIEVE at the receiving core
- *   INPUT -> storage  ROUTER_RECIEVE at the storage's core, phase 0 (before the step)
+ *   INPUT -> storage  ROUTER_RECIEVE at each core holding a copy, phase 0 (before the step)
  *   storage -> OUTPUT ROUTER_SEND at the storage's core after its writers
  * Edges inside a core have no dict; INPUT and OUTPUT blocks stay unmapped (docs/rules.md).
  * Dicts follow the graph's block and edge order: the output is deterministic.
@@ -53,18 +54,20 @@ static void lifetime(const MapPlan *p, uint32_t pos, uint32_t *first, uint32_t *
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     bool is_static = true;
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
-        uint32_t xi = p->xfer_of[bu->in_edges[j]];
-        if (xi == MAP_NONE)
+        uint32_t x0 = p->xfer_of[bu->in_edges[j]];
+        if (x0 == MAP_NONE)
             continue;
         is_static = false;
-        const MXfer *x = &p->xfers[xi];
-        if (x->kind == XF_IN)
-            event(&lo, &hi, (int64_t)p->vcores[map_store_vcore(p, pos)].stage * M);
-        else if (x->cross)
-            for (uint32_t k = 0; k < x->n_chunks; k++)
-                event(&lo, &hi, p->chunks[x->chunk0 + k].phase);
-        else if (x->kind == XF_CORE)
-            event(&lo, &hi, p->tasks[x->src_task].phase);
+        for (uint32_t xi = x0; xi < x0 + p->rep_n[pos]; xi++) { /* every copy */
+            const MXfer *x = &p->xfers[xi];
+            if (x->kind == XF_IN)
+                event(&lo, &hi, (int64_t)p->vcores[map_xfer_vcore(p, x)].stage * M);
+            else if (x->cross)
+                for (uint32_t k = 0; k < x->n_chunks; k++)
+                    event(&lo, &hi, p->chunks[x->chunk0 + k].phase);
+            else if (x->kind == XF_CORE)
+                event(&lo, &hi, p->tasks[x->src_task].phase);
+        }
     }
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         const Edge *e = g->edges[bu->out_edges[j]];
@@ -84,55 +87,86 @@ static void lifetime(const MapPlan *p, uint32_t pos, uint32_t *first, uint32_t *
     }
 }
 
-static Status node_dicts(const MapPlan *p, Mapping *m)
+/* The distinct vcores of storage block pos's copies into out[] (home first); their count. */
+static uint32_t copy_vcores(const MapPlan *p, uint32_t pos, uint32_t *out)
+{
+    uint32_t n = 0;
+    for (uint32_t r = 0; r < p->rep_n[pos]; r++) {
+        uint32_t v = p->clusters[p->reps[p->rep_first[pos] + r]].vcore, k = 0;
+        while (k < n && out[k] != v)
+            k++;
+        if (k == n)
+            out[n++] = v;
+    }
+    return n;
+}
+
+static Status node_dicts(const MapPlan *p, Mapping *m, uint32_t *scratch)
 {
     const Graph *g = p->g;
     for (uint32_t i = 0; i < g->n_blocks; i++) {
         if (p->cluster_of[i] == MAP_NONE)
             continue;
-        MapDict *dict = mapping_add_dict(m, false, g->blocks[i]->id, 1);
+        uint32_t t = p->task_of[i];
+        uint32_t n = t != MAP_NONE ? 1 : copy_vcores(p, i, scratch);
+        MapDict *dict = mapping_add_dict(m, false, g->blocks[i]->id, n);
         if (!dict)
             return ST_RUNTIME;
-        uint32_t v = map_store_vcore(p, i);
-        uint32_t t = p->task_of[i];
         if (t != MAP_NONE) {
             uint32_t l = map_local(p, p->tasks[t].phase);
-            set_coord(p, &dict->coords[0], v, l, l, map_slot_pi(p->tasks[t].slot));
-        } else {
-            uint32_t first, last;
-            lifetime(p, i, &first, &last);
-            set_coord(p, &dict->coords[0], v, first, last, PI_MEMORY);
+            set_coord(p, &dict->coords[0], map_task_vcore(p, t), l, l,
+                      map_slot_pi(p->tasks[t].slot));
+            continue;
         }
+        uint32_t first, last;
+        lifetime(p, i, &first, &last);
+        for (uint32_t k = 0; k < n; k++) /* one coordinate per core holding a copy */
+            set_coord(p, &dict->coords[k], scratch[k], first, last, PI_MEMORY);
     }
     return ST_OK;
 }
 
-static Status edge_dicts(const MapPlan *p, Mapping *m)
+static Status edge_dicts(const MapPlan *p, Mapping *m, uint32_t *scratch)
 {
     const Graph *g = p->g;
     for (uint32_t i = 0; i < g->n_edges; i++) {
-        uint32_t xi = p->xfer_of[i];
-        if (xi == MAP_NONE)
+        uint32_t x0 = p->xfer_of[i];
+        if (x0 == MAP_NONE)
             continue;
-        const MXfer *x = &p->xfers[xi];
-        if (x->kind == XF_CORE && !x->cross)
-            continue;
-        uint32_t n = x->kind == XF_CORE ? 2 * x->n_chunks : 1;
+        const MXfer *first = &p->xfers[x0];
+        uint32_t nx = first->kind == XF_OUT ? 1 : p->rep_n[first->store], n = 0;
+        if (first->kind == XF_IN) {
+            n = copy_vcores(p, first->store, scratch);
+        } else if (first->kind == XF_OUT) {
+            n = 1;
+        } else {
+            for (uint32_t xi = x0; xi < x0 + nx; xi++)
+                n += p->xfers[xi].cross ? 2 * p->xfers[xi].n_chunks : 0;
+        }
+        if (!n)
+            continue; /* inside a core */
         MapDict *dict = mapping_add_dict(m, true, g->edges[i]->id, n);
         if (!dict)
             return ST_RUNTIME;
-        uint32_t sv = map_store_vcore(p, x->store);
-        if (x->kind == XF_IN) {
-            set_coord(p, &dict->coords[0], sv, 0, 0, PI_ROUTER_RECIEVE);
-        } else if (x->kind == XF_OUT) {
-            uint32_t l = map_local(p, map_out_phase(p, x));
-            set_coord(p, &dict->coords[0], sv, l, l, PI_ROUTER_SEND);
+        if (first->kind == XF_IN) {
+            for (uint32_t k = 0; k < n; k++)
+                set_coord(p, &dict->coords[k], scratch[k], 0, 0, PI_ROUTER_RECIEVE);
+        } else if (first->kind == XF_OUT) {
+            uint32_t l = map_local(p, map_out_phase(p, first));
+            set_coord(p, &dict->coords[0], map_store_vcore(p, first->store), l, l,
+                      PI_ROUTER_SEND);
         } else {
-            uint32_t snd = map_xfer_sender(p, x);
-            for (uint32_t k = 0; k < x->n_chunks; k++) {
-                uint32_t l = map_local(p, p->chunks[x->chunk0 + k].phase);
-                set_coord(p, &dict->coords[2 * k], snd, l, l, PI_ROUTER_SEND);
-                set_coord(p, &dict->coords[2 * k + 1], sv, l, l, PI_ROUTER_RECIEVE);
+            uint32_t c = 0;
+            for (uint32_t xi = x0; xi < x0 + nx; xi++) {
+                const MXfer *x = &p->xfers[xi];
+                if (!x->cross)
+                    continue;
+                uint32_t snd = map_xfer_sender(p, x), dst = map_xfer_vcore(p, x);
+                for (uint32_t k = 0; k < x->n_chunks; k++) {
+                    uint32_t l = map_local(p, p->chunks[x->chunk0 + k].phase);
+                    set_coord(p, &dict->coords[c++], snd, l, l, PI_ROUTER_SEND);
+                    set_coord(p, &dict->coords[c++], dst, l, l, PI_ROUTER_RECIEVE);
+                }
             }
         }
     }
@@ -149,9 +183,11 @@ Status mapper_emit(const MapPlan *p, Graph *g, Mapping **out, Diag *d)
     }
     graph_destroy(m->graph);
     m->graph = g;
-    Status st = node_dicts(p, m);
+    uint32_t *scratch = malloc(((size_t)p->n_clusters + 1) * sizeof *scratch);
+    Status st = scratch ? node_dicts(p, m, scratch) : ST_RUNTIME;
     if (st == ST_OK)
-        st = edge_dicts(p, m);
+        st = edge_dicts(p, m, scratch);
+    free(scratch);
     if (st != ST_OK) {
         mapping_destroy(m);
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory writing the mapping");

@@ -40,7 +40,7 @@ int32_t map_out_phase(const MapPlan *p, const MXfer *x)
 uint32_t map_xfer_sender(const MapPlan *p, const MXfer *x)
 {
     if (x->relay != MAP_NONE)
-        return map_store_vcore(p, p->xfers[x->relay].store);
+        return map_xfer_vcore(p, &p->xfers[x->relay]);
     return map_task_vcore(p, x->src_task);
 }
 
@@ -104,7 +104,7 @@ Status map_estimate(MapPlan *p, Diag *d)
     }
     for (uint32_t i = 0; i < p->n_xfers; i++) {
         const MXfer *x = &p->xfers[i];
-        if (x->kind == XF_IN) {
+        if (x->kind == XF_IN) { /* each copy of the storage block receives it */
             c->offchip_in += x->bytes;
             continue;
         }
@@ -116,7 +116,7 @@ Status map_estimate(MapPlan *p, Diag *d)
         }
         if (!x->cross)
             continue;
-        uint32_t dst = map_store_vcore(p, x->store), snd = map_xfer_sender(p, x);
+        uint32_t dst = map_xfer_vcore(p, x), snd = map_xfer_sender(p, x);
         for (uint32_t k = 0; k < x->n_chunks; k++) {
             const MChunk *ch = &p->chunks[x->chunk0 + k];
             p->phase[(size_t)dst * L + map_local(p, ch->phase)].received += ch->bytes;

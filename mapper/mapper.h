@@ -5,8 +5,9 @@
  *   prim.c      primitive selection: every compute block gets its P-code and unit from the
  *               chip description, its parameters checked against the primitive [map.prim.*]
  *   problem.c   the mapping problem: clusters of blocks that must share a core (a compute
- *               block with its input storage, the graph's groups), their aligned memory, the
- *               edges that may cross cores with their real byte counts, a topological order
+ *               block with its input storage, the graph's groups), copies of storage read by
+ *               several clusters, their aligned memory, the edges that may cross cores (one
+ *               transfer per copy) with their real byte counts, a topological order
  *   schedule.c  clusters onto virtual cores and compute blocks onto phases and slots (Axon,
  *               Soma1, Router, Soma2 per core and phase), transfers onto receive phases under
  *               the receive budgets; stages of max_phases phases when one is not enough

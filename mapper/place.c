@@ -48,7 +48,7 @@ static Status build_vedges(MapPlan *p, Diag *d)
         const MXfer *x = &p->xfers[i];
         if (!x->cross)
             continue;
-        uint32_t a = map_task_vcore(p, x->src_task), b = map_store_vcore(p, x->store);
+        uint32_t a = map_task_vcore(p, x->src_task), b = map_xfer_vcore(p, x);
         p->vedges[k++] = (VEdge){a < b ? a : b, a < b ? b : a, x->bytes};
     }
     qsort(p->vedges, k, sizeof *p->vedges, vedge_cmp);

@@ -31,6 +31,11 @@ typedef struct MTask {
     int slot;                 /* MS_AXON, MS_SOMA1 or MS_SOMA2 */
 } MTask;
 
+/* A box of a block in its eight shape dims: [lo, hi) per dim. */
+typedef struct MBox {
+    int64_t lo[TIR_NDIMS], hi[TIR_NDIMS];
+} MBox;
+
 /* What an edge carries between cores. */
 typedef enum {
     XF_CORE,                  /* compute block -> storage block: the router when they differ */
@@ -49,6 +54,7 @@ typedef struct MXfer {
     XferKind kind;
     uint32_t src_task;        /* XF_CORE: the producing task */
     uint32_t store;           /* position of the storage block (destination; XF_OUT: source) */
+    uint32_t dst_cluster;     /* the cluster holding the copy it fills (XF_OUT: the home) */
     int64_t bytes;            /* real bytes: the interface's volume x the element size */
     bool cross;               /* XF_CORE between two cores (schedule.c) */
     uint32_t chunk0, n_chunks;/* its receive phases in MapPlan.chunks (cross only) */
@@ -104,7 +110,12 @@ struct MapPlan {
     uint32_t n_clusters;
     MXfer *xfers;
     uint32_t n_xfers;
-    uint32_t *xfer_of;        /* per edge position: its xfer or MAP_NONE */
+    uint32_t *xfer_of;        /* per edge position: its first xfer or MAP_NONE; an edge into a
+                                 storage block with k copies has k, one per copy in rep order */
+    uint32_t *reps;           /* the clusters holding a copy of a storage block: */
+    struct MBox *rep_box;     /* per entry of reps: the part of the block that copy holds */
+    uint32_t *rep_first;      /* per block position: its first entry in reps (home first) */
+    uint32_t *rep_n;          /* per block position: how many (0 for non-storage) */
     uint32_t *order;          /* tasks in topological order */
     /* schedule.c */
     VCore *vcores;
@@ -129,8 +140,11 @@ struct MapPlan {
 Status map_select_prims(MapPlan *p, Diag *d);
 /* problem.c: clusters, memory, transfers, order (after map_select_prims). */
 Status map_build_problem(MapPlan *p, Diag *d);
-/* problem.c: calls fn(xfer, arg) for every transfer (any kind) into a storage block that
- * task t reads, in edge order; stops at the first non-zero fn returns and returns it. */
+/* problem.c: the index (among its copies) of storage block pos's copy in cluster (0, its
+ * home, when it has none there). */
+uint32_t map_rep_of(const MapPlan *p, uint32_t pos, uint32_t cluster);
+/* problem.c: calls fn(xfer, arg) for every transfer (any kind) into the copy in t's cluster
+ * of a storage block that task t reads, in edge order; stops at the first non-zero fn returns and returns it. */
 int map_each_in_xfer(const MapPlan *p, uint32_t t, int (*fn)(uint32_t xfer, void *arg),
                      void *arg);
 /* schedule.c */
@@ -160,7 +174,7 @@ uint32_t map_xfer_sender(const MapPlan *p, const MXfer *x);
 /* estimate.c: the bytes of vcore v in each bank of the chip (out[b] for banks[b]). */
 void map_banks(const MapPlan *p, uint32_t v, int64_t out[8]);
 
-/* The vcore holding the storage block / task. */
+/* The vcore holding the storage block's home copy / a task / the copy a transfer fills. */
 static inline uint32_t map_store_vcore(const MapPlan *p, uint32_t pos)
 {
     return p->clusters[p->cluster_of[pos]].vcore;
@@ -168,6 +182,10 @@ static inline uint32_t map_store_vcore(const MapPlan *p, uint32_t pos)
 static inline uint32_t map_task_vcore(const MapPlan *p, uint32_t t)
 {
     return p->clusters[p->tasks[t].cluster].vcore;
+}
+static inline uint32_t map_xfer_vcore(const MapPlan *p, const MXfer *x)
+{
+    return p->clusters[x->dst_cluster].vcore;
 }
 /* The local phase of a global phase. */
 static inline uint32_t map_local(const MapPlan *p, int32_t global)

@@ -1,11 +1,15 @@
 /* problem.c: the mapping problem of a graph (docs/mapper.md, "Algorithm").
  *
  * Clusters: blocks that must sit on one core. A compute block shares its core with every
- * storage block it reads (CHIP.md §2), so a storage block read by two compute blocks joins
- * them; the graph's groups (the group pass) join their members; a storage block that no
- * compute block reads (an output) joins the block that writes it. Union-find over block
- * positions; clusters are numbered by their first block, so the result does not depend on
- * anything but the graph.
+ * storage block it reads (CHIP.md §2): a storage block read by one compute block joins it;
+ * the graph's groups (the group pass) join their members; a storage block that no compute
+ * block reads (an output) joins the block that writes it. Union-find over block positions;
+ * clusters are numbered by their first block, so the result does not depend on anything but
+ * the graph. Copies: a storage block read by compute blocks of several clusters has a copy
+ * in each (its home: its own cluster, or its first reader's) holding the part that cluster's
+ * readers read (the bounding box of their interfaces), filled by the same edges (each writer
+ * sends a copy what of its box the copy holds; multicast, route.c) or held from the start
+ * (weights): the split pass's pieces read boxes of a shared input so.
  * Memory: every storage block as chip_storage_bytes lays it out for its first reader, every
  * compute block's output buffer (chip_output_bytes) unless all it writes is storage of its
  * own cluster (the buffer is then that storage; schedule.c drops it too when the readers'
@@ -79,6 +83,168 @@ static bool is_static(const Block *b, const BlockUses *bu)
     }
 }
 
+/* The compute blocks reading storage block pos: their count, into out[] when not NULL (in
+ * edge order, each once). Returns the position of the only reader, -1 when there are none
+ * or several. */
+static long readers(const MapPlan *p, uint32_t pos, uint32_t *count)
+{
+    const Graph *g = p->g;
+    const BlockUses *bu = &p->uses.blocks[pos];
+    long only = -1;
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < bu->n_out_edges; k++) {
+        long t = graph_block_pos(g, g->edges[bu->out_edges[k]]->dst);
+        if (t < 0 || kind_of(g->blocks[t]) != BK_COMPUTE || t == only)
+            continue;
+        n++;
+        only = t;
+    }
+    if (count)
+        *count = n;
+    return n == 1 ? only : -1;
+}
+
+/* The whole of block b as a box. */
+static void box_full(const Block *b, MBox *x)
+{
+    int32_t s[TIR_NDIMS];
+    blk_eff_shape(b, s);
+    for (int i = 0; i < TIR_NDIMS; i++) {
+        x->lo[i] = 0;
+        x->hi[i] = s[i] > 0 ? s[i] : 1;
+    }
+}
+
+/* The part of block b that the interface naming edge id at its input (or output) clusters
+ * covers, in block dims; the whole block when there is none or it has no size. */
+static void box_of(const MapPlan *p, uint32_t pos, bool input, int32_t id, MBox *x)
+{
+    const Block *b = p->g->blocks[pos];
+    box_full(b, x);
+    const IfaceUse *u = uses_find(&p->uses, pos, input, id);
+    if (!u)
+        return;
+    const Cluster *cl = input ? &b->in[u->cluster] : &b->out[u->cluster];
+    const Iface *f = &cl->ifaces[u->iface];
+    const ClusterSpec *spec = input ? blk_in_spec(b, u->cluster) : blk_out_spec(b, u->cluster);
+    if (!spec || !f->has_size)
+        return;
+    for (int i = 0; i < TIR_CDIMS; i++) {
+        int dm = spec->dim[i];
+        if (dm < 0 || f->size.d[i] <= 0)
+            continue;
+        int64_t lo = f->has_pos ? f->pos.d[i] : 0;
+        if (lo >= x->lo[dm] && lo + f->size.d[i] <= x->hi[dm]) {
+            x->lo[dm] = lo;
+            x->hi[dm] = lo + f->size.d[i];
+        }
+    }
+}
+
+static int64_t box_volume(const MBox *x)
+{
+    double v = 1;
+    for (int i = 0; i < TIR_NDIMS; i++)
+        v *= (double)(x->hi[i] > x->lo[i] ? x->hi[i] - x->lo[i] : 0);
+    return v > 9e18 ? INT64_MAX : (int64_t)v;
+}
+
+/* bytes x vol(part) / vol(whole), rounded up (0 for an empty part). */
+static int64_t scale_bytes(int64_t bytes, const MBox *part, const MBox *whole)
+{
+    int64_t w = box_volume(whole), v = box_volume(part);
+    if (w <= 0 || v >= w)
+        return bytes;
+    double b = (double)bytes * (double)v / (double)w;
+    int64_t r = (int64_t)b;
+    return r + ((double)r < b);
+}
+
+static void box_union(MBox *a, const MBox *b, bool *empty)
+{
+    for (int i = 0; i < TIR_NDIMS; i++) {
+        if (*empty || b->lo[i] < a->lo[i])
+            a->lo[i] = b->lo[i];
+        if (*empty || b->hi[i] > a->hi[i])
+            a->hi[i] = b->hi[i];
+    }
+    *empty = false;
+}
+
+static void box_inter(MBox *a, const MBox *b)
+{
+    for (int i = 0; i < TIR_NDIMS; i++) {
+        if (b->lo[i] > a->lo[i])
+            a->lo[i] = b->lo[i];
+        if (b->hi[i] < a->hi[i])
+            a->hi[i] = b->hi[i];
+    }
+}
+
+/* The copies of every storage block: its home cluster first, then each other cluster of a
+ * compute block reading it, in edge order; each copy holds the part its cluster's readers
+ * read (the bounding box of their interfaces; the whole block when none reads it there). */
+static Status build_reps(MapPlan *p, Diag *d)
+{
+    const Graph *g = p->g;
+    uint32_t n = g->n_blocks;
+    p->rep_first = calloc(n ? n : 1, sizeof *p->rep_first);
+    p->rep_n = calloc(n ? n : 1, sizeof *p->rep_n);
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (kind_of(g->blocks[i]) == BK_STORAGE)
+            total += 1 + p->uses.blocks[i].n_out_edges;
+    p->reps = total < UINT32_MAX ? malloc((size_t)(total ? total : 1) * sizeof *p->reps) : NULL;
+    p->rep_box = p->reps ? malloc((size_t)(total ? total : 1) * sizeof *p->rep_box) : NULL;
+    if (!p->rep_first || !p->rep_n || !p->reps || !p->rep_box)
+        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory building clusters");
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (kind_of(g->blocks[i]) != BK_STORAGE)
+            continue;
+        const BlockUses *bu = &p->uses.blocks[i];
+        p->rep_first[i] = k;
+        uint32_t home = p->cluster_of[i];
+        p->reps[k++] = home;
+        p->rep_n[i] = 1;
+        for (uint32_t e = 0; e < bu->n_out_edges; e++) {
+            long t = graph_block_pos(g, g->edges[bu->out_edges[e]]->dst);
+            if (t < 0 || kind_of(g->blocks[t]) != BK_COMPUTE)
+                continue;
+            uint32_t c = p->cluster_of[t], j = p->rep_first[i];
+            while (j < k && p->reps[j] != c)
+                j++;
+            if (j == k) {
+                p->reps[k++] = c;
+                p->rep_n[i]++;
+            }
+        }
+        for (uint32_t r = p->rep_first[i]; r < k; r++) { /* what each copy holds */
+            bool empty = true;
+            for (uint32_t e = 0; e < bu->n_out_edges; e++) {
+                const Edge *ed = g->edges[bu->out_edges[e]];
+                long t = graph_block_pos(g, ed->dst);
+                if (t < 0 || kind_of(g->blocks[t]) != BK_COMPUTE || p->cluster_of[t] != p->reps[r])
+                    continue;
+                MBox rd;
+                box_of(p, i, false, ed->id, &rd);
+                box_union(&p->rep_box[r], &rd, &empty);
+            }
+            if (empty)
+                box_full(g->blocks[i], &p->rep_box[r]);
+        }
+    }
+    return ST_OK;
+}
+
+uint32_t map_rep_of(const MapPlan *p, uint32_t pos, uint32_t cluster)
+{
+    for (uint32_t r = 0; r < p->rep_n[pos]; r++)
+        if (p->reps[p->rep_first[pos] + r] == cluster)
+            return r;
+    return 0;
+}
+
 static Status build_clusters(MapPlan *p, Diag *d)
 {
     const Graph *g = p->g;
@@ -91,14 +257,12 @@ static Status build_clusters(MapPlan *p, Diag *d)
     }
     for (uint32_t i = 0; i < n; i++)
         par[i] = i;
-    for (uint32_t i = 0; i < g->n_edges; i++) {
-        const Edge *e = g->edges[i];
-        long s = graph_block_pos(g, e->src), t = graph_block_pos(g, e->dst);
-        if (s < 0 || t < 0)
+    for (uint32_t i = 0; i < n; i++) { /* storage read by one compute block joins it */
+        if (kind_of(g->blocks[i]) != BK_STORAGE)
             continue;
-        BlockKind ks = kind_of(g->blocks[s]), kt = kind_of(g->blocks[t]);
-        if (ks == BK_STORAGE && kt == BK_COMPUTE)
-            uf_union(par, (uint32_t)s, (uint32_t)t);
+        long reader = readers(p, i, NULL);
+        if (reader >= 0)
+            uf_union(par, i, (uint32_t)reader);
     }
     for (uint32_t i = 0; i < g->n_groups; i++) {
         const Group *gr = &g->groups[i];
@@ -147,6 +311,20 @@ static Status build_clusters(MapPlan *p, Diag *d)
         if (kind_of(g->blocks[i]) != BK_STORAGE && kind_of(g->blocks[i]) != BK_COMPUTE)
             continue;
         uint32_t r = uf_find(par, i);
+        if (r == i && kind_of(g->blocks[i]) == BK_STORAGE) {
+            /* a storage block alone: several readers and no group, its home is the first
+             * reader's cluster (its copies are made in build_reps) */
+            uint32_t cnt;
+            readers(p, i, &cnt);
+            const BlockUses *bu = &p->uses.blocks[i];
+            for (uint32_t k = 0; cnt > 1 && k < bu->n_out_edges; k++) {
+                long t = graph_block_pos(g, g->edges[bu->out_edges[k]]->dst);
+                if (t >= 0 && kind_of(g->blocks[t]) == BK_COMPUTE) {
+                    r = uf_find(par, (uint32_t)t);
+                    break;
+                }
+            }
+        }
         if (id[r] == MAP_NONE)
             id[r] = nc++;
         p->cluster_of[i] = id[r];
@@ -157,6 +335,9 @@ static Status build_clusters(MapPlan *p, Diag *d)
     if (!p->clusters)
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory building clusters");
     p->n_clusters = nc;
+    Status st = build_reps(p, d);
+    if (st != ST_OK)
+        return st;
     for (uint32_t c = 0; c < nc; c++) {
         p->clusters[c].vcore = MAP_NONE;
         p->clusters[c].first_block = MAP_NONE;
@@ -187,10 +368,22 @@ static Status build_clusters(MapPlan *p, Diag *d)
         if (bytes < 0 || bytes > INT64_MAX / 4 - cl->mem_data - cl->mem_weight)
             return diag_block(d, ST_LOGIC, "map.mem.size", b,
                               "its memory size overflows");
-        if (kind_of(b) == BK_STORAGE && is_static(b, bu))
-            cl->mem_weight += bytes;
-        else
+        if (kind_of(b) == BK_COMPUTE) {
             cl->mem_data += bytes;
+            continue;
+        }
+        MBox whole;
+        box_full(b, &whole);
+        for (uint32_t r = 0; r < p->rep_n[i]; r++) { /* every copy, the part it holds */
+            MCluster *rc = &p->clusters[p->reps[p->rep_first[i] + r]];
+            int64_t part = scale_bytes(bytes, &p->rep_box[p->rep_first[i] + r], &whole);
+            if (part > INT64_MAX / 4 - rc->mem_data - rc->mem_weight)
+                return diag_block(d, ST_LOGIC, "map.mem.size", b, "its memory size overflows");
+            if (is_static(b, bu))
+                rc->mem_weight += part;
+            else
+                rc->mem_data += part;
+        }
     }
     return ST_OK;
 }
@@ -198,7 +391,12 @@ static Status build_clusters(MapPlan *p, Diag *d)
 static Status build_xfers(MapPlan *p, Diag *d)
 {
     const Graph *g = p->g;
-    p->xfers = calloc(g->n_edges ? g->n_edges : 1, sizeof *p->xfers);
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < g->n_edges; i++) {
+        long t = graph_block_pos(g, g->edges[i]->dst);
+        total += t >= 0 && p->rep_n[t] ? p->rep_n[t] : 1;
+    }
+    p->xfers = total < UINT32_MAX ? calloc((size_t)(total ? total : 1), sizeof *p->xfers) : NULL;
     p->xfer_of = malloc((g->n_edges ? g->n_edges : 1) * sizeof *p->xfer_of);
     if (!p->xfers || !p->xfer_of)
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory listing transfers");
@@ -231,7 +429,22 @@ static Status build_xfers(MapPlan *p, Diag *d)
         if (x.bytes < 0)
             return diag_edge(d, ST_LOGIC, "map.mem.size", e->id, "its byte count overflows");
         p->xfer_of[i] = p->n_xfers;
-        p->xfers[p->n_xfers++] = x;
+        uint32_t copies = x.kind == XF_OUT ? 1 : p->rep_n[x.store];
+        MBox wr;
+        if (x.kind != XF_OUT)
+            box_of(p, x.store, true, e->id, &wr);
+        int64_t all = x.bytes;
+        for (uint32_t r = 0; r < copies; r++) { /* one per copy: what of it that copy holds */
+            x.dst_cluster = p->reps[p->rep_first[x.store] + r];
+            if (x.kind != XF_OUT) {
+                MBox part = wr;
+                box_inter(&part, &p->rep_box[p->rep_first[x.store] + r]);
+                x.bytes = scale_bytes(all, &part, &wr);
+                if (box_volume(&part) <= 0)
+                    x.bytes = 0;
+            }
+            p->xfers[p->n_xfers++] = x;
+        }
     }
     return ST_OK;
 }
@@ -246,9 +459,10 @@ int map_each_in_xfer(const MapPlan *p, uint32_t t, int (*fn)(uint32_t xfer, void
         if (s < 0 || kind_of(g->blocks[s]) != BK_STORAGE)
             continue;
         const BlockUses *su = &p->uses.blocks[s];
+        uint32_t rep = map_rep_of(p, (uint32_t)s, p->tasks[t].cluster);
         for (uint32_t j = 0; j < su->n_in_edges; j++) {
             uint32_t x = p->xfer_of[su->in_edges[j]];
-            int r = x == MAP_NONE ? 0 : fn(x, arg);
+            int r = x == MAP_NONE ? 0 : fn(x + (p->xfers[x].kind == XF_OUT ? 0 : rep), arg);
             if (r)
                 return r;
         }
@@ -329,7 +543,7 @@ Status map_build_problem(MapPlan *p, Diag *d)
     /* an output buffer that only feeds storage of its own cluster is that storage */
     for (uint32_t i = 0; st == ST_OK && i < p->n_xfers; i++) {
         const MXfer *x = &p->xfers[i];
-        if (x->kind == XF_CORE && p->cluster_of[x->store] != p->tasks[x->src_task].cluster)
+        if (x->kind == XF_CORE && x->dst_cluster != p->tasks[x->src_task].cluster)
             p->tasks[x->src_task].remote_out++;
     }
     for (uint32_t t = 0; st == ST_OK && t < p->n_tasks; t++)

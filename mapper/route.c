@@ -66,14 +66,14 @@ static void route_set(MapPlan *p, const uint32_t *list, uint32_t n, bool *relayi
     uint32_t src = p->vcores[map_task_vcore(p, p->xfers[list[0]].src_task)].core;
     for (uint32_t i = 0; i < n; i++) {
         MXfer *x = &p->xfers[list[i]];
-        uint32_t dst = p->vcores[map_store_vcore(p, x->store)].core;
+        uint32_t dst = p->vcores[map_xfer_vcore(p, x)].core;
         int64_t best = map_hops(p, src, dst);
         uint32_t via = MAP_NONE, via_i = MAP_NONE;
         for (uint32_t j = 0; j < i; j++) {
             const MXfer *y = &p->xfers[list[j]];
             if (relaying[j] || last_phase(p, y) > first_phase(p, x))
                 continue;
-            int64_t h = map_hops(p, p->vcores[map_store_vcore(p, y->store)].core, dst);
+            int64_t h = map_hops(p, p->vcores[map_xfer_vcore(p, y)].core, dst);
             if (h < best) {
                 best = h;
                 via = list[j];

@@ -111,6 +111,17 @@ typedef struct Ready {
     Diag *d;
 } Ready;
 
+/* A planned transfer of the same edge into another copy on vcore v, or MAP_NONE. */
+static uint32_t planned_twin(const MapPlan *p, uint32_t xi, uint32_t v)
+{
+    const MXfer *x = &p->xfers[xi];
+    uint32_t first = p->xfer_of[x->edge], n = p->rep_n[x->store];
+    for (uint32_t k = first; k < first + n; k++)
+        if (k != xi && p->xfers[k].planned && map_xfer_vcore(p, &p->xfers[k]) == v)
+            return k;
+    return MAP_NONE;
+}
+
 /* Plans one transfer into a Ready's core: the time its data is in place. */
 static int ready_one(uint32_t xi, void *arg)
 {
@@ -120,13 +131,20 @@ static int ready_one(uint32_t xi, void *arg)
     int64_t r = -1;
     if (x->kind != XF_CORE) {
         r = -1; /* from off chip: before the step */
+    } else if (!x->bytes) {
+        r = -1; /* writes nothing of the part this copy holds */
+        if (R->commit)
+            x->planned = true;
     } else if (x->planned) {
         r = x->ready;
     } else {
         const MTask *a = &p->tasks[x->src_task];
         uint32_t va = map_task_vcore(p, x->src_task);
+        uint32_t twin = R->v == MAP_NONE ? MAP_NONE : planned_twin(p, xi, R->v);
         if (va == R->v && R->v != MAP_NONE) {
             r = (int64_t)a->phase * MS_PER_PHASE + a->slot;
+        } else if (twin != MAP_NONE) {
+            r = p->xfers[twin].ready; /* another copy on this core got the bytes already */
         } else {
             int64_t left = x->bytes;
             int32_t ph = send_phase(a);

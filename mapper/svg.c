@@ -1,6 +1,7 @@
 /* svg.c: a picture of a plan (docs/mapper.md, "Picture"): the chip array as a grid of cores,
  * chip by chip; a used core filled by its memory (share of the core's budget) or its clocks
- * (share of the busiest core's), from white to dark blue, and labelled with its phase group;
+ * (share of the busiest core's), from white to dark blue, and labelled with its phase group
+ * (up to MAX_LABELS cores);
  * the busiest routes (bytes x hops, at most MAX_ROUTES, sender and receiver pairs merged)
  * drawn as XY paths, x first then y as the router goes, their width by bytes; a title with
  * the totals and a legend for the colours and widths. Plain SVG 1.1, fixed number formats:
@@ -18,6 +19,7 @@
 #define TOP 64        /* title */
 #define LEGEND_H 70
 #define MAX_ROUTES 24
+#define MAX_LABELS 1000 /* cores numbered with their phase group up to this many */
 
 typedef struct Route {
     uint32_t from, to;  /* core indices */
@@ -92,7 +94,7 @@ static Route *routes(const MapPlan *p, uint32_t *n)
         if (!x->cross || !x->hops)
             continue;
         uint32_t a = p->vcores[map_xfer_sender(p, x)].core;
-        uint32_t b = p->vcores[map_store_vcore(p, x->store)].core;
+        uint32_t b = p->vcores[map_xfer_vcore(p, x)].core;
         r[k++] = (Route){a, b, x->bytes, 0};
     }
     qsort(r, k, sizeof *r, by_pair);
@@ -175,6 +177,7 @@ Status mapper_svg(const MapPlan *p, MapSvgColour what, FILE *out, Diag *d)
                          "fill=\"none\" stroke=\"#888888\" stroke-width=\"1.5\" rx=\"4\"/>\n",
                     x0, y0, x1 - x0, y1 - y0);
         }
+    bool labels = p->n_vcores <= MAX_LABELS;
     for (uint32_t y = 0; y < p->grid_h; y++)
         for (uint32_t x = 0; x < p->grid_w; x++) {
             int32_t v = owner[(size_t)y * p->grid_w + x];
@@ -184,7 +187,7 @@ Status mapper_svg(const MapPlan *p, MapSvgColour what, FILE *out, Diag *d)
             fprintf(out, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%d\" height=\"%d\" fill=\"%s\" "
                          "stroke=\"%s\"/>\n",
                     px(x, c), py(y, c), CELL, CELL, fill, v >= 0 ? "#08306b" : "#dddddd");
-            if (v >= 0)
+            if (v >= 0 && labels)
                 fprintf(out, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"8\" fill=\"%s\">%d</text>\n",
                         px(x, c) + 2, py(y, c) + 9,
                         (double)value[v] / (double)maxv > 0.55 ? "#ffffff" : "#000000",
@@ -226,9 +229,8 @@ Status mapper_svg(const MapPlan *p, MapSvgColour what, FILE *out, Diag *d)
         fprintf(out, "<text x=\"%d\" y=\"%.0f\" font-size=\"10\" text-anchor=\"end\">%" PRId64
                      " clocks</text>\n",
                 MARGIN + 198, ly + 40, maxv);
-    fprintf(out, "<text x=\"%d\" y=\"%.0f\" font-size=\"10\">number: the core's phase "
-                 "group</text>\n",
-            MARGIN, ly + 54);
+    fprintf(out, "<text x=\"%d\" y=\"%.0f\" font-size=\"10\">%s</text>\n", MARGIN, ly + 54,
+            labels ? "number: the core's phase group" : "(phase groups: in the report)");
     double lx = MARGIN + 330;
     fprintf(out, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\">the %" PRIu32 " busiest routes "
                  "(XY, bytes x hops); width: bytes</text>\n",

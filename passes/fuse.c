@@ -12,12 +12,12 @@
  *
  * A pair: A (Axon) -> e1 -> S (storage, no data, fed by e1 alone, read by e2 alone) -> e2 ->
  * M (Soma, input cluster 0), A's only out edge e1, both edges plain whole copies
- * (plain_copy.h) and A's output box the same as M's input box. The group: A, the storage
- * blocks A reads, S, M, the storage M reads besides S (a CLUT table); a storage block already
- * in another group stays there. Groups that A, S or M were in already are joined into it,
- * unless they hold another compute block. The memory: chip_group_mem of A (A's inputs and
- * its output buffer, which S is), M's other inputs and M's output buffer, at most the chip's
- * core budget.
+ * (plain_copy.h) and A's output box the same as M's input box. The group, in this order
+ * (the compute block first, as the group pass lists): A, the storage blocks A reads, S, M,
+ * the storage M reads besides S (a CLUT table); a storage block already in another group
+ * stays there. Groups that A, S or M were in already are joined into it, unless they hold
+ * another compute block. The memory: chip_group_mem of A (A's inputs and its output buffer,
+ * which S is), M's other inputs and M's output buffer, at most the chip's core budget.
  */
 #include "passes/pass.h"
 
@@ -26,7 +26,6 @@
 #include "passes/plain_copy.h"
 #include "taskir/chip_cost.h"
 #include "taskir/uses.h"
-
 
 enum { FUSE_MAX_MEMBERS = 64 };
 
@@ -206,7 +205,7 @@ static bool try_pair(Pairing *p, Block *a, uint32_t *n)
     if (bytes < 0 || bytes > (int64_t)p->chip->core_budget_bytes)
         return true;
     p->n_ids = 0;
-    if (!add_inputs(p, a, NULL) || !add_member(p, a) || !add_member(p, s) ||
+    if (!add_member(p, a) || !add_inputs(p, a, NULL) || !add_member(p, s) ||
         !add_member(p, m) || !add_inputs(p, m, s))
         return true; /* more inputs than a group of the pass holds: left alone */
     if (!write_group(p))

@@ -408,8 +408,10 @@ bool chip_looks_like(const uint8_t *buf, size_t len)
             return false;
         i = k + el;
     }
-    return len - i > 5 && memcmp(x + i, "<chip", 5) == 0 &&
-           (isspace((unsigned char)x[i + 5]) || x[i + 5] == '>' || x[i + 5] == '/');
+    /* "<chip" at the very end too: a cut description is still one (and told so) */
+    return len - i >= 5 && memcmp(x + i, "<chip", 5) == 0 &&
+           (len - i == 5 || isspace((unsigned char)x[i + 5]) || x[i + 5] == '>' ||
+            x[i + 5] == '/');
 }
 
 Status chip_load_mem(const char *xml, size_t len, const char *name, Chip **out, Diag *d)

@@ -87,8 +87,12 @@ int64_t chip_storage_bytes(const Chip *c, const Block *b, const Block *consumer)
         int64_t rp = cdiv(mul(align_up(bytes_of(r, p), pad), 8), pr_info(p)->bits);
         return mul(mul(cdiv(f, group), rp), align_up(bytes_of(group, p), c->align_weight));
     }
-    case BT_SB:  /* [f] int32, whatever the block's precision: added to the int32 sums */
-        return align_up(mul(f, 4), c->align_axon_out);
+    case BT_SB: { /* [f]: a bias is int32 (added to the int32 sums), in whole groups of 32
+                   * channels; a table or a scale in the precision it states */
+        PrecisionId sp = b->has_prec ? b->prec
+                         : b->data && b->data->has_prec ? b->data->prec : PR_INT_32;
+        return align_up(bytes_of(f, sp), pr_info(sp)->bits == 32 ? c->align_axon_out : in_align);
+    }
     default:
         return 0;
     }

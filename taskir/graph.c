@@ -55,7 +55,7 @@ static bool idmap_put(IdMap *m, int32_t key, uint32_t pos);
 
 static bool idmap_rehash(IdMap *m, uint32_t cap)
 {
-    IdMap n = {calloc(cap, sizeof(int32_t)), calloc(cap, sizeof(uint32_t)), cap, 0};
+    IdMap n = {calloc(cap, sizeof(int32_t)), calloc(cap, sizeof(uint32_t)), cap, 0, 0, false};
     if (!n.keys || !n.vals) {
         free(n.keys);
         free(n.vals);
@@ -64,6 +64,8 @@ static bool idmap_rehash(IdMap *m, uint32_t cap)
     for (uint32_t i = 0; i < m->cap; i++)
         if (m->vals[i])
             idmap_put(&n, m->keys[i], m->vals[i] - 1);
+    n.base = m->base; /* the puts above went in slot order, not position order */
+    n.seq = m->seq;
     free(m->keys);
     free(m->vals);
     *m = n;
@@ -84,16 +86,28 @@ static bool idmap_put(IdMap *m, int32_t key, uint32_t pos)
         if (!m->vals[i]) {
             m->keys[i] = key;
             m->vals[i] = pos + 1;
+            if (m->n == 0) {
+                m->base = key;
+                m->seq = pos == 0;
+            } else {
+                m->seq = m->seq && pos == m->n && (int64_t)key == (int64_t)m->base + pos;
+            }
             m->n++;
             return true;
         }
-        if (m->keys[i] == key)
+        if (m->keys[i] == key) {
+            m->seq = false; /* a repeated id: its position is not base + pos */
             return true;
+        }
     }
 }
 
 static long idmap_get(const IdMap *m, int32_t key)
 {
+    if (m->seq) {
+        int64_t p = (int64_t)key - m->base;
+        return p >= 0 && p < (int64_t)m->n ? (long)p : -1;
+    }
     if (!m->cap)
         return -1;
     uint32_t mask = m->cap - 1;

@@ -23,6 +23,28 @@ void sim_dot8_c(uint32_t *acc, int64_t acc_step, const uint8_t *x, int64_t x_ste
     }
 }
 
+uint32_t sim_pack8_c(uint32_t *out, int64_t ws, const int32_t *W, int64_t row_step, int64_t R,
+                     int64_t nf, uint32_t *sums)
+{
+    uint32_t bits = 0;
+    for (int64_t f = 0; f < nf; f++) {
+        const int32_t *wf = W + f * row_step;
+        uint32_t sum = 0;
+        for (int64_t q = 0; 4 * q < R; q++) {
+            uint8_t g[4] = {0, 0, 0, 0};
+            for (int64_t j = 0; j < 4 && 4 * q + j < R; j++) {
+                uint32_t u = (uint32_t)wf[4 * q + j];
+                bits |= u + 128u;
+                sum += u;
+                g[j] = (uint8_t)u;
+            }
+            __builtin_memcpy(&out[q * ws + f], g, sizeof g);
+        }
+        sums[f] = sum;
+    }
+    return bits;
+}
+
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
 
@@ -109,15 +131,68 @@ VNNI static void dot8_vnni(uint32_t *acc, int64_t acc_step, const uint8_t *x, in
     }
 }
 
-SimDot8Fn sim_dot8_vnni(void)
+/* The sum of the 16 lanes modulo 2^32 (GCC's _mm512_reduce_add_epi32 adds them as int, which
+ * may overflow). */
+VNNI static inline uint32_t lanes_sum(__m512i v)
+{
+    uint32_t l[16], s = 0;
+    _mm512_storeu_si512(l, v);
+    for (int i = 0; i < 16; i++)
+        s += l[i];
+    return s;
+}
+
+/* Sixteen values of a row at a time: one masked load, the OR and sum in vectors, one
+ * narrowing to 16 bytes (vpmovdb) whose four words go to their groups. */
+VNNI static uint32_t pack8_vnni(uint32_t *out, int64_t ws, const int32_t *W, int64_t row_step,
+                                int64_t R, int64_t nf, uint32_t *sums)
+{
+    __m512i bits = _mm512_setzero_si512(), c128 = _mm512_set1_epi32(128);
+    for (int64_t f = 0; f < nf; f++) {
+        const int32_t *wf = W + f * row_step;
+        __m512i sum = _mm512_setzero_si512();
+        for (int64_t i = 0; i < R; i += 16) {
+            int64_t n = R - i < 16 ? R - i : 16;
+            __mmask16 m = n == 16 ? (__mmask16)0xffff : (__mmask16)((1u << n) - 1);
+            __m512i v = _mm512_maskz_loadu_epi32(m, wf + i);
+            bits = _mm512_or_si512(bits, _mm512_add_epi32(v, c128));
+            sum = _mm512_add_epi32(sum, v);
+            uint32_t w4[4];
+            _mm_storeu_si128((__m128i *)w4, _mm512_cvtepi32_epi8(v));
+            for (int64_t t = 0; t < (n + 3) / 4; t++)
+                out[(i / 4 + t) * ws + f] = w4[t];
+        }
+        sums[f] = lanes_sum(sum);
+    }
+    uint32_t l[16], b = 0;
+    _mm512_storeu_si512(l, bits);
+    for (int i = 0; i < 16; i++)
+        b |= l[i];
+    return b;
+}
+
+static bool has_vnni(void)
 {
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vnni"))
-        return dot8_vnni;
-    return 0;
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vnni");
+}
+
+SimDot8Fn sim_dot8_vnni(void)
+{
+    return has_vnni() ? dot8_vnni : 0;
+}
+
+SimPack8Fn sim_pack8_vnni(void)
+{
+    return has_vnni() ? pack8_vnni : 0;
 }
 #else
 SimDot8Fn sim_dot8_vnni(void)
+{
+    return 0;
+}
+
+SimPack8Fn sim_pack8_vnni(void)
 {
     return 0;
 }

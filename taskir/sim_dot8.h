@@ -1,7 +1,9 @@
-/* sim_dot8.h: the int8 x int8 -> int32 inner step of the convolution kernel (sim_kernels.c)
- * in two versions with one contract: with the AVX-512 VNNI dot-product instruction (vpdpbusd),
- * used where the CPU has it (asked at run time, so one binary runs everywhere), and in plain
- * C, the reference the tests hold it to (tests/sim/test_sim_dot8.c). Private to taskir/sim*.c.
+/* sim_dot8.h: the int8 x int8 -> int32 inner step of the CC, CC2D and CVM kernels
+ * (sim_kernels.c, "the int8 path") in two versions with one contract: with the AVX-512 VNNI
+ * dot-product instruction (vpdpbusd), used where the CPU has it (asked at run time, so one
+ * binary runs everywhere), and in plain C, the reference the tests hold it to
+ * (tests/sim/test_sim_dot8.c). The caller passes one block of at most 64 channels at a time
+ * (the weights of a block stay in the cache); any F is accepted. Private to taskir/sim*.c.
  *
  * Operands: x holds unsigned bytes (an int8 value plus 128), w signed bytes in groups of four
  * along the reduction: w[(q * fp + f) * 4 + j] is the weight of output channel f for
@@ -29,5 +31,21 @@ void sim_dot8_c(uint32_t *acc, int64_t acc_step, const uint8_t *x, int64_t x_ste
 
 /* The VNNI version when this CPU (and this build) has it, else NULL. */
 SimDot8Fn sim_dot8_vnni(void);
+
+/* Packing the weights of a 1 x 1 tap (or a CVM) for the step: for nf rows of R int32 values
+ * (row f at W + f * row_step, the values contiguous), out[q * ws + f] = the values 4q ...
+ * 4q + 3 of row f as four bytes (zero beyond R; q < ceil(R / 4)), read in memory order, and
+ * sums[f] = the sum of row f modulo 2^32. Returns a value at most 255 exactly when every
+ * value is an int8 (an OR of the values plus 128); the bytes mean nothing otherwise. */
+typedef uint32_t (*SimPack8Fn)(uint32_t *out, int64_t ws, const int32_t *W, int64_t row_step,
+                               int64_t R, int64_t nf, uint32_t *sums);
+
+/* The plain C version. */
+uint32_t sim_pack8_c(uint32_t *out, int64_t ws, const int32_t *W, int64_t row_step, int64_t R,
+                     int64_t nf, uint32_t *sums);
+
+/* The AVX-512 version (one vector narrowing per 16 values) where the CPU has the VNNI step
+ * (the only time the packed weights are used), else NULL. */
+SimPack8Fn sim_pack8_vnni(void);
 
 #endif

@@ -20,10 +20,11 @@
 #include <inttypes.h>
 #include <string.h>
 
-/* The hot loops (convolution, vector-matrix) are compiled for several instruction sets and
- * the best one for the CPU is picked at load time (GCC function multiversioning, which needs
- * the ifunc support of glibc on x86-64); the baseline x86-64 has no 32-bit vector multiply.
- * Elsewhere: one version. */
+/* The hot loops (the int32 convolution and vector-matrix product, the int8 path's input
+ * conversion, the elementwise products, window max / min) are compiled for several
+ * instruction sets and the best one for the CPU is picked at load time (GCC function
+ * multiversioning, which needs the ifunc support of glibc on x86-64); the baseline x86-64
+ * has no 32-bit vector multiply, min or max. Elsewhere: one version. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
 #define SIM_HOT __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
@@ -458,13 +459,19 @@ static int64_t scratch_CVM(const SimBlock *sb)
 }
 
 /* Packs the weights W[f][r][k] into the layout above; false when one is not an int8 (the
- * packed values are then meaningless). Four weights (r = 4q ... 4q + 3 of one channel and
- * tap) make one 32-bit store. */
+ * packed values are then meaningless). A single tap goes through sim_pack8 (sim_dot8.h).
+ * Otherwise four weights (r = 4q ... 4q + 3 of one channel and
+ * tap) make one 32-bit store. Sixteen channels at a time, taken innermost: their 16 stores
+ * fill one cache line of the packed block, and their 16 rows are read along r (for each q,
+ * the 4 KK values of every tap) as 16 streams the cache holds. */
 static bool pack_weights8(const int32_t *W, const Win *w, const Conv8 *c, uint32_t *pack)
 {
-    int64_t KK = w->KY * w->KX, nq = c->nq, R = w->R;
+    int64_t KK = w->KY * w->KX, nq = c->nq, R = w->R, row = R * KK;
     uint32_t *corr = pack + c->w_words, *rowcorr = corr + c->corr_words;
     uint32_t bits = 0;
+    SimPack8Fn pack8 = sim_pack8_vnni();
+    if (!pack8)
+        pack8 = sim_pack8_c;
     for (int64_t f0 = 0; f0 < w->F; f0 += DOT8_BLOCK) {
         int64_t nf = min64(DOT8_BLOCK, w->F - f0), fb = round_lanes(nf);
         uint32_t *wb = pack + f0 * KK * nq; /* one word per group of four weights */
@@ -472,23 +479,38 @@ static bool pack_weights8(const int32_t *W, const Win *w, const Conv8 *c, uint32
         memset(wb, 0, (size_t)(KK * nq * fb) * sizeof *wb);
         memset(cb, 0, (size_t)(KK * fb) * sizeof *cb);
         memset(rb, 0, (size_t)(w->KY * fb) * sizeof *rb);
-        for (int64_t f = 0; f < nf; f++)
-            for (int64_t k = 0; k < KK; k++) {
-                const int32_t *wk = W + (f0 + f) * R * KK + k;
-                uint32_t sum = 0;
-                for (int64_t q = 0; q < nq; q++) {
-                    uint8_t g[4] = {0, 0, 0, 0};
-                    for (int64_t j = 0; j < 4 && 4 * q + j < R; j++) {
-                        uint32_t u = (uint32_t)wk[(4 * q + j) * KK];
-                        bits |= u + 128u;
-                        sum += u;
-                        g[j] = (uint8_t)u;
+        if (KK == 1) { /* a 1 x 1 tap or a CVM: each row's values contiguous */
+            bits |= pack8(wb, fb, W + f0 * row, row, R, nf, cb);
+            for (int64_t f = 0; f < nf; f++)
+                rb[f] = cb[f] *= 128u;
+            continue;
+        }
+        for (int64_t fs = 0; fs < nf; fs += SIM_DOT8_LANES) {
+            int64_t ns = min64(SIM_DOT8_LANES, nf - fs);
+            const int32_t *Ws = W + (f0 + fs) * row;
+            for (int64_t q = 0; q < nq; q++) {
+                int64_t nj = min64(4, R - 4 * q);
+                for (int64_t k = 0; k < KK; k++) {
+                    uint32_t *out = wb + (k * nq + q) * fb + fs, *ck = cb + k * fb + fs;
+                    for (int64_t f = 0; f < ns; f++) {
+                        const int32_t *wf = Ws + f * row + 4 * q * KK + k;
+                        uint8_t g[4] = {0, 0, 0, 0};
+                        uint32_t sum = 0;
+                        for (int64_t j = 0; j < nj; j++) {
+                            uint32_t u = (uint32_t)wf[j * KK];
+                            bits |= u + 128u;
+                            sum += u;
+                            g[j] = (uint8_t)u;
+                        }
+                        memcpy(&out[f], g, sizeof g);
+                        ck[f] += sum * 128u;
                     }
-                    memcpy(&wb[(k * nq + q) * fb + f], g, sizeof g);
                 }
-                cb[k * fb + f] = sum * 128u;
-                rb[(k / w->KX) * fb + f] += sum * 128u;
             }
+        }
+        for (int64_t k = 0; k < KK; k++)
+            for (int64_t f = 0; f < fb; f++)
+                rb[(k / w->KX) * fb + f] += cb[k * fb + f];
     }
     return bits <= 255u;
 }
@@ -749,7 +771,7 @@ static void cmp_bounds(const Block *b, bool big, int32_t *lo, int32_t *hi)
         *hi = cmp;
 }
 
-static Status run_cmp(SimBlock *sb, bool big)
+SIM_HOT static Status run_cmp(SimBlock *sb, bool big)
 {
     Win w;
     win_of(sb, &w);

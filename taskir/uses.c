@@ -1,27 +1,63 @@
 /* uses.c: building the use index (uses.h): count, fill, sort each block's interfaces by the
- * edge they name; bucket the edges by the positions of their end blocks. */
+ * edge they name (in linear time); bucket the edges by the positions of their end blocks. */
 #include "taskir/uses.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static int use_cmp(const void *pa, const void *pb)
+/* The order of IfaceUse by edge id (the cluster and interface order that fill_side writes
+ * them in is kept among equal ids: the sorts below are stable), as an unsigned key. */
+static uint32_t use_key(const IfaceUse *a)
 {
-    const IfaceUse *a = pa, *b = pb;
-    if (a->edge_id != b->edge_id)
-        return a->edge_id < b->edge_id ? -1 : 1;
-    if (a->cluster != b->cluster)
-        return a->cluster < b->cluster ? -1 : 1;
-    return a->iface < b->iface ? -1 : a->iface > b->iface;
+    return (uint32_t)a->edge_id ^ 0x80000000u;
 }
 
-static uint32_t fill_side(IfaceUse *dst, const Cluster *cs, uint32_t nc)
+/* Sorts v[0 .. n) by use_key, stably, in O(n): nothing to do when it is sorted already (the
+ * interfaces of edges made one after another), else insertion for a few, else a radix sort
+ * by bytes through tmp (n entries), skipping the bytes all keys share. */
+static void sort_uses(IfaceUse *v, uint32_t n, IfaceUse *tmp)
+{
+    uint32_t i = 1;
+    while (i < n && use_key(&v[i - 1]) <= use_key(&v[i]))
+        i++;
+    if (i >= n)
+        return;
+    if (n <= 32) {
+        for (; i < n; i++) {
+            IfaceUse x = v[i];
+            uint32_t j = i;
+            for (; j > 0 && use_key(&v[j - 1]) > use_key(&x); j--)
+                v[j] = v[j - 1];
+            v[j] = x;
+        }
+        return;
+    }
+    IfaceUse *from = v, *to = tmp;
+    for (int shift = 0; shift < 32; shift += 8) {
+        uint32_t count[257] = {0};
+        for (uint32_t k = 0; k < n; k++)
+            count[(use_key(&from[k]) >> shift & 0xff) + 1]++;
+        if (count[(use_key(&from[0]) >> shift & 0xff) + 1] == n)
+            continue; /* every key has this byte */
+        for (int b = 0; b < 256; b++)
+            count[b + 1] += count[b];
+        for (uint32_t k = 0; k < n; k++)
+            to[count[use_key(&from[k]) >> shift & 0xff]++] = from[k];
+        IfaceUse *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != v)
+        memcpy(v, from, (size_t)n * sizeof *v);
+}
+
+static uint32_t fill_side(IfaceUse *dst, const Cluster *cs, uint32_t nc, IfaceUse *tmp)
 {
     uint32_t n = 0;
     for (uint32_t c = 0; c < nc; c++)
         for (uint32_t i = 0; i < cs[c].n_ifaces; i++)
             dst[n++] = (IfaceUse){cs[c].ifaces[i].edge_id, c, i};
-    qsort(dst, n, sizeof *dst, use_cmp);
+    sort_uses(dst, n, tmp);
     return n;
 }
 
@@ -52,17 +88,32 @@ bool graph_uses(const Graph *g, GraphUses *u)
         return false;
     }
     u->n_blocks = g->n_blocks;
+    size_t most = 0; /* the largest side: the sort's scratch */
+    for (uint32_t p = 0; p < g->n_blocks; p++) {
+        const Block *b = g->blocks[p];
+        size_t ni = side_count(b->in, b->n_in), no = side_count(b->out, b->n_out);
+        if (ni > most)
+            most = ni;
+        if (no > most)
+            most = no;
+    }
+    IfaceUse *tmp = malloc((most ? most : 1) * sizeof *tmp);
+    if (!tmp) {
+        graph_uses_finish(u);
+        return false;
+    }
     IfaceUse *next = u->ifaces;
     for (uint32_t p = 0; p < g->n_blocks; p++) {
         const Block *b = g->blocks[p];
         BlockUses *bu = &u->blocks[p];
         bu->in = next;
-        bu->n_in = fill_side(next, b->in, b->n_in);
+        bu->n_in = fill_side(next, b->in, b->n_in, tmp);
         next += bu->n_in;
         bu->out = next;
-        bu->n_out = fill_side(next, b->out, b->n_out);
+        bu->n_out = fill_side(next, b->out, b->n_out, tmp);
         next += bu->n_out;
     }
+    free(tmp);
     /* Edges: count per end block, give each block its slice, then fill in edge order. */
     long *ends = malloc((n_ed ? n_ed : 1) * sizeof *ends);
     if (!ends) {

@@ -4,9 +4,9 @@
  * The index is an analysis, recomputed rather than maintained (as QBE recomputes its use
  * lists between passes): build it after a change set (graph_compact), use it while the graph
  * does not change, then finish it. Any change to blocks, edges, clusters or interfaces makes
- * it stale. Building is O(I log I + E) for I interfaces and E edges; a lookup is
- * O(log k) for a block with k interfaces on that side, O(1) when the ids they name run
- * without gaps (edges made one after another).
+ * it stale. Building is O(I + E) for I interfaces and E edges (a radix sort by edge id); a
+ * lookup is O(log k) for a block with k interfaces on that side, O(1) when the ids they name
+ * run without gaps (edges made one after another).
  *
  * An edge's end is the first block with the end's id (graph_block), and in it the first
  * interface naming the edge's id, in cluster then interface order. Every consumer (printers,

@@ -93,12 +93,43 @@ static bool parse_num(const char *s, uint64_t max, uint64_t *out)
     return true;
 }
 
+/* An option that names a file, given once. */
+typedef struct FileOpt {
+    const char *name;
+    const char *rule;    /* of a missing value */
+    const char **value;
+    bool seen;
+} FileOpt;
+
+/* argv[*i] as one of the file options of opts (NULL-terminated): *matched says whether it is
+ * one; returns -1 to go on, else the exit code of a usage error. */
+static int file_opt(int argc, char **argv, int *i, FileOpt *opts, bool *matched)
+{
+    for (FileOpt *f = opts; f->name; f++) {
+        const char *v = cli_opt_value(argc, argv, i, f->name, matched);
+        if (!*matched)
+            continue;
+        int rc = cli_once(TOOL, f->name, &f->seen);
+        if (rc >= 0)
+            return rc;
+        if (!v || !*v)
+            return usage_error(f->rule, "%s needs a file name", f->name);
+        *f->value = v;
+        return -1;
+    }
+    return -1;
+}
+
 static int parse_args(int argc, char **argv, Options *o)
 {
     memset(o, 0, sizeof *o);
     mapper_options_default(&o->map);
-    bool only_files = false, s_chip = false, s_out = false, s_rep = false, s_svg = false,
-         s_seed = false, s_eff = false, s_col = false;
+    bool only_files = false, s_seed = false, s_eff = false, s_col = false;
+    FileOpt files[] = {{"--chip", "usage.args", &o->chip, false},
+                       {"-o", "usage.output", &o->out, false},
+                       {"--report", "usage.output", &o->report, false},
+                       {"--svg", "usage.output", &o->svg, false},
+                       {NULL, NULL, NULL, false}};
     int rc;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
@@ -116,30 +147,9 @@ static int parse_args(int argc, char **argv, Options *o)
         } else if (strcmp(a, "--version") == 0) {
             printf("%s %s\n", TOOL, TASKIR_VERSION);
             return cli_stdout_done(TOOL);
-        } else if ((v = cli_opt_value(argc, argv, &i, "--chip", &m)), m) {
-            if ((rc = cli_once(TOOL, "--chip", &s_chip)) >= 0)
+        } else if ((rc = file_opt(argc, argv, &i, files, &m)), m) {
+            if (rc >= 0)
                 return rc;
-            if (!v || !*v)
-                return usage_error("usage.args", "--chip needs a file name");
-            o->chip = v;
-        } else if ((v = cli_opt_value(argc, argv, &i, "-o", &m)), m) {
-            if ((rc = cli_once(TOOL, "-o", &s_out)) >= 0)
-                return rc;
-            if (!v || !*v)
-                return usage_error("usage.output", "-o needs a file name");
-            o->out = v;
-        } else if ((v = cli_opt_value(argc, argv, &i, "--report", &m)), m) {
-            if ((rc = cli_once(TOOL, "--report", &s_rep)) >= 0)
-                return rc;
-            if (!v || !*v)
-                return usage_error("usage.output", "--report needs a file name");
-            o->report = v;
-        } else if ((v = cli_opt_value(argc, argv, &i, "--svg", &m)), m) {
-            if ((rc = cli_once(TOOL, "--svg", &s_svg)) >= 0)
-                return rc;
-            if (!v || !*v)
-                return usage_error("usage.output", "--svg needs a file name");
-            o->svg = v;
         } else if ((v = cli_opt_value(argc, argv, &i, "--svg-colour", &m)), m) {
             if ((rc = cli_once(TOOL, "--svg-colour", &s_col)) >= 0)
                 return rc;

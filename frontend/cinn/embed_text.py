@@ -4,8 +4,9 @@
     const char SYMBOL[];      /* IN's bytes, NUL-terminated */
     const size_t SYMBOL_len;  /* their number, without the NUL */
 
-so that the library carries a data file (frontend/cinn/cinn.xsd) without looking for it at run
-time. Run by meson at build time (frontend/cinn/meson.build); standard library only."""
+so that the library carries a data file (frontend/cinn/cinn.xsd, taskir/chip.xsd, the default
+chip description examples/chips/tianjicx.xml) without looking for it at run time. Run by meson
+at build time (frontend/cinn/meson.build, taskir/meson.build); standard library only."""
 import sys
 
 

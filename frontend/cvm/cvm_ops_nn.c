@@ -191,25 +191,56 @@ Status cvm_run_conv2d_formula(CvmCtx *c, const OgTensor *const *in, OgTensor *ou
     return ST_OK;
 }
 
-/* B[p * OW + q][(ic * KH + ki) * KW + kj] = X[bn, cbase + ic, row, col] (0 in the padding). */
+/* B[p * OW + q][(ic * KH + ki) * KW + kj] = X[bn, cbase + ic, row, col] where (row, col) lies
+ * in X; the padding's entries are never written, so they keep the 0 of cvm_pack_alloc (the
+ * same entries for every batch element and group). Pixels are taken QB at a time along a row
+ * of Y: each X row segment is read in order and QB rows of B are filled side by side. */
+enum { QB = 16 };
+
 static void conv2d_columns(const ConvDims *d, const int32_t *x, int64_t bn, int64_t cbase,
                            CvmPack *cols)
 {
     for (int64_t p = 0; p < d->OH; p++)
-        for (int64_t q = 0; q < d->OW; q++) {
-            int16_t *col = cvm_pack_row(cols, p * d->OW + q);
+        for (int64_t q0 = 0; q0 < d->OW; q0 += QB) {
+            int64_t nq = d->OW - q0 < QB ? d->OW - q0 : QB;
+            int16_t *b = cvm_pack_row(cols, p * d->OW + q0);
+            int64_t k = 0;
             for (int64_t ic = 0; ic < d->IC; ic++) {
                 const int32_t *xp = x + (bn * d->C + cbase + ic) * d->H * d->W;
-                for (int64_t ki = 0; ki < d->KH; ki++) {
+                for (int64_t ki = 0; ki < d->KH; ki++, k += d->KW) {
                     int64_t r = p * d->sd[0] - d->pd[0] + ki * d->dl[0];
+                    if (r < 0 || r >= d->H)
+                        continue;
+                    const int32_t *xr = xp + r * d->W;
                     for (int64_t kj = 0; kj < d->KW; kj++) {
-                        int64_t s = q * d->sd[1] - d->pd[1] + kj * d->dl[1];
-                        bool in = r >= 0 && r < d->H && s >= 0 && s < d->W;
-                        *col++ = in ? (int16_t)xp[r * d->W + s] : 0;
+                        int64_t s0 = q0 * d->sd[1] - d->pd[1] + kj * d->dl[1];
+                        for (int64_t j = 0; j < nq; j++) {
+                            int64_t s = s0 + j * d->sd[1];
+                            if (s >= 0 && s < d->W)
+                                b[j * cols->ld + k + kj] = (int16_t)xr[s];
+                        }
                     }
                 }
             }
         }
+}
+
+/* The largest magnitude of input i (the tensor t): a parameter's precision bounds it (checked
+ * when the parameter was added, fe_cvm_add_const), anything else is scanned. */
+static int64_t operand_max(const CvmCtx *c, uint32_t i, const OgTensor *t)
+{
+    const OgNode *src = og_node(c->g, c->n->inputs[i].node);
+    if (src && src->kind == OG_CONST && src->value.data == t->data)
+        return og_prec_alpha(src->out_prec[0]);
+    return og_tensor_absmax(t);
+}
+
+/* Whether the matrix product gives conv2d's or dense's sums exactly (cvm_gemm_exact): the
+ * reduction length K, the data in[0], the weight in[1], the bias in[2] if any. */
+static bool gemm_exact(const CvmCtx *c, int64_t K, const OgTensor *const *in)
+{
+    int64_t bias = c->n->ninputs == 3 ? operand_max(c, 2, in[2]) : 0;
+    return cvm_gemm_exact(K, operand_max(c, 1, in[1]), operand_max(c, 0, in[0]), bias);
 }
 
 /* Packs rows x k values of v (row-major) into p (allocated here). */
@@ -253,8 +284,7 @@ Status cvm_run_conv2d(CvmCtx *c, const OgTensor *const *in, OgTensor *out)
 {
     const OgTensor *x = in[0], *w = in[1], *b = c->n->ninputs == 3 ? in[2] : NULL;
     ConvDims d = conv_dims(c->n, x, w, out);
-    if (cvm_gemm_exact(d.IC * d.KH * d.KW, og_tensor_absmax(w), og_tensor_absmax(x),
-                       b ? og_tensor_absmax(b) : 0))
+    if (gemm_exact(c, d.IC * d.KH * d.KW, in))
         return conv2d_gemm(c, &d, x, w, b, out);
     return cvm_run_conv2d_formula(c, in, out);
 }
@@ -328,9 +358,7 @@ Status cvm_run_dense(CvmCtx *c, const OgTensor *const *in, OgTensor *out)
 {
     const OgTensor *x = in[0], *w = in[1], *b = c->n->ninputs == 3 ? in[2] : NULL;
     int64_t M = x->shape.d[0], K = x->shape.d[1], U = w->shape.d[0];
-    if (M < 1 || K < 1 || U < 1 ||
-        !cvm_gemm_exact(K, og_tensor_absmax(w), og_tensor_absmax(x),
-                        b ? og_tensor_absmax(b) : 0))
+    if (M < 1 || K < 1 || U < 1 || !gemm_exact(c, K, in))
         return cvm_run_dense_formula(c, in, out);
     CvmPack pw = {0}, px = {0};
     bool ok = pack_rows(&pw, w->data, U, K) && pack_rows(&px, x->data, M, K);

@@ -3,7 +3,8 @@
  * cvm-runtime's own CPU code differs and what we do). It is the oracle the simulator is checked
  against. *
  * Arithmetic is exact: int64 wherever an intermediate can leave int32, shift amounts checked,
- * no undefined behaviour. Inputs are checked against the model (shape [cvm.input.shape],
+ * no undefined behaviour; conv2d and dense run as an int32 matrix product where the operands'
+ * magnitudes prove it exact (frontend/cvm/cvm_gemm.h), else by their int64 formula. Inputs are checked against the model (shape [cvm.input.shape],
  * values within the input's precision [cvm.input.range]); after every operator the results
  * are checked against the inferred precision (an internal invariant [cvm.interp.invariant]).
  * Intermediate tensors are freed as soon as their last consumer has run.

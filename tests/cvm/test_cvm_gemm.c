@@ -7,7 +7,8 @@
  * 2. The exactness bound (cvm_gemm_exact) at its edges.
  * 3. conv2d and dense through the interpreter (which takes the matrix product) against their
  *    int64 formulas (cvm_run_conv2d_formula, cvm_run_dense_formula) on random shapes: strides,
- *    padding, dilation, groups, batches, with and without bias, values at the 8-bit limits.
+ *    padding, dilation, groups, batches, with and without bias, values at the 8-bit limits;
+ *    and with the weight and bias as parameters, whose precision bounds them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -256,12 +257,53 @@ static void test_dense_random(void **state)
     }
 }
 
+/* conv2d with its weight and bias as parameters (their precision bounds them, not a scan):
+ * the interpreter against the formula, at the 8-bit extremes. */
+static void test_conv2d_params(void **state)
+{
+    (void)state;
+    uint64_t seed = 99;
+    Diag d;
+    diag_init(&d, "params");
+    OpGraph *g = og_create("cvm");
+    OgShape xs = {4, {1, 5, 9, 7}}, ws = {4, {6, 5, 3, 3}}, bs = {1, {6}};
+    int32_t *x = random_values(&seed, 5 * 9 * 7, 127), *wv = random_values(&seed, 270, 127);
+    int32_t *bv = random_values(&seed, 6, (1 << 19) - 1);
+    OgTensor xt = {xs, 5 * 9 * 7, x}, wt = {ws, 270, wv}, bt = {bs, 6, bv};
+    OgNode *in, *w, *b, *conv;
+    assert_int_equal(fe_cvm_add_input(g, "data", &xs, 8, &in, &d), ST_OK);
+    assert_int_equal(fe_cvm_add_const(g, "w", &wt, 8, &w, &d), ST_OK);
+    assert_int_equal(fe_cvm_add_const(g, "b", &bt, 20, &b, &d), ST_OK);
+    OgEdge e[3] = {{in->id, 0}, {w->id, 0}, {b->id, 0}};
+    assert_int_equal(fe_cvm_add_op(g, CVM_OP_conv2d, "conv", e, 3,
+                                   (const CvmKV[]){{"channels", "6"}, {"kernel_size", "(3, 3)"},
+                                                   {"padding", "(1, 2)"}, {"strides", "(2, 1)"}},
+                                   4, &conv, &d), ST_OK);
+    assert_true(og_add_output(g, conv->id, 0));
+    OgTensor got, want;
+    assert_int_equal(fe_interp_run(g, &xt, 1, &got, &d), ST_OK);
+    assert_true(og_tensor_alloc(&want, &got.shape));
+    CvmCtx c = {g, conv, &d, false};
+    const OgTensor *ins[3] = {&xt, &w->value, &b->value};
+    assert_int_equal(cvm_run_conv2d_formula(&c, ins, &want), ST_OK);
+    assert_int_equal(got.count, want.count);
+    assert_memory_equal(got.data, want.data, (size_t)want.count * sizeof *want.data);
+    og_tensor_free(&got);
+    og_tensor_free(&want);
+    og_destroy(g);
+    diag_finish(&d);
+    free(x);
+    free(wv);
+    free(bv);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gemm_kernels),
         cmocka_unit_test(test_gemm_exact),
         cmocka_unit_test(test_conv2d_random),
+        cmocka_unit_test(test_conv2d_params),
         cmocka_unit_test(test_dense_random),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

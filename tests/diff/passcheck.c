@@ -139,7 +139,18 @@ static Status simulate_range(const Graph *g, const char *what, int r, bool may_f
 
 /* What the passes must keep: the outputs of the graph before them, on the widest range it
  * runs on, simulated when first needed. */
+/* A state of the walk over pass orders: the graph's bytes (with groups), the passes run and
+ * the properties they left. Two orders that reach one state have the same future. */
+typedef struct Seen {
+    uint8_t *bytes;
+    size_t len;
+    uint64_t used;              /* bit i: pass i of the table has run */
+    unsigned props;
+} Seen;
+
 typedef struct Want {
+    Seen *seen;                 /* pc_check_orders: the states reached so far */
+    size_t n_seen;
     const Graph *before;        /* the graph before the passes, or NULL: */
     const uint8_t *bytes;       /* its bytes (pack_sim) */
     size_t len;
@@ -276,23 +287,45 @@ static Graph *run_one(const Graph *g, Want *w, const PassInfo *const *path, size
     return c;
 }
 
-/* Runs every pass allowed after the passes of path[0..depth) (props: what they left) on
- * copies of g, checks each result and goes on from it. */
-static void walk(const Graph *g, Want *w, const PassInfo **path, size_t depth, unsigned props)
+/* Records the state of c (used, props); false when an earlier order reached it already. */
+static bool first_visit(Want *w, Graph *c, uint64_t used, unsigned props)
+{
+    Diag d;
+    diag_init(&d, w->what);
+    Seen s = {.used = used, .props = props};
+    assert_int_equal(graph_pack(c, &s.bytes, &s.len, &d), ST_OK);
+    diag_finish(&d);
+    for (size_t i = 0; i < w->n_seen; i++)
+        if (w->seen[i].used == used && w->seen[i].props == props && w->seen[i].len == s.len &&
+            memcmp(w->seen[i].bytes, s.bytes, s.len) == 0) {
+            free(s.bytes);
+            return false;
+        }
+    Seen *ns = realloc(w->seen, (w->n_seen + 1) * sizeof *ns);
+    assert_non_null(ns);
+    w->seen = ns;
+    w->seen[w->n_seen++] = s;
+    return true;
+}
+
+/* Runs every pass allowed after the passes of path[0..depth) (used: their bits; props: what
+ * they left) on copies of g, checks each result and goes on from it, unless another order
+ * reached that graph with the same passes run already (it went on from there). */
+static void walk(const Graph *g, Want *w, const PassInfo **path, size_t depth, uint64_t used,
+                 unsigned props)
 {
     size_t n;
     const PassInfo *t = pass_table(&n);
     for (size_t i = 0; i < n; i++) {
-        bool used = false;
-        for (size_t k = 0; k < depth; k++)
-            used = used || path[k] == &t[i];
-        if (used || (t[i].requires & ~props))
+        if ((used >> i & 1) || (t[i].requires & ~props))
             continue;
         path[depth] = &t[i];
         Graph *c = run_one(g, w, path, depth);
         if (!c)
             continue;
-        walk(c, w, path, depth + 1, (props & ~t[i].invalidates) | t[i].guarantees);
+        unsigned np = (props & ~t[i].invalidates) | t[i].guarantees;
+        if (first_visit(w, c, used | (uint64_t)1 << i, np))
+            walk(c, w, path, depth + 1, used | (uint64_t)1 << i, np);
         graph_destroy(c);
     }
 }
@@ -301,10 +334,14 @@ void pc_check_orders(const Graph *g, const char *what)
 {
     size_t n;
     pass_table(&n);
+    assert_true(n <= 64);
     const PassInfo **path = calloc(n + 1, sizeof *path);
     assert_non_null(path);
     Want w = {.before = g, .what = what};
-    walk(g, &w, path, 0, 0);
+    walk(g, &w, path, 0, 0, 0);
+    for (size_t i = 0; i < w.n_seen; i++)
+        free(w.seen[i].bytes);
+    free(w.seen);
     free(w.outs.v);
     free(path);
 }

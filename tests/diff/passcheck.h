@@ -9,7 +9,9 @@
  * input did and is not simulated again.
  *
  * pc_check_orders runs every order of the table's passes that the requirements allow, as a
- * tree sharing prefixes, checking after every pass; pc_check_default runs the default list,
+ * tree sharing prefixes, checking after every pass; where two orders reach the same graph
+ * (the same bytes, groups included) with the same passes run and properties, the rest of
+ * the tree is walked once; pc_check_default runs the default list,
  * checking after every pass (what difftest.c's dt_check does to every graph of the diff
  * suite). Both fail the test at the first difference, naming the passes run. A graph that
  * cannot fit the chip (split refuses it: [pass.split.fit], a block that no cut makes fit)

@@ -1,6 +1,7 @@
 /* randgraph.h: a generator of random TaskGraphs for the pass tests (test_diff_passes.c),
  * deterministic by seed. Each graph is valid and simulatable: a random CVM model (difftest.h)
- * of the shapes passes cut and join — chains of requantized convolutions (kernel 1 or 3,
+ * of the shapes passes cut and join (one in ten with a larger image, 24 to 40 pixels a side,
+ * so that it does not fit a core) — chains of requantized convolutions (kernel 1 or 3,
  * padding, stride 1 or 2), max pooling, residual additions, elementwise tables (CLUT, from a
  * division by a constant), a dense layer at the end, sometimes a second output — lowered by
  * fe_lower, then given by hand what no lowering makes: branches that reach no OUTPUT (a copy

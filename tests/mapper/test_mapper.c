@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "mapper/mapper.h"
+#include <json-c/json.h>
 #include "taskir/sim.h"
 #include "taskir/verify.h"
 
@@ -206,6 +207,57 @@ static void test_conv_estimates(void **state)
     chip_destroy(c);
 }
 
+/* The report of the convolution: per core and phase the hand-worked figures, memory by bank
+ * (weights and bias into MEM1, the bank for weights; input and result into MEM0). */
+static void test_conv_report(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    join(g, conv(g, input(g), "conv1"), 0, output(g, 0), 0);
+    Diag d;
+    diag_init(&d, NULL);
+    MapPlan *p = NULL;
+    assert_int_equal(mapper_plan(g, c, NULL, &p, &d), ST_OK);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(mapper_report_json(p, f, &d), ST_OK);
+    assert_int_equal(fclose(f), 0);
+    json_object *r = json_tokener_parse(buf);
+    assert_non_null(r);
+    json_object *cores, *core, *mem, *phases, *ph, *axon, *v;
+    assert_true(json_object_object_get_ex(r, "cores", &cores));
+    assert_int_equal(json_object_array_length(cores), 1);
+    core = json_object_array_get_idx(cores, 0);
+    assert_true(json_object_object_get_ex(core, "mem", &mem));
+    assert_true(json_object_object_get_ex(mem, "MEM0", &v));
+    assert_int_equal(json_object_get_int64(v), SIC_BYTES + SI_OUT_BYTES);
+    assert_true(json_object_object_get_ex(mem, "MEM1", &v));
+    assert_int_equal(json_object_get_int64(v), SW_BYTES + SB_BYTES);
+    assert_true(json_object_object_get_ex(core, "phases", &phases));
+    assert_int_equal(json_object_array_length(phases), 1);
+    ph = json_object_array_get_idx(phases, 0);
+    assert_true(json_object_object_get_ex(ph, "axon", &axon));
+    assert_true(json_object_object_get_ex(axon, "pcode", &v));
+    assert_int_equal(json_object_get_int64(v), 41);
+    assert_true(json_object_object_get_ex(axon, "clocks", &v));
+    assert_int_equal(json_object_get_int64(v), CC_CLOCKS);
+    assert_true(json_object_object_get_ex(ph, "router_clocks", &v));
+    assert_int_equal(json_object_get_int64(v), OUT_CLOCKS);
+    assert_true(json_object_object_get_ex(ph, "sent", &v));
+    assert_int_equal(json_object_get_int64(v), 8192);
+    assert_true(json_object_object_get_ex(ph, "clocks", &v));
+    assert_int_equal(json_object_get_int64(v), CC_CLOCKS + OUT_CLOCKS);
+    json_object_put(r);
+    free(buf);
+    diag_finish(&d);
+    mapper_plan_destroy(p);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
 /* Two convolutions of one input: one core each, both in phase 0; a step lasts as long as
  * the slower core's phase. */
 static void test_parallel(void **state)
@@ -343,19 +395,68 @@ static void test_rewrite_axon_chain(void **state)
     uint32_t before = g->n_blocks;
     assert_int_equal(mapper_rewrite(g, c, &n, &d), ST_OK);
     assert_int_equal(n, 1);
-    assert_int_equal(g->n_blocks, before + 2);
+    assert_int_equal(g->n_blocks, before + 2); /* 8 x 8 x 32: one slice */
     const Block *copy = NULL;
     for (uint32_t i = 0; i < g->n_blocks; i++)
-        if (g->blocks[i]->name && strcmp(g->blocks[i]->name, "conv/out/soma") == 0)
+        if (g->blocks[i]->type == BT_CCMPB)
             copy = g->blocks[i];
     assert_non_null(copy);
-    assert_int_equal(copy->type, BT_CCMPB);
+    assert_non_null(copy->name);
+    assert_non_null(strstr(copy->name, "conv/out/soma.e"));
     diag_finish(&d);
     MapCost k;
     Mapping *m = map(g, c, &k);
-    assert_int_equal(coord_of(m, "conv/out/soma")->pi_index, 2); /* SOMA1 after the conv */
+    assert_int_equal(coord_of(m, copy->name)->pi_index, 2); /* SOMA1 after the conv */
     assert_int_equal(coord_of(m, "scale")->phase, 1);
     mapping_destroy(m);
+    chip_destroy(c);
+}
+
+/* A wide int32 map between two Axons (8 x 8 x 512, 2 x 128 KiB with its copy) is copied in
+ * slices of 128 channels (4 copies), each within half a core; the graph still verifies. */
+static void test_rewrite_slices(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    const int32_t wide[8] = {8, 8, 512, 0, 0, 0, 0, 0};
+    Block *in = graph_add_block(g, BT_INPUT, GRAPH_AUTO_ID, "data");
+    memcpy(in->shape.d, wide, sizeof wide);
+    in->has_shape = true;
+    Block *x = blk(g, BT_SI, "x", PR_INT_32, wide);
+    Block *a = blk(g, BT_CVS, "a", PR_INT_32, wide);
+    Block *s = blk(g, BT_SI, "s", PR_INT_32, wide);
+    Block *b = blk(g, BT_CVS, "b", PR_INT_32, wide);
+    Block *y = blk(g, BT_SI, "y", PR_INT_32, wide);
+    Block *out = graph_add_block(g, BT_OUTPUT, GRAPH_AUTO_ID, "out");
+    memcpy(out->shape.d, wide, sizeof wide);
+    out->has_shape = true;
+    assert_true(blk_set_attr(g, a, AT_CONSTANT_A, 2));
+    assert_true(blk_set_attr(g, b, AT_CONSTANT_A, 3));
+    join(g, in, 0, x, 0);
+    join(g, x, 0, a, 0);
+    join(g, a, 0, s, 0);
+    join(g, s, 0, b, 0);
+    join(g, b, 0, y, 0);
+    join(g, y, 0, out, 0);
+    Diag d;
+    diag_init(&d, NULL);
+    uint32_t n = 0;
+    assert_int_equal(mapper_rewrite(g, c, &n, &d), ST_OK);
+    assert_int_equal(n, 1);
+    uint32_t copies = 0;
+    for (uint32_t i = 0; i < g->n_blocks; i++)
+        if (g->blocks[i]->type == BT_CCMPB) {
+            copies++;
+            assert_int_equal(g->blocks[i]->shape.d[D_F], 128);
+        }
+    assert_int_equal(copies, 4);
+    Status st = verify_graph(g, &d);
+    if (st != ST_OK)
+        diag_print(&d, stderr, "test_mapper");
+    assert_int_equal(st, ST_OK);
+    diag_finish(&d);
+    graph_destroy(g); /* the split pass, not this test, makes such a graph fit cores */
     chip_destroy(c);
 }
 
@@ -453,6 +554,47 @@ static void test_multicast(void **state)
     chip_destroy(c);
 }
 
+/* Two convolutions reading one input block (as the split pass's f pieces do): each runs on
+ * its own core in phase 0 with a copy of the input, which arrives at both (the INPUT edge's
+ * dict receives on two cores, the input's dict has two coordinates). */
+static void test_shared_input(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    Block *si = conv(g, input(g), "a");
+    Block *sic = graph_block(g, si->id - 4);
+    assert_int_equal(sic->type, BT_SIC);
+    Block *sw = blk(g, BT_SW, "b/w", PR_INT_8, (const int32_t[8]){0, 0, 32, 16, 3, 3, 0, 0});
+    Block *cc = blk(g, BT_CC, "b", PR_INT_32, (const int32_t[8]){8, 8, 32, 16, 3, 3, 10, 10});
+    Block *out = blk(g, BT_SI, "b/out", PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+    static int64_t wv[32 * 16 * 9];
+    assert_true(blk_set_data(g, sw, PR_INT_8, (const int32_t[4]){32, 16, 3, 3}, 4, wv, 4608));
+    join(g, sic, 0, cc, 0);
+    join(g, sw, 0, cc, 1);
+    join(g, cc, 0, out, 0);
+    join(g, si, 0, output(g, 0), 0);
+    join(g, out, 0, output(g, 1), 0);
+    MapCost k;
+    Mapping *m = map(g, c, &k);
+    assert_int_equal(k.cores, 2);
+    assert_int_equal(k.phases, 1);
+    assert_int_equal(k.offchip_in, 2 * SIC_BYTES);
+    assert_int_equal(coord_of(m, "a")->phase, 0);
+    assert_int_equal(coord_of(m, "b")->phase, 0);
+    uint32_t copies = 0, receives = 0;
+    for (uint32_t i = 0; i < m->n_nodes; i++)
+        if (m->nodes[i].task_id == sic->id)
+            copies = m->nodes[i].n_coords;
+    for (uint32_t i = 0; i < m->n_edges; i++)
+        if (m->edges[i].coords[0].pi_index == 3) /* ROUTER_RECIEVE */
+            receives += m->edges[i].n_coords;
+    assert_int_equal(copies, 2);
+    assert_int_equal(receives, 2);
+    mapping_destroy(m);
+    chip_destroy(c);
+}
+
 /* The same graph and seed give the same Mapping bytes; another seed still verifies. */
 static void test_deterministic(void **state)
 {
@@ -487,13 +629,16 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conv_estimates),
+        cmocka_unit_test(test_conv_report),
         cmocka_unit_test(test_parallel),
         cmocka_unit_test(test_chain_one_core),
         cmocka_unit_test(test_transfer_phases),
         cmocka_unit_test(test_group_over_budget),
         cmocka_unit_test(test_rewrite_axon_chain),
+        cmocka_unit_test(test_rewrite_slices),
         cmocka_unit_test(test_stages),
         cmocka_unit_test(test_multicast),
+        cmocka_unit_test(test_shared_input),
         cmocka_unit_test(test_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

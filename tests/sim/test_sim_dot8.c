@@ -89,20 +89,62 @@ static void test_c_matches_definition(void **state)
     }
 }
 
-/* What a random convolution case draws: the geometry's upper bounds, the value range, an
- * input value outside int8 (odd, when not 0), the precision and the bias kind. */
+/* What a random convolution case draws: the geometry's upper bounds, the value range, a
+ * value outside int8 (odd, when not 0: an input value, or a weight when odd_weight), the
+ * precision and the bias kind. */
 typedef struct ConvCase {
     bool two_d;
     int32_t maxF, maxR, maxK, minI, maxI, maxS;
     int32_t lo, hi, odd;
+    bool odd_weight;
     PrecisionId prec;
     bool const_bias;
 } ConvCase;
 
-static const ConvCase small = {false, 70, 37, 3, 1, 7, 2, -128, 127, 0, PR_INT_32, false};
+static const ConvCase small = {false, 70, 37, 3, 1, 7, 2, -128, 127, 0, false, PR_INT_32,
+                               false};
+
+/* The weight packing of one tap: the AVX-512 version against the plain C one on random
+ * rows, row lengths around the group (4) and the vector (16), int8 extremes and values
+ * outside int8 (then only the verdict must agree). */
+static void test_pack8_vnni_matches_c(void **state)
+{
+    (void)state;
+    SimPack8Fn vnni = sim_pack8_vnni();
+    if (!vnni)
+        skip();
+    StRng r = {5150};
+    static const int64_t Rs[] = {1, 2, 3, 4, 5, 15, 16, 17, 33, 63, 64, 65, 200};
+    for (int iter = 0; iter < 120; iter++) {
+        int64_t R = Rs[iter % 13], nf = st_range(&r, 1, 64), nq = (R + 3) / 4;
+        int64_t ws = nf + st_range(&r, 0, 5), row_step = R + st_range(&r, 0, 7);
+        int kind = iter % 4; /* 0 random int8, 1 all -128, 2 all 127, 3 one value outside */
+        int64_t nw = (nf - 1) * row_step + R, no = (nq - 1) * ws + nf;
+        int32_t *W = malloc((size_t)nw * 4);
+        uint32_t *a = calloc((size_t)no, 4), *b = calloc((size_t)no, 4);
+        uint32_t *sa = malloc((size_t)nf * 4), *sb = malloc((size_t)nf * 4);
+        assert_non_null(W), assert_non_null(a), assert_non_null(b), assert_non_null(sa);
+        assert_non_null(sb);
+        for (int64_t i = 0; i < nw; i++)
+            W[i] = kind == 1 ? -128 : kind == 2 ? 127 : st_range(&r, -128, 127);
+        if (kind == 3)
+            W[st_range(&r, 0, (int32_t)(nf - 1)) * row_step +
+              st_range(&r, 0, (int32_t)R - 1)] = iter % 8 == 3 ? 128 : INT32_MIN;
+        uint32_t ba = sim_pack8_c(a, ws, W, row_step, R, nf, sa);
+        uint32_t bb = vnni(b, ws, W, row_step, R, nf, sb);
+        assert_int_equal(ba <= 255u, kind != 3);
+        assert_int_equal(bb <= 255u, kind != 3);
+        if (kind != 3) {
+            st_assert_equal((const int32_t *)a, (const int32_t *)b, no, "pack8 vnni vs c");
+            st_assert_equal((const int32_t *)sa, (const int32_t *)sb, nf, "pack8 sums");
+        }
+        free(W), free(a), free(b), free(sa), free(sb);
+    }
+}
 
 /* One CC (or CC2D) block with random geometry within cc's bounds, run through the simulator
- * (the int8 path where it applies) against the loop nest. */
+ * (the int8 path where it applies) for two steps (the second on the weights packed at the
+ * first) against the loop nest. */
 static void run_conv_case(StRng *r, const ConvCase *cc)
 {
     StConv v;
@@ -136,7 +178,7 @@ static void run_conv_case(StRng *r, const ConvCase *cc)
     int64_t nin = (int64_t)v.IY * v.IX * v.R, nw = (int64_t)v.F * v.R * v.KY * v.KX;
     int64_t nout = (int64_t)v.Y * v.X * v.F;
     int32_t *in = malloc((size_t)nin * 4), *wt = malloc((size_t)nw * 4);
-    int32_t *bias = malloc((size_t)v.F * 4), *out = malloc((size_t)nout * 4);
+    int32_t *bias = malloc((size_t)v.F * 4), *out = malloc((size_t)nout * 2 * 4);
     int32_t *want = malloc((size_t)nout * 4);
     assert_non_null(in), assert_non_null(wt), assert_non_null(bias), assert_non_null(out);
     assert_non_null(want);
@@ -149,16 +191,19 @@ static void run_conv_case(StRng *r, const ConvCase *cc)
         bias[f] = cc->const_bias ? b0 : (int32_t)st_next(r);
     if (cc->const_bias)
         blk_set_attr(g, c, AT_CONSTANT_B, b0);
-    if (cc->odd)
+    if (cc->odd && !cc->odd_weight)
         in[st_range(r, 0, (int32_t)nin - 1)] = cc->odd;
+    if (cc->odd && cc->odd_weight)
+        wt[st_range(r, 0, (int32_t)nw - 1)] = cc->odd;
     const PrecisionInfo *pi = pr_info(cc->prec);
     st_conv_ref(&v, in, wt, bias, (int32_t)pi->lo, (int32_t)pi->hi, want);
     Block *ops[] = {st_storage(g, cc->two_d ? BT_SIC2D : BT_SIC, S(v.IY, v.IX, 0, v.R), in, nin),
                     st_storage(g, cc->two_d ? BT_SW2D : BT_SW, S(0, 0, v.F, v.R, v.KY, v.KX), wt,
                                nw),
                     st_storage(g, BT_SB, S(0, 0, v.F), bias, v.F)};
-    st_run_block(g, c, ops, cc->const_bias ? 2 : 3, 1, out, nout, NULL);
+    st_run_block(g, c, ops, cc->const_bias ? 2 : 3, 2, out, nout, NULL);
     st_assert_equal(want, out, nout, cc->two_d ? "CC2D" : "CC");
+    st_assert_equal(want, out + nout, nout, cc->two_d ? "CC2D step 2" : "CC step 2");
     free(in), free(wt), free(bias), free(out), free(want);
     graph_destroy(g);
 }
@@ -235,10 +280,11 @@ static void test_conv_not_int8(void **state)
     (void)state;
     StRng r = {99};
     static const int32_t odd[] = {128, -129, INT32_MAX, INT32_MIN};
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < 16; i++) {
         ConvCase cc = small;
         cc.two_d = i % 2;
         cc.odd = odd[i % 4];
+        cc.odd_weight = i >= 8;
         run_conv_case(&r, &cc);
     }
 }
@@ -248,6 +294,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vnni_matches_c),
         cmocka_unit_test(test_c_matches_definition),
+        cmocka_unit_test(test_pack8_vnni_matches_c),
         cmocka_unit_test(test_conv_int8_random),
         cmocka_unit_test(test_conv_int8_odd_sizes),
         cmocka_unit_test(test_conv_int8_clamp_and_bias),

@@ -311,6 +311,23 @@ static void test_rules(void **state)
                 "<array chips_x=\"1048576\" chips_y=\"1048576\"/>", "chip.array.size", 0);
 }
 
+static void test_looks_like(void **state)
+{
+    (void)state;
+    size_t n;
+    const char *x = chip_default_xml(&n);
+    assert_true(chip_looks_like((const uint8_t *)x, n));
+    static const char *const yes[] = {"<chip>", "\xef\xbb\xbf  <chip name=\"a\"",
+                                      "<?xml version=\"1.0\"?><!-- <program> --><chip",
+                                      "\n<chip/>"};
+    static const char *const no[] = {"", "<chips>", "<program version=\"1\">", "<!-- <chip",
+                                     "<?xml", "\x0a\x05<chip", "chip"};
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+        assert_true(chip_looks_like((const uint8_t *)yes[i], strlen(yes[i])));
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+        assert_false(chip_looks_like((const uint8_t *)no[i], strlen(no[i])));
+}
+
 static void test_load_io(void **state)
 {
     (void)state;
@@ -365,6 +382,7 @@ int main(void)
         cmocka_unit_test(test_defaults_and_sizes),
         cmocka_unit_test(test_xml_errors),
         cmocka_unit_test(test_rules),
+        cmocka_unit_test(test_looks_like),
         cmocka_unit_test(test_load_io),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

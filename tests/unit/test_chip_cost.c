@@ -159,9 +159,15 @@ static void test_storage_layouts(void **state)
     /* SW2D int8 f = 32, r = 3, 3x3: [1][3][3][3][32] = 864 */
     assert_int_equal(chip_storage_bytes(chip, blk(g, BT_SW2D, PR_INT_8, 0, 0, 32, 3, 3, 3, 0, 0),
                                         cc2d), 864);
-    /* SB 33 values: 132 B in 128-B groups = 256 */
+    /* SB 33 values: 132 B in 128-B groups = 256; one without a precision is int32 too; an
+     * INT_8 table of 2^4 entries: 16 B */
     assert_int_equal(chip_storage_bytes(chip, blk(g, BT_SB, PR_INT_32, 0, 0, 33, 0, 0, 0, 0, 0),
                                         NULL), 256);
+    Block *sb = blk(g, BT_SB, PR_INT_32, 0, 0, 33, 0, 0, 0, 0, 0);
+    sb->has_prec = false;
+    assert_int_equal(chip_storage_bytes(chip, sb, NULL), 256);
+    assert_int_equal(chip_storage_bytes(chip, blk(g, BT_SB, PR_INT_8, 0, 0, 16, 0, 0, 0, 0, 0),
+                                        NULL), 16);
     /* a compute block stores nothing of its own here */
     assert_int_equal(chip_storage_bytes(chip, cvm, NULL), 0);
     /* outputs: an Axon's int32 [1][1][10] padded to 128 B; a Soma's int8 [14][14][40] 48 B a

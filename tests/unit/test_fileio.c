@@ -2,7 +2,8 @@
  * the umask gives any new file, replace an existing file whole, leave nothing behind when not
  * committed or when the directory is missing; capped reads refuse files over the cap; links
  * are followed to the target they replace, directories refused; same-file checks go by device
- * and inode. */
+ * and inode. tir_file_bytes maps a regular file (the same bytes as a read), reads what it
+ * cannot map (an empty file, a FIFO) and refuses what tir_read_file refuses. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,10 +16,12 @@
 #include <dirent.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "taskir/diag.h"
 #include "taskir/fileio.h"
+#include "taskir/filemap.h"
 
 /* A fresh empty directory per test, removed with its files afterwards. */
 static int setup_dir(void **state)
@@ -244,6 +247,60 @@ static void test_read_cap(void **state)
     diag_finish(&d);
 }
 
+static void test_file_bytes(void **state)
+{
+    const char *dir = *state;
+    char p[512];
+    Diag d;
+    diag_init(&d, "t");
+    TirFileBytes f;
+    snprintf(p, sizeof p, "%s/a.pb", dir);
+    write_ok(p, "hello, mapped");
+    assert_int_equal(tir_file_bytes(p, 100, &f, &d), ST_OK);
+    assert_non_null(f.map);
+    assert_int_equal(f.len, 13);
+    assert_memory_equal(f.p, "hello, mapped", 13);
+    tir_file_release(&f);
+    assert_null(f.p);
+    /* over the cap: refused as tir_read_file refuses it, nothing left to release */
+    assert_int_equal(tir_file_bytes(p, 12, &f, &d), ST_LOGIC);
+    assert_string_equal(d.entries[d.n - 1].rule, "limit.file");
+    assert_null(f.p);
+    tir_file_release(&f);
+    /* empty: read, not mapped */
+    snprintf(p, sizeof p, "%s/empty.pb", dir);
+    write_ok(p, "");
+    assert_int_equal(tir_file_bytes(p, 100, &f, &d), ST_OK);
+    assert_null(f.map);
+    assert_int_equal(f.len, 0);
+    tir_file_release(&f);
+    /* missing: the read's error */
+    snprintf(p, sizeof p, "%s/none.pb", dir);
+    assert_int_equal(tir_file_bytes(p, 100, &f, &d), ST_RUNTIME);
+    assert_string_equal(d.entries[d.n - 1].rule, "io.read");
+    /* a FIFO: read, not mapped */
+    snprintf(p, sizeof p, "%s/fifo", dir);
+    assert_int_equal(mkfifo(p, 0600), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        FILE *w = fopen(p, "w");
+        if (w) {
+            fputs("piped bytes", w);
+            fclose(w);
+        }
+        _exit(0);
+    }
+    assert_int_equal(tir_file_bytes(p, 100, &f, &d), ST_OK);
+    assert_null(f.map);
+    assert_int_equal(f.len, 11);
+    assert_memory_equal(f.p, "piped bytes", 11);
+    tir_file_release(&f);
+    waitpid(pid, NULL, 0);
+    unlink(p);
+    diag_finish(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -254,6 +311,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_read_cap, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_links_and_directories, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_same_file, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_file_bytes, setup_dir, teardown_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

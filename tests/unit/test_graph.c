@@ -1,5 +1,7 @@
-/* test_graph.c: the working IR: building, lookup by id, per-type facts from the table, and the
- * .pb round trip (wire -> IR -> wire byte-identical, -1 dims read as absent). */
+/* test_graph.c: the working IR: building, lookup by id (ids one after another, repeated,
+ * scattered, negative, before and after compaction), the use index's order on interfaces
+ * given in any order, per-type facts from the table, and the .pb round trip (wire -> IR ->
+ * wire byte-identical, -1 dims read as absent). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +14,7 @@
 #include "taskgraph.pb-c.h"
 #include "taskir/graph.h"
 #include "taskir/pbio.h"
+#include "taskir/uses.h"
 
 /* INPUT -> SIC -> CC(+SW, SB) -> SI -> OUTPUT: a 3x3 convolution 6x6x2 -> 4x4x3. */
 static Graph *conv_graph(void)
@@ -204,12 +207,100 @@ static void test_name_utf8(void **state)
     diag_finish(&d);
 }
 
+/* Lookups by id agree with a scan of blocks[] for the first block of each id, whatever the
+ * ids: one after another (the fast path), then a repeat, then scattered and negative ones. */
+static void check_lookups(const Graph *g)
+{
+    for (int32_t id = -20; id < 300; id++) {
+        long want = -1;
+        for (uint32_t i = 0; i < g->n_blocks && want < 0; i++)
+            if (g->blocks[i]->id == id && !g->blocks[i]->removed)
+                want = i;
+        if (want < 0) /* a removed first block: graph_block_pos says -1 until compacted */
+            for (uint32_t i = 0; i < g->n_blocks && want < 0; i++)
+                if (g->blocks[i]->id == id)
+                    want = -2;
+        if (want == -2)
+            continue;
+        assert_int_equal(graph_block_pos(g, id), want);
+    }
+}
+
+static void test_lookup_ids(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    for (int i = 0; i < 100; i++)
+        assert_non_null(graph_add_block(g, BT_SI, 5 + i, NULL));
+    assert_true(g->block_index.seq);
+    check_lookups(g);
+    assert_non_null(graph_add_block(g, BT_SI, 50, NULL)); /* a repeat: the first wins */
+    assert_false(g->block_index.seq);
+    check_lookups(g);
+    assert_int_equal(graph_block_pos(g, 50), 45);
+    for (int i = 0; i < 100; i++)
+        assert_non_null(graph_add_block(g, BT_SI, (i * 37) % 211 - 17, NULL));
+    check_lookups(g);
+    /* compacted to ids one after another again: the fast path comes back */
+    for (uint32_t i = 100; i < g->n_blocks; i++)
+        graph_remove_block(g, g->blocks[i]);
+    assert_true(graph_compact(g));
+    assert_int_equal(g->n_blocks, 100);
+    assert_true(g->block_index.seq);
+    check_lookups(g);
+    graph_destroy(g);
+}
+
+/* The use index lists a block's interfaces by edge id, ties in cluster then interface order,
+ * for interfaces given in any order (a radix sort past a few), and finds the first of each. */
+static void test_uses_order(void **state)
+{
+    (void)state;
+    uint32_t seed = 12345;
+    for (int n = 1; n <= 3000; n = n * 3 + 1) {
+        Graph *g = graph_create();
+        Block *b = graph_add_block(g, BT_CADD, GRAPH_AUTO_ID, NULL);
+        for (int c = 0; c < 3; c++) {
+            Cluster *cl = blk_add_input(g, b);
+            assert_non_null(cl);
+            for (int i = 0; i < n; i++) {
+                seed = seed * 1103515245u + 12345u;
+                /* ids of every sign and size, many repeated */
+                int32_t id = (int32_t)(seed >> 8) % (n / 2 + 1) * 40503 - 7 * n;
+                assert_non_null(cluster_add_iface(g, &b->in[c], id));
+            }
+        }
+        GraphUses u;
+        assert_true(graph_uses(g, &u));
+        const BlockUses *bu = &u.blocks[0];
+        assert_int_equal(bu->n_in, 3 * n);
+        for (uint32_t k = 1; k < bu->n_in; k++) {
+            const IfaceUse *a = &bu->in[k - 1], *z = &bu->in[k];
+            assert_true(a->edge_id < z->edge_id ||
+                        (a->edge_id == z->edge_id &&
+                         (a->cluster < z->cluster ||
+                          (a->cluster == z->cluster && a->iface < z->iface))));
+        }
+        for (uint32_t k = 0; k < bu->n_in; k++) {
+            const IfaceUse *f = uses_find(&u, 0, true, bu->in[k].edge_id);
+            assert_non_null(f);
+            assert_true(f <= &bu->in[k] && f->edge_id == bu->in[k].edge_id);
+            assert_true(f == bu->in || f[-1].edge_id != f->edge_id);
+            assert_int_equal(b->in[f->cluster].ifaces[f->iface].edge_id, f->edge_id);
+        }
+        graph_uses_finish(&u);
+        graph_destroy(g);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_build_and_lookup),
         cmocka_unit_test(test_name_utf8),
         cmocka_unit_test(test_table_facts),
+        cmocka_unit_test(test_lookup_ids),
+        cmocka_unit_test(test_uses_order),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_minus_one_reads_absent),
     };

@@ -334,6 +334,58 @@ static void test_data_view(void **state)
 
 /* INPUT f=N -> SI f=N by N one-element edges in reverse order -> OUTPUT: the plan joins each
  * edge to its own interface (the output is the input reversed). */
+/* graph_remove_edges drops exactly the interfaces of the edges given, at both ends, keeping the
+ * others in order; graph_remove_block on a 20000-interface fan-in (once quadratic) the same. */
+static void test_remove_edges_batch(void **state)
+{
+    (void)state;
+    enum { N = 20000 };
+    Graph *g = graph_create();
+    Block *in = graph_add_block(g, BT_INPUT, GRAPH_AUTO_ID, "in");
+    in->shape.d[D_F] = N;
+    Block *si = graph_add_block(g, BT_SI, GRAPH_AUTO_ID, "rev");
+    si->shape.d[D_F] = N;
+    int32_t one[TIR_CDIMS] = {1, 1, 1};
+    for (int32_t i = 0; i < N; i++) {
+        int32_t s[TIR_CDIMS] = {0, 0, i}, t[TIR_CDIMS] = {0, 0, N - 1 - i};
+        assert_non_null(graph_connect_box(g, in, 0, s, one, si, 0, t, one));
+    }
+    assert_false(graph_oom(g));
+    /* every third edge, plus one twice and one already removed */
+    Edge **es = malloc((N / 3 + 3) * sizeof *es);
+    assert_non_null(es);
+    size_t n = 0;
+    for (uint32_t i = 0; i < (uint32_t)N; i += 3)
+        es[n++] = g->edges[i];
+    es[n++] = g->edges[0];
+    graph_remove_edge(g, g->edges[1]);
+    es[n++] = g->edges[1];
+    graph_remove_edges(g, es, n);
+    free(es);
+    uint32_t left = 0;
+    for (uint32_t i = 0; i < (uint32_t)N; i++)
+        left += !g->edges[i]->removed;
+    assert_int_equal(left, N - (N + 2) / 3 - 1);
+    for (int side = 0; side < 2; side++) {
+        const Cluster *c = side ? &in->out[0] : &si->in[0];
+        assert_int_equal(c->n_ifaces, left);
+        int32_t prev = -1;
+        for (uint32_t i = 0; i < c->n_ifaces; i++) {
+            int32_t id = c->ifaces[i].edge_id;
+            const Edge *e = graph_edge(g, id);
+            assert_non_null(e);
+            assert_true(id > prev); /* the order kept */
+            prev = id;
+        }
+    }
+    graph_remove_block(g, si);
+    assert_int_equal(in->out[0].n_ifaces, 0);
+    assert_true(graph_compact(g));
+    assert_int_equal(g->n_edges, 0);
+    assert_int_equal(g->n_blocks, 1);
+    graph_destroy(g);
+}
+
 static void test_large_fan_in(void **state)
 {
     (void)state;
@@ -452,6 +504,7 @@ int main(void)
         cmocka_unit_test(test_iface_slot_reused),
         cmocka_unit_test(test_clone_then_simulate),
         cmocka_unit_test(test_data_view),
+        cmocka_unit_test(test_remove_edges_batch),
         cmocka_unit_test(test_large_fan_in),
         cmocka_unit_test(test_conv_leaf),
     };
