@@ -173,8 +173,8 @@ Status split_edges(Graph *g, const Chip *c, Diag *d)
     for (uint32_t i = 0; i < n_edges && es; i++)
         if (gone[i])
             es[ne++] = g->edges[i];
-    if (st == ST_OK && !graph_remove_edges(g, es, ne))
-        st = oom(d);
+    if (st == ST_OK)
+        graph_remove_edges(g, es, ne);
     free(es);
     free(gone);
     graph_uses_finish(&u);
