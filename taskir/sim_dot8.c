@@ -131,6 +131,17 @@ VNNI static void dot8_vnni(uint32_t *acc, int64_t acc_step, const uint8_t *x, in
     }
 }
 
+/* The sum of the 16 lanes modulo 2^32 (GCC's _mm512_reduce_add_epi32 adds them as int, which
+ * may overflow). */
+VNNI static inline uint32_t lanes_sum(__m512i v)
+{
+    uint32_t l[16], s = 0;
+    _mm512_storeu_si512(l, v);
+    for (int i = 0; i < 16; i++)
+        s += l[i];
+    return s;
+}
+
 /* Sixteen values of a row at a time: one masked load, the OR and sum in vectors, one
  * narrowing to 16 bytes (vpmovdb) whose four words go to their groups. */
 VNNI static uint32_t pack8_vnni(uint32_t *out, int64_t ws, const int32_t *W, int64_t row_step,
@@ -151,9 +162,13 @@ VNNI static uint32_t pack8_vnni(uint32_t *out, int64_t ws, const int32_t *W, int
             for (int64_t t = 0; t < (n + 3) / 4; t++)
                 out[(i / 4 + t) * ws + f] = w4[t];
         }
-        sums[f] = (uint32_t)_mm512_reduce_add_epi32(sum);
+        sums[f] = lanes_sum(sum);
     }
-    return (uint32_t)_mm512_reduce_or_epi32(bits);
+    uint32_t l[16], b = 0;
+    _mm512_storeu_si512(l, bits);
+    for (int i = 0; i < 16; i++)
+        b |= l[i];
+    return b;
 }
 
 static bool has_vnni(void)
