@@ -31,6 +31,11 @@ typedef struct MTask {
     int slot;                 /* MS_AXON, MS_SOMA1 or MS_SOMA2 */
 } MTask;
 
+/* A box of a block in its eight shape dims: [lo, hi) per dim. */
+typedef struct MBox {
+    int64_t lo[TIR_NDIMS], hi[TIR_NDIMS];
+} MBox;
+
 /* What an edge carries between cores. */
 typedef enum {
     XF_CORE,                  /* compute block -> storage block: the router when they differ */
@@ -108,6 +113,7 @@ struct MapPlan {
     uint32_t *xfer_of;        /* per edge position: its first xfer or MAP_NONE; an edge into a
                                  storage block with k copies has k, one per copy in rep order */
     uint32_t *reps;           /* the clusters holding a copy of a storage block: */
+    struct MBox *rep_box;     /* per entry of reps: the part of the block that copy holds */
     uint32_t *rep_first;      /* per block position: its first entry in reps (home first) */
     uint32_t *rep_n;          /* per block position: how many (0 for non-storage) */
     uint32_t *order;          /* tasks in topological order */

@@ -6,9 +6,10 @@
  * block reads (an output) joins the block that writes it. Union-find over block positions;
  * clusters are numbered by their first block, so the result does not depend on anything but
  * the graph. Copies: a storage block read by compute blocks of several clusters has a copy
- * in each (its home: its own cluster, or its first reader's), every copy filled by the same
- * edges (the writer multicasts, route.c) or held from the start (weights): the split pass's
- * pieces share their weights or inputs so, without the replicate pass.
+ * in each (its home: its own cluster, or its first reader's) holding the part that cluster's
+ * readers read (the bounding box of their interfaces), filled by the same edges (each writer
+ * sends a copy what of its box the copy holds; multicast, route.c) or held from the start
+ * (weights): the split pass's pieces read boxes of a shared input so.
  * Memory: every storage block as chip_storage_bytes lays it out for its first reader, every
  * compute block's output buffer (chip_output_bytes) unless all it writes is storage of its
  * own cluster (the buffer is then that storage; schedule.c drops it too when the readers'
@@ -103,8 +104,86 @@ static long readers(const MapPlan *p, uint32_t pos, uint32_t *count)
     return n == 1 ? only : -1;
 }
 
+/* The whole of block b as a box. */
+static void box_full(const Block *b, MBox *x)
+{
+    int32_t s[TIR_NDIMS];
+    blk_eff_shape(b, s);
+    for (int i = 0; i < TIR_NDIMS; i++) {
+        x->lo[i] = 0;
+        x->hi[i] = s[i] > 0 ? s[i] : 1;
+    }
+}
+
+/* The part of block b that the interface naming edge id at its input (or output) clusters
+ * covers, in block dims; the whole block when there is none or it has no size. */
+static void box_of(const MapPlan *p, uint32_t pos, bool input, int32_t id, MBox *x)
+{
+    const Block *b = p->g->blocks[pos];
+    box_full(b, x);
+    const IfaceUse *u = uses_find(&p->uses, pos, input, id);
+    if (!u)
+        return;
+    const Cluster *cl = input ? &b->in[u->cluster] : &b->out[u->cluster];
+    const Iface *f = &cl->ifaces[u->iface];
+    const ClusterSpec *spec = input ? blk_in_spec(b, u->cluster) : blk_out_spec(b, u->cluster);
+    if (!spec || !f->has_size)
+        return;
+    for (int i = 0; i < TIR_CDIMS; i++) {
+        int dm = spec->dim[i];
+        if (dm < 0 || f->size.d[i] <= 0)
+            continue;
+        int64_t lo = f->has_pos ? f->pos.d[i] : 0;
+        if (lo >= x->lo[dm] && lo + f->size.d[i] <= x->hi[dm]) {
+            x->lo[dm] = lo;
+            x->hi[dm] = lo + f->size.d[i];
+        }
+    }
+}
+
+static int64_t box_volume(const MBox *x)
+{
+    double v = 1;
+    for (int i = 0; i < TIR_NDIMS; i++)
+        v *= (double)(x->hi[i] > x->lo[i] ? x->hi[i] - x->lo[i] : 0);
+    return v > 9e18 ? INT64_MAX : (int64_t)v;
+}
+
+/* bytes x vol(part) / vol(whole), rounded up (0 for an empty part). */
+static int64_t scale_bytes(int64_t bytes, const MBox *part, const MBox *whole)
+{
+    int64_t w = box_volume(whole), v = box_volume(part);
+    if (w <= 0 || v >= w)
+        return bytes;
+    double b = (double)bytes * (double)v / (double)w;
+    int64_t r = (int64_t)b;
+    return r + ((double)r < b);
+}
+
+static void box_union(MBox *a, const MBox *b, bool *empty)
+{
+    for (int i = 0; i < TIR_NDIMS; i++) {
+        if (*empty || b->lo[i] < a->lo[i])
+            a->lo[i] = b->lo[i];
+        if (*empty || b->hi[i] > a->hi[i])
+            a->hi[i] = b->hi[i];
+    }
+    *empty = false;
+}
+
+static void box_inter(MBox *a, const MBox *b)
+{
+    for (int i = 0; i < TIR_NDIMS; i++) {
+        if (b->lo[i] > a->lo[i])
+            a->lo[i] = b->lo[i];
+        if (b->hi[i] < a->hi[i])
+            a->hi[i] = b->hi[i];
+    }
+}
+
 /* The copies of every storage block: its home cluster first, then each other cluster of a
- * compute block reading it, in edge order. */
+ * compute block reading it, in edge order; each copy holds the part its cluster's readers
+ * read (the bounding box of their interfaces; the whole block when none reads it there). */
 static Status build_reps(MapPlan *p, Diag *d)
 {
     const Graph *g = p->g;
@@ -116,7 +195,8 @@ static Status build_reps(MapPlan *p, Diag *d)
         if (kind_of(g->blocks[i]) == BK_STORAGE)
             total += 1 + p->uses.blocks[i].n_out_edges;
     p->reps = total < UINT32_MAX ? malloc((size_t)(total ? total : 1) * sizeof *p->reps) : NULL;
-    if (!p->rep_first || !p->rep_n || !p->reps)
+    p->rep_box = p->reps ? malloc((size_t)(total ? total : 1) * sizeof *p->rep_box) : NULL;
+    if (!p->rep_first || !p->rep_n || !p->reps || !p->rep_box)
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory building clusters");
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -138,6 +218,20 @@ static Status build_reps(MapPlan *p, Diag *d)
                 p->reps[k++] = c;
                 p->rep_n[i]++;
             }
+        }
+        for (uint32_t r = p->rep_first[i]; r < k; r++) { /* what each copy holds */
+            bool empty = true;
+            for (uint32_t e = 0; e < bu->n_out_edges; e++) {
+                const Edge *ed = g->edges[bu->out_edges[e]];
+                long t = graph_block_pos(g, ed->dst);
+                if (t < 0 || kind_of(g->blocks[t]) != BK_COMPUTE || p->cluster_of[t] != p->reps[r])
+                    continue;
+                MBox rd;
+                box_of(p, i, false, ed->id, &rd);
+                box_union(&p->rep_box[r], &rd, &empty);
+            }
+            if (empty)
+                box_full(g->blocks[i], &p->rep_box[r]);
         }
     }
     return ST_OK;
@@ -278,14 +372,17 @@ static Status build_clusters(MapPlan *p, Diag *d)
             cl->mem_data += bytes;
             continue;
         }
-        for (uint32_t r = 0; r < p->rep_n[i]; r++) { /* every copy */
+        MBox whole;
+        box_full(b, &whole);
+        for (uint32_t r = 0; r < p->rep_n[i]; r++) { /* every copy, the part it holds */
             MCluster *rc = &p->clusters[p->reps[p->rep_first[i] + r]];
-            if (bytes > INT64_MAX / 4 - rc->mem_data - rc->mem_weight)
+            int64_t part = scale_bytes(bytes, &p->rep_box[p->rep_first[i] + r], &whole);
+            if (part > INT64_MAX / 4 - rc->mem_data - rc->mem_weight)
                 return diag_block(d, ST_LOGIC, "map.mem.size", b, "its memory size overflows");
             if (is_static(b, bu))
-                rc->mem_weight += bytes;
+                rc->mem_weight += part;
             else
-                rc->mem_data += bytes;
+                rc->mem_data += part;
         }
     }
     return ST_OK;
@@ -333,8 +430,19 @@ static Status build_xfers(MapPlan *p, Diag *d)
             return diag_edge(d, ST_LOGIC, "map.mem.size", e->id, "its byte count overflows");
         p->xfer_of[i] = p->n_xfers;
         uint32_t copies = x.kind == XF_OUT ? 1 : p->rep_n[x.store];
-        for (uint32_t r = 0; r < copies; r++) { /* one per copy of the storage block */
+        MBox wr;
+        if (x.kind != XF_OUT)
+            box_of(p, x.store, true, e->id, &wr);
+        int64_t all = x.bytes;
+        for (uint32_t r = 0; r < copies; r++) { /* one per copy: what of it that copy holds */
             x.dst_cluster = p->reps[p->rep_first[x.store] + r];
+            if (x.kind != XF_OUT) {
+                MBox part = wr;
+                box_inter(&part, &p->rep_box[p->rep_first[x.store] + r]);
+                x.bytes = scale_bytes(all, &part, &wr);
+                if (box_volume(&part) <= 0)
+                    x.bytes = 0;
+            }
             p->xfers[p->n_xfers++] = x;
         }
     }

@@ -3,11 +3,15 @@
  * keeping the graph's outputs bit for bit.
  *
  * Axon into Axon (CHIP.md §1: an Axon's int32 output feeds another Axon only into CADD):
- * when SI block S, written by an Axon block, is read by an Axon block other than CADD, the
- * reads go through a Soma copy instead: S -> CCMPB "<S>/soma" -> SI "<S>/soma.out" -> the
- * Axon readers. The CCMPB has a 1 x 1 window, no shift, floor CMP = INT32_MIN and an INT_32
- * output: clip(x >> 0, INT32_MIN, 2^31 - 1) = x, the Soma's plain move (P05 runs it; the
- * backend may use P06). Readers that are Soma blocks or CADD keep reading S. Storage of
+ * when SI block S, written by an Axon block, is read by an Axon block other than CADD, each
+ * such read goes through Soma copies of the box it reads instead: S -[box]-> CCMPB
+ * "<S>/soma.eN.fK" -> SI "<S>/soma.eN.fK.out" -> the reader (N: the edge's id, K: the first
+ * channel of the slice). The CCMPB has a
+ * 1 x 1 window, no shift, floor CMP = INT32_MIN and an INT_32 output: clip(x >> 0,
+ * INT32_MIN, 2^31 - 1) = x, the Soma's plain move (P05 runs it; the backend may use P06).
+ * A copy per read, of the read box only, cut along f into slices small enough that each
+ * copy fits a core beside the slice of S it reads (insert_copy); the copied SIs join the
+ * reader's group. Readers that are Soma blocks or CADD keep reading S. Storage of
  * other types (SIC, SIFC) written by an Axon is left alone: prim.c reports it
  * [map.prim.axon].
  * Requires a verified, compacted graph. Guarantees: compacted again, verified by the caller.
@@ -16,6 +20,7 @@
 
 #include "taskir/uses.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,42 +40,157 @@ static bool axon_written(const Graph *g, const GraphUses *u, const Chip *c, uint
     return false;
 }
 
-/* Inserts the Soma copy after S and moves the edges of list[0..n) (edge ids, S -> an Axon
- * reader) to the copy. */
-static Status insert_copy(Graph *g, Block *s, const int32_t *list, uint32_t n, Diag *d)
+/* The group holding block id, or -1. */
+static long group_of(const Graph *g, int32_t id)
 {
-    Block *cmp = graph_clone_block(g, s, "soma");
-    Block *out = graph_clone_block(g, s, "soma.out");
-    if (!cmp || !out)
-        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");
-    /* the clone is an SI; make cmp the CCMPB of the same (y, x, f) */
-    cmp->type = BT_CCMPB;
-    cmp->data = NULL;
-    cmp->prec = PR_INT_32;
-    cmp->has_prec = true;
-    cmp->attrs = NULL;
-    cmp->n_attrs = cmp->cap_attrs = 0;
-    cmp->in = cmp->out = NULL;
-    cmp->n_in = cmp->cap_in = cmp->n_out = cmp->cap_out = 0;
-    cmp->bias_type = BIAS_ABSENT;
-    int32_t keep[3] = {s->shape.d[D_Y], s->shape.d[D_X], s->shape.d[D_F]};
-    memset(cmp->shape.d, 0, sizeof cmp->shape.d);
-    cmp->shape.d[D_Y] = keep[0];
-    cmp->shape.d[D_X] = keep[1];
-    cmp->shape.d[D_F] = keep[2];
-    cmp->has_shape = true;
-    out->prec = PR_INT_32;
-    out->has_prec = true;
-    out->data = NULL;
-    if (!blk_set_attr(g, cmp, AT_CMP, INT32_MIN))
-        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");
-    for (uint32_t i = 0; i < n; i++) {
-        Edge *e = graph_edge(g, list[i]);
-        if (!e || !graph_retarget_edge(g, e, true, out, 0))
+    for (uint32_t k = 0; k < g->n_groups; k++)
+        for (uint32_t i = 0; i < g->groups[k].n_block_ids; i++)
+            if (g->groups[k].block_ids[i] == id)
+                return (long)k;
+    return -1;
+}
+
+/* Adds block id to group k (k < 0: none). false when out of memory. */
+static bool group_add(Graph *g, long k, int32_t id)
+{
+    if (k < 0)
+        return true;
+    Group *gr = &g->groups[k];
+    int32_t *ids = arena_grow(g->arena, gr->block_ids, gr->n_block_ids,
+                              (size_t)gr->n_block_ids + 1, sizeof *ids);
+    if (!ids)
+        return false;
+    ids[gr->n_block_ids++] = id;
+    gr->block_ids = ids;
+    return true;
+}
+
+/* Drops storage block s from group k when no compute block of the group reads it any more
+ * (its reader now reads the copies). */
+static void group_drop_unread(Graph *g, long k, const Block *s)
+{
+    if (k < 0)
+        return;
+    Group *gr = &g->groups[k];
+    for (uint32_t i = 0; i < g->n_edges; i++) {
+        const Edge *e = g->edges[i];
+        if (e->removed || e->src != s->id)
+            continue;
+        for (uint32_t j = 0; j < gr->n_block_ids; j++)
+            if (gr->block_ids[j] == e->dst)
+                return;
+    }
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < gr->n_block_ids; j++)
+        if (gr->block_ids[j] != s->id)
+            gr->block_ids[n++] = gr->block_ids[j];
+    gr->n_block_ids = n;
+}
+
+/* The interface of edge id in block b's input (or output) clusters, and its cluster. */
+static Iface *find_iface(Block *b, bool input, int32_t id, uint32_t *cluster)
+{
+    uint32_t n = input ? b->n_in : b->n_out;
+    for (uint32_t c = 0; c < n; c++) {
+        Cluster *cl = input ? &b->in[c] : &b->out[c];
+        for (uint32_t k = 0; k < cl->n_ifaces; k++)
+            if (cl->ifaces[k].edge_id == id) {
+                *cluster = c;
+                return &cl->ifaces[k];
+            }
+    }
+    return NULL;
+}
+
+/* Makes a clone of s named by suffix into a block of type t, precision prec, shape (y, x, f)
+ * and no clusters, attributes or data. */
+static Block *made_from(Graph *g, const Block *s, const char *suffix, BlockType t,
+                        PrecisionId prec, int32_t y, int32_t x, int32_t f)
+{
+    Block *b = graph_clone_block(g, s, suffix);
+    if (!b)
+        return NULL;
+    b->type = t;
+    b->data = NULL;
+    b->prec = prec;
+    b->has_prec = true;
+    b->attrs = NULL;
+    b->n_attrs = b->cap_attrs = 0;
+    b->in = b->out = NULL;
+    b->n_in = b->cap_in = b->n_out = b->cap_out = 0;
+    b->bias_type = BIAS_ABSENT;
+    memset(b->shape.d, 0, sizeof b->shape.d);
+    b->shape.minus_one = 0;
+    b->shape.d[D_Y] = y;
+    b->shape.d[D_X] = x;
+    b->shape.d[D_F] = f;
+    b->has_shape = true;
+    return b;
+}
+
+/* Puts Soma copies of the box that edge id reads from S between S and the edge's reader B:
+ * S -[box slice k]-> CCMPB -> SI_k -> B (into the slice's place in B's box). The box is cut
+ * along f into as few slices as keep each copy (the slice of S it reads and its int32
+ * output buffer) within half a core's budget, so that the copies spread over cores as the
+ * split pass's pieces do (an edge that rearranges is copied whole). The SI_k join B's group,
+ * and S leaves it when B was its only reader there. */
+static Status insert_copy(Graph *g, Block *s, int32_t id, uint32_t budget, Diag *d)
+{
+    Edge *e = graph_edge(g, id);
+    Block *b = e ? graph_block(g, e->dst) : NULL;
+    uint32_t scl = 0, bcl = 0;
+    const Iface *fs = find_iface(s, false, id, &scl), *fb = b ? find_iface(b, true, id, &bcl) : NULL;
+    int32_t pos[TIR_CDIMS] = {0}, size[TIR_CDIMS], dpos[TIR_CDIMS] = {0}, dsize[TIR_CDIMS];
+    if (!fs || !fb || !blk_cluster_dims(s, false, scl, size) ||
+        !blk_cluster_dims(b, true, bcl, dsize))
+        return diag_add(d, ST_RUNTIME, "map.internal", NULL,
+                        "edge %d has no interface at block %d or its reader", id, s->id);
+    if (fs->has_pos)
+        memcpy(pos, fs->pos.d, sizeof pos);
+    if (fs->has_size)
+        memcpy(size, fs->size.d, sizeof size);
+    if (fb->has_pos)
+        memcpy(dpos, fb->pos.d, sizeof dpos);
+    if (fb->has_size)
+        memcpy(dsize, fb->size.d, sizeof dsize);
+    int64_t px = (int64_t)(size[0] > 0 ? size[0] : 1) * (size[1] > 0 ? size[1] : 1);
+    int64_t f = size[2] > 0 ? size[2] : 1;
+    int64_t per_f = px * ((pr_info(blk_prec(s))->bits + 7) / 8 + 4);
+    int64_t k = per_f * f / (budget / 2 ? budget / 2 : 1) + 1, slice = (f + k - 1) / k;
+    if (slice > 32)
+        slice = (slice + 31) / 32 * 32;
+    if (e->n_re || dsize[2] != size[2])
+        slice = f; /* a rearranging edge: one copy of the whole box */
+    long grp = group_of(g, b->id);
+    int32_t reader = b->id;
+    graph_remove_edge(g, e);
+    for (int64_t f0 = 0; f0 < f; f0 += slice) {
+        int32_t fk = (int32_t)(f - f0 < slice ? f - f0 : slice);
+        char suffix[48];
+        snprintf(suffix, sizeof suffix, "soma.e%d.f%lld", id, (long long)f0);
+        Block *cmp = made_from(g, s, suffix, BT_CCMPB, PR_INT_32, s->shape.d[D_Y] ? size[0] : 0,
+                               s->shape.d[D_X] ? size[1] : 0, fk);
+        snprintf(suffix, sizeof suffix, "soma.e%d.f%lld.out", id, (long long)f0);
+        Block *out = made_from(g, s, suffix, BT_SI, blk_prec(s), s->shape.d[D_Y] ? size[0] : 0,
+                               s->shape.d[D_X] ? size[1] : 0, fk);
+        b = graph_block(g, reader); /* blocks never move; looked up again for clarity */
+        int32_t sp[TIR_CDIMS], ss[TIR_CDIMS], tp[TIR_CDIMS], ts[TIR_CDIMS];
+        memcpy(sp, pos, sizeof sp);
+        memcpy(ss, size, sizeof ss);
+        memcpy(tp, dpos, sizeof tp);
+        memcpy(ts, dsize, sizeof ts);
+        sp[2] += (int32_t)f0;
+        ss[2] = fk;
+        tp[2] += (int32_t)f0;
+        ts[2] = fk;
+        if (!cmp || !out || !blk_set_attr(g, cmp, AT_CMP, INT32_MIN) ||
+            !graph_connect_box(g, s, scl, sp, ss, cmp, 0, NULL, NULL) ||
+            !graph_connect(g, cmp, 0, out, 0) ||
+            !graph_connect_box(g, out, 0, NULL, NULL, b, bcl, tp, ts) ||
+            !group_add(g, grp, out->id))
             return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");
     }
-    if (!graph_connect(g, s, 0, cmp, 0) || !graph_connect(g, cmp, 0, out, 0))
-        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");
+    group_drop_unread(g, grp, s);
     return ST_OK;
 }
 
@@ -113,7 +233,8 @@ Status mapper_rewrite(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d)
     graph_uses_finish(&u);
     for (uint32_t k = 0; k < nt && st == ST_OK; k++) {
         Block *s = graph_block(g, todo_block[k]);
-        st = insert_copy(g, s, list + todo_start[k], todo_start[k + 1] - todo_start[k], d);
+        for (uint32_t j = todo_start[k]; j < todo_start[k + 1] && st == ST_OK; j++)
+            st = insert_copy(g, s, list[j], c->core_budget_bytes, d);
     }
     if (st == ST_OK && nt && !graph_compact(g))
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");

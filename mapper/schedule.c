@@ -131,6 +131,10 @@ static int ready_one(uint32_t xi, void *arg)
     int64_t r = -1;
     if (x->kind != XF_CORE) {
         r = -1; /* from off chip: before the step */
+    } else if (!x->bytes) {
+        r = -1; /* writes nothing of the part this copy holds */
+        if (R->commit)
+            x->planned = true;
     } else if (x->planned) {
         r = x->ready;
     } else {

@@ -73,6 +73,9 @@ Status split_route_output(const SplitCtx *s, const Block *b, Block *const *piece
                           const SplitBox *out, uint32_t n);
 /* The box of interface f of a cluster of extents cd. */
 void split_iface_box(const Iface *f, const int32_t cd[TIR_CDIMS], SplitBox *out);
+/* For each element of box in (C order of its used dims), its index in the C order of box
+ * outer, which contains it. */
+void split_box_index(const SplitBox *outer, const SplitBox *in, int64_t *idx);
 /* Is the box the whole cluster cd? */
 bool split_box_whole(const SplitBox *b, const int32_t cd[TIR_CDIMS]);
 

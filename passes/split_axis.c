@@ -189,9 +189,9 @@ static Status feed_input(const SplitCtx *s, Cut *cut, const Block *b, uint32_t k
     if (!S || scl != 0)
         return split_feed_region(s, b, k, &pc->in[k], p, k);
     bool data = holds_data(S);
-    if (pc->in_whole[k]) {
+    if (pc->in_whole[k]) { /* data copied (S goes once it feeds nothing), input shared */
         Block *src = data ? clone(g, S, suf) : S;
-        if (!src || !graph_connect(g, src, 0, p, k))
+        if (!src || !graph_connect(g, src, 0, p, k) || (data && !note_cut(cut, S)))
             return oom(s->d);
         return ST_OK;
     }
@@ -332,49 +332,34 @@ static bool push_id(int32_t **a, size_t *n, size_t *cap, int32_t id)
     return true;
 }
 
-/* A list of edges to remove in one graph_remove_edges. */
-typedef struct EdgeList {
-    Edge **e;
-    size_t n, cap;
-} EdgeList;
-
-/* Marks block b removed and lists the edges, among those the use index knows, that still
- * touch it. The edges go in one batch per change set: a storage block cut for many pieces
- * may have thousands of interfaces, swept once instead of once per removed block. */
-static void remove_old(Graph *g, const GraphUses *u, Block *b, EdgeList *l)
+/* Collects the edges, among those the use index knows, that still touch block b into
+ * *es, and marks b removed (its edges go with graph_remove_edges). */
+static bool remove_old(Graph *g, const GraphUses *u, Block *b, Edge ***es, size_t *n,
+                       size_t *cap)
 {
     long pos = graph_block_pos(g, b->id);
     if (pos < 0 || (uint32_t)pos >= u->n_blocks)
-        return;
+        return true;
     const BlockUses *bu = &u->blocks[pos];
     for (int side = 0; side < 2; side++) {
-        const uint32_t *ep = side ? bu->out_edges : bu->in_edges;
+        const uint32_t *ps = side ? bu->out_edges : bu->in_edges;
         uint32_t ne = side ? bu->n_out_edges : bu->n_in_edges;
-        for (uint32_t j = 0; j < ne; j++) {
-            Edge *e = g->edges[ep[j]];
+        for (uint32_t k = 0; k < ne; k++) {
+            Edge *e = g->edges[ps[k]];
             if (e->removed || (e->src != b->id && e->dst != b->id))
                 continue;
-            if (l->n == l->cap) {
-                size_t c = l->cap ? 2 * l->cap : 64;
-                Edge **m = c <= SIZE_MAX / sizeof *m ? realloc(l->e, c * sizeof *m) : NULL;
-                if (!m) { /* out of memory: the same, one edge at a time */
-                    graph_remove_edge(g, e);
-                    continue;
-                }
-                l->e = m;
-                l->cap = c;
+            if (*n == *cap) {
+                size_t c = *cap ? 2 * *cap : 256;
+                Edge **m = realloc(*es, c * sizeof *m);
+                if (!m)
+                    return false;
+                *es = m;
+                *cap = c;
             }
-            l->e[l->n++] = e;
+            (*es)[(*n)++] = e;
         }
     }
-    b->removed = true;
-}
-
-/* Removes the listed edges and empties the list. */
-static void remove_listed(Graph *g, EdgeList *l)
-{
-    graph_remove_edges(g, l->e, l->n);
-    l->n = 0;
+    return true;
 }
 
 static bool feeds_nothing(const Block *s)
@@ -395,26 +380,35 @@ Status split_begin(Graph *g, SplitBatch *sb, Diag *d)
 
 Status split_commit(Graph *g, SplitBatch *sb, Diag *d)
 {
-    EdgeList l = {0};
+    Edge **es = NULL;
+    size_t n = 0, cap = 0;
+    bool ok = true;
+    for (size_t i = 0; i < sb->n_drop && ok; i++) {
+        Block *b = graph_block(g, sb->drop[i]);
+        ok = !b || remove_old(g, &sb->u, b, &es, &n, &cap);
+    }
+    ok = ok && graph_remove_edges(g, es, n);
+    /* a storage block cut for every block that read it now feeds nothing */
+    size_t from = n;
+    for (size_t i = 0; i < sb->n_cut && ok; i++) {
+        Block *s = graph_block(g, sb->cut[i]);
+        if (s && feeds_nothing(s)) {
+            ok = remove_old(g, &sb->u, s, &es, &n, &cap);
+            s->removed = true;
+        }
+    }
+    ok = ok && graph_remove_edges(g, es + from, n - from);
     for (size_t i = 0; i < sb->n_drop; i++) {
         Block *b = graph_block(g, sb->drop[i]);
         if (b)
-            remove_old(g, &sb->u, b, &l);
+            b->removed = true;
     }
-    remove_listed(g, &l);
-    /* a storage block cut for every block that read it now feeds nothing */
-    for (size_t i = 0; i < sb->n_cut; i++) {
-        Block *s = graph_block(g, sb->cut[i]);
-        if (s && !s->removed && feeds_nothing(s))
-            remove_old(g, &sb->u, s, &l);
-    }
-    remove_listed(g, &l);
-    free(l.e);
+    free(es);
     graph_uses_finish(&sb->u);
     free(sb->drop);
     free(sb->cut);
     memset(sb, 0, sizeof *sb);
-    if (!graph_compact(g) || graph_oom(g))
+    if (!ok || !graph_compact(g) || graph_oom(g))
         return oom(d);
     return ST_OK;
 }

@@ -63,26 +63,18 @@ static Status emit(const EdgeCut *x, const SplitBox *p)
     }
     int64_t n = vol(p->size);
     int32_t *esrc = calloc((size_t)n, sizeof *esrc), *eoff = malloc((size_t)n * sizeof *eoff);
-    if (!esrc || !eoff) {
-        free(esrc), free(eoff);
+    int64_t *idx = malloc((size_t)n * sizeof *idx);
+    if (!esrc || !eoff || !idx) {
+        free(esrc), free(eoff), free(idx);
         return oom(x->d);
     }
-    int32_t c[TIR_CDIMS];
-    memcpy(c, p->pos, sizeof c);
-    for (int64_t j = 0; j < n; j++) {
-        int64_t o = 0;
-        for (int i = 0; i < TIR_CDIMS; i++)
-            if (en->dst_box[i] > 0)
-                o = o * en->dst_box[i] + (c[i] - en->dst_pos[i]);
-        eoff[j] = x->map[o];
-        for (int i = TIR_CDIMS - 1; i >= 0; i--) {
-            if (p->size[i] <= 0)
-                continue;
-            if (++c[i] < p->pos[i] + p->size[i])
-                break;
-            c[i] = p->pos[i];
-        }
-    }
+    SplitBox db;
+    memcpy(db.pos, en->dst_pos, sizeof db.pos);
+    memcpy(db.size, en->dst_box, sizeof db.size);
+    split_box_index(&db, p, idx);
+    for (int64_t j = 0; j < n; j++)
+        eoff[j] = x->map[idx[j]];
+    free(idx);
     char where[160];
     blk_describe(x->dst, where, sizeof where);
     EncCtx ec = {.g = x->g, .d = x->d, .where = where, .name = x->dst->name};
@@ -174,9 +166,16 @@ Status split_edges(Graph *g, const Chip *c, Diag *d)
         free(map);
         gone[i] = true;
     }
-    for (uint32_t i = 0; i < n_edges && st == ST_OK; i++)
+    Edge **es = st == ST_OK ? malloc((n_edges ? n_edges : 1) * sizeof *es) : NULL;
+    size_t ne = 0;
+    if (st == ST_OK && !es)
+        st = oom(d);
+    for (uint32_t i = 0; i < n_edges && es; i++)
         if (gone[i])
-            graph_remove_edge(g, g->edges[i]);
+            es[ne++] = g->edges[i];
+    if (st == ST_OK && !graph_remove_edges(g, es, ne))
+        st = oom(d);
+    free(es);
     free(gone);
     graph_uses_finish(&u);
     if (!graph_compact(g) && st == ST_OK)

@@ -85,9 +85,7 @@ static Status edge_map(const SplitCtx *s, const Edge *e, const EdgeEnds *en, int
     return st;
 }
 
-/* Walks the elements of box in (C order of its used dims) and gives, for each, its index in
- * the C order of box outer (which contains it). */
-static void box_index(const SplitBox *outer, const SplitBox *in, int64_t *idx)
+void split_box_index(const SplitBox *outer, const SplitBox *in, int64_t *idx)
 {
     int32_t c[TIR_CDIMS];
     memcpy(c, in->pos, sizeof c);
@@ -157,7 +155,7 @@ Status split_feed_region(const SplitCtx *s, const Block *from, uint32_t from_idx
             free(m), free(idx), free(esrc), free(eoff);
             return oom(s);
         }
-        box_index(&db, &in, idx);
+        split_box_index(&db, &in, idx);
         for (int64_t j = 0; j < kn && st == ST_OK; j++)
             if ((eoff[j] = m[idx[j]]) < 0)
                 st = zero_fill(s, e);

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -19,8 +20,10 @@
 Status tir_file_bytes(const char *path, size_t cap, TirFileBytes *f, Diag *d)
 {
     memset(f, 0, sizeof *f);
-    int fd = strcmp(path, "-") == 0 ? -1 : open(path, O_RDONLY | O_CLOEXEC);
+    /* stat first: opening a FIFO to look at it would wait for a writer, and take its data */
     struct stat sb;
+    bool regular = strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+    int fd = regular ? open(path, O_RDONLY | O_CLOEXEC) : -1;
     if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
         (uintmax_t)sb.st_size <= (uintmax_t)cap) {
         void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);

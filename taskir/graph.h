@@ -245,12 +245,11 @@ Edge *graph_connect_box(Graph *g, Block *src, uint32_t out_idx, const int32_t *s
 void cluster_remove_iface(Cluster *c, uint32_t idx);
 /* Removes edge e and every interface naming it at its two ends. */
 void graph_remove_edge(Graph *g, Edge *e);
-/* Removes the edges es[0..n) (already removed ones are skipped) and every interface naming
- * them, in one sweep of the interfaces of the blocks at their ends: linear where n calls of
- * graph_remove_edge on a block with many interfaces are quadratic. */
-void graph_remove_edges(Graph *g, Edge *const *es, size_t n);
-/* Removes block b and every edge that starts or ends at it (graph_remove_edges). O(edges +
- * the interfaces of b and of its neighbours). */
+/* Removes the n edges es and the interfaces naming them, at once: O(n log n) plus the
+ * interfaces of their end blocks (graph_remove_edge one by one is O(k) an edge for a
+ * cluster of k interfaces). false when out of memory (nothing is removed then). */
+bool graph_remove_edges(Graph *g, Edge *const *es, size_t n);
+/* Removes block b and every edge that starts or ends at it (graph_remove_edge). O(edges). */
 void graph_remove_block(Graph *g, Block *b);
 /* Moves the source (src true) or destination end of e to cluster idx (an output cluster for
  * the source) of block nb, creating clusters up to idx as needed: the interface naming e at

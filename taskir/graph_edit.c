@@ -5,7 +5,6 @@
  * change set. */
 #include "taskir/graph.h"
 
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,96 +95,60 @@ void graph_remove_edge(Graph *g, Edge *e)
     e->removed = true;
 }
 
-static int cmp_i32(const void *a, const void *b)
+void graph_remove_block(Graph *g, Block *b)
 {
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
+    for (uint32_t i = 0; i < g->n_edges; i++) {
+        Edge *e = g->edges[i];
+        if (e->src == b->id || e->dst == b->id)
+            graph_remove_edge(g, e);
+    }
+    b->removed = true;
 }
 
-static int cmp_block(const void *a, const void *b)
-{
-    const Block *x = *(Block *const *)a, *y = *(Block *const *)b;
-    return (x->id > y->id) - (x->id < y->id);
-}
-
-/* Drops from every cluster of b the interfaces naming one of the ids (sorted, n), keeping
- * the order of the others: one sweep of b's interfaces. */
-static void drop_ids(Block *b, const int32_t *ids, size_t n)
+/* Drops, from every cluster of b, the interfaces whose edge is removed or gone. */
+static void drop_removed(Graph *g, Block *b)
 {
     for (int side = 0; side < 2; side++) {
         Cluster *cs = side ? b->out : b->in;
         uint32_t nc = side ? b->n_out : b->n_in;
         for (uint32_t c = 0; c < nc; c++) {
-            uint32_t keep = 0;
+            uint32_t k = 0;
             for (uint32_t i = 0; i < cs[c].n_ifaces; i++)
-                if (!bsearch(&cs[c].ifaces[i].edge_id, ids, n, sizeof *ids, cmp_i32))
-                    cs[c].ifaces[keep++] = cs[c].ifaces[i];
-            cs[c].n_ifaces = keep;
+                if (graph_edge(g, cs[c].ifaces[i].edge_id))
+                    cs[c].ifaces[k++] = cs[c].ifaces[i];
+            cs[c].n_ifaces = k;
         }
     }
 }
 
-void graph_remove_edges(Graph *g, Edge *const *es, size_t n)
+static int ptr_cmp(const void *a, const void *b)
 {
-    int32_t *ids = NULL;
-    Block **bs = NULL;
-    if (n <= SIZE_MAX / (2 * sizeof *bs)) {
-        ids = malloc(n * sizeof *ids + 1);
-        bs = malloc(2 * n * sizeof *bs + 1);
-    }
-    if (!ids || !bs) { /* out of memory: the same result one edge at a time */
-        free(ids);
-        free(bs);
-        for (size_t i = 0; i < n; i++)
-            graph_remove_edge(g, es[i]);
-        return;
-    }
-    size_t ni = 0, nb = 0;
+    uintptr_t x = (uintptr_t)*(Block *const *)a, y = (uintptr_t)*(Block *const *)b;
+    return x < y ? -1 : x > y;
+}
+
+bool graph_remove_edges(Graph *g, Edge *const *es, size_t n)
+{
+    Block **bs = malloc((2 * n + 1) * sizeof *bs);
+    if (!bs)
+        return false;
+    size_t nb = 0;
     for (size_t i = 0; i < n; i++) {
         if (es[i]->removed)
             continue;
-        ids[ni++] = es[i]->id;
-        Block *ends[2] = {graph_block(g, es[i]->src), graph_block(g, es[i]->dst)};
-        for (int k = 0; k < 2; k++)
-            if (ends[k])
-                bs[nb++] = ends[k];
         es[i]->removed = true;
+        Block *s = graph_block(g, es[i]->src), *d = graph_block(g, es[i]->dst);
+        if (s)
+            bs[nb++] = s;
+        if (d)
+            bs[nb++] = d;
     }
-    qsort(ids, ni, sizeof *ids, cmp_i32);
-    qsort(bs, nb, sizeof *bs, cmp_block);
+    qsort(bs, nb, sizeof *bs, ptr_cmp);
     for (size_t i = 0; i < nb; i++)
         if (i == 0 || bs[i] != bs[i - 1])
-            drop_ids(bs[i], ids, ni);
-    free(ids);
+            drop_removed(g, bs[i]);
     free(bs);
-}
-
-void graph_remove_block(Graph *g, Block *b)
-{
-    size_t n = 0;
-    for (uint32_t i = 0; i < g->n_edges; i++) {
-        Edge *e = g->edges[i];
-        if (!e->removed && (e->src == b->id || e->dst == b->id))
-            n++;
-    }
-    Edge **es = n ? malloc(n * sizeof *es) : NULL;
-    if (n && !es) {
-        for (uint32_t i = 0; i < g->n_edges; i++) {
-            Edge *e = g->edges[i];
-            if (e->src == b->id || e->dst == b->id)
-                graph_remove_edge(g, e);
-        }
-    } else {
-        size_t k = 0;
-        for (uint32_t i = 0; i < g->n_edges && k < n; i++) {
-            Edge *e = g->edges[i];
-            if (!e->removed && (e->src == b->id || e->dst == b->id))
-                es[k++] = e;
-        }
-        graph_remove_edges(g, es, k);
-        free(es);
-    }
-    b->removed = true;
+    return true;
 }
 
 Iface *graph_retarget_edge(Graph *g, Edge *e, bool src, Block *nb, uint32_t idx)

@@ -214,6 +214,10 @@ typedef struct Pre {
     size_t n_caps;
     uint64_t bytes, max_bytes;
     bool stop; /* malformed bytes: left to the unpack, which fails */
+    /* A packed varint run of a field without a cap costs at most one value a byte: the first
+     * walk takes that bound instead of counting (a pass over every value), and only when the
+     * bound passes max_bytes does a second, exact walk decide (redo). */
+    bool exact, redo;
 } Pre;
 
 static void cost(Pre *P, uint64_t n)
@@ -303,8 +307,11 @@ static Status pre_walk(Pre *P, const ProtobufCMessageDescriptor *desc, const uin
                     return st;
             } else {
                 /* a packed run: count its values */
+                bool capped = false;
+                for (size_t i = 0; i < P->n_caps; i++)
+                    capped |= P->cap_field[i] == f;
                 if (wire_type_of(f) == 0) {
-                    entries = pb_varint_count(p, (size_t)v);
+                    entries = P->exact || capped ? pb_varint_count(p, (size_t)v) : v;
                 } else {
                     entries = v / (wire_type_of(f) == 1 ? 8 : 4);
                 }
@@ -327,6 +334,10 @@ static Status pre_walk(Pre *P, const ProtobufCMessageDescriptor *desc, const uin
                                 f->name, (unsigned long long)P->caps[i].max,
                                 desc->short_name);
             }
+        }
+        if (P->bytes > P->max_bytes && !P->exact) {
+            P->redo = true;
+            return ST_LOGIC;
         }
         if (P->bytes > P->max_bytes) {
             char where[48];
@@ -361,6 +372,12 @@ Status pb_wire_precheck(const ProtobufCMessageDescriptor *desc, const uint8_t *b
                             caps[i].field, caps[i].msg->short_name);
     }
     Status st = pre_walk(&P, desc, buf, buf + len, 0);
+    if (P.redo) {
+        P.bytes = 0;
+        P.stop = P.redo = false;
+        P.exact = true;
+        st = pre_walk(&P, desc, buf, buf + len, 0);
+    }
     /* Malformed bytes: protobuf-c is laxer in places (it wraps a field number past 2^29 - 1
      * into 32 bits), so the count above may have stopped short of what it would decode:
      * refuse them here, as pb_wire_explain names them. */

@@ -197,20 +197,32 @@ static int make_plan(const Options *o, PassPlan *plan)
     return rc;
 }
 
-/* --list-passes: the table and the default list on standard output. */
+/* --list-passes: the table and the default list on standard output, in columns as wide as
+ * their longest entry. */
 static int list_passes(void)
 {
     size_t n;
     const PassInfo *t = pass_table(&n);
-    printf("%-10s %-12s %-12s %-12s %s\n", "pass", "requires", "guarantees", "invalidates",
-           "what it does");
-    for (size_t i = 0; i < n; i++) {
-        char r[64], g[64], v[64];
-        printf("%-10s %-12s %-12s %-12s %s\n", t[i].name,
-               pass_props_name(t[i].requires, r, sizeof r),
-               pass_props_name(t[i].guarantees, g, sizeof g),
-               pass_props_name(t[i].invalidates, v, sizeof v), t[i].summary);
+    static const char *const head[4] = {"pass", "requires", "guarantees", "invalidates"};
+    char cell[64][3][64];
+    int w[4];
+    for (int c = 0; c < 4; c++)
+        w[c] = (int)strlen(head[c]);
+    for (size_t i = 0; i < n && i < 64; i++) {
+        pass_props_name(t[i].requires, cell[i][0], sizeof cell[i][0]);
+        pass_props_name(t[i].guarantees, cell[i][1], sizeof cell[i][1]);
+        pass_props_name(t[i].invalidates, cell[i][2], sizeof cell[i][2]);
+        if ((int)strlen(t[i].name) > w[0])
+            w[0] = (int)strlen(t[i].name);
+        for (int c = 0; c < 3; c++)
+            if ((int)strlen(cell[i][c]) > w[c + 1])
+                w[c + 1] = (int)strlen(cell[i][c]);
     }
+    printf("%-*s  %-*s  %-*s  %-*s  %s\n", w[0], head[0], w[1], head[1], w[2], head[2], w[3],
+           head[3], "what it does");
+    for (size_t i = 0; i < n && i < 64; i++)
+        printf("%-*s  %-*s  %-*s  %-*s  %s\n", w[0], t[i].name, w[1], cell[i][0], w[2],
+               cell[i][1], w[3], cell[i][2], t[i].summary);
     printf("default: %s\n", pass_default_list);
     return cli_stdout_done(TOOL);
 }

@@ -122,6 +122,22 @@ def check_graph(dump, pb, label):
         if total > BUDGET:
             bad.append("%s: block %d (%s '%s'): its group takes %d bytes, more than %d"
                        % (label, b["id"], b["type"], b["name"], total, BUDGET))
+    # the groups the passes recorded (the mapper's units: a fused group holds an Axon block,
+    # the storage block its result goes to, which is its output buffer, the Soma block after
+    # it and their other storage): each fits a core too
+    for g in j.get("groups", []):
+        members = [blocks[i] for i in g["blocks"] if i in blocks]
+        ids = set(b["id"] for b in members)
+        compute = [b for b in members if b["kind"] == "compute"]
+        total = sum(output_bytes(b) for b in compute
+                    if not any(e["src"] == b["id"] and e["dst"] in ids for e in j["edges"]))
+        for s in members:
+            if s["kind"] == "storage":
+                total += storage_bytes(s, compute[0] if compute else s)
+        worst = max(worst, total)
+        if total > BUDGET:
+            bad.append("%s: group %d takes %d bytes, more than %d" % (label, g["id"], total,
+                                                                       BUDGET))
     for e in j["edges"]:
         dst = blocks[e["dst"]]
         if dst["kind"] == "io" or (dst["kind"] == "compute" and

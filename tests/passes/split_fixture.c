@@ -8,9 +8,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "passtest.h"
 #include "split_fixture.h"
 #include "taskir/sim.h"
-#include "taskir/verify.h"
 
 static uint32_t rnd(uint32_t *s)
 {
@@ -127,19 +127,8 @@ Graph *fx_block(BlockType t, const int32_t s[TIR_NDIMS], PrecisionId prec, int b
     assert_non_null(graph_connect(g, op, 0, si, 0));
     assert_non_null(graph_connect(g, si, 0, out, 0));
     assert_false(graph_oom(g));
-    fx_verify(g);
+    pt_verify(g);
     return g;
-}
-
-void fx_verify(const Graph *g)
-{
-    Diag d;
-    diag_init(&d, "test");
-    Status st = verify_graph(g, &d);
-    if (st != ST_OK)
-        diag_print(&d, stderr, "test");
-    assert_int_equal(st, ST_OK);
-    diag_finish(&d);
 }
 
 int32_t *fx_run(const Graph *g, int steps, uint32_t seed, int64_t *n)
@@ -180,20 +169,4 @@ int32_t *fx_run(const Graph *g, int steps, uint32_t seed, int64_t *n)
     sim_destroy(run);
     diag_finish(&d);
     return all;
-}
-
-Block *fx_find(const Graph *g, const char *name)
-{
-    for (uint32_t i = 0; i < g->n_blocks; i++)
-        if (g->blocks[i]->name && !strcmp(g->blocks[i]->name, name))
-            return g->blocks[i];
-    return NULL;
-}
-
-int fx_count(const Graph *g, BlockType t)
-{
-    int n = 0;
-    for (uint32_t i = 0; i < g->n_blocks; i++)
-        n += g->blocks[i]->type == t;
-    return n;
 }

@@ -1,5 +1,6 @@
 /* split_fixture.h: one compute block with its storage, fed by INPUT blocks and read by an
- * OUTPUT, built for the split pass's tests, and running such a graph. */
+ * OUTPUT, built for the split pass's tests, and running such a graph over several time
+ * steps (passtest.h has the rest: verifying, finding blocks). */
 #ifndef TESTS_PASSES_SPLIT_FIXTURE_H
 #define TESTS_PASSES_SPLIT_FIXTURE_H
 
@@ -17,11 +18,5 @@ Graph *fx_block(BlockType t, const int32_t s[TIR_NDIMS], PrecisionId prec, int b
 /* Runs g for steps time steps on pseudo-random inputs (seeded) and returns every output's
  * values, concatenated (malloc'd; *n their count). */
 int32_t *fx_run(const Graph *g, int steps, uint32_t seed, int64_t *n);
-/* Fails the test unless g verifies. */
-void fx_verify(const Graph *g);
-/* The first block named name, or NULL. */
-Block *fx_find(const Graph *g, const char *name);
-/* Counts the blocks of type t. */
-int fx_count(const Graph *g, BlockType t);
 
 #endif

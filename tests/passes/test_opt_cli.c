@@ -59,7 +59,9 @@ static void test_help(void **state)
     tt_run_free(&r);
     opt(&r, NULL, "--list-passes", NULL);
     assert_int_equal(r.status, 0);
-    tt_assert_contains(r.out, "\ndce        -            no-dead      grouped      remove");
+    /* one line a pass, in columns: name, requires, guarantees, invalidates, summary */
+    tt_assert_contains(r.out, "pass       requires  guarantees  invalidates");
+    tt_assert_contains(r.out, "\ndce        -         no-dead     grouped");
     tt_assert_contains(r.out, "\ndefault: dce,");
     tt_run_free(&r);
 }

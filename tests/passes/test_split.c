@@ -5,7 +5,8 @@
  * the weights and bias sliced and the input shared, aligned to the MAC array's 32 channels;
  * r cuts whose int32 partial sums a new CADD joins with the bias; the CLUT's table copied, the
  * CLIF's state carried over steps; the explicit cut spec and its errors; fit mode on a chip
- * with a small budget, and the "cannot fit" error. */
+ * with a small budget, edges cut to the per-destination limit, and the "cannot fit"
+ * error. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,8 +17,10 @@
 
 #include "passes/pass.h"
 #include "passes/split.h"
+#include "passtest.h"
 #include "split_fixture.h"
 #include "taskir/chip_cost.h"
+#include "taskir/rearrange.h"
 #include "taskir/uses.h"
 
 /* Cuts block 'op' of g along ax at bounds and checks verification and the outputs over
@@ -31,7 +34,7 @@ static void cut_same(Graph *g, SplitAxis ax, const int32_t *bounds, uint32_t n, 
     SplitBatch sb;
     Status st = split_begin(g, &sb, &d);
     assert_int_equal(st, ST_OK);
-    st = split_block(g, &sb, fx_find(g, "op"), ax, bounds, n, NULL, &d);
+    st = split_block(g, &sb, pt_by_name(g, "op"), ax, bounds, n, NULL, &d);
     Status cs = split_commit(g, &sb, &d);
     if (st == ST_OK)
         st = cs;
@@ -39,8 +42,8 @@ static void cut_same(Graph *g, SplitAxis ax, const int32_t *bounds, uint32_t n, 
         diag_print(&d, stderr, "test");
     assert_int_equal(st, ST_OK);
     diag_finish(&d);
-    assert_null(fx_find(g, "op"));
-    fx_verify(g);
+    assert_null(pt_by_name(g, "op"));
+    pt_verify(g);
     int32_t *after = fx_run(g, steps, 7, &n1);
     assert_int_equal(n0, n1);
     assert_memory_equal(before, after, (size_t)n0 * sizeof *before);
@@ -61,7 +64,7 @@ static void test_cc_y_dilation(void **state)
     Graph *g = fx_block(BT_CC, s, PR_INT_32, BIAS_VECTOR, conv_dil, 8, 0);
     int32_t b[] = {0, 2, 5, 9};
     cut_same(g, SPLIT_Y, b, 3, 1);
-    Block *y0 = fx_find(g, "op/y0"), *y1 = fx_find(g, "op/y1"), *y2 = fx_find(g, "op/y2");
+    Block *y0 = pt_by_name(g, "op/y0"), *y1 = pt_by_name(g, "op/y1"), *y2 = pt_by_name(g, "op/y2");
     assert_true(y0 && y1 && y2);
     assert_int_equal(blk_attr(y0, AT_PAD_UP), 2);
     assert_int_equal(blk_attr(y0, AT_PAD_DOWN), 0);
@@ -70,7 +73,11 @@ static void test_cc_y_dilation(void **state)
     assert_int_equal(blk_attr(y1, AT_PAD_DOWN), 0);
     assert_int_equal(y1->shape.d[D_IY], 7);  /* rows 0..6 */
     assert_int_equal(blk_attr(y2, AT_PAD_DOWN), 2);
-    assert_non_null(fx_find(g, "op/in0/y1"));
+    assert_non_null(pt_by_name(g, "op/in0/y1"));
+    /* the weights copied into each piece, the cut input and the original's gone */
+    assert_non_null(pt_by_name(g, "op/w/y2"));
+    assert_null(pt_by_name(g, "op/w"));
+    assert_null(pt_by_name(g, "op/in0"));
     graph_destroy(g);
 }
 
@@ -101,11 +108,11 @@ static void test_cc_f_aligned(void **state)
     Graph *g = fx_block(BT_CC, s, PR_INT_32, BIAS_VECTOR, conv_dil, 2, 0);
     split_bounds(40, 2, 32, b);
     cut_same(g, SPLIT_F, b, 2, 1);
-    assert_int_equal(fx_find(g, "op/w/f0")->shape.d[D_F], 32);
-    assert_int_equal(fx_find(g, "op/w/f1")->shape.d[D_F], 8);
-    assert_int_equal(fx_find(g, "op/b/f1")->data->dims[0], 8);
+    assert_int_equal(pt_by_name(g, "op/w/f0")->shape.d[D_F], 32);
+    assert_int_equal(pt_by_name(g, "op/w/f1")->shape.d[D_F], 8);
+    assert_int_equal(pt_by_name(g, "op/b/f1")->data->dims[0], 8);
     /* the input is shared, not cut */
-    assert_non_null(fx_find(g, "op/in0"));
+    assert_non_null(pt_by_name(g, "op/in0"));
     graph_destroy(g);
 }
 
@@ -118,13 +125,13 @@ static void test_cc_r_bias(void **state)
     Graph *g = fx_block(BT_CC, s, PR_INT_8, BIAS_VECTOR, conv_dil, 2, 0);
     int32_t b[] = {0, 2, 4, 7};
     cut_same(g, SPLIT_R, b, 3, 1);
-    Block *j = fx_find(g, "op/r2+");
+    Block *j = pt_by_name(g, "op/r2+");
     assert_non_null(j);
     assert_int_equal(j->type, BT_CADD);
     assert_int_equal(j->prec, PR_INT_8);
     assert_int_equal(j->bias_type, BIAS_VECTOR);
-    assert_int_equal(fx_find(g, "op/r0")->prec, PR_INT_32);
-    assert_int_equal(fx_find(g, "op/r1")->shape.d[D_R], 2);
+    assert_int_equal(pt_by_name(g, "op/r0")->prec, PR_INT_32);
+    assert_int_equal(pt_by_name(g, "op/r1")->shape.d[D_R], 2);
     graph_destroy(g);
 }
 
@@ -150,7 +157,7 @@ static void test_cvm_f_r(void **state)
     g = fx_block(BT_CVM, s, PR_INT_8, BIAS_VECTOR, NULL, 0, 0);
     int32_t r[] = {0, 16, 33};
     cut_same(g, SPLIT_R, r, 2, 1);
-    assert_non_null(fx_find(g, "op/r1+"));
+    assert_non_null(pt_by_name(g, "op/r1+"));
     graph_destroy(g);
 }
 
@@ -191,7 +198,7 @@ static void test_cvvh_cax_cvs(void **state)
     g = fx_block(BT_CAX, s, PR_INT_8, BIAS_VECTOR, NULL, 0, 0);
     int32_t f[] = {0, 3, 4};
     cut_same(g, SPLIT_F, f, 2, 1);
-    assert_int_equal(fx_find(g, "op/a/f0")->shape.d[D_F], 3);
+    assert_int_equal(pt_by_name(g, "op/a/f0")->shape.d[D_F], 3);
     graph_destroy(g);
     int32_t a[] = {AT_CONSTANT_A, -3};
     g = fx_block(BT_CVS, s, PR_INT_8, BIAS_VECTOR, a, 1, 0);
@@ -229,8 +236,8 @@ static void test_clut_table_copied(void **state)
     Graph *g = fx_block(BT_CLUT, s, PR_INT_8, 0, a, 1, 0);
     int32_t f[] = {0, 1, 4};
     cut_same(g, SPLIT_F, f, 2, 1);
-    assert_int_equal(fx_find(g, "op/lut/f0")->shape.d[D_F], 256);
-    assert_int_equal(fx_find(g, "op/lut/f1")->shape.d[D_F], 256);
+    assert_int_equal(pt_by_name(g, "op/lut/f0")->shape.d[D_F], 256);
+    assert_int_equal(pt_by_name(g, "op/lut/f1")->shape.d[D_F], 256);
     graph_destroy(g);
 }
 
@@ -244,7 +251,7 @@ static void test_clif_state(void **state)
     int32_t f[] = {0, 4, 6};
     cut_same(g, SPLIT_F, f, 2, 5);
     int32_t y[] = {0, 1, 2};
-    Block *p = fx_find(g, "op/f0");
+    Block *p = pt_by_name(g, "op/f0");
     p->name = "op";
     cut_same(g, SPLIT_Y, y, 2, 5);
     graph_destroy(g);
@@ -277,8 +284,8 @@ static void test_spec(void **state)
     Diag d;
     diag_init(&d, "test");
     assert_int_equal(run_split(g, c, "op:y=2,f=2", true, &d), ST_OK);
-    assert_non_null(fx_find(g, "op/y1/f0"));
-    fx_verify(g);
+    assert_non_null(pt_by_name(g, "op/y1/f0"));
+    pt_verify(g);
     int32_t *after = fx_run(g, 1, 3, &n1);
     assert_memory_equal(before, after, (size_t)n0 * sizeof *before);
     free(before), free(after);
@@ -310,9 +317,30 @@ static void assert_groups_fit(const Graph *g, const Chip *c)
     graph_uses_finish(&u);
 }
 
-/* Fit mode on a chip whose core holds 16 KiB: a weight-heavy conv is cut along f, one whose
- * 32 channels' weights alone do not fit along r (its joining CADD cut again as needed), an
- * activation-heavy one along y; the outputs stay the same. */
+/* Every edge into a storage block within the per-destination limit (int8 storage here:
+ * a byte an element). */
+static void assert_edges_fit(const Graph *g, const Chip *c)
+{
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    for (uint32_t i = 0; i < g->n_edges; i++) {
+        EdgeEnds en;
+        char why[256];
+        assert_true(edge_ends(g, &u, g->edges[i], &en, why, sizeof why));
+        if (bt_info(en.dst->type)->kind != BK_STORAGE)
+            continue;
+        int64_t v = 1;
+        for (int k = 0; k < TIR_CDIMS; k++)
+            v *= en.dst_box[k] > 0 ? en.dst_box[k] : 1;
+        assert_true(v * pr_info(blk_prec(en.dst))->bits / 8 <= c->dest_bytes_per_phase);
+    }
+    graph_uses_finish(&u);
+}
+
+/* Fit mode on a chip whose core holds 16 KiB and whose destinations take 4 KiB a phase: a
+ * weight-heavy conv is cut along f, one whose 32 channels' weights alone do not fit along r
+ * (its joining CADD cut again as needed), an activation-heavy one along y, and the edges
+ * that carry more than 4 KiB are cut; the outputs stay the same. */
 static void test_fit(void **state)
 {
     (void)state;
@@ -337,15 +365,45 @@ static void test_fit(void **state)
             diag_print(&d, stderr, "test");
         assert_int_equal(st, ST_OK);
         diag_finish(&d);
-        fx_verify(g);
+        pt_verify(g);
         assert_groups_fit(g, c);
-        assert_non_null(fx_find(g, first[k]));
-        assert_int_equal(fx_count(g, BT_CADD) > 0, k == 2);
+        assert_edges_fit(g, c);
+        assert_non_null(pt_by_name(g, first[k]));
+        assert_int_equal(pt_count(g, BT_CADD) > 0, k == 2);
         int32_t *after = fx_run(g, 1, 5, &n1);
         assert_memory_equal(before, after, (size_t)n0 * sizeof *before);
         free(before), free(after);
         graph_destroy(g);
     }
+    chip_destroy(c);
+}
+
+/* Groups that fit and edges that do not: only the edges are cut, each carrying at most the
+ * per-destination limit (256 bytes here), and the graph runs as before. */
+static void test_edges_cut(void **state)
+{
+    (void)state;
+    Chip *c = chip();
+    c->dest_bytes_per_phase = 256;
+    int32_t a[] = {AT_KERNEL_Y, 3, AT_KERNEL_X, 3, AT_PAD_UP, 1, AT_PAD_DOWN, 1,
+                   AT_PAD_LEFT, 1, AT_PAD_RIGHT, 1};
+    int32_t s[TIR_NDIMS] = {8, 8, 4, 4, 3, 3, 8, 8};
+    Graph *g = fx_block(BT_CC, s, PR_INT_32, BIAS_VECTOR, a, 6, 0);
+    uint32_t blocks = g->n_blocks, edges = g->n_edges;
+    int64_t n0, n1;
+    int32_t *before = fx_run(g, 1, 9, &n0);
+    Diag d;
+    diag_init(&d, "test");
+    assert_int_equal(run_split(g, c, NULL, false, &d), ST_OK);
+    diag_finish(&d);
+    pt_verify(g);
+    assert_int_equal(g->n_blocks, blocks);
+    assert_true(g->n_edges > edges);
+    assert_edges_fit(g, c);
+    int32_t *after = fx_run(g, 1, 9, &n1);
+    assert_memory_equal(before, after, (size_t)n0 * sizeof *before);
+    free(before), free(after);
+    graph_destroy(g);
     chip_destroy(c);
 }
 
@@ -385,6 +443,7 @@ int main(void)
         cmocka_unit_test(test_clif_state),
         cmocka_unit_test(test_spec),
         cmocka_unit_test(test_fit),
+        cmocka_unit_test(test_edges_cut),
         cmocka_unit_test(test_cannot_fit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -360,7 +360,7 @@ static void test_remove_edges_batch(void **state)
     es[n++] = g->edges[0];
     graph_remove_edge(g, g->edges[1]);
     es[n++] = g->edges[1];
-    graph_remove_edges(g, es, n);
+    assert_true(graph_remove_edges(g, es, n));
     free(es);
     uint32_t left = 0;
     for (uint32_t i = 0; i < (uint32_t)N; i++)

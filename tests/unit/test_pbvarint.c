@@ -3,7 +3,8 @@
  * random runs (every length 1..10, non-canonical forms, sizes around the 64-byte blocks,
  * extreme values), malformed runs refused, and graphs whose tensors carry their values in
  * several runs, packed and not, in int32_data and uint32_data, in a block twice (protobuf
- * merges the two), loading with exactly the values protobuf-c's own unpack gives. */
+ * merges the two), loading with exactly the values protobuf-c's own unpack gives, on any
+ * number of threads; the pre-check's memory bound deciding as an exact count would. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -159,7 +160,8 @@ static void add_bytes(Buf *b, uint32_t field, const Buf *body)
     add_varint(b, (uint64_t)field << 3 | 2, 1);
     add_varint(b, body->n, 1);
     grow(b, body->n);
-    memcpy(b->p + b->n, body->p, body->n);
+    if (body->n)
+        memcpy(b->p + b->n, body->p, body->n);
     b->n += body->n;
 }
 
@@ -317,6 +319,43 @@ static void test_threads(void **state)
     free(g.p);
 }
 
+/* pb_wire_precheck's memory estimate takes a packed run of an uncapped field at one value a
+ * byte, and counts exactly only when that bound passes the limit: the decision is the exact
+ * one. A run of 100 ten-byte varints (1000 bytes, 400 bytes of values): the smallest limit
+ * that accepts it lies below the bound's 4000 bytes of values. */
+static void test_precheck_bound(void **state)
+{
+    (void)state;
+    Buf run = {0}, t = {0}, b = {0}, g = {0};
+    for (int i = 0; i < 100; i++)
+        add_varint(&run, (uint64_t)(int64_t)-1, 1);
+    assert_int_equal(run.n, 1000);
+    add_bytes(&t, 4, &run);
+    add_bytes(&b, 7, &t);
+    add_bytes(&g, 1, &b);
+    uint64_t lo = 0, hi = 1 << 20; /* lo refused, hi accepted */
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        Diag d;
+        diag_init(&d, "t.pb");
+        Status st = pb_wire_precheck(&taskir__task_graph__descriptor, g.p, g.n, NULL, 0, mid, &d);
+        if (st == ST_OK) {
+            hi = mid;
+        } else {
+            assert_int_equal(st, ST_LOGIC);
+            assert_string_equal(d.entries[0].rule, "limit.decode");
+            lo = mid;
+        }
+        diag_finish(&d);
+    }
+    assert_true(hi >= 400);
+    assert_true(hi < 4000);
+    free(run.p);
+    free(t.p);
+    free(b.p);
+    free(g.p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -326,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_lifted_graphs),
         cmocka_unit_test(test_lifted_fault),
         cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_precheck_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
