@@ -13,12 +13,15 @@
  *   map.slot                         no two coordinates of compute blocks share a slot
  *                                    (chip_array, chip, core, step, phase, pi_index)
  *   map.clock                        prediction_clock, when given, is not negative
+ *   map.place.input, map.route       verify_map_place.c: a compute block on its inputs' core,
+ *                                    edges between cores routed, no receive without a send
  * Like the graph verifier it reports every finding, never trusts ids, and runs in time linear
  * in the mapping plus a sort of the compute coordinates. */
 #include "taskir/mapping.h"
 
 #include "taskir/diag_block.h"
 #include "taskir/verify.h"
+#include "taskir/verify_map_place.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -321,6 +324,8 @@ Status verify_mapping(const Mapping *m, Diag *d)
         check_unmapped(&v, n_coords);
         check_edges(&v, first_edge);
         check_slots(&v, dups);
+        if (verify_map_place(m, first, d, &v.found) != ST_OK)
+            v.oom = true;
         if (m->has_prediction_clock && m->prediction_clock < 0)
             report(&v, "map.clock", NULL, NULL, false, 0, false, 0,
                    "prediction_clock is %" PRId32 ", a number of clock cycles is never negative",

@@ -216,7 +216,8 @@ static void test_dump_verify_bad(void **state)
     Mapping *m = NULL;
     assert_int_equal(mapping_load_pb(map, &m, &d), ST_OK);
     m->nodes[0].task_id = 999;                  /* map.node.unknown; SIC 2 unmapped */
-    m->nodes[9].coords[0].core.x = 0;           /* conv2 onto conv1's slot */
+    m->nodes[9].coords[0].core.x = 0;           /* conv2 onto conv1's slot, away from */
+                                                /* its inputs: map.place.input, map.route */
     m->nodes[9].coords[0].phase = 0;
     m->nodes[9].coords[0].end_phase = 0;
     m->nodes[10].coords[0].pi_index = 42;       /* map.coord.pi */

@@ -489,13 +489,13 @@ static void test_rule_coord_range(void **state)
 {
     (void)state;
     Mapping *m = load_lenet();
-    node_dict(m, 12)->coords[0].core.y = -1;
+    node_dict(m, 12)->coords[0].phase_group = -1;
     m->edges[2].coords[0].step_group = -4; /* edge 13 */
     const char *rules[] = {"map.coord.range"};
     Diag d = verify_expect(m, rules, 1);
     assert_int_equal(d.n, 2);
     expect_block(&d.entries[0], 12);
-    assert_non_null(strstr(d.entries[0].what, "core.y is -1"));
+    assert_non_null(strstr(d.entries[0].what, "phase_group is -1"));
     expect_edge(&d.entries[1], 13);
     assert_non_null(strstr(d.entries[1].what, "step_group is -4"));
     diag_finish(&d);
@@ -544,14 +544,13 @@ static void test_rule_slot(void **state)
 {
     (void)state;
     Mapping *m = load_lenet();
-    /* conv2 (block 11, AXON) onto conv1's core and phase (block 5, AXON) */
-    MapCoord *c = &node_dict(m, 11)->coords[0];
-    c->core.x = 0;
-    c->phase = c->end_phase = 0;
+    /* pool1 (block 7, SOMA1) onto conv1's slot (block 5, AXON, same core and phase) */
+    MapCoord *c = &node_dict(m, 7)->coords[0];
+    c->pi_index = 1; /* AXON */
     const char *rules[] = {"map.slot"};
     Diag d = verify_expect(m, rules, 1);
     assert_int_equal(d.n, 1);
-    expect_block(&d.entries[0], 11);
+    expect_block(&d.entries[0], 7);
     assert_non_null(strstr(d.entries[0].what, "the slot of block 5"));
     diag_finish(&d);
     /* on the soma instead, the slot is free; storage blocks never collide */
@@ -583,6 +582,70 @@ static void test_rule_clock(void **state)
     const char *rules[] = {"map.clock"};
     Diag d = verify_expect(m, rules, 1);
     assert_false(d.entries[0].has_block);
+    diag_finish(&d);
+    mapping_destroy(m);
+}
+
+/* A compute block whose input storage is held by another core only. */
+static void test_rule_place_input(void **state)
+{
+    (void)state;
+    Mapping *m = load_lenet();
+    node_dict(m, 9)->coords[0].core.x = 2; /* conv2/w away from conv2's core (1,0) */
+    const char *rules[] = {"map.place.input"};
+    Diag d = verify_expect(m, rules, 1);
+    assert_int_equal(d.n, 1);
+    expect_block(&d.entries[0], 11);
+    assert_non_null(strstr(d.entries[0].what, "input block 9 is not stored there (edge 9)"));
+    diag_finish(&d);
+    /* a second copy of the weights on conv2's core satisfies it */
+    MapDict *w = node_dict(m, 9);
+    MapCoord *two = arena_alloc(m->arena, 2, sizeof *two);
+    assert_non_null(two);
+    two[0] = two[1] = w->coords[0];
+    two[1].core.x = 1;
+    w->coords = two;
+    w->n_coords = 2;
+    d = verify_expect(m, NULL, 0);
+    diag_finish(&d);
+    mapping_destroy(m);
+}
+
+/* An edge between two cores without its router coordinates. */
+static void test_rule_route_missing(void **state)
+{
+    (void)state;
+    Mapping *m = load_lenet();
+    assert_int_equal(m->edges[1].task_id, 7); /* pool1 (0,0) -> conv2/in (1,0) */
+    m->edges[1].n_coords = 0;
+    const char *rules[] = {"map.route"};
+    Diag d = verify_expect(m, rules, 1);
+    assert_int_equal(d.n, 1);
+    expect_edge(&d.entries[0], 7);
+    assert_non_null(strstr(d.entries[0].what, "without a ROUTER_SEND coordinate"));
+    diag_finish(&d);
+    /* the receive alone, no send */
+    m->edges[1].coords = &m->edges[1].coords[1];
+    m->edges[1].n_coords = 1;
+    d = verify_expect(m, rules, 1);
+    assert_int_equal(d.n, 1);
+    expect_edge(&d.entries[0], 7);
+    diag_finish(&d);
+    mapping_destroy(m);
+}
+
+/* A receive with no send on an edge whose source is on chip (here within one core). */
+static void test_rule_route_recv_only(void **state)
+{
+    (void)state;
+    Mapping *m = load_lenet();
+    assert_int_equal(m->edges[0].task_id, 1); /* INPUT -> conv1/in: a receive only, fine */
+    m->edges[0].task_id = 5;                  /* conv1 -> conv1/out: its source is on chip */
+    const char *rules[] = {"map.route"};
+    Diag d = verify_expect(m, rules, 1);
+    assert_int_equal(d.n, 1);
+    expect_edge(&d.entries[0], 5);
+    assert_non_null(strstr(d.entries[0].what, "a receive with no send"));
     diag_finish(&d);
     mapping_destroy(m);
 }
@@ -776,6 +839,9 @@ int main(void)
         cmocka_unit_test(test_rule_coord_phase),
         cmocka_unit_test(test_rule_slot),
         cmocka_unit_test(test_rule_clock),
+        cmocka_unit_test(test_rule_place_input),
+        cmocka_unit_test(test_rule_route_missing),
+        cmocka_unit_test(test_rule_route_recv_only),
         cmocka_unit_test(test_graph_rules_run),
         cmocka_unit_test(test_every_truncation),
         cmocka_unit_test(test_random_flips),
