@@ -296,8 +296,9 @@ static Status run(const Options *o, const char *name, Diag *d, Diag *od, bool *r
         st = graph_load_pb_mem(in, in_len, &g, d);
     }
     tir_file_release(&file);
-    bool json_report = o->verify && o->format != PF_DOT && o->format_given && !o->summary &&
-                       !o->has_block;
+    /* --verify --format json alone reports the findings as JSON; --format text dumps */
+    bool json_report = o->verify && (o->format == PF_JSON || o->format == PF_JSON_FULL) &&
+                       o->format_given && !o->summary && !o->has_block;
     if (st == ST_LOGIC && json_report) {
         Status rst = report(o, name, d, NULL, od);
         *reported = rst == ST_OK;

@@ -503,6 +503,13 @@ static void test_verify_json(void **state)
     assert_true(json_object_get_int(jget(j, "blocks")) > 0);
     json_object_put(j);
     tt_run_free(&r);
+    /* --format text with --verify: the text dump follows, not a JSON report (--help) */
+    dump(&r, NULL, ex, "--verify", "--format", "text", NULL);
+    assert_int_equal(r.status, 0);
+    assert_true(r.out[0] != '{');
+    tt_assert_contains(r.out, "taskgraph: ");
+    tt_assert_contains(r.err, ": ok (");
+    tt_run_free(&r);
     /* bytes that do not load: the loader's finding, blocks null */
     char p[512];
     tt_path(p, sizeof p, "cut.pb");
