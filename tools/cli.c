@@ -34,6 +34,20 @@ int cli_stdout_done(const char *tool)
     return ST_RUNTIME;
 }
 
+bool cli_is_help_version(const char *a)
+{
+    return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0 || strcmp(a, "--version") == 0;
+}
+
+int cli_help_version(const char *tool, const char *a, const char *usage, const char *version)
+{
+    if (strcmp(a, "--version") == 0)
+        printf("%s %s\n", tool, version);
+    else
+        fputs(usage, stdout);
+    return cli_stdout_done(tool);
+}
+
 int cli_usage(const char *tool, const char *rule, const char *fmt, ...)
 {
     char msg[512];

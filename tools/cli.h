@@ -17,6 +17,11 @@ const char *cli_opt_value(int argc, char **argv, int *i, const char *name, bool 
 /* Flushes what --help or --version printed: 0, or 3 (with a message naming tool) when
  * stdout cannot be written. */
 int cli_stdout_done(const char *tool);
+/* Is a "--help", "-h" or "--version"? */
+bool cli_is_help_version(const char *a);
+/* Answers a (cli_is_help_version): the usage text, or "tool version", on stdout; returns
+ * cli_stdout_done's status. */
+int cli_help_version(const char *tool, const char *a, const char *usage, const char *version);
 
 /* Prints "tool: MESSAGE [rule]" and "try 'tool --help'" on stderr; returns 1 (the exit code
  * of a usage error). */

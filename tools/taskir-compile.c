@@ -134,12 +134,8 @@ static int parse_args(int argc, char **argv, Options *o)
             o->model = a;
         } else if (strcmp(a, "--") == 0) {
             only_files = true;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(usage_text, stdout);
-            return cli_stdout_done(TOOL);
-        } else if (strcmp(a, "--version") == 0) {
-            printf("%s %s\n", TOOL, TASKIR_VERSION);
-            return cli_stdout_done(TOOL);
+        } else if (cli_is_help_version(a)) {
+            return cli_help_version(TOOL, a, usage_text, TASKIR_VERSION);
         } else if ((v = cli_opt_value(argc, argv, &i, "--params", &m)), m) {
             if ((rc = cli_once(TOOL, "--params", &seen_params)) >= 0)
                 return rc;

@@ -117,12 +117,8 @@ static int parse_args(int argc, char **argv, Options *o)
             o->file = a;
         } else if (strcmp(a, "--") == 0) {
             only_files = true;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(usage_text, stdout);
-            rc = cli_stdout_done(TOOL);
-        } else if (strcmp(a, "--version") == 0) {
-            printf("%s %s\n", TOOL, TASKIR_VERSION);
-            rc = cli_stdout_done(TOOL);
+        } else if (cli_is_help_version(a)) {
+            rc = cli_help_version(TOOL, a, usage_text, TASKIR_VERSION);
         } else if (strcmp(a, "--summary") == 0) {
             o->summary = true;
         } else if (strcmp(a, "--verify") == 0) {
