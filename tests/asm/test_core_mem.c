@@ -1,5 +1,6 @@
 /* test_core_mem.c: the executor's core memory model (backend/core_mem.h) on hand-worked
- * words: the bank boundaries, little-endian int8 packing, precision codes, saturation. */
+ * words: the bank boundaries, little-endian int8 packing, precision codes, saturation; and
+ * the Soma <-> Router word stream (backend/exec.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +9,8 @@
 #include <cmocka.h>
 
 #include "backend/core_mem.h"
+#include "backend/exec.h"
+#include "backend/progset.h" /* compiles on its own */
 
 static void test_banks(void **state)
 {
@@ -92,10 +95,34 @@ static void test_saturation(void **state)
     assert_int_equal(asm_clip(42, -128, 127), 42);
 }
 
+static void test_stream(void **state)
+{
+    (void)state;
+    ExecStream st = {0};
+    uint32_t w[100];
+    for (int i = 0; i < 100; i++)
+        w[i] = (uint32_t)i * 0x01010101u;
+    assert_int_equal(exec_stream_push(&st, w, 0), ST_OK);
+    assert_int_equal(st.n, 0);
+    for (int k = 0; k < 3; k++)
+        assert_int_equal(exec_stream_push(&st, w, 100), ST_OK);
+    assert_int_equal(st.n, 300);
+    assert_true(st.cap >= 300);
+    assert_int_equal(st.w[0], 0);
+    assert_int_equal(st.w[199], 99u * 0x01010101u);
+    assert_int_equal(st.w[250], 50u * 0x01010101u);
+    assert_int_equal(exec_stream_push(&st, w, SIZE_MAX / 2), ST_RUNTIME);
+    assert_int_equal(st.n, 300);
+    exec_stream_free(&st);
+    assert_null(st.w);
+    assert_int_equal(st.n, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_banks),
+        cmocka_unit_test(test_stream),
         cmocka_unit_test(test_int8_packing),
         cmocka_unit_test(test_precision_codes),
         cmocka_unit_test(test_saturation),
