@@ -7,7 +7,6 @@
  */
 #include "backend/exec_axon_internal.h"
 
-#include <stdlib.h>
 
 /* The parameters P41 and P81 share (their messages are two types with the same fields). */
 typedef struct ConvParams {
@@ -106,7 +105,7 @@ static void conv_run(const ConvGeom *g, const ConvView *v, const int32_t *bias, 
 
 /* Checks the areas, decodes the input (x_elems elements) and the weights (w_elems), runs
  * the convolution and writes the output. v's strides are set; its pointers are filled here. */
-static Status conv_exec(const AxonCtx *c, const ConvGeom *g, int bias_type, ConvView *v,
+static Status conv_exec(AxonCtx *c, const ConvGeom *g, int bias_type, ConvView *v,
                         int64_t x_elems, int64_t w_elems)
 {
     const Taskir__Asm__AxonPrim *a = c->a;
@@ -120,39 +119,29 @@ static Status conv_exec(const AxonCtx *c, const ConvGeom *g, int bias_type, Conv
     if (st == ST_OK)
         st = axon_area(c, "x2", a->has_x2_base_addr, a->x2_base_addr, a->has_x2_addr_length,
                        a->x2_addr_length, w_words, &in[1]);
-    if (st != ST_OK)
+    int32_t *bias, *x, *w, *o;
+    if (st != ST_OK || (st = axon_bias(c, bias_type, 0, fp, &bias)) != ST_OK ||
+        (st = axon_output(c, o_words, &out)) != ST_OK ||
+        (st = axon_read(c, &in[0], g->hx, x_elems, &x)) != ST_OK ||
+        (st = axon_read(c, &in[1], g->hw, w_elems, &w)) != ST_OK ||
+        (st = axon_alloc(c, o_words, &o)) != ST_OK)
         return st;
-    int32_t *bias, *x = NULL, *w = NULL, *o = NULL;
-    if ((st = axon_bias(c, bias_type, 0, fp, &bias)) != ST_OK)
-        return st;
-    st = axon_output(c, o_words, &out);
-    if (st == ST_OK && (!(x = axon_alloc(c, x_elems)) || !(w = axon_alloc(c, w_elems)) ||
-                        !(o = axon_alloc(c, o_words))))
-        st = ST_RUNTIME;
-    if (st == ST_OK) {
-        axon_load(c->m, in[0].base, g->hx, x_elems, x);
-        axon_load(c->m, in[1].base, g->hw, w_elems, w);
-        v->x = x;
-        v->w = w;
-        conv_run(g, v, bias, o);
-        axon_store(c->m, &out, o, o_words);
-    }
-    free(x);
-    free(w);
-    free(o);
-    free(bias);
-    return st;
+    v->x = x;
+    v->w = w;
+    conv_run(g, v, bias, o);
+    axon_store(c->m, &out, o, o_words);
+    return ST_OK;
 }
 
 /* P41: input [iy][ix][r padded to 16 (64 ternary)], padding by offset (reads 0); weights
  * [groups][ky][kx][r][32]. */
-Status exec_axon_p41(const AxonCtx *c)
+Status exec_axon_p41(AxonCtx *c)
 {
     const Taskir__Asm__P41 *p = c->a->p41;
     if (p->has_axon_delay && p->axon_delay) {
         /* A delay: the Axon only waits delay_clock clocks; no memory is read or written. */
         if (p->delay_clock < 0)
-            return axon_fail(c, "delay_clock=%d is negative", (int)p->delay_clock);
+            return axon_fail(c, "delay_clock is %d, not in 0..%d", (int)p->delay_clock, INT32_MAX);
         return ST_OK;
     }
     ConvParams cp = {p->x1_precision, p->x2_precision, p->bias_type, p->stride_x,
@@ -174,7 +163,7 @@ Status exec_axon_p41(const AxonCtx *c)
 
 /* P81: input [r][iy + pads][ix + pads padded to 16] (8-bit), its padding stored; weights
  * [groups][r][ky][kx][32]. */
-Status exec_axon_p81(const AxonCtx *c)
+Status exec_axon_p81(AxonCtx *c)
 {
     const Taskir__Asm__P81 *p = c->a->p81;
     ConvParams cp = {p->x1_precision, p->x2_precision, p->bias_type, p->stride_x,
