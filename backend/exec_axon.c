@@ -209,6 +209,24 @@ Status axon_bias(AxonCtx *c, int bias_type, int32_t constant_b, int64_t nf, int3
     return st;
 }
 
+/* The largest |v[i]| (0 for n 0). */
+static int64_t max_abs(const int32_t *v, int64_t n)
+{
+    int64_t mx = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t a = v[i] < 0 ? -(int64_t)v[i] : v[i];
+        mx = a > mx ? a : mx;
+    }
+    return mx;
+}
+
+bool axon_may_saturate(const int32_t *b, int64_t n0, const int32_t *x, int64_t nx,
+                       const int32_t *w, int64_t nw, int64_t terms)
+{
+    int64_t prod = axon_mul(max_abs(x, nx), w ? max_abs(w, nw) : 1);
+    return max_abs(b, n0) + axon_mul(prod, terms) > INT32_MAX;
+}
+
 Status axon_count(const AxonCtx *c, const char *field, int32_t v, int64_t f, int64_t fp)
 {
     if (v != 0 && (v < f || v > fp))

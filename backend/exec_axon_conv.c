@@ -72,34 +72,67 @@ static Status conv_geom(const AxonCtx *c, const ConvParams *p, unsigned x1_allow
     return st;
 }
 
-/* out[oy][ox][groups * 32] = bias + the saturating sum over r, ky, kx of x * w. */
-static void conv_run(const ConvGeom *g, const ConvView *v, const int32_t *bias, int32_t *out)
+/* The 32 lanes of output group gr at output pixel (oy, ox), added to acc: the saturating
+ * sum over r, then ky, then kx of x * w, in that order. */
+static void conv_lanes_sat(const ConvGeom *g, const ConvView *v, int64_t oy, int64_t ox,
+                           int64_t gr, int32_t acc[32])
+{
+    for (int64_t r = 0; r < g->r; r++)
+        for (int64_t ky = 0; ky < g->ky; ky++) {
+            int64_t y = oy * g->sy + ky * g->dy - v->off_y;
+            for (int64_t kx = 0; kx < g->kx && y >= 0 && y < v->in_y; kx++) {
+                int64_t x = ox * g->sx + kx * g->dx - v->off_x;
+                if (x < 0 || x >= v->in_x)
+                    continue;
+                int32_t xv = v->x[r * v->x_r + y * v->x_y + x * v->x_x];
+                const int32_t *w = v->w + gr * v->w_g + r * v->w_r + ky * v->w_ky + kx * v->w_kx;
+                for (int l = 0; l < 32 && xv; l++)
+                    acc[l] = asm_sat_add32(acc[l], xv * w[l]);
+            }
+        }
+}
+
+/* The same when no partial sum can leave int32 (axon_may_saturate): the order does not
+ * matter then, and the input channels run innermost, where the layouts keep them close. */
+static void conv_lanes_fast(const ConvGeom *g, const ConvView *v, int64_t oy, int64_t ox,
+                            int64_t gr, int32_t acc[32])
+{
+    for (int64_t ky = 0; ky < g->ky; ky++) {
+        int64_t y = oy * g->sy + ky * g->dy - v->off_y;
+        for (int64_t kx = 0; kx < g->kx && y >= 0 && y < v->in_y; kx++) {
+            int64_t x = ox * g->sx + kx * g->dx - v->off_x;
+            if (x < 0 || x >= v->in_x)
+                continue;
+            const int32_t *xp = v->x + y * v->x_y + x * v->x_x;
+            const int32_t *wp = v->w + gr * v->w_g + ky * v->w_ky + kx * v->w_kx;
+            for (int64_t r = 0; r < g->r; r++) {
+                int32_t xv = xp[r * v->x_r];
+                const int32_t *w = wp + r * v->w_r;
+                for (int l = 0; l < 32; l++)
+                    acc[l] += xv * w[l];
+            }
+        }
+    }
+}
+
+/* out[oy][ox][groups * 32] = bias + the sum over r, ky, kx of x * w, saturating after every
+ * step (sat false: no partial sum can leave int32, so the plain sum is the same). */
+static void conv_run(const ConvGeom *g, const ConvView *v, const int32_t *bias, int32_t *out,
+                     bool sat)
 {
     int64_t fp = g->groups * 32;
     for (int64_t oy = 0; oy < g->oy; oy++)
         for (int64_t ox = 0; ox < g->ox; ox++)
             for (int64_t gr = 0; gr < g->groups; gr++) {
-                int32_t *acc = out + (oy * g->ox + ox) * fp + gr * 32;
+                int32_t acc[32];
                 for (int l = 0; l < 32; l++)
                     acc[l] = bias[gr * 32 + l];
-                for (int64_t r = 0; r < g->r; r++)
-                    for (int64_t ky = 0; ky < g->ky; ky++) {
-                        int64_t y = oy * g->sy + ky * g->dy - v->off_y;
-                        if (y < 0 || y >= v->in_y)
-                            continue;
-                        for (int64_t kx = 0; kx < g->kx; kx++) {
-                            int64_t x = ox * g->sx + kx * g->dx - v->off_x;
-                            if (x < 0 || x >= v->in_x)
-                                continue;
-                            int32_t xv = v->x[r * v->x_r + y * v->x_y + x * v->x_x];
-                            if (xv == 0)
-                                continue;   /* adds 0 to every lane */
-                            const int32_t *w = v->w + gr * v->w_g + r * v->w_r + ky * v->w_ky +
-                                               kx * v->w_kx;
-                            for (int l = 0; l < 32; l++)
-                                acc[l] = asm_sat_add32(acc[l], xv * w[l]);
-                        }
-                    }
+                if (sat)
+                    conv_lanes_sat(g, v, oy, ox, gr, acc);
+                else
+                    conv_lanes_fast(g, v, oy, ox, gr, acc);
+                for (int l = 0; l < 32; l++)
+                    out[(oy * g->ox + ox) * fp + gr * 32 + l] = acc[l];
             }
 }
 
@@ -128,7 +161,8 @@ static Status conv_exec(AxonCtx *c, const ConvGeom *g, int bias_type, ConvView *
         return st;
     v->x = x;
     v->w = w;
-    conv_run(g, v, bias, o);
+    conv_run(g, v, bias, o,
+             axon_may_saturate(bias, fp, x, x_elems, w, w_elems, g->r * g->ky * g->kx));
     axon_store(c->m, &out, o, o_words);
     return ST_OK;
 }

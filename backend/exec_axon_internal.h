@@ -87,6 +87,13 @@ Status axon_area(const AxonCtx *c, const char *what, bool has_base, int32_t base
  * 2*(i%16)..2*(i%16)+1, the 2-bit two's complement), into v. The area was checked. */
 void axon_load(const CoreMem *m, int64_t base, int p, int64_t n, int32_t *v);
 
+/* Whether a sum that starts from one of the n0 values of b and adds `terms` products of
+ * one of the nx values of x by one of the nw values of w can leave int32 at some step (nw 0:
+ * the products are the x values themselves). When it cannot, saturating after every step
+ * changes nothing and a primitive may add without the checks (the same result, faster). */
+bool axon_may_saturate(const int32_t *b, int64_t n0, const int32_t *x, int64_t nx,
+                       const int32_t *w, int64_t nw, int64_t terms);
+
 /* A scratch buffer of n int32 (n <= the elements of a checked area) into *v, owned by c;
  * out of memory: a runtime error recorded. */
 Status axon_alloc(AxonCtx *c, int64_t n, int32_t **v);

@@ -42,6 +42,7 @@ Status exec_axon_p04(AxonCtx *c)
         (st = axon_read(c, &in[1], hw, w_elems, &w)) != ST_OK ||
         (st = axon_alloc(c, fp, &o)) != ST_OK)
         return st;
+    bool sat = axon_may_saturate(bias, fp, x, rp, w, w_elems, r);
     for (int64_t ch = 0; ch < fp; ch++)
         o[ch] = bias[ch];
     for (int64_t g = 0; g < groups; g++)
@@ -50,8 +51,12 @@ Status exec_axon_p04(AxonCtx *c)
             int32_t *acc = o + g * lanes;
             if (x[k] == 0)
                 continue;   /* adds 0 to every lane */
-            for (int64_t l = 0; l < lanes; l++)
-                acc[l] = asm_sat_add32(acc[l], x[k] * wr[l]);
+            if (sat)
+                for (int64_t l = 0; l < lanes; l++)
+                    acc[l] = asm_sat_add32(acc[l], x[k] * wr[l]);
+            else
+                for (int64_t l = 0; l < lanes; l++)
+                    acc[l] += x[k] * wr[l];   /* cannot leave int32 (axon_may_saturate) */
         }
     axon_store(c->m, &out, o, fp);
     return ST_OK;
