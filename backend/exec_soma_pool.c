@@ -32,8 +32,9 @@ static int32_t cmp_lane(uint32_t w, int out, int64_t f)
 Status soma_px5(SomaCtx *c, const Taskir__Asm__PX5 *p, bool min_mode)
 {
     int x1, out;
-    Status st = soma_prec(c, "x1_precision", p->x1_precision, &x1);
-    if (st || (st = soma_prec(c, "out_precision", p->out_precision, &out)))
+    Status st = soma_precs(c, "x1_precision", p->x1_precision, "out_precision", p->out_precision,
+                           &x1, &out);
+    if (st)
         return st;
     const SomaLimit lim[] = {
         {"nif", p->nif, 1, SOMA_MAX_N},
