@@ -121,6 +121,9 @@ static Status area_check(const SomaCtx *c, const char *param, int64_t base, int6
     if (!stream && (!core_mem_range_ok(base, len) || len > ASM_MEM3_BASE - base))
         return soma_bad(c, "%s area 0x%" PRIX64 " + %" PRId64 " words is not inside the "
                         "core's memory (0x0000..0x8FFF)", param, (uint64_t)base, len);
+    if (stream && need > ASM_CORE_WORDS)
+        return soma_bad(c, "%s streams %" PRId64 " words through the Router's register, more "
+                        "than a core's %d", param, need, (int)ASM_CORE_WORDS);
     if (len < need)
         return soma_bad(c, "%s_addr_length is %" PRId64 " words, but the primitive uses %"
                         PRId64, param, len, need);

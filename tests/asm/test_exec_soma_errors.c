@@ -90,6 +90,14 @@ static void test_px5_errors(void **state)
             "which holds 3");
     st_fail(m, &s, NULL, NULL, "prog.prim.p05", "which holds 0");
     exec_stream_free(&from);
+    /* A stream carries at most a core's words: 1 pixel padded by 20000 on both sides gives
+     * 40001 output pixels of 4 words. */
+    p = good_px5();
+    p.pad_left = p.pad_right = 20000, p.o_base_addr = 0x9000, p.o_addr_length = 200000;
+    ExecStream to = {0};
+    st_fail(m, &s, &to, NULL, "prog.prim.p05", "o streams 160004 words through the Router's "
+            "register, more than a core's 36868");
+    exec_stream_free(&to);
     /* P25 names its own rule. */
     p = good_px5();
     p.pic_mode = 1, p.nkx = 2;

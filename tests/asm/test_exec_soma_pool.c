@@ -187,6 +187,29 @@ static void test_p05_to_router(void **state)
     free(m);
 }
 
+/* A window wholly in the padding reads one 0: an int32 pixel -5 with pad_left 2, a 1x1
+ * window, stride 1, gives 3 outputs 0, 0, -5 (floor -100: no effect), 4 words a pixel. */
+static void test_p05_window_in_padding(void **state)
+{
+    (void)state;
+    CoreMem *m = st_mem();
+    m->w[0] = (uint32_t)-5;
+    Taskir__Asm__PX5 p = px5(P_INT32, P_INT32, 1, 1, 1, 1, 1);
+    p.pad_left = 2;
+    int32_t cmp = -100;
+    p.n_compare_init = 1, p.compare_init = &cmp;
+    p.x1_addr_length = 4, p.o_addr_length = 12;
+    st_fill(m, 0x4000, 12, 0xDEADBEEFu);
+    Taskir__Asm__SomaPrim s = TASKIR__ASM__SOMA_PRIM__INIT;
+    s.pic = 0x05, s.px5 = &p;
+    st_run(m, &s, NULL, NULL);
+    assert_int_equal(m->w[0x4000], 0);
+    assert_int_equal(m->w[0x4004], 0);
+    assert_int_equal((int32_t)m->w[0x4008], -5);
+    assert_int_equal(m->w[0x4009], 0);
+    free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -196,6 +219,7 @@ int main(void)
         cmocka_unit_test(test_p25_min_ceiling),
         cmocka_unit_test(test_p05_uint8_out),
         cmocka_unit_test(test_p05_to_router),
+        cmocka_unit_test(test_p05_window_in_padding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
