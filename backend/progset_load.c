@@ -208,8 +208,8 @@ static const char *read_socket(json_object *o, ProgSocket *s, bool *oom_out)
         return "has no \"shape\" of 1 to 4 dims (y x f r) in 0..2^31-1";
     if (prog_socket_volume(s) > PROG_MAX_SOCKET_ELEMS)
         return "has a shape of more elements than a socket may hold (2^28)";
-    if (!json_dims(o, "model_shape", 8, s->model_dims, &s->model_rank))
-        return "has a \"model_shape\" that is not a list of at most 8 dims in 0..2^31-1";
+    if (!json_dims(o, "model_dims", 8, s->model_dims, &s->model_rank))
+        return "has a \"model_dims\" that is not a list of at most 8 dims in 0..2^31-1";
     json_object *dt;
     if (json_object_object_get_ex(o, "model_dtype", &dt)) {
         const char *t = json_object_is_type(dt, json_type_string) ? json_object_get_string(dt)
