@@ -13,15 +13,17 @@ typedef struct AllocBank {
     int64_t lo, hi;
 } AllocBank;
 
-static const AllocBank bank_mem0 = {"MEM0", ASM_MEM0_BASE, ASM_MEM1_BASE};
 static const AllocBank bank_mem1 = {"MEM1", ASM_MEM1_BASE, ASM_MEM2_BASE};
+static const AllocBank bank_data = {"MEM0 and MEM1", ASM_MEM0_BASE, ASM_MEM2_BASE};
 static const AllocBank bank_recv = {"receive area", ASM_MEM2_RECV, ASM_MEM3_BASE};
 
-/* The banks of each kind, in order of preference (NULL-terminated). */
-static const AllocBank *const prefs[3][4] = {
-    [ALLOC_STATIC] = {&bank_mem1, &bank_mem0, NULL, NULL},
-    [ALLOC_DATA] = {&bank_mem0, &bank_mem1, NULL, NULL},
-    [ALLOC_RECV] = {&bank_recv, &bank_mem0, &bank_mem1, NULL},
+/* The ranges an area of each kind may go to, in order of preference (NULL-terminated). MEM0
+ * and MEM1 are one run of data words: an area may cross from one into the other (a 28 x 28
+ * int32 map of 32 channels takes 100 KB). */
+static const AllocBank *const prefs[3][3] = {
+    [ALLOC_STATIC] = {&bank_mem1, &bank_data, NULL},
+    [ALLOC_DATA] = {&bank_data, NULL, NULL},
+    [ALLOC_RECV] = {&bank_recv, NULL, NULL},
 };
 
 static int64_t align_up(int64_t a, int32_t al)
@@ -132,8 +134,8 @@ Status alloc_core(const AllocReq *reqs, size_t n, int32_t *addr, const char *cor
         if (at < 0) {
             int32_t ph;
             int64_t peak = peak_live(reqs, n, &ph);
-            int64_t have = (ASM_MEM2_BASE - ASM_MEM0_BASE) +
-                           (r->kind == ALLOC_RECV ? ASM_MEM3_BASE - ASM_MEM2_RECV : 0);
+            int64_t have = r->kind == ALLOC_RECV ? ASM_MEM3_BASE - ASM_MEM2_RECV
+                                                 : ASM_MEM2_BASE - ASM_MEM0_BASE;
             st = diag_add(d, ST_LOGIC, "emit.alloc", core,
                           "block %" PRId32 " needs %" PRId64 " words (%" PRId64
                           " B, aligned to %" PRId32 ") in phases [%" PRId32 ", %" PRId32
