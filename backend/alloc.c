@@ -60,15 +60,19 @@ static int64_t first_fit(const AllocReq *reqs, const int32_t *addr, const size_t
     }
 }
 
-/* The largest sum of words live in one phase, and that phase. */
-static int64_t peak_live(const AllocReq *reqs, size_t n, int32_t *phase)
+/* The largest sum of words live in one phase among the areas that share r's banks (received
+ * areas, or the others), and that phase. */
+static int64_t peak_live(const AllocReq *reqs, size_t n, const AllocReq *r, int32_t *phase)
 {
     int64_t best = 0;
     *phase = 0;
     for (size_t i = 0; i < n; i++) {
+        if ((reqs[i].kind == ALLOC_RECV) != (r->kind == ALLOC_RECV))
+            continue;
         int64_t sum = 0;
         for (size_t k = 0; k < n; k++)
-            if (reqs[k].first <= reqs[i].first && reqs[i].first <= reqs[k].last)
+            if ((reqs[k].kind == ALLOC_RECV) == (r->kind == ALLOC_RECV) &&
+                reqs[k].first <= reqs[i].first && reqs[i].first <= reqs[k].last)
                 sum += reqs[k].words;
         if (sum > best) {
             best = sum;
@@ -133,7 +137,7 @@ Status alloc_core(const AllocReq *reqs, size_t n, int32_t *addr, const char *cor
             at = first_fit(reqs, addr, placed, n_placed, r, *b);
         if (at < 0) {
             int32_t ph;
-            int64_t peak = peak_live(reqs, n, &ph);
+            int64_t peak = peak_live(reqs, n, r, &ph);
             int64_t have = r->kind == ALLOC_RECV ? ASM_MEM3_BASE - ASM_MEM2_RECV
                                                  : ASM_MEM2_BASE - ASM_MEM0_BASE;
             st = diag_add(d, ST_LOGIC, "emit.alloc", core,

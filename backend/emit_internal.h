@@ -47,6 +47,7 @@ typedef struct ECore {
     int32_t n_phases;
     char name[80];                  /* "chip (0,0) core (1,2)" */
     EPhase *ph;
+    Taskir__Asm__StaticPrimList **lists; /* one per phase, NULL until used */
     AllocReq *reqs;
     int32_t *addr;
     size_t n_reqs, cap_reqs;
@@ -100,6 +101,9 @@ uint32_t emit_request(Emit *e, uint32_t k, int64_t words, int32_t align, int32_t
                       int32_t last, AllocKind kind, int32_t tag);
 /* The canonical box of the interface (of edge edge_id) of block pos: input or output side. */
 bool emit_iface_box(const Emit *e, uint32_t pos, bool input, int32_t edge_id, EBox *out);
+/* Whether edge ed's rearrangement steps (if any) keep the C order of the values: IDENTITY,
+ * and RESHAPE / PERMUTE whose permutation is the identity (emit_plan.c). */
+bool emit_keeps_order(const Emit *e, const Edge *ed);
 /* The word address of canonical point (y, x) of a feature copy / buffer with box b. */
 int64_t emit_feat_addr(const EmitFeat *f, const EBox *b, int64_t base, int64_t y, int64_t x);
 

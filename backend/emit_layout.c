@@ -67,18 +67,18 @@ static uint32_t *words_for_bytes(int64_t n_bytes, size_t *n_words)
 uint32_t *emit_image_conv_w(const EmitSrc *s, size_t *n_words)
 {
     int64_t nf = s->n[0], nr = s->n[1], ky = s->n[2], kx = s->n[3];
-    int64_t groups = (nf + 31) / 32, rp = round_up(nr, 16);
-    if (groups > (1 << 20) || ky > 4096 || kx > 4096 || rp > (1 << 20) ||
-        groups * ky * kx > ((int64_t)1 << 34) / (rp * 32))
+    int64_t groups = (nf + 31) / 32;
+    if (groups > (1 << 20) || ky > 4096 || kx > 4096 || nr > (1 << 20) ||
+        groups * ky * kx > ((int64_t)1 << 34) / (nr * 32))
         return NULL;
-    uint32_t *w = words_for_bytes(groups * ky * kx * rp * 32, n_words);
+    uint32_t *w = words_for_bytes(groups * ky * kx * nr * 32, n_words);
     if (!w)
         return NULL;
     for (int64_t f = 0; f < nf; f++)
         for (int64_t r = 0; r < nr; r++)
             for (int64_t i = 0; i < ky; i++)
                 for (int64_t j = 0; j < kx; j++) {
-                    int64_t byte = ((((f / 32) * ky + i) * kx + j) * rp + r) * 32 + f % 32;
+                    int64_t byte = ((((f / 32) * ky + i) * kx + j) * nr + r) * 32 + f % 32;
                     emit_put_i8(w, byte, src_at(s, f, r, i, j));
                 }
     return w;

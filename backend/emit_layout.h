@@ -7,7 +7,8 @@
  *   feature map, 8-bit       [y][x][c], c = ceil(nc/16)*16 bytes a pixel (4 words per 16)
  *   feature map, ternary     [y][x][c], c = ceil(nc/64)*64 values a pixel
  *   feature map, int32       [y][x][c], c = ceil(nc/32)*32 words a pixel (128 B rows)
- *   P41 weights (SW)         [ceil(f/32)][ky][kx][rp][32] int8, rp = ceil(r/16)*16
+ *   P41 weights (SW)         [ceil(f/32)][ky][kx][r][32] int8 (r unpadded: the input's
+ *                            padded channels meet no weight)
  *   P04 weights (SWFC)       [ceil(f/32)][r][32] int8
  *   bias (SB)                [ceil(f/32)*32] int32
  *   P43 alpha / P03 operand  a feature map of one pixel
