@@ -8,14 +8,14 @@ static int64_t round_up(int64_t v, int64_t m)
     return (v + m - 1) / m * m;
 }
 
-bool emit_feat(PrecisionId p, int64_t ny, int64_t nx, int64_t nc, EmitFeat *out)
+bool emit_feat(PrecisionId p, int64_t ny, int64_t nx, int64_t nc, bool axon, EmitFeat *out)
 {
     int per_word, pad;
     switch (p) {
     case PR_INT_8:
     case PR_UINT_8: per_word = 4; pad = 16; break;
     case PR_TERNARY: per_word = 16; pad = 64; break;
-    case PR_INT_32: per_word = 1; pad = 32; break;
+    case PR_INT_32: per_word = 1; pad = axon ? 32 : 4; break;
     default: return false;
     }
     const int64_t cap = (int64_t)1 << 30;

@@ -6,7 +6,9 @@
  *
  *   feature map, 8-bit       [y][x][c], c = ceil(nc/16)*16 bytes a pixel (4 words per 16)
  *   feature map, ternary     [y][x][c], c = ceil(nc/64)*64 values a pixel
- *   feature map, int32       [y][x][c], c = ceil(nc/32)*32 words a pixel (128 B rows)
+ *   feature map, int32       [y][x][c], c = ceil(nc/32)*32 words a pixel (128 B rows) when
+ *                            an Axon writes or reads it (the Axon's output rows), else
+ *                            c = ceil(nc/4)*4 (the Soma's 16-byte rows)
  *   P41 weights (SW)         [ceil(f/32)][ky][kx][r][32] int8 (r unpadded: the input's
  *                            padded channels meet no weight)
  *   P04 weights (SWFC)       [ceil(f/32)][r][32] int8
@@ -34,9 +36,10 @@ typedef struct EmitFeat {
     int32_t align;           /* address alignment in words (one pixel's row of 16 / 128 B) */
 } EmitFeat;
 
-/* The layout of an ny x nx map of nc channels of precision p. false when p has no layout
- * (a precision the chip does not encode: INT_16, INT_9, ...) or the sizes overflow. */
-bool emit_feat(PrecisionId p, int64_t ny, int64_t nx, int64_t nc, EmitFeat *out);
+/* The layout of an ny x nx map of nc channels of precision p; axon: an Axon writes or reads
+ * it (int32 pixels padded to 32 channels, else to 4). false when p has no layout (a
+ * precision the chip does not encode: INT_16, INT_9, ...) or the sizes overflow. */
+bool emit_feat(PrecisionId p, int64_t ny, int64_t nx, int64_t nc, bool axon, EmitFeat *out);
 /* Words from the start of the map to the word holding pixel (y, x)'s channel 0. */
 int64_t emit_feat_offset(const EmitFeat *m, int64_t y, int64_t x);
 /* Words one pixel takes. */

@@ -274,6 +274,26 @@ static Status tensor_image(Emit *e, ECopy *cp, const char *role, long reader)
     return ST_OK;
 }
 
+static bool is_axon(const Emit *e, long pos)
+{
+    const ChipPrim *pr = pos >= 0 ? chip_prim_for(e->chip, e->g->blocks[pos]->type) : NULL;
+    return pr && pr->unit == UNIT_AXON;
+}
+
+/* Whether an Axon block writes or reads storage block pos (its int32 pixels then take the
+ * Axon's 32-channel rows). */
+static bool axon_touches(const Emit *e, uint32_t pos)
+{
+    const BlockUses *bu = &e->uses.blocks[pos];
+    for (uint32_t j = 0; j < bu->n_in_edges; j++)
+        if (is_axon(e, other_end(e, bu->in_edges[j], true)))
+            return true;
+    for (uint32_t j = 0; j < bu->n_out_edges; j++)
+        if (is_axon(e, other_end(e, bu->out_edges[j], false)))
+            return true;
+    return false;
+}
+
 /* Makes copy cp's layout or image and requests its area. */
 static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
 {
@@ -292,7 +312,8 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
             return st;
         words = (int64_t)cp->n_image;
     } else {
-        if (!emit_feat(blk_prec(b), cp->box.n[0], cp->box.n[1], cp->box.n[2], &cp->feat))
+        if (!emit_feat(blk_prec(b), cp->box.n[0], cp->box.n[1], cp->box.n[2],
+                       axon_touches(e, cp->block), &cp->feat))
             return diag_block(e->d, ST_LOGIC, "emit.prec", b,
                               "holds %s values, which the chip has no memory layout for "
                               "(INT_8, UINT_8, TERNARY and INT_32 only)",
@@ -392,8 +413,8 @@ static Status make_outs(Emit *e)
         }
         if (local || bu->n_out_edges == 0)
             continue;
-        const ChipPrim *pr = chip_prim_for(e->chip, b->type);
-        if (pr && pr->unit == UNIT_AXON)
+        bool axon = is_axon(e, pos);
+        if (axon)
             prec = PR_INT_32;
         EOut *o = &e->outs[pos];
         int32_t cd[TIR_CDIMS];
@@ -401,7 +422,7 @@ static Status make_outs(Emit *e)
             return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "no output cluster");
         o->box = (EBox){{0}, {cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
                               cd[D_F] > 0 ? cd[D_F] : 1, 1}};
-        if (!emit_feat(prec, o->box.n[0], o->box.n[1], o->box.n[2], &o->feat))
+        if (!emit_feat(prec, o->box.n[0], o->box.n[1], o->box.n[2], axon, &o->feat))
             return diag_block(e->d, ST_LOGIC, "emit.prec", b,
                               "writes %s values, which the chip has no memory layout for",
                               pr_info(prec)->name);

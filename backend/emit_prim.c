@@ -10,6 +10,7 @@
  */
 #include "backend/emit_internal.h"
 
+#include "backend/core_mem.h"
 #include "taskir/diag_block.h"
 
 #include <stdio.h>
@@ -364,6 +365,12 @@ static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim 
                           "shifts by %d bits, which no Soma shift of %u-bit steps is; "
                           "taskir-map's chip-exact rewrite realises it another way",
                           shift, e->chip->soma_shift_bits);
+    /* the Soma shifts only when it narrows (a lower hardware precision code in than out) */
+    if (shift && asm_hw_prec(pr_info(x1.prec)->wire) >= asm_hw_prec(pr_info(o.prec)->wire))
+        return diag_block(e->d, ST_LOGIC, "emit.shift", b,
+                          "shifts by %d bits from %s to %s, but the Soma shifts only when it "
+                          "narrows (int32 to 8 bits)", shift, pr_info(x1.prec)->name,
+                          pr_info(o.prec)->name);
     switch (b->type) {
     case BT_CCMPB:
     case BT_CCMPS: {
@@ -377,8 +384,14 @@ static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim 
         SET(p, out_precision, pr_info(o.prec)->wire);
         SET(p, has_pad, pu || pd || pl || prr);
         /* the input pitch: the channels a pixel of the input area holds */
+        int32_t nof = o.prec == PR_INT_32 ? (int32_t)o.feat.c : d[D_F];
+        if (nof > x1.feat.c)
+            return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                              "writes int32 pixels of %d channels from pixels of %lld: P05 "
+                              "writes at most the channels it reads", nof,
+                              (long long)x1.feat.c);
         SET(p, nif, (int32_t)x1.feat.c);
-        SET(p, nof, o.prec == PR_INT_32 ? (int32_t)o.feat.c : d[D_F]);
+        SET(p, nof, nof);
         SET(p, nix, d[D_IX]);
         SET(p, niy, d[D_IY]);
         SET(p, nkx, d[D_KX]);
@@ -389,10 +402,16 @@ static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim 
         SET(p, pad_down, pd);
         SET(p, pad_left, pl);
         SET(p, pad_right, prr);
-        p->compare_init = malloc(sizeof *p->compare_init);
+        /* CMP, clipped to the output's range; an 8-bit output compares lane by lane with
+         * the bytes of the packed word: four equal entries */
+        const PrecisionInfo *op = pr_info(o.prec);
+        int32_t cmp = asm_clip(blk_attr(b, AT_CMP), (int32_t)op->lo, (int32_t)op->hi);
+        size_t n_cmp = o.prec == PR_INT_32 ? 1 : 4;
+        p->compare_init = malloc(n_cmp * sizeof *p->compare_init);
         if (p->compare_init) {
-            p->compare_init[0] = blk_attr(b, AT_CMP);
-            p->n_compare_init = 1;
+            for (size_t i = 0; i < n_cmp; i++)
+                p->compare_init[i] = cmp;
+            p->n_compare_init = n_cmp;
         }
         SET(p, bit_shift_num, (int32_t)steps);
         SET(p, x1_base_addr, (int32_t)x1.addr);
@@ -413,8 +432,13 @@ static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim 
         s->lut_block = emit_strdup(e, id);
         SET(p, x1_precision, pr_info(x1.prec)->wire);
         SET(p, x2_precision, pr_info(o.prec)->wire);
-        SET(p, neuron_real_num, (int32_t)(x1.feat.c * x1.feat.ny * x1.feat.nx));
-        SET(p, group_num, 1);
+        if (x1.feat.c != o.feat.c)
+            return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                              "reads pixels of %lld channels and writes pixels of %lld: P07 "
+                              "writes a row as long as the one it reads",
+                              (long long)x1.feat.c, (long long)o.feat.c);
+        SET(p, neuron_real_num, (int32_t)x1.feat.c); /* a row a pixel */
+        SET(p, group_num, (int32_t)(x1.feat.ny * x1.feat.nx));
         SET(p, x1_base_addr, (int32_t)x1.addr);
         SET(p, x1_addr_length, (int32_t)x1.words);
         SET(p, lut_base_addr, (int32_t)lut.addr);

@@ -92,7 +92,7 @@ static int parse_args(int argc, char **argv, Options *o)
             else if (v && strcmp(v, "text") == 0)
                 o->text = true;
             else
-                return usage_error("usage.value", "--format takes pb or text, not '%s'",
+                return usage_error("usage.format", "--format takes pb or text, not '%s'",
                                    v ? v : "");
         } else {
             return usage_error("usage.option", "unknown option '%s'", a);

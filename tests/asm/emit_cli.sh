@@ -70,7 +70,7 @@ mkfifo "$tmp/fifo"
 expect 1 "-o a FIFO" "$emit" "$tmp/conv.map.pb" -o "$tmp/fifo"
 [ -p "$tmp/fifo" ] && ok "the FIFO is left as it is" || bad "the FIFO was replaced"
 expect 1 "--format bad" "$emit" "$tmp/conv.map.pb" -o "$tmp/x" --format json
-grep -q '\[usage.value\]' "$tmp/err" || bad "--format: rule"
+grep -q '\[usage.format\]' "$tmp/err" || bad "--format: rule"
 expect 1 "an unknown option" "$emit" "$tmp/conv.map.pb" -o "$tmp/x" --frobnicate
 expect 1 "-o twice" "$emit" "$tmp/conv.map.pb" -o "$tmp/x" -o "$tmp/y"
 expect 1 "no input" "$emit" -o "$tmp/x"

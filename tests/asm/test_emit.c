@@ -103,7 +103,9 @@ static void test_conv_one_core(void **state)
     assert_int_equal(so->px5->x1_base_addr, 0);
     assert_int_equal(so->px5->o_base_addr, 0x900);
     assert_int_equal(so->px5->o_addr_length, 432);
+    assert_int_equal(so->px5->n_compare_init, 4); /* one byte a lane of the 8-bit output */
     assert_int_equal(so->px5->compare_init[0], -128);
+    assert_int_equal(so->px5->compare_init[3], -128);
     /* the input and the output */
     assert_int_equal(dc->n_dynamic_blocks, 2);
     assert_int_equal(dc->dynamic_blocks[0]->io_type, TASKIR__ASM__IOTYPE__INPUT_DATA);
