@@ -14,8 +14,9 @@
  * gains less than 0.1 % or after 4 x effort sweeps. Every delta is incremental, O(degree):
  * the cost of the edges of the one or two virtual cores that move. The random numbers come
  * from the seed alone (splitmix64): one seed, one placement. Work: effort x (64 moves per
- * virtual core + MIN_MOVES) annealing moves (a small plan anneals longer: more moves were
- * worth it on every graph measured, docs/mapper.md "Benchmark"), then the sweeps.
+ * virtual core + min(MIN_MOVES, 4096 per virtual core)) annealing moves (a plan of a few
+ * hundred cores anneals longer: more moves were worth it on every graph measured,
+ * docs/mapper.md "Benchmark"), then the sweeps.
  */
 #include "mapper/plan.h"
 
@@ -23,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Annealing moves made at effort 1 besides the 64 per virtual core. */
+/* At most this many annealing moves at effort 1 besides the 64 per virtual core. */
 #define MIN_MOVES (UINT64_C(1) << 19)
 
 typedef struct Rng {
@@ -234,7 +235,8 @@ Status map_refine(MapPlan *p, uint32_t *where, Diag *d)
     memcpy(best, where, (size_t)nv * sizeof *best);
     int64_t cost = map_vedge_traffic(p, where), best_cost = cost;
     double t0 = p->n_vedges ? 0.3 * (double)cost / p->n_vedges : 1.0;
-    uint64_t iters = (uint64_t)p->opt.effort * (64 * (uint64_t)nv + MIN_MOVES);
+    uint64_t extra = 4096 * (uint64_t)nv < MIN_MOVES ? 4096 * (uint64_t)nv : MIN_MOVES;
+    uint64_t iters = (uint64_t)p->opt.effort * (64 * (uint64_t)nv + extra);
     double decay = iters ? pow(1e-4, 1.0 / (double)iters) : 1.0, temp = t0;
     Rng r = {p->opt.seed ^ UINT64_C(0x5DEECE66D)};
     for (uint64_t it = 0; it < iters; it++) {
