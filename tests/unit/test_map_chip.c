@@ -25,20 +25,11 @@
 #include "taskir/fileio.h"
 #include "taskir/mapping.h"
 
+#include "map_fixture.h"
+
 static Mapping *load_lenet(void)
 {
-    const char *dir = getenv("TASKIR_BUILDDIR");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/examples/lenet.map.pb", dir ? dir : ".");
-    Diag d;
-    diag_init(&d, "lenet.map.pb");
-    Mapping *m = NULL;
-    Status st = mapping_load_pb(path, &m, &d);
-    if (st != ST_OK)
-        diag_print(&d, stderr, "test_map_chip");
-    assert_int_equal(st, ST_OK);
-    diag_finish(&d);
-    return m;
+    return map_fixture_lenet("test_map_chip");
 }
 
 static Chip *chip(void)
@@ -53,20 +44,12 @@ static Chip *chip(void)
 
 static MapDict *node_dict(Mapping *m, int32_t block)
 {
-    for (uint32_t i = 0; i < m->n_nodes; i++)
-        if (m->nodes[i].task_id == block)
-            return &m->nodes[i];
-    fail_msg("no node dict for block %d", (int)block);
-    return NULL;
+    return map_fixture_dict(m, false, block);
 }
 
 static MapDict *edge_dict(Mapping *m, int32_t edge)
 {
-    for (uint32_t i = 0; i < m->n_edges; i++)
-        if (m->edges[i].task_id == edge)
-            return &m->edges[i];
-    fail_msg("no edge dict for edge %d", (int)edge);
-    return NULL;
+    return map_fixture_dict(m, true, edge);
 }
 
 /* Verifies m on c expecting exactly the rules listed (each at least once, nothing else). */
