@@ -213,7 +213,8 @@ static void slot_areas(Areas *l, const Taskir__Asm__StaticPrimList *pl, int p)
         area_add(l, r->addr_dout_base, 4 * ((int64_t)r->addr_dout_length + 1),
                  pl->router->send_block, "router P09 send", p);
     if (r && r->receive_en)
-        area_add(l, r->addr_din_base, 2 * ((int64_t)r->addr_din_length + 1),
+        area_add(l, ASM_MEM2_BASE + (int64_t)r->addr_din_base,
+                 2 * ((int64_t)r->addr_din_length + 1),
                  pl->router->receive_block, "router P09 receive", p);
 }
 
