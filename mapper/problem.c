@@ -73,7 +73,7 @@ static int64_t edge_bytes(const MapPlan *p, const Edge *e, bool at_src)
 
 /* Does storage block b hold static data (weights, biases, tables) rather than data that
  * flows through the step? */
-static bool is_static(const Block *b, const BlockUses *bu)
+bool map_is_static(const Block *b, const BlockUses *bu)
 {
     switch (b->type) {
     case BT_SW: case BT_SW2D: case BT_SWFC: case BT_SB:
@@ -196,7 +196,8 @@ static Status build_reps(MapPlan *p, Diag *d)
             total += 1 + p->uses.blocks[i].n_out_edges;
     p->reps = total < UINT32_MAX ? malloc((size_t)(total ? total : 1) * sizeof *p->reps) : NULL;
     p->rep_box = p->reps ? malloc((size_t)(total ? total : 1) * sizeof *p->rep_box) : NULL;
-    if (!p->rep_first || !p->rep_n || !p->reps || !p->rep_box)
+    p->rep_bytes = p->reps ? calloc((size_t)(total ? total : 1), sizeof *p->rep_bytes) : NULL;
+    if (!p->rep_first || !p->rep_n || !p->reps || !p->rep_box || !p->rep_bytes)
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory building clusters");
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -379,7 +380,8 @@ static Status build_clusters(MapPlan *p, Diag *d)
             int64_t part = scale_bytes(bytes, &p->rep_box[p->rep_first[i] + r], &whole);
             if (part > INT64_MAX / 4 - rc->mem_data - rc->mem_weight)
                 return diag_block(d, ST_LOGIC, "map.mem.size", b, "its memory size overflows");
-            if (is_static(b, bu))
+            p->rep_bytes[p->rep_first[i] + r] = part;
+            if (map_is_static(b, bu))
                 rc->mem_weight += part;
             else
                 rc->mem_data += part;
