@@ -11,6 +11,7 @@
 #define TASKIR_MAPPER_PLAN_H
 
 #include "mapper/mapper.h"
+#include "taskir/blockbox.h"
 #include "taskir/chip_cost.h"
 #include "taskir/uses.h"
 
@@ -31,10 +32,9 @@ typedef struct MTask {
     int slot;                 /* MS_AXON, MS_SOMA1 or MS_SOMA2 */
 } MTask;
 
-/* A box of a block in its eight shape dims: [lo, hi) per dim. */
-typedef struct MBox {
-    int64_t lo[TIR_NDIMS], hi[TIR_NDIMS];
-} MBox;
+/* A box of a block in its eight shape dims: [lo, hi) per dim (taskir/blockbox.h: the
+ * verifier counts the parts of blocks with the same functions). */
+typedef BlockBox MBox;
 
 /* What an edge carries between cores. */
 typedef enum {
@@ -113,7 +113,7 @@ struct MapPlan {
     uint32_t *xfer_of;        /* per edge position: its first xfer or MAP_NONE; an edge into a
                                  storage block with k copies has k, one per copy in rep order */
     uint32_t *reps;           /* the clusters holding a copy of a storage block: */
-    struct MBox *rep_box;     /* per entry of reps: the part of the block that copy holds */
+    MBox *rep_box;     /* per entry of reps: the part of the block that copy holds */
     int64_t *rep_bytes;       /* per entry of reps: that part's bytes as the chip lays it out */
     uint32_t *rep_first;      /* per block position: its first entry in reps (home first) */
     uint32_t *rep_n;          /* per block position: how many (0 for non-storage) */
