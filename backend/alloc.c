@@ -13,15 +13,17 @@ typedef struct AllocBank {
     int64_t lo, hi;
 } AllocBank;
 
-static const AllocBank bank_mem0 = {"MEM0", ASM_MEM0_BASE, ASM_MEM1_BASE};
 static const AllocBank bank_mem1 = {"MEM1", ASM_MEM1_BASE, ASM_MEM2_BASE};
+static const AllocBank bank_data = {"MEM0 and MEM1", ASM_MEM0_BASE, ASM_MEM2_BASE};
 static const AllocBank bank_recv = {"receive area", ASM_MEM2_RECV, ASM_MEM3_BASE};
 
-/* The banks of each kind, in order of preference (NULL-terminated). */
-static const AllocBank *const prefs[3][4] = {
-    [ALLOC_STATIC] = {&bank_mem1, &bank_mem0, NULL, NULL},
-    [ALLOC_DATA] = {&bank_mem0, &bank_mem1, NULL, NULL},
-    [ALLOC_RECV] = {&bank_recv, &bank_mem0, &bank_mem1, NULL},
+/* The ranges an area of each kind may go to, in order of preference (NULL-terminated). MEM0
+ * and MEM1 are one run of data words: an area may cross from one into the other (a 28 x 28
+ * int32 map of 32 channels takes 100 KB). */
+static const AllocBank *const prefs[3][3] = {
+    [ALLOC_STATIC] = {&bank_mem1, &bank_data, NULL},
+    [ALLOC_DATA] = {&bank_data, NULL, NULL},
+    [ALLOC_RECV] = {&bank_recv, NULL, NULL},
 };
 
 static int64_t align_up(int64_t a, int32_t al)
@@ -58,15 +60,19 @@ static int64_t first_fit(const AllocReq *reqs, const int32_t *addr, const size_t
     }
 }
 
-/* The largest sum of words live in one phase, and that phase. */
-static int64_t peak_live(const AllocReq *reqs, size_t n, int32_t *phase)
+/* The largest sum of words live in one phase among the areas that share r's banks (received
+ * areas, or the others), and that phase. */
+static int64_t peak_live(const AllocReq *reqs, size_t n, const AllocReq *r, int32_t *phase)
 {
     int64_t best = 0;
     *phase = 0;
     for (size_t i = 0; i < n; i++) {
+        if ((reqs[i].kind == ALLOC_RECV) != (r->kind == ALLOC_RECV))
+            continue;
         int64_t sum = 0;
         for (size_t k = 0; k < n; k++)
-            if (reqs[k].first <= reqs[i].first && reqs[i].first <= reqs[k].last)
+            if ((reqs[k].kind == ALLOC_RECV) == (r->kind == ALLOC_RECV) &&
+                reqs[k].first <= reqs[i].first && reqs[i].first <= reqs[k].last)
                 sum += reqs[k].words;
         if (sum > best) {
             best = sum;
@@ -131,9 +137,9 @@ Status alloc_core(const AllocReq *reqs, size_t n, int32_t *addr, const char *cor
             at = first_fit(reqs, addr, placed, n_placed, r, *b);
         if (at < 0) {
             int32_t ph;
-            int64_t peak = peak_live(reqs, n, &ph);
-            int64_t have = (ASM_MEM2_BASE - ASM_MEM0_BASE) +
-                           (r->kind == ALLOC_RECV ? ASM_MEM3_BASE - ASM_MEM2_RECV : 0);
+            int64_t peak = peak_live(reqs, n, r, &ph);
+            int64_t have = r->kind == ALLOC_RECV ? ASM_MEM3_BASE - ASM_MEM2_RECV
+                                                 : ASM_MEM2_BASE - ASM_MEM0_BASE;
             st = diag_add(d, ST_LOGIC, "emit.alloc", core,
                           "block %" PRId32 " needs %" PRId64 " words (%" PRId64
                           " B, aligned to %" PRId32 ") in phases [%" PRId32 ", %" PRId32

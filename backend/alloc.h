@@ -4,11 +4,13 @@
  * do not overlap may share words.
  *
  * Where an area goes, by kind, in order of preference:
- *   ALLOC_STATIC  weights, biases, tables: MEM1, then MEM0
- *   ALLOC_DATA    feature maps and buffers: MEM0, then MEM1
- *   ALLOC_RECV    data that arrives by router packets: the receive area (0x8400..0x8FFF),
- *                 then MEM0, then MEM1
- * An area never straddles two banks. Inside a bank the first fit from the bank's start wins.
+ *   ALLOC_STATIC  weights, biases, tables: MEM1 (0x4000..0x7FFF), then anywhere in MEM0
+ *                 and MEM1
+ *   ALLOC_DATA    feature maps and buffers: MEM0 and MEM1 (0x0000..0x7FFF) from the start
+ *   ALLOC_RECV    data that arrives by router packets: the receive area (0x8400..0x8FFF)
+ *                 only (the router writes received packets into MEM2 alone)
+ * MEM0 and MEM1 are one run of data words: an area may cross from one into the other. Inside
+ * a range the first fit from the range's start wins.
  * Areas are placed largest first (ties: in the order given), so the plan depends only on the
  * requests: deterministic.
  */

@@ -52,10 +52,10 @@ static void test_lifetimes_share(void **state)
     diag_finish(&d);
 }
 
-/* Data fills MEM0 first; what does not fit beside it goes to MEM1 without straddling the
- * bank boundary: 0x3000 + 0x2000 > 0x4000, so the second starts at 0x4000. A weight area
- * then fits in MEM1 after it. */
-static void test_spill_to_mem1(void **state)
+/* Data fills MEM0 first and runs on into MEM1 (one run of data words): 0x3000 + 0x2000 words
+ * put the second area at 0x3000..0x4FFF. A weight area then takes the first free words of
+ * MEM1: 0x5000. */
+static void test_data_runs_into_mem1(void **state)
 {
     (void)state;
     AllocReq r[] = {
@@ -67,27 +67,51 @@ static void test_spill_to_mem1(void **state)
     Diag d;
     assert_int_equal(plan(r, 3, a, &d), ST_OK);
     assert_int_equal(a[0], 0x0000);
-    assert_int_equal(a[1], 0x4000);
-    assert_int_equal(a[2], 0x6000);
+    assert_int_equal(a[1], 0x3000);
+    assert_int_equal(a[2], 0x5000);
     diag_finish(&d);
 }
 
-/* Received data goes to the receive area 0x8400..0x8FFF (0xC00 words): a full-size area
- * fills it exactly; a second one living at the same time goes to MEM0. */
+/* Weights that MEM1 cannot hold go below it: MEM1 holds 0x3F00 words of weights, the next
+ * 0x200 words do not fit in its last 0x100 and take the first free words from 0: 0x0000. */
+static void test_static_falls_back(void **state)
+{
+    (void)state;
+    AllocReq r[] = {
+        {0x3F00, 8, 0, 3, ALLOC_STATIC, 1},
+        {0x200, 8, 0, 3, ALLOC_STATIC, 2},
+    };
+    int32_t a[2];
+    Diag d;
+    assert_int_equal(plan(r, 2, a, &d), ST_OK);
+    assert_int_equal(a[0], 0x4000);
+    assert_int_equal(a[1], 0x0000);
+    diag_finish(&d);
+}
+
+/* Received data goes to the receive area 0x8400..0x8FFF (0xC00 words) and nowhere else: a
+ * full-size area fills it exactly; an area living at another time shares it; one living at
+ * the same time does not fit. */
 static void test_receive_area(void **state)
 {
     (void)state;
     AllocReq r[] = {
         {0xC00, 2, 1, 2, ALLOC_RECV, 1},
-        {0x10, 2, 2, 3, ALLOC_RECV, 2},
         {0x10, 2, 3, 3, ALLOC_RECV, 3},
     };
     int32_t a[3];
     Diag d;
-    assert_int_equal(plan(r, 3, a, &d), ST_OK);
+    assert_int_equal(plan(r, 2, a, &d), ST_OK);
     assert_int_equal(a[0], 0x8400);
-    assert_int_equal(a[1], 0x0000);
-    assert_int_equal(a[2], 0x8400); /* phase 3: the big area is dead by then */
+    assert_int_equal(a[1], 0x8400); /* phase 3: the big area is dead by then */
+    diag_finish(&d);
+    AllocReq r2[] = {
+        {0xC00, 2, 1, 2, ALLOC_RECV, 1},
+        {0x10, 2, 2, 3, ALLOC_RECV, 4},
+    };
+    assert_int_equal(plan(r2, 2, a, &d), ST_LOGIC);
+    assert_non_null(strstr(d.entries[0].what, "block 4 needs 16 words"));
+    assert_non_null(strstr(d.entries[0].what, "3088 words are live in phase 2 against the 3072"));
     diag_finish(&d);
 }
 
@@ -151,7 +175,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_static_in_mem1), cmocka_unit_test(test_lifetimes_share),
-        cmocka_unit_test(test_spill_to_mem1),  cmocka_unit_test(test_receive_area),
+        cmocka_unit_test(test_data_runs_into_mem1), cmocka_unit_test(test_static_falls_back),
+        cmocka_unit_test(test_receive_area),
         cmocka_unit_test(test_alignment),      cmocka_unit_test(test_does_not_fit),
         cmocka_unit_test(test_bad_request),
     };
