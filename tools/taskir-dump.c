@@ -37,7 +37,7 @@
 static const char usage_text[] =
     "usage: taskir-dump GRAPH.pb|MAP.pb|CHIP.xml [--format text|json|dot] [--full-data]\n"
     "                   [--summary] [--block ID] [--verify [--strict]]\n"
-    "                   [--input-format graph|mapping|chip] [-o FILE]\n"
+    "                   [--input-format graph|mapping|chip] [--chip CHIP.xml] [-o FILE]\n"
     "       taskir-dump --help | --version\n"
     "\n"
     "Prints a TaskGraph (.pb) or a Mapping (.map.pb: the graph placed on cores); \"-\" reads\n"
@@ -60,6 +60,10 @@ static const char usage_text[] =
     "                dicts), with --format, --summary or --block the dump follows (and the\n"
     "                ok line goes to standard error); with --format json alone the findings\n"
     "                (rule, block, edge, where, message) print as JSON, also when none\n"
+    "  --chip FILE   with --verify on a Mapping, check the rules that need the chip (cores,\n"
+    "                phases and groups it has, a core's memory in every phase, the receive\n"
+    "                limits: docs/rules.md) against this chip description; default: the\n"
+    "                built-in TianjicX description (examples/chips/tianjicx.xml)\n"
     "  --strict      with --verify (implies it), a graph's pedantic findings too: the\n"
     "                conventions of the existing tools that --verify accepts (an absent\n"
     "                socket_id, unused attributes at neutral values, a data block's empty\n"
@@ -98,6 +102,7 @@ typedef struct Options {
     bool verify;
     bool full_data;      /* --full-data: PF_JSON_FULL */
     bool strict;         /* --strict: verify_graph_opts(.strict) */
+    const char *chip;    /* --chip: the chip a Mapping is verified on (NULL: built-in) */
 } Options;
 
 /* Parses argv into o. Returns -1 to go on, else the exit code (--help, --version, errors). */
@@ -106,6 +111,7 @@ static int parse_args(int argc, char **argv, Options *o)
     int rc = -1;
     bool only_files = false;
     bool seen_format = false, seen_input = false, seen_block = false, seen_out = false;
+    bool seen_chip = false;
     memset(o, 0, sizeof *o);
     for (int i = 1; i < argc && rc < 0; i++) {
         const char *a = argv[i];
@@ -166,6 +172,12 @@ static int parse_args(int argc, char **argv, Options *o)
                                  v ? v : "");
             o->has_block = true;
             o->block = (int32_t)id;
+        } else if ((v = cli_opt_value(argc, argv, &i, "--chip", &m)), m) {
+            if ((rc = cli_once(TOOL, "--chip", &seen_chip)) >= 0)
+                break;
+            if (!v || !*v)
+                rc = cli_usage(TOOL, "usage.args", "%s needs a chip description file", a);
+            o->chip = v;
         } else if ((v = cli_opt_value(argc, argv, &i, "-o", &m)), m) {
             if ((rc = cli_once(TOOL, "-o", &seen_out)) >= 0)
                 break;
@@ -186,6 +198,8 @@ static int parse_args(int argc, char **argv, Options *o)
         rc = cli_usage(TOOL, "usage.args", "--full-data is for the JSON dump (--format json), "
                        "which then holds every data value; the %s has none abridged",
                        o->summary ? "summary" : "text and dot output");
+    else if (rc < 0 && o->chip && !o->verify)
+        rc = cli_usage(TOOL, "usage.args", "--chip is for --verify on a Mapping");
     else if (rc < 0 && o->full_data && o->verify && !o->has_block)
         rc = cli_usage(TOOL, "usage.args", "--full-data is for the JSON dump; --verify "
                        "--format json prints the findings instead");
@@ -266,7 +280,8 @@ static Status run_chip(const Options *o, const char *name, const uint8_t *in, si
 /* Loads, verifies and prints as o asks. Findings about the input go to d, about writing the
  * output to od; *reported says they went to the output as JSON instead (--verify --format
  * json), not to be printed again. */
-static Status run(const Options *o, const char *name, Diag *d, Diag *od, bool *reported)
+static Status run(const Options *o, const char *name, Diag *d, Diag *od, Diag *cd,
+                  bool *reported)
 {
     TirFileBytes file;
     *reported = false;
@@ -305,8 +320,15 @@ static Status run(const Options *o, const char *name, Diag *d, Diag *od, bool *r
     bool dump = !json_report && (!o->verify || o->format_given || o->summary || o->has_block);
     VerifyOptions vo = {.strict = o->strict};
     size_t before = d->n;
-    if (o->verify)
-        st = m ? verify_mapping(m, d) : verify_graph_opts(g, &vo, d);
+    if (o->verify && m) {
+        Chip *chip = NULL;
+        st = o->chip ? chip_load(o->chip, &chip, cd) : chip_load_default(&chip, cd);
+        if (st == ST_OK)
+            st = verify_mapping_on(m, chip, d);
+        chip_destroy(chip);
+    } else if (o->verify) {
+        st = verify_graph_opts(g, &vo, d);
+    }
     if (json_report && st != ST_RUNTIME) {
         uint32_t counts[2] = {g->n_blocks, g->n_edges};
         Status rst = report(o, name, d, counts, od);
@@ -335,9 +357,6 @@ static Status run(const Options *o, const char *name, Diag *d, Diag *od, bool *r
         fprintf(dump ? stderr : ms, "%s: ok (%u blocks, %u edges, %u node dicts, %u edge dicts)\n",
                 name, (unsigned)g->n_blocks, (unsigned)g->n_edges, (unsigned)m->n_nodes,
                 (unsigned)m->n_edges);
-    else if (o->verify && o->strict)
-        fprintf(dump ? stderr : ms, "%s: ok (%u blocks, %u edges, %zu warnings)\n", name,
-                (unsigned)g->n_blocks, (unsigned)g->n_edges, d->n - before + d->dropped);
     else if (o->verify && o->strict)
         fprintf(dump ? stderr : ms, "%s: ok (%u blocks, %u edges, %zu warnings)\n", name,
                 (unsigned)g->n_blocks, (unsigned)g->n_edges, d->n - before + d->dropped);
@@ -376,17 +395,20 @@ int main(int argc, char **argv)
     if (rc >= 0)
         return rc;
     const char *name = cli_name(o.file, false);
-    Diag d, od;
+    Diag d, od, cd;
     diag_init(&d, name);
     diag_init(&od, cli_name(o.out ? o.out : "-", true));
+    diag_init(&cd, o.chip ? cli_name(o.chip, false) : "(built-in chip)");
     bool reported;
-    Status st = run(&o, name, &d, &od, &reported);
+    Status st = run(&o, name, &d, &od, &cd, &reported);
     if (!reported)
         diag_print(&d, stderr, TOOL);
+    diag_print(&cd, stderr, TOOL);
     diag_print(&od, stderr, TOOL);
-    if (st != ST_OK && !reported && d.n == 0 && od.n == 0)
+    if (st != ST_OK && !reported && d.n == 0 && od.n == 0 && cd.n == 0)
         fprintf(stderr, "%s: %s: failed\n", TOOL, name);
     diag_finish(&d);
     diag_finish(&od);
+    diag_finish(&cd);
     return (int)st;
 }

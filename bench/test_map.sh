@@ -1,0 +1,86 @@
+#!/bin/sh
+# bench/test_map.sh: the test bench_map, a quick check that bench/map works, never the
+# benchmark itself (ResNet-50 and the 10,240-group graph are not touched).
+#
+#   sh bench/test_map.sh BENCH_MAP BUILD_DIR
+#
+# 1. `bench/map --no-build --only small` (REPS=1), as text and as Markdown: exit 0; the table
+#    has its 16 columns under the expected names; rows lenet and synth-small with figures,
+#    lenet's 2 cores at most and its target line "met"; synth-small's groups are gen_synth's
+#    2 x 4 x 4 x 4 = 128 and its unicast traffic at most both baselines (the refinement
+#    keeps the best placement it saw, Scotch's among them).
+# 2. The synthetic graph's Mapping runs: taskir-run on synth-small.map.pb gives the outputs of
+#    taskir-run on synth-small.pb, bit for bit (inputs from bench/pb_inputs).
+# 3. Usage: an unknown option exits 2; gen_synth refuses a bad size (exit 2) and a missing
+#    output (exit 1).
+# Skipped (77) without GNU time at /usr/bin/time.
+set -eu
+bench=$1
+build=$2
+if [ ! -x /usr/bin/time ]; then
+    echo "no GNU time at /usr/bin/time (Debian package time): skipped"
+    exit 77
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench_map.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+bad() {
+    echo "FAIL: $*"
+    exit 1
+}
+
+# ---- 1. the small cases ----
+rc=0
+BUILD=$build REPS=1 sh "$bench" --no-build --only small >"$tmp/text" 2>"$tmp/err" || rc=$?
+cat "$tmp/text"
+[ "$rc" -eq 0 ] || { cat "$tmp/err"; bad "bench/map --only small exited $rc"; }
+rc=0
+BUILD=$build REPS=1 sh "$bench" --no-build --only small --markdown >"$tmp/md" 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 0 ] || { cat "$tmp/err"; bad "bench/map --only small --markdown exited $rc"; }
+head -n 1 "$tmp/text" | grep -q '^taskir mapper benchmark (bench/map): ' || bad "no title line"
+want='graph groups map s CPU s cores chips phases phase groups step clock traffic unicast scotch snake x best x scotch x snake'
+got=$(sed -n 2p "$tmp/text" | tr -s ' ')
+[ "$got" = "$want" ] || bad "text header is '$got', not '$want'"
+got=$(grep '^| graph' "$tmp/md" | sed 's/ *| */|/g; s/^|//; s/|$//' | tr '|' ' ')
+[ "$got" = "$want" ] || bad "Markdown header is '$got', not '$want'"
+grep -q '^|---|---:|' "$tmp/md" || bad "no Markdown separator line"
+rows=$build/bench/map-out/rows.tsv
+awk -F '\t' '
+function fail(what) { print "FAIL: " what; bad = 1; exit 1 }
+$2 == "FAIL" { fail("row " $1 " failed") }
+NF != 13 { fail("row " $1 " has " NF " fields") }
+{ for (i = 2; i <= 13; i++) if ($i !~ /^[0-9.]+$/) fail("row " $1 " field " i " is " $i) }
+$1 == "lenet" { lenet = 1; if ($5 < 1 || $5 > 2) fail("lenet on " $5 " cores") }
+$1 == "synth-small" {
+    synth = 1
+    if ($4 != 128) fail("synth-small has " $4 " groups, not 128")
+    if ($11 > $12 || $11 > $13) fail("synth-small: unicast " $11 " above a baseline")
+    if ($13 <= 0) fail("synth-small: no snake baseline")
+}
+END { if (!bad && !(lenet && synth)) { print "FAIL: rows missing"; exit 1 } }' "$rows" ||
+    bad "the rows"
+grep -q '^target lenet on <= 2 cores (.*): met$' "$tmp/text" || bad "no met lenet target"
+grep -q '^- target lenet on <= 2 cores' "$tmp/md" || bad "no Markdown target line"
+
+# ---- 2. the synthetic graph's Mapping runs bit for bit ----
+out=$build/bench/map-out
+"$build/bench/pb_inputs" "$out/synth-small.pb" "$tmp" >"$tmp/inputs" || bad "pb_inputs"
+set --
+while IFS= read -r in; do set -- "$@" --input "$in"; done <"$tmp/inputs"
+"$build/tools/taskir-run" "$out/synth-small.pb" -o "$tmp/o1" "$@" >/dev/null ||
+    bad "synth-small.pb does not run"
+"$build/tools/taskir-run" "$out/synth-small.map.pb" -o "$tmp/o2" "$@" >/dev/null ||
+    bad "synth-small.map.pb does not run"
+diff -r "$tmp/o1" "$tmp/o2" || bad "the Mapping of synth-small runs to other outputs"
+
+# ---- 3. usage ----
+rc=0
+BUILD=$build sh "$bench" --bogus >/dev/null 2>&1 || rc=$?
+[ "$rc" -eq 2 ] || bad "an unknown option exited $rc, not 2"
+rc=0
+"$build/bench/gen_synth" --tiles 0 "$tmp/x.pb" 2>/dev/null || rc=$?
+[ "$rc" -eq 2 ] || bad "gen_synth --tiles 0 exited $rc, not 2"
+rc=0
+"$build/bench/gen_synth" 2>/dev/null || rc=$?
+[ "$rc" -eq 1 ] || bad "gen_synth without an output exited $rc, not 1"
+[ ! -e "$tmp/x.pb" ] || bad "gen_synth wrote a file after a usage error"
+echo "ok"
