@@ -330,7 +330,7 @@ int main(int argc, char **argv)
     if (st == ST_OK) {
         Diag vd;
         diag_init(&vd, cli_name(o.in, false));
-        if (verify_mapping(m, &vd) != ST_OK) { /* a mapper bug: say what, exit 3 */
+        if (verify_mapping_on(m, chip, &vd) != ST_OK) { /* a mapper bug: say what, exit 3 */
             diag_print(&vd, stderr, TOOL);
             st = diag_add(&d, ST_RUNTIME, "map.internal", NULL,
                           "the mapping fails the verifier (a bug of the mapper)");
