@@ -8,6 +8,8 @@ case.json:
     {"inputs": {"NAME": {"dtype": "<i4", "shape": [8], "values": [...]}},
      "data": {"ID": [word, ...]},                 static blocks' data/ID.bin words (optional)
      "text_only": true,                           write program.txt, not program.pb (optional)
+     "program_from": "p09_multi",                 take program.txtpb and sockets.json from
+                                                  that case's directory (optional)
      "expect": {"output0.npy": {"dtype": "<i4", "shape": [12], "values": [...]}},
      "dump": ["line", ...]}                       lines `taskir-dump DIR` must print (with
                                                   TASKIR_DUMP; its --format json must parse
@@ -54,6 +56,8 @@ def read_npy(path):
 
 
 def build(protoc, proto_dir, case_dir, case, out_dir):
+    if "program_from" in case:
+        case_dir = os.path.join(os.path.dirname(os.path.normpath(case_dir)), case["program_from"])
     text = os.path.join(case_dir, "program.txtpb")
     if case.get("text_only"):
         with open(text, "rb") as f, open(os.path.join(out_dir, "program.txt"), "wb") as g:

@@ -92,8 +92,9 @@ static void expect_rule(const char *want)
     assert_string_equal(rule, want);
 }
 
-/* Runs s with x = 1..8 (the p09_multi inputs); the status. */
-static Status run(const ProgSet *s, int32_t out[12])
+/* Runs s with x = 1..8 (the p09_multi inputs) and options opt; the status, the first
+ * finding's rule into rule (when not NULL). */
+static Status run_opt(const ProgSet *s, const RunOptions *opt, int32_t out[12], char *rule)
 {
     NpyArray a = {.dtype = NPY_I32, .ndim = 1, .shape = {8}, .count = 8};
     int32_t x[8] = {1, -2, 3, -4, 5, -6, 7, -8};
@@ -103,12 +104,19 @@ static Status run(const ProgSet *s, int32_t out[12])
     size_t n = 0;
     Diag d;
     diag_init(&d, "set");
-    Status st = prog_run_arrays(s, NULL, &in, 1, &outs, &n, &d);
+    Status st = prog_run_arrays(s, opt, &in, 1, &outs, &n, &d);
+    if (rule)
+        snprintf(rule, 64, "%s", d.n ? d.entries[0].rule : "");
     if (!st && out && n == 1 && outs[0].count == 12)
         memcpy(out, outs[0].data, 12 * sizeof *out);
     prog_outputs_free(outs, n);
     diag_finish(&d);
     return st;
+}
+
+static Status run(const ProgSet *s, int32_t out[12])
+{
+    return run_opt(s, NULL, out, NULL);
 }
 
 static void test_good(void **state)
@@ -128,6 +136,10 @@ static void test_good(void **state)
     assert_int_equal(run(&s, out), ST_OK);
     static const int32_t want[12] = {1, -2, 3, -4, 100, 200, 5, -6, 7, -8, 0, 0};
     assert_memory_equal(out, want, sizeof want);
+    /* the run's memory cap: two cores have programs */
+    RunOptions one = {.max_cores = 1};
+    assert_int_equal(run_opt(&s, &one, NULL, rule), ST_LOGIC);
+    assert_string_equal(rule, "prog.limit.cores");
     progset_free(&s);
     assert_null(s.config);
 }
