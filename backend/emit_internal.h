@@ -81,12 +81,14 @@ typedef struct Emit {
     GraphUses uses;
     Diag *d;
     ECore *cores;
-    uint32_t n_cores, cap_cores;
+    uint32_t n_cores;
+    size_t cap_cores;
     uint32_t *core_of;              /* per block position: the core of its first coordinate */
     int32_t *phase_of;              /* per block position: compute blocks' phase */
     int32_t *slot_of;               /* per block position: PIIndex of compute blocks */
     ECopy *copies;
-    uint32_t n_copies, cap_copies;
+    uint32_t n_copies;
+    size_t cap_copies;
     uint32_t *first_copy;           /* per block position: index of its first copy */
     uint32_t *n_copy;               /* per block position: copies */
     EOut *outs;                     /* per block position */
@@ -113,6 +115,10 @@ Status emit_routes(Emit *e);                /* emit_route.c */
 Status emit_router_prims(Emit *e);          /* emit_route.c, after the prims */
 Status emit_io(Emit *e, ProgSet *out);      /* emit_io.c */
 
+/* arr (capacity *cap elements of elem bytes) with room for element n: arr itself, or
+ * reallocated to twice the capacity; NULL (arr untouched, out of memory recorded in e->d)
+ * when it cannot. */
+void *emit_grow(Emit *e, void *arr, size_t *cap, size_t n, size_t elem);
 /* Allocation helpers that record out of memory in e->d: a zeroed protobuf-c message
  * initialised with init, or NULL. */
 void *emit_msg(Emit *e, size_t size, void (*init)(void *));

@@ -356,14 +356,11 @@ static Status make_copies(Emit *e)
             uint32_t k = emit_core(e, c);
             if (k == EMIT_NONE || emit_copy_on(e, (uint32_t)pos, k))
                 continue;
-            if (e->n_copies == e->cap_copies) {
-                uint32_t cap = e->cap_copies ? 2 * e->cap_copies : 64;
-                ECopy *nc = realloc(e->copies, cap * sizeof *nc);
-                if (!nc)
-                    return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
-                e->copies = nc;
-                e->cap_copies = cap;
-            }
+            ECopy *ncp = emit_grow(e, e->copies, &e->cap_copies, e->n_copies,
+                                   sizeof *e->copies);
+            if (!ncp)
+                return ST_RUNTIME;
+            e->copies = ncp;
             ECopy *cp = &e->copies[e->n_copies++];
             memset(cp, 0, sizeof *cp);
             cp->block = (uint32_t)pos;

@@ -18,6 +18,30 @@
 #include <string.h>
 
 #define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
+/* The bias fields every biased Axon primitive shares (b, cb in scope). */
+#define SET_BIAS(p)                                   \
+    do {                                              \
+        SET(p, bias_type, bias_type(b));              \
+        if (b->bias_type != BIAS_VECTOR)              \
+            SET(p, constant_b, cb);                   \
+    } while (0)
+/* p: a new parameter message of type T for field f of primitive a (leaves the switch case
+ * when out of memory). */
+#define PARAMS(a, f, T, init)                                         \
+    T *p = emit_msg(e, sizeof *p, (void (*)(void *))init);            \
+    (a)->f = p;                                                       \
+    if (!p)                                                           \
+        break
+/* The window fields (strides and pads; sx .. prr in scope). */
+#define SET_WINDOW(p)                                 \
+    do {                                              \
+        SET(p, stride_x, sx);                         \
+        SET(p, stride_y, sy);                         \
+        SET(p, pad_top, pu);                          \
+        SET(p, pad_down, pd);                         \
+        SET(p, pad_left, pl);                         \
+        SET(p, pad_right, prr);                       \
+    } while (0)
 
 enum { PI_AXON = 1, PI_SOMA1 = 2, PI_SOMA2 = 5 };
 
@@ -175,6 +199,12 @@ static int32_t bias_type(const Block *b)
                                        : TASKIR__BIAS_TYPE__CONSTANT;
 }
 
+/* The pic of P-code pcode: its decimal digits read as hexadecimal (P41 -> 0x41). */
+static int32_t pic_of(int pcode)
+{
+    return (pcode / 10) * 16 + pcode % 10;
+}
+
 /* The Axon primitive of block pos. */
 static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim **out)
 {
@@ -184,8 +214,7 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
     if (!a)
         return ST_RUNTIME;
     *out = a;
-    SET(a, pic, pcode == 41 ? 0x41 : pcode == 43 ? 0x43 : pcode == 81 ? 0x81 : pcode == 83 ? 0x83
-                                                                               : pcode);
+    SET(a, pic, pic_of(pcode));
     EOperand x1 = {0}, x2 = {0}, bias = {0}, o = {0};
     bool has_x2 = b->type == BT_CC || b->type == BT_CVM || b->type == BT_CAX ||
                   b->type == BT_CVVH;
@@ -231,95 +260,57 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
     bool pad = pu || pd || pl || prr;
     switch (b->type) {
     case BT_CC: {
-        Taskir__Asm__P41 *p = emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p41__init);
-        a->p41 = p;
-        if (!p)
-            break;
+        PARAMS(a, p41, Taskir__Asm__P41, taskir__asm__p41__init);
         SET(p, x1_precision, pr_info(x1.prec)->wire);
         SET(p, x2_precision, pr_info(x2.prec)->wire);
         SET(p, bias_type, bias_type(b));
         SET(p, has_pad, pad);
-        SET(p, stride_x, sx);
-        SET(p, stride_y, sy);
+        SET_WINDOW(p);
         SET(p, dilate_x, blk_attr(b, AT_DILATION_X));
         SET(p, dilate_y, blk_attr(b, AT_DILATION_Y));
-        SET(p, pad_top, pu);
-        SET(p, pad_down, pd);
-        SET(p, pad_left, pl);
-        SET(p, pad_right, prr);
         break;
     }
     case BT_CVM: {
-        Taskir__Asm__P04 *p = emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p04__init);
-        a->p04 = p;
-        if (!p)
-            break;
+        PARAMS(a, p04, Taskir__Asm__P04, taskir__asm__p04__init);
         SET(p, x1_precision, pr_info(x1.prec)->wire);
         SET(p, x2_precision, pr_info(x2.prec)->wire);
-        SET(p, bias_type, bias_type(b));
-        if (b->bias_type != BIAS_VECTOR)
-            SET(p, constant_b, cb);
+        SET_BIAS(p);
         break;
     }
     case BT_CAVG:
     case BT_CADD: {
-        Taskir__Asm__P02 *p = emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p02__init);
-        a->p02 = p;
-        if (!p)
-            break;
+        PARAMS(a, p02, Taskir__Asm__P02, taskir__asm__p02__init);
         SET(p, avg_pooling_en, b->type == BT_CAVG);
         SET(p, x1_precision, pr_info(x1.prec)->wire);
-        SET(p, bias_type, bias_type(b));
-        if (b->bias_type != BIAS_VECTOR)
-            SET(p, constant_b, cb);
+        SET_BIAS(p);
         SET(p, has_pad, pad);
-        SET(p, stride_x, sx);
-        SET(p, stride_y, sy);
-        SET(p, pad_top, pu);
-        SET(p, pad_down, pd);
-        SET(p, pad_left, pl);
-        SET(p, pad_right, prr);
+        SET_WINDOW(p);
         break;
     }
     case BT_CVVH: {
-        Taskir__Asm__P03 *p = emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p03__init);
-        a->p03 = p;
-        if (!p)
-            break;
+        PARAMS(a, p03, Taskir__Asm__P03, taskir__asm__p03__init);
         SET(p, tensor_en, true);
         SET(p, x1_precision, pr_info(x1.prec)->wire);
-        SET(p, bias_type, bias_type(b));
-        if (b->bias_type != BIAS_VECTOR)
-            SET(p, constant_b, cb);
+        SET_BIAS(p);
         SET(p, stride_x, sx);
         SET(p, stride_y, sy);
         break;
     }
     case BT_CAX: {
-        Taskir__Asm__P43 *p = emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p43__init);
-        a->p43 = p;
-        if (!p)
-            break;
+        PARAMS(a, p43, Taskir__Asm__P43, taskir__asm__p43__init);
         SET(p, tensor_en, true);
         SET(p, x1_precision, pr_info(x1.prec)->wire);
         SET(p, x2_precision, pr_info(x2.prec)->wire);
-        SET(p, bias_type, bias_type(b));
-        if (b->bias_type != BIAS_VECTOR)
-            SET(p, constant_b, cb);
+        SET_BIAS(p);
         SET(p, x2_length, (int32_t)x2.words);
         break;
     }
     case BT_CVS: {
-        Taskir__Asm__P83 *p = emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p83__init);
-        a->p83 = p;
-        if (!p)
-            break;
+        PARAMS(a, p83, Taskir__Asm__P83, taskir__asm__p83__init);
         SET(p, tensor_en, true);
         SET(p, x1_precision, pr_info(x1.prec)->wire);
-        SET(p, bias_type, bias_type(b));
+        SET_BIAS(p);
         SET(p, constant_a, blk_attr(b, AT_CONSTANT_A));
-        if (b->bias_type != BIAS_VECTOR)
-            SET(p, constant_b, cb);
         break;
     }
     default:
@@ -338,7 +329,7 @@ static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim 
     if (!s)
         return ST_RUNTIME;
     *out = s;
-    SET(s, pic, pcode == 25 ? 0x25 : pcode);
+    SET(s, pic, pic_of(pcode));
     EOperand x1 = {0}, lut = {0}, o = {0};
     Status st = input_operand(e, pos, 0, &x1);
     if (st == ST_OK && b->type == BT_CLUT)
@@ -374,10 +365,7 @@ static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim 
     switch (b->type) {
     case BT_CCMPB:
     case BT_CCMPS: {
-        Taskir__Asm__PX5 *p = emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__px5__init);
-        s->px5 = p;
-        if (!p)
-            break;
+        PARAMS(s, px5, Taskir__Asm__PX5, taskir__asm__px5__init);
         int32_t pu = blk_attr(b, AT_PAD_UP), pd = blk_attr(b, AT_PAD_DOWN);
         int32_t pl = blk_attr(b, AT_PAD_LEFT), prr = blk_attr(b, AT_PAD_RIGHT);
         SET(p, x1_precision, pr_info(x1.prec)->wire);
@@ -396,12 +384,8 @@ static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim 
         SET(p, niy, d[D_IY]);
         SET(p, nkx, d[D_KX]);
         SET(p, nky, d[D_KY]);
-        SET(p, stride_x, blk_attr(b, AT_STRIDE_X));
-        SET(p, stride_y, blk_attr(b, AT_STRIDE_Y));
-        SET(p, pad_top, pu);
-        SET(p, pad_down, pd);
-        SET(p, pad_left, pl);
-        SET(p, pad_right, prr);
+        int32_t sx = blk_attr(b, AT_STRIDE_X), sy = blk_attr(b, AT_STRIDE_Y);
+        SET_WINDOW(p);
         /* CMP, clipped to the output's range; an 8-bit output compares lane by lane with
          * the bytes of the packed word: four equal entries */
         const PrecisionInfo *op = pr_info(o.prec);
@@ -422,10 +406,7 @@ static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim 
         break;
     }
     case BT_CLUT: {
-        Taskir__Asm__P07 *p = emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p07__init);
-        s->p07 = p;
-        if (!p)
-            break;
+        PARAMS(s, p07, Taskir__Asm__P07, taskir__asm__p07__init);
         int32_t dw = blk_attr(b, AT_LUT_DW);
         int32_t code = dw <= 4 ? 0 : dw <= 8 ? 1 : dw <= 12 ? 2 : 3;
         block_id(id, sizeof id, lut.block);

@@ -45,14 +45,10 @@ static int64_t loc_addr(const ELoc *l, int64_t y, int64_t x)
 static Status add_send(Emit *e, uint32_t k, int32_t p, const ESend *s)
 {
     EPhase *ph = &e->cores[k].ph[p];
-    if (ph->n_sends == ph->cap_sends) {
-        size_t cap = ph->cap_sends ? 2 * ph->cap_sends : 8;
-        ESend *ns = realloc(ph->sends, cap * sizeof *ns);
-        if (!ns)
-            return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
-        ph->sends = ns;
-        ph->cap_sends = cap;
-    }
+    ESend *ns = emit_grow(e, ph->sends, &ph->cap_sends, ph->n_sends, sizeof *ph->sends);
+    if (!ns)
+        return ST_RUNTIME;
+    ph->sends = ns;
     ph->sends[ph->n_sends++] = *s;
     return ST_OK;
 }
