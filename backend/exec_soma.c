@@ -46,6 +46,13 @@ Status soma_prec(const SomaCtx *c, const char *param, int ir, int *hw)
                     param, ir);
 }
 
+Status soma_precs(const SomaCtx *c, const char *pa, int a, const char *pb, int b, int *ha,
+                  int *hb)
+{
+    Status st = soma_prec(c, pa, a, ha);
+    return st ? st : soma_prec(c, pb, b, hb);
+}
+
 int64_t soma_row_words(int hw, int64_t n)
 {
     int64_t per = asm_hw_per_word(hw) * 4;   /* elements in 16 bytes */
@@ -106,13 +113,17 @@ static Status area_stream(const SomaCtx *c, const char *param, int64_t base, boo
     return ST_OK;
 }
 
-/* The checks an area in the core's memory shares: inside the core, long enough. */
-static Status area_core(const SomaCtx *c, const char *param, int64_t base, int64_t len,
-                        int64_t need)
+/* The checks an area shares: a memory area inside MEM0..MEM2 (the stream register MEM3 is
+ * no memory); memory or stream, long enough. */
+static Status area_check(const SomaCtx *c, const char *param, int64_t base, int64_t len,
+                         int64_t need, bool stream)
 {
-    if (!core_mem_range_ok(base, len))
+    if (!stream && (!core_mem_range_ok(base, len) || len > ASM_MEM3_BASE - base))
         return soma_bad(c, "%s area 0x%" PRIX64 " + %" PRId64 " words is not inside the "
                         "core's memory (0x0000..0x8FFF)", param, (uint64_t)base, len);
+    if (stream && need > ASM_CORE_WORDS)
+        return soma_bad(c, "%s streams %" PRId64 " words through the Router's register, more "
+                        "than a core's %d", param, need, (int)ASM_CORE_WORDS);
     if (len < need)
         return soma_bad(c, "%s_addr_length is %" PRId64 " words, but the primitive uses %"
                         PRId64, param, len, need);
@@ -124,7 +135,7 @@ Status soma_in(const SomaCtx *c, const char *param, int64_t base, int64_t len, i
 {
     bool stream;
     Status st = area_stream(c, param, base, &stream);
-    if (st)
+    if (st || (st = area_check(c, param, base, len, need, stream)))
         return st;
     if (stream) {
         size_t have = c->from_router ? c->from_router->n : 0;
@@ -135,9 +146,6 @@ Status soma_in(const SomaCtx *c, const char *param, int64_t base, int64_t len, i
         in->n = need;
         return ST_OK;
     }
-    st = area_core(c, param, base, len, need);
-    if (st)
-        return st;
     in->w = c->m->w + base;
     in->n = need;
     return ST_OK;
@@ -153,7 +161,7 @@ Status soma_out(const SomaCtx *c, const char *param, int64_t base, int64_t len, 
     if (o->stream && !c->to_router)
         return soma_bad(c, "%s streams to the Router (0x9000), but the phase has no Router "
                         "stream", param);
-    if (!o->stream && (st = area_core(c, param, base, len, need)))
+    if ((st = area_check(c, param, base, len, need, o->stream)))
         return st;
     o->w = calloc(need > 0 ? (size_t)need : 1, sizeof *o->w);
     if (!o->w)
@@ -180,36 +188,48 @@ void soma_out_free(SomaOut *o)
     o->w = NULL;
 }
 
+/* The Soma primitives: P-code, rule id, name, the field of SomaPrim with its parameters. */
+static const struct SomaKind {
+    int pic;
+    const char *rule, *name, *field;
+} soma_kinds[] = {
+    {0x05, "prog.prim.p05", "P05", "px5"},
+    {0x25, "prog.prim.p25", "P25", "px5"},
+    {0x06, "prog.prim.p06", "P06", "p06"},
+    {0x26, "prog.prim.p26", "P26", "p26"},
+    {0x07, "prog.prim.p07", "P07", "p07"},
+    {0x08, "prog.prim.p08", "P08", "p08"},
+};
+
 /* pic 0x05 with pic_mode 1 is the min mode, as the existing tools write P25; so is pic 0x25. */
 Status exec_soma(CoreMem *m, const Taskir__Asm__SomaPrim *s, ExecStream *to_router,
                  const ExecStream *from_router, Diag *d)
 {
     SomaCtx c = {m, to_router, from_router, d, "prog.prim.soma", "Soma"};
-    switch (s->pic) {
+    bool min = s->pic == 0x25 || (s->pic == 0x05 && s->px5 && s->px5->pic_mode == 1);
+    int pic = min ? 0x25 : s->pic;
+    const struct SomaKind *k = NULL;
+    for (size_t i = 0; i < sizeof soma_kinds / sizeof soma_kinds[0]; i++)
+        if (soma_kinds[i].pic == pic)
+            k = &soma_kinds[i];
+    if (!k)
+        return soma_bad(&c, "pic is 0x%X, not a Soma primitive (0x05, 0x25, 0x06, 0x26, 0x07, "
+                        "0x08)", (unsigned)s->pic);
+    c.rule = k->rule, c.name = k->name;
+    const void *par = pic == 0x05 || pic == 0x25 ? (const void *)s->px5
+                    : pic == 0x06 ? (const void *)s->p06 : pic == 0x26 ? (const void *)s->p26
+                    : pic == 0x07 ? (const void *)s->p07 : (const void *)s->p08;
+    if (!par)
+        return soma_bad(&c, "the primitive has no %s parameters", k->field);
+    switch (pic) {
     case 0x05:
     case 0x25: {
-        bool min = s->pic == 0x25 || (s->px5 && s->px5->pic_mode == 1);
-        c.rule = min ? "prog.prim.p25" : "prog.prim.p05";
-        c.name = min ? "P25" : "P05";
-        if (!s->px5)
-            return soma_bad(&c, "the primitive has no px5 parameters");
         Status st = soma_range(&c, "pic_mode", s->px5->pic_mode, 0, 1);
         return st ? st : soma_px5(&c, s->px5, min);
     }
-    case 0x06:
-        c.rule = "prog.prim.p06", c.name = "P06";
-        return s->p06 ? soma_p06(&c, s->p06) : soma_bad(&c, "the primitive has no p06 parameters");
-    case 0x26:
-        c.rule = "prog.prim.p26", c.name = "P26";
-        return s->p26 ? soma_p26(&c, s->p26) : soma_bad(&c, "the primitive has no p26 parameters");
-    case 0x07:
-        c.rule = "prog.prim.p07", c.name = "P07";
-        return s->p07 ? soma_p07(&c, s->p07) : soma_bad(&c, "the primitive has no p07 parameters");
-    case 0x08:
-        c.rule = "prog.prim.p08", c.name = "P08";
-        return s->p08 ? soma_p08(&c, s->p08) : soma_bad(&c, "the primitive has no p08 parameters");
-    default:
-        return soma_bad(&c, "pic is 0x%X, not a Soma primitive (0x05, 0x25, 0x06, 0x26, 0x07, "
-                        "0x08)", (unsigned)s->pic);
+    case 0x06: return soma_p06(&c, s->p06);
+    case 0x26: return soma_p26(&c, s->p26);
+    case 0x07: return soma_p07(&c, s->p07);
+    default: return soma_p08(&c, s->p08);
     }
 }

@@ -56,6 +56,9 @@ Status soma_limits(const SomaCtx *c, const SomaLimit *l, size_t n);
 /* The hardware code of the IR precision ir of parameter param: INT_32, INT_8 or UINT_8
  * (the Soma executor reads and writes no other); a logic error otherwise. */
 Status soma_prec(const SomaCtx *c, const char *param, int ir, int *hw);
+/* soma_prec of two parameters, in order. */
+Status soma_precs(const SomaCtx *c, const char *pa, int a, const char *pb, int b, int *ha,
+                  int *hb);
 
 /* Words of a row of n elements of hardware precision hw padded to 16 bytes (4 words). */
 int64_t soma_row_words(int hw, int64_t n);

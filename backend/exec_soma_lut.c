@@ -10,16 +10,15 @@
 Status soma_p07(SomaCtx *c, const Taskir__Asm__P07 *p)
 {
     int x1, x2;
-    Status st = soma_prec(c, "x1_precision", p->x1_precision, &x1);
-    if (st || (st = soma_prec(c, "x2_precision", p->x2_precision, &x2)))
-        return st;
     const SomaLimit lim[] = {
         {"neuron_real_num", p->neuron_real_num, 1, SOMA_MAX_N},
         {"group_num", p->group_num, 1, SOMA_MAX_N},
         {"lut_data_width", p->lut_data_width, 0, 3},
         {"bit_shift_num", p->bit_shift_num, 0, 15},
     };
-    if ((st = soma_limits(c, lim, SOMA_NLIM(lim))))
+    Status st = soma_precs(c, "x1_precision", p->x1_precision, "x2_precision", p->x2_precision,
+                           &x1, &x2);
+    if (st || (st = soma_limits(c, lim, SOMA_NLIM(lim))))
         return st;
     int64_t entries = (int64_t)1 << (4 * (p->lut_data_width + 1));
     int64_t n = p->neuron_real_num, in_w = soma_row_words(x1, n);

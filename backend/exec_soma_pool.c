@@ -29,11 +29,22 @@ static int32_t cmp_lane(uint32_t w, int out, int64_t f)
     return soma_get(&w, out, f % (out == ASM_HW_INT32 ? 1 : 4));
 }
 
+/* The taps k in [*lo, *hi) of a window of nk taps from position start that fall inside
+ * [0, n) (an empty range when none does). */
+static void taps(int64_t start, int64_t nk, int64_t n, int64_t *lo, int64_t *hi)
+{
+    *lo = start < 0 ? -start : 0;
+    *hi = n - start < nk ? n - start : nk;
+    if (*hi < *lo)
+        *hi = *lo;
+}
+
 Status soma_px5(SomaCtx *c, const Taskir__Asm__PX5 *p, bool min_mode)
 {
     int x1, out;
-    Status st = soma_prec(c, "x1_precision", p->x1_precision, &x1);
-    if (st || (st = soma_prec(c, "out_precision", p->out_precision, &out)))
+    Status st = soma_precs(c, "x1_precision", p->x1_precision, "out_precision", p->out_precision,
+                           &x1, &out);
+    if (st)
         return st;
     const SomaLimit lim[] = {
         {"nif", p->nif, 1, SOMA_MAX_N},
@@ -64,19 +75,23 @@ Status soma_px5(SomaCtx *c, const Taskir__Asm__PX5 *p, bool min_mode)
         return st;
     for (int64_t oy = 0; oy < oy_n; oy++)
         for (int64_t ox = 0; ox < ox_n; ox++) {
+            /* The window's taps inside the image; any tap outside reads one padding 0. */
+            int64_t y0 = oy * p->stride_y - p->pad_top, x0 = ox * p->stride_x - p->pad_left;
+            int64_t kylo, kyhi, kxlo, kxhi;
+            taps(y0, p->nky, p->niy, &kylo, &kyhi);
+            taps(x0, p->nkx, p->nix, &kxlo, &kxhi);
+            bool pad = kylo > 0 || kyhi < p->nky || kxlo > 0 || kxhi < p->nkx;
             uint32_t *ow = o.w + (oy * ox_n + ox) * out_row;
             for (int64_t f = 0; f < p->nof; f++) {
+                bool any = pad;
                 int32_t r = 0;
-                for (int64_t ky = 0; ky < p->nky; ky++)
-                    for (int64_t kx = 0; kx < p->nkx; kx++) {
-                        int64_t iy = oy * p->stride_y + ky - p->pad_top;
-                        int64_t ix = ox * p->stride_x + kx - p->pad_left;
-                        int32_t v = 0;   /* padding */
-                        if (iy >= 0 && iy < p->niy && ix >= 0 && ix < p->nix)
-                            v = soma_narrow(soma_get(in.w + (iy * p->nix + ix) * in_row, x1, f),
-                                            x1, out, p->bit_shift_num);
-                        if ((ky == 0 && kx == 0) || (min_mode ? v < r : v > r))
+                for (int64_t ky = kylo; ky < kyhi; ky++)
+                    for (int64_t kx = kxlo; kx < kxhi; kx++) {
+                        const uint32_t *px = in.w + ((y0 + ky) * p->nix + x0 + kx) * in_row;
+                        int32_t v = soma_narrow(soma_get(px, x1, f), x1, out, p->bit_shift_num);
+                        if (!any || (min_mode ? v < r : v > r))
                             r = v;
+                        any = true;
                     }
                 int32_t cmp = cmp_lane(cw, out, f);
                 if (min_mode ? cmp < r : cmp > r)

@@ -7,8 +7,9 @@
 # 1. `bench/map --no-build --only small` (REPS=1), as text and as Markdown: exit 0; the table
 #    has its 16 columns under the expected names; rows lenet and synth-small with figures,
 #    lenet's 2 cores at most and its target line "met"; synth-small's groups are gen_synth's
-#    2 x 4 x 4 x 4 = 128 and its unicast traffic at most both baselines (the refinement
-#    keeps the best placement it saw, Scotch's among them).
+#    2 x 8 x 8 x 20 = 2560 and its unicast traffic at most 0.94 x plain Scotch's (the
+#    refinement's median moves and descent sweeps: 0.931; without them 0.947) and below
+#    snake order's.
 # 2. The synthetic graph's Mapping runs: taskir-run on synth-small.map.pb gives the outputs of
 #    taskir-run on synth-small.pb, bit for bit (inputs from bench/pb_inputs).
 # 3. Usage: an unknown option exits 2; gen_synth refuses a bad size (exit 2) and a missing
@@ -52,8 +53,8 @@ NF != 13 { fail("row " $1 " has " NF " fields") }
 $1 == "lenet" { lenet = 1; if ($5 < 1 || $5 > 2) fail("lenet on " $5 " cores") }
 $1 == "synth-small" {
     synth = 1
-    if ($4 != 128) fail("synth-small has " $4 " groups, not 128")
-    if ($11 > $12 || $11 > $13) fail("synth-small: unicast " $11 " above a baseline")
+    if ($4 != 2560) fail("synth-small has " $4 " groups, not 2560")
+    if ($11 > 0.94 * $12 || $11 > $13) fail("synth-small: unicast " $11 " vs baselines " $12 ", " $13)
     if ($13 <= 0) fail("synth-small: no snake baseline")
 }
 END { if (!bad && !(lenet && synth)) { print "FAIL: rows missing"; exit 1 } }' "$rows" ||

@@ -183,7 +183,7 @@ static void test_errors(void **state)
     }
     dump(&r, &in_chips, "tianjicx.xml", "--input-format", "board", NULL);
     assert_int_equal(r.status, 1);
-    assert_non_null(strstr(r.err, "graph, mapping or chip"));
+    assert_non_null(strstr(r.err, "graph, mapping, chip or asm"));
     tt_run_free(&r);
 }
 
