@@ -290,21 +290,6 @@ static void free_emit(Emit *e)
     graph_uses_finish(&e->uses);
 }
 
-void emit_set_free(ProgSet *s)
-{
-    if (s->config)
-        protobuf_c_message_free_unpacked(&s->config->base, NULL);
-    for (size_t i = 0; i < s->n_data; i++)
-        free(s->data[i].w);
-    free(s->data);
-    for (size_t i = 0; i < s->n_sockets; i++) {
-        free(s->sockets[i].name);
-        free(s->sockets[i].model_dtype);
-    }
-    free(s->sockets);
-    memset(s, 0, sizeof *s);
-}
-
 Status emit_program(const Mapping *m, const Chip *chip, ProgSet *out, Diag *d)
 {
     memset(out, 0, sizeof *out);
@@ -346,6 +331,6 @@ Status emit_program(const Mapping *m, const Chip *chip, ProgSet *out, Diag *d)
         st = d->worst;
     free_emit(&e);
     if (st != ST_OK)
-        emit_set_free(out);
+        progset_free(out);
     return st;
 }

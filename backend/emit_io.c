@@ -110,9 +110,24 @@ static Status dynamic(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io, con
     SET(db, phase_group, c->phase_group);
     SET(db, precision, pr_info(cp->feat.prec)->wire);
     SET(db, storage_order, TASKIR__ASM__STORAGE_ORDER__X_Y_F);
-    SET(db, align_number, cp->feat.per_word == 4    ? TASKIR__ASM__ALIGN_NUMBER__ALIGN_16
-                          : cp->feat.per_word == 1 ? TASKIR__ASM__ALIGN_NUMBER__ALIGN_32
-                                                   : TASKIR__ASM__ALIGN_NUMBER__ALIGN_OUTPUT);
+    /* the pitch: the channels rounded up to the alignment that gives the copy's pitch */
+    static const struct { int32_t elems; Taskir__Asm__AlignNumber code; } aligns[] = {
+        {8, TASKIR__ASM__ALIGN_NUMBER__ALIGN_8},
+        {16, TASKIR__ASM__ALIGN_NUMBER__ALIGN_16},
+        {32, TASKIR__ASM__ALIGN_NUMBER__ALIGN_32},
+    };
+    bool expressed = box->n[2] == cp->feat.c && box->n[2] == cp->box.n[2];
+    for (size_t i = 0; !expressed && i < sizeof aligns / sizeof aligns[0]; i++)
+        if ((box->n[2] + aligns[i].elems - 1) / aligns[i].elems * aligns[i].elems ==
+                cp->feat.c && box->n[2] == cp->box.n[2]) {
+            SET(db, align_number, aligns[i].code);
+            expressed = true;
+        }
+    if (!expressed)
+        return diag_block(e->d, ST_LOGIC, "emit.layout", io,
+                          "a piece of %lld of its %lld channels, %lld a pixel in memory: no "
+                          "alignment of a dynamic block gives that pitch",
+                          (long long)box->n[2], (long long)cp->box.n[2], (long long)cp->feat.c);
     return e->d->oom ? ST_RUNTIME : ST_OK;
 }
 

@@ -2,8 +2,9 @@
  * the Mapping routes between cores (ROUTER_SEND at a core, ROUTER_RECIEVE at another, in a
  * phase) becomes packets: the sender reads the part of the data the receiver's copy holds,
  * as runs of whole pixels contiguous in both memories, and sends each run under one
- * MULTI_USE header (pack_per_router_head packets of 8 bytes, destination address stepping
- * by one 8-byte unit a packet) into the receiver's receive area; the receiver counts one end
+ * MULTI_USE header (pack_per_router_head packets of 8 bytes; destination_offset and
+ * destination_const 0: packet k lands at unit A + k) into the receiver's receive area (its
+ * Addr_Din_base, a word address, is the area's start 0x8400); the receiver counts one end
  * mark a run. A sender is the writing block's core (from the writer's output area) or, in a
  * multicast chain, a destination that received the data in an earlier phase (from its copy).
  * All of a transfer goes in the first phase the Mapping gives it (a received copy lives in
@@ -13,8 +14,8 @@
  * order), so the runs a core sends in a phase must follow each other in its memory; its
  * receive area is the whole receive area. Lengths are stored minus one (CHIP.md §5): send
  * area in 16-byte units, receive area in 8-byte units, Send_number / pack_per_router_head in
- * packets, Receive_number in end marks; Addr_Rhead_base and Addr_Din_base count words from
- * MEM2 (0x8000).
+ * packets, Receive_number in end marks; Addr_Rhead_base counts words from MEM2 (0x8000),
+ * Addr_Din_base is a word address (as the executor reads it, docs/backend.md "The router").
  */
 #include "backend/emit_internal.h"
 
@@ -308,7 +309,7 @@ static Status send_part(Emit *e, uint32_t k, int32_t p, Taskir__Asm__P09 *r)
         SET(h, dy, (int32_t)dy);
         SET(h, destination_addr, (int32_t)unit);
         SET(h, pack_per_router_head, (int32_t)(s->words / 2 - 1));
-        SET(h, destination_offset, 1);
+        SET(h, destination_offset, 0); /* packet k lands at unit A + k */
         SET(h, destination_const, 0);
         SET(h, enable, true);
     }
@@ -346,7 +347,7 @@ Status emit_router_prims(Emit *e)
             if (ph->recv_marks) {
                 SET(r, receive_en, true);
                 SET(r, receive_number, ph->recv_marks - 1);
-                SET(r, addr_din_base, ASM_MEM2_RECV - ASM_MEM2_BASE);
+                SET(r, addr_din_base, ASM_MEM2_RECV);
                 SET(r, addr_din_length, (ASM_MEM3_BASE - ASM_MEM2_RECV) / 2 - 1);
                 snprintf(id, sizeof id, "b%d", ph->recv_block);
                 rp->receive_block = emit_strdup(e, id);

@@ -40,7 +40,7 @@ static void run(Run *r, Mapping *m, Status want)
 
 static void done(Run *r)
 {
-    emit_set_free(&r->s);
+    progset_free(&r->s);
     chip_destroy(r->chip);
     mapping_destroy(r->m);
     diag_finish(&r->d);
@@ -191,7 +191,8 @@ static void test_two_core_transfer(void **state)
     assert_int_equal(h->dy, 1);
     assert_int_equal(h->destination_addr, 0);          /* the start of the receive area */
     assert_int_equal(h->pack_per_router_head, 16 - 1);
-    assert_int_equal(h->destination_offset, 1);
+    assert_int_equal(h->destination_offset, 0);   /* packet k lands at unit A + k */
+    assert_int_equal(h->destination_const, 0);
     assert_true(h->is_packet_finish);
     /* core (2,1): b's copy holds rows 2..3 (32 words) in the receive area at 0x8400; it
      * waits for one end mark; copy reads it there */
@@ -200,7 +201,7 @@ static void test_two_core_transfer(void **state)
     assert_true(rcv->receive_en);
     assert_false(rcv->has_send_en);
     assert_int_equal(rcv->receive_number, 0);
-    assert_int_equal(rcv->addr_din_base, 0x400);
+    assert_int_equal(rcv->addr_din_base, 0x8400);
     assert_int_equal(rcv->addr_din_length, 3072 / 2 - 1);
     const Taskir__Asm__SomaPrim *cp = c1->static_prim_list[0]->soma2;
     assert_int_equal(cp->px5->x1_base_addr, 0x8400);
