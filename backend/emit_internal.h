@@ -106,6 +106,9 @@ bool emit_iface_box(const Emit *e, uint32_t pos, bool input, int32_t edge_id, EB
 /* Whether edge ed's rearrangement steps (if any) keep the C order of the values: IDENTITY,
  * and RESHAPE / PERMUTE whose permutation is the identity (emit_plan.c). */
 bool emit_keeps_order(const Emit *e, const Edge *ed);
+/* The pitch unit of storage block pos holding precision p: what the primitives that write
+ * and read it need (emit_pitch_unit). */
+int emit_storage_unit(const Emit *e, uint32_t pos, PrecisionId p);
 /* The word address of canonical point (y, x) of a feature copy / buffer with box b. */
 int64_t emit_feat_addr(const EmitFeat *f, const EBox *b, int64_t base, int64_t y, int64_t x);
 

@@ -280,18 +280,30 @@ static bool is_axon(const Emit *e, long pos)
     return pr && pr->unit == UNIT_AXON;
 }
 
-/* Whether an Axon block writes or reads storage block pos (its int32 pixels then take the
- * Axon's 32-channel rows). */
-static bool axon_touches(const Emit *e, uint32_t pos)
+/* An Axon primitive that reads and writes whole 32-byte channel groups (P02, P03, P43, P83). */
+static bool is_wide(const Emit *e, long pos)
+{
+    if (!is_axon(e, pos))
+        return false;
+    BlockType t = e->g->blocks[pos]->type;
+    return t == BT_CADD || t == BT_CAVG || t == BT_CVVH || t == BT_CAX || t == BT_CVS;
+}
+
+int emit_storage_unit(const Emit *e, uint32_t pos, PrecisionId p)
 {
     const BlockUses *bu = &e->uses.blocks[pos];
-    for (uint32_t j = 0; j < bu->n_in_edges; j++)
-        if (is_axon(e, other_end(e, bu->in_edges[j], true)))
-            return true;
-    for (uint32_t j = 0; j < bu->n_out_edges; j++)
-        if (is_axon(e, other_end(e, bu->out_edges[j], false)))
-            return true;
-    return false;
+    bool axon = false, wide = false;
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        long w = other_end(e, bu->in_edges[j], true);
+        axon |= is_axon(e, w);
+        wide |= is_wide(e, w);
+    }
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        long r = other_end(e, bu->out_edges[j], false);
+        axon |= is_axon(e, r);
+        wide |= is_wide(e, r);
+    }
+    return emit_pitch_unit(p, axon, wide);
 }
 
 /* Makes copy cp's layout or image and requests its area. */
@@ -313,7 +325,7 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
         words = (int64_t)cp->n_image;
     } else {
         if (!emit_feat(blk_prec(b), cp->box.n[0], cp->box.n[1], cp->box.n[2],
-                       axon_touches(e, cp->block), &cp->feat))
+                       emit_storage_unit(e, cp->block, blk_prec(b)), &cp->feat))
             return diag_block(e->d, ST_LOGIC, "emit.prec", b,
                               "holds %s values, which the chip has no memory layout for "
                               "(INT_8, UINT_8, TERNARY and INT_32 only)",
@@ -401,25 +413,31 @@ static Status make_outs(Emit *e)
         const BlockUses *bu = &e->uses.blocks[pos];
         bool local = false;
         PrecisionId prec = blk_prec(b);
+        long dest = -1;
         for (uint32_t j = 0; j < bu->n_out_edges; j++) {
             long s = other_end(e, bu->out_edges[j], false);
             if (s < 0)
                 continue;
+            if (dest < 0)
+                dest = s;
             prec = blk_prec(e->g->blocks[s]);
             local |= emit_copy_on(e, (uint32_t)s, k) != NULL;
         }
         if (local || bu->n_out_edges == 0)
             continue;
-        bool axon = is_axon(e, pos);
-        if (axon)
+        if (is_axon(e, pos))
             prec = PR_INT_32;
+        /* the pitch of what it sends to: the receivers' copies */
+        int unit = dest >= 0 && blk_prec(e->g->blocks[dest]) == prec
+                       ? emit_storage_unit(e, (uint32_t)dest, prec)
+                       : emit_pitch_unit(prec, is_axon(e, pos), is_wide(e, pos));
         EOut *o = &e->outs[pos];
         int32_t cd[TIR_CDIMS];
         if (!blk_cluster_dims(b, false, 0, cd))
             return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "no output cluster");
         o->box = (EBox){{0}, {cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
                               cd[D_F] > 0 ? cd[D_F] : 1, 1}};
-        if (!emit_feat(prec, o->box.n[0], o->box.n[1], o->box.n[2], axon, &o->feat))
+        if (!emit_feat(prec, o->box.n[0], o->box.n[1], o->box.n[2], unit, &o->feat))
             return diag_block(e->d, ST_LOGIC, "emit.prec", b,
                               "writes %s values, which the chip has no memory layout for",
                               pr_info(prec)->name);

@@ -215,6 +215,11 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
         return ST_RUNTIME;
     *out = a;
     SET(a, pic, pic_of(pcode));
+    if (b->type == BT_CADD && blk_n_variadic(b) != 1)
+        return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                          "adds %u inputs: P02 reads them back to back in one area, which "
+                          "the code generator does not gather yet (P06 moves)",
+                          blk_n_variadic(b));
     EOperand x1 = {0}, x2 = {0}, bias = {0}, o = {0};
     bool has_x2 = b->type == BT_CC || b->type == BT_CVM || b->type == BT_CAX ||
                   b->type == BT_CVVH;
@@ -253,6 +258,26 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
     SET(a, o_base_addr, (int32_t)o.addr);
     SET(a, o_addr_length, (int32_t)o.words);
     a->shape = shape_of(e, b);
+    if (!a->shape)
+        return ST_RUNTIME;
+    /* P41 / P04 read their input with its channels padded to 16 (8-bit): the copy's pitch
+     * must be that; P02 / P03 / P43 / P83 work on whole 32-byte groups: they get the input's
+     * pitch as their channel count, and write that pitch */
+    if (b->type == BT_CC || b->type == BT_CVM) {
+        int64_t unit = x1.prec == PR_TERNARY ? 64 : 16;
+        if (x1.feat.c != (a->shape->nr + unit - 1) / unit * unit)
+            return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                              "reads pixels of %lld channels in memory where P%02d reads %d "
+                              "channels padded to %lld", (long long)x1.feat.c, pcode,
+                              a->shape->nr, (long long)unit);
+    } else if (x1.feat.c) {
+        if (o.feat.c != x1.feat.c)
+            return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                              "reads pixels of %lld channels and writes pixels of %lld: P%02d "
+                              "writes the channel groups it reads", (long long)x1.feat.c,
+                              (long long)o.feat.c, pcode);
+        SET(a->shape, nf, (int32_t)x1.feat.c);
+    }
     int32_t cb = blk_attr(b, AT_CONSTANT_B);
     int32_t sx = blk_attr(b, AT_STRIDE_X), sy = blk_attr(b, AT_STRIDE_Y);
     int32_t pu = blk_attr(b, AT_PAD_UP), pd = blk_attr(b, AT_PAD_DOWN);
@@ -372,7 +397,7 @@ static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim 
         SET(p, out_precision, pr_info(o.prec)->wire);
         SET(p, has_pad, pu || pd || pl || prr);
         /* the input pitch: the channels a pixel of the input area holds */
-        int32_t nof = o.prec == PR_INT_32 ? (int32_t)o.feat.c : d[D_F];
+        int32_t nof = (int32_t)o.feat.c; /* the output's pitch */
         if (nof > x1.feat.c)
             return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                               "writes int32 pixels of %d channels from pixels of %lld: P05 "

@@ -172,3 +172,115 @@ Mapping *emit_fixture_transfer(int32_t rows0, int32_t rows)
     return verified(m, "transfer");
 }
 
+
+/* INPUT 4x4x8 int8 -> SI a -> CVS x3 + 5 (int32) -> SI -> CCMPB >> 2 (int8) -> SI -> CAVG
+ * 2x2/2 (int32) -> SI -> CCMPB (int8, floor -20) -> SI -> OUTPUT, on core (0,0): phase 0
+ * CVS (Axon) and the first CCMPB (Soma1), phase 1 CAVG and the second CCMPB. */
+Mapping *emit_fixture_mix(void)
+{
+    Mapping *m = mapping_create();
+    CHECK(m);
+    Graph *g = m->graph;
+    Block *in = blk(g, BT_INPUT, "x", 4, 4, 8, 0);
+    Block *a = blk(g, BT_SI, "a", 4, 4, 8, 0);
+    Block *cvs = blk(g, BT_CVS, "scale", 4, 4, 8, 0);
+    Block *s1 = blk(g, BT_SI, "scaled", 4, 4, 8, 0);
+    Block *q1 = blk(g, BT_CCMPB, "q1", 4, 4, 8, 0);
+    Block *s2 = blk(g, BT_SI, "q1/out", 4, 4, 8, 0);
+    Block *avg = blk(g, BT_CAVG, "sum", 2, 2, 8, 0);
+    Block *s3 = blk(g, BT_SI, "sum/out", 2, 2, 8, 0);
+    Block *q2 = blk(g, BT_CCMPB, "q2", 2, 2, 8, 0);
+    Block *s4 = blk(g, BT_SI, "q2/out", 2, 2, 8, 0);
+    Block *out = blk(g, BT_OUTPUT, "y", 2, 2, 8, 0);
+    Block *i8[] = {in, a, q1, s2, q2, s4, out}, *i32[] = {cvs, s1, avg, s3};
+    for (int i = 0; i < 7; i++)
+        i8[i]->has_prec = true, i8[i]->prec = PR_INT_8;
+    for (int i = 0; i < 4; i++)
+        i32[i]->has_prec = true, i32[i]->prec = PR_INT_32;
+    in->has_socket_id = out->has_socket_id = true;
+    cvs->bias_type = BIAS_CONSTANT;
+    CHECK(blk_set_attr(g, cvs, AT_CONSTANT_A, 3) && blk_set_attr(g, cvs, AT_CONSTANT_B, 5));
+    q1->shape.d[D_IY] = q1->shape.d[D_IX] = 4;
+    CHECK(blk_set_attr(g, q1, AT_BIT_SHIFT_NUM, 2) && blk_set_attr(g, q1, AT_CMP, -128));
+    avg->shape.d[D_KY] = avg->shape.d[D_KX] = 2;
+    avg->shape.d[D_IY] = avg->shape.d[D_IX] = 4;
+    avg->bias_type = BIAS_CONSTANT;
+    CHECK(blk_set_attr(g, avg, AT_KERNEL_X, 2) && blk_set_attr(g, avg, AT_KERNEL_Y, 2));
+    CHECK(blk_set_attr(g, avg, AT_CONSTANT_B, -7));
+    CHECK(blk_set_attr(g, avg, AT_STRIDE_X, 2) && blk_set_attr(g, avg, AT_STRIDE_Y, 2));
+    q2->shape.d[D_IY] = q2->shape.d[D_IX] = 2;
+    CHECK(blk_set_attr(g, q2, AT_CMP, -20));
+    Edge *e0 = graph_connect(g, in, 0, a, 0);
+    CHECK(e0 && graph_connect(g, a, 0, cvs, 0) && graph_connect(g, cvs, 0, s1, 0));
+    CHECK(graph_connect(g, s1, 0, q1, 0) && graph_connect(g, q1, 0, s2, 0));
+    CHECK(graph_connect(g, s2, 0, avg, 0) && graph_connect(g, avg, 0, s3, 0));
+    CHECK(graph_connect(g, s3, 0, q2, 0) && graph_connect(g, q2, 0, s4, 0));
+    Edge *eo = graph_connect(g, s4, 0, out, 0);
+    CHECK(eo);
+    one(m, a->id, 0, 0, 0, MEMORY);
+    one(m, cvs->id, 0, 0, 0, AXON);
+    one(m, s1->id, 0, 0, 0, MEMORY);
+    one(m, q1->id, 0, 0, 0, SOMA1);
+    one(m, s2->id, 0, 0, 0 | 1 << 8, MEMORY);
+    one(m, avg->id, 0, 0, 1, AXON);
+    one(m, s3->id, 0, 0, 1, MEMORY);
+    one(m, q2->id, 0, 0, 1, SOMA1);
+    one(m, s4->id, 0, 0, 1, MEMORY);
+    const int32_t r0[1][4] = {{0, 0, 0, RECV}}, so[1][4] = {{0, 0, 1, SEND}};
+    coord(m, true, e0->id, 1, r0);
+    coord(m, true, eo->id, 1, so);
+    return verified(m, "mix");
+}
+
+/* INPUT f 20 int8 -> SIFC -> CVM f 40 (SWFC, SB) -> SI 1x1x40 int32 -> CCMPB >> 4 (int8)
+ * -> SI -> OUTPUT on core (0,0), phase 0 (CVM on the Axon, CCMPB on Soma1); weights
+ * (3f + 7r) mod 61 - 30, bias 100 f - 2000. */
+Mapping *emit_fixture_fc(void)
+{
+    Mapping *m = mapping_create();
+    CHECK(m);
+    Graph *g = m->graph;
+    Block *in = blk(g, BT_INPUT, "v", 0, 0, 20, 0);
+    Block *sf = blk(g, BT_SIFC, "fc/in", 0, 0, 0, 20);
+    Block *sw = blk(g, BT_SWFC, "fc/w", 0, 0, 40, 20);
+    Block *sb = blk(g, BT_SB, "fc/b", 0, 0, 40, 0);
+    Block *fc = blk(g, BT_CVM, "fc", 0, 0, 40, 20);
+    Block *acc = blk(g, BT_SI, "fc/acc", 1, 1, 40, 0);
+    Block *q = blk(g, BT_CCMPB, "fc/q", 1, 1, 40, 0);
+    Block *so = blk(g, BT_SI, "fc/q/out", 1, 1, 40, 0);
+    Block *out = blk(g, BT_OUTPUT, "w", 1, 1, 40, 0);
+    Block *i8[] = {in, sf, sw, q, so, out}, *i32[] = {sb, fc, acc};
+    for (int i = 0; i < 6; i++)
+        i8[i]->has_prec = true, i8[i]->prec = PR_INT_8;
+    for (int i = 0; i < 3; i++)
+        i32[i]->has_prec = true, i32[i]->prec = PR_INT_32;
+    in->has_socket_id = out->has_socket_id = true;
+    fc->bias_type = BIAS_VECTOR;
+    q->shape.d[D_IY] = q->shape.d[D_IX] = 1;
+    CHECK(blk_set_attr(g, q, AT_BIT_SHIFT_NUM, 4) && blk_set_attr(g, q, AT_CMP, -128));
+    int64_t w[40 * 20], b[40];
+    for (int f = 0; f < 40; f++) {
+        b[f] = 100 * f - 2000;
+        for (int r = 0; r < 20; r++)
+            w[f * 20 + r] = (3 * f + 7 * r) % 61 - 30;
+    }
+    int32_t wd[2] = {40, 20}, bd[1] = {40};
+    CHECK(blk_set_data(g, sw, PR_INT_8, wd, 2, w, 800) && blk_set_data(g, sb, PR_INT_32, bd, 1, b, 40));
+    Edge *e0 = graph_connect(g, in, 0, sf, 0);
+    CHECK(e0 && graph_connect(g, sf, 0, fc, 0) && graph_connect(g, sw, 0, fc, 1));
+    CHECK(graph_connect(g, sb, 0, fc, 2) && graph_connect(g, fc, 0, acc, 0));
+    CHECK(graph_connect(g, acc, 0, q, 0) && graph_connect(g, q, 0, so, 0));
+    Edge *eo = graph_connect(g, so, 0, out, 0);
+    CHECK(eo);
+    one(m, sf->id, 0, 0, 0, MEMORY);
+    one(m, sw->id, 0, 0, 0, MEMORY);
+    one(m, sb->id, 0, 0, 0, MEMORY);
+    one(m, fc->id, 0, 0, 0, AXON);
+    one(m, acc->id, 0, 0, 0, MEMORY);
+    one(m, q->id, 0, 0, 0, SOMA1);
+    one(m, so->id, 0, 0, 0, MEMORY);
+    const int32_t r0[1][4] = {{0, 0, 0, RECV}}, s0[1][4] = {{0, 0, 0, SEND}};
+    coord(m, true, e0->id, 1, r0);
+    coord(m, true, eo->id, 1, s0);
+    return verified(m, "fc");
+}

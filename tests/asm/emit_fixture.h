@@ -7,7 +7,9 @@
  *   emit_fixture_transfer(y0, n)  INPUT -> SI a 4x4x16 int8 on core (0,0) -> CCMPB relu
  *                              (Soma1) -> SI b on core (2,1) (received in phase 0) -> CCMPB
  *                              copy of its rows y0 .. y0+n-1 (Soma2) -> SI c -> OUTPUT
- * Both verify (verify_mapping); they exit(3) when out of memory. */
+ *   emit_fixture_mix()         CVS (P83), CCMPB, CAVG (P02), CCMPB on one core, two phases
+ *   emit_fixture_fc()          a 20 -> 40 CVM (P04) and its requantization on one core
+ * All verify (verify_mapping); they exit(3) when out of memory. */
 #ifndef TASKIR_TESTS_EMIT_FIXTURE_H
 #define TASKIR_TESTS_EMIT_FIXTURE_H
 
@@ -17,6 +19,8 @@
 
 Mapping *emit_fixture_conv(int32_t shift);
 Mapping *emit_fixture_transfer(int32_t rows0, int32_t rows);
+Mapping *emit_fixture_mix(void);
+Mapping *emit_fixture_fc(void);
 /* The fixture's weight w[f][r][ky][kx] = (7f + 5r + 3ky + kx) mod 200 - 100. */
 int64_t emit_fixture_w(int f, int r, int ky, int kx);
 

@@ -1,6 +1,6 @@
 /* emit_fixture_write DIR: writes the code generator's fixture Mappings (emit_fixture.h) as
- * DIR/conv.map.pb, DIR/conv_odd.map.pb (shift 7) and DIR/transfer.map.pb, for the tool tests
- * (tests/asm/emit_cli.sh). */
+ * DIR/conv.map.pb, DIR/conv_odd.map.pb (shift 7), DIR/transfer.map.pb, DIR/mix.map.pb and
+ * DIR/fc.map.pb, for the tool tests (tests/asm/emit_cli.sh, emit_chain.sh). */
 #include <stdio.h>
 #include <string.h>
 
@@ -26,5 +26,7 @@ int main(int argc, char **argv)
     int rc = save(emit_fixture_conv(8), argv[1], "conv.map.pb");
     rc |= save(emit_fixture_conv(7), argv[1], "conv_odd.map.pb");
     rc |= save(emit_fixture_transfer(2, 2), argv[1], "transfer.map.pb");
+    rc |= save(emit_fixture_mix(), argv[1], "mix.map.pb");
+    rc |= save(emit_fixture_fc(), argv[1], "fc.map.pb");
     return rc;
 }

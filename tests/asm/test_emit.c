@@ -116,10 +116,11 @@ static void test_conv_one_core(void **state)
     const Taskir__Asm__SomaPrim *so = cc->static_prim_list[0]->soma1;
     assert_non_null(so);
     assert_int_equal(so->pic, 0x05);
-    /* 2^8 = 4^4: four Soma steps; the input pitch 64 int32 channels; 40 int8 out */
+    /* 2^8 = 4^4: four Soma steps; the input pitch 64 int32 channels; the output pitch 48
+     * int8 channels (40 rounded up to 16) */
     assert_int_equal(so->px5->bit_shift_num, 4);
     assert_int_equal(so->px5->nif, 64);
-    assert_int_equal(so->px5->nof, 40);
+    assert_int_equal(so->px5->nof, 48);
     assert_int_equal(so->px5->x1_base_addr, 0);
     assert_int_equal(so->px5->o_base_addr, 0x900);
     assert_int_equal(so->px5->o_addr_length, 432);
