@@ -24,11 +24,13 @@ typedef struct EBox {
     int64_t lo[4], n[4];
 } EBox;
 
-/* One transfer a core sends in a phase: words [src, src + words) to core dst at its
- * received area's word address dst_addr. */
+/* One header's worth of a transfer a core sends in a phase: words [src, src + words) to core
+ * dst_core, in runs of run words whose first words land stride words apart from dst_addr
+ * (run == stride: one contiguous run). */
 typedef struct ESend {
     uint32_t dst_core;
     int64_t src, words, dst_addr;
+    int64_t run, stride;
     int32_t block;          /* the storage block received, for the block ids */
 } ESend;
 
@@ -72,6 +74,8 @@ typedef struct EOut {
     EBox box;                       /* its output cluster, canonical */
     uint32_t req;
     bool used;
+    bool gather;                    /* its core's copy of what it writes is not whole rows of
+                                       it: the router moves the buffer there (a self send) */
 } EOut;
 
 typedef struct Emit {

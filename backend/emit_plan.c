@@ -169,6 +169,20 @@ static bool copy_box(const Emit *e, ECopy *cp)
         box = all;
         have = true;
     }
+    /* a writer on this core whose box is not whole rows of the copy writes a buffer, and
+     * the router moves it into the copy (emit_route.c): the copy is received then */
+    for (uint32_t j = 0; have && j < bu->n_in_edges; j++) {
+        long w = other_end(e, bu->in_edges[j], true);
+        EBox b;
+        if (e->core_of[w] != cp->core ||
+            !emit_iface_box(e, pos, true, e->g->edges[bu->in_edges[j]]->id, &b))
+            continue;
+        bool rows = b.n[0] == 1 || (b.lo[1] == box.lo[1] && b.n[1] == box.n[1]);
+        if (!rows || b.lo[2] != box.lo[2] || b.n[2] != box.n[2]) {
+            e->outs[w].gather = true;
+            cp->received = true;
+        }
+    }
     if (!have) {
         int32_t cd[TIR_CDIMS];
         const Block *b = e->g->blocks[pos];
@@ -423,7 +437,7 @@ static Status make_outs(Emit *e)
             prec = blk_prec(e->g->blocks[s]);
             local |= emit_copy_on(e, (uint32_t)s, k) != NULL;
         }
-        if (local || bu->n_out_edges == 0)
+        if ((local && !e->outs[pos].gather) || bu->n_out_edges == 0)
             continue;
         if (is_axon(e, pos))
             prec = PR_INT_32;
@@ -443,8 +457,11 @@ static Status make_outs(Emit *e)
                               pr_info(prec)->name);
         o->core = k;
         o->used = true;
-        o->req = emit_request(e, k, o->feat.words, o->feat.align, e->phase_of[pos],
-                              last_send(e, pos, k, e->phase_of[pos]), ALLOC_DATA, b->id);
+        int32_t last = last_send(e, pos, k, e->phase_of[pos]);
+        if (o->gather && e->slot_of[pos] == 5 && last < e->phase_of[pos] + 1)
+            last = e->phase_of[pos] + 1; /* a Soma2's part moves in the next phase */
+        o->req = emit_request(e, k, o->feat.words, o->feat.align, e->phase_of[pos], last,
+                              ALLOC_DATA, b->id);
         if (o->req == EMIT_NONE)
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     }

@@ -6,9 +6,13 @@
 # pooled there; a constant scale P83, a window sum P02 and two requantizations on one core in
 # two phases; a 20 -> 40 vector-matrix product P04) and the documentation's demo (tests/asm/emit_demo.map.txtpb: convolution,
 # requantization, transfer, pooling). Inputs: fixed pseudo-random int8 values.
+# Then the convolution fixture's graph cut by taskir-opt --split (y, x, f and y+f cuts: two to
+# four cores, pieces writing rows, columns or channel groups of a shared result, moved by the
+# router, into other cores or gathered on their own) and mapped by taskir-map: the same.
 #   emit_chain.sh TASKIR_EMIT TASKIR_RUN FIXTURE_WRITE PROTOC PROTO_DIR DEMO.map.txtpb
+#                 TASKIR_OPT TASKIR_MAP
 set -u
-emit=$1 run=$2 fixw=$3 protoc=$4 protodir=$5 demo=$6
+emit=$1 run=$2 fixw=$3 protoc=$4 protodir=$5 demo=$6 opt=$7 map=$8
 tmp=$(mktemp -d) || exit 3
 trap 'rm -rf "$tmp"' EXIT
 "$fixw" "$tmp" || exit 3
@@ -53,4 +57,32 @@ for case in conv:data transfer:x demo:image mix:x fc:v; do
     fail=1
   fi
 done
+for spec in y=3 x=2 f=2 y=2,f=2 x=3; do
+  name=split_$(echo "$spec" | tr '=,' '__')
+  "$opt" "$tmp/conv.pb" --passes split,fuse,replicate,group --split "conv:$spec" -o "$tmp/$name.pb" \
+    && "$map" "$tmp/$name.pb" -o "$tmp/$name.map.pb" --no-passes --quiet || { echo "FAIL $name: taskir-opt / taskir-map"; fail=1; continue; }
+  if ! "$emit" "$tmp/$name.map.pb" -o "$tmp/$name.prog"; then
+    echo "FAIL $name: taskir-emit"; fail=1; continue
+  fi
+  "$run" "$tmp/$name.map.pb" --input "data=$tmp/conv.npy" -o "$tmp/$name.graph" &&
+  "$run" "$tmp/$name.prog" --input "data=$tmp/conv.npy" -o "$tmp/$name.programs" || { echo "FAIL $name: taskir-run"; fail=1; continue; }
+  if cmp -s "$tmp/$name.graph/output0.npy" "$tmp/$name.programs/output0.npy"; then
+    echo "ok   conv cut $spec: the programs give the TaskGraph's output0.npy byte for byte"
+  else
+    echo "FAIL conv cut $spec: the programs' output differs from the TaskGraph's"; fail=1
+  fi
+done
+# The x=2 cut by hand: the split pass gives the first piece columns 0..3 and the second 4..5
+# of the 6 of the int32 result (64 words a pixel, a row 384 words). The first piece's own
+# core gathers it: a run a row of 4 x 64 = 256 words = 128 packets (destination_const 127),
+# the next run a row further: (384 - 256) / 2 = 64 units apart (destination_offset 64), 6
+# rows = 768 packets (pack_per_router_head 767), from unit 0. The second piece's core sends
+# runs of 2 pixels = 64 packets (63), (384 - 128) / 2 = 128 units apart, 384 packets (383),
+# from unit 4 x 64 / 2 = 128, one core up (dy -1).
+"$emit" "$tmp/split_x_2.map.pb" -o "$tmp/split_x_2.text" --format text || fail=1
+heads=$(grep -A12 'router_heads {' "$tmp/split_x_2.text/program.txt" |
+  sed -n 's/^ *\(dy\|destination_addr\|pack_per_router_head\|destination_offset\|destination_const\): //p' | tr '\n' ' ')
+want='0 0 767 64 127 -1 128 383 128 63 '
+if [ "$heads" = "$want" ]; then echo "ok   conv cut x=2: the two strided headers (dy, address, packets, offset, const): $heads"
+else echo "FAIL conv cut x=2: headers '$heads', want '$want'"; fail=1; fi
 exit $fail
