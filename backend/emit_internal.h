@@ -62,7 +62,11 @@ typedef struct ECopy {
     EBox box;
     EmitFeat feat;                  /* feature maps (not static images) */
     bool is_static, received;
-    uint32_t req;                   /* its area in the core's requests */
+    uint32_t req;                   /* its area in the core's requests (EMIT_NONE: an alias) */
+    uint32_t alias_of;              /* the compute block whose output buffer holds it (the
+                                       rows it writes there), EMIT_NONE when it has its own */
+    int64_t alias_off;              /* its first word's offset in that buffer */
+    int32_t first, last;            /* its lifetime */
     uint32_t *image;                /* static: the data image (owned until moved out) */
     size_t n_image;
 } ECopy;
@@ -76,6 +80,7 @@ typedef struct EOut {
     bool used;
     bool gather;                    /* its core's copy of what it writes is not whole rows of
                                        it: the router moves the buffer there (a self send) */
+    bool aliased;                   /* a copy on its core lives inside its buffer */
 } EOut;
 
 typedef struct Emit {
@@ -110,6 +115,8 @@ bool emit_iface_box(const Emit *e, uint32_t pos, bool input, int32_t edge_id, EB
 /* Whether edge ed's rearrangement steps (if any) keep the C order of the values: IDENTITY,
  * and RESHAPE / PERMUTE whose permutation is the identity (emit_plan.c). */
 bool emit_keeps_order(const Emit *e, const Edge *ed);
+/* The word address of copy cp (its own area's, or its place in its writer's buffer). */
+int64_t emit_copy_addr(const Emit *e, const ECopy *cp);
 /* The pitch unit of storage block pos holding precision p: what the primitives that write
  * and read it need (emit_pitch_unit). */
 int emit_storage_unit(const Emit *e, uint32_t pos, PrecisionId p);

@@ -61,7 +61,7 @@ static Status static_blocks(Emit *e, Taskir__Asm__DataConfig *dc, ProgSet *out)
         SET(sb, chip_idy, c->chip.y);
         SET(sb, core_idx, c->core.x);
         SET(sb, core_idy, c->core.y);
-        SET(sb, start_addr, c->addr[cp->req]);
+        SET(sb, start_addr, (int32_t)emit_copy_addr(e, cp));
         out->data[out->n_data].w = cp->image;
         out->data[out->n_data++].n = cp->n_image;
         cp->image = NULL;
@@ -107,7 +107,8 @@ static Status dynamic(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io, con
     SET(db, chip_idy, c->chip.y);
     SET(db, core_idx, c->core.x);
     SET(db, core_idy, c->core.y);
-    int64_t addr = emit_feat_addr(&cp->feat, &cp->box, c->addr[cp->req], box->lo[0], box->lo[1]);
+    int64_t addr = emit_feat_addr(&cp->feat, &cp->box, emit_copy_addr(e, cp), box->lo[0],
+                                  box->lo[1]);
     SET(db, start_addr, (int32_t)addr);
     SET(db, length, (int32_t)(box->n[0] * cp->box.n[1] * emit_feat_pixel_words(&cp->feat)));
     SET(db, step_group, c->step_group);

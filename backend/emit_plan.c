@@ -89,6 +89,15 @@ bool emit_keeps_order(const Emit *e, const Edge *ed)
     return true;
 }
 
+int64_t emit_copy_addr(const Emit *e, const ECopy *cp)
+{
+    const ECore *c = &e->cores[cp->core];
+    if (cp->alias_of == EMIT_NONE)
+        return c->addr[cp->req];
+    const EOut *o = &e->outs[cp->alias_of];
+    return c->addr[o->req] + cp->alias_off * emit_feat_pixel_words(&o->feat);
+}
+
 int64_t emit_feat_addr(const EmitFeat *f, const EBox *b, int64_t base, int64_t y, int64_t x)
 {
     return base + emit_feat_offset(f, y - b->lo[0], x - b->lo[1]);
@@ -129,6 +138,53 @@ static bool same_place(const ECore *k, const MapCoord *c)
 {
     return k->chip.x == c->chip.x && k->chip.y == c->chip.y && k->core.x == c->core.x &&
            k->core.y == c->core.y;
+}
+
+/* Whether compute block w writes its whole result through edge eid (its interface there
+ * covers its output cluster): then its primitive can write straight into the storage, and
+ * other edges of its result are sent from there. */
+static bool writes_all_here(const Emit *e, uint32_t w, int32_t eid)
+{
+    const Block *b = e->g->blocks[w];
+    int32_t cd[TIR_CDIMS];
+    if (b->n_out != 1 || !blk_cluster_dims(b, false, 0, cd))
+        return false;
+    for (uint32_t k = 0; k < b->out[0].n_ifaces; k++) {
+        const Iface *f = &b->out[0].ifaces[k];
+        if (f->edge_id != eid)
+            continue;
+        for (int i = 0; i < TIR_CDIMS; i++) {
+            if (f->has_pos && f->pos.d[i] > 0)
+                return false;
+            if (f->has_size && f->size.d[i] > 0 && f->size.d[i] != (cd[i] > 0 ? cd[i] : 1))
+                return false;
+        }
+        return true;
+    }
+    return false;
+}
+
+/* Whether copy cp (box cbox, its writer's edge eid landing on box b of the storage) can live
+ * inside writer w's output buffer: the edge carries whole rows of w's result (all its
+ * columns and channels, or one row) as they are, and the copy is that box. Sets alias_of and
+ * alias_off (in pixels until the buffer's layout is known: emit_plan fixes it up). */
+static bool alias_rows(const Emit *e, ECopy *cp, uint32_t w, int32_t eid, const EBox *b,
+                       const EBox *cbox)
+{
+    const Edge *ed = graph_edge(e->g, eid);
+    const Block *wb = e->g->blocks[w];
+    int32_t cd[TIR_CDIMS];
+    EBox wbox;
+    if (!ed || ed->n_re || wb->n_out != 1 || !blk_cluster_dims(wb, false, 0, cd) ||
+        !emit_iface_box(e, w, false, eid, &wbox) || memcmp(b, cbox, sizeof *b) != 0)
+        return false;
+    int64_t X = cd[D_X] > 0 ? cd[D_X] : 1, C = cd[D_F] > 0 ? cd[D_F] : 1;
+    bool rows = wbox.n[0] == 1 || (wbox.lo[1] == 0 && wbox.n[1] == X);
+    if (!rows || wbox.lo[2] != 0 || wbox.n[2] != C)
+        return false;
+    cp->alias_of = w;
+    cp->alias_off = wbox.lo[0] * X + wbox.lo[1]; /* pixels */
+    return true;
 }
 
 /* The box of copy cp: what its users on its core read and write; without users there, what
@@ -173,15 +229,20 @@ static bool copy_box(const Emit *e, ECopy *cp)
      * the router moves it into the copy (emit_route.c): the copy is received then */
     for (uint32_t j = 0; have && j < bu->n_in_edges; j++) {
         long w = other_end(e, bu->in_edges[j], true);
+        int32_t eid = e->g->edges[bu->in_edges[j]]->id;
         EBox b;
-        if (e->core_of[w] != cp->core ||
-            !emit_iface_box(e, pos, true, e->g->edges[bu->in_edges[j]]->id, &b))
+        if (w < 0 || e->core_of[w] != cp->core || !emit_iface_box(e, pos, true, eid, &b))
             continue;
         bool rows = b.n[0] == 1 || (b.lo[1] == box.lo[1] && b.n[1] == box.n[1]);
-        if (!rows || b.lo[2] != box.lo[2] || b.n[2] != box.n[2]) {
-            e->outs[w].gather = true;
-            cp->received = true;
+        bool whole = rows && b.lo[2] == box.lo[2] && b.n[2] == box.n[2];
+        if (whole && writes_all_here(e, (uint32_t)w, eid))
+            continue; /* the primitive writes straight into the copy */
+        if (whole && bu->n_in_edges == 1 && alias_rows(e, cp, (uint32_t)w, eid, &b, &box)) {
+            e->outs[w].aliased = true; /* the copy is rows of the writer's buffer */
+            continue;
         }
+        e->outs[w].gather = true;
+        cp->received = true;
     }
     if (!have) {
         int32_t cd[TIR_CDIMS];
@@ -359,6 +420,12 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
     }
     if (words == 0)
         words = 1;
+    cp->first = first;
+    cp->last = last;
+    if (cp->alias_of != EMIT_NONE) {
+        cp->req = EMIT_NONE; /* lives in its writer's buffer (make_outs) */
+        return ST_OK;
+    }
     AllocKind kind = cp->is_static ? ALLOC_STATIC : cp->received ? ALLOC_RECV : ALLOC_DATA;
     if (kind == ALLOC_RECV && align < 2)
         align = 2; /* the router's destinations count 8-byte units */
@@ -389,6 +456,7 @@ static Status make_copies(Emit *e)
             e->copies = ncp;
             ECopy *cp = &e->copies[e->n_copies++];
             memset(cp, 0, sizeof *cp);
+            cp->alias_of = EMIT_NONE;
             cp->block = (uint32_t)pos;
             cp->core = k;
             e->n_copy[pos]++;
@@ -437,7 +505,7 @@ static Status make_outs(Emit *e)
             prec = blk_prec(e->g->blocks[s]);
             local |= emit_copy_on(e, (uint32_t)s, k) != NULL;
         }
-        if ((local && !e->outs[pos].gather) || bu->n_out_edges == 0)
+        if ((local && !e->outs[pos].gather && !e->outs[pos].aliased) || bu->n_out_edges == 0)
             continue;
         if (is_axon(e, pos))
             prec = PR_INT_32;
@@ -460,8 +528,21 @@ static Status make_outs(Emit *e)
         int32_t last = last_send(e, pos, k, e->phase_of[pos]);
         if (o->gather && e->slot_of[pos] == 5 && last < e->phase_of[pos] + 1)
             last = e->phase_of[pos] + 1; /* a Soma2's part moves in the next phase */
-        o->req = emit_request(e, k, o->feat.words, o->feat.align, e->phase_of[pos], last,
-                              ALLOC_DATA, b->id);
+        int32_t first = e->phase_of[pos];
+        for (uint32_t i = 0; i < e->n_copies; i++) { /* the copies living in it */
+            ECopy *cp = &e->copies[i];
+            if (cp->alias_of != pos)
+                continue;
+            if (cp->feat.c != o->feat.c || cp->feat.prec != o->feat.prec)
+                return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                                  "writes block %d's rows in pixels of %lld channels where "
+                                  "that block holds %lld", e->g->blocks[cp->block]->id,
+                                  (long long)o->feat.c, (long long)cp->feat.c);
+            first = cp->first < first ? cp->first : first;
+            last = cp->last > last ? cp->last : last;
+        }
+        o->req = emit_request(e, k, o->feat.words, o->feat.align, first, last, ALLOC_DATA,
+                              b->id);
         if (o->req == EMIT_NONE)
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     }

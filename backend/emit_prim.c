@@ -106,8 +106,7 @@ static Status input_operand(Emit *e, uint32_t pos, uint32_t idx, EOperand *op)
         return diag_block(e->d, ST_LOGIC, "emit.place", b,
                           "reads block %d, which the Mapping does not store on its core %s",
                           e->g->blocks[s]->id, e->cores[k].name);
-    const ECore *c = &e->cores[k];
-    int64_t base = c->addr[cp->req];
+    int64_t base = emit_copy_addr(e, cp);
     op->block = e->g->blocks[s]->id;
     op->prec = blk_prec(e->g->blocks[s]);
     EBox box;
@@ -168,7 +167,7 @@ static Status output_operand(Emit *e, uint32_t pos, EOperand *op)
         }
         char what[48];
         snprintf(what, sizeof what, "output into block %d", op->block);
-        return feat_area(e, b, &cp->feat, &cp->box, c->addr[cp->req], &box, op, what);
+        return feat_area(e, b, &cp->feat, &cp->box, emit_copy_addr(e, cp), &box, op, what);
     }
     return diag_block(e->d, ST_LOGIC, "emit.place", b, "writes nothing on its core %s",
                       c->name);

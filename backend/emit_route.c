@@ -88,7 +88,7 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, const EBox *dst_bo
         l->feat = &cp->feat;
         l->row = cp->box.n[1] * emit_feat_pixel_words(&cp->feat);
         l->box = *dst_box;
-        l->base = emit_feat_addr(&cp->feat, &cp->box, c->addr[cp->req], wy, wx);
+        l->base = emit_feat_addr(&cp->feat, &cp->box, emit_copy_addr(e, cp), wy, wx);
         return ST_OK;
     }
     return diag_block(e->d, ST_LOGIC, "emit.route", b,
@@ -136,7 +136,6 @@ static Status add_run(Emit *e, uint32_t sk, int32_t p, uint32_t dk, int64_t src,
 static Status runs(Emit *e, const Edge *ed, const ELoc *src, int64_t ch0, uint32_t sk,
                    int32_t p, const ECopy *dcp, uint32_t dk, const EBox *part)
 {
-    const ECore *dc = &e->cores[dk];
     const EmitFeat *sf = src->feat, *df = &dcp->feat;
     int64_t pw = sf->per_word;
     int64_t soff = part->lo[2] - ch0, doff = part->lo[2] - dcp->box.lo[2];
@@ -157,7 +156,7 @@ static Status runs(Emit *e, const Edge *ed, const ELoc *src, int64_t ch0, uint32
                          (long long)(part->lo[2] + part->n[2] - 1),
                          e->g->blocks[dcp->block]->id, (long long)sf->c, pr_info(sf->prec)->name,
                          (long long)df->c, pr_info(df->prec)->name);
-    int64_t dbase = dc->addr[dcp->req];
+    int64_t dbase = emit_copy_addr(e, dcp);
     int32_t block = e->g->blocks[dcp->block]->id;
     bool whole = soff == 0 && doff == 0 && len == spx && len == dpx;
     for (int64_t y = part->lo[0]; y < part->lo[0] + part->n[0]; y++) {
@@ -251,7 +250,7 @@ static Status route_edge(Emit *e, const MapDict *dict)
             src.feat = &rcp->feat;
             src.box = rcp->box;
             ch0 = rcp->box.lo[2];
-            src.base = e->cores[sk].addr[rcp->req];
+            src.base = emit_copy_addr(e, rcp);
             src.row = rcp->box.n[1] * emit_feat_pixel_words(&rcp->feat);
             st = ST_OK;
         }
@@ -282,7 +281,7 @@ static Status gather(Emit *e, uint32_t w)
         long s = graph_block_pos(e->g, ed->dst);
         ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
         EBox dbox, part;
-        if (!cp || !emit_iface_box(e, (uint32_t)s, true, ed->id, &dbox) ||
+        if (!cp || cp->alias_of == w || !emit_iface_box(e, (uint32_t)s, true, ed->id, &dbox) ||
             !intersect(&dbox, &cp->box, &part))
             continue;
         const BlockUses *su = &e->uses.blocks[s];

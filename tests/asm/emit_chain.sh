@@ -8,7 +8,10 @@
 # requantization, transfer, pooling). Inputs: fixed pseudo-random int8 values.
 # Then the convolution fixture's graph cut by taskir-opt --split (y, x, f and y+f cuts: two to
 # four cores, pieces writing rows, columns or channel groups of a shared result, moved by the
-# router, into other cores or gathered on their own) and mapped by taskir-map: the same.
+# router, into other cores or gathered on their own) and a two-layer graph (a ReLU into a
+# convolution) with its convolution cut along f or y (overlapping input rows: the local part
+# lives in the ReLU's output buffer) or its ReLU along y, mapped by taskir-map:
+# the same.
 #   emit_chain.sh TASKIR_EMIT TASKIR_RUN FIXTURE_WRITE PROTOC PROTO_DIR DEMO.map.txtpb
 #                 TASKIR_OPT TASKIR_MAP
 set -u
@@ -40,6 +43,7 @@ npy "$tmp/transfer.npy" 2 4 4 16
 npy "$tmp/demo.npy" 3 6 6 1
 npy "$tmp/mix.npy" 4 4 4 8
 npy "$tmp/fc.npy" 5 20
+npy "$tmp/two_layer.npy" 7 6 6 16
 fail=0
 for case in conv:data transfer:x demo:image mix:x fc:v; do
   m=${case%%:*} name=${case#*:}
@@ -57,19 +61,22 @@ for case in conv:data transfer:x demo:image mix:x fc:v; do
     fail=1
   fi
 done
-for spec in y=3 x=2 f=2 y=2,f=2 x=3; do
-  name=split_$(echo "$spec" | tr '=,' '__')
-  "$opt" "$tmp/conv.pb" --passes split,fuse,replicate,group --split "conv:$spec" -o "$tmp/$name.pb" \
+for spec in conv:conv:y=3 conv:conv:x=2 conv:conv:f=2 conv:conv:y=2,f=2 conv:conv:x=3 \
+    two_layer:conv2:f=2 two_layer:relu:y=2 two_layer:conv2:y=2; do
+  graph=${spec%%:*} spec=${spec#*:}
+  input=data; [ "$graph" = two_layer ] && input=x
+  name=split_$(echo "$spec" | sed 's/^conv://' | tr '=,:' '___')
+  "$opt" "$tmp/$graph.pb" --passes split,fuse,replicate,group --split "$spec" -o "$tmp/$name.pb" \
     && "$map" "$tmp/$name.pb" -o "$tmp/$name.map.pb" --no-passes --quiet || { echo "FAIL $name: taskir-opt / taskir-map"; fail=1; continue; }
   if ! "$emit" "$tmp/$name.map.pb" -o "$tmp/$name.prog"; then
     echo "FAIL $name: taskir-emit"; fail=1; continue
   fi
-  "$run" "$tmp/$name.map.pb" --input "data=$tmp/conv.npy" -o "$tmp/$name.graph" &&
-  "$run" "$tmp/$name.prog" --input "data=$tmp/conv.npy" -o "$tmp/$name.programs" || { echo "FAIL $name: taskir-run"; fail=1; continue; }
+  "$run" "$tmp/$name.map.pb" --input "$input=$tmp/$graph.npy" -o "$tmp/$name.graph" &&
+  "$run" "$tmp/$name.prog" --input "$input=$tmp/$graph.npy" -o "$tmp/$name.programs" || { echo "FAIL $name: taskir-run"; fail=1; continue; }
   if cmp -s "$tmp/$name.graph/output0.npy" "$tmp/$name.programs/output0.npy"; then
-    echo "ok   conv cut $spec: the programs give the TaskGraph's output0.npy byte for byte"
+    echo "ok   $graph cut $spec: the programs give the TaskGraph's output0.npy byte for byte"
   else
-    echo "FAIL conv cut $spec: the programs' output differs from the TaskGraph's"; fail=1
+    echo "FAIL $graph cut $spec: the programs' output differs from the TaskGraph's"; fail=1
   fi
 done
 # The x=2 cut by hand: the split pass gives the first piece columns 0..3 and the second 4..5

@@ -284,3 +284,72 @@ Mapping *emit_fixture_fc(void)
     coord(m, true, eo->id, 1, s0);
     return verified(m, "fc");
 }
+
+/* INPUT 6x6x16 int8 -> SI a -> CCMPB relu -> SIC b -> CC conv2 3x3 pad 1, f 64 (SW, SB) ->
+ * SI int32 -> CCMPB >> 6 (int8) -> SI -> OUTPUT: a graph to cut and map (no placement:
+ * relu, conv2 and the requantization on core (0,0) in phases 0, 1, 1). */
+Mapping *emit_fixture_two_layer(void)
+{
+    Mapping *m = mapping_create();
+    CHECK(m);
+    Graph *g = m->graph;
+    Block *in = blk(g, BT_INPUT, "x", 6, 6, 16, 0);
+    Block *a = blk(g, BT_SI, "a", 6, 6, 16, 0);
+    Block *relu = blk(g, BT_CCMPB, "relu", 6, 6, 16, 0);
+    Block *b = blk(g, BT_SIC, "conv2/in", 6, 6, 0, 16);
+    Block *sw = blk(g, BT_SW, "conv2/w", 0, 0, 64, 16);
+    Block *sb = blk(g, BT_SB, "conv2/b", 0, 0, 64, 0);
+    Block *cc = blk(g, BT_CC, "conv2", 6, 6, 64, 16);
+    Block *acc = blk(g, BT_SI, "conv2/acc", 6, 6, 64, 0);
+    Block *q = blk(g, BT_CCMPB, "conv2/q", 6, 6, 64, 0);
+    Block *so = blk(g, BT_SI, "conv2/q/out", 6, 6, 64, 0);
+    Block *out = blk(g, BT_OUTPUT, "y", 6, 6, 64, 0);
+    Block *i8[] = {in, a, relu, b, sw, q, so, out}, *i32[] = {sb, cc, acc};
+    for (int i = 0; i < 8; i++)
+        i8[i]->has_prec = true, i8[i]->prec = PR_INT_8;
+    for (int i = 0; i < 3; i++)
+        i32[i]->has_prec = true, i32[i]->prec = PR_INT_32;
+    in->has_socket_id = out->has_socket_id = true;
+    relu->shape.d[D_IY] = relu->shape.d[D_IX] = 6;
+    q->shape.d[D_IY] = q->shape.d[D_IX] = 6;
+    sw->shape.d[D_KY] = sw->shape.d[D_KX] = 3;
+    cc->shape.d[D_KY] = cc->shape.d[D_KX] = 3;
+    cc->shape.d[D_IY] = cc->shape.d[D_IX] = 6;
+    cc->bias_type = BIAS_VECTOR;
+    CHECK(blk_set_attr(g, relu, AT_CMP, 0));
+    CHECK(blk_set_attr(g, q, AT_BIT_SHIFT_NUM, 6) && blk_set_attr(g, q, AT_CMP, -128));
+    CHECK(blk_set_attr(g, cc, AT_KERNEL_X, 3) && blk_set_attr(g, cc, AT_KERNEL_Y, 3));
+    CHECK(blk_set_attr(g, cc, AT_PAD_UP, 1) && blk_set_attr(g, cc, AT_PAD_DOWN, 1));
+    CHECK(blk_set_attr(g, cc, AT_PAD_LEFT, 1) && blk_set_attr(g, cc, AT_PAD_RIGHT, 1));
+    static int64_t w[64 * 16 * 9];
+    int64_t bias[64];
+    for (int f = 0; f < 64; f++) {
+        bias[f] = 50 * f - 1500;
+        for (int r = 0; r < 16; r++)
+            for (int k = 0; k < 9; k++)
+                w[(f * 16 + r) * 9 + k] = (5 * f + 3 * r + k) % 23 - 11;
+    }
+    int32_t wd[4] = {64, 16, 3, 3}, bd[1] = {64};
+    CHECK(blk_set_data(g, sw, PR_INT_8, wd, 4, w, 64 * 16 * 9) &&
+          blk_set_data(g, sb, PR_INT_32, bd, 1, bias, 64));
+    Edge *e0 = graph_connect(g, in, 0, a, 0);
+    CHECK(e0 && graph_connect(g, a, 0, relu, 0) && graph_connect(g, relu, 0, b, 0));
+    CHECK(graph_connect(g, b, 0, cc, 0) && graph_connect(g, sw, 0, cc, 1));
+    CHECK(graph_connect(g, sb, 0, cc, 2) && graph_connect(g, cc, 0, acc, 0));
+    CHECK(graph_connect(g, acc, 0, q, 0) && graph_connect(g, q, 0, so, 0));
+    Edge *eo = graph_connect(g, so, 0, out, 0);
+    CHECK(eo);
+    one(m, a->id, 0, 0, 0, MEMORY);
+    one(m, relu->id, 0, 0, 0, SOMA1);
+    one(m, b->id, 0, 0, 0 | 1 << 8, MEMORY);
+    one(m, sw->id, 0, 0, 0 | 1 << 8, MEMORY);
+    one(m, sb->id, 0, 0, 0 | 1 << 8, MEMORY);
+    one(m, cc->id, 0, 0, 1, AXON);
+    one(m, acc->id, 0, 0, 1, MEMORY);
+    one(m, q->id, 0, 0, 1, SOMA1);
+    one(m, so->id, 0, 0, 1, MEMORY);
+    const int32_t r0[1][4] = {{0, 0, 0, RECV}}, s0[1][4] = {{0, 0, 1, SEND}};
+    coord(m, true, e0->id, 1, r0);
+    coord(m, true, eo->id, 1, s0);
+    return verified(m, "two_layer");
+}

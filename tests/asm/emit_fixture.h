@@ -9,6 +9,8 @@
  *                              copy of its rows y0 .. y0+n-1 (Soma2) -> SI c -> OUTPUT
  *   emit_fixture_mix()         CVS (P83), CCMPB, CAVG (P02), CCMPB on one core, two phases
  *   emit_fixture_fc()          a 20 -> 40 CVM (P04) and its requantization on one core
+ *   emit_fixture_two_layer()   a ReLU (P05) into a 3x3 conv of 16 channels into 64 and its
+ *                              requantization, on one core in two phases (to cut and map)
  * All verify (verify_mapping); they exit(3) when out of memory. */
 #ifndef TASKIR_TESTS_EMIT_FIXTURE_H
 #define TASKIR_TESTS_EMIT_FIXTURE_H
@@ -21,6 +23,7 @@ Mapping *emit_fixture_conv(int32_t shift);
 Mapping *emit_fixture_transfer(int32_t rows0, int32_t rows);
 Mapping *emit_fixture_mix(void);
 Mapping *emit_fixture_fc(void);
+Mapping *emit_fixture_two_layer(void);
 /* The fixture's weight w[f][r][ky][kx] = (7f + 5r + 3ky + kx) mod 200 - 100. */
 int64_t emit_fixture_w(int f, int r, int ky, int kx);
 

@@ -34,5 +34,6 @@ int main(int argc, char **argv)
     rc |= save(emit_fixture_transfer(2, 2), argv[1], "transfer");
     rc |= save(emit_fixture_mix(), argv[1], "mix");
     rc |= save(emit_fixture_fc(), argv[1], "fc");
+    rc |= save(emit_fixture_two_layer(), argv[1], "two_layer");
     return rc;
 }
