@@ -247,6 +247,16 @@ static Status route_edge(Emit *e, const MapDict *dict)
                 return diag_edge(e->d, ST_LOGIC, "emit.route", ed->id,
                                  "relayed by %s, which holds no copy of block %d",
                                  e->cores[sk].name, e->g->blocks[s]->id);
+            int32_t got = INT32_MAX; /* the first phase the relay receives the data in */
+            for (uint32_t j = 0; j < dict->n_coords; j++)
+                if (dict->coords[j].pi_index == PI_RECV && dict->coords[j].phase < got &&
+                    emit_core(e, &dict->coords[j]) == sk)
+                    got = dict->coords[j].phase;
+            if (got >= cs->phase)
+                return diag_edge(e->d, ST_LOGIC, "emit.route", ed->id,
+                                 "%s relays block %d's data in phase %d, in which it receives "
+                                 "it: the chip's multicast (a relaying router) is not written "
+                                 "yet", e->cores[sk].name, e->g->blocks[s]->id, cs->phase);
             src.feat = &rcp->feat;
             src.box = rcp->box;
             ch0 = rcp->box.lo[2];

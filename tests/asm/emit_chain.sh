@@ -4,7 +4,8 @@
 # the code generator's tests (emit_fixture.h: a one-core convolution of 3 channels into 40
 # with padding, requantized by a Soma shift; a Soma result sent to another core, part of it
 # pooled there; a constant scale P83, a window sum P02 and two requantizations on one core in
-# two phases; a 20 -> 40 vector-matrix product P04) and the documentation's demo (tests/asm/emit_demo.map.txtpb: convolution,
+# two phases; a 20 -> 40 vector-matrix product P04; a result multicast to two cores, relayed
+# by the first a phase later) and the documentation's demo (tests/asm/emit_demo.map.txtpb: convolution,
 # requantization, transfer, pooling). Inputs: fixed pseudo-random int8 values.
 # Then the convolution fixture's graph cut by taskir-opt --split (y, x, f and y+f cuts: two to
 # four cores, pieces writing rows, columns or channel groups of a shared result, moved by the
@@ -44,16 +45,17 @@ npy "$tmp/demo.npy" 3 6 6 1
 npy "$tmp/mix.npy" 4 4 4 8
 npy "$tmp/fc.npy" 5 20
 npy "$tmp/two_layer.npy" 7 6 6 16
+npy "$tmp/relay.npy" 8 4 4 16
 fail=0
-for case in conv:data transfer:x demo:image mix:x fc:v; do
+for case in conv:data transfer:x demo:image mix:x fc:v relay:x; do
   m=${case%%:*} name=${case#*:}
   if ! "$emit" "$tmp/$m.map.pb" -o "$tmp/$m.prog"; then
     echo "FAIL $m: taskir-emit"; fail=1; continue
   fi
   "$run" "$tmp/$m.map.pb" --input "$name=$tmp/$m.npy" -o "$tmp/$m.graph" || { echo "FAIL $m: taskir-run MAP"; fail=1; continue; }
   "$run" "$tmp/$m.prog" --input "$name=$tmp/$m.npy" -o "$tmp/$m.programs" || { echo "FAIL $m: taskir-run DIR"; fail=1; continue; }
-  if cmp -s "$tmp/$m.graph/output0.npy" "$tmp/$m.programs/output0.npy"; then
-    echo "ok   $m: the programs give the TaskGraph's output0.npy byte for byte"
+  if diff -r "$tmp/$m.graph" "$tmp/$m.programs" >/dev/null; then
+    echo "ok   $m: the programs give the TaskGraph's outputs byte for byte"
   else
     echo "FAIL $m: the programs' output differs from the TaskGraph's"
     "$run" "$tmp/$m.map.pb" --input "$name=$tmp/$m.npy" | head -5

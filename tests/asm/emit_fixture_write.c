@@ -35,5 +35,6 @@ int main(int argc, char **argv)
     rc |= save(emit_fixture_mix(), argv[1], "mix");
     rc |= save(emit_fixture_fc(), argv[1], "fc");
     rc |= save(emit_fixture_two_layer(), argv[1], "two_layer");
+    rc |= save(emit_fixture_relay(1), argv[1], "relay");
     return rc;
 }

@@ -223,6 +223,33 @@ static void test_transfer_whole(void **state)
     done(&r);
 }
 
+/* A relay that forwards in the phase it receives would send what it does not hold yet: the
+ * chip's relaying router is not written, so it is refused [emit.route], naming the relay. */
+static void test_relay_same_phase(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_relay(0), ST_LOGIC);
+    assert_true(diag_find(&r.d, "emit.route") >= 0);
+    assert_non_null(strstr(r.d.entries[0].what, "chip (0,0) core (2,1) relays block 3's data in phase 0"));
+    done(&r);
+}
+
+/* Relayed a phase later, from the relay's copy: (2,1) sends its 64 words from the receive
+ * area (0x8400) to (3,1), one core right. */
+static void test_relay_next_phase(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_relay(1), ST_OK);
+    const Taskir__Asm__P09 *snd = core_at(&r.s, 2, 1)->static_prim_list[1]->router->p09;
+    assert_int_equal(snd->addr_dout_base, 0x8400);
+    assert_int_equal(snd->send_number, 31);
+    assert_int_equal(snd->router_heads[0]->dx, 1);
+    assert_int_equal(snd->router_heads[0]->dy, 0);
+    done(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -230,6 +257,8 @@ int main(void)
         cmocka_unit_test(test_odd_shift),
         cmocka_unit_test(test_two_core_transfer),
         cmocka_unit_test(test_transfer_whole),
+        cmocka_unit_test(test_relay_same_phase),
+        cmocka_unit_test(test_relay_next_phase),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
