@@ -4,7 +4,7 @@
  * as runs of whole pixels contiguous in both memories, and sends each run under one
  * MULTI_USE header (pack_per_router_head packets of 8 bytes; destination_offset and
  * destination_const 0: packet k lands at unit A + k) into the receiver's receive area (its
- * Addr_Din_base, a word address, is the area's start 0x8400); the receiver counts one end
+ * Addr_Din_base 0x400: the area's start 0x8400 counted from MEM2); the receiver counts one end
  * mark a run. A sender is the writing block's core (from the writer's output area) or, in a
  * multicast chain, a destination that received the data in an earlier phase (from its copy).
  * All of a transfer goes in the first phase the Mapping gives it (a received copy lives in
@@ -14,8 +14,9 @@
  * order), so the runs a core sends in a phase must follow each other in its memory; its
  * receive area is the whole receive area. Lengths are stored minus one (CHIP.md §5): send
  * area in 16-byte units, receive area in 8-byte units, Send_number / pack_per_router_head in
- * packets, Receive_number in end marks; Addr_Rhead_base counts words from MEM2 (0x8000),
- * Addr_Din_base is a word address (as the executor reads it, docs/backend.md "The router").
+ * packets, Receive_number in end marks; Addr_Rhead_base and Addr_Din_base count words from
+ * MEM2 (0x8000), as the existing tools and the executor read them (docs/backend.md "The
+ * router").
  */
 #include "backend/emit_internal.h"
 
@@ -460,7 +461,7 @@ Status emit_router_prims(Emit *e)
             if (ph->recv_marks) {
                 SET(r, receive_en, true);
                 SET(r, receive_number, ph->recv_marks - 1);
-                SET(r, addr_din_base, ASM_MEM2_RECV);
+                SET(r, addr_din_base, ASM_MEM2_RECV - ASM_MEM2_BASE);
                 SET(r, addr_din_length, (ASM_MEM3_BASE - ASM_MEM2_RECV) / 2 - 1);
                 snprintf(id, sizeof id, "b%d", ph->recv_block);
                 rp->receive_block = emit_strdup(e, id);

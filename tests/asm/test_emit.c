@@ -202,7 +202,7 @@ static void test_two_core_transfer(void **state)
     assert_true(rcv->receive_en);
     assert_false(rcv->has_send_en);
     assert_int_equal(rcv->receive_number, 0);
-    assert_int_equal(rcv->addr_din_base, 0x8400);
+    assert_int_equal(rcv->addr_din_base, 0x400);      /* 0x8400, counted from MEM2 */
     assert_int_equal(rcv->addr_din_length, 3072 / 2 - 1);
     const Taskir__Asm__SomaPrim *cp = c1->static_prim_list[0]->soma2;
     assert_int_equal(cp->px5->x1_base_addr, 0x8400);
