@@ -380,8 +380,10 @@ static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim 
                           "shifts by %d bits, which no Soma shift of %u-bit steps is; "
                           "taskir-map's chip-exact rewrite realises it another way",
                           shift, e->chip->soma_shift_bits);
-    /* the Soma shifts only when it narrows (a lower hardware precision code in than out) */
-    if (shift && asm_hw_prec(pr_info(x1.prec)->wire) >= asm_hw_prec(pr_info(o.prec)->wire))
+    /* P05 / P25 shift only when they narrow (a lower hardware precision code in than out);
+     * P07 always shifts its index */
+    if (shift && b->type != BT_CLUT &&
+        asm_hw_prec(pr_info(x1.prec)->wire) >= asm_hw_prec(pr_info(o.prec)->wire))
         return diag_block(e->d, ST_LOGIC, "emit.shift", b,
                           "shifts by %d bits from %s to %s, but the Soma shifts only when it "
                           "narrows (int32 to 8 bits)", shift, pr_info(x1.prec)->name,
