@@ -287,7 +287,16 @@ static void free_emit(Emit *e)
     free(e->first_copy);
     free(e->n_copy);
     free(e->outs);
+    free(e->dups);
     graph_uses_finish(&e->uses);
+}
+
+const EDup *emit_dup_of(const Emit *e, uint32_t pos)
+{
+    for (size_t i = 0; i < e->n_dups; i++)
+        if (e->dups[i].cadd == pos)
+            return &e->dups[i];
+    return NULL;
 }
 
 Status emit_program(const Mapping *m, const Chip *chip, ProgSet *out, Diag *d)

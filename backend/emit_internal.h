@@ -83,6 +83,18 @@ typedef struct EOut {
     bool aliased;                   /* a copy on its core lives inside its buffer */
 } EOut;
 
+/* A CADD that adds one box of one storage block n times (the mapper's x + x): P02 reads its
+ * n inputs back to back, so an inserted P06 repeats the box n times into an area of its
+ * own, in a free Soma slot before the CADD's phase (emit_plan.c, emit_prim.c). */
+typedef struct EDup {
+    uint32_t cadd;                  /* the CADD's block position */
+    uint32_t copy;                  /* the copy it reads (index in copies) */
+    EBox box;                       /* the box read, storage coordinates */
+    int32_t n;                      /* times */
+    int32_t phase, slot;            /* the P06's phase and slot (PIIndex SOMA1 / SOMA2) */
+    uint32_t req;                   /* the repeated area */
+} EDup;
+
 typedef struct Emit {
     const Mapping *m;
     const Graph *g;
@@ -101,7 +113,12 @@ typedef struct Emit {
     uint32_t *first_copy;           /* per block position: index of its first copy */
     uint32_t *n_copy;               /* per block position: copies */
     EOut *outs;                     /* per block position */
+    EDup *dups;
+    size_t n_dups, cap_dups;
 } Emit;
+
+/* The EDup of CADD block pos, or NULL. */
+const EDup *emit_dup_of(const Emit *e, uint32_t pos);
 
 /* The core with these coordinates (added when new); EMIT_NONE when out of memory. */
 uint32_t emit_core(Emit *e, const MapCoord *c);

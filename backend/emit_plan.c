@@ -549,11 +549,90 @@ static Status make_outs(Emit *e)
     return ST_OK;
 }
 
+/* Whether the Soma slot (phase p, PIIndex slot) of core k is taken by a compute block or an
+ * inserted P06. */
+static bool soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot)
+{
+    for (uint32_t pos = 0; pos < e->g->n_blocks; pos++)
+        if (e->core_of[pos] == k && e->phase_of[pos] == p && e->slot_of[pos] == slot &&
+            bt_info(e->g->blocks[pos]->type)->kind == BK_COMPUTE)
+            return true;
+    for (size_t i = 0; i < e->n_dups; i++)
+        if (e->copies[e->dups[i].copy].core == k && e->dups[i].phase == p &&
+            e->dups[i].slot == slot)
+            return true;
+    return false;
+}
+
+/* CADDs of one box of one storage block n times (x + x): an area for the box repeated and a
+ * free Soma slot for the P06 that repeats it: the latest before the CADD's phase in which
+ * the copy holds its data (Soma2 of the copy's first phase at the earliest: after that
+ * phase's Axon and router). */
+static Status make_dups(Emit *e)
+{
+    for (uint32_t pos = 0; pos < e->g->n_blocks; pos++) {
+        const Block *b = e->g->blocks[pos];
+        uint32_t k = e->core_of[pos];
+        uint32_t n = b->type == BT_CADD ? blk_n_variadic(b) : 0;
+        if (n < 2 || k == EMIT_NONE)
+            continue;
+        long src = -1;
+        EBox box = {{0}, {0}};
+        bool same = true;
+        for (uint32_t i = 0; i < n && same; i++) {
+            same = i < b->n_in && b->in[i].n_ifaces == 1;
+            const Edge *ed = same ? graph_edge(e->g, b->in[i].ifaces[0].edge_id) : NULL;
+            long s = ed ? graph_block_pos(e->g, ed->src) : -1;
+            EBox bx;
+            same = s >= 0 && !ed->n_re && emit_iface_box(e, (uint32_t)s, false, ed->id, &bx);
+            if (same && i == 0) {
+                src = s;
+                box = bx;
+            }
+            same = same && s == src && memcmp(&bx, &box, sizeof bx) == 0;
+        }
+        ECopy *cp = same ? emit_copy_on(e, (uint32_t)src, k) : NULL;
+        if (!cp || cp->image)
+            continue; /* emit_prim.c refuses it */
+        int32_t pc = e->phase_of[pos], ph = -1, slot = 0;
+        for (int32_t p = pc - 1; p >= cp->first && ph < 0; p--)
+            for (int32_t sl = 5; sl >= 2 && ph < 0; sl -= 3) /* Soma2 (5), then Soma1 (2) */
+                if (!soma_taken(e, k, p, sl) && (p > cp->first || sl == 5)) {
+                    ph = p;
+                    slot = sl;
+                }
+        if (ph < 0)
+            return diag_block(e->d, ST_LOGIC, "emit.slot", b,
+                              "adds block %d to itself %u times: P02 reads the box repeated, "
+                              "which a P06 in a free Soma slot of core %s before phase %d "
+                              "must write, and there is none", e->g->blocks[src]->id, n,
+                              e->cores[k].name, pc);
+        EDup *nd = emit_grow(e, e->dups, &e->cap_dups, e->n_dups, sizeof *e->dups);
+        if (!nd)
+            return ST_RUNTIME;
+        e->dups = nd;
+        EDup *d = &e->dups[e->n_dups++];
+        d->cadd = pos;
+        d->copy = (uint32_t)(cp - e->copies);
+        d->box = box;
+        d->n = (int32_t)n;
+        d->phase = ph;
+        d->slot = slot;
+        int64_t words = box.n[0] * box.n[1] * emit_feat_pixel_words(&cp->feat);
+        d->req = emit_request(e, k, words * n, cp->feat.align, ph, pc, ALLOC_DATA, b->id);
+        if (d->req == EMIT_NONE)
+            return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    }
+    return ST_OK;
+}
+
 Status emit_plan(Emit *e)
 {
     Status st = make_copies(e);
     if (st == ST_OK)
         st = make_outs(e);
+    if (st == ST_OK)
+        st = make_dups(e);
     for (uint32_t k = 0; k < e->n_cores && st == ST_OK; k++) {
         ECore *c = &e->cores[k];
         c->addr = malloc((c->n_reqs ? c->n_reqs : 1) * sizeof *c->addr);

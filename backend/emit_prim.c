@@ -173,6 +173,60 @@ static Status output_operand(Emit *e, uint32_t pos, EOperand *op)
                       c->name);
 }
 
+/* The inserted P06 of dup (emit_plan.c, make_dups) in its Soma slot, and the repeated area
+ * it writes as the CADD's operand: rows of the box's pixels, each the copy's pitch; out row
+ * i is in row i mod (the box's pixels) (real_length_in_en), so the box comes n times. */
+static Status dup_operand(Emit *e, const EDup *dup, EOperand *op)
+{
+    const ECopy *cp = &e->copies[dup->copy];
+    const ECore *c = &e->cores[cp->core];
+    const Block *b = e->g->blocks[dup->cadd];
+    EOperand in = {0};
+    Status st = feat_area(e, b, &cp->feat, &cp->box, emit_copy_addr(e, cp), &dup->box, &in,
+                          "repeated input");
+    if (st != ST_OK)
+        return st;
+    Taskir__Asm__StaticPrimList *l = emit_slot_list(e, cp->core, dup->phase);
+    if (!l)
+        return ST_RUNTIME;
+    Taskir__Asm__SomaPrim **slot = dup->slot == PI_SOMA1 ? &l->soma1 : &l->soma2;
+    Taskir__Asm__SomaPrim *s =
+        emit_msg(e, sizeof *s, (void (*)(void *))taskir__asm__soma_prim__init);
+    Taskir__Asm__P06 *p = s ? emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p06__init)
+                            : NULL;
+    if (!p) {
+        free(s);
+        return ST_RUNTIME;
+    }
+    *slot = s;
+    s->p06 = p;
+    SET(s, pic, 0x06);
+    char id[32];
+    snprintf(id, sizeof id, "b%d", e->g->blocks[cp->block]->id);
+    s->x1_block = emit_strdup(e, id);
+    int32_t pix = (int32_t)(dup->box.n[0] * dup->box.n[1]);
+    int32_t wire = pr_info(cp->feat.prec)->wire;
+    SET(p, x1_precision, wire);
+    SET(p, out_precision, wire);
+    SET(p, length_in, (int32_t)cp->feat.c);
+    SET(p, num_in, pix * dup->n); /* rows i < num_in, each x1 row i mod real_num_in */
+    SET(p, length_out, (int32_t)cp->feat.c);
+    SET(p, num_out, pix * dup->n);
+    SET(p, real_length_in_en, 1);
+    SET(p, real_num_in, pix);
+    SET(p, bit_shift_num, 0);
+    SET(p, x1_base_addr, (int32_t)in.addr);
+    SET(p, x1_addr_length, (int32_t)in.words);
+    op->addr = c->addr[dup->req];
+    op->words = in.words * dup->n;
+    SET(p, o_base_addr, (int32_t)op->addr);
+    SET(p, o_addr_length, (int32_t)op->words);
+    op->feat = cp->feat;
+    op->prec = cp->feat.prec;
+    op->block = e->g->blocks[cp->block]->id;
+    return e->d->oom ? ST_RUNTIME : ST_OK;
+}
+
 static Taskir__Shape *shape_of(Emit *e, const Block *b)
 {
     Taskir__Shape *s = emit_msg(e, sizeof *s, (void (*)(void *))taskir__shape__init);
@@ -214,15 +268,19 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
         return ST_RUNTIME;
     *out = a;
     SET(a, pic, pic_of(pcode));
-    if (b->type == BT_CADD && blk_n_variadic(b) != 1)
-        return diag_block(e->d, ST_LOGIC, "emit.layout", b,
-                          "adds %u inputs: P02 reads them back to back in one area, which "
-                          "the code generator does not gather yet (P06 moves)",
-                          blk_n_variadic(b));
+    const EDup *dup = NULL;
+    if (b->type == BT_CADD && blk_n_variadic(b) != 1) {
+        dup = emit_dup_of(e, pos);
+        if (!dup)
+            return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                              "adds %u inputs: P02 reads them back to back in one area, which "
+                              "the code generator gathers only for one box added to itself "
+                              "(P06 moves)", blk_n_variadic(b));
+    }
     EOperand x1 = {0}, x2 = {0}, bias = {0}, o = {0};
     bool has_x2 = b->type == BT_CC || b->type == BT_CVM || b->type == BT_CAX ||
                   b->type == BT_CVVH;
-    Status st = input_operand(e, pos, 0, &x1);
+    Status st = dup ? dup_operand(e, dup, &x1) : input_operand(e, pos, 0, &x1);
     if (st == ST_OK && has_x2)
         st = input_operand(e, pos, 1, &x2);
     if (st == ST_OK && b->bias_type == BIAS_VECTOR)
@@ -270,6 +328,13 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
                               "channels padded to %lld", (long long)x1.feat.c, pcode,
                               a->shape->nr, (long long)unit);
     } else if (x1.feat.c) {
+        if (dup) { /* P02's vector sum: n inputs back to back, nkx = n_branch = n */
+            SET(a->shape, nkx, dup->n);
+            SET(a->shape, nky, 1);
+            SET(a->shape, n_branch, dup->n);
+            SET(a->shape, niy, (int32_t)dup->box.n[0]);
+            SET(a->shape, nix, (int32_t)dup->box.n[1]);
+        }
         if (o.feat.c != x1.feat.c)
             return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                               "reads pixels of %lld channels and writes pixels of %lld: P%02d "
