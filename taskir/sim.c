@@ -14,7 +14,6 @@
  * data tensor and no inputs are filled once.
  */
 #include "sim_internal.h"
-#include "taskir/sim_chip.h"
 #include "taskir/diag_block.h"
 
 #include <inttypes.h>

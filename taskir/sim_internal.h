@@ -87,6 +87,9 @@ typedef Status (*SimKernelFn)(SimRun *run, SimBlock *sb, Diag *d);
 
 /* The kernel of a block type (NULL for storage and I/O types). */
 SimKernelFn sim_kernel(BlockType t);
+/* The chip's kernel of a block type (sim_chip.c: what sim_use_chip runs), or NULL when the
+ * chip computes it as the TaskGraph does. */
+SimKernelFn sim_chip_kernel(BlockType t);
 /* Scratch words a kernel needs for block b (0 for most). */
 int64_t sim_kernel_scratch(const SimBlock *sb);
 /* Words of packed operands block sb keeps for the whole run (0 for most; counted against the
