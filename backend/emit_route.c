@@ -312,7 +312,7 @@ static Status send_part(Emit *e, uint32_t k, int32_t p, Taskir__Asm__P09 *r)
         SET(h, dy, (int32_t)dy);
         SET(h, destination_addr, (int32_t)unit);
         SET(h, pack_per_router_head, (int32_t)(s->words / 2 - 1));
-        SET(h, destination_offset, 1);
+        SET(h, destination_offset, 0);   /* A + k: no gap between packets */
         SET(h, destination_const, 0);
         SET(h, enable, true);
     }

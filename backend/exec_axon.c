@@ -13,12 +13,13 @@
 
 Status axon_fail(const AxonCtx *c, const char *fmt, ...)
 {
-    char what[256];
+    char named[192];   /* "P41: " before the format; names hold no '%' */
+    snprintf(named, sizeof named, "%s: %s", c->name, fmt);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
+    Status st = diag_vadd(c->d, ST_LOGIC, c->rule, NULL, false, 0, false, 0, named, ap);
     va_end(ap);
-    return diag_add(c->d, ST_LOGIC, c->rule, NULL, "%s: %s", c->name, what);
+    return st;
 }
 
 Status axon_dim(const AxonCtx *c, const char *field, int32_t v, bool required, int64_t *out)
@@ -138,7 +139,6 @@ Status axon_area(const AxonCtx *c, const char *what, bool has_base, int32_t base
         return axon_fail(c, "%s area 0x%X + %lld words is not inside the core's memory "
                          "(0x0000..0x%04X)", what, (unsigned)base, (long long)words,
                          ASM_CORE_WORDS - 1);
-    out->what = what;
     out->base = base;
     out->words = words;
     return ST_OK;
@@ -169,17 +169,26 @@ void axon_load(const CoreMem *m, int64_t base, int p, int64_t n, int32_t *v)
     }
 }
 
-int32_t *axon_alloc(const AxonCtx *c, int64_t n)
+Status axon_alloc(AxonCtx *c, int64_t n, int32_t **v)
 {
-    int32_t *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
-    if (!v)
-        diag_add(c->d, ST_RUNTIME, "oom", NULL, "%s: out of memory for %lld values", c->name,
-                 (long long)n);
-    return v;
+    *v = NULL;
+    if (c->n_bufs == (int)(sizeof c->bufs / sizeof c->bufs[0]) ||
+        !(*v = malloc((size_t)(n > 0 ? n : 1) * sizeof **v)))
+        return diag_add(c->d, ST_RUNTIME, "oom", NULL, "%s: out of memory for %lld values",
+                        c->name, (long long)n);
+    c->bufs[c->n_bufs++] = *v;
+    return ST_OK;
 }
 
-Status axon_bias(const AxonCtx *c, int bias_type, int32_t constant_b, int64_t nf,
-                 int32_t **out)
+Status axon_read(AxonCtx *c, const AxonArea *area, int p, int64_t n, int32_t **v)
+{
+    Status st = axon_alloc(c, n, v);
+    if (st == ST_OK)
+        axon_load(c->m, area->base, p, n, *v);
+    return st;
+}
+
+Status axon_bias(AxonCtx *c, int bias_type, int32_t constant_b, int64_t nf, int32_t **out)
 {
     const Taskir__Asm__AxonPrim *a = c->a;
     bool vec = bias_type == TASKIR__BIAS_TYPE__VECTOR;
@@ -192,16 +201,30 @@ Status axon_bias(const AxonCtx *c, int bias_type, int32_t constant_b, int64_t nf
                     : ST_OK;
     if (st != ST_OK)
         return st;
-    int32_t *b = axon_alloc(c, nf);
-    if (!b)
-        return ST_RUNTIME;
     if (vec)
-        axon_load(c->m, area.base, ASM_HW_INT32, nf, b);
-    else
+        return axon_read(c, &area, ASM_HW_INT32, nf, out);
+    if ((st = axon_alloc(c, nf, out)) == ST_OK)
         for (int64_t f = 0; f < nf; f++)
-            b[f] = constant_b;
-    *out = b;
-    return ST_OK;
+            (*out)[f] = constant_b;
+    return st;
+}
+
+/* The largest |v[i]| (0 for n 0). */
+static int64_t max_abs(const int32_t *v, int64_t n)
+{
+    int64_t mx = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t a = v[i] < 0 ? -(int64_t)v[i] : v[i];
+        mx = a > mx ? a : mx;
+    }
+    return mx;
+}
+
+bool axon_may_saturate(const int32_t *b, int64_t n0, const int32_t *x, int64_t nx,
+                       const int32_t *w, int64_t nw, int64_t terms)
+{
+    int64_t prod = axon_mul(max_abs(x, nx), w ? max_abs(w, nw) : 1);
+    return max_abs(b, n0) + axon_mul(prod, terms) > INT32_MAX;
 }
 
 Status axon_count(const AxonCtx *c, const char *field, int32_t v, int64_t f, int64_t fp)
@@ -231,7 +254,7 @@ static const struct {
     int pic;
     const char *name;
     size_t params;
-    Status (*run)(const AxonCtx *c);
+    Status (*run)(AxonCtx *c);
 } axon_prims[] = {
     {0x02, "P02", offsetof(Taskir__Asm__AxonPrim, p02), exec_axon_p02},
     {0x03, "P03", offsetof(Taskir__Asm__AxonPrim, p03), exec_axon_p03},
@@ -253,7 +276,10 @@ Status exec_axon(CoreMem *m, const Taskir__Asm__AxonPrim *a, Diag *d)
         const void *params = *(const void *const *)((const char *)a + axon_prims[k].params);
         if (!params)
             return axon_fail(&c, "the primitive has no p%02x parameters", (unsigned)a->pic);
-        return axon_prims[k].run(&c);
+        Status st = axon_prims[k].run(&c);
+        for (int i = 0; i < c.n_bufs; i++)
+            free(c.bufs[i]);
+        return st;
     }
     if (!a->has_pic)
         return diag_add(d, ST_LOGIC, "prog.prim.axon", NULL, "Axon: the primitive has no pic");

@@ -7,7 +7,6 @@
  */
 #include "backend/exec_axon_internal.h"
 
-#include <stdlib.h>
 
 /* The parameters P41 and P81 share (their messages are two types with the same fields). */
 typedef struct ConvParams {
@@ -73,40 +72,73 @@ static Status conv_geom(const AxonCtx *c, const ConvParams *p, unsigned x1_allow
     return st;
 }
 
-/* out[oy][ox][groups * 32] = bias + the saturating sum over r, ky, kx of x * w. */
-static void conv_run(const ConvGeom *g, const ConvView *v, const int32_t *bias, int32_t *out)
+/* The 32 lanes of output group gr at output pixel (oy, ox), added to acc: the saturating
+ * sum over r, then ky, then kx of x * w, in that order. */
+static void conv_lanes_sat(const ConvGeom *g, const ConvView *v, int64_t oy, int64_t ox,
+                           int64_t gr, int32_t acc[32])
+{
+    for (int64_t r = 0; r < g->r; r++)
+        for (int64_t ky = 0; ky < g->ky; ky++) {
+            int64_t y = oy * g->sy + ky * g->dy - v->off_y;
+            for (int64_t kx = 0; kx < g->kx && y >= 0 && y < v->in_y; kx++) {
+                int64_t x = ox * g->sx + kx * g->dx - v->off_x;
+                if (x < 0 || x >= v->in_x)
+                    continue;
+                int32_t xv = v->x[r * v->x_r + y * v->x_y + x * v->x_x];
+                const int32_t *w = v->w + gr * v->w_g + r * v->w_r + ky * v->w_ky + kx * v->w_kx;
+                for (int l = 0; l < 32 && xv; l++)
+                    acc[l] = asm_sat_add32(acc[l], xv * w[l]);
+            }
+        }
+}
+
+/* The same when no partial sum can leave int32 (axon_may_saturate): the order does not
+ * matter then, and the input channels run innermost, where the layouts keep them close. */
+static void conv_lanes_fast(const ConvGeom *g, const ConvView *v, int64_t oy, int64_t ox,
+                            int64_t gr, int32_t acc[32])
+{
+    for (int64_t ky = 0; ky < g->ky; ky++) {
+        int64_t y = oy * g->sy + ky * g->dy - v->off_y;
+        for (int64_t kx = 0; kx < g->kx && y >= 0 && y < v->in_y; kx++) {
+            int64_t x = ox * g->sx + kx * g->dx - v->off_x;
+            if (x < 0 || x >= v->in_x)
+                continue;
+            const int32_t *xp = v->x + y * v->x_y + x * v->x_x;
+            const int32_t *wp = v->w + gr * v->w_g + ky * v->w_ky + kx * v->w_kx;
+            for (int64_t r = 0; r < g->r; r++) {
+                int32_t xv = xp[r * v->x_r];
+                const int32_t *w = wp + r * v->w_r;
+                for (int l = 0; l < 32; l++)
+                    acc[l] += xv * w[l];
+            }
+        }
+    }
+}
+
+/* out[oy][ox][groups * 32] = bias + the sum over r, ky, kx of x * w, saturating after every
+ * step (sat false: no partial sum can leave int32, so the plain sum is the same). */
+static void conv_run(const ConvGeom *g, const ConvView *v, const int32_t *bias, int32_t *out,
+                     bool sat)
 {
     int64_t fp = g->groups * 32;
     for (int64_t oy = 0; oy < g->oy; oy++)
         for (int64_t ox = 0; ox < g->ox; ox++)
             for (int64_t gr = 0; gr < g->groups; gr++) {
-                int32_t *acc = out + (oy * g->ox + ox) * fp + gr * 32;
+                int32_t acc[32];
                 for (int l = 0; l < 32; l++)
                     acc[l] = bias[gr * 32 + l];
-                for (int64_t r = 0; r < g->r; r++)
-                    for (int64_t ky = 0; ky < g->ky; ky++) {
-                        int64_t y = oy * g->sy + ky * g->dy - v->off_y;
-                        if (y < 0 || y >= v->in_y)
-                            continue;
-                        for (int64_t kx = 0; kx < g->kx; kx++) {
-                            int64_t x = ox * g->sx + kx * g->dx - v->off_x;
-                            if (x < 0 || x >= v->in_x)
-                                continue;
-                            int32_t xv = v->x[r * v->x_r + y * v->x_y + x * v->x_x];
-                            if (xv == 0)
-                                continue;   /* adds 0 to every lane */
-                            const int32_t *w = v->w + gr * v->w_g + r * v->w_r + ky * v->w_ky +
-                                               kx * v->w_kx;
-                            for (int l = 0; l < 32; l++)
-                                acc[l] = asm_sat_add32(acc[l], xv * w[l]);
-                        }
-                    }
+                if (sat)
+                    conv_lanes_sat(g, v, oy, ox, gr, acc);
+                else
+                    conv_lanes_fast(g, v, oy, ox, gr, acc);
+                for (int l = 0; l < 32; l++)
+                    out[(oy * g->ox + ox) * fp + gr * 32 + l] = acc[l];
             }
 }
 
 /* Checks the areas, decodes the input (x_elems elements) and the weights (w_elems), runs
  * the convolution and writes the output. v's strides are set; its pointers are filled here. */
-static Status conv_exec(const AxonCtx *c, const ConvGeom *g, int bias_type, ConvView *v,
+static Status conv_exec(AxonCtx *c, const ConvGeom *g, int bias_type, ConvView *v,
                         int64_t x_elems, int64_t w_elems)
 {
     const Taskir__Asm__AxonPrim *a = c->a;
@@ -120,39 +152,30 @@ static Status conv_exec(const AxonCtx *c, const ConvGeom *g, int bias_type, Conv
     if (st == ST_OK)
         st = axon_area(c, "x2", a->has_x2_base_addr, a->x2_base_addr, a->has_x2_addr_length,
                        a->x2_addr_length, w_words, &in[1]);
-    if (st != ST_OK)
+    int32_t *bias, *x, *w, *o;
+    if (st != ST_OK || (st = axon_bias(c, bias_type, 0, fp, &bias)) != ST_OK ||
+        (st = axon_output(c, o_words, &out)) != ST_OK ||
+        (st = axon_read(c, &in[0], g->hx, x_elems, &x)) != ST_OK ||
+        (st = axon_read(c, &in[1], g->hw, w_elems, &w)) != ST_OK ||
+        (st = axon_alloc(c, o_words, &o)) != ST_OK)
         return st;
-    int32_t *bias, *x = NULL, *w = NULL, *o = NULL;
-    if ((st = axon_bias(c, bias_type, 0, fp, &bias)) != ST_OK)
-        return st;
-    st = axon_output(c, o_words, &out);
-    if (st == ST_OK && (!(x = axon_alloc(c, x_elems)) || !(w = axon_alloc(c, w_elems)) ||
-                        !(o = axon_alloc(c, o_words))))
-        st = ST_RUNTIME;
-    if (st == ST_OK) {
-        axon_load(c->m, in[0].base, g->hx, x_elems, x);
-        axon_load(c->m, in[1].base, g->hw, w_elems, w);
-        v->x = x;
-        v->w = w;
-        conv_run(g, v, bias, o);
-        axon_store(c->m, &out, o, o_words);
-    }
-    free(x);
-    free(w);
-    free(o);
-    free(bias);
-    return st;
+    v->x = x;
+    v->w = w;
+    conv_run(g, v, bias, o,
+             axon_may_saturate(bias, fp, x, x_elems, w, w_elems, g->r * g->ky * g->kx));
+    axon_store(c->m, &out, o, o_words);
+    return ST_OK;
 }
 
 /* P41: input [iy][ix][r padded to 16 (64 ternary)], padding by offset (reads 0); weights
  * [groups][ky][kx][r][32]. */
-Status exec_axon_p41(const AxonCtx *c)
+Status exec_axon_p41(AxonCtx *c)
 {
     const Taskir__Asm__P41 *p = c->a->p41;
     if (p->has_axon_delay && p->axon_delay) {
         /* A delay: the Axon only waits delay_clock clocks; no memory is read or written. */
         if (p->delay_clock < 0)
-            return axon_fail(c, "delay_clock=%d is negative", (int)p->delay_clock);
+            return axon_fail(c, "delay_clock is %d, not in 0..%d", (int)p->delay_clock, INT32_MAX);
         return ST_OK;
     }
     ConvParams cp = {p->x1_precision, p->x2_precision, p->bias_type, p->stride_x,
@@ -174,7 +197,7 @@ Status exec_axon_p41(const AxonCtx *c)
 
 /* P81: input [r][iy + pads][ix + pads padded to 16] (8-bit), its padding stored; weights
  * [groups][r][ky][kx][32]. */
-Status exec_axon_p81(const AxonCtx *c)
+Status exec_axon_p81(AxonCtx *c)
 {
     const Taskir__Asm__P81 *p = c->a->p81;
     ConvParams cp = {p->x1_precision, p->x2_precision, p->bias_type, p->stride_x,

@@ -20,18 +20,20 @@
 #define AXON_DIM_MAX (1 << 24)
 #define AXON_WIN_MAX 255
 
-/* The primitive being run: where its findings go and the rule they carry. */
+/* The primitive being run: where its findings go, the rule they carry, and the scratch
+ * buffers it decodes its operands into (exec_axon frees them after the run). */
 typedef struct AxonCtx {
     CoreMem *m;
     const Taskir__Asm__AxonPrim *a;
     Diag *d;
     char rule[16];   /* "prog.prim.p41" */
     char name[8];    /* "P41" */
+    int32_t *bufs[6];
+    int n_bufs;
 } AxonCtx;
 
 /* A memory area the primitive reads or writes: words [base, base + words). */
 typedef struct AxonArea {
-    const char *what;   /* "x1", "x2", "bias", "output" */
     int64_t base, words;
 } AxonArea;
 
@@ -85,15 +87,23 @@ Status axon_area(const AxonCtx *c, const char *what, bool has_base, int32_t base
  * 2*(i%16)..2*(i%16)+1, the 2-bit two's complement), into v. The area was checked. */
 void axon_load(const CoreMem *m, int64_t base, int p, int64_t n, int32_t *v);
 
-/* An int32 buffer of n elements (n <= the elements of a checked area), or NULL with a
- * runtime error recorded. Free with free(). */
-int32_t *axon_alloc(const AxonCtx *c, int64_t n);
+/* Whether a sum that starts from one of the n0 values of b and adds `terms` products of
+ * one of the nx values of x by one of the nw values of w can leave int32 at some step (nw 0:
+ * the products are the x values themselves). When it cannot, saturating after every step
+ * changes nothing and a primitive may add without the checks (the same result, faster). */
+bool axon_may_saturate(const int32_t *b, int64_t n0, const int32_t *x, int64_t nx,
+                       const int32_t *w, int64_t nw, int64_t terms);
 
-/* The bias of nf output channels (the padded count) into *out, a buffer of nf (free()):
+/* A scratch buffer of n int32 (n <= the elements of a checked area) into *v, owned by c;
+ * out of memory: a runtime error recorded. */
+Status axon_alloc(AxonCtx *c, int64_t n, int32_t **v);
+/* The same buffer, filled with the n elements of precision p of a checked area (axon_load). */
+Status axon_read(AxonCtx *c, const AxonArea *area, int p, int64_t n, int32_t **v);
+
+/* The bias of nf output channels (the padded count) into *out, a scratch buffer of nf:
  * bias_type VECTOR (or absent) reads nf int32 words from the bias area; CONSTANT gives
  * constant_b (0 for a primitive without one) to every channel. On error *out is NULL. */
-Status axon_bias(const AxonCtx *c, int bias_type, int32_t constant_b, int64_t nf,
-                 int32_t **out);
+Status axon_bias(AxonCtx *c, int bias_type, int32_t constant_b, int64_t nf, int32_t **out);
 
 /* A bias_length / x2_length / nif style count parameter: 0 (or absent) or f..fp. */
 Status axon_count(const AxonCtx *c, const char *field, int32_t v, int64_t f, int64_t fp);
@@ -107,12 +117,12 @@ Status axon_output(const AxonCtx *c, int64_t words, AxonArea *out);
 
 /* The primitive families, dispatched on pic by exec_axon (exec_axon.c). Each returns ST_OK,
  * or ST_LOGIC / ST_RUNTIME with the finding recorded and memory untouched. */
-Status exec_axon_p41(const AxonCtx *c);
-Status exec_axon_p81(const AxonCtx *c);
-Status exec_axon_p02(const AxonCtx *c);
-Status exec_axon_p03(const AxonCtx *c);
-Status exec_axon_p43(const AxonCtx *c);
-Status exec_axon_p83(const AxonCtx *c);
-Status exec_axon_p04(const AxonCtx *c);
+Status exec_axon_p41(AxonCtx *c);
+Status exec_axon_p81(AxonCtx *c);
+Status exec_axon_p02(AxonCtx *c);
+Status exec_axon_p03(AxonCtx *c);
+Status exec_axon_p43(AxonCtx *c);
+Status exec_axon_p83(AxonCtx *c);
+Status exec_axon_p04(AxonCtx *c);
 
 #endif

@@ -6,11 +6,10 @@
  */
 #include "backend/exec_axon_internal.h"
 
-#include <stdlib.h>
 
 static const Taskir__Shape no_shape = TASKIR__SHAPE__INIT;
 
-Status exec_axon_p04(const AxonCtx *c)
+Status exec_axon_p04(AxonCtx *c)
 {
     const Taskir__Asm__AxonPrim *a = c->a;
     const Taskir__Asm__P04 *p = a->p04;
@@ -31,37 +30,34 @@ Status exec_axon_p04(const AxonCtx *c)
     int64_t groups = (f + lanes - 1) / lanes, fp = groups * lanes;
     int64_t w_elems = axon_mul(axon_mul(groups, r), lanes);
     AxonArea in[2], out;
-    int32_t *bias, *x = NULL, *w = NULL, *o = NULL;
+    int32_t *bias, *x, *w, *o;
     if ((st = axon_area(c, "x1", a->has_x1_base_addr, a->x1_base_addr, a->has_x1_addr_length,
                         a->x1_addr_length, rp / asm_hw_per_word(hx), &in[0])) != ST_OK ||
         (st = axon_area(c, "x2", a->has_x2_base_addr, a->x2_base_addr, a->has_x2_addr_length,
                         a->x2_addr_length, w_elems / asm_hw_per_word(hw), &in[1])) != ST_OK ||
         (st = axon_bias(c, p->bias_type, p->constant_b, fp, &bias)) !=
-            ST_OK)
+            ST_OK ||
+        (st = axon_output(c, fp, &out)) != ST_OK ||
+        (st = axon_read(c, &in[0], hx, rp, &x)) != ST_OK ||
+        (st = axon_read(c, &in[1], hw, w_elems, &w)) != ST_OK ||
+        (st = axon_alloc(c, fp, &o)) != ST_OK)
         return st;
-    st = axon_output(c, fp, &out);
-    if (st == ST_OK && (!(x = axon_alloc(c, rp)) || !(w = axon_alloc(c, w_elems)) ||
-                        !(o = axon_alloc(c, fp))))
-        st = ST_RUNTIME;
-    if (st == ST_OK) {
-        axon_load(c->m, in[0].base, hx, rp, x);
-        axon_load(c->m, in[1].base, hw, w_elems, w);
-        for (int64_t ch = 0; ch < fp; ch++)
-            o[ch] = bias[ch];
-        for (int64_t g = 0; g < groups; g++)
-            for (int64_t k = 0; k < r; k++) {
-                const int32_t *wr = w + (g * r + k) * lanes;
-                int32_t *acc = o + g * lanes;
-                if (x[k] == 0)
-                    continue;   /* adds 0 to every lane */
+    bool sat = axon_may_saturate(bias, fp, x, rp, w, w_elems, r);
+    for (int64_t ch = 0; ch < fp; ch++)
+        o[ch] = bias[ch];
+    for (int64_t g = 0; g < groups; g++)
+        for (int64_t k = 0; k < r; k++) {
+            const int32_t *wr = w + (g * r + k) * lanes;
+            int32_t *acc = o + g * lanes;
+            if (x[k] == 0)
+                continue;   /* adds 0 to every lane */
+            if (sat)
                 for (int64_t l = 0; l < lanes; l++)
                     acc[l] = asm_sat_add32(acc[l], x[k] * wr[l]);
-            }
-        axon_store(c->m, &out, o, fp);
-    }
-    free(x);
-    free(w);
-    free(o);
-    free(bias);
-    return st;
+            else
+                for (int64_t l = 0; l < lanes; l++)
+                    acc[l] += x[k] * wr[l];   /* cannot leave int32 (axon_may_saturate) */
+        }
+    axon_store(c->m, &out, o, fp);
+    return ST_OK;
 }

@@ -6,7 +6,6 @@
  */
 #include "backend/exec_axon_internal.h"
 
-#include <stdlib.h>
 
 static const Taskir__Shape no_shape = TASKIR__SHAPE__INIT;
 
@@ -22,14 +21,14 @@ static Status neutral(const AxonCtx *c, const char *mode, const char *field, int
                       int32_t neutral_value)
 {
     if (v != 0 && v != neutral_value)
-        return axon_fail(c, "%s=%d has no meaning %s (0 or %d)", field, (int)v, mode,
+        return axon_fail(c, "%s is %d: it has no meaning %s (0 or %d)", field, (int)v, mode,
                          (int)neutral_value);
     return ST_OK;
 }
 
 /* ---- P02 ---- */
 
-Status exec_axon_p02(const AxonCtx *c)
+Status exec_axon_p02(AxonCtx *c)
 {
     const Taskir__Asm__AxonPrim *a = c->a;
     const Taskir__Asm__P02 *p = a->p02;
@@ -64,7 +63,7 @@ Status exec_axon_p02(const AxonCtx *c)
         const char *mode = "in the vector sum (avg_pooling_en false)";
         n = ky * kx;
         if (s->n_branch != 0 && s->n_branch != n)
-            st = axon_fail(c, "shape n_branch=%d but nky * nkx = %lld inputs are summed",
+            st = axon_fail(c, "shape n_branch is %d, but nky * nkx = %lld inputs are summed",
                            (int)s->n_branch, (long long)n);
         if (st == ST_OK)
             st = neutral(c, mode, "stride_y", p->stride_y, 1);
@@ -91,39 +90,33 @@ Status exec_axon_p02(const AxonCtx *c)
     int64_t x_elems = axon_mul(axon_mul(n, axon_mul(iy, ix)), fp);
     int64_t o_words = axon_mul(axon_mul(oy, ox), fp);
     AxonArea in, out;
-    int32_t *bias, *x = NULL, *o = NULL;
+    int32_t *bias, *x, *o;
     if ((st = axon_area(c, "x1", a->has_x1_base_addr, a->x1_base_addr, a->has_x1_addr_length,
                         a->x1_addr_length, x_elems / asm_hw_per_word(hx), &in)) != ST_OK ||
-        (st = axon_bias(c, p->bias_type, p->constant_b, fp, &bias)) != ST_OK)
+        (st = axon_bias(c, p->bias_type, p->constant_b, fp, &bias)) != ST_OK ||
+        (st = axon_output(c, o_words, &out)) != ST_OK ||
+        (st = axon_read(c, &in, hx, x_elems, &x)) != ST_OK ||
+        (st = axon_alloc(c, o_words, &o)) != ST_OK)
         return st;
-    st = axon_output(c, o_words, &out);
-    if (st == ST_OK && (!(x = axon_alloc(c, x_elems)) || !(o = axon_alloc(c, o_words))))
-        st = ST_RUNTIME;
-    if (st == ST_OK) {
-        axon_load(c->m, in.base, hx, x_elems, x);
-        for (int64_t y = 0; y < oy; y++)
-            for (int64_t xo = 0; xo < ox; xo++)
-                for (int64_t ch = 0; ch < fp; ch++) {
-                    int32_t acc = bias[ch];
-                    if (avg) {
-                        for (int64_t dy = 0; dy < ky; dy++)
-                            for (int64_t dx = 0; dx < kx; dx++) {
-                                int64_t yy = y * sy + dy - pad[0], xx = xo * sx + dx - pad[2];
-                                if (yy >= 0 && yy < iy && xx >= 0 && xx < ix)
-                                    acc = asm_sat_add32(acc, x[(yy * ix + xx) * fp + ch]);
-                            }
-                    } else {
-                        for (int64_t k = 0; k < n; k++)
-                            acc = asm_sat_add32(acc, x[((k * iy + y) * ix + xo) * fp + ch]);
-                    }
-                    o[(y * ox + xo) * fp + ch] = acc;
+    for (int64_t y = 0; y < oy; y++)
+        for (int64_t xo = 0; xo < ox; xo++)
+            for (int64_t ch = 0; ch < fp; ch++) {
+                int32_t acc = bias[ch];
+                if (avg) {
+                    for (int64_t dy = 0; dy < ky; dy++)
+                        for (int64_t dx = 0; dx < kx; dx++) {
+                            int64_t yy = y * sy + dy - pad[0], xx = xo * sx + dx - pad[2];
+                            if (yy >= 0 && yy < iy && xx >= 0 && xx < ix)
+                                acc = asm_sat_add32(acc, x[(yy * ix + xx) * fp + ch]);
+                        }
+                } else {
+                    for (int64_t k = 0; k < n; k++)
+                        acc = asm_sat_add32(acc, x[((k * iy + y) * ix + xo) * fp + ch]);
                 }
-        axon_store(c->m, &out, o, o_words);
-    }
-    free(x);
-    free(o);
-    free(bias);
-    return st;
+                o[(y * ox + xo) * fp + ch] = acc;
+            }
+    axon_store(c->m, &out, o, o_words);
+    return ST_OK;
 }
 
 /* ---- P03, P43, P83: out = bias + x1 * m, m from x2, from alpha[f] or a constant ---- */
@@ -141,7 +134,7 @@ typedef struct ElemParams {
     int32_t count[2];
 } ElemParams;
 
-static Status elem_exec(const AxonCtx *c, const ElemParams *p)
+static Status elem_exec(AxonCtx *c, const ElemParams *p)
 {
     const Taskir__Asm__AxonPrim *a = c->a;
     const Taskir__Shape *s = a->shape ? a->shape : &no_shape;
@@ -185,42 +178,33 @@ static Status elem_exec(const AxonCtx *c, const ElemParams *p)
     int64_t m_elems = p->mul == MUL_X2 ? x_elems : p->mul == MUL_ALPHA ? fp : 0;
     int64_t o_words = axon_mul(axon_mul(oy, ox), fp);
     AxonArea in[2], out;
-    int32_t *bias, *x = NULL, *m = NULL, *o = NULL;
+    int32_t *bias, *x, *m = NULL, *o;
     st = axon_area(c, "x1", a->has_x1_base_addr, a->x1_base_addr, a->has_x1_addr_length,
                    a->x1_addr_length, x_elems / asm_hw_per_word(hx), &in[0]);
     if (st == ST_OK && m_elems)
         st = axon_area(c, "x2", a->has_x2_base_addr, a->x2_base_addr, a->has_x2_addr_length,
                        a->x2_addr_length, m_elems / asm_hw_per_word(hm), &in[1]);
-    if (st != ST_OK || (st = axon_bias(c, p->bias_type, p->constant_b, fp, &bias)) != ST_OK)
+    if (st != ST_OK || (st = axon_bias(c, p->bias_type, p->constant_b, fp, &bias)) != ST_OK ||
+        (st = axon_output(c, o_words, &out)) != ST_OK ||
+        (st = axon_read(c, &in[0], hx, x_elems, &x)) != ST_OK ||
+        (m_elems && (st = axon_read(c, &in[1], hm, m_elems, &m)) != ST_OK) ||
+        (st = axon_alloc(c, o_words, &o)) != ST_OK)
         return st;
-    st = axon_output(c, o_words, &out);
-    if (st == ST_OK && (!(x = axon_alloc(c, x_elems)) || !(m = axon_alloc(c, m_elems)) ||
-                        !(o = axon_alloc(c, o_words))))
-        st = ST_RUNTIME;
-    if (st == ST_OK) {
-        axon_load(c->m, in[0].base, hx, x_elems, x);
-        if (m_elems)
-            axon_load(c->m, in[1].base, hm, m_elems, m);
-        for (int64_t y = 0; y < oy; y++)
-            for (int64_t xo = 0; xo < ox; xo++) {
-                int64_t at = (y * sy * ix + xo * sx) * fp;
-                for (int64_t ch = 0; ch < fp; ch++) {
-                    int64_t mul = p->mul == MUL_X2 ? m[at + ch]
-                                  : p->mul == MUL_ALPHA ? m[ch] : p->constant_a;
-                    o[(y * ox + xo) * fp + ch] =
-                        asm_clip((int64_t)bias[ch] + x[at + ch] * mul, INT32_MIN, INT32_MAX);
-                }
+    for (int64_t y = 0; y < oy; y++)
+        for (int64_t xo = 0; xo < ox; xo++) {
+            int64_t at = (y * sy * ix + xo * sx) * fp;
+            for (int64_t ch = 0; ch < fp; ch++) {
+                int64_t mul = p->mul == MUL_X2 ? m[at + ch]
+                              : p->mul == MUL_ALPHA ? m[ch] : p->constant_a;
+                o[(y * ox + xo) * fp + ch] =
+                    asm_clip((int64_t)bias[ch] + x[at + ch] * mul, INT32_MIN, INT32_MAX);
             }
-        axon_store(c->m, &out, o, o_words);
-    }
-    free(x);
-    free(m);
-    free(o);
-    free(bias);
-    return st;
+        }
+    axon_store(c->m, &out, o, o_words);
+    return ST_OK;
 }
 
-Status exec_axon_p03(const AxonCtx *c)
+Status exec_axon_p03(AxonCtx *c)
 {
     const Taskir__Asm__P03 *p = c->a->p03;
     ElemParams e = {MUL_X2, p->tensor_en, p->x1_precision, p->x1_precision, p->bias_type,
@@ -229,7 +213,7 @@ Status exec_axon_p03(const AxonCtx *c)
     return elem_exec(c, &e);
 }
 
-Status exec_axon_p43(const AxonCtx *c)
+Status exec_axon_p43(AxonCtx *c)
 {
     const Taskir__Asm__P43 *p = c->a->p43;
     ElemParams e = {MUL_ALPHA, p->tensor_en, p->x1_precision, p->x2_precision, p->bias_type,
@@ -238,7 +222,7 @@ Status exec_axon_p43(const AxonCtx *c)
     return elem_exec(c, &e);
 }
 
-Status exec_axon_p83(const AxonCtx *c)
+Status exec_axon_p83(AxonCtx *c)
 {
     const Taskir__Asm__P83 *p = c->a->p83;
     ElemParams e = {MUL_CONST, p->tensor_en, p->x1_precision, p->x1_precision, p->bias_type,

@@ -11,9 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* exec_axon comes from exec_axon*.c; a build without it
- * still links, and a program that needs it stops with [prog.prim.missing]. */
-#pragma weak exec_axon
 
 typedef struct RunCoreX {
     RunCore c;
@@ -189,9 +186,6 @@ static Status run_slot(RunCore *c, int phase, const char *slot,
     snprintf(at, sizeof at, "%s %s", where, slot);
     size_t from = d->n;
     Status st;
-    if (a && !exec_axon)
-        return diag_add(d, ST_LOGIC, "prog.prim.missing", at, "this build has no Axon "
-                        "primitives (P%02X)", (unsigned)a->pic);
     if (a)
         st = exec_axon(c->mem, a, d);
     else if (strcmp(slot, "soma1") == 0)

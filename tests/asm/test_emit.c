@@ -188,7 +188,7 @@ static void test_two_core_transfer(void **state)
     assert_int_equal(h->dy, 1);
     assert_int_equal(h->destination_addr, 0);          /* the start of the receive area */
     assert_int_equal(h->pack_per_router_head, 16 - 1);
-    assert_int_equal(h->destination_offset, 1);
+    assert_int_equal(h->destination_offset, 0);
     assert_true(h->is_packet_finish);
     /* core (2,1): b's copy holds rows 2..3 (32 words) in the receive area at 0x8400; it
      * waits for one end mark; copy reads it there */

@@ -141,10 +141,12 @@ static void test_files(void **state)
     expect_rule("prog.data.size");
     drop("program.pb");
     expect_rule("prog.dir");
-    put("program.txt", "behavior_config {}\n", 19);
-    expect_rule("prog.text");
-    put("program.pb", "\x0a\x05", 2);   /* a field that runs past the end */
     char rule[64];
+    put("program.txt", "behavior_config {}\n", 19);   /* the text form, when no program.pb */
+    assert_int_equal(load(rule, sizeof rule, NULL), ST_OK);
+    put("program.txt", "behavior_config {\n", 18);
+    expect_rule("prog.text.parse");
+    put("program.pb", "\x0a\x05", 2);   /* a field that runs past the end */
     assert_int_equal(load(rule, sizeof rule, NULL), ST_LOGIC);
     assert_int_equal(strncmp(rule, "wire.", 5), 0);
     put("program.pb", "", 0);           /* an empty Config: no cores, no blocks */
