@@ -77,6 +77,7 @@ struct SimRun {
     int32_t *scratch[2];        /* ping-pong buffers for rearranged copies */
     int64_t scratch_vol;
     uint32_t *wscratch;         /* kernel scratch (CC: the transposed weights) */
+    const struct Chip *chip;    /* sim_use_chip: the chip's arithmetic (sim_chip.c), or NULL */
     int64_t wscratch_vol;
 };
 
