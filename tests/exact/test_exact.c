@@ -148,7 +148,8 @@ static Chip *chip(void)
     return c;
 }
 
-/* INPUT INT_8 (4) -> SIFC -> CVM with W = [[1,-2,3,-4],[5,6,7,8]], bias [10,-10] -> SI.
+/* INPUT (4, no precision: that of the INT_8 SIFC it writes) -> SIFC -> CVM with
+ * W = [[1,-2,3,-4],[5,6,7,8]], bias [10,-10] -> SI.
  * Channel 0: P = 4, N = -6: [10 - 512 - 762, 10 + 508 + 768] = [-1264, 1286]; channel 1:
  * P = 26: [-10 - 3328, -10 + 3302] = [-3338, 3292]; the union [-3338, 3292]. */
 static void test_cvm_ranges(void **state)
@@ -156,6 +157,7 @@ static void test_cvm_ranges(void **state)
     (void)state;
     Graph *g = graph_create();
     Block *in = input(g, PR_INT_8, 4);
+    in->has_prec = false;
     Block *x = blk(g, BT_SIFC, "x/in", PR_INT_8, (const int32_t[8]){0, 0, 0, 4, 0, 0, 0, 0});
     Block *w = blk(g, BT_SWFC, "w", PR_INT_8, (const int32_t[8]){0, 0, 2, 4, 0, 0, 0, 0});
     Block *bs = blk(g, BT_SB, "b", PR_INT_32, (const int32_t[8]){0, 0, 2, 0, 0, 0, 0, 0});
