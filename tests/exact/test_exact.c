@@ -426,7 +426,8 @@ static void test_clip(void **state)
     graph_destroy(g);
 }
 
-/* Precisions the chip does not encode: an INT_16 storage of INT_8 values becomes INT_8; a
+/* Precisions the chip does not encode: an INT_16 storage of INT_8 values becomes INT_8, an
+ * INT_16 CLUT whose table holds -3 .. 90 INT_8; a
  * UINT_4 CCMPB over a window of two whose clamp acts (values up to 127 clamped to 15) stays
  * an error (a 1 x 1 window would become a CLUT). */
 static void test_prec(void **state)
@@ -441,6 +442,21 @@ static void test_prec(void **state)
     int32_t in[2] = {-7, 9};
     assert_int_equal(rewrite_keeps(g, c, in, 2), 1);
     assert_int_equal(blk_prec(s), PR_INT_8);
+    graph_destroy(g);
+
+    g = graph_create();
+    s = store(g, input(g, PR_INT_8, 2), "x/in", PR_INT_8, 2);
+    Block *lut = blk(g, BT_CLUT, "lut", PR_INT_16, (const int32_t[8]){1, 1, 2, 0, 0, 0, 0, 0});
+    assert_true(blk_set_attr(g, lut, AT_LUT_DW, 2));
+    Block *tab = blk(g, BT_SB, "tab", PR_INT_32, (const int32_t[8]){0, 0, 4, 0, 0, 0, 0, 0});
+    assert_true(blk_set_data(g, tab, PR_INT_32, (const int32_t[1]){4}, 1,
+                             (const int64_t[4]){5, -3, 90, 7}, 4));
+    join(g, s, 0, lut, 0);
+    join(g, tab, 0, lut, 1);
+    output(g, store(g, lut, "y", PR_INT_32, 2), 2);
+    int32_t idx[2] = {1, -2};
+    assert_int_equal(rewrite_keeps(g, c, idx, 2), 1);
+    assert_int_equal(blk_prec(lut), PR_INT_8);
     graph_destroy(g);
 
     g = graph_create();
