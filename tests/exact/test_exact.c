@@ -400,6 +400,32 @@ static void test_oddshift(void **state)
     graph_destroy(g);
 }
 
+/* A CLIF shifting its input sum by 3: it reads its input doubled (a CADD x + x) and
+ * shifts by 4. VTH0 5: 40 >> 3 = 5 and 47 >> 3 = 5 are not above it (no spike), 48 >> 3 = 6
+ * is (a spike). */
+static void test_oddshift_lif(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    Block *s = store(g, input(g, PR_INT_8, 3), "x/in", PR_INT_8, 3);
+    Block *lif = blk(g, BT_CLIF, "lif", PR_INT_8, (const int32_t[8]){1, 1, 3, 0, 0, 0, 0, 0});
+    assert_true(blk_set_attr(g, lif, AT_VTH0, 5));
+    assert_true(blk_set_attr(g, lif, AT_BIT_SHIFT_NUM, 3));
+    join(g, s, 0, lif, 0);
+    output(g, store(g, lif, "y", PR_INT_8, 3), 3);
+    Chip *c = chip();
+    assert_true(check(g, c, "map.exact.oddshift") >= 1);
+    int32_t in[3] = {40, 47, 48}, tg[3];
+    run(g, NULL, in, 3, tg);
+    assert_int_equal(tg[0], 0);
+    assert_int_equal(tg[1], 0);
+    assert_int_equal(tg[2], 1);
+    assert_int_equal(rewrite_keeps(g, c, in, 3), 1);
+    assert_int_equal(blk_attr(lif, AT_BIT_SHIFT_NUM), 4);
+    chip_destroy(c);
+    graph_destroy(g);
+}
+
 /* A ReLU to UINT_8 (CMP 0) of shifted values that may be negative: the chip compares
  * nothing from INT_32 to UINT_8 and keeps the low byte (-1 -> 255; the TaskGraph 0). The
  * values after the shift (-32 .. 31) fit INT_8: the mapper makes it an INT_8 output, on
@@ -514,6 +540,7 @@ int main(void)
         cmocka_unit_test(test_overflow),       cmocka_unit_test(test_cadd_saturates),
         cmocka_unit_test(test_shift32_narrow), cmocka_unit_test(test_shift32_lut),
         cmocka_unit_test(test_shift32_error),  cmocka_unit_test(test_oddshift),
+        cmocka_unit_test(test_oddshift_lif),
         cmocka_unit_test(test_clip),           cmocka_unit_test(test_prec),
         cmocka_unit_test(test_p05_values),
     };
