@@ -34,6 +34,8 @@ typedef struct SimCluster {
     int64_t vol;
     int32_t *data;              /* own buffer or an alias of the source cluster's buffer */
     bool alias;                 /* fed by one whole-cluster copy: data is the source's */
+    bool zero;                  /* its buffer is shared (sim_share.h) and its copies do not
+                                   cover it: cleared before they run */
     SimCopy *copies;            /* input clusters: the edge copies that fill it */
     uint32_t n_copies;
 } SimCluster;
@@ -74,6 +76,11 @@ struct SimRun {
     uint32_t n_inputs, n_outputs;
     void **owned;               /* buffers to free */
     uint32_t n_owned, cap_owned;
+    unsigned char *region;      /* the buffers of the clusters, results, packed operands and
+                                   scratch (placed by sim_share.h), or NULL */
+    size_t region_bytes;        /* a large region's bytes: a mapping of its own (bigmem.h);
+                                   0: a small one, in owned */
+    struct SimRegionPlan *rp;   /* while planning: where each buffer goes in the region */
     int32_t *scratch[2];        /* ping-pong buffers for rearranged copies */
     int64_t scratch_vol;
     uint32_t *wscratch;         /* kernel scratch (CC: the transposed weights) */

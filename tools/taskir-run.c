@@ -212,6 +212,7 @@ static int parse_args(int argc, char **argv, Options *o)
     memset(o, 0, sizeof *o);
     o->sim.steps = 1;
     o->sim.threads = 1;
+    o->sim.share_buffers = true; /* only the outputs are read (--dump-all: keep_all) */
     o->inputs = calloc((size_t)argc + 1, sizeof *o->inputs);
     o->paths = calloc((size_t)argc + 1, sizeof *o->paths);
     if (!o->inputs || !o->paths) {

@@ -164,7 +164,7 @@ static void steps_case(uint32_t seed, bool wfed, uint32_t threads)
     StRng r = {seed};
     ConvRun cr;
     conv_graph(&cr, &r, wfed);
-    SimOptions o = {threads, 1, false};
+    SimOptions o = {.threads = threads, .steps = 1, .keep_all = false};
     SimRun *run = st_create(cr.g, &o);
     int64_t nx = (int64_t)cr.v.IY * cr.v.IX * cr.v.R, nw = (int64_t)cr.v.F * cr.v.R;
     for (int t = 0; t < 4; t++) {
