@@ -15,14 +15,16 @@
  */
 #include "sim_internal.h"
 #include "sim_share.h"
-#include "taskir/bigmem.h"
 #include "taskir/diag_block.h"
+#include "taskir/parallel.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define SIM_MAX_STEPS_PER_EDGE 64u
+/* A region this large (elements) is a fresh mapping worth touching on the threads. */
+#define SIM_TOUCH_ELEMS ((int64_t)1 << 20)
 
 /* ---- small helpers ---- */
 
@@ -739,17 +741,12 @@ Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d)
         (rp->shared = calloc((size_t)rp->n + 1, sizeof *rp->shared)))
         region = sim_share_place(rp->life, rp->n, rp->off, rp->shared);
     if (region > 0 && (uint64_t)region <= SIZE_MAX / 4) {
-        size_t bytes = (size_t)region * 4;
-        bool big = bytes >= TIR_BIG_BYTES;
-        run->region = big ? tir_big_alloc(bytes) : run_alloc(run, region, 4);
-        if (!run->region) {
+        if (!(run->region = run_alloc(run, region, 4))) {
             st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory allocating the run");
             goto fail;
         }
-        if (big)
-            run->region_bytes = bytes; /* sim_destroy unmaps it */
-        if (big && run->opt.threads > 1)
-            tir_big_touch(run->region, bytes, run->opt.threads);
+        if (run->opt.threads > 1 && region >= SIM_TOUCH_ELEMS)
+            tir_parallel_touch(run->region, (size_t)region * 4, run->opt.threads);
     }
     for (uint32_t i = 0; i < run->n_order; i++)
         if ((st = plan_buffers(run, &run->blocks[run->order[i]], d)))
@@ -764,6 +761,7 @@ Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d)
         if (n > 0)
             sim_kernel_plan(run, sb);
     }
+    sim_kernel_prepack(run);
     if (run->scratch_vol &&
         (!(run->scratch[0] = buf_alloc(run, run->scratch_vol, BUF_SCRATCH, NULL)) ||
          !(run->scratch[1] = buf_alloc(run, run->scratch_vol, BUF_SCRATCH, NULL)))) {
@@ -793,7 +791,6 @@ void sim_destroy(SimRun *run)
     for (uint32_t i = 0; i < run->n_owned; i++)
         free(run->owned[i]);
     free(run->owned);
-    tir_big_free(run->region_bytes ? run->region : NULL, run->region_bytes);
     region_plan_free(run->rp);
     graph_uses_finish(&run->uses);
     free(run);

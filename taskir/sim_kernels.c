@@ -17,8 +17,11 @@
 #include "taskir/sim_dot8.h"
 #include "taskir/sim_parallel.h"
 
+#include "taskir/parallel.h"
+
 #include <inttypes.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The hot loops (the int32 convolution and vector-matrix product, the int8 path's input
@@ -1138,6 +1141,78 @@ static bool cluster_constant(const SimRun *run, const SimCluster *c)
 void sim_kernel_plan(const SimRun *run, SimBlock *sb)
 {
     sb->pack.constant = cluster_constant(run, &sb->in[1]);
+}
+
+/* The constant operands of a run's blocks, packed at once: unit u of the list is channel
+ * block u - first[k] of block k; the threads take the next unit in turn. */
+typedef struct Prepack {
+    SimBlock **blocks;
+    int64_t *first;     /* n + 1 entries */
+    atomic_uint *bits;  /* per block: the OR of its units' pack_block8 results */
+    uint32_t n;
+    atomic_int_fast64_t next;
+} Prepack;
+
+static void prepack_part(void *p, int64_t lo, int64_t hi)
+{
+    (void)lo, (void)hi;
+    Prepack *P = p;
+    uint32_t k = 0;
+    for (;;) {
+        int64_t u = atomic_fetch_add_explicit(&P->next, 1, memory_order_relaxed);
+        if (u >= P->first[P->n])
+            return;
+        while (u >= P->first[k + 1])
+            k++;
+        const SimBlock *sb = P->blocks[k];
+        Win w;
+        Conv8 c;
+        win8_of(sb, &w);
+        conv8_of(&w, &c);
+        uint32_t bits = pack_block8(sb->in[1].data, &w, &c, sb->pack.data,
+                                    (u - P->first[k]) * DOT8_BLOCK);
+        atomic_fetch_or_explicit(&P->bits[k], bits, memory_order_relaxed);
+    }
+}
+
+void sim_kernel_prepack(SimRun *run)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < run->g->n_blocks; i++) {
+        const SimBlock *sb = &run->blocks[i];
+        n += sb->pack.data && sb->pack.constant && sb->in[1].alias;
+    }
+    if (!n)
+        return;
+    Prepack P = {calloc(n, sizeof *P.blocks), calloc((size_t)n + 1, sizeof *P.first),
+                 calloc(n, sizeof *P.bits), 0, 0};
+    if (!P.blocks || !P.first || !P.bits)
+        goto out; /* the blocks pack at their first step */
+    int64_t work = 0;
+    for (uint32_t i = 0; i < run->g->n_blocks; i++) {
+        SimBlock *sb = &run->blocks[i];
+        if (!(sb->pack.data && sb->pack.constant && sb->in[1].alias))
+            continue;
+        Win w;
+        win8_of(sb, &w);
+        P.blocks[P.n] = sb;
+        P.first[P.n + 1] = P.first[P.n] + (w.F + DOT8_BLOCK - 1) / DOT8_BLOCK;
+        work = add3_sat(work, mul_sat(mul_sat(w.F, w.R), w.KY * w.KX), 0);
+        atomic_init(&P.bits[P.n], 0);
+        P.n++;
+    }
+    atomic_init(&P.next, 0);
+    uint32_t threads = work < ((int64_t)1 << 20) ? 1 : run->opt.threads;
+    tir_parallel(threads, threads ? threads : 1, prepack_part, &P);
+    for (uint32_t k = 0; k < P.n; k++) {
+        SimPack *pk = &P.blocks[k]->pack;
+        pk->usable = atomic_load_explicit(&P.bits[k], memory_order_relaxed) <= 255u;
+        pk->packed = true;
+    }
+out:
+    free(P.blocks);
+    free(P.first);
+    free(P.bits);
 }
 
 Status sim_kernel_check(const SimBlock *sb, Diag *d)
