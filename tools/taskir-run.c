@@ -376,8 +376,9 @@ static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArr
     } else {
         LoadOptions lo = {o->sim.threads};
         st = graph_load_pb_mem_opts(buf, len, &lo, &g, d);
+        VerifyOptions vo = {.threads = o->sim.threads};
         if (!st)
-            st = verify_graph(g, d);
+            st = verify_graph_opts(g, &vo, d);
     }
     if (!st && !o->no_host)
         st = fe_host_load(o->file, &host, d);
