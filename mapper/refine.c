@@ -2,18 +2,30 @@
  * cores (docs/mapper.md, "Algorithm", step 5).
  *
  * Simulated annealing over moves and swaps: a virtual core u goes to a core next to the core
- * of one of its partners (or next to its own), swapping with the virtual core there if there
- * is one. A move that does not raise the cost is taken; one that does is taken with
- * probability exp(-delta / T), T falling geometrically from 0.3 x the mean cost of an edge
- * (Scotch's start is good: a hotter start only loses it) to nothing, so the end is a plain descent. The best of the placements seen at snapshots
- * (every 1024 moves, and the last) is kept, so the result is never worse than Scotch's. The random numbers come from the seed alone (splitmix64): one
- * seed, one placement. Work: effort x 64 moves per virtual core, each O(degree).
+ * of one of its partners, next to its own, or next to the weighted median of its partners'
+ * places (per axis: where the sum of bytes x |distance| is least, the best core for u alone
+ * under XY hops), swapping with the virtual core there if there is one. A move that does not
+ * raise the cost is taken; one that does with probability exp(-delta / T), T falling
+ * geometrically from 0.3 x the mean cost of an edge (Scotch's start is good: a hotter start
+ * only loses it) to nothing. The best of the placements seen at snapshots (every 1024
+ * moves, and the last) is kept, so the result is never worse than Scotch's. Then descent
+ * sweeps: every virtual core in turn tries its median core and the cores around it and
+ * around its own place, and takes the best move or swap that lowers the cost, until a sweep
+ * gains less than 0.1 % or after 4 x effort sweeps. Every delta is incremental, O(degree):
+ * the cost of the edges of the one or two virtual cores that move. The random numbers come
+ * from the seed alone (splitmix64): one seed, one placement. Work: effort x (64 moves per
+ * virtual core + min(MIN_MOVES, 4096 per virtual core)) annealing moves (a plan of a few
+ * hundred cores anneals longer: more moves were worth it on every graph measured,
+ * docs/mapper.md "Benchmark"), then the sweeps.
  */
 #include "mapper/plan.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* At most this many annealing moves at effort 1 besides the 64 per virtual core. */
+#define MIN_MOVES (UINT64_C(1) << 19)
 
 typedef struct Rng {
     uint64_t s;
@@ -57,6 +69,114 @@ static int64_t move_delta(const MapPlan *p, const Adj *a, const uint32_t *where,
     return dl;
 }
 
+/* A coordinate of a partner and the bytes exchanged with it. */
+typedef struct WPos {
+    uint32_t v;
+    int64_t w;
+} WPos;
+
+static int wpos_cmp(const void *a, const void *b)
+{
+    const WPos *x = a, *y = b;
+    return x->v < y->v ? -1 : x->v > y->v;
+}
+
+/* The weighted median of a[0..n): the coordinate where the sum of bytes x |distance| is
+ * least. Sorts a: O(n log n). */
+static uint32_t weighted_median(WPos *a, uint32_t n)
+{
+    qsort(a, n, sizeof *a, wpos_cmp);
+    int64_t total = 0, run = 0;
+    for (uint32_t i = 0; i < n; i++)
+        total += a[i].w;
+    for (uint32_t i = 0; i < n; i++) {
+        run += a[i].w;
+        if (2 * run >= total)
+            return a[i].v;
+    }
+    return n ? a[n - 1].v : 0;
+}
+
+/* The core at the weighted median of u's partners' places (x and y apart); scratch holds
+ * deg(u) entries. */
+static uint32_t median_core(const MapPlan *p, const Adj *a, const uint32_t *where, uint32_t u,
+                            WPos *scratch)
+{
+    uint32_t n = a->start[u + 1] - a->start[u];
+    if (!n)
+        return where[u];
+    uint32_t mx = 0, my = 0;
+    for (int axis = 0; axis < 2; axis++) {
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t x, y;
+            map_core_xy(p, where[a->peer[a->start[u] + i]], &x, &y);
+            scratch[i] = (WPos){axis ? y : x, a->bytes[a->start[u] + i]};
+        }
+        uint32_t m = weighted_median(scratch, n);
+        if (axis)
+            my = m;
+        else
+            mx = m;
+    }
+    return my * p->grid_w + mx;
+}
+
+/* The change of cost when u goes to core k, swapping with what is there. */
+static int64_t swap_delta(const MapPlan *p, const Adj *a, const uint32_t *where,
+                          const uint32_t *occ, uint32_t u, uint32_t k)
+{
+    uint32_t x = occ[k];
+    int64_t delta = move_delta(p, a, where, u, k, x);
+    if (x != MAP_NONE)
+        delta += move_delta(p, a, where, x, where[u], u);
+    return delta;
+}
+
+static void do_swap(uint32_t *where, uint32_t *occ, uint32_t u, uint32_t k)
+{
+    uint32_t x = occ[k], from = where[u];
+    where[u] = k;
+    occ[k] = u;
+    occ[from] = x;
+    if (x != MAP_NONE)
+        where[x] = from;
+}
+
+/* One descent sweep: every virtual core takes the best of the moves to its median core, the
+ * cores around it and around its own place, when it lowers the cost. Returns the gain. */
+static int64_t sweep(const MapPlan *p, const Adj *a, uint32_t *where, uint32_t *occ,
+                     WPos *scratch)
+{
+    int64_t gain = 0;
+    for (uint32_t u = 0; u < p->n_vcores; u++) {
+        if (a->start[u + 1] == a->start[u])
+            continue;
+        uint32_t m = median_core(p, a, where, u, scratch), here = where[u];
+        int64_t best = 0;
+        uint32_t best_k = MAP_NONE;
+        for (int c = 0; c < 2; c++) {
+            uint32_t cx, cy;
+            map_core_xy(p, c ? here : m, &cx, &cy);
+            for (int d = 0; d < 5; d++) {
+                int64_t x = (int64_t)cx + (d == 1) - (d == 2), y = (int64_t)cy + (d == 3) - (d == 4);
+                if ((c && !d) || x < 0 || y < 0 || x >= p->grid_w || y >= p->grid_h)
+                    continue;
+                uint32_t k = (uint32_t)y * p->grid_w + (uint32_t)x;
+                int64_t delta = swap_delta(p, a, where, occ, u, k);
+                if (delta < best) {
+                    best = delta;
+                    best_k = k;
+                }
+            }
+        }
+        if (best_k != MAP_NONE) {
+            do_swap(where, occ, u, best_k);
+            gain -= best;
+        }
+    }
+    return gain;
+}
+
 /* A core within distance 1 of k, inside the grid. */
 static uint32_t near_core(const MapPlan *p, Rng *r, uint32_t k)
 {
@@ -88,8 +208,9 @@ Status map_refine(MapPlan *p, uint32_t *where, Diag *d)
     uint32_t *occ = malloc(ncores * sizeof *occ);
     uint32_t *best = malloc((size_t)nv * sizeof *best);
     uint32_t *fill = calloc((size_t)nv + 1, sizeof *fill);
+    WPos *scratch = malloc((size_t)2 * p->n_vedges * sizeof *scratch);
     Status st = ST_OK;
-    if (!a.start || !a.peer || !a.bytes || !occ || !best || !fill) {
+    if (!a.start || !a.peer || !a.bytes || !occ || !best || !fill || !scratch) {
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory refining the placement");
         goto out;
     }
@@ -114,7 +235,8 @@ Status map_refine(MapPlan *p, uint32_t *where, Diag *d)
     memcpy(best, where, (size_t)nv * sizeof *best);
     int64_t cost = map_vedge_traffic(p, where), best_cost = cost;
     double t0 = p->n_vedges ? 0.3 * (double)cost / p->n_vedges : 1.0;
-    uint64_t iters = (uint64_t)p->opt.effort * 64 * nv;
+    uint64_t extra = 4096 * (uint64_t)nv < MIN_MOVES ? 4096 * (uint64_t)nv : MIN_MOVES;
+    uint64_t iters = (uint64_t)p->opt.effort * (64 * (uint64_t)nv + extra);
     double decay = iters ? pow(1e-4, 1.0 / (double)iters) : 1.0, temp = t0;
     Rng r = {p->opt.seed ^ UINT64_C(0x5DEECE66D)};
     for (uint64_t it = 0; it < iters; it++) {
@@ -123,23 +245,18 @@ Status map_refine(MapPlan *p, uint32_t *where, Diag *d)
         temp *= decay;
         uint32_t u = rng_below(&r, nv);
         uint32_t deg = a.start[u + 1] - a.start[u];
-        uint32_t anchor = deg && rng_below(&r, 4) ? where[a.peer[a.start[u] + rng_below(&r, deg)]]
-                                                  : where[u];
+        uint32_t pick = rng_below(&r, 8), anchor = where[u];
+        if (deg && pick < 2)
+            anchor = median_core(p, &a, where, u, scratch);
+        else if (deg && pick < 7)
+            anchor = where[a.peer[a.start[u] + rng_below(&r, deg)]];
         uint32_t k = near_core(p, &r, anchor);
         if (k == where[u])
             continue;
-        uint32_t x = occ[k];
-        int64_t delta = move_delta(p, &a, where, u, k, x);
-        if (x != MAP_NONE)
-            delta += move_delta(p, &a, where, x, where[u], u);
+        int64_t delta = swap_delta(p, &a, where, occ, u, k);
         if (delta > 0 && (temp <= 0 || rng_unit(&r) >= exp(-(double)delta / temp)))
             continue;
-        uint32_t from = where[u];
-        where[u] = k;
-        occ[k] = u;
-        occ[from] = x;
-        if (x != MAP_NONE)
-            where[x] = from;
+        do_swap(where, occ, u, k);
         cost += delta;
         if ((it & 1023) == 0 && cost < best_cost) { /* a snapshot now and then: O(nv) */
             best_cost = cost;
@@ -150,6 +267,17 @@ Status map_refine(MapPlan *p, uint32_t *where, Diag *d)
     if (cost < best_cost)
         memcpy(best, where, (size_t)nv * sizeof *best);
     memcpy(where, best, (size_t)nv * sizeof *best);
+    for (size_t k = 0; k < ncores; k++)
+        occ[k] = MAP_NONE;
+    for (uint32_t v = 0; v < nv; v++)
+        occ[where[v]] = v;
+    cost = best_cost < cost ? best_cost : cost;
+    for (int s = 0; s < 4 * p->opt.effort; s++) {
+        int64_t g = sweep(p, &a, where, occ, scratch);
+        cost -= g;
+        if (g <= 0 || g * 1000 < cost)
+            break;
+    }
 out:
     free(a.start);
     free(a.peer);
@@ -157,5 +285,6 @@ out:
     free(occ);
     free(best);
     free(fill);
+    free(scratch);
     return st;
 }

@@ -46,6 +46,8 @@ static json_object *totals(PrintJson *j, const MapPlan *p)
 {
     const MapCost *c = &p->cost;
     json_object *o = pj_obj(j);
+    pj_set(j, o, "groups", pj_int(j, p->g->n_groups));
+    pj_set(j, o, "compute_blocks", pj_int(j, p->n_tasks));
     pj_set(j, o, "cores", pj_int(j, c->cores));
     pj_set(j, o, "chips", pj_int(j, c->chips));
     pj_set(j, o, "phases", pj_int(j, c->phases));

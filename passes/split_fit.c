@@ -22,6 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The most pieces a plan of choose() makes along one axis. */
+enum { SPLIT_PLAN_MAX = 64 };
+
 typedef struct Need {
     GroupMem m;
     int64_t direct;   /* input clusters fed directly by compute blocks or INPUT */
@@ -151,25 +154,6 @@ static bool estimate(const Chip *c, const Graph *g, const GraphUses *u, const Bl
     return true;
 }
 
-/* The smallest number of pieces (2 .. max) along a whose largest fits, 0 when none;
- * *est: that largest piece's need. */
-static bool fewest(const Chip *c, const Graph *g, const GraphUses *u, const Block *b,
-                   SplitAxis a, uint32_t max, uint32_t *fit, Need *est)
-{
-    int32_t ext = split_extent(b, a), align = split_align(c, b, a);
-    int32_t *bounds = malloc(((size_t)max + 1) * sizeof *bounds);
-    if (!bounds)
-        return false;
-    *fit = 0;
-    for (uint32_t p = 2; p <= max && !*fit; p++) {
-        split_bounds(ext, p, align, bounds);
-        if (estimate(c, g, u, b, a, bounds, p, est) && fits(c, est))
-            *fit = p;
-    }
-    free(bounds);
-    return true;
-}
-
 /* The most pieces worth making along a (0: b cannot be cut along a, or no cut saves memory:
  * one aligned group). */
 static uint32_t most(const Chip *c, const Block *b, SplitAxis a)
@@ -185,8 +169,43 @@ static uint32_t most(const Chip *c, const Block *b, SplitAxis a)
     return (uint32_t)units;
 }
 
-/* Chooses how to cut b (the top of this file): the axis and the number of pieces. false
- * when b cannot be cut at all. */
+/* Roughly the memory in all of cutting a piece of need e (which does not fit) along b2 into
+ * the fewest pieces that fit, scaling the parts that b2 divides (halos and alignment
+ * aside): y and x divide the input and the output and copy the weights, f divides the
+ * weights and the output and shares the input, r divides the input and the weights and
+ * makes the output once a piece, plus the join. -1 when no number of pieces that b2 allows
+ * fits. */
+static double then_cut(const Chip *c, const Block *b, SplitAxis b2, const Need *e)
+{
+    double budget = c->core_budget_bytes, in = (double)(e->m.input + e->direct);
+    double w = (double)(e->m.weight + e->m.bias), out = (double)e->m.output;
+    double fixed = b2 == SPLIT_F ? in : b2 == SPLIT_R ? out : w;
+    double shrunk = b2 == SPLIT_F ? w + out : b2 == SPLIT_R ? in + w : in + out;
+    uint32_t max = most(c, b, b2);
+    if (!max || fixed >= budget)
+        return -1;
+    double q = (double)(int64_t)(shrunk / (budget - fixed));
+    if (q * (budget - fixed) < shrunk)
+        q += 1;
+    if (q < 2)
+        q = 2;
+    if (q > max || (b2 == SPLIT_R && (q + 1) * out > budget))
+        return -1;
+    double copies = b2 == SPLIT_Y || b2 == SPLIT_X ? q * w : w; /* see plan_cost */
+    return q * fixed + shrunk + copies + (b2 == SPLIT_R ? (q + 1) * out : 0);
+}
+
+/* A plan's cost: the memory of its pieces in all, plus their weights and bias once more, as
+ * each copy of the weights is also bytes in the file and on the load path (so that a row
+ * band copying a layer's weights weighs what it costs); a plan of two cuts, figured roughly
+ * (halos aside), costs this much more than one of the same memory. */
+#define TWO_CUTS 1.05
+
+/* Chooses how to cut b (the top of this file): the axis and the number of pieces, by the
+ * least cost of the plans of one cut (the fewest pieces along an axis that fit) or of two
+ * (p pieces along an axis that do not fit yet, each cut along another axis: figured by
+ * then_cut; the next round makes that second cut by its own choice). false when b cannot
+ * be cut at all. */
 static bool choose(const Chip *c, const Graph *g, const GraphUses *u, const Block *b,
                    const Need *n, SplitAxis *ax, uint32_t *parts)
 {
@@ -198,22 +217,43 @@ static bool choose(const Chip *c, const Graph *g, const GraphUses *u, const Bloc
     double best = -1;
     for (int k = 0; k < 4; k++) {
         SplitAxis a = order[k];
-        uint32_t max = most(c, b, a), fit;
-        Need e;
-        if (!max || !fewest(c, g, u, b, a, max, &fit, &e) || !fit)
+        uint32_t max = most(c, b, a);
+        if (!max)
             continue;
-        double cost = (double)fit * (double)e.total;
-        if (a == SPLIT_R) /* the partial sums, and the join's output */
-            cost += (double)(fit + 1) * (double)n->m.output;
-        if (best < 0 || cost < best) {
-            best = cost;
-            *ax = a;
-            *parts = fit;
+        if (max > SPLIT_PLAN_MAX)
+            max = SPLIT_PLAN_MAX;
+        int32_t ext = split_extent(b, a), align = split_align(c, b, a);
+        int32_t bounds[SPLIT_PLAN_MAX + 1];
+        for (uint32_t p = 2; p <= max; p++) {
+            Need e;
+            split_bounds(ext, p, align, bounds);
+            if (!estimate(c, g, u, b, a, bounds, p, &e))
+                continue;
+            /* the partial sums of an r cut are the output once a piece, and the join's */
+            double join = a == SPLIT_R ? (double)(p + 1) * (double)e.m.output : 0;
+            if (join > (double)c->core_budget_bytes)
+                break; /* a join that does not fit: more pieces only make it larger */
+            if (fits(c, &e)) {
+                double cost = (double)p * (double)(e.total + e.m.weight + e.m.bias) + join;
+                if (best < 0 || cost < best)
+                    best = cost, *ax = a, *parts = p;
+                break; /* more pieces of this axis only take more memory */
+            }
+            for (int k2 = 0; k2 < 4; k2++) {
+                SplitAxis a2 = order[k2];
+                double t = a2 == a ? -1 : then_cut(c, b, a2, &e);
+                if (t < 0)
+                    continue;
+                double cost = ((double)p * t + join) * TWO_CUTS;
+                if (best < 0 || cost < best)
+                    best = cost, *ax = a, *parts = p;
+            }
         }
     }
     if (best >= 0)
         return true;
-    /* no single cut fits: cut along the first axis, weights first when they are large */
+    /* no plan fits: cut along the first axis as far as it goes, weights first when they
+     * are large, and the pieces are checked again */
     if (weight_cut(b) && wb > c->core_budget_bytes / 2)
         order = heavy;
     for (int k = 0; k < 4; k++) {

@@ -44,6 +44,9 @@ Status tir_atomic_open(const char *path, TirAtomicFile **f, Diag *d);
 Status tir_atomic_writev(TirAtomicFile *f, const struct iovec *iov, size_t n, Diag *d);
 Status tir_atomic_close(TirAtomicFile *f, bool commit, Diag *d);
 
+/* "dir/name", malloc'd; NULL when out of memory. */
+char *tir_path_join(const char *dir, const char *name);
+
 /* Whether the output path out (an existing regular file, symbolic links followed) is the
  * same file as the input in ("-": standard input), by device and inode. */
 bool tir_same_file(const char *out, const char *in);

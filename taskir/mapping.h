@@ -100,6 +100,10 @@ bool mapping_path_looks_like(const char *path);
  * docs/rules.md. Records every finding; ST_OK, ST_LOGIC when any rule is broken, ST_RUNTIME
  * when out of memory. Never modifies the mapping. */
 Status verify_mapping(const Mapping *m, Diag *d);
+/* The same, and when chip is not NULL also the rules that need the chip description
+ * (verify_map_chip.h): the cores, phases and groups it has, memory and receive budgets. */
+struct Chip;
+Status verify_mapping_on(const Mapping *m, const struct Chip *chip, Diag *d);
 
 /* Prints the graph (print_graph) and then every dict's coordinates: PF_TEXT appends a
  * "mapping" section, PF_JSON writes {"graph": ..., "mapping": ...}, PF_DOT the graph alone.

@@ -60,16 +60,6 @@ void outdir_print(FILE *f, const OutFile *t)
     }
 }
 
-/* "dir/name", malloc'd; NULL on out of memory. */
-static char *join(const char *dir, const char *name)
-{
-    size_t len = strlen(dir) + strlen(name) + 2;
-    char *p = malloc(len);
-    if (p)
-        snprintf(p, len, "%s/%s", dir, name);
-    return p;
-}
-
 /* Calls fn(path, ctx) for each of our files in dir until it returns non-zero (returned).
  * 0 also when dir cannot be opened (a missing dir has none). -1 on out of memory. */
 static int each_ours(const char *dir, int (*fn)(const char *path, void *ctx), void *ctx)
@@ -82,7 +72,7 @@ static int each_ours(const char *dir, int (*fn)(const char *path, void *ctx), vo
     while (!r && (e = readdir(dp)) != NULL) {
         if (!outdir_is_ours(e->d_name))
             continue;
-        char *path = join(dir, e->d_name);
+        char *path = tir_path_join(dir, e->d_name);
         r = path ? fn(path, ctx) : -1;
         free(path);
     }
@@ -223,7 +213,7 @@ Status outdir_write(const char *dir, const OutFile *outs, uint32_t n, Diag *d)
     MadeDirs made = {NULL, 0};
     Status st = make_dir(dir, &made, d);
     for (uint32_t i = 0; i < n && !st; i++) {
-        if (!(names[i] = join(dir, outs[i].file))) {
+        if (!(names[i] = tir_path_join(dir, outs[i].file))) {
             st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
             break;
         }

@@ -1,9 +1,7 @@
 /* verify_map.c: verify_mapping, the map.* rules of docs/rules.md.
  *
  * The embedded graph is checked by verify_graph first (every graph rule, with its own ids);
- * then the mapping's own rules, which need no chip description (there is no chip model here:
- * whether a core exists, what a core holds, or how long a phase lasts is the mapper's
- * business):
+ * then the mapping's own rules, which need no chip description:
  *   map.node.unknown, map.node.dup   a node dict names an existing block; one dict per block
  *   map.edge.unknown, map.edge.dup   an edge dict names an existing edge (by Edge.id); one each
  *   map.unmapped                     every compute and storage block has a coordinate
@@ -15,12 +13,15 @@
  *   map.clock                        prediction_clock, when given, is not negative
  *   map.place.input, map.route       verify_map_place.c: a compute block on its inputs' core,
  *                                    edges between cores routed, no receive without a send
+ * and, given a chip description (verify_mapping_on), the rules of verify_map_chip.c: cores,
+ * phases and groups the chip has, a core's memory in every phase, the receive limits.
  * Like the graph verifier it reports every finding, never trusts ids, and runs in time linear
  * in the mapping plus a sort of the compute coordinates. */
 #include "taskir/mapping.h"
 
 #include "taskir/diag_block.h"
 #include "taskir/verify.h"
+#include "taskir/verify_map_chip.h"
 #include "taskir/verify_map_place.h"
 
 #include <inttypes.h>
@@ -303,6 +304,11 @@ static void check_slots(MapVerifier *v, const bool *dups)
 
 Status verify_mapping(const Mapping *m, Diag *d)
 {
+    return verify_mapping_on(m, NULL, d);
+}
+
+Status verify_mapping_on(const Mapping *m, const Chip *chip, Diag *d)
+{
     MapVerifier v = {.m = m, .g = m->graph, .d = d};
     Status gst = verify_graph(m->graph, d);
     const Graph *g = m->graph;
@@ -325,6 +331,8 @@ Status verify_mapping(const Mapping *m, Diag *d)
         check_edges(&v, first_edge);
         check_slots(&v, dups);
         if (verify_map_place(m, first, d, &v.found) != ST_OK)
+            v.oom = true;
+        if (chip && !v.oom && verify_map_chip(m, chip, first, d, &v.found) != ST_OK)
             v.oom = true;
         if (m->has_prediction_clock && m->prediction_clock < 0)
             report(&v, "map.clock", NULL, NULL, false, 0, false, 0,

@@ -8,10 +8,12 @@
  * A Mapping is told from a TaskGraph by --input-format, else by a path ending in ".map.pb",
  * else by the first field of the bytes (mapping_looks_like; docs/formats.md). A chip
  * description by --input-format chip, else by its text (chip_looks_like: its first element
- * is <chip>).
+ * is <chip>). A directory (or --input-format asm) is a program set (backend/progset.h),
+ * printed per core and phase with each core's memory map (backend/print_prog.h).
  *
  * The output is built in memory (open_memstream) and written in one atomic step, so -o never
  * leaves a partial file. Without --verify the dump does not require a valid graph. */
+#include "backend/print_prog.h"
 #include "cli.h"
 #include "taskir/chip.h"
 #include "taskir/fileio.h"
@@ -27,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #ifndef TASKIR_VERSION
 #define TASKIR_VERSION "unknown"
@@ -37,7 +40,8 @@
 static const char usage_text[] =
     "usage: taskir-dump GRAPH.pb|MAP.pb|CHIP.xml [--format text|json|dot] [--full-data]\n"
     "                   [--summary] [--block ID] [--verify [--strict]]\n"
-    "                   [--input-format graph|mapping|chip] [-o FILE]\n"
+    "                   [--input-format graph|mapping|chip|asm] [--chip CHIP.xml] [-o FILE]\n"
+    "       taskir-dump PROGDIR [--format text|json] [--verify] [-o FILE]\n"
     "       taskir-dump --help | --version\n"
     "\n"
     "Prints a TaskGraph (.pb) or a Mapping (.map.pb: the graph placed on cores); \"-\" reads\n"
@@ -45,6 +49,10 @@ static const char usage_text[] =
     "coordinates (text), or as {\"graph\": ..., \"mapping\": ...} (json); dot shows the graph.\n"
     "A chip description (docs/chip.md) prints as its summary: array, cores, memory banks,\n"
     "budgets, limits, precisions and the primitives with their clock formulas (text or json).\n"
+    "A directory PROGDIR is a program set (taskir-emit's output, docs/backend.md): it prints\n"
+    "per core and phase each primitive slot with its P-code and the parameters the program\n"
+    "sets (addresses in hex), and each core's memory map: the areas by bank with the ids of\n"
+    "the blocks in them (text or json); --verify checks that it loads.\n"
     "\n"
     "options:\n"
     "  --format FMT  output format: text (default), json or dot; a data tensor shows its\n"
@@ -60,13 +68,18 @@ static const char usage_text[] =
     "                dicts), with --format, --summary or --block the dump follows (and the\n"
     "                ok line goes to standard error); with --format json alone the findings\n"
     "                (rule, block, edge, where, message) print as JSON, also when none\n"
+    "  --chip FILE   with --verify on a Mapping, check the rules that need the chip (cores,\n"
+    "                phases and groups it has, a core's memory in every phase, the receive\n"
+    "                limits: docs/rules.md) against this chip description; default: the\n"
+    "                built-in TianjicX description (examples/chips/tianjicx.xml)\n"
     "  --strict      with --verify (implies it), a graph's pedantic findings too: the\n"
     "                conventions of the existing tools that --verify accepts (an absent\n"
     "                socket_id, unused attributes at neutral values, a data block's empty\n"
     "                input cluster, 1-D forms), printed as warnings; they do not change the\n"
     "                exit status, and the ok line counts them\n"
-    "  --input-format KIND  read the input as a graph (TaskGraph), a mapping (Mapping) or\n"
-    "                a chip (description); by default a text whose first element is <chip>\n"
+    "  --input-format KIND  read the input as a graph (TaskGraph), a mapping (Mapping), a\n"
+    "                chip (description) or asm (a program set directory, the default for a\n"
+    "                directory); by default a text whose first element is <chip>\n"
     "                is a chip description, a path ending in .map.pb a Mapping, else the\n"
     "                first field of the file decides (docs/formats.md)\n"
     "  -o FILE       write the output to FILE (atomically) instead of standard output;\n"
@@ -84,7 +97,7 @@ static const char usage_text[] =
     "     --block names no block, or --verify found violations\n"
     "  3  runtime error: the input cannot be read or the output written, out of memory\n";
 
-typedef enum { IN_AUTO, IN_GRAPH, IN_MAPPING, IN_CHIP } InputKind;
+typedef enum { IN_AUTO, IN_GRAPH, IN_MAPPING, IN_CHIP, IN_ASM } InputKind;
 
 typedef struct Options {
     const char *file;
@@ -98,6 +111,7 @@ typedef struct Options {
     bool verify;
     bool full_data;      /* --full-data: PF_JSON_FULL */
     bool strict;         /* --strict: verify_graph_opts(.strict) */
+    const char *chip;    /* --chip: the chip a Mapping is verified on (NULL: built-in) */
 } Options;
 
 /* Parses argv into o. Returns -1 to go on, else the exit code (--help, --version, errors). */
@@ -106,6 +120,7 @@ static int parse_args(int argc, char **argv, Options *o)
     int rc = -1;
     bool only_files = false;
     bool seen_format = false, seen_input = false, seen_block = false, seen_out = false;
+    bool seen_chip = false;
     memset(o, 0, sizeof *o);
     for (int i = 1; i < argc && rc < 0; i++) {
         const char *a = argv[i];
@@ -151,9 +166,11 @@ static int parse_args(int argc, char **argv, Options *o)
                 o->input = IN_MAPPING;
             else if (v && strcmp(v, "chip") == 0)
                 o->input = IN_CHIP;
+            else if (v && strcmp(v, "asm") == 0)
+                o->input = IN_ASM;
             else
                 rc = cli_usage(TOOL, "usage.format",
-                                 "--input-format takes graph, mapping or chip, not '%s'",
+                                 "--input-format takes graph, mapping, chip or asm, not '%s'",
                                  v ? v : "");
         } else if ((v = cli_opt_value(argc, argv, &i, "--block", &m)), m) {
             char *end;
@@ -166,6 +183,12 @@ static int parse_args(int argc, char **argv, Options *o)
                                  v ? v : "");
             o->has_block = true;
             o->block = (int32_t)id;
+        } else if ((v = cli_opt_value(argc, argv, &i, "--chip", &m)), m) {
+            if ((rc = cli_once(TOOL, "--chip", &seen_chip)) >= 0)
+                break;
+            if (!v || !*v)
+                rc = cli_usage(TOOL, "usage.args", "%s needs a chip description file", a);
+            o->chip = v;
         } else if ((v = cli_opt_value(argc, argv, &i, "-o", &m)), m) {
             if ((rc = cli_once(TOOL, "-o", &seen_out)) >= 0)
                 break;
@@ -186,6 +209,8 @@ static int parse_args(int argc, char **argv, Options *o)
         rc = cli_usage(TOOL, "usage.args", "--full-data is for the JSON dump (--format json), "
                        "which then holds every data value; the %s has none abridged",
                        o->summary ? "summary" : "text and dot output");
+    else if (rc < 0 && o->chip && !o->verify)
+        rc = cli_usage(TOOL, "usage.args", "--chip is for --verify on a Mapping");
     else if (rc < 0 && o->full_data && o->verify && !o->has_block)
         rc = cli_usage(TOOL, "usage.args", "--full-data is for the JSON dump; --verify "
                        "--format json prints the findings instead");
@@ -220,6 +245,33 @@ static Status report(const Options *o, const char *name, const Diag *d, const ui
     return st;
 }
 
+/* The output, built in memory and written in one step. */
+typedef struct OutBuf {
+    char *buf;
+    size_t len;
+    FILE *ms;
+} OutBuf;
+
+static Status outbuf_open(OutBuf *b, Diag *d)
+{
+    b->buf = NULL;
+    b->len = 0;
+    b->ms = open_memstream(&b->buf, &b->len);
+    return b->ms ? ST_OK : diag_add(d, ST_RUNTIME, "oom", NULL, "cannot buffer the output: %s",
+                                    strerror(errno));
+}
+
+/* Closes b and, when st is ST_OK, writes it to o's output. Returns the worst status. */
+static Status outbuf_emit(const Options *o, OutBuf *b, Status st, Diag *d, Diag *od)
+{
+    if (fclose(b->ms) != 0 && st == ST_OK)
+        st = diag_add(d, ST_RUNTIME, "oom", NULL, "cannot buffer the output");
+    if (st == ST_OK)
+        st = emit(o, b->buf, b->len, od);
+    free(b->buf);
+    return st;
+}
+
 /* A chip description (the text in[0..len)): loaded (which checks every rule), then its
  * summary printed as o asks; --verify prints "NAME: ok (chip N: C cores, P primitives)". */
 static Status run_chip(const Options *o, const char *name, const uint8_t *in, size_t len,
@@ -238,16 +290,14 @@ static Status run_chip(const Options *o, const char *name, const uint8_t *in, si
         chip_destroy(c);
         return rst == ST_OK ? st : rst;
     }
-    if (st != ST_OK)
-        return st;
-    char *buf = NULL;
-    size_t blen = 0;
-    FILE *ms = open_memstream(&buf, &blen);
-    if (!ms) {
+    OutBuf ob;
+    if (st == ST_OK)
+        st = outbuf_open(&ob, d);
+    if (st != ST_OK) {
         chip_destroy(c);
-        return diag_add(d, ST_RUNTIME, "oom", NULL, "cannot buffer the output: %s",
-                        strerror(errno));
+        return st;
     }
+    FILE *ms = ob.ms;
     bool dump = !o->verify || o->format_given || o->summary;
     if (o->verify)
         fprintf(dump ? stderr : ms, "%s: ok (chip %s: %u cores, %u primitives)\n", name, c->name,
@@ -255,21 +305,52 @@ static Status run_chip(const Options *o, const char *name, const uint8_t *in, si
     if (dump)
         st = print_chip(c, o->format, ms, d);
     chip_destroy(c);
-    if (fclose(ms) != 0 && st == ST_OK)
-        st = diag_add(d, ST_RUNTIME, "oom", NULL, "cannot buffer the output");
-    if (st == ST_OK)
-        st = emit(o, buf, blen, od);
-    free(buf);
-    return st;
+    return outbuf_emit(o, &ob, st, d, od);
+}
+
+/* A program set directory: loaded (which checks it), then printed; --verify prints
+ * "NAME: ok (program set: N cores)". */
+static Status run_asm(const Options *o, const char *name, Diag *d, Diag *od)
+{
+    if (o->format == PF_DOT || o->has_block || o->full_data || o->summary || o->strict)
+        return diag_add(d, ST_USAGE, "usage.format", NULL, "a program set prints as text or "
+                        "json, without dot, --block, --full-data, --summary or --strict");
+    ProgSet s;
+    OutBuf ob;
+    Status st = progset_load(o->file, &s, d);
+    if (st != ST_OK || (st = outbuf_open(&ob, d)) != ST_OK) {
+        progset_free(&s);
+        return st;
+    }
+    FILE *ms = ob.ms;
+    bool dump = !o->verify || o->format_given;
+    if (o->verify) {
+        size_t cores = 0;
+        const Taskir__Asm__BehaviorConfig *bc = s.config->behavior_config;
+        for (size_t i = 0; bc && i < bc->n_step_config; i++)
+            for (size_t j = 0; j < bc->step_config[i]->n_phase_group_config; j++)
+                cores += bc->step_config[i]->phase_group_config[j]->n_core_config;
+        fprintf(dump ? stderr : ms, "%s: ok (program set: %zu cores, %zu sockets)\n", name,
+                cores, s.n_sockets);
+    }
+    if (dump)
+        st = print_progset(ms, &s, o->format == PF_JSON, d);
+    progset_free(&s);
+    return outbuf_emit(o, &ob, st, d, od);
 }
 
 /* Loads, verifies and prints as o asks. Findings about the input go to d, about writing the
  * output to od; *reported says they went to the output as JSON instead (--verify --format
  * json), not to be printed again. */
-static Status run(const Options *o, const char *name, Diag *d, Diag *od, bool *reported)
+static Status run(const Options *o, const char *name, Diag *d, Diag *od, Diag *cd,
+                  bool *reported)
 {
     TirFileBytes file;
     *reported = false;
+    struct stat sb;
+    if (o->input == IN_ASM || (o->input == IN_AUTO && strcmp(o->file, "-") != 0 &&
+                               stat(o->file, &sb) == 0 && S_ISDIR(sb.st_mode)))
+        return run_asm(o, name, d, od);
     Status st = tir_file_bytes(o->file, TIR_MAX_FILE_BYTES, &file, d);
     if (st != ST_OK)
         return st;
@@ -305,8 +386,15 @@ static Status run(const Options *o, const char *name, Diag *d, Diag *od, bool *r
     bool dump = !json_report && (!o->verify || o->format_given || o->summary || o->has_block);
     VerifyOptions vo = {.strict = o->strict};
     size_t before = d->n;
-    if (o->verify)
-        st = m ? verify_mapping(m, d) : verify_graph_opts(g, &vo, d);
+    if (o->verify && m) {
+        Chip *chip = NULL;
+        st = o->chip ? chip_load(o->chip, &chip, cd) : chip_load_default(&chip, cd);
+        if (st == ST_OK)
+            st = verify_mapping_on(m, chip, d);
+        chip_destroy(chip);
+    } else if (o->verify) {
+        st = verify_graph_opts(g, &vo, d);
+    }
     if (json_report && st != ST_RUNTIME) {
         uint32_t counts[2] = {g->n_blocks, g->n_edges};
         Status rst = report(o, name, d, counts, od);
@@ -335,9 +423,6 @@ static Status run(const Options *o, const char *name, Diag *d, Diag *od, bool *r
         fprintf(dump ? stderr : ms, "%s: ok (%u blocks, %u edges, %u node dicts, %u edge dicts)\n",
                 name, (unsigned)g->n_blocks, (unsigned)g->n_edges, (unsigned)m->n_nodes,
                 (unsigned)m->n_edges);
-    else if (o->verify && o->strict)
-        fprintf(dump ? stderr : ms, "%s: ok (%u blocks, %u edges, %zu warnings)\n", name,
-                (unsigned)g->n_blocks, (unsigned)g->n_edges, d->n - before + d->dropped);
     else if (o->verify && o->strict)
         fprintf(dump ? stderr : ms, "%s: ok (%u blocks, %u edges, %zu warnings)\n", name,
                 (unsigned)g->n_blocks, (unsigned)g->n_edges, d->n - before + d->dropped);
@@ -376,17 +461,20 @@ int main(int argc, char **argv)
     if (rc >= 0)
         return rc;
     const char *name = cli_name(o.file, false);
-    Diag d, od;
+    Diag d, od, cd;
     diag_init(&d, name);
     diag_init(&od, cli_name(o.out ? o.out : "-", true));
+    diag_init(&cd, o.chip ? cli_name(o.chip, false) : "(built-in chip)");
     bool reported;
-    Status st = run(&o, name, &d, &od, &reported);
+    Status st = run(&o, name, &d, &od, &cd, &reported);
     if (!reported)
         diag_print(&d, stderr, TOOL);
+    diag_print(&cd, stderr, TOOL);
     diag_print(&od, stderr, TOOL);
-    if (st != ST_OK && !reported && d.n == 0 && od.n == 0)
+    if (st != ST_OK && !reported && d.n == 0 && od.n == 0 && cd.n == 0)
         fprintf(stderr, "%s: %s: failed\n", TOOL, name);
     diag_finish(&d);
     diag_finish(&od);
+    diag_finish(&cd);
     return (int)st;
 }

@@ -10,7 +10,8 @@
  * detects (by content, then suffix): an ONNX model (frontend/onnx/onnx.h), a CVM model, a CINN
  * program (frontend/cinn/cinn.h, run in the same interpreter), a Mapping .map.pb, whose
  * embedded graph runs exactly as the graph would once the whole Mapping verifies (mapping.h),
- * and anything else a TaskGraph .pb.
+ * and anything else a TaskGraph .pb. A directory (or --format asm) is a program set
+ * (backend/progset.h), run by the per-core executor (backend/run.h).
  *
  * Every result is computed in memory before any file is written; outputs are written
  * atomically, and when one cannot be written the ones this run already wrote are removed, so
@@ -23,9 +24,11 @@
 #include "frontend/host/run_host.h"
 #include "frontend/interp/run_model.h"
 #include "frontend/onnx/onnx.h"
+#include "backend/run.h"
 #include "cli.h"
 #include "onnx_cli.h"
 #include "progress.h"
+#include "taskir/chip.h"
 #include "taskir/fileio.h"
 #include "taskir/filemap.h"
 #include "taskir/mapping.h"
@@ -39,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #ifndef TASKIR_VERSION
 #define TASKIR_VERSION "unknown"
@@ -65,12 +69,13 @@
 
 static const char usage_text[] =
     "usage: taskir-run GRAPH.pb --input NAME=X.npy ... [-o DIR] [--dump-all] [--steps T]\n"
-    "                  [--threads N] [--no-host] [--quiet]\n"
+    "                  [--threads N] [--no-host] [--chip-exact] [--quiet]\n"
     "       taskir-run MAP.pb --input NAME=X.npy ... (the options of GRAPH.pb)\n"
     "       taskir-run MODEL.json --params MODEL.params --input data=X.npy [-o DIR]\n"
     "       taskir-run PROG.xml --input NAME=X.npy ... [-o DIR]\n"
     "       taskir-run MODEL.onnx --input NAME=X.npy ... [-o DIR]\n"
     "                  [--input-range NAME=LO..HI] [--const NAME=X.npy]\n"
+    "       taskir-run PROGDIR --input NAME=X.npy ... [-o DIR]\n"
     "       taskir-run --help | --version\n"
     "\n"
     "Runs a TaskGraph (.pb; \"-\" reads standard input) in the bit-exact functional\n"
@@ -78,6 +83,10 @@ static const char usage_text[] =
     "reference interpreter. For a model and the TaskGraph compiled from it, the output files\n"
     "are byte-identical. A Mapping (MAP.pb, the mapper's output) runs its embedded graph,\n"
     "with the same outputs as the graph, after the graph and its map.* rules verify.\n"
+    "A directory PROGDIR is a program set (taskir-emit's output: program.pb, data/,\n"
+    "sockets.json; docs/backend.md): the per-core executor runs its programs phase by\n"
+    "phase, primitives on each core's memory and packets through the router, and writes\n"
+    "the outputs as the TaskGraph's run would.\n"
     "\n"
     "A GRAPH.pb compiled with taskir-compile --allow-host has a host remainder beside it:\n"
     "GRAPH.host.json + GRAPH.host.params (GRAPH.pb without .pb). When that file exists, the\n"
@@ -94,11 +103,14 @@ static const char usage_text[] =
     "                      or with a leading batch dim N; with --steps T also [T]+shape (one\n"
     "                      slice per step) or [N,T]+shape; a compiled model's INPUT also\n"
     "                      takes the model input's own shape.\n"
+    "                      PROGDIR: NAME is an input socket's id or name (sockets.json),\n"
+    "                      X.npy holds its natural shape or its model tensor's.\n"
     "                      MODEL.json: NAME is the model input's name (data); X.npy holds\n"
     "                      integer values of those types in the input's declared shape\n"
     "                      (NCHW, batch included), within the input's precision.\n"
     "  --params FILE       the model's params file (CVM models only)\n"
-    "  --format cvm|cinn|onnx|pb|mapping  the input's kind; by default a .json path or a\n"
+    "  --format cvm|cinn|onnx|pb|mapping|asm  the input's kind (asm: a program set\n"
+    "                      directory, the default for any directory); by default a .json path or a\n"
     "                      file starting with '{' is a CVM model, a .xml path or a file\n"
     "                      starting with '<' a CINN program (docs/cinn.md; NAME is an Input's\n"
     "                      name), a .map.pb path or a .pb whose first field is a Mapping's a\n"
@@ -126,6 +138,10 @@ static const char usage_text[] =
     "  --threads N         use N threads to decode the graph's tensor values and for the\n"
     "                      simulator's large kernels (default 1; TaskGraphs only: a model\n"
     "                      runs on one thread); the results are the same for every N\n"
+    "  --chip-exact        simulate with the chip's arithmetic where it differs from the\n"
+    "                      TaskGraph's (docs/exactness.md): int32 sums saturate after every\n"
+    "                      multiply-accumulate, CCMPB/CCMPS shift only when they narrow, in\n"
+    "                      2-bit steps, and clip as P05 does (TaskGraphs and Mappings)\n"
     "  --no-host           GRAPH.pb: ignore a host remainder beside it; the outputs are the\n"
     "                      chip graph's OUTPUT blocks (TaskGraphs only)\n"
     "  -q, --quiet         no progress line: without it, a run longer than 2 seconds\n"
@@ -146,7 +162,7 @@ static const char usage_text[] =
     "  3  runtime error: a file cannot be read or written, out of memory\n"
     "No output file is written unless all of them are.\n";
 
-typedef enum { KIND_AUTO, KIND_PB, KIND_CVM, KIND_CINN, KIND_ONNX, KIND_MAP } Kind;
+typedef enum { KIND_AUTO, KIND_PB, KIND_CVM, KIND_CINN, KIND_ONNX, KIND_MAP, KIND_ASM } Kind;
 
 typedef struct Options {
     const char *file;
@@ -156,6 +172,7 @@ typedef struct Options {
     bool steps_given;
     bool threads_given;
     bool no_host;           /* --no-host: ignore GRAPH.host.json (compile.h) */
+    bool chip_exact;        /* --chip-exact: the built-in chip's arithmetic (sim_chip.c) */
     bool quiet;             /* --quiet: no progress line */
     CliProgress *progress;  /* the progress line (main's) */
     SimInput *inputs;
@@ -172,6 +189,8 @@ typedef struct Results {
     uint32_t n_model;
     OutFile *outs;
     uint32_t n_outs;
+    ProgOutput *prog;       /* a program set's outputs */
+    size_t n_prog;
 } Results;
 
 #define usage_error(...) cli_usage(TOOL, __VA_ARGS__)
@@ -251,6 +270,8 @@ static int parse_args(int argc, char **argv, Options *o)
             dump_all = true;
         } else if (strcmp(a, "--no-host") == 0) {
             o->no_host = true;
+        } else if (strcmp(a, "--chip-exact") == 0) {
+            o->chip_exact = true;
         } else if ((rule = onnx_cli_option(&o->onnx_cli, argc, argv, &i, &m, err, sizeof err)),
                    m) {
             if (rule)
@@ -288,9 +309,12 @@ static int parse_args(int argc, char **argv, Options *o)
                 o->kind = KIND_ONNX;
             else if (v && strcmp(v, "mapping") == 0)
                 o->kind = KIND_MAP;
+            else if (v && strcmp(v, "asm") == 0)
+                o->kind = KIND_ASM;
             else
-                return usage_error("usage.format", "--format takes cvm, cinn, onnx or pb, or "
-                                   "mapping for a Mapping .map.pb, not '%s'", v ? v : "");
+                return usage_error("usage.format", "--format takes cvm, cinn, onnx or pb, "
+                                   "mapping for a Mapping .map.pb, or asm for a program set "
+                                   "directory, not '%s'", v ? v : "");
         } else if ((v = cli_opt_value(argc, argv, &i, "--steps", &m)), m) {
             if ((rc = cli_once(TOOL, "--steps", &o->steps_given)) >= 0)
                 return rc;
@@ -330,6 +354,7 @@ static void results_free(Results *r)
         og_tensor_free(&r->model[j]);
     free(r->model);
     free(r->outs);
+    prog_outputs_free(r->prog, r->n_prog);
     memset(r, 0, sizeof *r);
 }
 
@@ -382,7 +407,10 @@ static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArr
     Mapping *map = NULL;    /* a Mapping: it owns g */
     SimRun *run = NULL;
     OpGraph *host = NULL;   /* the host remainder beside the .pb (compile.h), if any */
-    Status st;
+    Chip *chip = NULL;      /* --chip-exact: the built-in description */
+    Status st = o->chip_exact ? chip_load_default(&chip, d) : ST_OK;
+    if (st)
+        return st;
     if (o->kind == KIND_MAP) {
         st = mapping_load_pb_mem(buf, len, &map, d);
         g = map ? map->graph : NULL;
@@ -400,10 +428,13 @@ static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArr
     if (!st)
         st = sim_create(g, &o->sim, &run, d);
     if (!st)
+        sim_use_chip(run, chip);
+    if (!st)
         st = read_inputs(o, arrays);
     if (!st)
         st = sim_run_progress(run, o->inputs, o->n_inputs, &res->sim, &o->progress->hook, d);
     cli_progress_end(o->progress);
+    chip_destroy(chip);
     if (FREE_AT_EXIT || st) {
         sim_destroy(run);
         if (map)
@@ -529,6 +560,40 @@ static Status run_onnx(Options *o, const uint8_t *buf, size_t len, NpyArray *arr
     return st ? st : res->outs ? ST_OK : ST_RUNTIME;
 }
 
+/* A program set directory (backend/progset.h): load, read the inputs, run the per-core
+ * executor; the outputs as a TaskGraph's (outputK.npy for output socket K). */
+static Status run_asm(const Options *o, NpyArray *arrays, Results *res, Diag *d)
+{
+    ProgSet set;
+    Status st = progset_load(o->file, &set, d);
+    if (!st)
+        st = read_inputs(o, arrays);
+    ProgInput *in = calloc((size_t)o->n_inputs + 1, sizeof *in);
+    if (!st && !in)
+        st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
+    for (uint32_t i = 0; !st && i < o->n_inputs; i++)
+        in[i] = (ProgInput){o->inputs[i].name, &arrays[i]};
+    if (!st)
+        st = prog_run_arrays(&set, NULL, in, o->n_inputs, &res->prog, &res->n_prog, d);
+    free(in);
+    if (!st && out_list(res, (uint32_t)res->n_prog, d)) {
+        for (size_t k = 0; k < res->n_prog; k++) {
+            const ProgOutput *p = &res->prog[k];
+            OutFile *t = &res->outs[k];
+            snprintf(t->file, sizeof t->file, "output%d.npy", p->socket_id);
+            snprintf(t->label, sizeof t->label, "output%d (socket '%.200s')", p->socket_id,
+                     p->name);
+            t->data = p->data;
+            t->dtype = p->dtype;
+            t->ndim = p->ndim;
+            memcpy(t->shape, p->shape, sizeof t->shape);
+            t->count = p->count;
+        }
+    }
+    progset_free(&set);
+    return st ? st : res->outs ? ST_OK : ST_RUNTIME;
+}
+
 /* Options that do not fit the input's kind. Returns -1 when they fit, else the exit code. */
 static int check_kind(const Options *o)
 {
@@ -536,6 +601,9 @@ static int check_kind(const Options *o)
     if (model && o->no_host)
         return usage_error("usage.args", "--no-host is for TaskGraphs; '%s' is a model, run "
                            "whole in the interpreter", o->file);
+    if (model && o->chip_exact)
+        return usage_error("usage.args", "--chip-exact is for TaskGraphs (the simulator); '%s' "
+                           "is a model, run in the interpreter", o->file);
     if (model && o->threads_given)
         return usage_error("usage.args", "--threads is for TaskGraphs (the simulator); '%s' "
                            "is a model, run on one thread in the interpreter", o->file);
@@ -545,6 +613,11 @@ static int check_kind(const Options *o)
     if (o->kind != KIND_ONNX && o->kind != KIND_AUTO && onnx_cli_given(&o->onnx_cli))
         return usage_error("usage.args", "--input-range and --const are for ONNX models; '%s' "
                            "is not one", o->file);
+    if (o->kind == KIND_ASM && (o->params || o->sim.keep_all || o->steps_given ||
+                                o->threads_given || o->no_host || onnx_cli_given(&o->onnx_cli)))
+        return usage_error("usage.args", "--params, --dump-all, --steps, --threads, --no-host, "
+                           "--input-range and --const do not apply to a program set ('%s')",
+                           o->file);
     const char *what = o->kind == KIND_CINN ? "a CINN program" : "a CVM model";
     if ((o->kind == KIND_CVM || o->kind == KIND_CINN) && o->sim.keep_all)
         return usage_error("usage.args", "--dump-all is for TaskGraphs; '%s' is %s", o->file,
@@ -581,6 +654,10 @@ int main(int argc, char **argv)
 {
     Options o;
     int rc = parse_args(argc, argv, &o);
+    struct stat sb;
+    if (rc < 0 && o.kind == KIND_AUTO && !cli_is_std(o.file) && stat(o.file, &sb) == 0 &&
+        S_ISDIR(sb.st_mode))
+        o.kind = KIND_ASM;
     if (rc < 0 && o.kind == KIND_AUTO) /* a model's options are checked before reading it */
         o.kind = model_kind(fe_format_of_file(o.file));
     if (rc < 0)
@@ -600,7 +677,9 @@ int main(int argc, char **argv)
     Results res = {0};
     NpyArray *arrays = calloc((size_t)o.n_inputs + 1, sizeof *arrays);
     Status st = arrays ? ST_OK : diag_add(&d, ST_RUNTIME, "oom", NULL, "out of memory");
-    if (!st)
+    if (!st && o.kind == KIND_ASM)
+        st = run_asm(&o, arrays, &res, &d);
+    else if (!st)
         st = tir_file_bytes_threads(o.file, TIR_MAX_FILE_BYTES, o.sim.threads, &file, &d);
     buf = file.p;
     len = file.len;
@@ -612,7 +691,7 @@ int main(int argc, char **argv)
         if ((rc = check_kind(&o)) >= 0)
             st = (Status)rc;
     }
-    if (!st && rc < 0)
+    if (!st && rc < 0 && o.kind != KIND_ASM)
         st = o.kind == KIND_ONNX ? run_onnx(&o, buf, len, arrays, &res, &d)
              : o.kind != KIND_PB && o.kind != KIND_MAP ? run_model(&o, buf, len, arrays, &res, &d)
                                                        : run_graph(&o, buf, len, arrays, &res, &d);

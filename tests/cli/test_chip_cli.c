@@ -183,7 +183,53 @@ static void test_errors(void **state)
     }
     dump(&r, &in_chips, "tianjicx.xml", "--input-format", "board", NULL);
     assert_int_equal(r.status, 1);
-    assert_non_null(strstr(r.err, "graph, mapping or chip"));
+    assert_non_null(strstr(r.err, "graph, mapping, chip or asm"));
+    tt_run_free(&r);
+}
+
+/* taskir-dump MAP.pb --verify checks the chip rules on the built-in chip, or on --chip FILE
+ * (core 0,0 of the example LeNet Mapping holds 24032 bytes in phase 0: test_map_chip.c) */
+static void test_verify_mapping_on_chip(void **state)
+{
+    (void)state;
+    const char *bdir = getenv("TASKIR_BUILDDIR");
+    assert_non_null(bdir);
+    char map[4096], path[4096];
+    tt_join(map, sizeof map, bdir, "examples/lenet.map.pb");
+    TtOpts in_tmp = {.cwd = tt_tmpdir()};
+    TtRun r;
+    dump(&r, &in_tmp, map, "--verify", NULL);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, ": ok (25 blocks, 24 edges, 23 node dicts, 5 edge dicts)"));
+    tt_run_free(&r);
+    broken(path, sizeof path, "small.xml", "budget=\"128KiB\"", "budget=\"24031\"");
+    dump(&r, &in_tmp, map, "--verify", "--chip", "small.xml", NULL);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "block 6 (SI 'conv1/out'): chip_array 0,0 chip 0,0 core 0,0 "
+                                  "step 0 holds 24032 bytes in phase 0 (this block 18432 of "
+                                  "them), more than the 24031 bytes of a core's budget "
+                                  "[map.mem.core]\n"));
+    tt_run_free(&r);
+    broken(path, sizeof path, "fits.xml", "budget=\"128KiB\"", "budget=\"24032\"");
+    dump(&r, &in_tmp, map, "--verify", "--chip", "fits.xml", NULL);
+    assert_int_equal(r.status, 0);
+    tt_run_free(&r);
+    /* a bad chip description is its own error, naming its file */
+    broken(path, sizeof path, "bad.xml", "<cores x=\"16\" y=\"10\"/>", "<cores x=\"16\"/>");
+    dump(&r, &in_tmp, map, "--verify", "--chip", "bad.xml", NULL);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "taskir-dump: bad.xml: line 12: "));
+    tt_run_free(&r);
+    dump(&r, &in_tmp, map, "--verify", "--chip", "missing.xml", NULL);
+    assert_int_equal(r.status, 3);
+    tt_run_free(&r);
+    /* --chip without --verify, or twice: usage errors */
+    dump(&r, &in_tmp, map, "--chip", "fits.xml", NULL);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "--chip is for --verify on a Mapping [usage.args]"));
+    tt_run_free(&r);
+    dump(&r, &in_tmp, map, "--verify", "--chip", "fits.xml", "--chip", "fits.xml", NULL);
+    assert_int_equal(r.status, 1);
     tt_run_free(&r);
 }
 
@@ -212,6 +258,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_detection),
         cmocka_unit_test(test_verify),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_verify_mapping_on_chip),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     tt_tmpdir_remove();

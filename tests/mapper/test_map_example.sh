@@ -2,7 +2,8 @@
 # tests/mapper/test_map_example.sh: one example through the mapper with the default chip
 # (docs/mapper.md): compiled when it is a model, mapped with a report and a picture, the
 # Mapping verified (taskir-dump --verify), mapped again with the same seed to the same bytes,
-# and run: `taskir-run OUT.map.pb` gives the unmapped graph's outputs bit for bit. With
+# and run: `taskir-run OUT.map.pb` gives the unmapped graph's outputs bit for bit, with the
+# TaskGraph's arithmetic and with the chip's (--chip-exact). With
 # MAXCORES, the report must show at most that many cores. With MAP_ONCE set in the
 # environment it maps once (no second run for the determinism check).
 #
@@ -62,5 +63,9 @@ if [ "$input" != - ]; then
     "$run" "$tmp/g.map.pb" --input "0=$input" -o "$tmp/o2" >/dev/null ||
         bad "the mapping of $model does not run"
     diff -r "$tmp/o1" "$tmp/o2" || bad "the mapping of $model runs to other outputs"
+    # the chip's arithmetic gives them too (the mapper's exactness rewrites, docs/exactness.md)
+    "$run" "$tmp/g.map.pb" --chip-exact --input "0=$input" -o "$tmp/o3" >/dev/null ||
+        bad "the mapping of $model does not run with --chip-exact"
+    diff -r "$tmp/o1" "$tmp/o3" || bad "the chip's arithmetic gives other outputs for $model"
 fi
 echo "ok: $model"

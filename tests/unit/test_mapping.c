@@ -25,6 +25,8 @@
 #include "taskir/pbio.h"
 #include "taskir/verify.h"
 
+#include "map_fixture.h"
+
 /* ---- helpers ---- */
 
 static uint8_t *read_build_file(const char *rel, size_t *len)
@@ -46,28 +48,12 @@ static uint8_t *read_build_file(const char *rel, size_t *len)
 
 static Mapping *load_lenet(void)
 {
-    size_t len;
-    uint8_t *buf = read_build_file("examples/lenet.map.pb", &len);
-    Diag d;
-    diag_init(&d, "lenet.map.pb");
-    Mapping *m = NULL;
-    Status st = mapping_load_pb_mem(buf, len, &m, &d);
-    if (st != ST_OK)
-        diag_print(&d, stderr, "test_mapping");
-    assert_int_equal(st, ST_OK);
-    assert_non_null(m);
-    diag_finish(&d);
-    free(buf);
-    return m;
+    return map_fixture_lenet("test_mapping");
 }
 
 static MapDict *node_dict(Mapping *m, int32_t block)
 {
-    for (uint32_t i = 0; i < m->n_nodes; i++)
-        if (m->nodes[i].task_id == block)
-            return &m->nodes[i];
-    fail_msg("no node dict for block %d", (int)block);
-    return NULL;
+    return map_fixture_dict(m, false, block);
 }
 
 /* Loads bytes, expecting ST_OK or ST_LOGIC with a rule id on every entry; never a runtime

@@ -1,0 +1,158 @@
+/* alloc.c: the memory plan of one core (alloc.h, docs/backend.md "The code generator"). */
+#include "backend/alloc.h"
+
+#include "backend/core_mem.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+/* The banks an area may go to: one table, [lo, hi) in words. */
+typedef struct AllocBank {
+    const char *name;
+    int64_t lo, hi;
+} AllocBank;
+
+static const AllocBank bank_mem1 = {"MEM1", ASM_MEM1_BASE, ASM_MEM2_BASE};
+static const AllocBank bank_data = {"MEM0 and MEM1", ASM_MEM0_BASE, ASM_MEM2_BASE};
+static const AllocBank bank_recv = {"receive area", ASM_MEM2_RECV, ASM_MEM3_BASE};
+
+/* The ranges an area of each kind may go to, in order of preference (NULL-terminated). MEM0
+ * and MEM1 are one run of data words: an area may cross from one into the other (a 28 x 28
+ * int32 map of 32 channels takes 100 KB). */
+static const AllocBank *const prefs[3][3] = {
+    [ALLOC_STATIC] = {&bank_mem1, &bank_data, NULL},
+    [ALLOC_DATA] = {&bank_data, NULL, NULL},
+    [ALLOC_RECV] = {&bank_recv, NULL, NULL},
+};
+
+static int64_t align_up(int64_t a, int32_t al)
+{
+    return (a + al - 1) / al * al;
+}
+
+static bool lives_overlap(const AllocReq *a, const AllocReq *b)
+{
+    return a->first <= b->last && b->first <= a->last;
+}
+
+/* The lowest aligned address of bank where r fits beside the areas placed so far (placed[],
+ * addresses addr[]), or -1. */
+static int64_t first_fit(const AllocReq *reqs, const int32_t *addr, const size_t *placed,
+                         size_t n_placed, const AllocReq *r, const AllocBank *bank)
+{
+    int64_t at = align_up(bank->lo, r->align);
+    for (;;) {
+        if (at + r->words > bank->hi)
+            return -1;
+        bool moved = false;
+        for (size_t k = 0; k < n_placed; k++) {
+            const AllocReq *o = &reqs[placed[k]];
+            int64_t oa = addr[placed[k]];
+            if (!lives_overlap(o, r) || oa >= at + r->words || oa + o->words <= at)
+                continue;
+            at = align_up(oa + o->words, r->align);
+            moved = true;
+            break;
+        }
+        if (!moved)
+            return at;
+    }
+}
+
+/* The largest sum of words live in one phase among the areas that share r's banks (received
+ * areas, or the others), and that phase. */
+static int64_t peak_live(const AllocReq *reqs, size_t n, const AllocReq *r, int32_t *phase)
+{
+    int64_t best = 0;
+    *phase = 0;
+    for (size_t i = 0; i < n; i++) {
+        if ((reqs[i].kind == ALLOC_RECV) != (r->kind == ALLOC_RECV))
+            continue;
+        int64_t sum = 0;
+        for (size_t k = 0; k < n; k++)
+            if ((reqs[k].kind == ALLOC_RECV) == (r->kind == ALLOC_RECV) &&
+                reqs[k].first <= reqs[i].first && reqs[i].first <= reqs[k].last)
+                sum += reqs[k].words;
+        if (sum > best) {
+            best = sum;
+            *phase = reqs[i].first;
+        }
+    }
+    return best;
+}
+
+/* Sorting the order of placement: largest first, then in the order given. */
+typedef struct AllocOrder {
+    int64_t words;
+    size_t i;
+} AllocOrder;
+
+static int order_cmp(const void *a, const void *b)
+{
+    const AllocOrder *x = a, *y = b;
+    if (x->words != y->words)
+        return x->words > y->words ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static Status check_req(const AllocReq *r, size_t i, const char *core, Diag *d)
+{
+    if (r->words <= 0 || r->words > ASM_CORE_WORDS || r->align < 1 || r->align > 0x4000 ||
+        (r->align & (r->align - 1)) || r->first > r->last || r->first < 0 ||
+        (unsigned)r->kind > ALLOC_RECV)
+        return diag_add(d, ST_RUNTIME, "emit.alloc.req", core,
+                        "area %zu (block %" PRId32 "): %" PRId64 " words, alignment %" PRId32
+                        ", phases [%" PRId32 ", %" PRId32 "]: not a request the plan takes",
+                        i, r->tag, r->words, r->align, r->first, r->last);
+    return ST_OK;
+}
+
+Status alloc_core(const AllocReq *reqs, size_t n, int32_t *addr, const char *core, Diag *d)
+{
+    for (size_t i = 0; i < n; i++) {
+        Status st = check_req(&reqs[i], i, core, d);
+        if (st != ST_OK)
+            return st;
+    }
+    if (n == 0)
+        return ST_OK;
+    AllocOrder *ord = malloc(n * sizeof *ord);
+    size_t *placed = malloc(n * sizeof *placed);
+    if (!ord || !placed) {
+        free(ord);
+        free(placed);
+        return diag_add(d, ST_RUNTIME, "oom", core, "out of memory planning the memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        ord[i] = (AllocOrder){reqs[i].words, i};
+    qsort(ord, n, sizeof *ord, order_cmp);
+    Status st = ST_OK;
+    size_t n_placed = 0;
+    for (size_t k = 0; k < n && st == ST_OK; k++) {
+        size_t i = ord[k].i;
+        const AllocReq *r = &reqs[i];
+        int64_t at = -1;
+        for (const AllocBank *const *b = prefs[r->kind]; *b && at < 0; b++)
+            at = first_fit(reqs, addr, placed, n_placed, r, *b);
+        if (at < 0) {
+            int32_t ph;
+            int64_t peak = peak_live(reqs, n, r, &ph);
+            int64_t have = r->kind == ALLOC_RECV ? ASM_MEM3_BASE - ASM_MEM2_RECV
+                                                 : ASM_MEM2_BASE - ASM_MEM0_BASE;
+            st = diag_add(d, ST_LOGIC, "emit.alloc", core,
+                          "block %" PRId32 " needs %" PRId64 " words (%" PRId64
+                          " B, aligned to %" PRId32 ") in phases [%" PRId32 ", %" PRId32
+                          "] and does not fit: %" PRId64 " words are live in phase %" PRId32
+                          " against the %" PRId64 " words of the banks it may use",
+                          r->tag, r->words, r->words * 4, r->align, r->first, r->last, peak,
+                          ph, have);
+            break;
+        }
+        addr[i] = (int32_t)at;
+        placed[n_placed++] = i;
+    }
+    free(ord);
+    free(placed);
+    return st;
+}

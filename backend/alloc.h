@@ -1,0 +1,47 @@
+/* alloc.h: the code generator's memory plan of one core (docs/backend.md, "The code
+ * generator"): every storage area the Mapping puts on a core gets a word address inside the
+ * core's banks, aligned as its layout needs, and areas whose lifetimes [first, last] (phases)
+ * do not overlap may share words.
+ *
+ * Where an area goes, by kind, in order of preference:
+ *   ALLOC_STATIC  weights, biases, tables: MEM1 (0x4000..0x7FFF), then anywhere in MEM0
+ *                 and MEM1
+ *   ALLOC_DATA    feature maps and buffers: MEM0 and MEM1 (0x0000..0x7FFF) from the start
+ *   ALLOC_RECV    data that arrives by router packets: the receive area (0x8400..0x8FFF)
+ *                 only (the router writes received packets into MEM2 alone)
+ * MEM0 and MEM1 are one run of data words: an area may cross from one into the other. Inside
+ * a range the first fit from the range's start wins.
+ * Areas are placed largest first (ties: in the order given), so the plan depends only on the
+ * requests: deterministic.
+ */
+#ifndef TASKIR_BACKEND_ALLOC_H
+#define TASKIR_BACKEND_ALLOC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "taskir/diag.h"
+
+typedef enum AllocKind {
+    ALLOC_STATIC = 0,
+    ALLOC_DATA = 1,
+    ALLOC_RECV = 2,
+} AllocKind;
+
+/* One area to place. */
+typedef struct AllocReq {
+    int64_t words;       /* size in 32-bit words (> 0) */
+    int32_t align;       /* address alignment in words: a power of two, >= 1 */
+    int32_t first, last; /* lifetime in phases, first <= last */
+    AllocKind kind;
+    int32_t tag;         /* the caller's name of the area (a block id), for messages */
+} AllocReq;
+
+/* Places reqs[0..n) on one core; addr[i] receives the word address of reqs[i]. A plan that
+ * does not fit is a logic error [emit.alloc] naming core (e.g. "chip (0,0) core (3,1)"), the
+ * area that did not fit (tag, words, lifetime) and the words live in the fullest phase
+ * against the words the banks hold; a malformed request (size, alignment, lifetime) is a
+ * runtime error [emit.alloc.req] (a bug of the caller). Out of memory: ST_RUNTIME. */
+Status alloc_core(const AllocReq *reqs, size_t n, int32_t *addr, const char *core, Diag *d);
+
+#endif

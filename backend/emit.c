@@ -1,0 +1,345 @@
+/* emit.c: the code generator's driver (emit.h, docs/backend.md "The code generator"): the
+ * cores and phases of the Mapping, then the plan (emit_plan.c), the primitives
+ * (emit_prim.c), the router (emit_route.c), the inputs and outputs (emit_io.c), and the
+ * Config that holds them: one StepConfig per chip and step group, one PhaseGroupConfig per
+ * phase group, one CoreConfig per core with a StaticPrimList for every phase of its group. */
+#include "backend/emit_internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void *emit_msg(Emit *e, size_t size, void (*init)(void *))
+{
+    void *p = malloc(size);
+    if (!p) {
+        diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory writing the programs");
+        return NULL;
+    }
+    init(p);
+    return p;
+}
+
+char *emit_strdup(Emit *e, const char *s)
+{
+    size_t n = strlen(s);
+    char *p = malloc(n + 1);
+    if (!p) {
+        diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory writing the programs");
+        return NULL;
+    }
+    memcpy(p, s, n + 1);
+    return p;
+}
+
+static bool same_core(const ECore *k, const MapCoord *c)
+{
+    return k->chip.x == c->chip.x && k->chip.y == c->chip.y && k->core.x == c->core.x &&
+           k->core.y == c->core.y;
+}
+
+uint32_t emit_core(Emit *e, const MapCoord *c)
+{
+    for (uint32_t k = 0; k < e->n_cores; k++)
+        if (same_core(&e->cores[k], c))
+            return k;
+    if (e->n_cores == e->cap_cores) {
+        uint32_t cap = e->cap_cores ? 2 * e->cap_cores : 16;
+        ECore *nc = realloc(e->cores, cap * sizeof *nc);
+        if (!nc)
+            return EMIT_NONE;
+        e->cores = nc;
+        e->cap_cores = cap;
+    }
+    ECore *k = &e->cores[e->n_cores];
+    memset(k, 0, sizeof *k);
+    k->chip = c->chip;
+    k->core = c->core;
+    k->step_group = c->step_group;
+    k->phase_group = c->phase_group;
+    snprintf(k->name, sizeof k->name, "chip (%" PRId32 ",%" PRId32 ") core (%" PRId32 ",%" PRId32 ")",
+             c->chip.x, c->chip.y, c->core.x, c->core.y);
+    return e->n_cores++;
+}
+
+uint32_t emit_request(Emit *e, uint32_t k, int64_t words, int32_t align, int32_t first,
+                      int32_t last, AllocKind kind, int32_t tag)
+{
+    ECore *c = &e->cores[k];
+    if (c->n_reqs == c->cap_reqs) {
+        size_t cap = c->cap_reqs ? 2 * c->cap_reqs : 16;
+        AllocReq *nr = realloc(c->reqs, cap * sizeof *nr);
+        if (!nr)
+            return EMIT_NONE;
+        c->reqs = nr;
+        c->cap_reqs = cap;
+    }
+    c->reqs[c->n_reqs] = (AllocReq){words, align, first, last, kind, tag};
+    return (uint32_t)c->n_reqs++;
+}
+
+ECopy *emit_copy_on(const Emit *e, uint32_t pos, uint32_t k)
+{
+    for (uint32_t i = 0; i < e->n_copy[pos]; i++)
+        if (e->copies[e->first_copy[pos] + i].core == k)
+            return &e->copies[e->first_copy[pos] + i];
+    return NULL;
+}
+
+Taskir__Asm__StaticPrimList *emit_slot_list(Emit *e, uint32_t k, int32_t p)
+{
+    ECore *c = &e->cores[k];
+    if (p < 0 || p >= c->n_phases)
+        return NULL;
+    if (!c->lists[p])
+        c->lists[p] = emit_msg(e, sizeof *c->lists[p],
+                               (void (*)(void *))taskir__asm__static_prim_list__init);
+    return c->lists[p];
+}
+
+/* Records every coordinate's core and phase extent, and the compute blocks' places. */
+static Status collect_cores(Emit *e)
+{
+    const Mapping *m = e->m;
+    for (uint32_t pass = 0; pass < 2; pass++)
+        for (uint32_t i = 0; i < (pass ? m->n_edges : m->n_nodes); i++) {
+            const MapDict *dict = pass ? &m->edges[i] : &m->nodes[i];
+            long pos = pass ? -1 : graph_block_pos(e->g, dict->task_id);
+            for (uint32_t j = 0; j < dict->n_coords; j++) {
+                const MapCoord *c = &dict->coords[j];
+                uint32_t k = emit_core(e, c);
+                if (k == EMIT_NONE)
+                    return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+                int32_t last = c->has_end_phase && c->end_phase > c->phase ? c->end_phase
+                                                                           : c->phase;
+                if (last + 1 > e->cores[k].n_phases)
+                    e->cores[k].n_phases = last + 1;
+                if (pos >= 0 && j == 0 && bt_info(e->g->blocks[pos]->type)->kind == BK_COMPUTE) {
+                    e->core_of[pos] = k;
+                    e->phase_of[pos] = c->phase;
+                    e->slot_of[pos] = c->pi_index;
+                }
+            }
+        }
+    /* every core of a phase group runs as many phases as the group */
+    for (uint32_t k = 0; k < e->n_cores; k++)
+        for (uint32_t j = 0; j < e->n_cores; j++)
+            if (e->cores[j].phase_group == e->cores[k].phase_group &&
+                e->cores[j].step_group == e->cores[k].step_group &&
+                e->cores[j].chip.x == e->cores[k].chip.x &&
+                e->cores[j].chip.y == e->cores[k].chip.y &&
+                e->cores[j].n_phases > e->cores[k].n_phases)
+                e->cores[k].n_phases = e->cores[j].n_phases;
+    for (uint32_t k = 0; k < e->n_cores; k++) {
+        ECore *c = &e->cores[k];
+        size_t n = c->n_phases ? (size_t)c->n_phases : 1;
+        c->ph = calloc(n, sizeof *c->ph);
+        c->lists = calloc(n, sizeof *c->lists);
+        if (!c->ph || !c->lists)
+            return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+        for (size_t p = 0; p < n; p++)
+            c->ph[p].axon = c->ph[p].soma1 = c->ph[p].soma2 = EMIT_NONE;
+    }
+    return ST_OK;
+}
+
+/* The order of cores in the Config: chip (y, x), step group, phase group, core (y, x). */
+typedef struct CoreKey {
+    int32_t key[6];
+    uint32_t k;
+} CoreKey;
+
+static int core_cmp(const void *a, const void *b)
+{
+    const CoreKey *x = a, *y = b;
+    for (int i = 0; i < 6; i++)
+        if (x->key[i] != y->key[i])
+            return x->key[i] < y->key[i] ? -1 : 1;
+    return 0;
+}
+
+/* Appends p to a repeated message field (array *arr of *n). */
+static bool push_msg(void ***arr, size_t *n, void *p)
+{
+    void **na = realloc(*arr, (*n + 1) * sizeof *na);
+    if (!na)
+        return false;
+    na[(*n)++] = p;
+    *arr = na;
+    return true;
+}
+
+static Taskir__Asm__CoreConfig *core_config(Emit *e, ECore *c)
+{
+    Taskir__Asm__CoreConfig *cc =
+        emit_msg(e, sizeof *cc, (void (*)(void *))taskir__asm__core_config__init);
+    if (!cc)
+        return NULL;
+    cc->has_core_x = cc->has_core_y = true;
+    cc->core_x = c->core.x;
+    cc->core_y = c->core.y;
+    cc->static_prim_list = calloc((size_t)c->n_phases + 1, sizeof *cc->static_prim_list);
+    if (!cc->static_prim_list) {
+        free(cc);
+        diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+        return NULL;
+    }
+    for (int32_t p = 0; p < c->n_phases; p++) {
+        Taskir__Asm__StaticPrimList *l = emit_slot_list(e, (uint32_t)(c - e->cores), p);
+        if (!l) {
+            protobuf_c_message_free_unpacked(&cc->base, NULL);
+            return NULL;
+        }
+        cc->static_prim_list[cc->n_static_prim_list++] = l;
+        c->lists[p] = NULL; /* owned by cc now */
+    }
+    return cc;
+}
+
+/* The behavior_config: cores grouped by chip and step group, then phase group. */
+static Status behavior(Emit *e, Taskir__Asm__Config *cfg)
+{
+    Taskir__Asm__BehaviorConfig *bc =
+        emit_msg(e, sizeof *bc, (void (*)(void *))taskir__asm__behavior_config__init);
+    if (!bc)
+        return ST_RUNTIME;
+    cfg->behavior_config = bc;
+    CoreKey *ord = malloc((e->n_cores + 1) * sizeof *ord);
+    if (!ord)
+        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    for (uint32_t k = 0; k < e->n_cores; k++) {
+        const ECore *c = &e->cores[k];
+        ord[k] = (CoreKey){{c->chip.y, c->chip.x, c->step_group, c->phase_group, c->core.y,
+                            c->core.x}, k};
+    }
+    qsort(ord, e->n_cores, sizeof *ord, core_cmp);
+    Taskir__Asm__StepConfig *sc = NULL;
+    Taskir__Asm__PhaseGroupConfig *pg = NULL;
+    Status st = ST_OK;
+    for (uint32_t i = 0; i < e->n_cores && st == ST_OK; i++) {
+        ECore *c = &e->cores[ord[i].k];
+        if (!sc || sc->chip_x != c->chip.x || sc->chip_y != c->chip.y ||
+            sc->step_group_id != c->step_group) {
+            sc = emit_msg(e, sizeof *sc, (void (*)(void *))taskir__asm__step_config__init);
+            if (!sc || !push_msg((void ***)&bc->step_config, &bc->n_step_config, sc)) {
+                free(sc);
+                st = diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+                break;
+            }
+            sc->has_chip_x = sc->has_chip_y = sc->has_step_group_id = true;
+            sc->chip_x = c->chip.x;
+            sc->chip_y = c->chip.y;
+            sc->step_group_id = c->step_group;
+            pg = NULL;
+        }
+        if (!pg || pg->phase_group_id != c->phase_group) {
+            pg = emit_msg(e, sizeof *pg,
+                          (void (*)(void *))taskir__asm__phase_group_config__init);
+            if (!pg || !push_msg((void ***)&sc->phase_group_config, &sc->n_phase_group_config,
+                                 pg)) {
+                free(pg);
+                st = diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+                break;
+            }
+            pg->has_phase_group_id = pg->has_phase_mode = true;
+            pg->phase_group_id = c->phase_group;
+            pg->phase_mode = TASKIR__ASM__PHASE_MODE__ADAPTED_CLOCK;
+        }
+        Taskir__Asm__CoreConfig *cc = core_config(e, c);
+        if (!cc || !push_msg((void ***)&pg->core_config, &pg->n_core_config, cc)) {
+            if (cc)
+                protobuf_c_message_free_unpacked(&cc->base, NULL);
+            st = diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+        }
+    }
+    free(ord);
+    return st;
+}
+
+static void free_emit(Emit *e)
+{
+    for (uint32_t k = 0; k < e->n_cores; k++) {
+        ECore *c = &e->cores[k];
+        for (int32_t p = 0; c->ph && p < c->n_phases; p++)
+            free(c->ph[p].sends);
+        for (int32_t p = 0; c->lists && p < c->n_phases; p++)
+            if (c->lists[p])
+                protobuf_c_message_free_unpacked(&c->lists[p]->base, NULL);
+        free(c->ph);
+        free(c->lists);
+        free(c->reqs);
+        free(c->addr);
+    }
+    for (uint32_t i = 0; i < e->n_copies; i++)
+        free(e->copies[i].image);
+    free(e->cores);
+    free(e->copies);
+    free(e->core_of);
+    free(e->phase_of);
+    free(e->slot_of);
+    free(e->first_copy);
+    free(e->n_copy);
+    free(e->outs);
+    graph_uses_finish(&e->uses);
+}
+
+void emit_set_free(ProgSet *s)
+{
+    if (s->config)
+        protobuf_c_message_free_unpacked(&s->config->base, NULL);
+    for (size_t i = 0; i < s->n_data; i++)
+        free(s->data[i].w);
+    free(s->data);
+    for (size_t i = 0; i < s->n_sockets; i++) {
+        free(s->sockets[i].name);
+        free(s->sockets[i].model_dtype);
+    }
+    free(s->sockets);
+    memset(s, 0, sizeof *s);
+}
+
+Status emit_program(const Mapping *m, const Chip *chip, ProgSet *out, Diag *d)
+{
+    memset(out, 0, sizeof *out);
+    Emit e = {.m = m, .g = m->graph, .chip = chip, .d = d};
+    uint32_t nb = m->graph->n_blocks ? m->graph->n_blocks : 1;
+    e.core_of = malloc(nb * sizeof *e.core_of);
+    e.phase_of = calloc(nb, sizeof *e.phase_of);
+    e.slot_of = calloc(nb, sizeof *e.slot_of);
+    e.first_copy = calloc(nb, sizeof *e.first_copy);
+    e.n_copy = calloc(nb, sizeof *e.n_copy);
+    e.outs = calloc(nb, sizeof *e.outs);
+    Status st = ST_OK;
+    if (!e.core_of || !e.phase_of || !e.slot_of || !e.first_copy || !e.n_copy || !e.outs ||
+        !graph_uses(e.g, &e.uses))
+        st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
+    for (uint32_t i = 0; st == ST_OK && i < nb; i++)
+        e.core_of[i] = EMIT_NONE;
+    if (st == ST_OK)
+        st = collect_cores(&e);
+    if (st == ST_OK)
+        st = emit_plan(&e);
+    Taskir__Asm__Config *cfg = NULL;
+    if (st == ST_OK) {
+        cfg = emit_msg(&e, sizeof *cfg, (void (*)(void *))taskir__asm__config__init);
+        out->config = cfg;
+        st = cfg ? ST_OK : ST_RUNTIME;
+    }
+    if (st == ST_OK)
+        st = emit_prims(&e, cfg);
+    if (st == ST_OK)
+        st = emit_routes(&e);
+    if (st == ST_OK)
+        st = emit_router_prims(&e);
+    if (st == ST_OK)
+        st = emit_io(&e, out);
+    if (st == ST_OK)
+        st = behavior(&e, cfg);
+    if (st == ST_OK && d->worst > ST_OK)
+        st = d->worst;
+    free_emit(&e);
+    if (st != ST_OK)
+        emit_set_free(out);
+    return st;
+}

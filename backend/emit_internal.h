@@ -1,0 +1,124 @@
+/* emit_internal.h: the code generator's working state, shared by its files (private to
+ * backend/emit*.c; the interface is emit.h).
+ *
+ *   emit.c        the driver: cores and phases from the Mapping, the Config, freeing
+ *   emit_plan.c   storage copies per core, their boxes and layouts, output buffers, the
+ *                 memory plan (alloc.h) and the static data images
+ *   emit_prim.c   the primitive of every compute block (Axon / Soma slots)
+ *   emit_route.c  the router: P09 send and receive for every transfer between cores
+ *   emit_io.c     the dynamic blocks and sockets of the model's inputs and outputs
+ */
+#ifndef TASKIR_BACKEND_EMIT_INTERNAL_H
+#define TASKIR_BACKEND_EMIT_INTERNAL_H
+
+#include "backend/alloc.h"
+#include "backend/emit.h"
+#include "backend/emit_layout.h"
+#include "taskir/uses.h"
+
+#define EMIT_NONE UINT32_MAX
+
+/* A box of a feature map in canonical coordinates: y, x, channel (f or r, the storage's
+ * two views) or of a static tensor: f, r, ky, kx. */
+typedef struct EBox {
+    int64_t lo[4], n[4];
+} EBox;
+
+/* One transfer a core sends in a phase: words [src, src + words) to core dst at its
+ * received area's word address dst_addr. */
+typedef struct ESend {
+    uint32_t dst_core;
+    int64_t src, words, dst_addr;
+    int32_t block;          /* the storage block received, for the block ids */
+} ESend;
+
+typedef struct EPhase {
+    uint32_t axon, soma1, soma2;    /* block positions, EMIT_NONE when free */
+    ESend *sends;
+    size_t n_sends, cap_sends;
+    int32_t recv_marks;             /* transfers (end marks) arriving */
+    int64_t recv_lo, recv_hi;       /* word addresses received into, [lo, hi) */
+    int32_t recv_block;             /* a block received (for receive_block) */
+} EPhase;
+
+typedef struct ECore {
+    MapXY chip, core;
+    int32_t step_group, phase_group;
+    int32_t n_phases;
+    char name[80];                  /* "chip (0,0) core (1,2)" */
+    EPhase *ph;
+    Taskir__Asm__StaticPrimList **lists; /* one per phase, NULL until used */
+    AllocReq *reqs;
+    int32_t *addr;
+    size_t n_reqs, cap_reqs;
+} ECore;
+
+/* A storage block's copy on one core. */
+typedef struct ECopy {
+    uint32_t block;                 /* position in g->blocks */
+    uint32_t core;
+    EBox box;
+    EmitFeat feat;                  /* feature maps (not static images) */
+    bool is_static, received;
+    uint32_t req;                   /* its area in the core's requests */
+    uint32_t *image;                /* static: the data image (owned until moved out) */
+    size_t n_image;
+} ECopy;
+
+/* A compute block's output area when it writes no storage on its own core. */
+typedef struct EOut {
+    uint32_t core;
+    EmitFeat feat;
+    EBox box;                       /* its output cluster, canonical */
+    uint32_t req;
+    bool used;
+} EOut;
+
+typedef struct Emit {
+    const Mapping *m;
+    const Graph *g;
+    const Chip *chip;
+    GraphUses uses;
+    Diag *d;
+    ECore *cores;
+    uint32_t n_cores, cap_cores;
+    uint32_t *core_of;              /* per block position: the core of its first coordinate */
+    int32_t *phase_of;              /* per block position: compute blocks' phase */
+    int32_t *slot_of;               /* per block position: PIIndex of compute blocks */
+    ECopy *copies;
+    uint32_t n_copies, cap_copies;
+    uint32_t *first_copy;           /* per block position: index of its first copy */
+    uint32_t *n_copy;               /* per block position: copies */
+    EOut *outs;                     /* per block position */
+} Emit;
+
+/* The core with these coordinates (added when new); EMIT_NONE when out of memory. */
+uint32_t emit_core(Emit *e, const MapCoord *c);
+/* The copy of storage block pos on core k, or NULL. */
+ECopy *emit_copy_on(const Emit *e, uint32_t pos, uint32_t k);
+/* Adds an area request to core k; its index, EMIT_NONE when out of memory. */
+uint32_t emit_request(Emit *e, uint32_t k, int64_t words, int32_t align, int32_t first,
+                      int32_t last, AllocKind kind, int32_t tag);
+/* The canonical box of the interface (of edge edge_id) of block pos: input or output side. */
+bool emit_iface_box(const Emit *e, uint32_t pos, bool input, int32_t edge_id, EBox *out);
+/* Whether edge ed's rearrangement steps (if any) keep the C order of the values: IDENTITY,
+ * and RESHAPE / PERMUTE whose permutation is the identity (emit_plan.c). */
+bool emit_keeps_order(const Emit *e, const Edge *ed);
+/* The word address of canonical point (y, x) of a feature copy / buffer with box b. */
+int64_t emit_feat_addr(const EmitFeat *f, const EBox *b, int64_t base, int64_t y, int64_t x);
+
+Status emit_plan(Emit *e);                  /* emit_plan.c */
+Status emit_prims(Emit *e, Taskir__Asm__Config *cfg); /* emit_prim.c */
+Status emit_routes(Emit *e);                /* emit_route.c */
+Status emit_router_prims(Emit *e);          /* emit_route.c, after the prims */
+Status emit_io(Emit *e, ProgSet *out);      /* emit_io.c */
+
+/* Allocation helpers that record out of memory in e->d: a zeroed protobuf-c message
+ * initialised with init, or NULL. */
+void *emit_msg(Emit *e, size_t size, void (*init)(void *));
+char *emit_strdup(Emit *e, const char *s);
+
+/* The StaticPrimList of core k, phase p (created on first use; NULL when out of memory). */
+Taskir__Asm__StaticPrimList *emit_slot_list(Emit *e, uint32_t k, int32_t p);
+
+#endif

@@ -1,0 +1,224 @@
+/* emit_io.c: the data blocks of the Config and the sockets of the program set (docs/backend.md,
+ * "The code generator", "Inputs, outputs and data"):
+ *   - a StaticBlock per static copy (weights, biases, tables) with its image in data/ID.bin,
+ *     id "b<block>.<chip x>.<chip y>.<core x>.<core y>";
+ *   - a DynamicBlock INPUT_DATA per copy of a storage block an INPUT feeds, OUTPUT_DATA per
+ *     copy an OUTPUT reads: the piece's origin (begin_position) and extents (shape) in the
+ *     storage block's coordinates (ny, nx, and nf for its channels), its words (start_addr,
+ *     length) in the copy's layout (storage_order X_Y_F, channels padded: ALIGN_16 for 8-bit,
+ *     ALIGN_32 for int32, ALIGN_OUTPUT for ternary's 64), and socket_size, the pieces of the
+ *     socket;
+ *   - a ProgSocket per INPUT and OUTPUT block (sockets.json).
+ * An edge between a socket and its storage may only reshape in C order (emit_keeps_order):
+ * a reader flattens the socket's tensor in C order and views it in the storage's shape.
+ */
+#include "backend/emit_internal.h"
+
+#include "taskir/diag_block.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
+
+static bool push(void ***arr, size_t *n, void *p)
+{
+    void **na = realloc(*arr, (*n + 1) * sizeof *na);
+    if (!na)
+        return false;
+    na[(*n)++] = p;
+    *arr = na;
+    return true;
+}
+
+static Status static_blocks(Emit *e, Taskir__Asm__DataConfig *dc, ProgSet *out)
+{
+    size_t n = 0;
+    for (uint32_t i = 0; i < e->n_copies; i++)
+        n += e->copies[i].image != NULL;
+    out->data = calloc(n ? n : 1, sizeof *out->data);
+    dc->static_blocks = calloc(n ? n : 1, sizeof *dc->static_blocks);
+    if (!out->data || !dc->static_blocks)
+        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    for (uint32_t i = 0; i < e->n_copies; i++) {
+        ECopy *cp = &e->copies[i];
+        if (!cp->image)
+            continue;
+        const ECore *c = &e->cores[cp->core];
+        const Block *b = e->g->blocks[cp->block];
+        Taskir__Asm__StaticBlock *sb =
+            emit_msg(e, sizeof *sb, (void (*)(void *))taskir__asm__static_block__init);
+        if (!sb)
+            return ST_RUNTIME;
+        dc->static_blocks[dc->n_static_blocks++] = sb;
+        char id[96];
+        snprintf(id, sizeof id, "b%d.%d.%d.%d.%d", b->id, c->chip.x, c->chip.y, c->core.x,
+                 c->core.y);
+        sb->id = emit_strdup(e, id);
+        SET(sb, precision, pr_info(blk_prec(b))->wire);
+        SET(sb, chip_idx, c->chip.x);
+        SET(sb, chip_idy, c->chip.y);
+        SET(sb, core_idx, c->core.x);
+        SET(sb, core_idy, c->core.y);
+        SET(sb, start_addr, c->addr[cp->req]);
+        out->data[out->n_data].w = cp->image;
+        out->data[out->n_data++].n = cp->n_image;
+        cp->image = NULL;
+    }
+    return e->d->oom ? ST_RUNTIME : ST_OK;
+}
+
+static Taskir__Shape *yxf(Emit *e, int64_t y, int64_t x, int64_t f)
+{
+    Taskir__Shape *s = emit_msg(e, sizeof *s, (void (*)(void *))taskir__shape__init);
+    if (s) {
+        SET(s, ny, (int32_t)y);
+        SET(s, nx, (int32_t)x);
+        SET(s, nf, (int32_t)f);
+    }
+    return s;
+}
+
+/* A dynamic block for copy cp of the storage an edge between it and socket block io joins. */
+static Status dynamic(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io, const ECopy *cp,
+                      const EBox *box, int piece)
+{
+    const ECore *c = &e->cores[cp->core];
+    Taskir__Asm__DynamicBlock *db =
+        emit_msg(e, sizeof *db, (void (*)(void *))taskir__asm__dynamic_block__init);
+    if (!db || !push((void ***)&dc->dynamic_blocks, &dc->n_dynamic_blocks, db)) {
+        free(db);
+        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    }
+    bool in = io->type == BT_INPUT;
+    char id[96];
+    snprintf(id, sizeof id, "%s%d.%d", in ? "in" : "out", io->socket_id, piece);
+    db->id = emit_strdup(e, id);
+    SET(db, io_type, in ? TASKIR__ASM__IOTYPE__INPUT_DATA : TASKIR__ASM__IOTYPE__OUTPUT_DATA);
+    SET(db, socket_id, io->socket_id);
+    db->begin_position = yxf(e, box->lo[0], box->lo[1], box->lo[2]);
+    db->shape = yxf(e, box->n[0], box->n[1], box->n[2]);
+    SET(db, chip_idx, c->chip.x);
+    SET(db, chip_idy, c->chip.y);
+    SET(db, core_idx, c->core.x);
+    SET(db, core_idy, c->core.y);
+    int64_t addr = emit_feat_addr(&cp->feat, &cp->box, c->addr[cp->req], box->lo[0], box->lo[1]);
+    SET(db, start_addr, (int32_t)addr);
+    SET(db, length, (int32_t)(box->n[0] * cp->box.n[1] * emit_feat_pixel_words(&cp->feat)));
+    SET(db, step_group, c->step_group);
+    SET(db, phase_group, c->phase_group);
+    SET(db, precision, pr_info(cp->feat.prec)->wire);
+    SET(db, storage_order, TASKIR__ASM__STORAGE_ORDER__X_Y_F);
+    SET(db, align_number, cp->feat.per_word == 4    ? TASKIR__ASM__ALIGN_NUMBER__ALIGN_16
+                          : cp->feat.per_word == 1 ? TASKIR__ASM__ALIGN_NUMBER__ALIGN_32
+                                                   : TASKIR__ASM__ALIGN_NUMBER__ALIGN_OUTPUT);
+    return e->d->oom ? ST_RUNTIME : ST_OK;
+}
+
+/* The numpy dtype of a model tensor's element type. */
+static const char *dtype_of(PrecisionId p)
+{
+    switch (p) {
+    case PR_INT_8: return "int8";
+    case PR_UINT_8: return "uint8";
+    case PR_INT_16: return "int16";
+    case PR_UINT_16: return "uint16";
+    case PR_FLOAT_32: return "float32";
+    default: return "int32";
+    }
+}
+
+static Status socket_of(Emit *e, const Block *b, ProgSocket *k)
+{
+    memset(k, 0, sizeof *k);
+    k->name = emit_strdup(e, b->name ? b->name : "");
+    k->is_output = b->type == BT_OUTPUT;
+    k->socket_id = b->socket_id;
+    k->precision = pr_info(blk_prec(b))->wire;
+    int32_t d[TIR_NDIMS];
+    blk_eff_shape(b, d);
+    const char *u = bt_info(b->type)->dims;
+    for (int i = 0; i < 4; i++)
+        k->shape[i] = b->has_shape && b->shape.d[i] > 0 ? b->shape.d[i] : u[i] == '-' ? 0 : 0;
+    if (b->has_model) {
+        k->model_rank = b->model_ndim > 8 ? 8 : (int)b->model_ndim;
+        for (int i = 0; i < k->model_rank; i++)
+            k->model_dims[i] = b->model_dims[i];
+        k->model_dtype = emit_strdup(e, dtype_of(b->has_model_prec ? b->model_prec : PR_INT_32));
+    }
+    return e->d->oom ? ST_RUNTIME : ST_OK;
+}
+
+/* The dynamic blocks of socket block pos: one per copy of each storage it feeds / reads. */
+static Status socket_blocks(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos)
+{
+    const Block *io = e->g->blocks[pos];
+    const BlockUses *bu = &e->uses.blocks[pos];
+    bool in = io->type == BT_INPUT;
+    uint32_t n = in ? bu->n_out_edges : bu->n_in_edges;
+    int piece = 0;
+    for (uint32_t j = 0; j < n; j++) {
+        const Edge *ed = e->g->edges[in ? bu->out_edges[j] : bu->in_edges[j]];
+        long s = graph_block_pos(e->g, in ? ed->dst : ed->src);
+        if (s < 0 || bt_info(e->g->blocks[s]->type)->kind != BK_STORAGE)
+            return diag_block(e->d, ST_LOGIC, "emit.socket", io,
+                              "edge %d joins it to a block that is not storage", ed->id);
+        if (!emit_keeps_order(e, ed))
+            return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
+                             "the socket's values reach block %d in another order; the code "
+                             "generator takes reshapes in C order only",
+                             e->g->blocks[s]->id);
+        EBox box;
+        if (!emit_iface_box(e, (uint32_t)s, in, ed->id, &box))
+            return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no box");
+        for (uint32_t c = 0; c < e->n_copy[s]; c++) {
+            const ECopy *cp = &e->copies[e->first_copy[s] + c];
+            EBox part;
+            bool meet = true;
+            for (int i = 0; i < 3; i++) {
+                int64_t lo = box.lo[i] > cp->box.lo[i] ? box.lo[i] : cp->box.lo[i];
+                int64_t hi = box.lo[i] + box.n[i] < cp->box.lo[i] + cp->box.n[i]
+                                 ? box.lo[i] + box.n[i]
+                                 : cp->box.lo[i] + cp->box.n[i];
+                meet &= hi > lo;
+                part.lo[i] = lo;
+                part.n[i] = hi - lo;
+            }
+            if (!meet || (!in && c > 0)) /* an output is read from one copy */
+                continue;
+            Status st = dynamic(e, dc, io, cp, &part, piece++);
+            if (st != ST_OK)
+                return st;
+        }
+    }
+    return ST_OK;
+}
+
+Status emit_io(Emit *e, ProgSet *out)
+{
+    Taskir__Asm__DataConfig *dc =
+        emit_msg(e, sizeof *dc, (void (*)(void *))taskir__asm__data_config__init);
+    if (!dc)
+        return ST_RUNTIME;
+    out->config->data_config = dc;
+    Status st = static_blocks(e, dc, out);
+    uint32_t n_io = 0;
+    for (uint32_t pos = 0; pos < e->g->n_blocks; pos++)
+        n_io += bt_info(e->g->blocks[pos]->type)->kind == BK_IO;
+    out->sockets = calloc(n_io ? n_io : 1, sizeof *out->sockets);
+    if (!out->sockets)
+        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    for (uint32_t pos = 0; pos < e->g->n_blocks && st == ST_OK; pos++) {
+        const Block *b = e->g->blocks[pos];
+        if (bt_info(b->type)->kind != BK_IO)
+            continue;
+        size_t first = dc->n_dynamic_blocks;
+        st = socket_of(e, b, &out->sockets[out->n_sockets++]);
+        if (st == ST_OK)
+            st = socket_blocks(e, dc, pos);
+        for (size_t i = first; i < dc->n_dynamic_blocks; i++)
+            SET(dc->dynamic_blocks[i], socket_size, (int32_t)(dc->n_dynamic_blocks - first));
+    }
+    return st;
+}

@@ -1,0 +1,70 @@
+/* emit_layout.h: how the code generator lays data out in a core's memory (docs/backend.md,
+ * "The code generator", and CHIP.md §1): feature maps pixel by pixel (HWC) with the channels
+ * of a pixel padded, and the static data images (weights, biases, tables) in the layouts the
+ * primitives read. 8-bit values pack 4 to a word, little-endian (byte i of an area is bits
+ * 8*(i%4).. of word i/4); ternary values 16 to a word, 2 bits each (code 3 = -1).
+ *
+ *   feature map, 8-bit       [y][x][c], c = ceil(nc/16)*16 bytes a pixel (4 words per 16)
+ *   feature map, ternary     [y][x][c], c = ceil(nc/64)*64 values a pixel
+ *   feature map, int32       [y][x][c], c = ceil(nc/32)*32 words a pixel (128 B rows) when
+ *                            an Axon writes or reads it (the Axon's output rows), else
+ *                            c = ceil(nc/4)*4 (the Soma's 16-byte rows)
+ *   P41 weights (SW)         [ceil(f/32)][ky][kx][r][32] int8 (r unpadded: the input's
+ *                            padded channels meet no weight)
+ *   P04 weights (SWFC)       [ceil(f/32)][r][32] int8
+ *   bias (SB)                [ceil(f/32)*32] int32
+ *   P43 alpha / P03 operand  a feature map of one pixel
+ *   P07 table (CLUT)         the entries in index order, one 8-bit value each (4 a word)
+ * Padding (channels past nc, output channels past f, rows past r) is zero.
+ */
+#ifndef TASKIR_BACKEND_EMIT_LAYOUT_H
+#define TASKIR_BACKEND_EMIT_LAYOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "taskir/types.h"
+
+/* A feature map in memory. */
+typedef struct EmitFeat {
+    PrecisionId prec;
+    int per_word;            /* values a word holds: 1, 4 or 16 */
+    int64_t ny, nx, nc;      /* pixels and real channels */
+    int64_t c;               /* channels stored a pixel (padded) */
+    int64_t words;           /* the whole map */
+    int32_t align;           /* address alignment in words (one pixel's row of 16 / 128 B) */
+} EmitFeat;
+
+/* The layout of an ny x nx map of nc channels of precision p; axon: an Axon writes or reads
+ * it (int32 pixels padded to 32 channels, else to 4). false when p has no layout (a
+ * precision the chip does not encode: INT_16, INT_9, ...) or the sizes overflow. */
+bool emit_feat(PrecisionId p, int64_t ny, int64_t nx, int64_t nc, bool axon, EmitFeat *out);
+/* Words from the start of the map to the word holding pixel (y, x)'s channel 0. */
+int64_t emit_feat_offset(const EmitFeat *m, int64_t y, int64_t x);
+/* Words one pixel takes. */
+int64_t emit_feat_pixel_words(const EmitFeat *m);
+
+/* An 8-bit value v stored at byte i of words w (two's complement, little-endian lanes). */
+void emit_put_i8(uint32_t *w, int64_t i, int32_t v);
+
+/* A tensor window the images read: t[(((a*da)+b)*db+c)*dc+d] over a box of its dims
+ * (origins o[4], extents n[4]); the tensor's own extents are dims[4]. */
+typedef struct EmitSrc {
+    const int32_t *t;
+    int64_t dims[4];
+    int64_t o[4], n[4];
+} EmitSrc;
+
+/* P41 weights from an SW box [f][r][ky][kx] (malloc'd words, *n_words of them); NULL when
+ * out of memory or too large. */
+uint32_t *emit_image_conv_w(const EmitSrc *s, size_t *n_words);
+/* P04 weights from an SWFC box [f][r] (dims[2], dims[3] = 1). */
+uint32_t *emit_image_fc_w(const EmitSrc *s, size_t *n_words);
+/* A bias from an SB box [f]: int32, padded to a multiple of 32. */
+uint32_t *emit_image_bias(const EmitSrc *s, size_t *n_words);
+/* 8-bit values in order, 4 a word (a P07 table; a vector operand padded to 16). pad: values
+ * the image holds (>= the box's count), zero past the data. */
+uint32_t *emit_image_bytes(const EmitSrc *s, int64_t pad, size_t *n_words);
+
+#endif

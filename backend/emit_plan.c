@@ -1,0 +1,452 @@
+/* emit_plan.c: what every core holds and where (docs/backend.md, "The code generator",
+ * "Memory plan"):
+ *   - one copy of a storage block per MEMORY coordinate of the Mapping, over the box its
+ *     users on that core read and write (the bounding box of their interfaces), alive over
+ *     the coordinate's [phase, end_phase];
+ *   - an output buffer for a compute block that writes no storage on its own core (its
+ *     result only leaves by the router), alive from its phase to its last send;
+ *   - the static data images of weights, biases and tables (emit_layout.h);
+ *   - the memory plan of each core (alloc.h): static areas MEM1 first, data MEM0 first,
+ *     received copies in the receive area.
+ */
+#include "backend/emit_internal.h"
+
+#include "taskir/diag_block.h"
+#include "taskir/rearrange.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { PI_AXON = 1, PI_SOMA1 = 2, PI_RECV = 3, PI_SEND = 4, PI_SOMA2 = 5, PI_MEMORY = 6 };
+
+/* Storage types whose content is a static tensor [f][r][ky][kx] (weights and biases). */
+static bool tensor_type(BlockType t)
+{
+    return t == BT_SW || t == BT_SWFC || t == BT_SB || t == BT_SW2D;
+}
+
+bool emit_iface_box(const Emit *e, uint32_t pos, bool input, int32_t edge_id, EBox *out)
+{
+    const Block *b = e->g->blocks[pos];
+    const IfaceUse *u = uses_find(&e->uses, pos, input, edge_id);
+    int32_t cd[TIR_CDIMS];
+    if (!u || !blk_cluster_dims(b, input, u->cluster, cd))
+        return false;
+    const Cluster *c = input ? &b->in[u->cluster] : &b->out[u->cluster];
+    const Iface *f = &c->ifaces[u->iface];
+    int64_t lo[TIR_CDIMS], n[TIR_CDIMS];
+    for (int i = 0; i < TIR_CDIMS; i++) {
+        int64_t whole = cd[i] > 0 ? cd[i] : 1;
+        lo[i] = f->has_pos && f->pos.d[i] > 0 ? f->pos.d[i] : 0;
+        n[i] = f->has_size && f->size.d[i] > 0 ? f->size.d[i] : whole - lo[i];
+    }
+    if (tensor_type(b->type)) {
+        for (int i = 0; i < 4; i++) {
+            out->lo[i] = lo[2 + i];
+            out->n[i] = n[2 + i];
+        }
+    } else {
+        int ch = cd[D_F] > 0 ? D_F : D_R;
+        out->lo[0] = lo[D_Y];
+        out->n[0] = n[D_Y];
+        out->lo[1] = lo[D_X];
+        out->n[1] = n[D_X];
+        out->lo[2] = lo[ch];
+        out->n[2] = n[ch];
+        out->lo[3] = 0;
+        out->n[3] = 1;
+    }
+    return true;
+}
+
+bool emit_keeps_order(const Emit *e, const Edge *ed)
+{
+    if (ed->n_re == 0)
+        return true;
+    EdgeEnds ends;
+    char why[160];
+    if (!edge_ends(e->g, &e->uses, ed, &ends, why, sizeof why))
+        return false;
+    RaShape sh;
+    ra_shape_of_box(ends.src_box, &sh);
+    for (uint32_t r = 0; r < ed->n_re; r++) {
+        RaStep st;
+        if (!ra_decode(&ed->re[r], &sh, &st, why, sizeof why))
+            return false;
+        if (st.type == RT_RESHAPE || st.type == RT_PERMUTE) {
+            for (int j = 0; j < st.out.k && st.type == RT_PERMUTE; j++)
+                if (st.perm[j] != j)
+                    return false;
+            if (st.type == RT_RESHAPE)
+                for (int j = 0; j < st.in.k; j++)
+                    if (st.perm[j] != j)
+                        return false;
+        } else if (st.type != RT_IDENTITY) {
+            return false;
+        }
+        sh = st.out;
+    }
+    return true;
+}
+
+int64_t emit_feat_addr(const EmitFeat *f, const EBox *b, int64_t base, int64_t y, int64_t x)
+{
+    return base + emit_feat_offset(f, y - b->lo[0], x - b->lo[1]);
+}
+
+static void box_union(EBox *acc, bool *have, const EBox *b)
+{
+    if (!*have) {
+        *acc = *b;
+        *have = true;
+        return;
+    }
+    for (int i = 0; i < 4; i++) {
+        int64_t lo = acc->lo[i] < b->lo[i] ? acc->lo[i] : b->lo[i];
+        int64_t hi1 = acc->lo[i] + acc->n[i], hi2 = b->lo[i] + b->n[i];
+        acc->lo[i] = lo;
+        acc->n[i] = (hi1 > hi2 ? hi1 : hi2) - lo;
+    }
+}
+
+/* The block at the other end of edge position ep. */
+static long other_end(const Emit *e, uint32_t ep, bool src)
+{
+    const Edge *ed = e->g->edges[ep];
+    return graph_block_pos(e->g, src ? ed->src : ed->dst);
+}
+
+/* The edge dict of edge id, or NULL. */
+static const MapDict *edge_dict(const Emit *e, int32_t edge_id)
+{
+    for (uint32_t i = 0; i < e->m->n_edges; i++)
+        if (e->m->edges[i].task_id == edge_id)
+            return &e->m->edges[i];
+    return NULL;
+}
+
+static bool same_place(const ECore *k, const MapCoord *c)
+{
+    return k->chip.x == c->chip.x && k->chip.y == c->chip.y && k->core.x == c->core.x &&
+           k->core.y == c->core.y;
+}
+
+/* The box of copy cp: what its users on its core read and write; without users there, what
+ * its writers write (from other cores or off chip); else the whole block. Whether it is
+ * received by the router. */
+static bool copy_box(const Emit *e, ECopy *cp)
+{
+    uint32_t pos = cp->block;
+    const BlockUses *bu = &e->uses.blocks[pos];
+    EBox box, all;
+    bool have = false, have_all = false;
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        long t = other_end(e, bu->out_edges[j], false);
+        const Edge *ed = e->g->edges[bu->out_edges[j]];
+        EBox b;
+        if (t < 0 || !emit_iface_box(e, pos, false, ed->id, &b))
+            return false;
+        if (e->core_of[t] == cp->core || e->g->blocks[t]->type == BT_OUTPUT)
+            box_union(&box, &have, &b);
+    }
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        long w = other_end(e, bu->in_edges[j], true);
+        const Edge *ed = e->g->edges[bu->in_edges[j]];
+        EBox b;
+        if (w < 0 || !emit_iface_box(e, pos, true, ed->id, &b))
+            return false;
+        box_union(&all, &have_all, &b);
+        if (e->core_of[w] == cp->core)
+            box_union(&box, &have, &b);
+        const MapDict *dict = edge_dict(e, ed->id);
+        if (e->g->blocks[w]->type != BT_INPUT && dict)
+            for (uint32_t c = 0; c < dict->n_coords; c++)
+                if (dict->coords[c].pi_index == PI_RECV &&
+                    same_place(&e->cores[cp->core], &dict->coords[c]))
+                    cp->received = true;
+    }
+    if (!have && have_all) {
+        box = all;
+        have = true;
+    }
+    if (!have) {
+        int32_t cd[TIR_CDIMS];
+        const Block *b = e->g->blocks[pos];
+        if (!blk_cluster_dims(b, false, 0, cd))
+            return false;
+        EBox w = {{0}, {1, 1, 1, 1}};
+        if (tensor_type(b->type)) {
+            for (int i = 0; i < 4; i++)
+                w.n[i] = cd[2 + i] > 0 ? cd[2 + i] : 1;
+        } else {
+            w.n[0] = cd[D_Y] > 0 ? cd[D_Y] : 1;
+            w.n[1] = cd[D_X] > 0 ? cd[D_X] : 1;
+            w.n[2] = cd[D_F] > 0 ? cd[D_F] : cd[D_R] > 0 ? cd[D_R] : 1;
+        }
+        box = w;
+    }
+    cp->box = box;
+    return true;
+}
+
+/* The first compute block reading storage pos on core k, and the role of the cluster it
+ * reads it through ("weight", "bias", "lut", ...); NULL when none. */
+static const char *reader_role(const Emit *e, uint32_t pos, uint32_t k, long *reader)
+{
+    const BlockUses *bu = &e->uses.blocks[pos];
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        long t = other_end(e, bu->out_edges[j], false);
+        if (t < 0 || e->core_of[t] != k)
+            continue;
+        const IfaceUse *u = uses_find(&e->uses, (uint32_t)t, true, e->g->edges[bu->out_edges[j]]->id);
+        const ClusterSpec *cs = u ? blk_in_spec(e->g->blocks[t], u->cluster) : NULL;
+        if (cs) {
+            *reader = t;
+            return cs->role;
+        }
+    }
+    return NULL;
+}
+
+/* A feature map's values written in its layout (a static map: a table, an alpha): the box
+ * of a tensor of full extents X (x) and C (channels), in C order. */
+static uint32_t *feat_image(const EmitFeat *f, const Tensor *t, const EBox *box, int64_t X,
+                            int64_t C, size_t *n)
+{
+    uint32_t *w = calloc((size_t)f->words ? (size_t)f->words : 1, sizeof *w);
+    if (!w)
+        return NULL;
+    *n = (size_t)f->words;
+    int64_t vol = (int64_t)t->n_i32 + t->n_u32;
+    for (int64_t y = 0; y < box->n[0]; y++)
+        for (int64_t x = 0; x < box->n[1]; x++)
+            for (int64_t c = 0; c < box->n[2]; c++) {
+                int64_t flat = ((box->lo[0] + y) * X + box->lo[1] + x) * C + box->lo[2] + c;
+                if (flat >= vol)
+                    continue;
+                int32_t v = t->i32 ? t->i32[flat] : (int32_t)t->u32[flat];
+                int64_t off = emit_feat_offset(f, y, x);
+                if (f->per_word == 1)
+                    w[off + c] = (uint32_t)v;
+                else if (f->per_word == 4)
+                    emit_put_i8(w + off, c, v);
+                else
+                    w[off + c / 16] |= (uint32_t)(v & 3) << (2 * (c % 16));
+            }
+    return w;
+}
+
+/* The image of a static tensor copy (weights, bias) for the primitive that reads it. */
+static Status tensor_image(Emit *e, ECopy *cp, const char *role, long reader)
+{
+    const Block *b = e->g->blocks[cp->block];
+    const Tensor *t = b->data;
+    EmitSrc s = {.t = t->i32, .dims = {1, 1, 1, 1}};
+    int64_t vol = 1;
+    for (uint32_t i = 0; i < t->n_dims && i < 4; i++) {
+        s.dims[i] = t->dims[i];
+        vol *= t->dims[i];
+    }
+    bool inside = true;
+    for (int i = 0; i < 4; i++) {
+        s.o[i] = cp->box.lo[i];
+        s.n[i] = cp->box.n[i];
+        inside &= s.o[i] >= 0 && s.n[i] >= 1 && s.o[i] + s.n[i] <= s.dims[i];
+    }
+    if (!t->i32 || t->n_dims > 4 || vol != (int64_t)t->n_i32 || !inside)
+        return diag_block(e->d, ST_LOGIC, "emit.data", b,
+                          "its data tensor (%u dims, %u int32 values) is not the %s tensor the "
+                          "code generator lays out", t->n_dims, t->n_i32, bt_info(b->type)->name);
+    BlockType rt = reader >= 0 ? e->g->blocks[reader]->type : BT_TASK_NULL;
+    if (b->type == BT_SB || (role && strcmp(role, "bias") == 0))
+        cp->image = emit_image_bias(&s, &cp->n_image);
+    else if (b->type == BT_SWFC)
+        cp->image = emit_image_fc_w(&s, &cp->n_image);
+    else if (b->type == BT_SW && rt == BT_CC)
+        cp->image = emit_image_conv_w(&s, &cp->n_image);
+    else
+        return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                          "the code generator has no layout for %s weights read by %s",
+                          bt_info(b->type)->name, reader >= 0 ? bt_info(rt)->name : "nothing");
+    if (!cp->image)
+        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory laying out block %d",
+                        b->id);
+    return ST_OK;
+}
+
+static bool is_axon(const Emit *e, long pos)
+{
+    const ChipPrim *pr = pos >= 0 ? chip_prim_for(e->chip, e->g->blocks[pos]->type) : NULL;
+    return pr && pr->unit == UNIT_AXON;
+}
+
+/* Whether an Axon block writes or reads storage block pos (its int32 pixels then take the
+ * Axon's 32-channel rows). */
+static bool axon_touches(const Emit *e, uint32_t pos)
+{
+    const BlockUses *bu = &e->uses.blocks[pos];
+    for (uint32_t j = 0; j < bu->n_in_edges; j++)
+        if (is_axon(e, other_end(e, bu->in_edges[j], true)))
+            return true;
+    for (uint32_t j = 0; j < bu->n_out_edges; j++)
+        if (is_axon(e, other_end(e, bu->out_edges[j], false)))
+            return true;
+    return false;
+}
+
+/* Makes copy cp's layout or image and requests its area. */
+static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
+{
+    const Block *b = e->g->blocks[cp->block];
+    const BlockUses *bu = &e->uses.blocks[cp->block];
+    if (!copy_box(e, cp))
+        return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "an interface box is missing");
+    cp->is_static = b->data && bu->n_in_edges == 0;
+    int32_t align = 8;
+    int64_t words;
+    if (cp->is_static && tensor_type(b->type)) {
+        long reader = -1;
+        const char *role = reader_role(e, cp->block, cp->core, &reader);
+        Status st = tensor_image(e, cp, role, reader);
+        if (st != ST_OK)
+            return st;
+        words = (int64_t)cp->n_image;
+    } else {
+        if (!emit_feat(blk_prec(b), cp->box.n[0], cp->box.n[1], cp->box.n[2],
+                       axon_touches(e, cp->block), &cp->feat))
+            return diag_block(e->d, ST_LOGIC, "emit.prec", b,
+                              "holds %s values, which the chip has no memory layout for "
+                              "(INT_8, UINT_8, TERNARY and INT_32 only)",
+                              pr_info(blk_prec(b))->name);
+        if (cp->is_static) {
+            int32_t cd[TIR_CDIMS];
+            if (!blk_cluster_dims(b, false, 0, cd))
+                return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "no output cluster");
+            int64_t X = cd[D_X] > 0 ? cd[D_X] : 1;
+            int64_t C = cd[D_F] > 0 ? cd[D_F] : cd[D_R] > 0 ? cd[D_R] : 1;
+            cp->image = feat_image(&cp->feat, b->data, &cp->box, X, C, &cp->n_image);
+            if (!cp->image)
+                return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+        }
+        words = cp->feat.words;
+        align = cp->feat.align;
+    }
+    if (words == 0)
+        words = 1;
+    AllocKind kind = cp->is_static ? ALLOC_STATIC : cp->received ? ALLOC_RECV : ALLOC_DATA;
+    if (kind == ALLOC_RECV && align < 2)
+        align = 2; /* the router's destinations count 8-byte units */
+    cp->req = emit_request(e, cp->core, words, align, first, last, kind, b->id);
+    if (cp->req == EMIT_NONE)
+        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    return ST_OK;
+}
+
+/* Adds copies for every MEMORY coordinate (one per core). */
+static Status make_copies(Emit *e)
+{
+    for (uint32_t i = 0; i < e->m->n_nodes; i++) {
+        const MapDict *dict = &e->m->nodes[i];
+        long pos = graph_block_pos(e->g, dict->task_id);
+        if (pos < 0 || bt_info(e->g->blocks[pos]->type)->kind != BK_STORAGE)
+            continue;
+        e->first_copy[pos] = e->n_copies;
+        for (uint32_t j = 0; j < dict->n_coords; j++) {
+            const MapCoord *c = &dict->coords[j];
+            uint32_t k = emit_core(e, c);
+            if (k == EMIT_NONE || emit_copy_on(e, (uint32_t)pos, k))
+                continue;
+            if (e->n_copies == e->cap_copies) {
+                uint32_t cap = e->cap_copies ? 2 * e->cap_copies : 64;
+                ECopy *nc = realloc(e->copies, cap * sizeof *nc);
+                if (!nc)
+                    return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+                e->copies = nc;
+                e->cap_copies = cap;
+            }
+            ECopy *cp = &e->copies[e->n_copies++];
+            memset(cp, 0, sizeof *cp);
+            cp->block = (uint32_t)pos;
+            cp->core = k;
+            e->n_copy[pos]++;
+            int32_t last = c->has_end_phase && c->end_phase > c->phase ? c->end_phase : c->phase;
+            Status st = plan_copy(e, cp, c->phase, last);
+            if (st != ST_OK)
+                return st;
+        }
+    }
+    return ST_OK;
+}
+
+/* The last phase a ROUTER_SEND coordinate of an out edge of pos sends from core k. */
+static int32_t last_send(const Emit *e, uint32_t pos, uint32_t k, int32_t from)
+{
+    const BlockUses *bu = &e->uses.blocks[pos];
+    int32_t last = from;
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        const MapDict *dict = edge_dict(e, e->g->edges[bu->out_edges[j]]->id);
+        for (uint32_t c = 0; dict && c < dict->n_coords; c++)
+            if (dict->coords[c].pi_index == PI_SEND &&
+                same_place(&e->cores[k], &dict->coords[c]) && dict->coords[c].phase > last)
+                last = dict->coords[c].phase;
+    }
+    return last;
+}
+
+/* Output buffers of the compute blocks that write no storage on their own core. */
+static Status make_outs(Emit *e)
+{
+    for (uint32_t pos = 0; pos < e->g->n_blocks; pos++) {
+        const Block *b = e->g->blocks[pos];
+        uint32_t k = e->core_of[pos];
+        if (bt_info(b->type)->kind != BK_COMPUTE || k == EMIT_NONE)
+            continue;
+        const BlockUses *bu = &e->uses.blocks[pos];
+        bool local = false;
+        PrecisionId prec = blk_prec(b);
+        for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+            long s = other_end(e, bu->out_edges[j], false);
+            if (s < 0)
+                continue;
+            prec = blk_prec(e->g->blocks[s]);
+            local |= emit_copy_on(e, (uint32_t)s, k) != NULL;
+        }
+        if (local || bu->n_out_edges == 0)
+            continue;
+        bool axon = is_axon(e, pos);
+        if (axon)
+            prec = PR_INT_32;
+        EOut *o = &e->outs[pos];
+        int32_t cd[TIR_CDIMS];
+        if (!blk_cluster_dims(b, false, 0, cd))
+            return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "no output cluster");
+        o->box = (EBox){{0}, {cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
+                              cd[D_F] > 0 ? cd[D_F] : 1, 1}};
+        if (!emit_feat(prec, o->box.n[0], o->box.n[1], o->box.n[2], axon, &o->feat))
+            return diag_block(e->d, ST_LOGIC, "emit.prec", b,
+                              "writes %s values, which the chip has no memory layout for",
+                              pr_info(prec)->name);
+        o->core = k;
+        o->used = true;
+        o->req = emit_request(e, k, o->feat.words, o->feat.align, e->phase_of[pos],
+                              last_send(e, pos, k, e->phase_of[pos]), ALLOC_DATA, b->id);
+        if (o->req == EMIT_NONE)
+            return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    }
+    return ST_OK;
+}
+
+Status emit_plan(Emit *e)
+{
+    Status st = make_copies(e);
+    if (st == ST_OK)
+        st = make_outs(e);
+    for (uint32_t k = 0; k < e->n_cores && st == ST_OK; k++) {
+        ECore *c = &e->cores[k];
+        c->addr = malloc((c->n_reqs ? c->n_reqs : 1) * sizeof *c->addr);
+        if (!c->addr)
+            return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+        st = alloc_core(c->reqs, c->n_reqs, c->addr, c->name, e->d);
+    }
+    return st;
+}

@@ -1,0 +1,500 @@
+/* emit_prim.c: the primitive of every compute block (docs/backend.md, "The code generator",
+ * "Primitives"): its P-code from the chip description, its parameters from the block's
+ * shape and attributes, its operand areas from the memory plan (the copies of its input
+ * storage on its core, the storage or buffer it writes), in the slot the Mapping gives it.
+ *
+ * Operand areas are the words of the operand's box: a feature operand starts at the pixel
+ * (y, x) of the box's origin in the copy and must span the copy's whole rows of channels
+ * (the primitives read whole pixels with the copy's pitch) and, when it has more than one
+ * row, the copy's whole width; anything else is a logic error [emit.layout] naming the block.
+ */
+#include "backend/emit_internal.h"
+
+#include "backend/core_mem.h"
+#include "taskir/diag_block.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
+
+enum { PI_AXON = 1, PI_SOMA1 = 2, PI_SOMA2 = 5 };
+
+/* One operand: its area and the block id naming it. */
+typedef struct EOperand {
+    int64_t addr, words;
+    int32_t block;          /* the storage block's id (or the compute block's, for a buffer) */
+    PrecisionId prec;
+    EmitFeat feat;          /* feature operands */
+} EOperand;
+
+static void block_id(char *buf, size_t n, int32_t id)
+{
+    snprintf(buf, n, "b%d", id);
+}
+
+/* The feature area of box b inside copy (layout f, box cb, at base). */
+static Status feat_area(Emit *e, const Block *blk, const EmitFeat *f, const EBox *cb,
+                        int64_t base, const EBox *b, EOperand *op, const char *what)
+{
+    bool rows = b->n[0] == 1 || (b->lo[1] == cb->lo[1] && b->n[1] == cb->n[1]);
+    if (b->lo[2] != cb->lo[2] || b->n[2] != cb->n[2] || !rows || b->lo[0] < cb->lo[0] ||
+        b->lo[1] < cb->lo[1] || b->lo[0] + b->n[0] > cb->lo[0] + cb->n[0] ||
+        b->lo[1] + b->n[1] > cb->lo[1] + cb->n[1])
+        return diag_block(e->d, ST_LOGIC, "emit.layout", blk,
+                          "its %s (rows %lld+%lld, columns %lld+%lld, channels %lld+%lld) is "
+                          "not whole rows of the area that holds it (columns %lld+%lld, "
+                          "channels %lld+%lld): a move (P06) would have to gather it",
+                          what, (long long)b->lo[0], (long long)b->n[0], (long long)b->lo[1],
+                          (long long)b->n[1], (long long)b->lo[2], (long long)b->n[2],
+                          (long long)cb->lo[1], (long long)cb->n[1], (long long)cb->lo[2],
+                          (long long)cb->n[2]);
+    op->addr = emit_feat_addr(f, cb, base, b->lo[0], b->lo[1]);
+    op->words = b->n[0] * b->n[1] * emit_feat_pixel_words(f);
+    op->feat = *f;
+    op->prec = f->prec;
+    return ST_OK;
+}
+
+/* The operand of input cluster idx of compute block pos (on core k). */
+static Status input_operand(Emit *e, uint32_t pos, uint32_t idx, EOperand *op)
+{
+    const Block *b = e->g->blocks[pos];
+    uint32_t k = e->core_of[pos];
+    if (idx >= b->n_in || b->in[idx].n_ifaces != 1)
+        return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                          "its input cluster %u is fed by %u interfaces; the code generator "
+                          "takes one storage block per operand", idx,
+                          idx < b->n_in ? b->in[idx].n_ifaces : 0);
+    int32_t eid = b->in[idx].ifaces[0].edge_id;
+    const Edge *ed = graph_edge(e->g, eid);
+    long s = ed ? graph_block_pos(e->g, ed->src) : -1;
+    if (s < 0)
+        return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "edge %d has no source", eid);
+    if (!emit_keeps_order(e, ed))
+            return diag_edge(e->d, ST_LOGIC, "emit.rearrange", eid,
+                             "block %d reads block %d through a rearrangement; the code "
+                             "generator realises rearrangements on the writing side only",
+                             b->id, e->g->blocks[s]->id);
+    ECopy *cp = emit_copy_on(e, (uint32_t)s, k);
+    if (!cp)
+        return diag_block(e->d, ST_LOGIC, "emit.place", b,
+                          "reads block %d, which the Mapping does not store on its core %s",
+                          e->g->blocks[s]->id, e->cores[k].name);
+    const ECore *c = &e->cores[k];
+    int64_t base = c->addr[cp->req];
+    op->block = e->g->blocks[s]->id;
+    op->prec = blk_prec(e->g->blocks[s]);
+    EBox box;
+    if (!emit_iface_box(e, (uint32_t)s, false, eid, &box))
+        return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "edge %d: no box", eid);
+    if (cp->image && !cp->feat.words) { /* a static tensor image: read whole */
+        if (memcmp(&box, &cp->box, sizeof box) != 0)
+            return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                              "reads part of block %d's copy on its core; the code generator "
+                              "lays out the part it reads only", op->block);
+        op->addr = base;
+        op->words = (int64_t)cp->n_image;
+        return ST_OK;
+    }
+    char what[48];
+    snprintf(what, sizeof what, "input %u (block %d)", idx, op->block);
+    return feat_area(e, b, &cp->feat, &cp->box, base, &box, op, what);
+}
+
+/* The output area of compute block pos: the copy on its core of the storage it writes (the
+ * first out edge with one), else its output buffer. */
+static Status output_operand(Emit *e, uint32_t pos, EOperand *op)
+{
+    const Block *b = e->g->blocks[pos];
+    uint32_t k = e->core_of[pos];
+    const ECore *c = &e->cores[k];
+    if (e->outs[pos].used) {
+        const EOut *o = &e->outs[pos];
+        op->addr = c->addr[o->req];
+        op->words = o->feat.words;
+        op->feat = o->feat;
+        op->prec = o->feat.prec;
+        op->block = b->id;
+        return ST_OK;
+    }
+    const BlockUses *bu = &e->uses.blocks[pos];
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        const Edge *ed = e->g->edges[bu->out_edges[j]];
+        long s = graph_block_pos(e->g, ed->dst);
+        ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
+        if (!cp)
+            continue;
+        EBox box;
+        if (!emit_iface_box(e, (uint32_t)s, true, ed->id, &box))
+            return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "edge %d: no box", ed->id);
+        op->block = e->g->blocks[s]->id;
+        if (ed->n_re) { /* a rearrangement that keeps the C order of a flat box */
+            EBox ob;
+            if (!emit_iface_box(e, pos, false, ed->id, &ob))
+                return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "no output box");
+            bool flat_same = ob.n[0] * ob.n[1] == 1 && box.n[0] * box.n[1] == 1 &&
+                             ob.n[2] == box.n[2] && emit_keeps_order(e, ed);
+            if (!flat_same)
+                return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
+                                 "block %d writes block %d through a rearrangement that moves "
+                                 "values between pixels; the code generator does not realise "
+                                 "it yet (it needs P06 moves)", b->id, op->block);
+        }
+        char what[48];
+        snprintf(what, sizeof what, "output into block %d", op->block);
+        return feat_area(e, b, &cp->feat, &cp->box, c->addr[cp->req], &box, op, what);
+    }
+    return diag_block(e->d, ST_LOGIC, "emit.place", b, "writes nothing on its core %s",
+                      c->name);
+}
+
+static Taskir__Shape *shape_of(Emit *e, const Block *b)
+{
+    Taskir__Shape *s = emit_msg(e, sizeof *s, (void (*)(void *))taskir__shape__init);
+    if (!s)
+        return NULL;
+    int32_t d[TIR_NDIMS];
+    blk_eff_shape(b, d);
+    const char *u = bt_info(b->type)->dims;
+    if (u[D_Y] != '-') SET(s, ny, d[D_Y]);
+    if (u[D_X] != '-') SET(s, nx, d[D_X]);
+    if (u[D_F] != '-') SET(s, nf, d[D_F]);
+    if (u[D_R] != '-') SET(s, nr, d[D_R]);
+    if (u[D_KY] != '-') SET(s, nky, d[D_KY]);
+    if (u[D_KX] != '-') SET(s, nkx, d[D_KX]);
+    if (u[D_IY] != '-') SET(s, niy, d[D_IY]);
+    if (u[D_IX] != '-') SET(s, nix, d[D_IX]);
+    return s;
+}
+
+static int32_t bias_type(const Block *b)
+{
+    return b->bias_type == BIAS_VECTOR ? TASKIR__BIAS_TYPE__VECTOR
+                                       : TASKIR__BIAS_TYPE__CONSTANT;
+}
+
+/* The Axon primitive of block pos. */
+static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim **out)
+{
+    const Block *b = e->g->blocks[pos];
+    Taskir__Asm__AxonPrim *a =
+        emit_msg(e, sizeof *a, (void (*)(void *))taskir__asm__axon_prim__init);
+    if (!a)
+        return ST_RUNTIME;
+    *out = a;
+    SET(a, pic, pcode == 41 ? 0x41 : pcode == 43 ? 0x43 : pcode == 81 ? 0x81 : pcode == 83 ? 0x83
+                                                                               : pcode);
+    EOperand x1 = {0}, x2 = {0}, bias = {0}, o = {0};
+    bool has_x2 = b->type == BT_CC || b->type == BT_CVM || b->type == BT_CAX ||
+                  b->type == BT_CVVH;
+    Status st = input_operand(e, pos, 0, &x1);
+    if (st == ST_OK && has_x2)
+        st = input_operand(e, pos, 1, &x2);
+    if (st == ST_OK && b->bias_type == BIAS_VECTOR)
+        st = input_operand(e, pos, b->n_in - 1, &bias);
+    if (st == ST_OK)
+        st = output_operand(e, pos, &o);
+    if (st != ST_OK)
+        return st;
+    char id[32];
+    block_id(id, sizeof id, x1.block);
+    a->x1_block = emit_strdup(e, id);
+    SET(a, x1_base_addr, (int32_t)x1.addr);
+    SET(a, x1_addr_length, (int32_t)x1.words);
+    if (has_x2) {
+        block_id(id, sizeof id, x2.block);
+        a->x2_block = emit_strdup(e, id);
+        SET(a, x2_base_addr, (int32_t)x2.addr);
+        SET(a, x2_addr_length, (int32_t)x2.words);
+    }
+    if (b->bias_type == BIAS_VECTOR) {
+        block_id(id, sizeof id, bias.block);
+        a->bias_block = emit_strdup(e, id);
+        SET(a, bias_base_addr, (int32_t)bias.addr);
+        SET(a, bias_addr_length, (int32_t)bias.words);
+    }
+    block_id(id, sizeof id, o.block);
+    a->output_block = malloc(sizeof *a->output_block);
+    if (a->output_block) {
+        a->output_block[0] = emit_strdup(e, id);
+        a->n_output_block = a->output_block[0] ? 1 : 0;
+    }
+    SET(a, o_base_addr, (int32_t)o.addr);
+    SET(a, o_addr_length, (int32_t)o.words);
+    a->shape = shape_of(e, b);
+    int32_t cb = blk_attr(b, AT_CONSTANT_B);
+    int32_t sx = blk_attr(b, AT_STRIDE_X), sy = blk_attr(b, AT_STRIDE_Y);
+    int32_t pu = blk_attr(b, AT_PAD_UP), pd = blk_attr(b, AT_PAD_DOWN);
+    int32_t pl = blk_attr(b, AT_PAD_LEFT), prr = blk_attr(b, AT_PAD_RIGHT);
+    bool pad = pu || pd || pl || prr;
+    switch (b->type) {
+    case BT_CC: {
+        Taskir__Asm__P41 *p = emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p41__init);
+        a->p41 = p;
+        if (!p)
+            break;
+        SET(p, x1_precision, pr_info(x1.prec)->wire);
+        SET(p, x2_precision, pr_info(x2.prec)->wire);
+        SET(p, bias_type, bias_type(b));
+        SET(p, has_pad, pad);
+        SET(p, stride_x, sx);
+        SET(p, stride_y, sy);
+        SET(p, dilate_x, blk_attr(b, AT_DILATION_X));
+        SET(p, dilate_y, blk_attr(b, AT_DILATION_Y));
+        SET(p, pad_top, pu);
+        SET(p, pad_down, pd);
+        SET(p, pad_left, pl);
+        SET(p, pad_right, prr);
+        break;
+    }
+    case BT_CVM: {
+        Taskir__Asm__P04 *p = emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p04__init);
+        a->p04 = p;
+        if (!p)
+            break;
+        SET(p, x1_precision, pr_info(x1.prec)->wire);
+        SET(p, x2_precision, pr_info(x2.prec)->wire);
+        SET(p, bias_type, bias_type(b));
+        if (b->bias_type != BIAS_VECTOR)
+            SET(p, constant_b, cb);
+        break;
+    }
+    case BT_CAVG:
+    case BT_CADD: {
+        Taskir__Asm__P02 *p = emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p02__init);
+        a->p02 = p;
+        if (!p)
+            break;
+        SET(p, avg_pooling_en, b->type == BT_CAVG);
+        SET(p, x1_precision, pr_info(x1.prec)->wire);
+        SET(p, bias_type, bias_type(b));
+        if (b->bias_type != BIAS_VECTOR)
+            SET(p, constant_b, cb);
+        SET(p, has_pad, pad);
+        SET(p, stride_x, sx);
+        SET(p, stride_y, sy);
+        SET(p, pad_top, pu);
+        SET(p, pad_down, pd);
+        SET(p, pad_left, pl);
+        SET(p, pad_right, prr);
+        break;
+    }
+    case BT_CVVH: {
+        Taskir__Asm__P03 *p = emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p03__init);
+        a->p03 = p;
+        if (!p)
+            break;
+        SET(p, tensor_en, true);
+        SET(p, x1_precision, pr_info(x1.prec)->wire);
+        SET(p, bias_type, bias_type(b));
+        if (b->bias_type != BIAS_VECTOR)
+            SET(p, constant_b, cb);
+        SET(p, stride_x, sx);
+        SET(p, stride_y, sy);
+        break;
+    }
+    case BT_CAX: {
+        Taskir__Asm__P43 *p = emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p43__init);
+        a->p43 = p;
+        if (!p)
+            break;
+        SET(p, tensor_en, true);
+        SET(p, x1_precision, pr_info(x1.prec)->wire);
+        SET(p, x2_precision, pr_info(x2.prec)->wire);
+        SET(p, bias_type, bias_type(b));
+        if (b->bias_type != BIAS_VECTOR)
+            SET(p, constant_b, cb);
+        SET(p, x2_length, (int32_t)x2.words);
+        break;
+    }
+    case BT_CVS: {
+        Taskir__Asm__P83 *p = emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p83__init);
+        a->p83 = p;
+        if (!p)
+            break;
+        SET(p, tensor_en, true);
+        SET(p, x1_precision, pr_info(x1.prec)->wire);
+        SET(p, bias_type, bias_type(b));
+        SET(p, constant_a, blk_attr(b, AT_CONSTANT_A));
+        if (b->bias_type != BIAS_VECTOR)
+            SET(p, constant_b, cb);
+        break;
+    }
+    default:
+        return diag_block(e->d, ST_LOGIC, "emit.prim", b,
+                          "the code generator does not write P%02d yet", pcode);
+    }
+    return e->d->oom ? ST_RUNTIME : ST_OK;
+}
+
+/* The Soma primitive of block pos. */
+static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim **out)
+{
+    const Block *b = e->g->blocks[pos];
+    Taskir__Asm__SomaPrim *s =
+        emit_msg(e, sizeof *s, (void (*)(void *))taskir__asm__soma_prim__init);
+    if (!s)
+        return ST_RUNTIME;
+    *out = s;
+    SET(s, pic, pcode == 25 ? 0x25 : pcode);
+    EOperand x1 = {0}, lut = {0}, o = {0};
+    Status st = input_operand(e, pos, 0, &x1);
+    if (st == ST_OK && b->type == BT_CLUT)
+        st = input_operand(e, pos, 1, &lut);
+    if (st == ST_OK)
+        st = output_operand(e, pos, &o);
+    if (st != ST_OK)
+        return st;
+    char id[32];
+    block_id(id, sizeof id, x1.block);
+    s->x1_block = emit_strdup(e, id);
+    block_id(id, sizeof id, o.block);
+    s->output_block = malloc(sizeof *s->output_block);
+    if (s->output_block) {
+        s->output_block[0] = emit_strdup(e, id);
+        s->n_output_block = s->output_block[0] ? 1 : 0;
+    }
+    int32_t d[TIR_NDIMS];
+    blk_eff_shape(b, d);
+    int32_t shift = blk_attr(b, AT_BIT_SHIFT_NUM);
+    uint32_t steps = 0;
+    if (shift && !chip_soma_shift(e->chip, shift, &steps))
+        return diag_block(e->d, ST_LOGIC, "emit.shift", b,
+                          "shifts by %d bits, which no Soma shift of %u-bit steps is; "
+                          "taskir-map's chip-exact rewrite realises it another way",
+                          shift, e->chip->soma_shift_bits);
+    /* the Soma shifts only when it narrows (a lower hardware precision code in than out) */
+    if (shift && asm_hw_prec(pr_info(x1.prec)->wire) >= asm_hw_prec(pr_info(o.prec)->wire))
+        return diag_block(e->d, ST_LOGIC, "emit.shift", b,
+                          "shifts by %d bits from %s to %s, but the Soma shifts only when it "
+                          "narrows (int32 to 8 bits)", shift, pr_info(x1.prec)->name,
+                          pr_info(o.prec)->name);
+    switch (b->type) {
+    case BT_CCMPB:
+    case BT_CCMPS: {
+        Taskir__Asm__PX5 *p = emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__px5__init);
+        s->px5 = p;
+        if (!p)
+            break;
+        int32_t pu = blk_attr(b, AT_PAD_UP), pd = blk_attr(b, AT_PAD_DOWN);
+        int32_t pl = blk_attr(b, AT_PAD_LEFT), prr = blk_attr(b, AT_PAD_RIGHT);
+        SET(p, x1_precision, pr_info(x1.prec)->wire);
+        SET(p, out_precision, pr_info(o.prec)->wire);
+        SET(p, has_pad, pu || pd || pl || prr);
+        /* the input pitch: the channels a pixel of the input area holds */
+        int32_t nof = o.prec == PR_INT_32 ? (int32_t)o.feat.c : d[D_F];
+        if (nof > x1.feat.c)
+            return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                              "writes int32 pixels of %d channels from pixels of %lld: P05 "
+                              "writes at most the channels it reads", nof,
+                              (long long)x1.feat.c);
+        SET(p, nif, (int32_t)x1.feat.c);
+        SET(p, nof, nof);
+        SET(p, nix, d[D_IX]);
+        SET(p, niy, d[D_IY]);
+        SET(p, nkx, d[D_KX]);
+        SET(p, nky, d[D_KY]);
+        SET(p, stride_x, blk_attr(b, AT_STRIDE_X));
+        SET(p, stride_y, blk_attr(b, AT_STRIDE_Y));
+        SET(p, pad_top, pu);
+        SET(p, pad_down, pd);
+        SET(p, pad_left, pl);
+        SET(p, pad_right, prr);
+        /* CMP, clipped to the output's range; an 8-bit output compares lane by lane with
+         * the bytes of the packed word: four equal entries */
+        const PrecisionInfo *op = pr_info(o.prec);
+        int32_t cmp = asm_clip(blk_attr(b, AT_CMP), (int32_t)op->lo, (int32_t)op->hi);
+        size_t n_cmp = o.prec == PR_INT_32 ? 1 : 4;
+        p->compare_init = malloc(n_cmp * sizeof *p->compare_init);
+        if (p->compare_init) {
+            for (size_t i = 0; i < n_cmp; i++)
+                p->compare_init[i] = cmp;
+            p->n_compare_init = n_cmp;
+        }
+        SET(p, bit_shift_num, (int32_t)steps);
+        SET(p, x1_base_addr, (int32_t)x1.addr);
+        SET(p, x1_addr_length, (int32_t)x1.words);
+        SET(p, o_base_addr, (int32_t)o.addr);
+        SET(p, o_addr_length, (int32_t)o.words);
+        SET(p, pic_mode, b->type == BT_CCMPS ? 1 : 0);
+        break;
+    }
+    case BT_CLUT: {
+        Taskir__Asm__P07 *p = emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p07__init);
+        s->p07 = p;
+        if (!p)
+            break;
+        int32_t dw = blk_attr(b, AT_LUT_DW);
+        int32_t code = dw <= 4 ? 0 : dw <= 8 ? 1 : dw <= 12 ? 2 : 3;
+        block_id(id, sizeof id, lut.block);
+        s->lut_block = emit_strdup(e, id);
+        SET(p, x1_precision, pr_info(x1.prec)->wire);
+        SET(p, x2_precision, pr_info(o.prec)->wire);
+        if (x1.feat.c != o.feat.c)
+            return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                              "reads pixels of %lld channels and writes pixels of %lld: P07 "
+                              "writes a row as long as the one it reads",
+                              (long long)x1.feat.c, (long long)o.feat.c);
+        SET(p, neuron_real_num, (int32_t)x1.feat.c); /* a row a pixel */
+        SET(p, group_num, (int32_t)(x1.feat.ny * x1.feat.nx));
+        SET(p, x1_base_addr, (int32_t)x1.addr);
+        SET(p, x1_addr_length, (int32_t)x1.words);
+        SET(p, lut_base_addr, (int32_t)lut.addr);
+        SET(p, lut_addr_length, (int32_t)lut.words);
+        SET(p, o_base_addr, (int32_t)o.addr);
+        SET(p, o_addr_length, (int32_t)o.words);
+        SET(p, lut_data_width, code);
+        SET(p, bit_shift_num, (int32_t)steps);
+        break;
+    }
+    default:
+        return diag_block(e->d, ST_LOGIC, "emit.prim", b,
+                          "the code generator does not write P%02d yet", pcode);
+    }
+    return e->d->oom ? ST_RUNTIME : ST_OK;
+}
+
+Status emit_prims(Emit *e, Taskir__Asm__Config *cfg)
+{
+    (void)cfg;
+    Status worst = ST_OK;
+    for (uint32_t pos = 0; pos < e->g->n_blocks; pos++) {
+        const Block *b = e->g->blocks[pos];
+        uint32_t k = e->core_of[pos];
+        if (bt_info(b->type)->kind != BK_COMPUTE || k == EMIT_NONE)
+            continue;
+        const ChipPrim *pr = chip_prim_for(e->chip, b->type);
+        int32_t slot = e->slot_of[pos], ph = e->phase_of[pos];
+        Taskir__Asm__StaticPrimList *l = emit_slot_list(e, k, ph);
+        if (!l)
+            return ST_RUNTIME;
+        if (!pr || (pr->unit == UNIT_AXON) != (slot == PI_AXON) ||
+            (slot != PI_AXON && slot != PI_SOMA1 && slot != PI_SOMA2)) {
+            worst = diag_block(e->d, ST_LOGIC, "emit.slot", b,
+                               "runs in slot %d, which is not its primitive's unit", slot);
+            continue;
+        }
+        Status st;
+        if (slot == PI_AXON) {
+            if (l->axon)
+                st = diag_block(e->d, ST_LOGIC, "emit.slot", b, "shares the Axon of phase %d",
+                                ph);
+            else
+                st = axon_prim(e, pos, pr->pcode, &l->axon);
+        } else {
+            Taskir__Asm__SomaPrim **sp = slot == PI_SOMA1 ? &l->soma1 : &l->soma2;
+            if (*sp)
+                st = diag_block(e->d, ST_LOGIC, "emit.slot", b, "shares its Soma slot of phase %d",
+                                ph);
+            else
+                st = soma_prim(e, pos, pr->pcode, sp);
+        }
+        if (st == ST_RUNTIME)
+            return st;
+        if (st > worst)
+            worst = st;
+    }
+    return worst;
+}

@@ -1,0 +1,363 @@
+/* emit_route.c: the router (docs/backend.md, "The code generator", "Transfers"). Every edge
+ * the Mapping routes between cores (ROUTER_SEND at a core, ROUTER_RECIEVE at another, in a
+ * phase) becomes packets: the sender reads the part of the data the receiver's copy holds,
+ * as runs of whole pixels contiguous in both memories, and sends each run under one
+ * MULTI_USE header (pack_per_router_head packets of 8 bytes, destination address stepping
+ * by one 8-byte unit a packet) into the receiver's receive area; the receiver counts one end
+ * mark a run. A sender is the writing block's core (from the writer's output area) or, in a
+ * multicast chain, a destination that received the data in an earlier phase (from its copy).
+ * All of a transfer goes in the first phase the Mapping gives it (a received copy lives in
+ * the receive area from then on, so it fits the area's budget whole).
+ *
+ * One P09 per core and phase: its sends read one contiguous area (Addr_Dout_base, in header
+ * order), so the runs a core sends in a phase must follow each other in its memory; its
+ * receive area is the whole receive area. Lengths are stored minus one (CHIP.md §5): send
+ * area in 16-byte units, receive area in 8-byte units, Send_number / pack_per_router_head in
+ * packets, Receive_number in end marks; Addr_Rhead_base and Addr_Din_base count words from
+ * MEM2 (0x8000).
+ */
+#include "backend/emit_internal.h"
+
+#include "backend/core_mem.h"
+#include "taskir/diag_block.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
+
+enum { PI_RECV = 3, PI_SEND = 4 };
+enum { HEADER_WORDS = 2, RHEAD_WORDS = ASM_MEM2_RECV - ASM_MEM2_RHEAD };
+
+/* A feature area: where point (y, x) of box of canonical coordinates lives. */
+typedef struct ELoc {
+    const EmitFeat *feat;
+    EBox box;               /* the coordinates the area covers */
+    int64_t base;           /* the word of box's origin */
+    int64_t row;            /* words from one row to the next */
+} ELoc;
+
+static int64_t loc_addr(const ELoc *l, int64_t y, int64_t x)
+{
+    return l->base + (y - l->box.lo[0]) * l->row + (x - l->box.lo[1]) * emit_feat_pixel_words(l->feat);
+}
+
+static Status add_send(Emit *e, uint32_t k, int32_t p, const ESend *s)
+{
+    EPhase *ph = &e->cores[k].ph[p];
+    if (ph->n_sends == ph->cap_sends) {
+        size_t cap = ph->cap_sends ? 2 * ph->cap_sends : 8;
+        ESend *ns = realloc(ph->sends, cap * sizeof *ns);
+        if (!ns)
+            return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+        ph->sends = ns;
+        ph->cap_sends = cap;
+    }
+    ph->sends[ph->n_sends++] = *s;
+    return ST_OK;
+}
+
+/* The source of edge ed's data on its writer's core, in the coordinates of the storage it
+ * goes to (dst_box: the edge's box there). */
+static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, const EBox *dst_box, ELoc *l)
+{
+    const Block *b = e->g->blocks[w];
+    uint32_t k = e->core_of[w];
+    const ECore *c = &e->cores[k];
+    EBox wbox; /* the edge's box in the writer's output coordinates */
+    if (!emit_iface_box(e, w, false, ed->id, &wbox))
+        return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "edge %d: no box", ed->id);
+    if (e->outs[w].used) {
+        const EOut *o = &e->outs[w];
+        l->feat = &o->feat;
+        l->row = o->box.n[1] * emit_feat_pixel_words(&o->feat);
+        l->box = *dst_box;
+        l->base = c->addr[o->req] + (wbox.lo[0] * o->box.n[1] + wbox.lo[1]) *
+                                        emit_feat_pixel_words(&o->feat);
+        return ST_OK;
+    }
+    /* the storage the writer writes on its own core */
+    const BlockUses *bu = &e->uses.blocks[w];
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        const Edge *le = e->g->edges[bu->out_edges[j]];
+        long s = graph_block_pos(e->g, le->dst);
+        ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
+        EBox lbox, lw;
+        if (!cp || !emit_iface_box(e, (uint32_t)s, true, le->id, &lbox) ||
+            !emit_iface_box(e, w, false, le->id, &lw))
+            continue;
+        /* writer point wp lives at copy point lbox.lo + (wp - lw.lo) */
+        int64_t wy = wbox.lo[0] - lw.lo[0] + lbox.lo[0], wx = wbox.lo[1] - lw.lo[1] + lbox.lo[1];
+        l->feat = &cp->feat;
+        l->row = cp->box.n[1] * emit_feat_pixel_words(&cp->feat);
+        l->box = *dst_box;
+        l->base = emit_feat_addr(&cp->feat, &cp->box, c->addr[cp->req], wy, wx);
+        return ST_OK;
+    }
+    return diag_block(e->d, ST_LOGIC, "emit.route", b,
+                      "sends edge %d but writes no area on its core", ed->id);
+}
+
+/* Runs of the part `part` (in storage coordinates) from src to the copy dcp on core dk. */
+static Status runs(Emit *e, const Edge *ed, const ELoc *src, uint32_t sk, int32_t p,
+                   const ECopy *dcp, uint32_t dk, const EBox *part)
+{
+    const ECore *dc = &e->cores[dk];
+    if (src->feat->c != dcp->feat.c || src->feat->prec != dcp->feat.prec ||
+        part->lo[2] != dcp->box.lo[2] || part->n[2] != dcp->box.n[2])
+        return diag_edge(e->d, ST_LOGIC, "emit.route", ed->id,
+                         "the sender's pixels (%lld channels of %s) are not the receiver's "
+                         "(%lld of %s): a move (P06) would have to repack them",
+                         (long long)src->feat->c, pr_info(src->feat->prec)->name,
+                         (long long)dcp->feat.c, pr_info(dcp->feat.prec)->name);
+    int64_t px = emit_feat_pixel_words(&dcp->feat);
+    int64_t dbase = dc->addr[dcp->req];
+    ESend run = {0};
+    bool open = false;
+    for (int64_t y = part->lo[0]; y < part->lo[0] + part->n[0]; y++) {
+        int64_t s = loc_addr(src, y, part->lo[1]);
+        int64_t d = emit_feat_addr(&dcp->feat, &dcp->box, dbase, y, part->lo[1]);
+        int64_t w = part->n[1] * px;
+        if (open && run.src + run.words == s && run.dst_addr + run.words == d) {
+            run.words += w;
+            continue;
+        }
+        if (open) {
+            Status st = add_send(e, sk, p, &run);
+            if (st != ST_OK)
+                return st;
+            e->cores[dk].ph[p].recv_marks++;
+        }
+        run = (ESend){dk, s, w, d, e->g->blocks[dcp->block]->id};
+        open = true;
+    }
+    if (open) {
+        Status st = add_send(e, sk, p, &run);
+        if (st != ST_OK)
+            return st;
+        e->cores[dk].ph[p].recv_marks++;
+        e->cores[dk].ph[p].recv_block = run.block;
+    }
+    return ST_OK;
+}
+
+static bool intersect(const EBox *a, const EBox *b, EBox *out)
+{
+    for (int i = 0; i < 3; i++) {
+        int64_t lo = a->lo[i] > b->lo[i] ? a->lo[i] : b->lo[i];
+        int64_t hi1 = a->lo[i] + a->n[i], hi2 = b->lo[i] + b->n[i];
+        int64_t hi = hi1 < hi2 ? hi1 : hi2;
+        if (hi <= lo)
+            return false;
+        out->lo[i] = lo;
+        out->n[i] = hi - lo;
+    }
+    out->lo[3] = 0;
+    out->n[3] = 1;
+    return true;
+}
+
+/* One edge dict: every (send, receive) pair of coordinates. */
+static Status route_edge(Emit *e, const MapDict *dict)
+{
+    const Edge *ed = graph_edge(e->g, dict->task_id);
+    if (!ed)
+        return ST_OK;
+    long w = graph_block_pos(e->g, ed->src), s = graph_block_pos(e->g, ed->dst);
+    if (w < 0 || s < 0 || bt_info(e->g->blocks[w]->type)->kind != BK_COMPUTE ||
+        bt_info(e->g->blocks[s]->type)->kind != BK_STORAGE)
+        return ST_OK; /* off-chip ends: emit_io.c */
+    if (!emit_keeps_order(e, ed))
+        return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
+                         "its rearrangement moves values between pixels; the code generator "
+                         "does not realise it across cores yet (it needs P06 moves)");
+    EBox dbox;
+    if (!emit_iface_box(e, (uint32_t)s, true, ed->id, &dbox))
+        return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no box");
+    uint32_t seen_dst[64];
+    uint32_t n_seen = 0;
+    for (uint32_t i = 0; i + 1 < dict->n_coords; i++) {
+        const MapCoord *cs = &dict->coords[i], *cr = &dict->coords[i + 1];
+        if (cs->pi_index != PI_SEND || cr->pi_index != PI_RECV)
+            continue;
+        uint32_t sk = emit_core(e, cs), rk = emit_core(e, cr);
+        if (sk == EMIT_NONE || rk == EMIT_NONE)
+            return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+        bool dup = false; /* the first phase carries the whole transfer */
+        for (uint32_t j = 0; j < n_seen; j++)
+            dup |= seen_dst[j] == rk;
+        if (dup)
+            continue;
+        if (n_seen < 64)
+            seen_dst[n_seen++] = rk;
+        ECopy *dcp = emit_copy_on(e, (uint32_t)s, rk);
+        if (!dcp)
+            return diag_edge(e->d, ST_LOGIC, "emit.route", ed->id,
+                             "received on %s, which holds no copy of block %d",
+                             e->cores[rk].name, e->g->blocks[s]->id);
+        EBox part;
+        if (!intersect(&dbox, &dcp->box, &part))
+            continue;
+        ELoc src = {0};
+        Status st;
+        if (sk == e->core_of[w]) {
+            st = writer_loc(e, ed, (uint32_t)w, &dbox, &src);
+        } else { /* a relay: a destination that holds the data already */
+            ECopy *rcp = emit_copy_on(e, (uint32_t)s, sk);
+            if (!rcp)
+                return diag_edge(e->d, ST_LOGIC, "emit.route", ed->id,
+                                 "relayed by %s, which holds no copy of block %d",
+                                 e->cores[sk].name, e->g->blocks[s]->id);
+            src.feat = &rcp->feat;
+            src.box = rcp->box;
+            src.base = e->cores[sk].addr[rcp->req];
+            src.row = rcp->box.n[1] * emit_feat_pixel_words(&rcp->feat);
+            st = ST_OK;
+        }
+        if (st == ST_OK)
+            st = runs(e, ed, &src, sk, cs->phase, dcp, rk, &part);
+        if (st != ST_OK)
+            return st;
+    }
+    return ST_OK;
+}
+
+Status emit_routes(Emit *e)
+{
+    Status worst = ST_OK;
+    for (uint32_t i = 0; i < e->m->n_edges; i++) {
+        Status st = route_edge(e, &e->m->edges[i]);
+        if (st == ST_RUNTIME)
+            return st;
+        if (st > worst)
+            worst = st;
+    }
+    return worst;
+}
+
+static int send_cmp(const void *a, const void *b)
+{
+    const ESend *x = a, *y = b;
+    return x->src < y->src ? -1 : x->src > y->src;
+}
+
+/* Global core coordinates (chips side by side). */
+static void global_xy(const Emit *e, const ECore *c, int64_t *x, int64_t *y)
+{
+    *x = (int64_t)c->chip.x * e->chip->cores_x + c->core.x;
+    *y = (int64_t)c->chip.y * e->chip->cores_y + c->core.y;
+}
+
+static Status send_part(Emit *e, uint32_t k, int32_t p, Taskir__Asm__P09 *r)
+{
+    ECore *c = &e->cores[k];
+    EPhase *ph = &c->ph[p];
+    qsort(ph->sends, ph->n_sends, sizeof *ph->sends, send_cmp);
+    int64_t total = 0;
+    for (size_t i = 0; i < ph->n_sends; i++) {
+        const ESend *s = &ph->sends[i];
+        if (i && ph->sends[i - 1].src + ph->sends[i - 1].words != s->src)
+            return diag_add(e->d, ST_LOGIC, "emit.route", c->name,
+                            "phase %d: sends words %lld..%lld and %lld..%lld, which do not follow "
+                            "each other: one send area a phase (a gathering P06 would be needed)",
+                            p, (long long)ph->sends[i - 1].src,
+                            (long long)(ph->sends[i - 1].src + ph->sends[i - 1].words - 1),
+                            (long long)s->src, (long long)(s->src + s->words - 1));
+        total += s->words;
+    }
+    if (ph->n_sends * HEADER_WORDS > RHEAD_WORDS || total % 4 || total / 2 > 65536)
+        return diag_add(e->d, ST_LOGIC, "emit.route", c->name,
+                        "phase %d: %zu headers and %lld words to send: more than the header "
+                        "table (%d headers) or the packet count (65536) holds, or not whole "
+                        "16-byte units", p, ph->n_sends, (long long)total,
+                        RHEAD_WORDS / HEADER_WORDS);
+    SET(r, send_en, true);
+    SET(r, send_number, (int32_t)(total / 2 - 1));
+    SET(r, router_head_mode, TASKIR__ASM__ROUTER_HEAD_MODE__MULTI_USE);
+    SET(r, packet_size_mode, TASKIR__ASM__PACKET_SIZE_MODE__MULTIPLE_NEURON);
+    SET(r, out_memory, TASKIR__ASM__MEMORY_AREA__MEM2);
+    SET(r, addr_dout_base, (int32_t)ph->sends[0].src);
+    SET(r, addr_dout_length, (int32_t)(total / 4 - 1));
+    SET(r, addr_rhead_base, ASM_MEM2_RHEAD - ASM_MEM2_BASE);
+    SET(r, addr_rhead_length, (int32_t)ph->n_sends - 1);
+    r->router_heads = calloc(ph->n_sends, sizeof *r->router_heads);
+    if (!r->router_heads)
+        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    int64_t sx, sy;
+    global_xy(e, c, &sx, &sy);
+    for (size_t i = 0; i < ph->n_sends; i++) {
+        const ESend *s = &ph->sends[i];
+        int64_t dx, dy;
+        global_xy(e, &e->cores[s->dst_core], &dx, &dy);
+        dx -= sx;
+        dy -= sy;
+        int64_t unit = (s->dst_addr - ASM_MEM2_RECV) / 2;
+        if (dx < e->chip->hop_min || dx > e->chip->hop_max || dy < e->chip->hop_min ||
+            dy > e->chip->hop_max || unit < 0 || unit >= (1 << 12) || s->words / 2 > 4096)
+            return diag_add(e->d, ST_LOGIC, "emit.route", c->name,
+                            "phase %d: a packet to %s (dx %lld, dy %lld, address unit %lld, %lld "
+                            "packets) leaves the header's ranges", p, e->cores[s->dst_core].name,
+                            (long long)dx, (long long)dy, (long long)unit,
+                            (long long)(s->words / 2));
+        Taskir__Asm__RouterHead *h =
+            emit_msg(e, sizeof *h, (void (*)(void *))taskir__asm__router_head__init);
+        if (!h)
+            return ST_RUNTIME;
+        r->router_heads[r->n_router_heads++] = h;
+        SET(h, is_instant_request, false);
+        SET(h, packet_size_mode, TASKIR__ASM__PACKET_SIZE_MODE__MULTIPLE_NEURON);
+        SET(h, is_packet_finish, true);
+        SET(h, relay_type, TASKIR__ASM__RELAY_TYPE__UNI_CAST);
+        SET(h, dx, (int32_t)dx);
+        SET(h, dy, (int32_t)dy);
+        SET(h, destination_addr, (int32_t)unit);
+        SET(h, pack_per_router_head, (int32_t)(s->words / 2 - 1));
+        SET(h, destination_offset, 0);   /* A + k: no gap between packets */
+        SET(h, destination_const, 0);
+        SET(h, enable, true);
+    }
+    return ST_OK;
+}
+
+Status emit_router_prims(Emit *e)
+{
+    char id[32];
+    for (uint32_t k = 0; k < e->n_cores; k++) {
+        ECore *c = &e->cores[k];
+        for (int32_t p = 0; p < c->n_phases; p++) {
+            EPhase *ph = &c->ph[p];
+            if (!ph->n_sends && !ph->recv_marks)
+                continue;
+            Taskir__Asm__StaticPrimList *l = emit_slot_list(e, k, p);
+            Taskir__Asm__RouterPrim *rp =
+                l ? emit_msg(e, sizeof *rp, (void (*)(void *))taskir__asm__router_prim__init)
+                  : NULL;
+            Taskir__Asm__P09 *r =
+                rp ? emit_msg(e, sizeof *r, (void (*)(void *))taskir__asm__p09__init) : NULL;
+            if (!r) {
+                free(rp);
+                return ST_RUNTIME;
+            }
+            l->router = rp;
+            rp->p09 = r;
+            if (ph->n_sends) {
+                Status st = send_part(e, k, p, r);
+                if (st != ST_OK)
+                    return st;
+                snprintf(id, sizeof id, "b%d", ph->sends[0].block);
+                rp->send_block = emit_strdup(e, id);
+            }
+            if (ph->recv_marks) {
+                SET(r, receive_en, true);
+                SET(r, receive_number, ph->recv_marks - 1);
+                SET(r, addr_din_base, ASM_MEM2_RECV - ASM_MEM2_BASE);
+                SET(r, addr_din_length, (ASM_MEM3_BASE - ASM_MEM2_RECV) / 2 - 1);
+                snprintf(id, sizeof id, "b%d", ph->recv_block);
+                rp->receive_block = emit_strdup(e, id);
+            }
+            if (e->d->oom)
+                return ST_RUNTIME;
+        }
+    }
+    return ST_OK;
+}

@@ -1,0 +1,100 @@
+/* blockbox.c: parts of blocks as boxes, and edge bytes (blockbox.h). */
+#include "taskir/blockbox.h"
+
+#include "taskir/types.h"
+
+#include <string.h>
+
+void bbox_full(const Block *b, BlockBox *x)
+{
+    int32_t s[TIR_NDIMS];
+    blk_eff_shape(b, s);
+    for (int i = 0; i < TIR_NDIMS; i++) {
+        x->lo[i] = 0;
+        x->hi[i] = s[i] > 0 ? s[i] : 1;
+    }
+}
+
+void bbox_of_iface(const Graph *g, const GraphUses *u, uint32_t pos, bool input, int32_t id,
+                   BlockBox *x)
+{
+    const Block *b = g->blocks[pos];
+    bbox_full(b, x);
+    const IfaceUse *iu = uses_find(u, pos, input, id);
+    if (!iu)
+        return;
+    const Cluster *cl = input ? &b->in[iu->cluster] : &b->out[iu->cluster];
+    const Iface *f = &cl->ifaces[iu->iface];
+    const ClusterSpec *spec = input ? blk_in_spec(b, iu->cluster) : blk_out_spec(b, iu->cluster);
+    if (!spec || !f->has_size)
+        return;
+    for (int i = 0; i < TIR_CDIMS; i++) {
+        int dm = spec->dim[i];
+        if (dm < 0 || f->size.d[i] <= 0)
+            continue;
+        int64_t lo = f->has_pos ? f->pos.d[i] : 0;
+        if (lo >= x->lo[dm] && lo + f->size.d[i] <= x->hi[dm]) {
+            x->lo[dm] = lo;
+            x->hi[dm] = lo + f->size.d[i];
+        }
+    }
+}
+
+int64_t bbox_volume(const BlockBox *x)
+{
+    double v = 1;
+    for (int i = 0; i < TIR_NDIMS; i++)
+        v *= (double)(x->hi[i] > x->lo[i] ? x->hi[i] - x->lo[i] : 0);
+    return v > 9e18 ? INT64_MAX : (int64_t)v;
+}
+
+void bbox_union(BlockBox *a, const BlockBox *b, bool *empty)
+{
+    for (int i = 0; i < TIR_NDIMS; i++) {
+        if (*empty || b->lo[i] < a->lo[i])
+            a->lo[i] = b->lo[i];
+        if (*empty || b->hi[i] > a->hi[i])
+            a->hi[i] = b->hi[i];
+    }
+    *empty = false;
+}
+
+void bbox_inter(BlockBox *a, const BlockBox *b)
+{
+    for (int i = 0; i < TIR_NDIMS; i++) {
+        if (b->lo[i] > a->lo[i])
+            a->lo[i] = b->lo[i];
+        if (b->hi[i] < a->hi[i])
+            a->hi[i] = b->hi[i];
+    }
+}
+
+int64_t bbox_scale_bytes(int64_t bytes, const BlockBox *part, const BlockBox *whole)
+{
+    int64_t w = bbox_volume(whole), v = bbox_volume(part);
+    if (w <= 0 || v >= w)
+        return bytes;
+    double b = (double)bytes * (double)v / (double)w;
+    int64_t r = (int64_t)b;
+    return r + ((double)r < b);
+}
+
+int64_t bbox_edge_bytes(const Graph *g, const GraphUses *u, const Edge *e, bool at_src)
+{
+    const Block *b = NULL;
+    const IfaceUse *iu = uses_edge_end(g, u, e, at_src, &b);
+    if (!iu || !b)
+        return 0;
+    const Cluster *cl = at_src ? &b->out[iu->cluster] : &b->in[iu->cluster];
+    const Iface *f = &cl->ifaces[iu->iface];
+    int32_t dims[TIR_CDIMS];
+    if (f->has_size)
+        memcpy(dims, f->size.d, sizeof dims);
+    else if (!blk_cluster_dims(b, !at_src, iu->cluster, dims))
+        return 0;
+    int64_t vol = tir_volume(dims, TIR_CDIMS);
+    int bits = pr_info(blk_prec(b))->bits;
+    if (vol < 0 || vol > INT64_MAX / 64)
+        return -1;
+    return (vol * bits + 7) / 8;
+}

@@ -1,0 +1,184 @@
+/* test_alloc.c: the code generator's memory plan of a core (backend/alloc.h) on hand-worked
+ * cases: bank preference by kind, alignment, sharing between areas whose lifetimes do not
+ * overlap, spilling into the next bank, the receive area, and a plan that does not fit. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "backend/alloc.h"
+
+static Status plan(const AllocReq *r, size_t n, int32_t *addr, Diag *d)
+{
+    diag_init(d, "t.map.pb");
+    return alloc_core(r, n, addr, "chip (0,0) core (1,2)", d);
+}
+
+/* Weights go to MEM1 (0x4000) first; the second area starts at the first's end rounded up
+ * to its alignment: 0x4000 + 100 = 0x4064 -> 0x4068 (multiple of 8). */
+static void test_static_in_mem1(void **state)
+{
+    (void)state;
+    AllocReq r[] = {
+        {100, 8, 0, 4, ALLOC_STATIC, 1},
+        {100, 8, 0, 4, ALLOC_STATIC, 2},
+    };
+    int32_t a[2];
+    Diag d;
+    assert_int_equal(plan(r, 2, a, &d), ST_OK);
+    assert_int_equal(a[0], 0x4000);
+    assert_int_equal(a[1], 0x4068);
+    diag_finish(&d);
+}
+
+/* A [0,1] and B [2,3] never live together: both at 0. C [1,2] meets both: B is placed
+ * before C (larger), C first fits after A's 0x1000 words (B's 0x800 end before that). */
+static void test_lifetimes_share(void **state)
+{
+    (void)state;
+    AllocReq r[] = {
+        {0x1000, 4, 0, 1, ALLOC_DATA, 10},
+        {0x800, 4, 2, 3, ALLOC_DATA, 11},
+        {0x100, 4, 1, 2, ALLOC_DATA, 12},
+    };
+    int32_t a[3];
+    Diag d;
+    assert_int_equal(plan(r, 3, a, &d), ST_OK);
+    assert_int_equal(a[0], 0x0000);
+    assert_int_equal(a[1], 0x0000);
+    assert_int_equal(a[2], 0x1000);
+    diag_finish(&d);
+}
+
+/* Data fills MEM0 first and runs on into MEM1 (one run of data words): 0x3000 + 0x2000 words
+ * put the second area at 0x3000..0x4FFF. A weight area then takes the first free words of
+ * MEM1: 0x5000. */
+static void test_data_runs_into_mem1(void **state)
+{
+    (void)state;
+    AllocReq r[] = {
+        {0x3000, 4, 0, 0, ALLOC_DATA, 1},
+        {0x2000, 4, 0, 0, ALLOC_DATA, 2},
+        {0x100, 8, 0, 0, ALLOC_STATIC, 3},
+    };
+    int32_t a[3];
+    Diag d;
+    assert_int_equal(plan(r, 3, a, &d), ST_OK);
+    assert_int_equal(a[0], 0x0000);
+    assert_int_equal(a[1], 0x3000);
+    assert_int_equal(a[2], 0x5000);
+    diag_finish(&d);
+}
+
+/* Weights that MEM1 cannot hold go below it: MEM1 holds 0x3F00 words of weights, the next
+ * 0x200 words do not fit in its last 0x100 and take the first free words from 0: 0x0000. */
+static void test_static_falls_back(void **state)
+{
+    (void)state;
+    AllocReq r[] = {
+        {0x3F00, 8, 0, 3, ALLOC_STATIC, 1},
+        {0x200, 8, 0, 3, ALLOC_STATIC, 2},
+    };
+    int32_t a[2];
+    Diag d;
+    assert_int_equal(plan(r, 2, a, &d), ST_OK);
+    assert_int_equal(a[0], 0x4000);
+    assert_int_equal(a[1], 0x0000);
+    diag_finish(&d);
+}
+
+/* Received data goes to the receive area 0x8400..0x8FFF (0xC00 words) and nowhere else: a
+ * full-size area fills it exactly; an area living at another time shares it; one living at
+ * the same time does not fit. */
+static void test_receive_area(void **state)
+{
+    (void)state;
+    AllocReq r[] = {
+        {0xC00, 2, 1, 2, ALLOC_RECV, 1},
+        {0x10, 2, 3, 3, ALLOC_RECV, 3},
+    };
+    int32_t a[3];
+    Diag d;
+    assert_int_equal(plan(r, 2, a, &d), ST_OK);
+    assert_int_equal(a[0], 0x8400);
+    assert_int_equal(a[1], 0x8400); /* phase 3: the big area is dead by then */
+    diag_finish(&d);
+    AllocReq r2[] = {
+        {0xC00, 2, 1, 2, ALLOC_RECV, 1},
+        {0x10, 2, 2, 3, ALLOC_RECV, 4},
+    };
+    assert_int_equal(plan(r2, 2, a, &d), ST_LOGIC);
+    assert_non_null(strstr(d.entries[0].what, "block 4 needs 16 words"));
+    assert_non_null(strstr(d.entries[0].what, "3088 words are live in phase 2 against the 3072"));
+    diag_finish(&d);
+}
+
+/* Alignment: the larger area (3 words) takes 0; the 2-word area aligned to 32 goes to 32. */
+static void test_alignment(void **state)
+{
+    (void)state;
+    AllocReq r[] = {
+        {2, 32, 0, 0, ALLOC_DATA, 1},
+        {3, 1, 0, 0, ALLOC_DATA, 2},
+    };
+    int32_t a[2];
+    Diag d;
+    assert_int_equal(plan(r, 2, a, &d), ST_OK);
+    assert_int_equal(a[0], 32);
+    assert_int_equal(a[1], 0);
+    diag_finish(&d);
+}
+
+/* Three data areas of 0x4000 words live in phase 5: MEM0 and MEM1 take two, the third does
+ * not fit: 3 x 16384 = 49152 words live against the 32768 words of MEM0 and MEM1. */
+static void test_does_not_fit(void **state)
+{
+    (void)state;
+    AllocReq r[] = {
+        {0x4000, 4, 5, 5, ALLOC_DATA, 7},
+        {0x4000, 4, 4, 5, ALLOC_DATA, 8},
+        {0x4000, 4, 5, 6, ALLOC_DATA, 9},
+    };
+    int32_t a[3];
+    Diag d;
+    assert_int_equal(plan(r, 3, a, &d), ST_LOGIC);
+    assert_int_equal(diag_find(&d, "emit.alloc"), 0);
+    assert_string_equal(d.entries[0].where, "chip (0,0) core (1,2)");
+    assert_non_null(strstr(d.entries[0].what, "block 9 needs 16384 words (65536 B"));
+    assert_non_null(strstr(d.entries[0].what, "49152 words are live in phase 5"));
+    assert_non_null(strstr(d.entries[0].what, "against the 32768 words"));
+    diag_finish(&d);
+}
+
+/* A request that is not one (size 0, alignment not a power of two, lifetime backwards) is
+ * the caller's bug: a runtime error. */
+static void test_bad_request(void **state)
+{
+    (void)state;
+    AllocReq bad[] = {
+        {0, 1, 0, 0, ALLOC_DATA, 1},
+        {4, 3, 0, 0, ALLOC_DATA, 1},
+        {4, 1, 2, 1, ALLOC_DATA, 1},
+    };
+    for (size_t i = 0; i < 3; i++) {
+        int32_t a[1];
+        Diag d;
+        assert_int_equal(plan(&bad[i], 1, a, &d), ST_RUNTIME);
+        assert_int_equal(diag_find(&d, "emit.alloc.req"), 0);
+        diag_finish(&d);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_static_in_mem1), cmocka_unit_test(test_lifetimes_share),
+        cmocka_unit_test(test_data_runs_into_mem1), cmocka_unit_test(test_static_falls_back),
+        cmocka_unit_test(test_receive_area),
+        cmocka_unit_test(test_alignment),      cmocka_unit_test(test_does_not_fit),
+        cmocka_unit_test(test_bad_request),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

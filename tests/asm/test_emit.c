@@ -1,0 +1,241 @@
+/* test_emit.c: the code generator (backend/emit.h) on hand-built Mappings, checked against
+ * words and parameters worked out by hand:
+ *   - a one-core convolution: a 3 x 3 CC with r = 3 input channels (padded to 16 in memory)
+ *     and f = 40 output channels (two groups of 32), then a CCMPB requantizing by 2^8: the
+ *     weight image words, the bias image, the memory plan, P41 and P05 parameters, the
+ *     dynamic blocks;
+ *   - a two-core transfer: a Soma result sent from core (0,0) to core (2,1), part of it
+ *     (rows 2..3): the header (dx, dy, address, packet count), the send and receive areas;
+ *   - the errors: an odd shift [emit.shift], a plan that does not fit [emit.alloc].
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "backend/emit.h"
+#include "emit_fixture.h"
+
+static const Taskir__Asm__CoreConfig *only_core(const ProgSet *s)
+{
+    const Taskir__Asm__BehaviorConfig *bc = s->config->behavior_config;
+    assert_int_equal(bc->n_step_config, 1);
+    assert_int_equal(bc->step_config[0]->n_phase_group_config, 1);
+    assert_int_equal(bc->step_config[0]->phase_group_config[0]->n_core_config, 1);
+    return bc->step_config[0]->phase_group_config[0]->core_config[0];
+}
+
+static void test_conv_one_core(void **state)
+{
+    (void)state;
+    Mapping *m = emit_fixture_conv(8);
+    Chip *chip;
+    Diag d;
+    diag_init(&d, "conv");
+    assert_int_equal(chip_load_default(&chip, &d), ST_OK);
+    ProgSet s;
+    Status st = emit_program(m, chip, &s, &d);
+    if (st != ST_OK)
+        diag_print(&d, stderr, "test_emit");
+    assert_int_equal(st, ST_OK);
+    /* the static blocks: the weights (SW, block 2) and the bias (SB, block 3) */
+    const Taskir__Asm__DataConfig *dc = s.config->data_config;
+    assert_int_equal(dc->n_static_blocks, 2);
+    assert_int_equal(s.n_data, 2);
+    assert_string_equal(dc->static_blocks[0]->id, "b2.0.0.0.0");
+    assert_string_equal(dc->static_blocks[1]->id, "b3.0.0.0.0");
+    /* weights: [ceil(40/32) = 2][ky 3][kx 3][r 3][32] bytes = 2*9*3*32 / 4 = 432 words */
+    const ProgData *w = &s.data[0];
+    assert_int_equal(w->n, 432);
+    /* word 0: group 0, ky 0, kx 0, r 0, f 0..3: w = -100, -93, -86, -79 -> 9C A3 AA B1 */
+    assert_int_equal(w->w[0], 0xB1AAA39Cu);
+    /* group 0, ky 1, kx 2, r 1, f 4..7: byte (((1*3+2)*3+1)*32 + 4 = 516, word 129;
+     * w = 7f + 5 + 3 + 2 - 100: 38-100 = -62 (C2), -55 (C9), -48 (D0), -41 (D7) */
+    assert_int_equal(w->w[129], 0xD7D0C9C2u);
+    /* group 1 starts at byte 9*3*32 = 864, word 216: f 32..35, r 0, ky 0, kx 0:
+     * 224, 231, 238, 245 mod 200 - 100 = -76 (B4), -69 (BB), -62 (C2), -55 (C9) */
+    assert_int_equal(w->w[216], 0xC9C2BBB4u);
+    /* f 36..39 next (word 217), then f 40..63 are padding: words 218..223 are zero */
+    assert_int_equal(w->w[217], (uint32_t)((uint8_t)emit_fixture_w(36, 0, 0, 0) |
+                                           (uint8_t)emit_fixture_w(37, 0, 0, 0) << 8 |
+                                           (uint8_t)emit_fixture_w(38, 0, 0, 0) << 16 |
+                                           (uint32_t)(uint8_t)emit_fixture_w(39, 0, 0, 0) << 24));
+    for (int k = 218; k < 224; k++)
+        assert_int_equal(w->w[k], 0);
+    /* bias: 40 int32 padded to 64 words */
+    assert_int_equal(s.data[1].n, 64);
+    assert_int_equal((int32_t)s.data[1].w[39], 38993);
+    assert_int_equal(s.data[1].w[40], 0);
+    /* memory plan: static MEM1 largest first: weights 0x4000, bias 0x4000 + 432 = 0x41B0;
+     * data from 0, largest first: the int32 map 6*6*64 = 2304 words at 0, the int8 result
+     * 6*6*(48/4) = 432 words at 0x900, the input 6*6*(16/4) = 144 words at 0xAB0 */
+    assert_int_equal(dc->static_blocks[0]->start_addr, 0x4000);
+    assert_int_equal(dc->static_blocks[1]->start_addr, 0x41B0);
+    const Taskir__Asm__CoreConfig *cc = only_core(&s);
+    assert_int_equal(cc->n_static_prim_list, 1);
+    const Taskir__Asm__AxonPrim *a = cc->static_prim_list[0]->axon;
+    assert_non_null(a);
+    assert_int_equal(a->pic, 0x41);
+    assert_int_equal(a->x1_base_addr, 0xAB0);
+    assert_int_equal(a->x1_addr_length, 144);
+    assert_int_equal(a->x2_base_addr, 0x4000);
+    assert_int_equal(a->x2_addr_length, 432);
+    assert_int_equal(a->bias_base_addr, 0x41B0);
+    assert_int_equal(a->bias_addr_length, 64);
+    assert_int_equal(a->o_base_addr, 0);
+    assert_int_equal(a->o_addr_length, 2304);
+    assert_int_equal(a->shape->nf, 40);
+    assert_int_equal(a->shape->nr, 3);
+    assert_int_equal(a->shape->nix, 6);
+    assert_int_equal(a->p41->pad_top, 1);
+    assert_true(a->p41->has_pad);
+    assert_int_equal(a->p41->x1_precision, TASKIR__PRECISION__INT_8);
+    const Taskir__Asm__SomaPrim *so = cc->static_prim_list[0]->soma1;
+    assert_non_null(so);
+    assert_int_equal(so->pic, 0x05);
+    /* 2^8 = 4^4: four Soma steps; the input pitch 64 int32 channels; 40 int8 out */
+    assert_int_equal(so->px5->bit_shift_num, 4);
+    assert_int_equal(so->px5->nif, 64);
+    assert_int_equal(so->px5->nof, 40);
+    assert_int_equal(so->px5->x1_base_addr, 0);
+    assert_int_equal(so->px5->o_base_addr, 0x900);
+    assert_int_equal(so->px5->o_addr_length, 432);
+    assert_int_equal(so->px5->n_compare_init, 4); /* one byte a lane of the 8-bit output */
+    assert_int_equal(so->px5->compare_init[0], -128);
+    assert_int_equal(so->px5->compare_init[3], -128);
+    /* the input and the output */
+    assert_int_equal(dc->n_dynamic_blocks, 2);
+    assert_int_equal(dc->dynamic_blocks[0]->io_type, TASKIR__ASM__IOTYPE__INPUT_DATA);
+    assert_int_equal(dc->dynamic_blocks[0]->start_addr, 0xAB0);
+    assert_int_equal(dc->dynamic_blocks[0]->length, 144);
+    assert_int_equal(dc->dynamic_blocks[0]->shape->nf, 3);
+    assert_int_equal(dc->dynamic_blocks[1]->io_type, TASKIR__ASM__IOTYPE__OUTPUT_DATA);
+    assert_int_equal(dc->dynamic_blocks[1]->start_addr, 0x900);
+    assert_int_equal(dc->dynamic_blocks[1]->length, 432);
+    assert_int_equal(s.n_sockets, 2);
+    assert_string_equal(s.sockets[0].name, "data");
+    assert_int_equal(s.sockets[1].is_output, 1);
+    emit_set_free(&s);
+    chip_destroy(chip);
+    mapping_destroy(m);
+    diag_finish(&d);
+}
+
+/* An odd shift (2^7) is no Soma shift: [emit.shift], naming the block. */
+static void test_odd_shift(void **state)
+{
+    (void)state;
+    Mapping *m = emit_fixture_conv(7);
+    Chip *chip;
+    Diag d;
+    diag_init(&d, "conv");
+    assert_int_equal(chip_load_default(&chip, &d), ST_OK);
+    ProgSet s;
+    assert_int_equal(emit_program(m, chip, &s, &d), ST_LOGIC);
+    assert_true(diag_find(&d, "emit.shift") >= 0);
+    assert_non_null(strstr(d.entries[0].what, "shifts by 7 bits"));
+    assert_null(s.config);
+    chip_destroy(chip);
+    mapping_destroy(m);
+    diag_finish(&d);
+}
+
+static const Taskir__Asm__CoreConfig *core_at(const ProgSet *s, int x, int y)
+{
+    const Taskir__Asm__PhaseGroupConfig *pg =
+        s->config->behavior_config->step_config[0]->phase_group_config[0];
+    for (size_t i = 0; i < pg->n_core_config; i++)
+        if (pg->core_config[i]->core_x == x && pg->core_config[i]->core_y == y)
+            return pg->core_config[i];
+    fail_msg("no core (%d,%d)", x, y);
+    return NULL;
+}
+
+static void test_two_core_transfer(void **state)
+{
+    (void)state;
+    Mapping *m = emit_fixture_transfer(2, 2);
+    Chip *chip;
+    Diag d;
+    diag_init(&d, "transfer");
+    assert_int_equal(chip_load_default(&chip, &d), ST_OK);
+    ProgSet s;
+    Status st = emit_program(m, chip, &s, &d);
+    if (st != ST_OK)
+        diag_print(&d, stderr, "test_emit");
+    assert_int_equal(st, ST_OK);
+    /* core (0,0): a (16 pixels x 4 words = 64 words) at 0; relu's result goes to no storage
+     * of its own core: an output buffer of 64 words after it, at 64. Rows 2..3 of it (words
+     * 64 + 2*4*4 = 96 .. 127) go to core (2,1): one run of 32 words = 16 packets of 8 B. */
+    const Taskir__Asm__CoreConfig *c0 = core_at(&s, 0, 0);
+    assert_int_equal(c0->n_static_prim_list, 1);
+    const Taskir__Asm__SomaPrim *relu = c0->static_prim_list[0]->soma1;
+    assert_int_equal(relu->px5->o_base_addr, 64);
+    const Taskir__Asm__P09 *snd = c0->static_prim_list[0]->router->p09;
+    assert_true(snd->send_en);
+    assert_int_equal(snd->addr_dout_base, 96);
+    assert_int_equal(snd->addr_dout_length, 32 / 4 - 1);   /* 16-byte units, minus one */
+    assert_int_equal(snd->send_number, 16 - 1);             /* packets, minus one */
+    assert_int_equal(snd->router_head_mode, TASKIR__ASM__ROUTER_HEAD_MODE__MULTI_USE);
+    assert_int_equal(snd->addr_rhead_base, 0x300);
+    assert_int_equal(snd->addr_rhead_length, 0);
+    assert_int_equal(snd->n_router_heads, 1);
+    const Taskir__Asm__RouterHead *h = snd->router_heads[0];
+    assert_int_equal(h->dx, 2);
+    assert_int_equal(h->dy, 1);
+    assert_int_equal(h->destination_addr, 0);          /* the start of the receive area */
+    assert_int_equal(h->pack_per_router_head, 16 - 1);
+    assert_int_equal(h->destination_offset, 0);
+    assert_true(h->is_packet_finish);
+    /* core (2,1): b's copy holds rows 2..3 (32 words) in the receive area at 0x8400; it
+     * waits for one end mark; copy reads it there */
+    const Taskir__Asm__CoreConfig *c1 = core_at(&s, 2, 1);
+    const Taskir__Asm__P09 *rcv = c1->static_prim_list[0]->router->p09;
+    assert_true(rcv->receive_en);
+    assert_false(rcv->has_send_en);
+    assert_int_equal(rcv->receive_number, 0);
+    assert_int_equal(rcv->addr_din_base, 0x400);
+    assert_int_equal(rcv->addr_din_length, 3072 / 2 - 1);
+    const Taskir__Asm__SomaPrim *cp = c1->static_prim_list[0]->soma2;
+    assert_int_equal(cp->px5->x1_base_addr, 0x8400);
+    assert_int_equal(cp->px5->x1_addr_length, 32);
+    emit_set_free(&s);
+    chip_destroy(chip);
+    mapping_destroy(m);
+    diag_finish(&d);
+}
+
+/* The whole of b to core (2,1) is 64 words; with rows 0..3 read the run is 32 packets. */
+static void test_transfer_whole(void **state)
+{
+    (void)state;
+    Mapping *m = emit_fixture_transfer(0, 4);
+    Chip *chip;
+    Diag d;
+    diag_init(&d, "transfer");
+    assert_int_equal(chip_load_default(&chip, &d), ST_OK);
+    ProgSet s;
+    assert_int_equal(emit_program(m, chip, &s, &d), ST_OK);
+    const Taskir__Asm__P09 *snd = core_at(&s, 0, 0)->static_prim_list[0]->router->p09;
+    assert_int_equal(snd->addr_dout_base, 64);
+    assert_int_equal(snd->send_number, 31);
+    assert_int_equal(snd->router_heads[0]->pack_per_router_head, 31);
+    emit_set_free(&s);
+    chip_destroy(chip);
+    mapping_destroy(m);
+    diag_finish(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_conv_one_core),
+        cmocka_unit_test(test_odd_shift),
+        cmocka_unit_test(test_two_core_transfer),
+        cmocka_unit_test(test_transfer_whole),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
