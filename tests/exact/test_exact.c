@@ -83,7 +83,7 @@ static void run(const Graph *g, const Chip *c, const int32_t *in, int64_t n, int
     Diag d;
     diag_init(&d, "t");
     SimRun *r = NULL;
-    SimOptions o = {1, 1, false};
+    SimOptions o = {.threads = 1, .steps = 1, .keep_all = false};
     assert_int_equal(sim_create(g, &o, &r, &d), ST_OK);
     sim_use_chip(r, c);
     assert_int_equal(sim_set_input(r, 0, in, n, &d), ST_OK);
