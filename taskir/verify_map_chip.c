@@ -19,8 +19,9 @@
  * block whose output storage is not all held on its core. The mapper counts the same way.
  *
  * Receives: per edge and receiving core (a ROUTER_RECIEVE coordinate on a core that holds a
- * copy of the edge's destination storage), the bytes of the edge's interface box that the
- * copy holds; the Mapping does not say how many of them arrive in which of the edge's
+ * copy of the edge's destination storage), the bytes the part of the edge's interface box
+ * that the copy holds takes in the copy's layout (channels padded as its reader reads them:
+ * bbox_edge_layout_bytes); the Mapping does not say how many of them arrive in which of the edge's
  * receive phases, so the rule asks whether ANY split fits: a maximum flow from the edges
  * through their phases (at most dest_bytes_per_phase an edge and phase) to the phases (at
  * most recv_bytes_per_phase each) must carry every byte. Off-chip input (from INPUT sockets)
@@ -297,15 +298,7 @@ static void held_part(const Checker *k, uint32_t pos, const CoreKey *key, BlockB
 /* chip_storage_bytes of storage block pos for its first compute reader. */
 static int64_t storage_bytes(const Checker *k, uint32_t pos)
 {
-    const Graph *g = k->g;
-    const BlockUses *bu = &k->u.blocks[pos];
-    const Block *reader = NULL;
-    for (uint32_t e = 0; e < bu->n_out_edges && !reader; e++) {
-        const Block *t = graph_block(g, g->edges[bu->out_edges[e]]->dst);
-        if (t && kind_of(t) == BK_COMPUTE)
-            reader = t;
-    }
-    return chip_storage_bytes(k->chip, g->blocks[pos], reader);
+    return chip_storage_bytes(k->chip, k->g->blocks[pos], bbox_first_reader(k->g, &k->u, pos));
 }
 
 static int32_t clamp_phase(const Checker *k, int32_t p)
@@ -575,7 +568,7 @@ static int64_t recv_bytes(const Checker *k, const Edge *e, const CoreKey *key)
     long t = graph_block_pos(g, e->dst);
     if (t < 0 || kind_of(g->blocks[t]) != BK_STORAGE || !held_at(k, (uint32_t)t, key))
         return -1;
-    int64_t all = bbox_edge_bytes(g, &k->u, e, false);
+    int64_t all = bbox_edge_layout_bytes(k->chip, g, &k->u, e);
     if (all <= 0)
         return all;
     BlockBox wr, part;
