@@ -52,8 +52,10 @@ int64_t exact_graph_cmp(const ExactCmp *k, int64_t m)
 {
     int64_t lo, hi, v = asr(m, k->shift);
     graph_bounds(k, &lo, &hi);
-    if (k->big)
-        return v < lo ? lo : v > hi ? hi : v;
+    if (k->big) { /* min(max(v, lo), hi): hi when lo > hi */
+        v = v < lo ? lo : v;
+        return v > hi ? hi : v;
+    }
     v = v > hi ? hi : v;
     return v < lo ? lo : v;
 }

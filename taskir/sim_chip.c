@@ -10,8 +10,7 @@
  *   - CLUT shifts in whole Soma steps and saturates its index to the table.
  * Other blocks, and blocks of precisions the chip does not encode, run the TaskGraph's
  * kernels. Plain scalar loops: this is for seeing the difference, not for speed. */
-#include "taskir/sim_chip.h"
-
+#include "sim_internal.h"
 #include "taskir/exact.h"
 
 typedef struct Geo {
@@ -59,7 +58,33 @@ static bool inside(const Geo *w, int64_t oy, int64_t ox, int64_t ky, int64_t kx,
     return *iy >= 0 && *iy < w->IY && *ix >= 0 && *ix < w->IX;
 }
 
+/* The saturated accumulator of output (oy, ox, f) of an Axon block. */
+typedef int64_t (*AccFn)(const SimBlock *sb, const Geo *w, int64_t oy, int64_t ox, int64_t f);
+
+/* Every output of sb from its accumulator, clamped to its precision. */
+static Status each_output(SimBlock *sb, const Geo *w, AccFn acc)
+{
+    for (int64_t oy = 0; oy < w->Y; oy++)
+        for (int64_t ox = 0; ox < w->X; ox++)
+            for (int64_t f = 0; f < w->F; f++)
+                sb->result[(oy * w->X + ox) * w->F + f] = finish(sb->b, acc(sb, w, oy, ox, f));
+    return ST_OK;
+}
+
 /* CC, CC2D (CVM: one pixel, one tap): acc = bias; for r, ky, kx: acc = sat(acc + x * w). */
+static int64_t acc_conv(const SimBlock *sb, const Geo *w, int64_t oy, int64_t ox, int64_t f)
+{
+    const int32_t *in = sb->in[0].data, *W = sb->in[1].data;
+    int64_t acc = bias_at(sb, f), iy, ix;
+    for (int64_t r = 0; r < w->R; r++)
+        for (int64_t ky = 0; ky < w->KY; ky++)
+            for (int64_t kx = 0; kx < w->KX; kx++)
+                if (inside(w, oy, ox, ky, kx, &iy, &ix))
+                    acc = sat32(acc + (int64_t)in[(iy * w->IX + ix) * w->R + r] *
+                                          W[((f * w->R + r) * w->KY + ky) * w->KX + kx]);
+    return acc;
+}
+
 static Status run_conv(SimRun *run, SimBlock *sb, Diag *d)
 {
     (void)run, (void)d;
@@ -67,63 +92,42 @@ static Status run_conv(SimRun *run, SimBlock *sb, Diag *d)
     geo_of(sb->b, &w);
     if (sb->b->type == BT_CVM)
         w = (Geo){1, 1, w.F, w.R, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0};
-    const int32_t *in = sb->in[0].data, *W = sb->in[1].data;
-    for (int64_t oy = 0; oy < w.Y; oy++)
-        for (int64_t ox = 0; ox < w.X; ox++)
-            for (int64_t f = 0; f < w.F; f++) {
-                int64_t acc = bias_at(sb, f), iy, ix;
-                for (int64_t r = 0; r < w.R; r++)
-                    for (int64_t ky = 0; ky < w.KY; ky++)
-                        for (int64_t kx = 0; kx < w.KX; kx++)
-                            if (inside(&w, oy, ox, ky, kx, &iy, &ix))
-                                acc = sat32(acc + (int64_t)in[(iy * w.IX + ix) * w.R + r] *
-                                                      W[((f * w.R + r) * w.KY + ky) * w.KX + kx]);
-                sb->result[(oy * w.X + ox) * w.F + f] = finish(sb->b, acc);
-            }
-    return ST_OK;
+    return each_output(sb, &w, acc_conv);
 }
 
 /* CADD, CAVG: acc = bias; for each input, for ky, kx: acc = sat(acc + x). */
+static int64_t acc_sum(const SimBlock *sb, const Geo *w, int64_t oy, int64_t ox, int64_t f)
+{
+    int64_t acc = bias_at(sb, f), iy, ix;
+    for (uint32_t v = 0; v < sb->n_var; v++)
+        for (int64_t ky = 0; ky < w->KY; ky++)
+            for (int64_t kx = 0; kx < w->KX; kx++)
+                if (inside(w, oy, ox, ky, kx, &iy, &ix))
+                    acc = sat32(acc + sb->in[v].data[(iy * w->IX + ix) * w->F + f]);
+    return acc;
+}
+
+/* CVVH, CAX, CVS: acc = sat(bias + x * k), k the other input, alpha[f] or CONSTANT_A. */
+static int64_t acc_scale(const SimBlock *sb, const Geo *w, int64_t oy, int64_t ox, int64_t f)
+{
+    BlockType t = sb->b->type;
+    int64_t acc = bias_at(sb, f), iy, ix;
+    if (inside(w, oy, ox, 0, 0, &iy, &ix)) {
+        int64_t at = (iy * w->IX + ix) * w->F + f;
+        int64_t k = t == BT_CVVH ? sb->in[1].data[at]
+                    : t == BT_CAX ? sb->in[1].data[f] : blk_attr(sb->b, AT_CONSTANT_A);
+        acc = sat32(acc + (int64_t)sb->in[0].data[at] * k);
+    }
+    return acc;
+}
+
 static Status run_sum(SimRun *run, SimBlock *sb, Diag *d)
 {
     (void)run, (void)d;
     Geo w;
     geo_of(sb->b, &w);
-    for (int64_t oy = 0; oy < w.Y; oy++)
-        for (int64_t ox = 0; ox < w.X; ox++)
-            for (int64_t f = 0; f < w.F; f++) {
-                int64_t acc = bias_at(sb, f), iy, ix;
-                for (uint32_t v = 0; v < sb->n_var; v++)
-                    for (int64_t ky = 0; ky < w.KY; ky++)
-                        for (int64_t kx = 0; kx < w.KX; kx++)
-                            if (inside(&w, oy, ox, ky, kx, &iy, &ix))
-                                acc = sat32(acc + sb->in[v].data[(iy * w.IX + ix) * w.F + f]);
-                sb->result[(oy * w.X + ox) * w.F + f] = finish(sb->b, acc);
-            }
-    return ST_OK;
-}
-
-/* CVVH, CAX, CVS: acc = sat(bias + x * k), k the other input, alpha[f] or CONSTANT_A. */
-static Status run_scale(SimRun *run, SimBlock *sb, Diag *d)
-{
-    (void)run, (void)d;
-    Geo w;
-    geo_of(sb->b, &w);
-    BlockType t = sb->b->type;
-    for (int64_t oy = 0; oy < w.Y; oy++)
-        for (int64_t ox = 0; ox < w.X; ox++)
-            for (int64_t f = 0; f < w.F; f++) {
-                int64_t acc = bias_at(sb, f), iy, ix;
-                if (inside(&w, oy, ox, 0, 0, &iy, &ix)) {
-                    int64_t at = (iy * w.IX + ix) * w.F + f;
-                    int64_t k = t == BT_CVVH ? sb->in[1].data[at]
-                                : t == BT_CAX ? sb->in[1].data[f]
-                                              : blk_attr(sb->b, AT_CONSTANT_A);
-                    acc = sat32(acc + (int64_t)sb->in[0].data[at] * k);
-                }
-                sb->result[(oy * w.X + ox) * w.F + f] = finish(sb->b, acc);
-            }
-    return ST_OK;
+    return each_output(sb, &w, sb->b->type == BT_CADD || sb->b->type == BT_CAVG ? acc_sum
+                                                                              : acc_scale);
 }
 
 /* CCMPB, CCMPS: the window's extreme (padding taps are zeros), then P05 / P25 on it. */
@@ -181,10 +185,10 @@ SimKernelFn sim_chip_kernel(BlockType t)
     case BT_CC2D:
     case BT_CVM: return run_conv;
     case BT_CADD:
-    case BT_CAVG: return run_sum;
+    case BT_CAVG:
     case BT_CVVH:
     case BT_CAX:
-    case BT_CVS: return run_scale;
+    case BT_CVS: return run_sum;
     case BT_CCMPB:
     case BT_CCMPS: return run_cmp;
     case BT_CLUT: return run_lut;
