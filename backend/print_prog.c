@@ -5,6 +5,7 @@
 #include "backend/print_prog.h"
 
 #include "backend/core_mem.h"
+#include "backend/pbc_field.h"
 #include "backend/progset_check.h"
 #include "backend/run_internal.h"
 
@@ -72,23 +73,6 @@ static json_object *value_json(const ProtobufCFieldDescriptor *f, const void *p,
     }
 }
 
-static size_t elem_size(ProtobufCType t)
-{
-    switch (t) {
-    case PROTOBUF_C_TYPE_INT64: case PROTOBUF_C_TYPE_SINT64: case PROTOBUF_C_TYPE_SFIXED64:
-    case PROTOBUF_C_TYPE_UINT64: case PROTOBUF_C_TYPE_FIXED64: case PROTOBUF_C_TYPE_DOUBLE:
-        return 8;
-    case PROTOBUF_C_TYPE_STRING: case PROTOBUF_C_TYPE_MESSAGE:
-        return sizeof(void *);
-    case PROTOBUF_C_TYPE_BYTES:
-        return sizeof(ProtobufCBinaryData);
-    case PROTOBUF_C_TYPE_BOOL:
-        return sizeof(protobuf_c_boolean);
-    default:
-        return 4;
-    }
-}
-
 /* Every field m sets, by name; pic and the fields of the slots' own messages aside. */
 static json_object *msg_json(const ProtobufCMessage *m, bool *oom)
 {
@@ -107,7 +91,7 @@ static json_object *msg_json(const ProtobufCMessage *m, bool *oom)
                 continue;
             v = json_object_new_array();
             for (size_t k = 0; v && k < n; k++)
-                jpush(v, value_json(f, arr + k * elem_size(f->type), oom), oom);
+                jpush(v, value_json(f, arr + k * pbc_elem_size(f->type), oom), oom);
         } else {
             bool set = f->type == PROTOBUF_C_TYPE_STRING || f->type == PROTOBUF_C_TYPE_MESSAGE
                            ? *(const void *const *)(base + f->offset) != NULL
@@ -229,7 +213,8 @@ static void slot_areas(Areas *l, const Taskir__Asm__StaticPrimList *pl, int p)
         area_add(l, r->addr_dout_base, 4 * ((int64_t)r->addr_dout_length + 1),
                  pl->router->send_block, "router P09 send", p);
     if (r && r->receive_en)
-        area_add(l, r->addr_din_base, 2 * ((int64_t)r->addr_din_length + 1),
+        area_add(l, ASM_MEM2_BASE + (int64_t)r->addr_din_base,
+                 2 * ((int64_t)r->addr_din_length + 1),
                  pl->router->receive_block, "router P09 receive", p);
 }
 

@@ -1,10 +1,12 @@
 /* progset_load.c: reads a program set directory (progset.h, docs/backend.md "The program
- * set"): program.pb through protobuf-c, one data/ID.bin per static block, sockets.json
+ * set"): program.pb through protobuf-c (or program.txt, its text form, through
+ * asm_text_read.h), one data/ID.bin per static block, sockets.json
  * through json-c; checks what the files must agree on (ids, coordinates, sizes, sockets) so
  * that the executor and the printers can rely on it. Every finding is a prog.* rule
  * (docs/rules.md) naming the file inside DIR. */
 #include "backend/progset.h"
 
+#include "backend/asm_text_read.h"
 #include "backend/core_mem.h"
 #include "backend/progset_check.h"
 #include "taskir/fileio.h"
@@ -62,29 +64,31 @@ static Status read_rel(const char *dir, const char *rel, size_t cap, uint8_t **b
     return st;
 }
 
+/* program.pb, or without it program.txt, the protobuf text form (asm_text_read.h), whose
+ * findings name the line. */
 static Status read_config(const char *dir, ProgSet *out, Diag *d)
 {
     uint8_t *buf = NULL;
     size_t len = 0;
-    char *txt = tir_path_join(dir, "program.txt");
-    Status st = txt ? read_rel(dir, "program.pb", TIR_MAX_FILE_BYTES, &buf, &len, d) : oom(d);
-    if (!st && !buf && is_file(txt) == 1)
-        st = diag_add(d, ST_LOGIC, "prog.text", "program.txt", "reading the protobuf text form "
-                      "is not supported yet: encode it first (protoc --encode=taskir.asm.Config "
-                      "--proto_path=proto program.proto < program.txt > program.pb)");
-    else if (!st && !buf)
+    const char *rel = "program.pb";
+    Status st = read_rel(dir, rel, TIR_MAX_FILE_BYTES, &buf, &len, d);
+    if (!st && !buf)
+        st = read_rel(dir, rel = "program.txt", TIR_MAX_FILE_BYTES, &buf, &len, d);
+    if (!st && !buf)
         st = diag_add(d, ST_LOGIC, "prog.dir", NULL, "not a program set: no program.pb or "
                       "program.txt in it");
     if (!st) {
         size_t from = d->n;
         ProtobufCMessage *m = NULL;
-        st = pb_decode(&taskir__asm__config__descriptor, buf, len, NULL, 0,
-                       "program set (taskir.asm.Config)", &m, d);
-        diag_prefix_where(d, from, "program.pb");
+        if (strcmp(rel, "program.txt") == 0)
+            st = asm_text_read(&taskir__asm__config__descriptor, (const char *)buf, len, &m, d);
+        else
+            st = pb_decode(&taskir__asm__config__descriptor, buf, len, NULL, 0,
+                           "program set (taskir.asm.Config)", &m, d);
+        diag_prefix_where(d, from, rel);
         out->config = (Taskir__Asm__Config *)m;
     }
     free(buf);
-    free(txt);
     return st;
 }
 

@@ -5,8 +5,9 @@
  * sends one packet to destination_addr A, a MULTI_USE header pack_per_router_head + 1 packets
  * to A + (k / (C + 1)) * (C + 1 + O) + k % (C + 1) for packet k (C destination_const, O
  * destination_offset), the core at (x + dx, y + dy) (global coordinates: a chip's edge is no
- * wall). A packet lands in the receiver's receive area, Addr_Din_base + A units (8 bytes, or
- * 1 byte for single packets); the last packet of a header with is_packet_finish carries an
+ * wall). A packet lands in the receiver's receive area, which starts at word 0x8000 +
+ * Addr_Din_base (the router's addresses count from MEM2), A units in (8 bytes, or 1 byte for
+ * single packets); the last packet of a header with is_packet_finish carries an
  * end mark. A receiver in multicast mode (CXY 1) keeps a packet of a MULTI_RELAY_CAST header
  * and forwards a copy to (x + Nx, y + Ny); in relay mode (CXY 2) it only forwards it.
  * Counts are stored minus one (Send_number, Relay_number, Receive_number and the lengths).
@@ -62,10 +63,10 @@ static Status check_prim(const RunCore *c, const Taskir__Asm__P09 *r, int p, Dia
         return bad(d, "prog.router.param", c, p, "Receive_number %d is outside 0..65535",
                    r->receive_number);
     if (r->receive_en && (r->addr_din_length < 0 || r->addr_din_length > 4095 ||
-                          !core_mem_range_ok(r->addr_din_base,
+                          !core_mem_range_ok(ASM_MEM2_BASE + (int64_t)r->addr_din_base,
                                              2 * ((int64_t)r->addr_din_length + 1))))
-        return bad(d, "prog.router.param", c, p, "the receive area (word %d, length %d "
-                   "8-byte units minus one, at most 4095) leaves the core's memory",
+        return bad(d, "prog.router.param", c, p, "the receive area (word 0x8000 + %d, length "
+                   "%d 8-byte units minus one, at most 4095) leaves the core's memory",
                    r->addr_din_base, r->addr_din_length);
     if (r->cxy < 0 || r->cxy > 2)
         return bad(d, "prog.router.param", c, p, "CXY %d is not 0 (none), 1 (multicast) or 2 "
@@ -118,7 +119,8 @@ static Status arrive(RunCore *at, Packet *k, int p, bool *again, Diag *d)
             return bad(d, "prog.router.addr", at, p, "a packet for address %lld lands past the "
                        "receive area of %lld units", (long long)k->addr, (long long)(k->single ? 8 * units : units));
         for (int i = 0; i < (k->single ? 1 : 8); i++)
-            core_mem_set_u8(at->mem, r->addr_din_base, (k->single ? 1 : 8) * k->addr + i,
+            core_mem_set_u8(at->mem, ASM_MEM2_BASE + r->addr_din_base,
+                            (k->single ? 1 : 8) * k->addr + i,
                             k->bytes[i]);
         at->marks += k->end;
     }
@@ -224,7 +226,7 @@ static Status to_soma(RunCore *c, const Taskir__Asm__P09 *rp, Diag *d)
     if (!rp->soma_in_en || !rp->receive_en)
         return ST_OK;
     size_t n = 2 * ((size_t)rp->addr_din_length + 1);
-    return exec_stream_push(&c->from_router, &c->mem->w[rp->addr_din_base], n) == ST_OK
+    return exec_stream_push(&c->from_router, &c->mem->w[ASM_MEM2_BASE + rp->addr_din_base], n) == ST_OK
                ? ST_OK : diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
 }
 

@@ -12,7 +12,12 @@
 #    snake order's.
 # 2. The synthetic graph's Mapping runs: taskir-run on synth-small.map.pb gives the outputs of
 #    taskir-run on synth-small.pb, bit for bit (inputs from bench/pb_inputs).
-# 3. Usage: an unknown option exits 2; gen_synth refuses a bad size (exit 2) and a missing
+# 3. Cores shared by lifetimes: on a chip of 8 x 8 cores (the default description with
+#    <cores x="8" y="8"/>), synth-small's 128 cores of the 4 x 4 array become at most 80
+#    (merge.c: cores of one stage whose phases, receives and memory in every phase leave
+#    room for both); the Mapping verifies on that chip (memory per core and phase from the
+#    MEMORY lifetimes) and runs bit for bit.
+# 4. Usage: an unknown option exits 2; gen_synth refuses a bad size (exit 2) and a missing
 #    output (exit 1).
 # Skipped (77) without GNU time at /usr/bin/time.
 set -eu
@@ -73,7 +78,22 @@ while IFS= read -r in; do set -- "$@" --input "$in"; done <"$tmp/inputs"
     bad "synth-small.map.pb does not run"
 diff -r "$tmp/o1" "$tmp/o2" || bad "the Mapping of synth-small runs to other outputs"
 
-# ---- 3. usage ----
+# ---- 3. cores shared by lifetimes ----
+sed 's|<cores x="16" y="10"/>|<cores x="8" y="8"/>|' "$(dirname "$bench")/../examples/chips/tianjicx.xml" \
+    >"$tmp/c88.xml"
+grep -q '<cores x="8" y="8"/>' "$tmp/c88.xml" || bad "no 8 x 8 chip description"
+"$build/tools/taskir-map" "$out/synth-small.pb" --chip "$tmp/c88.xml" -o "$tmp/m.map.pb" \
+    --report "$tmp/m.json" --quiet || bad "synth-small does not map on 8 x 8 cores"
+"$build/tools/taskir-dump" "$tmp/m.map.pb" --verify --chip "$tmp/c88.xml" ||
+    bad "the 8 x 8 Mapping does not verify on its chip"
+cores=$(sed -n 's/.*"cores": \([0-9]*\),.*/\1/p' "$tmp/m.json" | head -n 1)
+echo "synth-small on 8 x 8 cores: $cores cores"
+[ -n "$cores" ] && [ "$cores" -le 80 ] || bad "synth-small takes ${cores:-?} cores of 8 x 8, not <= 80"
+"$build/tools/taskir-run" "$tmp/m.map.pb" -o "$tmp/o3" "$@" >/dev/null ||
+    bad "the 8 x 8 Mapping does not run"
+diff -r "$tmp/o1" "$tmp/o3" || bad "the 8 x 8 Mapping runs to other outputs"
+
+# ---- 4. usage ----
 rc=0
 BUILD=$build sh "$bench" --bogus >/dev/null 2>&1 || rc=$?
 [ "$rc" -eq 2 ] || bad "an unknown option exited $rc, not 2"

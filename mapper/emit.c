@@ -3,10 +3,10 @@
  * Space: chip_array (0,0); the chip and the core within it from the grid position; step
  * group 0; the phase group is the core's stage. Time: step 0, the local phase.
  *   compute block   one coordinate: its phase and slot (AXON, SOMA1, SOMA2)
- *   storage block   MEMORY over [phase, end_phase] on every core holding a copy of it:
- *                   static data for the whole step; other
- *                   data from its first write (or arrival) to its last read or send, the
- *                   whole step when that span wraps past the stage's end
+ *   storage block   MEMORY over [phase, end_phase] on every core holding a copy of it,
+ *                   its life on that core (lifetime.c): static data for the whole step;
+ *                   other data from its first write (or arrival) there to its last read
+ *                   or send there, the whole step when that span wraps past the stage's end
  *   edge between cores  per receive phase, ROUTER_SEND at the sending core (the source, or
  *                   the relay of a multicast chain) and ROUTER_RECIEVE at the receiving core
  *   INPUT -> storage  ROUTER_RECIEVE at each core holding a copy, phase 0 (before the step)
@@ -35,56 +35,6 @@ static void set_coord(const MapPlan *p, MapCoord *c, uint32_t v, uint32_t phase,
     c->has_end_phase = true;
     c->pi_index = pi;
     c->has_pi_index = true;
-}
-
-static void event(int64_t *lo, int64_t *hi, int64_t g)
-{
-    if (g < *lo)
-        *lo = g;
-    if (g > *hi)
-        *hi = g;
-}
-
-/* The local [first, last] phases storage block pos is live in. */
-static void lifetime(const MapPlan *p, uint32_t pos, uint32_t *first, uint32_t *last)
-{
-    const Graph *g = p->g;
-    const BlockUses *bu = &p->uses.blocks[pos];
-    uint32_t M = p->chip->max_phases;
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    bool is_static = true;
-    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
-        uint32_t x0 = p->xfer_of[bu->in_edges[j]];
-        if (x0 == MAP_NONE)
-            continue;
-        is_static = false;
-        for (uint32_t xi = x0; xi < x0 + p->rep_n[pos]; xi++) { /* every copy */
-            const MXfer *x = &p->xfers[xi];
-            if (x->kind == XF_IN)
-                event(&lo, &hi, (int64_t)p->vcores[map_xfer_vcore(p, x)].stage * M);
-            else if (x->cross)
-                for (uint32_t k = 0; k < x->n_chunks; k++)
-                    event(&lo, &hi, p->chunks[x->chunk0 + k].phase);
-            else if (x->kind == XF_CORE)
-                event(&lo, &hi, p->tasks[x->src_task].phase);
-        }
-    }
-    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        const Edge *e = g->edges[bu->out_edges[j]];
-        long t = graph_block_pos(g, e->dst);
-        uint32_t xi = p->xfer_of[bu->out_edges[j]];
-        if (t >= 0 && p->task_of[t] != MAP_NONE)
-            event(&lo, &hi, p->tasks[p->task_of[t]].phase);
-        else if (xi != MAP_NONE && p->xfers[xi].kind == XF_OUT)
-            event(&lo, &hi, map_out_phase(p, &p->xfers[xi]));
-    }
-    if (is_static || lo > hi || hi - lo + 1 >= M || (uint32_t)lo % M > (uint32_t)hi % M) {
-        *first = 0;
-        *last = p->n_phases - 1;
-    } else {
-        *first = (uint32_t)lo % M;
-        *last = (uint32_t)hi % M;
-    }
 }
 
 /* The distinct vcores of storage block pos's copies into out[] (home first); their count. */
@@ -118,10 +68,11 @@ static Status node_dicts(const MapPlan *p, Mapping *m, uint32_t *scratch)
                       map_slot_pi(p->tasks[t].slot));
             continue;
         }
-        uint32_t first, last;
-        lifetime(p, i, &first, &last);
-        for (uint32_t k = 0; k < n; k++) /* one coordinate per core holding a copy */
+        for (uint32_t k = 0; k < n; k++) { /* one coordinate per core holding a copy */
+            uint32_t first, last;
+            map_lifetime(p, i, scratch[k], &first, &last);
             set_coord(p, &dict->coords[k], scratch[k], first, last, PI_MEMORY);
+        }
     }
     return ST_OK;
 }

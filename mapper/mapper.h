@@ -80,6 +80,14 @@ typedef struct MapPlan MapPlan;
  * made. ST_RUNTIME when out of memory (g is then unusable). */
 Status mapper_rewrite(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d);
 
+/* The chip-exactness rewrites (exact.c, docs/exactness.md "Rewrites"): where the chip's
+ * arithmetic would differ from g's (taskir/exact.h), rewrites g into what the chip computes
+ * exactly when the interval analysis proves it exact (a precision the chip encodes, a
+ * narrowing P05, an odd shift through a CVS x 2), with one warning per kind of rewrite;
+ * *n_rewrites gets how many blocks were rewritten. ST_LOGIC, naming each block and its rule
+ * (map.exact.*), when a difference is left. ST_RUNTIME when out of memory. */
+Status mapper_exact(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d);
+
 /* Maps g onto chip c: selects primitives, schedules, places and routes. g must be a verified,
  * compacted graph. ST_LOGIC (naming the block and the rule, map.* in docs/rules.md) when the
  * chip cannot run it: no primitive, a group over the core's memory, too many phases, too

@@ -261,6 +261,19 @@ static Status check_chips(MapPlan *p, Diag *d)
     return st;
 }
 
+Status map_place_sketch(MapPlan *p, uint32_t *where, Diag *d)
+{
+    Status st = size_grid(p, d);
+    if (st == ST_OK)
+        st = build_vedges(p, d);
+    if (st == ST_OK)
+        st = map_place_scotch(p, p->opt.seed, where, d);
+    free(p->vedges);
+    p->vedges = NULL;
+    p->n_vedges = 0;
+    return st;
+}
+
 Status map_place(MapPlan *p, Diag *d)
 {
     Status st = size_grid(p, d);

@@ -32,6 +32,7 @@ void mapper_plan_destroy(MapPlan *p)
     free(p->xfer_of);
     free(p->reps);
     free(p->rep_box);
+    free(p->rep_bytes);
     free(p->rep_first);
     free(p->rep_n);
     free(p->order);
@@ -72,6 +73,8 @@ Status mapper_plan(const Graph *g, const Chip *c, const MapperOptions *o, MapPla
         st = map_build_problem(p, d);
     if (st == ST_OK)
         st = map_schedule(p, d);
+    if (st == ST_OK)
+        st = map_merge_cores(p, d);
     if (st == ST_OK)
         st = map_place(p, d);
     if (st == ST_OK)

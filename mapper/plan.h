@@ -11,6 +11,7 @@
 #define TASKIR_MAPPER_PLAN_H
 
 #include "mapper/mapper.h"
+#include "taskir/blockbox.h"
 #include "taskir/chip_cost.h"
 #include "taskir/uses.h"
 
@@ -31,10 +32,9 @@ typedef struct MTask {
     int slot;                 /* MS_AXON, MS_SOMA1 or MS_SOMA2 */
 } MTask;
 
-/* A box of a block in its eight shape dims: [lo, hi) per dim. */
-typedef struct MBox {
-    int64_t lo[TIR_NDIMS], hi[TIR_NDIMS];
-} MBox;
+/* A box of a block in its eight shape dims: [lo, hi) per dim (taskir/blockbox.h: the
+ * verifier counts the parts of blocks with the same functions). */
+typedef BlockBox MBox;
 
 /* What an edge carries between cores. */
 typedef enum {
@@ -113,7 +113,8 @@ struct MapPlan {
     uint32_t *xfer_of;        /* per edge position: its first xfer or MAP_NONE; an edge into a
                                  storage block with k copies has k, one per copy in rep order */
     uint32_t *reps;           /* the clusters holding a copy of a storage block: */
-    struct MBox *rep_box;     /* per entry of reps: the part of the block that copy holds */
+    MBox *rep_box;     /* per entry of reps: the part of the block that copy holds */
+    int64_t *rep_bytes;       /* per entry of reps: that part's bytes as the chip lays it out */
     uint32_t *rep_first;      /* per block position: its first entry in reps (home first) */
     uint32_t *rep_n;          /* per block position: how many (0 for non-storage) */
     uint32_t *order;          /* tasks in topological order */
@@ -140,6 +141,9 @@ struct MapPlan {
 Status map_select_prims(MapPlan *p, Diag *d);
 /* problem.c: clusters, memory, transfers, order (after map_select_prims). */
 Status map_build_problem(MapPlan *p, Diag *d);
+/* problem.c: is storage block b static data (weights, biases, tables, or data nothing
+ * writes), resident for the whole step? */
+bool map_is_static(const Block *b, const BlockUses *bu);
 /* problem.c: the index (among its copies) of storage block pos's copy in cluster (0, its
  * home, when it has none there). */
 uint32_t map_rep_of(const MapPlan *p, uint32_t pos, uint32_t cluster);
@@ -149,6 +153,20 @@ int map_each_in_xfer(const MapPlan *p, uint32_t t, int (*fn)(uint32_t xfer, void
                      void *arg);
 /* schedule.c */
 Status map_schedule(MapPlan *p, Diag *d);
+/* merge.c: joins virtual cores of one stage whose phases, receive budgets and memory in
+ * every phase (storage lifetimes) leave room for both, and which exchange no bytes. */
+Status map_merge_cores(MapPlan *p, Diag *d);
+/* lifetime.c: the local [first, last] phases storage block pos is live in on vcore v (its
+ * copies there: what arrives into them or is written, what reads them there, what is sent
+ * off chip from there); the whole step for static data or a span that wraps past the
+ * stage. v MAP_NONE: on every core together. */
+void map_lifetime(const MapPlan *p, uint32_t pos, uint32_t v, uint32_t *first, uint32_t *last);
+/* lifetime.c: the same life as global phases [*lo, *hi]; false when it is the whole step
+ * (static data, no event, or a span that wraps past the stage). */
+bool map_lifetime_span(const MapPlan *p, uint32_t pos, uint32_t v, int64_t *lo, int64_t *hi);
+/* place.c: Scotch's placement of the virtual cores as they are now into where[] (n_vcores
+ * entries), a sketch for merge.c; leaves no traffic graph behind. */
+Status map_place_sketch(MapPlan *p, uint32_t *where, Diag *d);
 /* place.c: the traffic graph between virtual cores, then the placement opt.place asks for. */
 Status map_place(MapPlan *p, Diag *d);
 /* grid.c: the grid coordinates of core index k. */

@@ -50,30 +50,9 @@ static BlockKind kind_of(const Block *b)
     return bt_info(b->type)->kind;
 }
 
-/* Bytes an edge carries, measured at the storage end's interface. -1 on overflow. */
-static int64_t edge_bytes(const MapPlan *p, const Edge *e, bool at_src)
-{
-    const Block *b = NULL;
-    const IfaceUse *u = uses_edge_end(p->g, &p->uses, e, at_src, &b);
-    if (!u || !b)
-        return 0;
-    const Cluster *cl = at_src ? &b->out[u->cluster] : &b->in[u->cluster];
-    const Iface *f = &cl->ifaces[u->iface];
-    int32_t dims[TIR_CDIMS];
-    if (f->has_size)
-        memcpy(dims, f->size.d, sizeof dims);
-    else if (!blk_cluster_dims(b, !at_src, u->cluster, dims))
-        return 0;
-    int64_t vol = tir_volume(dims, TIR_CDIMS);
-    int bits = pr_info(blk_prec(b))->bits;
-    if (vol < 0 || vol > INT64_MAX / 64)
-        return -1;
-    return (vol * bits + 7) / 8;
-}
-
 /* Does storage block b hold static data (weights, biases, tables) rather than data that
  * flows through the step? */
-static bool is_static(const Block *b, const BlockUses *bu)
+bool map_is_static(const Block *b, const BlockUses *bu)
 {
     switch (b->type) {
     case BT_SW: case BT_SW2D: case BT_SWFC: case BT_SB:
@@ -104,83 +83,6 @@ static long readers(const MapPlan *p, uint32_t pos, uint32_t *count)
     return n == 1 ? only : -1;
 }
 
-/* The whole of block b as a box. */
-static void box_full(const Block *b, MBox *x)
-{
-    int32_t s[TIR_NDIMS];
-    blk_eff_shape(b, s);
-    for (int i = 0; i < TIR_NDIMS; i++) {
-        x->lo[i] = 0;
-        x->hi[i] = s[i] > 0 ? s[i] : 1;
-    }
-}
-
-/* The part of block b that the interface naming edge id at its input (or output) clusters
- * covers, in block dims; the whole block when there is none or it has no size. */
-static void box_of(const MapPlan *p, uint32_t pos, bool input, int32_t id, MBox *x)
-{
-    const Block *b = p->g->blocks[pos];
-    box_full(b, x);
-    const IfaceUse *u = uses_find(&p->uses, pos, input, id);
-    if (!u)
-        return;
-    const Cluster *cl = input ? &b->in[u->cluster] : &b->out[u->cluster];
-    const Iface *f = &cl->ifaces[u->iface];
-    const ClusterSpec *spec = input ? blk_in_spec(b, u->cluster) : blk_out_spec(b, u->cluster);
-    if (!spec || !f->has_size)
-        return;
-    for (int i = 0; i < TIR_CDIMS; i++) {
-        int dm = spec->dim[i];
-        if (dm < 0 || f->size.d[i] <= 0)
-            continue;
-        int64_t lo = f->has_pos ? f->pos.d[i] : 0;
-        if (lo >= x->lo[dm] && lo + f->size.d[i] <= x->hi[dm]) {
-            x->lo[dm] = lo;
-            x->hi[dm] = lo + f->size.d[i];
-        }
-    }
-}
-
-static int64_t box_volume(const MBox *x)
-{
-    double v = 1;
-    for (int i = 0; i < TIR_NDIMS; i++)
-        v *= (double)(x->hi[i] > x->lo[i] ? x->hi[i] - x->lo[i] : 0);
-    return v > 9e18 ? INT64_MAX : (int64_t)v;
-}
-
-/* bytes x vol(part) / vol(whole), rounded up (0 for an empty part). */
-static int64_t scale_bytes(int64_t bytes, const MBox *part, const MBox *whole)
-{
-    int64_t w = box_volume(whole), v = box_volume(part);
-    if (w <= 0 || v >= w)
-        return bytes;
-    double b = (double)bytes * (double)v / (double)w;
-    int64_t r = (int64_t)b;
-    return r + ((double)r < b);
-}
-
-static void box_union(MBox *a, const MBox *b, bool *empty)
-{
-    for (int i = 0; i < TIR_NDIMS; i++) {
-        if (*empty || b->lo[i] < a->lo[i])
-            a->lo[i] = b->lo[i];
-        if (*empty || b->hi[i] > a->hi[i])
-            a->hi[i] = b->hi[i];
-    }
-    *empty = false;
-}
-
-static void box_inter(MBox *a, const MBox *b)
-{
-    for (int i = 0; i < TIR_NDIMS; i++) {
-        if (b->lo[i] > a->lo[i])
-            a->lo[i] = b->lo[i];
-        if (b->hi[i] < a->hi[i])
-            a->hi[i] = b->hi[i];
-    }
-}
-
 /* The copies of every storage block: its home cluster first, then each other cluster of a
  * compute block reading it, in edge order; each copy holds the part its cluster's readers
  * read (the bounding box of their interfaces; the whole block when none reads it there). */
@@ -196,7 +98,8 @@ static Status build_reps(MapPlan *p, Diag *d)
             total += 1 + p->uses.blocks[i].n_out_edges;
     p->reps = total < UINT32_MAX ? malloc((size_t)(total ? total : 1) * sizeof *p->reps) : NULL;
     p->rep_box = p->reps ? malloc((size_t)(total ? total : 1) * sizeof *p->rep_box) : NULL;
-    if (!p->rep_first || !p->rep_n || !p->reps || !p->rep_box)
+    p->rep_bytes = p->reps ? calloc((size_t)(total ? total : 1), sizeof *p->rep_bytes) : NULL;
+    if (!p->rep_first || !p->rep_n || !p->reps || !p->rep_box || !p->rep_bytes)
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory building clusters");
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -227,11 +130,11 @@ static Status build_reps(MapPlan *p, Diag *d)
                 if (t < 0 || kind_of(g->blocks[t]) != BK_COMPUTE || p->cluster_of[t] != p->reps[r])
                     continue;
                 MBox rd;
-                box_of(p, i, false, ed->id, &rd);
-                box_union(&p->rep_box[r], &rd, &empty);
+                bbox_of_iface(p->g, &p->uses, i, false, ed->id, &rd);
+                bbox_union(&p->rep_box[r], &rd, &empty);
             }
             if (empty)
-                box_full(g->blocks[i], &p->rep_box[r]);
+                bbox_full(g->blocks[i], &p->rep_box[r]);
         }
     }
     return ST_OK;
@@ -373,13 +276,14 @@ static Status build_clusters(MapPlan *p, Diag *d)
             continue;
         }
         MBox whole;
-        box_full(b, &whole);
+        bbox_full(b, &whole);
         for (uint32_t r = 0; r < p->rep_n[i]; r++) { /* every copy, the part it holds */
             MCluster *rc = &p->clusters[p->reps[p->rep_first[i] + r]];
-            int64_t part = scale_bytes(bytes, &p->rep_box[p->rep_first[i] + r], &whole);
+            int64_t part = bbox_scale_bytes(bytes, &p->rep_box[p->rep_first[i] + r], &whole);
             if (part > INT64_MAX / 4 - rc->mem_data - rc->mem_weight)
                 return diag_block(d, ST_LOGIC, "map.mem.size", b, "its memory size overflows");
-            if (is_static(b, bu))
+            p->rep_bytes[p->rep_first[i] + r] = part;
+            if (map_is_static(b, bu))
                 rc->mem_weight += part;
             else
                 rc->mem_data += part;
@@ -425,22 +329,22 @@ static Status build_xfers(MapPlan *p, Diag *d)
         }
         if (x.kind == XF_CORE && x.src_task == MAP_NONE)
             continue;
-        x.bytes = edge_bytes(p, e, x.kind == XF_OUT);
+        x.bytes = bbox_edge_bytes(p->g, &p->uses, e, x.kind == XF_OUT);
         if (x.bytes < 0)
             return diag_edge(d, ST_LOGIC, "map.mem.size", e->id, "its byte count overflows");
         p->xfer_of[i] = p->n_xfers;
         uint32_t copies = x.kind == XF_OUT ? 1 : p->rep_n[x.store];
         MBox wr;
         if (x.kind != XF_OUT)
-            box_of(p, x.store, true, e->id, &wr);
+            bbox_of_iface(p->g, &p->uses, x.store, true, e->id, &wr);
         int64_t all = x.bytes;
         for (uint32_t r = 0; r < copies; r++) { /* one per copy: what of it that copy holds */
             x.dst_cluster = p->reps[p->rep_first[x.store] + r];
             if (x.kind != XF_OUT) {
                 MBox part = wr;
-                box_inter(&part, &p->rep_box[p->rep_first[x.store] + r]);
-                x.bytes = scale_bytes(all, &part, &wr);
-                if (box_volume(&part) <= 0)
+                bbox_inter(&part, &p->rep_box[p->rep_first[x.store] + r]);
+                x.bytes = bbox_scale_bytes(all, &part, &wr);
+                if (bbox_volume(&part) <= 0)
                     x.bytes = 0;
             }
             p->xfers[p->n_xfers++] = x;

@@ -16,7 +16,7 @@
  * [map.prim.axon].
  * Requires a verified, compacted graph. Guarantees: compacted again, verified by the caller.
  */
-#include "mapper/mapper.h"
+#include "mapper/rewrite.h"
 
 #include "taskir/uses.h"
 
@@ -40,8 +40,7 @@ static bool axon_written(const Graph *g, const GraphUses *u, const Chip *c, uint
     return false;
 }
 
-/* The group holding block id, or -1. */
-static long group_of(const Graph *g, int32_t id)
+long map_group_of(const Graph *g, int32_t id)
 {
     for (uint32_t k = 0; k < g->n_groups; k++)
         for (uint32_t i = 0; i < g->groups[k].n_block_ids; i++)
@@ -50,8 +49,7 @@ static long group_of(const Graph *g, int32_t id)
     return -1;
 }
 
-/* Adds block id to group k (k < 0: none). false when out of memory. */
-static bool group_add(Graph *g, long k, int32_t id)
+bool map_group_add(Graph *g, long k, int32_t id)
 {
     if (k < 0)
         return true;
@@ -128,13 +126,17 @@ static Block *made_from(Graph *g, const Block *s, const char *suffix, BlockType 
     return b;
 }
 
-/* Puts Soma copies of the box that edge id reads from S between S and the edge's reader B:
- * S -[box slice k]-> CCMPB -> SI_k -> B (into the slice's place in B's box). The box is cut
+const MapThrough map_through_soma_copy = {BT_CCMPB, "soma", AT_CMP, INT32_MIN, false, false};
+
+/* Puts blocks of type t->type (Soma copies) on the box that edge id reads from S between S
+ * and the edge's reader B: S -[box slice k]-> T -> SI_k -> B (into the slice's place in B's
+ * box). The box is cut
  * along f into as few slices as keep each copy (the slice of S it reads and its int32
  * output buffer) within half a core's budget, so that the copies spread over cores as the
  * split pass's pieces do (an edge that rearranges is copied whole). The SI_k join B's group,
  * and S leaves it when B was its only reader there. */
-static Status insert_copy(Graph *g, Block *s, int32_t id, uint32_t budget, Diag *d)
+Status map_insert_through(Graph *g, Block *s, int32_t id, uint32_t budget,
+                          const MapThrough *t, Diag *d)
 {
     Edge *e = graph_edge(g, id);
     Block *b = e ? graph_block(g, e->dst) : NULL;
@@ -159,20 +161,20 @@ static Status insert_copy(Graph *g, Block *s, int32_t id, uint32_t budget, Diag 
     int64_t k = per_f * f / (budget / 2 ? budget / 2 : 1) + 1, slice = (f + k - 1) / k;
     if (slice > 32)
         slice = (slice + 31) / 32 * 32;
-    if (e->n_re || dsize[2] != size[2])
-        slice = f; /* a rearranging edge: one copy of the whole box */
-    long grp = group_of(g, b->id);
+    if (e->n_re || dsize[2] != size[2] || budget == 0)
+        slice = f; /* a rearranging edge, or no budget: one copy of the whole box */
+    long grp = map_group_of(g, b->id);
     int32_t reader = b->id;
     graph_remove_edge(g, e);
     for (int64_t f0 = 0; f0 < f; f0 += slice) {
         int32_t fk = (int32_t)(f - f0 < slice ? f - f0 : slice);
         char suffix[48];
-        snprintf(suffix, sizeof suffix, "soma.e%d.f%lld", id, (long long)f0);
-        Block *cmp = made_from(g, s, suffix, BT_CCMPB, PR_INT_32, s->shape.d[D_Y] ? size[0] : 0,
+        snprintf(suffix, sizeof suffix, "%s.e%d.f%lld", t->tag, id, (long long)f0);
+        Block *cmp = made_from(g, s, suffix, t->type, PR_INT_32, s->shape.d[D_Y] ? size[0] : 0,
                                s->shape.d[D_X] ? size[1] : 0, fk);
-        snprintf(suffix, sizeof suffix, "soma.e%d.f%lld.out", id, (long long)f0);
-        Block *out = made_from(g, s, suffix, BT_SI, blk_prec(s), s->shape.d[D_Y] ? size[0] : 0,
-                               s->shape.d[D_X] ? size[1] : 0, fk);
+        snprintf(suffix, sizeof suffix, "%s.e%d.f%lld.out", t->tag, id, (long long)f0);
+        Block *out = made_from(g, s, suffix, BT_SI, t->out_int32 ? PR_INT_32 : blk_prec(s),
+                               s->shape.d[D_Y] ? size[0] : 0, s->shape.d[D_X] ? size[1] : 0, fk);
         b = graph_block(g, reader); /* blocks never move; looked up again for clarity */
         int32_t sp[TIR_CDIMS], ss[TIR_CDIMS], tp[TIR_CDIMS], ts[TIR_CDIMS];
         memcpy(sp, pos, sizeof sp);
@@ -183,11 +185,16 @@ static Status insert_copy(Graph *g, Block *s, int32_t id, uint32_t budget, Diag 
         ss[2] = fk;
         tp[2] += (int32_t)f0;
         ts[2] = fk;
-        if (!cmp || !out || !blk_set_attr(g, cmp, AT_CMP, INT32_MIN) ||
+        if (cmp && t->twice) { /* CADD: the box twice, a constant bias (t->attr) */
+            cmp->shape.n_branch = 2;
+            cmp->bias_type = BIAS_CONSTANT;
+        }
+        if (!cmp || !out || !blk_set_attr(g, cmp, t->attr, t->value) ||
             !graph_connect_box(g, s, scl, sp, ss, cmp, 0, NULL, NULL) ||
+            (t->twice && !graph_connect_box(g, s, scl, sp, ss, cmp, 1, NULL, NULL)) ||
             !graph_connect(g, cmp, 0, out, 0) ||
             !graph_connect_box(g, out, 0, NULL, NULL, b, bcl, tp, ts) ||
-            !group_add(g, grp, out->id))
+            !map_group_add(g, grp, out->id))
             return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");
     }
     group_drop_unread(g, grp, s);
@@ -234,7 +241,8 @@ Status mapper_rewrite(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d)
     for (uint32_t k = 0; k < nt && st == ST_OK; k++) {
         Block *s = graph_block(g, todo_block[k]);
         for (uint32_t j = todo_start[k]; j < todo_start[k + 1] && st == ST_OK; j++)
-            st = insert_copy(g, s, list[j], c->core_budget_bytes, d);
+            st = map_insert_through(g, s, list[j], c->core_budget_bytes,
+                                    &map_through_soma_copy, d);
     }
     if (st == ST_OK && nt && !graph_compact(g))
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");

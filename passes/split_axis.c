@@ -112,13 +112,19 @@ static bool slice_data(Graph *g, const Block *s, Block *c, const SplitBox *r)
     char *dst = arena_alloc(g->arena, (size_t)vol, es);
     if (!dst)
         return false;
+    /* copied in runs: the axes after the last one cut are whole, so each run is contiguous
+     * in both tensors */
+    int last = k - 1;
+    while (last > 0 && lo[last] == 0 && ext[last] == t->dims[last])
+        last--;
+    int64_t run = ext[last] * stride[last];
     int64_t c0[TIR_CDIMS] = {0};
-    for (int64_t i = 0; i < vol; i++) {
+    for (int64_t i = 0; i < vol; i += run) {
         int64_t off = 0;
-        for (int a = 0; a < k; a++)
+        for (int a = 0; a <= last; a++)
             off += (lo[a] + c0[a]) * stride[a];
-        memcpy(dst + (size_t)i * es, src + (size_t)off * es, es);
-        for (int a = k - 1; a >= 0; a--) {
+        memcpy(dst + (size_t)i * es, src + (size_t)off * es, (size_t)run * es);
+        for (int a = last - 1; a >= 0; a--) {
             if (++c0[a] < ext[a])
                 break;
             c0[a] = 0;

@@ -698,7 +698,8 @@ static Status step(SimRun *run, const TirProgress *p, uint64_t done0, uint64_t t
             for (uint32_t k = 0; k < c->n_copies; k++)
                 do_copy(run, c, &c->copies[k]);
         }
-        SimKernelFn fn = sim_kernel(sb->b->type);
+        SimKernelFn fn = run->chip ? sim_chip_kernel(sb->b->type) : NULL;
+        fn = fn ? fn : sim_kernel(sb->b->type);
         if (fn) {
             Status st = fn(run, sb, d);
             if (st)

@@ -37,6 +37,7 @@ typedef struct SimOptions {
 } SimOptions;
 
 typedef struct SimRun SimRun;
+struct Chip; /* taskir/chip.h */
 
 /* Plans a run: checks what execution needs (cluster counts and volumes, data tensors, edge
  * ends, rearrangement parameters, no cycle, unique socket ids, caps) and allocates every
@@ -44,6 +45,10 @@ typedef struct SimRun SimRun;
  * new run (sim_destroy it); ST_LOGIC names the block or edge at fault. */
 Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d);
 void sim_destroy(SimRun *run); /* accepts NULL */
+/* From now on, runs the blocks with the chip's arithmetic where it differs from the
+ * TaskGraph's (saturating accumulation, P05's shifts and clips: sim_chip.c,
+ * docs/exactness.md); NULL: the TaskGraph's again. The chip must outlive the run. */
+void sim_use_chip(SimRun *run, const struct Chip *chip);
 
 /* ---- one sample at a time ---- */
 

@@ -77,6 +77,7 @@ struct SimRun {
     int32_t *scratch[2];        /* ping-pong buffers for rearranged copies */
     int64_t scratch_vol;
     uint32_t *wscratch;         /* kernel scratch (CC: the transposed weights) */
+    const struct Chip *chip;    /* sim_use_chip: the chip's arithmetic (sim_chip.c), or NULL */
     int64_t wscratch_vol;
 };
 
@@ -86,6 +87,9 @@ typedef Status (*SimKernelFn)(SimRun *run, SimBlock *sb, Diag *d);
 
 /* The kernel of a block type (NULL for storage and I/O types). */
 SimKernelFn sim_kernel(BlockType t);
+/* The chip's kernel of a block type (sim_chip.c: what sim_use_chip runs), or NULL when the
+ * chip computes it as the TaskGraph does. */
+SimKernelFn sim_chip_kernel(BlockType t);
 /* Scratch words a kernel needs for block b (0 for most). */
 int64_t sim_kernel_scratch(const SimBlock *sb);
 /* Words of packed operands block sb keeps for the whole run (0 for most; counted against the

@@ -291,9 +291,18 @@ int main(int argc, char **argv)
         st = verify_graph(g, &d);
     if (st == ST_OK)
         st = o.chip ? chip_load(o.chip, &chip, &cd) : chip_load_default(&chip, &cd);
+    /* the chip-exactness rewrites and checks (docs/exactness.md), before the passes so that
+     * the split pass sizes what they add; a difference left is a logic error, reported with
+     * whatever planning finds besides */
+    uint32_t n_rewrites = 0, n_exact = 0;
+    Status xst = ST_OK;
+    if (st == ST_OK && (xst = mapper_exact(g, chip, &n_exact, &d)) != ST_LOGIC)
+        st = xst;
+    if (st == ST_OK && n_exact && verify_graph(g, &d) != ST_OK) /* a mapper bug */
+        st = diag_add(&d, ST_RUNTIME, "map.internal", NULL,
+                      "the rewritten graph fails the verifier (a bug of the mapper)");
     if (st == ST_OK && !o.no_passes && g->n_groups == 0)
         st = run_passes(g, chip, &d);
-    uint32_t n_rewrites = 0;
     if (st == ST_OK)
         st = mapper_rewrite(g, chip, &n_rewrites, &d);
     if (st == ST_OK && n_rewrites && verify_graph(g, &d) != ST_OK) /* a mapper bug */
@@ -305,6 +314,8 @@ int main(int argc, char **argv)
         st = mapper_plan(g, chip, &o.map, &plan, &d);
         cli_progress_end(&prog);
     }
+    if (st == ST_OK)
+        st = xst;
     char *rep = NULL, *svg = NULL;
     uint8_t *pb = NULL;
     size_t rep_len = 0, svg_len = 0, pb_len = 0;

@@ -34,7 +34,7 @@
 
 static const char usage_text[] =
     "usage: taskir-opt IN.pb [-o OUT.pb] [--passes LIST] [--chip CHIP.xml] [--split SPEC]\n"
-    "                  [--verify-each]\n"
+    "                  [--no-fit] [--verify-each]\n"
     "                  [--dump-after PASS[,PASS...]|all] [--dump-to FILE] [--time-passes]\n"
     "                  [--quiet]\n"
     "       taskir-opt --list-passes | --help | --version\n"
@@ -49,6 +49,9 @@ static const char usage_text[] =
     "  --chip CHIP.xml  the chip description the passes fit the graph to (taskir/chip.h);\n"
     "                default: the built-in TianjicX description\n"
     "  --split SPEC   the split pass's explicit cuts (docs/passes.md); needs split in LIST\n"
+    "  --no-fit       the split pass makes only the cuts of --split, it does not cut the\n"
+    "                graph to fit the chip (a group may then be larger than a core); needs\n"
+    "                split in LIST\n"
     "  --verify-each  run the verifier after every pass; a finding names the pass (exit 3)\n"
     "  --dump-after PASSES  print the graph as text (taskir-dump's format) after each of\n"
     "                these passes of LIST, or after all of them, each dump preceded by\n"
@@ -69,8 +72,8 @@ static const char usage_text[] =
     "exit status:\n"
     "  0  success\n"
     "  1  usage error: unknown option or pass, missing input, a pass list whose requirements\n"
-    "     are not met, --dump-after naming a pass not in the list, --split without split,\n"
-    "     an option given twice, no -o with a terminal, -o a directory or the input\n"
+    "     are not met, --dump-after naming a pass not in the list, --split or --no-fit\n"
+    "     without split, an option given twice, no -o with a terminal, -o a directory or the input\n"
     "  2  logic error: the input is not a valid TaskGraph, the chip description is invalid,\n"
     "     or a pass cannot do its job (the message names the pass, the block and the rule,\n"
     "     docs/passes.md)\n"
@@ -85,7 +88,7 @@ typedef struct Options {
     const char *split;      /* --split SPEC */
     const char *dump_after; /* --dump-after LIST */
     const char *dump_to;    /* --dump-to FILE */
-    bool verify_each, time_passes, quiet, list;
+    bool verify_each, time_passes, quiet, list, no_fit;
 } Options;
 
 #define usage_error(...) cli_usage(TOOL, __VA_ARGS__)
@@ -124,6 +127,8 @@ static int parse_args(int argc, char **argv, Options *o)
             o->list = true;
         } else if (strcmp(a, "--verify-each") == 0) {
             o->verify_each = true;
+        } else if (strcmp(a, "--no-fit") == 0) {
+            o->no_fit = true;
         } else if (strcmp(a, "--time-passes") == 0) {
             o->time_passes = true;
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
@@ -186,6 +191,9 @@ static int make_plan(const Options *o, PassPlan *plan)
         diag_print(&d, stderr, TOOL), rc = (int)st;
     else if (o->split && !pass_plan_has(plan, "split"))
         rc = usage_error("usage.args", "--split is for the split pass, which is not in the "
+                         "pass list");
+    else if (o->no_fit && !pass_plan_has(plan, "split"))
+        rc = usage_error("usage.args", "--no-fit is for the split pass, which is not in the "
                          "pass list");
     diag_finish(&d);
     if (rc >= 0)
@@ -265,7 +273,7 @@ static Status optimize(const Options *o, const PassPlan *plan, const Chip *chip,
         st = verify_graph(*out, d);
     if (st != ST_OK)
         return st;
-    PassOptions po = {.chip = chip, .split_spec = o->split};
+    PassOptions po = {.chip = chip, .split_spec = o->split, .no_fit = o->no_fit};
     CliProgress progress;
     cli_progress_start(&progress, TOOL, o->quiet);
     PassRunOptions ro = {.verify_each = o->verify_each, .dump = dump,

@@ -28,6 +28,7 @@
 #include "cli.h"
 #include "onnx_cli.h"
 #include "progress.h"
+#include "taskir/chip.h"
 #include "taskir/fileio.h"
 #include "taskir/filemap.h"
 #include "taskir/mapping.h"
@@ -53,7 +54,7 @@
 
 static const char usage_text[] =
     "usage: taskir-run GRAPH.pb --input NAME=X.npy ... [-o DIR] [--dump-all] [--steps T]\n"
-    "                  [--threads N] [--no-host] [--quiet]\n"
+    "                  [--threads N] [--no-host] [--chip-exact] [--quiet]\n"
     "       taskir-run MAP.pb --input NAME=X.npy ... (the options of GRAPH.pb)\n"
     "       taskir-run MODEL.json --params MODEL.params --input data=X.npy [-o DIR]\n"
     "       taskir-run PROG.xml --input NAME=X.npy ... [-o DIR]\n"
@@ -122,6 +123,10 @@ static const char usage_text[] =
     "  --threads N         use N threads to decode the graph's tensor values and for the\n"
     "                      simulator's large kernels (default 1; TaskGraphs only: a model\n"
     "                      runs on one thread); the results are the same for every N\n"
+    "  --chip-exact        simulate with the chip's arithmetic where it differs from the\n"
+    "                      TaskGraph's (docs/exactness.md): int32 sums saturate after every\n"
+    "                      multiply-accumulate, CCMPB/CCMPS shift only when they narrow, in\n"
+    "                      2-bit steps, and clip as P05 does (TaskGraphs and Mappings)\n"
     "  --no-host           GRAPH.pb: ignore a host remainder beside it; the outputs are the\n"
     "                      chip graph's OUTPUT blocks (TaskGraphs only)\n"
     "  -q, --quiet         no progress line: without it, a run longer than 2 seconds\n"
@@ -152,6 +157,7 @@ typedef struct Options {
     bool steps_given;
     bool threads_given;
     bool no_host;           /* --no-host: ignore GRAPH.host.json (compile.h) */
+    bool chip_exact;        /* --chip-exact: the built-in chip's arithmetic (sim_chip.c) */
     bool quiet;             /* --quiet: no progress line */
     CliProgress *progress;  /* the progress line (main's) */
     SimInput *inputs;
@@ -248,6 +254,8 @@ static int parse_args(int argc, char **argv, Options *o)
             dump_all = true;
         } else if (strcmp(a, "--no-host") == 0) {
             o->no_host = true;
+        } else if (strcmp(a, "--chip-exact") == 0) {
+            o->chip_exact = true;
         } else if ((rule = onnx_cli_option(&o->onnx_cli, argc, argv, &i, &m, err, sizeof err)),
                    m) {
             if (rule)
@@ -383,7 +391,10 @@ static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArr
     Mapping *map = NULL;    /* a Mapping: it owns g */
     SimRun *run = NULL;
     OpGraph *host = NULL;   /* the host remainder beside the .pb (compile.h), if any */
-    Status st;
+    Chip *chip = NULL;      /* --chip-exact: the built-in description */
+    Status st = o->chip_exact ? chip_load_default(&chip, d) : ST_OK;
+    if (st)
+        return st;
     if (o->kind == KIND_MAP) {
         st = mapping_load_pb_mem(buf, len, &map, d);
         g = map ? map->graph : NULL;
@@ -400,11 +411,14 @@ static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArr
     if (!st)
         st = sim_create(g, &o->sim, &run, d);
     if (!st)
+        sim_use_chip(run, chip);
+    if (!st)
         st = read_inputs(o, arrays);
     if (!st)
         st = sim_run_progress(run, o->inputs, o->n_inputs, &res->sim, &o->progress->hook, d);
     cli_progress_end(o->progress);
     sim_destroy(run);
+    chip_destroy(chip);
     if (map)
         mapping_destroy(map);
     else
@@ -568,6 +582,9 @@ static int check_kind(const Options *o)
     if (model && o->no_host)
         return usage_error("usage.args", "--no-host is for TaskGraphs; '%s' is a model, run "
                            "whole in the interpreter", o->file);
+    if (model && o->chip_exact)
+        return usage_error("usage.args", "--chip-exact is for TaskGraphs (the simulator); '%s' "
+                           "is a model, run in the interpreter", o->file);
     if (model && o->threads_given)
         return usage_error("usage.args", "--threads is for TaskGraphs (the simulator); '%s' "
                            "is a model, run on one thread in the interpreter", o->file);

@@ -79,7 +79,8 @@ if command -v script >/dev/null 2>&1; then
         >"$tmp/tty" 2>&1 || fail "taskir-map --quiet on a terminal"
     grep -q 'taskir-map: block' "$tmp/tty" && fail "a progress line with --quiet"
     TASKIR_PROGRESS_AFTER=0 "$map" "$lenet" -o "$tmp/pipe.map.pb" 2>"$tmp/err" || fail "pipe"
-    [ ! -s "$tmp/err" ] || fail "a progress line on a pipe"
+    # (the warnings of the chip-exactness rewrites aside: docs/exactness.md)
+    ! grep -v ': warning: ' "$tmp/err" >/dev/null || fail "a progress line on a pipe"
     echo "ok: progress line"
 else
     echo "skipped: the progress line (no script(1))"

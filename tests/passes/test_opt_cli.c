@@ -80,6 +80,7 @@ static void test_usage(void **state)
     USAGE("usage.dump", lenet, "-o", out, "--passes", "dce", "--dump-after", "group");
     USAGE("usage.args", lenet, "-o", out, "--dump-to", out);
     USAGE("usage.args", lenet, "-o", out, "--passes", "dce", "--split", "conv1:y=2");
+    USAGE("usage.args", lenet, "-o", out, "--passes", "dce", "--no-fit");
     USAGE("usage.output", lenet, "-o", lenet);
     USAGE("usage.output", lenet, "-o", tt_tmpdir());
     USAGE("usage.output", lenet, "-o", out, "--dump-after", "all", "--dump-to", lenet);
@@ -199,6 +200,56 @@ static void test_run(void **state)
     free(x);
 }
 
+/* The number of blocks of the graph in file pb, from taskir-dump's first line. */
+static int blocks_of(const char *pb)
+{
+    TtRun r;
+    tt_run(&r, NULL, dump_tool, "--format", "text", pb, NULL);
+    assert_int_equal(r.status, 0);
+    int n = -1;
+    if (sscanf(r.out, "taskgraph: %d blocks", &n) != 1)
+        fail_msg("no block count in:\n%.200s", r.out);
+    tt_run_free(&r);
+    return n;
+}
+
+/* --no-fit: on a chip of 16 KiB a core, fit mode cuts LeNet; with --no-fit split makes only
+ * the cuts of --split (none: the graph keeps its blocks). */
+static void test_no_fit(void **state)
+{
+    (void)state;
+    char small[4096], fit[4096], nofit[4096], spec[4096];
+    tt_path(small, sizeof small, "small_chip.xml");
+    tt_path(fit, sizeof fit, "fit.pb");
+    tt_path(nofit, sizeof nofit, "nofit.pb");
+    tt_path(spec, sizeof spec, "spec.pb");
+    size_t n;
+    char *x = tt_slurp_or_fail(chip, &n);
+    char *b = strstr(x, "budget=\"128KiB\"");
+    assert_non_null(b);
+    memcpy(b, "budget=\"16KiB\" ", 15);
+    tt_write_file(small, x, n);
+    free(x);
+    TtRun r;
+    opt(&r, NULL, lenet, "-o", fit, "--passes", "split", "--chip", small, NULL);
+    if (r.status != 0)
+        fail_msg("stderr:\n%s", r.err);
+    tt_run_free(&r);
+    opt(&r, NULL, lenet, "-o", nofit, "--passes", "split", "--chip", small, "--no-fit", NULL);
+    assert_int_equal(r.status, 0);
+    tt_run_free(&r);
+    opt(&r, NULL, lenet, "-o", spec, "--passes", "split", "--chip", small, "--no-fit",
+        "--split", "conv1:y=2", NULL);
+    assert_int_equal(r.status, 0);
+    tt_run_free(&r);
+    int before = blocks_of(lenet);
+    assert_int_equal(blocks_of(nofit), before);
+    /* conv1 in two row bands: two pieces, each with its input and its weights (the whole
+     * ones go), the bias shared */
+    assert_true(blocks_of(spec) > before);
+    assert_true(blocks_of(fit) > blocks_of(spec));
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4) {
@@ -222,6 +273,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_run),
         cmocka_unit_test(test_chip),
+        cmocka_unit_test(test_no_fit),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     tt_tmpdir_remove();

@@ -1,0 +1,402 @@
+/* exact.c: the chip-exactness rewrites of the mapper (docs/exactness.md, "Rewrites"): where
+ * the chip's arithmetic and the TaskGraph's would differ (taskir/exact.h), the graph is
+ * rewritten into one the chip computes exactly, keeping its outputs bit for bit, when the
+ * interval analysis proves the rewrite exact; what remains is a logic error naming the block.
+ *
+ *   precision   a block of a precision the chip does not encode takes one it does when no
+ *               value changes: a storage block (whose content never saturates) INT_8,
+ *               UINT_8 or INT_32, the first that holds its values (within the container of
+ *               its data); an Axon block INT_32 when its precision's clamp never acts
+ *   CCMPB/CCMPS the first of: its output precision (its own, INT_8, UINT_8, INT_32), its CMP
+ *               (its own, or moved into [-128, 127] or [-1, 1]) and reading doubled values
+ *               (when the shift is odd) with which the TaskGraph gives the same values and
+ *               the chip too (exact_cmp_agrees); an INT_32 to INT_32 shift thus becomes a
+ *               narrowing one when its values fit 8 bits; a storage block that only such
+ *               narrowed blocks write becomes INT_8
+ *   CLUT        else a CCMPB / CCMPS with a 1 x 1 window, stride 1 and no padding whose
+ *               shifted values fit a table index (4, 8 or 12 bits: 16 to 4096 entries)
+ *               becomes a CLUT with the same shift and the table clip(i): P07 shifts from
+ *               int32 whatever its output
+ *   odd shift   a Soma block shifting by 2k + 1 bits reads its values doubled by a CADD
+ *               (the box read twice, "<storage>/x2.eN.fK") and shifts by 2k + 2:
+ *               floor(2v / 2^(2k+2)) = floor(v / 2^(2k+1)), exact when every doubled value
+ *               fits int32 and 2k + 2 is a Soma shift
+ *   overflow    no rewrite: partial sums that may leave int32 are an error
+ * The checks then run again on the rewritten graph: a finding left is a logic error.
+ * Requires a verified, compacted graph; leaves it compacted (the caller verifies it).
+ */
+#include "mapper/mapper.h"
+#include "mapper/rewrite.h"
+#include "taskir/diag_block.h"
+#include "taskir/exact.h"
+#include "taskir/uses.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* x + x: a CADD, which may read an Axon's output as it is */
+static const MapThrough through_double = {BT_CADD, "x2", AT_CONSTANT_B, 0, true, true};
+
+/* The kinds of rewrite, each counted with its first block (for the warnings). */
+enum { MADE_PREC, MADE_CMP, MADE_LUT, MADE_ODD, MADE_KINDS };
+
+typedef struct Made {
+    uint32_t n[MADE_KINDS];
+    int32_t first[MADE_KINDS];
+    const char *rule[MADE_KINDS];   /* the rule the first one broke */
+} Made;
+
+/* What the pass decided for each block (per position). */
+enum { TODO_NONE, TODO_NARROWED = 1, TODO_DOUBLE = 2, TODO_LUT = 4 };
+
+typedef struct Ctx {
+    Graph *g;
+    const Chip *c;
+    ExactInfo x;
+    uint8_t *todo;
+    int32_t *lut_dw;                /* TODO_LUT: the table's LUT_DW */
+    Made m;
+    Diag *d;
+} Ctx;
+
+static void made(Made *m, int kind, const Block *b, const char *rule)
+{
+    if (!m->n[kind]++) {
+        m->first[kind] = b->id;
+        m->rule[kind] = rule;
+    }
+}
+
+static bool is_soma(const Chip *c, const Block *b)
+{
+    const ChipPrim *p = chip_prim_for(c, b->type);
+    return p && p->unit == UNIT_SOMA;
+}
+
+static bool is_cmp(const Block *b)
+{
+    return b->type == BT_CCMPB || b->type == BT_CCMPS;
+}
+
+static void set_prec(Block *b, PrecisionId p)
+{
+    b->prec = p;
+    b->has_prec = true;
+}
+
+/* The first of cands (n of them) the chip encodes whose range holds r and whose container
+ * is same (when same >= 0); PR_COUNT when none. */
+static PrecisionId fitting(const Chip *c, ExactRange r, const PrecisionId *cands, int n,
+                           int same)
+{
+    for (int k = 0; k < n; k++) {
+        ExactRange p = exact_prec_range(cands[k]);
+        if (chip_prec(c, cands[k]) && exact_inside(r, p.lo, p.hi) &&
+            (same < 0 || (int)pr_info(cands[k])->container == same))
+            return cands[k];
+    }
+    return PR_COUNT;
+}
+
+/* A precision the chip encodes for storage or Axon block b with the same values, or
+ * PR_COUNT. */
+static PrecisionId encodable(const Chip *c, const Block *b, const ExactBlock *x)
+{
+    static const PrecisionId store[] = {PR_INT_8, PR_UINT_8, PR_INT_32};
+    static const PrecisionId axon[] = {PR_INT_32};
+    ExactRange old = exact_prec_range(blk_prec(b));
+    if (bt_info(b->type)->kind == BK_STORAGE)
+        return fitting(c, x->out, store, 3, b->data ? (int)pr_info(blk_prec(b))->container : -1);
+    if (is_soma(c, b) || !exact_inside(x->raw, old.lo, old.hi))
+        return PR_COUNT; /* a Soma's own rewrites below; or the clamp acts */
+    return fitting(c, x->raw, axon, 1, -1);
+}
+
+/* Can b read its first role's values doubled: every edge into those clusters a plain copy
+ * (map_insert_through copies boxes, not rearrangements) from a storage block? */
+static bool plain_inputs(const Graph *g, const Block *b)
+{
+    uint32_t nv = blk_n_variadic(b);
+    for (uint32_t k = 0; k < nv && k < b->n_in; k++)
+        for (uint32_t j = 0; j < b->in[k].n_ifaces; j++) {
+            const Edge *e = graph_edge(g, b->in[k].ifaces[j].edge_id);
+            const Block *s = e ? graph_block(g, e->src) : NULL;
+            if (!s || e->n_re || bt_info(s->type)->kind != BK_STORAGE)
+                return false;
+        }
+    return true;
+}
+
+static int32_t clamp32(int32_t v, int32_t lo, int32_t hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* A CCMPB / CCMPS whose chip value differs: the first precision, CMP and doubling with
+ * which both the TaskGraph and the chip give its values (file comment); false when none. */
+static bool plan_cmp(const Chip *c, const ExactCmp *ref, ExactRange m, bool plain,
+                     ExactCmp *out)
+{
+    PrecisionId precs[] = {ref->out, PR_INT_8, PR_UINT_8, PR_INT_32};
+    int32_t cmps[] = {ref->cmp, clamp32(ref->cmp, -128, 127), clamp32(ref->cmp, -1, 1)};
+    bool odd = ref->shift % 2 != 0 && plain;
+    for (int dbl = 0; dbl <= (odd ? 1 : 0); dbl++)
+        for (size_t p = 0; p < sizeof precs / sizeof precs[0]; p++)
+            for (size_t q = 0; q < sizeof cmps / sizeof cmps[0]; q++) {
+                ExactCmp k = *ref;
+                k.out = precs[p];
+                k.cmp = cmps[q];
+                k.in = dbl ? PR_INT_32 : ref->in;
+                k.shift = ref->shift + dbl;
+                k.scale = dbl;
+                if (!chip_prec(c, k.out) || !chip_prec(c, k.in) ||
+                    (k.shift && (!exact_narrows(c, k.in, k.out) ||
+                                 !chip_soma_shift(c, k.shift, NULL))) ||
+                    (dbl && !exact_inside(m, INT32_MIN / 2, INT32_MAX / 2)))
+                    continue;
+                if (exact_cmp_agrees(NULL, ref, &k, m, NULL) &&
+                    exact_cmp_agrees(c, ref, &k, m, NULL)) {
+                    *out = k;
+                    return true;
+                }
+            }
+    return false;
+}
+
+/* The LUT_DW of a CLUT that can stand for CCMPB / CCMPS block b (file comment), or 0. */
+static int32_t lut_for(const Chip *c, const Graph *g, const Block *b, const ExactBlock *x,
+                       PrecisionId in)
+{
+    int32_t e[TIR_NDIMS];
+    blk_eff_shape(b, e);
+    const ChipPrim *lut = chip_prim_for(c, BT_CLUT);
+    int32_t s = blk_attr(b, AT_BIT_SHIFT_NUM);
+    bool odd = !chip_soma_shift(c, s, NULL);
+    if (e[D_KY] != 1 || e[D_KX] != 1 || e[D_Y] != e[D_IY] || e[D_X] != e[D_IX] ||
+        blk_attr(b, AT_STRIDE_X) != 1 || blk_attr(b, AT_STRIDE_Y) != 1 || !lut ||
+        lut->unit != UNIT_SOMA || !(lut->precs & (UINT64_C(1) << (odd ? PR_INT_32 : in))) ||
+        blk_attr(b, AT_PAD_UP) || blk_attr(b, AT_PAD_DOWN) || blk_attr(b, AT_PAD_LEFT) ||
+        blk_attr(b, AT_PAD_RIGHT) ||
+        (odd && (s >= 31 || !chip_soma_shift(c, s + 1, NULL) || !plain_inputs(g, b) ||
+                 !exact_inside(x->in, INT32_MIN / 2, INT32_MAX / 2))))
+        return 0;
+    for (int32_t dw = 4; dw <= 12; dw += 4)
+        if (exact_inside(x->acc, -((int64_t)1 << (dw - 1)), ((int64_t)1 << (dw - 1)) - 1))
+            return dw;
+    return 0;
+}
+
+/* The attribute rewrites: precisions, then each CCMPB / CCMPS the chip would run otherwise
+ * (a plan, else a CLUT for later); then storage that only narrowed blocks write. */
+static Status attr_rewrites(Ctx *x)
+{
+    Graph *g = x->g;
+    const Chip *c = x->c;
+    for (uint32_t i = 0; i < g->n_blocks; i++) {
+        Block *b = g->blocks[i];
+        BlockKind kind = bt_info(b->type)->kind;
+        if ((kind != BK_STORAGE && kind != BK_COMPUTE) || chip_prec(c, blk_prec(b)))
+            continue;
+        PrecisionId p = encodable(c, b, &x->x.blocks[i]);
+        if (p != PR_COUNT) {
+            set_prec(b, p);
+            made(&x->m, MADE_PREC, b, "map.exact.prec");
+        }
+    }
+    for (uint32_t i = 0; i < g->n_blocks; i++) {
+        Block *b = g->blocks[i];
+        const ExactBlock *xb = &x->x.blocks[i];
+        PrecisionId in = exact_input_prec(g, i);
+        if (!is_cmp(b) || !is_soma(c, b))
+            continue;
+        const char *rule = exact_soma_rule(c, b, in, xb->in);
+        if (!rule && chip_prec(c, blk_prec(b)))
+            continue;
+        ExactCmp ref, k;
+        exact_cmp_of(b, in, &ref);
+        if (plan_cmp(c, &ref, xb->in, plain_inputs(g, b), &k)) {
+            if (k.cmp != ref.cmp && !blk_set_attr(g, b, AT_CMP, k.cmp))
+                return diag_add(x->d, ST_RUNTIME, "oom", NULL, "out of memory rewriting");
+            set_prec(b, k.out);
+            x->todo[i] |= (k.out == PR_INT_8 && ref.out != PR_INT_8 ? TODO_NARROWED : 0) |
+                          (k.scale ? TODO_DOUBLE : 0);
+            made(&x->m, MADE_CMP, b, rule ? rule : "map.exact.prec");
+        } else if ((x->lut_dw[i] = lut_for(c, g, b, xb, in)) != 0) {
+            x->todo[i] |= TODO_LUT;
+            made(&x->m, MADE_LUT, b, rule ? rule : "map.exact.prec");
+        }
+    }
+    GraphUses u;
+    if (!graph_uses(g, &u))
+        return diag_add(x->d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");
+    for (uint32_t i = 0; i < g->n_blocks; i++) {
+        const BlockUses *bu = &u.blocks[i];
+        bool only = g->blocks[i]->type == BT_SI && !g->blocks[i]->data && bu->n_in_edges &&
+                    blk_prec(g->blocks[i]) == PR_INT_32 &&
+                    exact_inside(x->x.blocks[i].out, -128, 127);
+        for (uint32_t k = 0; only && k < bu->n_in_edges; k++) {
+            long w = graph_block_pos(g, g->edges[bu->in_edges[k]]->src);
+            only = w >= 0 && (x->todo[w] & TODO_NARROWED);
+        }
+        if (only)
+            set_prec(g->blocks[i], PR_INT_8);
+    }
+    graph_uses_finish(&u);
+    return graph_oom(g) ? diag_add(x->d, ST_RUNTIME, "oom", NULL, "out of memory rewriting "
+                                   "the graph") : ST_OK;
+}
+
+/* CCMPB / CCMPS block b becomes a CLUT with LUT_DW dw and the table of its clip. */
+static Status to_lut(Ctx *x, Block *b, int32_t dw, PrecisionId in)
+{
+    Graph *g = x->g;
+    ExactCmp k;
+    exact_cmp_of(b, in, &k);
+    k.shift = 0; /* the table maps the shifted value */
+    int64_t n = (int64_t)1 << dw, *t = malloc((size_t)n * sizeof *t);
+    if (!t)
+        return diag_add(x->d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");
+    ExactRange own = exact_prec_range(blk_prec(b));
+    bool keep = chip_prec(x->c, blk_prec(b)) != NULL;
+    for (int64_t i = 0; i < n; i++) {
+        t[i] = exact_graph_cmp(&k, i < n / 2 ? i : i - n);
+        keep = keep && t[i] >= own.lo && t[i] <= own.hi;
+    }
+    if (!keep) /* the table holds values the clamp of its precision would change */
+        set_prec(b, PR_INT_32);
+    int32_t s = blk_attr(b, AT_BIT_SHIFT_NUM), dims[1] = {(int32_t)n};
+    char name[256];
+    snprintf(name, sizeof name, "%s/lut", b->name ? b->name : "block");
+    Block *sb = graph_add_block(g, BT_SB, GRAPH_AUTO_ID, name);
+    bool ok = sb != NULL;
+    if (ok) {
+        set_prec(sb, PR_INT_32);
+        sb->shape.d[D_F] = (int32_t)n;
+        sb->has_shape = true;
+        ok = blk_set_data(g, sb, PR_INT_32, dims, 1, t, (uint64_t)n);
+    }
+    free(t);
+    if (ok) {
+        b->type = BT_CLUT;
+        for (int d = D_KY; d <= D_IX; d++)
+            b->shape.d[d] = 0;
+        b->n_attrs = 0;
+        if (b->n_in)
+            b->in[0].has_shape = false;
+        ok = blk_set_attr(g, b, AT_LUT_DW, dw) && (!s || blk_set_attr(g, b, AT_BIT_SHIFT_NUM, s))
+             && graph_connect(g, sb, 0, b, 1) && map_group_add(g, map_group_of(g, b->id), sb->id);
+    }
+    return ok ? ST_OK : diag_add(x->d, ST_RUNTIME, "oom", NULL, "out of memory rewriting");
+}
+
+/* A Soma block with an odd shift that reading doubled values makes exact (CLUT, CLIF; the
+ * CCMPB / CCMPS ones are planned by attr_rewrites). */
+static bool doubles(const Chip *c, const Graph *g, const Block *b, const ExactBlock *x)
+{
+    int32_t s = blk_attr(b, AT_BIT_SHIFT_NUM);
+    return (b->type == BT_CLUT || b->type == BT_CLIF) && is_soma(c, b) && plain_inputs(g, b) &&
+           !exact_shift_ok(c, b) && s < 31 && chip_soma_shift(c, s + 1, NULL) &&
+           exact_inside(x->in, INT32_MIN / 2, INT32_MAX / 2);
+}
+
+/* Every edge into the first role's clusters of b goes through a CADD x + x; b shifts a bit
+ * more. */
+static Status double_inputs(Ctx *x, Block *b)
+{
+    Graph *g = x->g;
+    uint32_t nv = blk_n_variadic(b), n = 0;
+    for (uint32_t k = 0; k < nv && k < b->n_in; k++)
+        n += b->in[k].n_ifaces;
+    int32_t *ids = malloc((n ? n : 1) * sizeof *ids);
+    if (!ids)
+        return diag_add(x->d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");
+    n = 0;
+    for (uint32_t k = 0; k < nv && k < b->n_in; k++)
+        for (uint32_t j = 0; j < b->in[k].n_ifaces; j++)
+            ids[n++] = b->in[k].ifaces[j].edge_id;
+    Status st = ST_OK;
+    for (uint32_t j = 0; j < n && st == ST_OK; j++) {
+        const Edge *e = graph_edge(g, ids[j]);
+        Block *s = e ? graph_block(g, e->src) : NULL;
+        if (s && bt_info(s->type)->kind == BK_STORAGE)
+            st = map_insert_through(g, s, ids[j], 0, &through_double, x->d); /* whole: the
+                                                 split pass cuts it, as the block it feeds */
+    }
+    free(ids);
+    if (st == ST_OK && !blk_set_attr(g, b, AT_BIT_SHIFT_NUM, blk_attr(b, AT_BIT_SHIFT_NUM) + 1))
+        st = diag_add(x->d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");
+    return st;
+}
+
+/* The structural rewrites: the CLUTs, then the doubled inputs. */
+static Status struct_rewrites(Ctx *x)
+{
+    Graph *g = x->g;
+    uint32_t nb = g->n_blocks, n = 0;
+    int32_t *ids = malloc((nb ? nb : 1) * sizeof *ids);
+    if (!ids)
+        return diag_add(x->d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");
+    Status st = ST_OK;
+    for (uint32_t i = 0; i < nb && st == ST_OK; i++) {
+        Block *b = g->blocks[i];
+        bool lut_odd = false;
+        if (x->todo[i] & TODO_LUT) {
+            lut_odd = !exact_shift_ok(x->c, b);
+            st = to_lut(x, b, x->lut_dw[i], exact_input_prec(g, i));
+        }
+        if ((x->todo[i] & TODO_DOUBLE) || lut_odd || doubles(x->c, g, b, &x->x.blocks[i])) {
+            if (!(x->todo[i] & (TODO_DOUBLE | TODO_LUT)))
+                made(&x->m, MADE_ODD, b, "map.exact.oddshift");
+            ids[n++] = b->id;
+        }
+    }
+    for (uint32_t k = 0; k < n && st == ST_OK; k++)
+        st = double_inputs(x, graph_block(g, ids[k]));
+    free(ids);
+    if (st == ST_OK && !graph_compact(g))
+        st = diag_add(x->d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");
+    return st;
+}
+
+Status mapper_exact(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d)
+{
+    static const char *const what[MADE_KINDS] = {
+        "took a precision the chip encodes with the same values",
+        "CCMPB / CCMPS took an output precision, a CMP or doubled inputs on which the chip "
+        "and the TaskGraph agree",
+        "CCMPB / CCMPS became a CLUT with the table of its clip",
+        "read doubled inputs (CADD x + x) and shift one bit more"};
+    *n_rewrites = 0;
+    Ctx x = {g, c, {NULL, 0}, NULL, NULL, {{0}, {0}, {NULL}}, d};
+    Status st = exact_analyse(g, &x.x, d);
+    if (st != ST_OK)
+        return st;
+    x.todo = calloc(g->n_blocks ? g->n_blocks : 1, sizeof *x.todo);
+    x.lut_dw = calloc(g->n_blocks ? g->n_blocks : 1, sizeof *x.lut_dw);
+    if (!x.todo || !x.lut_dw)
+        st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");
+    if (st == ST_OK)
+        st = attr_rewrites(&x);
+    if (st == ST_OK)
+        st = struct_rewrites(&x);
+    free(x.todo);
+    free(x.lut_dw);
+    exact_finish(&x.x);
+    if (st != ST_OK)
+        return st;
+    for (int k = 0; k < MADE_KINDS; k++) {
+        if (!x.m.n[k])
+            continue;
+        diag_block(d, ST_OK, x.m.rule[k], graph_block(g, x.m.first[k]), "rewrote %u block%s: "
+                   "%s (docs/exactness.md); this is the first", x.m.n[k],
+                   x.m.n[k] > 1 ? "s" : "", what[k]);
+        *n_rewrites += x.m.n[k];
+    }
+    /* what is left after the rewrites is an error */
+    if ((st = exact_analyse(g, &x.x, d)) != ST_OK)
+        return st;
+    size_t left = exact_check(g, c, &x.x, ST_LOGIC, d);
+    exact_finish(&x.x);
+    return d->oom ? ST_RUNTIME : left ? ST_LOGIC : ST_OK;
+}

@@ -1,0 +1,503 @@
+/* test_exact.c: chip exactness (docs/exactness.md) on hand-built graphs whose figures are
+ * worked out by hand: the interval analysis (a CVM's ranges from its real weights, a
+ * convolution with padding), each map.exact.* rule, each rewrite of the mapper keeping the
+ * outputs bit for bit under the TaskGraph's arithmetic and giving them under the chip's too,
+ * and the chip's arithmetic of the simulator (sim_use_chip) on hand-worked values. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "mapper/mapper.h"
+#include "taskir/exact.h"
+#include "taskir/sim.h"
+#include "taskir/verify.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static Block *blk(Graph *g, BlockType t, const char *name, PrecisionId p, const int32_t s[8])
+{
+    Block *b = graph_add_block(g, t, GRAPH_AUTO_ID, name);
+    assert_non_null(b);
+    memcpy(b->shape.d, s, sizeof b->shape.d);
+    b->has_shape = true;
+    b->prec = p;
+    b->has_prec = true;
+    return b;
+}
+
+static void join(Graph *g, Block *a, uint32_t out, Block *b, uint32_t in)
+{
+    assert_non_null(graph_connect(g, a, out, b, in));
+}
+
+/* INPUT of precision p and f values (1-D), socket 0. */
+static Block *input(Graph *g, PrecisionId p, int32_t f)
+{
+    Block *in = blk(g, BT_INPUT, "x", p, (const int32_t[8]){1, 1, f, 0, 0, 0, 0, 0});
+    in->socket_id = 0;
+    in->has_socket_id = true;
+    return in;
+}
+
+/* src -> SI of precision p (1 x 1 x f) -> returned. */
+static Block *store(Graph *g, Block *src, const char *name, PrecisionId p, int32_t f)
+{
+    Block *s = blk(g, BT_SI, name, p, (const int32_t[8]){1, 1, f, 0, 0, 0, 0, 0});
+    join(g, src, 0, s, 0);
+    return s;
+}
+
+/* s -> OUTPUT, socket 0. */
+static void output(Graph *g, Block *s, int32_t f)
+{
+    Block *o = blk(g, BT_OUTPUT, "y", PR_INT_32, (const int32_t[8]){1, 1, f, 0, 0, 0, 0, 0});
+    o->has_prec = false;
+    o->socket_id = 0;
+    o->has_socket_id = true;
+    join(g, s, 0, o, 0);
+}
+
+/* A 1 x 1 window CCMPB / CCMPS over f channels reading s. */
+static Block *cmp(Graph *g, Block *s, BlockType t, PrecisionId p, int32_t f, int32_t shift,
+                  int32_t c)
+{
+    Block *b = blk(g, t, "cmp", p, (const int32_t[8]){1, 1, f, 0, 1, 1, 1, 1});
+    assert_true(blk_set_attr(g, b, AT_CMP, c));
+    if (shift)
+        assert_true(blk_set_attr(g, b, AT_BIT_SHIFT_NUM, shift));
+    join(g, s, 0, b, 0);
+    return b;
+}
+
+static const ExactBlock *xb_of(const Graph *g, const ExactInfo *x, const Block *b)
+{
+    return &x->blocks[graph_block_pos(g, b->id)];
+}
+
+/* Runs g on the input values (n of them) with the TaskGraph's arithmetic or the chip's. */
+static void run(const Graph *g, const Chip *c, const int32_t *in, int64_t n, int32_t *out)
+{
+    Diag d;
+    diag_init(&d, "t");
+    SimRun *r = NULL;
+    SimOptions o = {1, 1, false};
+    assert_int_equal(sim_create(g, &o, &r, &d), ST_OK);
+    sim_use_chip(r, c);
+    assert_int_equal(sim_set_input(r, 0, in, n, &d), ST_OK);
+    assert_int_equal(sim_step(r, &d), ST_OK);
+    int64_t count = 0;
+    const int32_t *y = sim_output(r, 0, &count);
+    assert_int_equal(count, n);
+    memcpy(out, y, (size_t)n * sizeof *out);
+    sim_destroy(r);
+    diag_finish(&d);
+}
+
+/* The findings of exact_check on g: how many, and whether rule is among them. */
+static size_t check(const Graph *g, const Chip *c, const char *rule)
+{
+    ExactInfo x;
+    Diag d;
+    diag_init(&d, "t");
+    assert_int_equal(exact_analyse(g, &x, &d), ST_OK);
+    size_t n = exact_check(g, c, &x, ST_LOGIC, &d);
+    if (rule)
+        assert_true(diag_find(&d, rule) >= 0);
+    exact_finish(&x);
+    diag_finish(&d);
+    return n;
+}
+
+/* Rewrites g (mapper_exact) and checks that the TaskGraph's outputs on in (n values, f
+ * outputs) stay what they were and that the chip gives them too; returns the rewrites. */
+static uint32_t rewrite_keeps(Graph *g, const Chip *c, const int32_t *in, int64_t n)
+{
+    int32_t *before = malloc((size_t)n * sizeof *before), *after = malloc((size_t)n * 4);
+    int32_t *chip = malloc((size_t)n * sizeof *chip);
+    assert_non_null(before);
+    assert_non_null(after);
+    assert_non_null(chip);
+    run(g, NULL, in, n, before);
+    Diag d;
+    diag_init(&d, "t");
+    uint32_t nr = 0;
+    assert_int_equal(mapper_exact(g, c, &nr, &d), ST_OK);
+    assert_int_equal(verify_graph(g, &d), ST_OK);
+    diag_finish(&d);
+    run(g, NULL, in, n, after);
+    run(g, c, in, n, chip);
+    assert_memory_equal(before, after, (size_t)n * sizeof *after);
+    assert_memory_equal(before, chip, (size_t)n * sizeof *chip);
+    assert_int_equal(check(g, c, NULL), 0);
+    free(before);
+    free(after);
+    free(chip);
+    return nr;
+}
+
+static Chip *chip(void)
+{
+    Chip *c = NULL;
+    Diag d;
+    diag_init(&d, "chip");
+    assert_int_equal(chip_load_default(&c, &d), ST_OK);
+    diag_finish(&d);
+    return c;
+}
+
+/* INPUT INT_8 (4) -> SIFC -> CVM with W = [[1,-2,3,-4],[5,6,7,8]], bias [10,-10] -> SI.
+ * Channel 0: P = 4, N = -6: [10 - 512 - 762, 10 + 508 + 768] = [-1264, 1286]; channel 1:
+ * P = 26: [-10 - 3328, -10 + 3302] = [-3338, 3292]; the union [-3338, 3292]. */
+static void test_cvm_ranges(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    Block *in = input(g, PR_INT_8, 4);
+    Block *x = blk(g, BT_SIFC, "x/in", PR_INT_8, (const int32_t[8]){0, 0, 0, 4, 0, 0, 0, 0});
+    Block *w = blk(g, BT_SWFC, "w", PR_INT_8, (const int32_t[8]){0, 0, 2, 4, 0, 0, 0, 0});
+    Block *bs = blk(g, BT_SB, "b", PR_INT_32, (const int32_t[8]){0, 0, 2, 0, 0, 0, 0, 0});
+    Block *fc = blk(g, BT_CVM, "fc", PR_INT_32, (const int32_t[8]){0, 0, 2, 4, 0, 0, 0, 0});
+    fc->bias_type = BIAS_VECTOR;
+    assert_true(blk_set_data(g, w, PR_INT_8, (const int32_t[2]){2, 4}, 2,
+                             (const int64_t[8]){1, -2, 3, -4, 5, 6, 7, 8}, 8));
+    assert_true(blk_set_data(g, bs, PR_INT_32, (const int32_t[1]){2}, 1,
+                             (const int64_t[2]){10, -10}, 2));
+    join(g, in, 0, x, 0);
+    join(g, x, 0, fc, 0);
+    join(g, w, 0, fc, 1);
+    join(g, bs, 0, fc, 2);
+    Block *y = blk(g, BT_SI, "y", PR_INT_32, (const int32_t[8]){1, 1, 2, 0, 0, 0, 0, 0});
+    join(g, fc, 0, y, 0);
+    output(g, y, 2);
+    Diag d;
+    diag_init(&d, "t");
+    assert_int_equal(verify_graph(g, &d), ST_OK);
+    ExactInfo ex;
+    assert_int_equal(exact_analyse(g, &ex, &d), ST_OK);
+    const ExactBlock *b = xb_of(g, &ex, fc);
+    assert_int_equal(b->raw.lo, -3338);
+    assert_int_equal(b->raw.hi, 3292);
+    assert_int_equal(b->acc.lo, -3338);
+    assert_int_equal(b->acc.hi, 3292);
+    assert_int_equal(xb_of(g, &ex, y)->out.lo, -3338);
+    assert_int_equal(xb_of(g, &ex, in)->out.hi, 127);
+    exact_finish(&ex);
+    diag_finish(&d);
+    graph_destroy(g);
+}
+
+/* A UINT_8 input (0 .. 255) into a 3 x 1 conv with weights [2, -1, 3] and padding 1 on top:
+ * P = 5, N = -1; without padding the exact sum would lie in [0 - 255, 5 * 255] = [-255,
+ * 1275], with padding the partial sums' bound holds (the same here, 0 in the range), and
+ * the accumulator from bias 7: [7 - 255, 7 + 1275]. */
+static void test_conv_padding(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    Block *in = blk(g, BT_INPUT, "x", PR_UINT_8, (const int32_t[8]){3, 1, 1, 0, 0, 0, 0, 0});
+    in->socket_id = 0;
+    in->has_socket_id = true;
+    Block *x = blk(g, BT_SIC, "x/in", PR_UINT_8, (const int32_t[8]){3, 1, 0, 1, 0, 0, 0, 0});
+    Block *w = blk(g, BT_SW, "w", PR_INT_8, (const int32_t[8]){0, 0, 1, 1, 3, 1, 0, 0});
+    Block *cc = blk(g, BT_CC, "cc", PR_INT_32, (const int32_t[8]){3, 1, 1, 1, 3, 1, 3, 1});
+    assert_true(blk_set_attr(g, cc, AT_PAD_UP, 1));
+    assert_true(blk_set_attr(g, cc, AT_PAD_DOWN, 1));
+    assert_true(blk_set_attr(g, cc, AT_KERNEL_Y, 3));
+    assert_true(blk_set_attr(g, cc, AT_CONSTANT_B, 7));
+    cc->bias_type = BIAS_CONSTANT;
+    assert_true(blk_set_data(g, w, PR_INT_8, (const int32_t[4]){1, 1, 3, 1}, 4,
+                             (const int64_t[3]){2, -1, 3}, 3));
+    join(g, in, 0, x, 0);
+    join(g, x, 0, cc, 0);
+    join(g, w, 0, cc, 1);
+    Block *y = blk(g, BT_SI, "y", PR_INT_32, (const int32_t[8]){3, 1, 1, 0, 0, 0, 0, 0});
+    join(g, cc, 0, y, 0);
+    Block *o = blk(g, BT_OUTPUT, "o", PR_INT_32, (const int32_t[8]){3, 1, 1, 0, 0, 0, 0, 0});
+    o->has_prec = false;
+    o->socket_id = 0;
+    o->has_socket_id = true;
+    join(g, y, 0, o, 0);
+    Diag d;
+    diag_init(&d, "t");
+    assert_int_equal(verify_graph(g, &d), ST_OK);
+    ExactInfo ex;
+    assert_int_equal(exact_analyse(g, &ex, &d), ST_OK);
+    const ExactBlock *b = xb_of(g, &ex, cc);
+    assert_int_equal(b->acc.lo, 7 - 255);
+    assert_int_equal(b->acc.hi, 7 + 1275);
+    exact_finish(&ex);
+    Chip *c = chip();
+    assert_int_equal(check(g, c, NULL), 0);
+    chip_destroy(c);
+    diag_finish(&d);
+    graph_destroy(g);
+}
+
+/* INPUT INT_8 -> SI -> CVS (CONSTANT_A 2^30) -> SI -> OUTPUT: 127 * 2^30 leaves int32.
+ * The TaskGraph wraps: 3 * 2^30 -> -2^30, -3 * 2^30 -> 2^30; the chip saturates: INT32_MAX,
+ * INT32_MIN; 1 * 2^30 fits either way. No rewrite: map.exact.overflow is an error. */
+static void test_overflow(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    Block *s = store(g, input(g, PR_INT_8, 3), "x/in", PR_INT_8, 3);
+    Block *v = blk(g, BT_CVS, "big", PR_INT_32, (const int32_t[8]){1, 1, 3, 0, 0, 0, 0, 0});
+    assert_true(blk_set_attr(g, v, AT_CONSTANT_A, 1 << 30));
+    join(g, s, 0, v, 0);
+    output(g, store(g, v, "y", PR_INT_32, 3), 3);
+    Chip *c = chip();
+    assert_int_equal(check(g, c, "map.exact.overflow"), 1);
+    int32_t in[3] = {3, -3, 1}, tg[3], ch[3];
+    run(g, NULL, in, 3, tg);
+    run(g, c, in, 3, ch);
+    assert_int_equal(tg[0], -(1 << 30));
+    assert_int_equal(tg[1], 1 << 30);
+    assert_int_equal(ch[0], INT32_MAX);
+    assert_int_equal(ch[1], INT32_MIN);
+    assert_int_equal(tg[2], ch[2]);
+    Diag d;
+    diag_init(&d, "t");
+    uint32_t nr = 0;
+    assert_int_equal(mapper_exact(g, c, &nr, &d), ST_LOGIC);
+    assert_true(diag_find(&d, "map.exact.overflow") >= 0);
+    diag_finish(&d);
+    chip_destroy(c);
+    graph_destroy(g);
+}
+
+/* The chip's CADD saturates after each input: INT32_MAX - 5 + 10 - 10 -> INT32_MAX - 10 on
+ * the chip (INT32_MAX after the first add), INT32_MAX - 5 in the TaskGraph. */
+static void test_cadd_saturates(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    Block *in = input(g, PR_INT_32, 1);
+    in->has_prec = false;
+    Block *a = store(g, in, "a", PR_INT_32, 1);
+    Block *k = blk(g, BT_SI, "k", PR_INT_32, (const int32_t[8]){1, 1, 1, 0, 0, 0, 0, 0});
+    Block *m = blk(g, BT_SI, "m", PR_INT_32, (const int32_t[8]){1, 1, 1, 0, 0, 0, 0, 0});
+    assert_true(blk_set_data(g, k, PR_INT_32, (const int32_t[3]){1, 1, 1}, 3,
+                             (const int64_t[1]){10}, 1));
+    assert_true(blk_set_data(g, m, PR_INT_32, (const int32_t[3]){1, 1, 1}, 3,
+                             (const int64_t[1]){-10}, 1));
+    Block *add = blk(g, BT_CADD, "add", PR_INT_32, (const int32_t[8]){1, 1, 1, 0, 0, 0, 0, 0});
+    add->shape.n_branch = 3;
+    join(g, a, 0, add, 0);
+    join(g, k, 0, add, 1);
+    join(g, m, 0, add, 2);
+    output(g, store(g, add, "y", PR_INT_32, 1), 1);
+    Chip *c = chip();
+    int32_t in0 = INT32_MAX - 5, tg, ch;
+    run(g, NULL, &in0, 1, &tg);
+    run(g, c, &in0, 1, &ch);
+    assert_int_equal(tg, INT32_MAX - 5);
+    assert_int_equal(ch, INT32_MAX - 10);
+    assert_int_equal(check(g, c, "map.exact.overflow"), 1);
+    chip_destroy(c);
+    graph_destroy(g);
+}
+
+/* INT_32 -> INT_32 CCMPB shifting by 4 (a floor division): the chip does not shift (100 ->
+ * 100, the TaskGraph 6; -100 -> -100, the TaskGraph -7). From INT_8 values the shifted ones
+ * (-8 .. 7) fit 8 bits: the mapper makes it narrow (INT_8, CMP INT32_MIN -> -128). */
+static void test_shift32_narrow(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    Block *s = store(g, input(g, PR_INT_8, 4), "x/in", PR_INT_32, 4);
+    Block *b = cmp(g, s, BT_CCMPB, PR_INT_32, 4, 4, INT32_MIN);
+    output(g, store(g, b, "y", PR_INT_32, 4), 4);
+    Chip *c = chip();
+    assert_int_equal(check(g, c, "map.exact.shift32"), 1);
+    int32_t in[4] = {100, -100, 127, -128}, tg[4], ch[4];
+    run(g, NULL, in, 4, tg);
+    run(g, c, in, 4, ch);
+    assert_int_equal(tg[0], 6);
+    assert_int_equal(tg[1], -7);
+    assert_int_equal(ch[0], 100);
+    assert_int_equal(ch[1], -100);
+    assert_int_equal(rewrite_keeps(g, c, in, 4), 1);
+    assert_int_equal(blk_prec(b), PR_INT_8);
+    assert_int_equal(blk_attr(b, AT_CMP), -128);
+    chip_destroy(c);
+    graph_destroy(g);
+}
+
+/* The same from INT_16 values: the shifted ones (-2048 .. 2047) fit no 8 bits but a table
+ * of 4096: the CCMPB becomes a CLUT with LUT_DW 12, shift 4, the table of its clip. */
+static void test_shift32_lut(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    Block *s = store(g, input(g, PR_INT_16, 4), "x/in", PR_INT_32, 4);
+    Block *b = cmp(g, s, BT_CCMPB, PR_INT_32, 4, 4, -1000);
+    output(g, store(g, b, "y", PR_INT_32, 4), 4);
+    Chip *c = chip();
+    assert_true(check(g, c, "map.exact.shift32") >= 1);
+    int32_t in[4] = {32767, -32768, -16001, 100};
+    assert_int_equal(rewrite_keeps(g, c, in, 4), 1);
+    assert_int_equal(b->type, BT_CLUT);
+    assert_int_equal(blk_attr(b, AT_LUT_DW), 12);
+    assert_int_equal(blk_attr(b, AT_BIT_SHIFT_NUM), 4);
+    chip_destroy(c);
+    graph_destroy(g);
+}
+
+/* From INT_32 values of any size no rewrite is exact: map.exact.shift32 stays an error. */
+static void test_shift32_error(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    Block *in = input(g, PR_INT_32, 2);
+    in->has_prec = false;
+    Block *b = cmp(g, store(g, in, "x/in", PR_INT_32, 2), BT_CCMPS, PR_INT_32, 2, 4,
+                   INT32_MAX);
+    output(g, store(g, b, "y", PR_INT_32, 2), 2);
+    Chip *c = chip();
+    Diag d;
+    diag_init(&d, "t");
+    uint32_t nr = 0;
+    assert_int_equal(mapper_exact(g, c, &nr, &d), ST_LOGIC);
+    long k = diag_find(&d, "map.exact.shift32");
+    assert_true(k >= 0);
+    assert_int_equal(d.entries[k].status, ST_LOGIC);
+    assert_int_equal(d.entries[k].block_id, b->id);
+    diag_finish(&d);
+    chip_destroy(c);
+    graph_destroy(g);
+}
+
+/* An odd shift (3) on a narrowing CCMPB: the chip shifts by 2 (40 -> 10, the TaskGraph 5).
+ * The mapper doubles its input (a CADD x + x) and shifts by 4: floor(2v / 16) = floor(v / 8). */
+static void test_oddshift(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    Block *s = store(g, input(g, PR_INT_16, 4), "x/in", PR_INT_32, 4);
+    Block *b = cmp(g, s, BT_CCMPB, PR_INT_8, 4, 3, 0);
+    output(g, store(g, b, "y", PR_INT_8, 4), 4);
+    Chip *c = chip();
+    assert_true(check(g, c, "map.exact.oddshift") >= 1);
+    int32_t in[4] = {40, -41, 1023, 32767}, tg[4], ch[4];
+    run(g, NULL, in, 4, tg);
+    run(g, c, in, 4, ch);
+    assert_int_equal(tg[0], 5);
+    assert_int_equal(ch[0], 10);
+    assert_int_equal(tg[1], 0);
+    assert_int_equal(tg[2], 127);
+    assert_int_equal(rewrite_keeps(g, c, in, 4), 1);
+    assert_int_equal(blk_attr(b, AT_BIT_SHIFT_NUM), 4);
+    uint32_t cadds = 0;
+    for (uint32_t i = 0; i < g->n_blocks; i++)
+        cadds += g->blocks[i]->type == BT_CADD;
+    assert_int_equal(cadds, 1);
+    chip_destroy(c);
+    graph_destroy(g);
+}
+
+/* A ReLU to UINT_8 (CMP 0) of shifted values that may be negative: the chip compares
+ * nothing from INT_32 to UINT_8 and keeps the low byte (-1 -> 255; the TaskGraph 0). The
+ * values after the shift (-32 .. 31) fit INT_8: the mapper makes it an INT_8 output, on
+ * which the chip compares with 0. */
+static void test_clip(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    Block *s = store(g, input(g, PR_INT_8, 3), "x/in", PR_INT_32, 3);
+    Block *b = cmp(g, s, BT_CCMPB, PR_UINT_8, 3, 2, 0);
+    output(g, store(g, b, "y", PR_UINT_8, 3), 3);
+    Chip *c = chip();
+    assert_int_equal(check(g, c, "map.exact.clip"), 1);
+    int32_t in[3] = {-4, 100, -128}, tg[3], ch[3];
+    run(g, NULL, in, 3, tg);
+    run(g, c, in, 3, ch);
+    assert_int_equal(tg[0], 0);
+    assert_int_equal(ch[0], 255);
+    assert_int_equal(tg[1], 25);
+    assert_int_equal(ch[1], 25);
+    assert_int_equal(rewrite_keeps(g, c, in, 3), 1);
+    assert_int_equal(blk_prec(b), PR_INT_8);
+    chip_destroy(c);
+    graph_destroy(g);
+}
+
+/* Precisions the chip does not encode: an INT_16 storage of INT_8 values becomes INT_8; a
+ * UINT_4 CCMPB over a window of two whose clamp acts (values up to 127 clamped to 15) stays
+ * an error (a 1 x 1 window would become a CLUT). */
+static void test_prec(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    Block *s = store(g, input(g, PR_INT_8, 2), "x/in", PR_INT_16, 2);
+    Block *b = cmp(g, s, BT_CCMPB, PR_INT_8, 2, 0, -128);
+    output(g, store(g, b, "y", PR_INT_8, 2), 2);
+    Chip *c = chip();
+    assert_int_equal(check(g, c, "map.exact.prec"), 1);
+    int32_t in[2] = {-7, 9};
+    assert_int_equal(rewrite_keeps(g, c, in, 2), 1);
+    assert_int_equal(blk_prec(s), PR_INT_8);
+    graph_destroy(g);
+
+    g = graph_create();
+    Block *in2 = blk(g, BT_INPUT, "x", PR_INT_8, (const int32_t[8]){1, 2, 1, 0, 0, 0, 0, 0});
+    in2->socket_id = 0;
+    in2->has_socket_id = true;
+    s = blk(g, BT_SI, "x/in", PR_INT_8, (const int32_t[8]){1, 2, 1, 0, 0, 0, 0, 0});
+    join(g, in2, 0, s, 0);
+    b = blk(g, BT_CCMPB, "cmp", PR_UINT_4, (const int32_t[8]){1, 1, 1, 0, 1, 2, 1, 2});
+    assert_true(blk_set_attr(g, b, AT_KERNEL_X, 2));
+    join(g, s, 0, b, 0);
+    output(g, store(g, b, "y", PR_INT_8, 1), 1);
+    Diag d;
+    diag_init(&d, "t");
+    assert_int_equal(verify_graph(g, &d), ST_OK);
+    uint32_t nr = 0;
+    assert_int_equal(mapper_exact(g, c, &nr, &d), ST_LOGIC);
+    assert_true(diag_find(&d, "map.exact.prec") >= 0);
+    diag_finish(&d);
+    chip_destroy(c);
+    graph_destroy(g);
+}
+
+/* The P05 model on single values (exact_soma.c): INT_32 -> INT_8, shift 4 (one step of 4),
+ * CMP 0x1F05 (low byte 5): 1000 >> 4 = 62; 100000 >> 4 saturates to 127; -50 >> 4 = -4 is
+ * below 5. A TaskGraph INT_8 clip with CMP 0x1F05 = 7941 gives 7941 .. 127 -> 127. */
+static void test_p05_values(void **state)
+{
+    (void)state;
+    Chip *c = chip();
+    ExactCmp k = {true, PR_INT_32, PR_INT_8, 0x1F05, 4, 0, false};
+    int64_t v = 0;
+    assert_true(exact_chip_cmp(c, &k, 1000, &v));
+    assert_int_equal(v, 62);
+    assert_true(exact_chip_cmp(c, &k, 100000, &v));
+    assert_int_equal(v, 127);
+    assert_true(exact_chip_cmp(c, &k, -50, &v));
+    assert_int_equal(v, 5);
+    assert_int_equal(exact_graph_cmp(&k, 1000), 127);
+    k.shift = 3; /* an odd shift runs as 2 bits */
+    assert_true(exact_chip_cmp(c, &k, 40, &v));
+    assert_int_equal(v, 10);
+    k.out = PR_INT_32; /* no narrowing: no shift, the whole CMP */
+    assert_true(exact_chip_cmp(c, &k, 40, &v));
+    assert_int_equal(v, 0x1F05);
+    k.in = PR_INT_16;
+    assert_false(exact_chip_cmp(c, &k, 40, &v));
+    chip_destroy(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cvm_ranges),     cmocka_unit_test(test_conv_padding),
+        cmocka_unit_test(test_overflow),       cmocka_unit_test(test_cadd_saturates),
+        cmocka_unit_test(test_shift32_narrow), cmocka_unit_test(test_shift32_lut),
+        cmocka_unit_test(test_shift32_error),  cmocka_unit_test(test_oddshift),
+        cmocka_unit_test(test_clip),           cmocka_unit_test(test_prec),
+        cmocka_unit_test(test_p05_values),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
