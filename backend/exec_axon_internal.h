@@ -41,6 +41,9 @@ typedef struct AxonArea {
  * returns ST_LOGIC. */
 Status axon_fail(const AxonCtx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The primitive's shape (absent: every dim absent). */
+const Taskir__Shape *axon_shape(const AxonCtx *c);
+
 /* A shape dim of the primitive (0 or absent: absent). Required dims must be 1..AXON_DIM_MAX;
  * an absent optional dim reads as 1. */
 Status axon_dim(const AxonCtx *c, const char *field, int32_t v, bool required, int64_t *out);
