@@ -81,7 +81,8 @@ static void conv_case(bool p81)
     /* The layouts of docs/backend.md. */
     enum { X1 = 0x0000, W = 0x4000, B = 0x3000, O = 0x6000 };
     CoreMem *m = fx_mem();
-    int64_t x_words, w_words = (int64_t)g * ky * kx * r * (pw == TASKIR__PRECISION__TERNARY ? 2 : 8);
+    int64_t x_words;
+    int64_t w_words = (int64_t)g * ky * kx * r * (pw == TASKIR__PRECISION__TERNARY ? 2 : 8);
     int py = iy + pt + pd, pxw = (ix + pl + pr + 15) / 16 * 16;
     int rp = px1 == TASKIR__PRECISION__TERNARY ? (r + 63) / 64 * 64 : (r + 15) / 16 * 16;
     for (int y = 0; y < iy; y++)
