@@ -26,7 +26,7 @@ typedef struct Packet {
     int head;               /* its header there */
     int64_t gx, gy;         /* where it goes now */
     int64_t addr;           /* A */
-    uint8_t bytes[8];
+    uint32_t w[2];          /* the payload: two words, or one byte in w[0] */
     bool single, end, relay;
 } Packet;
 
@@ -116,9 +116,13 @@ static Status arrive(RunCore *at, Packet *k, int p, bool *again, Diag *d)
             return bad(d, "prog.router.addr", at, p, "a packet for address %lld lands past the "
                        "receive area of %lld units", (long long)k->addr,
                        (long long)(units * 8 / size));
-        for (int64_t i = 0; i < size; i++)
-            core_mem_set_u8(at->mem, ASM_MEM2_BASE + r->addr_din_base, size * k->addr + i,
-                            k->bytes[i]);
+        int64_t base = ASM_MEM2_BASE + (int64_t)r->addr_din_base;
+        if (k->single) {
+            core_mem_set_u8(at->mem, base, k->addr, (uint8_t)k->w[0]);
+        } else {
+            at->mem->w[base + 2 * k->addr] = k->w[0];
+            at->mem->w[base + 2 * k->addr + 1] = k->w[1];
+        }
         at->marks += k->end;
     }
     if (forward) {
@@ -185,9 +189,11 @@ static Status send_core(Run *r, RunCore *c, const Taskir__Asm__P09 *rp, const Se
                                  j % (cst + 1),
                          .single = single, .end = hd->is_packet_finish && j == n - 1,
                          .relay = hd->relay_type == TASKIR__ASM__RELAY_TYPE__MULTI_RELAY_CAST};
-            for (int64_t i = 0; i < size; i++) {
-                int64_t b = k * size + i;
-                pk.bytes[i] = (uint8_t)(a->w[b / 4] >> (8 * (b % 4)));
+            if (single) {
+                pk.w[0] = (uint8_t)(a->w[k / 4] >> (8 * (k % 4)));
+            } else {
+                pk.w[0] = a->w[2 * k];
+                pk.w[1] = a->w[2 * k + 1];
             }
             Status st = deliver(r, &pk, p, d);
             if (st)
