@@ -16,6 +16,9 @@
 #include "backend/emit_layout.h"
 #include "taskir/uses.h"
 
+#include <stdint.h>
+#include <stdlib.h>
+
 #define EMIT_NONE UINT32_MAX
 
 /* A box of a feature map in canonical coordinates: y, x, channel (f or r, the storage's
