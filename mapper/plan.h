@@ -161,6 +161,9 @@ Status map_merge_cores(MapPlan *p, Diag *d);
  * off chip from there); the whole step for static data or a span that wraps past the
  * stage. v MAP_NONE: on every core together. */
 void map_lifetime(const MapPlan *p, uint32_t pos, uint32_t v, uint32_t *first, uint32_t *last);
+/* lifetime.c: the same life as global phases [*lo, *hi]; false when it is the whole step
+ * (static data, no event, or a span that wraps past the stage). */
+bool map_lifetime_span(const MapPlan *p, uint32_t pos, uint32_t v, int64_t *lo, int64_t *hi);
 /* place.c: Scotch's placement of the virtual cores as they are now into where[] (n_vcores
  * entries), a sketch for merge.c; leaves no traffic graph behind. */
 Status map_place_sketch(MapPlan *p, uint32_t *where, Diag *d);

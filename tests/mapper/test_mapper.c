@@ -513,7 +513,8 @@ static void test_stages(void **state)
 /* One conv's result to three ReLUs, each on its own core (a 16 KiB budget keeps them apart):
  * Scotch alone (effort 0) puts the four cores in a 2 x 2 square, the conv in a corner, so one
  * ReLU is two hops away; the multicast chain sends it the bytes from a neighbour instead:
- * 3 x 8192 byte-hops, not 4 x 8192. */
+ * 3 x 8192 byte-hops, not 4 x 8192; the neighbour's copy lives on its core (its MEMORY
+ * coordinate) through the phase it forwards in. */
 static void test_multicast(void **state)
 {
     (void)state;
@@ -546,8 +547,21 @@ static void test_multicast(void **state)
     for (uint32_t i = 0; i < m->n_edges; i++) {
         const MapCoord *sc = &m->edges[i].coords[0];
         if (m->edges[i].n_coords == 2 && sc->pi_index == 4 &&
-            (sc->core.x != src->core.x || sc->core.y != src->core.y))
+            (sc->core.x != src->core.x || sc->core.y != src->core.y)) {
             relayed++;
+            /* the relaying core forwards from its copy while that copy lives there: some
+             * MEMORY coordinate on its core covers the phase it sends in */
+            bool covered = false;
+            for (uint32_t n = 0; n < m->n_nodes; n++)
+                for (uint32_t k = 0; k < m->nodes[n].n_coords; k++) {
+                    const MapCoord *mc = &m->nodes[n].coords[k];
+                    if (mc->pi_index == 6 && mc->core.x == sc->core.x &&
+                        mc->core.y == sc->core.y && mc->phase <= sc->phase &&
+                        sc->phase <= mc->end_phase)
+                        covered = true;
+                }
+            assert_true(covered);
+        }
     }
     assert_int_equal(relayed, 1);
     mapping_destroy(m);
