@@ -284,6 +284,7 @@ static void free_emit(Emit *e)
     free(e->first_copy);
     free(e->n_copy);
     free(e->outs);
+    free(e->dict_of_edge);
     free(e->dups);
     graph_uses_finish(&e->uses);
 }
@@ -307,10 +308,19 @@ Status emit_program(const Mapping *m, const Chip *chip, ProgSet *out, Diag *d)
     e.first_copy = calloc(nb, sizeof *e.first_copy);
     e.n_copy = calloc(nb, sizeof *e.n_copy);
     e.outs = calloc(nb, sizeof *e.outs);
+    uint32_t ne = m->graph->n_edges ? m->graph->n_edges : 1;
+    e.dict_of_edge = malloc(ne * sizeof *e.dict_of_edge);
     Status st = ST_OK;
     if (!e.core_of || !e.phase_of || !e.slot_of || !e.first_copy || !e.n_copy || !e.outs ||
-        !graph_uses(e.g, &e.uses))
+        !e.dict_of_edge || !graph_uses(e.g, &e.uses))
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
+    for (uint32_t i = 0; st == ST_OK && i < ne; i++)
+        e.dict_of_edge[i] = EMIT_NONE;
+    for (uint32_t i = 0; st == ST_OK && i < m->n_edges; i++) { /* the first dict of an edge */
+        long pos = graph_edge_pos(e.g, m->edges[i].task_id);
+        if (pos >= 0 && e.dict_of_edge[pos] == EMIT_NONE)
+            e.dict_of_edge[pos] = i;
+    }
     for (uint32_t i = 0; st == ST_OK && i < nb; i++)
         e.core_of[i] = EMIT_NONE;
     if (st == ST_OK)

@@ -116,6 +116,7 @@ typedef struct Emit {
     uint32_t *first_copy;           /* per block position: index of its first copy */
     uint32_t *n_copy;               /* per block position: copies */
     EOut *outs;                     /* per block position */
+    uint32_t *dict_of_edge;         /* per edge position: its edge dict (EMIT_NONE: none) */
     EDup *dups;
     size_t n_dups, cap_dups;
 } Emit;
