@@ -609,6 +609,45 @@ static void test_shared_input(void **state)
     chip_destroy(c);
 }
 
+/* A block read twice (a CADD of x + x, as the exactness rewrite makes) fills its copy once:
+ * the conv writes S1 (read twice by the CADD) and S2 (read by a ReLU). On a core of 24 KiB
+ * the CADD's group (S1 8192 B, its result 8192 B) does not fit beside the conv's (static
+ * 6336 B, and its 8192 B output buffer, which stays: S2 leaves the core), 30912 B in all;
+ * counting S1's transfer twice made the buffer look unnecessary (22720 B) and the Mapping
+ * broke the core's budget [map.mem.core]. It verifies on the chip now. */
+static void test_read_twice(void **state)
+{
+    (void)state;
+    const char *edits[] = {"budget=\"128KiB\"", "budget=\"24KiB\""};
+    Chip *c = chip_with(edits, 2);
+    Graph *g = graph_create();
+    Block *s1 = conv(g, input(g), "conv");
+    Block *cc = graph_block(g, s1->id - 1);
+    assert_int_equal(cc->type, BT_CC);
+    Block *s2 = blk(g, BT_SI, "s2", PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+    join(g, cc, 0, s2, 0);
+    relu_after(g, s2, "relu", 1);
+    Block *add = blk(g, BT_CADD, "twice", PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+    Block *sum = blk(g, BT_SI, "twice/out", PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+    join(g, s1, 0, add, 0);
+    join(g, s1, 0, add, 1);
+    join(g, add, 0, sum, 0);
+    join(g, sum, 0, output(g, 0), 0);
+    MapCost k;
+    Mapping *m = map(g, c, &k);
+    const MapCoord *a = coord_of(m, "conv"), *b = coord_of(m, "twice");
+    assert_true(a->core.x != b->core.x || a->core.y != b->core.y);
+    Diag d;
+    diag_init(&d, NULL);
+    Status st = verify_mapping_on(m, c, &d);
+    if (st != ST_OK)
+        diag_print(&d, stderr, "test_mapper");
+    assert_int_equal(st, ST_OK);
+    diag_finish(&d);
+    mapping_destroy(m);
+    chip_destroy(c);
+}
+
 /* The same graph and seed give the same Mapping bytes; another seed still verifies. */
 static void test_deterministic(void **state)
 {
@@ -653,6 +692,7 @@ int main(void)
         cmocka_unit_test(test_stages),
         cmocka_unit_test(test_multicast),
         cmocka_unit_test(test_shared_input),
+        cmocka_unit_test(test_read_twice),
         cmocka_unit_test(test_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
