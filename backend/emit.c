@@ -33,6 +33,20 @@ char *emit_strdup(Emit *e, const char *s)
     return p;
 }
 
+void *emit_grow(Emit *e, void *arr, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap)
+        return arr;
+    size_t nc = *cap ? 2 * *cap : 16;
+    void *na = nc <= SIZE_MAX / elem ? realloc(arr, nc * elem) : NULL;
+    if (!na) {
+        diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory writing the programs");
+        return NULL;
+    }
+    *cap = nc;
+    return na;
+}
+
 static bool same_core(const ECore *k, const MapCoord *c)
 {
     return k->chip.x == c->chip.x && k->chip.y == c->chip.y && k->core.x == c->core.x &&
@@ -44,14 +58,10 @@ uint32_t emit_core(Emit *e, const MapCoord *c)
     for (uint32_t k = 0; k < e->n_cores; k++)
         if (same_core(&e->cores[k], c))
             return k;
-    if (e->n_cores == e->cap_cores) {
-        uint32_t cap = e->cap_cores ? 2 * e->cap_cores : 16;
-        ECore *nc = realloc(e->cores, cap * sizeof *nc);
-        if (!nc)
-            return EMIT_NONE;
-        e->cores = nc;
-        e->cap_cores = cap;
-    }
+    ECore *nc = emit_grow(e, e->cores, &e->cap_cores, e->n_cores, sizeof *e->cores);
+    if (!nc)
+        return EMIT_NONE;
+    e->cores = nc;
     ECore *k = &e->cores[e->n_cores];
     memset(k, 0, sizeof *k);
     k->chip = c->chip;
@@ -67,14 +77,10 @@ uint32_t emit_request(Emit *e, uint32_t k, int64_t words, int32_t align, int32_t
                       int32_t last, AllocKind kind, int32_t tag)
 {
     ECore *c = &e->cores[k];
-    if (c->n_reqs == c->cap_reqs) {
-        size_t cap = c->cap_reqs ? 2 * c->cap_reqs : 16;
-        AllocReq *nr = realloc(c->reqs, cap * sizeof *nr);
-        if (!nr)
-            return EMIT_NONE;
-        c->reqs = nr;
-        c->cap_reqs = cap;
-    }
+    AllocReq *nr = emit_grow(e, c->reqs, &c->cap_reqs, c->n_reqs, sizeof *c->reqs);
+    if (!nr)
+        return EMIT_NONE;
+    c->reqs = nr;
     c->reqs[c->n_reqs] = (AllocReq){words, align, first, last, kind, tag};
     return (uint32_t)c->n_reqs++;
 }
@@ -281,22 +287,16 @@ static void free_emit(Emit *e)
     free(e->first_copy);
     free(e->n_copy);
     free(e->outs);
+    free(e->dups);
     graph_uses_finish(&e->uses);
 }
 
-void emit_set_free(ProgSet *s)
+const EDup *emit_dup_of(const Emit *e, uint32_t pos)
 {
-    if (s->config)
-        protobuf_c_message_free_unpacked(&s->config->base, NULL);
-    for (size_t i = 0; i < s->n_data; i++)
-        free(s->data[i].w);
-    free(s->data);
-    for (size_t i = 0; i < s->n_sockets; i++) {
-        free(s->sockets[i].name);
-        free(s->sockets[i].model_dtype);
-    }
-    free(s->sockets);
-    memset(s, 0, sizeof *s);
+    for (size_t i = 0; i < e->n_dups; i++)
+        if (e->dups[i].cadd == pos)
+            return &e->dups[i];
+    return NULL;
 }
 
 Status emit_program(const Mapping *m, const Chip *chip, ProgSet *out, Diag *d)
@@ -340,6 +340,6 @@ Status emit_program(const Mapping *m, const Chip *chip, ProgSet *out, Diag *d)
         st = d->worst;
     free_emit(&e);
     if (st != ST_OK)
-        emit_set_free(out);
+        progset_free(out);
     return st;
 }

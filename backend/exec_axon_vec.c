@@ -103,12 +103,11 @@ Status exec_axon_p02(AxonCtx *c)
             for (int64_t ch = 0; ch < fp; ch++) {
                 int32_t acc = bias[ch];
                 if (avg) {
-                    for (int64_t dy = 0; dy < ky; dy++)
-                        for (int64_t dx = 0; dx < kx; dx++) {
-                            int64_t yy = y * sy + dy - pad[0], xx = xo * sx + dx - pad[2];
-                            if (yy >= 0 && yy < iy && xx >= 0 && xx < ix)
-                                acc = asm_sat_add32(acc, x[(yy * ix + xx) * fp + ch]);
-                        }
+                    /* The window's rows and columns inside the input (padding adds 0). */
+                    int64_t y0 = y * sy - pad[0], x0 = xo * sx - pad[2];
+                    for (int64_t yy = y0 < 0 ? 0 : y0; yy < y0 + ky && yy < iy; yy++)
+                        for (int64_t xx = x0 < 0 ? 0 : x0; xx < x0 + kx && xx < ix; xx++)
+                            acc = asm_sat_add32(acc, x[(yy * ix + xx) * fp + ch]);
                 } else {
                     for (int64_t k = 0; k < n; k++)
                         acc = asm_sat_add32(acc, x[((k * iy + y) * ix + xo) * fp + ch]);

@@ -46,7 +46,7 @@ static void time_steps(const char *label, Graph *g, uint32_t threads, const int3
 {
     Diag d;
     diag_init(&d, label);
-    SimOptions o = {threads, 1, false};
+    SimOptions o = {.threads = threads, .steps = 1, .keep_all = false};
     SimRun *run;
     if (graph_oom(g) || verify_graph(g, &d) || sim_create(g, &o, &run, &d))
         die("planning the benchmark graph", &d);
@@ -312,7 +312,7 @@ static void bench_example(const char *path, uint32_t threads, int reps)
         SimRun *run;
         if (graph_load_pb(path, &g, &d) || verify_graph(g, &d))
             die("loading the example", &d);
-        SimOptions o = {threads, 1, false};
+        SimOptions o = {.threads = threads, .steps = 1, .keep_all = false};
         if (sim_create(g, &o, &run, &d))
             die("planning the example", &d);
         for (uint32_t k = 0; k < sim_n_inputs(run); k++) {

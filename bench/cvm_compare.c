@@ -146,7 +146,7 @@ static Status run_sim(const Options *o, const NpyArray *x, Engine *e, Diag *d)
     double t0 = now();
     Graph *g = NULL;
     SimRun *run = NULL;
-    SimOptions opt = {o->threads, 1, false};
+    SimOptions opt = {.threads = o->threads, .steps = 1, .keep_all = false};
     Status st = graph_load_pb(o->graph, &g, d);
     if (!st)
         st = verify_graph(g, d);

@@ -83,7 +83,7 @@ int main(int argc, char **argv)
     diag_init(&d, argv[1]);
     Graph *g = NULL;
     SimRun *run = NULL;
-    SimOptions opt = {1, 1, false};
+    SimOptions opt = {.threads = 1, .steps = 1, .keep_all = false};
     Status st = graph_load_pb(argv[1], &g, &d);
     if (st == ST_OK)
         st = sim_create(g, &opt, &run, &d);

@@ -3,6 +3,7 @@
 #include "taskir/filemap.h"
 
 #include "taskir/fileio.h"
+#include "taskir/parallel.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +18,34 @@
 #define MAP_POPULATE 0 /* the pages then come in as they are first read */
 #endif
 
+/* Files from this size on are brought in on threads. */
+#define THREADED_BYTES ((size_t)16 << 20)
+
+enum { PAGE = 4096, PART = 1 << 21 };
+
+/* Parts [lo, hi) of PART bytes of the mapping at ctx (a TirFileBytes): madvise's populate
+ * where the system has it, else one byte read a page. */
+static void populate(void *ctx, int64_t lo, int64_t hi)
+{
+    const TirFileBytes *f = ctx;
+    size_t a = (size_t)lo * PART, b = (size_t)hi * PART < f->len ? (size_t)hi * PART : f->len;
+#ifdef MADV_POPULATE_READ
+    if (madvise((char *)f->map + a, b - a, MADV_POPULATE_READ) == 0)
+        return;
+#endif
+    unsigned sum = 0;
+    for (size_t i = a; i < b; i += PAGE)
+        sum += ((const volatile uint8_t *)f->p)[i];
+    (void)sum;
+}
+
 Status tir_file_bytes(const char *path, size_t cap, TirFileBytes *f, Diag *d)
+{
+    return tir_file_bytes_threads(path, cap, 1, f, d);
+}
+
+Status tir_file_bytes_threads(const char *path, size_t cap, uint32_t threads,
+                              TirFileBytes *f, Diag *d)
 {
     memset(f, 0, sizeof *f);
     /* stat first: opening a FIFO to look at it would wait for a writer, and take its data */
@@ -26,12 +54,16 @@ Status tir_file_bytes(const char *path, size_t cap, TirFileBytes *f, Diag *d)
     int fd = regular ? open(path, O_RDONLY | O_CLOEXEC) : -1;
     if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
         (uintmax_t)sb.st_size <= (uintmax_t)cap) {
-        void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        bool par = threads > 1 && (size_t)sb.st_size >= THREADED_BYTES;
+        void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ,
+                       MAP_PRIVATE | (par ? 0 : MAP_POPULATE), fd, 0);
         close(fd);
         if (m != MAP_FAILED) {
             f->map = m;
             f->p = m;
             f->len = (size_t)sb.st_size;
+            if (par)
+                tir_parallel(threads, (int64_t)((f->len + PART - 1) / PART), populate, f);
             return ST_OK;
         }
     } else if (fd >= 0) {

@@ -23,6 +23,10 @@ typedef struct TirFileBytes {
  * fails, which leaves *f empty). A file over cap bytes is a logic error [limit.file], an
  * unreadable one a runtime error [io.read]. */
 Status tir_file_bytes(const char *path, size_t cap, TirFileBytes *f, Diag *d);
+/* tir_file_bytes with the pages of a large mapped file brought in on up to threads threads
+ * (the mapping's cost, page tables for hundreds of MB, then falls on all of them). */
+Status tir_file_bytes_threads(const char *path, size_t cap, uint32_t threads,
+                              TirFileBytes *f, Diag *d);
 void tir_file_release(TirFileBytes *f);
 
 #endif

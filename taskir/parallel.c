@@ -44,3 +44,19 @@ void tir_parallel(uint32_t threads, int64_t n, TirRangeFn fn, void *ctx)
             fn(ctx, parts[i].lo, parts[i].hi);
     }
 }
+
+enum { PAGE = 4096 };
+
+/* Pages [lo, hi) of the memory at ctx. */
+static void touch_pages(void *ctx, int64_t lo, int64_t hi)
+{
+    volatile unsigned char *p = ctx;
+    for (int64_t i = lo; i < hi; i++)
+        p[(size_t)i * PAGE] = 0;
+}
+
+void tir_parallel_touch(void *p, size_t bytes, uint32_t threads)
+{
+    if (p && bytes)
+        tir_parallel(threads, (int64_t)((bytes + PAGE - 1) / PAGE), touch_pages, p);
+}

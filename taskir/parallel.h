@@ -5,6 +5,7 @@
 #ifndef TASKIR_PARALLEL_H
 #define TASKIR_PARALLEL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Largest thread count used (more are read as this many). */
@@ -16,5 +17,11 @@ typedef void (*TirRangeFn)(void *ctx, int64_t lo, int64_t hi);
  * rounded; part 0 in this thread), or fn(ctx, 0, n) in this thread when threads <= 1 or
  * n <= 1. A thread that cannot be started has its part run in this thread. */
 void tir_parallel(uint32_t threads, int64_t n, TirRangeFn fn, void *ctx);
+
+/* Writes a zero byte into every 4 KiB page of [p, p + bytes), zeroed memory not yet used (a
+ * fresh allocation), split over up to threads threads: the system's cost of a fresh page (a
+ * fault and clearing it) is then shared by the threads instead of falling on whichever
+ * writes the memory first. */
+void tir_parallel_touch(void *p, size_t bytes, uint32_t threads);
 
 #endif

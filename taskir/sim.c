@@ -14,13 +14,17 @@
  * data tensor and no inputs are filled once.
  */
 #include "sim_internal.h"
+#include "sim_share.h"
 #include "taskir/diag_block.h"
+#include "taskir/parallel.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define SIM_MAX_STEPS_PER_EDGE 64u
+/* A region this large (elements) is a fresh mapping worth touching on the threads. */
+#define SIM_TOUCH_ELEMS ((int64_t)1 << 20)
 
 /* ---- small helpers ---- */
 
@@ -50,6 +54,86 @@ static void *run_alloc(SimRun *run, int64_t n, size_t size)
     if (p)
         run->owned[run->n_owned++] = p;
     return p;
+}
+
+/* Elements of a buffer in the run's region: n rounded up to whole 64-byte lines (every buffer
+ * starts on a line). */
+static int64_t region_elems(int64_t n)
+{
+    return n > INT64_MAX - 15 ? INT64_MAX : (n + 15) / 16 * 16;
+}
+
+/* The buffers of the run's region while planning: size_buffers lists them (what each is,
+ * its size and life), sim_share_place places them, plan_buffers and sim_create take them in
+ * the same order (buf_alloc). */
+enum { BUF_IN, BUF_RESULT, BUF_STATE, BUF_PACK, BUF_SCRATCH };
+
+typedef struct SimRegionPlan {
+    SimLife *life;
+    uint32_t *tag;              /* block position * 8 + BUF_* (+ cluster index for BUF_IN) */
+    int64_t *off;
+    bool *shared;
+    uint32_t n, cap, next;
+    bool broken;                /* a buffer was asked for out of the listed order */
+    bool share;                 /* buffers may share memory (SimOptions.share_buffers) */
+    uint32_t *last;             /* per block position: the last order index reading its
+                                   result's buffer (SIM_SHARE_END: read after the step) */
+    uint32_t *root;             /* per block position: the block whose buffer its result is */
+} SimRegionPlan;
+
+static void region_plan_free(SimRegionPlan *rp)
+{
+    if (!rp)
+        return;
+    free(rp->life);
+    free(rp->tag);
+    free(rp->off);
+    free(rp->shared);
+    free(rp->last);
+    free(rp->root);
+    free(rp);
+}
+
+/* Lists a buffer of the region; false when memory runs out. */
+static bool region_list(SimRegionPlan *rp, uint32_t tag, int64_t n, uint32_t first,
+                        uint32_t last)
+{
+    if (rp->n == rp->cap) {
+        uint32_t cap = rp->cap ? rp->cap * 2 : 256;
+        SimLife *l = realloc(rp->life, cap * sizeof *l);
+        if (l)
+            rp->life = l;
+        uint32_t *t = realloc(rp->tag, cap * sizeof *t);
+        if (t)
+            rp->tag = t;
+        if (!l || !t)
+            return false;
+        rp->cap = cap;
+    }
+    rp->life[rp->n] = (SimLife){region_elems(n > 0 ? n : 1), first, last};
+    rp->tag[rp->n++] = tag;
+    return true;
+}
+
+/* n zeroed elements of 4 bytes for buffer tag: its place in the run's region (*shared: whether
+ * it shares memory with other buffers), or when the region does not list it there, a buffer
+ * of its own. */
+static void *buf_alloc(SimRun *run, int64_t n, uint32_t tag, bool *shared)
+{
+    SimRegionPlan *rp = run->rp;
+    if (shared)
+        *shared = false;
+    if (run->region && rp && rp->off && !rp->broken && rp->next < rp->n &&
+        rp->tag[rp->next] == tag &&
+        rp->life[rp->next].elems == region_elems(n > 0 ? n : 1)) {
+        uint32_t k = rp->next++;
+        if (shared)
+            *shared = rp->shared[k];
+        return run->region + (size_t)rp->off[k] * 4;
+    }
+    if (rp)
+        rp->broken = true; /* what follows cannot trust the list either */
+    return run_alloc(run, n, 4);
 }
 
 static bool is_kind(const Block *b, BlockKind k)
@@ -345,24 +429,89 @@ static bool can_alias(const SimCluster *c)
            c->copies[0].dst_whole && c->copies[0].src->vol == c->vol;
 }
 
-/* Decides which clusters of sb alias their source and adds the elements of the buffers sb
- * will own to *total (no allocation yet). */
-static void size_buffers(SimBlock *sb, int64_t *total)
+/* Decides which clusters of sb alias their source. */
+static void plan_aliases(SimBlock *sb)
 {
+    for (uint32_t i = 0; i < sb->n_in; i++)
+        sb->in[i].alias = can_alias(&sb->in[i]);
+}
+
+/* The lives of the results' buffers (SimRegionPlan's root and last): a storage block or an
+ * OUTPUT whose input cluster aliases a result has that result's buffer, which lives until the
+ * last block reading it (a copy from it, or a cluster aliasing it) has run, or after the step
+ * when an OUTPUT has it. Without sharing every buffer lives after the step. */
+static void plan_lives(SimRun *run, SimRegionPlan *rp, bool share)
+{
+    const Graph *g = run->g;
+    rp->share = share;
+    for (uint32_t i = 0; i < run->n_order; i++) {
+        uint32_t pos = run->order[i];
+        const SimBlock *sb = &run->blocks[pos];
+        rp->root[pos] = pos;
+        rp->last[pos] = share ? i : SIM_SHARE_END;
+        BlockKind kind = bt_info(sb->b->type)->kind;
+        if (kind == BK_NULL)
+            continue;
+        if ((kind == BK_STORAGE || sb->b->type == BT_OUTPUT) && sb->n_in && sb->in[0].alias)
+            rp->root[pos] = rp->root[graph_block_pos(g, sb->in[0].copies[0].e->src)];
+        for (uint32_t j = 0; j < sb->n_in; j++)
+            for (uint32_t k = 0; k < sb->in[j].n_copies; k++) {
+                uint32_t r = rp->root[graph_block_pos(g, sb->in[j].copies[k].e->src)];
+                if (rp->last[r] < i)
+                    rp->last[r] = i;
+            }
+        if (sb->b->type == BT_OUTPUT)
+            rp->last[rp->root[pos]] = SIM_SHARE_END;
+    }
+}
+
+/* Does one of c's copies write all of it? */
+static bool covered(const SimCluster *c)
+{
+    for (uint32_t k = 0; k < c->n_copies; k++)
+        if (c->copies[k].dst_whole)
+            return true;
+    return false;
+}
+
+/* Adds the elements of the buffers sb (at order index i) will own to *total (no allocation
+ * yet) and lists those plan_buffers takes from the region (a data tensor used in place takes
+ * none) with their lives: an input cluster of a compute block lives while the block runs, a
+ * compute result or the content of a storage block that edges write from the block to its
+ * last reader; INPUT data (set before the step), storage content that is data or zero, CLIF
+ * state and what OUTPUT blocks hold live for the whole run. false when memory runs out. */
+static bool size_buffers(SimRun *run, SimBlock *sb, uint32_t i, int64_t *total)
+{
+    SimRegionPlan *rp = run->rp;
     BlockKind kind = bt_info(sb->b->type)->kind;
+    uint32_t pos = sb->pos, end = SIM_SHARE_END;
+    bool ok = true;
     if (kind == BK_NULL)
-        return;
-    for (uint32_t i = 0; i < sb->n_in; i++) {
-        SimCluster *c = &sb->in[i];
-        c->alias = can_alias(c);
-        if (!c->alias && (kind == BK_COMPUTE || kind == BK_IO))
+        return true;
+    for (uint32_t j = 0; j < sb->n_in; j++) {
+        SimCluster *c = &sb->in[j];
+        if (!c->alias && (kind == BK_COMPUTE || kind == BK_IO)) {
             *total = add_sat(*total, c->vol);
+            uint32_t last = kind == BK_IO ? end : i; /* an OUTPUT's: read after the step */
+            ok &= region_list(rp, pos * 8 + BUF_IN, c->vol, rp->share ? i : 0,
+                              rp->share ? last : end);
+        }
     }
     bool own = !(kind == BK_STORAGE && sb->n_in && sb->in[0].alias) && sb->b->type != BT_OUTPUT;
     if (own)
         *total = add_sat(*total, sb->result_vol);
-    if (sb->b->type == BT_CLIF)
+    if (own && !data_in_place(sb)) {
+        bool lives = kind == BK_COMPUTE || (kind == BK_STORAGE && !sb->b->data && sb->n_in &&
+                                            sb->in[0].n_copies);
+        lives &= rp->last[pos] != end;
+        ok &= region_list(rp, pos * 8 + BUF_RESULT, sb->result_vol, lives ? i : 0,
+                          lives ? rp->last[pos] : end);
+    }
+    if (sb->b->type == BT_CLIF) {
         *total = add_sat(*total, sb->result_vol);
+        ok &= region_list(rp, pos * 8 + BUF_STATE, sb->result_vol, 0, end);
+    }
+    return ok;
 }
 
 /* Gives every cluster of sb its buffer, in topological order (sources first). */
@@ -376,9 +525,12 @@ static Status plan_buffers(SimRun *run, SimBlock *sb, Diag *d)
         SimCluster *c = &sb->in[i];
         if (c->alias)
             c->data = c->copies[0].src->data;
-        else if ((kind == BK_COMPUTE || kind == BK_IO) &&
-                 !(c->data = run_alloc(run, c->vol, sizeof *c->data)))
-            goto oom;
+        else if (kind == BK_COMPUTE || kind == BK_IO) {
+            bool shared;
+            if (!(c->data = buf_alloc(run, c->vol, sb->pos * 8 + BUF_IN, &shared)))
+                goto oom;
+            c->zero = shared && !covered(c);
+        }
     }
     if (kind == BK_STORAGE && sb->n_in && sb->in[0].alias) {
         sb->result = sb->in[0].data;
@@ -389,10 +541,13 @@ static Status plan_buffers(SimRun *run, SimBlock *sb, Diag *d)
         if (sb->n_in)
             sb->in[0].data = sb->result;
     } else {
-        if (!(sb->result = run_alloc(run, sb->result_vol, sizeof *sb->result)))
+        bool shared;
+        if (!(sb->result = buf_alloc(run, sb->result_vol, sb->pos * 8 + BUF_RESULT, &shared)))
             goto oom;
-        if (kind == BK_STORAGE && sb->n_in)
+        if (kind == BK_STORAGE && sb->n_in) {
             sb->in[0].data = sb->result;
+            sb->in[0].zero = shared && !covered(&sb->in[0]);
+        }
         if (kind == BK_STORAGE && b->data) {
             Status st = load_data(sb, d);
             if (st)
@@ -401,7 +556,8 @@ static Status plan_buffers(SimRun *run, SimBlock *sb, Diag *d)
     }
     for (uint32_t i = 0; i < sb->n_out; i++)
         sb->out[i].data = sb->result;
-    if (b->type == BT_CLIF && !(sb->state = run_alloc(run, sb->result_vol, sizeof *sb->state)))
+    if (b->type == BT_CLIF &&
+        !(sb->state = buf_alloc(run, sb->result_vol, sb->pos * 8 + BUF_STATE, NULL)))
         goto oom;
     return ST_OK;
 oom:
@@ -530,12 +686,22 @@ Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d)
     if ((st = plan_order(run, d)))
         goto fail;
     /* Sizes and work first, so that the caps are checked before any large allocation. */
+    SimRegionPlan *rp = run->rp = calloc(1, sizeof *run->rp);
+    if (!rp || !(rp->last = calloc((size_t)nb + 1, sizeof *rp->last)) ||
+        !(rp->root = calloc((size_t)nb + 1, sizeof *rp->root))) {
+        st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory planning the run");
+        goto fail;
+    }
+    for (uint32_t i = 0; i < run->n_order; i++)
+        plan_aliases(&run->blocks[run->order[i]]);
+    plan_lives(run, rp, run->opt.share_buffers && !run->opt.keep_all);
     int64_t total = 0, kscratch = 0;
+    bool listed = true;
     for (uint32_t i = 0; i < run->n_order; i++) {
         SimBlock *sb = &run->blocks[run->order[i]];
         if (is_kind(sb->b, BK_COMPUTE) && (st = sim_kernel_check(sb, d)))
             goto fail;
-        size_buffers(sb, &total);
+        listed &= size_buffers(run, sb, i, &total);
         if (is_kind(sb->b, BK_COMPUTE)) {
             work = add_sat(work, sim_kernel_work(sb));
             total = add_sat(total, sim_kernel_pack_words(sb));
@@ -557,31 +723,59 @@ Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d)
                       (int64_t)SIM_MAX_TOTAL_ELEMS);
         goto fail;
     }
+    /* One region for the buffers (total <= 2^30 elements, so its bytes fit a size_t), in
+     * the order plan_buffers and the loops below take them; with threads, its pages are put
+     * in place on all of them now rather than by the first kernel to write each buffer. */
+    for (uint32_t i = 0; i < run->n_order; i++) {
+        const SimBlock *sb = &run->blocks[run->order[i]];
+        int64_t n = is_kind(sb->b, BK_COMPUTE) ? sim_kernel_pack_words(sb) : 0;
+        if (n > 0)
+            listed &= region_list(rp, sb->pos * 8 + BUF_PACK, n, 0, SIM_SHARE_END);
+    }
+    for (int k = 0; k < 2 && run->scratch_vol; k++)
+        listed &= region_list(rp, BUF_SCRATCH, run->scratch_vol, 0, SIM_SHARE_END);
+    if (kscratch)
+        listed &= region_list(rp, BUF_SCRATCH, kscratch, 0, SIM_SHARE_END);
+    int64_t region = -1;
+    if (listed && (rp->off = calloc((size_t)rp->n + 1, sizeof *rp->off)) &&
+        (rp->shared = calloc((size_t)rp->n + 1, sizeof *rp->shared)))
+        region = sim_share_place(rp->life, rp->n, rp->off, rp->shared);
+    if (region > 0 && (uint64_t)region <= SIZE_MAX / 4) {
+        if (!(run->region = run_alloc(run, region, 4))) {
+            st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory allocating the run");
+            goto fail;
+        }
+        if (run->opt.threads > 1 && region >= SIM_TOUCH_ELEMS)
+            tir_parallel_touch(run->region, (size_t)region * 4, run->opt.threads);
+    }
     for (uint32_t i = 0; i < run->n_order; i++)
         if ((st = plan_buffers(run, &run->blocks[run->order[i]], d)))
             goto fail;
     for (uint32_t i = 0; i < run->n_order; i++) {
         SimBlock *sb = &run->blocks[run->order[i]];
         int64_t n = is_kind(sb->b, BK_COMPUTE) ? sim_kernel_pack_words(sb) : 0;
-        if (n > 0 && !(sb->pack.data = run_alloc(run, n, sizeof *sb->pack.data))) {
+        if (n > 0 && !(sb->pack.data = buf_alloc(run, n, sb->pos * 8 + BUF_PACK, NULL))) {
             st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory allocating the run");
             goto fail;
         }
         if (n > 0)
             sim_kernel_plan(run, sb);
     }
+    sim_kernel_prepack(run);
     if (run->scratch_vol &&
-        (!(run->scratch[0] = run_alloc(run, run->scratch_vol, sizeof(int32_t))) ||
-         !(run->scratch[1] = run_alloc(run, run->scratch_vol, sizeof(int32_t))))) {
+        (!(run->scratch[0] = buf_alloc(run, run->scratch_vol, BUF_SCRATCH, NULL)) ||
+         !(run->scratch[1] = buf_alloc(run, run->scratch_vol, BUF_SCRATCH, NULL)))) {
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory allocating the run");
         goto fail;
     }
     run->wscratch_vol = kscratch;
-    if (kscratch && !(run->wscratch = run_alloc(run, kscratch, sizeof(uint32_t)))) {
+    if (kscratch && !(run->wscratch = buf_alloc(run, kscratch, BUF_SCRATCH, NULL))) {
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory allocating the run");
         goto fail;
     }
     graph_uses_finish(&run->uses);
+    region_plan_free(run->rp);
+    run->rp = NULL;
     sim_reset(run);
     *out = run;
     return ST_OK;
@@ -597,6 +791,7 @@ void sim_destroy(SimRun *run)
     for (uint32_t i = 0; i < run->n_owned; i++)
         free(run->owned[i]);
     free(run->owned);
+    region_plan_free(run->rp);
     graph_uses_finish(&run->uses);
     free(run);
 }
@@ -695,6 +890,8 @@ static Status step(SimRun *run, const TirProgress *p, uint64_t done0, uint64_t t
             SimCluster *c = &sb->in[j];
             if (c->alias)
                 continue;
+            if (c->zero)
+                memset(c->data, 0, (size_t)c->vol * sizeof *c->data);
             for (uint32_t k = 0; k < c->n_copies; k++)
                 do_copy(run, c, &c->copies[k]);
         }

@@ -34,6 +34,11 @@ typedef struct SimOptions {
     uint32_t threads;   /* worker threads for the large kernels; 0 or 1: this thread only */
     uint32_t steps;     /* time steps per sample for sim_run (0 reads as 1) */
     bool keep_all;      /* sim_run also returns every block's result (--dump-all) */
+    bool share_buffers; /* buffers that are not in use at once share memory (a run then
+                           needs about its largest live set); after a step sim_block_result
+                           then holds only for INPUT and OUTPUT blocks, storage blocks that no
+                           edge writes and the blocks whose result an OUTPUT reads whole.
+                           Ignored with keep_all. */
 } SimOptions;
 
 typedef struct SimRun SimRun;

@@ -34,6 +34,8 @@ typedef struct SimCluster {
     int64_t vol;
     int32_t *data;              /* own buffer or an alias of the source cluster's buffer */
     bool alias;                 /* fed by one whole-cluster copy: data is the source's */
+    bool zero;                  /* its buffer is shared (sim_share.h) and its copies do not
+                                   cover it: cleared before they run */
     SimCopy *copies;            /* input clusters: the edge copies that fill it */
     uint32_t n_copies;
 } SimCluster;
@@ -74,6 +76,9 @@ struct SimRun {
     uint32_t n_inputs, n_outputs;
     void **owned;               /* buffers to free */
     uint32_t n_owned, cap_owned;
+    unsigned char *region;      /* the buffers of the clusters, results, packed operands and
+                                   scratch (placed by sim_share.h), or NULL */
+    struct SimRegionPlan *rp;   /* while planning: where each buffer goes in the region */
     int32_t *scratch[2];        /* ping-pong buffers for rearranged copies */
     int64_t scratch_vol;
     uint32_t *wscratch;         /* kernel scratch (CC: the transposed weights) */
@@ -98,6 +103,10 @@ int64_t sim_kernel_pack_words(const SimBlock *sb);
 /* Decides whether sb's packed operands (sb->pack.data, allocated) are constant; called once
  * every buffer of the run is planned. */
 void sim_kernel_plan(const SimRun *run, SimBlock *sb);
+/* Packs the operands of every block whose packed operands are constant and whose source
+ * buffers are in place at planning (every buffer planned), on the run's threads; the others
+ * pack at their first step. */
+void sim_kernel_prepack(SimRun *run);
 /* The operations (multiply-accumulates, comparisons) of one step of a compute block, for the
  * work cap; saturates at INT64_MAX. */
 int64_t sim_kernel_work(const SimBlock *sb);

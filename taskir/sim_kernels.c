@@ -17,7 +17,11 @@
 #include "taskir/sim_dot8.h"
 #include "taskir/sim_parallel.h"
 
+#include "taskir/parallel.h"
+
 #include <inttypes.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The hot loops (the int32 convolution and vector-matrix product, the int8 path's input
@@ -189,17 +193,36 @@ static const int32_t *bias_of(const SimBlock *sb, uint32_t *c)
 /* CVVH (P03): a_pad[oy*sy][ox*sx][f] * b_pad[oy*sy][ox*sx][f] + bias; zero padding, no
  * kernel (docs/semantics.md). With stride 1 and no padding, the elementwise product. Outputs
  * whose input lies in the padding get the bias alone. */
-static Status run_CVVH(SimRun *run, SimBlock *sb, Diag *d)
-{
-    (void)run, (void)d;
+/* What a kernel split by output rows (or pixels) over the threads needs. */
+typedef struct RowsCtx {
+    const SimBlock *sb;
     Win w;
-    win_of(sb, &w);
+    int32_t lo, hi;     /* the precision's range */
+} RowsCtx;
+
+/* Runs fn(ctx, lo, hi) of sb over its output rows, or its pixels (result elements / F), on
+ * the run's threads. */
+static Status run_rows(const SimRun *run, const SimBlock *sb, SimRangeFn fn, bool pixels)
+{
+    RowsCtx c = {sb, {0}, 0, 0};
+    win_of(sb, &c.w);
+    prec_range(sb->b, &c.lo, &c.hi);
+    sim_parallel(run, pixels ? sb->result_vol / c.w.F : c.w.Y, sim_kernel_work(sb), fn, &c);
+    return ST_OK;
+}
+
+/* Output rows [y0, y1) of a CVVH, clamped. */
+static void cvvh_rows(void *p, int64_t y0, int64_t y1)
+{
+    const RowsCtx *m = p;
+    const SimBlock *sb = m->sb;
+    const Win w = m->w;
     int64_t F = w.F;
     uint32_t *o = (uint32_t *)sb->result, c;
     const int32_t *a = sb->in[0].data, *b = sb->in[1].data, *bv = bias_of(sb, &c);
     int64_t lo, hi;
     tap_range(-w.pl, w.sx, w.IX, w.X, &lo, &hi);
-    for (int64_t oy = 0; oy < w.Y; oy++) {
+    for (int64_t oy = y0; oy < y1; oy++) {
         uint32_t *row = o + oy * w.X * F;
         int64_t iy = oy * w.sy - w.pu;
         if (iy < 0 || iy >= w.IY) {
@@ -213,22 +236,32 @@ static Status run_CVVH(SimRun *run, SimBlock *sb, Diag *d)
             mul_bias(row + ox * F, a + at, b + at, bv, c, F);
         }
     }
-    finish(sb->b, sb->result, sb->result_vol);
-    return ST_OK;
+    finish_span(sb->result + y0 * w.X * F, 1, 0, (y1 - y0) * w.X * F, m->lo, m->hi);
+}
+
+static Status run_CVVH(SimRun *run, SimBlock *sb, Diag *d)
+{
+    (void)d;
+    return run_rows(run, sb, cvvh_rows, false);
+}
+
+/* Pixels [p0, p1) of a CAX (w.F channels each), clamped. */
+static void cax_pixels(void *p, int64_t p0, int64_t p1)
+{
+    const RowsCtx *m = p;
+    const SimBlock *sb = m->sb;
+    int64_t nf = m->w.F;
+    uint32_t *o = (uint32_t *)sb->result, c;
+    const int32_t *x = sb->in[0].data, *al = sb->in[1].data, *bv = bias_of(sb, &c);
+    for (int64_t q = p0; q < p1; q++)
+        mul_bias(o + q * nf, x + q * nf, al, bv, c, nf);
+    finish_span(sb->result + p0 * nf, 1, 0, (p1 - p0) * nf, m->lo, m->hi);
 }
 
 static Status run_CAX(SimRun *run, SimBlock *sb, Diag *d)
 {
-    (void)run, (void)d;
-    int64_t s[TIR_NDIMS];
-    shape_of(sb, s);
-    int64_t nf = s[D_F], np = sb->result_vol / nf;
-    uint32_t *o = (uint32_t *)sb->result, c;
-    const int32_t *x = sb->in[0].data, *al = sb->in[1].data, *bv = bias_of(sb, &c);
-    for (int64_t p = 0; p < np; p++)
-        mul_bias(o + p * nf, x + p * nf, al, bv, c, nf);
-    finish(sb->b, sb->result, sb->result_vol);
-    return ST_OK;
+    (void)d;
+    return run_rows(run, sb, cax_pixels, true);
 }
 
 static Status run_CVS(SimRun *run, SimBlock *sb, Diag *d)
@@ -458,70 +491,97 @@ static int64_t scratch_CVM(const SimBlock *sb)
     return c.x_words;
 }
 
-/* Packs the weights W[f][r][k] into the layout above; false when one is not an int8 (the
- * packed values are then meaningless). A single tap goes through sim_pack8 (sim_dot8.h).
- * Otherwise four weights (r = 4q ... 4q + 3 of one channel and
- * tap) make one 32-bit store. Sixteen channels at a time, taken innermost: their 16 stores
- * fill one cache line of the packed block, and their 16 rows are read along r (for each q,
- * the 4 KK values of every tap) as 16 streams the cache holds. */
-static bool pack_weights8(const int32_t *W, const Win *w, const Conv8 *c, uint32_t *pack)
+/* Packs the weights W[f][r][k] of channel block f0 (channels f0 .. f0 + nf - 1) into the
+ * layout above; the result is at most 255 exactly when every weight is an int8 (the packed
+ * values are meaningless otherwise). A single tap goes through sim_pack8 (sim_dot8.h).
+ * Otherwise four weights (r = 4q ... 4q + 3 of one channel and tap) make one 32-bit store.
+ * Sixteen channels at a time, taken innermost: their 16 stores fill one cache line of the
+ * packed block, and their 16 rows are read along r (for each q, the 4 KK values of every
+ * tap) as 16 streams the cache holds. */
+static uint32_t pack_block8(const int32_t *W, const Win *w, const Conv8 *c, uint32_t *pack,
+                            int64_t f0)
 {
     int64_t KK = w->KY * w->KX, nq = c->nq, R = w->R, row = R * KK;
     uint32_t *corr = pack + c->w_words, *rowcorr = corr + c->corr_words;
     uint32_t bits = 0;
-    SimPack8Fn pack8 = sim_pack8_vnni();
-    if (!pack8)
-        pack8 = sim_pack8_c;
-    for (int64_t f0 = 0; f0 < w->F; f0 += DOT8_BLOCK) {
-        int64_t nf = min64(DOT8_BLOCK, w->F - f0), fb = round_lanes(nf);
-        uint32_t *wb = pack + f0 * KK * nq; /* one word per group of four weights */
-        uint32_t *cb = corr + f0 * KK, *rb = rowcorr + f0 * w->KY;
-        memset(wb, 0, (size_t)(KK * nq * fb) * sizeof *wb);
-        memset(cb, 0, (size_t)(KK * fb) * sizeof *cb);
-        memset(rb, 0, (size_t)(w->KY * fb) * sizeof *rb);
-        if (KK == 1) { /* a 1 x 1 tap or a CVM: each row's values contiguous */
-            bits |= pack8(wb, fb, W + f0 * row, row, R, nf, cb);
-            for (int64_t f = 0; f < nf; f++)
-                rb[f] = cb[f] *= 128u;
-            continue;
-        }
-        for (int64_t fs = 0; fs < nf; fs += SIM_DOT8_LANES) {
-            int64_t ns = min64(SIM_DOT8_LANES, nf - fs);
-            const int32_t *Ws = W + (f0 + fs) * row;
-            for (int64_t q = 0; q < nq; q++) {
-                int64_t nj = min64(4, R - 4 * q);
-                for (int64_t k = 0; k < KK; k++) {
-                    uint32_t *out = wb + (k * nq + q) * fb + fs, *ck = cb + k * fb + fs;
-                    for (int64_t f = 0; f < ns; f++) {
-                        const int32_t *wf = Ws + f * row + 4 * q * KK + k;
-                        uint8_t g[4] = {0, 0, 0, 0};
-                        uint32_t sum = 0;
-                        for (int64_t j = 0; j < nj; j++) {
-                            uint32_t u = (uint32_t)wf[j * KK];
-                            bits |= u + 128u;
-                            sum += u;
-                            g[j] = (uint8_t)u;
-                        }
-                        memcpy(&out[f], g, sizeof g);
-                        ck[f] += sum * 128u;
+    int64_t nf = min64(DOT8_BLOCK, w->F - f0), fb = round_lanes(nf);
+    uint32_t *wb = pack + f0 * KK * nq; /* one word per group of four weights */
+    uint32_t *cb = corr + f0 * KK, *rb = rowcorr + f0 * w->KY;
+    memset(wb, 0, (size_t)(KK * nq * fb) * sizeof *wb);
+    memset(cb, 0, (size_t)(KK * fb) * sizeof *cb);
+    memset(rb, 0, (size_t)(w->KY * fb) * sizeof *rb);
+    if (KK == 1) { /* a 1 x 1 tap or a CVM: each row's values contiguous */
+        SimPack8Fn pack8 = sim_pack8_vnni();
+        bits = (pack8 ? pack8 : sim_pack8_c)(wb, fb, W + f0 * row, row, R, nf, cb);
+        for (int64_t f = 0; f < nf; f++)
+            rb[f] = cb[f] *= 128u;
+        return bits;
+    }
+    for (int64_t fs = 0; fs < nf; fs += SIM_DOT8_LANES) {
+        int64_t ns = min64(SIM_DOT8_LANES, nf - fs);
+        const int32_t *Ws = W + (f0 + fs) * row;
+        for (int64_t q = 0; q < nq; q++) {
+            int64_t nj = min64(4, R - 4 * q);
+            for (int64_t k = 0; k < KK; k++) {
+                uint32_t *out = wb + (k * nq + q) * fb + fs, *ck = cb + k * fb + fs;
+                for (int64_t f = 0; f < ns; f++) {
+                    const int32_t *wf = Ws + f * row + 4 * q * KK + k;
+                    uint8_t g[4] = {0, 0, 0, 0};
+                    uint32_t sum = 0;
+                    for (int64_t j = 0; j < nj; j++) {
+                        uint32_t u = (uint32_t)wf[j * KK];
+                        bits |= u + 128u;
+                        sum += u;
+                        g[j] = (uint8_t)u;
                     }
+                    memcpy(&out[f], g, sizeof g);
+                    ck[f] += sum * 128u;
                 }
             }
         }
-        for (int64_t k = 0; k < KK; k++)
-            for (int64_t f = 0; f < fb; f++)
-                rb[(k / w->KX) * fb + f] += cb[k * fb + f];
     }
-    return bits <= 255u;
+    for (int64_t k = 0; k < KK; k++)
+        for (int64_t f = 0; f < fb; f++)
+            rb[(k / w->KX) * fb + f] += cb[k * fb + f];
+    return bits;
 }
 
-/* xq from the input in ([p][r], np pixels); false when a value is not an int8. One test for
- * the whole input: the OR of every value plus 128 stays below 256 exactly when each does. */
-SIM_HOT static bool pack_input8(const int32_t *in, int64_t np, int64_t R, int64_t nq,
-                                uint8_t *xq)
+typedef struct Pack8Ctx {
+    const int32_t *W;
+    const Win *w;
+    const Conv8 *c;
+    uint32_t *pack;
+    atomic_uint bits;   /* the OR of the channel blocks' results */
+} Pack8Ctx;
+
+/* Channel blocks [lo, hi). */
+static void pack_units8(void *p, int64_t lo, int64_t hi)
+{
+    Pack8Ctx *x = p;
+    uint32_t bits = 0;
+    for (int64_t b = lo; b < hi; b++)
+        bits |= pack_block8(x->W, x->w, x->c, x->pack, b * DOT8_BLOCK);
+    atomic_fetch_or_explicit(&x->bits, bits, memory_order_relaxed);
+}
+
+/* Packs every channel block of the weights W (on the run's threads); false when a weight is
+ * not an int8. */
+static bool pack_weights8(const SimRun *run, const int32_t *W, const Win *w, const Conv8 *c,
+                          uint32_t *pack)
+{
+    Pack8Ctx x = {W, w, c, pack, 0};
+    int64_t nb = (w->F + DOT8_BLOCK - 1) / DOT8_BLOCK;
+    sim_parallel(run, nb, mul_sat(mul_sat(w->F, w->R), w->KY * w->KX), pack_units8, &x);
+    return atomic_load_explicit(&x.bits, memory_order_relaxed) <= 255u;
+}
+
+/* xq from pixels [p0, p1) of the input in ([p][r]); the OR of every value plus 128, which
+ * stays below 256 exactly when each value is an int8 (one test for the whole input). */
+SIM_HOT static uint32_t pack_pixels8(const int32_t *in, int64_t p0, int64_t p1, int64_t R,
+                                     int64_t nq, uint8_t *xq)
 {
     uint32_t bits = 0;
-    for (int64_t p = 0; p < np; p++) {
+    for (int64_t p = p0; p < p1; p++) {
         const int32_t *ip = in + p * R;
         uint8_t *xp = xq + p * nq * 4;
         for (int64_t r = 0; r < R; r++) {
@@ -532,7 +592,31 @@ SIM_HOT static bool pack_input8(const int32_t *in, int64_t np, int64_t R, int64_
         for (int64_t r = R; r < nq * 4; r++)
             xp[r] = 128;
     }
-    return bits <= 255u;
+    return bits;
+}
+
+typedef struct In8Ctx {
+    const int32_t *in;
+    int64_t R, nq;
+    uint8_t *xq;
+    atomic_uint bits;
+} In8Ctx;
+
+static void pixels8_units(void *p, int64_t lo, int64_t hi)
+{
+    In8Ctx *x = p;
+    atomic_fetch_or_explicit(&x->bits, pack_pixels8(x->in, lo, hi, x->R, x->nq, x->xq),
+                             memory_order_relaxed);
+}
+
+/* xq from the input in ([p][r], np pixels), on the run's threads; false when a value is not
+ * an int8. */
+static bool pack_input8(const SimRun *run, const int32_t *in, int64_t np, int64_t R,
+                        int64_t nq, uint8_t *xq)
+{
+    In8Ctx x = {in, R, nq, xq, 0};
+    sim_parallel(run, np, mul_sat(np, R), pixels8_units, &x);
+    return atomic_load_explicit(&x.bits, memory_order_relaxed) <= 255u;
 }
 
 /* The rows of output a work unit takes: its output and input bytes stay in the cache
@@ -624,11 +708,11 @@ static bool run_dot8(SimRun *run, SimBlock *sb)
     win8_of(sb, &c.w);
     conv8_of(&c.w, &c.c);
     if (!pk->packed) {
-        pk->usable = pack_weights8(sb->in[1].data, &c.w, &c.c, pk->data);
+        pk->usable = pack_weights8(run, sb->in[1].data, &c.w, &c.c, pk->data);
         pk->packed = pk->constant;
     }
     uint8_t *xq = (uint8_t *)run->wscratch;
-    if (!pk->usable || !pack_input8(sb->in[0].data, c.w.IY * c.w.IX, c.w.R, c.c.nq, xq))
+    if (!pk->usable || !pack_input8(run, sb->in[0].data, c.w.IY * c.w.IX, c.w.R, c.c.nq, xq))
         return false;
     c.wq = (const int8_t *)pk->data;
     c.corr = pk->data + c.c.w_words;
@@ -718,17 +802,18 @@ static Status run_CVM(SimRun *run, SimBlock *sb, Diag *d)
 /* bias[f] + sum over the n_var inputs and the ky x kx window of in_pad[oy*sy+ky][ox*sx+kx][f]
  * (zero padding). CAVG has one input; CADD's window is 1 x 1 unless its shape gives one, and
  * with stride 1 and no padding it is the plain sum of its inputs. */
-static Status run_window_sum(SimRun *run, SimBlock *sb, Diag *d)
+/* Output rows [y0, y1) of a CADD or CAVG: the bias, the sums, the clamp. */
+static void sum_rows(void *p, int64_t y0, int64_t y1)
 {
-    (void)run, (void)d;
-    Win w;
-    win_of(sb, &w);
-    uint32_t *o = (uint32_t *)sb->result;
+    const RowsCtx *c = p;
+    const SimBlock *sb = c->sb;
+    const Win w = c->w;
     int64_t F = w.F;
-    fill_bias(sb, o, w.Y * w.X, F);
+    uint32_t *o = (uint32_t *)sb->result;
+    fill_bias_span(sb, o + y0 * w.X * F, (y1 - y0) * w.X, F, 0, F);
     for (uint32_t v = 0; v < sb->n_var; v++) {
         const int32_t *in = sb->in[v].data;
-        for (int64_t oy = 0; oy < w.Y; oy++)
+        for (int64_t oy = y0; oy < y1; oy++)
             for (int64_t ky = 0; ky < w.KY; ky++) {
                 int64_t iy = oy * w.sy + ky - w.pu;
                 if (iy < 0 || iy >= w.IY)
@@ -745,8 +830,13 @@ static Status run_window_sum(SimRun *run, SimBlock *sb, Diag *d)
                 }
             }
     }
-    finish(sb->b, sb->result, sb->result_vol);
-    return ST_OK;
+    finish_span(sb->result + y0 * w.X * F, 1, 0, (y1 - y0) * w.X * F, c->lo, c->hi);
+}
+
+static Status run_window_sum(SimRun *run, SimBlock *sb, Diag *d)
+{
+    (void)d;
+    return run_rows(run, sb, sum_rows, false);
 }
 
 /* ---- CCMPB, CCMPS: window max / min, arithmetic shift, clip ---- */
@@ -771,18 +861,27 @@ static void cmp_bounds(const Block *b, bool big, int32_t *lo, int32_t *hi)
         *hi = cmp;
 }
 
-SIM_HOT static Status run_cmp(SimBlock *sb, bool big)
-{
+typedef struct CmpCtx {
+    const SimBlock *sb;
     Win w;
-    win_of(sb, &w);
-    const int32_t *in = sb->in[0].data;
-    int32_t *o = sb->result;
+    bool big;
+    int sh;
+    int32_t lo, hi;     /* the clip bounds */
+} CmpCtx;
+
+/* Output rows [y0, y1) of a CCMPB (big) or CCMPS. */
+SIM_HOT static void cmp_rows(void *p, int64_t y0, int64_t y1)
+{
+    const CmpCtx *c = p;
+    const Win w = c->w;
+    const int32_t *in = c->sb->in[0].data;
+    int32_t *o = c->sb->result;
     int64_t F = w.F;
-    int sh = blk_attr(sb->b, AT_BIT_SHIFT_NUM);
-    int32_t lo, hi;
-    cmp_bounds(sb->b, big, &lo, &hi);
+    bool big = c->big;
+    int sh = c->sh;
+    int32_t lo = c->lo, hi = c->hi;
     int32_t init = big ? INT32_MIN : INT32_MAX;
-    for (int64_t oy = 0; oy < w.Y; oy++) {
+    for (int64_t oy = y0; oy < y1; oy++) {
         /* Taps of this row inside the image; padding counts as a zero value. */
         int64_t kylo = 0, kyhi = 0;
         tap_range(oy * w.sy - w.pu, 1, w.IY, w.KY, &kylo, &kyhi);
@@ -818,6 +917,15 @@ SIM_HOT static Status run_cmp(SimBlock *sb, bool big)
             }
         }
     }
+}
+
+/* A CCMPB (big) or CCMPS, its output rows split over the run's threads. */
+static Status run_cmp(const SimRun *run, const SimBlock *sb, bool big)
+{
+    CmpCtx c = {sb, {0}, big, blk_attr(sb->b, AT_BIT_SHIFT_NUM), 0, 0};
+    win_of(sb, &c.w);
+    cmp_bounds(sb->b, big, &c.lo, &c.hi);
+    sim_parallel(run, c.w.Y, sim_kernel_work(sb), cmp_rows, &c);
     return ST_OK;
 }
 
@@ -838,14 +946,14 @@ static Status check_cmp(const SimBlock *sb, Diag *d)
 
 static Status run_CCMPB(SimRun *run, SimBlock *sb, Diag *d)
 {
-    (void)run, (void)d;
-    return run_cmp(sb, true);
+    (void)d;
+    return run_cmp(run, sb, true);
 }
 
 static Status run_CCMPS(SimRun *run, SimBlock *sb, Diag *d)
 {
-    (void)run, (void)d;
-    return run_cmp(sb, false);
+    (void)d;
+    return run_cmp(run, sb, false);
 }
 
 /* ---- CLUT: lut[x >> s] (negative indices count from the end of the table) ---- */
@@ -1033,6 +1141,78 @@ static bool cluster_constant(const SimRun *run, const SimCluster *c)
 void sim_kernel_plan(const SimRun *run, SimBlock *sb)
 {
     sb->pack.constant = cluster_constant(run, &sb->in[1]);
+}
+
+/* The constant operands of a run's blocks, packed at once: unit u of the list is channel
+ * block u - first[k] of block k; the threads take the next unit in turn. */
+typedef struct Prepack {
+    SimBlock **blocks;
+    int64_t *first;     /* n + 1 entries */
+    atomic_uint *bits;  /* per block: the OR of its units' pack_block8 results */
+    uint32_t n;
+    atomic_int_fast64_t next;
+} Prepack;
+
+static void prepack_part(void *p, int64_t lo, int64_t hi)
+{
+    (void)lo, (void)hi;
+    Prepack *P = p;
+    uint32_t k = 0;
+    for (;;) {
+        int64_t u = atomic_fetch_add_explicit(&P->next, 1, memory_order_relaxed);
+        if (u >= P->first[P->n])
+            return;
+        while (u >= P->first[k + 1])
+            k++;
+        const SimBlock *sb = P->blocks[k];
+        Win w;
+        Conv8 c;
+        win8_of(sb, &w);
+        conv8_of(&w, &c);
+        uint32_t bits = pack_block8(sb->in[1].data, &w, &c, sb->pack.data,
+                                    (u - P->first[k]) * DOT8_BLOCK);
+        atomic_fetch_or_explicit(&P->bits[k], bits, memory_order_relaxed);
+    }
+}
+
+void sim_kernel_prepack(SimRun *run)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < run->g->n_blocks; i++) {
+        const SimBlock *sb = &run->blocks[i];
+        n += sb->pack.data && sb->pack.constant && sb->in[1].alias;
+    }
+    if (!n)
+        return;
+    Prepack P = {calloc(n, sizeof *P.blocks), calloc((size_t)n + 1, sizeof *P.first),
+                 calloc(n, sizeof *P.bits), 0, 0};
+    if (!P.blocks || !P.first || !P.bits)
+        goto out; /* the blocks pack at their first step */
+    int64_t work = 0;
+    for (uint32_t i = 0; i < run->g->n_blocks; i++) {
+        SimBlock *sb = &run->blocks[i];
+        if (!(sb->pack.data && sb->pack.constant && sb->in[1].alias))
+            continue;
+        Win w;
+        win8_of(sb, &w);
+        P.blocks[P.n] = sb;
+        P.first[P.n + 1] = P.first[P.n] + (w.F + DOT8_BLOCK - 1) / DOT8_BLOCK;
+        work = add3_sat(work, mul_sat(mul_sat(w.F, w.R), w.KY * w.KX), 0);
+        atomic_init(&P.bits[P.n], 0);
+        P.n++;
+    }
+    atomic_init(&P.next, 0);
+    uint32_t threads = work < ((int64_t)1 << 20) ? 1 : run->opt.threads;
+    tir_parallel(threads, threads ? threads : 1, prepack_part, &P);
+    for (uint32_t k = 0; k < P.n; k++) {
+        SimPack *pk = &P.blocks[k]->pack;
+        pk->usable = atomic_load_explicit(&P.bits[k], memory_order_relaxed) <= 255u;
+        pk->packed = true;
+    }
+out:
+    free(P.blocks);
+    free(P.first);
+    free(P.bits);
 }
 
 Status sim_kernel_check(const SimBlock *sb, Diag *d)

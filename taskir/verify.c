@@ -165,6 +165,8 @@ Status verify_graph_opts(const Graph *g, const VerifyOptions *o, Diag *d)
         v.oom = true;
     else
         collect_dups(&v);
+    if (!v.oom)
+        vfy_values_scan(&v, o ? o->threads : 1);
     if (!v.oom) {
         if (g->n_blocks == 0) /* also what a 0-byte file decodes to */
             vfy_add(&v, "graph.empty", NULL, "the graph has no blocks: nothing to run");
@@ -184,6 +186,7 @@ Status verify_graph_opts(const Graph *g, const VerifyOptions *o, Diag *d)
     }
     free(v.dups);
     free(v.boxes);
+    free(v.ext);
     graph_uses_finish(&v.uses);
     if (v.oom)
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory while verifying the graph");

@@ -16,6 +16,8 @@ typedef struct VerifyOptions {
      * socket_id, an attribute a type does not use at its neutral value, a data-holding
      * storage block's empty input cluster, a 1-D form (docs/formats.md, reading). */
     bool strict;
+    /* Threads for the checks of the data tensors' values (0 or 1: this thread only). */
+    uint32_t threads;
 } VerifyOptions;
 
 /* verify_graph with options; o may be NULL (no options). */

@@ -313,12 +313,14 @@ static void check_data_range(Verifier *v, const Block *b, const Tensor *t,
     char val[48] = "";
     switch (pi->container) {
     case TC_INT32: {
-        /* first the extremes (a loop the compiler vectorizes: this reads every weight) */
+        /* first the extremes (found on threads beforehand, else a loop the compiler
+         * vectorizes: this reads every weight) */
         int32_t mn = INT32_MAX, mx = INT32_MIN;
-        for (uint32_t i = 0; i < t->n_i32; i++) {
-            mn = t->i32[i] < mn ? t->i32[i] : mn;
-            mx = t->i32[i] > mx ? t->i32[i] : mx;
-        }
+        if (!vfy_values_extremes(v, b, &mn, &mx))
+            for (uint32_t i = 0; i < t->n_i32; i++) {
+                mn = t->i32[i] < mn ? t->i32[i] : mn;
+                mx = t->i32[i] > mx ? t->i32[i] : mx;
+            }
         if (t->n_i32 == 0 || (mn >= pi->lo && mx <= pi->hi))
             break;
         for (uint32_t i = 0; i < t->n_i32; i++)

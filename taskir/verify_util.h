@@ -34,6 +34,12 @@ typedef struct VBox {
     uint32_t idx;
 } VBox;
 
+/* The extremes of a block's int32 data (verify_values.c). */
+typedef struct VExtremes {
+    int32_t mn, mx;
+    bool have;
+} VExtremes;
+
 typedef struct Verifier {
     const Graph *g;
     GraphUses uses;         /* the use index of g: edge ends, rearrange_check */
@@ -45,7 +51,14 @@ typedef struct Verifier {
     uint32_t n_dups;
     VBox *boxes;            /* scratch for the cover check */
     uint32_t cap_boxes;
+    VExtremes *ext;         /* per block position, or NULL: vfy_values_scan */
 } Verifier;
+
+/* Finds the extremes of every block's int32 data on up to threads threads (verify_values.c);
+ * without memory for them, leaves v->ext NULL (data.range then scans each tensor itself). */
+void vfy_values_scan(Verifier *v, uint32_t threads);
+/* The extremes of block b's int32 data when vfy_values_scan found them. */
+bool vfy_values_extremes(const Verifier *v, const Block *b, int32_t *mn, int32_t *mx);
 
 /* Record one ST_LOGIC finding (and count it). */
 void vfy_block(Verifier *v, const char *rule, const Block *b, const char *fmt, ...)

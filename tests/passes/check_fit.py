@@ -138,11 +138,14 @@ def check_graph(dump, pb, label):
         if total > BUDGET:
             bad.append("%s: group %d takes %d bytes, more than %d" % (label, g["id"], total,
                                                                        BUDGET))
+    group_of = {i: g["id"] for g in j.get("groups", []) for i in g["blocks"]}
     for e in j["edges"]:
         dst = blocks[e["dst"]]
         if dst["kind"] == "io" or (dst["kind"] == "compute" and
                                    blocks[e["src"]]["kind"] == "storage"):
             continue  # a host socket, or a group's own storage read on its core
+        if e["src"] in group_of and group_of[e["src"]] == group_of.get(e["dst"]):
+            continue  # within a group (a fused Axon into its Soma's input): on one core
         n = nbytes(volume(e["dst_box"]), dst["precision"])
         if n > DEST:
             bad.append("%s: edge %d into block %d carries %d bytes, more than %d"

@@ -104,7 +104,7 @@ Status st_run_block(Graph *g, Block *c, Block *const *operands, int n_operands, 
     Diag *dd = d ? d : &own;
     if (!d)
         diag_init(&own, "test");
-    SimOptions opt = {1, 1, false};
+    SimOptions opt = {.threads = 1, .steps = 1, .keep_all = false};
     SimRun *run = NULL;
     Status st = verify_graph(g, dd);
     if (!st)

@@ -2,8 +2,9 @@
  * blocks on it against the loop nest (odd sizes, extreme values, bias extremes, clamps);
  * constant weights packed at the first step and reused while the input changes; weights fed
  * by an INPUT block packed again at every step, leaving the int8 path at a step whose
- * weights are not int8 and taking it again at the next; and two threads giving the same
- * results as one. Where the CPU has no VNNI the same cases run the int32 path. */
+ * weights are not int8 and taking it again at the next; constant weights packed already at
+ * planning; and two threads giving the same results as one. Where the CPU has no VNNI the
+ * same cases run the int32 path. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../../taskir/sim_internal.h"
 #include "simtest.h"
 
 #define S(...) ((const int32_t[TIR_NDIMS]){__VA_ARGS__})
@@ -164,7 +166,7 @@ static void steps_case(uint32_t seed, bool wfed, uint32_t threads)
     StRng r = {seed};
     ConvRun cr;
     conv_graph(&cr, &r, wfed);
-    SimOptions o = {threads, 1, false};
+    SimOptions o = {.threads = threads, .steps = 1, .keep_all = false};
     SimRun *run = st_create(cr.g, &o);
     int64_t nx = (int64_t)cr.v.IY * cr.v.IX * cr.v.R, nw = (int64_t)cr.v.F * cr.v.R;
     for (int t = 0; t < 4; t++) {
@@ -195,6 +197,29 @@ static void test_fed_weights_repacked(void **state)
     steps_case(4321, true, 1);
 }
 
+/* Constant weights are packed by sim_create (all blocks' channel blocks on the threads),
+ * weights an INPUT feeds at each step. */
+static void test_packed_at_planning(void **state)
+{
+    (void)state;
+    for (int wfed = 0; wfed < 2; wfed++) {
+        StRng r = {99u + (uint32_t)wfed};
+        ConvRun cr;
+        conv_graph(&cr, &r, wfed);
+        SimOptions o = {.threads = 2, .steps = 1};
+        SimRun *run = st_create(cr.g, &o);
+        for (uint32_t i = 0; i < cr.g->n_blocks; i++) {
+            const SimBlock *sb = &run->blocks[i];
+            if (sb->b->type != BT_CC || !sb->pack.data)
+                continue; /* no VNNI: nothing is packed */
+            assert_int_equal(sb->pack.packed, !wfed);
+            assert_int_equal(sb->pack.usable, !wfed);
+        }
+        sim_destroy(run);
+        conv_free(&cr);
+    }
+}
+
 /* Two threads split the chunks and channel blocks: the same results. */
 static void test_two_threads(void **state)
 {
@@ -209,6 +234,7 @@ int main(void)
         cmocka_unit_test(test_cvm_int8),
         cmocka_unit_test(test_constant_weights_across_steps),
         cmocka_unit_test(test_fed_weights_repacked),
+        cmocka_unit_test(test_packed_at_planning),
         cmocka_unit_test(test_two_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

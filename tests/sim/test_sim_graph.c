@@ -179,7 +179,7 @@ static void test_lenet_batch_and_steps(void **state)
         ref_lenet(g, imgs + 256 * s, want[s]);
     }
     /* batch of 3 */
-    SimOptions o = {2, 1, true};
+    SimOptions o = {.threads = 2, .steps = 1, .keep_all = true};
     SimRun *run = st_create(g, &o);
     NpyArray a = {NPY_I32, 4, {3, 16, 16, 1}, 3 * 256, imgs, NULL};
     SimInput in = {"0", &a};
@@ -214,7 +214,7 @@ static void test_lenet_batch_and_steps(void **state)
     sim_destroy(run);
 
     /* two steps, one slice per step: [T]+S */
-    SimOptions o2 = {1, 2, false};
+    SimOptions o2 = {.threads = 1, .steps = 2, .keep_all = false};
     run = st_create(g, &o2);
     NpyArray a2 = {NPY_I32, 4, {2, 16, 16, 1}, 2 * 256, imgs, NULL};
     SimInput in2 = {"data", &a2};
@@ -321,7 +321,7 @@ static void test_clif_through_sim_run(void **state)
 {
     (void)state;
     Graph *g = lif_graph();
-    SimOptions o = {1, 5, false};
+    SimOptions o = {.threads = 1, .steps = 5, .keep_all = false};
     SimRun *run = st_create(g, &o);
     /* two samples of five steps: lane 0 gets 4 every step (fires at step 3, see
      * test_sim_kernels), lane 1 gets 11 then 0 (fires at once, then leaks) */

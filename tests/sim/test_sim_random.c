@@ -127,7 +127,7 @@ static void check_both(Graph *gr, Block *c, Block *const *ops, int n_ops, const 
     assert_non_null(got);
     st_run_block(gr, c, ops, n_ops, 1, got, n, NULL);
     st_assert_equal(want, got, n, what);
-    SimOptions o = {3, 1, false};
+    SimOptions o = {.threads = 3, .steps = 1, .keep_all = false};
     SimRun *run = st_create(gr, &o);
     Diag d;
     diag_init(&d, "test");

@@ -301,6 +301,36 @@ static void test_file_bytes(void **state)
     diag_finish(&d);
 }
 
+/* A large file mapped with its pages brought in on threads: the same bytes. */
+static void test_file_bytes_threads(void **state)
+{
+    const char *dir = *state;
+    char p[512];
+    snprintf(p, sizeof p, "%s/big.pb", dir);
+    size_t n = ((size_t)17 << 20) + 123; /* past the 16 MiB from which threads bring it in */
+    uint8_t *want = malloc(n);
+    assert_non_null(want);
+    for (size_t i = 0; i < n; i++)
+        want[i] = (uint8_t)(i * 2654435761u >> 13);
+    FILE *w = fopen(p, "wb");
+    assert_non_null(w);
+    assert_int_equal(fwrite(want, 1, n, w), n);
+    assert_int_equal(fclose(w), 0);
+    Diag d;
+    diag_init(&d, "t");
+    for (uint32_t t = 1; t <= 3; t++) {
+        TirFileBytes f;
+        assert_int_equal(tir_file_bytes_threads(p, n, t, &f, &d), ST_OK);
+        assert_non_null(f.map);
+        assert_int_equal(f.len, n);
+        assert_memory_equal(f.p, want, n);
+        tir_file_release(&f);
+    }
+    diag_finish(&d);
+    free(want);
+    unlink(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -312,6 +342,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_links_and_directories, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_same_file, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_file_bytes, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_file_bytes_threads, setup_dir, teardown_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -956,6 +956,55 @@ static void test_data_range(void **state)
     EXPECT_ONLY(g, "data.range", B_SB);
 }
 
+/* The data.range message of block id when verifying g on threads threads ("" if none). */
+static void range_message(Graph *g, int32_t id, uint32_t threads, char *buf, size_t len)
+{
+    Diag d;
+    diag_init(&d, "test.pb");
+    VerifyOptions o = {.threads = threads};
+    verify_graph_opts(g, &o, &d);
+    const DiagEntry *e = find(&d, "data.range", false, id);
+    snprintf(buf, len, "%s", e ? e->what : "");
+    diag_finish(&d);
+}
+
+/* Large tensors' values are checked on threads (in pieces): the same findings for every
+ * thread count, naming the first value out of range, also in a late piece. */
+static void test_data_range_threads(void **state)
+{
+    (void)state;
+    enum { F = 1100, R = 1000 }; /* 1.1 M values: above the threshold for threads */
+    int64_t *w = malloc((size_t)F * R * sizeof *w);
+    assert_non_null(w);
+    for (int64_t i = 0; i < (int64_t)F * R; i++)
+        w[i] = (i * 7919) % 256 - 128;
+    w[900001] = 128;
+    w[1000003] = -300;
+    Graph *g = graph_create();
+    Block *bad = graph_add_block(g, BT_SW, GRAPH_AUTO_ID, "bad");
+    Block *good = graph_add_block(g, BT_SW, GRAPH_AUTO_ID, "good");
+    assert_true(bad && good);
+    int32_t dims[] = {F, R};
+    for (int k = 0; k < 2; k++) {
+        Block *b = k ? good : bad;
+        b->shape.d[D_F] = F, b->shape.d[D_R] = R;
+        b->has_prec = true, b->prec = PR_INT_8;
+        assert_true(blk_set_data(g, b, PR_INT_8, dims, 2, w, (uint64_t)F * R));
+        w[900001] = 0, w[1000003] = 0;
+    }
+    free(w);
+    char one[512], many[512];
+    range_message(g, bad->id, 1, one, sizeof one);
+    assert_contains(one, "value 128 at index 900001 is outside INT_8's range -128..127 (2 values");
+    for (uint32_t t = 2; t <= 4; t++) {
+        range_message(g, bad->id, t, many, sizeof many);
+        assert_string_equal(one, many);
+        range_message(g, good->id, t, many, sizeof many);
+        assert_string_equal(many, "");
+    }
+    graph_destroy(g);
+}
+
 static void test_data_missing(void **state)
 {
     (void)state;
@@ -1536,6 +1585,7 @@ int main(void)
         cmocka_unit_test(test_cover_3d_grid),
         cmocka_unit_test(test_long_chain),
         cmocka_unit_test(test_rules_documented),
+        cmocka_unit_test(test_data_range_threads),
     };
     if (getenv("TEST_FILTER")) /* e.g. TEST_FILTER='test_cover*' */
         cmocka_set_test_filter(getenv("TEST_FILTER"));

@@ -1,0 +1,95 @@
+/* verify_values.c: the extremes of every storage block's int32 data tensor, found before the
+ * per-block rules run, on threads (verify_util.h, vfy_values_scan). The data.range rule then
+ * reads two numbers per block instead of every value, and walks the values only when they
+ * leave the range (to name the first offender). The tensors are cut into pieces of at most
+ * PIECE values; each piece's extremes are its own entry, merged per block in order, so the
+ * results do not depend on the thread count. */
+#include "taskir/verify_util.h"
+
+#include "taskir/parallel.h"
+
+#include <stdlib.h>
+
+enum { PIECE = 1 << 18 };
+
+typedef struct Piece {
+    const int32_t *p;
+    uint32_t n;
+    uint32_t pos;       /* the block's position */
+    int32_t mn, mx;
+} Piece;
+
+static void scan(void *ctx, int64_t lo, int64_t hi)
+{
+    Piece *pc = ctx;
+    for (int64_t k = lo; k < hi; k++) {
+        int32_t mn = INT32_MAX, mx = INT32_MIN;
+        const int32_t *p = pc[k].p;
+        for (uint32_t i = 0; i < pc[k].n; i++) {
+            mn = p[i] < mn ? p[i] : mn;
+            mx = p[i] > mx ? p[i] : mx;
+        }
+        pc[k].mn = mn;
+        pc[k].mx = mx;
+    }
+}
+
+/* Does block b hold int32 data worth scanning here? */
+static const Tensor *i32_data(const Block *b)
+{
+    const Tensor *t = b->data;
+    return t && t->n_i32 ? t : NULL;
+}
+
+void vfy_values_scan(Verifier *v, uint32_t threads)
+{
+    const Graph *g = v->g;
+    size_t n = 0;
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < g->n_blocks; i++) {
+        const Tensor *t = i32_data(g->blocks[i]);
+        if (t) {
+            n += (t->n_i32 + PIECE - 1) / PIECE;
+            total += t->n_i32;
+        }
+    }
+    if (!n || !(v->ext = calloc(g->n_blocks, sizeof *v->ext)))
+        return; /* nothing to scan, or the rule scans as it goes */
+    Piece *pc = malloc(n * sizeof *pc);
+    if (!pc) {
+        free(v->ext);
+        v->ext = NULL;
+        return;
+    }
+    size_t k = 0;
+    for (uint32_t i = 0; i < g->n_blocks; i++) {
+        const Tensor *t = i32_data(g->blocks[i]);
+        for (uint32_t o = 0; t && o < t->n_i32; o += PIECE) {
+            uint32_t m = t->n_i32 - o < PIECE ? t->n_i32 - o : PIECE;
+            pc[k++] = (Piece){t->i32 + o, m, i, 0, 0};
+        }
+    }
+    /* below about a million values, a thread costs more than it saves */
+    tir_parallel(total < ((uint64_t)1 << 20) ? 1 : threads, (int64_t)n, scan, pc);
+    for (size_t j = 0; j < n; j++) {
+        VExtremes *e = &v->ext[pc[j].pos];
+        if (!e->have || pc[j].mn < e->mn)
+            e->mn = pc[j].mn;
+        if (!e->have || pc[j].mx > e->mx)
+            e->mx = pc[j].mx;
+        e->have = true;
+    }
+    free(pc);
+}
+
+bool vfy_values_extremes(const Verifier *v, const Block *b, int32_t *mn, int32_t *mx)
+{
+    if (!v->ext)
+        return false;
+    long pos = graph_block_pos(v->g, b->id);
+    if (pos < 0 || v->g->blocks[pos] != b || !v->ext[pos].have)
+        return false;
+    *mn = v->ext[pos].mn;
+    *mx = v->ext[pos].mx;
+    return true;
+}
