@@ -10,7 +10,8 @@
 #    every row has MACs, a .pb size, a time and RSS for taskir-dump and taskir-opt, the
 #    blocks and groups before -> after taskir-opt (groups after >= 1), a load time, a time,
 #    RSS and GMAC/s for taskir-run, no threaded run ("-": only the big models have one), and
-#    a compile time exactly when it is not a bare TaskGraph, and a taskir-map time.
+#    a compile time exactly when it is not a bare TaskGraph, and a taskir-map time (or "no"
+#    for shiftnet, whose wide floor shifts the chip cannot compute: taskir-map exits 2).
 #    Without CVM_RUNTIME, the cvm-runtime comparison says it was skipped.
 # 2. On a fake build dir whose taskir-compile fails: exit 1, the table shows FAIL and stderr
 #    names the model and the tool.
