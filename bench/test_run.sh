@@ -10,8 +10,8 @@
 #    every row has MACs, a .pb size, a time and RSS for taskir-dump and taskir-opt, the
 #    blocks and groups before -> after taskir-opt (groups after >= 1), a load time, a time,
 #    RSS and GMAC/s for taskir-run, no threaded run ("-": only the big models have one), and
-#    a compile time exactly when it is not a bare TaskGraph, and a taskir-map time (or "no"
-#    for shiftnet, whose wide floor shifts the chip cannot compute: taskir-map exits 2).
+#    a compile time exactly when it is not a bare TaskGraph, and a taskir-map time (every
+#    example maps).
 #    Without CVM_RUNTIME, the cvm-runtime comparison says it was skipped.
 # 2. On a fake build dir whose taskir-compile fails: exit 1, the table shows FAIL and stderr
 #    names the model and the tool.
@@ -75,9 +75,7 @@ for m in 'lenet cvm' 'resnet_block cvm' 'mobilenet_block cvm' 'yolo_head cvm' 'm
             if (c[12] !~ /^[0-9]+->[1-9][0-9]*$/) fail("groups " c[12])
             if (c[16] !~ /^[0-9]+\.[0-9]+$/) fail("GMAC/s " c[16])
             if (c[17] != "-" || c[18] != "-") fail("a threaded run of a small model")
-            # shiftnet: the chip cannot compute its wide floor shifts (docs/exactness.md)
-            if (c[19] !~ /^[0-9]+\.[0-9]+$/ && !(name == "shiftnet" && c[19] == "no"))
-                fail("map s " c[19])
+            if (c[19] !~ /^[0-9]+\.[0-9]+$/) fail("map s " c[19])
             # taskir-emit: timed, "no" (it refuses what it does not write yet), or "-" (no
             # Mapping)
             if (!(c[20] ~ /^[0-9]+\.[0-9]+$/ && c[21] ~ /^[0-9]+\.[0-9]$/ && c[22] ~ /^[0-9.]+ [kMG]?B$/) &&

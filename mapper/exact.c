@@ -26,6 +26,7 @@
  * The checks then run again on the rewritten graph: a finding left is a logic error.
  * Requires a verified, compacted graph; leaves it compacted (the caller verifies it).
  */
+#include "mapper/exact_fold.h"
 #include "mapper/mapper.h"
 #include "mapper/rewrite.h"
 #include "taskir/diag_block.h"
@@ -40,7 +41,7 @@
 static const MapThrough through_double = {BT_CADD, "x2", AT_CONSTANT_B, 0, true, true};
 
 /* The kinds of rewrite, each counted with its first block (for the warnings). */
-enum { MADE_PREC, MADE_CMP, MADE_LUT, MADE_ODD, MADE_KINDS };
+enum { MADE_PREC, MADE_CMP, MADE_LUT, MADE_ODD, MADE_FOLD, MADE_KINDS };
 
 typedef struct Made {
     uint32_t n[MADE_KINDS];
@@ -360,16 +361,10 @@ static Status struct_rewrites(Ctx *x)
     return st;
 }
 
-Status mapper_exact(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d)
+/* One round of the rewrites: the analysis, the attribute rewrites, the structural ones. */
+static Status round_rewrites(Graph *g, const Chip *c, Made *m, Diag *d)
 {
-    static const char *const what[MADE_KINDS] = {
-        "took a precision the chip encodes with the same values",
-        "CCMPB / CCMPS took an output precision, a CMP or doubled inputs on which the chip "
-        "and the TaskGraph agree",
-        "CCMPB / CCMPS became a CLUT with the table of its clip",
-        "read doubled inputs (CADD x + x) and shift one bit more"};
-    *n_rewrites = 0;
-    Ctx x = {g, c, {NULL, 0}, NULL, NULL, {{0}, {0}, {NULL}}, d};
+    Ctx x = {g, c, {NULL, 0}, NULL, NULL, *m, d};
     Status st = exact_analyse(g, &x.x, d);
     if (st != ST_OK)
         return st;
@@ -384,20 +379,61 @@ Status mapper_exact(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d)
     free(x.todo);
     free(x.lut_dw);
     exact_finish(&x.x);
+    *m = x.m;
+    return st;
+}
+
+/* The shift fold (exact_fold.c) of what a round left, then a round more for the blocks
+ * after the folded ones (which now read INT_8). */
+static Status fold_rewrites(Graph *g, const Chip *c, Made *m, Diag *d)
+{
+    ExactInfo x;
+    Status st = exact_analyse(g, &x, d);
+    if (st != ST_OK)
+        return st;
+    int32_t first = -1;
+    long n = exact_fold(g, c, &x, &first);
+    exact_finish(&x);
+    if (n < 0)
+        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");
+    if (!n)
+        return ST_OK;
+    m->n[MADE_FOLD] += (uint32_t)n;
+    m->first[MADE_FOLD] = first;
+    m->rule[MADE_FOLD] = "map.exact.shift32";
+    return round_rewrites(g, c, m, d);
+}
+
+Status mapper_exact(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d)
+{
+    static const char *const what[MADE_KINDS] = {
+        "took a precision the chip encodes with the same values",
+        "CCMPB / CCMPS took an output precision, a CMP or doubled inputs on which the chip "
+        "and the TaskGraph agree",
+        "CCMPB / CCMPS became a CLUT with the table of its clip",
+        "read doubled inputs (CADD x + x) and shift one bit more",
+        "CCMPB / CCMPS shifting from INT_32 to INT_32 narrowed to INT_8 where only clips "
+        "into 8 bits read its results"};
+    *n_rewrites = 0;
+    Made m = {{0}, {0}, {NULL}};
+    Status st = round_rewrites(g, c, &m, d);
+    if (st == ST_OK)
+        st = fold_rewrites(g, c, &m, d);
     if (st != ST_OK)
         return st;
     for (int k = 0; k < MADE_KINDS; k++) {
-        if (!x.m.n[k])
+        if (!m.n[k])
             continue;
-        diag_block(d, ST_OK, x.m.rule[k], graph_block(g, x.m.first[k]), "rewrote %u block%s: "
-                   "%s (docs/exactness.md); this is the first", x.m.n[k],
-                   x.m.n[k] > 1 ? "s" : "", what[k]);
-        *n_rewrites += x.m.n[k];
+        diag_block(d, ST_OK, m.rule[k], graph_block(g, m.first[k]), "rewrote %u block%s: "
+                   "%s (docs/exactness.md); this is the first", m.n[k],
+                   m.n[k] > 1 ? "s" : "", what[k]);
+        *n_rewrites += m.n[k];
     }
     /* what is left after the rewrites is an error */
-    if ((st = exact_analyse(g, &x.x, d)) != ST_OK)
+    ExactInfo x;
+    if ((st = exact_analyse(g, &x, d)) != ST_OK)
         return st;
-    size_t left = exact_check(g, c, &x.x, ST_LOGIC, d);
-    exact_finish(&x.x);
+    size_t left = exact_check(g, c, &x, ST_LOGIC, d);
+    exact_finish(&x);
     return d->oom ? ST_RUNTIME : left ? ST_LOGIC : ST_OK;
 }

@@ -138,6 +138,20 @@ static uint32_t rewrite_keeps(Graph *g, const Chip *c, const int32_t *in, int64_
     return nr;
 }
 
+/* mapper_exact on g refuses it: a logic error with rule on block id. */
+static void refuses(Graph *g, const Chip *c, const char *rule, int32_t id)
+{
+    Diag d;
+    diag_init(&d, "t");
+    uint32_t nr = 0;
+    assert_int_equal(mapper_exact(g, c, &nr, &d), ST_LOGIC);
+    long k = diag_find(&d, rule);
+    assert_true(k >= 0);
+    assert_int_equal(d.entries[k].status, ST_LOGIC);
+    assert_int_equal(d.entries[k].block_id, id);
+    diag_finish(&d);
+}
+
 static Chip *chip(void)
 {
     Chip *c = NULL;
@@ -359,17 +373,60 @@ static void test_shift32_error(void **state)
                    INT32_MAX);
     output(g, store(g, b, "y", PR_INT_32, 2), 2);
     Chip *c = chip();
-    Diag d;
-    diag_init(&d, "t");
-    uint32_t nr = 0;
-    assert_int_equal(mapper_exact(g, c, &nr, &d), ST_LOGIC);
-    long k = diag_find(&d, "map.exact.shift32");
-    assert_true(k >= 0);
-    assert_int_equal(d.entries[k].status, ST_LOGIC);
-    assert_int_equal(d.entries[k].block_id, b->id);
-    diag_finish(&d);
+    refuses(g, c, "map.exact.shift32", b->id);
     chip_destroy(c);
     graph_destroy(g);
+}
+
+/* x (INT_32) -> CCMPB floor shift 4 (INT_32 to INT_32) -> CCMPS 127 -> CCMPB lo -> y: the
+ * shifted values fit no 8 bits nor a table, but only the clip to [lo, 127] reads them. */
+static Block *fold_chain(Graph *g, int32_t lo, bool low_clip)
+{
+    Block *in = input(g, PR_INT_32, 8);
+    in->has_prec = false;
+    Block *a = cmp(g, store(g, in, "x/in", PR_INT_32, 8), BT_CCMPB, PR_INT_32, 8, 4, INT32_MIN);
+    Block *b = cmp(g, store(g, a, "a", PR_INT_32, 8), BT_CCMPS, PR_INT_32, 8, 0, 127);
+    Block *last = b;
+    if (low_clip)
+        last = cmp(g, store(g, b, "b", PR_INT_32, 8), BT_CCMPB, PR_INT_32, 8, 0, lo);
+    output(g, store(g, last, "y", PR_INT_32, 8), 8);
+    return a;
+}
+
+/* The fold: with the clip to [-127, 127] (or [-128, 127]) after it, the floor shift
+ * narrows to INT_8 (saturating at -128 .. 127 changes nothing the clip lets through), its
+ * storage INT_8 too; the outputs stay and the chip gives them. */
+static void test_shift_fold(void **state)
+{
+    (void)state;
+    for (int32_t lo = -128; lo <= -127; lo++) {
+        Graph *g = graph_create();
+        Block *a = fold_chain(g, lo, true);
+        Chip *c = chip();
+        assert_int_equal(check(g, c, "map.exact.shift32"), 1);
+        int32_t in[8] = {INT32_MAX, INT32_MIN, 100000, -100000, 2047, -2049, 17, -17};
+        assert_true(rewrite_keeps(g, c, in, 8) >= 1);
+        assert_int_equal(blk_prec(a), PR_INT_8);
+        assert_int_equal(blk_attr(a, AT_CMP), -128);
+        chip_destroy(c);
+        graph_destroy(g);
+    }
+}
+
+/* No fold where the saturation would show: without the low clip (an OUTPUT sees values below
+ * -128) or with a clip at -200 (-150 passes it, the INT_8 shift would give -128). */
+static void test_shift_fold_refused(void **state)
+{
+    (void)state;
+    for (int low = 0; low <= 1; low++) {
+        Graph *g = graph_create();
+        Block *a = fold_chain(g, -200, low != 0);
+        Chip *c = chip();
+        refuses(g, c, "map.exact.shift32", a->id);
+        assert_int_equal(blk_prec(a), PR_INT_32);
+        chip_destroy(c);
+        graph_destroy(g);
+    }
 }
 
 /* An odd shift (3) on a narrowing CCMPB: the chip shifts by 2 (40 -> 10, the TaskGraph 5).
@@ -539,6 +596,7 @@ int main(void)
         cmocka_unit_test(test_cvm_ranges),     cmocka_unit_test(test_conv_padding),
         cmocka_unit_test(test_overflow),       cmocka_unit_test(test_cadd_saturates),
         cmocka_unit_test(test_shift32_narrow), cmocka_unit_test(test_shift32_lut),
+        cmocka_unit_test(test_shift_fold), cmocka_unit_test(test_shift_fold_refused),
         cmocka_unit_test(test_shift32_error),  cmocka_unit_test(test_oddshift),
         cmocka_unit_test(test_oddshift_lif),
         cmocka_unit_test(test_clip),           cmocka_unit_test(test_prec),

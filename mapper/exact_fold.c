@@ -1,0 +1,151 @@
+/* exact_fold.c: the shift fold (exact_fold.h; docs/exactness.md, "Rewrites").
+ *
+ * A CCMPB / CCMPS A shifting from INT_32 to INT_32 gives a(m) = clip(m >> s); the chip
+ * shifts only when it narrows. Narrowed to INT_8 (its CMP moved into [-128, 127]) it gives
+ * clamp(a(m), -128, 127) in the TaskGraph, and the chip gives that too when
+ * exact_cmp_agrees says so. The fold is exact when that clamp never reaches the outputs:
+ *
+ * every value of A's output storage becomes clamp(old, L, H) with [L, H] = [-128, 127].
+ * A reader B of that storage (a CCMPB / CCMPS reading nothing else) computes a monotone
+ * nondecreasing function b of its window's extreme (shift, clip and precision clamp each
+ * are; the extreme commutes with a monotone function, padding taps and zero fills stay 0
+ * when 0 lies in [L, H]), and b(clamp(x, L, H)) = clamp(b(x), b(L), b(H)): B's output
+ * storage holds clamp(old, b(L), b(H)) in turn. Once that clamp never acts on the old
+ * values (b(L) <= b(lo) and b(hi) <= b(H) for the old range [lo, hi]) nothing differs any
+ * more. Until then every storage block on the way has no data, is written by that one block
+ * only and is read by such CCMPB / CCMPS blocks only (an OUTPUT, or anything else, would see
+ * the difference). The range is the analysis's (with 0: initial content, padding), its
+ * images through each b a superset of the real values. */
+#include "mapper/exact_fold.h"
+#include "taskir/uses.h"
+
+#include <string.h>
+
+/* Deeper chains of clips are not followed (the fold is then refused). */
+#define FOLD_DEPTH 64
+
+/* The images of the old range's ends and of the clamp's bounds. */
+typedef struct Img {
+    int64_t lo, l, h, hi;
+} Img;
+
+typedef struct Walk {
+    const Graph *g;
+    const Chip *c;
+    const GraphUses *u;
+} Walk;
+
+static bool is_soma_cmp(const Chip *c, const Block *b)
+{
+    const ChipPrim *p = chip_prim_for(c, b->type);
+    return (b->type == BT_CCMPB || b->type == BT_CCMPS) && p && p->unit == UNIT_SOMA;
+}
+
+static bool storage_ok(const Walk *w, uint32_t pos, int32_t writer, Img y, int depth);
+
+/* Block at position pos reads storage id src only; its outputs hold the clamp of y's
+ * images through it. */
+static bool reader_ok(const Walk *w, uint32_t pos, int32_t src, Img y, int depth)
+{
+    const Graph *g = w->g;
+    const Block *b = g->blocks[pos];
+    const BlockUses *bu = &w->u->blocks[pos];
+    if (!is_soma_cmp(w->c, b))
+        return false;
+    for (uint32_t k = 0; k < bu->n_in_edges; k++)
+        if (g->edges[bu->in_edges[k]]->src != src)
+            return false;
+    ExactCmp k;
+    exact_cmp_of(b, PR_INT_32, &k); /* the TaskGraph's value does not depend on the input */
+    Img z = {exact_graph_cmp(&k, y.lo), exact_graph_cmp(&k, y.l), exact_graph_cmp(&k, y.h),
+             exact_graph_cmp(&k, y.hi)};
+    for (uint32_t k2 = 0; k2 < bu->n_out_edges; k2++) {
+        long d = graph_block_pos(g, g->edges[bu->out_edges[k2]]->dst);
+        if (d < 0 || !storage_ok(w, (uint32_t)d, b->id, z, depth + 1))
+            return false;
+    }
+    return true;
+}
+
+/* Storage at position pos, written by block id writer, holds clamp(old, y.l, y.h) for old
+ * values in [y.lo, y.hi]: does no output see a difference? */
+static bool storage_ok(const Walk *w, uint32_t pos, int32_t writer, Img y, int depth)
+{
+    const Graph *g = w->g;
+    const Block *s = g->blocks[pos];
+    const BlockUses *su = &w->u->blocks[pos];
+    y.lo = y.lo < 0 ? y.lo : 0; /* its initial content, zero fills */
+    y.hi = y.hi > 0 ? y.hi : 0;
+    if (y.l <= y.lo && y.hi <= y.h)
+        return true; /* the clamp never acts */
+    if (depth > FOLD_DEPTH || bt_info(s->type)->kind != BK_STORAGE || s->data || y.l > 0 ||
+        y.h < 0)
+        return false;
+    for (uint32_t k = 0; k < su->n_in_edges; k++)
+        if (g->edges[su->in_edges[k]]->src != writer)
+            return false;
+    for (uint32_t k = 0; k < su->n_out_edges; k++) {
+        long d = graph_block_pos(g, g->edges[su->out_edges[k]]->dst);
+        if (d < 0 || !reader_ok(w, (uint32_t)d, s->id, y, depth))
+            return false;
+    }
+    return true;
+}
+
+/* Can the block at position pos (A) be folded: its narrowed form k, which the chip computes
+ * as the TaskGraph does, and every storage it writes checked? */
+static bool foldable(const Walk *w, const ExactInfo *x, uint32_t pos, ExactCmp *k)
+{
+    const Graph *g = w->g;
+    const Block *b = g->blocks[pos];
+    PrecisionId in = exact_input_prec(g, pos);
+    const char *rule = exact_soma_rule(w->c, b, in, x->blocks[pos].in);
+    if (!is_soma_cmp(w->c, b) || !rule || strcmp(rule, "map.exact.shift32") != 0 ||
+        blk_prec(b) != PR_INT_32 || in != PR_INT_32)
+        return false;
+    exact_cmp_of(b, in, k);
+    k->out = PR_INT_8;
+    k->cmp = k->cmp < -128 ? -128 : k->cmp > 127 ? 127 : k->cmp;
+    if (!exact_narrows(w->c, in, PR_INT_8) || !chip_soma_shift(w->c, k->shift, NULL) ||
+        !exact_cmp_agrees(w->c, k, k, x->blocks[pos].in, NULL))
+        return false;
+    const BlockUses *bu = &w->u->blocks[pos];
+    ExactRange r = x->blocks[pos].out;
+    Img y = {r.lo, -128, 127, r.hi};
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        long d = graph_block_pos(g, g->edges[bu->out_edges[j]]->dst);
+        if (d < 0 || bt_info(g->blocks[d]->type)->kind != BK_STORAGE ||
+            !storage_ok(w, (uint32_t)d, b->id, y, 0))
+            return false;
+    }
+    return true;
+}
+
+long exact_fold(Graph *g, const Chip *c, const ExactInfo *x, int32_t *first)
+{
+    GraphUses u;
+    if (!graph_uses(g, &u))
+        return -1;
+    Walk w = {g, c, &u};
+    long n = 0;
+    bool ok = true;
+    for (uint32_t i = 0; i < g->n_blocks && i < x->n_blocks && ok; i++) {
+        ExactCmp k;
+        if (!foldable(&w, x, i, &k))
+            continue;
+        Block *b = g->blocks[i];
+        if (!n++)
+            *first = b->id;
+        b->prec = PR_INT_8;
+        b->has_prec = true;
+        ok = k.cmp == blk_attr(b, AT_CMP) || blk_set_attr(g, b, AT_CMP, k.cmp);
+        const BlockUses *bu = &u.blocks[i];
+        for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+            Block *s = graph_block(g, g->edges[bu->out_edges[j]]->dst);
+            s->prec = PR_INT_8; /* written by b only (storage_ok) */
+            s->has_prec = true;
+        }
+    }
+    graph_uses_finish(&u);
+    return ok && !graph_oom(g) ? n : -1;
+}
