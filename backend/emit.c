@@ -33,6 +33,20 @@ char *emit_strdup(Emit *e, const char *s)
     return p;
 }
 
+void *emit_grow(Emit *e, void *arr, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap)
+        return arr;
+    size_t nc = *cap ? 2 * *cap : 16;
+    void *na = nc <= SIZE_MAX / elem ? realloc(arr, nc * elem) : NULL;
+    if (!na) {
+        diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory writing the programs");
+        return NULL;
+    }
+    *cap = nc;
+    return na;
+}
+
 static bool same_core(const ECore *k, const MapCoord *c)
 {
     return k->chip.x == c->chip.x && k->chip.y == c->chip.y && k->core.x == c->core.x &&
@@ -44,14 +58,10 @@ uint32_t emit_core(Emit *e, const MapCoord *c)
     for (uint32_t k = 0; k < e->n_cores; k++)
         if (same_core(&e->cores[k], c))
             return k;
-    if (e->n_cores == e->cap_cores) {
-        uint32_t cap = e->cap_cores ? 2 * e->cap_cores : 16;
-        ECore *nc = realloc(e->cores, cap * sizeof *nc);
-        if (!nc)
-            return EMIT_NONE;
-        e->cores = nc;
-        e->cap_cores = cap;
-    }
+    ECore *nc = emit_grow(e, e->cores, &e->cap_cores, e->n_cores, sizeof *e->cores);
+    if (!nc)
+        return EMIT_NONE;
+    e->cores = nc;
     ECore *k = &e->cores[e->n_cores];
     memset(k, 0, sizeof *k);
     k->chip = c->chip;
@@ -67,14 +77,10 @@ uint32_t emit_request(Emit *e, uint32_t k, int64_t words, int32_t align, int32_t
                       int32_t last, AllocKind kind, int32_t tag)
 {
     ECore *c = &e->cores[k];
-    if (c->n_reqs == c->cap_reqs) {
-        size_t cap = c->cap_reqs ? 2 * c->cap_reqs : 16;
-        AllocReq *nr = realloc(c->reqs, cap * sizeof *nr);
-        if (!nr)
-            return EMIT_NONE;
-        c->reqs = nr;
-        c->cap_reqs = cap;
-    }
+    AllocReq *nr = emit_grow(e, c->reqs, &c->cap_reqs, c->n_reqs, sizeof *c->reqs);
+    if (!nr)
+        return EMIT_NONE;
+    c->reqs = nr;
     c->reqs[c->n_reqs] = (AllocReq){words, align, first, last, kind, tag};
     return (uint32_t)c->n_reqs++;
 }
@@ -159,17 +165,6 @@ static int core_cmp(const void *a, const void *b)
     return 0;
 }
 
-/* Appends p to a repeated message field (array *arr of *n). */
-static bool push_msg(void ***arr, size_t *n, void *p)
-{
-    void **na = realloc(*arr, (*n + 1) * sizeof *na);
-    if (!na)
-        return false;
-    na[(*n)++] = p;
-    *arr = na;
-    return true;
-}
-
 static Taskir__Asm__CoreConfig *core_config(Emit *e, ECore *c)
 {
     Taskir__Asm__CoreConfig *cc =
@@ -222,7 +217,10 @@ static Status behavior(Emit *e, Taskir__Asm__Config *cfg)
         if (!sc || sc->chip_x != c->chip.x || sc->chip_y != c->chip.y ||
             sc->step_group_id != c->step_group) {
             sc = emit_msg(e, sizeof *sc, (void (*)(void *))taskir__asm__step_config__init);
-            if (!sc || !push_msg((void ***)&bc->step_config, &bc->n_step_config, sc)) {
+            bool ok = false;
+            if (sc)
+                EMIT_APPEND(bc->step_config, bc->n_step_config, sc, ok);
+            if (!ok) {
                 free(sc);
                 st = diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
                 break;
@@ -236,8 +234,10 @@ static Status behavior(Emit *e, Taskir__Asm__Config *cfg)
         if (!pg || pg->phase_group_id != c->phase_group) {
             pg = emit_msg(e, sizeof *pg,
                           (void (*)(void *))taskir__asm__phase_group_config__init);
-            if (!pg || !push_msg((void ***)&sc->phase_group_config, &sc->n_phase_group_config,
-                                 pg)) {
+            bool ok = false;
+            if (pg)
+                EMIT_APPEND(sc->phase_group_config, sc->n_phase_group_config, pg, ok);
+            if (!ok) {
                 free(pg);
                 st = diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
                 break;
@@ -247,7 +247,10 @@ static Status behavior(Emit *e, Taskir__Asm__Config *cfg)
             pg->phase_mode = TASKIR__ASM__PHASE_MODE__ADAPTED_CLOCK;
         }
         Taskir__Asm__CoreConfig *cc = core_config(e, c);
-        if (!cc || !push_msg((void ***)&pg->core_config, &pg->n_core_config, cc)) {
+        bool ok = false;
+        if (cc)
+            EMIT_APPEND(pg->core_config, pg->n_core_config, cc, ok);
+        if (!ok) {
             if (cc)
                 protobuf_c_message_free_unpacked(&cc->base, NULL);
             st = diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
@@ -281,22 +284,17 @@ static void free_emit(Emit *e)
     free(e->first_copy);
     free(e->n_copy);
     free(e->outs);
+    free(e->dict_of_edge);
+    free(e->dups);
     graph_uses_finish(&e->uses);
 }
 
-void emit_set_free(ProgSet *s)
+const EDup *emit_dup_of(const Emit *e, uint32_t pos)
 {
-    if (s->config)
-        protobuf_c_message_free_unpacked(&s->config->base, NULL);
-    for (size_t i = 0; i < s->n_data; i++)
-        free(s->data[i].w);
-    free(s->data);
-    for (size_t i = 0; i < s->n_sockets; i++) {
-        free(s->sockets[i].name);
-        free(s->sockets[i].model_dtype);
-    }
-    free(s->sockets);
-    memset(s, 0, sizeof *s);
+    for (size_t i = 0; i < e->n_dups; i++)
+        if (e->dups[i].cadd == pos)
+            return &e->dups[i];
+    return NULL;
 }
 
 Status emit_program(const Mapping *m, const Chip *chip, ProgSet *out, Diag *d)
@@ -310,10 +308,19 @@ Status emit_program(const Mapping *m, const Chip *chip, ProgSet *out, Diag *d)
     e.first_copy = calloc(nb, sizeof *e.first_copy);
     e.n_copy = calloc(nb, sizeof *e.n_copy);
     e.outs = calloc(nb, sizeof *e.outs);
+    uint32_t ne = m->graph->n_edges ? m->graph->n_edges : 1;
+    e.dict_of_edge = malloc(ne * sizeof *e.dict_of_edge);
     Status st = ST_OK;
     if (!e.core_of || !e.phase_of || !e.slot_of || !e.first_copy || !e.n_copy || !e.outs ||
-        !graph_uses(e.g, &e.uses))
+        !e.dict_of_edge || !graph_uses(e.g, &e.uses))
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
+    for (uint32_t i = 0; st == ST_OK && i < ne; i++)
+        e.dict_of_edge[i] = EMIT_NONE;
+    for (uint32_t i = 0; st == ST_OK && i < m->n_edges; i++) { /* the first dict of an edge */
+        long pos = graph_edge_pos(e.g, m->edges[i].task_id);
+        if (pos >= 0 && e.dict_of_edge[pos] == EMIT_NONE)
+            e.dict_of_edge[pos] = i;
+    }
     for (uint32_t i = 0; st == ST_OK && i < nb; i++)
         e.core_of[i] = EMIT_NONE;
     if (st == ST_OK)
@@ -340,6 +347,6 @@ Status emit_program(const Mapping *m, const Chip *chip, ProgSet *out, Diag *d)
         st = d->worst;
     free_emit(&e);
     if (st != ST_OK)
-        emit_set_free(out);
+        progset_free(out);
     return st;
 }

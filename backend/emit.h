@@ -14,15 +14,11 @@
 #include "taskir/chip.h"
 #include "taskir/mapping.h"
 
-/* Writes the program set of m for chip into *out (zeroed first; free with emit_set_free).
+/* Writes the program set of m for chip into *out (zeroed first; free with progset_free).
  * m must verify (verify_mapping). Logic errors (emit.* of docs/rules.md: a plan that does not
  * fit a core, a block or transfer the code generator cannot express) name the core, block or
  * edge; ST_RUNTIME for out of memory. */
 Status emit_program(const Mapping *m, const Chip *chip, ProgSet *out, Diag *d);
-
-/* Frees what emit_program built (the Config through protobuf-c, the data images, the
- * sockets) and zeroes s. */
-void emit_set_free(ProgSet *s);
 
 /* Whether progset_save may write dir: it does not exist, or it is a directory holding only a
  * program set's files (program.pb, program.txt, sockets.json, data/ *.bin). (progset_save.c) */

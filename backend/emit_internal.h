@@ -16,6 +16,9 @@
 #include "backend/emit_layout.h"
 #include "taskir/uses.h"
 
+#include <stdint.h>
+#include <stdlib.h>
+
 #define EMIT_NONE UINT32_MAX
 
 /* A box of a feature map in canonical coordinates: y, x, channel (f or r, the storage's
@@ -24,11 +27,13 @@ typedef struct EBox {
     int64_t lo[4], n[4];
 } EBox;
 
-/* One transfer a core sends in a phase: words [src, src + words) to core dst at its
- * received area's word address dst_addr. */
+/* One header's worth of a transfer a core sends in a phase: words [src, src + words) to core
+ * dst_core, in runs of run words whose first words land stride words apart from dst_addr
+ * (run == stride: one contiguous run). */
 typedef struct ESend {
     uint32_t dst_core;
     int64_t src, words, dst_addr;
+    int64_t run, stride;
     int32_t block;          /* the storage block received, for the block ids */
 } ESend;
 
@@ -60,7 +65,11 @@ typedef struct ECopy {
     EBox box;
     EmitFeat feat;                  /* feature maps (not static images) */
     bool is_static, received;
-    uint32_t req;                   /* its area in the core's requests */
+    uint32_t req;                   /* its area in the core's requests (EMIT_NONE: an alias) */
+    uint32_t alias_of;              /* the compute block whose output buffer holds it (the
+                                       rows it writes there), EMIT_NONE when it has its own */
+    int64_t alias_off;              /* its first word's offset in that buffer */
+    int32_t first, last;            /* its lifetime */
     uint32_t *image;                /* static: the data image (owned until moved out) */
     size_t n_image;
 } ECopy;
@@ -72,7 +81,22 @@ typedef struct EOut {
     EBox box;                       /* its output cluster, canonical */
     uint32_t req;
     bool used;
+    bool gather;                    /* its core's copy of what it writes is not whole rows of
+                                       it: the router moves the buffer there (a self send) */
+    bool aliased;                   /* a copy on its core lives inside its buffer */
 } EOut;
+
+/* A CADD that adds one box of one storage block n times (the mapper's x + x): P02 reads its
+ * n inputs back to back, so an inserted P06 repeats the box n times into an area of its
+ * own, in a free Soma slot before the CADD's phase (emit_plan.c, emit_prim.c). */
+typedef struct EDup {
+    uint32_t cadd;                  /* the CADD's block position */
+    uint32_t copy;                  /* the copy it reads (index in copies) */
+    EBox box;                       /* the box read, storage coordinates */
+    int32_t n;                      /* times */
+    int32_t phase, slot;            /* the P06's phase and slot (PIIndex SOMA1 / SOMA2) */
+    uint32_t req;                   /* the repeated area */
+} EDup;
 
 typedef struct Emit {
     const Mapping *m;
@@ -81,16 +105,24 @@ typedef struct Emit {
     GraphUses uses;
     Diag *d;
     ECore *cores;
-    uint32_t n_cores, cap_cores;
+    uint32_t n_cores;
+    size_t cap_cores;
     uint32_t *core_of;              /* per block position: the core of its first coordinate */
     int32_t *phase_of;              /* per block position: compute blocks' phase */
     int32_t *slot_of;               /* per block position: PIIndex of compute blocks */
     ECopy *copies;
-    uint32_t n_copies, cap_copies;
+    uint32_t n_copies;
+    size_t cap_copies;
     uint32_t *first_copy;           /* per block position: index of its first copy */
     uint32_t *n_copy;               /* per block position: copies */
     EOut *outs;                     /* per block position */
+    uint32_t *dict_of_edge;         /* per edge position: its edge dict (EMIT_NONE: none) */
+    EDup *dups;
+    size_t n_dups, cap_dups;
 } Emit;
+
+/* The EDup of CADD block pos, or NULL. */
+const EDup *emit_dup_of(const Emit *e, uint32_t pos);
 
 /* The core with these coordinates (added when new); EMIT_NONE when out of memory. */
 uint32_t emit_core(Emit *e, const MapCoord *c);
@@ -104,6 +136,11 @@ bool emit_iface_box(const Emit *e, uint32_t pos, bool input, int32_t edge_id, EB
 /* Whether edge ed's rearrangement steps (if any) keep the C order of the values: IDENTITY,
  * and RESHAPE / PERMUTE whose permutation is the identity (emit_plan.c). */
 bool emit_keeps_order(const Emit *e, const Edge *ed);
+/* The word address of copy cp (its own area's, or its place in its writer's buffer). */
+int64_t emit_copy_addr(const Emit *e, const ECopy *cp);
+/* The pitch unit of storage block pos holding precision p: what the primitives that write
+ * and read it need (emit_pitch_unit). */
+int emit_storage_unit(const Emit *e, uint32_t pos, PrecisionId p);
 /* The word address of canonical point (y, x) of a feature copy / buffer with box b. */
 int64_t emit_feat_addr(const EmitFeat *f, const EBox *b, int64_t base, int64_t y, int64_t x);
 
@@ -113,6 +150,22 @@ Status emit_routes(Emit *e);                /* emit_route.c */
 Status emit_router_prims(Emit *e);          /* emit_route.c, after the prims */
 Status emit_io(Emit *e, ProgSet *out);      /* emit_io.c */
 
+/* arr (capacity *cap elements of elem bytes) with room for element n: arr itself, or
+ * reallocated to twice the capacity; NULL (arr untouched, out of memory recorded in e->d)
+ * when it cannot. */
+void *emit_grow(Emit *e, void *arr, size_t *cap, size_t n, size_t elem);
+/* Appends p (not NULL) to the repeated message field arr of n elements; ok: whether it did
+ * (false when out of memory: arr untouched). */
+#define EMIT_APPEND(arr, n, p, ok)                                                      \
+    do {                                                                                \
+        void *na_ = (n) < SIZE_MAX / sizeof *(arr) - 1                                  \
+                        ? realloc((arr), ((n) + 1) * sizeof *(arr)) : NULL;             \
+        (ok) = na_ != NULL;                                                             \
+        if (na_) {                                                                      \
+            (arr) = na_;                                                                \
+            (arr)[(n)++] = (p);                                                         \
+        }                                                                               \
+    } while (0)
 /* Allocation helpers that record out of memory in e->d: a zeroed protobuf-c message
  * initialised with init, or NULL. */
 void *emit_msg(Emit *e, size_t size, void (*init)(void *));

@@ -3,14 +3,14 @@
  *   - a StaticBlock per static copy (weights, biases, tables) with its image in data/ID.bin,
  *     id "b<block>.<chip x>.<chip y>.<core x>.<core y>";
  *   - a DynamicBlock INPUT_DATA per copy of a storage block an INPUT feeds, OUTPUT_DATA per
- *     copy an OUTPUT reads: the piece's origin (begin_position) and extents (shape) in the
- *     storage block's coordinates (ny, nx, and nf for its channels), its words (start_addr,
+ *     copy an OUTPUT reads: the piece's origin (begin_position) in the socket's coordinates
+ *     and extents (shape: ny, nx, and nf for the channels), its words (start_addr,
  *     length) in the copy's layout (storage_order X_Y_F, channels padded: ALIGN_16 for 8-bit,
  *     ALIGN_32 for int32, ALIGN_OUTPUT for ternary's 64), and socket_size, the pieces of the
  *     socket;
  *   - a ProgSocket per INPUT and OUTPUT block (sockets.json).
- * An edge between a socket and its storage may only reshape in C order (emit_keeps_order):
- * a reader flattens the socket's tensor in C order and views it in the storage's shape.
+ * The edge between a socket and its storage must join boxes of the same extents (y, x,
+ * channels): a dynamic block places a piece of the socket as it is.
  */
 #include "backend/emit_internal.h"
 
@@ -21,16 +21,6 @@
 #include <string.h>
 
 #define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
-
-static bool push(void ***arr, size_t *n, void *p)
-{
-    void **na = realloc(*arr, (*n + 1) * sizeof *na);
-    if (!na)
-        return false;
-    na[(*n)++] = p;
-    *arr = na;
-    return true;
-}
 
 static Status static_blocks(Emit *e, Taskir__Asm__DataConfig *dc, ProgSet *out)
 {
@@ -61,7 +51,7 @@ static Status static_blocks(Emit *e, Taskir__Asm__DataConfig *dc, ProgSet *out)
         SET(sb, chip_idy, c->chip.y);
         SET(sb, core_idx, c->core.x);
         SET(sb, core_idy, c->core.y);
-        SET(sb, start_addr, c->addr[cp->req]);
+        SET(sb, start_addr, (int32_t)emit_copy_addr(e, cp));
         out->data[out->n_data].w = cp->image;
         out->data[out->n_data++].n = cp->n_image;
         cp->image = NULL;
@@ -80,14 +70,18 @@ static Taskir__Shape *yxf(Emit *e, int64_t y, int64_t x, int64_t f)
     return s;
 }
 
-/* A dynamic block for copy cp of the storage an edge between it and socket block io joins. */
+/* A dynamic block for the part `box` (storage coordinates) of copy cp of the storage an edge
+ * joins to socket block io; the edge's box is ebox at the storage and sbox at the socket. */
 static Status dynamic(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io, const ECopy *cp,
-                      const EBox *box, int piece)
+                      const EBox *box, const EBox *ebox, const EBox *sbox, int piece)
 {
     const ECore *c = &e->cores[cp->core];
     Taskir__Asm__DynamicBlock *db =
         emit_msg(e, sizeof *db, (void (*)(void *))taskir__asm__dynamic_block__init);
-    if (!db || !push((void ***)&dc->dynamic_blocks, &dc->n_dynamic_blocks, db)) {
+    bool ok = false;
+    if (db)
+        EMIT_APPEND(dc->dynamic_blocks, dc->n_dynamic_blocks, db, ok);
+    if (!ok) {
         free(db);
         return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     }
@@ -97,22 +91,41 @@ static Status dynamic(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io, con
     db->id = emit_strdup(e, id);
     SET(db, io_type, in ? TASKIR__ASM__IOTYPE__INPUT_DATA : TASKIR__ASM__IOTYPE__OUTPUT_DATA);
     SET(db, socket_id, io->socket_id);
-    db->begin_position = yxf(e, box->lo[0], box->lo[1], box->lo[2]);
+    /* in the socket's coordinates */
+    db->begin_position = yxf(e, box->lo[0] - ebox->lo[0] + sbox->lo[0],
+                             box->lo[1] - ebox->lo[1] + sbox->lo[1],
+                             box->lo[2] - ebox->lo[2] + sbox->lo[2]);
     db->shape = yxf(e, box->n[0], box->n[1], box->n[2]);
     SET(db, chip_idx, c->chip.x);
     SET(db, chip_idy, c->chip.y);
     SET(db, core_idx, c->core.x);
     SET(db, core_idy, c->core.y);
-    int64_t addr = emit_feat_addr(&cp->feat, &cp->box, c->addr[cp->req], box->lo[0], box->lo[1]);
+    int64_t addr = emit_feat_addr(&cp->feat, &cp->box, emit_copy_addr(e, cp), box->lo[0],
+                                  box->lo[1]);
     SET(db, start_addr, (int32_t)addr);
     SET(db, length, (int32_t)(box->n[0] * cp->box.n[1] * emit_feat_pixel_words(&cp->feat)));
     SET(db, step_group, c->step_group);
     SET(db, phase_group, c->phase_group);
     SET(db, precision, pr_info(cp->feat.prec)->wire);
     SET(db, storage_order, TASKIR__ASM__STORAGE_ORDER__X_Y_F);
-    SET(db, align_number, cp->feat.per_word == 4    ? TASKIR__ASM__ALIGN_NUMBER__ALIGN_16
-                          : cp->feat.per_word == 1 ? TASKIR__ASM__ALIGN_NUMBER__ALIGN_32
-                                                   : TASKIR__ASM__ALIGN_NUMBER__ALIGN_OUTPUT);
+    /* the pitch: the channels rounded up to the alignment that gives the copy's pitch */
+    static const struct { int32_t elems; Taskir__Asm__AlignNumber code; } aligns[] = {
+        {8, TASKIR__ASM__ALIGN_NUMBER__ALIGN_8},
+        {16, TASKIR__ASM__ALIGN_NUMBER__ALIGN_16},
+        {32, TASKIR__ASM__ALIGN_NUMBER__ALIGN_32},
+    };
+    bool expressed = box->n[2] == cp->feat.c && box->n[2] == cp->box.n[2];
+    for (size_t i = 0; !expressed && i < sizeof aligns / sizeof aligns[0]; i++)
+        if ((box->n[2] + aligns[i].elems - 1) / aligns[i].elems * aligns[i].elems ==
+                cp->feat.c && box->n[2] == cp->box.n[2]) {
+            SET(db, align_number, aligns[i].code);
+            expressed = true;
+        }
+    if (!expressed)
+        return diag_block(e->d, ST_LOGIC, "emit.layout", io,
+                          "a piece of %lld of its %lld channels, %lld a pixel in memory: no "
+                          "alignment of a dynamic block gives that pitch",
+                          (long long)box->n[2], (long long)cp->box.n[2], (long long)cp->feat.c);
     return e->d->oom ? ST_RUNTIME : ST_OK;
 }
 
@@ -169,9 +182,18 @@ static Status socket_blocks(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos)
                              "the socket's values reach block %d in another order; the code "
                              "generator takes reshapes in C order only",
                              e->g->blocks[s]->id);
-        EBox box;
-        if (!emit_iface_box(e, (uint32_t)s, in, ed->id, &box))
+        EBox box, sbox; /* the edge's box at the storage, and at the socket */
+        if (!emit_iface_box(e, (uint32_t)s, in, ed->id, &box) ||
+            !emit_iface_box(e, pos, !in, ed->id, &sbox))
             return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no box");
+        if (sbox.n[0] != box.n[0] || sbox.n[1] != box.n[1] || sbox.n[2] != box.n[2])
+            return diag_edge(e->d, ST_LOGIC, "emit.socket", ed->id,
+                             "reshapes the socket's %lldx%lldx%lld box into %lldx%lldx%lld at "
+                             "block %d; a dynamic block places a piece of the socket as it "
+                             "is (a move, P06, would have to reshape it)",
+                             (long long)sbox.n[0], (long long)sbox.n[1], (long long)sbox.n[2],
+                             (long long)box.n[0], (long long)box.n[1], (long long)box.n[2],
+                             e->g->blocks[s]->id);
         for (uint32_t c = 0; c < e->n_copy[s]; c++) {
             const ECopy *cp = &e->copies[e->first_copy[s] + c];
             EBox part;
@@ -187,7 +209,7 @@ static Status socket_blocks(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos)
             }
             if (!meet || (!in && c > 0)) /* an output is read from one copy */
                 continue;
-            Status st = dynamic(e, dc, io, cp, &part, piece++);
+            Status st = dynamic(e, dc, io, cp, &part, &box, &sbox, piece++);
             if (st != ST_OK)
                 return st;
         }

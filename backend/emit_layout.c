@@ -8,24 +8,37 @@ static int64_t round_up(int64_t v, int64_t m)
     return (v + m - 1) / m * m;
 }
 
-bool emit_feat(PrecisionId p, int64_t ny, int64_t nx, int64_t nc, bool axon, EmitFeat *out)
+int emit_pitch_unit(PrecisionId p, bool axon, bool wide)
 {
-    int per_word, pad;
     switch (p) {
     case PR_INT_8:
-    case PR_UINT_8: per_word = 4; pad = 16; break;
-    case PR_TERNARY: per_word = 16; pad = 64; break;
-    case PR_INT_32: per_word = 1; pad = axon ? 32 : 4; break;
+    case PR_UINT_8: return wide ? 32 : 16;
+    case PR_TERNARY: return wide ? 128 : 64;
+    case PR_INT_32: return axon ? 32 : 4;
+    default: return 0;
+    }
+}
+
+bool emit_feat(PrecisionId p, int64_t ny, int64_t nx, int64_t nc, int unit, EmitFeat *out)
+{
+    int per_word;
+    switch (p) {
+    case PR_INT_8:
+    case PR_UINT_8: per_word = 4; break;
+    case PR_TERNARY: per_word = 16; break;
+    case PR_INT_32: per_word = 1; break;
     default: return false;
     }
     const int64_t cap = (int64_t)1 << 30;
-    if (ny < 1 || nx < 1 || nc < 1 || ny > cap || nx > cap || nc > cap)
+    if (unit < per_word || unit % per_word || ny < 1 || nx < 1 || nc < 1 || ny > cap ||
+        nx > cap || nc > cap)
         return false;
-    int64_t c = round_up(nc, pad);
+    int64_t c = round_up(nc, unit);
     int64_t px = c / per_word;
     if (ny > cap / nx || ny * nx > cap / px)
         return false;
-    *out = (EmitFeat){p, per_word, ny, nx, nc, c, ny * nx * px, (int32_t)(pad / per_word)};
+    int32_t align = unit / per_word < 4 ? 4 : unit / per_word; /* at least 16 bytes */
+    *out = (EmitFeat){p, per_word, ny, nx, nc, c, ny * nx * px, align};
     return true;
 }
 

@@ -4,11 +4,11 @@
  * primitives read. 8-bit values pack 4 to a word, little-endian (byte i of an area is bits
  * 8*(i%4).. of word i/4); ternary values 16 to a word, 2 bits each (code 3 = -1).
  *
- *   feature map, 8-bit       [y][x][c], c = ceil(nc/16)*16 bytes a pixel (4 words per 16)
- *   feature map, ternary     [y][x][c], c = ceil(nc/64)*64 values a pixel
- *   feature map, int32       [y][x][c], c = ceil(nc/32)*32 words a pixel (128 B rows) when
- *                            an Axon writes or reads it (the Axon's output rows), else
- *                            c = ceil(nc/4)*4 (the Soma's 16-byte rows)
+ *   feature map              [y][x][c]: c, the pitch, is nc rounded up to the unit its
+ *                            primitives read (emit_pitch_unit): 8-bit 16 (P41, P04, the
+ *                            Soma) or 32 (P02, P03, P43, P83: a 32-byte group); ternary 64
+ *                            or 128; int32 32 when an Axon writes or reads it (the Axon's
+ *                            128-byte rows), else 4 (the Soma's 16-byte rows)
  *   P41 weights (SW)         [ceil(f/32)][ky][kx][r][32] int8 (r unpadded: the input's
  *                            padded channels meet no weight)
  *   P04 weights (SWFC)       [ceil(f/32)][r][32] int8
@@ -36,10 +36,15 @@ typedef struct EmitFeat {
     int32_t align;           /* address alignment in words (one pixel's row of 16 / 128 B) */
 } EmitFeat;
 
-/* The layout of an ny x nx map of nc channels of precision p; axon: an Axon writes or reads
- * it (int32 pixels padded to 32 channels, else to 4). false when p has no layout (a
- * precision the chip does not encode: INT_16, INT_9, ...) or the sizes overflow. */
-bool emit_feat(PrecisionId p, int64_t ny, int64_t nx, int64_t nc, bool axon, EmitFeat *out);
+/* The layout of an ny x nx map of nc channels of precision p, each pixel's channels rounded
+ * up to a multiple of unit (emit_pitch_unit). false when p has no layout (a precision the
+ * chip does not encode: INT_16, INT_9, ...), unit is not one of p's, or the sizes overflow. */
+bool emit_feat(PrecisionId p, int64_t ny, int64_t nx, int64_t nc, int unit, EmitFeat *out);
+/* The pitch unit of precision p (channels a pixel is rounded up to): the Soma's and P41's
+ * 16-byte rows; wide: an Axon elementwise primitive (P02 / P03 / P43 / P83) reads or writes
+ * the map (a 32-byte group); axon: any Axon primitive does (int32: 128-byte rows). 0 when p
+ * has no layout. */
+int emit_pitch_unit(PrecisionId p, bool axon, bool wide);
 /* Words from the start of the map to the word holding pixel (y, x)'s channel 0. */
 int64_t emit_feat_offset(const EmitFeat *m, int64_t y, int64_t x);
 /* Words one pixel takes. */

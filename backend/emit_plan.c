@@ -89,6 +89,15 @@ bool emit_keeps_order(const Emit *e, const Edge *ed)
     return true;
 }
 
+int64_t emit_copy_addr(const Emit *e, const ECopy *cp)
+{
+    const ECore *c = &e->cores[cp->core];
+    if (cp->alias_of == EMIT_NONE)
+        return c->addr[cp->req];
+    const EOut *o = &e->outs[cp->alias_of];
+    return c->addr[o->req] + cp->alias_off * emit_feat_pixel_words(&o->feat);
+}
+
 int64_t emit_feat_addr(const EmitFeat *f, const EBox *b, int64_t base, int64_t y, int64_t x)
 {
     return base + emit_feat_offset(f, y - b->lo[0], x - b->lo[1]);
@@ -119,16 +128,62 @@ static long other_end(const Emit *e, uint32_t ep, bool src)
 /* The edge dict of edge id, or NULL. */
 static const MapDict *edge_dict(const Emit *e, int32_t edge_id)
 {
-    for (uint32_t i = 0; i < e->m->n_edges; i++)
-        if (e->m->edges[i].task_id == edge_id)
-            return &e->m->edges[i];
-    return NULL;
+    long pos = graph_edge_pos(e->g, edge_id);
+    uint32_t i = pos >= 0 ? e->dict_of_edge[pos] : EMIT_NONE;
+    return i == EMIT_NONE ? NULL : &e->m->edges[i];
 }
 
 static bool same_place(const ECore *k, const MapCoord *c)
 {
     return k->chip.x == c->chip.x && k->chip.y == c->chip.y && k->core.x == c->core.x &&
            k->core.y == c->core.y;
+}
+
+/* Whether compute block w writes its whole result through edge eid (its interface there
+ * covers its output cluster): then its primitive can write straight into the storage, and
+ * other edges of its result are sent from there. */
+static bool writes_all_here(const Emit *e, uint32_t w, int32_t eid)
+{
+    const Block *b = e->g->blocks[w];
+    int32_t cd[TIR_CDIMS];
+    if (b->n_out != 1 || !blk_cluster_dims(b, false, 0, cd))
+        return false;
+    for (uint32_t k = 0; k < b->out[0].n_ifaces; k++) {
+        const Iface *f = &b->out[0].ifaces[k];
+        if (f->edge_id != eid)
+            continue;
+        for (int i = 0; i < TIR_CDIMS; i++) {
+            if (f->has_pos && f->pos.d[i] > 0)
+                return false;
+            if (f->has_size && f->size.d[i] > 0 && f->size.d[i] != (cd[i] > 0 ? cd[i] : 1))
+                return false;
+        }
+        return true;
+    }
+    return false;
+}
+
+/* Whether copy cp (box cbox, its writer's edge eid landing on box b of the storage) can live
+ * inside writer w's output buffer: the edge carries whole rows of w's result (all its
+ * columns and channels, or one row) as they are, and the copy is that box. Sets alias_of and
+ * alias_off (in pixels until the buffer's layout is known: emit_plan fixes it up). */
+static bool alias_rows(const Emit *e, ECopy *cp, uint32_t w, int32_t eid, const EBox *b,
+                       const EBox *cbox)
+{
+    const Edge *ed = graph_edge(e->g, eid);
+    const Block *wb = e->g->blocks[w];
+    int32_t cd[TIR_CDIMS];
+    EBox wbox;
+    if (!ed || ed->n_re || wb->n_out != 1 || !blk_cluster_dims(wb, false, 0, cd) ||
+        !emit_iface_box(e, w, false, eid, &wbox) || memcmp(b, cbox, sizeof *b) != 0)
+        return false;
+    int64_t X = cd[D_X] > 0 ? cd[D_X] : 1, C = cd[D_F] > 0 ? cd[D_F] : 1;
+    bool rows = wbox.n[0] == 1 || (wbox.lo[1] == 0 && wbox.n[1] == X);
+    if (!rows || wbox.lo[2] != 0 || wbox.n[2] != C)
+        return false;
+    cp->alias_of = w;
+    cp->alias_off = wbox.lo[0] * X + wbox.lo[1]; /* pixels */
+    return true;
 }
 
 /* The box of copy cp: what its users on its core read and write; without users there, what
@@ -168,6 +223,25 @@ static bool copy_box(const Emit *e, ECopy *cp)
     if (!have && have_all) {
         box = all;
         have = true;
+    }
+    /* a writer on this core whose box is not whole rows of the copy writes a buffer, and
+     * the router moves it into the copy (emit_route.c): the copy is received then */
+    for (uint32_t j = 0; have && j < bu->n_in_edges; j++) {
+        long w = other_end(e, bu->in_edges[j], true);
+        int32_t eid = e->g->edges[bu->in_edges[j]]->id;
+        EBox b;
+        if (w < 0 || e->core_of[w] != cp->core || !emit_iface_box(e, pos, true, eid, &b))
+            continue;
+        bool rows = b.n[0] == 1 || (b.lo[1] == box.lo[1] && b.n[1] == box.n[1]);
+        bool whole = rows && b.lo[2] == box.lo[2] && b.n[2] == box.n[2];
+        if (whole && writes_all_here(e, (uint32_t)w, eid))
+            continue; /* the primitive writes straight into the copy */
+        if (whole && bu->n_in_edges == 1 && alias_rows(e, cp, (uint32_t)w, eid, &b, &box)) {
+            e->outs[w].aliased = true; /* the copy is rows of the writer's buffer */
+            continue;
+        }
+        e->outs[w].gather = true;
+        cp->received = true;
     }
     if (!have) {
         int32_t cd[TIR_CDIMS];
@@ -280,18 +354,30 @@ static bool is_axon(const Emit *e, long pos)
     return pr && pr->unit == UNIT_AXON;
 }
 
-/* Whether an Axon block writes or reads storage block pos (its int32 pixels then take the
- * Axon's 32-channel rows). */
-static bool axon_touches(const Emit *e, uint32_t pos)
+/* An Axon primitive that reads and writes whole 32-byte channel groups (P02, P03, P43, P83). */
+static bool is_wide(const Emit *e, long pos)
+{
+    if (!is_axon(e, pos))
+        return false;
+    BlockType t = e->g->blocks[pos]->type;
+    return t == BT_CADD || t == BT_CAVG || t == BT_CVVH || t == BT_CAX || t == BT_CVS;
+}
+
+int emit_storage_unit(const Emit *e, uint32_t pos, PrecisionId p)
 {
     const BlockUses *bu = &e->uses.blocks[pos];
-    for (uint32_t j = 0; j < bu->n_in_edges; j++)
-        if (is_axon(e, other_end(e, bu->in_edges[j], true)))
-            return true;
-    for (uint32_t j = 0; j < bu->n_out_edges; j++)
-        if (is_axon(e, other_end(e, bu->out_edges[j], false)))
-            return true;
-    return false;
+    bool axon = false, wide = false;
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        long w = other_end(e, bu->in_edges[j], true);
+        axon |= is_axon(e, w);
+        wide |= is_wide(e, w);
+    }
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        long r = other_end(e, bu->out_edges[j], false);
+        axon |= is_axon(e, r);
+        wide |= is_wide(e, r);
+    }
+    return emit_pitch_unit(p, axon, wide);
 }
 
 /* Makes copy cp's layout or image and requests its area. */
@@ -313,7 +399,7 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
         words = (int64_t)cp->n_image;
     } else {
         if (!emit_feat(blk_prec(b), cp->box.n[0], cp->box.n[1], cp->box.n[2],
-                       axon_touches(e, cp->block), &cp->feat))
+                       emit_storage_unit(e, cp->block, blk_prec(b)), &cp->feat))
             return diag_block(e->d, ST_LOGIC, "emit.prec", b,
                               "holds %s values, which the chip has no memory layout for "
                               "(INT_8, UINT_8, TERNARY and INT_32 only)",
@@ -333,6 +419,12 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
     }
     if (words == 0)
         words = 1;
+    cp->first = first;
+    cp->last = last;
+    if (cp->alias_of != EMIT_NONE) {
+        cp->req = EMIT_NONE; /* lives in its writer's buffer (make_outs) */
+        return ST_OK;
+    }
     AllocKind kind = cp->is_static ? ALLOC_STATIC : cp->received ? ALLOC_RECV : ALLOC_DATA;
     if (kind == ALLOC_RECV && align < 2)
         align = 2; /* the router's destinations count 8-byte units */
@@ -356,16 +448,14 @@ static Status make_copies(Emit *e)
             uint32_t k = emit_core(e, c);
             if (k == EMIT_NONE || emit_copy_on(e, (uint32_t)pos, k))
                 continue;
-            if (e->n_copies == e->cap_copies) {
-                uint32_t cap = e->cap_copies ? 2 * e->cap_copies : 64;
-                ECopy *nc = realloc(e->copies, cap * sizeof *nc);
-                if (!nc)
-                    return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
-                e->copies = nc;
-                e->cap_copies = cap;
-            }
+            ECopy *ncp = emit_grow(e, e->copies, &e->cap_copies, e->n_copies,
+                                   sizeof *e->copies);
+            if (!ncp)
+                return ST_RUNTIME;
+            e->copies = ncp;
             ECopy *cp = &e->copies[e->n_copies++];
             memset(cp, 0, sizeof *cp);
+            cp->alias_of = EMIT_NONE;
             cp->block = (uint32_t)pos;
             cp->core = k;
             e->n_copy[pos]++;
@@ -404,33 +494,132 @@ static Status make_outs(Emit *e)
         const BlockUses *bu = &e->uses.blocks[pos];
         bool local = false;
         PrecisionId prec = blk_prec(b);
+        long dest = -1;
         for (uint32_t j = 0; j < bu->n_out_edges; j++) {
             long s = other_end(e, bu->out_edges[j], false);
             if (s < 0)
                 continue;
+            if (dest < 0)
+                dest = s;
             prec = blk_prec(e->g->blocks[s]);
             local |= emit_copy_on(e, (uint32_t)s, k) != NULL;
         }
-        if (local || bu->n_out_edges == 0)
+        if ((local && !e->outs[pos].gather && !e->outs[pos].aliased) || bu->n_out_edges == 0)
             continue;
-        bool axon = is_axon(e, pos);
-        if (axon)
+        if (is_axon(e, pos))
             prec = PR_INT_32;
+        /* the pitch of what it sends to: the receivers' copies */
+        int unit = dest >= 0 && blk_prec(e->g->blocks[dest]) == prec
+                       ? emit_storage_unit(e, (uint32_t)dest, prec)
+                       : emit_pitch_unit(prec, is_axon(e, pos), is_wide(e, pos));
         EOut *o = &e->outs[pos];
         int32_t cd[TIR_CDIMS];
         if (!blk_cluster_dims(b, false, 0, cd))
             return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "no output cluster");
         o->box = (EBox){{0}, {cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
                               cd[D_F] > 0 ? cd[D_F] : 1, 1}};
-        if (!emit_feat(prec, o->box.n[0], o->box.n[1], o->box.n[2], axon, &o->feat))
+        if (!emit_feat(prec, o->box.n[0], o->box.n[1], o->box.n[2], unit, &o->feat))
             return diag_block(e->d, ST_LOGIC, "emit.prec", b,
                               "writes %s values, which the chip has no memory layout for",
                               pr_info(prec)->name);
         o->core = k;
         o->used = true;
-        o->req = emit_request(e, k, o->feat.words, o->feat.align, e->phase_of[pos],
-                              last_send(e, pos, k, e->phase_of[pos]), ALLOC_DATA, b->id);
+        int32_t last = last_send(e, pos, k, e->phase_of[pos]);
+        if (o->gather && e->slot_of[pos] == 5 && last < e->phase_of[pos] + 1)
+            last = e->phase_of[pos] + 1; /* a Soma2's part moves in the next phase */
+        int32_t first = e->phase_of[pos];
+        for (uint32_t i = 0; i < e->n_copies; i++) { /* the copies living in it */
+            ECopy *cp = &e->copies[i];
+            if (cp->alias_of != pos)
+                continue;
+            if (cp->feat.c != o->feat.c || cp->feat.prec != o->feat.prec)
+                return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                                  "writes block %d's rows in pixels of %lld channels where "
+                                  "that block holds %lld", e->g->blocks[cp->block]->id,
+                                  (long long)o->feat.c, (long long)cp->feat.c);
+            first = cp->first < first ? cp->first : first;
+            last = cp->last > last ? cp->last : last;
+        }
+        o->req = emit_request(e, k, o->feat.words, o->feat.align, first, last, ALLOC_DATA,
+                              b->id);
         if (o->req == EMIT_NONE)
+            return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    }
+    return ST_OK;
+}
+
+/* Whether the Soma slot (phase p, PIIndex slot) of core k is taken by a compute block or an
+ * inserted P06. */
+static bool soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot)
+{
+    for (uint32_t pos = 0; pos < e->g->n_blocks; pos++)
+        if (e->core_of[pos] == k && e->phase_of[pos] == p && e->slot_of[pos] == slot &&
+            bt_info(e->g->blocks[pos]->type)->kind == BK_COMPUTE)
+            return true;
+    for (size_t i = 0; i < e->n_dups; i++)
+        if (e->copies[e->dups[i].copy].core == k && e->dups[i].phase == p &&
+            e->dups[i].slot == slot)
+            return true;
+    return false;
+}
+
+/* CADDs of one box of one storage block n times (x + x): an area for the box repeated and a
+ * free Soma slot for the P06 that repeats it: the latest before the CADD's phase in which
+ * the copy holds its data (Soma2 of the copy's first phase at the earliest: after that
+ * phase's Axon and router). */
+static Status make_dups(Emit *e)
+{
+    for (uint32_t pos = 0; pos < e->g->n_blocks; pos++) {
+        const Block *b = e->g->blocks[pos];
+        uint32_t k = e->core_of[pos];
+        uint32_t n = b->type == BT_CADD ? blk_n_variadic(b) : 0;
+        if (n < 2 || k == EMIT_NONE)
+            continue;
+        long src = -1;
+        EBox box = {{0}, {0}};
+        bool same = true;
+        for (uint32_t i = 0; i < n && same; i++) {
+            same = i < b->n_in && b->in[i].n_ifaces == 1;
+            const Edge *ed = same ? graph_edge(e->g, b->in[i].ifaces[0].edge_id) : NULL;
+            long s = ed ? graph_block_pos(e->g, ed->src) : -1;
+            EBox bx;
+            same = s >= 0 && !ed->n_re && emit_iface_box(e, (uint32_t)s, false, ed->id, &bx);
+            if (same && i == 0) {
+                src = s;
+                box = bx;
+            }
+            same = same && s == src && memcmp(&bx, &box, sizeof bx) == 0;
+        }
+        ECopy *cp = same ? emit_copy_on(e, (uint32_t)src, k) : NULL;
+        if (!cp || cp->image)
+            continue; /* emit_prim.c refuses it */
+        int32_t pc = e->phase_of[pos], ph = -1, slot = 0;
+        for (int32_t p = pc - 1; p >= cp->first && ph < 0; p--)
+            for (int32_t sl = 5; sl >= 2 && ph < 0; sl -= 3) /* Soma2 (5), then Soma1 (2) */
+                if (!soma_taken(e, k, p, sl) && (p > cp->first || sl == 5)) {
+                    ph = p;
+                    slot = sl;
+                }
+        if (ph < 0)
+            return diag_block(e->d, ST_LOGIC, "emit.slot", b,
+                              "adds block %d to itself %u times: P02 reads the box repeated, "
+                              "which a P06 in a free Soma slot of core %s before phase %d "
+                              "must write, and there is none", e->g->blocks[src]->id, n,
+                              e->cores[k].name, pc);
+        EDup *nd = emit_grow(e, e->dups, &e->cap_dups, e->n_dups, sizeof *e->dups);
+        if (!nd)
+            return ST_RUNTIME;
+        e->dups = nd;
+        EDup *d = &e->dups[e->n_dups++];
+        d->cadd = pos;
+        d->copy = (uint32_t)(cp - e->copies);
+        d->box = box;
+        d->n = (int32_t)n;
+        d->phase = ph;
+        d->slot = slot;
+        int64_t words = box.n[0] * box.n[1] * emit_feat_pixel_words(&cp->feat);
+        d->req = emit_request(e, k, words * n, cp->feat.align, ph, pc, ALLOC_DATA, b->id);
+        if (d->req == EMIT_NONE)
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     }
     return ST_OK;
@@ -441,6 +630,8 @@ Status emit_plan(Emit *e)
     Status st = make_copies(e);
     if (st == ST_OK)
         st = make_outs(e);
+    if (st == ST_OK)
+        st = make_dups(e);
     for (uint32_t k = 0; k < e->n_cores && st == ST_OK; k++) {
         ECore *c = &e->cores[k];
         c->addr = malloc((c->n_reqs ? c->n_reqs : 1) * sizeof *c->addr);

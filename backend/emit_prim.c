@@ -18,6 +18,30 @@
 #include <string.h>
 
 #define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
+/* The bias fields every biased Axon primitive shares (b, cb in scope). */
+#define SET_BIAS(p)                                   \
+    do {                                              \
+        SET(p, bias_type, bias_type(b));              \
+        if (b->bias_type != BIAS_VECTOR)              \
+            SET(p, constant_b, cb);                   \
+    } while (0)
+/* p: a new parameter message of type T for field f of primitive a (leaves the switch case
+ * when out of memory). */
+#define PARAMS(a, f, T, init)                                         \
+    T *p = emit_msg(e, sizeof *p, (void (*)(void *))init);            \
+    (a)->f = p;                                                       \
+    if (!p)                                                           \
+        break
+/* The window fields (strides and pads; sx .. prr in scope). */
+#define SET_WINDOW(p)                                 \
+    do {                                              \
+        SET(p, stride_x, sx);                         \
+        SET(p, stride_y, sy);                         \
+        SET(p, pad_top, pu);                          \
+        SET(p, pad_down, pd);                         \
+        SET(p, pad_left, pl);                         \
+        SET(p, pad_right, prr);                       \
+    } while (0)
 
 enum { PI_AXON = 1, PI_SOMA1 = 2, PI_SOMA2 = 5 };
 
@@ -82,8 +106,7 @@ static Status input_operand(Emit *e, uint32_t pos, uint32_t idx, EOperand *op)
         return diag_block(e->d, ST_LOGIC, "emit.place", b,
                           "reads block %d, which the Mapping does not store on its core %s",
                           e->g->blocks[s]->id, e->cores[k].name);
-    const ECore *c = &e->cores[k];
-    int64_t base = c->addr[cp->req];
+    int64_t base = emit_copy_addr(e, cp);
     op->block = e->g->blocks[s]->id;
     op->prec = blk_prec(e->g->blocks[s]);
     EBox box;
@@ -144,10 +167,64 @@ static Status output_operand(Emit *e, uint32_t pos, EOperand *op)
         }
         char what[48];
         snprintf(what, sizeof what, "output into block %d", op->block);
-        return feat_area(e, b, &cp->feat, &cp->box, c->addr[cp->req], &box, op, what);
+        return feat_area(e, b, &cp->feat, &cp->box, emit_copy_addr(e, cp), &box, op, what);
     }
     return diag_block(e->d, ST_LOGIC, "emit.place", b, "writes nothing on its core %s",
                       c->name);
+}
+
+/* The inserted P06 of dup (emit_plan.c, make_dups) in its Soma slot, and the repeated area
+ * it writes as the CADD's operand: rows of the box's pixels, each the copy's pitch; out row
+ * i is in row i mod (the box's pixels) (real_length_in_en), so the box comes n times. */
+static Status dup_operand(Emit *e, const EDup *dup, EOperand *op)
+{
+    const ECopy *cp = &e->copies[dup->copy];
+    const ECore *c = &e->cores[cp->core];
+    const Block *b = e->g->blocks[dup->cadd];
+    EOperand in = {0};
+    Status st = feat_area(e, b, &cp->feat, &cp->box, emit_copy_addr(e, cp), &dup->box, &in,
+                          "repeated input");
+    if (st != ST_OK)
+        return st;
+    Taskir__Asm__StaticPrimList *l = emit_slot_list(e, cp->core, dup->phase);
+    if (!l)
+        return ST_RUNTIME;
+    Taskir__Asm__SomaPrim **slot = dup->slot == PI_SOMA1 ? &l->soma1 : &l->soma2;
+    Taskir__Asm__SomaPrim *s =
+        emit_msg(e, sizeof *s, (void (*)(void *))taskir__asm__soma_prim__init);
+    Taskir__Asm__P06 *p = s ? emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p06__init)
+                            : NULL;
+    if (!p) {
+        free(s);
+        return ST_RUNTIME;
+    }
+    *slot = s;
+    s->p06 = p;
+    SET(s, pic, 0x06);
+    char id[32];
+    snprintf(id, sizeof id, "b%d", e->g->blocks[cp->block]->id);
+    s->x1_block = emit_strdup(e, id);
+    int32_t pix = (int32_t)(dup->box.n[0] * dup->box.n[1]);
+    int32_t wire = pr_info(cp->feat.prec)->wire;
+    SET(p, x1_precision, wire);
+    SET(p, out_precision, wire);
+    SET(p, length_in, (int32_t)cp->feat.c);
+    SET(p, num_in, pix * dup->n); /* rows i < num_in, each x1 row i mod real_num_in */
+    SET(p, length_out, (int32_t)cp->feat.c);
+    SET(p, num_out, pix * dup->n);
+    SET(p, real_length_in_en, 1);
+    SET(p, real_num_in, pix);
+    SET(p, bit_shift_num, 0);
+    SET(p, x1_base_addr, (int32_t)in.addr);
+    SET(p, x1_addr_length, (int32_t)in.words);
+    op->addr = c->addr[dup->req];
+    op->words = in.words * dup->n;
+    SET(p, o_base_addr, (int32_t)op->addr);
+    SET(p, o_addr_length, (int32_t)op->words);
+    op->feat = cp->feat;
+    op->prec = cp->feat.prec;
+    op->block = e->g->blocks[cp->block]->id;
+    return e->d->oom ? ST_RUNTIME : ST_OK;
 }
 
 static Taskir__Shape *shape_of(Emit *e, const Block *b)
@@ -175,6 +252,12 @@ static int32_t bias_type(const Block *b)
                                        : TASKIR__BIAS_TYPE__CONSTANT;
 }
 
+/* The pic of P-code pcode: its decimal digits read as hexadecimal (P41 -> 0x41). */
+static int32_t pic_of(int pcode)
+{
+    return (pcode / 10) * 16 + pcode % 10;
+}
+
 /* The Axon primitive of block pos. */
 static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim **out)
 {
@@ -184,12 +267,20 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
     if (!a)
         return ST_RUNTIME;
     *out = a;
-    SET(a, pic, pcode == 41 ? 0x41 : pcode == 43 ? 0x43 : pcode == 81 ? 0x81 : pcode == 83 ? 0x83
-                                                                               : pcode);
+    SET(a, pic, pic_of(pcode));
+    const EDup *dup = NULL;
+    if (b->type == BT_CADD && blk_n_variadic(b) != 1) {
+        dup = emit_dup_of(e, pos);
+        if (!dup)
+            return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                              "adds %u inputs: P02 reads them back to back in one area, which "
+                              "the code generator gathers only for one box added to itself "
+                              "(P06 moves)", blk_n_variadic(b));
+    }
     EOperand x1 = {0}, x2 = {0}, bias = {0}, o = {0};
     bool has_x2 = b->type == BT_CC || b->type == BT_CVM || b->type == BT_CAX ||
                   b->type == BT_CVVH;
-    Status st = input_operand(e, pos, 0, &x1);
+    Status st = dup ? dup_operand(e, dup, &x1) : input_operand(e, pos, 0, &x1);
     if (st == ST_OK && has_x2)
         st = input_operand(e, pos, 1, &x2);
     if (st == ST_OK && b->bias_type == BIAS_VECTOR)
@@ -224,6 +315,33 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
     SET(a, o_base_addr, (int32_t)o.addr);
     SET(a, o_addr_length, (int32_t)o.words);
     a->shape = shape_of(e, b);
+    if (!a->shape)
+        return ST_RUNTIME;
+    /* P41 / P04 read their input with its channels padded to 16 (8-bit): the copy's pitch
+     * must be that; P02 / P03 / P43 / P83 work on whole 32-byte groups: they get the input's
+     * pitch as their channel count, and write that pitch */
+    if (b->type == BT_CC || b->type == BT_CVM) {
+        int64_t unit = x1.prec == PR_TERNARY ? 64 : 16;
+        if (x1.feat.c != (a->shape->nr + unit - 1) / unit * unit)
+            return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                              "reads pixels of %lld channels in memory where P%02d reads %d "
+                              "channels padded to %lld", (long long)x1.feat.c, pcode,
+                              a->shape->nr, (long long)unit);
+    } else if (x1.feat.c) {
+        if (dup) { /* P02's vector sum: n inputs back to back, nkx = n_branch = n */
+            SET(a->shape, nkx, dup->n);
+            SET(a->shape, nky, 1);
+            SET(a->shape, n_branch, dup->n);
+            SET(a->shape, niy, (int32_t)dup->box.n[0]);
+            SET(a->shape, nix, (int32_t)dup->box.n[1]);
+        }
+        if (o.feat.c != x1.feat.c)
+            return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                              "reads pixels of %lld channels and writes pixels of %lld: P%02d "
+                              "writes the channel groups it reads", (long long)x1.feat.c,
+                              (long long)o.feat.c, pcode);
+        SET(a->shape, nf, (int32_t)x1.feat.c);
+    }
     int32_t cb = blk_attr(b, AT_CONSTANT_B);
     int32_t sx = blk_attr(b, AT_STRIDE_X), sy = blk_attr(b, AT_STRIDE_Y);
     int32_t pu = blk_attr(b, AT_PAD_UP), pd = blk_attr(b, AT_PAD_DOWN);
@@ -231,95 +349,57 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
     bool pad = pu || pd || pl || prr;
     switch (b->type) {
     case BT_CC: {
-        Taskir__Asm__P41 *p = emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p41__init);
-        a->p41 = p;
-        if (!p)
-            break;
+        PARAMS(a, p41, Taskir__Asm__P41, taskir__asm__p41__init);
         SET(p, x1_precision, pr_info(x1.prec)->wire);
         SET(p, x2_precision, pr_info(x2.prec)->wire);
         SET(p, bias_type, bias_type(b));
         SET(p, has_pad, pad);
-        SET(p, stride_x, sx);
-        SET(p, stride_y, sy);
+        SET_WINDOW(p);
         SET(p, dilate_x, blk_attr(b, AT_DILATION_X));
         SET(p, dilate_y, blk_attr(b, AT_DILATION_Y));
-        SET(p, pad_top, pu);
-        SET(p, pad_down, pd);
-        SET(p, pad_left, pl);
-        SET(p, pad_right, prr);
         break;
     }
     case BT_CVM: {
-        Taskir__Asm__P04 *p = emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p04__init);
-        a->p04 = p;
-        if (!p)
-            break;
+        PARAMS(a, p04, Taskir__Asm__P04, taskir__asm__p04__init);
         SET(p, x1_precision, pr_info(x1.prec)->wire);
         SET(p, x2_precision, pr_info(x2.prec)->wire);
-        SET(p, bias_type, bias_type(b));
-        if (b->bias_type != BIAS_VECTOR)
-            SET(p, constant_b, cb);
+        SET_BIAS(p);
         break;
     }
     case BT_CAVG:
     case BT_CADD: {
-        Taskir__Asm__P02 *p = emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p02__init);
-        a->p02 = p;
-        if (!p)
-            break;
+        PARAMS(a, p02, Taskir__Asm__P02, taskir__asm__p02__init);
         SET(p, avg_pooling_en, b->type == BT_CAVG);
         SET(p, x1_precision, pr_info(x1.prec)->wire);
-        SET(p, bias_type, bias_type(b));
-        if (b->bias_type != BIAS_VECTOR)
-            SET(p, constant_b, cb);
+        SET_BIAS(p);
         SET(p, has_pad, pad);
-        SET(p, stride_x, sx);
-        SET(p, stride_y, sy);
-        SET(p, pad_top, pu);
-        SET(p, pad_down, pd);
-        SET(p, pad_left, pl);
-        SET(p, pad_right, prr);
+        SET_WINDOW(p);
         break;
     }
     case BT_CVVH: {
-        Taskir__Asm__P03 *p = emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p03__init);
-        a->p03 = p;
-        if (!p)
-            break;
+        PARAMS(a, p03, Taskir__Asm__P03, taskir__asm__p03__init);
         SET(p, tensor_en, true);
         SET(p, x1_precision, pr_info(x1.prec)->wire);
-        SET(p, bias_type, bias_type(b));
-        if (b->bias_type != BIAS_VECTOR)
-            SET(p, constant_b, cb);
+        SET_BIAS(p);
         SET(p, stride_x, sx);
         SET(p, stride_y, sy);
         break;
     }
     case BT_CAX: {
-        Taskir__Asm__P43 *p = emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p43__init);
-        a->p43 = p;
-        if (!p)
-            break;
+        PARAMS(a, p43, Taskir__Asm__P43, taskir__asm__p43__init);
         SET(p, tensor_en, true);
         SET(p, x1_precision, pr_info(x1.prec)->wire);
         SET(p, x2_precision, pr_info(x2.prec)->wire);
-        SET(p, bias_type, bias_type(b));
-        if (b->bias_type != BIAS_VECTOR)
-            SET(p, constant_b, cb);
+        SET_BIAS(p);
         SET(p, x2_length, (int32_t)x2.words);
         break;
     }
     case BT_CVS: {
-        Taskir__Asm__P83 *p = emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p83__init);
-        a->p83 = p;
-        if (!p)
-            break;
+        PARAMS(a, p83, Taskir__Asm__P83, taskir__asm__p83__init);
         SET(p, tensor_en, true);
         SET(p, x1_precision, pr_info(x1.prec)->wire);
-        SET(p, bias_type, bias_type(b));
+        SET_BIAS(p);
         SET(p, constant_a, blk_attr(b, AT_CONSTANT_A));
-        if (b->bias_type != BIAS_VECTOR)
-            SET(p, constant_b, cb);
         break;
     }
     default:
@@ -338,7 +418,7 @@ static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim 
     if (!s)
         return ST_RUNTIME;
     *out = s;
-    SET(s, pic, pcode == 25 ? 0x25 : pcode);
+    SET(s, pic, pic_of(pcode));
     EOperand x1 = {0}, lut = {0}, o = {0};
     Status st = input_operand(e, pos, 0, &x1);
     if (st == ST_OK && b->type == BT_CLUT)
@@ -365,8 +445,10 @@ static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim 
                           "shifts by %d bits, which no Soma shift of %u-bit steps is; "
                           "taskir-map's chip-exact rewrite realises it another way",
                           shift, e->chip->soma_shift_bits);
-    /* the Soma shifts only when it narrows (a lower hardware precision code in than out) */
-    if (shift && asm_hw_prec(pr_info(x1.prec)->wire) >= asm_hw_prec(pr_info(o.prec)->wire))
+    /* P05 / P25 shift only when they narrow (a lower hardware precision code in than out);
+     * P07 always shifts its index */
+    if (shift && b->type != BT_CLUT &&
+        asm_hw_prec(pr_info(x1.prec)->wire) >= asm_hw_prec(pr_info(o.prec)->wire))
         return diag_block(e->d, ST_LOGIC, "emit.shift", b,
                           "shifts by %d bits from %s to %s, but the Soma shifts only when it "
                           "narrows (int32 to 8 bits)", shift, pr_info(x1.prec)->name,
@@ -374,17 +456,14 @@ static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim 
     switch (b->type) {
     case BT_CCMPB:
     case BT_CCMPS: {
-        Taskir__Asm__PX5 *p = emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__px5__init);
-        s->px5 = p;
-        if (!p)
-            break;
+        PARAMS(s, px5, Taskir__Asm__PX5, taskir__asm__px5__init);
         int32_t pu = blk_attr(b, AT_PAD_UP), pd = blk_attr(b, AT_PAD_DOWN);
         int32_t pl = blk_attr(b, AT_PAD_LEFT), prr = blk_attr(b, AT_PAD_RIGHT);
         SET(p, x1_precision, pr_info(x1.prec)->wire);
         SET(p, out_precision, pr_info(o.prec)->wire);
         SET(p, has_pad, pu || pd || pl || prr);
         /* the input pitch: the channels a pixel of the input area holds */
-        int32_t nof = o.prec == PR_INT_32 ? (int32_t)o.feat.c : d[D_F];
+        int32_t nof = (int32_t)o.feat.c; /* the output's pitch */
         if (nof > x1.feat.c)
             return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                               "writes int32 pixels of %d channels from pixels of %lld: P05 "
@@ -396,12 +475,8 @@ static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim 
         SET(p, niy, d[D_IY]);
         SET(p, nkx, d[D_KX]);
         SET(p, nky, d[D_KY]);
-        SET(p, stride_x, blk_attr(b, AT_STRIDE_X));
-        SET(p, stride_y, blk_attr(b, AT_STRIDE_Y));
-        SET(p, pad_top, pu);
-        SET(p, pad_down, pd);
-        SET(p, pad_left, pl);
-        SET(p, pad_right, prr);
+        int32_t sx = blk_attr(b, AT_STRIDE_X), sy = blk_attr(b, AT_STRIDE_Y);
+        SET_WINDOW(p);
         /* CMP, clipped to the output's range; an 8-bit output compares lane by lane with
          * the bytes of the packed word: four equal entries */
         const PrecisionInfo *op = pr_info(o.prec);
@@ -422,10 +497,7 @@ static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim 
         break;
     }
     case BT_CLUT: {
-        Taskir__Asm__P07 *p = emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p07__init);
-        s->p07 = p;
-        if (!p)
-            break;
+        PARAMS(s, p07, Taskir__Asm__P07, taskir__asm__p07__init);
         int32_t dw = blk_attr(b, AT_LUT_DW);
         int32_t code = dw <= 4 ? 0 : dw <= 8 ? 1 : dw <= 12 ? 2 : 3;
         block_id(id, sizeof id, lut.block);

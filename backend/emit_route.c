@@ -2,8 +2,9 @@
  * the Mapping routes between cores (ROUTER_SEND at a core, ROUTER_RECIEVE at another, in a
  * phase) becomes packets: the sender reads the part of the data the receiver's copy holds,
  * as runs of whole pixels contiguous in both memories, and sends each run under one
- * MULTI_USE header (pack_per_router_head packets of 8 bytes, destination address stepping
- * by one 8-byte unit a packet) into the receiver's receive area; the receiver counts one end
+ * MULTI_USE header (pack_per_router_head packets of 8 bytes; destination_offset and
+ * destination_const 0: packet k lands at unit A + k) into the receiver's receive area (its
+ * Addr_Din_base 0x400: the area's start 0x8400 counted from MEM2); the receiver counts one end
  * mark a run. A sender is the writing block's core (from the writer's output area) or, in a
  * multicast chain, a destination that received the data in an earlier phase (from its copy).
  * All of a transfer goes in the first phase the Mapping gives it (a received copy lives in
@@ -14,7 +15,8 @@
  * receive area is the whole receive area. Lengths are stored minus one (CHIP.md §5): send
  * area in 16-byte units, receive area in 8-byte units, Send_number / pack_per_router_head in
  * packets, Receive_number in end marks; Addr_Rhead_base and Addr_Din_base count words from
- * MEM2 (0x8000).
+ * MEM2 (0x8000), as the existing tools and the executor read them (docs/backend.md "The
+ * router").
  */
 #include "backend/emit_internal.h"
 
@@ -26,7 +28,7 @@
 
 #define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
 
-enum { PI_RECV = 3, PI_SEND = 4 };
+enum { PI_RECV = 3, PI_SEND = 4, PI_SOMA2 = 5 };
 enum { HEADER_WORDS = 2, RHEAD_WORDS = ASM_MEM2_RECV - ASM_MEM2_RHEAD };
 
 /* A feature area: where point (y, x) of box of canonical coordinates lives. */
@@ -45,14 +47,10 @@ static int64_t loc_addr(const ELoc *l, int64_t y, int64_t x)
 static Status add_send(Emit *e, uint32_t k, int32_t p, const ESend *s)
 {
     EPhase *ph = &e->cores[k].ph[p];
-    if (ph->n_sends == ph->cap_sends) {
-        size_t cap = ph->cap_sends ? 2 * ph->cap_sends : 8;
-        ESend *ns = realloc(ph->sends, cap * sizeof *ns);
-        if (!ns)
-            return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
-        ph->sends = ns;
-        ph->cap_sends = cap;
-    }
+    ESend *ns = emit_grow(e, ph->sends, &ph->cap_sends, ph->n_sends, sizeof *ph->sends);
+    if (!ns)
+        return ST_RUNTIME;
+    ph->sends = ns;
     ph->sends[ph->n_sends++] = *s;
     return ST_OK;
 }
@@ -91,52 +89,93 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, const EBox *dst_bo
         l->feat = &cp->feat;
         l->row = cp->box.n[1] * emit_feat_pixel_words(&cp->feat);
         l->box = *dst_box;
-        l->base = emit_feat_addr(&cp->feat, &cp->box, c->addr[cp->req], wy, wx);
+        l->base = emit_feat_addr(&cp->feat, &cp->box, emit_copy_addr(e, cp), wy, wx);
         return ST_OK;
     }
     return diag_block(e->d, ST_LOGIC, "emit.route", b,
                       "sends edge %d but writes no area on its core", ed->id);
 }
 
-/* Runs of the part `part` (in storage coordinates) from src to the copy dcp on core dk. */
-static Status runs(Emit *e, const Edge *ed, const ELoc *src, uint32_t sk, int32_t p,
-                   const ECopy *dcp, uint32_t dk, const EBox *part)
+/* Appends run [src, src + words) -> dst_addr to the sends of core sk in phase p, as part of
+ * the last send when it continues it: the source follows on, the run has the same length and
+ * lands one stride further (a MULTI_USE header steps through such runs: destination_const
+ * + 1 packets a run, destination_offset units between runs). */
+static Status add_run(Emit *e, uint32_t sk, int32_t p, uint32_t dk, int64_t src, int64_t words,
+                      int64_t dst, int32_t block)
 {
-    const ECore *dc = &e->cores[dk];
-    if (src->feat->c != dcp->feat.c || src->feat->prec != dcp->feat.prec ||
-        part->lo[2] != dcp->box.lo[2] || part->n[2] != dcp->box.n[2])
-        return diag_edge(e->d, ST_LOGIC, "emit.route", ed->id,
-                         "the sender's pixels (%lld channels of %s) are not the receiver's "
-                         "(%lld of %s): a move (P06) would have to repack them",
-                         (long long)src->feat->c, pr_info(src->feat->prec)->name,
-                         (long long)dcp->feat.c, pr_info(dcp->feat.prec)->name);
-    int64_t px = emit_feat_pixel_words(&dcp->feat);
-    int64_t dbase = dc->addr[dcp->req];
-    ESend run = {0};
-    bool open = false;
-    for (int64_t y = part->lo[0]; y < part->lo[0] + part->n[0]; y++) {
-        int64_t s = loc_addr(src, y, part->lo[1]);
-        int64_t d = emit_feat_addr(&dcp->feat, &dcp->box, dbase, y, part->lo[1]);
-        int64_t w = part->n[1] * px;
-        if (open && run.src + run.words == s && run.dst_addr + run.words == d) {
-            run.words += w;
-            continue;
+    EPhase *ph = &e->cores[sk].ph[p];
+    ESend *last = ph->n_sends ? &ph->sends[ph->n_sends - 1] : NULL;
+    if (last && last->dst_core == dk && last->src + last->words == src) {
+        int64_t next = last->dst_addr + (last->words / last->run) * last->stride;
+        bool contiguous = last->run == last->stride && last->dst_addr + last->words == dst;
+        if (contiguous) { /* one run, longer */
+            last->words += words;
+            last->run = last->stride = last->words;
+            return ST_OK;
         }
-        if (open) {
-            Status st = add_send(e, sk, p, &run);
+        if (words == last->run && (last->words == last->run || dst == next) &&
+            last->run / 2 <= 128 && (last->words + words) / 2 <= 4096) {
+            if (last->words == last->run)
+                last->stride = dst - last->dst_addr;
+            if (last->stride >= last->run && (last->stride - last->run) / 2 < 4096) {
+                last->words += words;
+                return ST_OK;
+            }
+            if (last->words == last->run)
+                last->stride = last->run;
+        }
+    }
+    e->cores[dk].ph[p].recv_marks++;
+    e->cores[dk].ph[p].recv_block = block;
+    ESend run = {dk, src, words, dst, words, words, block};
+    return add_send(e, sk, p, &run);
+}
+
+/* Runs of the part `part` (storage coordinates) of edge ed from src to the copy dcp on core
+ * dk: whole rows when the pixels are the same, else a run a pixel. ch0: the storage channel
+ * the source's pixels start with. */
+static Status runs(Emit *e, const Edge *ed, const ELoc *src, int64_t ch0, uint32_t sk,
+                   int32_t p, const ECopy *dcp, uint32_t dk, const EBox *part)
+{
+    const EmitFeat *sf = src->feat, *df = &dcp->feat;
+    int64_t pw = sf->per_word;
+    int64_t soff = part->lo[2] - ch0, doff = part->lo[2] - dcp->box.lo[2];
+    int64_t spx = emit_feat_pixel_words(sf), dpx = emit_feat_pixel_words(df);
+    bool tail = part->lo[2] + part->n[2] == dcp->box.lo[2] + dcp->box.n[2];
+    /* the words a pixel sends: its channels, or up to the source's pixel end when the part
+     * ends the copy's channels (the lanes after it are padding there) */
+    int64_t len = (part->n[2] + pw - 1) / pw;
+    if (tail && soff % pw == 0 && spx - soff / pw <= dpx - doff / pw)
+        len = spx - soff / pw;
+    len = (len + 1) / 2 * 2;
+    if (sf->prec != df->prec || soff < 0 || soff % (2 * pw) || doff % (2 * pw) ||
+        (!tail && part->n[2] % (2 * pw)) || doff / pw + len > dpx || soff / pw + len > spx)
+        return diag_edge(e->d, ST_LOGIC, "emit.route", ed->id,
+                         "channels %lld..%lld of block %d: the sender's pixels (%lld channels "
+                         "of %s) and the receiver's (%lld of %s) do not meet in whole 8-byte "
+                         "units", (long long)part->lo[2],
+                         (long long)(part->lo[2] + part->n[2] - 1),
+                         e->g->blocks[dcp->block]->id, (long long)sf->c, pr_info(sf->prec)->name,
+                         (long long)df->c, pr_info(df->prec)->name);
+    int64_t dbase = emit_copy_addr(e, dcp);
+    int32_t block = e->g->blocks[dcp->block]->id;
+    bool whole = soff == 0 && doff == 0 && len == spx && len == dpx;
+    for (int64_t y = part->lo[0]; y < part->lo[0] + part->n[0]; y++) {
+        if (whole) {
+            int64_t s = loc_addr(src, y, part->lo[1]);
+            int64_t d = emit_feat_addr(df, &dcp->box, dbase, y, part->lo[1]);
+            Status st = add_run(e, sk, p, dk, s, part->n[1] * len, d, block);
             if (st != ST_OK)
                 return st;
-            e->cores[dk].ph[p].recv_marks++;
+            continue;
         }
-        run = (ESend){dk, s, w, d, e->g->blocks[dcp->block]->id};
-        open = true;
-    }
-    if (open) {
-        Status st = add_send(e, sk, p, &run);
-        if (st != ST_OK)
-            return st;
-        e->cores[dk].ph[p].recv_marks++;
-        e->cores[dk].ph[p].recv_block = run.block;
+        for (int64_t x = part->lo[1]; x < part->lo[1] + part->n[1]; x++) {
+            int64_t s = loc_addr(src, y, x) + soff / pw;
+            int64_t d = emit_feat_addr(df, &dcp->box, dbase, y, x) + doff / pw;
+            Status st = add_run(e, sk, p, dk, s, len, d, block);
+            if (st != ST_OK)
+                return st;
+        }
     }
     return ST_OK;
 }
@@ -174,8 +213,6 @@ static Status route_edge(Emit *e, const MapDict *dict)
     EBox dbox;
     if (!emit_iface_box(e, (uint32_t)s, true, ed->id, &dbox))
         return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no box");
-    uint32_t seen_dst[64];
-    uint32_t n_seen = 0;
     for (uint32_t i = 0; i + 1 < dict->n_coords; i++) {
         const MapCoord *cs = &dict->coords[i], *cr = &dict->coords[i + 1];
         if (cs->pi_index != PI_SEND || cr->pi_index != PI_RECV)
@@ -183,13 +220,12 @@ static Status route_edge(Emit *e, const MapDict *dict)
         uint32_t sk = emit_core(e, cs), rk = emit_core(e, cr);
         if (sk == EMIT_NONE || rk == EMIT_NONE)
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
-        bool dup = false; /* the first phase carries the whole transfer */
-        for (uint32_t j = 0; j < n_seen; j++)
-            dup |= seen_dst[j] == rk;
+        bool dup = false; /* the first phase carries the whole transfer to a receiver */
+        for (uint32_t j = 1; j < i && !dup; j++)
+            dup = dict->coords[j - 1].pi_index == PI_SEND &&
+                  dict->coords[j].pi_index == PI_RECV && emit_core(e, &dict->coords[j]) == rk;
         if (dup)
             continue;
-        if (n_seen < 64)
-            seen_dst[n_seen++] = rk;
         ECopy *dcp = emit_copy_on(e, (uint32_t)s, rk);
         if (!dcp)
             return diag_edge(e->d, ST_LOGIC, "emit.route", ed->id,
@@ -200,6 +236,7 @@ static Status route_edge(Emit *e, const MapDict *dict)
             continue;
         ELoc src = {0};
         Status st;
+        int64_t ch0 = dbox.lo[2]; /* the writer's pixels start at the edge's first channel */
         if (sk == e->core_of[w]) {
             st = writer_loc(e, ed, (uint32_t)w, &dbox, &src);
         } else { /* a relay: a destination that holds the data already */
@@ -208,14 +245,72 @@ static Status route_edge(Emit *e, const MapDict *dict)
                 return diag_edge(e->d, ST_LOGIC, "emit.route", ed->id,
                                  "relayed by %s, which holds no copy of block %d",
                                  e->cores[sk].name, e->g->blocks[s]->id);
+            int32_t got = INT32_MAX; /* the first phase the relay receives the data in */
+            for (uint32_t j = 0; j < dict->n_coords; j++)
+                if (dict->coords[j].pi_index == PI_RECV && dict->coords[j].phase < got &&
+                    emit_core(e, &dict->coords[j]) == sk)
+                    got = dict->coords[j].phase;
+            if (got >= cs->phase)
+                return diag_edge(e->d, ST_LOGIC, "emit.route", ed->id,
+                                 "%s relays block %d's data in phase %d, in which it receives "
+                                 "it: the chip's multicast (a relaying router) is not written "
+                                 "yet", e->cores[sk].name, e->g->blocks[s]->id, cs->phase);
             src.feat = &rcp->feat;
             src.box = rcp->box;
-            src.base = e->cores[sk].addr[rcp->req];
+            ch0 = rcp->box.lo[2];
+            src.base = emit_copy_addr(e, rcp);
             src.row = rcp->box.n[1] * emit_feat_pixel_words(&rcp->feat);
             st = ST_OK;
         }
         if (st == ST_OK)
-            st = runs(e, ed, &src, sk, cs->phase, dcp, rk, &part);
+            st = runs(e, ed, &src, ch0, sk, cs->phase, dcp, rk, &part);
+        if (st != ST_OK)
+            return st;
+    }
+    return ST_OK;
+}
+
+/* A writer whose box is not whole rows of its own core's copy (EOut.gather) writes a
+ * buffer; its core's router sends the buffer to itself, into the copy: in the writer's
+ * phase (after its Axon or Soma1), or the next one after a Soma2. The copy's readers on the
+ * core must come after that router. */
+static Status gather(Emit *e, uint32_t w)
+{
+    const Block *b = e->g->blocks[w];
+    uint32_t k = e->core_of[w];
+    int32_t p = e->phase_of[w] + (e->slot_of[w] == PI_SOMA2 ? 1 : 0);
+    if (p >= e->cores[k].n_phases)
+        return diag_block(e->d, ST_LOGIC, "emit.route", b,
+                          "writes part of a block on its core in the last phase's Soma2: no "
+                          "router after it can move the part into place");
+    const BlockUses *bu = &e->uses.blocks[w];
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        const Edge *ed = e->g->edges[bu->out_edges[j]];
+        long s = graph_block_pos(e->g, ed->dst);
+        ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
+        EBox dbox, part;
+        if (!cp || cp->alias_of == w || !emit_iface_box(e, (uint32_t)s, true, ed->id, &dbox) ||
+            !intersect(&dbox, &cp->box, &part))
+            continue;
+        const BlockUses *su = &e->uses.blocks[s];
+        for (uint32_t r = 0; r < su->n_out_edges; r++) {
+            long t = graph_block_pos(e->g, e->g->edges[su->out_edges[r]]->dst);
+            if (t < 0 || e->core_of[t] != k)
+                continue;
+            if (e->phase_of[t] < p || (e->phase_of[t] == p && e->slot_of[t] != PI_SOMA2))
+                return diag_block(e->d, ST_LOGIC, "emit.route", b,
+                                  "writes part of block %d, which block %d reads in phase %d "
+                                  "before the router of phase %d can move the part into place",
+                                  e->g->blocks[s]->id, e->g->blocks[t]->id, e->phase_of[t], p);
+        }
+        if (!emit_keeps_order(e, ed))
+            return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
+                             "its rearrangement moves values between pixels; the code "
+                             "generator does not realise it yet (it needs P06 moves)");
+        ELoc src = {0};
+        Status st = writer_loc(e, ed, w, &dbox, &src);
+        if (st == ST_OK)
+            st = runs(e, ed, &src, dbox.lo[2], k, p, cp, k, &part);
         if (st != ST_OK)
             return st;
     }
@@ -227,6 +322,15 @@ Status emit_routes(Emit *e)
     Status worst = ST_OK;
     for (uint32_t i = 0; i < e->m->n_edges; i++) {
         Status st = route_edge(e, &e->m->edges[i]);
+        if (st == ST_RUNTIME)
+            return st;
+        if (st > worst)
+            worst = st;
+    }
+    for (uint32_t w = 0; w < e->g->n_blocks; w++) {
+        if (!e->outs[w].gather)
+            continue;
+        Status st = gather(e, w);
         if (st == ST_RUNTIME)
             return st;
         if (st > worst)
@@ -293,7 +397,8 @@ static Status send_part(Emit *e, uint32_t k, int32_t p, Taskir__Asm__P09 *r)
         dy -= sy;
         int64_t unit = (s->dst_addr - ASM_MEM2_RECV) / 2;
         if (dx < e->chip->hop_min || dx > e->chip->hop_max || dy < e->chip->hop_min ||
-            dy > e->chip->hop_max || unit < 0 || unit >= (1 << 12) || s->words / 2 > 4096)
+            dy > e->chip->hop_max || unit < 0 || unit >= (1 << 12) || s->words / 2 > 4096 ||
+            (s->run != s->stride && (s->run / 2 > 128 || (s->stride - s->run) / 2 >= 4096)))
             return diag_add(e->d, ST_LOGIC, "emit.route", c->name,
                             "phase %d: a packet to %s (dx %lld, dy %lld, address unit %lld, %lld "
                             "packets) leaves the header's ranges", p, e->cores[s->dst_core].name,
@@ -312,8 +417,11 @@ static Status send_part(Emit *e, uint32_t k, int32_t p, Taskir__Asm__P09 *r)
         SET(h, dy, (int32_t)dy);
         SET(h, destination_addr, (int32_t)unit);
         SET(h, pack_per_router_head, (int32_t)(s->words / 2 - 1));
-        SET(h, destination_offset, 0);   /* A + k: no gap between packets */
-        SET(h, destination_const, 0);
+        /* packet k lands at unit A + (k / (C + 1)) * (C + 1 + O) + k % (C + 1): runs of
+         * C + 1 packets O units apart; one contiguous run: C = O = 0 */
+        bool strided = s->run != s->stride;
+        SET(h, destination_offset, strided ? (int32_t)((s->stride - s->run) / 2) : 0);
+        SET(h, destination_const, strided ? (int32_t)(s->run / 2 - 1) : 0);
         SET(h, enable, true);
     }
     return ST_OK;

@@ -133,7 +133,7 @@ static bool lists(const int32_t *phases, size_t n, int phase)
 }
 
 /* The static blocks and input dynamic blocks due before phase (-1: before the run). */
-static Status load_blocks(const Run *r, int phase, int32_t **values, Diag *d)
+static Status load_blocks(const Run *r, int phase, const int32_t *const *values, Diag *d)
 {
     const ProgSet *s = r->set;
     const Taskir__Asm__DataConfig *dc = s->config->data_config;
@@ -225,8 +225,8 @@ static Status run_phase(Run *r, const int64_t *steps, int64_t t, int p, Diag *d)
     return st;
 }
 
-static Status run_steps(Run *r, const int64_t *steps, int32_t **values, uint8_t **covered,
-                        Diag *d)
+static Status run_steps(Run *r, const int64_t *steps, const int32_t *const *in, int32_t **out,
+                        uint8_t **covered, Diag *d)
 {
     int64_t n_steps = 0;
     int n_phases = 0;
@@ -236,17 +236,17 @@ static Status run_steps(Run *r, const int64_t *steps, int32_t **values, uint8_t 
         if ((int)r->cores[i].cc->n_static_prim_list > n_phases)
             n_phases = (int)r->cores[i].cc->n_static_prim_list;
     }
-    Status st = load_blocks(r, -1, values, d);
+    Status st = load_blocks(r, -1, in, d);
     for (int64_t t = 0; !st && t < n_steps; t++)
         for (int p = 0; !st && p < n_phases; p++) {
-            st = load_blocks(r, p, values, d);
+            st = load_blocks(r, p, in, d);
             if (!st)
                 st = run_phase(r, steps, t, p, d);
             if (!st)
-                st = read_outputs(r, p, values, covered, d);
+                st = read_outputs(r, p, out, covered, d);
         }
     if (!st)
-        st = read_outputs(r, -1, values, covered, d);
+        st = read_outputs(r, -1, out, covered, d);
     return st;
 }
 
@@ -266,7 +266,8 @@ static Status check_covered(const ProgSet *s, uint8_t **covered, Diag *d)
     return ST_OK;
 }
 
-Status prog_run(const ProgSet *s, const RunOptions *opt, int32_t **values, Diag *d)
+Status prog_run(const ProgSet *s, const RunOptions *opt, const int32_t *const *in,
+                int32_t **out, Diag *d)
 {
     Run r = {.set = s};
     int64_t *steps = NULL;
@@ -276,23 +277,23 @@ Status prog_run(const ProgSet *s, const RunOptions *opt, int32_t **values, Diag 
         if (!s->sockets[k].is_output)
             continue;
         size_t n = (size_t)prog_socket_volume(&s->sockets[k]);
-        values[k] = calloc(n + 1, sizeof *values[k]);
+        out[k] = calloc(n + 1, sizeof *out[k]);
         covered[k] = calloc(n + 1, 1);
-        if (!values[k] || !covered[k])
+        if (!out[k] || !covered[k])
             st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory for the outputs");
     }
     if (!st)
         st = make_cores(&r, opt, &steps, d);
     if (!st)
-        st = run_steps(&r, steps, values, covered, d);
+        st = run_steps(&r, steps, in, out, covered, d);
     if (!st)
         st = check_covered(s, covered, d);
     for (size_t k = 0; k < s->n_sockets; k++) {
         if (covered)
             free(covered[k]);
         if (st && s->sockets[k].is_output) {
-            free(values[k]);
-            values[k] = NULL;
+            free(out[k]);
+            out[k] = NULL;
         }
     }
     free(covered);

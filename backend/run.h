@@ -27,11 +27,12 @@ typedef struct RunOptions {
     size_t max_cores;       /* 0: RUN_MAX_CORES */
 } RunOptions;
 
-/* Runs s once. values[i] belongs to s->sockets[i]: for an input socket the caller gives its
- * values (the natural shape's volume, C order); for an output socket prog_run sets it to a
- * new malloc'd array of that volume (the caller frees it; NULL on error). Every element of an
- * output must be covered by an output dynamic block. */
-Status prog_run(const ProgSet *s, const RunOptions *opt, int32_t **values, Diag *d);
+/* Runs s once, on one sample. in[i] and out[i] belong to s->sockets[i]: for an input socket
+ * the caller gives in[i], its values (the natural shape's volume, C order); for an output
+ * socket prog_run sets out[i] to a new malloc'd array of that volume (the caller frees it;
+ * NULL on error). Every element of an output must be covered by an output dynamic block. */
+Status prog_run(const ProgSet *s, const RunOptions *opt, const int32_t *const *in,
+                int32_t **out, Diag *d);
 
 /* ---- whole arrays, as taskir-run gives them (run_arrays.c) ---- */
 
@@ -55,7 +56,10 @@ typedef struct ProgOutput {
  * [prog.input.unknown], [prog.input.duplicate]; an array of another shape [prog.input.shape],
  * float [prog.input.dtype], a value outside the socket's precision [prog.input.range]), runs
  * s and returns one output per output socket in socket order (*outs malloc'd; free with
- * prog_outputs_free). */
+ * prog_outputs_free). An input of shape [N] + its natural shape, or its model tensor's shape
+ * holding N samples, is a batch: s runs N times (inputs without a batch dim give every
+ * sample the same values; two batches must agree [prog.input.batch]) and the outputs get a
+ * leading N (or the model tensor's shape when it holds them all). */
 Status prog_run_arrays(const ProgSet *s, const RunOptions *opt, const ProgInput *in,
                        size_t n_in, ProgOutput **outs, size_t *n_outs, Diag *d);
 void prog_outputs_free(ProgOutput *outs, size_t n);

@@ -31,21 +31,26 @@ static bool same(const int64_t *a, uint32_t na, const int64_t *b, uint32_t nb)
     return true;
 }
 
-/* Whether array a may give socket s: its natural shape, its model shape, or the model shape
- * without leading 1s (sim.h's rule for a TaskGraph's INPUT). */
-static bool shape_fits(const ProgSocket *s, const NpyArray *a)
+/* The samples array a gives socket s: -1 when a has s's natural shape (one sample, no batch
+ * dim), N for [N] + the natural shape or for the model tensor's shape (or that shape without
+ * leading 1s) holding N samples (sim.h's rule for a TaskGraph's INPUT); 0 when it fits
+ * neither. */
+static int64_t samples(const ProgSocket *s, const NpyArray *a)
 {
     int64_t dims[4];
     uint32_t n = natural(s, dims);
+    int64_t vol = prog_socket_volume(s);
     if (same(a->shape, a->ndim, dims, n))
-        return true;
-    if (s->model_rank < (int)a->ndim || a->count != prog_socket_volume(s))
-        return false;
+        return -1;
+    if (a->ndim == n + 1 && same(a->shape + 1, n, dims, n))
+        return a->shape[0];
+    if (s->model_rank < (int)a->ndim || vol <= 0 || a->count % vol)
+        return 0;
     uint32_t lead = (uint32_t)s->model_rank - a->ndim;
     for (uint32_t i = 0; i < lead; i++)
         if (s->model_dims[i] != 1)
-            return false;
-    return same(a->shape, a->ndim, s->model_dims + lead, a->ndim);
+            return 0;
+    return same(a->shape, a->ndim, s->model_dims + lead, a->ndim) ? a->count / vol : 0;
 }
 
 /* The input socket name names: a decimal socket id, else a name. */
@@ -62,7 +67,10 @@ static long find_input(const ProgSet *s, const char *name)
     return -1;
 }
 
-static Status take_input(const ProgSet *s, const ProgInput *in, int32_t **values, Diag *d)
+/* Matches in to its socket k: values[k] its values, batched[k] whether they hold a batch
+ * (whose size goes to *batch, which all batched inputs share). */
+static Status take_input(const ProgSet *s, const ProgInput *in, const int32_t **values,
+                         bool *batched, int64_t *batch, Diag *d)
 {
     long k = find_input(s, in->name);
     if (k < 0)
@@ -76,11 +84,19 @@ static Status take_input(const ProgSet *s, const ProgInput *in, int32_t **values
     if (!a->i32)
         return diag_add(d, ST_LOGIC, "prog.input.dtype", NULL, "--input %s: got a %s array, "
                         "expected integers", in->name, npy_dtype_name(a->dtype));
-    if (!shape_fits(sk, a))
+    int64_t ns = samples(sk, a);
+    if (ns == 0)
         return diag_add(d, ST_LOGIC, "prog.input.shape", NULL, "--input %s: %lld values in "
-                        "%u dims do not have socket %d's shape (its natural y x f r dims, or "
-                        "its model tensor's)", in->name, (long long)a->count, a->ndim,
-                        sk->socket_id);
+                        "%u dims do not have socket %d's shape (its natural y x f r dims, "
+                        "[N] + those, or its model tensor's)", in->name, (long long)a->count,
+                        a->ndim, sk->socket_id);
+    if (ns > 0 && *batch >= 0 && ns != *batch)
+        return diag_add(d, ST_LOGIC, "prog.input.batch", NULL, "--input %s: a batch of %lld "
+                        "samples, another input has %lld", in->name, (long long)ns,
+                        (long long)*batch);
+    if (ns > 0)
+        *batch = ns;
+    batched[k] = ns > 0;
     PrecisionId p;
     if (pr_from_wire(sk->precision, &p))
         for (int64_t i = 0; i < a->count; i++)
@@ -92,7 +108,8 @@ static Status take_input(const ProgSet *s, const ProgInput *in, int32_t **values
     return ST_OK;
 }
 
-static void shape_output(const ProgSocket *s, ProgOutput *o)
+/* Output o of socket s for a run of n samples (-1: no batch dim). */
+static void shape_output(const ProgSocket *s, int64_t n, ProgOutput *o)
 {
     static const struct { const char *name; NpyDtype t; } dt[] = {
         {"int8", NPY_I8}, {"uint8", NPY_U8}, {"int16", NPY_I16}, {"int32", NPY_I32}};
@@ -102,7 +119,7 @@ static void shape_output(const ProgSocket *s, ProgOutput *o)
     for (size_t i = 0; s->model_dtype && i < sizeof dt / sizeof *dt; i++)
         if (strcmp(s->model_dtype, dt[i].name) == 0)
             o->dtype = dt[i].t;
-    o->count = prog_socket_volume(s);
+    o->count = prog_socket_volume(s) * (n > 0 ? n : 1);
     int64_t mv = 1;
     for (int i = 0; i < s->model_rank; i++)
         mv = s->model_dims[i] > 0 && mv <= PROG_MAX_SOCKET_ELEMS ? mv * s->model_dims[i] : -1;
@@ -110,8 +127,40 @@ static void shape_output(const ProgSocket *s, ProgOutput *o)
         o->ndim = (uint32_t)s->model_rank;
         memcpy(o->shape, s->model_dims, (size_t)s->model_rank * sizeof *o->shape);
     } else {
-        o->ndim = natural(s, o->shape);
+        o->ndim = n > 0 ? 1 : 0;
+        o->shape[0] = n;
+        o->ndim += natural(s, o->shape + o->ndim);
     }
+}
+
+/* Runs sample j of every input; the outputs go to sample j of outs. */
+static Status run_sample(const ProgSet *s, const RunOptions *opt, const int32_t **in,
+                         const bool *batched, int64_t j, ProgOutput *outs, Diag *d)
+{
+    const int32_t **sample = calloc(s->n_sockets + 1, sizeof *sample);
+    int32_t **values = calloc(s->n_sockets + 1, sizeof *values);
+    if (!sample || !values) {
+        free(sample);
+        free(values);
+        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
+    }
+    for (size_t k = 0; k < s->n_sockets; k++)
+        if (!s->sockets[k].is_output)
+            sample[k] = in[k] + (batched[k] ? j * prog_socket_volume(&s->sockets[k]) : 0);
+    Status st = prog_run(s, opt, sample, values, d);
+    size_t o = 0;
+    for (size_t k = 0; k < s->n_sockets; k++) {
+        if (!s->sockets[k].is_output)
+            continue;
+        int64_t vol = prog_socket_volume(&s->sockets[k]);
+        if (!st)
+            memcpy(outs[o].data + j * vol, values[k], (size_t)vol * sizeof *values[k]);
+        free(values[k]);
+        o++;
+    }
+    free(sample);
+    free(values);
+    return st;
 }
 
 Status prog_run_arrays(const ProgSet *s, const RunOptions *opt, const ProgInput *in,
@@ -119,36 +168,44 @@ Status prog_run_arrays(const ProgSet *s, const RunOptions *opt, const ProgInput 
 {
     *outs = NULL;
     *n_outs = 0;
-    int32_t **values = calloc(s->n_sockets + 1, sizeof *values);
-    if (!values)
-        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
-    Status st = ST_OK;
+    const int32_t **values = calloc(s->n_sockets + 1, sizeof *values);
+    bool *batched = calloc(s->n_sockets + 1, sizeof *batched);
+    int64_t batch = -1;
+    Status st = values && batched ? ST_OK : diag_add(d, ST_RUNTIME, "oom", NULL,
+                                                     "out of memory");
     for (size_t i = 0; !st && i < n_in; i++)
-        st = take_input(s, &in[i], values, d);
+        st = take_input(s, &in[i], values, batched, &batch, d);
     for (size_t k = 0; !st && k < s->n_sockets; k++)
         if (!s->sockets[k].is_output && !values[k])
             st = diag_add(d, ST_LOGIC, "prog.input.missing", NULL, "input socket %d ('%s') is "
                           "not given (--input %s=X.npy)", s->sockets[k].socket_id,
                           s->sockets[k].name, s->sockets[k].name);
-    if (!st)
-        st = prog_run(s, opt, values, d);
     size_t n = 0;
     for (size_t k = 0; k < s->n_sockets; k++)
         n += s->sockets[k].is_output;
     if (!st && !(*outs = calloc(n + 1, sizeof **outs)))
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
-    for (size_t k = 0; k < s->n_sockets; k++) {
+    for (size_t k = 0; !st && k < s->n_sockets; k++) {
         if (!s->sockets[k].is_output)
             continue;
-        if (!st) {
-            ProgOutput *o = &(*outs)[(*n_outs)++];
-            shape_output(&s->sockets[k], o);
-            o->data = values[k];
-        } else {
-            free(values[k]);
-        }
+        ProgOutput *o = &(*outs)[(*n_outs)++];
+        shape_output(&s->sockets[k], batch, o);
+        if (o->count > TIR_MAX_NPY_ELEMS)
+            st = diag_add(d, ST_LOGIC, "prog.input.batch", NULL, "output socket %d: %lld "
+                          "samples give %lld values, more than an array holds", o->socket_id,
+                          (long long)batch, (long long)o->count);
+        else if (!(o->data = malloc((size_t)o->count * sizeof *o->data + 1)))
+            st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory for the outputs");
+    }
+    for (int64_t j = 0; !st && j < (batch > 0 ? batch : 1); j++)
+        st = run_sample(s, opt, values, batched, j, *outs, d);
+    if (st) {
+        prog_outputs_free(*outs, *n_outs);
+        *outs = NULL;
+        *n_outs = 0;
     }
     free(values);
+    free(batched);
     return st;
 }
 

@@ -6,7 +6,8 @@
  *   precision   a block of a precision the chip does not encode takes one it does when no
  *               value changes: a storage block (whose content never saturates) INT_8,
  *               UINT_8 or INT_32, the first that holds its values (within the container of
- *               its data); an Axon block INT_32 when its precision's clamp never acts
+ *               its data); when its precision's clamp never acts, an Axon block INT_32, a
+ *               CLUT or CLIF the first of INT_8, UINT_8, INT_32 that holds its values
  *   CCMPB/CCMPS the first of: its output precision (its own, INT_8, UINT_8, INT_32), its CMP
  *               (its own, or moved into [-128, 127] or [-1, 1]) and reading doubled values
  *               (when the shift is odd) with which the TaskGraph gives the same values and
@@ -99,18 +100,18 @@ static PrecisionId fitting(const Chip *c, ExactRange r, const PrecisionId *cands
     return PR_COUNT;
 }
 
-/* A precision the chip encodes for storage or Axon block b with the same values, or
- * PR_COUNT. */
+/* A precision the chip encodes for block b (not a CCMPB / CCMPS: attr_rewrites plans those)
+ * with the same values, or PR_COUNT. */
 static PrecisionId encodable(const Chip *c, const Block *b, const ExactBlock *x)
 {
-    static const PrecisionId store[] = {PR_INT_8, PR_UINT_8, PR_INT_32};
+    static const PrecisionId any[] = {PR_INT_8, PR_UINT_8, PR_INT_32};
     static const PrecisionId axon[] = {PR_INT_32};
     ExactRange old = exact_prec_range(blk_prec(b));
     if (bt_info(b->type)->kind == BK_STORAGE)
-        return fitting(c, x->out, store, 3, b->data ? (int)pr_info(blk_prec(b))->container : -1);
-    if (is_soma(c, b) || !exact_inside(x->raw, old.lo, old.hi))
-        return PR_COUNT; /* a Soma's own rewrites below; or the clamp acts */
-    return fitting(c, x->raw, axon, 1, -1);
+        return fitting(c, x->out, any, 3, b->data ? (int)pr_info(blk_prec(b))->container : -1);
+    if (is_cmp(b) || !exact_inside(x->raw, old.lo, old.hi))
+        return PR_COUNT; /* planned below; or the clamp acts */
+    return is_soma(c, b) ? fitting(c, x->raw, any, 3, -1) : fitting(c, x->raw, axon, 1, -1);
 }
 
 /* Can b read its first role's values doubled: every edge into those clusters a plain copy

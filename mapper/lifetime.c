@@ -3,7 +3,8 @@
  * counted on one core's copies only, so that two blocks whose lives on a core do not overlap
  * can share its memory (merge.c) and the Mapping's MEMORY coordinates say so (emit.c).
  * Static data (weights, biases, tables: nothing writes it) and a life that wraps past the
- * end of the core's stage take the whole step. */
+ * end of the core's stage take the whole step. A core relays a multicast only within that
+ * life (route.c), so forwarding never needs a longer one. */
 #include "mapper/plan.h"
 
 static void event(int64_t *lo, int64_t *hi, int64_t g)
@@ -14,7 +15,8 @@ static void event(int64_t *lo, int64_t *hi, int64_t g)
         *hi = g;
 }
 
-void map_lifetime(const MapPlan *p, uint32_t pos, uint32_t v, uint32_t *first, uint32_t *last)
+bool map_lifetime_span(const MapPlan *p, uint32_t pos, uint32_t v, int64_t *lo_out,
+                       int64_t *hi_out)
 {
     const Graph *g = p->g;
     const BlockUses *bu = &p->uses.blocks[pos];
@@ -51,11 +53,19 @@ void map_lifetime(const MapPlan *p, uint32_t pos, uint32_t v, uint32_t *first, u
                 event(&lo, &hi, map_out_phase(p, &p->xfers[xi]));
         }
     }
-    if (is_static || lo > hi || hi - lo + 1 >= M || (uint32_t)lo % M > (uint32_t)hi % M) {
+    *lo_out = lo;
+    *hi_out = hi;
+    return !(is_static || lo > hi || hi - lo + 1 >= M || (uint32_t)lo % M > (uint32_t)hi % M);
+}
+
+void map_lifetime(const MapPlan *p, uint32_t pos, uint32_t v, uint32_t *first, uint32_t *last)
+{
+    int64_t lo, hi;
+    if (!map_lifetime_span(p, pos, v, &lo, &hi)) {
         *first = 0;
         *last = p->n_phases - 1;
     } else {
-        *first = (uint32_t)lo % M;
-        *last = (uint32_t)hi % M;
+        *first = (uint32_t)(lo % p->chip->max_phases);
+        *last = (uint32_t)(hi % p->chip->max_phases);
     }
 }

@@ -148,7 +148,7 @@ bool map_is_static(const Block *b, const BlockUses *bu);
  * home, when it has none there). */
 uint32_t map_rep_of(const MapPlan *p, uint32_t pos, uint32_t cluster);
 /* problem.c: calls fn(xfer, arg) for every transfer (any kind) into the copy in t's cluster
- * of a storage block that task t reads, in edge order; stops at the first non-zero fn returns and returns it. */
+ * of a storage block that task t reads (once, however many edges read it), in edge order; stops at the first non-zero fn returns and returns it. */
 int map_each_in_xfer(const MapPlan *p, uint32_t t, int (*fn)(uint32_t xfer, void *arg),
                      void *arg);
 /* schedule.c */
@@ -161,6 +161,9 @@ Status map_merge_cores(MapPlan *p, Diag *d);
  * off chip from there); the whole step for static data or a span that wraps past the
  * stage. v MAP_NONE: on every core together. */
 void map_lifetime(const MapPlan *p, uint32_t pos, uint32_t v, uint32_t *first, uint32_t *last);
+/* lifetime.c: the same life as global phases [*lo, *hi]; false when it is the whole step
+ * (static data, no event, or a span that wraps past the stage). */
+bool map_lifetime_span(const MapPlan *p, uint32_t pos, uint32_t v, int64_t *lo, int64_t *hi);
 /* place.c: Scotch's placement of the virtual cores as they are now into where[] (n_vcores
  * entries), a sketch for merge.c; leaves no traffic graph behind. */
 Status map_place_sketch(MapPlan *p, uint32_t *where, Diag *d);

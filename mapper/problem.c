@@ -329,7 +329,10 @@ static Status build_xfers(MapPlan *p, Diag *d)
         }
         if (x.kind == XF_CORE && x.src_task == MAP_NONE)
             continue;
-        x.bytes = bbox_edge_bytes(p->g, &p->uses, e, x.kind == XF_OUT);
+        /* into storage: the bytes it takes in the receiver's layout (a receive area holds
+         * what arrives as its reader reads it, channels padded); out of chip: the values */
+        x.bytes = x.kind == XF_OUT ? bbox_edge_bytes(p->g, &p->uses, e, true)
+                                   : bbox_edge_layout_bytes(p->chip, p->g, &p->uses, e);
         if (x.bytes < 0)
             return diag_edge(d, ST_LOGIC, "map.mem.size", e->id, "its byte count overflows");
         p->xfer_of[i] = p->n_xfers;
@@ -359,8 +362,14 @@ int map_each_in_xfer(const MapPlan *p, uint32_t t, int (*fn)(uint32_t xfer, void
     const Graph *g = p->g;
     const BlockUses *bu = &p->uses.blocks[p->tasks[t].pos];
     for (uint32_t k = 0; k < bu->n_in_edges; k++) {
-        long s = graph_block_pos(g, g->edges[bu->in_edges[k]]->src);
+        int32_t src = g->edges[bu->in_edges[k]]->src;
+        long s = graph_block_pos(g, src);
         if (s < 0 || kind_of(g->blocks[s]) != BK_STORAGE)
+            continue;
+        uint32_t k0 = 0; /* a block read twice (CADD x + x) fills its copy once */
+        while (k0 < k && g->edges[bu->in_edges[k0]]->src != src)
+            k0++;
+        if (k0 < k)
             continue;
         const BlockUses *su = &p->uses.blocks[s];
         uint32_t rep = map_rep_of(p, (uint32_t)s, p->tasks[t].cluster);

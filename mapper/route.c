@@ -5,8 +5,10 @@
  * output to several cores form a chain instead of leaving the source one by one: each
  * destination, taken in the order its bytes arrive (then the graph's order), gets them from
  * the nearest of the source and the destinations before it that have them all by then and
- * forward to nobody else yet (a receiving core relays to one next core, CHIP.md §3). The
- * source stays a candidate, so a chain is never costlier than unicast.
+ * forward to nobody else yet (a receiving core relays to one next core, CHIP.md §3) and whose
+ * copy lives on its core through the phases the bytes travel on (lifetime.c: the Mapping's
+ * MEMORY coordinates stay true for the relay). The source stays a candidate, so a chain is
+ * never costlier than unicast.
  * Requires map_place. Guarantees: every cross transfer has its relay (or MAP_NONE) and hops.
  */
 #include "mapper/plan.h"
@@ -60,6 +62,17 @@ static int by_source(const void *a, const void *b)
     return x->edge < y->edge ? -1 : x->edge > y->edge;
 }
 
+/* Can the copy that transfer y fills forward x's bytes: does its life on its core (without
+ * relays) cover the phases x's bytes travel in? Then the MEMORY coordinates need no change
+ * for the relay. */
+static bool can_forward(const MapPlan *p, const MXfer *y, const MXfer *x)
+{
+    int64_t lo, hi;
+    if (!map_lifetime_span(p, y->store, map_xfer_vcore(p, y), &lo, &hi))
+        return true; /* alive the whole step */
+    return first_phase(p, x) >= lo && last_phase(p, x) <= hi;
+}
+
 /* Routes one multicast set: list[0..n) share their source and box. */
 static void route_set(MapPlan *p, const uint32_t *list, uint32_t n, bool *relaying)
 {
@@ -74,7 +87,7 @@ static void route_set(MapPlan *p, const uint32_t *list, uint32_t n, bool *relayi
             if (relaying[j] || last_phase(p, y) > first_phase(p, x))
                 continue;
             int64_t h = map_hops(p, p->vcores[map_xfer_vcore(p, y)].core, dst);
-            if (h < best) {
+            if (h < best && can_forward(p, y, x)) {
                 best = h;
                 via = list[j];
                 via_i = j;

@@ -6,6 +6,7 @@
  *   split_spec.c   the explicit cuts of PassOptions.split_spec
  *   split_fit.c    fit mode: choosing the cuts that make every group fit a core
  *   split_edge.c   fit mode: cutting the edges that deliver more than a destination may take
+ *   split_soma.c   fit mode: the Soma after an Axon block, counted with it and cut as it was
  *   split.c        the pass
  */
 #ifndef TASKIR_PASSES_SPLIT_H
@@ -112,5 +113,32 @@ Status split_fit(Graph *g, const Chip *c, Diag *d);
 /* Fit mode: cuts every edge into a storage block (or from a compute block into a compute
  * block) that delivers more than c->dest_bytes_per_phase into edges that do not. */
 Status split_edges(Graph *g, const Chip *c, Diag *d);
+
+/* Fit mode and the Soma after an Axon block (split_soma.c). The pointwise Soma block (CCMPB,
+ * CCMPS, CLUT) that reads, through one plain whole edge into its input cluster 0, the
+ * storage block *s (without data) that compute block a's only edge (without rearrangement)
+ * goes into, a on the Axon and the Soma on the Soma unit of c; alone: a is the only block
+ * that feeds *s. NULL when there is none. */
+Block *split_soma_after(const Chip *c, const Graph *g, const GraphUses *u, const Block *a,
+                        bool alone, Block **s);
+/* The bytes the Soma after a (split_soma_after) adds to a's group when a has this shape: its
+ * output for that part, and its other storage (a CLUT's table); 0 without one. false on
+ * overflow. */
+bool split_soma_share(const Chip *c, const Graph *g, const GraphUses *u, const Block *a,
+                      const int32_t shape[TIR_NDIMS], int64_t *bytes);
+/* Is e the edge from an Axon block into the storage block its Soma reads, fed by e alone?
+ * (fuse runs the two on one core: the edge is not cut to the per-destination limit.) */
+bool split_soma_edge(const Chip *c, const Graph *g, const GraphUses *u, const Edge *e);
+/* The storage block that Soma block m reads when every block that feeds it is an Axon block
+ * whose Soma (split_soma_after) m is; NULL otherwise. */
+const Block *split_soma_input(const Chip *c, const Graph *g, const GraphUses *u,
+                              const Block *m);
+/* The cut that makes Soma block m follow the pieces of the Axon block before it: when m's
+ * input storage is fed by several compute blocks whose Soma m is, and their parts of it
+ * are cut apart along one axis (no part straddles a cut), that axis and the n + 1 bounds of
+ * the n pieces (*bounds, malloc'ed: the caller frees it). false otherwise or when out of
+ * memory. */
+bool split_soma_follow(const Chip *c, const Graph *g, const GraphUses *u, const Block *m,
+                       SplitAxis *ax, int32_t **bounds, uint32_t *n);
 
 #endif

@@ -5,7 +5,8 @@
  * parts of that box: the box is cut along its first used dim into as many parts as
  * the bytes need (a part of one row too large is cut along the next dim), each part fed as
  * the edge fed it (the same sub-box of the source for an edge without rearrangement, else
- * the part of its element map, encoded again). The edges replaced are removed at the end,
+ * the part of its element map, encoded again). An Axon block's edge into the storage block
+ * that its Soma reads stays whole (split_soma.c: fused, it stays on the core). The edges replaced are removed at the end,
  * so the use index built at the start serves for all of them. */
 #include "passes/split.h"
 #include "taskir/diag_block.h"
@@ -146,7 +147,7 @@ Status split_edges(Graph *g, const Chip *c, Diag *d)
         x.dst = graph_block(g, e->dst);
         BlockKind sk = bt_info(x.src->type)->kind, dk = bt_info(x.dst->type)->kind;
         if (!(dk == BK_STORAGE || (dk == BK_COMPUTE && sk == BK_COMPUTE)) ||
-            bytes_of(x.dst, x.en.dst_box) <= x.limit)
+            bytes_of(x.dst, x.en.dst_box) <= x.limit || split_soma_edge(c, g, &u, e))
             continue;
         int32_t *map = NULL;
         if (!plain(e)) {

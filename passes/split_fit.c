@@ -28,6 +28,7 @@ enum { SPLIT_PLAN_MAX = 64 };
 typedef struct Need {
     GroupMem m;
     int64_t direct;   /* input clusters fed directly by compute blocks or INPUT */
+    int64_t soma;     /* the Soma after the block, fused with it (split_soma_share) */
     int64_t total;
 } Need;
 
@@ -62,7 +63,11 @@ static bool need_of(const Chip *c, const Graph *g, const GraphUses *u, const Blo
             return false;
         n->direct += (int64_t)((double)ob * (double)box_vol(en.src_box) / (double)w);
     }
-    n->total = n->m.total + n->direct;
+    int32_t shape[TIR_NDIMS];
+    blk_eff_shape(b, shape);
+    if (!split_soma_share(c, g, u, b, shape, &n->soma))
+        return false;
+    n->total = n->m.total + n->direct + n->soma;
     return true;
 }
 
@@ -128,7 +133,10 @@ static bool piece_need(const Chip *c, const Graph *g, const GraphUses *u, const 
     out->m.output = chip_output_bytes(c, &tp);
     if (out->m.output < 0)
         return false;
-    out->total = out->m.input + out->m.weight + out->m.bias + out->m.output + out->direct;
+    if (!split_soma_share(c, g, u, b, pc->shape, &out->soma))
+        return false;
+    out->total = out->m.input + out->m.weight + out->m.bias + out->m.output + out->direct +
+                 out->soma;
     return true;
 }
 
@@ -172,15 +180,17 @@ static uint32_t most(const Chip *c, const Block *b, SplitAxis a)
 /* Roughly the memory in all of cutting a piece of need e (which does not fit) along b2 into
  * the fewest pieces that fit, scaling the parts that b2 divides (halos and alignment
  * aside): y and x divide the input and the output and copy the weights, f divides the
- * weights and the output and shares the input, r divides the input and the weights and
- * makes the output once a piece, plus the join. -1 when no number of pieces that b2 allows
+ * weights and the output and shares the input of a conv or matrix-vector block (of any
+ * other block it divides what y does), r divides the input and the weights and makes the
+ * output once a piece, plus the join. -1 when no number of pieces that b2 allows
  * fits. */
 static double then_cut(const Chip *c, const Block *b, SplitAxis b2, const Need *e)
 {
     double budget = c->core_budget_bytes, in = (double)(e->m.input + e->direct);
-    double w = (double)(e->m.weight + e->m.bias), out = (double)e->m.output;
-    double fixed = b2 == SPLIT_F ? in : b2 == SPLIT_R ? out : w;
-    double shrunk = b2 == SPLIT_F ? w + out : b2 == SPLIT_R ? in + w : in + out;
+    double w = (double)(e->m.weight + e->m.bias), out = (double)(e->m.output + e->soma);
+    bool shared = b2 == SPLIT_F && weight_cut(b); /* else f divides as y does */
+    double fixed = shared ? in : b2 == SPLIT_R ? out : w;
+    double shrunk = shared ? w + out : b2 == SPLIT_R ? in + w : in + out;
     uint32_t max = most(c, b, b2);
     if (!max || fixed >= budget)
         return -1;
@@ -191,7 +201,7 @@ static double then_cut(const Chip *c, const Block *b, SplitAxis b2, const Need *
         q = 2;
     if (q > max || (b2 == SPLIT_R && (q + 1) * out > budget))
         return -1;
-    double copies = b2 == SPLIT_Y || b2 == SPLIT_X ? q * w : w; /* see plan_cost */
+    double copies = shared || b2 == SPLIT_R ? w : q * w; /* see TWO_CUTS */
     return q * fixed + shrunk + copies + (b2 == SPLIT_R ? (q + 1) * out : 0);
 }
 
@@ -210,7 +220,7 @@ static bool choose(const Chip *c, const Graph *g, const GraphUses *u, const Bloc
                    const Need *n, SplitAxis *ax, uint32_t *parts)
 {
     static const SplitAxis heavy[] = {SPLIT_F, SPLIT_R, SPLIT_Y, SPLIT_X};
-    static const SplitAxis light[] = {SPLIT_Y, SPLIT_X, SPLIT_F, SPLIT_R};
+    static const SplitAxis light[] = {SPLIT_Y, SPLIT_F, SPLIT_X, SPLIT_R};
     int64_t wb = n->m.weight + n->m.bias;
     bool w = weight_cut(b) && wb >= n->m.input + n->direct + n->m.output;
     const SplitAxis *order = w ? heavy : light;
@@ -269,12 +279,16 @@ static bool choose(const Chip *c, const Graph *g, const GraphUses *u, const Bloc
 
 static Status no_fit(const Chip *c, const Block *b, const Need *n, Diag *d)
 {
+    char soma[64] = "";
+    if (n->soma)
+        snprintf(soma, sizeof soma, ", the Soma after it %lld", (long long)n->soma);
     return diag_block(d, ST_LOGIC, "pass.split.fit", b,
                       "its group needs %lld bytes (input %lld, weights %lld, bias %lld, "
-                      "output %lld), more than a core's budget of %u bytes, and it cannot "
+                      "output %lld%s), more than a core's budget of %u bytes, and it cannot "
                       "be cut further", (long long)n->total,
                       (long long)(n->m.input + n->direct), (long long)n->m.weight,
-                      (long long)n->m.bias, (long long)n->m.output, c->core_budget_bytes);
+                      (long long)n->m.bias, (long long)n->m.output, soma,
+                      c->core_budget_bytes);
 }
 
 /* The worklist: the ids of the compute blocks to check, the pieces appended as made. */
@@ -331,6 +345,27 @@ static bool touches(const Graph *g, const GraphUses *u, const Block *b, uint8_t 
     return false;
 }
 
+/* Does Soma block m wait for the Axon blocks before it, one of which does not fit yet
+ * (with m's share): m is then cut as they are (split_soma_follow), not on its own. */
+static Status axon_waits(const Chip *c, const Graph *g, const GraphUses *u, const Block *m,
+                         bool *wait, Diag *d)
+{
+    *wait = false;
+    const Block *S = split_soma_input(c, g, u, m);
+    if (!S)
+        return ST_OK;
+    const BlockUses *su = &u->blocks[graph_block_pos(g, S->id)];
+    for (uint32_t i = 0; i < su->n_in_edges && !*wait; i++) {
+        const Block *a = graph_block(g, g->edges[su->in_edges[i]]->src);
+        Need n;
+        if (!need_of(c, g, u, a, &n))
+            return diag_block(d, ST_LOGIC, "pass.split.fit", a,
+                              "its memory cannot be figured (a size overflows)");
+        *wait = !fits(c, &n);
+    }
+    return ST_OK;
+}
+
 /* One round: every block of the worklist that does not fit and touches nothing this
  * round's cuts touched is cut; the pieces and the blocks that waited go to next. */
 static Status round_of(Graph *g, const Chip *c, Work *w, Work *next, Diag *d)
@@ -349,33 +384,49 @@ static Status round_of(Graph *g, const Chip *c, Work *w, Work *next, Diag *d)
         if (!b)
             continue;
         Need n;
-        if (!need_of(c, g, &sb.u, b, &n)) {
-            st = diag_block(d, ST_LOGIC, "pass.split.fit", b,
-                            "its memory cannot be figured (a size overflows)");
+        SplitAxis ax = SPLIT_Y;
+        uint32_t parts = 0;
+        int32_t *bounds = NULL;
+        /* a Soma whose Axon block was cut is cut as it was, fitting or not */
+        bool follow = split_soma_follow(c, g, &sb.u, b, &ax, &bounds, &parts);
+        bool wait = false;
+        if (!follow && (st = axon_waits(c, g, &sb.u, b, &wait, d)) != ST_OK)
             break;
-        }
-        if (fits(c, &n))
-            continue;
-        if (touches(g, &sb.u, b, mark, false)) {
+        if (wait) { /* its Axon block is still to be cut: then it follows */
             if (!push(next, b->id))
                 st = oom(d);
             continue;
         }
-        SplitAxis ax = SPLIT_Y;
-        uint32_t parts = 0;
-        if (!choose(c, g, &sb.u, b, &n, &ax, &parts)) {
+        if (!follow) {
+            if (!need_of(c, g, &sb.u, b, &n)) {
+                st = diag_block(d, ST_LOGIC, "pass.split.fit", b,
+                                "its memory cannot be figured (a size overflows)");
+                break;
+            }
+            if (fits(c, &n))
+                continue;
+        }
+        if (touches(g, &sb.u, b, mark, false)) {
+            free(bounds);
+            if (!push(next, b->id))
+                st = oom(d);
+            continue;
+        }
+        if (!follow && !choose(c, g, &sb.u, b, &n, &ax, &parts)) {
             st = no_fit(c, b, &n, d);
             break;
         }
         touches(g, &sb.u, b, mark, true);
-        int32_t *bounds = malloc(((size_t)parts + 1) * sizeof *bounds);
+        if (!bounds)
+            bounds = malloc(((size_t)parts + 1) * sizeof *bounds);
         int32_t *ids = malloc(((size_t)parts + 1) * sizeof *ids);
         if (!bounds || !ids) {
             free(bounds), free(ids);
             st = oom(d);
             break;
         }
-        split_bounds(split_extent(b, ax), parts, split_align(c, b, ax), bounds);
+        if (!follow)
+            split_bounds(split_extent(b, ax), parts, split_align(c, b, ax), bounds);
         st = split_block(g, &sb, b, ax, bounds, parts, ids, d);
         for (uint32_t k = 0; st == ST_OK && k < parts + (ax == SPLIT_R); k++)
             if (!push(next, ids[k]))

@@ -3,7 +3,8 @@
  * Blocks are visited in a topological order of the edges (Kahn's algorithm). A cluster's
  * range is the union of its edges' source ranges (plus 0 when a rearrangement may fill
  * with zeros); a storage block's range the union of its writers' and of its data (or 0,
- * its initial content); an INPUT's its precision's. A compute block follows the loop nest of
+ * its initial content); an INPUT's its precision's (without one, the precisions' of the
+ * storage it writes: what the chip can receive there). A compute block follows the loop nest of
  * docs/semantics.md: its exact result's range, wrapped to int32 when it may leave int32, then
  * clamped to its precision, and its accumulator's range (exact.h). A sum over n terms t_j in
  * [a_j, b_j] from a bias in [c, d] has partial sums in [c + sum min(0, a_j), d + sum max(0,
@@ -360,6 +361,22 @@ static ExactRange data_range(const Block *b)
     return r;
 }
 
+/* An INPUT without a precision: the values the storage it writes holds on the chip (the
+ * union of their precisions' ranges; int32 when it writes anything else). */
+static ExactRange input_range(const Ctx *c, uint32_t pos)
+{
+    const BlockUses *bu = &c->u.blocks[pos];
+    ExactRange r = R_INT32;
+    for (uint32_t k = 0; k < bu->n_out_edges; k++) {
+        const Block *s = graph_block(c->g, c->g->edges[bu->out_edges[k]]->dst);
+        if (!s || bt_info(s->type)->kind != BK_STORAGE)
+            return R_INT32;
+        ExactRange p = exact_prec_range(blk_prec(s));
+        r = k ? r_union(r, p) : p;
+    }
+    return r;
+}
+
 static bool visit(Ctx *c, uint32_t pos)
 {
     const Block *b = c->g->blocks[pos];
@@ -378,7 +395,7 @@ static bool visit(Ctx *c, uint32_t pos)
         return compute(c, pos);
     case BK_IO:
         if (b->type == BT_INPUT)
-            x->out = b->has_prec ? exact_prec_range(b->prec) : R_INT32;
+            x->out = b->has_prec ? exact_prec_range(b->prec) : input_range(c, pos);
         else
             x->out = c->n_cl ? c->cl[0] : rng(0, 0);
         x->in = x->acc = x->raw = x->out;

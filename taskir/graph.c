@@ -53,9 +53,30 @@ static uint32_t hash_id(int32_t id)
 
 static bool idmap_put(IdMap *m, int32_t key, uint32_t pos);
 
+static void idmap_free(IdMap *m)
+{
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+/* Notes key -> pos in the seq flag (m->n counts the keys before this one). */
+static void idmap_note(IdMap *m, int32_t key, uint32_t pos)
+{
+    if (m->n == 0) {
+        m->base = key;
+        m->seq = pos == 0;
+    } else {
+        m->seq = m->seq && pos == m->n && (int64_t)key == (int64_t)m->base + pos;
+    }
+    m->n++;
+}
+
+/* The entries of m into a hash of cap slots (a power of two) in place of m. */
 static bool idmap_rehash(IdMap *m, uint32_t cap)
 {
-    IdMap n = {calloc(cap, sizeof(int32_t)), calloc(cap, sizeof(uint32_t)), cap, 0, 0, false};
+    IdMap n = {calloc(cap, sizeof(int32_t)), calloc(cap, sizeof(uint32_t)), cap, 0, 0, false,
+               false};
     if (!n.keys || !n.vals) {
         free(n.keys);
         free(n.vals);
@@ -63,18 +84,72 @@ static bool idmap_rehash(IdMap *m, uint32_t cap)
     }
     for (uint32_t i = 0; i < m->cap; i++)
         if (m->vals[i])
-            idmap_put(&n, m->keys[i], m->vals[i] - 1);
+            idmap_put(&n, m->dense ? (int32_t)((int64_t)m->base + i) : m->keys[i],
+                      m->vals[i] - 1);
     n.base = m->base; /* the puts above went in slot order, not position order */
     n.seq = m->seq;
+    n.n = m->n;
     free(m->keys);
     free(m->vals);
     *m = n;
     return true;
 }
 
+/* How wide the range of a dense map of n ids may grow: up to 4 table slots an id (a hash
+ * takes about 11 bytes an id, a table 4 bytes a slot). */
+static int64_t dense_span(uint32_t n)
+{
+    return 4 * (int64_t)n + 1024;
+}
+
+/* Inserts key -> pos in a dense map; false when the key does not suit it (the caller then
+ * makes the map a hash) or out of memory (*oom). */
+static bool dense_put(IdMap *m, int32_t key, uint32_t pos, bool *oom)
+{
+    int64_t p = m->n == 0 && !m->cap ? 0 : (int64_t)key - m->base;
+    if (p < 0 || p >= dense_span(m->n + 1))
+        return false;
+    if (p >= m->cap) {
+        int64_t cap = m->cap ? 2 * (int64_t)m->cap : 64;
+        while (cap <= p)
+            cap *= 2;
+        if (cap > dense_span(m->n + 1) && p < dense_span(m->n + 1))
+            cap = p + 1;
+        uint32_t *v = realloc(m->vals, (size_t)cap * sizeof *v);
+        if (!v) {
+            *oom = true;
+            return false;
+        }
+        memset(v + m->cap, 0, (size_t)(cap - m->cap) * sizeof *v);
+        m->vals = v;
+        m->cap = (uint32_t)cap;
+    }
+    if (m->vals[p]) {
+        m->seq = false; /* a repeated id: its position is not base + pos */
+        return true;
+    }
+    m->vals[p] = pos + 1;
+    idmap_note(m, key, pos);
+    return true;
+}
+
 /* Inserts key -> pos unless key is present (the first one wins). */
 static bool idmap_put(IdMap *m, int32_t key, uint32_t pos)
 {
+    if (m->dense || (m->n == 0 && !m->cap)) {
+        bool oom = false;
+        m->dense = true;
+        if (dense_put(m, key, pos, &oom))
+            return true;
+        if (oom)
+            return false;
+        /* the key is out of the range a table may cover: a hash from now on */
+        uint32_t cap = 64;
+        while (cap < UINT32_MAX / 4 && (uint64_t)(m->n + 1) * 4 > (uint64_t)cap * 3)
+            cap *= 2;
+        if (!idmap_rehash(m, cap))
+            return false;
+    }
     if ((uint64_t)(m->n + 1) * 4 > (uint64_t)m->cap * 3) {
         if (m->cap > UINT32_MAX / 4)
             return false;
@@ -86,13 +161,7 @@ static bool idmap_put(IdMap *m, int32_t key, uint32_t pos)
         if (!m->vals[i]) {
             m->keys[i] = key;
             m->vals[i] = pos + 1;
-            if (m->n == 0) {
-                m->base = key;
-                m->seq = pos == 0;
-            } else {
-                m->seq = m->seq && pos == m->n && (int64_t)key == (int64_t)m->base + pos;
-            }
-            m->n++;
+            idmap_note(m, key, pos);
             return true;
         }
         if (m->keys[i] == key) {
@@ -107,6 +176,10 @@ static long idmap_get(const IdMap *m, int32_t key)
     if (m->seq) {
         int64_t p = (int64_t)key - m->base;
         return p >= 0 && p < (int64_t)m->n ? (long)p : -1;
+    }
+    if (m->dense) {
+        int64_t p = (int64_t)key - m->base;
+        return p >= 0 && p < (int64_t)m->cap ? (long)m->vals[p] - 1 : -1;
     }
     if (!m->cap)
         return -1;
@@ -148,15 +221,31 @@ static bool idmap_rebuild(Graph *g, bool blocks)
 {
     IdMap fresh = {0};
     uint32_t n = blocks ? g->n_blocks : g->n_edges;
-    for (uint32_t i = 0; i < n; i++)
+#define ID_AT(i) (blocks ? g->blocks[i]->id : g->edges[i]->id)
+    /* ids rising with the position (a compacted graph): the table in one sweep */
+    bool rising = n > 0;
+    for (uint32_t i = 1; i < n && rising; i++)
+        rising = ID_AT(i) > ID_AT(i - 1);
+    int64_t span = rising ? (int64_t)ID_AT(n - 1) - ID_AT(0) + 1 : 0;
+    if (rising && span <= dense_span(n)) {
+        if (!(fresh.vals = calloc((size_t)span, sizeof *fresh.vals)))
+            return false;
+        fresh.cap = (uint32_t)span;
+        fresh.base = ID_AT(0);
+        fresh.dense = true;
+        fresh.n = n;
+        fresh.seq = span == n;
+        for (uint32_t i = 0; i < n; i++)
+            fresh.vals[(int64_t)ID_AT(i) - fresh.base] = i + 1;
+    }
+#undef ID_AT
+    for (uint32_t i = fresh.n; i < n; i++)
         if (!idmap_put(&fresh, blocks ? g->blocks[i]->id : g->edges[i]->id, i)) {
-            free(fresh.keys);
-            free(fresh.vals);
+            idmap_free(&fresh);
             return false;
         }
     IdMap *m = blocks ? &g->block_index : &g->edge_index;
-    free(m->keys);
-    free(m->vals);
+    idmap_free(m);
     *m = fresh;
     return true;
 }

@@ -141,15 +141,18 @@ typedef struct TestConfig {
     bool has_test_mode;
 } TestConfig;
 
-/* Open-addressing map from an id to a position in blocks[] or edges[]. While the ids come
- * one after another (position p holds id base + p, no repeats: what builders and the
- * existing tools write), a lookup is a subtraction, not a probe. */
+/* Map from an id to a position in blocks[] or edges[]. While the ids lie in a range not
+ * much wider than their number (builders, the existing tools, and a graph compacted after
+ * a pass, whose ids only have gaps), it is a table indexed by id - base: a lookup or an
+ * insert is one access. Otherwise it is an open-addressing hash. While the ids come one
+ * after another (position p holds id base + p, no repeats), a lookup is a subtraction. */
 typedef struct IdMap {
-    int32_t *keys;
-    uint32_t *vals;         /* position + 1; 0 = empty slot */
+    int32_t *keys;          /* hash: the key of each slot; dense: unused (NULL) */
+    uint32_t *vals;         /* position + 1; 0 = empty slot (dense: indexed by id - base) */
     uint32_t cap, n;
-    int32_t base;           /* seq: the id at position 0 */
+    int32_t base;           /* seq, dense: the first id put */
     bool seq;               /* the ids so far are base, base + 1, ... in position order */
+    bool dense;             /* vals is the table by id - base */
 } IdMap;
 
 typedef struct Graph {

@@ -146,7 +146,7 @@ int main(int argc, char **argv)
     diag_print(&od, stderr, TOOL);
     if (st != ST_OK && d.n == 0 && cd.n == 0 && od.n == 0)
         fprintf(stderr, "%s: %s: failed\n", TOOL, cli_name(o.in, false));
-    emit_set_free(&set);
+    progset_free(&set);
     mapping_destroy(m);
     chip_destroy(chip);
     diag_finish(&d);

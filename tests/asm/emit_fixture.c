@@ -172,3 +172,239 @@ Mapping *emit_fixture_transfer(int32_t rows0, int32_t rows)
     return verified(m, "transfer");
 }
 
+
+/* INPUT 4x4x8 int8 -> SI a -> CVS x3 + 5 (int32) -> SI -> CCMPB >> 2 (int8) -> SI -> CAVG
+ * 2x2/2 (int32) -> SI -> CCMPB (int8, floor -20) -> SI -> OUTPUT, on core (0,0): phase 0
+ * CVS (Axon) and the first CCMPB (Soma1), phase 1 CAVG and the second CCMPB. */
+Mapping *emit_fixture_mix(void)
+{
+    Mapping *m = mapping_create();
+    CHECK(m);
+    Graph *g = m->graph;
+    Block *in = blk(g, BT_INPUT, "x", 4, 4, 8, 0);
+    Block *a = blk(g, BT_SI, "a", 4, 4, 8, 0);
+    Block *cvs = blk(g, BT_CVS, "scale", 4, 4, 8, 0);
+    Block *s1 = blk(g, BT_SI, "scaled", 4, 4, 8, 0);
+    Block *q1 = blk(g, BT_CCMPB, "q1", 4, 4, 8, 0);
+    Block *s2 = blk(g, BT_SI, "q1/out", 4, 4, 8, 0);
+    Block *avg = blk(g, BT_CAVG, "sum", 2, 2, 8, 0);
+    Block *s3 = blk(g, BT_SI, "sum/out", 2, 2, 8, 0);
+    Block *q2 = blk(g, BT_CCMPB, "q2", 2, 2, 8, 0);
+    Block *s4 = blk(g, BT_SI, "q2/out", 2, 2, 8, 0);
+    Block *out = blk(g, BT_OUTPUT, "y", 2, 2, 8, 0);
+    Block *i8[] = {in, a, q1, s2, q2, s4, out}, *i32[] = {cvs, s1, avg, s3};
+    for (int i = 0; i < 7; i++)
+        i8[i]->has_prec = true, i8[i]->prec = PR_INT_8;
+    for (int i = 0; i < 4; i++)
+        i32[i]->has_prec = true, i32[i]->prec = PR_INT_32;
+    in->has_socket_id = out->has_socket_id = true;
+    cvs->bias_type = BIAS_CONSTANT;
+    CHECK(blk_set_attr(g, cvs, AT_CONSTANT_A, 3) && blk_set_attr(g, cvs, AT_CONSTANT_B, 5));
+    q1->shape.d[D_IY] = q1->shape.d[D_IX] = 4;
+    CHECK(blk_set_attr(g, q1, AT_BIT_SHIFT_NUM, 2) && blk_set_attr(g, q1, AT_CMP, -128));
+    avg->shape.d[D_KY] = avg->shape.d[D_KX] = 2;
+    avg->shape.d[D_IY] = avg->shape.d[D_IX] = 4;
+    avg->bias_type = BIAS_CONSTANT;
+    CHECK(blk_set_attr(g, avg, AT_KERNEL_X, 2) && blk_set_attr(g, avg, AT_KERNEL_Y, 2));
+    CHECK(blk_set_attr(g, avg, AT_CONSTANT_B, -7));
+    CHECK(blk_set_attr(g, avg, AT_STRIDE_X, 2) && blk_set_attr(g, avg, AT_STRIDE_Y, 2));
+    q2->shape.d[D_IY] = q2->shape.d[D_IX] = 2;
+    CHECK(blk_set_attr(g, q2, AT_CMP, -20));
+    Edge *e0 = graph_connect(g, in, 0, a, 0);
+    CHECK(e0 && graph_connect(g, a, 0, cvs, 0) && graph_connect(g, cvs, 0, s1, 0));
+    CHECK(graph_connect(g, s1, 0, q1, 0) && graph_connect(g, q1, 0, s2, 0));
+    CHECK(graph_connect(g, s2, 0, avg, 0) && graph_connect(g, avg, 0, s3, 0));
+    CHECK(graph_connect(g, s3, 0, q2, 0) && graph_connect(g, q2, 0, s4, 0));
+    Edge *eo = graph_connect(g, s4, 0, out, 0);
+    CHECK(eo);
+    one(m, a->id, 0, 0, 0, MEMORY);
+    one(m, cvs->id, 0, 0, 0, AXON);
+    one(m, s1->id, 0, 0, 0, MEMORY);
+    one(m, q1->id, 0, 0, 0, SOMA1);
+    one(m, s2->id, 0, 0, 0 | 1 << 8, MEMORY);
+    one(m, avg->id, 0, 0, 1, AXON);
+    one(m, s3->id, 0, 0, 1, MEMORY);
+    one(m, q2->id, 0, 0, 1, SOMA1);
+    one(m, s4->id, 0, 0, 1, MEMORY);
+    const int32_t r0[1][4] = {{0, 0, 0, RECV}}, so[1][4] = {{0, 0, 1, SEND}};
+    coord(m, true, e0->id, 1, r0);
+    coord(m, true, eo->id, 1, so);
+    return verified(m, "mix");
+}
+
+/* INPUT f 20 int8 -> SIFC -> CVM f 40 (SWFC, SB) -> SI 1x1x40 int32 -> CCMPB >> 4 (int8)
+ * -> SI -> OUTPUT on core (0,0), phase 0 (CVM on the Axon, CCMPB on Soma1); weights
+ * (3f + 7r) mod 61 - 30, bias 100 f - 2000. */
+Mapping *emit_fixture_fc(void)
+{
+    Mapping *m = mapping_create();
+    CHECK(m);
+    Graph *g = m->graph;
+    Block *in = blk(g, BT_INPUT, "v", 0, 0, 20, 0);
+    Block *sf = blk(g, BT_SIFC, "fc/in", 0, 0, 0, 20);
+    Block *sw = blk(g, BT_SWFC, "fc/w", 0, 0, 40, 20);
+    Block *sb = blk(g, BT_SB, "fc/b", 0, 0, 40, 0);
+    Block *fc = blk(g, BT_CVM, "fc", 0, 0, 40, 20);
+    Block *acc = blk(g, BT_SI, "fc/acc", 1, 1, 40, 0);
+    Block *q = blk(g, BT_CCMPB, "fc/q", 1, 1, 40, 0);
+    Block *so = blk(g, BT_SI, "fc/q/out", 1, 1, 40, 0);
+    Block *out = blk(g, BT_OUTPUT, "w", 1, 1, 40, 0);
+    Block *i8[] = {in, sf, sw, q, so, out}, *i32[] = {sb, fc, acc};
+    for (int i = 0; i < 6; i++)
+        i8[i]->has_prec = true, i8[i]->prec = PR_INT_8;
+    for (int i = 0; i < 3; i++)
+        i32[i]->has_prec = true, i32[i]->prec = PR_INT_32;
+    in->has_socket_id = out->has_socket_id = true;
+    fc->bias_type = BIAS_VECTOR;
+    q->shape.d[D_IY] = q->shape.d[D_IX] = 1;
+    CHECK(blk_set_attr(g, q, AT_BIT_SHIFT_NUM, 4) && blk_set_attr(g, q, AT_CMP, -128));
+    int64_t w[40 * 20], b[40];
+    for (int f = 0; f < 40; f++) {
+        b[f] = 100 * f - 2000;
+        for (int r = 0; r < 20; r++)
+            w[f * 20 + r] = (3 * f + 7 * r) % 61 - 30;
+    }
+    int32_t wd[2] = {40, 20}, bd[1] = {40};
+    CHECK(blk_set_data(g, sw, PR_INT_8, wd, 2, w, 800) && blk_set_data(g, sb, PR_INT_32, bd, 1, b, 40));
+    Edge *e0 = graph_connect(g, in, 0, sf, 0);
+    CHECK(e0 && graph_connect(g, sf, 0, fc, 0) && graph_connect(g, sw, 0, fc, 1));
+    CHECK(graph_connect(g, sb, 0, fc, 2) && graph_connect(g, fc, 0, acc, 0));
+    CHECK(graph_connect(g, acc, 0, q, 0) && graph_connect(g, q, 0, so, 0));
+    Edge *eo = graph_connect(g, so, 0, out, 0);
+    CHECK(eo);
+    one(m, sf->id, 0, 0, 0, MEMORY);
+    one(m, sw->id, 0, 0, 0, MEMORY);
+    one(m, sb->id, 0, 0, 0, MEMORY);
+    one(m, fc->id, 0, 0, 0, AXON);
+    one(m, acc->id, 0, 0, 0, MEMORY);
+    one(m, q->id, 0, 0, 0, SOMA1);
+    one(m, so->id, 0, 0, 0, MEMORY);
+    const int32_t r0[1][4] = {{0, 0, 0, RECV}}, s0[1][4] = {{0, 0, 0, SEND}};
+    coord(m, true, e0->id, 1, r0);
+    coord(m, true, eo->id, 1, s0);
+    return verified(m, "fc");
+}
+
+/* INPUT 6x6x16 int8 -> SI a -> CCMPB relu -> SIC b -> CC conv2 3x3 pad 1, f 64 (SW, SB) ->
+ * SI int32 -> CCMPB >> 6 (int8) -> SI -> OUTPUT: a graph to cut and map (no placement:
+ * relu, conv2 and the requantization on core (0,0) in phases 0, 1, 1). */
+Mapping *emit_fixture_two_layer(void)
+{
+    Mapping *m = mapping_create();
+    CHECK(m);
+    Graph *g = m->graph;
+    Block *in = blk(g, BT_INPUT, "x", 6, 6, 16, 0);
+    Block *a = blk(g, BT_SI, "a", 6, 6, 16, 0);
+    Block *relu = blk(g, BT_CCMPB, "relu", 6, 6, 16, 0);
+    Block *b = blk(g, BT_SIC, "conv2/in", 6, 6, 0, 16);
+    Block *sw = blk(g, BT_SW, "conv2/w", 0, 0, 64, 16);
+    Block *sb = blk(g, BT_SB, "conv2/b", 0, 0, 64, 0);
+    Block *cc = blk(g, BT_CC, "conv2", 6, 6, 64, 16);
+    Block *acc = blk(g, BT_SI, "conv2/acc", 6, 6, 64, 0);
+    Block *q = blk(g, BT_CCMPB, "conv2/q", 6, 6, 64, 0);
+    Block *so = blk(g, BT_SI, "conv2/q/out", 6, 6, 64, 0);
+    Block *out = blk(g, BT_OUTPUT, "y", 6, 6, 64, 0);
+    Block *i8[] = {in, a, relu, b, sw, q, so, out}, *i32[] = {sb, cc, acc};
+    for (int i = 0; i < 8; i++)
+        i8[i]->has_prec = true, i8[i]->prec = PR_INT_8;
+    for (int i = 0; i < 3; i++)
+        i32[i]->has_prec = true, i32[i]->prec = PR_INT_32;
+    in->has_socket_id = out->has_socket_id = true;
+    relu->shape.d[D_IY] = relu->shape.d[D_IX] = 6;
+    q->shape.d[D_IY] = q->shape.d[D_IX] = 6;
+    sw->shape.d[D_KY] = sw->shape.d[D_KX] = 3;
+    cc->shape.d[D_KY] = cc->shape.d[D_KX] = 3;
+    cc->shape.d[D_IY] = cc->shape.d[D_IX] = 6;
+    cc->bias_type = BIAS_VECTOR;
+    CHECK(blk_set_attr(g, relu, AT_CMP, 0));
+    CHECK(blk_set_attr(g, q, AT_BIT_SHIFT_NUM, 6) && blk_set_attr(g, q, AT_CMP, -128));
+    CHECK(blk_set_attr(g, cc, AT_KERNEL_X, 3) && blk_set_attr(g, cc, AT_KERNEL_Y, 3));
+    CHECK(blk_set_attr(g, cc, AT_PAD_UP, 1) && blk_set_attr(g, cc, AT_PAD_DOWN, 1));
+    CHECK(blk_set_attr(g, cc, AT_PAD_LEFT, 1) && blk_set_attr(g, cc, AT_PAD_RIGHT, 1));
+    static int64_t w[64 * 16 * 9];
+    int64_t bias[64];
+    for (int f = 0; f < 64; f++) {
+        bias[f] = 50 * f - 1500;
+        for (int r = 0; r < 16; r++)
+            for (int k = 0; k < 9; k++)
+                w[(f * 16 + r) * 9 + k] = (5 * f + 3 * r + k) % 23 - 11;
+    }
+    int32_t wd[4] = {64, 16, 3, 3}, bd[1] = {64};
+    CHECK(blk_set_data(g, sw, PR_INT_8, wd, 4, w, 64 * 16 * 9) &&
+          blk_set_data(g, sb, PR_INT_32, bd, 1, bias, 64));
+    Edge *e0 = graph_connect(g, in, 0, a, 0);
+    CHECK(e0 && graph_connect(g, a, 0, relu, 0) && graph_connect(g, relu, 0, b, 0));
+    CHECK(graph_connect(g, b, 0, cc, 0) && graph_connect(g, sw, 0, cc, 1));
+    CHECK(graph_connect(g, sb, 0, cc, 2) && graph_connect(g, cc, 0, acc, 0));
+    CHECK(graph_connect(g, acc, 0, q, 0) && graph_connect(g, q, 0, so, 0));
+    Edge *eo = graph_connect(g, so, 0, out, 0);
+    CHECK(eo);
+    one(m, a->id, 0, 0, 0, MEMORY);
+    one(m, relu->id, 0, 0, 0, SOMA1);
+    one(m, b->id, 0, 0, 0 | 1 << 8, MEMORY);
+    one(m, sw->id, 0, 0, 0 | 1 << 8, MEMORY);
+    one(m, sb->id, 0, 0, 0 | 1 << 8, MEMORY);
+    one(m, cc->id, 0, 0, 1, AXON);
+    one(m, acc->id, 0, 0, 1, MEMORY);
+    one(m, q->id, 0, 0, 1, SOMA1);
+    one(m, so->id, 0, 0, 1, MEMORY);
+    const int32_t r0[1][4] = {{0, 0, 0, RECV}}, s0[1][4] = {{0, 0, 1, SEND}};
+    coord(m, true, e0->id, 1, r0);
+    coord(m, true, eo->id, 1, s0);
+    return verified(m, "two_layer");
+}
+
+/* INPUT -> SI a (4x4x16 int8) on core (0,0) -> CCMPB relu (Soma1, phase 0) -> SI b, held by
+ * cores (2,1) and (3,1): a multicast chain, (0,0) -> (2,1) in phase 0, then (2,1) relays to
+ * (3,1) in phase `relay`; each reads it with a CCMPB (Soma2, in the phase its copy arrives)
+ * into its own OUTPUT (sockets 0 and 1). */
+Mapping *emit_fixture_relay(int32_t relay)
+{
+    Mapping *m = mapping_create();
+    CHECK(m);
+    Graph *g = m->graph;
+    Block *in = blk(g, BT_INPUT, "x", 4, 4, 16, 0);
+    Block *a = blk(g, BT_SI, "a", 4, 4, 16, 0);
+    Block *relu = blk(g, BT_CCMPB, "relu", 4, 4, 16, 0);
+    Block *b = blk(g, BT_SI, "b", 4, 4, 16, 0);
+    Block *r1 = blk(g, BT_CCMPB, "r1", 4, 4, 16, 0);
+    Block *c1 = blk(g, BT_SI, "c1", 4, 4, 16, 0);
+    Block *o1 = blk(g, BT_OUTPUT, "y1", 4, 4, 16, 0);
+    Block *r2 = blk(g, BT_CCMPB, "r2", 4, 4, 16, 0);
+    Block *c2 = blk(g, BT_SI, "c2", 4, 4, 16, 0);
+    Block *o2 = blk(g, BT_OUTPUT, "y2", 4, 4, 16, 0);
+    Block *all[] = {in, a, relu, b, r1, c1, o1, r2, c2, o2};
+    for (int i = 0; i < 10; i++)
+        all[i]->has_prec = true, all[i]->prec = PR_INT_8;
+    in->has_socket_id = o1->has_socket_id = o2->has_socket_id = true;
+    o2->socket_id = 1;
+    Block *somas[] = {relu, r1, r2};
+    for (int i = 0; i < 3; i++) {
+        somas[i]->shape.d[D_IY] = somas[i]->shape.d[D_IX] = 4;
+        CHECK(blk_set_attr(g, somas[i], AT_CMP, i == 0 ? 0 : 5 * i));
+    }
+    Edge *e0 = graph_connect(g, in, 0, a, 0);
+    CHECK(e0 && graph_connect(g, a, 0, relu, 0));
+    Edge *eb = graph_connect(g, relu, 0, b, 0);
+    CHECK(eb && graph_connect(g, b, 0, r1, 0) && graph_connect(g, r1, 0, c1, 0));
+    CHECK(graph_connect(g, b, 0, r2, 0) && graph_connect(g, r2, 0, c2, 0));
+    Edge *eo1 = graph_connect(g, c1, 0, o1, 0), *eo2 = graph_connect(g, c2, 0, o2, 0);
+    CHECK(eo1 && eo2);
+    one(m, a->id, 0, 0, 0, MEMORY);
+    one(m, relu->id, 0, 0, 0, SOMA1);
+    const int32_t bc[2][4] = {{2, 1, 0 | relay << 8, MEMORY}, {3, 1, relay, MEMORY}};
+    coord(m, false, b->id, 2, bc);
+    one(m, r1->id, 2, 1, 0, SOMA2);
+    one(m, c1->id, 2, 1, 0 | 1 << 8, MEMORY);
+    one(m, r2->id, 3, 1, relay, SOMA2);
+    one(m, c2->id, 3, 1, relay | 1 << 8, MEMORY);
+    const int32_t r0[1][4] = {{0, 0, 0, RECV}};
+    const int32_t x[4][4] = {{0, 0, 0, SEND}, {2, 1, 0, RECV}, {2, 1, relay, SEND},
+                             {3, 1, relay, RECV}};
+    const int32_t s1[1][4] = {{2, 1, 1, SEND}}, s2[1][4] = {{3, 1, 1, SEND}};
+    coord(m, true, e0->id, 1, r0);
+    coord(m, true, eb->id, 4, x);
+    coord(m, true, eo1->id, 1, s1);
+    coord(m, true, eo2->id, 1, s2);
+    return verified(m, "relay");
+}

@@ -1,18 +1,24 @@
 /* emit_fixture_write DIR: writes the code generator's fixture Mappings (emit_fixture.h) as
- * DIR/conv.map.pb, DIR/conv_odd.map.pb (shift 7) and DIR/transfer.map.pb, for the tool tests
- * (tests/asm/emit_cli.sh). */
+ * DIR/conv.map.pb, DIR/conv_odd.map.pb (shift 7), DIR/transfer.map.pb, DIR/mix.map.pb and
+ * DIR/fc.map.pb, and each one's graph alone as DIR/NAME.pb, for the tool tests
+ * (tests/asm/emit_cli.sh, emit_chain.sh). */
 #include <stdio.h>
 #include <string.h>
 
 #include "emit_fixture.h"
+#include "taskir/pbio.h"
 
+/* Writes m as DIR/NAME.map.pb and its graph as DIR/NAME.pb. */
 static int save(Mapping *m, const char *dir, const char *name)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char path[4096], gpath[4096];
+    snprintf(path, sizeof path, "%s/%s.map.pb", dir, name);
+    snprintf(gpath, sizeof gpath, "%s/%s.pb", dir, name);
     Diag d;
     diag_init(&d, path);
     Status st = mapping_save_pb(m, path, &d);
+    if (st == ST_OK)
+        st = graph_save_pb(m->graph, gpath, &d);
     diag_print(&d, stderr, "emit_fixture_write");
     diag_finish(&d);
     mapping_destroy(m);
@@ -23,8 +29,12 @@ int main(int argc, char **argv)
 {
     if (argc != 2)
         return 1;
-    int rc = save(emit_fixture_conv(8), argv[1], "conv.map.pb");
-    rc |= save(emit_fixture_conv(7), argv[1], "conv_odd.map.pb");
-    rc |= save(emit_fixture_transfer(2, 2), argv[1], "transfer.map.pb");
+    int rc = save(emit_fixture_conv(8), argv[1], "conv");
+    rc |= save(emit_fixture_conv(7), argv[1], "conv_odd");
+    rc |= save(emit_fixture_transfer(2, 2), argv[1], "transfer");
+    rc |= save(emit_fixture_mix(), argv[1], "mix");
+    rc |= save(emit_fixture_fc(), argv[1], "fc");
+    rc |= save(emit_fixture_two_layer(), argv[1], "two_layer");
+    rc |= save(emit_fixture_relay(1), argv[1], "relay");
     return rc;
 }

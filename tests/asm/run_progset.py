@@ -8,6 +8,8 @@ case.json:
     {"inputs": {"NAME": {"dtype": "<i4", "shape": [8], "values": [...]}},
      "data": {"ID": [word, ...]},                 static blocks' data/ID.bin words (optional)
      "text_only": true,                           write program.txt, not program.pb (optional)
+     "program_from": "p09_multi",                 take program.txtpb and sockets.json from
+                                                  that case's directory (optional)
      "expect": {"output0.npy": {"dtype": "<i4", "shape": [12], "values": [...]}},
      "dump": ["line", ...]}                       lines `taskir-dump DIR` must print (with
                                                   TASKIR_DUMP; its --format json must parse
@@ -15,7 +17,8 @@ case.json:
 or, for a program set that must fail,
      "exit": 2, "rule": "prog.router.receive"     the exit status and the rule in the message
 The program set is built in a temporary directory: program.txtpb encoded with protoc into
-program.pb, the data words written little-endian, the inputs as .npy files.
+program.pb, the data words written little-endian, the inputs as .npy files. A run that
+succeeds is run again, and must write the same bytes.
 Python standard library only."""
 import ast
 import json
@@ -54,6 +57,8 @@ def read_npy(path):
 
 
 def build(protoc, proto_dir, case_dir, case, out_dir):
+    if "program_from" in case:
+        case_dir = os.path.join(os.path.dirname(os.path.normpath(case_dir)), case["program_from"])
     text = os.path.join(case_dir, "program.txtpb")
     if case.get("text_only"):
         with open(text, "rb") as f, open(os.path.join(out_dir, "program.txt"), "wb") as g:
@@ -123,7 +128,17 @@ def main():
             if os.path.exists(os.path.join(tmp, "out")):
                 print("FAIL a failed run left its output directory")
                 fails += 1
+        if want_exit == 0:   # a second run writes the same bytes
+            again = subprocess.run(args[:2] + ["-o", os.path.join(tmp, "again")] + args[4:],
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            for name in sorted(os.listdir(os.path.join(tmp, "out"))):
+                with open(os.path.join(tmp, "out", name), "rb") as a, \
+                        open(os.path.join(tmp, "again", name), "rb") as b:
+                    if again.returncode or a.read() != b.read():
+                        print("FAIL a second run wrote other bytes for %s" % name)
+                        fails += 1
         for name, want in sorted(case.get("expect", {}).items()):
+
             got = read_npy(os.path.join(tmp, "out", name))
             if got != (want["dtype"], want["shape"], want["values"]):
                 print("FAIL %s: got %s, expected %s" % (name, got, (want["dtype"], want["shape"],

@@ -3,9 +3,10 @@
  * the file it is about; and no truncated or garbled program.pb crashes the loader or the run
  * (each gives ST_OK or a logic error).
  *
- *   test_progset_load PROGRAM.pb SOCKETS.json
+ *   test_progset_load PROGRAM.pb SOCKETS.json [CONV.pb CONV_SOCKETS.json]
  * PROGRAM.pb is tests/asm/progsets/p09_multi encoded by protoc (the build does it), with its
- * sockets.json; its static block "c" gets its two words here. */
+ * sockets.json; its static block "c" gets its two words here. CONV.pb is conv_send_move, for
+ * the robustness of the whole executor (primitives included) on garbled programs. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,8 +23,8 @@
 #include "taskir/fileio.h"
 
 static const char *pb_path, *sockets_path;
-static uint8_t *good_pb, *good_sockets;
-static size_t good_pb_len, good_sockets_len;
+static uint8_t *good_pb, *good_sockets, *conv_pb, *conv_sockets;
+static size_t good_pb_len, good_sockets_len, conv_pb_len, conv_sockets_len;
 static char dir[64];
 
 static void put(const char *name, const void *buf, size_t len)
@@ -66,6 +67,8 @@ static int teardown(void **state)
     drop("program.txt");
     drop("sockets.json");
     drop("data/c.bin");
+    drop("data/w.bin");
+    drop("data/b.bin");
     drop("data");
     rmdir(dir);
     return 0;
@@ -92,23 +95,44 @@ static void expect_rule(const char *want)
     assert_string_equal(rule, want);
 }
 
-/* Runs s with x = 1..8 (the p09_multi inputs); the status. */
-static Status run(const ProgSet *s, int32_t out[12])
+/* Runs s with options opt: its first input socket gets its natural shape of values, the
+ * p09_multi inputs 1 -2 3 -4 ... for 8 of them, else (i % 7) - 3; the status, the first
+ * finding's rule into rule (when not NULL), the 12 values of p09_multi's output into out. */
+static Status run_opt(const ProgSet *s, const RunOptions *opt, int32_t out[12], char *rule)
 {
-    NpyArray a = {.dtype = NPY_I32, .ndim = 1, .shape = {8}, .count = 8};
-    int32_t x[8] = {1, -2, 3, -4, 5, -6, 7, -8};
+    const ProgSocket *k = NULL;
+    for (size_t i = 0; !k && i < s->n_sockets; i++)
+        k = s->sockets[i].is_output ? NULL : &s->sockets[i];
+    NpyArray a = {.dtype = NPY_I32, .count = 1};
+    for (int i = 0; k && i < 4; i++)
+        if (k->shape[i] > 0) {
+            a.shape[a.ndim++] = k->shape[i];
+            a.count *= k->shape[i];
+        }
+    int32_t x[64];
+    for (int64_t i = 0; i < 64; i++)
+        x[i] = a.count == 8 ? (int32_t)((i % 2 ? -1 : 1) * (i + 1)) : (int32_t)(i % 7) - 3;
     a.i32 = x;
-    ProgInput in = {"x", &a};
+    ProgInput in = {k ? k->name : "x", &a};
     ProgOutput *outs = NULL;
     size_t n = 0;
     Diag d;
     diag_init(&d, "set");
-    Status st = prog_run_arrays(s, NULL, &in, 1, &outs, &n, &d);
+    if (a.count > 64)
+        a.count = 0;
+    Status st = prog_run_arrays(s, opt, &in, 1, &outs, &n, &d);
+    if (rule)
+        snprintf(rule, 64, "%s", d.n ? d.entries[0].rule : "");
     if (!st && out && n == 1 && outs[0].count == 12)
         memcpy(out, outs[0].data, 12 * sizeof *out);
     prog_outputs_free(outs, n);
     diag_finish(&d);
     return st;
+}
+
+static Status run(const ProgSet *s, int32_t out[12])
+{
+    return run_opt(s, NULL, out, NULL);
 }
 
 static void test_good(void **state)
@@ -128,6 +152,10 @@ static void test_good(void **state)
     assert_int_equal(run(&s, out), ST_OK);
     static const int32_t want[12] = {1, -2, 3, -4, 100, 200, 5, -6, 7, -8, 0, 0};
     assert_memory_equal(out, want, sizeof want);
+    /* the run's memory cap: two cores have programs */
+    RunOptions one = {.max_cores = 1};
+    assert_int_equal(run_opt(&s, &one, NULL, rule), ST_LOGIC);
+    assert_string_equal(rule, "prog.limit.cores");
     progset_free(&s);
     assert_null(s.config);
 }
@@ -255,19 +283,18 @@ static void test_config(void **state)
     expect_rule("prog.dyn.socket");
 }
 
-/* Every prefix of program.pb, and the file with each byte flipped: ST_OK or a logic error
- * from the loader, and the same from the run of what loads. */
-static void test_robust(void **state)
+/* Every prefix of the program pb, and the file with each byte flipped: ST_OK or a logic
+ * error from the loader, and the same from the run of what loads. */
+static void robust(const uint8_t *pb, size_t pb_len)
 {
-    (void)state;
-    uint8_t *buf = malloc(good_pb_len + 1);
+    uint8_t *buf = malloc(pb_len + 1);
     assert_non_null(buf);
     size_t loaded = 0, ran = 0;
-    for (size_t k = 0; k < 2 * good_pb_len; k++) {
-        memcpy(buf, good_pb, good_pb_len);
-        size_t len = k < good_pb_len ? k : good_pb_len;
-        if (k >= good_pb_len)
-            buf[k - good_pb_len] ^= (uint8_t)(0x5A + k);
+    for (size_t k = 0; k < 2 * pb_len; k++) {
+        memcpy(buf, pb, pb_len);
+        size_t len = k < pb_len ? k : pb_len;
+        if (k >= pb_len)
+            buf[k - pb_len] ^= (uint8_t)(0x5A + k);
         put("program.pb", buf, len);
         ProgSet s;
         char rule[64];
@@ -286,6 +313,28 @@ static void test_robust(void **state)
     assert_true(ran > 0);
 }
 
+static void test_robust(void **state)
+{
+    (void)state;
+    robust(good_pb, good_pb_len);
+}
+
+/* The same on conv_send_move (its P41, P09 and P06 with garbled parameters), its static
+ * blocks w and b given 32 words each. */
+static void test_robust_conv(void **state)
+{
+    (void)state;
+    if (!conv_pb)
+        skip();
+    static const uint32_t words[32] = {0x0000FF01, 0, 0, 0, 0, 0, 0, 0, 2};
+    put("data/w.bin", words, sizeof words);
+    put("data/b.bin", words, sizeof words);
+    put("sockets.json", conv_sockets, conv_sockets_len);
+    robust(conv_pb, conv_pb_len);
+    drop("data/w.bin");
+    drop("data/b.bin");
+}
+
 static void read_all(const char *path, uint8_t **buf, size_t *len)
 {
     Diag d;
@@ -296,9 +345,14 @@ static void read_all(const char *path, uint8_t **buf, size_t *len)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: test_progset_load PROGRAM.pb SOCKETS.json\n");
+    if (argc != 3 && argc != 5) {
+        fprintf(stderr, "usage: test_progset_load PROGRAM.pb SOCKETS.json [CONV.pb "
+                "CONV_SOCKETS.json]\n");
         return 1;
+    }
+    if (argc == 5) {
+        read_all(argv[3], &conv_pb, &conv_pb_len);
+        read_all(argv[4], &conv_sockets, &conv_sockets_len);
     }
     pb_path = argv[1];
     sockets_path = argv[2];
@@ -310,9 +364,12 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_sockets, setup, teardown),
         cmocka_unit_test_setup_teardown(test_config, setup, teardown),
         cmocka_unit_test_setup_teardown(test_robust, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_robust_conv, setup, teardown),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     free(good_pb);
     free(good_sockets);
+    free(conv_pb);
+    free(conv_sockets);
     return rc;
 }

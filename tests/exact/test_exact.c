@@ -148,7 +148,8 @@ static Chip *chip(void)
     return c;
 }
 
-/* INPUT INT_8 (4) -> SIFC -> CVM with W = [[1,-2,3,-4],[5,6,7,8]], bias [10,-10] -> SI.
+/* INPUT (4, no precision: that of the INT_8 SIFC it writes) -> SIFC -> CVM with
+ * W = [[1,-2,3,-4],[5,6,7,8]], bias [10,-10] -> SI.
  * Channel 0: P = 4, N = -6: [10 - 512 - 762, 10 + 508 + 768] = [-1264, 1286]; channel 1:
  * P = 26: [-10 - 3328, -10 + 3302] = [-3338, 3292]; the union [-3338, 3292]. */
 static void test_cvm_ranges(void **state)
@@ -156,6 +157,7 @@ static void test_cvm_ranges(void **state)
     (void)state;
     Graph *g = graph_create();
     Block *in = input(g, PR_INT_8, 4);
+    in->has_prec = false;
     Block *x = blk(g, BT_SIFC, "x/in", PR_INT_8, (const int32_t[8]){0, 0, 0, 4, 0, 0, 0, 0});
     Block *w = blk(g, BT_SWFC, "w", PR_INT_8, (const int32_t[8]){0, 0, 2, 4, 0, 0, 0, 0});
     Block *bs = blk(g, BT_SB, "b", PR_INT_32, (const int32_t[8]){0, 0, 2, 0, 0, 0, 0, 0});
@@ -398,6 +400,32 @@ static void test_oddshift(void **state)
     graph_destroy(g);
 }
 
+/* A CLIF shifting its input sum by 3: it reads its input doubled (a CADD x + x) and
+ * shifts by 4. VTH0 5: 40 >> 3 = 5 and 47 >> 3 = 5 are not above it (no spike), 48 >> 3 = 6
+ * is (a spike). */
+static void test_oddshift_lif(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    Block *s = store(g, input(g, PR_INT_8, 3), "x/in", PR_INT_8, 3);
+    Block *lif = blk(g, BT_CLIF, "lif", PR_INT_8, (const int32_t[8]){1, 1, 3, 0, 0, 0, 0, 0});
+    assert_true(blk_set_attr(g, lif, AT_VTH0, 5));
+    assert_true(blk_set_attr(g, lif, AT_BIT_SHIFT_NUM, 3));
+    join(g, s, 0, lif, 0);
+    output(g, store(g, lif, "y", PR_INT_8, 3), 3);
+    Chip *c = chip();
+    assert_true(check(g, c, "map.exact.oddshift") >= 1);
+    int32_t in[3] = {40, 47, 48}, tg[3];
+    run(g, NULL, in, 3, tg);
+    assert_int_equal(tg[0], 0);
+    assert_int_equal(tg[1], 0);
+    assert_int_equal(tg[2], 1);
+    assert_int_equal(rewrite_keeps(g, c, in, 3), 1);
+    assert_int_equal(blk_attr(lif, AT_BIT_SHIFT_NUM), 4);
+    chip_destroy(c);
+    graph_destroy(g);
+}
+
 /* A ReLU to UINT_8 (CMP 0) of shifted values that may be negative: the chip compares
  * nothing from INT_32 to UINT_8 and keeps the low byte (-1 -> 255; the TaskGraph 0). The
  * values after the shift (-32 .. 31) fit INT_8: the mapper makes it an INT_8 output, on
@@ -424,7 +452,8 @@ static void test_clip(void **state)
     graph_destroy(g);
 }
 
-/* Precisions the chip does not encode: an INT_16 storage of INT_8 values becomes INT_8; a
+/* Precisions the chip does not encode: an INT_16 storage of INT_8 values becomes INT_8, an
+ * INT_16 CLUT whose table holds -3 .. 90 INT_8; a
  * UINT_4 CCMPB over a window of two whose clamp acts (values up to 127 clamped to 15) stays
  * an error (a 1 x 1 window would become a CLUT). */
 static void test_prec(void **state)
@@ -439,6 +468,21 @@ static void test_prec(void **state)
     int32_t in[2] = {-7, 9};
     assert_int_equal(rewrite_keeps(g, c, in, 2), 1);
     assert_int_equal(blk_prec(s), PR_INT_8);
+    graph_destroy(g);
+
+    g = graph_create();
+    s = store(g, input(g, PR_INT_8, 2), "x/in", PR_INT_8, 2);
+    Block *lut = blk(g, BT_CLUT, "lut", PR_INT_16, (const int32_t[8]){1, 1, 2, 0, 0, 0, 0, 0});
+    assert_true(blk_set_attr(g, lut, AT_LUT_DW, 2));
+    Block *tab = blk(g, BT_SB, "tab", PR_INT_32, (const int32_t[8]){0, 0, 4, 0, 0, 0, 0, 0});
+    assert_true(blk_set_data(g, tab, PR_INT_32, (const int32_t[1]){4}, 1,
+                             (const int64_t[4]){5, -3, 90, 7}, 4));
+    join(g, s, 0, lut, 0);
+    join(g, tab, 0, lut, 1);
+    output(g, store(g, lut, "y", PR_INT_32, 2), 2);
+    int32_t idx[2] = {1, -2};
+    assert_int_equal(rewrite_keeps(g, c, idx, 2), 1);
+    assert_int_equal(blk_prec(lut), PR_INT_8);
     graph_destroy(g);
 
     g = graph_create();
@@ -496,6 +540,7 @@ int main(void)
         cmocka_unit_test(test_overflow),       cmocka_unit_test(test_cadd_saturates),
         cmocka_unit_test(test_shift32_narrow), cmocka_unit_test(test_shift32_lut),
         cmocka_unit_test(test_shift32_error),  cmocka_unit_test(test_oddshift),
+        cmocka_unit_test(test_oddshift_lif),
         cmocka_unit_test(test_clip),           cmocka_unit_test(test_prec),
         cmocka_unit_test(test_p05_values),
     };

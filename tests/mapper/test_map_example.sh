@@ -2,8 +2,9 @@
 # tests/mapper/test_map_example.sh: one example through the mapper with the default chip
 # (docs/mapper.md): compiled when it is a model, mapped with a report and a picture, the
 # Mapping verified (taskir-dump --verify), mapped again with the same seed to the same bytes,
-# and run: `taskir-run OUT.map.pb` gives the unmapped graph's outputs bit for bit, with the
-# TaskGraph's arithmetic and with the chip's (--chip-exact). With
+# every relayed send inside the life of the relaying core's copy, and run: `taskir-run
+# OUT.map.pb` gives the unmapped graph's outputs bit for bit, with the TaskGraph's arithmetic
+# and with the chip's (--chip-exact). With
 # MAXCORES, the report must show at most that many cores. With MAP_ONCE set in the
 # environment it maps once (no second run for the determinism check).
 #
@@ -58,6 +59,40 @@ assert sum(len(c["phases"]) > 0 for c in r["cores"]) <= t["cores"]
 if sys.argv[2] != "-":
     assert t["cores"] <= int(sys.argv[2]), "more than %s cores" % sys.argv[2]
 PY
+# a core that relays a multicast forwards from its own copy while that copy lives there (the
+# MEMORY coordinate of a block the same source writes, on the relaying core, covers the phase
+# of the send: route.c)
+"$dump" "$tmp/g.map.pb" --format json >"$tmp/m.json" || bad "taskir-dump --format json"
+"$py" - "$tmp/m.json" <<'PY' || bad "a relay of $model forwards outside its copy's life"
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["mapping"]
+def key(c):
+    return (c["chip"]["x"], c["chip"]["y"], c["core"]["x"], c["core"]["y"])
+compute_core, mem = {}, {}
+for n in m["node_map_dicts"]:
+    for c in n["coordinates"]:
+        if c.get("pi_index") == "MEMORY":
+            mem.setdefault((key(c), n["task_id"]), []).append((c["phase"], c.get("end_phase", c["phase"])))
+        else:
+            compute_core[n["task_id"]] = key(c)
+dsts = {}
+for e in d["graph"]["edges"]:
+    dsts.setdefault(e["src"], []).append(e["dst"])
+bad = relays = 0
+for e in m["edge_map_dicts"]:
+    src = e["edge"]["src"]
+    if src not in compute_core:
+        continue
+    for c in e["coordinates"]:
+        if c.get("pi_index") == "ROUTER_SEND" and key(c) != compute_core[src]:
+            relays += 1
+            if not any(lo <= c["phase"] <= hi for t in dsts[src] for lo, hi in mem.get((key(c), t), [])):
+                bad += 1
+print("relayed sends %d, forwarded outside the life of the relay's copy %d" % (relays, bad))
+sys.exit(1 if bad else 0)
+PY
+rm -f "$tmp/m.json"
 if [ "$input" != - ]; then
     "$run" "$tmp/g.pb" --input "0=$input" -o "$tmp/o1" >/dev/null || bad "$model does not run"
     "$run" "$tmp/g.map.pb" --input "0=$input" -o "$tmp/o2" >/dev/null ||

@@ -138,17 +138,32 @@ def check_graph(dump, pb, label):
         if total > BUDGET:
             bad.append("%s: group %d takes %d bytes, more than %d" % (label, g["id"], total,
                                                                        BUDGET))
+    group_of = {i: g["id"] for g in j.get("groups", []) for i in g["blocks"]}
     for e in j["edges"]:
         dst = blocks[e["dst"]]
         if dst["kind"] == "io" or (dst["kind"] == "compute" and
                                    blocks[e["src"]]["kind"] == "storage"):
             continue  # a host socket, or a group's own storage read on its core
+        if e["src"] in group_of and group_of[e["src"]] == group_of.get(e["dst"]):
+            continue  # within a group (a fused Axon into its Soma's input): on one core
         n = nbytes(volume(e["dst_box"]), dst["precision"])
         if n > DEST:
             bad.append("%s: edge %d into block %d carries %d bytes, more than %d"
                        % (label, e["id"], dst["id"], n, DEST))
-    print("%s: %d blocks, %d compute, the largest group %d bytes" % (
-        label, len(j["blocks"]), sum(b["kind"] == "compute" for b in j["blocks"]), worst))
+    # the Axon + Soma pairs fuse made: groups holding an Axon and a Soma compute block
+    pairs = sum(1 for g in j.get("groups", [])
+                if any(i in blocks and blocks[i]["type"] in AXON for i in g["blocks"]) and
+                any(i in blocks and blocks[i]["type"] in SOMA for i in g["blocks"]))
+    somas = sum(b["type"] in SOMA for b in j["blocks"])
+    print("%s: %d blocks, %d compute, the largest group %d bytes, %d Axon+Soma groups of %d "
+          "Soma blocks" % (label, len(j["blocks"]), sum(b["kind"] == "compute"
+                                                        for b in j["blocks"]), worst, pairs,
+                           somas))
+    # ResNet-50: split cuts each requantization or ReLU as it cut the layer before it, so
+    # that fuse pairs nearly every Soma block (the max pooling after the stem is no pair)
+    if label == "resnet50" and pairs < 0.95 * somas:
+        bad.append("%s: only %d of %d Soma blocks are paired with their Axon block"
+                   % (label, pairs, somas))
     return bad
 
 

@@ -251,6 +251,37 @@ static void test_lookup_ids(void **state)
     graph_destroy(g);
 }
 
+/* Ids with gaps (a graph compacted after a pass): a table by id, every lookup right; an id
+ * far out of the table's range makes the map a hash, lookups still right. */
+static void test_lookup_gaps(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    for (int i = 0; i < 3000; i++)
+        assert_non_null(graph_add_block(g, BT_SI, 7 + i, NULL));
+    for (uint32_t i = 0; i < g->n_blocks; i++)
+        if (i % 3)
+            graph_remove_block(g, g->blocks[i]);
+    assert_true(graph_compact(g));
+    assert_int_equal(g->n_blocks, 1000);
+    assert_true(g->block_index.dense);
+    assert_false(g->block_index.seq);
+    check_lookups(g);
+    assert_null(graph_block(g, 8));
+    assert_null(graph_block(g, 6));
+    assert_null(graph_block(g, 7 + 3000 * 5));
+    assert_non_null(graph_add_block(g, BT_SI, 3010, NULL)); /* past the end: grows */
+    assert_true(g->block_index.dense);
+    check_lookups(g);
+    assert_non_null(graph_add_block(g, BT_SI, 100000000, NULL));
+    assert_non_null(graph_add_block(g, BT_SI, -5, NULL));
+    assert_false(g->block_index.dense);
+    check_lookups(g);
+    assert_int_equal(graph_block_pos(g, 3010), 1000);
+    assert_int_equal(graph_block_pos(g, -5), 1002);
+    graph_destroy(g);
+}
+
 /* The use index lists a block's interfaces by edge id, ties in cluster then interface order,
  * for interfaces given in any order (a radix sort past a few), and finds the first of each. */
 static void test_uses_order(void **state)
@@ -300,6 +331,7 @@ int main(void)
         cmocka_unit_test(test_name_utf8),
         cmocka_unit_test(test_table_facts),
         cmocka_unit_test(test_lookup_ids),
+        cmocka_unit_test(test_lookup_gaps),
         cmocka_unit_test(test_uses_order),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_minus_one_reads_absent),
