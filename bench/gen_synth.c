@@ -98,6 +98,8 @@ static bool build(Synth *s)
     in->shape.d[D_X] = side;
     in->shape.d[D_F] = CH;
     in->has_shape = true;
+    in->prec = PR_INT_8; /* int8 pixels: the chip's int32 sums cannot overflow (map.exact) */
+    in->has_prec = true;
     in->socket_id = 0;
     in->has_socket_id = true;
     Block *o = graph_add_block(g, BT_OUTPUT, GRAPH_AUTO_ID, "out");

@@ -148,7 +148,7 @@ bool map_is_static(const Block *b, const BlockUses *bu);
  * home, when it has none there). */
 uint32_t map_rep_of(const MapPlan *p, uint32_t pos, uint32_t cluster);
 /* problem.c: calls fn(xfer, arg) for every transfer (any kind) into the copy in t's cluster
- * of a storage block that task t reads, in edge order; stops at the first non-zero fn returns and returns it. */
+ * of a storage block that task t reads (once, however many edges read it), in edge order; stops at the first non-zero fn returns and returns it. */
 int map_each_in_xfer(const MapPlan *p, uint32_t t, int (*fn)(uint32_t xfer, void *arg),
                      void *arg);
 /* schedule.c */

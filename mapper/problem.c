@@ -362,8 +362,14 @@ int map_each_in_xfer(const MapPlan *p, uint32_t t, int (*fn)(uint32_t xfer, void
     const Graph *g = p->g;
     const BlockUses *bu = &p->uses.blocks[p->tasks[t].pos];
     for (uint32_t k = 0; k < bu->n_in_edges; k++) {
-        long s = graph_block_pos(g, g->edges[bu->in_edges[k]]->src);
+        int32_t src = g->edges[bu->in_edges[k]]->src;
+        long s = graph_block_pos(g, src);
         if (s < 0 || kind_of(g->blocks[s]) != BK_STORAGE)
+            continue;
+        uint32_t k0 = 0; /* a block read twice (CADD x + x) fills its copy once */
+        while (k0 < k && g->edges[bu->in_edges[k0]]->src != src)
+            k0++;
+        if (k0 < k)
             continue;
         const BlockUses *su = &p->uses.blocks[s];
         uint32_t rep = map_rep_of(p, (uint32_t)s, p->tasks[t].cluster);

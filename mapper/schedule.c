@@ -191,22 +191,23 @@ static int ready_one(uint32_t xi, void *arg)
     return 0;
 }
 
-/* Bytes one transfer may bring a core in one phase: the receive budget, at most what one
- * destination takes. */
-static int64_t per_phase_bytes(const Chip *c)
-{
-    int64_t n = c->recv_bytes_per_phase;
-    if (c->dest_bytes_per_phase && c->dest_bytes_per_phase < n)
-        n = c->dest_bytes_per_phase;
-    return n > 0 ? n : 1;
-}
-
 /* The time t's inputs are in place on vcore v (MAP_NONE: a fresh core), planning the
  * transfers into it on recv (v's budget, or a scratch copy). commit: record the chunks. */
+static Ready ready_init(Sched *s, uint32_t v, int64_t *recv, bool commit, Diag *d)
+{
+    const Chip *c = s->p->chip;
+    Ready R = {s, v, recv, commit, c->recv_bytes_per_phase, -1, ST_OK, d};
+    if (c->dest_bytes_per_phase && c->dest_bytes_per_phase < R.per_phase)
+        R.per_phase = c->dest_bytes_per_phase;
+    if (R.per_phase <= 0)
+        R.per_phase = 1;
+    return R;
+}
+
 static Status inputs_ready(Sched *s, uint32_t t, uint32_t v, int64_t *recv, bool commit,
                            int64_t *ready, Diag *d)
 {
-    Ready R = {s, v, recv, commit, per_phase_bytes(s->p->chip), -1, ST_OK, d};
+    Ready R = ready_init(s, v, recv, commit, d);
     map_each_in_xfer(s->p, t, ready_one, &R);
     *ready = R.ready;
     return R.st;
@@ -494,17 +495,15 @@ Status map_schedule(MapPlan *p, Diag *d)
             else
                 give_core(&s, c, v);
         }
-    /* transfers into storage no compute block reads (an output written in pieces by blocks
-     * on several cores: split's Soma pieces): into the copy's core after their writers */
-    for (uint32_t i = 0; st == ST_OK && i < p->n_xfers; i++) {
-        MXfer *x = &p->xfers[i];
-        uint32_t v = x->kind == XF_CORE && !x->planned ? map_xfer_vcore(p, x) : MAP_NONE;
-        if (v == MAP_NONE)
-            continue;
-        Ready R = {&s, v, p->vcores[v].recv, true, per_phase_bytes(p->chip), -1, ST_OK, d};
-        ready_one(i, &R);
-        st = R.st;
-    }
+    /* transfers no task read planned: into storage only OUTPUT reads (an output several
+     * pieces write, the split pass's), received like any other, after their writers */
+    for (uint32_t i = 0; st == ST_OK && i < p->n_xfers; i++)
+        if (p->xfers[i].kind == XF_CORE && !p->xfers[i].planned) {
+            uint32_t v = map_xfer_vcore(p, &p->xfers[i]);
+            Ready R = ready_init(&s, v, p->vcores[v].recv, true, d);
+            ready_one(i, &R);
+            st = R.st;
+        }
     if (st == ST_OK) {
         int32_t last = 0;
         uint32_t local = 0;

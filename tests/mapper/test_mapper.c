@@ -609,6 +609,77 @@ static void test_shared_input(void **state)
     chip_destroy(c);
 }
 
+/* A block read twice (a CADD of x + x, as the exactness rewrite makes) fills its copy once:
+ * the conv writes S1 (read twice by the CADD) and S2 (read by a ReLU). On a core of 24 KiB
+ * the CADD's group (S1 8192 B, its result 8192 B) does not fit beside the conv's (static
+ * 6336 B, and its 8192 B output buffer, which stays: S2 leaves the core), 30912 B in all;
+ * counting S1's transfer twice made the buffer look unnecessary (22720 B) and the Mapping
+ * broke the core's budget [map.mem.core]. It verifies on the chip now. */
+static void test_read_twice(void **state)
+{
+    (void)state;
+    const char *edits[] = {"budget=\"128KiB\"", "budget=\"24KiB\""};
+    Chip *c = chip_with(edits, 2);
+    Graph *g = graph_create();
+    Block *s1 = conv(g, input(g), "conv");
+    Block *cc = graph_block(g, s1->id - 1);
+    assert_int_equal(cc->type, BT_CC);
+    Block *s2 = blk(g, BT_SI, "s2", PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+    join(g, cc, 0, s2, 0);
+    relu_after(g, s2, "relu", 1);
+    Block *add = blk(g, BT_CADD, "twice", PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+    Block *sum = blk(g, BT_SI, "twice/out", PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+    join(g, s1, 0, add, 0);
+    join(g, s1, 0, add, 1);
+    join(g, add, 0, sum, 0);
+    join(g, sum, 0, output(g, 0), 0);
+    MapCost k;
+    Mapping *m = map(g, c, &k);
+    const MapCoord *a = coord_of(m, "conv"), *b = coord_of(m, "twice");
+    assert_true(a->core.x != b->core.x || a->core.y != b->core.y);
+    Diag d;
+    diag_init(&d, NULL);
+    Status st = verify_mapping_on(m, c, &d);
+    if (st != ST_OK)
+        diag_print(&d, stderr, "test_mapper");
+    assert_int_equal(st, ST_OK);
+    diag_finish(&d);
+    mapping_destroy(m);
+    chip_destroy(c);
+}
+
+/* An output two pieces write (the split pass's pieces of a layer into one storage block only
+ * the OUTPUT reads): the piece on the other core sends its half, received in a phase after it,
+ * and the Mapping routes it (map.route): two ReLUs of 8 x 8 x 32 int8, each on its own core
+ * (a 16 KiB budget), writing rows 0..3 and 4..7 of one 8 x 8 x 32 block. */
+static void test_output_two_writers(void **state)
+{
+    (void)state;
+    const char *edits[] = {"budget=\"128KiB\"", "budget=\"16KiB\""};
+    Chip *c = chip_with(edits, 2);
+    Graph *g = graph_create();
+    Block *in = input(g);
+    Block *out = blk(g, BT_SI, "both", PR_INT_8, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+    for (int k = 0; k < 2; k++) {
+        char n[16];
+        snprintf(n, sizeof n, "c%d", k);
+        Block *si = conv(g, in, n);
+        snprintf(n, sizeof n, "r%d", k);
+        Block *r = blk(g, BT_CCMPB, n, PR_INT_8, (const int32_t[8]){4, 8, 32, 0, 0, 0, 4, 8});
+        int32_t spos[6] = {4 * k, 0, 0, 0, 0, 0}, size[6] = {4, 8, 32, 0, 0, 0};
+        int32_t zero[6] = {0, 0, 0, 0, 0, 0};
+        assert_non_null(graph_connect_box(g, si, 0, spos, size, r, 0, NULL, NULL));
+        assert_non_null(graph_connect_box(g, r, 0, zero, size, out, 0, spos, size));
+    }
+    join(g, out, 0, output(g, 0), 0);
+    MapCost k;
+    Mapping *m = map(g, c, &k); /* map() verifies: every edge between cores is routed */
+    assert_true(k.cores >= 2);
+    assert_int_equal(k.bytes_crossing > 0, 1);
+    mapping_destroy(m);
+    chip_destroy(c);
+}
+
 /* The same graph and seed give the same Mapping bytes; another seed still verifies. */
 static void test_deterministic(void **state)
 {
@@ -699,6 +770,8 @@ int main(void)
         cmocka_unit_test(test_stages),
         cmocka_unit_test(test_multicast),
         cmocka_unit_test(test_shared_input),
+        cmocka_unit_test(test_read_twice),
+        cmocka_unit_test(test_output_two_writers),
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_staging_read_twice),
     };
