@@ -1,6 +1,8 @@
 /* asm_text_write.c: protobuf text format from a message's descriptor (asm_text.h). */
 #include "backend/asm_text.h"
 
+#include "backend/pbc_field.h"
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -144,24 +146,6 @@ static void put_value(TextBuf *b, const ProtobufCFieldDescriptor *f, const void 
     }
 }
 
-/* The size of one element of a repeated field of f's type. */
-static size_t elem_size(const ProtobufCFieldDescriptor *f)
-{
-    switch (f->type) {
-    case PROTOBUF_C_TYPE_INT64: case PROTOBUF_C_TYPE_SINT64: case PROTOBUF_C_TYPE_SFIXED64:
-    case PROTOBUF_C_TYPE_UINT64: case PROTOBUF_C_TYPE_FIXED64: case PROTOBUF_C_TYPE_DOUBLE:
-        return 8;
-    case PROTOBUF_C_TYPE_BOOL:
-        return sizeof(protobuf_c_boolean);
-    case PROTOBUF_C_TYPE_STRING: case PROTOBUF_C_TYPE_MESSAGE:
-        return sizeof(void *);
-    case PROTOBUF_C_TYPE_BYTES:
-        return sizeof(ProtobufCBinaryData);
-    default:
-        return 4;
-    }
-}
-
 static void put_field(TextBuf *b, const ProtobufCMessage *m, const ProtobufCFieldDescriptor *f,
                       int depth)
 {
@@ -181,7 +165,7 @@ static void put_field(TextBuf *b, const ProtobufCMessage *m, const ProtobufCFiel
     } else if (f->label == PROTOBUF_C_LABEL_NONE) {
         return; /* proto3 implicit presence: not in our schemas */
     }
-    size_t es = elem_size(f);
+    size_t es = pbc_elem_size(f->type);
     for (size_t i = 0; i < count; i++) {
         indent(b, depth);
         put(b, f->name, strlen(f->name));

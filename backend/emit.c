@@ -165,17 +165,6 @@ static int core_cmp(const void *a, const void *b)
     return 0;
 }
 
-/* Appends p to a repeated message field (array *arr of *n). */
-static bool push_msg(void ***arr, size_t *n, void *p)
-{
-    void **na = realloc(*arr, (*n + 1) * sizeof *na);
-    if (!na)
-        return false;
-    na[(*n)++] = p;
-    *arr = na;
-    return true;
-}
-
 static Taskir__Asm__CoreConfig *core_config(Emit *e, ECore *c)
 {
     Taskir__Asm__CoreConfig *cc =
@@ -228,7 +217,10 @@ static Status behavior(Emit *e, Taskir__Asm__Config *cfg)
         if (!sc || sc->chip_x != c->chip.x || sc->chip_y != c->chip.y ||
             sc->step_group_id != c->step_group) {
             sc = emit_msg(e, sizeof *sc, (void (*)(void *))taskir__asm__step_config__init);
-            if (!sc || !push_msg((void ***)&bc->step_config, &bc->n_step_config, sc)) {
+            bool ok = false;
+            if (sc)
+                EMIT_APPEND(bc->step_config, bc->n_step_config, sc, ok);
+            if (!ok) {
                 free(sc);
                 st = diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
                 break;
@@ -242,8 +234,10 @@ static Status behavior(Emit *e, Taskir__Asm__Config *cfg)
         if (!pg || pg->phase_group_id != c->phase_group) {
             pg = emit_msg(e, sizeof *pg,
                           (void (*)(void *))taskir__asm__phase_group_config__init);
-            if (!pg || !push_msg((void ***)&sc->phase_group_config, &sc->n_phase_group_config,
-                                 pg)) {
+            bool ok = false;
+            if (pg)
+                EMIT_APPEND(sc->phase_group_config, sc->n_phase_group_config, pg, ok);
+            if (!ok) {
                 free(pg);
                 st = diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
                 break;
@@ -253,7 +247,10 @@ static Status behavior(Emit *e, Taskir__Asm__Config *cfg)
             pg->phase_mode = TASKIR__ASM__PHASE_MODE__ADAPTED_CLOCK;
         }
         Taskir__Asm__CoreConfig *cc = core_config(e, c);
-        if (!cc || !push_msg((void ***)&pg->core_config, &pg->n_core_config, cc)) {
+        bool ok = false;
+        if (cc)
+            EMIT_APPEND(pg->core_config, pg->n_core_config, cc, ok);
+        if (!ok) {
             if (cc)
                 protobuf_c_message_free_unpacked(&cc->base, NULL);
             st = diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
@@ -287,6 +284,7 @@ static void free_emit(Emit *e)
     free(e->first_copy);
     free(e->n_copy);
     free(e->outs);
+    free(e->dict_of_edge);
     free(e->dups);
     graph_uses_finish(&e->uses);
 }
@@ -310,10 +308,19 @@ Status emit_program(const Mapping *m, const Chip *chip, ProgSet *out, Diag *d)
     e.first_copy = calloc(nb, sizeof *e.first_copy);
     e.n_copy = calloc(nb, sizeof *e.n_copy);
     e.outs = calloc(nb, sizeof *e.outs);
+    uint32_t ne = m->graph->n_edges ? m->graph->n_edges : 1;
+    e.dict_of_edge = malloc(ne * sizeof *e.dict_of_edge);
     Status st = ST_OK;
     if (!e.core_of || !e.phase_of || !e.slot_of || !e.first_copy || !e.n_copy || !e.outs ||
-        !graph_uses(e.g, &e.uses))
+        !e.dict_of_edge || !graph_uses(e.g, &e.uses))
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
+    for (uint32_t i = 0; st == ST_OK && i < ne; i++)
+        e.dict_of_edge[i] = EMIT_NONE;
+    for (uint32_t i = 0; st == ST_OK && i < m->n_edges; i++) { /* the first dict of an edge */
+        long pos = graph_edge_pos(e.g, m->edges[i].task_id);
+        if (pos >= 0 && e.dict_of_edge[pos] == EMIT_NONE)
+            e.dict_of_edge[pos] = i;
+    }
     for (uint32_t i = 0; st == ST_OK && i < nb; i++)
         e.core_of[i] = EMIT_NONE;
     if (st == ST_OK)

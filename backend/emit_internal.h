@@ -16,6 +16,9 @@
 #include "backend/emit_layout.h"
 #include "taskir/uses.h"
 
+#include <stdint.h>
+#include <stdlib.h>
+
 #define EMIT_NONE UINT32_MAX
 
 /* A box of a feature map in canonical coordinates: y, x, channel (f or r, the storage's
@@ -113,6 +116,7 @@ typedef struct Emit {
     uint32_t *first_copy;           /* per block position: index of its first copy */
     uint32_t *n_copy;               /* per block position: copies */
     EOut *outs;                     /* per block position */
+    uint32_t *dict_of_edge;         /* per edge position: its edge dict (EMIT_NONE: none) */
     EDup *dups;
     size_t n_dups, cap_dups;
 } Emit;
@@ -150,6 +154,18 @@ Status emit_io(Emit *e, ProgSet *out);      /* emit_io.c */
  * reallocated to twice the capacity; NULL (arr untouched, out of memory recorded in e->d)
  * when it cannot. */
 void *emit_grow(Emit *e, void *arr, size_t *cap, size_t n, size_t elem);
+/* Appends p (not NULL) to the repeated message field arr of n elements; ok: whether it did
+ * (false when out of memory: arr untouched). */
+#define EMIT_APPEND(arr, n, p, ok)                                                      \
+    do {                                                                                \
+        void *na_ = (n) < SIZE_MAX / sizeof *(arr) - 1                                  \
+                        ? realloc((arr), ((n) + 1) * sizeof *(arr)) : NULL;             \
+        (ok) = na_ != NULL;                                                             \
+        if (na_) {                                                                      \
+            (arr) = na_;                                                                \
+            (arr)[(n)++] = (p);                                                         \
+        }                                                                               \
+    } while (0)
 /* Allocation helpers that record out of memory in e->d: a zeroed protobuf-c message
  * initialised with init, or NULL. */
 void *emit_msg(Emit *e, size_t size, void (*init)(void *));

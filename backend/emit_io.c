@@ -22,16 +22,6 @@
 
 #define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
 
-static bool push(void ***arr, size_t *n, void *p)
-{
-    void **na = realloc(*arr, (*n + 1) * sizeof *na);
-    if (!na)
-        return false;
-    na[(*n)++] = p;
-    *arr = na;
-    return true;
-}
-
 static Status static_blocks(Emit *e, Taskir__Asm__DataConfig *dc, ProgSet *out)
 {
     size_t n = 0;
@@ -88,7 +78,10 @@ static Status dynamic(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io, con
     const ECore *c = &e->cores[cp->core];
     Taskir__Asm__DynamicBlock *db =
         emit_msg(e, sizeof *db, (void (*)(void *))taskir__asm__dynamic_block__init);
-    if (!db || !push((void ***)&dc->dynamic_blocks, &dc->n_dynamic_blocks, db)) {
+    bool ok = false;
+    if (db)
+        EMIT_APPEND(dc->dynamic_blocks, dc->n_dynamic_blocks, db, ok);
+    if (!ok) {
         free(db);
         return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     }

@@ -128,10 +128,9 @@ static long other_end(const Emit *e, uint32_t ep, bool src)
 /* The edge dict of edge id, or NULL. */
 static const MapDict *edge_dict(const Emit *e, int32_t edge_id)
 {
-    for (uint32_t i = 0; i < e->m->n_edges; i++)
-        if (e->m->edges[i].task_id == edge_id)
-            return &e->m->edges[i];
-    return NULL;
+    long pos = graph_edge_pos(e->g, edge_id);
+    uint32_t i = pos >= 0 ? e->dict_of_edge[pos] : EMIT_NONE;
+    return i == EMIT_NONE ? NULL : &e->m->edges[i];
 }
 
 static bool same_place(const ECore *k, const MapCoord *c)

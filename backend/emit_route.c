@@ -213,8 +213,6 @@ static Status route_edge(Emit *e, const MapDict *dict)
     EBox dbox;
     if (!emit_iface_box(e, (uint32_t)s, true, ed->id, &dbox))
         return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no box");
-    uint32_t seen_dst[64];
-    uint32_t n_seen = 0;
     for (uint32_t i = 0; i + 1 < dict->n_coords; i++) {
         const MapCoord *cs = &dict->coords[i], *cr = &dict->coords[i + 1];
         if (cs->pi_index != PI_SEND || cr->pi_index != PI_RECV)
@@ -222,13 +220,12 @@ static Status route_edge(Emit *e, const MapDict *dict)
         uint32_t sk = emit_core(e, cs), rk = emit_core(e, cr);
         if (sk == EMIT_NONE || rk == EMIT_NONE)
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
-        bool dup = false; /* the first phase carries the whole transfer */
-        for (uint32_t j = 0; j < n_seen; j++)
-            dup |= seen_dst[j] == rk;
+        bool dup = false; /* the first phase carries the whole transfer to a receiver */
+        for (uint32_t j = 1; j < i && !dup; j++)
+            dup = dict->coords[j - 1].pi_index == PI_SEND &&
+                  dict->coords[j].pi_index == PI_RECV && emit_core(e, &dict->coords[j]) == rk;
         if (dup)
             continue;
-        if (n_seen < 64)
-            seen_dst[n_seen++] = rk;
         ECopy *dcp = emit_copy_on(e, (uint32_t)s, rk);
         if (!dcp)
             return diag_edge(e->d, ST_LOGIC, "emit.route", ed->id,

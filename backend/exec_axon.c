@@ -22,6 +22,12 @@ Status axon_fail(const AxonCtx *c, const char *fmt, ...)
     return st;
 }
 
+const Taskir__Shape *axon_shape(const AxonCtx *c)
+{
+    static const Taskir__Shape none = TASKIR__SHAPE__INIT;
+    return c->a->shape ? c->a->shape : &none;
+}
+
 Status axon_dim(const AxonCtx *c, const char *field, int32_t v, bool required, int64_t *out)
 {
     if (v < 0 || v > AXON_DIM_MAX)

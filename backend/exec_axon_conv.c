@@ -31,12 +31,10 @@ typedef struct ConvView {
     int64_t w_g, w_r, w_ky, w_kx;
 } ConvView;
 
-static const Taskir__Shape no_shape = TASKIR__SHAPE__INIT;
-
 static Status conv_geom(const AxonCtx *c, const ConvParams *p, unsigned x1_allowed,
                         ConvGeom *g)
 {
-    const Taskir__Shape *s = c->a->shape ? c->a->shape : &no_shape;
+    const Taskir__Shape *s = axon_shape(c);
     Status st = axon_prec(c, "x1_precision", p->x1_prec, x1_allowed, &g->hx);
     if (st == ST_OK)
         st = axon_prec(c, "x2_precision", p->x2_prec, AXON_P8T, &g->hw);

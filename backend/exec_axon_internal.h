@@ -3,9 +3,9 @@
  * an operand area into one int32 per element, the bias, and the writing of the int32 output
  * area. Each primitive family (exec_axon_conv.c: P41, P81; exec_axon_vec.c: P02, P03, P43,
  * P83; exec_axon_mv.c: P04) reads its parameters through these, computes into a buffer and
- * writes it with axon_store: a primitive reads all its operands before it writes, so an output
- * area may overlap an operand area. The layouts are those of docs/backend.md ("The executor: Axon
- * primitives"). Only the backend includes this header.
+ * writes it with axon_store: a primitive reads all its operands before it writes, so an
+ * output area may overlap an operand area. The layouts are those of docs/backend.md ("The
+ * executor: Axon primitives"). Only the backend includes this header.
  */
 #ifndef TASKIR_BACKEND_EXEC_AXON_INTERNAL_H
 #define TASKIR_BACKEND_EXEC_AXON_INTERNAL_H
@@ -40,6 +40,9 @@ typedef struct AxonArea {
 /* Records a logic error of the primitive (rule c->rule, the message prefixed with c->name);
  * returns ST_LOGIC. */
 Status axon_fail(const AxonCtx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The primitive's shape (absent: every dim absent). */
+const Taskir__Shape *axon_shape(const AxonCtx *c);
 
 /* A shape dim of the primitive (0 or absent: absent). Required dims must be 1..AXON_DIM_MAX;
  * an absent optional dim reads as 1. */

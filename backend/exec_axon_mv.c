@@ -7,13 +7,11 @@
 #include "backend/exec_axon_internal.h"
 
 
-static const Taskir__Shape no_shape = TASKIR__SHAPE__INIT;
-
 Status exec_axon_p04(AxonCtx *c)
 {
     const Taskir__Asm__AxonPrim *a = c->a;
     const Taskir__Asm__P04 *p = a->p04;
-    const Taskir__Shape *s = a->shape ? a->shape : &no_shape;
+    const Taskir__Shape *s = axon_shape(c);
     int hx, hw;
     int64_t r, f;
     Status st = axon_prec(c, "x1_precision", p->x1_precision, AXON_P8T, &hx);

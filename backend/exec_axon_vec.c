@@ -7,8 +7,6 @@
 #include "backend/exec_axon_internal.h"
 
 
-static const Taskir__Shape no_shape = TASKIR__SHAPE__INIT;
-
 /* Channels of hardware precision p padded to one 32-byte group a pixel (8 int32, 32 int8 or
  * uint8, 128 ternary). */
 static int64_t pad_channels(int64_t f, int p)
@@ -32,7 +30,7 @@ Status exec_axon_p02(AxonCtx *c)
 {
     const Taskir__Asm__AxonPrim *a = c->a;
     const Taskir__Asm__P02 *p = a->p02;
-    const Taskir__Shape *s = a->shape ? a->shape : &no_shape;
+    const Taskir__Shape *s = axon_shape(c);
     bool avg = p->avg_pooling_en;
     int hx;
     int64_t f, ky, kx, iy, ix, oy, ox, sy = 1, sx = 1, pad[4] = {0, 0, 0, 0}, n = 1;
@@ -136,7 +134,7 @@ typedef struct ElemParams {
 static Status elem_exec(AxonCtx *c, const ElemParams *p)
 {
     const Taskir__Asm__AxonPrim *a = c->a;
-    const Taskir__Shape *s = a->shape ? a->shape : &no_shape;
+    const Taskir__Shape *s = axon_shape(c);
     int hx, hm = ASM_HW_INT32;
     int64_t f, iy, ix, oy, ox, sy = 1, sx = 1;
     Status st = axon_prec(c, "x1_precision", p->x1_prec, p->x1_allowed, &hx);

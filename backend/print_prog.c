@@ -267,8 +267,7 @@ static json_object *memory_json(const ProgSet *s, int chip_x, int chip_y,
             a->phases |= l.a[++i].phases;
         json_object *o = json_object_new_object(), *ph = json_object_new_array();
         int bank = core_mem_bank(a->start);
-        jadd(o, "bank", json_object_new_string(bank < 0 ? "outside"
-                                                                           : bank_names[bank]), oom);
+        jadd(o, "bank", json_object_new_string(bank < 0 ? "outside" : bank_names[bank]), oom);
         jadd(o, "start", json_object_new_int64(a->start), oom);
         jadd(o, "words", json_object_new_int64(a->words), oom);
         jadd(o, "id", json_object_new_string(a->id), oom);
@@ -432,7 +431,8 @@ static void print_text(FILE *f, json_object *root)
     static const char *const slots[] = {"axon", "soma1", "router", "soma2"};
     for (size_t i = 0; i < json_object_array_length(cores); i++) {
         json_object *c = json_object_array_get_idx(cores, i);
-        json_object *chip = json_object_object_get(c, "chip"), *core = json_object_object_get(c, "core");
+        json_object *chip = json_object_object_get(c, "chip");
+        json_object *core = json_object_object_get(c, "core");
         fprintf(f, "\nchip (%d,%d) step group %d phase group %d core (%d,%d)\n",
                 json_object_get_int(json_object_array_get_idx(chip, 0)),
                 json_object_get_int(json_object_array_get_idx(chip, 1)),
@@ -485,9 +485,9 @@ Status print_progset(FILE *out, const ProgSet *s, bool json, Diag *d)
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
     }
     if (json)
-        fprintf(out, "%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-                                                                      JSON_C_TO_STRING_SPACED |
-                                                                      JSON_C_TO_STRING_NOSLASHESCAPE));
+        fprintf(out, "%s\n", json_object_to_json_string_ext(
+                                  root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                            JSON_C_TO_STRING_NOSLASHESCAPE));
     else
         print_text(out, root);
     json_object_put(root);

@@ -26,7 +26,7 @@ typedef struct Packet {
     int head;               /* its header there */
     int64_t gx, gy;         /* where it goes now */
     int64_t addr;           /* A */
-    uint8_t bytes[8];
+    uint32_t w[2];          /* the payload: two words, or one byte in w[0] */
     bool single, end, relay;
 } Packet;
 
@@ -102,32 +102,34 @@ static Status send_area(const RunCore *c, const Taskir__Asm__P09 *r, SendArea *a
 static Status arrive(RunCore *at, Packet *k, int p, bool *again, Diag *d)
 {
     const Taskir__Asm__P09 *r = at->active ? run_router_prim(at, p) : NULL;
-    char src[160];
-    run_where(k->src, p, src, sizeof src);
+    bool forward = r && k->relay && r->cxy;
     *again = false;
-    if (!r || (!r->receive_en && !r->cxy)) {
-        char where[160];
-        run_where(at, p, where, sizeof where);
-        return diag_add(d, ST_LOGIC, "prog.router.unexpected", where, "a packet of %s (header "
-                        "%d) arrives, but this phase neither receives nor relays", src,
-                        k->head);
+    if (!r || (!r->receive_en && !forward)) {
+        char src[160];
+        run_where(k->src, p, src, sizeof src);
+        return bad(d, "prog.router.unexpected", at, p, "a packet of %s (header %d) arrives, "
+                   "but this phase neither receives it nor relays it", src, k->head);
     }
-    bool forward = k->relay && r->cxy;
     if (r->receive_en && !(forward && r->cxy == 2)) {
-        int64_t units = (int64_t)r->addr_din_length + 1;
-        if (k->addr >= (k->single ? 8 * units : units))
+        int64_t units = (int64_t)r->addr_din_length + 1, size = k->single ? 1 : 8;
+        if (k->addr >= units * 8 / size)
             return bad(d, "prog.router.addr", at, p, "a packet for address %lld lands past the "
-                       "receive area of %lld units", (long long)k->addr, (long long)(k->single ? 8 * units : units));
-        for (int i = 0; i < (k->single ? 1 : 8); i++)
-            core_mem_set_u8(at->mem, ASM_MEM2_BASE + r->addr_din_base,
-                            (k->single ? 1 : 8) * k->addr + i,
-                            k->bytes[i]);
+                       "receive area of %lld units", (long long)k->addr,
+                       (long long)(units * 8 / size));
+        int64_t base = ASM_MEM2_BASE + (int64_t)r->addr_din_base;
+        if (k->single) {
+            core_mem_set_u8(at->mem, base, k->addr, (uint8_t)k->w[0]);
+        } else {
+            at->mem->w[base + 2 * k->addr] = k->w[0];
+            at->mem->w[base + 2 * k->addr + 1] = k->w[1];
+        }
         at->marks += k->end;
     }
     if (forward) {
         if (++at->relayed > (int64_t)r->relay_number + 1)
             return bad(d, "prog.router.relay", at, p, "forwards packet %lld, more than "
-                       "Relay_number + 1 = %lld", (long long)at->relayed, (long long)r->relay_number + 1);
+                       "Relay_number + 1 = %lld", (long long)at->relayed,
+                       (long long)r->relay_number + 1);
         k->gx = at->gx + r->nx;
         k->gy = at->gy + r->ny;
         *again = true;
@@ -187,9 +189,11 @@ static Status send_core(Run *r, RunCore *c, const Taskir__Asm__P09 *rp, const Se
                                  j % (cst + 1),
                          .single = single, .end = hd->is_packet_finish && j == n - 1,
                          .relay = hd->relay_type == TASKIR__ASM__RELAY_TYPE__MULTI_RELAY_CAST};
-            for (int64_t i = 0; i < size; i++) {
-                int64_t b = k * size + i;
-                pk.bytes[i] = (uint8_t)(a->w[b / 4] >> (8 * (b % 4)));
+            if (single) {
+                pk.w[0] = (uint8_t)(a->w[k / 4] >> (8 * (k % 4)));
+            } else {
+                pk.w[0] = a->w[2 * k];
+                pk.w[1] = a->w[2 * k + 1];
             }
             Status st = deliver(r, &pk, p, d);
             if (st)
@@ -226,7 +230,8 @@ static Status to_soma(RunCore *c, const Taskir__Asm__P09 *rp, Diag *d)
     if (!rp->soma_in_en || !rp->receive_en)
         return ST_OK;
     size_t n = 2 * ((size_t)rp->addr_din_length + 1);
-    return exec_stream_push(&c->from_router, &c->mem->w[ASM_MEM2_BASE + rp->addr_din_base], n) == ST_OK
+    const uint32_t *w = &c->mem->w[ASM_MEM2_BASE + rp->addr_din_base];
+    return exec_stream_push(&c->from_router, w, n) == ST_OK
                ? ST_OK : diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
 }
 

@@ -78,7 +78,8 @@ for m in 'lenet cvm' 'resnet_block cvm' 'mobilenet_block cvm' 'yolo_head cvm' 'm
             # shiftnet: the chip cannot compute its wide floor shifts (docs/exactness.md)
             if (c[19] !~ /^[0-9]+\.[0-9]+$/ && !(name == "shiftnet" && c[19] == "no"))
                 fail("map s " c[19])
-            # taskir-emit: timed, or "no" (it refuses what it does not write yet)
+            # taskir-emit: timed, "no" (it refuses what it does not write yet), or "-" (no
+            # Mapping)
             if (!(c[20] ~ /^[0-9]+\.[0-9]+$/ && c[21] ~ /^[0-9]+\.[0-9]$/ && c[22] ~ /^[0-9.]+ [kMG]?B$/) &&
                 !(c[20] == "no" && c[21] == "no" && c[22] == "no") &&
                 !(c[19] == "no" && c[20] == "-" && c[21] == "-" && c[22] == "-"))

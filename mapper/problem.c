@@ -329,7 +329,10 @@ static Status build_xfers(MapPlan *p, Diag *d)
         }
         if (x.kind == XF_CORE && x.src_task == MAP_NONE)
             continue;
-        x.bytes = bbox_edge_bytes(p->g, &p->uses, e, x.kind == XF_OUT);
+        /* into storage: the bytes it takes in the receiver's layout (a receive area holds
+         * what arrives as its reader reads it, channels padded); out of chip: the values */
+        x.bytes = x.kind == XF_OUT ? bbox_edge_bytes(p->g, &p->uses, e, true)
+                                   : bbox_edge_layout_bytes(p->chip, p->g, &p->uses, e);
         if (x.bytes < 0)
             return diag_edge(d, ST_LOGIC, "map.mem.size", e->id, "its byte count overflows");
         p->xfer_of[i] = p->n_xfers;

@@ -180,15 +180,17 @@ static uint32_t most(const Chip *c, const Block *b, SplitAxis a)
 /* Roughly the memory in all of cutting a piece of need e (which does not fit) along b2 into
  * the fewest pieces that fit, scaling the parts that b2 divides (halos and alignment
  * aside): y and x divide the input and the output and copy the weights, f divides the
- * weights and the output and shares the input, r divides the input and the weights and
- * makes the output once a piece, plus the join. -1 when no number of pieces that b2 allows
+ * weights and the output and shares the input of a conv or matrix-vector block (of any
+ * other block it divides what y does), r divides the input and the weights and makes the
+ * output once a piece, plus the join. -1 when no number of pieces that b2 allows
  * fits. */
 static double then_cut(const Chip *c, const Block *b, SplitAxis b2, const Need *e)
 {
     double budget = c->core_budget_bytes, in = (double)(e->m.input + e->direct);
     double w = (double)(e->m.weight + e->m.bias), out = (double)(e->m.output + e->soma);
-    double fixed = b2 == SPLIT_F ? in : b2 == SPLIT_R ? out : w;
-    double shrunk = b2 == SPLIT_F ? w + out : b2 == SPLIT_R ? in + w : in + out;
+    bool shared = b2 == SPLIT_F && weight_cut(b); /* else f divides as y does */
+    double fixed = shared ? in : b2 == SPLIT_R ? out : w;
+    double shrunk = shared ? w + out : b2 == SPLIT_R ? in + w : in + out;
     uint32_t max = most(c, b, b2);
     if (!max || fixed >= budget)
         return -1;
@@ -199,7 +201,7 @@ static double then_cut(const Chip *c, const Block *b, SplitAxis b2, const Need *
         q = 2;
     if (q > max || (b2 == SPLIT_R && (q + 1) * out > budget))
         return -1;
-    double copies = b2 == SPLIT_Y || b2 == SPLIT_X ? q * w : w; /* see plan_cost */
+    double copies = shared || b2 == SPLIT_R ? w : q * w; /* see TWO_CUTS */
     return q * fixed + shrunk + copies + (b2 == SPLIT_R ? (q + 1) * out : 0);
 }
 
@@ -218,7 +220,7 @@ static bool choose(const Chip *c, const Graph *g, const GraphUses *u, const Bloc
                    const Need *n, SplitAxis *ax, uint32_t *parts)
 {
     static const SplitAxis heavy[] = {SPLIT_F, SPLIT_R, SPLIT_Y, SPLIT_X};
-    static const SplitAxis light[] = {SPLIT_Y, SPLIT_X, SPLIT_F, SPLIT_R};
+    static const SplitAxis light[] = {SPLIT_Y, SPLIT_F, SPLIT_X, SPLIT_R};
     int64_t wb = n->m.weight + n->m.bias;
     bool w = weight_cut(b) && wb >= n->m.input + n->direct + n->m.output;
     const SplitAxis *order = w ? heavy : light;

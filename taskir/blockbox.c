@@ -1,6 +1,7 @@
 /* blockbox.c: parts of blocks as boxes, and edge bytes (blockbox.h). */
 #include "taskir/blockbox.h"
 
+#include "taskir/chip_cost.h"
 #include "taskir/types.h"
 
 #include <string.h>
@@ -97,4 +98,34 @@ int64_t bbox_edge_bytes(const Graph *g, const GraphUses *u, const Edge *e, bool 
     if (vol < 0 || vol > INT64_MAX / 64)
         return -1;
     return (vol * bits + 7) / 8;
+}
+
+const Block *bbox_first_reader(const Graph *g, const GraphUses *u, uint32_t pos)
+{
+    const BlockUses *bu = &u->blocks[pos];
+    for (uint32_t k = 0; k < bu->n_out_edges; k++) {
+        const Block *t = graph_block(g, g->edges[bu->out_edges[k]]->dst);
+        if (t && (unsigned)t->type < BT_COUNT && bt_info(t->type)->kind == BK_COMPUTE)
+            return t;
+    }
+    return NULL;
+}
+
+int64_t bbox_edge_layout_bytes(const Chip *c, const Graph *g, const GraphUses *u,
+                               const Edge *e)
+{
+    long t = graph_block_pos(g, e->dst);
+    if (t < 0)
+        return 0;
+    const Block *b = g->blocks[t];
+    if ((unsigned)b->type >= BT_COUNT || bt_info(b->type)->kind != BK_STORAGE ||
+        !uses_find(u, (uint32_t)t, true, e->id))
+        return 0;
+    int64_t all = chip_storage_bytes(c, b, bbox_first_reader(g, u, (uint32_t)t));
+    if (all < 0)
+        return -1;
+    BlockBox whole, part;
+    bbox_full(b, &whole);
+    bbox_of_iface(g, u, (uint32_t)t, true, e->id, &part);
+    return bbox_scale_bytes(all, &part, &whole);
 }

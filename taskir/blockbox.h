@@ -6,10 +6,14 @@
  *     when none reads it there;
  *   - its bytes: chip_storage_bytes scaled by the part's share of the block's volume;
  *   - an edge's bytes: the volume of the interface box at one end times that block's
- *     precision bits, rounded up to bytes. */
+ *     precision bits, rounded up to bytes;
+ *   - the bytes an edge takes in its destination's memory (a receive area holds what arrives
+ *     in the layout its reader reads, channels padded): the destination storage block's
+ *     chip_storage_bytes scaled by the share of it the interface box covers. */
 #ifndef TASKIR_BLOCKBOX_H
 #define TASKIR_BLOCKBOX_H
 
+#include "taskir/chip.h"
 #include "taskir/graph.h"
 #include "taskir/uses.h"
 
@@ -40,5 +44,14 @@ int64_t bbox_scale_bytes(int64_t bytes, const BlockBox *part, const BlockBox *wh
 /* The bytes edge e carries, counted at its source (at_src) or destination end: 0 when that
  * end or its interface is missing, -1 on overflow. */
 int64_t bbox_edge_bytes(const Graph *g, const GraphUses *u, const Edge *e, bool at_src);
+
+/* The first compute block (in edge order) reading the storage block at pos, or NULL: the
+ * consumer whose layout chip_storage_bytes gives the block. */
+const Block *bbox_first_reader(const Graph *g, const GraphUses *u, uint32_t pos);
+/* The bytes edge e takes in its destination storage block's memory on chip c (its layout for
+ * its first reader, scaled to the interface box): 0 when the destination is not a storage
+ * block or the interface is missing, -1 on overflow. */
+int64_t bbox_edge_layout_bytes(const Chip *c, const Graph *g, const GraphUses *u,
+                               const Edge *e);
 
 #endif

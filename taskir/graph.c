@@ -221,7 +221,25 @@ static bool idmap_rebuild(Graph *g, bool blocks)
 {
     IdMap fresh = {0};
     uint32_t n = blocks ? g->n_blocks : g->n_edges;
-    for (uint32_t i = 0; i < n; i++)
+#define ID_AT(i) (blocks ? g->blocks[i]->id : g->edges[i]->id)
+    /* ids rising with the position (a compacted graph): the table in one sweep */
+    bool rising = n > 0;
+    for (uint32_t i = 1; i < n && rising; i++)
+        rising = ID_AT(i) > ID_AT(i - 1);
+    int64_t span = rising ? (int64_t)ID_AT(n - 1) - ID_AT(0) + 1 : 0;
+    if (rising && span <= dense_span(n)) {
+        if (!(fresh.vals = calloc((size_t)span, sizeof *fresh.vals)))
+            return false;
+        fresh.cap = (uint32_t)span;
+        fresh.base = ID_AT(0);
+        fresh.dense = true;
+        fresh.n = n;
+        fresh.seq = span == n;
+        for (uint32_t i = 0; i < n; i++)
+            fresh.vals[(int64_t)ID_AT(i) - fresh.base] = i + 1;
+    }
+#undef ID_AT
+    for (uint32_t i = fresh.n; i < n; i++)
         if (!idmap_put(&fresh, blocks ? g->blocks[i]->id : g->edges[i]->id, i)) {
             idmap_free(&fresh);
             return false;

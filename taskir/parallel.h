@@ -18,6 +18,18 @@ typedef void (*TirRangeFn)(void *ctx, int64_t lo, int64_t hi);
  * n <= 1. A thread that cannot be started has its part run in this thread. */
 void tir_parallel(uint32_t threads, int64_t n, TirRangeFn fn, void *ctx);
 
+/* Worker threads kept for many tir_parallel-like calls (a simulation run's kernels): starting
+ * threads for every call costs more than a small kernel. */
+typedef struct TirPool TirPool;
+
+/* A pool of threads - 1 workers; NULL when threads <= 1 or none could be started (then
+ * tir_pool_run runs in the calling thread). */
+TirPool *tir_pool_create(uint32_t threads);
+void tir_pool_destroy(TirPool *p); /* accepts NULL */
+/* tir_parallel on the pool's threads and this one: fn(ctx, lo, hi) over [0, n) in parts of
+ * about the same size, part 0 in this thread; returns when every part is done. */
+void tir_pool_run(TirPool *p, int64_t n, TirRangeFn fn, void *ctx);
+
 /* Writes a zero byte into every 4 KiB page of [p, p + bytes), zeroed memory not yet used (a
  * fresh allocation), split over up to threads threads: the system's cost of a fresh page (a
  * fault and clearing it) is then shared by the threads instead of falling on whichever

@@ -610,6 +610,7 @@ Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d)
         run->opt = *opt;
     if (run->opt.steps == 0)
         run->opt.steps = 1;
+    run->pool = tir_pool_create(run->opt.threads); /* NULL: every kernel in this thread */
     Status st = ST_OK;
     uint32_t nb = g->n_blocks;
     run->blocks = run_alloc(run, nb, sizeof *run->blocks);
@@ -792,6 +793,7 @@ void sim_destroy(SimRun *run)
         free(run->owned[i]);
     free(run->owned);
     region_plan_free(run->rp);
+    tir_pool_destroy(run->pool);
     graph_uses_finish(&run->uses);
     free(run);
 }

@@ -79,6 +79,7 @@ struct SimRun {
     unsigned char *region;      /* the buffers of the clusters, results, packed operands and
                                    scratch (placed by sim_share.h), or NULL */
     struct SimRegionPlan *rp;   /* while planning: where each buffer goes in the region */
+    struct TirPool *pool;       /* the kernels' worker threads (parallel.h), or NULL */
     int32_t *scratch[2];        /* ping-pong buffers for rearranged copies */
     int64_t scratch_vol;
     uint32_t *wscratch;         /* kernel scratch (CC: the transposed weights) */

@@ -7,5 +7,10 @@
 void sim_parallel(const SimRun *run, int64_t n, int64_t work, SimRangeFn fn, void *ctx)
 {
     /* below about a million operations, starting threads costs more than it saves */
-    tir_parallel(work < ((int64_t)1 << 20) ? 1 : run->opt.threads, n, fn, ctx);
+    if (work < ((int64_t)1 << 20))
+        fn(ctx, 0, n > 0 ? n : 0);
+    else if (run->pool)
+        tir_pool_run(run->pool, n, fn, ctx);
+    else
+        tir_parallel(run->opt.threads, n, fn, ctx);
 }

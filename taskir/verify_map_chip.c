@@ -15,12 +15,16 @@
  * [phase, end_phase] covers the phase, counted once however many coordinates say so, as
  * chip_storage_bytes lays it out for its first reader, scaled to the part the core holds (the
  * bounding box of what its readers on the core read; the whole block when none reads it there:
- * blockbox.h); plus, in its phase, the output buffer (chip_output_bytes) of every compute
- * block whose output storage is not all held on its core. The mapper counts the same way.
+ * blockbox.h); plus, in its phase, the part of each compute block's output buffer
+ * (chip_output_bytes) that its output storage on other cores takes (the interfaces of its
+ * output clusters whose storage its core does not hold: what it writes is staged there for
+ * the router; what lands in storage of its own core is that storage). The mapper counts no
+ * less.
  *
  * Receives: per edge and receiving core (a ROUTER_RECIEVE coordinate on a core that holds a
- * copy of the edge's destination storage), the bytes of the edge's interface box that the
- * copy holds; the Mapping does not say how many of them arrive in which of the edge's
+ * copy of the edge's destination storage), the bytes the part of the edge's interface box
+ * that the copy holds takes in the copy's layout (channels padded as its reader reads them:
+ * bbox_edge_layout_bytes); the Mapping does not say how many of them arrive in which of the edge's
  * receive phases, so the rule asks whether ANY split fits: a maximum flow from the edges
  * through their phases (at most dest_bytes_per_phase an edge and phase) to the phases (at
  * most recv_bytes_per_phase each) must carry every byte. Off-chip input (from INPUT sockets)
@@ -297,15 +301,7 @@ static void held_part(const Checker *k, uint32_t pos, const CoreKey *key, BlockB
 /* chip_storage_bytes of storage block pos for its first compute reader. */
 static int64_t storage_bytes(const Checker *k, uint32_t pos)
 {
-    const Graph *g = k->g;
-    const BlockUses *bu = &k->u.blocks[pos];
-    const Block *reader = NULL;
-    for (uint32_t e = 0; e < bu->n_out_edges && !reader; e++) {
-        const Block *t = graph_block(g, g->edges[bu->out_edges[e]]->dst);
-        if (t && kind_of(t) == BK_COMPUTE)
-            reader = t;
-    }
-    return chip_storage_bytes(k->chip, g->blocks[pos], reader);
+    return chip_storage_bytes(k->chip, k->g->blocks[pos], bbox_first_reader(k->g, &k->u, pos));
 }
 
 static int32_t clamp_phase(const Checker *k, int32_t p)
@@ -349,13 +345,23 @@ static Status mem_collect(Checker *k, MemUse **out, size_t *n_out)
             const MapCoord *mc = &dict->coords[0];
             CoreKey key = key_of(mc);
             const BlockUses *bu = &k->u.blocks[i];
-            bool local = true;
-            for (uint32_t e = 0; e < bu->n_out_edges && local; e++) {
-                long t = graph_block_pos(g, g->edges[bu->out_edges[e]]->dst);
-                if (t >= 0 && kind_of(g->blocks[t]) == BK_STORAGE && !held_at(k, (uint32_t)t, &key))
-                    local = false;
+            BlockBox whole, part;
+            bbox_full(b, &whole);
+            double remote = 0, all = (double)bbox_volume(&whole);
+            for (uint32_t e = 0; e < bu->n_out_edges; e++) {
+                const Edge *ed = g->edges[bu->out_edges[e]];
+                long t = graph_block_pos(g, ed->dst);
+                if (t < 0 || kind_of(g->blocks[t]) != BK_STORAGE || held_at(k, (uint32_t)t, &key))
+                    continue;
+                bbox_of_iface(g, &k->u, i, false, ed->id, &part);
+                remote += (double)bbox_volume(&part);
             }
-            int64_t bytes = local ? 0 : chip_output_bytes(k->chip, b);
+            int64_t bytes = 0;
+            if (remote > 0 && all > 0) { /* the staging part of the output buffer */
+                int64_t out = chip_output_bytes(k->chip, b);
+                double x = remote >= all ? (double)out : (double)out * remote / all;
+                bytes = out < 0 ? 0 : (int64_t)x + ((double)(int64_t)x < x);
+            }
             if (bytes > 0)
                 mu[j++] = (MemUse){key, i, clamp_phase(k, mc->phase), clamp_phase(k, mc->phase),
                                    bytes};
@@ -575,7 +581,7 @@ static int64_t recv_bytes(const Checker *k, const Edge *e, const CoreKey *key)
     long t = graph_block_pos(g, e->dst);
     if (t < 0 || kind_of(g->blocks[t]) != BK_STORAGE || !held_at(k, (uint32_t)t, key))
         return -1;
-    int64_t all = bbox_edge_bytes(g, &k->u, e, false);
+    int64_t all = bbox_edge_layout_bytes(k->chip, g, &k->u, e);
     if (all <= 0)
         return all;
     BlockBox wr, part;

@@ -150,8 +150,20 @@ def check_graph(dump, pb, label):
         if n > DEST:
             bad.append("%s: edge %d into block %d carries %d bytes, more than %d"
                        % (label, e["id"], dst["id"], n, DEST))
-    print("%s: %d blocks, %d compute, the largest group %d bytes" % (
-        label, len(j["blocks"]), sum(b["kind"] == "compute" for b in j["blocks"]), worst))
+    # the Axon + Soma pairs fuse made: groups holding an Axon and a Soma compute block
+    pairs = sum(1 for g in j.get("groups", [])
+                if any(i in blocks and blocks[i]["type"] in AXON for i in g["blocks"]) and
+                any(i in blocks and blocks[i]["type"] in SOMA for i in g["blocks"]))
+    somas = sum(b["type"] in SOMA for b in j["blocks"])
+    print("%s: %d blocks, %d compute, the largest group %d bytes, %d Axon+Soma groups of %d "
+          "Soma blocks" % (label, len(j["blocks"]), sum(b["kind"] == "compute"
+                                                        for b in j["blocks"]), worst, pairs,
+                           somas))
+    # ResNet-50: split cuts each requantization or ReLU as it cut the layer before it, so
+    # that fuse pairs nearly every Soma block (the max pooling after the stem is no pair)
+    if label == "resnet50" and pairs < 0.95 * somas:
+        bad.append("%s: only %d of %d Soma blocks are paired with their Axon block"
+                   % (label, pairs, somas))
     return bad
 
 

@@ -378,6 +378,51 @@ static void test_fit(void **state)
     chip_destroy(c);
 }
 
+/* Fit mode's plans (passes/split_fit.c, choose): a 1 x 1 convolution of 512 channels into
+ * 64 whose r cut alone would fit in 4 pieces, but whose join (4 partial sums) would not and
+ * would be cut again, is cut into 2 along r, each piece then along f; one of 64 channels
+ * into 64 over 16 x 16 pixels, which 7 row bands would fit each holding a copy of all its
+ * weights, is cut along f first, so that no piece holds all of the weights. The outputs
+ * stay the same. */
+static void test_fit_plans(void **state)
+{
+    (void)state;
+    Chip *c = chip();
+    c->core_budget_bytes = 16384;
+    int32_t deep[TIR_NDIMS] = {4, 4, 64, 512, 1, 1, 4, 4};
+    int32_t wide[TIR_NDIMS] = {16, 16, 64, 64, 1, 1, 16, 16};
+    const int32_t *shapes[] = {deep, wide};
+    for (int k = 0; k < 2; k++) {
+        Graph *g = fx_block(BT_CC, shapes[k], PR_INT_32, BIAS_VECTOR, NULL, 0, 0);
+        int64_t n0, n1;
+        int32_t *before = fx_run(g, 1, 11, &n0);
+        Diag d;
+        diag_init(&d, "test");
+        Status st = run_split(g, c, NULL, false, &d);
+        if (st != ST_OK)
+            diag_print(&d, stderr, "test");
+        assert_int_equal(st, ST_OK);
+        diag_finish(&d);
+        pt_verify(g);
+        assert_groups_fit(g, c);
+        /* deep: no join cut again (a piece of "op/r3+"); wide: no piece holds all of the
+         * weights */
+        int32_t w_all = shapes[k][D_F] * shapes[k][D_R];
+        for (uint32_t i = 0; i < g->n_blocks; i++) {
+            const Block *b = g->blocks[i];
+            assert_null(b->name ? strstr(b->name, "+/") : NULL);
+            if (k == 1 && b->type == BT_SW)
+                assert_true(b->shape.d[D_F] * b->shape.d[D_R] < w_all);
+        }
+        assert_true(pt_count(g, BT_CC) > 1);
+        int32_t *after = fx_run(g, 1, 11, &n1);
+        assert_memory_equal(before, after, (size_t)n0 * sizeof *before);
+        free(before), free(after);
+        graph_destroy(g);
+    }
+    chip_destroy(c);
+}
+
 /* Groups that fit and edges that do not: only the edges are cut, each carrying at most the
  * per-destination limit (256 bytes here), and the graph runs as before. */
 static void test_edges_cut(void **state)
@@ -443,6 +488,7 @@ int main(void)
         cmocka_unit_test(test_clif_state),
         cmocka_unit_test(test_spec),
         cmocka_unit_test(test_fit),
+        cmocka_unit_test(test_fit_plans),
         cmocka_unit_test(test_edges_cut),
         cmocka_unit_test(test_cannot_fit),
     };

@@ -10,7 +10,8 @@
  *   16 B in a 128-B group = 128), conv1/out (SI 12x12 f=4 int32: 144 pixels x 128 B =
  *   18432) and pool1's output buffer (its output conv2/in lives on core 1,0: 6x6 pixels of
  *   4 int8 channels x 16 B = 576): 24032 bytes; phases 1-3 hold conv1/w and conv1/b, 928.
- *   Edge 7 (pool1 -> conv2/in, core 0,0 -> 1,0) carries 6x6x4 int8 = 144 bytes. */
+ *   Edge 7 (pool1 -> conv2/in, core 0,0 -> 1,0) carries 6x6x4 int8 values, which take
+ *   36 pixels x 16 B = 576 bytes in conv2's input layout on core 1,0. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -220,18 +221,18 @@ static void test_receive(void **state)
     (void)state;
     Mapping *m = load_lenet();
     Chip *c = chip();
-    c->recv_bytes_per_phase = 144; /* edge 7's 144 bytes in phase 0: fit exactly */
+    c->recv_bytes_per_phase = 576; /* edge 7's 576 bytes in phase 0: fit exactly */
     Diag d = verify_expect(m, c, NULL, 0);
     diag_finish(&d);
-    c->recv_bytes_per_phase = 143;
+    c->recv_bytes_per_phase = 575;
     const char *rules[] = {"map.recv.phase"};
     d = verify_expect(m, c, rules, 1);
     assert_int_equal(d.n, 1);
     assert_non_null(strstr(d.entries[0].what, "chip_array 0,0 chip 0,0 core 1,0 step 0 receives "
-                                              "144 bytes over phases {0} (1 edges), but at "
-                                              "most 143 of them fit"));
+                                              "576 bytes over phases {0} (1 edges), but at "
+                                              "most 575 of them fit"));
     diag_finish(&d);
-    /* received over phases 0 and 1 the 144 bytes can be split 143 + 1 (or 72 + 72) */
+    /* received over phases 0 and 1 the 576 bytes can be split 575 + 1 (or 288 + 288) */
     MapDict *e7 = edge_dict(m, 7);
     MapCoord *three = arena_alloc(m->arena, 3, sizeof *three);
     assert_non_null(three);
@@ -242,16 +243,16 @@ static void test_receive(void **state)
     e7->n_coords = 3;
     d = verify_expect(m, c, NULL, 0);
     diag_finish(&d);
-    /* one destination takes at most 71 bytes a phase: 142 < 144 over two phases */
-    c->dest_bytes_per_phase = 71;
+    /* one destination takes at most 287 bytes a phase: 574 < 576 over two phases */
+    c->dest_bytes_per_phase = 287;
     const char *rules2[] = {"map.recv.dest", "map.recv.phase"};
     d = verify_expect(m, c, rules2, 2);
     const DiagEntry *e = entry(&d, "map.recv.dest");
     assert_true(e->has_edge);
     assert_int_equal(e->edge_id, 7);
-    assert_non_null(strstr(e->what, "core 1,0 step 0 receives 144 bytes of it in 2 phase(s), "
-                                    "more than the 71 bytes"));
-    assert_non_null(strstr(entry(&d, "map.recv.phase")->what, "but at most 142 of them fit"));
+    assert_non_null(strstr(e->what, "core 1,0 step 0 receives 576 bytes of it in 2 phase(s), "
+                                    "more than the 287 bytes"));
+    assert_non_null(strstr(entry(&d, "map.recv.phase")->what, "but at most 574 of them fit"));
     diag_finish(&d);
     chip_destroy(c);
     mapping_destroy(m);

@@ -1,0 +1,80 @@
+/* test_parallel.c: taskir/parallel.h. tir_pool_run covers [0, n) exactly once, in the parts
+ * tir_parallel cuts, call after call (the workers take each generation of work once), for
+ * thread counts that do and do not divide n, n smaller than the pool, and no pool at all;
+ * tir_parallel_touch leaves zeroed memory zero. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "taskir/parallel.h"
+
+enum { MAX_N = 300 };
+
+typedef struct Cover {
+    int hits[MAX_N];
+    int seen[MAX_N];    /* part lo -> hi recorded by index lo */
+} Cover;
+
+/* Each index once; the parts are recorded by their first index (no lock: disjoint). */
+static void mark(void *ctx, int64_t lo, int64_t hi)
+{
+    Cover *c = ctx;
+    for (int64_t i = lo; i < hi; i++)
+        c->hits[i]++;
+    if (lo < hi)
+        c->seen[lo] = (int)hi;
+}
+
+static void check(TirPool *p, uint32_t threads, int64_t n)
+{
+    Cover a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    tir_pool_run(p, n, mark, &a);
+    tir_parallel(threads, n, mark, &b);
+    for (int64_t i = 0; i < n; i++)
+        assert_int_equal(a.hits[i], 1);
+    assert_memory_equal(a.seen, b.seen, sizeof a.seen); /* the same parts */
+}
+
+static void test_pool_parts(void **state)
+{
+    (void)state;
+    static const uint32_t threads[] = {1, 2, 3, 5, 8};
+    static const int64_t ns[] = {0, 1, 2, 3, 7, 8, 64, 299};
+    for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
+        TirPool *p = tir_pool_create(threads[t]);
+        if (threads[t] == 1)
+            assert_null(p);
+        for (int rep = 0; rep < 50; rep++)
+            for (size_t k = 0; k < sizeof ns / sizeof *ns; k++)
+                check(p, threads[t], ns[k]);
+        tir_pool_destroy(p);
+    }
+}
+
+static void test_touch(void **state)
+{
+    (void)state;
+    size_t n = ((size_t)3 << 20) + 5;
+    unsigned char *m = calloc(1, n);
+    assert_non_null(m);
+    tir_parallel_touch(m, n, 3);
+    for (size_t i = 0; i < n; i++)
+        if (m[i])
+            fail_msg("byte %zu is %d", i, m[i]);
+    free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pool_parts),
+        cmocka_unit_test(test_touch),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
