@@ -43,7 +43,7 @@ BUILD=$build REPS=1 sh "$bench" --no-build --only small --markdown >"$tmp/md" 2>
 cat "$tmp/md"
 
 head -n 1 "$tmp/text" | grep -q '^taskir benchmark (bench/run): ' || bad "no title line"
-want='model from MACs .pb compile s compile MiB dump s dump MiB opt s opt MiB blocks groups load s run s run MiB run GMAC/s par run s par speedup map s emit s emit MiB prog'
+want='model from MACs .pb compile s compile MiB dump s dump MiB opt s opt MiB blocks groups load s run s run MiB run GMAC/s par run s par speedup map s emit s emit MiB prog opt cpu s'
 got=$(sed -n 2p "$tmp/text" | tr -s ' ')
 [ "$got" = "$want" ] || bad "text header is '$got', not '$want'"
 got=$(grep '^| model' "$tmp/md" | sed 's/ *| */|/g; s/^|//; s/|$//' | tr '|' ' ')
@@ -61,8 +61,8 @@ for m in 'lenet cvm' 'resnet_block cvm' 'mobilenet_block cvm' 'yolo_head cvm' 'm
         function fail(what) { print "FAIL: row " name ": " what; bad = 1; exit 1 }
         function strip(s) { gsub(/^ +| +$/, "", s); return s }
         {
-            if (NF != 24) fail(NF - 2 " cells, not 22")
-            for (i = 2; i <= 23; i++) c[i - 1] = strip($i)
+            if (NF != 25) fail(NF - 2 " cells, not 23")
+            for (i = 2; i <= 24; i++) c[i - 1] = strip($i)
             if (c[2] != kind) fail("kind " c[2])
             if (c[3] !~ /^[0-9.]+( [kMG])?$/) fail("MACs " c[3])
             if (c[4] !~ /^[0-9.]+ [kMG]?B$/) fail(".pb size " c[4])
@@ -84,6 +84,8 @@ for m in 'lenet cvm' 'resnet_block cvm' 'mobilenet_block cvm' 'yolo_head cvm' 'm
                 !(c[20] == "no" && c[21] == "no" && c[22] == "no") &&
                 !(c[19] == "no" && c[20] == "-" && c[21] == "-" && c[22] == "-"))
                 fail("emit " c[20] " s " c[21] " MiB " c[22])
+            # taskir-opt CPU time (user + system)
+            if (c[23] !~ /^[0-9]+\.[0-9]+$/) fail("opt cpu s " c[23])
         }' || exit 1
 done
 rows=$(grep -c '^| ' "$tmp/md")
