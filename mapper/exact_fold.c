@@ -19,6 +19,7 @@
 #include "mapper/exact_fold.h"
 #include "taskir/uses.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Deeper chains of clips are not followed (the fold is then refused). */
@@ -33,7 +34,21 @@ typedef struct Walk {
     const Graph *g;
     const Chip *c;
     const GraphUses *u;
+    uint32_t *seen;             /* per position: the walk (its block's position + 1) that
+                                   reached it; a storage has one writer and a reader one
+                                   source, so only a repeated edge reaches a block again,
+                                   with the same images: checked once */
+    uint32_t walk;
 } Walk;
+
+/* Was the block at position pos reached before in this walk (marks it)? */
+static bool again(Walk *w, uint32_t pos)
+{
+    if (w->seen[pos] == w->walk)
+        return true;
+    w->seen[pos] = w->walk;
+    return false;
+}
 
 static bool is_soma_cmp(const Chip *c, const Block *b)
 {
@@ -41,15 +56,17 @@ static bool is_soma_cmp(const Chip *c, const Block *b)
     return (b->type == BT_CCMPB || b->type == BT_CCMPS) && p && p->unit == UNIT_SOMA;
 }
 
-static bool storage_ok(const Walk *w, uint32_t pos, int32_t writer, Img y, int depth);
+static bool storage_ok(Walk *w, uint32_t pos, int32_t writer, Img y, int depth);
 
 /* Block at position pos reads storage id src only; its outputs hold the clamp of y's
  * images through it. */
-static bool reader_ok(const Walk *w, uint32_t pos, int32_t src, Img y, int depth)
+static bool reader_ok(Walk *w, uint32_t pos, int32_t src, Img y, int depth)
 {
     const Graph *g = w->g;
     const Block *b = g->blocks[pos];
     const BlockUses *bu = &w->u->blocks[pos];
+    if (again(w, pos))
+        return true;
     if (!is_soma_cmp(w->c, b))
         return false;
     for (uint32_t k = 0; k < bu->n_in_edges; k++)
@@ -69,7 +86,7 @@ static bool reader_ok(const Walk *w, uint32_t pos, int32_t src, Img y, int depth
 
 /* Storage at position pos, written by block id writer, holds clamp(old, y.l, y.h) for old
  * values in [y.lo, y.hi]: does no output see a difference? */
-static bool storage_ok(const Walk *w, uint32_t pos, int32_t writer, Img y, int depth)
+static bool storage_ok(Walk *w, uint32_t pos, int32_t writer, Img y, int depth)
 {
     const Graph *g = w->g;
     const Block *s = g->blocks[pos];
@@ -78,6 +95,8 @@ static bool storage_ok(const Walk *w, uint32_t pos, int32_t writer, Img y, int d
     y.hi = y.hi > 0 ? y.hi : 0;
     if (y.l <= y.lo && y.hi <= y.h)
         return true; /* the clamp never acts */
+    if (again(w, pos))
+        return true;
     if (depth > FOLD_DEPTH || bt_info(s->type)->kind != BK_STORAGE || s->data || y.l > 0 ||
         y.h < 0)
         return false;
@@ -94,7 +113,7 @@ static bool storage_ok(const Walk *w, uint32_t pos, int32_t writer, Img y, int d
 
 /* Can the block at position pos (A) be folded: its narrowed form k, which the chip computes
  * as the TaskGraph does, and every storage it writes checked? */
-static bool foldable(const Walk *w, const ExactInfo *x, uint32_t pos, ExactCmp *k)
+static bool foldable(Walk *w, const ExactInfo *x, uint32_t pos, ExactCmp *k)
 {
     const Graph *g = w->g;
     const Block *b = g->blocks[pos];
@@ -111,6 +130,7 @@ static bool foldable(const Walk *w, const ExactInfo *x, uint32_t pos, ExactCmp *
         return false;
     const BlockUses *bu = &w->u->blocks[pos];
     ExactRange r = x->blocks[pos].out;
+    w->walk = pos + 1;
     Img y = {r.lo, -128, 127, r.hi};
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         long d = graph_block_pos(g, g->edges[bu->out_edges[j]]->dst);
@@ -126,9 +146,9 @@ long exact_fold(Graph *g, const Chip *c, const ExactInfo *x, int32_t *first)
     GraphUses u;
     if (!graph_uses(g, &u))
         return -1;
-    Walk w = {g, c, &u};
+    Walk w = {g, c, &u, calloc(g->n_blocks ? g->n_blocks : 1, sizeof(uint32_t)), 0};
     long n = 0;
-    bool ok = true;
+    bool ok = w.seen != NULL;
     for (uint32_t i = 0; i < g->n_blocks && i < x->n_blocks && ok; i++) {
         ExactCmp k;
         if (!foldable(&w, x, i, &k))
@@ -147,5 +167,6 @@ long exact_fold(Graph *g, const Chip *c, const ExactInfo *x, int32_t *first)
         }
     }
     graph_uses_finish(&u);
+    free(w.seen);
     return ok && !graph_oom(g) ? n : -1;
 }
