@@ -8,7 +8,8 @@
  * piece's part through its own S, so that every piece of A pairs with one of M. Only a
  * pointwise M is followed (every output element reads the input element at its place: a
  * requantization, a ReLU, a table; not a pooling window), as only then do the pieces of M
- * read exactly what the pieces of A write. The edge from an A into the S its M reads alone
+ * read exactly what the pieces of A write, and only when M's result goes on to a compute
+ * block (not the last Soma before an OUTPUT). The edge from an A into the S its M reads alone
  * stays whole (split_soma_edge): fused, it never leaves the core.
  */
 #include "passes/plain_copy.h"
@@ -60,6 +61,24 @@ static bool pointwise(const Block *m)
     return true;
 }
 
+/* Does m's result reach a compute block through the storage it writes? (The last Soma
+ * before an OUTPUT is not followed: its pieces would write, from several cores, a storage
+ * block that no group holds.) */
+static bool feeds_compute(const Graph *g, const GraphUses *u, const Block *m)
+{
+    const BlockUses *mu = uses_at(g, u, m);
+    for (uint32_t i = 0; mu && i < mu->n_out_edges; i++) {
+        const Block *t = graph_block(g, g->edges[mu->out_edges[i]]->dst);
+        const BlockUses *tu = t ? uses_at(g, u, t) : NULL;
+        for (uint32_t j = 0; tu && j < tu->n_out_edges; j++) {
+            const Block *c = graph_block(g, g->edges[tu->out_edges[j]]->dst);
+            if (c && bt_info(c->type)->kind == BK_COMPUTE)
+                return true;
+        }
+    }
+    return false;
+}
+
 /* The Soma block that reads S, the storage block a's only edge goes to: a compute block
  * on the Axon, its edge without rearrangement, S without data and read by one plain whole
  * edge into input cluster 0 of a pointwise CCMPB, CCMPS or CLUT on the Soma. alone: S has
@@ -83,7 +102,8 @@ Block *split_soma_after(const Chip *c, const Graph *g, const GraphUses *u, const
         return NULL;
     long mpos = graph_block_pos(g, m->id);
     const IfaceUse *mi = uses_find(u, (uint32_t)mpos, true, e2->id);
-    if (!mi || mi->cluster != 0 || !pc_plain_whole(g, u, e2) || !pointwise(m))
+    if (!mi || mi->cluster != 0 || !pc_plain_whole(g, u, e2) || !pointwise(m) ||
+        !feeds_compute(g, u, m))
         return NULL;
     *s = S;
     return m;
