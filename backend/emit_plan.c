@@ -332,7 +332,10 @@ static Status tensor_image(Emit *e, ECopy *cp, const char *role, long reader)
                           "its data tensor (%u dims, %u int32 values) is not the %s tensor the "
                           "code generator lays out", t->n_dims, t->n_i32, bt_info(b->type)->name);
     BlockType rt = reader >= 0 ? e->g->blocks[reader]->type : BT_TASK_NULL;
-    if (b->type == BT_SB || (role && strcmp(role, "bias") == 0))
+    if (role && strcmp(role, "alpha") == 0 && pr_info(blk_prec(b))->bits == 8)
+        /* P43's alpha: 8-bit lanes, in whole groups of 32 channels as P43 reads them */
+        cp->image = emit_image_bytes(&s, (s.n[0] + 31) / 32 * 32, &cp->n_image);
+    else if (b->type == BT_SB || (role && strcmp(role, "bias") == 0))
         cp->image = emit_image_bias(&s, &cp->n_image);
     else if (b->type == BT_SWFC)
         cp->image = emit_image_fc_w(&s, &cp->n_image);

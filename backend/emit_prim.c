@@ -391,7 +391,7 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
         SET(p, x1_precision, pr_info(x1.prec)->wire);
         SET(p, x2_precision, pr_info(x2.prec)->wire);
         SET_BIAS(p);
-        SET(p, x2_length, (int32_t)x2.words);
+        SET(p, x2_length, (int32_t)x1.feat.c); /* elements (channels), as P43 reads it */
         break;
     }
     case BT_CVS: {

@@ -64,7 +64,7 @@ static Status layout(const Run *r, const Taskir__Asm__DynamicBlock *b, const Pro
 
 int64_t run_io_words(const Taskir__Asm__DynamicBlock *b, const ProgSocket *s)
 {
-    Layout L;
+    Layout L = {0};
     Diag d;
     diag_init(&d, NULL);
     Status st = layout_of(b, s, &L, &d);

@@ -425,8 +425,12 @@ static Status build_order(MapPlan *p, Diag *d)
                 continue;
             const BlockUses *su = &p->uses.blocks[p->xfers[x].store];
             for (uint32_t j = 0; j < su->n_out_edges; j++) {
-                long c = graph_block_pos(g, g->edges[su->out_edges[j]]->dst);
-                uint32_t t = c >= 0 ? p->task_of[c] : MAP_NONE;
+                int32_t dst = g->edges[su->out_edges[j]]->dst;
+                uint32_t j0 = 0; /* a reader of two edges (CADD x + x) counted it once */
+                while (j0 < j && g->edges[su->out_edges[j0]]->dst != dst)
+                    j0++;
+                long c = graph_block_pos(g, dst);
+                uint32_t t = c >= 0 && j0 == j ? p->task_of[c] : MAP_NONE;
                 if (t != MAP_NONE && --indeg[t] == 0)
                     p->order[tail++] = t;
             }

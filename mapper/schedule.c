@@ -43,8 +43,6 @@ typedef struct Sched {
     uint32_t *ntasks;        /* per cluster: its compute blocks */
     uint32_t *cand;          /* candidate vcores of one block */
     int64_t *cand_bytes;
-    uint32_t *seen;          /* per transfer: the visit of each_pending_in that saw it last */
-    uint32_t visit;
 } Sched;
 
 static Status oom(Diag *d)
@@ -284,24 +282,16 @@ static int pending_one(uint32_t xi, void *arg)
 {
     Pending *P = arg;
     const MapPlan *p = P->s->p;
-    if (P->s->seen[xi] == P->s->visit)
-        return 0; /* t reads the storage twice (CADD x + x): one transfer still */
-    P->s->seen[xi] = P->s->visit;
     if (p->xfers[xi].kind == XF_CORE && !p->xfers[xi].planned &&
         map_task_vcore(p, p->xfers[xi].src_task) == P->v)
         P->fn(P->s, xi, P->arg);
     return 0;
 }
 
-/* Each such transfer once, however many of t's edges read its storage. */
 static void each_pending_in(Sched *s, uint32_t t, uint32_t v,
                             void (*fn)(Sched *, uint32_t xfer, void *), void *arg)
 {
     Pending P = {s, v, fn, arg};
-    if (++s->visit == 0) { /* wrapped: no stale mark may match */
-        memset(s->seen, 0, (s->p->n_xfers ? s->p->n_xfers : 1) * sizeof *s->seen);
-        s->visit = 1;
-    }
     map_each_in_xfer(s->p, t, pending_one, &P);
 }
 
@@ -475,9 +465,8 @@ Status map_schedule(MapPlan *p, Diag *d)
     s.ntasks = calloc(p->n_clusters ? p->n_clusters : 1, sizeof *s.ntasks);
     s.cand = malloc(64 * sizeof *s.cand);
     s.cand_bytes = malloc(64 * sizeof *s.cand_bytes);
-    s.seen = calloc(p->n_xfers ? p->n_xfers : 1, sizeof *s.seen);
     Status st = ST_OK;
-    if (!s.scratch || !s.ntasks || !s.cand || !s.cand_bytes || !s.seen)
+    if (!s.scratch || !s.ntasks || !s.cand || !s.cand_bytes)
         st = oom(d);
     for (uint32_t t = 0; st == ST_OK && t < p->n_tasks; t++)
         s.ntasks[p->tasks[t].cluster]++;
@@ -540,6 +529,5 @@ Status map_schedule(MapPlan *p, Diag *d)
     free(s.ntasks);
     free(s.cand);
     free(s.cand_bytes);
-    free(s.seen);
     return st;
 }

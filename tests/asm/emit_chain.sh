@@ -44,10 +44,11 @@ npy "$tmp/transfer.npy" 2 4 4 16
 npy "$tmp/demo.npy" 3 6 6 1
 npy "$tmp/mix.npy" 4 4 4 8
 npy "$tmp/fc.npy" 5 20
+npy "$tmp/cax.npy" 6 4 4 40
 npy "$tmp/two_layer.npy" 7 6 6 16
 npy "$tmp/relay.npy" 8 4 4 16
 fail=0
-for case in conv:data transfer:x demo:image mix:x fc:v relay:x; do
+for case in conv:data transfer:x demo:image mix:x fc:v cax:x relay:x; do
   m=${case%%:*} name=${case#*:}
   if ! "$emit" "$tmp/$m.map.pb" -o "$tmp/$m.prog"; then
     echo "FAIL $m: taskir-emit"; fail=1; continue

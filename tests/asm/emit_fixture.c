@@ -232,6 +232,56 @@ Mapping *emit_fixture_mix(void)
     return verified(m, "mix");
 }
 
+/* INPUT x 4x4x40 int8 -> SI -> CAX (alpha SB f 40 int8: 3f mod 11 - 5; bias constant 9)
+ * -> SI int32 -> CCMPB >> 2 (int8) -> SI -> OUTPUT on core (0,0), phase 0 (CAX on the Axon,
+ * CCMPB on Soma1): 40 channels, so P43's x2_length (channels) differs from the alpha area's
+ * words (10). */
+Mapping *emit_fixture_cax(void)
+{
+    Mapping *m = mapping_create();
+    CHECK(m);
+    Graph *g = m->graph;
+    Block *in = blk(g, BT_INPUT, "x", 4, 4, 40, 0);
+    Block *a = blk(g, BT_SI, "a", 4, 4, 40, 0);
+    Block *al = blk(g, BT_SB, "alpha", 0, 0, 40, 0);
+    Block *cax = blk(g, BT_CAX, "scale", 4, 4, 40, 0);
+    Block *s1 = blk(g, BT_SI, "scaled", 4, 4, 40, 0);
+    Block *q = blk(g, BT_CCMPB, "q", 4, 4, 40, 0);
+    Block *s2 = blk(g, BT_SI, "q/out", 4, 4, 40, 0);
+    Block *out = blk(g, BT_OUTPUT, "y", 4, 4, 40, 0);
+    Block *i8[] = {in, a, al, q, s2, out}, *i32[] = {cax, s1};
+    for (int i = 0; i < 6; i++)
+        i8[i]->has_prec = true, i8[i]->prec = PR_INT_8;
+    for (int i = 0; i < 2; i++)
+        i32[i]->has_prec = true, i32[i]->prec = PR_INT_32;
+    in->has_socket_id = out->has_socket_id = true;
+    cax->bias_type = BIAS_CONSTANT;
+    CHECK(blk_set_attr(g, cax, AT_CONSTANT_B, 9));
+    int64_t alpha[40];
+    for (int f = 0; f < 40; f++)
+        alpha[f] = 3 * f % 11 - 5;
+    int32_t ad[1] = {40};
+    CHECK(blk_set_data(g, al, PR_INT_8, ad, 1, alpha, 40));
+    q->shape.d[D_IY] = q->shape.d[D_IX] = 4;
+    CHECK(blk_set_attr(g, q, AT_BIT_SHIFT_NUM, 2) && blk_set_attr(g, q, AT_CMP, -128));
+    Edge *e0 = graph_connect(g, in, 0, a, 0);
+    CHECK(e0 && graph_connect(g, a, 0, cax, 0) && graph_connect(g, al, 0, cax, 1));
+    CHECK(graph_connect(g, cax, 0, s1, 0) && graph_connect(g, s1, 0, q, 0));
+    CHECK(graph_connect(g, q, 0, s2, 0));
+    Edge *eo = graph_connect(g, s2, 0, out, 0);
+    CHECK(eo);
+    one(m, a->id, 0, 0, 0, MEMORY);
+    one(m, al->id, 0, 0, 0, MEMORY);
+    one(m, cax->id, 0, 0, 0, AXON);
+    one(m, s1->id, 0, 0, 0, MEMORY);
+    one(m, q->id, 0, 0, 0, SOMA1);
+    one(m, s2->id, 0, 0, 0, MEMORY);
+    const int32_t r0[1][4] = {{0, 0, 0, RECV}}, so[1][4] = {{0, 0, 0, SEND}};
+    coord(m, true, e0->id, 1, r0);
+    coord(m, true, eo->id, 1, so);
+    return verified(m, "cax");
+}
+
 /* INPUT f 20 int8 -> SIFC -> CVM f 40 (SWFC, SB) -> SI 1x1x40 int32 -> CCMPB >> 4 (int8)
  * -> SI -> OUTPUT on core (0,0), phase 0 (CVM on the Axon, CCMPB on Soma1); weights
  * (3f + 7r) mod 61 - 30, bias 100 f - 2000. */

@@ -9,6 +9,7 @@
  *                              copy of its rows y0 .. y0+n-1 (Soma2) -> SI c -> OUTPUT
  *   emit_fixture_mix()         CVS (P83), CCMPB, CAVG (P02), CCMPB on one core, two phases
  *   emit_fixture_fc()          a 20 -> 40 CVM (P04) and its requantization on one core
+ *   emit_fixture_cax()         a 40-channel CAX (P43) and its requantization on one core
  *   emit_fixture_two_layer()   a ReLU (P05) into a 3x3 conv of 16 channels into 64 and its
  *                              requantization, on one core in two phases (to cut and map)
  *   emit_fixture_relay(p)      a Soma result multicast to cores (2,1) and (3,1), (2,1)
@@ -25,6 +26,7 @@ Mapping *emit_fixture_conv(int32_t shift);
 Mapping *emit_fixture_transfer(int32_t rows0, int32_t rows);
 Mapping *emit_fixture_mix(void);
 Mapping *emit_fixture_fc(void);
+Mapping *emit_fixture_cax(void);
 Mapping *emit_fixture_two_layer(void);
 Mapping *emit_fixture_relay(int32_t relay);
 /* The fixture's weight w[f][r][ky][kx] = (7f + 5r + 3ky + kx) mod 200 - 100. */
