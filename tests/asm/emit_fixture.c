@@ -45,6 +45,18 @@ static void one(Mapping *m, int32_t id, int32_t x, int32_t y, int32_t phase, int
     coord(m, false, id, 1, c);
 }
 
+/* Places blocks[i] on core (0,0), phase 0, unit pis[i]; the input edge ein is received and
+ * the output edge eout sent there in phase 0. */
+static void on_core0(Mapping *m, Block *const *blocks, const int32_t *pis, int n, Edge *ein,
+                     Edge *eout)
+{
+    for (int i = 0; i < n; i++)
+        one(m, blocks[i]->id, 0, 0, 0, pis[i]);
+    const int32_t r0[1][4] = {{0, 0, 0, RECV}}, s0[1][4] = {{0, 0, 0, SEND}};
+    coord(m, true, ein->id, 1, r0);
+    coord(m, true, eout->id, 1, s0);
+}
+
 static Block *blk(Graph *g, BlockType t, const char *name, int32_t y, int32_t x, int32_t f,
                   int32_t r)
 {
@@ -112,16 +124,9 @@ Mapping *emit_fixture_conv(int32_t shift)
     Edge *eo = graph_connect(g, so, 0, out, 0);
     Edge *ei = g->edges[0];
     CHECK(eo);
-    one(m, sic->id, 0, 0, 0, MEMORY);
-    one(m, sw->id, 0, 0, 0, MEMORY);
-    one(m, sb->id, 0, 0, 0, MEMORY);
-    one(m, cc->id, 0, 0, 0, AXON);
-    one(m, si->id, 0, 0, 0, MEMORY);
-    one(m, cm->id, 0, 0, 0, SOMA1);
-    one(m, so->id, 0, 0, 0, MEMORY);
-    const int32_t rin[1][4] = {{0, 0, 0, RECV}}, sout[1][4] = {{0, 0, 0, SEND}};
-    coord(m, true, ei->id, 1, rin);
-    coord(m, true, eo->id, 1, sout);
+    Block *placed[] = {sic, sw, sb, cc, si, cm, so};
+    const int32_t pis[] = {MEMORY, MEMORY, MEMORY, AXON, MEMORY, SOMA1, MEMORY};
+    on_core0(m, placed, pis, 7, ei, eo);
     return verified(m, "conv");
 }
 
@@ -270,15 +275,9 @@ Mapping *emit_fixture_cax(void)
     CHECK(graph_connect(g, q, 0, s2, 0));
     Edge *eo = graph_connect(g, s2, 0, out, 0);
     CHECK(eo);
-    one(m, a->id, 0, 0, 0, MEMORY);
-    one(m, al->id, 0, 0, 0, MEMORY);
-    one(m, cax->id, 0, 0, 0, AXON);
-    one(m, s1->id, 0, 0, 0, MEMORY);
-    one(m, q->id, 0, 0, 0, SOMA1);
-    one(m, s2->id, 0, 0, 0, MEMORY);
-    const int32_t r0[1][4] = {{0, 0, 0, RECV}}, so[1][4] = {{0, 0, 0, SEND}};
-    coord(m, true, e0->id, 1, r0);
-    coord(m, true, eo->id, 1, so);
+    Block *placed[] = {a, al, cax, s1, q, s2};
+    const int32_t pis[] = {MEMORY, MEMORY, AXON, MEMORY, SOMA1, MEMORY};
+    on_core0(m, placed, pis, 6, e0, eo);
     return verified(m, "cax");
 }
 
@@ -322,16 +321,9 @@ Mapping *emit_fixture_fc(void)
     CHECK(graph_connect(g, acc, 0, q, 0) && graph_connect(g, q, 0, so, 0));
     Edge *eo = graph_connect(g, so, 0, out, 0);
     CHECK(eo);
-    one(m, sf->id, 0, 0, 0, MEMORY);
-    one(m, sw->id, 0, 0, 0, MEMORY);
-    one(m, sb->id, 0, 0, 0, MEMORY);
-    one(m, fc->id, 0, 0, 0, AXON);
-    one(m, acc->id, 0, 0, 0, MEMORY);
-    one(m, q->id, 0, 0, 0, SOMA1);
-    one(m, so->id, 0, 0, 0, MEMORY);
-    const int32_t r0[1][4] = {{0, 0, 0, RECV}}, s0[1][4] = {{0, 0, 0, SEND}};
-    coord(m, true, e0->id, 1, r0);
-    coord(m, true, eo->id, 1, s0);
+    Block *placed[] = {sf, sw, sb, fc, acc, q, so};
+    const int32_t pis[] = {MEMORY, MEMORY, MEMORY, AXON, MEMORY, SOMA1, MEMORY};
+    on_core0(m, placed, pis, 7, e0, eo);
     return verified(m, "fc");
 }
 
