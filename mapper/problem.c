@@ -260,13 +260,7 @@ static Status build_clusters(MapPlan *p, Diag *d)
             if (p->task_of[i] != MAP_NONE)
                 p->tasks[p->task_of[i]].out_bytes = bytes;
         } else {
-            const Block *reader = NULL;
-            for (uint32_t k = 0; k < bu->n_out_edges && !reader; k++) {
-                const Block *t = graph_block(g, g->edges[bu->out_edges[k]]->dst);
-                if (t && kind_of(t) == BK_COMPUTE)
-                    reader = t;
-            }
-            bytes = chip_storage_bytes(p->chip, b, reader);
+            bytes = chip_storage_bytes(p->chip, b, bbox_first_reader(g, &p->uses, i));
         }
         if (bytes < 0 || bytes > INT64_MAX / 4 - cl->mem_data - cl->mem_weight)
             return diag_block(d, ST_LOGIC, "map.mem.size", b,
