@@ -7,6 +7,7 @@
  *   emit_prim.c   the primitive of every compute block (Axon / Soma slots)
  *   emit_route.c  the router: P09 send and receive for every transfer between cores
  *   emit_io.c     the dynamic blocks and sockets of the model's inputs and outputs
+ *   emit_pitch.c  pitches a Soma primitive forces on the map it writes (P07's rows)
  */
 #ifndef TASKIR_BACKEND_EMIT_INTERNAL_H
 #define TASKIR_BACKEND_EMIT_INTERNAL_H
@@ -141,6 +142,9 @@ int64_t emit_copy_addr(const Emit *e, const ECopy *cp);
 /* The pitch unit of storage block pos holding precision p: what the primitives that write
  * and read it need (emit_pitch_unit). */
 int emit_storage_unit(const Emit *e, uint32_t pos, PrecisionId p);
+/* The pitch (elements a pixel) compute block w forces on the map of precision out it writes:
+ * a CLUT's P07 writes rows as long as the rows it reads (emit_pitch.c); 0: none. */
+int64_t emit_lut_pitch(const Emit *e, uint32_t w, PrecisionId out);
 /* The word address of canonical point (y, x) of a feature copy / buffer with box b. */
 int64_t emit_feat_addr(const EmitFeat *f, const EBox *b, int64_t base, int64_t y, int64_t x);
 

@@ -370,17 +370,21 @@ int emit_storage_unit(const Emit *e, uint32_t pos, PrecisionId p)
 {
     const BlockUses *bu = &e->uses.blocks[pos];
     bool axon = false, wide = false;
+    int64_t lut = 0; /* a P07 writing it: its rows (emit_pitch.c) */
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         long w = other_end(e, bu->in_edges[j], true);
         axon |= is_axon(e, w);
         wide |= is_wide(e, w);
+        int64_t r = w >= 0 ? emit_lut_pitch(e, (uint32_t)w, p) : 0;
+        lut = r > lut ? r : lut;
     }
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         long r = other_end(e, bu->out_edges[j], false);
         axon |= is_axon(e, r);
         wide |= is_wide(e, r);
     }
-    return emit_pitch_unit(p, axon, wide);
+    int unit = emit_pitch_unit(p, axon, wide);
+    return unit && lut > unit && lut < (1 << 20) ? (int)lut : unit;
 }
 
 /* Makes copy cp's layout or image and requests its area. */
@@ -515,6 +519,9 @@ static Status make_outs(Emit *e)
         int unit = dest >= 0 && blk_prec(e->g->blocks[dest]) == prec
                        ? emit_storage_unit(e, (uint32_t)dest, prec)
                        : emit_pitch_unit(prec, is_axon(e, pos), is_wide(e, pos));
+        int64_t lut = emit_lut_pitch(e, pos, prec);
+        if (unit && lut > unit && lut < (1 << 20))
+            unit = (int)lut;
         EOut *o = &e->outs[pos];
         int32_t cd[TIR_CDIMS];
         if (!blk_cluster_dims(b, false, 0, cd))

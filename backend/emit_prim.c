@@ -462,12 +462,18 @@ static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim 
         SET(p, x1_precision, pr_info(x1.prec)->wire);
         SET(p, out_precision, pr_info(o.prec)->wire);
         SET(p, has_pad, pu || pd || pl || prr);
-        /* the input pitch: the channels a pixel of the input area holds */
-        int32_t nof = (int32_t)o.feat.c; /* the output's pitch */
-        if (nof > x1.feat.c)
+        /* nif: the input pitch, the channels a pixel of the input area holds; nof: the
+         * output's pitch, or the input's when that is smaller and P05's output row of it
+         * (padded to 16 bytes) is the output's pitch: 8 int32 channels a pixel in, 16 int8
+         * out (8 of them written, the rest 0) */
+        int32_t nof = (int32_t)(o.feat.c < x1.feat.c ? o.feat.c : x1.feat.c);
+        int64_t lane = 4 * (int64_t)o.feat.per_word; /* elements a 16-byte unit */
+        int64_t row = (nof + lane - 1) / lane * 4;
+        if (row != emit_feat_pixel_words(&o.feat))
             return diag_block(e->d, ST_LOGIC, "emit.layout", b,
-                              "writes int32 pixels of %d channels from pixels of %lld: P05 "
-                              "writes at most the channels it reads", nof,
+                              "writes %s pixels of %lld channels from pixels of %lld: P05 "
+                              "writes at most the channels it reads",
+                              pr_info(o.prec)->name, (long long)o.feat.c,
                               (long long)x1.feat.c);
         SET(p, nif, (int32_t)x1.feat.c);
         SET(p, nof, nof);
