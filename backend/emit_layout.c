@@ -97,17 +97,22 @@ uint32_t *emit_image_conv_w(const EmitSrc *s, size_t *n_words)
     return w;
 }
 
-uint32_t *emit_image_fc_w(const EmitSrc *s, size_t *n_words)
+uint32_t *emit_image_fc_w(const EmitSrc *s, const int64_t *rows, int64_t n_rows,
+                          size_t *n_words)
 {
-    int64_t nf = s->n[0], nr = s->n[1], groups = (nf + 31) / 32;
-    if (groups > (1 << 24) || nr > (1 << 24) || groups * nr > ((int64_t)1 << 34) / 32)
+    int64_t nf = s->n[0], nr = rows ? n_rows : s->n[1], groups = (nf + 31) / 32;
+    if (groups > (1 << 24) || nr < 1 || nr > (1 << 24) ||
+        groups * nr > ((int64_t)1 << 34) / 32)
         return NULL;
     uint32_t *w = words_for_bytes(groups * nr * 32, n_words);
     if (!w)
         return NULL;
     for (int64_t f = 0; f < nf; f++)
-        for (int64_t r = 0; r < nr; r++)
-            emit_put_i8(w, ((f / 32) * nr + r) * 32 + f % 32, src_at(s, f, r, 0, 0));
+        for (int64_t r = 0; r < nr; r++) {
+            int64_t from = rows ? rows[r] : r;
+            if (from >= 0 && from < s->n[1])
+                emit_put_i8(w, ((f / 32) * nr + r) * 32 + f % 32, src_at(s, f, from, 0, 0));
+        }
     return w;
 }
 

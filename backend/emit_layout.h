@@ -64,8 +64,11 @@ typedef struct EmitSrc {
 /* P41 weights from an SW box [f][r][ky][kx] (malloc'd words, *n_words of them); NULL when
  * out of memory or too large. */
 uint32_t *emit_image_conv_w(const EmitSrc *s, size_t *n_words);
-/* P04 weights from an SWFC box [f][r] (dims[2], dims[3] = 1). */
-uint32_t *emit_image_fc_w(const EmitSrc *s, size_t *n_words);
+/* P04 weights from an SWFC box [f][r] (dims[2], dims[3] = 1). rows (n_rows of them), when
+ * not NULL: weight row j of the image is the box's row rows[j], a zero row when it is -1
+ * (a vector that is a view of a map, emit_rearr.c); NULL: the box's rows in order. */
+uint32_t *emit_image_fc_w(const EmitSrc *s, const int64_t *rows, int64_t n_rows,
+                          size_t *n_words);
 /* A bias from an SB box [f]: int32, padded to a multiple of 32. */
 uint32_t *emit_image_bias(const EmitSrc *s, size_t *n_words);
 /* 8-bit values in order, 4 a word (a P07 table; a vector operand padded to 16). pad: values

@@ -144,23 +144,7 @@ static bool same_place(const ECore *k, const MapCoord *c)
  * other edges of its result are sent from there. */
 static bool writes_all_here(const Emit *e, uint32_t w, int32_t eid)
 {
-    const Block *b = e->g->blocks[w];
-    int32_t cd[TIR_CDIMS];
-    if (b->n_out != 1 || !blk_cluster_dims(b, false, 0, cd))
-        return false;
-    for (uint32_t k = 0; k < b->out[0].n_ifaces; k++) {
-        const Iface *f = &b->out[0].ifaces[k];
-        if (f->edge_id != eid)
-            continue;
-        for (int i = 0; i < TIR_CDIMS; i++) {
-            if (f->has_pos && f->pos.d[i] > 0)
-                return false;
-            if (f->has_size && f->size.d[i] > 0 && f->size.d[i] != (cd[i] > 0 ? cd[i] : 1))
-                return false;
-        }
-        return true;
-    }
-    return false;
+    return e->g->blocks[w]->n_out == 1 && emit_whole_iface(e, w, false, eid);
 }
 
 /* Whether copy cp (box cbox, its writer's edge eid landing on box b of the storage) can live
@@ -337,8 +321,20 @@ static Status tensor_image(Emit *e, ECopy *cp, const char *role, long reader)
         cp->image = emit_image_bytes(&s, (s.n[0] + 31) / 32 * 32, &cp->n_image);
     else if (b->type == BT_SB || (role && strcmp(role, "bias") == 0))
         cp->image = emit_image_bias(&s, &cp->n_image);
-    else if (b->type == BT_SWFC)
-        cp->image = emit_image_fc_w(&s, &cp->n_image);
+    else if (b->type == BT_SWFC && rt == BT_CVM && emit_rearr_input(e, (uint32_t)reader) >= 0) {
+        /* the CVM reads a view of a map: a weight row for each lane of it (emit_rearr.c) */
+        int64_t *rows = NULL, n = 0;
+        Status st = s.o[1] == 0 && s.n[1] == s.dims[1]
+                        ? emit_rearr_rows(e, (uint32_t)emit_rearr_input(e, (uint32_t)reader),
+                                          &rows, &n)
+                        : diag_block(e->d, ST_LOGIC, "emit.rearrange", b,
+                                     "part of its rows meet a vector that is a view of a map");
+        if (st != ST_OK)
+            return st;
+        cp->image = emit_image_fc_w(&s, rows, n, &cp->n_image);
+        free(rows);
+    } else if (b->type == BT_SWFC)
+        cp->image = emit_image_fc_w(&s, NULL, 0, &cp->n_image);
     else if (b->type == BT_SW && rt == BT_CC)
         cp->image = emit_image_conv_w(&s, &cp->n_image);
     else
@@ -405,7 +401,9 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
             return st;
         words = (int64_t)cp->n_image;
     } else {
-        if (!emit_feat(blk_prec(b), cp->box.n[0], cp->box.n[1], cp->box.n[2],
+        cp->view = emit_rearr_view(e, cp->block, cp->core, &cp->feat);
+        if (!cp->view &&
+            !emit_feat(blk_prec(b), cp->box.n[0], cp->box.n[1], cp->box.n[2],
                        emit_storage_unit(e, cp->block, blk_prec(b)), &cp->feat))
             return diag_block(e->d, ST_LOGIC, "emit.prec", b,
                               "holds %s values, which the chip has no memory layout for "

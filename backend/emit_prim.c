@@ -51,6 +51,7 @@ typedef struct EOperand {
     int32_t block;          /* the storage block's id (or the compute block's, for a buffer) */
     PrecisionId prec;
     EmitFeat feat;          /* feature operands */
+    bool view;              /* a view of a map read as a vector (emit_rearr.c) */
 } EOperand;
 
 static void block_id(char *buf, size_t n, int32_t id)
@@ -81,6 +82,17 @@ static Status feat_area(Emit *e, const Block *blk, const EmitFeat *f, const EBox
     return ST_OK;
 }
 
+/* The whole area of a copy that is a view of its writer's map (emit_rearr.c). */
+static void view_area(Emit *e, const ECopy *cp, EOperand *op)
+{
+    op->addr = emit_copy_addr(e, cp);
+    op->words = cp->feat.words;
+    op->feat = cp->feat;
+    op->prec = cp->feat.prec;
+    op->block = e->g->blocks[cp->block]->id;
+    op->view = true;
+}
+
 /* The operand of input cluster idx of compute block pos (on core k). */
 static Status input_operand(Emit *e, uint32_t pos, uint32_t idx, EOperand *op)
 {
@@ -106,6 +118,15 @@ static Status input_operand(Emit *e, uint32_t pos, uint32_t idx, EOperand *op)
         return diag_block(e->d, ST_LOGIC, "emit.place", b,
                           "reads block %d, which the Mapping does not store on its core %s",
                           e->g->blocks[s]->id, e->cores[k].name);
+    if (cp->view) {
+        if (e->n_copy[s] != 1)
+            return diag_block(e->d, ST_LOGIC, "emit.rearrange", b,
+                              "reads block %d, a view of a map, which the Mapping stores on "
+                              "%u cores: the code generator keeps it on its writer's core",
+                              e->g->blocks[s]->id, e->n_copy[s]);
+        view_area(e, cp, op);
+        return ST_OK;
+    }
     int64_t base = emit_copy_addr(e, cp);
     op->block = e->g->blocks[s]->id;
     op->prec = blk_prec(e->g->blocks[s]);
@@ -153,6 +174,10 @@ static Status output_operand(Emit *e, uint32_t pos, EOperand *op)
         if (!emit_iface_box(e, (uint32_t)s, true, ed->id, &box))
             return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "edge %d: no box", ed->id);
         op->block = e->g->blocks[s]->id;
+        if (ed->n_re && cp->view) { /* the CVMs reading it take the rearrangement */
+            view_area(e, cp, op);
+            return ST_OK;
+        }
         if (ed->n_re) { /* a rearrangement that keeps the C order of a flat box */
             EBox ob;
             if (!emit_iface_box(e, pos, false, ed->id, &ob))
@@ -320,7 +345,9 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
     /* P41 / P04 read their input with its channels padded to 16 (8-bit): the copy's pitch
      * must be that; P02 / P03 / P43 / P83 work on whole 32-byte groups: they get the input's
      * pitch as their channel count, and write that pitch */
-    if (b->type == BT_CC || b->type == BT_CVM) {
+    if (x1.view) { /* P04 reads every lane of the view; its weights meet them (emit_rearr.c) */
+        SET(a->shape, nr, (int32_t)(x1.feat.words * x1.feat.per_word));
+    } else if (b->type == BT_CC || b->type == BT_CVM) {
         int64_t unit = x1.prec == PR_TERNARY ? 64 : 16;
         if (x1.feat.c != (a->shape->nr + unit - 1) / unit * unit)
             return diag_block(e->d, ST_LOGIC, "emit.layout", b,

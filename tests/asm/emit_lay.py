@@ -3,10 +3,11 @@
 program set, and taskir-run DIR (the per-core executor) must give taskir-run MAP.pb's outputs
 (the TaskGraph simulator) byte for byte, for several seeded random inputs. The program's text
 form must hold each expected line (the parameters worked out by hand in the graph's comment),
-in that order.
+in that order; an expectation data:ID@OFFSET=HEX wants those bytes at that byte offset of the
+static block file data/ID.bin (data:ID@OFFSET=zeros:N: N zero bytes).
 
     emit_lay.py PROTOC PROTO_DIR TASKIR_MAP TASKIR_EMIT TASKIR_RUN GRAPH.txtpb
-                INPUT=DTYPE:D0xD1x... ... [--expect 'field: value' ...]
+                INPUT=DTYPE:D0xD1x... ... [--expect 'field: value' | data:ID@OFFSET=HEX ...]
 
 Python standard library only (the .npy writer of run_progset.py)."""
 import os
@@ -31,6 +32,20 @@ def expected_in_order(text, expect):
     return None
 
 
+def data_mismatch(prog, expect):
+    """The first data:ID@OFFSET=HEX expectation the program set's data files do not meet."""
+    for want in expect:
+        ident, rest = want[5:].split("@", 1)
+        offset, hexbytes = rest.split("=", 1)
+        path = os.path.join(prog, "data", ident + ".bin")
+        data = open(path, "rb").read() if os.path.exists(path) else b""
+        raw = (bytes(int(hexbytes[6:])) if hexbytes.startswith("zeros:")
+               else bytes.fromhex(hexbytes))
+        if data[int(offset):int(offset) + len(raw)] != raw:
+            return want
+    return None
+
+
 def main():
     protoc, proto_dir, tmap, emit, run, graph = sys.argv[1:7]
     rest = sys.argv[7:]
@@ -49,10 +64,12 @@ def main():
         prog, text = os.path.join(tmp, "prog"), os.path.join(tmp, "text")
         subprocess.run([emit, map_pb, "-o", prog], check=True)
         subprocess.run([emit, map_pb, "-o", text, "--format", "text"], check=True)
+        data = [x for x in expect if x.startswith("data:")]
         with open(os.path.join(text, "program.txt")) as f:
-            missing = expected_in_order(f.read(), expect)
+            missing = expected_in_order(f.read(), [x for x in expect if x not in data])
+        missing = missing or data_mismatch(prog, data)
         if missing is None:
-            print("ok   the program holds %d expected lines in order" % len(expect))
+            print("ok   the program holds the %d expected lines and bytes" % len(expect))
         else:
             print("FAIL the program does not hold '%s' (in order)" % missing)
             fails += 1
