@@ -8,6 +8,7 @@
  *   emit_route.c  the router: P09 send and receive for every transfer between cores
  *   emit_io.c     the dynamic blocks and sockets of the model's inputs and outputs
  *   emit_pitch.c  pitches a Soma primitive forces on the map it writes (P07's rows)
+ *   emit_p81.c    P81's channel-major input (planes)
  *   emit_rearr.c  rearrangements realised without a move (a flatten into CVMs: the weights)
  */
 #ifndef TASKIR_BACKEND_EMIT_INTERNAL_H
@@ -67,6 +68,7 @@ typedef struct ECopy {
     EBox box;
     EmitFeat feat;                  /* feature maps (not static images) */
     bool is_static, received;
+    bool planes;                    /* P81's channel-major input (emit_p81.c) */
     bool view;                      /* holds its writer's map as the writer lays it out (a
                                        vector only CVMs read, emit_rearr.c) */
     uint32_t req;                   /* its area in the core's requests (EMIT_NONE: an alias) */
@@ -154,6 +156,9 @@ int64_t emit_lut_pitch(const Emit *e, uint32_t w, PrecisionId out);
 /* The word address of canonical point (y, x) of a feature copy / buffer with box b. */
 int64_t emit_feat_addr(const EmitFeat *f, const EBox *b, int64_t base, int64_t y, int64_t x);
 
+/* Whether storage block s's copy of box box is laid out as P81's planes (emit_p81.c): only
+ * INPUTs write it and only CC2Ds without padding read it, each all of it; *feat the planes. */
+bool emit_p81_planes(const Emit *e, uint32_t s, const EBox *box, EmitFeat *feat);
 /* Whether storage block s's copy on core is a view of its writer's map (emit_rearr.c): one
  * compute block on that core writes all of s through an edge whose steps move values, and
  * only CVMs there read it, whole; *feat the writer's map's layout. */

@@ -337,6 +337,8 @@ static Status tensor_image(Emit *e, ECopy *cp, const char *role, long reader)
         cp->image = emit_image_fc_w(&s, NULL, 0, &cp->n_image);
     else if (b->type == BT_SW && rt == BT_CC)
         cp->image = emit_image_conv_w(&s, &cp->n_image);
+    else if (b->type == BT_SW2D && rt == BT_CC2D)
+        cp->image = emit_image_conv2d_w(&s, &cp->n_image);
     else
         return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                           "the code generator has no layout for %s weights read by %s",
@@ -402,7 +404,8 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
         words = (int64_t)cp->n_image;
     } else {
         cp->view = emit_rearr_view(e, cp->block, cp->core, &cp->feat);
-        if (!cp->view &&
+        cp->planes = !cp->view && emit_p81_planes(e, cp->block, &cp->box, &cp->feat);
+        if (!cp->view && !cp->planes &&
             !emit_feat(blk_prec(b), cp->box.n[0], cp->box.n[1], cp->box.n[2],
                        emit_storage_unit(e, cp->block, blk_prec(b)), &cp->feat))
             return diag_block(e->d, ST_LOGIC, "emit.prec", b,

@@ -43,6 +43,19 @@
         SET(p, pad_right, prr);                       \
     } while (0)
 
+/* The fields P41 and P81 share (two message types with the same fields; x1, x2, b, pad and
+ * the window in scope). */
+#define SET_CONV(p)                                           \
+    do {                                                      \
+        SET(p, x1_precision, pr_info(x1.prec)->wire);         \
+        SET(p, x2_precision, pr_info(x2.prec)->wire);         \
+        SET(p, bias_type, bias_type(b));                      \
+        SET(p, has_pad, pad);                                 \
+        SET_WINDOW(p);                                        \
+        SET(p, dilate_x, blk_attr(b, AT_DILATION_X));         \
+        SET(p, dilate_y, blk_attr(b, AT_DILATION_Y));         \
+    } while (0)
+
 enum { PI_AXON = 1, PI_SOMA1 = 2, PI_SOMA2 = 5 };
 
 /* One operand: its area and the block id naming it. */
@@ -52,6 +65,7 @@ typedef struct EOperand {
     PrecisionId prec;
     EmitFeat feat;          /* feature operands */
     bool view;              /* a view of a map read as a vector (emit_rearr.c) */
+    bool planes;            /* P81's channel-major input (emit_p81.c) */
 } EOperand;
 
 static void block_id(char *buf, size_t n, int32_t id)
@@ -82,7 +96,8 @@ static Status feat_area(Emit *e, const Block *blk, const EmitFeat *f, const EBox
     return ST_OK;
 }
 
-/* The whole area of a copy that is a view of its writer's map (emit_rearr.c). */
+/* The whole area of a copy that is a view of its writer's map (emit_rearr.c) or P81's
+ * planes (emit_p81.c). */
 static void view_area(Emit *e, const ECopy *cp, EOperand *op)
 {
     op->addr = emit_copy_addr(e, cp);
@@ -90,7 +105,8 @@ static void view_area(Emit *e, const ECopy *cp, EOperand *op)
     op->feat = cp->feat;
     op->prec = cp->feat.prec;
     op->block = e->g->blocks[cp->block]->id;
-    op->view = true;
+    op->view = cp->view;
+    op->planes = cp->planes;
 }
 
 /* The operand of input cluster idx of compute block pos (on core k). */
@@ -118,6 +134,10 @@ static Status input_operand(Emit *e, uint32_t pos, uint32_t idx, EOperand *op)
         return diag_block(e->d, ST_LOGIC, "emit.place", b,
                           "reads block %d, which the Mapping does not store on its core %s",
                           e->g->blocks[s]->id, e->cores[k].name);
+    if (cp->planes) {
+        view_area(e, cp, op);
+        return ST_OK;
+    }
     if (cp->view) {
         if (e->n_copy[s] != 1)
             return diag_block(e->d, ST_LOGIC, "emit.rearrange", b,
@@ -303,8 +323,8 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
                               "(P06 moves)", blk_n_variadic(b));
     }
     EOperand x1 = {0}, x2 = {0}, bias = {0}, o = {0};
-    bool has_x2 = b->type == BT_CC || b->type == BT_CVM || b->type == BT_CAX ||
-                  b->type == BT_CVVH;
+    bool has_x2 = b->type == BT_CC || b->type == BT_CC2D || b->type == BT_CVM ||
+                  b->type == BT_CAX || b->type == BT_CVVH;
     Status st = dup ? dup_operand(e, dup, &x1) : input_operand(e, pos, 0, &x1);
     if (st == ST_OK && has_x2)
         st = input_operand(e, pos, 1, &x2);
@@ -354,7 +374,7 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
                               "reads pixels of %lld channels in memory where P%02d reads %d "
                               "channels padded to %lld", (long long)x1.feat.c, pcode,
                               a->shape->nr, (long long)unit);
-    } else if (x1.feat.c) {
+    } else if (x1.feat.c && b->type != BT_CC2D) {
         if (dup) { /* P02's vector sum: n inputs back to back, nkx = n_branch = n */
             SET(a->shape, nkx, dup->n);
             SET(a->shape, nky, 1);
@@ -377,13 +397,17 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
     switch (b->type) {
     case BT_CC: {
         PARAMS(a, p41, Taskir__Asm__P41, taskir__asm__p41__init);
-        SET(p, x1_precision, pr_info(x1.prec)->wire);
-        SET(p, x2_precision, pr_info(x2.prec)->wire);
-        SET(p, bias_type, bias_type(b));
-        SET(p, has_pad, pad);
-        SET_WINDOW(p);
-        SET(p, dilate_x, blk_attr(b, AT_DILATION_X));
-        SET(p, dilate_y, blk_attr(b, AT_DILATION_Y));
+        SET_CONV(p);
+        break;
+    }
+    case BT_CC2D: {
+        PARAMS(a, p81, Taskir__Asm__P81, taskir__asm__p81__init);
+        if (!x1.planes)
+            return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                              "reads block %d, which is not laid out channel-major as P81 "
+                              "reads it: only a model input read by CC2Ds alone, without "
+                              "padding, is", x1.block);
+        SET_CONV(p);
         break;
     }
     case BT_CVM: {
