@@ -12,6 +12,10 @@
 # Any other exit status, a refusal without its rule, a program set the executor refuses, or
 # outputs that differ fail every NAME.
 #
+# CHAIN_CHIP=CHIP.xml maps and emits for that chip description instead of the default;
+# CHAIN_STAGES=S then checks that the Mapping is a pipeline of S stages (phase groups), which
+# the programs run in S steps (step_exe_number; docs/backend.md, "Stages").
+#
 #   sh emit_example.sh LIST NAME MAP EMIT RUN COMPILE PB_INPUTS MODEL INPUT|- [COMPILE-ARGS...]
 set -u
 list=$1 name=$2 map=$3 emit=$4 run=$5 compile=$6 pb_inputs=$7 model=$8 input=$9
@@ -35,15 +39,19 @@ case $model in
 *.pb) cp "$model" "$tmp/g.pb" ;;
 *) "$compile" "$model" "$@" -o "$tmp/g.pb" || bad "$model does not compile" ;;
 esac
+chip=
+[ -n "${CHAIN_CHIP:-}" ] && chip="--chip $CHAIN_CHIP"
 rc=0
-"$map" "$tmp/g.pb" -o "$tmp/g.map.pb" --quiet 2>"$tmp/err" || rc=$?
+# shellcheck disable=SC2086 # $chip is empty or two words
+"$map" "$tmp/g.pb" -o "$tmp/g.map.pb" --quiet $chip 2>"$tmp/err" || rc=$?
 if [ "$rc" = 2 ]; then
     cat "$tmp/err"
     refused "$(sed -n 's/.*\[\(.*\)\]$/\1/p' "$tmp/err" | head -1)" "the chip cannot run it"
 fi
 [ "$rc" = 0 ] || { cat "$tmp/err"; bad "taskir-map exits $rc"; }
 rc=0
-"$emit" "$tmp/g.map.pb" -o "$tmp/prog" 2>"$tmp/err" || rc=$?
+# shellcheck disable=SC2086
+"$emit" "$tmp/g.map.pb" -o "$tmp/prog" $chip 2>"$tmp/err" || rc=$?
 cat "$tmp/err"
 case $rc in
 0) ;;
@@ -55,6 +63,13 @@ case $rc in
 *) bad "taskir-emit exits $rc" ;;
 esac
 [ -f "$tmp/prog/program.pb" ] || bad "no program.pb"
+if [ -n "${CHAIN_STAGES:-}" ]; then
+    # shellcheck disable=SC2086
+    "$emit" "$tmp/g.map.pb" -o "$tmp/text" --format text $chip || bad "--format text fails"
+    steps=$(sed -n 's/^ *step_exe_number: //p' "$tmp/text/program.txt" | sort -u)
+    [ "$steps" = "$CHAIN_STAGES" ] ||
+        bad "the programs run ${steps:-1} steps, not the $CHAIN_STAGES stages expected"
+fi
 
 # the inputs: pb_inputs' random samples (natural shapes), and the example's own input
 mkdir "$tmp/in"
