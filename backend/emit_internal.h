@@ -77,6 +77,8 @@ typedef struct ECopy {
     int64_t alias_off;              /* its first word's offset in that buffer */
     int32_t first, last;            /* its lifetime */
     uint32_t *image;                /* static: the data image (owned until moved out) */
+    PrecisionId image_prec;         /* the precision the image holds: the block's, or a P07
+                                       table's 8-bit output's (emit_plan.c) */
     size_t n_image;
 } ECopy;
 

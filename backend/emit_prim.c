@@ -160,6 +160,7 @@ static Status input_operand(Emit *e, uint32_t pos, uint32_t idx, EOperand *op)
                               "lays out the part it reads only", op->block);
         op->addr = base;
         op->words = (int64_t)cp->n_image;
+        op->prec = cp->image_prec;
         return ST_OK;
     }
     char what[48];
