@@ -8,7 +8,7 @@
  * weight image puts each weight row where its value lies (zero rows for the padding lanes).
  *
  * A storage block is such a view when one compute block writes all of it through one edge
- * whose steps do not keep the vector's layout, in 8 bits, and only CVMs read it, each all of
+ * whose steps do not keep the vector's layout, it holds 8-bit values, and only CVMs read it, each all of
  * it through an edge without steps, all on the writer's core, where the block has its only
  * copy.
  */
@@ -56,7 +56,7 @@ static bool view_writer(const Emit *e, uint32_t s, uint32_t *w, const Edge **edg
     const Edge *ed = e->g->edges[bu->in_edges[0]];
     long wp = graph_block_pos(e->g, ed->src);
     if (ed->n_re == 0 || wp < 0 || bt_info(e->g->blocks[wp]->type)->kind != BK_COMPUTE ||
-        e->g->blocks[wp]->n_out != 1 || !is_8bit(blk_prec(e->g->blocks[wp])) ||
+        e->g->blocks[wp]->n_out != 1 ||
         !emit_whole_iface(e, (uint32_t)wp, false, ed->id) || !emit_whole_iface(e, s, true, ed->id))
         return false;
     uint32_t k = e->core_of[wp];
@@ -82,8 +82,12 @@ bool emit_rearr_view(const Emit *e, uint32_t s, uint32_t core, EmitFeat *feat)
         !blk_cluster_dims(e->g->blocks[w], false, 0, cd))
         return false;
     PrecisionId p = blk_prec(e->g->blocks[s]);
+    int unit = emit_pitch_unit(p, false, false);
+    int64_t lut = emit_lut_pitch(e, w, p); /* a P07's rows (emit_pitch.c) */
+    if (lut > unit && lut < (1 << 20))
+        unit = (int)lut;
     return emit_feat(p, cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
-                     cd[D_F] > 0 ? cd[D_F] : 1, emit_pitch_unit(p, false, false), feat);
+                     cd[D_F] > 0 ? cd[D_F] : 1, unit, feat);
 }
 
 Status emit_rearr_rows(Emit *e, uint32_t s, int64_t **rows, int64_t *n)
