@@ -9,6 +9,7 @@
  *   emit_io.c     the dynamic blocks and sockets of the model's inputs and outputs
  *   emit_pitch.c  pitches a Soma primitive forces on the map it writes (P07's rows)
  *   emit_p81.c    P81's channel-major input (planes)
+ *   emit_sockrun.c a socket whose values lie in memory in another order (a block a pixel)
  *   emit_rearr.c  rearrangements realised without a move (a flatten into CVMs: the weights)
  */
 #ifndef TASKIR_BACKEND_EMIT_INTERNAL_H
@@ -77,6 +78,8 @@ typedef struct ECopy {
     int64_t alias_off;              /* its first word's offset in that buffer */
     int32_t first, last;            /* its lifetime */
     uint32_t *image;                /* static: the data image (owned until moved out) */
+    PrecisionId image_prec;         /* the precision the image holds: the block's, or a P07
+                                       table's 8-bit output's (emit_plan.c) */
     size_t n_image;
 } ECopy;
 
@@ -170,6 +173,20 @@ bool emit_rearr_view(const Emit *e, uint32_t s, uint32_t core, EmitFeat *feat);
 Status emit_rearr_rows(Emit *e, uint32_t s, int64_t **rows, int64_t *n);
 /* The view CVM block cvm reads as its vector, or -1. */
 long emit_rearr_input(const Emit *e, uint32_t cvm);
+
+/* A shape message y, x, f (emit_io.c). */
+Taskir__Shape *emit_yxf(Emit *e, int64_t y, int64_t x, int64_t f);
+/* A new dynamic block of socket io (piece number piece) on copy cp's core, in its precision,
+ * appended to dc; NULL when out of memory (emit_io.c). */
+Taskir__Asm__DynamicBlock *emit_dynamic_new(Emit *e, Taskir__Asm__DataConfig *dc,
+                                             const Block *io, const ECopy *cp, int piece);
+/* The dynamic blocks of INPUT pos whose edge ed reaches storage s with its values in another
+ * order, one a pixel of each copy (emit_sockrun.c); *piece counts them. */
+Status emit_socket_steps(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const Edge *ed,
+                         uint32_t s, int *piece);
+/* The dynamic blocks of OUTPUT pos reading copy cp, a view of its writer's map. */
+Status emit_socket_view(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const ECopy *cp,
+                        int *piece);
 
 Status emit_plan(Emit *e);                  /* emit_plan.c */
 Status emit_prims(Emit *e, Taskir__Asm__Config *cfg); /* emit_prim.c */

@@ -294,6 +294,15 @@ static uint32_t *feat_image(const EmitFeat *f, const Tensor *t, const EBox *box,
     return w;
 }
 
+/* The precision of the storage compute block w writes (its first out edge's), else its
+ * own. */
+static PrecisionId written_prec(const Emit *e, uint32_t w)
+{
+    const BlockUses *bu = &e->uses.blocks[w];
+    long s = bu->n_out_edges ? other_end(e, bu->out_edges[0], false) : -1;
+    return blk_prec(e->g->blocks[s >= 0 ? (uint32_t)s : w]);
+}
+
 /* The image of a static tensor copy (weights, bias) for the primitive that reads it. */
 static Status tensor_image(Emit *e, ECopy *cp, const char *role, long reader)
 {
@@ -316,7 +325,16 @@ static Status tensor_image(Emit *e, ECopy *cp, const char *role, long reader)
                           "its data tensor (%u dims, %u int32 values) is not the %s tensor the "
                           "code generator lays out", t->n_dims, t->n_i32, bt_info(b->type)->name);
     BlockType rt = reader >= 0 ? e->g->blocks[reader]->type : BT_TASK_NULL;
-    if (role && strcmp(role, "alpha") == 0 && pr_info(blk_prec(b))->bits == 8)
+    PrecisionId outp = rt == BT_CLUT ? written_prec(e, (uint32_t)reader) : PR_INT_32;
+    const PrecisionInfo *out = pr_info(outp);
+    if (rt == BT_CLUT && role && strcmp(role, "lut") == 0 && out->bits == 8 &&
+        pr_info(blk_prec(b))->bits != 8) {
+        /* P07 reads its table in the precision of the map it writes: the entries clipped to
+         * it, as that map holds the entry read */
+        cp->image_prec = outp;
+        cp->image = emit_image_bytes_clip(&s, (s.n[0] + 15) / 16 * 16, (int32_t)out->lo,
+                                          (int32_t)out->hi, &cp->n_image);
+    } else if (role && strcmp(role, "alpha") == 0 && pr_info(blk_prec(b))->bits == 8)
         /* P43's alpha: 8-bit lanes, in whole groups of 32 channels as P43 reads them */
         cp->image = emit_image_bytes(&s, (s.n[0] + 31) / 32 * 32, &cp->n_image);
     else if (b->type == BT_SB || (role && strcmp(role, "bias") == 0))
@@ -393,6 +411,7 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
     if (!copy_box(e, cp))
         return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "an interface box is missing");
     cp->is_static = b->data && bu->n_in_edges == 0;
+    cp->image_prec = blk_prec(b);
     int32_t align = 8;
     int64_t words;
     if (cp->is_static && tensor_type(b->type)) {

@@ -160,6 +160,7 @@ static Status input_operand(Emit *e, uint32_t pos, uint32_t idx, EOperand *op)
                               "lays out the part it reads only", op->block);
         op->addr = base;
         op->words = (int64_t)cp->n_image;
+        op->prec = cp->image_prec;
         return ST_OK;
     }
     char what[48];
@@ -184,6 +185,18 @@ static Status output_operand(Emit *e, uint32_t pos, EOperand *op)
         return ST_OK;
     }
     const BlockUses *bu = &e->uses.blocks[pos];
+    long first = -1;
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) { /* one area: one storage on its core */
+        long s = graph_block_pos(e->g, e->g->edges[bu->out_edges[j]]->dst);
+        if (s < 0 || !emit_copy_on(e, (uint32_t)s, k))
+            continue;
+        if (first >= 0 && s != first)
+            return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                              "writes blocks %d and %d, both stored on its core %s: its "
+                              "primitive writes one area, and no move copies it into the other "
+                              "yet", e->g->blocks[first]->id, e->g->blocks[s]->id, c->name);
+        first = s;
+    }
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         const Edge *ed = e->g->edges[bu->out_edges[j]];
         long s = graph_block_pos(e->g, ed->dst);
