@@ -13,6 +13,8 @@
  *   map.clock                        prediction_clock, when given, is not negative
  *   map.place.input, map.route       verify_map_place.c: a compute block on its inputs' core,
  *                                    edges between cores routed, no receive without a send
+ *   map.order.read                   verify_map_order.c: a block reads storage after its
+ *                                    writers' data is there
  * and, given a chip description (verify_mapping_on), the rules of verify_map_chip.c: cores,
  * phases and groups the chip has, a core's memory in every phase, the receive limits; and
  * the chip-exactness rules map.exact.* (taskir/exact.h) on a graph that verifies.
@@ -24,6 +26,7 @@
 #include "taskir/exact.h"
 #include "taskir/verify.h"
 #include "taskir/verify_map_chip.h"
+#include "taskir/verify_map_order.h"
 #include "taskir/verify_map_place.h"
 
 #include <inttypes.h>
@@ -346,6 +349,8 @@ Status verify_mapping_on(const Mapping *m, const Chip *chip, Diag *d)
         check_edges(&v, first_edge);
         check_slots(&v, dups);
         if (verify_map_place(m, first, d, &v.found) != ST_OK)
+            v.oom = true;
+        if (!v.oom && verify_map_order(m, first, d, &v.found) != ST_OK)
             v.oom = true;
         if (chip && !v.oom && verify_map_chip(m, chip, first, d, &v.found) != ST_OK)
             v.oom = true;
