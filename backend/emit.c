@@ -296,6 +296,7 @@ static void free_emit(Emit *e)
     free(e->outs);
     free(e->dict_of_edge);
     free(e->dups);
+    free(e->tees);
     graph_uses_finish(&e->uses);
 }
 

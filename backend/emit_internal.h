@@ -10,6 +10,7 @@
  *   emit_pitch.c  pitches a Soma primitive forces on the map it writes (P07's rows)
  *   emit_p81.c    P81's channel-major input (planes)
  *   emit_sockrun.c a socket whose values lie in memory in another order (a block a pixel)
+ *   emit_tee.c    a result copied into a second storage on its core (an inserted P06)
  *   emit_rearr.c  rearrangements realised without a move (a flatten into CVMs: the weights)
  */
 #ifndef TASKIR_BACKEND_EMIT_INTERNAL_H
@@ -107,6 +108,14 @@ typedef struct EDup {
     uint32_t req;                   /* the repeated area */
 } EDup;
 
+/* A result written into a second storage block stored on its writer's core: its primitive
+ * writes one area (the first), and an inserted P06 copies it into the other (emit_tee.c). */
+typedef struct ETee {
+    uint32_t writer;                /* the compute block's position */
+    uint32_t from, to;              /* the copies (indices in copies) */
+    int32_t phase, slot;            /* the P06's phase and slot (PIIndex SOMA1 / SOMA2) */
+} ETee;
+
 typedef struct Emit {
     const Mapping *m;
     const Graph *g;
@@ -128,6 +137,8 @@ typedef struct Emit {
     uint32_t *dict_of_edge;         /* per edge position: its edge dict (EMIT_NONE: none) */
     EDup *dups;
     size_t n_dups, cap_dups;
+    ETee *tees;
+    size_t n_tees, cap_tees;
     int32_t stages;                 /* the pipeline's stages: phase groups, the largest + 1
                                        (docs/backend.md, "Stages") */
 } Emit;
@@ -187,6 +198,18 @@ Status emit_socket_steps(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, con
 /* The dynamic blocks of OUTPUT pos reading copy cp, a view of its writer's map. */
 Status emit_socket_view(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const ECopy *cp,
                         int *piece);
+
+/* The tees (emit_tee.c): planned after the copies and dups, their P06s written after the
+ * primitives; emit_tee_of: whether a P06 copies writer pos's result into storage s. */
+Status emit_tees(Emit *e);
+Status emit_tee_prims(Emit *e);
+bool emit_tee_of(const Emit *e, uint32_t pos, uint32_t s);
+/* Whether a compute block, a dup's or a tee's P06 takes Soma slot (p, slot) of core k. */
+bool emit_soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot);
+/* A new SomaPrim P06 in Soma slot (phase, slot) of core (its x1_block "b<block>"); NULL when
+ * out of memory (emit_prim.c). */
+Taskir__Asm__P06 *emit_p06_slot(Emit *e, uint32_t core, int32_t phase, int32_t slot,
+                                int32_t block);
 
 Status emit_plan(Emit *e);                  /* emit_plan.c */
 Status emit_prims(Emit *e, Taskir__Asm__Config *cfg); /* emit_prim.c */

@@ -578,9 +578,7 @@ static Status make_outs(Emit *e)
     return ST_OK;
 }
 
-/* Whether the Soma slot (phase p, PIIndex slot) of core k is taken by a compute block or an
- * inserted P06. */
-static bool soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot)
+bool emit_soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot)
 {
     for (uint32_t pos = 0; pos < e->g->n_blocks; pos++)
         if (e->core_of[pos] == k && e->phase_of[pos] == p && e->slot_of[pos] == slot &&
@@ -589,6 +587,10 @@ static bool soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot)
     for (size_t i = 0; i < e->n_dups; i++)
         if (e->copies[e->dups[i].copy].core == k && e->dups[i].phase == p &&
             e->dups[i].slot == slot)
+            return true;
+    for (size_t i = 0; i < e->n_tees; i++)
+        if (e->copies[e->tees[i].to].core == k && e->tees[i].phase == p &&
+            e->tees[i].slot == slot)
             return true;
     return false;
 }
@@ -649,7 +651,7 @@ static Status make_dups(Emit *e)
         int32_t from = wrap || arrive > cp->first ? arrive : cp->first;
         for (int32_t p = wrap ? e->cores[k].n_phases - 1 : pc - 1; p >= from && ph < 0; p--)
             for (int32_t sl = 5; sl >= 2 && ph < 0; sl -= 3) /* Soma2 (5), then Soma1 (2) */
-                if (!soma_taken(e, k, p, sl) && (p > from || sl == 5)) {
+                if (!emit_soma_taken(e, k, p, sl) && (p > from || sl == 5)) {
                     ph = p;
                     slot = sl;
                 }
@@ -693,6 +695,8 @@ Status emit_plan(Emit *e)
         st = make_outs(e);
     if (st == ST_OK)
         st = make_dups(e);
+    if (st == ST_OK)
+        st = emit_tees(e);
     for (uint32_t k = 0; k < e->n_cores && st == ST_OK; k++) {
         ECore *c = &e->cores[k];
         c->addr = malloc((c->n_reqs ? c->n_reqs : 1) * sizeof *c->addr);

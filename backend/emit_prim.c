@@ -190,7 +190,7 @@ static Status output_operand(Emit *e, uint32_t pos, EOperand *op)
         long s = graph_block_pos(e->g, e->g->edges[bu->out_edges[j]]->dst);
         if (s < 0 || !emit_copy_on(e, (uint32_t)s, k))
             continue;
-        if (first >= 0 && s != first)
+        if (first >= 0 && s != first && !emit_tee_of(e, pos, (uint32_t)s))
             return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                               "writes blocks %d and %d, both stored on its core %s: its "
                               "primitive writes one area, and no move copies it into the other "
@@ -207,17 +207,21 @@ static Status output_operand(Emit *e, uint32_t pos, EOperand *op)
         if (!emit_iface_box(e, (uint32_t)s, true, ed->id, &box))
             return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "edge %d: no box", ed->id);
         op->block = e->g->blocks[s]->id;
+        if (emit_tee_of(e, pos, (uint32_t)s))
+            continue; /* a P06 copies the result there (emit_tee.c) */
         if (ed->n_re && cp->view) { /* the CVMs reading it take the rearrangement */
             view_area(e, cp, op);
             return ST_OK;
         }
-        if (ed->n_re) { /* a rearrangement that keeps the C order of a flat box */
+        if (ed->n_re) { /* a rearrangement that keeps the C order and the pixels: a flat
+                           box, or all of its result viewed with other rows (6 x 6 as 36 x 1) */
             EBox ob;
             if (!emit_iface_box(e, pos, false, ed->id, &ob))
                 return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "no output box");
-            bool flat_same = ob.n[0] * ob.n[1] == 1 && box.n[0] * box.n[1] == 1 &&
-                             ob.n[2] == box.n[2] && emit_keeps_order(e, ed);
-            if (!flat_same)
+            bool flat = ob.n[0] * ob.n[1] == 1 && box.n[0] * box.n[1] == 1;
+            bool pixels = ob.n[0] * ob.n[1] == box.n[0] * box.n[1] &&
+                          (flat || emit_whole_iface(e, pos, false, ed->id));
+            if (!pixels || ob.n[2] != box.n[2] || !emit_keeps_order(e, ed))
                 return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
                                  "block %d writes block %d through a rearrangement that moves "
                                  "values between pixels; the code generator does not realise "
@@ -229,6 +233,30 @@ static Status output_operand(Emit *e, uint32_t pos, EOperand *op)
     }
     return diag_block(e->d, ST_LOGIC, "emit.place", b, "writes nothing on its core %s",
                       c->name);
+}
+
+Taskir__Asm__P06 *emit_p06_slot(Emit *e, uint32_t core, int32_t phase, int32_t slot,
+                                int32_t block)
+{
+    Taskir__Asm__StaticPrimList *l = emit_slot_list(e, core, phase);
+    if (!l)
+        return NULL;
+    Taskir__Asm__SomaPrim **sp = slot == PI_SOMA1 ? &l->soma1 : &l->soma2;
+    Taskir__Asm__SomaPrim *s =
+        emit_msg(e, sizeof *s, (void (*)(void *))taskir__asm__soma_prim__init);
+    Taskir__Asm__P06 *p = s ? emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p06__init)
+                            : NULL;
+    if (!p) {
+        free(s);
+        return NULL;
+    }
+    *sp = s;
+    s->p06 = p;
+    SET(s, pic, 0x06);
+    char id[32];
+    snprintf(id, sizeof id, "b%d", block);
+    s->x1_block = emit_strdup(e, id);
+    return p;
 }
 
 /* The inserted P06 of dup (emit_plan.c, make_dups) in its Soma slot, and the repeated area
@@ -244,24 +272,10 @@ static Status dup_operand(Emit *e, const EDup *dup, EOperand *op)
                           "repeated input");
     if (st != ST_OK)
         return st;
-    Taskir__Asm__StaticPrimList *l = emit_slot_list(e, cp->core, dup->phase);
-    if (!l)
+    Taskir__Asm__P06 *p = emit_p06_slot(e, cp->core, dup->phase, dup->slot,
+                                        e->g->blocks[cp->block]->id);
+    if (!p)
         return ST_RUNTIME;
-    Taskir__Asm__SomaPrim **slot = dup->slot == PI_SOMA1 ? &l->soma1 : &l->soma2;
-    Taskir__Asm__SomaPrim *s =
-        emit_msg(e, sizeof *s, (void (*)(void *))taskir__asm__soma_prim__init);
-    Taskir__Asm__P06 *p = s ? emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p06__init)
-                            : NULL;
-    if (!p) {
-        free(s);
-        return ST_RUNTIME;
-    }
-    *slot = s;
-    s->p06 = p;
-    SET(s, pic, 0x06);
-    char id[32];
-    snprintf(id, sizeof id, "b%d", e->g->blocks[cp->block]->id);
-    s->x1_block = emit_strdup(e, id);
     int32_t pix = (int32_t)(dup->box.n[0] * dup->box.n[1]);
     int32_t wire = pr_info(cp->feat.prec)->wire;
     SET(p, x1_precision, wire);
@@ -644,5 +658,6 @@ Status emit_prims(Emit *e, Taskir__Asm__Config *cfg)
         if (st > worst)
             worst = st;
     }
-    return worst;
+    Status st = worst == ST_OK ? emit_tee_prims(e) : ST_OK;
+    return st > worst ? st : worst;
 }
