@@ -331,6 +331,20 @@ static int32_t pic_of(int pcode)
 }
 
 /* The Axon primitive of block pos. */
+/* The graph clips a compute block's result to the block's precision; a primitive clips to
+ * its output area's precision only: a block whose range is narrower (a CCMPB of TERNARY
+ * writing an int8 map) is refused. */
+static Status clip_check(Emit *e, const Block *b, const EOperand *o, int pcode)
+{
+    const PrecisionInfo *bp = pr_info(blk_prec(b)), *op = pr_info(o->prec);
+    if (bp->lo <= op->lo && bp->hi >= op->hi)
+        return ST_OK;
+    return diag_block(e->d, ST_LOGIC, "emit.prec", b,
+                      "clips its result to %s (%lld .. %lld), but P%02d writes %s values into "
+                      "block %d and clips to that range only", bp->name, (long long)bp->lo,
+                      (long long)bp->hi, pcode, op->name, o->block);
+}
+
 static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim **out)
 {
     const Block *b = e->g->blocks[pos];
@@ -360,6 +374,13 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
     if (st == ST_OK)
         st = output_operand(e, pos, &o);
     if (st != ST_OK)
+        return st;
+    if (o.prec != PR_INT_32) /* every Axon primitive writes int32 words */
+        return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                          "writes its result into block %d's %s map: P%02d writes int32 "
+                          "values, which a move (P06) would have to narrow", o.block,
+                          pr_info(o.prec)->name, pcode);
+    if ((st = clip_check(e, b, &o, pcode)) != ST_OK)
         return st;
     char id[32];
     block_id(id, sizeof id, x1.block);
@@ -473,6 +494,10 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
         break;
     }
     case BT_CVS: {
+        if (x1.prec != PR_INT_8 && x1.prec != PR_UINT_8) /* "The executor: Axon primitives" */
+            return diag_block(e->d, ST_LOGIC, "emit.prec", b,
+                              "multiplies %s values by a constant: P83 reads 8-bit inputs only",
+                              pr_info(x1.prec)->name);
         PARAMS(a, p83, Taskir__Asm__P83, taskir__asm__p83__init);
         SET(p, tensor_en, true);
         SET(p, x1_precision, pr_info(x1.prec)->wire);
@@ -503,6 +528,8 @@ static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim 
         st = input_operand(e, pos, 1, &lut);
     if (st == ST_OK)
         st = output_operand(e, pos, &o);
+    if (st == ST_OK)
+        st = clip_check(e, b, &o, pcode);
     if (st != ST_OK)
         return st;
     char id[32];
@@ -584,6 +611,11 @@ static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim 
         PARAMS(s, p07, Taskir__Asm__P07, taskir__asm__p07__init);
         int32_t dw = blk_attr(b, AT_LUT_DW);
         int32_t code = dw <= 4 ? 0 : dw <= 8 ? 1 : dw <= 12 ? 2 : 3;
+        if (dw != 4 * (code + 1)) /* a negative index reads entry 2^w + index */
+            return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                              "looks up a table of 2^%d entries: P07 reads 16, 256, 4096 or "
+                              "65536, and the code generator does not widen a table's image "
+                              "yet", dw);
         block_id(id, sizeof id, lut.block);
         s->lut_block = emit_strdup(e, id);
         SET(p, x1_precision, pr_info(x1.prec)->wire);
