@@ -75,12 +75,6 @@ Taskir__Asm__DynamicBlock *emit_dynamic_new(Emit *e, Taskir__Asm__DataConfig *dc
                                              const Block *io, const ECopy *cp, int piece)
 {
     const ECore *c = &e->cores[cp->core];
-    if (box->n[0] > 1 && box->n[1] != cp->box.n[1]) /* its rows would not follow each other */
-        return diag_block(e->d, ST_LOGIC, "emit.socket", io,
-                          "a piece of %lld of the %lld columns of block %d's copy on core %s, "
-                          "over %lld rows: a dynamic block places whole rows one after the "
-                          "other", (long long)box->n[1], (long long)cp->box.n[1],
-                          e->g->blocks[cp->block]->id, c->name, (long long)box->n[0]);
     Taskir__Asm__DynamicBlock *db =
         emit_msg(e, sizeof *db, (void (*)(void *))taskir__asm__dynamic_block__init);
     bool ok = false;
@@ -125,6 +119,13 @@ Taskir__Asm__DynamicBlock *emit_dynamic_new(Emit *e, Taskir__Asm__DataConfig *dc
 static Status dynamic(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io, const ECopy *cp,
                       const EBox *box, const EBox *ebox, const EBox *sbox, int piece)
 {
+    if (box->n[0] > 1 && box->n[1] != cp->box.n[1]) /* its rows would not follow each other */
+        return diag_block(e->d, ST_LOGIC, "emit.socket", io,
+                          "a piece of %lld of the %lld columns of block %d's copy on core %s, "
+                          "over %lld rows: a dynamic block places whole rows one after the "
+                          "other", (long long)box->n[1], (long long)cp->box.n[1],
+                          e->g->blocks[cp->block]->id, e->cores[cp->core].name,
+                          (long long)box->n[0]);
     Taskir__Asm__DynamicBlock *db = emit_dynamic_new(e, dc, io, cp, piece);
     if (!db)
         return ST_RUNTIME;
