@@ -65,26 +65,31 @@ static bool read_out(const Emit *e, const ECopy *t)
     return false;
 }
 
+/* Records the tee of writer w from copy f into copy t: planned (phase ph, slot), or failed
+ * (why: TEE_LAYOUT, TEE_REMOTE, TEE_SLOT; refused by emit_tee_refuse after the memory plan,
+ * whose refusal comes first). */
+static Status record(Emit *e, uint32_t w, const ECopy *f, const ECopy *t, int32_t ph,
+                     int32_t slot, int32_t why)
+{
+    ETee *nt = emit_grow(e, e->tees, &e->cap_tees, e->n_tees, sizeof *e->tees);
+    if (!nt)
+        return ST_RUNTIME;
+    e->tees = nt;
+    e->tees[e->n_tees++] = (ETee){w, (uint32_t)(f - e->copies), (uint32_t)(t - e->copies), ph,
+                                  slot, why};
+    return ST_OK;
+}
+
 /* Plans the tee of writer w from copy f into copy t. */
 static Status plan_tee(Emit *e, uint32_t w, ECopy *f, ECopy *t)
 {
-    const Block *b = e->g->blocks[w];
     const ECore *c = &e->cores[t->core];
     if (f->feat.prec != t->feat.prec || f->feat.c != t->feat.c ||
         f->feat.ny * f->feat.nx != t->feat.ny * t->feat.nx)
-        return diag_block(e->d, ST_LOGIC, "emit.layout", b,
-                          "writes blocks %d and %d, both stored on its core %s, in other "
-                          "layouts (%lld and %lld channels a pixel): its primitive writes one "
-                          "area, and a P06 copies only the same layout",
-                          e->g->blocks[f->block]->id, e->g->blocks[t->block]->id, c->name,
-                          (long long)f->feat.c, (long long)t->feat.c);
+        return record(e, w, f, t, -1, 0, TEE_LAYOUT);
     int64_t after = when(e->phase_of[w], e->slot_of[w]), before = first_read(e, t);
     if (before < 0)
-        return diag_block(e->d, ST_LOGIC, "emit.layout", b,
-                          "writes block %d on its core %s, which a block on another core "
-                          "reads: its primitive writes block %d, and a tee does not feed the "
-                          "router yet", e->g->blocks[t->block]->id, c->name,
-                          e->g->blocks[f->block]->id);
+        return record(e, w, f, t, -1, 0, TEE_REMOTE);
     int32_t ph = -1, slot = 0;
     for (int32_t p = e->phase_of[w]; p < c->n_phases && ph < 0; p++)
         for (int32_t sl = PI_SOMA1; sl <= PI_SOMA2 && ph < 0; sl += PI_SOMA2 - PI_SOMA1) {
@@ -96,12 +101,7 @@ static Status plan_tee(Emit *e, uint32_t w, ECopy *f, ECopy *t)
             }
         }
     if (ph < 0)
-        return diag_block(e->d, ST_LOGIC, "emit.slot", b,
-                          "writes blocks %d and %d, both stored on its core %s: a P06 copying "
-                          "its result into the second needs a free Soma slot after it and "
-                          "before that block's first reader, while both copies live, and "
-                          "there is none", e->g->blocks[f->block]->id,
-                          e->g->blocks[t->block]->id, c->name);
+        return record(e, w, f, t, -1, 0, TEE_SLOT);
     /* both copies live until the copy, and one an OUTPUT reads (after the run) to the end
      * (their areas are requested, not yet placed) */
     ECopy *both[2] = {f, t};
@@ -112,13 +112,42 @@ static Status plan_tee(Emit *e, uint32_t w, ECopy *f, ECopy *t)
             if (both[i]->req != EMIT_NONE)
                 e->cores[t->core].reqs[both[i]->req].last = until[i];
         }
-    ETee *nt = emit_grow(e, e->tees, &e->cap_tees, e->n_tees, sizeof *e->tees);
-    if (!nt)
-        return ST_RUNTIME;
-    e->tees = nt;
-    e->tees[e->n_tees++] = (ETee){w, (uint32_t)(f - e->copies), (uint32_t)(t - e->copies), ph,
-                                  slot};
-    return ST_OK;
+    return record(e, w, f, t, ph, slot, 0);
+}
+
+Status emit_tee_refuse(Emit *e, uint32_t pos, uint32_t s, uint32_t first)
+{
+    const Block *b = e->g->blocks[pos];
+    const ECore *c = &e->cores[e->core_of[pos]];
+    int32_t why = 0;
+    const ETee *t = NULL;
+    for (size_t i = 0; i < e->n_tees && !t; i++)
+        if (e->tees[i].writer == pos && e->copies[e->tees[i].to].block == s)
+            t = &e->tees[i];
+    why = t ? t->failed : 0;
+    int32_t fid = e->g->blocks[first]->id, sid = e->g->blocks[s]->id;
+    if (why == TEE_LAYOUT)
+        return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                          "writes blocks %d and %d, both stored on its core %s, in other "
+                          "layouts (%lld and %lld channels a pixel): its primitive writes one "
+                          "area, and a P06 copies only the same layout", fid, sid, c->name,
+                          (long long)e->copies[t->from].feat.c,
+                          (long long)e->copies[t->to].feat.c);
+    if (why == TEE_REMOTE)
+        return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                          "writes block %d on its core %s, which a block on another core "
+                          "reads: its primitive writes block %d, and a tee does not feed the "
+                          "router yet", sid, c->name, fid);
+    if (why == TEE_SLOT)
+        return diag_block(e->d, ST_LOGIC, "emit.slot", b,
+                          "writes blocks %d and %d, both stored on its core %s: a P06 copying "
+                          "its result into the second needs a free Soma slot after it and "
+                          "before that block's first reader, and there is none", fid, sid,
+                          c->name);
+    return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                      "writes blocks %d and %d, both stored on its core %s: its primitive "
+                      "writes one area, and a P06 copies it only when both hold all of its "
+                      "result", fid, sid, c->name);
 }
 
 Status emit_tees(Emit *e)
@@ -144,7 +173,7 @@ Status emit_tees(Emit *e)
                 if (graph_block_pos(e->g, e->g->edges[bu->out_edges[i]]->dst) == first)
                     f = whole_copy(e, w, bu->out_edges[i], k);
             if (!f || !t || emit_tee_of(e, w, (uint32_t)s))
-                continue; /* emit_prim.c refuses it */
+                continue; /* emit_prim.c refuses it (emit_tee_refuse) */
             Status st = plan_tee(e, w, f, t);
             if (st != ST_OK)
                 return st;
@@ -156,7 +185,8 @@ Status emit_tees(Emit *e)
 bool emit_tee_of(const Emit *e, uint32_t pos, uint32_t s)
 {
     for (size_t i = 0; i < e->n_tees; i++)
-        if (e->tees[i].writer == pos && e->copies[e->tees[i].to].block == s)
+        if (e->tees[i].writer == pos && !e->tees[i].failed &&
+            e->copies[e->tees[i].to].block == s)
             return true;
     return false;
 }
@@ -165,6 +195,8 @@ Status emit_tee_prims(Emit *e)
 {
     for (size_t i = 0; i < e->n_tees; i++) {
         const ETee *t = &e->tees[i];
+        if (t->failed)
+            continue;
         const ECopy *f = &e->copies[t->from], *to = &e->copies[t->to];
         Taskir__Asm__P06 *p = emit_p06_slot(e, to->core, t->phase, t->slot,
                                             e->g->blocks[f->block]->id);
