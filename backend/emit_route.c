@@ -196,6 +196,80 @@ static bool intersect(const EBox *a, const EBox *b, EBox *out)
     return true;
 }
 
+/* The first phase core k receives edge le's data in (INT32_MAX: never). */
+static int32_t first_receive(Emit *e, const Edge *le, uint32_t k)
+{
+    long pos = graph_edge_pos(e->g, le->id);
+    uint32_t di = pos >= 0 ? e->dict_of_edge[pos] : EMIT_NONE;
+    int32_t got = INT32_MAX;
+    for (uint32_t i = di; i < e->m->n_edges; i++) {
+        const MapDict *dict = &e->m->edges[i];
+        if (dict->task_id != le->id)
+            continue;
+        for (uint32_t j = 0; j < dict->n_coords; j++)
+            if (dict->coords[j].pi_index == PI_RECV && dict->coords[j].phase < got &&
+                emit_core(e, &dict->coords[j]) == k)
+                got = dict->coords[j].phase;
+    }
+    return got;
+}
+
+/* The source of edge ed's part (storage coordinates of its destination, dbox the edge's box
+ * there) on sk, a relay of a multicast chain: sk's copy of data writer w sent it in an
+ * earlier phase. The chain joins the transfers of one box of w's output, which may go to
+ * several storage blocks (one a reading core); so the copy is of the block ed fills or of
+ * another that w fills with the same values, and it must hold the whole part. A relay that
+ * forwards in the phase it receives (the chip's relaying router, CXY 1) is not written:
+ * mapper/route.c does not make one. ch0: the storage channel sk's pixels start with. */
+static Status relay_loc(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_t phase,
+                        const EBox *dbox, const EBox *part, ELoc *l, int64_t *ch0)
+{
+    EBox wbox;
+    if (!emit_iface_box(e, w, false, ed->id, &wbox))
+        return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no box");
+    const BlockUses *bu = &e->uses.blocks[w];
+    bool early = false; /* some copy of the data arrives in time, but not all of the part */
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        const Edge *le = e->g->edges[bu->out_edges[j]];
+        long s2 = graph_block_pos(e->g, le->dst);
+        ECopy *rcp = s2 >= 0 ? emit_copy_on(e, (uint32_t)s2, sk) : NULL;
+        EBox lbox, lw;
+        if (!rcp || rcp->is_static || !emit_keeps_order(e, le) ||
+            !emit_iface_box(e, (uint32_t)s2, true, le->id, &lbox) ||
+            !emit_iface_box(e, w, false, le->id, &lw) || first_receive(e, le, sk) >= phase)
+            continue;
+        early = true;
+        /* part point q lives at s2's point q + off (through the writer's coordinates); the
+         * part must lie in what le carries and in the copy */
+        int64_t off[3];
+        bool inside = true;
+        for (int i = 0; i < 3 && inside; i++) {
+            off[i] = lbox.lo[i] - lw.lo[i] + wbox.lo[i] - dbox->lo[i];
+            int64_t lo = part->lo[i] + off[i], hi = lo + part->n[i];
+            inside = lo >= lbox.lo[i] && hi <= lbox.lo[i] + lbox.n[i] &&
+                     lo >= rcp->box.lo[i] && hi <= rcp->box.lo[i] + rcp->box.n[i];
+        }
+        if (!inside)
+            continue;
+        l->feat = &rcp->feat;
+        l->box = rcp->box;
+        for (int i = 0; i < 3; i++)
+            l->box.lo[i] -= off[i];
+        l->base = emit_copy_addr(e, rcp);
+        l->row = rcp->box.n[1] * emit_feat_pixel_words(&rcp->feat);
+        *ch0 = rcp->box.lo[2] - off[2];
+        return ST_OK;
+    }
+    return diag_edge(e->d, ST_LOGIC, "emit.route", ed->id,
+                     early ? "relayed by %s in phase %d, which holds only part of what it "
+                             "forwards of block %d"
+                           : "relayed by %s in phase %d, which holds no copy of block %d's "
+                             "data from an earlier phase: the chip's relaying router (a relay "
+                             "that forwards what it receives in the same phase) is not "
+                             "written",
+                     e->cores[sk].name, phase, e->g->blocks[w]->id);
+}
+
 /* One edge dict: every (send, receive) pair of coordinates. */
 static Status route_edge(Emit *e, const MapDict *dict)
 {
@@ -240,27 +314,7 @@ static Status route_edge(Emit *e, const MapDict *dict)
         if (sk == e->core_of[w]) {
             st = writer_loc(e, ed, (uint32_t)w, &dbox, &src);
         } else { /* a relay: a destination that holds the data already */
-            ECopy *rcp = emit_copy_on(e, (uint32_t)s, sk);
-            if (!rcp)
-                return diag_edge(e->d, ST_LOGIC, "emit.route", ed->id,
-                                 "relayed by %s, which holds no copy of block %d",
-                                 e->cores[sk].name, e->g->blocks[s]->id);
-            int32_t got = INT32_MAX; /* the first phase the relay receives the data in */
-            for (uint32_t j = 0; j < dict->n_coords; j++)
-                if (dict->coords[j].pi_index == PI_RECV && dict->coords[j].phase < got &&
-                    emit_core(e, &dict->coords[j]) == sk)
-                    got = dict->coords[j].phase;
-            if (got >= cs->phase)
-                return diag_edge(e->d, ST_LOGIC, "emit.route", ed->id,
-                                 "%s relays block %d's data in phase %d, in which it receives "
-                                 "it: the chip's multicast (a relaying router) is not written "
-                                 "yet", e->cores[sk].name, e->g->blocks[s]->id, cs->phase);
-            src.feat = &rcp->feat;
-            src.box = rcp->box;
-            ch0 = rcp->box.lo[2];
-            src.base = emit_copy_addr(e, rcp);
-            src.row = rcp->box.n[1] * emit_feat_pixel_words(&rcp->feat);
-            st = ST_OK;
+            st = relay_loc(e, ed, (uint32_t)w, sk, cs->phase, &dbox, &part, &src, &ch0);
         }
         if (st == ST_OK)
             st = runs(e, ed, &src, ch0, sk, cs->phase, dcp, rk, &part);

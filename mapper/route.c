@@ -4,10 +4,13 @@
  * the grid of place.c. Multicast: the transfers that carry the same box of the same block's
  * output to several cores form a chain instead of leaving the source one by one: each
  * destination, taken in the order its bytes arrive (then the graph's order), gets them from
- * the nearest of the source and the destinations before it that have them all by then and
- * forward to nobody else yet (a receiving core relays to one next core, CHIP.md §3) and whose
- * copy lives on its core through the phases the bytes travel on (lifetime.c: the Mapping's
- * MEMORY coordinates stay true for the relay). The source stays a candidate, so a chain is
+ * the nearest of the source and the destinations before it that have them all in an
+ * earlier phase and forward to nobody else yet (one next core a relay), and whose copy lives
+ * on its core through the phases the bytes travel on (lifetime.c: the Mapping's MEMORY
+ * coordinates stay true for the relay). A relay forwards from its copy in memory with its
+ * own P09 sends; the chip's relaying router (CXY, forwarding packets in the phase they
+ * arrive) would need the copy at the same receive address on both cores, which the code
+ * generator's per-core memory plans do not give. The source stays a candidate, so a chain is
  * never costlier than unicast.
  * Requires map_place. Guarantees: every cross transfer has its relay (or MAP_NONE) and hops.
  */
@@ -84,8 +87,8 @@ static void route_set(MapPlan *p, const uint32_t *list, uint32_t n, bool *relayi
         uint32_t via = MAP_NONE, via_i = MAP_NONE;
         for (uint32_t j = 0; j < i; j++) {
             const MXfer *y = &p->xfers[list[j]];
-            if (relaying[j] || last_phase(p, y) > first_phase(p, x))
-                continue;
+            if (relaying[j] || last_phase(p, y) >= first_phase(p, x))
+                continue; /* it must hold them all before x's first phase */
             int64_t h = map_hops(p, p->vcores[map_xfer_vcore(p, y)].core, dst);
             if (h < best && can_forward(p, y, x)) {
                 best = h;

@@ -399,8 +399,10 @@ Mapping *emit_fixture_two_layer(void)
 /* INPUT -> SI a (4x4x16 int8) on core (0,0) -> CCMPB relu (Soma1, phase 0) -> SI b, held by
  * cores (2,1) and (3,1): a multicast chain, (0,0) -> (2,1) in phase 0, then (2,1) relays to
  * (3,1) in phase `relay`; each reads it with a CCMPB (Soma2, in the phase its copy arrives)
- * into its own OUTPUT (sockets 0 and 1). */
-Mapping *emit_fixture_relay(int32_t relay)
+ * into its own OUTPUT (sockets 0 and 1). With `sibling`, relu writes two storage blocks of
+ * the same values, b on (2,1) and b2 on (3,1) (one a reading core, as the mapper's copies
+ * are), and (2,1) relays b2's data from its copy of b. */
+Mapping *emit_fixture_relay(int32_t relay, bool sibling)
 {
     Mapping *m = mapping_create();
     CHECK(m);
@@ -409,14 +411,15 @@ Mapping *emit_fixture_relay(int32_t relay)
     Block *a = blk(g, BT_SI, "a", 4, 4, 16, 0);
     Block *relu = blk(g, BT_CCMPB, "relu", 4, 4, 16, 0);
     Block *b = blk(g, BT_SI, "b", 4, 4, 16, 0);
+    Block *b2 = sibling ? blk(g, BT_SI, "b2", 4, 4, 16, 0) : b;
     Block *r1 = blk(g, BT_CCMPB, "r1", 4, 4, 16, 0);
     Block *c1 = blk(g, BT_SI, "c1", 4, 4, 16, 0);
     Block *o1 = blk(g, BT_OUTPUT, "y1", 4, 4, 16, 0);
     Block *r2 = blk(g, BT_CCMPB, "r2", 4, 4, 16, 0);
     Block *c2 = blk(g, BT_SI, "c2", 4, 4, 16, 0);
     Block *o2 = blk(g, BT_OUTPUT, "y2", 4, 4, 16, 0);
-    Block *all[] = {in, a, relu, b, r1, c1, o1, r2, c2, o2};
-    for (int i = 0; i < 10; i++)
+    Block *all[] = {in, a, relu, b, b2, r1, c1, o1, r2, c2, o2};
+    for (int i = 0; i < 11; i++)
         all[i]->has_prec = true, all[i]->prec = PR_INT_8;
     in->has_socket_id = o1->has_socket_id = o2->has_socket_id = true;
     o2->socket_id = 1;
@@ -428,14 +431,20 @@ Mapping *emit_fixture_relay(int32_t relay)
     Edge *e0 = graph_connect(g, in, 0, a, 0);
     CHECK(e0 && graph_connect(g, a, 0, relu, 0));
     Edge *eb = graph_connect(g, relu, 0, b, 0);
-    CHECK(eb && graph_connect(g, b, 0, r1, 0) && graph_connect(g, r1, 0, c1, 0));
-    CHECK(graph_connect(g, b, 0, r2, 0) && graph_connect(g, r2, 0, c2, 0));
+    Edge *eb2 = sibling ? graph_connect(g, relu, 0, b2, 0) : eb;
+    CHECK(eb && eb2 && graph_connect(g, b, 0, r1, 0) && graph_connect(g, r1, 0, c1, 0));
+    CHECK(graph_connect(g, b2, 0, r2, 0) && graph_connect(g, r2, 0, c2, 0));
     Edge *eo1 = graph_connect(g, c1, 0, o1, 0), *eo2 = graph_connect(g, c2, 0, o2, 0);
     CHECK(eo1 && eo2);
     one(m, a->id, 0, 0, 0, MEMORY);
     one(m, relu->id, 0, 0, 0, SOMA1);
     const int32_t bc[2][4] = {{2, 1, 0 | relay << 8, MEMORY}, {3, 1, relay, MEMORY}};
-    coord(m, false, b->id, 2, bc);
+    if (sibling) {
+        one(m, b->id, 2, 1, 0 | relay << 8, MEMORY);
+        one(m, b2->id, 3, 1, relay, MEMORY);
+    } else {
+        coord(m, false, b->id, 2, bc);
+    }
     one(m, r1->id, 2, 1, 0, SOMA2);
     one(m, c1->id, 2, 1, 0 | 1 << 8, MEMORY);
     one(m, r2->id, 3, 1, relay, SOMA2);
@@ -445,8 +454,13 @@ Mapping *emit_fixture_relay(int32_t relay)
                              {3, 1, relay, RECV}};
     const int32_t s1[1][4] = {{2, 1, 1, SEND}}, s2[1][4] = {{3, 1, 1, SEND}};
     coord(m, true, e0->id, 1, r0);
-    coord(m, true, eb->id, 4, x);
+    if (sibling) {
+        coord(m, true, eb->id, 2, x);
+        coord(m, true, eb2->id, 2, x + 2);
+    } else {
+        coord(m, true, eb->id, 4, x);
+    }
     coord(m, true, eo1->id, 1, s1);
     coord(m, true, eo2->id, 1, s2);
-    return verified(m, "relay");
+    return verified(m, sibling ? "relay_sibling" : "relay");
 }

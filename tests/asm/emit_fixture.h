@@ -12,12 +12,14 @@
  *   emit_fixture_cax()         a 40-channel CAX (P43) and its requantization on one core
  *   emit_fixture_two_layer()   a ReLU (P05) into a 3x3 conv of 16 channels into 64 and its
  *                              requantization, on one core in two phases (to cut and map)
- *   emit_fixture_relay(p)      a Soma result multicast to cores (2,1) and (3,1), (2,1)
- *                              relaying it in phase p (1: from its copy; 0: as it arrives)
+ *   emit_fixture_relay(p, sib) a Soma result multicast to cores (2,1) and (3,1), (2,1)
+ *                              relaying it in phase p (1: from its copy; 0: as it arrives);
+ *                              sib: two storage blocks of the same values, one a core
  * All verify (verify_mapping); they exit(3) when out of memory. */
 #ifndef TASKIR_TESTS_EMIT_FIXTURE_H
 #define TASKIR_TESTS_EMIT_FIXTURE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "taskir/mapping.h"
@@ -28,7 +30,7 @@ Mapping *emit_fixture_mix(void);
 Mapping *emit_fixture_fc(void);
 Mapping *emit_fixture_cax(void);
 Mapping *emit_fixture_two_layer(void);
-Mapping *emit_fixture_relay(int32_t relay);
+Mapping *emit_fixture_relay(int32_t relay, bool sibling);
 /* The fixture's weight w[f][r][ky][kx] = (7f + 5r + 3ky + kx) mod 200 - 100. */
 int64_t emit_fixture_w(int f, int r, int ky, int kx);
 

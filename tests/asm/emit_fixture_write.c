@@ -1,6 +1,7 @@
 /* emit_fixture_write DIR: writes the code generator's fixture Mappings (emit_fixture.h) as
  * DIR/conv.map.pb, DIR/conv_odd.map.pb (shift 7), DIR/transfer.map.pb, DIR/mix.map.pb and
- * DIR/fc.map.pb, DIR/cax.map.pb, and each one's graph alone as DIR/NAME.pb, for the tool tests
+ * DIR/fc.map.pb, DIR/cax.map.pb, DIR/two_layer.map.pb, DIR/relay.map.pb,
+ * DIR/relay_sibling.map.pb, and each one's graph alone as DIR/NAME.pb, for the tool tests
  * (tests/asm/emit_cli.sh, emit_chain.sh). */
 #include <stdio.h>
 #include <string.h>
@@ -36,6 +37,7 @@ int main(int argc, char **argv)
     rc |= save(emit_fixture_fc(), argv[1], "fc");
     rc |= save(emit_fixture_cax(), argv[1], "cax");
     rc |= save(emit_fixture_two_layer(), argv[1], "two_layer");
-    rc |= save(emit_fixture_relay(1), argv[1], "relay");
+    rc |= save(emit_fixture_relay(1, false), argv[1], "relay");
+    rc |= save(emit_fixture_relay(1, true), argv[1], "relay_sibling");
     return rc;
 }

@@ -224,14 +224,17 @@ static void test_transfer_whole(void **state)
 }
 
 /* A relay that forwards in the phase it receives would send what it does not hold yet: the
- * chip's relaying router is not written, so it is refused [emit.route], naming the relay. */
+ * chip's relaying router is not written (mapper/route.c makes no such relay), so it is
+ * refused [emit.route], naming the relay. */
 static void test_relay_same_phase(void **state)
 {
     (void)state;
     Run r;
-    run(&r, emit_fixture_relay(0), ST_LOGIC);
+    run(&r, emit_fixture_relay(0, false), ST_LOGIC);
     assert_true(diag_find(&r.d, "emit.route") >= 0);
-    assert_non_null(strstr(r.d.entries[0].what, "chip (0,0) core (2,1) relays block 3's data in phase 0"));
+    assert_non_null(strstr(r.d.entries[0].what, "relayed by chip (0,0) core (2,1) in phase 0, "
+                                                "which holds no copy of block 2's data from an "
+                                                "earlier phase"));
     done(&r);
 }
 
@@ -241,12 +244,27 @@ static void test_relay_next_phase(void **state)
 {
     (void)state;
     Run r;
-    run(&r, emit_fixture_relay(1), ST_OK);
+    run(&r, emit_fixture_relay(1, false), ST_OK);
     const Taskir__Asm__P09 *snd = core_at(&r.s, 2, 1)->static_prim_list[1]->router->p09;
     assert_int_equal(snd->addr_dout_base, 0x8400);
     assert_int_equal(snd->send_number, 31);
     assert_int_equal(snd->router_heads[0]->dx, 1);
     assert_int_equal(snd->router_heads[0]->dy, 0);
+    done(&r);
+}
+
+/* The relay holds another storage block of the same values (b, not the b2 it forwards): it
+ * sends from its copy of b, the same 64 words from 0x8400. */
+static void test_relay_sibling(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_relay(1, true), ST_OK);
+    const Taskir__Asm__P09 *snd = core_at(&r.s, 2, 1)->static_prim_list[1]->router->p09;
+    assert_int_equal(snd->addr_dout_base, 0x8400);
+    assert_int_equal(snd->send_number, 31);
+    assert_int_equal(snd->n_router_heads, 1);
+    assert_int_equal(snd->router_heads[0]->dx, 1);
     done(&r);
 }
 
@@ -259,6 +277,7 @@ int main(void)
         cmocka_unit_test(test_transfer_whole),
         cmocka_unit_test(test_relay_same_phase),
         cmocka_unit_test(test_relay_next_phase),
+        cmocka_unit_test(test_relay_sibling),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
