@@ -29,7 +29,7 @@
 #define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
 
 enum { PI_RECV = 3, PI_SEND = 4, PI_SOMA2 = 5 };
-enum { HEADER_WORDS = 2, RHEAD_WORDS = ASM_MEM2_RECV - ASM_MEM2_RHEAD };
+enum { HEADER_WORDS = 2, RHEAD_WORDS = ASM_MEM2_RECV - ASM_MEM2_RHEAD, MAX_PACKETS = 4096 };
 
 /* A feature area: where point (y, x) of box of canonical coordinates lives. */
 typedef struct ELoc {
@@ -406,45 +406,89 @@ static void global_xy(const Emit *e, const ECore *c, int64_t *x, int64_t *y)
     *y = (int64_t)c->chip.y * e->chip->cores_y + c->core.y;
 }
 
+/* A header that skips `packets` packets of the send area (enable false: read, not sent). */
+static Status skip_head(Emit *e, Taskir__Asm__P09 *r, int64_t packets)
+{
+    Taskir__Asm__RouterHead *h =
+        emit_msg(e, sizeof *h, (void (*)(void *))taskir__asm__router_head__init);
+    if (!h)
+        return ST_RUNTIME;
+    r->router_heads[r->n_router_heads++] = h;
+    SET(h, is_instant_request, false);
+    SET(h, packet_size_mode, TASKIR__ASM__PACKET_SIZE_MODE__MULTIPLE_NEURON);
+    SET(h, is_packet_finish, false);
+    SET(h, relay_type, TASKIR__ASM__RELAY_TYPE__UNI_CAST);
+    SET(h, dx, 0);
+    SET(h, dy, 0);
+    SET(h, destination_addr, 0);
+    SET(h, pack_per_router_head, (int32_t)(packets - 1));
+    SET(h, destination_offset, 0);
+    SET(h, destination_const, 0);
+    SET(h, enable, false);
+    return ST_OK;
+}
+
+/* The headers a phase's sends take: one each, and the gaps between them in the sender's
+ * memory, each skipped by disabled headers of at most MAX_PACKETS packets. */
+static int64_t head_count(const EPhase *ph)
+{
+    int64_t n = (int64_t)ph->n_sends;
+    for (size_t i = 1; i < ph->n_sends; i++) {
+        int64_t gap = ph->sends[i].src - (ph->sends[i - 1].src + ph->sends[i - 1].words);
+        n += (gap / 2 + MAX_PACKETS - 1) / MAX_PACKETS;
+    }
+    return n;
+}
+
 static Status send_part(Emit *e, uint32_t k, int32_t p, Taskir__Asm__P09 *r)
 {
     ECore *c = &e->cores[k];
     EPhase *ph = &c->ph[p];
     qsort(ph->sends, ph->n_sends, sizeof *ph->sends, send_cmp);
-    int64_t total = 0;
-    for (size_t i = 0; i < ph->n_sends; i++) {
-        const ESend *s = &ph->sends[i];
-        if (i && ph->sends[i - 1].src + ph->sends[i - 1].words != s->src)
+    for (size_t i = 1; i < ph->n_sends; i++) {
+        const ESend *a = &ph->sends[i - 1], *s = &ph->sends[i];
+        if ((s->src - a->src) % 2)
+            return diag_add(e->d, ST_RUNTIME, "emit.internal", c->name,
+                            "phase %d: a run sent from odd word %lld", p, (long long)s->src);
+        if (a->src + a->words > s->src)
             return diag_add(e->d, ST_LOGIC, "emit.route", c->name,
-                            "phase %d: sends words %lld..%lld and %lld..%lld, which do not follow "
-                            "each other: one send area a phase (a gathering P06 would be needed)",
-                            p, (long long)ph->sends[i - 1].src,
-                            (long long)(ph->sends[i - 1].src + ph->sends[i - 1].words - 1),
+                            "phase %d: sends words %lld..%lld and %lld..%lld, which overlap: "
+                            "the router sends its area's words once, in order (the overlap "
+                            "would need a gathering P06 into a send buffer)",
+                            p, (long long)a->src, (long long)(a->src + a->words - 1),
                             (long long)s->src, (long long)(s->src + s->words - 1));
-        total += s->words;
     }
-    if (ph->n_sends * HEADER_WORDS > RHEAD_WORDS || total % 4 || total / 2 > 65536)
+    const ESend *end = &ph->sends[ph->n_sends - 1];
+    int64_t total = end->src + end->words - ph->sends[0].src, heads = head_count(ph);
+    if (heads * HEADER_WORDS > RHEAD_WORDS || total / 2 > 65536)
         return diag_add(e->d, ST_LOGIC, "emit.route", c->name,
-                        "phase %d: %zu headers and %lld words to send: more than the header "
-                        "table (%d headers) or the packet count (65536) holds, or not whole "
-                        "16-byte units", p, ph->n_sends, (long long)total,
-                        RHEAD_WORDS / HEADER_WORDS);
+                        "phase %d: %lld headers (disabled ones skipping the gaps between the "
+                        "runs sent included) and %lld words to send: more than the header "
+                        "table (%d headers) or the packet count (65536) holds",
+                        p, (long long)heads, (long long)total, RHEAD_WORDS / HEADER_WORDS);
     SET(r, send_en, true);
     SET(r, send_number, (int32_t)(total / 2 - 1));
     SET(r, router_head_mode, TASKIR__ASM__ROUTER_HEAD_MODE__MULTI_USE);
     SET(r, packet_size_mode, TASKIR__ASM__PACKET_SIZE_MODE__MULTIPLE_NEURON);
     SET(r, out_memory, TASKIR__ASM__MEMORY_AREA__MEM2);
     SET(r, addr_dout_base, (int32_t)ph->sends[0].src);
-    SET(r, addr_dout_length, (int32_t)(total / 4 - 1));
+    /* whole 16-byte units: the last may hold one packet that is not sent */
+    SET(r, addr_dout_length, (int32_t)((total + 3) / 4 - 1));
     SET(r, addr_rhead_base, ASM_MEM2_RHEAD - ASM_MEM2_BASE);
-    SET(r, addr_rhead_length, (int32_t)ph->n_sends - 1);
-    r->router_heads = calloc(ph->n_sends, sizeof *r->router_heads);
+    SET(r, addr_rhead_length, (int32_t)heads - 1);
+    r->router_heads = calloc((size_t)heads, sizeof *r->router_heads);
     if (!r->router_heads)
         return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     int64_t sx, sy;
     global_xy(e, c, &sx, &sy);
     for (size_t i = 0; i < ph->n_sends; i++) {
         const ESend *s = &ph->sends[i];
+        int64_t gap = i ? s->src - (ph->sends[i - 1].src + ph->sends[i - 1].words) : 0;
+        for (int64_t left = gap / 2; left > 0; left -= MAX_PACKETS) {
+            Status st = skip_head(e, r, left < MAX_PACKETS ? left : MAX_PACKETS);
+            if (st != ST_OK)
+                return st;
+        }
         int64_t dx, dy;
         global_xy(e, &e->cores[s->dst_core], &dx, &dy);
         dx -= sx;

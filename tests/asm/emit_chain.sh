@@ -3,14 +3,15 @@
 # TaskGraph simulator): the same output files, byte for byte, for the hand-built Mappings of
 # the code generator's tests (emit_fixture.h: a one-core convolution of 3 channels into 40
 # with padding, requantized by a Soma shift; a Soma result sent to another core, part of it
-# pooled there; a constant scale P83, a window sum P02 and two requantizations on one core in
+# (rows, or a column slice: runs apart in the sender's memory) pooled there; a constant scale P83, a window sum P02 and two requantizations on one core in
 # two phases; a 20 -> 40 vector-matrix product P04; a result multicast to two cores, relayed
 # by the first a phase later, from its copy of the block or of another block of the same
 # values) and the documentation's demo (tests/asm/emit_demo.map.txtpb: convolution,
 # requantization, transfer, pooling). Inputs: fixed pseudo-random int8 values.
 # Then the convolution fixture's graph cut by taskir-opt --split (y, x, f and y+f cuts: two to
 # four cores, pieces writing rows, columns or channel groups of a shared result, moved by the
-# router, into other cores or gathered on their own) and a two-layer graph (a ReLU into a
+# router, into other cores or gathered on their own; f=4: a core sends channel groups of
+# pixels apart in its memory) and a two-layer graph (a ReLU into a
 # convolution) with its convolution cut along f or y (overlapping input rows: the local part
 # lives in the ReLU's output buffer) or its ReLU along y, mapped by taskir-map:
 # the same.
@@ -49,8 +50,9 @@ npy "$tmp/cax.npy" 6 4 4 40
 npy "$tmp/two_layer.npy" 7 6 6 16
 npy "$tmp/relay.npy" 8 4 4 16
 cp "$tmp/relay.npy" "$tmp/relay_sibling.npy"
+cp "$tmp/transfer.npy" "$tmp/slice.npy"
 fail=0
-for case in conv:data transfer:x demo:image mix:x fc:v cax:x relay:x relay_sibling:x; do
+for case in conv:data transfer:x slice:x demo:image mix:x fc:v cax:x relay:x relay_sibling:x; do
   m=${case%%:*} name=${case#*:}
   if ! "$emit" "$tmp/$m.map.pb" -o "$tmp/$m.prog"; then
     echo "FAIL $m: taskir-emit"; fail=1; continue
@@ -66,7 +68,7 @@ for case in conv:data transfer:x demo:image mix:x fc:v cax:x relay:x relay_sibli
     fail=1
   fi
 done
-for spec in conv:conv:y=3 conv:conv:x=2 conv:conv:f=2 conv:conv:y=2,f=2 conv:conv:x=3 \
+for spec in conv:conv:y=3 conv:conv:x=2 conv:conv:f=2 conv:conv:y=2,f=2 conv:conv:x=3 conv:conv:f=4 \
     two_layer:conv2:f=2 two_layer:relu:y=2 two_layer:conv2:y=2; do
   graph=${spec%%:*} spec=${spec#*:}
   input=data; [ "$graph" = two_layer ] && input=x

@@ -131,9 +131,9 @@ Mapping *emit_fixture_conv(int32_t shift)
 }
 
 /* INPUT -> SI a (4x4x16 int8) on core (0,0) -> CCMPB relu (Soma1, phase 0) -> SI b, stored
- * on core (2,1) only (received in phase 0, its reader reads rows rows0.. of it) -> CCMPB
- * copy (Soma2, phase 0) -> SI c -> OUTPUT. */
-Mapping *emit_fixture_transfer(int32_t rows0, int32_t rows)
+ * on core (2,1) only (received in phase 0, its reader reads rows rows0.. and columns cols0..
+ * of it) -> CCMPB copy (Soma2, phase 0) -> SI c -> OUTPUT. */
+Mapping *emit_fixture_slice(int32_t rows0, int32_t rows, int32_t cols0, int32_t cols)
 {
     Mapping *m = mapping_create();
     CHECK(m);
@@ -142,9 +142,9 @@ Mapping *emit_fixture_transfer(int32_t rows0, int32_t rows)
     Block *a = blk(g, BT_SI, "a", 4, 4, 16, 0);
     Block *relu = blk(g, BT_CCMPB, "relu", 4, 4, 16, 0);
     Block *b = blk(g, BT_SI, "b", 4, 4, 16, 0);
-    Block *cp = blk(g, BT_CCMPB, "copy", rows, 4, 16, 0);
-    Block *c = blk(g, BT_SI, "c", rows, 4, 16, 0);
-    Block *out = blk(g, BT_OUTPUT, "y", rows, 4, 16, 0);
+    Block *cp = blk(g, BT_CCMPB, "copy", rows, cols, 16, 0);
+    Block *c = blk(g, BT_SI, "c", rows, cols, 16, 0);
+    Block *out = blk(g, BT_OUTPUT, "y", rows, cols, 16, 0);
     Block *all[] = {in, a, relu, b, cp, c, out};
     for (int i = 0; i < 7; i++) {
         all[i]->has_prec = true;
@@ -153,13 +153,13 @@ Mapping *emit_fixture_transfer(int32_t rows0, int32_t rows)
     in->has_socket_id = out->has_socket_id = true;
     relu->shape.d[D_IY] = relu->shape.d[D_IX] = 4;
     cp->shape.d[D_IY] = rows;
-    cp->shape.d[D_IX] = 4;
+    cp->shape.d[D_IX] = cols;
     CHECK(blk_set_attr(g, relu, AT_CMP, 0));
     CHECK(blk_set_attr(g, cp, AT_CMP, -128));
     Edge *e0 = graph_connect(g, in, 0, a, 0);
     CHECK(graph_connect(g, a, 0, relu, 0));
     Edge *e2 = graph_connect(g, relu, 0, b, 0);
-    int32_t pos[6] = {rows0, 0, 0, 0, 0, 0}, size[6] = {rows, 4, 16, 0, 0, 0};
+    int32_t pos[6] = {rows0, cols0, 0, 0, 0, 0}, size[6] = {rows, cols, 16, 0, 0, 0};
     CHECK(graph_connect_box(g, b, 0, pos, size, cp, 0, NULL, NULL));
     CHECK(graph_connect(g, cp, 0, c, 0));
     Edge *e5 = graph_connect(g, c, 0, out, 0);
@@ -174,7 +174,12 @@ Mapping *emit_fixture_transfer(int32_t rows0, int32_t rows)
     coord(m, true, e0->id, 1, r0);
     coord(m, true, e2->id, 2, x);
     coord(m, true, e5->id, 1, s5);
-    return verified(m, "transfer");
+    return verified(m, cols < 4 ? "slice" : "transfer");
+}
+
+Mapping *emit_fixture_transfer(int32_t rows0, int32_t rows)
+{
+    return emit_fixture_slice(rows0, rows, 0, 4);
 }
 
 

@@ -6,6 +6,8 @@
  *     dynamic blocks;
  *   - a two-core transfer: a Soma result sent from core (0,0) to core (2,1), part of it
  *     (rows 2..3): the header (dx, dy, address, packet count), the send and receive areas;
+ *     a column slice of it: runs apart in the sender's memory, the gaps skipped by disabled
+ *     headers;
  *   - the errors: an odd shift [emit.shift], a plan that does not fit [emit.alloc].
  */
 #include <setjmp.h>
@@ -210,6 +212,40 @@ static void test_two_core_transfer(void **state)
     done(&r);
 }
 
+/* A column slice: core (2,1) reads columns 1..2 of b, rows 1..3. Its copy holds those 3 x 2
+ * pixels (8 words a row) from 0x8400. The relu's buffer (64 words at 64, 16 words a row)
+ * holds them at words 64 + 16 y + 4 .. + 11 for y = 1..3: runs of 8 words that do not follow
+ * each other. The router sends one area, from word 84 to 84 + 2 * 16 + 8 = 124 (40 words:
+ * 20 packets, 10 16-byte units), under five headers: a run of 4 packets to unit 0, a
+ * disabled header skipping the 4 packets (8 words) to the next row, 4 packets to unit 4,
+ * skip 4, 4 packets to unit 8. The receiver waits for 3 end marks. */
+static void test_column_slice(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_slice(1, 3, 1, 2), ST_OK);
+    const Taskir__Asm__P09 *snd = core_at(&r.s, 0, 0)->static_prim_list[0]->router->p09;
+    assert_int_equal(snd->addr_dout_base, 84);
+    assert_int_equal(snd->addr_dout_length, 40 / 4 - 1);
+    assert_int_equal(snd->send_number, 20 - 1);
+    assert_int_equal(snd->addr_rhead_length, 5 - 1);
+    assert_int_equal(snd->n_router_heads, 5);
+    for (int i = 0; i < 5; i++) {
+        const Taskir__Asm__RouterHead *h = snd->router_heads[i];
+        assert_int_equal(h->pack_per_router_head, 4 - 1);
+        assert_int_equal(h->enable, i % 2 == 0);
+        assert_int_equal(h->is_packet_finish, i % 2 == 0);
+        if (i % 2 == 0) {
+            assert_int_equal(h->dx, 2);
+            assert_int_equal(h->dy, 1);
+            assert_int_equal(h->destination_addr, 4 * (i / 2));
+        }
+    }
+    const Taskir__Asm__P09 *rcv = core_at(&r.s, 2, 1)->static_prim_list[0]->router->p09;
+    assert_int_equal(rcv->receive_number, 3 - 1);
+    done(&r);
+}
+
 /* The whole of b to core (2,1) is 64 words; with rows 0..3 read the run is 32 packets. */
 static void test_transfer_whole(void **state)
 {
@@ -275,6 +311,7 @@ int main(void)
         cmocka_unit_test(test_odd_shift),
         cmocka_unit_test(test_two_core_transfer),
         cmocka_unit_test(test_transfer_whole),
+        cmocka_unit_test(test_column_slice),
         cmocka_unit_test(test_relay_same_phase),
         cmocka_unit_test(test_relay_next_phase),
         cmocka_unit_test(test_relay_sibling),
