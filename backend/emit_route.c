@@ -127,7 +127,7 @@ static Status add_run(Emit *e, uint32_t sk, int32_t p, uint32_t dk, int64_t src,
     }
     e->cores[dk].ph[p].recv_marks++;
     e->cores[dk].ph[p].recv_block = block;
-    ESend run = {dk, src, words, dst, words, words, block};
+    ESend run = {dk, src, words, dst, words, words, block, false};
     return add_send(e, sk, p, &run);
 }
 
@@ -406,8 +406,10 @@ static void global_xy(const Emit *e, const ECore *c, int64_t *x, int64_t *y)
     *y = (int64_t)c->chip.y * e->chip->cores_y + c->core.y;
 }
 
-/* A header that skips `packets` packets of the send area (enable false: read, not sent). */
-static Status skip_head(Emit *e, Taskir__Asm__P09 *r, int64_t packets)
+/* Appends a MULTI_USE header of `packets` packets 8 bytes each: enabled (the last packet an
+ * end mark; a relaying chain's first core, or one receiver) or not (a gap: read, not sent). */
+static Status add_head(Emit *e, Taskir__Asm__P09 *r, bool enable, bool relay, int64_t dx,
+                       int64_t dy, int64_t unit, int64_t packets, int64_t cst, int64_t off)
 {
     Taskir__Asm__RouterHead *h =
         emit_msg(e, sizeof *h, (void (*)(void *))taskir__asm__router_head__init);
@@ -416,15 +418,16 @@ static Status skip_head(Emit *e, Taskir__Asm__P09 *r, int64_t packets)
     r->router_heads[r->n_router_heads++] = h;
     SET(h, is_instant_request, false);
     SET(h, packet_size_mode, TASKIR__ASM__PACKET_SIZE_MODE__MULTIPLE_NEURON);
-    SET(h, is_packet_finish, false);
-    SET(h, relay_type, TASKIR__ASM__RELAY_TYPE__UNI_CAST);
-    SET(h, dx, 0);
-    SET(h, dy, 0);
-    SET(h, destination_addr, 0);
+    SET(h, is_packet_finish, enable);
+    SET(h, relay_type, relay ? TASKIR__ASM__RELAY_TYPE__MULTI_RELAY_CAST
+                             : TASKIR__ASM__RELAY_TYPE__UNI_CAST);
+    SET(h, dx, (int32_t)dx);
+    SET(h, dy, (int32_t)dy);
+    SET(h, destination_addr, (int32_t)unit);
     SET(h, pack_per_router_head, (int32_t)(packets - 1));
-    SET(h, destination_offset, 0);
-    SET(h, destination_const, 0);
-    SET(h, enable, false);
+    SET(h, destination_offset, (int32_t)off);
+    SET(h, destination_const, (int32_t)cst);
+    SET(h, enable, enable);
     return ST_OK;
 }
 
@@ -485,7 +488,8 @@ static Status send_part(Emit *e, uint32_t k, int32_t p, Taskir__Asm__P09 *r)
         const ESend *s = &ph->sends[i];
         int64_t gap = i ? s->src - (ph->sends[i - 1].src + ph->sends[i - 1].words) : 0;
         for (int64_t left = gap / 2; left > 0; left -= MAX_PACKETS) {
-            Status st = skip_head(e, r, left < MAX_PACKETS ? left : MAX_PACKETS);
+            Status st = add_head(e, r, false, false, 0, 0, 0,
+                                 left < MAX_PACKETS ? left : MAX_PACKETS, 0, 0);
             if (st != ST_OK)
                 return st;
         }
@@ -493,7 +497,7 @@ static Status send_part(Emit *e, uint32_t k, int32_t p, Taskir__Asm__P09 *r)
         global_xy(e, &e->cores[s->dst_core], &dx, &dy);
         dx -= sx;
         dy -= sy;
-        int64_t unit = (s->dst_addr - ASM_MEM2_RECV) / 2;
+        int64_t unit = (s->dst_addr - emit_recv_base(e, s->dst_core, p)) / 2;
         if (dx < e->chip->hop_min || dx > e->chip->hop_max || dy < e->chip->hop_min ||
             dy > e->chip->hop_max || unit < 0 || unit >= (1 << 12) || s->words / 2 > 4096 ||
             (s->run != s->stride && (s->run / 2 > 128 || (s->stride - s->run) / 2 >= 4096)))
@@ -502,32 +506,47 @@ static Status send_part(Emit *e, uint32_t k, int32_t p, Taskir__Asm__P09 *r)
                             "packets) leaves the header's ranges", p, e->cores[s->dst_core].name,
                             (long long)dx, (long long)dy, (long long)unit,
                             (long long)(s->words / 2));
-        Taskir__Asm__RouterHead *h =
-            emit_msg(e, sizeof *h, (void (*)(void *))taskir__asm__router_head__init);
-        if (!h)
-            return ST_RUNTIME;
-        r->router_heads[r->n_router_heads++] = h;
-        SET(h, is_instant_request, false);
-        SET(h, packet_size_mode, TASKIR__ASM__PACKET_SIZE_MODE__MULTIPLE_NEURON);
-        SET(h, is_packet_finish, true);
-        SET(h, relay_type, TASKIR__ASM__RELAY_TYPE__UNI_CAST);
-        SET(h, dx, (int32_t)dx);
-        SET(h, dy, (int32_t)dy);
-        SET(h, destination_addr, (int32_t)unit);
-        SET(h, pack_per_router_head, (int32_t)(s->words / 2 - 1));
         /* packet k lands at unit A + (k / (C + 1)) * (C + 1 + O) + k % (C + 1): runs of
          * C + 1 packets O units apart; one contiguous run: C = O = 0 */
         bool strided = s->run != s->stride;
-        SET(h, destination_offset, strided ? (int32_t)((s->stride - s->run) / 2) : 0);
-        SET(h, destination_const, strided ? (int32_t)(s->run / 2 - 1) : 0);
-        SET(h, enable, true);
+        Status st = add_head(e, r, true, s->relay, dx, dy, unit, s->words / 2,
+                             strided ? s->run / 2 - 1 : 0,
+                             strided ? (s->stride - s->run) / 2 : 0);
+        if (st != ST_OK)
+            return st;
     }
+    return ST_OK;
+}
+
+/* The relaying part of core k's P09 in phase p (a core of a chain that forwards). */
+static Status relay_part(Emit *e, uint32_t k, int32_t p, Taskir__Asm__P09 *r)
+{
+    const EPhase *ph = &e->cores[k].ph[p];
+    int64_t sx, sy, nx, ny;
+    global_xy(e, &e->cores[k], &sx, &sy);
+    global_xy(e, &e->cores[ph->chain_next], &nx, &ny);
+    nx -= sx;
+    ny -= sy;
+    if (ph->relayed > 4096 || nx < e->chip->hop_min || nx > e->chip->hop_max ||
+        ny < e->chip->hop_min || ny > e->chip->hop_max)
+        return diag_add(e->d, ST_LOGIC, "emit.route", e->cores[k].name,
+                        "phase %d: forwards %lld packets to %s (Nx %lld, Ny %lld): more than "
+                        "Relay_number holds (4096) or a step out of the header's range", p,
+                        (long long)ph->relayed, e->cores[ph->chain_next].name, (long long)nx,
+                        (long long)ny);
+    SET(r, cxy, 1);
+    SET(r, nx, (int32_t)nx);
+    SET(r, ny, (int32_t)ny);
+    SET(r, relay_number, (int32_t)(ph->relayed - 1));
     return ST_OK;
 }
 
 Status emit_router_prims(Emit *e)
 {
     char id[32];
+    Status cst = emit_route_chains(e);
+    if (cst != ST_OK)
+        return cst;
     for (uint32_t k = 0; k < e->n_cores; k++) {
         ECore *c = &e->cores[k];
         for (int32_t p = 0; p < c->n_phases; p++) {
@@ -553,11 +572,17 @@ Status emit_router_prims(Emit *e)
                 snprintf(id, sizeof id, "b%d", ph->sends[0].block);
                 rp->send_block = emit_strdup(e, id);
             }
+            if (ph->relayed) {
+                Status st = relay_part(e, k, p, r);
+                if (st != ST_OK)
+                    return st;
+            }
             if (ph->recv_marks) {
                 SET(r, receive_en, true);
                 SET(r, receive_number, ph->recv_marks - 1);
-                SET(r, addr_din_base, ASM_MEM2_RECV - ASM_MEM2_BASE);
-                SET(r, addr_din_length, (ASM_MEM3_BASE - ASM_MEM2_RECV) / 2 - 1);
+                int64_t base = emit_recv_base(e, k, p);
+                SET(r, addr_din_base, (int32_t)(base - ASM_MEM2_BASE));
+                SET(r, addr_din_length, (int32_t)((ASM_MEM3_BASE - base) / 2 - 1));
                 snprintf(id, sizeof id, "b%d", ph->recv_block);
                 rp->receive_block = emit_strdup(e, id);
             }

@@ -6,14 +6,15 @@
 # (rows, or a column slice: runs apart in the sender's memory) pooled there; a constant scale P83, a window sum P02 and two requantizations on one core in
 # two phases; a 20 -> 40 vector-matrix product P04; a result multicast to two cores, relayed
 # by the first a phase later, from its copy of the block or of another block of the same
-# values) and the documentation's demo (tests/asm/emit_demo.map.txtpb: convolution,
+# values, or sent to both in one phase: a relaying chain) and the documentation's demo (tests/asm/emit_demo.map.txtpb: convolution,
 # requantization, transfer, pooling). Inputs: fixed pseudo-random int8 values.
 # Then the convolution fixture's graph cut by taskir-opt --split (y, x, f and y+f cuts: two to
 # four cores, pieces writing rows, columns or channel groups of a shared result, moved by the
 # router, into other cores or gathered on their own; f=4: a core sends channel groups of
 # pixels apart in its memory) and a two-layer graph (a ReLU into a
 # convolution) with its convolution cut along f or y (overlapping input rows: the local part
-# lives in the ReLU's output buffer) or its ReLU along y, mapped by taskir-map:
+# lives in the ReLU's output buffer; f=4: the ReLU's result to four cores in one phase, y=3:
+# rows two pieces share, both by relaying chains) or its ReLU along y, mapped by taskir-map:
 # the same.
 #   emit_chain.sh TASKIR_EMIT TASKIR_RUN FIXTURE_WRITE PROTOC PROTO_DIR DEMO.map.txtpb
 #                 TASKIR_OPT TASKIR_MAP
@@ -50,9 +51,10 @@ npy "$tmp/cax.npy" 6 4 4 40
 npy "$tmp/two_layer.npy" 7 6 6 16
 npy "$tmp/relay.npy" 8 4 4 16
 cp "$tmp/relay.npy" "$tmp/relay_sibling.npy"
+cp "$tmp/relay.npy" "$tmp/chain.npy"
 cp "$tmp/transfer.npy" "$tmp/slice.npy"
 fail=0
-for case in conv:data transfer:x slice:x demo:image mix:x fc:v cax:x relay:x relay_sibling:x; do
+for case in conv:data transfer:x slice:x demo:image mix:x fc:v cax:x relay:x relay_sibling:x chain:x; do
   m=${case%%:*} name=${case#*:}
   if ! "$emit" "$tmp/$m.map.pb" -o "$tmp/$m.prog"; then
     echo "FAIL $m: taskir-emit"; fail=1; continue
@@ -69,7 +71,8 @@ for case in conv:data transfer:x slice:x demo:image mix:x fc:v cax:x relay:x rel
   fi
 done
 for spec in conv:conv:y=3 conv:conv:x=2 conv:conv:f=2 conv:conv:y=2,f=2 conv:conv:x=3 conv:conv:f=4 \
-    two_layer:conv2:f=2 two_layer:relu:y=2 two_layer:conv2:y=2; do
+    two_layer:conv2:f=2 two_layer:relu:y=2 two_layer:conv2:y=2 two_layer:conv2:f=4 \
+    two_layer:conv2:y=3; do
   graph=${spec%%:*} spec=${spec#*:}
   input=data; [ "$graph" = two_layer ] && input=x
   name=split_$(echo "$spec" | sed 's/^conv://' | tr '=,:' '___')

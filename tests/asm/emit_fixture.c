@@ -404,7 +404,8 @@ Mapping *emit_fixture_two_layer(void)
 /* INPUT -> SI a (4x4x16 int8) on core (0,0) -> CCMPB relu (Soma1, phase 0) -> SI b, held by
  * cores (2,1) and (3,1): a multicast chain, (0,0) -> (2,1) in phase 0, then (2,1) relays to
  * (3,1) in phase `relay`; each reads it with a CCMPB (Soma2, in the phase its copy arrives)
- * into its own OUTPUT (sockets 0 and 1). With `sibling`, relu writes two storage blocks of
+ * into its own OUTPUT (sockets 0 and 1); relay -1: no relay, (0,0) sends to both in phase 0.
+ * With `sibling`, relu writes two storage blocks of
  * the same values, b on (2,1) and b2 on (3,1) (one a reading core, as the mapper's copies
  * are), and (2,1) relays b2's data from its copy of b. */
 Mapping *emit_fixture_relay(int32_t relay, bool sibling)
@@ -443,6 +444,8 @@ Mapping *emit_fixture_relay(int32_t relay, bool sibling)
     CHECK(eo1 && eo2);
     one(m, a->id, 0, 0, 0, MEMORY);
     one(m, relu->id, 0, 0, 0, SOMA1);
+    bool direct = relay < 0; /* both from the source, in phase 0 */
+    relay = direct ? 0 : relay;
     const int32_t bc[2][4] = {{2, 1, 0 | relay << 8, MEMORY}, {3, 1, relay, MEMORY}};
     if (sibling) {
         one(m, b->id, 2, 1, 0 | relay << 8, MEMORY);
@@ -455,8 +458,8 @@ Mapping *emit_fixture_relay(int32_t relay, bool sibling)
     one(m, r2->id, 3, 1, relay, SOMA2);
     one(m, c2->id, 3, 1, relay | 1 << 8, MEMORY);
     const int32_t r0[1][4] = {{0, 0, 0, RECV}};
-    const int32_t x[4][4] = {{0, 0, 0, SEND}, {2, 1, 0, RECV}, {2, 1, relay, SEND},
-                             {3, 1, relay, RECV}};
+    const int32_t x[4][4] = {{0, 0, 0, SEND}, {2, 1, 0, RECV}, {direct ? 0 : 2, direct ? 0 : 1,
+                             relay, SEND}, {3, 1, relay, RECV}};
     const int32_t s1[1][4] = {{2, 1, 1, SEND}}, s2[1][4] = {{3, 1, 1, SEND}};
     coord(m, true, e0->id, 1, r0);
     if (sibling) {

@@ -14,7 +14,8 @@
  *   emit_fixture_two_layer()   a ReLU (P05) into a 3x3 conv of 16 channels into 64 and its
  *                              requantization, on one core in two phases (to cut and map)
  *   emit_fixture_relay(p, sib) a Soma result multicast to cores (2,1) and (3,1), (2,1)
- *                              relaying it in phase p (1: from its copy; 0: as it arrives);
+ *                              relaying it in phase p (1: from its copy; 0: as it arrives;
+ *                              -1: no relay, (0,0) sends to both in phase 0);
  *                              sib: two storage blocks of the same values, one a core
  * All verify (verify_mapping); they exit(3) when out of memory. */
 #ifndef TASKIR_TESTS_EMIT_FIXTURE_H

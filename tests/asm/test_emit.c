@@ -304,6 +304,43 @@ static void test_relay_sibling(void **state)
     done(&r);
 }
 
+/* The source sends its 64 words to (2,1) and (3,1) in one phase: the router sends an area's
+ * words once, so the code generator makes a relaying chain, nearest first: (0,0) sends the
+ * 32 packets once, MULTI_RELAY_CAST, to (2,1) (dx 2, dy 1, unit 0); (2,1) keeps them and
+ * forwards a copy one core right (CXY 1, Nx 1, Ny 0, Relay_number 31); both copies lie at
+ * 0x8400, so both receive areas start there (Addr_Din_base 0x400) and each waits for one
+ * end mark. The same with two storage blocks of the same values. */
+static void test_chain_one_phase(void **state)
+{
+    (void)state;
+    for (int sib = 0; sib < 2; sib++) {
+        Run r;
+        run(&r, emit_fixture_relay(-1, sib), ST_OK);
+        const Taskir__Asm__P09 *snd = core_at(&r.s, 0, 0)->static_prim_list[0]->router->p09;
+        assert_int_equal(snd->addr_dout_base, 64);
+        assert_int_equal(snd->send_number, 31);
+        assert_int_equal(snd->n_router_heads, 1);
+        const Taskir__Asm__RouterHead *h = snd->router_heads[0];
+        assert_int_equal(h->relay_type, TASKIR__ASM__RELAY_TYPE__MULTI_RELAY_CAST);
+        assert_int_equal(h->dx, 2);
+        assert_int_equal(h->dy, 1);
+        assert_int_equal(h->destination_addr, 0);
+        assert_int_equal(h->pack_per_router_head, 31);
+        const Taskir__Asm__P09 *mid = core_at(&r.s, 2, 1)->static_prim_list[0]->router->p09;
+        assert_int_equal(mid->cxy, 1);
+        assert_int_equal(mid->nx, 1);
+        assert_int_equal(mid->ny, 0);
+        assert_int_equal(mid->relay_number, 31);
+        assert_int_equal(mid->receive_number, 0);
+        assert_int_equal(mid->addr_din_base, 0x400);
+        const Taskir__Asm__P09 *end = core_at(&r.s, 3, 1)->static_prim_list[0]->router->p09;
+        assert_false(end->has_cxy);
+        assert_int_equal(end->receive_number, 0);
+        assert_int_equal(end->addr_din_base, 0x400);
+        done(&r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -315,6 +352,7 @@ int main(void)
         cmocka_unit_test(test_relay_same_phase),
         cmocka_unit_test(test_relay_next_phase),
         cmocka_unit_test(test_relay_sibling),
+        cmocka_unit_test(test_chain_one_phase),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
