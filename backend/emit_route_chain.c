@@ -6,10 +6,9 @@
  * copy to the next (its P09 in multicast mode: CXY 1, Nx / Ny the step to the next core,
  * Relay_number the packets it forwards). A forwarded packet keeps its destination address A,
  * and each core's packets land from its own receive base (Addr_Din_base), so every core of
- * the chain gets its base such that A lands on its copy: base = copy - 2 A, with A chosen so
- * that every base is at most 0x8400 (the packets of other headers land past it) and at
- * least 0x8000 (inside MEM2): the copies may lie at most 1024 words apart in their receive
- * areas. A core forwards every MULTI_RELAY_CAST packet it gets in the phase to one core, so
+ * the chain gets its base such that A lands on its copy: base = copy - 2 A, with the least A
+ * that puts no base past the first word its core receives into in the phase (its other
+ * packets land after the base), every base inside MEM2. A core forwards every MULTI_RELAY_CAST packet it gets in the phase to one core, so
  * it may be in one chain a phase; runs of the same chain (a transfer sent as several runs)
  * keep the chain's order and bases. Cores of a chain: nearest first from the sender, then
  * from the core before (ties: the order of the cores).
@@ -98,17 +97,16 @@ static Status chain(Emit *e, uint32_t k, int32_t p, ESend *g, size_t m, uint32_t
         dst[i] = g[i].dst_addr;
     }
     int64_t twice_a = -1; /* 2 A, in words: from a core whose base is set, else the least
-                             that puts every base at or before 0x8400 */
+                             that puts no base past the first word its core receives into */
     for (size_t i = 0; i < m && twice_a < 0; i++)
         if (e->cores[ord[i]].ph[p].recv_base)
             twice_a = dst[i] - e->cores[ord[i]].ph[p].recv_base;
-    for (size_t i = 0; i < m && twice_a < 0; i++)
-        if (!e->cores[ord[i]].ph[p].recv_base) {
-            twice_a = 0;
-            for (size_t j = 0; j < m; j++)
-                if (dst[j] - ASM_MEM2_RECV > twice_a)
-                    twice_a = dst[j] - ASM_MEM2_RECV;
-        }
+    if (twice_a < 0) {
+        twice_a = 0;
+        for (size_t j = 0; j < m; j++)
+            if (dst[j] - e->cores[ord[j]].ph[p].recv_lo > twice_a)
+                twice_a = dst[j] - e->cores[ord[j]].ph[p].recv_lo;
+    }
     for (size_t i = 0; i < m; i++) {
         const EPhase *q = &e->cores[ord[i]].ph[p];
         uint32_t next = i + 1 < m ? ord[i + 1] : EMIT_NONE;
@@ -117,11 +115,12 @@ static Status chain(Emit *e, uint32_t k, int32_t p, ESend *g, size_t m, uint32_t
         if (q->chained && (q->chain_next != next || (next != EMIT_NONE && q->chain_src != k)))
             why = "it is in another relaying chain in this phase (a core forwards every relayed "
                   "packet of a phase to one next core)";
-        else if (q->recv_base ? q->recv_base != base : base > ASM_MEM2_RECV)
+        else if (q->recv_base && q->recv_base != base)
             why = "the copies are laid out differently on the chain's cores (the runs land at "
                   "other offsets from one receive base on each)";
-        else if (base < ASM_MEM2_BASE || twice_a / 2 > 4095)
-            why = "the copies lie more than 1024 words apart in the cores' receive areas";
+        else if (base > q->recv_lo || base < ASM_MEM2_BASE || twice_a / 2 > 4095)
+            why = "no receive base puts the shared address on every core's copy, inside MEM2 "
+                  "and before the core's other packets of the phase";
         if (why)
             return diag_add(e->d, ST_LOGIC, "emit.route", name,
                             "phase %d: sends words %lld..%lld to %zu cores, which a relaying "
@@ -219,6 +218,15 @@ static size_t group_end(const EPhase *ph, size_t i)
 
 Status emit_route_chains(Emit *e)
 {
+    for (uint32_t k = 0; k < e->n_cores; k++) /* the first word each core receives into */
+        for (int32_t p = 0; p < e->cores[k].n_phases; p++) {
+            const EPhase *ph = &e->cores[k].ph[p];
+            for (size_t i = 0; i < ph->n_sends; i++) {
+                EPhase *q = &e->cores[ph->sends[i].dst_core].ph[p];
+                if (!q->recv_lo || ph->sends[i].dst_addr < q->recv_lo)
+                    q->recv_lo = ph->sends[i].dst_addr;
+            }
+        }
     for (uint32_t k = 0; k < e->n_cores; k++) /* cut, sort and count the groups */
         for (int32_t p = 0; p < e->cores[k].n_phases; p++) {
             EPhase *ph = &e->cores[k].ph[p];

@@ -472,3 +472,28 @@ Mapping *emit_fixture_relay(int32_t relay, bool sibling)
     coord(m, true, eo2->id, 1, s2);
     return verified(m, sibling ? "relay_sibling" : "relay");
 }
+
+/* emit_fixture_relay(-1, false) on three chips: its core (0,0) is core (15,9) of chip (0,0),
+ * the last of the chip; (2,1) is core (0,9) of chip (1,0), one step right past the chip's
+ * edge; (3,1) is core (15,0) of chip (0,1), one step down past it. */
+Mapping *emit_fixture_chips(void)
+{
+    Mapping *m = emit_fixture_relay(-1, false);
+    static const int32_t from[3][2] = {{0, 0}, {2, 1}, {3, 1}};
+    static const int32_t to[3][4] = {{0, 0, 15, 9}, {1, 0, 0, 9}, {0, 1, 15, 0}};
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t i = 0; i < (pass ? m->n_edges : m->n_nodes); i++) {
+            MapDict *d = pass ? &m->edges[i] : &m->nodes[i];
+            for (uint32_t j = 0; j < d->n_coords; j++) {
+                MapCoord *c = &d->coords[j];
+                for (int k = 0; k < 3; k++)
+                    if (c->chip.x == 0 && c->chip.y == 0 && c->core.x == from[k][0] &&
+                        c->core.y == from[k][1]) {
+                        c->chip.x = to[k][0], c->chip.y = to[k][1];
+                        c->core.x = to[k][2], c->core.y = to[k][3];
+                        break;
+                    }
+            }
+        }
+    return verified(m, "chips");
+}

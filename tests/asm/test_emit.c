@@ -7,7 +7,8 @@
  *   - a two-core transfer: a Soma result sent from core (0,0) to core (2,1), part of it
  *     (rows 2..3): the header (dx, dy, address, packet count), the send and receive areas;
  *     a column slice of it: runs apart in the sender's memory, the gaps skipped by disabled
- *     headers;
+ *     headers; relays (a phase later, from a copy of a block of the same values) and relaying
+ *     chains (one run to two cores in one phase), on one chip and across chip edges;
  *   - the errors: an odd shift [emit.shift], a plan that does not fit [emit.alloc].
  */
 #include <setjmp.h>
@@ -156,15 +157,24 @@ static void test_odd_shift(void **state)
     done(&r);
 }
 
+/* Core (x, y) of chip (cx, cy). */
+static const Taskir__Asm__CoreConfig *chip_core_at(const ProgSet *s, int cx, int cy, int x, int y)
+{
+    const Taskir__Asm__BehaviorConfig *bc = s->config->behavior_config;
+    for (size_t c = 0; c < bc->n_step_config; c++) {
+        const Taskir__Asm__StepConfig *sc = bc->step_config[c];
+        const Taskir__Asm__PhaseGroupConfig *pg = sc->phase_group_config[0];
+        for (size_t i = 0; sc->chip_x == cx && sc->chip_y == cy && i < pg->n_core_config; i++)
+            if (pg->core_config[i]->core_x == x && pg->core_config[i]->core_y == y)
+                return pg->core_config[i];
+    }
+    fail_msg("no core (%d,%d) on chip (%d,%d)", x, y, cx, cy);
+    return NULL;
+}
+
 static const Taskir__Asm__CoreConfig *core_at(const ProgSet *s, int x, int y)
 {
-    const Taskir__Asm__PhaseGroupConfig *pg =
-        s->config->behavior_config->step_config[0]->phase_group_config[0];
-    for (size_t i = 0; i < pg->n_core_config; i++)
-        if (pg->core_config[i]->core_x == x && pg->core_config[i]->core_y == y)
-            return pg->core_config[i];
-    fail_msg("no core (%d,%d)", x, y);
-    return NULL;
+    return chip_core_at(s, 0, 0, x, y);
 }
 
 static void test_two_core_transfer(void **state)
@@ -341,6 +351,29 @@ static void test_chain_one_phase(void **state)
     }
 }
 
+/* The same chain on three chips (cores of all chips side by side: chip (cx, cy) core (x, y)
+ * at (16 cx + x, 10 cy + y)): the source, core (15,9) of chip (0,0), sends to core (0,9) of
+ * chip (1,0), dx 1 past the chip's edge; that core forwards to core (15,0) of chip (0,1),
+ * Nx -1 and Ny 1. */
+static void test_chain_chips(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_chips(), ST_OK);
+    assert_int_equal(r.s.config->behavior_config->n_step_config, 3);
+    const Taskir__Asm__P09 *snd = chip_core_at(&r.s, 0, 0, 15, 9)->static_prim_list[0]->router->p09;
+    assert_int_equal(snd->n_router_heads, 1);
+    assert_int_equal(snd->router_heads[0]->dx, 1);
+    assert_int_equal(snd->router_heads[0]->dy, 0);
+    assert_int_equal(snd->router_heads[0]->relay_type, TASKIR__ASM__RELAY_TYPE__MULTI_RELAY_CAST);
+    const Taskir__Asm__P09 *mid = chip_core_at(&r.s, 1, 0, 0, 9)->static_prim_list[0]->router->p09;
+    assert_int_equal(mid->cxy, 1);
+    assert_int_equal(mid->nx, -1);
+    assert_int_equal(mid->ny, 1);
+    assert_true(chip_core_at(&r.s, 0, 1, 15, 0)->static_prim_list[0]->router->p09->receive_en);
+    done(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -353,6 +386,7 @@ int main(void)
         cmocka_unit_test(test_relay_next_phase),
         cmocka_unit_test(test_relay_sibling),
         cmocka_unit_test(test_chain_one_phase),
+        cmocka_unit_test(test_chain_chips),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
