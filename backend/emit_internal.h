@@ -133,6 +133,8 @@ typedef struct Emit {
     uint32_t *dict_of_edge;         /* per edge position: its edge dict (EMIT_NONE: none) */
     EDup *dups;
     size_t n_dups, cap_dups;
+    int32_t stages;                 /* the pipeline's stages: phase groups, the largest + 1
+                                       (docs/backend.md, "Stages") */
 } Emit;
 
 /* The EDup of CADD block pos, or NULL. */

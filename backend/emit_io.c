@@ -107,6 +107,17 @@ static Status dynamic(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io, con
     SET(db, length, (int32_t)(box->n[0] * cp->box.n[1] * emit_feat_pixel_words(&cp->feat)));
     SET(db, step_group, c->step_group);
     SET(db, phase_group, c->phase_group);
+    if (e->stages > 1) {
+        /* a pipeline of stages runs one step per stage: the sample comes again before its
+         * copy's first phase of every step (so stage k has it in step k, as from a stream of
+         * that sample), and the result is read after its copy's last phase (the last step's
+         * reading stands: the last stage's is the first whole one) */
+        db->phases = malloc(sizeof *db->phases);
+        if (!db->phases)
+            return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+        db->n_phases = 1;
+        db->phases[0] = in ? cp->first : cp->last;
+    }
     SET(db, precision, pr_info(cp->feat.prec)->wire);
     if (cp->planes) { /* P81's planes: [f][y][x'], x' rounded up to 16 (emit_p81.c) */
         bool whole = true;

@@ -574,10 +574,30 @@ static bool soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot)
     return false;
 }
 
+/* The last phase in which a transfer into storage block pos lands on core k (the
+ * ROUTER_RECIEVE coordinates of the edges into it there); -1 when none does. */
+static int32_t last_arrival(Emit *e, uint32_t pos, uint32_t k)
+{
+    int32_t id = e->g->blocks[pos]->id, last = -1;
+    for (uint32_t i = 0; i < e->m->n_edges; i++) {
+        const MapDict *dict = &e->m->edges[i];
+        const Edge *ed = graph_edge(e->g, dict->task_id);
+        for (uint32_t j = 0; ed && ed->dst == id && j < dict->n_coords; j++) {
+            const MapCoord *c = &dict->coords[j];
+            if (c->pi_index == PI_RECV && c->phase > last && emit_core(e, c) == k)
+                last = c->phase;
+        }
+    }
+    return last;
+}
+
 /* CADDs of one box of one storage block n times (x + x): an area for the box repeated and a
  * free Soma slot for the P06 that repeats it: the latest before the CADD's phase in which
- * the copy holds its data (Soma2 of the copy's first phase at the earliest: after that
- * phase's Axon and router). */
+ * the copy holds its data (Soma2 of the copy's first phase, or of the last phase its data
+ * arrives in, at the earliest: after that phase's Axon and router). A box that arrives in the
+ * CADD's phase or later comes in the step before (a stage's input, docs/backend.md "Stages"):
+ * then the slot is the latest from that arrival to the end of the step, and the repeated area
+ * lives the whole step. */
 static Status make_dups(Emit *e)
 {
     for (uint32_t pos = 0; pos < e->g->n_blocks; pos++) {
@@ -605,12 +625,22 @@ static Status make_dups(Emit *e)
         if (!cp || cp->image)
             continue; /* emit_prim.c refuses it */
         int32_t pc = e->phase_of[pos], ph = -1, slot = 0;
-        for (int32_t p = pc - 1; p >= cp->first && ph < 0; p--)
+        int32_t arrive = last_arrival(e, (uint32_t)src, k);
+        bool wrap = arrive >= pc; /* the box comes in the step before */
+        int32_t from = wrap || arrive > cp->first ? arrive : cp->first;
+        for (int32_t p = wrap ? e->cores[k].n_phases - 1 : pc - 1; p >= from && ph < 0; p--)
             for (int32_t sl = 5; sl >= 2 && ph < 0; sl -= 3) /* Soma2 (5), then Soma1 (2) */
-                if (!soma_taken(e, k, p, sl) && (p > cp->first || sl == 5)) {
+                if (!soma_taken(e, k, p, sl) && (p > from || sl == 5)) {
                     ph = p;
                     slot = sl;
                 }
+        if (ph < 0 && wrap)
+            return diag_block(e->d, ST_LOGIC, "emit.slot", b,
+                              "adds block %d to itself %u times: P02 reads the box repeated, "
+                              "which a P06 in a free Soma slot of core %s from phase %d (its "
+                              "last part arrives, for the next step) to the end of the step "
+                              "must write, and there is none", e->g->blocks[src]->id, n,
+                              e->cores[k].name, arrive);
         if (ph < 0)
             return diag_block(e->d, ST_LOGIC, "emit.slot", b,
                               "adds block %d to itself %u times: P02 reads the box repeated, "
@@ -629,7 +659,8 @@ static Status make_dups(Emit *e)
         d->phase = ph;
         d->slot = slot;
         int64_t words = box.n[0] * box.n[1] * emit_feat_pixel_words(&cp->feat);
-        d->req = emit_request(e, k, words * n, cp->feat.align, ph, pc, ALLOC_DATA, b->id);
+        d->req = emit_request(e, k, words * n, cp->feat.align, wrap ? 0 : ph,
+                              wrap ? e->cores[k].n_phases - 1 : pc, ALLOC_DATA, b->id);
         if (d->req == EMIT_NONE)
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     }

@@ -561,6 +561,12 @@ static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim 
         s->lut_block = emit_strdup(e, id);
         SET(p, x1_precision, pr_info(x1.prec)->wire);
         SET(p, x2_precision, pr_info(o.prec)->wire);
+        if (lut.prec != o.prec) /* P07 reads its table in the output's precision */
+            return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                              "reads a table of %s entries and writes %s values: P07 reads the "
+                              "table in its output's precision, and the code generator does not "
+                              "write the table's image in another precision yet",
+                              pr_info(lut.prec)->name, pr_info(o.prec)->name);
         if (x1.feat.c != o.feat.c)
             return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                               "reads pixels of %lld channels and writes pixels of %lld: P07 "
