@@ -151,12 +151,17 @@ static Status runs(Emit *e, const Edge *ed, const ELoc *src, int64_t ch0, uint32
     if (sf->prec != df->prec || soff < 0 || soff % (2 * pw) || doff % (2 * pw) ||
         (!tail && part->n[2] % (2 * pw)) || doff / pw + len > dpx || soff / pw + len > spx)
         return diag_edge(e->d, ST_LOGIC, "emit.route", ed->id,
-                         "channels %lld..%lld of block %d: the sender's pixels (%lld channels "
-                         "of %s) and the receiver's (%lld of %s) do not meet in whole 8-byte "
-                         "units", (long long)part->lo[2],
+                         "channels %lld..%lld of block %d start at channel %lld of the "
+                         "sender's pixels (%lld channels of %s) and %lld of the receiver's "
+                         "(%lld of %s): a packet carries 8 bytes (2 int32 or 8 int8 channels), "
+                         "and a part that does not start on such a unit in both, or does not "
+                         "fill whole units short of the receiver's last channel, would land "
+                         "on channels of other parts (a cut of the channels needs pieces of "
+                         "whole units)", (long long)part->lo[2],
                          (long long)(part->lo[2] + part->n[2] - 1),
-                         e->g->blocks[dcp->block]->id, (long long)sf->c, pr_info(sf->prec)->name,
-                         (long long)df->c, pr_info(df->prec)->name);
+                         e->g->blocks[dcp->block]->id, (long long)soff, (long long)sf->c,
+                         pr_info(sf->prec)->name, (long long)doff, (long long)df->c,
+                         pr_info(df->prec)->name);
     int64_t dbase = emit_copy_addr(e, dcp);
     int32_t block = e->g->blocks[dcp->block]->id;
     bool whole = soff == 0 && doff == 0 && len == spx && len == dpx;

@@ -98,6 +98,19 @@ for spec in conv:conv:y=3 conv:conv:x=2 conv:conv:f=2 conv:conv:y=2,f=2 conv:con
     echo "FAIL $graph cut $spec: the programs' output differs from the TaskGraph's"; fail=1
   fi
 done
+# A cut of the 40 channels into 14, 13 and 13: the second piece's int32 channels 14..26 do not
+# fill whole 8-byte packets short of the receiver's last channel (the 27th lane belongs to the
+# third piece): refused, naming the unit.
+if "$opt" "$tmp/conv.pb" --passes split,fuse,replicate,group --split conv:f=3 -o "$tmp/f3.pb" &&
+   "$map" "$tmp/f3.pb" -o "$tmp/f3.map.pb" --no-passes --quiet 2>/dev/null; then
+  rc=0
+  "$emit" "$tmp/f3.map.pb" -o "$tmp/f3.prog" 2>"$tmp/f3.err" || rc=$?
+  if [ "$rc" -eq 2 ] && grep -q 'a packet carries 8 bytes.*\[emit.route\]' "$tmp/f3.err"; then
+    echo "ok   conv cut f=3: refused, channels not in whole 8-byte units [emit.route]"
+  else
+    cat "$tmp/f3.err"; echo "FAIL conv cut f=3: taskir-emit exits $rc"; fail=1
+  fi
+else echo "FAIL conv cut f=3: taskir-opt or taskir-map"; fail=1; fi
 # The x=2 cut by hand: the split pass gives the first piece columns 0..3 and the second 4..5
 # of the 6. Their results meet on one core, either as the convolution's int32 result (64
 # words a pixel, a row 384) or, when the pass cuts the requantization with it, as int8 (40
