@@ -294,6 +294,15 @@ static uint32_t *feat_image(const EmitFeat *f, const Tensor *t, const EBox *box,
     return w;
 }
 
+/* The precision of the storage compute block w writes (its first out edge's), else its
+ * own. */
+static PrecisionId written_prec(const Emit *e, uint32_t w)
+{
+    const BlockUses *bu = &e->uses.blocks[w];
+    long s = bu->n_out_edges ? other_end(e, bu->out_edges[0], false) : -1;
+    return blk_prec(e->g->blocks[s >= 0 ? (uint32_t)s : w]);
+}
+
 /* The image of a static tensor copy (weights, bias) for the primitive that reads it. */
 static Status tensor_image(Emit *e, ECopy *cp, const char *role, long reader)
 {
@@ -316,7 +325,16 @@ static Status tensor_image(Emit *e, ECopy *cp, const char *role, long reader)
                           "its data tensor (%u dims, %u int32 values) is not the %s tensor the "
                           "code generator lays out", t->n_dims, t->n_i32, bt_info(b->type)->name);
     BlockType rt = reader >= 0 ? e->g->blocks[reader]->type : BT_TASK_NULL;
-    if (role && strcmp(role, "alpha") == 0 && pr_info(blk_prec(b))->bits == 8)
+    PrecisionId outp = rt == BT_CLUT ? written_prec(e, (uint32_t)reader) : PR_INT_32;
+    const PrecisionInfo *out = pr_info(outp);
+    if (rt == BT_CLUT && role && strcmp(role, "lut") == 0 && out->bits == 8 &&
+        pr_info(blk_prec(b))->bits != 8) {
+        /* P07 reads its table in the precision of the map it writes: the entries clipped to
+         * it, as that map holds the entry read */
+        cp->image_prec = outp;
+        cp->image = emit_image_bytes_clip(&s, (s.n[0] + 15) / 16 * 16, (int32_t)out->lo,
+                                          (int32_t)out->hi, &cp->n_image);
+    } else if (role && strcmp(role, "alpha") == 0 && pr_info(blk_prec(b))->bits == 8)
         /* P43's alpha: 8-bit lanes, in whole groups of 32 channels as P43 reads them */
         cp->image = emit_image_bytes(&s, (s.n[0] + 31) / 32 * 32, &cp->n_image);
     else if (b->type == BT_SB || (role && strcmp(role, "bias") == 0))
@@ -393,6 +411,7 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
     if (!copy_box(e, cp))
         return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "an interface box is missing");
     cp->is_static = b->data && bu->n_in_edges == 0;
+    cp->image_prec = blk_prec(b);
     int32_t align = 8;
     int64_t words;
     if (cp->is_static && tensor_type(b->type)) {
@@ -559,9 +578,7 @@ static Status make_outs(Emit *e)
     return ST_OK;
 }
 
-/* Whether the Soma slot (phase p, PIIndex slot) of core k is taken by a compute block or an
- * inserted P06. */
-static bool soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot)
+bool emit_soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot)
 {
     for (uint32_t pos = 0; pos < e->g->n_blocks; pos++)
         if (e->core_of[pos] == k && e->phase_of[pos] == p && e->slot_of[pos] == slot &&
@@ -570,6 +587,14 @@ static bool soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot)
     for (size_t i = 0; i < e->n_dups; i++)
         if (e->copies[e->dups[i].copy].core == k && e->dups[i].phase == p &&
             e->dups[i].slot == slot)
+            return true;
+    for (size_t i = 0; i < e->n_tees; i++)
+        if (e->copies[e->tees[i].to].core == k && e->tees[i].phase == p &&
+            e->tees[i].slot == slot)
+            return true;
+    for (size_t i = 0; i < e->n_gathers; i++)
+        if (e->gathers[i].i >= 0 && e->copies[e->gathers[i].copy].core == k &&
+            e->gathers[i].phase == p && e->gathers[i].slot == slot)
             return true;
     return false;
 }
@@ -630,7 +655,7 @@ static Status make_dups(Emit *e)
         int32_t from = wrap || arrive > cp->first ? arrive : cp->first;
         for (int32_t p = wrap ? e->cores[k].n_phases - 1 : pc - 1; p >= from && ph < 0; p--)
             for (int32_t sl = 5; sl >= 2 && ph < 0; sl -= 3) /* Soma2 (5), then Soma1 (2) */
-                if (!soma_taken(e, k, p, sl) && (p > from || sl == 5)) {
+                if (!emit_soma_taken(e, k, p, sl) && (p > from || sl == 5)) {
                     ph = p;
                     slot = sl;
                 }
@@ -674,6 +699,10 @@ Status emit_plan(Emit *e)
         st = make_outs(e);
     if (st == ST_OK)
         st = make_dups(e);
+    if (st == ST_OK)
+        st = emit_tees(e);
+    if (st == ST_OK)
+        st = emit_gathers(e);
     for (uint32_t k = 0; k < e->n_cores && st == ST_OK; k++) {
         ECore *c = &e->cores[k];
         c->addr = malloc((c->n_reqs ? c->n_reqs : 1) * sizeof *c->addr);

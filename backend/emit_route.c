@@ -57,7 +57,8 @@ static Status add_send(Emit *e, uint32_t k, int32_t p, const ESend *s)
 
 /* The source of edge ed's data on its writer's core, in the coordinates of the storage it
  * goes to (dst_box: the edge's box there). */
-static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, const EBox *dst_box, ELoc *l)
+static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
+                        const EBox *dst_box, ELoc *l)
 {
     const Block *b = e->g->blocks[w];
     uint32_t k = e->core_of[w];
@@ -67,6 +68,11 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, const EBox *dst_bo
         return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "edge %d: no box", ed->id);
     if (e->outs[w].used) {
         const EOut *o = &e->outs[w];
+        if (phase < c->reqs[o->req].first || phase > c->reqs[o->req].last)
+            return diag_block(e->d, ST_LOGIC, "emit.route", b, "sends edge %d in phase %d, "
+                              "when its output buffer on %s is no longer alive (phases "
+                              "%d..%d)", ed->id, phase, c->name, c->reqs[o->req].first,
+                              c->reqs[o->req].last);
         l->feat = &o->feat;
         l->row = o->box.n[1] * emit_feat_pixel_words(&o->feat);
         l->box = *dst_box;
@@ -90,6 +96,11 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, const EBox *dst_bo
         l->row = cp->box.n[1] * emit_feat_pixel_words(&cp->feat);
         l->box = *dst_box;
         l->base = emit_feat_addr(&cp->feat, &cp->box, emit_copy_addr(e, cp), wy, wx);
+        if (phase < cp->first || phase > cp->last)
+            return diag_block(e->d, ST_LOGIC, "emit.route", b, "sends edge %d in phase %d, "
+                              "when its copy of block %d on %s is no longer alive (phases "
+                              "%d..%d)", ed->id, phase, e->g->blocks[s]->id, c->name,
+                              cp->first, cp->last);
         return ST_OK;
     }
     return diag_block(e->d, ST_LOGIC, "emit.route", b,
@@ -224,8 +235,9 @@ static int32_t first_receive(Emit *e, const Edge *le, uint32_t k)
  * earlier phase. The chain joins the transfers of one box of w's output, which may go to
  * several storage blocks (one a reading core); so the copy is of the block ed fills or of
  * another that w fills with the same values, and it must hold the whole part. A relay that
- * forwards in the phase it receives (the chip's relaying router, CXY 1) is not written:
- * mapper/route.c does not make one. ch0: the storage channel sk's pixels start with. */
+ * forwards in the phase it receives holds nothing yet: l->feat NULL, and the writer sends
+ * the part itself; the run it then sends to several cores in one phase becomes the chip's
+ * relaying chain (emit_route_chain.c). ch0: the storage channel sk's pixels start with. */
 static Status relay_loc(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_t phase,
                         const EBox *dbox, const EBox *part, ELoc *l, int64_t *ch0)
 {
@@ -265,14 +277,13 @@ static Status relay_loc(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_
         *ch0 = rcp->box.lo[2] - off[2];
         return ST_OK;
     }
+    if (!early) { /* it receives the data in this phase: the writer sends (the caller) */
+        l->feat = NULL;
+        return ST_OK;
+    }
     return diag_edge(e->d, ST_LOGIC, "emit.route", ed->id,
-                     early ? "relayed by %s in phase %d, which holds only part of what it "
-                             "forwards of block %d"
-                           : "relayed by %s in phase %d, which holds no copy of block %d's "
-                             "data from an earlier phase: the chip's relaying router (a relay "
-                             "that forwards what it receives in the same phase) is not "
-                             "written",
-                     e->cores[sk].name, phase, e->g->blocks[w]->id);
+                     "relayed by %s in phase %d, which holds only part of what it forwards of "
+                     "block %d", e->cores[sk].name, phase, e->g->blocks[w]->id);
 }
 
 /* One edge dict: every (send, receive) pair of coordinates. */
@@ -314,13 +325,15 @@ static Status route_edge(Emit *e, const MapDict *dict)
         if (!intersect(&dbox, &dcp->box, &part))
             continue;
         ELoc src = {0};
-        Status st;
+        Status st = ST_OK;
         int64_t ch0 = dbox.lo[2]; /* the writer's pixels start at the edge's first channel */
-        if (sk == e->core_of[w]) {
-            st = writer_loc(e, ed, (uint32_t)w, &dbox, &src);
-        } else { /* a relay: a destination that holds the data already */
+        if (sk != e->core_of[w]) { /* a relay: a destination that holds the data already */
             st = relay_loc(e, ed, (uint32_t)w, sk, cs->phase, &dbox, &part, &src, &ch0);
+            if (st == ST_OK && !src.feat)
+                sk = e->core_of[w];
         }
+        if (sk == e->core_of[w] && st == ST_OK)
+            st = writer_loc(e, ed, (uint32_t)w, cs->phase, &dbox, &src);
         if (st == ST_OK)
             st = runs(e, ed, &src, ch0, sk, cs->phase, dcp, rk, &part);
         if (st != ST_OK)
@@ -367,7 +380,7 @@ static Status gather(Emit *e, uint32_t w)
                              "its rearrangement moves values between pixels; the code "
                              "generator does not realise it yet (it needs P06 moves)");
         ELoc src = {0};
-        Status st = writer_loc(e, ed, w, &dbox, &src);
+        Status st = writer_loc(e, ed, w, p, &dbox, &src);
         if (st == ST_OK)
             st = runs(e, ed, &src, dbox.lo[2], k, p, cp, k, &part);
         if (st != ST_OK)

@@ -6,8 +6,8 @@
 # (rows, or a column slice: runs apart in the sender's memory) pooled there; a constant scale P83, a window sum P02 and two requantizations on one core in
 # two phases; a 20 -> 40 vector-matrix product P04; a result multicast to two cores, relayed
 # by the first a phase later, from its copy of the block or of another block of the same
-# values, or sent to both in one phase: a relaying chain, on one chip or across the edges
-# of three) and the documentation's demo (tests/asm/emit_demo.map.txtpb: convolution,
+# values, or sent to both in one phase, or relayed in the phase the relay receives: a
+# relaying chain, on one chip or across the edges of three) and the documentation's demo (tests/asm/emit_demo.map.txtpb: convolution,
 # requantization, transfer, pooling). Inputs: fixed pseudo-random int8 values.
 # Then the convolution fixture's graph cut by taskir-opt --split (y, x, f and y+f cuts: two to
 # four cores, pieces writing rows, columns or channel groups of a shared result, moved by the
@@ -54,9 +54,11 @@ npy "$tmp/relay.npy" 8 4 4 16
 cp "$tmp/relay.npy" "$tmp/relay_sibling.npy"
 cp "$tmp/relay.npy" "$tmp/chain.npy"
 cp "$tmp/relay.npy" "$tmp/chips.npy"
+cp "$tmp/relay.npy" "$tmp/relay_now.npy"
 cp "$tmp/transfer.npy" "$tmp/slice.npy"
 fail=0
-for case in conv:data transfer:x slice:x demo:image mix:x fc:v cax:x relay:x relay_sibling:x chain:x chips:x; do
+for case in conv:data transfer:x slice:x demo:image mix:x fc:v cax:x relay:x relay_sibling:x chain:x chips:x \
+    relay_now:x; do
   m=${case%%:*} name=${case#*:}
   if ! "$emit" "$tmp/$m.map.pb" -o "$tmp/$m.prog"; then
     echo "FAIL $m: taskir-emit"; fail=1; continue

@@ -1,7 +1,8 @@
 /* emit_fixture_write DIR: writes the code generator's fixture Mappings (emit_fixture.h) as
  * DIR/conv.map.pb, DIR/conv_odd.map.pb (shift 7), DIR/transfer.map.pb, DIR/slice.map.pb,
  * DIR/mix.map.pb, DIR/fc.map.pb, DIR/cax.map.pb, DIR/two_layer.map.pb, DIR/relay.map.pb,
- * DIR/relay_sibling.map.pb, DIR/chain.map.pb, DIR/chips.map.pb, and each one's graph alone as DIR/NAME.pb, for the tool tests
+ * DIR/relay_sibling.map.pb, DIR/chain.map.pb, DIR/chips.map.pb, DIR/relay_now.map.pb, and
+ * each one's graph alone as DIR/NAME.pb, for the tool tests
  * (tests/asm/emit_cli.sh, emit_chain.sh). */
 #include <stdio.h>
 #include <string.h>
@@ -42,5 +43,6 @@ int main(int argc, char **argv)
     rc |= save(emit_fixture_relay(1, true), argv[1], "relay_sibling");
     rc |= save(emit_fixture_relay(-1, true), argv[1], "chain");
     rc |= save(emit_fixture_chips(), argv[1], "chips");
+    rc |= save(emit_fixture_relay(0, false), argv[1], "relay_now");
     return rc;
 }
