@@ -7,6 +7,10 @@
  *   emit_prim.c   the primitive of every compute block (Axon / Soma slots)
  *   emit_route.c  the router: P09 send and receive for every transfer between cores
  *   emit_io.c     the dynamic blocks and sockets of the model's inputs and outputs
+ *   emit_pitch.c  pitches a Soma primitive forces on the map it writes (P07's rows)
+ *   emit_p81.c    P81's channel-major input (planes)
+ *   emit_sockrun.c a socket whose values lie in memory in another order (a block a pixel)
+ *   emit_rearr.c  rearrangements realised without a move (a flatten into CVMs: the weights)
  */
 #ifndef TASKIR_BACKEND_EMIT_INTERNAL_H
 #define TASKIR_BACKEND_EMIT_INTERNAL_H
@@ -65,12 +69,17 @@ typedef struct ECopy {
     EBox box;
     EmitFeat feat;                  /* feature maps (not static images) */
     bool is_static, received;
+    bool planes;                    /* P81's channel-major input (emit_p81.c) */
+    bool view;                      /* holds its writer's map as the writer lays it out (a
+                                       vector only CVMs read, emit_rearr.c) */
     uint32_t req;                   /* its area in the core's requests (EMIT_NONE: an alias) */
     uint32_t alias_of;              /* the compute block whose output buffer holds it (the
                                        rows it writes there), EMIT_NONE when it has its own */
     int64_t alias_off;              /* its first word's offset in that buffer */
     int32_t first, last;            /* its lifetime */
     uint32_t *image;                /* static: the data image (owned until moved out) */
+    PrecisionId image_prec;         /* the precision the image holds: the block's, or a P07
+                                       table's 8-bit output's (emit_plan.c) */
     size_t n_image;
 } ECopy;
 
@@ -133,6 +142,9 @@ ECopy *emit_copy_on(const Emit *e, uint32_t pos, uint32_t k);
 /* Adds an area request to core k; its index, EMIT_NONE when out of memory. */
 uint32_t emit_request(Emit *e, uint32_t k, int64_t words, int32_t align, int32_t first,
                       int32_t last, AllocKind kind, int32_t tag);
+/* Whether the interface of edge eid on block pos (input or output side) is its whole cluster
+ * (emit_rearr.c). */
+bool emit_whole_iface(const Emit *e, uint32_t pos, bool input, int32_t eid);
 /* The canonical box of the interface (of edge edge_id) of block pos: input or output side. */
 bool emit_iface_box(const Emit *e, uint32_t pos, bool input, int32_t edge_id, EBox *out);
 /* Whether edge ed's rearrangement steps (if any) keep the C order of the values: IDENTITY,
@@ -143,8 +155,38 @@ int64_t emit_copy_addr(const Emit *e, const ECopy *cp);
 /* The pitch unit of storage block pos holding precision p: what the primitives that write
  * and read it need (emit_pitch_unit). */
 int emit_storage_unit(const Emit *e, uint32_t pos, PrecisionId p);
+/* The pitch (elements a pixel) compute block w forces on the map of precision out it writes:
+ * a CLUT's P07 writes rows as long as the rows it reads (emit_pitch.c); 0: none. */
+int64_t emit_lut_pitch(const Emit *e, uint32_t w, PrecisionId out);
 /* The word address of canonical point (y, x) of a feature copy / buffer with box b. */
 int64_t emit_feat_addr(const EmitFeat *f, const EBox *b, int64_t base, int64_t y, int64_t x);
+
+/* Whether storage block s's copy of box box is laid out as P81's planes (emit_p81.c): only
+ * INPUTs write it and only CC2Ds without padding read it, each all of it; *feat the planes. */
+bool emit_p81_planes(const Emit *e, uint32_t s, const EBox *box, EmitFeat *feat);
+/* Whether storage block s's copy on core is a view of its writer's map (emit_rearr.c): one
+ * compute block on that core writes all of s through an edge whose steps move values, and
+ * only CVMs there read it, whole; *feat the writer's map's layout. */
+bool emit_rearr_view(const Emit *e, uint32_t s, uint32_t core, EmitFeat *feat);
+/* For a view s: the weight row each lane of its area meets (*rows, malloc'd, *n lanes: the
+ * vector element the lane holds, -1 for a padding lane). */
+Status emit_rearr_rows(Emit *e, uint32_t s, int64_t **rows, int64_t *n);
+/* The view CVM block cvm reads as its vector, or -1. */
+long emit_rearr_input(const Emit *e, uint32_t cvm);
+
+/* A shape message y, x, f (emit_io.c). */
+Taskir__Shape *emit_yxf(Emit *e, int64_t y, int64_t x, int64_t f);
+/* A new dynamic block of socket io (piece number piece) on copy cp's core, in its precision,
+ * appended to dc; NULL when out of memory (emit_io.c). */
+Taskir__Asm__DynamicBlock *emit_dynamic_new(Emit *e, Taskir__Asm__DataConfig *dc,
+                                             const Block *io, const ECopy *cp, int piece);
+/* The dynamic blocks of INPUT pos whose edge ed reaches storage s with its values in another
+ * order, one a pixel of each copy (emit_sockrun.c); *piece counts them. */
+Status emit_socket_steps(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const Edge *ed,
+                         uint32_t s, int *piece);
+/* The dynamic blocks of OUTPUT pos reading copy cp, a view of its writer's map. */
+Status emit_socket_view(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const ECopy *cp,
+                        int *piece);
 
 Status emit_plan(Emit *e);                  /* emit_plan.c */
 Status emit_prims(Emit *e, Taskir__Asm__Config *cfg); /* emit_prim.c */

@@ -42,6 +42,19 @@ bool emit_feat(PrecisionId p, int64_t ny, int64_t nx, int64_t nc, int unit, Emit
     return true;
 }
 
+bool emit_feat_planes(PrecisionId p, int64_t nc, int64_t ny, int64_t nx, EmitFeat *out)
+{
+    const int64_t cap = (int64_t)1 << 30;
+    if ((p != PR_INT_8 && p != PR_UINT_8) || nc < 1 || ny < 1 || nx < 1 || nc > cap ||
+        ny > cap || nx > cap)
+        return false;
+    int64_t row = round_up(nx, 16) / 4; /* words */
+    if (nc > cap / ny || nc * ny > cap / row)
+        return false;
+    *out = (EmitFeat){p, 4, ny, nx, nc, nc, nc * ny * row, 4};
+    return true;
+}
+
 int64_t emit_feat_pixel_words(const EmitFeat *m)
 {
     return m->c / m->per_word;
@@ -97,17 +110,42 @@ uint32_t *emit_image_conv_w(const EmitSrc *s, size_t *n_words)
     return w;
 }
 
-uint32_t *emit_image_fc_w(const EmitSrc *s, size_t *n_words)
+uint32_t *emit_image_conv2d_w(const EmitSrc *s, size_t *n_words)
 {
-    int64_t nf = s->n[0], nr = s->n[1], groups = (nf + 31) / 32;
-    if (groups > (1 << 24) || nr > (1 << 24) || groups * nr > ((int64_t)1 << 34) / 32)
+    int64_t nf = s->n[0], nr = s->n[1], ky = s->n[2], kx = s->n[3];
+    int64_t groups = (nf + 31) / 32;
+    if (groups > (1 << 20) || ky > 4096 || kx > 4096 || nr > (1 << 20) ||
+        groups * ky * kx > ((int64_t)1 << 34) / (nr * 32))
+        return NULL;
+    uint32_t *w = words_for_bytes(groups * nr * ky * kx * 32, n_words);
+    if (!w)
+        return NULL;
+    for (int64_t f = 0; f < nf; f++)
+        for (int64_t r = 0; r < nr; r++)
+            for (int64_t i = 0; i < ky; i++)
+                for (int64_t j = 0; j < kx; j++) {
+                    int64_t byte = ((((f / 32) * nr + r) * ky + i) * kx + j) * 32 + f % 32;
+                    emit_put_i8(w, byte, src_at(s, f, r, i, j));
+                }
+    return w;
+}
+
+uint32_t *emit_image_fc_w(const EmitSrc *s, const int64_t *rows, int64_t n_rows,
+                          size_t *n_words)
+{
+    int64_t nf = s->n[0], nr = rows ? n_rows : s->n[1], groups = (nf + 31) / 32;
+    if (groups > (1 << 24) || nr < 1 || nr > (1 << 24) ||
+        groups * nr > ((int64_t)1 << 34) / 32)
         return NULL;
     uint32_t *w = words_for_bytes(groups * nr * 32, n_words);
     if (!w)
         return NULL;
     for (int64_t f = 0; f < nf; f++)
-        for (int64_t r = 0; r < nr; r++)
-            emit_put_i8(w, ((f / 32) * nr + r) * 32 + f % 32, src_at(s, f, r, 0, 0));
+        for (int64_t r = 0; r < nr; r++) {
+            int64_t from = rows ? rows[r] : r;
+            if (from >= 0 && from < s->n[1])
+                emit_put_i8(w, ((f / 32) * nr + r) * 32 + f % 32, src_at(s, f, from, 0, 0));
+        }
     return w;
 }
 
@@ -126,6 +164,12 @@ uint32_t *emit_image_bias(const EmitSrc *s, size_t *n_words)
 
 uint32_t *emit_image_bytes(const EmitSrc *s, int64_t pad, size_t *n_words)
 {
+    return emit_image_bytes_clip(s, pad, INT32_MIN, INT32_MAX, n_words);
+}
+
+uint32_t *emit_image_bytes_clip(const EmitSrc *s, int64_t pad, int32_t lo, int32_t hi,
+                                size_t *n_words)
+{
     int64_t n = s->n[0] * s->n[1] * s->n[2] * s->n[3];
     if (pad < n)
         pad = n;
@@ -137,6 +181,9 @@ uint32_t *emit_image_bytes(const EmitSrc *s, int64_t pad, size_t *n_words)
         for (int64_t b = 0; b < s->n[1]; b++)
             for (int64_t c = 0; c < s->n[2]; c++)
                 for (int64_t d = 0; d < s->n[3]; d++)
-                    emit_put_i8(w, k++, src_at(s, a, b, c, d));
+                {
+                    int32_t v = src_at(s, a, b, c, d);
+                    emit_put_i8(w, k++, v < lo ? lo : v > hi ? hi : v);
+                }
     return w;
 }

@@ -144,23 +144,7 @@ static bool same_place(const ECore *k, const MapCoord *c)
  * other edges of its result are sent from there. */
 static bool writes_all_here(const Emit *e, uint32_t w, int32_t eid)
 {
-    const Block *b = e->g->blocks[w];
-    int32_t cd[TIR_CDIMS];
-    if (b->n_out != 1 || !blk_cluster_dims(b, false, 0, cd))
-        return false;
-    for (uint32_t k = 0; k < b->out[0].n_ifaces; k++) {
-        const Iface *f = &b->out[0].ifaces[k];
-        if (f->edge_id != eid)
-            continue;
-        for (int i = 0; i < TIR_CDIMS; i++) {
-            if (f->has_pos && f->pos.d[i] > 0)
-                return false;
-            if (f->has_size && f->size.d[i] > 0 && f->size.d[i] != (cd[i] > 0 ? cd[i] : 1))
-                return false;
-        }
-        return true;
-    }
-    return false;
+    return e->g->blocks[w]->n_out == 1 && emit_whole_iface(e, w, false, eid);
 }
 
 /* Whether copy cp (box cbox, its writer's edge eid landing on box b of the storage) can live
@@ -310,6 +294,15 @@ static uint32_t *feat_image(const EmitFeat *f, const Tensor *t, const EBox *box,
     return w;
 }
 
+/* The precision of the storage compute block w writes (its first out edge's), else its
+ * own. */
+static PrecisionId written_prec(const Emit *e, uint32_t w)
+{
+    const BlockUses *bu = &e->uses.blocks[w];
+    long s = bu->n_out_edges ? other_end(e, bu->out_edges[0], false) : -1;
+    return blk_prec(e->g->blocks[s >= 0 ? (uint32_t)s : w]);
+}
+
 /* The image of a static tensor copy (weights, bias) for the primitive that reads it. */
 static Status tensor_image(Emit *e, ECopy *cp, const char *role, long reader)
 {
@@ -332,15 +325,38 @@ static Status tensor_image(Emit *e, ECopy *cp, const char *role, long reader)
                           "its data tensor (%u dims, %u int32 values) is not the %s tensor the "
                           "code generator lays out", t->n_dims, t->n_i32, bt_info(b->type)->name);
     BlockType rt = reader >= 0 ? e->g->blocks[reader]->type : BT_TASK_NULL;
-    if (role && strcmp(role, "alpha") == 0 && pr_info(blk_prec(b))->bits == 8)
+    PrecisionId outp = rt == BT_CLUT ? written_prec(e, (uint32_t)reader) : PR_INT_32;
+    const PrecisionInfo *out = pr_info(outp);
+    if (rt == BT_CLUT && role && strcmp(role, "lut") == 0 && out->bits == 8 &&
+        pr_info(blk_prec(b))->bits != 8) {
+        /* P07 reads its table in the precision of the map it writes: the entries clipped to
+         * it, as that map holds the entry read */
+        cp->image_prec = outp;
+        cp->image = emit_image_bytes_clip(&s, (s.n[0] + 15) / 16 * 16, (int32_t)out->lo,
+                                          (int32_t)out->hi, &cp->n_image);
+    } else if (role && strcmp(role, "alpha") == 0 && pr_info(blk_prec(b))->bits == 8)
         /* P43's alpha: 8-bit lanes, in whole groups of 32 channels as P43 reads them */
         cp->image = emit_image_bytes(&s, (s.n[0] + 31) / 32 * 32, &cp->n_image);
     else if (b->type == BT_SB || (role && strcmp(role, "bias") == 0))
         cp->image = emit_image_bias(&s, &cp->n_image);
-    else if (b->type == BT_SWFC)
-        cp->image = emit_image_fc_w(&s, &cp->n_image);
+    else if (b->type == BT_SWFC && rt == BT_CVM && emit_rearr_input(e, (uint32_t)reader) >= 0) {
+        /* the CVM reads a view of a map: a weight row for each lane of it (emit_rearr.c) */
+        int64_t *rows = NULL, n = 0;
+        Status st = s.o[1] == 0 && s.n[1] == s.dims[1]
+                        ? emit_rearr_rows(e, (uint32_t)emit_rearr_input(e, (uint32_t)reader),
+                                          &rows, &n)
+                        : diag_block(e->d, ST_LOGIC, "emit.rearrange", b,
+                                     "part of its rows meet a vector that is a view of a map");
+        if (st != ST_OK)
+            return st;
+        cp->image = emit_image_fc_w(&s, rows, n, &cp->n_image);
+        free(rows);
+    } else if (b->type == BT_SWFC)
+        cp->image = emit_image_fc_w(&s, NULL, 0, &cp->n_image);
     else if (b->type == BT_SW && rt == BT_CC)
         cp->image = emit_image_conv_w(&s, &cp->n_image);
+    else if (b->type == BT_SW2D && rt == BT_CC2D)
+        cp->image = emit_image_conv2d_w(&s, &cp->n_image);
     else
         return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                           "the code generator has no layout for %s weights read by %s",
@@ -370,17 +386,21 @@ int emit_storage_unit(const Emit *e, uint32_t pos, PrecisionId p)
 {
     const BlockUses *bu = &e->uses.blocks[pos];
     bool axon = false, wide = false;
+    int64_t lut = 0; /* a P07 writing it: its rows (emit_pitch.c) */
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         long w = other_end(e, bu->in_edges[j], true);
         axon |= is_axon(e, w);
         wide |= is_wide(e, w);
+        int64_t r = w >= 0 ? emit_lut_pitch(e, (uint32_t)w, p) : 0;
+        lut = r > lut ? r : lut;
     }
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         long r = other_end(e, bu->out_edges[j], false);
         axon |= is_axon(e, r);
         wide |= is_wide(e, r);
     }
-    return emit_pitch_unit(p, axon, wide);
+    int unit = emit_pitch_unit(p, axon, wide);
+    return unit && lut > unit && lut < (1 << 20) ? (int)lut : unit;
 }
 
 /* Makes copy cp's layout or image and requests its area. */
@@ -391,6 +411,7 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
     if (!copy_box(e, cp))
         return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "an interface box is missing");
     cp->is_static = b->data && bu->n_in_edges == 0;
+    cp->image_prec = blk_prec(b);
     int32_t align = 8;
     int64_t words;
     if (cp->is_static && tensor_type(b->type)) {
@@ -401,7 +422,10 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
             return st;
         words = (int64_t)cp->n_image;
     } else {
-        if (!emit_feat(blk_prec(b), cp->box.n[0], cp->box.n[1], cp->box.n[2],
+        cp->view = emit_rearr_view(e, cp->block, cp->core, &cp->feat);
+        cp->planes = !cp->view && emit_p81_planes(e, cp->block, &cp->box, &cp->feat);
+        if (!cp->view && !cp->planes &&
+            !emit_feat(blk_prec(b), cp->box.n[0], cp->box.n[1], cp->box.n[2],
                        emit_storage_unit(e, cp->block, blk_prec(b)), &cp->feat))
             return diag_block(e->d, ST_LOGIC, "emit.prec", b,
                               "holds %s values, which the chip has no memory layout for "
@@ -515,6 +539,9 @@ static Status make_outs(Emit *e)
         int unit = dest >= 0 && blk_prec(e->g->blocks[dest]) == prec
                        ? emit_storage_unit(e, (uint32_t)dest, prec)
                        : emit_pitch_unit(prec, is_axon(e, pos), is_wide(e, pos));
+        int64_t lut = emit_lut_pitch(e, pos, prec);
+        if (unit && lut > unit && lut < (1 << 20))
+            unit = (int)lut;
         EOut *o = &e->outs[pos];
         int32_t cd[TIR_CDIMS];
         if (!blk_cluster_dims(b, false, 0, cd))
