@@ -190,11 +190,8 @@ static Status output_operand(Emit *e, uint32_t pos, EOperand *op)
         long s = graph_block_pos(e->g, e->g->edges[bu->out_edges[j]]->dst);
         if (s < 0 || !emit_copy_on(e, (uint32_t)s, k))
             continue;
-        if (first >= 0 && s != first)
-            return diag_block(e->d, ST_LOGIC, "emit.layout", b,
-                              "writes blocks %d and %d, both stored on its core %s: its "
-                              "primitive writes one area, and no move copies it into the other "
-                              "yet", e->g->blocks[first]->id, e->g->blocks[s]->id, c->name);
+        if (first >= 0 && s != first && !emit_tee_of(e, pos, (uint32_t)s))
+            return emit_tee_refuse(e, pos, (uint32_t)s, (uint32_t)first);
         first = s;
     }
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
@@ -207,17 +204,21 @@ static Status output_operand(Emit *e, uint32_t pos, EOperand *op)
         if (!emit_iface_box(e, (uint32_t)s, true, ed->id, &box))
             return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "edge %d: no box", ed->id);
         op->block = e->g->blocks[s]->id;
+        if (emit_tee_of(e, pos, (uint32_t)s))
+            continue; /* a P06 copies the result there (emit_tee.c) */
         if (ed->n_re && cp->view) { /* the CVMs reading it take the rearrangement */
             view_area(e, cp, op);
             return ST_OK;
         }
-        if (ed->n_re) { /* a rearrangement that keeps the C order of a flat box */
+        if (ed->n_re) { /* a rearrangement that keeps the C order and the pixels: a flat
+                           box, or all of its result viewed with other rows (6 x 6 as 36 x 1) */
             EBox ob;
             if (!emit_iface_box(e, pos, false, ed->id, &ob))
                 return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "no output box");
-            bool flat_same = ob.n[0] * ob.n[1] == 1 && box.n[0] * box.n[1] == 1 &&
-                             ob.n[2] == box.n[2] && emit_keeps_order(e, ed);
-            if (!flat_same)
+            bool flat = ob.n[0] * ob.n[1] == 1 && box.n[0] * box.n[1] == 1;
+            bool pixels = ob.n[0] * ob.n[1] == box.n[0] * box.n[1] &&
+                          (flat || emit_whole_iface(e, pos, false, ed->id));
+            if (!pixels || ob.n[2] != box.n[2] || !emit_keeps_order(e, ed))
                 return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
                                  "block %d writes block %d through a rearrangement that moves "
                                  "values between pixels; the code generator does not realise "
@@ -229,6 +230,30 @@ static Status output_operand(Emit *e, uint32_t pos, EOperand *op)
     }
     return diag_block(e->d, ST_LOGIC, "emit.place", b, "writes nothing on its core %s",
                       c->name);
+}
+
+Taskir__Asm__P06 *emit_p06_slot(Emit *e, uint32_t core, int32_t phase, int32_t slot,
+                                int32_t block)
+{
+    Taskir__Asm__StaticPrimList *l = emit_slot_list(e, core, phase);
+    if (!l)
+        return NULL;
+    Taskir__Asm__SomaPrim **sp = slot == PI_SOMA1 ? &l->soma1 : &l->soma2;
+    Taskir__Asm__SomaPrim *s =
+        emit_msg(e, sizeof *s, (void (*)(void *))taskir__asm__soma_prim__init);
+    Taskir__Asm__P06 *p = s ? emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p06__init)
+                            : NULL;
+    if (!p) {
+        free(s);
+        return NULL;
+    }
+    *sp = s;
+    s->p06 = p;
+    SET(s, pic, 0x06);
+    char id[32];
+    snprintf(id, sizeof id, "b%d", block);
+    s->x1_block = emit_strdup(e, id);
+    return p;
 }
 
 /* The inserted P06 of dup (emit_plan.c, make_dups) in its Soma slot, and the repeated area
@@ -244,24 +269,10 @@ static Status dup_operand(Emit *e, const EDup *dup, EOperand *op)
                           "repeated input");
     if (st != ST_OK)
         return st;
-    Taskir__Asm__StaticPrimList *l = emit_slot_list(e, cp->core, dup->phase);
-    if (!l)
+    Taskir__Asm__P06 *p = emit_p06_slot(e, cp->core, dup->phase, dup->slot,
+                                        e->g->blocks[cp->block]->id);
+    if (!p)
         return ST_RUNTIME;
-    Taskir__Asm__SomaPrim **slot = dup->slot == PI_SOMA1 ? &l->soma1 : &l->soma2;
-    Taskir__Asm__SomaPrim *s =
-        emit_msg(e, sizeof *s, (void (*)(void *))taskir__asm__soma_prim__init);
-    Taskir__Asm__P06 *p = s ? emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p06__init)
-                            : NULL;
-    if (!p) {
-        free(s);
-        return ST_RUNTIME;
-    }
-    *slot = s;
-    s->p06 = p;
-    SET(s, pic, 0x06);
-    char id[32];
-    snprintf(id, sizeof id, "b%d", e->g->blocks[cp->block]->id);
-    s->x1_block = emit_strdup(e, id);
     int32_t pix = (int32_t)(dup->box.n[0] * dup->box.n[1]);
     int32_t wire = pr_info(cp->feat.prec)->wire;
     SET(p, x1_precision, wire);
@@ -282,6 +293,53 @@ static Status dup_operand(Emit *e, const EDup *dup, EOperand *op)
     op->feat = cp->feat;
     op->prec = cp->feat.prec;
     op->block = e->g->blocks[cp->block]->id;
+    return e->d->oom ? ST_RUNTIME : ST_OK;
+}
+
+/* The inserted P06s of the gather of a CADD (emit_gather.c; g its first input's entry, the
+ * others following it), each copying its input's box into its part of the gathered area,
+ * and that area as the CADD's operand. */
+static Status gather_operand(Emit *e, const EGather *g, EOperand *op)
+{
+    const Block *b = e->g->blocks[g->cadd];
+    const ECore *c = &e->cores[e->core_of[g->cadd]];
+    int64_t base = c->addr[g->req], words = 0;
+    for (int32_t i = 0; i < g->n; i++) {
+        const EGather *gi = g + i;
+        const ECopy *cp = &e->copies[gi->copy];
+        EOperand in = {0};
+        char what[48];
+        snprintf(what, sizeof what, "input %d", i);
+        Status st = feat_area(e, b, &cp->feat, &cp->box, emit_copy_addr(e, cp), &gi->box, &in,
+                              what);
+        if (st != ST_OK)
+            return st;
+        Taskir__Asm__P06 *p = emit_p06_slot(e, cp->core, gi->phase, gi->slot,
+                                            e->g->blocks[cp->block]->id);
+        if (!p)
+            return ST_RUNTIME;
+        int32_t wire = pr_info(cp->feat.prec)->wire;
+        int32_t pix = (int32_t)(gi->box.n[0] * gi->box.n[1]);
+        SET(p, x1_precision, wire);
+        SET(p, out_precision, wire);
+        SET(p, length_in, (int32_t)cp->feat.c);
+        SET(p, num_in, pix);
+        SET(p, length_out, (int32_t)cp->feat.c);
+        SET(p, num_out, pix);
+        SET(p, bit_shift_num, 0);
+        SET(p, x1_base_addr, (int32_t)in.addr);
+        SET(p, x1_addr_length, (int32_t)in.words);
+        SET(p, o_base_addr, (int32_t)(base + i * in.words));
+        SET(p, o_addr_length, (int32_t)in.words);
+        words = in.words;
+        if (i == 0) {
+            op->feat = cp->feat;
+            op->prec = cp->feat.prec;
+            op->block = e->g->blocks[cp->block]->id;
+        }
+    }
+    op->addr = base;
+    op->words = words * g->n;
     return e->d->oom ? ST_RUNTIME : ST_OK;
 }
 
@@ -341,9 +399,25 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
     *out = a;
     SET(a, pic, pic_of(pcode));
     const EDup *dup = NULL;
+    const EGather *gather = NULL;
     if (b->type == BT_CADD && blk_n_variadic(b) != 1) {
         dup = emit_dup_of(e, pos);
-        if (!dup)
+        gather = dup ? NULL : emit_gather_of(e, pos);
+        int32_t input = 0, why = dup || gather ? 0 : emit_gather_failed(e, pos, &input);
+        if (why == GATHER_SLOT)
+            return diag_block(e->d, ST_LOGIC, "emit.slot", b,
+                              "adds %u inputs: P02 reads them back to back in one area, and the "
+                              "P06 copying input %d there needs a free Soma slot of core %s "
+                              "before phase %d, once it arrives, and there is none",
+                              blk_n_variadic(b), input, e->cores[e->core_of[pos]].name,
+                              e->phase_of[pos]);
+        if (why == GATHER_LAYOUT)
+            return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                              "adds %u inputs: P02 reads them back to back in one area, and "
+                              "input %d is not a map on its core with input 0's extents, pitch "
+                              "and precision (a P06 copies each as it is)", blk_n_variadic(b),
+                              input);
+        if (!dup && !gather)
             return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                               "adds %u inputs: P02 reads them back to back in one area, which "
                               "the code generator gathers only for one box added to itself "
@@ -352,7 +426,9 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
     EOperand x1 = {0}, x2 = {0}, bias = {0}, o = {0};
     bool has_x2 = b->type == BT_CC || b->type == BT_CC2D || b->type == BT_CVM ||
                   b->type == BT_CAX || b->type == BT_CVVH;
-    Status st = dup ? dup_operand(e, dup, &x1) : input_operand(e, pos, 0, &x1);
+    Status st = dup      ? dup_operand(e, dup, &x1)
+                : gather ? gather_operand(e, gather, &x1)
+                         : input_operand(e, pos, 0, &x1);
     if (st == ST_OK && has_x2)
         st = input_operand(e, pos, 1, &x2);
     if (st == ST_OK && b->bias_type == BIAS_VECTOR)
@@ -409,12 +485,14 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
                               "channels padded to %lld", (long long)x1.feat.c, pcode,
                               a->shape->nr, (long long)unit);
     } else if (x1.feat.c && b->type != BT_CC2D) {
-        if (dup) { /* P02's vector sum: n inputs back to back, nkx = n_branch = n */
-            SET(a->shape, nkx, dup->n);
+        if (dup || gather) { /* P02's vector sum: n inputs back to back, nkx = n_branch = n */
+            int32_t n = dup ? dup->n : gather->n;
+            const EBox *vb = dup ? &dup->box : &gather->box;
+            SET(a->shape, nkx, n);
             SET(a->shape, nky, 1);
-            SET(a->shape, n_branch, dup->n);
-            SET(a->shape, niy, (int32_t)dup->box.n[0]);
-            SET(a->shape, nix, (int32_t)dup->box.n[1]);
+            SET(a->shape, n_branch, n);
+            SET(a->shape, niy, (int32_t)vb->n[0]);
+            SET(a->shape, nix, (int32_t)vb->n[1]);
         }
         if (o.feat.c != x1.feat.c)
             return diag_block(e->d, ST_LOGIC, "emit.layout", b,
@@ -676,5 +754,6 @@ Status emit_prims(Emit *e, Taskir__Asm__Config *cfg)
         if (st > worst)
             worst = st;
     }
-    return worst;
+    Status st = worst == ST_OK ? emit_tee_prims(e) : ST_OK;
+    return st > worst ? st : worst;
 }

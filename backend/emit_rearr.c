@@ -7,9 +7,9 @@
  * CVM's P04 reads that whole area as its vector (every lane, padding included), and the
  * weight image puts each weight row where its value lies (zero rows for the padding lanes).
  *
- * A storage block is such a view when one compute block writes all of it (and nothing else:
- * its primitive writes one area) through one edge whose steps do not keep the vector's
- * layout, it holds 8-bit values, and only CVMs on the writer's core or OUTPUTs read it, each
+ * A storage block is such a view when one compute block writes all of it (when it writes
+ * other storage too, a tee copies its one area there, emit_tee.c) through one edge whose
+ * steps do not keep the vector's layout, it holds 8-bit values, and only CVMs on the writer's core or OUTPUTs read it, each
  * all of it through an edge without steps, and it has its only copy on the writer's core. An
  * OUTPUT reads a view with a dynamic block a pixel (emit_sockrun.c).
  */
@@ -57,7 +57,7 @@ static bool view_writer(const Emit *e, uint32_t s, uint32_t *w, const Edge **edg
     const Edge *ed = e->g->edges[bu->in_edges[0]];
     long wp = graph_block_pos(e->g, ed->src);
     if (ed->n_re == 0 || wp < 0 || bt_info(e->g->blocks[wp]->type)->kind != BK_COMPUTE ||
-        e->g->blocks[wp]->n_out != 1 || e->uses.blocks[wp].n_out_edges != 1 ||
+        e->g->blocks[wp]->n_out != 1 ||
         !emit_whole_iface(e, (uint32_t)wp, false, ed->id) || !emit_whole_iface(e, s, true, ed->id))
         return false;
     uint32_t k = e->core_of[wp];
