@@ -262,6 +262,10 @@ bool emit_move_slot(Emit *e, const ECopy *cp, int32_t pc, EMoveSlot *s);  /* emi
  * out of memory (emit_prim.c). */
 Taskir__Asm__P06 *emit_p06_slot(Emit *e, uint32_t core, int32_t phase, int32_t slot,
                                 int32_t block);
+/* Sets P06 p to copy rows rows of c elements of precision prec, from word x1 (x1_words) to
+ * word o (o_words), as they are (no shift, no ciso). */
+void emit_p06_rows(Taskir__Asm__P06 *p, PrecisionId prec, int64_t c, int64_t rows, int64_t x1,
+                   int64_t x1_words, int64_t o, int64_t o_words);
 
 Status emit_plan(Emit *e);                  /* emit_plan.c */
 Status emit_prims(Emit *e, Taskir__Asm__Config *cfg); /* emit_prim.c */

@@ -256,6 +256,23 @@ Taskir__Asm__P06 *emit_p06_slot(Emit *e, uint32_t core, int32_t phase, int32_t s
     return p;
 }
 
+void emit_p06_rows(Taskir__Asm__P06 *p, PrecisionId prec, int64_t c, int64_t rows, int64_t x1,
+                   int64_t x1_words, int64_t o, int64_t o_words)
+{
+    int32_t wire = pr_info(prec)->wire;
+    SET(p, x1_precision, wire);
+    SET(p, out_precision, wire);
+    SET(p, length_in, (int32_t)c);
+    SET(p, num_in, (int32_t)rows);
+    SET(p, length_out, (int32_t)c);
+    SET(p, num_out, (int32_t)rows);
+    SET(p, bit_shift_num, 0);
+    SET(p, x1_base_addr, (int32_t)x1);
+    SET(p, x1_addr_length, (int32_t)x1_words);
+    SET(p, o_base_addr, (int32_t)o);
+    SET(p, o_addr_length, (int32_t)o_words);
+}
+
 /* The inserted P06 of dup (emit_plan.c, make_dups) in its Soma slot, and the repeated area
  * it writes as the CADD's operand: rows of the box's pixels, each the copy's pitch; out row
  * i is in row i mod (the box's pixels) (real_length_in_en), so the box comes n times. */
@@ -318,19 +335,8 @@ static Status gather_operand(Emit *e, const EGather *g, EOperand *op)
                                             e->g->blocks[cp->block]->id);
         if (!p)
             return ST_RUNTIME;
-        int32_t wire = pr_info(cp->feat.prec)->wire;
-        int32_t pix = (int32_t)(gi->box.n[0] * gi->box.n[1]);
-        SET(p, x1_precision, wire);
-        SET(p, out_precision, wire);
-        SET(p, length_in, (int32_t)cp->feat.c);
-        SET(p, num_in, pix);
-        SET(p, length_out, (int32_t)cp->feat.c);
-        SET(p, num_out, pix);
-        SET(p, bit_shift_num, 0);
-        SET(p, x1_base_addr, (int32_t)in.addr);
-        SET(p, x1_addr_length, (int32_t)in.words);
-        SET(p, o_base_addr, (int32_t)(base + i * in.words));
-        SET(p, o_addr_length, (int32_t)in.words);
+        emit_p06_rows(p, cp->feat.prec, cp->feat.c, gi->box.n[0] * gi->box.n[1], in.addr,
+                      in.words, base + i * in.words, in.words);
         words = in.words;
         if (i == 0) {
             op->feat = cp->feat;

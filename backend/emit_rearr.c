@@ -9,9 +9,10 @@
  *
  * A storage block is such a view when one compute block writes all of it (when it writes
  * other storage too, a tee copies its one area there, emit_tee.c) through one edge whose
- * steps do not keep the vector's layout, it holds 8-bit values, and only CVMs on the writer's core or OUTPUTs read it, each
- * all of it through an edge without steps, and it has its only copy on the writer's core. An
- * OUTPUT reads a view with a dynamic block a pixel (emit_sockrun.c).
+ * steps do not keep the vector's layout, it holds 8-bit values, only CVMs on the writer's
+ * core or OUTPUTs read it, each all of it through an edge without steps, and it has its only
+ * copy on the writer's core. An OUTPUT reads a view with a dynamic block a pixel
+ * (emit_sockrun.c).
  */
 #include "backend/emit_internal.h"
 

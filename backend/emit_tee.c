@@ -11,8 +11,6 @@
 
 #include "taskir/diag_block.h"
 
-#define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
-
 enum { PI_AXON = 1, PI_SOMA1 = 2, PI_SOMA2 = 5 };
 
 /* The order of slot sl in phase p: its Axon, Soma1, router, Soma2. */
@@ -202,19 +200,9 @@ Status emit_tee_prims(Emit *e)
                                             e->g->blocks[f->block]->id);
         if (!p)
             return ST_RUNTIME;
-        int32_t wire = pr_info(f->feat.prec)->wire;
-        int32_t pix = (int32_t)(f->feat.ny * f->feat.nx);
-        SET(p, x1_precision, wire);
-        SET(p, out_precision, wire);
-        SET(p, length_in, (int32_t)f->feat.c);
-        SET(p, num_in, pix);
-        SET(p, length_out, (int32_t)f->feat.c);
-        SET(p, num_out, pix);
-        SET(p, bit_shift_num, 0);
-        SET(p, x1_base_addr, (int32_t)emit_copy_addr(e, f));
-        SET(p, x1_addr_length, (int32_t)f->feat.words);
-        SET(p, o_base_addr, (int32_t)emit_copy_addr(e, to));
-        SET(p, o_addr_length, (int32_t)to->feat.words);
+        emit_p06_rows(p, f->feat.prec, f->feat.c, f->feat.ny * f->feat.nx,
+                      emit_copy_addr(e, f), f->feat.words, emit_copy_addr(e, to),
+                      to->feat.words);
     }
     return e->d->oom ? ST_RUNTIME : ST_OK;
 }
