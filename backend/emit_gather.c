@@ -2,13 +2,11 @@
  * resnet_block's elementwise add). P02 reads its n inputs back to back, [n][y][x][c], in one
  * area: the code generator requests an area of n times the box on the CADD's core and, for
  * each input, inserts a P06 that copies the input's box from its copy into part i, in the
- * latest free Soma slot before the CADD's phase in which the copy holds its data (Soma2 of
- * the copy's first phase at the earliest: after that phase's Axon and router). The inputs
+ * latest free Soma slot before the CADD's phase in which the copy holds its data
+ * (emit_move_slot: for a stage's input, after it arrives in the step before). The inputs
  * must have the same extents, pitch and precision (each read as whole rows of its copy).
  */
 #include "backend/emit_internal.h"
-
-enum { PI_SOMA1 = 2, PI_SOMA2 = 5 };
 
 /* The copy on core k and the box input cluster i of CADD b reads, or NULL. */
 static ECopy *input_copy(const Emit *e, const Block *b, uint32_t i, uint32_t k, EBox *box)
@@ -45,21 +43,15 @@ static Status plan_gather(Emit *e, uint32_t pos, uint32_t n, uint32_t k, int32_t
     EBox box0;
     ECopy *cp0 = input_copy(e, b, 0, k, &box0);
     size_t start = e->n_gathers;
-    int32_t from = pc;
+    int32_t first = pc, last = pc;
     for (uint32_t i = 0; i < n; i++) {
         EBox box;
         ECopy *cp = input_copy(e, b, i, k, &box);
         if (!cp || !cp0 || cp->feat.prec != cp0->feat.prec || cp->feat.c != cp0->feat.c ||
             box.n[0] != box0.n[0] || box.n[1] != box0.n[1] || box.n[2] != box0.n[2])
             return failed(e, start, pos, (int32_t)i, GATHER_LAYOUT);
-        int32_t ph = -1, slot = 0;
-        for (int32_t p = pc - 1; p >= cp->first && ph < 0; p--)
-            for (int32_t sl = PI_SOMA2; sl >= PI_SOMA1 && ph < 0; sl -= PI_SOMA2 - PI_SOMA1)
-                if (!emit_soma_taken(e, k, p, sl) && (p > cp->first || sl == PI_SOMA2)) {
-                    ph = p;
-                    slot = sl;
-                }
-        if (ph < 0)
+        EMoveSlot ms;
+        if (!emit_move_slot(e, cp, pc, &ms))
             return failed(e, start, pos, (int32_t)i, GATHER_SLOT);
         EGather *ng = emit_grow(e, e->gathers, &e->cap_gathers, e->n_gathers,
                                 sizeof *e->gathers);
@@ -67,12 +59,14 @@ static Status plan_gather(Emit *e, uint32_t pos, uint32_t n, uint32_t k, int32_t
             return ST_RUNTIME;
         e->gathers = ng;
         e->gathers[e->n_gathers++] = (EGather){pos, (int32_t)i, (int32_t)n,
-                                               (uint32_t)(cp - e->copies), box, ph, slot,
-                                               EMIT_NONE};
-        from = ph < from ? ph : from;
+                                               (uint32_t)(cp - e->copies), box, ms.phase,
+                                               ms.slot, EMIT_NONE};
+        first = ms.first < first ? ms.first : first;
+        last = ms.last > last ? ms.last : last;
     }
     int64_t words = box0.n[0] * box0.n[1] * emit_feat_pixel_words(&cp0->feat);
-    uint32_t req = emit_request(e, k, words * n, cp0->feat.align, from, pc, ALLOC_DATA, b->id);
+    uint32_t req = emit_request(e, k, words * n, cp0->feat.align, first, last, ALLOC_DATA,
+                                b->id);
     if (req == EMIT_NONE)
         return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     for (size_t g = start; g < e->n_gathers; g++)

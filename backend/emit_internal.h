@@ -245,6 +245,19 @@ int32_t emit_gather_failed(const Emit *e, uint32_t pos, int32_t *input);
 /* Whether a compute block or an inserted P06 (a dup's, a tee's, a gather's) takes Soma slot
  * (p, slot) of core k. */
 bool emit_soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot);
+/* Where an inserted P06 moving copy cp's data for a block of phase pc goes: the latest free
+ * Soma slot of its core before pc in which the copy holds its data (Soma2 of the copy's first
+ * phase, or of the last phase a transfer into it lands in, at the earliest: after that
+ * phase's Axon and router). Data that lands in phase pc or later comes in the step before (a
+ * stage's input, docs/backend.md "Stages"): then the slot is the latest from that arrival to
+ * the end of the step (wrap), and the moved data lives the whole step. */
+typedef struct EMoveSlot {
+    int32_t phase, slot;            /* the slot (PIIndex SOMA1 / SOMA2); phase -1: none free */
+    int32_t from;                   /* the earliest phase searched */
+    bool wrap;                      /* the data comes in the step before */
+    int32_t first, last;            /* the lifetime of the area the P06 writes */
+} EMoveSlot;
+bool emit_move_slot(Emit *e, const ECopy *cp, int32_t pc, EMoveSlot *s);  /* emit_plan.c */
 /* A new SomaPrim P06 in Soma slot (phase, slot) of core (its x1_block "b<block>"); NULL when
  * out of memory (emit_prim.c). */
 Taskir__Asm__P06 *emit_p06_slot(Emit *e, uint32_t core, int32_t phase, int32_t slot,

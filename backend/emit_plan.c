@@ -616,13 +616,28 @@ static int32_t last_arrival(Emit *e, uint32_t pos, uint32_t k)
     return last;
 }
 
+bool emit_move_slot(Emit *e, const ECopy *cp, int32_t pc, EMoveSlot *s)
+{
+    uint32_t k = cp->core;
+    int32_t arrive = last_arrival(e, cp->block, k);
+    s->wrap = arrive >= pc; /* the data comes in the step before */
+    s->from = s->wrap || arrive > cp->first ? arrive : cp->first;
+    s->phase = -1;
+    s->slot = 0;
+    for (int32_t p = s->wrap ? e->cores[k].n_phases - 1 : pc - 1; p >= s->from && s->phase < 0;
+         p--)
+        for (int32_t sl = 5; sl >= 2 && s->phase < 0; sl -= 3) /* Soma2 (5), then Soma1 (2) */
+            if (!emit_soma_taken(e, k, p, sl) && (p > s->from || sl == 5)) {
+                s->phase = p;
+                s->slot = sl;
+            }
+    s->first = s->wrap ? 0 : s->phase;
+    s->last = s->wrap ? e->cores[k].n_phases - 1 : pc;
+    return s->phase >= 0;
+}
+
 /* CADDs of one box of one storage block n times (x + x): an area for the box repeated and a
- * free Soma slot for the P06 that repeats it: the latest before the CADD's phase in which
- * the copy holds its data (Soma2 of the copy's first phase, or of the last phase its data
- * arrives in, at the earliest: after that phase's Axon and router). A box that arrives in the
- * CADD's phase or later comes in the step before (a stage's input, docs/backend.md "Stages"):
- * then the slot is the latest from that arrival to the end of the step, and the repeated area
- * lives the whole step. */
+ * free Soma slot for the P06 that repeats it (emit_move_slot). */
 static Status make_dups(Emit *e)
 {
     for (uint32_t pos = 0; pos < e->g->n_blocks; pos++) {
@@ -649,24 +664,16 @@ static Status make_dups(Emit *e)
         ECopy *cp = same ? emit_copy_on(e, (uint32_t)src, k) : NULL;
         if (!cp || cp->image)
             continue; /* emit_prim.c refuses it */
-        int32_t pc = e->phase_of[pos], ph = -1, slot = 0;
-        int32_t arrive = last_arrival(e, (uint32_t)src, k);
-        bool wrap = arrive >= pc; /* the box comes in the step before */
-        int32_t from = wrap || arrive > cp->first ? arrive : cp->first;
-        for (int32_t p = wrap ? e->cores[k].n_phases - 1 : pc - 1; p >= from && ph < 0; p--)
-            for (int32_t sl = 5; sl >= 2 && ph < 0; sl -= 3) /* Soma2 (5), then Soma1 (2) */
-                if (!emit_soma_taken(e, k, p, sl) && (p > from || sl == 5)) {
-                    ph = p;
-                    slot = sl;
-                }
-        if (ph < 0 && wrap)
+        int32_t pc = e->phase_of[pos];
+        EMoveSlot ms;
+        if (!emit_move_slot(e, cp, pc, &ms) && ms.wrap)
             return diag_block(e->d, ST_LOGIC, "emit.slot", b,
                               "adds block %d to itself %u times: P02 reads the box repeated, "
                               "which a P06 in a free Soma slot of core %s from phase %d (its "
                               "last part arrives, for the next step) to the end of the step "
                               "must write, and there is none", e->g->blocks[src]->id, n,
-                              e->cores[k].name, arrive);
-        if (ph < 0)
+                              e->cores[k].name, ms.from);
+        if (ms.phase < 0)
             return diag_block(e->d, ST_LOGIC, "emit.slot", b,
                               "adds block %d to itself %u times: P02 reads the box repeated, "
                               "which a P06 in a free Soma slot of core %s before phase %d "
@@ -681,11 +688,11 @@ static Status make_dups(Emit *e)
         d->copy = (uint32_t)(cp - e->copies);
         d->box = box;
         d->n = (int32_t)n;
-        d->phase = ph;
-        d->slot = slot;
+        d->phase = ms.phase;
+        d->slot = ms.slot;
         int64_t words = box.n[0] * box.n[1] * emit_feat_pixel_words(&cp->feat);
-        d->req = emit_request(e, k, words * n, cp->feat.align, wrap ? 0 : ph,
-                              wrap ? e->cores[k].n_phases - 1 : pc, ALLOC_DATA, b->id);
+        d->req = emit_request(e, k, words * n, cp->feat.align, ms.first, ms.last, ALLOC_DATA,
+                              b->id);
         if (d->req == EMIT_NONE)
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     }
