@@ -159,7 +159,15 @@ static Status runs(Emit *e, const Edge *ed, const ELoc *src, int64_t ch0, uint32
     if (tail && soff % pw == 0 && spx - soff / pw <= dpx - doff / pw)
         len = spx - soff / pw;
     len = (len + 1) / 2 * 2;
-    if (sf->prec != df->prec || soff < 0 || soff % (2 * pw) || doff % (2 * pw) ||
+    if (sf->prec != df->prec)
+        return diag_edge(e->d, ST_LOGIC, "emit.route", ed->id,
+                         "channels %lld..%lld of block %d: the sender holds %s values and the "
+                         "receiver's copy %s: the router moves bytes as they are, a change of "
+                         "precision needs a P06 (not written for a transfer)",
+                         (long long)part->lo[2], (long long)(part->lo[2] + part->n[2] - 1),
+                         e->g->blocks[dcp->block]->id, pr_info(sf->prec)->name,
+                         pr_info(df->prec)->name);
+    if (soff < 0 || soff % (2 * pw) || doff % (2 * pw) ||
         (!tail && part->n[2] % (2 * pw)) || doff / pw + len > dpx || soff / pw + len > spx)
         return diag_edge(e->d, ST_LOGIC, "emit.route", ed->id,
                          "channels %lld..%lld of block %d start at channel %lld of the "
