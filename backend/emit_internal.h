@@ -88,11 +88,13 @@ typedef struct EOut {
 
 /* A CADD that adds one box of one storage block n times (the mapper's x + x): P02 reads its
  * n inputs back to back, so an inserted P06 repeats the box n times into an area of its
- * own, in a free Soma slot before the CADD's phase (emit_plan.c, emit_prim.c). */
+ * own, in a free Soma slot before the CADD's phase (emit_plan.c, emit_prim.c), re-pitched to
+ * the group unit P02 reads (taskir/layout.h). */
 typedef struct EDup {
     uint32_t cadd;                  /* the CADD's block position */
     uint32_t copy;                  /* the copy it reads (index in copies) */
     EBox box;                       /* the box read, storage coordinates */
+    EmitFeat feat;                  /* one repetition of the box in the area's layout */
     int32_t n;                      /* times */
     int32_t phase, slot;            /* the P06's phase and slot (PIIndex SOMA1 / SOMA2) */
     uint32_t req;                   /* the repeated area */
@@ -138,9 +140,9 @@ bool emit_iface_box(const Emit *e, uint32_t pos, bool input, int32_t edge_id, EB
 bool emit_keeps_order(const Emit *e, const Edge *ed);
 /* The word address of copy cp (its own area's, or its place in its writer's buffer). */
 int64_t emit_copy_addr(const Emit *e, const ECopy *cp);
-/* The pitch unit of storage block pos holding precision p: what the primitives that write
- * and read it need (emit_pitch_unit). */
-int emit_storage_unit(const Emit *e, uint32_t pos, PrecisionId p);
+/* The pitch unit of storage block pos: what the primitives that write and read it need
+ * (layout_storage_unit, taskir/layout.h: the table the mapper counts with too). */
+int emit_storage_unit(const Emit *e, uint32_t pos);
 /* The word address of canonical point (y, x) of a feature copy / buffer with box b. */
 int64_t emit_feat_addr(const EmitFeat *f, const EBox *b, int64_t base, int64_t y, int64_t x);
 

@@ -12,6 +12,7 @@
 #include "backend/emit_internal.h"
 
 #include "taskir/diag_block.h"
+#include "taskir/layout.h"
 #include "taskir/rearrange.h"
 
 #include <stdlib.h>
@@ -351,36 +352,9 @@ static Status tensor_image(Emit *e, ECopy *cp, const char *role, long reader)
     return ST_OK;
 }
 
-static bool is_axon(const Emit *e, long pos)
+int emit_storage_unit(const Emit *e, uint32_t pos)
 {
-    const ChipPrim *pr = pos >= 0 ? chip_prim_for(e->chip, e->g->blocks[pos]->type) : NULL;
-    return pr && pr->unit == UNIT_AXON;
-}
-
-/* An Axon primitive that reads and writes whole 32-byte channel groups (P02, P03, P43, P83). */
-static bool is_wide(const Emit *e, long pos)
-{
-    if (!is_axon(e, pos))
-        return false;
-    BlockType t = e->g->blocks[pos]->type;
-    return t == BT_CADD || t == BT_CAVG || t == BT_CVVH || t == BT_CAX || t == BT_CVS;
-}
-
-int emit_storage_unit(const Emit *e, uint32_t pos, PrecisionId p)
-{
-    const BlockUses *bu = &e->uses.blocks[pos];
-    bool axon = false, wide = false;
-    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
-        long w = other_end(e, bu->in_edges[j], true);
-        axon |= is_axon(e, w);
-        wide |= is_wide(e, w);
-    }
-    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        long r = other_end(e, bu->out_edges[j], false);
-        axon |= is_axon(e, r);
-        wide |= is_wide(e, r);
-    }
-    return emit_pitch_unit(p, axon, wide);
+    return layout_storage_unit(e->g, &e->uses, pos);
 }
 
 /* Makes copy cp's layout or image and requests its area. */
@@ -402,7 +376,7 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
         words = (int64_t)cp->n_image;
     } else {
         if (!emit_feat(blk_prec(b), cp->box.n[0], cp->box.n[1], cp->box.n[2],
-                       emit_storage_unit(e, cp->block, blk_prec(b)), &cp->feat))
+                       emit_storage_unit(e, cp->block), &cp->feat))
             return diag_block(e->d, ST_LOGIC, "emit.prec", b,
                               "holds %s values, which the chip has no memory layout for "
                               "(INT_8, UINT_8, TERNARY and INT_32 only)",
@@ -509,12 +483,12 @@ static Status make_outs(Emit *e)
         }
         if ((local && !e->outs[pos].gather && !e->outs[pos].aliased) || bu->n_out_edges == 0)
             continue;
-        if (is_axon(e, pos))
-            prec = PR_INT_32;
+        if (layout_use_of(b->type, false) & (LAYOUT_AXON | LAYOUT_GROUP))
+            prec = PR_INT_32; /* an Axon's output */
         /* the pitch of what it sends to: the receivers' copies */
         int unit = dest >= 0 && blk_prec(e->g->blocks[dest]) == prec
-                       ? emit_storage_unit(e, (uint32_t)dest, prec)
-                       : emit_pitch_unit(prec, is_axon(e, pos), is_wide(e, pos));
+                       ? emit_storage_unit(e, (uint32_t)dest)
+                       : layout_output_unit(e->g, &e->uses, pos, prec);
         EOut *o = &e->outs[pos];
         int32_t cd[TIR_CDIMS];
         if (!blk_cluster_dims(b, false, 0, cd))
@@ -620,8 +594,12 @@ static Status make_dups(Emit *e)
         d->n = (int32_t)n;
         d->phase = ph;
         d->slot = slot;
-        int64_t words = box.n[0] * box.n[1] * emit_feat_pixel_words(&cp->feat);
-        d->req = emit_request(e, k, words * n, cp->feat.align, ph, pc, ALLOC_DATA, b->id);
+        PrecisionId p = cp->feat.prec;
+        if (!emit_feat(p, box.n[0], box.n[1], box.n[2], layout_unit(p, LAYOUT_GROUP), &d->feat))
+            return diag_block(e->d, ST_LOGIC, "emit.prec", b, "adds %s values, which the "
+                              "chip has no memory layout for", pr_info(p)->name);
+        d->req = emit_request(e, k, d->feat.words * n, d->feat.align, ph, pc, ALLOC_DATA,
+                              b->id);
         if (d->req == EMIT_NONE)
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     }

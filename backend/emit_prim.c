@@ -174,7 +174,8 @@ static Status output_operand(Emit *e, uint32_t pos, EOperand *op)
 }
 
 /* The inserted P06 of dup (emit_plan.c, make_dups) in its Soma slot, and the repeated area
- * it writes as the CADD's operand: rows of the box's pixels, each the copy's pitch; out row
+ * it writes as the CADD's operand: rows of the box's pixels, each in the group unit P02 reads
+ * (the P06 re-pitches: length_out the area's pitch, layout.h); out row
  * i is in row i mod (the box's pixels) (real_length_in_en), so the box comes n times. */
 static Status dup_operand(Emit *e, const EDup *dup, EOperand *op)
 {
@@ -210,7 +211,7 @@ static Status dup_operand(Emit *e, const EDup *dup, EOperand *op)
     SET(p, out_precision, wire);
     SET(p, length_in, (int32_t)cp->feat.c);
     SET(p, num_in, pix * dup->n); /* rows i < num_in, each x1 row i mod real_num_in */
-    SET(p, length_out, (int32_t)cp->feat.c);
+    SET(p, length_out, (int32_t)dup->feat.c); /* re-pitched to the group unit */
     SET(p, num_out, pix * dup->n);
     SET(p, real_length_in_en, 1);
     SET(p, real_num_in, pix);
@@ -218,10 +219,10 @@ static Status dup_operand(Emit *e, const EDup *dup, EOperand *op)
     SET(p, x1_base_addr, (int32_t)in.addr);
     SET(p, x1_addr_length, (int32_t)in.words);
     op->addr = c->addr[dup->req];
-    op->words = in.words * dup->n;
+    op->words = dup->feat.words * dup->n;
     SET(p, o_base_addr, (int32_t)op->addr);
     SET(p, o_addr_length, (int32_t)op->words);
-    op->feat = cp->feat;
+    op->feat = dup->feat;
     op->prec = cp->feat.prec;
     op->block = e->g->blocks[cp->block]->id;
     return e->d->oom ? ST_RUNTIME : ST_OK;
@@ -464,6 +465,10 @@ static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim 
         SET(p, has_pad, pu || pd || pl || prr);
         /* the input pitch: the channels a pixel of the input area holds */
         int32_t nof = (int32_t)o.feat.c; /* the output's pitch */
+        int64_t e_out = o.feat.per_word == 1 ? 4 : 16; /* elements of a 16-byte unit */
+        if (nof > x1.feat.c && o.feat.nc <= x1.feat.c &&
+            (x1.feat.c + e_out - 1) / e_out * e_out == nof)
+            nof = (int32_t)x1.feat.c; /* the same 16-byte rows; P05 zeroes the lanes past */
         if (nof > x1.feat.c)
             return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                               "writes int32 pixels of %d channels from pixels of %lld: P05 "
