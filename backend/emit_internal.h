@@ -6,6 +6,7 @@
  *                 memory plan (alloc.h) and the static data images
  *   emit_prim.c   the primitive of every compute block (Axon / Soma slots)
  *   emit_route.c  the router: P09 send and receive for every transfer between cores
+ *   emit_move.c   the inserted P06 that moves a received copy out of the receive area
  *   emit_io.c     the dynamic blocks and sockets of the model's inputs and outputs
  */
 #ifndef TASKIR_BACKEND_EMIT_INTERNAL_H
@@ -70,6 +71,11 @@ typedef struct ECopy {
                                        rows it writes there), EMIT_NONE when it has its own */
     int64_t alias_off;              /* its first word's offset in that buffer */
     int32_t first, last;            /* its lifetime */
+    uint32_t land;                  /* a received copy that lives past the phase it arrives
+                                       in: its landing area in the receive area (the router
+                                       writes there; an inserted P06 in Soma2 of phase
+                                       move_phase moves it to req), else EMIT_NONE */
+    int32_t move_phase;
     uint32_t *image;                /* static: the data image (owned until moved out) */
     size_t n_image;
 } ECopy;
@@ -140,6 +146,9 @@ bool emit_iface_box(const Emit *e, uint32_t pos, bool input, int32_t edge_id, EB
 bool emit_keeps_order(const Emit *e, const Edge *ed);
 /* The word address of copy cp (its own area's, or its place in its writer's buffer). */
 int64_t emit_copy_addr(const Emit *e, const ECopy *cp);
+/* The word address the router writes copy cp to: its landing area in the receive area when
+ * it is moved out (ECopy.land), else emit_copy_addr. */
+int64_t emit_copy_dest_addr(const Emit *e, const ECopy *cp);
 /* The pitch unit of storage block pos: what the primitives that write and read it need
  * (layout_storage_unit, taskir/layout.h: the table the mapper counts with too). */
 int emit_storage_unit(const Emit *e, uint32_t pos);
@@ -147,6 +156,10 @@ int emit_storage_unit(const Emit *e, uint32_t pos);
 int64_t emit_feat_addr(const EmitFeat *f, const EBox *b, int64_t base, int64_t y, int64_t x);
 
 Status emit_plan(Emit *e);                  /* emit_plan.c */
+Status emit_moves(Emit *e);                 /* emit_move.c: the P06 of received copies */
+/* A P06 in the Soma slot (PIIndex 2 SOMA1, 5 SOMA2) of core k, phase p, reading block
+ * block_id (its x1_block): the message, its other fields unset; NULL when out of memory. */
+Taskir__Asm__P06 *emit_p06(Emit *e, uint32_t k, int32_t p, int32_t slot, int32_t block_id);
 Status emit_prims(Emit *e, Taskir__Asm__Config *cfg); /* emit_prim.c */
 Status emit_routes(Emit *e);                /* emit_route.c */
 Status emit_router_prims(Emit *e);          /* emit_route.c, after the prims */

@@ -7,7 +7,9 @@
  *     result only leaves by the router), alive from its phase to its last send;
  *   - the static data images of weights, biases and tables (emit_layout.h);
  *   - the memory plan of each core (alloc.h): static areas MEM1 first, data MEM0 first,
- *     received copies in the receive area.
+ *     received copies in the receive area; one that lives past the phase it arrives in
+ *     only there, then in the data banks (a P06 in Soma2 of that phase moves it,
+ *     emit_move.c), when that Soma2 is free.
  */
 #include "backend/emit_internal.h"
 
@@ -97,6 +99,11 @@ int64_t emit_copy_addr(const Emit *e, const ECopy *cp)
         return c->addr[cp->req];
     const EOut *o = &e->outs[cp->alias_of];
     return c->addr[o->req] + cp->alias_off * emit_feat_pixel_words(&o->feat);
+}
+
+int64_t emit_copy_dest_addr(const Emit *e, const ECopy *cp)
+{
+    return cp->land == EMIT_NONE ? emit_copy_addr(e, cp) : e->cores[cp->core].addr[cp->land];
 }
 
 int64_t emit_feat_addr(const EmitFeat *f, const EBox *b, int64_t base, int64_t y, int64_t x)
@@ -357,6 +364,53 @@ int emit_storage_unit(const Emit *e, uint32_t pos)
     return layout_storage_unit(e->g, &e->uses, pos);
 }
 
+/* Whether the Soma slot (phase p, PIIndex slot) of core k is taken by a compute block or an
+ * inserted P06 (a received copy's move, a repeated box). */
+static bool soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot)
+{
+    for (uint32_t pos = 0; pos < e->g->n_blocks; pos++)
+        if (e->core_of[pos] == k && e->phase_of[pos] == p && e->slot_of[pos] == slot &&
+            bt_info(e->g->blocks[pos]->type)->kind == BK_COMPUTE)
+            return true;
+    for (uint32_t i = 0; i < e->n_copies; i++)
+        if (e->copies[i].core == k && e->copies[i].land != EMIT_NONE &&
+            e->copies[i].move_phase == p && slot == PI_SOMA2)
+            return true;
+    for (size_t i = 0; i < e->n_dups; i++)
+        if (e->copies[e->dups[i].copy].core == k && e->dups[i].phase == p &&
+            e->dups[i].slot == slot)
+            return true;
+    return false;
+}
+
+/* The phases a received copy cp arrives in by the router from other cores: the first phase
+ * the Mapping gives each edge into it there (emit_route.c sends a transfer whole in it),
+ * [*lo, *hi]. false when a writer on its own core writes part of it too (straight into it,
+ * or gathered by the router: a move of the whole copy would overwrite that part) or nothing
+ * arrives. */
+static bool arrivals(const Emit *e, const ECopy *cp, int32_t *lo, int32_t *hi)
+{
+    const BlockUses *bu = &e->uses.blocks[cp->block];
+    *lo = INT32_MAX;
+    *hi = INT32_MIN;
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        long w = other_end(e, bu->in_edges[j], true);
+        if (w >= 0 && e->core_of[w] == cp->core)
+            return false;
+        const MapDict *dict = edge_dict(e, e->g->edges[bu->in_edges[j]]->id);
+        for (uint32_t c = 0; dict && c + 1 < dict->n_coords; c++) {
+            const MapCoord *cs = &dict->coords[c], *cr = &dict->coords[c + 1];
+            if (cs->pi_index != PI_SEND || cr->pi_index != PI_RECV ||
+                !same_place(&e->cores[cp->core], cr))
+                continue;
+            *lo = cs->phase < *lo ? cs->phase : *lo;
+            *hi = cs->phase > *hi ? cs->phase : *hi;
+            break; /* the first pair to this core carries it all */
+        }
+    }
+    return *lo <= *hi;
+}
+
 /* Makes copy cp's layout or image and requests its area. */
 static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
 {
@@ -405,6 +459,18 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
     AllocKind kind = cp->is_static ? ALLOC_STATIC : cp->received ? ALLOC_RECV : ALLOC_DATA;
     if (kind == ALLOC_RECV && align < 2)
         align = 2; /* the router's destinations count 8-byte units */
+    int32_t lo, hi;
+    if (kind == ALLOC_RECV && arrivals(e, cp, &lo, &hi) && hi < last && lo >= first &&
+        !soma_taken(e, cp->core, hi, PI_SOMA2)) {
+        /* it lives on past its arrival: the receive area holds it in the phases it arrives
+         * in, a P06 in Soma2 of the last one moves it to the data banks (emit_move.c) */
+        cp->land = emit_request(e, cp->core, words, align, lo, hi, ALLOC_RECV, b->id);
+        cp->move_phase = hi;
+        kind = ALLOC_DATA;
+        first = hi;
+        if (cp->land == EMIT_NONE)
+            return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    }
     cp->req = emit_request(e, cp->core, words, align, first, last, kind, b->id);
     if (cp->req == EMIT_NONE)
         return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
@@ -433,6 +499,7 @@ static Status make_copies(Emit *e)
             ECopy *cp = &e->copies[e->n_copies++];
             memset(cp, 0, sizeof *cp);
             cp->alias_of = EMIT_NONE;
+            cp->land = EMIT_NONE;
             cp->block = (uint32_t)pos;
             cp->core = k;
             e->n_copy[pos]++;
@@ -525,25 +592,10 @@ static Status make_outs(Emit *e)
     return ST_OK;
 }
 
-/* Whether the Soma slot (phase p, PIIndex slot) of core k is taken by a compute block or an
- * inserted P06. */
-static bool soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot)
-{
-    for (uint32_t pos = 0; pos < e->g->n_blocks; pos++)
-        if (e->core_of[pos] == k && e->phase_of[pos] == p && e->slot_of[pos] == slot &&
-            bt_info(e->g->blocks[pos]->type)->kind == BK_COMPUTE)
-            return true;
-    for (size_t i = 0; i < e->n_dups; i++)
-        if (e->copies[e->dups[i].copy].core == k && e->dups[i].phase == p &&
-            e->dups[i].slot == slot)
-            return true;
-    return false;
-}
-
 /* CADDs of one box of one storage block n times (x + x): an area for the box repeated and a
  * free Soma slot for the P06 that repeats it: the latest before the CADD's phase in which
  * the copy holds its data (Soma2 of the copy's first phase at the earliest: after that
- * phase's Axon and router). */
+ * phase's Axon and router; a copy moved out of the receive area: the phase after its move). */
 static Status make_dups(Emit *e)
 {
     for (uint32_t pos = 0; pos < e->g->n_blocks; pos++) {
@@ -571,9 +623,12 @@ static Status make_dups(Emit *e)
         if (!cp || cp->image)
             continue; /* emit_prim.c refuses it */
         int32_t pc = e->phase_of[pos], ph = -1, slot = 0;
-        for (int32_t p = pc - 1; p >= cp->first && ph < 0; p--)
+        /* a moved copy holds its data after its move (Soma2 of move_phase) */
+        int32_t from = cp->land != EMIT_NONE ? cp->move_phase + 1 : cp->first;
+        for (int32_t p = pc - 1; p >= from && ph < 0; p--)
             for (int32_t sl = 5; sl >= 2 && ph < 0; sl -= 3) /* Soma2 (5), then Soma1 (2) */
-                if (!soma_taken(e, k, p, sl) && (p > cp->first || sl == 5)) {
+                if (!soma_taken(e, k, p, sl) &&
+                    (p > from || sl == 5 || cp->land != EMIT_NONE)) {
                     ph = p;
                     slot = sl;
                 }

@@ -187,24 +187,10 @@ static Status dup_operand(Emit *e, const EDup *dup, EOperand *op)
                           "repeated input");
     if (st != ST_OK)
         return st;
-    Taskir__Asm__StaticPrimList *l = emit_slot_list(e, cp->core, dup->phase);
-    if (!l)
+    Taskir__Asm__P06 *p = emit_p06(e, cp->core, dup->phase, dup->slot,
+                                   e->g->blocks[cp->block]->id);
+    if (!p)
         return ST_RUNTIME;
-    Taskir__Asm__SomaPrim **slot = dup->slot == PI_SOMA1 ? &l->soma1 : &l->soma2;
-    Taskir__Asm__SomaPrim *s =
-        emit_msg(e, sizeof *s, (void (*)(void *))taskir__asm__soma_prim__init);
-    Taskir__Asm__P06 *p = s ? emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p06__init)
-                            : NULL;
-    if (!p) {
-        free(s);
-        return ST_RUNTIME;
-    }
-    *slot = s;
-    s->p06 = p;
-    SET(s, pic, 0x06);
-    char id[32];
-    snprintf(id, sizeof id, "b%d", e->g->blocks[cp->block]->id);
-    s->x1_block = emit_strdup(e, id);
     int32_t pix = (int32_t)(dup->box.n[0] * dup->box.n[1]);
     int32_t wire = pr_info(cp->feat.prec)->wire;
     SET(p, x1_precision, wire);

@@ -133,7 +133,9 @@ Mapping *emit_fixture_conv(int32_t shift)
 /* INPUT -> SI a (4x4x16 int8) on core (0,0) -> CCMPB relu (Soma1, phase 0) -> SI b, stored
  * on core (2,1) only (received in phase 0, its reader reads rows rows0.. of it) -> CCMPB
  * copy (Soma2, phase 0) -> SI c -> OUTPUT. */
-Mapping *emit_fixture_transfer(int32_t rows0, int32_t rows)
+/* The transfer fixture with its copy reading b in phase `late`: Soma2 of phase 0 (0), or
+ * Soma1 of phase `late` (b's copy on (2,1) then lives over [0, late]). */
+static Mapping *transfer(int32_t rows0, int32_t rows, int32_t late)
 {
     Mapping *m = mapping_create();
     CHECK(m);
@@ -166,15 +168,25 @@ Mapping *emit_fixture_transfer(int32_t rows0, int32_t rows)
     CHECK(e0 && e2 && e5);
     one(m, a->id, 0, 0, 0, MEMORY);
     one(m, relu->id, 0, 0, 0, SOMA1);
-    one(m, b->id, 2, 1, 0, MEMORY);
-    one(m, cp->id, 2, 1, 0, SOMA2);
-    one(m, c->id, 2, 1, 0, MEMORY);
+    one(m, b->id, 2, 1, late << 8, MEMORY);
+    one(m, cp->id, 2, 1, late, late ? SOMA1 : SOMA2);
+    one(m, c->id, 2, 1, late, MEMORY);
     const int32_t r0[1][4] = {{0, 0, 0, RECV}}, x[2][4] = {{0, 0, 0, SEND}, {2, 1, 0, RECV}},
-                  s5[1][4] = {{2, 1, 0, SEND}};
+                  s5[1][4] = {{2, 1, late, SEND}};
     coord(m, true, e0->id, 1, r0);
     coord(m, true, e2->id, 2, x);
     coord(m, true, e5->id, 1, s5);
-    return verified(m, "transfer");
+    return verified(m, late ? "transfer_late" : "transfer");
+}
+
+Mapping *emit_fixture_transfer(int32_t rows0, int32_t rows)
+{
+    return transfer(rows0, rows, 0);
+}
+
+Mapping *emit_fixture_transfer_late(int32_t rows0, int32_t rows)
+{
+    return transfer(rows0, rows, 1);
 }
 
 

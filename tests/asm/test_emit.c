@@ -6,6 +6,7 @@
  *     dynamic blocks;
  *   - a two-core transfer: a Soma result sent from core (0,0) to core (2,1), part of it
  *     (rows 2..3): the header (dx, dy, address, packet count), the send and receive areas;
+ *     read a phase later, the P06 that moves it out of the receive area;
  *   - the errors: an odd shift [emit.shift], a plan that does not fit [emit.alloc].
  */
 #include <setjmp.h>
@@ -223,6 +224,48 @@ static void test_transfer_whole(void **state)
     done(&r);
 }
 
+/* Read a phase after it arrives (copy in Soma1 of phase 1), b's copy leaves the receive
+ * area: its 32 words land at 0x8400 in phase 0, and a P06 in Soma2 of phase 0 (after the
+ * router) moves them, 8 INT_32 rows of 4 words (no shift: the bits as they are), to b's
+ * area in the data banks at 0x0000 (c, 32 words alive in phase 1 as b is, follows at 0x0020),
+ * where copy reads them in phase 1. */
+static void test_receive_move(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_transfer_late(2, 2), ST_OK);
+    const Taskir__Asm__CoreConfig *c1 = core_at(&r.s, 2, 1);
+    assert_int_equal(c1->n_static_prim_list, 2);
+    const Taskir__Asm__P09 *rcv = c1->static_prim_list[0]->router->p09;
+    assert_true(rcv->receive_en);
+    assert_int_equal(rcv->addr_din_base, 0x400);
+    const Taskir__Asm__SomaPrim *mv = c1->static_prim_list[0]->soma2;
+    assert_non_null(mv);
+    assert_int_equal(mv->pic, 0x06);
+    assert_string_equal(mv->x1_block, "b3");
+    const Taskir__Asm__P06 *p = mv->p06;
+    assert_non_null(p);
+    assert_int_equal(p->x1_precision, TASKIR__PRECISION__INT_32);
+    assert_int_equal(p->out_precision, TASKIR__PRECISION__INT_32);
+    assert_int_equal(p->length_in, 4);
+    assert_int_equal(p->num_in, 8);
+    assert_int_equal(p->length_out, 4);
+    assert_int_equal(p->num_out, 8);
+    assert_int_equal(p->bit_shift_num, 0);
+    assert_int_equal(p->x1_base_addr, 0x8400);
+    assert_int_equal(p->x1_addr_length, 32);
+    assert_int_equal(p->o_base_addr, 0);
+    assert_int_equal(p->o_addr_length, 32);
+    const Taskir__Asm__SomaPrim *cp = c1->static_prim_list[1]->soma1;
+    assert_int_equal(cp->px5->x1_base_addr, 0);
+    assert_int_equal(cp->px5->x1_addr_length, 32);
+    assert_int_equal(cp->px5->o_base_addr, 0x20);
+    /* the sender is as before: rows 2..3 to the start of the receive area */
+    const Taskir__Asm__P09 *snd = core_at(&r.s, 0, 0)->static_prim_list[0]->router->p09;
+    assert_int_equal(snd->router_heads[0]->destination_addr, 0);
+    done(&r);
+}
+
 /* A relay that forwards in the phase it receives would send what it does not hold yet: the
  * chip's relaying router is not written, so it is refused [emit.route], naming the relay. */
 static void test_relay_same_phase(void **state)
@@ -257,6 +300,7 @@ int main(void)
         cmocka_unit_test(test_odd_shift),
         cmocka_unit_test(test_two_core_transfer),
         cmocka_unit_test(test_transfer_whole),
+        cmocka_unit_test(test_receive_move),
         cmocka_unit_test(test_relay_same_phase),
         cmocka_unit_test(test_relay_next_phase),
     };
