@@ -129,6 +129,12 @@ static Status collect_cores(Emit *e)
                 }
             }
         }
+    /* the mapper's stages are its phase groups (docs/mapper.md): one sample passes them in
+     * as many steps */
+    e->stages = 1;
+    for (uint32_t k = 0; k < e->n_cores; k++)
+        if (e->cores[k].phase_group >= e->stages)
+            e->stages = e->cores[k].phase_group + 1;
     /* every core of a phase group runs as many phases as the group */
     for (uint32_t k = 0; k < e->n_cores; k++)
         for (uint32_t j = 0; j < e->n_cores; j++)
@@ -230,6 +236,10 @@ static Status behavior(Emit *e, Taskir__Asm__Config *cfg)
             sc->chip_x = c->chip.x;
             sc->chip_y = c->chip.y;
             sc->step_group_id = c->step_group;
+            if (e->stages > 1) { /* a sample passes stage k in step k */
+                sc->has_step_exe_number = true;
+                sc->step_exe_number = e->stages;
+            }
             pg = NULL;
         }
         if (!pg || pg->phase_group_id != c->phase_group) {

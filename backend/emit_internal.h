@@ -8,6 +8,8 @@
  *   emit_route.c  the router: P09 send and receive for every transfer between cores
  *   emit_move.c   the inserted P06 that moves a received copy out of the receive area
  *   emit_io.c     the dynamic blocks and sockets of the model's inputs and outputs
+ *   emit_p81.c    P81's channel-major input (planes)
+ *   emit_rearr.c  rearrangements realised without a move (a flatten into CVMs: the weights)
  */
 #ifndef TASKIR_BACKEND_EMIT_INTERNAL_H
 #define TASKIR_BACKEND_EMIT_INTERNAL_H
@@ -66,6 +68,9 @@ typedef struct ECopy {
     EBox box;
     EmitFeat feat;                  /* feature maps (not static images) */
     bool is_static, received;
+    bool planes;                    /* P81's channel-major input (emit_p81.c) */
+    bool view;                      /* holds its writer's map as the writer lays it out (a
+                                       vector only CVMs read, emit_rearr.c) */
     uint32_t req;                   /* its area in the core's requests (EMIT_NONE: an alias) */
     uint32_t alias_of;              /* the compute block whose output buffer holds it (the
                                        rows it writes there), EMIT_NONE when it has its own */
@@ -127,6 +132,8 @@ typedef struct Emit {
     uint32_t *dict_of_edge;         /* per edge position: its edge dict (EMIT_NONE: none) */
     EDup *dups;
     size_t n_dups, cap_dups;
+    int32_t stages;                 /* the pipeline's stages: phase groups, the largest + 1
+                                       (docs/backend.md, "Stages") */
 } Emit;
 
 /* The EDup of CADD block pos, or NULL. */
@@ -139,6 +146,9 @@ ECopy *emit_copy_on(const Emit *e, uint32_t pos, uint32_t k);
 /* Adds an area request to core k; its index, EMIT_NONE when out of memory. */
 uint32_t emit_request(Emit *e, uint32_t k, int64_t words, int32_t align, int32_t first,
                       int32_t last, AllocKind kind, int32_t tag);
+/* Whether the interface of edge eid on block pos (input or output side) is its whole cluster
+ * (emit_rearr.c). */
+bool emit_whole_iface(const Emit *e, uint32_t pos, bool input, int32_t eid);
 /* The canonical box of the interface (of edge edge_id) of block pos: input or output side. */
 bool emit_iface_box(const Emit *e, uint32_t pos, bool input, int32_t edge_id, EBox *out);
 /* Whether edge ed's rearrangement steps (if any) keep the C order of the values: IDENTITY,
@@ -154,6 +164,19 @@ int64_t emit_copy_dest_addr(const Emit *e, const ECopy *cp);
 int emit_storage_unit(const Emit *e, uint32_t pos);
 /* The word address of canonical point (y, x) of a feature copy / buffer with box b. */
 int64_t emit_feat_addr(const EmitFeat *f, const EBox *b, int64_t base, int64_t y, int64_t x);
+
+/* Whether storage block s's copy of box box is laid out as P81's planes (emit_p81.c): only
+ * INPUTs write it and only CC2Ds without padding read it, each all of it; *feat the planes. */
+bool emit_p81_planes(const Emit *e, uint32_t s, const EBox *box, EmitFeat *feat);
+/* Whether storage block s's copy on core is a view of its writer's map (emit_rearr.c): one
+ * compute block on that core writes all of s through an edge whose steps move values, and
+ * only CVMs there read it, whole; *feat the writer's map's layout. */
+bool emit_rearr_view(const Emit *e, uint32_t s, uint32_t core, EmitFeat *feat);
+/* For a view s: the weight row each lane of its area meets (*rows, malloc'd, *n lanes: the
+ * vector element the lane holds, -1 for a padding lane). */
+Status emit_rearr_rows(Emit *e, uint32_t s, int64_t **rows, int64_t *n);
+/* The view CVM block cvm reads as its vector, or -1. */
+long emit_rearr_input(const Emit *e, uint32_t cvm);
 
 Status emit_plan(Emit *e);                  /* emit_plan.c */
 Status emit_moves(Emit *e);                 /* emit_move.c: the P06 of received copies */

@@ -10,7 +10,8 @@
  *     socket;
  *   - a ProgSocket per INPUT and OUTPUT block (sockets.json).
  * The edge between a socket and its storage must join boxes of the same extents (y, x,
- * channels): a dynamic block places a piece of the socket as it is.
+ * channels): a dynamic block places a piece of the socket as it is. A copy laid out as P81's
+ * planes (emit_p81.c) takes its whole socket in storage order F_X_Y, ALIGN_16.
  */
 #include "backend/emit_internal.h"
 
@@ -106,7 +107,32 @@ static Status dynamic(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io, con
     SET(db, length, (int32_t)(box->n[0] * cp->box.n[1] * emit_feat_pixel_words(&cp->feat)));
     SET(db, step_group, c->step_group);
     SET(db, phase_group, c->phase_group);
+    if (e->stages > 1) {
+        /* a pipeline of stages runs one step per stage: the sample comes again before its
+         * copy's first phase of every step (so stage k has it in step k, as from a stream of
+         * that sample), and the result is read after its copy's last phase (the last step's
+         * reading stands: the last stage's is the first whole one) */
+        db->phases = malloc(sizeof *db->phases);
+        if (!db->phases)
+            return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+        db->n_phases = 1;
+        db->phases[0] = in ? cp->first : cp->last;
+    }
     SET(db, precision, pr_info(cp->feat.prec)->wire);
+    if (cp->planes) { /* P81's planes: [f][y][x'], x' rounded up to 16 (emit_p81.c) */
+        bool whole = true;
+        for (int i = 0; i < 3; i++)
+            whole &= box->lo[i] == cp->box.lo[i] && box->n[i] == cp->box.n[i];
+        if (!whole)
+            return diag_block(e->d, ST_LOGIC, "emit.layout", io,
+                              "feeds part of a copy laid out channel-major for P81; a dynamic "
+                              "block places the whole of such a copy only");
+        SET(db, start_addr, (int32_t)emit_copy_addr(e, cp));
+        SET(db, length, (int32_t)cp->feat.words);
+        SET(db, storage_order, TASKIR__ASM__STORAGE_ORDER__F_X_Y);
+        SET(db, align_number, TASKIR__ASM__ALIGN_NUMBER__ALIGN_16);
+        return e->d->oom ? ST_RUNTIME : ST_OK;
+    }
     SET(db, storage_order, TASKIR__ASM__STORAGE_ORDER__X_Y_F);
     /* the pitch: the channels rounded up to the alignment that gives the copy's pitch */
     static const struct { int32_t elems; Taskir__Asm__AlignNumber code; } aligns[] = {
@@ -145,7 +171,10 @@ static const char *dtype_of(PrecisionId p)
 static Status socket_of(Emit *e, const Block *b, ProgSocket *k)
 {
     memset(k, 0, sizeof *k);
-    k->name = emit_strdup(e, b->name ? b->name : "");
+    char unnamed[32]; /* a block without a name: input<K> / output<K>, K the socket id */
+    snprintf(unnamed, sizeof unnamed, "%s%d", b->type == BT_OUTPUT ? "output" : "input",
+             b->socket_id);
+    k->name = emit_strdup(e, b->name && *b->name ? b->name : unnamed);
     k->is_output = b->type == BT_OUTPUT;
     k->socket_id = b->socket_id;
     k->precision = pr_info(blk_prec(b))->wire;

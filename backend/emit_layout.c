@@ -31,6 +31,19 @@ bool emit_feat(PrecisionId p, int64_t ny, int64_t nx, int64_t nc, int unit, Emit
     return true;
 }
 
+bool emit_feat_planes(PrecisionId p, int64_t nc, int64_t ny, int64_t nx, EmitFeat *out)
+{
+    const int64_t cap = (int64_t)1 << 30;
+    if ((p != PR_INT_8 && p != PR_UINT_8) || nc < 1 || ny < 1 || nx < 1 || nc > cap ||
+        ny > cap || nx > cap)
+        return false;
+    int64_t row = round_up(nx, 16) / 4; /* words */
+    if (nc > cap / ny || nc * ny > cap / row)
+        return false;
+    *out = (EmitFeat){p, 4, ny, nx, nc, nc, nc * ny * row, 4};
+    return true;
+}
+
 int64_t emit_feat_pixel_words(const EmitFeat *m)
 {
     return m->c / m->per_word;
@@ -86,17 +99,42 @@ uint32_t *emit_image_conv_w(const EmitSrc *s, size_t *n_words)
     return w;
 }
 
-uint32_t *emit_image_fc_w(const EmitSrc *s, size_t *n_words)
+uint32_t *emit_image_conv2d_w(const EmitSrc *s, size_t *n_words)
 {
-    int64_t nf = s->n[0], nr = s->n[1], groups = (nf + 31) / 32;
-    if (groups > (1 << 24) || nr > (1 << 24) || groups * nr > ((int64_t)1 << 34) / 32)
+    int64_t nf = s->n[0], nr = s->n[1], ky = s->n[2], kx = s->n[3];
+    int64_t groups = (nf + 31) / 32;
+    if (groups > (1 << 20) || ky > 4096 || kx > 4096 || nr > (1 << 20) ||
+        groups * ky * kx > ((int64_t)1 << 34) / (nr * 32))
+        return NULL;
+    uint32_t *w = words_for_bytes(groups * nr * ky * kx * 32, n_words);
+    if (!w)
+        return NULL;
+    for (int64_t f = 0; f < nf; f++)
+        for (int64_t r = 0; r < nr; r++)
+            for (int64_t i = 0; i < ky; i++)
+                for (int64_t j = 0; j < kx; j++) {
+                    int64_t byte = ((((f / 32) * nr + r) * ky + i) * kx + j) * 32 + f % 32;
+                    emit_put_i8(w, byte, src_at(s, f, r, i, j));
+                }
+    return w;
+}
+
+uint32_t *emit_image_fc_w(const EmitSrc *s, const int64_t *rows, int64_t n_rows,
+                          size_t *n_words)
+{
+    int64_t nf = s->n[0], nr = rows ? n_rows : s->n[1], groups = (nf + 31) / 32;
+    if (groups > (1 << 24) || nr < 1 || nr > (1 << 24) ||
+        groups * nr > ((int64_t)1 << 34) / 32)
         return NULL;
     uint32_t *w = words_for_bytes(groups * nr * 32, n_words);
     if (!w)
         return NULL;
     for (int64_t f = 0; f < nf; f++)
-        for (int64_t r = 0; r < nr; r++)
-            emit_put_i8(w, ((f / 32) * nr + r) * 32 + f % 32, src_at(s, f, r, 0, 0));
+        for (int64_t r = 0; r < nr; r++) {
+            int64_t from = rows ? rows[r] : r;
+            if (from >= 0 && from < s->n[1])
+                emit_put_i8(w, ((f / 32) * nr + r) * 32 + f % 32, src_at(s, f, from, 0, 0));
+        }
     return w;
 }
 

@@ -9,6 +9,8 @@
  *                            mapper counts with too)
  *   P41 weights (SW)         [ceil(f/32)][ky][kx][r][32] int8 (r unpadded: the input's
  *                            padded channels meet no weight)
+ *   P81 weights (SW2D)       [ceil(f/32)][r][ky][kx][32] int8
+ *   P81 input (planes)       [c][y][x'] int8, x' = x rounded up to 16
  *   P04 weights (SWFC)       [ceil(f/32)][r][32] int8
  *   bias (SB)                [ceil(f/32)*32] int32
  *   P43 alpha / P03 operand  a feature map of one pixel
@@ -38,6 +40,10 @@ typedef struct EmitFeat {
  * up to a multiple of unit (layout_unit, taskir/layout.h). false when p has no layout (a precision the
  * chip does not encode: INT_16, INT_9, ...), unit is not one of p's, or the sizes overflow. */
 bool emit_feat(PrecisionId p, int64_t ny, int64_t nx, int64_t nc, int unit, EmitFeat *out);
+/* The planes of P81's input (CC2D): nc channels of ny rows of nx 8-bit values, each row padded
+ * to 16 bytes, [c][y][x'] (c = nc, per_word 4; the pixel accessors do not apply); false
+ * when p is not 8-bit or the sizes overflow. */
+bool emit_feat_planes(PrecisionId p, int64_t nc, int64_t ny, int64_t nx, EmitFeat *out);
 /* Words from the start of the map to the word holding pixel (y, x)'s channel 0. */
 int64_t emit_feat_offset(const EmitFeat *m, int64_t y, int64_t x);
 /* Words one pixel takes. */
@@ -57,8 +63,13 @@ typedef struct EmitSrc {
 /* P41 weights from an SW box [f][r][ky][kx] (malloc'd words, *n_words of them); NULL when
  * out of memory or too large. */
 uint32_t *emit_image_conv_w(const EmitSrc *s, size_t *n_words);
-/* P04 weights from an SWFC box [f][r] (dims[2], dims[3] = 1). */
-uint32_t *emit_image_fc_w(const EmitSrc *s, size_t *n_words);
+/* P81 weights from an SW2D box [f][r][ky][kx]: [ceil(f/32)][r][ky][kx][32] int8. */
+uint32_t *emit_image_conv2d_w(const EmitSrc *s, size_t *n_words);
+/* P04 weights from an SWFC box [f][r] (dims[2], dims[3] = 1). rows (n_rows of them), when
+ * not NULL: weight row j of the image is the box's row rows[j], a zero row when it is -1
+ * (a vector that is a view of a map, emit_rearr.c); NULL: the box's rows in order. */
+uint32_t *emit_image_fc_w(const EmitSrc *s, const int64_t *rows, int64_t n_rows,
+                          size_t *n_words);
 /* A bias from an SB box [f]: int32, padded to a multiple of 32. */
 uint32_t *emit_image_bias(const EmitSrc *s, size_t *n_words);
 /* 8-bit values in order, 4 a word (a P07 table; a vector operand padded to 16). pad: values

@@ -152,23 +152,7 @@ static bool same_place(const ECore *k, const MapCoord *c)
  * other edges of its result are sent from there. */
 static bool writes_all_here(const Emit *e, uint32_t w, int32_t eid)
 {
-    const Block *b = e->g->blocks[w];
-    int32_t cd[TIR_CDIMS];
-    if (b->n_out != 1 || !blk_cluster_dims(b, false, 0, cd))
-        return false;
-    for (uint32_t k = 0; k < b->out[0].n_ifaces; k++) {
-        const Iface *f = &b->out[0].ifaces[k];
-        if (f->edge_id != eid)
-            continue;
-        for (int i = 0; i < TIR_CDIMS; i++) {
-            if (f->has_pos && f->pos.d[i] > 0)
-                return false;
-            if (f->has_size && f->size.d[i] > 0 && f->size.d[i] != (cd[i] > 0 ? cd[i] : 1))
-                return false;
-        }
-        return true;
-    }
-    return false;
+    return e->g->blocks[w]->n_out == 1 && emit_whole_iface(e, w, false, eid);
 }
 
 /* Whether copy cp (box cbox, its writer's edge eid landing on box b of the storage) can live
@@ -345,10 +329,24 @@ static Status tensor_image(Emit *e, ECopy *cp, const char *role, long reader)
         cp->image = emit_image_bytes(&s, (s.n[0] + 31) / 32 * 32, &cp->n_image);
     else if (b->type == BT_SB || (role && strcmp(role, "bias") == 0))
         cp->image = emit_image_bias(&s, &cp->n_image);
-    else if (b->type == BT_SWFC)
-        cp->image = emit_image_fc_w(&s, &cp->n_image);
+    else if (b->type == BT_SWFC && rt == BT_CVM && emit_rearr_input(e, (uint32_t)reader) >= 0) {
+        /* the CVM reads a view of a map: a weight row for each lane of it (emit_rearr.c) */
+        int64_t *rows = NULL, n = 0;
+        Status st = s.o[1] == 0 && s.n[1] == s.dims[1]
+                        ? emit_rearr_rows(e, (uint32_t)emit_rearr_input(e, (uint32_t)reader),
+                                          &rows, &n)
+                        : diag_block(e->d, ST_LOGIC, "emit.rearrange", b,
+                                     "part of its rows meet a vector that is a view of a map");
+        if (st != ST_OK)
+            return st;
+        cp->image = emit_image_fc_w(&s, rows, n, &cp->n_image);
+        free(rows);
+    } else if (b->type == BT_SWFC)
+        cp->image = emit_image_fc_w(&s, NULL, 0, &cp->n_image);
     else if (b->type == BT_SW && rt == BT_CC)
         cp->image = emit_image_conv_w(&s, &cp->n_image);
+    else if (b->type == BT_SW2D && rt == BT_CC2D)
+        cp->image = emit_image_conv2d_w(&s, &cp->n_image);
     else
         return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                           "the code generator has no layout for %s weights read by %s",
@@ -429,7 +427,10 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
             return st;
         words = (int64_t)cp->n_image;
     } else {
-        if (!emit_feat(blk_prec(b), cp->box.n[0], cp->box.n[1], cp->box.n[2],
+        cp->view = emit_rearr_view(e, cp->block, cp->core, &cp->feat);
+        cp->planes = !cp->view && emit_p81_planes(e, cp->block, &cp->box, &cp->feat);
+        if (!cp->view && !cp->planes &&
+            !emit_feat(blk_prec(b), cp->box.n[0], cp->box.n[1], cp->box.n[2],
                        emit_storage_unit(e, cp->block), &cp->feat))
             return diag_block(e->d, ST_LOGIC, "emit.prec", b,
                               "holds %s values, which the chip has no memory layout for "
@@ -592,10 +593,30 @@ static Status make_outs(Emit *e)
     return ST_OK;
 }
 
+/* The last phase in which a transfer into storage block pos lands on core k (the
+ * ROUTER_RECIEVE coordinates of the edges into it there); -1 when none does. */
+static int32_t last_arrival(Emit *e, uint32_t pos, uint32_t k)
+{
+    int32_t id = e->g->blocks[pos]->id, last = -1;
+    for (uint32_t i = 0; i < e->m->n_edges; i++) {
+        const MapDict *dict = &e->m->edges[i];
+        const Edge *ed = graph_edge(e->g, dict->task_id);
+        for (uint32_t j = 0; ed && ed->dst == id && j < dict->n_coords; j++) {
+            const MapCoord *c = &dict->coords[j];
+            if (c->pi_index == PI_RECV && c->phase > last && emit_core(e, c) == k)
+                last = c->phase;
+        }
+    }
+    return last;
+}
+
 /* CADDs of one box of one storage block n times (x + x): an area for the box repeated and a
  * free Soma slot for the P06 that repeats it: the latest before the CADD's phase in which
- * the copy holds its data (Soma2 of the copy's first phase at the earliest: after that
- * phase's Axon and router; a copy moved out of the receive area: the phase after its move). */
+ * the copy holds its data (Soma2 of the copy's first phase, or of the last phase its data
+ * arrives in, at the earliest: after that phase's Axon and router). A box that arrives in the
+ * CADD's phase or later comes in the step before (a stage's input, docs/backend.md "Stages"):
+ * then the slot is the latest from that arrival to the end of the step, and the repeated area
+ * lives the whole step. */
 static Status make_dups(Emit *e)
 {
     for (uint32_t pos = 0; pos < e->g->n_blocks; pos++) {
@@ -623,15 +644,22 @@ static Status make_dups(Emit *e)
         if (!cp || cp->image)
             continue; /* emit_prim.c refuses it */
         int32_t pc = e->phase_of[pos], ph = -1, slot = 0;
-        /* a moved copy holds its data after its move (Soma2 of move_phase) */
-        int32_t from = cp->land != EMIT_NONE ? cp->move_phase + 1 : cp->first;
-        for (int32_t p = pc - 1; p >= from && ph < 0; p--)
+        int32_t arrive = last_arrival(e, (uint32_t)src, k);
+        bool wrap = arrive >= pc; /* the box comes in the step before */
+        int32_t from = wrap || arrive > cp->first ? arrive : cp->first;
+        for (int32_t p = wrap ? e->cores[k].n_phases - 1 : pc - 1; p >= from && ph < 0; p--)
             for (int32_t sl = 5; sl >= 2 && ph < 0; sl -= 3) /* Soma2 (5), then Soma1 (2) */
-                if (!soma_taken(e, k, p, sl) &&
-                    (p > from || sl == 5 || cp->land != EMIT_NONE)) {
+                if (!soma_taken(e, k, p, sl) && (p > from || sl == 5)) {
                     ph = p;
                     slot = sl;
                 }
+        if (ph < 0 && wrap)
+            return diag_block(e->d, ST_LOGIC, "emit.slot", b,
+                              "adds block %d to itself %u times: P02 reads the box repeated, "
+                              "which a P06 in a free Soma slot of core %s from phase %d (its "
+                              "last part arrives, for the next step) to the end of the step "
+                              "must write, and there is none", e->g->blocks[src]->id, n,
+                              e->cores[k].name, arrive);
         if (ph < 0)
             return diag_block(e->d, ST_LOGIC, "emit.slot", b,
                               "adds block %d to itself %u times: P02 reads the box repeated, "
@@ -653,8 +681,8 @@ static Status make_dups(Emit *e)
         if (!emit_feat(p, box.n[0], box.n[1], box.n[2], layout_unit(p, LAYOUT_GROUP), &d->feat))
             return diag_block(e->d, ST_LOGIC, "emit.prec", b, "adds %s values, which the "
                               "chip has no memory layout for", pr_info(p)->name);
-        d->req = emit_request(e, k, d->feat.words * n, d->feat.align, ph, pc, ALLOC_DATA,
-                              b->id);
+        d->req = emit_request(e, k, d->feat.words * n, d->feat.align, wrap ? 0 : ph,
+                              wrap ? e->cores[k].n_phases - 1 : pc, ALLOC_DATA, b->id);
         if (d->req == EMIT_NONE)
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     }

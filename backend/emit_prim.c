@@ -43,6 +43,19 @@
         SET(p, pad_right, prr);                       \
     } while (0)
 
+/* The fields P41 and P81 share (two message types with the same fields; x1, x2, b, pad and
+ * the window in scope). */
+#define SET_CONV(p)                                           \
+    do {                                                      \
+        SET(p, x1_precision, pr_info(x1.prec)->wire);         \
+        SET(p, x2_precision, pr_info(x2.prec)->wire);         \
+        SET(p, bias_type, bias_type(b));                      \
+        SET(p, has_pad, pad);                                 \
+        SET_WINDOW(p);                                        \
+        SET(p, dilate_x, blk_attr(b, AT_DILATION_X));         \
+        SET(p, dilate_y, blk_attr(b, AT_DILATION_Y));         \
+    } while (0)
+
 enum { PI_AXON = 1, PI_SOMA1 = 2, PI_SOMA2 = 5 };
 
 /* One operand: its area and the block id naming it. */
@@ -51,6 +64,8 @@ typedef struct EOperand {
     int32_t block;          /* the storage block's id (or the compute block's, for a buffer) */
     PrecisionId prec;
     EmitFeat feat;          /* feature operands */
+    bool view;              /* a view of a map read as a vector (emit_rearr.c) */
+    bool planes;            /* P81's channel-major input (emit_p81.c) */
 } EOperand;
 
 static void block_id(char *buf, size_t n, int32_t id)
@@ -81,6 +96,19 @@ static Status feat_area(Emit *e, const Block *blk, const EmitFeat *f, const EBox
     return ST_OK;
 }
 
+/* The whole area of a copy that is a view of its writer's map (emit_rearr.c) or P81's
+ * planes (emit_p81.c). */
+static void view_area(Emit *e, const ECopy *cp, EOperand *op)
+{
+    op->addr = emit_copy_addr(e, cp);
+    op->words = cp->feat.words;
+    op->feat = cp->feat;
+    op->prec = cp->feat.prec;
+    op->block = e->g->blocks[cp->block]->id;
+    op->view = cp->view;
+    op->planes = cp->planes;
+}
+
 /* The operand of input cluster idx of compute block pos (on core k). */
 static Status input_operand(Emit *e, uint32_t pos, uint32_t idx, EOperand *op)
 {
@@ -106,6 +134,19 @@ static Status input_operand(Emit *e, uint32_t pos, uint32_t idx, EOperand *op)
         return diag_block(e->d, ST_LOGIC, "emit.place", b,
                           "reads block %d, which the Mapping does not store on its core %s",
                           e->g->blocks[s]->id, e->cores[k].name);
+    if (cp->planes) {
+        view_area(e, cp, op);
+        return ST_OK;
+    }
+    if (cp->view) {
+        if (e->n_copy[s] != 1)
+            return diag_block(e->d, ST_LOGIC, "emit.rearrange", b,
+                              "reads block %d, a view of a map, which the Mapping stores on "
+                              "%u cores: the code generator keeps it on its writer's core",
+                              e->g->blocks[s]->id, e->n_copy[s]);
+        view_area(e, cp, op);
+        return ST_OK;
+    }
     int64_t base = emit_copy_addr(e, cp);
     op->block = e->g->blocks[s]->id;
     op->prec = blk_prec(e->g->blocks[s]);
@@ -153,6 +194,10 @@ static Status output_operand(Emit *e, uint32_t pos, EOperand *op)
         if (!emit_iface_box(e, (uint32_t)s, true, ed->id, &box))
             return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "edge %d: no box", ed->id);
         op->block = e->g->blocks[s]->id;
+        if (ed->n_re && cp->view) { /* the CVMs reading it take the rearrangement */
+            view_area(e, cp, op);
+            return ST_OK;
+        }
         if (ed->n_re) { /* a rearrangement that keeps the C order of a flat box */
             EBox ob;
             if (!emit_iface_box(e, pos, false, ed->id, &ob))
@@ -265,8 +310,8 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
                               "(P06 moves)", blk_n_variadic(b));
     }
     EOperand x1 = {0}, x2 = {0}, bias = {0}, o = {0};
-    bool has_x2 = b->type == BT_CC || b->type == BT_CVM || b->type == BT_CAX ||
-                  b->type == BT_CVVH;
+    bool has_x2 = b->type == BT_CC || b->type == BT_CC2D || b->type == BT_CVM ||
+                  b->type == BT_CAX || b->type == BT_CVVH;
     Status st = dup ? dup_operand(e, dup, &x1) : input_operand(e, pos, 0, &x1);
     if (st == ST_OK && has_x2)
         st = input_operand(e, pos, 1, &x2);
@@ -307,14 +352,16 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
     /* P41 / P04 read their input with its channels padded to 16 (8-bit): the copy's pitch
      * must be that; P02 / P03 / P43 / P83 work on whole 32-byte groups: they get the input's
      * pitch as their channel count, and write that pitch */
-    if (b->type == BT_CC || b->type == BT_CVM) {
+    if (x1.view) { /* P04 reads every lane of the view; its weights meet them (emit_rearr.c) */
+        SET(a->shape, nr, (int32_t)(x1.feat.words * x1.feat.per_word));
+    } else if (b->type == BT_CC || b->type == BT_CVM) {
         int64_t unit = x1.prec == PR_TERNARY ? 64 : 16;
         if (x1.feat.c != (a->shape->nr + unit - 1) / unit * unit)
             return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                               "reads pixels of %lld channels in memory where P%02d reads %d "
                               "channels padded to %lld", (long long)x1.feat.c, pcode,
                               a->shape->nr, (long long)unit);
-    } else if (x1.feat.c) {
+    } else if (x1.feat.c && b->type != BT_CC2D) {
         if (dup) { /* P02's vector sum: n inputs back to back, nkx = n_branch = n */
             SET(a->shape, nkx, dup->n);
             SET(a->shape, nky, 1);
@@ -337,13 +384,17 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
     switch (b->type) {
     case BT_CC: {
         PARAMS(a, p41, Taskir__Asm__P41, taskir__asm__p41__init);
-        SET(p, x1_precision, pr_info(x1.prec)->wire);
-        SET(p, x2_precision, pr_info(x2.prec)->wire);
-        SET(p, bias_type, bias_type(b));
-        SET(p, has_pad, pad);
-        SET_WINDOW(p);
-        SET(p, dilate_x, blk_attr(b, AT_DILATION_X));
-        SET(p, dilate_y, blk_attr(b, AT_DILATION_Y));
+        SET_CONV(p);
+        break;
+    }
+    case BT_CC2D: {
+        PARAMS(a, p81, Taskir__Asm__P81, taskir__asm__p81__init);
+        if (!x1.planes)
+            return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                              "reads block %d, which is not laid out channel-major as P81 "
+                              "reads it: only a model input read by CC2Ds alone, without "
+                              "padding, is", x1.block);
+        SET_CONV(p);
         break;
     }
     case BT_CVM: {
@@ -449,16 +500,18 @@ static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim 
         SET(p, x1_precision, pr_info(x1.prec)->wire);
         SET(p, out_precision, pr_info(o.prec)->wire);
         SET(p, has_pad, pu || pd || pl || prr);
-        /* the input pitch: the channels a pixel of the input area holds */
-        int32_t nof = (int32_t)o.feat.c; /* the output's pitch */
-        int64_t e_out = o.feat.per_word == 1 ? 4 : 16; /* elements of a 16-byte unit */
-        if (nof > x1.feat.c && o.feat.nc <= x1.feat.c &&
-            (x1.feat.c + e_out - 1) / e_out * e_out == nof)
-            nof = (int32_t)x1.feat.c; /* the same 16-byte rows; P05 zeroes the lanes past */
-        if (nof > x1.feat.c)
+        /* nif: the input pitch, the channels a pixel of the input area holds; nof: the
+         * output's pitch, or the input's when that is smaller and P05's output row of it
+         * (padded to 16 bytes) is the output's pitch: 8 int32 channels a pixel in, 16 int8
+         * out (8 of them written, the rest 0) */
+        int32_t nof = (int32_t)(o.feat.c < x1.feat.c ? o.feat.c : x1.feat.c);
+        int64_t lane = 4 * (int64_t)o.feat.per_word; /* elements a 16-byte unit */
+        int64_t row = (nof + lane - 1) / lane * 4;
+        if (row != emit_feat_pixel_words(&o.feat))
             return diag_block(e->d, ST_LOGIC, "emit.layout", b,
-                              "writes int32 pixels of %d channels from pixels of %lld: P05 "
-                              "writes at most the channels it reads", nof,
+                              "writes %s pixels of %lld channels from pixels of %lld: P05 "
+                              "writes at most the channels it reads",
+                              pr_info(o.prec)->name, (long long)o.feat.c,
                               (long long)x1.feat.c);
         SET(p, nif, (int32_t)x1.feat.c);
         SET(p, nof, nof);
@@ -495,6 +548,12 @@ static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim 
         s->lut_block = emit_strdup(e, id);
         SET(p, x1_precision, pr_info(x1.prec)->wire);
         SET(p, x2_precision, pr_info(o.prec)->wire);
+        if (lut.prec != o.prec) /* P07 reads its table in the output's precision */
+            return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                              "reads a table of %s entries and writes %s values: P07 reads the "
+                              "table in its output's precision, and the code generator does not "
+                              "write the table's image in another precision yet",
+                              pr_info(lut.prec)->name, pr_info(o.prec)->name);
         if (x1.feat.c != o.feat.c)
             return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                               "reads pixels of %lld channels and writes pixels of %lld: P07 "

@@ -5,13 +5,14 @@
 #   sh bench/test_run.sh BENCH_RUN BUILD_DIR
 #
 # 1. `bench/run --no-build --only small` (REPS=1) on the build dir, as text and as Markdown:
-#    exit 0; the table has its 22 columns under the expected names; one row per shipped
+#    exit 0; the table has its 26 columns under the expected names; one row per shipped
 #    example (the five CVM models, qnet and shiftnet, cinn_cnn, lenet.pb, tianjic_style.pb);
 #    every row has MACs, a .pb size, a time and RSS for taskir-dump and taskir-opt, the
 #    blocks and groups before -> after taskir-opt (groups after >= 1), a load time, a time,
 #    RSS and GMAC/s for taskir-run, no threaded run ("-": only the big models have one), and
 #    a compile time exactly when it is not a bare TaskGraph, and a taskir-map time (every
-#    example maps).
+#    example maps); taskir-emit and `taskir-run DIR` timed, refused ("no") or not run ("-"),
+#    and at least one row (mlp) whose program set runs, with a time, RSS and GMAC/s.
 #    Without CVM_RUNTIME, the cvm-runtime comparison says it was skipped.
 # 2. On a fake build dir whose taskir-compile fails: exit 1, the table shows FAIL and stderr
 #    names the model and the tool.
@@ -43,7 +44,7 @@ BUILD=$build REPS=1 sh "$bench" --no-build --only small --markdown >"$tmp/md" 2>
 cat "$tmp/md"
 
 head -n 1 "$tmp/text" | grep -q '^taskir benchmark (bench/run): ' || bad "no title line"
-want='model from MACs .pb compile s compile MiB dump s dump MiB opt s opt MiB blocks groups load s run s run MiB run GMAC/s par run s par speedup map s emit s emit MiB prog opt cpu s'
+want='model from MACs .pb compile s compile MiB dump s dump MiB opt s opt MiB blocks groups load s run s run MiB run GMAC/s par run s par speedup map s emit s emit MiB prog prog run s prog run MiB prog GMAC/s opt cpu s'
 got=$(sed -n 2p "$tmp/text" | tr -s ' ')
 [ "$got" = "$want" ] || bad "text header is '$got', not '$want'"
 got=$(grep '^| model' "$tmp/md" | sed 's/ *| */|/g; s/^|//; s/|$//' | tr '|' ' ')
@@ -61,8 +62,8 @@ for m in 'lenet cvm' 'resnet_block cvm' 'mobilenet_block cvm' 'yolo_head cvm' 'm
         function fail(what) { print "FAIL: row " name ": " what; bad = 1; exit 1 }
         function strip(s) { gsub(/^ +| +$/, "", s); return s }
         {
-            if (NF != 25) fail(NF - 2 " cells, not 23")
-            for (i = 2; i <= 24; i++) c[i - 1] = strip($i)
+            if (NF != 28) fail(NF - 2 " cells, not 26")
+            for (i = 2; i <= 27; i++) c[i - 1] = strip($i)
             if (c[2] != kind) fail("kind " c[2])
             if (c[3] !~ /^[0-9.]+( [kMG])?$/) fail("MACs " c[3])
             if (c[4] !~ /^[0-9.]+ [kMG]?B$/) fail(".pb size " c[4])
@@ -82,10 +83,19 @@ for m in 'lenet cvm' 'resnet_block cvm' 'mobilenet_block cvm' 'yolo_head cvm' 'm
                 !(c[20] == "no" && c[21] == "no" && c[22] == "no") &&
                 !(c[19] == "no" && c[20] == "-" && c[21] == "-" && c[22] == "-"))
                 fail("emit " c[20] " s " c[21] " MiB " c[22])
+            # taskir-run DIR: timed when taskir-emit wrote the set, else as taskir-emit
+            if (c[20] ~ /^[0-9]+\.[0-9]+$/) {
+                if (c[23] !~ /^[0-9]+\.[0-9]+$/ || c[24] !~ /^[0-9]+\.[0-9]$/ ||
+                    c[25] !~ /^[0-9]+\.[0-9]+$/)
+                    fail("prog run " c[23] " s " c[24] " MiB " c[25] " GMAC/s")
+            } else if (c[23] != c[20] || c[24] != c[20] || c[25] != c[20])
+                fail("prog run " c[23] " " c[24] " " c[25] " after emit " c[20])
             # taskir-opt CPU time (user + system)
-            if (c[23] !~ /^[0-9]+\.[0-9]+$/) fail("opt cpu s " c[23])
+            if (c[26] !~ /^[0-9]+\.[0-9]+$/) fail("opt cpu s " c[26])
         }' || exit 1
 done
+grep "^| mlp | " "$tmp/md" | awk -F '|' '{ gsub(/ /, "", $24); exit $24 ~ /^[0-9]+\.[0-9]+$/ ? 0 : 1 }' ||
+    bad "mlp's program set does not run (prog run s)"
 rows=$(grep -c '^| ' "$tmp/md")
 [ "$rows" -ge 11 ] || bad "$rows table lines, want at least 10 rows and the header"
 grep -q '^resnet50' "$tmp/text" && bad "a benchmark model in --only small"

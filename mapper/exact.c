@@ -27,6 +27,7 @@
  * Requires a verified, compacted graph; leaves it compacted (the caller verifies it).
  */
 #include "mapper/exact_fold.h"
+#include "mapper/exact_wide.h"
 #include "mapper/mapper.h"
 #include "mapper/rewrite.h"
 #include "taskir/diag_block.h"
@@ -41,7 +42,11 @@
 static const MapThrough through_double = {BT_CADD, "x2", AT_CONSTANT_B, 0, true, true};
 
 /* The kinds of rewrite, each counted with its first block (for the warnings). */
-enum { MADE_PREC, MADE_CMP, MADE_LUT, MADE_ODD, MADE_FOLD, MADE_KINDS };
+enum { MADE_PREC, MADE_CMP, MADE_LUT, MADE_ODD, MADE_FOLD, MADE_WIDE, MADE_KINDS };
+
+/* Rounds of rewrites at most: each wide split narrows its shift or operand by 6 bits or
+ * more, so 6 rounds end every chain of them on int32 values. */
+#define MAX_ROUNDS 8
 
 typedef struct Made {
     uint32_t n[MADE_KINDS];
@@ -58,6 +63,9 @@ typedef struct Ctx {
     ExactInfo x;
     uint8_t *todo;
     int32_t *lut_dw;                /* TODO_LUT: the table's LUT_DW */
+    int32_t *wide_id;               /* the blocks to split (exact_wide.c), by id */
+    int8_t *wide_op;                /* their operand (-1: a shift) */
+    uint32_t n_wide;
     Made m;
     Diag *d;
 } Ctx;
@@ -170,16 +178,11 @@ static bool plan_cmp(const Chip *c, const ExactCmp *ref, ExactRange m, bool plai
 static int32_t lut_for(const Chip *c, const Graph *g, const Block *b, const ExactBlock *x,
                        PrecisionId in)
 {
-    int32_t e[TIR_NDIMS];
-    blk_eff_shape(b, e);
     const ChipPrim *lut = chip_prim_for(c, BT_CLUT);
     int32_t s = blk_attr(b, AT_BIT_SHIFT_NUM);
     bool odd = !chip_soma_shift(c, s, NULL);
-    if (e[D_KY] != 1 || e[D_KX] != 1 || e[D_Y] != e[D_IY] || e[D_X] != e[D_IX] ||
-        blk_attr(b, AT_STRIDE_X) != 1 || blk_attr(b, AT_STRIDE_Y) != 1 || !lut ||
-        lut->unit != UNIT_SOMA || !(lut->precs & (UINT64_C(1) << (odd ? PR_INT_32 : in))) ||
-        blk_attr(b, AT_PAD_UP) || blk_attr(b, AT_PAD_DOWN) || blk_attr(b, AT_PAD_LEFT) ||
-        blk_attr(b, AT_PAD_RIGHT) ||
+    if (!exact_pointwise(b) || !lut || lut->unit != UNIT_SOMA ||
+        !(lut->precs & (UINT64_C(1) << (odd ? PR_INT_32 : in))) ||
         (odd && (s >= 31 || !chip_soma_shift(c, s + 1, NULL) || !plain_inputs(g, b) ||
                  !exact_inside(x->in, INT32_MIN / 2, INT32_MAX / 2))))
         return 0;
@@ -227,6 +230,11 @@ static Status attr_rewrites(Ctx *x)
         } else if ((x->lut_dw[i] = lut_for(c, g, b, xb, in)) != 0) {
             x->todo[i] |= TODO_LUT;
             made(&x->m, MADE_LUT, b, rule ? rule : "map.exact.prec");
+        } else if (rule && !strcmp(rule, "map.exact.shift32") &&
+                   exact_wide_shift_ok(g, i, &x->x)) {
+            x->wide_id[x->n_wide] = b->id;
+            x->wide_op[x->n_wide++] = -1;
+            made(&x->m, MADE_WIDE, b, rule);
         }
     }
     GraphUses u;
@@ -245,6 +253,15 @@ static Status attr_rewrites(Ctx *x)
             set_prec(g->blocks[i], PR_INT_8);
     }
     graph_uses_finish(&u);
+    /* then the products of what is still INT_32 */
+    for (uint32_t i = 0; i < g->n_blocks; i++) {
+        int w = exact_wide_product_operand(c, g, i, &x->x);
+        if (w >= 0) {
+            x->wide_id[x->n_wide] = g->blocks[i]->id;
+            x->wide_op[x->n_wide++] = (int8_t)w;
+            made(&x->m, MADE_WIDE, g->blocks[i], "map.prim.prec");
+        }
+    }
     return graph_oom(g) ? diag_add(x->d, ST_RUNTIME, "oom", NULL, "out of memory rewriting "
                                    "the graph") : ST_OK;
 }
@@ -355,22 +372,28 @@ static Status struct_rewrites(Ctx *x)
     }
     for (uint32_t k = 0; k < n && st == ST_OK; k++)
         st = double_inputs(x, graph_block(g, ids[k]));
+    for (uint32_t k = 0; k < x->n_wide && st == ST_OK; k++)
+        st = exact_wide_split(g, x->wide_id[k], x->wide_op[k], x->d);
     free(ids);
     if (st == ST_OK && !graph_compact(g))
         st = diag_add(x->d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");
     return st;
 }
 
-/* One round of the rewrites: the analysis, the attribute rewrites, the structural ones. */
-static Status round_rewrites(Graph *g, const Chip *c, Made *m, Diag *d)
+/* One round of the rewrites: the analysis, the attribute rewrites, the structural ones;
+ * *wide (when not NULL) gets the number of blocks split into limbs. */
+static Status round_rewrites(Graph *g, const Chip *c, Made *m, uint32_t *wide, Diag *d)
 {
-    Ctx x = {g, c, {NULL, 0}, NULL, NULL, *m, d};
+    Ctx x = {g, c, {NULL, 0}, NULL, NULL, NULL, NULL, 0, *m, d};
     Status st = exact_analyse(g, &x.x, d);
     if (st != ST_OK)
         return st;
-    x.todo = calloc(g->n_blocks ? g->n_blocks : 1, sizeof *x.todo);
-    x.lut_dw = calloc(g->n_blocks ? g->n_blocks : 1, sizeof *x.lut_dw);
-    if (!x.todo || !x.lut_dw)
+    size_t nb = g->n_blocks ? g->n_blocks : 1;
+    x.todo = calloc(nb, sizeof *x.todo);
+    x.lut_dw = calloc(nb, sizeof *x.lut_dw);
+    x.wide_id = calloc(nb, sizeof *x.wide_id);
+    x.wide_op = calloc(nb, sizeof *x.wide_op);
+    if (!x.todo || !x.lut_dw || !x.wide_id || !x.wide_op)
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");
     if (st == ST_OK)
         st = attr_rewrites(&x);
@@ -378,8 +401,12 @@ static Status round_rewrites(Graph *g, const Chip *c, Made *m, Diag *d)
         st = struct_rewrites(&x);
     free(x.todo);
     free(x.lut_dw);
+    free(x.wide_id);
+    free(x.wide_op);
     exact_finish(&x.x);
     *m = x.m;
+    if (wide)
+        *wide = x.n_wide;
     return st;
 }
 
@@ -401,7 +428,7 @@ static Status fold_rewrites(Graph *g, const Chip *c, Made *m, Diag *d)
     m->n[MADE_FOLD] += (uint32_t)n;
     m->first[MADE_FOLD] = first;
     m->rule[MADE_FOLD] = "map.exact.shift32";
-    return round_rewrites(g, c, m, d);
+    return round_rewrites(g, c, m, NULL, d);
 }
 
 Status mapper_exact(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d)
@@ -413,10 +440,15 @@ Status mapper_exact(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d)
         "CCMPB / CCMPS became a CLUT with the table of its clip",
         "read doubled inputs (CADD x + x) and shift one bit more",
         "CCMPB / CCMPS shifting from INT_32 to INT_32 narrowed to INT_8 where only clips "
-        "into 8 bits read its results"};
+        "into 8 bits read its results",
+        "a CCMPB shifting INT_32 to INT_32 values, or a CVVH of an INT_32 operand, split into "
+        "a shift by 6 or 7 bits more and the remainder below them (8 bits)"};
     *n_rewrites = 0;
     Made m = {{0}, {0}, {NULL}};
-    Status st = round_rewrites(g, c, &m, d);
+    uint32_t wide = 0;
+    Status st = round_rewrites(g, c, &m, &wide, d);
+    for (int r = 1; st == ST_OK && wide && r < MAX_ROUNDS; r++) /* the pieces split */
+        st = round_rewrites(g, c, &m, &wide, d);
     if (st == ST_OK)
         st = fold_rewrites(g, c, &m, d);
     if (st != ST_OK)

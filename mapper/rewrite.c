@@ -85,8 +85,7 @@ static void group_drop_unread(Graph *g, long k, const Block *s)
     gr->n_block_ids = n;
 }
 
-/* The interface of edge id in block b's input (or output) clusters, and its cluster. */
-static Iface *find_iface(Block *b, bool input, int32_t id, uint32_t *cluster)
+Iface *map_find_iface(Block *b, bool input, int32_t id, uint32_t *cluster)
 {
     uint32_t n = input ? b->n_in : b->n_out;
     for (uint32_t c = 0; c < n; c++) {
@@ -100,10 +99,8 @@ static Iface *find_iface(Block *b, bool input, int32_t id, uint32_t *cluster)
     return NULL;
 }
 
-/* Makes a clone of s named by suffix into a block of type t, precision prec, shape (y, x, f)
- * and no clusters, attributes or data. */
-static Block *made_from(Graph *g, const Block *s, const char *suffix, BlockType t,
-                        PrecisionId prec, int32_t y, int32_t x, int32_t f)
+Block *map_made_from(Graph *g, const Block *s, const char *suffix, BlockType t,
+                     PrecisionId prec, int32_t y, int32_t x, int32_t f)
 {
     Block *b = graph_clone_block(g, s, suffix);
     if (!b)
@@ -141,7 +138,8 @@ Status map_insert_through(Graph *g, Block *s, int32_t id, uint32_t budget,
     Edge *e = graph_edge(g, id);
     Block *b = e ? graph_block(g, e->dst) : NULL;
     uint32_t scl = 0, bcl = 0;
-    const Iface *fs = find_iface(s, false, id, &scl), *fb = b ? find_iface(b, true, id, &bcl) : NULL;
+    const Iface *fs = map_find_iface(s, false, id, &scl);
+    const Iface *fb = b ? map_find_iface(b, true, id, &bcl) : NULL;
     int32_t pos[TIR_CDIMS] = {0}, size[TIR_CDIMS], dpos[TIR_CDIMS] = {0}, dsize[TIR_CDIMS];
     if (!fs || !fb || !blk_cluster_dims(s, false, scl, size) ||
         !blk_cluster_dims(b, true, bcl, dsize))
@@ -170,11 +168,13 @@ Status map_insert_through(Graph *g, Block *s, int32_t id, uint32_t budget,
         int32_t fk = (int32_t)(f - f0 < slice ? f - f0 : slice);
         char suffix[48];
         snprintf(suffix, sizeof suffix, "%s.e%d.f%lld", t->tag, id, (long long)f0);
-        Block *cmp = made_from(g, s, suffix, t->type, PR_INT_32, s->shape.d[D_Y] ? size[0] : 0,
-                               s->shape.d[D_X] ? size[1] : 0, fk);
+        Block *cmp = map_made_from(g, s, suffix, t->type, PR_INT_32,
+                                   s->shape.d[D_Y] ? size[0] : 0,
+                                   s->shape.d[D_X] ? size[1] : 0, fk);
         snprintf(suffix, sizeof suffix, "%s.e%d.f%lld.out", t->tag, id, (long long)f0);
-        Block *out = made_from(g, s, suffix, BT_SI, t->out_int32 ? PR_INT_32 : blk_prec(s),
-                               s->shape.d[D_Y] ? size[0] : 0, s->shape.d[D_X] ? size[1] : 0, fk);
+        Block *out = map_made_from(g, s, suffix, BT_SI, t->out_int32 ? PR_INT_32 : blk_prec(s),
+                                   s->shape.d[D_Y] ? size[0] : 0,
+                                   s->shape.d[D_X] ? size[1] : 0, fk);
         b = graph_block(g, reader); /* blocks never move; looked up again for clarity */
         int32_t sp[TIR_CDIMS], ss[TIR_CDIMS], tp[TIR_CDIMS], ts[TIR_CDIMS];
         memcpy(sp, pos, sizeof sp);

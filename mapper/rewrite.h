@@ -22,6 +22,15 @@ long map_group_of(const Graph *g, int32_t id);
 /* Adds block id to group k (k < 0: none). false when out of memory. */
 bool map_group_add(Graph *g, long k, int32_t id);
 
+/* The interface of edge id in block b's input (or output) clusters, and its cluster; NULL
+ * when none. */
+Iface *map_find_iface(Block *b, bool input, int32_t id, uint32_t *cluster);
+/* Makes a clone of s named "<s>/<suffix>" into a block of type t, precision prec, shape
+ * (y, x, f: 0 leaves the dim absent) and no clusters, attributes or data. NULL when out of
+ * memory. */
+Block *map_made_from(Graph *g, const Block *s, const char *suffix, BlockType t,
+                     PrecisionId prec, int32_t y, int32_t x, int32_t f);
+
 /* The Soma copy of rewrite.c: a CCMPB with a 1 x 1 window, no shift, floor INT32_MIN. */
 extern const MapThrough map_through_soma_copy;
 

@@ -1,9 +1,11 @@
 /* arena.c: chunked bump allocation. Chunks grow geometrically up to 64 MiB; a request larger
- * than a chunk gets a chunk of its own. Chunks come from calloc and no byte is handed out
- * twice, so every allocation is zero without a memset: large chunks are fresh pages that the
- * kernel zeroes when they are first touched, and a weight tensor copied into the arena is
- * written once, not cleared and then written. */
+ * than a chunk gets a chunk of its own. Chunks come from tir_big_calloc (bigmem.h: the large
+ * ones in huge pages) and no byte is handed out twice, so every allocation is zero without a
+ * memset: large chunks are fresh pages that the kernel zeroes when they are first touched,
+ * and a weight tensor copied into the arena is written once, not cleared and then written. */
 #include "taskir/arena.h"
+
+#include "taskir/bigmem.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -38,7 +40,7 @@ void arena_destroy(Arena *a)
         return;
     for (Chunk *c = a->head, *n; c; c = n) {
         n = c->next;
-        free(c);
+        tir_big_free(c);
     }
     free(a);
 }
@@ -66,7 +68,7 @@ void *arena_alloc(Arena *a, size_t n, size_t size)
             cap = bytes;
         if (cap > SIZE_MAX - sizeof(Chunk))
             return fail(a);
-        c = calloc(1, sizeof(Chunk) + cap);
+        c = tir_big_calloc(sizeof(Chunk) + cap);
         if (!c)
             return fail(a);
         c->cap = cap;

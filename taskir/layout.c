@@ -118,6 +118,30 @@ static int group_in_unit(const Graph *g, const GraphUses *u, uint32_t pos, int d
     return storage_unit(g, u, (uint32_t)s, depth + 1);
 }
 
+/* The row a P07 at pos writes into a map of precision out: as long as the row it reads (its
+ * channels in its input's pitch), padded to 4 elements (input and table both int32) or 16;
+ * 0 when pos is no CLUT. */
+static int lut_row(const Graph *g, const GraphUses *u, uint32_t pos, PrecisionId out, int depth)
+{
+    const Block *b = g->blocks[pos];
+    const Edge *ed = b->type == BT_CLUT && b->n_in && b->in[0].n_ifaces == 1
+                         ? graph_edge(g, b->in[0].ifaces[0].edge_id) : NULL;
+    long s = ed ? graph_block_pos(g, ed->src) : -1;
+    int32_t d[TIR_NDIMS];
+    blk_eff_shape(b, d);
+    if (s < 0 || bt_info(g->blocks[s]->type)->kind != BK_STORAGE || depth >= MAX_CHAIN ||
+        d[D_F] < 1)
+        return 0;
+    PrecisionId in = blk_prec(g->blocks[s]);
+    int64_t unit = storage_unit(g, u, (uint32_t)s, depth + 1), pad = in == PR_INT_32 &&
+                                                                     out == PR_INT_32 ? 4 : 16;
+    if (unit < 1)
+        return 0;
+    int64_t row = ((int64_t)d[D_F] + unit - 1) / unit * unit;
+    row = (row + pad - 1) / pad * pad;
+    return row < (1 << 20) ? (int)row : 0;
+}
+
 static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int depth)
 {
     PrecisionId p = blk_prec(g->blocks[pos]);
@@ -130,10 +154,9 @@ static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int de
             continue;
         unsigned wu = layout_use_of(g->blocks[w]->type, false);
         uses |= wu;
-        if (wu == LAYOUT_GROUP) {
-            int c = group_in_unit(g, u, (uint32_t)w, depth);
-            carried = c > carried ? c : carried;
-        }
+        int c = wu == LAYOUT_GROUP ? group_in_unit(g, u, (uint32_t)w, depth)
+                                   : lut_row(g, u, (uint32_t)w, p, depth);
+        carried = c > carried ? c : carried;
     }
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         long r = graph_block_pos(g, g->edges[bu->out_edges[j]]->dst);
@@ -153,11 +176,8 @@ int layout_output_unit(const Graph *g, const GraphUses *u, uint32_t pos, Precisi
 {
     unsigned wu = layout_use_of(g->blocks[pos]->type, false);
     int unit = layout_unit(p, wu);
-    if (wu == LAYOUT_GROUP) {
-        int c = group_in_unit(g, u, pos, 0);
-        unit = unit && c > unit ? c : unit;
-    }
-    return unit;
+    int c = wu == LAYOUT_GROUP ? group_in_unit(g, u, pos, 0) : lut_row(g, u, pos, p, 0);
+    return unit && c > unit ? c : unit;
 }
 
 int64_t layout_map_bytes(PrecisionId p, int64_t ny, int64_t nx, int64_t nc, int unit)

@@ -15,7 +15,10 @@
  *   LAYOUT_AXON    P41 P04 P81 outputs (int32)      128    128     512      32
  *
  * A P02 / P03 / P43 / P83 writes the pitch it reads (the channels of its input's pixels), so
- * the map it writes takes its input's unit as well. A CADD that adds one box of one map to
+ * the map it writes takes its input's unit as well; a P07 (CLUT) writes each row as long as
+ * the row it reads (its channels in its input's pitch), padded to 4 elements (input and
+ * table int32) or 16, so the map it writes takes that row (an int32 table read from a P41's
+ * int32 map writes 32 channels a pixel). A CADD that adds one box of one map to
  * itself n times (the mapper's x + x) reads an area of its own that an inserted P06 fills
  * with the box n times, in the group unit (a P06 re-pitches as it copies).
  */
@@ -43,11 +46,11 @@ unsigned layout_use_of(BlockType t, bool input);
  * when none); 0 when the chip has no layout for p (INT_16, INT_9, ...). */
 int layout_unit(PrecisionId p, unsigned uses);
 /* The pitch unit of the storage block at position pos: what every compute block writing or
- * reading it takes (a P02 / P03 / P43 / P83 writer: also the pitch it reads); 0 when its
- * precision has no layout. */
+ * reading it takes (a P02 / P03 / P43 / P83 writer: also the pitch it reads; a P07 writer:
+ * its rows); 0 when its precision has no layout. */
 int layout_storage_unit(const Graph *g, const GraphUses *u, uint32_t pos);
 /* The pitch compute block pos writes: P41 / P04 / P81 their int32 groups, P02 / P03 / P43 /
- * P83 the pitch they read, a Soma primitive its 16-byte rows in precision p. */
+ * P83 the pitch they read, P07 its rows, a Soma primitive its 16-byte rows in precision p. */
 int layout_output_unit(const Graph *g, const GraphUses *u, uint32_t pos, PrecisionId p);
 /* The storage block a CADD at pos adds to itself (one box of it, every input), its position
  * into *src and the times n; 0 when pos is no such CADD. */

@@ -2,8 +2,10 @@
 #include "taskir/parallel.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <time.h>
 
 typedef struct Part {
     TirRangeFn fn;
@@ -50,7 +52,17 @@ void tir_parallel(uint32_t threads, int64_t n, TirRangeFn fn, void *ctx)
     }
 }
 
-/* ---- the pool: workers wait for a new generation of work, run their part, count down ---- */
+/* ---- the pool: workers wait for a new generation of work, run their part, count down ----
+ *
+ * A simulation step calls the pool for every kernel, a few hundred times, each call a fraction
+ * of a millisecond of work: waking a sleeping thread (and, on a virtual machine, its halted
+ * processor) can cost as much. So a worker that finished its part watches for the next
+ * generation for up to SPIN_NS before it sleeps on the condition variable, and the caller
+ * watches the count of running parts as long before it sleeps; both sleep as before when
+ * nothing comes (the mutex and the condition variables stay the protocol, the atomics only
+ * let a waiter see the change without them). */
+
+enum { SPIN_NS = 100 * 1000 };
 
 typedef struct Worker {
     TirPool *p;
@@ -63,39 +75,89 @@ struct TirPool {
     pthread_t th[TIR_MAX_THREADS];
     Worker w[TIR_MAX_THREADS];
     uint32_t n_th;      /* workers started */
-    uint64_t gen;       /* bumped for each call (and at the end) */
-    bool quit;
-    TirRangeFn fn;      /* the current call */
+    atomic_uint_fast64_t gen; /* bumped for each call (and at the end); written under mu */
+    atomic_bool quit;
+    TirRangeFn fn;      /* the current call (written under mu) */
     void *ctx;
     int64_t n;
     uint32_t nt;        /* its parts */
-    uint32_t pending;   /* workers still running a part */
+    atomic_uint pending; /* workers still running a part */
 };
+
+static int64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* Spins for up to SPIN_NS while gone(p, arg) is false; returns gone's last answer. */
+static bool spin_until(bool (*gone)(TirPool *, uint64_t), TirPool *p, uint64_t arg)
+{
+    int64_t until = 0;
+    for (uint32_t i = 0;; i++) {
+        if (gone(p, arg))
+            return true;
+        cpu_relax();
+        if ((i & 63) == 0) {
+            int64_t t = now_ns();
+            if (!until)
+                until = t + SPIN_NS;
+            else if (t >= until)
+                return false;
+        }
+    }
+}
+
+static bool new_gen(TirPool *p, uint64_t seen)
+{
+    return atomic_load_explicit(&p->gen, memory_order_acquire) != seen ||
+           atomic_load_explicit(&p->quit, memory_order_acquire);
+}
+
+static bool parts_done(TirPool *p, uint64_t unused)
+{
+    (void)unused;
+    return atomic_load_explicit(&p->pending, memory_order_acquire) == 0;
+}
 
 static void *worker_main(void *arg)
 {
     Worker *w = arg;
     TirPool *p = w->p;
     uint64_t seen = 0;
-    pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (p->gen == seen && !p->quit)
+        spin_until(new_gen, p, seen);
+        pthread_mutex_lock(&p->mu);
+        while (!new_gen(p, seen))
             pthread_cond_wait(&p->go, &p->mu);
-        if (p->quit)
+        if (atomic_load(&p->quit)) {
+            pthread_mutex_unlock(&p->mu);
             break;
-        seen = p->gen;
-        if (w->idx >= p->nt)
-            continue;
+        }
+        seen = atomic_load(&p->gen);
+        bool mine = w->idx < p->nt;
         TirRangeFn fn = p->fn;
         void *ctx = p->ctx;
-        int64_t lo = part_at(p->n, p->nt, w->idx), hi = part_at(p->n, p->nt, w->idx + 1);
+        int64_t lo = mine ? part_at(p->n, p->nt, w->idx) : 0;
+        int64_t hi = mine ? part_at(p->n, p->nt, w->idx + 1) : 0;
         pthread_mutex_unlock(&p->mu);
+        if (!mine)
+            continue;
         fn(ctx, lo, hi);
-        pthread_mutex_lock(&p->mu);
-        if (--p->pending == 0)
+        if (atomic_fetch_sub_explicit(&p->pending, 1, memory_order_acq_rel) == 1) {
+            pthread_mutex_lock(&p->mu); /* the caller checks pending under mu before it sleeps */
             pthread_cond_signal(&p->done);
+            pthread_mutex_unlock(&p->mu);
+        }
     }
-    pthread_mutex_unlock(&p->mu);
     return NULL;
 }
 
@@ -108,6 +170,9 @@ TirPool *tir_pool_create(uint32_t threads)
     TirPool *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
+    atomic_init(&p->gen, 0);
+    atomic_init(&p->quit, false);
+    atomic_init(&p->pending, 0);
     if (pthread_mutex_init(&p->mu, NULL)) {
         free(p);
         return NULL;
@@ -141,7 +206,7 @@ void tir_pool_destroy(TirPool *p)
     if (!p)
         return;
     pthread_mutex_lock(&p->mu);
-    p->quit = true;
+    atomic_store(&p->quit, true);
     pthread_cond_broadcast(&p->go);
     pthread_mutex_unlock(&p->mu);
     for (uint32_t i = 0; i < p->n_th; i++)
@@ -166,13 +231,15 @@ void tir_pool_run(TirPool *p, int64_t n, TirRangeFn fn, void *ctx)
     p->ctx = ctx;
     p->n = n;
     p->nt = nt;
-    p->pending = nt - 1;
-    p->gen++;
+    atomic_store(&p->pending, nt - 1);
+    atomic_fetch_add_explicit(&p->gen, 1, memory_order_release);
     pthread_cond_broadcast(&p->go);
     pthread_mutex_unlock(&p->mu);
     fn(ctx, 0, part_at(n, nt, 1));
+    if (spin_until(parts_done, p, 0))
+        return;
     pthread_mutex_lock(&p->mu);
-    while (p->pending)
+    while (!parts_done(p, 0))
         pthread_cond_wait(&p->done, &p->mu);
     pthread_mutex_unlock(&p->mu);
 }

@@ -15,6 +15,7 @@
  */
 #include "sim_internal.h"
 #include "sim_share.h"
+#include "taskir/bigmem.h"
 #include "taskir/diag_block.h"
 #include "taskir/parallel.h"
 
@@ -50,7 +51,8 @@ static void *run_alloc(SimRun *run, int64_t n, size_t size)
         run->owned = p;
         run->cap_owned = cap;
     }
-    void *p = calloc(n > 0 ? (size_t)n : 1, size);
+    size_t count = n > 0 ? (size_t)n : 1;
+    void *p = size && count > SIZE_MAX / size ? NULL : tir_big_calloc(count * size);
     if (p)
         run->owned[run->n_owned++] = p;
     return p;
@@ -790,7 +792,7 @@ void sim_destroy(SimRun *run)
     if (!run)
         return;
     for (uint32_t i = 0; i < run->n_owned; i++)
-        free(run->owned[i]);
+        tir_big_free(run->owned[i]);
     free(run->owned);
     region_plan_free(run->rp);
     tir_pool_destroy(run->pool);

@@ -3,11 +3,13 @@
  * reads two numbers per block instead of every value, and walks the values only when they
  * leave the range (to name the first offender). The tensors are cut into pieces of at most
  * PIECE values; each piece's extremes are its own entry, merged per block in order, so the
- * results do not depend on the thread count. */
+ * results do not depend on the thread count. The threads take the next piece in turn (the
+ * pieces are of very different sizes: a bias of 64 values is a piece, as are 2^18 weights). */
 #include "taskir/verify_util.h"
 
 #include "taskir/parallel.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 
 enum { PIECE = 1 << 18 };
@@ -19,10 +21,18 @@ typedef struct Piece {
     int32_t mn, mx;
 } Piece;
 
+typedef struct Scan {
+    Piece *pc;
+    size_t n;
+    atomic_size_t next;
+} Scan;
+
 static void scan(void *ctx, int64_t lo, int64_t hi)
 {
-    Piece *pc = ctx;
-    for (int64_t k = lo; k < hi; k++) {
+    (void)lo, (void)hi;
+    Scan *S = ctx;
+    Piece *pc = S->pc;
+    for (size_t k; (k = atomic_fetch_add_explicit(&S->next, 1, memory_order_relaxed)) < S->n;) {
         int32_t mn = INT32_MAX, mx = INT32_MIN;
         const int32_t *p = pc[k].p;
         for (uint32_t i = 0; i < pc[k].n; i++) {
@@ -70,7 +80,10 @@ void vfy_values_scan(Verifier *v, uint32_t threads)
         }
     }
     /* below about a million values, a thread costs more than it saves */
-    tir_parallel(total < ((uint64_t)1 << 20) ? 1 : threads, (int64_t)n, scan, pc);
+    uint32_t nt = total < ((uint64_t)1 << 20) ? 1 : threads < 1 ? 1 : threads;
+    Scan S = {.pc = pc, .n = n};
+    atomic_init(&S.next, 0);
+    tir_parallel(nt, nt, scan, &S);
     for (size_t j = 0; j < n; j++) {
         VExtremes *e = &v->ext[pc[j].pos];
         if (!e->have || pc[j].mn < e->mn)

@@ -18,6 +18,36 @@ from run_progset import write_npy  # noqa: E402
 RANGES = {"|i1": (-128, 127), "|u1": (0, 255), "<i4": (-1000, 1000)}
 
 
+def compare_seeds(run, map_pb, prog, inputs, tmp):
+    """Runs the Mapping and the program set on 5 seeded random inputs ((name, DTYPE:DIMS)
+    pairs) and compares every output file; the number that differ."""
+    fails = 0
+    for seed in range(5):
+        rnd = random.Random(seed)
+        args = []
+        for name, spec in inputs:
+            dtype, dims = spec.split(":")
+            shape = [int(d) for d in dims.split("x")]
+            count = 1
+            for d in shape:
+                count *= d
+            lo, hi = RANGES[dtype]
+            path = os.path.join(tmp, "%s%d.npy" % (name, seed))
+            write_npy(path, dtype, shape, [rnd.randint(lo, hi) for _ in range(count)])
+            args += ["--input", "%s=%s" % (name, path)]
+        ref, got = os.path.join(tmp, "ref%d" % seed), os.path.join(tmp, "got%d" % seed)
+        subprocess.run([run, map_pb, "-o", ref] + args, check=True)
+        subprocess.run([run, prog, "-o", got] + args, check=True)
+        for name in sorted(os.listdir(ref)):
+            with open(os.path.join(ref, name), "rb") as a, \
+                    open(os.path.join(got, name), "rb") as b:
+                same = a.read() == b.read()
+            print("%s seed %d %s: %s" % ("ok  " if same else "FAIL", seed, name,
+                                         "the same bytes" if same else "differ"))
+            fails += not same
+    return fails
+
+
 def main():
     protoc, proto_dir, emit, run, mapping = sys.argv[1:6]
     inputs = [a.split("=", 1) for a in sys.argv[6:]]
@@ -29,29 +59,7 @@ def main():
                             "mapping.proto"], stdin=f, stdout=g, check=True)
         prog = os.path.join(tmp, "prog")
         subprocess.run([emit, map_pb, "-o", prog], check=True)
-        for seed in range(5):
-            rnd = random.Random(seed)
-            args = []
-            for name, spec in inputs:
-                dtype, dims = spec.split(":")
-                shape = [int(d) for d in dims.split("x")]
-                count = 1
-                for d in shape:
-                    count *= d
-                lo, hi = RANGES[dtype]
-                path = os.path.join(tmp, "%s%d.npy" % (name, seed))
-                write_npy(path, dtype, shape, [rnd.randint(lo, hi) for _ in range(count)])
-                args += ["--input", "%s=%s" % (name, path)]
-            ref, got = os.path.join(tmp, "ref%d" % seed), os.path.join(tmp, "got%d" % seed)
-            subprocess.run([run, map_pb, "-o", ref] + args, check=True)
-            subprocess.run([run, prog, "-o", got] + args, check=True)
-            for name in sorted(os.listdir(ref)):
-                with open(os.path.join(ref, name), "rb") as a, \
-                        open(os.path.join(got, name), "rb") as b:
-                    same = a.read() == b.read()
-                print("%s seed %d %s: %s" % ("ok  " if same else "FAIL", seed, name,
-                                             "the same bytes" if same else "differ"))
-                fails += not same
+        fails += compare_seeds(run, map_pb, prog, inputs, tmp)
     return 1 if fails else 0
 
 

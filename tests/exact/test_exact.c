@@ -378,6 +378,82 @@ static void test_shift32_error(void **state)
     graph_destroy(g);
 }
 
+/* n values of precision p: its two ends, 0, -1, and steps of a prime through the range. */
+static int32_t *sweep(PrecisionId p, int64_t n)
+{
+    ExactRange r = exact_prec_range(p);
+    int32_t *v = malloc((size_t)n * sizeof *v);
+    assert_non_null(v);
+    uint64_t span = (uint64_t)(r.hi - r.lo) + 1;
+    for (int64_t i = 0; i < n; i++)
+        v[i] = (int32_t)(r.lo + (int64_t)(((uint64_t)i * 2654435761u) % span));
+    v[0] = (int32_t)r.lo;
+    v[1] = (int32_t)r.hi;
+    v[2] = 0;
+    v[3] = -1;
+    return v;
+}
+
+/* x (INT_28) -> CCMPB floor shift s from INT_32 to INT_32, no clip: the shifted values fit
+ * no 8 bits nor a table, so the shift splits into one by s + 7 (s odd) or s + 6 bits more
+ * and the remainder below them (docs/exactness.md, "Wide shifts and products"), until the
+ * pieces narrow or become tables; the block becomes the sum of the pieces (a CADD). */
+static void wide_shift(int32_t s)
+{
+    Graph *g = graph_create();
+    int64_t n = 4096;
+    Block *x = store(g, input(g, PR_INT_28, (int32_t)n), "x/in", PR_INT_32, (int32_t)n);
+    Block *b = cmp(g, x, BT_CCMPB, PR_INT_32, (int32_t)n, s, INT32_MIN);
+    output(g, store(g, b, "y", PR_INT_32, (int32_t)n), (int32_t)n);
+    Chip *c = chip();
+    assert_int_equal(check(g, c, "map.exact.shift32"), 1);
+    int32_t *in = sweep(PR_INT_28, n);
+    assert_true(rewrite_keeps(g, c, in, n) > 1);
+    assert_int_equal(b->type, BT_CADD);
+    free(in);
+    chip_destroy(c);
+    graph_destroy(g);
+}
+
+static void test_wide_shift(void **state)
+{
+    (void)state;
+    wide_shift(3);
+    wide_shift(4);
+    wide_shift(1);
+}
+
+/* x (INT_16, stored INT_32) times y = x >> 8 narrowed to INT_8 (CVVH): P03 reads 8-bit
+ * operands only, so the product splits into x's 6-bit limbs times y, summed. */
+static void test_wide_product(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    int64_t n = 4096;
+    Block *in = input(g, PR_INT_16, (int32_t)n);
+    Block *x = store(g, in, "x/in", PR_INT_32, (int32_t)n);
+    Block *y = store(g, cmp(g, x, BT_CCMPB, PR_INT_8, (int32_t)n, 8, -128), "y/in", PR_INT_8,
+                     (int32_t)n);
+    Block *b = blk(g, BT_CVVH, "xy", PR_INT_32,
+                   (const int32_t[8]){1, 1, (int32_t)n, 0, 0, 0, 0, 0});
+    join(g, x, 0, b, 0);
+    join(g, y, 0, b, 1);
+    output(g, store(g, b, "p", PR_INT_32, (int32_t)n), (int32_t)n);
+    Chip *c = chip();
+    int32_t *v = sweep(PR_INT_16, n);
+    assert_true(rewrite_keeps(g, c, v, n) > 1);
+    assert_int_equal(b->type, BT_CADD);
+    for (uint32_t i = 0; i < g->n_blocks; i++) /* every product now reads 8-bit storage */
+        if (g->blocks[i]->type == BT_CVVH)
+            for (uint32_t k = 0; k < 2; k++) {
+                const Edge *e = graph_edge(g, g->blocks[i]->in[k].ifaces[0].edge_id);
+                assert_int_equal(pr_info(blk_prec(graph_block(g, e->src)))->bits, 8);
+            }
+    free(v);
+    chip_destroy(c);
+    graph_destroy(g);
+}
+
 /* x (INT_32) -> CCMPB floor shift 4 (INT_32 to INT_32) -> CCMPS 127 -> CCMPB lo -> y: the
  * shifted values fit no 8 bits nor a table, but only the clip to [lo, 127] reads them. */
 static Block *fold_chain(Graph *g, int32_t lo, bool low_clip)
@@ -598,6 +674,7 @@ int main(void)
         cmocka_unit_test(test_shift32_narrow), cmocka_unit_test(test_shift32_lut),
         cmocka_unit_test(test_shift_fold), cmocka_unit_test(test_shift_fold_refused),
         cmocka_unit_test(test_shift32_error),  cmocka_unit_test(test_oddshift),
+        cmocka_unit_test(test_wide_shift),     cmocka_unit_test(test_wide_product),
         cmocka_unit_test(test_oddshift_lif),
         cmocka_unit_test(test_clip),           cmocka_unit_test(test_prec),
         cmocka_unit_test(test_p05_values),

@@ -1,0 +1,147 @@
+/* emit_rearr.c: rearrangements the code generator realises without moving a value
+ * (docs/backend.md, "Rearrangements"). A flatten into a fully connected layer (LeNet's
+ * 5 x 5 x 16 map read as a vector of 400 in channel-major order) moves values between pixels
+ * and between the lanes of a 16-byte row, which no P06 does (a move keeps each value's lane).
+ * But a vector that only CVMs read is only ever multiplied by weights: so its copy holds the
+ * writer's map as the writer lays it out (pixel by pixel, channels padded to the pitch), the
+ * CVM's P04 reads that whole area as its vector (every lane, padding included), and the
+ * weight image puts each weight row where its value lies (zero rows for the padding lanes).
+ *
+ * A storage block is such a view when one compute block writes all of it through one edge
+ * whose steps do not keep the vector's layout, in 8 bits, and only CVMs read it, each all of
+ * it through an edge without steps, all on the writer's core, where the block has its only
+ * copy.
+ */
+#include "backend/emit_internal.h"
+
+#include "taskir/diag_block.h"
+#include "taskir/edge_map.h"
+#include "taskir/layout.h"
+#include "taskir/rearrange.h"
+
+#include <stdlib.h>
+
+bool emit_whole_iface(const Emit *e, uint32_t pos, bool input, int32_t eid)
+{
+    const IfaceUse *u = uses_find(&e->uses, pos, input, eid);
+    if (!u)
+        return false;
+    const Block *b = e->g->blocks[pos];
+    const Cluster *c = input ? &b->in[u->cluster] : &b->out[u->cluster];
+    int32_t cd[TIR_CDIMS];
+    if (!blk_cluster_dims(b, input, u->cluster, cd))
+        return false;
+    const Iface *f = &c->ifaces[u->iface];
+    for (int i = 0; i < TIR_CDIMS; i++) {
+        if (f->has_pos && f->pos.d[i] > 0)
+            return false;
+        if (f->has_size && f->size.d[i] > 0 && f->size.d[i] != (cd[i] > 0 ? cd[i] : 1))
+            return false;
+    }
+    return true;
+}
+
+static bool is_8bit(PrecisionId p)
+{
+    return p == PR_INT_8 || p == PR_UINT_8;
+}
+
+/* The writer of view s (its one in edge's source) and that edge, when s is a view. */
+static bool view_writer(const Emit *e, uint32_t s, uint32_t *w, const Edge **edge)
+{
+    const Block *b = e->g->blocks[s];
+    const BlockUses *bu = &e->uses.blocks[s];
+    if (bt_info(b->type)->kind != BK_STORAGE || b->data || bu->n_in_edges != 1 ||
+        bu->n_out_edges == 0 || !is_8bit(blk_prec(b)))
+        return false;
+    const Edge *ed = e->g->edges[bu->in_edges[0]];
+    long wp = graph_block_pos(e->g, ed->src);
+    if (ed->n_re == 0 || wp < 0 || bt_info(e->g->blocks[wp]->type)->kind != BK_COMPUTE ||
+        e->g->blocks[wp]->n_out != 1 || !is_8bit(blk_prec(e->g->blocks[wp])) ||
+        !emit_whole_iface(e, (uint32_t)wp, false, ed->id) || !emit_whole_iface(e, s, true, ed->id))
+        return false;
+    uint32_t k = e->core_of[wp];
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        const Edge *o = e->g->edges[bu->out_edges[j]];
+        long r = graph_block_pos(e->g, o->dst);
+        const IfaceUse *u = r >= 0 ? uses_find(&e->uses, (uint32_t)r, true, o->id) : NULL;
+        if (!u || u->cluster != 0 || e->g->blocks[r]->type != BT_CVM || o->n_re ||
+            e->core_of[r] != k || !emit_whole_iface(e, s, false, o->id))
+            return false;
+    }
+    *w = (uint32_t)wp;
+    *edge = ed;
+    return true;
+}
+
+bool emit_rearr_view(const Emit *e, uint32_t s, uint32_t core, EmitFeat *feat)
+{
+    uint32_t w;
+    const Edge *ed;
+    int32_t cd[TIR_CDIMS];
+    if (!view_writer(e, s, &w, &ed) || e->core_of[w] != core ||
+        !blk_cluster_dims(e->g->blocks[w], false, 0, cd))
+        return false;
+    PrecisionId p = blk_prec(e->g->blocks[s]);
+    return emit_feat(p, cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
+                     cd[D_F] > 0 ? cd[D_F] : 1, layout_unit(p, LAYOUT_SOMA), feat);
+}
+
+Status emit_rearr_rows(Emit *e, uint32_t s, int64_t **rows, int64_t *n)
+{
+    const Block *b = e->g->blocks[s];
+    uint32_t w;
+    const Edge *ed;
+    EmitFeat f;
+    int32_t sd[TIR_CDIMS];
+    if (!view_writer(e, s, &w, &ed) || !emit_rearr_view(e, s, e->core_of[w], &f) ||
+        !blk_cluster_dims(b, true, 0, sd))
+        return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "is not a view of its writer");
+    int64_t vol = 1;
+    for (int i = 0; i < TIR_CDIMS && vol <= RA_MAX_ELEMS; i++)
+        vol *= sd[i] > 0 ? sd[i] : 1;
+    if (vol > RA_MAX_ELEMS || f.words > RA_MAX_ELEMS)
+        return diag_block(e->d, ST_LOGIC, "emit.rearrange", b,
+                          "holds more than 2^28 values: too many to lay weights out for");
+    int64_t lanes = f.words * f.per_word;
+    int32_t *map = malloc((size_t)vol * sizeof *map);
+    int64_t *inv = calloc((size_t)(f.ny * f.nx * f.nc), sizeof *inv);
+    int64_t *r = malloc((size_t)lanes * sizeof *r);
+    if (!map || !inv || !r) {
+        free(map);
+        free(inv);
+        free(r);
+        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    }
+    Status st = edge_element_map(e->g, &e->uses, ed, map, vol, e->d);
+    /* inv: for each value of the writer's map (C order y, x, c), 1 + the vector element it
+     * becomes (0: none) */
+    for (int64_t i = 0; st == ST_OK && i < vol; i++)
+        if (map[i] >= 0 && map[i] < f.ny * f.nx * f.nc)
+            inv[map[i]] = i + 1;
+    for (int64_t l = 0; st == ST_OK && l < lanes; l++) {
+        int64_t pix = l / f.c, ch = l % f.c;
+        r[l] = ch < f.nc ? inv[pix * f.nc + ch] - 1 : -1;
+    }
+    free(map);
+    free(inv);
+    if (st != ST_OK) {
+        free(r);
+        return st;
+    }
+    *rows = r;
+    *n = lanes;
+    return ST_OK;
+}
+
+long emit_rearr_input(const Emit *e, uint32_t cvm)
+{
+    const Block *b = e->g->blocks[cvm];
+    if (b->type != BT_CVM || b->n_in < 1 || b->in[0].n_ifaces != 1)
+        return -1;
+    const Edge *ed = graph_edge(e->g, b->in[0].ifaces[0].edge_id);
+    long s = ed ? graph_block_pos(e->g, ed->src) : -1;
+    uint32_t w;
+    const Edge *we;
+    return s >= 0 && view_writer(e, (uint32_t)s, &w, &we) ? s : -1;
+}

@@ -1,0 +1,23 @@
+/* bigmem.h: zeroed memory for the large arrays of loading and simulating (a graph's decoded
+ * weights, a run's buffers), in 2 MiB pages where the system gives them. Fresh memory costs
+ * the system a page fault for every 4 KiB page first written (a third of a ResNet-50 run's
+ * time, and faults of several threads contend for the same locks): a request of
+ * TIR_BIG_BYTES or more is mapped on its own, aligned to 2 MiB and marked for transparent
+ * huge pages (madvise MADV_HUGEPAGE, which Linux honours when
+ * /sys/kernel/mm/transparent_hugepage/enabled says "madvise" or "always"), so that it
+ * faults 512 times less often. Smaller requests, and every request where mmap is missing or
+ * fails, come from calloc. The contents are the same either way: zero. */
+#ifndef TASKIR_BIGMEM_H
+#define TASKIR_BIGMEM_H
+
+#include <stddef.h>
+
+/* Requests from this size on are mapped (4 MiB: two huge pages at least). */
+#define TIR_BIG_BYTES ((size_t)4 << 20)
+
+/* bytes of zeroed memory aligned for any type (bytes 0 reads as 1); NULL when out of
+ * memory. Free it with tir_big_free. */
+void *tir_big_calloc(size_t bytes);
+void tir_big_free(void *p); /* accepts NULL */
+
+#endif

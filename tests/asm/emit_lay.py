@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""A small TaskGraph through the whole chain: taskir-map places it, taskir-emit writes its
+program set, and taskir-run DIR (the per-core executor) must give taskir-run MAP.pb's outputs
+(the TaskGraph simulator) byte for byte, for several seeded random inputs. The program's text
+form must hold each expected line (the parameters worked out by hand in the graph's comment),
+in that order; an expectation data:ID@OFFSET=HEX wants those bytes at that byte offset of the
+static block file data/ID.bin (data:ID@OFFSET=zeros:N: N zero bytes).
+
+    emit_lay.py PROTOC PROTO_DIR TASKIR_MAP TASKIR_EMIT TASKIR_RUN GRAPH.txtpb
+                INPUT=DTYPE:D0xD1x... ... [--expect 'field: value' | data:ID@OFFSET=HEX ...]
+
+Python standard library only (the .npy writer of run_progset.py)."""
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from emit_run import compare_seeds  # noqa: E402
+
+
+def expected_in_order(text, expect):
+    """The first expected line not found after the previous one, or None."""
+    lines = [ln.strip() for ln in text.splitlines()]
+    at = 0
+    for want in expect:
+        while at < len(lines) and lines[at] != want:
+            at += 1
+        if at == len(lines):
+            return want
+        at += 1
+    return None
+
+
+def data_mismatch(prog, expect):
+    """The first data:ID@OFFSET=HEX expectation the program set's data files do not meet."""
+    for want in expect:
+        ident, rest = want[5:].split("@", 1)
+        offset, hexbytes = rest.split("=", 1)
+        path = os.path.join(prog, "data", ident + ".bin")
+        data = open(path, "rb").read() if os.path.exists(path) else b""
+        raw = (bytes(int(hexbytes[6:])) if hexbytes.startswith("zeros:")
+               else bytes.fromhex(hexbytes))
+        if data[int(offset):int(offset) + len(raw)] != raw:
+            return want
+    return None
+
+
+def main():
+    protoc, proto_dir, tmap, emit, run, graph = sys.argv[1:7]
+    rest = sys.argv[7:]
+    expect = []
+    if "--expect" in rest:
+        expect = rest[rest.index("--expect") + 1:]
+        rest = rest[:rest.index("--expect")]
+    inputs = [a.split("=", 1) for a in rest]
+    fails = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        g_pb, map_pb = os.path.join(tmp, "g.pb"), os.path.join(tmp, "g.map.pb")
+        with open(graph, "rb") as f, open(g_pb, "wb") as g:
+            subprocess.run([protoc, "--encode=taskir.TaskGraph", "--proto_path=" + proto_dir,
+                            "taskgraph.proto"], stdin=f, stdout=g, check=True)
+        subprocess.run([tmap, g_pb, "-o", map_pb, "--quiet"], check=True)
+        prog, text = os.path.join(tmp, "prog"), os.path.join(tmp, "text")
+        subprocess.run([emit, map_pb, "-o", prog], check=True)
+        subprocess.run([emit, map_pb, "-o", text, "--format", "text"], check=True)
+        data = [x for x in expect if x.startswith("data:")]
+        with open(os.path.join(text, "program.txt")) as f:
+            missing = expected_in_order(f.read(), [x for x in expect if x not in data])
+        missing = missing or data_mismatch(prog, data)
+        if missing is None:
+            print("ok   the program holds the %d expected lines and bytes" % len(expect))
+        else:
+            print("FAIL the program does not hold '%s' (in order)" % missing)
+            fails += 1
+        fails += compare_seeds(run, map_pb, prog, inputs, tmp)
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
