@@ -464,11 +464,12 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
     if (kind == ALLOC_RECV && arrivals(e, cp, &lo, &hi) && hi < last && lo >= first &&
         !soma_taken(e, cp->core, hi, PI_SOMA2)) {
         /* it lives on past its arrival: the receive area holds it in the phases it arrives
-         * in, a P06 in Soma2 of the last one moves it to the data banks (emit_move.c) */
+         * in, a P06 in Soma2 of the last one moves it to the data banks (emit_move.c), where
+         * its area lives the copy's whole life, as the mapper counts it (a stage's input,
+         * sent late in one step, is read early in the next) */
         cp->land = emit_request(e, cp->core, words, align, lo, hi, ALLOC_RECV, b->id);
         cp->move_phase = hi;
         kind = ALLOC_DATA;
-        first = hi;
         if (cp->land == EMIT_NONE)
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     }

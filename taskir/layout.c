@@ -142,6 +142,25 @@ static int lut_row(const Graph *g, const GraphUses *u, uint32_t pos, PrecisionId
     return row < (1 << 20) ? (int)row : 0;
 }
 
+/* The least input pitch a P05 / P25 at pos needs (0 for any other block): it writes at most
+ * the channels it reads (nof <= nif), in rows padded to 16 bytes, so its input's pitch must
+ * exceed the output's pitch less one 16-byte row's elements (8 int32 channels in fill the
+ * 16-byte row of 16 int8 channels out; 32 int8 channels out need more than 16 in). */
+static int cmp_need(const Graph *g, const GraphUses *u, uint32_t pos, int depth)
+{
+    const Block *b = g->blocks[pos];
+    int pc = bt_info(b->type)->pcode;
+    const BlockUses *bu = &u->blocks[pos];
+    if ((pc != 5 && pc != 25) || !bu->n_out_edges || depth >= MAX_CHAIN)
+        return 0;
+    long y = graph_block_pos(g, g->edges[bu->out_edges[0]]->dst);
+    if (y < 0 || bt_info(g->blocks[y]->type)->kind != BK_STORAGE)
+        return 0;
+    PrecisionId py = blk_prec(g->blocks[y]);
+    int out = storage_unit(g, u, (uint32_t)y, depth + 1), e = layout_unit(py, LAYOUT_SOMA);
+    return out > e ? out - e + 1 : 0;
+}
+
 static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int depth)
 {
     PrecisionId p = blk_prec(g->blocks[pos]);
@@ -158,13 +177,21 @@ static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int de
                                    : lut_row(g, u, (uint32_t)w, p, depth);
         carried = c > carried ? c : carried;
     }
+    int need = 0;
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         long r = graph_block_pos(g, g->edges[bu->out_edges[j]]->dst);
-        if (r >= 0)
-            uses |= layout_use_of(g->blocks[r]->type, true);
+        if (r < 0)
+            continue;
+        uses |= layout_use_of(g->blocks[r]->type, true);
+        int n = cmp_need(g, u, (uint32_t)r, depth);
+        need = n > need ? n : need;
     }
     int unit = layout_unit(p, uses);
-    return unit && carried > unit ? carried : unit;
+    if (unit && carried > unit)
+        unit = carried;
+    while (unit && unit < need && unit < (1 << 20))
+        unit *= 2;
+    return unit;
 }
 
 int layout_storage_unit(const Graph *g, const GraphUses *u, uint32_t pos)

@@ -155,12 +155,63 @@ static void test_storage_units(void **state)
     graph_destroy(g);
 }
 
+/* A P07 writes rows as long as it reads; a P05 reads at least the pitch it writes, less a
+ * 16-byte row: CC -> A (int32) -> CLUT (int32 table) -> T; M (int32, written by a CCMPB) ->
+ * CCMPB -> Y (int8) -> CVVH; N (int32) -> CCMPB -> Z (int8) -> CC. */
+static void test_row_rules(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *cc = blk(g, BT_CC, PR_INT_32, 4, 4, 8, 8);
+    Block *a = blk(g, BT_SI, PR_INT_32, 4, 4, 8, 0);
+    Block *lut = blk(g, BT_CLUT, PR_INT_32, 4, 4, 8, 0);
+    Block *t = blk(g, BT_SI, PR_INT_32, 4, 4, 8, 0);
+    Block *mk = blk(g, BT_CCMPB, PR_INT_32, 4, 4, 8, 0);
+    Block *m = blk(g, BT_SI, PR_INT_32, 4, 4, 8, 0);
+    Block *q = blk(g, BT_CCMPB, PR_INT_8, 4, 4, 8, 0);
+    Block *y = blk(g, BT_SI, PR_INT_8, 4, 4, 8, 0);
+    Block *vv = blk(g, BT_CVVH, PR_INT_32, 4, 4, 8, 0);
+    Block *n = blk(g, BT_SI, PR_INT_32, 4, 4, 8, 0);
+    Block *q2 = blk(g, BT_CCMPB, PR_INT_8, 4, 4, 8, 0);
+    Block *z = blk(g, BT_SIC, PR_INT_8, 4, 4, 0, 8);
+    Block *cc2 = blk(g, BT_CC, PR_INT_32, 4, 4, 8, 8);
+    join(g, cc, 0, a, 0);
+    join(g, a, 0, lut, 0);
+    join(g, lut, 0, t, 0);
+    join(g, mk, 0, m, 0);
+    join(g, m, 0, q, 0);
+    join(g, q, 0, y, 0);
+    join(g, y, 0, vv, 0);
+    join(g, y, 0, vv, 1);
+    join(g, n, 0, q2, 0);
+    join(g, q2, 0, z, 0);
+    join(g, z, 0, cc2, 0);
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    /* T: P07 reads A's rows of 32 int32 channels (P41's groups): 8 channels round up to 32,
+     * padded to 4 (int32 in, int32 table): 32 */
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, t->id)), 32);
+    assert_int_equal(layout_output_unit(g, &u, (uint32_t)graph_block_pos(g, lut->id),
+                                        PR_INT_32), 32);
+    /* Y: int8 read by P03, 32; M: P05 must read more than 32 - 16 = 16 int32 channels a
+     * pixel, so 4 (the Soma's) doubles to 32 */
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, y->id)), 32);
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, m->id)), 32);
+    /* Z: int8 read by P41, 16 = one 16-byte row; N needs nothing more than the Soma's 4 */
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, z->id)), 16);
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, n->id)), 4);
+    graph_uses_finish(&u);
+    graph_destroy(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_units),
         cmocka_unit_test(test_map_bytes),
         cmocka_unit_test(test_storage_units),
+        cmocka_unit_test(test_row_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
