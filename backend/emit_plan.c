@@ -409,6 +409,21 @@ static bool arrivals(const Emit *e, const ECopy *cp, int32_t *lo, int32_t *hi)
     return *lo <= *hi;
 }
 
+/* Whether a CADD on cp's core adds a box of cp to itself: its inserted P06 (make_dups)
+ * copies the box out of the copy, in Soma2 of the copy's arrival phase at the earliest, so a
+ * move would only take that slot. */
+static bool repeated_here(const Emit *e, const ECopy *cp)
+{
+    const BlockUses *bu = &e->uses.blocks[cp->block];
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        long t = other_end(e, bu->out_edges[j], false), src = -1;
+        if (t >= 0 && e->core_of[t] == cp->core &&
+            layout_repeats(e->g, &e->uses, (uint32_t)t, &src) && src == (long)cp->block)
+            return true;
+    }
+    return false;
+}
+
 /* Makes copy cp's layout or image and requests its area. */
 static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
 {
@@ -462,7 +477,7 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
         align = 2; /* the router's destinations count 8-byte units */
     int32_t lo, hi;
     if (kind == ALLOC_RECV && arrivals(e, cp, &lo, &hi) && hi < last && lo >= first &&
-        !soma_taken(e, cp->core, hi, PI_SOMA2)) {
+        !soma_taken(e, cp->core, hi, PI_SOMA2) && !repeated_here(e, cp)) {
         /* it lives on past its arrival: the receive area holds it in the phases it arrives
          * in, a P06 in Soma2 of the last one moves it to the data banks (emit_move.c), where
          * its area lives the copy's whole life, as the mapper counts it (a stage's input,

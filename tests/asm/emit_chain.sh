@@ -4,7 +4,8 @@
 # the code generator's tests (emit_fixture.h: a one-core convolution of 3 channels into 40
 # with padding, requantized by a Soma shift; a Soma result sent to another core, part of it
 # pooled there, in the phase it arrives or a phase later (moved out of the receive area by an
-# inserted P06); a constant scale P83, a window sum P02 and two requantizations on one core in
+# inserted P06), or added to itself a phase later (the P06 repeating it reads the receive
+# area); a constant scale P83, a window sum P02 and two requantizations on one core in
 # two phases; a 20 -> 40 vector-matrix product P04; a result multicast to two cores, relayed
 # by the first a phase later) and the documentation's demo (tests/asm/emit_demo.map.txtpb: convolution,
 # requantization, transfer, pooling). Inputs: fixed pseudo-random int8 values.
@@ -43,6 +44,7 @@ PY
 npy "$tmp/conv.npy" 1 6 6 3
 npy "$tmp/transfer.npy" 2 4 4 16
 cp "$tmp/transfer.npy" "$tmp/transfer_late.npy"
+cp "$tmp/transfer.npy" "$tmp/transfer_twice.npy"
 npy "$tmp/demo.npy" 3 6 6 1
 npy "$tmp/mix.npy" 4 4 4 8
 npy "$tmp/fc.npy" 5 20
@@ -50,7 +52,7 @@ npy "$tmp/cax.npy" 6 4 4 40
 npy "$tmp/two_layer.npy" 7 6 6 16
 npy "$tmp/relay.npy" 8 4 4 16
 fail=0
-for case in conv:data transfer:x transfer_late:x demo:image mix:x fc:v cax:x relay:x; do
+for case in conv:data transfer:x transfer_late:x transfer_twice:x demo:image mix:x fc:v cax:x relay:x; do
   m=${case%%:*} name=${case#*:}
   if ! "$emit" "$tmp/$m.map.pb" -o "$tmp/$m.prog"; then
     echo "FAIL $m: taskir-emit"; fail=1; continue

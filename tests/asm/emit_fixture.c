@@ -134,8 +134,9 @@ Mapping *emit_fixture_conv(int32_t shift)
  * on core (2,1) only (received in phase 0, its reader reads rows rows0.. of it) -> CCMPB
  * copy (Soma2, phase 0) -> SI c -> OUTPUT. */
 /* The transfer fixture with its copy reading b in phase `late`: Soma2 of phase 0 (0), or
- * Soma1 of phase `late` (b's copy on (2,1) then lives over [0, late]). */
-static Mapping *transfer(int32_t rows0, int32_t rows, int32_t late)
+ * Soma1 of phase `late` (b's copy on (2,1) then lives over [0, late]); twice: a CADD (Axon,
+ * phase late) adds b's rows to themselves into an int32 d, which copy reads. */
+static Mapping *transfer(int32_t rows0, int32_t rows, int32_t late, bool twice)
 {
     Mapping *m = mapping_create();
     CHECK(m);
@@ -162,7 +163,21 @@ static Mapping *transfer(int32_t rows0, int32_t rows, int32_t late)
     CHECK(graph_connect(g, a, 0, relu, 0));
     Edge *e2 = graph_connect(g, relu, 0, b, 0);
     int32_t pos[6] = {rows0, 0, 0, 0, 0, 0}, size[6] = {rows, 4, 16, 0, 0, 0};
-    CHECK(graph_connect_box(g, b, 0, pos, size, cp, 0, NULL, NULL));
+    if (twice) {
+        Block *add = blk(g, BT_CADD, "twice", rows, 4, 16, 0);
+        Block *d = blk(g, BT_SI, "d", rows, 4, 16, 0);
+        add->has_prec = d->has_prec = true;
+        add->prec = d->prec = PR_INT_32;
+        add->shape.d[D_IY] = rows;
+        add->shape.d[D_IX] = 4;
+        CHECK(graph_connect_box(g, b, 0, pos, size, add, 0, NULL, NULL));
+        CHECK(graph_connect_box(g, b, 0, pos, size, add, 1, NULL, NULL));
+        CHECK(graph_connect(g, add, 0, d, 0) && graph_connect(g, d, 0, cp, 0));
+        one(m, add->id, 2, 1, late, AXON);
+        one(m, d->id, 2, 1, late, MEMORY);
+    } else {
+        CHECK(graph_connect_box(g, b, 0, pos, size, cp, 0, NULL, NULL));
+    }
     CHECK(graph_connect(g, cp, 0, c, 0));
     Edge *e5 = graph_connect(g, c, 0, out, 0);
     CHECK(e0 && e2 && e5);
@@ -176,17 +191,22 @@ static Mapping *transfer(int32_t rows0, int32_t rows, int32_t late)
     coord(m, true, e0->id, 1, r0);
     coord(m, true, e2->id, 2, x);
     coord(m, true, e5->id, 1, s5);
-    return verified(m, late ? "transfer_late" : "transfer");
+    return verified(m, twice ? "transfer_twice" : late ? "transfer_late" : "transfer");
 }
 
 Mapping *emit_fixture_transfer(int32_t rows0, int32_t rows)
 {
-    return transfer(rows0, rows, 0);
+    return transfer(rows0, rows, 0, false);
 }
 
 Mapping *emit_fixture_transfer_late(int32_t rows0, int32_t rows)
 {
-    return transfer(rows0, rows, 1);
+    return transfer(rows0, rows, 1, false);
+}
+
+Mapping *emit_fixture_transfer_twice(void)
+{
+    return transfer(0, 4, 1, true);
 }
 
 

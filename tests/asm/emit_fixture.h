@@ -9,6 +9,8 @@
  *                              copy of its rows y0 .. y0+n-1 (Soma2) -> SI c -> OUTPUT
  *   emit_fixture_transfer_late(y0, n)  the same, copy reading b in phase 1 (Soma1): b's
  *                              copy lives on past the phase it arrives in
+ *   emit_fixture_transfer_twice()  the same, all of b, a CADD (Axon, phase 1) adding b to
+ *                              itself into an int32 d that copy reads
  *   emit_fixture_mix()         CVS (P83), CCMPB, CAVG (P02), CCMPB on one core, two phases
  *   emit_fixture_fc()          a 20 -> 40 CVM (P04) and its requantization on one core
  *   emit_fixture_cax()         a 40-channel CAX (P43) and its requantization on one core
@@ -27,6 +29,7 @@
 Mapping *emit_fixture_conv(int32_t shift);
 Mapping *emit_fixture_transfer(int32_t rows0, int32_t rows);
 Mapping *emit_fixture_transfer_late(int32_t rows0, int32_t rows);
+Mapping *emit_fixture_transfer_twice(void);
 Mapping *emit_fixture_mix(void);
 Mapping *emit_fixture_fc(void);
 Mapping *emit_fixture_cax(void);

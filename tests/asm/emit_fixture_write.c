@@ -1,6 +1,6 @@
 /* emit_fixture_write DIR: writes the code generator's fixture Mappings (emit_fixture.h) as
  * DIR/conv.map.pb, DIR/conv_odd.map.pb (shift 7), DIR/transfer.map.pb,
- * DIR/transfer_late.map.pb, DIR/mix.map.pb and
+ * DIR/transfer_late.map.pb, DIR/transfer_twice.map.pb, DIR/mix.map.pb and
  * DIR/fc.map.pb, DIR/cax.map.pb, and each one's graph alone as DIR/NAME.pb, for the tool tests
  * (tests/asm/emit_cli.sh, emit_chain.sh). */
 #include <stdio.h>
@@ -34,6 +34,7 @@ int main(int argc, char **argv)
     rc |= save(emit_fixture_conv(7), argv[1], "conv_odd");
     rc |= save(emit_fixture_transfer(2, 2), argv[1], "transfer");
     rc |= save(emit_fixture_transfer_late(2, 2), argv[1], "transfer_late");
+    rc |= save(emit_fixture_transfer_twice(), argv[1], "transfer_twice");
     rc |= save(emit_fixture_mix(), argv[1], "mix");
     rc |= save(emit_fixture_fc(), argv[1], "fc");
     rc |= save(emit_fixture_cax(), argv[1], "cax");

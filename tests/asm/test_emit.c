@@ -266,6 +266,29 @@ static void test_receive_move(void **state)
     done(&r);
 }
 
+/* A received copy that a CADD adds to itself a phase later is not moved: the P06 repeating
+ * its box takes Soma2 of the phase it arrives in and reads it from the receive area. b (16
+ * pixels of 16 int8 channels, read by P02: a pitch of 32, 8 words) lands at 0x8400; the
+ * P06 reads its 128 words and writes them twice (32 rows, each row i of b's row i % 16). */
+static void test_receive_twice(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_transfer_twice(), ST_OK);
+    const Taskir__Asm__CoreConfig *c1 = core_at(&r.s, 2, 1);
+    const Taskir__Asm__SomaPrim *rep = c1->static_prim_list[0]->soma2;
+    assert_non_null(rep);
+    assert_non_null(rep->p06);
+    assert_int_equal(rep->p06->x1_base_addr, 0x8400);
+    assert_int_equal(rep->p06->x1_addr_length, 128);
+    assert_int_equal(rep->p06->length_in, 32);
+    assert_int_equal(rep->p06->num_in, 32);
+    assert_int_equal(rep->p06->real_num_in, 16);
+    assert_int_equal(rep->p06->o_addr_length, 256);
+    assert_true(rep->p06->o_base_addr < 0x8000); /* the data banks */
+    done(&r);
+}
+
 /* A relay that forwards in the phase it receives would send what it does not hold yet: the
  * chip's relaying router is not written, so it is refused [emit.route], naming the relay. */
 static void test_relay_same_phase(void **state)
@@ -301,6 +324,7 @@ int main(void)
         cmocka_unit_test(test_two_core_transfer),
         cmocka_unit_test(test_transfer_whole),
         cmocka_unit_test(test_receive_move),
+        cmocka_unit_test(test_receive_twice),
         cmocka_unit_test(test_relay_same_phase),
         cmocka_unit_test(test_relay_next_phase),
     };
