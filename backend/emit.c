@@ -297,6 +297,8 @@ static void free_emit(Emit *e)
     free(e->outs);
     free(e->dict_of_edge);
     free(e->dups);
+    free(e->tees);
+    free(e->gathers);
     graph_uses_finish(&e->uses);
 }
 

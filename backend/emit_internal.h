@@ -9,6 +9,9 @@
  *   emit_move.c   the inserted P06 that moves a received copy out of the receive area
  *   emit_io.c     the dynamic blocks and sockets of the model's inputs and outputs
  *   emit_p81.c    P81's channel-major input (planes)
+ *   emit_sockrun.c a socket whose values lie in memory in another order (a block a pixel)
+ *   emit_gather.c the inputs of a CADD of several different inputs, copied back to back (P06)
+ *   emit_tee.c    a result copied into a second storage on its core (an inserted P06)
  *   emit_rearr.c  rearrangements realised without a move (a flatten into CVMs: the weights)
  */
 #ifndef TASKIR_BACKEND_EMIT_INTERNAL_H
@@ -82,6 +85,8 @@ typedef struct ECopy {
                                        move_phase moves it to req), else EMIT_NONE */
     int32_t move_phase;
     uint32_t *image;                /* static: the data image (owned until moved out) */
+    PrecisionId image_prec;         /* the precision the image holds: the block's, or a P07
+                                       table's 8-bit output's (emit_plan.c) */
     size_t n_image;
 } ECopy;
 
@@ -111,6 +116,29 @@ typedef struct EDup {
     uint32_t req;                   /* the repeated area */
 } EDup;
 
+/* A result written into a second storage block stored on its writer's core: its primitive
+ * writes one area (the first), and an inserted P06 copies it into the other (emit_tee.c). */
+typedef struct ETee {
+    uint32_t writer;                /* the compute block's position */
+    uint32_t from, to;              /* the copies (indices in copies) */
+    int32_t phase, slot;            /* the P06's phase and slot (PIIndex SOMA1 / SOMA2) */
+    int32_t failed;                 /* 0, or why there is none: TEE_LAYOUT (other layouts),
+                                       TEE_REMOTE (read on another core), TEE_SLOT */
+} ETee;
+enum { TEE_LAYOUT = 1, TEE_REMOTE = 2, TEE_SLOT = 3 };
+
+/* One input of a CADD of several different inputs: P02 reads its n inputs back to back, so
+ * an inserted P06 copies input i's box into part i of an area of the CADD's own, in a free
+ * Soma slot before the CADD's phase (emit_gather.c). */
+typedef struct EGather {
+    uint32_t cadd;                  /* the CADD's block position */
+    int32_t i, n;                   /* this input, of n */
+    uint32_t copy;                  /* the copy it reads (index in copies) */
+    EBox box;                       /* the box read, storage coordinates */
+    int32_t phase, slot;            /* the P06's phase and slot (PIIndex SOMA1 / SOMA2) */
+    uint32_t req;                   /* the gathered area (all n inputs) */
+} EGather;
+
 typedef struct Emit {
     const Mapping *m;
     const Graph *g;
@@ -132,6 +160,10 @@ typedef struct Emit {
     uint32_t *dict_of_edge;         /* per edge position: its edge dict (EMIT_NONE: none) */
     EDup *dups;
     size_t n_dups, cap_dups;
+    ETee *tees;
+    size_t n_tees, cap_tees;
+    EGather *gathers;
+    size_t n_gathers, cap_gathers;
     int32_t stages;                 /* the pipeline's stages: phase groups, the largest + 1
                                        (docs/backend.md, "Stages") */
 } Emit;
@@ -178,11 +210,47 @@ Status emit_rearr_rows(Emit *e, uint32_t s, int64_t **rows, int64_t *n);
 /* The view CVM block cvm reads as its vector, or -1. */
 long emit_rearr_input(const Emit *e, uint32_t cvm);
 
+/* A shape message y, x, f (emit_io.c). */
+Taskir__Shape *emit_yxf(Emit *e, int64_t y, int64_t x, int64_t f);
+/* A new dynamic block of socket io (piece number piece) on copy cp's core, in its precision,
+ * appended to dc; NULL when out of memory (emit_io.c). */
+Taskir__Asm__DynamicBlock *emit_dynamic_new(Emit *e, Taskir__Asm__DataConfig *dc,
+                                             const Block *io, const ECopy *cp, int piece);
+/* The dynamic blocks of INPUT pos whose edge ed reaches storage s with its values in another
+ * order, one a pixel of each copy (emit_sockrun.c); *piece counts them. */
+Status emit_socket_steps(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const Edge *ed,
+                         uint32_t s, int *piece);
+/* The dynamic blocks of OUTPUT pos reading copy cp, a view of its writer's map. */
+Status emit_socket_view(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const ECopy *cp,
+                        int *piece);
+
+/* The tees (emit_tee.c): planned after the copies and dups, their P06s written after the
+ * primitives; emit_tee_of: whether a P06 copies writer pos's result into storage s. */
+Status emit_tees(Emit *e);
+Status emit_tee_prims(Emit *e);
+bool emit_tee_of(const Emit *e, uint32_t pos, uint32_t s);
+/* The refusal of writer pos writing storage s besides first on its core (no tee). */
+Status emit_tee_refuse(Emit *e, uint32_t pos, uint32_t s, uint32_t first);
+/* The gathers (emit_gather.c): planned after the tees; emit_gather_of: the first input's
+ * entry of CADD pos (the n inputs follow it), or NULL; emit_gather_operand: writes the P06s
+ * and gives the area P02 reads. */
+Status emit_gathers(Emit *e);
+const EGather *emit_gather_of(const Emit *e, uint32_t pos);
+/* Why the gather of CADD pos failed: GATHER_LAYOUT (input *input is not a box with input 0's
+ * extents, pitch and precision on the core), GATHER_SLOT (no free Soma slot for its P06);
+ * 0 when it did not. */
+enum { GATHER_LAYOUT = 1, GATHER_SLOT = 2 };
+int32_t emit_gather_failed(const Emit *e, uint32_t pos, int32_t *input);
+/* Whether a compute block or an inserted P06 (a received copy's move, a dup's, a tee's, a gather's) takes Soma slot
+ * (p, slot) of core k. */
+bool emit_soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot);
+/* A new SomaPrim P06 in Soma slot (phase, slot) of core (its x1_block "b<block>"); NULL when
+ * out of memory (emit_prim.c). */
+Taskir__Asm__P06 *emit_p06_slot(Emit *e, uint32_t core, int32_t phase, int32_t slot,
+                                int32_t block);
+
 Status emit_plan(Emit *e);                  /* emit_plan.c */
 Status emit_moves(Emit *e);                 /* emit_move.c: the P06 of received copies */
-/* A P06 in the Soma slot (PIIndex 2 SOMA1, 5 SOMA2) of core k, phase p, reading block
- * block_id (its x1_block): the message, its other fields unset; NULL when out of memory. */
-Taskir__Asm__P06 *emit_p06(Emit *e, uint32_t k, int32_t p, int32_t slot, int32_t block_id);
 Status emit_prims(Emit *e, Taskir__Asm__Config *cfg); /* emit_prim.c */
 Status emit_routes(Emit *e);                /* emit_route.c */
 Status emit_router_prims(Emit *e);          /* emit_route.c, after the prims */

@@ -60,7 +60,7 @@ static Status static_blocks(Emit *e, Taskir__Asm__DataConfig *dc, ProgSet *out)
     return e->d->oom ? ST_RUNTIME : ST_OK;
 }
 
-static Taskir__Shape *yxf(Emit *e, int64_t y, int64_t x, int64_t f)
+Taskir__Shape *emit_yxf(Emit *e, int64_t y, int64_t x, int64_t f)
 {
     Taskir__Shape *s = emit_msg(e, sizeof *s, (void (*)(void *))taskir__shape__init);
     if (s) {
@@ -71,10 +71,8 @@ static Taskir__Shape *yxf(Emit *e, int64_t y, int64_t x, int64_t f)
     return s;
 }
 
-/* A dynamic block for the part `box` (storage coordinates) of copy cp of the storage an edge
- * joins to socket block io; the edge's box is ebox at the storage and sbox at the socket. */
-static Status dynamic(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io, const ECopy *cp,
-                      const EBox *box, const EBox *ebox, const EBox *sbox, int piece)
+Taskir__Asm__DynamicBlock *emit_dynamic_new(Emit *e, Taskir__Asm__DataConfig *dc,
+                                             const Block *io, const ECopy *cp, int piece)
 {
     const ECore *c = &e->cores[cp->core];
     Taskir__Asm__DynamicBlock *db =
@@ -84,7 +82,8 @@ static Status dynamic(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io, con
         EMIT_APPEND(dc->dynamic_blocks, dc->n_dynamic_blocks, db, ok);
     if (!ok) {
         free(db);
-        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+        diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+        return NULL;
     }
     bool in = io->type == BT_INPUT;
     char id[96];
@@ -92,33 +91,53 @@ static Status dynamic(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io, con
     db->id = emit_strdup(e, id);
     SET(db, io_type, in ? TASKIR__ASM__IOTYPE__INPUT_DATA : TASKIR__ASM__IOTYPE__OUTPUT_DATA);
     SET(db, socket_id, io->socket_id);
-    /* in the socket's coordinates */
-    db->begin_position = yxf(e, box->lo[0] - ebox->lo[0] + sbox->lo[0],
-                             box->lo[1] - ebox->lo[1] + sbox->lo[1],
-                             box->lo[2] - ebox->lo[2] + sbox->lo[2]);
-    db->shape = yxf(e, box->n[0], box->n[1], box->n[2]);
     SET(db, chip_idx, c->chip.x);
     SET(db, chip_idy, c->chip.y);
     SET(db, core_idx, c->core.x);
     SET(db, core_idy, c->core.y);
-    int64_t addr = emit_feat_addr(&cp->feat, &cp->box, emit_copy_addr(e, cp), box->lo[0],
-                                  box->lo[1]);
-    SET(db, start_addr, (int32_t)addr);
-    SET(db, length, (int32_t)(box->n[0] * cp->box.n[1] * emit_feat_pixel_words(&cp->feat)));
     SET(db, step_group, c->step_group);
     SET(db, phase_group, c->phase_group);
+    SET(db, precision, pr_info(cp->feat.prec)->wire);
     if (e->stages > 1) {
         /* a pipeline of stages runs one step per stage: the sample comes again before its
          * copy's first phase of every step (so stage k has it in step k, as from a stream of
          * that sample), and the result is read after its copy's last phase (the last step's
          * reading stands: the last stage's is the first whole one) */
         db->phases = malloc(sizeof *db->phases);
-        if (!db->phases)
-            return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+        if (!db->phases) {
+            diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+            return NULL;
+        }
         db->n_phases = 1;
         db->phases[0] = in ? cp->first : cp->last;
     }
-    SET(db, precision, pr_info(cp->feat.prec)->wire);
+    return db;
+}
+
+/* A dynamic block for the part `box` (storage coordinates) of copy cp of the storage an edge
+ * joins to socket block io; the edge's box is ebox at the storage and sbox at the socket. */
+static Status dynamic(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io, const ECopy *cp,
+                      const EBox *box, const EBox *ebox, const EBox *sbox, int piece)
+{
+    if (box->n[0] > 1 && box->n[1] != cp->box.n[1]) /* its rows would not follow each other */
+        return diag_block(e->d, ST_LOGIC, "emit.socket", io,
+                          "a piece of %lld of the %lld columns of block %d's copy on core %s, "
+                          "over %lld rows: a dynamic block places whole rows one after the "
+                          "other", (long long)box->n[1], (long long)cp->box.n[1],
+                          e->g->blocks[cp->block]->id, e->cores[cp->core].name,
+                          (long long)box->n[0]);
+    Taskir__Asm__DynamicBlock *db = emit_dynamic_new(e, dc, io, cp, piece);
+    if (!db)
+        return ST_RUNTIME;
+    /* in the socket's coordinates */
+    db->begin_position = emit_yxf(e, box->lo[0] - ebox->lo[0] + sbox->lo[0],
+                                  box->lo[1] - ebox->lo[1] + sbox->lo[1],
+                                  box->lo[2] - ebox->lo[2] + sbox->lo[2]);
+    db->shape = emit_yxf(e, box->n[0], box->n[1], box->n[2]);
+    int64_t addr = emit_feat_addr(&cp->feat, &cp->box, emit_copy_addr(e, cp), box->lo[0],
+                                  box->lo[1]);
+    SET(db, start_addr, (int32_t)addr);
+    SET(db, length, (int32_t)(box->n[0] * cp->box.n[1] * emit_feat_pixel_words(&cp->feat)));
     if (cp->planes) { /* P81's planes: [f][y][x'], x' rounded up to 16 (emit_p81.c) */
         bool whole = true;
         for (int i = 0; i < 3; i++)
@@ -206,16 +225,23 @@ static Status socket_blocks(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos)
         if (s < 0 || bt_info(e->g->blocks[s]->type)->kind != BK_STORAGE)
             return diag_block(e->d, ST_LOGIC, "emit.socket", io,
                               "edge %d joins it to a block that is not storage", ed->id);
-        if (!emit_keeps_order(e, ed))
-            return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
-                             "the socket's values reach block %d in another order; the code "
-                             "generator takes reshapes in C order only",
-                             e->g->blocks[s]->id);
         EBox box, sbox; /* the edge's box at the storage, and at the socket */
         if (!emit_iface_box(e, (uint32_t)s, in, ed->id, &box) ||
             !emit_iface_box(e, pos, !in, ed->id, &sbox))
             return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no box");
-        if (sbox.n[0] != box.n[0] || sbox.n[1] != box.n[1] || sbox.n[2] != box.n[2])
+        bool same = sbox.n[0] == box.n[0] && sbox.n[1] == box.n[1] && sbox.n[2] == box.n[2];
+        if (in && (!emit_keeps_order(e, ed) || !same)) { /* a block a pixel */
+            Status st = emit_socket_steps(e, dc, pos, ed, (uint32_t)s, &piece);
+            if (st != ST_OK)
+                return st;
+            continue;
+        }
+        if (!emit_keeps_order(e, ed))
+            return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
+                             "the socket's values come from block %d in another order; the "
+                             "code generator takes reshapes in C order only",
+                             e->g->blocks[s]->id);
+        if (!same)
             return diag_edge(e->d, ST_LOGIC, "emit.socket", ed->id,
                              "reshapes the socket's %lldx%lldx%lld box into %lldx%lldx%lld at "
                              "block %d; a dynamic block places a piece of the socket as it "
@@ -238,7 +264,8 @@ static Status socket_blocks(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos)
             }
             if (!meet || (!in && c > 0)) /* an output is read from one copy */
                 continue;
-            Status st = dynamic(e, dc, io, cp, &part, &box, &sbox, piece++);
+            Status st = cp->view ? emit_socket_view(e, dc, pos, cp, &piece)
+                                 : dynamic(e, dc, io, cp, &part, &box, &sbox, piece++);
             if (st != ST_OK)
                 return st;
         }

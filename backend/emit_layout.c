@@ -153,6 +153,12 @@ uint32_t *emit_image_bias(const EmitSrc *s, size_t *n_words)
 
 uint32_t *emit_image_bytes(const EmitSrc *s, int64_t pad, size_t *n_words)
 {
+    return emit_image_bytes_clip(s, pad, INT32_MIN, INT32_MAX, n_words);
+}
+
+uint32_t *emit_image_bytes_clip(const EmitSrc *s, int64_t pad, int32_t lo, int32_t hi,
+                                size_t *n_words)
+{
     int64_t n = s->n[0] * s->n[1] * s->n[2] * s->n[3];
     if (pad < n)
         pad = n;
@@ -164,6 +170,9 @@ uint32_t *emit_image_bytes(const EmitSrc *s, int64_t pad, size_t *n_words)
         for (int64_t b = 0; b < s->n[1]; b++)
             for (int64_t c = 0; c < s->n[2]; c++)
                 for (int64_t d = 0; d < s->n[3]; d++)
-                    emit_put_i8(w, k++, src_at(s, a, b, c, d));
+                {
+                    int32_t v = src_at(s, a, b, c, d);
+                    emit_put_i8(w, k++, v < lo ? lo : v > hi ? hi : v);
+                }
     return w;
 }

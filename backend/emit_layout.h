@@ -75,5 +75,9 @@ uint32_t *emit_image_bias(const EmitSrc *s, size_t *n_words);
 /* 8-bit values in order, 4 a word (a P07 table; a vector operand padded to 16). pad: values
  * the image holds (>= the box's count), zero past the data. */
 uint32_t *emit_image_bytes(const EmitSrc *s, int64_t pad, size_t *n_words);
+/* The same, each value clipped to lo .. hi first (a P07 table of int32 entries written in
+ * its 8-bit output's precision: the output clips the entry it reads so). */
+uint32_t *emit_image_bytes_clip(const EmitSrc *s, int64_t pad, int32_t lo, int32_t hi,
+                                size_t *n_words);
 
 #endif

@@ -8,35 +8,9 @@
  * receive rule counts them. */
 #include "backend/emit_internal.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-
 #define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
 
-enum { PI_SOMA1 = 2, PI_SOMA2 = 5, ROW_WORDS = 4 };
-
-Taskir__Asm__P06 *emit_p06(Emit *e, uint32_t k, int32_t p, int32_t slot, int32_t block_id)
-{
-    Taskir__Asm__StaticPrimList *l = emit_slot_list(e, k, p);
-    if (!l)
-        return NULL;
-    Taskir__Asm__SomaPrim **sp = slot == PI_SOMA1 ? &l->soma1 : &l->soma2;
-    Taskir__Asm__SomaPrim *s =
-        emit_msg(e, sizeof *s, (void (*)(void *))taskir__asm__soma_prim__init);
-    Taskir__Asm__P06 *p06 =
-        s ? emit_msg(e, sizeof *p06, (void (*)(void *))taskir__asm__p06__init) : NULL;
-    if (!p06) {
-        free(s);
-        return NULL;
-    }
-    *sp = s;
-    s->p06 = p06;
-    SET(s, pic, 0x06);
-    char id[32];
-    snprintf(id, sizeof id, "b%d", block_id);
-    s->x1_block = emit_strdup(e, id);
-    return s->x1_block ? p06 : NULL;
-}
+enum { PI_SOMA2 = 5, ROW_WORDS = 4 };
 
 /* The move of copy cp: words [land, land + n) to [home, home + n), n a multiple of 4 (a
  * pixel of every layout is 16 bytes or more). */
@@ -50,7 +24,7 @@ static Status move(Emit *e, const ECopy *cp)
         return diag_add(e->d, ST_RUNTIME, "emit.internal", c->name,
                         "block %d's copy takes %lld words, not whole 16-byte rows", b->id,
                         (long long)words);
-    Taskir__Asm__P06 *p = emit_p06(e, cp->core, cp->move_phase, PI_SOMA2, b->id);
+    Taskir__Asm__P06 *p = emit_p06_slot(e, cp->core, cp->move_phase, PI_SOMA2, b->id);
     if (!p)
         return ST_RUNTIME;
     int32_t wire = pr_info(PR_INT_32)->wire;

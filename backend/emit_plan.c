@@ -302,6 +302,15 @@ static uint32_t *feat_image(const EmitFeat *f, const Tensor *t, const EBox *box,
     return w;
 }
 
+/* The precision of the storage compute block w writes (its first out edge's), else its
+ * own. */
+static PrecisionId written_prec(const Emit *e, uint32_t w)
+{
+    const BlockUses *bu = &e->uses.blocks[w];
+    long s = bu->n_out_edges ? other_end(e, bu->out_edges[0], false) : -1;
+    return blk_prec(e->g->blocks[s >= 0 ? (uint32_t)s : w]);
+}
+
 /* The image of a static tensor copy (weights, bias) for the primitive that reads it. */
 static Status tensor_image(Emit *e, ECopy *cp, const char *role, long reader)
 {
@@ -324,7 +333,16 @@ static Status tensor_image(Emit *e, ECopy *cp, const char *role, long reader)
                           "its data tensor (%u dims, %u int32 values) is not the %s tensor the "
                           "code generator lays out", t->n_dims, t->n_i32, bt_info(b->type)->name);
     BlockType rt = reader >= 0 ? e->g->blocks[reader]->type : BT_TASK_NULL;
-    if (role && strcmp(role, "alpha") == 0 && pr_info(blk_prec(b))->bits == 8)
+    PrecisionId outp = rt == BT_CLUT ? written_prec(e, (uint32_t)reader) : PR_INT_32;
+    const PrecisionInfo *out = pr_info(outp);
+    if (rt == BT_CLUT && role && strcmp(role, "lut") == 0 && out->bits == 8 &&
+        pr_info(blk_prec(b))->bits != 8) {
+        /* P07 reads its table in the precision of the map it writes: the entries clipped to
+         * it, as that map holds the entry read */
+        cp->image_prec = outp;
+        cp->image = emit_image_bytes_clip(&s, (s.n[0] + 15) / 16 * 16, (int32_t)out->lo,
+                                          (int32_t)out->hi, &cp->n_image);
+    } else if (role && strcmp(role, "alpha") == 0 && pr_info(blk_prec(b))->bits == 8)
         /* P43's alpha: 8-bit lanes, in whole groups of 32 channels as P43 reads them */
         cp->image = emit_image_bytes(&s, (s.n[0] + 31) / 32 * 32, &cp->n_image);
     else if (b->type == BT_SB || (role && strcmp(role, "bias") == 0))
@@ -362,21 +380,27 @@ int emit_storage_unit(const Emit *e, uint32_t pos)
     return layout_storage_unit(e->g, &e->uses, pos);
 }
 
-/* Whether the Soma slot (phase p, PIIndex slot) of core k is taken by a compute block or an
- * inserted P06 (a received copy's move, a repeated box). */
-static bool soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot)
+bool emit_soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot)
 {
     for (uint32_t pos = 0; pos < e->g->n_blocks; pos++)
         if (e->core_of[pos] == k && e->phase_of[pos] == p && e->slot_of[pos] == slot &&
             bt_info(e->g->blocks[pos]->type)->kind == BK_COMPUTE)
             return true;
-    for (uint32_t i = 0; i < e->n_copies; i++)
+    for (uint32_t i = 0; i < e->n_copies; i++) /* a received copy's move (emit_move.c) */
         if (e->copies[i].core == k && e->copies[i].land != EMIT_NONE &&
             e->copies[i].move_phase == p && slot == PI_SOMA2)
             return true;
     for (size_t i = 0; i < e->n_dups; i++)
         if (e->copies[e->dups[i].copy].core == k && e->dups[i].phase == p &&
             e->dups[i].slot == slot)
+            return true;
+    for (size_t i = 0; i < e->n_tees; i++)
+        if (e->copies[e->tees[i].to].core == k && e->tees[i].phase == p &&
+            e->tees[i].slot == slot)
+            return true;
+    for (size_t i = 0; i < e->n_gathers; i++)
+        if (e->gathers[i].i >= 0 && e->copies[e->gathers[i].copy].core == k &&
+            e->gathers[i].phase == p && e->gathers[i].slot == slot)
             return true;
     return false;
 }
@@ -432,6 +456,7 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
     if (!copy_box(e, cp))
         return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "an interface box is missing");
     cp->is_static = b->data && bu->n_in_edges == 0;
+    cp->image_prec = blk_prec(b);
     int32_t align = 8;
     int64_t words;
     if (cp->is_static && tensor_type(b->type)) {
@@ -477,7 +502,7 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
         align = 2; /* the router's destinations count 8-byte units */
     int32_t lo, hi;
     if (kind == ALLOC_RECV && arrivals(e, cp, &lo, &hi) && hi < last && lo >= first &&
-        !soma_taken(e, cp->core, hi, PI_SOMA2) && !repeated_here(e, cp)) {
+        !emit_soma_taken(e, cp->core, hi, PI_SOMA2) && !repeated_here(e, cp)) {
         /* it lives on past its arrival: the receive area holds it in the phases it arrives
          * in, a P06 in Soma2 of the last one moves it to the data banks (emit_move.c), where
          * its area lives the copy's whole life, as the mapper counts it (a stage's input,
@@ -665,7 +690,7 @@ static Status make_dups(Emit *e)
         int32_t from = wrap || arrive > cp->first ? arrive : cp->first;
         for (int32_t p = wrap ? e->cores[k].n_phases - 1 : pc - 1; p >= from && ph < 0; p--)
             for (int32_t sl = 5; sl >= 2 && ph < 0; sl -= 3) /* Soma2 (5), then Soma1 (2) */
-                if (!soma_taken(e, k, p, sl) && (p > from || sl == 5)) {
+                if (!emit_soma_taken(e, k, p, sl) && (p > from || sl == 5)) {
                     ph = p;
                     slot = sl;
                 }
@@ -712,6 +737,10 @@ Status emit_plan(Emit *e)
         st = make_outs(e);
     if (st == ST_OK)
         st = make_dups(e);
+    if (st == ST_OK)
+        st = emit_tees(e);
+    if (st == ST_OK)
+        st = emit_gathers(e);
     for (uint32_t k = 0; k < e->n_cores && st == ST_OK; k++) {
         ECore *c = &e->cores[k];
         c->addr = malloc((c->n_reqs ? c->n_reqs : 1) * sizeof *c->addr);

@@ -160,6 +160,7 @@ static Status input_operand(Emit *e, uint32_t pos, uint32_t idx, EOperand *op)
                               "lays out the part it reads only", op->block);
         op->addr = base;
         op->words = (int64_t)cp->n_image;
+        op->prec = cp->image_prec;
         return ST_OK;
     }
     char what[48];
@@ -184,6 +185,15 @@ static Status output_operand(Emit *e, uint32_t pos, EOperand *op)
         return ST_OK;
     }
     const BlockUses *bu = &e->uses.blocks[pos];
+    long first = -1;
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) { /* one area: one storage on its core */
+        long s = graph_block_pos(e->g, e->g->edges[bu->out_edges[j]]->dst);
+        if (s < 0 || !emit_copy_on(e, (uint32_t)s, k))
+            continue;
+        if (first >= 0 && s != first && !emit_tee_of(e, pos, (uint32_t)s))
+            return emit_tee_refuse(e, pos, (uint32_t)s, (uint32_t)first);
+        first = s;
+    }
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         const Edge *ed = e->g->edges[bu->out_edges[j]];
         long s = graph_block_pos(e->g, ed->dst);
@@ -194,17 +204,21 @@ static Status output_operand(Emit *e, uint32_t pos, EOperand *op)
         if (!emit_iface_box(e, (uint32_t)s, true, ed->id, &box))
             return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "edge %d: no box", ed->id);
         op->block = e->g->blocks[s]->id;
+        if (emit_tee_of(e, pos, (uint32_t)s))
+            continue; /* a P06 copies the result there (emit_tee.c) */
         if (ed->n_re && cp->view) { /* the CVMs reading it take the rearrangement */
             view_area(e, cp, op);
             return ST_OK;
         }
-        if (ed->n_re) { /* a rearrangement that keeps the C order of a flat box */
+        if (ed->n_re) { /* a rearrangement that keeps the C order and the pixels: a flat
+                           box, or all of its result viewed with other rows (6 x 6 as 36 x 1) */
             EBox ob;
             if (!emit_iface_box(e, pos, false, ed->id, &ob))
                 return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "no output box");
-            bool flat_same = ob.n[0] * ob.n[1] == 1 && box.n[0] * box.n[1] == 1 &&
-                             ob.n[2] == box.n[2] && emit_keeps_order(e, ed);
-            if (!flat_same)
+            bool flat = ob.n[0] * ob.n[1] == 1 && box.n[0] * box.n[1] == 1;
+            bool pixels = ob.n[0] * ob.n[1] == box.n[0] * box.n[1] &&
+                          (flat || emit_whole_iface(e, pos, false, ed->id));
+            if (!pixels || ob.n[2] != box.n[2] || !emit_keeps_order(e, ed))
                 return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
                                  "block %d writes block %d through a rearrangement that moves "
                                  "values between pixels; the code generator does not realise "
@@ -216,6 +230,30 @@ static Status output_operand(Emit *e, uint32_t pos, EOperand *op)
     }
     return diag_block(e->d, ST_LOGIC, "emit.place", b, "writes nothing on its core %s",
                       c->name);
+}
+
+Taskir__Asm__P06 *emit_p06_slot(Emit *e, uint32_t core, int32_t phase, int32_t slot,
+                                int32_t block)
+{
+    Taskir__Asm__StaticPrimList *l = emit_slot_list(e, core, phase);
+    if (!l)
+        return NULL;
+    Taskir__Asm__SomaPrim **sp = slot == PI_SOMA1 ? &l->soma1 : &l->soma2;
+    Taskir__Asm__SomaPrim *s =
+        emit_msg(e, sizeof *s, (void (*)(void *))taskir__asm__soma_prim__init);
+    Taskir__Asm__P06 *p = s ? emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p06__init)
+                            : NULL;
+    if (!p) {
+        free(s);
+        return NULL;
+    }
+    *sp = s;
+    s->p06 = p;
+    SET(s, pic, 0x06);
+    char id[32];
+    snprintf(id, sizeof id, "b%d", block);
+    s->x1_block = emit_strdup(e, id);
+    return p;
 }
 
 /* The inserted P06 of dup (emit_plan.c, make_dups) in its Soma slot, and the repeated area
@@ -232,8 +270,8 @@ static Status dup_operand(Emit *e, const EDup *dup, EOperand *op)
                           "repeated input");
     if (st != ST_OK)
         return st;
-    Taskir__Asm__P06 *p = emit_p06(e, cp->core, dup->phase, dup->slot,
-                                   e->g->blocks[cp->block]->id);
+    Taskir__Asm__P06 *p = emit_p06_slot(e, cp->core, dup->phase, dup->slot,
+                                        e->g->blocks[cp->block]->id);
     if (!p)
         return ST_RUNTIME;
     int32_t pix = (int32_t)(dup->box.n[0] * dup->box.n[1]);
@@ -256,6 +294,53 @@ static Status dup_operand(Emit *e, const EDup *dup, EOperand *op)
     op->feat = dup->feat;
     op->prec = cp->feat.prec;
     op->block = e->g->blocks[cp->block]->id;
+    return e->d->oom ? ST_RUNTIME : ST_OK;
+}
+
+/* The inserted P06s of the gather of a CADD (emit_gather.c; g its first input's entry, the
+ * others following it), each copying its input's box into its part of the gathered area,
+ * and that area as the CADD's operand. */
+static Status gather_operand(Emit *e, const EGather *g, EOperand *op)
+{
+    const Block *b = e->g->blocks[g->cadd];
+    const ECore *c = &e->cores[e->core_of[g->cadd]];
+    int64_t base = c->addr[g->req], words = 0;
+    for (int32_t i = 0; i < g->n; i++) {
+        const EGather *gi = g + i;
+        const ECopy *cp = &e->copies[gi->copy];
+        EOperand in = {0};
+        char what[48];
+        snprintf(what, sizeof what, "input %d", i);
+        Status st = feat_area(e, b, &cp->feat, &cp->box, emit_copy_addr(e, cp), &gi->box, &in,
+                              what);
+        if (st != ST_OK)
+            return st;
+        Taskir__Asm__P06 *p = emit_p06_slot(e, cp->core, gi->phase, gi->slot,
+                                            e->g->blocks[cp->block]->id);
+        if (!p)
+            return ST_RUNTIME;
+        int32_t wire = pr_info(cp->feat.prec)->wire;
+        int32_t pix = (int32_t)(gi->box.n[0] * gi->box.n[1]);
+        SET(p, x1_precision, wire);
+        SET(p, out_precision, wire);
+        SET(p, length_in, (int32_t)cp->feat.c);
+        SET(p, num_in, pix);
+        SET(p, length_out, (int32_t)cp->feat.c);
+        SET(p, num_out, pix);
+        SET(p, bit_shift_num, 0);
+        SET(p, x1_base_addr, (int32_t)in.addr);
+        SET(p, x1_addr_length, (int32_t)in.words);
+        SET(p, o_base_addr, (int32_t)(base + i * in.words));
+        SET(p, o_addr_length, (int32_t)in.words);
+        words = in.words;
+        if (i == 0) {
+            op->feat = cp->feat;
+            op->prec = cp->feat.prec;
+            op->block = e->g->blocks[cp->block]->id;
+        }
+    }
+    op->addr = base;
+    op->words = words * g->n;
     return e->d->oom ? ST_RUNTIME : ST_OK;
 }
 
@@ -291,6 +376,20 @@ static int32_t pic_of(int pcode)
 }
 
 /* The Axon primitive of block pos. */
+/* The graph clips a compute block's result to the block's precision; a primitive clips to
+ * its output area's precision only: a block whose range is narrower (a CCMPB of TERNARY
+ * writing an int8 map) is refused. */
+static Status clip_check(Emit *e, const Block *b, const EOperand *o, int pcode)
+{
+    const PrecisionInfo *bp = pr_info(blk_prec(b)), *op = pr_info(o->prec);
+    if (bp->lo <= op->lo && bp->hi >= op->hi)
+        return ST_OK;
+    return diag_block(e->d, ST_LOGIC, "emit.prec", b,
+                      "clips its result to %s (%lld .. %lld), but P%02d writes %s values into "
+                      "block %d and clips to that range only", bp->name, (long long)bp->lo,
+                      (long long)bp->hi, pcode, op->name, o->block);
+}
+
 static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim **out)
 {
     const Block *b = e->g->blocks[pos];
@@ -301,9 +400,25 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
     *out = a;
     SET(a, pic, pic_of(pcode));
     const EDup *dup = NULL;
+    const EGather *gather = NULL;
     if (b->type == BT_CADD && blk_n_variadic(b) != 1) {
         dup = emit_dup_of(e, pos);
-        if (!dup)
+        gather = dup ? NULL : emit_gather_of(e, pos);
+        int32_t input = 0, why = dup || gather ? 0 : emit_gather_failed(e, pos, &input);
+        if (why == GATHER_SLOT)
+            return diag_block(e->d, ST_LOGIC, "emit.slot", b,
+                              "adds %u inputs: P02 reads them back to back in one area, and the "
+                              "P06 copying input %d there needs a free Soma slot of core %s "
+                              "before phase %d, once it arrives, and there is none",
+                              blk_n_variadic(b), input, e->cores[e->core_of[pos]].name,
+                              e->phase_of[pos]);
+        if (why == GATHER_LAYOUT)
+            return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                              "adds %u inputs: P02 reads them back to back in one area, and "
+                              "input %d is not a map on its core with input 0's extents, pitch "
+                              "and precision (a P06 copies each as it is)", blk_n_variadic(b),
+                              input);
+        if (!dup && !gather)
             return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                               "adds %u inputs: P02 reads them back to back in one area, which "
                               "the code generator gathers only for one box added to itself "
@@ -312,7 +427,9 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
     EOperand x1 = {0}, x2 = {0}, bias = {0}, o = {0};
     bool has_x2 = b->type == BT_CC || b->type == BT_CC2D || b->type == BT_CVM ||
                   b->type == BT_CAX || b->type == BT_CVVH;
-    Status st = dup ? dup_operand(e, dup, &x1) : input_operand(e, pos, 0, &x1);
+    Status st = dup      ? dup_operand(e, dup, &x1)
+                : gather ? gather_operand(e, gather, &x1)
+                         : input_operand(e, pos, 0, &x1);
     if (st == ST_OK && has_x2)
         st = input_operand(e, pos, 1, &x2);
     if (st == ST_OK && b->bias_type == BIAS_VECTOR)
@@ -320,6 +437,13 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
     if (st == ST_OK)
         st = output_operand(e, pos, &o);
     if (st != ST_OK)
+        return st;
+    if (o.prec != PR_INT_32) /* every Axon primitive writes int32 words */
+        return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                          "writes its result into block %d's %s map: P%02d writes int32 "
+                          "values, which a move (P06) would have to narrow", o.block,
+                          pr_info(o.prec)->name, pcode);
+    if ((st = clip_check(e, b, &o, pcode)) != ST_OK)
         return st;
     char id[32];
     block_id(id, sizeof id, x1.block);
@@ -362,12 +486,14 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
                               "channels padded to %lld", (long long)x1.feat.c, pcode,
                               a->shape->nr, (long long)unit);
     } else if (x1.feat.c && b->type != BT_CC2D) {
-        if (dup) { /* P02's vector sum: n inputs back to back, nkx = n_branch = n */
-            SET(a->shape, nkx, dup->n);
+        if (dup || gather) { /* P02's vector sum: n inputs back to back, nkx = n_branch = n */
+            int32_t n = dup ? dup->n : gather->n;
+            const EBox *vb = dup ? &dup->box : &gather->box;
+            SET(a->shape, nkx, n);
             SET(a->shape, nky, 1);
-            SET(a->shape, n_branch, dup->n);
-            SET(a->shape, niy, (int32_t)dup->box.n[0]);
-            SET(a->shape, nix, (int32_t)dup->box.n[1]);
+            SET(a->shape, n_branch, n);
+            SET(a->shape, niy, (int32_t)vb->n[0]);
+            SET(a->shape, nix, (int32_t)vb->n[1]);
         }
         if (o.feat.c != x1.feat.c)
             return diag_block(e->d, ST_LOGIC, "emit.layout", b,
@@ -433,6 +559,10 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
         break;
     }
     case BT_CVS: {
+        if (x1.prec != PR_INT_8 && x1.prec != PR_UINT_8) /* "The executor: Axon primitives" */
+            return diag_block(e->d, ST_LOGIC, "emit.prec", b,
+                              "multiplies %s values by a constant: P83 reads 8-bit inputs only",
+                              pr_info(x1.prec)->name);
         PARAMS(a, p83, Taskir__Asm__P83, taskir__asm__p83__init);
         SET(p, tensor_en, true);
         SET(p, x1_precision, pr_info(x1.prec)->wire);
@@ -463,6 +593,8 @@ static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim 
         st = input_operand(e, pos, 1, &lut);
     if (st == ST_OK)
         st = output_operand(e, pos, &o);
+    if (st == ST_OK)
+        st = clip_check(e, b, &o, pcode);
     if (st != ST_OK)
         return st;
     char id[32];
@@ -544,6 +676,11 @@ static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim 
         PARAMS(s, p07, Taskir__Asm__P07, taskir__asm__p07__init);
         int32_t dw = blk_attr(b, AT_LUT_DW);
         int32_t code = dw <= 4 ? 0 : dw <= 8 ? 1 : dw <= 12 ? 2 : 3;
+        if (dw != 4 * (code + 1)) /* a negative index reads entry 2^w + index */
+            return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                              "looks up a table of 2^%d entries: P07 reads 16, 256, 4096 or "
+                              "65536, and the code generator does not widen a table's image "
+                              "yet", dw);
         block_id(id, sizeof id, lut.block);
         s->lut_block = emit_strdup(e, id);
         SET(p, x1_precision, pr_info(x1.prec)->wire);
@@ -618,5 +755,6 @@ Status emit_prims(Emit *e, Taskir__Asm__Config *cfg)
         if (st > worst)
             worst = st;
     }
-    return worst;
+    Status st = worst == ST_OK ? emit_tee_prims(e) : ST_OK;
+    return st > worst ? st : worst;
 }

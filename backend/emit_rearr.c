@@ -7,10 +7,11 @@
  * CVM's P04 reads that whole area as its vector (every lane, padding included), and the
  * weight image puts each weight row where its value lies (zero rows for the padding lanes).
  *
- * A storage block is such a view when one compute block writes all of it through one edge
- * whose steps do not keep the vector's layout, in 8 bits, and only CVMs read it, each all of
- * it through an edge without steps, all on the writer's core, where the block has its only
- * copy.
+ * A storage block is such a view when one compute block writes all of it (when it writes
+ * other storage too, a tee copies its one area there, emit_tee.c) through one edge whose
+ * steps do not keep the vector's layout, it holds 8-bit values, and only CVMs on the writer's core or OUTPUTs read it, each
+ * all of it through an edge without steps, and it has its only copy on the writer's core. An
+ * OUTPUT reads a view with a dynamic block a pixel (emit_sockrun.c).
  */
 #include "backend/emit_internal.h"
 
@@ -57,7 +58,7 @@ static bool view_writer(const Emit *e, uint32_t s, uint32_t *w, const Edge **edg
     const Edge *ed = e->g->edges[bu->in_edges[0]];
     long wp = graph_block_pos(e->g, ed->src);
     if (ed->n_re == 0 || wp < 0 || bt_info(e->g->blocks[wp]->type)->kind != BK_COMPUTE ||
-        e->g->blocks[wp]->n_out != 1 || !is_8bit(blk_prec(e->g->blocks[wp])) ||
+        e->g->blocks[wp]->n_out != 1 ||
         !emit_whole_iface(e, (uint32_t)wp, false, ed->id) || !emit_whole_iface(e, s, true, ed->id))
         return false;
     uint32_t k = e->core_of[wp];
@@ -65,8 +66,9 @@ static bool view_writer(const Emit *e, uint32_t s, uint32_t *w, const Edge **edg
         const Edge *o = e->g->edges[bu->out_edges[j]];
         long r = graph_block_pos(e->g, o->dst);
         const IfaceUse *u = r >= 0 ? uses_find(&e->uses, (uint32_t)r, true, o->id) : NULL;
-        if (!u || u->cluster != 0 || e->g->blocks[r]->type != BT_CVM || o->n_re ||
-            e->core_of[r] != k || !emit_whole_iface(e, s, false, o->id))
+        BlockType rt = r >= 0 ? e->g->blocks[r]->type : BT_TASK_NULL;
+        if (!u || u->cluster != 0 || (rt != BT_CVM && rt != BT_OUTPUT) || o->n_re ||
+            (rt == BT_CVM && e->core_of[r] != k) || !emit_whole_iface(e, s, false, o->id))
             return false;
     }
     *w = (uint32_t)wp;
@@ -83,8 +85,9 @@ bool emit_rearr_view(const Emit *e, uint32_t s, uint32_t core, EmitFeat *feat)
         !blk_cluster_dims(e->g->blocks[w], false, 0, cd))
         return false;
     PrecisionId p = blk_prec(e->g->blocks[s]);
+    int unit = layout_output_unit(e->g, &e->uses, w, p); /* a P07's rows too (layout.h) */
     return emit_feat(p, cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
-                     cd[D_F] > 0 ? cd[D_F] : 1, layout_unit(p, LAYOUT_SOMA), feat);
+                     cd[D_F] > 0 ? cd[D_F] : 1, unit, feat);
 }
 
 Status emit_rearr_rows(Emit *e, uint32_t s, int64_t **rows, int64_t *n)

@@ -23,7 +23,7 @@ Fields are printed in field-number order; shapes put x before y as the wire does
 
 Graph (shapes y x f; r for SIFC):
   INPUT 16x16x1 -> SIC -> CC conv1 5x5 1->4 (+SW, +SB) -> SI 12x12x4
-  -> CCMPB pool1 2x2/2, >>7, ReLU -> SIC 6x6x4 -> CC conv2 3x3 4->8 (+SW, +SB) -> SI 4x4x8
+  -> CCMPB pool1 2x2/2, >>8, ReLU -> SIC 6x6x4 -> CC conv2 3x3 4->8 (+SW, +SB) -> SI 4x4x8
   -> CCMPB pool2 2x2/2, >>8, ReLU -> (RESHAPE [2,1,0]: 2x2x8 flattened) SIFC 32
   -> CVM fc1 32->16 (+SWFC, +SB) -> SI 16 -> CCMPB fc1/requant (1-D) >>8, ReLU -> SIFC 16
   -> CVM fc2 16->10 (+SWFC, +SB) -> SI 10 -> OUTPUT 10
@@ -159,11 +159,12 @@ def lenet():
             {"nx": 12, "ny": 12, "nf": 4, "nr": 1, "nkx": 5, "nky": 5, "niy": 16, "nix": 16},
             attrs=[("KERNEL_X", 5), ("KERNEL_Y", 5)] + CONV_DEFAULTS, bias_type="VECTOR")
     g.block("conv1/out", "SI", "INT_32", {"nx": 12, "ny": 12, "nf": 4})
-    # pool1: 2x2 stride 2 max, >> 7, clip to [0, 127] (CMP 0 = ReLU)
+    # pool1: 2x2 stride 2 max, >> 8 (a whole number of the Soma's 2-bit steps), clip to
+    # [0, 127] (CMP 0 = ReLU)
     g.block("pool1", "CCMPB", "INT_8",
             {"nx": 6, "ny": 6, "nf": 4, "nkx": 2, "nky": 2, "niy": 12, "nix": 12},
             attrs=[("KERNEL_X", 2), ("KERNEL_Y", 2), ("STRIDE_X", 2), ("STRIDE_Y", 2),
-                   ("CMP", 0), ("BIT_SHIFT_NUM", 7)])
+                   ("CMP", 0), ("BIT_SHIFT_NUM", 8)])
     # conv2: 6x6x4 -> 4x4x8, 3x3 kernel
     g.block("conv2/in", "SIC", "INT_8", {"nx": 6, "ny": 6, "nr": 4})
     weights("conv2/w", "SW", {"nf": 8, "nr": 4, "nkx": 3, "nky": 3}, [8, 4, 3, 3])

@@ -24,6 +24,7 @@
 #include "mapper/rewrite.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* A storage box a block reads through one plain edge: the source and its box. */
 typedef struct Box {
@@ -236,6 +237,7 @@ Status exact_wide_split(Graph *g, int32_t id, int operand, Diag *d)
     if (w.ok) {
         b->type = BT_CADD;
         b->n_attrs = 0;
+        memset(b->in, 0, b->n_in * sizeof *b->in); /* no shapes or interfaces left over */
         b->n_in = 0;
         b->bias_type = BIAS_ABSENT;
         for (int dd = D_KY; dd <= D_IX; dd++)

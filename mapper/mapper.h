@@ -98,10 +98,12 @@ void mapper_plan_destroy(MapPlan *p); /* accepts NULL */
 
 /* The cost terms of the plan (computed once by mapper_plan). */
 void mapper_score(const MapPlan *p, MapCost *out);
-/* The traffic (byte x hops, unicast) that the plan's virtual cores would cause under another
- * placement: MAP_PLACE_SNAKE or MAP_PLACE_SCOTCH with this seed; the same scorer as
- * mapper_score's traffic_unicast. -1 when out of memory or Scotch fails. */
-int64_t mapper_baseline_traffic(const MapPlan *p, MapPlaceKind kind, uint64_t seed);
+/* The traffic (byte x hops) that the plan's virtual cores would cause under another
+ * placement: MAP_PLACE_SNAKE or MAP_PLACE_SCOTCH with this seed; with multicast chains
+ * routed as the plan's (the same scorer as mapper_score's traffic) or unicast (as its
+ * traffic_unicast). -1 when out of memory or Scotch fails. */
+int64_t mapper_baseline_traffic(const MapPlan *p, MapPlaceKind kind, uint64_t seed,
+                                bool multicast);
 
 /* The Mapping of the plan, which takes ownership of g (the graph the plan was made from; the
  * plan must not be used once the mapping is destroyed). On failure g is destroyed too. */

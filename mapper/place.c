@@ -13,8 +13,9 @@
  * virtual core, so that Scotch does not spread a small plan over a whole chip. Scotch may put
  * two vertices on one core; the later one moves to the nearest free core. Scotch runs with
  * its deterministic option and the seed, so a seed gives one placement.
- * The baselines (snake order, Scotch alone) and the default (Scotch, then refine.c) all go
- * through map_vedge_traffic, the one scorer of placements.
+ * The baselines (snake order, Scotch alone) and the default (Scotch, then place_chain.c)
+ * are all scored by route.c's map_route_where (multicast chains, as the routes will be) and
+ * by map_vedge_traffic (unicast, grid.c).
  */
 #include "mapper/plan.h"
 
@@ -25,43 +26,6 @@
 #include <string.h>
 
 void map_scotch_errors(void); /* scotch_err.c */
-
-static int vedge_cmp(const void *a, const void *b)
-{
-    const VEdge *x = a, *y = b;
-    if (x->a != y->a)
-        return x->a < y->a ? -1 : 1;
-    return x->b < y->b ? -1 : x->b > y->b;
-}
-
-/* The traffic graph: bytes of every transfer between two virtual cores, pairs merged. */
-static Status build_vedges(MapPlan *p, Diag *d)
-{
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < p->n_xfers; i++)
-        n += p->xfers[i].cross;
-    p->vedges = malloc((n ? n : 1) * sizeof *p->vedges);
-    if (!p->vedges)
-        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory placing cores");
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < p->n_xfers; i++) {
-        const MXfer *x = &p->xfers[i];
-        if (!x->cross)
-            continue;
-        uint32_t a = map_task_vcore(p, x->src_task), b = map_xfer_vcore(p, x);
-        p->vedges[k++] = (VEdge){a < b ? a : b, a < b ? b : a, x->bytes};
-    }
-    qsort(p->vedges, k, sizeof *p->vedges, vedge_cmp);
-    uint32_t m = 0;
-    for (uint32_t i = 0; i < k; i++) {
-        if (m && p->vedges[m - 1].a == p->vedges[i].a && p->vedges[m - 1].b == p->vedges[i].b)
-            p->vedges[m - 1].bytes += p->vedges[i].bytes;
-        else
-            p->vedges[m++] = p->vedges[i];
-    }
-    p->n_vedges = m;
-    return ST_OK;
-}
 
 /* The grid: enough chips for every virtual core, hops within a packet's reach. */
 static Status size_grid(MapPlan *p, Diag *d)
@@ -265,7 +229,7 @@ Status map_place_sketch(MapPlan *p, uint32_t *where, Diag *d)
 {
     Status st = size_grid(p, d);
     if (st == ST_OK)
-        st = build_vedges(p, d);
+        st = map_build_vedges(p, NULL, d);
     if (st == ST_OK)
         st = map_place_scotch(p, p->opt.seed, where, d);
     free(p->vedges);
@@ -278,7 +242,7 @@ Status map_place(MapPlan *p, Diag *d)
 {
     Status st = size_grid(p, d);
     if (st == ST_OK)
-        st = build_vedges(p, d);
+        st = map_build_vedges(p, NULL, d);
     if (st != ST_OK)
         return st;
     uint32_t *where = malloc(((size_t)p->n_vcores + 1) * sizeof *where);
@@ -288,10 +252,14 @@ Status map_place(MapPlan *p, Diag *d)
         map_place_snake(p, where);
     } else {
         st = map_place_scotch(p, p->opt.seed, where, d);
-        if (st == ST_OK)
+        if (st == ST_OK) {
             p->traffic_scotch = map_vedge_traffic(p, where);
+            p->traffic_scotch_mc = map_route_where(p, where, NULL, NULL);
+            if (p->traffic_scotch_mc < 0)
+                st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory placing cores");
+        }
         if (st == ST_OK && p->opt.place == MAP_PLACE_REFINED && p->opt.effort > 0)
-            st = map_refine(p, where, d);
+            st = map_refine_chains(p, where, d);
     }
     for (uint32_t v = 0; st == ST_OK && v < p->n_vcores; v++)
         p->vcores[v].core = where[v];

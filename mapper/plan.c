@@ -38,6 +38,10 @@ void mapper_plan_destroy(MapPlan *p)
     free(p->order);
     free(p->chunks);
     free(p->vedges);
+    free(p->mc_xfer);
+    free(p->mc_start);
+    free(p->mc_lo);
+    free(p->mc_hi);
     free(p->phase);
     free(p);
 }
@@ -76,6 +80,8 @@ Status mapper_plan(const Graph *g, const Chip *c, const MapperOptions *o, MapPla
     if (st == ST_OK)
         st = map_merge_cores(p, d);
     if (st == ST_OK)
+        st = map_route_sets(p, d);
+    if (st == ST_OK)
         st = map_place(p, d);
     if (st == ST_OK)
         st = map_route(p, d);
@@ -94,7 +100,8 @@ void mapper_score(const MapPlan *p, MapCost *out)
     *out = p->cost;
 }
 
-int64_t mapper_baseline_traffic(const MapPlan *p, MapPlaceKind kind, uint64_t seed)
+int64_t mapper_baseline_traffic(const MapPlan *p, MapPlaceKind kind, uint64_t seed,
+                                bool multicast)
 {
     uint32_t *where = malloc(((size_t)p->n_vcores + 1) * sizeof *where);
     if (!where)
@@ -102,12 +109,12 @@ int64_t mapper_baseline_traffic(const MapPlan *p, MapPlaceKind kind, uint64_t se
     int64_t t = -1;
     if (kind == MAP_PLACE_SNAKE) {
         map_place_snake(p, where);
-        t = map_vedge_traffic(p, where);
+        t = multicast ? map_route_where(p, where, NULL, NULL) : map_vedge_traffic(p, where);
     } else {
         Diag d;
         diag_init(&d, NULL);
         if (map_place_scotch(p, seed, where, &d) == ST_OK)
-            t = map_vedge_traffic(p, where);
+            t = multicast ? map_route_where(p, where, NULL, NULL) : map_vedge_traffic(p, where);
         diag_finish(&d);
     }
     free(where);

@@ -134,6 +134,12 @@ struct MapPlan {
     VEdge *vedges;
     uint32_t n_vedges;
     int64_t traffic_scotch;   /* unicast traffic after Scotch, before refinement */
+    int64_t traffic_scotch_mc;/* the same with multicast chains (map_route_where) */
+    /* route.c: the multicast sets (map_route_sets), independent of the placement */
+    uint32_t *mc_xfer;        /* the cross transfers, set by set, each set in route order */
+    uint32_t *mc_start;       /* n_mc + 1: set s is mc_xfer[mc_start[s] .. mc_start[s + 1]) */
+    int64_t *mc_lo, *mc_hi;   /* per entry: the global phases its copy may forward in */
+    uint32_t n_mc, mc_max;    /* sets, and the size of the largest */
     /* estimate.c */
     MPhase *phase;            /* n_vcores x n_phases */
     MapCost cost;
@@ -169,6 +175,11 @@ bool map_lifetime_span(const MapPlan *p, uint32_t pos, uint32_t v, int64_t *lo, 
 /* place.c: Scotch's placement of the virtual cores as they are now into where[] (n_vcores
  * entries), a sketch for merge.c; leaves no traffic graph behind. */
 Status map_place_sketch(MapPlan *p, uint32_t *where, Diag *d);
+/* grid.c: the traffic graph into p->vedges (replacing it): every cross transfer from its
+ * source's virtual core, or from its relay's (relay[x] per transfer, route.c) when given. */
+Status map_build_vedges(MapPlan *p, const uint32_t *relay, Diag *d);
+/* place_chain.c: refines where[] under the multicast chains' traffic (map_route_where). */
+Status map_refine_chains(MapPlan *p, uint32_t *where, Diag *d);
 /* place.c: the traffic graph between virtual cores, then the placement opt.place asks for. */
 Status map_place(MapPlan *p, Diag *d);
 /* grid.c: the grid coordinates of core index k. */
@@ -181,8 +192,17 @@ int64_t map_vedge_traffic(const MapPlan *p, const uint32_t *where);
 Status map_place_scotch(const MapPlan *p, uint64_t seed, uint32_t *where, Diag *d);
 /* place.c: snake-order placement into where[]. */
 void map_place_snake(const MapPlan *p, uint32_t *where);
-/* refine.c: swaps and moves under the real cost, in place. */
-Status map_refine(MapPlan *p, uint32_t *where, Diag *d);
+/* refine.c: the annealing moves of effort opt.effort. */
+uint64_t map_refine_moves(const MapPlan *p);
+/* refine.c: swaps and moves under bytes x hops over p->vedges, in place: iters annealing
+ * moves from a temperature of heat x the mean cost of an edge, then descent sweeps. */
+Status map_refine(MapPlan *p, uint32_t *where, uint64_t iters, double heat, Diag *d);
+/* route.c: the multicast sets of the cross transfers (after map_merge_cores). */
+Status map_route_sets(MapPlan *p, Diag *d);
+/* route.c: routes every multicast set with the virtual cores placed at where[v]: returns the
+ * traffic (bytes x hops, chains link by link), -1 when out of memory; relay[x] and hops[x]
+ * per cross transfer x when not NULL (n_xfers entries). */
+int64_t map_route_where(const MapPlan *p, const uint32_t *where, uint32_t *relay, int64_t *hops);
 /* route.c: relays and hops of every cross transfer. */
 Status map_route(MapPlan *p, Diag *d);
 /* estimate.c: per core and phase figures, the cost terms. */

@@ -1,20 +1,23 @@
-/* refine.c: improves a placement under the real cost, bytes x XY hops between the virtual
- * cores (docs/mapper.md, "Algorithm", step 5).
+/* refine.c: improves a placement under bytes x XY hops over a traffic graph between the
+ * virtual cores, p->vedges: the unicast graph or the links of the multicast chains
+ * (place_chain.c; docs/mapper.md, "Algorithm", step 5).
  *
  * Simulated annealing over moves and swaps: a virtual core u goes to a core next to the core
  * of one of its partners, next to its own, or next to the weighted median of its partners'
  * places (per axis: where the sum of bytes x |distance| is least, the best core for u alone
  * under XY hops), swapping with the virtual core there if there is one. A move that does not
  * raise the cost is taken; one that does with probability exp(-delta / T), T falling
- * geometrically from 0.3 x the mean cost of an edge (Scotch's start is good: a hotter start
- * only loses it) to nothing. The best of the placements seen at snapshots (every 1024
- * moves, and the last) is kept, so the result is never worse than Scotch's. Then descent
+ * geometrically from heat x the mean cost of an edge (0.3 from place_chain.c: Scotch's start
+ * is good, a hotter start only loses it) to nothing. The best of the placements seen at
+ * snapshots (every 1024 moves, and the last) is kept, so the result is never worse than its
+ * start. Then descent
  * sweeps: every virtual core in turn tries its median core and the cores around it and
  * around its own place, and takes the best move or swap that lowers the cost, until a sweep
  * gains less than 0.1 % or after 4 x effort sweeps. Every delta is incremental, O(degree):
  * the cost of the edges of the one or two virtual cores that move. The random numbers come
- * from the seed alone (splitmix64): one seed, one placement. Work: effort x (64 moves per
- * virtual core + min(MIN_MOVES, 4096 per virtual core)) annealing moves (a plan of a few
+ * from the seed alone (splitmix64): one seed, one placement. Work: the annealing moves the
+ * caller asks for, map_refine_moves at effort LEVEL: LEVEL x (64 moves per virtual core +
+ * min(MIN_MOVES, 4096 per virtual core)) annealing moves (a plan of a few
  * hundred cores anneals longer: more moves were worth it on every graph measured,
  * docs/mapper.md "Benchmark"), then the sweeps.
  */
@@ -195,7 +198,14 @@ static uint32_t near_core(const MapPlan *p, Rng *r, uint32_t k)
     return (uint32_t)ny * p->grid_w + (uint32_t)nx;
 }
 
-Status map_refine(MapPlan *p, uint32_t *where, Diag *d)
+uint64_t map_refine_moves(const MapPlan *p)
+{
+    uint64_t nv = p->n_vcores;
+    uint64_t extra = 4096 * nv < MIN_MOVES ? 4096 * nv : MIN_MOVES;
+    return (uint64_t)p->opt.effort * (64 * nv + extra);
+}
+
+Status map_refine(MapPlan *p, uint32_t *where, uint64_t iters, double heat, Diag *d)
 {
     uint32_t nv = p->n_vcores;
     size_t ncores = (size_t)p->grid_w * p->grid_h;
@@ -234,9 +244,7 @@ Status map_refine(MapPlan *p, uint32_t *where, Diag *d)
         occ[where[v]] = v;
     memcpy(best, where, (size_t)nv * sizeof *best);
     int64_t cost = map_vedge_traffic(p, where), best_cost = cost;
-    double t0 = p->n_vedges ? 0.3 * (double)cost / p->n_vedges : 1.0;
-    uint64_t extra = 4096 * (uint64_t)nv < MIN_MOVES ? 4096 * (uint64_t)nv : MIN_MOVES;
-    uint64_t iters = (uint64_t)p->opt.effort * (64 * (uint64_t)nv + extra);
+    double t0 = p->n_vedges ? heat * (double)cost / p->n_vedges : 1.0;
     double decay = iters ? pow(1e-4, 1.0 / (double)iters) : 1.0, temp = t0;
     Rng r = {p->opt.seed ^ UINT64_C(0x5DEECE66D)};
     for (uint64_t it = 0; it < iters; it++) {

@@ -65,8 +65,12 @@ static json_object *cost(PrintJson *j, const MapPlan *p)
     json_object *o = pj_obj(j);
     pj_set(j, o, "traffic_byte_hops", pj_int(j, p->cost.traffic));
     pj_set(j, o, "traffic_unicast_byte_hops", pj_int(j, p->cost.traffic_unicast));
-    pj_set(j, o, "baseline_scotch_byte_hops", pj_int(j, p->traffic_scotch));
-    pj_set(j, o, "baseline_snake_byte_hops", pj_int(j, mapper_baseline_traffic(p, MAP_PLACE_SNAKE, 0)));
+    pj_set(j, o, "baseline_scotch_byte_hops", pj_int(j, p->traffic_scotch_mc));
+    pj_set(j, o, "baseline_snake_byte_hops",
+           pj_int(j, mapper_baseline_traffic(p, MAP_PLACE_SNAKE, 0, true)));
+    pj_set(j, o, "baseline_scotch_unicast_byte_hops", pj_int(j, p->traffic_scotch));
+    pj_set(j, o, "baseline_snake_unicast_byte_hops",
+           pj_int(j, mapper_baseline_traffic(p, MAP_PLACE_SNAKE, 0, false)));
     pj_set(j, o, "step_clock", pj_int(j, p->cost.step_clock));
     return o;
 }

@@ -9,6 +9,9 @@
  * copy lives on its core through the phases the bytes travel on (lifetime.c: the Mapping's
  * MEMORY coordinates stay true for the relay). The source stays a candidate, so a chain is
  * never costlier than unicast.
+ * The sets and their order do not depend on the placement (map_route_sets, once); the chains
+ * do (map_route_where, for any placement): the refinement, the baselines and the final
+ * routes all measure multicast traffic through it, the one scorer of routed traffic.
  * Requires map_place. Guarantees: every cross transfer has its relay (or MAP_NONE) and hops.
  */
 #include "mapper/plan.h"
@@ -62,102 +65,137 @@ static int by_source(const void *a, const void *b)
     return x->edge < y->edge ? -1 : x->edge > y->edge;
 }
 
-/* Can the copy that transfer y fills forward x's bytes: does its life on its core (without
- * relays) cover the phases x's bytes travel in? Then the MEMORY coordinates need no change
- * for the relay. */
-static bool can_forward(const MapPlan *p, const MXfer *y, const MXfer *x)
+static Status oom(Diag *d)
 {
-    int64_t lo, hi;
-    if (!map_lifetime_span(p, y->store, map_xfer_vcore(p, y), &lo, &hi))
-        return true; /* alive the whole step */
-    return first_phase(p, x) >= lo && last_phase(p, x) <= hi;
+    return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory routing");
 }
 
-/* Routes one multicast set: list[0..n) share their source and box. */
-static void route_set(MapPlan *p, const uint32_t *list, uint32_t n, bool *relaying)
+/* The sets: the cross transfers sorted by source, then split by box (few boxes a source:
+ * quadratic is fine), each set in the order its bytes arrive; per entry the life of the copy
+ * it fills on its core, within which that copy may forward (whole step: INT64_MIN..MAX). */
+Status map_route_sets(MapPlan *p, Diag *d)
 {
-    uint32_t src = p->vcores[map_task_vcore(p, p->xfers[list[0]].src_task)].core;
-    for (uint32_t i = 0; i < n; i++) {
-        MXfer *x = &p->xfers[list[i]];
-        uint32_t dst = p->vcores[map_xfer_vcore(p, x)].core;
-        int64_t best = map_hops(p, src, dst);
-        uint32_t via = MAP_NONE, via_i = MAP_NONE;
-        for (uint32_t j = 0; j < i; j++) {
-            const MXfer *y = &p->xfers[list[j]];
-            if (relaying[j] || last_phase(p, y) > first_phase(p, x))
+    uint32_t n = 0, k = 0, m = 0;
+    for (uint32_t i = 0; i < p->n_xfers; i++)
+        n += p->xfers[i].cross;
+    XKey *keys = malloc((n ? n : 1) * sizeof *keys);
+    bool *used = calloc(n ? n : 1, sizeof *used);
+    p->mc_xfer = malloc((n ? n : 1) * sizeof *p->mc_xfer);
+    p->mc_start = malloc(((size_t)n + 1) * sizeof *p->mc_start);
+    p->mc_lo = malloc((n ? n : 1) * sizeof *p->mc_lo);
+    p->mc_hi = malloc((n ? n : 1) * sizeof *p->mc_hi);
+    if (!keys || !used || !p->mc_xfer || !p->mc_start || !p->mc_lo || !p->mc_hi) {
+        free(keys);
+        free(used);
+        return oom(d);
+    }
+    for (uint32_t i = 0; i < p->n_xfers; i++)
+        if (p->xfers[i].cross)
+            keys[k++] = (XKey){p->xfers[i].src_task, first_phase(p, &p->xfers[i]),
+                               p->xfers[i].edge, i};
+    qsort(keys, k, sizeof *keys, by_source);
+    p->n_mc = 0;
+    for (uint32_t i = 0; i < k;) {
+        uint32_t j = i;
+        while (j < k && keys[j].src_task == keys[i].src_task)
+            j++;
+        for (uint32_t a = i; a < j; a++) {
+            if (used[a])
                 continue;
-            int64_t h = map_hops(p, p->vcores[map_xfer_vcore(p, y)].core, dst);
-            if (h < best && can_forward(p, y, x)) {
+            const Iface *box = src_iface(p, &p->xfers[keys[a].xfer]);
+            p->mc_start[p->n_mc++] = m;
+            for (uint32_t b = a; b < j; b++)
+                if (!used[b] && same_box(box, src_iface(p, &p->xfers[keys[b].xfer]))) {
+                    used[b] = true;
+                    p->mc_xfer[m++] = keys[b].xfer;
+                }
+        }
+        i = j;
+    }
+    p->mc_start[p->n_mc] = m;
+    p->mc_max = 0;
+    for (uint32_t s = 0; s < p->n_mc; s++)
+        if (p->mc_start[s + 1] - p->mc_start[s] > p->mc_max)
+            p->mc_max = p->mc_start[s + 1] - p->mc_start[s];
+    for (uint32_t e = 0; e < m; e++) {
+        const MXfer *y = &p->xfers[p->mc_xfer[e]];
+        if (!map_lifetime_span(p, y->store, map_xfer_vcore(p, y), &p->mc_lo[e], &p->mc_hi[e])) {
+            p->mc_lo[e] = INT64_MIN; /* alive the whole step */
+            p->mc_hi[e] = INT64_MAX;
+        }
+    }
+    free(keys);
+    free(used);
+    return ST_OK;
+}
+
+/* Routes set s under where[]: returns its bytes x hops; relay/hops per xfer when given. */
+static int64_t route_set(const MapPlan *p, const uint32_t *where, uint32_t s, uint32_t *relay,
+                         int64_t *hops, bool *relaying)
+{
+    uint32_t e0 = p->mc_start[s], n = p->mc_start[s + 1] - e0;
+    const uint32_t *list = p->mc_xfer + e0;
+    uint32_t src = where[map_task_vcore(p, p->xfers[list[0]].src_task)];
+    int64_t sum = 0;
+    memset(relaying, 0, n * sizeof *relaying);
+    for (uint32_t i = 0; i < n; i++) {
+        const MXfer *x = &p->xfers[list[i]];
+        uint32_t dst = where[map_xfer_vcore(p, x)];
+        int32_t first = first_phase(p, x), last = last_phase(p, x);
+        int64_t best = map_hops(p, src, dst);
+        uint32_t via_i = MAP_NONE;
+        for (uint32_t j = 0; j < i && best > 0; j++) {
+            const MXfer *y = &p->xfers[list[j]];
+            if (relaying[j] || last_phase(p, y) > first)
+                continue;
+            int64_t h = map_hops(p, where[map_xfer_vcore(p, y)], dst);
+            /* can y's copy forward x's bytes: does its life cover their phases? */
+            if (h < best && first >= p->mc_lo[e0 + j] && last <= p->mc_hi[e0 + j]) {
                 best = h;
-                via = list[j];
                 via_i = j;
             }
         }
         if (via_i != MAP_NONE)
             relaying[via_i] = true;
-        x->relay = via;
-        x->hops = best;
+        if (relay)
+            relay[list[i]] = via_i == MAP_NONE ? MAP_NONE : list[via_i];
+        if (hops)
+            hops[list[i]] = best;
+        sum += x->bytes * best;
     }
+    return sum;
+}
+
+int64_t map_route_where(const MapPlan *p, const uint32_t *where, uint32_t *relay, int64_t *hops)
+{
+    bool *relaying = malloc((p->mc_max ? p->mc_max : 1) * sizeof *relaying);
+    if (!relaying)
+        return -1;
+    int64_t sum = 0;
+    for (uint32_t s = 0; s < p->n_mc; s++)
+        sum += route_set(p, where, s, relay, hops, relaying);
+    free(relaying);
+    return sum;
 }
 
 Status map_route(MapPlan *p, Diag *d)
 {
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < p->n_xfers; i++)
-        n += p->xfers[i].cross;
-    uint32_t *list = malloc((n ? n : 1) * sizeof *list);
-    XKey *keys = malloc((n ? n : 1) * sizeof *keys);
-    bool *relaying = calloc(n ? n : 1, sizeof *relaying);
-    uint32_t *set = malloc((n ? n : 1) * sizeof *set);
-    if (!list || !keys || !relaying || !set) {
-        free(list);
-        free(keys);
-        free(relaying);
-        free(set);
-        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory routing");
+    uint32_t *where = malloc(((size_t)p->n_vcores + 1) * sizeof *where);
+    uint32_t *relay = malloc(((size_t)p->n_xfers + 1) * sizeof *relay);
+    int64_t *hops = malloc(((size_t)p->n_xfers + 1) * sizeof *hops);
+    int64_t t = -1;
+    if (where && relay && hops) {
+        for (uint32_t v = 0; v < p->n_vcores; v++)
+            where[v] = p->vcores[v].core;
+        t = map_route_where(p, where, relay, hops);
     }
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < p->n_xfers; i++)
-        if (p->xfers[i].cross) {
-            keys[k] = (XKey){p->xfers[i].src_task, first_phase(p, &p->xfers[i]),
-                             p->xfers[i].edge, i};
-            k++;
-        }
-    qsort(keys, k, sizeof *keys, by_source);
-    for (uint32_t i = 0; i < k; i++)
-        list[i] = keys[i].xfer;
-    free(keys);
-    bool *done = relaying; /* reused below per set; cleared for each */
-    for (uint32_t i = 0; i < k;) {
-        uint32_t j = i;
-        while (j < k && p->xfers[list[j]].src_task == p->xfers[list[i]].src_task)
-            j++;
-        /* within one source, split by box (few boxes a source: quadratic is fine) */
-        bool *used = calloc(j - i, sizeof *used);
-        if (!used) {
-            free(list);
-            free(relaying);
-            free(set);
-            return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory routing");
-        }
-        for (uint32_t a = i; a < j; a++) {
-            if (used[a - i])
-                continue;
-            const Iface *box = src_iface(p, &p->xfers[list[a]]);
-            uint32_t m = 0;
-            for (uint32_t b = a; b < j; b++)
-                if (!used[b - i] && same_box(box, src_iface(p, &p->xfers[list[b]]))) {
-                    used[b - i] = true;
-                    set[m++] = list[b];
-                }
-            memset(done, 0, m * sizeof *done);
-            route_set(p, set, m, done);
-        }
-        free(used);
-        i = j;
+    for (uint32_t e = 0; t >= 0 && e < p->mc_start[p->n_mc]; e++) {
+        MXfer *x = &p->xfers[p->mc_xfer[e]];
+        x->relay = relay[p->mc_xfer[e]];
+        x->hops = hops[p->mc_xfer[e]];
     }
-    free(list);
-    free(relaying);
-    free(set);
-    return ST_OK;
+    free(where);
+    free(relay);
+    free(hops);
+    return t < 0 ? oom(d) : ST_OK;
 }

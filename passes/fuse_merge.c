@@ -250,9 +250,17 @@ static bool decide(const Graph *g, const GraphUses *u, const GroupMap *grp, uint
     return true;
 }
 
-/* Moves the output edges of the block at pos to the block at pos into, removes its input
- * edges and the block. */
-static bool merge(Graph *g, const GraphUses *u, uint32_t pos, uint32_t into)
+/* The input edges of the merged blocks, removed together at the end (graph_remove_edges):
+ * one at a time, each removal would search and shift the output cluster of the block that
+ * feeds them, which on a wide layer feeds thousands of them. */
+typedef struct Doomed {
+    Edge **e;
+    size_t n, cap;
+} Doomed;
+
+/* Moves the output edges of the block at pos to the block at pos into, adds its input edges
+ * to doomed and removes the block. */
+static bool merge(Graph *g, const GraphUses *u, uint32_t pos, uint32_t into, Doomed *doomed)
 {
     Block *b = g->blocks[pos], *keep = g->blocks[into];
     const BlockUses *bu = &u->blocks[pos];
@@ -262,8 +270,18 @@ static bool merge(Graph *g, const GraphUses *u, uint32_t pos, uint32_t into)
         if (!graph_retarget_edge(g, e, true, keep, f ? f->cluster : 0))
             return false;
     }
+    if (doomed->cap - doomed->n < bu->n_in_edges) {
+        size_t cap = doomed->cap ? doomed->cap : 256;
+        while (cap - doomed->n < bu->n_in_edges)
+            cap *= 2;
+        Edge **ne = realloc(doomed->e, cap * sizeof *ne);
+        if (!ne)
+            return false;
+        doomed->e = ne;
+        doomed->cap = cap;
+    }
     for (uint32_t i = 0; i < bu->n_in_edges; i++)
-        graph_remove_edge(g, g->edges[bu->in_edges[i]]);
+        doomed->e[doomed->n++] = g->edges[bu->in_edges[i]];
     b->removed = true;
     return true;
 }
@@ -279,11 +297,14 @@ Status fuse_merge_storage(Graph *g, Diag *d, uint32_t *n)
     ok = ok && into && decide(g, &u, &grp, into);
     /* the first merged block is the only one its position names: merging edits no block
      * whose edges a later merge reads (the output clusters of kept blocks only grow) */
+    Doomed doomed = {0};
     for (uint32_t i = 0; ok && i < g->n_blocks; i++)
         if (into[i] != i) {
-            ok = merge(g, &u, i, into[i]);
+            ok = merge(g, &u, i, into[i], &doomed);
             (*n)++;
         }
+    ok = ok && graph_remove_edges(g, doomed.e, doomed.n);
+    free(doomed.e);
     graph_uses_finish(&u);
     group_map_finish(&grp);
     free(into);

@@ -15,13 +15,16 @@ static uint32_t compute_blocks(const Graph *g)
 
 Status pass_split(Graph *g, const PassOptions *o, Diag *d)
 {
+    SplitSlices *slices = split_slices_create();
+    if (!slices)
+        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
     Status st = ST_OK;
     if (o->split_spec && *o->split_spec)
-        st = split_apply_spec(g, o->chip, o->split_spec, d);
+        st = split_apply_spec(g, o->chip, o->split_spec, slices, d);
     /* fit the groups, then the edges; cutting an edge with a rearrangement may stage it
      * through a new CADD (encode.h), which must fit too: again until no block is added */
     for (int round = 0; st == ST_OK && !o->no_fit; round++) {
-        st = split_fit(g, o->chip, d);
+        st = split_fit(g, o->chip, slices, d);
         uint32_t n = compute_blocks(g);
         if (st == ST_OK)
             st = split_edges(g, o->chip, d);
@@ -33,6 +36,7 @@ Status pass_split(Graph *g, const PassOptions *o, Diag *d)
             break;
         }
     }
+    split_slices_destroy(slices);
     if (st == ST_OK)
         group_prune(g);
     return st;

@@ -3,6 +3,7 @@
  *   split_geom.c   where one piece of a cut block reads and writes (halo, padding)
  *   split_feed.c   re-feeding a region of a cluster, re-routing a cut block's output
  *   split_axis.c   cutting one compute block along one axis into pieces
+ *   split_slice.c  the part of a storage block's data a piece reads (shared, a view or a copy)
  *   split_spec.c   the explicit cuts of PassOptions.split_spec
  *   split_fit.c    fit mode: choosing the cuts that make every group fit a core
  *   split_edge.c   fit mode: cutting the edges that deliver more than a destination may take
@@ -54,12 +55,28 @@ void split_bounds(int32_t extent, uint32_t n, int32_t align, int32_t *bounds);
 /* The unit pieces along ax are best aligned to on chip c (32 for f on P41, 4 for x ...). */
 int32_t split_align(const Chip *c, const Block *b, SplitAxis ax);
 
+/* The copies of parts of data tensors made so far (split_slice.c): a part asked for again
+ * is the same copy. Lives as long as the pass (the copies are in the graph's arena). */
+typedef struct SplitSlices SplitSlices;
+
+SplitSlices *split_slices_create(void); /* NULL when out of memory */
+void split_slices_destroy(SplitSlices *s); /* accepts NULL */
+/* Gives c (a piece's copy of storage block s) the part r (output cluster coordinates of s)
+ * of s's data tensor, whose axes are the used dims of s's shape in y x f r ky kx order: the
+ * tensor itself, a view of rows of it, or a copy in g's arena, shared through cache (NULL:
+ * none) with every other piece reading the same part. false when out of memory or when the
+ * tensor's dims are not the shape's. */
+bool split_slice_data(Graph *g, SplitSlices *cache, const Block *s, Block *c,
+                      const SplitBox *r);
+
 /* What the re-feeding works with: the graph, its use index (built before the change set:
- * only blocks and edges that existed then are looked up in it) and the findings. */
+ * only blocks and edges that existed then are looked up in it), the findings and the copies
+ * of data parts (NULL: each made anew). */
 typedef struct SplitCtx {
     Graph *g;
     const GraphUses *u;
     Diag *d;
+    SplitSlices *slices;
 } SplitCtx;
 
 /* Feeds input cluster to_idx of `to` with the content that region r (cluster coordinates)
@@ -90,6 +107,7 @@ typedef struct SplitBatch {
     size_t n_drop, cap_drop;
     int32_t *cut;        /* ids of the storage blocks cut: removed when they feed nothing */
     size_t n_cut, cap_cut;
+    SplitSlices *slices; /* set by the caller after split_begin (NULL: none): SplitCtx */
 } SplitBatch;
 
 Status split_begin(Graph *g, SplitBatch *sb, Diag *d);
@@ -106,10 +124,12 @@ Status split_commit(Graph *g, SplitBatch *sb, Diag *d);
 Status split_block(Graph *g, SplitBatch *sb, Block *b, SplitAxis ax, const int32_t *bounds,
                    uint32_t n, int32_t *piece_ids, Diag *d);
 
-/* Applies the explicit cuts "NAME:AXIS=N[,AXIS=N...][;NAME:...]" [pass.split.spec]. */
-Status split_apply_spec(Graph *g, const Chip *c, const char *spec, Diag *d);
-/* Fit mode: cuts until every group fits a core of c [pass.split.fit]. */
-Status split_fit(Graph *g, const Chip *c, Diag *d);
+/* Applies the explicit cuts "NAME:AXIS=N[,AXIS=N...][;NAME:...]" [pass.split.spec]; the
+ * copies of data parts go through slices (NULL: none). */
+Status split_apply_spec(Graph *g, const Chip *c, const char *spec, SplitSlices *slices,
+                        Diag *d);
+/* Fit mode: cuts until every group fits a core of c [pass.split.fit]; slices as above. */
+Status split_fit(Graph *g, const Chip *c, SplitSlices *slices, Diag *d);
 /* Fit mode: cuts every edge into a storage block (or from a compute block into a compute
  * block) that delivers more than c->dest_bytes_per_phase into edges that do not. */
 Status split_edges(Graph *g, const Chip *c, Diag *d);

@@ -67,79 +67,6 @@ static bool holds_data(const Block *s)
     return s->data && (s->n_in == 0 || blk_idle_input(s));
 }
 
-/* Gives c the part r (output cluster coordinates of s) of s's data tensor, whose axes are
- * the used dims of s's shape in y x f r ky kx order. */
-static bool slice_data(Graph *g, const Block *s, Block *c, const SplitBox *r)
-{
-    const Tensor *t = s->data;
-    int dim[TIR_CDIMS], k = 0;
-    for (int j = 0; j < TIR_CDIMS; j++)
-        if (s->shape.d[j] > 0)
-            dim[k++] = j;
-    if ((uint32_t)k != t->n_dims)
-        return false;
-    int cut = 0, first = -1;
-    for (int a = 0; a < k; a++)
-        if (r->size[dim[a]] > 0 && (r->pos[dim[a]] != 0 || r->size[dim[a]] != t->dims[a])) {
-            cut++;
-            if (first < 0)
-                first = a;
-        }
-    if (cut == 0) {
-        c->data = s->data;
-        return true;
-    }
-    if (cut == 1 && first == 0)
-        return blk_set_data_view(g, c, t, (uint32_t)r->pos[dim[0]], (uint32_t)r->size[dim[0]]);
-    Tensor *n = arena_alloc(g->arena, 1, sizeof *n);
-    if (!n)
-        return false;
-    *n = *t;
-    n->name = NULL;
-    if (!(n->dims = arena_alloc(g->arena, (size_t)k, sizeof *n->dims)))
-        return false;
-    int64_t vol = 1, lo[TIR_CDIMS], ext[TIR_CDIMS], stride[TIR_CDIMS];
-    for (int a = k - 1; a >= 0; a--) {
-        lo[a] = r->size[dim[a]] > 0 ? r->pos[dim[a]] : 0;
-        ext[a] = r->size[dim[a]] > 0 ? r->size[dim[a]] : t->dims[a];
-        stride[a] = a == k - 1 ? 1 : stride[a + 1] * t->dims[a + 1];
-        n->dims[a] = (int32_t)ext[a];
-        vol *= ext[a];
-    }
-    size_t es = t->n_i32 ? sizeof *t->i32 : t->n_u32 ? sizeof *t->u32 : sizeof *t->f32;
-    const char *src = t->n_i32 ? (const char *)t->i32 : t->n_u32 ? (const char *)t->u32
-                                                                 : (const char *)t->f32;
-    char *dst = arena_alloc(g->arena, (size_t)vol, es);
-    if (!dst)
-        return false;
-    /* copied in runs: the axes after the last one cut are whole, so each run is contiguous
-     * in both tensors */
-    int last = k - 1;
-    while (last > 0 && lo[last] == 0 && ext[last] == t->dims[last])
-        last--;
-    int64_t run = ext[last] * stride[last];
-    int64_t c0[TIR_CDIMS] = {0};
-    for (int64_t i = 0; i < vol; i += run) {
-        int64_t off = 0;
-        for (int a = 0; a <= last; a++)
-            off += (lo[a] + c0[a]) * stride[a];
-        memcpy(dst + (size_t)i * es, src + (size_t)off * es, (size_t)run * es);
-        for (int a = last - 1; a >= 0; a--) {
-            if (++c0[a] < ext[a])
-                break;
-            c0[a] = 0;
-        }
-    }
-    n->i32 = t->n_i32 ? (int32_t *)(void *)dst : NULL;
-    n->n_i32 = t->n_i32 ? (uint32_t)vol : 0;
-    n->u32 = !t->n_i32 && t->n_u32 ? (uint32_t *)(void *)dst : NULL;
-    n->n_u32 = n->u32 ? (uint32_t)vol : 0;
-    n->f32 = !t->n_i32 && !t->n_u32 ? (float *)(void *)dst : NULL;
-    n->n_f32 = n->f32 ? (uint32_t)vol : 0;
-    c->data = n;
-    return true;
-}
-
 /* The box of storage block s's input cluster holding what box r of its output cluster
  * holds: both enumerate one content, their used dims pair up in order. */
 static bool to_input_box(const Block *s, const SplitBox *r, SplitBox *out)
@@ -207,7 +134,7 @@ static Status feed_input(const SplitCtx *s, Cut *cut, const Block *b, uint32_t k
     split_storage_shape(S, &pc->in[k], c->shape.d);
     c->has_shape = true;
     if (data) {
-        if (!slice_data(g, S, c, &pc->in[k]))
+        if (!split_slice_data(g, s->slices, S, c, &pc->in[k]))
             return diag_block(s->d, ST_RUNTIME, "oom", S, "cannot slice its data: out of memory"
                               " or its tensor's dims are not its shape's");
         c->n_in = 0; /* the idle input cluster: the slice holds the data */
@@ -446,7 +373,7 @@ Status split_block(Graph *g, SplitBatch *sb, Block *b, SplitAxis ax, const int32
         if (!split_piece(b, ax, bounds[i], bounds[i + 1], &pc[i], why, sizeof why))
             st = diag_block(d, ST_LOGIC, "pass.split.axis", b, "cannot be cut along %c: %s",
                             split_axis_names[ax], why);
-    SplitCtx s = {.g = g, .u = &sb->u, .d = d};
+    SplitCtx s = {.g = g, .u = &sb->u, .d = d, .slices = sb->slices};
     Cut cut = {0};
     int32_t join_id = 0;
     if (st == ST_OK)

@@ -368,12 +368,14 @@ static Status axon_waits(const Chip *c, const Graph *g, const GraphUses *u, cons
 
 /* One round: every block of the worklist that does not fit and touches nothing this
  * round's cuts touched is cut; the pieces and the blocks that waited go to next. */
-static Status round_of(Graph *g, const Chip *c, Work *w, Work *next, Diag *d)
+static Status round_of(Graph *g, const Chip *c, SplitSlices *slices, Work *w, Work *next,
+                       Diag *d)
 {
     SplitBatch sb;
     Status st = split_begin(g, &sb, d);
     if (st != ST_OK)
         return st;
+    sb.slices = slices;
     uint8_t *mark = calloc(sb.u.n_blocks ? sb.u.n_blocks : 1, 1);
     if (!mark) {
         split_commit(g, &sb, d);
@@ -438,7 +440,7 @@ static Status round_of(Graph *g, const Chip *c, Work *w, Work *next, Diag *d)
     return st != ST_OK ? st : cs;
 }
 
-Status split_fit(Graph *g, const Chip *c, Diag *d)
+Status split_fit(Graph *g, const Chip *c, SplitSlices *slices, Diag *d)
 {
     Work w = {0}, next = {0};
     Status st = ST_OK;
@@ -447,7 +449,7 @@ Status split_fit(Graph *g, const Chip *c, Diag *d)
             st = oom(d);
     while (st == ST_OK && w.n) {
         next.n = 0;
-        st = round_of(g, c, &w, &next, d);
+        st = round_of(g, c, slices, &w, &next, d);
         Work t = w;
         w = next;
         next = t;

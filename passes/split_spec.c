@@ -28,8 +28,8 @@ static Block *find_block(const Graph *g, const char *name)
 }
 
 /* Cuts the blocks ids[0..n) along ax into parts pieces each; ids becomes their pieces. */
-static Status cut_all(Graph *g, const Chip *c, int32_t **ids, uint32_t *n, SplitAxis ax,
-                      uint32_t parts, const char *item, Diag *d)
+static Status cut_all(Graph *g, const Chip *c, SplitSlices *slices, int32_t **ids,
+                      uint32_t *n, SplitAxis ax, uint32_t parts, const char *item, Diag *d)
 {
     int32_t *out = malloc(((size_t)*n * parts + 1) * sizeof *out);
     int32_t *bounds = malloc(((size_t)parts + 1) * sizeof *bounds);
@@ -52,6 +52,7 @@ static Status cut_all(Graph *g, const Chip *c, int32_t **ids, uint32_t *n, Split
         split_bounds(ext, parts, split_align(c, b, ax), bounds);
         SplitBatch sb;
         st = split_begin(g, &sb, d);
+        sb.slices = slices;
         if (st == ST_OK) {
             st = split_block(g, &sb, b, ax, bounds, parts, out + (size_t)i * parts, d);
             Status cs = split_commit(g, &sb, d);
@@ -66,7 +67,7 @@ static Status cut_all(Graph *g, const Chip *c, int32_t **ids, uint32_t *n, Split
     return st;
 }
 
-static Status apply_one(Graph *g, const Chip *c, char *item, Diag *d)
+static Status apply_one(Graph *g, const Chip *c, SplitSlices *slices, char *item, Diag *d)
 {
     char *colon = strchr(item, ':');
     if (!colon)
@@ -93,7 +94,7 @@ static Status apply_one(Graph *g, const Chip *c, char *item, Diag *d)
         else if (parts < 2 || parts > (1 << 16) || (uint64_t)n * (uint64_t)parts > (1u << 20))
             st = bad(d, item, "N must be 2 .. 65536 (and all the cuts at most 2^20 pieces)");
         else
-            st = cut_all(g, c, &ids, &n, (SplitAxis)(ax - "yxfr"), (uint32_t)parts, item, d);
+            st = cut_all(g, c, slices, &ids, &n, (SplitAxis)(ax - "yxfr"), (uint32_t)parts, item, d);
         if (st != ST_OK || !*end)
             break;
         p = end + 1;
@@ -102,7 +103,8 @@ static Status apply_one(Graph *g, const Chip *c, char *item, Diag *d)
     return st;
 }
 
-Status split_apply_spec(Graph *g, const Chip *c, const char *spec, Diag *d)
+Status split_apply_spec(Graph *g, const Chip *c, const char *spec, SplitSlices *slices,
+                        Diag *d)
 {
     char *copy = strdup(spec);
     if (!copy)
@@ -110,7 +112,7 @@ Status split_apply_spec(Graph *g, const Chip *c, const char *spec, Diag *d)
     Status st = ST_OK;
     for (char *save = NULL, *item = strtok_r(copy, ";", &save); item && st == ST_OK;
          item = strtok_r(NULL, ";", &save))
-        st = apply_one(g, c, item, d);
+        st = apply_one(g, c, slices, item, d);
     free(copy);
     return st;
 }

@@ -27,7 +27,7 @@
  * buffers of a run, of all result arrays of sim_run, and the work (multiply-accumulates,
  * comparisons and copied elements) of one time step. */
 #define SIM_MAX_BUFFER_ELEMS ((int64_t)1 << 28)
-#define SIM_MAX_TOTAL_ELEMS ((int64_t)1 << 30)
+#define SIM_MAX_TOTAL_ELEMS ((int64_t)1 << 31)
 #define SIM_MAX_STEP_WORK ((int64_t)1 << 38)
 
 typedef struct SimOptions {

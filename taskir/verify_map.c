@@ -13,15 +13,20 @@
  *   map.clock                        prediction_clock, when given, is not negative
  *   map.place.input, map.route       verify_map_place.c: a compute block on its inputs' core,
  *                                    edges between cores routed, no receive without a send
+ *   map.order.read                   verify_map_order.c: a block reads storage after its
+ *                                    writers' data is there
  * and, given a chip description (verify_mapping_on), the rules of verify_map_chip.c: cores,
- * phases and groups the chip has, a core's memory in every phase, the receive limits.
+ * phases and groups the chip has, a core's memory in every phase, the receive limits; and
+ * the chip-exactness rules map.exact.* (taskir/exact.h) on a graph that verifies.
  * Like the graph verifier it reports every finding, never trusts ids, and runs in time linear
  * in the mapping plus a sort of the compute coordinates. */
 #include "taskir/mapping.h"
 
 #include "taskir/diag_block.h"
+#include "taskir/exact.h"
 #include "taskir/verify.h"
 #include "taskir/verify_map_chip.h"
+#include "taskir/verify_map_order.h"
 #include "taskir/verify_map_place.h"
 
 #include <inttypes.h>
@@ -302,6 +307,19 @@ static void check_slots(MapVerifier *v, const bool *dups)
     free(refs);
 }
 
+/* The chip-exactness rules (map.exact.*, docs/exactness.md) on a verified graph, as
+ * taskir-map checks them before it plans; adds their number to *found. false when out of
+ * memory. */
+static bool check_exact(const Graph *g, const Chip *chip, Diag *d, size_t *found)
+{
+    ExactInfo x;
+    if (exact_analyse(g, &x, d) != ST_OK)
+        return false;
+    *found += exact_check(g, chip, &x, ST_LOGIC, d);
+    exact_finish(&x);
+    return !d->oom;
+}
+
 Status verify_mapping(const Mapping *m, Diag *d)
 {
     return verify_mapping_on(m, NULL, d);
@@ -332,7 +350,11 @@ Status verify_mapping_on(const Mapping *m, const Chip *chip, Diag *d)
         check_slots(&v, dups);
         if (verify_map_place(m, first, d, &v.found) != ST_OK)
             v.oom = true;
+        if (!v.oom && verify_map_order(m, first, d, &v.found) != ST_OK)
+            v.oom = true;
         if (chip && !v.oom && verify_map_chip(m, chip, first, d, &v.found) != ST_OK)
+            v.oom = true;
+        if (chip && !v.oom && gst == ST_OK && !check_exact(m->graph, chip, d, &v.found))
             v.oom = true;
         if (m->has_prediction_clock && m->prediction_clock < 0)
             report(&v, "map.clock", NULL, NULL, false, 0, false, 0,

@@ -121,21 +121,27 @@ static void place_text(Place p, char *buf, size_t len)
 
 enum { PI_SEND = 4, PI_RECV = 3 }; /* ROUTER_SEND, ROUTER_RECIEVE (MAP_PI_TABLE) */
 
+const MapDict **verify_map_edge_dicts(const Mapping *m)
+{
+    const Graph *g = m->graph;
+    const MapDict **edict = calloc(g->n_edges ? g->n_edges : 1, sizeof *edict);
+    for (uint32_t i = 0; edict && i < m->n_edges; i++) {
+        long pos = graph_edge_pos(g, m->edges[i].task_id);
+        if (pos >= 0 && !edict[pos])
+            edict[pos] = &m->edges[i];
+    }
+    return edict;
+}
+
 Status verify_map_place(const Mapping *m, const uint32_t *first, Diag *d, size_t *found)
 {
     const Graph *g = m->graph;
-    /* the edge dict of each edge (the first naming it) */
-    const MapDict **edict = calloc(g->n_edges ? g->n_edges : 1, sizeof *edict);
+    const MapDict **edict = verify_map_edge_dicts(m);
     size_t n_held = 0;
     Held *held = edict ? held_index(m, first, &n_held) : NULL;
     if (!held) {
         free(edict);
         return ST_RUNTIME;
-    }
-    for (uint32_t i = 0; i < m->n_edges; i++) {
-        long pos = graph_edge_pos(g, m->edges[i].task_id);
-        if (pos >= 0 && !edict[pos])
-            edict[pos] = &m->edges[i];
     }
     for (uint32_t e = 0; e < g->n_edges; e++) {
         const Edge *ed = g->edges[e];

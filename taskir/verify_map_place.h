@@ -15,4 +15,8 @@
  * memory, else ST_OK. */
 Status verify_map_place(const Mapping *m, const uint32_t *first, Diag *d, size_t *found);
 
+/* The edge dict of each edge (per position in m->graph->edges: the first dict naming it, or
+ * NULL), malloc'd (free it); NULL when out of memory. */
+const MapDict **verify_map_edge_dicts(const Mapping *m);
+
 #endif

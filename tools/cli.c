@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *cli_opt_value(int argc, char **argv, int *i, const char *name, bool *matched)
@@ -75,6 +76,17 @@ int cli_once(const char *tool, const char *opt, bool *seen)
         return cli_usage(tool, "usage.repeated", "%s given more than once", opt);
     *seen = true;
     return -1;
+}
+
+bool cli_count(const char *v, long max, uint32_t *out)
+{
+    char *end;
+    errno = 0;
+    long n = v ? strtol(v, &end, 10) : 0;
+    if (!v || !*v || *end || errno || n < 1 || n > max)
+        return false;
+    *out = (uint32_t)n;
+    return true;
 }
 
 int cli_one_stdin(const char *tool, const char *const *inputs, size_t n)

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The value of argv[*i] given as "NAME VALUE" (advancing *i) or "NAME=VALUE"; *matched says
  * whether argv[*i] is the option NAME at all. NULL when it is not, or has no value. */
@@ -34,6 +35,11 @@ const char *cli_name(const char *path, bool output);
 /* A single-value option given once only: *seen says whether it was given before. Returns -1
  * the first time (and sets *seen), else a usage error [usage.repeated] naming opt. */
 int cli_once(const char *tool, const char *opt, bool *seen);
+/* A count 1..max in v ("N", decimal); false when v is NULL, empty, not a number or out of
+ * range. */
+bool cli_count(const char *v, long max, uint32_t *out);
+/* The most --threads a tool takes. */
+#define CLI_MAX_THREADS 64L
 /* Standard input read by at most one argument: inputs[0..n) (NULL entries skipped). Returns
  * -1, or a usage error [usage.stdin]. */
 int cli_one_stdin(const char *tool, const char *const *inputs, size_t n);

@@ -41,6 +41,7 @@ static const char usage_text[] =
     "usage: taskir-dump GRAPH.pb|MAP.pb|CHIP.xml [--format text|json|dot] [--full-data]\n"
     "                   [--summary] [--block ID] [--verify [--strict]]\n"
     "                   [--input-format graph|mapping|chip|asm] [--chip CHIP.xml] [-o FILE]\n"
+    "                   [--threads N]\n"
     "       taskir-dump PROGDIR [--format text|json] [--verify] [-o FILE]\n"
     "       taskir-dump --help | --version\n"
     "\n"
@@ -70,8 +71,9 @@ static const char usage_text[] =
     "                (rule, block, edge, where, message) print as JSON, also when none\n"
     "  --chip FILE   with --verify on a Mapping, check the rules that need the chip (cores,\n"
     "                phases and groups it has, a core's memory in every phase, the receive\n"
-    "                limits: docs/rules.md) against this chip description; default: the\n"
-    "                built-in TianjicX description (examples/chips/tianjicx.xml)\n"
+    "                limits, whether it computes what the graph does: docs/rules.md)\n"
+    "                against this chip description; default: the built-in TianjicX\n"
+    "                description (examples/chips/tianjicx.xml)\n"
     "  --strict      with --verify (implies it), a graph's pedantic findings too: the\n"
     "                conventions of the existing tools that --verify accepts (an absent\n"
     "                socket_id, unused attributes at neutral values, a data block's empty\n"
@@ -82,6 +84,9 @@ static const char usage_text[] =
     "                directory); by default a text whose first element is <chip>\n"
     "                is a chip description, a path ending in .map.pb a Mapping, else the\n"
     "                first field of the file decides (docs/formats.md)\n"
+    "  --threads N   use N threads to read a TaskGraph .pb, decode its tensor values and\n"
+    "                check them (default 1; a Mapping, a chip description or a program set\n"
+    "                is read on one thread); the output is the same for every N\n"
     "  -o FILE       write the output to FILE (atomically) instead of standard output;\n"
     "                a link is followed, a device or FIFO written in place; not a directory\n"
     "                nor the input (docs/cli.md)\n"
@@ -91,8 +96,9 @@ static const char usage_text[] =
     "exit status:\n"
     "  0  success\n"
     "  1  usage error: unknown option, missing file argument, bad --format or\n"
-    "     --input-format, --summary with dot, bad --block ID, an option given twice,\n"
-    "     -o a directory or the input; dot, --block or --full-data for a chip description\n"
+    "     --input-format, --summary with dot, bad --block ID or --threads N, an option\n"
+    "     given twice, -o a directory or the input; dot, --block or --full-data for a chip\n"
+    "     description\n"
     "  2  logic error: the file is not a valid TaskGraph (or Mapping, or chip description),\n"
     "     --block names no block, or --verify found violations\n"
     "  3  runtime error: the input cannot be read or the output written, out of memory\n";
@@ -112,6 +118,7 @@ typedef struct Options {
     bool full_data;      /* --full-data: PF_JSON_FULL */
     bool strict;         /* --strict: verify_graph_opts(.strict) */
     const char *chip;    /* --chip: the chip a Mapping is verified on (NULL: built-in) */
+    uint32_t threads;    /* --threads: reading, decoding and checking a graph's values */
 } Options;
 
 /* Parses argv into o. Returns -1 to go on, else the exit code (--help, --version, errors). */
@@ -120,8 +127,9 @@ static int parse_args(int argc, char **argv, Options *o)
     int rc = -1;
     bool only_files = false;
     bool seen_format = false, seen_input = false, seen_block = false, seen_out = false;
-    bool seen_chip = false;
+    bool seen_chip = false, seen_threads = false;
     memset(o, 0, sizeof *o);
+    o->threads = 1;
     for (int i = 1; i < argc && rc < 0; i++) {
         const char *a = argv[i];
         bool m;
@@ -189,6 +197,12 @@ static int parse_args(int argc, char **argv, Options *o)
             if (!v || !*v)
                 rc = cli_usage(TOOL, "usage.args", "%s needs a chip description file", a);
             o->chip = v;
+        } else if ((v = cli_opt_value(argc, argv, &i, "--threads", &m)), m) {
+            if ((rc = cli_once(TOOL, "--threads", &seen_threads)) >= 0)
+                break;
+            if (!cli_count(v, CLI_MAX_THREADS, &o->threads))
+                rc = cli_usage(TOOL, "usage.threads", "--threads needs a count 1..%ld, not '%s'",
+                               CLI_MAX_THREADS, v ? v : "");
         } else if ((v = cli_opt_value(argc, argv, &i, "-o", &m)), m) {
             if ((rc = cli_once(TOOL, "-o", &seen_out)) >= 0)
                 break;
@@ -351,7 +365,7 @@ static Status run(const Options *o, const char *name, Diag *d, Diag *od, Diag *c
     if (o->input == IN_ASM || (o->input == IN_AUTO && strcmp(o->file, "-") != 0 &&
                                stat(o->file, &sb) == 0 && S_ISDIR(sb.st_mode)))
         return run_asm(o, name, d, od);
-    Status st = tir_file_bytes(o->file, TIR_MAX_FILE_BYTES, &file, d);
+    Status st = tir_file_bytes_threads(o->file, TIR_MAX_FILE_BYTES, o->threads, &file, d);
     if (st != ST_OK)
         return st;
     const uint8_t *in = file.p;
@@ -370,7 +384,8 @@ static Status run(const Options *o, const char *name, Diag *d, Diag *od, Diag *c
         st = mapping_load_pb_mem(in, in_len, &m, d);
         g = m ? m->graph : NULL;
     } else {
-        st = graph_load_pb_mem(in, in_len, &g, d);
+        LoadOptions lo = {o->threads};
+        st = graph_load_pb_mem_opts(in, in_len, &lo, &g, d);
     }
     tir_file_release(&file);
     /* --verify --format json alone reports the findings as JSON; --format text dumps */
@@ -384,7 +399,7 @@ static Status run(const Options *o, const char *name, Diag *d, Diag *od, Diag *c
     if (st != ST_OK)
         return st;
     bool dump = !json_report && (!o->verify || o->format_given || o->summary || o->has_block);
-    VerifyOptions vo = {.strict = o->strict};
+    VerifyOptions vo = {.strict = o->strict, .threads = o->threads};
     size_t before = d->n;
     if (o->verify && m) {
         Chip *chip = NULL;

@@ -65,7 +65,6 @@
 #ifndef FREE_AT_EXIT
 #define FREE_AT_EXIT 0
 #endif
-#define MAX_THREADS 64L
 
 static const char usage_text[] =
     "usage: taskir-run GRAPH.pb --input NAME=X.npy ... [-o DIR] [--dump-all] [--steps T]\n"
@@ -197,17 +196,6 @@ typedef struct Results {
 
 #define usage_error(...) cli_usage(TOOL, __VA_ARGS__)
 
-static bool parse_count(const char *v, long max, uint32_t *out)
-{
-    char *end;
-    errno = 0;
-    long n = v ? strtol(v, &end, 10) : 0;
-    if (!v || !*v || *end || errno || n < 1 || n > max)
-        return false;
-    *out = (uint32_t)n;
-    return true;
-}
-
 /* The input files: standard input read once at most, none of them a file the run would
  * write or remove in -o DIR, DIR not a file. Returns -1 or the exit code. */
 static int check_files(const Options *o)
@@ -320,15 +308,15 @@ static int parse_args(int argc, char **argv, Options *o)
         } else if ((v = cli_opt_value(argc, argv, &i, "--steps", &m)), m) {
             if ((rc = cli_once(TOOL, "--steps", &o->steps_given)) >= 0)
                 return rc;
-            if (!parse_count(v, MAX_STEPS, &o->sim.steps))
+            if (!cli_count(v, MAX_STEPS, &o->sim.steps))
                 return usage_error("usage.steps", "--steps needs a count 1..%ld, not '%s'",
                                    MAX_STEPS, v ? v : "");
         } else if ((v = cli_opt_value(argc, argv, &i, "--threads", &m)), m) {
             if ((rc = cli_once(TOOL, "--threads", &o->threads_given)) >= 0)
                 return rc;
-            if (!parse_count(v, MAX_THREADS, &o->sim.threads))
+            if (!cli_count(v, CLI_MAX_THREADS, &o->sim.threads))
                 return usage_error("usage.threads", "--threads needs a count 1..%ld, not '%s'",
-                                   MAX_THREADS, v ? v : "");
+                                   CLI_MAX_THREADS, v ? v : "");
         } else if ((v = cli_opt_value(argc, argv, &i, "-o", &m)), m) {
             if ((rc = cli_once(TOOL, "-o", &seen_out)) >= 0)
                 return rc;

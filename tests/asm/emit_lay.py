@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""A small TaskGraph through the whole chain: taskir-map places it, taskir-emit writes its
-program set, and taskir-run DIR (the per-core executor) must give taskir-run MAP.pb's outputs
-(the TaskGraph simulator) byte for byte, for several seeded random inputs. The program's text
+"""A small TaskGraph through the whole chain: taskir-map places it (a GRAPH.map.txtpb is a
+Mapping written by hand, used as it is), taskir-emit writes its program set, and taskir-run
+DIR (the per-core executor) must give taskir-run MAP.pb's outputs (the TaskGraph simulator)
+byte for byte, for several seeded random inputs. The program's text
 form must hold each expected line (the parameters worked out by hand in the graph's comment),
 in that order; an expectation data:ID@OFFSET=HEX wants those bytes at that byte offset of the
 static block file data/ID.bin (data:ID@OFFSET=zeros:N: N zero bytes).
@@ -57,10 +58,14 @@ def main():
     fails = 0
     with tempfile.TemporaryDirectory() as tmp:
         g_pb, map_pb = os.path.join(tmp, "g.pb"), os.path.join(tmp, "g.map.pb")
-        with open(graph, "rb") as f, open(g_pb, "wb") as g:
-            subprocess.run([protoc, "--encode=taskir.TaskGraph", "--proto_path=" + proto_dir,
-                            "taskgraph.proto"], stdin=f, stdout=g, check=True)
-        subprocess.run([tmap, g_pb, "-o", map_pb, "--quiet"], check=True)
+        mapped = graph.endswith(".map.txtpb")  # a Mapping written by hand: no taskir-map
+        with open(graph, "rb") as f, open(map_pb if mapped else g_pb, "wb") as g:
+            subprocess.run([protoc, "--encode=taskir." + ("Mapping" if mapped else "TaskGraph"),
+                            "--proto_path=" + proto_dir,
+                            "mapping.proto" if mapped else "taskgraph.proto"],
+                           stdin=f, stdout=g, check=True)
+        if not mapped:
+            subprocess.run([tmap, g_pb, "-o", map_pb, "--quiet"], check=True)
         prog, text = os.path.join(tmp, "prog"), os.path.join(tmp, "text")
         subprocess.run([emit, map_pb, "-o", prog], check=True)
         subprocess.run([emit, map_pb, "-o", text, "--format", "text"], check=True)

@@ -61,6 +61,18 @@ static void example_path(char *buf, size_t len, const char *name)
     assert_true(n > 0 && (size_t)n < len);
 }
 
+/* Saves g as the file name in the test's directory (its path to path[0..size)) and
+ * destroys it. */
+static void save_graph(Graph *g, const char *name, char *path, size_t size)
+{
+    tt_path(path, size, name);
+    Diag d;
+    diag_init(&d, path);
+    assert_int_equal(graph_save_pb(g, path, &d), ST_OK);
+    diag_finish(&d);
+    graph_destroy(g);
+}
+
 /* ---- tests ---- */
 
 static void test_help(void **state)
@@ -240,12 +252,7 @@ static void test_invalid_graph(void **state)
     assert_non_null(graph_connect(g, a, 0, b, 0)); /* storage -> storage, sizes differ */
     assert_non_null(graph_add_edge(g, 9, 2, 42));  /* to a block that does not exist */
     char p[512];
-    tt_path(p, sizeof p, "invalid.pb");
-    Diag d;
-    diag_init(&d, p);
-    assert_int_equal(graph_save_pb(g, p, &d), ST_OK);
-    diag_finish(&d);
-    graph_destroy(g);
+    save_graph(g, "invalid.pb", p, sizeof p);
     TtRun r;
     dump(&r, NULL, p, "--verify", NULL);
     assert_int_equal(r.status, 2);
@@ -596,6 +603,102 @@ static void test_dot_renders(void **state)
     }
 }
 
+/* Runs taskir-dump with args (NULL-terminated, at most 8) once with --threads N for each N of
+ * {1, 2, 3}: the same exit status, stdout and stderr every time; returns the first run. */
+static void same_on_threads(TtRun *first, const char *in, const char *const *args)
+{
+    for (int t = 1; t <= 3; t++) {
+        char *argv[16];
+        char n[4];
+        snprintf(n, sizeof n, "%d", t);
+        int k = 0;
+        argv[k++] = (char *)tool;
+        for (int i = 0; args[i]; i++)
+            argv[k++] = (char *)args[i];
+        argv[k++] = "--threads";
+        argv[k++] = n;
+        argv[k] = NULL;
+        TtRun r;
+        tt_run_argv(&r, &(TtOpts){.in = in}, argv);
+        if (t == 1) {
+            *first = r;
+            continue;
+        }
+        assert_int_equal(r.status, first->status);
+        assert_int_equal(r.out_len, first->out_len);
+        assert_memory_equal(r.out, first->out, r.out_len);
+        assert_string_equal(r.err, first->err);
+        tt_run_free(&r);
+    }
+}
+
+/* --threads N: a count 1..64 given once; the output does not depend on it, for the examples
+ * and for a graph large enough for the threads to share its file's pages, its values and
+ * their check (a data tensor of 3.2 M int8 weights, one out of range near its end). */
+static void test_threads(void **state)
+{
+    (void)state;
+    char ex[4096];
+    example_path(ex, sizeof ex, examples[0]);
+    static const char *const bad[] = {"0", "65", "x", "", "-2"};
+    TtRun r;
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        dump(&r, NULL, ex, "--verify", "--threads", bad[i], NULL);
+        assert_int_equal(r.status, 1);
+        tt_assert_contains(r.err, "[usage.threads]");
+        tt_run_free(&r);
+    }
+    dump(&r, NULL, ex, "--threads", "2", "--threads=2", NULL);
+    assert_int_equal(r.status, 1);
+    tt_assert_contains(r.err, "[usage.repeated]");
+    tt_run_free(&r);
+    for (int i = 0; i < n_examples; i++) {
+        example_path(ex, sizeof ex, examples[i]);
+        same_on_threads(&r, NULL, (const char *const[]){ex, "--verify", NULL});
+        assert_int_equal(r.status, 0);
+        tt_run_free(&r);
+        same_on_threads(&r, NULL, (const char *const[]){ex, "--format", "json", "--full-data",
+                                                        NULL});
+        assert_int_equal(r.status, 0);
+        tt_run_free(&r);
+    }
+    /* the large graph: one storage block of int8 precision */
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *b = graph_add_block(g, BT_SI, 1, "weights");
+    assert_non_null(b);
+    b->prec = PR_INT_8;
+    b->has_prec = true;
+    uint32_t n = 3200000;
+    Tensor *t = arena_alloc(g->arena, 1, sizeof *t);
+    int32_t *v = arena_alloc(g->arena, n, sizeof *v);
+    assert_non_null(t);
+    assert_non_null(v);
+    uint32_t x = 12345;
+    for (uint32_t i = 0; i < n; i++) {
+        x = x * 1103515245u + 12345u;
+        v[i] = (int32_t)((x >> 16) % 256) - 128;
+    }
+    v[n - 1000] = 300;
+    t->i32 = v;
+    t->n_i32 = n;
+    b->data = t;
+    char big[512];
+    save_graph(g, "big.pb", big, sizeof big);
+    struct stat sb;
+    assert_int_equal(stat(big, &sb), 0);
+    assert_true(sb.st_size >= (16 << 20)); /* the size from which a file is read on threads */
+    same_on_threads(&r, NULL, (const char *const[]){big, "--verify", NULL});
+    assert_int_equal(r.status, 2);
+    tt_assert_contains(r.err, "[data.range]");
+    tt_assert_contains(r.err, "300");
+    tt_run_free(&r);
+    same_on_threads(&r, NULL, (const char *const[]){big, "--summary", NULL});
+    assert_int_equal(r.status, 0);
+    tt_run_free(&r);
+    unlink(big);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
@@ -619,7 +722,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_output_file),   cmocka_unit_test(test_stdin),
         cmocka_unit_test(test_matches_golden), cmocka_unit_test(test_json_parses),
         cmocka_unit_test(test_dot_renders),   cmocka_unit_test(test_verify_json),
-        cmocka_unit_test(test_full_data),
+        cmocka_unit_test(test_full_data),     cmocka_unit_test(test_threads),
     };
     int rc = cmocka_run_group_tests_name("cli", tests, NULL, NULL);
     char dir[1024];

@@ -8,6 +8,7 @@
 #include "difftest.h"
 #include "passcheck.h"
 
+#include "taskir/pbio.h"
 #include "taskir/sim.h"
 #include "taskir/verify.h"
 
@@ -157,6 +158,38 @@ void dt_check_expect(DtModel *m, const char *what, const int32_t *want, int64_t 
     m->expect = NULL;
 }
 
+/* With DIFF_SAVE=DIR: the lowered graph tg of case `what` into DIR/NAME.pb, NAME what with
+ * every character outside [A-Za-z0-9_.-] a '_' (and -2, -3 ... when taken), so that the whole
+ * chain can run it (tests/asm/emit_graphs.sh). */
+static void save_graph(const Graph *tg, const char *what)
+{
+    const char *dir = getenv("DIFF_SAVE");
+    if (!dir || !*dir)
+        return;
+    char name[96], path[4096];
+    size_t n = 0;
+    for (const char *c = what; *c && n + 1 < sizeof name; c++)
+        name[n++] = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                            (*c >= '0' && *c <= '9') || *c == '-' || *c == '.' ? *c : '_';
+    name[n] = 0;
+    for (int k = 1; k < 1000; k++) {
+        int len = k == 1 ? snprintf(path, sizeof path, "%s/%s.pb", dir, name)
+                         : snprintf(path, sizeof path, "%s/%s-%d.pb", dir, name, k);
+        assert_true(len > 0 && (size_t)len < sizeof path);
+        FILE *f = fopen(path, "rb");
+        if (!f)
+            break;
+        fclose(f);
+    }
+    Diag d;
+    diag_init(&d, path);
+    if (graph_save_pb(tg, path, &d) != ST_OK) {
+        diag_print(&d, stderr, "DIFF_SAVE");
+        fail_msg("%s: cannot write %s", what, path);
+    }
+    diag_finish(&d);
+}
+
 uint32_t dt_check(DtModel *m, const char *what)
 {
     OpGraph *g = m->g;
@@ -254,6 +287,7 @@ uint32_t dt_check(DtModel *m, const char *what)
     }
     sim_result_free(&res);
     sim_destroy(run);
+    save_graph(tg, what);
     pc_check_default(tg, what); /* the default passes keep the outputs; destroys tg */
     for (uint32_t j = 0; j < g->noutputs; j++)
         og_tensor_free(&want[j]);

@@ -6,7 +6,9 @@
 # OUT.map.pb` gives the unmapped graph's outputs bit for bit, with the TaskGraph's arithmetic
 # and with the chip's (--chip-exact). With
 # MAXCORES, the report must show at most that many cores. With MAP_ONCE set in the
-# environment it maps once (no second run for the determinism check).
+# environment it maps once (no second run for the determinism check). The report's traffic
+# must be no more than its unicast figure and than plain Scotch's (both routed alike), and
+# with MAX_TRAFFIC=R in the environment at most R x plain Scotch's.
 #
 #   sh test_map_example.sh MAP DUMP RUN COMPILE PYTHON MODEL INPUT|- MAXCORES|- [COMPILE-ARGS...]
 # MODEL is a TaskGraph .pb (mapped as it is) or a model taskir-compile reads; INPUT is the
@@ -48,7 +50,7 @@ if [ -z "${MAP_ONCE:-}" ]; then # MAP_ONCE set: a big model, mapped once
     rm -f "$tmp/again.map.pb"
 fi
 grep -q '</svg>' "$tmp/c.svg" || bad "the picture is not a whole SVG"
-"$py" - "$tmp/r.json" "$maxcores" <<'PY' || bad "the report of $model"
+"$py" - "$tmp/r.json" "$maxcores" "${MAX_TRAFFIC:-}" <<'PY' || bad "the report of $model"
 import json, sys
 r = json.load(open(sys.argv[1]))
 t = r["totals"]
@@ -58,6 +60,18 @@ assert t["cores"] == len(r["cores"]) > 0
 assert sum(len(c["phases"]) > 0 for c in r["cores"]) <= t["cores"]
 if sys.argv[2] != "-":
     assert t["cores"] <= int(sys.argv[2]), "more than %s cores" % sys.argv[2]
+c = r["cost"]
+# multicast chains are never costlier than unicast, and the refinement keeps what its routes
+# cost least, Scotch's start included (place_chain.c)
+assert c["traffic_byte_hops"] <= c["traffic_unicast_byte_hops"]
+assert c["baseline_scotch_byte_hops"] <= c["baseline_scotch_unicast_byte_hops"]
+assert c["baseline_snake_byte_hops"] <= c["baseline_snake_unicast_byte_hops"]
+assert c["traffic_byte_hops"] <= c["baseline_scotch_byte_hops"], "worse than plain Scotch"
+ratio = float(sys.argv[3]) if sys.argv[3] else None
+if ratio and c["baseline_scotch_byte_hops"]:
+    got = c["traffic_byte_hops"] / c["baseline_scotch_byte_hops"]
+    print("traffic %.3fx plain Scotch's (at most %.3fx)" % (got, ratio))
+    assert got <= ratio, "traffic %.3fx plain Scotch's, more than %.3fx" % (got, ratio)
 PY
 # a core that relays a multicast forwards from its own copy while that copy lives there (the
 # MEMORY coordinate of a block the same source writes, on the relaying core, covers the phase

@@ -515,11 +515,8 @@ static void test_stages(void **state)
  * ReLU is two hops away; the multicast chain sends it the bytes from a neighbour instead:
  * 3 x 8192 byte-hops, not 4 x 8192; the neighbour's copy lives on its core (its MEMORY
  * coordinate) through the phase it forwards in. */
-static void test_multicast(void **state)
+static Graph *multicast_graph(void)
 {
-    (void)state;
-    const char *edits[] = {"budget=\"128KiB\"", "budget=\"16KiB\""};
-    Chip *c = chip_with(edits, 2);
     Graph *g = graph_create();
     Block *si = conv(g, input(g), "conv");
     Block *cc = graph_block(g, si->id - 1);
@@ -533,6 +530,15 @@ static void test_multicast(void **state)
         snprintf(name, sizeof name, "r%d", k);
         relu_after(g, copy, name, k);
     }
+    return g;
+}
+
+static void test_multicast(void **state)
+{
+    (void)state;
+    const char *edits[] = {"budget=\"128KiB\"", "budget=\"16KiB\""};
+    Chip *c = chip_with(edits, 2);
+    Graph *g = multicast_graph();
     MapperOptions o;
     mapper_options_default(&o);
     o.effort = 0;
@@ -571,6 +577,44 @@ static void test_multicast(void **state)
 /* Two convolutions reading one input block (as the split pass's f pieces do): each runs on
  * its own core in phase 0 with a copy of the input, which arrives at both (the INPUT edge's
  * dict receives on two cores, the input's dict has two coordinates). */
+
+/* The baselines go through the same routes as the plan (route.c): on the graph of
+ * test_multicast, at effort 0 (the plan is Scotch's placement), Scotch's baseline is the
+ * plan's traffic, 3 x 8192 with the chain and 4 x 8192 unicast; snake order puts the four
+ * cores in a row, the conv's first: 1 + 2 + 3 hops unicast, a chain of 1 + 1 + 1. At effort
+ * 1 the refinement keeps what its routes cost least, never more than Scotch's. */
+static void test_multicast_baselines(void **state)
+{
+    (void)state;
+    const char *edits[] = {"budget=\"128KiB\"", "budget=\"16KiB\""};
+    Chip *c = chip_with(edits, 2);
+    Graph *g = multicast_graph();
+    for (int effort = 0; effort < 2; effort++) {
+        MapperOptions o;
+        mapper_options_default(&o);
+        o.effort = effort;
+        Diag d;
+        diag_init(&d, NULL);
+        MapPlan *p = NULL;
+        assert_int_equal(mapper_plan(g, c, &o, &p, &d), ST_OK);
+        MapCost k;
+        mapper_score(p, &k);
+        int64_t scotch = mapper_baseline_traffic(p, MAP_PLACE_SCOTCH, o.seed, true);
+        if (effort == 0) {
+            assert_int_equal(scotch, k.traffic);
+            assert_int_equal(scotch, 3 * 8192);
+            assert_int_equal(mapper_baseline_traffic(p, MAP_PLACE_SCOTCH, o.seed, false),
+                             4 * 8192);
+        }
+        assert_true(k.traffic <= scotch);
+        assert_int_equal(mapper_baseline_traffic(p, MAP_PLACE_SNAKE, 0, false), 6 * 8192);
+        assert_int_equal(mapper_baseline_traffic(p, MAP_PLACE_SNAKE, 0, true), 3 * 8192);
+        mapper_plan_destroy(p);
+        diag_finish(&d);
+    }
+    graph_destroy(g);
+    chip_destroy(c);
+}
 static void test_shared_input(void **state)
 {
     (void)state;
@@ -770,6 +814,7 @@ int main(void)
         cmocka_unit_test(test_rewrite_slices),
         cmocka_unit_test(test_stages),
         cmocka_unit_test(test_multicast),
+        cmocka_unit_test(test_multicast_baselines),
         cmocka_unit_test(test_shared_input),
         cmocka_unit_test(test_read_twice),
         cmocka_unit_test(test_output_two_writers),

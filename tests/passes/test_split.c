@@ -4,7 +4,8 @@
  * stride, padding and dilation, padding kept only at the border, unequal pieces; f cuts with
  * the weights and bias sliced and the input shared, aligned to the MAC array's 32 channels;
  * r cuts whose int32 partial sums a new CADD joins with the bias; the CLUT's table copied, the
- * CLIF's state carried over steps; the explicit cut spec and its errors; fit mode on a chip
+ * CLIF's state carried over steps; the explicit cut spec and its errors; a copied part of
+ * a tensor made once for all the pieces that read it; fit mode on a chip
  * with a small budget, edges cut to the per-destination limit, and the "cannot fit"
  * error. */
 #include <setjmp.h>
@@ -273,22 +274,34 @@ static Chip *chip(void)
     return c;
 }
 
-static void test_spec(void **state)
+/* A 3x3 conv with dilation 2 of r input channels, cut by the split pass with the explicit
+ * cuts spec (no fit): it must then verify and give the same outputs. */
+static Graph *spec_same(const Chip *c, int32_t r, const char *spec)
 {
-    (void)state;
-    Chip *c = chip();
-    int32_t s[TIR_NDIMS] = {9, 7, 5, 3, 3, 3, 9, 7};
+    int32_t s[TIR_NDIMS] = {9, 7, 5, r, 3, 3, 9, 7};
     Graph *g = fx_block(BT_CC, s, PR_INT_32, BIAS_VECTOR, conv_dil, 8, 0);
     int64_t n0, n1;
     int32_t *before = fx_run(g, 1, 3, &n0);
     Diag d;
     diag_init(&d, "test");
-    assert_int_equal(run_split(g, c, "op:y=2,f=2", true, &d), ST_OK);
-    assert_non_null(pt_by_name(g, "op/y1/f0"));
+    assert_int_equal(run_split(g, c, spec, true, &d), ST_OK);
+    diag_finish(&d);
     pt_verify(g);
     int32_t *after = fx_run(g, 1, 3, &n1);
+    assert_int_equal(n0, n1);
     assert_memory_equal(before, after, (size_t)n0 * sizeof *before);
     free(before), free(after);
+    return g;
+}
+
+static void test_spec(void **state)
+{
+    (void)state;
+    Chip *c = chip();
+    Graph *g = spec_same(c, 3, "op:y=2,f=2");
+    assert_non_null(pt_by_name(g, "op/y1/f0"));
+    Diag d;
+    diag_init(&d, "test");
     static const char *bad[] = {"nosuch:y=2", "op/y0/f0:q=2", "op/y0/f0:y=1",
                                 "op/y0/f0:y=99", "op/y0/f0", "op/y0/f0:y=2x"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -298,6 +311,32 @@ static void test_spec(void **state)
         assert_true(diag_find(&d, "pass.split.spec") >= 0);
     }
     diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
+/* The data of block name, as a pointer to its first value. */
+static const int32_t *values_of(Graph *g, const char *name)
+{
+    const Block *b = pt_by_name(g, name);
+    assert_non_null(b);
+    assert_non_null(b->data);
+    assert_true(b->data->n_i32 > 0);
+    return b->data->i32;
+}
+
+/* A part of a tensor that is a copy (an r cut of the weights [f r ky kx]) is made once:
+ * the pieces of a y cut share their weights, and cut along r again each piece's weights
+ * for the same input channels are one copy (split_slice.c), not one copy a piece; the
+ * outputs stay the same. */
+static void test_slices_shared(void **state)
+{
+    (void)state;
+    Chip *c = chip();
+    Graph *g = spec_same(c, 6, "op:y=2,r=2");
+    assert_ptr_equal(values_of(g, "op/w/y0/r0"), values_of(g, "op/w/y1/r0"));
+    assert_ptr_equal(values_of(g, "op/w/y0/r1"), values_of(g, "op/w/y1/r1"));
+    assert_ptr_not_equal(values_of(g, "op/w/y0/r0"), values_of(g, "op/w/y0/r1"));
     graph_destroy(g);
     chip_destroy(c);
 }
@@ -487,6 +526,7 @@ int main(void)
         cmocka_unit_test(test_clut_table_copied),
         cmocka_unit_test(test_clif_state),
         cmocka_unit_test(test_spec),
+        cmocka_unit_test(test_slices_shared),
         cmocka_unit_test(test_fit),
         cmocka_unit_test(test_fit_plans),
         cmocka_unit_test(test_edges_cut),

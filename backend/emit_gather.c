@@ -1,0 +1,114 @@
+/* emit_gather.c: a CADD of several different inputs (docs/backend.md, "Inserted primitives";
+ * resnet_block's elementwise add). P02 reads its n inputs back to back, [n][y][x][c], in one
+ * area: the code generator requests an area of n times the box on the CADD's core and, for
+ * each input, inserts a P06 that copies the input's box from its copy into part i, in the
+ * latest free Soma slot before the CADD's phase in which the copy holds its data (Soma2 of
+ * the copy's first phase at the earliest: after that phase's Axon and router). The inputs
+ * must have the same extents, pitch and precision (each read as whole rows of its copy).
+ */
+#include "backend/emit_internal.h"
+
+enum { PI_SOMA1 = 2, PI_SOMA2 = 5 };
+
+/* The copy on core k and the box input cluster i of CADD b reads, or NULL. */
+static ECopy *input_copy(const Emit *e, const Block *b, uint32_t i, uint32_t k, EBox *box)
+{
+    if (i >= b->n_in || b->in[i].n_ifaces != 1)
+        return NULL;
+    const Edge *ed = graph_edge(e->g, b->in[i].ifaces[0].edge_id);
+    long s = ed ? graph_block_pos(e->g, ed->src) : -1;
+    if (s < 0 || ed->n_re || !emit_iface_box(e, (uint32_t)s, false, ed->id, box))
+        return NULL;
+    ECopy *cp = emit_copy_on(e, (uint32_t)s, k);
+    return cp && !cp->image && !cp->planes && !cp->view ? cp : NULL;
+}
+
+/* Drops the entries of a gather from start and records why it failed (an entry with i = -1,
+ * n = the reason, copy = the input), for emit_prim.c to refuse the CADD with, after the
+ * memory plan (whose refusal comes first). */
+static Status failed(Emit *e, size_t start, uint32_t pos, int32_t input, int32_t why)
+{
+    e->n_gathers = start;
+    EGather *ng = emit_grow(e, e->gathers, &e->cap_gathers, e->n_gathers, sizeof *e->gathers);
+    if (!ng)
+        return ST_RUNTIME;
+    e->gathers = ng;
+    e->gathers[e->n_gathers++] = (EGather){pos, -1, why, (uint32_t)input, {{0}, {0}}, -1, 0,
+                                           EMIT_NONE};
+    return ST_OK;
+}
+
+/* Plans the gather of CADD pos (n inputs, on core k, in phase pc). */
+static Status plan_gather(Emit *e, uint32_t pos, uint32_t n, uint32_t k, int32_t pc)
+{
+    const Block *b = e->g->blocks[pos];
+    EBox box0;
+    ECopy *cp0 = input_copy(e, b, 0, k, &box0);
+    size_t start = e->n_gathers;
+    int32_t from = pc;
+    for (uint32_t i = 0; i < n; i++) {
+        EBox box;
+        ECopy *cp = input_copy(e, b, i, k, &box);
+        if (!cp || !cp0 || cp->feat.prec != cp0->feat.prec || cp->feat.c != cp0->feat.c ||
+            box.n[0] != box0.n[0] || box.n[1] != box0.n[1] || box.n[2] != box0.n[2])
+            return failed(e, start, pos, (int32_t)i, GATHER_LAYOUT);
+        int32_t ph = -1, slot = 0;
+        for (int32_t p = pc - 1; p >= cp->first && ph < 0; p--)
+            for (int32_t sl = PI_SOMA2; sl >= PI_SOMA1 && ph < 0; sl -= PI_SOMA2 - PI_SOMA1)
+                if (!emit_soma_taken(e, k, p, sl) && (p > cp->first || sl == PI_SOMA2)) {
+                    ph = p;
+                    slot = sl;
+                }
+        if (ph < 0)
+            return failed(e, start, pos, (int32_t)i, GATHER_SLOT);
+        EGather *ng = emit_grow(e, e->gathers, &e->cap_gathers, e->n_gathers,
+                                sizeof *e->gathers);
+        if (!ng)
+            return ST_RUNTIME;
+        e->gathers = ng;
+        e->gathers[e->n_gathers++] = (EGather){pos, (int32_t)i, (int32_t)n,
+                                               (uint32_t)(cp - e->copies), box, ph, slot,
+                                               EMIT_NONE};
+        from = ph < from ? ph : from;
+    }
+    int64_t words = box0.n[0] * box0.n[1] * emit_feat_pixel_words(&cp0->feat);
+    uint32_t req = emit_request(e, k, words * n, cp0->feat.align, from, pc, ALLOC_DATA, b->id);
+    if (req == EMIT_NONE)
+        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    for (size_t g = start; g < e->n_gathers; g++)
+        e->gathers[g].req = req;
+    return ST_OK;
+}
+
+Status emit_gathers(Emit *e)
+{
+    for (uint32_t pos = 0; pos < e->g->n_blocks; pos++) {
+        const Block *b = e->g->blocks[pos];
+        uint32_t k = e->core_of[pos];
+        uint32_t n = b->type == BT_CADD ? blk_n_variadic(b) : 0;
+        if (n < 2 || k == EMIT_NONE || emit_dup_of(e, pos))
+            continue;
+        Status st = plan_gather(e, pos, n, k, e->phase_of[pos]);
+        if (st != ST_OK)
+            return st;
+    }
+    return ST_OK;
+}
+
+int32_t emit_gather_failed(const Emit *e, uint32_t pos, int32_t *input)
+{
+    for (size_t i = 0; i < e->n_gathers; i++)
+        if (e->gathers[i].cadd == pos && e->gathers[i].i < 0) {
+            *input = (int32_t)e->gathers[i].copy;
+            return e->gathers[i].n;
+        }
+    return 0;
+}
+
+const EGather *emit_gather_of(const Emit *e, uint32_t pos)
+{
+    for (size_t i = 0; i < e->n_gathers; i++)
+        if (e->gathers[i].cadd == pos && e->gathers[i].i == 0)
+            return &e->gathers[i];
+    return NULL;
+}
