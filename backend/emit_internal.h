@@ -7,6 +7,7 @@
  *   emit_prim.c   the primitive of every compute block (Axon / Soma slots)
  *   emit_route.c  the router: P09 send and receive for every transfer between cores
  *   emit_move.c   the inserted P06 that moves a received copy out of the receive area
+ *   emit_route_chain.c  one run sent to several cores in a phase: a relaying chain
  *   emit_io.c     the dynamic blocks and sockets of the model's inputs and outputs
  *   emit_p81.c    P81's channel-major input (planes)
  *   emit_sockrun.c a socket whose values lie in memory in another order (a block a pixel)
@@ -41,6 +42,7 @@ typedef struct ESend {
     int64_t src, words, dst_addr;
     int64_t run, stride;
     int32_t block;          /* the storage block received, for the block ids */
+    bool relay;             /* the first core of a relaying chain (emit_route_chain.c) */
 } ESend;
 
 typedef struct EPhase {
@@ -48,8 +50,14 @@ typedef struct EPhase {
     ESend *sends;
     size_t n_sends, cap_sends;
     int32_t recv_marks;             /* transfers (end marks) arriving */
-    int64_t recv_lo, recv_hi;       /* word addresses received into, [lo, hi) */
+    int64_t recv_lo;                /* the first word received into (emit_route_chain.c) */
     int32_t recv_block;             /* a block received (for receive_block) */
+    int64_t recv_base;              /* word of the receive area's unit 0 (0: 0x8400) */
+    uint32_t chain_src, chain_next; /* the sender of the relaying chain it is in and the core
+                                       it forwards to (EMIT_NONE: none), when chained */
+    bool chained;
+    int32_t n_groups;               /* runs sent to it and other cores at once */
+    int64_t relayed;                /* packets it forwards (CXY 1) */
 } EPhase;
 
 typedef struct ECore {
@@ -254,6 +262,11 @@ Status emit_moves(Emit *e);                 /* emit_move.c: the P06 of received 
 Status emit_prims(Emit *e, Taskir__Asm__Config *cfg); /* emit_prim.c */
 Status emit_routes(Emit *e);                /* emit_route.c */
 Status emit_router_prims(Emit *e);          /* emit_route.c, after the prims */
+/* One run sent whole to several cores in a phase becomes one relaying chain (the chip's
+ * multicast): emit_route_chain.c, before the P09s are written. */
+Status emit_route_chains(Emit *e);
+/* The word of unit 0 of core k's receive area in phase p. */
+int64_t emit_recv_base(const Emit *e, uint32_t k, int32_t p);
 Status emit_io(Emit *e, ProgSet *out);      /* emit_io.c */
 
 /* arr (capacity *cap elements of elem bytes) with room for element n: arr itself, or

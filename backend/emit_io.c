@@ -119,7 +119,7 @@ Taskir__Asm__DynamicBlock *emit_dynamic_new(Emit *e, Taskir__Asm__DataConfig *dc
 static Status dynamic(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io, const ECopy *cp,
                       const EBox *box, const EBox *ebox, const EBox *sbox, int piece)
 {
-    if (box->n[0] > 1 && box->n[1] != cp->box.n[1]) /* its rows would not follow each other */
+    if (!cp->planes && box->n[0] > 1 && box->n[1] != cp->box.n[1]) /* rows not one run */
         return diag_block(e->d, ST_LOGIC, "emit.socket", io,
                           "a piece of %lld of the %lld columns of block %d's copy on core %s, "
                           "over %lld rows: a dynamic block places whole rows one after the "

@@ -29,7 +29,7 @@
 #define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
 
 enum { PI_RECV = 3, PI_SEND = 4, PI_SOMA2 = 5 };
-enum { HEADER_WORDS = 2, RHEAD_WORDS = ASM_MEM2_RECV - ASM_MEM2_RHEAD };
+enum { HEADER_WORDS = 2, RHEAD_WORDS = ASM_MEM2_RECV - ASM_MEM2_RHEAD, MAX_PACKETS = 4096 };
 
 /* A feature area: where point (y, x) of box of canonical coordinates lives. */
 typedef struct ELoc {
@@ -57,7 +57,8 @@ static Status add_send(Emit *e, uint32_t k, int32_t p, const ESend *s)
 
 /* The source of edge ed's data on its writer's core, in the coordinates of the storage it
  * goes to (dst_box: the edge's box there). */
-static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, const EBox *dst_box, ELoc *l)
+static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
+                        const EBox *dst_box, ELoc *l)
 {
     const Block *b = e->g->blocks[w];
     uint32_t k = e->core_of[w];
@@ -67,6 +68,11 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, const EBox *dst_bo
         return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "edge %d: no box", ed->id);
     if (e->outs[w].used) {
         const EOut *o = &e->outs[w];
+        if (phase < c->reqs[o->req].first || phase > c->reqs[o->req].last)
+            return diag_block(e->d, ST_LOGIC, "emit.route", b, "sends edge %d in phase %d, "
+                              "when its output buffer on %s is no longer alive (phases "
+                              "%d..%d)", ed->id, phase, c->name, c->reqs[o->req].first,
+                              c->reqs[o->req].last);
         l->feat = &o->feat;
         l->row = o->box.n[1] * emit_feat_pixel_words(&o->feat);
         l->box = *dst_box;
@@ -90,6 +96,11 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, const EBox *dst_bo
         l->row = cp->box.n[1] * emit_feat_pixel_words(&cp->feat);
         l->box = *dst_box;
         l->base = emit_feat_addr(&cp->feat, &cp->box, emit_copy_addr(e, cp), wy, wx);
+        if (phase < cp->first || phase > cp->last)
+            return diag_block(e->d, ST_LOGIC, "emit.route", b, "sends edge %d in phase %d, "
+                              "when its copy of block %d on %s is no longer alive (phases "
+                              "%d..%d)", ed->id, phase, e->g->blocks[s]->id, c->name,
+                              cp->first, cp->last);
         return ST_OK;
     }
     return diag_block(e->d, ST_LOGIC, "emit.route", b,
@@ -127,7 +138,7 @@ static Status add_run(Emit *e, uint32_t sk, int32_t p, uint32_t dk, int64_t src,
     }
     e->cores[dk].ph[p].recv_marks++;
     e->cores[dk].ph[p].recv_block = block;
-    ESend run = {dk, src, words, dst, words, words, block};
+    ESend run = {dk, src, words, dst, words, words, block, false};
     return add_send(e, sk, p, &run);
 }
 
@@ -151,12 +162,17 @@ static Status runs(Emit *e, const Edge *ed, const ELoc *src, int64_t ch0, uint32
     if (sf->prec != df->prec || soff < 0 || soff % (2 * pw) || doff % (2 * pw) ||
         (!tail && part->n[2] % (2 * pw)) || doff / pw + len > dpx || soff / pw + len > spx)
         return diag_edge(e->d, ST_LOGIC, "emit.route", ed->id,
-                         "channels %lld..%lld of block %d: the sender's pixels (%lld channels "
-                         "of %s) and the receiver's (%lld of %s) do not meet in whole 8-byte "
-                         "units", (long long)part->lo[2],
+                         "channels %lld..%lld of block %d start at channel %lld of the "
+                         "sender's pixels (%lld channels of %s) and %lld of the receiver's "
+                         "(%lld of %s): a packet carries 8 bytes (2 int32 or 8 int8 channels), "
+                         "and a part that does not start on such a unit in both, or does not "
+                         "fill whole units short of the receiver's last channel, would land "
+                         "on channels of other parts (a cut of the channels needs pieces of "
+                         "whole units)", (long long)part->lo[2],
                          (long long)(part->lo[2] + part->n[2] - 1),
-                         e->g->blocks[dcp->block]->id, (long long)sf->c, pr_info(sf->prec)->name,
-                         (long long)df->c, pr_info(df->prec)->name);
+                         e->g->blocks[dcp->block]->id, (long long)soff, (long long)sf->c,
+                         pr_info(sf->prec)->name, (long long)doff, (long long)df->c,
+                         pr_info(df->prec)->name);
     int64_t dbase = emit_copy_dest_addr(e, dcp); /* its landing area when it moves on */
     int32_t block = e->g->blocks[dcp->block]->id;
     bool whole = soff == 0 && doff == 0 && len == spx && len == dpx;
@@ -194,6 +210,80 @@ static bool intersect(const EBox *a, const EBox *b, EBox *out)
     out->lo[3] = 0;
     out->n[3] = 1;
     return true;
+}
+
+/* The first phase core k receives edge le's data in (INT32_MAX: never). */
+static int32_t first_receive(Emit *e, const Edge *le, uint32_t k)
+{
+    long pos = graph_edge_pos(e->g, le->id);
+    uint32_t di = pos >= 0 ? e->dict_of_edge[pos] : EMIT_NONE;
+    int32_t got = INT32_MAX;
+    for (uint32_t i = di; i < e->m->n_edges; i++) {
+        const MapDict *dict = &e->m->edges[i];
+        if (dict->task_id != le->id)
+            continue;
+        for (uint32_t j = 0; j < dict->n_coords; j++)
+            if (dict->coords[j].pi_index == PI_RECV && dict->coords[j].phase < got &&
+                emit_core(e, &dict->coords[j]) == k)
+                got = dict->coords[j].phase;
+    }
+    return got;
+}
+
+/* The source of edge ed's part (storage coordinates of its destination, dbox the edge's box
+ * there) on sk, a relay of a multicast chain: sk's copy of data writer w sent it in an
+ * earlier phase. The chain joins the transfers of one box of w's output, which may go to
+ * several storage blocks (one a reading core); so the copy is of the block ed fills or of
+ * another that w fills with the same values, and it must hold the whole part. A relay that
+ * forwards in the phase it receives holds nothing yet: l->feat NULL, and the writer sends
+ * the part itself; the run it then sends to several cores in one phase becomes the chip's
+ * relaying chain (emit_route_chain.c). ch0: the storage channel sk's pixels start with. */
+static Status relay_loc(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_t phase,
+                        const EBox *dbox, const EBox *part, ELoc *l, int64_t *ch0)
+{
+    EBox wbox;
+    if (!emit_iface_box(e, w, false, ed->id, &wbox))
+        return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no box");
+    const BlockUses *bu = &e->uses.blocks[w];
+    bool early = false; /* some copy of the data arrives in time, but not all of the part */
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        const Edge *le = e->g->edges[bu->out_edges[j]];
+        long s2 = graph_block_pos(e->g, le->dst);
+        ECopy *rcp = s2 >= 0 ? emit_copy_on(e, (uint32_t)s2, sk) : NULL;
+        EBox lbox, lw;
+        if (!rcp || rcp->is_static || !emit_keeps_order(e, le) ||
+            !emit_iface_box(e, (uint32_t)s2, true, le->id, &lbox) ||
+            !emit_iface_box(e, w, false, le->id, &lw) || first_receive(e, le, sk) >= phase)
+            continue;
+        early = true;
+        /* part point q lives at s2's point q + off (through the writer's coordinates); the
+         * part must lie in what le carries and in the copy */
+        int64_t off[3];
+        bool inside = true;
+        for (int i = 0; i < 3 && inside; i++) {
+            off[i] = lbox.lo[i] - lw.lo[i] + wbox.lo[i] - dbox->lo[i];
+            int64_t lo = part->lo[i] + off[i], hi = lo + part->n[i];
+            inside = lo >= lbox.lo[i] && hi <= lbox.lo[i] + lbox.n[i] &&
+                     lo >= rcp->box.lo[i] && hi <= rcp->box.lo[i] + rcp->box.n[i];
+        }
+        if (!inside)
+            continue;
+        l->feat = &rcp->feat;
+        l->box = rcp->box;
+        for (int i = 0; i < 3; i++)
+            l->box.lo[i] -= off[i];
+        l->base = emit_copy_addr(e, rcp);
+        l->row = rcp->box.n[1] * emit_feat_pixel_words(&rcp->feat);
+        *ch0 = rcp->box.lo[2] - off[2];
+        return ST_OK;
+    }
+    if (!early) { /* it receives the data in this phase: the writer sends (the caller) */
+        l->feat = NULL;
+        return ST_OK;
+    }
+    return diag_edge(e->d, ST_LOGIC, "emit.route", ed->id,
+                     "relayed by %s in phase %d, which holds only part of what it forwards of "
+                     "block %d", e->cores[sk].name, phase, e->g->blocks[w]->id);
 }
 
 /* One edge dict: every (send, receive) pair of coordinates. */
@@ -235,33 +325,15 @@ static Status route_edge(Emit *e, const MapDict *dict)
         if (!intersect(&dbox, &dcp->box, &part))
             continue;
         ELoc src = {0};
-        Status st;
+        Status st = ST_OK;
         int64_t ch0 = dbox.lo[2]; /* the writer's pixels start at the edge's first channel */
-        if (sk == e->core_of[w]) {
-            st = writer_loc(e, ed, (uint32_t)w, &dbox, &src);
-        } else { /* a relay: a destination that holds the data already */
-            ECopy *rcp = emit_copy_on(e, (uint32_t)s, sk);
-            if (!rcp)
-                return diag_edge(e->d, ST_LOGIC, "emit.route", ed->id,
-                                 "relayed by %s, which holds no copy of block %d",
-                                 e->cores[sk].name, e->g->blocks[s]->id);
-            int32_t got = INT32_MAX; /* the first phase the relay receives the data in */
-            for (uint32_t j = 0; j < dict->n_coords; j++)
-                if (dict->coords[j].pi_index == PI_RECV && dict->coords[j].phase < got &&
-                    emit_core(e, &dict->coords[j]) == sk)
-                    got = dict->coords[j].phase;
-            if (got >= cs->phase)
-                return diag_edge(e->d, ST_LOGIC, "emit.route", ed->id,
-                                 "%s relays block %d's data in phase %d, in which it receives "
-                                 "it: the chip's multicast (a relaying router) is not written "
-                                 "yet", e->cores[sk].name, e->g->blocks[s]->id, cs->phase);
-            src.feat = &rcp->feat;
-            src.box = rcp->box;
-            ch0 = rcp->box.lo[2];
-            src.base = emit_copy_addr(e, rcp);
-            src.row = rcp->box.n[1] * emit_feat_pixel_words(&rcp->feat);
-            st = ST_OK;
+        if (sk != e->core_of[w]) { /* a relay: a destination that holds the data already */
+            st = relay_loc(e, ed, (uint32_t)w, sk, cs->phase, &dbox, &part, &src, &ch0);
+            if (st == ST_OK && !src.feat)
+                sk = e->core_of[w];
         }
+        if (sk == e->core_of[w] && st == ST_OK)
+            st = writer_loc(e, ed, (uint32_t)w, cs->phase, &dbox, &src);
         if (st == ST_OK)
             st = runs(e, ed, &src, ch0, sk, cs->phase, dcp, rk, &part);
         if (st != ST_OK)
@@ -308,7 +380,7 @@ static Status gather(Emit *e, uint32_t w)
                              "its rearrangement moves values between pixels; the code "
                              "generator does not realise it yet (it needs P06 moves)");
         ELoc src = {0};
-        Status st = writer_loc(e, ed, w, &dbox, &src);
+        Status st = writer_loc(e, ed, w, p, &dbox, &src);
         if (st == ST_OK)
             st = runs(e, ed, &src, dbox.lo[2], k, p, cp, k, &part);
         if (st != ST_OK)
@@ -352,50 +424,98 @@ static void global_xy(const Emit *e, const ECore *c, int64_t *x, int64_t *y)
     *y = (int64_t)c->chip.y * e->chip->cores_y + c->core.y;
 }
 
+/* Appends a MULTI_USE header of `packets` packets 8 bytes each: enabled (the last packet an
+ * end mark; a relaying chain's first core, or one receiver) or not (a gap: read, not sent). */
+static Status add_head(Emit *e, Taskir__Asm__P09 *r, bool enable, bool relay, int64_t dx,
+                       int64_t dy, int64_t unit, int64_t packets, int64_t cst, int64_t off)
+{
+    Taskir__Asm__RouterHead *h =
+        emit_msg(e, sizeof *h, (void (*)(void *))taskir__asm__router_head__init);
+    if (!h)
+        return ST_RUNTIME;
+    r->router_heads[r->n_router_heads++] = h;
+    SET(h, is_instant_request, false);
+    SET(h, packet_size_mode, TASKIR__ASM__PACKET_SIZE_MODE__MULTIPLE_NEURON);
+    SET(h, is_packet_finish, enable);
+    SET(h, relay_type, relay ? TASKIR__ASM__RELAY_TYPE__MULTI_RELAY_CAST
+                             : TASKIR__ASM__RELAY_TYPE__UNI_CAST);
+    SET(h, dx, (int32_t)dx);
+    SET(h, dy, (int32_t)dy);
+    SET(h, destination_addr, (int32_t)unit);
+    SET(h, pack_per_router_head, (int32_t)(packets - 1));
+    SET(h, destination_offset, (int32_t)off);
+    SET(h, destination_const, (int32_t)cst);
+    SET(h, enable, enable);
+    return ST_OK;
+}
+
+/* The headers a phase's sends take: one each, and the gaps between them in the sender's
+ * memory, each skipped by disabled headers of at most MAX_PACKETS packets. */
+static int64_t head_count(const EPhase *ph)
+{
+    int64_t n = (int64_t)ph->n_sends;
+    for (size_t i = 1; i < ph->n_sends; i++) {
+        int64_t gap = ph->sends[i].src - (ph->sends[i - 1].src + ph->sends[i - 1].words);
+        n += (gap / 2 + MAX_PACKETS - 1) / MAX_PACKETS;
+    }
+    return n;
+}
+
 static Status send_part(Emit *e, uint32_t k, int32_t p, Taskir__Asm__P09 *r)
 {
     ECore *c = &e->cores[k];
     EPhase *ph = &c->ph[p];
     qsort(ph->sends, ph->n_sends, sizeof *ph->sends, send_cmp);
-    int64_t total = 0;
-    for (size_t i = 0; i < ph->n_sends; i++) {
-        const ESend *s = &ph->sends[i];
-        if (i && ph->sends[i - 1].src + ph->sends[i - 1].words != s->src)
+    for (size_t i = 1; i < ph->n_sends; i++) {
+        const ESend *a = &ph->sends[i - 1], *s = &ph->sends[i];
+        if ((s->src - a->src) % 2)
+            return diag_add(e->d, ST_RUNTIME, "emit.internal", c->name,
+                            "phase %d: a run sent from odd word %lld", p, (long long)s->src);
+        if (a->src + a->words > s->src)
             return diag_add(e->d, ST_LOGIC, "emit.route", c->name,
-                            "phase %d: sends words %lld..%lld and %lld..%lld, which do not follow "
-                            "each other: one send area a phase (a gathering P06 would be needed)",
-                            p, (long long)ph->sends[i - 1].src,
-                            (long long)(ph->sends[i - 1].src + ph->sends[i - 1].words - 1),
+                            "phase %d: sends words %lld..%lld and %lld..%lld, which overlap: "
+                            "the router sends its area's words once, in order (the overlap "
+                            "would need a gathering P06 into a send buffer)",
+                            p, (long long)a->src, (long long)(a->src + a->words - 1),
                             (long long)s->src, (long long)(s->src + s->words - 1));
-        total += s->words;
     }
-    if (ph->n_sends * HEADER_WORDS > RHEAD_WORDS || total % 4 || total / 2 > 65536)
+    const ESend *end = &ph->sends[ph->n_sends - 1];
+    int64_t total = end->src + end->words - ph->sends[0].src, heads = head_count(ph);
+    if (heads * HEADER_WORDS > RHEAD_WORDS || total / 2 > 65536)
         return diag_add(e->d, ST_LOGIC, "emit.route", c->name,
-                        "phase %d: %zu headers and %lld words to send: more than the header "
-                        "table (%d headers) or the packet count (65536) holds, or not whole "
-                        "16-byte units", p, ph->n_sends, (long long)total,
-                        RHEAD_WORDS / HEADER_WORDS);
+                        "phase %d: %lld headers (disabled ones skipping the gaps between the "
+                        "runs sent included) and %lld words to send: more than the header "
+                        "table (%d headers) or the packet count (65536) holds",
+                        p, (long long)heads, (long long)total, RHEAD_WORDS / HEADER_WORDS);
     SET(r, send_en, true);
     SET(r, send_number, (int32_t)(total / 2 - 1));
     SET(r, router_head_mode, TASKIR__ASM__ROUTER_HEAD_MODE__MULTI_USE);
     SET(r, packet_size_mode, TASKIR__ASM__PACKET_SIZE_MODE__MULTIPLE_NEURON);
     SET(r, out_memory, TASKIR__ASM__MEMORY_AREA__MEM2);
     SET(r, addr_dout_base, (int32_t)ph->sends[0].src);
-    SET(r, addr_dout_length, (int32_t)(total / 4 - 1));
+    /* whole 16-byte units: the last may hold one packet that is not sent */
+    SET(r, addr_dout_length, (int32_t)((total + 3) / 4 - 1));
     SET(r, addr_rhead_base, ASM_MEM2_RHEAD - ASM_MEM2_BASE);
-    SET(r, addr_rhead_length, (int32_t)ph->n_sends - 1);
-    r->router_heads = calloc(ph->n_sends, sizeof *r->router_heads);
+    SET(r, addr_rhead_length, (int32_t)heads - 1);
+    r->router_heads = calloc((size_t)heads, sizeof *r->router_heads);
     if (!r->router_heads)
         return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     int64_t sx, sy;
     global_xy(e, c, &sx, &sy);
     for (size_t i = 0; i < ph->n_sends; i++) {
         const ESend *s = &ph->sends[i];
+        int64_t gap = i ? s->src - (ph->sends[i - 1].src + ph->sends[i - 1].words) : 0;
+        for (int64_t left = gap / 2; left > 0; left -= MAX_PACKETS) {
+            Status st = add_head(e, r, false, false, 0, 0, 0,
+                                 left < MAX_PACKETS ? left : MAX_PACKETS, 0, 0);
+            if (st != ST_OK)
+                return st;
+        }
         int64_t dx, dy;
         global_xy(e, &e->cores[s->dst_core], &dx, &dy);
         dx -= sx;
         dy -= sy;
-        int64_t unit = (s->dst_addr - ASM_MEM2_RECV) / 2;
+        int64_t unit = (s->dst_addr - emit_recv_base(e, s->dst_core, p)) / 2;
         if (dx < e->chip->hop_min || dx > e->chip->hop_max || dy < e->chip->hop_min ||
             dy > e->chip->hop_max || unit < 0 || unit >= (1 << 12) || s->words / 2 > 4096 ||
             (s->run != s->stride && (s->run / 2 > 128 || (s->stride - s->run) / 2 >= 4096)))
@@ -404,32 +524,47 @@ static Status send_part(Emit *e, uint32_t k, int32_t p, Taskir__Asm__P09 *r)
                             "packets) leaves the header's ranges", p, e->cores[s->dst_core].name,
                             (long long)dx, (long long)dy, (long long)unit,
                             (long long)(s->words / 2));
-        Taskir__Asm__RouterHead *h =
-            emit_msg(e, sizeof *h, (void (*)(void *))taskir__asm__router_head__init);
-        if (!h)
-            return ST_RUNTIME;
-        r->router_heads[r->n_router_heads++] = h;
-        SET(h, is_instant_request, false);
-        SET(h, packet_size_mode, TASKIR__ASM__PACKET_SIZE_MODE__MULTIPLE_NEURON);
-        SET(h, is_packet_finish, true);
-        SET(h, relay_type, TASKIR__ASM__RELAY_TYPE__UNI_CAST);
-        SET(h, dx, (int32_t)dx);
-        SET(h, dy, (int32_t)dy);
-        SET(h, destination_addr, (int32_t)unit);
-        SET(h, pack_per_router_head, (int32_t)(s->words / 2 - 1));
         /* packet k lands at unit A + (k / (C + 1)) * (C + 1 + O) + k % (C + 1): runs of
          * C + 1 packets O units apart; one contiguous run: C = O = 0 */
         bool strided = s->run != s->stride;
-        SET(h, destination_offset, strided ? (int32_t)((s->stride - s->run) / 2) : 0);
-        SET(h, destination_const, strided ? (int32_t)(s->run / 2 - 1) : 0);
-        SET(h, enable, true);
+        Status st = add_head(e, r, true, s->relay, dx, dy, unit, s->words / 2,
+                             strided ? s->run / 2 - 1 : 0,
+                             strided ? (s->stride - s->run) / 2 : 0);
+        if (st != ST_OK)
+            return st;
     }
+    return ST_OK;
+}
+
+/* The relaying part of core k's P09 in phase p (a core of a chain that forwards). */
+static Status relay_part(Emit *e, uint32_t k, int32_t p, Taskir__Asm__P09 *r)
+{
+    const EPhase *ph = &e->cores[k].ph[p];
+    int64_t sx, sy, nx, ny;
+    global_xy(e, &e->cores[k], &sx, &sy);
+    global_xy(e, &e->cores[ph->chain_next], &nx, &ny);
+    nx -= sx;
+    ny -= sy;
+    if (ph->relayed > 4096 || nx < e->chip->hop_min || nx > e->chip->hop_max ||
+        ny < e->chip->hop_min || ny > e->chip->hop_max)
+        return diag_add(e->d, ST_LOGIC, "emit.route", e->cores[k].name,
+                        "phase %d: forwards %lld packets to %s (Nx %lld, Ny %lld): more than "
+                        "Relay_number holds (4096) or a step out of the header's range", p,
+                        (long long)ph->relayed, e->cores[ph->chain_next].name, (long long)nx,
+                        (long long)ny);
+    SET(r, cxy, 1);
+    SET(r, nx, (int32_t)nx);
+    SET(r, ny, (int32_t)ny);
+    SET(r, relay_number, (int32_t)(ph->relayed - 1));
     return ST_OK;
 }
 
 Status emit_router_prims(Emit *e)
 {
     char id[32];
+    Status cst = emit_route_chains(e);
+    if (cst != ST_OK)
+        return cst;
     for (uint32_t k = 0; k < e->n_cores; k++) {
         ECore *c = &e->cores[k];
         for (int32_t p = 0; p < c->n_phases; p++) {
@@ -455,11 +590,17 @@ Status emit_router_prims(Emit *e)
                 snprintf(id, sizeof id, "b%d", ph->sends[0].block);
                 rp->send_block = emit_strdup(e, id);
             }
+            if (ph->relayed) {
+                Status st = relay_part(e, k, p, r);
+                if (st != ST_OK)
+                    return st;
+            }
             if (ph->recv_marks) {
                 SET(r, receive_en, true);
                 SET(r, receive_number, ph->recv_marks - 1);
-                SET(r, addr_din_base, ASM_MEM2_RECV - ASM_MEM2_BASE);
-                SET(r, addr_din_length, (ASM_MEM3_BASE - ASM_MEM2_RECV) / 2 - 1);
+                int64_t base = emit_recv_base(e, k, p);
+                SET(r, addr_din_base, (int32_t)(base - ASM_MEM2_BASE));
+                SET(r, addr_din_length, (int32_t)((ASM_MEM3_BASE - base) / 2 - 1));
                 snprintf(id, sizeof id, "b%d", ph->recv_block);
                 rp->receive_block = emit_strdup(e, id);
             }

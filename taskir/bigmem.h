@@ -6,7 +6,14 @@
  * huge pages (madvise MADV_HUGEPAGE, which Linux honours when
  * /sys/kernel/mm/transparent_hugepage/enabled says "madvise" or "always"), so that it
  * faults 512 times less often. Smaller requests, and every request where mmap is missing or
- * fails, come from calloc. The contents are the same either way: zero. */
+ * fails, come from calloc. The contents are the same either way: zero.
+ *
+ * On a virtual machine whose host takes back free memory (virtio-balloon's free page
+ * reporting, which reports free blocks of 2 MiB), a huge page taken from a block the host took
+ * back costs the host's faults when it is first written: the first run after the memory has
+ * lain free for a few seconds can then be slower than with 4 KiB pages (ResNet-50's taskir-run
+ * on one thread: 0.27 to 0.44 s after 4 s idle, 0.15 s back to back, 0.21 s with 4 KiB pages
+ * either way, on the development machine). */
 #ifndef TASKIR_BIGMEM_H
 #define TASKIR_BIGMEM_H
 

@@ -3,17 +3,22 @@
 # TaskGraph simulator): the same output files, byte for byte, for the hand-built Mappings of
 # the code generator's tests (emit_fixture.h: a one-core convolution of 3 channels into 40
 # with padding, requantized by a Soma shift; a Soma result sent to another core, part of it
-# pooled there, in the phase it arrives or a phase later (moved out of the receive area by an
-# inserted P06), or added to itself a phase later (the P06 repeating it reads the receive
-# area); a constant scale P83, a window sum P02 and two requantizations on one core in
+# (rows, or a column slice: runs apart in the sender's memory) pooled there, in the phase it
+# arrives or a phase later (moved out of the receive area by an inserted P06), or added to
+# itself a phase later (the P06 repeating it reads the receive area); a constant scale P83, a
+# window sum P02 and two requantizations on one core in
 # two phases; a 20 -> 40 vector-matrix product P04; a result multicast to two cores, relayed
-# by the first a phase later) and the documentation's demo (tests/asm/emit_demo.map.txtpb: convolution,
+# by the first a phase later, from its copy of the block or of another block of the same
+# values, or sent to both in one phase, or relayed in the phase the relay receives: a
+# relaying chain, on one chip or across the edges of three) and the documentation's demo (tests/asm/emit_demo.map.txtpb: convolution,
 # requantization, transfer, pooling). Inputs: fixed pseudo-random int8 values.
 # Then the convolution fixture's graph cut by taskir-opt --split (y, x, f and y+f cuts: two to
 # four cores, pieces writing rows, columns or channel groups of a shared result, moved by the
-# router, into other cores or gathered on their own) and a two-layer graph (a ReLU into a
+# router, into other cores or gathered on their own; f=4: a core sends channel groups of
+# pixels apart in its memory) and a two-layer graph (a ReLU into a
 # convolution) with its convolution cut along f or y (overlapping input rows: the local part
-# lives in the ReLU's output buffer) or its ReLU along y, mapped by taskir-map:
+# lives in the ReLU's output buffer; f=4: the ReLU's result to four cores in one phase, y=3:
+# rows two pieces share, both by relaying chains) or its ReLU along y, mapped by taskir-map:
 # the same.
 #   emit_chain.sh TASKIR_EMIT TASKIR_RUN FIXTURE_WRITE PROTOC PROTO_DIR DEMO.map.txtpb
 #                 TASKIR_OPT TASKIR_MAP
@@ -51,8 +56,14 @@ npy "$tmp/fc.npy" 5 20
 npy "$tmp/cax.npy" 6 4 4 40
 npy "$tmp/two_layer.npy" 7 6 6 16
 npy "$tmp/relay.npy" 8 4 4 16
+cp "$tmp/relay.npy" "$tmp/relay_sibling.npy"
+cp "$tmp/relay.npy" "$tmp/chain.npy"
+cp "$tmp/relay.npy" "$tmp/chips.npy"
+cp "$tmp/relay.npy" "$tmp/relay_now.npy"
+cp "$tmp/transfer.npy" "$tmp/slice.npy"
 fail=0
-for case in conv:data transfer:x transfer_late:x transfer_twice:x demo:image mix:x fc:v cax:x relay:x; do
+for case in conv:data transfer:x transfer_late:x transfer_twice:x slice:x demo:image mix:x \
+    fc:v cax:x relay:x relay_sibling:x chain:x chips:x relay_now:x; do
   m=${case%%:*} name=${case#*:}
   if ! "$emit" "$tmp/$m.map.pb" -o "$tmp/$m.prog"; then
     echo "FAIL $m: taskir-emit"; fail=1; continue
@@ -68,8 +79,9 @@ for case in conv:data transfer:x transfer_late:x transfer_twice:x demo:image mix
     fail=1
   fi
 done
-for spec in conv:conv:y=3 conv:conv:x=2 conv:conv:f=2 conv:conv:y=2,f=2 conv:conv:x=3 \
-    two_layer:conv2:f=2 two_layer:relu:y=2 two_layer:conv2:y=2; do
+for spec in conv:conv:y=3 conv:conv:x=2 conv:conv:f=2 conv:conv:y=2,f=2 conv:conv:x=3 conv:conv:f=4 \
+    two_layer:conv2:f=2 two_layer:relu:y=2 two_layer:conv2:y=2 two_layer:conv2:f=4 \
+    two_layer:conv2:y=3; do
   graph=${spec%%:*} spec=${spec#*:}
   input=data; [ "$graph" = two_layer ] && input=x
   name=split_$(echo "$spec" | sed 's/^conv://' | tr '=,:' '___')
@@ -93,6 +105,19 @@ for spec in conv:conv:y=3 conv:conv:x=2 conv:conv:f=2 conv:conv:y=2,f=2 conv:con
     echo "FAIL $graph cut $spec: the programs' output differs from the TaskGraph's"; fail=1
   fi
 done
+# A cut of the 40 channels into 14, 13 and 13: the second piece's int32 channels 14..26 do not
+# fill whole 8-byte packets short of the receiver's last channel (the 27th lane belongs to the
+# third piece): refused, naming the unit.
+if "$opt" "$tmp/conv.pb" --passes split,fuse,replicate,group --split conv:f=3 -o "$tmp/f3.pb" &&
+   "$map" "$tmp/f3.pb" -o "$tmp/f3.map.pb" --no-passes --quiet 2>/dev/null; then
+  rc=0
+  "$emit" "$tmp/f3.map.pb" -o "$tmp/f3.prog" 2>"$tmp/f3.err" || rc=$?
+  if [ "$rc" -eq 2 ] && grep -q 'a packet carries 8 bytes.*\[emit.route\]' "$tmp/f3.err"; then
+    echo "ok   conv cut f=3: refused, channels not in whole 8-byte units [emit.route]"
+  else
+    cat "$tmp/f3.err"; echo "FAIL conv cut f=3: taskir-emit exits $rc"; fail=1
+  fi
+else echo "FAIL conv cut f=3: taskir-opt or taskir-map"; fail=1; fi
 # The x=2 cut by hand: the split pass gives the first piece columns 0..3 and the second 4..5
 # of the 6. Their results meet on one core, either as the convolution's int32 result (64
 # words a pixel, a row 384) or, when the pass cuts the requantization with it, as int8 (40

@@ -131,12 +131,12 @@ Mapping *emit_fixture_conv(int32_t shift)
 }
 
 /* INPUT -> SI a (4x4x16 int8) on core (0,0) -> CCMPB relu (Soma1, phase 0) -> SI b, stored
- * on core (2,1) only (received in phase 0, its reader reads rows rows0.. of it) -> CCMPB
- * copy (Soma2, phase 0) -> SI c -> OUTPUT. */
-/* The transfer fixture with its copy reading b in phase `late`: Soma2 of phase 0 (0), or
- * Soma1 of phase `late` (b's copy on (2,1) then lives over [0, late]); twice: a CADD (Axon,
- * phase late) adds b's rows to themselves into an int32 d, which copy reads. */
-static Mapping *transfer(int32_t rows0, int32_t rows, int32_t late, bool twice)
+ * on core (2,1) only (received in phase 0, its reader reads rows rows0.. and columns cols0..
+ * of it) -> CCMPB copy (Soma2, phase 0) -> SI c -> OUTPUT; with `late` copy reads b in Soma1
+ * of phase `late` (b's copy on (2,1) then lives over [0, late]); twice: a CADD (Axon, phase
+ * late) adds b's rows to themselves into an int32 d, which copy reads. */
+static Mapping *transfer(int32_t rows0, int32_t rows, int32_t cols0, int32_t cols, int32_t late,
+                         bool twice)
 {
     Mapping *m = mapping_create();
     CHECK(m);
@@ -145,9 +145,9 @@ static Mapping *transfer(int32_t rows0, int32_t rows, int32_t late, bool twice)
     Block *a = blk(g, BT_SI, "a", 4, 4, 16, 0);
     Block *relu = blk(g, BT_CCMPB, "relu", 4, 4, 16, 0);
     Block *b = blk(g, BT_SI, "b", 4, 4, 16, 0);
-    Block *cp = blk(g, BT_CCMPB, "copy", rows, 4, 16, 0);
-    Block *c = blk(g, BT_SI, "c", rows, 4, 16, 0);
-    Block *out = blk(g, BT_OUTPUT, "y", rows, 4, 16, 0);
+    Block *cp = blk(g, BT_CCMPB, "copy", rows, cols, 16, 0);
+    Block *c = blk(g, BT_SI, "c", rows, cols, 16, 0);
+    Block *out = blk(g, BT_OUTPUT, "y", rows, cols, 16, 0);
     Block *all[] = {in, a, relu, b, cp, c, out};
     for (int i = 0; i < 7; i++) {
         all[i]->has_prec = true;
@@ -156,20 +156,20 @@ static Mapping *transfer(int32_t rows0, int32_t rows, int32_t late, bool twice)
     in->has_socket_id = out->has_socket_id = true;
     relu->shape.d[D_IY] = relu->shape.d[D_IX] = 4;
     cp->shape.d[D_IY] = rows;
-    cp->shape.d[D_IX] = 4;
+    cp->shape.d[D_IX] = cols;
     CHECK(blk_set_attr(g, relu, AT_CMP, 0));
     CHECK(blk_set_attr(g, cp, AT_CMP, -128));
     Edge *e0 = graph_connect(g, in, 0, a, 0);
     CHECK(graph_connect(g, a, 0, relu, 0));
     Edge *e2 = graph_connect(g, relu, 0, b, 0);
-    int32_t pos[6] = {rows0, 0, 0, 0, 0, 0}, size[6] = {rows, 4, 16, 0, 0, 0};
+    int32_t pos[6] = {rows0, cols0, 0, 0, 0, 0}, size[6] = {rows, cols, 16, 0, 0, 0};
     if (twice) {
-        Block *add = blk(g, BT_CADD, "twice", rows, 4, 16, 0);
-        Block *d = blk(g, BT_SI, "d", rows, 4, 16, 0);
+        Block *add = blk(g, BT_CADD, "twice", rows, cols, 16, 0);
+        Block *d = blk(g, BT_SI, "d", rows, cols, 16, 0);
         add->has_prec = d->has_prec = true;
         add->prec = d->prec = PR_INT_32;
         add->shape.d[D_IY] = rows;
-        add->shape.d[D_IX] = 4;
+        add->shape.d[D_IX] = cols;
         CHECK(graph_connect_box(g, b, 0, pos, size, add, 0, NULL, NULL));
         CHECK(graph_connect_box(g, b, 0, pos, size, add, 1, NULL, NULL));
         CHECK(graph_connect(g, add, 0, d, 0) && graph_connect(g, d, 0, cp, 0));
@@ -191,22 +191,29 @@ static Mapping *transfer(int32_t rows0, int32_t rows, int32_t late, bool twice)
     coord(m, true, e0->id, 1, r0);
     coord(m, true, e2->id, 2, x);
     coord(m, true, e5->id, 1, s5);
-    return verified(m, twice ? "transfer_twice" : late ? "transfer_late" : "transfer");
+    return verified(m, twice  ? "transfer_twice"
+                       : late ? "transfer_late"
+                       : cols < 4 ? "slice" : "transfer");
 }
 
 Mapping *emit_fixture_transfer(int32_t rows0, int32_t rows)
 {
-    return transfer(rows0, rows, 0, false);
+    return transfer(rows0, rows, 0, 4, 0, false);
+}
+
+Mapping *emit_fixture_slice(int32_t rows0, int32_t rows, int32_t cols0, int32_t cols)
+{
+    return transfer(rows0, rows, cols0, cols, 0, false);
 }
 
 Mapping *emit_fixture_transfer_late(int32_t rows0, int32_t rows)
 {
-    return transfer(rows0, rows, 1, false);
+    return transfer(rows0, rows, 0, 4, 1, false);
 }
 
 Mapping *emit_fixture_transfer_twice(void)
 {
-    return transfer(0, 4, 1, true);
+    return transfer(0, 4, 0, 4, 1, true);
 }
 
 
@@ -431,8 +438,11 @@ Mapping *emit_fixture_two_layer(void)
 /* INPUT -> SI a (4x4x16 int8) on core (0,0) -> CCMPB relu (Soma1, phase 0) -> SI b, held by
  * cores (2,1) and (3,1): a multicast chain, (0,0) -> (2,1) in phase 0, then (2,1) relays to
  * (3,1) in phase `relay`; each reads it with a CCMPB (Soma2, in the phase its copy arrives)
- * into its own OUTPUT (sockets 0 and 1). */
-Mapping *emit_fixture_relay(int32_t relay)
+ * into its own OUTPUT (sockets 0 and 1); relay -1: no relay, (0,0) sends to both in phase 0.
+ * With `sibling`, relu writes two storage blocks of
+ * the same values, b on (2,1) and b2 on (3,1) (one a reading core, as the mapper's copies
+ * are), and (2,1) relays b2's data from its copy of b. */
+Mapping *emit_fixture_relay(int32_t relay, bool sibling)
 {
     Mapping *m = mapping_create();
     CHECK(m);
@@ -441,14 +451,15 @@ Mapping *emit_fixture_relay(int32_t relay)
     Block *a = blk(g, BT_SI, "a", 4, 4, 16, 0);
     Block *relu = blk(g, BT_CCMPB, "relu", 4, 4, 16, 0);
     Block *b = blk(g, BT_SI, "b", 4, 4, 16, 0);
+    Block *b2 = sibling ? blk(g, BT_SI, "b2", 4, 4, 16, 0) : b;
     Block *r1 = blk(g, BT_CCMPB, "r1", 4, 4, 16, 0);
     Block *c1 = blk(g, BT_SI, "c1", 4, 4, 16, 0);
     Block *o1 = blk(g, BT_OUTPUT, "y1", 4, 4, 16, 0);
     Block *r2 = blk(g, BT_CCMPB, "r2", 4, 4, 16, 0);
     Block *c2 = blk(g, BT_SI, "c2", 4, 4, 16, 0);
     Block *o2 = blk(g, BT_OUTPUT, "y2", 4, 4, 16, 0);
-    Block *all[] = {in, a, relu, b, r1, c1, o1, r2, c2, o2};
-    for (int i = 0; i < 10; i++)
+    Block *all[] = {in, a, relu, b, b2, r1, c1, o1, r2, c2, o2};
+    for (int i = 0; i < 11; i++)
         all[i]->has_prec = true, all[i]->prec = PR_INT_8;
     in->has_socket_id = o1->has_socket_id = o2->has_socket_id = true;
     o2->socket_id = 1;
@@ -460,25 +471,63 @@ Mapping *emit_fixture_relay(int32_t relay)
     Edge *e0 = graph_connect(g, in, 0, a, 0);
     CHECK(e0 && graph_connect(g, a, 0, relu, 0));
     Edge *eb = graph_connect(g, relu, 0, b, 0);
-    CHECK(eb && graph_connect(g, b, 0, r1, 0) && graph_connect(g, r1, 0, c1, 0));
-    CHECK(graph_connect(g, b, 0, r2, 0) && graph_connect(g, r2, 0, c2, 0));
+    Edge *eb2 = sibling ? graph_connect(g, relu, 0, b2, 0) : eb;
+    CHECK(eb && eb2 && graph_connect(g, b, 0, r1, 0) && graph_connect(g, r1, 0, c1, 0));
+    CHECK(graph_connect(g, b2, 0, r2, 0) && graph_connect(g, r2, 0, c2, 0));
     Edge *eo1 = graph_connect(g, c1, 0, o1, 0), *eo2 = graph_connect(g, c2, 0, o2, 0);
     CHECK(eo1 && eo2);
     one(m, a->id, 0, 0, 0, MEMORY);
     one(m, relu->id, 0, 0, 0, SOMA1);
+    bool direct = relay < 0; /* both from the source, in phase 0 */
+    relay = direct ? 0 : relay;
     const int32_t bc[2][4] = {{2, 1, 0 | relay << 8, MEMORY}, {3, 1, relay, MEMORY}};
-    coord(m, false, b->id, 2, bc);
+    if (sibling) {
+        one(m, b->id, 2, 1, 0 | relay << 8, MEMORY);
+        one(m, b2->id, 3, 1, relay, MEMORY);
+    } else {
+        coord(m, false, b->id, 2, bc);
+    }
     one(m, r1->id, 2, 1, 0, SOMA2);
     one(m, c1->id, 2, 1, 0 | 1 << 8, MEMORY);
     one(m, r2->id, 3, 1, relay, SOMA2);
     one(m, c2->id, 3, 1, relay | 1 << 8, MEMORY);
     const int32_t r0[1][4] = {{0, 0, 0, RECV}};
-    const int32_t x[4][4] = {{0, 0, 0, SEND}, {2, 1, 0, RECV}, {2, 1, relay, SEND},
-                             {3, 1, relay, RECV}};
+    const int32_t x[4][4] = {{0, 0, 0, SEND}, {2, 1, 0, RECV}, {direct ? 0 : 2, direct ? 0 : 1,
+                             relay, SEND}, {3, 1, relay, RECV}};
     const int32_t s1[1][4] = {{2, 1, 1, SEND}}, s2[1][4] = {{3, 1, 1, SEND}};
     coord(m, true, e0->id, 1, r0);
-    coord(m, true, eb->id, 4, x);
+    if (sibling) {
+        coord(m, true, eb->id, 2, x);
+        coord(m, true, eb2->id, 2, x + 2);
+    } else {
+        coord(m, true, eb->id, 4, x);
+    }
     coord(m, true, eo1->id, 1, s1);
     coord(m, true, eo2->id, 1, s2);
-    return verified(m, "relay");
+    return verified(m, sibling ? "relay_sibling" : "relay");
+}
+
+/* emit_fixture_relay(-1, false) on three chips: its core (0,0) is core (15,9) of chip (0,0),
+ * the last of the chip; (2,1) is core (0,9) of chip (1,0), one step right past the chip's
+ * edge; (3,1) is core (15,0) of chip (0,1), one step down past it. */
+Mapping *emit_fixture_chips(void)
+{
+    Mapping *m = emit_fixture_relay(-1, false);
+    static const int32_t from[3][2] = {{0, 0}, {2, 1}, {3, 1}};
+    static const int32_t to[3][4] = {{0, 0, 15, 9}, {1, 0, 0, 9}, {0, 1, 15, 0}};
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t i = 0; i < (pass ? m->n_edges : m->n_nodes); i++) {
+            MapDict *d = pass ? &m->edges[i] : &m->nodes[i];
+            for (uint32_t j = 0; j < d->n_coords; j++) {
+                MapCoord *c = &d->coords[j];
+                for (int k = 0; k < 3; k++)
+                    if (c->chip.x == 0 && c->chip.y == 0 && c->core.x == from[k][0] &&
+                        c->core.y == from[k][1]) {
+                        c->chip.x = to[k][0], c->chip.y = to[k][1];
+                        c->core.x = to[k][2], c->core.y = to[k][3];
+                        break;
+                    }
+            }
+        }
+    return verified(m, "chips");
 }

@@ -11,17 +11,24 @@
  *                              copy lives on past the phase it arrives in
  *   emit_fixture_transfer_twice()  the same, all of b, a CADD (Axon, phase 1) adding b to
  *                              itself into an int32 d that copy reads
+ *   emit_fixture_slice(y0, n, x0, m)  the same, the copy of rows y0.. and columns x0..x0+m-1
  *   emit_fixture_mix()         CVS (P83), CCMPB, CAVG (P02), CCMPB on one core, two phases
  *   emit_fixture_fc()          a 20 -> 40 CVM (P04) and its requantization on one core
  *   emit_fixture_cax()         a 40-channel CAX (P43) and its requantization on one core
  *   emit_fixture_two_layer()   a ReLU (P05) into a 3x3 conv of 16 channels into 64 and its
  *                              requantization, on one core in two phases (to cut and map)
- *   emit_fixture_relay(p)      a Soma result multicast to cores (2,1) and (3,1), (2,1)
- *                              relaying it in phase p (1: from its copy; 0: as it arrives)
+ *   emit_fixture_relay(p, sib) a Soma result multicast to cores (2,1) and (3,1), (2,1)
+ *                              relaying it in phase p (1: from its copy; 0: as it arrives;
+ *                              -1: no relay, (0,0) sends to both in phase 0);
+ *                              sib: two storage blocks of the same values, one a core
+ *   emit_fixture_chips()       emit_fixture_relay(-1, false) on three chips: the source on
+ *                              the corner core of chip (0,0), its receivers one step right
+ *                              and one step down, on chips (1,0) and (0,1)
  * All verify (verify_mapping); they exit(3) when out of memory. */
 #ifndef TASKIR_TESTS_EMIT_FIXTURE_H
 #define TASKIR_TESTS_EMIT_FIXTURE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "taskir/mapping.h"
@@ -30,11 +37,13 @@ Mapping *emit_fixture_conv(int32_t shift);
 Mapping *emit_fixture_transfer(int32_t rows0, int32_t rows);
 Mapping *emit_fixture_transfer_late(int32_t rows0, int32_t rows);
 Mapping *emit_fixture_transfer_twice(void);
+Mapping *emit_fixture_slice(int32_t rows0, int32_t rows, int32_t cols0, int32_t cols);
 Mapping *emit_fixture_mix(void);
 Mapping *emit_fixture_fc(void);
 Mapping *emit_fixture_cax(void);
 Mapping *emit_fixture_two_layer(void);
-Mapping *emit_fixture_relay(int32_t relay);
+Mapping *emit_fixture_relay(int32_t relay, bool sibling);
+Mapping *emit_fixture_chips(void);
 /* The fixture's weight w[f][r][ky][kx] = (7f + 5r + 3ky + kx) mod 200 - 100. */
 int64_t emit_fixture_w(int f, int r, int ky, int kx);
 

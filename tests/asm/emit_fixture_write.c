@@ -1,7 +1,9 @@
 /* emit_fixture_write DIR: writes the code generator's fixture Mappings (emit_fixture.h) as
  * DIR/conv.map.pb, DIR/conv_odd.map.pb (shift 7), DIR/transfer.map.pb,
- * DIR/transfer_late.map.pb, DIR/transfer_twice.map.pb, DIR/mix.map.pb and
- * DIR/fc.map.pb, DIR/cax.map.pb, and each one's graph alone as DIR/NAME.pb, for the tool tests
+ * DIR/transfer_late.map.pb, DIR/transfer_twice.map.pb, DIR/slice.map.pb,
+ * DIR/mix.map.pb, DIR/fc.map.pb, DIR/cax.map.pb, DIR/two_layer.map.pb, DIR/relay.map.pb,
+ * DIR/relay_sibling.map.pb, DIR/chain.map.pb, DIR/chips.map.pb, DIR/relay_now.map.pb, and
+ * each one's graph alone as DIR/NAME.pb, for the tool tests
  * (tests/asm/emit_cli.sh, emit_chain.sh). */
 #include <stdio.h>
 #include <string.h>
@@ -35,10 +37,15 @@ int main(int argc, char **argv)
     rc |= save(emit_fixture_transfer(2, 2), argv[1], "transfer");
     rc |= save(emit_fixture_transfer_late(2, 2), argv[1], "transfer_late");
     rc |= save(emit_fixture_transfer_twice(), argv[1], "transfer_twice");
+    rc |= save(emit_fixture_slice(1, 3, 1, 2), argv[1], "slice");
     rc |= save(emit_fixture_mix(), argv[1], "mix");
     rc |= save(emit_fixture_fc(), argv[1], "fc");
     rc |= save(emit_fixture_cax(), argv[1], "cax");
     rc |= save(emit_fixture_two_layer(), argv[1], "two_layer");
-    rc |= save(emit_fixture_relay(1), argv[1], "relay");
+    rc |= save(emit_fixture_relay(1, false), argv[1], "relay");
+    rc |= save(emit_fixture_relay(1, true), argv[1], "relay_sibling");
+    rc |= save(emit_fixture_relay(-1, true), argv[1], "chain");
+    rc |= save(emit_fixture_chips(), argv[1], "chips");
+    rc |= save(emit_fixture_relay(0, false), argv[1], "relay_now");
     return rc;
 }

@@ -7,6 +7,10 @@
  *   - a two-core transfer: a Soma result sent from core (0,0) to core (2,1), part of it
  *     (rows 2..3): the header (dx, dy, address, packet count), the send and receive areas;
  *     read a phase later, the P06 that moves it out of the receive area;
+ *     a column slice of it: runs apart in the sender's memory, the gaps skipped by disabled
+ *     headers; relays (a phase later, from a copy of a block of the same values) and relaying
+ *     chains (one run to two cores in one phase, or a relay in the phase it receives), on one
+ *     chip and across chip edges;
  *   - the errors: an odd shift [emit.shift], a plan that does not fit [emit.alloc].
  */
 #include <setjmp.h>
@@ -155,15 +159,24 @@ static void test_odd_shift(void **state)
     done(&r);
 }
 
+/* Core (x, y) of chip (cx, cy). */
+static const Taskir__Asm__CoreConfig *chip_core_at(const ProgSet *s, int cx, int cy, int x, int y)
+{
+    const Taskir__Asm__BehaviorConfig *bc = s->config->behavior_config;
+    for (size_t c = 0; c < bc->n_step_config; c++) {
+        const Taskir__Asm__StepConfig *sc = bc->step_config[c];
+        const Taskir__Asm__PhaseGroupConfig *pg = sc->phase_group_config[0];
+        for (size_t i = 0; sc->chip_x == cx && sc->chip_y == cy && i < pg->n_core_config; i++)
+            if (pg->core_config[i]->core_x == x && pg->core_config[i]->core_y == y)
+                return pg->core_config[i];
+    }
+    fail_msg("no core (%d,%d) on chip (%d,%d)", x, y, cx, cy);
+    return NULL;
+}
+
 static const Taskir__Asm__CoreConfig *core_at(const ProgSet *s, int x, int y)
 {
-    const Taskir__Asm__PhaseGroupConfig *pg =
-        s->config->behavior_config->step_config[0]->phase_group_config[0];
-    for (size_t i = 0; i < pg->n_core_config; i++)
-        if (pg->core_config[i]->core_x == x && pg->core_config[i]->core_y == y)
-            return pg->core_config[i];
-    fail_msg("no core (%d,%d)", x, y);
-    return NULL;
+    return chip_core_at(s, 0, 0, x, y);
 }
 
 static void test_two_core_transfer(void **state)
@@ -208,6 +221,40 @@ static void test_two_core_transfer(void **state)
     const Taskir__Asm__SomaPrim *cp = c1->static_prim_list[0]->soma2;
     assert_int_equal(cp->px5->x1_base_addr, 0x8400);
     assert_int_equal(cp->px5->x1_addr_length, 32);
+    done(&r);
+}
+
+/* A column slice: core (2,1) reads columns 1..2 of b, rows 1..3. Its copy holds those 3 x 2
+ * pixels (8 words a row) from 0x8400. The relu's buffer (64 words at 64, 16 words a row)
+ * holds them at words 64 + 16 y + 4 .. + 11 for y = 1..3: runs of 8 words that do not follow
+ * each other. The router sends one area, from word 84 to 84 + 2 * 16 + 8 = 124 (40 words:
+ * 20 packets, 10 16-byte units), under five headers: a run of 4 packets to unit 0, a
+ * disabled header skipping the 4 packets (8 words) to the next row, 4 packets to unit 4,
+ * skip 4, 4 packets to unit 8. The receiver waits for 3 end marks. */
+static void test_column_slice(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_slice(1, 3, 1, 2), ST_OK);
+    const Taskir__Asm__P09 *snd = core_at(&r.s, 0, 0)->static_prim_list[0]->router->p09;
+    assert_int_equal(snd->addr_dout_base, 84);
+    assert_int_equal(snd->addr_dout_length, 40 / 4 - 1);
+    assert_int_equal(snd->send_number, 20 - 1);
+    assert_int_equal(snd->addr_rhead_length, 5 - 1);
+    assert_int_equal(snd->n_router_heads, 5);
+    for (int i = 0; i < 5; i++) {
+        const Taskir__Asm__RouterHead *h = snd->router_heads[i];
+        assert_int_equal(h->pack_per_router_head, 4 - 1);
+        assert_int_equal(h->enable, i % 2 == 0);
+        assert_int_equal(h->is_packet_finish, i % 2 == 0);
+        if (i % 2 == 0) {
+            assert_int_equal(h->dx, 2);
+            assert_int_equal(h->dy, 1);
+            assert_int_equal(h->destination_addr, 4 * (i / 2));
+        }
+    }
+    const Taskir__Asm__P09 *rcv = core_at(&r.s, 2, 1)->static_prim_list[0]->router->p09;
+    assert_int_equal(rcv->receive_number, 3 - 1);
     done(&r);
 }
 
@@ -289,30 +336,95 @@ static void test_receive_twice(void **state)
     done(&r);
 }
 
-/* A relay that forwards in the phase it receives would send what it does not hold yet: the
- * chip's relaying router is not written, so it is refused [emit.route], naming the relay. */
-static void test_relay_same_phase(void **state)
-{
-    (void)state;
-    Run r;
-    run(&r, emit_fixture_relay(0), ST_LOGIC);
-    assert_true(diag_find(&r.d, "emit.route") >= 0);
-    assert_non_null(strstr(r.d.entries[0].what, "chip (0,0) core (2,1) relays block 3's data in phase 0"));
-    done(&r);
-}
-
 /* Relayed a phase later, from the relay's copy: (2,1) sends its 64 words from the receive
  * area (0x8400) to (3,1), one core right. */
 static void test_relay_next_phase(void **state)
 {
     (void)state;
     Run r;
-    run(&r, emit_fixture_relay(1), ST_OK);
+    run(&r, emit_fixture_relay(1, false), ST_OK);
     const Taskir__Asm__P09 *snd = core_at(&r.s, 2, 1)->static_prim_list[1]->router->p09;
     assert_int_equal(snd->addr_dout_base, 0x8400);
     assert_int_equal(snd->send_number, 31);
     assert_int_equal(snd->router_heads[0]->dx, 1);
     assert_int_equal(snd->router_heads[0]->dy, 0);
+    done(&r);
+}
+
+/* The relay holds another storage block of the same values (b, not the b2 it forwards): it
+ * sends from its copy of b, the same 64 words from 0x8400. */
+static void test_relay_sibling(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_relay(1, true), ST_OK);
+    const Taskir__Asm__P09 *snd = core_at(&r.s, 2, 1)->static_prim_list[1]->router->p09;
+    assert_int_equal(snd->addr_dout_base, 0x8400);
+    assert_int_equal(snd->send_number, 31);
+    assert_int_equal(snd->n_router_heads, 1);
+    assert_int_equal(snd->router_heads[0]->dx, 1);
+    done(&r);
+}
+
+/* The source sends its 64 words to (2,1) and (3,1) in one phase: the router sends an area's
+ * words once, so the code generator makes a relaying chain, nearest first: (0,0) sends the
+ * 32 packets once, MULTI_RELAY_CAST, to (2,1) (dx 2, dy 1, unit 0); (2,1) keeps them and
+ * forwards a copy one core right (CXY 1, Nx 1, Ny 0, Relay_number 31); both copies lie at
+ * 0x8400, so both receive areas start there (Addr_Din_base 0x400) and each waits for one
+ * end mark. The same with two storage blocks of the same values, and when the Mapping makes
+ * (2,1) relay in the phase it receives (relay 0: it holds nothing yet, so the source sends
+ * and the chain relays). */
+static void test_chain_one_phase(void **state)
+{
+    (void)state;
+    for (int c = 0; c < 4; c++) {
+        Run r;
+        run(&r, emit_fixture_relay(c < 2 ? -1 : 0, c % 2), ST_OK);
+        const Taskir__Asm__P09 *snd = core_at(&r.s, 0, 0)->static_prim_list[0]->router->p09;
+        assert_int_equal(snd->addr_dout_base, 64);
+        assert_int_equal(snd->send_number, 31);
+        assert_int_equal(snd->n_router_heads, 1);
+        const Taskir__Asm__RouterHead *h = snd->router_heads[0];
+        assert_int_equal(h->relay_type, TASKIR__ASM__RELAY_TYPE__MULTI_RELAY_CAST);
+        assert_int_equal(h->dx, 2);
+        assert_int_equal(h->dy, 1);
+        assert_int_equal(h->destination_addr, 0);
+        assert_int_equal(h->pack_per_router_head, 31);
+        const Taskir__Asm__P09 *mid = core_at(&r.s, 2, 1)->static_prim_list[0]->router->p09;
+        assert_int_equal(mid->cxy, 1);
+        assert_int_equal(mid->nx, 1);
+        assert_int_equal(mid->ny, 0);
+        assert_int_equal(mid->relay_number, 31);
+        assert_int_equal(mid->receive_number, 0);
+        assert_int_equal(mid->addr_din_base, 0x400);
+        const Taskir__Asm__P09 *end = core_at(&r.s, 3, 1)->static_prim_list[0]->router->p09;
+        assert_false(end->has_cxy);
+        assert_int_equal(end->receive_number, 0);
+        assert_int_equal(end->addr_din_base, 0x400);
+        done(&r);
+    }
+}
+
+/* The same chain on three chips (cores of all chips side by side: chip (cx, cy) core (x, y)
+ * at (16 cx + x, 10 cy + y)): the source, core (15,9) of chip (0,0), sends to core (0,9) of
+ * chip (1,0), dx 1 past the chip's edge; that core forwards to core (15,0) of chip (0,1),
+ * Nx -1 and Ny 1. */
+static void test_chain_chips(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_chips(), ST_OK);
+    assert_int_equal(r.s.config->behavior_config->n_step_config, 3);
+    const Taskir__Asm__P09 *snd = chip_core_at(&r.s, 0, 0, 15, 9)->static_prim_list[0]->router->p09;
+    assert_int_equal(snd->n_router_heads, 1);
+    assert_int_equal(snd->router_heads[0]->dx, 1);
+    assert_int_equal(snd->router_heads[0]->dy, 0);
+    assert_int_equal(snd->router_heads[0]->relay_type, TASKIR__ASM__RELAY_TYPE__MULTI_RELAY_CAST);
+    const Taskir__Asm__P09 *mid = chip_core_at(&r.s, 1, 0, 0, 9)->static_prim_list[0]->router->p09;
+    assert_int_equal(mid->cxy, 1);
+    assert_int_equal(mid->nx, -1);
+    assert_int_equal(mid->ny, 1);
+    assert_true(chip_core_at(&r.s, 0, 1, 15, 0)->static_prim_list[0]->router->p09->receive_en);
     done(&r);
 }
 
@@ -325,8 +437,11 @@ int main(void)
         cmocka_unit_test(test_transfer_whole),
         cmocka_unit_test(test_receive_move),
         cmocka_unit_test(test_receive_twice),
-        cmocka_unit_test(test_relay_same_phase),
+        cmocka_unit_test(test_column_slice),
         cmocka_unit_test(test_relay_next_phase),
+        cmocka_unit_test(test_relay_sibling),
+        cmocka_unit_test(test_chain_one_phase),
+        cmocka_unit_test(test_chain_chips),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
