@@ -1,8 +1,9 @@
 /* emit.c: the code generator's driver (emit.h, docs/backend.md "The code generator"): the
  * cores and phases of the Mapping, then the plan (emit_plan.c), the primitives
- * (emit_prim.c), the router (emit_route.c), the inputs and outputs (emit_io.c), and the
- * Config that holds them: one StepConfig per chip and step group, one PhaseGroupConfig per
- * phase group, one CoreConfig per core with a StaticPrimList for every phase of its group. */
+ * (emit_prim.c), the moves out of the receive area (emit_move.c), the router
+ * (emit_route.c), the inputs and outputs (emit_io.c), and the Config that holds them: one
+ * StepConfig per chip and step group, one PhaseGroupConfig per phase group, one CoreConfig
+ * per core with a StaticPrimList for every phase of its group. */
 #include "backend/emit_internal.h"
 
 #include <inttypes.h>
@@ -347,6 +348,8 @@ Status emit_program(const Mapping *m, const Chip *chip, ProgSet *out, Diag *d)
     }
     if (st == ST_OK)
         st = emit_prims(&e, cfg);
+    if (st == ST_OK)
+        st = emit_moves(&e);
     if (st == ST_OK)
         st = emit_routes(&e);
     if (st == ST_OK)

@@ -6,9 +6,9 @@
  *                 memory plan (alloc.h) and the static data images
  *   emit_prim.c   the primitive of every compute block (Axon / Soma slots)
  *   emit_route.c  the router: P09 send and receive for every transfer between cores
+ *   emit_move.c   the inserted P06 that moves a received copy out of the receive area
  *   emit_route_chain.c  one run sent to several cores in a phase: a relaying chain
  *   emit_io.c     the dynamic blocks and sockets of the model's inputs and outputs
- *   emit_pitch.c  pitches a Soma primitive forces on the map it writes (P07's rows)
  *   emit_p81.c    P81's channel-major input (planes)
  *   emit_sockrun.c a socket whose values lie in memory in another order (a block a pixel)
  *   emit_gather.c the inputs of a CADD of several different inputs, copied back to back (P06)
@@ -87,6 +87,11 @@ typedef struct ECopy {
                                        rows it writes there), EMIT_NONE when it has its own */
     int64_t alias_off;              /* its first word's offset in that buffer */
     int32_t first, last;            /* its lifetime */
+    uint32_t land;                  /* a received copy that lives past the phase it arrives
+                                       in: its landing area in the receive area (the router
+                                       writes there; an inserted P06 in Soma2 of phase
+                                       move_phase moves it to req), else EMIT_NONE */
+    int32_t move_phase;
     uint32_t *image;                /* static: the data image (owned until moved out) */
     PrecisionId image_prec;         /* the precision the image holds: the block's, or a P07
                                        table's 8-bit output's (emit_plan.c) */
@@ -107,11 +112,13 @@ typedef struct EOut {
 
 /* A CADD that adds one box of one storage block n times (the mapper's x + x): P02 reads its
  * n inputs back to back, so an inserted P06 repeats the box n times into an area of its
- * own, in a free Soma slot before the CADD's phase (emit_plan.c, emit_prim.c). */
+ * own, in a free Soma slot before the CADD's phase (emit_plan.c, emit_prim.c), re-pitched to
+ * the group unit P02 reads (taskir/layout.h). */
 typedef struct EDup {
     uint32_t cadd;                  /* the CADD's block position */
     uint32_t copy;                  /* the copy it reads (index in copies) */
     EBox box;                       /* the box read, storage coordinates */
+    EmitFeat feat;                  /* one repetition of the box in the area's layout */
     int32_t n;                      /* times */
     int32_t phase, slot;            /* the P06's phase and slot (PIIndex SOMA1 / SOMA2) */
     uint32_t req;                   /* the repeated area */
@@ -189,12 +196,12 @@ bool emit_iface_box(const Emit *e, uint32_t pos, bool input, int32_t edge_id, EB
 bool emit_keeps_order(const Emit *e, const Edge *ed);
 /* The word address of copy cp (its own area's, or its place in its writer's buffer). */
 int64_t emit_copy_addr(const Emit *e, const ECopy *cp);
-/* The pitch unit of storage block pos holding precision p: what the primitives that write
- * and read it need (emit_pitch_unit). */
-int emit_storage_unit(const Emit *e, uint32_t pos, PrecisionId p);
-/* The pitch (elements a pixel) compute block w forces on the map of precision out it writes:
- * a CLUT's P07 writes rows as long as the rows it reads (emit_pitch.c); 0: none. */
-int64_t emit_lut_pitch(const Emit *e, uint32_t w, PrecisionId out);
+/* The word address the router writes copy cp to: its landing area in the receive area when
+ * it is moved out (ECopy.land), else emit_copy_addr. */
+int64_t emit_copy_dest_addr(const Emit *e, const ECopy *cp);
+/* The pitch unit of storage block pos: what the primitives that write and read it need
+ * (layout_storage_unit, taskir/layout.h: the table the mapper counts with too). */
+int emit_storage_unit(const Emit *e, uint32_t pos);
 /* The word address of canonical point (y, x) of a feature copy / buffer with box b. */
 int64_t emit_feat_addr(const EmitFeat *f, const EBox *b, int64_t base, int64_t y, int64_t x);
 
@@ -242,7 +249,7 @@ const EGather *emit_gather_of(const Emit *e, uint32_t pos);
  * 0 when it did not. */
 enum { GATHER_LAYOUT = 1, GATHER_SLOT = 2 };
 int32_t emit_gather_failed(const Emit *e, uint32_t pos, int32_t *input);
-/* Whether a compute block or an inserted P06 (a dup's, a tee's, a gather's) takes Soma slot
+/* Whether a compute block or an inserted P06 (a received copy's move, a dup's, a tee's, a gather's) takes Soma slot
  * (p, slot) of core k. */
 bool emit_soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot);
 /* Where an inserted P06 moving copy cp's data for a block of phase pc goes: the latest free
@@ -268,6 +275,7 @@ void emit_p06_rows(Taskir__Asm__P06 *p, PrecisionId prec, int64_t c, int64_t row
                    int64_t x1_words, int64_t o, int64_t o_words);
 
 Status emit_plan(Emit *e);                  /* emit_plan.c */
+Status emit_moves(Emit *e);                 /* emit_move.c: the P06 of received copies */
 Status emit_prims(Emit *e, Taskir__Asm__Config *cfg); /* emit_prim.c */
 Status emit_routes(Emit *e);                /* emit_route.c */
 Status emit_router_prims(Emit *e);          /* emit_route.c, after the prims */

@@ -8,17 +8,6 @@ static int64_t round_up(int64_t v, int64_t m)
     return (v + m - 1) / m * m;
 }
 
-int emit_pitch_unit(PrecisionId p, bool axon, bool wide)
-{
-    switch (p) {
-    case PR_INT_8:
-    case PR_UINT_8: return wide ? 32 : 16;
-    case PR_TERNARY: return wide ? 128 : 64;
-    case PR_INT_32: return axon ? 32 : 4;
-    default: return 0;
-    }
-}
-
 bool emit_feat(PrecisionId p, int64_t ny, int64_t nx, int64_t nc, int unit, EmitFeat *out)
 {
     int per_word;

@@ -5,10 +5,8 @@
  * 8*(i%4).. of word i/4); ternary values 16 to a word, 2 bits each (code 3 = -1).
  *
  *   feature map              [y][x][c]: c, the pitch, is nc rounded up to the unit its
- *                            primitives read (emit_pitch_unit): 8-bit 16 (P41, P04, the
- *                            Soma) or 32 (P02, P03, P43, P83: a 32-byte group); ternary 64
- *                            or 128; int32 32 when an Axon writes or reads it (the Axon's
- *                            128-byte rows), else 4 (the Soma's 16-byte rows)
+ *                            primitives take (layout_unit, taskir/layout.h: the table the
+ *                            mapper counts with too)
  *   P41 weights (SW)         [ceil(f/32)][ky][kx][r][32] int8 (r unpadded: the input's
  *                            padded channels meet no weight)
  *   P81 weights (SW2D)       [ceil(f/32)][r][ky][kx][32] int8
@@ -39,18 +37,13 @@ typedef struct EmitFeat {
 } EmitFeat;
 
 /* The layout of an ny x nx map of nc channels of precision p, each pixel's channels rounded
- * up to a multiple of unit (emit_pitch_unit). false when p has no layout (a precision the
+ * up to a multiple of unit (layout_unit, taskir/layout.h). false when p has no layout (a precision the
  * chip does not encode: INT_16, INT_9, ...), unit is not one of p's, or the sizes overflow. */
 bool emit_feat(PrecisionId p, int64_t ny, int64_t nx, int64_t nc, int unit, EmitFeat *out);
 /* The planes of P81's input (CC2D): nc channels of ny rows of nx 8-bit values, each row padded
  * to 16 bytes, [c][y][x'] (c = nc, per_word 4; the pixel accessors do not apply); false
  * when p is not 8-bit or the sizes overflow. */
 bool emit_feat_planes(PrecisionId p, int64_t nc, int64_t ny, int64_t nx, EmitFeat *out);
-/* The pitch unit of precision p (channels a pixel is rounded up to): the Soma's and P41's
- * 16-byte rows; wide: an Axon elementwise primitive (P02 / P03 / P43 / P83) reads or writes
- * the map (a 32-byte group); axon: any Axon primitive does (int32: 128-byte rows). 0 when p
- * has no layout. */
-int emit_pitch_unit(PrecisionId p, bool axon, bool wide);
 /* Words from the start of the map to the word holding pixel (y, x)'s channel 0. */
 int64_t emit_feat_offset(const EmitFeat *m, int64_t y, int64_t x);
 /* Words one pixel takes. */

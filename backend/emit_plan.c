@@ -7,11 +7,14 @@
  *     result only leaves by the router), alive from its phase to its last send;
  *   - the static data images of weights, biases and tables (emit_layout.h);
  *   - the memory plan of each core (alloc.h): static areas MEM1 first, data MEM0 first,
- *     received copies in the receive area.
+ *     received copies in the receive area; one that lives past the phase it arrives in
+ *     only there, then in the data banks (a P06 in Soma2 of that phase moves it,
+ *     emit_move.c), when that Soma2 is free.
  */
 #include "backend/emit_internal.h"
 
 #include "taskir/diag_block.h"
+#include "taskir/layout.h"
 #include "taskir/rearrange.h"
 
 #include <stdlib.h>
@@ -96,6 +99,11 @@ int64_t emit_copy_addr(const Emit *e, const ECopy *cp)
         return c->addr[cp->req];
     const EOut *o = &e->outs[cp->alias_of];
     return c->addr[o->req] + cp->alias_off * emit_feat_pixel_words(&o->feat);
+}
+
+int64_t emit_copy_dest_addr(const Emit *e, const ECopy *cp)
+{
+    return cp->land == EMIT_NONE ? emit_copy_addr(e, cp) : e->cores[cp->core].addr[cp->land];
 }
 
 int64_t emit_feat_addr(const EmitFeat *f, const EBox *b, int64_t base, int64_t y, int64_t x)
@@ -367,40 +375,77 @@ static Status tensor_image(Emit *e, ECopy *cp, const char *role, long reader)
     return ST_OK;
 }
 
-static bool is_axon(const Emit *e, long pos)
+int emit_storage_unit(const Emit *e, uint32_t pos)
 {
-    const ChipPrim *pr = pos >= 0 ? chip_prim_for(e->chip, e->g->blocks[pos]->type) : NULL;
-    return pr && pr->unit == UNIT_AXON;
+    return layout_storage_unit(e->g, &e->uses, pos);
 }
 
-/* An Axon primitive that reads and writes whole 32-byte channel groups (P02, P03, P43, P83). */
-static bool is_wide(const Emit *e, long pos)
+bool emit_soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot)
 {
-    if (!is_axon(e, pos))
-        return false;
-    BlockType t = e->g->blocks[pos]->type;
-    return t == BT_CADD || t == BT_CAVG || t == BT_CVVH || t == BT_CAX || t == BT_CVS;
+    for (uint32_t pos = 0; pos < e->g->n_blocks; pos++)
+        if (e->core_of[pos] == k && e->phase_of[pos] == p && e->slot_of[pos] == slot &&
+            bt_info(e->g->blocks[pos]->type)->kind == BK_COMPUTE)
+            return true;
+    for (uint32_t i = 0; i < e->n_copies; i++) /* a received copy's move (emit_move.c) */
+        if (e->copies[i].core == k && e->copies[i].land != EMIT_NONE &&
+            e->copies[i].move_phase == p && slot == PI_SOMA2)
+            return true;
+    for (size_t i = 0; i < e->n_dups; i++)
+        if (e->copies[e->dups[i].copy].core == k && e->dups[i].phase == p &&
+            e->dups[i].slot == slot)
+            return true;
+    for (size_t i = 0; i < e->n_tees; i++)
+        if (e->copies[e->tees[i].to].core == k && e->tees[i].phase == p &&
+            e->tees[i].slot == slot)
+            return true;
+    for (size_t i = 0; i < e->n_gathers; i++)
+        if (e->gathers[i].i >= 0 && e->copies[e->gathers[i].copy].core == k &&
+            e->gathers[i].phase == p && e->gathers[i].slot == slot)
+            return true;
+    return false;
 }
 
-int emit_storage_unit(const Emit *e, uint32_t pos, PrecisionId p)
+/* The phases a received copy cp arrives in by the router from other cores: the first phase
+ * the Mapping gives each edge into it there (emit_route.c sends a transfer whole in it),
+ * [*lo, *hi]. false when a writer on its own core writes part of it too (straight into it,
+ * or gathered by the router: a move of the whole copy would overwrite that part) or nothing
+ * arrives. */
+static bool arrivals(const Emit *e, const ECopy *cp, int32_t *lo, int32_t *hi)
 {
-    const BlockUses *bu = &e->uses.blocks[pos];
-    bool axon = false, wide = false;
-    int64_t lut = 0; /* a P07 writing it: its rows (emit_pitch.c) */
+    const BlockUses *bu = &e->uses.blocks[cp->block];
+    *lo = INT32_MAX;
+    *hi = INT32_MIN;
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         long w = other_end(e, bu->in_edges[j], true);
-        axon |= is_axon(e, w);
-        wide |= is_wide(e, w);
-        int64_t r = w >= 0 ? emit_lut_pitch(e, (uint32_t)w, p) : 0;
-        lut = r > lut ? r : lut;
+        if (w >= 0 && e->core_of[w] == cp->core)
+            return false;
+        const MapDict *dict = edge_dict(e, e->g->edges[bu->in_edges[j]]->id);
+        for (uint32_t c = 0; dict && c + 1 < dict->n_coords; c++) {
+            const MapCoord *cs = &dict->coords[c], *cr = &dict->coords[c + 1];
+            if (cs->pi_index != PI_SEND || cr->pi_index != PI_RECV ||
+                !same_place(&e->cores[cp->core], cr))
+                continue;
+            *lo = cs->phase < *lo ? cs->phase : *lo;
+            *hi = cs->phase > *hi ? cs->phase : *hi;
+            break; /* the first pair to this core carries it all */
+        }
     }
+    return *lo <= *hi;
+}
+
+/* Whether a CADD on cp's core adds a box of cp to itself: its inserted P06 (make_dups)
+ * copies the box out of the copy, in Soma2 of the copy's arrival phase at the earliest, so a
+ * move would only take that slot. */
+static bool repeated_here(const Emit *e, const ECopy *cp)
+{
+    const BlockUses *bu = &e->uses.blocks[cp->block];
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        long r = other_end(e, bu->out_edges[j], false);
-        axon |= is_axon(e, r);
-        wide |= is_wide(e, r);
+        long t = other_end(e, bu->out_edges[j], false), src = -1;
+        if (t >= 0 && e->core_of[t] == cp->core &&
+            layout_repeats(e->g, &e->uses, (uint32_t)t, &src) && src == (long)cp->block)
+            return true;
     }
-    int unit = emit_pitch_unit(p, axon, wide);
-    return unit && lut > unit && lut < (1 << 20) ? (int)lut : unit;
+    return false;
 }
 
 /* Makes copy cp's layout or image and requests its area. */
@@ -426,7 +471,7 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
         cp->planes = !cp->view && emit_p81_planes(e, cp->block, &cp->box, &cp->feat);
         if (!cp->view && !cp->planes &&
             !emit_feat(blk_prec(b), cp->box.n[0], cp->box.n[1], cp->box.n[2],
-                       emit_storage_unit(e, cp->block, blk_prec(b)), &cp->feat))
+                       emit_storage_unit(e, cp->block), &cp->feat))
             return diag_block(e->d, ST_LOGIC, "emit.prec", b,
                               "holds %s values, which the chip has no memory layout for "
                               "(INT_8, UINT_8, TERNARY and INT_32 only)",
@@ -455,6 +500,19 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
     AllocKind kind = cp->is_static ? ALLOC_STATIC : cp->received ? ALLOC_RECV : ALLOC_DATA;
     if (kind == ALLOC_RECV && align < 2)
         align = 2; /* the router's destinations count 8-byte units */
+    int32_t lo, hi;
+    if (kind == ALLOC_RECV && arrivals(e, cp, &lo, &hi) && hi < last && lo >= first &&
+        !emit_soma_taken(e, cp->core, hi, PI_SOMA2) && !repeated_here(e, cp)) {
+        /* it lives on past its arrival: the receive area holds it in the phases it arrives
+         * in, a P06 in Soma2 of the last one moves it to the data banks (emit_move.c), where
+         * its area lives the copy's whole life, as the mapper counts it (a stage's input,
+         * sent late in one step, is read early in the next) */
+        cp->land = emit_request(e, cp->core, words, align, lo, hi, ALLOC_RECV, b->id);
+        cp->move_phase = hi;
+        kind = ALLOC_DATA;
+        if (cp->land == EMIT_NONE)
+            return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    }
     cp->req = emit_request(e, cp->core, words, align, first, last, kind, b->id);
     if (cp->req == EMIT_NONE)
         return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
@@ -483,6 +541,7 @@ static Status make_copies(Emit *e)
             ECopy *cp = &e->copies[e->n_copies++];
             memset(cp, 0, sizeof *cp);
             cp->alias_of = EMIT_NONE;
+            cp->land = EMIT_NONE;
             cp->block = (uint32_t)pos;
             cp->core = k;
             e->n_copy[pos]++;
@@ -533,15 +592,12 @@ static Status make_outs(Emit *e)
         }
         if ((local && !e->outs[pos].gather && !e->outs[pos].aliased) || bu->n_out_edges == 0)
             continue;
-        if (is_axon(e, pos))
-            prec = PR_INT_32;
+        if (layout_use_of(b->type, false) & (LAYOUT_AXON | LAYOUT_GROUP))
+            prec = PR_INT_32; /* an Axon's output */
         /* the pitch of what it sends to: the receivers' copies */
         int unit = dest >= 0 && blk_prec(e->g->blocks[dest]) == prec
-                       ? emit_storage_unit(e, (uint32_t)dest, prec)
-                       : emit_pitch_unit(prec, is_axon(e, pos), is_wide(e, pos));
-        int64_t lut = emit_lut_pitch(e, pos, prec);
-        if (unit && lut > unit && lut < (1 << 20))
-            unit = (int)lut;
+                       ? emit_storage_unit(e, (uint32_t)dest)
+                       : layout_output_unit(e->g, &e->uses, pos, prec);
         EOut *o = &e->outs[pos];
         int32_t cd[TIR_CDIMS];
         if (!blk_cluster_dims(b, false, 0, cd))
@@ -576,27 +632,6 @@ static Status make_outs(Emit *e)
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     }
     return ST_OK;
-}
-
-bool emit_soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot)
-{
-    for (uint32_t pos = 0; pos < e->g->n_blocks; pos++)
-        if (e->core_of[pos] == k && e->phase_of[pos] == p && e->slot_of[pos] == slot &&
-            bt_info(e->g->blocks[pos]->type)->kind == BK_COMPUTE)
-            return true;
-    for (size_t i = 0; i < e->n_dups; i++)
-        if (e->copies[e->dups[i].copy].core == k && e->dups[i].phase == p &&
-            e->dups[i].slot == slot)
-            return true;
-    for (size_t i = 0; i < e->n_tees; i++)
-        if (e->copies[e->tees[i].to].core == k && e->tees[i].phase == p &&
-            e->tees[i].slot == slot)
-            return true;
-    for (size_t i = 0; i < e->n_gathers; i++)
-        if (e->gathers[i].i >= 0 && e->copies[e->gathers[i].copy].core == k &&
-            e->gathers[i].phase == p && e->gathers[i].slot == slot)
-            return true;
-    return false;
 }
 
 /* The last phase in which a transfer into storage block pos lands on core k (the
@@ -690,9 +725,12 @@ static Status make_dups(Emit *e)
         d->n = (int32_t)n;
         d->phase = ms.phase;
         d->slot = ms.slot;
-        int64_t words = box.n[0] * box.n[1] * emit_feat_pixel_words(&cp->feat);
-        d->req = emit_request(e, k, words * n, cp->feat.align, ms.first, ms.last, ALLOC_DATA,
-                              b->id);
+        PrecisionId p = cp->feat.prec;
+        if (!emit_feat(p, box.n[0], box.n[1], box.n[2], layout_unit(p, LAYOUT_GROUP), &d->feat))
+            return diag_block(e->d, ST_LOGIC, "emit.prec", b, "adds %s values, which the "
+                              "chip has no memory layout for", pr_info(p)->name);
+        d->req = emit_request(e, k, d->feat.words * n, d->feat.align, ms.first, ms.last,
+                              ALLOC_DATA, b->id);
         if (d->req == EMIT_NONE)
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     }

@@ -274,7 +274,8 @@ void emit_p06_rows(Taskir__Asm__P06 *p, PrecisionId prec, int64_t c, int64_t row
 }
 
 /* The inserted P06 of dup (emit_plan.c, make_dups) in its Soma slot, and the repeated area
- * it writes as the CADD's operand: rows of the box's pixels, each the copy's pitch; out row
+ * it writes as the CADD's operand: rows of the box's pixels, each in the group unit P02 reads
+ * (the P06 re-pitches: length_out the area's pitch, layout.h); out row
  * i is in row i mod (the box's pixels) (real_length_in_en), so the box comes n times. */
 static Status dup_operand(Emit *e, const EDup *dup, EOperand *op)
 {
@@ -296,7 +297,7 @@ static Status dup_operand(Emit *e, const EDup *dup, EOperand *op)
     SET(p, out_precision, wire);
     SET(p, length_in, (int32_t)cp->feat.c);
     SET(p, num_in, pix * dup->n); /* rows i < num_in, each x1 row i mod real_num_in */
-    SET(p, length_out, (int32_t)cp->feat.c);
+    SET(p, length_out, (int32_t)dup->feat.c); /* re-pitched to the group unit */
     SET(p, num_out, pix * dup->n);
     SET(p, real_length_in_en, 1);
     SET(p, real_num_in, pix);
@@ -304,10 +305,10 @@ static Status dup_operand(Emit *e, const EDup *dup, EOperand *op)
     SET(p, x1_base_addr, (int32_t)in.addr);
     SET(p, x1_addr_length, (int32_t)in.words);
     op->addr = c->addr[dup->req];
-    op->words = in.words * dup->n;
+    op->words = dup->feat.words * dup->n;
     SET(p, o_base_addr, (int32_t)op->addr);
     SET(p, o_addr_length, (int32_t)op->words);
-    op->feat = cp->feat;
+    op->feat = dup->feat;
     op->prec = cp->feat.prec;
     op->block = e->g->blocks[cp->block]->id;
     return e->d->oom ? ST_RUNTIME : ST_OK;

@@ -18,6 +18,7 @@
 
 #include "taskir/diag_block.h"
 #include "taskir/edge_map.h"
+#include "taskir/layout.h"
 #include "taskir/rearrange.h"
 
 #include <stdlib.h>
@@ -85,10 +86,7 @@ bool emit_rearr_view(const Emit *e, uint32_t s, uint32_t core, EmitFeat *feat)
         !blk_cluster_dims(e->g->blocks[w], false, 0, cd))
         return false;
     PrecisionId p = blk_prec(e->g->blocks[s]);
-    int unit = emit_pitch_unit(p, false, false);
-    int64_t lut = emit_lut_pitch(e, w, p); /* a P07's rows (emit_pitch.c) */
-    if (lut > unit && lut < (1 << 20))
-        unit = (int)lut;
+    int unit = layout_output_unit(e->g, &e->uses, w, p); /* a P07's rows too (layout.h) */
     return emit_feat(p, cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
                      cd[D_F] > 0 ? cd[D_F] : 1, unit, feat);
 }

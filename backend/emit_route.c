@@ -181,7 +181,7 @@ static Status runs(Emit *e, const Edge *ed, const ELoc *src, int64_t ch0, uint32
                          e->g->blocks[dcp->block]->id, (long long)soff, (long long)sf->c,
                          pr_info(sf->prec)->name, (long long)doff, (long long)df->c,
                          pr_info(df->prec)->name);
-    int64_t dbase = emit_copy_addr(e, dcp);
+    int64_t dbase = emit_copy_dest_addr(e, dcp); /* its landing area when it moves on */
     int32_t block = e->g->blocks[dcp->block]->id;
     bool whole = soff == 0 && doff == 0 && len == spx && len == dpx;
     for (int64_t y = part->lo[0]; y < part->lo[0] + part->n[0]; y++) {

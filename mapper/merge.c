@@ -57,12 +57,12 @@ static void profiles(Merge *m)
             for (uint32_t l = first; l <= last && l < m->L; l++)
                 m->prof[(size_t)v * m->L + l] += p->rep_bytes[e];
         }
-    for (uint32_t t = 0; t < p->n_tasks; t++)
-        if (p->tasks[t].remote_out) {
-            uint32_t l = map_local(p, p->tasks[t].phase);
-            if (l < m->L)
-                m->prof[(size_t)map_task_vcore(p, t) * m->L + l] += p->tasks[t].out_bytes;
-        }
+    for (uint32_t t = 0; t < p->n_tasks; t++) {
+        uint32_t l = map_local(p, p->tasks[t].phase);
+        int64_t b = p->tasks[t].work_bytes + (p->tasks[t].remote_out ? p->tasks[t].out_bytes : 0);
+        if (b && l < m->L)
+            m->prof[(size_t)map_task_vcore(p, t) * m->L + l] += b;
+    }
 }
 
 /* Lists per vcore (CSR): partners from the cross transfers, storage blocks from the copies. */

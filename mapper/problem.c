@@ -10,11 +10,13 @@
  * readers read (the bounding box of their interfaces), filled by the same edges (each writer
  * sends a copy what of its box the copy holds; multicast, route.c) or held from the start
  * (weights): the split pass's pieces read boxes of a shared input so.
- * Memory: every storage block as chip_storage_bytes lays it out for its first reader, every
+ * Memory: every storage block as bbox_storage_bytes lays it out (a feature map in the pitch
+ * of the layout table, taskir/layout.h, which the code generator lays out too), every
  * compute block's output buffer (chip_output_bytes) unless all it writes is storage of its
  * own cluster (the buffer is then that storage; schedule.c drops it too when the readers'
- * clusters join its core), split into static data (weights, biases, tables: what holds its
- * own data) and the rest.
+ * clusters join its core), the area a CADD adding one box to itself reads (the box n
+ * times: layout_repeat_bytes), split into static data (weights, biases, tables: what holds
+ * its own data) and the rest.
  * Transfers: every edge compute -> storage (the router when the two land on different cores),
  * INPUT -> storage and storage -> OUTPUT, with its real byte count: the volume of the
  * interface box at the storage end times the storage precision's bits, rounded up to bytes.
@@ -24,6 +26,7 @@
 #include "mapper/plan.h"
 
 #include "taskir/diag_block.h"
+#include "taskir/layout.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -257,10 +260,14 @@ static Status build_clusters(MapPlan *p, Diag *d)
         int64_t bytes;
         if (kind_of(b) == BK_COMPUTE) {
             bytes = chip_output_bytes(p->chip, b);
-            if (p->task_of[i] != MAP_NONE)
+            int64_t work = layout_repeat_bytes(g, &p->uses, i);
+            if (p->task_of[i] != MAP_NONE) {
                 p->tasks[p->task_of[i]].out_bytes = bytes;
+                p->tasks[p->task_of[i]].work_bytes = work;
+            }
+            bytes = bytes < 0 || work < 0 || bytes > INT64_MAX / 4 - work ? -1 : bytes + work;
         } else {
-            bytes = chip_storage_bytes(p->chip, b, bbox_first_reader(g, &p->uses, i));
+            bytes = bbox_storage_bytes(p->chip, g, &p->uses, i);
         }
         if (bytes < 0 || bytes > INT64_MAX / 4 - cl->mem_data - cl->mem_weight)
             return diag_block(d, ST_LOGIC, "map.mem.size", b,

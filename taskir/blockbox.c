@@ -2,6 +2,7 @@
 #include "taskir/blockbox.h"
 
 #include "taskir/chip_cost.h"
+#include "taskir/layout.h"
 #include "taskir/types.h"
 
 #include <string.h>
@@ -111,6 +112,19 @@ const Block *bbox_first_reader(const Graph *g, const GraphUses *u, uint32_t pos)
     return NULL;
 }
 
+int64_t bbox_storage_bytes(const Chip *c, const Graph *g, const GraphUses *u, uint32_t pos)
+{
+    const Block *b = g->blocks[pos];
+    int unit = b->type == BT_SI || b->type == BT_SIC ? layout_storage_unit(g, u, pos) : 0;
+    if (!unit)
+        return chip_storage_bytes(c, b, bbox_first_reader(g, u, pos));
+    int32_t s[TIR_NDIMS];
+    blk_eff_shape(b, s);
+    int ch = b->type == BT_SI ? D_F : D_R;
+    return layout_map_bytes(blk_prec(b), s[D_Y] > 0 ? s[D_Y] : 1, s[D_X] > 0 ? s[D_X] : 1,
+                            s[ch] > 0 ? s[ch] : 1, unit);
+}
+
 int64_t bbox_edge_layout_bytes(const Chip *c, const Graph *g, const GraphUses *u,
                                const Edge *e)
 {
@@ -121,7 +135,7 @@ int64_t bbox_edge_layout_bytes(const Chip *c, const Graph *g, const GraphUses *u
     if ((unsigned)b->type >= BT_COUNT || bt_info(b->type)->kind != BK_STORAGE ||
         !uses_find(u, (uint32_t)t, true, e->id))
         return 0;
-    int64_t all = chip_storage_bytes(c, b, bbox_first_reader(g, u, (uint32_t)t));
+    int64_t all = bbox_storage_bytes(c, g, u, (uint32_t)t);
     if (all < 0)
         return -1;
     BlockBox whole, part;

@@ -4,12 +4,13 @@
  *   - the part of a storage block a copy on a core holds: the bounding box of the parts its
  *     readers there read (the interfaces at the block's output clusters), the whole block
  *     when none reads it there;
- *   - its bytes: chip_storage_bytes scaled by the part's share of the block's volume;
+ *   - its bytes: bbox_storage_bytes (a feature map in the layout table's pitch, layout.h;
+ *     else chip_storage_bytes) scaled by the part's share of the block's volume;
  *   - an edge's bytes: the volume of the interface box at one end times that block's
  *     precision bits, rounded up to bytes;
  *   - the bytes an edge takes in its destination's memory (a receive area holds what arrives
  *     in the layout its reader reads, channels padded): the destination storage block's
- *     chip_storage_bytes scaled by the share of it the interface box covers. */
+ *     bbox_storage_bytes scaled by the share of it the interface box covers. */
 #ifndef TASKIR_BLOCKBOX_H
 #define TASKIR_BLOCKBOX_H
 
@@ -48,8 +49,13 @@ int64_t bbox_edge_bytes(const Graph *g, const GraphUses *u, const Edge *e, bool 
 /* The first compute block (in edge order) reading the storage block at pos, or NULL: the
  * consumer whose layout chip_storage_bytes gives the block. */
 const Block *bbox_first_reader(const Graph *g, const GraphUses *u, uint32_t pos);
-/* The bytes edge e takes in its destination storage block's memory on chip c (its layout for
- * its first reader, scaled to the interface box): 0 when the destination is not a storage
+/* Bytes the storage block at pos takes in a core's memory on chip c: a feature map (SI, SIC)
+ * in the pitch every primitive writing and reading it takes (layout_storage_unit,
+ * taskir/layout.h: what the code generator lays out), anything else as chip_storage_bytes
+ * lays it out for its first reader. -1 on overflow. */
+int64_t bbox_storage_bytes(const Chip *c, const Graph *g, const GraphUses *u, uint32_t pos);
+/* The bytes edge e takes in its destination storage block's memory on chip c (its
+ * bbox_storage_bytes, scaled to the interface box): 0 when the destination is not a storage
  * block or the interface is missing, -1 on overflow. */
 int64_t bbox_edge_layout_bytes(const Chip *c, const Graph *g, const GraphUses *u,
                                const Edge *e);

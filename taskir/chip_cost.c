@@ -3,6 +3,8 @@
  * "Clocks"). Every product is checked: a figure that passes INT64_MAX is -1. */
 #include "taskir/chip_cost.h"
 
+#include "taskir/layout.h"
+
 #include <string.h>
 
 /* ---- checked arithmetic on non-negative figures (-1 = overflow, and stays -1) ---- */
@@ -59,8 +61,13 @@ int64_t chip_storage_bytes(const Chip *c, const Block *b, const Block *consumer)
     int64_t group = cp && cp->chan_group > 1 ? cp->chan_group : c->mac_f;
     int64_t y = dim(s, D_Y), x = dim(s, D_X), f = dim(s, D_F), r = dim(s, D_R);
     int64_t ky = dim(s, D_KY), kx = dim(s, D_KX);
-    /* an int32 row (an Axon's output, a bias) is laid out in whole groups of 32 channels */
+    /* an int32 row (an Axon's output, a bias) is laid out in whole groups of 32 channels; a
+     * map at least as the layout table pitches it for the consumer (layout.h: P02 / P03 /
+     * P43 / P83 read whole 32-byte groups) */
     int64_t row_align = pr_info(p)->bits == 32 ? c->align_axon_out : in_align;
+    int lay = consumer ? layout_unit(p, layout_use_of(consumer->type, true)) : 0;
+    if (lay && (int64_t)lay * pr_info(p)->bits / 8 > row_align)
+        row_align = (int64_t)lay * pr_info(p)->bits / 8;
     switch (b->type) {
     case BT_SI:  /* [y][x][f], each pixel's channels padded */
         return mul(mul(y, x), align_up(bytes_of(f, p), row_align));

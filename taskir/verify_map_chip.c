@@ -13,13 +13,14 @@
  *
  * Memory of a core in a phase: every storage block with a coordinate on the core whose
  * [phase, end_phase] covers the phase, counted once however many coordinates say so, as
- * chip_storage_bytes lays it out for its first reader, scaled to the part the core holds (the
+ * bbox_storage_bytes lays it out (layout.h), scaled to the part the core holds (the
  * bounding box of what its readers on the core read; the whole block when none reads it there:
  * blockbox.h); plus, in its phase, the part of each compute block's output buffer
  * (chip_output_bytes) that its output storage on other cores takes (the interfaces of its
  * output clusters whose storage its core does not hold: what it writes is staged there for
- * the router; what lands in storage of its own core is that storage). The mapper counts no
- * less.
+ * the router; what lands in storage of its own core is that storage), and the area a CADD
+ * that adds one box to itself reads (the box n times, layout_repeat_bytes). The mapper
+ * counts no less.
  *
  * Receives: per edge and receiving core (a ROUTER_RECIEVE coordinate on a core that holds a
  * copy of the edge's destination storage), the bytes the part of the edge's interface box
@@ -34,6 +35,7 @@
 #include "taskir/blockbox.h"
 #include "taskir/chip_cost.h"
 #include "taskir/diag_block.h"
+#include "taskir/layout.h"
 #include "taskir/uses.h"
 
 #include <inttypes.h>
@@ -298,10 +300,10 @@ static void held_part(const Checker *k, uint32_t pos, const CoreKey *key, BlockB
         bbox_full(g->blocks[pos], part);
 }
 
-/* chip_storage_bytes of storage block pos for its first compute reader. */
+/* The bytes of storage block pos (bbox_storage_bytes: the layout table's pitch). */
 static int64_t storage_bytes(const Checker *k, uint32_t pos)
 {
-    return chip_storage_bytes(k->chip, k->g->blocks[pos], bbox_first_reader(k->g, &k->u, pos));
+    return bbox_storage_bytes(k->chip, k->g, &k->u, pos);
 }
 
 static int32_t clamp_phase(const Checker *k, int32_t p)
@@ -362,6 +364,9 @@ static Status mem_collect(Checker *k, MemUse **out, size_t *n_out)
                 double x = remote >= all ? (double)out : (double)out * remote / all;
                 bytes = out < 0 ? 0 : (int64_t)x + ((double)(int64_t)x < x);
             }
+            int64_t work = layout_repeat_bytes(g, &k->u, i); /* a CADD's x + x area */
+            if (work > 0)
+                bytes = bytes > INT64_MAX - work ? INT64_MAX : bytes + work;
             if (bytes > 0)
                 mu[j++] = (MemUse){key, i, clamp_phase(k, mc->phase), clamp_phase(k, mc->phase),
                                    bytes};

@@ -3,7 +3,10 @@
 # TaskGraph simulator): the same output files, byte for byte, for the hand-built Mappings of
 # the code generator's tests (emit_fixture.h: a one-core convolution of 3 channels into 40
 # with padding, requantized by a Soma shift; a Soma result sent to another core, part of it
-# (rows, or a column slice: runs apart in the sender's memory) pooled there; a constant scale P83, a window sum P02 and two requantizations on one core in
+# (rows, or a column slice: runs apart in the sender's memory) pooled there, in the phase it
+# arrives or a phase later (moved out of the receive area by an inserted P06), or added to
+# itself a phase later (the P06 repeating it reads the receive area); a constant scale P83, a
+# window sum P02 and two requantizations on one core in
 # two phases; a 20 -> 40 vector-matrix product P04; a result multicast to two cores, relayed
 # by the first a phase later, from its copy of the block or of another block of the same
 # values, or sent to both in one phase, or relayed in the phase the relay receives: a
@@ -45,6 +48,8 @@ PY
 }
 npy "$tmp/conv.npy" 1 6 6 3
 npy "$tmp/transfer.npy" 2 4 4 16
+cp "$tmp/transfer.npy" "$tmp/transfer_late.npy"
+cp "$tmp/transfer.npy" "$tmp/transfer_twice.npy"
 npy "$tmp/demo.npy" 3 6 6 1
 npy "$tmp/mix.npy" 4 4 4 8
 npy "$tmp/fc.npy" 5 20
@@ -57,8 +62,8 @@ cp "$tmp/relay.npy" "$tmp/chips.npy"
 cp "$tmp/relay.npy" "$tmp/relay_now.npy"
 cp "$tmp/transfer.npy" "$tmp/slice.npy"
 fail=0
-for case in conv:data transfer:x slice:x demo:image mix:x fc:v cax:x relay:x relay_sibling:x chain:x chips:x \
-    relay_now:x; do
+for case in conv:data transfer:x transfer_late:x transfer_twice:x slice:x demo:image mix:x \
+    fc:v cax:x relay:x relay_sibling:x chain:x chips:x relay_now:x; do
   m=${case%%:*} name=${case#*:}
   if ! "$emit" "$tmp/$m.map.pb" -o "$tmp/$m.prog"; then
     echo "FAIL $m: taskir-emit"; fail=1; continue

@@ -132,8 +132,11 @@ Mapping *emit_fixture_conv(int32_t shift)
 
 /* INPUT -> SI a (4x4x16 int8) on core (0,0) -> CCMPB relu (Soma1, phase 0) -> SI b, stored
  * on core (2,1) only (received in phase 0, its reader reads rows rows0.. and columns cols0..
- * of it) -> CCMPB copy (Soma2, phase 0) -> SI c -> OUTPUT. */
-Mapping *emit_fixture_slice(int32_t rows0, int32_t rows, int32_t cols0, int32_t cols)
+ * of it) -> CCMPB copy (Soma2, phase 0) -> SI c -> OUTPUT; with `late` copy reads b in Soma1
+ * of phase `late` (b's copy on (2,1) then lives over [0, late]); twice: a CADD (Axon, phase
+ * late) adds b's rows to themselves into an int32 d, which copy reads. */
+static Mapping *transfer(int32_t rows0, int32_t rows, int32_t cols0, int32_t cols, int32_t late,
+                         bool twice)
 {
     Mapping *m = mapping_create();
     CHECK(m);
@@ -160,26 +163,57 @@ Mapping *emit_fixture_slice(int32_t rows0, int32_t rows, int32_t cols0, int32_t 
     CHECK(graph_connect(g, a, 0, relu, 0));
     Edge *e2 = graph_connect(g, relu, 0, b, 0);
     int32_t pos[6] = {rows0, cols0, 0, 0, 0, 0}, size[6] = {rows, cols, 16, 0, 0, 0};
-    CHECK(graph_connect_box(g, b, 0, pos, size, cp, 0, NULL, NULL));
+    if (twice) {
+        Block *add = blk(g, BT_CADD, "twice", rows, cols, 16, 0);
+        Block *d = blk(g, BT_SI, "d", rows, cols, 16, 0);
+        add->has_prec = d->has_prec = true;
+        add->prec = d->prec = PR_INT_32;
+        add->shape.d[D_IY] = rows;
+        add->shape.d[D_IX] = cols;
+        CHECK(graph_connect_box(g, b, 0, pos, size, add, 0, NULL, NULL));
+        CHECK(graph_connect_box(g, b, 0, pos, size, add, 1, NULL, NULL));
+        CHECK(graph_connect(g, add, 0, d, 0) && graph_connect(g, d, 0, cp, 0));
+        one(m, add->id, 2, 1, late, AXON);
+        one(m, d->id, 2, 1, late, MEMORY);
+    } else {
+        CHECK(graph_connect_box(g, b, 0, pos, size, cp, 0, NULL, NULL));
+    }
     CHECK(graph_connect(g, cp, 0, c, 0));
     Edge *e5 = graph_connect(g, c, 0, out, 0);
     CHECK(e0 && e2 && e5);
     one(m, a->id, 0, 0, 0, MEMORY);
     one(m, relu->id, 0, 0, 0, SOMA1);
-    one(m, b->id, 2, 1, 0, MEMORY);
-    one(m, cp->id, 2, 1, 0, SOMA2);
-    one(m, c->id, 2, 1, 0, MEMORY);
+    one(m, b->id, 2, 1, late << 8, MEMORY);
+    one(m, cp->id, 2, 1, late, late ? SOMA1 : SOMA2);
+    one(m, c->id, 2, 1, late, MEMORY);
     const int32_t r0[1][4] = {{0, 0, 0, RECV}}, x[2][4] = {{0, 0, 0, SEND}, {2, 1, 0, RECV}},
-                  s5[1][4] = {{2, 1, 0, SEND}};
+                  s5[1][4] = {{2, 1, late, SEND}};
     coord(m, true, e0->id, 1, r0);
     coord(m, true, e2->id, 2, x);
     coord(m, true, e5->id, 1, s5);
-    return verified(m, cols < 4 ? "slice" : "transfer");
+    return verified(m, twice  ? "transfer_twice"
+                       : late ? "transfer_late"
+                       : cols < 4 ? "slice" : "transfer");
 }
 
 Mapping *emit_fixture_transfer(int32_t rows0, int32_t rows)
 {
-    return emit_fixture_slice(rows0, rows, 0, 4);
+    return transfer(rows0, rows, 0, 4, 0, false);
+}
+
+Mapping *emit_fixture_slice(int32_t rows0, int32_t rows, int32_t cols0, int32_t cols)
+{
+    return transfer(rows0, rows, cols0, cols, 0, false);
+}
+
+Mapping *emit_fixture_transfer_late(int32_t rows0, int32_t rows)
+{
+    return transfer(rows0, rows, 0, 4, 1, false);
+}
+
+Mapping *emit_fixture_transfer_twice(void)
+{
+    return transfer(0, 4, 0, 4, 1, true);
 }
 
 

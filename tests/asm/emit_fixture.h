@@ -7,6 +7,10 @@
  *   emit_fixture_transfer(y0, n)  INPUT -> SI a 4x4x16 int8 on core (0,0) -> CCMPB relu
  *                              (Soma1) -> SI b on core (2,1) (received in phase 0) -> CCMPB
  *                              copy of its rows y0 .. y0+n-1 (Soma2) -> SI c -> OUTPUT
+ *   emit_fixture_transfer_late(y0, n)  the same, copy reading b in phase 1 (Soma1): b's
+ *                              copy lives on past the phase it arrives in
+ *   emit_fixture_transfer_twice()  the same, all of b, a CADD (Axon, phase 1) adding b to
+ *                              itself into an int32 d that copy reads
  *   emit_fixture_slice(y0, n, x0, m)  the same, the copy of rows y0.. and columns x0..x0+m-1
  *   emit_fixture_mix()         CVS (P83), CCMPB, CAVG (P02), CCMPB on one core, two phases
  *   emit_fixture_fc()          a 20 -> 40 CVM (P04) and its requantization on one core
@@ -31,6 +35,8 @@
 
 Mapping *emit_fixture_conv(int32_t shift);
 Mapping *emit_fixture_transfer(int32_t rows0, int32_t rows);
+Mapping *emit_fixture_transfer_late(int32_t rows0, int32_t rows);
+Mapping *emit_fixture_transfer_twice(void);
 Mapping *emit_fixture_slice(int32_t rows0, int32_t rows, int32_t cols0, int32_t cols);
 Mapping *emit_fixture_mix(void);
 Mapping *emit_fixture_fc(void);

@@ -1,5 +1,6 @@
 /* emit_fixture_write DIR: writes the code generator's fixture Mappings (emit_fixture.h) as
- * DIR/conv.map.pb, DIR/conv_odd.map.pb (shift 7), DIR/transfer.map.pb, DIR/slice.map.pb,
+ * DIR/conv.map.pb, DIR/conv_odd.map.pb (shift 7), DIR/transfer.map.pb,
+ * DIR/transfer_late.map.pb, DIR/transfer_twice.map.pb, DIR/slice.map.pb,
  * DIR/mix.map.pb, DIR/fc.map.pb, DIR/cax.map.pb, DIR/two_layer.map.pb, DIR/relay.map.pb,
  * DIR/relay_sibling.map.pb, DIR/chain.map.pb, DIR/chips.map.pb, DIR/relay_now.map.pb, and
  * each one's graph alone as DIR/NAME.pb, for the tool tests
@@ -34,6 +35,8 @@ int main(int argc, char **argv)
     int rc = save(emit_fixture_conv(8), argv[1], "conv");
     rc |= save(emit_fixture_conv(7), argv[1], "conv_odd");
     rc |= save(emit_fixture_transfer(2, 2), argv[1], "transfer");
+    rc |= save(emit_fixture_transfer_late(2, 2), argv[1], "transfer_late");
+    rc |= save(emit_fixture_transfer_twice(), argv[1], "transfer_twice");
     rc |= save(emit_fixture_slice(1, 3, 1, 2), argv[1], "slice");
     rc |= save(emit_fixture_mix(), argv[1], "mix");
     rc |= save(emit_fixture_fc(), argv[1], "fc");

@@ -6,6 +6,7 @@
  *     dynamic blocks;
  *   - a two-core transfer: a Soma result sent from core (0,0) to core (2,1), part of it
  *     (rows 2..3): the header (dx, dy, address, packet count), the send and receive areas;
+ *     read a phase later, the P06 that moves it out of the receive area;
  *     a column slice of it: runs apart in the sender's memory, the gaps skipped by disabled
  *     headers; relays (a phase later, from a copy of a block of the same values) and relaying
  *     chains (one run to two cores in one phase, or a relay in the phase it receives), on one
@@ -270,6 +271,71 @@ static void test_transfer_whole(void **state)
     done(&r);
 }
 
+/* Read a phase after it arrives (copy in Soma1 of phase 1), b's copy leaves the receive
+ * area: its 32 words land at 0x8400 in phase 0, and a P06 in Soma2 of phase 0 (after the
+ * router) moves them, 8 INT_32 rows of 4 words (no shift: the bits as they are), to b's
+ * area in the data banks at 0x0000 (c, 32 words alive in phase 1 as b is, follows at 0x0020),
+ * where copy reads them in phase 1. */
+static void test_receive_move(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_transfer_late(2, 2), ST_OK);
+    const Taskir__Asm__CoreConfig *c1 = core_at(&r.s, 2, 1);
+    assert_int_equal(c1->n_static_prim_list, 2);
+    const Taskir__Asm__P09 *rcv = c1->static_prim_list[0]->router->p09;
+    assert_true(rcv->receive_en);
+    assert_int_equal(rcv->addr_din_base, 0x400);
+    const Taskir__Asm__SomaPrim *mv = c1->static_prim_list[0]->soma2;
+    assert_non_null(mv);
+    assert_int_equal(mv->pic, 0x06);
+    assert_string_equal(mv->x1_block, "b3");
+    const Taskir__Asm__P06 *p = mv->p06;
+    assert_non_null(p);
+    assert_int_equal(p->x1_precision, TASKIR__PRECISION__INT_32);
+    assert_int_equal(p->out_precision, TASKIR__PRECISION__INT_32);
+    assert_int_equal(p->length_in, 4);
+    assert_int_equal(p->num_in, 8);
+    assert_int_equal(p->length_out, 4);
+    assert_int_equal(p->num_out, 8);
+    assert_int_equal(p->bit_shift_num, 0);
+    assert_int_equal(p->x1_base_addr, 0x8400);
+    assert_int_equal(p->x1_addr_length, 32);
+    assert_int_equal(p->o_base_addr, 0);
+    assert_int_equal(p->o_addr_length, 32);
+    const Taskir__Asm__SomaPrim *cp = c1->static_prim_list[1]->soma1;
+    assert_int_equal(cp->px5->x1_base_addr, 0);
+    assert_int_equal(cp->px5->x1_addr_length, 32);
+    assert_int_equal(cp->px5->o_base_addr, 0x20);
+    /* the sender is as before: rows 2..3 to the start of the receive area */
+    const Taskir__Asm__P09 *snd = core_at(&r.s, 0, 0)->static_prim_list[0]->router->p09;
+    assert_int_equal(snd->router_heads[0]->destination_addr, 0);
+    done(&r);
+}
+
+/* A received copy that a CADD adds to itself a phase later is not moved: the P06 repeating
+ * its box takes Soma2 of the phase it arrives in and reads it from the receive area. b (16
+ * pixels of 16 int8 channels, read by P02: a pitch of 32, 8 words) lands at 0x8400; the
+ * P06 reads its 128 words and writes them twice (32 rows, each row i of b's row i % 16). */
+static void test_receive_twice(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_transfer_twice(), ST_OK);
+    const Taskir__Asm__CoreConfig *c1 = core_at(&r.s, 2, 1);
+    const Taskir__Asm__SomaPrim *rep = c1->static_prim_list[0]->soma2;
+    assert_non_null(rep);
+    assert_non_null(rep->p06);
+    assert_int_equal(rep->p06->x1_base_addr, 0x8400);
+    assert_int_equal(rep->p06->x1_addr_length, 128);
+    assert_int_equal(rep->p06->length_in, 32);
+    assert_int_equal(rep->p06->num_in, 32);
+    assert_int_equal(rep->p06->real_num_in, 16);
+    assert_int_equal(rep->p06->o_addr_length, 256);
+    assert_true(rep->p06->o_base_addr < 0x8000); /* the data banks */
+    done(&r);
+}
+
 /* Relayed a phase later, from the relay's copy: (2,1) sends its 64 words from the receive
  * area (0x8400) to (3,1), one core right. */
 static void test_relay_next_phase(void **state)
@@ -369,6 +435,8 @@ int main(void)
         cmocka_unit_test(test_odd_shift),
         cmocka_unit_test(test_two_core_transfer),
         cmocka_unit_test(test_transfer_whole),
+        cmocka_unit_test(test_receive_move),
+        cmocka_unit_test(test_receive_twice),
         cmocka_unit_test(test_column_slice),
         cmocka_unit_test(test_relay_next_phase),
         cmocka_unit_test(test_relay_sibling),

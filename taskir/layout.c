@@ -1,0 +1,234 @@
+/* layout.c: the layout facts of feature maps (layout.h). */
+#include "taskir/layout.h"
+
+#include <string.h>
+
+/* The bytes of a pixel's row each use rounds the channels up to: the table of layout.h. */
+static const struct {
+    unsigned use;
+    int bytes;
+} use_bytes[] = {
+    {LAYOUT_SOMA, 16},
+    {LAYOUT_ROW16, 16},
+    {LAYOUT_GROUP, 32},
+    {LAYOUT_AXON, 128},
+};
+
+/* The primitives by what they do to the maps they read and write. */
+static const struct {
+    int pcode;
+    unsigned in, out;
+} prim_uses[] = {
+    {41, LAYOUT_ROW16, LAYOUT_AXON}, /* P41 conv: HWC input rows of 16 bytes */
+    {4, LAYOUT_ROW16, LAYOUT_AXON},  /* P04 matrix-vector */
+    {81, 0, LAYOUT_AXON},            /* P81: channel-major input, its own layout */
+    {2, LAYOUT_GROUP, LAYOUT_GROUP},  /* P02, P03, P43, P83: whole 32-byte groups */
+    {3, LAYOUT_GROUP, LAYOUT_GROUP},
+    {43, LAYOUT_GROUP, LAYOUT_GROUP},
+    {83, LAYOUT_GROUP, LAYOUT_GROUP},
+    {5, LAYOUT_SOMA, LAYOUT_SOMA},    /* the Soma: rows of 16 bytes */
+    {25, LAYOUT_SOMA, LAYOUT_SOMA},
+    {7, LAYOUT_SOMA, LAYOUT_SOMA},
+    {8, LAYOUT_SOMA, LAYOUT_SOMA},
+};
+
+enum { MAX_CHAIN = 16 }; /* P02 -> map -> P02 -> ... followed at most this far */
+
+unsigned layout_use_of(BlockType t, bool input)
+{
+    if ((unsigned)t >= BT_COUNT)
+        return 0;
+    int pc = bt_info(t)->pcode;
+    for (size_t i = 0; i < sizeof prim_uses / sizeof prim_uses[0]; i++)
+        if (prim_uses[i].pcode == pc)
+            return input ? prim_uses[i].in : prim_uses[i].out;
+    return 0;
+}
+
+int layout_unit(PrecisionId p, unsigned uses)
+{
+    int bits;
+    switch (p) {
+    case PR_INT_8:
+    case PR_UINT_8:
+    case PR_TERNARY:
+    case PR_INT_32: bits = pr_info(p)->bits; break;
+    default: return 0;
+    }
+    if (!uses)
+        uses = LAYOUT_SOMA;
+    int unit = 0;
+    for (size_t i = 0; i < sizeof use_bytes / sizeof use_bytes[0]; i++)
+        if ((uses & use_bytes[i].use) && use_bytes[i].bytes * 8 / bits > unit)
+            unit = use_bytes[i].bytes * 8 / bits;
+    return unit;
+}
+
+/* The source side interface of edge id at block position s, or NULL. */
+static const Iface *src_iface(const Graph *g, const GraphUses *u, long s, int32_t id)
+{
+    const IfaceUse *iu = s >= 0 ? uses_find(u, (uint32_t)s, false, id) : NULL;
+    return iu ? &g->blocks[s]->out[iu->cluster].ifaces[iu->iface] : NULL;
+}
+
+static bool same_iface(const Iface *a, const Iface *b)
+{
+    return a->has_pos == b->has_pos && a->has_size == b->has_size &&
+           (!a->has_pos || memcmp(&a->pos, &b->pos, sizeof a->pos) == 0) &&
+           (!a->has_size || memcmp(&a->size, &b->size, sizeof a->size) == 0);
+}
+
+uint32_t layout_repeats(const Graph *g, const GraphUses *u, uint32_t pos, long *src)
+{
+    const Block *b = g->blocks[pos];
+    uint32_t n = b->type == BT_CADD ? blk_n_variadic(b) : 0;
+    if (n < 2)
+        return 0;
+    const Iface *first = NULL;
+    for (uint32_t i = 0; i < n; i++) {
+        if (i >= b->n_in || b->in[i].n_ifaces != 1)
+            return 0;
+        const Edge *ed = graph_edge(g, b->in[i].ifaces[0].edge_id);
+        long s = ed ? graph_block_pos(g, ed->src) : -1;
+        const Iface *f = ed && !ed->n_re ? src_iface(g, u, s, ed->id) : NULL;
+        if (!f || (i > 0 && (s != *src || !same_iface(f, first))))
+            return 0;
+        if (i == 0) {
+            *src = s;
+            first = f;
+        }
+    }
+    return bt_info(g->blocks[*src]->type)->kind == BK_STORAGE ? n : 0;
+}
+
+static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int depth);
+
+/* The pitch a P02 / P03 / P43 / P83 at pos reads (and so writes). */
+static int group_in_unit(const Graph *g, const GraphUses *u, uint32_t pos, int depth)
+{
+    const Block *b = g->blocks[pos];
+    long s = -1;
+    if (layout_repeats(g, u, pos, &s)) /* the repeated area, in the group unit */
+        return layout_unit(blk_prec(g->blocks[s]), LAYOUT_GROUP);
+    const Edge *ed = b->n_in && b->in[0].n_ifaces ? graph_edge(g, b->in[0].ifaces[0].edge_id)
+                                                  : NULL;
+    s = ed ? graph_block_pos(g, ed->src) : -1;
+    if (s < 0 || bt_info(g->blocks[s]->type)->kind != BK_STORAGE || depth >= MAX_CHAIN)
+        return 0;
+    return storage_unit(g, u, (uint32_t)s, depth + 1);
+}
+
+/* The row a P07 at pos writes into a map of precision out: as long as the row it reads (its
+ * channels in its input's pitch), padded to 4 elements (input and table both int32) or 16;
+ * 0 when pos is no CLUT. */
+static int lut_row(const Graph *g, const GraphUses *u, uint32_t pos, PrecisionId out, int depth)
+{
+    const Block *b = g->blocks[pos];
+    const Edge *ed = b->type == BT_CLUT && b->n_in && b->in[0].n_ifaces == 1
+                         ? graph_edge(g, b->in[0].ifaces[0].edge_id) : NULL;
+    long s = ed ? graph_block_pos(g, ed->src) : -1;
+    int32_t d[TIR_NDIMS];
+    blk_eff_shape(b, d);
+    if (s < 0 || bt_info(g->blocks[s]->type)->kind != BK_STORAGE || depth >= MAX_CHAIN ||
+        d[D_F] < 1)
+        return 0;
+    PrecisionId in = blk_prec(g->blocks[s]);
+    int64_t unit = storage_unit(g, u, (uint32_t)s, depth + 1), pad = in == PR_INT_32 &&
+                                                                     out == PR_INT_32 ? 4 : 16;
+    if (unit < 1)
+        return 0;
+    int64_t row = ((int64_t)d[D_F] + unit - 1) / unit * unit;
+    row = (row + pad - 1) / pad * pad;
+    return row < (1 << 20) ? (int)row : 0;
+}
+
+/* The least input pitch a P05 / P25 at pos needs (0 for any other block): it writes at most
+ * the channels it reads (nof <= nif), in rows padded to 16 bytes, so its input's pitch must
+ * exceed the output's pitch less one 16-byte row's elements (8 int32 channels in fill the
+ * 16-byte row of 16 int8 channels out; 32 int8 channels out need more than 16 in). */
+static int cmp_need(const Graph *g, const GraphUses *u, uint32_t pos, int depth)
+{
+    const Block *b = g->blocks[pos];
+    int pc = bt_info(b->type)->pcode;
+    const BlockUses *bu = &u->blocks[pos];
+    if ((pc != 5 && pc != 25) || !bu->n_out_edges || depth >= MAX_CHAIN)
+        return 0;
+    long y = graph_block_pos(g, g->edges[bu->out_edges[0]]->dst);
+    if (y < 0 || bt_info(g->blocks[y]->type)->kind != BK_STORAGE)
+        return 0;
+    PrecisionId py = blk_prec(g->blocks[y]);
+    int out = storage_unit(g, u, (uint32_t)y, depth + 1), e = layout_unit(py, LAYOUT_SOMA);
+    return out > e ? out - e + 1 : 0;
+}
+
+static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int depth)
+{
+    PrecisionId p = blk_prec(g->blocks[pos]);
+    const BlockUses *bu = &u->blocks[pos];
+    unsigned uses = 0;
+    int carried = 0;
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        long w = graph_block_pos(g, g->edges[bu->in_edges[j]]->src);
+        if (w < 0)
+            continue;
+        unsigned wu = layout_use_of(g->blocks[w]->type, false);
+        uses |= wu;
+        int c = wu == LAYOUT_GROUP ? group_in_unit(g, u, (uint32_t)w, depth)
+                                   : lut_row(g, u, (uint32_t)w, p, depth);
+        carried = c > carried ? c : carried;
+    }
+    int need = 0;
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        long r = graph_block_pos(g, g->edges[bu->out_edges[j]]->dst);
+        if (r < 0)
+            continue;
+        uses |= layout_use_of(g->blocks[r]->type, true);
+        int n = cmp_need(g, u, (uint32_t)r, depth);
+        need = n > need ? n : need;
+    }
+    int unit = layout_unit(p, uses);
+    if (unit && carried > unit)
+        unit = carried;
+    while (unit && unit < need && unit < (1 << 20))
+        unit *= 2;
+    return unit;
+}
+
+int layout_storage_unit(const Graph *g, const GraphUses *u, uint32_t pos)
+{
+    return storage_unit(g, u, pos, 0);
+}
+
+int layout_output_unit(const Graph *g, const GraphUses *u, uint32_t pos, PrecisionId p)
+{
+    unsigned wu = layout_use_of(g->blocks[pos]->type, false);
+    int unit = layout_unit(p, wu);
+    int c = wu == LAYOUT_GROUP ? group_in_unit(g, u, pos, 0) : lut_row(g, u, pos, p, 0);
+    return unit && c > unit ? c : unit;
+}
+
+int64_t layout_map_bytes(PrecisionId p, int64_t ny, int64_t nx, int64_t nc, int unit)
+{
+    int bits = layout_unit(p, 0) ? pr_info(p)->bits : 0;
+    const int64_t cap = (int64_t)1 << 40;
+    if (!bits || unit < 1 || ny < 0 || nx < 0 || nc < 0 || ny > cap || nx > cap || nc > cap)
+        return -1;
+    int64_t row = (nc + unit - 1) / unit * unit * bits / 8; /* bytes a pixel */
+    if (ny && nx > INT64_MAX / ny)
+        return -1;
+    int64_t px = ny * nx;
+    return row && px > INT64_MAX / row ? -1 : px * row;
+}
+
+int64_t layout_repeat_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
+{
+    long s = -1;
+    uint32_t n = layout_repeats(g, u, pos, &s);
+    int32_t cd[TIR_CDIMS];
+    if (!n || !blk_cluster_dims(g->blocks[pos], true, 0, cd))
+        return 0;
+    PrecisionId p = blk_prec(g->blocks[s]);
+    int64_t one = layout_map_bytes(p, cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
+                                   cd[D_F] > 0 ? cd[D_F] : 1, layout_unit(p, LAYOUT_GROUP));
+    return one < 0 || one > INT64_MAX / n ? -1 : one * n;
+}

@@ -1,0 +1,67 @@
+/* layout.h: how a feature map lies in a core's memory: the one table of layout facts that
+ * the mapper's memory and receive accounting (chip_cost.c and blockbox.c, which
+ * mapper/problem.c and verify_map_chip.c read) and the code generator (backend/emit_plan.c,
+ * backend/emit_layout.c) share, so that the mapper never accepts a plan whose memory the code
+ * generator then cannot place (docs/backend.md "Layouts", docs/chip.md "Memory").
+ *
+ * A map is stored pixel by pixel, [y][x][c], the channels of a pixel rounded up to a
+ * multiple of its pitch unit: the largest unit any primitive that writes or reads it takes
+ * (docs/backend.md, the executor's layouts):
+ *
+ *   use            primitives                      bytes  8-bit  ternary  int32
+ *   LAYOUT_SOMA    P05 P25 P06 P26 P07 P08           16     16      64       4
+ *   LAYOUT_ROW16   P41 and P04 inputs                16     16      64       4
+ *   LAYOUT_GROUP   P02 P03 P43 P83, in and out       32     32     128       8
+ *   LAYOUT_AXON    P41 P04 P81 outputs (int32)      128    128     512      32
+ *
+ * A P02 / P03 / P43 / P83 writes the pitch it reads (the channels of its input's pixels), so
+ * the map it writes takes its input's unit as well; a P07 (CLUT) writes each row as long as
+ * the row it reads (its channels in its input's pitch), padded to 4 elements (input and
+ * table int32) or 16, so the map it writes takes that row (an int32 table read from a P41's
+ * int32 map writes 32 channels a pixel). A P05 / P25 writes at most the channels it reads,
+ * in 16-byte rows, so the map it reads takes a pitch above the pitch of the map it writes
+ * less one row's elements (int32 in, int8 out in 32-byte groups: 32 channels a pixel in). A CADD that adds one box of one map to
+ * itself n times (the mapper's x + x) reads an area of its own that an inserted P06 fills
+ * with the box n times, in the group unit (a P06 re-pitches as it copies).
+ */
+#ifndef TASKIR_LAYOUT_H
+#define TASKIR_LAYOUT_H
+
+#include "taskir/graph.h"
+#include "taskir/uses.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum {
+    LAYOUT_SOMA = 1u,
+    LAYOUT_ROW16 = 2u,
+    LAYOUT_GROUP = 4u,
+    LAYOUT_AXON = 8u,
+};
+
+/* The uses (LAYOUT_* bits) of the primitive of block type t on the maps it reads (input) or
+ * writes; 0 for a type that is no primitive (storage, sockets) or reads no pitched map (P81's
+ * channel-major input). */
+unsigned layout_use_of(BlockType t, bool input);
+/* The pitch unit (channels a pixel is rounded up to) of precision p for the uses (LAYOUT_SOMA
+ * when none); 0 when the chip has no layout for p (INT_16, INT_9, ...). */
+int layout_unit(PrecisionId p, unsigned uses);
+/* The pitch unit of the storage block at position pos: what every compute block writing or
+ * reading it takes (a P02 / P03 / P43 / P83 writer: also the pitch it reads; a P07 writer:
+ * its rows); 0 when its precision has no layout. */
+int layout_storage_unit(const Graph *g, const GraphUses *u, uint32_t pos);
+/* The pitch compute block pos writes: P41 / P04 / P81 their int32 groups, P02 / P03 / P43 /
+ * P83 the pitch they read, P07 its rows, a Soma primitive its 16-byte rows in precision p. */
+int layout_output_unit(const Graph *g, const GraphUses *u, uint32_t pos, PrecisionId p);
+/* The storage block a CADD at pos adds to itself (one box of it, every input), its position
+ * into *src and the times n; 0 when pos is no such CADD. */
+uint32_t layout_repeats(const Graph *g, const GraphUses *u, uint32_t pos, long *src);
+/* Bytes of an ny x nx map of nc channels of precision p with pitch unit unit (-1 on overflow
+ * or a precision without a layout). */
+int64_t layout_map_bytes(PrecisionId p, int64_t ny, int64_t nx, int64_t nc, int unit);
+/* Bytes of the area a CADD at pos that adds one box to itself reads (the box n times in the
+ * group unit); 0 for any other block, -1 on overflow. */
+int64_t layout_repeat_bytes(const Graph *g, const GraphUses *u, uint32_t pos);
+
+#endif

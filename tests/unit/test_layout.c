@@ -1,0 +1,217 @@
+/* test_layout.c: the layout table of feature maps (taskir/layout.h) that the mapper
+ * (bbox_storage_bytes, chip_storage_bytes) and the code generator (backend/emit_plan.c)
+ * share, every figure worked out by hand in the comments from the table in layout.h:
+ * a pixel's channels rounded up to 16 bytes (Soma, P41 / P04 inputs), one 32-byte group
+ * (P02, P03, P43, P83) or 128 bytes (an int32 output of P41 / P04 / P81). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "taskir/blockbox.h"
+#include "taskir/chip_cost.h"
+#include "taskir/layout.h"
+
+static Block *blk(Graph *g, BlockType t, PrecisionId p, int32_t y, int32_t x, int32_t f,
+                  int32_t r)
+{
+    Block *b = graph_add_block(g, t, GRAPH_AUTO_ID, NULL);
+    assert_non_null(b);
+    int32_t s[TIR_NDIMS] = {y, x, f, r, 0, 0, 0, 0};
+    if (bt_info(t)->kind == BK_COMPUTE && t != BT_CVM) { /* a 1 x 1 window: iy, ix = y, x */
+        s[6] = y;
+        s[7] = x;
+    }
+    memcpy(b->shape.d, s, sizeof s);
+    b->has_shape = true;
+    b->prec = p;
+    b->has_prec = true;
+    return b;
+}
+
+static void join(Graph *g, Block *a, uint32_t out, Block *b, uint32_t in)
+{
+    assert_non_null(graph_connect(g, a, out, b, in));
+}
+
+static void test_units(void **state)
+{
+    (void)state;
+    /* channels = bytes * 8 / bits: 16 B is 16 int8, 64 ternary, 4 int32; 32 B is 32 int8,
+     * 128 ternary, 8 int32; 128 B is 32 int32 */
+    assert_int_equal(layout_unit(PR_INT_8, LAYOUT_SOMA), 16);
+    assert_int_equal(layout_unit(PR_UINT_8, LAYOUT_ROW16), 16);
+    assert_int_equal(layout_unit(PR_INT_8, LAYOUT_GROUP), 32);
+    assert_int_equal(layout_unit(PR_TERNARY, LAYOUT_ROW16), 64);
+    assert_int_equal(layout_unit(PR_TERNARY, LAYOUT_GROUP), 128);
+    assert_int_equal(layout_unit(PR_INT_32, LAYOUT_SOMA), 4);
+    assert_int_equal(layout_unit(PR_INT_32, LAYOUT_GROUP), 8);
+    assert_int_equal(layout_unit(PR_INT_32, LAYOUT_AXON), 32);
+    /* several uses: the largest; none: the Soma's */
+    assert_int_equal(layout_unit(PR_INT_32, LAYOUT_SOMA | LAYOUT_GROUP), 8);
+    assert_int_equal(layout_unit(PR_INT_32, LAYOUT_GROUP | LAYOUT_AXON), 32);
+    assert_int_equal(layout_unit(PR_INT_8, 0), 16);
+    /* no layout on the chip */
+    assert_int_equal(layout_unit(PR_INT_16, LAYOUT_SOMA), 0);
+    /* the primitives */
+    assert_int_equal(layout_use_of(BT_CC, true), LAYOUT_ROW16);
+    assert_int_equal(layout_use_of(BT_CC, false), LAYOUT_AXON);
+    assert_int_equal(layout_use_of(BT_CVM, true), LAYOUT_ROW16);
+    assert_int_equal(layout_use_of(BT_CC2D, true), 0);
+    assert_int_equal(layout_use_of(BT_CADD, true), LAYOUT_GROUP);
+    assert_int_equal(layout_use_of(BT_CVS, false), LAYOUT_GROUP);
+    assert_int_equal(layout_use_of(BT_CCMPB, true), LAYOUT_SOMA);
+    assert_int_equal(layout_use_of(BT_CLUT, false), LAYOUT_SOMA);
+    assert_int_equal(layout_use_of(BT_SI, true), 0);
+}
+
+static void test_map_bytes(void **state)
+{
+    (void)state;
+    /* 28 x 28 pixels of 6 int8 channels in 16-byte rows: 784 * 16 = 12544 */
+    assert_int_equal(layout_map_bytes(PR_INT_8, 28, 28, 6, 16), 12544);
+    /* 8 x 8 of 8 int32 channels, unit 32: 64 * 128 = 8192; unit 8: 64 * 32 = 2048 */
+    assert_int_equal(layout_map_bytes(PR_INT_32, 8, 8, 8, 32), 8192);
+    assert_int_equal(layout_map_bytes(PR_INT_32, 8, 8, 8, 8), 2048);
+    /* 2 x 3 of 10 ternary channels, unit 64: 64 * 2 bits = 16 B a pixel, 96 */
+    assert_int_equal(layout_map_bytes(PR_TERNARY, 2, 3, 10, 64), 96);
+    assert_int_equal(layout_map_bytes(PR_INT_16, 2, 3, 10, 16), -1);
+    assert_int_equal(layout_map_bytes(PR_INT_32, (int64_t)1 << 40, (int64_t)1 << 40, 8, 8), -1);
+}
+
+/* CC (16 x 16 x 8 int32 out) -> A -> CADD of A + A -> B (int32) -> CCMPB -> C (int8) -> CC2;
+ * A -> CADD of one input -> D; an int8 E read by a CVVH. */
+static void test_storage_units(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *cc = blk(g, BT_CC, PR_INT_32, 16, 16, 8, 8);
+    Block *a = blk(g, BT_SI, PR_INT_32, 16, 16, 8, 0);
+    Block *twice = blk(g, BT_CADD, PR_INT_32, 16, 16, 8, 0);
+    Block *b = blk(g, BT_SI, PR_INT_32, 16, 16, 8, 0);
+    Block *relu = blk(g, BT_CCMPB, PR_INT_8, 16, 16, 8, 0);
+    Block *c = blk(g, BT_SIC, PR_INT_8, 16, 16, 0, 8);
+    Block *cc2 = blk(g, BT_CC, PR_INT_32, 16, 16, 8, 8);
+    Block *once = blk(g, BT_CADD, PR_INT_32, 16, 16, 8, 0);
+    Block *d = blk(g, BT_SI, PR_INT_32, 16, 16, 8, 0);
+    Block *e = blk(g, BT_SI, PR_INT_8, 4, 4, 8, 0);
+    Block *vv = blk(g, BT_CVVH, PR_INT_32, 4, 4, 8, 0);
+    join(g, cc, 0, a, 0);
+    join(g, a, 0, twice, 0);
+    join(g, a, 0, twice, 1);
+    join(g, twice, 0, b, 0);
+    join(g, b, 0, relu, 0);
+    join(g, relu, 0, c, 0);
+    join(g, c, 0, cc2, 0);
+    join(g, a, 0, once, 0);
+    join(g, once, 0, d, 0);
+    join(g, e, 0, vv, 0);
+    join(g, e, 0, vv, 1);
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    long pa = graph_block_pos(g, a->id), pb = graph_block_pos(g, b->id);
+    long pc = graph_block_pos(g, c->id), pd = graph_block_pos(g, d->id);
+    long pe = graph_block_pos(g, e->id), ptw = graph_block_pos(g, twice->id);
+    long pon = graph_block_pos(g, once->id);
+    /* A: written by P41 (int32 groups of 32 channels), read by P02 (8): 32 */
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)pa), 32);
+    /* B: written by the CADD of A + A, which reads its repeated area in the group unit (8)
+     * and writes that pitch; read by P05 (4): 8 */
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)pb), 8);
+    assert_int_equal(layout_output_unit(g, &u, (uint32_t)ptw, PR_INT_32), 8);
+    /* D: written by a CADD of one input, which reads A's pitch 32 and writes it */
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)pd), 32);
+    assert_int_equal(layout_output_unit(g, &u, (uint32_t)pon, PR_INT_32), 32);
+    /* C: int8 written by P05, read by P41: 16; E: int8 read by P03: 32 */
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)pc), 16);
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)pe), 32);
+    /* the repeated area: twice 256 pixels of 8 int32 channels in the group unit (32 B):
+     * 2 * 256 * 32 = 16384 */
+    long src = -1;
+    assert_int_equal(layout_repeats(g, &u, (uint32_t)ptw, &src), 2);
+    assert_int_equal(src, pa);
+    assert_int_equal(layout_repeat_bytes(g, &u, (uint32_t)ptw), 16384);
+    assert_int_equal(layout_repeats(g, &u, (uint32_t)pon, &src), 0);
+    assert_int_equal(layout_repeat_bytes(g, &u, (uint32_t)pon), 0);
+    /* the mapper's bytes of the same maps: A 256 * 128 = 32768, B 256 * 32 = 8192, C 256 *
+     * 16 = 4096, E 16 * 32 = 512 */
+    Chip *chip;
+    Diag dg;
+    diag_init(&dg, NULL);
+    assert_int_equal(chip_load_default(&chip, &dg), ST_OK);
+    diag_finish(&dg);
+    assert_int_equal(bbox_storage_bytes(chip, g, &u, (uint32_t)pa), 32768);
+    assert_int_equal(bbox_storage_bytes(chip, g, &u, (uint32_t)pb), 8192);
+    assert_int_equal(bbox_storage_bytes(chip, g, &u, (uint32_t)pc), 4096);
+    assert_int_equal(bbox_storage_bytes(chip, g, &u, (uint32_t)pe), 512);
+    /* chip_storage_bytes, which knows only the consumer: E for P03 in 32-byte groups too */
+    assert_int_equal(chip_storage_bytes(chip, e, vv), 512);
+    chip_destroy(chip);
+    graph_uses_finish(&u);
+    graph_destroy(g);
+}
+
+/* A P07 writes rows as long as it reads; a P05 reads at least the pitch it writes, less a
+ * 16-byte row: CC -> A (int32) -> CLUT (int32 table) -> T; M (int32, written by a CCMPB) ->
+ * CCMPB -> Y (int8) -> CVVH; N (int32) -> CCMPB -> Z (int8) -> CC. */
+static void test_row_rules(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *cc = blk(g, BT_CC, PR_INT_32, 4, 4, 8, 8);
+    Block *a = blk(g, BT_SI, PR_INT_32, 4, 4, 8, 0);
+    Block *lut = blk(g, BT_CLUT, PR_INT_32, 4, 4, 8, 0);
+    Block *t = blk(g, BT_SI, PR_INT_32, 4, 4, 8, 0);
+    Block *mk = blk(g, BT_CCMPB, PR_INT_32, 4, 4, 8, 0);
+    Block *m = blk(g, BT_SI, PR_INT_32, 4, 4, 8, 0);
+    Block *q = blk(g, BT_CCMPB, PR_INT_8, 4, 4, 8, 0);
+    Block *y = blk(g, BT_SI, PR_INT_8, 4, 4, 8, 0);
+    Block *vv = blk(g, BT_CVVH, PR_INT_32, 4, 4, 8, 0);
+    Block *n = blk(g, BT_SI, PR_INT_32, 4, 4, 8, 0);
+    Block *q2 = blk(g, BT_CCMPB, PR_INT_8, 4, 4, 8, 0);
+    Block *z = blk(g, BT_SIC, PR_INT_8, 4, 4, 0, 8);
+    Block *cc2 = blk(g, BT_CC, PR_INT_32, 4, 4, 8, 8);
+    join(g, cc, 0, a, 0);
+    join(g, a, 0, lut, 0);
+    join(g, lut, 0, t, 0);
+    join(g, mk, 0, m, 0);
+    join(g, m, 0, q, 0);
+    join(g, q, 0, y, 0);
+    join(g, y, 0, vv, 0);
+    join(g, y, 0, vv, 1);
+    join(g, n, 0, q2, 0);
+    join(g, q2, 0, z, 0);
+    join(g, z, 0, cc2, 0);
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    /* T: P07 reads A's rows of 32 int32 channels (P41's groups): 8 channels round up to 32,
+     * padded to 4 (int32 in, int32 table): 32 */
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, t->id)), 32);
+    assert_int_equal(layout_output_unit(g, &u, (uint32_t)graph_block_pos(g, lut->id),
+                                        PR_INT_32), 32);
+    /* Y: int8 read by P03, 32; M: P05 must read more than 32 - 16 = 16 int32 channels a
+     * pixel, so 4 (the Soma's) doubles to 32 */
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, y->id)), 32);
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, m->id)), 32);
+    /* Z: int8 read by P41, 16 = one 16-byte row; N needs nothing more than the Soma's 4 */
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, z->id)), 16);
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, n->id)), 4);
+    graph_uses_finish(&u);
+    graph_destroy(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_units),
+        cmocka_unit_test(test_map_bytes),
+        cmocka_unit_test(test_storage_units),
+        cmocka_unit_test(test_row_rules),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
