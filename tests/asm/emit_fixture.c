@@ -66,6 +66,13 @@ static Block *blk(Graph *g, BlockType t, const char *name, int32_t y, int32_t x,
     return b;
 }
 
+/* Gives the n blocks bs precision p. */
+static void set_prec(Block *const *bs, int n, PrecisionId p)
+{
+    for (int i = 0; i < n; i++)
+        bs[i]->has_prec = true, bs[i]->prec = p;
+}
+
 /* w[f][r][ky][kx] = (7f + 5r + 3ky + kx) mod 200 - 100 */
 int64_t emit_fixture_w(int f, int r, int ky, int kx)
 {
@@ -237,10 +244,8 @@ Mapping *emit_fixture_mix(void)
     Block *s4 = blk(g, BT_SI, "q2/out", 2, 2, 8, 0);
     Block *out = blk(g, BT_OUTPUT, "y", 2, 2, 8, 0);
     Block *i8[] = {in, a, q1, s2, q2, s4, out}, *i32[] = {cvs, s1, avg, s3};
-    for (int i = 0; i < 7; i++)
-        i8[i]->has_prec = true, i8[i]->prec = PR_INT_8;
-    for (int i = 0; i < 4; i++)
-        i32[i]->has_prec = true, i32[i]->prec = PR_INT_32;
+    set_prec(i8, 7, PR_INT_8);
+    set_prec(i32, 4, PR_INT_32);
     in->has_socket_id = out->has_socket_id = true;
     cvs->bias_type = BIAS_CONSTANT;
     CHECK(blk_set_attr(g, cvs, AT_CONSTANT_A, 3) && blk_set_attr(g, cvs, AT_CONSTANT_B, 5));
@@ -294,10 +299,8 @@ Mapping *emit_fixture_cax(void)
     Block *s2 = blk(g, BT_SI, "q/out", 4, 4, 40, 0);
     Block *out = blk(g, BT_OUTPUT, "y", 4, 4, 40, 0);
     Block *i8[] = {in, a, al, q, s2, out}, *i32[] = {cax, s1};
-    for (int i = 0; i < 6; i++)
-        i8[i]->has_prec = true, i8[i]->prec = PR_INT_8;
-    for (int i = 0; i < 2; i++)
-        i32[i]->has_prec = true, i32[i]->prec = PR_INT_32;
+    set_prec(i8, 6, PR_INT_8);
+    set_prec(i32, 2, PR_INT_32);
     in->has_socket_id = out->has_socket_id = true;
     cax->bias_type = BIAS_CONSTANT;
     CHECK(blk_set_attr(g, cax, AT_CONSTANT_B, 9));
@@ -338,10 +341,8 @@ Mapping *emit_fixture_fc(void)
     Block *so = blk(g, BT_SI, "fc/q/out", 1, 1, 40, 0);
     Block *out = blk(g, BT_OUTPUT, "w", 1, 1, 40, 0);
     Block *i8[] = {in, sf, sw, q, so, out}, *i32[] = {sb, fc, acc};
-    for (int i = 0; i < 6; i++)
-        i8[i]->has_prec = true, i8[i]->prec = PR_INT_8;
-    for (int i = 0; i < 3; i++)
-        i32[i]->has_prec = true, i32[i]->prec = PR_INT_32;
+    set_prec(i8, 6, PR_INT_8);
+    set_prec(i32, 3, PR_INT_32);
     in->has_socket_id = out->has_socket_id = true;
     fc->bias_type = BIAS_VECTOR;
     q->shape.d[D_IY] = q->shape.d[D_IX] = 1;
@@ -386,10 +387,8 @@ Mapping *emit_fixture_two_layer(void)
     Block *so = blk(g, BT_SI, "conv2/q/out", 6, 6, 64, 0);
     Block *out = blk(g, BT_OUTPUT, "y", 6, 6, 64, 0);
     Block *i8[] = {in, a, relu, b, sw, q, so, out}, *i32[] = {sb, cc, acc};
-    for (int i = 0; i < 8; i++)
-        i8[i]->has_prec = true, i8[i]->prec = PR_INT_8;
-    for (int i = 0; i < 3; i++)
-        i32[i]->has_prec = true, i32[i]->prec = PR_INT_32;
+    set_prec(i8, 8, PR_INT_8);
+    set_prec(i32, 3, PR_INT_32);
     in->has_socket_id = out->has_socket_id = true;
     relu->shape.d[D_IY] = relu->shape.d[D_IX] = 6;
     q->shape.d[D_IY] = q->shape.d[D_IX] = 6;
@@ -459,8 +458,7 @@ Mapping *emit_fixture_relay(int32_t relay, bool sibling)
     Block *c2 = blk(g, BT_SI, "c2", 4, 4, 16, 0);
     Block *o2 = blk(g, BT_OUTPUT, "y2", 4, 4, 16, 0);
     Block *all[] = {in, a, relu, b, b2, r1, c1, o1, r2, c2, o2};
-    for (int i = 0; i < 11; i++)
-        all[i]->has_prec = true, all[i]->prec = PR_INT_8;
+    set_prec(all, 11, PR_INT_8);
     in->has_socket_id = o1->has_socket_id = o2->has_socket_id = true;
     o2->socket_id = 1;
     Block *somas[] = {relu, r1, r2};
