@@ -14,6 +14,7 @@
  *   emit_gather.c the inputs of a CADD of several different inputs, copied back to back (P06)
  *   emit_tee.c    a result copied into a second storage on its core (an inserted P06)
  *   emit_rearr.c  rearrangements realised without a move (a flatten into CVMs: the weights)
+ *   emit_sendbuf.c a result sent to copies of another precision: a P06 into a send area
  */
 #ifndef TASKIR_BACKEND_EMIT_INTERNAL_H
 #define TASKIR_BACKEND_EMIT_INTERNAL_H
@@ -147,6 +148,17 @@ typedef struct EGather {
     uint32_t req;                   /* the gathered area (all n inputs) */
 } EGather;
 
+/* A send area: writer's output buffer rewritten by an inserted P06 in the precision (and
+ * pitch) of the copies it sends to, before the router (emit_sendbuf.c). */
+typedef struct ESendBuf {
+    uint32_t writer;                /* the compute block's position */
+    uint32_t store;                 /* a storage block it sends to (for the pitch, messages) */
+    EmitFeat feat;                  /* the area: the writer's output box in that precision */
+    uint32_t req;                   /* its area on the writer's core */
+    int32_t phase, slot;            /* the P06's phase and slot (PIIndex SOMA1 / SOMA2) */
+    int32_t first, last;            /* the phases that send from it */
+} ESendBuf;
+
 typedef struct Emit {
     const Mapping *m;
     const Graph *g;
@@ -172,6 +184,8 @@ typedef struct Emit {
     size_t n_tees, cap_tees;
     EGather *gathers;
     size_t n_gathers, cap_gathers;
+    ESendBuf *sendbufs;
+    size_t n_sendbufs, cap_sendbufs;
     int32_t stages;                 /* the pipeline's stages: phase groups, the largest + 1
                                        (docs/backend.md, "Stages") */
 } Emit;
@@ -279,6 +293,13 @@ Taskir__Asm__P06 *emit_p06_slot(Emit *e, uint32_t core, int32_t phase, int32_t s
  * word o (o_words), as they are (no shift, no ciso). */
 void emit_p06_rows(Taskir__Asm__P06 *p, PrecisionId prec, int64_t c, int64_t rows, int64_t x1,
                    int64_t x1_words, int64_t o, int64_t o_words);
+
+/* The send areas (emit_sendbuf.c): planned after the gathers, before the memory plan;
+ * their P06s written with the routes. emit_sendbuf_of: writer w's area in precision prec, or
+ * NULL. */
+Status emit_sendbufs(Emit *e);
+Status emit_sendbuf_prims(Emit *e);
+ESendBuf *emit_sendbuf_of(const Emit *e, uint32_t w, PrecisionId prec);
 
 Status emit_plan(Emit *e);                  /* emit_plan.c */
 Status emit_moves(Emit *e);                 /* emit_move.c: the P06 of received copies */

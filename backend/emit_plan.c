@@ -402,6 +402,10 @@ bool emit_soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot)
         if (e->gathers[i].i >= 0 && e->copies[e->gathers[i].copy].core == k &&
             e->gathers[i].phase == p && e->gathers[i].slot == slot)
             return true;
+    for (size_t i = 0; i < e->n_sendbufs; i++) /* a send area's P06 (emit_sendbuf.c) */
+        if (e->core_of[e->sendbufs[i].writer] == k && e->sendbufs[i].phase == p &&
+            e->sendbufs[i].slot == slot)
+            return true;
     return false;
 }
 
@@ -748,6 +752,8 @@ Status emit_plan(Emit *e)
         st = emit_tees(e);
     if (st == ST_OK)
         st = emit_gathers(e);
+    if (st == ST_OK)
+        st = emit_sendbufs(e);
     for (uint32_t k = 0; k < e->n_cores && st == ST_OK; k++) {
         ECore *c = &e->cores[k];
         c->addr = malloc((c->n_reqs ? c->n_reqs : 1) * sizeof *c->addr);

@@ -56,9 +56,11 @@ static Status add_send(Emit *e, uint32_t k, int32_t p, const ESend *s)
 }
 
 /* The source of edge ed's data on its writer's core, in the coordinates of the storage it
- * goes to (dst_box: the edge's box there). */
+ * goes to (dst_box: the edge's box there), for a copy holding prec values: the writer's
+ * output buffer, or its send area in prec when a P06 rewrites the buffer so
+ * (emit_sendbuf.c). */
 static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
-                        const EBox *dst_box, ELoc *l)
+                        const EBox *dst_box, PrecisionId prec, ELoc *l)
 {
     const Block *b = e->g->blocks[w];
     uint32_t k = e->core_of[w];
@@ -73,11 +75,12 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
                               "when its output buffer on %s is no longer alive (phases "
                               "%d..%d)", ed->id, phase, c->name, c->reqs[o->req].first,
                               c->reqs[o->req].last);
-        l->feat = &o->feat;
-        l->row = o->box.n[1] * emit_feat_pixel_words(&o->feat);
+        const ESendBuf *sb = prec != o->feat.prec ? emit_sendbuf_of(e, w, prec) : NULL;
+        l->feat = sb ? &sb->feat : &o->feat;
+        l->row = o->box.n[1] * emit_feat_pixel_words(l->feat);
         l->box = *dst_box;
-        l->base = c->addr[o->req] + (wbox.lo[0] * o->box.n[1] + wbox.lo[1]) *
-                                        emit_feat_pixel_words(&o->feat);
+        l->base = c->addr[sb ? sb->req : o->req] + (wbox.lo[0] * o->box.n[1] + wbox.lo[1]) *
+                                                       emit_feat_pixel_words(l->feat);
         return ST_OK;
     }
     /* the storage the writer writes on its own core */
@@ -341,7 +344,7 @@ static Status route_edge(Emit *e, const MapDict *dict)
                 sk = e->core_of[w];
         }
         if (sk == e->core_of[w] && st == ST_OK)
-            st = writer_loc(e, ed, (uint32_t)w, cs->phase, &dbox, &src);
+            st = writer_loc(e, ed, (uint32_t)w, cs->phase, &dbox, dcp->feat.prec, &src);
         if (st == ST_OK)
             st = runs(e, ed, &src, ch0, sk, cs->phase, dcp, rk, &part);
         if (st != ST_OK)
@@ -388,7 +391,7 @@ static Status gather(Emit *e, uint32_t w)
                              "its rearrangement moves values between pixels; the code "
                              "generator does not realise it yet (it needs P06 moves)");
         ELoc src = {0};
-        Status st = writer_loc(e, ed, w, p, &dbox, &src);
+        Status st = writer_loc(e, ed, w, p, &dbox, cp->feat.prec, &src);
         if (st == ST_OK)
             st = runs(e, ed, &src, dbox.lo[2], k, p, cp, k, &part);
         if (st != ST_OK)
@@ -399,7 +402,9 @@ static Status gather(Emit *e, uint32_t w)
 
 Status emit_routes(Emit *e)
 {
-    Status worst = ST_OK;
+    Status worst = emit_sendbuf_prims(e);
+    if (worst != ST_OK)
+        return worst;
     for (uint32_t i = 0; i < e->m->n_edges; i++) {
         Status st = route_edge(e, &e->m->edges[i]);
         if (st == ST_RUNTIME)

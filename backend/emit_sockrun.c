@@ -6,7 +6,8 @@
  * axis of the socket (shape n x 1 x 1, 1 x n x 1 or 1 x 1 x n, X_Y_F without alignment: n
  * values in a row from the pixel's first word). An OUTPUT that takes a value of a view several
  * times (a SHUFFLE repeating an index) gets the blocks of each further use after those of the
- * first (emit_rearr_layer). Anything else is refused [emit.rearrange].
+ * first (emit_rearr_layer); so does an OUTPUT whose edge from its storage reorders or
+ * reshapes (output_steps). Anything else is refused [emit.rearrange].
  */
 #include "backend/emit_internal.h"
 
@@ -15,6 +16,7 @@
 #include "taskir/rearrange.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
 
@@ -109,16 +111,108 @@ static int64_t *lanes_of(Emit *e, const ECopy *cp, int64_t *n)
     return sock;
 }
 
+/* The lanes of copy cp that OUTPUT io reads through edge ed (its box sbox at the socket;
+ * map[i]: the offset in storage s's output cluster of the socket box's element i), use
+ * number `layer` of each lane (a value the socket takes several times: one round of blocks
+ * a use); *more: some lane has a further use. */
+static Status output_lanes(Emit *e, const Block *io, const Edge *ed, uint32_t s,
+                           const ECopy *cp, const EBox *sbox, const int32_t *map, int64_t vol,
+                           int64_t layer, int64_t *sock, int64_t *seen, bool *more)
+{
+    int64_t sd3[3], dims[3];
+    socket_dims(io, sd3);
+    int32_t cd[TIR_CDIMS];
+    if (!blk_cluster_dims(e->g->blocks[s], false, 0, cd))
+        return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no output cluster");
+    int64_t total = 1;
+    for (int i = 0; i < TIR_CDIMS; i++)
+        total *= cd[i] > 0 ? cd[i] : 1;
+    dims[0] = cd[D_Y] > 0 ? cd[D_Y] : 1;
+    dims[1] = cd[D_X] > 0 ? cd[D_X] : 1;
+    dims[2] = total / (dims[0] * dims[1]);
+    const EBox *cb = &cp->box;
+    int64_t n = cp->feat.ny * cp->feat.nx * cp->feat.c;
+    for (int64_t l = 0; l < n; l++)
+        sock[l] = -1;
+    memset(seen, 0, (size_t)(n ? n : 1) * sizeof *seen);
+    *more = false;
+    for (int64_t i = 0; i < vol; i++) {
+        if (map[i] < 0)
+            return diag_edge(e->d, ST_LOGIC, "emit.socket", ed->id,
+                             "fills element %lld of the socket with a zero no memory holds",
+                             (long long)i);
+        int64_t v[3] = {map[i] / (dims[1] * dims[2]), map[i] / dims[2] % dims[1],
+                        map[i] % dims[2]};
+        bool inside = true;
+        for (int d = 0; d < 3; d++)
+            inside &= v[d] >= cb->lo[d] && v[d] < cb->lo[d] + cb->n[d];
+        if (!inside)
+            return diag_edge(e->d, ST_LOGIC, "emit.socket", ed->id,
+                             "the socket reads a value of block %d that its copy on %s does "
+                             "not hold", e->g->blocks[s]->id, e->cores[cp->core].name);
+        int64_t lane = ((v[0] - cb->lo[0]) * cb->n[1] + v[1] - cb->lo[1]) * cp->feat.c +
+                       v[2] - cb->lo[2];
+        int64_t k = seen[lane]++;
+        *more |= k > layer;
+        if (k != layer)
+            continue;
+        int64_t q[3] = {i / (sbox->n[1] * sbox->n[2]), i / sbox->n[2] % sbox->n[1],
+                        i % sbox->n[2]};
+        sock[lane] = ((sbox->lo[0] + q[0]) * sd3[1] + sbox->lo[1] + q[1]) * sd3[2] +
+                     sbox->lo[2] + q[2];
+    }
+    return ST_OK;
+}
+
+/* The dynamic blocks of OUTPUT pos reading storage s through edge ed, whose values lie in
+ * the copy in another order than in the socket: a block a pixel, a round a use. */
+static Status output_steps(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const Edge *ed,
+                           uint32_t s, int *piece)
+{
+    const Block *io = e->g->blocks[pos];
+    int32_t cd[TIR_CDIMS];
+    EBox sbox;
+    if (!emit_iface_box(e, pos, true, ed->id, &sbox) || !blk_cluster_dims(io, true, 0, cd))
+        return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no box");
+    int64_t vol = sbox.n[0] * sbox.n[1] * sbox.n[2], n, all = 1;
+    for (int i = 0; i < TIR_CDIMS; i++)
+        all *= cd[i] > 0 ? cd[i] : 1;
+    if (cd[D_R] > 1 || all != vol)
+        return diag_block(e->d, ST_LOGIC, "emit.socket", io,
+                          "a socket with an r dim: a dynamic block places y, x and f only");
+    const ECopy *cp = e->n_copy[s] ? &e->copies[e->first_copy[s]] : NULL;
+    if (!cp || cp->planes || cp->view)
+        return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
+                         "reorders block %d into the socket from a copy laid out for P81 or as "
+                         "a view, or from none", e->g->blocks[s]->id);
+    if (vol < 1 || vol > RA_MAX_ELEMS)
+        return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id, "too many values");
+    int32_t *map = malloc((size_t)vol * sizeof *map);
+    int64_t *sock = lanes_of(e, cp, &n);
+    int64_t *seen = calloc((size_t)(n ? n : 1), sizeof *seen);
+    Status st = map && sock && seen ? edge_element_map(e->g, &e->uses, ed, map, vol, e->d)
+                                    : diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    bool more = true;
+    for (int64_t layer = 0; st == ST_OK && more; layer++) {
+        st = output_lanes(e, io, ed, s, cp, &sbox, map, vol, layer, sock, seen, &more);
+        if (st == ST_OK)
+            st = runs(e, dc, io, cp, sock, piece);
+    }
+    free(map);
+    free(sock);
+    free(seen);
+    return st;
+}
+
 Status emit_socket_steps(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const Edge *ed,
                          uint32_t s, int *piece)
 {
     const Block *io = e->g->blocks[pos];
     EBox box;
-    if (io->type != BT_INPUT || !emit_iface_box(e, s, true, ed->id, &box))
-        return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
-                         "the socket's values reach block %d in another order; the code "
-                         "generator places a model input so, not an output",
-                         e->g->blocks[s]->id);
+    if (io->type != BT_INPUT)
+        return output_steps(e, dc, pos, ed, s, piece);
+    if (!emit_iface_box(e, s, true, ed->id, &box))
+        return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no box");
     int64_t vol = box.n[0] * box.n[1] * box.n[2];
     if (vol < 1 || vol > RA_MAX_ELEMS)
         return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id, "too many values");
