@@ -305,6 +305,11 @@ Status emit_plan(Emit *e);                  /* emit_plan.c */
 Status emit_moves(Emit *e);                 /* emit_move.c: the P06 of received copies */
 Status emit_prims(Emit *e, Taskir__Asm__Config *cfg); /* emit_prim.c */
 Status emit_routes(Emit *e);                /* emit_route.c */
+/* The next (ROUTER_SEND, ROUTER_RECIEVE) pair of coordinates of edge dict `dict` from index
+ * *i on (*i the send's), and their cores *sk, *rk; false when none is left, or out of memory
+ * (*st ST_RUNTIME). */
+bool emit_dict_pair(Emit *e, const MapDict *dict, uint32_t *i, uint32_t *sk, uint32_t *rk,
+                    Status *st);
 Status emit_router_prims(Emit *e);          /* emit_route.c, after the prims */
 /* One run sent whole to several cores in a phase becomes one relaying chain (the chip's
  * multicast): emit_route_chain.c, before the P09s are written. */

@@ -297,6 +297,23 @@ static Status relay_loc(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_
                      "block %d", e->cores[sk].name, phase, e->g->blocks[w]->id);
 }
 
+bool emit_dict_pair(Emit *e, const MapDict *dict, uint32_t *i, uint32_t *sk, uint32_t *rk,
+                    Status *st)
+{
+    for (; *i + 1 < dict->n_coords; (*i)++) {
+        const MapCoord *cs = &dict->coords[*i], *cr = &dict->coords[*i + 1];
+        if (cs->pi_index != PI_SEND || cr->pi_index != PI_RECV)
+            continue;
+        *sk = emit_core(e, cs);
+        *rk = emit_core(e, cr);
+        if (*sk != EMIT_NONE && *rk != EMIT_NONE)
+            return true;
+        *st = diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+        return false;
+    }
+    return false;
+}
+
 /* One edge dict: every (send, receive) pair of coordinates. */
 static Status route_edge(Emit *e, const MapDict *dict)
 {
@@ -314,13 +331,10 @@ static Status route_edge(Emit *e, const MapDict *dict)
     EBox dbox;
     if (!emit_iface_box(e, (uint32_t)s, true, ed->id, &dbox))
         return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no box");
-    for (uint32_t i = 0; i + 1 < dict->n_coords; i++) {
-        const MapCoord *cs = &dict->coords[i], *cr = &dict->coords[i + 1];
-        if (cs->pi_index != PI_SEND || cr->pi_index != PI_RECV)
-            continue;
-        uint32_t sk = emit_core(e, cs), rk = emit_core(e, cr);
-        if (sk == EMIT_NONE || rk == EMIT_NONE)
-            return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    uint32_t sk, rk;
+    Status pst = ST_OK;
+    for (uint32_t i = 0; emit_dict_pair(e, dict, &i, &sk, &rk, &pst); i++) {
+        const MapCoord *cs = &dict->coords[i];
         bool dup = false; /* the first phase carries the whole transfer to a receiver */
         for (uint32_t j = 1; j < i && !dup; j++)
             dup = dict->coords[j - 1].pi_index == PI_SEND &&
@@ -350,7 +364,7 @@ static Status route_edge(Emit *e, const MapDict *dict)
         if (st != ST_OK)
             return st;
     }
-    return ST_OK;
+    return pst;
 }
 
 /* A writer whose box is not whole rows of its own core's copy (EOut.gather) writes a

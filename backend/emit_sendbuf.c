@@ -23,7 +23,7 @@
 
 #define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
 
-enum { PI_AXON = 1, PI_SOMA1 = 2, PI_RECV = 3, PI_SEND = 4, PI_SOMA2 = 5 };
+enum { PI_AXON = 1, PI_SOMA1 = 2, PI_SEND = 4, PI_SOMA2 = 5 };
 
 /* The order of slot sl in phase p: its Axon, Soma1, router, Soma2. */
 static int64_t when(int32_t p, int32_t sl)
@@ -72,21 +72,17 @@ static Status scan_dict(Emit *e, const MapDict *dict)
     if (w < 0 || s < 0 || bt_info(e->g->blocks[w]->type)->kind != BK_COMPUTE ||
         bt_info(e->g->blocks[s]->type)->kind != BK_STORAGE || !e->outs[w].used)
         return ST_OK;
-    for (uint32_t i = 0; i + 1 < dict->n_coords; i++) {
-        const MapCoord *cs = &dict->coords[i], *cr = &dict->coords[i + 1];
-        if (cs->pi_index != PI_SEND || cr->pi_index != PI_RECV)
-            continue;
-        uint32_t sk = emit_core(e, cs), rk = emit_core(e, cr);
-        if (sk == EMIT_NONE || rk == EMIT_NONE)
-            return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    uint32_t sk, rk;
+    Status st = ST_OK;
+    for (uint32_t i = 0; emit_dict_pair(e, dict, &i, &sk, &rk, &st); i++) {
         const ECopy *dcp = emit_copy_on(e, (uint32_t)s, rk);
         if (sk != e->core_of[w] || !dcp || dcp->feat.prec == e->outs[w].feat.prec)
             continue;
-        Status st = need(e, (uint32_t)w, (uint32_t)s, dcp->feat.prec, cs->phase);
+        st = need(e, (uint32_t)w, (uint32_t)s, dcp->feat.prec, dict->coords[i].phase);
         if (st != ST_OK)
             return st;
     }
-    return ST_OK;
+    return st;
 }
 
 /* A writer's own-core copies its router fills from the buffer (EOut.gather, emit_route.c). */
