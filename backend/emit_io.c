@@ -98,11 +98,13 @@ Taskir__Asm__DynamicBlock *emit_dynamic_new(Emit *e, Taskir__Asm__DataConfig *dc
     SET(db, step_group, c->step_group);
     SET(db, phase_group, c->phase_group);
     SET(db, precision, pr_info(cp->feat.prec)->wire);
-    if (e->stages > 1) {
+    if (e->stages > 1 || !in) {
         /* a pipeline of stages runs one step per stage: the sample comes again before its
          * copy's first phase of every step (so stage k has it in step k, as from a stream of
          * that sample), and the result is read after its copy's last phase (the last step's
-         * reading stands: the last stage's is the first whole one) */
+         * reading stands: the last stage's is the first whole one). A result is read after
+         * its copy's last phase in one stage too: after it the copy's words may hold another
+         * area's (tests/asm/emit_lay/output_early.map.txtpb) */
         db->phases = malloc(sizeof *db->phases);
         if (!db->phases) {
             diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
