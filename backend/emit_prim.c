@@ -599,6 +599,9 @@ static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim 
         st = input_operand(e, pos, 1, &lut);
     if (st == ST_OK)
         st = output_operand(e, pos, &o);
+    if (st == ST_OK && b->type == BT_CLIF) /* P08: its state, layouts and checks */
+        return emit_p08(e, pos, s, &(EArea){x1.addr, x1.words, x1.block, x1.feat},
+                        &(EArea){o.addr, o.words, o.block, o.feat});
     if (st == ST_OK)
         st = clip_check(e, b, &o, pcode);
     if (st != ST_OK)
