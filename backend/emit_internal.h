@@ -233,8 +233,14 @@ bool emit_p81_planes(const Emit *e, uint32_t s, const EBox *box, EmitFeat *feat)
  * only CVMs there read it, whole; *feat the writer's map's layout. */
 bool emit_rearr_view(const Emit *e, uint32_t s, uint32_t core, EmitFeat *feat);
 /* For a view s: the weight row each lane of its area meets (*rows, malloc'd, *n lanes: the
- * vector element the lane holds, -1 for a padding lane). */
+ * vector element the lane holds, -1 for a padding lane); a logic error [emit.rearrange]
+ * when the vector takes a value of the map more than once. */
 Status emit_rearr_rows(Emit *e, uint32_t s, int64_t **rows, int64_t *n);
+/* The same for use number `layer` of each value (0 the first, in the vector's element order;
+ * a lane whose value has no such use -1); *more: whether some value has a further use. An
+ * OUTPUT reading the view places each layer with blocks of its own (emit_sockrun.c). */
+Status emit_rearr_layer(Emit *e, uint32_t s, int64_t layer, int64_t **rows, int64_t *n,
+                        bool *more);
 /* The view CVM block cvm reads as its vector, or -1. */
 long emit_rearr_input(const Emit *e, uint32_t cvm);
 
