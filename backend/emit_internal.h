@@ -15,6 +15,7 @@
  *   emit_tee.c    a result copied into a second storage on its core (an inserted P06)
  *   emit_rearr.c  rearrangements realised without a move (a flatten into CVMs: the weights)
  *   emit_sendbuf.c a result sent to copies of another precision: a P06 into a send area
+ *   emit_p08.c    a CLIF's P08: its neurons' state area, its input and output layouts
  */
 #ifndef TASKIR_BACKEND_EMIT_INTERNAL_H
 #define TASKIR_BACKEND_EMIT_INTERNAL_H
@@ -158,6 +159,22 @@ typedef struct ESendBuf {
     int32_t phase, slot;            /* the P06's phase and slot (PIIndex SOMA1 / SOMA2) */
     int32_t first, last;            /* the phases that send from it */
 } ESendBuf;
+/* A static image of no storage block: the state words of a CLIF's neurons (emit_p08.c),
+ * loaded before the run as a StaticBlock "s<block>.<chip x>.<chip y>.<core x>.<core y>". */
+typedef struct EState {
+    uint32_t block;                 /* the compute block's position */
+    uint32_t core;
+    uint32_t req;                   /* its area in the core's requests */
+    uint32_t *image;                /* owned until moved out (emit_io.c) */
+    size_t n;                       /* words */
+} EState;
+
+/* A primitive's operand area (emit_prim.c hands it to the files that write a primitive). */
+typedef struct EArea {
+    int64_t addr, words;
+    int32_t block;                  /* the storage block's id (a buffer: the compute block's) */
+    EmitFeat feat;
+} EArea;
 
 typedef struct Emit {
     const Mapping *m;
@@ -188,6 +205,8 @@ typedef struct Emit {
     size_t n_sendbufs, cap_sendbufs;
     int32_t stages;                 /* the pipeline's stages: phase groups, the largest + 1
                                        (docs/backend.md, "Stages") */
+    EState *states;                 /* CLIFs' neuron states (emit_p08.c) */
+    size_t n_states, cap_states;
 } Emit;
 
 /* The EDup of CADD block pos, or NULL. */
@@ -300,6 +319,15 @@ void emit_p06_rows(Taskir__Asm__P06 *p, PrecisionId prec, int64_t c, int64_t row
 Status emit_sendbufs(Emit *e);
 Status emit_sendbuf_prims(Emit *e);
 ESendBuf *emit_sendbuf_of(const Emit *e, uint32_t w, PrecisionId prec);
+/* P08 (emit_p08.c): emit_p08_feat: whether storage block s's copy on core (box box) takes a
+ * layout of P08's, *feat: a model input only CLIFs read (int32 words, one a channel), or the
+ * spikes of CLIFs on that core that only OUTPUTs read (8 bits, rows of the CLIF input's
+ * lanes); emit_p08_plan: the state area of every CLIF (after the copies, before the memory
+ * plan is placed); emit_p08: CLIF pos's P08 in Soma primitive s, reading x1, writing o. */
+bool emit_p08_feat(const Emit *e, uint32_t s, uint32_t core, const EBox *box, EmitFeat *feat);
+Status emit_p08_plan(Emit *e);
+Status emit_p08(Emit *e, uint32_t pos, Taskir__Asm__SomaPrim *s, const EArea *x1,
+                const EArea *o);
 
 Status emit_plan(Emit *e);                  /* emit_plan.c */
 Status emit_moves(Emit *e);                 /* emit_move.c: the P06 of received copies */
