@@ -63,5 +63,13 @@ int64_t layout_map_bytes(PrecisionId p, int64_t ny, int64_t nx, int64_t nc, int 
 /* Bytes of the area a CADD at pos that adds one box to itself reads (the box n times in the
  * group unit); 0 for any other block, -1 on overflow. */
 int64_t layout_repeat_bytes(const Graph *g, const GraphUses *u, uint32_t pos);
+/* Bytes of the send areas of compute block pos (backend/emit_sendbuf.c): its output
+ * buffer's pixels in the precision and pitch of each storage block it writes in another
+ * precision than the buffer's (an Axon's int32 into an int8 map), one area a precision;
+ * 0 when none, -1 on overflow. */
+int64_t layout_send_bytes(const Graph *g, const GraphUses *u, uint32_t pos);
+/* The work areas of compute block pos the mapper counts in its phase besides its output
+ * buffer: layout_repeat_bytes + layout_send_bytes (-1 on overflow). */
+int64_t layout_work_bytes(const Graph *g, const GraphUses *u, uint32_t pos);
 
 #endif
