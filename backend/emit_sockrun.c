@@ -1,10 +1,13 @@
 /* emit_sockrun.c: a model input or output whose values lie in memory in another order than
  * the socket's (docs/backend.md, "Inputs, outputs and data"): a transposing edge between the
  * socket and its storage, or an output read from a view of its writer's map (emit_rearr.c).
- * No move reorders values across lanes, but a dynamic block places any box of the socket:
- * so each pixel of the copy gets a block of its own when its channels are one run along one
- * axis of the socket (shape n x 1 x 1, 1 x n x 1 or 1 x 1 x n, X_Y_F without alignment: n
- * values in a row from the pixel's first word). Anything else is refused [emit.rearrange].
+ * No move reorders values across lanes, but a dynamic block places any box of the socket,
+ * [y][x][f] (X_Y_F) or [f][y][x] (F_X_Y), without alignment, from a word's first lane: so
+ * each pixel of the copy is cut into such boxes, lane by lane, each the longest that starts
+ * where the one before ends (in either order), cut back to a prefix that ends on a word's
+ * last lane unless it ends the pixel's values: a block per box. The values must be a run
+ * from lane 0 (lanes a step fills with zero are not written). Anything else is refused
+ * [emit.rearrange].
  */
 #include "backend/emit_internal.h"
 
@@ -16,8 +19,8 @@
 
 #define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
 
-/* At most this many pixels a socket is cut into. */
-enum { MAX_RUNS = 1 << 16 };
+/* At most this many dynamic blocks a copy is cut into. */
+enum { MAX_PIECES = 1 << 16 };
 
 /* The socket's extents y, x, f. */
 static void socket_dims(const Block *io, int64_t s[3])
@@ -29,11 +32,75 @@ static void socket_dims(const Block *io, int64_t s[3])
     s[2] = cd[D_F] > 0 ? cd[D_F] : cd[D_R] > 0 ? cd[D_R] : 1;
 }
 
-/* The run of pixel p's lanes (sock[p * pitch ..], -1: no socket value): its first socket
- * value *at, its length *n (0: none) and the socket axis it goes along (0 y, 1 x, 2 f);
- * false when the lanes holding values are not one run from lane 0 along one axis. */
-static bool pixel_run(const int64_t *sock, int64_t pitch, const int64_t s[3], int64_t *at,
-                      int64_t *n, int *axis)
+/* A piece of a pixel's lanes: the socket box at b of extents n (y, x, f), laid out from a
+ * word's first lane in order fxy ([f][y][x], F_X_Y) or not ([y][x][f], X_Y_F), without
+ * alignment; lanes: its volume. */
+typedef struct Piece {
+    int64_t b[3], n[3];
+    bool fxy;
+    int64_t lanes;
+} Piece;
+
+/* Whether lanes sock[at ..] hold the k values v, v + step, v + 2 step, ... */
+static bool along(const int64_t *sock, int64_t at, int64_t k, int64_t v, int64_t step)
+{
+    for (int64_t i = 0; i < k; i++)
+        if (sock[at + i] != v + i * step)
+            return false;
+    return true;
+}
+
+/* The largest piece in order fxy whose lanes are sock[0 ..] (k lanes hold values), then the
+ * longest of its prefixes that are boxes too and end on a word's last lane, or at k (per:
+ * lanes a word). false when there is none. */
+static bool piece_at(const int64_t *sock, int64_t k, const int64_t s[3], bool fxy, int per,
+                     Piece *p)
+{
+    const int64_t stride[3] = {s[1] * s[2], s[2], 1};
+    const int ax[3] = {fxy ? 1 : 2, fxy ? 0 : 1, fxy ? 2 : 0}; /* inner to outer */
+    int64_t v = sock[0];
+    const int64_t c[3] = {v / stride[0], v / s[2] % s[1], v % s[2]};
+    int64_t n[3] = {1, 1, 1};
+    while (n[0] < k && c[ax[0]] + n[0] < s[ax[0]] && sock[n[0]] == v + n[0] * stride[ax[0]])
+        n[0]++;
+    while ((n[1] + 1) * n[0] <= k && c[ax[1]] + n[1] < s[ax[1]] &&
+           along(sock, n[1] * n[0], n[0], v + n[1] * stride[ax[1]], stride[ax[0]]))
+        n[1]++;
+    int64_t slab = n[0] * n[1];
+    for (bool ok = true; ok && (n[2] + 1) * slab <= k && c[ax[2]] + n[2] < s[ax[2]];) {
+        for (int64_t r = 0; ok && r < n[1]; r++)
+            ok = along(sock, n[2] * slab + r * n[0], n[0],
+                       v + n[2] * stride[ax[2]] + r * stride[ax[1]], stride[ax[0]]);
+        n[2] += ok;
+    }
+    /* the prefixes, longest first: whole slabs, rows of the first slab, lanes of its row */
+    int64_t m[3] = {n[0], n[1], n[2]};
+    for (int level = 2; level >= 0; level--) {
+        for (int64_t t = m[level]; t >= 1; t--) {
+            int64_t e[3] = {level > 0 ? n[0] : t, level > 1 ? n[1] : level == 1 ? t : 1,
+                            level == 2 ? t : 1};
+            int64_t lanes = e[0] * e[1] * e[2];
+            if (lanes != k && lanes % per)
+                continue;
+            for (int i = 0; i < 3; i++) {
+                p->b[i] = c[i];
+                p->n[i] = 1;
+            }
+            for (int i = 0; i < 3; i++)
+                p->n[ax[i]] = e[i];
+            p->fxy = fxy;
+            p->lanes = lanes;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The pieces of pixel p's lanes (sock[0 .. pitch), -1: no socket value) into *out (room
+ * for pitch), *np of them; false when the lanes holding values are not a run from lane 0,
+ * or not boxes of the socket each from a word's first lane (per lanes a word). */
+static bool pixel_pieces(const int64_t *sock, int64_t pitch, const int64_t s[3], int per,
+                         Piece *out, int64_t *np)
 {
     int64_t k = 0;
     while (k < pitch && sock[k] >= 0)
@@ -41,56 +108,65 @@ static bool pixel_run(const int64_t *sock, int64_t pitch, const int64_t s[3], in
     for (int64_t l = k; l < pitch; l++)
         if (sock[l] >= 0)
             return false;
-    *at = sock[0];
-    *n = k;
-    *axis = 2;
-    if (k < 2)
-        return true;
-    const int64_t stride[3] = {s[1] * s[2], s[2], 1};
-    int64_t coord[3] = {sock[0] / stride[0], sock[0] / s[2] % s[1], sock[0] % s[2]};
-    for (*axis = 0; *axis < 3 && sock[1] - sock[0] != stride[*axis]; (*axis)++)
-        ;
-    if (*axis == 3 || coord[*axis] + k > s[*axis])
-        return false;
-    for (int64_t l = 1; l < k; l++)
-        if (sock[l] - sock[l - 1] != stride[*axis])
+    *np = 0;
+    for (int64_t at = 0; at < k; at += out[(*np)++].lanes) {
+        Piece a, b;
+        bool ha = piece_at(sock + at, k - at, s, false, per, &a);
+        bool hb = piece_at(sock + at, k - at, s, true, per, &b);
+        if (!ha && !hb)
             return false;
+        out[*np] = ha && (!hb || a.lanes >= b.lanes) ? a : b;
+    }
     return true;
 }
 
-/* One dynamic block a pixel of copy cp, whose lane l holds socket value sock[l]. */
+/* The dynamic blocks of copy cp, whose lane l holds socket value sock[l]: one a piece of each
+ * pixel. */
 static Status runs(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io, const ECopy *cp,
                    const int64_t *sock, int *piece)
 {
     int64_t s[3];
     socket_dims(io, s);
     const EmitFeat *f = &cp->feat;
-    int64_t pix = f->ny * f->nx, pw = emit_feat_pixel_words(f);
-    if (pix > MAX_RUNS)
-        return diag_block(e->d, ST_LOGIC, "emit.rearrange", io,
-                          "its values lie in another order in memory, a dynamic block a pixel: "
-                          "%lld pixels are more than %d", (long long)pix, MAX_RUNS);
-    for (int64_t p = 0; p < pix; p++) {
-        int64_t at, n;
-        int axis;
-        if (!pixel_run(sock + p * f->c, f->c, s, &at, &n, &axis))
-            return diag_block(e->d, ST_LOGIC, "emit.rearrange", io,
-                              "its values lie in memory in another order, and the channels of "
-                              "pixel %lld of block %d's copy are no run along one of its axes "
-                              "(a dynamic block a run)", (long long)p,
-                              e->g->blocks[cp->block]->id);
-        if (n == 0)
-            continue;
-        Taskir__Asm__DynamicBlock *db = emit_dynamic_new(e, dc, io, cp, (*piece)++);
-        if (!db)
-            return ST_RUNTIME;
-        db->begin_position = emit_yxf(e, at / (s[1] * s[2]), at / s[2] % s[1], at % s[2]);
-        db->shape = emit_yxf(e, axis == 0 ? n : 1, axis == 1 ? n : 1, axis == 2 ? n : 1);
-        SET(db, start_addr, (int32_t)(emit_copy_addr(e, cp) + p * pw));
-        SET(db, length, (int32_t)((n + f->per_word - 1) / f->per_word));
-        SET(db, storage_order, TASKIR__ASM__STORAGE_ORDER__X_Y_F);
+    int64_t pix = f->ny * f->nx, pw = emit_feat_pixel_words(f), made = 0;
+    Piece *pc = malloc((size_t)(f->c > 0 ? f->c : 1) * sizeof *pc);
+    if (!pc)
+        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    Status st = ST_OK;
+    for (int64_t p = 0; p < pix && st == ST_OK; p++) {
+        int64_t np;
+        if (!pixel_pieces(sock + p * f->c, f->c, s, f->per_word, pc, &np)) {
+            st = diag_block(e->d, ST_LOGIC, "emit.rearrange", io,
+                            "its values lie in memory in another order, and the channels of "
+                            "pixel %lld of block %d's copy are no boxes of it each from a "
+                            "word's first lane (a dynamic block a box)", (long long)p,
+                            e->g->blocks[cp->block]->id);
+            break;
+        }
+        if ((made += np) > MAX_PIECES) {
+            st = diag_block(e->d, ST_LOGIC, "emit.rearrange", io,
+                            "its values lie in another order in memory, a dynamic block a "
+                            "box: block %d's copy needs more than %d",
+                            e->g->blocks[cp->block]->id, MAX_PIECES);
+            break;
+        }
+        int64_t lane = 0;
+        for (int64_t i = 0; i < np; lane += pc[i++].lanes) {
+            Taskir__Asm__DynamicBlock *db = emit_dynamic_new(e, dc, io, cp, (*piece)++);
+            if (!db) {
+                st = ST_RUNTIME;
+                break;
+            }
+            db->begin_position = emit_yxf(e, pc[i].b[0], pc[i].b[1], pc[i].b[2]);
+            db->shape = emit_yxf(e, pc[i].n[0], pc[i].n[1], pc[i].n[2]);
+            SET(db, start_addr, (int32_t)(emit_copy_addr(e, cp) + p * pw + lane / f->per_word));
+            SET(db, length, (int32_t)((pc[i].lanes + f->per_word - 1) / f->per_word));
+            SET(db, storage_order, pc[i].fxy ? TASKIR__ASM__STORAGE_ORDER__F_X_Y
+                                             : TASKIR__ASM__STORAGE_ORDER__X_Y_F);
+        }
     }
-    return e->d->oom ? ST_RUNTIME : ST_OK;
+    free(pc);
+    return e->d->oom ? ST_RUNTIME : st;
 }
 
 /* sock[] for the lanes of copy cp (-1 everywhere), or NULL (out of memory recorded). */
