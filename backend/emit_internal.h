@@ -210,7 +210,7 @@ int64_t emit_feat_addr(const EmitFeat *f, const EBox *b, int64_t base, int64_t y
 bool emit_p81_planes(const Emit *e, uint32_t s, const EBox *box, EmitFeat *feat);
 /* Whether storage block s's copy on core is a view of its writer's map (emit_rearr.c): one
  * compute block on that core writes all of s through an edge whose steps move values, and
- * only CVMs there read it, whole; *feat the writer's map's layout. */
+ * only CVMs there (s in 8 bits) or OUTPUTs read it, whole; *feat the writer's map's layout. */
 bool emit_rearr_view(const Emit *e, uint32_t s, uint32_t core, EmitFeat *feat);
 /* For a view s: the weight row each lane of its area meets (*rows, malloc'd, *n lanes: the
  * vector element the lane holds, -1 for a padding lane). */
