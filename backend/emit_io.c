@@ -241,6 +241,13 @@ static Status socket_blocks(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos)
                              "the socket's values come from block %d in another order; the "
                              "code generator takes reshapes in C order only",
                              e->g->blocks[s]->id);
+        if (!in && e->n_copy[s] == 1 && e->copies[e->first_copy[s]].view) {
+            /* a view read whole, in C order: dynamic blocks of its pixels' boxes */
+            Status st = emit_socket_view(e, dc, pos, &e->copies[e->first_copy[s]], &piece);
+            if (st != ST_OK)
+                return st;
+            continue;
+        }
         if (!same)
             return diag_edge(e->d, ST_LOGIC, "emit.socket", ed->id,
                              "reshapes the socket's %lldx%lldx%lld box into %lldx%lldx%lld at "

@@ -10,8 +10,9 @@
  * A storage block is such a view when one compute block writes all of it (when it writes
  * other storage too, a tee copies its one area there, emit_tee.c) through one edge whose
  * steps do not keep the vector's layout, only CVMs on the writer's core (then it holds 8-bit
- * values) or OUTPUTs read it, each all of it through an edge without steps, and it has its
- * only copy on the writer's core. An OUTPUT reads a view with dynamic blocks that are boxes
+ * values) or OUTPUTs read it, each all of it through an edge without steps (an OUTPUT's may
+ * reshape in C order), and it has its only copy on the writer's core. Each value of the map
+ * is one element of the view (a value the steps repeat is refused). An OUTPUT reads a view with dynamic blocks that are boxes
  * of its socket (emit_sockrun.c): so a result transposed only for a model output (a
  * convolution's map written channel-major for an NCHW output) needs no move either.
  */
@@ -69,7 +70,8 @@ static bool view_writer(const Emit *e, uint32_t s, uint32_t *w, const Edge **edg
         long r = graph_block_pos(e->g, o->dst);
         const IfaceUse *u = r >= 0 ? uses_find(&e->uses, (uint32_t)r, true, o->id) : NULL;
         BlockType rt = r >= 0 ? e->g->blocks[r]->type : BT_TASK_NULL;
-        if (!u || u->cluster != 0 || (rt != BT_CVM && rt != BT_OUTPUT) || o->n_re ||
+        if (!u || u->cluster != 0 || (rt != BT_CVM && rt != BT_OUTPUT) ||
+            (o->n_re && (rt != BT_OUTPUT || !emit_keeps_order(e, o))) ||
             (rt == BT_CVM && (e->core_of[r] != k || !is_8bit(blk_prec(b)))) ||
             !emit_whole_iface(e, s, false, o->id))
             return false;
@@ -121,10 +123,18 @@ Status emit_rearr_rows(Emit *e, uint32_t s, int64_t **rows, int64_t *n)
     }
     Status st = edge_element_map(e->g, &e->uses, ed, map, vol, e->d);
     /* inv: for each value of the writer's map (C order y, x, c), 1 + the vector element it
-     * becomes (0: none) */
-    for (int64_t i = 0; st == ST_OK && i < vol; i++)
-        if (map[i] >= 0 && map[i] < f.ny * f.nx * f.nc)
-            inv[map[i]] = i + 1;
+     * becomes (0: none); a value that becomes several elements (an upsampling) would need
+     * its lane twice (a weight row each, or a socket value each) */
+    for (int64_t i = 0; st == ST_OK && i < vol; i++) {
+        if (map[i] < 0 || map[i] >= f.ny * f.nx * f.nc)
+            continue;
+        if (inv[map[i]])
+            st = diag_block(e->d, ST_LOGIC, "emit.rearrange", b,
+                            "holds value %lld of block %d's map twice (elements %lld and %lld): "
+                            "a view of the map has each value once", (long long)map[i],
+                            e->g->blocks[w]->id, (long long)inv[map[i]] - 1, (long long)i);
+        inv[map[i]] = i + 1;
+    }
     for (int64_t l = 0; st == ST_OK && l < lanes; l++) {
         int64_t pix = l / f.c, ch = l % f.c;
         r[l] = ch < f.nc ? inv[pix * f.nc + ch] - 1 : -1;

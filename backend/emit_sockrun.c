@@ -22,14 +22,16 @@
 /* At most this many dynamic blocks a copy is cut into. */
 enum { MAX_PIECES = 1 << 16 };
 
-/* The socket's extents y, x, f. */
-static void socket_dims(const Block *io, int64_t s[3])
+/* The socket's extents y, x, f; false when it has an r dim besides f (a dynamic block places
+ * y, x and f). */
+static bool socket_dims(const Block *io, int64_t s[3])
 {
     int32_t cd[TIR_CDIMS] = {0};
     blk_cluster_dims(io, io->type != BT_INPUT, 0, cd);
     s[0] = cd[D_Y] > 0 ? cd[D_Y] : 1;
     s[1] = cd[D_X] > 0 ? cd[D_X] : 1;
     s[2] = cd[D_F] > 0 ? cd[D_F] : cd[D_R] > 0 ? cd[D_R] : 1;
+    return !(cd[D_F] > 0 && cd[D_R] > 1);
 }
 
 /* A piece of a pixel's lanes: the socket box at b of extents n (y, x, f), laid out from a
@@ -126,7 +128,10 @@ static Status runs(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io, const 
                    const int64_t *sock, int *piece)
 {
     int64_t s[3];
-    socket_dims(io, s);
+    if (!socket_dims(io, s))
+        return diag_block(e->d, ST_LOGIC, "emit.socket", io,
+                          "its values lie in memory in another order than its y x f r "
+                          "socket's; a dynamic block places a box of y, x and f");
     const EmitFeat *f = &cp->feat;
     int64_t pix = f->ny * f->nx, pw = emit_feat_pixel_words(f), made = 0;
     Piece *pc = malloc((size_t)(f->c > 0 ? f->c : 1) * sizeof *pc);
@@ -242,7 +247,16 @@ Status emit_socket_view(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, cons
         return diag_block(e->d, ST_RUNTIME, "emit.internal", e->g->blocks[pos],
                           "a view of %lld lanes", (long long)n);
     }
-    st = runs(e, dc, e->g->blocks[pos], cp, rows, piece); /* the OUTPUT reads it whole */
+    /* the OUTPUT reads it whole, in C order: element i of the view is socket value i, each
+     * in one lane */
+    int64_t vol = cp->box.n[0] * cp->box.n[1] * cp->box.n[2], held = 0;
+    for (int64_t l = 0; l < n; l++)
+        held += rows[l] >= 0 && rows[l] < vol;
+    st = held == vol ? runs(e, dc, e->g->blocks[pos], cp, rows, piece)
+                     : diag_block(e->d, ST_LOGIC, "emit.rearrange", e->g->blocks[pos],
+                                  "reads block %d, a view of its writer's map that holds %lld "
+                                  "of its %lld values (the others are zeros a step fills in)",
+                                  e->g->blocks[cp->block]->id, (long long)held, (long long)vol);
     free(rows);
     return st;
 }
