@@ -22,25 +22,33 @@
 /* At most this many dynamic blocks a copy is cut into. */
 enum { MAX_PIECES = 1 << 16 };
 
-/* The socket's extents y, x, f; false when it has an r dim besides f (a dynamic block places
- * y, x and f). */
-static bool socket_dims(const Block *io, int64_t s[3])
+bool emit_socket_fr(const Block *io)
+{
+    int32_t cd[TIR_CDIMS] = {0};
+    blk_cluster_dims(io, io->type != BT_INPUT, 0, cd);
+    return cd[D_F] > 0 && cd[D_R] > 1;
+}
+
+/* The socket's extents y, x, f: with an r dim besides f, f * r (the same C order: a dynamic
+ * block of a socket y x f r places a box of y x (f r), docs/backend.md "Dynamic blocks"). */
+static void socket_dims(const Block *io, int64_t s[3])
 {
     int32_t cd[TIR_CDIMS] = {0};
     blk_cluster_dims(io, io->type != BT_INPUT, 0, cd);
     s[0] = cd[D_Y] > 0 ? cd[D_Y] : 1;
     s[1] = cd[D_X] > 0 ? cd[D_X] : 1;
     s[2] = cd[D_F] > 0 ? cd[D_F] : cd[D_R] > 0 ? cd[D_R] : 1;
-    return !(cd[D_F] > 0 && cd[D_R] > 1);
+    if (emit_socket_fr(io))
+        s[2] *= cd[D_R];
 }
 
 /* A piece of a pixel's lanes: the socket box at b of extents n (y, x, f), laid out from a
  * word's first lane in order fxy ([f][y][x], F_X_Y) or not ([y][x][f], X_Y_F), without
- * alignment; lanes: its volume. */
+ * alignment. */
 typedef struct Piece {
     int64_t b[3], n[3];
     bool fxy;
-    int64_t lanes;
+    int64_t at, lanes;              /* its first lane in the pixel, its lanes */
 } Piece;
 
 /* Whether lanes sock[at ..] hold the k values v, v + step, v + 2 step, ... */
@@ -98,26 +106,38 @@ static bool piece_at(const int64_t *sock, int64_t k, const int64_t s[3], bool fx
     return false;
 }
 
-/* The pieces of pixel p's lanes (sock[0 .. pitch), -1: no socket value) into *out (room
- * for pitch), *np of them; false when the lanes holding values are not a run from lane 0,
- * or not boxes of the socket each from a word's first lane (per lanes a word). */
+/* The pieces of a pixel's lanes (sock[0 .. pitch), -1: no socket value) into *out (room for
+ * pitch), *np of them: boxes of the socket, each from a word's first lane (per lanes a
+ * word). For an input (writing) the lanes holding values must be a run from lane 0: a
+ * dynamic block writes whole words, and lanes it does not write would keep what was there;
+ * an output (reading) reads any lanes. false when there are no such pieces. */
 static bool pixel_pieces(const int64_t *sock, int64_t pitch, const int64_t s[3], int per,
-                         Piece *out, int64_t *np)
+                         bool reading, Piece *out, int64_t *np)
 {
     int64_t k = 0;
     while (k < pitch && sock[k] >= 0)
         k++;
-    for (int64_t l = k; l < pitch; l++)
+    for (int64_t l = k; l < pitch && !reading; l++)
         if (sock[l] >= 0)
             return false;
     *np = 0;
-    for (int64_t at = 0; at < k; at += out[(*np)++].lanes) {
+    for (int64_t at = 0; at < pitch;) {
+        if (sock[at] < 0) {
+            at++;
+            continue;
+        }
+        if (at % per)
+            return false;
+        for (k = at; k < pitch && sock[k] >= 0; k++)
+            ;
         Piece a, b;
         bool ha = piece_at(sock + at, k - at, s, false, per, &a);
         bool hb = piece_at(sock + at, k - at, s, true, per, &b);
         if (!ha && !hb)
             return false;
         out[*np] = ha && (!hb || a.lanes >= b.lanes) ? a : b;
+        out[*np].at = at;
+        at += out[(*np)++].lanes;
     }
     return true;
 }
@@ -128,10 +148,7 @@ static Status runs(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io, const 
                    const int64_t *sock, int *piece)
 {
     int64_t s[3];
-    if (!socket_dims(io, s))
-        return diag_block(e->d, ST_LOGIC, "emit.socket", io,
-                          "its values lie in memory in another order than its y x f r "
-                          "socket's; a dynamic block places a box of y, x and f");
+    socket_dims(io, s);
     const EmitFeat *f = &cp->feat;
     int64_t pix = f->ny * f->nx, pw = emit_feat_pixel_words(f), made = 0;
     Piece *pc = malloc((size_t)(f->c > 0 ? f->c : 1) * sizeof *pc);
@@ -140,7 +157,8 @@ static Status runs(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io, const 
     Status st = ST_OK;
     for (int64_t p = 0; p < pix && st == ST_OK; p++) {
         int64_t np;
-        if (!pixel_pieces(sock + p * f->c, f->c, s, f->per_word, pc, &np)) {
+        if (!pixel_pieces(sock + p * f->c, f->c, s, f->per_word, io->type == BT_OUTPUT, pc,
+                          &np)) {
             st = diag_block(e->d, ST_LOGIC, "emit.rearrange", io,
                             "its values lie in memory in another order, and the channels of "
                             "pixel %lld of block %d's copy are no boxes of it each from a "
@@ -155,8 +173,7 @@ static Status runs(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io, const 
                             e->g->blocks[cp->block]->id, MAX_PIECES);
             break;
         }
-        int64_t lane = 0;
-        for (int64_t i = 0; i < np; lane += pc[i++].lanes) {
+        for (int64_t i = 0; i < np; i++) {
             Taskir__Asm__DynamicBlock *db = emit_dynamic_new(e, dc, io, cp, (*piece)++);
             if (!db) {
                 st = ST_RUNTIME;
@@ -164,7 +181,8 @@ static Status runs(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io, const 
             }
             db->begin_position = emit_yxf(e, pc[i].b[0], pc[i].b[1], pc[i].b[2]);
             db->shape = emit_yxf(e, pc[i].n[0], pc[i].n[1], pc[i].n[2]);
-            SET(db, start_addr, (int32_t)(emit_copy_addr(e, cp) + p * pw + lane / f->per_word));
+            SET(db, start_addr,
+                (int32_t)(emit_copy_addr(e, cp) + p * pw + pc[i].at / f->per_word));
             SET(db, length, (int32_t)((pc[i].lanes + f->per_word - 1) / f->per_word));
             SET(db, storage_order, pc[i].fxy ? TASKIR__ASM__STORAGE_ORDER__F_X_Y
                                              : TASKIR__ASM__STORAGE_ORDER__X_Y_F);
@@ -188,16 +206,91 @@ static int64_t *lanes_of(Emit *e, const ECopy *cp, int64_t *n)
     return sock;
 }
 
+/* The volume of block b's cluster 0 (input or output side); 0 when it has none, above
+ * RA_MAX_ELEMS when too large. */
+static int64_t cluster_volume(const Block *b, bool input)
+{
+    int32_t cd[TIR_CDIMS];
+    if (!blk_cluster_dims(b, input, 0, cd))
+        return 0;
+    int64_t v = 1;
+    for (int i = 0; i < TIR_CDIMS && v <= RA_MAX_ELEMS; i++)
+        v *= cd[i] > 0 ? cd[i] : 1;
+    return v;
+}
+
+/* An OUTPUT pos reading storage s through edge ed in another order: each socket value is one
+ * value of s (no zero a step fills in, none read twice), which the copy the output reads (the
+ * first) holds; its lanes are cut into boxes of the socket as an input's are. */
+static Status output_steps(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const Edge *ed,
+                           uint32_t s, int *piece)
+{
+    const Block *io = e->g->blocks[pos], *sb = e->g->blocks[s];
+    const ECopy *cp = e->n_copy[s] ? &e->copies[e->first_copy[s]] : NULL;
+    int32_t cd[TIR_CDIMS];
+    int64_t vol = cluster_volume(io, true), svol = cluster_volume(sb, false);
+    if (!cp || cp->planes || !emit_whole_iface(e, pos, true, ed->id) ||
+        !blk_cluster_dims(sb, false, 0, cd) || vol < 1 || vol > RA_MAX_ELEMS || svol < 1 ||
+        svol > RA_MAX_ELEMS)
+        return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
+                         "the socket's values come from block %d in another order, into part "
+                         "of the socket, from a copy laid out for P81, or too many of them",
+                         sb->id);
+    int ch = cd[D_F] > 0 ? D_F : D_R;
+    int64_t ny = cd[D_Y] > 0 ? cd[D_Y] : 1, nx = cd[D_X] > 0 ? cd[D_X] : 1;
+    int64_t nc = cd[ch] > 0 ? cd[ch] : 1;
+    if (ny * nx * nc != svol)
+        return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
+                         "block %d, read in another order, is no map of y, x and channels",
+                         sb->id);
+    int32_t *map = malloc((size_t)vol * sizeof *map);
+    int64_t *inv = malloc((size_t)svol * sizeof *inv), n = 0;
+    int64_t *sock = map && inv ? lanes_of(e, cp, &n) : NULL;
+    Status st = sock ? edge_element_map(e->g, &e->uses, ed, map, vol, e->d)
+                     : diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    for (int64_t i = 0; st == ST_OK && i < svol; i++)
+        inv[i] = -1;
+    for (int64_t i = 0; st == ST_OK && i < vol; i++) {
+        if (map[i] < 0 || map[i] >= svol || inv[map[i]] >= 0)
+            st = diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
+                           "socket value %lld is %s: a dynamic block reads each value of "
+                           "memory as one socket value", (long long)i,
+                           map[i] < 0 || map[i] >= svol ? "a zero a step fills in"
+                                                        : "a value another one reads too");
+        else
+            inv[map[i]] = i;
+    }
+    const EBox *cb = &cp->box;
+    int64_t held = 0;
+    for (int64_t y = 0; st == ST_OK && y < cb->n[0]; y++)
+        for (int64_t x = 0; x < cb->n[1]; x++)
+            for (int64_t c = 0; c < cb->n[2]; c++) {
+                int64_t v = inv[((cb->lo[0] + y) * nx + cb->lo[1] + x) * nc + cb->lo[2] + c];
+                sock[(y * cb->n[1] + x) * cp->feat.c + c] = v;
+                held += v >= 0;
+            }
+    if (st == ST_OK && held != vol)
+        st = diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
+                       "the socket reads %lld values of block %d, of which its copy on %s "
+                       "holds %lld", (long long)vol, sb->id, e->cores[cp->core].name,
+                       (long long)held);
+    if (st == ST_OK)
+        st = runs(e, dc, io, cp, sock, piece);
+    free(map);
+    free(inv);
+    free(sock);
+    return st;
+}
+
 Status emit_socket_steps(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const Edge *ed,
                          uint32_t s, int *piece)
 {
     const Block *io = e->g->blocks[pos];
+    if (io->type == BT_OUTPUT)
+        return output_steps(e, dc, pos, ed, s, piece);
     EBox box;
-    if (io->type != BT_INPUT || !emit_iface_box(e, s, true, ed->id, &box))
-        return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
-                         "the socket's values reach block %d in another order; the code "
-                         "generator places a model input so, not an output",
-                         e->g->blocks[s]->id);
+    if (!emit_iface_box(e, s, true, ed->id, &box))
+        return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no box");
     int64_t vol = box.n[0] * box.n[1] * box.n[2];
     if (vol < 1 || vol > RA_MAX_ELEMS)
         return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id, "too many values");
