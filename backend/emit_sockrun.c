@@ -5,8 +5,10 @@
  * [y][x][f] (X_Y_F) or [f][y][x] (F_X_Y), without alignment, from a word's first lane: so
  * each pixel of the copy is cut into such boxes, lane by lane, each the longest that starts
  * where the one before ends (in either order), cut back to a prefix that ends on a word's
- * last lane unless it ends the pixel's values: a block per box. The values must be a run
- * from lane 0 (lanes a step fills with zero are not written). Anything else is refused
+ * last lane unless it ends the pixel's values: a block per box. An input's values must be a
+ * run from lane 0 (lanes a step fills with zero are not written). An OUTPUT that takes a
+ * value of a view several times (a SHUFFLE repeating an index) gets the blocks of each
+ * further use after those of the first (emit_rearr_layer). Anything else is refused
  * [emit.rearrange].
  */
 #include "backend/emit_internal.h"
@@ -331,25 +333,27 @@ Status emit_socket_steps(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, con
 Status emit_socket_view(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const ECopy *cp,
                         int *piece)
 {
-    int64_t *rows = NULL, n = 0;
-    Status st = emit_rearr_rows(e, cp->block, &rows, &n);
-    if (st != ST_OK)
-        return st;
-    if (n != cp->feat.ny * cp->feat.nx * cp->feat.c) {
-        free(rows);
-        return diag_block(e->d, ST_RUNTIME, "emit.internal", e->g->blocks[pos],
-                          "a view of %lld lanes", (long long)n);
-    }
-    /* the OUTPUT reads it whole, in C order: element i of the view is socket value i, each
-     * in one lane */
+    bool more = true; /* a value the OUTPUT takes several times: a block for each use */
+    Status st = ST_OK;
     int64_t vol = cp->box.n[0] * cp->box.n[1] * cp->box.n[2], held = 0;
-    for (int64_t l = 0; l < n; l++)
-        held += rows[l] >= 0 && rows[l] < vol;
-    st = held == vol ? runs(e, dc, e->g->blocks[pos], cp, rows, piece)
-                     : diag_block(e->d, ST_LOGIC, "emit.rearrange", e->g->blocks[pos],
-                                  "reads block %d, a view of its writer's map that holds %lld "
-                                  "of its %lld values (the others are zeros a step fills in)",
-                                  e->g->blocks[cp->block]->id, (long long)held, (long long)vol);
-    free(rows);
+    for (int64_t layer = 0; more && st == ST_OK; layer++) {
+        int64_t *rows = NULL, n = 0;
+        st = emit_rearr_layer(e, cp->block, layer, &rows, &n, &more);
+        if (st != ST_OK)
+            return st;
+        if (n != cp->feat.ny * cp->feat.nx * cp->feat.c)
+            st = diag_block(e->d, ST_RUNTIME, "emit.internal", e->g->blocks[pos],
+                            "a view of %lld lanes", (long long)n);
+        else /* the OUTPUT reads it whole */
+            st = runs(e, dc, e->g->blocks[pos], cp, rows, piece);
+        for (int64_t l = 0; st == ST_OK && l < n; l++)
+            held += rows[l] >= 0 && rows[l] < vol;
+        free(rows);
+    }
+    if (st == ST_OK && held != vol) /* the OUTPUT reads it whole, each value from a lane */
+        st = diag_block(e->d, ST_LOGIC, "emit.rearrange", e->g->blocks[pos],
+                        "reads block %d, a view of its writer's map that holds %lld of its "
+                        "%lld values (the others are zeros a step fills in)",
+                        e->g->blocks[cp->block]->id, (long long)held, (long long)vol);
     return st;
 }

@@ -9,10 +9,6 @@ static block file data/ID.bin (data:ID@OFFSET=zeros:N: N zero bytes).
 
     emit_lay.py PROTOC PROTO_DIR TASKIR_MAP TASKIR_EMIT TASKIR_RUN GRAPH.txtpb
                 INPUT=DTYPE:D0xD1x... ... [--expect 'field: value' | data:ID@OFFSET=HEX ...]
-    emit_lay.py PROTOC PROTO_DIR TASKIR_MAP TASKIR_EMIT TASKIR_RUN GRAPH.txtpb --refuse RULE
-
-With --refuse, taskir-emit must refuse the graph instead: exit 2 naming [RULE], writing
-nothing.
 
 Python standard library only (the .npy writer of run_progset.py)."""
 import os
@@ -51,18 +47,6 @@ def data_mismatch(prog, expect):
     return None
 
 
-def refused(emit, map_pb, prog, rule):
-    """taskir-emit must refuse the Mapping: exit 2 naming [rule], writing nothing."""
-    r = subprocess.run([emit, map_pb, "-o", prog], capture_output=True, text=True)
-    sys.stderr.write(r.stderr)
-    if r.returncode != 2 or "[%s]" % rule not in r.stderr or os.path.exists(prog):
-        print("FAIL taskir-emit exits %d; wanted 2 naming [%s], nothing written"
-              % (r.returncode, rule))
-        return 1
-    print("ok   taskir-emit refuses it [%s]" % rule)
-    return 0
-
-
 def main():
     protoc, proto_dir, tmap, emit, run, graph = sys.argv[1:7]
     rest = sys.argv[7:]
@@ -70,10 +54,6 @@ def main():
     if "--expect" in rest:
         expect = rest[rest.index("--expect") + 1:]
         rest = rest[:rest.index("--expect")]
-    refuse = None
-    if "--refuse" in rest:
-        refuse = rest[rest.index("--refuse") + 1]
-        rest = rest[:rest.index("--refuse")]
     inputs = [a.split("=", 1) for a in rest]
     fails = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -87,8 +67,6 @@ def main():
         if not mapped:
             subprocess.run([tmap, g_pb, "-o", map_pb, "--quiet"], check=True)
         prog, text = os.path.join(tmp, "prog"), os.path.join(tmp, "text")
-        if refuse:
-            return refused(emit, map_pb, prog, refuse)
         subprocess.run([emit, map_pb, "-o", prog], check=True)
         subprocess.run([emit, map_pb, "-o", text, "--format", "text"], check=True)
         data = [x for x in expect if x.startswith("data:")]
