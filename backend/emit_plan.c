@@ -77,13 +77,15 @@ bool emit_keeps_order(const Emit *e, const Edge *ed)
         if (!ra_decode(&ed->re[r], &sh, &st, why, sizeof why))
             return false;
         if (st.type == RT_RESHAPE || st.type == RT_PERMUTE) {
-            for (int j = 0; j < st.out.k && st.type == RT_PERMUTE; j++)
-                if (st.perm[j] != j)
+            /* a transposition keeps the C order when the axes longer than 1 keep theirs */
+            int last = -1;
+            for (int j = 0; j < st.in.k; j++) {
+                if (st.in.d[st.perm[j]] == 1)
+                    continue;
+                if (st.perm[j] < last)
                     return false;
-            if (st.type == RT_RESHAPE)
-                for (int j = 0; j < st.in.k; j++)
-                    if (st.perm[j] != j)
-                        return false;
+                last = st.perm[j];
+            }
         } else if (st.type != RT_IDENTITY) {
             return false;
         }
