@@ -299,6 +299,7 @@ static void free_emit(Emit *e)
     free(e->dups);
     free(e->tees);
     free(e->gathers);
+    free(e->narrows);
     graph_uses_finish(&e->uses);
 }
 

@@ -402,7 +402,7 @@ bool emit_soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot)
         if (e->gathers[i].i >= 0 && e->copies[e->gathers[i].copy].core == k &&
             e->gathers[i].phase == p && e->gathers[i].slot == slot)
             return true;
-    return false;
+    return emit_narrow_taken(e, k, p, slot);
 }
 
 /* The phases a received copy cp arrives in by the router from other cores: the first phase
@@ -744,6 +744,8 @@ Status emit_plan(Emit *e)
         st = make_outs(e);
     if (st == ST_OK)
         st = make_dups(e);
+    if (st == ST_OK)
+        st = emit_narrows(e);
     if (st == ST_OK)
         st = emit_tees(e);
     if (st == ST_OK)
