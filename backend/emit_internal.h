@@ -14,6 +14,7 @@
  *   emit_gather.c the inputs of a CADD of several different inputs, copied back to back (P06)
  *   emit_tee.c    a result copied into a second storage on its core (an inserted P06)
  *   emit_rearr.c  rearrangements realised without a move (a flatten into CVMs: the weights)
+ *   emit_p08.c    a CLIF's P08: its neurons' state area, its input and output layouts
  *   emit_narrow.c an Axon's int32 result narrowed into an 8-bit map on its core (a P06)
  */
 #ifndef TASKIR_BACKEND_EMIT_INTERNAL_H
@@ -148,6 +149,23 @@ typedef struct EGather {
     uint32_t req;                   /* the gathered area (all n inputs) */
 } EGather;
 
+/* A static image of no storage block: the state words of a CLIF's neurons (emit_p08.c),
+ * loaded before the run as a StaticBlock "s<block>.<chip x>.<chip y>.<core x>.<core y>". */
+typedef struct EState {
+    uint32_t block;                 /* the compute block's position */
+    uint32_t core;
+    uint32_t req;                   /* its area in the core's requests */
+    uint32_t *image;                /* owned until moved out (emit_io.c) */
+    size_t n;                       /* words */
+} EState;
+
+/* A primitive's operand area (emit_prim.c hands it to the files that write a primitive). */
+typedef struct EArea {
+    int64_t addr, words;
+    int32_t block;                  /* the storage block's id (a buffer: the compute block's) */
+    EmitFeat feat;
+} EArea;
+
 /* An Axon primitive's result that goes into an 8-bit map on its core: the primitive writes
  * int32 words into an area of its own, and an inserted P06 narrows them into the map
  * (emit_narrow.c). */
@@ -192,6 +210,8 @@ typedef struct Emit {
     size_t n_narrows, cap_narrows;
     int32_t stages;                 /* the pipeline's stages: phase groups, the largest + 1
                                        (docs/backend.md, "Stages") */
+    EState *states;                 /* CLIFs' neuron states (emit_p08.c) */
+    size_t n_states, cap_states;
 } Emit;
 
 /* The EDup of CADD block pos, or NULL. */
@@ -231,8 +251,14 @@ bool emit_p81_planes(const Emit *e, uint32_t s, const EBox *box, EmitFeat *feat)
  * only CVMs there read it, whole; *feat the writer's map's layout. */
 bool emit_rearr_view(const Emit *e, uint32_t s, uint32_t core, EmitFeat *feat);
 /* For a view s: the weight row each lane of its area meets (*rows, malloc'd, *n lanes: the
- * vector element the lane holds, -1 for a padding lane). */
+ * vector element the lane holds, -1 for a padding lane); a logic error [emit.rearrange]
+ * when the vector takes a value of the map more than once. */
 Status emit_rearr_rows(Emit *e, uint32_t s, int64_t **rows, int64_t *n);
+/* The same for use number `layer` of each value (0 the first, in the vector's element order;
+ * a lane whose value has no such use -1); *more: whether some value has a further use. An
+ * OUTPUT reading the view places each layer with blocks of its own (emit_sockrun.c). */
+Status emit_rearr_layer(Emit *e, uint32_t s, int64_t layer, int64_t **rows, int64_t *n,
+                        bool *more);
 /* The view CVM block cvm reads as its vector, or -1. */
 long emit_rearr_input(const Emit *e, uint32_t cvm);
 
@@ -301,6 +327,16 @@ Taskir__Asm__P06 *emit_p06_slot(Emit *e, uint32_t core, int32_t phase, int32_t s
  * word o (o_words), as they are (no shift, no ciso). */
 void emit_p06_rows(Taskir__Asm__P06 *p, PrecisionId prec, int64_t c, int64_t rows, int64_t x1,
                    int64_t x1_words, int64_t o, int64_t o_words);
+
+/* P08 (emit_p08.c): emit_p08_feat: whether storage block s's copy on core (box box) takes a
+ * layout of P08's, *feat: a model input only CLIFs read (int32 words, one a channel), or the
+ * spikes of CLIFs on that core that only OUTPUTs read (8 bits, rows of the CLIF input's
+ * lanes); emit_p08_plan: the state area of every CLIF (after the copies, before the memory
+ * plan is placed); emit_p08: CLIF pos's P08 in Soma primitive s, reading x1, writing o. */
+bool emit_p08_feat(const Emit *e, uint32_t s, uint32_t core, const EBox *box, EmitFeat *feat);
+Status emit_p08_plan(Emit *e);
+Status emit_p08(Emit *e, uint32_t pos, Taskir__Asm__SomaPrim *s, const EArea *x1,
+                const EArea *o);
 
 Status emit_plan(Emit *e);                  /* emit_plan.c */
 Status emit_moves(Emit *e);                 /* emit_move.c: the P06 of received copies */

@@ -470,6 +470,7 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
         cp->view = emit_rearr_view(e, cp->block, cp->core, &cp->feat);
         cp->planes = !cp->view && emit_p81_planes(e, cp->block, &cp->box, &cp->feat);
         if (!cp->view && !cp->planes &&
+            !emit_p08_feat(e, cp->block, cp->core, &cp->box, &cp->feat) &&
             !emit_feat(blk_prec(b), cp->box.n[0], cp->box.n[1], cp->box.n[2],
                        emit_storage_unit(e, cp->block), &cp->feat))
             return diag_block(e->d, ST_LOGIC, "emit.prec", b,
@@ -750,6 +751,8 @@ Status emit_plan(Emit *e)
         st = emit_tees(e);
     if (st == ST_OK)
         st = emit_gathers(e);
+    if (st == ST_OK)
+        st = emit_p08_plan(e);
     for (uint32_t k = 0; k < e->n_cores && st == ST_OK; k++) {
         ECore *c = &e->cores[k];
         c->addr = malloc((c->n_reqs ? c->n_reqs : 1) * sizeof *c->addr);

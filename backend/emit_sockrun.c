@@ -4,7 +4,9 @@
  * No move reorders values across lanes, but a dynamic block places any box of the socket:
  * so each pixel of the copy gets a block of its own when its channels are one run along one
  * axis of the socket (shape n x 1 x 1, 1 x n x 1 or 1 x 1 x n, X_Y_F without alignment: n
- * values in a row from the pixel's first word). Anything else is refused [emit.rearrange].
+ * values in a row from the pixel's first word). An OUTPUT that takes a value of a view several
+ * times (a SHUFFLE repeating an index) gets the blocks of each further use after those of the
+ * first (emit_rearr_layer). Anything else is refused [emit.rearrange].
  */
 #include "backend/emit_internal.h"
 
@@ -157,16 +159,19 @@ Status emit_socket_steps(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, con
 Status emit_socket_view(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const ECopy *cp,
                         int *piece)
 {
-    int64_t *rows = NULL, n = 0;
-    Status st = emit_rearr_rows(e, cp->block, &rows, &n);
-    if (st != ST_OK)
-        return st;
-    if (n != cp->feat.ny * cp->feat.nx * cp->feat.c) {
+    bool more = true; /* a value the OUTPUT takes several times: a block for each use */
+    Status st = ST_OK;
+    for (int64_t layer = 0; more && st == ST_OK; layer++) {
+        int64_t *rows = NULL, n = 0;
+        st = emit_rearr_layer(e, cp->block, layer, &rows, &n, &more);
+        if (st != ST_OK)
+            return st;
+        if (n != cp->feat.ny * cp->feat.nx * cp->feat.c)
+            st = diag_block(e->d, ST_RUNTIME, "emit.internal", e->g->blocks[pos],
+                            "a view of %lld lanes", (long long)n);
+        else /* the OUTPUT reads it whole */
+            st = runs(e, dc, e->g->blocks[pos], cp, rows, piece);
         free(rows);
-        return diag_block(e->d, ST_RUNTIME, "emit.internal", e->g->blocks[pos],
-                          "a view of %lld lanes", (long long)n);
     }
-    st = runs(e, dc, e->g->blocks[pos], cp, rows, piece); /* the OUTPUT reads it whole */
-    free(rows);
     return st;
 }

@@ -191,6 +191,9 @@ int64_t map_hops(const MapPlan *p, uint32_t a, uint32_t b);
 int64_t map_vedge_traffic(const MapPlan *p, const uint32_t *where);
 /* place.c: Scotch's placement into where[] (n_vcores entries), collisions resolved. */
 Status map_place_scotch(const MapPlan *p, uint64_t seed, uint32_t *where, Diag *d);
+/* place.c: the chip array (chips_x x chips_y) that holds n cores: the description's array,
+ * grown by a column or a row of chips on its narrower side while it is too small. */
+void map_grid_chips(const Chip *c, uint64_t n, uint32_t *chips_x, uint32_t *chips_y);
 /* place.c: snake-order placement into where[]. */
 void map_place_snake(const MapPlan *p, uint32_t *where);
 /* refine.c: the annealing moves of effort opt.effort. */

@@ -11,7 +11,8 @@
  *     headers; relays (a phase later, from a copy of a block of the same values) and relaying
  *     chains (one run to two cores in one phase, or a relay in the phase it receives), on one
  *     chip and across chip edges;
- *   - the errors: an odd shift [emit.shift], a plan that does not fit [emit.alloc].
+ *   - the errors: an odd shift [emit.shift], a plan that does not fit [emit.alloc];
+ *   - the alignment of a map whose pitch unit is no power of two (a P07 row).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +23,7 @@
 #include <cmocka.h>
 
 #include "backend/emit.h"
+#include "backend/emit_layout.h"
 #include "emit_fixture.h"
 
 /* One code generator run on a fixture, and what it leaves to check and free. */
@@ -428,6 +430,27 @@ static void test_chain_chips(void **state)
     done(&r);
 }
 
+/* A CLUT reading 96 int8 channels a pixel writes rows of 96 (layout.h): a pitch unit of 24
+ * words, so every pixel starts 8-word aligned, and so is the map. The test_diff_ops graphs
+ * abs_case_0__p_8_, cvm_precision_case_0__p_8_ ... asked the allocator for an alignment of
+ * 24 words (the unit itself), which it refuses as a malformed request [emit.alloc.req]. */
+static void test_feat_align(void **state)
+{
+    (void)state;
+    EmitFeat f;
+    assert_true(emit_feat(PR_INT_8, 2, 3, 96, 96, &f));
+    assert_int_equal(f.c, 96);
+    assert_int_equal(f.words, 2 * 3 * 24);
+    assert_int_equal(f.align, 8);
+    assert_true(emit_feat(PR_INT_8, 1, 1, 40, 48, &f)); /* 12 words a pixel: 4 */
+    assert_int_equal(f.align, 4);
+    assert_true(emit_feat(PR_INT_32, 1, 1, 40, 32, &f)); /* an Axon's rows: 128 B */
+    assert_int_equal(f.align, 32);
+    assert_int_equal(f.words, 64);
+    assert_true(emit_feat(PR_INT_8, 1, 1, 3, 16, &f)); /* a Soma row: 16 B */
+    assert_int_equal(f.align, 4);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -442,6 +465,7 @@ int main(void)
         cmocka_unit_test(test_relay_sibling),
         cmocka_unit_test(test_chain_one_phase),
         cmocka_unit_test(test_chain_chips),
+        cmocka_unit_test(test_feat_align),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
