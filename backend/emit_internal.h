@@ -17,6 +17,7 @@
  *   emit_tee.c    a result copied into a second storage on its core (an inserted P06)
  *   emit_rearr.c  rearrangements realised without a move (a flatten into CVMs: the weights)
  *   emit_p08.c    a CLIF's P08: its neurons' state area, its input and output layouts
+ *   emit_narrow.c an Axon's int32 result narrowed into an 8-bit map on its core (a P06)
  */
 #ifndef TASKIR_BACKEND_EMIT_INTERNAL_H
 #define TASKIR_BACKEND_EMIT_INTERNAL_H
@@ -181,6 +182,21 @@ typedef struct EArea {
     EmitFeat feat;
 } EArea;
 
+/* An Axon primitive's result that goes into an 8-bit map on its core: the primitive writes
+ * int32 words into an area of its own, and an inserted P06 narrows them into the map
+ * (emit_narrow.c). */
+typedef struct ENarrow {
+    uint32_t writer;                /* the compute block's position */
+    uint32_t copy;                  /* the 8-bit copy it writes (index in copies) */
+    EBox box;                       /* the box it writes, storage coordinates */
+    EmitFeat feat;                  /* the int32 area: the box in the pitch the writer writes */
+    int32_t phase, slot;            /* the P06's phase and slot (PIIndex SOMA1 / SOMA2); phase
+                                       -1: no free slot (refused with emit.slot) */
+    uint32_t req;                   /* the int32 area */
+    int64_t lo, hi;                 /* the writer's values (exact.h); outside the map's
+                                       precision: refused with emit.prec */
+} ENarrow;
+
 typedef struct Emit {
     const Mapping *m;
     const Graph *g;
@@ -208,6 +224,8 @@ typedef struct Emit {
     size_t n_gathers, cap_gathers;
     EPart *parts;
     size_t n_parts, cap_parts;
+    ENarrow *narrows;
+    size_t n_narrows, cap_narrows;
     int32_t stages;                 /* the pipeline's stages: phase groups, the largest + 1
                                        (docs/backend.md, "Stages") */
     EState *states;                 /* CLIFs' neuron states (emit_p08.c) */
@@ -297,6 +315,16 @@ const EGather *emit_gather_of(const Emit *e, uint32_t pos);
  * 0 when it did not. */
 enum { GATHER_LAYOUT = 1, GATHER_SLOT = 2 };
 int32_t emit_gather_failed(const Emit *e, uint32_t pos, int32_t *input);
+/* The narrowings (emit_narrow.c): planned after the copies and output buffers, before the
+ * tees; emit_narrow_of: the one of writer pos, or NULL; emit_narrow_taken: whether one takes
+ * Soma slot (p, slot) of core k; emit_narrow_p06: writes its P06 into the map's area
+ * (o_addr, o_words) and gives the int32 area the primitive writes (or refuses the writer
+ * when it found no slot: emit.slot). */
+Status emit_narrows(Emit *e);
+const ENarrow *emit_narrow_of(const Emit *e, uint32_t pos);
+bool emit_narrow_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot);
+Status emit_narrow_p06(Emit *e, const ENarrow *n, int64_t o_addr, int64_t o_words,
+                       int64_t *addr, int64_t *words);
 /* Whether a compute block or an inserted P06 (a received copy's move, a dup's, a tee's, a gather's) takes Soma slot
  * (p, slot) of core k. */
 bool emit_soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot);

@@ -407,7 +407,7 @@ bool emit_soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot)
         if (e->copies[e->parts[i].copy].core == k && e->parts[i].phase == p &&
             slot == PI_SOMA2)
             return true;
-    return false;
+    return emit_narrow_taken(e, k, p, slot);
 }
 
 /* The phases a received copy cp arrives in by the router from other cores: the first phase
@@ -757,6 +757,8 @@ Status emit_plan(Emit *e)
         st = make_outs(e);
     if (st == ST_OK)
         st = make_dups(e);
+    if (st == ST_OK)
+        st = emit_narrows(e);
     if (st == ST_OK)
         st = emit_tees(e);
     if (st == ST_OK)
