@@ -303,6 +303,7 @@ static void free_emit(Emit *e)
     for (size_t i = 0; i < e->n_states; i++)
         free(e->states[i].image);
     free(e->states);
+    free(e->narrows);
     graph_uses_finish(&e->uses);
 }
 

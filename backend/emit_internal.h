@@ -17,6 +17,7 @@
  *   emit_tee.c    a result copied into a second storage on its core (an inserted P06)
  *   emit_rearr.c  rearrangements realised without a move (a flatten into CVMs: the weights)
  *   emit_p08.c    a CLIF's P08: its neurons' state area, its input and output layouts
+ *   emit_narrow.c an Axon's int32 result narrowed into an 8-bit map on its core (a P06)
  */
 #ifndef TASKIR_BACKEND_EMIT_INTERNAL_H
 #define TASKIR_BACKEND_EMIT_INTERNAL_H
@@ -182,6 +183,21 @@ typedef struct EArea {
     EmitFeat feat;
 } EArea;
 
+/* An Axon primitive's result that goes into an 8-bit map on its core: the primitive writes
+ * int32 words into an area of its own, and an inserted P06 narrows them into the map
+ * (emit_narrow.c). */
+typedef struct ENarrow {
+    uint32_t writer;                /* the compute block's position */
+    uint32_t copy;                  /* the 8-bit copy it writes (index in copies) */
+    EBox box;                       /* the box it writes, storage coordinates */
+    EmitFeat feat;                  /* the int32 area: the box in the pitch the writer writes */
+    int32_t phase, slot;            /* the P06's phase and slot (PIIndex SOMA1 / SOMA2); phase
+                                       -1: no free slot (refused with emit.slot) */
+    uint32_t req;                   /* the int32 area */
+    int64_t lo, hi;                 /* the writer's values (exact.h); outside the map's
+                                       precision: refused with emit.prec */
+} ENarrow;
+
 typedef struct Emit {
     const Mapping *m;
     const Graph *g;
@@ -209,6 +225,8 @@ typedef struct Emit {
     size_t n_gathers, cap_gathers;
     EPart *parts;
     size_t n_parts, cap_parts;
+    ENarrow *narrows;
+    size_t n_narrows, cap_narrows;
     int32_t stages;                 /* the pipeline's stages: phase groups, the largest + 1
                                        (docs/backend.md, "Stages") */
     EState *states;                 /* CLIFs' neuron states (emit_p08.c) */
@@ -231,7 +249,7 @@ bool emit_whole_iface(const Emit *e, uint32_t pos, bool input, int32_t eid);
 /* The canonical box of the interface (of edge edge_id) of block pos: input or output side. */
 bool emit_iface_box(const Emit *e, uint32_t pos, bool input, int32_t edge_id, EBox *out);
 /* Whether edge ed's rearrangement steps (if any) keep the C order of the values: IDENTITY,
- * and RESHAPE / PERMUTE whose permutation is the identity (emit_plan.c). */
+ * and RESHAPE / PERMUTE that keep the order of the axes longer than 1 (emit_plan.c). */
 bool emit_keeps_order(const Emit *e, const Edge *ed);
 /* The word address of copy cp (its own area's, or its place in its writer's buffer). */
 int64_t emit_copy_addr(const Emit *e, const ECopy *cp);
@@ -249,7 +267,7 @@ int64_t emit_feat_addr(const EmitFeat *f, const EBox *b, int64_t base, int64_t y
 bool emit_p81_planes(const Emit *e, uint32_t s, const EBox *box, EmitFeat *feat);
 /* Whether storage block s's copy on core is a view of its writer's map (emit_rearr.c): one
  * compute block on that core writes all of s through an edge whose steps move values, and
- * only CVMs there read it, whole; *feat the writer's map's layout. */
+ * only CVMs there (s in 8 bits) or OUTPUTs read it, whole; *feat the writer's map's layout. */
 bool emit_rearr_view(const Emit *e, uint32_t s, uint32_t core, EmitFeat *feat);
 /* For a view s: the weight row each lane of its area meets (*rows, malloc'd, *n lanes: the
  * vector element the lane holds, -1 for a padding lane); a logic error [emit.rearrange]
@@ -270,9 +288,13 @@ Taskir__Shape *emit_yxf(Emit *e, int64_t y, int64_t x, int64_t f);
 Taskir__Asm__DynamicBlock *emit_dynamic_new(Emit *e, Taskir__Asm__DataConfig *dc,
                                              const Block *io, const ECopy *cp, int piece);
 /* The dynamic blocks of INPUT pos whose edge ed reaches storage s with its values in another
- * order, one a pixel of each copy (emit_sockrun.c); *piece counts them. */
+ * order, or of OUTPUT pos reading s so: boxes of the socket, from each pixel's lanes
+ * (emit_sockrun.c); *piece counts them. */
 Status emit_socket_steps(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const Edge *ed,
                          uint32_t s, int *piece);
+/* Whether socket block io has an r dim besides f (its dynamic blocks are boxes of y x (f r),
+ * emit_sockrun.c). */
+bool emit_socket_fr(const Block *io);
 /* The dynamic blocks of OUTPUT pos reading copy cp, a view of its writer's map. */
 Status emit_socket_view(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const ECopy *cp,
                         int *piece);
@@ -294,6 +316,16 @@ const EGather *emit_gather_of(const Emit *e, uint32_t pos);
  * 0 when it did not. */
 enum { GATHER_LAYOUT = 1, GATHER_SLOT = 2 };
 int32_t emit_gather_failed(const Emit *e, uint32_t pos, int32_t *input);
+/* The narrowings (emit_narrow.c): planned after the copies and output buffers, before the
+ * tees; emit_narrow_of: the one of writer pos, or NULL; emit_narrow_taken: whether one takes
+ * Soma slot (p, slot) of core k; emit_narrow_p06: writes its P06 into the map's area
+ * (o_addr, o_words) and gives the int32 area the primitive writes (or refuses the writer
+ * when it found no slot: emit.slot). */
+Status emit_narrows(Emit *e);
+const ENarrow *emit_narrow_of(const Emit *e, uint32_t pos);
+bool emit_narrow_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot);
+Status emit_narrow_p06(Emit *e, const ENarrow *n, int64_t o_addr, int64_t o_words,
+                       int64_t *addr, int64_t *words);
 /* Whether a compute block or an inserted P06 (a received copy's move, a dup's, a tee's, a gather's) takes Soma slot
  * (p, slot) of core k. */
 bool emit_soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot);

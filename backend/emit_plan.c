@@ -77,13 +77,15 @@ bool emit_keeps_order(const Emit *e, const Edge *ed)
         if (!ra_decode(&ed->re[r], &sh, &st, why, sizeof why))
             return false;
         if (st.type == RT_RESHAPE || st.type == RT_PERMUTE) {
-            for (int j = 0; j < st.out.k && st.type == RT_PERMUTE; j++)
-                if (st.perm[j] != j)
+            /* a transposition keeps the C order when the axes longer than 1 keep theirs */
+            int last = -1;
+            for (int j = 0; j < st.in.k; j++) {
+                if (st.in.d[st.perm[j]] == 1)
+                    continue;
+                if (st.perm[j] < last)
                     return false;
-            if (st.type == RT_RESHAPE)
-                for (int j = 0; j < st.in.k; j++)
-                    if (st.perm[j] != j)
-                        return false;
+                last = st.perm[j];
+            }
         } else if (st.type != RT_IDENTITY) {
             return false;
         }
@@ -405,7 +407,7 @@ bool emit_soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot)
         if (e->copies[e->parts[i].copy].core == k && e->parts[i].phase == p &&
             slot == PI_SOMA2)
             return true;
-    return false;
+    return emit_narrow_taken(e, k, p, slot);
 }
 
 /* The phases a received copy cp arrives in by the router from other cores: the first phase
@@ -766,6 +768,8 @@ Status emit_plan(Emit *e)
         st = make_outs(e);
     if (st == ST_OK)
         st = make_dups(e);
+    if (st == ST_OK)
+        st = emit_narrows(e);
     if (st == ST_OK)
         st = emit_tees(e);
     if (st == ST_OK)

@@ -16,6 +16,8 @@
  *     the block runs in Soma2 of the last of them or in a later phase (over several phases:
  *     in a later phase, as each phase's part moves out of the receive area in its Soma2);
  *   - from off chip (INPUT): before the step.
+ * An Axon block writing an 8-bit map keeps a Soma slot of its phase for the P06 that narrows
+ * its int32 result (layout_narrows; Soma1, else Soma2), so its readers there run after it.
  * Memory: a core holds its clusters; a block's output buffer is dropped once every block it
  * writes to sits on its core (the buffer is then the reader's storage itself).
  * A core belongs to one stage, phases [k*M, (k+1)*M) of the global schedule; a stage is a
@@ -29,6 +31,7 @@
 #include "mapper/plan.h"
 
 #include "taskir/diag_block.h"
+#include "taskir/layout.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -457,7 +460,10 @@ static Status place_task(Sched *s, uint32_t t, Diag *d)
         return diag_block(d, ST_LOGIC, "map.phases", b, "its phase passes the int32 range");
     tk->phase = (int32_t)(time / MS_PER_PHASE);
     tk->slot = (int)(time % MS_PER_PHASE);
-    p->vcores[v].slots[(uint32_t)tk->phase % s->M] |= (uint8_t)(1u << tk->slot);
+    uint8_t *used = &p->vcores[v].slots[(uint32_t)tk->phase % s->M];
+    *used |= (uint8_t)(1u << tk->slot);
+    if (layout_narrows(p->g, &p->uses, tk->pos)) /* the P06 narrowing its int32 result */
+        *used |= (uint8_t)(1u << ((*used & (1u << MS_SOMA1)) ? MS_SOMA2 : MS_SOMA1));
     return ST_OK;
 }
 
