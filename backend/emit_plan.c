@@ -565,17 +565,23 @@ static Status make_copies(Emit *e)
     return ST_OK;
 }
 
-/* The last phase a ROUTER_SEND coordinate of an out edge of pos sends from core k. */
-static int32_t last_send(const Emit *e, uint32_t pos, uint32_t k, int32_t from)
+/* The last phase a ROUTER_SEND coordinate of an out edge of pos sends from core k; *wrap:
+ * whether one sends before from (in the next step: a transfer the Mapping spreads past the
+ * end of the step, emit_spread.c). */
+static int32_t last_send(const Emit *e, uint32_t pos, uint32_t k, int32_t from, bool *wrap)
 {
     const BlockUses *bu = &e->uses.blocks[pos];
     int32_t last = from;
+    *wrap = false;
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         const MapDict *dict = emit_edge_dict(e, e->g->edges[bu->out_edges[j]]->id);
-        for (uint32_t c = 0; dict && c < dict->n_coords; c++)
-            if (dict->coords[c].pi_index == PI_SEND &&
-                emit_same_place(&e->cores[k], &dict->coords[c]) && dict->coords[c].phase > last)
-                last = dict->coords[c].phase;
+        for (uint32_t c = 0; dict && c < dict->n_coords; c++) {
+            const MapCoord *mc = &dict->coords[c];
+            if (mc->pi_index != PI_SEND || !emit_same_place(&e->cores[k], mc))
+                continue;
+            last = mc->phase > last ? mc->phase : last;
+            *wrap |= mc->phase < from;
+        }
     }
     return last;
 }
@@ -621,10 +627,15 @@ static Status make_outs(Emit *e)
                               pr_info(prec)->name);
         o->core = k;
         o->used = true;
-        int32_t last = last_send(e, pos, k, e->phase_of[pos]);
+        bool wrap;
+        int32_t last = last_send(e, pos, k, e->phase_of[pos], &wrap);
         if (o->gather && e->slot_of[pos] == 5 && last < e->phase_of[pos] + 1)
             last = e->phase_of[pos] + 1; /* a Soma2's part moves in the next phase */
         int32_t first = e->phase_of[pos];
+        if (wrap) { /* it sends on in the next step, before it runs again: the whole step */
+            first = 0;
+            last = e->cores[k].n_phases - 1;
+        }
         for (uint32_t i = 0; i < e->n_copies; i++) { /* the copies living in it */
             ECopy *cp = &e->copies[i];
             if (cp->alias_of != pos)
