@@ -239,6 +239,7 @@ static Status socket_of(Emit *e, const Block *b, ProgSocket *k)
     const char *u = bt_info(b->type)->dims;
     for (int i = 0; i < 4; i++)
         k->shape[i] = b->has_shape && b->shape.d[i] > 0 ? b->shape.d[i] : u[i] == '-' ? 0 : 0;
+
     if (b->has_model) {
         k->model_rank = b->model_ndim > 8 ? 8 : (int)b->model_ndim;
         for (int i = 0; i < k->model_rank; i++)
@@ -267,7 +268,26 @@ static Status socket_blocks(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos)
             !emit_iface_box(e, pos, !in, ed->id, &sbox))
             return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no box");
         bool same = sbox.n[0] == box.n[0] && sbox.n[1] == box.n[1] && sbox.n[2] == box.n[2];
-        if (!emit_keeps_order(e, ed) || !same) { /* a block a pixel (emit_sockrun.c) */
+        same &= !emit_socket_fr(io); /* y x f r: boxes of the socket as y x (f r) */
+        if (in && (!emit_keeps_order(e, ed) || !same)) { /* a block a pixel */
+            Status st = emit_socket_steps(e, dc, pos, ed, (uint32_t)s, &piece);
+            if (st != ST_OK)
+                return st;
+            continue;
+        }
+        bool view = e->n_copy[s] == 1 && e->copies[e->first_copy[s]].view;
+        if (view && !emit_keeps_order(e, ed))
+            return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
+                             "the socket's values come from block %d, a view of its writer's "
+                             "map, in another order; the code generator takes reshapes in C "
+                             "order only", e->g->blocks[s]->id);
+        if (view) { /* a view read whole, in C order: dynamic blocks of its pixels' boxes */
+            Status st = emit_socket_view(e, dc, pos, &e->copies[e->first_copy[s]], &piece);
+            if (st != ST_OK)
+                return st;
+            continue;
+        }
+        if (!emit_keeps_order(e, ed) || !same) { /* another order: a block a box */
             Status st = emit_socket_steps(e, dc, pos, ed, (uint32_t)s, &piece);
             if (st != ST_OK)
                 return st;

@@ -442,15 +442,22 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
         st = input_operand(e, pos, b->n_in - 1, &bias);
     if (st == ST_OK)
         st = output_operand(e, pos, &o);
+    if (st == ST_OK)
+        st = clip_check(e, b, &o, pcode);
     if (st != ST_OK)
         return st;
+    const ENarrow *nar = o.prec != PR_INT_32 ? emit_narrow_of(e, pos) : NULL;
+    if (nar) { /* it writes int32 rows of its own, which a P06 narrows into the map */
+        if ((st = emit_narrow_p06(e, nar, o.addr, o.words, &o.addr, &o.words)) != ST_OK)
+            return st;
+        o.feat = nar->feat;
+        o.prec = PR_INT_32;
+    }
     if (o.prec != PR_INT_32) /* every Axon primitive writes int32 words */
         return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                           "writes its result into block %d's %s map: P%02d writes int32 "
                           "values, which a move (P06) would have to narrow", o.block,
                           pr_info(o.prec)->name, pcode);
-    if ((st = clip_check(e, b, &o, pcode)) != ST_OK)
-        return st;
     char id[32];
     block_id(id, sizeof id, x1.block);
     a->x1_block = emit_strdup(e, id);
