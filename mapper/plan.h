@@ -27,7 +27,8 @@ typedef struct MTask {
     uint32_t cluster;
     int64_t out_bytes;        /* its output buffer (chip_output_bytes) */
     int64_t work_bytes;       /* the area a CADD adding one box to itself reads (the box n
-                                 times, layout_repeat_bytes), in its phase */
+                                 times) and an Axon's int32 area before a P06 narrows it
+                                 into an 8-bit map (layout_work_bytes), in its phase */
     uint32_t remote_out;      /* transfers it writes into storage of other cores (or not yet
                                  placed); at 0 its output buffer is that storage itself */
     int32_t phase;            /* global phase (schedule.c) */

@@ -54,6 +54,15 @@ void split_storage_shape(const Block *s, const SplitBox *r, int32_t out[TIR_NDIM
 void split_bounds(int32_t extent, uint32_t n, int32_t align, int32_t *bounds);
 /* The unit pieces along ax are best aligned to on chip c (32 for f on P41, 4 for x ...). */
 int32_t split_align(const Chip *c, const Block *b, SplitAxis ax);
+/* The unit the channels of an output of precision prec travel in on c's links: along f, the
+ * values of one packet (8 bytes: 2 int32, 4 int16, 8 int8 channels), since the code
+ * generator can send only whole packets of a piece; 1 along any other axis. */
+int32_t split_unit(const Chip *c, PrecisionId prec, SplitAxis ax);
+/* Cuts b's extent along ax into n pieces (bounds[0..n]): in whole units of both
+ * split_align and unit (their least common multiple) when the extent has n of them, else
+ * of unit, else of split_align, else as split_bounds does. */
+void split_cut_bounds(const Chip *c, const Block *b, SplitAxis ax, uint32_t n, int32_t unit,
+                      int32_t *bounds);
 
 /* The copies of parts of data tensors made so far (split_slice.c): a part asked for again
  * is the same copy. Lives as long as the pass (the copies are in the graph's arena). */

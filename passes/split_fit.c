@@ -140,6 +140,18 @@ static bool piece_need(const Chip *c, const Graph *g, const GraphUses *u, const 
     return true;
 }
 
+/* The unit b's channels are cut in (split_unit): of b's precision and of the Soma's after it,
+ * which fuse runs on the same core and whose output the pieces send. One is a multiple of
+ * the other: each is the values of a packet in a power-of-two width. */
+static int32_t unit_of(const Chip *c, const Graph *g, const GraphUses *u, const Block *b,
+                       SplitAxis ax)
+{
+    int32_t k = split_unit(c, blk_prec(b), ax);
+    Block *s, *m = ax == SPLIT_F ? split_soma_after(c, g, u, b, false, &s) : NULL;
+    int32_t km = m ? split_unit(c, blk_prec(m), ax) : 1;
+    return km > k ? km : k;
+}
+
 /* The need of the largest piece of b cut at bounds along ax. */
 static bool estimate(const Chip *c, const Graph *g, const GraphUses *u, const Block *b,
                      SplitAxis ax, const int32_t *bounds, uint32_t parts, Need *out)
@@ -232,11 +244,10 @@ static bool choose(const Chip *c, const Graph *g, const GraphUses *u, const Bloc
             continue;
         if (max > SPLIT_PLAN_MAX)
             max = SPLIT_PLAN_MAX;
-        int32_t ext = split_extent(b, a), align = split_align(c, b, a);
-        int32_t bounds[SPLIT_PLAN_MAX + 1];
+        int32_t unit = unit_of(c, g, u, b, a), bounds[SPLIT_PLAN_MAX + 1];
         for (uint32_t p = 2; p <= max; p++) {
             Need e;
-            split_bounds(ext, p, align, bounds);
+            split_cut_bounds(c, b, a, p, unit, bounds);
             if (!estimate(c, g, u, b, a, bounds, p, &e))
                 continue;
             /* the partial sums of an r cut are the output once a piece, and the join's */
@@ -428,7 +439,7 @@ static Status round_of(Graph *g, const Chip *c, SplitSlices *slices, Work *w, Wo
             break;
         }
         if (!follow)
-            split_bounds(split_extent(b, ax), parts, split_align(c, b, ax), bounds);
+            split_cut_bounds(c, b, ax, parts, unit_of(c, g, &sb.u, b, ax), bounds);
         st = split_block(g, &sb, b, ax, bounds, parts, ids, d);
         for (uint32_t k = 0; st == ST_OK && k < parts + (ax == SPLIT_R); k++)
             if (!push(next, ids[k]))

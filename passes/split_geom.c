@@ -44,9 +44,51 @@ int32_t split_align(const Chip *c, const Block *b, SplitAxis ax)
     return a > 1 && a < (1u << 24) ? (int32_t)a : 1;
 }
 
+int32_t split_unit(const Chip *c, PrecisionId prec, SplitAxis ax)
+{
+    if (ax != SPLIT_F || !c || !c->packet_bytes || c->packet_bytes > 1024)
+        return 1;
+    int32_t bits = 1, want = pr_info(prec)->bits; /* held in a power-of-two width */
+    while (bits < want)
+        bits *= 2;
+    int32_t u = (int32_t)c->packet_bytes * 8 / bits;
+    return u > 1 ? u : 1;
+}
+
+static int64_t units_of(int32_t extent, int32_t align)
+{
+    return align > 1 ? ((int64_t)extent + align - 1) / align : extent;
+}
+
+static int32_t gcd(int32_t a, int32_t b)
+{
+    while (b) {
+        int32_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+void split_cut_bounds(const Chip *c, const Block *b, SplitAxis ax, uint32_t n, int32_t unit,
+                      int32_t *bounds)
+{
+    int32_t ext = split_extent(b, ax), a = split_align(c, b, ax);
+    if (unit < 1)
+        unit = 1;
+    int64_t both = (int64_t)a / gcd(a, unit) * unit;
+    int32_t tries[3] = {both < (1 << 24) ? (int32_t)both : a, unit, a};
+    for (int i = 0; i < 3; i++)
+        if (units_of(ext, tries[i]) >= (int64_t)n) {
+            split_bounds(ext, n, tries[i], bounds);
+            return;
+        }
+    split_bounds(ext, n, 1, bounds);
+}
+
 void split_bounds(int32_t extent, uint32_t n, int32_t align, int32_t *bounds)
 {
-    int64_t units = align > 1 ? ((int64_t)extent + align - 1) / align : extent;
+    int64_t units = units_of(extent, align);
     if (align <= 1 || units < (int64_t)n) {
         align = 1;
         units = extent;

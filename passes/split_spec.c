@@ -49,7 +49,7 @@ static Status cut_all(Graph *g, const Chip *c, SplitSlices *slices, int32_t **id
                                              : "its type or shape does not split so");
             break;
         }
-        split_bounds(ext, parts, split_align(c, b, ax), bounds);
+        split_cut_bounds(c, b, ax, parts, split_unit(c, blk_prec(b), ax), bounds);
         SplitBatch sb;
         st = split_begin(g, &sb, d);
         sb.slices = slices;

@@ -10,11 +10,15 @@
 # two phases; a 20 -> 40 vector-matrix product P04; a result multicast to two cores, relayed
 # by the first a phase later, from its copy of the block or of another block of the same
 # values, or sent to both in one phase, or relayed in the phase the relay receives: a
-# relaying chain, on one chip or across the edges of three) and the documentation's demo (tests/asm/emit_demo.map.txtpb: convolution,
+# relaying chain, on one chip or across the edges of three; a 16 KiB result whose transfer
+# the Mapping spreads over two phases, each phase's rows moved out of the receive area, and
+# a 25 KiB one over three, a phase's part ending inside a row) and
+# the documentation's demo (tests/asm/emit_demo.map.txtpb: convolution,
 # requantization, transfer, pooling). Inputs: fixed pseudo-random int8 values.
 # Then the convolution fixture's graph cut by taskir-opt --split (y, x, f and y+f cuts: two to
 # four cores, pieces writing rows, columns or channel groups of a shared result, moved by the
-# router, into other cores or gathered on their own; f=4: a core sends channel groups of
+# router, into other cores or gathered on their own; f=3: 14 + 14 + 12 channels, whole
+# packets; f=4: a core sends channel groups of
 # pixels apart in its memory) and a two-layer graph (a ReLU into a
 # convolution) with its convolution cut along f or y (overlapping input rows: the local part
 # lives in the ReLU's output buffer; f=4: the ReLU's result to four cores in one phase, y=3:
@@ -61,9 +65,11 @@ cp "$tmp/relay.npy" "$tmp/chain.npy"
 cp "$tmp/relay.npy" "$tmp/chips.npy"
 cp "$tmp/relay.npy" "$tmp/relay_now.npy"
 cp "$tmp/transfer.npy" "$tmp/slice.npy"
+npy "$tmp/spread.npy" 9 16 16 64
+npy "$tmp/spread3.npy" 10 20 20 64
 fail=0
 for case in conv:data transfer:x transfer_late:x transfer_twice:x slice:x demo:image mix:x \
-    fc:v cax:x relay:x relay_sibling:x chain:x chips:x relay_now:x; do
+    fc:v cax:x relay:x relay_sibling:x chain:x chips:x relay_now:x spread:x spread3:x; do
   m=${case%%:*} name=${case#*:}
   if ! "$emit" "$tmp/$m.map.pb" -o "$tmp/$m.prog"; then
     echo "FAIL $m: taskir-emit"; fail=1; continue
@@ -79,7 +85,7 @@ for case in conv:data transfer:x transfer_late:x transfer_twice:x slice:x demo:i
     fail=1
   fi
 done
-for spec in conv:conv:y=3 conv:conv:x=2 conv:conv:f=2 conv:conv:y=2,f=2 conv:conv:x=3 conv:conv:f=4 \
+for spec in conv:conv:y=3 conv:conv:x=2 conv:conv:f=2 conv:conv:y=2,f=2 conv:conv:x=3 conv:conv:f=4 conv:conv:f=3 \
     two_layer:conv2:f=2 two_layer:relu:y=2 two_layer:conv2:y=2 two_layer:conv2:f=4 \
     two_layer:conv2:y=3; do
   graph=${spec%%:*} spec=${spec#*:}
@@ -105,19 +111,21 @@ for spec in conv:conv:y=3 conv:conv:x=2 conv:conv:f=2 conv:conv:y=2,f=2 conv:con
     echo "FAIL $graph cut $spec: the programs' output differs from the TaskGraph's"; fail=1
   fi
 done
-# A cut of the 40 channels into 14, 13 and 13: the second piece's int32 channels 14..26 do not
-# fill whole 8-byte packets short of the receiver's last channel (the 27th lane belongs to the
-# third piece): refused, naming the unit.
-if "$opt" "$tmp/conv.pb" --passes split,fuse,replicate,group --split conv:f=3 -o "$tmp/f3.pb" &&
-   "$map" "$tmp/f3.pb" -o "$tmp/f3.map.pb" --no-passes --quiet 2>/dev/null; then
+# The split pass cuts channels at whole 8-byte packets when the count allows (f=3 above: 14,
+# 14 and 12 int32 channels). A cut of the 40 channels into 21 pieces has more pieces than
+# the 20 units of 2 int32 channels: 19 pieces of 2 and two of 1, the first of which, channel
+# 38, does not fill a packet short of the receiver's last channel (the 40th lane belongs to
+# the last piece): refused, naming the unit.
+if "$opt" "$tmp/conv.pb" --passes split,fuse,replicate,group --split conv:f=21 -o "$tmp/f21.pb" &&
+   "$map" "$tmp/f21.pb" -o "$tmp/f21.map.pb" --no-passes --quiet 2>/dev/null; then
   rc=0
-  "$emit" "$tmp/f3.map.pb" -o "$tmp/f3.prog" 2>"$tmp/f3.err" || rc=$?
-  if [ "$rc" -eq 2 ] && grep -q 'a packet carries 8 bytes.*\[emit.route\]' "$tmp/f3.err"; then
-    echo "ok   conv cut f=3: refused, channels not in whole 8-byte units [emit.route]"
+  "$emit" "$tmp/f21.map.pb" -o "$tmp/f21.prog" 2>"$tmp/f21.err" || rc=$?
+  if [ "$rc" -eq 2 ] && grep -q 'channels 38\.\.38 .*a packet carries 8 bytes.*\[emit.route\]' "$tmp/f21.err"; then
+    echo "ok   conv cut f=21: refused, channels not in whole 8-byte units [emit.route]"
   else
-    cat "$tmp/f3.err"; echo "FAIL conv cut f=3: taskir-emit exits $rc"; fail=1
+    cat "$tmp/f21.err"; echo "FAIL conv cut f=21: taskir-emit exits $rc"; fail=1
   fi
-else echo "FAIL conv cut f=3: taskir-opt or taskir-map"; fail=1; fi
+else echo "FAIL conv cut f=21: taskir-opt or taskir-map"; fail=1; fi
 # The x=2 cut by hand: the split pass gives the first piece columns 0..3 and the second 4..5
 # of the 6. Their results meet on one core, either as the convolution's int32 result (64
 # words a pixel, a row 384) or, when the pass cuts the requantization with it, as int8 (40

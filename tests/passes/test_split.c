@@ -2,7 +2,8 @@
  * compute type that splits along it, on small hand-built graphs (split_fixture.h), simulated
  * before and after (the outputs must be the same bits): y and x cuts with the halo of kernel,
  * stride, padding and dilation, padding kept only at the border, unequal pieces; f cuts with
- * the weights and bias sliced and the input shared, aligned to the MAC array's 32 channels;
+ * the weights and bias sliced and the input shared, aligned to the MAC array's 32 channels
+ * and to whole packets of the output precision;
  * r cuts whose int32 partial sums a new CADD joins with the bias; the CLUT's table copied, the
  * CLIF's state carried over steps; the explicit cut spec and its errors; a copied part of
  * a tensor made once for all the pieces that read it; fit mode on a chip
@@ -274,23 +275,33 @@ static Chip *chip(void)
     return c;
 }
 
-/* A 3x3 conv with dilation 2 of r input channels, cut by the split pass with the explicit
- * cuts spec (no fit): it must then verify and give the same outputs. */
-static Graph *spec_same(const Chip *c, int32_t r, const char *spec)
+/* Runs the split pass on g (spec: its explicit cuts, no fit mode; NULL: fit mode) and
+ * checks that it verifies and gives the same outputs. */
+static void split_same(Graph *g, const Chip *c, const char *spec)
 {
-    int32_t s[TIR_NDIMS] = {9, 7, 5, r, 3, 3, 9, 7};
-    Graph *g = fx_block(BT_CC, s, PR_INT_32, BIAS_VECTOR, conv_dil, 8, 0);
     int64_t n0, n1;
     int32_t *before = fx_run(g, 1, 3, &n0);
     Diag d;
     diag_init(&d, "test");
-    assert_int_equal(run_split(g, c, spec, true, &d), ST_OK);
+    Status st = run_split(g, c, spec, spec != NULL, &d);
+    if (st != ST_OK)
+        diag_print(&d, stderr, "test");
+    assert_int_equal(st, ST_OK);
     diag_finish(&d);
     pt_verify(g);
     int32_t *after = fx_run(g, 1, 3, &n1);
     assert_int_equal(n0, n1);
     assert_memory_equal(before, after, (size_t)n0 * sizeof *before);
     free(before), free(after);
+}
+
+/* A 3x3 conv with dilation 2 of r input channels, cut by the split pass with the explicit
+ * cuts spec (no fit): it must then verify and give the same outputs. */
+static Graph *spec_same(const Chip *c, int32_t r, const char *spec)
+{
+    int32_t s[TIR_NDIMS] = {9, 7, 5, r, 3, 3, 9, 7};
+    Graph *g = fx_block(BT_CC, s, PR_INT_32, BIAS_VECTOR, conv_dil, 8, 0);
+    split_same(g, c, spec);
     return g;
 }
 
@@ -491,6 +502,69 @@ static void test_edges_cut(void **state)
     chip_destroy(c);
 }
 
+/* The channels of block name's output. */
+static int32_t f_of(Graph *g, const char *name)
+{
+    const Block *b = pt_by_name(g, name);
+    assert_non_null(b);
+    return b->shape.d[D_F];
+}
+
+/* Cuts along f end at whole packets of the piece's output precision (8 bytes: 2 int32, 4
+ * int16, 8 int8 channels) when the count allows, so that the code generator can send each
+ * piece in whole packets: 40 int32 channels in three are 14 + 14 + 12, not 14 + 13 + 13;
+ * 40 int8 channels of a conv (32 a MAC group) in three are 16 + 16 + 8; a count too small
+ * for whole units is cut as equally as it can be. The explicit cuts and fit mode both cut
+ * so, and the outputs stay the same. */
+static void test_f_packet_units(void **state)
+{
+    (void)state;
+    Chip *c = chip();
+    assert_int_equal(split_unit(c, PR_INT_32, SPLIT_F), 2);
+    assert_int_equal(split_unit(c, PR_INT_16, SPLIT_F), 4);
+    assert_int_equal(split_unit(c, PR_INT_8, SPLIT_F), 8);
+    assert_int_equal(split_unit(c, PR_INT_9, SPLIT_F), 4);
+    assert_int_equal(split_unit(c, PR_TERNARY, SPLIT_F), 32);
+    assert_int_equal(split_unit(c, PR_INT_8, SPLIT_Y), 1);
+    int32_t b[7];
+    int32_t s[TIR_NDIMS] = {2, 3, 40};
+    Graph *g = fx_block(BT_CADD, s, PR_INT_32, BIAS_VECTOR, NULL, 0, 2);
+    Block *op = pt_by_name(g, "op");
+    split_cut_bounds(c, op, SPLIT_F, 3, 2, b);
+    assert_int_equal(b[1], 14), assert_int_equal(b[2], 28), assert_int_equal(b[3], 40);
+    split_cut_bounds(c, op, SPLIT_F, 3, 1, b); /* no unit: as equal as can be */
+    assert_int_equal(b[1], 14), assert_int_equal(b[2], 27);
+    split_cut_bounds(c, op, SPLIT_F, 3, 8, b);
+    assert_int_equal(b[1], 16), assert_int_equal(b[2], 32);
+    split_cut_bounds(c, op, SPLIT_F, 6, 8, b); /* 5 units of 8 for 6 pieces: 7 7 7 7 6 6 */
+    assert_int_equal(b[1], 7), assert_int_equal(b[5], 34);
+    split_same(g, c, "op:f=3");
+    assert_int_equal(f_of(g, "op/f0"), 14);
+    assert_int_equal(f_of(g, "op/f1"), 14);
+    assert_int_equal(f_of(g, "op/f2"), 12);
+    graph_destroy(g);
+    int32_t cs[TIR_NDIMS] = {3, 3, 40, 3, 3, 3, 5, 5};
+    g = fx_block(BT_CC, cs, PR_INT_8, BIAS_VECTOR, conv_dil, 2, 0);
+    split_cut_bounds(c, pt_by_name(g, "op"), SPLIT_F, 2, 8, b);
+    assert_int_equal(b[1], 32);
+    split_same(g, c, "op:f=3");
+    assert_int_equal(f_of(g, "op/f0"), 16);
+    assert_int_equal(f_of(g, "op/f1"), 16);
+    assert_int_equal(f_of(g, "op/f2"), 8);
+    graph_destroy(g);
+    /* fit mode: an int8 sum of 3000 channels and two inputs takes 18 KiB, cut along f
+     * into two on a core of 16 KiB: 1504 + 1496, not 1500 + 1500 */
+    c->core_budget_bytes = 16384;
+    int32_t v[TIR_NDIMS] = {0, 0, 3000};
+    g = fx_block(BT_CADD, v, PR_INT_8, BIAS_VECTOR, NULL, 0, 2);
+    split_same(g, c, NULL);
+    assert_groups_fit(g, c);
+    assert_int_equal(f_of(g, "op/f0"), 1504);
+    assert_int_equal(f_of(g, "op/f1"), 1496);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
 /* A block that no cut makes fit: one output element's group is larger than the budget. */
 static void test_cannot_fit(void **state)
 {
@@ -530,6 +604,7 @@ int main(void)
         cmocka_unit_test(test_fit),
         cmocka_unit_test(test_fit_plans),
         cmocka_unit_test(test_edges_cut),
+        cmocka_unit_test(test_f_packet_units),
         cmocka_unit_test(test_cannot_fit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
