@@ -249,7 +249,8 @@ bool emit_whole_iface(const Emit *e, uint32_t pos, bool input, int32_t eid);
 /* The canonical box of the interface (of edge edge_id) of block pos: input or output side. */
 bool emit_iface_box(const Emit *e, uint32_t pos, bool input, int32_t edge_id, EBox *out);
 /* Whether edge ed's rearrangement steps (if any) keep the C order of the values: IDENTITY,
- * and RESHAPE / PERMUTE that keep the order of the axes longer than 1 (emit_plan.c). */
+ * RESHAPE / PERMUTE that keep the order of the axes longer than 1, and a SHUFFLE whose index
+ * is the identity (emit_plan.c). */
 bool emit_keeps_order(const Emit *e, const Edge *ed);
 /* The word address of copy cp (its own area's, or its place in its writer's buffer). */
 int64_t emit_copy_addr(const Emit *e, const ECopy *cp);

@@ -86,6 +86,14 @@ bool emit_keeps_order(const Emit *e, const Edge *ed)
                     return false;
                 last = st.perm[j];
             }
+        } else if (st.type == RT_SHUFFLE) { /* the identity index keeps every value */
+            const Tensor *t = st.index;
+            int64_t n = st.axis < 0 ? ra_volume(&st.in) : st.in.d[st.axis];
+            if (!t || (int64_t)(t->i32 ? t->n_i32 : t->n_u32) != n)
+                return false;
+            for (int64_t i = 0; i < n; i++)
+                if ((t->i32 ? (int64_t)t->i32[i] : (int64_t)t->u32[i]) != i)
+                    return false;
         } else if (st.type != RT_IDENTITY) {
             return false;
         }

@@ -677,6 +677,18 @@ static Taskir__Shape *shape_out(Saver *S, const Shape *s)
     return w;
 }
 
+/* The identity of t's deferred fields (int32_data, uint32_data, name: the arrays and string
+ * they are encoded from, which the blocks that share a tensor or a view share); false when
+ * t is too small to defer. */
+static bool tensor_key(const Tensor *t, PbKey *k)
+{
+    if ((uint64_t)t->n_i32 + t->n_u32 < DEFER_MIN_VALUES)
+        return false;
+    *k = (PbKey){{(uintptr_t)t->i32, t->n_i32, (uintptr_t)t->u32, t->n_u32,
+                  (uintptr_t)t->name}};
+    return true;
+}
+
 static Taskir__Tensor *tensor_out(Saver *S, const Tensor *t)
 {
     Taskir__Tensor *w = NEW(S, Taskir__Tensor, TASKIR__TENSOR__INIT);
@@ -695,8 +707,9 @@ static Taskir__Tensor *tensor_out(Saver *S, const Tensor *t)
     w->n_float_data = t->n_f32;
     w->float_data = t->f32;
     w->name = (char *)t->name;
-    if ((uint64_t)t->n_i32 + t->n_u32 >= DEFER_MIN_VALUES &&
-        pb_pack_defer(S->pk, &w->base, TENSOR_INT32_DATA) == PB_DEFER_OOM)
+    PbKey k;
+    if (tensor_key(t, &k) && pb_pack_defer_keyed(S->pk, &w->base, TENSOR_INT32_DATA, &k) ==
+                                 PB_DEFER_OOM)
         return NULL;
     return w;
 }
@@ -935,6 +948,12 @@ static Status pack_graph(const Graph *g, Saver *S, Diag *d)
     Taskir__Edge **we = S->a ? arena_alloc(S->a, g->n_edges + 1, sizeof *we) : NULL;
     if (!S->pk || !wb || !we)
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory saving the graph");
+    /* the tensors several blocks share are encoded once (pb_pack_expect) */
+    for (uint32_t i = 0; st == ST_OK && i < g->n_blocks; i++) {
+        PbKey k;
+        if (g->blocks[i]->data && tensor_key(g->blocks[i]->data, &k))
+            pb_pack_expect(S->pk, &k); /* out of memory: encoded each time */
+    }
     for (uint32_t i = 0; st == ST_OK && i < g->n_blocks;) {
         Taskir__TaskGraph w = TASKIR__TASK_GRAPH__INIT;
         w.blocks = wb + i;
