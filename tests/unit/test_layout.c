@@ -155,6 +155,42 @@ static void test_storage_units(void **state)
     graph_destroy(g);
 }
 
+/* The send areas (backend/emit_sendbuf.c) the mapper counts: a CADD's int32 buffer sent
+ * into an int8 map N (2 x 3 pixels of 4 channels; P02 writes N, so its pitch is the 32-byte
+ * group: 6 * 32 = 192 bytes); the same CADD into an int32 map M needs none; a CCMPB writing
+ * the int8 map it is in needs none. */
+static void test_send_bytes(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *k = blk(g, BT_SI, PR_INT_8, 2, 3, 4, 0);
+    Block *add8 = blk(g, BT_CADD, PR_INT_32, 2, 3, 4, 0);
+    Block *n = blk(g, BT_SI, PR_INT_8, 2, 3, 4, 0);
+    Block *add32 = blk(g, BT_CADD, PR_INT_32, 2, 3, 4, 0);
+    Block *m = blk(g, BT_SI, PR_INT_32, 2, 3, 4, 0);
+    Block *relu = blk(g, BT_CCMPB, PR_INT_8, 2, 3, 4, 0);
+    Block *o = blk(g, BT_SI, PR_INT_8, 2, 3, 4, 0);
+    join(g, k, 0, add8, 0);
+    join(g, add8, 0, n, 0);
+    join(g, k, 0, add32, 0);
+    join(g, add32, 0, m, 0);
+    join(g, m, 0, relu, 0);
+    join(g, relu, 0, o, 0);
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    uint32_t p8 = (uint32_t)graph_block_pos(g, add8->id);
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, n->id)), 32);
+    assert_int_equal(layout_send_bytes(g, &u, p8), 192);
+    /* the CADD also narrows (an Axon writing an 8-bit map): its int32 area, 6 pixels of 32
+     * int32 channels = 768 bytes, stands for the send area too */
+    assert_int_equal(layout_work_bytes(g, &u, p8), 768);
+    assert_int_equal(layout_send_bytes(g, &u, (uint32_t)graph_block_pos(g, add32->id)), 0);
+    assert_int_equal(layout_send_bytes(g, &u, (uint32_t)graph_block_pos(g, relu->id)), 0);
+    graph_uses_finish(&u);
+    graph_destroy(g);
+}
+
 /* A P07 writes rows as long as it reads; a P05 reads at least the pitch it writes, less a
  * 16-byte row: CC -> A (int32) -> CLUT (int32 table) -> T; M (int32, written by a CCMPB) ->
  * CCMPB -> Y (int8) -> CVVH; N (int32) -> CCMPB -> Z (int8) -> CC. */
@@ -255,6 +291,7 @@ int main(void)
         cmocka_unit_test(test_map_bytes),
         cmocka_unit_test(test_storage_units),
         cmocka_unit_test(test_row_rules),
+        cmocka_unit_test(test_send_bytes),
         cmocka_unit_test(test_narrow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
