@@ -299,6 +299,11 @@ static void free_emit(Emit *e)
     free(e->dups);
     free(e->tees);
     free(e->gathers);
+    free(e->parts);
+    for (size_t i = 0; i < e->n_states; i++)
+        free(e->states[i].image);
+    free(e->states);
+    free(e->narrows);
     graph_uses_finish(&e->uses);
 }
 

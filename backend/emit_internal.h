@@ -7,6 +7,8 @@
  *   emit_prim.c   the primitive of every compute block (Axon / Soma slots)
  *   emit_route.c  the router: P09 send and receive for every transfer between cores
  *   emit_move.c   the inserted P06 that moves a received copy out of the receive area
+ *   emit_spread.c a received copy whose transfers the Mapping spreads over several phases:
+ *                 its rows part by part, each moved out of the receive area
  *   emit_route_chain.c  one run sent to several cores in a phase: a relaying chain
  *   emit_io.c     the dynamic blocks and sockets of the model's inputs and outputs
  *   emit_p81.c    P81's channel-major input (planes)
@@ -14,6 +16,8 @@
  *   emit_gather.c the inputs of a CADD of several different inputs, copied back to back (P06)
  *   emit_tee.c    a result copied into a second storage on its core (an inserted P06)
  *   emit_rearr.c  rearrangements realised without a move (a flatten into CVMs: the weights)
+ *   emit_p08.c    a CLIF's P08: its neurons' state area, its input and output layouts
+ *   emit_narrow.c an Axon's int32 result narrowed into an 8-bit map on its core (a P06)
  */
 #ifndef TASKIR_BACKEND_EMIT_INTERNAL_H
 #define TASKIR_BACKEND_EMIT_INTERNAL_H
@@ -92,6 +96,9 @@ typedef struct ECopy {
                                        writes there; an inserted P06 in Soma2 of phase
                                        move_phase moves it to req), else EMIT_NONE */
     int32_t move_phase;
+    bool spread;                    /* a transfer into it arrives in several phases: its
+                                       parts land phase by phase (EPart, emit_spread.c) and
+                                       req is its area in the data banks */
     uint32_t *image;                /* static: the data image (owned until moved out) */
     PrecisionId image_prec;         /* the precision the image holds: the block's, or a P07
                                        table's 8-bit output's (emit_plan.c) */
@@ -147,6 +154,49 @@ typedef struct EGather {
     uint32_t req;                   /* the gathered area (all n inputs) */
 } EGather;
 
+/* One phase's part of a spread copy (ECopy.spread, emit_spread.c): rows [y0, y0 + ny) of
+ * the copy (canonical y, whole rows of it) arrive in phase `phase` into a landing area of
+ * their own in the receive area (land, alive in that phase), and a P06 in Soma2 of that
+ * phase, after the router, moves them into the copy's area. */
+typedef struct EPart {
+    uint32_t copy;                  /* index in copies */
+    int32_t phase;
+    int64_t y0, ny;
+    uint32_t land;                  /* its request */
+} EPart;
+
+/* A static image of no storage block: the state words of a CLIF's neurons (emit_p08.c),
+ * loaded before the run as a StaticBlock "s<block>.<chip x>.<chip y>.<core x>.<core y>". */
+typedef struct EState {
+    uint32_t block;                 /* the compute block's position */
+    uint32_t core;
+    uint32_t req;                   /* its area in the core's requests */
+    uint32_t *image;                /* owned until moved out (emit_io.c) */
+    size_t n;                       /* words */
+} EState;
+
+/* A primitive's operand area (emit_prim.c hands it to the files that write a primitive). */
+typedef struct EArea {
+    int64_t addr, words;
+    int32_t block;                  /* the storage block's id (a buffer: the compute block's) */
+    EmitFeat feat;
+} EArea;
+
+/* An Axon primitive's result that goes into an 8-bit map on its core: the primitive writes
+ * int32 words into an area of its own, and an inserted P06 narrows them into the map
+ * (emit_narrow.c). */
+typedef struct ENarrow {
+    uint32_t writer;                /* the compute block's position */
+    uint32_t copy;                  /* the 8-bit copy it writes (index in copies) */
+    EBox box;                       /* the box it writes, storage coordinates */
+    EmitFeat feat;                  /* the int32 area: the box in the pitch the writer writes */
+    int32_t phase, slot;            /* the P06's phase and slot (PIIndex SOMA1 / SOMA2); phase
+                                       -1: no free slot (refused with emit.slot) */
+    uint32_t req;                   /* the int32 area */
+    int64_t lo, hi;                 /* the writer's values (exact.h); outside the map's
+                                       precision: refused with emit.prec */
+} ENarrow;
+
 typedef struct Emit {
     const Mapping *m;
     const Graph *g;
@@ -172,8 +222,14 @@ typedef struct Emit {
     size_t n_tees, cap_tees;
     EGather *gathers;
     size_t n_gathers, cap_gathers;
+    EPart *parts;
+    size_t n_parts, cap_parts;
+    ENarrow *narrows;
+    size_t n_narrows, cap_narrows;
     int32_t stages;                 /* the pipeline's stages: phase groups, the largest + 1
                                        (docs/backend.md, "Stages") */
+    EState *states;                 /* CLIFs' neuron states (emit_p08.c) */
+    size_t n_states, cap_states;
 } Emit;
 
 /* The EDup of CADD block pos, or NULL. */
@@ -192,7 +248,7 @@ bool emit_whole_iface(const Emit *e, uint32_t pos, bool input, int32_t eid);
 /* The canonical box of the interface (of edge edge_id) of block pos: input or output side. */
 bool emit_iface_box(const Emit *e, uint32_t pos, bool input, int32_t edge_id, EBox *out);
 /* Whether edge ed's rearrangement steps (if any) keep the C order of the values: IDENTITY,
- * and RESHAPE / PERMUTE whose permutation is the identity (emit_plan.c). */
+ * and RESHAPE / PERMUTE that keep the order of the axes longer than 1 (emit_plan.c). */
 bool emit_keeps_order(const Emit *e, const Edge *ed);
 /* The word address of copy cp (its own area's, or its place in its writer's buffer). */
 int64_t emit_copy_addr(const Emit *e, const ECopy *cp);
@@ -210,11 +266,17 @@ int64_t emit_feat_addr(const EmitFeat *f, const EBox *b, int64_t base, int64_t y
 bool emit_p81_planes(const Emit *e, uint32_t s, const EBox *box, EmitFeat *feat);
 /* Whether storage block s's copy on core is a view of its writer's map (emit_rearr.c): one
  * compute block on that core writes all of s through an edge whose steps move values, and
- * only CVMs there read it, whole; *feat the writer's map's layout. */
+ * only CVMs there (s in 8 bits) or OUTPUTs read it, whole; *feat the writer's map's layout. */
 bool emit_rearr_view(const Emit *e, uint32_t s, uint32_t core, EmitFeat *feat);
 /* For a view s: the weight row each lane of its area meets (*rows, malloc'd, *n lanes: the
- * vector element the lane holds, -1 for a padding lane). */
+ * vector element the lane holds, -1 for a padding lane); a logic error [emit.rearrange]
+ * when the vector takes a value of the map more than once. */
 Status emit_rearr_rows(Emit *e, uint32_t s, int64_t **rows, int64_t *n);
+/* The same for use number `layer` of each value (0 the first, in the vector's element order;
+ * a lane whose value has no such use -1); *more: whether some value has a further use. An
+ * OUTPUT reading the view places each layer with blocks of its own (emit_sockrun.c). */
+Status emit_rearr_layer(Emit *e, uint32_t s, int64_t layer, int64_t **rows, int64_t *n,
+                        bool *more);
 /* The view CVM block cvm reads as its vector, or -1. */
 long emit_rearr_input(const Emit *e, uint32_t cvm);
 
@@ -225,9 +287,13 @@ Taskir__Shape *emit_yxf(Emit *e, int64_t y, int64_t x, int64_t f);
 Taskir__Asm__DynamicBlock *emit_dynamic_new(Emit *e, Taskir__Asm__DataConfig *dc,
                                              const Block *io, const ECopy *cp, int piece);
 /* The dynamic blocks of INPUT pos whose edge ed reaches storage s with its values in another
- * order, one a pixel of each copy (emit_sockrun.c); *piece counts them. */
+ * order, or of OUTPUT pos reading s so: boxes of the socket, from each pixel's lanes
+ * (emit_sockrun.c); *piece counts them. */
 Status emit_socket_steps(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const Edge *ed,
                          uint32_t s, int *piece);
+/* Whether socket block io has an r dim besides f (its dynamic blocks are boxes of y x (f r),
+ * emit_sockrun.c). */
+bool emit_socket_fr(const Block *io);
 /* The dynamic blocks of OUTPUT pos reading copy cp, a view of its writer's map. */
 Status emit_socket_view(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const ECopy *cp,
                         int *piece);
@@ -249,6 +315,16 @@ const EGather *emit_gather_of(const Emit *e, uint32_t pos);
  * 0 when it did not. */
 enum { GATHER_LAYOUT = 1, GATHER_SLOT = 2 };
 int32_t emit_gather_failed(const Emit *e, uint32_t pos, int32_t *input);
+/* The narrowings (emit_narrow.c): planned after the copies and output buffers, before the
+ * tees; emit_narrow_of: the one of writer pos, or NULL; emit_narrow_taken: whether one takes
+ * Soma slot (p, slot) of core k; emit_narrow_p06: writes its P06 into the map's area
+ * (o_addr, o_words) and gives the int32 area the primitive writes (or refuses the writer
+ * when it found no slot: emit.slot). */
+Status emit_narrows(Emit *e);
+const ENarrow *emit_narrow_of(const Emit *e, uint32_t pos);
+bool emit_narrow_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot);
+Status emit_narrow_p06(Emit *e, const ENarrow *n, int64_t o_addr, int64_t o_words,
+                       int64_t *addr, int64_t *words);
 /* Whether a compute block or an inserted P06 (a received copy's move, a dup's, a tee's, a gather's) takes Soma slot
  * (p, slot) of core k. */
 bool emit_soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot);
@@ -274,8 +350,33 @@ Taskir__Asm__P06 *emit_p06_slot(Emit *e, uint32_t core, int32_t phase, int32_t s
 void emit_p06_rows(Taskir__Asm__P06 *p, PrecisionId prec, int64_t c, int64_t rows, int64_t x1,
                    int64_t x1_words, int64_t o, int64_t o_words);
 
+/* Spread copies (emit_spread.c): whether a transfer into received copy cp arrives on its
+ * core in several phases (the Mapping spreads it); the parts of every spread copy, planned
+ * after the copies (their landing areas share the receive area with the other arrivals of
+ * their phases); the part of spread copy cp arriving in phase p, or NULL; the last phase
+ * a part of it arrives in. */
+bool emit_spread_of(const Emit *e, const ECopy *cp);
+Status emit_spreads(Emit *e);
+const EPart *emit_part_at(const Emit *e, const ECopy *cp, int32_t p);
+int32_t emit_spread_last(const Emit *e, const ECopy *cp);
+/* The MapDict of edge id (NULL when none routes it), and whether coordinate c names core
+ * k's place (emit_plan.c). */
+const MapDict *emit_edge_dict(const Emit *e, int32_t edge_id);
+bool emit_same_place(const ECore *k, const MapCoord *c);
+
+/* P08 (emit_p08.c): emit_p08_feat: whether storage block s's copy on core (box box) takes a
+ * layout of P08's, *feat: a model input only CLIFs read (int32 words, one a channel), or the
+ * spikes of CLIFs on that core that only OUTPUTs read (8 bits, rows of the CLIF input's
+ * lanes); emit_p08_plan: the state area of every CLIF (after the copies, before the memory
+ * plan is placed); emit_p08: CLIF pos's P08 in Soma primitive s, reading x1, writing o. */
+bool emit_p08_feat(const Emit *e, uint32_t s, uint32_t core, const EBox *box, EmitFeat *feat);
+Status emit_p08_plan(Emit *e);
+Status emit_p08(Emit *e, uint32_t pos, Taskir__Asm__SomaPrim *s, const EArea *x1,
+                const EArea *o);
+
 Status emit_plan(Emit *e);                  /* emit_plan.c */
-Status emit_moves(Emit *e);                 /* emit_move.c: the P06 of received copies */
+Status emit_moves(Emit *e);                 /* emit_move.c: the P06 of received copies and
+                                               of the parts of spread ones */
 Status emit_prims(Emit *e, Taskir__Asm__Config *cfg); /* emit_prim.c */
 Status emit_routes(Emit *e);                /* emit_route.c */
 Status emit_router_prims(Emit *e);          /* emit_route.c, after the prims */

@@ -1,7 +1,8 @@
 /* emit_io.c: the data blocks of the Config and the sockets of the program set (docs/backend.md,
  * "The code generator", "Inputs, outputs and data"):
  *   - a StaticBlock per static copy (weights, biases, tables) with its image in data/ID.bin,
- *     id "b<block>.<chip x>.<chip y>.<core x>.<core y>";
+ *     id "b<block>.<chip x>.<chip y>.<core x>.<core y>", and per CLIF's state area
+ *     (emit_p08.c) "s<block>...";
  *   - a DynamicBlock INPUT_DATA per copy of a storage block an INPUT feeds, OUTPUT_DATA per
  *     copy an OUTPUT reads: the piece's origin (begin_position) in the socket's coordinates
  *     and extents (shape: ny, nx, and nf for the channels), its words (start_addr,
@@ -23,40 +24,58 @@
 
 #define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
 
+/* A StaticBlock "<kind><block id>.<chip x>.<chip y>.<core x>.<core y>" on core c at word
+ * addr, its image (n words) moved into the program set's data. */
+static Status add_static(Emit *e, Taskir__Asm__DataConfig *dc, ProgSet *out, const ECore *c,
+                         char kind, int32_t block, PrecisionId prec, int64_t addr,
+                         uint32_t **image, size_t n)
+{
+    Taskir__Asm__StaticBlock *sb =
+        emit_msg(e, sizeof *sb, (void (*)(void *))taskir__asm__static_block__init);
+    if (!sb)
+        return ST_RUNTIME;
+    dc->static_blocks[dc->n_static_blocks++] = sb;
+    char id[96];
+    snprintf(id, sizeof id, "%c%d.%d.%d.%d.%d", kind, block, c->chip.x, c->chip.y, c->core.x,
+             c->core.y);
+    sb->id = emit_strdup(e, id);
+    SET(sb, precision, pr_info(prec)->wire);
+    SET(sb, chip_idx, c->chip.x);
+    SET(sb, chip_idy, c->chip.y);
+    SET(sb, core_idx, c->core.x);
+    SET(sb, core_idy, c->core.y);
+    SET(sb, start_addr, (int32_t)addr);
+    out->data[out->n_data].w = *image;
+    out->data[out->n_data++].n = n;
+    *image = NULL;
+    return ST_OK;
+}
+
 static Status static_blocks(Emit *e, Taskir__Asm__DataConfig *dc, ProgSet *out)
 {
-    size_t n = 0;
+    size_t n = e->n_states;
     for (uint32_t i = 0; i < e->n_copies; i++)
         n += e->copies[i].image != NULL;
     out->data = calloc(n ? n : 1, sizeof *out->data);
     dc->static_blocks = calloc(n ? n : 1, sizeof *dc->static_blocks);
     if (!out->data || !dc->static_blocks)
         return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
-    for (uint32_t i = 0; i < e->n_copies; i++) {
+    Status st = ST_OK;
+    for (uint32_t i = 0; i < e->n_copies && st == ST_OK; i++) {
         ECopy *cp = &e->copies[i];
-        if (!cp->image)
-            continue;
-        const ECore *c = &e->cores[cp->core];
         const Block *b = e->g->blocks[cp->block];
-        Taskir__Asm__StaticBlock *sb =
-            emit_msg(e, sizeof *sb, (void (*)(void *))taskir__asm__static_block__init);
-        if (!sb)
-            return ST_RUNTIME;
-        dc->static_blocks[dc->n_static_blocks++] = sb;
-        char id[96];
-        snprintf(id, sizeof id, "b%d.%d.%d.%d.%d", b->id, c->chip.x, c->chip.y, c->core.x,
-                 c->core.y);
-        sb->id = emit_strdup(e, id);
-        SET(sb, precision, pr_info(blk_prec(b))->wire);
-        SET(sb, chip_idx, c->chip.x);
-        SET(sb, chip_idy, c->chip.y);
-        SET(sb, core_idx, c->core.x);
-        SET(sb, core_idy, c->core.y);
-        SET(sb, start_addr, (int32_t)emit_copy_addr(e, cp));
-        out->data[out->n_data].w = cp->image;
-        out->data[out->n_data++].n = cp->n_image;
-        cp->image = NULL;
+        if (cp->image)
+            st = add_static(e, dc, out, &e->cores[cp->core], 'b', b->id, blk_prec(b),
+                            emit_copy_addr(e, cp), &cp->image, cp->n_image);
     }
+    for (size_t i = 0; i < e->n_states && st == ST_OK; i++) { /* CLIFs' states (emit_p08.c) */
+        EState *sv = &e->states[i];
+        const ECore *c = &e->cores[sv->core];
+        st = add_static(e, dc, out, c, 's', e->g->blocks[sv->block]->id, PR_INT_32,
+                        c->addr[sv->req], &sv->image, sv->n);
+    }
+    if (st != ST_OK)
+        return st;
     return e->d->oom ? ST_RUNTIME : ST_OK;
 }
 
@@ -98,11 +117,13 @@ Taskir__Asm__DynamicBlock *emit_dynamic_new(Emit *e, Taskir__Asm__DataConfig *dc
     SET(db, step_group, c->step_group);
     SET(db, phase_group, c->phase_group);
     SET(db, precision, pr_info(cp->feat.prec)->wire);
-    if (e->stages > 1) {
+    if (e->stages > 1 || !in) {
         /* a pipeline of stages runs one step per stage: the sample comes again before its
          * copy's first phase of every step (so stage k has it in step k, as from a stream of
          * that sample), and the result is read after its copy's last phase (the last step's
-         * reading stands: the last stage's is the first whole one) */
+         * reading stands: the last stage's is the first whole one). A result is read after
+         * its copy's last phase in one stage too: after it the copy's words may hold another
+         * area's (tests/asm/emit_lay/output_early.map.txtpb) */
         db->phases = malloc(sizeof *db->phases);
         if (!db->phases) {
             diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
@@ -202,6 +223,7 @@ static Status socket_of(Emit *e, const Block *b, ProgSocket *k)
     const char *u = bt_info(b->type)->dims;
     for (int i = 0; i < 4; i++)
         k->shape[i] = b->has_shape && b->shape.d[i] > 0 ? b->shape.d[i] : u[i] == '-' ? 0 : 0;
+
     if (b->has_model) {
         k->model_rank = b->model_ndim > 8 ? 8 : (int)b->model_ndim;
         for (int i = 0; i < k->model_rank; i++)
@@ -230,25 +252,31 @@ static Status socket_blocks(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos)
             !emit_iface_box(e, pos, !in, ed->id, &sbox))
             return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no box");
         bool same = sbox.n[0] == box.n[0] && sbox.n[1] == box.n[1] && sbox.n[2] == box.n[2];
+        same &= !emit_socket_fr(io); /* y x f r: boxes of the socket as y x (f r) */
         if (in && (!emit_keeps_order(e, ed) || !same)) { /* a block a pixel */
             Status st = emit_socket_steps(e, dc, pos, ed, (uint32_t)s, &piece);
             if (st != ST_OK)
                 return st;
             continue;
         }
-        if (!emit_keeps_order(e, ed))
+        bool view = e->n_copy[s] == 1 && e->copies[e->first_copy[s]].view;
+        if (view && !emit_keeps_order(e, ed))
             return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
-                             "the socket's values come from block %d in another order; the "
-                             "code generator takes reshapes in C order only",
-                             e->g->blocks[s]->id);
-        if (!same)
-            return diag_edge(e->d, ST_LOGIC, "emit.socket", ed->id,
-                             "reshapes the socket's %lldx%lldx%lld box into %lldx%lldx%lld at "
-                             "block %d; a dynamic block places a piece of the socket as it "
-                             "is (a move, P06, would have to reshape it)",
-                             (long long)sbox.n[0], (long long)sbox.n[1], (long long)sbox.n[2],
-                             (long long)box.n[0], (long long)box.n[1], (long long)box.n[2],
-                             e->g->blocks[s]->id);
+                             "the socket's values come from block %d, a view of its writer's "
+                             "map, in another order; the code generator takes reshapes in C "
+                             "order only", e->g->blocks[s]->id);
+        if (view) { /* a view read whole, in C order: dynamic blocks of its pixels' boxes */
+            Status st = emit_socket_view(e, dc, pos, &e->copies[e->first_copy[s]], &piece);
+            if (st != ST_OK)
+                return st;
+            continue;
+        }
+        if (!emit_keeps_order(e, ed) || !same) { /* another order: a block a box */
+            Status st = emit_socket_steps(e, dc, pos, ed, (uint32_t)s, &piece);
+            if (st != ST_OK)
+                return st;
+            continue;
+        }
         for (uint32_t c = 0; c < e->n_copy[s]; c++) {
             const ECopy *cp = &e->copies[e->first_copy[s] + c];
             EBox part;

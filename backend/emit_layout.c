@@ -26,7 +26,11 @@ bool emit_feat(PrecisionId p, int64_t ny, int64_t nx, int64_t nc, int unit, Emit
     int64_t px = c / per_word;
     if (ny > cap / nx || ny * nx > cap / px)
         return false;
-    int32_t align = unit / per_word < 4 ? 4 : unit / per_word; /* at least 16 bytes */
+    /* a pixel starts a whole number of units after the one before: the map is aligned as
+     * every pixel is, to the largest power of two dividing the unit's words (a P07 row of
+     * 96 int8 channels, 24 words: 8), at least 16 bytes */
+    int32_t uw = unit / per_word, pow2 = uw & -uw;
+    int32_t align = pow2 < 4 ? 4 : pow2;
     *out = (EmitFeat){p, per_word, ny, nx, nc, c, ny * nx * px, align};
     return true;
 }

@@ -33,7 +33,8 @@ typedef struct EmitFeat {
     int64_t ny, nx, nc;      /* pixels and real channels */
     int64_t c;               /* channels stored a pixel (padded) */
     int64_t words;           /* the whole map */
-    int32_t align;           /* address alignment in words (one pixel's row of 16 / 128 B) */
+    int32_t align;           /* address alignment in words: a power of two, at least 4 (16 B;
+                                the power of two dividing the unit: 128 B for an Axon's) */
 } EmitFeat;
 
 /* The layout of an ny x nx map of nc channels of precision p, each pixel's channels rounded

@@ -77,13 +77,15 @@ bool emit_keeps_order(const Emit *e, const Edge *ed)
         if (!ra_decode(&ed->re[r], &sh, &st, why, sizeof why))
             return false;
         if (st.type == RT_RESHAPE || st.type == RT_PERMUTE) {
-            for (int j = 0; j < st.out.k && st.type == RT_PERMUTE; j++)
-                if (st.perm[j] != j)
+            /* a transposition keeps the C order when the axes longer than 1 keep theirs */
+            int last = -1;
+            for (int j = 0; j < st.in.k; j++) {
+                if (st.in.d[st.perm[j]] == 1)
+                    continue;
+                if (st.perm[j] < last)
                     return false;
-            if (st.type == RT_RESHAPE)
-                for (int j = 0; j < st.in.k; j++)
-                    if (st.perm[j] != j)
-                        return false;
+                last = st.perm[j];
+            }
         } else if (st.type != RT_IDENTITY) {
             return false;
         }
@@ -133,15 +135,14 @@ static long other_end(const Emit *e, uint32_t ep, bool src)
     return graph_block_pos(e->g, src ? ed->src : ed->dst);
 }
 
-/* The edge dict of edge id, or NULL. */
-static const MapDict *edge_dict(const Emit *e, int32_t edge_id)
+const MapDict *emit_edge_dict(const Emit *e, int32_t edge_id)
 {
     long pos = graph_edge_pos(e->g, edge_id);
     uint32_t i = pos >= 0 ? e->dict_of_edge[pos] : EMIT_NONE;
     return i == EMIT_NONE ? NULL : &e->m->edges[i];
 }
 
-static bool same_place(const ECore *k, const MapCoord *c)
+bool emit_same_place(const ECore *k, const MapCoord *c)
 {
     return k->chip.x == c->chip.x && k->chip.y == c->chip.y && k->core.x == c->core.x &&
            k->core.y == c->core.y;
@@ -205,11 +206,11 @@ static bool copy_box(const Emit *e, ECopy *cp)
         box_union(&all, &have_all, &b);
         if (e->core_of[w] == cp->core)
             box_union(&box, &have, &b);
-        const MapDict *dict = edge_dict(e, ed->id);
+        const MapDict *dict = emit_edge_dict(e, ed->id);
         if (e->g->blocks[w]->type != BT_INPUT && dict)
             for (uint32_t c = 0; c < dict->n_coords; c++)
                 if (dict->coords[c].pi_index == PI_RECV &&
-                    same_place(&e->cores[cp->core], &dict->coords[c]))
+                    emit_same_place(&e->cores[cp->core], &dict->coords[c]))
                     cp->received = true;
     }
     if (!have && have_all) {
@@ -402,7 +403,11 @@ bool emit_soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot)
         if (e->gathers[i].i >= 0 && e->copies[e->gathers[i].copy].core == k &&
             e->gathers[i].phase == p && e->gathers[i].slot == slot)
             return true;
-    return false;
+    for (size_t i = 0; i < e->n_parts; i++) /* a spread copy's part (emit_spread.c) */
+        if (e->copies[e->parts[i].copy].core == k && e->parts[i].phase == p &&
+            slot == PI_SOMA2)
+            return true;
+    return emit_narrow_taken(e, k, p, slot);
 }
 
 /* The phases a received copy cp arrives in by the router from other cores: the first phase
@@ -419,11 +424,11 @@ static bool arrivals(const Emit *e, const ECopy *cp, int32_t *lo, int32_t *hi)
         long w = other_end(e, bu->in_edges[j], true);
         if (w >= 0 && e->core_of[w] == cp->core)
             return false;
-        const MapDict *dict = edge_dict(e, e->g->edges[bu->in_edges[j]]->id);
+        const MapDict *dict = emit_edge_dict(e, e->g->edges[bu->in_edges[j]]->id);
         for (uint32_t c = 0; dict && c + 1 < dict->n_coords; c++) {
             const MapCoord *cs = &dict->coords[c], *cr = &dict->coords[c + 1];
             if (cs->pi_index != PI_SEND || cr->pi_index != PI_RECV ||
-                !same_place(&e->cores[cp->core], cr))
+                !emit_same_place(&e->cores[cp->core], cr))
                 continue;
             *lo = cs->phase < *lo ? cs->phase : *lo;
             *hi = cs->phase > *hi ? cs->phase : *hi;
@@ -470,6 +475,7 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
         cp->view = emit_rearr_view(e, cp->block, cp->core, &cp->feat);
         cp->planes = !cp->view && emit_p81_planes(e, cp->block, &cp->box, &cp->feat);
         if (!cp->view && !cp->planes &&
+            !emit_p08_feat(e, cp->block, cp->core, &cp->box, &cp->feat) &&
             !emit_feat(blk_prec(b), cp->box.n[0], cp->box.n[1], cp->box.n[2],
                        emit_storage_unit(e, cp->block), &cp->feat))
             return diag_block(e->d, ST_LOGIC, "emit.prec", b,
@@ -501,7 +507,12 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
     if (kind == ALLOC_RECV && align < 2)
         align = 2; /* the router's destinations count 8-byte units */
     int32_t lo, hi;
-    if (kind == ALLOC_RECV && arrivals(e, cp, &lo, &hi) && hi < last && lo >= first &&
+    if (kind == ALLOC_RECV && emit_spread_of(e, cp)) {
+        /* its transfers arrive over several phases: each phase's rows land in the receive
+         * area and move on to its area in the data banks (emit_spread.c) */
+        cp->spread = true;
+        kind = ALLOC_DATA;
+    } else if (kind == ALLOC_RECV && arrivals(e, cp, &lo, &hi) && hi < last && lo >= first &&
         !emit_soma_taken(e, cp->core, hi, PI_SOMA2) && !repeated_here(e, cp)) {
         /* it lives on past its arrival: the receive area holds it in the phases it arrives
          * in, a P06 in Soma2 of the last one moves it to the data banks (emit_move.c), where
@@ -560,10 +571,10 @@ static int32_t last_send(const Emit *e, uint32_t pos, uint32_t k, int32_t from)
     const BlockUses *bu = &e->uses.blocks[pos];
     int32_t last = from;
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        const MapDict *dict = edge_dict(e, e->g->edges[bu->out_edges[j]]->id);
+        const MapDict *dict = emit_edge_dict(e, e->g->edges[bu->out_edges[j]]->id);
         for (uint32_t c = 0; dict && c < dict->n_coords; c++)
             if (dict->coords[c].pi_index == PI_SEND &&
-                same_place(&e->cores[k], &dict->coords[c]) && dict->coords[c].phase > last)
+                emit_same_place(&e->cores[k], &dict->coords[c]) && dict->coords[c].phase > last)
                 last = dict->coords[c].phase;
     }
     return last;
@@ -741,13 +752,19 @@ Status emit_plan(Emit *e)
 {
     Status st = make_copies(e);
     if (st == ST_OK)
+        st = emit_spreads(e);
+    if (st == ST_OK)
         st = make_outs(e);
     if (st == ST_OK)
         st = make_dups(e);
     if (st == ST_OK)
+        st = emit_narrows(e);
+    if (st == ST_OK)
         st = emit_tees(e);
     if (st == ST_OK)
         st = emit_gathers(e);
+    if (st == ST_OK)
+        st = emit_p08_plan(e);
     for (uint32_t k = 0; k < e->n_cores && st == ST_OK; k++) {
         ECore *c = &e->cores[k];
         c->addr = malloc((c->n_reqs ? c->n_reqs : 1) * sizeof *c->addr);

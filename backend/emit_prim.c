@@ -442,15 +442,22 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
         st = input_operand(e, pos, b->n_in - 1, &bias);
     if (st == ST_OK)
         st = output_operand(e, pos, &o);
+    if (st == ST_OK)
+        st = clip_check(e, b, &o, pcode);
     if (st != ST_OK)
         return st;
+    const ENarrow *nar = o.prec != PR_INT_32 ? emit_narrow_of(e, pos) : NULL;
+    if (nar) { /* it writes int32 rows of its own, which a P06 narrows into the map */
+        if ((st = emit_narrow_p06(e, nar, o.addr, o.words, &o.addr, &o.words)) != ST_OK)
+            return st;
+        o.feat = nar->feat;
+        o.prec = PR_INT_32;
+    }
     if (o.prec != PR_INT_32) /* every Axon primitive writes int32 words */
         return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                           "writes its result into block %d's %s map: P%02d writes int32 "
                           "values, which a move (P06) would have to narrow", o.block,
                           pr_info(o.prec)->name, pcode);
-    if ((st = clip_check(e, b, &o, pcode)) != ST_OK)
-        return st;
     char id[32];
     block_id(id, sizeof id, x1.block);
     a->x1_block = emit_strdup(e, id);
@@ -565,10 +572,6 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
         break;
     }
     case BT_CVS: {
-        if (x1.prec != PR_INT_8 && x1.prec != PR_UINT_8) /* "The executor: Axon primitives" */
-            return diag_block(e->d, ST_LOGIC, "emit.prec", b,
-                              "multiplies %s values by a constant: P83 reads 8-bit inputs only",
-                              pr_info(x1.prec)->name);
         PARAMS(a, p83, Taskir__Asm__P83, taskir__asm__p83__init);
         SET(p, tensor_en, true);
         SET(p, x1_precision, pr_info(x1.prec)->wire);
@@ -599,6 +602,9 @@ static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim 
         st = input_operand(e, pos, 1, &lut);
     if (st == ST_OK)
         st = output_operand(e, pos, &o);
+    if (st == ST_OK && b->type == BT_CLIF) /* P08: its state, layouts and checks */
+        return emit_p08(e, pos, s, &(EArea){x1.addr, x1.words, x1.block, x1.feat},
+                        &(EArea){o.addr, o.words, o.block, o.feat});
     if (st == ST_OK)
         st = clip_check(e, b, &o, pcode);
     if (st != ST_OK)

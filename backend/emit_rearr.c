@@ -9,10 +9,12 @@
  *
  * A storage block is such a view when one compute block writes all of it (when it writes
  * other storage too, a tee copies its one area there, emit_tee.c) through one edge whose
- * steps do not keep the vector's layout, it holds 8-bit values, only CVMs on the writer's
- * core or OUTPUTs read it, each all of it through an edge without steps, and it has its only
- * copy on the writer's core. An OUTPUT reads a view with a dynamic block a pixel
- * (emit_sockrun.c).
+ * steps do not keep the vector's layout, only CVMs on the writer's core (then it holds 8-bit
+ * values) or OUTPUTs read it, each all of it through an edge without steps (an OUTPUT's may
+ * reshape in C order), and it has its only copy on the writer's core. Each value of the map
+ * is one element of the view (a value the steps repeat is refused). An OUTPUT reads a view with dynamic blocks that are boxes
+ * of its socket (emit_sockrun.c): so a result transposed only for a model output (a
+ * convolution's map written channel-major for an NCHW output) needs no move either.
  */
 #include "backend/emit_internal.h"
 
@@ -54,7 +56,7 @@ static bool view_writer(const Emit *e, uint32_t s, uint32_t *w, const Edge **edg
     const Block *b = e->g->blocks[s];
     const BlockUses *bu = &e->uses.blocks[s];
     if (bt_info(b->type)->kind != BK_STORAGE || b->data || bu->n_in_edges != 1 ||
-        bu->n_out_edges == 0 || !is_8bit(blk_prec(b)))
+        bu->n_out_edges == 0)
         return false;
     const Edge *ed = e->g->edges[bu->in_edges[0]];
     long wp = graph_block_pos(e->g, ed->src);
@@ -68,8 +70,10 @@ static bool view_writer(const Emit *e, uint32_t s, uint32_t *w, const Edge **edg
         long r = graph_block_pos(e->g, o->dst);
         const IfaceUse *u = r >= 0 ? uses_find(&e->uses, (uint32_t)r, true, o->id) : NULL;
         BlockType rt = r >= 0 ? e->g->blocks[r]->type : BT_TASK_NULL;
-        if (!u || u->cluster != 0 || (rt != BT_CVM && rt != BT_OUTPUT) || o->n_re ||
-            (rt == BT_CVM && e->core_of[r] != k) || !emit_whole_iface(e, s, false, o->id))
+        if (!u || u->cluster != 0 || (rt != BT_CVM && rt != BT_OUTPUT) ||
+            (o->n_re && (rt != BT_OUTPUT || !emit_keeps_order(e, o))) ||
+            (rt == BT_CVM && (e->core_of[r] != k || !is_8bit(blk_prec(b)))) ||
+            !emit_whole_iface(e, s, false, o->id))
             return false;
     }
     *w = (uint32_t)wp;
@@ -91,7 +95,8 @@ bool emit_rearr_view(const Emit *e, uint32_t s, uint32_t core, EmitFeat *feat)
                      cd[D_F] > 0 ? cd[D_F] : 1, unit, feat);
 }
 
-Status emit_rearr_rows(Emit *e, uint32_t s, int64_t **rows, int64_t *n)
+Status emit_rearr_layer(Emit *e, uint32_t s, int64_t layer, int64_t **rows, int64_t *n,
+                        bool *more)
 {
     const Block *b = e->g->blocks[s];
     uint32_t w;
@@ -107,28 +112,38 @@ Status emit_rearr_rows(Emit *e, uint32_t s, int64_t **rows, int64_t *n)
     if (vol > RA_MAX_ELEMS || f.words > RA_MAX_ELEMS)
         return diag_block(e->d, ST_LOGIC, "emit.rearrange", b,
                           "holds more than 2^28 values: too many to lay weights out for");
-    int64_t lanes = f.words * f.per_word;
+    int64_t lanes = f.words * f.per_word, vals = f.ny * f.nx * f.nc;
     int32_t *map = malloc((size_t)vol * sizeof *map);
-    int64_t *inv = calloc((size_t)(f.ny * f.nx * f.nc), sizeof *inv);
+    int64_t *inv = calloc((size_t)(vals ? vals : 1), sizeof *inv);
+    int64_t *seen = calloc((size_t)(vals ? vals : 1), sizeof *seen);
     int64_t *r = malloc((size_t)lanes * sizeof *r);
-    if (!map || !inv || !r) {
+    if (!map || !inv || !seen || !r) {
         free(map);
         free(inv);
+        free(seen);
         free(r);
         return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     }
     Status st = edge_element_map(e->g, &e->uses, ed, map, vol, e->d);
-    /* inv: for each value of the writer's map (C order y, x, c), 1 + the vector element it
-     * becomes (0: none) */
-    for (int64_t i = 0; st == ST_OK && i < vol; i++)
-        if (map[i] >= 0 && map[i] < f.ny * f.nx * f.nc)
+    /* inv: for each value of the writer's map (C order y, x, c), 1 + the vector element that
+     * is its use number `layer` (in element order; 0: none); a value that several elements
+     * take (a SHUFFLE repeating an index) has several uses */
+    *more = false;
+    for (int64_t i = 0; st == ST_OK && i < vol; i++) {
+        if (map[i] < 0 || map[i] >= vals)
+            continue;
+        int64_t k = seen[map[i]]++;
+        if (k == layer)
             inv[map[i]] = i + 1;
+        *more |= k > layer;
+    }
     for (int64_t l = 0; st == ST_OK && l < lanes; l++) {
         int64_t pix = l / f.c, ch = l % f.c;
         r[l] = ch < f.nc ? inv[pix * f.nc + ch] - 1 : -1;
     }
     free(map);
     free(inv);
+    free(seen);
     if (st != ST_OK) {
         free(r);
         return st;
@@ -136,6 +151,19 @@ Status emit_rearr_rows(Emit *e, uint32_t s, int64_t **rows, int64_t *n)
     *rows = r;
     *n = lanes;
     return ST_OK;
+}
+
+Status emit_rearr_rows(Emit *e, uint32_t s, int64_t **rows, int64_t *n)
+{
+    bool more;
+    Status st = emit_rearr_layer(e, s, 0, rows, n, &more);
+    if (st != ST_OK || !more)
+        return st;
+    free(*rows);
+    *rows = NULL;
+    return diag_block(e->d, ST_LOGIC, "emit.rearrange", e->g->blocks[s],
+                      "a view whose vector takes a value of its writer's map more than once: "
+                      "one weight row a lane cannot weigh the value twice");
 }
 
 long emit_rearr_input(const Emit *e, uint32_t cvm)

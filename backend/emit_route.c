@@ -8,7 +8,8 @@
  * mark a run. A sender is the writing block's core (from the writer's output area) or, in a
  * multicast chain, a destination that received the data in an earlier phase (from its copy).
  * All of a transfer goes in the first phase the Mapping gives it (a received copy lives in
- * the receive area from then on, so it fits the area's budget whole).
+ * the receive area from then on, so it fits the area's budget whole), but into a copy the
+ * Mapping spreads over several phases: each phase sends its rows (emit_spread.c).
  *
  * One P09 per core and phase: its sends read one contiguous area (Addr_Dout_base, in header
  * order), so the runs a core sends in a phase must follow each other in its memory; its
@@ -144,9 +145,10 @@ static Status add_run(Emit *e, uint32_t sk, int32_t p, uint32_t dk, int64_t src,
 
 /* Runs of the part `part` (storage coordinates) of edge ed from src to the copy dcp on core
  * dk: whole rows when the pixels are the same, else a run a pixel. ch0: the storage channel
- * the source's pixels start with. */
+ * the source's pixels start with; dbase: the word the copy's origin lands at (its area, its
+ * landing area in the receive area, or a spread part's landing area less the rows before). */
 static Status runs(Emit *e, const Edge *ed, const ELoc *src, int64_t ch0, uint32_t sk,
-                   int32_t p, const ECopy *dcp, uint32_t dk, const EBox *part)
+                   int32_t p, const ECopy *dcp, uint32_t dk, const EBox *part, int64_t dbase)
 {
     const EmitFeat *sf = src->feat, *df = &dcp->feat;
     int64_t pw = sf->per_word;
@@ -181,7 +183,6 @@ static Status runs(Emit *e, const Edge *ed, const ELoc *src, int64_t ch0, uint32
                          e->g->blocks[dcp->block]->id, (long long)soff, (long long)sf->c,
                          pr_info(sf->prec)->name, (long long)doff, (long long)df->c,
                          pr_info(df->prec)->name);
-    int64_t dbase = emit_copy_dest_addr(e, dcp); /* its landing area when it moves on */
     int32_t block = e->g->blocks[dcp->block]->id;
     bool whole = soff == 0 && doff == 0 && len == spx && len == dpx;
     for (int64_t y = part->lo[0]; y < part->lo[0] + part->n[0]; y++) {
@@ -264,6 +265,8 @@ static Status relay_loc(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_
             !emit_iface_box(e, w, false, le->id, &lw) || first_receive(e, le, sk) >= phase)
             continue;
         early = true;
+        if (rcp->spread && emit_spread_last(e, rcp) >= phase)
+            continue; /* its last part moves into its area in Soma2 of that phase */
         /* part point q lives at s2's point q + off (through the writer's coordinates); the
          * part must lie in what le carries and in the copy */
         int64_t off[3];
@@ -318,13 +321,13 @@ static Status route_edge(Emit *e, const MapDict *dict)
         uint32_t sk = emit_core(e, cs), rk = emit_core(e, cr);
         if (sk == EMIT_NONE || rk == EMIT_NONE)
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+        ECopy *dcp = emit_copy_on(e, (uint32_t)s, rk);
         bool dup = false; /* the first phase carries the whole transfer to a receiver */
-        for (uint32_t j = 1; j < i && !dup; j++)
+        for (uint32_t j = 1; j < i && !dup && !(dcp && dcp->spread); j++)
             dup = dict->coords[j - 1].pi_index == PI_SEND &&
                   dict->coords[j].pi_index == PI_RECV && emit_core(e, &dict->coords[j]) == rk;
         if (dup)
             continue;
-        ECopy *dcp = emit_copy_on(e, (uint32_t)s, rk);
         if (!dcp)
             return diag_edge(e->d, ST_LOGIC, "emit.route", ed->id,
                              "received on %s, which holds no copy of block %d",
@@ -332,6 +335,19 @@ static Status route_edge(Emit *e, const MapDict *dict)
         EBox part;
         if (!intersect(&dbox, &dcp->box, &part))
             continue;
+        int64_t dbase = emit_copy_dest_addr(e, dcp); /* its landing area when it moves on */
+        if (dcp->spread) { /* this phase's rows, into their landing area (emit_spread.c) */
+            const EPart *pt = emit_part_at(e, dcp, cr->phase);
+            int64_t lo = pt && pt->y0 > part.lo[0] ? pt->y0 : part.lo[0];
+            int64_t hi = pt ? pt->y0 + pt->ny : 0;
+            hi = hi < part.lo[0] + part.n[0] ? hi : part.lo[0] + part.n[0];
+            if (!pt || hi <= lo)
+                continue; /* nothing of it in this phase */
+            part.lo[0] = lo;
+            part.n[0] = hi - lo;
+            dbase = e->cores[rk].addr[pt->land] -
+                    (pt->y0 - dcp->box.lo[0]) * dcp->box.n[1] * emit_feat_pixel_words(&dcp->feat);
+        }
         ELoc src = {0};
         Status st = ST_OK;
         int64_t ch0 = dbox.lo[2]; /* the writer's pixels start at the edge's first channel */
@@ -343,7 +359,7 @@ static Status route_edge(Emit *e, const MapDict *dict)
         if (sk == e->core_of[w] && st == ST_OK)
             st = writer_loc(e, ed, (uint32_t)w, cs->phase, &dbox, &src);
         if (st == ST_OK)
-            st = runs(e, ed, &src, ch0, sk, cs->phase, dcp, rk, &part);
+            st = runs(e, ed, &src, ch0, sk, cs->phase, dcp, rk, &part, dbase);
         if (st != ST_OK)
             return st;
     }
@@ -390,7 +406,7 @@ static Status gather(Emit *e, uint32_t w)
         ELoc src = {0};
         Status st = writer_loc(e, ed, w, p, &dbox, &src);
         if (st == ST_OK)
-            st = runs(e, ed, &src, dbox.lo[2], k, p, cp, k, &part);
+            st = runs(e, ed, &src, dbox.lo[2], k, p, cp, k, &part, emit_copy_dest_addr(e, cp));
         if (st != ST_OK)
             return st;
     }

@@ -223,7 +223,7 @@ Status exec_axon_p83(AxonCtx *c)
 {
     const Taskir__Asm__P83 *p = c->a->p83;
     ElemParams e = {MUL_CONST, p->tensor_en, p->x1_precision, p->x1_precision, p->bias_type,
-                    AXON_P8, p->stride_x, p->stride_y, p->constant_a, p->constant_b,
+                    AXON_P8 | (1u << ASM_HW_INT32), p->stride_x, p->stride_y, p->constant_a, p->constant_b,
                     {"bias_length", NULL}, {p->bias_length, 0}};
     return elem_exec(c, &e);
 }

@@ -27,6 +27,21 @@
 
 void map_scotch_errors(void); /* scotch_err.c */
 
+void map_grid_chips(const Chip *c, uint64_t n, uint32_t *chips_x, uint32_t *chips_y)
+{
+    uint64_t per_chip = (uint64_t)c->cores_x * c->cores_y;
+    uint32_t cy = c->chips_y ? c->chips_y : 1, cx = c->chips_x ? c->chips_x : 1;
+    uint64_t chips = per_chip ? (n + per_chip - 1) / per_chip : 1;
+    while ((uint64_t)cx * cy < chips) { /* grow the narrower side of the grid by a chip */
+        if ((uint64_t)cx * c->cores_x <= (uint64_t)cy * c->cores_y)
+            cx++;
+        else
+            cy++;
+    }
+    *chips_x = cx;
+    *chips_y = cy;
+}
+
 /* The grid: enough chips for every virtual core, hops within a packet's reach. */
 static Status size_grid(MapPlan *p, Diag *d)
 {
@@ -35,13 +50,7 @@ static Status size_grid(MapPlan *p, Diag *d)
     uint32_t cy = c->chips_y ? c->chips_y : 1, cx = c->chips_x ? c->chips_x : 1;
     if (!per_chip)
         return diag_add(d, ST_LOGIC, "map.chips", NULL, "the chip has no cores");
-    uint64_t chips = (p->n_vcores + per_chip - 1) / per_chip;
-    while ((uint64_t)cx * cy < chips) { /* grow the narrower side of the grid by a chip */
-        if ((uint64_t)cx * c->cores_x <= (uint64_t)cy * c->cores_y)
-            cx++;
-        else
-            cy++;
-    }
+    map_grid_chips(c, p->n_vcores, &cx, &cy);
     uint64_t w = (uint64_t)cx * c->cores_x, h = (uint64_t)cy * c->cores_y;
     if (w - 1 > (uint64_t)c->hop_max || h - 1 > (uint64_t)c->hop_max)
         return diag_add(d, ST_LOGIC, "map.chips", NULL,

@@ -27,7 +27,8 @@ typedef struct MTask {
     uint32_t cluster;
     int64_t out_bytes;        /* its output buffer (chip_output_bytes) */
     int64_t work_bytes;       /* the area a CADD adding one box to itself reads (the box n
-                                 times, layout_repeat_bytes), in its phase */
+                                 times) and an Axon's int32 area before a P06 narrows it
+                                 into an 8-bit map (layout_work_bytes), in its phase */
     uint32_t remote_out;      /* transfers it writes into storage of other cores (or not yet
                                  placed); at 0 its output buffer is that storage itself */
     int32_t phase;            /* global phase (schedule.c) */
@@ -190,6 +191,9 @@ int64_t map_hops(const MapPlan *p, uint32_t a, uint32_t b);
 int64_t map_vedge_traffic(const MapPlan *p, const uint32_t *where);
 /* place.c: Scotch's placement into where[] (n_vcores entries), collisions resolved. */
 Status map_place_scotch(const MapPlan *p, uint64_t seed, uint32_t *where, Diag *d);
+/* place.c: the chip array (chips_x x chips_y) that holds n cores: the description's array,
+ * grown by a column or a row of chips on its narrower side while it is too small. */
+void map_grid_chips(const Chip *c, uint64_t n, uint32_t *chips_x, uint32_t *chips_y);
 /* place.c: snake-order placement into where[]. */
 void map_place_snake(const MapPlan *p, uint32_t *where);
 /* refine.c: the annealing moves of effort opt.effort. */

@@ -15,7 +15,7 @@
  * compute block's output buffer (chip_output_bytes) unless all it writes is storage of its
  * own cluster (the buffer is then that storage; schedule.c drops it too when the readers'
  * clusters join its core), the area a CADD adding one box to itself reads (the box n
- * times: layout_repeat_bytes), split into static data (weights, biases, tables: what holds
+ * times) and the int32 area of an Axon writing an 8-bit map (layout_work_bytes), split into static data (weights, biases, tables: what holds
  * its own data) and the rest.
  * Transfers: every edge compute -> storage (the router when the two land on different cores),
  * INPUT -> storage and storage -> OUTPUT, with its real byte count: the volume of the
@@ -260,7 +260,7 @@ static Status build_clusters(MapPlan *p, Diag *d)
         int64_t bytes;
         if (kind_of(b) == BK_COMPUTE) {
             bytes = chip_output_bytes(p->chip, b);
-            int64_t work = layout_repeat_bytes(g, &p->uses, i);
+            int64_t work = layout_work_bytes(g, &p->uses, i);
             if (p->task_of[i] != MAP_NONE) {
                 p->tasks[p->task_of[i]].out_bytes = bytes;
                 p->tasks[p->task_of[i]].work_bytes = work;

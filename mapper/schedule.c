@@ -13,8 +13,11 @@
  *   - from another core: the writer's router sends in its phase (in the next one when the
  *     writer is a Soma2, which runs after the router), the bytes arrive over as many phases
  *     as the receive budget (recv_bytes_per_phase, dest_bytes_per_phase a phase) needs, and
- *     the block runs in Soma2 of the last of them or in a later phase;
+ *     the block runs in Soma2 of the last of them or in a later phase (over several phases:
+ *     in a later phase, as each phase's part moves out of the receive area in its Soma2);
  *   - from off chip (INPUT): before the step.
+ * An Axon block writing an 8-bit map keeps a Soma slot of its phase for the P06 that narrows
+ * its int32 result (layout_narrows; Soma1, else Soma2), so its readers there run after it.
  * Memory: a core holds its clusters; a block's output buffer is dropped once every block it
  * writes to sits on its core (the buffer is then the reader's storage itself).
  * A core belongs to one stage, phases [k*M, (k+1)*M) of the global schedule; a stage is a
@@ -28,6 +31,7 @@
 #include "mapper/plan.h"
 
 #include "taskir/diag_block.h"
+#include "taskir/layout.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -172,7 +176,9 @@ static int ready_one(uint32_t xi, void *arg)
                 }
                 ph++;
             }
-            r = (int64_t)ph * MS_PER_PHASE + MS_ROUTER;
+            /* over several phases, each phase's part moves out of the receive area in
+             * Soma2 of its phase (backend/emit_spread.c): a reader comes after the last */
+            r = (int64_t)ph * MS_PER_PHASE + (n > 1 ? MS_SOMA2 : MS_ROUTER);
             if (R->commit) {
                 x->cross = true;
                 x->chunk0 = p->n_chunks - n;
@@ -454,7 +460,10 @@ static Status place_task(Sched *s, uint32_t t, Diag *d)
         return diag_block(d, ST_LOGIC, "map.phases", b, "its phase passes the int32 range");
     tk->phase = (int32_t)(time / MS_PER_PHASE);
     tk->slot = (int)(time % MS_PER_PHASE);
-    p->vcores[v].slots[(uint32_t)tk->phase % s->M] |= (uint8_t)(1u << tk->slot);
+    uint8_t *used = &p->vcores[v].slots[(uint32_t)tk->phase % s->M];
+    *used |= (uint8_t)(1u << tk->slot);
+    if (layout_narrows(p->g, &p->uses, tk->pos)) /* the P06 narrowing its int32 result */
+        *used |= (uint8_t)(1u << ((*used & (1u << MS_SOMA1)) ? MS_SOMA2 : MS_SOMA1));
     return ST_OK;
 }
 

@@ -232,3 +232,36 @@ int64_t layout_repeat_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
                                    cd[D_F] > 0 ? cd[D_F] : 1, layout_unit(p, LAYOUT_GROUP));
     return one < 0 || one > INT64_MAX / n ? -1 : one * n;
 }
+
+bool layout_narrows(const Graph *g, const GraphUses *u, uint32_t pos)
+{
+    const Block *b = g->blocks[pos];
+    const BlockUses *bu = &u->blocks[pos];
+    if (bt_info(b->type)->kind != BK_COMPUTE ||
+        !(layout_use_of(b->type, false) & (LAYOUT_AXON | LAYOUT_GROUP)))
+        return false;
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        long s = graph_block_pos(g, g->edges[bu->out_edges[j]]->dst);
+        PrecisionId p = s >= 0 ? blk_prec(g->blocks[s]) : PR_INT_32;
+        if (s >= 0 && bt_info(g->blocks[s]->type)->kind == BK_STORAGE &&
+            (p == PR_INT_8 || p == PR_UINT_8))
+            return true;
+    }
+    return false;
+}
+
+int64_t layout_narrow_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
+{
+    int32_t cd[TIR_CDIMS];
+    if (!layout_narrows(g, u, pos) || !blk_cluster_dims(g->blocks[pos], false, 0, cd))
+        return 0;
+    return layout_map_bytes(PR_INT_32, cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
+                            cd[D_F] > 0 ? cd[D_F] : 1,
+                            layout_output_unit(g, u, pos, PR_INT_32));
+}
+
+int64_t layout_work_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
+{
+    int64_t r = layout_repeat_bytes(g, u, pos), n = layout_narrow_bytes(g, u, pos);
+    return r < 0 || n < 0 || r > INT64_MAX - n ? -1 : r + n;
+}

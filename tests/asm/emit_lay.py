@@ -5,10 +5,12 @@ DIR (the per-core executor) must give taskir-run MAP.pb's outputs (the TaskGraph
 byte for byte, for several seeded random inputs. The program's text
 form must hold each expected line (the parameters worked out by hand in the graph's comment),
 in that order; an expectation data:ID@OFFSET=HEX wants those bytes at that byte offset of the
-static block file data/ID.bin (data:ID@OFFSET=zeros:N: N zero bytes).
+static block file data/ID.bin (data:ID@OFFSET=zeros:N: N zero bytes). With --refuse RULE
+instead, taskir-emit must refuse the Mapping: exit 2, naming RULE, writing nothing.
 
     emit_lay.py PROTOC PROTO_DIR TASKIR_MAP TASKIR_EMIT TASKIR_RUN GRAPH.txtpb
                 INPUT=DTYPE:D0xD1x... ... [--expect 'field: value' | data:ID@OFFSET=HEX ...]
+    emit_lay.py PROTOC PROTO_DIR TASKIR_MAP TASKIR_EMIT TASKIR_RUN GRAPH.txtpb --refuse RULE
 
 Python standard library only (the .npy writer of run_progset.py)."""
 import os
@@ -51,6 +53,7 @@ def main():
     protoc, proto_dir, tmap, emit, run, graph = sys.argv[1:7]
     rest = sys.argv[7:]
     expect = []
+    refuse = rest[rest.index("--refuse") + 1] if "--refuse" in rest else None
     if "--expect" in rest:
         expect = rest[rest.index("--expect") + 1:]
         rest = rest[:rest.index("--expect")]
@@ -67,6 +70,16 @@ def main():
         if not mapped:
             subprocess.run([tmap, g_pb, "-o", map_pb, "--quiet"], check=True)
         prog, text = os.path.join(tmp, "prog"), os.path.join(tmp, "text")
+        if refuse:
+            r = subprocess.run([emit, map_pb, "-o", prog], capture_output=True, text=True)
+            sys.stderr.write(r.stderr)
+            if r.returncode != 2 or not r.stderr.rstrip().endswith("[%s]" % refuse) or \
+                    os.path.exists(prog):
+                print("FAIL taskir-emit exits %d, not a refusal naming %s that writes nothing"
+                      % (r.returncode, refuse))
+                return 1
+            print("ok   taskir-emit refuses it [%s]" % refuse)
+            return 0
         subprocess.run([emit, map_pb, "-o", prog], check=True)
         subprocess.run([emit, map_pb, "-o", text, "--format", "text"], check=True)
         data = [x for x in expect if x.startswith("data:")]

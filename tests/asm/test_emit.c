@@ -11,7 +11,10 @@
  *     headers; relays (a phase later, from a copy of a block of the same values) and relaying
  *     chains (one run to two cores in one phase, or a relay in the phase it receives), on one
  *     chip and across chip edges;
- *   - the errors: an odd shift [emit.shift], a plan that does not fit [emit.alloc].
+ *   - a transfer the Mapping spreads over two phases: each phase's rows, each moved out of
+ *     the receive area;
+ *   - the errors: an odd shift [emit.shift], a plan that does not fit [emit.alloc];
+ *   - the alignment of a map whose pitch unit is no power of two (a P07 row).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +25,7 @@
 #include <cmocka.h>
 
 #include "backend/emit.h"
+#include "backend/emit_layout.h"
 #include "emit_fixture.h"
 
 /* One code generator run on a fixture, and what it leaves to check and free. */
@@ -428,6 +432,73 @@ static void test_chain_chips(void **state)
     done(&r);
 }
 
+/* A transfer the Mapping spreads over phases 0 and 1 (emit_fixture_spread: 16 x 16 pixels of
+ * 64 int8 channels, 16 words a pixel, 256 words a row, 4096 in all against the receive
+ * area's 3072). Core (2,1): b's area in the data banks at 0 (4096 words, alive over [0, 2]),
+ * c after it at 4096. Phase 0 carries the rows the receive area has room for, 12 (3072
+ * words), into 0x8400, and a P06 in Soma2 of phase 0 moves them to word 0 (768 rows of 4
+ * words); phase 1 the other 4 rows (1024 words), into 0x8400 again, moved to word 3072.
+ * Core (0,0): a at 0, relu's buffer at 4096 (alive in both phases: it sends in both), sent
+ * from word 4096 in phase 0 (1536 packets) and from 7168 in phase 1 (512 packets), each
+ * to unit 0 of the receive area. copy reads b whole in Soma1 of phase 2. */
+static void test_spread(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_spread(), ST_OK);
+    const Taskir__Asm__CoreConfig *c0 = core_at(&r.s, 0, 0), *c1 = core_at(&r.s, 2, 1);
+    const int64_t from[2] = {4096, 7168}, words[2] = {3072, 1024}, to[2] = {0, 3072};
+    for (int p = 0; p < 2; p++) {
+        const Taskir__Asm__P09 *snd = c0->static_prim_list[p]->router->p09;
+        assert_int_equal(snd->addr_dout_base, from[p]);
+        assert_int_equal(snd->send_number, words[p] / 2 - 1);
+        assert_int_equal(snd->n_router_heads, 1);
+        assert_int_equal(snd->router_heads[0]->destination_addr, 0);
+        assert_int_equal(snd->router_heads[0]->pack_per_router_head, words[p] / 2 - 1);
+        const Taskir__Asm__P09 *rcv = c1->static_prim_list[p]->router->p09;
+        assert_true(rcv->receive_en);
+        assert_int_equal(rcv->receive_number, 0);
+        const Taskir__Asm__SomaPrim *mv = c1->static_prim_list[p]->soma2;
+        assert_non_null(mv);
+        assert_int_equal(mv->pic, 0x06);
+        const Taskir__Asm__P06 *m = mv->p06;
+        assert_int_equal(m->x1_precision, TASKIR__PRECISION__INT_32);
+        assert_int_equal(m->length_in, 4);
+        assert_int_equal(m->num_in, words[p] / 4);
+        assert_int_equal(m->num_out, words[p] / 4);
+        assert_int_equal(m->x1_base_addr, 0x8400);
+        assert_int_equal(m->x1_addr_length, words[p]);
+        assert_int_equal(m->o_base_addr, to[p]);
+        assert_int_equal(m->o_addr_length, words[p]);
+    }
+    const Taskir__Asm__SomaPrim *cp = c1->static_prim_list[2]->soma1;
+    assert_int_equal(cp->px5->x1_base_addr, 0);
+    assert_int_equal(cp->px5->x1_addr_length, 4096);
+    assert_int_equal(cp->px5->o_base_addr, 4096);
+    done(&r);
+}
+
+/* A CLUT reading 96 int8 channels a pixel writes rows of 96 (layout.h): a pitch unit of 24
+ * words, so every pixel starts 8-word aligned, and so is the map. The test_diff_ops graphs
+ * abs_case_0__p_8_, cvm_precision_case_0__p_8_ ... asked the allocator for an alignment of
+ * 24 words (the unit itself), which it refuses as a malformed request [emit.alloc.req]. */
+static void test_feat_align(void **state)
+{
+    (void)state;
+    EmitFeat f;
+    assert_true(emit_feat(PR_INT_8, 2, 3, 96, 96, &f));
+    assert_int_equal(f.c, 96);
+    assert_int_equal(f.words, 2 * 3 * 24);
+    assert_int_equal(f.align, 8);
+    assert_true(emit_feat(PR_INT_8, 1, 1, 40, 48, &f)); /* 12 words a pixel: 4 */
+    assert_int_equal(f.align, 4);
+    assert_true(emit_feat(PR_INT_32, 1, 1, 40, 32, &f)); /* an Axon's rows: 128 B */
+    assert_int_equal(f.align, 32);
+    assert_int_equal(f.words, 64);
+    assert_true(emit_feat(PR_INT_8, 1, 1, 3, 16, &f)); /* a Soma row: 16 B */
+    assert_int_equal(f.align, 4);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -442,6 +513,8 @@ int main(void)
         cmocka_unit_test(test_relay_sibling),
         cmocka_unit_test(test_chain_one_phase),
         cmocka_unit_test(test_chain_chips),
+        cmocka_unit_test(test_feat_align),
+        cmocka_unit_test(test_spread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

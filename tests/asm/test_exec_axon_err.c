@@ -246,10 +246,10 @@ static void test_p03_p43_p83(void **state)
     fx_run_ok_fresh(&a);
 
     Taskir__Asm__P83 p8 = TASKIR__ASM__P83__INIT;
-    p8.x1_precision = TASKIR__PRECISION__INT_32, p8.tensor_en = 1;
+    p8.x1_precision = TASKIR__PRECISION__TERNARY, p8.tensor_en = 1;
     a.pic = 0x83, a.p83 = &p8;   /* bias_type absent: VECTOR */
-    fx_run_refused(m, &a, "prog.prim.p83", "P83: x1_precision is INT_32; it takes INT_8, "
-                   "UINT_8");
+    fx_run_refused(m, &a, "prog.prim.p83", "P83: x1_precision is TERNARY; it takes INT_32, "
+                   "INT_8, UINT_8");
     p8.x1_precision = TASKIR__PRECISION__INT_8;
     fx_run_refused(m, &a, "prog.prim.p83", "bias_base_addr is absent; the bias area takes 32 "
                    "words");

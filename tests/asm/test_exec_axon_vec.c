@@ -241,6 +241,39 @@ static void test_p83_saturation(void **state)
     free(m);
 }
 
+/* P83, int32, two pixels, f = 3 in one 32-byte group of 8 int32 channels (its padding lanes
+ * 3..7 hold 9 and are computed like the others), constant_a = -1, constant bias 2: the
+ * product in 64 bits, clipped once.
+ *   pixel 0: x1 = [5, INT32_MIN, 100]:  -3; 2^31 + 2 -> INT32_MAX; -98
+ *   pixel 1: x1 = [-7, INT32_MAX, 0]:   9; -2147483645; 2
+ *   lanes 3..7: -9 + 2 = -7 */
+static void test_p83_int32(void **state)
+{
+    (void)state;
+    enum { X1 = 0x1000, O = 0x1200 };
+    CoreMem *m = fx_mem();
+    static const int32_t v[2][3] = {{5, INT32_MIN, 100}, {-7, INT32_MAX, 0}};
+    static const int32_t want[2][3] = {{-3, INT32_MAX, -98}, {9, -2147483645, 2}};
+    for (int y = 0; y < 2; y++)
+        for (int c = 0; c < 8; c++)
+            fx_w(m, X1, y * 8 + c, c < 3 ? v[y][c] : 9);
+    Taskir__Shape s = TASKIR__SHAPE__INIT;
+    s.niy = 1, s.nix = 2, s.nf = 3;
+    Taskir__Asm__P83 p = TASKIR__ASM__P83__INIT;
+    p.has_tensor_en = 1, p.tensor_en = 1, p.x1_precision = TASKIR__PRECISION__INT_32;
+    p.has_bias_type = 1, p.bias_type = TASKIR__BIAS_TYPE__CONSTANT;
+    p.has_constant_a = 1, p.constant_a = -1, p.has_constant_b = 1, p.constant_b = 2;
+    Taskir__Asm__AxonPrim a = fx_prim(0x83, &s);
+    a.p83 = &p;
+    FX_AREA(&a, x1, X1, 16);
+    FX_AREA(&a, o, O, 16);
+    fx_run_ok(m, &a);
+    for (int y = 0; y < 2; y++)
+        for (int c = 0; c < 8; c++)
+            assert_int_equal(fx_get(m, O, y * 8 + c), c < 3 ? want[y][c] : -7);
+    free(m);
+}
+
 /* P04, int8, r = 20 (padded to 32: 8 words; lanes 20..31 hold 77, never read), f = 3 (one
  * group of 32: weights [1][20][32] = 160 words), constant bias 7.
  *   x[j] = j - 10 (-10 .. 9)
@@ -358,6 +391,7 @@ int main(void)
         cmocka_unit_test(test_p43_uint8_saturation),
         cmocka_unit_test(test_p43_ternary),
         cmocka_unit_test(test_p83_saturation),
+        cmocka_unit_test(test_p83_int32),
         cmocka_unit_test(test_p04_padding16),
         cmocka_unit_test(test_p04_ternary),
         cmocka_unit_test(test_in_place),

@@ -3,9 +3,10 @@
  * committed or when the directory is missing; capped reads refuse files over the cap; links
  * are followed to the target they replace, directories refused; same-file checks go by device
  * and inode. tir_file_bytes maps a regular file (the same bytes as a read), reads what it
- * cannot map (an empty file, a FIFO) and refuses what tir_read_file refuses. A file of more
- * than one 8 MiB block is written whole from pieces of every size, its whole blocks past the
- * page cache where the file system takes O_DIRECT, and an uncommitted one leaves nothing. */
+ * cannot map (an empty file, a FIFO) and refuses what tir_read_file refuses; a large mapped
+ * file is released with its pages dropped on threads. A file of more than one 8 MiB block is
+ * written whole from pieces of every size, its whole blocks past the page cache where the
+ * file system takes O_DIRECT, and an uncommitted one leaves nothing. */
 #define _GNU_SOURCE /* O_DIRECT, mincore */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -387,7 +389,9 @@ static void test_file_bytes(void **state)
     diag_finish(&d);
 }
 
-/* A large file mapped with its pages brought in on threads: the same bytes. */
+/* A large file mapped with its pages brought in on threads: the same bytes; released with
+ * its pages dropped on threads (tir_file_release_threads): the mapping gone, and the file's
+ * bytes the same when it is mapped again. */
 static void test_file_bytes_threads(void **state)
 {
     const char *dir = *state;
@@ -410,8 +414,23 @@ static void test_file_bytes_threads(void **state)
         assert_non_null(f.map);
         assert_int_equal(f.len, n);
         assert_memory_equal(f.p, want, n);
-        tir_file_release(&f);
+        if (t == 1) {
+            tir_file_release(&f);
+            continue;
+        }
+        void *m = f.map;
+        tir_file_release_threads(&f, t);
+        assert_null(f.map);
+        assert_null(f.p);
+        unsigned char vec[4];
+        errno = 0;
+        assert_int_equal(mincore(m, 4 * 4096, vec), -1);
+        assert_int_equal(errno, ENOMEM);
     }
+    TirFileBytes f; /* mapped on one thread, released on four */
+    assert_int_equal(tir_file_bytes_threads(p, n, 1, &f, &d), ST_OK);
+    tir_file_release_threads(&f, 4);
+    assert_null(f.map);
     diag_finish(&d);
     free(want);
     unlink(p);

@@ -205,6 +205,49 @@ static void test_row_rules(void **state)
     graph_destroy(g);
 }
 
+/* An Axon primitive writing an 8-bit map writes int32 rows of its own first, which a P06
+ * narrows (layout_narrows): E (int8, 4 x 4 x 8) -> CVS -> F (int8) -> CCMPB; CC -> G (int32):
+ * no narrowing; CC -> H (int8). */
+static void test_narrow(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *e = blk(g, BT_SI, PR_INT_8, 4, 4, 8, 0);
+    Block *cvs = blk(g, BT_CVS, PR_INT_8, 4, 4, 8, 0);
+    Block *f = blk(g, BT_SI, PR_INT_8, 4, 4, 8, 0);
+    Block *relu = blk(g, BT_CCMPB, PR_INT_8, 4, 4, 8, 0);
+    Block *cc = blk(g, BT_CC, PR_INT_32, 4, 4, 8, 8);
+    Block *gg = blk(g, BT_SI, PR_INT_32, 4, 4, 8, 0);
+    Block *cc2 = blk(g, BT_CC, PR_INT_32, 2, 2, 40, 8);
+    Block *h = blk(g, BT_SI, PR_INT_8, 2, 2, 40, 0);
+    join(g, e, 0, cvs, 0);
+    join(g, cvs, 0, f, 0);
+    join(g, f, 0, relu, 0);
+    join(g, cc, 0, gg, 0);
+    join(g, cc2, 0, h, 0);
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    uint32_t pcvs = (uint32_t)graph_block_pos(g, cvs->id);
+    uint32_t pcc = (uint32_t)graph_block_pos(g, cc->id);
+    uint32_t pcc2 = (uint32_t)graph_block_pos(g, cc2->id);
+    uint32_t prelu = (uint32_t)graph_block_pos(g, relu->id);
+    assert_true(layout_narrows(g, &u, pcvs));
+    assert_false(layout_narrows(g, &u, pcc));
+    assert_true(layout_narrows(g, &u, pcc2));
+    assert_false(layout_narrows(g, &u, prelu)); /* a Soma writes 8 bits itself */
+    /* the CVS's P83 reads E in 32-byte groups (32 int8) and writes that pitch: 16 pixels of
+     * 32 int32 = 16 * 128 = 2048 bytes; the CC's P41 writes 128-byte groups: 40 channels
+     * take 64, 4 pixels * 256 = 1024 */
+    assert_int_equal(layout_narrow_bytes(g, &u, pcvs), 2048);
+    assert_int_equal(layout_narrow_bytes(g, &u, pcc), 0);
+    assert_int_equal(layout_narrow_bytes(g, &u, pcc2), 1024);
+    assert_int_equal(layout_work_bytes(g, &u, pcvs), 2048);
+    assert_int_equal(layout_work_bytes(g, &u, prelu), 0);
+    graph_uses_finish(&u);
+    graph_destroy(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -212,6 +255,7 @@ int main(void)
         cmocka_unit_test(test_map_bytes),
         cmocka_unit_test(test_storage_units),
         cmocka_unit_test(test_row_rules),
+        cmocka_unit_test(test_narrow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
