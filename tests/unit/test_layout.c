@@ -248,6 +248,45 @@ static void test_narrow(void **state)
     graph_destroy(g);
 }
 
+/* A re-pitch: CC -> A (int32, 4 x 4 x 8) -> CADD of A + A -> B (int32) -> CCMPB -> C (int8,
+ * read by a CVVH: 32 int8 a pixel). The CCMPB must read more than 32 - 16 = 16 int32
+ * channels a pixel of B, so B's pitch is 32, where the CADD reads and writes its repeated
+ * area's group unit, 8: it writes an int32 area of its own (16 pixels of 8 int32 = 512
+ * bytes) that a P06 re-pitches into B. */
+static void test_repitch(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *cc = blk(g, BT_CC, PR_INT_32, 4, 4, 8, 8);
+    Block *a = blk(g, BT_SI, PR_INT_32, 4, 4, 8, 0);
+    Block *twice = blk(g, BT_CADD, PR_INT_32, 4, 4, 8, 0);
+    Block *b = blk(g, BT_SI, PR_INT_32, 4, 4, 8, 0);
+    Block *q = blk(g, BT_CCMPB, PR_INT_8, 4, 4, 8, 0);
+    Block *c = blk(g, BT_SI, PR_INT_8, 4, 4, 8, 0);
+    Block *vv = blk(g, BT_CVVH, PR_INT_32, 4, 4, 8, 0);
+    join(g, cc, 0, a, 0);
+    join(g, a, 0, twice, 0);
+    join(g, a, 0, twice, 1);
+    join(g, twice, 0, b, 0);
+    join(g, b, 0, q, 0);
+    join(g, q, 0, c, 0);
+    join(g, c, 0, vv, 0);
+    join(g, c, 0, vv, 1);
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    uint32_t ptw = (uint32_t)graph_block_pos(g, twice->id);
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, b->id)), 32);
+    assert_int_equal(layout_output_unit(g, &u, ptw, PR_INT_32), 8);
+    assert_true(layout_narrows(g, &u, ptw));
+    assert_int_equal(layout_narrow_bytes(g, &u, ptw), 512);
+    /* with the repeated area (2 * 16 pixels of 32 bytes = 1024) */
+    assert_int_equal(layout_work_bytes(g, &u, ptw), 1536);
+    assert_false(layout_narrows(g, &u, (uint32_t)graph_block_pos(g, cc->id)));
+    graph_uses_finish(&u);
+    graph_destroy(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -256,6 +295,7 @@ int main(void)
         cmocka_unit_test(test_storage_units),
         cmocka_unit_test(test_row_rules),
         cmocka_unit_test(test_narrow),
+        cmocka_unit_test(test_repitch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
