@@ -7,6 +7,8 @@
  *   emit_prim.c   the primitive of every compute block (Axon / Soma slots)
  *   emit_route.c  the router: P09 send and receive for every transfer between cores
  *   emit_move.c   the inserted P06 that moves a received copy out of the receive area
+ *   emit_spread.c a received copy whose transfers the Mapping spreads over several phases:
+ *                 its rows part by part, each moved out of the receive area
  *   emit_route_chain.c  one run sent to several cores in a phase: a relaying chain
  *   emit_io.c     the dynamic blocks and sockets of the model's inputs and outputs
  *   emit_p81.c    P81's channel-major input (planes)
@@ -94,6 +96,9 @@ typedef struct ECopy {
                                        writes there; an inserted P06 in Soma2 of phase
                                        move_phase moves it to req), else EMIT_NONE */
     int32_t move_phase;
+    bool spread;                    /* a transfer into it arrives in several phases: its
+                                       parts land phase by phase (EPart, emit_spread.c) and
+                                       req is its area in the data banks */
     uint32_t *image;                /* static: the data image (owned until moved out) */
     PrecisionId image_prec;         /* the precision the image holds: the block's, or a P07
                                        table's 8-bit output's (emit_plan.c) */
@@ -148,6 +153,18 @@ typedef struct EGather {
     int32_t phase, slot;            /* the P06's phase and slot (PIIndex SOMA1 / SOMA2) */
     uint32_t req;                   /* the gathered area (all n inputs) */
 } EGather;
+
+/* One phase's part of a spread copy (ECopy.spread, emit_spread.c): pixels [q0, q0 + nq)
+ * of the copy (in its [y][x] order: (y - box.lo[0]) * box.n[1] + x - box.lo[1]) arrive in
+ * phase `phase` into a landing area of their own in the receive area (land, alive in that
+ * phase), and a P06 in Soma2 of that phase, after the router, moves them into the copy's
+ * area. */
+typedef struct EPart {
+    uint32_t copy;                  /* index in copies */
+    int32_t phase;
+    int64_t q0, nq;
+    uint32_t land;                  /* its request */
+} EPart;
 
 /* A static image of no storage block: the state words of a CLIF's neurons (emit_p08.c),
  * loaded before the run as a StaticBlock "s<block>.<chip x>.<chip y>.<core x>.<core y>". */
@@ -206,6 +223,8 @@ typedef struct Emit {
     size_t n_tees, cap_tees;
     EGather *gathers;
     size_t n_gathers, cap_gathers;
+    EPart *parts;
+    size_t n_parts, cap_parts;
     ENarrow *narrows;
     size_t n_narrows, cap_narrows;
     int32_t stages;                 /* the pipeline's stages: phase groups, the largest + 1
@@ -230,7 +249,8 @@ bool emit_whole_iface(const Emit *e, uint32_t pos, bool input, int32_t eid);
 /* The canonical box of the interface (of edge edge_id) of block pos: input or output side. */
 bool emit_iface_box(const Emit *e, uint32_t pos, bool input, int32_t edge_id, EBox *out);
 /* Whether edge ed's rearrangement steps (if any) keep the C order of the values: IDENTITY,
- * and RESHAPE / PERMUTE whose permutation is the identity (emit_plan.c). */
+ * RESHAPE / PERMUTE that keep the order of the axes longer than 1, and a SHUFFLE whose index
+ * is the identity (emit_plan.c). */
 bool emit_keeps_order(const Emit *e, const Edge *ed);
 /* The word address of copy cp (its own area's, or its place in its writer's buffer). */
 int64_t emit_copy_addr(const Emit *e, const ECopy *cp);
@@ -248,7 +268,7 @@ int64_t emit_feat_addr(const EmitFeat *f, const EBox *b, int64_t base, int64_t y
 bool emit_p81_planes(const Emit *e, uint32_t s, const EBox *box, EmitFeat *feat);
 /* Whether storage block s's copy on core is a view of its writer's map (emit_rearr.c): one
  * compute block on that core writes all of s through an edge whose steps move values, and
- * only CVMs there read it, whole; *feat the writer's map's layout. */
+ * only CVMs there (s in 8 bits) or OUTPUTs read it, whole; *feat the writer's map's layout. */
 bool emit_rearr_view(const Emit *e, uint32_t s, uint32_t core, EmitFeat *feat);
 /* For a view s: the weight row each lane of its area meets (*rows, malloc'd, *n lanes: the
  * vector element the lane holds, -1 for a padding lane); a logic error [emit.rearrange]
@@ -269,9 +289,13 @@ Taskir__Shape *emit_yxf(Emit *e, int64_t y, int64_t x, int64_t f);
 Taskir__Asm__DynamicBlock *emit_dynamic_new(Emit *e, Taskir__Asm__DataConfig *dc,
                                              const Block *io, const ECopy *cp, int piece);
 /* The dynamic blocks of INPUT pos whose edge ed reaches storage s with its values in another
- * order, one a pixel of each copy (emit_sockrun.c); *piece counts them. */
+ * order, or of OUTPUT pos reading s so: boxes of the socket, from each pixel's lanes
+ * (emit_sockrun.c); *piece counts them. */
 Status emit_socket_steps(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const Edge *ed,
                          uint32_t s, int *piece);
+/* Whether socket block io has an r dim besides f (its dynamic blocks are boxes of y x (f r),
+ * emit_sockrun.c). */
+bool emit_socket_fr(const Block *io);
 /* The dynamic blocks of OUTPUT pos reading copy cp, a view of its writer's map. */
 Status emit_socket_view(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const ECopy *cp,
                         int *piece);
@@ -328,6 +352,20 @@ Taskir__Asm__P06 *emit_p06_slot(Emit *e, uint32_t core, int32_t phase, int32_t s
 void emit_p06_rows(Taskir__Asm__P06 *p, PrecisionId prec, int64_t c, int64_t rows, int64_t x1,
                    int64_t x1_words, int64_t o, int64_t o_words);
 
+/* Spread copies (emit_spread.c): whether a transfer into received copy cp arrives on its
+ * core in several phases (the Mapping spreads it); the parts of every spread copy, planned
+ * after the copies (their landing areas share the receive area with the other arrivals of
+ * their phases); the part of spread copy cp arriving in phase p, or NULL; the last phase
+ * a part of it arrives in. */
+bool emit_spread_of(const Emit *e, const ECopy *cp);
+Status emit_spreads(Emit *e);
+const EPart *emit_part_at(const Emit *e, const ECopy *cp, int32_t p);
+int32_t emit_spread_last(const Emit *e, const ECopy *cp);
+/* The MapDict of edge id (NULL when none routes it), and whether coordinate c names core
+ * k's place (emit_plan.c). */
+const MapDict *emit_edge_dict(const Emit *e, int32_t edge_id);
+bool emit_same_place(const ECore *k, const MapCoord *c);
+
 /* P08 (emit_p08.c): emit_p08_feat: whether storage block s's copy on core (box box) takes a
  * layout of P08's, *feat: a model input only CLIFs read (int32 words, one a channel), or the
  * spikes of CLIFs on that core that only OUTPUTs read (8 bits, rows of the CLIF input's
@@ -339,7 +377,8 @@ Status emit_p08(Emit *e, uint32_t pos, Taskir__Asm__SomaPrim *s, const EArea *x1
                 const EArea *o);
 
 Status emit_plan(Emit *e);                  /* emit_plan.c */
-Status emit_moves(Emit *e);                 /* emit_move.c: the P06 of received copies */
+Status emit_moves(Emit *e);                 /* emit_move.c: the P06 of received copies and
+                                               of the parts of spread ones */
 Status emit_prims(Emit *e, Taskir__Asm__Config *cfg); /* emit_prim.c */
 Status emit_routes(Emit *e);                /* emit_route.c */
 Status emit_router_prims(Emit *e);          /* emit_route.c, after the prims */

@@ -223,6 +223,7 @@ static Status socket_of(Emit *e, const Block *b, ProgSocket *k)
     const char *u = bt_info(b->type)->dims;
     for (int i = 0; i < 4; i++)
         k->shape[i] = b->has_shape && b->shape.d[i] > 0 ? b->shape.d[i] : u[i] == '-' ? 0 : 0;
+
     if (b->has_model) {
         k->model_rank = b->model_ndim > 8 ? 8 : (int)b->model_ndim;
         for (int i = 0; i < k->model_rank; i++)
@@ -251,25 +252,31 @@ static Status socket_blocks(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos)
             !emit_iface_box(e, pos, !in, ed->id, &sbox))
             return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no box");
         bool same = sbox.n[0] == box.n[0] && sbox.n[1] == box.n[1] && sbox.n[2] == box.n[2];
+        same &= !emit_socket_fr(io); /* y x f r: boxes of the socket as y x (f r) */
         if (in && (!emit_keeps_order(e, ed) || !same)) { /* a block a pixel */
             Status st = emit_socket_steps(e, dc, pos, ed, (uint32_t)s, &piece);
             if (st != ST_OK)
                 return st;
             continue;
         }
-        if (!emit_keeps_order(e, ed))
+        bool view = e->n_copy[s] == 1 && e->copies[e->first_copy[s]].view;
+        if (view && !emit_keeps_order(e, ed))
             return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
-                             "the socket's values come from block %d in another order; the "
-                             "code generator takes reshapes in C order only",
-                             e->g->blocks[s]->id);
-        if (!same)
-            return diag_edge(e->d, ST_LOGIC, "emit.socket", ed->id,
-                             "reshapes the socket's %lldx%lldx%lld box into %lldx%lldx%lld at "
-                             "block %d; a dynamic block places a piece of the socket as it "
-                             "is (a move, P06, would have to reshape it)",
-                             (long long)sbox.n[0], (long long)sbox.n[1], (long long)sbox.n[2],
-                             (long long)box.n[0], (long long)box.n[1], (long long)box.n[2],
-                             e->g->blocks[s]->id);
+                             "the socket's values come from block %d, a view of its writer's "
+                             "map, in another order; the code generator takes reshapes in C "
+                             "order only", e->g->blocks[s]->id);
+        if (view) { /* a view read whole, in C order: dynamic blocks of its pixels' boxes */
+            Status st = emit_socket_view(e, dc, pos, &e->copies[e->first_copy[s]], &piece);
+            if (st != ST_OK)
+                return st;
+            continue;
+        }
+        if (!emit_keeps_order(e, ed) || !same) { /* another order: a block a box */
+            Status st = emit_socket_steps(e, dc, pos, ed, (uint32_t)s, &piece);
+            if (st != ST_OK)
+                return st;
+            continue;
+        }
         for (uint32_t c = 0; c < e->n_copy[s]; c++) {
             const ECopy *cp = &e->copies[e->first_copy[s] + c];
             EBox part;

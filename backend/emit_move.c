@@ -5,50 +5,65 @@
  * the router, copies its words there: INT_32 rows of 4 words to INT_32 rows of 4, which
  * neither shifts nor clips (docs/backend.md, P06), so every bit of every value and padding
  * lane arrives as it was. The receive area then holds one phase's arrivals, as the mapper's
- * receive rule counts them. */
+ * receive rule counts them. The parts of a copy the Mapping spreads over several phases
+ * (emit_spread.c) move the same way, each in Soma2 of the phase it arrives in, into its
+ * pixels of the copy. */
 #include "backend/emit_internal.h"
 
 #define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
 
 enum { PI_SOMA2 = 5, ROW_WORDS = 4 };
 
-/* The move of copy cp: words [land, land + n) to [home, home + n), n a multiple of 4 (a
- * pixel of every layout is 16 bytes or more). */
-static Status move(Emit *e, const ECopy *cp)
+/* A P06 in Soma2 of phase p of core k moving words [from, from + words) to [to, to +
+ * words), words a multiple of 4 (a pixel of every layout is 16 bytes or more); block: the
+ * block whose data it moves. */
+static Status move_words(Emit *e, uint32_t k, int32_t p, int32_t block, int64_t from,
+                         int64_t to, int64_t words)
 {
-    const ECore *c = &e->cores[cp->core];
-    int64_t from = c->addr[cp->land], to = emit_copy_addr(e, cp);
-    int64_t words = c->reqs[cp->land].words;
-    const Block *b = e->g->blocks[cp->block];
     if (words % ROW_WORDS)
-        return diag_add(e->d, ST_RUNTIME, "emit.internal", c->name,
-                        "block %d's copy takes %lld words, not whole 16-byte rows", b->id,
+        return diag_add(e->d, ST_RUNTIME, "emit.internal", e->cores[k].name,
+                        "block %d's copy takes %lld words, not whole 16-byte rows", block,
                         (long long)words);
-    Taskir__Asm__P06 *p = emit_p06_slot(e, cp->core, cp->move_phase, PI_SOMA2, b->id);
-    if (!p)
+    Taskir__Asm__P06 *m = emit_p06_slot(e, k, p, PI_SOMA2, block);
+    if (!m)
         return ST_RUNTIME;
     int32_t wire = pr_info(PR_INT_32)->wire;
     int32_t rows = (int32_t)(words / ROW_WORDS);
-    SET(p, x1_precision, wire);
-    SET(p, out_precision, wire);
-    SET(p, length_in, ROW_WORDS);
-    SET(p, num_in, rows);
-    SET(p, length_out, ROW_WORDS);
-    SET(p, num_out, rows);
-    SET(p, bit_shift_num, 0);
-    SET(p, x1_base_addr, (int32_t)from);
-    SET(p, x1_addr_length, (int32_t)words);
-    SET(p, o_base_addr, (int32_t)to);
-    SET(p, o_addr_length, (int32_t)words);
+    SET(m, x1_precision, wire);
+    SET(m, out_precision, wire);
+    SET(m, length_in, ROW_WORDS);
+    SET(m, num_in, rows);
+    SET(m, length_out, ROW_WORDS);
+    SET(m, num_out, rows);
+    SET(m, bit_shift_num, 0);
+    SET(m, x1_base_addr, (int32_t)from);
+    SET(m, x1_addr_length, (int32_t)words);
+    SET(m, o_base_addr, (int32_t)to);
+    SET(m, o_addr_length, (int32_t)words);
     return ST_OK;
 }
 
 Status emit_moves(Emit *e)
 {
     for (uint32_t i = 0; i < e->n_copies; i++) {
-        if (e->copies[i].land == EMIT_NONE)
+        const ECopy *cp = &e->copies[i];
+        if (cp->land == EMIT_NONE)
             continue;
-        Status st = move(e, &e->copies[i]);
+        const ECore *c = &e->cores[cp->core];
+        Status st = move_words(e, cp->core, cp->move_phase, e->g->blocks[cp->block]->id,
+                               c->addr[cp->land], emit_copy_addr(e, cp),
+                               c->reqs[cp->land].words);
+        if (st != ST_OK)
+            return st;
+    }
+    for (size_t i = 0; i < e->n_parts; i++) { /* a spread copy's parts (emit_spread.c) */
+        const EPart *pt = &e->parts[i];
+        const ECopy *cp = &e->copies[pt->copy];
+        const ECore *c = &e->cores[cp->core];
+        Status st = move_words(e, cp->core, pt->phase, e->g->blocks[cp->block]->id,
+                               c->addr[pt->land],
+                               emit_copy_addr(e, cp) + pt->q0 * emit_feat_pixel_words(&cp->feat),
+                               c->reqs[pt->land].words);
         if (st != ST_OK)
             return st;
     }

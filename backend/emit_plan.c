@@ -77,13 +77,23 @@ bool emit_keeps_order(const Emit *e, const Edge *ed)
         if (!ra_decode(&ed->re[r], &sh, &st, why, sizeof why))
             return false;
         if (st.type == RT_RESHAPE || st.type == RT_PERMUTE) {
-            for (int j = 0; j < st.out.k && st.type == RT_PERMUTE; j++)
-                if (st.perm[j] != j)
+            /* a transposition keeps the C order when the axes longer than 1 keep theirs */
+            int last = -1;
+            for (int j = 0; j < st.in.k; j++) {
+                if (st.in.d[st.perm[j]] == 1)
+                    continue;
+                if (st.perm[j] < last)
                     return false;
-            if (st.type == RT_RESHAPE)
-                for (int j = 0; j < st.in.k; j++)
-                    if (st.perm[j] != j)
-                        return false;
+                last = st.perm[j];
+            }
+        } else if (st.type == RT_SHUFFLE) { /* the identity index keeps every value */
+            const Tensor *t = st.index;
+            int64_t n = st.axis < 0 ? ra_volume(&st.in) : st.in.d[st.axis];
+            if (!t || (int64_t)(t->i32 ? t->n_i32 : t->n_u32) != n)
+                return false;
+            for (int64_t i = 0; i < n; i++)
+                if ((t->i32 ? (int64_t)t->i32[i] : (int64_t)t->u32[i]) != i)
+                    return false;
         } else if (st.type != RT_IDENTITY) {
             return false;
         }
@@ -133,15 +143,14 @@ static long other_end(const Emit *e, uint32_t ep, bool src)
     return graph_block_pos(e->g, src ? ed->src : ed->dst);
 }
 
-/* The edge dict of edge id, or NULL. */
-static const MapDict *edge_dict(const Emit *e, int32_t edge_id)
+const MapDict *emit_edge_dict(const Emit *e, int32_t edge_id)
 {
     long pos = graph_edge_pos(e->g, edge_id);
     uint32_t i = pos >= 0 ? e->dict_of_edge[pos] : EMIT_NONE;
     return i == EMIT_NONE ? NULL : &e->m->edges[i];
 }
 
-static bool same_place(const ECore *k, const MapCoord *c)
+bool emit_same_place(const ECore *k, const MapCoord *c)
 {
     return k->chip.x == c->chip.x && k->chip.y == c->chip.y && k->core.x == c->core.x &&
            k->core.y == c->core.y;
@@ -205,11 +214,11 @@ static bool copy_box(const Emit *e, ECopy *cp)
         box_union(&all, &have_all, &b);
         if (e->core_of[w] == cp->core)
             box_union(&box, &have, &b);
-        const MapDict *dict = edge_dict(e, ed->id);
+        const MapDict *dict = emit_edge_dict(e, ed->id);
         if (e->g->blocks[w]->type != BT_INPUT && dict)
             for (uint32_t c = 0; c < dict->n_coords; c++)
                 if (dict->coords[c].pi_index == PI_RECV &&
-                    same_place(&e->cores[cp->core], &dict->coords[c]))
+                    emit_same_place(&e->cores[cp->core], &dict->coords[c]))
                     cp->received = true;
     }
     if (!have && have_all) {
@@ -402,6 +411,10 @@ bool emit_soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot)
         if (e->gathers[i].i >= 0 && e->copies[e->gathers[i].copy].core == k &&
             e->gathers[i].phase == p && e->gathers[i].slot == slot)
             return true;
+    for (size_t i = 0; i < e->n_parts; i++) /* a spread copy's part (emit_spread.c) */
+        if (e->copies[e->parts[i].copy].core == k && e->parts[i].phase == p &&
+            slot == PI_SOMA2)
+            return true;
     return emit_narrow_taken(e, k, p, slot);
 }
 
@@ -419,11 +432,11 @@ static bool arrivals(const Emit *e, const ECopy *cp, int32_t *lo, int32_t *hi)
         long w = other_end(e, bu->in_edges[j], true);
         if (w >= 0 && e->core_of[w] == cp->core)
             return false;
-        const MapDict *dict = edge_dict(e, e->g->edges[bu->in_edges[j]]->id);
+        const MapDict *dict = emit_edge_dict(e, e->g->edges[bu->in_edges[j]]->id);
         for (uint32_t c = 0; dict && c + 1 < dict->n_coords; c++) {
             const MapCoord *cs = &dict->coords[c], *cr = &dict->coords[c + 1];
             if (cs->pi_index != PI_SEND || cr->pi_index != PI_RECV ||
-                !same_place(&e->cores[cp->core], cr))
+                !emit_same_place(&e->cores[cp->core], cr))
                 continue;
             *lo = cs->phase < *lo ? cs->phase : *lo;
             *hi = cs->phase > *hi ? cs->phase : *hi;
@@ -502,7 +515,12 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
     if (kind == ALLOC_RECV && align < 2)
         align = 2; /* the router's destinations count 8-byte units */
     int32_t lo, hi;
-    if (kind == ALLOC_RECV && arrivals(e, cp, &lo, &hi) && hi < last && lo >= first &&
+    if (kind == ALLOC_RECV && emit_spread_of(e, cp)) {
+        /* its transfers arrive over several phases: each phase's rows land in the receive
+         * area and move on to its area in the data banks (emit_spread.c) */
+        cp->spread = true;
+        kind = ALLOC_DATA;
+    } else if (kind == ALLOC_RECV && arrivals(e, cp, &lo, &hi) && hi < last && lo >= first &&
         !emit_soma_taken(e, cp->core, hi, PI_SOMA2) && !repeated_here(e, cp)) {
         /* it lives on past its arrival: the receive area holds it in the phases it arrives
          * in, a P06 in Soma2 of the last one moves it to the data banks (emit_move.c), where
@@ -555,17 +573,23 @@ static Status make_copies(Emit *e)
     return ST_OK;
 }
 
-/* The last phase a ROUTER_SEND coordinate of an out edge of pos sends from core k. */
-static int32_t last_send(const Emit *e, uint32_t pos, uint32_t k, int32_t from)
+/* The last phase a ROUTER_SEND coordinate of an out edge of pos sends from core k; *wrap:
+ * whether one sends before from (in the next step: a transfer the Mapping spreads past the
+ * end of the step, emit_spread.c). */
+static int32_t last_send(const Emit *e, uint32_t pos, uint32_t k, int32_t from, bool *wrap)
 {
     const BlockUses *bu = &e->uses.blocks[pos];
     int32_t last = from;
+    *wrap = false;
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        const MapDict *dict = edge_dict(e, e->g->edges[bu->out_edges[j]]->id);
-        for (uint32_t c = 0; dict && c < dict->n_coords; c++)
-            if (dict->coords[c].pi_index == PI_SEND &&
-                same_place(&e->cores[k], &dict->coords[c]) && dict->coords[c].phase > last)
-                last = dict->coords[c].phase;
+        const MapDict *dict = emit_edge_dict(e, e->g->edges[bu->out_edges[j]]->id);
+        for (uint32_t c = 0; dict && c < dict->n_coords; c++) {
+            const MapCoord *mc = &dict->coords[c];
+            if (mc->pi_index != PI_SEND || !emit_same_place(&e->cores[k], mc))
+                continue;
+            last = mc->phase > last ? mc->phase : last;
+            *wrap |= mc->phase < from;
+        }
     }
     return last;
 }
@@ -611,10 +635,15 @@ static Status make_outs(Emit *e)
                               pr_info(prec)->name);
         o->core = k;
         o->used = true;
-        int32_t last = last_send(e, pos, k, e->phase_of[pos]);
+        bool wrap;
+        int32_t last = last_send(e, pos, k, e->phase_of[pos], &wrap);
         if (o->gather && e->slot_of[pos] == 5 && last < e->phase_of[pos] + 1)
             last = e->phase_of[pos] + 1; /* a Soma2's part moves in the next phase */
         int32_t first = e->phase_of[pos];
+        if (wrap) { /* it sends on in the next step, before it runs again: the whole step */
+            first = 0;
+            last = e->cores[k].n_phases - 1;
+        }
         for (uint32_t i = 0; i < e->n_copies; i++) { /* the copies living in it */
             ECopy *cp = &e->copies[i];
             if (cp->alias_of != pos)
@@ -741,6 +770,8 @@ static Status make_dups(Emit *e)
 Status emit_plan(Emit *e)
 {
     Status st = make_copies(e);
+    if (st == ST_OK)
+        st = emit_spreads(e);
     if (st == ST_OK)
         st = make_outs(e);
     if (st == ST_OK)

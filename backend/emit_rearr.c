@@ -9,10 +9,12 @@
  *
  * A storage block is such a view when one compute block writes all of it (when it writes
  * other storage too, a tee copies its one area there, emit_tee.c) through one edge whose
- * steps do not keep the vector's layout, it holds 8-bit values, only CVMs on the writer's
- * core or OUTPUTs read it, each all of it through an edge without steps, and it has its only
- * copy on the writer's core. An OUTPUT reads a view with a dynamic block a pixel
- * (emit_sockrun.c).
+ * steps do not keep the vector's layout, only CVMs on the writer's core (then it holds 8-bit
+ * values) or OUTPUTs read it, each all of it through an edge without steps (an OUTPUT's may
+ * reshape in C order), and it has its only copy on the writer's core. Each value of the map
+ * is one element of the view (a value the steps repeat is refused). An OUTPUT reads a view with dynamic blocks that are boxes
+ * of its socket (emit_sockrun.c): so a result transposed only for a model output (a
+ * convolution's map written channel-major for an NCHW output) needs no move either.
  */
 #include "backend/emit_internal.h"
 
@@ -54,7 +56,7 @@ static bool view_writer(const Emit *e, uint32_t s, uint32_t *w, const Edge **edg
     const Block *b = e->g->blocks[s];
     const BlockUses *bu = &e->uses.blocks[s];
     if (bt_info(b->type)->kind != BK_STORAGE || b->data || bu->n_in_edges != 1 ||
-        bu->n_out_edges == 0 || !is_8bit(blk_prec(b)))
+        bu->n_out_edges == 0)
         return false;
     const Edge *ed = e->g->edges[bu->in_edges[0]];
     long wp = graph_block_pos(e->g, ed->src);
@@ -68,8 +70,10 @@ static bool view_writer(const Emit *e, uint32_t s, uint32_t *w, const Edge **edg
         long r = graph_block_pos(e->g, o->dst);
         const IfaceUse *u = r >= 0 ? uses_find(&e->uses, (uint32_t)r, true, o->id) : NULL;
         BlockType rt = r >= 0 ? e->g->blocks[r]->type : BT_TASK_NULL;
-        if (!u || u->cluster != 0 || (rt != BT_CVM && rt != BT_OUTPUT) || o->n_re ||
-            (rt == BT_CVM && e->core_of[r] != k) || !emit_whole_iface(e, s, false, o->id))
+        if (!u || u->cluster != 0 || (rt != BT_CVM && rt != BT_OUTPUT) ||
+            (o->n_re && (rt != BT_OUTPUT || !emit_keeps_order(e, o))) ||
+            (rt == BT_CVM && (e->core_of[r] != k || !is_8bit(blk_prec(b)))) ||
+            !emit_whole_iface(e, s, false, o->id))
             return false;
     }
     *w = (uint32_t)wp;

@@ -8,7 +8,8 @@
  * mark a run. A sender is the writing block's core (from the writer's output area) or, in a
  * multicast chain, a destination that received the data in an earlier phase (from its copy).
  * All of a transfer goes in the first phase the Mapping gives it (a received copy lives in
- * the receive area from then on, so it fits the area's budget whole).
+ * the receive area from then on, so it fits the area's budget whole), but into a copy the
+ * Mapping spreads over several phases: each phase sends its rows (emit_spread.c).
  *
  * One P09 per core and phase: its sends read one contiguous area (Addr_Dout_base, in header
  * order), so the runs a core sends in a phase must follow each other in its memory; its
@@ -144,9 +145,10 @@ static Status add_run(Emit *e, uint32_t sk, int32_t p, uint32_t dk, int64_t src,
 
 /* Runs of the part `part` (storage coordinates) of edge ed from src to the copy dcp on core
  * dk: whole rows when the pixels are the same, else a run a pixel. ch0: the storage channel
- * the source's pixels start with. */
+ * the source's pixels start with; dbase: the word the copy's origin lands at (its area, its
+ * landing area in the receive area, or a spread part's landing area less the rows before). */
 static Status runs(Emit *e, const Edge *ed, const ELoc *src, int64_t ch0, uint32_t sk,
-                   int32_t p, const ECopy *dcp, uint32_t dk, const EBox *part)
+                   int32_t p, const ECopy *dcp, uint32_t dk, const EBox *part, int64_t dbase)
 {
     const EmitFeat *sf = src->feat, *df = &dcp->feat;
     int64_t pw = sf->per_word;
@@ -181,7 +183,6 @@ static Status runs(Emit *e, const Edge *ed, const ELoc *src, int64_t ch0, uint32
                          e->g->blocks[dcp->block]->id, (long long)soff, (long long)sf->c,
                          pr_info(sf->prec)->name, (long long)doff, (long long)df->c,
                          pr_info(df->prec)->name);
-    int64_t dbase = emit_copy_dest_addr(e, dcp); /* its landing area when it moves on */
     int32_t block = e->g->blocks[dcp->block]->id;
     bool whole = soff == 0 && doff == 0 && len == spx && len == dpx;
     for (int64_t y = part->lo[0]; y < part->lo[0] + part->n[0]; y++) {
@@ -218,6 +219,32 @@ static bool intersect(const EBox *a, const EBox *b, EBox *out)
     out->lo[3] = 0;
     out->n[3] = 1;
     return true;
+}
+
+/* The pixels of part (whole rows of copy cp: all its columns) among spread part pt's: at
+ * most three boxes (a row's last pixels, whole rows, a row's first pixels) into out; their
+ * count. */
+static int part_pixels(const ECopy *cp, const EPart *pt, const EBox *part, EBox *out)
+{
+    int64_t nx = cp->box.n[1];
+    int64_t lo = (part->lo[0] - cp->box.lo[0]) * nx + part->lo[1] - cp->box.lo[1];
+    int64_t hi = lo + part->n[0] * nx;
+    lo = lo > pt->q0 ? lo : pt->q0;
+    hi = hi < pt->q0 + pt->nq ? hi : pt->q0 + pt->nq;
+    int n = 0;
+    while (lo < hi) {
+        int64_t y = lo / nx, x = lo % nx;
+        int64_t take = x > 0 || hi - lo < nx ? (nx - x < hi - lo ? nx - x : hi - lo)
+                                             : (hi - lo) / nx * nx;
+        EBox b = *part;
+        b.lo[0] = cp->box.lo[0] + y;
+        b.n[0] = take >= nx ? take / nx : 1;
+        b.lo[1] = cp->box.lo[1] + x;
+        b.n[1] = take >= nx ? nx : take;
+        out[n++] = b;
+        lo += take;
+    }
+    return n;
 }
 
 /* The first phase core k receives edge le's data in (INT32_MAX: never). */
@@ -264,6 +291,8 @@ static Status relay_loc(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_
             !emit_iface_box(e, w, false, le->id, &lw) || first_receive(e, le, sk) >= phase)
             continue;
         early = true;
+        if (rcp->spread && emit_spread_last(e, rcp) >= phase)
+            continue; /* its last part moves into its area in Soma2 of that phase */
         /* part point q lives at s2's point q + off (through the writer's coordinates); the
          * part must lie in what le carries and in the copy */
         int64_t off[3];
@@ -318,13 +347,13 @@ static Status route_edge(Emit *e, const MapDict *dict)
         uint32_t sk = emit_core(e, cs), rk = emit_core(e, cr);
         if (sk == EMIT_NONE || rk == EMIT_NONE)
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+        ECopy *dcp = emit_copy_on(e, (uint32_t)s, rk);
         bool dup = false; /* the first phase carries the whole transfer to a receiver */
-        for (uint32_t j = 1; j < i && !dup; j++)
+        for (uint32_t j = 1; j < i && !dup && !(dcp && dcp->spread); j++)
             dup = dict->coords[j - 1].pi_index == PI_SEND &&
                   dict->coords[j].pi_index == PI_RECV && emit_core(e, &dict->coords[j]) == rk;
         if (dup)
             continue;
-        ECopy *dcp = emit_copy_on(e, (uint32_t)s, rk);
         if (!dcp)
             return diag_edge(e->d, ST_LOGIC, "emit.route", ed->id,
                              "received on %s, which holds no copy of block %d",
@@ -332,6 +361,12 @@ static Status route_edge(Emit *e, const MapDict *dict)
         EBox part;
         if (!intersect(&dbox, &dcp->box, &part))
             continue;
+        int64_t dbase = emit_copy_dest_addr(e, dcp); /* its landing area when it moves on */
+        const EPart *pt = dcp->spread ? emit_part_at(e, dcp, cr->phase) : NULL;
+        if (dcp->spread && !pt)
+            continue; /* nothing of it in this phase (emit_spread.c) */
+        if (pt) /* this phase's pixels, into their landing area */
+            dbase = e->cores[rk].addr[pt->land] - pt->q0 * emit_feat_pixel_words(&dcp->feat);
         ELoc src = {0};
         Status st = ST_OK;
         int64_t ch0 = dbox.lo[2]; /* the writer's pixels start at the edge's first channel */
@@ -342,8 +377,12 @@ static Status route_edge(Emit *e, const MapDict *dict)
         }
         if (sk == e->core_of[w] && st == ST_OK)
             st = writer_loc(e, ed, (uint32_t)w, cs->phase, &dbox, &src);
-        if (st == ST_OK)
-            st = runs(e, ed, &src, ch0, sk, cs->phase, dcp, rk, &part);
+        EBox pieces[3];
+        int np = pt ? part_pixels(dcp, pt, &part, pieces) : 1;
+        if (!pt)
+            pieces[0] = part;
+        for (int q = 0; q < np && st == ST_OK; q++)
+            st = runs(e, ed, &src, ch0, sk, cs->phase, dcp, rk, &pieces[q], dbase);
         if (st != ST_OK)
             return st;
     }
@@ -390,7 +429,7 @@ static Status gather(Emit *e, uint32_t w)
         ELoc src = {0};
         Status st = writer_loc(e, ed, w, p, &dbox, &src);
         if (st == ST_OK)
-            st = runs(e, ed, &src, dbox.lo[2], k, p, cp, k, &part);
+            st = runs(e, ed, &src, dbox.lo[2], k, p, cp, k, &part, emit_copy_dest_addr(e, cp));
         if (st != ST_OK)
             return st;
     }

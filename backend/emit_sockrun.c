@@ -1,12 +1,15 @@
 /* emit_sockrun.c: a model input or output whose values lie in memory in another order than
  * the socket's (docs/backend.md, "Inputs, outputs and data"): a transposing edge between the
  * socket and its storage, or an output read from a view of its writer's map (emit_rearr.c).
- * No move reorders values across lanes, but a dynamic block places any box of the socket:
- * so each pixel of the copy gets a block of its own when its channels are one run along one
- * axis of the socket (shape n x 1 x 1, 1 x n x 1 or 1 x 1 x n, X_Y_F without alignment: n
- * values in a row from the pixel's first word). An OUTPUT that takes a value of a view several
- * times (a SHUFFLE repeating an index) gets the blocks of each further use after those of the
- * first (emit_rearr_layer). Anything else is refused [emit.rearrange].
+ * No move reorders values across lanes, but a dynamic block places any box of the socket,
+ * [y][x][f] (X_Y_F) or [f][y][x] (F_X_Y), without alignment, from a word's first lane: so
+ * each pixel of the copy is cut into such boxes, lane by lane, each the longest that starts
+ * where the one before ends (in either order), cut back to a prefix that ends on a word's
+ * last lane unless it ends the pixel's values: a block per box. An input's values must be a
+ * run from lane 0 (lanes a step fills with zero are not written). An OUTPUT that takes a
+ * value of a view several times (a SHUFFLE repeating an index) gets the blocks of each
+ * further use after those of the first (emit_rearr_layer). Anything else is refused
+ * [emit.rearrange].
  */
 #include "backend/emit_internal.h"
 
@@ -18,10 +21,18 @@
 
 #define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
 
-/* At most this many pixels a socket is cut into. */
-enum { MAX_RUNS = 1 << 16 };
+/* At most this many dynamic blocks a copy is cut into. */
+enum { MAX_PIECES = 1 << 16 };
 
-/* The socket's extents y, x, f. */
+bool emit_socket_fr(const Block *io)
+{
+    int32_t cd[TIR_CDIMS] = {0};
+    blk_cluster_dims(io, io->type != BT_INPUT, 0, cd);
+    return cd[D_F] > 0 && cd[D_R] > 1;
+}
+
+/* The socket's extents y, x, f: with an r dim besides f, f * r (the same C order: a dynamic
+ * block of a socket y x f r places a box of y x (f r), docs/backend.md "Dynamic blocks"). */
 static void socket_dims(const Block *io, int64_t s[3])
 {
     int32_t cd[TIR_CDIMS] = {0};
@@ -29,70 +40,158 @@ static void socket_dims(const Block *io, int64_t s[3])
     s[0] = cd[D_Y] > 0 ? cd[D_Y] : 1;
     s[1] = cd[D_X] > 0 ? cd[D_X] : 1;
     s[2] = cd[D_F] > 0 ? cd[D_F] : cd[D_R] > 0 ? cd[D_R] : 1;
+    if (emit_socket_fr(io))
+        s[2] *= cd[D_R];
 }
 
-/* The run of pixel p's lanes (sock[p * pitch ..], -1: no socket value): its first socket
- * value *at, its length *n (0: none) and the socket axis it goes along (0 y, 1 x, 2 f);
- * false when the lanes holding values are not one run from lane 0 along one axis. */
-static bool pixel_run(const int64_t *sock, int64_t pitch, const int64_t s[3], int64_t *at,
-                      int64_t *n, int *axis)
+/* A piece of a pixel's lanes: the socket box at b of extents n (y, x, f), laid out from a
+ * word's first lane in order fxy ([f][y][x], F_X_Y) or not ([y][x][f], X_Y_F), without
+ * alignment. */
+typedef struct Piece {
+    int64_t b[3], n[3];
+    bool fxy;
+    int64_t at, lanes;              /* its first lane in the pixel, its lanes */
+} Piece;
+
+/* Whether lanes sock[at ..] hold the k values v, v + step, v + 2 step, ... */
+static bool along(const int64_t *sock, int64_t at, int64_t k, int64_t v, int64_t step)
 {
-    int64_t k = 0;
-    while (k < pitch && sock[k] >= 0)
-        k++;
-    for (int64_t l = k; l < pitch; l++)
-        if (sock[l] >= 0)
-            return false;
-    *at = sock[0];
-    *n = k;
-    *axis = 2;
-    if (k < 2)
-        return true;
-    const int64_t stride[3] = {s[1] * s[2], s[2], 1};
-    int64_t coord[3] = {sock[0] / stride[0], sock[0] / s[2] % s[1], sock[0] % s[2]};
-    for (*axis = 0; *axis < 3 && sock[1] - sock[0] != stride[*axis]; (*axis)++)
-        ;
-    if (*axis == 3 || coord[*axis] + k > s[*axis])
-        return false;
-    for (int64_t l = 1; l < k; l++)
-        if (sock[l] - sock[l - 1] != stride[*axis])
+    for (int64_t i = 0; i < k; i++)
+        if (sock[at + i] != v + i * step)
             return false;
     return true;
 }
 
-/* One dynamic block a pixel of copy cp, whose lane l holds socket value sock[l]. */
+/* The largest piece in order fxy whose lanes are sock[0 ..] (k lanes hold values), then the
+ * longest of its prefixes that are boxes too and end on a word's last lane, or at k (per:
+ * lanes a word). false when there is none. */
+static bool piece_at(const int64_t *sock, int64_t k, const int64_t s[3], bool fxy, int per,
+                     Piece *p)
+{
+    const int64_t stride[3] = {s[1] * s[2], s[2], 1};
+    const int ax[3] = {fxy ? 1 : 2, fxy ? 0 : 1, fxy ? 2 : 0}; /* inner to outer */
+    int64_t v = sock[0];
+    const int64_t c[3] = {v / stride[0], v / s[2] % s[1], v % s[2]};
+    int64_t n[3] = {1, 1, 1};
+    while (n[0] < k && c[ax[0]] + n[0] < s[ax[0]] && sock[n[0]] == v + n[0] * stride[ax[0]])
+        n[0]++;
+    while ((n[1] + 1) * n[0] <= k && c[ax[1]] + n[1] < s[ax[1]] &&
+           along(sock, n[1] * n[0], n[0], v + n[1] * stride[ax[1]], stride[ax[0]]))
+        n[1]++;
+    int64_t slab = n[0] * n[1];
+    for (bool ok = true; ok && (n[2] + 1) * slab <= k && c[ax[2]] + n[2] < s[ax[2]];) {
+        for (int64_t r = 0; ok && r < n[1]; r++)
+            ok = along(sock, n[2] * slab + r * n[0], n[0],
+                       v + n[2] * stride[ax[2]] + r * stride[ax[1]], stride[ax[0]]);
+        n[2] += ok;
+    }
+    /* the prefixes, longest first: whole slabs, rows of the first slab, lanes of its row */
+    int64_t m[3] = {n[0], n[1], n[2]};
+    for (int level = 2; level >= 0; level--) {
+        for (int64_t t = m[level]; t >= 1; t--) {
+            int64_t e[3] = {level > 0 ? n[0] : t, level > 1 ? n[1] : level == 1 ? t : 1,
+                            level == 2 ? t : 1};
+            int64_t lanes = e[0] * e[1] * e[2];
+            if (lanes != k && lanes % per)
+                continue;
+            for (int i = 0; i < 3; i++) {
+                p->b[i] = c[i];
+                p->n[i] = 1;
+            }
+            for (int i = 0; i < 3; i++)
+                p->n[ax[i]] = e[i];
+            p->fxy = fxy;
+            p->lanes = lanes;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The pieces of a pixel's lanes (sock[0 .. pitch), -1: no socket value) into *out (room for
+ * pitch), *np of them: boxes of the socket, each from a word's first lane (per lanes a
+ * word). For an input (writing) the lanes holding values must be a run from lane 0: a
+ * dynamic block writes whole words, and lanes it does not write would keep what was there;
+ * an output (reading) reads any lanes. false when there are no such pieces. */
+static bool pixel_pieces(const int64_t *sock, int64_t pitch, const int64_t s[3], int per,
+                         bool reading, Piece *out, int64_t *np)
+{
+    int64_t k = 0;
+    while (k < pitch && sock[k] >= 0)
+        k++;
+    for (int64_t l = k; l < pitch && !reading; l++)
+        if (sock[l] >= 0)
+            return false;
+    *np = 0;
+    for (int64_t at = 0; at < pitch;) {
+        if (sock[at] < 0) {
+            at++;
+            continue;
+        }
+        if (at % per)
+            return false;
+        for (k = at; k < pitch && sock[k] >= 0; k++)
+            ;
+        Piece a, b;
+        bool ha = piece_at(sock + at, k - at, s, false, per, &a);
+        bool hb = piece_at(sock + at, k - at, s, true, per, &b);
+        if (!ha && !hb)
+            return false;
+        out[*np] = ha && (!hb || a.lanes >= b.lanes) ? a : b;
+        out[*np].at = at;
+        at += out[(*np)++].lanes;
+    }
+    return true;
+}
+
+/* The dynamic blocks of copy cp, whose lane l holds socket value sock[l]: one a piece of each
+ * pixel. */
 static Status runs(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io, const ECopy *cp,
                    const int64_t *sock, int *piece)
 {
     int64_t s[3];
     socket_dims(io, s);
     const EmitFeat *f = &cp->feat;
-    int64_t pix = f->ny * f->nx, pw = emit_feat_pixel_words(f);
-    if (pix > MAX_RUNS)
-        return diag_block(e->d, ST_LOGIC, "emit.rearrange", io,
-                          "its values lie in another order in memory, a dynamic block a pixel: "
-                          "%lld pixels are more than %d", (long long)pix, MAX_RUNS);
-    for (int64_t p = 0; p < pix; p++) {
-        int64_t at, n;
-        int axis;
-        if (!pixel_run(sock + p * f->c, f->c, s, &at, &n, &axis))
-            return diag_block(e->d, ST_LOGIC, "emit.rearrange", io,
-                              "its values lie in memory in another order, and the channels of "
-                              "pixel %lld of block %d's copy are no run along one of its axes "
-                              "(a dynamic block a run)", (long long)p,
-                              e->g->blocks[cp->block]->id);
-        if (n == 0)
-            continue;
-        Taskir__Asm__DynamicBlock *db = emit_dynamic_new(e, dc, io, cp, (*piece)++);
-        if (!db)
-            return ST_RUNTIME;
-        db->begin_position = emit_yxf(e, at / (s[1] * s[2]), at / s[2] % s[1], at % s[2]);
-        db->shape = emit_yxf(e, axis == 0 ? n : 1, axis == 1 ? n : 1, axis == 2 ? n : 1);
-        SET(db, start_addr, (int32_t)(emit_copy_addr(e, cp) + p * pw));
-        SET(db, length, (int32_t)((n + f->per_word - 1) / f->per_word));
-        SET(db, storage_order, TASKIR__ASM__STORAGE_ORDER__X_Y_F);
+    int64_t pix = f->ny * f->nx, pw = emit_feat_pixel_words(f), made = 0;
+    Piece *pc = malloc((size_t)(f->c > 0 ? f->c : 1) * sizeof *pc);
+    if (!pc)
+        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    Status st = ST_OK;
+    for (int64_t p = 0; p < pix && st == ST_OK; p++) {
+        int64_t np;
+        if (!pixel_pieces(sock + p * f->c, f->c, s, f->per_word, io->type == BT_OUTPUT, pc,
+                          &np)) {
+            st = diag_block(e->d, ST_LOGIC, "emit.rearrange", io,
+                            "its values lie in memory in another order, and the channels of "
+                            "pixel %lld of block %d's copy are no boxes of it each from a "
+                            "word's first lane (a dynamic block a box)", (long long)p,
+                            e->g->blocks[cp->block]->id);
+            break;
+        }
+        if ((made += np) > MAX_PIECES) {
+            st = diag_block(e->d, ST_LOGIC, "emit.rearrange", io,
+                            "its values lie in another order in memory, a dynamic block a "
+                            "box: block %d's copy needs more than %d",
+                            e->g->blocks[cp->block]->id, MAX_PIECES);
+            break;
+        }
+        for (int64_t i = 0; i < np; i++) {
+            Taskir__Asm__DynamicBlock *db = emit_dynamic_new(e, dc, io, cp, (*piece)++);
+            if (!db) {
+                st = ST_RUNTIME;
+                break;
+            }
+            db->begin_position = emit_yxf(e, pc[i].b[0], pc[i].b[1], pc[i].b[2]);
+            db->shape = emit_yxf(e, pc[i].n[0], pc[i].n[1], pc[i].n[2]);
+            SET(db, start_addr,
+                (int32_t)(emit_copy_addr(e, cp) + p * pw + pc[i].at / f->per_word));
+            SET(db, length, (int32_t)((pc[i].lanes + f->per_word - 1) / f->per_word));
+            SET(db, storage_order, pc[i].fxy ? TASKIR__ASM__STORAGE_ORDER__F_X_Y
+                                             : TASKIR__ASM__STORAGE_ORDER__X_Y_F);
+        }
     }
-    return e->d->oom ? ST_RUNTIME : ST_OK;
+    free(pc);
+    return e->d->oom ? ST_RUNTIME : st;
 }
 
 /* sock[] for the lanes of copy cp (-1 everywhere), or NULL (out of memory recorded). */
@@ -109,16 +208,91 @@ static int64_t *lanes_of(Emit *e, const ECopy *cp, int64_t *n)
     return sock;
 }
 
+/* The volume of block b's cluster 0 (input or output side); 0 when it has none, above
+ * RA_MAX_ELEMS when too large. */
+static int64_t cluster_volume(const Block *b, bool input)
+{
+    int32_t cd[TIR_CDIMS];
+    if (!blk_cluster_dims(b, input, 0, cd))
+        return 0;
+    int64_t v = 1;
+    for (int i = 0; i < TIR_CDIMS && v <= RA_MAX_ELEMS; i++)
+        v *= cd[i] > 0 ? cd[i] : 1;
+    return v;
+}
+
+/* An OUTPUT pos reading storage s through edge ed in another order: each socket value is one
+ * value of s (no zero a step fills in, none read twice), which the copy the output reads (the
+ * first) holds; its lanes are cut into boxes of the socket as an input's are. */
+static Status output_steps(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const Edge *ed,
+                           uint32_t s, int *piece)
+{
+    const Block *io = e->g->blocks[pos], *sb = e->g->blocks[s];
+    const ECopy *cp = e->n_copy[s] ? &e->copies[e->first_copy[s]] : NULL;
+    int32_t cd[TIR_CDIMS];
+    int64_t vol = cluster_volume(io, true), svol = cluster_volume(sb, false);
+    if (!cp || cp->planes || !emit_whole_iface(e, pos, true, ed->id) ||
+        !blk_cluster_dims(sb, false, 0, cd) || vol < 1 || vol > RA_MAX_ELEMS || svol < 1 ||
+        svol > RA_MAX_ELEMS)
+        return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
+                         "the socket's values come from block %d in another order, into part "
+                         "of the socket, from a copy laid out for P81, or too many of them",
+                         sb->id);
+    int ch = cd[D_F] > 0 ? D_F : D_R;
+    int64_t ny = cd[D_Y] > 0 ? cd[D_Y] : 1, nx = cd[D_X] > 0 ? cd[D_X] : 1;
+    int64_t nc = cd[ch] > 0 ? cd[ch] : 1;
+    if (ny * nx * nc != svol)
+        return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
+                         "block %d, read in another order, is no map of y, x and channels",
+                         sb->id);
+    int32_t *map = malloc((size_t)vol * sizeof *map);
+    int64_t *inv = malloc((size_t)svol * sizeof *inv), n = 0;
+    int64_t *sock = map && inv ? lanes_of(e, cp, &n) : NULL;
+    Status st = sock ? edge_element_map(e->g, &e->uses, ed, map, vol, e->d)
+                     : diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    for (int64_t i = 0; st == ST_OK && i < svol; i++)
+        inv[i] = -1;
+    for (int64_t i = 0; st == ST_OK && i < vol; i++) {
+        if (map[i] < 0 || map[i] >= svol || inv[map[i]] >= 0)
+            st = diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
+                           "socket value %lld is %s: a dynamic block reads each value of "
+                           "memory as one socket value", (long long)i,
+                           map[i] < 0 || map[i] >= svol ? "a zero a step fills in"
+                                                        : "a value another one reads too");
+        else
+            inv[map[i]] = i;
+    }
+    const EBox *cb = &cp->box;
+    int64_t held = 0;
+    for (int64_t y = 0; st == ST_OK && y < cb->n[0]; y++)
+        for (int64_t x = 0; x < cb->n[1]; x++)
+            for (int64_t c = 0; c < cb->n[2]; c++) {
+                int64_t v = inv[((cb->lo[0] + y) * nx + cb->lo[1] + x) * nc + cb->lo[2] + c];
+                sock[(y * cb->n[1] + x) * cp->feat.c + c] = v;
+                held += v >= 0;
+            }
+    if (st == ST_OK && held != vol)
+        st = diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
+                       "the socket reads %lld values of block %d, of which its copy on %s "
+                       "holds %lld", (long long)vol, sb->id, e->cores[cp->core].name,
+                       (long long)held);
+    if (st == ST_OK)
+        st = runs(e, dc, io, cp, sock, piece);
+    free(map);
+    free(inv);
+    free(sock);
+    return st;
+}
+
 Status emit_socket_steps(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const Edge *ed,
                          uint32_t s, int *piece)
 {
     const Block *io = e->g->blocks[pos];
+    if (io->type == BT_OUTPUT)
+        return output_steps(e, dc, pos, ed, s, piece);
     EBox box;
-    if (io->type != BT_INPUT || !emit_iface_box(e, s, true, ed->id, &box))
-        return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
-                         "the socket's values reach block %d in another order; the code "
-                         "generator places a model input so, not an output",
-                         e->g->blocks[s]->id);
+    if (!emit_iface_box(e, s, true, ed->id, &box))
+        return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no box");
     int64_t vol = box.n[0] * box.n[1] * box.n[2];
     if (vol < 1 || vol > RA_MAX_ELEMS)
         return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id, "too many values");
@@ -161,6 +335,7 @@ Status emit_socket_view(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, cons
 {
     bool more = true; /* a value the OUTPUT takes several times: a block for each use */
     Status st = ST_OK;
+    int64_t vol = cp->box.n[0] * cp->box.n[1] * cp->box.n[2], held = 0;
     for (int64_t layer = 0; more && st == ST_OK; layer++) {
         int64_t *rows = NULL, n = 0;
         st = emit_rearr_layer(e, cp->block, layer, &rows, &n, &more);
@@ -171,7 +346,14 @@ Status emit_socket_view(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, cons
                             "a view of %lld lanes", (long long)n);
         else /* the OUTPUT reads it whole */
             st = runs(e, dc, e->g->blocks[pos], cp, rows, piece);
+        for (int64_t l = 0; st == ST_OK && l < n; l++)
+            held += rows[l] >= 0 && rows[l] < vol;
         free(rows);
     }
+    if (st == ST_OK && held != vol) /* the OUTPUT reads it whole, each value from a lane */
+        st = diag_block(e->d, ST_LOGIC, "emit.rearrange", e->g->blocks[pos],
+                        "reads block %d, a view of its writer's map that holds %lld of its "
+                        "%lld values (the others are zeros a step fills in)",
+                        e->g->blocks[cp->block]->id, (long long)held, (long long)vol);
     return st;
 }

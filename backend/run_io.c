@@ -80,10 +80,10 @@ static Status layout_of(const Taskir__Asm__DynamicBlock *b, const ProgSocket *s,
     const Taskir__Shape *sh = b->shape, *bp = b->begin_position;
     int64_t n[3] = {sh ? sh->ny : 0, sh ? sh->nx : 0, sh ? sh->nf : 0};
     int64_t at[3] = {bp ? bp->ny : 0, bp ? bp->nx : 0, bp ? bp->nf : 0};
-    if (s->shape[3] > 1 || (sh && sh->nr > 1))
-        return bad(d, "prog.dyn.shape", b, "sockets and pieces with an r dim are not supported");
+    if (sh && sh->nr > 1)
+        return bad(d, "prog.dyn.shape", b, "pieces with an r dim are not supported");
     for (int i = 0; i < 3; i++) {
-        L->s[i] = dim(s->shape[i]);
+        L->s[i] = dim(s->shape[i]) * (i == 2 ? dim(s->shape[3]) : 1); /* y x (f r) */
         L->n[i] = dim(n[i]);
         L->b[i] = at[i];
         if (at[i] < 0 || L->b[i] + L->n[i] > L->s[i])

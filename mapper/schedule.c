@@ -13,7 +13,8 @@
  *   - from another core: the writer's router sends in its phase (in the next one when the
  *     writer is a Soma2, which runs after the router), the bytes arrive over as many phases
  *     as the receive budget (recv_bytes_per_phase, dest_bytes_per_phase a phase) needs, and
- *     the block runs in Soma2 of the last of them or in a later phase;
+ *     the block runs in Soma2 of the last of them or in a later phase (over several phases:
+ *     in a later phase, as each phase's part moves out of the receive area in its Soma2);
  *   - from off chip (INPUT): before the step.
  * An Axon block writing an 8-bit map keeps a Soma slot of its phase for the P06 that narrows
  * its int32 result (layout_narrows; Soma1, else Soma2), so its readers there run after it.
@@ -175,7 +176,9 @@ static int ready_one(uint32_t xi, void *arg)
                 }
                 ph++;
             }
-            r = (int64_t)ph * MS_PER_PHASE + MS_ROUTER;
+            /* over several phases, each phase's part moves out of the receive area in
+             * Soma2 of its phase (backend/emit_spread.c): a reader comes after the last */
+            r = (int64_t)ph * MS_PER_PHASE + (n > 1 ? MS_SOMA2 : MS_ROUTER);
             if (R->commit) {
                 x->cross = true;
                 x->chunk0 = p->n_chunks - n;

@@ -1,4 +1,5 @@
 /* fileio.c: see fileio.h. */
+#define _GNU_SOURCE /* O_DIRECT */
 #include "taskir/fileio.h"
 
 #include <errno.h>
@@ -99,6 +100,15 @@ void tir_signals_release(const TirSigHold *h)
 
 /* An atomic write in progress. The temporary file exists only while the termination signals
  * are held (see fileio.h). */
+/* The temporary file is written in whole blocks of STAGE bytes, gathered in a buffer of that
+ * size aligned to STAGE_ALIGN, with O_DIRECT where the file system takes it (where it does
+ * not, the pieces are written as given after the first block): the bytes
+ * go from the one buffer to the disk instead of into fresh page-cache pages (on a virtual
+ * machine, allocating and copying into those took seconds of system time for a file of a few
+ * GB: writing 2.4 GB took 0.3 s of system time this way against 1.5 to 3 s through the page
+ * cache). The last, partial block is written through the page cache. */
+enum { STAGE = 8 << 20, STAGE_ALIGN = 4096 };
+
 struct TirAtomicFile {
     char *tmp;              /* the temporary file; NULL for stdout or a direct write */
     char *target;           /* path with its symbolic links followed (what is replaced) */
@@ -106,6 +116,10 @@ struct TirAtomicFile {
     int fd;
     int err;                /* the first write error (errno), 0 when none */
     TirSigHold hold;
+    uint8_t *stage;         /* the temporary file's next bytes (STAGE of room), or NULL */
+    size_t staged;
+    bool no_stage;          /* the buffer could not be had: pieces written as given */
+    bool tried_odirect, odirect;
 };
 
 Status tir_write_file_atomic(const char *path, const void *buf, size_t len, Diag *d)
@@ -323,6 +337,73 @@ static int write_pieces(int fd, const struct iovec *iov, size_t n)
     return 0;
 }
 
+/* Sets or clears O_DIRECT on f's descriptor; false when the file system refuses it. */
+static bool set_odirect(TirAtomicFile *f, bool on)
+{
+#ifdef O_DIRECT
+    int fl = fcntl(f->fd, F_GETFL);
+    if (fl < 0 || fcntl(f->fd, F_SETFL, on ? fl | O_DIRECT : fl & ~O_DIRECT) != 0)
+        return false;
+    f->odirect = on;
+    return true;
+#else
+    (void)f;
+    (void)on;
+    return false;
+#endif
+}
+
+/* Writes the staged bytes: a whole block with O_DIRECT when the file system takes it (tried
+ * once), the last one (last: not a whole block) through the page cache. Returns 0 or an errno
+ * value. */
+static int flush_stage(TirAtomicFile *f, bool last)
+{
+    if (!f->tried_odirect && !last) {
+        f->tried_odirect = true;
+        set_odirect(f, true);
+    }
+    if (last && f->odirect && !set_odirect(f, false))
+        return errno ? errno : EIO;
+    size_t done = 0;
+    while (done < f->staged) {
+        ssize_t w = write(f->fd, f->stage + done, f->staged - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0 || (f->odirect && (size_t)w != f->staged - done)) {
+            /* refused with O_DIRECT (or cut short, leaving an unaligned rest): the rest
+             * through the page cache */
+            if (f->odirect && set_odirect(f, false)) {
+                done += w > 0 ? (size_t)w : 0;
+                continue;
+            }
+            return w < 0 ? errno : EIO;
+        }
+        done += (size_t)w;
+    }
+    f->staged = 0;
+    return 0;
+}
+
+/* Appends the pieces to the staging buffer, writing it out each time it fills. */
+static int stage_pieces(TirAtomicFile *f, const struct iovec *iov, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *p = iov[i].iov_base;
+        size_t left = iov[i].iov_len;
+        while (left) {
+            size_t k = STAGE - f->staged < left ? STAGE - f->staged : left;
+            memcpy(f->stage + f->staged, p, k);
+            f->staged += k;
+            p += k;
+            left -= k;
+            int e = f->staged == STAGE ? flush_stage(f, false) : 0;
+            if (e)
+                return e;
+        }
+    }
+    return 0;
+}
+
 Status tir_atomic_writev(TirAtomicFile *f, const struct iovec *iov, size_t n, Diag *d)
 {
     if (f->fd < 0) {
@@ -334,8 +415,17 @@ Status tir_atomic_writev(TirAtomicFile *f, const struct iovec *iov, size_t n, Di
                             strerror(f->err ? f->err : EIO));
         return ST_OK;
     }
+    if (!f->direct && !f->stage && !f->no_stage)
+        f->no_stage = !(f->stage = aligned_alloc(STAGE_ALIGN, STAGE));
+    if (!f->err && f->stage && f->tried_odirect && !f->odirect) {
+        /* no O_DIRECT here: gathering only costs a copy; the pieces go as given */
+        f->err = flush_stage(f, true);
+        free(f->stage);
+        f->stage = NULL;
+        f->no_stage = true;
+    }
     if (!f->err)
-        f->err = write_pieces(f->fd, iov, n);
+        f->err = f->stage ? stage_pieces(f, iov, n) : write_pieces(f->fd, iov, n);
     if (f->err)
         return diag_add(d, ST_RUNTIME, "io.write", NULL, "cannot write: %s", strerror(f->err));
     return ST_OK;
@@ -351,6 +441,9 @@ Status tir_atomic_close(TirAtomicFile *f, bool commit, Diag *d)
         free(f);
         return st;
     }
+    if (commit && !f->err && f->stage)
+        f->err = flush_stage(f, true);
+    free(f->stage);
     int err = f->err;
     if (close(f->fd) != 0 && !err)
         err = errno;

@@ -39,6 +39,15 @@ static void populate(void *ctx, int64_t lo, int64_t hi)
     (void)sum;
 }
 
+/* Parts [lo, hi) of PART bytes of the mapping at ctx (a TirFileBytes): its pages dropped
+ * (the mapping stays, empty, until munmap). */
+static void drop(void *ctx, int64_t lo, int64_t hi)
+{
+    const TirFileBytes *f = ctx;
+    size_t a = (size_t)lo * PART, b = (size_t)hi * PART < f->len ? (size_t)hi * PART : f->len;
+    madvise((char *)f->map + a, b - a, MADV_DONTNEED); /* advice: munmap drops what is left */
+}
+
 Status tir_file_bytes(const char *path, size_t cap, TirFileBytes *f, Diag *d)
 {
     return tir_file_bytes_threads(path, cap, 1, f, d);
@@ -74,6 +83,13 @@ Status tir_file_bytes_threads(const char *path, size_t cap, uint32_t threads,
     Status st = tir_read_file(path, cap, &f->owned, &f->len, d);
     f->p = f->owned;
     return st;
+}
+
+void tir_file_release_threads(TirFileBytes *f, uint32_t threads)
+{
+    if (f->map && threads > 1 && f->len >= THREADED_BYTES)
+        tir_parallel(threads, (int64_t)((f->len + PART - 1) / PART), drop, f);
+    tir_file_release(f);
 }
 
 void tir_file_release(TirFileBytes *f)

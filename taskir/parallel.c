@@ -26,6 +26,11 @@ static int64_t part_at(int64_t n, uint32_t nt, uint32_t i)
     return n / nt * i + n % nt * i / nt;
 }
 
+int64_t tir_part_at(int64_t n, uint32_t parts, uint32_t i)
+{
+    return parts ? part_at(n, parts, i) : 0;
+}
+
 void tir_parallel(uint32_t threads, int64_t n, TirRangeFn fn, void *ctx)
 {
     uint32_t nt = threads < TIR_MAX_THREADS ? threads : TIR_MAX_THREADS;
@@ -215,6 +220,11 @@ void tir_pool_destroy(TirPool *p)
     pthread_cond_destroy(&p->go);
     pthread_mutex_destroy(&p->mu);
     free(p);
+}
+
+uint32_t tir_pool_threads(const TirPool *p)
+{
+    return p ? p->n_th + 1 : 1;
 }
 
 void tir_pool_run(TirPool *p, int64_t n, TirRangeFn fn, void *ctx)

@@ -18,6 +18,10 @@ typedef void (*TirRangeFn)(void *ctx, int64_t lo, int64_t hi);
  * n <= 1. A thread that cannot be started has its part run in this thread. */
 void tir_parallel(uint32_t threads, int64_t n, TirRangeFn fn, void *ctx);
 
+/* Where part i of parts parts of [0, n) starts, as tir_parallel and tir_pool_run split
+ * (i = parts: n): n * i / parts rounded down. */
+int64_t tir_part_at(int64_t n, uint32_t parts, uint32_t i);
+
 /* Worker threads kept for many tir_parallel-like calls (a simulation run's kernels): starting
  * threads for every call costs more than a small kernel. */
 typedef struct TirPool TirPool;
@@ -29,6 +33,8 @@ void tir_pool_destroy(TirPool *p); /* accepts NULL */
 /* tir_parallel on the pool's threads and this one: fn(ctx, lo, hi) over [0, n) in parts of
  * about the same size, part 0 in this thread; returns when every part is done. */
 void tir_pool_run(TirPool *p, int64_t n, TirRangeFn fn, void *ctx);
+/* The threads tir_pool_run shares a large n among: the workers and the caller (1 for NULL). */
+uint32_t tir_pool_threads(const TirPool *p);
 
 /* Writes a zero byte into every 4 KiB page of [p, p + bytes), zeroed memory not yet used (a
  * fresh allocation), split over up to threads threads: the system's cost of a fresh page (a

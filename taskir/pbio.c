@@ -457,12 +457,12 @@ static void lifted_free(Lifted *lf)
 
 /* pb_decode, with the values of fields[0 .. n_fields) lifted out (pb_wire_lift) before the
  * unpack when there are any: the message then holds run indexes, and lf the runs (lifted_free
- * it, also on failure). */
+ * it, also on failure); the pre-check on up to threads threads. */
 static Status pb_decode_lifted(const struct ProtobufCMessageDescriptor *desc,
                                const uint8_t *buf, size_t len, const PbFieldCap *caps,
                                size_t n_caps, const ProtobufCFieldDescriptor *const *fields,
-                               size_t n_fields, const char *what, ProtobufCMessage **out,
-                               Lifted *lf, Diag *d)
+                               size_t n_fields, uint32_t threads, const char *what,
+                               ProtobufCMessage **out, Lifted *lf, Diag *d)
 {
     *out = NULL;
     memset(lf, 0, sizeof *lf);
@@ -476,7 +476,8 @@ static Status pb_decode_lifted(const struct ProtobufCMessageDescriptor *desc,
     }
     lf->buf = buf;
     lf->len = len;
-    st = pb_wire_precheck(desc, buf, len, caps, n_caps, TIR_MAX_PB_DECODE_BYTES, d);
+    st = pb_wire_precheck_threads(desc, buf, len, caps, n_caps, TIR_MAX_PB_DECODE_BYTES, threads,
+                                  d);
     uint8_t *lifted = NULL;
     size_t lifted_len = 0;
     if (st == ST_OK && n_fields)
@@ -495,7 +496,7 @@ Status pb_decode(const struct ProtobufCMessageDescriptor *desc, const uint8_t *b
                  struct ProtobufCMessage **out, Diag *d)
 {
     Lifted lf;
-    Status st = pb_decode_lifted(desc, buf, len, caps, n_caps, NULL, 0, what, out, &lf, d);
+    Status st = pb_decode_lifted(desc, buf, len, caps, n_caps, NULL, 0, 1, what, out, &lf, d);
     lifted_free(&lf);
     return st;
 }
@@ -572,11 +573,12 @@ Status graph_load_pb_mem_opts(const uint8_t *buf, size_t len, const LoadOptions 
         return diag_add(d, ST_RUNTIME, "internal", NULL, "no tensor value fields in the schema");
     ProtobufCMessage *msg = NULL;
     Lifted lf;
+    uint32_t threads = opt ? opt->threads : 1;
     Status st = pb_decode_lifted(&taskir__task_graph__descriptor, buf, len, load_caps,
-                                 sizeof load_caps / sizeof load_caps[0], fields, 2,
+                                 sizeof load_caps / sizeof load_caps[0], fields, 2, threads,
                                  "TaskGraph", &msg, &lf, d);
     if (st == ST_OK) {
-        st = graph_from_lifted((Taskir__TaskGraph *)msg, &lf, opt ? opt->threads : 1, out, d);
+        st = graph_from_lifted((Taskir__TaskGraph *)msg, &lf, threads, out, d);
         taskir__task_graph__free_unpacked((Taskir__TaskGraph *)msg, NULL);
     }
     lifted_free(&lf);
@@ -675,6 +677,18 @@ static Taskir__Shape *shape_out(Saver *S, const Shape *s)
     return w;
 }
 
+/* The identity of t's deferred fields (int32_data, uint32_data, name: the arrays and string
+ * they are encoded from, which the blocks that share a tensor or a view share); false when
+ * t is too small to defer. */
+static bool tensor_key(const Tensor *t, PbKey *k)
+{
+    if ((uint64_t)t->n_i32 + t->n_u32 < DEFER_MIN_VALUES)
+        return false;
+    *k = (PbKey){{(uintptr_t)t->i32, t->n_i32, (uintptr_t)t->u32, t->n_u32,
+                  (uintptr_t)t->name}};
+    return true;
+}
+
 static Taskir__Tensor *tensor_out(Saver *S, const Tensor *t)
 {
     Taskir__Tensor *w = NEW(S, Taskir__Tensor, TASKIR__TENSOR__INIT);
@@ -693,8 +707,9 @@ static Taskir__Tensor *tensor_out(Saver *S, const Tensor *t)
     w->n_float_data = t->n_f32;
     w->float_data = t->f32;
     w->name = (char *)t->name;
-    if ((uint64_t)t->n_i32 + t->n_u32 >= DEFER_MIN_VALUES &&
-        pb_pack_defer(S->pk, &w->base, TENSOR_INT32_DATA) == PB_DEFER_OOM)
+    PbKey k;
+    if (tensor_key(t, &k) && pb_pack_defer_keyed(S->pk, &w->base, TENSOR_INT32_DATA, &k) ==
+                                 PB_DEFER_OOM)
         return NULL;
     return w;
 }
@@ -933,6 +948,12 @@ static Status pack_graph(const Graph *g, Saver *S, Diag *d)
     Taskir__Edge **we = S->a ? arena_alloc(S->a, g->n_edges + 1, sizeof *we) : NULL;
     if (!S->pk || !wb || !we)
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory saving the graph");
+    /* the tensors several blocks share are encoded once (pb_pack_expect) */
+    for (uint32_t i = 0; st == ST_OK && i < g->n_blocks; i++) {
+        PbKey k;
+        if (g->blocks[i]->data && tensor_key(g->blocks[i]->data, &k))
+            pb_pack_expect(S->pk, &k); /* out of memory: encoded each time */
+    }
     for (uint32_t i = 0; st == ST_OK && i < g->n_blocks;) {
         Taskir__TaskGraph w = TASKIR__TASK_GRAPH__INIT;
         w.blocks = wb + i;

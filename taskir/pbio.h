@@ -27,7 +27,8 @@
 Status graph_load_pb_mem(const uint8_t *buf, size_t len, Graph **out, Diag *d);
 /* How graph_load_pb_mem_opts loads. */
 typedef struct LoadOptions {
-    uint32_t threads;   /* threads decoding the tensor values; 0 or 1: this thread only */
+    uint32_t threads;   /* threads decoding the tensor values (and counting them for the
+                         * pre-check); 0 or 1: this thread only */
 } LoadOptions;
 /* graph_load_pb_mem with options (NULL: the defaults); the graph is the same whatever they
  * say. */
@@ -99,6 +100,12 @@ typedef struct PbFieldCap {
 Status pb_wire_precheck(const struct ProtobufCMessageDescriptor *desc, const uint8_t *buf,
                         size_t len, const PbFieldCap *caps, size_t n_caps, uint64_t max_bytes,
                         Diag *d);
+/* pb_wire_precheck with the exact count of the packed runs (when their bound of one value a
+ * byte passes max_bytes: a 1.4 GB .pb of weights) shared by up to threads threads; the same
+ * result and findings for every thread count. */
+Status pb_wire_precheck_threads(const struct ProtobufCMessageDescriptor *desc,
+                                const uint8_t *buf, size_t len, const PbFieldCap *caps,
+                                size_t n_caps, uint64_t max_bytes, uint32_t threads, Diag *d);
 
 /* A message of desc from the bytes as protobuf's own parsers read them: pb_wire_strip, then
  * pb_wire_precheck with caps[0..n_caps) and TIR_MAX_PB_DECODE_BYTES, then pb_unpack (what

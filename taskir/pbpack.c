@@ -17,14 +17,31 @@ enum {
     PREFIX_GAP = 5,             /* the longest varint of a 32-bit length */
     SLACK = 16,                 /* scratch bytes behind the last value (the table records) */
     CHUNK = 64 * 1024,          /* the copies of small pieces go into chunks of this size */
-    REF_MIN = 1024              /* a deferred payload of this many bytes is kept by reference */
+    REF_MIN = 1024,             /* a deferred payload of this many bytes is kept by reference */
+    KEEP_BUCKETS = 1 << 14      /* hash buckets of the shared payloads */
 };
+
+/* The most bytes of shared payloads kept at once: the later copies of a payload past it are
+ * encoded again. */
+#define KEEP_BUDGET ((size_t)64 << 20)
 
 typedef struct Owned {
     struct Owned *next;
     size_t cap;
     max_align_t data[];
 } Owned;
+
+/* A shared payload (pb_pack_expect): its deferred fields' unknown-field list and bytes, in
+ * one block (fields[] then the bytes), kept across resets until its last use. */
+typedef struct Kept {
+    struct Kept *next;          /* in its hash bucket */
+    PbKey key;
+    uint32_t uses;              /* deferrals still to come */
+    unsigned n_fields;
+    size_t bytes;               /* the block's size, counted against KEEP_BUDGET */
+    Owned *block;               /* fields[] then the bytes; NULL until the first encoding */
+    ProtobufCMessageUnknownField *fields;
+} Kept;
 
 typedef struct Ref {
     const uint8_t *data;
@@ -43,6 +60,10 @@ struct PbPack {
     uint8_t *chunk;             /* the chunk small pieces are copied into */
     size_t chunk_used, chunk_cap;
     bool oom;
+    Kept **kept;                /* KEEP_BUCKETS buckets of shared payloads, or NULL */
+    size_t kept_bytes;
+    Owned *dead;                /* blocks of payloads used for the last time: freed at reset,
+                                   once the part that references them is written */
 };
 
 /* ---- varints ---- */
@@ -142,10 +163,23 @@ PbPack *pb_pack_create(void)
     return p;
 }
 
+static void kept_free(PbPack *p)
+{
+    for (size_t i = 0; p->kept && i < KEEP_BUCKETS; i++)
+        for (Kept *k = p->kept[i], *n; k; k = n) {
+            n = k->next;
+            free(k->block);
+            free(k);
+        }
+    free(p->kept);
+}
+
 void pb_pack_destroy(PbPack *p)
 {
     if (!p)
         return;
+    kept_free(p);
+    free_list(p->dead);
     free_list(p->owned);
     free_list(p->spare);
     free(p->refs);
@@ -272,7 +306,116 @@ static bool add_ref(PbPack *p, const uint8_t *data, size_t len)
     return true;
 }
 
-PbDeferResult pb_pack_defer(PbPack *p, ProtobufCMessage *m, uint32_t from_id)
+/* ---- shared payloads ---- */
+
+static size_t key_hash(const PbKey *k)
+{
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < 5; i++) {
+        h ^= (uint64_t)k->w[i];
+        h *= 0xBF58476D1CE4E5B9ull;
+        h ^= h >> 29;
+    }
+    return (size_t)(h & (KEEP_BUCKETS - 1));
+}
+
+static Kept **kept_slot(PbPack *p, const PbKey *k)
+{
+    Kept **s = &p->kept[key_hash(k)];
+    while (*s && memcmp(&(*s)->key, k, sizeof *k))
+        s = &(*s)->next;
+    return s;
+}
+
+bool pb_pack_expect(PbPack *p, const PbKey *k)
+{
+    if (!p->kept && !(p->kept = calloc(KEEP_BUCKETS, sizeof *p->kept)))
+        return false;
+    Kept **s = kept_slot(p, k);
+    if (*s) {
+        (*s)->uses += (*s)->uses < UINT32_MAX;
+        return true;
+    }
+    Kept *n = calloc(1, sizeof *n);
+    if (!n)
+        return false;
+    n->key = *k;
+    n->uses = 1;
+    *s = n;
+    return true;
+}
+
+/* Gives m the kept fields of e (the fields from `first` on, present as listed). */
+static PbDeferResult kept_use(PbPack *p, ProtobufCMessage *m, const Kept *e, unsigned first,
+                              const bool *present)
+{
+    const ProtobufCMessageDescriptor *desc = m->descriptor;
+    ProtobufCMessageUnknownField *uf = own(p, e->n_fields * sizeof *uf);
+    if (!uf)
+        return PB_DEFER_OOM;
+    size_t refs_before = p->n_refs;
+    for (unsigned i = 0; i < e->n_fields; i++) {
+        uf[i] = e->fields[i];
+        if (uf[i].len >= REF_MIN && !add_ref(p, uf[i].data, uf[i].len)) {
+            p->n_refs = refs_before;
+            return PB_DEFER_OOM;
+        }
+    }
+    for (unsigned i = first; i < desc->n_fields; i++)
+        if (present[i - first])
+            field_clear(m, &desc->fields[i]);
+    m->n_unknown_fields = e->n_fields;
+    m->unknown_fields = uf;
+    return PB_DEFER_DONE;
+}
+
+/* Keeps a copy of m's deferred fields (just made) for the later uses of e, within the
+ * budget; nothing when out of memory (they are then encoded again). */
+static void kept_store(PbPack *p, Kept *e, const ProtobufCMessage *m)
+{
+    size_t bytes = m->n_unknown_fields * sizeof *e->fields;
+    for (unsigned i = 0; i < m->n_unknown_fields; i++)
+        bytes += m->unknown_fields[i].len;
+    if (bytes > KEEP_BUDGET - p->kept_bytes)
+        return;
+    Owned *o = malloc(sizeof(Owned) + bytes);
+    if (!o)
+        return;
+    o->cap = bytes;
+    ProtobufCMessageUnknownField *f = (ProtobufCMessageUnknownField *)(void *)o->data;
+    uint8_t *data = (uint8_t *)(f + m->n_unknown_fields);
+    for (unsigned i = 0; i < m->n_unknown_fields; i++) {
+        f[i] = m->unknown_fields[i];
+        memcpy(data, f[i].data, f[i].len);
+        f[i].data = data;
+        data += f[i].len;
+    }
+    e->block = o;
+    e->fields = f;
+    e->n_fields = m->n_unknown_fields;
+    e->bytes = bytes;
+    p->kept_bytes += bytes;
+}
+
+/* After a use of the entry at *s: at its last, its block goes to the dead list (the part
+ * being packed may reference its bytes) and the entry is dropped. */
+static void kept_used(PbPack *p, Kept **s)
+{
+    Kept *e = *s;
+    if (--e->uses)
+        return;
+    if (e->block) {
+        e->block->next = p->dead;
+        p->dead = e->block;
+    }
+    p->kept_bytes -= e->bytes;
+    *s = e->next;
+    free(e);
+}
+
+/* pb_pack_defer; with e (a shared payload, pb_pack_expect), its kept bytes are given to m,
+ * or m's are kept for its later uses. */
+static PbDeferResult defer(PbPack *p, ProtobufCMessage *m, uint32_t from_id, Kept *e)
 {
     const ProtobufCMessageDescriptor *desc = m->descriptor;
     if (m->n_unknown_fields)
@@ -296,6 +439,8 @@ PbDeferResult pb_pack_defer(PbPack *p, ProtobufCMessage *m, uint32_t from_id)
     }
     if (n_present == 0)
         return PB_DEFER_DONE;
+    if (e && e->fields)
+        return kept_use(p, m, e, first, present);
     ProtobufCMessageUnknownField *uf = own(p, n_present * sizeof *uf);
     if (!uf)
         return PB_DEFER_OOM;
@@ -324,7 +469,25 @@ PbDeferResult pb_pack_defer(PbPack *p, ProtobufCMessage *m, uint32_t from_id)
             field_clear(m, &desc->fields[i]);
     m->n_unknown_fields = k;
     m->unknown_fields = uf;
+    if (e && e->uses > 1)
+        kept_store(p, e, m);
     return PB_DEFER_DONE;
+}
+
+PbDeferResult pb_pack_defer(PbPack *p, ProtobufCMessage *m, uint32_t from_id)
+{
+    return defer(p, m, from_id, NULL);
+}
+
+PbDeferResult pb_pack_defer_keyed(PbPack *p, ProtobufCMessage *m, uint32_t from_id,
+                                  const PbKey *k)
+{
+    Kept **s = p->kept ? kept_slot(p, k) : NULL;
+    if (!s || !*s)
+        return defer(p, m, from_id, NULL);
+    PbDeferResult r = defer(p, m, from_id, *s);
+    kept_used(p, s);
+    return r;
 }
 
 /* ---- the sink ---- */
@@ -379,6 +542,8 @@ static void sink_append(ProtobufCBuffer *buffer, size_t len, const uint8_t *data
 
 void pb_pack_reset(PbPack *p)
 {
+    free_list(p->dead);
+    p->dead = NULL;
     free_list(p->spare); /* what the part before the last did not reuse */
     p->spare = p->owned;
     p->owned = NULL;

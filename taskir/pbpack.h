@@ -12,6 +12,9 @@
  *     a table-driven varint encoder, and handed to protobuf-c as the message's unknown fields
  *     (tag + pre-encoded value). protobuf-c writes a message's unknown fields after its known
  *     fields, as given: the same bytes in the same place, because they were its last fields.
+ *     A payload several messages share (a tensor that several blocks hold: the copies the
+ *     split and replicate passes make share their values) is encoded once and its bytes given
+ *     to the others (pb_pack_expect, pb_pack_defer_keyed).
  *  2. pb_pack_run: protobuf_c_message_pack_to_buffer into a sink that copies the small pieces
  *     into chunks and keeps the deferred payloads by reference, giving the message as a list
  *     of pieces: no whole-message buffer, no moves. pbio.c packs a TaskGraph a few blocks at a
@@ -52,6 +55,23 @@ typedef enum {
  * m, owned by p (so m must be packed before p is destroyed). Fields that are absent or empty
  * stay absent. */
 PbDeferResult pb_pack_defer(PbPack *p, ProtobufCMessage *m, uint32_t from_id);
+
+/* The identity of the values of a message's deferred fields, chosen by the caller (the
+ * addresses and counts of the arrays the fields are encoded from, say): two messages with
+ * equal keys must have equal deferred fields. */
+typedef struct PbKey {
+    uintptr_t w[5];
+} PbKey;
+
+/* Announces one message to come whose deferred fields key k identifies (before
+ * pb_pack_destroy): when several are announced under one key, the first encoding is kept,
+ * within a memory budget, and given to the later ones without encoding the values again,
+ * across resets, until the last. false on out of memory (nothing is then kept for k:
+ * correct, only slower). */
+bool pb_pack_expect(PbPack *p, const PbKey *k);
+/* As pb_pack_defer, for a message whose deferred fields key k identifies (pb_pack_expect). */
+PbDeferResult pb_pack_defer_keyed(PbPack *p, ProtobufCMessage *m, uint32_t from_id,
+                                  const PbKey *k);
 
 /* Packs m into p's pieces (replacing any earlier pieces). The deferred payloads of m's
  * messages are referenced, not copied. false on out of memory. */

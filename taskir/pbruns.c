@@ -1,10 +1,10 @@
-/* pbruns.c: decoding the runs of varints that pb_wire_lift lifted out of a .pb, on threads
- * (pbruns.h). Three passes: the runs are cut into pieces of about a MiB,
+/* pbruns.c: counting and decoding the runs of varints that pb_wire_lift lifted out of a
+ * .pb, on threads (pbruns.h). Three passes: the runs are cut into pieces of about a MiB,
  * each ending where a varint ends (so that every piece is whole varints, and a piece is
  * malformed exactly when its run is); the threads count the values of their pieces; the
  * arrays are allocated (one per run, in this thread: the arena is not shared); the threads
  * decode their pieces into them. A thread takes the pieces that start in its share of the
- * bytes. */
+ * bytes. pb_runs_count stops after the second pass. */
 #include "taskir/pbruns.h"
 
 #include "taskir/arena.h"
@@ -77,30 +77,51 @@ static void cut(Pieces *P, size_t run, const uint8_t *p, size_t len)
     } while (o < len);
 }
 
+/* Passes 1 and 2 into P: the pieces of runs[0 .. n) and their counts; count[i] the values of
+ * run i, and each piece's place in it. false when out of memory. */
+static bool count_pieces(Pieces *P, const PbRun *runs, size_t n, uint32_t threads,
+                         uint64_t *count)
+{
+    size_t cap = 0;
+    for (size_t i = 0; i < n; i++)
+        cap += runs[i].len / PIECE + 1; /* <= every byte + 1 per run: no overflow */
+    *P = (Pieces){calloc(cap ? cap : 1, sizeof(Piece)), 0, 0, 1, NULL, true, false};
+    if (!P->v)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        cut(P, i, runs[i].p, runs[i].len);
+    /* a thread for every 4 MiB at most: fewer bytes are not worth one */
+    uint64_t most = P->bytes / ((size_t)4 << 20) + 1;
+    P->parts = threads < 1 ? 1 : threads < most ? threads : (uint32_t)most;
+    tir_parallel(P->parts, P->parts, work, P);
+    for (size_t i = 0; i < n; i++)
+        count[i] = 0;
+    for (size_t i = 0; i < P->n; i++) {
+        P->v[i].at = count[P->v[i].run];
+        count[P->v[i].run] += P->v[i].count;
+    }
+    return true;
+}
+
+bool pb_runs_count(const PbRun *runs, size_t n, uint32_t threads, uint64_t *count)
+{
+    Pieces P;
+    if (!count_pieces(&P, runs, n, threads, count))
+        return false;
+    free(P.v);
+    return true;
+}
+
 bool pb_runs_decode(const PbRun *runs, size_t n, Arena *a, uint32_t threads, uint32_t **vals,
                     uint64_t *count, bool *malformed)
 {
     *malformed = false;
-    size_t cap = 0;
-    for (size_t i = 0; i < n; i++)
-        cap += runs[i].len / PIECE + 1; /* <= every byte + 1 per run: no overflow */
-    Pieces P = {calloc(cap ? cap : 1, sizeof(Piece)), 0, 0, 1, vals, true, false};
-    if (!P.v) {
+    Pieces P;
+    if (!count_pieces(&P, runs, n, threads, count)) {
         arena_set_failed(a);
         return false;
     }
-    for (size_t i = 0; i < n; i++)
-        cut(&P, i, runs[i].p, runs[i].len);
-    /* a thread for every 4 MiB at most: fewer bytes are not worth one */
-    uint64_t most = P.bytes / ((size_t)4 << 20) + 1;
-    P.parts = threads < 1 ? 1 : threads < most ? threads : (uint32_t)most;
-    tir_parallel(P.parts, P.parts, work, &P);
-    for (size_t i = 0; i < n; i++)
-        count[i] = 0;
-    for (size_t i = 0; i < P.n; i++) {
-        P.v[i].at = count[P.v[i].run];
-        count[P.v[i].run] += P.v[i].count;
-    }
+    P.vals = vals;
     bool ok = true;
     for (size_t i = 0; i < n && ok; i++)
         ok = (vals[i] = arena_alloc(a, (size_t)count[i], sizeof(uint32_t))) != NULL;

@@ -1,5 +1,6 @@
-/* pbruns.h: decoding the runs of varints that pb_wire_lift lifted out of a .pb (pbio.c's
- * loader), on threads. */
+/* pbruns.h: counting and decoding the runs of varints that pb_wire_lift lifted out of a .pb
+ * (pbio.c's loader), and counting those of the pre-check's memory bound (pbwire.c), on
+ * threads. */
 #ifndef TASKIR_PBRUNS_H
 #define TASKIR_PBRUNS_H
 
@@ -15,6 +16,10 @@
  * and shared by up to threads threads (by bytes); the results do not depend on the thread
  * count. false when a run is malformed (*malformed set) or memory runs out (the arena then
  * failed). */
+/* count[i] = pb_varint_count(runs[i].p, runs[i].len) for i < n, the work cut and shared as
+ * pb_runs_decode's. false when out of memory (count then undefined). */
+bool pb_runs_count(const PbRun *runs, size_t n, uint32_t threads, uint64_t *count);
+
 bool pb_runs_decode(const PbRun *runs, size_t n, Arena *a, uint32_t threads, uint32_t **vals,
                     uint64_t *count, bool *malformed);
 

@@ -4,6 +4,7 @@
  * after a failed unpack, so it favours clear messages over speed. */
 #include "taskir/pbio.h"
 
+#include "taskir/pbruns.h"
 #include "taskir/pbvarint.h"
 
 #include <protobuf-c/protobuf-c.h>
@@ -206,6 +207,10 @@ Status pb_wire_explain(const ProtobufCMessageDescriptor *desc, const uint8_t *bu
  * whole when the one before is full. */
 enum { MAX_CAPS = 32, SCAN_FIRST = 16, SCAN_ENTRY = 32 };
 
+/* The shortest run the first walk notes (shorter ones the second walk counts itself): the
+ * notes then take at most 1/16 of the bytes. */
+enum { NOTE_MIN = 256 };
+
 typedef struct Pre {
     const uint8_t *base;
     Diag *d;
@@ -216,9 +221,50 @@ typedef struct Pre {
     bool stop; /* malformed bytes: left to the unpack, which fails */
     /* A packed varint run of a field without a cap costs at most one value a byte: the first
      * walk takes that bound instead of counting (a pass over every value), and only when the
-     * bound passes max_bytes does a second, exact walk decide (redo). */
+     * bound passes max_bytes does a second, exact walk decide (redo). The first walk notes
+     * those runs, in the order both walks meet them (past the bound too, to the end or to
+     * the first finding, which it then leaves to the second walk); they are counted on
+     * threads between the walks, and the second walk takes their counts in turn (the runs
+     * past the noted ones it counts itself). */
     bool exact, redo;
+    PbRun *runs;
+    size_t n_runs, cap_runs;
+    bool runs_full;     /* out of memory noting them: the later ones are not noted */
+    uint64_t *counts;   /* the noted runs' counts (NULL: none) */
+    size_t next;        /* the second walk's next noted run */
 } Pre;
+
+/* Notes the run [p, p + n) in the first walk. */
+static void note_run(Pre *P, const uint8_t *p, size_t n)
+{
+    if (P->runs_full)
+        return;
+    if (P->n_runs == P->cap_runs) {
+        size_t cap = P->cap_runs ? P->cap_runs * 2 : 64;
+        PbRun *r = cap <= SIZE_MAX / sizeof *r ? realloc(P->runs, cap * sizeof *r) : NULL;
+        if (!r) {
+            P->runs_full = true;
+            return;
+        }
+        P->runs = r;
+        P->cap_runs = cap;
+    }
+    P->runs[P->n_runs++] = (PbRun){p, n};
+}
+
+/* The values of the packed varint run [p, p + n) of an uncapped field: the bound (first
+ * walk, noting the run), or the exact count. */
+static uint64_t uncapped_run(Pre *P, const uint8_t *p, size_t n)
+{
+    if (!P->exact) {
+        if (n >= NOTE_MIN)
+            note_run(P, p, n);
+        return n;
+    }
+    if (n >= NOTE_MIN && P->counts && P->next < P->n_runs)
+        return P->counts[P->next++];
+    return pb_varint_count(p, n);
+}
 
 static void cost(Pre *P, uint64_t n)
 {
@@ -311,7 +357,8 @@ static Status pre_walk(Pre *P, const ProtobufCMessageDescriptor *desc, const uin
                 for (size_t i = 0; i < P->n_caps; i++)
                     capped |= P->cap_field[i] == f;
                 if (wire_type_of(f) == 0) {
-                    entries = P->exact || capped ? pb_varint_count(p, (size_t)v) : v;
+                    entries = capped ? pb_varint_count(p, (size_t)v)
+                                     : uncapped_run(P, p, (size_t)v);
                 } else {
                     entries = v / (wire_type_of(f) == 1 ? 8 : 4);
                 }
@@ -326,6 +373,8 @@ static Status pre_walk(Pre *P, const ProtobufCMessageDescriptor *desc, const uin
             if (P->cap_field[i] != f)
                 continue;
             counts[i] += entries;
+            if (counts[i] > P->caps[i].max && P->redo)
+                return ST_LOGIC; /* past the bound: the second walk decides */
             if (counts[i] > P->caps[i].max) {
                 char where[48];
                 snprintf(where, sizeof where, "byte %lld", (long long)(at - P->base));
@@ -335,11 +384,9 @@ static Status pre_walk(Pre *P, const ProtobufCMessageDescriptor *desc, const uin
                                 desc->short_name);
             }
         }
-        if (P->bytes > P->max_bytes && !P->exact) {
-            P->redo = true;
-            return ST_LOGIC;
-        }
-        if (P->bytes > P->max_bytes) {
+        if (P->bytes > P->max_bytes && !P->exact)
+            P->redo = true; /* on to note the runs */
+        if (P->bytes > P->max_bytes && P->exact) {
             char where[48];
             snprintf(where, sizeof where, "byte %lld", (long long)(at - P->base));
             return diag_add(P->d, ST_LOGIC, "limit.decode", where,
@@ -353,6 +400,13 @@ static Status pre_walk(Pre *P, const ProtobufCMessageDescriptor *desc, const uin
 
 Status pb_wire_precheck(const ProtobufCMessageDescriptor *desc, const uint8_t *buf, size_t len,
                         const PbFieldCap *caps, size_t n_caps, uint64_t max_bytes, Diag *d)
+{
+    return pb_wire_precheck_threads(desc, buf, len, caps, n_caps, max_bytes, 1, d);
+}
+
+Status pb_wire_precheck_threads(const ProtobufCMessageDescriptor *desc, const uint8_t *buf,
+                                size_t len, const PbFieldCap *caps, size_t n_caps,
+                                uint64_t max_bytes, uint32_t threads, Diag *d)
 {
     Pre P;
     memset(&P, 0, sizeof P);
@@ -373,11 +427,18 @@ Status pb_wire_precheck(const ProtobufCMessageDescriptor *desc, const uint8_t *b
     }
     Status st = pre_walk(&P, desc, buf, buf + len, 0);
     if (P.redo) {
+        P.counts = P.n_runs ? malloc(P.n_runs * sizeof *P.counts) : NULL;
+        if (P.counts && !pb_runs_count(P.runs, P.n_runs, threads, P.counts)) {
+            free(P.counts); /* out of memory: the walk counts them */
+            P.counts = NULL;
+        }
         P.bytes = 0;
         P.stop = P.redo = false;
         P.exact = true;
         st = pre_walk(&P, desc, buf, buf + len, 0);
     }
+    free(P.runs);
+    free(P.counts);
     /* Malformed bytes: protobuf-c is laxer in places (it wraps a field number past 2^29 - 1
      * into 32 bits), so the count above may have stopped short of what it would decode:
      * refuse them here, as pb_wire_explain names them. */

@@ -111,6 +111,16 @@ void sim_kernel_prepack(SimRun *run);
 /* The operations (multiply-accumulates, comparisons) of one step of a compute block, for the
  * work cap; saturates at INT64_MAX. */
 int64_t sim_kernel_work(const SimBlock *sb);
+/* The int8 path's work units (sim_kernels.c): chunks of output rows times blocks of 64
+ * channels, split over the threads as sim_parallel splits n units. sim_dot8_chunks: how many
+ * chunks a convolution of Y output rows and F channels takes on nt threads, where a chunk
+ * of at most rows rows keeps its bytes in the cache: that fewest, or when it splits unevenly
+ * a multiple of nt (each thread then takes the rows the kernels split by rows give it, and
+ * has their results in its cache), whichever gives the busiest thread less work (the
+ * multiple on a tie); chunk k holds rows Y k / chunks up to the next chunk's.
+ * sim_dot8_busiest: that busiest thread's work, in output rows times channels. */
+int64_t sim_dot8_chunks(int64_t Y, int64_t F, int64_t rows, uint32_t nt);
+int64_t sim_dot8_busiest(int64_t Y, int64_t F, int64_t chunks, uint32_t nt);
 /* The kernel's own checks of a planned compute block (attributes it cannot run with). */
 Status sim_kernel_check(const SimBlock *sb, Diag *d);
 /* Applies one decoded step: in has s->in's volume, out s->out's. */

@@ -619,7 +619,7 @@ static bool pack_input8(const SimRun *run, const int32_t *in, int64_t np, int64_
     return atomic_load_explicit(&x.bits, memory_order_relaxed) <= 255u;
 }
 
-/* The rows of output a work unit takes: its output and input bytes stay in the cache
+/* The rows of output a work unit takes at most: its output and input bytes stay in the cache
  * (about half of a 1 MiB level 2) while every tap row passes. */
 #define DOT8_CHUNK_BYTES ((int64_t)512 * 1024)
 
@@ -631,7 +631,8 @@ typedef struct Conv8Ctx {
     const uint32_t *corr, *rowcorr;
     const uint8_t *xq;
     SimDot8Fn dot;
-    int64_t rows, nb;   /* output rows per chunk, channel blocks */
+    int64_t chunks, nb; /* chunks of output rows (chunk k: rows Y k / chunks up to the next
+                         * chunk's), channel blocks */
     int32_t lo, hi;     /* the precision's range */
 } Conv8Ctx;
 
@@ -686,14 +687,46 @@ static void conv8_chunk(const Conv8Ctx *c, int64_t b, int64_t y0, int64_t y1)
     finish_span((int32_t *)out, (y1 - y0) * X, F, nf, c->lo, c->hi);
 }
 
+/* The first output row of chunk k of chunks (k = chunks: Y). */
+static int64_t chunk_row(int64_t Y, int64_t chunks, int64_t k)
+{
+    return Y * k / chunks; /* Y, k <= 2^31 */
+}
+
 /* Work units u: chunk u / nb of output rows, channel block u % nb. */
 static void conv8_units(void *p, int64_t lo, int64_t hi)
 {
     const Conv8Ctx *c = p;
     for (int64_t u = lo; u < hi; u++) {
-        int64_t y0 = u / c->nb * c->rows;
-        conv8_chunk(c, u % c->nb, y0, min64(y0 + c->rows, c->w.Y));
+        int64_t k = u / c->nb;
+        conv8_chunk(c, u % c->nb, chunk_row(c->w.Y, c->chunks, k),
+                    chunk_row(c->w.Y, c->chunks, k + 1));
     }
+}
+
+int64_t sim_dot8_busiest(int64_t Y, int64_t F, int64_t chunks, uint32_t nt)
+{
+    int64_t nb = (F + DOT8_BLOCK - 1) / DOT8_BLOCK, units = chunks * nb, most = 0;
+    if ((uint64_t)units < nt)
+        nt = (uint32_t)units;
+    for (uint32_t i = 0; i < nt; i++) {
+        int64_t share = 0;
+        for (int64_t u = tir_part_at(units, nt, i); u < tir_part_at(units, nt, i + 1); u++) {
+            int64_t k = u / nb, f0 = u % nb * DOT8_BLOCK;
+            share += (chunk_row(Y, chunks, k + 1) - chunk_row(Y, chunks, k)) *
+                     min64(DOT8_BLOCK, F - f0);
+        }
+        most = max64(most, share);
+    }
+    return most;
+}
+
+int64_t sim_dot8_chunks(int64_t Y, int64_t F, int64_t rows, uint32_t nt)
+{
+    int64_t fewest = (Y + rows - 1) / rows;
+    int64_t even = min64(Y, (fewest + nt - 1) / nt * nt);
+    return sim_dot8_busiest(Y, F, even, nt) <= sim_dot8_busiest(Y, F, fewest, nt) ? even
+                                                                                   : fewest;
 }
 
 /* Runs sb (CC, CC2D, CVM) on the int8 path when it applies (see above), bias and clamp
@@ -720,10 +753,11 @@ static bool run_dot8(SimRun *run, SimBlock *sb)
     c.xq = xq;
     c.nb = (c.w.F + DOT8_BLOCK - 1) / DOT8_BLOCK;
     int64_t row_bytes = c.w.X * DOT8_BLOCK * 4 + c.w.sy * c.w.IX * c.c.nq * 4;
-    c.rows = max64(1, min64(c.w.Y, DOT8_CHUNK_BYTES / row_bytes));
+    int64_t rows = max64(1, min64(c.w.Y, DOT8_CHUNK_BYTES / row_bytes));
+    c.chunks = sim_dot8_chunks(c.w.Y, c.w.F, rows,
+                               sim_parallel_threads(run, sim_kernel_work(sb)));
     prec_range(sb->b, &c.lo, &c.hi);
-    int64_t chunks = (c.w.Y + c.rows - 1) / c.rows;
-    sim_parallel(run, chunks * c.nb, sim_kernel_work(sb), conv8_units, &c);
+    sim_parallel(run, c.chunks * c.nb, sim_kernel_work(sb), conv8_units, &c);
     return true;
 }
 

@@ -4,12 +4,26 @@
 #include "taskir/parallel.h"
 #include "sim_internal.h"
 
+/* Below about a million operations starting threads costs more than it saves; waking the
+ * pool's, below some 64 k. */
+static bool small(const SimRun *run, int64_t work)
+{
+    return work < (run->pool ? (int64_t)1 << 16 : (int64_t)1 << 20);
+}
+
+uint32_t sim_parallel_threads(const SimRun *run, int64_t work)
+{
+    if (small(run, work))
+        return 1;
+    if (run->pool)
+        return tir_pool_threads(run->pool);
+    uint32_t t = run->opt.threads;
+    return t < 1 ? 1 : t < TIR_MAX_THREADS ? t : TIR_MAX_THREADS;
+}
+
 void sim_parallel(const SimRun *run, int64_t n, int64_t work, SimRangeFn fn, void *ctx)
 {
-    /* below about a million operations starting threads costs more than it saves; waking
-     * the pool's, below some 64 k */
-    int64_t least = run->pool ? (int64_t)1 << 16 : (int64_t)1 << 20;
-    if (work < least)
+    if (small(run, work))
         fn(ctx, 0, n > 0 ? n : 0);
     else if (run->pool)
         tir_pool_run(run->pool, n, fn, ctx);

@@ -12,5 +12,9 @@
  * threads <= 1 or work is small). */
 typedef void (*SimRangeFn)(void *ctx, int64_t lo, int64_t hi);
 void sim_parallel(const SimRun *run, int64_t n, int64_t work, SimRangeFn fn, void *ctx);
+/* The threads sim_parallel shares work among (when n is at least that many): 1 when work is
+ * small. A kernel that knows it can shape its n parts so that they split evenly
+ * (tir_part_at). */
+uint32_t sim_parallel_threads(const SimRun *run, int64_t work);
 
 #endif

@@ -387,7 +387,7 @@ static Status run(const Options *o, const char *name, Diag *d, Diag *od, Diag *c
         LoadOptions lo = {o->threads};
         st = graph_load_pb_mem_opts(in, in_len, &lo, &g, d);
     }
-    tir_file_release(&file);
+    tir_file_release_threads(&file, o->threads);
     /* --verify --format json alone reports the findings as JSON; --format text dumps */
     bool json_report = o->verify && (o->format == PF_JSON || o->format == PF_JSON_FULL) &&
                        o->format_given && !o->summary && !o->has_block;

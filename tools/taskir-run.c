@@ -54,7 +54,8 @@
 /* The graph, the run and the mapped file are left to the process exit, which tears a
  * process's memory down faster than freeing it piece by piece (ResNet-50: 140 MB of file and
  * some 250 MB of values and buffers); under AddressSanitizer they are freed, so that it sees
- * no leak. */
+ * no leak. With --threads N the mapped file is released after the run, its pages dropped on
+ * the N threads (tir_file_release_threads): the exit would unmap them on one. */
 #if defined(__SANITIZE_ADDRESS__)
 #define FREE_AT_EXIT 1
 #elif defined(__has_feature)
@@ -685,8 +686,8 @@ int main(int argc, char **argv)
         st = o.kind == KIND_ONNX ? run_onnx(&o, buf, len, arrays, &res, &d)
              : o.kind != KIND_PB && o.kind != KIND_MAP ? run_model(&o, buf, len, arrays, &res, &d)
                                                        : run_graph(&o, buf, len, arrays, &res, &d);
-    if (FREE_AT_EXIT || st)
-        tir_file_release(&file);
+    if (FREE_AT_EXIT || st || o.sim.threads > 1) /* threads: its pages dropped on all */
+        tir_file_release_threads(&file, o.sim.threads);
     if (!st && o.dir) {
         st = outdir_write(o.dir, res.outs, res.n_outs, &d);
     } else if (!st) {

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Gives up on a failed step: the fixtures are built from constants, so a failure is out of
  * memory or a broken library call; either way the test cannot go on. */
@@ -137,31 +138,37 @@ Mapping *emit_fixture_conv(int32_t shift)
     return verified(m, "conv");
 }
 
-/* INPUT -> SI a (4x4x16 int8) on core (0,0) -> CCMPB relu (Soma1, phase 0) -> SI b, stored
- * on core (2,1) only (received in phase 0, its reader reads rows rows0.. and columns cols0..
- * of it) -> CCMPB copy (Soma2, phase 0) -> SI c -> OUTPUT; with `late` copy reads b in Soma1
- * of phase `late` (b's copy on (2,1) then lives over [0, late]); twice: a CADD (Axon, phase
- * late) adds b's rows to themselves into an int32 d, which copy reads. */
-static Mapping *transfer(int32_t rows0, int32_t rows, int32_t cols0, int32_t cols, int32_t late,
-                         bool twice)
+/* The maps of transfer(): n x n pixels of c int8 channels, sent in `phases` phases from 0. */
+typedef struct XferMap {
+    int32_t n, c, phases;
+} XferMap;
+
+/* INPUT -> SI a (4x4x16 int8, or d's) on core (0,0) -> CCMPB relu (Soma1, phase 0) -> SI b,
+ * stored on core (2,1) only (received in phase 0, or phases 0 .. d.phases - 1, its reader
+ * reads rows rows0.. and columns cols0.. of it) -> CCMPB copy (Soma2, phase 0) -> SI c ->
+ * OUTPUT; with `late` copy reads b in Soma1 of phase `late` (b's copy on (2,1) then lives
+ * over [0, late]); twice: a CADD (Axon, phase late) adds b's rows to themselves into an
+ * int32 d, which copy reads. */
+static Mapping *transfer_of(XferMap d, int32_t rows0, int32_t rows, int32_t cols0, int32_t cols,
+                            int32_t late, bool twice)
 {
     Mapping *m = mapping_create();
     CHECK(m);
     Graph *g = m->graph;
-    Block *in = blk(g, BT_INPUT, "x", 4, 4, 16, 0);
-    Block *a = blk(g, BT_SI, "a", 4, 4, 16, 0);
-    Block *relu = blk(g, BT_CCMPB, "relu", 4, 4, 16, 0);
-    Block *b = blk(g, BT_SI, "b", 4, 4, 16, 0);
-    Block *cp = blk(g, BT_CCMPB, "copy", rows, cols, 16, 0);
-    Block *c = blk(g, BT_SI, "c", rows, cols, 16, 0);
-    Block *out = blk(g, BT_OUTPUT, "y", rows, cols, 16, 0);
+    Block *in = blk(g, BT_INPUT, "x", d.n, d.n, d.c, 0);
+    Block *a = blk(g, BT_SI, "a", d.n, d.n, d.c, 0);
+    Block *relu = blk(g, BT_CCMPB, "relu", d.n, d.n, d.c, 0);
+    Block *b = blk(g, BT_SI, "b", d.n, d.n, d.c, 0);
+    Block *cp = blk(g, BT_CCMPB, "copy", rows, cols, d.c, 0);
+    Block *c = blk(g, BT_SI, "c", rows, cols, d.c, 0);
+    Block *out = blk(g, BT_OUTPUT, "y", rows, cols, d.c, 0);
     Block *all[] = {in, a, relu, b, cp, c, out};
     for (int i = 0; i < 7; i++) {
         all[i]->has_prec = true;
         all[i]->prec = PR_INT_8;
     }
     in->has_socket_id = out->has_socket_id = true;
-    relu->shape.d[D_IY] = relu->shape.d[D_IX] = 4;
+    relu->shape.d[D_IY] = relu->shape.d[D_IX] = d.n;
     cp->shape.d[D_IY] = rows;
     cp->shape.d[D_IX] = cols;
     CHECK(blk_set_attr(g, relu, AT_CMP, 0));
@@ -169,19 +176,19 @@ static Mapping *transfer(int32_t rows0, int32_t rows, int32_t cols0, int32_t col
     Edge *e0 = graph_connect(g, in, 0, a, 0);
     CHECK(graph_connect(g, a, 0, relu, 0));
     Edge *e2 = graph_connect(g, relu, 0, b, 0);
-    int32_t pos[6] = {rows0, cols0, 0, 0, 0, 0}, size[6] = {rows, cols, 16, 0, 0, 0};
+    int32_t pos[6] = {rows0, cols0, 0, 0, 0, 0}, size[6] = {rows, cols, d.c, 0, 0, 0};
     if (twice) {
-        Block *add = blk(g, BT_CADD, "twice", rows, cols, 16, 0);
-        Block *d = blk(g, BT_SI, "d", rows, cols, 16, 0);
-        add->has_prec = d->has_prec = true;
-        add->prec = d->prec = PR_INT_32;
+        Block *add = blk(g, BT_CADD, "twice", rows, cols, d.c, 0);
+        Block *sum = blk(g, BT_SI, "d", rows, cols, d.c, 0);
+        add->has_prec = sum->has_prec = true;
+        add->prec = sum->prec = PR_INT_32;
         add->shape.d[D_IY] = rows;
         add->shape.d[D_IX] = cols;
         CHECK(graph_connect_box(g, b, 0, pos, size, add, 0, NULL, NULL));
         CHECK(graph_connect_box(g, b, 0, pos, size, add, 1, NULL, NULL));
-        CHECK(graph_connect(g, add, 0, d, 0) && graph_connect(g, d, 0, cp, 0));
+        CHECK(graph_connect(g, add, 0, sum, 0) && graph_connect(g, sum, 0, cp, 0));
         one(m, add->id, 2, 1, late, AXON);
-        one(m, d->id, 2, 1, late, MEMORY);
+        one(m, sum->id, 2, 1, late, MEMORY);
     } else {
         CHECK(graph_connect_box(g, b, 0, pos, size, cp, 0, NULL, NULL));
     }
@@ -193,14 +200,41 @@ static Mapping *transfer(int32_t rows0, int32_t rows, int32_t cols0, int32_t col
     one(m, b->id, 2, 1, late << 8, MEMORY);
     one(m, cp->id, 2, 1, late, late ? SOMA1 : SOMA2);
     one(m, c->id, 2, 1, late, MEMORY);
-    const int32_t r0[1][4] = {{0, 0, 0, RECV}}, x[2][4] = {{0, 0, 0, SEND}, {2, 1, 0, RECV}},
-                  s5[1][4] = {{2, 1, late, SEND}};
+    const int32_t r0[1][4] = {{0, 0, 0, RECV}}, s5[1][4] = {{2, 1, late, SEND}};
+    int32_t x[8][4];
+    CHECK(d.phases >= 1 && d.phases <= 4);
+    for (int32_t p = 0; p < d.phases; p++) { /* a pair a phase */
+        const int32_t snd[4] = {0, 0, p, SEND}, rcv[4] = {2, 1, p, RECV};
+        memcpy(x[2 * p], snd, sizeof snd);
+        memcpy(x[2 * p + 1], rcv, sizeof rcv);
+    }
     coord(m, true, e0->id, 1, r0);
-    coord(m, true, e2->id, 2, x);
+    coord(m, true, e2->id, 2 * d.phases, (const int32_t (*)[4])x);
     coord(m, true, e5->id, 1, s5);
-    return verified(m, twice  ? "transfer_twice"
-                       : late ? "transfer_late"
-                       : cols < 4 ? "slice" : "transfer");
+    return verified(m, d.phases > 1 ? "spread"
+                       : twice      ? "transfer_twice"
+                       : late       ? "transfer_late"
+                       : cols < 4   ? "slice" : "transfer");
+}
+
+static Mapping *transfer(int32_t rows0, int32_t rows, int32_t cols0, int32_t cols, int32_t late,
+                         bool twice)
+{
+    return transfer_of((XferMap){4, 16, 1}, rows0, rows, cols0, cols, late, twice);
+}
+
+/* 16 x 16 pixels of 64 int8 channels (16 words a pixel, 4096 words in all): the Mapping
+ * spreads b's transfer over phases 0 and 1, copy reads it in Soma1 of phase 2. */
+Mapping *emit_fixture_spread(void)
+{
+    return transfer_of((XferMap){16, 64, 2}, 0, 16, 0, 16, 2, false);
+}
+
+/* 20 x 20 pixels of 64 int8 channels (6400 words): over phases 0, 1 and 2, copy reading it
+ * in Soma1 of phase 3; a phase's part ends inside a row. */
+Mapping *emit_fixture_spread3(void)
+{
+    return transfer_of((XferMap){20, 64, 3}, 0, 20, 0, 20, 3, false);
 }
 
 Mapping *emit_fixture_transfer(int32_t rows0, int32_t rows)
@@ -222,7 +256,6 @@ Mapping *emit_fixture_transfer_twice(void)
 {
     return transfer(0, 4, 0, 4, 1, true);
 }
-
 
 /* INPUT 4x4x8 int8 -> SI a -> CVS x3 + 5 (int32) -> SI -> CCMPB >> 2 (int8) -> SI -> CAVG
  * 2x2/2 (int32) -> SI -> CCMPB (int8, floor -20) -> SI -> OUTPUT, on core (0,0): phase 0

@@ -11,6 +11,8 @@
  *     headers; relays (a phase later, from a copy of a block of the same values) and relaying
  *     chains (one run to two cores in one phase, or a relay in the phase it receives), on one
  *     chip and across chip edges;
+ *   - a transfer the Mapping spreads over two phases: each phase's rows, each moved out of
+ *     the receive area;
  *   - the errors: an odd shift [emit.shift], a plan that does not fit [emit.alloc];
  *   - the alignment of a map whose pitch unit is no power of two (a P07 row).
  */
@@ -430,6 +432,81 @@ static void test_chain_chips(void **state)
     done(&r);
 }
 
+/* A transfer the Mapping spreads over phases 0 and 1 (emit_fixture_spread: 16 x 16 pixels of
+ * 64 int8 channels, 16 words a pixel, 256 words a row, 4096 in all against the receive
+ * area's 3072). Core (2,1): b's area in the data banks at 0 (4096 words, alive over [0, 2]),
+ * c after it at 4096. Phase 0 carries the rows the receive area has room for, 12 (3072
+ * words), into 0x8400, and a P06 in Soma2 of phase 0 moves them to word 0 (768 rows of 4
+ * words); phase 1 the other 4 rows (1024 words), into 0x8400 again, moved to word 3072.
+ * Core (0,0): a at 0, relu's buffer at 4096 (alive in both phases: it sends in both), sent
+ * from word 4096 in phase 0 (1536 packets) and from 7168 in phase 1 (512 packets), each
+ * to unit 0 of the receive area. copy reads b whole in Soma1 of phase 2. */
+static void test_spread(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_spread(), ST_OK);
+    const Taskir__Asm__CoreConfig *c0 = core_at(&r.s, 0, 0), *c1 = core_at(&r.s, 2, 1);
+    const int64_t from[2] = {4096, 7168}, words[2] = {3072, 1024}, to[2] = {0, 3072};
+    for (int p = 0; p < 2; p++) {
+        const Taskir__Asm__P09 *snd = c0->static_prim_list[p]->router->p09;
+        assert_int_equal(snd->addr_dout_base, from[p]);
+        assert_int_equal(snd->send_number, words[p] / 2 - 1);
+        assert_int_equal(snd->n_router_heads, 1);
+        assert_int_equal(snd->router_heads[0]->destination_addr, 0);
+        assert_int_equal(snd->router_heads[0]->pack_per_router_head, words[p] / 2 - 1);
+        const Taskir__Asm__P09 *rcv = c1->static_prim_list[p]->router->p09;
+        assert_true(rcv->receive_en);
+        assert_int_equal(rcv->receive_number, 0);
+        const Taskir__Asm__SomaPrim *mv = c1->static_prim_list[p]->soma2;
+        assert_non_null(mv);
+        assert_int_equal(mv->pic, 0x06);
+        const Taskir__Asm__P06 *m = mv->p06;
+        assert_int_equal(m->x1_precision, TASKIR__PRECISION__INT_32);
+        assert_int_equal(m->length_in, 4);
+        assert_int_equal(m->num_in, words[p] / 4);
+        assert_int_equal(m->num_out, words[p] / 4);
+        assert_int_equal(m->x1_base_addr, 0x8400);
+        assert_int_equal(m->x1_addr_length, words[p]);
+        assert_int_equal(m->o_base_addr, to[p]);
+        assert_int_equal(m->o_addr_length, words[p]);
+    }
+    const Taskir__Asm__SomaPrim *cp = c1->static_prim_list[2]->soma1;
+    assert_int_equal(cp->px5->x1_base_addr, 0);
+    assert_int_equal(cp->px5->x1_addr_length, 4096);
+    assert_int_equal(cp->px5->o_base_addr, 4096);
+    done(&r);
+}
+
+/* emit_fixture_spread3: 20 x 20 pixels of 64 int8 channels (16 words a pixel, 6400 words)
+ * over phases 0, 1 and 2. The receive area takes 192 pixels a phase (3072 words): pixels
+ * 0..191 (rows 0..8 and 12 pixels of row 9) in phase 0, 192..383 in phase 1, the last 16 in
+ * phase 2, each landing at 0x8400 and moved to word 16 x its first pixel of b's area (at
+ * 0): 0, 3072, 6144. The sender's buffer (at 6400, after a) sends them from 6400, 9472 and
+ * 12544, each one run to unit 0 (the pieces of rows follow each other). */
+static void test_spread_pixels(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_spread3(), ST_OK);
+    const Taskir__Asm__CoreConfig *c0 = core_at(&r.s, 0, 0), *c1 = core_at(&r.s, 2, 1);
+    const int64_t words[3] = {3072, 3072, 256};
+    for (int p = 0; p < 3; p++) {
+        const Taskir__Asm__P09 *snd = c0->static_prim_list[p]->router->p09;
+        assert_int_equal(snd->addr_dout_base, 6400 + 3072 * p);
+        assert_int_equal(snd->send_number, words[p] / 2 - 1);
+        assert_int_equal(snd->n_router_heads, 1);
+        assert_int_equal(snd->router_heads[0]->destination_addr, 0);
+        const Taskir__Asm__P06 *m = c1->static_prim_list[p]->soma2->p06;
+        assert_int_equal(m->num_in, words[p] / 4);
+        assert_int_equal(m->x1_base_addr, 0x8400);
+        assert_int_equal(m->o_base_addr, 3072 * p);
+        assert_int_equal(m->o_addr_length, words[p]);
+    }
+    assert_int_equal(c1->static_prim_list[3]->soma1->px5->x1_base_addr, 0);
+    done(&r);
+}
+
 /* A CLUT reading 96 int8 channels a pixel writes rows of 96 (layout.h): a pitch unit of 24
  * words, so every pixel starts 8-word aligned, and so is the map. The test_diff_ops graphs
  * abs_case_0__p_8_, cvm_precision_case_0__p_8_ ... asked the allocator for an alignment of
@@ -466,6 +543,8 @@ int main(void)
         cmocka_unit_test(test_chain_one_phase),
         cmocka_unit_test(test_chain_chips),
         cmocka_unit_test(test_feat_align),
+        cmocka_unit_test(test_spread),
+        cmocka_unit_test(test_spread_pixels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,8 +3,9 @@
  * constant weights packed at the first step and reused while the input changes; weights fed
  * by an INPUT block packed again at every step, leaving the int8 path at a step whose
  * weights are not int8 and taking it again at the next; constant weights packed already at
- * planning; and two threads giving the same results as one. Where the CPU has no VNNI the
- * same cases run the int32 path. */
+ * planning; two and three threads giving the same results as one; and the work units
+ * shared evenly by the threads (sim_dot8_chunks). Where the CPU has no VNNI the same cases
+ * run the int32 path. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -220,12 +221,43 @@ static void test_packed_at_planning(void **state)
     }
 }
 
-/* Two threads split the chunks and channel blocks: the same results. */
+/* Two or three threads split the chunks and channel blocks: the same results. */
 static void test_two_threads(void **state)
 {
     (void)state;
     steps_case(777, false, 2);
     steps_case(778, true, 2);
+    steps_case(779, false, 3);
+}
+
+/* The chunks of rows: 28 rows of which 24 fit the cache went as 24 + 4 rows to two threads
+ * (six times the work on one); now as 14 + 14. Seven rows of 2048 channels split by
+ * channel blocks (3 + 4 rows would leave one thread 8/7 of the other's work). One thread:
+ * the fewest chunks. Any shape: no more chunks than rows, never a busier thread than with
+ * the fewest chunks, and an even split whenever the threads divide the rows and the fewest
+ * chunks are at most as many as the threads. */
+static void test_even_chunks(void **state)
+{
+    (void)state;
+    assert_int_equal(sim_dot8_chunks(28, 128, 24, 2), 2);
+    assert_int_equal(sim_dot8_busiest(28, 128, 2, 2), 14 * 128);
+    assert_int_equal(sim_dot8_chunks(7, 2048, 100, 2), 1);
+    assert_int_equal(sim_dot8_busiest(7, 2048, 1, 2), 7 * 1024);
+    assert_int_equal(sim_dot8_chunks(112, 64, 17, 1), 7);
+    for (int64_t Y = 1; Y <= 40; Y++)
+        for (int64_t F = 1; F <= 300; F += 37)
+            for (int64_t rows = 1; rows <= Y; rows++)
+                for (uint32_t nt = 1; nt <= 4; nt++) {
+                    int64_t fewest = (Y + rows - 1) / rows, c = sim_dot8_chunks(Y, F, rows, nt);
+                    int64_t busiest = sim_dot8_busiest(Y, F, c, nt);
+                    assert_true(c >= fewest && c <= Y);
+                    assert_true(busiest <= sim_dot8_busiest(Y, F, fewest, nt));
+                    assert_true(busiest * nt >= Y * F);
+                    if (nt == 1)
+                        assert_int_equal(c, fewest);
+                    if (Y % nt == 0 && fewest <= nt)
+                        assert_int_equal(busiest, Y * F / nt);
+                }
 }
 
 int main(void)
@@ -236,6 +268,7 @@ int main(void)
         cmocka_unit_test(test_fed_weights_repacked),
         cmocka_unit_test(test_packed_at_planning),
         cmocka_unit_test(test_two_threads),
+        cmocka_unit_test(test_even_chunks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

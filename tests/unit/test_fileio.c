@@ -3,7 +3,11 @@
  * committed or when the directory is missing; capped reads refuse files over the cap; links
  * are followed to the target they replace, directories refused; same-file checks go by device
  * and inode. tir_file_bytes maps a regular file (the same bytes as a read), reads what it
- * cannot map (an empty file, a FIFO) and refuses what tir_read_file refuses. */
+ * cannot map (an empty file, a FIFO) and refuses what tir_read_file refuses; a large mapped
+ * file is released with its pages dropped on threads. A file of more than one 8 MiB block is
+ * written whole from pieces of every size, its whole blocks past the page cache where the file
+ * system takes O_DIRECT, and an uncommitted one leaves nothing. */
+#define _GNU_SOURCE /* O_DIRECT, mincore */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +18,9 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -139,6 +146,87 @@ static void test_uncommitted_leaves_nothing(void **state)
     diag_finish(&d);
     assert_int_equal(count_entries(dir), 1);
     assert_content(p, "old");
+}
+
+/* Does the file system of dir take O_DIRECT? */
+static bool takes_odirect(const char *dir)
+{
+    char p[512];
+    snprintf(p, sizeof p, "%s/probe", dir);
+    int fd = open(p, O_WRONLY | O_CREAT | O_DIRECT, 0600);
+    if (fd >= 0)
+        close(fd);
+    unlink(p);
+    return fd >= 0;
+}
+
+/* The number of pages of path's first len bytes in the page cache. */
+static size_t resident_pages(const char *path, size_t len)
+{
+    int fd = open(path, O_RDONLY);
+    assert_true(fd >= 0);
+    void *m = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+    assert_true(m != MAP_FAILED);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), n = (len + page - 1) / page, r = 0;
+    unsigned char *v = malloc(n);
+    assert_non_null(v);
+    assert_int_equal(mincore(m, len, v), 0);
+    for (size_t i = 0; i < n; i++)
+        r += v[i] & 1;
+    free(v);
+    munmap(m, len);
+    close(fd);
+    return r;
+}
+
+/* 20 MiB and 12345 bytes in pieces of 1 byte to 3 MiB over several calls: the same bytes in
+ * the file; the two whole 8 MiB blocks went past the page cache (O_DIRECT) where the file
+ * system takes it; not committed, nothing is left. */
+static void test_large_in_blocks(void **state)
+{
+    const char *dir = *state;
+    size_t len = ((size_t)20 << 20) + 12345;
+    uint8_t *data = malloc(len);
+    assert_non_null(data);
+    for (size_t i = 0; i < len; i++)
+        data[i] = (uint8_t)(i * 2654435761u >> 13);
+    char p[512];
+    snprintf(p, sizeof p, "%s/big.pb", dir);
+    for (int commit = 1; commit >= 0; commit--) {
+        Diag d;
+        diag_init(&d, p);
+        TirAtomicFile *f;
+        assert_int_equal(tir_atomic_open(p, &f, &d), ST_OK);
+        static const size_t sizes[] = {1, 7, 3 << 20, 4096, 100000, 5 << 20, 3};
+        size_t at = 0, k = 0;
+        while (at < len) {
+            struct iovec v[3];
+            int n = 0;
+            for (; n < 3 && at < len; n++, k++) {
+                size_t m = sizes[k % 7] < len - at ? sizes[k % 7] : len - at;
+                v[n] = (struct iovec){data + at, m};
+                at += m;
+            }
+            assert_int_equal(tir_atomic_writev(f, v, (size_t)n, &d), ST_OK);
+        }
+        assert_int_equal(tir_atomic_close(f, commit, &d), ST_OK);
+        diag_finish(&d);
+        if (!commit)
+            break;
+        if (takes_odirect(dir))
+            assert_true(resident_pages(p, (size_t)16 << 20) < 64);
+        diag_init(&d, p);
+        uint8_t *back;
+        size_t blen;
+        assert_int_equal(tir_read_file(p, (size_t)64 << 20, &back, &blen, &d), ST_OK);
+        diag_finish(&d);
+        assert_int_equal(blen, len);
+        assert_memory_equal(back, data, len);
+        free(back);
+        unlink(p);
+    }
+    assert_int_equal(count_entries(dir), 0);
+    free(data);
 }
 
 static void test_missing_directory(void **state)
@@ -301,7 +389,9 @@ static void test_file_bytes(void **state)
     diag_finish(&d);
 }
 
-/* A large file mapped with its pages brought in on threads: the same bytes. */
+/* A large file mapped with its pages brought in on threads: the same bytes; released with
+ * its pages dropped on threads (tir_file_release_threads): the mapping gone, and the file's
+ * bytes the same when it is mapped again. */
 static void test_file_bytes_threads(void **state)
 {
     const char *dir = *state;
@@ -324,8 +414,23 @@ static void test_file_bytes_threads(void **state)
         assert_non_null(f.map);
         assert_int_equal(f.len, n);
         assert_memory_equal(f.p, want, n);
-        tir_file_release(&f);
+        if (t == 1) {
+            tir_file_release(&f);
+            continue;
+        }
+        void *m = f.map;
+        tir_file_release_threads(&f, t);
+        assert_null(f.map);
+        assert_null(f.p);
+        unsigned char vec[4];
+        errno = 0;
+        assert_int_equal(mincore(m, 4 * 4096, vec), -1);
+        assert_int_equal(errno, ENOMEM);
     }
+    TirFileBytes f; /* mapped on one thread, released on four */
+    assert_int_equal(tir_file_bytes_threads(p, n, 1, &f, &d), ST_OK);
+    tir_file_release_threads(&f, 4);
+    assert_null(f.map);
     diag_finish(&d);
     free(want);
     unlink(p);
@@ -337,6 +442,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_mode_follows_umask, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_replaces_whole, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_uncommitted_leaves_nothing, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_large_in_blocks, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_missing_directory, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_read_cap, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_links_and_directories, setup_dir, teardown_dir),

@@ -7,7 +7,9 @@
  *    tensors, rearrangement matrices; more values than one saver part holds) against
  *    protobuf-c's own pack of the unpacked bytes, and graph_save_pb's file against
  *    graph_pack's buffer;
- *  - a message whose deferred field is of a kind the packer does not handle is left alone.
+ *  - a message whose deferred field is of a kind the packer does not handle is left alone;
+ *  - messages under one key (tensors several blocks share, in the graphs above too) get one
+ *    encoding, across resets.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -194,6 +196,15 @@ static Graph *big_graph(uint64_t seed)
         if (k == 4)
             b->data->name = "named";
     }
+    /* blocks that share a tensor (as the split and replicate passes' copies do): the first
+     * block's, in a later part than it; the named one; and two views of the same rows */
+    Block *sh[4];
+    for (int k = 0; k < 4; k++)
+        assert_non_null(sh[k] = graph_add_block(g, BT_SW, GRAPH_AUTO_ID, NULL));
+    sh[0]->data = g->blocks[0]->data;
+    sh[1]->data = g->blocks[4]->data;
+    assert_true(blk_set_data_view(g, sh[2], g->blocks[6]->data, 1000, 5000));
+    assert_true(blk_set_data_view(g, sh[3], g->blocks[6]->data, 1000, 5000));
     Edge *e = graph_add_edge(g, GRAPH_AUTO_ID, 0, 1);
     assert_non_null(e);
     Rearrange *r = edge_add_rearrange(g, e, RT_SHUFFLE, 2);
@@ -221,7 +232,10 @@ static void test_graph_pack(void **state)
         assert_int_equal(graph_pack(g, &buf, &len, &d), ST_OK);
         Taskir__TaskGraph *w = taskir__task_graph__unpack(NULL, len, buf);
         assert_non_null(w);
-        assert_int_equal(w->n_blocks, 9);
+        assert_int_equal(w->n_blocks, 13);
+        assert_int_equal(w->blocks[9]->data->n_int32_data, 40000);
+        assert_string_equal(w->blocks[10]->data->name, "named");
+        assert_int_equal(w->blocks[12]->data->n_int32_data, 5000);
         assert_int_equal(w->blocks[0]->data->n_int32_data, 40000);
         assert_int_equal(w->blocks[3]->data->n_uint32_data, 3000);
         assert_string_equal(w->blocks[4]->data->name, "named");
@@ -250,12 +264,58 @@ static void test_graph_pack(void **state)
     }
 }
 
+/* Messages under one key (pb_pack_expect, pb_pack_defer_keyed) share one encoding, across a
+ * reset, and each packs to protobuf-c's bytes. */
+static void test_keyed(void **state)
+{
+    (void)state;
+    uint64_t seed = 7;
+    int32_t iv[5000];
+    for (size_t i = 0; i < 5000; i++)
+        iv[i] = rng_value(&seed);
+    Taskir__Tensor t[3];
+    PbPack *p = pb_pack_create();
+    assert_non_null(p);
+    PbKey k = {{(uintptr_t)iv, 5000, 0, 0, 0}}, other = {{(uintptr_t)iv, 4999, 0, 0, 0}};
+    for (int i = 0; i < 3; i++)
+        assert_true(pb_pack_expect(p, &k));
+    assert_true(pb_pack_expect(p, &other));
+    const uint8_t *first = NULL;
+    for (int i = 0; i < 3; i++) {
+        t[i] = (Taskir__Tensor)TASKIR__TENSOR__INIT;
+        t[i].n_int32_data = 5000;
+        t[i].int32_data = iv;
+        t[i].name = "w";
+        size_t want_len;
+        uint8_t *want = reference_pack(&t[i].base, &want_len);
+        assert_int_equal(pb_pack_defer_keyed(p, &t[i].base, 4, &k), PB_DEFER_DONE);
+        assert_int_equal(t[i].base.n_unknown_fields, 2);
+        /* encoded for the first, whose bytes are kept for the other two */
+        if (i == 1)
+            first = t[i].base.unknown_fields[0].data;
+        if (i == 2)
+            assert_ptr_equal(t[i].base.unknown_fields[0].data, first);
+        assert_true(pb_pack_run(p, &t[i].base));
+        uint8_t *got;
+        size_t got_len;
+        assert_true(pb_pack_join(p, &got, &got_len));
+        assert_int_equal(got_len, want_len);
+        assert_memory_equal(got, want, want_len);
+        free(got);
+        free(want);
+        if (i == 1)
+            pb_pack_reset(p);
+    }
+    pb_pack_destroy(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tensor_fields),
         cmocka_unit_test(test_skipped),
         cmocka_unit_test(test_graph_pack),
+        cmocka_unit_test(test_keyed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

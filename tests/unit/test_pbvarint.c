@@ -4,7 +4,8 @@
  * extreme values), malformed runs refused, and graphs whose tensors carry their values in
  * several runs, packed and not, in int32_data and uint32_data, in a block twice (protobuf
  * merges the two), loading with exactly the values protobuf-c's own unpack gives, on any
- * number of threads; the pre-check's memory bound deciding as an exact count would. */
+ * number of threads; the pre-check's memory bound deciding as an exact count would, its
+ * count shared by threads (pb_runs_count) with the same findings for every thread count. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 
 #include "taskir/graph.h"
 #include "taskir/pbio.h"
+#include "taskir/pbruns.h"
 #include "taskir/pbvarint.h"
 #include "taskgraph.pb-c.h"
 
@@ -266,6 +268,18 @@ static void test_lifted_fault(void **state)
     free(g.p);
 }
 
+/* The first finding of d as "rule where what": kept in first (len bytes) on one thread, equal
+ * to it on the others. */
+static void same_finding(const Diag *d, uint32_t threads, char *first, size_t len)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s %s %s", d->entries[0].rule, d->entries[0].where,
+             d->entries[0].what);
+    if (threads == 1)
+        snprintf(first, len, "%s", msg);
+    assert_string_equal(msg, first);
+}
+
 /* A tensor large enough to be cut into pieces and shared by threads loads the same whatever
  * the thread count; a fault in a late piece is the same finding. */
 static void test_threads(void **state)
@@ -296,7 +310,7 @@ static void test_threads(void **state)
     while (g.p[at - 1] & 0x80)
         at++;
     memset(g.p + at, 0xff, 10);
-    char first[256] = "";
+    char first[512] = "";
     for (uint32_t threads = 1; threads <= 4; threads++) {
         LoadOptions lo = {threads};
         Diag d;
@@ -304,12 +318,7 @@ static void test_threads(void **state)
         Graph *graph = NULL;
         assert_int_equal(graph_load_pb_mem_opts(g.p, g.n, &lo, &graph, &d), ST_LOGIC);
         assert_null(graph);
-        char msg[256];
-        snprintf(msg, sizeof msg, "%s %s %s", d.entries[0].rule, d.entries[0].where,
-                 d.entries[0].what);
-        if (threads == 1)
-            strcpy(first, msg);
-        assert_string_equal(msg, first);
+        same_finding(&d, threads, first, sizeof first);
         diag_finish(&d);
     }
     assert_non_null(strstr(first, "wire.varint"));
@@ -356,6 +365,111 @@ static void test_precheck_bound(void **state)
     free(g.p);
 }
 
+/* pb_runs_count against pb_varint_count, run by run: odd numbers of runs of odd sizes (empty,
+ * one byte, a varint cut off at the end, several pieces of a MiB), on 1 to 5 threads. */
+static void test_runs_count(void **state)
+{
+    (void)state;
+    Buf all = {0};
+    size_t sizes[] = {0, 1, 3, 255, 256, 1000, (size_t)1 << 20, ((size_t)5 << 20) + 7, 17};
+    size_t n = sizeof sizes / sizeof sizes[0];
+    size_t at[sizeof sizes / sizeof sizes[0]];
+    for (size_t i = 0; i < n; i++) {
+        at[i] = all.n;
+        while (all.n - at[i] < sizes[i])
+            add_varint(&all, value(), rnd() % 8 ? 1 : 10);
+        all.n = at[i] + sizes[i]; /* cut: the last varint may end unfinished */
+    }
+    PbRun runs[sizeof sizes / sizeof sizes[0]];
+    uint64_t want[sizeof sizes / sizeof sizes[0]], got[sizeof sizes / sizeof sizes[0]];
+    for (size_t i = 0; i < n; i++) {
+        runs[i] = (PbRun){all.p + at[i], sizes[i]};
+        want[i] = pb_varint_count(runs[i].p, runs[i].len);
+    }
+    for (size_t k = 1; k <= n; k += 2) /* the first k runs: odd counts */
+        for (uint32_t threads = 1; threads <= 5; threads++) {
+            memset(got, 0xff, sizeof got);
+            assert_true(pb_runs_count(runs, k, threads, got));
+            for (size_t i = 0; i < k; i++)
+                assert_int_equal(got[i], want[i]);
+        }
+    free(all.p);
+}
+
+/* The pre-check's exact count on threads (pb_wire_precheck_threads): a graph whose packed
+ * runs pass the bound, long ones (counted on the threads) between short ones (counted in the
+ * walk), decides at the same limit and with the same finding on 1 to 4 threads; a capped
+ * field past its cap after the bound is found by the exact walk, as on one thread. */
+static void test_precheck_threads(void **state)
+{
+    (void)state;
+    Buf g = {0};
+    for (int blk = 0; blk < 5; blk++) {
+        Buf run = {0}, t = {0}, b = {0};
+        int nv = blk % 2 ? 3 : 400000 + blk * 77777;
+        for (int i = 0; i < nv; i++)
+            add_varint(&run, (uint64_t)(int64_t)-(int64_t)(rnd() % 3), 1);
+        add_bytes(&t, 4, &run);
+        add_bytes(&b, 7, &t);
+        add_bytes(&g, 1, &b);
+        free(run.p);
+        free(t.p);
+        free(b.p);
+    }
+    /* the smallest limit that accepts it, on one thread */
+    uint64_t lo = 0, hi = (uint64_t)1 << 32;
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        Diag d;
+        diag_init(&d, "t.pb");
+        if (pb_wire_precheck(&taskir__task_graph__descriptor, g.p, g.n, NULL, 0, mid, &d) == ST_OK)
+            hi = mid;
+        else
+            lo = mid;
+        diag_finish(&d);
+    }
+    assert_true(hi < g.n * 4); /* below the bound: the exact count decided */
+    char first[512] = "";
+    for (uint32_t threads = 1; threads <= 4; threads++) {
+        Diag d;
+        diag_init(&d, "t.pb");
+        assert_int_equal(pb_wire_precheck_threads(&taskir__task_graph__descriptor, g.p, g.n,
+                                                  NULL, 0, hi, threads, &d), ST_OK);
+        assert_int_equal(pb_wire_precheck_threads(&taskir__task_graph__descriptor, g.p, g.n,
+                                                  NULL, 0, hi - 1, threads, &d), ST_LOGIC);
+        assert_int_equal(d.n, 1);
+        same_finding(&d, threads, first, sizeof first);
+        diag_finish(&d);
+    }
+    assert_non_null(strstr(first, "limit.decode"));
+    /* then a block of 300 attributes (cap 256): past the bound, found by the exact walk */
+    Buf b = {0}, attr = {0};
+    for (int i = 0; i < 300; i++)
+        add_bytes(&b, 8, &attr);
+    add_bytes(&g, 1, &b);
+    size_t n_caps;
+    const PbFieldCap *caps = graph_pb_caps(&n_caps);
+    for (uint32_t threads = 1; threads <= 3; threads++) {
+        Diag d;
+        diag_init(&d, "t.pb");
+        assert_int_equal(pb_wire_precheck_threads(&taskir__task_graph__descriptor, g.p, g.n,
+                                                  caps, n_caps, hi + (1 << 20), threads, &d),
+                         ST_LOGIC);
+        assert_int_equal(d.n, 1);
+        assert_string_equal(d.entries[0].rule, "limit.attrs");
+        diag_finish(&d);
+        diag_init(&d, "t.pb");
+        assert_int_equal(pb_wire_precheck_threads(&taskir__task_graph__descriptor, g.p, g.n,
+                                                  caps, n_caps, lo - 4096, threads, &d),
+                         ST_LOGIC);
+        assert_int_equal(d.n, 1);
+        assert_string_equal(d.entries[0].rule, "limit.decode");
+        diag_finish(&d);
+    }
+    free(b.p);
+    free(g.p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -366,6 +480,8 @@ int main(void)
         cmocka_unit_test(test_lifted_fault),
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_precheck_bound),
+        cmocka_unit_test(test_runs_count),
+        cmocka_unit_test(test_precheck_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
