@@ -299,6 +299,7 @@ static void free_emit(Emit *e)
     free(e->dups);
     free(e->tees);
     free(e->gathers);
+    free(e->sendbufs);
     free(e->parts);
     for (size_t i = 0; i < e->n_states; i++)
         free(e->states[i].image);

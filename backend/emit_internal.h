@@ -16,6 +16,7 @@
  *   emit_gather.c the inputs of a CADD of several different inputs, copied back to back (P06)
  *   emit_tee.c    a result copied into a second storage on its core (an inserted P06)
  *   emit_rearr.c  rearrangements realised without a move (a flatten into CVMs: the weights)
+ *   emit_sendbuf.c a result sent to copies of another precision: a P06 into a send area
  *   emit_p08.c    a CLIF's P08: its neurons' state area, its input and output layouts
  *   emit_narrow.c an Axon's int32 result narrowed into an 8-bit map on its core (a P06)
  */
@@ -154,6 +155,16 @@ typedef struct EGather {
     uint32_t req;                   /* the gathered area (all n inputs) */
 } EGather;
 
+/* A send area: writer's output buffer rewritten by an inserted P06 in the precision (and
+ * pitch) of the copies it sends to, before the router (emit_sendbuf.c). */
+typedef struct ESendBuf {
+    uint32_t writer;                /* the compute block's position */
+    uint32_t store;                 /* a storage block it sends to (for the pitch, messages) */
+    EmitFeat feat;                  /* the area: the writer's output box in that precision */
+    uint32_t req;                   /* its area on the writer's core */
+    int32_t phase, slot;            /* the P06's phase and slot (PIIndex SOMA1 / SOMA2) */
+    int32_t first, last;            /* the phases that send from it */
+} ESendBuf;
 /* One phase's part of a spread copy (ECopy.spread, emit_spread.c): pixels [q0, q0 + nq)
  * of the copy (in its [y][x] order: (y - box.lo[0]) * box.n[1] + x - box.lo[1]) arrive in
  * phase `phase` into a landing area of their own in the receive area (land, alive in that
@@ -223,6 +234,8 @@ typedef struct Emit {
     size_t n_tees, cap_tees;
     EGather *gathers;
     size_t n_gathers, cap_gathers;
+    ESendBuf *sendbufs;
+    size_t n_sendbufs, cap_sendbufs;
     EPart *parts;
     size_t n_parts, cap_parts;
     ENarrow *narrows;
@@ -352,6 +365,13 @@ Taskir__Asm__P06 *emit_p06_slot(Emit *e, uint32_t core, int32_t phase, int32_t s
 void emit_p06_rows(Taskir__Asm__P06 *p, PrecisionId prec, int64_t c, int64_t rows, int64_t x1,
                    int64_t x1_words, int64_t o, int64_t o_words);
 
+/* The send areas (emit_sendbuf.c): planned after the gathers, before the memory plan;
+ * their P06s written with the routes. emit_sendbuf_of: writer w's area in precision prec, or
+ * NULL. */
+Status emit_sendbufs(Emit *e);
+Status emit_sendbuf_prims(Emit *e);
+ESendBuf *emit_sendbuf_of(const Emit *e, uint32_t w, PrecisionId prec);
+
 /* Spread copies (emit_spread.c): whether a transfer into received copy cp arrives on its
  * core in several phases (the Mapping spreads it); the parts of every spread copy, planned
  * after the copies (their landing areas share the receive area with the other arrivals of
@@ -381,6 +401,11 @@ Status emit_moves(Emit *e);                 /* emit_move.c: the P06 of received 
                                                of the parts of spread ones */
 Status emit_prims(Emit *e, Taskir__Asm__Config *cfg); /* emit_prim.c */
 Status emit_routes(Emit *e);                /* emit_route.c */
+/* The next (ROUTER_SEND, ROUTER_RECIEVE) pair of coordinates of edge dict `dict` from index
+ * *i on (*i the send's), and their cores *sk, *rk; false when none is left, or out of memory
+ * (*st ST_RUNTIME). */
+bool emit_dict_pair(Emit *e, const MapDict *dict, uint32_t *i, uint32_t *sk, uint32_t *rk,
+                    Status *st);
 Status emit_router_prims(Emit *e);          /* emit_route.c, after the prims */
 /* One run sent whole to several cores in a phase becomes one relaying chain (the chip's
  * multicast): emit_route_chain.c, before the P09s are written. */

@@ -11,7 +11,8 @@
  *     socket;
  *   - a ProgSocket per INPUT and OUTPUT block (sockets.json).
  * The edge between a socket and its storage must join boxes of the same extents (y, x,
- * channels): a dynamic block places a piece of the socket as it is. A copy laid out as P81's
+ * channels): a dynamic block places a piece of the socket as it is; some of a copy's columns
+ * over several rows take a block a row. A copy laid out as P81's
  * planes (emit_p81.c) takes its whole socket in storage order F_X_Y, ALIGN_16.
  */
 #include "backend/emit_internal.h"
@@ -23,6 +24,9 @@
 #include <string.h>
 
 #define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
+
+/* At most this many rows a piece of a socket is cut into (a dynamic block a row). */
+enum { MAX_ROW_BLOCKS = 1 << 16 };
 
 /* A StaticBlock "<kind><block id>.<chip x>.<chip y>.<core x>.<core y>" on core c at word
  * addr, its image (n words) moved into the program set's data. */
@@ -136,18 +140,30 @@ Taskir__Asm__DynamicBlock *emit_dynamic_new(Emit *e, Taskir__Asm__DataConfig *dc
 }
 
 /* A dynamic block for the part `box` (storage coordinates) of copy cp of the storage an edge
- * joins to socket block io; the edge's box is ebox at the storage and sbox at the socket. */
+ * joins to socket block io; the edge's box is ebox at the storage and sbox at the socket.
+ * Some of the copy's columns over several rows are not one run of memory: a block a row
+ * then (*piece counts the blocks). */
 static Status dynamic(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io, const ECopy *cp,
-                      const EBox *box, const EBox *ebox, const EBox *sbox, int piece)
+                      const EBox *box, const EBox *ebox, const EBox *sbox, int *piece)
 {
-    if (!cp->planes && box->n[0] > 1 && box->n[1] != cp->box.n[1]) /* rows not one run */
-        return diag_block(e->d, ST_LOGIC, "emit.socket", io,
-                          "a piece of %lld of the %lld columns of block %d's copy on core %s, "
-                          "over %lld rows: a dynamic block places whole rows one after the "
-                          "other", (long long)box->n[1], (long long)cp->box.n[1],
-                          e->g->blocks[cp->block]->id, e->cores[cp->core].name,
-                          (long long)box->n[0]);
-    Taskir__Asm__DynamicBlock *db = emit_dynamic_new(e, dc, io, cp, piece);
+    if (!cp->planes && box->n[0] > 1 && box->n[1] != cp->box.n[1]) { /* rows not one run */
+        if (box->n[0] > MAX_ROW_BLOCKS)
+            return diag_block(e->d, ST_LOGIC, "emit.socket", io,
+                              "a piece of %lld of the %lld columns of block %d's copy on core "
+                              "%s, over %lld rows: a dynamic block a row, more than %d",
+                              (long long)box->n[1], (long long)cp->box.n[1],
+                              e->g->blocks[cp->block]->id, e->cores[cp->core].name,
+                              (long long)box->n[0], MAX_ROW_BLOCKS);
+        Status st = ST_OK;
+        for (int64_t y = 0; y < box->n[0] && st == ST_OK; y++) {
+            EBox row = *box;
+            row.lo[0] += y;
+            row.n[0] = 1;
+            st = dynamic(e, dc, io, cp, &row, ebox, sbox, piece);
+        }
+        return st;
+    }
+    Taskir__Asm__DynamicBlock *db = emit_dynamic_new(e, dc, io, cp, (*piece)++);
     if (!db)
         return ST_RUNTIME;
     /* in the socket's coordinates */
@@ -293,7 +309,7 @@ static Status socket_blocks(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos)
             if (!meet || (!in && c > 0)) /* an output is read from one copy */
                 continue;
             Status st = cp->view ? emit_socket_view(e, dc, pos, cp, &piece)
-                                 : dynamic(e, dc, io, cp, &part, &box, &sbox, piece++);
+                                 : dynamic(e, dc, io, cp, &part, &box, &sbox, &piece);
             if (st != ST_OK)
                 return st;
         }

@@ -411,6 +411,10 @@ bool emit_soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot)
         if (e->gathers[i].i >= 0 && e->copies[e->gathers[i].copy].core == k &&
             e->gathers[i].phase == p && e->gathers[i].slot == slot)
             return true;
+    for (size_t i = 0; i < e->n_sendbufs; i++) /* a send area's P06 (emit_sendbuf.c) */
+        if (e->core_of[e->sendbufs[i].writer] == k && e->sendbufs[i].phase == p &&
+            e->sendbufs[i].slot == slot)
+            return true;
     for (size_t i = 0; i < e->n_parts; i++) /* a spread copy's part (emit_spread.c) */
         if (e->copies[e->parts[i].copy].core == k && e->parts[i].phase == p &&
             slot == PI_SOMA2)
@@ -782,6 +786,8 @@ Status emit_plan(Emit *e)
         st = emit_tees(e);
     if (st == ST_OK)
         st = emit_gathers(e);
+    if (st == ST_OK)
+        st = emit_sendbufs(e);
     if (st == ST_OK)
         st = emit_p08_plan(e);
     for (uint32_t k = 0; k < e->n_cores && st == ST_OK; k++) {

@@ -57,9 +57,11 @@ static Status add_send(Emit *e, uint32_t k, int32_t p, const ESend *s)
 }
 
 /* The source of edge ed's data on its writer's core, in the coordinates of the storage it
- * goes to (dst_box: the edge's box there). */
+ * goes to (dst_box: the edge's box there), for a copy holding prec values: the writer's
+ * output buffer, or its send area in prec when a P06 rewrites the buffer so
+ * (emit_sendbuf.c). */
 static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
-                        const EBox *dst_box, ELoc *l)
+                        const EBox *dst_box, PrecisionId prec, ELoc *l)
 {
     const Block *b = e->g->blocks[w];
     uint32_t k = e->core_of[w];
@@ -74,11 +76,12 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
                               "when its output buffer on %s is no longer alive (phases "
                               "%d..%d)", ed->id, phase, c->name, c->reqs[o->req].first,
                               c->reqs[o->req].last);
-        l->feat = &o->feat;
-        l->row = o->box.n[1] * emit_feat_pixel_words(&o->feat);
+        const ESendBuf *sb = prec != o->feat.prec ? emit_sendbuf_of(e, w, prec) : NULL;
+        l->feat = sb ? &sb->feat : &o->feat;
+        l->row = o->box.n[1] * emit_feat_pixel_words(l->feat);
         l->box = *dst_box;
-        l->base = c->addr[o->req] + (wbox.lo[0] * o->box.n[1] + wbox.lo[1]) *
-                                        emit_feat_pixel_words(&o->feat);
+        l->base = c->addr[sb ? sb->req : o->req] + (wbox.lo[0] * o->box.n[1] + wbox.lo[1]) *
+                                                       emit_feat_pixel_words(l->feat);
         return ST_OK;
     }
     /* the storage the writer writes on its own core */
@@ -323,6 +326,23 @@ static Status relay_loc(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_
                      "block %d", e->cores[sk].name, phase, e->g->blocks[w]->id);
 }
 
+bool emit_dict_pair(Emit *e, const MapDict *dict, uint32_t *i, uint32_t *sk, uint32_t *rk,
+                    Status *st)
+{
+    for (; *i + 1 < dict->n_coords; (*i)++) {
+        const MapCoord *cs = &dict->coords[*i], *cr = &dict->coords[*i + 1];
+        if (cs->pi_index != PI_SEND || cr->pi_index != PI_RECV)
+            continue;
+        *sk = emit_core(e, cs);
+        *rk = emit_core(e, cr);
+        if (*sk != EMIT_NONE && *rk != EMIT_NONE)
+            return true;
+        *st = diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+        return false;
+    }
+    return false;
+}
+
 /* One edge dict: every (send, receive) pair of coordinates. */
 static Status route_edge(Emit *e, const MapDict *dict)
 {
@@ -340,13 +360,10 @@ static Status route_edge(Emit *e, const MapDict *dict)
     EBox dbox;
     if (!emit_iface_box(e, (uint32_t)s, true, ed->id, &dbox))
         return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no box");
-    for (uint32_t i = 0; i + 1 < dict->n_coords; i++) {
+    uint32_t sk, rk;
+    Status pst = ST_OK;
+    for (uint32_t i = 0; emit_dict_pair(e, dict, &i, &sk, &rk, &pst); i++) {
         const MapCoord *cs = &dict->coords[i], *cr = &dict->coords[i + 1];
-        if (cs->pi_index != PI_SEND || cr->pi_index != PI_RECV)
-            continue;
-        uint32_t sk = emit_core(e, cs), rk = emit_core(e, cr);
-        if (sk == EMIT_NONE || rk == EMIT_NONE)
-            return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
         ECopy *dcp = emit_copy_on(e, (uint32_t)s, rk);
         bool dup = false; /* the first phase carries the whole transfer to a receiver */
         for (uint32_t j = 1; j < i && !dup && !(dcp && dcp->spread); j++)
@@ -376,7 +393,7 @@ static Status route_edge(Emit *e, const MapDict *dict)
                 sk = e->core_of[w];
         }
         if (sk == e->core_of[w] && st == ST_OK)
-            st = writer_loc(e, ed, (uint32_t)w, cs->phase, &dbox, &src);
+            st = writer_loc(e, ed, (uint32_t)w, cs->phase, &dbox, dcp->feat.prec, &src);
         EBox pieces[3];
         int np = pt ? part_pixels(dcp, pt, &part, pieces) : 1;
         if (!pt)
@@ -386,7 +403,7 @@ static Status route_edge(Emit *e, const MapDict *dict)
         if (st != ST_OK)
             return st;
     }
-    return ST_OK;
+    return pst;
 }
 
 /* A writer whose box is not whole rows of its own core's copy (EOut.gather) writes a
@@ -427,7 +444,7 @@ static Status gather(Emit *e, uint32_t w)
                              "its rearrangement moves values between pixels; the code "
                              "generator does not realise it yet (it needs P06 moves)");
         ELoc src = {0};
-        Status st = writer_loc(e, ed, w, p, &dbox, &src);
+        Status st = writer_loc(e, ed, w, p, &dbox, cp->feat.prec, &src);
         if (st == ST_OK)
             st = runs(e, ed, &src, dbox.lo[2], k, p, cp, k, &part, emit_copy_dest_addr(e, cp));
         if (st != ST_OK)
@@ -438,7 +455,9 @@ static Status gather(Emit *e, uint32_t w)
 
 Status emit_routes(Emit *e)
 {
-    Status worst = ST_OK;
+    Status worst = emit_sendbuf_prims(e);
+    if (worst != ST_OK)
+        return worst;
     for (uint32_t i = 0; i < e->m->n_edges; i++) {
         Status st = route_edge(e, &e->m->edges[i]);
         if (st == ST_RUNTIME)

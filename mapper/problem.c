@@ -15,7 +15,8 @@
  * compute block's output buffer (chip_output_bytes) unless all it writes is storage of its
  * own cluster (the buffer is then that storage; schedule.c drops it too when the readers'
  * clusters join its core), the area a CADD adding one box to itself reads (the box n
- * times) and the int32 area of an Axon writing an 8-bit map (layout_work_bytes), split into static data (weights, biases, tables: what holds
+ * times), the int32 area of an Axon writing an 8-bit map and a result's send areas in
+ * other precisions (layout_work_bytes), split into static data (weights, biases, tables: what holds
  * its own data) and the rest.
  * Transfers: every edge compute -> storage (the router when the two land on different cores),
  * INPUT -> storage and storage -> OUTPUT, with its real byte count: the volume of the

@@ -243,9 +243,18 @@ bool layout_narrows(const Graph *g, const GraphUses *u, uint32_t pos)
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         long s = graph_block_pos(g, g->edges[bu->out_edges[j]]->dst);
         PrecisionId p = s >= 0 ? blk_prec(g->blocks[s]) : PR_INT_32;
-        if (s >= 0 && bt_info(g->blocks[s]->type)->kind == BK_STORAGE &&
-            (p == PR_INT_8 || p == PR_UINT_8))
+        if (s < 0 || bt_info(g->blocks[s]->type)->kind != BK_STORAGE)
+            continue;
+        if (p == PR_INT_8 || p == PR_UINT_8)
             return true;
+        int32_t cd[TIR_CDIMS];
+        int64_t su = layout_storage_unit(g, u, (uint32_t)s);
+        int64_t ou = layout_output_unit(g, u, pos, PR_INT_32);
+        if (p != PR_INT_32 || su <= ou || ou < 1 || !blk_cluster_dims(b, false, 0, cd))
+            continue;
+        int64_t nc = cd[D_F] > 0 ? cd[D_F] : 1;
+        if ((nc + su - 1) / su * su > (nc + ou - 1) / ou * ou)
+            return true; /* a re-pitch: the map holds more lanes a pixel than it writes */
     }
     return false;
 }
@@ -260,8 +269,55 @@ int64_t layout_narrow_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
                             layout_output_unit(g, u, pos, PR_INT_32));
 }
 
+int64_t layout_send_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
+{
+    const Block *b = g->blocks[pos];
+    const BlockUses *bu = &u->blocks[pos];
+    int32_t cd[TIR_CDIMS];
+    if (bt_info(b->type)->kind != BK_COMPUTE || !blk_cluster_dims(b, false, 0, cd))
+        return 0;
+    /* the buffer's precision, as the code generator takes it: an Axon's or a group
+     * primitive's int32, else the last storage block written */
+    PrecisionId buf = blk_prec(b);
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        const Block *s = graph_block(g, g->edges[bu->out_edges[j]]->dst);
+        if (s && bt_info(s->type)->kind == BK_STORAGE)
+            buf = blk_prec(s);
+    }
+    if (layout_use_of(b->type, false) & (LAYOUT_AXON | LAYOUT_GROUP))
+        buf = PR_INT_32;
+    int64_t total = 0;
+    PrecisionId seen[4];
+    int n_seen = 0;
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        long s = graph_block_pos(g, g->edges[bu->out_edges[j]]->dst);
+        if (s < 0 || bt_info(g->blocks[s]->type)->kind != BK_STORAGE)
+            continue;
+        PrecisionId p = blk_prec(g->blocks[s]);
+        bool counted = p == buf;
+        for (int k = 0; k < n_seen && !counted; k++)
+            counted = seen[k] == p;
+        if (counted || n_seen == 4)
+            continue;
+        seen[n_seen++] = p;
+        int64_t one = layout_map_bytes(p, cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
+                                       cd[D_F] > 0 ? cd[D_F] : 1,
+                                       layout_storage_unit(g, u, (uint32_t)s));
+        if (one < 0 && !layout_unit(p, 0))
+            continue; /* a precision without a layout: refused (map.exact.prec, emit.prec) */
+        if (one < 0 || total > INT64_MAX / 2 - one)
+            return -1;
+        total += one;
+    }
+    return total;
+}
+
 int64_t layout_work_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
 {
+    /* an Axon's int32 area for narrowing on its core is at least its 8-bit send area for
+     * another core's copy (4 bytes a value against 1): the larger of the two stands for both */
     int64_t r = layout_repeat_bytes(g, u, pos), n = layout_narrow_bytes(g, u, pos);
-    return r < 0 || n < 0 || r > INT64_MAX - n ? -1 : r + n;
+    int64_t s = layout_send_bytes(g, u, pos);
+    n = s > n ? s : n;
+    return r < 0 || n < 0 || s < 0 || r > INT64_MAX - n ? -1 : r + n;
 }

@@ -63,18 +63,27 @@ int64_t layout_map_bytes(PrecisionId p, int64_t ny, int64_t nx, int64_t nc, int 
 /* Bytes of the area a CADD at pos that adds one box to itself reads (the box n times in the
  * group unit); 0 for any other block, -1 on overflow. */
 int64_t layout_repeat_bytes(const Graph *g, const GraphUses *u, uint32_t pos);
+/* Bytes of the send areas of compute block pos (backend/emit_sendbuf.c): its output
+ * buffer's pixels in the precision and pitch of each storage block it writes in another
+ * precision than the buffer's (an Axon's int32 into an int8 map), one area a precision;
+ * 0 when none, -1 on overflow. */
+int64_t layout_send_bytes(const Graph *g, const GraphUses *u, uint32_t pos);
 
 /* Whether compute block pos is an Axon primitive (P41, P04, P81, P02, P03, P43, P83: int32
- * words out) that writes an 8-bit map (INT_8, UINT_8): the code generator has it write its
- * result as int32 rows into an area of its own, which an inserted P06 in a Soma slot of its
- * phase (Soma1, else Soma2) narrows into the map (docs/backend.md "Inserted primitives"). */
+ * words out) that writes an 8-bit map (INT_8, UINT_8), or an int32 map of a larger pitch
+ * than it writes (a CADD adding a box to itself, which reads and writes the group unit, into
+ * a map a P05 reads with 32 channels a pixel): the code generator has it write its result as
+ * int32 rows into an area of its own, which an inserted P06 in a Soma slot of its phase
+ * (Soma1, else Soma2) narrows or re-pitches into the map (docs/backend.md "Inserted
+ * primitives"). */
 bool layout_narrows(const Graph *g, const GraphUses *u, uint32_t pos);
 /* Bytes of the int32 area a block that narrows writes (its result in the pitch it writes,
  * layout_output_unit); 0 for any other block, -1 on overflow. */
 int64_t layout_narrow_bytes(const Graph *g, const GraphUses *u, uint32_t pos);
 /* Bytes of the working areas of compute block pos in its phase, beside its output: the
- * repeated box of a CADD of one box (layout_repeat_bytes) and the int32 area of a block that
- * narrows (layout_narrow_bytes); -1 on overflow. */
+ * repeated box of a CADD of one box (layout_repeat_bytes), and the int32 area of a block that
+ * narrows (layout_narrow_bytes) or its send areas (layout_send_bytes), the larger; -1 on
+ * overflow. */
 int64_t layout_work_bytes(const Graph *g, const GraphUses *u, uint32_t pos);
 
 #endif

@@ -19,8 +19,9 @@
  * (chip_output_bytes) that its output storage on other cores takes (the interfaces of its
  * output clusters whose storage its core does not hold: what it writes is staged there for
  * the router; what lands in storage of its own core is that storage), and the area a CADD
- * that adds one box to itself reads (the box n times) and the int32 area an Axon writing an
- * 8-bit map writes before a P06 narrows it (layout_work_bytes). The mapper
+ * that adds one box to itself reads (the box n times), the int32 area an Axon writing an
+ * 8-bit map writes before a P06 narrows it and the send areas of a result written into
+ * storage of another precision (layout_work_bytes). The mapper
  * counts no less.
  *
  * Receives: per edge and receiving core (a ROUTER_RECIEVE coordinate on a core that holds a
@@ -365,7 +366,7 @@ static Status mem_collect(Checker *k, MemUse **out, size_t *n_out)
                 double x = remote >= all ? (double)out : (double)out * remote / all;
                 bytes = out < 0 ? 0 : (int64_t)x + ((double)(int64_t)x < x);
             }
-            int64_t work = layout_work_bytes(g, &k->u, i); /* x + x, narrowing areas */
+            int64_t work = layout_work_bytes(g, &k->u, i); /* x + x, narrowing, send areas */
             if (work > 0)
                 bytes = bytes > INT64_MAX - work ? INT64_MAX : bytes + work;
             if (bytes > 0)

@@ -1,0 +1,188 @@
+/* emit_sendbuf.c: send areas a P06 writes before the router reads them (docs/backend.md,
+ * "Transfers", "Inserted primitives"). The router moves bytes as they are, so a result sent
+ * to a copy of another precision than its output buffer's (an int32 CADD whose values go
+ * into an int8 map on another core; an int8 map into an int32 one) goes through a send
+ * area: a P06 on the writer's core rewrites the buffer's pixels in the receivers' precision
+ * and pitch (x1_precision the buffer's, out_precision the receivers', length_in /
+ * length_out the two pitches, num_in = num_out the pixels, bit_shift_num 0: the Soma then
+ * only clips, CHIP.md §1), in the latest free Soma slot after the writer and before the
+ * router of the first phase that sends from it; the router sends those receivers' parts
+ * from the send area. The area lives from the P06's phase to the last such send.
+ *
+ * A narrowing P06 clips; the graph's storage keeps what it is given (docs/semantics.md), so
+ * the change is exact only when every value of the writer's result lies in the receivers'
+ * precision: the interval analysis (taskir/exact.h) decides, else [emit.prec]. No free slot:
+ * [emit.slot].
+ */
+#include "backend/emit_internal.h"
+
+#include "taskir/diag_block.h"
+#include "taskir/exact.h"
+
+#include <stdlib.h>
+
+#define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
+
+enum { PI_AXON = 1, PI_SOMA1 = 2, PI_SEND = 4, PI_SOMA2 = 5 };
+
+/* The order of slot sl in phase p: its Axon, Soma1, router, Soma2. */
+static int64_t when(int32_t p, int32_t sl)
+{
+    return (int64_t)p * 8 + (sl == PI_AXON ? 1 : sl == PI_SOMA1 ? 2 : sl == PI_SOMA2 ? 4 : 3);
+}
+
+ESendBuf *emit_sendbuf_of(const Emit *e, uint32_t w, PrecisionId prec)
+{
+    for (size_t i = 0; i < e->n_sendbufs; i++)
+        if (e->sendbufs[i].writer == w && e->sendbufs[i].feat.prec == prec)
+            return &e->sendbufs[i];
+    return NULL;
+}
+
+/* Notes that writer w sends, in phase p, to a copy of storage s in precision prec. */
+static Status need(Emit *e, uint32_t w, uint32_t s, PrecisionId prec, int32_t p)
+{
+    ESendBuf *sb = emit_sendbuf_of(e, w, prec);
+    if (sb) {
+        sb->first = p < sb->first ? p : sb->first;
+        sb->last = p > sb->last ? p : sb->last;
+        return ST_OK;
+    }
+    const EOut *o = &e->outs[w];
+    EmitFeat f;
+    if (!emit_feat(prec, o->box.n[0], o->box.n[1], o->box.n[2], emit_storage_unit(e, s), &f))
+        return diag_block(e->d, ST_LOGIC, "emit.prec", e->g->blocks[s],
+                          "holds %s values, which the chip has no memory layout for",
+                          pr_info(prec)->name);
+    ESendBuf *n = emit_grow(e, e->sendbufs, &e->cap_sendbufs, e->n_sendbufs,
+                            sizeof *e->sendbufs);
+    if (!n)
+        return ST_RUNTIME;
+    e->sendbufs = n;
+    e->sendbufs[e->n_sendbufs++] = (ESendBuf){w, s, f, EMIT_NONE, -1, 0, p, p};
+    return ST_OK;
+}
+
+/* The transfers of edge dict `dict` that the writer sends itself from its output buffer into
+ * a copy of another precision. */
+static Status scan_dict(Emit *e, const MapDict *dict)
+{
+    const Edge *ed = graph_edge(e->g, dict->task_id);
+    long w = ed ? graph_block_pos(e->g, ed->src) : -1, s = ed ? graph_block_pos(e->g, ed->dst) : -1;
+    if (w < 0 || s < 0 || bt_info(e->g->blocks[w]->type)->kind != BK_COMPUTE ||
+        bt_info(e->g->blocks[s]->type)->kind != BK_STORAGE || !e->outs[w].used)
+        return ST_OK;
+    uint32_t sk, rk;
+    Status st = ST_OK;
+    for (uint32_t i = 0; emit_dict_pair(e, dict, &i, &sk, &rk, &st); i++) {
+        const ECopy *dcp = emit_copy_on(e, (uint32_t)s, rk);
+        if (sk != e->core_of[w] || !dcp || dcp->feat.prec == e->outs[w].feat.prec)
+            continue;
+        st = need(e, (uint32_t)w, (uint32_t)s, dcp->feat.prec, dict->coords[i].phase);
+        if (st != ST_OK)
+            return st;
+    }
+    return st;
+}
+
+/* A writer's own-core copies its router fills from the buffer (EOut.gather, emit_route.c). */
+static Status scan_gather(Emit *e, uint32_t w)
+{
+    uint32_t k = e->core_of[w];
+    int32_t p = e->phase_of[w] + (e->slot_of[w] == PI_SOMA2 ? 1 : 0);
+    const BlockUses *bu = &e->uses.blocks[w];
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        long s = graph_block_pos(e->g, e->g->edges[bu->out_edges[j]]->dst);
+        const ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
+        if (!cp || cp->alias_of == w || cp->feat.prec == e->outs[w].feat.prec)
+            continue;
+        Status st = need(e, w, (uint32_t)s, cp->feat.prec, p);
+        if (st != ST_OK)
+            return st;
+    }
+    return ST_OK;
+}
+
+static bool soma_prec(PrecisionId p)
+{
+    return p == PR_INT_32 || p == PR_INT_8 || p == PR_UINT_8;
+}
+
+/* Checks the change of send area sb, finds its slot and requests its area. */
+static Status place(Emit *e, ESendBuf *sb, const ExactInfo *x)
+{
+    const Block *b = e->g->blocks[sb->writer], *s = e->g->blocks[sb->store];
+    const EOut *o = &e->outs[sb->writer];
+    uint32_t k = e->core_of[sb->writer];
+    const ECore *c = &e->cores[k];
+    ExactRange to = exact_prec_range(sb->feat.prec), r = x->blocks[sb->writer].out;
+    if (!soma_prec(o->feat.prec) || !soma_prec(sb->feat.prec))
+        return diag_block(e->d, ST_LOGIC, "emit.prec", b,
+                          "sends %s values to block %d's copy in %s: the router moves bytes as "
+                          "they are, and a P06 reads and writes INT_32, INT_8 and UINT_8 only",
+                          pr_info(o->feat.prec)->name, s->id, pr_info(sb->feat.prec)->name);
+    if (!exact_inside(r, to.lo, to.hi))
+        return diag_block(e->d, ST_LOGIC, "emit.prec", b,
+                          "sends its %s values (%lld .. %lld) to block %d's copy in %s: the "
+                          "graph's storage keeps them as they are, a P06 narrowing them would "
+                          "clip to %lld .. %lld", pr_info(o->feat.prec)->name, (long long)r.lo,
+                          (long long)r.hi, s->id, pr_info(sb->feat.prec)->name,
+                          (long long)to.lo, (long long)to.hi);
+    int64_t after = when(e->phase_of[sb->writer], e->slot_of[sb->writer]);
+    int64_t before = when(sb->first, PI_SEND);
+    for (int32_t p = sb->first; p >= e->phase_of[sb->writer] && sb->phase < 0; p--)
+        for (int32_t sl = PI_SOMA2; sl >= PI_SOMA1 && sb->phase < 0; sl -= PI_SOMA2 - PI_SOMA1) {
+            int64_t at = when(p, sl);
+            if (at > after && at < before && !emit_soma_taken(e, k, p, sl)) {
+                sb->phase = p;
+                sb->slot = sl;
+            }
+        }
+    if (sb->phase < 0)
+        return diag_block(e->d, ST_LOGIC, "emit.slot", b,
+                          "sends its %s values to block %d's copy in %s in phase %d: a P06 "
+                          "changes the precision into a send area, and %s has no free Soma "
+                          "slot after the block (phase %d) and before that router",
+                          pr_info(o->feat.prec)->name, s->id, pr_info(sb->feat.prec)->name,
+                          sb->first, c->name, e->phase_of[sb->writer]);
+    sb->req = emit_request(e, k, sb->feat.words, sb->feat.align < 4 ? 4 : sb->feat.align,
+                           sb->phase, sb->last, ALLOC_DATA, b->id);
+    return sb->req == EMIT_NONE ? ST_RUNTIME : ST_OK;
+}
+
+Status emit_sendbufs(Emit *e)
+{
+    Status st = ST_OK;
+    for (uint32_t i = 0; i < e->m->n_edges && st == ST_OK; i++)
+        st = scan_dict(e, &e->m->edges[i]);
+    for (uint32_t w = 0; w < e->g->n_blocks && st == ST_OK; w++)
+        if (e->outs[w].used && e->outs[w].gather)
+            st = scan_gather(e, w);
+    if (st != ST_OK || !e->n_sendbufs)
+        return st;
+    ExactInfo x = {0};
+    st = exact_analyse(e->g, &x, e->d);
+    for (size_t i = 0; i < e->n_sendbufs && st == ST_OK; i++)
+        st = place(e, &e->sendbufs[i], &x);
+    exact_finish(&x);
+    return st;
+}
+
+Status emit_sendbuf_prims(Emit *e)
+{
+    for (size_t i = 0; i < e->n_sendbufs; i++) {
+        const ESendBuf *sb = &e->sendbufs[i];
+        const EOut *o = &e->outs[sb->writer];
+        const ECore *c = &e->cores[o->core];
+        Taskir__Asm__P06 *p = emit_p06_slot(e, o->core, sb->phase, sb->slot,
+                                            e->g->blocks[sb->writer]->id);
+        if (!p)
+            return ST_RUNTIME;
+        int64_t pix = o->box.n[0] * o->box.n[1];
+        emit_p06_rows(p, o->feat.prec, o->feat.c, pix, c->addr[o->req], o->feat.words,
+                      c->addr[sb->req], sb->feat.words);
+        SET(p, out_precision, pr_info(sb->feat.prec)->wire);
+        SET(p, length_out, (int32_t)sb->feat.c);
+    }
+    return e->d->oom ? ST_RUNTIME : ST_OK;
+}
