@@ -154,14 +154,15 @@ typedef struct EGather {
     uint32_t req;                   /* the gathered area (all n inputs) */
 } EGather;
 
-/* One phase's part of a spread copy (ECopy.spread, emit_spread.c): rows [y0, y0 + ny) of
- * the copy (canonical y, whole rows of it) arrive in phase `phase` into a landing area of
- * their own in the receive area (land, alive in that phase), and a P06 in Soma2 of that
- * phase, after the router, moves them into the copy's area. */
+/* One phase's part of a spread copy (ECopy.spread, emit_spread.c): pixels [q0, q0 + nq)
+ * of the copy (in its [y][x] order: (y - box.lo[0]) * box.n[1] + x - box.lo[1]) arrive in
+ * phase `phase` into a landing area of their own in the receive area (land, alive in that
+ * phase), and a P06 in Soma2 of that phase, after the router, moves them into the copy's
+ * area. */
 typedef struct EPart {
     uint32_t copy;                  /* index in copies */
     int32_t phase;
-    int64_t y0, ny;
+    int64_t q0, nq;
     uint32_t land;                  /* its request */
 } EPart;
 
@@ -248,7 +249,8 @@ bool emit_whole_iface(const Emit *e, uint32_t pos, bool input, int32_t eid);
 /* The canonical box of the interface (of edge edge_id) of block pos: input or output side. */
 bool emit_iface_box(const Emit *e, uint32_t pos, bool input, int32_t edge_id, EBox *out);
 /* Whether edge ed's rearrangement steps (if any) keep the C order of the values: IDENTITY,
- * and RESHAPE / PERMUTE that keep the order of the axes longer than 1 (emit_plan.c). */
+ * RESHAPE / PERMUTE that keep the order of the axes longer than 1, and a SHUFFLE whose index
+ * is the identity (emit_plan.c). */
 bool emit_keeps_order(const Emit *e, const Edge *ed);
 /* The word address of copy cp (its own area's, or its place in its writer's buffer). */
 int64_t emit_copy_addr(const Emit *e, const ECopy *cp);

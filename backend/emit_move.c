@@ -6,8 +6,8 @@
  * neither shifts nor clips (docs/backend.md, P06), so every bit of every value and padding
  * lane arrives as it was. The receive area then holds one phase's arrivals, as the mapper's
  * receive rule counts them. The parts of a copy the Mapping spreads over several phases
- * (emit_spread.c) move the same way, each in Soma2 of the phase it arrives in, into its rows
- * of the copy. */
+ * (emit_spread.c) move the same way, each in Soma2 of the phase it arrives in, into its
+ * pixels of the copy. */
 #include "backend/emit_internal.h"
 
 #define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
@@ -60,10 +60,9 @@ Status emit_moves(Emit *e)
         const EPart *pt = &e->parts[i];
         const ECopy *cp = &e->copies[pt->copy];
         const ECore *c = &e->cores[cp->core];
-        int64_t row = cp->box.n[1] * emit_feat_pixel_words(&cp->feat);
         Status st = move_words(e, cp->core, pt->phase, e->g->blocks[cp->block]->id,
                                c->addr[pt->land],
-                               emit_copy_addr(e, cp) + (pt->y0 - cp->box.lo[0]) * row,
+                               emit_copy_addr(e, cp) + pt->q0 * emit_feat_pixel_words(&cp->feat),
                                c->reqs[pt->land].words);
         if (st != ST_OK)
             return st;

@@ -86,6 +86,14 @@ bool emit_keeps_order(const Emit *e, const Edge *ed)
                     return false;
                 last = st.perm[j];
             }
+        } else if (st.type == RT_SHUFFLE) { /* the identity index keeps every value */
+            const Tensor *t = st.index;
+            int64_t n = st.axis < 0 ? ra_volume(&st.in) : st.in.d[st.axis];
+            if (!t || (int64_t)(t->i32 ? t->n_i32 : t->n_u32) != n)
+                return false;
+            for (int64_t i = 0; i < n; i++)
+                if ((t->i32 ? (int64_t)t->i32[i] : (int64_t)t->u32[i]) != i)
+                    return false;
         } else if (st.type != RT_IDENTITY) {
             return false;
         }
@@ -565,17 +573,23 @@ static Status make_copies(Emit *e)
     return ST_OK;
 }
 
-/* The last phase a ROUTER_SEND coordinate of an out edge of pos sends from core k. */
-static int32_t last_send(const Emit *e, uint32_t pos, uint32_t k, int32_t from)
+/* The last phase a ROUTER_SEND coordinate of an out edge of pos sends from core k; *wrap:
+ * whether one sends before from (in the next step: a transfer the Mapping spreads past the
+ * end of the step, emit_spread.c). */
+static int32_t last_send(const Emit *e, uint32_t pos, uint32_t k, int32_t from, bool *wrap)
 {
     const BlockUses *bu = &e->uses.blocks[pos];
     int32_t last = from;
+    *wrap = false;
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         const MapDict *dict = emit_edge_dict(e, e->g->edges[bu->out_edges[j]]->id);
-        for (uint32_t c = 0; dict && c < dict->n_coords; c++)
-            if (dict->coords[c].pi_index == PI_SEND &&
-                emit_same_place(&e->cores[k], &dict->coords[c]) && dict->coords[c].phase > last)
-                last = dict->coords[c].phase;
+        for (uint32_t c = 0; dict && c < dict->n_coords; c++) {
+            const MapCoord *mc = &dict->coords[c];
+            if (mc->pi_index != PI_SEND || !emit_same_place(&e->cores[k], mc))
+                continue;
+            last = mc->phase > last ? mc->phase : last;
+            *wrap |= mc->phase < from;
+        }
     }
     return last;
 }
@@ -621,10 +635,15 @@ static Status make_outs(Emit *e)
                               pr_info(prec)->name);
         o->core = k;
         o->used = true;
-        int32_t last = last_send(e, pos, k, e->phase_of[pos]);
+        bool wrap;
+        int32_t last = last_send(e, pos, k, e->phase_of[pos], &wrap);
         if (o->gather && e->slot_of[pos] == 5 && last < e->phase_of[pos] + 1)
             last = e->phase_of[pos] + 1; /* a Soma2's part moves in the next phase */
         int32_t first = e->phase_of[pos];
+        if (wrap) { /* it sends on in the next step, before it runs again: the whole step */
+            first = 0;
+            last = e->cores[k].n_phases - 1;
+        }
         for (uint32_t i = 0; i < e->n_copies; i++) { /* the copies living in it */
             ECopy *cp = &e->copies[i];
             if (cp->alias_of != pos)

@@ -221,6 +221,32 @@ static bool intersect(const EBox *a, const EBox *b, EBox *out)
     return true;
 }
 
+/* The pixels of part (whole rows of copy cp: all its columns) among spread part pt's: at
+ * most three boxes (a row's last pixels, whole rows, a row's first pixels) into out; their
+ * count. */
+static int part_pixels(const ECopy *cp, const EPart *pt, const EBox *part, EBox *out)
+{
+    int64_t nx = cp->box.n[1];
+    int64_t lo = (part->lo[0] - cp->box.lo[0]) * nx + part->lo[1] - cp->box.lo[1];
+    int64_t hi = lo + part->n[0] * nx;
+    lo = lo > pt->q0 ? lo : pt->q0;
+    hi = hi < pt->q0 + pt->nq ? hi : pt->q0 + pt->nq;
+    int n = 0;
+    while (lo < hi) {
+        int64_t y = lo / nx, x = lo % nx;
+        int64_t take = x > 0 || hi - lo < nx ? (nx - x < hi - lo ? nx - x : hi - lo)
+                                             : (hi - lo) / nx * nx;
+        EBox b = *part;
+        b.lo[0] = cp->box.lo[0] + y;
+        b.n[0] = take >= nx ? take / nx : 1;
+        b.lo[1] = cp->box.lo[1] + x;
+        b.n[1] = take >= nx ? nx : take;
+        out[n++] = b;
+        lo += take;
+    }
+    return n;
+}
+
 /* The first phase core k receives edge le's data in (INT32_MAX: never). */
 static int32_t first_receive(Emit *e, const Edge *le, uint32_t k)
 {
@@ -336,18 +362,11 @@ static Status route_edge(Emit *e, const MapDict *dict)
         if (!intersect(&dbox, &dcp->box, &part))
             continue;
         int64_t dbase = emit_copy_dest_addr(e, dcp); /* its landing area when it moves on */
-        if (dcp->spread) { /* this phase's rows, into their landing area (emit_spread.c) */
-            const EPart *pt = emit_part_at(e, dcp, cr->phase);
-            int64_t lo = pt && pt->y0 > part.lo[0] ? pt->y0 : part.lo[0];
-            int64_t hi = pt ? pt->y0 + pt->ny : 0;
-            hi = hi < part.lo[0] + part.n[0] ? hi : part.lo[0] + part.n[0];
-            if (!pt || hi <= lo)
-                continue; /* nothing of it in this phase */
-            part.lo[0] = lo;
-            part.n[0] = hi - lo;
-            dbase = e->cores[rk].addr[pt->land] -
-                    (pt->y0 - dcp->box.lo[0]) * dcp->box.n[1] * emit_feat_pixel_words(&dcp->feat);
-        }
+        const EPart *pt = dcp->spread ? emit_part_at(e, dcp, cr->phase) : NULL;
+        if (dcp->spread && !pt)
+            continue; /* nothing of it in this phase (emit_spread.c) */
+        if (pt) /* this phase's pixels, into their landing area */
+            dbase = e->cores[rk].addr[pt->land] - pt->q0 * emit_feat_pixel_words(&dcp->feat);
         ELoc src = {0};
         Status st = ST_OK;
         int64_t ch0 = dbox.lo[2]; /* the writer's pixels start at the edge's first channel */
@@ -358,8 +377,12 @@ static Status route_edge(Emit *e, const MapDict *dict)
         }
         if (sk == e->core_of[w] && st == ST_OK)
             st = writer_loc(e, ed, (uint32_t)w, cs->phase, &dbox, &src);
-        if (st == ST_OK)
-            st = runs(e, ed, &src, ch0, sk, cs->phase, dcp, rk, &part, dbase);
+        EBox pieces[3];
+        int np = pt ? part_pixels(dcp, pt, &part, pieces) : 1;
+        if (!pt)
+            pieces[0] = part;
+        for (int q = 0; q < np && st == ST_OK; q++)
+            st = runs(e, ed, &src, ch0, sk, cs->phase, dcp, rk, &pieces[q], dbase);
         if (st != ST_OK)
             return st;
     }

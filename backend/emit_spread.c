@@ -13,10 +13,12 @@
  * A copy that a writer on its own core writes part of, or whose parts are not whole rows of
  * it (all its columns and channels: one move a phase), is not spread: it lives in the
  * receive area from its first arrival, as any received copy (emit_plan.c), and each
- * transfer goes whole in its first phase. Refused (logic errors naming the block, not
- * written yet): parts of several edges in a phase that are not adjacent rows, phases that
- * wrap past the end of the step [emit.alloc]; a Soma2 that runs a block in a phase a part
- * arrives in [emit.slot]; a reader on the core before the last part's move [emit.alloc].
+ * transfer goes whole in its first phase. The Mapping puts every arrival before the copy's
+ * readers (after the Soma2 of the last, mapper/schedule.c): a part arriving in the first
+ * reader's phase or later arrives in the step before (a stage's input, over the end of the
+ * step: then the copy's area lives the whole step). Refused (logic errors naming the block,
+ * not written yet): parts of several edges in a phase that are not adjacent rows
+ * [emit.alloc]; a Soma2 that runs a block in a phase a part arrives in [emit.slot].
  */
 #include "backend/emit_internal.h"
 
@@ -115,10 +117,12 @@ static int64_t recv_live(const Emit *e, uint32_t k, int32_t p)
     return sum;
 }
 
-/* Rows [y0, y0 + ny) of one edge's part arriving in a phase. */
+/* Pixels [q0, q0 + nq) of one edge's part arriving in a phase (edge: its index in the
+ * cut's edges). */
 typedef struct ESeg {
     int32_t phase;
-    int64_t y0, ny;
+    int64_t q0, nq;
+    uint32_t edge;
 } ESeg;
 
 static int seg_cmp(const void *a, const void *b)
@@ -126,96 +130,151 @@ static int seg_cmp(const void *a, const void *b)
     const ESeg *x = a, *y = b;
     if (x->phase != y->phase)
         return x->phase < y->phase ? -1 : 1;
-    return x->y0 < y->y0 ? -1 : x->y0 > y->y0;
+    return x->q0 < y->q0 ? -1 : x->q0 > y->q0;
 }
 
-/* The segments of the parts of the edges into spread copy cp: each edge's rows cut over
- * the phases it arrives in, into segs (room for *n_segs, grown); words: per phase, the
- * words given to this copy so far. */
-static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, size_t *cap,
-                        int64_t *words, int32_t *ph)
+/* The first phase a compute block on spread copy cp's core reads it in (n_phases: none).
+ * The Mapping puts every part's arrival before its readers: a part arriving in that phase
+ * or later arrives in the step before (a stage's input, docs/backend.md "Stages"). */
+static int32_t first_reader(const Emit *e, const ECopy *cp)
 {
-    const Block *b = e->g->blocks[cp->block];
+    const BlockUses *bu = &e->uses.blocks[cp->block];
+    int32_t first = e->cores[cp->core].n_phases;
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        long t = graph_block_pos(e->g, e->g->edges[bu->out_edges[j]]->dst);
+        if (t >= 0 && e->core_of[t] == cp->core && e->phase_of[t] < first &&
+            bt_info(e->g->blocks[t]->type)->kind == BK_COMPUTE)
+            first = e->phase_of[t];
+    }
+    return first;
+}
+
+/* An edge's pixels [lo, hi) of a spread copy (whole rows), and the first phase it arrives
+ * in, in the order of time. */
+typedef struct ERows {
+    const Edge *ed;
+    int64_t lo, hi;
+    int64_t first;
+} ERows;
+
+static int rows_cmp(const void *a, const void *b)
+{
+    const ERows *x = a, *y = b;
+    if (x->first != y->first)
+        return x->first < y->first ? -1 : 1;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The phases ph[0..n) into the order of time (insertion): a phase at or after the first
+ * reader's comes in the step before. */
+static void time_order(int32_t *ph, uint32_t n, int32_t reader, int32_t np)
+{
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t m = i; m > 0; m--) {
+            int64_t a = ph[m - 1] >= reader ? ph[m - 1] - np : ph[m - 1];
+            int64_t b = ph[m] >= reader ? ph[m] - np : ph[m];
+            if (a <= b)
+                break;
+            int32_t t = ph[m - 1];
+            ph[m - 1] = ph[m];
+            ph[m] = t;
+        }
+}
+
+/* The segments of the parts of the edges into spread copy cp, into segs (room for
+ * *n_segs, grown): the edges in the order they start arriving in, each edge's pixels in
+ * order to the phases the Mapping gives it in the order of time, each phase as many as the
+ * receive area has room for (words: per phase, the words given to this copy so far), an
+ * edge's last phase the rest. */
+static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, size_t *cap,
+                        int64_t *words, int32_t *ph, ERows *er, size_t *n_er)
+{
     const BlockUses *bu = &e->uses.blocks[cp->block];
     uint32_t k = cp->core;
-    int64_t row = cp->box.n[1] * emit_feat_pixel_words(&cp->feat);
-    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+    int32_t np = e->cores[k].n_phases, reader = first_reader(e, cp);
+    int64_t pw = emit_feat_pixel_words(&cp->feat), nx = cp->box.n[1];
+    size_t ne = 0;
+    Status st = ST_OK;
+    for (uint32_t j = 0; j < bu->n_in_edges && st == ST_OK; j++) {
         const Edge *ed = e->g->edges[bu->in_edges[j]];
-        long w = graph_block_pos(e->g, ed->src);
-        const MapDict *dict = emit_edge_dict(e, ed->id);
-        uint32_t n = arrival_phases(e, dict, k, ph);
         EBox dbox;
-        if (n == 0 || (w >= 0 && e->core_of[w] == k) ||
-            !emit_iface_box(e, cp->block, true, ed->id, &dbox))
-            continue; /* emit_spread_of: no writer on its core */
+        uint32_t n = arrival_phases(e, emit_edge_dict(e, ed->id), k, ph);
+        if (n == 0 || !emit_iface_box(e, cp->block, true, ed->id, &dbox))
+            continue;
+        time_order(ph, n, reader, np);
+        for (uint32_t i = 0; i < n; i++)
+            if (ph[i] < 0 || ph[i] >= np)
+                st = diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id,
+                               "arrives in phase %d, past its core's %d", ph[i], np);
         int64_t lo = dbox.lo[0] > cp->box.lo[0] ? dbox.lo[0] : cp->box.lo[0];
         int64_t hi1 = dbox.lo[0] + dbox.n[0], hi2 = cp->box.lo[0] + cp->box.n[0];
         int64_t hi = hi1 < hi2 ? hi1 : hi2;
-        if (hi <= lo)
-            continue;
-        int64_t left = hi - lo, y = lo;
+        if (hi > lo)
+            er[ne++] = (ERows){ed, (lo - cp->box.lo[0]) * nx, (hi - cp->box.lo[0]) * nx,
+                               ph[0] >= reader ? ph[0] - np : ph[0]};
+    }
+    qsort(er, ne, sizeof *er, rows_cmp);
+    for (size_t j = 0; j < ne && st == ST_OK; j++) {
+        uint32_t n = arrival_phases(e, emit_edge_dict(e, er[j].ed->id), k, ph);
+        time_order(ph, n, reader, np);
+        int64_t left = er[j].hi - er[j].lo, q = er[j].lo;
         for (uint32_t i = 0; i < n && left > 0; i++) {
-            if (ph[i] < 0 || ph[i] >= e->cores[k].n_phases || (i > 0 && ph[i] <= ph[i - 1]))
-                return diag_edge(e->d, ST_LOGIC, "emit.alloc", ed->id,
-                                 "the Mapping spreads its transfer into block %d on %s over "
-                                 "phases %d..%d, which wrap past the end of the step: not "
-                                 "written yet", b->id, e->cores[k].name, ph[0], ph[n - 1]);
             int64_t room = RECV_WORDS - recv_live(e, k, ph[i]) - words[ph[i]];
-            int64_t rows = i + 1 == n ? left : room > 0 ? room / row : 0;
-            rows = rows < left ? rows : left;
-            if (rows == 0)
+            int64_t px = i + 1 == n ? left : room > 0 ? room / pw : 0;
+            px = px < left ? px : left;
+            if (px == 0)
                 continue;
             ESeg *ns = emit_grow(e, *segs, cap, *n_segs, sizeof **segs);
-            if (!ns)
-                return ST_RUNTIME;
+            if (!ns) {
+                st = ST_RUNTIME;
+                break;
+            }
             *segs = ns;
-            (*segs)[(*n_segs)++] = (ESeg){ph[i], y, rows};
-            words[ph[i]] += rows * row;
-            y += rows;
-            left -= rows;
+            (*segs)[(*n_segs)++] = (ESeg){ph[i], q, px, (uint32_t)j};
+            words[ph[i]] += px * pw;
+            q += px;
+            left -= px;
         }
     }
-    return ST_OK;
+    *n_er = ne;
+    return st;
 }
 
-/* The readers of spread copy cp on its core run after its last part's move (Soma2 of the
- * last phase a part arrives in). */
-static Status readers_after(Emit *e, const ECopy *cp, int32_t last)
+/* Places the segments of the edges whose bit is set in mask mirrored in their edge's pixels
+ * (its first phase taking its last pixels), the others as cut: from[] the segments as cut,
+ * into segs sorted by phase and pixel; whether the pixels of every phase are adjacent. */
+static bool place_segs(const ESeg *from, ESeg *segs, size_t n, const ERows *er, uint32_t mask)
 {
-    const BlockUses *bu = &e->uses.blocks[cp->block];
-    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        long t = graph_block_pos(e->g, e->g->edges[bu->out_edges[j]]->dst);
-        if (t < 0 || e->core_of[t] != cp->core || e->phase_of[t] > last ||
-            bt_info(e->g->blocks[t]->type)->kind != BK_COMPUTE)
-            continue;
-        return diag_block(e->d, ST_LOGIC, "emit.alloc", e->g->blocks[t],
-                          "reads block %d on %s in phase %d, whose transfer the Mapping "
-                          "spreads over phases up to %d: its last part moves out of the "
-                          "receive area in Soma2 of phase %d, so a reader must run in a "
-                          "later phase", e->g->blocks[cp->block]->id, e->cores[cp->core].name,
-                          e->phase_of[t], last, last);
+    for (size_t i = 0; i < n; i++) {
+        segs[i] = from[i];
+        if (mask >> from[i].edge & 1u)
+            segs[i].q0 = er[from[i].edge].lo + er[from[i].edge].hi - from[i].q0 - from[i].nq;
     }
-    return ST_OK;
+    qsort(segs, n, sizeof *segs, seg_cmp);
+    for (size_t i = 1; i < n; i++)
+        if (segs[i].phase == segs[i - 1].phase && segs[i].q0 != segs[i - 1].q0 + segs[i - 1].nq)
+            return false;
+    return true;
 }
 
 /* The parts of spread copy cp: its segments joined phase by phase, a landing area each. */
 static Status plan_parts(Emit *e, ECopy *cp, ESeg *segs, size_t n)
 {
+    int32_t reader = first_reader(e, cp);
     const Block *b = e->g->blocks[cp->block];
     uint32_t k = cp->core;
-    int64_t row = cp->box.n[1] * emit_feat_pixel_words(&cp->feat);
-    qsort(segs, n, sizeof *segs, seg_cmp);
+    int64_t pw = emit_feat_pixel_words(&cp->feat);
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
-        int64_t ny = segs[i].ny;
+        int64_t nq = segs[i].nq;
         for (; j < n && segs[j].phase == segs[i].phase; j++) {
-            if (segs[j].y0 != segs[i].y0 + ny)
+            if (segs[j].q0 != segs[i].q0 + nq)
                 return diag_block(e->d, ST_LOGIC, "emit.alloc", b,
-                                  "arrives on %s in phase %d as rows %lld.. and %lld.., "
-                                  "not adjacent: not written yet (one move a phase)",
-                                  e->cores[k].name, segs[i].phase, (long long)segs[i].y0,
-                                  (long long)segs[j].y0);
-            ny += segs[j].ny;
+                                  "arrives on %s in phase %d as pixels %lld.. and %lld.., "
+                                  "not adjacent: not written yet (one move a phase moves "
+                                  "adjacent pixels)", e->cores[k].name, segs[i].phase,
+                                  (long long)segs[i].q0, (long long)segs[j].q0);
+            nq += segs[j].nq;
         }
         int32_t p = segs[i].phase;
         if (emit_soma_taken(e, k, p, PI_SOMA2))
@@ -223,23 +282,29 @@ static Status plan_parts(Emit *e, ECopy *cp, ESeg *segs, size_t n)
                               "arrives on %s over several phases: the rows arriving in phase "
                               "%d must move out of the receive area by a P06 in Soma2 of "
                               "that phase, which is taken", e->cores[k].name, p);
-        if (row * ny % ROW_WORDS)
+        if (pw % ROW_WORDS)
             return diag_block(e->d, ST_RUNTIME, "emit.internal", b,
-                              "rows of %lld words, not whole 16-byte rows", (long long)row);
+                              "pixels of %lld words, not whole 16-byte rows", (long long)pw);
         EPart *np = emit_grow(e, e->parts, &e->cap_parts, e->n_parts, sizeof *e->parts);
         if (!np)
             return ST_RUNTIME;
         e->parts = np;
-        uint32_t land = emit_request(e, k, row * ny, ROW_WORDS, p, p, ALLOC_RECV, b->id);
+        uint32_t land = emit_request(e, k, pw * nq, ROW_WORDS, p, p, ALLOC_RECV, b->id);
         if (land == EMIT_NONE)
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
-        e->parts[e->n_parts++] = (EPart){(uint32_t)(cp - e->copies), p, segs[i].y0, ny, land};
+        e->parts[e->n_parts++] = (EPart){(uint32_t)(cp - e->copies), p, segs[i].q0, nq, land};
         AllocReq *r = &e->cores[k].reqs[cp->req]; /* its area is alive from the first move */
         if (p < r->first)
             r->first = cp->first = p;
+        if (p > r->last)
+            r->last = cp->last = p;
+        if (p >= reader) { /* it arrives in the step before its readers: the whole step */
+            r->first = cp->first = 0;
+            r->last = cp->last = e->cores[k].n_phases - 1;
+        }
         i = j;
     }
-    return n ? readers_after(e, cp, segs[n - 1].phase) : ST_OK;
+    return ST_OK;
 }
 
 Status emit_spreads(Emit *e)
@@ -264,10 +329,30 @@ Status emit_spreads(Emit *e)
         int32_t *ph = malloc(((most ? most->n_coords : 0) + 1) * sizeof *ph);
         if (!words || !ph)
             st = diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+        ERows *er = malloc((bu->n_in_edges ? bu->n_in_edges : 1) * sizeof *er);
+        size_t ne = 0;
+        if (st == ST_OK && !er)
+            st = diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
         if (st == ST_OK)
-            st = cut_edges(e, cp, &segs, &n, &cap, words, ph);
+            st = cut_edges(e, cp, &segs, &n, &cap, words, ph, er, &ne);
+        /* the edges' pixels forwards or mirrored, the first way that makes every phase's
+         * pixels adjacent (one move a phase) */
+        ESeg *placed = st == ST_OK ? malloc((n ? n : 1) * sizeof *placed) : NULL;
+        if (st == ST_OK && !placed)
+            st = diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+        uint32_t mask = 0, masks = ne < 12 ? 1u << ne : 1u;
+        while (st == ST_OK && mask < masks && !place_segs(segs, placed, n, er, mask))
+            mask++;
+        if (st == ST_OK && mask == masks)
+            st = diag_block(e->d, ST_LOGIC, "emit.alloc", e->g->blocks[cp->block],
+                            "the Mapping spreads the transfers into it on %s so that the "
+                            "pixels arriving in some phase are not adjacent, whichever way "
+                            "each edge's pixels go: not written yet (one move a phase moves "
+                            "adjacent pixels)", c->name);
         if (st == ST_OK)
-            st = plan_parts(e, cp, segs, n);
+            st = plan_parts(e, cp, placed, n);
+        free(placed);
+        free(er);
         free(words);
         free(ph);
     }

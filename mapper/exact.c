@@ -40,9 +40,13 @@
 
 /* x + x: a CADD, which may read an Axon's output as it is */
 static const MapThrough through_double = {BT_CADD, "x2", AT_CONSTANT_B, 0, true, true};
+/* the other bound of a TERNARY clip: a CCMPS to 1 after a CCMPB, a CCMPB from -1 after a
+ * CCMPS (the next round gives them the precision P25 / P05 compute them in) */
+static const MapThrough through_ceil = {BT_CCMPS, "tceil", AT_CMP, 1, false, false};
+static const MapThrough through_floor = {BT_CCMPB, "tfloor", AT_CMP, -1, false, false};
 
 /* The kinds of rewrite, each counted with its first block (for the warnings). */
-enum { MADE_PREC, MADE_CMP, MADE_LUT, MADE_ODD, MADE_FOLD, MADE_WIDE, MADE_KINDS };
+enum { MADE_PREC, MADE_CMP, MADE_LUT, MADE_ODD, MADE_FOLD, MADE_WIDE, MADE_TERN, MADE_KINDS };
 
 /* Rounds of rewrites at most: each wide split narrows its shift or operand by 6 bits or
  * more, so 6 rounds end every chain of them on int32 values. */
@@ -55,7 +59,7 @@ typedef struct Made {
 } Made;
 
 /* What the pass decided for each block (per position). */
-enum { TODO_NONE, TODO_NARROWED = 1, TODO_DOUBLE = 2, TODO_LUT = 4 };
+enum { TODO_NONE, TODO_NARROWED = 1, TODO_DOUBLE = 2, TODO_LUT = 4, TODO_TERN = 8 };
 
 typedef struct Ctx {
     Graph *g;
@@ -66,6 +70,7 @@ typedef struct Ctx {
     int32_t *wide_id;               /* the blocks to split (exact_wide.c), by id */
     int8_t *wide_op;                /* their operand (-1: a shift) */
     uint32_t n_wide;
+    uint32_t n_tern;                /* TODO_TERN: clips split in two */
     Made m;
     Diag *d;
 } Ctx;
@@ -146,7 +151,7 @@ static int32_t clamp32(int32_t v, int32_t lo, int32_t hi)
 /* A CCMPB / CCMPS whose chip value differs: the first precision, CMP and doubling with
  * which both the TaskGraph and the chip give its values (file comment); false when none. */
 static bool plan_cmp(const Chip *c, const ExactCmp *ref, ExactRange m, bool plain,
-                     ExactCmp *out)
+                     PrecisionId map, ExactCmp *out)
 {
     PrecisionId precs[] = {ref->out, PR_INT_8, PR_UINT_8, PR_INT_32};
     int32_t cmps[] = {ref->cmp, clamp32(ref->cmp, -128, 127), clamp32(ref->cmp, -1, 1)};
@@ -161,6 +166,7 @@ static bool plan_cmp(const Chip *c, const ExactCmp *ref, ExactRange m, bool plai
                 k.shift = ref->shift + dbl;
                 k.scale = dbl;
                 if (!chip_prec(c, k.out) || !chip_prec(c, k.in) ||
+                    (k.out == PR_TERNARY && map != PR_TERNARY) || /* P05 clips to the map */
                     (k.shift && (!exact_narrows(c, k.in, k.out) ||
                                  !chip_soma_shift(c, k.shift, NULL))) ||
                     (dbl && !exact_inside(m, INT32_MIN / 2, INT32_MAX / 2)))
@@ -215,12 +221,13 @@ static Status attr_rewrites(Ctx *x)
         PrecisionId in = exact_input_prec(g, i);
         if (!is_cmp(b) || !is_soma(c, b))
             continue;
-        const char *rule = exact_soma_rule(c, b, in, xb->in);
+        PrecisionId map = exact_output_prec(g, i);
+        const char *rule = exact_soma_rule(c, b, in, map, xb->in);
         if (!rule && chip_prec(c, blk_prec(b)))
             continue;
         ExactCmp ref, k;
         exact_cmp_of(b, in, &ref);
-        if (plan_cmp(c, &ref, xb->in, plain_inputs(g, b), &k)) {
+        if (plan_cmp(c, &ref, xb->in, plain_inputs(g, b), map, &k)) {
             if (k.cmp != ref.cmp && !blk_set_attr(g, b, AT_CMP, k.cmp))
                 return diag_add(x->d, ST_RUNTIME, "oom", NULL, "out of memory rewriting");
             set_prec(b, k.out);
@@ -230,6 +237,13 @@ static Status attr_rewrites(Ctx *x)
         } else if ((x->lut_dw[i] = lut_for(c, g, b, xb, in)) != 0) {
             x->todo[i] |= TODO_LUT;
             made(&x->m, MADE_LUT, b, rule ? rule : "map.exact.prec");
+        } else if (rule && !strcmp(rule, "map.exact.prec") && blk_prec(b) == PR_TERNARY &&
+                   map == PR_INT_8) {
+            /* a TERNARY clip into an INT_8 map: INT_8, then the other bound after it */
+            set_prec(b, PR_INT_8);
+            x->todo[i] |= TODO_TERN;
+            x->n_tern++;
+            made(&x->m, MADE_TERN, b, rule);
         } else if (rule && !strcmp(rule, "map.exact.shift32") &&
                    exact_wide_shift_ok(g, i, &x->x)) {
             x->wide_id[x->n_wide] = b->id;
@@ -277,13 +291,16 @@ static Status to_lut(Ctx *x, Block *b, int32_t dw, PrecisionId in)
     if (!t)
         return diag_add(x->d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");
     ExactRange own = exact_prec_range(blk_prec(b));
-    bool keep = chip_prec(x->c, blk_prec(b)) != NULL;
+    /* P07 writes no TERNARY: a TERNARY clip's table goes into INT_8 (its values fit) */
+    bool tern = blk_prec(b) == PR_TERNARY, keep = chip_prec(x->c, blk_prec(b)) != NULL;
+    bool int8 = true;
     for (int64_t i = 0; i < n; i++) {
         t[i] = exact_graph_cmp(&k, i < n / 2 ? i : i - n);
         keep = keep && t[i] >= own.lo && t[i] <= own.hi;
+        int8 = int8 && t[i] >= -128 && t[i] <= 127;
     }
-    if (!keep) /* the table holds values the clamp of its precision would change */
-        set_prec(b, PR_INT_32);
+    if (!keep || tern) /* the table holds values the clamp of its precision would change */
+        set_prec(b, tern && int8 ? PR_INT_8 : PR_INT_32);
     int32_t s = blk_attr(b, AT_BIT_SHIFT_NUM), dims[1] = {(int32_t)n};
     char name[256];
     snprintf(name, sizeof name, "%s/lut", b->name ? b->name : "block");
@@ -348,6 +365,41 @@ static Status double_inputs(Ctx *x, Block *b)
     return st;
 }
 
+/* The other bound of TERNARY clip b (TODO_TERN) between each map it writes and each of that
+ * map's readers. */
+static Status tern_bound(Ctx *x, Block *b)
+{
+    Graph *g = x->g;
+    uint32_t nw = b->n_out ? b->out[0].n_ifaces : 0, n = 0;
+    int32_t *maps = malloc((nw ? nw : 1) * sizeof *maps), *ids = NULL;
+    for (uint32_t k = 0; maps && k < nw; k++) { /* the maps first: inserting moves clusters */
+        const Edge *e = graph_edge(g, b->out[0].ifaces[k].edge_id);
+        const Block *s = e ? graph_block(g, e->dst) : NULL;
+        maps[k] = s && bt_info(s->type)->kind == BK_STORAGE ? s->id : -1;
+    }
+    Status st = maps ? ST_OK : ST_RUNTIME;
+    for (uint32_t k = 0; st == ST_OK && k < nw; k++) {
+        Block *s = maps[k] >= 0 ? graph_block(g, maps[k]) : NULL;
+        n = s && s->n_out ? s->out[0].n_ifaces : 0;
+        free(ids);
+        ids = malloc((n ? n : 1) * sizeof *ids);
+        if (!ids) {
+            st = ST_RUNTIME;
+            break;
+        }
+        for (uint32_t j = 0; j < n; j++)
+            ids[j] = s->out[0].ifaces[j].edge_id;
+        for (uint32_t j = 0; j < n && st == ST_OK; j++)
+            st = map_insert_through(g, s, ids[j], 0,
+                                    b->type == BT_CCMPB ? &through_ceil : &through_floor, x->d);
+    }
+    free(maps);
+    free(ids);
+    return st == ST_RUNTIME && !x->d->oom
+               ? diag_add(x->d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph")
+               : st;
+}
+
 /* The structural rewrites: the CLUTs, then the doubled inputs. */
 static Status struct_rewrites(Ctx *x)
 {
@@ -364,6 +416,8 @@ static Status struct_rewrites(Ctx *x)
             lut_odd = !exact_shift_ok(x->c, b);
             st = to_lut(x, b, x->lut_dw[i], exact_input_prec(g, i));
         }
+        if (st == ST_OK && (x->todo[i] & TODO_TERN))
+            st = tern_bound(x, b);
         if ((x->todo[i] & TODO_DOUBLE) || lut_odd || doubles(x->c, g, b, &x->x.blocks[i])) {
             if (!(x->todo[i] & (TODO_DOUBLE | TODO_LUT)))
                 made(&x->m, MADE_ODD, b, "map.exact.oddshift");
@@ -384,7 +438,7 @@ static Status struct_rewrites(Ctx *x)
  * *wide (when not NULL) gets the number of blocks split into limbs. */
 static Status round_rewrites(Graph *g, const Chip *c, Made *m, uint32_t *wide, Diag *d)
 {
-    Ctx x = {g, c, {NULL, 0}, NULL, NULL, NULL, NULL, 0, *m, d};
+    Ctx x = {g, c, {NULL, 0}, NULL, NULL, NULL, NULL, 0, 0, *m, d};
     Status st = exact_analyse(g, &x.x, d);
     if (st != ST_OK)
         return st;
@@ -405,8 +459,8 @@ static Status round_rewrites(Graph *g, const Chip *c, Made *m, uint32_t *wide, D
     free(x.wide_op);
     exact_finish(&x.x);
     *m = x.m;
-    if (wide)
-        *wide = x.n_wide;
+    if (wide) /* the pieces split, and the clips split in two, take a round more */
+        *wide = x.n_wide + x.n_tern;
     return st;
 }
 
@@ -442,7 +496,9 @@ Status mapper_exact(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d)
         "CCMPB / CCMPS shifting from INT_32 to INT_32 narrowed to INT_8 where only clips "
         "into 8 bits read its results",
         "a CCMPB shifting INT_32 to INT_32 values, or a CVVH of an INT_32 operand, split into "
-        "a shift by 6 or 7 bits more and the remainder below them (8 bits)"};
+        "a shift by 6 or 7 bits more and the remainder below them (8 bits)",
+        "a TERNARY CCMPB / CCMPS writing an INT_8 map took INT_8, and a CCMPS to 1 / CCMPB "
+        "from -1 after it the other bound"};
     *n_rewrites = 0;
     Made m = {{0}, {0}, {NULL}};
     uint32_t wide = 0;

@@ -118,7 +118,8 @@ static bool foldable(Walk *w, const ExactInfo *x, uint32_t pos, ExactCmp *k)
     const Graph *g = w->g;
     const Block *b = g->blocks[pos];
     PrecisionId in = exact_input_prec(g, pos);
-    const char *rule = exact_soma_rule(w->c, b, in, x->blocks[pos].in);
+    const char *rule = exact_soma_rule(w->c, b, in, exact_output_prec(w->g, pos),
+                                       x->blocks[pos].in);
     if (!is_soma_cmp(w->c, b) || !rule || strcmp(rule, "map.exact.shift32") != 0 ||
         blk_prec(b) != PR_INT_32 || in != PR_INT_32)
         return false;

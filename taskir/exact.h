@@ -75,6 +75,9 @@ bool exact_narrows(const Chip *c, PrecisionId in, PrecisionId out);
 /* The precision of the storage feeding input cluster 0 of the block at position pos (the
  * first edge's source), or the block's own when none. */
 PrecisionId exact_input_prec(const Graph *g, uint32_t pos);
+/* The precision of the storage the block at position pos writes (its first out edge's
+ * destination), or the block's own when none. */
+PrecisionId exact_output_prec(const Graph *g, uint32_t pos);
 
 /* A CCMPB / CCMPS as P05 / P25 run it (exact_soma.c): on a window extreme m, the TaskGraph
  * gives clip(m >> shift, ...) (docs/semantics.md 3.8, 3.9), the chip what CHIP.md §7 says
@@ -98,11 +101,14 @@ bool exact_chip_cmp(const Chip *c, const ExactCmp *k, int64_t m, int64_t *out);
 bool exact_cmp_agrees(const Chip *c, const ExactCmp *ref, const ExactCmp *k, ExactRange m,
                       int64_t *witness);
 
-/* The rule a Soma block b (reading storage of precision in, window extremes or input values
- * m: ExactBlock.in) breaks on chip c: "map.exact.shift32", "map.exact.oddshift",
- * "map.exact.clip", or NULL (none, or not a Soma block, or a precision the chip does not
+/* The rule a Soma block b (reading storage of precision in, writing storage of precision
+ * out, window extremes or input values m: ExactBlock.in) breaks on chip c:
+ * "map.exact.shift32", "map.exact.oddshift", "map.exact.clip", "map.exact.prec" (a CCMPB /
+ * CCMPS of TERNARY writing a map of another precision: P05 writes the map's precision and
+ * clips to it only), or NULL (none, or not a Soma block, or a precision the chip does not
  * encode: map.exact.prec). */
-const char *exact_soma_rule(const Chip *c, const Block *b, PrecisionId in, ExactRange m);
+const char *exact_soma_rule(const Chip *c, const Block *b, PrecisionId in, PrecisionId out,
+                            ExactRange m);
 
 /* Reports every block of g where the chip's arithmetic may differ from the TaskGraph's
  * (rules map.exact.prec, map.exact.overflow, map.exact.shift32, map.exact.oddshift,

@@ -1,7 +1,8 @@
 /* exact_check.c: where the chip's arithmetic may differ from the TaskGraph's (exact.h,
  * docs/exactness.md "Rules"), block by block, from the interval analysis:
  *   map.exact.prec      a block of a precision the chip does not encode (INT_16, INT_9,
- *                       UINT_4, ...): it has no layout in the chip's memory
+ *                       UINT_4, ...): it has no layout in the chip's memory; a CCMPB / CCMPS
+ *                       of TERNARY writing a map of another precision (P05 clips to that)
  *   map.exact.overflow  an Axon block whose partial sums may leave int32: the chip saturates
  *                       after every multiply-accumulate where the TaskGraph wraps
  *   map.exact.shift32   a CCMPB / CCMPS with a shift that does not narrow (an INT_32 output):
@@ -29,6 +30,18 @@ bool exact_narrows(const Chip *c, PrecisionId in, PrecisionId out)
     return pi && po && po->code > pi->code;
 }
 
+PrecisionId exact_output_prec(const Graph *g, uint32_t pos)
+{
+    const Block *b = g->blocks[pos];
+    if (b->n_out && b->out[0].n_ifaces) {
+        const Edge *e = graph_edge(g, b->out[0].ifaces[0].edge_id);
+        const Block *s = e ? graph_block(g, e->dst) : NULL;
+        if (s && bt_info(s->type)->kind == BK_STORAGE)
+            return blk_prec(s);
+    }
+    return blk_prec(b);
+}
+
 PrecisionId exact_input_prec(const Graph *g, uint32_t pos)
 {
     const Block *b = g->blocks[pos];
@@ -47,12 +60,15 @@ static bool is_unit(const Chip *c, const Block *b, ChipUnit unit)
     return p && p->unit == unit && bt_info(b->type)->kind == BK_COMPUTE;
 }
 
-const char *exact_soma_rule(const Chip *c, const Block *b, PrecisionId in, ExactRange m)
+const char *exact_soma_rule(const Chip *c, const Block *b, PrecisionId in, PrecisionId out,
+                            ExactRange m)
 {
     int32_t sh = blk_attr(b, AT_BIT_SHIFT_NUM);
     bool cmp = b->type == BT_CCMPB || b->type == BT_CCMPS;
     if (!is_unit(c, b, UNIT_SOMA) || (cmp && (!chip_prec(c, blk_prec(b)) || !chip_prec(c, in))))
         return NULL; /* not a Soma block, or map.exact.prec */
+    if (cmp && blk_prec(b) == PR_TERNARY && out != PR_TERNARY)
+        return "map.exact.prec"; /* P05 clips to the map it writes, not to TERNARY */
     if (cmp && sh && !exact_narrows(c, in, blk_prec(b)))
         return "map.exact.shift32";
     if (sh && !exact_shift_ok(c, b))
@@ -93,7 +109,8 @@ size_t exact_check(const Graph *g, const Chip *c, const ExactInfo *x, Status st,
         if (!is_unit(c, b, UNIT_SOMA))
             continue;
         PrecisionId in = exact_input_prec(g, i);
-        const char *rule = exact_soma_rule(c, b, in, xb->in);
+        PrecisionId out = exact_output_prec(g, i);
+        const char *rule = exact_soma_rule(c, b, in, out, xb->in);
         if (!rule)
             continue;
         n++;
@@ -104,6 +121,11 @@ size_t exact_check(const Graph *g, const Chip *c, const ExactInfo *x, Status st,
                        "(the shifted values, %" PRId64 " .. %" PRId64 ", fit neither 8 bits "
                        "nor a table of 4096)", (int)sh, pr_info(in)->name, pr_info(p)->name,
                        chip_prim_for(c, b->type)->pcode, xb->acc.lo, xb->acc.hi);
+        } else if (strcmp(rule, "map.exact.prec") == 0) {
+            diag_block(d, st, rule, b, "clips to TERNARY and writes an %s map: P%02d clips to "
+                       "the map it writes only (values %" PRId64 " .. %" PRId64 ")",
+                       pr_info(out)->name, chip_prim_for(c, b->type)->pcode, xb->out.lo,
+                       xb->out.hi);
         } else if (strcmp(rule, "map.exact.oddshift") == 0) {
             diag_block(d, st, rule, b, "shifts by %d bits: the Soma shifts in steps of %u bits "
                        "(at most %u steps)", (int)sh, c->soma_shift_bits, c->soma_shift_max);

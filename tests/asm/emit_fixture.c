@@ -230,6 +230,13 @@ Mapping *emit_fixture_spread(void)
     return transfer_of((XferMap){16, 64, 2}, 0, 16, 0, 16, 2, false);
 }
 
+/* 20 x 20 pixels of 64 int8 channels (6400 words): over phases 0, 1 and 2, copy reading it
+ * in Soma1 of phase 3; a phase's part ends inside a row. */
+Mapping *emit_fixture_spread3(void)
+{
+    return transfer_of((XferMap){20, 64, 3}, 0, 20, 0, 20, 3, false);
+}
+
 Mapping *emit_fixture_transfer(int32_t rows0, int32_t rows)
 {
     return transfer(rows0, rows, 0, 4, 0, false);

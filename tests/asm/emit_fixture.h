@@ -14,6 +14,7 @@
  *   emit_fixture_spread()      a 16x16x64 int8 relu result on core (0,0) sent to (2,1) over
  *                              phases 0 and 1 (16 KiB: the Mapping spreads it), read in
  *                              Soma1 of phase 2
+ *   emit_fixture_spread3()     the same, 20x20x64 over phases 0, 1 and 2, read in phase 3
  *   emit_fixture_slice(y0, n, x0, m)  the same, the copy of rows y0.. and columns x0..x0+m-1
  *   emit_fixture_mix()         CVS (P83), CCMPB, CAVG (P02), CCMPB on one core, two phases
  *   emit_fixture_fc()          a 20 -> 40 CVM (P04) and its requantization on one core
@@ -41,6 +42,7 @@ Mapping *emit_fixture_transfer(int32_t rows0, int32_t rows);
 Mapping *emit_fixture_transfer_late(int32_t rows0, int32_t rows);
 Mapping *emit_fixture_transfer_twice(void);
 Mapping *emit_fixture_spread(void);
+Mapping *emit_fixture_spread3(void);
 Mapping *emit_fixture_slice(int32_t rows0, int32_t rows, int32_t cols0, int32_t cols);
 Mapping *emit_fixture_mix(void);
 Mapping *emit_fixture_fc(void);

@@ -478,6 +478,35 @@ static void test_spread(void **state)
     done(&r);
 }
 
+/* emit_fixture_spread3: 20 x 20 pixels of 64 int8 channels (16 words a pixel, 6400 words)
+ * over phases 0, 1 and 2. The receive area takes 192 pixels a phase (3072 words): pixels
+ * 0..191 (rows 0..8 and 12 pixels of row 9) in phase 0, 192..383 in phase 1, the last 16 in
+ * phase 2, each landing at 0x8400 and moved to word 16 x its first pixel of b's area (at
+ * 0): 0, 3072, 6144. The sender's buffer (at 6400, after a) sends them from 6400, 9472 and
+ * 12544, each one run to unit 0 (the pieces of rows follow each other). */
+static void test_spread_pixels(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_spread3(), ST_OK);
+    const Taskir__Asm__CoreConfig *c0 = core_at(&r.s, 0, 0), *c1 = core_at(&r.s, 2, 1);
+    const int64_t words[3] = {3072, 3072, 256};
+    for (int p = 0; p < 3; p++) {
+        const Taskir__Asm__P09 *snd = c0->static_prim_list[p]->router->p09;
+        assert_int_equal(snd->addr_dout_base, 6400 + 3072 * p);
+        assert_int_equal(snd->send_number, words[p] / 2 - 1);
+        assert_int_equal(snd->n_router_heads, 1);
+        assert_int_equal(snd->router_heads[0]->destination_addr, 0);
+        const Taskir__Asm__P06 *m = c1->static_prim_list[p]->soma2->p06;
+        assert_int_equal(m->num_in, words[p] / 4);
+        assert_int_equal(m->x1_base_addr, 0x8400);
+        assert_int_equal(m->o_base_addr, 3072 * p);
+        assert_int_equal(m->o_addr_length, words[p]);
+    }
+    assert_int_equal(c1->static_prim_list[3]->soma1->px5->x1_base_addr, 0);
+    done(&r);
+}
+
 /* A CLUT reading 96 int8 channels a pixel writes rows of 96 (layout.h): a pitch unit of 24
  * words, so every pixel starts 8-word aligned, and so is the map. The test_diff_ops graphs
  * abs_case_0__p_8_, cvm_precision_case_0__p_8_ ... asked the allocator for an alignment of
@@ -515,6 +544,7 @@ int main(void)
         cmocka_unit_test(test_chain_chips),
         cmocka_unit_test(test_feat_align),
         cmocka_unit_test(test_spread),
+        cmocka_unit_test(test_spread_pixels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -585,6 +585,68 @@ static void test_clip(void **state)
     graph_destroy(g);
 }
 
+/* INPUT (in) -> SI (in) -> CCMPB TERNARY, CMP -1, over 3 values -> SI (map) -> OUTPUT; the
+ * CCMPB in *b. */
+static Graph *ternary_clip(PrecisionId in, PrecisionId map, Block **b)
+{
+    Graph *g = graph_create();
+    Block *s = store(g, input(g, in, 3), "x/in", in, 3);
+    *b = cmp(g, s, BT_CCMPB, PR_TERNARY, 3, 0, -1);
+    output(g, store(g, *b, "y", map, 3), 3);
+    return g;
+}
+
+/* A TERNARY clip (the CVM lowering's clip to -1 .. 1) writing an INT_8 map: P05 writes the
+ * map's precision and clips to its int8 only, so map.exact.prec; the 1 x 1 window of int8
+ * values becomes a CLUT of the clip's table, INT_8 (P07 writes no TERNARY): 256 entries,
+ * CMP -1: -128 -> -1, 0 -> 0, 5 -> 1. From int32 values (no table: they fit no 12-bit
+ * index) it takes INT_8 and a CCMPS to 1 after it: -1000 -> -128 -> -1, 1000 -> 127 -> 1.
+ * The same clip writing a TERNARY map is what P05 computes (no finding). */
+static void test_ternary_clip(void **state)
+{
+    (void)state;
+    Block *b;
+    Chip *c = chip();
+    Graph *g = ternary_clip(PR_INT_8, PR_INT_8, &b);
+    assert_int_equal(check(g, c, "map.exact.prec"), 1);
+    int32_t in[3] = {-128, 0, 5}, tg[3];
+    run(g, NULL, in, 3, tg);
+    assert_int_equal(tg[0], -1);
+    assert_int_equal(tg[1], 0);
+    assert_int_equal(tg[2], 1);
+    assert_int_equal(rewrite_keeps(g, c, in, 3), 1);
+    assert_int_equal(b->type, BT_CLUT);
+    assert_int_equal(blk_prec(b), PR_INT_8);
+    assert_int_equal(blk_attr(b, AT_LUT_DW), 8);
+    graph_destroy(g);
+
+    g = ternary_clip(PR_INT_32, PR_INT_8, &b);
+    assert_int_equal(check(g, c, "map.exact.prec"), 1);
+    int32_t wide[3] = {-1000, 1000, 0};
+    run(g, NULL, wide, 3, tg);
+    assert_int_equal(tg[0], -1);
+    assert_int_equal(tg[1], 1);
+    uint32_t nb = g->n_blocks;
+    assert_true(rewrite_keeps(g, c, wide, 3) >= 1);
+    assert_int_equal(b->type, BT_CCMPB);
+    assert_int_equal(blk_prec(b), PR_INT_8);
+    assert_int_equal(g->n_blocks, nb + 2); /* the CCMPS and the map it writes */
+    size_t ceil = 0;
+    for (uint32_t i = 0; i < g->n_blocks; i++)
+        if (g->blocks[i]->type == BT_CCMPS) {
+            ceil++;
+            assert_int_equal(blk_attr(g->blocks[i], AT_CMP), 1);
+            assert_int_equal(blk_prec(g->blocks[i]), PR_INT_8);
+        }
+    assert_int_equal(ceil, 1);
+    graph_destroy(g);
+
+    g = ternary_clip(PR_INT_8, PR_TERNARY, &b);
+    assert_int_equal(check(g, c, NULL), 0);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
 /* Precisions the chip does not encode: an INT_16 storage of INT_8 values becomes INT_8, an
  * INT_16 CLUT whose table holds -3 .. 90 INT_8; a
  * UINT_4 CCMPB over a window of two whose clamp acts (values up to 127 clamped to 15) stays
@@ -677,6 +739,7 @@ int main(void)
         cmocka_unit_test(test_wide_shift),     cmocka_unit_test(test_wide_product),
         cmocka_unit_test(test_oddshift_lif),
         cmocka_unit_test(test_clip),           cmocka_unit_test(test_prec),
+        cmocka_unit_test(test_ternary_clip),
         cmocka_unit_test(test_p05_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
