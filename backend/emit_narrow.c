@@ -1,10 +1,11 @@
-/* emit_narrow.c: an Axon primitive whose result goes into an 8-bit map on its core
- * (docs/backend.md, "Inserted primitives"). Every Axon primitive writes int32 words, so it
- * writes an int32 area of its own instead (its result in the pitch it writes: layout.h's
- * layout_output_unit), and an inserted P06 in Soma1 of the same phase narrows that area
- * into the map, row by row (a pixel a row: length_in the int32 pitch, length_out the map's;
- * no shift, so each value is clipped to the map's range, as the graph clips the block's
- * result to its precision). Soma1 taken: Soma2 of that phase, when nothing reads the map on
+/* emit_narrow.c: an Axon primitive whose result goes into an 8-bit map on its core, or into
+ * an int32 map of a larger pitch than it writes (docs/backend.md, "Inserted primitives").
+ * Every Axon primitive writes int32 words, and a P02 / P03 / P43 / P83 the pitch it reads,
+ * so it writes an int32 area of its own instead (its result in the pitch it writes: layout.h's
+ * layout_output_unit), and an inserted P06 in Soma1 of the same phase narrows or re-pitches
+ * that area into the map, row by row (a pixel a row: length_in the int32 pitch, length_out
+ * the map's, the lanes past the area's 0; no shift, so each value is clipped to the map's
+ * range). Soma1 taken: Soma2 of that phase, when nothing reads the map on
  * its core before and the router sends none of it in that phase. The int32 area lives in
  * that phase only, as the mapper counts it (layout_work_bytes, taskir/layout.h).
  * The graph stores a result as it is (a storage block's precision does not clamp what a
@@ -110,9 +111,13 @@ Status emit_narrows(Emit *e)
         ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
         EBox box;
         if (!cp || cp->view || cp->planes || cp->image ||
-            (cp->feat.prec != PR_INT_8 && cp->feat.prec != PR_UINT_8) ||
             !emit_iface_box(e, (uint32_t)s, true, eid, &box))
             continue; /* emit_prim.c writes it, or refuses it */
+        int64_t unit = layout_output_unit(e->g, &e->uses, w, PR_INT_32);
+        bool repitch = cp->feat.prec == PR_INT_32 && unit > 0 &&
+                       cp->feat.c > (box.n[2] + unit - 1) / unit * unit; /* more lanes */
+        if (cp->feat.prec != PR_INT_8 && cp->feat.prec != PR_UINT_8 && !repitch)
+            continue;
         if (!x.blocks && (st = exact_analyse(e->g, &x, e->d)) != ST_OK)
             break;
         st = plan_narrow(e, w, (uint32_t)(cp - e->copies), &box, x.blocks[w].out);

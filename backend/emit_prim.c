@@ -446,8 +446,8 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
         st = clip_check(e, b, &o, pcode);
     if (st != ST_OK)
         return st;
-    const ENarrow *nar = o.prec != PR_INT_32 ? emit_narrow_of(e, pos) : NULL;
-    if (nar) { /* it writes int32 rows of its own, which a P06 narrows into the map */
+    const ENarrow *nar = emit_narrow_of(e, pos);
+    if (nar) { /* it writes int32 rows of its own, which a P06 narrows or re-pitches */
         if ((st = emit_narrow_p06(e, nar, o.addr, o.words, &o.addr, &o.words)) != ST_OK)
             return st;
         o.feat = nar->feat;

@@ -38,12 +38,12 @@ static bool keep_best(const MapPlan *p, const uint32_t *where, uint32_t *relay, 
     return c >= 0;
 }
 
-Status map_refine_chains(MapPlan *p, uint32_t *where, Diag *d)
+Status map_refine_chains(MapPlan *p, uint32_t *where, uint64_t moves, Diag *d)
 {
     uint32_t nv = p->n_vcores;
     bool multicast = p->n_mc < p->mc_start[p->n_mc]; /* a set of two cores or more */
     if (!multicast || nv < 2) /* the chains are the unicast graph */
-        return map_refine(p, where, map_refine_moves(p), HEAT, d);
+        return map_refine(p, where, moves, HEAT, d);
     VEdge *uni = p->vedges;
     uint32_t n_uni = p->n_vedges;
     uint32_t *relay = malloc(((size_t)p->n_xfers + 1) * sizeof *relay);
@@ -52,7 +52,7 @@ Status map_refine_chains(MapPlan *p, uint32_t *where, Diag *d)
     Status st = ST_OK;
     bool ok = relay && best && keep_best(p, where, relay, best, &best_cost); /* the start */
     if (ok)
-        st = map_refine(p, where, map_refine_moves(p), HEAT, d);
+        st = map_refine(p, where, moves, HEAT, d);
     if (ok && st == ST_OK)
         ok = keep_best(p, where, relay, best, &best_cost);
     p->vedges = NULL; /* the unicast graph, restored below */
@@ -61,7 +61,7 @@ Status map_refine_chains(MapPlan *p, uint32_t *where, Diag *d)
         /* relay[]: the routes of the placement refined last */
         st = map_build_vedges(p, relay, d);
         if (st == ST_OK)
-            st = map_refine(p, where, map_refine_moves(p), HEAT, d);
+            st = map_refine(p, where, moves, HEAT, d);
         if (st == ST_OK)
             ok = keep_best(p, where, relay, best, &best_cost);
     }

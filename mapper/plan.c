@@ -113,7 +113,7 @@ int64_t mapper_baseline_traffic(const MapPlan *p, MapPlaceKind kind, uint64_t se
     } else {
         Diag d;
         diag_init(&d, NULL);
-        if (map_place_scotch(p, seed, where, &d) == ST_OK)
+        if (map_place_scotch(p, seed, -1, where, &d) == ST_OK)
             t = multicast ? map_route_where(p, where, NULL, NULL) : map_vedge_traffic(p, where);
         diag_finish(&d);
     }

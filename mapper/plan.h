@@ -179,8 +179,9 @@ Status map_place_sketch(MapPlan *p, uint32_t *where, Diag *d);
 /* grid.c: the traffic graph into p->vedges (replacing it): every cross transfer from its
  * source's virtual core, or from its relay's (relay[x] per transfer, route.c) when given. */
 Status map_build_vedges(MapPlan *p, const uint32_t *relay, Diag *d);
-/* place_chain.c: refines where[] under the multicast chains' traffic (map_route_where). */
-Status map_refine_chains(MapPlan *p, uint32_t *where, Diag *d);
+/* place_chain.c: refines where[] under the multicast chains' traffic (map_route_where), with
+ * this many annealing moves in each refinement. */
+Status map_refine_chains(MapPlan *p, uint32_t *where, uint64_t moves, Diag *d);
 /* place.c: the traffic graph between virtual cores, then the placement opt.place asks for. */
 Status map_place(MapPlan *p, Diag *d);
 /* grid.c: the grid coordinates of core index k. */
@@ -189,8 +190,11 @@ void map_core_xy(const MapPlan *p, uint32_t k, uint32_t *x, uint32_t *y);
 int64_t map_hops(const MapPlan *p, uint32_t a, uint32_t b);
 /* grid.c: unicast traffic (bytes x hops) of the virtual cores placed at where[v]. */
 int64_t map_vedge_traffic(const MapPlan *p, const uint32_t *where);
-/* place.c: Scotch's placement into where[] (n_vcores entries), collisions resolved. */
-Status map_place_scotch(const MapPlan *p, uint64_t seed, uint32_t *where, Diag *d);
+/* place.c: Scotch's placement into where[] (n_vcores entries), collisions resolved; with
+ * Scotch's default strategy when imbalance < 0 (the baseline), else with a mapping strategy
+ * that lets a mesh vertex take that share more than its load (the refinement's start). */
+Status map_place_scotch(const MapPlan *p, uint64_t seed, double imbalance, uint32_t *where,
+                        Diag *d);
 /* place.c: the chip array (chips_x x chips_y) that holds n cores: the description's array,
  * grown by a column or a row of chips on its narrower side while it is too small. */
 void map_grid_chips(const Chip *c, uint64_t n, uint32_t *chips_x, uint32_t *chips_y);

@@ -243,9 +243,18 @@ bool layout_narrows(const Graph *g, const GraphUses *u, uint32_t pos)
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         long s = graph_block_pos(g, g->edges[bu->out_edges[j]]->dst);
         PrecisionId p = s >= 0 ? blk_prec(g->blocks[s]) : PR_INT_32;
-        if (s >= 0 && bt_info(g->blocks[s]->type)->kind == BK_STORAGE &&
-            (p == PR_INT_8 || p == PR_UINT_8))
+        if (s < 0 || bt_info(g->blocks[s]->type)->kind != BK_STORAGE)
+            continue;
+        if (p == PR_INT_8 || p == PR_UINT_8)
             return true;
+        int32_t cd[TIR_CDIMS];
+        int64_t su = layout_storage_unit(g, u, (uint32_t)s);
+        int64_t ou = layout_output_unit(g, u, pos, PR_INT_32);
+        if (p != PR_INT_32 || su <= ou || ou < 1 || !blk_cluster_dims(b, false, 0, cd))
+            continue;
+        int64_t nc = cd[D_F] > 0 ? cd[D_F] : 1;
+        if ((nc + su - 1) / su * su > (nc + ou - 1) / ou * ou)
+            return true; /* a re-pitch: the map holds more lanes a pixel than it writes */
     }
     return false;
 }

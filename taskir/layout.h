@@ -70,9 +70,12 @@ int64_t layout_repeat_bytes(const Graph *g, const GraphUses *u, uint32_t pos);
 int64_t layout_send_bytes(const Graph *g, const GraphUses *u, uint32_t pos);
 
 /* Whether compute block pos is an Axon primitive (P41, P04, P81, P02, P03, P43, P83: int32
- * words out) that writes an 8-bit map (INT_8, UINT_8): the code generator has it write its
- * result as int32 rows into an area of its own, which an inserted P06 in a Soma slot of its
- * phase (Soma1, else Soma2) narrows into the map (docs/backend.md "Inserted primitives"). */
+ * words out) that writes an 8-bit map (INT_8, UINT_8), or an int32 map of a larger pitch
+ * than it writes (a CADD adding a box to itself, which reads and writes the group unit, into
+ * a map a P05 reads with 32 channels a pixel): the code generator has it write its result as
+ * int32 rows into an area of its own, which an inserted P06 in a Soma slot of its phase
+ * (Soma1, else Soma2) narrows or re-pitches into the map (docs/backend.md "Inserted
+ * primitives"). */
 bool layout_narrows(const Graph *g, const GraphUses *u, uint32_t pos);
 /* Bytes of the int32 area a block that narrows writes (its result in the pitch it writes,
  * layout_output_unit); 0 for any other block, -1 on overflow. */

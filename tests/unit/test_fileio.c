@@ -5,8 +5,8 @@
  * and inode. tir_file_bytes maps a regular file (the same bytes as a read), reads what it
  * cannot map (an empty file, a FIFO) and refuses what tir_read_file refuses; a large mapped
  * file is released with its pages dropped on threads. A file of more than one 8 MiB block is
- * written whole from pieces of every size, its whole blocks past the page cache where the file
- * system takes O_DIRECT, and an uncommitted one leaves nothing. */
+ * written whole from pieces of every size, its whole blocks past the page cache where the
+ * file system takes O_DIRECT, and an uncommitted one leaves nothing. */
 #define _GNU_SOURCE /* O_DIRECT, mincore */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -37,6 +37,13 @@ static void join(Graph *g, Block *a, uint32_t out, Block *b, uint32_t in)
     assert_non_null(graph_connect(g, a, out, b, in));
 }
 
+/* Joins b[i] -> b[i + 1] (output 0 to input 0) along the n blocks. */
+static void join_chain(Graph *g, Block *const *b, size_t n)
+{
+    for (size_t i = 0; i + 1 < n; i++)
+        join(g, b[i], 0, b[i + 1], 0);
+}
+
 static void test_units(void **state)
 {
     (void)state;
@@ -249,19 +256,14 @@ static void test_narrow(void **state)
     (void)state;
     Graph *g = graph_create();
     assert_non_null(g);
-    Block *e = blk(g, BT_SI, PR_INT_8, 4, 4, 8, 0);
-    Block *cvs = blk(g, BT_CVS, PR_INT_8, 4, 4, 8, 0);
-    Block *f = blk(g, BT_SI, PR_INT_8, 4, 4, 8, 0);
-    Block *relu = blk(g, BT_CCMPB, PR_INT_8, 4, 4, 8, 0);
-    Block *cc = blk(g, BT_CC, PR_INT_32, 4, 4, 8, 8);
-    Block *gg = blk(g, BT_SI, PR_INT_32, 4, 4, 8, 0);
-    Block *cc2 = blk(g, BT_CC, PR_INT_32, 2, 2, 40, 8);
-    Block *h = blk(g, BT_SI, PR_INT_8, 2, 2, 40, 0);
-    join(g, e, 0, cvs, 0);
-    join(g, cvs, 0, f, 0);
-    join(g, f, 0, relu, 0);
-    join(g, cc, 0, gg, 0);
-    join(g, cc2, 0, h, 0);
+    Block *s[] = {blk(g, BT_SI, PR_INT_8, 4, 4, 8, 0), blk(g, BT_CVS, PR_INT_8, 4, 4, 8, 0),
+                  blk(g, BT_SI, PR_INT_8, 4, 4, 8, 0), blk(g, BT_CCMPB, PR_INT_8, 4, 4, 8, 0)};
+    Block *t[] = {blk(g, BT_CC, PR_INT_32, 4, 4, 8, 8), blk(g, BT_SI, PR_INT_32, 4, 4, 8, 0)};
+    Block *v[] = {blk(g, BT_CC, PR_INT_32, 2, 2, 40, 8), blk(g, BT_SI, PR_INT_8, 2, 2, 40, 0)};
+    join_chain(g, s, 4);
+    join_chain(g, t, 2);
+    join_chain(g, v, 2);
+    Block *cvs = s[1], *relu = s[3], *cc = t[0], *cc2 = v[0];
     GraphUses u;
     assert_true(graph_uses(g, &u));
     uint32_t pcvs = (uint32_t)graph_block_pos(g, cvs->id);
@@ -284,6 +286,38 @@ static void test_narrow(void **state)
     graph_destroy(g);
 }
 
+/* A re-pitch: CC -> A (int32, 4 x 4 x 8) -> CADD of A + A -> B (int32) -> CCMPB -> C (int8,
+ * read by a CVVH: 32 int8 a pixel). The CCMPB must read more than 32 - 16 = 16 int32
+ * channels a pixel of B, so B's pitch is 32, where the CADD reads and writes its repeated
+ * area's group unit, 8: it writes an int32 area of its own (16 pixels of 8 int32 = 512
+ * bytes) that a P06 re-pitches into B. */
+static void test_repitch(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *m[] = {blk(g, BT_CC, PR_INT_32, 4, 4, 8, 8), blk(g, BT_SI, PR_INT_32, 4, 4, 8, 0),
+                  blk(g, BT_CADD, PR_INT_32, 4, 4, 8, 0), blk(g, BT_SI, PR_INT_32, 4, 4, 8, 0),
+                  blk(g, BT_CCMPB, PR_INT_8, 4, 4, 8, 0), blk(g, BT_SI, PR_INT_8, 4, 4, 8, 0),
+                  blk(g, BT_CVVH, PR_INT_32, 4, 4, 8, 0)};
+    join_chain(g, m, sizeof m / sizeof m[0]);
+    join(g, m[1], 0, m[2], 1); /* A + A */
+    join(g, m[5], 0, m[6], 1); /* C * C */
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    uint32_t ptw = (uint32_t)graph_block_pos(g, m[2]->id);
+    Block *cc = m[0];
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, m[3]->id)), 32);
+    assert_int_equal(layout_output_unit(g, &u, ptw, PR_INT_32), 8);
+    assert_true(layout_narrows(g, &u, ptw));
+    assert_int_equal(layout_narrow_bytes(g, &u, ptw), 512);
+    /* with the repeated area (2 * 16 pixels of 32 bytes = 1024) */
+    assert_int_equal(layout_work_bytes(g, &u, ptw), 1536);
+    assert_false(layout_narrows(g, &u, (uint32_t)graph_block_pos(g, cc->id)));
+    graph_uses_finish(&u);
+    graph_destroy(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -293,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_row_rules),
         cmocka_unit_test(test_send_bytes),
         cmocka_unit_test(test_narrow),
+        cmocka_unit_test(test_repitch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
