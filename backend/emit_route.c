@@ -59,9 +59,10 @@ static Status add_send(Emit *e, uint32_t k, int32_t p, const ESend *s)
 /* The source of edge ed's data on its writer's core, in the coordinates of the storage it
  * goes to (dst_box: the edge's box there), for a copy holding prec values: the writer's
  * output buffer, or its send area in prec when a P06 rewrites the buffer so
- * (emit_sendbuf.c). */
+ * (emit_sendbuf.c). ch0: the storage channel the source's pixels start with (the edge may
+ * start at a channel of the writer's output other than its first). */
 static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
-                        const EBox *dst_box, PrecisionId prec, ELoc *l)
+                        const EBox *dst_box, PrecisionId prec, ELoc *l, int64_t *ch0)
 {
     const Block *b = e->g->blocks[w];
     uint32_t k = e->core_of[w];
@@ -82,6 +83,7 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
         l->box = *dst_box;
         l->base = c->addr[sb ? sb->req : o->req] + (wbox.lo[0] * o->box.n[1] + wbox.lo[1]) *
                                                        emit_feat_pixel_words(l->feat);
+        *ch0 = dst_box->lo[2] - wbox.lo[2];
         return ST_OK;
     }
     /* the storage the writer writes on its own core */
@@ -100,6 +102,7 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
         l->row = cp->box.n[1] * emit_feat_pixel_words(&cp->feat);
         l->box = *dst_box;
         l->base = emit_feat_addr(&cp->feat, &cp->box, emit_copy_addr(e, cp), wy, wx);
+        *ch0 = cp->box.lo[2] - (lbox.lo[2] - lw.lo[2] + wbox.lo[2] - dst_box->lo[2]);
         if (phase < cp->first || phase > cp->last)
             return diag_block(e->d, ST_LOGIC, "emit.route", b, "sends edge %d in phase %d, "
                               "when its copy of block %d on %s is no longer alive (phases "
@@ -386,14 +389,14 @@ static Status route_edge(Emit *e, const MapDict *dict)
             dbase = e->cores[rk].addr[pt->land] - pt->q0 * emit_feat_pixel_words(&dcp->feat);
         ELoc src = {0};
         Status st = ST_OK;
-        int64_t ch0 = dbox.lo[2]; /* the writer's pixels start at the edge's first channel */
+        int64_t ch0 = dbox.lo[2]; /* set by relay_loc or writer_loc */
         if (sk != e->core_of[w]) { /* a relay: a destination that holds the data already */
             st = relay_loc(e, ed, (uint32_t)w, sk, cs->phase, &dbox, &part, &src, &ch0);
             if (st == ST_OK && !src.feat)
                 sk = e->core_of[w];
         }
         if (sk == e->core_of[w] && st == ST_OK)
-            st = writer_loc(e, ed, (uint32_t)w, cs->phase, &dbox, dcp->feat.prec, &src);
+            st = writer_loc(e, ed, (uint32_t)w, cs->phase, &dbox, dcp->feat.prec, &src, &ch0);
         EBox pieces[3];
         int np = pt ? part_pixels(dcp, pt, &part, pieces) : 1;
         if (!pt)
@@ -444,9 +447,10 @@ static Status gather(Emit *e, uint32_t w)
                              "its rearrangement moves values between pixels; the code "
                              "generator does not realise it yet (it needs P06 moves)");
         ELoc src = {0};
-        Status st = writer_loc(e, ed, w, p, &dbox, cp->feat.prec, &src);
+        int64_t ch0 = dbox.lo[2];
+        Status st = writer_loc(e, ed, w, p, &dbox, cp->feat.prec, &src, &ch0);
         if (st == ST_OK)
-            st = runs(e, ed, &src, dbox.lo[2], k, p, cp, k, &part, emit_copy_dest_addr(e, cp));
+            st = runs(e, ed, &src, ch0, k, p, cp, k, &part, emit_copy_dest_addr(e, cp));
         if (st != ST_OK)
             return st;
     }
