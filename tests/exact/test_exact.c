@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "graphbuild.h"
+
 #include "mapper/mapper.h"
 #include "taskir/exact.h"
 #include "taskir/sim.h"
@@ -17,26 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static Block *blk(Graph *g, BlockType t, const char *name, PrecisionId p, const int32_t s[8])
-{
-    Block *b = graph_add_block(g, t, GRAPH_AUTO_ID, name);
-    assert_non_null(b);
-    memcpy(b->shape.d, s, sizeof b->shape.d);
-    b->has_shape = true;
-    b->prec = p;
-    b->has_prec = true;
-    return b;
-}
-
-static void join(Graph *g, Block *a, uint32_t out, Block *b, uint32_t in)
-{
-    assert_non_null(graph_connect(g, a, out, b, in));
-}
-
 /* INPUT of precision p and f values (1-D), socket 0. */
 static Block *input(Graph *g, PrecisionId p, int32_t f)
 {
-    Block *in = blk(g, BT_INPUT, "x", p, (const int32_t[8]){1, 1, f, 0, 0, 0, 0, 0});
+    Block *in = tg_blk(g, BT_INPUT, "x", p, (const int32_t[8]){1, 1, f, 0, 0, 0, 0, 0});
     in->socket_id = 0;
     in->has_socket_id = true;
     return in;
@@ -45,30 +31,30 @@ static Block *input(Graph *g, PrecisionId p, int32_t f)
 /* src -> SI of precision p (1 x 1 x f) -> returned. */
 static Block *store(Graph *g, Block *src, const char *name, PrecisionId p, int32_t f)
 {
-    Block *s = blk(g, BT_SI, name, p, (const int32_t[8]){1, 1, f, 0, 0, 0, 0, 0});
-    join(g, src, 0, s, 0);
+    Block *s = tg_blk(g, BT_SI, name, p, (const int32_t[8]){1, 1, f, 0, 0, 0, 0, 0});
+    tg_join(g, src, 0, s, 0);
     return s;
 }
 
 /* s -> OUTPUT, socket 0. */
 static void output(Graph *g, Block *s, int32_t f)
 {
-    Block *o = blk(g, BT_OUTPUT, "y", PR_INT_32, (const int32_t[8]){1, 1, f, 0, 0, 0, 0, 0});
+    Block *o = tg_blk(g, BT_OUTPUT, "y", PR_INT_32, (const int32_t[8]){1, 1, f, 0, 0, 0, 0, 0});
     o->has_prec = false;
     o->socket_id = 0;
     o->has_socket_id = true;
-    join(g, s, 0, o, 0);
+    tg_join(g, s, 0, o, 0);
 }
 
 /* A 1 x 1 window CCMPB / CCMPS over f channels reading s. */
 static Block *cmp(Graph *g, Block *s, BlockType t, PrecisionId p, int32_t f, int32_t shift,
                   int32_t c)
 {
-    Block *b = blk(g, t, "cmp", p, (const int32_t[8]){1, 1, f, 0, 1, 1, 1, 1});
+    Block *b = tg_blk(g, t, "cmp", p, (const int32_t[8]){1, 1, f, 0, 1, 1, 1, 1});
     assert_true(blk_set_attr(g, b, AT_CMP, c));
     if (shift)
         assert_true(blk_set_attr(g, b, AT_BIT_SHIFT_NUM, shift));
-    join(g, s, 0, b, 0);
+    tg_join(g, s, 0, b, 0);
     return b;
 }
 
@@ -172,21 +158,21 @@ static void test_cvm_ranges(void **state)
     Graph *g = graph_create();
     Block *in = input(g, PR_INT_8, 4);
     in->has_prec = false;
-    Block *x = blk(g, BT_SIFC, "x/in", PR_INT_8, (const int32_t[8]){0, 0, 0, 4, 0, 0, 0, 0});
-    Block *w = blk(g, BT_SWFC, "w", PR_INT_8, (const int32_t[8]){0, 0, 2, 4, 0, 0, 0, 0});
-    Block *bs = blk(g, BT_SB, "b", PR_INT_32, (const int32_t[8]){0, 0, 2, 0, 0, 0, 0, 0});
-    Block *fc = blk(g, BT_CVM, "fc", PR_INT_32, (const int32_t[8]){0, 0, 2, 4, 0, 0, 0, 0});
+    Block *x = tg_blk(g, BT_SIFC, "x/in", PR_INT_8, (const int32_t[8]){0, 0, 0, 4, 0, 0, 0, 0});
+    Block *w = tg_blk(g, BT_SWFC, "w", PR_INT_8, (const int32_t[8]){0, 0, 2, 4, 0, 0, 0, 0});
+    Block *bs = tg_blk(g, BT_SB, "b", PR_INT_32, (const int32_t[8]){0, 0, 2, 0, 0, 0, 0, 0});
+    Block *fc = tg_blk(g, BT_CVM, "fc", PR_INT_32, (const int32_t[8]){0, 0, 2, 4, 0, 0, 0, 0});
     fc->bias_type = BIAS_VECTOR;
     assert_true(blk_set_data(g, w, PR_INT_8, (const int32_t[2]){2, 4}, 2,
                              (const int64_t[8]){1, -2, 3, -4, 5, 6, 7, 8}, 8));
     assert_true(blk_set_data(g, bs, PR_INT_32, (const int32_t[1]){2}, 1,
                              (const int64_t[2]){10, -10}, 2));
-    join(g, in, 0, x, 0);
-    join(g, x, 0, fc, 0);
-    join(g, w, 0, fc, 1);
-    join(g, bs, 0, fc, 2);
-    Block *y = blk(g, BT_SI, "y", PR_INT_32, (const int32_t[8]){1, 1, 2, 0, 0, 0, 0, 0});
-    join(g, fc, 0, y, 0);
+    tg_join(g, in, 0, x, 0);
+    tg_join(g, x, 0, fc, 0);
+    tg_join(g, w, 0, fc, 1);
+    tg_join(g, bs, 0, fc, 2);
+    Block *y = tg_blk(g, BT_SI, "y", PR_INT_32, (const int32_t[8]){1, 1, 2, 0, 0, 0, 0, 0});
+    tg_join(g, fc, 0, y, 0);
     output(g, y, 2);
     Diag d;
     diag_init(&d, "t");
@@ -213,12 +199,12 @@ static void test_conv_padding(void **state)
 {
     (void)state;
     Graph *g = graph_create();
-    Block *in = blk(g, BT_INPUT, "x", PR_UINT_8, (const int32_t[8]){3, 1, 1, 0, 0, 0, 0, 0});
+    Block *in = tg_blk(g, BT_INPUT, "x", PR_UINT_8, (const int32_t[8]){3, 1, 1, 0, 0, 0, 0, 0});
     in->socket_id = 0;
     in->has_socket_id = true;
-    Block *x = blk(g, BT_SIC, "x/in", PR_UINT_8, (const int32_t[8]){3, 1, 0, 1, 0, 0, 0, 0});
-    Block *w = blk(g, BT_SW, "w", PR_INT_8, (const int32_t[8]){0, 0, 1, 1, 3, 1, 0, 0});
-    Block *cc = blk(g, BT_CC, "cc", PR_INT_32, (const int32_t[8]){3, 1, 1, 1, 3, 1, 3, 1});
+    Block *x = tg_blk(g, BT_SIC, "x/in", PR_UINT_8, (const int32_t[8]){3, 1, 0, 1, 0, 0, 0, 0});
+    Block *w = tg_blk(g, BT_SW, "w", PR_INT_8, (const int32_t[8]){0, 0, 1, 1, 3, 1, 0, 0});
+    Block *cc = tg_blk(g, BT_CC, "cc", PR_INT_32, (const int32_t[8]){3, 1, 1, 1, 3, 1, 3, 1});
     assert_true(blk_set_attr(g, cc, AT_PAD_UP, 1));
     assert_true(blk_set_attr(g, cc, AT_PAD_DOWN, 1));
     assert_true(blk_set_attr(g, cc, AT_KERNEL_Y, 3));
@@ -226,16 +212,16 @@ static void test_conv_padding(void **state)
     cc->bias_type = BIAS_CONSTANT;
     assert_true(blk_set_data(g, w, PR_INT_8, (const int32_t[4]){1, 1, 3, 1}, 4,
                              (const int64_t[3]){2, -1, 3}, 3));
-    join(g, in, 0, x, 0);
-    join(g, x, 0, cc, 0);
-    join(g, w, 0, cc, 1);
-    Block *y = blk(g, BT_SI, "y", PR_INT_32, (const int32_t[8]){3, 1, 1, 0, 0, 0, 0, 0});
-    join(g, cc, 0, y, 0);
-    Block *o = blk(g, BT_OUTPUT, "o", PR_INT_32, (const int32_t[8]){3, 1, 1, 0, 0, 0, 0, 0});
+    tg_join(g, in, 0, x, 0);
+    tg_join(g, x, 0, cc, 0);
+    tg_join(g, w, 0, cc, 1);
+    Block *y = tg_blk(g, BT_SI, "y", PR_INT_32, (const int32_t[8]){3, 1, 1, 0, 0, 0, 0, 0});
+    tg_join(g, cc, 0, y, 0);
+    Block *o = tg_blk(g, BT_OUTPUT, "o", PR_INT_32, (const int32_t[8]){3, 1, 1, 0, 0, 0, 0, 0});
     o->has_prec = false;
     o->socket_id = 0;
     o->has_socket_id = true;
-    join(g, y, 0, o, 0);
+    tg_join(g, y, 0, o, 0);
     Diag d;
     diag_init(&d, "t");
     assert_int_equal(verify_graph(g, &d), ST_OK);
@@ -260,9 +246,9 @@ static void test_overflow(void **state)
     (void)state;
     Graph *g = graph_create();
     Block *s = store(g, input(g, PR_INT_8, 3), "x/in", PR_INT_8, 3);
-    Block *v = blk(g, BT_CVS, "big", PR_INT_32, (const int32_t[8]){1, 1, 3, 0, 0, 0, 0, 0});
+    Block *v = tg_blk(g, BT_CVS, "big", PR_INT_32, (const int32_t[8]){1, 1, 3, 0, 0, 0, 0, 0});
     assert_true(blk_set_attr(g, v, AT_CONSTANT_A, 1 << 30));
-    join(g, s, 0, v, 0);
+    tg_join(g, s, 0, v, 0);
     output(g, store(g, v, "y", PR_INT_32, 3), 3);
     Chip *c = chip();
     assert_int_equal(check(g, c, "map.exact.overflow"), 1);
@@ -293,17 +279,17 @@ static void test_cadd_saturates(void **state)
     Block *in = input(g, PR_INT_32, 1);
     in->has_prec = false;
     Block *a = store(g, in, "a", PR_INT_32, 1);
-    Block *k = blk(g, BT_SI, "k", PR_INT_32, (const int32_t[8]){1, 1, 1, 0, 0, 0, 0, 0});
-    Block *m = blk(g, BT_SI, "m", PR_INT_32, (const int32_t[8]){1, 1, 1, 0, 0, 0, 0, 0});
+    Block *k = tg_blk(g, BT_SI, "k", PR_INT_32, (const int32_t[8]){1, 1, 1, 0, 0, 0, 0, 0});
+    Block *m = tg_blk(g, BT_SI, "m", PR_INT_32, (const int32_t[8]){1, 1, 1, 0, 0, 0, 0, 0});
     assert_true(blk_set_data(g, k, PR_INT_32, (const int32_t[3]){1, 1, 1}, 3,
                              (const int64_t[1]){10}, 1));
     assert_true(blk_set_data(g, m, PR_INT_32, (const int32_t[3]){1, 1, 1}, 3,
                              (const int64_t[1]){-10}, 1));
-    Block *add = blk(g, BT_CADD, "add", PR_INT_32, (const int32_t[8]){1, 1, 1, 0, 0, 0, 0, 0});
+    Block *add = tg_blk(g, BT_CADD, "add", PR_INT_32, (const int32_t[8]){1, 1, 1, 0, 0, 0, 0, 0});
     add->shape.n_branch = 3;
-    join(g, a, 0, add, 0);
-    join(g, k, 0, add, 1);
-    join(g, m, 0, add, 2);
+    tg_join(g, a, 0, add, 0);
+    tg_join(g, k, 0, add, 1);
+    tg_join(g, m, 0, add, 2);
     output(g, store(g, add, "y", PR_INT_32, 1), 1);
     Chip *c = chip();
     int32_t in0 = INT32_MAX - 5, tg, ch;
@@ -434,10 +420,10 @@ static void test_wide_product(void **state)
     Block *x = store(g, in, "x/in", PR_INT_32, (int32_t)n);
     Block *y = store(g, cmp(g, x, BT_CCMPB, PR_INT_8, (int32_t)n, 8, -128), "y/in", PR_INT_8,
                      (int32_t)n);
-    Block *b = blk(g, BT_CVVH, "xy", PR_INT_32,
+    Block *b = tg_blk(g, BT_CVVH, "xy", PR_INT_32,
                    (const int32_t[8]){1, 1, (int32_t)n, 0, 0, 0, 0, 0});
-    join(g, x, 0, b, 0);
-    join(g, y, 0, b, 1);
+    tg_join(g, x, 0, b, 0);
+    tg_join(g, y, 0, b, 1);
     output(g, store(g, b, "p", PR_INT_32, (int32_t)n), (int32_t)n);
     Chip *c = chip();
     int32_t *v = sweep(PR_INT_16, n);
@@ -541,10 +527,10 @@ static void test_oddshift_lif(void **state)
     (void)state;
     Graph *g = graph_create();
     Block *s = store(g, input(g, PR_INT_8, 3), "x/in", PR_INT_8, 3);
-    Block *lif = blk(g, BT_CLIF, "lif", PR_INT_8, (const int32_t[8]){1, 1, 3, 0, 0, 0, 0, 0});
+    Block *lif = tg_blk(g, BT_CLIF, "lif", PR_INT_8, (const int32_t[8]){1, 1, 3, 0, 0, 0, 0, 0});
     assert_true(blk_set_attr(g, lif, AT_VTH0, 5));
     assert_true(blk_set_attr(g, lif, AT_BIT_SHIFT_NUM, 3));
-    join(g, s, 0, lif, 0);
+    tg_join(g, s, 0, lif, 0);
     output(g, store(g, lif, "y", PR_INT_8, 3), 3);
     Chip *c = chip();
     assert_true(check(g, c, "map.exact.oddshift") >= 1);
@@ -667,13 +653,13 @@ static void test_prec(void **state)
 
     g = graph_create();
     s = store(g, input(g, PR_INT_8, 2), "x/in", PR_INT_8, 2);
-    Block *lut = blk(g, BT_CLUT, "lut", PR_INT_16, (const int32_t[8]){1, 1, 2, 0, 0, 0, 0, 0});
+    Block *lut = tg_blk(g, BT_CLUT, "lut", PR_INT_16, (const int32_t[8]){1, 1, 2, 0, 0, 0, 0, 0});
     assert_true(blk_set_attr(g, lut, AT_LUT_DW, 2));
-    Block *tab = blk(g, BT_SB, "tab", PR_INT_32, (const int32_t[8]){0, 0, 4, 0, 0, 0, 0, 0});
+    Block *tab = tg_blk(g, BT_SB, "tab", PR_INT_32, (const int32_t[8]){0, 0, 4, 0, 0, 0, 0, 0});
     assert_true(blk_set_data(g, tab, PR_INT_32, (const int32_t[1]){4}, 1,
                              (const int64_t[4]){5, -3, 90, 7}, 4));
-    join(g, s, 0, lut, 0);
-    join(g, tab, 0, lut, 1);
+    tg_join(g, s, 0, lut, 0);
+    tg_join(g, tab, 0, lut, 1);
     output(g, store(g, lut, "y", PR_INT_32, 2), 2);
     int32_t idx[2] = {1, -2};
     assert_int_equal(rewrite_keeps(g, c, idx, 2), 1);
@@ -681,14 +667,14 @@ static void test_prec(void **state)
     graph_destroy(g);
 
     g = graph_create();
-    Block *in2 = blk(g, BT_INPUT, "x", PR_INT_8, (const int32_t[8]){1, 2, 1, 0, 0, 0, 0, 0});
+    Block *in2 = tg_blk(g, BT_INPUT, "x", PR_INT_8, (const int32_t[8]){1, 2, 1, 0, 0, 0, 0, 0});
     in2->socket_id = 0;
     in2->has_socket_id = true;
-    s = blk(g, BT_SI, "x/in", PR_INT_8, (const int32_t[8]){1, 2, 1, 0, 0, 0, 0, 0});
-    join(g, in2, 0, s, 0);
-    b = blk(g, BT_CCMPB, "cmp", PR_UINT_4, (const int32_t[8]){1, 1, 1, 0, 1, 2, 1, 2});
+    s = tg_blk(g, BT_SI, "x/in", PR_INT_8, (const int32_t[8]){1, 2, 1, 0, 0, 0, 0, 0});
+    tg_join(g, in2, 0, s, 0);
+    b = tg_blk(g, BT_CCMPB, "cmp", PR_UINT_4, (const int32_t[8]){1, 1, 1, 0, 1, 2, 1, 2});
     assert_true(blk_set_attr(g, b, AT_KERNEL_X, 2));
-    join(g, s, 0, b, 0);
+    tg_join(g, s, 0, b, 0);
     output(g, store(g, b, "y", PR_INT_8, 1), 1);
     Diag d;
     diag_init(&d, "t");

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "graphbuild.h"
+
 #include "mapper/mapper.h"
 #include <json-c/json.h>
 #include "taskir/sim.h"
@@ -19,34 +21,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-static Block *blk(Graph *g, BlockType t, const char *name, PrecisionId p, const int32_t s[8])
-{
-    Block *b = graph_add_block(g, t, GRAPH_AUTO_ID, name);
-    assert_non_null(b);
-    memcpy(b->shape.d, s, sizeof b->shape.d);
-    b->has_shape = true;
-    b->prec = p;
-    b->has_prec = true;
-    return b;
-}
-
-static void join(Graph *g, Block *a, uint32_t out, Block *b, uint32_t in)
-{
-    assert_non_null(graph_connect(g, a, out, b, in));
-}
-
 /* INPUT -> SIC 10x10x16 -> CC 3x3, 16 -> 32 channels, 8x8 out (+SW, +SB) -> SI 8x8x32
  * int32; returns the SI (not yet joined to anything after it). */
 static Block *conv(Graph *g, Block *in, const char *name)
 {
     char n[64];
     snprintf(n, sizeof n, "%s/in", name);
-    Block *sic = blk(g, BT_SIC, n, PR_INT_8, (const int32_t[8]){10, 10, 0, 16, 0, 0, 0, 0});
+    Block *sic = tg_blk(g, BT_SIC, n, PR_INT_8, (const int32_t[8]){10, 10, 0, 16, 0, 0, 0, 0});
     snprintf(n, sizeof n, "%s/w", name);
-    Block *sw = blk(g, BT_SW, n, PR_INT_8, (const int32_t[8]){0, 0, 32, 16, 3, 3, 0, 0});
+    Block *sw = tg_blk(g, BT_SW, n, PR_INT_8, (const int32_t[8]){0, 0, 32, 16, 3, 3, 0, 0});
     snprintf(n, sizeof n, "%s/b", name);
-    Block *sb = blk(g, BT_SB, n, PR_INT_32, (const int32_t[8]){0, 0, 32, 0, 0, 0, 0, 0});
-    Block *cc = blk(g, BT_CC, name, PR_INT_32, (const int32_t[8]){8, 8, 32, 16, 3, 3, 10, 10});
+    Block *sb = tg_blk(g, BT_SB, n, PR_INT_32, (const int32_t[8]){0, 0, 32, 0, 0, 0, 0, 0});
+    Block *cc = tg_blk(g, BT_CC, name, PR_INT_32, (const int32_t[8]){8, 8, 32, 16, 3, 3, 10, 10});
     cc->bias_type = BIAS_VECTOR;
     static int64_t wv[32 * 16 * 3 * 3], bv[32];
     for (size_t k = 0; k < sizeof wv / sizeof wv[0]; k++)
@@ -56,12 +42,12 @@ static Block *conv(Graph *g, Block *in, const char *name)
     assert_true(blk_set_data(g, sw, PR_INT_8, (const int32_t[4]){32, 16, 3, 3}, 4, wv, 4608));
     assert_true(blk_set_data(g, sb, PR_INT_32, (const int32_t[1]){32}, 1, bv, 32));
     snprintf(n, sizeof n, "%s/out", name);
-    Block *si = blk(g, BT_SI, n, PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
-    join(g, in, 0, sic, 0);
-    join(g, sic, 0, cc, 0);
-    join(g, sw, 0, cc, 1);
-    join(g, sb, 0, cc, 2);
-    join(g, cc, 0, si, 0);
+    Block *si = tg_blk(g, BT_SI, n, PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+    tg_join(g, in, 0, sic, 0);
+    tg_join(g, sic, 0, cc, 0);
+    tg_join(g, sw, 0, cc, 1);
+    tg_join(g, sb, 0, cc, 2);
+    tg_join(g, cc, 0, si, 0);
     return si;
 }
 
@@ -183,7 +169,7 @@ static void test_conv_estimates(void **state)
     Chip *c = chip_with(NULL, 0);
     Graph *g = graph_create();
     Block *si = conv(g, input(g), "conv1");
-    join(g, si, 0, output(g, 0), 0);
+    tg_join(g, si, 0, output(g, 0), 0);
     MapCost k;
     Mapping *m = map(g, c, &k);
     assert_int_equal(CC_CLOCKS, 2656);
@@ -214,7 +200,7 @@ static void test_conv_report(void **state)
     (void)state;
     Chip *c = chip_with(NULL, 0);
     Graph *g = graph_create();
-    join(g, conv(g, input(g), "conv1"), 0, output(g, 0), 0);
+    tg_join(g, conv(g, input(g), "conv1"), 0, output(g, 0), 0);
     Diag d;
     diag_init(&d, NULL);
     MapPlan *p = NULL;
@@ -266,8 +252,8 @@ static void test_parallel(void **state)
     Chip *c = chip_with(NULL, 0);
     Graph *g = graph_create();
     Block *in = input(g);
-    join(g, conv(g, in, "a"), 0, output(g, 0), 0);
-    join(g, conv(g, in, "b"), 0, output(g, 1), 0);
+    tg_join(g, conv(g, in, "a"), 0, output(g, 0), 0);
+    tg_join(g, conv(g, in, "b"), 0, output(g, 1), 0);
     MapCost k;
     Mapping *m = map(g, c, &k);
     assert_int_equal(k.cores, 2);
@@ -284,14 +270,14 @@ static void test_parallel(void **state)
 /* conv -> SI -> CCMPB (ReLU, int8) -> SI -> OUTPUT socket; returns the CCMPB. */
 static Block *relu_after(Graph *g, Block *si, const char *name, int socket)
 {
-    Block *cmp = blk(g, BT_CCMPB, name, PR_INT_8, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+    Block *cmp = tg_blk(g, BT_CCMPB, name, PR_INT_8, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
     assert_true(blk_set_attr(g, cmp, AT_CMP, 0));
     char n[64];
     snprintf(n, sizeof n, "%s/out", name);
-    Block *o = blk(g, BT_SI, n, PR_INT_8, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
-    join(g, si, 0, cmp, 0);
-    join(g, cmp, 0, o, 0);
-    join(g, o, 0, output(g, socket), 0);
+    Block *o = tg_blk(g, BT_SI, n, PR_INT_8, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+    tg_join(g, si, 0, cmp, 0);
+    tg_join(g, cmp, 0, o, 0);
+    tg_join(g, o, 0, output(g, socket), 0);
     return cmp;
 }
 
@@ -319,8 +305,8 @@ static void test_chain_one_core(void **state)
 
 /* A core budget of 16 KiB parts the chain: the conv's group (static 4736 B, input 1600 B,
  * output buffer 8192 B) and the ReLU's (SI 8192 B, output 2048 B in its SI) would need
- * 18624 B on one core (the conv's buffer being the ReLU's SI there). The 8192 B between them arrive over two phases at 4 KiB a phase, the ReLU runs in
- * Soma1 of the third (after the second's Soma2, which moves the second part out of the
+ * 18624 B on one core (the conv's buffer being the ReLU's SI there). The 8192 B between
+ * them arrive over two phases at 4 KiB a phase, the ReLU runs in Soma1 of the third (after the second's Soma2, which moves the second part out of the
  * receive area), its result leaves in the same phase. */
 static void test_transfer_phases(void **state)
 {
@@ -358,7 +344,7 @@ static void test_group_over_budget(void **state)
     const char *edits[] = {"budget=\"128KiB\"", "budget=\"8KiB\""};
     Chip *c = chip_with(edits, 2);
     Graph *g = graph_create();
-    join(g, conv(g, input(g), "big"), 0, output(g, 0), 0);
+    tg_join(g, conv(g, input(g), "big"), 0, output(g, 0), 0);
     Diag d;
     diag_init(&d, NULL);
     MapPlan *p = NULL;
@@ -380,12 +366,13 @@ static void test_rewrite_axon_chain(void **state)
     Chip *c = chip_with(NULL, 0);
     Graph *g = graph_create();
     Block *si = conv(g, input(g), "conv");
-    Block *cvs = blk(g, BT_CVS, "scale", PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+    Block *cvs = tg_blk(g, BT_CVS, "scale", PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
     assert_true(blk_set_attr(g, cvs, AT_CONSTANT_A, 3));
-    Block *o = blk(g, BT_SI, "scale/out", PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
-    join(g, si, 0, cvs, 0);
-    join(g, cvs, 0, o, 0);
-    join(g, o, 0, output(g, 0), 0);
+    Block *o = tg_blk(g, BT_SI, "scale/out", PR_INT_32,
+        (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+    tg_join(g, si, 0, cvs, 0);
+    tg_join(g, cvs, 0, o, 0);
+    tg_join(g, o, 0, output(g, 0), 0);
     Diag d;
     diag_init(&d, NULL);
     MapPlan *p = NULL;
@@ -425,22 +412,22 @@ static void test_rewrite_slices(void **state)
     Block *in = graph_add_block(g, BT_INPUT, GRAPH_AUTO_ID, "data");
     memcpy(in->shape.d, wide, sizeof wide);
     in->has_shape = true;
-    Block *x = blk(g, BT_SI, "x", PR_INT_32, wide);
-    Block *a = blk(g, BT_CVS, "a", PR_INT_32, wide);
-    Block *s = blk(g, BT_SI, "s", PR_INT_32, wide);
-    Block *b = blk(g, BT_CVS, "b", PR_INT_32, wide);
-    Block *y = blk(g, BT_SI, "y", PR_INT_32, wide);
+    Block *x = tg_blk(g, BT_SI, "x", PR_INT_32, wide);
+    Block *a = tg_blk(g, BT_CVS, "a", PR_INT_32, wide);
+    Block *s = tg_blk(g, BT_SI, "s", PR_INT_32, wide);
+    Block *b = tg_blk(g, BT_CVS, "b", PR_INT_32, wide);
+    Block *y = tg_blk(g, BT_SI, "y", PR_INT_32, wide);
     Block *out = graph_add_block(g, BT_OUTPUT, GRAPH_AUTO_ID, "out");
     memcpy(out->shape.d, wide, sizeof wide);
     out->has_shape = true;
     assert_true(blk_set_attr(g, a, AT_CONSTANT_A, 2));
     assert_true(blk_set_attr(g, b, AT_CONSTANT_A, 3));
-    join(g, in, 0, x, 0);
-    join(g, x, 0, a, 0);
-    join(g, a, 0, s, 0);
-    join(g, s, 0, b, 0);
-    join(g, b, 0, y, 0);
-    join(g, y, 0, out, 0);
+    tg_join(g, in, 0, x, 0);
+    tg_join(g, x, 0, a, 0);
+    tg_join(g, a, 0, s, 0);
+    tg_join(g, s, 0, b, 0);
+    tg_join(g, b, 0, y, 0);
+    tg_join(g, y, 0, out, 0);
     Diag d;
     diag_init(&d, NULL);
     uint32_t n = 0;
@@ -475,21 +462,21 @@ static void test_stages(void **state)
     Block *in = graph_add_block(g, BT_INPUT, GRAPH_AUTO_ID, "data");
     in->shape.d[D_F] = 64;
     in->has_shape = true;
-    Block *s = blk(g, BT_SI, "x", PR_INT_8, (const int32_t[8]){0, 0, 64, 0, 0, 0, 0, 0});
-    join(g, in, 0, s, 0);
+    Block *s = tg_blk(g, BT_SI, "x", PR_INT_8, (const int32_t[8]){0, 0, 64, 0, 0, 0, 0, 0});
+    tg_join(g, in, 0, s, 0);
     for (int k = 0; k < 100; k++) {
         char name[16];
         snprintf(name, sizeof name, "relu%d", k);
-        Block *r = blk(g, BT_CCMPB, name, PR_INT_8, (const int32_t[8]){0, 0, 64, 0, 0, 0, 0, 0});
-        Block *o = blk(g, BT_SI, NULL, PR_INT_8, (const int32_t[8]){0, 0, 64, 0, 0, 0, 0, 0});
-        join(g, s, 0, r, 0);
-        join(g, r, 0, o, 0);
+        Block *r = tg_blk(g, BT_CCMPB, name, PR_INT_8, (const int32_t[8]){0, 0, 64, 0, 0, 0, 0, 0});
+        Block *o = tg_blk(g, BT_SI, NULL, PR_INT_8, (const int32_t[8]){0, 0, 64, 0, 0, 0, 0, 0});
+        tg_join(g, s, 0, r, 0);
+        tg_join(g, r, 0, o, 0);
         s = o;
     }
     Block *out = graph_add_block(g, BT_OUTPUT, GRAPH_AUTO_ID, "out");
     out->shape.d[D_F] = 64;
     out->has_shape = true;
-    join(g, s, 0, out, 0);
+    tg_join(g, s, 0, out, 0);
     MapCost k;
     Mapping *m = map(g, c, &k);
     assert_int_equal(k.stages, 2);
@@ -527,8 +514,9 @@ static Graph *multicast_graph(void)
     for (int k = 1; k < 3; k++) {
         char name[16];
         snprintf(name, sizeof name, "copy%d", k);
-        Block *copy = blk(g, BT_SI, name, PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
-        join(g, cc, 0, copy, 0);
+        Block *copy = tg_blk(g, BT_SI, name, PR_INT_32,
+            (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+        tg_join(g, cc, 0, copy, 0);
         snprintf(name, sizeof name, "r%d", k);
         relu_after(g, copy, name, k);
     }
@@ -625,16 +613,16 @@ static void test_shared_input(void **state)
     Block *si = conv(g, input(g), "a");
     Block *sic = graph_block(g, si->id - 4);
     assert_int_equal(sic->type, BT_SIC);
-    Block *sw = blk(g, BT_SW, "b/w", PR_INT_8, (const int32_t[8]){0, 0, 32, 16, 3, 3, 0, 0});
-    Block *cc = blk(g, BT_CC, "b", PR_INT_32, (const int32_t[8]){8, 8, 32, 16, 3, 3, 10, 10});
-    Block *out = blk(g, BT_SI, "b/out", PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+    Block *sw = tg_blk(g, BT_SW, "b/w", PR_INT_8, (const int32_t[8]){0, 0, 32, 16, 3, 3, 0, 0});
+    Block *cc = tg_blk(g, BT_CC, "b", PR_INT_32, (const int32_t[8]){8, 8, 32, 16, 3, 3, 10, 10});
+    Block *out = tg_blk(g, BT_SI, "b/out", PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
     static int64_t wv[32 * 16 * 9];
     assert_true(blk_set_data(g, sw, PR_INT_8, (const int32_t[4]){32, 16, 3, 3}, 4, wv, 4608));
-    join(g, sic, 0, cc, 0);
-    join(g, sw, 0, cc, 1);
-    join(g, cc, 0, out, 0);
-    join(g, si, 0, output(g, 0), 0);
-    join(g, out, 0, output(g, 1), 0);
+    tg_join(g, sic, 0, cc, 0);
+    tg_join(g, sw, 0, cc, 1);
+    tg_join(g, cc, 0, out, 0);
+    tg_join(g, si, 0, output(g, 0), 0);
+    tg_join(g, out, 0, output(g, 1), 0);
     MapCost k;
     Mapping *m = map(g, c, &k);
     assert_int_equal(k.cores, 2);
@@ -671,15 +659,17 @@ static void test_read_twice(void **state)
     Block *s1 = conv(g, input(g), "conv");
     Block *cc = graph_block(g, s1->id - 1);
     assert_int_equal(cc->type, BT_CC);
-    Block *s2 = blk(g, BT_SI, "s2", PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
-    join(g, cc, 0, s2, 0);
+    Block *s2 = tg_blk(g, BT_SI, "s2", PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+    tg_join(g, cc, 0, s2, 0);
     relu_after(g, s2, "relu", 1);
-    Block *add = blk(g, BT_CADD, "twice", PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
-    Block *sum = blk(g, BT_SI, "twice/out", PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
-    join(g, s1, 0, add, 0);
-    join(g, s1, 0, add, 1);
-    join(g, add, 0, sum, 0);
-    join(g, sum, 0, output(g, 0), 0);
+    Block *add = tg_blk(g, BT_CADD, "twice", PR_INT_32,
+        (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+    Block *sum = tg_blk(g, BT_SI, "twice/out", PR_INT_32,
+        (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+    tg_join(g, s1, 0, add, 0);
+    tg_join(g, s1, 0, add, 1);
+    tg_join(g, add, 0, sum, 0);
+    tg_join(g, sum, 0, output(g, 0), 0);
     MapCost k;
     Mapping *m = map(g, c, &k);
     const MapCoord *a = coord_of(m, "conv"), *b = coord_of(m, "twice");
@@ -699,20 +689,20 @@ static void test_read_twice(void **state)
  * convolutions "c0" and "c1", rows 0..3 and 4..7; longer: r1 after one more CCMPB "m1". */
 static Block *write_halves(Graph *g, Block *in, bool longer)
 {
-    Block *out = blk(g, BT_SI, "both", PR_INT_8, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+    Block *out = tg_blk(g, BT_SI, "both", PR_INT_8, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
     for (int k = 0; k < 2; k++) {
         char n[16];
         snprintf(n, sizeof n, "c%d", k);
         Block *si = conv(g, in, n);
         if (k == 1 && longer) {
-            Block *mid = blk(g, BT_CCMPB, "m1", PR_INT_32,
+            Block *mid = tg_blk(g, BT_CCMPB, "m1", PR_INT_32,
                              (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
-            join(g, si, 0, mid, 0);
-            si = blk(g, BT_SI, "m1/out", PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
-            join(g, mid, 0, si, 0);
+            tg_join(g, si, 0, mid, 0);
+            si = tg_blk(g, BT_SI, "m1/out", PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+            tg_join(g, mid, 0, si, 0);
         }
         snprintf(n, sizeof n, "r%d", k);
-        Block *r = blk(g, BT_CCMPB, n, PR_INT_8, (const int32_t[8]){4, 8, 32, 0, 0, 0, 4, 8});
+        Block *r = tg_blk(g, BT_CCMPB, n, PR_INT_8, (const int32_t[8]){4, 8, 32, 0, 0, 0, 4, 8});
         int32_t spos[6] = {4 * k, 0, 0, 0, 0, 0}, size[6] = {4, 8, 32, 0, 0, 0};
         int32_t zero[6] = {0, 0, 0, 0, 0, 0};
         assert_non_null(graph_connect_box(g, si, 0, spos, size, r, 0, NULL, NULL));
@@ -733,7 +723,7 @@ static void test_output_two_writers(void **state)
     Graph *g = graph_create();
     Block *in = input(g);
     Block *out = write_halves(g, in, false);
-    join(g, out, 0, output(g, 0), 0);
+    tg_join(g, out, 0, output(g, 0), 0);
     MapCost k;
     Mapping *m = map(g, c, &k); /* map() verifies: every edge between cores is routed */
     assert_true(k.cores >= 2);
@@ -755,12 +745,13 @@ static void test_read_twice_two_writers(void **state)
     Graph *g = graph_create();
     Block *in = input(g);
     Block *both = write_halves(g, in, true);
-    Block *add = blk(g, BT_CADD, "twice", PR_INT_8, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
-    Block *sum = blk(g, BT_SI, "twice/out", PR_INT_8, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
-    join(g, both, 0, add, 0);
-    join(g, both, 0, add, 1);
-    join(g, add, 0, sum, 0);
-    join(g, sum, 0, output(g, 0), 0);
+    Block *add = tg_blk(g, BT_CADD, "twice", PR_INT_8, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+    Block *sum = tg_blk(g, BT_SI, "twice/out", PR_INT_8,
+        (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+    tg_join(g, both, 0, add, 0);
+    tg_join(g, both, 0, add, 1);
+    tg_join(g, add, 0, sum, 0);
+    tg_join(g, sum, 0, output(g, 0), 0);
     MapCost k;
     Mapping *m = map(g, c, &k);
     const MapCoord *t = coord_of(m, "twice");
@@ -786,7 +777,7 @@ static void test_deterministic(void **state)
         for (int k = 0; k < 6; k++) {
             char name[16];
             snprintf(name, sizeof name, "c%d", k);
-            join(g, conv(g, in, name), 0, output(g, k), 0);
+            tg_join(g, conv(g, in, name), 0, output(g, k), 0);
         }
         MapCost cost;
         Mapping *m = map(g, c, &cost);

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "graphbuild.h"
+
 #include "taskir/blockbox.h"
 #include "taskir/chip_cost.h"
 #include "taskir/layout.h"
@@ -18,30 +20,19 @@
 static Block *blk(Graph *g, BlockType t, PrecisionId p, int32_t y, int32_t x, int32_t f,
                   int32_t r)
 {
-    Block *b = graph_add_block(g, t, GRAPH_AUTO_ID, NULL);
-    assert_non_null(b);
     int32_t s[TIR_NDIMS] = {y, x, f, r, 0, 0, 0, 0};
     if (bt_info(t)->kind == BK_COMPUTE && t != BT_CVM) { /* a 1 x 1 window: iy, ix = y, x */
         s[6] = y;
         s[7] = x;
     }
-    memcpy(b->shape.d, s, sizeof s);
-    b->has_shape = true;
-    b->prec = p;
-    b->has_prec = true;
-    return b;
-}
-
-static void join(Graph *g, Block *a, uint32_t out, Block *b, uint32_t in)
-{
-    assert_non_null(graph_connect(g, a, out, b, in));
+    return tg_blk(g, t, NULL, p, s);
 }
 
 /* Joins b[i] -> b[i + 1] (output 0 to input 0) along the n blocks. */
 static void join_chain(Graph *g, Block *const *b, size_t n)
 {
     for (size_t i = 0; i + 1 < n; i++)
-        join(g, b[i], 0, b[i + 1], 0);
+        tg_join(g, b[i], 0, b[i + 1], 0);
 }
 
 static void test_units(void **state)
@@ -107,17 +98,17 @@ static void test_storage_units(void **state)
     Block *d = blk(g, BT_SI, PR_INT_32, 16, 16, 8, 0);
     Block *e = blk(g, BT_SI, PR_INT_8, 4, 4, 8, 0);
     Block *vv = blk(g, BT_CVVH, PR_INT_32, 4, 4, 8, 0);
-    join(g, cc, 0, a, 0);
-    join(g, a, 0, twice, 0);
-    join(g, a, 0, twice, 1);
-    join(g, twice, 0, b, 0);
-    join(g, b, 0, relu, 0);
-    join(g, relu, 0, c, 0);
-    join(g, c, 0, cc2, 0);
-    join(g, a, 0, once, 0);
-    join(g, once, 0, d, 0);
-    join(g, e, 0, vv, 0);
-    join(g, e, 0, vv, 1);
+    tg_join(g, cc, 0, a, 0);
+    tg_join(g, a, 0, twice, 0);
+    tg_join(g, a, 0, twice, 1);
+    tg_join(g, twice, 0, b, 0);
+    tg_join(g, b, 0, relu, 0);
+    tg_join(g, relu, 0, c, 0);
+    tg_join(g, c, 0, cc2, 0);
+    tg_join(g, a, 0, once, 0);
+    tg_join(g, once, 0, d, 0);
+    tg_join(g, e, 0, vv, 0);
+    tg_join(g, e, 0, vv, 1);
     GraphUses u;
     assert_true(graph_uses(g, &u));
     long pa = graph_block_pos(g, a->id), pb = graph_block_pos(g, b->id);
@@ -178,12 +169,12 @@ static void test_send_bytes(void **state)
     Block *m = blk(g, BT_SI, PR_INT_32, 2, 3, 4, 0);
     Block *relu = blk(g, BT_CCMPB, PR_INT_8, 2, 3, 4, 0);
     Block *o = blk(g, BT_SI, PR_INT_8, 2, 3, 4, 0);
-    join(g, k, 0, add8, 0);
-    join(g, add8, 0, n, 0);
-    join(g, k, 0, add32, 0);
-    join(g, add32, 0, m, 0);
-    join(g, m, 0, relu, 0);
-    join(g, relu, 0, o, 0);
+    tg_join(g, k, 0, add8, 0);
+    tg_join(g, add8, 0, n, 0);
+    tg_join(g, k, 0, add32, 0);
+    tg_join(g, add32, 0, m, 0);
+    tg_join(g, m, 0, relu, 0);
+    tg_join(g, relu, 0, o, 0);
     GraphUses u;
     assert_true(graph_uses(g, &u));
     uint32_t p8 = (uint32_t)graph_block_pos(g, add8->id);
@@ -219,17 +210,17 @@ static void test_row_rules(void **state)
     Block *q2 = blk(g, BT_CCMPB, PR_INT_8, 4, 4, 8, 0);
     Block *z = blk(g, BT_SIC, PR_INT_8, 4, 4, 0, 8);
     Block *cc2 = blk(g, BT_CC, PR_INT_32, 4, 4, 8, 8);
-    join(g, cc, 0, a, 0);
-    join(g, a, 0, lut, 0);
-    join(g, lut, 0, t, 0);
-    join(g, mk, 0, m, 0);
-    join(g, m, 0, q, 0);
-    join(g, q, 0, y, 0);
-    join(g, y, 0, vv, 0);
-    join(g, y, 0, vv, 1);
-    join(g, n, 0, q2, 0);
-    join(g, q2, 0, z, 0);
-    join(g, z, 0, cc2, 0);
+    tg_join(g, cc, 0, a, 0);
+    tg_join(g, a, 0, lut, 0);
+    tg_join(g, lut, 0, t, 0);
+    tg_join(g, mk, 0, m, 0);
+    tg_join(g, m, 0, q, 0);
+    tg_join(g, q, 0, y, 0);
+    tg_join(g, y, 0, vv, 0);
+    tg_join(g, y, 0, vv, 1);
+    tg_join(g, n, 0, q2, 0);
+    tg_join(g, q2, 0, z, 0);
+    tg_join(g, z, 0, cc2, 0);
     GraphUses u;
     assert_true(graph_uses(g, &u));
     /* T: P07 reads A's rows of 32 int32 channels (P41's groups): 8 channels round up to 32,
@@ -301,8 +292,8 @@ static void test_repitch(void **state)
                   blk(g, BT_CCMPB, PR_INT_8, 4, 4, 8, 0), blk(g, BT_SI, PR_INT_8, 4, 4, 8, 0),
                   blk(g, BT_CVVH, PR_INT_32, 4, 4, 8, 0)};
     join_chain(g, m, sizeof m / sizeof m[0]);
-    join(g, m[1], 0, m[2], 1); /* A + A */
-    join(g, m[5], 0, m[6], 1); /* C * C */
+    tg_join(g, m[1], 0, m[2], 1); /* A + A */
+    tg_join(g, m[5], 0, m[6], 1); /* C * C */
     GraphUses u;
     assert_true(graph_uses(g, &u));
     uint32_t ptw = (uint32_t)graph_block_pos(g, m[2]->id);

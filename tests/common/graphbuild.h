@@ -1,0 +1,22 @@
+/* graphbuild.h: building TaskGraphs by hand in the CMocka tests (tests/unit/test_layout.c,
+ * tests/mapper/test_mapper.c, tests/exact/test_exact.c): a block of a type, name, precision
+ * and shape, and an edge between two blocks. A failure (out of memory, a connection the
+ * graph refuses) fails the running test through CMocka. Include it after <cmocka.h>.
+ *
+ * Meson: graphbuild_dep (tests/meson.build). */
+#ifndef TASKIR_TESTS_GRAPHBUILD_H
+#define TASKIR_TESTS_GRAPHBUILD_H
+
+#include <stdint.h>
+
+#include "taskir/graph.h"
+
+/* A block of type t named name (NULL: none) holding precision p, its shape s (y, x, f, r,
+ * ky, kx, iy, ix: Shape's dims) given. */
+Block *tg_blk(Graph *g, BlockType t, const char *name, PrecisionId p,
+              const int32_t s[TIR_NDIMS]);
+
+/* An edge from output cluster out of a to input cluster in of b. */
+void tg_join(Graph *g, Block *a, uint32_t out, Block *b, uint32_t in);
+
+#endif
