@@ -124,7 +124,8 @@ typedef struct ECopy {
     bool spread;                    /* a transfer into it arrives in several phases: its
                                        parts land phase by phase (EPart, emit_spread.c) and
                                        req is its area in the data banks */
-    uint32_t *image;                /* static: the data image (owned until moved out) */
+    uint32_t *image;                /* static: the data image (owned until moved out); P81's
+                                       planes with stored padding: their zeros (emit_p81.c) */
     PrecisionId image_prec;         /* the precision the image holds: the block's, or a P07
                                        table's 8-bit output's (emit_plan.c) */
     size_t n_image;
@@ -301,8 +302,24 @@ int emit_storage_unit(const Emit *e, uint32_t pos);
 int64_t emit_feat_addr(const EmitFeat *f, const EBox *b, int64_t base, int64_t y, int64_t x);
 
 /* Whether storage block s's copy of box box is laid out as P81's planes (emit_p81.c): only
- * INPUTs write it and only CC2Ds without padding read it, each all of it; *feat the planes. */
+ * INPUTs write it and only CC2Ds read it, each all of it, all with the same padding; *feat
+ * the planes, their stored padding included (feat.ny, feat.nx the padded rows and columns). */
 bool emit_p81_planes(const Emit *e, uint32_t s, const EBox *box, EmitFeat *feat);
+/* The padding CC2D block b reads from memory: top, down, the stored left (whole words,
+ * layout_p81_left), right; *lead the columns of zero weights its kernel is widened by; false
+ * when its left padding cannot be stored so. */
+bool emit_p81_pad(const Block *b, int32_t pad[4], int32_t *lead);
+/* A copy of planes with stored padding: its image of zeros (cp->image), loaded before its
+ * dynamic blocks write the rows. */
+Status emit_p81_zeros(Emit *e, ECopy *cp);
+/* Whether the planes of storage block s that edge ed feeds are written a row at a time
+ * (stored padding, or an edge with steps) by emit_p81_dynamic, rather than by one F_X_Y
+ * block of the whole socket (emit_io.c). */
+bool emit_p81_rows(const Emit *e, uint32_t s, const Edge *ed);
+/* The dynamic blocks of INPUT pos feeding the planes of storage block s through edge ed: a
+ * block a row of each plane, each a run of the socket's values along one axis. */
+Status emit_p81_dynamic(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const Edge *ed,
+                        uint32_t s, int *piece);
 /* Whether storage block s's copy on core is a view of its writer's map (emit_rearr.c): one
  * compute block on that core writes all of s through an edge whose steps move values, and
  * only CVMs there (s in 8 bits) or OUTPUTs read it, whole; *feat the writer's map's layout. */

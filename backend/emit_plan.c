@@ -372,8 +372,12 @@ static Status tensor_image(Emit *e, ECopy *cp, const char *role, long reader)
         cp->image = emit_image_fc_w(&s, NULL, 0, &cp->n_image);
     else if (b->type == BT_SW && rt == BT_CC)
         cp->image = emit_image_conv_w(&s, &cp->n_image);
-    else if (b->type == BT_SW2D && rt == BT_CC2D)
-        cp->image = emit_image_conv2d_w(&s, &cp->n_image);
+    else if (b->type == BT_SW2D && rt == BT_CC2D) {
+        int32_t pad[4], lead = 0; /* P81's kernel widened to its stored left padding */
+        if (!emit_p81_pad(e->g->blocks[reader], pad, &lead))
+            lead = 0;
+        cp->image = emit_image_conv2d_w(&s, lead, &cp->n_image);
+    }
     else
         return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                           "the code generator has no layout for %s weights read by %s",
@@ -453,6 +457,9 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
     } else {
         cp->view = emit_rearr_view(e, cp->block, cp->core, &cp->feat);
         cp->planes = !cp->view && emit_p81_planes(e, cp->block, &cp->box, &cp->feat);
+        Status zs = emit_p81_zeros(e, cp); /* stored padding: zeros under the rows */
+        if (zs != ST_OK)
+            return zs;
         if (!cp->view && !cp->planes &&
             !emit_p08_feat(e, cp->block, cp->core, &cp->box, &cp->feat) &&
             !emit_feat(blk_prec(b), cp->box.n[0], cp->box.n[1], cp->box.n[2],
