@@ -416,7 +416,7 @@ bool emit_soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot)
             e->sendbufs[i].slot == slot)
             return true;
     for (size_t i = 0; i < e->n_parts; i++) /* a spread copy's part (emit_spread.c) */
-        if (e->copies[e->parts[i].copy].core == k && e->parts[i].phase == p &&
+        if (e->parts[i].core == k && e->parts[i].phase == p &&
             slot == PI_SOMA2)
             return true;
     return emit_narrow_taken(e, k, p, slot);
