@@ -341,6 +341,9 @@ static Status plan_parts(Emit *e, ECopy *cp, ESeg *segs, size_t n)
             if (part.land == EMIT_NONE)
                 return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
             e->parts[e->n_parts++] = part;
+            Status st = emit_slot_take(e, k, p, PI_SOMA2, SLOT_PART, cp->block);
+            if (st != ST_OK)
+                return st;
         }
         AllocReq *rq = &e->cores[k].reqs[cp->req]; /* its area is alive from the first move */
         if (p < rq->first)
