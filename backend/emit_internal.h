@@ -190,15 +190,18 @@ typedef struct ESendBuf {
     int32_t phase, slot;            /* the P06's phase and slot (PIIndex SOMA1 / SOMA2) */
     int32_t first, last;            /* the phases that send from it */
 } ESendBuf;
-/* One phase's part of a spread copy (ECopy.spread, emit_spread.c): pixels [q0, q0 + nq)
- * of the copy (in its [y][x] order: (y - box.lo[0]) * box.n[1] + x - box.lo[1]) arrive in
- * phase `phase` into a landing area of their own in the receive area (land, alive in that
- * phase), and a P06 in Soma2 of that phase, after the router, moves them into the copy's
- * area. */
+/* What the spread copies of one core receive in one phase (ECopy.spread, emit_spread.c):
+ * one or two runs, run i the pixels [q0[i], q0[i] + nq[i]) of copy copy[i] (in its [y][x]
+ * order: (y - box.lo[0]) * box.n[1] + x - box.lo[1]), two runs of one copy apart or of two
+ * copies. They arrive in phase `phase` into a landing area of their own in the receive area
+ * (land, alive in that phase: the first run, then the second), and a Soma2 of that phase,
+ * after the router, moves them into their copies' areas: a P06 for one run, a P26 splitting
+ * the landing area into the two runs' places for two. */
 typedef struct EPart {
-    uint32_t copy;                  /* index in copies */
+    uint32_t core;
     int32_t phase;
-    int64_t q0, nq;
+    uint32_t copy[2];               /* each run's copy (index in copies) */
+    int64_t q0[2], nq[2];           /* the runs, first to last; nq[1] 0: one run */
     uint32_t land;                  /* its request */
 } EPart;
 
@@ -426,8 +429,8 @@ ESendBuf *emit_sendbuf_of(const Emit *e, uint32_t w, PrecisionId prec);
 /* Spread copies (emit_spread.c): whether a transfer into received copy cp arrives on its
  * core in several phases (the Mapping spreads it); the parts of every spread copy, planned
  * after the copies (their landing areas share the receive area with the other arrivals of
- * their phases); the part of spread copy cp arriving in phase p, or NULL; the last phase
- * a part of it arrives in. */
+ * their phases); the part of its core holding a run of spread copy cp in phase p, or NULL;
+ * the last phase a part of it arrives in. */
 bool emit_spread_of(const Emit *e, const ECopy *cp);
 Status emit_spreads(Emit *e);
 const EPart *emit_part_at(const Emit *e, const ECopy *cp, int32_t p);

@@ -227,16 +227,16 @@ static bool intersect(const EBox *a, const EBox *b, EBox *out)
     return true;
 }
 
-/* The pixels of part (whole rows of copy cp: all its columns) among spread part pt's: at
- * most three boxes (a row's last pixels, whole rows, a row's first pixels) into out; their
- * count. */
-static int part_pixels(const ECopy *cp, const EPart *pt, const EBox *part, EBox *out)
+/* The pixels of part (whole rows of copy cp: all its columns) among the pixels [q0, q0 +
+ * nq) of a run of a spread part: at most three boxes (a row's last pixels, whole rows, a
+ * row's first pixels) into out; their count. */
+static int part_pixels(const ECopy *cp, int64_t q0, int64_t nq, const EBox *part, EBox *out)
 {
     int64_t nx = cp->box.n[1];
     int64_t lo = (part->lo[0] - cp->box.lo[0]) * nx + part->lo[1] - cp->box.lo[1];
     int64_t hi = lo + part->n[0] * nx;
-    lo = lo > pt->q0 ? lo : pt->q0;
-    hi = hi < pt->q0 + pt->nq ? hi : pt->q0 + pt->nq;
+    lo = lo > q0 ? lo : q0;
+    hi = hi < q0 + nq ? hi : q0 + nq;
     int n = 0;
     while (lo < hi) {
         int64_t y = lo / nx, x = lo % nx;
@@ -385,8 +385,6 @@ static Status route_edge(Emit *e, const MapDict *dict)
         const EPart *pt = dcp->spread ? emit_part_at(e, dcp, cr->phase) : NULL;
         if (dcp->spread && !pt)
             continue; /* nothing of it in this phase (emit_spread.c) */
-        if (pt) /* this phase's pixels, into their landing area */
-            dbase = e->cores[rk].addr[pt->land] - pt->q0 * emit_feat_pixel_words(&dcp->feat);
         ELoc src = {0};
         Status st = ST_OK;
         int64_t ch0 = dbox.lo[2]; /* set by relay_loc or writer_loc */
@@ -397,12 +395,21 @@ static Status route_edge(Emit *e, const MapDict *dict)
         }
         if (sk == e->core_of[w] && st == ST_OK)
             st = writer_loc(e, ed, (uint32_t)w, cs->phase, &dbox, dcp->feat.prec, &src, &ch0);
-        EBox pieces[3];
-        int np = pt ? part_pixels(dcp, pt, &part, pieces) : 1;
-        if (!pt)
-            pieces[0] = part;
-        for (int q = 0; q < np && st == ST_OK; q++)
-            st = runs(e, ed, &src, ch0, sk, cs->phase, dcp, rk, &pieces[q], dbase);
+        if (!pt && st == ST_OK)
+            st = runs(e, ed, &src, ch0, sk, cs->phase, dcp, rk, &part, dbase);
+        /* a spread part: this phase's pixels of each of its runs of dcp, into their place
+         * in the landing area (the first run's, then the second's) */
+        dbase = pt ? e->cores[rk].addr[pt->land] : 0;
+        for (int r = 0; pt && r < 2 && st == ST_OK; r++) {
+            const ECopy *rc = &e->copies[pt->copy[r]];
+            int64_t pw = emit_feat_pixel_words(&rc->feat);
+            EBox pieces[3];
+            int np = rc == dcp ? part_pixels(dcp, pt->q0[r], pt->nq[r], &part, pieces) : 0;
+            for (int q = 0; q < np && st == ST_OK; q++)
+                st = runs(e, ed, &src, ch0, sk, cs->phase, dcp, rk, &pieces[q],
+                          dbase - pt->q0[r] * pw);
+            dbase += pt->nq[r] * pw;
+        }
         if (st != ST_OK)
             return st;
     }

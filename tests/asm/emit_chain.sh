@@ -12,7 +12,9 @@
 # values, or sent to both in one phase, or relayed in the phase the relay receives: a
 # relaying chain, on one chip or across the edges of three; a 16 KiB result whose transfer
 # the Mapping spreads over two phases, each phase's rows moved out of the receive area, and
-# a 25 KiB one over three, a phase's part ending inside a row) and
+# a 25 KiB one over three, a phase's part ending inside a row, and rows arriving by three
+# edges, a phase's pixels in two runs apart that a P26 splits, or parts of two storage
+# blocks in one phase) and
 # the documentation's demo (tests/asm/emit_demo.map.txtpb: convolution,
 # requantization, transfer, pooling). Inputs: fixed pseudo-random int8 values.
 # Then the convolution fixture's graph cut by taskir-opt --split (y, x, f and y+f cuts: two to
@@ -67,9 +69,12 @@ cp "$tmp/relay.npy" "$tmp/relay_now.npy"
 cp "$tmp/transfer.npy" "$tmp/slice.npy"
 npy "$tmp/spread.npy" 9 16 16 64
 npy "$tmp/spread3.npy" 10 20 20 64
+npy "$tmp/spread_runs.npy" 11 15 16 64
+npy "$tmp/spread_two.npy" 12 13 16 64
 fail=0
 for case in conv:data transfer:x transfer_late:x transfer_twice:x slice:x demo:image mix:x \
-    fc:v cax:x relay:x relay_sibling:x chain:x chips:x relay_now:x spread:x spread3:x; do
+    fc:v cax:x relay:x relay_sibling:x chain:x chips:x relay_now:x spread:x spread3:x \
+    spread_runs:x spread_two:x; do
   m=${case%%:*} name=${case#*:}
   if ! "$emit" "$tmp/$m.map.pb" -o "$tmp/$m.prog"; then
     echo "FAIL $m: taskir-emit"; fail=1; continue
