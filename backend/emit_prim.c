@@ -336,15 +336,17 @@ static Status gather_operand(Emit *e, const EGather *g, EOperand *op)
                                             e->g->blocks[cp->block]->id);
         if (!p)
             return ST_RUNTIME;
+        /* into part i in the area's precision and pitch (emit_gather.c): widened, re-pitched */
+        words = g->feat.words;
         emit_p06_rows(p, cp->feat.prec, cp->feat.c, gi->box.n[0] * gi->box.n[1], in.addr,
-                      in.words, base + i * in.words, in.words);
-        words = in.words;
-        if (i == 0) {
-            op->feat = cp->feat;
-            op->prec = cp->feat.prec;
+                      in.words, base + i * words, words);
+        p->out_precision = pr_info(g->feat.prec)->wire;
+        p->length_out = (int32_t)g->feat.c;
+        if (i == 0)
             op->block = e->g->blocks[cp->block]->id;
-        }
     }
+    op->feat = g->feat;
+    op->prec = g->feat.prec;
     op->addr = base;
     op->words = words * g->n;
     return e->d->oom ? ST_RUNTIME : ST_OK;
@@ -421,9 +423,9 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
         if (why == GATHER_LAYOUT)
             return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                               "adds %u inputs: P02 reads them back to back in one area, and "
-                              "input %d is not a map on its core with input 0's extents, pitch "
-                              "and precision (a P06 copies each as it is)", blk_n_variadic(b),
-                              input);
+                              "input %d is not a map on its core with input 0's extents in a "
+                              "precision a P06 moves into the area's (8-bit or INT_32)",
+                              blk_n_variadic(b), input);
         if (!dup && !gather)
             return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                               "adds %u inputs: P02 reads them back to back in one area, which "
