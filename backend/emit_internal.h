@@ -19,6 +19,7 @@
  *   emit_sendbuf.c a result sent to copies of another precision: a P06 into a send area
  *   emit_p08.c    a CLIF's P08: its neurons' state area, its input and output layouts
  *   emit_narrow.c an Axon's int32 result narrowed into an 8-bit map on its core (a P06)
+ *   emit_slot.c   the Soma slots: what takes each (a compute block or an inserted P06)
  */
 #ifndef TASKIR_BACKEND_EMIT_INTERNAL_H
 #define TASKIR_BACKEND_EMIT_INTERNAL_H
@@ -50,8 +51,31 @@ typedef struct ESend {
     bool relay;             /* the first core of a relaying chain (emit_route_chain.c) */
 } ESend;
 
+/* What takes a Soma slot: a compute block, or one of the inserted P06s (docs/backend.md
+ * "Inserted primitives"), each kind planned by its own file. */
+typedef enum ESlotKind {
+    SLOT_FREE = 0,
+    SLOT_BLOCK,                     /* the compute block the Mapping places there */
+    SLOT_MOVE,                      /* a received copy moved out of the receive area */
+    SLOT_PART,                      /* a spread copy's part moved (emit_spread.c) */
+    SLOT_DUP,                       /* a box repeated for a CADD adding it to itself */
+    SLOT_NARROW,                    /* an Axon's int32 result narrowed (emit_narrow.c) */
+    SLOT_TEE,                       /* a result copied into a second storage (emit_tee.c) */
+    SLOT_GATHER,                    /* a CADD's input gathered (emit_gather.c) */
+    SLOT_SENDBUF,                   /* a result rewritten into a send area (emit_sendbuf.c) */
+} ESlotKind;
+
+/* One Soma slot of a core's phase: what takes it (kind) and the block it serves: the
+ * compute block (SLOT_BLOCK), the storage block of the copy moved (SLOT_MOVE, SLOT_PART),
+ * the CADD (SLOT_DUP, SLOT_GATHER), the writer (SLOT_NARROW, SLOT_TEE, SLOT_SENDBUF). */
+typedef struct ESlotUse {
+    ESlotKind kind;
+    uint32_t block;                 /* block position */
+} ESlotUse;
+
 typedef struct EPhase {
-    uint32_t axon, soma1, soma2;    /* block positions, EMIT_NONE when free */
+    ESlotUse soma[2];               /* Soma1, Soma2: the one table of who takes the Soma
+                                       slots (emit_slot.c) */
     ESend *sends;
     size_t n_sends, cap_sends;
     int32_t recv_marks;             /* transfers (end marks) arriving */
@@ -351,18 +375,28 @@ const EGather *emit_gather_of(const Emit *e, uint32_t pos);
 enum { GATHER_LAYOUT = 1, GATHER_SLOT = 2 };
 int32_t emit_gather_failed(const Emit *e, uint32_t pos, int32_t *input);
 /* The narrowings (emit_narrow.c): planned after the copies and output buffers, before the
- * tees; emit_narrow_of: the one of writer pos, or NULL; emit_narrow_taken: whether one takes
- * Soma slot (p, slot) of core k; emit_narrow_p06: writes its P06 into the map's area
+ * tees; emit_narrow_of: the one of writer pos, or NULL; emit_narrow_p06: writes its P06 into the map's area
  * (o_addr, o_words) and gives the int32 area the primitive writes (or refuses the writer
  * when it found no slot: emit.slot). */
 Status emit_narrows(Emit *e);
 const ENarrow *emit_narrow_of(const Emit *e, uint32_t pos);
-bool emit_narrow_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot);
 Status emit_narrow_p06(Emit *e, const ENarrow *n, int64_t o_addr, int64_t o_words,
                        int64_t *addr, int64_t *words);
-/* Whether a compute block or an inserted P06 (a received copy's move, a dup's, a tee's, a gather's) takes Soma slot
- * (p, slot) of core k. */
+/* The Soma slots (emit_slot.c): every compute block's is recorded when the cores are
+ * collected (emit_slot_blocks), every inserted P06's when its kind plans it
+ * (emit_slot_take: a logic error naming core k, phase p and what takes it when the slot is
+ * taken, an internal one when p is outside the core's phases); emit_slot_free gives back one
+ * a plan dropped. emit_slot_use: what takes Soma slot (p, slot: PIIndex SOMA1 / SOMA2) of
+ * core k (SLOT_FREE outside its phases); emit_soma_taken: whether something does;
+ * emit_slot_what: a phrase naming it for messages ("the P06 gathering an input of block
+ * 12"). */
+void emit_slot_blocks(Emit *e);
+Status emit_slot_take(Emit *e, uint32_t k, int32_t p, int32_t slot, ESlotKind kind,
+                      uint32_t block);
+void emit_slot_free(Emit *e, uint32_t k, int32_t p, int32_t slot);
+ESlotUse emit_slot_use(const Emit *e, uint32_t k, int32_t p, int32_t slot);
 bool emit_soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot);
+void emit_slot_what(const Emit *e, ESlotUse u, char *buf, size_t size);
 /* Where an inserted P06 moving copy cp's data for a block of phase pc goes: the latest free
  * Soma slot of its core before pc in which the copy holds its data (Soma2 of the copy's first
  * phase, or of the last phase a transfer into it lands in, at the earliest: after that

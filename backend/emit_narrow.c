@@ -89,6 +89,9 @@ static Status plan_narrow(Emit *e, uint32_t w, uint32_t ci, const EBox *box, Exa
         n.req = emit_request(e, cp->core, n.feat.words, n.feat.align, p, p, ALLOC_DATA, b->id);
         if (n.req == EMIT_NONE)
             return ST_RUNTIME;
+        Status st = emit_slot_take(e, cp->core, p, n.slot, SLOT_NARROW, w);
+        if (st != ST_OK)
+            return st;
     }
     ENarrow *nn = emit_grow(e, e->narrows, &e->cap_narrows, e->n_narrows, sizeof *e->narrows);
     if (!nn)
@@ -134,15 +137,6 @@ const ENarrow *emit_narrow_of(const Emit *e, uint32_t pos)
         if (e->narrows[i].writer == pos)
             return &e->narrows[i];
     return NULL;
-}
-
-bool emit_narrow_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot)
-{
-    for (size_t i = 0; i < e->n_narrows; i++)
-        if (e->narrows[i].phase == p && e->narrows[i].slot == slot &&
-            e->copies[e->narrows[i].copy].core == k)
-            return true;
-    return false;
 }
 
 Status emit_narrow_p06(Emit *e, const ENarrow *n, int64_t o_addr, int64_t o_words,
