@@ -180,6 +180,9 @@ typedef struct EGather {
     EBox box;                       /* the box read, storage coordinates */
     int32_t phase, slot;            /* the P06's phase and slot (PIIndex SOMA1 / SOMA2) */
     uint32_t req;                   /* the gathered area (all n inputs) */
+    EmitFeat feat;                  /* one part of it: the box in the area's precision (the
+                                       inputs', or INT_32 when they differ) and pitch (the
+                                       one the CADD reads, layout_output_unit) */
 } EGather;
 
 /* A send area: writer's output buffer rewritten by an inserted P06 in the precision (and
@@ -379,8 +382,8 @@ Status emit_tee_refuse(Emit *e, uint32_t pos, uint32_t s, uint32_t first);
  * and gives the area P02 reads. */
 Status emit_gathers(Emit *e);
 const EGather *emit_gather_of(const Emit *e, uint32_t pos);
-/* Why the gather of CADD pos failed: GATHER_LAYOUT (input *input is not a box with input 0's
- * extents, pitch and precision on the core), GATHER_SLOT (no free Soma slot for its P06);
+/* Why the gather of CADD pos failed: GATHER_LAYOUT (input *input is not a map on the core
+ * with input 0's extents, in a precision a P06 moves into the area's), GATHER_SLOT (no free Soma slot for its P06);
  * 0 when it did not. */
 enum { GATHER_LAYOUT = 1, GATHER_SLOT = 2 };
 int32_t emit_gather_failed(const Emit *e, uint32_t pos, int32_t *input);
