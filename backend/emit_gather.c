@@ -26,6 +26,9 @@ static ECopy *input_copy(const Emit *e, const Block *b, uint32_t i, uint32_t k, 
  * memory plan (whose refusal comes first). */
 static Status failed(Emit *e, size_t start, uint32_t pos, int32_t input, int32_t why)
 {
+    for (size_t g = start; g < e->n_gathers; g++)
+        emit_slot_free(e, e->copies[e->gathers[g].copy].core, e->gathers[g].phase,
+                       e->gathers[g].slot);
     e->n_gathers = start;
     EGather *ng = emit_grow(e, e->gathers, &e->cap_gathers, e->n_gathers, sizeof *e->gathers);
     if (!ng)
@@ -61,6 +64,9 @@ static Status plan_gather(Emit *e, uint32_t pos, uint32_t n, uint32_t k, int32_t
         e->gathers[e->n_gathers++] = (EGather){pos, (int32_t)i, (int32_t)n,
                                                (uint32_t)(cp - e->copies), box, ms.phase,
                                                ms.slot, EMIT_NONE};
+        Status st = emit_slot_take(e, k, ms.phase, ms.slot, SLOT_GATHER, pos);
+        if (st != ST_OK)
+            return st;
         first = ms.first < first ? ms.first : first;
         last = ms.last > last ? ms.last : last;
     }

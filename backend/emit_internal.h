@@ -19,6 +19,7 @@
  *   emit_sendbuf.c a result sent to copies of another precision: a P06 into a send area
  *   emit_p08.c    a CLIF's P08: its neurons' state area, its input and output layouts
  *   emit_narrow.c an Axon's int32 result narrowed into an 8-bit map on its core (a P06)
+ *   emit_slot.c   the Soma slots: what takes each (a compute block or an inserted P06)
  */
 #ifndef TASKIR_BACKEND_EMIT_INTERNAL_H
 #define TASKIR_BACKEND_EMIT_INTERNAL_H
@@ -50,8 +51,31 @@ typedef struct ESend {
     bool relay;             /* the first core of a relaying chain (emit_route_chain.c) */
 } ESend;
 
+/* What takes a Soma slot: a compute block, or one of the inserted P06s (docs/backend.md
+ * "Inserted primitives"), each kind planned by its own file. */
+typedef enum ESlotKind {
+    SLOT_FREE = 0,
+    SLOT_BLOCK,                     /* the compute block the Mapping places there */
+    SLOT_MOVE,                      /* a received copy moved out of the receive area */
+    SLOT_PART,                      /* a spread copy's part moved (emit_spread.c) */
+    SLOT_DUP,                       /* a box repeated for a CADD adding it to itself */
+    SLOT_NARROW,                    /* an Axon's int32 result narrowed (emit_narrow.c) */
+    SLOT_TEE,                       /* a result copied into a second storage (emit_tee.c) */
+    SLOT_GATHER,                    /* a CADD's input gathered (emit_gather.c) */
+    SLOT_SENDBUF,                   /* a result rewritten into a send area (emit_sendbuf.c) */
+} ESlotKind;
+
+/* One Soma slot of a core's phase: what takes it (kind) and the block it serves: the
+ * compute block (SLOT_BLOCK), the storage block of the copy moved (SLOT_MOVE, SLOT_PART),
+ * the CADD (SLOT_DUP, SLOT_GATHER), the writer (SLOT_NARROW, SLOT_TEE, SLOT_SENDBUF). */
+typedef struct ESlotUse {
+    ESlotKind kind;
+    uint32_t block;                 /* block position */
+} ESlotUse;
+
 typedef struct EPhase {
-    uint32_t axon, soma1, soma2;    /* block positions, EMIT_NONE when free */
+    ESlotUse soma[2];               /* Soma1, Soma2: the one table of who takes the Soma
+                                       slots (emit_slot.c) */
     ESend *sends;
     size_t n_sends, cap_sends;
     int32_t recv_marks;             /* transfers (end marks) arriving */
@@ -100,7 +124,8 @@ typedef struct ECopy {
     bool spread;                    /* a transfer into it arrives in several phases: its
                                        parts land phase by phase (EPart, emit_spread.c) and
                                        req is its area in the data banks */
-    uint32_t *image;                /* static: the data image (owned until moved out) */
+    uint32_t *image;                /* static: the data image (owned until moved out); P81's
+                                       planes with stored padding: their zeros (emit_p81.c) */
     PrecisionId image_prec;         /* the precision the image holds: the block's, or a P07
                                        table's 8-bit output's (emit_plan.c) */
     size_t n_image;
@@ -277,8 +302,24 @@ int emit_storage_unit(const Emit *e, uint32_t pos);
 int64_t emit_feat_addr(const EmitFeat *f, const EBox *b, int64_t base, int64_t y, int64_t x);
 
 /* Whether storage block s's copy of box box is laid out as P81's planes (emit_p81.c): only
- * INPUTs write it and only CC2Ds without padding read it, each all of it; *feat the planes. */
+ * INPUTs write it and only CC2Ds read it, each all of it, all with the same padding; *feat
+ * the planes, their stored padding included (feat.ny, feat.nx the padded rows and columns). */
 bool emit_p81_planes(const Emit *e, uint32_t s, const EBox *box, EmitFeat *feat);
+/* The padding CC2D block b reads from memory: top, down, the stored left (whole words,
+ * layout_p81_left), right; *lead the columns of zero weights its kernel is widened by; false
+ * when its left padding cannot be stored so. */
+bool emit_p81_pad(const Block *b, int32_t pad[4], int32_t *lead);
+/* A copy of planes with stored padding: its image of zeros (cp->image), loaded before its
+ * dynamic blocks write the rows. */
+Status emit_p81_zeros(Emit *e, ECopy *cp);
+/* Whether the planes of storage block s that edge ed feeds are written a row at a time
+ * (stored padding, or an edge with steps) by emit_p81_dynamic, rather than by one F_X_Y
+ * block of the whole socket (emit_io.c). */
+bool emit_p81_rows(const Emit *e, uint32_t s, const Edge *ed);
+/* The dynamic blocks of INPUT pos feeding the planes of storage block s through edge ed: a
+ * block a row of each plane, each a run of the socket's values along one axis. */
+Status emit_p81_dynamic(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const Edge *ed,
+                        uint32_t s, int *piece);
 /* Whether storage block s's copy on core is a view of its writer's map (emit_rearr.c): one
  * compute block on that core writes all of s through an edge whose steps move values, and
  * only CVMs there (s in 8 bits) or OUTPUTs read it, whole; *feat the writer's map's layout. */
@@ -331,18 +372,28 @@ const EGather *emit_gather_of(const Emit *e, uint32_t pos);
 enum { GATHER_LAYOUT = 1, GATHER_SLOT = 2 };
 int32_t emit_gather_failed(const Emit *e, uint32_t pos, int32_t *input);
 /* The narrowings (emit_narrow.c): planned after the copies and output buffers, before the
- * tees; emit_narrow_of: the one of writer pos, or NULL; emit_narrow_taken: whether one takes
- * Soma slot (p, slot) of core k; emit_narrow_p06: writes its P06 into the map's area
+ * tees; emit_narrow_of: the one of writer pos, or NULL; emit_narrow_p06: writes its P06 into the map's area
  * (o_addr, o_words) and gives the int32 area the primitive writes (or refuses the writer
  * when it found no slot: emit.slot). */
 Status emit_narrows(Emit *e);
 const ENarrow *emit_narrow_of(const Emit *e, uint32_t pos);
-bool emit_narrow_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot);
 Status emit_narrow_p06(Emit *e, const ENarrow *n, int64_t o_addr, int64_t o_words,
                        int64_t *addr, int64_t *words);
-/* Whether a compute block or an inserted P06 (a received copy's move, a dup's, a tee's, a gather's) takes Soma slot
- * (p, slot) of core k. */
+/* The Soma slots (emit_slot.c): every compute block's is recorded when the cores are
+ * collected (emit_slot_blocks), every inserted P06's when its kind plans it
+ * (emit_slot_take: a logic error naming core k, phase p and what takes it when the slot is
+ * taken, an internal one when p is outside the core's phases); emit_slot_free gives back one
+ * a plan dropped. emit_slot_use: what takes Soma slot (p, slot: PIIndex SOMA1 / SOMA2) of
+ * core k (SLOT_FREE outside its phases); emit_soma_taken: whether something does;
+ * emit_slot_what: a phrase naming it for messages ("the P06 gathering an input of block
+ * 12"). */
+void emit_slot_blocks(Emit *e);
+Status emit_slot_take(Emit *e, uint32_t k, int32_t p, int32_t slot, ESlotKind kind,
+                      uint32_t block);
+void emit_slot_free(Emit *e, uint32_t k, int32_t p, int32_t slot);
+ESlotUse emit_slot_use(const Emit *e, uint32_t k, int32_t p, int32_t slot);
 bool emit_soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot);
+void emit_slot_what(const Emit *e, ESlotUse u, char *buf, size_t size);
 /* Where an inserted P06 moving copy cp's data for a block of phase pc goes: the latest free
  * Soma slot of its core before pc in which the copy holds its data (Soma2 of the copy's first
  * phase, or of the last phase a transfer into it lands in, at the earliest: after that

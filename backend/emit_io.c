@@ -68,9 +68,19 @@ static Status static_blocks(Emit *e, Taskir__Asm__DataConfig *dc, ProgSet *out)
     for (uint32_t i = 0; i < e->n_copies && st == ST_OK; i++) {
         ECopy *cp = &e->copies[i];
         const Block *b = e->g->blocks[cp->block];
+        bool zeros = cp->planes && cp->image;
         if (cp->image)
             st = add_static(e, dc, out, &e->cores[cp->core], 'b', b->id, blk_prec(b),
                             emit_copy_addr(e, cp), &cp->image, cp->n_image);
+        if (zeros && st == ST_OK && e->stages > 1) {
+            /* P81's stored padding (emit_p81.c): zeroed as the rows come, in every step */
+            Taskir__Asm__StaticBlock *sb = dc->static_blocks[dc->n_static_blocks - 1];
+            sb->phases = malloc(sizeof *sb->phases);
+            if (!sb->phases)
+                return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+            sb->n_phases = 1;
+            sb->phases[0] = cp->first;
+        }
     }
     for (size_t i = 0; i < e->n_states && st == ST_OK; i++) { /* CLIFs' states (emit_p08.c) */
         EState *sv = &e->states[i];
@@ -267,6 +277,13 @@ static Status socket_blocks(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos)
         if (!emit_iface_box(e, (uint32_t)s, in, ed->id, &box) ||
             !emit_iface_box(e, pos, !in, ed->id, &sbox))
             return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no box");
+        if (in && e->n_copy[s] && e->copies[e->first_copy[s]].planes &&
+            emit_p81_rows(e, (uint32_t)s, ed)) { /* P81's planes a row at a time */
+            Status st = emit_p81_dynamic(e, dc, pos, ed, (uint32_t)s, &piece);
+            if (st != ST_OK)
+                return st;
+            continue;
+        }
         bool same = sbox.n[0] == box.n[0] && sbox.n[1] == box.n[1] && sbox.n[2] == box.n[2];
         same &= !emit_socket_fr(io); /* y x f r: boxes of the socket as y x (f r) */
         if (in && (!emit_keeps_order(e, ed) || !same)) { /* a block a pixel */

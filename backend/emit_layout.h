@@ -9,8 +9,10 @@
  *                            mapper counts with too)
  *   P41 weights (SW)         [ceil(f/32)][ky][kx][r][32] int8 (r unpadded: the input's
  *                            padded channels meet no weight)
- *   P81 weights (SW2D)       [ceil(f/32)][r][ky][kx][32] int8
- *   P81 input (planes)       [c][y][x'] int8, x' = x rounded up to 16
+ *   P81 weights (SW2D)       [ceil(f/32)][r][ky][kx][32] int8 (kx widened by leading zero
+ *                            columns to a stored left padding of whole words)
+ *   P81 input (planes)       [c][y][x'] int8, x' = x rounded up to 16 (the padding rows and
+ *                            columns P81 reads stored)
  *   P04 weights (SWFC)       [ceil(f/32)][r][32] int8
  *   bias (SB)                [ceil(f/32)*32] int32
  *   P43 alpha / P03 operand  a feature map of one pixel
@@ -64,8 +66,10 @@ typedef struct EmitSrc {
 /* P41 weights from an SW box [f][r][ky][kx] (malloc'd words, *n_words of them); NULL when
  * out of memory or too large. */
 uint32_t *emit_image_conv_w(const EmitSrc *s, size_t *n_words);
-/* P81 weights from an SW2D box [f][r][ky][kx]: [ceil(f/32)][r][ky][kx][32] int8. */
-uint32_t *emit_image_conv2d_w(const EmitSrc *s, size_t *n_words);
+/* P81 weights from an SW2D box [f][r][ky][kx]: [ceil(f/32)][r][ky][lead + kx][32] int8, the
+ * first lead columns of each kernel row zero (a kernel widened to a stored left padding of
+ * whole words, layout_p81_left in taskir/layout.h). */
+uint32_t *emit_image_conv2d_w(const EmitSrc *s, int64_t lead, size_t *n_words);
 /* P04 weights from an SWFC box [f][r] (dims[2], dims[3] = 1). rows (n_rows of them), when
  * not NULL: weight row j of the image is the box's row rows[j], a zero row when it is -1
  * (a vector that is a view of a map, emit_rearr.c); NULL: the box's rows in order. */

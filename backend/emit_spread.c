@@ -293,6 +293,9 @@ static Status plan_parts(Emit *e, ECopy *cp, ESeg *segs, size_t n)
         if (land == EMIT_NONE)
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
         e->parts[e->n_parts++] = (EPart){(uint32_t)(cp - e->copies), p, segs[i].q0, nq, land};
+        Status st = emit_slot_take(e, k, p, PI_SOMA2, SLOT_PART, cp->block);
+        if (st != ST_OK)
+            return st;
         AllocReq *r = &e->cores[k].reqs[cp->req]; /* its area is alive from the first move */
         if (p < r->first)
             r->first = cp->first = p;

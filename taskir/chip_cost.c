@@ -76,7 +76,10 @@ int64_t chip_storage_bytes(const Chip *c, const Block *b, const Block *consumer)
     case BT_SIC2D: { /* channel-major [r][y][ceil(x/16)*16], the consumer's padding stored */
         if (cp && cp->pad_in_memory) {
             y = add(y, (int64_t)blk_attr(consumer, AT_PAD_UP) + blk_attr(consumer, AT_PAD_DOWN));
-            x = add(x, (int64_t)blk_attr(consumer, AT_PAD_LEFT) +
+            /* the left padding stored as whole words (layout_p81_left, layout.h) */
+            int32_t lead, left = layout_p81_left(blk_attr(consumer, AT_PAD_LEFT),
+                                                 blk_attr(consumer, AT_DILATION_X), &lead);
+            x = add(x, (int64_t)(left >= 0 ? left : blk_attr(consumer, AT_PAD_LEFT)) +
                            blk_attr(consumer, AT_PAD_RIGHT));
         }
         return mul(mul(r, y), align_up(bytes_of(x, p), in_align));

@@ -321,3 +321,16 @@ int64_t layout_work_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
     n = s > n ? s : n;
     return r < 0 || n < 0 || s < 0 || r > INT64_MAX - n ? -1 : r + n;
 }
+
+int32_t layout_p81_left(int32_t pad_left, int32_t dilate_x, int32_t *lead)
+{
+    int32_t dx = dilate_x > 0 ? dilate_x : 1;
+    if (pad_left < 0 || pad_left > (1 << 20) || dx > (1 << 20))
+        return -1;
+    for (int32_t t = 0; t < 4; t++)
+        if ((pad_left + t * dx) % 4 == 0) {
+            *lead = t;
+            return pad_left + t * dx;
+        }
+    return -1;
+}

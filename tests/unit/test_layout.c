@@ -80,6 +80,27 @@ static void test_map_bytes(void **state)
     assert_int_equal(layout_map_bytes(PR_INT_32, (int64_t)1 << 40, (int64_t)1 << 40, 8, 8), -1);
 }
 
+/* P81's stored left padding: a whole number of words (4 columns), reached by widening the
+ * kernel by t columns of dilation dx: pad 1 -> 4 (t 3), pad 4 -> 4 (t 0), pad 2 with
+ * dilation 2 -> 4 (t 1), pad 1 with dilation 2 -> none (odd + even steps) */
+static void test_p81_left(void **state)
+{
+    (void)state;
+    int32_t t = -1;
+    assert_int_equal(layout_p81_left(1, 1, &t), 4);
+    assert_int_equal(t, 3);
+    assert_int_equal(layout_p81_left(0, 1, &t), 0);
+    assert_int_equal(t, 0);
+    assert_int_equal(layout_p81_left(4, 3, &t), 4);
+    assert_int_equal(t, 0);
+    assert_int_equal(layout_p81_left(2, 2, &t), 4);
+    assert_int_equal(t, 1);
+    assert_int_equal(layout_p81_left(5, 3, &t), 8);
+    assert_int_equal(t, 1);
+    assert_int_equal(layout_p81_left(1, 2, &t), -1);
+    assert_int_equal(layout_p81_left(-1, 1, &t), -1);
+}
+
 /* CC (16 x 16 x 8 int32 out) -> A -> CADD of A + A -> B (int32) -> CCMPB -> C (int8) -> CC2;
  * A -> CADD of one input -> D; an int8 E read by a CVVH. */
 static void test_storage_units(void **state)
@@ -345,6 +366,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_units),
         cmocka_unit_test(test_map_bytes),
+        cmocka_unit_test(test_p81_left),
         cmocka_unit_test(test_storage_units),
         cmocka_unit_test(test_row_rules),
         cmocka_unit_test(test_send_bytes),
