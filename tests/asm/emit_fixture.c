@@ -347,6 +347,60 @@ Mapping *emit_fixture_spread_two(void)
     return verified(m, "spread_two");
 }
 
+/* b (16 x 16 pixels of 64 int8 channels: 256 words a row, 4096 in all, over the receive
+ * area's 3072) on core (2,1): INPUT x's rows 0..3 -> SI a2 -> CCMPB relu2 (Soma1 of phase 0)
+ * there write b's rows 0..3, its rows 4..15 -> SI a -> CCMPB relu (Soma1 of phase 0) on core
+ * (0,0) are received into b's rows 4..15 in phase 0 -> CCMPB copy (Soma1, phase 1) -> SI c
+ * -> OUTPUT. */
+Mapping *emit_fixture_spread_local(void)
+{
+    Mapping *m = mapping_create();
+    CHECK(m);
+    Graph *g = m->graph;
+    Block *in = blk(g, BT_INPUT, "x", 16, 16, 64, 0);
+    Block *a = blk(g, BT_SI, "a", 12, 16, 64, 0);
+    Block *relu = blk(g, BT_CCMPB, "relu", 12, 16, 64, 0);
+    Block *a2 = blk(g, BT_SI, "a2", 4, 16, 64, 0);
+    Block *relu2 = blk(g, BT_CCMPB, "relu2", 4, 16, 64, 0);
+    Block *b = blk(g, BT_SI, "b", 16, 16, 64, 0);
+    Block *cp = blk(g, BT_CCMPB, "copy", 16, 16, 64, 0);
+    Block *c = blk(g, BT_SI, "c", 16, 16, 64, 0);
+    Block *out = blk(g, BT_OUTPUT, "y", 16, 16, 64, 0);
+    Block *all[] = {in, a, relu, a2, relu2, b, cp, c, out};
+    set_prec(all, 9, PR_INT_8);
+    in->has_socket_id = out->has_socket_id = true;
+    relu->shape.d[D_IY] = 12;
+    relu2->shape.d[D_IY] = 4;
+    cp->shape.d[D_IY] = 16;
+    relu->shape.d[D_IX] = relu2->shape.d[D_IX] = cp->shape.d[D_IX] = 16;
+    CHECK(blk_set_attr(g, relu, AT_CMP, 0) && blk_set_attr(g, relu2, AT_CMP, 0));
+    CHECK(blk_set_attr(g, cp, AT_CMP, -128));
+    int32_t lo[6] = {4, 0, 0, 0, 0, 0}, n[6] = {12, 16, 64, 0, 0, 0};
+    int32_t lo2[6] = {0}, n2[6] = {4, 16, 64, 0, 0, 0};
+    Edge *e0 = graph_connect_box(g, in, 0, lo, n, a, 0, NULL, NULL);
+    Edge *e1 = graph_connect_box(g, in, 0, lo2, n2, a2, 0, NULL, NULL);
+    CHECK(e0 && e1 && graph_connect(g, a, 0, relu, 0) && graph_connect(g, a2, 0, relu2, 0));
+    Edge *eb = graph_connect_box(g, relu, 0, NULL, NULL, b, 0, lo, n);
+    CHECK(eb && graph_connect_box(g, relu2, 0, NULL, NULL, b, 0, lo2, n2));
+    CHECK(graph_connect(g, b, 0, cp, 0) && graph_connect(g, cp, 0, c, 0));
+    Edge *e5 = graph_connect(g, c, 0, out, 0);
+    CHECK(e5);
+    one(m, a->id, 0, 0, 0, MEMORY);
+    one(m, relu->id, 0, 0, 0, SOMA1);
+    one(m, a2->id, 2, 1, 0, MEMORY);
+    one(m, relu2->id, 2, 1, 0, SOMA1);
+    one(m, b->id, 2, 1, 1 << 8, MEMORY);
+    one(m, cp->id, 2, 1, 1, SOMA1);
+    one(m, c->id, 2, 1, 1, MEMORY);
+    const int32_t r0[1][4] = {{0, 0, 0, RECV}}, r1[1][4] = {{2, 1, 0, RECV}};
+    const int32_t x[2][4] = {{0, 0, 0, SEND}, {2, 1, 0, RECV}}, s5[1][4] = {{2, 1, 1, SEND}};
+    coord(m, true, e0->id, 1, r0);
+    coord(m, true, e1->id, 1, r1);
+    coord(m, true, eb->id, 2, x);
+    coord(m, true, e5->id, 1, s5);
+    return verified(m, "spread_local");
+}
+
 Mapping *emit_fixture_transfer(int32_t rows0, int32_t rows)
 {
     return transfer(rows0, rows, 0, 4, 0, false);
