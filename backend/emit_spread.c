@@ -14,8 +14,9 @@
  * spread copies of a core share the move of a phase: two copies' runs in one phase land
  * back to back, and the P26 splits them into the two copies.
  *
- * A copy over the receive area whose writers on its own core write their rows straight
- * into it is planned so too, its received rows part by part beside theirs. Another copy that
+ * A copy over the receive area is planned so too when each transfer into it arrives in one
+ * phase, or when writers on its own core write their rows of it straight: its received rows
+ * part by part, beside theirs. Another copy that
  * a writer on its own core writes part of, or one whose parts are not whole rows of it (all
  * its columns and channels: one move a phase), is not spread: it lives in the receive area
  * from its first arrival, as any received copy (emit_plan.c), and each transfer goes whole
@@ -95,9 +96,11 @@ bool emit_spread_of(const Emit *e, const ECopy *cp)
         if (here && !whole_rows(e, cp, ed))
             return false; /* one move a phase moves whole rows only */
     }
-    /* a copy a writer on its core writes rows of, too large for the receive area: its
-     * received rows land and move part by part likewise, beside the rows written there */
-    return spread || (local && cp->feat.words > RECV_WORDS);
+    /* a copy too large for the receive area (each transfer whole in one phase, or a writer
+     * on its core writing rows of it): its received rows land and move part by part likewise,
+     * beside the rows written there; one that fits stays there whole when a writer on its
+     * core writes part of it */
+    return cp->feat.words > RECV_WORDS || (spread && !local);
 }
 
 /* Whether part pt holds a run of copy ci. */
