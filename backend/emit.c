@@ -151,9 +151,8 @@ static Status collect_cores(Emit *e)
         c->lists = calloc(n, sizeof *c->lists);
         if (!c->ph || !c->lists)
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
-        for (size_t p = 0; p < n; p++)
-            c->ph[p].axon = c->ph[p].soma1 = c->ph[p].soma2 = EMIT_NONE;
     }
+    emit_slot_blocks(e); /* the Soma slots the compute blocks take */
     return ST_OK;
 }
 

@@ -344,7 +344,16 @@ static Status tensor_image(Emit *e, ECopy *cp, const char *role, long reader)
     BlockType rt = reader >= 0 ? e->g->blocks[reader]->type : BT_TASK_NULL;
     PrecisionId outp = rt == BT_CLUT ? written_prec(e, (uint32_t)reader) : PR_INT_32;
     const PrecisionInfo *out = pr_info(outp);
-    if (rt == BT_CLUT && role && strcmp(role, "lut") == 0 && out->bits == 8 &&
+    int64_t entries = rt == BT_CLUT && role && strcmp(role, "lut") == 0
+                          ? layout_lut_entries(blk_attr(e->g->blocks[reader], AT_LUT_DW)) : 0;
+    if (entries > s.n[0] && s.n[1] * s.n[2] * s.n[3] == 1) {
+        /* a table of another size than P07 reads: at both ends of its entries (layout.h),
+         * in the precision of the map the CLUT writes, clipped to it */
+        if (out->bits == 8)
+            cp->image_prec = outp;
+        cp->image = emit_image_lut(&s, entries, out->bits, (int32_t)out->lo, (int32_t)out->hi,
+                                   &cp->n_image);
+    } else if (rt == BT_CLUT && role && strcmp(role, "lut") == 0 && out->bits == 8 &&
         pr_info(blk_prec(b))->bits != 8) {
         /* P07 reads its table in the precision of the map it writes: the entries clipped to
          * it, as that map holds the entry read */
@@ -372,8 +381,12 @@ static Status tensor_image(Emit *e, ECopy *cp, const char *role, long reader)
         cp->image = emit_image_fc_w(&s, NULL, 0, &cp->n_image);
     else if (b->type == BT_SW && rt == BT_CC)
         cp->image = emit_image_conv_w(&s, &cp->n_image);
-    else if (b->type == BT_SW2D && rt == BT_CC2D)
-        cp->image = emit_image_conv2d_w(&s, &cp->n_image);
+    else if (b->type == BT_SW2D && rt == BT_CC2D) {
+        int32_t pad[4], lead = 0; /* P81's kernel widened to its stored left padding */
+        if (!emit_p81_pad(e->g->blocks[reader], pad, &lead))
+            lead = 0;
+        cp->image = emit_image_conv2d_w(&s, lead, &cp->n_image);
+    }
     else
         return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                           "the code generator has no layout for %s weights read by %s",
@@ -387,39 +400,6 @@ static Status tensor_image(Emit *e, ECopy *cp, const char *role, long reader)
 int emit_storage_unit(const Emit *e, uint32_t pos)
 {
     return layout_storage_unit(e->g, &e->uses, pos);
-}
-
-bool emit_soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot)
-{
-    for (uint32_t pos = 0; pos < e->g->n_blocks; pos++)
-        if (e->core_of[pos] == k && e->phase_of[pos] == p && e->slot_of[pos] == slot &&
-            bt_info(e->g->blocks[pos]->type)->kind == BK_COMPUTE)
-            return true;
-    for (uint32_t i = 0; i < e->n_copies; i++) /* a received copy's move (emit_move.c) */
-        if (e->copies[i].core == k && e->copies[i].land != EMIT_NONE &&
-            e->copies[i].move_phase == p && slot == PI_SOMA2)
-            return true;
-    for (size_t i = 0; i < e->n_dups; i++)
-        if (e->copies[e->dups[i].copy].core == k && e->dups[i].phase == p &&
-            e->dups[i].slot == slot)
-            return true;
-    for (size_t i = 0; i < e->n_tees; i++)
-        if (e->copies[e->tees[i].to].core == k && e->tees[i].phase == p &&
-            e->tees[i].slot == slot)
-            return true;
-    for (size_t i = 0; i < e->n_gathers; i++)
-        if (e->gathers[i].i >= 0 && e->copies[e->gathers[i].copy].core == k &&
-            e->gathers[i].phase == p && e->gathers[i].slot == slot)
-            return true;
-    for (size_t i = 0; i < e->n_sendbufs; i++) /* a send area's P06 (emit_sendbuf.c) */
-        if (e->core_of[e->sendbufs[i].writer] == k && e->sendbufs[i].phase == p &&
-            e->sendbufs[i].slot == slot)
-            return true;
-    for (size_t i = 0; i < e->n_parts; i++) /* a spread copy's part (emit_spread.c) */
-        if (e->copies[e->parts[i].copy].core == k && e->parts[i].phase == p &&
-            slot == PI_SOMA2)
-            return true;
-    return emit_narrow_taken(e, k, p, slot);
 }
 
 /* The phases a received copy cp arrives in by the router from other cores: the first phase
@@ -486,6 +466,9 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
     } else {
         cp->view = emit_rearr_view(e, cp->block, cp->core, &cp->feat);
         cp->planes = !cp->view && emit_p81_planes(e, cp->block, &cp->box, &cp->feat);
+        Status zs = emit_p81_zeros(e, cp); /* stored padding: zeros under the rows */
+        if (zs != ST_OK)
+            return zs;
         if (!cp->view && !cp->planes &&
             !emit_p08_feat(e, cp->block, cp->core, &cp->box, &cp->feat) &&
             !emit_feat(blk_prec(b), cp->box.n[0], cp->box.n[1], cp->box.n[2],
@@ -535,6 +518,9 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
         kind = ALLOC_DATA;
         if (cp->land == EMIT_NONE)
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+        Status st = emit_slot_take(e, cp->core, hi, PI_SOMA2, SLOT_MOVE, cp->block);
+        if (st != ST_OK)
+            return st;
     }
     cp->req = emit_request(e, cp->core, words, align, first, last, kind, b->id);
     if (cp->req == EMIT_NONE)
@@ -759,6 +745,9 @@ static Status make_dups(Emit *e)
         d->n = (int32_t)n;
         d->phase = ms.phase;
         d->slot = ms.slot;
+        Status st = emit_slot_take(e, k, ms.phase, ms.slot, SLOT_DUP, pos);
+        if (st != ST_OK)
+            return st;
         PrecisionId p = cp->feat.prec;
         if (!emit_feat(p, box.n[0], box.n[1], box.n[2], layout_unit(p, LAYOUT_GROUP), &d->feat))
             return diag_block(e->d, ST_LOGIC, "emit.prec", b, "adds %s values, which the "

@@ -147,7 +147,9 @@ static Status place(Emit *e, ESendBuf *sb, const ExactInfo *x)
                           sb->first, c->name, e->phase_of[sb->writer]);
     sb->req = emit_request(e, k, sb->feat.words, sb->feat.align < 4 ? 4 : sb->feat.align,
                            sb->phase, sb->last, ALLOC_DATA, b->id);
-    return sb->req == EMIT_NONE ? ST_RUNTIME : ST_OK;
+    if (sb->req == EMIT_NONE)
+        return ST_RUNTIME;
+    return emit_slot_take(e, k, sb->phase, sb->slot, SLOT_SENDBUF, sb->writer);
 }
 
 Status emit_sendbufs(Emit *e)

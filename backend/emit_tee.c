@@ -73,6 +73,11 @@ static Status record(Emit *e, uint32_t w, const ECopy *f, const ECopy *t, int32_
     if (!nt)
         return ST_RUNTIME;
     e->tees = nt;
+    if (ph >= 0) {
+        Status st = emit_slot_take(e, t->core, ph, slot, SLOT_TEE, w);
+        if (st != ST_OK)
+            return st;
+    }
     e->tees[e->n_tees++] = (ETee){w, (uint32_t)(f - e->copies), (uint32_t)(t - e->copies), ph,
                                   slot, why};
     return ST_OK;
