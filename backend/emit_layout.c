@@ -103,11 +103,11 @@ uint32_t *emit_image_conv_w(const EmitSrc *s, size_t *n_words)
     return w;
 }
 
-uint32_t *emit_image_conv2d_w(const EmitSrc *s, size_t *n_words)
+uint32_t *emit_image_conv2d_w(const EmitSrc *s, int64_t lead, size_t *n_words)
 {
-    int64_t nf = s->n[0], nr = s->n[1], ky = s->n[2], kx = s->n[3];
+    int64_t nf = s->n[0], nr = s->n[1], ky = s->n[2], kx = s->n[3] + lead;
     int64_t groups = (nf + 31) / 32;
-    if (groups > (1 << 20) || ky > 4096 || kx > 4096 || nr > (1 << 20) ||
+    if (groups > (1 << 20) || ky > 4096 || kx > 4096 || nr > (1 << 20) || lead < 0 ||
         groups * ky * kx > ((int64_t)1 << 34) / (nr * 32))
         return NULL;
     uint32_t *w = words_for_bytes(groups * nr * ky * kx * 32, n_words);
@@ -116,9 +116,9 @@ uint32_t *emit_image_conv2d_w(const EmitSrc *s, size_t *n_words)
     for (int64_t f = 0; f < nf; f++)
         for (int64_t r = 0; r < nr; r++)
             for (int64_t i = 0; i < ky; i++)
-                for (int64_t j = 0; j < kx; j++) {
+                for (int64_t j = lead; j < kx; j++) {
                     int64_t byte = ((((f / 32) * nr + r) * ky + i) * kx + j) * 32 + f % 32;
-                    emit_put_i8(w, byte, src_at(s, f, r, i, j));
+                    emit_put_i8(w, byte, src_at(s, f, r, i, j - lead));
                 }
     return w;
 }
@@ -178,5 +178,26 @@ uint32_t *emit_image_bytes_clip(const EmitSrc *s, int64_t pad, int32_t lo, int32
                     int32_t v = src_at(s, a, b, c, d);
                     emit_put_i8(w, k++, v < lo ? lo : v > hi ? hi : v);
                 }
+    return w;
+}
+
+uint32_t *emit_image_lut(const EmitSrc *s, int64_t entries, int bits, int32_t lo, int32_t hi,
+                         size_t *n_words)
+{
+    int64_t n = s->n[0];
+    if (n < 1 || entries > ((int64_t)1 << 16) || n > entries / 2)
+        return NULL;
+    uint32_t *w = words_for_bytes(entries * (bits == 8 ? 1 : 4), n_words);
+    if (!w)
+        return NULL;
+    for (int64_t e = 0; e < entries; e++) {
+        int64_t from = e < n ? e : e >= entries - n ? e - (entries - n) : -1;
+        int32_t v = from < 0 ? 0 : src_at(s, from, 0, 0, 0);
+        v = v < lo ? lo : v > hi ? hi : v;
+        if (bits == 8)
+            emit_put_i8(w, e, v);
+        else
+            w[e] = (uint32_t)v;
+    }
     return w;
 }

@@ -9,8 +9,10 @@
  *                            mapper counts with too)
  *   P41 weights (SW)         [ceil(f/32)][ky][kx][r][32] int8 (r unpadded: the input's
  *                            padded channels meet no weight)
- *   P81 weights (SW2D)       [ceil(f/32)][r][ky][kx][32] int8
- *   P81 input (planes)       [c][y][x'] int8, x' = x rounded up to 16
+ *   P81 weights (SW2D)       [ceil(f/32)][r][ky][kx][32] int8 (kx widened by leading zero
+ *                            columns to a stored left padding of whole words)
+ *   P81 input (planes)       [c][y][x'] int8, x' = x rounded up to 16 (the padding rows and
+ *                            columns P81 reads stored)
  *   P04 weights (SWFC)       [ceil(f/32)][r][32] int8
  *   bias (SB)                [ceil(f/32)*32] int32
  *   P43 alpha / P03 operand  a feature map of one pixel
@@ -64,8 +66,10 @@ typedef struct EmitSrc {
 /* P41 weights from an SW box [f][r][ky][kx] (malloc'd words, *n_words of them); NULL when
  * out of memory or too large. */
 uint32_t *emit_image_conv_w(const EmitSrc *s, size_t *n_words);
-/* P81 weights from an SW2D box [f][r][ky][kx]: [ceil(f/32)][r][ky][kx][32] int8. */
-uint32_t *emit_image_conv2d_w(const EmitSrc *s, size_t *n_words);
+/* P81 weights from an SW2D box [f][r][ky][kx]: [ceil(f/32)][r][ky][lead + kx][32] int8, the
+ * first lead columns of each kernel row zero (a kernel widened to a stored left padding of
+ * whole words, layout_p81_left in taskir/layout.h). */
+uint32_t *emit_image_conv2d_w(const EmitSrc *s, int64_t lead, size_t *n_words);
 /* P04 weights from an SWFC box [f][r] (dims[2], dims[3] = 1). rows (n_rows of them), when
  * not NULL: weight row j of the image is the box's row rows[j], a zero row when it is -1
  * (a vector that is a view of a map, emit_rearr.c); NULL: the box's rows in order. */
@@ -76,6 +80,12 @@ uint32_t *emit_image_bias(const EmitSrc *s, size_t *n_words);
 /* 8-bit values in order, 4 a word (a P07 table; a vector operand padded to 16). pad: values
  * the image holds (>= the box's count), zero past the data. */
 uint32_t *emit_image_bytes(const EmitSrc *s, int64_t pad, size_t *n_words);
+/* A P07 table of entries entries from the n = s->n[0] of the box (layout_lut_entries,
+ * taskir/layout.h): entry e is the box's e for e < n, its e - (entries - n) for e >=
+ * entries - n (a negative index reads from the end), else 0; each clipped to lo .. hi, 8-bit
+ * (4 a word) when bits is 8, else int32 words. NULL when out of memory or n > entries / 2. */
+uint32_t *emit_image_lut(const EmitSrc *s, int64_t entries, int bits, int32_t lo, int32_t hi,
+                         size_t *n_words);
 /* The same, each value clipped to lo .. hi first (a P07 table of int32 entries written in
  * its 8-bit output's precision: the output clips the entry it reads so). */
 uint32_t *emit_image_bytes_clip(const EmitSrc *s, int64_t pad, int32_t lo, int32_t hi,

@@ -8,6 +8,8 @@
  * range). Soma1 taken: Soma2 of that phase, when nothing reads the map on
  * its core before and the router sends none of it in that phase. The int32 area lives in
  * that phase only, as the mapper counts it (layout_work_bytes, taskir/layout.h).
+ * A view only OUTPUTs read (emit_rearr.c: a result reshaped or transposed on its way to a
+ * model output) is narrowed so too, in the writer's map's layout.
  * The graph stores a result as it is (a storage block's precision does not clamp what a
  * wider block writes, docs/semantics.md), where the P06 clips it: so the writer's values
  * (exact.h's interval analysis) must lie inside the map's precision, else emit.prec.
@@ -112,9 +114,9 @@ Status emit_narrows(Emit *e)
         int32_t eid = -1;
         long s = written_here(e, w, k, &eid);
         ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
-        EBox box;
-        if (!cp || cp->view || cp->planes || cp->image ||
-            !emit_iface_box(e, (uint32_t)s, true, eid, &box))
+        EBox box; /* a view holds the writer's map as the writer lays it out: its box */
+        if (!cp || cp->planes || cp->image ||
+            !emit_iface_box(e, cp->view ? w : (uint32_t)s, !cp->view, eid, &box))
             continue; /* emit_prim.c writes it, or refuses it */
         int64_t unit = layout_output_unit(e->g, &e->uses, w, PR_INT_32);
         bool repitch = cp->feat.prec == PR_INT_32 && unit > 0 &&

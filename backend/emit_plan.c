@@ -345,7 +345,16 @@ static Status tensor_image(Emit *e, ECopy *cp, const char *role, long reader)
     BlockType rt = reader >= 0 ? e->g->blocks[reader]->type : BT_TASK_NULL;
     PrecisionId outp = rt == BT_CLUT ? written_prec(e, (uint32_t)reader) : PR_INT_32;
     const PrecisionInfo *out = pr_info(outp);
-    if (rt == BT_CLUT && role && strcmp(role, "lut") == 0 && out->bits == 8 &&
+    int64_t entries = rt == BT_CLUT && role && strcmp(role, "lut") == 0
+                          ? layout_lut_entries(blk_attr(e->g->blocks[reader], AT_LUT_DW)) : 0;
+    if (entries > s.n[0] && s.n[1] * s.n[2] * s.n[3] == 1) {
+        /* a table of another size than P07 reads: at both ends of its entries (layout.h),
+         * in the precision of the map the CLUT writes, clipped to it */
+        if (out->bits == 8)
+            cp->image_prec = outp;
+        cp->image = emit_image_lut(&s, entries, out->bits, (int32_t)out->lo, (int32_t)out->hi,
+                                   &cp->n_image);
+    } else if (rt == BT_CLUT && role && strcmp(role, "lut") == 0 && out->bits == 8 &&
         pr_info(blk_prec(b))->bits != 8) {
         /* P07 reads its table in the precision of the map it writes: the entries clipped to
          * it, as that map holds the entry read */
@@ -373,8 +382,12 @@ static Status tensor_image(Emit *e, ECopy *cp, const char *role, long reader)
         cp->image = emit_image_fc_w(&s, NULL, 0, &cp->n_image);
     else if (b->type == BT_SW && rt == BT_CC)
         cp->image = emit_image_conv_w(&s, &cp->n_image);
-    else if (b->type == BT_SW2D && rt == BT_CC2D)
-        cp->image = emit_image_conv2d_w(&s, &cp->n_image);
+    else if (b->type == BT_SW2D && rt == BT_CC2D) {
+        int32_t pad[4], lead = 0; /* P81's kernel widened to its stored left padding */
+        if (!emit_p81_pad(e->g->blocks[reader], pad, &lead))
+            lead = 0;
+        cp->image = emit_image_conv2d_w(&s, lead, &cp->n_image);
+    }
     else
         return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                           "the code generator has no layout for %s weights read by %s",
@@ -454,6 +467,9 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
     } else {
         cp->view = emit_rearr_view(e, cp->block, cp->core, &cp->feat);
         cp->planes = !cp->view && emit_p81_planes(e, cp->block, &cp->box, &cp->feat);
+        Status zs = emit_p81_zeros(e, cp); /* stored padding: zeros under the rows */
+        if (zs != ST_OK)
+            return zs;
         if (!cp->view && !cp->planes &&
             !emit_p08_feat(e, cp->block, cp->core, &cp->box, &cp->feat) &&
             !emit_feat(blk_prec(b), cp->box.n[0], cp->box.n[1], cp->box.n[2],
@@ -686,8 +702,8 @@ static int32_t last_arrival(Emit *e, uint32_t pos, uint32_t k)
  * its writers on its core (after the router that moves a writer's buffer there,
  * docs/backend.md "Gathering on a core"), from the start of its first phase for a model input
  * (-1: neither writes it); *arrive: the last phase a transfer into it lands in (-1: none).
- * The result is the later of the two (after the router of *arrive), or the router of its
- * first phase when neither says. */
+ * The result is the later of the two (after the router of *arrive), -1 for a static map
+ * (loaded before the run), or the router of its first phase when nothing says. */
 static int64_t copy_ready(Emit *e, const ECopy *cp, int64_t *local, int32_t *arrive)
 {
     const BlockUses *bu = &e->uses.blocks[cp->block];
@@ -707,6 +723,8 @@ static int64_t copy_ready(Emit *e, const ECopy *cp, int64_t *local, int32_t *arr
         *local = at > *local ? at : *local;
     }
     int64_t r = *arrive >= 0 ? (int64_t)*arrive * 8 + PI_RECV : -1;
+    if (cp->is_static) /* loaded before the run */
+        return r;
     if (*arrive < 0 && *local < 0)
         return (int64_t)cp->first * 8 + PI_RECV;
     return *local > r ? *local : r;

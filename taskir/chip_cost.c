@@ -76,7 +76,10 @@ int64_t chip_storage_bytes(const Chip *c, const Block *b, const Block *consumer)
     case BT_SIC2D: { /* channel-major [r][y][ceil(x/16)*16], the consumer's padding stored */
         if (cp && cp->pad_in_memory) {
             y = add(y, (int64_t)blk_attr(consumer, AT_PAD_UP) + blk_attr(consumer, AT_PAD_DOWN));
-            x = add(x, (int64_t)blk_attr(consumer, AT_PAD_LEFT) +
+            /* the left padding stored as whole words (layout_p81_left, layout.h) */
+            int32_t lead, left = layout_p81_left(blk_attr(consumer, AT_PAD_LEFT),
+                                                 blk_attr(consumer, AT_DILATION_X), &lead);
+            x = add(x, (int64_t)(left >= 0 ? left : blk_attr(consumer, AT_PAD_LEFT)) +
                            blk_attr(consumer, AT_PAD_RIGHT));
         }
         return mul(mul(r, y), align_up(bytes_of(x, p), in_align));
@@ -98,6 +101,10 @@ int64_t chip_storage_bytes(const Chip *c, const Block *b, const Block *consumer)
                    * channels; a table or a scale in the precision it states */
         PrecisionId sp = b->has_prec ? b->prec
                          : b->data && b->data->has_prec ? b->data->prec : PR_INT_32;
+        int64_t lut = consumer && consumer->type == BT_CLUT
+                          ? layout_lut_entries(blk_attr(consumer, AT_LUT_DW)) : 0;
+        if (lut > f) /* a table widened to the entries P07 reads (layout.h) */
+            f = lut;
         return align_up(bytes_of(f, sp), pr_info(sp)->bits == 32 ? c->align_axon_out : in_align);
     }
     default:

@@ -13,6 +13,9 @@
  * and anything else a TaskGraph .pb. A directory (or --format asm) is a program set
  * (backend/progset.h), run by the per-core executor (backend/run.h).
  *
+ * The XML readers (--chip-exact's chip description, CINN programs) come from a module opened
+ * when one is needed (xmlmod.h): taskir-run does not link libxml2.
+ *
  * Every result is computed in memory before any file is written; outputs are written
  * atomically, and when one cannot be written the ones this run already wrote are removed, so
  * an error never leaves a partial set of outputs; nor the directories -o made for them (the
@@ -28,6 +31,7 @@
 #include "cli.h"
 #include "onnx_cli.h"
 #include "progress.h"
+#include "xmlmod.h"
 #include "taskir/chip.h"
 #include "taskir/fileio.h"
 #include "taskir/filemap.h"
@@ -399,7 +403,10 @@ static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArr
     SimRun *run = NULL;
     OpGraph *host = NULL;   /* the host remainder beside the .pb (compile.h), if any */
     Chip *chip = NULL;      /* --chip-exact: the built-in description */
-    Status st = o->chip_exact ? chip_load_default(&chip, d) : ST_OK;
+    const TirXml *xml = NULL; /* its reader */
+    Status st = o->chip_exact ? tir_xml_open(&xml, d) : ST_OK;
+    if (!st && xml)
+        st = xml->chip_load_default(&chip, d);
     if (st)
         return st;
     if (o->kind == KIND_MAP) {
@@ -425,7 +432,8 @@ static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArr
     if (!st)
         st = sim_run_progress(run, o->inputs, o->n_inputs, &res->sim, &o->progress->hook, d);
     cli_progress_end(o->progress);
-    chip_destroy(chip);
+    if (xml)
+        xml->chip_destroy(chip);
     if (FREE_AT_EXIT || st) {
         sim_destroy(run);
         if (map)
@@ -480,7 +488,10 @@ static Status run_model(const Options *o, const uint8_t *buf, size_t len, NpyArr
     Diag cd;                    /* the CINN reader's messages name "PROG.xml:LINE" */
     diag_init(&cd, NULL);
     if (!st && o->kind == KIND_CINN) {
-        st = fe_cinn_read_xml_mem((const char *)buf, len, o->file, &cd, &cinn);
+        const TirXml *xml = NULL;
+        st = tir_xml_open(&xml, d);
+        if (!st)
+            st = xml->cinn_read_xml_mem((const char *)buf, len, o->file, &cd, &cinn);
         g = cinn ? (OpGraph *)fe_cinn_graph(cinn) : NULL;
     } else if (!st) {
         st = fe_cvm_load_mem((const char *)buf, len, params, plen, o->params, &g, d);

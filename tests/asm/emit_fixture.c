@@ -237,6 +237,116 @@ Mapping *emit_fixture_spread3(void)
     return transfer_of((XferMap){20, 64, 3}, 0, 20, 0, 20, 3, false);
 }
 
+/* INPUT -> SI a (15 x 16 pixels of 64 int8 channels: 16 words a pixel, 256 a row) on core
+ * (0,0) -> CCMPB relu (Soma1, phase 0) -> SI b on core (2,1) by three edges: row 0 in phase
+ * 1, rows 1..13 (3328 words, over the receive area's 3072) over phases 0 and 1, row 14 in
+ * phase 1 -> CCMPB copy (Soma1, phase 2) -> SI c -> OUTPUT. Phase 1 carries row 0 and the
+ * rest of the middle edge's rows beside row 14: two runs of pixels apart, whichever way the
+ * middle edge's pixels go. */
+Mapping *emit_fixture_spread_runs(void)
+{
+    Mapping *m = mapping_create();
+    CHECK(m);
+    Graph *g = m->graph;
+    Block *in = blk(g, BT_INPUT, "x", 15, 16, 64, 0);
+    Block *a = blk(g, BT_SI, "a", 15, 16, 64, 0);
+    Block *relu = blk(g, BT_CCMPB, "relu", 15, 16, 64, 0);
+    Block *b = blk(g, BT_SI, "b", 15, 16, 64, 0);
+    Block *cp = blk(g, BT_CCMPB, "copy", 15, 16, 64, 0);
+    Block *c = blk(g, BT_SI, "c", 15, 16, 64, 0);
+    Block *out = blk(g, BT_OUTPUT, "y", 15, 16, 64, 0);
+    Block *all[] = {in, a, relu, b, cp, c, out};
+    set_prec(all, 7, PR_INT_8);
+    in->has_socket_id = out->has_socket_id = true;
+    relu->shape.d[D_IY] = cp->shape.d[D_IY] = 15;
+    relu->shape.d[D_IX] = cp->shape.d[D_IX] = 16;
+    CHECK(blk_set_attr(g, relu, AT_CMP, 0) && blk_set_attr(g, cp, AT_CMP, -128));
+    Edge *e0 = graph_connect(g, in, 0, a, 0);
+    CHECK(e0 && graph_connect(g, a, 0, relu, 0));
+    const int32_t rows[3][2] = {{0, 1}, {1, 13}, {14, 1}};
+    Edge *eb[3];
+    for (int i = 0; i < 3; i++) {
+        int32_t pos[6] = {rows[i][0], 0, 0, 0, 0, 0}, size[6] = {rows[i][1], 16, 64, 0, 0, 0};
+        eb[i] = graph_connect_box(g, relu, 0, pos, size, b, 0, pos, size);
+        CHECK(eb[i]);
+    }
+    CHECK(graph_connect(g, b, 0, cp, 0) && graph_connect(g, cp, 0, c, 0));
+    Edge *e5 = graph_connect(g, c, 0, out, 0);
+    CHECK(e5);
+    one(m, a->id, 0, 0, 0, MEMORY);
+    one(m, relu->id, 0, 0, 0, SOMA1);
+    one(m, b->id, 2, 1, 2 << 8, MEMORY);
+    one(m, cp->id, 2, 1, 2, SOMA1);
+    one(m, c->id, 2, 1, 2, MEMORY);
+    const int32_t r0[1][4] = {{0, 0, 0, RECV}}, s5[1][4] = {{2, 1, 2, SEND}};
+    const int32_t x1[2][4] = {{0, 0, 1, SEND}, {2, 1, 1, RECV}};
+    const int32_t x01[4][4] = {{0, 0, 0, SEND}, {2, 1, 0, RECV}, {0, 0, 1, SEND}, {2, 1, 1, RECV}};
+    coord(m, true, e0->id, 1, r0);
+    coord(m, true, eb[0]->id, 2, x1);
+    coord(m, true, eb[1]->id, 4, x01);
+    coord(m, true, eb[2]->id, 2, x1);
+    coord(m, true, e5->id, 1, s5);
+    return verified(m, "spread_runs");
+}
+
+/* INPUT -> SI a (13 x 16 pixels of 64 int8 channels, 3328 words) on core (0,0) -> CCMPB
+ * relu (Soma1, phase 0) -> two SIs of its values on core (2,1): b1 over phases 0 and 1, b2
+ * over phases 1 and 2 -> CCMPB copy1 of b1 (Soma1, phase 3) -> SI c1 -> OUTPUT, CCMPB copy2
+ * of b2 (Soma1, phase 4) -> SI c2 -> OUTPUT. Phase 1 carries b1's last row and b2's first
+ * rows: the parts of two copies in one phase. */
+Mapping *emit_fixture_spread_two(void)
+{
+    Mapping *m = mapping_create();
+    CHECK(m);
+    Graph *g = m->graph;
+    Block *in = blk(g, BT_INPUT, "x", 13, 16, 64, 0);
+    Block *a = blk(g, BT_SI, "a", 13, 16, 64, 0);
+    Block *relu = blk(g, BT_CCMPB, "relu", 13, 16, 64, 0);
+    Block *all[12] = {in, a, relu};
+    set_prec(all, 3, PR_INT_8);
+    in->has_socket_id = true;
+    relu->shape.d[D_IY] = 13;
+    relu->shape.d[D_IX] = 16;
+    CHECK(blk_set_attr(g, relu, AT_CMP, 0));
+    Edge *e0 = graph_connect(g, in, 0, a, 0);
+    CHECK(e0 && graph_connect(g, a, 0, relu, 0));
+    one(m, a->id, 0, 0, 0, MEMORY);
+    one(m, relu->id, 0, 0, 0, SOMA1);
+    const int32_t r0[1][4] = {{0, 0, 0, RECV}};
+    coord(m, true, e0->id, 1, r0);
+    for (int32_t i = 0; i < 2; i++) {
+        char name[4][8];
+        snprintf(name[0], sizeof name[0], "b%d", i + 1);
+        snprintf(name[1], sizeof name[1], "copy%d", i + 1);
+        snprintf(name[2], sizeof name[2], "c%d", i + 1);
+        snprintf(name[3], sizeof name[3], "y%d", i + 1);
+        Block *b = blk(g, BT_SI, name[0], 13, 16, 64, 0);
+        Block *cp = blk(g, BT_CCMPB, name[1], 13, 16, 64, 0);
+        Block *c = blk(g, BT_SI, name[2], 13, 16, 64, 0);
+        Block *out = blk(g, BT_OUTPUT, name[3], 13, 16, 64, 0);
+        Block *these[] = {b, cp, c, out};
+        set_prec(these, 4, PR_INT_8);
+        out->has_socket_id = true;
+        out->socket_id = i + 1;
+        cp->shape.d[D_IY] = 13;
+        cp->shape.d[D_IX] = 16;
+        CHECK(blk_set_attr(g, cp, AT_CMP, -128));
+        Edge *eb = graph_connect(g, relu, 0, b, 0);
+        CHECK(eb && graph_connect(g, b, 0, cp, 0) && graph_connect(g, cp, 0, c, 0));
+        Edge *eo = graph_connect(g, c, 0, out, 0);
+        CHECK(eo);
+        one(m, b->id, 2, 1, i | (3 + i) << 8, MEMORY);
+        one(m, cp->id, 2, 1, 3 + i, SOMA1);
+        one(m, c->id, 2, 1, 3 + i, MEMORY);
+        const int32_t x[4][4] = {{0, 0, i, SEND}, {2, 1, i, RECV}, {0, 0, i + 1, SEND},
+                                 {2, 1, i + 1, RECV}};
+        const int32_t so[1][4] = {{2, 1, 3 + i, SEND}};
+        coord(m, true, eb->id, 4, x);
+        coord(m, true, eo->id, 1, so);
+    }
+    return verified(m, "spread_two");
+}
+
 Mapping *emit_fixture_transfer(int32_t rows0, int32_t rows)
 {
     return transfer(rows0, rows, 0, 4, 0, false);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/doc/test_install.sh: `meson install` into a DESTDIR gives what README.md ("Installing")
 # says: the tools, libtaskir.a, taskir.pc and the headers under include/taskir/ and
-# include/frontend/FOLDER/; the C API example of docs/cinn.md (section 5, the block marked
+# include/frontend/FOLDER/, taskir-run's XML module where its run path looks; the C API
+# example of docs/cinn.md (section 5, the block marked
 # `doctest: file cinn_example.c`) builds against the installed headers and library alone
 # (pkg-config with PKG_CONFIG_SYSROOT_DIR, no source or build dir), runs, and the installed
 # taskir-dump verifies the TaskGraph it writes.
@@ -39,6 +40,13 @@ done
 for x in taskir-compile taskir-run; do
     [ -x "$(dirname "$bin")/$x" ] || bad "no $x installed"
 done
+# taskir-run's XML readers' module, in the folder taskir-run's run path names (tools/xmlmod.h)
+if command -v readelf >/dev/null; then
+    rpath=$(readelf -d "$(dirname "$bin")/taskir-run" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]$/\1/p')
+    [ -n "$rpath" ] || bad "the installed taskir-run has no run path"
+    [ -f "$dest$rpath/libtaskir-xml.so" ] ||
+        bad "no libtaskir-xml.so in $rpath, where the installed taskir-run looks for it"
+fi
 
 "$py" "$runner" --extract cinn_example.c "$src/docs/cinn.md" >"$tmp/example.c" ||
     bad "no C example in docs/cinn.md"

@@ -63,8 +63,10 @@ static const ExactBlock *xb_of(const Graph *g, const ExactInfo *x, const Block *
     return &x->blocks[graph_block_pos(g, b->id)];
 }
 
-/* Runs g on the input values (n of them) with the TaskGraph's arithmetic or the chip's. */
-static void run(const Graph *g, const Chip *c, const int32_t *in, int64_t n, int32_t *out)
+/* Runs g on the input values (n of them) with the TaskGraph's arithmetic or the chip's,
+ * into its m output values. */
+static void run_io(const Graph *g, const Chip *c, const int32_t *in, int64_t n, int32_t *out,
+                   int64_t m)
 {
     Diag d;
     diag_init(&d, "t");
@@ -76,10 +78,16 @@ static void run(const Graph *g, const Chip *c, const int32_t *in, int64_t n, int
     assert_int_equal(sim_step(r, &d), ST_OK);
     int64_t count = 0;
     const int32_t *y = sim_output(r, 0, &count);
-    assert_int_equal(count, n);
-    memcpy(out, y, (size_t)n * sizeof *out);
+    assert_int_equal(count, m);
+    memcpy(out, y, (size_t)m * sizeof *out);
     sim_destroy(r);
     diag_finish(&d);
+}
+
+/* run_io with as many outputs as inputs. */
+static void run(const Graph *g, const Chip *c, const int32_t *in, int64_t n, int32_t *out)
+{
+    run_io(g, c, in, n, out, n);
 }
 
 /* The findings of exact_check on g: how many, and whether rule is among them. */
@@ -264,7 +272,11 @@ static void test_overflow(void **state)
     diag_init(&d, "t");
     uint32_t nr = 0;
     assert_int_equal(mapper_exact(g, c, &nr, &d), ST_LOGIC);
-    assert_true(diag_find(&d, "map.exact.overflow") >= 0);
+    long k = diag_find(&d, "map.exact.overflow");
+    assert_true(k >= 0);
+    /* the message says what reaches it: 3 values of -128 .. 127 times 2^30 */
+    assert_non_null(strstr(d.entries[k].what, "may reach -137438953472 .. 136365211648, "
+                                              "outside int32, from inputs of -128 .. 127"));
     diag_finish(&d);
     chip_destroy(c);
     graph_destroy(g);
@@ -548,14 +560,16 @@ static void test_oddshift_lif(void **state)
 /* A ReLU to UINT_8 (CMP 0) of shifted values that may be negative: the chip compares
  * nothing from INT_32 to UINT_8 and keeps the low byte (-1 -> 255; the TaskGraph 0). The
  * values after the shift (-32 .. 31) fit INT_8: the mapper makes it an INT_8 output, on
- * which the chip compares with 0. */
+ * which the chip compares with 0, and its map, which only it writes, INT_8 too (its values,
+ * 0 .. 31, fit). */
 static void test_clip(void **state)
 {
     (void)state;
     Graph *g = graph_create();
     Block *s = store(g, input(g, PR_INT_8, 3), "x/in", PR_INT_32, 3);
     Block *b = cmp(g, s, BT_CCMPB, PR_UINT_8, 3, 2, 0);
-    output(g, store(g, b, "y", PR_UINT_8, 3), 3);
+    Block *y = store(g, b, "y", PR_UINT_8, 3);
+    output(g, y, 3);
     Chip *c = chip();
     assert_int_equal(check(g, c, "map.exact.clip"), 1);
     int32_t in[3] = {-4, 100, -128}, tg[3], ch[3];
@@ -567,6 +581,7 @@ static void test_clip(void **state)
     assert_int_equal(ch[1], 25);
     assert_int_equal(rewrite_keeps(g, c, in, 3), 1);
     assert_int_equal(blk_prec(b), PR_INT_8);
+    assert_int_equal(blk_prec(y), PR_INT_8); /* P05 writes its 8 bits as the map's */
     chip_destroy(c);
     graph_destroy(g);
 }
@@ -634,9 +649,9 @@ static void test_ternary_clip(void **state)
 }
 
 /* Precisions the chip does not encode: an INT_16 storage of INT_8 values becomes INT_8, an
- * INT_16 CLUT whose table holds -3 .. 90 INT_8; a
- * UINT_4 CCMPB over a window of two whose clamp acts (values up to 127 clamped to 15) stays
- * an error (a 1 x 1 window would become a CLUT). */
+ * INT_16 CLUT whose table holds -3 .. 90 INT_8; a UINT_4 CCMPB over a window of two whose
+ * clamp acts (values up to 127 clamped to 15: no table, a window) takes INT_8 and a CCMPS to
+ * 15 after it: the maximum of 100 and -5 is 15 before, after and on the chip. */
 static void test_prec(void **state)
 {
     (void)state;
@@ -679,12 +694,150 @@ static void test_prec(void **state)
     Diag d;
     diag_init(&d, "t");
     assert_int_equal(verify_graph(g, &d), ST_OK);
+    int32_t pair[2] = {100, -5}, before, after, on_chip;
+    run_io(g, NULL, pair, 2, &before, 1);
+    assert_int_equal(before, 15);
     uint32_t nr = 0;
-    assert_int_equal(mapper_exact(g, c, &nr, &d), ST_LOGIC);
-    assert_true(diag_find(&d, "map.exact.prec") >= 0);
+    assert_int_equal(mapper_exact(g, c, &nr, &d), ST_OK);
+    assert_int_equal(verify_graph(g, &d), ST_OK);
     diag_finish(&d);
+    run_io(g, NULL, pair, 2, &after, 1);
+    run_io(g, c, pair, 2, &on_chip, 1);
+    assert_int_equal(after, 15);
+    assert_int_equal(on_chip, 15);
+    assert_int_equal(blk_prec(b), PR_INT_8);
+    assert_int_equal(check(g, c, NULL), 0);
     chip_destroy(c);
     graph_destroy(g);
+}
+
+/* Maps whose writers give values outside their precision (the graph's storage keeps them;
+ * emit.prec refused them): INT_8 x negated (CVS -1) into an INT_8 map holds -127 .. 128;
+ * read by an OUTPUT the map takes INT_32 (128 fits neither INT_8 nor UINT_8): -128, 5 ->
+ * 128, -5 before, after and on the chip; read by a CVVH (P03 reads 8-bit operands only) it
+ * stays INT_8. A CCMPB shifting INT_8 values by 2 (-128 .. 127 -> -32 .. 31) into an INT_8
+ * map: P05 shifts only when it narrows, and a UINT_8 CCMPB (INT_8 in) would write its 8
+ * bits into the map as UINT_8 values, so it becomes a table (a CLUT of 256 entries). */
+static void test_prec_widen(void **state)
+{
+    (void)state;
+    Chip *c = chip();
+    for (int cvvh = 0; cvvh <= 1; cvvh++) {
+        Graph *g = graph_create();
+        Block *x = store(g, input(g, PR_INT_8, 2), "x/in", PR_INT_8, 2);
+        Block *v = tg_blk(g, BT_CVS, "neg", PR_INT_32, (const int32_t[8]){1, 1, 2, 0, 0, 0, 0, 0});
+        assert_true(blk_set_attr(g, v, AT_CONSTANT_A, -1));
+        tg_join(g, x, 0, v, 0);
+        Block *m = store(g, v, "neg/out", PR_INT_8, 2);
+        Block *last = m;
+        if (cvvh) {
+            Block *p = tg_blk(g, BT_CVVH, "sq", PR_INT_32,
+                              (const int32_t[8]){1, 1, 2, 0, 0, 0, 0, 0});
+            tg_join(g, m, 0, p, 0);
+            tg_join(g, x, 0, p, 1);
+            last = store(g, p, "sq/out", PR_INT_32, 2);
+        }
+        output(g, last, 2);
+        int32_t in[2] = {-128, 5}, tg[2];
+        run(g, NULL, in, 2, tg);
+        assert_int_equal(tg[0], cvvh ? 128 * -128 : 128);
+        assert_int_equal(tg[1], cvvh ? -25 : -5);
+        if (!cvvh) {
+            assert_true(rewrite_keeps(g, c, in, 2) >= 1);
+            assert_int_equal(blk_prec(m), PR_INT_32);
+        } else {
+            Diag d;
+            diag_init(&d, "t");
+            uint32_t nr = 0;
+            assert_int_equal(mapper_exact(g, c, &nr, &d), ST_OK);
+            diag_finish(&d);
+            assert_int_equal(blk_prec(m), PR_INT_8);
+        }
+        graph_destroy(g);
+    }
+    Graph *g = graph_create();
+    Block *x = store(g, input(g, PR_INT_8, 4), "x/in", PR_INT_8, 4);
+    Block *b = cmp(g, x, BT_CCMPB, PR_INT_32, 4, 2, INT32_MIN);
+    output(g, store(g, b, "y", PR_INT_8, 4), 4);
+    int32_t in[4] = {-128, -5, 7, 127}, tg[4];
+    run(g, NULL, in, 4, tg);
+    assert_memory_equal(tg, ((const int32_t[4]){-32, -2, 1, 31}), sizeof tg);
+    assert_true(rewrite_keeps(g, c, in, 4) >= 1);
+    assert_int_equal(b->type, BT_CLUT);
+    assert_int_equal(blk_attr(b, AT_LUT_DW), 8);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
+/* The blocks of type t of g: how many, each with CMP cmp and precision p. */
+static size_t count_clips(const Graph *g, BlockType t, int32_t cmp, PrecisionId p)
+{
+    size_t n = 0;
+    for (uint32_t i = 0; i < g->n_blocks; i++)
+        if (g->blocks[i]->type == t) {
+            n++;
+            assert_int_equal(blk_attr(g->blocks[i], AT_CMP), cmp);
+            assert_int_equal(blk_prec(g->blocks[i]), p);
+        }
+    return n;
+}
+
+/* Clips to a precision the chip does not give a CCMPB / CCMPS ("bound", docs/exactness.md),
+ * worked by hand, each on values no table of 4096 entries indexes:
+ * - CCMPB UINT_4, CMP -15 (the CVM lowering's cvm_clip to 5 bits) of INT_16 values:
+ *   -32768, -3, 9, 200, 32767 -> -15, -3, 9, 15, 15; it takes INT_8 (CMP -15 .. 127) and a
+ *   CCMPS to 15, INT_8, after it;
+ * - CCMPS INT_9, CMP 100 of INT_32 values: -100000, -300, -5, 50, 100000 ->
+ *   -256, -256, -5, 50, 100; it takes INT_32 (its values reach -2^31 before the bound) and a
+ *   CCMPB from -256, INT_32, after it; its map, INT_16, becomes INT_32;
+ * - CCMPB TERNARY, CMP 0, writing an INT_32 map (broadcast_greater's clip): -1000, 0, 1000,
+ *   7, -1 -> 0, 0, 1, 1, 0; it takes INT_32 and a CCMPS to 1 after it. */
+static void test_prec_bound(void **state)
+{
+    (void)state;
+    Chip *c = chip();
+    Graph *g = graph_create();
+    Block *s = store(g, input(g, PR_INT_16, 5), "x/in", PR_INT_16, 5);
+    Block *b = cmp(g, s, BT_CCMPB, PR_UINT_4, 5, 0, -15);
+    output(g, store(g, b, "y", PR_INT_8, 5), 5);
+    assert_true(check(g, c, "map.exact.prec") >= 1);
+    int32_t in[5] = {-32768, -3, 9, 200, 32767}, tg[5];
+    run(g, NULL, in, 5, tg);
+    assert_memory_equal(tg, ((const int32_t[5]){-15, -3, 9, 15, 15}), sizeof tg);
+    assert_true(rewrite_keeps(g, c, in, 5) >= 1);
+    assert_int_equal(b->type, BT_CCMPB);
+    assert_int_equal(blk_prec(b), PR_INT_8);
+    assert_int_equal(count_clips(g, BT_CCMPS, 15, PR_INT_8), 1);
+    graph_destroy(g);
+
+    g = graph_create();
+    s = store(g, input(g, PR_INT_32, 5), "x/in", PR_INT_32, 5);
+    b = cmp(g, s, BT_CCMPS, PR_INT_9, 5, 0, 100);
+    Block *y = store(g, b, "y", PR_INT_16, 5);
+    output(g, y, 5);
+    int32_t wide[5] = {-100000, -300, -5, 50, 100000};
+    run(g, NULL, wide, 5, tg);
+    assert_memory_equal(tg, ((const int32_t[5]){-256, -256, -5, 50, 100}), sizeof tg);
+    assert_true(rewrite_keeps(g, c, wide, 5) >= 1);
+    assert_int_equal(b->type, BT_CCMPS);
+    assert_int_equal(blk_prec(b), PR_INT_32);
+    assert_int_equal(blk_prec(y), PR_INT_32);
+    assert_int_equal(count_clips(g, BT_CCMPB, -256, PR_INT_32), 1);
+    graph_destroy(g);
+
+    g = graph_create();
+    s = store(g, input(g, PR_INT_32, 5), "x/in", PR_INT_32, 5);
+    b = cmp(g, s, BT_CCMPB, PR_TERNARY, 5, 0, 0);
+    output(g, store(g, b, "y", PR_INT_32, 5), 5);
+    assert_int_equal(check(g, c, "map.exact.prec"), 1);
+    int32_t t[5] = {-1000, 0, 1000, 7, -1};
+    run(g, NULL, t, 5, tg);
+    assert_memory_equal(tg, ((const int32_t[5]){0, 0, 1, 1, 0}), sizeof tg);
+    assert_true(rewrite_keeps(g, c, t, 5) >= 1);
+    assert_int_equal(blk_prec(b), PR_INT_32);
+    assert_int_equal(count_clips(g, BT_CCMPS, 1, PR_INT_32), 1);
+    graph_destroy(g);
+    chip_destroy(c);
 }
 
 /* The P05 model on single values (exact_soma.c): INT_32 -> INT_8, shift 4 (one step of 4),
@@ -726,6 +879,8 @@ int main(void)
         cmocka_unit_test(test_oddshift_lif),
         cmocka_unit_test(test_clip),           cmocka_unit_test(test_prec),
         cmocka_unit_test(test_ternary_clip),
+        cmocka_unit_test(test_prec_bound),
+        cmocka_unit_test(test_prec_widen),
         cmocka_unit_test(test_p05_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

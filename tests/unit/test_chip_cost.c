@@ -144,6 +144,11 @@ static void test_storage_layouts(void **state)
         assert_true(blk_set_attr(g, cc2d, pads[i], 1));
     assert_int_equal(chip_storage_bytes(chip, sic2d, cc2d), 1728);
     assert_int_equal(chip_storage_bytes(chip, sic2d, NULL), 768);
+    /* 12 columns: the left padding is stored as a whole word (layout_p81_left: 4 columns,
+     * not 1), so a row holds 4 + 12 + 1 = 17 columns: 32 bytes, [3][18][32] = 1728 (14
+     * columns, 16 bytes, had the padding been stored as it is: 864) */
+    Block *narrow = blk(g, BT_SIC2D, PR_INT_8, 16, 12, 0, 3, 0, 0, 0, 0);
+    assert_int_equal(chip_storage_bytes(chip, narrow, cc2d), 1728);
     /* SIFC int8 r = 100 for a CVM: padded to 16 B: 112; ternary: 25 B -> 32 */
     Block *cvm = blk(g, BT_CVM, PR_INT_32, 0, 0, 10, 100, 0, 0, 0, 0);
     assert_int_equal(chip_storage_bytes(chip, blk(g, BT_SIFC, PR_INT_8, 0, 0, 0, 100, 0, 0, 0,

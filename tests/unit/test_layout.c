@@ -80,6 +80,27 @@ static void test_map_bytes(void **state)
     assert_int_equal(layout_map_bytes(PR_INT_32, (int64_t)1 << 40, (int64_t)1 << 40, 8, 8), -1);
 }
 
+/* P81's stored left padding: a whole number of words (4 columns), reached by widening the
+ * kernel by t columns of dilation dx: pad 1 -> 4 (t 3), pad 4 -> 4 (t 0), pad 2 with
+ * dilation 2 -> 4 (t 1), pad 1 with dilation 2 -> none (odd + even steps) */
+static void test_p81_left(void **state)
+{
+    (void)state;
+    int32_t t = -1;
+    assert_int_equal(layout_p81_left(1, 1, &t), 4);
+    assert_int_equal(t, 3);
+    assert_int_equal(layout_p81_left(0, 1, &t), 0);
+    assert_int_equal(t, 0);
+    assert_int_equal(layout_p81_left(4, 3, &t), 4);
+    assert_int_equal(t, 0);
+    assert_int_equal(layout_p81_left(2, 2, &t), 4);
+    assert_int_equal(t, 1);
+    assert_int_equal(layout_p81_left(5, 3, &t), 8);
+    assert_int_equal(t, 1);
+    assert_int_equal(layout_p81_left(1, 2, &t), -1);
+    assert_int_equal(layout_p81_left(-1, 1, &t), -1);
+}
+
 /* CC (16 x 16 x 8 int32 out) -> A -> CADD of A + A -> B (int32) -> CCMPB -> C (int8) -> CC2;
  * A -> CADD of one input -> D; an int8 E read by a CVVH. */
 static void test_storage_units(void **state)
@@ -151,6 +172,37 @@ static void test_storage_units(void **state)
     chip_destroy(chip);
     graph_uses_finish(&u);
     graph_destroy(g);
+}
+
+/* A model input that only CLIFs read is laid out as P08 reads it (backend/emit_p08.c):
+ * int32 words, one a channel, whatever its precision: 2 x 3 pixels of 10 INT_8 channels
+ * take 6 * 10 * 4 = 240 bytes (the int8 layout of 16-byte pixel rows would be 96). Read
+ * by a CCMPB too it keeps that layout: 6 * 16 = 96. */
+static void test_clif_input(void **state)
+{
+    (void)state;
+    Chip *chip;
+    Diag dg;
+    diag_init(&dg, NULL);
+    assert_int_equal(chip_load_default(&chip, &dg), ST_OK);
+    diag_finish(&dg);
+    for (int cmp = 0; cmp <= 1; cmp++) {
+        Graph *g = graph_create();
+        Block *in = blk(g, BT_INPUT, PR_INT_8, 2, 3, 10, 0);
+        Block *x = blk(g, BT_SI, PR_INT_8, 2, 3, 10, 0);
+        Block *lif = blk(g, BT_CLIF, PR_INT_8, 2, 3, 10, 0);
+        tg_join(g, in, 0, x, 0);
+        tg_join(g, x, 0, lif, 0);
+        if (cmp)
+            tg_join(g, x, 0, blk(g, BT_CCMPB, PR_INT_8, 2, 3, 10, 0), 0);
+        GraphUses u;
+        assert_true(graph_uses(g, &u));
+        assert_int_equal(bbox_storage_bytes(chip, g, &u, (uint32_t)graph_block_pos(g, x->id)),
+                         cmp ? 96 : 240);
+        graph_uses_finish(&u);
+        graph_destroy(g);
+    }
+    chip_destroy(chip);
 }
 
 /* The send areas (backend/emit_sendbuf.c) the mapper counts: a CADD's int32 buffer sent
@@ -314,9 +366,11 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_units),
         cmocka_unit_test(test_map_bytes),
+        cmocka_unit_test(test_p81_left),
         cmocka_unit_test(test_storage_units),
         cmocka_unit_test(test_row_rules),
         cmocka_unit_test(test_send_bytes),
+        cmocka_unit_test(test_clif_input),
         cmocka_unit_test(test_narrow),
         cmocka_unit_test(test_repitch),
     };
