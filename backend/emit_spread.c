@@ -14,10 +14,13 @@
  * spread copies of a core share the move of a phase: two copies' runs in one phase land
  * back to back, and the P26 splits them into the two copies.
  *
- * A copy that a writer on its own core writes part of, or whose parts are not whole rows of
- * it (all its columns and channels: one move a phase), is not spread: it lives in the
- * receive area from its first arrival, as any received copy (emit_plan.c), and each
- * transfer goes whole in its first phase. The Mapping puts every arrival before the copy's
+ * A copy over the receive area is planned so too when each transfer into it arrives in one
+ * phase, or when writers on its own core write their rows of it straight: its received rows
+ * part by part, beside theirs. Another copy that
+ * a writer on its own core writes part of, or one whose parts are not whole rows of it (all
+ * its columns and channels: one move a phase), is not spread: it lives in the receive area
+ * from its first arrival, as any received copy (emit_plan.c), and each transfer goes whole
+ * in its first phase. The Mapping puts every arrival before the copy's
  * readers (after the Soma2 of the last, mapper/schedule.c): a part arriving in the first
  * reader's phase or later arrives in the step before (a stage's input, over the end of the
  * step: then the copy's area lives the whole step). Refused (logic errors naming the block,
@@ -68,12 +71,16 @@ static bool whole_rows(const Emit *e, const ECopy *cp, const Edge *ed)
 bool emit_spread_of(const Emit *e, const ECopy *cp)
 {
     const BlockUses *bu = &e->uses.blocks[cp->block];
-    bool spread = false;
+    bool spread = false, local = false;
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         const Edge *ed = e->g->edges[bu->in_edges[j]];
         long w = graph_block_pos(e->g, ed->src);
-        if (w >= 0 && e->core_of[w] == cp->core)
-            return false; /* a writer on its core: the copy stays in the receive area */
+        if (w >= 0 && e->core_of[w] == cp->core) {
+            if (e->outs[w].gather || e->outs[w].aliased)
+                return false; /* its buffer moved by the router: the copy stays received */
+            local = true; /* its primitive writes its rows of the copy straight */
+            continue;
+        }
         const MapDict *dict = emit_edge_dict(e, ed->id);
         int32_t first = -1;
         bool here = false;
@@ -89,7 +96,11 @@ bool emit_spread_of(const Emit *e, const ECopy *cp)
         if (here && !whole_rows(e, cp, ed))
             return false; /* one move a phase moves whole rows only */
     }
-    return spread;
+    /* a copy too large for the receive area (each transfer whole in one phase, or a writer
+     * on its core writing rows of it): its received rows land and move part by part likewise,
+     * beside the rows written there; one that fits stays there whole when a writer on its
+     * core writes part of it */
+    return cp->feat.words > RECV_WORDS || (spread && !local);
 }
 
 /* Whether part pt holds a run of copy ci. */

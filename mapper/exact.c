@@ -21,6 +21,10 @@
  *               shifted values fit a table index (4, 8 or 12 bits: 16 to 4096 entries)
  *               becomes a CLUT with the same shift and the table clip(i): P07 shifts from
  *               int32 whatever its output
+ *   clamp       an Axon block whose precision the chip does not encode and whose clamp acts
+ *               writes INT_32 (its maps too), and a CCMPB of that precision from its lower
+ *               bound goes between each map and each reader: the next round makes it a table
+ *               or splits it ("bound")
  *   bound       else a CCMPB / CCMPS clipping to a precision the chip does not encode (or to
  *               TERNARY into a map of another precision) takes one it encodes that holds its
  *               values before the precision's bound, its maps that one too, and a CCMPS to
@@ -51,8 +55,8 @@ static const MapThrough through_double = {BT_CADD, "x2", AT_CONSTANT_B, 0, true,
 
 /* The kinds of rewrite, each counted with its first block (for the warnings). */
 enum {
-    MADE_PREC, MADE_WIDEN, MADE_CMP, MADE_LUT, MADE_ODD, MADE_FOLD, MADE_WIDE, MADE_BOUND,
-    MADE_KINDS
+    MADE_PREC, MADE_CLAMP, MADE_WIDEN, MADE_CMP, MADE_LUT, MADE_ODD, MADE_FOLD, MADE_WIDE,
+    MADE_BOUND, MADE_KINDS
 };
 
 /* Rounds of rewrites at most: each wide split narrows its shift or operand by 6 bits or
@@ -66,18 +70,21 @@ typedef struct Made {
 } Made;
 
 /* What the pass decided for each block (per position). */
-enum { TODO_NONE, TODO_NARROWED = 1, TODO_DOUBLE = 2, TODO_LUT = 4, TODO_BOUND = 8 };
+enum {
+    TODO_NONE, TODO_NARROWED = 1, TODO_DOUBLE = 2, TODO_LUT = 4, TODO_BOUND = 8, TODO_CLAMP = 16
+};
 
 typedef struct Ctx {
     Graph *g;
     const Chip *c;
     ExactInfo x;
     uint8_t *todo;
-    int32_t *lut_dw;                /* TODO_LUT: the table's LUT_DW; TODO_BOUND: the bound */
+    int32_t *lut_dw;                /* TODO_LUT: the table's LUT_DW; TODO_BOUND: the bound;
+                                       TODO_CLAMP: the old precision */
     int32_t *wide_id;               /* the blocks to split (exact_wide.c), by id */
     int8_t *wide_op;                /* their operand (-1: a shift) */
     uint32_t n_wide;
-    uint32_t n_bound;               /* TODO_BOUND: clips split in two */
+    uint32_t n_bound;               /* TODO_BOUND, TODO_CLAMP: clips put after blocks */
     Made m;
     Diag *d;
 } Ctx;
@@ -327,6 +334,16 @@ static bool bound_plan(const Chip *c, const Graph *g, uint32_t pos, const ExactB
     return false;
 }
 
+/* An Axon block b of a precision the chip does not encode whose clamp acts (file comment,
+ * "clamp"): it may write INT_32 into maps only it writes, its exact result inside int32 (so
+ * that the clamp after it sees the values the TaskGraph clamps). */
+static bool clamp_after(const Chip *c, const Graph *g, const Block *b, const ExactBlock *x)
+{
+    const ChipPrim *p = chip_prim_for(c, b->type);
+    return bt_info(b->type)->kind == BK_COMPUTE && p && p->unit == UNIT_AXON &&
+           exact_inside(x->raw, INT32_MIN, INT32_MAX) && maps_free(g, b);
+}
+
 /* The attribute rewrites: precisions, then each CCMPB / CCMPS the chip would run otherwise
  * (a plan, else a CLUT for later); then storage that only narrowed blocks write. */
 static Status attr_rewrites(Ctx *x)
@@ -338,8 +355,16 @@ static Status attr_rewrites(Ctx *x)
         BlockKind kind = bt_info(b->type)->kind;
         PrecisionId p = PR_COUNT;
         if ((kind == BK_STORAGE || kind == BK_COMPUTE) && !chip_prec(c, blk_prec(b))) {
-            if ((p = encodable(c, b, &x->x.blocks[i])) != PR_COUNT)
+            if ((p = encodable(c, b, &x->x.blocks[i])) != PR_COUNT) {
                 made(&x->m, MADE_PREC, b, "map.exact.prec");
+            } else if (clamp_after(c, g, b, &x->x.blocks[i])) {
+                x->lut_dw[i] = (int32_t)blk_prec(b); /* the clamp takes it */
+                x->todo[i] |= TODO_CLAMP;
+                x->n_bound++;
+                set_maps(g, b, PR_INT_32);
+                made(&x->m, MADE_CLAMP, b, "map.exact.prec");
+                p = PR_INT_32;
+            }
         } else if ((p = widened(c, g, b, &x->x.blocks[i])) != PR_COUNT) {
             made(&x->m, MADE_WIDEN, b, "emit.prec");
         }
@@ -502,14 +527,14 @@ static Status double_inputs(Ctx *x, Block *b)
     return st;
 }
 
-/* The bound of clip b (TODO_BOUND: a CCMPS to it after a CCMPB, a CCMPB from it after a
- * CCMPS; the next round gives it the precision P25 / P05 compute it in) between each map b
- * writes and each of that map's readers. */
-static Status bound_after(Ctx *x, Block *b, int32_t bound)
+/* Block kind t (its precision prec, PR_COUNT: INT_32) between each map b writes and each of
+ * that map's readers: the bound of clip b (TODO_BOUND: a CCMPS to it after a CCMPB, a CCMPB
+ * from it after a CCMPS; the next round gives it the precision P25 / P05 compute it in), or
+ * the clamp after Axon block b (TODO_CLAMP: a CCMPB from the old precision's lower bound,
+ * of that precision, which the next round splits or makes a table). */
+static Status through_maps(Ctx *x, Block *b, const MapThrough *t, PrecisionId prec)
 {
     Graph *g = x->g;
-    const MapThrough t = {b->type == BT_CCMPB ? BT_CCMPS : BT_CCMPB,
-                          b->type == BT_CCMPB ? "ceil" : "floor", AT_CMP, bound, false, false};
     uint32_t nw = b->n_out ? b->out[0].n_ifaces : 0, n = 0;
     int32_t *maps = malloc((nw ? nw : 1) * sizeof *maps), *ids = NULL;
     for (uint32_t k = 0; maps && k < nw; k++) { /* the maps first: inserting moves clusters */
@@ -529,8 +554,13 @@ static Status bound_after(Ctx *x, Block *b, int32_t bound)
         }
         for (uint32_t j = 0; j < n; j++)
             ids[j] = s->out[0].ifaces[j].edge_id;
-        for (uint32_t j = 0; j < n && st == ST_OK; j++)
-            st = map_insert_through(g, s, ids[j], 0, &t, x->d);
+        for (uint32_t j = 0; j < n && st == ST_OK; j++) {
+            st = map_insert_through(g, s, ids[j], 0, t, x->d);
+            /* budget 0: one block and its map, the last two added */
+            Block *made_b = g->n_blocks >= 2 ? g->blocks[g->n_blocks - 2] : NULL;
+            if (st == ST_OK && prec != PR_COUNT && made_b && made_b->type == t->type)
+                set_prec(made_b, prec);
+        }
     }
     free(maps);
     free(ids);
@@ -555,8 +585,18 @@ static Status struct_rewrites(Ctx *x)
             lut_odd = !exact_shift_ok(x->c, b);
             st = to_lut(x, b, x->lut_dw[i], exact_input_prec(g, i));
         }
-        if (st == ST_OK && (x->todo[i] & TODO_BOUND))
-            st = bound_after(x, b, x->lut_dw[i]);
+        if (st == ST_OK && (x->todo[i] & TODO_BOUND)) {
+            const MapThrough t = {b->type == BT_CCMPB ? BT_CCMPS : BT_CCMPB,
+                                  b->type == BT_CCMPB ? "ceil" : "floor", AT_CMP, x->lut_dw[i],
+                                  false, false};
+            st = through_maps(x, b, &t, PR_COUNT);
+        }
+        if (st == ST_OK && (x->todo[i] & TODO_CLAMP)) {
+            PrecisionId p = (PrecisionId)x->lut_dw[i];
+            const MapThrough t = {BT_CCMPB, "clamp", AT_CMP, (int32_t)exact_prec_range(p).lo,
+                                  true, false};
+            st = through_maps(x, b, &t, p);
+        }
         if ((x->todo[i] & TODO_DOUBLE) || lut_odd || doubles(x->c, g, b, &x->x.blocks[i])) {
             if (!(x->todo[i] & (TODO_DOUBLE | TODO_LUT)))
                 made(&x->m, MADE_ODD, b, "map.exact.oddshift");
@@ -628,6 +668,8 @@ Status mapper_exact(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d)
 {
     static const char *const what[MADE_KINDS] = {
         "took a precision the chip encodes with the same values",
+        "an Axon block clamping to a precision the chip does not encode wrote INT_32, and a "
+        "CCMPB of that precision after it clamps",
         "a map whose writers give values outside its precision took one that holds them",
         "CCMPB / CCMPS took an output precision, a CMP or doubled inputs on which the chip "
         "and the TaskGraph agree",

@@ -2,9 +2,9 @@
  * and libstdc++ behind it) costs every process about a millisecond of dynamic linking at
  * start, and taskir-run reads XML only for --chip-exact (the built-in chip description,
  * taskir/chip.h) and for CINN programs (frontend/cinn/cinn.h). Those readers are the
- * library's own, built into a small shared module (libtaskir-xml.so, tools/xmlmod_lib.c:
- * beside taskir-run in the build tree, in LIBDIR/taskir once installed, found through the
- * tool's run path) that taskir-run opens when it first needs one. The other tools link the
+ * library's own, built into a small shared module (libtaskir-xml.so, tools/xmlmod_lib.c)
+ * that taskir-run opens when it first needs one: the file beside the running taskir-run
+ * (the build tree), else in LIBDIR/taskir (where meson install puts it). The other tools link the
  * library, libxml2 with it, as before. */
 #ifndef TASKIR_TOOLS_XMLMOD_H
 #define TASKIR_TOOLS_XMLMOD_H
@@ -13,7 +13,7 @@
 #include "taskir/chip.h"
 #include "taskir/diag.h"
 
-/* The module's file name (taskir-run's run path says where). */
+/* The module's file name. */
 #define TIR_XML_MODULE "libtaskir-xml.so"
 /* The function the module exports: its table. */
 #define TIR_XML_ENTRY "taskir_xml_module"

@@ -13,7 +13,8 @@
  *     chip and across chip edges;
  *   - a transfer the Mapping spreads over two phases: each phase's rows, each moved out of
  *     the receive area; a phase whose pixels are two runs apart, or parts of two copies,
- *     split by a P26;
+ *     split by a P26; a copy over the receive area written in part on its core, or
+ *     received by edges each whole in one phase, its received rows moved likewise;
  *   - the errors: an odd shift [emit.shift], a plan that does not fit [emit.alloc];
  *   - the alignment of a map whose pitch unit is no power of two (a P07 row).
  */
@@ -604,6 +605,61 @@ static void test_spread_two(void **state)
     done(&r);
 }
 
+/* emit_fixture_spread_local: b (16 x 16 pixels of 64 int8 channels, 4096 words, over the
+ * receive area's 3072) on (2,1), whose rows 0..3 relu2 writes there and rows 4..15 arrive
+ * from (0,0) in phase 0. It cannot live in the receive area, so its received rows land
+ * there as a part (3072 words at 0x8400) and a P06 in Soma2 of phase 0 moves them to b's row
+ * 4 (word 1024); relu2's P05 (Soma1 of phase 0) writes rows 0..3 straight into b at word 0
+ * (a2 at 4096). Core (0,0): a at 0, relu's buffer at 3072, sent whole (1536 packets) to
+ * unit 0. Before, refused [emit.alloc]: b kept whole in the receive area. */
+static void test_spread_local(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_spread_local(), ST_OK);
+    const Taskir__Asm__CoreConfig *c0 = core_at(&r.s, 0, 0), *c1 = core_at(&r.s, 2, 1);
+    const Taskir__Asm__SomaPrim *w = c1->static_prim_list[0]->soma1;
+    assert_int_equal(w->px5->x1_base_addr, 4096);
+    assert_int_equal(w->px5->o_base_addr, 0);
+    assert_int_equal(w->px5->o_addr_length, 1024);
+    const Taskir__Asm__P06 *m = c1->static_prim_list[0]->soma2->p06;
+    assert_non_null(m);
+    assert_int_equal(m->x1_base_addr, 0x8400);
+    assert_int_equal(m->num_in, 768);
+    assert_int_equal(m->o_base_addr, 1024);
+    assert_int_equal(m->o_addr_length, 3072);
+    const Taskir__Asm__P09 *rcv = c1->static_prim_list[0]->router->p09;
+    assert_true(rcv->receive_en);
+    const Taskir__Asm__P09 *snd = c0->static_prim_list[0]->router->p09;
+    assert_int_equal(snd->addr_dout_base, 3072);
+    assert_int_equal(snd->send_number, 1535);
+    assert_int_equal(snd->router_heads[0]->destination_addr, 0);
+    assert_int_equal(c1->static_prim_list[1]->soma1->px5->x1_base_addr, 0);
+    done(&r);
+}
+
+/* emit_fixture_spread_edges: b (16 rows of 256 words, 4096 in all) arrives on (2,1) by two
+ * edges, rows 0..11 in phase 0 and rows 12..15 in phase 1, each whole in its phase. Over the
+ * receive area, its rows land part by part: phase 0's 3072 words at 0x8400, moved to b's
+ * word 0 by a P06 in Soma2 of phase 0, phase 1's 1024 to word 3072. Before, refused
+ * [emit.alloc]: b kept whole in the receive area. */
+static void test_spread_edges(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_spread_edges(), ST_OK);
+    const Taskir__Asm__CoreConfig *c1 = core_at(&r.s, 2, 1);
+    const int64_t rows[2] = {768, 256}, to[2] = {0, 3072};
+    for (int p = 0; p < 2; p++) {
+        const Taskir__Asm__P06 *m = c1->static_prim_list[p]->soma2->p06;
+        assert_non_null(m);
+        assert_int_equal(m->x1_base_addr, 0x8400);
+        assert_int_equal(m->num_in, rows[p]);
+        assert_int_equal(m->o_base_addr, to[p]);
+    }
+    done(&r);
+}
+
 /* A CLUT reading 96 int8 channels a pixel writes rows of 96 (layout.h): a pitch unit of 24
  * words, so every pixel starts 8-word aligned, and so is the map. The test_diff_ops graphs
  * abs_case_0__p_8_, cvm_precision_case_0__p_8_ ... asked the allocator for an alignment of
@@ -644,6 +700,8 @@ int main(void)
         cmocka_unit_test(test_spread_pixels),
         cmocka_unit_test(test_spread_runs),
         cmocka_unit_test(test_spread_two),
+        cmocka_unit_test(test_spread_local),
+        cmocka_unit_test(test_spread_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

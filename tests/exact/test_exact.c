@@ -769,6 +769,49 @@ static void test_prec_widen(void **state)
     chip_destroy(c);
 }
 
+/* An Axon block clamping to a precision the chip does not encode ("clamp",
+ * docs/exactness.md): INT_8 x times 3 as INT_9 (-384 .. 381 clamped to -256 .. 255):
+ * -128, -50, 0, 100, 127 -> -256, -150, 0, 255, 255; the CVS writes INT_32 and the clamp
+ * after it, whose values fit a table of 4096, becomes a CLUT. Times 1000 as INT_16
+ * (-128000 .. 127000 clamped to -32768 .. 32767): -128, -20, 0, 30, 127 -> -32768, -20000,
+ * 0, 30000, 32767; no table holds that range: a CCMPB from -32768 and a CCMPS to 32767,
+ * INT_32. Either way no block of INT_9 or INT_16 is left, and the chip gives the values. */
+static void test_prec_clamp(void **state)
+{
+    (void)state;
+    static const struct {
+        int32_t scale;
+        PrecisionId p;
+        int32_t in[5], want[5];
+        BlockType clamp;
+    } cs[] = {{3, PR_INT_9, {-128, -50, 0, 100, 127}, {-256, -150, 0, 255, 255}, BT_CLUT},
+              {1000, PR_INT_16, {-128, -20, 0, 30, 127}, {-32768, -20000, 0, 30000, 32767},
+               BT_CCMPS}};
+    Chip *c = chip();
+    for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++) {
+        Graph *g = graph_create();
+        Block *x = store(g, input(g, PR_INT_8, 5), "x/in", PR_INT_8, 5);
+        Block *v = tg_blk(g, BT_CVS, "scale", cs[k].p, (const int32_t[8]){1, 1, 5, 0, 0, 0, 0, 0});
+        assert_true(blk_set_attr(g, v, AT_CONSTANT_A, cs[k].scale));
+        tg_join(g, x, 0, v, 0);
+        output(g, store(g, v, "y", cs[k].p, 5), 5);
+        assert_true(check(g, c, "map.exact.prec") >= 1);
+        int32_t tg[5];
+        run(g, NULL, cs[k].in, 5, tg);
+        assert_memory_equal(tg, cs[k].want, sizeof tg);
+        assert_true(rewrite_keeps(g, c, cs[k].in, 5) >= 1);
+        assert_int_equal(blk_prec(v), PR_INT_32);
+        size_t n = 0;
+        for (uint32_t i = 0; i < g->n_blocks; i++) {
+            assert_true(chip_prec(c, blk_prec(g->blocks[i])) != NULL);
+            n += g->blocks[i]->type == cs[k].clamp;
+        }
+        assert_int_equal(n, 1);
+        graph_destroy(g);
+    }
+    chip_destroy(c);
+}
+
 /* The blocks of type t of g: how many, each with CMP cmp and precision p. */
 static size_t count_clips(const Graph *g, BlockType t, int32_t cmp, PrecisionId p)
 {
@@ -881,6 +924,7 @@ int main(void)
         cmocka_unit_test(test_ternary_clip),
         cmocka_unit_test(test_prec_bound),
         cmocka_unit_test(test_prec_widen),
+        cmocka_unit_test(test_prec_clamp),
         cmocka_unit_test(test_p05_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
