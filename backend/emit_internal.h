@@ -123,6 +123,9 @@ typedef struct ECopy {
                                        writes there; an inserted P06 in Soma2 of phase
                                        move_phase moves it to req), else EMIT_NONE */
     int32_t move_phase;
+    bool movable;                   /* it may be moved so, landing over [land_first,
+                                       move_phase], when that Soma2 is free (emit_plan.c) */
+    int32_t land_first;
     bool spread;                    /* a transfer into it arrives in several phases: its
                                        parts land phase by phase (EPart, emit_spread.c) and
                                        req is its area in the data banks */
@@ -419,6 +422,7 @@ void emit_slot_what(const Emit *e, ESlotUse u, char *buf, size_t size);
 typedef struct EMoveSlot {
     int32_t phase, slot;            /* the slot (PIIndex SOMA1 / SOMA2); phase -1: none free */
     int32_t from;                   /* the earliest phase searched */
+    int64_t ready;                  /* when the data is in place (phase * 8 + PIIndex) */
     bool wrap;                      /* the data comes in the step before */
     int32_t first, last;            /* the lifetime of the area the P06 writes */
 } EMoveSlot;
