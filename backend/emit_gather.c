@@ -4,9 +4,14 @@
  * each input, inserts a P06 that copies the input's box from its copy into part i, in the
  * latest free Soma slot before the CADD's phase in which the copy holds its data
  * (emit_move_slot: for a stage's input, after it arrives in the step before). The inputs
- * must have the same extents, pitch and precision (each read as whole rows of its copy).
+ * must have the same extents (each read as whole rows of its copy, a static map too). The
+ * area holds them in their precision, or in INT_32 when they differ (a P06 widens 8-bit
+ * values as they are), in the pitch the CADD reads and writes (layout_output_unit: its
+ * input 0's), each P06 re-pitching its input (the lanes past the input's pitch 0).
  */
 #include "backend/emit_internal.h"
+
+#include "taskir/layout.h"
 
 /* The copy on core k and the box input cluster i of CADD b reads, or NULL. */
 static ECopy *input_copy(const Emit *e, const Block *b, uint32_t i, uint32_t k, EBox *box)
@@ -18,7 +23,7 @@ static ECopy *input_copy(const Emit *e, const Block *b, uint32_t i, uint32_t k, 
     if (s < 0 || ed->n_re || !emit_iface_box(e, (uint32_t)s, false, ed->id, box))
         return NULL;
     ECopy *cp = emit_copy_on(e, (uint32_t)s, k);
-    return cp && !cp->image && !cp->planes && !cp->view ? cp : NULL;
+    return cp && (!cp->image || cp->feat.words) && !cp->planes && !cp->view ? cp : NULL;
 }
 
 /* Drops the entries of a gather from start and records why it failed (an entry with i = -1,
@@ -35,7 +40,7 @@ static Status failed(Emit *e, size_t start, uint32_t pos, int32_t input, int32_t
         return ST_RUNTIME;
     e->gathers = ng;
     e->gathers[e->n_gathers++] = (EGather){pos, -1, why, (uint32_t)input, {{0}, {0}}, -1, 0,
-                                           EMIT_NONE};
+                                           EMIT_NONE, {0}};
     return ST_OK;
 }
 
@@ -47,12 +52,23 @@ static Status plan_gather(Emit *e, uint32_t pos, uint32_t n, uint32_t k, int32_t
     ECopy *cp0 = input_copy(e, b, 0, k, &box0);
     size_t start = e->n_gathers;
     int32_t first = pc, last = pc;
+    PrecisionId prec = cp0 ? cp0->feat.prec : PR_INT_32;
     for (uint32_t i = 0; i < n; i++) {
         EBox box;
         ECopy *cp = input_copy(e, b, i, k, &box);
-        if (!cp || !cp0 || cp->feat.prec != cp0->feat.prec || cp->feat.c != cp0->feat.c ||
-            box.n[0] != box0.n[0] || box.n[1] != box0.n[1] || box.n[2] != box0.n[2])
+        if (cp && cp->feat.prec != prec)
+            prec = PR_INT_32; /* 8-bit values widened as they are */
+        if (!cp || !cp0 || cp->feat.prec == PR_TERNARY || box.n[0] != box0.n[0] ||
+            box.n[1] != box0.n[1] || box.n[2] != box0.n[2])
             return failed(e, start, pos, (int32_t)i, GATHER_LAYOUT);
+    }
+    EmitFeat feat;
+    if (!emit_feat(prec, box0.n[0], box0.n[1], box0.n[2],
+                   layout_output_unit(e->g, &e->uses, pos, prec), &feat))
+        return failed(e, start, pos, 0, GATHER_LAYOUT);
+    for (uint32_t i = 0; i < n; i++) {
+        EBox box;
+        ECopy *cp = input_copy(e, b, i, k, &box);
         EMoveSlot ms;
         if (!emit_move_slot(e, cp, pc, &ms))
             return failed(e, start, pos, (int32_t)i, GATHER_SLOT);
@@ -63,15 +79,14 @@ static Status plan_gather(Emit *e, uint32_t pos, uint32_t n, uint32_t k, int32_t
         e->gathers = ng;
         e->gathers[e->n_gathers++] = (EGather){pos, (int32_t)i, (int32_t)n,
                                                (uint32_t)(cp - e->copies), box, ms.phase,
-                                               ms.slot, EMIT_NONE};
+                                               ms.slot, EMIT_NONE, feat};
         Status st = emit_slot_take(e, k, ms.phase, ms.slot, SLOT_GATHER, pos);
         if (st != ST_OK)
             return st;
         first = ms.first < first ? ms.first : first;
         last = ms.last > last ? ms.last : last;
     }
-    int64_t words = box0.n[0] * box0.n[1] * emit_feat_pixel_words(&cp0->feat);
-    uint32_t req = emit_request(e, k, words * n, cp0->feat.align, first, last, ALLOC_DATA,
+    uint32_t req = emit_request(e, k, feat.words * n, feat.align, first, last, ALLOC_DATA,
                                 b->id);
     if (req == EMIT_NONE)
         return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");

@@ -180,3 +180,24 @@ uint32_t *emit_image_bytes_clip(const EmitSrc *s, int64_t pad, int32_t lo, int32
                 }
     return w;
 }
+
+uint32_t *emit_image_lut(const EmitSrc *s, int64_t entries, int bits, int32_t lo, int32_t hi,
+                         size_t *n_words)
+{
+    int64_t n = s->n[0];
+    if (n < 1 || entries > ((int64_t)1 << 16) || n > entries / 2)
+        return NULL;
+    uint32_t *w = words_for_bytes(entries * (bits == 8 ? 1 : 4), n_words);
+    if (!w)
+        return NULL;
+    for (int64_t e = 0; e < entries; e++) {
+        int64_t from = e < n ? e : e >= entries - n ? e - (entries - n) : -1;
+        int32_t v = from < 0 ? 0 : src_at(s, from, 0, 0, 0);
+        v = v < lo ? lo : v > hi ? hi : v;
+        if (bits == 8)
+            emit_put_i8(w, e, v);
+        else
+            w[e] = (uint32_t)v;
+    }
+    return w;
+}

@@ -80,6 +80,12 @@ uint32_t *emit_image_bias(const EmitSrc *s, size_t *n_words);
 /* 8-bit values in order, 4 a word (a P07 table; a vector operand padded to 16). pad: values
  * the image holds (>= the box's count), zero past the data. */
 uint32_t *emit_image_bytes(const EmitSrc *s, int64_t pad, size_t *n_words);
+/* A P07 table of entries entries from the n = s->n[0] of the box (layout_lut_entries,
+ * taskir/layout.h): entry e is the box's e for e < n, its e - (entries - n) for e >=
+ * entries - n (a negative index reads from the end), else 0; each clipped to lo .. hi, 8-bit
+ * (4 a word) when bits is 8, else int32 words. NULL when out of memory or n > entries / 2. */
+uint32_t *emit_image_lut(const EmitSrc *s, int64_t entries, int bits, int32_t lo, int32_t hi,
+                         size_t *n_words);
 /* The same, each value clipped to lo .. hi first (a P07 table of int32 entries written in
  * its 8-bit output's precision: the output clips the entry it reads so). */
 uint32_t *emit_image_bytes_clip(const EmitSrc *s, int64_t pad, int32_t lo, int32_t hi,

@@ -344,7 +344,16 @@ static Status tensor_image(Emit *e, ECopy *cp, const char *role, long reader)
     BlockType rt = reader >= 0 ? e->g->blocks[reader]->type : BT_TASK_NULL;
     PrecisionId outp = rt == BT_CLUT ? written_prec(e, (uint32_t)reader) : PR_INT_32;
     const PrecisionInfo *out = pr_info(outp);
-    if (rt == BT_CLUT && role && strcmp(role, "lut") == 0 && out->bits == 8 &&
+    int64_t entries = rt == BT_CLUT && role && strcmp(role, "lut") == 0
+                          ? layout_lut_entries(blk_attr(e->g->blocks[reader], AT_LUT_DW)) : 0;
+    if (entries > s.n[0] && s.n[1] * s.n[2] * s.n[3] == 1) {
+        /* a table of another size than P07 reads: at both ends of its entries (layout.h),
+         * in the precision of the map the CLUT writes, clipped to it */
+        if (out->bits == 8)
+            cp->image_prec = outp;
+        cp->image = emit_image_lut(&s, entries, out->bits, (int32_t)out->lo, (int32_t)out->hi,
+                                   &cp->n_image);
+    } else if (rt == BT_CLUT && role && strcmp(role, "lut") == 0 && out->bits == 8 &&
         pr_info(blk_prec(b))->bits != 8) {
         /* P07 reads its table in the precision of the map it writes: the entries clipped to
          * it, as that map holds the entry read */

@@ -12,6 +12,7 @@
 
 #include "backend/core_mem.h"
 #include "taskir/diag_block.h"
+#include "taskir/layout.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -336,15 +337,17 @@ static Status gather_operand(Emit *e, const EGather *g, EOperand *op)
                                             e->g->blocks[cp->block]->id);
         if (!p)
             return ST_RUNTIME;
+        /* into part i in the area's precision and pitch (emit_gather.c): widened, re-pitched */
+        words = g->feat.words;
         emit_p06_rows(p, cp->feat.prec, cp->feat.c, gi->box.n[0] * gi->box.n[1], in.addr,
-                      in.words, base + i * in.words, in.words);
-        words = in.words;
-        if (i == 0) {
-            op->feat = cp->feat;
-            op->prec = cp->feat.prec;
+                      in.words, base + i * words, words);
+        p->out_precision = pr_info(g->feat.prec)->wire;
+        p->length_out = (int32_t)g->feat.c;
+        if (i == 0)
             op->block = e->g->blocks[cp->block]->id;
-        }
     }
+    op->feat = g->feat;
+    op->prec = g->feat.prec;
     op->addr = base;
     op->words = words * g->n;
     return e->d->oom ? ST_RUNTIME : ST_OK;
@@ -421,9 +424,9 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
         if (why == GATHER_LAYOUT)
             return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                               "adds %u inputs: P02 reads them back to back in one area, and "
-                              "input %d is not a map on its core with input 0's extents, pitch "
-                              "and precision (a P06 copies each as it is)", blk_n_variadic(b),
-                              input);
+                              "input %d is not a map on its core with input 0's extents in a "
+                              "precision a P06 moves into the area's (8-bit or INT_32)",
+                              blk_n_variadic(b), input);
         if (!dup && !gather)
             return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                               "adds %u inputs: P02 reads them back to back in one area, which "
@@ -698,12 +701,12 @@ static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim 
     case BT_CLUT: {
         PARAMS(s, p07, Taskir__Asm__P07, taskir__asm__p07__init);
         int32_t dw = blk_attr(b, AT_LUT_DW);
-        int32_t code = dw <= 4 ? 0 : dw <= 8 ? 1 : dw <= 12 ? 2 : 3;
-        if (dw != 4 * (code + 1)) /* a negative index reads entry 2^w + index */
+        int64_t entries = layout_lut_entries(dw); /* the table widened to one P07 reads */
+        int32_t code = entries == 16 ? 0 : entries == 256 ? 1 : entries == 4096 ? 2 : 3;
+        if (!entries)
             return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                               "looks up a table of 2^%d entries: P07 reads 16, 256, 4096 or "
-                              "65536, and the code generator does not widen a table's image "
-                              "yet", dw);
+                              "65536", dw);
         block_id(id, sizeof id, lut.block);
         s->lut_block = emit_strdup(e, id);
         SET(p, x1_precision, pr_info(x1.prec)->wire);
@@ -714,11 +717,14 @@ static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim 
                               "table in its output's precision, and the code generator does not "
                               "write the table's image in another precision yet",
                               pr_info(lut.prec)->name, pr_info(o.prec)->name);
-        if (x1.feat.c != o.feat.c)
+        /* P07 writes a row as long as the one it reads, padded to 4 elements (index and
+         * table int32) or 16 */
+        int64_t pad = x1.prec == PR_INT_32 && o.prec == PR_INT_32 ? 4 : 16;
+        if ((x1.feat.c + pad - 1) / pad * pad != o.feat.c)
             return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                               "reads pixels of %lld channels and writes pixels of %lld: P07 "
-                              "writes a row as long as the one it reads",
-                              (long long)x1.feat.c, (long long)o.feat.c);
+                              "writes a row as long as the one it reads, padded to %lld",
+                              (long long)x1.feat.c, (long long)o.feat.c, (long long)pad);
         SET(p, neuron_real_num, (int32_t)x1.feat.c); /* a row a pixel */
         SET(p, group_num, (int32_t)(x1.feat.ny * x1.feat.nx));
         SET(p, x1_base_addr, (int32_t)x1.addr);

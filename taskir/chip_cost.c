@@ -101,6 +101,10 @@ int64_t chip_storage_bytes(const Chip *c, const Block *b, const Block *consumer)
                    * channels; a table or a scale in the precision it states */
         PrecisionId sp = b->has_prec ? b->prec
                          : b->data && b->data->has_prec ? b->data->prec : PR_INT_32;
+        int64_t lut = consumer && consumer->type == BT_CLUT
+                          ? layout_lut_entries(blk_attr(consumer, AT_LUT_DW)) : 0;
+        if (lut > f) /* a table widened to the entries P07 reads (layout.h) */
+            f = lut;
         return align_up(bytes_of(f, sp), pr_info(sp)->bits == 32 ? c->align_axon_out : in_align);
     }
     default:

@@ -101,7 +101,8 @@ uint32_t layout_repeats(const Graph *g, const GraphUses *u, uint32_t pos, long *
     return bt_info(g->blocks[*src]->type)->kind == BK_STORAGE ? n : 0;
 }
 
-static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int depth);
+static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int depth,
+                        long skip);
 
 /* The pitch a P02 / P03 / P43 / P83 at pos reads (and so writes). */
 static int group_in_unit(const Graph *g, const GraphUses *u, uint32_t pos, int depth)
@@ -115,7 +116,7 @@ static int group_in_unit(const Graph *g, const GraphUses *u, uint32_t pos, int d
     s = ed ? graph_block_pos(g, ed->src) : -1;
     if (s < 0 || bt_info(g->blocks[s]->type)->kind != BK_STORAGE || depth >= MAX_CHAIN)
         return 0;
-    return storage_unit(g, u, (uint32_t)s, depth + 1);
+    return storage_unit(g, u, (uint32_t)s, depth + 1, -1);
 }
 
 /* The row a P07 at pos writes into a map of precision out: as long as the row it reads (its
@@ -133,7 +134,7 @@ static int lut_row(const Graph *g, const GraphUses *u, uint32_t pos, PrecisionId
         d[D_F] < 1)
         return 0;
     PrecisionId in = blk_prec(g->blocks[s]);
-    int64_t unit = storage_unit(g, u, (uint32_t)s, depth + 1), pad = in == PR_INT_32 &&
+    int64_t unit = storage_unit(g, u, (uint32_t)s, depth + 1, -1), pad = in == PR_INT_32 &&
                                                                      out == PR_INT_32 ? 4 : 16;
     if (unit < 1)
         return 0;
@@ -157,11 +158,30 @@ static int cmp_need(const Graph *g, const GraphUses *u, uint32_t pos, int depth)
     if (y < 0 || bt_info(g->blocks[y]->type)->kind != BK_STORAGE)
         return 0;
     PrecisionId py = blk_prec(g->blocks[y]);
-    int out = storage_unit(g, u, (uint32_t)y, depth + 1), e = layout_unit(py, LAYOUT_SOMA);
+    int out = storage_unit(g, u, (uint32_t)y, depth + 1, -1), e = layout_unit(py, LAYOUT_SOMA);
     return out > e ? out - e + 1 : 0;
 }
 
-static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int depth)
+/* The least pitch a P07 at pos needs of the map s it reads its indices from (0 for any other
+ * block): it writes each row as long as the one it reads, so that row must hold the pitch
+ * the map it writes takes for its other writers and readers (a CLUT reading 16 int8 channels
+ * a pixel into a map P02 reads with 32: cinn_cnn's). */
+static int lut_need(const Graph *g, const GraphUses *u, uint32_t pos, uint32_t s, int depth)
+{
+    const Block *b = g->blocks[pos];
+    const BlockUses *bu = &u->blocks[pos];
+    const Edge *in = b->type == BT_CLUT && b->n_in && b->in[0].n_ifaces == 1
+                         ? graph_edge(g, b->in[0].ifaces[0].edge_id) : NULL;
+    if (!in || graph_block_pos(g, in->src) != (long)s || !bu->n_out_edges || depth >= MAX_CHAIN)
+        return 0;
+    long y = graph_block_pos(g, g->edges[bu->out_edges[0]]->dst);
+    if (y < 0 || bt_info(g->blocks[y]->type)->kind != BK_STORAGE)
+        return 0;
+    return storage_unit(g, u, (uint32_t)y, depth + 1, (long)pos); /* but this CLUT's rows */
+}
+
+/* skip: a writer whose rows not to count (the CLUT asking, lut_need), or -1. */
+static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int depth, long skip)
 {
     PrecisionId p = blk_prec(g->blocks[pos]);
     const BlockUses *bu = &u->blocks[pos];
@@ -171,6 +191,10 @@ static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int de
         long w = graph_block_pos(g, g->edges[bu->in_edges[j]]->src);
         if (w < 0)
             continue;
+        if (w == skip) {
+            uses |= layout_use_of(g->blocks[w]->type, false);
+            continue;
+        }
         unsigned wu = layout_use_of(g->blocks[w]->type, false);
         uses |= wu;
         int c = wu == LAYOUT_GROUP ? group_in_unit(g, u, (uint32_t)w, depth)
@@ -183,7 +207,8 @@ static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int de
         if (r < 0)
             continue;
         uses |= layout_use_of(g->blocks[r]->type, true);
-        int n = cmp_need(g, u, (uint32_t)r, depth);
+        int n = cmp_need(g, u, (uint32_t)r, depth), l = lut_need(g, u, (uint32_t)r, pos, depth);
+        n = l > n ? l : n;
         need = n > need ? n : need;
     }
     int unit = layout_unit(p, uses);
@@ -196,7 +221,7 @@ static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int de
 
 int layout_storage_unit(const Graph *g, const GraphUses *u, uint32_t pos)
 {
-    return storage_unit(g, u, pos, 0);
+    return storage_unit(g, u, pos, 0, -1);
 }
 
 int layout_output_unit(const Graph *g, const GraphUses *u, uint32_t pos, PrecisionId p)
@@ -333,4 +358,11 @@ int32_t layout_p81_left(int32_t pad_left, int32_t dilate_x, int32_t *lead)
             return pad_left + t * dx;
         }
     return -1;
+}
+
+int64_t layout_lut_entries(int32_t dw)
+{
+    if (dw < 1 || dw > 16)
+        return 0;
+    return (int64_t)1 << (dw % 4 ? dw / 4 * 4 + 4 : dw);
 }

@@ -78,6 +78,15 @@ int64_t layout_send_bytes(const Graph *g, const GraphUses *u, uint32_t pos);
  * even dilation), or for a negative pad. */
 int32_t layout_p81_left(int32_t pad_left, int32_t dilate_x, int32_t *lead);
 
+/* The entries of the table P07 reads for a CLUT of LUT_DW dw. The graph's table has n =
+ * 2^dw entries, an index i in -n .. n - 1 reading entry i, or i + n when negative; P07 reads
+ * N = 2^w entries, w one of 4, 8, 12, 16, an index clipped to -N/2 .. N/2 - 1 and a negative
+ * one reading entry N + i. N = n when dw is one of those (the mapper's exactness analysis
+ * keeps the index in P07's range), else the next above: every index of the graph's range
+ * then lies in P07's, and an image of the table at both ends of the N entries
+ * (emit_image_lut) reads what the graph does. 0 when there is none (dw below 1 or above 16). */
+int64_t layout_lut_entries(int32_t dw);
+
 /* Whether compute block pos is an Axon primitive (P41, P04, P81, P02, P03, P43, P83: int32
  * words out) that writes an 8-bit map (INT_8, UINT_8), or an int32 map of a larger pitch
  * than it writes (a CADD adding a box to itself, which reads and writes the group unit, into
