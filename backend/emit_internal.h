@@ -297,6 +297,11 @@ uint32_t emit_request(Emit *e, uint32_t k, int64_t words, int32_t align, int32_t
 bool emit_whole_iface(const Emit *e, uint32_t pos, bool input, int32_t eid);
 /* The canonical box of the interface (of edge edge_id) of block pos: input or output side. */
 bool emit_iface_box(const Emit *e, uint32_t pos, bool input, int32_t edge_id, EBox *out);
+/* Whether compute block w writes its whole result into storage s by several edges, each a
+ * box of it placed at the same coordinates of s, as they are (no steps): *box its result's
+ * box, in s's coordinates. Its primitive then writes straight into s's copy on its core
+ * (emit_plan.c). */
+bool emit_writes_pieces(const Emit *e, uint32_t w, uint32_t s, EBox *box);
 /* Whether edge ed's rearrangement steps (if any) keep the C order of the values: IDENTITY,
  * RESHAPE / PERMUTE that keep the order of the axes longer than 1, and a SHUFFLE whose index
  * is the identity (emit_plan.c). */

@@ -165,6 +165,31 @@ static bool writes_all_here(const Emit *e, uint32_t w, int32_t eid)
     return e->g->blocks[w]->n_out == 1 && emit_whole_iface(e, w, false, eid);
 }
 
+bool emit_writes_pieces(const Emit *e, uint32_t w, uint32_t s, EBox *box)
+{
+    const BlockUses *bu = &e->uses.blocks[w];
+    int32_t cd[TIR_CDIMS];
+    if (e->g->blocks[w]->n_out != 1 || bu->n_out_edges < 2 ||
+        !blk_cluster_dims(e->g->blocks[w], false, 0, cd))
+        return false;
+    int64_t px = 0;
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        const Edge *ed = e->g->edges[bu->out_edges[j]];
+        EBox src, dst;
+        if (ed->n_re || graph_block_pos(e->g, ed->dst) != (long)s ||
+            !emit_iface_box(e, w, false, ed->id, &src) ||
+            !emit_iface_box(e, s, true, ed->id, &dst) || memcmp(&src, &dst, sizeof src) != 0)
+            return false;
+        px += src.n[0] * src.n[1] * src.n[2];
+    }
+    EBox all = {{0}, {cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
+                      cd[D_F] > 0 ? cd[D_F] : 1, 1}};
+    if (px != all.n[0] * all.n[1] * all.n[2])
+        return false;
+    *box = all;
+    return true;
+}
+
 /* Whether copy cp (box cbox, its writer's edge eid landing on box b of the storage) can live
  * inside writer w's output buffer: the edge carries whole rows of w's result (all its
  * columns and channels, or one row) as they are, and the copy is that box. Sets alias_of and
@@ -236,7 +261,9 @@ static bool copy_box(const Emit *e, ECopy *cp)
             continue;
         bool rows = b.n[0] == 1 || (b.lo[1] == box.lo[1] && b.n[1] == box.n[1]);
         bool whole = rows && b.lo[2] == box.lo[2] && b.n[2] == box.n[2];
-        if (whole && writes_all_here(e, (uint32_t)w, eid))
+        EBox all;
+        if (whole && (writes_all_here(e, (uint32_t)w, eid) ||
+                      emit_writes_pieces(e, (uint32_t)w, pos, &all)))
             continue; /* the primitive writes straight into the copy */
         if (whole && bu->n_in_edges == 1 && alias_rows(e, cp, (uint32_t)w, eid, &b, &box)) {
             e->outs[w].aliased = true; /* the copy is rows of the writer's buffer */
