@@ -12,6 +12,7 @@
 #include "backend/emit_internal.h"
 
 #include "taskir/layout.h"
+#include "taskir/premove.h"
 
 /* The copy on core k and the box input cluster i of CADD b reads, or NULL. */
 static ECopy *input_copy(const Emit *e, const Block *b, uint32_t i, uint32_t k, EBox *box)
@@ -44,14 +45,24 @@ static Status failed(Emit *e, size_t start, uint32_t pos, int32_t input, int32_t
     return ST_OK;
 }
 
-/* Plans the gather of CADD pos (n inputs, on core k, in phase pc). */
+/* Whether input a's P06 finds its slot before input b's: the one whose data is in place
+ * later first (its slots are among the other's; data from the step before, the most slots,
+ * last), so the latest free slot each takes leaves the others theirs. */
+static bool sooner(const EMoveSlot *a, const EMoveSlot *b)
+{
+    if (a->wrap != b->wrap)
+        return b->wrap;
+    return a->ready > b->ready;
+}
+
+/* Plans the gather of CADD pos (n inputs, on core k, in phase pc): its n entries in input
+ * order, their slots found in the order of sooner. */
 static Status plan_gather(Emit *e, uint32_t pos, uint32_t n, uint32_t k, int32_t pc)
 {
     const Block *b = e->g->blocks[pos];
     EBox box0;
     ECopy *cp0 = input_copy(e, b, 0, k, &box0);
     size_t start = e->n_gathers;
-    int32_t first = pc, last = pc;
     PrecisionId prec = cp0 ? cp0->feat.prec : PR_INT_32;
     for (uint32_t i = 0; i < n; i++) {
         EBox box;
@@ -66,41 +77,64 @@ static Status plan_gather(Emit *e, uint32_t pos, uint32_t n, uint32_t k, int32_t
     if (!emit_feat(prec, box0.n[0], box0.n[1], box0.n[2],
                    layout_output_unit(e->g, &e->uses, pos, prec), &feat))
         return failed(e, start, pos, 0, GATHER_LAYOUT);
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < n; i++) { /* the entries, slots not yet found (phase -1) */
         EBox box;
         ECopy *cp = input_copy(e, b, i, k, &box);
-        EMoveSlot ms;
-        if (!emit_move_slot(e, cp, pc, &ms))
-            return failed(e, start, pos, (int32_t)i, GATHER_SLOT);
         EGather *ng = emit_grow(e, e->gathers, &e->cap_gathers, e->n_gathers,
                                 sizeof *e->gathers);
         if (!ng)
             return ST_RUNTIME;
         e->gathers = ng;
         e->gathers[e->n_gathers++] = (EGather){pos, (int32_t)i, (int32_t)n,
-                                               (uint32_t)(cp - e->copies), box, ms.phase,
-                                               ms.slot, EMIT_NONE, feat};
-        Status st = emit_slot_take(e, k, ms.phase, ms.slot, SLOT_GATHER, pos);
-        if (st != ST_OK)
-            return st;
+                                               (uint32_t)(cp - e->copies), box, -1, 0,
+                                               EMIT_NONE, feat};
+    }
+    EGather *g = e->gathers + start;
+    EMoveSlot *when = malloc(n * sizeof *when);
+    uint32_t *order = malloc(n * sizeof *order);
+    Status st = when && order ? ST_OK : diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    for (uint32_t i = 0; i < n && st == ST_OK; i++) {
+        emit_move_slot(e, &e->copies[g[i].copy], pc, &when[i]);
+        uint32_t j = i; /* insertion: a stable order, sooner first */
+        for (; j > 0 && sooner(&when[i], &when[order[j - 1]]); j--)
+            order[j] = order[j - 1];
+        order[j] = i;
+    }
+    int32_t first = pc, last = pc, why = 0, input = 0;
+    for (uint32_t o = 0; o < n && st == ST_OK && !why; o++) {
+        EGather *gi = &g[order[o]];
+        EMoveSlot ms;
+        if (!emit_move_slot(e, &e->copies[gi->copy], pc, &ms)) {
+            why = GATHER_SLOT;
+            input = gi->i;
+            break;
+        }
+        gi->phase = ms.phase;
+        gi->slot = ms.slot;
+        st = emit_slot_take(e, k, ms.phase, ms.slot, SLOT_GATHER, pos);
         first = ms.first < first ? ms.first : first;
         last = ms.last > last ? ms.last : last;
     }
+    free(when);
+    free(order);
+    if (st != ST_OK)
+        return st;
+    if (why)
+        return failed(e, start, pos, input, why);
     uint32_t req = emit_request(e, k, feat.words * n, feat.align, first, last, ALLOC_DATA,
                                 b->id);
     if (req == EMIT_NONE)
         return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
-    for (size_t g = start; g < e->n_gathers; g++)
-        e->gathers[g].req = req;
+    for (size_t i = start; i < e->n_gathers; i++)
+        e->gathers[i].req = req;
     return ST_OK;
 }
 
 Status emit_gathers(Emit *e)
 {
     for (uint32_t pos = 0; pos < e->g->n_blocks; pos++) {
-        const Block *b = e->g->blocks[pos];
         uint32_t k = e->core_of[pos];
-        uint32_t n = b->type == BT_CADD ? blk_n_variadic(b) : 0;
+        uint32_t n = premove_count(e->g, &e->uses, pos); /* the mapper keeps their slots */
         if (n < 2 || k == EMIT_NONE || emit_dup_of(e, pos))
             continue;
         Status st = plan_gather(e, pos, n, k, e->phase_of[pos]);

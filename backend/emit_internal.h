@@ -123,6 +123,9 @@ typedef struct ECopy {
                                        writes there; an inserted P06 in Soma2 of phase
                                        move_phase moves it to req), else EMIT_NONE */
     int32_t move_phase;
+    bool movable;                   /* it may be moved so, landing over [land_first,
+                                       move_phase], when that Soma2 is free (emit_plan.c) */
+    int32_t land_first;
     bool spread;                    /* a transfer into it arrives in several phases: its
                                        parts land phase by phase (EPart, emit_spread.c) and
                                        req is its area in the data banks */
@@ -294,6 +297,11 @@ uint32_t emit_request(Emit *e, uint32_t k, int64_t words, int32_t align, int32_t
 bool emit_whole_iface(const Emit *e, uint32_t pos, bool input, int32_t eid);
 /* The canonical box of the interface (of edge edge_id) of block pos: input or output side. */
 bool emit_iface_box(const Emit *e, uint32_t pos, bool input, int32_t edge_id, EBox *out);
+/* Whether compute block w writes its whole result into storage s by several edges, each a
+ * box of it placed at the same coordinates of s, as they are (no steps): *box its result's
+ * box, in s's coordinates. Its primitive then writes straight into s's copy on its core
+ * (emit_plan.c). */
+bool emit_writes_pieces(const Emit *e, uint32_t w, uint32_t s, EBox *box);
 /* Whether edge ed's rearrangement steps (if any) keep the C order of the values: IDENTITY,
  * RESHAPE / PERMUTE that keep the order of the axes longer than 1, and a SHUFFLE whose index
  * is the identity (emit_plan.c). */
@@ -419,6 +427,7 @@ void emit_slot_what(const Emit *e, ESlotUse u, char *buf, size_t size);
 typedef struct EMoveSlot {
     int32_t phase, slot;            /* the slot (PIIndex SOMA1 / SOMA2); phase -1: none free */
     int32_t from;                   /* the earliest phase searched */
+    int64_t ready;                  /* when the data is in place (phase * 8 + PIIndex) */
     bool wrap;                      /* the data comes in the step before */
     int32_t first, last;            /* the lifetime of the area the P06 writes */
 } EMoveSlot;

@@ -204,6 +204,7 @@ static Status output_operand(Emit *e, uint32_t pos, EOperand *op)
         EBox box;
         if (!emit_iface_box(e, (uint32_t)s, true, ed->id, &box))
             return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "edge %d: no box", ed->id);
+        emit_writes_pieces(e, pos, (uint32_t)s, &box); /* its edges' boxes together */
         op->block = e->g->blocks[s]->id;
         if (emit_tee_of(e, pos, (uint32_t)s))
             continue; /* a P06 copies the result there (emit_tee.c) */
