@@ -495,7 +495,7 @@ static int64_t with_premoves(Sched *s, uint32_t t, uint32_t v, uint32_t nm, int6
     const Block *b = p->g->blocks[p->tasks[t].pos];
     int64_t r[64], got[64];
     if (nm > 64)
-        return INT64_MAX;
+        return T; /* more inputs than it keeps track of: none kept (emit.slot if need be) */
     for (uint32_t i = 0; i < nm; i++) { /* nm is 1 (one box repeated) or every input */
         const Edge *ed = i < b->n_in && b->in[i].n_ifaces
                              ? graph_edge(p->g, b->in[i].ifaces[0].edge_id) : NULL;
