@@ -114,6 +114,11 @@ typedef struct ECopy {
     uint32_t req;                   /* its area in the core's requests (EMIT_NONE: an alias) */
     uint32_t alias_of;              /* the compute block whose output buffer holds it (the
                                        rows it writes there), EMIT_NONE when it has its own */
+    uint32_t gather;                /* a model input's or static map's copy placed straight
+                                       into part gather_part of the area the CADD at this
+                                       position gathers its inputs in (emit_gather.c): no area
+                                       of its own, no P06; EMIT_NONE when not */
+    int32_t gather_part;
     int64_t alias_off;              /* its first word's offset in that buffer */
     int32_t first, last;            /* its lifetime */
     uint32_t land;                  /* a received copy that lives past the phase it arrives
@@ -181,6 +186,8 @@ typedef struct EGather {
     EmitFeat feat;                  /* one part of it: the box in the area's precision (the
                                        inputs', or INT_32 when they differ) and pitch (the
                                        one the CADD reads, layout_output_unit) */
+    bool placed;                    /* the copy lies in its part already (ECopy.gather): no
+                                       P06, no slot */
 } EGather;
 
 /* A send area: writer's output buffer rewritten by an inserted P06 in the precision (and
@@ -369,6 +376,13 @@ Status emit_tee_refuse(Emit *e, uint32_t pos, uint32_t s, uint32_t first);
  * and gives the area P02 reads. */
 Status emit_gathers(Emit *e);
 const EGather *emit_gather_of(const Emit *e, uint32_t pos);
+/* Whether copy cp (planned by emit_plan.c, its feature layout in *feat) goes straight into
+ * the area its reader gathers its inputs in: the one copy of a model input (only INPUTs write
+ * it, all of it, without steps, in a layout a dynamic block's alignment gives) or of a static
+ * map, which one CADD of several different inputs alone reads, on its core, all of it; then
+ * cp->gather and cp->gather_part say where and *feat is the area's part (its precision and
+ * pitch, as emit_gathers lays the area out). */
+bool emit_gather_place(const Emit *e, ECopy *cp, EmitFeat *feat);
 /* Why the gather of CADD pos failed: GATHER_LAYOUT (input *input is not a map on the core
  * with input 0's extents, in a precision a P06 moves into the area's), GATHER_SLOT (no free Soma slot for its P06);
  * 0 when it did not. */

@@ -105,6 +105,12 @@ bool emit_keeps_order(const Emit *e, const Edge *ed)
 int64_t emit_copy_addr(const Emit *e, const ECopy *cp)
 {
     const ECore *c = &e->cores[cp->core];
+    if (cp->gather != EMIT_NONE) { /* in its CADD's gathered area (emit_gather.c); none when
+                                      that gather was refused (and nothing is written) */
+        const EGather *g = emit_gather_of(e, cp->gather);
+        return g && g->req != EMIT_NONE ? c->addr[g->req] + cp->gather_part * g->feat.words
+                                        : 0;
+    }
     if (cp->alias_of == EMIT_NONE)
         return c->addr[cp->req];
     const EOut *o = &e->outs[cp->alias_of];
@@ -477,6 +483,8 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
                               "holds %s values, which the chip has no memory layout for "
                               "(INT_8, UINT_8, TERNARY and INT_32 only)",
                               pr_info(blk_prec(b))->name);
+        if (!cp->view && !cp->planes)
+            emit_gather_place(e, cp, &cp->feat); /* straight into its CADD's area */
         if (cp->is_static) {
             int32_t cd[TIR_CDIMS];
             if (!blk_cluster_dims(b, false, 0, cd))
@@ -494,8 +502,9 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
         words = 1;
     cp->first = first;
     cp->last = last;
-    if (cp->alias_of != EMIT_NONE) {
-        cp->req = EMIT_NONE; /* lives in its writer's buffer (make_outs) */
+    if (cp->alias_of != EMIT_NONE || cp->gather != EMIT_NONE) {
+        cp->req = EMIT_NONE; /* lives in its writer's buffer (make_outs), or in its CADD's
+                                gathered area (emit_gather.c) */
         return ST_OK;
     }
     AllocKind kind = cp->is_static ? ALLOC_STATIC : cp->received ? ALLOC_RECV : ALLOC_DATA;
@@ -550,6 +559,7 @@ static Status make_copies(Emit *e)
             ECopy *cp = &e->copies[e->n_copies++];
             memset(cp, 0, sizeof *cp);
             cp->alias_of = EMIT_NONE;
+            cp->gather = EMIT_NONE;
             cp->land = EMIT_NONE;
             cp->block = (uint32_t)pos;
             cp->core = k;
@@ -655,13 +665,18 @@ static Status make_outs(Emit *e)
 }
 
 /* The last phase in which a transfer into storage block pos lands on core k (the
- * ROUTER_RECIEVE coordinates of the edges into it there); -1 when none does. */
+ * ROUTER_RECIEVE coordinates of the edges into it there); -1 when none does. A model
+ * input's edge is none: its dynamic blocks write the copy before its first phase (before
+ * the run, or in every step of a pipeline of stages), not in the step before. */
 static int32_t last_arrival(Emit *e, uint32_t pos, uint32_t k)
 {
     int32_t id = e->g->blocks[pos]->id, last = -1;
     for (uint32_t i = 0; i < e->m->n_edges; i++) {
         const MapDict *dict = &e->m->edges[i];
         const Edge *ed = graph_edge(e->g, dict->task_id);
+        const Block *src = ed ? graph_block(e->g, ed->src) : NULL;
+        if (src && src->type == BT_INPUT)
+            continue;
         for (uint32_t j = 0; ed && ed->dst == id && j < dict->n_coords; j++) {
             const MapCoord *c = &dict->coords[j];
             if (c->pi_index == PI_RECV && c->phase > last && emit_core(e, c) == k)

@@ -322,10 +322,14 @@ static Status gather_operand(Emit *e, const EGather *g, EOperand *op)
 {
     const Block *b = e->g->blocks[g->cadd];
     const ECore *c = &e->cores[e->core_of[g->cadd]];
-    int64_t base = c->addr[g->req], words = 0;
+    int64_t base = c->addr[g->req], words = g->feat.words;
     for (int32_t i = 0; i < g->n; i++) {
         const EGather *gi = g + i;
         const ECopy *cp = &e->copies[gi->copy];
+        if (i == 0)
+            op->block = e->g->blocks[cp->block]->id;
+        if (gi->placed)
+            continue; /* a model input or static map already in its part (emit_gather.c) */
         EOperand in = {0};
         char what[48];
         snprintf(what, sizeof what, "input %d", i);
@@ -338,13 +342,10 @@ static Status gather_operand(Emit *e, const EGather *g, EOperand *op)
         if (!p)
             return ST_RUNTIME;
         /* into part i in the area's precision and pitch (emit_gather.c): widened, re-pitched */
-        words = g->feat.words;
         emit_p06_rows(p, cp->feat.prec, cp->feat.c, gi->box.n[0] * gi->box.n[1], in.addr,
                       in.words, base + i * words, words);
         p->out_precision = pr_info(g->feat.prec)->wire;
         p->length_out = (int32_t)g->feat.c;
-        if (i == 0)
-            op->block = e->g->blocks[cp->block]->id;
     }
     op->feat = g->feat;
     op->prec = g->feat.prec;
