@@ -45,10 +45,12 @@ typedef struct EBox {
  * (run == stride: one contiguous run). */
 typedef struct ESend {
     uint32_t dst_core;
-    int64_t src, words, dst_addr;
+    int64_t src, words, dst_addr;   /* words; bytes when single */
     int64_t run, stride;
     int32_t block;          /* the storage block received, for the block ids */
     bool relay;             /* the first core of a relaying chain (emit_route_chain.c) */
+    bool single;            /* a run of bytes, sent as 1-byte packets (SINGLE_NEURON): the
+                               core's sends of that phase all go so (emit_route.c) */
 } ESend;
 
 /* What takes a Soma slot: a compute block, or one of the inserted P06s (docs/backend.md
@@ -200,15 +202,18 @@ typedef struct ESendBuf {
     int32_t phase, slot;            /* the P06's phase and slot (PIIndex SOMA1 / SOMA2) */
     int32_t first, last;            /* the phases that send from it */
 } ESendBuf;
-/* One phase's part of a spread copy (ECopy.spread, emit_spread.c): pixels [q0, q0 + nq)
- * of the copy (in its [y][x] order: (y - box.lo[0]) * box.n[1] + x - box.lo[1]) arrive in
- * phase `phase` into a landing area of their own in the receive area (land, alive in that
- * phase), and a P06 in Soma2 of that phase, after the router, moves them into the copy's
- * area. */
+/* What the spread copies of one core receive in one phase (ECopy.spread, emit_spread.c):
+ * one or two runs, run i the pixels [q0[i], q0[i] + nq[i]) of copy copy[i] (in its [y][x]
+ * order: (y - box.lo[0]) * box.n[1] + x - box.lo[1]), two runs of one copy apart or of two
+ * copies. They arrive in phase `phase` into a landing area of their own in the receive area
+ * (land, alive in that phase: the first run, then the second), and a Soma2 of that phase,
+ * after the router, moves them into their copies' areas: a P06 for one run, a P26 splitting
+ * the landing area into the two runs' places for two. */
 typedef struct EPart {
-    uint32_t copy;                  /* index in copies */
+    uint32_t core;
     int32_t phase;
-    int64_t q0, nq;
+    uint32_t copy[2];               /* each run's copy (index in copies) */
+    int64_t q0[2], nq[2];           /* the runs, first to last; nq[1] 0: one run */
     uint32_t land;                  /* its request */
 } EPart;
 
@@ -332,7 +337,9 @@ Status emit_p81_dynamic(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, cons
                         uint32_t s, int *piece);
 /* Whether storage block s's copy on core is a view of its writer's map (emit_rearr.c): one
  * compute block on that core writes all of s through an edge whose steps move values, and
- * only CVMs there (s in 8 bits) or OUTPUTs read it, whole; *feat the writer's map's layout. */
+ * only CVMs there (s in 8 bits) or OUTPUTs read it, whole; or an INPUT writes all of it so,
+ * whose dynamic blocks could not place it, and only OUTPUTs read it (every copy then holds
+ * the socket as it is); *feat the writer's map's layout. */
 bool emit_rearr_view(const Emit *e, uint32_t s, uint32_t core, EmitFeat *feat);
 /* For a view s: the weight row each lane of its area meets (*rows, malloc'd, *n lanes: the
  * vector element the lane holds, -1 for a padding lane); a logic error [emit.rearrange]
@@ -360,6 +367,12 @@ Status emit_socket_steps(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, con
 /* Whether socket block io has an r dim besides f (its dynamic blocks are boxes of y x (f r),
  * emit_sockrun.c). */
 bool emit_socket_fr(const Block *io);
+/* Whether dynamic blocks of socket io place (an INPUT) or read (an OUTPUT) the lanes of a
+ * map laid out as f whose lane l holds socket value sock[l] (-1: none), emit_sockrun.c. */
+bool emit_lanes_fit(const Block *io, const EmitFeat *f, const int64_t *sock);
+/* Whether the INPUT that edge ed leaves places all of storage s, laid out as f, through the
+ * edge's steps with dynamic blocks (emit_socket_steps would). */
+bool emit_socket_steps_fit(const Emit *e, const Edge *ed, uint32_t s, const EmitFeat *f);
 /* The dynamic blocks of OUTPUT pos reading copy cp, a view of its writer's map. */
 Status emit_socket_view(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const ECopy *cp,
                         int *piece);
@@ -443,8 +456,8 @@ ESendBuf *emit_sendbuf_of(const Emit *e, uint32_t w, PrecisionId prec);
 /* Spread copies (emit_spread.c): whether a transfer into received copy cp arrives on its
  * core in several phases (the Mapping spreads it); the parts of every spread copy, planned
  * after the copies (their landing areas share the receive area with the other arrivals of
- * their phases); the part of spread copy cp arriving in phase p, or NULL; the last phase
- * a part of it arrives in. */
+ * their phases); the part of its core holding a run of spread copy cp in phase p, or NULL;
+ * the last phase a part of it arrives in. */
 bool emit_spread_of(const Emit *e, const ECopy *cp);
 Status emit_spreads(Emit *e);
 const EPart *emit_part_at(const Emit *e, const ECopy *cp, int32_t p);

@@ -149,6 +149,41 @@ Taskir__Asm__DynamicBlock *emit_dynamic_new(Emit *e, Taskir__Asm__DataConfig *dc
     return db;
 }
 
+/* Some of the channels of each pixel of copy cp (a concatenation's part: the others come
+ * from other blocks), box in storage coordinates: a block a pixel, its values from the word
+ * of their first lane, without alignment (the rest of its last word written 0, before any
+ * primitive or router writes the other parts' lanes; a part that starts inside a word
+ * would overwrite another's). */
+static Status channel_blocks(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io,
+                             const ECopy *cp, const EBox *box, const EBox *ebox,
+                             const EBox *sbox, int *piece)
+{
+    const EmitFeat *f = &cp->feat;
+    int64_t lane = box->lo[2] - cp->box.lo[2];
+    if (lane % f->per_word || box->n[0] * box->n[1] > MAX_ROW_BLOCKS)
+        return diag_block(e->d, ST_LOGIC, "emit.layout", io,
+                          "channels %lld..%lld of block %d's copy on %s, %lld a pixel in "
+                          "memory: a dynamic block a pixel, from a word's first lane, at most "
+                          "%d of them", (long long)box->lo[2],
+                          (long long)(box->lo[2] + box->n[2] - 1), e->g->blocks[cp->block]->id,
+                          e->cores[cp->core].name, (long long)f->c, MAX_ROW_BLOCKS);
+    for (int64_t y = box->lo[0]; y < box->lo[0] + box->n[0]; y++)
+        for (int64_t x = box->lo[1]; x < box->lo[1] + box->n[1]; x++) {
+            Taskir__Asm__DynamicBlock *db = emit_dynamic_new(e, dc, io, cp, (*piece)++);
+            if (!db)
+                return ST_RUNTIME;
+            db->begin_position = emit_yxf(e, y - ebox->lo[0] + sbox->lo[0],
+                                          x - ebox->lo[1] + sbox->lo[1],
+                                          box->lo[2] - ebox->lo[2] + sbox->lo[2]);
+            db->shape = emit_yxf(e, 1, 1, box->n[2]);
+            SET(db, start_addr, (int32_t)(emit_feat_addr(f, &cp->box, emit_copy_addr(e, cp),
+                                                         y, x) + lane / f->per_word));
+            SET(db, length, (int32_t)((box->n[2] + f->per_word - 1) / f->per_word));
+            SET(db, storage_order, TASKIR__ASM__STORAGE_ORDER__X_Y_F);
+        }
+    return e->d->oom ? ST_RUNTIME : ST_OK;
+}
+
 /* A dynamic block for the part `box` (storage coordinates) of copy cp of the storage an edge
  * joins to socket block io; the edge's box is ebox at the storage and sbox at the socket.
  * Some of the copy's columns over several rows are not one run of memory: a block a row
@@ -156,6 +191,8 @@ Taskir__Asm__DynamicBlock *emit_dynamic_new(Emit *e, Taskir__Asm__DataConfig *dc
 static Status dynamic(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io, const ECopy *cp,
                       const EBox *box, const EBox *ebox, const EBox *sbox, int *piece)
 {
+    if (!cp->planes && box->n[2] != cp->box.n[2]) /* some of each pixel's channels */
+        return channel_blocks(e, dc, io, cp, box, ebox, sbox, piece);
     if (!cp->planes && box->n[0] > 1 && box->n[1] != cp->box.n[1]) { /* rows not one run */
         if (box->n[0] > MAX_ROW_BLOCKS)
             return diag_block(e->d, ST_LOGIC, "emit.socket", io,
@@ -286,6 +323,18 @@ static Status socket_blocks(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos)
         }
         bool same = sbox.n[0] == box.n[0] && sbox.n[1] == box.n[1] && sbox.n[2] == box.n[2];
         same &= !emit_socket_fr(io); /* y x f r: boxes of the socket as y x (f r) */
+        if (in && e->n_copy[s] && e->copies[e->first_copy[s]].view) {
+            /* the socket held as it is, which the OUTPUTs read through the edge's steps
+             * (emit_rearr.c): every copy holds all of it */
+            for (uint32_t c = 0; c < e->n_copy[s]; c++) {
+                ECopy v = e->copies[e->first_copy[s] + c];
+                v.box = sbox;
+                Status st = dynamic(e, dc, io, &v, &sbox, &sbox, &sbox, &piece);
+                if (st != ST_OK)
+                    return st;
+            }
+            continue;
+        }
         if (in && (!emit_keeps_order(e, ed) || !same)) { /* a block a pixel */
             Status st = emit_socket_steps(e, dc, pos, ed, (uint32_t)s, &piece);
             if (st != ST_OK)

@@ -7,8 +7,11 @@
  * lane arrives as it was. The receive area then holds one phase's arrivals, as the mapper's
  * receive rule counts them. The parts of a copy the Mapping spreads over several phases
  * (emit_spread.c) move the same way, each in Soma2 of the phase it arrives in, into its
- * pixels of the copy. */
+ * pixels of the copy; a part of two runs apart by a P26 that splits it into the two. */
 #include "backend/emit_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
 
 #define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
 
@@ -43,6 +46,55 @@ static Status move_words(Emit *e, uint32_t k, int32_t p, int32_t block, int64_t 
     return ST_OK;
 }
 
+/* A P26 in Soma2 of phase p of core k splitting the words from `from` (one INT_32 row of
+ * words0 + words1, both multiples of 4) into [to0, to0 + words0) (its out row) and [to1,
+ * to1 + words1) (its ciso row): the two runs of a spread copy's part (emit_spread.c). As
+ * the P06, INT_32 to INT_32 unshifted, every bit as it was; the ciso row starts at the
+ * padded end of the out row, which words0 is. */
+static Status split_words(Emit *e, uint32_t k, int32_t p, int32_t block, int64_t from,
+                          int64_t to0, int64_t words0, int64_t to1, int64_t words1)
+{
+    if (words0 % ROW_WORDS || words1 % ROW_WORDS)
+        return diag_add(e->d, ST_RUNTIME, "emit.internal", e->cores[k].name,
+                        "block %d's part takes %lld + %lld words, not whole 16-byte rows",
+                        block, (long long)words0, (long long)words1);
+    Taskir__Asm__StaticPrimList *l = emit_slot_list(e, k, p);
+    Taskir__Asm__SomaPrim *s =
+        l ? emit_msg(e, sizeof *s, (void (*)(void *))taskir__asm__soma_prim__init) : NULL;
+    Taskir__Asm__P26 *m =
+        s ? emit_msg(e, sizeof *m, (void (*)(void *))taskir__asm__p26__init) : NULL;
+    char id[32];
+    snprintf(id, sizeof id, "b%d", block);
+    if (m)
+        s->x1_block = emit_strdup(e, id);
+    if (!m || !s->x1_block) {
+        free(m);
+        free(s);
+        return ST_RUNTIME;
+    }
+    l->soma2 = s;
+    s->p26 = m;
+    SET(s, pic, 0x26);
+    int32_t wire = pr_info(PR_INT_32)->wire;
+    SET(m, x1_precision, wire);
+    SET(m, out_precision, wire);
+    SET(m, length_in, (int32_t)(words0 + words1));
+    SET(m, num_in, 1);
+    SET(m, length_out, (int32_t)words0);
+    SET(m, num_out, 1);
+    SET(m, length_ciso, (int32_t)words1);
+    SET(m, num_ciso, 1);
+    SET(m, bit_shift_num, 0);
+    SET(m, out_ciso_sel, 0);
+    SET(m, x1_base_addr, (int32_t)from);
+    SET(m, x1_addr_length, (int32_t)(words0 + words1));
+    SET(m, o_base_addr, (int32_t)to0);
+    SET(m, o_addr_length, (int32_t)words0);
+    SET(m, ciso_base_addr, (int32_t)to1);
+    SET(m, ciso_addr_length, (int32_t)words1);
+    return ST_OK;
+}
+
 Status emit_moves(Emit *e)
 {
     for (uint32_t i = 0; i < e->n_copies; i++) {
@@ -56,14 +108,18 @@ Status emit_moves(Emit *e)
         if (st != ST_OK)
             return st;
     }
-    for (size_t i = 0; i < e->n_parts; i++) { /* a spread copy's parts (emit_spread.c) */
+    for (size_t i = 0; i < e->n_parts; i++) { /* spread copies' parts (emit_spread.c) */
         const EPart *pt = &e->parts[i];
-        const ECopy *cp = &e->copies[pt->copy];
-        const ECore *c = &e->cores[cp->core];
-        Status st = move_words(e, cp->core, pt->phase, e->g->blocks[cp->block]->id,
-                               c->addr[pt->land],
-                               emit_copy_addr(e, cp) + pt->q0 * emit_feat_pixel_words(&cp->feat),
-                               c->reqs[pt->land].words);
+        const ECopy *c0 = &e->copies[pt->copy[0]], *c1 = &e->copies[pt->copy[1]];
+        const ECore *c = &e->cores[pt->core];
+        int64_t to0 = emit_copy_addr(e, c0) + pt->q0[0] * emit_feat_pixel_words(&c0->feat);
+        int64_t to1 = emit_copy_addr(e, c1) + pt->q0[1] * emit_feat_pixel_words(&c1->feat);
+        int64_t w0 = pt->nq[0] * emit_feat_pixel_words(&c0->feat);
+        int32_t block = e->g->blocks[c0->block]->id;
+        Status st = pt->nq[1] == 0
+                        ? move_words(e, pt->core, pt->phase, block, c->addr[pt->land], to0, w0)
+                        : split_words(e, pt->core, pt->phase, block, c->addr[pt->land], to0,
+                                      w0, to1, c->reqs[pt->land].words - w0);
         if (st != ST_OK)
             return st;
     }

@@ -60,8 +60,11 @@ static bool view_writer(const Emit *e, uint32_t s, uint32_t *w, const Edge **edg
         return false;
     const Edge *ed = e->g->edges[bu->in_edges[0]];
     long wp = graph_block_pos(e->g, ed->src);
-    if (ed->n_re == 0 || wp < 0 || bt_info(e->g->blocks[wp]->type)->kind != BK_COMPUTE ||
-        e->g->blocks[wp]->n_out != 1 ||
+    const Block *wb = wp >= 0 ? e->g->blocks[wp] : NULL;
+    /* an INPUT's socket held as it is (its core_of is EMIT_NONE: no CVM reads it) */
+    bool socket = wb && wb->type == BT_INPUT && !emit_socket_fr(wb);
+    if (ed->n_re == 0 || !wb || (bt_info(wb->type)->kind != BK_COMPUTE && !socket) ||
+        wb->n_out != 1 ||
         !emit_whole_iface(e, (uint32_t)wp, false, ed->id) || !emit_whole_iface(e, s, true, ed->id))
         return false;
     uint32_t k = e->core_of[wp];
@@ -81,36 +84,103 @@ static bool view_writer(const Emit *e, uint32_t s, uint32_t *w, const Edge **edg
     return true;
 }
 
+/* The layout of view s's area (its writer w's map): a compute block's as it writes it (a
+ * P07's rows too, layout.h), an INPUT's socket in the storage's own unit. */
+static bool view_feat(const Emit *e, uint32_t s, uint32_t w, EmitFeat *feat)
+{
+    int32_t cd[TIR_CDIMS];
+    if (!blk_cluster_dims(e->g->blocks[w], false, 0, cd))
+        return false;
+    PrecisionId p = blk_prec(e->g->blocks[s]);
+    int unit = e->g->blocks[w]->type == BT_INPUT ? emit_storage_unit(e, s)
+                                                 : layout_output_unit(e->g, &e->uses, w, p);
+    return unit && emit_feat(p, cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
+                             cd[D_F] > 0 ? cd[D_F] : 1, unit, feat);
+}
+
+static Status layer_rows(const Emit *e, Diag *d, uint32_t s, const Edge *ed,
+                         const EmitFeat *f, int64_t layer, int64_t **rows, int64_t *n,
+                         bool *more);
+
+/* Whether every OUTPUT reading view s (laid out as f) takes its values with dynamic blocks
+ * (emit_sockrun.c), each use of a value (a layer) from its one lane. */
+static bool outputs_read(const Emit *e, uint32_t s, const Edge *ed, const EmitFeat *f)
+{
+    const BlockUses *bu = &e->uses.blocks[s];
+    Diag quiet; /* a view that is not is no finding */
+    diag_init(&quiet, NULL);
+    bool ok = true;
+    for (uint32_t j = 0; ok && j < bu->n_out_edges; j++) {
+        const Block *io = graph_block(e->g, e->g->edges[bu->out_edges[j]]->dst);
+        bool more = true;
+        for (int64_t layer = 0; ok && more; layer++) {
+            int64_t *rows = NULL, n = 0;
+            ok = io && layer_rows(e, &quiet, s, ed, f, layer, &rows, &n, &more) == ST_OK &&
+                 emit_lanes_fit(io, f, rows);
+            free(rows);
+        }
+    }
+    diag_finish(&quiet);
+    return ok;
+}
+
+/* Whether INPUT w's socket is held as it is in storage s (a view, read by OUTPUTs only):
+ * when its dynamic blocks cannot place it in s's own layout through the edge's steps (a value
+ * in several lanes, or from a lane that is no word's first) and the OUTPUTs can read it so,
+ * and it takes no more words than s's own map, which the mapper counts (taskir/blockbox.c;
+ * a strided slice's whole input takes more). */
+static bool socket_view(const Emit *e, uint32_t s, const Edge *ed, const EmitFeat *f)
+{
+    int32_t sd[TIR_CDIMS];
+    EmitFeat own;
+    const Block *sb = e->g->blocks[s];
+    int unit = emit_storage_unit(e, s);
+    return unit && blk_cluster_dims(sb, true, 0, sd) &&
+           emit_feat(blk_prec(sb), sd[D_Y] > 0 ? sd[D_Y] : 1, sd[D_X] > 0 ? sd[D_X] : 1,
+                     sd[D_F] > 0 ? sd[D_F] : 1, unit, &own) &&
+           f->words <= own.words && !emit_socket_steps_fit(e, ed, s, &own) &&
+           outputs_read(e, s, ed, f);
+}
+
 bool emit_rearr_view(const Emit *e, uint32_t s, uint32_t core, EmitFeat *feat)
 {
     uint32_t w;
     const Edge *ed;
-    int32_t cd[TIR_CDIMS];
-    if (!view_writer(e, s, &w, &ed) || e->core_of[w] != core ||
-        !blk_cluster_dims(e->g->blocks[w], false, 0, cd))
+    if (!view_writer(e, s, &w, &ed) || !view_feat(e, s, w, feat))
         return false;
-    PrecisionId p = blk_prec(e->g->blocks[s]);
-    int unit = layout_output_unit(e->g, &e->uses, w, p); /* a P07's rows too (layout.h) */
-    return emit_feat(p, cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
-                     cd[D_F] > 0 ? cd[D_F] : 1, unit, feat);
+    return e->g->blocks[w]->type == BT_INPUT ? socket_view(e, s, ed, feat)
+                                             : e->core_of[w] == core;
 }
 
 Status emit_rearr_layer(Emit *e, uint32_t s, int64_t layer, int64_t **rows, int64_t *n,
                         bool *more)
 {
-    const Block *b = e->g->blocks[s];
     uint32_t w;
     const Edge *ed;
     EmitFeat f;
+    if (!view_writer(e, s, &w, &ed) || !view_feat(e, s, w, &f))
+        return diag_block(e->d, ST_RUNTIME, "emit.internal", e->g->blocks[s],
+                          "is not a view of its writer");
+    return layer_rows(e, e->d, s, ed, &f, layer, rows, n, more);
+}
+
+/* The rows of use number `layer` of view s of writer's map f, through edge ed (diagnostics
+ * into d). */
+static Status layer_rows(const Emit *e, Diag *d, uint32_t s, const Edge *ed,
+                         const EmitFeat *fp, int64_t layer, int64_t **rows, int64_t *n,
+                         bool *more)
+{
+    const Block *b = e->g->blocks[s];
+    EmitFeat f = *fp;
     int32_t sd[TIR_CDIMS];
-    if (!view_writer(e, s, &w, &ed) || !emit_rearr_view(e, s, e->core_of[w], &f) ||
-        !blk_cluster_dims(b, true, 0, sd))
-        return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "is not a view of its writer");
+    *more = false;
+    if (!blk_cluster_dims(b, true, 0, sd))
+        return diag_block(d, ST_RUNTIME, "emit.internal", b, "no input cluster");
     int64_t vol = 1;
     for (int i = 0; i < TIR_CDIMS && vol <= RA_MAX_ELEMS; i++)
         vol *= sd[i] > 0 ? sd[i] : 1;
     if (vol > RA_MAX_ELEMS || f.words > RA_MAX_ELEMS)
-        return diag_block(e->d, ST_LOGIC, "emit.rearrange", b,
+        return diag_block(d, ST_LOGIC, "emit.rearrange", b,
                           "holds more than 2^28 values: too many to lay weights out for");
     int64_t lanes = f.words * f.per_word, vals = f.ny * f.nx * f.nc;
     int32_t *map = malloc((size_t)vol * sizeof *map);
@@ -122,13 +192,12 @@ Status emit_rearr_layer(Emit *e, uint32_t s, int64_t layer, int64_t **rows, int6
         free(inv);
         free(seen);
         free(r);
-        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
     }
-    Status st = edge_element_map(e->g, &e->uses, ed, map, vol, e->d);
+    Status st = edge_element_map(e->g, &e->uses, ed, map, vol, d);
     /* inv: for each value of the writer's map (C order y, x, c), 1 + the vector element that
      * is its use number `layer` (in element order; 0: none); a value that several elements
      * take (a SHUFFLE repeating an index) has several uses */
-    *more = false;
     for (int64_t i = 0; st == ST_OK && i < vol; i++) {
         if (map[i] < 0 || map[i] >= vals)
             continue;

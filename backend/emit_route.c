@@ -117,13 +117,15 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
 /* Appends run [src, src + words) -> dst_addr to the sends of core sk in phase p, as part of
  * the last send when it continues it: the source follows on, the run has the same length and
  * lands one stride further (a MULTI_USE header steps through such runs: destination_const
- * + 1 packets a run, destination_offset units between runs). */
+ * + 1 packets a run, destination_offset units between runs). single: the run is bytes, sent
+ * as 1-byte packets (src, words, dst in bytes), else words in 8-byte packets. */
 static Status add_run(Emit *e, uint32_t sk, int32_t p, uint32_t dk, int64_t src, int64_t words,
-                      int64_t dst, int32_t block)
+                      int64_t dst, int32_t block, bool single)
 {
     EPhase *ph = &e->cores[sk].ph[p];
     ESend *last = ph->n_sends ? &ph->sends[ph->n_sends - 1] : NULL;
-    if (last && last->dst_core == dk && last->src + last->words == src) {
+    int64_t per = single ? 1 : 2; /* units a packet */
+    if (last && last->dst_core == dk && last->single == single && last->src + last->words == src) {
         int64_t next = last->dst_addr + (last->words / last->run) * last->stride;
         bool contiguous = last->run == last->stride && last->dst_addr + last->words == dst;
         if (contiguous) { /* one run, longer */
@@ -132,10 +134,10 @@ static Status add_run(Emit *e, uint32_t sk, int32_t p, uint32_t dk, int64_t src,
             return ST_OK;
         }
         if (words == last->run && (last->words == last->run || dst == next) &&
-            last->run / 2 <= 128 && (last->words + words) / 2 <= 4096) {
+            last->run / per <= 128 && (last->words + words) / per <= 4096) {
             if (last->words == last->run)
                 last->stride = dst - last->dst_addr;
-            if (last->stride >= last->run && (last->stride - last->run) / 2 < 4096) {
+            if (last->stride >= last->run && (last->stride - last->run) / per < 4096) {
                 last->words += words;
                 return ST_OK;
             }
@@ -145,8 +147,40 @@ static Status add_run(Emit *e, uint32_t sk, int32_t p, uint32_t dk, int64_t src,
     }
     e->cores[dk].ph[p].recv_marks++;
     e->cores[dk].ph[p].recv_block = block;
-    ESend run = {dk, src, words, dst, words, words, block, false};
+    ESend run = {dk, src, words, dst, words, words, block, false, single};
     return add_send(e, sk, p, &run);
+}
+
+/* Bytes of one value of precision p in memory; 0 for values that share a byte (ternary). */
+static int64_t value_bytes(PrecisionId p)
+{
+    int bits = pr_info(p)->bits;
+    return bits == 8 ? 1 : bits == 32 ? 4 : 0;
+}
+
+/* The runs of part `part` as bytes, a run a pixel: its channels from lane soff of each
+ * source pixel to lane doff of each receiver's pixel, 1-byte packets, for a part that does
+ * not start or end on an 8-byte unit in both (a concatenation's channels after 3 of
+ * another block's). *done false: no such runs (values that share a byte, lanes past a
+ * pixel). */
+static Status byte_runs(Emit *e, const ELoc *src, int64_t soff, uint32_t sk, int32_t p,
+                        const ECopy *dcp, uint32_t dk, const EBox *part, int64_t dbase,
+                        bool *done)
+{
+    const EmitFeat *sf = src->feat, *df = &dcp->feat;
+    int64_t vb = value_bytes(df->prec);
+    int64_t doff = part->lo[2] - dcp->box.lo[2];
+    *done = vb && soff >= 0 && soff + part->n[2] <= sf->c && doff + part->n[2] <= df->c;
+    int32_t block = e->g->blocks[dcp->block]->id;
+    for (int64_t y = part->lo[0]; *done && y < part->lo[0] + part->n[0]; y++)
+        for (int64_t x = part->lo[1]; x < part->lo[1] + part->n[1]; x++) {
+            int64_t s = loc_addr(src, y, x) * 4 + soff * vb;
+            int64_t d = emit_feat_addr(df, &dcp->box, dbase, y, x) * 4 + doff * vb;
+            Status st = add_run(e, sk, p, dk, s, part->n[2] * vb, d, block, true);
+            if (st != ST_OK)
+                return st;
+        }
+    return ST_OK;
 }
 
 /* Runs of the part `part` (storage coordinates) of edge ed from src to the copy dcp on core
@@ -176,26 +210,31 @@ static Status runs(Emit *e, const Edge *ed, const ELoc *src, int64_t ch0, uint32
                          e->g->blocks[dcp->block]->id, pr_info(sf->prec)->name,
                          pr_info(df->prec)->name);
     if (soff < 0 || soff % (2 * pw) || doff % (2 * pw) ||
-        (!tail && part->n[2] % (2 * pw)) || doff / pw + len > dpx || soff / pw + len > spx)
+        (!tail && part->n[2] % (2 * pw)) || doff / pw + len > dpx || soff / pw + len > spx) {
+        bool done = false; /* off the 8-byte units: 1-byte packets */
+        Status st = byte_runs(e, src, soff, sk, p, dcp, dk, part, dbase, &done);
+        if (st != ST_OK || done)
+            return st;
         return diag_edge(e->d, ST_LOGIC, "emit.route", ed->id,
                          "channels %lld..%lld of block %d start at channel %lld of the "
                          "sender's pixels (%lld channels of %s) and %lld of the receiver's "
                          "(%lld of %s): a packet carries 8 bytes (2 int32 or 8 int8 channels), "
                          "and a part that does not start on such a unit in both, or does not "
                          "fill whole units short of the receiver's last channel, would land "
-                         "on channels of other parts (a cut of the channels needs pieces of "
-                         "whole units)", (long long)part->lo[2],
+                         "on channels of other parts, and 1-byte packets cannot carry it "
+                         "(ternary values share bytes)", (long long)part->lo[2],
                          (long long)(part->lo[2] + part->n[2] - 1),
                          e->g->blocks[dcp->block]->id, (long long)soff, (long long)sf->c,
                          pr_info(sf->prec)->name, (long long)doff, (long long)df->c,
                          pr_info(df->prec)->name);
+    }
     int32_t block = e->g->blocks[dcp->block]->id;
     bool whole = soff == 0 && doff == 0 && len == spx && len == dpx;
     for (int64_t y = part->lo[0]; y < part->lo[0] + part->n[0]; y++) {
         if (whole) {
             int64_t s = loc_addr(src, y, part->lo[1]);
             int64_t d = emit_feat_addr(df, &dcp->box, dbase, y, part->lo[1]);
-            Status st = add_run(e, sk, p, dk, s, part->n[1] * len, d, block);
+            Status st = add_run(e, sk, p, dk, s, part->n[1] * len, d, block, false);
             if (st != ST_OK)
                 return st;
             continue;
@@ -203,7 +242,7 @@ static Status runs(Emit *e, const Edge *ed, const ELoc *src, int64_t ch0, uint32
         for (int64_t x = part->lo[1]; x < part->lo[1] + part->n[1]; x++) {
             int64_t s = loc_addr(src, y, x) + soff / pw;
             int64_t d = emit_feat_addr(df, &dcp->box, dbase, y, x) + doff / pw;
-            Status st = add_run(e, sk, p, dk, s, len, d, block);
+            Status st = add_run(e, sk, p, dk, s, len, d, block, false);
             if (st != ST_OK)
                 return st;
         }
@@ -227,16 +266,16 @@ static bool intersect(const EBox *a, const EBox *b, EBox *out)
     return true;
 }
 
-/* The pixels of part (whole rows of copy cp: all its columns) among spread part pt's: at
- * most three boxes (a row's last pixels, whole rows, a row's first pixels) into out; their
- * count. */
-static int part_pixels(const ECopy *cp, const EPart *pt, const EBox *part, EBox *out)
+/* The pixels of part (whole rows of copy cp: all its columns) among the pixels [q0, q0 +
+ * nq) of a run of a spread part: at most three boxes (a row's last pixels, whole rows, a
+ * row's first pixels) into out; their count. */
+static int part_pixels(const ECopy *cp, int64_t q0, int64_t nq, const EBox *part, EBox *out)
 {
     int64_t nx = cp->box.n[1];
     int64_t lo = (part->lo[0] - cp->box.lo[0]) * nx + part->lo[1] - cp->box.lo[1];
     int64_t hi = lo + part->n[0] * nx;
-    lo = lo > pt->q0 ? lo : pt->q0;
-    hi = hi < pt->q0 + pt->nq ? hi : pt->q0 + pt->nq;
+    lo = lo > q0 ? lo : q0;
+    hi = hi < q0 + nq ? hi : q0 + nq;
     int n = 0;
     while (lo < hi) {
         int64_t y = lo / nx, x = lo % nx;
@@ -346,6 +385,24 @@ bool emit_dict_pair(Emit *e, const MapDict *dict, uint32_t *i, uint32_t *sk, uin
     return false;
 }
 
+/* A transfer reads the writer's pixels at the receiver's coordinates (writer_loc,
+ * relay_loc): an edge that reshapes its box into other extents (3 pixels of one channel
+ * into one pixel of 3, in C order) would send other values. */
+static Status same_pixels(Emit *e, const Edge *ed, uint32_t w, const EBox *dbox)
+{
+    EBox wbox;
+    if (!emit_iface_box(e, w, false, ed->id, &wbox))
+        return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no box");
+    if (wbox.n[0] == dbox->n[0] && wbox.n[1] == dbox->n[1] && wbox.n[2] == dbox->n[2])
+        return ST_OK;
+    return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
+                     "reshapes %lld x %lld x %lld values of block %d into %lld x %lld x %lld "
+                     "on the way to another core: a transfer keeps the pixels",
+                     (long long)wbox.n[0], (long long)wbox.n[1], (long long)wbox.n[2],
+                     e->g->blocks[w]->id, (long long)dbox->n[0], (long long)dbox->n[1],
+                     (long long)dbox->n[2]);
+}
+
 /* One edge dict: every (send, receive) pair of coordinates. */
 static Status route_edge(Emit *e, const MapDict *dict)
 {
@@ -363,6 +420,9 @@ static Status route_edge(Emit *e, const MapDict *dict)
     EBox dbox;
     if (!emit_iface_box(e, (uint32_t)s, true, ed->id, &dbox))
         return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no box");
+    Status rst = same_pixels(e, ed, (uint32_t)w, &dbox);
+    if (rst != ST_OK)
+        return rst;
     uint32_t sk, rk;
     Status pst = ST_OK;
     for (uint32_t i = 0; emit_dict_pair(e, dict, &i, &sk, &rk, &pst); i++) {
@@ -385,8 +445,6 @@ static Status route_edge(Emit *e, const MapDict *dict)
         const EPart *pt = dcp->spread ? emit_part_at(e, dcp, cr->phase) : NULL;
         if (dcp->spread && !pt)
             continue; /* nothing of it in this phase (emit_spread.c) */
-        if (pt) /* this phase's pixels, into their landing area */
-            dbase = e->cores[rk].addr[pt->land] - pt->q0 * emit_feat_pixel_words(&dcp->feat);
         ELoc src = {0};
         Status st = ST_OK;
         int64_t ch0 = dbox.lo[2]; /* set by relay_loc or writer_loc */
@@ -397,12 +455,21 @@ static Status route_edge(Emit *e, const MapDict *dict)
         }
         if (sk == e->core_of[w] && st == ST_OK)
             st = writer_loc(e, ed, (uint32_t)w, cs->phase, &dbox, dcp->feat.prec, &src, &ch0);
-        EBox pieces[3];
-        int np = pt ? part_pixels(dcp, pt, &part, pieces) : 1;
-        if (!pt)
-            pieces[0] = part;
-        for (int q = 0; q < np && st == ST_OK; q++)
-            st = runs(e, ed, &src, ch0, sk, cs->phase, dcp, rk, &pieces[q], dbase);
+        if (!pt && st == ST_OK)
+            st = runs(e, ed, &src, ch0, sk, cs->phase, dcp, rk, &part, dbase);
+        /* a spread part: this phase's pixels of each of its runs of dcp, into their place
+         * in the landing area (the first run's, then the second's) */
+        dbase = pt ? e->cores[rk].addr[pt->land] : 0;
+        for (int r = 0; pt && r < 2 && st == ST_OK; r++) {
+            const ECopy *rc = &e->copies[pt->copy[r]];
+            int64_t pw = emit_feat_pixel_words(&rc->feat);
+            EBox pieces[3];
+            int np = rc == dcp ? part_pixels(dcp, pt->q0[r], pt->nq[r], &part, pieces) : 0;
+            for (int q = 0; q < np && st == ST_OK; q++)
+                st = runs(e, ed, &src, ch0, sk, cs->phase, dcp, rk, &pieces[q],
+                          dbase - pt->q0[r] * pw);
+            dbase += pt->nq[r] * pw;
+        }
         if (st != ST_OK)
             return st;
     }
@@ -448,7 +515,9 @@ static Status gather(Emit *e, uint32_t w)
                              "generator does not realise it yet (it needs P06 moves)");
         ELoc src = {0};
         int64_t ch0 = dbox.lo[2];
-        Status st = writer_loc(e, ed, w, p, &dbox, cp->feat.prec, &src, &ch0);
+        Status st = same_pixels(e, ed, w, &dbox);
+        if (st == ST_OK)
+            st = writer_loc(e, ed, w, p, &dbox, cp->feat.prec, &src, &ch0);
         if (st == ST_OK)
             st = runs(e, ed, &src, ch0, k, p, cp, k, &part, emit_copy_dest_addr(e, cp));
         if (st != ST_OK)
@@ -494,10 +563,12 @@ static void global_xy(const Emit *e, const ECore *c, int64_t *x, int64_t *y)
     *y = (int64_t)c->chip.y * e->chip->cores_y + c->core.y;
 }
 
-/* Appends a MULTI_USE header of `packets` packets 8 bytes each: enabled (the last packet an
- * end mark; a relaying chain's first core, or one receiver) or not (a gap: read, not sent). */
-static Status add_head(Emit *e, Taskir__Asm__P09 *r, bool enable, bool relay, int64_t dx,
-                       int64_t dy, int64_t unit, int64_t packets, int64_t cst, int64_t off)
+/* Appends a MULTI_USE header of `packets` packets of 8 bytes (1 when single): enabled (the
+ * last packet an end mark; a relaying chain's first core, or one receiver) or not (a gap:
+ * read, not sent). */
+static Status add_head(Emit *e, Taskir__Asm__P09 *r, bool single, bool enable, bool relay,
+                       int64_t dx, int64_t dy, int64_t unit, int64_t packets, int64_t cst,
+                       int64_t off)
 {
     Taskir__Asm__RouterHead *h =
         emit_msg(e, sizeof *h, (void (*)(void *))taskir__asm__router_head__init);
@@ -505,7 +576,8 @@ static Status add_head(Emit *e, Taskir__Asm__P09 *r, bool enable, bool relay, in
         return ST_RUNTIME;
     r->router_heads[r->n_router_heads++] = h;
     SET(h, is_instant_request, false);
-    SET(h, packet_size_mode, TASKIR__ASM__PACKET_SIZE_MODE__MULTIPLE_NEURON);
+    SET(h, packet_size_mode, single ? TASKIR__ASM__PACKET_SIZE_MODE__SINGLE_NEURON
+                                    : TASKIR__ASM__PACKET_SIZE_MODE__MULTIPLE_NEURON);
     SET(h, is_packet_finish, enable);
     SET(h, relay_type, relay ? TASKIR__ASM__RELAY_TYPE__MULTI_RELAY_CAST
                              : TASKIR__ASM__RELAY_TYPE__UNI_CAST);
@@ -519,52 +591,103 @@ static Status add_head(Emit *e, Taskir__Asm__P09 *r, bool enable, bool relay, in
     return ST_OK;
 }
 
-/* The headers a phase's sends take: one each, and the gaps between them in the sender's
- * memory, each skipped by disabled headers of at most MAX_PACKETS packets. */
-static int64_t head_count(const EPhase *ph)
+/* The headers a phase's sends take: one each, and the gaps in the sender's memory before
+ * and between them (lead units before the first), each skipped by disabled headers of at
+ * most MAX_PACKETS packets of per units. */
+static int64_t head_count(const EPhase *ph, int64_t lead, int64_t per)
 {
-    int64_t n = (int64_t)ph->n_sends;
+    int64_t n = (int64_t)ph->n_sends + (lead + per * MAX_PACKETS - 1) / (per * MAX_PACKETS);
     for (size_t i = 1; i < ph->n_sends; i++) {
         int64_t gap = ph->sends[i].src - (ph->sends[i - 1].src + ph->sends[i - 1].words);
-        n += (gap / 2 + MAX_PACKETS - 1) / MAX_PACKETS;
+        n += (gap / per + MAX_PACKETS - 1) / MAX_PACKETS;
     }
     return n;
+}
+
+/* Disabled headers skipping `units` units (per a packet). */
+static Status skip_heads(Emit *e, Taskir__Asm__P09 *r, bool single, int64_t units, int64_t per)
+{
+    for (int64_t left = units / per; left > 0; left -= MAX_PACKETS) {
+        Status st = add_head(e, r, single, false, false, 0, 0, 0,
+                             left < MAX_PACKETS ? left : MAX_PACKETS, 0, 0);
+        if (st != ST_OK)
+            return st;
+    }
+    return ST_OK;
+}
+
+/* A phase with a run of bytes (ESend.single) sends all in 1-byte packets (a P09 has one
+ * packet size): its word runs become runs of their bytes. A relaying chain's packets are
+ * counted in 8-byte packets by its relays: not with bytes. */
+static Status to_bytes(Emit *e, uint32_t k, int32_t p, bool *single)
+{
+    EPhase *ph = &e->cores[k].ph[p];
+    *single = false;
+    for (size_t i = 0; i < ph->n_sends; i++)
+        *single |= ph->sends[i].single;
+    for (size_t i = 0; *single && i < ph->n_sends; i++) {
+        ESend *s = &ph->sends[i];
+        if (s->relay)
+            return diag_add(e->d, ST_LOGIC, "emit.route", e->cores[k].name,
+                            "phase %d: sends runs of single bytes (1-byte packets) and words "
+                            "%lld..%lld to a relaying chain (8-byte packets): a P09 has one "
+                            "packet size", p, (long long)s->src,
+                            (long long)(s->src + s->words - 1));
+        if (!s->single) {
+            s->src *= 4;
+            s->words *= 4;
+            s->dst_addr *= 4;
+            s->run *= 4;
+            s->stride *= 4;
+            s->single = true;
+        }
+    }
+    return ST_OK;
 }
 
 static Status send_part(Emit *e, uint32_t k, int32_t p, Taskir__Asm__P09 *r)
 {
     ECore *c = &e->cores[k];
     EPhase *ph = &c->ph[p];
+    bool single;
+    Status bst = to_bytes(e, k, p, &single);
+    if (bst != ST_OK)
+        return bst;
+    int64_t per = single ? 1 : 2, wb = single ? 4 : 1; /* units a packet, a word */
+    const char *unit_name = single ? "bytes" : "words";
     qsort(ph->sends, ph->n_sends, sizeof *ph->sends, send_cmp);
     for (size_t i = 1; i < ph->n_sends; i++) {
         const ESend *a = &ph->sends[i - 1], *s = &ph->sends[i];
-        if ((s->src - a->src) % 2)
+        if ((s->src - a->src) % per)
             return diag_add(e->d, ST_RUNTIME, "emit.internal", c->name,
                             "phase %d: a run sent from odd word %lld", p, (long long)s->src);
         if (a->src + a->words > s->src)
             return diag_add(e->d, ST_LOGIC, "emit.route", c->name,
-                            "phase %d: sends words %lld..%lld and %lld..%lld, which overlap: "
+                            "phase %d: sends %s %lld..%lld and %lld..%lld, which overlap: "
                             "the router sends its area's words once, in order (the overlap "
-                            "would need a gathering P06 into a send buffer)",
-                            p, (long long)a->src, (long long)(a->src + a->words - 1),
+                            "would need a gathering P06 into a send buffer)", p, unit_name,
+                            (long long)a->src, (long long)(a->src + a->words - 1),
                             (long long)s->src, (long long)(s->src + s->words - 1));
     }
     const ESend *end = &ph->sends[ph->n_sends - 1];
-    int64_t total = end->src + end->words - ph->sends[0].src, heads = head_count(ph);
-    if (heads * HEADER_WORDS > RHEAD_WORDS || total / 2 > 65536)
+    int64_t base = ph->sends[0].src / wb, lead = ph->sends[0].src - base * wb;
+    int64_t total = end->src + end->words - base * wb, heads = head_count(ph, lead, per);
+    if (heads * HEADER_WORDS > RHEAD_WORDS || total / per > 65536)
         return diag_add(e->d, ST_LOGIC, "emit.route", c->name,
                         "phase %d: %lld headers (disabled ones skipping the gaps between the "
-                        "runs sent included) and %lld words to send: more than the header "
+                        "runs sent included) and %lld %s to send: more than the header "
                         "table (%d headers) or the packet count (65536) holds",
-                        p, (long long)heads, (long long)total, RHEAD_WORDS / HEADER_WORDS);
+                        p, (long long)heads, (long long)total, unit_name,
+                        RHEAD_WORDS / HEADER_WORDS);
     SET(r, send_en, true);
-    SET(r, send_number, (int32_t)(total / 2 - 1));
+    SET(r, send_number, (int32_t)(total / per - 1));
     SET(r, router_head_mode, TASKIR__ASM__ROUTER_HEAD_MODE__MULTI_USE);
-    SET(r, packet_size_mode, TASKIR__ASM__PACKET_SIZE_MODE__MULTIPLE_NEURON);
+    SET(r, packet_size_mode, single ? TASKIR__ASM__PACKET_SIZE_MODE__SINGLE_NEURON
+                                    : TASKIR__ASM__PACKET_SIZE_MODE__MULTIPLE_NEURON);
     SET(r, out_memory, TASKIR__ASM__MEMORY_AREA__MEM2);
-    SET(r, addr_dout_base, (int32_t)ph->sends[0].src);
-    /* whole 16-byte units: the last may hold one packet that is not sent */
-    SET(r, addr_dout_length, (int32_t)((total + 3) / 4 - 1));
+    SET(r, addr_dout_base, (int32_t)base);
+    /* whole 16-byte units: the last may hold packets that are not sent */
+    SET(r, addr_dout_length, (int32_t)((total + 4 * wb - 1) / (4 * wb) - 1));
     SET(r, addr_rhead_base, ASM_MEM2_RHEAD - ASM_MEM2_BASE);
     SET(r, addr_rhead_length, (int32_t)heads - 1);
     r->router_heads = calloc((size_t)heads, sizeof *r->router_heads);
@@ -574,32 +697,29 @@ static Status send_part(Emit *e, uint32_t k, int32_t p, Taskir__Asm__P09 *r)
     global_xy(e, c, &sx, &sy);
     for (size_t i = 0; i < ph->n_sends; i++) {
         const ESend *s = &ph->sends[i];
-        int64_t gap = i ? s->src - (ph->sends[i - 1].src + ph->sends[i - 1].words) : 0;
-        for (int64_t left = gap / 2; left > 0; left -= MAX_PACKETS) {
-            Status st = add_head(e, r, false, false, 0, 0, 0,
-                                 left < MAX_PACKETS ? left : MAX_PACKETS, 0, 0);
-            if (st != ST_OK)
-                return st;
-        }
+        int64_t gap = i ? s->src - (ph->sends[i - 1].src + ph->sends[i - 1].words) : lead;
+        Status st = skip_heads(e, r, single, gap, per);
+        if (st != ST_OK)
+            return st;
         int64_t dx, dy;
         global_xy(e, &e->cores[s->dst_core], &dx, &dy);
         dx -= sx;
         dy -= sy;
-        int64_t unit = (s->dst_addr - emit_recv_base(e, s->dst_core, p)) / 2;
+        int64_t unit = (s->dst_addr - emit_recv_base(e, s->dst_core, p) * wb) / per;
         if (dx < e->chip->hop_min || dx > e->chip->hop_max || dy < e->chip->hop_min ||
-            dy > e->chip->hop_max || unit < 0 || unit >= (1 << 12) || s->words / 2 > 4096 ||
-            (s->run != s->stride && (s->run / 2 > 128 || (s->stride - s->run) / 2 >= 4096)))
+            dy > e->chip->hop_max || unit < 0 || unit >= (1 << 12) || s->words / per > 4096 ||
+            (s->run != s->stride && (s->run / per > 128 || (s->stride - s->run) / per >= 4096)))
             return diag_add(e->d, ST_LOGIC, "emit.route", c->name,
                             "phase %d: a packet to %s (dx %lld, dy %lld, address unit %lld, %lld "
-                            "packets) leaves the header's ranges", p, e->cores[s->dst_core].name,
-                            (long long)dx, (long long)dy, (long long)unit,
-                            (long long)(s->words / 2));
+                            "packets of %s) leaves the header's ranges", p,
+                            e->cores[s->dst_core].name, (long long)dx, (long long)dy,
+                            (long long)unit, (long long)(s->words / per),
+                            single ? "1 byte" : "8 bytes");
         /* packet k lands at unit A + (k / (C + 1)) * (C + 1 + O) + k % (C + 1): runs of
          * C + 1 packets O units apart; one contiguous run: C = O = 0 */
         bool strided = s->run != s->stride;
-        Status st = add_head(e, r, true, s->relay, dx, dy, unit, s->words / 2,
-                             strided ? s->run / 2 - 1 : 0,
-                             strided ? (s->stride - s->run) / 2 : 0);
+        st = add_head(e, r, single, true, s->relay, dx, dy, unit, s->words / per,
+                      strided ? s->run / per - 1 : 0, strided ? (s->stride - s->run) / per : 0);
         if (st != ST_OK)
             return st;
     }
@@ -629,12 +749,29 @@ static Status relay_part(Emit *e, uint32_t k, int32_t p, Taskir__Asm__P09 *r)
     return ST_OK;
 }
 
+/* A 1-byte packet's destination counts bytes from its receiver's base (12 bits: 4 KiB),
+ * so a core that receives runs of bytes in a phase, in no relaying chain, takes the first
+ * word it receives into then as its base (emit_route_chain.c sets recv_lo). */
+static void byte_bases(Emit *e)
+{
+    for (uint32_t k = 0; k < e->n_cores; k++)
+        for (int32_t p = 0; p < e->cores[k].n_phases; p++) {
+            const EPhase *ph = &e->cores[k].ph[p];
+            for (size_t i = 0; i < ph->n_sends; i++) {
+                EPhase *q = &e->cores[ph->sends[i].dst_core].ph[p];
+                if (ph->sends[i].single && !q->chained && !q->recv_base)
+                    q->recv_base = q->recv_lo;
+            }
+        }
+}
+
 Status emit_router_prims(Emit *e)
 {
     char id[32];
     Status cst = emit_route_chains(e);
     if (cst != ST_OK)
         return cst;
+    byte_bases(e);
     for (uint32_t k = 0; k < e->n_cores; k++) {
         ECore *c = &e->cores[k];
         for (int32_t p = 0; p < c->n_phases; p++) {

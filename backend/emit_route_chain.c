@@ -216,6 +216,14 @@ static size_t group_end(const EPhase *ph, size_t i)
     return j;
 }
 
+static bool has_bytes(const EPhase *ph)
+{
+    for (size_t i = 0; i < ph->n_sends; i++)
+        if (ph->sends[i].single)
+            return true;
+    return false;
+}
+
 Status emit_route_chains(Emit *e)
 {
     for (uint32_t k = 0; k < e->n_cores; k++) /* the first word each core receives into */
@@ -223,15 +231,16 @@ Status emit_route_chains(Emit *e)
             const EPhase *ph = &e->cores[k].ph[p];
             for (size_t i = 0; i < ph->n_sends; i++) {
                 EPhase *q = &e->cores[ph->sends[i].dst_core].ph[p];
-                if (!q->recv_lo || ph->sends[i].dst_addr < q->recv_lo)
-                    q->recv_lo = ph->sends[i].dst_addr;
+                int64_t w = ph->sends[i].dst_addr / (ph->sends[i].single ? 4 : 1);
+                if (!q->recv_lo || w < q->recv_lo)
+                    q->recv_lo = w;
             }
         }
     for (uint32_t k = 0; k < e->n_cores; k++) /* cut, sort and count the groups */
         for (int32_t p = 0; p < e->cores[k].n_phases; p++) {
             EPhase *ph = &e->cores[k].ph[p];
-            if (ph->n_sends < 2)
-                continue;
+            if (ph->n_sends < 2 || has_bytes(ph))
+                continue; /* runs of bytes go in 1-byte packets, never to a chain */
             Status cst = cut_overlaps(e, ph, p);
             if (cst != ST_OK)
                 return cst;
@@ -246,6 +255,8 @@ Status emit_route_chains(Emit *e)
         for (int32_t p = 0; p < e->cores[k].n_phases; p++) {
             EPhase *ph = &e->cores[k].ph[p];
             size_t out = 0;
+            if (has_bytes(ph))
+                continue;
             for (size_t i = 0, j; i < ph->n_sends && ph->n_sends > 1; i = j) {
                 j = group_end(ph, i);
                 if (j - i > 1) {

@@ -8,17 +8,25 @@
  * rows arriving in a phase land in a landing area of their own in the receive area, alive in
  * that phase only, and a P06 in Soma2 of that phase (after the router) moves them into the
  * copy's area in the data banks (emit_move.c), where the copy's readers find it whole from
- * the next phase on.
+ * the next phase on. Each edge's pixels go forwards or mirrored (its first phase taking its
+ * last pixels), the first choice that makes every phase's pixels adjacent, else the first
+ * that makes them two runs at most: a P26 splits such a part into its two places. The
+ * spread copies of a core share the move of a phase: two copies' runs in one phase land
+ * back to back, and the P26 splits them into the two copies.
  *
- * A copy that a writer on its own core writes part of, or whose parts are not whole rows of
- * it (all its columns and channels: one move a phase), is not spread: it lives in the
- * receive area from its first arrival, as any received copy (emit_plan.c), and each
- * transfer goes whole in its first phase. The Mapping puts every arrival before the copy's
+ * A copy over the receive area is planned so too when each transfer into it arrives in one
+ * phase, or when writers on its own core write their rows of it straight: its received rows
+ * part by part, beside theirs. Another copy that
+ * a writer on its own core writes part of, or one whose parts are not whole rows of it (all
+ * its columns and channels: one move a phase), is not spread: it lives in the receive area
+ * from its first arrival, as any received copy (emit_plan.c), and each transfer goes whole
+ * in its first phase. The Mapping puts every arrival before the copy's
  * readers (after the Soma2 of the last, mapper/schedule.c): a part arriving in the first
  * reader's phase or later arrives in the step before (a stage's input, over the end of the
  * step: then the copy's area lives the whole step). Refused (logic errors naming the block,
- * not written yet): parts of several edges in a phase that are not adjacent rows
- * [emit.alloc]; a Soma2 that runs a block in a phase a part arrives in [emit.slot].
+ * not written yet): parts in a phase that are three runs apart or more, of one copy or of
+ * the core's spread copies together [emit.alloc]; a Soma2 that runs a block or another
+ * inserted move in a phase a part arrives in [emit.slot].
  */
 #include "backend/emit_internal.h"
 
@@ -63,12 +71,16 @@ static bool whole_rows(const Emit *e, const ECopy *cp, const Edge *ed)
 bool emit_spread_of(const Emit *e, const ECopy *cp)
 {
     const BlockUses *bu = &e->uses.blocks[cp->block];
-    bool spread = false;
+    bool spread = false, local = false;
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         const Edge *ed = e->g->edges[bu->in_edges[j]];
         long w = graph_block_pos(e->g, ed->src);
-        if (w >= 0 && e->core_of[w] == cp->core)
-            return false; /* a writer on its core: the copy stays in the receive area */
+        if (w >= 0 && e->core_of[w] == cp->core) {
+            if (e->outs[w].gather || e->outs[w].aliased)
+                return false; /* its buffer moved by the router: the copy stays received */
+            local = true; /* its primitive writes its rows of the copy straight */
+            continue;
+        }
         const MapDict *dict = emit_edge_dict(e, ed->id);
         int32_t first = -1;
         bool here = false;
@@ -84,14 +96,24 @@ bool emit_spread_of(const Emit *e, const ECopy *cp)
         if (here && !whole_rows(e, cp, ed))
             return false; /* one move a phase moves whole rows only */
     }
-    return spread;
+    /* a copy too large for the receive area (each transfer whole in one phase, or a writer
+     * on its core writing rows of it): its received rows land and move part by part likewise,
+     * beside the rows written there; one that fits stays there whole when a writer on its
+     * core writes part of it */
+    return cp->feat.words > RECV_WORDS || (spread && !local);
+}
+
+/* Whether part pt holds a run of copy ci. */
+static bool part_of(const EPart *pt, uint32_t ci)
+{
+    return pt->copy[0] == ci || (pt->nq[1] > 0 && pt->copy[1] == ci);
 }
 
 const EPart *emit_part_at(const Emit *e, const ECopy *cp, int32_t p)
 {
     uint32_t ci = (uint32_t)(cp - e->copies);
     for (size_t i = 0; i < e->n_parts; i++)
-        if (e->parts[i].copy == ci && e->parts[i].phase == p)
+        if (e->parts[i].core == cp->core && e->parts[i].phase == p && part_of(&e->parts[i], ci))
             return &e->parts[i];
     return NULL;
 }
@@ -101,9 +123,18 @@ int32_t emit_spread_last(const Emit *e, const ECopy *cp)
     uint32_t ci = (uint32_t)(cp - e->copies);
     int32_t last = -1;
     for (size_t i = 0; i < e->n_parts; i++)
-        if (e->parts[i].copy == ci && e->parts[i].phase > last)
+        if (part_of(&e->parts[i], ci) && e->parts[i].phase > last)
             last = e->parts[i].phase;
     return last;
+}
+
+/* The part of core k in phase p, or NULL. */
+static EPart *part_on(const Emit *e, uint32_t k, int32_t p)
+{
+    for (size_t i = 0; i < e->n_parts; i++)
+        if (e->parts[i].core == k && e->parts[i].phase == p)
+            return &e->parts[i];
+    return NULL;
 }
 
 /* Words of core k's receive area requested for phase p so far. */
@@ -242,8 +273,8 @@ static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, s
 
 /* Places the segments of the edges whose bit is set in mask mirrored in their edge's pixels
  * (its first phase taking its last pixels), the others as cut: from[] the segments as cut,
- * into segs sorted by phase and pixel; whether the pixels of every phase are adjacent. */
-static bool place_segs(const ESeg *from, ESeg *segs, size_t n, const ERows *er, uint32_t mask)
+ * into segs sorted by phase and pixel; the most runs of adjacent pixels in one phase. */
+static int place_segs(const ESeg *from, ESeg *segs, size_t n, const ERows *er, uint32_t mask)
 {
     for (size_t i = 0; i < n; i++) {
         segs[i] = from[i];
@@ -251,59 +282,88 @@ static bool place_segs(const ESeg *from, ESeg *segs, size_t n, const ERows *er, 
             segs[i].q0 = er[from[i].edge].lo + er[from[i].edge].hi - from[i].q0 - from[i].nq;
     }
     qsort(segs, n, sizeof *segs, seg_cmp);
-    for (size_t i = 1; i < n; i++)
-        if (segs[i].phase == segs[i - 1].phase && segs[i].q0 != segs[i - 1].q0 + segs[i - 1].nq)
-            return false;
-    return true;
+    int most = n ? 1 : 0, runs = 1;
+    for (size_t i = 1; i < n; i++) {
+        if (segs[i].phase != segs[i - 1].phase)
+            runs = 1;
+        else if (segs[i].q0 != segs[i - 1].q0 + segs[i - 1].nq)
+            runs++;
+        most = runs > most ? runs : most;
+    }
+    return most;
 }
 
-/* The parts of spread copy cp: its segments joined phase by phase, a landing area each. */
+/* The parts of spread copy cp: its segments joined phase by phase into runs of adjacent
+ * pixels, at most two a phase with those of the core's other spread copies (one move a
+ * phase: a P06, or a P26 for two runs), a landing area each part. */
 static Status plan_parts(Emit *e, ECopy *cp, ESeg *segs, size_t n)
 {
     int32_t reader = first_reader(e, cp);
     const Block *b = e->g->blocks[cp->block];
-    uint32_t k = cp->core;
+    uint32_t k = cp->core, ci = (uint32_t)(cp - e->copies);
     int64_t pw = emit_feat_pixel_words(&cp->feat);
+    if (pw % ROW_WORDS)
+        return diag_block(e->d, ST_RUNTIME, "emit.internal", b,
+                          "pixels of %lld words, not whole 16-byte rows", (long long)pw);
     for (size_t i = 0; i < n;) {
-        size_t j = i + 1;
-        int64_t nq = segs[i].nq;
-        for (; j < n && segs[j].phase == segs[i].phase; j++) {
-            if (segs[j].q0 != segs[i].q0 + nq)
-                return diag_block(e->d, ST_LOGIC, "emit.alloc", b,
-                                  "arrives on %s in phase %d as pixels %lld.. and %lld.., "
-                                  "not adjacent: not written yet (one move a phase moves "
-                                  "adjacent pixels)", e->cores[k].name, segs[i].phase,
-                                  (long long)segs[i].q0, (long long)segs[j].q0);
-            nq += segs[j].nq;
-        }
         int32_t p = segs[i].phase;
-        if (emit_soma_taken(e, k, p, PI_SOMA2))
-            return diag_block(e->d, ST_LOGIC, "emit.slot", b,
-                              "arrives on %s over several phases: the rows arriving in phase "
-                              "%d must move out of the receive area by a P06 in Soma2 of "
-                              "that phase, which is taken", e->cores[k].name, p);
-        if (pw % ROW_WORDS)
-            return diag_block(e->d, ST_RUNTIME, "emit.internal", b,
-                              "pixels of %lld words, not whole 16-byte rows", (long long)pw);
-        EPart *np = emit_grow(e, e->parts, &e->cap_parts, e->n_parts, sizeof *e->parts);
-        if (!np)
-            return ST_RUNTIME;
-        e->parts = np;
-        uint32_t land = emit_request(e, k, pw * nq, ROW_WORDS, p, p, ALLOC_RECV, b->id);
-        if (land == EMIT_NONE)
-            return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
-        e->parts[e->n_parts++] = (EPart){(uint32_t)(cp - e->copies), p, segs[i].q0, nq, land};
-        Status st = emit_slot_take(e, k, p, PI_SOMA2, SLOT_PART, cp->block);
-        if (st != ST_OK)
-            return st;
-        AllocReq *r = &e->cores[k].reqs[cp->req]; /* its area is alive from the first move */
-        if (p < r->first)
-            r->first = cp->first = p;
-        if (p > r->last)
-            r->last = cp->last = p;
+        int64_t q0[2] = {segs[i].q0, 0}, nq[2] = {0, 0};
+        int r = 0;
+        size_t j = i;
+        for (; j < n && segs[j].phase == p; j++) {
+            if (j > i && segs[j].q0 != q0[r] + nq[r]) {
+                if (++r == 2)
+                    return diag_block(e->d, ST_LOGIC, "emit.alloc", b,
+                                      "arrives on %s in phase %d as three or more runs of "
+                                      "pixels that are not adjacent (%lld.., %lld.., "
+                                      "%lld..): not written yet (a phase's move splits what "
+                                      "arrives into two runs at most)", e->cores[k].name, p,
+                                      (long long)q0[0], (long long)q0[1],
+                                      (long long)segs[j].q0);
+                q0[r] = segs[j].q0;
+            }
+            nq[r] += segs[j].nq;
+        }
+        EPart *pt = part_on(e, k, p);
+        if (pt && (pt->nq[1] > 0 || r > 0))
+            return diag_block(e->d, ST_LOGIC, "emit.alloc", b,
+                              "arrives on %s in phase %d beside other spread copies' parts, "
+                              "in three or more runs of pixels apart: not written yet (a "
+                              "phase's move splits what arrives into two runs at most)",
+                              e->cores[k].name, p);
+        if (pt) { /* a second run beside another copy's: the P26 splits them */
+            pt->copy[1] = ci;
+            pt->q0[1] = q0[0];
+            pt->nq[1] = nq[0];
+            e->cores[k].reqs[pt->land].words += nq[0] * pw;
+        } else {
+            if (emit_soma_taken(e, k, p, PI_SOMA2))
+                return diag_block(e->d, ST_LOGIC, "emit.slot", b,
+                                  "arrives on %s over several phases: the rows arriving in "
+                                  "phase %d must move out of the receive area by a P06 in "
+                                  "Soma2 of that phase, which is taken", e->cores[k].name, p);
+            EPart *np = emit_grow(e, e->parts, &e->cap_parts, e->n_parts, sizeof *e->parts);
+            if (!np)
+                return ST_RUNTIME;
+            e->parts = np;
+            EPart part = {k, p, {ci, ci}, {q0[0], q0[1]}, {nq[0], nq[1]}, EMIT_NONE};
+            part.land = emit_request(e, k, pw * (nq[0] + nq[1]), ROW_WORDS, p, p, ALLOC_RECV,
+                                     b->id);
+            if (part.land == EMIT_NONE)
+                return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+            e->parts[e->n_parts++] = part;
+            Status st = emit_slot_take(e, k, p, PI_SOMA2, SLOT_PART, cp->block);
+            if (st != ST_OK)
+                return st;
+        }
+        AllocReq *rq = &e->cores[k].reqs[cp->req]; /* its area is alive from the first move */
+        if (p < rq->first)
+            rq->first = cp->first = p;
+        if (p > rq->last)
+            rq->last = cp->last = p;
         if (p >= reader) { /* it arrives in the step before its readers: the whole step */
-            r->first = cp->first = 0;
-            r->last = cp->last = e->cores[k].n_phases - 1;
+            rq->first = cp->first = 0;
+            rq->last = cp->last = e->cores[k].n_phases - 1;
         }
         i = j;
     }
@@ -339,19 +399,20 @@ Status emit_spreads(Emit *e)
         if (st == ST_OK)
             st = cut_edges(e, cp, &segs, &n, &cap, words, ph, er, &ne);
         /* the edges' pixels forwards or mirrored, the first way that makes every phase's
-         * pixels adjacent (one move a phase) */
+         * pixels adjacent (a P06 moves them), else the first that makes them two runs at
+         * most (a P26 splits them) */
         ESeg *placed = st == ST_OK ? malloc((n ? n : 1) * sizeof *placed) : NULL;
         if (st == ST_OK && !placed)
             st = diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
         uint32_t mask = 0, masks = ne < 12 ? 1u << ne : 1u;
-        while (st == ST_OK && mask < masks && !place_segs(segs, placed, n, er, mask))
-            mask++;
-        if (st == ST_OK && mask == masks)
-            st = diag_block(e->d, ST_LOGIC, "emit.alloc", e->g->blocks[cp->block],
-                            "the Mapping spreads the transfers into it on %s so that the "
-                            "pixels arriving in some phase are not adjacent, whichever way "
-                            "each edge's pixels go: not written yet (one move a phase moves "
-                            "adjacent pixels)", c->name);
+        for (int runs = 1; st == ST_OK && runs <= 2; runs++) {
+            for (mask = 0; mask < masks && place_segs(segs, placed, n, er, mask) > runs;)
+                mask++;
+            if (mask < masks)
+                break;
+        }
+        if (st == ST_OK && mask == masks) /* none: as cut, refused by plan_parts */
+            place_segs(segs, placed, n, er, 0);
         if (st == ST_OK)
             st = plan_parts(e, cp, placed, n);
         free(placed);

@@ -8,6 +8,9 @@
  *               UINT_8 or INT_32, the first that holds its values (within the container of
  *               its data); when its precision's clamp never acts, an Axon block INT_32, a
  *               CLUT or CLIF the first of INT_8, UINT_8, INT_32 that holds its values
+ *   widening    a storage block of a precision the chip encodes whose writers (compute
+ *               blocks) give values outside it (the graph's storage keeps them) takes the
+ *               first of INT_8, UINT_8, INT_32 that holds them, when its readers read it
  *   CCMPB/CCMPS the first of: its output precision (its own, INT_8, UINT_8, INT_32), its CMP
  *               (its own, or moved into [-128, 127] or [-1, 1]) and reading doubled values
  *               (when the shift is odd) with which the TaskGraph gives the same values and
@@ -18,6 +21,10 @@
  *               shifted values fit a table index (4, 8 or 12 bits: 16 to 4096 entries)
  *               becomes a CLUT with the same shift and the table clip(i): P07 shifts from
  *               int32 whatever its output
+ *   clamp       an Axon block whose precision the chip does not encode and whose clamp acts
+ *               writes INT_32 (its maps too), and a CCMPB of that precision from its lower
+ *               bound goes between each map and each reader: the next round makes it a table
+ *               or splits it ("bound")
  *   bound       else a CCMPB / CCMPS clipping to a precision the chip does not encode (or to
  *               TERNARY into a map of another precision) takes one it encodes that holds its
  *               values before the precision's bound, its maps that one too, and a CCMPS to
@@ -47,7 +54,10 @@
 static const MapThrough through_double = {BT_CADD, "x2", AT_CONSTANT_B, 0, true, true};
 
 /* The kinds of rewrite, each counted with its first block (for the warnings). */
-enum { MADE_PREC, MADE_CMP, MADE_LUT, MADE_ODD, MADE_FOLD, MADE_WIDE, MADE_BOUND, MADE_KINDS };
+enum {
+    MADE_PREC, MADE_CLAMP, MADE_WIDEN, MADE_CMP, MADE_LUT, MADE_ODD, MADE_FOLD, MADE_WIDE,
+    MADE_BOUND, MADE_KINDS
+};
 
 /* Rounds of rewrites at most: each wide split narrows its shift or operand by 6 bits or
  * more, so 6 rounds end every chain of them on int32 values. */
@@ -60,18 +70,21 @@ typedef struct Made {
 } Made;
 
 /* What the pass decided for each block (per position). */
-enum { TODO_NONE, TODO_NARROWED = 1, TODO_DOUBLE = 2, TODO_LUT = 4, TODO_BOUND = 8 };
+enum {
+    TODO_NONE, TODO_NARROWED = 1, TODO_DOUBLE = 2, TODO_LUT = 4, TODO_BOUND = 8, TODO_CLAMP = 16
+};
 
 typedef struct Ctx {
     Graph *g;
     const Chip *c;
     ExactInfo x;
     uint8_t *todo;
-    int32_t *lut_dw;                /* TODO_LUT: the table's LUT_DW; TODO_BOUND: the bound */
+    int32_t *lut_dw;                /* TODO_LUT: the table's LUT_DW; TODO_BOUND: the bound;
+                                       TODO_CLAMP: the old precision */
     int32_t *wide_id;               /* the blocks to split (exact_wide.c), by id */
     int8_t *wide_op;                /* their operand (-1: a shift) */
     uint32_t n_wide;
-    uint32_t n_bound;               /* TODO_BOUND: clips split in two */
+    uint32_t n_bound;               /* TODO_BOUND, TODO_CLAMP: clips put after blocks */
     Made m;
     Diag *d;
 } Ctx;
@@ -129,6 +142,38 @@ static PrecisionId encodable(const Chip *c, const Block *b, const ExactBlock *x)
     return is_soma(c, b) ? fitting(c, x->raw, any, 3, -1) : fitting(c, x->raw, axon, 1, -1);
 }
 
+/* A storage block without data that only compute blocks write, of a precision the chip
+ * encodes but whose values leave it (the graph's storage keeps them as they are; the
+ * chip's map of that precision would not hold them): the first of INT_8, UINT_8, INT_32
+ * that holds them and that every reader reads (its primitive's input precisions; an
+ * OUTPUT reads any), or PR_COUNT. */
+static PrecisionId widened(const Chip *c, const Graph *g, const Block *b, const ExactBlock *x)
+{
+    static const PrecisionId any[] = {PR_INT_8, PR_UINT_8, PR_INT_32};
+    ExactRange own = exact_prec_range(blk_prec(b));
+    if (bt_info(b->type)->kind != BK_STORAGE || b->type == BT_SB || b->data ||
+        exact_inside(x->out, own.lo, own.hi) || !x->visited)
+        return PR_COUNT;
+    for (uint32_t k = 0; k < b->n_in; k++)
+        for (uint32_t j = 0; j < b->in[k].n_ifaces; j++) {
+            const Edge *e = graph_edge(g, b->in[k].ifaces[j].edge_id);
+            const Block *w = e ? graph_block(g, e->src) : NULL;
+            if (!w || bt_info(w->type)->kind != BK_COMPUTE)
+                return PR_COUNT;
+        }
+    PrecisionId p = fitting(c, x->out, any, 3, -1);
+    for (uint32_t k = 0; p != PR_COUNT && k < b->n_out; k++)
+        for (uint32_t j = 0; j < b->out[k].n_ifaces; j++) {
+            const Edge *e = graph_edge(g, b->out[k].ifaces[j].edge_id);
+            const Block *r = e ? graph_block(g, e->dst) : NULL;
+            const ChipPrim *pr = r ? chip_prim_for(c, r->type) : NULL;
+            if (!r || (r->type != BT_OUTPUT && (bt_info(r->type)->kind != BK_COMPUTE || !pr ||
+                                               (pr->precs && !(pr->precs >> p & 1)))))
+                return PR_COUNT;
+        }
+    return p;
+}
+
 /* Can b read its first role's values doubled: every edge into those clusters a plain copy
  * (map_insert_through copies boxes, not rearrangements) from a storage block? */
 static bool plain_inputs(const Graph *g, const Block *b)
@@ -150,9 +195,11 @@ static int32_t clamp32(int32_t v, int32_t lo, int32_t hi)
 }
 
 /* A CCMPB / CCMPS whose chip value differs: the first precision, CMP and doubling with
- * which both the TaskGraph and the chip give its values (file comment); false when none. */
+ * which both the TaskGraph and the chip give its values (file comment); false when none.
+ * An 8-bit precision other than the 8-bit map's (P05 writes its 8 bits as the map's) only
+ * when the maps may take it (free_map) and its values vals fit it. */
 static bool plan_cmp(const Chip *c, const ExactCmp *ref, ExactRange m, bool plain,
-                     PrecisionId map, ExactCmp *out)
+                     PrecisionId map, bool free_map, ExactRange vals, ExactCmp *out)
 {
     PrecisionId precs[] = {ref->out, PR_INT_8, PR_UINT_8, PR_INT_32};
     int32_t cmps[] = {ref->cmp, clamp32(ref->cmp, -128, 127), clamp32(ref->cmp, -1, 1)};
@@ -168,6 +215,10 @@ static bool plan_cmp(const Chip *c, const ExactCmp *ref, ExactRange m, bool plai
                 k.scale = dbl;
                 if (!chip_prec(c, k.out) || !chip_prec(c, k.in) ||
                     (k.out == PR_TERNARY && map != PR_TERNARY) || /* P05 clips to the map */
+                    (k.out != map && chip_prec(c, map) && pr_info(k.out)->bits == 8 &&
+                     pr_info(map)->bits == 8 && /* it writes its 8 bits as the map's */
+                     !(free_map && exact_inside(vals, exact_prec_range(k.out).lo,
+                                                exact_prec_range(k.out).hi))) ||
                     (k.shift && (!exact_narrows(c, k.in, k.out) ||
                                  !chip_soma_shift(c, k.shift, NULL))) ||
                     (dbl && !exact_inside(m, INT32_MIN / 2, INT32_MAX / 2)))
@@ -213,6 +264,31 @@ static bool only_written_by(const Graph *g, const Block *s, int32_t w)
     return true;
 }
 
+/* Does b write maps only it writes (maps_free: they may take another precision)? */
+static bool maps_free(const Graph *g, const Block *b)
+{
+    if (!b->n_out || !b->out[0].n_ifaces)
+        return false;
+    for (uint32_t j = 0; j < b->out[0].n_ifaces; j++) {
+        const Edge *e = graph_edge(g, b->out[0].ifaces[j].edge_id);
+        const Block *s = e ? graph_block(g, e->dst) : NULL;
+        if (!s || !only_written_by(g, s, b->id))
+            return false;
+    }
+    return true;
+}
+
+/* Every map b writes takes precision p. */
+static void set_maps(Graph *g, const Block *b, PrecisionId p)
+{
+    for (uint32_t j = 0; b->n_out && j < b->out[0].n_ifaces; j++) {
+        const Edge *e = graph_edge(g, b->out[0].ifaces[j].edge_id);
+        Block *s = e ? graph_block(g, e->dst) : NULL;
+        if (s)
+            set_prec(s, p);
+    }
+}
+
 /* A CCMPB (CCMPS) at pos clipping to a precision p the chip cannot give it (file comment,
  * "bound"): the precision *q it takes instead (the first of its map's, INT_8, UINT_8, INT_32
  * the chip encodes whose upper (lower) bound is at or beyond p's and which holds the values
@@ -232,13 +308,10 @@ static bool bound_plan(const Chip *c, const Graph *g, uint32_t pos, const ExactB
         p.hi = p.hi > 127 ? 127 : p.hi;
     }
     bool one = k.one_d;
-    if (!b->n_out || !b->out[0].n_ifaces)
+    if (!maps_free(g, b))
         return false;
     for (uint32_t j = 0; j < b->out[0].n_ifaces; j++) {
-        const Edge *e = graph_edge(g, b->out[0].ifaces[j].edge_id);
-        const Block *s = e ? graph_block(g, e->dst) : NULL;
-        if (!s || !only_written_by(g, s, b->id))
-            return false;
+        const Block *s = graph_block(g, graph_edge(g, b->out[0].ifaces[j].edge_id)->dst);
         one = one || (!s->shape.d[D_Y] && !s->shape.d[D_X]);
     }
     /* the values it writes with q reach from lo (CCMPB) or up to hi (CCMPS); q's bound on
@@ -261,6 +334,16 @@ static bool bound_plan(const Chip *c, const Graph *g, uint32_t pos, const ExactB
     return false;
 }
 
+/* An Axon block b of a precision the chip does not encode whose clamp acts (file comment,
+ * "clamp"): it may write INT_32 into maps only it writes, its exact result inside int32 (so
+ * that the clamp after it sees the values the TaskGraph clamps). */
+static bool clamp_after(const Chip *c, const Graph *g, const Block *b, const ExactBlock *x)
+{
+    const ChipPrim *p = chip_prim_for(c, b->type);
+    return bt_info(b->type)->kind == BK_COMPUTE && p && p->unit == UNIT_AXON &&
+           exact_inside(x->raw, INT32_MIN, INT32_MAX) && maps_free(g, b);
+}
+
 /* The attribute rewrites: precisions, then each CCMPB / CCMPS the chip would run otherwise
  * (a plan, else a CLUT for later); then storage that only narrowed blocks write. */
 static Status attr_rewrites(Ctx *x)
@@ -270,13 +353,23 @@ static Status attr_rewrites(Ctx *x)
     for (uint32_t i = 0; i < g->n_blocks; i++) {
         Block *b = g->blocks[i];
         BlockKind kind = bt_info(b->type)->kind;
-        if ((kind != BK_STORAGE && kind != BK_COMPUTE) || chip_prec(c, blk_prec(b)))
-            continue;
-        PrecisionId p = encodable(c, b, &x->x.blocks[i]);
-        if (p != PR_COUNT) {
-            set_prec(b, p);
-            made(&x->m, MADE_PREC, b, "map.exact.prec");
+        PrecisionId p = PR_COUNT;
+        if ((kind == BK_STORAGE || kind == BK_COMPUTE) && !chip_prec(c, blk_prec(b))) {
+            if ((p = encodable(c, b, &x->x.blocks[i])) != PR_COUNT) {
+                made(&x->m, MADE_PREC, b, "map.exact.prec");
+            } else if (clamp_after(c, g, b, &x->x.blocks[i])) {
+                x->lut_dw[i] = (int32_t)blk_prec(b); /* the clamp takes it */
+                x->todo[i] |= TODO_CLAMP;
+                x->n_bound++;
+                set_maps(g, b, PR_INT_32);
+                made(&x->m, MADE_CLAMP, b, "map.exact.prec");
+                p = PR_INT_32;
+            }
+        } else if ((p = widened(c, g, b, &x->x.blocks[i])) != PR_COUNT) {
+            made(&x->m, MADE_WIDEN, b, "emit.prec");
         }
+        if (p != PR_COUNT)
+            set_prec(b, p);
     }
     for (uint32_t i = 0; i < g->n_blocks; i++) {
         Block *b = g->blocks[i];
@@ -291,10 +384,13 @@ static Status attr_rewrites(Ctx *x)
         ExactCmp ref, k;
         PrecisionId q;
         exact_cmp_of(b, in, &ref);
-        if (plan_cmp(c, &ref, xb->in, plain_inputs(g, b), map, &k)) {
+        bool free_map = maps_free(g, b);
+        if (plan_cmp(c, &ref, xb->in, plain_inputs(g, b), map, free_map, xb->out, &k)) {
             if (k.cmp != ref.cmp && !blk_set_attr(g, b, AT_CMP, k.cmp))
                 return diag_add(x->d, ST_RUNTIME, "oom", NULL, "out of memory rewriting");
             set_prec(b, k.out);
+            if (k.out != map && pr_info(k.out)->bits == 8 && pr_info(map)->bits == 8)
+                set_maps(g, b, k.out); /* free_map: its values fit k.out */
             x->todo[i] |= (k.out == PR_INT_8 && ref.out != PR_INT_8 ? TODO_NARROWED : 0) |
                           (k.scale ? TODO_DOUBLE : 0);
             made(&x->m, MADE_CMP, b, rule ? rule : "map.exact.prec");
@@ -306,8 +402,7 @@ static Status attr_rewrites(Ctx *x)
                    bound_plan(c, g, i, xb, map, &q, &x->lut_dw[i])) {
             /* clip to an encodable precision, then to the old one's bound after it */
             set_prec(b, q);
-            for (uint32_t j = 0; j < b->out[0].n_ifaces; j++)
-                set_prec(graph_block(g, graph_edge(g, b->out[0].ifaces[j].edge_id)->dst), q);
+            set_maps(g, b, q);
             x->todo[i] |= TODO_BOUND;
             x->n_bound++;
             made(&x->m, MADE_BOUND, b, rule ? rule : "map.exact.prec");
@@ -432,14 +527,14 @@ static Status double_inputs(Ctx *x, Block *b)
     return st;
 }
 
-/* The bound of clip b (TODO_BOUND: a CCMPS to it after a CCMPB, a CCMPB from it after a
- * CCMPS; the next round gives it the precision P25 / P05 compute it in) between each map b
- * writes and each of that map's readers. */
-static Status bound_after(Ctx *x, Block *b, int32_t bound)
+/* Block kind t (its precision prec, PR_COUNT: INT_32) between each map b writes and each of
+ * that map's readers: the bound of clip b (TODO_BOUND: a CCMPS to it after a CCMPB, a CCMPB
+ * from it after a CCMPS; the next round gives it the precision P25 / P05 compute it in), or
+ * the clamp after Axon block b (TODO_CLAMP: a CCMPB from the old precision's lower bound,
+ * of that precision, which the next round splits or makes a table). */
+static Status through_maps(Ctx *x, Block *b, const MapThrough *t, PrecisionId prec)
 {
     Graph *g = x->g;
-    const MapThrough t = {b->type == BT_CCMPB ? BT_CCMPS : BT_CCMPB,
-                          b->type == BT_CCMPB ? "ceil" : "floor", AT_CMP, bound, false, false};
     uint32_t nw = b->n_out ? b->out[0].n_ifaces : 0, n = 0;
     int32_t *maps = malloc((nw ? nw : 1) * sizeof *maps), *ids = NULL;
     for (uint32_t k = 0; maps && k < nw; k++) { /* the maps first: inserting moves clusters */
@@ -459,8 +554,13 @@ static Status bound_after(Ctx *x, Block *b, int32_t bound)
         }
         for (uint32_t j = 0; j < n; j++)
             ids[j] = s->out[0].ifaces[j].edge_id;
-        for (uint32_t j = 0; j < n && st == ST_OK; j++)
-            st = map_insert_through(g, s, ids[j], 0, &t, x->d);
+        for (uint32_t j = 0; j < n && st == ST_OK; j++) {
+            st = map_insert_through(g, s, ids[j], 0, t, x->d);
+            /* budget 0: one block and its map, the last two added */
+            Block *made_b = g->n_blocks >= 2 ? g->blocks[g->n_blocks - 2] : NULL;
+            if (st == ST_OK && prec != PR_COUNT && made_b && made_b->type == t->type)
+                set_prec(made_b, prec);
+        }
     }
     free(maps);
     free(ids);
@@ -485,8 +585,18 @@ static Status struct_rewrites(Ctx *x)
             lut_odd = !exact_shift_ok(x->c, b);
             st = to_lut(x, b, x->lut_dw[i], exact_input_prec(g, i));
         }
-        if (st == ST_OK && (x->todo[i] & TODO_BOUND))
-            st = bound_after(x, b, x->lut_dw[i]);
+        if (st == ST_OK && (x->todo[i] & TODO_BOUND)) {
+            const MapThrough t = {b->type == BT_CCMPB ? BT_CCMPS : BT_CCMPB,
+                                  b->type == BT_CCMPB ? "ceil" : "floor", AT_CMP, x->lut_dw[i],
+                                  false, false};
+            st = through_maps(x, b, &t, PR_COUNT);
+        }
+        if (st == ST_OK && (x->todo[i] & TODO_CLAMP)) {
+            PrecisionId p = (PrecisionId)x->lut_dw[i];
+            const MapThrough t = {BT_CCMPB, "clamp", AT_CMP, (int32_t)exact_prec_range(p).lo,
+                                  true, false};
+            st = through_maps(x, b, &t, p);
+        }
         if ((x->todo[i] & TODO_DOUBLE) || lut_odd || doubles(x->c, g, b, &x->x.blocks[i])) {
             if (!(x->todo[i] & (TODO_DOUBLE | TODO_LUT)))
                 made(&x->m, MADE_ODD, b, "map.exact.oddshift");
@@ -558,6 +668,9 @@ Status mapper_exact(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d)
 {
     static const char *const what[MADE_KINDS] = {
         "took a precision the chip encodes with the same values",
+        "an Axon block clamping to a precision the chip does not encode wrote INT_32, and a "
+        "CCMPB of that precision after it clamps",
+        "a map whose writers give values outside its precision took one that holds them",
         "CCMPB / CCMPS took an output precision, a CMP or doubled inputs on which the chip "
         "and the TaskGraph agree",
         "CCMPB / CCMPS became a CLUT with the table of its clip",

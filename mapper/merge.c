@@ -17,11 +17,12 @@
  * transfers would cost least in the sketch (its partners where their kept cores are), the
  * nearest on a tie, else stays; the result is deterministic. Joining the nearest core
  * instead pulled a core two ways (ResNet-50, seed 1: 336.3 M byte x hops against plain
- * Scotch's 388.9 M, 0.865x; choosing by cost 298.0 M against 366.2 M, 0.814x). How far: merging without a limit gives the fewest cores, hence the chips
- * the plan needs (place.c's array for that many cores); then the shortest reach (1, 2, 3,
- * 4, 6 or 8 hops in the sketch, else none) whose merging needs no more chips is kept, so the
- * chips are used to their cores and work is pulled together only from nearby (ResNet-50:
- * 2321 cores instead of 1925 on the same 15 chips, 303.1 M byte x hops instead of 369.0 M).
+ * Scotch's 388.9 M, 0.865x; choosing by cost 298.0 M against 366.2 M, 0.814x).
+ * How far: merging without a limit gives the fewest cores, hence the chips the plan needs
+ * (place.c's array for that many cores); then the shortest reach (1, 2, 3, 4, 6 or 8 hops in
+ * the sketch, else none) whose merging needs no more chips is kept, so the chips are used to
+ * their cores and work is pulled together only from nearby (ResNet-50: 2330 cores at a
+ * reach of 2 instead of 1925 on the same 15 chips).
  * Afterwards a core's mem_data is its peak over the phases (what the
  * estimates and the report show), no longer the sum.
  */

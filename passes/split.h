@@ -5,7 +5,9 @@
  *   split_axis.c   cutting one compute block along one axis into pieces
  *   split_slice.c  the part of a storage block's data a piece reads (shared, a view or a copy)
  *   split_spec.c   the explicit cuts of PassOptions.split_spec
- *   split_fit.c    fit mode: choosing the cuts that make every group fit a core
+ *   split_need.c   fit mode: the memory of a block's group, and of a piece before it is made
+ *   split_plan.c   fit mode: the plan of cuts (f, y, x, r together) that makes a block fit
+ *   split_fit.c    fit mode: the rounds that check every block and make the planned cuts
  *   split_edge.c   fit mode: cutting the edges that deliver more than a destination may take
  *   split_soma.c   fit mode: the Soma after an Axon block, counted with it and cut as it was
  *   split.c        the pass
@@ -14,6 +16,7 @@
 #define TASKIR_PASSES_SPLIT_H
 
 #include "passes/pass.h"
+#include "taskir/chip_cost.h"
 #include "taskir/encode.h"
 #include "taskir/uses.h"
 
@@ -139,6 +142,55 @@ Status split_apply_spec(Graph *g, const Chip *c, const char *spec, SplitSlices *
                         Diag *d);
 /* Fit mode: cuts until every group fits a core of c [pass.split.fit]; slices as above. */
 Status split_fit(Graph *g, const Chip *c, SplitSlices *slices, Diag *d);
+/* Fit mode: the memory a block's group needs (split_need.c): chip_group_mem's, the share
+ * of input clusters fed directly by compute blocks (or INPUT), and the Soma after the block
+ * that fuse will pair with it (split_soma_share). */
+typedef struct SplitNeed {
+    GroupMem m;
+    int64_t direct;   /* input clusters fed directly by compute blocks or INPUT */
+    int64_t soma;     /* the Soma after the block, fused with it (split_soma_share) */
+    int64_t total;
+} SplitNeed;
+
+/* The memory of b's group. false on overflow. */
+bool split_need_of(const Chip *c, const Graph *g, const GraphUses *u, const Block *b,
+                   SplitNeed *n);
+/* Does a group of need n fit a core of c? */
+bool split_fits(const Chip *c, const SplitNeed *n);
+/* Is b a conv or matrix-vector block, whose f cut shares the input and divides the weights? */
+bool split_weight_cut(const Block *b);
+/* The need of piece pc of b (r_cut: a piece of an r cut, without the bias), figured as
+ * chip_group_mem would on the piece once made. false on overflow. */
+bool split_piece_need(const Chip *c, const Graph *g, const GraphUses *u, const Block *b,
+                      bool r_cut, const SplitPiece *pc, SplitNeed *out);
+/* The unit b's channels are cut in along ax (split_unit of b's precision and of the Soma's
+ * after it). */
+int32_t split_unit_of(const Chip *c, const Graph *g, const GraphUses *u, const Block *b,
+                      SplitAxis ax);
+/* The need of the largest piece of b cut at bounds[0..parts] along ax (of the first two and
+ * the last two: split_bounds makes the first ones the longest, the border ones may read less
+ * of a padded input), and its index (largest: NULL, not wanted). false when a piece cannot
+ * be made or figured. */
+bool split_estimate(const Chip *c, const Graph *g, const GraphUses *u, const Block *b,
+                    SplitAxis ax, const int32_t *bounds, uint32_t parts, SplitNeed *out,
+                    uint32_t *largest);
+/* The most pieces worth making along a (0: b cannot be cut along a, or no cut saves memory). */
+uint32_t split_most(const Chip *c, const Block *b, SplitAxis a);
+
+/* A plan of cuts (split_plan.c): n cuts, made in this order, each cutting every piece of the
+ * one before along ax[i] into parts[i]. */
+typedef struct SplitPlan {
+    uint32_t n;
+    SplitAxis ax[SPLIT_AXES];
+    uint32_t parts[SPLIT_AXES];
+} SplitPlan;
+
+/* The plan that makes b (of need n, which does not fit) fit at the least cost (split_plan.c);
+ * when none does, one cut as far as an axis goes, whose pieces are planned again. false
+ * when b cannot be cut at all. */
+bool split_choose(const Chip *c, const Graph *g, const GraphUses *u, const Block *b,
+                  const SplitNeed *n, SplitPlan *plan);
+
 /* Fit mode: cuts every edge into a storage block (or from a compute block into a compute
  * block) that delivers more than c->dest_bytes_per_phase into edges that do not. */
 Status split_edges(Graph *g, const Chip *c, Diag *d);

@@ -2,7 +2,10 @@
  * than a chunk gets a chunk of its own. Chunks come from tir_big_calloc (bigmem.h: the large
  * ones in huge pages) and no byte is handed out twice, so every allocation is zero without a
  * memset: large chunks are fresh pages that the kernel zeroes when they are first touched,
- * and a weight tensor copied into the arena is written once, not cleared and then written. */
+ * and a weight tensor copied into the arena is written once, not cleared and then written.
+ * A chunk's header lives apart from its bytes, so that a chunk's first page is first touched
+ * by whoever writes what is allocated there (the loader's threads decoding values), not by
+ * the allocation. */
 #include "taskir/arena.h"
 
 #include "taskir/bigmem.h"
@@ -14,7 +17,7 @@
 typedef struct Chunk {
     struct Chunk *next;
     size_t cap, used;
-    max_align_t data[]; /* payload */
+    unsigned char *data; /* cap bytes from tir_big_calloc */
 } Chunk;
 
 struct Arena {
@@ -40,7 +43,8 @@ void arena_destroy(Arena *a)
         return;
     for (Chunk *c = a->head, *n; c; c = n) {
         n = c->next;
-        tir_big_free(c);
+        tir_big_free(c->data);
+        free(c);
     }
     free(a);
 }
@@ -66,11 +70,13 @@ void *arena_alloc(Arena *a, size_t n, size_t size)
         size_t cap = a->next_cap;
         if (cap < bytes)
             cap = bytes;
-        if (cap > SIZE_MAX - sizeof(Chunk))
-            return fail(a);
-        c = tir_big_calloc(sizeof(Chunk) + cap);
+        c = malloc(sizeof *c);
         if (!c)
             return fail(a);
+        if (!(c->data = tir_big_calloc(cap))) {
+            free(c);
+            return fail(a);
+        }
         c->cap = cap;
         c->used = 0;
         c->next = a->head;
@@ -78,7 +84,7 @@ void *arena_alloc(Arena *a, size_t n, size_t size)
         if (a->next_cap < 64u * 1024 * 1024)
             a->next_cap *= 2;
     }
-    void *p = (char *)c->data + c->used;
+    void *p = c->data + c->used;
     c->used += bytes;
     a->total += bytes; /* p is zero: the chunk was calloc'd and p was never handed out */
     return p;

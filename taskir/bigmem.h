@@ -5,8 +5,10 @@
  * TIR_BIG_BYTES or more is mapped on its own, aligned to 2 MiB and marked for transparent
  * huge pages (madvise MADV_HUGEPAGE, which Linux honours when
  * /sys/kernel/mm/transparent_hugepage/enabled says "madvise" or "always"), so that it
- * faults 512 times less often. Smaller requests, and every request where mmap is missing or
- * fails, come from calloc. The contents are the same either way: zero.
+ * faults 512 times less often. None of its pages is touched before the caller writes it (the
+ * block's header lies in a page of its own before it), so that with threads each page is
+ * brought in by the thread that first writes it. Smaller requests, and every request where
+ * mmap is missing or fails, come from calloc. The contents are the same either way: zero.
  *
  * On a virtual machine whose host takes back free memory (virtio-balloon's free page
  * reporting, which reports free blocks of 2 MiB), a huge page taken from a block the host took

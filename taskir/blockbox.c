@@ -112,9 +112,34 @@ const Block *bbox_first_reader(const Graph *g, const GraphUses *u, uint32_t pos)
     return NULL;
 }
 
+/* Does every edge of storage block pos's (in: writers, else readers) have a block of type t
+ * at its other end (and is there one)? */
+static bool all_edges(const Graph *g, const GraphUses *u, uint32_t pos, bool in, BlockType t)
+{
+    const BlockUses *bu = &u->blocks[pos];
+    uint32_t n = in ? bu->n_in_edges : bu->n_out_edges;
+    for (uint32_t k = 0; k < n; k++) {
+        const Edge *e = g->edges[in ? bu->in_edges[k] : bu->out_edges[k]];
+        const Block *o = graph_block(g, in ? e->src : e->dst);
+        if (!o || o->type != t)
+            return false;
+    }
+    return n > 0;
+}
+
 int64_t bbox_storage_bytes(const Chip *c, const Graph *g, const GraphUses *u, uint32_t pos)
 {
     const Block *b = g->blocks[pos];
+    if (b->type == BT_SI && !b->data && all_edges(g, u, pos, true, BT_INPUT) &&
+        all_edges(g, u, pos, false, BT_CLIF)) {
+        /* P08's input, a model input only CLIFs read: int32 words, one a channel, whatever
+           its precision (backend/emit_p08.c) */
+        int32_t s[TIR_NDIMS];
+        blk_eff_shape(b, s);
+        int64_t n = (int64_t)(s[D_Y] > 0 ? s[D_Y] : 1) * (s[D_X] > 0 ? s[D_X] : 1);
+        int64_t f = s[D_F] > 0 ? s[D_F] : 1;
+        return n > INT64_MAX / 4 / f ? -1 : n * f * 4;
+    }
     int unit = b->type == BT_SI || b->type == BT_SIC ? layout_storage_unit(g, u, pos) : 0;
     if (!unit)
         return chip_storage_bytes(c, b, bbox_first_reader(g, u, pos));

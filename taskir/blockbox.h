@@ -51,8 +51,9 @@ int64_t bbox_edge_bytes(const Graph *g, const GraphUses *u, const Edge *e, bool 
 const Block *bbox_first_reader(const Graph *g, const GraphUses *u, uint32_t pos);
 /* Bytes the storage block at pos takes in a core's memory on chip c: a feature map (SI, SIC)
  * in the pitch every primitive writing and reading it takes (layout_storage_unit,
- * taskir/layout.h: what the code generator lays out), anything else as chip_storage_bytes
- * lays it out for its first reader. -1 on overflow. */
+ * taskir/layout.h: what the code generator lays out), a model input only CLIFs read as
+ * int32 words (one a channel: P08's input, backend/emit_p08.c), anything else as
+ * chip_storage_bytes lays it out for its first reader. -1 on overflow. */
 int64_t bbox_storage_bytes(const Chip *c, const Graph *g, const GraphUses *u, uint32_t pos);
 /* The bytes edge e takes in its destination storage block's memory on chip c (its
  * bbox_storage_bytes, scaled to the interface box): 0 when the destination is not a storage

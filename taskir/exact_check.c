@@ -103,8 +103,9 @@ size_t exact_check(const Graph *g, const Chip *c, const ExactInfo *x, Status st,
         if (is_unit(c, b, UNIT_AXON) && !exact_inside(xb->acc, INT32_MIN, INT32_MAX)) {
             n++;
             diag_block(d, st, "map.exact.overflow", b, "its int32 accumulation may reach %"
-                       PRId64 " .. %" PRId64 ", outside int32: the chip saturates where the "
-                       "TaskGraph wraps", xb->acc.lo, xb->acc.hi);
+                       PRId64 " .. %" PRId64 ", outside int32, from inputs of %" PRId64 " .. %"
+                       PRId64 ": the chip saturates where the TaskGraph wraps", xb->acc.lo,
+                       xb->acc.hi, xb->in.lo, xb->in.hi);
         }
         if (!is_unit(c, b, UNIT_SOMA))
             continue;

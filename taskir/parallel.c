@@ -57,6 +57,38 @@ void tir_parallel(uint32_t threads, int64_t n, TirRangeFn fn, void *ctx)
     }
 }
 
+/* tir_parallel_items: the threads' shared counter of items taken. */
+typedef struct Items {
+    TirRangeFn fn;
+    void *ctx;
+    int64_t n;
+    atomic_int_fast64_t next;
+} Items;
+
+/* A thread's share of tir_parallel_items: items until none is left. */
+static void take_items(void *ctx, int64_t lo, int64_t hi)
+{
+    (void)lo;
+    (void)hi;
+    Items *it = ctx;
+    for (;;) {
+        int64_t i = atomic_fetch_add_explicit(&it->next, 1, memory_order_relaxed);
+        if (i >= it->n)
+            return;
+        it->fn(it->ctx, i, i + 1);
+    }
+}
+
+void tir_parallel_items(uint32_t threads, int64_t n, TirRangeFn fn, void *ctx)
+{
+    if (n <= 0)
+        return;
+    Items it = {.fn = fn, .ctx = ctx, .n = n};
+    atomic_init(&it.next, 0);
+    int64_t nt = threads < TIR_MAX_THREADS ? threads : TIR_MAX_THREADS;
+    tir_parallel((uint32_t)(nt < n ? nt : n), nt < n ? nt : n, take_items, &it);
+}
+
 /* ---- the pool: workers wait for a new generation of work, run their part, count down ----
  *
  * A simulation step calls the pool for every kernel, a few hundred times, each call a fraction

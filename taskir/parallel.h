@@ -18,6 +18,12 @@ typedef void (*TirRangeFn)(void *ctx, int64_t lo, int64_t hi);
  * n <= 1. A thread that cannot be started has its part run in this thread. */
 void tir_parallel(uint32_t threads, int64_t n, TirRangeFn fn, void *ctx);
 
+/* Runs fn(ctx, i, i + 1) for every i in [0, n), on up to threads threads (this one among
+ * them) that take the items in order, each the next one left as soon as it finished its last:
+ * for items whose costs differ, which equal parts of [0, n) would share out unevenly. What an
+ * item does must not depend on the thread running it (as for tir_parallel). */
+void tir_parallel_items(uint32_t threads, int64_t n, TirRangeFn fn, void *ctx);
+
 /* Where part i of parts parts of [0, n) starts, as tir_parallel and tir_pool_run split
  * (i = parts: n): n * i / parts rounded down. */
 int64_t tir_part_at(int64_t n, uint32_t parts, uint32_t i);

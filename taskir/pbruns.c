@@ -3,8 +3,11 @@
  * each ending where a varint ends (so that every piece is whole varints, and a piece is
  * malformed exactly when its run is); the threads count the values of their pieces; the
  * arrays are allocated (one per run, in this thread: the arena is not shared); the threads
- * decode their pieces into them. A thread takes the pieces that start in its share of the
- * bytes. pb_runs_count stops after the second pass. */
+ * decode their pieces into them. The threads take the pieces in order, each the next one
+ * left when it finished one (tir_parallel_items): a piece's cost is not its bytes alone (a
+ * MiB of one-byte varints writes ten times the values of a MiB of ten-byte ones, into fresh
+ * pages), so equal shares of the bytes would leave one thread working while the others wait.
+ * pb_runs_count stops after the second pass. */
 #include "taskir/pbruns.h"
 
 #include "taskir/arena.h"
@@ -19,7 +22,6 @@ typedef struct Piece {
     size_t run;
     const uint8_t *p;
     size_t len;
-    size_t start;               /* bytes of the pieces before it */
     uint64_t count, at;         /* its values, and where they go in its run's array */
 } Piece;
 
@@ -27,34 +29,17 @@ typedef struct Pieces {
     Piece *v;
     size_t n;
     size_t bytes;               /* of all pieces */
-    uint32_t parts;             /* the shares of the bytes (threads) */
+    uint32_t threads;           /* taking the pieces */
     uint32_t **vals;
     bool counting;              /* pass 2 (count) or 3 (decode) */
     atomic_bool bad;            /* a piece did not decode (set by any thread) */
 } Pieces;
 
-/* The first piece that starts at or after byte b of the whole. */
-static size_t piece_at(const Pieces *P, size_t b)
-{
-    size_t lo = 0, hi = P->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (P->v[mid].start < b)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
+/* Pieces [lo, hi) of ctx (a Pieces): counted or decoded. */
 static void work(void *ctx, int64_t lo, int64_t hi)
 {
     Pieces *P = ctx;
-    size_t from = piece_at(P, (size_t)((uint64_t)P->bytes * (uint64_t)lo / P->parts));
-    size_t to = piece_at(P, (size_t)((uint64_t)P->bytes * (uint64_t)hi / P->parts));
-    if (hi == P->parts)
-        to = P->n;
-    for (size_t i = from; i < to; i++) {
+    for (size_t i = (size_t)lo; i < (size_t)hi; i++) {
         Piece *c = &P->v[i];
         if (P->counting)
             c->count = pb_varint_count(c->p, c->len);
@@ -71,7 +56,7 @@ static void cut(Pieces *P, size_t run, const uint8_t *p, size_t len)
         size_t e = len - o > PIECE ? o + PIECE : len;
         while (e < len && (p[e - 1] & 0x80)) /* end after the end of a varint */
             e++;
-        P->v[P->n++] = (Piece){run, p + o, e - o, P->bytes, 0, 0};
+        P->v[P->n++] = (Piece){run, p + o, e - o, 0, 0};
         P->bytes += e - o;
         o = e;
     } while (o < len);
@@ -92,8 +77,8 @@ static bool count_pieces(Pieces *P, const PbRun *runs, size_t n, uint32_t thread
         cut(P, i, runs[i].p, runs[i].len);
     /* a thread for every 4 MiB at most: fewer bytes are not worth one */
     uint64_t most = P->bytes / ((size_t)4 << 20) + 1;
-    P->parts = threads < 1 ? 1 : threads < most ? threads : (uint32_t)most;
-    tir_parallel(P->parts, P->parts, work, P);
+    P->threads = threads < 1 ? 1 : threads < most ? threads : (uint32_t)most;
+    tir_parallel_items(P->threads, (int64_t)P->n, work, P);
     for (size_t i = 0; i < n; i++)
         count[i] = 0;
     for (size_t i = 0; i < P->n; i++) {
@@ -127,7 +112,7 @@ bool pb_runs_decode(const PbRun *runs, size_t n, Arena *a, uint32_t threads, uin
         ok = (vals[i] = arena_alloc(a, (size_t)count[i], sizeof(uint32_t))) != NULL;
     if (ok) {
         P.counting = false;
-        tir_parallel(P.parts, P.parts, work, &P);
+        tir_parallel_items(P.threads, (int64_t)P.n, work, &P);
         *malformed = atomic_load(&P.bad);
         ok = !*malformed;
     }

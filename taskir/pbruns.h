@@ -11,15 +11,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Decodes runs[0 .. n) into new arrays of the arena: vals[i] (count[i] values, as
- * pb_varint_decode32 gives them). The work is cut into pieces of about a MiB at varint ends
- * and shared by up to threads threads (by bytes); the results do not depend on the thread
- * count. false when a run is malformed (*malformed set) or memory runs out (the arena then
- * failed). */
 /* count[i] = pb_varint_count(runs[i].p, runs[i].len) for i < n, the work cut and shared as
  * pb_runs_decode's. false when out of memory (count then undefined). */
 bool pb_runs_count(const PbRun *runs, size_t n, uint32_t threads, uint64_t *count);
 
+/* Decodes runs[0 .. n) into new arrays of the arena: vals[i] (count[i] values, as
+ * pb_varint_decode32 gives them). The work is cut into pieces of about a MiB at varint ends
+ * and shared by up to threads threads, each taking the next piece left when it finished one;
+ * the results do not depend on the thread count. false when a run is malformed (*malformed
+ * set) or memory runs out (the arena then failed). */
 bool pb_runs_decode(const PbRun *runs, size_t n, Arena *a, uint32_t threads, uint32_t **vals,
                     uint64_t *count, bool *malformed);
 

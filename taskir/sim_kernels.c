@@ -1178,24 +1178,28 @@ void sim_kernel_plan(const SimRun *run, SimBlock *sb)
 }
 
 /* The constant operands of a run's blocks, packed at once: unit u of the list is channel
- * block u - first[k] of block k; the threads take the next unit in turn. */
+ * block u - first[k] of block k; the threads take the next unit in turn
+ * (tir_parallel_items). */
 typedef struct Prepack {
     SimBlock **blocks;
     int64_t *first;     /* n + 1 entries */
     atomic_uint *bits;  /* per block: the OR of its units' pack_block8 results */
     uint32_t n;
-    atomic_int_fast64_t next;
 } Prepack;
 
-static void prepack_part(void *p, int64_t lo, int64_t hi)
+/* Units [lo, hi) of the list at p (a Prepack). */
+static void prepack_units(void *p, int64_t lo, int64_t hi)
 {
-    (void)lo, (void)hi;
     Prepack *P = p;
-    uint32_t k = 0;
-    for (;;) {
-        int64_t u = atomic_fetch_add_explicit(&P->next, 1, memory_order_relaxed);
-        if (u >= P->first[P->n])
-            return;
+    uint32_t k = 0, top = P->n; /* the block of unit lo: first[k] <= lo < first[k + 1] */
+    while (k + 1 < top) {
+        uint32_t mid = k + (top - k) / 2;
+        if (P->first[mid] <= lo)
+            k = mid;
+        else
+            top = mid;
+    }
+    for (int64_t u = lo; u < hi; u++) {
         while (u >= P->first[k + 1])
             k++;
         const SimBlock *sb = P->blocks[k];
@@ -1219,7 +1223,7 @@ void sim_kernel_prepack(SimRun *run)
     if (!n)
         return;
     Prepack P = {calloc(n, sizeof *P.blocks), calloc((size_t)n + 1, sizeof *P.first),
-                 calloc(n, sizeof *P.bits), 0, 0};
+                 calloc(n, sizeof *P.bits), 0};
     if (!P.blocks || !P.first || !P.bits)
         goto out; /* the blocks pack at their first step */
     int64_t work = 0;
@@ -1235,9 +1239,8 @@ void sim_kernel_prepack(SimRun *run)
         atomic_init(&P.bits[P.n], 0);
         P.n++;
     }
-    atomic_init(&P.next, 0);
     uint32_t threads = work < ((int64_t)1 << 20) ? 1 : run->opt.threads;
-    tir_parallel(threads, threads ? threads : 1, prepack_part, &P);
+    tir_parallel_items(threads, P.first[P.n], prepack_units, &P);
     for (uint32_t k = 0; k < P.n; k++) {
         SimPack *pk = &P.blocks[k]->pack;
         pk->usable = atomic_load_explicit(&P.bits[k], memory_order_relaxed) <= 255u;

@@ -13,6 +13,9 @@
  * and anything else a TaskGraph .pb. A directory (or --format asm) is a program set
  * (backend/progset.h), run by the per-core executor (backend/run.h).
  *
+ * The XML readers (--chip-exact's chip description, CINN programs) come from a module opened
+ * when one is needed (xmlmod.h): taskir-run does not link libxml2.
+ *
  * Every result is computed in memory before any file is written; outputs are written
  * atomically, and when one cannot be written the ones this run already wrote are removed, so
  * an error never leaves a partial set of outputs; nor the directories -o made for them (the
@@ -28,6 +31,7 @@
 #include "cli.h"
 #include "onnx_cli.h"
 #include "progress.h"
+#include "xmlmod.h"
 #include "taskir/chip.h"
 #include "taskir/fileio.h"
 #include "taskir/filemap.h"
@@ -39,6 +43,7 @@
 #include "taskir/verify.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -370,24 +375,83 @@ static void out_model(OutFile *t, uint32_t j, const OgTensor *v, NpyDtype dt)
     t->count = v->count;
 }
 
-/* Reads every --input .npy; .npy findings name the .npy file, and those about its content the
- * --input NAME too (printed here). */
+/* Reads --input i into arrays[i], its findings into nd (initialized here): .npy findings
+ * name the .npy file, and those about its content the --input NAME too. */
+static Status read_input(const Options *o, uint32_t i, NpyArray *arrays, Diag *nd)
+{
+    diag_init(nd, cli_name(o->paths[i], false));
+    Status st = npy_read(o->paths[i], &arrays[i], nd);
+    char where[320];
+    snprintf(where, sizeof where, "--input %s", o->inputs[i].name);
+    if (st == ST_LOGIC) /* what the file holds: which input it is for, too */
+        diag_prefix_where(nd, 0, where);
+    o->inputs[i].array = &arrays[i];
+    return st;
+}
+
+/* Reads every --input .npy, up to the first that fails (its findings printed here). */
 static Status read_inputs(const Options *o, NpyArray *arrays)
 {
     Status st = ST_OK;
     for (uint32_t i = 0; i < o->n_inputs && !st; i++) {
         Diag nd;
-        diag_init(&nd, cli_name(o->paths[i], false));
-        st = npy_read(o->paths[i], &arrays[i], &nd);
-        char where[320];
-        snprintf(where, sizeof where, "--input %s", o->inputs[i].name);
-        if (st == ST_LOGIC) /* what the file holds: which input it is for, too */
-            diag_prefix_where(&nd, 0, where);
+        st = read_input(o, i, arrays, &nd);
         diag_print(&nd, stderr, TOOL);
         diag_finish(&nd);
-        o->inputs[i].array = &arrays[i];
     }
     return st;
+}
+
+/* read_inputs on a thread of its own while a graph loads (--threads N > 1: the load's first
+ * passes over the structure run on one thread, about as long as reading ResNet-50's input);
+ * its findings are kept and printed, or dropped, when ahead_finish says whether the run got
+ * to reading the inputs, so the messages are those of read_inputs in its place. */
+typedef struct Ahead {
+    const Options *o;
+    NpyArray *arrays;
+    Diag *nd;           /* the findings of inputs 0 .. n - 1 */
+    uint32_t n;
+    Status st;
+    pthread_t th;
+    bool on;            /* the thread was started */
+} Ahead;
+
+static void *ahead_main(void *p)
+{
+    Ahead *a = p;
+    for (uint32_t i = 0; i < a->o->n_inputs && !a->st; i++) {
+        a->st = read_input(a->o, i, a->arrays, &a->nd[i]);
+        a->n = i + 1;
+    }
+    return NULL;
+}
+
+static void ahead_start(Ahead *a, const Options *o, NpyArray *arrays)
+{
+    *a = (Ahead){.o = o, .arrays = arrays};
+    if (o->sim.threads > 1 && o->n_inputs && (a->nd = calloc(o->n_inputs, sizeof *a->nd)))
+        a->on = pthread_create(&a->th, NULL, ahead_main, a) == 0;
+    if (!a->on) {
+        free(a->nd);
+        a->nd = NULL;
+    }
+}
+
+/* The inputs' status where read_inputs would have read them (report), printing their
+ * findings; without report only the thread's end (the run stopped before the inputs). */
+static Status ahead_finish(Ahead *a, bool report)
+{
+    if (!a->on)
+        return report ? read_inputs(a->o, a->arrays) : ST_OK;
+    pthread_join(a->th, NULL);
+    for (uint32_t i = 0; i < a->n; i++) {
+        if (report)
+            diag_print(&a->nd[i], stderr, TOOL);
+        diag_finish(&a->nd[i]);
+    }
+    free(a->nd);
+    a->on = false;
+    return report ? a->st : ST_OK;
 }
 
 /* A TaskGraph (or a Mapping's graph): load, verify, plan, read the inputs, simulate. */
@@ -399,9 +463,14 @@ static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArr
     SimRun *run = NULL;
     OpGraph *host = NULL;   /* the host remainder beside the .pb (compile.h), if any */
     Chip *chip = NULL;      /* --chip-exact: the built-in description */
-    Status st = o->chip_exact ? chip_load_default(&chip, d) : ST_OK;
+    const TirXml *xml = NULL; /* its reader */
+    Status st = o->chip_exact ? tir_xml_open(&xml, d) : ST_OK;
+    if (!st && xml)
+        st = xml->chip_load_default(&chip, d);
     if (st)
         return st;
+    Ahead ahead;
+    ahead_start(&ahead, o, arrays);
     if (o->kind == KIND_MAP) {
         st = mapping_load_pb_mem(buf, len, &map, d);
         g = map ? map->graph : NULL;
@@ -420,12 +489,14 @@ static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArr
         st = sim_create(g, &o->sim, &run, d);
     if (!st)
         sim_use_chip(run, chip);
+    Status in_st = ahead_finish(&ahead, !st);
     if (!st)
-        st = read_inputs(o, arrays);
+        st = in_st;
     if (!st)
         st = sim_run_progress(run, o->inputs, o->n_inputs, &res->sim, &o->progress->hook, d);
     cli_progress_end(o->progress);
-    chip_destroy(chip);
+    if (xml)
+        xml->chip_destroy(chip);
     if (FREE_AT_EXIT || st) {
         sim_destroy(run);
         if (map)
@@ -480,7 +551,10 @@ static Status run_model(const Options *o, const uint8_t *buf, size_t len, NpyArr
     Diag cd;                    /* the CINN reader's messages name "PROG.xml:LINE" */
     diag_init(&cd, NULL);
     if (!st && o->kind == KIND_CINN) {
-        st = fe_cinn_read_xml_mem((const char *)buf, len, o->file, &cd, &cinn);
+        const TirXml *xml = NULL;
+        st = tir_xml_open(&xml, d);
+        if (!st)
+            st = xml->cinn_read_xml_mem((const char *)buf, len, o->file, &cd, &cinn);
         g = cinn ? (OpGraph *)fe_cinn_graph(cinn) : NULL;
     } else if (!st) {
         st = fe_cvm_load_mem((const char *)buf, len, params, plen, o->params, &g, d);

@@ -237,6 +237,194 @@ Mapping *emit_fixture_spread3(void)
     return transfer_of((XferMap){20, 64, 3}, 0, 20, 0, 20, 3, false);
 }
 
+/* The rows of b arriving on core (2,1) by edge i: rows [at[i][0], at[i][0] + at[i][1]), in
+ * the phases whose bits at[i][2] sets. */
+typedef int32_t RowEdge[3];
+
+/* INPUT -> SI a (ny x 16 pixels of 64 int8 channels: 16 words a pixel, 256 a row) on core
+ * (0,0) -> CCMPB relu (Soma1, phase 0) -> SI b on core (2,1) by the n edges at[] -> CCMPB
+ * copy (Soma1, phase 2) -> SI c -> OUTPUT. */
+static Mapping *rows_by_edges(const char *name, int32_t ny, const RowEdge *at, int n)
+{
+    Mapping *m = mapping_create();
+    CHECK(m && n <= 4);
+    Graph *g = m->graph;
+    Block *in = blk(g, BT_INPUT, "x", ny, 16, 64, 0);
+    Block *a = blk(g, BT_SI, "a", ny, 16, 64, 0);
+    Block *relu = blk(g, BT_CCMPB, "relu", ny, 16, 64, 0);
+    Block *b = blk(g, BT_SI, "b", ny, 16, 64, 0);
+    Block *cp = blk(g, BT_CCMPB, "copy", ny, 16, 64, 0);
+    Block *c = blk(g, BT_SI, "c", ny, 16, 64, 0);
+    Block *out = blk(g, BT_OUTPUT, "y", ny, 16, 64, 0);
+    Block *all[] = {in, a, relu, b, cp, c, out};
+    set_prec(all, 7, PR_INT_8);
+    in->has_socket_id = out->has_socket_id = true;
+    relu->shape.d[D_IY] = cp->shape.d[D_IY] = ny;
+    relu->shape.d[D_IX] = cp->shape.d[D_IX] = 16;
+    CHECK(blk_set_attr(g, relu, AT_CMP, 0) && blk_set_attr(g, cp, AT_CMP, -128));
+    Edge *e0 = graph_connect(g, in, 0, a, 0);
+    CHECK(e0 && graph_connect(g, a, 0, relu, 0));
+    Edge *eb[4];
+    for (int i = 0; i < n; i++) {
+        int32_t pos[6] = {at[i][0], 0, 0, 0, 0, 0}, size[6] = {at[i][1], 16, 64, 0, 0, 0};
+        eb[i] = graph_connect_box(g, relu, 0, pos, size, b, 0, pos, size);
+        CHECK(eb[i]);
+    }
+    CHECK(graph_connect(g, b, 0, cp, 0) && graph_connect(g, cp, 0, c, 0));
+    Edge *e5 = graph_connect(g, c, 0, out, 0);
+    CHECK(e5);
+    one(m, a->id, 0, 0, 0, MEMORY);
+    one(m, relu->id, 0, 0, 0, SOMA1);
+    one(m, b->id, 2, 1, 2 << 8, MEMORY);
+    one(m, cp->id, 2, 1, 2, SOMA1);
+    one(m, c->id, 2, 1, 2, MEMORY);
+    const int32_t r0[1][4] = {{0, 0, 0, RECV}}, s5[1][4] = {{2, 1, 2, SEND}};
+    coord(m, true, e0->id, 1, r0);
+    for (int i = 0; i < n; i++) {
+        int32_t x[4][4];
+        int k = 0;
+        for (int32_t p = 0; p < 2; p++)
+            if (at[i][2] >> p & 1) {
+                const int32_t snd[4] = {0, 0, p, SEND}, rcv[4] = {2, 1, p, RECV};
+                memcpy(x[k++], snd, sizeof snd);
+                memcpy(x[k++], rcv, sizeof rcv);
+            }
+        coord(m, true, eb[i]->id, k, (const int32_t (*)[4])x);
+    }
+    coord(m, true, e5->id, 1, s5);
+    return verified(m, name);
+}
+
+/* rows_by_edges, 15 rows: row 0 in phase 1, rows 1..13 (3328 words, over the receive area's
+ * 3072) over phases 0 and 1, row 14 in phase 1. Phase 1 carries row 0 and the rest of the
+ * middle edge's rows beside row 14: two runs of pixels apart, whichever way the middle
+ * edge's pixels go. */
+Mapping *emit_fixture_spread_runs(void)
+{
+    const RowEdge at[3] = {{0, 1, 2}, {1, 13, 3}, {14, 1, 2}};
+    return rows_by_edges("spread_runs", 15, at, 3);
+}
+
+/* rows_by_edges, 16 rows (4096 words): rows 0..11 in phase 0, rows 12..15 in phase 1, each
+ * edge in one phase. */
+Mapping *emit_fixture_spread_edges(void)
+{
+    const RowEdge at[2] = {{0, 12, 1}, {12, 4, 2}};
+    return rows_by_edges("spread_edges", 16, at, 2);
+}
+
+/* INPUT -> SI a (13 x 16 pixels of 64 int8 channels, 3328 words) on core (0,0) -> CCMPB
+ * relu (Soma1, phase 0) -> two SIs of its values on core (2,1): b1 over phases 0 and 1, b2
+ * over phases 1 and 2 -> CCMPB copy1 of b1 (Soma1, phase 3) -> SI c1 -> OUTPUT, CCMPB copy2
+ * of b2 (Soma1, phase 4) -> SI c2 -> OUTPUT. Phase 1 carries b1's last row and b2's first
+ * rows: the parts of two copies in one phase. */
+Mapping *emit_fixture_spread_two(void)
+{
+    Mapping *m = mapping_create();
+    CHECK(m);
+    Graph *g = m->graph;
+    Block *in = blk(g, BT_INPUT, "x", 13, 16, 64, 0);
+    Block *a = blk(g, BT_SI, "a", 13, 16, 64, 0);
+    Block *relu = blk(g, BT_CCMPB, "relu", 13, 16, 64, 0);
+    Block *all[12] = {in, a, relu};
+    set_prec(all, 3, PR_INT_8);
+    in->has_socket_id = true;
+    relu->shape.d[D_IY] = 13;
+    relu->shape.d[D_IX] = 16;
+    CHECK(blk_set_attr(g, relu, AT_CMP, 0));
+    Edge *e0 = graph_connect(g, in, 0, a, 0);
+    CHECK(e0 && graph_connect(g, a, 0, relu, 0));
+    one(m, a->id, 0, 0, 0, MEMORY);
+    one(m, relu->id, 0, 0, 0, SOMA1);
+    const int32_t r0[1][4] = {{0, 0, 0, RECV}};
+    coord(m, true, e0->id, 1, r0);
+    for (int32_t i = 0; i < 2; i++) {
+        char name[4][8];
+        snprintf(name[0], sizeof name[0], "b%d", i + 1);
+        snprintf(name[1], sizeof name[1], "copy%d", i + 1);
+        snprintf(name[2], sizeof name[2], "c%d", i + 1);
+        snprintf(name[3], sizeof name[3], "y%d", i + 1);
+        Block *b = blk(g, BT_SI, name[0], 13, 16, 64, 0);
+        Block *cp = blk(g, BT_CCMPB, name[1], 13, 16, 64, 0);
+        Block *c = blk(g, BT_SI, name[2], 13, 16, 64, 0);
+        Block *out = blk(g, BT_OUTPUT, name[3], 13, 16, 64, 0);
+        Block *these[] = {b, cp, c, out};
+        set_prec(these, 4, PR_INT_8);
+        out->has_socket_id = true;
+        out->socket_id = i + 1;
+        cp->shape.d[D_IY] = 13;
+        cp->shape.d[D_IX] = 16;
+        CHECK(blk_set_attr(g, cp, AT_CMP, -128));
+        Edge *eb = graph_connect(g, relu, 0, b, 0);
+        CHECK(eb && graph_connect(g, b, 0, cp, 0) && graph_connect(g, cp, 0, c, 0));
+        Edge *eo = graph_connect(g, c, 0, out, 0);
+        CHECK(eo);
+        one(m, b->id, 2, 1, i | (3 + i) << 8, MEMORY);
+        one(m, cp->id, 2, 1, 3 + i, SOMA1);
+        one(m, c->id, 2, 1, 3 + i, MEMORY);
+        const int32_t x[4][4] = {{0, 0, i, SEND}, {2, 1, i, RECV}, {0, 0, i + 1, SEND},
+                                 {2, 1, i + 1, RECV}};
+        const int32_t so[1][4] = {{2, 1, 3 + i, SEND}};
+        coord(m, true, eb->id, 4, x);
+        coord(m, true, eo->id, 1, so);
+    }
+    return verified(m, "spread_two");
+}
+
+/* b (16 x 16 pixels of 64 int8 channels: 256 words a row, 4096 in all, over the receive
+ * area's 3072) on core (2,1): INPUT x's rows 0..3 -> SI a2 -> CCMPB relu2 (Soma1 of phase 0)
+ * there write b's rows 0..3, its rows 4..15 -> SI a -> CCMPB relu (Soma1 of phase 0) on core
+ * (0,0) are received into b's rows 4..15 in phase 0 -> CCMPB copy (Soma1, phase 1) -> SI c
+ * -> OUTPUT. */
+Mapping *emit_fixture_spread_local(void)
+{
+    Mapping *m = mapping_create();
+    CHECK(m);
+    Graph *g = m->graph;
+    Block *in = blk(g, BT_INPUT, "x", 16, 16, 64, 0);
+    Block *a = blk(g, BT_SI, "a", 12, 16, 64, 0);
+    Block *relu = blk(g, BT_CCMPB, "relu", 12, 16, 64, 0);
+    Block *a2 = blk(g, BT_SI, "a2", 4, 16, 64, 0);
+    Block *relu2 = blk(g, BT_CCMPB, "relu2", 4, 16, 64, 0);
+    Block *b = blk(g, BT_SI, "b", 16, 16, 64, 0);
+    Block *cp = blk(g, BT_CCMPB, "copy", 16, 16, 64, 0);
+    Block *c = blk(g, BT_SI, "c", 16, 16, 64, 0);
+    Block *out = blk(g, BT_OUTPUT, "y", 16, 16, 64, 0);
+    Block *all[] = {in, a, relu, a2, relu2, b, cp, c, out};
+    set_prec(all, 9, PR_INT_8);
+    in->has_socket_id = out->has_socket_id = true;
+    relu->shape.d[D_IY] = 12;
+    relu2->shape.d[D_IY] = 4;
+    cp->shape.d[D_IY] = 16;
+    relu->shape.d[D_IX] = relu2->shape.d[D_IX] = cp->shape.d[D_IX] = 16;
+    CHECK(blk_set_attr(g, relu, AT_CMP, 0) && blk_set_attr(g, relu2, AT_CMP, 0));
+    CHECK(blk_set_attr(g, cp, AT_CMP, -128));
+    int32_t lo[6] = {4, 0, 0, 0, 0, 0}, n[6] = {12, 16, 64, 0, 0, 0};
+    int32_t lo2[6] = {0}, n2[6] = {4, 16, 64, 0, 0, 0};
+    Edge *e0 = graph_connect_box(g, in, 0, lo, n, a, 0, NULL, NULL);
+    Edge *e1 = graph_connect_box(g, in, 0, lo2, n2, a2, 0, NULL, NULL);
+    CHECK(e0 && e1 && graph_connect(g, a, 0, relu, 0) && graph_connect(g, a2, 0, relu2, 0));
+    Edge *eb = graph_connect_box(g, relu, 0, NULL, NULL, b, 0, lo, n);
+    CHECK(eb && graph_connect_box(g, relu2, 0, NULL, NULL, b, 0, lo2, n2));
+    CHECK(graph_connect(g, b, 0, cp, 0) && graph_connect(g, cp, 0, c, 0));
+    Edge *e5 = graph_connect(g, c, 0, out, 0);
+    CHECK(e5);
+    one(m, a->id, 0, 0, 0, MEMORY);
+    one(m, relu->id, 0, 0, 0, SOMA1);
+    one(m, a2->id, 2, 1, 0, MEMORY);
+    one(m, relu2->id, 2, 1, 0, SOMA1);
+    one(m, b->id, 2, 1, 1 << 8, MEMORY);
+    one(m, cp->id, 2, 1, 1, SOMA1);
+    one(m, c->id, 2, 1, 1, MEMORY);
+    const int32_t r0[1][4] = {{0, 0, 0, RECV}}, r1[1][4] = {{2, 1, 0, RECV}};
+    const int32_t x[2][4] = {{0, 0, 0, SEND}, {2, 1, 0, RECV}}, s5[1][4] = {{2, 1, 1, SEND}};
+    coord(m, true, e0->id, 1, r0);
+    coord(m, true, e1->id, 1, r1);
+    coord(m, true, eb->id, 2, x);
+    coord(m, true, e5->id, 1, s5);
+    return verified(m, "spread_local");
+}
+
 Mapping *emit_fixture_transfer(int32_t rows0, int32_t rows)
 {
     return transfer(rows0, rows, 0, 4, 0, false);

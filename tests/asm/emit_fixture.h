@@ -15,6 +15,15 @@
  *                              phases 0 and 1 (16 KiB: the Mapping spreads it), read in
  *                              Soma1 of phase 2
  *   emit_fixture_spread3()     the same, 20x20x64 over phases 0, 1 and 2, read in phase 3
+ *   emit_fixture_spread_runs() a 15x16x64 relu result sent to (2,1) by three edges of rows
+ *                              (0; 1..13 over phases 0 and 1; 14), read in phase 2: phase 1
+ *                              carries two runs of pixels apart
+ *   emit_fixture_spread_two()  a 13x16x64 relu result sent to (2,1) into two storage
+ *                              blocks, over phases 0-1 and 1-2: phase 1 carries parts of both
+ *   emit_fixture_spread_local() a 16x16x64 map on (2,1) (16 KiB), rows 0..3 written there,
+ *                              rows 4..15 received from (0,0) in phase 0, read in phase 1
+ *   emit_fixture_spread_edges() a 16x16x64 relu result sent to (2,1) by two edges of rows,
+ *                              0..11 in phase 0 and 12..15 in phase 1, read in phase 2
  *   emit_fixture_slice(y0, n, x0, m)  the same, the copy of rows y0.. and columns x0..x0+m-1
  *   emit_fixture_mix()         CVS (P83), CCMPB, CAVG (P02), CCMPB on one core, two phases
  *   emit_fixture_fc()          a 20 -> 40 CVM (P04) and its requantization on one core
@@ -43,6 +52,10 @@ Mapping *emit_fixture_transfer_late(int32_t rows0, int32_t rows);
 Mapping *emit_fixture_transfer_twice(void);
 Mapping *emit_fixture_spread(void);
 Mapping *emit_fixture_spread3(void);
+Mapping *emit_fixture_spread_runs(void);
+Mapping *emit_fixture_spread_two(void);
+Mapping *emit_fixture_spread_local(void);
+Mapping *emit_fixture_spread_edges(void);
 Mapping *emit_fixture_slice(int32_t rows0, int32_t rows, int32_t cols0, int32_t cols);
 Mapping *emit_fixture_mix(void);
 Mapping *emit_fixture_fc(void);

@@ -3,7 +3,8 @@
  * DIR/transfer_late.map.pb, DIR/transfer_twice.map.pb, DIR/slice.map.pb,
  * DIR/mix.map.pb, DIR/fc.map.pb, DIR/cax.map.pb, DIR/two_layer.map.pb, DIR/relay.map.pb,
  * DIR/relay_sibling.map.pb, DIR/chain.map.pb, DIR/chips.map.pb, DIR/relay_now.map.pb,
- * DIR/spread.map.pb, DIR/spread3.map.pb, and
+ * DIR/spread.map.pb, DIR/spread3.map.pb, DIR/spread_runs.map.pb,
+ * DIR/spread_two.map.pb, DIR/spread_local.map.pb, DIR/spread_edges.map.pb, and
  * each one's graph alone as DIR/NAME.pb, for the tool tests
  * (tests/asm/emit_cli.sh, emit_chain.sh). */
 #include <stdio.h>
@@ -50,5 +51,9 @@ int main(int argc, char **argv)
     rc |= save(emit_fixture_relay(0, false), argv[1], "relay_now");
     rc |= save(emit_fixture_spread(), argv[1], "spread");
     rc |= save(emit_fixture_spread3(), argv[1], "spread3");
+    rc |= save(emit_fixture_spread_runs(), argv[1], "spread_runs");
+    rc |= save(emit_fixture_spread_two(), argv[1], "spread_two");
+    rc |= save(emit_fixture_spread_local(), argv[1], "spread_local");
+    rc |= save(emit_fixture_spread_edges(), argv[1], "spread_edges");
     return rc;
 }

@@ -12,7 +12,9 @@
  *     chains (one run to two cores in one phase, or a relay in the phase it receives), on one
  *     chip and across chip edges;
  *   - a transfer the Mapping spreads over two phases: each phase's rows, each moved out of
- *     the receive area;
+ *     the receive area; a phase whose pixels are two runs apart, or parts of two copies,
+ *     split by a P26; a copy over the receive area written in part on its core, or
+ *     received by edges each whole in one phase, its received rows moved likewise;
  *   - the errors: an odd shift [emit.shift], a plan that does not fit [emit.alloc];
  *   - the alignment of a map whose pitch unit is no power of two (a P07 row).
  */
@@ -507,6 +509,157 @@ static void test_spread_pixels(void **state)
     done(&r);
 }
 
+/* emit_fixture_spread_runs: b (15 rows of 16 pixels of 64 int8 channels: 256 words a row)
+ * arrives on (2,1) by three edges: rows 1..13 over phases 0 and 1, rows 0 and 14 in phase 1.
+ * Phase 0 takes the middle edge's first 12 rows (3072 words: rows 1..12), phase 1 row 0,
+ * row 13 and row 14: two runs of pixels apart (rows 0, and 13..14) whichever way the middle
+ * edge's pixels go (mirrored, phase 1 would hold rows 0..1 and 14). The core's areas: b at
+ * 0, c at 3840. Phase 1's part lands at 0x8400, row 0 first (units 0..127), rows 13..14
+ * after it (units 128..383), and a P26 in Soma2 of phase 1 splits that one row of 768 int32
+ * words: its first 256 (the out row) to b's row 0 at word 0, the other 512 (the ciso row) to
+ * b's row 13 at word 3328. The sender (relu's buffer at 3840 on (0,0)) sends phase 1's rows
+ * from 3840: row 0 (128 packets) to unit 0, a disabled header over rows 1..12 (1536
+ * packets), rows 13..14 (256 packets) to unit 128. Before, refused [emit.alloc]. */
+static void test_spread_runs(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_spread_runs(), ST_OK);
+    const Taskir__Asm__CoreConfig *c0 = core_at(&r.s, 0, 0), *c1 = core_at(&r.s, 2, 1);
+    const Taskir__Asm__P06 *m0 = c1->static_prim_list[0]->soma2->p06;
+    assert_int_equal(m0->x1_base_addr, 0x8400);
+    assert_int_equal(m0->num_in, 768);
+    assert_int_equal(m0->o_base_addr, 256);
+    const Taskir__Asm__SomaPrim *sp = c1->static_prim_list[1]->soma2;
+    assert_int_equal(sp->pic, 0x26);
+    assert_null(sp->p06);
+    const Taskir__Asm__P26 *m = sp->p26;
+    assert_int_equal(m->x1_precision, TASKIR__PRECISION__INT_32);
+    assert_int_equal(m->out_precision, TASKIR__PRECISION__INT_32);
+    assert_int_equal(m->num_in, 1);
+    assert_int_equal(m->length_in, 768);
+    assert_int_equal(m->x1_base_addr, 0x8400);
+    assert_int_equal(m->x1_addr_length, 768);
+    assert_int_equal(m->length_out, 256);
+    assert_int_equal(m->num_out, 1);
+    assert_int_equal(m->o_base_addr, 0);
+    assert_int_equal(m->o_addr_length, 256);
+    assert_int_equal(m->length_ciso, 512);
+    assert_int_equal(m->num_ciso, 1);
+    assert_int_equal(m->ciso_base_addr, 3328);
+    assert_int_equal(m->ciso_addr_length, 512);
+    assert_int_equal(m->bit_shift_num, 0);
+    const Taskir__Asm__P09 *snd = c0->static_prim_list[1]->router->p09;
+    assert_int_equal(snd->addr_dout_base, 3840);
+    assert_int_equal(snd->send_number, 128 + 1536 + 256 - 1);
+    assert_int_equal(snd->n_router_heads, 3);
+    const int32_t pack[3] = {127, 1535, 255}, dest[3] = {0, 0, 128}, on[3] = {1, 0, 1};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(snd->router_heads[i]->pack_per_router_head, pack[i]);
+        assert_int_equal(snd->router_heads[i]->destination_addr, dest[i]);
+        assert_int_equal(snd->router_heads[i]->enable, on[i]);
+    }
+    assert_int_equal(c1->static_prim_list[1]->router->p09->receive_number, 1);
+    done(&r);
+}
+
+/* emit_fixture_spread_two: relu's 13 x 16 pixels of 64 int8 channels (256 words a row,
+ * 3328 in all) go to two storage blocks on (2,1), b1 over phases 0 and 1 (12 rows, then row
+ * 12) and b2 over phases 1 and 2 (the 11 rows beside b1's in phase 1's 3072 words, then 2).
+ * Core (2,1): b1 at 0, c1 at 3328, b2 at 6656. Phase 1's part holds b1's row 12 (units
+ * 0..127 of the receive area) and b2's rows 0..10 (units 128..1535): one P26 in Soma2 of
+ * phase 1 splits the 3072 words, 256 to b1's row 12 (word 3072), 2816 to b2's row 0 (word
+ * 6656). The sender (relu's buffer at 3328 on (0,0)) sends from its row 0 in phase 1: rows
+ * 0..10 (1408 packets) to unit 128, a disabled header over row 11 (128), row 12 (128) to
+ * unit 0. Before, b2's part was refused [emit.slot]: phase 1's Soma2 moved b1's. */
+static void test_spread_two(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_spread_two(), ST_OK);
+    const Taskir__Asm__CoreConfig *c0 = core_at(&r.s, 0, 0), *c1 = core_at(&r.s, 2, 1);
+    const Taskir__Asm__P26 *m = c1->static_prim_list[1]->soma2->p26;
+    assert_non_null(m);
+    assert_int_equal(m->length_in, 3072);
+    assert_int_equal(m->x1_base_addr, 0x8400);
+    assert_int_equal(m->length_out, 256);
+    assert_int_equal(m->o_base_addr, 3072);
+    assert_int_equal(m->length_ciso, 2816);
+    assert_int_equal(m->ciso_base_addr, 6656);
+    const Taskir__Asm__P06 *m0 = c1->static_prim_list[0]->soma2->p06; /* b1's rows 0..11 */
+    assert_int_equal(m0->o_base_addr, 0);
+    assert_int_equal(m0->num_in, 768);
+    const Taskir__Asm__P06 *m2 = c1->static_prim_list[2]->soma2->p06; /* b2's rows 11..12 */
+    assert_int_equal(m2->o_base_addr, 6656 + 11 * 256);
+    assert_int_equal(m2->num_in, 128);
+    const Taskir__Asm__P09 *snd = c0->static_prim_list[1]->router->p09;
+    assert_int_equal(snd->addr_dout_base, 3328);
+    assert_int_equal(snd->send_number, 1408 + 128 + 128 - 1);
+    assert_int_equal(snd->n_router_heads, 3);
+    const int32_t pack[3] = {1407, 127, 127}, dest[3] = {128, 0, 0}, on[3] = {1, 0, 1};
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(snd->router_heads[i]->pack_per_router_head, pack[i]);
+        assert_int_equal(snd->router_heads[i]->destination_addr, dest[i]);
+        assert_int_equal(snd->router_heads[i]->enable, on[i]);
+    }
+    done(&r);
+}
+
+/* emit_fixture_spread_local: b (16 x 16 pixels of 64 int8 channels, 4096 words, over the
+ * receive area's 3072) on (2,1), whose rows 0..3 relu2 writes there and rows 4..15 arrive
+ * from (0,0) in phase 0. It cannot live in the receive area, so its received rows land
+ * there as a part (3072 words at 0x8400) and a P06 in Soma2 of phase 0 moves them to b's row
+ * 4 (word 1024); relu2's P05 (Soma1 of phase 0) writes rows 0..3 straight into b at word 0
+ * (a2 at 4096). Core (0,0): a at 0, relu's buffer at 3072, sent whole (1536 packets) to
+ * unit 0. Before, refused [emit.alloc]: b kept whole in the receive area. */
+static void test_spread_local(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_spread_local(), ST_OK);
+    const Taskir__Asm__CoreConfig *c0 = core_at(&r.s, 0, 0), *c1 = core_at(&r.s, 2, 1);
+    const Taskir__Asm__SomaPrim *w = c1->static_prim_list[0]->soma1;
+    assert_int_equal(w->px5->x1_base_addr, 4096);
+    assert_int_equal(w->px5->o_base_addr, 0);
+    assert_int_equal(w->px5->o_addr_length, 1024);
+    const Taskir__Asm__P06 *m = c1->static_prim_list[0]->soma2->p06;
+    assert_non_null(m);
+    assert_int_equal(m->x1_base_addr, 0x8400);
+    assert_int_equal(m->num_in, 768);
+    assert_int_equal(m->o_base_addr, 1024);
+    assert_int_equal(m->o_addr_length, 3072);
+    const Taskir__Asm__P09 *rcv = c1->static_prim_list[0]->router->p09;
+    assert_true(rcv->receive_en);
+    const Taskir__Asm__P09 *snd = c0->static_prim_list[0]->router->p09;
+    assert_int_equal(snd->addr_dout_base, 3072);
+    assert_int_equal(snd->send_number, 1535);
+    assert_int_equal(snd->router_heads[0]->destination_addr, 0);
+    assert_int_equal(c1->static_prim_list[1]->soma1->px5->x1_base_addr, 0);
+    done(&r);
+}
+
+/* emit_fixture_spread_edges: b (16 rows of 256 words, 4096 in all) arrives on (2,1) by two
+ * edges, rows 0..11 in phase 0 and rows 12..15 in phase 1, each whole in its phase. Over the
+ * receive area, its rows land part by part: phase 0's 3072 words at 0x8400, moved to b's
+ * word 0 by a P06 in Soma2 of phase 0, phase 1's 1024 to word 3072. Before, refused
+ * [emit.alloc]: b kept whole in the receive area. */
+static void test_spread_edges(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_spread_edges(), ST_OK);
+    const Taskir__Asm__CoreConfig *c1 = core_at(&r.s, 2, 1);
+    const int64_t rows[2] = {768, 256}, to[2] = {0, 3072};
+    for (int p = 0; p < 2; p++) {
+        const Taskir__Asm__P06 *m = c1->static_prim_list[p]->soma2->p06;
+        assert_non_null(m);
+        assert_int_equal(m->x1_base_addr, 0x8400);
+        assert_int_equal(m->num_in, rows[p]);
+        assert_int_equal(m->o_base_addr, to[p]);
+    }
+    done(&r);
+}
+
 /* A CLUT reading 96 int8 channels a pixel writes rows of 96 (layout.h): a pitch unit of 24
  * words, so every pixel starts 8-word aligned, and so is the map. The test_diff_ops graphs
  * abs_case_0__p_8_, cvm_precision_case_0__p_8_ ... asked the allocator for an alignment of
@@ -545,6 +698,10 @@ int main(void)
         cmocka_unit_test(test_feat_align),
         cmocka_unit_test(test_spread),
         cmocka_unit_test(test_spread_pixels),
+        cmocka_unit_test(test_spread_runs),
+        cmocka_unit_test(test_spread_two),
+        cmocka_unit_test(test_spread_local),
+        cmocka_unit_test(test_spread_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # tests/doc/test_install.sh: `meson install` into a DESTDIR gives what README.md ("Installing")
 # says: the tools, libtaskir.a, taskir.pc and the headers under include/taskir/ and
-# include/frontend/FOLDER/; the C API example of docs/cinn.md (section 5, the block marked
+# include/frontend/FOLDER/, taskir-run's XML module in the folder taskir-run names; the C API
+# example of docs/cinn.md (section 5, the block marked
 # `doctest: file cinn_example.c`) builds against the installed headers and library alone
 # (pkg-config with PKG_CONFIG_SYSROOT_DIR, no source or build dir), runs, and the installed
 # taskir-dump verifies the TaskGraph it writes.
@@ -39,6 +40,13 @@ done
 for x in taskir-compile taskir-run; do
     [ -x "$(dirname "$bin")/$x" ] || bad "no $x installed"
 done
+# taskir-run's XML readers' module, in the folder the installed taskir-run names
+# (tools/xmlmod.h: LIBDIR/taskir)
+mod=$(find "$dest" -name libtaskir-xml.so | head -n 1)
+[ -n "$mod" ] || bad "no libtaskir-xml.so installed"
+moddir=$(dirname "${mod#"$dest"}")
+grep -q -F "$moddir" "$(dirname "$bin")/taskir-run" ||
+    bad "the installed taskir-run does not name $moddir, where libtaskir-xml.so is"
 
 "$py" "$runner" --extract cinn_example.c "$src/docs/cinn.md" >"$tmp/example.c" ||
     bad "no C example in docs/cinn.md"

@@ -272,7 +272,11 @@ static void test_overflow(void **state)
     diag_init(&d, "t");
     uint32_t nr = 0;
     assert_int_equal(mapper_exact(g, c, &nr, &d), ST_LOGIC);
-    assert_true(diag_find(&d, "map.exact.overflow") >= 0);
+    long k = diag_find(&d, "map.exact.overflow");
+    assert_true(k >= 0);
+    /* the message says what reaches it: 3 values of -128 .. 127 times 2^30 */
+    assert_non_null(strstr(d.entries[k].what, "may reach -137438953472 .. 136365211648, "
+                                              "outside int32, from inputs of -128 .. 127"));
     diag_finish(&d);
     chip_destroy(c);
     graph_destroy(g);
@@ -556,14 +560,16 @@ static void test_oddshift_lif(void **state)
 /* A ReLU to UINT_8 (CMP 0) of shifted values that may be negative: the chip compares
  * nothing from INT_32 to UINT_8 and keeps the low byte (-1 -> 255; the TaskGraph 0). The
  * values after the shift (-32 .. 31) fit INT_8: the mapper makes it an INT_8 output, on
- * which the chip compares with 0. */
+ * which the chip compares with 0, and its map, which only it writes, INT_8 too (its values,
+ * 0 .. 31, fit). */
 static void test_clip(void **state)
 {
     (void)state;
     Graph *g = graph_create();
     Block *s = store(g, input(g, PR_INT_8, 3), "x/in", PR_INT_32, 3);
     Block *b = cmp(g, s, BT_CCMPB, PR_UINT_8, 3, 2, 0);
-    output(g, store(g, b, "y", PR_UINT_8, 3), 3);
+    Block *y = store(g, b, "y", PR_UINT_8, 3);
+    output(g, y, 3);
     Chip *c = chip();
     assert_int_equal(check(g, c, "map.exact.clip"), 1);
     int32_t in[3] = {-4, 100, -128}, tg[3], ch[3];
@@ -575,6 +581,7 @@ static void test_clip(void **state)
     assert_int_equal(ch[1], 25);
     assert_int_equal(rewrite_keeps(g, c, in, 3), 1);
     assert_int_equal(blk_prec(b), PR_INT_8);
+    assert_int_equal(blk_prec(y), PR_INT_8); /* P05 writes its 8 bits as the map's */
     chip_destroy(c);
     graph_destroy(g);
 }
@@ -704,6 +711,107 @@ static void test_prec(void **state)
     graph_destroy(g);
 }
 
+/* Maps whose writers give values outside their precision (the graph's storage keeps them;
+ * emit.prec refused them): INT_8 x negated (CVS -1) into an INT_8 map holds -127 .. 128;
+ * read by an OUTPUT the map takes INT_32 (128 fits neither INT_8 nor UINT_8): -128, 5 ->
+ * 128, -5 before, after and on the chip; read by a CVVH (P03 reads 8-bit operands only) it
+ * stays INT_8. A CCMPB shifting INT_8 values by 2 (-128 .. 127 -> -32 .. 31) into an INT_8
+ * map: P05 shifts only when it narrows, and a UINT_8 CCMPB (INT_8 in) would write its 8
+ * bits into the map as UINT_8 values, so it becomes a table (a CLUT of 256 entries). */
+static void test_prec_widen(void **state)
+{
+    (void)state;
+    Chip *c = chip();
+    for (int cvvh = 0; cvvh <= 1; cvvh++) {
+        Graph *g = graph_create();
+        Block *x = store(g, input(g, PR_INT_8, 2), "x/in", PR_INT_8, 2);
+        Block *v = tg_blk(g, BT_CVS, "neg", PR_INT_32, (const int32_t[8]){1, 1, 2, 0, 0, 0, 0, 0});
+        assert_true(blk_set_attr(g, v, AT_CONSTANT_A, -1));
+        tg_join(g, x, 0, v, 0);
+        Block *m = store(g, v, "neg/out", PR_INT_8, 2);
+        Block *last = m;
+        if (cvvh) {
+            Block *p = tg_blk(g, BT_CVVH, "sq", PR_INT_32,
+                              (const int32_t[8]){1, 1, 2, 0, 0, 0, 0, 0});
+            tg_join(g, m, 0, p, 0);
+            tg_join(g, x, 0, p, 1);
+            last = store(g, p, "sq/out", PR_INT_32, 2);
+        }
+        output(g, last, 2);
+        int32_t in[2] = {-128, 5}, tg[2];
+        run(g, NULL, in, 2, tg);
+        assert_int_equal(tg[0], cvvh ? 128 * -128 : 128);
+        assert_int_equal(tg[1], cvvh ? -25 : -5);
+        if (!cvvh) {
+            assert_true(rewrite_keeps(g, c, in, 2) >= 1);
+            assert_int_equal(blk_prec(m), PR_INT_32);
+        } else {
+            Diag d;
+            diag_init(&d, "t");
+            uint32_t nr = 0;
+            assert_int_equal(mapper_exact(g, c, &nr, &d), ST_OK);
+            diag_finish(&d);
+            assert_int_equal(blk_prec(m), PR_INT_8);
+        }
+        graph_destroy(g);
+    }
+    Graph *g = graph_create();
+    Block *x = store(g, input(g, PR_INT_8, 4), "x/in", PR_INT_8, 4);
+    Block *b = cmp(g, x, BT_CCMPB, PR_INT_32, 4, 2, INT32_MIN);
+    output(g, store(g, b, "y", PR_INT_8, 4), 4);
+    int32_t in[4] = {-128, -5, 7, 127}, tg[4];
+    run(g, NULL, in, 4, tg);
+    assert_memory_equal(tg, ((const int32_t[4]){-32, -2, 1, 31}), sizeof tg);
+    assert_true(rewrite_keeps(g, c, in, 4) >= 1);
+    assert_int_equal(b->type, BT_CLUT);
+    assert_int_equal(blk_attr(b, AT_LUT_DW), 8);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
+/* An Axon block clamping to a precision the chip does not encode ("clamp",
+ * docs/exactness.md): INT_8 x times 3 as INT_9 (-384 .. 381 clamped to -256 .. 255):
+ * -128, -50, 0, 100, 127 -> -256, -150, 0, 255, 255; the CVS writes INT_32 and the clamp
+ * after it, whose values fit a table of 4096, becomes a CLUT. Times 1000 as INT_16
+ * (-128000 .. 127000 clamped to -32768 .. 32767): -128, -20, 0, 30, 127 -> -32768, -20000,
+ * 0, 30000, 32767; no table holds that range: a CCMPB from -32768 and a CCMPS to 32767,
+ * INT_32. Either way no block of INT_9 or INT_16 is left, and the chip gives the values. */
+static void test_prec_clamp(void **state)
+{
+    (void)state;
+    static const struct {
+        int32_t scale;
+        PrecisionId p;
+        int32_t in[5], want[5];
+        BlockType clamp;
+    } cs[] = {{3, PR_INT_9, {-128, -50, 0, 100, 127}, {-256, -150, 0, 255, 255}, BT_CLUT},
+              {1000, PR_INT_16, {-128, -20, 0, 30, 127}, {-32768, -20000, 0, 30000, 32767},
+               BT_CCMPS}};
+    Chip *c = chip();
+    for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++) {
+        Graph *g = graph_create();
+        Block *x = store(g, input(g, PR_INT_8, 5), "x/in", PR_INT_8, 5);
+        Block *v = tg_blk(g, BT_CVS, "scale", cs[k].p, (const int32_t[8]){1, 1, 5, 0, 0, 0, 0, 0});
+        assert_true(blk_set_attr(g, v, AT_CONSTANT_A, cs[k].scale));
+        tg_join(g, x, 0, v, 0);
+        output(g, store(g, v, "y", cs[k].p, 5), 5);
+        assert_true(check(g, c, "map.exact.prec") >= 1);
+        int32_t tg[5];
+        run(g, NULL, cs[k].in, 5, tg);
+        assert_memory_equal(tg, cs[k].want, sizeof tg);
+        assert_true(rewrite_keeps(g, c, cs[k].in, 5) >= 1);
+        assert_int_equal(blk_prec(v), PR_INT_32);
+        size_t n = 0;
+        for (uint32_t i = 0; i < g->n_blocks; i++) {
+            assert_true(chip_prec(c, blk_prec(g->blocks[i])) != NULL);
+            n += g->blocks[i]->type == cs[k].clamp;
+        }
+        assert_int_equal(n, 1);
+        graph_destroy(g);
+    }
+    chip_destroy(c);
+}
+
 /* The blocks of type t of g: how many, each with CMP cmp and precision p. */
 static size_t count_clips(const Graph *g, BlockType t, int32_t cmp, PrecisionId p)
 {
@@ -815,6 +923,8 @@ int main(void)
         cmocka_unit_test(test_clip),           cmocka_unit_test(test_prec),
         cmocka_unit_test(test_ternary_clip),
         cmocka_unit_test(test_prec_bound),
+        cmocka_unit_test(test_prec_widen),
+        cmocka_unit_test(test_prec_clamp),
         cmocka_unit_test(test_p05_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

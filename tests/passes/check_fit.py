@@ -160,8 +160,10 @@ def check_graph(dump, pb, label):
                                                         for b in j["blocks"]), worst, pairs,
                            somas))
     # ResNet-50: split cuts each requantization or ReLU as it cut the layer before it, so
-    # that fuse pairs nearly every Soma block (the max pooling after the stem is no pair)
-    if label == "resnet50" and pairs < 0.95 * somas:
+    # that fuse pairs nearly every Soma block (the max pooling after the stem and the last
+    # requantization are no pairs: 15 of 1,418); a Soma looked at while its layer's pieces
+    # were cut along r in the same round stayed whole, and 54 were left (96 %)
+    if label == "resnet50" and pairs < 0.98 * somas:
         bad.append("%s: only %d of %d Soma blocks are paired with their Axon block"
                    % (label, pairs, somas))
     return bad

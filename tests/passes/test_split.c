@@ -387,6 +387,33 @@ static void assert_edges_fit(const Graph *g, const Chip *c)
     graph_uses_finish(&u);
 }
 
+/* Fit mode on g: runs g (seed) before, then split, the verifier and checks that every group
+ * fits c; returns the outputs before (*n their count) for same_outputs. */
+static int32_t *fit_checked(Graph *g, const Chip *c, uint32_t seed, int64_t *n)
+{
+    int32_t *before = fx_run(g, 1, seed, n);
+    Diag d;
+    diag_init(&d, "test");
+    Status st = run_split(g, c, NULL, false, &d);
+    if (st != ST_OK)
+        diag_print(&d, stderr, "test");
+    assert_int_equal(st, ST_OK);
+    diag_finish(&d);
+    pt_verify(g);
+    assert_groups_fit(g, c);
+    return before;
+}
+
+/* g runs (seed) to the n outputs before, which it frees. */
+static void same_outputs(const Graph *g, uint32_t seed, int32_t *before, int64_t n)
+{
+    int64_t n1;
+    int32_t *after = fx_run(g, 1, seed, &n1);
+    assert_int_equal(n1, n);
+    assert_memory_equal(before, after, (size_t)n * sizeof *before);
+    free(before), free(after);
+}
+
 /* Fit mode on a chip whose core holds 16 KiB and whose destinations take 4 KiB a phase: a
  * weight-heavy conv is cut along f, one whose 32 channels' weights alone do not fit along r
  * (its joining CADD cut again as needed), an activation-heavy one along y, and the edges
@@ -406,23 +433,12 @@ static void test_fit(void **state)
     static const char *first[] = {"op/f0", "op/y0", "op/r0"};
     for (int k = 0; k < 3; k++) {
         Graph *g = fx_block(BT_CC, shapes[k], PR_INT_32, BIAS_VECTOR, a, 6, 0);
-        int64_t n0, n1;
-        int32_t *before = fx_run(g, 1, 5, &n0);
-        Diag d;
-        diag_init(&d, "test");
-        Status st = run_split(g, c, NULL, false, &d);
-        if (st != ST_OK)
-            diag_print(&d, stderr, "test");
-        assert_int_equal(st, ST_OK);
-        diag_finish(&d);
-        pt_verify(g);
-        assert_groups_fit(g, c);
+        int64_t n0;
+        int32_t *before = fit_checked(g, c, 5, &n0);
         assert_edges_fit(g, c);
         assert_non_null(pt_by_name(g, first[k]));
         assert_int_equal(pt_count(g, BT_CADD) > 0, k == 2);
-        int32_t *after = fx_run(g, 1, 5, &n1);
-        assert_memory_equal(before, after, (size_t)n0 * sizeof *before);
-        free(before), free(after);
+        same_outputs(g, 5, before, n0);
         graph_destroy(g);
     }
     chip_destroy(c);
@@ -444,17 +460,8 @@ static void test_fit_plans(void **state)
     const int32_t *shapes[] = {deep, wide};
     for (int k = 0; k < 2; k++) {
         Graph *g = fx_block(BT_CC, shapes[k], PR_INT_32, BIAS_VECTOR, NULL, 0, 0);
-        int64_t n0, n1;
-        int32_t *before = fx_run(g, 1, 11, &n0);
-        Diag d;
-        diag_init(&d, "test");
-        Status st = run_split(g, c, NULL, false, &d);
-        if (st != ST_OK)
-            diag_print(&d, stderr, "test");
-        assert_int_equal(st, ST_OK);
-        diag_finish(&d);
-        pt_verify(g);
-        assert_groups_fit(g, c);
+        int64_t n0;
+        int32_t *before = fit_checked(g, c, 11, &n0);
         /* deep: no join cut again (a piece of "op/r3+"); wide: no piece holds all of the
          * weights */
         int32_t w_all = shapes[k][D_F] * shapes[k][D_R];
@@ -465,9 +472,54 @@ static void test_fit_plans(void **state)
                 assert_true(b->shape.d[D_F] * b->shape.d[D_R] < w_all);
         }
         assert_true(pt_count(g, BT_CC) > 1);
-        int32_t *after = fx_run(g, 1, 11, &n1);
-        assert_memory_equal(before, after, (size_t)n0 * sizeof *before);
-        free(before), free(after);
+        same_outputs(g, 11, before, n0);
+        graph_destroy(g);
+    }
+    chip_destroy(c);
+}
+
+/* Fit mode plans a block's cuts together (passes/split_plan.c): the counts along f, y, x and
+ * r are chosen in one plan, figured on the grid's largest piece with its halo, and the
+ * pieces carry the rest of the plan to the next round, so that no piece is cut twice along
+ * one axis (the rough estimate of a second cut left out the halo, and a 3 x 3 convolution
+ * was cut f, y, x, y, y); a 1 x 1 convolution of stride 2, whose band of k output rows reads
+ * 2k - 1 input rows, is cut along r too, so that its bands are taller and fewer copy its
+ * weights. The outputs stay the same. */
+static void test_fit_joint(void **state)
+{
+    (void)state;
+    Chip *c = chip();
+    c->core_budget_bytes = 16384;
+    int32_t k3[] = {AT_KERNEL_Y, 3, AT_KERNEL_X, 3, AT_PAD_UP, 1, AT_PAD_DOWN, 1,
+                    AT_PAD_LEFT, 1, AT_PAD_RIGHT, 1};
+    int32_t s2[] = {AT_STRIDE_Y, 2, AT_STRIDE_X, 2};
+    int32_t conv3[TIR_NDIMS] = {24, 24, 40, 40, 3, 3, 24, 24};
+    int32_t proj[TIR_NDIMS] = {12, 12, 64, 256, 1, 1, 24, 24};
+    const int32_t *shapes[] = {conv3, proj};
+    const int32_t *attrs[] = {k3, s2};
+    const int n_attrs[] = {6, 2};
+    for (int k = 0; k < 2; k++) {
+        Graph *g = fx_block(BT_CC, shapes[k], PR_INT_32, BIAS_VECTOR, attrs[k], n_attrs[k], 0);
+        int64_t n0;
+        int32_t *before = fit_checked(g, c, 13, &n0);
+        int64_t rows = 0;
+        for (uint32_t i = 0; i < g->n_blocks; i++) {
+            const Block *b = g->blocks[i];
+            if (!b->name || bt_info(b->type)->kind != BK_COMPUTE)
+                continue;
+            for (const char *ax = "yxfr"; *ax; ax++) {
+                char cut[3] = {'/', *ax, 0};
+                const char *at = strstr(b->name, cut);
+                assert_true(!at || !strstr(at + 1, cut)); /* one cut a axis */
+            }
+            if (b->type == BT_CC && k == 1 && b->shape.d[D_Y] > rows)
+                rows = b->shape.d[D_Y];
+        }
+        if (k == 1) { /* bands of more than one row: cut along r too */
+            assert_true(rows > 1);
+            assert_true(pt_count(g, BT_CADD) > 0);
+        }
+        same_outputs(g, 13, before, n0);
         graph_destroy(g);
     }
     chip_destroy(c);
@@ -603,6 +655,7 @@ int main(void)
         cmocka_unit_test(test_slices_shared),
         cmocka_unit_test(test_fit),
         cmocka_unit_test(test_fit_plans),
+        cmocka_unit_test(test_fit_joint),
         cmocka_unit_test(test_edges_cut),
         cmocka_unit_test(test_f_packet_units),
         cmocka_unit_test(test_cannot_fit),

@@ -128,8 +128,10 @@ static void test_follow(void **state)
         {24, 16, 8, 3, 3, 3, 24, 16}, /* activation-heavy: along y, the Soma too */
         {4, 4, 32, 64, 3, 3, 4, 4},   /* 32 channels of too many weights: r, then the join */
         {16, 16, 64, 8, 3, 3, 16, 16}, /* f, then y: the Soma along f, then along y */
+        /* a plan of f, y and r: the Soma along f, then (once the joins are made) along y */
+        {24, 24, 40, 40, 3, 3, 24, 24},
     };
-    static const uint32_t want[] = {1, 3, 1, 4}; /* Soma pieces, at least */
+    static const uint32_t want[] = {1, 3, 1, 4, 8}; /* Soma pieces, at least */
     for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
         Graph *g = fx_block(BT_CC, shapes[k], PR_INT_32, BIAS_VECTOR, conv3x3, 6, 0);
         add_soma(g, BT_CCMPB, 1);

@@ -318,6 +318,21 @@ static void test_errors(void **state)
              "[npy.magic]", junk);
     expect(&r, 2, msg);
     tt_run_free(&r);
+    /* --threads 2 reads the inputs while the graph loads (taskir-run.c, Ahead): the same
+     * findings as one thread, and none about an input when the graph stopped the run first */
+    run(&r, lenet, "--input", arg, "--threads", "2", NULL);
+    expect(&r, 2, msg);
+    tt_run_free(&r);
+    for (int t = 1; t <= 2; t++) {
+        run(&r, badpb, "--input", arg, "--threads", t == 1 ? "1" : "2", "-o", outdir, NULL);
+        expect(&r, 2, "block 5 (CC 'conv1')");
+        assert_null(strstr(r.err, "npy.magic"));
+        tt_run_free(&r);
+        assert_true(tt_count_files(outdir) <= 0);
+    }
+    run(&r, lenet, "--input", "data=/nonexistent/x.npy", "--threads", "2", NULL);
+    expect(&r, 3, "taskir-run: /nonexistent/x.npy: cannot open");
+    tt_run_free(&r);
 }
 
 int main(int argc, char **argv)

@@ -3,7 +3,10 @@
  * for any type, freed without complaint (the ASan build checks the bounds); a large one on
  * Linux lies in a mapping of its own that the system marks eligible for huge pages when
  * /sys/kernel/mm/transparent_hugepage/enabled allows them (smaps' THPeligible), a small one
- * does not when that setting is "madvise"; NULL frees. */
+ * does not when that setting is "madvise"; none of a large block's pages is in memory before
+ * it is written (mincore), and its bytes start on a 2 MiB boundary, nor those of a large
+ * allocation from an arena (arena.h: its chunks come from here); NULL frees. */
+#define _DEFAULT_SOURCE /* mincore */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -14,6 +17,15 @@
 #include <string.h>
 #include <cmocka.h>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#define HAVE_MINCORE 1
+#else
+#define HAVE_MINCORE 0
+#endif
+
+#include "taskir/arena.h"
 #include "taskir/bigmem.h"
 
 static void check_zero_and_write(unsigned char *p, size_t n)
@@ -102,11 +114,54 @@ static void test_huge_advice(void **state)
     tir_big_free(small);
 }
 
+#if HAVE_MINCORE
+/* No page of [p, p + bytes) (p page-aligned) is in memory; then p[0] is written, and is. */
+static void check_untouched(unsigned char *p, size_t bytes)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    size_t pages = (bytes + pg - 1) / pg;
+    unsigned char *vec = calloc(pages, 1);
+    assert_non_null(vec);
+    assert_int_equal(mincore(p, bytes, vec), 0);
+    for (size_t i = 0; i < pages; i++)
+        if (vec[i] & 1)
+            fail_msg("page %zu of %zu is in memory before anything was written", i, pages);
+    p[0] = 1;
+    assert_int_equal(mincore(p, 1, vec), 0);
+    assert_true(vec[0] & 1);
+    free(vec);
+}
+#endif
+
+/* A large block comes untouched: writing the allocator's own header does not bring in the
+ * first (huge) page, which the first writer then brings in (with threads, in parallel). */
+static void test_untouched(void **state)
+{
+    (void)state;
+#if HAVE_MINCORE
+    size_t bytes = TIR_BIG_BYTES + 12345;
+    unsigned char *p = tir_big_calloc(bytes);
+    assert_non_null(p);
+    assert_int_equal((uintptr_t)p % ((uintptr_t)2 << 20), 0);
+    check_untouched(p, bytes);
+    tir_big_free(p);
+    Arena *a = arena_create();
+    assert_non_null(a);
+    p = arena_alloc(a, (size_t)8 << 20, 1); /* a chunk of its own */
+    assert_non_null(p);
+    check_untouched(p, (size_t)8 << 20);
+    arena_destroy(a);
+#else
+    skip();
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_huge_advice),
+        cmocka_unit_test(test_untouched),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

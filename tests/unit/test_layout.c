@@ -174,6 +174,37 @@ static void test_storage_units(void **state)
     graph_destroy(g);
 }
 
+/* A model input that only CLIFs read is laid out as P08 reads it (backend/emit_p08.c):
+ * int32 words, one a channel, whatever its precision: 2 x 3 pixels of 10 INT_8 channels
+ * take 6 * 10 * 4 = 240 bytes (the int8 layout of 16-byte pixel rows would be 96). Read
+ * by a CCMPB too it keeps that layout: 6 * 16 = 96. */
+static void test_clif_input(void **state)
+{
+    (void)state;
+    Chip *chip;
+    Diag dg;
+    diag_init(&dg, NULL);
+    assert_int_equal(chip_load_default(&chip, &dg), ST_OK);
+    diag_finish(&dg);
+    for (int cmp = 0; cmp <= 1; cmp++) {
+        Graph *g = graph_create();
+        Block *in = blk(g, BT_INPUT, PR_INT_8, 2, 3, 10, 0);
+        Block *x = blk(g, BT_SI, PR_INT_8, 2, 3, 10, 0);
+        Block *lif = blk(g, BT_CLIF, PR_INT_8, 2, 3, 10, 0);
+        tg_join(g, in, 0, x, 0);
+        tg_join(g, x, 0, lif, 0);
+        if (cmp)
+            tg_join(g, x, 0, blk(g, BT_CCMPB, PR_INT_8, 2, 3, 10, 0), 0);
+        GraphUses u;
+        assert_true(graph_uses(g, &u));
+        assert_int_equal(bbox_storage_bytes(chip, g, &u, (uint32_t)graph_block_pos(g, x->id)),
+                         cmp ? 96 : 240);
+        graph_uses_finish(&u);
+        graph_destroy(g);
+    }
+    chip_destroy(chip);
+}
+
 /* The send areas (backend/emit_sendbuf.c) the mapper counts: a CADD's int32 buffer sent
  * into an int8 map N (2 x 3 pixels of 4 channels; P02 writes N, so its pitch is the 32-byte
  * group: 6 * 32 = 192 bytes); the same CADD into an int32 map M needs none; a CCMPB writing
@@ -339,6 +370,7 @@ int main(void)
         cmocka_unit_test(test_storage_units),
         cmocka_unit_test(test_row_rules),
         cmocka_unit_test(test_send_bytes),
+        cmocka_unit_test(test_clif_input),
         cmocka_unit_test(test_narrow),
         cmocka_unit_test(test_repitch),
     };

@@ -1,10 +1,12 @@
 /* test_parallel.c: taskir/parallel.h. tir_pool_run covers [0, n) exactly once, in the parts
  * tir_parallel cuts, call after call (the workers take each generation of work once), for
  * thread counts that do and do not divide n, n smaller than the pool, and no pool at all;
- * tir_parallel_touch leaves zeroed memory zero. */
+ * tir_parallel_items calls every item once, alone, whatever the thread count and however
+ * long the items take; tir_parallel_touch leaves zeroed memory zero. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +59,45 @@ static void test_pool_parts(void **state)
     }
 }
 
+/* An item: counted, called alone ([i, i + 1)), the early ones made slow (a busy loop), so that
+ * the threads that finish first take more of the items. */
+typedef struct Calls {
+    atomic_int hits[MAX_N];
+    atomic_int wide;    /* calls with more than one item */
+    atomic_int_fast64_t sink;
+} Calls;
+
+static void item(void *ctx, int64_t lo, int64_t hi)
+{
+    Calls *c = ctx;
+    if (hi != lo + 1)
+        atomic_fetch_add(&c->wide, 1);
+    for (int64_t i = lo; i < hi; i++) {
+        atomic_fetch_add(&c->hits[i], 1);
+        int64_t spin = i < 4 ? 200000 : 10, x = 0;
+        for (int64_t k = 0; k < spin; k++)
+            x += k ^ i;
+        atomic_fetch_add_explicit(&c->sink, x, memory_order_relaxed);
+    }
+}
+
+static void test_items(void **state)
+{
+    (void)state;
+    static const uint32_t threads[] = {0, 1, 2, 3, 7, 100};
+    static const int64_t ns[] = {-1, 0, 1, 2, 5, 64, 299};
+    for (size_t t = 0; t < sizeof threads / sizeof *threads; t++)
+        for (size_t k = 0; k < sizeof ns / sizeof *ns; k++) {
+            Calls *c = calloc(1, sizeof *c);
+            assert_non_null(c);
+            tir_parallel_items(threads[t], ns[k], item, c);
+            for (int64_t i = 0; i < MAX_N; i++)
+                assert_int_equal(atomic_load(&c->hits[i]), i < ns[k] ? 1 : 0);
+            assert_int_equal(atomic_load(&c->wide), 0);
+            free(c);
+        }
+}
+
 static void test_touch(void **state)
 {
     (void)state;
@@ -74,6 +115,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pool_parts),
+        cmocka_unit_test(test_items),
         cmocka_unit_test(test_touch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
