@@ -116,11 +116,6 @@ typedef struct ECopy {
     uint32_t req;                   /* its area in the core's requests (EMIT_NONE: an alias) */
     uint32_t alias_of;              /* the compute block whose output buffer holds it (the
                                        rows it writes there), EMIT_NONE when it has its own */
-    uint32_t gather;                /* a model input's or static map's copy placed straight
-                                       into part gather_part of the area the CADD at this
-                                       position gathers its inputs in (emit_gather.c): no area
-                                       of its own, no P06; EMIT_NONE when not */
-    int32_t gather_part;
     int64_t alias_off;              /* its first word's offset in that buffer */
     int32_t first, last;            /* its lifetime */
     uint32_t land;                  /* a received copy that lives past the phase it arrives
@@ -128,6 +123,9 @@ typedef struct ECopy {
                                        writes there; an inserted P06 in Soma2 of phase
                                        move_phase moves it to req), else EMIT_NONE */
     int32_t move_phase;
+    bool movable;                   /* it may be moved so, landing over [land_first,
+                                       move_phase], when that Soma2 is free (emit_plan.c) */
+    int32_t land_first;
     bool spread;                    /* a transfer into it arrives in several phases: its
                                        parts land phase by phase (EPart, emit_spread.c) and
                                        req is its area in the data banks */
@@ -188,8 +186,6 @@ typedef struct EGather {
     EmitFeat feat;                  /* one part of it: the box in the area's precision (the
                                        inputs', or INT_32 when they differ) and pitch (the
                                        one the CADD reads, layout_output_unit) */
-    bool placed;                    /* the copy lies in its part already (ECopy.gather): no
-                                       P06, no slot */
 } EGather;
 
 /* A send area: writer's output buffer rewritten by an inserted P06 in the precision (and
@@ -301,6 +297,11 @@ uint32_t emit_request(Emit *e, uint32_t k, int64_t words, int32_t align, int32_t
 bool emit_whole_iface(const Emit *e, uint32_t pos, bool input, int32_t eid);
 /* The canonical box of the interface (of edge edge_id) of block pos: input or output side. */
 bool emit_iface_box(const Emit *e, uint32_t pos, bool input, int32_t edge_id, EBox *out);
+/* Whether compute block w writes its whole result into storage s by several edges, each a
+ * box of it placed at the same coordinates of s, as they are (no steps): *box its result's
+ * box, in s's coordinates. Its primitive then writes straight into s's copy on its core
+ * (emit_plan.c). */
+bool emit_writes_pieces(const Emit *e, uint32_t w, uint32_t s, EBox *box);
 /* Whether edge ed's rearrangement steps (if any) keep the C order of the values: IDENTITY,
  * RESHAPE / PERMUTE that keep the order of the axes longer than 1, and a SHUFFLE whose index
  * is the identity (emit_plan.c). */
@@ -389,13 +390,6 @@ Status emit_tee_refuse(Emit *e, uint32_t pos, uint32_t s, uint32_t first);
  * and gives the area P02 reads. */
 Status emit_gathers(Emit *e);
 const EGather *emit_gather_of(const Emit *e, uint32_t pos);
-/* Whether copy cp (planned by emit_plan.c, its feature layout in *feat) goes straight into
- * the area its reader gathers its inputs in: the one copy of a model input (only INPUTs write
- * it, all of it, without steps, in a layout a dynamic block's alignment gives) or of a static
- * map, which one CADD of several different inputs alone reads, on its core, all of it; then
- * cp->gather and cp->gather_part say where and *feat is the area's part (its precision and
- * pitch, as emit_gathers lays the area out). */
-bool emit_gather_place(const Emit *e, ECopy *cp, EmitFeat *feat);
 /* Why the gather of CADD pos failed: GATHER_LAYOUT (input *input is not a map on the core
  * with input 0's extents, in a precision a P06 moves into the area's), GATHER_SLOT (no free Soma slot for its P06);
  * 0 when it did not. */
@@ -433,6 +427,7 @@ void emit_slot_what(const Emit *e, ESlotUse u, char *buf, size_t size);
 typedef struct EMoveSlot {
     int32_t phase, slot;            /* the slot (PIIndex SOMA1 / SOMA2); phase -1: none free */
     int32_t from;                   /* the earliest phase searched */
+    int64_t ready;                  /* when the data is in place (phase * 8 + PIIndex) */
     bool wrap;                      /* the data comes in the step before */
     int32_t first, last;            /* the lifetime of the area the P06 writes */
 } EMoveSlot;

@@ -118,6 +118,8 @@ Status emit_narrows(Emit *e)
         if (!cp || cp->planes || cp->image ||
             !emit_iface_box(e, cp->view ? w : (uint32_t)s, !cp->view, eid, &box))
             continue; /* emit_prim.c writes it, or refuses it */
+        if (!cp->view) /* several edges of its result into s, each where it is: all of it */
+            emit_writes_pieces(e, w, (uint32_t)s, &box);
         int64_t unit = layout_output_unit(e->g, &e->uses, w, PR_INT_32);
         bool repitch = cp->feat.prec == PR_INT_32 && unit > 0 &&
                        cp->feat.c > (box.n[2] + unit - 1) / unit * unit; /* more lanes */

@@ -15,6 +15,7 @@
 
 #include "taskir/diag_block.h"
 #include "taskir/layout.h"
+#include "taskir/premove.h"
 #include "taskir/rearrange.h"
 
 #include <stdlib.h>
@@ -105,12 +106,6 @@ bool emit_keeps_order(const Emit *e, const Edge *ed)
 int64_t emit_copy_addr(const Emit *e, const ECopy *cp)
 {
     const ECore *c = &e->cores[cp->core];
-    if (cp->gather != EMIT_NONE) { /* in its CADD's gathered area (emit_gather.c); none when
-                                      that gather was refused (and nothing is written) */
-        const EGather *g = emit_gather_of(e, cp->gather);
-        return g && g->req != EMIT_NONE ? c->addr[g->req] + cp->gather_part * g->feat.words
-                                        : 0;
-    }
     if (cp->alias_of == EMIT_NONE)
         return c->addr[cp->req];
     const EOut *o = &e->outs[cp->alias_of];
@@ -168,6 +163,31 @@ bool emit_same_place(const ECore *k, const MapCoord *c)
 static bool writes_all_here(const Emit *e, uint32_t w, int32_t eid)
 {
     return e->g->blocks[w]->n_out == 1 && emit_whole_iface(e, w, false, eid);
+}
+
+bool emit_writes_pieces(const Emit *e, uint32_t w, uint32_t s, EBox *box)
+{
+    const BlockUses *bu = &e->uses.blocks[w];
+    int32_t cd[TIR_CDIMS];
+    if (e->g->blocks[w]->n_out != 1 || bu->n_out_edges < 2 ||
+        !blk_cluster_dims(e->g->blocks[w], false, 0, cd))
+        return false;
+    int64_t px = 0;
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        const Edge *ed = e->g->edges[bu->out_edges[j]];
+        EBox src, dst;
+        if (ed->n_re || graph_block_pos(e->g, ed->dst) != (long)s ||
+            !emit_iface_box(e, w, false, ed->id, &src) ||
+            !emit_iface_box(e, s, true, ed->id, &dst) || memcmp(&src, &dst, sizeof src) != 0)
+            return false;
+        px += src.n[0] * src.n[1] * src.n[2];
+    }
+    EBox all = {{0}, {cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
+                      cd[D_F] > 0 ? cd[D_F] : 1, 1}};
+    if (px != all.n[0] * all.n[1] * all.n[2])
+        return false;
+    *box = all;
+    return true;
 }
 
 /* Whether copy cp (box cbox, its writer's edge eid landing on box b of the storage) can live
@@ -241,7 +261,9 @@ static bool copy_box(const Emit *e, ECopy *cp)
             continue;
         bool rows = b.n[0] == 1 || (b.lo[1] == box.lo[1] && b.n[1] == box.n[1]);
         bool whole = rows && b.lo[2] == box.lo[2] && b.n[2] == box.n[2];
-        if (whole && writes_all_here(e, (uint32_t)w, eid))
+        EBox all;
+        if (whole && (writes_all_here(e, (uint32_t)w, eid) ||
+                      emit_writes_pieces(e, (uint32_t)w, pos, &all)))
             continue; /* the primitive writes straight into the copy */
         if (whole && bu->n_in_edges == 1 && alias_rows(e, cp, (uint32_t)w, eid, &b, &box)) {
             e->outs[w].aliased = true; /* the copy is rows of the writer's buffer */
@@ -483,8 +505,6 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
                               "holds %s values, which the chip has no memory layout for "
                               "(INT_8, UINT_8, TERNARY and INT_32 only)",
                               pr_info(blk_prec(b))->name);
-        if (!cp->view && !cp->planes)
-            emit_gather_place(e, cp, &cp->feat); /* straight into its CADD's area */
         if (cp->is_static) {
             int32_t cd[TIR_CDIMS];
             if (!blk_cluster_dims(b, false, 0, cd))
@@ -502,9 +522,8 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
         words = 1;
     cp->first = first;
     cp->last = last;
-    if (cp->alias_of != EMIT_NONE || cp->gather != EMIT_NONE) {
-        cp->req = EMIT_NONE; /* lives in its writer's buffer (make_outs), or in its CADD's
-                                gathered area (emit_gather.c) */
+    if (cp->alias_of != EMIT_NONE) {
+        cp->req = EMIT_NONE; /* lives in its writer's buffer (make_outs) */
         return ST_OK;
     }
     AllocKind kind = cp->is_static ? ALLOC_STATIC : cp->received ? ALLOC_RECV : ALLOC_DATA;
@@ -517,23 +536,44 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
         cp->spread = true;
         kind = ALLOC_DATA;
     } else if (kind == ALLOC_RECV && arrivals(e, cp, &lo, &hi) && hi < last && lo >= first &&
-        !emit_soma_taken(e, cp->core, hi, PI_SOMA2) && !repeated_here(e, cp)) {
-        /* it lives on past its arrival: the receive area holds it in the phases it arrives
-         * in, a P06 in Soma2 of the last one moves it to the data banks (emit_move.c), where
-         * its area lives the copy's whole life, as the mapper counts it (a stage's input,
-         * sent late in one step, is read early in the next) */
-        cp->land = emit_request(e, cp->core, words, align, lo, hi, ALLOC_RECV, b->id);
+               !repeated_here(e, cp)) {
+        /* it lives on past its arrival: moved out of the receive area when Soma2 of its last
+         * arrival phase is still free once the P06s that must have a slot have theirs
+         * (plan_moves) */
+        cp->movable = true;
+        cp->land_first = lo;
         cp->move_phase = hi;
-        kind = ALLOC_DATA;
-        if (cp->land == EMIT_NONE)
-            return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
-        Status st = emit_slot_take(e, cp->core, hi, PI_SOMA2, SLOT_MOVE, cp->block);
-        if (st != ST_OK)
-            return st;
     }
     cp->req = emit_request(e, cp->core, words, align, first, last, kind, b->id);
     if (cp->req == EMIT_NONE)
         return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    return ST_OK;
+}
+
+/* The received copies that live on past the phases they arrive in (plan_copy): the receive
+ * area holds each in those phases and a P06 in Soma2 of the last one moves it to the data
+ * banks (emit_move.c), where its area lives the copy's whole life, as the mapper counts it (a
+ * stage's input, sent late in one step, is read early in the next). Planned after the P06s
+ * that must have a slot (spread parts, narrows, repeated boxes, gathers: the mapper kept
+ * their slots free, docs/mapper.md), and only where that Soma2 is still free: else the copy
+ * stays in the receive area its whole life. */
+static Status plan_moves(Emit *e)
+{
+    for (uint32_t i = 0; i < e->n_copies; i++) {
+        ECopy *cp = &e->copies[i];
+        if (!cp->movable || emit_soma_taken(e, cp->core, cp->move_phase, PI_SOMA2))
+            continue;
+        ECore *c = &e->cores[cp->core];
+        AllocReq r = c->reqs[cp->req];
+        cp->land = emit_request(e, cp->core, r.words, r.align, cp->land_first, cp->move_phase,
+                                ALLOC_RECV, r.tag);
+        if (cp->land == EMIT_NONE)
+            return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+        c->reqs[cp->req].kind = ALLOC_DATA;
+        Status st = emit_slot_take(e, cp->core, cp->move_phase, PI_SOMA2, SLOT_MOVE, cp->block);
+        if (st != ST_OK)
+            return st;
+    }
     return ST_OK;
 }
 
@@ -559,7 +599,6 @@ static Status make_copies(Emit *e)
             ECopy *cp = &e->copies[e->n_copies++];
             memset(cp, 0, sizeof *cp);
             cp->alias_of = EMIT_NONE;
-            cp->gather = EMIT_NONE;
             cp->land = EMIT_NONE;
             cp->block = (uint32_t)pos;
             cp->core = k;
@@ -664,18 +703,17 @@ static Status make_outs(Emit *e)
     return ST_OK;
 }
 
-/* The last phase in which a transfer into storage block pos lands on core k (the
- * ROUTER_RECIEVE coordinates of the edges into it there); -1 when none does. A model
- * input's edge is none: its dynamic blocks write the copy before its first phase (before
- * the run, or in every step of a pipeline of stages), not in the step before. */
+/* The last phase in which a transfer from another core into storage block pos lands on core
+ * k (the ROUTER_RECIEVE coordinates of the edges into it there, but a model input's, which
+ * is written before the step); -1 when none does. */
 static int32_t last_arrival(Emit *e, uint32_t pos, uint32_t k)
 {
     int32_t id = e->g->blocks[pos]->id, last = -1;
     for (uint32_t i = 0; i < e->m->n_edges; i++) {
         const MapDict *dict = &e->m->edges[i];
         const Edge *ed = graph_edge(e->g, dict->task_id);
-        const Block *src = ed ? graph_block(e->g, ed->src) : NULL;
-        if (src && src->type == BT_INPUT)
+        long src = ed && ed->dst == id ? graph_block_pos(e->g, ed->src) : -1;
+        if (src >= 0 && e->g->blocks[src]->type == BT_INPUT)
             continue;
         for (uint32_t j = 0; ed && ed->dst == id && j < dict->n_coords; j++) {
             const MapCoord *c = &dict->coords[j];
@@ -686,21 +724,70 @@ static int32_t last_arrival(Emit *e, uint32_t pos, uint32_t k)
     return last;
 }
 
+/* When copy cp's data is in place on its core, as phase * 8 + the slot's PIIndex (Axon 1,
+ * Soma1 2, router 3 and 4, Soma2 5): a P06 may read it in a later Soma slot. *local: after
+ * its writers on its core (after the router that moves a writer's buffer there,
+ * docs/backend.md "Gathering on a core"), from the start of its first phase for a model input
+ * (-1: neither writes it); *arrive: the last phase a transfer into it lands in (-1: none).
+ * The result is the later of the two (after the router of *arrive), -1 for a static map
+ * (loaded before the run), or the router of its first phase when nothing says. */
+static int64_t copy_ready(Emit *e, const ECopy *cp, int64_t *local, int32_t *arrive)
+{
+    const BlockUses *bu = &e->uses.blocks[cp->block];
+    *arrive = last_arrival(e, cp->block, cp->core);
+    *local = -1;
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        long w = other_end(e, bu->in_edges[j], true);
+        int64_t at;
+        if (w >= 0 && e->g->blocks[w]->type == BT_INPUT)
+            at = (int64_t)cp->first * 8;
+        else if (w >= 0 && e->core_of[w] == cp->core && e->outs[w].gather)
+            at = ((int64_t)e->phase_of[w] + (e->slot_of[w] == PI_SOMA2)) * 8 + PI_SEND;
+        else if (w >= 0 && e->core_of[w] == cp->core)
+            at = (int64_t)e->phase_of[w] * 8 + e->slot_of[w];
+        else
+            continue; /* by the router: *arrive */
+        *local = at > *local ? at : *local;
+    }
+    int64_t r = *arrive >= 0 ? (int64_t)*arrive * 8 + PI_RECV : -1;
+    if (cp->is_static) /* loaded before the run */
+        return r;
+    if (*arrive < 0 && *local < 0)
+        return (int64_t)cp->first * 8 + PI_RECV;
+    return *local > r ? *local : r;
+}
+
+/* The latest free Soma slot of core k in phases hi down to lo after time ready (copy_ready's
+ * unit) into s; whether there is one. */
+static bool latest_free(const Emit *e, uint32_t k, int32_t hi, int32_t lo, int64_t ready,
+                        EMoveSlot *s)
+{
+    for (int32_t p = hi; p >= lo; p--)
+        for (int32_t sl = PI_SOMA2; sl >= PI_SOMA1; sl -= PI_SOMA2 - PI_SOMA1)
+            if ((int64_t)p * 8 + sl > ready && !emit_soma_taken(e, k, p, sl)) {
+                s->phase = p;
+                s->slot = sl;
+                return true;
+            }
+    return false;
+}
+
 bool emit_move_slot(Emit *e, const ECopy *cp, int32_t pc, EMoveSlot *s)
 {
     uint32_t k = cp->core;
-    int32_t arrive = last_arrival(e, cp->block, k);
+    int32_t arrive;
+    int64_t local, ready = copy_ready(e, cp, &local, &arrive);
     s->wrap = arrive >= pc; /* the data comes in the step before */
-    s->from = s->wrap || arrive > cp->first ? arrive : cp->first;
+    s->ready = ready;
+    s->from = s->wrap ? arrive : (int32_t)(ready / 8);
     s->phase = -1;
     s->slot = 0;
-    for (int32_t p = s->wrap ? e->cores[k].n_phases - 1 : pc - 1; p >= s->from && s->phase < 0;
-         p--)
-        for (int32_t sl = 5; sl >= 2 && s->phase < 0; sl -= 3) /* Soma2 (5), then Soma1 (2) */
-            if (!emit_soma_taken(e, k, p, sl) && (p > s->from || sl == 5)) {
-                s->phase = p;
-                s->slot = sl;
-            }
+    /* before pc after the data is in place; for data that comes in the step before, before
+     * pc after what its own core writes, else (nothing does) from its arrival to the end of
+     * the step before */
+    if (!latest_free(e, k, pc - 1, s->wrap ? 0 : s->from, s->wrap ? local : ready, s) &&
+        s->wrap && local < 0)
+        latest_free(e, k, e->cores[k].n_phases - 1, arrive, ready, s);
     s->first = s->wrap ? 0 : s->phase;
     s->last = s->wrap ? e->cores[k].n_phases - 1 : pc;
     return s->phase >= 0;
@@ -714,8 +801,8 @@ static Status make_dups(Emit *e)
         const Block *b = e->g->blocks[pos];
         uint32_t k = e->core_of[pos];
         uint32_t n = b->type == BT_CADD ? blk_n_variadic(b) : 0;
-        if (n < 2 || k == EMIT_NONE)
-            continue;
+        if (premove_count(e->g, &e->uses, pos) != 1 || k == EMIT_NONE)
+            continue; /* one P06 repeats the box: the mapper keeps its slot */
         long src = -1;
         EBox box = {{0}, {0}};
         bool same = true;
@@ -782,14 +869,20 @@ Status emit_plan(Emit *e)
         st = emit_spreads(e);
     if (st == ST_OK)
         st = make_outs(e);
-    if (st == ST_OK)
-        st = make_dups(e);
+    /* the P06s that must have a slot first: a narrowing (its phase is fixed), a tee (the
+     * first free slot after its writer: a repeated box or a gather reading what it copies
+     * takes a later one, the latest free before its CADD); then a received copy's move,
+     * where its slot is still free, and the send areas */
     if (st == ST_OK)
         st = emit_narrows(e);
     if (st == ST_OK)
         st = emit_tees(e);
     if (st == ST_OK)
+        st = make_dups(e);
+    if (st == ST_OK)
         st = emit_gathers(e);
+    if (st == ST_OK)
+        st = plan_moves(e);
     if (st == ST_OK)
         st = emit_sendbufs(e);
     if (st == ST_OK)

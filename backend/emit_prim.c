@@ -204,6 +204,7 @@ static Status output_operand(Emit *e, uint32_t pos, EOperand *op)
         EBox box;
         if (!emit_iface_box(e, (uint32_t)s, true, ed->id, &box))
             return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "edge %d: no box", ed->id);
+        emit_writes_pieces(e, pos, (uint32_t)s, &box); /* its edges' boxes together */
         op->block = e->g->blocks[s]->id;
         if (emit_tee_of(e, pos, (uint32_t)s))
             continue; /* a P06 copies the result there (emit_tee.c) */
@@ -322,14 +323,10 @@ static Status gather_operand(Emit *e, const EGather *g, EOperand *op)
 {
     const Block *b = e->g->blocks[g->cadd];
     const ECore *c = &e->cores[e->core_of[g->cadd]];
-    int64_t base = c->addr[g->req], words = g->feat.words;
+    int64_t base = c->addr[g->req], words = 0;
     for (int32_t i = 0; i < g->n; i++) {
         const EGather *gi = g + i;
         const ECopy *cp = &e->copies[gi->copy];
-        if (i == 0)
-            op->block = e->g->blocks[cp->block]->id;
-        if (gi->placed)
-            continue; /* a model input or static map already in its part (emit_gather.c) */
         EOperand in = {0};
         char what[48];
         snprintf(what, sizeof what, "input %d", i);
@@ -342,10 +339,13 @@ static Status gather_operand(Emit *e, const EGather *g, EOperand *op)
         if (!p)
             return ST_RUNTIME;
         /* into part i in the area's precision and pitch (emit_gather.c): widened, re-pitched */
+        words = g->feat.words;
         emit_p06_rows(p, cp->feat.prec, cp->feat.c, gi->box.n[0] * gi->box.n[1], in.addr,
                       in.words, base + i * words, words);
         p->out_precision = pr_info(g->feat.prec)->wire;
         p->length_out = (int32_t)g->feat.c;
+        if (i == 0)
+            op->block = e->g->blocks[cp->block]->id;
     }
     op->feat = g->feat;
     op->prec = g->feat.prec;

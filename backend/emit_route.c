@@ -749,29 +749,12 @@ static Status relay_part(Emit *e, uint32_t k, int32_t p, Taskir__Asm__P09 *r)
     return ST_OK;
 }
 
-/* A 1-byte packet's destination counts bytes from its receiver's base (12 bits: 4 KiB),
- * so a core that receives runs of bytes in a phase, in no relaying chain, takes the first
- * word it receives into then as its base (emit_route_chain.c sets recv_lo). */
-static void byte_bases(Emit *e)
-{
-    for (uint32_t k = 0; k < e->n_cores; k++)
-        for (int32_t p = 0; p < e->cores[k].n_phases; p++) {
-            const EPhase *ph = &e->cores[k].ph[p];
-            for (size_t i = 0; i < ph->n_sends; i++) {
-                EPhase *q = &e->cores[ph->sends[i].dst_core].ph[p];
-                if (ph->sends[i].single && !q->chained && !q->recv_base)
-                    q->recv_base = q->recv_lo;
-            }
-        }
-}
-
 Status emit_router_prims(Emit *e)
 {
     char id[32];
     Status cst = emit_route_chains(e);
     if (cst != ST_OK)
         return cst;
-    byte_bases(e);
     for (uint32_t k = 0; k < e->n_cores; k++) {
         ECore *c = &e->cores[k];
         for (int32_t p = 0; p < c->n_phases; p++) {

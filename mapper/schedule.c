@@ -18,6 +18,12 @@
  *   - from off chip (INPUT): before the step.
  * An Axon block writing an 8-bit map keeps a Soma slot of its phase for the P06 that narrows
  * its int32 result (layout_narrows; Soma1, else Soma2), so its readers there run after it.
+ * A transfer received over several phases keeps Soma2 of each of them (on the receiving core)
+ * for the P06 that moves that phase's part out of the receive area, so it arrives only in
+ * phases whose Soma2 is free. A block the code generator inserts P06s before (premove.h: a
+ * CADD's inputs gathered, or its box repeated) runs only where as many free Soma slots lie
+ * between its inputs' arrivals and its slot, and keeps them: a phase later, or more, when
+ * there are not (inside its stage, else map.phases).
  * Memory: a core holds its clusters; a block's output buffer is dropped once every block it
  * writes to sits on its core (the buffer is then the reader's storage itself).
  * A core belongs to one stage, phases [k*M, (k+1)*M) of the global schedule; a stage is a
@@ -32,6 +38,7 @@
 
 #include "taskir/diag_block.h"
 #include "taskir/layout.h"
+#include "taskir/premove.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -47,6 +54,8 @@ typedef struct Sched {
     uint32_t *ntasks;        /* per cluster: its compute blocks */
     uint32_t *cand;          /* candidate vcores of one block */
     int64_t *cand_bytes;
+    bool delay;              /* keep the inserted P06s' slots even at a later time */
+    bool delayed;            /* it did so somewhere */
 } Sched;
 
 static Status oom(Diag *d)
@@ -153,9 +162,16 @@ static int ready_one(uint32_t xi, void *arg)
             int64_t left = x->bytes;
             int32_t ph = send_phase(a);
             uint32_t n = 0;
+            const uint8_t *slots = R->v == MAP_NONE ? NULL : p->vcores[R->v].slots;
             for (;;) {
                 uint32_t l = (uint32_t)ph % R->s->M;
                 int64_t room = R->per_phase - R->recv[l];
+                /* a part of several (not all of it here) moves out in Soma2 of its phase */
+                bool part = n > 0 || left > room;
+                if (part && slots && R->s->delay && room > 0 && (slots[l] & (1u << MS_SOMA2))) {
+                    room = 0;
+                    R->s->delayed = true;
+                }
                 if (room > 0 || left == 0) {
                     int64_t take = left < room ? left : (room > 0 ? room : 0);
                     R->recv[l] += take;
@@ -183,6 +199,9 @@ static int ready_one(uint32_t xi, void *arg)
                 x->cross = true;
                 x->chunk0 = p->n_chunks - n;
                 x->n_chunks = n;
+                for (uint32_t k = 0; n > 1 && R->v != MAP_NONE && k < n; k++)
+                    p->vcores[R->v].slots[map_local(p, p->chunks[x->chunk0 + k].phase)] |=
+                        (uint8_t)(1u << MS_SOMA2); /* the part's move (emit_spread.c) */
             }
         }
         if (R->commit) {
@@ -405,6 +424,98 @@ static Status give_core(Sched *s, uint32_t c, uint32_t v)
     return ST_OK;
 }
 
+/* The time input storage st of task t is in place on its core: its transfers' (planned:
+ * after inputs_ready committed them), -1 from off chip or with nothing to bring. */
+typedef struct InReady {
+    const MapPlan *p;
+    uint32_t st;
+    int64_t r;
+} InReady;
+
+static int in_ready_one(uint32_t xi, void *arg)
+{
+    InReady *I = arg;
+    const MXfer *x = &I->p->xfers[xi];
+    if (x->store == I->st && x->kind == XF_CORE && x->bytes && x->planned && x->ready > I->r)
+        I->r = x->ready;
+    return 0;
+}
+
+/* Free Soma slots on v for the nm P06s inserted before task t at time T (premove.h), one an
+ * input: each input's after the time its data is in place on v (r[i]) and before T, on v's
+ * local phases (each once), and not taken; the latest for the input that arrives last first
+ * (as the code generator places them, backend/emit_gather.c). Their times into got[]; false
+ * when there are not enough. An input from off chip counts from the stage's first phase; one
+ * from the stage before from its arrival in the step before when that local phase is not
+ * before t's, else from that local phase in t's step (the code generator's reading of a
+ * stage's input, docs/backend.md "Stages"). */
+static bool premove_slots(const Sched *s, uint32_t v, const int64_t *r, uint32_t nm, int64_t T,
+                          int64_t *got)
+{
+    const MapPlan *p = s->p;
+    const uint8_t *slots = p->vcores[v].slots;
+    int64_t lo = (int64_t)p->vcores[v].stage * s->M * MS_PER_PHASE;
+    int64_t pc = T / MS_PER_PHASE - (int64_t)p->vcores[v].stage * s->M;
+    bool done[64] = {false};
+    for (uint32_t k = 0; k < nm; k++) {
+        uint32_t i = nm; /* the input not yet placed whose data comes last */
+        for (uint32_t j = 0; j < nm; j++)
+            if (!done[j] && (i == nm || r[j] > r[i]))
+                i = j;
+        done[i] = true;
+        int64_t from = r[i];
+        if (from < lo) { /* from off chip, or from the stage before */
+            int64_t a = from < 0 ? -1 : (from / MS_PER_PHASE) % s->M;
+            from = a < 0 ? lo - 1 : a < pc ? lo + a * MS_PER_PHASE + from % MS_PER_PHASE : from;
+        }
+        if (from < T - (int64_t)s->M * MS_PER_PHASE) /* each local slot once */
+            from = T - (int64_t)s->M * MS_PER_PHASE;
+        got[k] = -1;
+        for (int64_t at = T - 1; at > from && got[k] < 0; at--) {
+            int sl = (int)(at % MS_PER_PHASE);
+            bool mine = false;
+            for (uint32_t j = 0; j < k; j++)
+                mine |= got[j] == at;
+            if ((sl == MS_SOMA1 || sl == MS_SOMA2) && !mine &&
+                !(slots[(at / MS_PER_PHASE) % s->M] & (1u << sl)))
+                got[k] = at;
+        }
+        if (got[k] < 0)
+            return false;
+    }
+    return true;
+}
+
+/* The earliest time from T on at which task t on v has free Soma slots for the P06s inserted
+ * before it (premove_slots), which it then keeps: T itself unless s->delay; T, keeping none,
+ * when there is none (in v's stage): the code generator refuses it then (emit.slot). */
+static int64_t with_premoves(Sched *s, uint32_t t, uint32_t v, uint32_t nm, int64_t T)
+{
+    MapPlan *p = s->p;
+    const Block *b = p->g->blocks[p->tasks[t].pos];
+    int64_t r[64], got[64];
+    if (nm > 64)
+        return T; /* more inputs than it keeps track of: none kept (emit.slot if need be) */
+    for (uint32_t i = 0; i < nm; i++) { /* nm is 1 (one box repeated) or every input */
+        const Edge *ed = i < b->n_in && b->in[i].n_ifaces
+                             ? graph_edge(p->g, b->in[i].ifaces[0].edge_id) : NULL;
+        long st = ed ? graph_block_pos(p->g, ed->src) : -1;
+        InReady I = {p, st >= 0 ? (uint32_t)st : MAP_NONE, -1};
+        map_each_in_xfer(p, t, in_ready_one, &I);
+        r[i] = I.r;
+    }
+    int64_t at = T;
+    while (at != INT64_MAX && !premove_slots(s, v, r, nm, at, got))
+        at = s->delay ? earliest(s, v, p->tasks[t].prim->unit, at) : INT64_MAX;
+    if (at == INT64_MAX)
+        return T; /* none inside its stage: the code generator refuses it (emit.slot) */
+    s->delayed |= at > T;
+    for (uint32_t k = 0; k < nm; k++)
+        p->vcores[v].slots[(got[k] / MS_PER_PHASE) % s->M] |=
+            (uint8_t)(1u << (got[k] % MS_PER_PHASE));
+    return at;
+}
+
 static Status place_task(Sched *s, uint32_t t, Diag *d)
 {
     MapPlan *p = s->p;
@@ -451,6 +562,9 @@ static Status place_task(Sched *s, uint32_t t, Diag *d)
     if ((st = inputs_ready(s, t, v, p->vcores[v].recv, true, &ready, d)) != ST_OK)
         return st;
     time = earliest(s, v, tk->prim->unit, ready);
+    uint32_t nm = premove_count(p->g, &p->uses, tk->pos);
+    if (nm && time != INT64_MAX)
+        time = with_premoves(s, t, v, nm, time);
     if (time == INT64_MAX)
         return diag_block(d, ST_LOGIC, "map.phases", b,
                           "cannot run inside the %u phases of its core's phase group %d: its "
@@ -467,9 +581,12 @@ static Status place_task(Sched *s, uint32_t t, Diag *d)
     return ST_OK;
 }
 
-Status map_schedule(MapPlan *p, Diag *d)
+/* One pass of the schedule (above); delay: whether a block waits for the Soma slots of the
+ * P06s inserted before it, and a transfer over several phases for the Soma2 of each;
+ * *delayed: whether that made anything later. */
+static Status schedule_pass(MapPlan *p, bool delay, bool *delayed, Diag *d)
 {
-    Sched s = {.p = p, .M = p->chip->max_phases ? p->chip->max_phases : 1};
+    Sched s = {.p = p, .M = p->chip->max_phases ? p->chip->max_phases : 1, .delay = delay};
     s.scratch = malloc(s.M * sizeof *s.scratch);
     s.ntasks = calloc(p->n_clusters ? p->n_clusters : 1, sizeof *s.ntasks);
     s.cand = malloc(64 * sizeof *s.cand);
@@ -538,5 +655,122 @@ Status map_schedule(MapPlan *p, Diag *d)
     free(s.ntasks);
     free(s.cand);
     free(s.cand_bytes);
+    *delayed = s.delayed;
+    return st;
+}
+
+/* What a schedule pass changes in the plan (the rest it only reads). */
+typedef struct SchedState {
+    MTask *tasks;
+    MCluster *clusters;
+    MXfer *xfers;
+    VCore *vcores;
+    uint32_t n_vcores, cap_vcores;
+    MChunk *chunks;
+    uint32_t n_chunks, cap_chunks;
+    int32_t n_global_phases;
+    uint32_t n_stages, n_phases;
+} SchedState;
+
+static void *dup_array(const void *a, size_t n, size_t size)
+{
+    void *c = malloc(n ? n * size : 1);
+    if (c && n)
+        memcpy(c, a, n * size);
+    return c;
+}
+
+/* Moves p's schedule state into *out and gives p a fresh copy of tasks, clusters and
+ * transfers from *init (no vcores, no chunks); false when out of memory (p unchanged). */
+static bool swap_out(MapPlan *p, const SchedState *init, SchedState *out)
+{
+    MTask *t = dup_array(init->tasks, p->n_tasks, sizeof *t);
+    MCluster *c = dup_array(init->clusters, p->n_clusters, sizeof *c);
+    MXfer *x = dup_array(init->xfers, p->n_xfers, sizeof *x);
+    if (!t || !c || !x) {
+        free(t);
+        free(c);
+        free(x);
+        return false;
+    }
+    *out = (SchedState){p->tasks, p->clusters, p->xfers, p->vcores, p->n_vcores, p->cap_vcores,
+                        p->chunks, p->n_chunks, p->cap_chunks, p->n_global_phases,
+                        p->n_stages, p->n_phases};
+    p->tasks = t;
+    p->clusters = c;
+    p->xfers = x;
+    p->vcores = NULL;
+    p->n_vcores = p->cap_vcores = 0;
+    p->chunks = NULL;
+    p->n_chunks = p->cap_chunks = 0;
+    return true;
+}
+
+static void state_free(SchedState *s)
+{
+    for (uint32_t v = 0; v < s->n_vcores; v++) {
+        free(s->vcores[v].slots);
+        free(s->vcores[v].recv);
+    }
+    free(s->vcores);
+    free(s->chunks);
+    free(s->tasks);
+    free(s->clusters);
+    free(s->xfers);
+}
+
+/* Puts state s back into p (p's own freed). */
+static void swap_in(MapPlan *p, SchedState *s)
+{
+    SchedState mine = {p->tasks, p->clusters, p->xfers, p->vcores, p->n_vcores, p->cap_vcores,
+                       p->chunks, p->n_chunks, p->cap_chunks, 0, 0, 0};
+    state_free(&mine);
+    p->tasks = s->tasks;
+    p->clusters = s->clusters;
+    p->xfers = s->xfers;
+    p->vcores = s->vcores;
+    p->n_vcores = s->n_vcores;
+    p->cap_vcores = s->cap_vcores;
+    p->chunks = s->chunks;
+    p->n_chunks = s->n_chunks;
+    p->cap_chunks = s->cap_chunks;
+    p->n_global_phases = s->n_global_phases;
+    p->n_stages = s->n_stages;
+    p->n_phases = s->n_phases;
+}
+
+/* The schedule keeps the inserted P06s' slots even where that makes blocks later, unless that
+ * costs stages or fails (map.phases): when it made anything later, the schedule that keeps
+ * them only where they are free anyway is made too, and wins when it has fewer stages
+ * (ResNet-50: 12 against 13) or the first failed. */
+Status map_schedule(MapPlan *p, Diag *d)
+{
+    if (p->n_vcores || p->n_chunks)
+        return diag_add(d, ST_RUNTIME, "map.internal", NULL, "scheduled twice");
+    SchedState init = {.tasks = dup_array(p->tasks, p->n_tasks, sizeof *p->tasks),
+                       .clusters = dup_array(p->clusters, p->n_clusters, sizeof *p->clusters),
+                       .xfers = dup_array(p->xfers, p->n_xfers, sizeof *p->xfers)};
+    Diag d1;
+    diag_init(&d1, NULL);
+    bool delayed = false, again = false;
+    Status st = init.tasks && init.clusters && init.xfers ? ST_OK : oom(d);
+    Status st1 = st == ST_OK ? schedule_pass(p, true, &delayed, &d1) : st;
+    if (st1 == ST_RUNTIME && st == ST_OK)
+        st = oom(d);
+    if (st == ST_OK && (st1 != ST_OK || delayed)) {
+        SchedState first = {0};
+        if (!swap_out(p, &init, &first))
+            st = oom(d);
+        if (st == ST_OK)
+            st = schedule_pass(p, false, &again, d);
+        if (st == ST_OK && st1 == ST_OK && p->n_stages >= first.n_stages)
+            swap_in(p, &first); /* the first pass costs no stage: keep it */
+        else
+            state_free(&first);
+    }
+    diag_finish(&d1);
+    free(init.tasks);
+    free(init.clusters);
+    free(init.xfers);
     return st;
 }

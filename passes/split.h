@@ -81,14 +81,25 @@ void split_slices_destroy(SplitSlices *s); /* accepts NULL */
 bool split_slice_data(Graph *g, SplitSlices *cache, const Block *s, Block *c,
                       const SplitBox *r);
 
+/* The element map of the last rearranged edge a piece was fed through (split_feed.c): the
+ * pieces of a block, and the blocks of a change set cut alike, read the same edges one after
+ * the other. Valid for one change set (an edge's id and ends do not change in it). */
+typedef struct SplitEdgeMap {
+    bool set;
+    int32_t edge_id;
+    int32_t *m;
+    int64_t n;
+} SplitEdgeMap;
+
 /* What the re-feeding works with: the graph, its use index (built before the change set:
- * only blocks and edges that existed then are looked up in it), the findings and the copies
- * of data parts (NULL: each made anew). */
+ * only blocks and edges that existed then are looked up in it), the findings, the copies
+ * of data parts (NULL: each made anew) and the last element map (NULL: each made anew). */
 typedef struct SplitCtx {
     Graph *g;
     const GraphUses *u;
     Diag *d;
     SplitSlices *slices;
+    SplitEdgeMap *map;
 } SplitCtx;
 
 /* Feeds input cluster to_idx of `to` with the content that region r (cluster coordinates)
@@ -120,6 +131,7 @@ typedef struct SplitBatch {
     int32_t *cut;        /* ids of the storage blocks cut: removed when they feed nothing */
     size_t n_cut, cap_cut;
     SplitSlices *slices; /* set by the caller after split_begin (NULL: none): SplitCtx */
+    SplitEdgeMap map;    /* SplitCtx's, freed by split_commit */
 } SplitBatch;
 
 Status split_begin(Graph *g, SplitBatch *sb, Diag *d);

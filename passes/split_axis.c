@@ -340,6 +340,7 @@ Status split_commit(Graph *g, SplitBatch *sb, Diag *d)
     graph_uses_finish(&sb->u);
     free(sb->drop);
     free(sb->cut);
+    free(sb->map.m);
     memset(sb, 0, sizeof *sb);
     if (!ok || !graph_compact(g) || graph_oom(g))
         return oom(d);
@@ -373,7 +374,7 @@ Status split_block(Graph *g, SplitBatch *sb, Block *b, SplitAxis ax, const int32
         if (!split_piece(b, ax, bounds[i], bounds[i + 1], &pc[i], why, sizeof why))
             st = diag_block(d, ST_LOGIC, "pass.split.axis", b, "cannot be cut along %c: %s",
                             split_axis_names[ax], why);
-    SplitCtx s = {.g = g, .u = &sb->u, .d = d, .slices = sb->slices};
+    SplitCtx s = {.g = g, .u = &sb->u, .d = d, .slices = sb->slices, .map = &sb->map};
     Cut cut = {0};
     int32_t join_id = 0;
     if (st == ST_OK)

@@ -85,6 +85,32 @@ static Status edge_map(const SplitCtx *s, const Edge *e, const EdgeEnds *en, int
     return st;
 }
 
+/* e's element map (edge_map): the one s->map keeps when it is e's, else made and kept there
+ * in place of the last; without s->map made anew into *own, which the caller frees. */
+static Status last_map(const SplitCtx *s, const Edge *e, const EdgeEnds *en,
+                       const int32_t **m, int32_t **own)
+{
+    SplitEdgeMap *k = s->map;
+    *own = NULL;
+    if (k && k->set && k->edge_id == e->id) {
+        *m = k->m;
+        return ST_OK;
+    }
+    int32_t *made;
+    int64_t n;
+    Status st = edge_map(s, e, en, &made, &n);
+    if (st != ST_OK)
+        return st;
+    if (!k) {
+        *m = *own = made;
+        return ST_OK;
+    }
+    free(k->m);
+    *k = (SplitEdgeMap){.set = true, .edge_id = e->id, .m = made, .n = n};
+    *m = made;
+    return ST_OK;
+}
+
 void split_box_index(const SplitBox *outer, const SplitBox *in, int64_t *idx)
 {
     int32_t c[TIR_CDIMS];
@@ -143,16 +169,16 @@ Status split_feed_region(const SplitCtx *s, const Block *from, uint32_t from_idx
                 return oom(s);
             continue;
         }
-        int32_t *m;
-        int64_t n;
-        Status st = edge_map(s, e, &en, &m, &n);
+        int32_t *own = NULL;
+        const int32_t *m;
+        Status st = last_map(s, e, &en, &m, &own);
         if (st != ST_OK)
             return st;
         int64_t kn = box_volume(&in);
         int64_t *idx = malloc((size_t)kn * sizeof *idx);
         int32_t *esrc = calloc((size_t)kn, sizeof *esrc), *eoff = malloc((size_t)kn * sizeof *eoff);
         if (!idx || !esrc || !eoff) {
-            free(m), free(idx), free(esrc), free(eoff);
+            free(own), free(idx), free(esrc), free(eoff);
             return oom(s);
         }
         split_box_index(&db, &in, idx);
@@ -167,7 +193,7 @@ Status split_feed_region(const SplitCtx *s, const Block *from, uint32_t from_idx
             EncCtx ec = {.g = s->g, .d = s->d, .where = where, .name = to->name};
             st = enc_map(&ec, to, to_idx, dpos, in.size, &es, esrc, eoff, kn);
         }
-        free(m), free(idx), free(esrc), free(eoff);
+        free(own), free(idx), free(esrc), free(eoff);
         if (st != ST_OK)
             return st;
     }

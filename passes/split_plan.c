@@ -3,7 +3,7 @@
  * along (f, y, x, r), the pieces being the grid of those cuts, made in that order (an r cut
  * last, so that each join sums the partial sums of one tile). Its cost is the memory of its
  * pieces in all (each piece's input with its halo, its weights, its output; an r cut's
- * partial sums and joins), plus the weights and bias of every piece once more, since each
+ * partial sums and joins), plus the weights and bias of every piece twice more, since each
  * copy of the weights is also bytes in the output file and on the load path: a row band
  * repeats the weights of its channels, an f piece re-reads the input, an r cut makes the
  * output once a piece. Of the plans whose largest piece fits (and, with an r cut, whose join

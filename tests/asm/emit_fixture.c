@@ -425,6 +425,46 @@ Mapping *emit_fixture_spread_local(void)
     return verified(m, "spread_local");
 }
 
+/* On core (0,0): INPUT x -> SI a (16 x 16 pixels of 64 int8 channels, 4096 words) -> CCMPB
+ * relu (Soma1, phase 0) -> SI b by two edges, rows 0..7 and rows 8..15 each where they are
+ * -> CCMPB copy (Soma1, phase 1) -> SI c -> OUTPUT. */
+Mapping *emit_fixture_pieces(void)
+{
+    Mapping *m = mapping_create();
+    CHECK(m);
+    Graph *g = m->graph;
+    Block *in = blk(g, BT_INPUT, "x", 16, 16, 64, 0);
+    Block *a = blk(g, BT_SI, "a", 16, 16, 64, 0);
+    Block *relu = blk(g, BT_CCMPB, "relu", 16, 16, 64, 0);
+    Block *b = blk(g, BT_SI, "b", 16, 16, 64, 0);
+    Block *cp = blk(g, BT_CCMPB, "copy", 16, 16, 64, 0);
+    Block *c = blk(g, BT_SI, "c", 16, 16, 64, 0);
+    Block *out = blk(g, BT_OUTPUT, "y", 16, 16, 64, 0);
+    Block *all[] = {in, a, relu, b, cp, c, out};
+    set_prec(all, 7, PR_INT_8);
+    in->has_socket_id = out->has_socket_id = true;
+    relu->shape.d[D_IY] = relu->shape.d[D_IX] = cp->shape.d[D_IY] = cp->shape.d[D_IX] = 16;
+    CHECK(blk_set_attr(g, relu, AT_CMP, 0) && blk_set_attr(g, cp, AT_CMP, -128));
+    Edge *e0 = graph_connect(g, in, 0, a, 0);
+    CHECK(e0 && graph_connect(g, a, 0, relu, 0));
+    for (int32_t i = 0; i < 2; i++) {
+        int32_t pos[6] = {8 * i, 0, 0, 0, 0, 0}, size[6] = {8, 16, 64, 0, 0, 0};
+        CHECK(graph_connect_box(g, relu, 0, pos, size, b, 0, pos, size));
+    }
+    CHECK(graph_connect(g, b, 0, cp, 0) && graph_connect(g, cp, 0, c, 0));
+    Edge *e5 = graph_connect(g, c, 0, out, 0);
+    CHECK(e5);
+    one(m, a->id, 0, 0, 0, MEMORY);
+    one(m, relu->id, 0, 0, 0, SOMA1);
+    one(m, b->id, 0, 0, 1 << 8, MEMORY);
+    one(m, cp->id, 0, 0, 1, SOMA1);
+    one(m, c->id, 0, 0, 1, MEMORY);
+    const int32_t r0[1][4] = {{0, 0, 0, RECV}}, s5[1][4] = {{0, 0, 1, SEND}};
+    coord(m, true, e0->id, 1, r0);
+    coord(m, true, e5->id, 1, s5);
+    return verified(m, "pieces");
+}
+
 Mapping *emit_fixture_transfer(int32_t rows0, int32_t rows)
 {
     return transfer(rows0, rows, 0, 4, 0, false);

@@ -24,6 +24,8 @@
  *                              rows 4..15 received from (0,0) in phase 0, read in phase 1
  *   emit_fixture_spread_edges() a 16x16x64 relu result sent to (2,1) by two edges of rows,
  *                              0..11 in phase 0 and 12..15 in phase 1, read in phase 2
+ *   emit_fixture_pieces()      a 16x16x64 relu result written into a map on its own core by
+ *                              two edges (rows 0..7, 8..15), read in phase 1
  *   emit_fixture_slice(y0, n, x0, m)  the same, the copy of rows y0.. and columns x0..x0+m-1
  *   emit_fixture_mix()         CVS (P83), CCMPB, CAVG (P02), CCMPB on one core, two phases
  *   emit_fixture_fc()          a 20 -> 40 CVM (P04) and its requantization on one core
@@ -56,6 +58,7 @@ Mapping *emit_fixture_spread_runs(void);
 Mapping *emit_fixture_spread_two(void);
 Mapping *emit_fixture_spread_local(void);
 Mapping *emit_fixture_spread_edges(void);
+Mapping *emit_fixture_pieces(void);
 Mapping *emit_fixture_slice(int32_t rows0, int32_t rows, int32_t cols0, int32_t cols);
 Mapping *emit_fixture_mix(void);
 Mapping *emit_fixture_fc(void);

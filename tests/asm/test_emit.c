@@ -15,6 +15,7 @@
  *     the receive area; a phase whose pixels are two runs apart, or parts of two copies,
  *     split by a P26; a copy over the receive area written in part on its core, or
  *     received by edges each whole in one phase, its received rows moved likewise;
+ *   - a result written into a map on its core by several edges, each where it is: straight;
  *   - the errors: an odd shift [emit.shift], a plan that does not fit [emit.alloc];
  *   - the alignment of a map whose pitch unit is no power of two (a P07 row).
  */
@@ -660,6 +661,28 @@ static void test_spread_edges(void **state)
     done(&r);
 }
 
+/* emit_fixture_pieces: relu writes its 16 x 16 pixels of 64 int8 channels (4096 words) into
+ * b on its own core by two edges, rows 0..7 and 8..15, each at the same place. Its P05
+ * writes straight into b (at 4096, after a at 0): o_addr_length 4096, no router; copy reads
+ * b in phase 1 into c (at 0, a's words: a is dead by then). Before, relu wrote a buffer that
+ * its router sent to b in the receive area, which 4096 words overflow [emit.alloc]. */
+static void test_pieces(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_pieces(), ST_OK);
+    const Taskir__Asm__CoreConfig *c0 = core_at(&r.s, 0, 0);
+    const Taskir__Asm__PX5 *w = c0->static_prim_list[0]->soma1->px5;
+    assert_int_equal(w->x1_base_addr, 0);
+    assert_int_equal(w->o_base_addr, 4096);
+    assert_int_equal(w->o_addr_length, 4096);
+    assert_null(c0->static_prim_list[0]->router);
+    const Taskir__Asm__PX5 *rd = c0->static_prim_list[1]->soma1->px5;
+    assert_int_equal(rd->x1_base_addr, 4096);
+    assert_int_equal(rd->o_base_addr, 0);
+    done(&r);
+}
+
 /* A CLUT reading 96 int8 channels a pixel writes rows of 96 (layout.h): a pitch unit of 24
  * words, so every pixel starts 8-word aligned, and so is the map. The test_diff_ops graphs
  * abs_case_0__p_8_, cvm_precision_case_0__p_8_ ... asked the allocator for an alignment of
@@ -702,6 +725,7 @@ int main(void)
         cmocka_unit_test(test_spread_two),
         cmocka_unit_test(test_spread_local),
         cmocka_unit_test(test_spread_edges),
+        cmocka_unit_test(test_pieces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

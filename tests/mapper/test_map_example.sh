@@ -8,7 +8,8 @@
 # MAXCORES, the report must show at most that many cores. With MAP_ONCE set in the
 # environment it maps once (no second run for the determinism check). The report's traffic
 # must be no more than its unicast figure and than plain Scotch's (both routed alike), and
-# with MAX_TRAFFIC=R in the environment at most R x plain Scotch's.
+# with MAX_TRAFFIC=R in the environment at most R x plain Scotch's. With MAX_STAGES=S, the
+# report must show at most S phase groups (stages).
 #
 #   sh test_map_example.sh MAP DUMP RUN COMPILE PYTHON MODEL INPUT|- MAXCORES|- [COMPILE-ARGS...]
 # MODEL is a TaskGraph .pb (mapped as it is) or a model taskir-compile reads; INPUT is the
@@ -51,7 +52,7 @@ if [ -z "${MAP_ONCE:-}" ]; then # MAP_ONCE set: a big model, mapped once
 fi
 grep -q '</svg>' "$tmp/c.svg" || bad "the picture is not a whole SVG"
 "$py" - "$tmp/r.json" "$maxcores" "${MAX_TRAFFIC:-}" <<'PY' || bad "the report of $model"
-import json, sys
+import json, os, sys
 r = json.load(open(sys.argv[1]))
 t = r["totals"]
 print("cores %d, chips %d, phases %d, step clock %d, traffic %d byte-hops"
@@ -72,6 +73,10 @@ if ratio and c["baseline_scotch_byte_hops"]:
     got = c["traffic_byte_hops"] / c["baseline_scotch_byte_hops"]
     print("traffic %.3fx plain Scotch's (at most %.3fx)" % (got, ratio))
     assert got <= ratio, "traffic %.3fx plain Scotch's, more than %.3fx" % (got, ratio)
+stages = os.environ.get("MAX_STAGES")
+if stages:
+    assert t["phase_groups"] <= int(stages), \
+        "%d phase groups, more than %s" % (t["phase_groups"], stages)
 PY
 # a core that relays a multicast forwards from its own copy while that copy lives there (the
 # MEMORY coordinate of a block the same source writes, on the relaying core, covers the phase

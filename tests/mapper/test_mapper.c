@@ -765,6 +765,78 @@ static void test_read_twice_two_writers(void **state)
 }
 
 /* The same graph and seed give the same Mapping bytes; another seed still verifies. */
+/* A CADD of n different 2 x 2 x 8 int8 maps, each an INPUT's (socket k), into an int32 map
+ * an OUTPUT reads. */
+static Block *add_inputs(Graph *g, int n)
+{
+    Block *add = tg_blk(g, BT_CADD, "add", PR_INT_32, (const int32_t[8]){2, 2, 8, 0, 0, 0, 0, 0});
+    for (int k = 0; k < n; k++) {
+        Block *in = graph_add_block(g, BT_INPUT, GRAPH_AUTO_ID, NULL);
+        assert_non_null(in);
+        in->shape.d[D_Y] = in->shape.d[D_X] = 2;
+        in->shape.d[D_F] = 8;
+        in->has_shape = true;
+        in->socket_id = k;
+        in->has_socket_id = true;
+        Block *si = tg_blk(g, BT_SI, NULL, PR_INT_8, (const int32_t[8]){2, 2, 8, 0, 0, 0, 0, 0});
+        tg_join(g, in, 0, si, 0);
+        tg_join(g, si, 0, add, k);
+    }
+    Block *sum = tg_blk(g, BT_SI, "sum", PR_INT_32, (const int32_t[8]){2, 2, 8, 0, 0, 0, 0, 0});
+    tg_join(g, add, 0, sum, 0);
+    Block *o = graph_add_block(g, BT_OUTPUT, GRAPH_AUTO_ID, "out");
+    assert_non_null(o);
+    o->shape.d[D_Y] = o->shape.d[D_X] = 2;
+    o->shape.d[D_F] = 8;
+    o->has_shape = true;
+    tg_join(g, sum, 0, o, 0);
+    return add;
+}
+
+/* The Soma slots of the P06s the code generator inserts before a CADD (taskir/premove.h): a
+ * CADD of two model inputs could run on phase 0's Axon, but P02 reads its inputs back to
+ * back, so one P06 an input gathers them first, and no Soma slot comes before phase 0: it
+ * runs on phase 1's, phase 0's Soma1 and Soma2 kept free. On a chip of 1 phase a step its
+ * stage has no later phase: it keeps none and runs on phase 0 (the code generator refuses
+ * it, emit.slot), in 1 stage. A CADD of more inputs than the schedule keeps track of (65)
+ * keeps none either, and maps. */
+static void test_premove_slots(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    add_inputs(g, 2);
+    MapCost k;
+    Mapping *m = map(g, c, &k);
+    const MapCoord *a = coord_of(m, "add");
+    assert_int_equal(a->phase, 1);
+    assert_int_equal(a->pi_index, 1); /* AXON */
+    for (uint32_t i = 0; i < m->n_nodes; i++) { /* nothing else in phase 0's Soma slots */
+        const MapCoord *x = &m->nodes[i].coords[0];
+        assert_false(x->phase == 0 && (x->pi_index == 2 || x->pi_index == 5));
+    }
+    assert_int_equal(k.stages, 1);
+    mapping_destroy(m);
+    chip_destroy(c);
+    const char *one[] = {"phases=\"32\" recommended_phases=\"16\"",
+                         "phases=\"1\" recommended_phases=\"1\""};
+    c = chip_with(one, 2);
+    g = graph_create();
+    add_inputs(g, 2);
+    m = map(g, c, &k);
+    assert_int_equal(coord_of(m, "add")->phase, 0);
+    assert_int_equal(k.stages, 1);
+    mapping_destroy(m);
+    chip_destroy(c);
+    c = chip_with(NULL, 0);
+    g = graph_create();
+    add_inputs(g, 65);
+    m = map(g, c, &k);
+    assert_int_equal(coord_of(m, "add")->phase, 0);
+    mapping_destroy(m);
+    chip_destroy(c);
+}
+
 static void test_deterministic(void **state)
 {
     (void)state;
@@ -812,6 +884,7 @@ int main(void)
         cmocka_unit_test(test_read_twice),
         cmocka_unit_test(test_output_two_writers),
         cmocka_unit_test(test_read_twice_two_writers),
+        cmocka_unit_test(test_premove_slots),
         cmocka_unit_test(test_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
