@@ -30,11 +30,6 @@
  *               values before the precision's bound, its maps that one too, and a CCMPS to
  *               the precision's upper bound (a CCMPB from its lower bound) goes between each
  *               map and each reader: min(clip(v, CMP, hi'), hi) = clip(v, CMP, hi) for hi <= hi'
- *   tables      a CLUT whose table P07 would read otherwise (a LUT_DW other than 4, 8, 12,
- *               16; indices beyond its signed LUT_DW bits, which P07 saturates where the
- *               TaskGraph reads entry i + 2^LUT_DW) takes the smallest of those LUT_DW whose
- *               signed index holds its indices, and a table with the TaskGraph's entry at
- *               each (its data rewritten: a table only it reads)
  *   odd shift   a Soma block shifting by 2k + 1 bits reads its values doubled by a CADD
  *               (the box read twice, "<storage>/x2.eN.fK") and shifts by 2k + 2:
  *               floor(2v / 2^(2k+2)) = floor(v / 2^(2k+1)), exact when every doubled value
@@ -60,8 +55,8 @@ static const MapThrough through_double = {BT_CADD, "x2", AT_CONSTANT_B, 0, true,
 
 /* The kinds of rewrite, each counted with its first block (for the warnings). */
 enum {
-    MADE_PREC, MADE_CLAMP, MADE_WIDEN, MADE_CMP, MADE_LUT, MADE_TABLE, MADE_ODD, MADE_FOLD,
-    MADE_WIDE, MADE_BOUND, MADE_KINDS
+    MADE_PREC, MADE_CLAMP, MADE_WIDEN, MADE_CMP, MADE_LUT, MADE_ODD, MADE_FOLD, MADE_WIDE,
+    MADE_BOUND, MADE_KINDS
 };
 
 /* Rounds of rewrites at most: each wide split narrows its shift or operand by 6 bits or
@@ -349,45 +344,6 @@ static bool clamp_after(const Chip *c, const Graph *g, const Block *b, const Exa
            exact_inside(x->raw, INT32_MIN, INT32_MAX) && maps_free(g, b);
 }
 
-/* CLUT b (at pos) whose table P07 would read otherwise (map.exact.lut): the table of the
- * smallest LUT_DW P07 reads whose signed index holds every index its input values give
- * (indices the old table does not hold, a logic error of the TaskGraph's run, read its
- * nearest end's entry), entry for entry what the TaskGraph reads there (file comment,
- * "tables"); no larger than 2^12 entries unless the old one was. false when none does, or
- * when its table is no data block that only it reads. */
-static bool lut_widened(Graph *g, uint32_t pos, const ExactBlock *xb, bool *oom)
-{
-    Block *b = g->blocks[pos];
-    int32_t w = blk_attr(b, AT_LUT_DW), w2 = exact_lut_dw(exact_lut_index(b, xb, false));
-    if (!w2 || w < 0 || w > 16 || (w2 > 12 && w2 > w) || b->n_in < 2 || b->in[1].n_ifaces != 1)
-        return false;
-    const Edge *e = graph_edge(g, b->in[1].ifaces[0].edge_id);
-    Block *t = e ? graph_block(g, e->src) : NULL;
-    int64_t n = (int64_t)1 << w, n2 = (int64_t)1 << w2;
-    if (!t || t->type != BT_SB || !t->data || e->n_re || t->n_in || t->n_out != 1 ||
-        t->out[0].n_ifaces != 1 || t->data->n_i32 != (uint64_t)n)
-        return false;
-    int64_t *v = malloc((size_t)n2 * sizeof *v);
-    if (!v) {
-        *oom = true;
-        return false;
-    }
-    for (int64_t j = 0; j < n2; j++) { /* entry j of P07: index j, or j - n2 past the middle */
-        int64_t i = j < n2 / 2 ? j : j - n2;
-        i = i < -n ? -n : i > n - 1 ? n - 1 : i; /* never looked up (r holds the indices) */
-        v[j] = t->data->i32[i >= 0 ? i : i + n];
-    }
-    PrecisionId p = t->data->has_prec ? t->data->prec : blk_prec(t);
-    int32_t dims[1] = {(int32_t)n2};
-    bool ok = blk_set_data(g, t, p, dims, 1, v, (uint64_t)n2) &&
-              blk_set_attr(g, b, AT_LUT_DW, w2);
-    free(v);
-    t->shape.d[D_F] = (int32_t)n2;
-    t->has_shape = true;
-    *oom = !ok;
-    return ok;
-}
-
 /* The attribute rewrites: precisions, then each CCMPB / CCMPS the chip would run otherwise
  * (a plan, else a CLUT for later); then storage that only narrowed blocks write. */
 static Status attr_rewrites(Ctx *x)
@@ -456,16 +412,6 @@ static Status attr_rewrites(Ctx *x)
             x->wide_op[x->n_wide++] = -1;
             made(&x->m, MADE_WIDE, b, rule);
         }
-    }
-    for (uint32_t i = 0; i < g->n_blocks; i++) {
-        Block *b = g->blocks[i];
-        bool oom = false;
-        if (b->type == BT_CLUT && is_soma(c, b) && x->x.blocks[i].visited &&
-            (!exact_lut_ok(b) || exact_lut_saturates(b, &x->x.blocks[i])) &&
-            lut_widened(g, i, &x->x.blocks[i], &oom))
-            made(&x->m, MADE_TABLE, b, "map.exact.lut");
-        if (oom)
-            return diag_add(x->d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");
     }
     GraphUses u;
     if (!graph_uses(g, &u))
@@ -728,8 +674,6 @@ Status mapper_exact(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d)
         "CCMPB / CCMPS took an output precision, a CMP or doubled inputs on which the chip "
         "and the TaskGraph agree",
         "CCMPB / CCMPS became a CLUT with the table of its clip",
-        "a CLUT took the table of 2^4, 2^8, 2^12 or 2^16 entries P07 reads, with the "
-        "entries the TaskGraph reads at its indices",
         "read doubled inputs (CADD x + x) and shift one bit more",
         "CCMPB / CCMPS shifting from INT_32 to INT_32 narrowed to INT_8 where only clips "
         "into 8 bits read its results",

@@ -110,24 +110,9 @@ bool exact_cmp_agrees(const Chip *c, const ExactCmp *ref, const ExactCmp *k, Exa
 const char *exact_soma_rule(const Chip *c, const Block *b, PrecisionId in, PrecisionId out,
                             ExactRange m);
 
-/* CLUT b (its ExactBlock x): the range of its table indices (its input values shifted by
- * BIT_SHIFT_NUM), when cut, cut to the -2^LUT_DW .. 2^LUT_DW - 1 the TaskGraph reads
- * (outside: a logic error of the run, sim.lut). */
-ExactRange exact_lut_index(const Block *b, const ExactBlock *x, bool cut);
-/* The LUT_DW of the smallest table P07 reads (16, 256, 4096 or 65536 entries, indexed by a
- * signed LUT_DW-bit index it saturates) whose index holds r, or 0 when none does. */
-int32_t exact_lut_dw(ExactRange r);
-/* Does P07 read CLUT b's table: LUT_DW 4, 8, 12 or 16 (else map.exact.lut)? */
-bool exact_lut_ok(const Block *b);
-/* May an index of CLUT b leave its signed LUT_DW-bit range, which P07 saturates where the
- * TaskGraph reads entry i + 2^LUT_DW below 0? (Not a finding: the analysis after the wide
- * splits is looser than the tables taskir-map makes from clips, whose indices it proved in
- * range; taskir-map widens such a table where one of at most 2^12 entries holds them.) */
-bool exact_lut_saturates(const Block *b, const ExactBlock *x);
-
 /* Reports every block of g where the chip's arithmetic may differ from the TaskGraph's
  * (rules map.exact.prec, map.exact.overflow, map.exact.shift32, map.exact.oddshift,
- * map.exact.clip, map.exact.lut), with
+ * map.exact.clip), with
  * status st (ST_LOGIC: errors; ST_OK: warnings). Returns the number of findings (d->oom is
  * set when one could not be recorded). */
 size_t exact_check(const Graph *g, const Chip *c, const ExactInfo *x, Status st, Diag *d);

@@ -12,9 +12,6 @@
  *   map.exact.clip      a CCMPB / CCMPS whose clip differs on the chip over its values
  *                       (exact_soma.c: P05 saturates to 8 bits before it compares with CMP's
  *                       low bits, and keeps the output's low bits)
- *   map.exact.lut       a CLUT whose table P07 does not read: P07 reads 2^4, 2^8, 2^12 or
- *                       2^16 entries (a signed index of as many bits, which it saturates;
- *                       the TaskGraph reads entry i + 2^LUT_DW for an index i below 0)
  * INPUT and OUTPUT blocks are off chip and not checked. */
 #include "taskir/diag_block.h"
 #include "taskir/exact_internal.h"
@@ -85,46 +82,6 @@ const char *exact_soma_rule(const Chip *c, const Block *b, PrecisionId in, Preci
     return NULL;
 }
 
-static int64_t floor_shift(int64_t v, int32_t s)
-{
-    return v >= 0 ? v >> s : -((-v - 1) >> s) - 1;
-}
-
-ExactRange exact_lut_index(const Block *b, const ExactBlock *x, bool cut)
-{
-    int32_t s = blk_attr(b, AT_BIT_SHIFT_NUM), w = blk_attr(b, AT_LUT_DW);
-    s = s < 0 ? 0 : s > 31 ? 31 : s;
-    int64_t n = w >= 0 && w <= 30 ? (int64_t)1 << w : (int64_t)1 << 30;
-    int64_t lo = floor_shift(x->in.lo, s), hi = floor_shift(x->in.hi, s);
-    if (!cut)
-        return (ExactRange){lo, hi};
-    lo = lo < -n ? -n : lo > n - 1 ? n - 1 : lo;
-    hi = hi < -n ? -n : hi > n - 1 ? n - 1 : hi;
-    return (ExactRange){lo, hi < lo ? lo : hi};
-}
-
-int32_t exact_lut_dw(ExactRange r)
-{
-    for (int32_t w = 4; w <= 16; w += 4)
-        if (exact_inside(r, -((int64_t)1 << (w - 1)), ((int64_t)1 << (w - 1)) - 1))
-            return w;
-    return 0;
-}
-
-bool exact_lut_ok(const Block *b)
-{
-    int32_t w = blk_attr(b, AT_LUT_DW);
-    return w % 4 == 0 && w >= 4 && w <= 16;
-}
-
-bool exact_lut_saturates(const Block *b, const ExactBlock *x)
-{
-    int32_t w = blk_attr(b, AT_LUT_DW);
-    ExactRange r = exact_lut_index(b, x, true);
-    return w >= 1 && w <= 30 &&
-           !exact_inside(r, -((int64_t)1 << (w - 1)), ((int64_t)1 << (w - 1)) - 1);
-}
-
 size_t exact_check(const Graph *g, const Chip *c, const ExactInfo *x, Status st, Diag *d)
 {
     size_t n = 0;
@@ -152,16 +109,6 @@ size_t exact_check(const Graph *g, const Chip *c, const ExactInfo *x, Status st,
         }
         if (!is_unit(c, b, UNIT_SOMA))
             continue;
-        if (b->type == BT_CLUT && !exact_lut_ok(b)) {
-            n++;
-            ExactRange r = exact_lut_index(b, xb, true);
-            diag_block(d, st, "map.exact.lut", b, "looks up indices %" PRId64 " .. %" PRId64
-                       " in a table of 2^%d entries: P%02d reads 2^4, 2^8, 2^12 or 2^16 "
-                       "entries with a signed index of as many bits, which it saturates (the "
-                       "TaskGraph reads entry i + 2^%d for an index i below 0)", r.lo, r.hi,
-                       (int)blk_attr(b, AT_LUT_DW), chip_prim_for(c, b->type)->pcode,
-                       (int)blk_attr(b, AT_LUT_DW));
-        }
         PrecisionId in = exact_input_prec(g, i);
         PrecisionId out = exact_output_prec(g, i);
         const char *rule = exact_soma_rule(c, b, in, out, xb->in);

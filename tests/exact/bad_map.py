@@ -4,7 +4,7 @@
     bad_map.py RULE > M.txtpb      (then protoc --encode=taskir.Mapping ... mapping.proto)
 
 RULE is one of map.exact.overflow, map.exact.prec, map.exact.shift32, map.exact.oddshift,
-map.exact.clip, map.exact.lut, or "ok". The graph is INPUT x (3 values) -> SI x/in -> one compute block
+map.exact.clip, or "ok". The graph is INPUT x (3 values) -> SI x/in -> one compute block
 -> SI y -> OUTPUT, all on core (0,0) in phase 0 (the compute block in its unit's slot), so
 every other mapping rule holds and only the chip's arithmetic differs (docs/exactness.md):
 
@@ -14,9 +14,6 @@ every other mapping rule holds and only the chip's arithmetic differs (docs/exac
   map.exact.oddshift  CCMPB >> 3 from INT_32 to INT_8: no whole number of 2-bit steps
   map.exact.clip      CCMPB >> 2 from INT_32 to UINT_8 with CMP 0: the chip keeps the low
                       byte of a negative value where the TaskGraph clips it to 0
-  map.exact.lut       CLUT of LUT_DW 2 (SB tab, 4 entries) of INT_8 indices: P07 reads 16
-                      entries at least, and saturates an index where the TaskGraph reads
-                      entry i + 4 below 0
   ok                  CCMPB >> 2 from INT_32 to INT_8 with CMP 0: both agree
 Standard library only.
 """
@@ -32,7 +29,6 @@ CASES = {
                            "INT_8"),
     "map.exact.clip": ("INT_32", "CCMPB", "UINT_8", [("CMP", 0), ("BIT_SHIFT_NUM", 2)],
                        "UINT_8"),
-    "map.exact.lut": ("INT_8", "CLUT", "INT_32", [("LUT_DW", 2)], "INT_32"),
     "ok": ("INT_32", "CCMPB", "INT_8", [("CMP", 0), ("BIT_SHIFT_NUM", 2)], "INT_8"),
 }
 
@@ -74,24 +70,13 @@ def main(argv):
     out = ["# bad_map.py %s" % argv[1], "graph {"]
     out += block(1, "INPUT", inp, "x", outs=1, socket=True)
     out += block(2, "SI", inp, "x/in", ins=1, outs=2)
-    op = block(3, btype, prec, "op", attrs, ins=2, outs=3)
-    if btype == "CLUT":  # its table: SB tab -> input cluster 1
-        op.insert(-2, "    input_clusters { interfaces { edge_id: 5 } }")
-        out += ["  blocks {", "    id: 6", "    type: SB", "    precision: INT_32",
-                "    shape { nf: 4 }", "    output_clusters { interfaces { edge_id: 5 } }",
-                "    data { dims: [4] precision: INT_32 int32_data: [5, -3, 90, 7] }",
-                '    name: "tab"', "  }"]
-    out += op
+    out += block(3, btype, prec, "op", attrs, ins=2, outs=3)
     out += block(4, "SI", yprec, "y", ins=3, outs=4)
     out += block(5, "OUTPUT", None, "out", ins=4, socket=True)
     for e in range(1, 5):
         out.append("  edges { id: %d src_block_id: %d dst_block_id: %d }" % (e, e, e + 1))
-    if btype == "CLUT":
-        out.append("  edges { id: 5 src_block_id: 6 dst_block_id: 3 }")
     out.append("}")
     out.append("space_time_mapping {")
-    if btype == "CLUT":
-        out += coord(6, "MEMORY")
     out += coord(2, "MEMORY")
     out += coord(3, "AXON" if btype == "CVS" else "SOMA1")
     out += coord(4, "MEMORY")

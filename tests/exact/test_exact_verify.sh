@@ -20,7 +20,7 @@ encode() { # RULE -> $tmp/RULE.map.pb
         <"$tmp/$1.txtpb" >"$tmp/$1.map.pb" || fail "protoc $1"
 }
 for rule in map.exact.overflow map.exact.prec map.exact.shift32 map.exact.oddshift \
-    map.exact.clip map.exact.lut; do
+    map.exact.clip; do
     encode "$rule"
     rc=0
     "$dump" "$tmp/$rule.map.pb" --verify 2>"$tmp/err" || rc=$?
