@@ -411,6 +411,9 @@ Status emit_narrow_p06(Emit *e, const ENarrow *n, int64_t o_addr, int64_t o_word
  * core k (SLOT_FREE outside its phases); emit_soma_taken: whether something does;
  * emit_slot_what: a phrase naming it for messages ("the P06 gathering an input of block
  * 12"). */
+/* The order of slot `slot` (a PIIndex) in phase p among all phases' slots: its Axon, Soma1,
+ * router, Soma2 (emit_slot.c). */
+int64_t emit_slot_when(int32_t p, int32_t slot);
 void emit_slot_blocks(Emit *e);
 Status emit_slot_take(Emit *e, uint32_t k, int32_t p, int32_t slot, ESlotKind kind,
                       uint32_t block);

@@ -15,7 +15,7 @@
 
 #define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
 
-enum { PI_SOMA2 = 5, ROW_WORDS = 4 };
+enum { ROW_WORDS = 4 };
 
 /* A P06 in Soma2 of phase p of core k moving words [from, from + words) to [to, to +
  * words), words a multiple of 4 (a pixel of every layout is 16 bytes or more); block: the
@@ -27,7 +27,7 @@ static Status move_words(Emit *e, uint32_t k, int32_t p, int32_t block, int64_t 
         return diag_add(e->d, ST_RUNTIME, "emit.internal", e->cores[k].name,
                         "block %d's copy takes %lld words, not whole 16-byte rows", block,
                         (long long)words);
-    Taskir__Asm__P06 *m = emit_p06_slot(e, k, p, PI_SOMA2, block);
+    Taskir__Asm__P06 *m = emit_p06_slot(e, k, p, MAP_PI_SOMA2, block);
     if (!m)
         return ST_RUNTIME;
     int32_t wire = pr_info(PR_INT_32)->wire;

@@ -20,13 +20,6 @@
 #include "taskir/exact.h"
 #include "taskir/layout.h"
 
-enum { PI_AXON = 1, PI_SOMA1 = 2, PI_SEND = 4, PI_SOMA2 = 5 };
-
-/* The order of slot sl in phase p: its Axon, Soma1, router, Soma2. */
-static int64_t when(int32_t p, int32_t sl)
-{
-    return (int64_t)p * 8 + (sl == PI_AXON ? 1 : sl == PI_SOMA1 ? 2 : 4);
-}
 
 /* The storage block compute block w writes on its core k, as emit_prim.c's output operand
  * takes it (the first out edge whose storage has a copy there), its edge into *eid; -1. */
@@ -53,12 +46,12 @@ static bool before_uses(Emit *e, const ECopy *cp, int32_t p, int32_t sl)
         uint32_t ep = bu->out_edges[j];
         long r = graph_block_pos(e->g, e->g->edges[ep]->dst);
         if (r >= 0 && e->core_of[r] == cp->core && e->g->blocks[r]->type != BT_OUTPUT &&
-            when(e->phase_of[r], e->slot_of[r]) <= when(p, sl))
+            emit_slot_when(e->phase_of[r], e->slot_of[r]) <= emit_slot_when(p, sl))
             return false;
         uint32_t di = e->dict_of_edge[ep];
         const MapDict *dict = di == EMIT_NONE ? NULL : &e->m->edges[di];
-        for (uint32_t c = 0; sl == PI_SOMA2 && dict && c < dict->n_coords; c++)
-            if (dict->coords[c].pi_index == PI_SEND && dict->coords[c].phase == p &&
+        for (uint32_t c = 0; sl == MAP_PI_SOMA2 && dict && c < dict->n_coords; c++)
+            if (dict->coords[c].pi_index == MAP_PI_ROUTER_SEND && dict->coords[c].phase == p &&
                 emit_core(e, &dict->coords[c]) == cp->core)
                 return false;
     }
@@ -74,8 +67,9 @@ static Status plan_narrow(Emit *e, uint32_t w, uint32_t ci, const EBox *box, Exa
     ENarrow n = {w, ci, *box, {0}, -1, 0, EMIT_NONE, r.lo, r.hi};
     ExactRange m = exact_prec_range(cp->feat.prec);
     int32_t p = e->phase_of[w];
-    for (int32_t sl = PI_SOMA1; sl <= PI_SOMA2 && n.phase < 0 && exact_inside(r, m.lo, m.hi);
-         sl += PI_SOMA2 - PI_SOMA1)
+    for (int32_t sl = MAP_PI_SOMA1;
+         sl <= MAP_PI_SOMA2 && n.phase < 0 && exact_inside(r, m.lo, m.hi);
+         sl += MAP_PI_SOMA2 - MAP_PI_SOMA1)
         if (!emit_soma_taken(e, cp->core, p, sl) && before_uses(e, cp, p, sl)) {
             n.phase = p;
             n.slot = sl;

@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { PI_AXON = 1, PI_SOMA1 = 2, PI_RECV = 3, PI_SEND = 4, PI_SOMA2 = 5, PI_MEMORY = 6 };
 
 /* Storage types whose content is a static tensor [f][r][ky][kx] (weights and biases). */
 static bool tensor_type(BlockType t)
@@ -243,7 +242,7 @@ static bool copy_box(const Emit *e, ECopy *cp)
         const MapDict *dict = emit_edge_dict(e, ed->id);
         if (e->g->blocks[w]->type != BT_INPUT && dict)
             for (uint32_t c = 0; c < dict->n_coords; c++)
-                if (dict->coords[c].pi_index == PI_RECV &&
+                if (dict->coords[c].pi_index == MAP_PI_ROUTER_RECIEVE &&
                     emit_same_place(&e->cores[cp->core], &dict->coords[c]))
                     cp->received = true;
     }
@@ -447,7 +446,7 @@ static bool arrivals(const Emit *e, const ECopy *cp, int32_t *lo, int32_t *hi)
         const MapDict *dict = emit_edge_dict(e, e->g->edges[bu->in_edges[j]]->id);
         for (uint32_t c = 0; dict && c + 1 < dict->n_coords; c++) {
             const MapCoord *cs = &dict->coords[c], *cr = &dict->coords[c + 1];
-            if (cs->pi_index != PI_SEND || cr->pi_index != PI_RECV ||
+            if (cs->pi_index != MAP_PI_ROUTER_SEND || cr->pi_index != MAP_PI_ROUTER_RECIEVE ||
                 !emit_same_place(&e->cores[cp->core], cr))
                 continue;
             *lo = cs->phase < *lo ? cs->phase : *lo;
@@ -561,7 +560,7 @@ static Status plan_moves(Emit *e)
 {
     for (uint32_t i = 0; i < e->n_copies; i++) {
         ECopy *cp = &e->copies[i];
-        if (!cp->movable || emit_soma_taken(e, cp->core, cp->move_phase, PI_SOMA2))
+        if (!cp->movable || emit_soma_taken(e, cp->core, cp->move_phase, MAP_PI_SOMA2))
             continue;
         ECore *c = &e->cores[cp->core];
         AllocReq r = c->reqs[cp->req];
@@ -570,7 +569,7 @@ static Status plan_moves(Emit *e)
         if (cp->land == EMIT_NONE)
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
         c->reqs[cp->req].kind = ALLOC_DATA;
-        Status st = emit_slot_take(e, cp->core, cp->move_phase, PI_SOMA2, SLOT_MOVE, cp->block);
+        Status st = emit_slot_take(e, cp->core, cp->move_phase, MAP_PI_SOMA2, SLOT_MOVE, cp->block);
         if (st != ST_OK)
             return st;
     }
@@ -624,7 +623,7 @@ static int32_t last_send(const Emit *e, uint32_t pos, uint32_t k, int32_t from, 
         const MapDict *dict = emit_edge_dict(e, e->g->edges[bu->out_edges[j]]->id);
         for (uint32_t c = 0; dict && c < dict->n_coords; c++) {
             const MapCoord *mc = &dict->coords[c];
-            if (mc->pi_index != PI_SEND || !emit_same_place(&e->cores[k], mc))
+            if (mc->pi_index != MAP_PI_ROUTER_SEND || !emit_same_place(&e->cores[k], mc))
                 continue;
             last = mc->phase > last ? mc->phase : last;
             *wrap |= mc->phase < from;
@@ -717,7 +716,7 @@ static int32_t last_arrival(Emit *e, uint32_t pos, uint32_t k)
             continue;
         for (uint32_t j = 0; ed && ed->dst == id && j < dict->n_coords; j++) {
             const MapCoord *c = &dict->coords[j];
-            if (c->pi_index == PI_RECV && c->phase > last && emit_core(e, c) == k)
+            if (c->pi_index == MAP_PI_ROUTER_RECIEVE && c->phase > last && emit_core(e, c) == k)
                 last = c->phase;
         }
     }
@@ -742,18 +741,19 @@ static int64_t copy_ready(Emit *e, const ECopy *cp, int64_t *local, int32_t *arr
         if (w >= 0 && e->g->blocks[w]->type == BT_INPUT)
             at = (int64_t)cp->first * 8;
         else if (w >= 0 && e->core_of[w] == cp->core && e->outs[w].gather)
-            at = ((int64_t)e->phase_of[w] + (e->slot_of[w] == PI_SOMA2)) * 8 + PI_SEND;
+            at = ((int64_t)e->phase_of[w] + (e->slot_of[w] == MAP_PI_SOMA2)) * 8 +
+                 MAP_PI_ROUTER_SEND;
         else if (w >= 0 && e->core_of[w] == cp->core)
             at = (int64_t)e->phase_of[w] * 8 + e->slot_of[w];
         else
             continue; /* by the router: *arrive */
         *local = at > *local ? at : *local;
     }
-    int64_t r = *arrive >= 0 ? (int64_t)*arrive * 8 + PI_RECV : -1;
+    int64_t r = *arrive >= 0 ? (int64_t)*arrive * 8 + MAP_PI_ROUTER_RECIEVE : -1;
     if (cp->is_static) /* loaded before the run */
         return r;
     if (*arrive < 0 && *local < 0)
-        return (int64_t)cp->first * 8 + PI_RECV;
+        return (int64_t)cp->first * 8 + MAP_PI_ROUTER_RECIEVE;
     return *local > r ? *local : r;
 }
 
@@ -763,7 +763,7 @@ static bool latest_free(const Emit *e, uint32_t k, int32_t hi, int32_t lo, int64
                         EMoveSlot *s)
 {
     for (int32_t p = hi; p >= lo; p--)
-        for (int32_t sl = PI_SOMA2; sl >= PI_SOMA1; sl -= PI_SOMA2 - PI_SOMA1)
+        for (int32_t sl = MAP_PI_SOMA2; sl >= MAP_PI_SOMA1; sl -= MAP_PI_SOMA2 - MAP_PI_SOMA1)
             if ((int64_t)p * 8 + sl > ready && !emit_soma_taken(e, k, p, sl)) {
                 s->phase = p;
                 s->slot = sl;

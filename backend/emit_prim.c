@@ -57,7 +57,6 @@
         SET(p, dilate_y, blk_attr(b, AT_DILATION_Y));         \
     } while (0)
 
-enum { PI_AXON = 1, PI_SOMA1 = 2, PI_SOMA2 = 5 };
 
 /* One operand: its area and the block id naming it. */
 typedef struct EOperand {
@@ -240,7 +239,7 @@ Taskir__Asm__P06 *emit_p06_slot(Emit *e, uint32_t core, int32_t phase, int32_t s
     Taskir__Asm__StaticPrimList *l = emit_slot_list(e, core, phase);
     if (!l)
         return NULL;
-    Taskir__Asm__SomaPrim **sp = slot == PI_SOMA1 ? &l->soma1 : &l->soma2;
+    Taskir__Asm__SomaPrim **sp = slot == MAP_PI_SOMA1 ? &l->soma1 : &l->soma2;
     Taskir__Asm__SomaPrim *s =
         emit_msg(e, sizeof *s, (void (*)(void *))taskir__asm__soma_prim__init);
     Taskir__Asm__P06 *p = s ? emit_msg(e, sizeof *p, (void (*)(void *))taskir__asm__p06__init)
@@ -759,21 +758,21 @@ Status emit_prims(Emit *e, Taskir__Asm__Config *cfg)
         Taskir__Asm__StaticPrimList *l = emit_slot_list(e, k, ph);
         if (!l)
             return ST_RUNTIME;
-        if (!pr || (pr->unit == UNIT_AXON) != (slot == PI_AXON) ||
-            (slot != PI_AXON && slot != PI_SOMA1 && slot != PI_SOMA2)) {
+        if (!pr || (pr->unit == UNIT_AXON) != (slot == MAP_PI_AXON) ||
+            (slot != MAP_PI_AXON && slot != MAP_PI_SOMA1 && slot != MAP_PI_SOMA2)) {
             worst = diag_block(e->d, ST_LOGIC, "emit.slot", b,
                                "runs in slot %d, which is not its primitive's unit", slot);
             continue;
         }
         Status st;
-        if (slot == PI_AXON) {
+        if (slot == MAP_PI_AXON) {
             if (l->axon)
                 st = diag_block(e->d, ST_LOGIC, "emit.slot", b, "shares the Axon of phase %d",
                                 ph);
             else
                 st = axon_prim(e, pos, pr->pcode, &l->axon);
         } else {
-            Taskir__Asm__SomaPrim **sp = slot == PI_SOMA1 ? &l->soma1 : &l->soma2;
+            Taskir__Asm__SomaPrim **sp = slot == MAP_PI_SOMA1 ? &l->soma1 : &l->soma2;
             if (*sp)
                 st = diag_block(e->d, ST_LOGIC, "emit.slot", b, "shares its Soma slot of phase %d",
                                 ph);

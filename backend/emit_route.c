@@ -29,7 +29,6 @@
 
 #define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
 
-enum { PI_RECV = 3, PI_SEND = 4, PI_SOMA2 = 5 };
 enum { HEADER_WORDS = 2, RHEAD_WORDS = ASM_MEM2_RECV - ASM_MEM2_RHEAD, MAX_PACKETS = 4096 };
 
 /* A feature area: where point (y, x) of box of canonical coordinates lives. */
@@ -303,7 +302,7 @@ static int32_t first_receive(Emit *e, const Edge *le, uint32_t k)
         if (dict->task_id != le->id)
             continue;
         for (uint32_t j = 0; j < dict->n_coords; j++)
-            if (dict->coords[j].pi_index == PI_RECV && dict->coords[j].phase < got &&
+            if (dict->coords[j].pi_index == MAP_PI_ROUTER_RECIEVE && dict->coords[j].phase < got &&
                 emit_core(e, &dict->coords[j]) == k)
                 got = dict->coords[j].phase;
     }
@@ -373,7 +372,7 @@ bool emit_dict_pair(Emit *e, const MapDict *dict, uint32_t *i, uint32_t *sk, uin
 {
     for (; *i + 1 < dict->n_coords; (*i)++) {
         const MapCoord *cs = &dict->coords[*i], *cr = &dict->coords[*i + 1];
-        if (cs->pi_index != PI_SEND || cr->pi_index != PI_RECV)
+        if (cs->pi_index != MAP_PI_ROUTER_SEND || cr->pi_index != MAP_PI_ROUTER_RECIEVE)
             continue;
         *sk = emit_core(e, cs);
         *rk = emit_core(e, cr);
@@ -430,8 +429,9 @@ static Status route_edge(Emit *e, const MapDict *dict)
         ECopy *dcp = emit_copy_on(e, (uint32_t)s, rk);
         bool dup = false; /* the first phase carries the whole transfer to a receiver */
         for (uint32_t j = 1; j < i && !dup && !(dcp && dcp->spread); j++)
-            dup = dict->coords[j - 1].pi_index == PI_SEND &&
-                  dict->coords[j].pi_index == PI_RECV && emit_core(e, &dict->coords[j]) == rk;
+            dup = dict->coords[j - 1].pi_index == MAP_PI_ROUTER_SEND &&
+                  dict->coords[j].pi_index == MAP_PI_ROUTER_RECIEVE &&
+                  emit_core(e, &dict->coords[j]) == rk;
         if (dup)
             continue;
         if (!dcp)
@@ -484,7 +484,7 @@ static Status gather(Emit *e, uint32_t w)
 {
     const Block *b = e->g->blocks[w];
     uint32_t k = e->core_of[w];
-    int32_t p = e->phase_of[w] + (e->slot_of[w] == PI_SOMA2 ? 1 : 0);
+    int32_t p = e->phase_of[w] + (e->slot_of[w] == MAP_PI_SOMA2 ? 1 : 0);
     if (p >= e->cores[k].n_phases)
         return diag_block(e->d, ST_LOGIC, "emit.route", b,
                           "writes part of a block on its core in the last phase's Soma2: no "
@@ -503,7 +503,7 @@ static Status gather(Emit *e, uint32_t w)
             long t = graph_block_pos(e->g, e->g->edges[su->out_edges[r]]->dst);
             if (t < 0 || e->core_of[t] != k)
                 continue;
-            if (e->phase_of[t] < p || (e->phase_of[t] == p && e->slot_of[t] != PI_SOMA2))
+            if (e->phase_of[t] < p || (e->phase_of[t] == p && e->slot_of[t] != MAP_PI_SOMA2))
                 return diag_block(e->d, ST_LOGIC, "emit.route", b,
                                   "writes part of block %d, which block %d reads in phase %d "
                                   "before the router of phase %d can move the part into place",

@@ -23,13 +23,6 @@
 
 #define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
 
-enum { PI_AXON = 1, PI_SOMA1 = 2, PI_SEND = 4, PI_SOMA2 = 5 };
-
-/* The order of slot sl in phase p: its Axon, Soma1, router, Soma2. */
-static int64_t when(int32_t p, int32_t sl)
-{
-    return (int64_t)p * 8 + (sl == PI_AXON ? 1 : sl == PI_SOMA1 ? 2 : sl == PI_SOMA2 ? 4 : 3);
-}
 
 ESendBuf *emit_sendbuf_of(const Emit *e, uint32_t w, PrecisionId prec)
 {
@@ -89,7 +82,7 @@ static Status scan_dict(Emit *e, const MapDict *dict)
 static Status scan_gather(Emit *e, uint32_t w)
 {
     uint32_t k = e->core_of[w];
-    int32_t p = e->phase_of[w] + (e->slot_of[w] == PI_SOMA2 ? 1 : 0);
+    int32_t p = e->phase_of[w] + (e->slot_of[w] == MAP_PI_SOMA2 ? 1 : 0);
     const BlockUses *bu = &e->uses.blocks[w];
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         long s = graph_block_pos(e->g, e->g->edges[bu->out_edges[j]]->dst);
@@ -128,11 +121,12 @@ static Status place(Emit *e, ESendBuf *sb, const ExactInfo *x)
                           "clip to %lld .. %lld", pr_info(o->feat.prec)->name, (long long)r.lo,
                           (long long)r.hi, s->id, pr_info(sb->feat.prec)->name,
                           (long long)to.lo, (long long)to.hi);
-    int64_t after = when(e->phase_of[sb->writer], e->slot_of[sb->writer]);
-    int64_t before = when(sb->first, PI_SEND);
+    int64_t after = emit_slot_when(e->phase_of[sb->writer], e->slot_of[sb->writer]);
+    int64_t before = emit_slot_when(sb->first, MAP_PI_ROUTER_SEND);
     for (int32_t p = sb->first; p >= e->phase_of[sb->writer] && sb->phase < 0; p--)
-        for (int32_t sl = PI_SOMA2; sl >= PI_SOMA1 && sb->phase < 0; sl -= PI_SOMA2 - PI_SOMA1) {
-            int64_t at = when(p, sl);
+        for (int32_t sl = MAP_PI_SOMA2; sl >= MAP_PI_SOMA1 && sb->phase < 0;
+             sl -= MAP_PI_SOMA2 - MAP_PI_SOMA1) {
+            int64_t at = emit_slot_when(p, sl);
             if (at > after && at < before && !emit_soma_taken(e, k, p, sl)) {
                 sb->phase = p;
                 sb->slot = sl;

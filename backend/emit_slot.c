@@ -10,15 +10,14 @@
 
 #include <stdio.h>
 
-enum { PI_SOMA1 = 2, PI_SOMA2 = 5 };
 
 /* The entry of Soma slot (p, slot) of core k, or NULL outside its phases and Soma slots. */
 static ESlotUse *entry(const Emit *e, uint32_t k, int32_t p, int32_t slot)
 {
     const ECore *c = k < e->n_cores ? &e->cores[k] : NULL;
-    if (!c || !c->ph || p < 0 || p >= c->n_phases || (slot != PI_SOMA1 && slot != PI_SOMA2))
+    if (!c || !c->ph || p < 0 || p >= c->n_phases || (slot != MAP_PI_SOMA1 && slot != MAP_PI_SOMA2))
         return NULL;
-    return &c->ph[p].soma[slot == PI_SOMA2];
+    return &c->ph[p].soma[slot == MAP_PI_SOMA2];
 }
 
 void emit_slot_blocks(Emit *e)
@@ -65,7 +64,7 @@ Status emit_slot_take(Emit *e, uint32_t k, int32_t p, int32_t slot, ESlotKind ki
         emit_slot_what(e, *u, was, sizeof was);
         return diag_block(e->d, ST_LOGIC, "emit.slot", b,
                           "needs Soma%d of phase %d on core %s for an inserted P06, which %s "
-                          "takes", slot == PI_SOMA2 ? 2 : 1, p, e->cores[k].name, was);
+                          "takes", slot == MAP_PI_SOMA2 ? 2 : 1, p, e->cores[k].name, was);
     }
     *u = (ESlotUse){kind, block};
     return ST_OK;
@@ -87,4 +86,12 @@ ESlotUse emit_slot_use(const Emit *e, uint32_t k, int32_t p, int32_t slot)
 bool emit_soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot)
 {
     return emit_slot_use(e, k, p, slot).kind != SLOT_FREE;
+}
+
+int64_t emit_slot_when(int32_t p, int32_t slot)
+{
+    return (int64_t)p * 8 + (slot == MAP_PI_AXON    ? 1
+                             : slot == MAP_PI_SOMA1 ? 2
+                             : slot == MAP_PI_SOMA2 ? 4
+                                                    : 3);
 }

@@ -36,7 +36,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { PI_RECV = 3, PI_SEND = 4, PI_SOMA2 = 5 };
 enum { RECV_WORDS = ASM_MEM3_BASE - ASM_MEM2_RECV, ROW_WORDS = 4 };
 
 /* The phases edge dict dict's transfers land in on core k (its ROUTER_SEND /
@@ -47,7 +46,7 @@ static uint32_t arrival_phases(const Emit *e, const MapDict *dict, uint32_t k, i
     uint32_t n = 0;
     for (uint32_t c = 0; dict && c + 1 < dict->n_coords; c++) {
         const MapCoord *cs = &dict->coords[c], *cr = &dict->coords[c + 1];
-        if (cs->pi_index == PI_SEND && cr->pi_index == PI_RECV &&
+        if (cs->pi_index == MAP_PI_ROUTER_SEND && cr->pi_index == MAP_PI_ROUTER_RECIEVE &&
             emit_same_place(&e->cores[k], cr))
             ph[n++] = cr->phase;
     }
@@ -86,7 +85,7 @@ bool emit_spread_of(const Emit *e, const ECopy *cp)
         bool here = false;
         for (uint32_t c = 0; dict && c + 1 < dict->n_coords; c++) {
             const MapCoord *cs = &dict->coords[c], *cr = &dict->coords[c + 1];
-            if (cs->pi_index != PI_SEND || cr->pi_index != PI_RECV ||
+            if (cs->pi_index != MAP_PI_ROUTER_SEND || cr->pi_index != MAP_PI_ROUTER_RECIEVE ||
                 !emit_same_place(&e->cores[cp->core], cr))
                 continue;
             here = true;
@@ -337,7 +336,7 @@ static Status plan_parts(Emit *e, ECopy *cp, ESeg *segs, size_t n)
             pt->nq[1] = nq[0];
             e->cores[k].reqs[pt->land].words += nq[0] * pw;
         } else {
-            if (emit_soma_taken(e, k, p, PI_SOMA2))
+            if (emit_soma_taken(e, k, p, MAP_PI_SOMA2))
                 return diag_block(e->d, ST_LOGIC, "emit.slot", b,
                                   "arrives on %s over several phases: the rows arriving in "
                                   "phase %d must move out of the receive area by a P06 in "
@@ -352,7 +351,7 @@ static Status plan_parts(Emit *e, ECopy *cp, ESeg *segs, size_t n)
             if (part.land == EMIT_NONE)
                 return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
             e->parts[e->n_parts++] = part;
-            Status st = emit_slot_take(e, k, p, PI_SOMA2, SLOT_PART, cp->block);
+            Status st = emit_slot_take(e, k, p, MAP_PI_SOMA2, SLOT_PART, cp->block);
             if (st != ST_OK)
                 return st;
         }

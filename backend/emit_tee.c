@@ -11,13 +11,6 @@
 
 #include "taskir/diag_block.h"
 
-enum { PI_AXON = 1, PI_SOMA1 = 2, PI_SOMA2 = 5 };
-
-/* The order of slot sl in phase p: its Axon, Soma1, router, Soma2. */
-static int64_t when(int32_t p, int32_t sl)
-{
-    return (int64_t)p * 8 + (sl == PI_AXON ? 1 : sl == PI_SOMA1 ? 2 : 4);
-}
 
 /* The copy on core k of the storage edge position ep of writer w goes to, when that copy
  * holds all of w's result as w writes it; NULL otherwise. */
@@ -45,7 +38,7 @@ static int64_t first_read(const Emit *e, const ECopy *t)
             continue;
         if (e->core_of[r] != t->core)
             return -1;
-        int64_t at = when(e->phase_of[r], e->slot_of[r]);
+        int64_t at = emit_slot_when(e->phase_of[r], e->slot_of[r]);
         first = at < first ? at : first;
     }
     return first;
@@ -90,13 +83,14 @@ static Status plan_tee(Emit *e, uint32_t w, ECopy *f, ECopy *t)
     if (f->feat.prec != t->feat.prec || f->feat.c != t->feat.c ||
         f->feat.ny * f->feat.nx != t->feat.ny * t->feat.nx)
         return record(e, w, f, t, -1, 0, TEE_LAYOUT);
-    int64_t after = when(e->phase_of[w], e->slot_of[w]), before = first_read(e, t);
+    int64_t after = emit_slot_when(e->phase_of[w], e->slot_of[w]), before = first_read(e, t);
     if (before < 0)
         return record(e, w, f, t, -1, 0, TEE_REMOTE);
     int32_t ph = -1, slot = 0;
     for (int32_t p = e->phase_of[w]; p < c->n_phases && ph < 0; p++)
-        for (int32_t sl = PI_SOMA1; sl <= PI_SOMA2 && ph < 0; sl += PI_SOMA2 - PI_SOMA1) {
-            int64_t at = when(p, sl);
+        for (int32_t sl = MAP_PI_SOMA1; sl <= MAP_PI_SOMA2 && ph < 0;
+             sl += MAP_PI_SOMA2 - MAP_PI_SOMA1) {
+            int64_t at = emit_slot_when(p, sl);
             if (at > after && at < before && p >= t->first && p >= f->first &&
                 !emit_soma_taken(e, t->core, p, sl)) {
                 ph = p;

@@ -18,7 +18,6 @@
 
 #include <stdlib.h>
 
-enum { PI_ROUTER_RECIEVE = 3, PI_ROUTER_SEND = 4, PI_MEMORY = 6 };
 
 static void set_coord(const MapPlan *p, MapCoord *c, uint32_t v, uint32_t phase,
                       uint32_t end_phase, int32_t pi)
@@ -71,7 +70,7 @@ static Status node_dicts(const MapPlan *p, Mapping *m, uint32_t *scratch)
         for (uint32_t k = 0; k < n; k++) { /* one coordinate per core holding a copy */
             uint32_t first, last;
             map_lifetime(p, i, scratch[k], &first, &last);
-            set_coord(p, &dict->coords[k], scratch[k], first, last, PI_MEMORY);
+            set_coord(p, &dict->coords[k], scratch[k], first, last, MAP_PI_MEMORY);
         }
     }
     return ST_OK;
@@ -101,11 +100,11 @@ static Status edge_dicts(const MapPlan *p, Mapping *m, uint32_t *scratch)
             return ST_RUNTIME;
         if (first->kind == XF_IN) {
             for (uint32_t k = 0; k < n; k++)
-                set_coord(p, &dict->coords[k], scratch[k], 0, 0, PI_ROUTER_RECIEVE);
+                set_coord(p, &dict->coords[k], scratch[k], 0, 0, MAP_PI_ROUTER_RECIEVE);
         } else if (first->kind == XF_OUT) {
             uint32_t l = map_local(p, map_out_phase(p, first));
             set_coord(p, &dict->coords[0], map_store_vcore(p, first->store), l, l,
-                      PI_ROUTER_SEND);
+                      MAP_PI_ROUTER_SEND);
         } else {
             uint32_t c = 0;
             for (uint32_t xi = x0; xi < x0 + nx; xi++) {
@@ -115,8 +114,8 @@ static Status edge_dicts(const MapPlan *p, Mapping *m, uint32_t *scratch)
                 uint32_t snd = map_xfer_sender(p, x), dst = map_xfer_vcore(p, x);
                 for (uint32_t k = 0; k < x->n_chunks; k++) {
                     uint32_t l = map_local(p, p->chunks[x->chunk0 + k].phase);
-                    set_coord(p, &dict->coords[c++], snd, l, l, PI_ROUTER_SEND);
-                    set_coord(p, &dict->coords[c++], dst, l, l, PI_ROUTER_RECIEVE);
+                    set_coord(p, &dict->coords[c++], snd, l, l, MAP_PI_ROUTER_SEND);
+                    set_coord(p, &dict->coords[c++], dst, l, l, MAP_PI_ROUTER_RECIEVE);
                 }
             }
         }

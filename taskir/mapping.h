@@ -33,6 +33,14 @@
     X(SOMA2, 5)         \
     X(MEMORY, 6)
 
+/* The PIIndex wire values as constants: MAP_PI_AXON, MAP_PI_SOMA1, MAP_PI_ROUTER_RECIEVE,
+ * MAP_PI_ROUTER_SEND, MAP_PI_SOMA2, MAP_PI_MEMORY. */
+enum {
+#define MAP_PI_ENUM(name, wire) MAP_PI_##name = wire,
+    MAP_PI_TABLE(MAP_PI_ENUM)
+#undef MAP_PI_ENUM
+};
+
 /* The name of a PIIndex wire value, or NULL when it is not one. */
 const char *mapping_pi_name(int32_t wire);
 /* The wire value of a PIIndex name; false when there is no such name. */

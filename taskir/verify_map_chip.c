@@ -45,7 +45,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { PI_RECV = 3, PI_MEMORY = 6 }; /* ROUTER_RECIEVE, MEMORY (MAP_PI_TABLE) */
 enum { MAX_PHASES_CHECKED = 4096 };  /* per-phase arrays: a chip with more is refused earlier */
 
 /* A core in one step: chip_array x y, chip x y, core x y, step. */
@@ -337,7 +336,7 @@ static Status mem_collect(Checker *k, MemUse **out, size_t *n_out)
             bbox_full(b, &whole);
             for (uint32_t c = 0; c < dict->n_coords; c++) {
                 const MapCoord *mc = &dict->coords[c];
-                if (!non_negative(mc) || (mc->has_pi_index && mc->pi_index != PI_MEMORY))
+                if (!non_negative(mc) || (mc->has_pi_index && mc->pi_index != MAP_PI_MEMORY))
                     continue;
                 CoreKey key = key_of(mc);
                 BlockBox part;
@@ -628,7 +627,7 @@ static Status recv_rules(Checker *k)
         size_t from = j;
         for (uint32_t c = 0; c < dict->n_coords; c++) {
             const MapCoord *mc = &dict->coords[c];
-            if (!mc->has_pi_index || mc->pi_index != PI_RECV || !non_negative(mc))
+            if (!mc->has_pi_index || mc->pi_index != MAP_PI_ROUTER_RECIEVE || !non_negative(mc))
                 continue;
             CoreKey key = key_of(mc);
             size_t x = from;

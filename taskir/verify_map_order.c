@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-enum { PI_AXON = 1, PI_SOMA1 = 2, PI_RECV = 3, PI_SEND = 4, PI_SOMA2 = 5 };
 
 /* A moment of one core's timeline. */
 typedef struct When {
@@ -36,11 +35,11 @@ typedef struct When {
 static int rank_of(int32_t pi)
 {
     switch (pi) {
-    case PI_AXON: return 0;
-    case PI_SOMA1: return 1;
-    case PI_RECV:
-    case PI_SEND: return 2;
-    case PI_SOMA2: return 3;
+    case MAP_PI_AXON: return 0;
+    case MAP_PI_SOMA1: return 1;
+    case MAP_PI_ROUTER_RECIEVE:
+    case MAP_PI_ROUTER_SEND: return 2;
+    case MAP_PI_SOMA2: return 3;
     default: return -1;
     }
 }
@@ -94,7 +93,7 @@ static bool arrival(const MapCoord *w, const MapDict *ep, const MapCoord *r, Whe
     bool any = false;
     for (uint32_t k = 0; ep && k < ep->n_coords; k++) {
         const MapCoord *c = &ep->coords[k];
-        if (!c->has_pi_index || c->pi_index != PI_RECV || !same_core(c, r))
+        if (!c->has_pi_index || c->pi_index != MAP_PI_ROUTER_RECIEVE || !same_core(c, r))
             continue;
         When at = {c->step, c->has_end_phase && c->end_phase > c->phase ? c->end_phase
                                                                          : c->phase, 2};

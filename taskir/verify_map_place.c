@@ -119,7 +119,6 @@ static void place_text(Place p, char *buf, size_t len)
              p.v[0], p.v[1], p.v[2], p.v[3], p.v[4], p.v[5]);
 }
 
-enum { PI_SEND = 4, PI_RECV = 3 }; /* ROUTER_SEND, ROUTER_RECIEVE (MAP_PI_TABLE) */
 
 const MapDict **verify_map_edge_dicts(const Mapping *m)
 {
@@ -168,8 +167,8 @@ Status verify_map_place(const Mapping *m, const uint32_t *first, Diag *d, size_t
             uint32_t pd = (uint32_t)graph_block_pos(g, dst->id);
             Place p = place_of(&dd->coords[0]);
             if (!holds(held, n_held, ps, p) &&
-                (!has_pi(ep, PI_SEND, NULL, 0, 0, 0) ||
-                 !has_pi(ep, PI_RECV, held, n_held, pd, pd))) {
+                (!has_pi(ep, MAP_PI_ROUTER_SEND, NULL, 0, 0, 0) ||
+                 !has_pi(ep, MAP_PI_ROUTER_RECIEVE, held, n_held, pd, pd))) {
                 place_text(place_of(&ds->coords[0]), a, sizeof a);
                 place_text(p, b, sizeof b);
                 diag_edge(d, ST_LOGIC, "map.route", ed->id,
@@ -182,8 +181,8 @@ Status verify_map_place(const Mapping *m, const uint32_t *first, Diag *d, size_t
             }
         }
         /* a receive with no send: the source is on chip but nothing sends */
-        if (ds && on_chip(src) && has_pi(ep, PI_RECV, NULL, 0, 0, 0) &&
-            !has_pi(ep, PI_SEND, NULL, 0, 0, 0)) {
+        if (ds && on_chip(src) && has_pi(ep, MAP_PI_ROUTER_RECIEVE, NULL, 0, 0, 0) &&
+            !has_pi(ep, MAP_PI_ROUTER_SEND, NULL, 0, 0, 0)) {
             diag_edge(d, ST_LOGIC, "map.route", ed->id,
                       "has a ROUTER_RECIEVE coordinate but no ROUTER_SEND coordinate, and its "
                       "source block %" PRId32 " is on chip: a receive with no send",
