@@ -86,6 +86,11 @@ uint32_t emit_request(Emit *e, uint32_t k, int64_t words, int32_t align, int32_t
     return (uint32_t)c->n_reqs++;
 }
 
+void emit_request_drop(Emit *e, uint32_t k, uint32_t req)
+{
+    e->cores[k].reqs[req].words = 0;
+}
+
 ECopy *emit_copy_on(const Emit *e, uint32_t pos, uint32_t k)
 {
     for (uint32_t i = 0; i < e->n_copy[pos]; i++)

@@ -14,7 +14,7 @@
  *   emit_p81.c    P81's channel-major input (planes)
  *   emit_sockrun.c a socket whose values lie in memory in another order (a block a pixel)
  *   emit_gather.c the inputs of a CADD of several different inputs, copied back to back (P06)
- *   emit_tee.c    a result copied into a second storage on its core (an inserted P06)
+ *   emit_tee.c    a result into a second storage on its core: the two copies share an area
  *   emit_rearr.c  rearrangements realised without a move (a flatten into CVMs: the weights)
  *   emit_sendbuf.c a result sent to copies of another precision: a P06 into a send area
  *   emit_p08.c    a CLIF's P08: its neurons' state area, its input and output layouts
@@ -62,14 +62,13 @@ typedef enum ESlotKind {
     SLOT_PART,                      /* a spread copy's part moved (emit_spread.c) */
     SLOT_DUP,                       /* a box repeated for a CADD adding it to itself */
     SLOT_NARROW,                    /* an Axon's int32 result narrowed (emit_narrow.c) */
-    SLOT_TEE,                       /* a result copied into a second storage (emit_tee.c) */
     SLOT_GATHER,                    /* a CADD's input gathered (emit_gather.c) */
     SLOT_SENDBUF,                   /* a result rewritten into a send area (emit_sendbuf.c) */
 } ESlotKind;
 
 /* One Soma slot of a core's phase: what takes it (kind) and the block it serves: the
  * compute block (SLOT_BLOCK), the storage block of the copy moved (SLOT_MOVE, SLOT_PART),
- * the CADD (SLOT_DUP, SLOT_GATHER), the writer (SLOT_NARROW, SLOT_TEE, SLOT_SENDBUF). */
+ * the CADD (SLOT_DUP, SLOT_GATHER), the writer (SLOT_NARROW, SLOT_SENDBUF). */
 typedef struct ESlotUse {
     ESlotKind kind;
     uint32_t block;                 /* block position */
@@ -163,15 +162,14 @@ typedef struct EDup {
 } EDup;
 
 /* A result written into a second storage block stored on its writer's core: its primitive
- * writes one area (the first), and an inserted P06 copies it into the other (emit_tee.c). */
+ * writes one area (the first copy's), which the second copy shares (emit_tee.c). */
 typedef struct ETee {
     uint32_t writer;                /* the compute block's position */
     uint32_t from, to;              /* the copies (indices in copies) */
-    int32_t phase, slot;            /* the P06's phase and slot (PIIndex SOMA1 / SOMA2) */
-    int32_t failed;                 /* 0, or why there is none: TEE_LAYOUT (other layouts),
-                                       TEE_REMOTE (read on another core), TEE_SLOT */
+    int32_t failed;                 /* 0, or why they cannot share: TEE_LAYOUT (other
+                                       layouts), TEE_REMOTE (read on another core) */
 } ETee;
-enum { TEE_LAYOUT = 1, TEE_REMOTE = 2, TEE_SLOT = 3 };
+enum { TEE_LAYOUT = 1, TEE_REMOTE = 2 };
 
 /* One input of a CADD of several different inputs: P02 reads its n inputs back to back, so
  * an inserted P06 copies input i's box into part i of an area of the CADD's own, in a free
@@ -292,6 +290,9 @@ ECopy *emit_copy_on(const Emit *e, uint32_t pos, uint32_t k);
 /* Adds an area request to core k; its index, EMIT_NONE when out of memory. */
 uint32_t emit_request(Emit *e, uint32_t k, int64_t words, int32_t align, int32_t first,
                       int32_t last, AllocKind kind, int32_t tag);
+/* Drops request req of core k: it takes no words and gets no address (a tee's own area,
+ * which shares another's, emit_tee.c). */
+void emit_request_drop(Emit *e, uint32_t k, uint32_t req);
 /* Whether the interface of edge eid on block pos (input or output side) is its whole cluster
  * (emit_rearr.c). */
 bool emit_whole_iface(const Emit *e, uint32_t pos, bool input, int32_t eid);
@@ -378,10 +379,10 @@ bool emit_socket_steps_fit(const Emit *e, const Edge *ed, uint32_t s, const Emit
 Status emit_socket_view(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const ECopy *cp,
                         int *piece);
 
-/* The tees (emit_tee.c): planned after the copies and dups, their P06s written after the
- * primitives; emit_tee_of: whether a P06 copies writer pos's result into storage s. */
+/* The tees (emit_tee.c): planned after the copies and output buffers, before the
+ * narrowings; emit_tee_of: whether writer pos's result reaches storage s by its copy sharing
+ * the area the primitive writes. */
 Status emit_tees(Emit *e);
-Status emit_tee_prims(Emit *e);
 bool emit_tee_of(const Emit *e, uint32_t pos, uint32_t s);
 /* The refusal of writer pos writing storage s besides first on its core (no tee). */
 Status emit_tee_refuse(Emit *e, uint32_t pos, uint32_t s, uint32_t first);
