@@ -304,6 +304,7 @@ static void free_emit(Emit *e)
         free(e->states[i].image);
     free(e->states);
     free(e->narrows);
+    free(e->merges);
     graph_uses_finish(&e->uses);
 }
 
@@ -355,6 +356,8 @@ Status emit_program(const Mapping *m, const Chip *chip, ProgSet *out, Diag *d)
         st = emit_prims(&e, cfg);
     if (st == ST_OK)
         st = emit_moves(&e);
+    if (st == ST_OK)
+        st = emit_merge_prims(&e);
     if (st == ST_OK)
         st = emit_routes(&e);
     if (st == ST_OK)
