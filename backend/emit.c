@@ -309,6 +309,7 @@ static void free_emit(Emit *e)
         free(e->states[i].image);
     free(e->states);
     free(e->narrows);
+    free(e->merges);
     graph_uses_finish(&e->uses);
 }
 
@@ -373,6 +374,8 @@ Status emit_program_progress(const Mapping *m, const Chip *chip, ProgSet *out, D
     if (st == ST_OK)
         st = emit_moves(&e);
     tir_progress(progress, "stage", ++stage, EMIT_STAGES);
+    if (st == ST_OK)
+        st = emit_merge_prims(&e);
     if (st == ST_OK)
         st = emit_routes(&e);
     tir_progress(progress, "stage", ++stage, EMIT_STAGES);
