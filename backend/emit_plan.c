@@ -457,7 +457,8 @@ static bool arrivals(const Emit *e, const ECopy *cp, int32_t *lo, int32_t *hi)
     return *lo <= *hi;
 }
 
-/* Whether a CADD on cp's core adds a box of cp to itself: its inserted P06 (make_dups)
+/* Whether a CADD on cp's core adds a box of cp to itself as P02 (not P83 scaling it where
+ * it lies, layout_repeat_scales): its inserted P06 (make_dups)
  * copies the box out of the copy, in Soma2 of the copy's arrival phase at the earliest, so a
  * move would only take that slot. */
 static bool repeated_here(const Emit *e, const ECopy *cp)
@@ -466,7 +467,8 @@ static bool repeated_here(const Emit *e, const ECopy *cp)
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         long t = other_end(e, bu->out_edges[j], false), src = -1;
         if (t >= 0 && e->core_of[t] == cp->core &&
-            layout_repeats(e->g, &e->uses, (uint32_t)t, &src) && src == (long)cp->block)
+            layout_repeats(e->g, &e->uses, (uint32_t)t, &src) && src == (long)cp->block &&
+            !layout_repeat_scales(e->g, &e->uses, (uint32_t)t))
             return true;
     }
     return false;

@@ -104,12 +104,35 @@ uint32_t layout_repeats(const Graph *g, const GraphUses *u, uint32_t pos, long *
 static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int depth,
                         long skip);
 
+/* layout_repeat_scales at depth depth of the chain of pitches. */
+static bool repeat_scales(const Graph *g, const GraphUses *u, uint32_t pos, int depth)
+{
+    long s = -1;
+    const Block *b = g->blocks[pos];
+    if (!layout_repeats(g, u, pos, &s) || depth >= MAX_CHAIN || blk_attr(b, AT_STRIDE_X) > 1 ||
+        blk_attr(b, AT_STRIDE_Y) > 1 || blk_attr(b, AT_PAD_UP) || blk_attr(b, AT_PAD_DOWN) ||
+        blk_attr(b, AT_PAD_LEFT) || blk_attr(b, AT_PAD_RIGHT))
+        return false; /* P83 reads every pixel once, no padding */
+    PrecisionId p = blk_prec(g->blocks[s]);
+    if (p != PR_INT_8 && p != PR_UINT_8 && p != PR_INT_32)
+        return false; /* P83 reads no ternary */
+    int unit = storage_unit(g, u, (uint32_t)s, depth + 1, -1);
+    int group = layout_unit(p, LAYOUT_GROUP);
+    return unit > 0 && group > 0 && unit % group == 0;
+}
+
+bool layout_repeat_scales(const Graph *g, const GraphUses *u, uint32_t pos)
+{
+    return repeat_scales(g, u, pos, 0);
+}
+
 /* The pitch a P02 / P03 / P43 / P83 at pos reads (and so writes). */
 static int group_in_unit(const Graph *g, const GraphUses *u, uint32_t pos, int depth)
 {
     const Block *b = g->blocks[pos];
     long s = -1;
-    if (layout_repeats(g, u, pos, &s)) /* the repeated area, in the group unit */
+    /* the repeated area, in the group unit; a P83 scaling the box reads its map's pitch */
+    if (layout_repeats(g, u, pos, &s) && !repeat_scales(g, u, pos, depth))
         return layout_unit(blk_prec(g->blocks[s]), LAYOUT_GROUP);
     const Edge *ed = b->n_in && b->in[0].n_ifaces ? graph_edge(g, b->in[0].ifaces[0].edge_id)
                                                   : NULL;
@@ -250,7 +273,7 @@ int64_t layout_repeat_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
     long s = -1;
     uint32_t n = layout_repeats(g, u, pos, &s);
     int32_t cd[TIR_CDIMS];
-    if (!n || !blk_cluster_dims(g->blocks[pos], true, 0, cd))
+    if (!n || layout_repeat_scales(g, u, pos) || !blk_cluster_dims(g->blocks[pos], true, 0, cd))
         return 0;
     PrecisionId p = blk_prec(g->blocks[s]);
     int64_t one = layout_map_bytes(p, cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
