@@ -82,6 +82,8 @@ typedef struct EPhase {
     size_t n_sends, cap_sends;
     int32_t recv_marks;             /* transfers (end marks) arriving */
     int64_t recv_lo;                /* the first word received into (emit_route_chain.c) */
+    int64_t recv_bytes_hi;          /* one past the last byte received in 1-byte packets (0:
+                                       none; emit_route_chain.c) */
     int32_t recv_block;             /* a block received (for receive_block) */
     int64_t recv_base;              /* word of the receive area's unit 0 (0: 0x8400) */
     uint32_t chain_src, chain_next; /* the sender of the relaying chain it is in and the core
@@ -371,9 +373,6 @@ bool emit_socket_fr(const Block *io);
 /* Whether dynamic blocks of socket io place (an INPUT) or read (an OUTPUT) the lanes of a
  * map laid out as f whose lane l holds socket value sock[l] (-1: none), emit_sockrun.c. */
 bool emit_lanes_fit(const Block *io, const EmitFeat *f, const int64_t *sock);
-/* Whether the INPUT that edge ed leaves places all of storage s, laid out as f, through the
- * edge's steps with dynamic blocks (emit_socket_steps would). */
-bool emit_socket_steps_fit(const Emit *e, const Edge *ed, uint32_t s, const EmitFeat *f);
 /* The dynamic blocks of OUTPUT pos reading copy cp, a view of its writer's map. */
 Status emit_socket_view(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const ECopy *cp,
                         int *piece);
