@@ -82,8 +82,6 @@ typedef struct EPhase {
     size_t n_sends, cap_sends;
     int32_t recv_marks;             /* transfers (end marks) arriving */
     int64_t recv_lo;                /* the first word received into (emit_route_chain.c) */
-    int64_t recv_bytes_hi;          /* one past the last byte received in 1-byte packets (0:
-                                       none; emit_route_chain.c) */
     int32_t recv_block;             /* a block received (for receive_block) */
     int64_t recv_base;              /* word of the receive area's unit 0 (0: 0x8400) */
     uint32_t chain_src, chain_next; /* the sender of the relaying chain it is in and the core
