@@ -249,7 +249,7 @@ static Status runs(Emit *e, const Edge *ed, const ELoc *src, int64_t ch0, uint32
     return ST_OK;
 }
 
-static bool intersect(const EBox *a, const EBox *b, EBox *out)
+bool emit_box_meet(const EBox *a, const EBox *b, EBox *out)
 {
     for (int i = 0; i < 3; i++) {
         int64_t lo = a->lo[i] > b->lo[i] ? a->lo[i] : b->lo[i];
@@ -439,9 +439,12 @@ static Status route_edge(Emit *e, const MapDict *dict)
                              "received on %s, which holds no copy of block %d",
                              e->cores[rk].name, e->g->blocks[s]->id);
         EBox part;
-        if (!intersect(&dbox, &dcp->box, &part))
+        if (!emit_box_meet(&dbox, &dcp->box, &part))
             continue;
         int64_t dbase = emit_copy_dest_addr(e, dcp); /* its landing area when it moves on */
+        ECopy slice; /* a slice of a copy merged from column slices lands compact */
+        if (emit_merge_slice(e, dcp, ed->id, &slice, &dbase))
+            dcp = &slice;
         const EPart *pt = dcp->spread ? emit_part_at(e, dcp, cr->phase) : NULL;
         if (dcp->spread && !pt)
             continue; /* nothing of it in this phase (emit_spread.c) */
@@ -495,8 +498,9 @@ static Status gather(Emit *e, uint32_t w)
         long s = graph_block_pos(e->g, ed->dst);
         ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
         EBox dbox, part;
-        if (!cp || cp->alias_of == w || !emit_iface_box(e, (uint32_t)s, true, ed->id, &dbox) ||
-            !intersect(&dbox, &cp->box, &part))
+        if (!cp || cp->alias_of == w || emit_merge_of(e, cp) || /* merged: emit_merge.c */
+            !emit_iface_box(e, (uint32_t)s, true, ed->id, &dbox) ||
+            !emit_box_meet(&dbox, &cp->box, &part))
             continue;
         const BlockUses *su = &e->uses.blocks[s];
         for (uint32_t r = 0; r < su->n_out_edges; r++) {

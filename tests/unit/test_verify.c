@@ -1051,7 +1051,8 @@ static void test_io_socket_dup(void **state)
 }
 
 /* io.model: a model tensor on a block that is no INPUT/OUTPUT, of a float element type, or
- * whose volume is no whole number of the block's samples; a batch of 3 samples verifies. */
+ * whose volume is no whole number of the block's samples, a range of admitted values on an
+ * OUTPUT or empty; a batch of 3 samples verifies, and an INPUT's range -127 .. 127. */
 static void test_io_model(void **state)
 {
     (void)state;
@@ -1070,6 +1071,23 @@ static void test_io_model(void **state)
     assert_true(blk_set_model(g, blk(g, B_OUT), odd, 2, PR_INT_32, false));
     assert_contains(EXPECT_ONLY(g, "io.model", B_OUT), "12 elements, not a whole number of "
                     "the block's 5");
+    /* a range of admitted values: an INPUT's, leaving some value of its precision */
+    g = valid_graph();
+    assert_true(blk_set_model(g, blk(g, B_IN), batch, 4, PR_INT_32, false));
+    blk(g, B_IN)->has_model_range = true;
+    blk(g, B_IN)->model_lo = -127;
+    blk(g, B_IN)->model_hi = 127;
+    expect_clean(g);
+    g = valid_graph();
+    assert_true(blk_set_model(g, blk(g, B_OUT), (const int64_t[]){5}, 1, PR_INT_32, false));
+    blk(g, B_OUT)->has_model_range = true;
+    assert_contains(EXPECT_ONLY(g, "io.model", B_OUT), "belongs to an INPUT block");
+    g = valid_graph();
+    assert_true(blk_set_model(g, blk(g, B_IN), batch, 4, PR_INT_32, false));
+    blk(g, B_IN)->has_model_range = true;
+    blk(g, B_IN)->model_lo = 5;
+    blk(g, B_IN)->model_hi = 4;
+    assert_contains(EXPECT_ONLY(g, "io.model", B_IN), "range 5 .. 4 leaves no value");
 }
 
 static void test_graph_cycle(void **state)

@@ -1,0 +1,310 @@
+/* emit_merge.c: a copy gathered on its own core from column slices (docs/backend.md,
+ * "Inserted primitives", "Gathering on a core"). The pieces of a block cut along x each write
+ * some columns of every row of the storage they share; on a core that holds the whole of it,
+ * the router would gather the slices into the copy in the receive area, which holds 12 KiB.
+ * A copy larger than that is assembled in the data banks instead: each slice lies compact
+ * (box rows of its columns' pixels: a local writer's output buffer as it writes it, a remote
+ * writer's transfer in a landing area of its own in the receive area, alive from its arrival
+ * to the merge), and P06s merge them row by row (x1 row i: the columns so far, ciso row i:
+ * the next slice's, out row i: both side by side; docs/backend.md, P06), as INT_32 words,
+ * which neither shifts nor clips: every bit, padding lanes included, arrives as it was. A
+ * slice's row is whole pixels, each a whole number of 16-byte rows, so the ciso row starts
+ * right after x1's. Two slices take one P06 writing the copy; k slices k - 1 of them, each
+ * but the last into an area of its own holding the columns so far. They take the earliest
+ * free Soma slots once every slice is in place, before every reader of the copy on its core.
+ * Where that cannot be (no free slot, a reader before it, slices that are not whole columns
+ * of the copy's rows, more than MERGE_MAX of them, a copy relayed or read by an inserted
+ * P06), the copy stays in the receive area as before, and the memory plan refuses it when it
+ * does not fit (emit.alloc).
+ */
+#include "backend/emit_internal.h"
+
+#include "backend/core_mem.h"
+#include "taskir/premove.h"
+
+#include <string.h>
+
+#define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
+
+enum { RECV_WORDS = ASM_MEM3_BASE - ASM_MEM2_RECV };
+
+/* The first (ROUTER_SEND, ROUTER_RECIEVE) pair of edge eid's dict that lands on core k: the
+ * phase its transfer goes in (emit_route.c sends it whole there), -1 when none; *relay:
+ * whether some pair sends it on from core k. */
+static int32_t arrival(Emit *e, int32_t eid, uint32_t k, bool *relay)
+{
+    const MapDict *dict = emit_edge_dict(e, eid);
+    int32_t at = -1;
+    for (uint32_t c = 0; dict && c + 1 < dict->n_coords; c++) {
+        const MapCoord *cs = &dict->coords[c], *cr = &dict->coords[c + 1];
+        if (cs->pi_index != MAP_PI_ROUTER_SEND || cr->pi_index != MAP_PI_ROUTER_RECIEVE)
+            continue;
+        if (emit_same_place(&e->cores[k], cs))
+            *relay = true;
+        if (at < 0 && emit_same_place(&e->cores[k], cr))
+            at = cs->phase;
+    }
+    return at;
+}
+
+/* Whether an inserted P06 of another kind reads or writes copy ci (its data would be in
+ * place only after the merge, which those do not wait for). */
+static bool moved_otherwise(const Emit *e, uint32_t ci)
+{
+    for (size_t i = 0; i < e->n_dups; i++)
+        if (e->dups[i].copy == ci)
+            return true;
+    for (size_t i = 0; i < e->n_gathers; i++)
+        if (e->gathers[i].i >= 0 && e->gathers[i].copy == ci)
+            return true;
+    for (size_t i = 0; i < e->n_tees; i++)
+        if (e->tees[i].from == ci || e->tees[i].to == ci)
+            return true;
+    for (size_t i = 0; i < e->n_narrows; i++)
+        if (e->narrows[i].copy == ci)
+            return true;
+    return false;
+}
+
+/* The slices of copy ci, left to right, into m (its pieces, n, and when the last is in
+ * place: *ready, emit_slot_when's unit); false when they are not whole columns of the
+ * copy's rows, each a local writer's whole buffer or a transfer arriving in one phase. */
+static bool slices(Emit *e, uint32_t ci, EMerge *m, int64_t *ready)
+{
+    const ECopy *cp = &e->copies[ci];
+    const BlockUses *bu = &e->uses.blocks[cp->block];
+    int unit = emit_storage_unit(e, cp->block);
+    m->n = 0;
+    *ready = -1;
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        const Edge *ed = e->g->edges[bu->in_edges[j]];
+        long w = graph_block_pos(e->g, ed->src);
+        EBox dbox, part;
+        if (w < 0 || bt_info(e->g->blocks[w]->type)->kind != BK_COMPUTE || ed->n_re ||
+            !emit_iface_box(e, cp->block, true, ed->id, &dbox))
+            return false;
+        if (!emit_box_meet(&dbox, &cp->box, &part))
+            continue;
+        if (m->n == MERGE_MAX || memcmp(&part, &dbox, sizeof part) != 0 ||
+            part.lo[0] != cp->box.lo[0] || part.n[0] != cp->box.n[0] ||
+            part.lo[2] != cp->box.lo[2] || part.n[2] != cp->box.n[2])
+            return false;
+        EMergePiece *pc = &m->piece[m->n++];
+        pc->writer = (uint32_t)w;
+        pc->edge = ed->id;
+        pc->box = part;
+        pc->land = EMIT_NONE;
+        int64_t at;
+        if (e->core_of[w] == cp->core) { /* its buffer, as the writer writes it */
+            const EOut *o = &e->outs[w];
+            EBox wbox;
+            if (!o->used || !o->gather || !emit_iface_box(e, (uint32_t)w, false, ed->id, &wbox) ||
+                wbox.lo[0] || wbox.lo[1] || wbox.lo[2] || o->box.n[0] != part.n[0] ||
+                o->box.n[1] != part.n[1] || o->box.n[2] != part.n[2] ||
+                o->feat.prec != cp->feat.prec || o->feat.c != cp->feat.c)
+                return false;
+            pc->feat = o->feat;
+            at = emit_slot_when(e->phase_of[w], e->slot_of[w]);
+        } else {
+            bool relay = false;
+            int32_t p = arrival(e, ed->id, cp->core, &relay);
+            if (p < 0 || relay || !emit_feat(cp->feat.prec, part.n[0], part.n[1], part.n[2],
+                                             unit, &pc->feat) || pc->feat.c != cp->feat.c)
+                return false;
+            pc->land = (uint32_t)p; /* its phase until the request is made */
+            at = emit_slot_when(p, MAP_PI_ROUTER_RECIEVE);
+        }
+        *ready = at > *ready ? at : *ready;
+    }
+    if (m->n < 2)
+        return false;
+    for (int a = 1; a < m->n; a++) /* left to right */
+        for (int b = a; b > 0 && m->piece[b].box.lo[1] < m->piece[b - 1].box.lo[1]; b--) {
+            EMergePiece t = m->piece[b];
+            m->piece[b] = m->piece[b - 1];
+            m->piece[b - 1] = t;
+        }
+    int64_t x = cp->box.lo[1];
+    for (int a = 0; a < m->n; a++) {
+        if (m->piece[a].box.lo[1] != x)
+            return false;
+        x += m->piece[a].box.n[1];
+    }
+    return x == cp->box.lo[1] + cp->box.n[1];
+}
+
+/* The earliest n - 1 free Soma slots of core k after time ready, in phases up to last, one
+ * after another, into m; false when there are not so many. */
+static bool free_slots(const Emit *e, uint32_t k, int64_t ready, int32_t last, EMerge *m)
+{
+    int got = 0;
+    for (int32_t p = (int32_t)(ready / 8); p <= last && got < m->n - 1; p++)
+        for (int32_t sl = MAP_PI_SOMA1; sl <= MAP_PI_SOMA2 && got < m->n - 1;
+             sl += MAP_PI_SOMA2 - MAP_PI_SOMA1)
+            if (emit_slot_when(p, sl) > ready && !emit_soma_taken(e, k, p, sl)) {
+                m->phase[got] = p;
+                m->slot[got++] = sl;
+            }
+    return got == m->n - 1;
+}
+
+/* Whether every compute block reading copy cp's block on its core runs after time t (an
+ * OUTPUT reads it after its last phase). */
+static bool read_after(const Emit *e, const ECopy *cp, int64_t t)
+{
+    const BlockUses *bu = &e->uses.blocks[cp->block];
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        long r = graph_block_pos(e->g, e->g->edges[bu->out_edges[j]]->dst);
+        if (r < 0 || e->core_of[r] != cp->core ||
+            bt_info(e->g->blocks[r]->type)->kind != BK_COMPUTE)
+            continue;
+        if (premove_count(e->g, &e->uses, (uint32_t)r) ||
+            emit_slot_when(e->phase_of[r], e->slot_of[r]) <= t)
+            return false;
+    }
+    return true;
+}
+
+/* Plans the merge of copy ci when it can be (above); m is its entry, not yet kept. */
+static Status plan_merge(Emit *e, uint32_t ci, EMerge *m, bool *kept)
+{
+    ECopy *cp = &e->copies[ci];
+    ECore *c = &e->cores[cp->core];
+    int64_t ready;
+    *kept = false;
+    if (!slices(e, ci, m, &ready) || moved_otherwise(e, ci) ||
+        !free_slots(e, cp->core, ready, cp->last, m) ||
+        !read_after(e, cp, emit_slot_when(m->phase[m->n - 2], m->slot[m->n - 2])))
+        return ST_OK;
+    int32_t tag = e->g->blocks[cp->block]->id;
+    int64_t pw = emit_feat_pixel_words(&cp->feat), cols = m->piece[0].box.n[1];
+    for (int a = 0; a < m->n; a++) {
+        EMergePiece *pc = &m->piece[a];
+        int32_t until = m->phase[a ? a - 1 : 0]; /* the merge that reads it */
+        if (pc->land != EMIT_NONE) {
+            int32_t p = (int32_t)pc->land;
+            pc->land = emit_request(e, cp->core, pc->feat.words, cp->feat.align < 2 ? 2
+                                    : cp->feat.align, p, until, ALLOC_RECV, tag);
+            if (pc->land == EMIT_NONE)
+                return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+        } else {
+            AllocReq *r = &c->reqs[e->outs[pc->writer].req];
+            r->last = until > r->last ? until : r->last;
+        }
+        if (a == 0 || a == m->n - 1)
+            continue;
+        cols += pc->box.n[1]; /* the columns so far, for the next merge */
+        m->acc[a] = emit_request(e, cp->core, cp->box.n[0] * cols * pw, cp->feat.align,
+                                 m->phase[a - 1], m->phase[a], ALLOC_DATA, tag);
+        if (m->acc[a] == EMIT_NONE)
+            return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    }
+    for (int a = 0; a < m->n - 1; a++) {
+        Status st = emit_slot_take(e, cp->core, m->phase[a], m->slot[a], SLOT_MERGE, cp->block);
+        if (st != ST_OK)
+            return st;
+    }
+    AllocReq *r = &c->reqs[cp->req]; /* the copy, in the data banks from the last merge */
+    r->kind = ALLOC_DATA;
+    r->first = m->phase[m->n - 2] > r->first ? m->phase[m->n - 2] : r->first;
+    cp->movable = false;
+    m->copy = ci;
+    *kept = true;
+    return ST_OK;
+}
+
+Status emit_merges(Emit *e)
+{
+    for (uint32_t i = 0; i < e->n_copies; i++) {
+        const ECopy *cp = &e->copies[i];
+        const ECore *c = &e->cores[cp->core];
+        if (cp->is_static || cp->view || cp->planes || cp->spread || cp->image ||
+            cp->req == EMIT_NONE || c->reqs[cp->req].kind != ALLOC_RECV ||
+            c->reqs[cp->req].words <= RECV_WORDS)
+            continue; /* only what does not fit the receive area */
+        EMerge m;
+        memset(&m, 0, sizeof m);
+        bool kept;
+        Status st = plan_merge(e, i, &m, &kept);
+        if (st != ST_OK)
+            return st;
+        if (!kept)
+            continue;
+        EMerge *nm = emit_grow(e, e->merges, &e->cap_merges, e->n_merges, sizeof *e->merges);
+        if (!nm)
+            return ST_RUNTIME;
+        e->merges = nm;
+        e->merges[e->n_merges++] = m;
+    }
+    return ST_OK;
+}
+
+const EMerge *emit_merge_of(const Emit *e, const ECopy *cp)
+{
+    for (size_t i = 0; i < e->n_merges; i++)
+        if (&e->copies[e->merges[i].copy] == cp)
+            return &e->merges[i];
+    return NULL;
+}
+
+bool emit_merge_slice(const Emit *e, const ECopy *cp, int32_t eid, ECopy *slice, int64_t *base)
+{
+    const EMerge *m = emit_merge_of(e, cp);
+    for (int a = 0; m && a < m->n; a++) {
+        const EMergePiece *pc = &m->piece[a];
+        if (pc->edge != eid || pc->land == EMIT_NONE)
+            continue;
+        *slice = *cp;
+        slice->box = pc->box;
+        slice->feat = pc->feat;
+        *base = e->cores[cp->core].addr[pc->land];
+        return true;
+    }
+    return false;
+}
+
+/* The word address of slice a of merge m (a local writer's buffer, or its landing area). */
+static int64_t slice_addr(const Emit *e, const EMerge *m, int a)
+{
+    const ECore *c = &e->cores[e->copies[m->copy].core];
+    const EMergePiece *pc = &m->piece[a];
+    return c->addr[pc->land != EMIT_NONE ? pc->land : e->outs[pc->writer].req];
+}
+
+Status emit_merge_prims(Emit *e)
+{
+    for (size_t i = 0; i < e->n_merges; i++) {
+        const EMerge *m = &e->merges[i];
+        const ECopy *cp = &e->copies[m->copy];
+        const ECore *c = &e->cores[cp->core];
+        int64_t pw = emit_feat_pixel_words(&cp->feat), rows = cp->box.n[0];
+        int64_t acc = slice_addr(e, m, 0), cols = m->piece[0].box.n[1];
+        int32_t wire = pr_info(PR_INT_32)->wire;
+        for (int a = 1; a < m->n; a++) {
+            int64_t more = m->piece[a].box.n[1];
+            int64_t to = a == m->n - 1 ? emit_copy_addr(e, cp) : c->addr[m->acc[a]];
+            Taskir__Asm__P06 *p = emit_p06_slot(e, cp->core, m->phase[a - 1], m->slot[a - 1],
+                                                e->g->blocks[cp->block]->id);
+            if (!p)
+                return ST_RUNTIME;
+            SET(p, x1_precision, wire);
+            SET(p, out_precision, wire);
+            SET(p, length_in, (int32_t)(cols * pw));
+            SET(p, num_in, (int32_t)rows);
+            SET(p, length_ciso, (int32_t)(more * pw));
+            SET(p, num_ciso, (int32_t)rows);
+            SET(p, length_out, (int32_t)((cols + more) * pw));
+            SET(p, num_out, (int32_t)rows);
+            SET(p, bit_shift_num, 0);
+            SET(p, x1_base_addr, (int32_t)acc);
+            SET(p, x1_addr_length, (int32_t)(rows * cols * pw));
+            SET(p, ciso_base_addr, (int32_t)slice_addr(e, m, a));
+            SET(p, ciso_addr_length, (int32_t)(rows * more * pw));
+            SET(p, o_base_addr, (int32_t)to);
+            SET(p, o_addr_length, (int32_t)(rows * (cols + more) * pw));
+            acc = to;
+            cols += more;
+        }
+    }
+    return e->d->oom ? ST_RUNTIME : ST_OK;
+}
