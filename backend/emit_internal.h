@@ -402,9 +402,6 @@ bool emit_socket_fr(const Block *io);
 /* Whether dynamic blocks of socket io place (an INPUT) or read (an OUTPUT) the lanes of a
  * map laid out as f whose lane l holds socket value sock[l] (-1: none), emit_sockrun.c. */
 bool emit_lanes_fit(const Block *io, const EmitFeat *f, const int64_t *sock);
-/* Whether the INPUT that edge ed leaves places all of storage s, laid out as f, through the
- * edge's steps with dynamic blocks (emit_socket_steps would). */
-bool emit_socket_steps_fit(const Emit *e, const Edge *ed, uint32_t s, const EmitFeat *f);
 /* The dynamic blocks of OUTPUT pos reading copy cp, a view of its writer's map. */
 Status emit_socket_view(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const ECopy *cp,
                         int *piece);

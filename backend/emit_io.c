@@ -339,9 +339,13 @@ static Status socket_blocks(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos)
         bool same = sbox.n[0] == box.n[0] && sbox.n[1] == box.n[1] && sbox.n[2] == box.n[2];
         same &= !emit_socket_fr(io); /* y x f r: boxes of the socket as y x (f r) */
         if (in && e->n_copy[s] && e->copies[e->first_copy[s]].view) {
-            /* the socket held as it is, which the OUTPUTs read through the edge's steps
-             * (emit_rearr.c): every copy holds all of it */
-            for (uint32_t c = 0; c < e->n_copy[s]; c++) {
+            /* the socket held as it is, which the OUTPUTs read through the edges' steps
+             * (emit_rearr.c): every copy holds all of it, written for the first edge into
+             * it (an INPUT may write boxes of a view by several) */
+            bool again = false;
+            for (uint32_t i = 0; i < j; i++)
+                again |= e->g->edges[bu->out_edges[i]]->dst == ed->dst;
+            for (uint32_t c = 0; c < e->n_copy[s] && !again; c++) {
                 ECopy v = e->copies[e->first_copy[s] + c];
                 v.box = sbox;
                 Status st = dynamic(e, dc, io, &v, &sbox, &sbox, &sbox, &piece);
