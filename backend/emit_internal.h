@@ -20,6 +20,8 @@
  *   emit_p08.c    a CLIF's P08: its neurons' state area, its input and output layouts
  *   emit_narrow.c an Axon's int32 result narrowed into an 8-bit map on its core (a P06)
  *   emit_slot.c   the Soma slots: what takes each (a compute block or an inserted P06)
+ *   emit_merge.c  a copy gathered on its core from column slices, over the receive area:
+ *                 the slices merged into the data banks (P06 with ciso)
  */
 #ifndef TASKIR_BACKEND_EMIT_INTERNAL_H
 #define TASKIR_BACKEND_EMIT_INTERNAL_H
@@ -66,6 +68,7 @@ typedef enum ESlotKind {
                                        (emit_tee.c) */
     SLOT_GATHER,                    /* a CADD's input gathered (emit_gather.c) */
     SLOT_SENDBUF,                   /* a result rewritten into a send area (emit_sendbuf.c) */
+    SLOT_MERGE,                     /* column slices merged into a copy (emit_merge.c) */
 } ESlotKind;
 
 /* One Soma slot of a core's phase: what takes it (kind) and the block it serves: the
@@ -217,6 +220,39 @@ typedef struct EPart {
     uint32_t land;                  /* its request */
 } EPart;
 
+/* A copy gathered on its core from the column slices its writers write, too large for the
+ * receive area (emit_merge.c): each slice lies compact (a local writer's output buffer, or a
+ * remote writer's transfer in a landing area of the receive area), and P06s in free Soma
+ * slots merge them row by row into the copy's area in the data banks. */
+enum { MERGE_MAX = 4, MERGE_BANDS = 16 };
+typedef struct EMergePiece {
+    uint32_t writer;                /* the compute block's position */
+    int32_t edge;                   /* the id of its edge into the copy's block */
+    EBox box;                       /* its columns of the copy (all its rows and channels) */
+    EmitFeat feat;                  /* the slice, compact: box.n[0] rows of box.n[1] pixels */
+    bool remote;                    /* its writer is on another core (else: its output
+                                       buffer holds the slice) */
+    int nph;                        /* remote: the phases its transfer lands in, ascending */
+    int32_t ph[MERGE_BANDS];
+    uint32_t land;                  /* remote, in one phase: its landing area (request) */
+} EMergePiece;
+typedef struct EMerge {
+    uint32_t copy;                  /* index in copies */
+    int n;                          /* slices, left to right */
+    EMergePiece piece[MERGE_MAX];
+    int32_t phase[MERGE_MAX - 1], slot[MERGE_MAX - 1]; /* merge a joins slice a + 1 to the
+                                       columns so far: its Soma slot (PIIndex) */
+    uint32_t acc[MERGE_MAX];        /* acc[a]: the area merge a - 1 writes, 0 < a < n - 1
+                                       (the last writes the copy) */
+    int spread;                     /* the slice the Mapping spreads over phases (n 2), -1 */
+    int nb;                         /* its bands: rows [band_row0, + band_rows) landing in
+                                       band_land in band_phase, merged in its Soma2; 0 when
+                                       no slice is spread (the merges above) */
+    int32_t band_phase[MERGE_BANDS];
+    int64_t band_row0[MERGE_BANDS], band_rows[MERGE_BANDS];
+    uint32_t band_land[MERGE_BANDS];
+} EMerge;
+
 /* A static image of no storage block: the state words of a CLIF's neurons (emit_p08.c),
  * loaded before the run as a StaticBlock "s<block>.<chip x>.<chip y>.<core x>.<core y>". */
 typedef struct EState {
@@ -284,6 +320,8 @@ typedef struct Emit {
                                        (docs/backend.md, "Stages") */
     EState *states;                 /* CLIFs' neuron states (emit_p08.c) */
     size_t n_states, cap_states;
+    EMerge *merges;                 /* copies merged from column slices (emit_merge.c) */
+    size_t n_merges, cap_merges;
 } Emit;
 
 /* The EDup of CADD block pos, or NULL. */
@@ -313,6 +351,8 @@ bool emit_writes_pieces(const Emit *e, uint32_t w, uint32_t s, EBox *box);
  * RESHAPE / PERMUTE that keep the order of the axes longer than 1, and a SHUFFLE whose index
  * is the identity (emit_plan.c). */
 bool emit_keeps_order(const Emit *e, const Edge *ed);
+/* Whether boxes a and b meet (y, x, channel), *out their common box (emit_route.c). */
+bool emit_box_meet(const EBox *a, const EBox *b, EBox *out);
 /* The word address of copy cp (its own area's, or its place in its writer's buffer). */
 int64_t emit_copy_addr(const Emit *e, const ECopy *cp);
 /* The word address the router writes copy cp to: its landing area in the receive area when
@@ -378,9 +418,6 @@ bool emit_socket_fr(const Block *io);
 /* Whether dynamic blocks of socket io place (an INPUT) or read (an OUTPUT) the lanes of a
  * map laid out as f whose lane l holds socket value sock[l] (-1: none), emit_sockrun.c. */
 bool emit_lanes_fit(const Block *io, const EmitFeat *f, const int64_t *sock);
-/* Whether the INPUT that edge ed leaves places all of storage s, laid out as f, through the
- * edge's steps with dynamic blocks (emit_socket_steps would). */
-bool emit_socket_steps_fit(const Emit *e, const Edge *ed, uint32_t s, const EmitFeat *f);
 /* The dynamic blocks of OUTPUT pos reading copy cp, a view of its writer's map. */
 Status emit_socket_view(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const ECopy *cp,
                         int *piece);
@@ -453,6 +490,21 @@ Taskir__Asm__P06 *emit_p06_slot(Emit *e, uint32_t core, int32_t phase, int32_t s
  * word o (o_words), as they are (no shift, no ciso). */
 void emit_p06_rows(Taskir__Asm__P06 *p, PrecisionId prec, int64_t c, int64_t rows, int64_t x1,
                    int64_t x1_words, int64_t o, int64_t o_words);
+
+/* The merges (emit_merge.c): planned after the gathers, before the moves out of the receive
+ * area; emit_merge_of: copy cp's, or NULL; emit_merge_slice: when edge eid brings a remote
+ * slice of merged copy cp, 1 and a stand-in copy of what lands in phase (*slice: cp with
+ * the slice's box and layout, or its band's rows when the slice lands in bands) and the word
+ * its origin lands at (*base), for the router's runs; -1 when nothing of it lands in that
+ * phase; 0 when eid brings no such slice; emit_merge_banded: whether edge eid's slice lands
+ * in bands, one a phase (every send-receive pair of the edge carries its own);
+ * emit_merge_prims: their P06s, after the memory plan. */
+Status emit_merges(Emit *e);
+const EMerge *emit_merge_of(const Emit *e, const ECopy *cp);
+int emit_merge_slice(const Emit *e, const ECopy *cp, int32_t eid, int32_t phase, ECopy *slice,
+                     int64_t *base);
+bool emit_merge_banded(const Emit *e, const ECopy *cp, int32_t eid);
+Status emit_merge_prims(Emit *e);
 
 /* The send areas (emit_sendbuf.c): planned after the gathers, before the memory plan;
  * their P06s written with the routes. emit_sendbuf_of: writer w's area in precision prec, or
