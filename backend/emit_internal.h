@@ -14,7 +14,7 @@
  *   emit_p81.c    P81's channel-major input (planes)
  *   emit_sockrun.c a socket whose values lie in memory in another order (a block a pixel)
  *   emit_gather.c the inputs of a CADD of several different inputs, copied back to back (P06)
- *   emit_tee.c    a result into a second storage on its core: the two copies share an area
+ *   emit_tee.c    a result into a second storage on its core: a shared area, or a P06
  *   emit_rearr.c  rearrangements realised without a move (a flatten into CVMs: the weights)
  *   emit_sendbuf.c a result sent to copies of another precision: a P06 into a send area
  *   emit_p08.c    a CLIF's P08: its neurons' state area, its input and output layouts
@@ -64,6 +64,8 @@ typedef enum ESlotKind {
     SLOT_PART,                      /* a spread copy's part moved (emit_spread.c) */
     SLOT_DUP,                       /* a box repeated for a CADD adding it to itself */
     SLOT_NARROW,                    /* an Axon's int32 result narrowed (emit_narrow.c) */
+    SLOT_TEE,                       /* a result re-pitched into a second storage
+                                       (emit_tee.c) */
     SLOT_GATHER,                    /* a CADD's input gathered (emit_gather.c) */
     SLOT_SENDBUF,                   /* a result rewritten into a send area (emit_sendbuf.c) */
     SLOT_MERGE,                     /* column slices merged into a copy (emit_merge.c) */
@@ -71,7 +73,7 @@ typedef enum ESlotKind {
 
 /* One Soma slot of a core's phase: what takes it (kind) and the block it serves: the
  * compute block (SLOT_BLOCK), the storage block of the copy moved (SLOT_MOVE, SLOT_PART),
- * the CADD (SLOT_DUP, SLOT_GATHER), the writer (SLOT_NARROW, SLOT_SENDBUF). */
+ * the CADD (SLOT_DUP, SLOT_GATHER), the writer (SLOT_NARROW, SLOT_TEE, SLOT_SENDBUF). */
 typedef struct ESlotUse {
     ESlotKind kind;
     uint32_t block;                 /* block position */
@@ -165,14 +167,18 @@ typedef struct EDup {
 } EDup;
 
 /* A result written into a second storage block stored on its writer's core: its primitive
- * writes one area (the first copy's), which the second copy shares (emit_tee.c). */
+ * writes one area (the first copy's), which the second copy shares when it holds the same
+ * layout, else an inserted P06 re-pitches into it (emit_tee.c). */
 typedef struct ETee {
     uint32_t writer;                /* the compute block's position */
     uint32_t from, to;              /* the copies (indices in copies) */
-    int32_t failed;                 /* 0, or why they cannot share: TEE_LAYOUT (other
-                                       layouts), TEE_REMOTE (read on another core) */
+    bool move;                      /* a P06 re-pitches from into to (other pitches) */
+    int32_t phase, slot;            /* that P06's phase and slot (PIIndex SOMA1 / SOMA2) */
+    int32_t failed;                 /* 0, or why there is neither: TEE_LAYOUT (other
+                                       layouts), TEE_REMOTE (read on another core),
+                                       TEE_SLOT (no free Soma slot for the P06) */
 } ETee;
-enum { TEE_LAYOUT = 1, TEE_REMOTE = 2 };
+enum { TEE_LAYOUT = 1, TEE_REMOTE = 2, TEE_SLOT = 3 };
 
 /* One input of a CADD of several different inputs: P02 reads its n inputs back to back, so
  * an inserted P06 copies input i's box into part i of an area of the CADD's own, in a free
@@ -417,9 +423,12 @@ Status emit_socket_view(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, cons
                         int *piece);
 
 /* The tees (emit_tee.c): planned after the copies and output buffers, before the
- * narrowings; emit_tee_of: whether writer pos's result reaches storage s by its copy sharing
- * the area the primitive writes. */
+ * narrowings; the slots of their P06s (the re-pitching ones) after the narrowings, their
+ * P06s written after the primitives; emit_tee_of: whether writer pos's result reaches
+ * storage s by its copy sharing the area the primitive writes, or by a P06. */
 Status emit_tees(Emit *e);
+Status emit_tee_slots(Emit *e);
+Status emit_tee_prims(Emit *e);
 bool emit_tee_of(const Emit *e, uint32_t pos, uint32_t s);
 /* The refusal of writer pos writing storage s besides first on its core (no tee). */
 Status emit_tee_refuse(Emit *e, uint32_t pos, uint32_t s, uint32_t first);
