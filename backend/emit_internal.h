@@ -220,14 +220,17 @@ typedef struct EPart {
  * receive area (emit_merge.c): each slice lies compact (a local writer's output buffer, or a
  * remote writer's transfer in a landing area of the receive area), and P06s in free Soma
  * slots merge them row by row into the copy's area in the data banks. */
-enum { MERGE_MAX = 4 };
+enum { MERGE_MAX = 4, MERGE_BANDS = 16 };
 typedef struct EMergePiece {
     uint32_t writer;                /* the compute block's position */
     int32_t edge;                   /* the id of its edge into the copy's block */
     EBox box;                       /* its columns of the copy (all its rows and channels) */
     EmitFeat feat;                  /* the slice, compact: box.n[0] rows of box.n[1] pixels */
-    uint32_t land;                  /* a remote writer's landing area (request), EMIT_NONE
-                                       for a local one (its output buffer) */
+    bool remote;                    /* its writer is on another core (else: its output
+                                       buffer holds the slice) */
+    int nph;                        /* remote: the phases its transfer lands in, ascending */
+    int32_t ph[MERGE_BANDS];
+    uint32_t land;                  /* remote, in one phase: its landing area (request) */
 } EMergePiece;
 typedef struct EMerge {
     uint32_t copy;                  /* index in copies */
@@ -237,6 +240,13 @@ typedef struct EMerge {
                                        columns so far: its Soma slot (PIIndex) */
     uint32_t acc[MERGE_MAX];        /* acc[a]: the area merge a - 1 writes, 0 < a < n - 1
                                        (the last writes the copy) */
+    int spread;                     /* the slice the Mapping spreads over phases (n 2), -1 */
+    int nb;                         /* its bands: rows [band_row0, + band_rows) landing in
+                                       band_land in band_phase, merged in its Soma2; 0 when
+                                       no slice is spread (the merges above) */
+    int32_t band_phase[MERGE_BANDS];
+    int64_t band_row0[MERGE_BANDS], band_rows[MERGE_BANDS];
+    uint32_t band_land[MERGE_BANDS];
 } EMerge;
 
 /* A static image of no storage block: the state words of a CLIF's neurons (emit_p08.c),
@@ -490,8 +500,11 @@ void emit_p06_rows(Taskir__Asm__P06 *p, PrecisionId prec, int64_t c, int64_t row
 
 /* The merges (emit_merge.c): planned after the gathers, before the moves out of the receive
  * area; emit_merge_of: copy cp's, or NULL; emit_merge_slice: when edge eid brings a remote
- * slice of merged copy cp, a stand-in copy of that slice (*slice: cp with the slice's box
- * and layout) and the word its origin lands at (*base), for the router's runs;
+ * slice of merged copy cp, 1 and a stand-in copy of what lands in phase (*slice: cp with
+ * the slice's box and layout, or its band's rows when the slice lands in bands) and the word
+ * its origin lands at (*base), for the router's runs; -1 when nothing of it lands in that
+ * phase; 0 when eid brings no such slice; emit_merge_banded: whether edge eid's slice lands
+ * in bands, one a phase (every send-receive pair of the edge carries its own);
  * emit_merge_prims: their P06s, after the memory plan. */
 Status emit_merges(Emit *e);
 /* The widenings (emit_widen.c): planned after the merges, before the moves out of the
@@ -501,7 +514,9 @@ Status emit_widens(Emit *e);
 const EWiden *emit_widen_of(const Emit *e, uint32_t ci);
 Status emit_widen_prims(Emit *e);
 const EMerge *emit_merge_of(const Emit *e, const ECopy *cp);
-bool emit_merge_slice(const Emit *e, const ECopy *cp, int32_t eid, ECopy *slice, int64_t *base);
+int emit_merge_slice(const Emit *e, const ECopy *cp, int32_t eid, int32_t phase, ECopy *slice,
+                     int64_t *base);
+bool emit_merge_banded(const Emit *e, const ECopy *cp, int32_t eid);
 Status emit_merge_prims(Emit *e);
 
 /* The send areas (emit_sendbuf.c): planned after the gathers, before the memory plan;
