@@ -14,12 +14,14 @@
  *   emit_p81.c    P81's channel-major input (planes)
  *   emit_sockrun.c a socket whose values lie in memory in another order (a block a pixel)
  *   emit_gather.c the inputs of a CADD of several different inputs, copied back to back (P06)
- *   emit_tee.c    a result copied into a second storage on its core (an inserted P06)
+ *   emit_tee.c    a result into a second storage on its core: a shared area, or a P06
  *   emit_rearr.c  rearrangements realised without a move (a flatten into CVMs: the weights)
  *   emit_sendbuf.c a result sent to copies of another precision: a P06 into a send area
  *   emit_p08.c    a CLIF's P08: its neurons' state area, its input and output layouts
  *   emit_narrow.c an Axon's int32 result narrowed into an 8-bit map on its core (a P06)
  *   emit_slot.c   the Soma slots: what takes each (a compute block or an inserted P06)
+ *   emit_merge.c  a copy gathered on its core from column slices, over the receive area:
+ *                 the slices merged into the data banks (P06 with ciso)
  */
 #ifndef TASKIR_BACKEND_EMIT_INTERNAL_H
 #define TASKIR_BACKEND_EMIT_INTERNAL_H
@@ -62,14 +64,18 @@ typedef enum ESlotKind {
     SLOT_PART,                      /* a spread copy's part moved (emit_spread.c) */
     SLOT_DUP,                       /* a box repeated for a CADD adding it to itself */
     SLOT_NARROW,                    /* an Axon's int32 result narrowed (emit_narrow.c) */
-    SLOT_TEE,                       /* a result copied into a second storage (emit_tee.c) */
+    SLOT_TEE,                       /* a result re-pitched into a second storage
+                                       (emit_tee.c) */
     SLOT_GATHER,                    /* a CADD's input gathered (emit_gather.c) */
     SLOT_SENDBUF,                   /* a result rewritten into a send area (emit_sendbuf.c) */
+    SLOT_MERGE,                     /* column slices merged into a copy (emit_merge.c) */
+    SLOT_WIDEN,                     /* a view widened for its OUTPUTs (emit_widen.c) */
 } ESlotKind;
 
 /* One Soma slot of a core's phase: what takes it (kind) and the block it serves: the
  * compute block (SLOT_BLOCK), the storage block of the copy moved (SLOT_MOVE, SLOT_PART),
- * the CADD (SLOT_DUP, SLOT_GATHER), the writer (SLOT_NARROW, SLOT_TEE, SLOT_SENDBUF). */
+ * the CADD (SLOT_DUP, SLOT_GATHER), the writer (SLOT_NARROW, SLOT_TEE, SLOT_SENDBUF), the view
+ * widened (SLOT_WIDEN). */
 typedef struct ESlotUse {
     ESlotKind kind;
     uint32_t block;                 /* block position */
@@ -163,13 +169,16 @@ typedef struct EDup {
 } EDup;
 
 /* A result written into a second storage block stored on its writer's core: its primitive
- * writes one area (the first), and an inserted P06 copies it into the other (emit_tee.c). */
+ * writes one area (the first copy's), which the second copy shares when it holds the same
+ * layout, else an inserted P06 re-pitches into it (emit_tee.c). */
 typedef struct ETee {
     uint32_t writer;                /* the compute block's position */
     uint32_t from, to;              /* the copies (indices in copies) */
-    int32_t phase, slot;            /* the P06's phase and slot (PIIndex SOMA1 / SOMA2) */
-    int32_t failed;                 /* 0, or why there is none: TEE_LAYOUT (other layouts),
-                                       TEE_REMOTE (read on another core), TEE_SLOT */
+    bool move;                      /* a P06 re-pitches from into to (other pitches) */
+    int32_t phase, slot;            /* that P06's phase and slot (PIIndex SOMA1 / SOMA2) */
+    int32_t failed;                 /* 0, or why there is neither: TEE_LAYOUT (other
+                                       layouts), TEE_REMOTE (read on another core),
+                                       TEE_SLOT (no free Soma slot for the P06) */
 } ETee;
 enum { TEE_LAYOUT = 1, TEE_REMOTE = 2, TEE_SLOT = 3 };
 
@@ -213,6 +222,39 @@ typedef struct EPart {
     uint32_t land;                  /* its request */
 } EPart;
 
+/* A copy gathered on its core from the column slices its writers write, too large for the
+ * receive area (emit_merge.c): each slice lies compact (a local writer's output buffer, or a
+ * remote writer's transfer in a landing area of the receive area), and P06s in free Soma
+ * slots merge them row by row into the copy's area in the data banks. */
+enum { MERGE_MAX = 4, MERGE_BANDS = 16 };
+typedef struct EMergePiece {
+    uint32_t writer;                /* the compute block's position */
+    int32_t edge;                   /* the id of its edge into the copy's block */
+    EBox box;                       /* its columns of the copy (all its rows and channels) */
+    EmitFeat feat;                  /* the slice, compact: box.n[0] rows of box.n[1] pixels */
+    bool remote;                    /* its writer is on another core (else: its output
+                                       buffer holds the slice) */
+    int nph;                        /* remote: the phases its transfer lands in, ascending */
+    int32_t ph[MERGE_BANDS];
+    uint32_t land;                  /* remote, in one phase: its landing area (request) */
+} EMergePiece;
+typedef struct EMerge {
+    uint32_t copy;                  /* index in copies */
+    int n;                          /* slices, left to right */
+    EMergePiece piece[MERGE_MAX];
+    int32_t phase[MERGE_MAX - 1], slot[MERGE_MAX - 1]; /* merge a joins slice a + 1 to the
+                                       columns so far: its Soma slot (PIIndex) */
+    uint32_t acc[MERGE_MAX];        /* acc[a]: the area merge a - 1 writes, 0 < a < n - 1
+                                       (the last writes the copy) */
+    int spread;                     /* the slice the Mapping spreads over phases (n 2), -1 */
+    int nb;                         /* its bands: rows [band_row0, + band_rows) landing in
+                                       band_land in band_phase, merged in its Soma2; 0 when
+                                       no slice is spread (the merges above) */
+    int32_t band_phase[MERGE_BANDS];
+    int64_t band_row0[MERGE_BANDS], band_rows[MERGE_BANDS];
+    uint32_t band_land[MERGE_BANDS];
+} EMerge;
+
 /* A static image of no storage block: the state words of a CLIF's neurons (emit_p08.c),
  * loaded before the run as a StaticBlock "s<block>.<chip x>.<chip y>.<core x>.<core y>". */
 typedef struct EState {
@@ -229,6 +271,14 @@ typedef struct EArea {
     int32_t block;                  /* the storage block's id (a buffer: the compute block's) */
     EmitFeat feat;
 } EArea;
+
+/* An 8-bit view only OUTPUTs read, widened for them by an inserted P06 (emit_widen.c). */
+typedef struct EWiden {
+    uint32_t copy;                  /* the view's copy (index in copies) */
+    EmitFeat feat;                  /* its int32 area: the view's pixels and pitch */
+    int32_t phase, slot;            /* the P06's phase and slot (PIIndex SOMA1 / SOMA2) */
+    uint32_t req;                   /* the int32 area */
+} EWiden;
 
 /* An Axon primitive's result that goes into an 8-bit map on its core: the primitive writes
  * int32 words into an area of its own, and an inserted P06 narrows them into the map
@@ -280,6 +330,10 @@ typedef struct Emit {
                                        (docs/backend.md, "Stages") */
     EState *states;                 /* CLIFs' neuron states (emit_p08.c) */
     size_t n_states, cap_states;
+    EMerge *merges;                 /* copies merged from column slices (emit_merge.c) */
+    size_t n_merges, cap_merges;
+    EWiden *widens;                 /* views widened for their OUTPUTs (emit_widen.c) */
+    size_t n_widens, cap_widens;
 } Emit;
 
 /* The EDup of CADD block pos, or NULL. */
@@ -292,6 +346,9 @@ ECopy *emit_copy_on(const Emit *e, uint32_t pos, uint32_t k);
 /* Adds an area request to core k; its index, EMIT_NONE when out of memory. */
 uint32_t emit_request(Emit *e, uint32_t k, int64_t words, int32_t align, int32_t first,
                       int32_t last, AllocKind kind, int32_t tag);
+/* Drops request req of core k: it takes no words and gets no address (a tee's own area,
+ * which shares another's, emit_tee.c). */
+void emit_request_drop(Emit *e, uint32_t k, uint32_t req);
 /* Whether the interface of edge eid on block pos (input or output side) is its whole cluster
  * (emit_rearr.c). */
 bool emit_whole_iface(const Emit *e, uint32_t pos, bool input, int32_t eid);
@@ -306,6 +363,8 @@ bool emit_writes_pieces(const Emit *e, uint32_t w, uint32_t s, EBox *box);
  * RESHAPE / PERMUTE that keep the order of the axes longer than 1, and a SHUFFLE whose index
  * is the identity (emit_plan.c). */
 bool emit_keeps_order(const Emit *e, const Edge *ed);
+/* Whether boxes a and b meet (y, x, channel), *out their common box (emit_route.c). */
+bool emit_box_meet(const EBox *a, const EBox *b, EBox *out);
 /* The word address of copy cp (its own area's, or its place in its writer's buffer). */
 int64_t emit_copy_addr(const Emit *e, const ECopy *cp);
 /* The word address the router writes copy cp to: its landing area in the receive area when
@@ -342,6 +401,10 @@ Status emit_p81_dynamic(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, cons
  * whose dynamic blocks could not place it, and only OUTPUTs read it (every copy then holds
  * the socket as it is); *feat the writer's map's layout. */
 bool emit_rearr_view(const Emit *e, uint32_t s, uint32_t core, EmitFeat *feat);
+/* Whether view s, laid out as f by a compute block in 8 bits, is read by OUTPUTs only, which
+ * cannot read it so (a value in a lane that is no word's first) but can read it widened to
+ * one lane a word (*wide: INT_32, f's pixels and pitch; emit_widen.c). */
+bool emit_rearr_wide(const Emit *e, uint32_t s, const EmitFeat *f, EmitFeat *wide);
 /* For a view s: the weight row each lane of its area meets (*rows, malloc'd, *n lanes: the
  * vector element the lane holds, -1 for a padding lane); a logic error [emit.rearrange]
  * when the vector takes a value of the map more than once. */
@@ -371,16 +434,16 @@ bool emit_socket_fr(const Block *io);
 /* Whether dynamic blocks of socket io place (an INPUT) or read (an OUTPUT) the lanes of a
  * map laid out as f whose lane l holds socket value sock[l] (-1: none), emit_sockrun.c. */
 bool emit_lanes_fit(const Block *io, const EmitFeat *f, const int64_t *sock);
-/* Whether the INPUT that edge ed leaves places all of storage s, laid out as f, through the
- * edge's steps with dynamic blocks (emit_socket_steps would). */
-bool emit_socket_steps_fit(const Emit *e, const Edge *ed, uint32_t s, const EmitFeat *f);
 /* The dynamic blocks of OUTPUT pos reading copy cp, a view of its writer's map. */
 Status emit_socket_view(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const ECopy *cp,
                         int *piece);
 
-/* The tees (emit_tee.c): planned after the copies and dups, their P06s written after the
- * primitives; emit_tee_of: whether a P06 copies writer pos's result into storage s. */
+/* The tees (emit_tee.c): planned after the copies and output buffers, before the
+ * narrowings; the slots of their P06s (the re-pitching ones) after the narrowings, their
+ * P06s written after the primitives; emit_tee_of: whether writer pos's result reaches
+ * storage s by its copy sharing the area the primitive writes, or by a P06. */
 Status emit_tees(Emit *e);
+Status emit_tee_slots(Emit *e);
 Status emit_tee_prims(Emit *e);
 bool emit_tee_of(const Emit *e, uint32_t pos, uint32_t s);
 /* The refusal of writer pos writing storage s besides first on its core (no tee). */
@@ -443,6 +506,27 @@ Taskir__Asm__P06 *emit_p06_slot(Emit *e, uint32_t core, int32_t phase, int32_t s
  * word o (o_words), as they are (no shift, no ciso). */
 void emit_p06_rows(Taskir__Asm__P06 *p, PrecisionId prec, int64_t c, int64_t rows, int64_t x1,
                    int64_t x1_words, int64_t o, int64_t o_words);
+
+/* The merges (emit_merge.c): planned after the gathers, before the moves out of the receive
+ * area; emit_merge_of: copy cp's, or NULL; emit_merge_slice: when edge eid brings a remote
+ * slice of merged copy cp, 1 and a stand-in copy of what lands in phase (*slice: cp with
+ * the slice's box and layout, or its band's rows when the slice lands in bands) and the word
+ * its origin lands at (*base), for the router's runs; -1 when nothing of it lands in that
+ * phase; 0 when eid brings no such slice; emit_merge_banded: whether edge eid's slice lands
+ * in bands, one a phase (every send-receive pair of the edge carries its own);
+ * emit_merge_prims: their P06s, after the memory plan. */
+Status emit_merges(Emit *e);
+/* The widenings (emit_widen.c): planned after the merges, before the moves out of the
+ * receive area (a free Soma slot after the view's writer and its narrowing, or emit.slot);
+ * emit_widen_of: copy ci's, or NULL; emit_widen_prims: their P06s, after the memory plan. */
+Status emit_widens(Emit *e);
+const EWiden *emit_widen_of(const Emit *e, uint32_t ci);
+Status emit_widen_prims(Emit *e);
+const EMerge *emit_merge_of(const Emit *e, const ECopy *cp);
+int emit_merge_slice(const Emit *e, const ECopy *cp, int32_t eid, int32_t phase, ECopy *slice,
+                     int64_t *base);
+bool emit_merge_banded(const Emit *e, const ECopy *cp, int32_t eid);
+Status emit_merge_prims(Emit *e);
 
 /* The send areas (emit_sendbuf.c): planned after the gathers, before the memory plan;
  * their P06s written with the routes. emit_sendbuf_of: writer w's area in precision prec, or

@@ -206,7 +206,7 @@ static Status output_operand(Emit *e, uint32_t pos, EOperand *op)
         emit_writes_pieces(e, pos, (uint32_t)s, &box); /* its edges' boxes together */
         op->block = e->g->blocks[s]->id;
         if (emit_tee_of(e, pos, (uint32_t)s))
-            continue; /* a P06 copies the result there (emit_tee.c) */
+            continue; /* it shares the area the result goes to, or a P06 fills it (emit_tee.c) */
         if (ed->n_re && cp->view) { /* the CVMs reading it take the rearrangement */
             view_area(e, cp, op);
             return ST_OK;

@@ -18,9 +18,10 @@
  *   - from off chip (INPUT): before the step.
  * An Axon block writing an 8-bit map keeps a Soma slot of its phase for the P06 that narrows
  * its int32 result (layout_narrows; Soma1, else Soma2), so its readers there run after it.
- * A transfer received over several phases keeps Soma2 of each of them (on the receiving core)
- * for the P06 that moves that phase's part out of the receive area, so it arrives only in
- * phases whose Soma2 is free. A block the code generator inserts P06s before (premove.h: a
+ * A transfer received over several phases, or into a copy larger than the receive area,
+ * keeps Soma2 of each of them (on the receiving core) for the P06 that moves that phase's
+ * part out of the receive area, so it arrives only in phases whose Soma2 is free. A block
+ * the code generator inserts P06s before (premove.h: a
  * CADD's inputs gathered, or its box repeated) runs only where as many free Soma slots lie
  * between its inputs' arrivals and its slot, and keeps them: a phase later, or more, when
  * there are not (inside its stage, else map.phases).
@@ -135,6 +136,17 @@ static uint32_t planned_twin(const MapPlan *p, uint32_t xi, uint32_t v)
     return MAP_NONE;
 }
 
+/* Whether the copy transfer xi fills is larger than the receive area: the code generator
+ * then moves every part of it out of the receive area in Soma2 of the phase it lands in, as
+ * for a transfer over several phases (backend/emit_spread.c). */
+static bool over_recv(const MapPlan *p, uint32_t xi)
+{
+    const MXfer *x = &p->xfers[xi];
+    uint32_t r = xi - p->xfer_of[x->edge];
+    return r < p->rep_n[x->store] &&
+           p->rep_bytes[p->rep_first[x->store] + r] > (int64_t)p->chip->recv_bytes_per_phase;
+}
+
 /* Plans one transfer into a Ready's core: the time its data is in place. */
 static int ready_one(uint32_t xi, void *arg)
 {
@@ -162,12 +174,13 @@ static int ready_one(uint32_t xi, void *arg)
             int64_t left = x->bytes;
             int32_t ph = send_phase(a);
             uint32_t n = 0;
+            bool big = over_recv(p, xi); /* each part moves out, however few */
             const uint8_t *slots = R->v == MAP_NONE ? NULL : p->vcores[R->v].slots;
             for (;;) {
                 uint32_t l = (uint32_t)ph % R->s->M;
                 int64_t room = R->per_phase - R->recv[l];
                 /* a part of several (not all of it here) moves out in Soma2 of its phase */
-                bool part = n > 0 || left > room;
+                bool part = big || n > 0 || left > room;
                 if (part && slots && R->s->delay && room > 0 && (slots[l] & (1u << MS_SOMA2))) {
                     room = 0;
                     R->s->delayed = true;
@@ -192,14 +205,16 @@ static int ready_one(uint32_t xi, void *arg)
                 }
                 ph++;
             }
-            /* over several phases, each phase's part moves out of the receive area in
-             * Soma2 of its phase (backend/emit_spread.c): a reader comes after the last */
-            r = (int64_t)ph * MS_PER_PHASE + (n > 1 ? MS_SOMA2 : MS_ROUTER);
+            /* over several phases (or into a copy over the receive area), each phase's
+             * part moves out of the receive area in Soma2 of its phase
+             * (backend/emit_spread.c): a reader comes after the last */
+            bool moved = n > 1 || big;
+            r = (int64_t)ph * MS_PER_PHASE + (moved ? MS_SOMA2 : MS_ROUTER);
             if (R->commit) {
                 x->cross = true;
                 x->chunk0 = p->n_chunks - n;
                 x->n_chunks = n;
-                for (uint32_t k = 0; n > 1 && R->v != MAP_NONE && k < n; k++)
+                for (uint32_t k = 0; moved && R->v != MAP_NONE && k < n; k++)
                     p->vcores[R->v].slots[map_local(p, p->chunks[x->chunk0 + k].phase)] |=
                         (uint8_t)(1u << MS_SOMA2); /* the part's move (emit_spread.c) */
             }
@@ -486,6 +501,29 @@ static bool premove_slots(const Sched *s, uint32_t v, const int64_t *r, uint32_t
     return true;
 }
 
+/* The tees before task t on v (premove_tee): for each storage block t reads that a writer on
+ * v writes in another layout than another storage block it writes, the writer's time into
+ * r (at most room); their count. Each is a P06 after the writer and before t. */
+static uint32_t tee_readies(const MapPlan *p, uint32_t t, uint32_t v, int64_t *r, uint32_t room)
+{
+    const BlockUses *bu = &p->uses.blocks[p->tasks[t].pos];
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        long st = graph_block_pos(p->g, p->g->edges[bu->in_edges[j]]->src);
+        if (st < 0 || bt_info(p->g->blocks[st]->type)->kind != BK_STORAGE)
+            continue;
+        const BlockUses *su = &p->uses.blocks[st];
+        for (uint32_t i = 0; i < su->n_in_edges && n < room; i++) {
+            long w = graph_block_pos(p->g, p->g->edges[su->in_edges[i]]->src);
+            uint32_t tw = w >= 0 ? p->task_of[w] : MAP_NONE;
+            if (tw != MAP_NONE && map_task_vcore(p, tw) == v &&
+                premove_tee(p->g, &p->uses, (uint32_t)w, (uint32_t)st))
+                r[n++] = (int64_t)p->tasks[tw].phase * MS_PER_PHASE + p->tasks[tw].slot;
+        }
+    }
+    return n;
+}
+
 /* The earliest time from T on at which task t on v has free Soma slots for the P06s inserted
  * before it (premove_slots), which it then keeps: T itself unless s->delay; T, keeping none,
  * when there is none (in v's stage): the code generator refuses it then (emit.slot). */
@@ -504,6 +542,9 @@ static int64_t with_premoves(Sched *s, uint32_t t, uint32_t v, uint32_t nm, int6
         map_each_in_xfer(p, t, in_ready_one, &I);
         r[i] = I.r;
     }
+    nm += tee_readies(p, t, v, r + nm, 64 - nm);
+    if (!nm)
+        return T;
     int64_t at = T;
     while (at != INT64_MAX && !premove_slots(s, v, r, nm, at, got))
         at = s->delay ? earliest(s, v, p->tasks[t].prim->unit, at) : INT64_MAX;
@@ -563,7 +604,7 @@ static Status place_task(Sched *s, uint32_t t, Diag *d)
         return st;
     time = earliest(s, v, tk->prim->unit, ready);
     uint32_t nm = premove_count(p->g, &p->uses, tk->pos);
-    if (nm && time != INT64_MAX)
+    if (time != INT64_MAX) /* a CADD's P06s, tees (premove.h) */
         time = with_premoves(s, t, v, nm, time);
     if (time == INT64_MAX)
         return diag_block(d, ST_LOGIC, "map.phases", b,

@@ -203,6 +203,16 @@ static int lut_need(const Graph *g, const GraphUses *u, uint32_t pos, uint32_t s
     return storage_unit(g, u, (uint32_t)y, depth + 1, (long)pos); /* but this CLUT's rows */
 }
 
+/* Whether a dynamic block (docs/backend.md, "Dynamic blocks") writes a pixel of nc channels
+ * in a pitch of unit: the channels as they are, or rounded up by one of its alignments (8,
+ * 16 or 32 elements). */
+static bool dynamic_pitch(int64_t nc, int unit)
+{
+    int64_t c = (nc + unit - 1) / unit * unit;
+    return c == nc || c == (nc + 7) / 8 * 8 || c == (nc + 15) / 16 * 16 ||
+           c == (nc + 31) / 32 * 32;
+}
+
 /* skip: a writer whose rows not to count (the CLUT asking, lut_need), or -1. */
 static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int depth, long skip)
 {
@@ -210,10 +220,12 @@ static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int de
     const BlockUses *bu = &u->blocks[pos];
     unsigned uses = 0;
     int carried = 0;
+    bool fed = false; /* an INPUT writes it: its dynamic blocks lay the pixels out */
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         long w = graph_block_pos(g, g->edges[bu->in_edges[j]]->src);
         if (w < 0)
             continue;
+        fed |= g->blocks[w]->type == BT_INPUT;
         if (w == skip) {
             uses |= layout_use_of(g->blocks[w]->type, false);
             continue;
@@ -239,6 +251,10 @@ static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int de
         unit = carried;
     while (unit && unit < need && unit < (1 << 20))
         unit *= 2;
+    int32_t cd[TIR_CDIMS];
+    if (fed && p == PR_INT_32 && unit < 8 && blk_cluster_dims(g->blocks[pos], false, 0, cd) &&
+        !dynamic_pitch(cd[D_F] > 0 ? cd[D_F] : cd[D_R] > 0 ? cd[D_R] : 1, unit))
+        unit = 8; /* int32 pixels of 1..3 channels in 4: no alignment gives that, 8 does */
     return unit;
 }
 

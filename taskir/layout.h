@@ -49,7 +49,8 @@ unsigned layout_use_of(BlockType t, bool input);
 int layout_unit(PrecisionId p, unsigned uses);
 /* The pitch unit of the storage block at position pos: what every compute block writing or
  * reading it takes (a P02 / P03 / P43 / P83 writer: also the pitch it reads; a P07 writer:
- * its rows); 0 when its precision has no layout. */
+ * its rows), and for a map an INPUT writes a pitch its dynamic blocks' alignments give (int32
+ * pixels of 1..3 channels: 8, not 4); 0 when its precision has no layout. */
 int layout_storage_unit(const Graph *g, const GraphUses *u, uint32_t pos);
 /* The pitch compute block pos writes: P41 / P04 / P81 their int32 groups, P02 / P03 / P43 /
  * P83 the pitch they read, P07 its rows, a Soma primitive its 16-byte rows in precision p. */

@@ -104,6 +104,43 @@ static void test_p81_left(void **state)
 
 /* CC (16 x 16 x 8 int32 out) -> A -> CADD of A + A -> B (int32) -> CCMPB -> C (int8) -> CC2;
  * A -> CADD of one input -> D; an int8 E read by a CVVH. */
+/* A map an INPUT writes whole takes a pitch a dynamic block's alignment gives (8, 16 or 32
+ * elements, or the channels as they are): int32 pixels of 1 channel read by P05 (4) take 8,
+ * of 4 channels keep 4 (the channels are the pitch), of 9 take 16 (12 is no alignment; a
+ * pitch of 8 rounds 9 up to 16, which ALIGN_16 gives); int8 keeps its 16. A map only a
+ * compute block writes keeps 4. */
+static void test_input_pitch(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    assert_non_null(g);
+    int32_t f[4] = {1, 4, 9, 1};
+    PrecisionId p[4] = {PR_INT_32, PR_INT_32, PR_INT_32, PR_INT_8};
+    int want[4] = {8, 4, 8, 16};
+    Block *s[4];
+    for (int i = 0; i < 4; i++) {
+        Block *in = blk(g, BT_INPUT, p[i], 2, 3, f[i], 0);
+        s[i] = blk(g, BT_SI, p[i], 2, 3, f[i], 0);
+        Block *relu = blk(g, BT_CCMPB, p[i], 2, 3, f[i], 0);
+        tg_join(g, in, 0, s[i], 0);
+        tg_join(g, s[i], 0, relu, 0);
+    }
+    Block *relu = blk(g, BT_CCMPB, PR_INT_32, 2, 3, 1, 0);
+    Block *y = blk(g, BT_SI, PR_INT_32, 2, 3, 1, 0);
+    Block *relu2 = blk(g, BT_CCMPB, PR_INT_32, 2, 3, 1, 0);
+    tg_join(g, s[0], 0, relu, 0);
+    tg_join(g, relu, 0, y, 0);
+    tg_join(g, y, 0, relu2, 0);
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, s[i]->id)),
+                         want[i]);
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, y->id)), 4);
+    graph_uses_finish(&u);
+    graph_destroy(g);
+}
+
 static void test_storage_units(void **state)
 {
     (void)state;
@@ -390,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_map_bytes),
         cmocka_unit_test(test_p81_left),
         cmocka_unit_test(test_storage_units),
+        cmocka_unit_test(test_input_pitch),
         cmocka_unit_test(test_row_rules),
         cmocka_unit_test(test_send_bytes),
         cmocka_unit_test(test_clif_input),
