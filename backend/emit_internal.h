@@ -69,11 +69,13 @@ typedef enum ESlotKind {
     SLOT_GATHER,                    /* a CADD's input gathered (emit_gather.c) */
     SLOT_SENDBUF,                   /* a result rewritten into a send area (emit_sendbuf.c) */
     SLOT_MERGE,                     /* column slices merged into a copy (emit_merge.c) */
+    SLOT_WIDEN,                     /* a view widened for its OUTPUTs (emit_widen.c) */
 } ESlotKind;
 
 /* One Soma slot of a core's phase: what takes it (kind) and the block it serves: the
  * compute block (SLOT_BLOCK), the storage block of the copy moved (SLOT_MOVE, SLOT_PART),
- * the CADD (SLOT_DUP, SLOT_GATHER), the writer (SLOT_NARROW, SLOT_TEE, SLOT_SENDBUF). */
+ * the CADD (SLOT_DUP, SLOT_GATHER), the writer (SLOT_NARROW, SLOT_TEE, SLOT_SENDBUF), the view
+ * widened (SLOT_WIDEN). */
 typedef struct ESlotUse {
     ESlotKind kind;
     uint32_t block;                 /* block position */
@@ -270,6 +272,14 @@ typedef struct EArea {
     EmitFeat feat;
 } EArea;
 
+/* An 8-bit view only OUTPUTs read, widened for them by an inserted P06 (emit_widen.c). */
+typedef struct EWiden {
+    uint32_t copy;                  /* the view's copy (index in copies) */
+    EmitFeat feat;                  /* its int32 area: the view's pixels and pitch */
+    int32_t phase, slot;            /* the P06's phase and slot (PIIndex SOMA1 / SOMA2) */
+    uint32_t req;                   /* the int32 area */
+} EWiden;
+
 /* An Axon primitive's result that goes into an 8-bit map on its core: the primitive writes
  * int32 words into an area of its own, and an inserted P06 narrows them into the map
  * (emit_narrow.c). */
@@ -322,6 +332,8 @@ typedef struct Emit {
     size_t n_states, cap_states;
     EMerge *merges;                 /* copies merged from column slices (emit_merge.c) */
     size_t n_merges, cap_merges;
+    EWiden *widens;                 /* views widened for their OUTPUTs (emit_widen.c) */
+    size_t n_widens, cap_widens;
 } Emit;
 
 /* The EDup of CADD block pos, or NULL. */
@@ -389,6 +401,10 @@ Status emit_p81_dynamic(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, cons
  * whose dynamic blocks could not place it, and only OUTPUTs read it (every copy then holds
  * the socket as it is); *feat the writer's map's layout. */
 bool emit_rearr_view(const Emit *e, uint32_t s, uint32_t core, EmitFeat *feat);
+/* Whether view s, laid out as f by a compute block in 8 bits, is read by OUTPUTs only, which
+ * cannot read it so (a value in a lane that is no word's first) but can read it widened to
+ * one lane a word (*wide: INT_32, f's pixels and pitch; emit_widen.c). */
+bool emit_rearr_wide(const Emit *e, uint32_t s, const EmitFeat *f, EmitFeat *wide);
 /* For a view s: the weight row each lane of its area meets (*rows, malloc'd, *n lanes: the
  * vector element the lane holds, -1 for a padding lane); a logic error [emit.rearrange]
  * when the vector takes a value of the map more than once. */
@@ -500,6 +516,12 @@ void emit_p06_rows(Taskir__Asm__P06 *p, PrecisionId prec, int64_t c, int64_t row
  * in bands, one a phase (every send-receive pair of the edge carries its own);
  * emit_merge_prims: their P06s, after the memory plan. */
 Status emit_merges(Emit *e);
+/* The widenings (emit_widen.c): planned after the merges, before the moves out of the
+ * receive area (a free Soma slot after the view's writer and its narrowing, or emit.slot);
+ * emit_widen_of: copy ci's, or NULL; emit_widen_prims: their P06s, after the memory plan. */
+Status emit_widens(Emit *e);
+const EWiden *emit_widen_of(const Emit *e, uint32_t ci);
+Status emit_widen_prims(Emit *e);
 const EMerge *emit_merge_of(const Emit *e, const ECopy *cp);
 int emit_merge_slice(const Emit *e, const ECopy *cp, int32_t eid, int32_t phase, ECopy *slice,
                      int64_t *base);

@@ -7,8 +7,9 @@
  * places (per axis: where the sum of bytes x |distance| is least, the best core for u alone
  * under XY hops), swapping with the virtual core there if there is one. A move that does not
  * raise the cost is taken; one that does with probability exp(-delta / T), T falling
- * geometrically from heat x the mean cost of an edge (0.3 from place_chain.c: Scotch's start
- * is good, a hotter start only loses it) to nothing. The best of the placements seen at
+ * geometrically from heat x the mean cost of an edge (10 from place_chain.c: hot enough to
+ * reshape Scotch's layout at large; 0.3, which only polished it, left ResNet-50 at 0.855x of
+ * plain Scotch's traffic however many moves) to 10^-4 of that. The best of the placements seen at
  * snapshots (every 1024 moves, and the last) is kept, so the result is never worse than its
  * start. Then descent
  * sweeps: every virtual core in turn tries its median core and the cores around it and
@@ -17,9 +18,11 @@
  * the cost of the edges of the one or two virtual cores that move. The random numbers come
  * from the seed alone (splitmix64): one seed, one placement. Work: the annealing moves the
  * caller asks for, map_refine_moves at effort LEVEL: LEVEL x (64 moves per virtual core +
- * min(MIN_MOVES, 4096 per virtual core)) annealing moves (a plan of a few
- * hundred cores anneals longer: more moves were worth it on every graph measured,
- * docs/mapper.md "Benchmark"), then the sweeps.
+ * min(MIN_MOVES, 4096 per virtual core)) annealing moves, at least LEVEL x MOVES_PER_CORE
+ * per virtual core (a plan of a few hundred cores anneals longer: more moves were worth it
+ * on every graph measured, docs/mapper.md "Benchmark"; a hot annealing of a plan of
+ * thousands of cores needs about a thousand moves a core: ResNet-50's 1880 at 342 a core
+ * 0.817x of plain Scotch, at 1024 0.792x), then the sweeps.
  */
 #include "mapper/plan.h"
 
@@ -29,6 +32,8 @@
 
 /* At most this many annealing moves at effort 1 besides the 64 per virtual core. */
 #define MIN_MOVES (UINT64_C(1) << 19)
+/* At least this many annealing moves per virtual core at effort 1. */
+#define MOVES_PER_CORE UINT64_C(1024)
 
 typedef struct Rng {
     uint64_t s;
@@ -202,7 +207,10 @@ uint64_t map_refine_moves(const MapPlan *p)
 {
     uint64_t nv = p->n_vcores;
     uint64_t extra = 4096 * nv < MIN_MOVES ? 4096 * nv : MIN_MOVES;
-    return (uint64_t)p->opt.effort * (64 * nv + extra);
+    uint64_t n = 64 * nv + extra;
+    if (n < MOVES_PER_CORE * nv)
+        n = MOVES_PER_CORE * nv;
+    return (uint64_t)p->opt.effort * n;
 }
 
 Status map_refine(MapPlan *p, uint32_t *where, uint64_t iters, double heat, Diag *d)
