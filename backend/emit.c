@@ -86,6 +86,11 @@ uint32_t emit_request(Emit *e, uint32_t k, int64_t words, int32_t align, int32_t
     return (uint32_t)c->n_reqs++;
 }
 
+void emit_request_drop(Emit *e, uint32_t k, uint32_t req)
+{
+    e->cores[k].reqs[req].words = 0;
+}
+
 ECopy *emit_copy_on(const Emit *e, uint32_t pos, uint32_t k)
 {
     for (uint32_t i = 0; i < e->n_copy[pos]; i++)
@@ -304,6 +309,7 @@ static void free_emit(Emit *e)
         free(e->states[i].image);
     free(e->states);
     free(e->narrows);
+    free(e->merges);
     graph_uses_finish(&e->uses);
 }
 
@@ -316,6 +322,14 @@ const EDup *emit_dup_of(const Emit *e, uint32_t pos)
 }
 
 Status emit_program(const Mapping *m, const Chip *chip, ProgSet *out, Diag *d)
+{
+    return emit_program_progress(m, chip, out, d, NULL);
+}
+
+enum { EMIT_STAGES = 8 }; /* the stages emit_program_progress reports */
+
+Status emit_program_progress(const Mapping *m, const Chip *chip, ProgSet *out, Diag *d,
+                             const TirProgress *progress)
 {
     memset(out, 0, sizeof *out);
     Emit e = {.m = m, .g = m->graph, .chip = chip, .d = d};
@@ -341,10 +355,13 @@ Status emit_program(const Mapping *m, const Chip *chip, ProgSet *out, Diag *d)
     }
     for (uint32_t i = 0; st == ST_OK && i < nb; i++)
         e.core_of[i] = EMIT_NONE;
+    uint64_t stage = 0;
     if (st == ST_OK)
         st = collect_cores(&e);
+    tir_progress(progress, "stage", ++stage, EMIT_STAGES);
     if (st == ST_OK)
         st = emit_plan(&e);
+    tir_progress(progress, "stage", ++stage, EMIT_STAGES);
     Taskir__Asm__Config *cfg = NULL;
     if (st == ST_OK) {
         cfg = emit_msg(&e, sizeof *cfg, (void (*)(void *))taskir__asm__config__init);
@@ -353,16 +370,24 @@ Status emit_program(const Mapping *m, const Chip *chip, ProgSet *out, Diag *d)
     }
     if (st == ST_OK)
         st = emit_prims(&e, cfg);
+    tir_progress(progress, "stage", ++stage, EMIT_STAGES);
     if (st == ST_OK)
         st = emit_moves(&e);
+    tir_progress(progress, "stage", ++stage, EMIT_STAGES);
+    if (st == ST_OK)
+        st = emit_merge_prims(&e);
     if (st == ST_OK)
         st = emit_routes(&e);
+    tir_progress(progress, "stage", ++stage, EMIT_STAGES);
     if (st == ST_OK)
         st = emit_router_prims(&e);
+    tir_progress(progress, "stage", ++stage, EMIT_STAGES);
     if (st == ST_OK)
         st = emit_io(&e, out);
+    tir_progress(progress, "stage", ++stage, EMIT_STAGES);
     if (st == ST_OK)
         st = behavior(&e, cfg);
+    tir_progress(progress, "stage", ++stage, EMIT_STAGES);
     if (st == ST_OK && d->worst > ST_OK)
         st = d->worst;
     free_emit(&e);

@@ -14,12 +14,14 @@
  *   emit_p81.c    P81's channel-major input (planes)
  *   emit_sockrun.c a socket whose values lie in memory in another order (a block a pixel)
  *   emit_gather.c the inputs of a CADD of several different inputs, copied back to back (P06)
- *   emit_tee.c    a result copied into a second storage on its core (an inserted P06)
+ *   emit_tee.c    a result into a second storage on its core: the two copies share an area
  *   emit_rearr.c  rearrangements realised without a move (a flatten into CVMs: the weights)
  *   emit_sendbuf.c a result sent to copies of another precision: a P06 into a send area
  *   emit_p08.c    a CLIF's P08: its neurons' state area, its input and output layouts
  *   emit_narrow.c an Axon's int32 result narrowed into an 8-bit map on its core (a P06)
  *   emit_slot.c   the Soma slots: what takes each (a compute block or an inserted P06)
+ *   emit_merge.c  a copy gathered on its core from column slices, over the receive area:
+ *                 the slices merged into the data banks (P06 with ciso)
  */
 #ifndef TASKIR_BACKEND_EMIT_INTERNAL_H
 #define TASKIR_BACKEND_EMIT_INTERNAL_H
@@ -62,14 +64,14 @@ typedef enum ESlotKind {
     SLOT_PART,                      /* a spread copy's part moved (emit_spread.c) */
     SLOT_DUP,                       /* a box repeated for a CADD adding it to itself */
     SLOT_NARROW,                    /* an Axon's int32 result narrowed (emit_narrow.c) */
-    SLOT_TEE,                       /* a result copied into a second storage (emit_tee.c) */
     SLOT_GATHER,                    /* a CADD's input gathered (emit_gather.c) */
     SLOT_SENDBUF,                   /* a result rewritten into a send area (emit_sendbuf.c) */
+    SLOT_MERGE,                     /* column slices merged into a copy (emit_merge.c) */
 } ESlotKind;
 
 /* One Soma slot of a core's phase: what takes it (kind) and the block it serves: the
  * compute block (SLOT_BLOCK), the storage block of the copy moved (SLOT_MOVE, SLOT_PART),
- * the CADD (SLOT_DUP, SLOT_GATHER), the writer (SLOT_NARROW, SLOT_TEE, SLOT_SENDBUF). */
+ * the CADD (SLOT_DUP, SLOT_GATHER), the writer (SLOT_NARROW, SLOT_SENDBUF). */
 typedef struct ESlotUse {
     ESlotKind kind;
     uint32_t block;                 /* block position */
@@ -163,15 +165,14 @@ typedef struct EDup {
 } EDup;
 
 /* A result written into a second storage block stored on its writer's core: its primitive
- * writes one area (the first), and an inserted P06 copies it into the other (emit_tee.c). */
+ * writes one area (the first copy's), which the second copy shares (emit_tee.c). */
 typedef struct ETee {
     uint32_t writer;                /* the compute block's position */
     uint32_t from, to;              /* the copies (indices in copies) */
-    int32_t phase, slot;            /* the P06's phase and slot (PIIndex SOMA1 / SOMA2) */
-    int32_t failed;                 /* 0, or why there is none: TEE_LAYOUT (other layouts),
-                                       TEE_REMOTE (read on another core), TEE_SLOT */
+    int32_t failed;                 /* 0, or why they cannot share: TEE_LAYOUT (other
+                                       layouts), TEE_REMOTE (read on another core) */
 } ETee;
-enum { TEE_LAYOUT = 1, TEE_REMOTE = 2, TEE_SLOT = 3 };
+enum { TEE_LAYOUT = 1, TEE_REMOTE = 2 };
 
 /* One input of a CADD of several different inputs: P02 reads its n inputs back to back, so
  * an inserted P06 copies input i's box into part i of an area of the CADD's own, in a free
@@ -212,6 +213,39 @@ typedef struct EPart {
     int64_t q0[2], nq[2];           /* the runs, first to last; nq[1] 0: one run */
     uint32_t land;                  /* its request */
 } EPart;
+
+/* A copy gathered on its core from the column slices its writers write, too large for the
+ * receive area (emit_merge.c): each slice lies compact (a local writer's output buffer, or a
+ * remote writer's transfer in a landing area of the receive area), and P06s in free Soma
+ * slots merge them row by row into the copy's area in the data banks. */
+enum { MERGE_MAX = 4, MERGE_BANDS = 16 };
+typedef struct EMergePiece {
+    uint32_t writer;                /* the compute block's position */
+    int32_t edge;                   /* the id of its edge into the copy's block */
+    EBox box;                       /* its columns of the copy (all its rows and channels) */
+    EmitFeat feat;                  /* the slice, compact: box.n[0] rows of box.n[1] pixels */
+    bool remote;                    /* its writer is on another core (else: its output
+                                       buffer holds the slice) */
+    int nph;                        /* remote: the phases its transfer lands in, ascending */
+    int32_t ph[MERGE_BANDS];
+    uint32_t land;                  /* remote, in one phase: its landing area (request) */
+} EMergePiece;
+typedef struct EMerge {
+    uint32_t copy;                  /* index in copies */
+    int n;                          /* slices, left to right */
+    EMergePiece piece[MERGE_MAX];
+    int32_t phase[MERGE_MAX - 1], slot[MERGE_MAX - 1]; /* merge a joins slice a + 1 to the
+                                       columns so far: its Soma slot (PIIndex) */
+    uint32_t acc[MERGE_MAX];        /* acc[a]: the area merge a - 1 writes, 0 < a < n - 1
+                                       (the last writes the copy) */
+    int spread;                     /* the slice the Mapping spreads over phases (n 2), -1 */
+    int nb;                         /* its bands: rows [band_row0, + band_rows) landing in
+                                       band_land in band_phase, merged in its Soma2; 0 when
+                                       no slice is spread (the merges above) */
+    int32_t band_phase[MERGE_BANDS];
+    int64_t band_row0[MERGE_BANDS], band_rows[MERGE_BANDS];
+    uint32_t band_land[MERGE_BANDS];
+} EMerge;
 
 /* A static image of no storage block: the state words of a CLIF's neurons (emit_p08.c),
  * loaded before the run as a StaticBlock "s<block>.<chip x>.<chip y>.<core x>.<core y>". */
@@ -280,6 +314,8 @@ typedef struct Emit {
                                        (docs/backend.md, "Stages") */
     EState *states;                 /* CLIFs' neuron states (emit_p08.c) */
     size_t n_states, cap_states;
+    EMerge *merges;                 /* copies merged from column slices (emit_merge.c) */
+    size_t n_merges, cap_merges;
 } Emit;
 
 /* The EDup of CADD block pos, or NULL. */
@@ -292,6 +328,9 @@ ECopy *emit_copy_on(const Emit *e, uint32_t pos, uint32_t k);
 /* Adds an area request to core k; its index, EMIT_NONE when out of memory. */
 uint32_t emit_request(Emit *e, uint32_t k, int64_t words, int32_t align, int32_t first,
                       int32_t last, AllocKind kind, int32_t tag);
+/* Drops request req of core k: it takes no words and gets no address (a tee's own area,
+ * which shares another's, emit_tee.c). */
+void emit_request_drop(Emit *e, uint32_t k, uint32_t req);
 /* Whether the interface of edge eid on block pos (input or output side) is its whole cluster
  * (emit_rearr.c). */
 bool emit_whole_iface(const Emit *e, uint32_t pos, bool input, int32_t eid);
@@ -306,6 +345,8 @@ bool emit_writes_pieces(const Emit *e, uint32_t w, uint32_t s, EBox *box);
  * RESHAPE / PERMUTE that keep the order of the axes longer than 1, and a SHUFFLE whose index
  * is the identity (emit_plan.c). */
 bool emit_keeps_order(const Emit *e, const Edge *ed);
+/* Whether boxes a and b meet (y, x, channel), *out their common box (emit_route.c). */
+bool emit_box_meet(const EBox *a, const EBox *b, EBox *out);
 /* The word address of copy cp (its own area's, or its place in its writer's buffer). */
 int64_t emit_copy_addr(const Emit *e, const ECopy *cp);
 /* The word address the router writes copy cp to: its landing area in the receive area when
@@ -371,17 +412,14 @@ bool emit_socket_fr(const Block *io);
 /* Whether dynamic blocks of socket io place (an INPUT) or read (an OUTPUT) the lanes of a
  * map laid out as f whose lane l holds socket value sock[l] (-1: none), emit_sockrun.c. */
 bool emit_lanes_fit(const Block *io, const EmitFeat *f, const int64_t *sock);
-/* Whether the INPUT that edge ed leaves places all of storage s, laid out as f, through the
- * edge's steps with dynamic blocks (emit_socket_steps would). */
-bool emit_socket_steps_fit(const Emit *e, const Edge *ed, uint32_t s, const EmitFeat *f);
 /* The dynamic blocks of OUTPUT pos reading copy cp, a view of its writer's map. */
 Status emit_socket_view(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const ECopy *cp,
                         int *piece);
 
-/* The tees (emit_tee.c): planned after the copies and dups, their P06s written after the
- * primitives; emit_tee_of: whether a P06 copies writer pos's result into storage s. */
+/* The tees (emit_tee.c): planned after the copies and output buffers, before the
+ * narrowings; emit_tee_of: whether writer pos's result reaches storage s by its copy sharing
+ * the area the primitive writes. */
 Status emit_tees(Emit *e);
-Status emit_tee_prims(Emit *e);
 bool emit_tee_of(const Emit *e, uint32_t pos, uint32_t s);
 /* The refusal of writer pos writing storage s besides first on its core (no tee). */
 Status emit_tee_refuse(Emit *e, uint32_t pos, uint32_t s, uint32_t first);
@@ -443,6 +481,21 @@ Taskir__Asm__P06 *emit_p06_slot(Emit *e, uint32_t core, int32_t phase, int32_t s
  * word o (o_words), as they are (no shift, no ciso). */
 void emit_p06_rows(Taskir__Asm__P06 *p, PrecisionId prec, int64_t c, int64_t rows, int64_t x1,
                    int64_t x1_words, int64_t o, int64_t o_words);
+
+/* The merges (emit_merge.c): planned after the gathers, before the moves out of the receive
+ * area; emit_merge_of: copy cp's, or NULL; emit_merge_slice: when edge eid brings a remote
+ * slice of merged copy cp, 1 and a stand-in copy of what lands in phase (*slice: cp with
+ * the slice's box and layout, or its band's rows when the slice lands in bands) and the word
+ * its origin lands at (*base), for the router's runs; -1 when nothing of it lands in that
+ * phase; 0 when eid brings no such slice; emit_merge_banded: whether edge eid's slice lands
+ * in bands, one a phase (every send-receive pair of the edge carries its own);
+ * emit_merge_prims: their P06s, after the memory plan. */
+Status emit_merges(Emit *e);
+const EMerge *emit_merge_of(const Emit *e, const ECopy *cp);
+int emit_merge_slice(const Emit *e, const ECopy *cp, int32_t eid, int32_t phase, ECopy *slice,
+                     int64_t *base);
+bool emit_merge_banded(const Emit *e, const ECopy *cp, int32_t eid);
+Status emit_merge_prims(Emit *e);
 
 /* The send areas (emit_sendbuf.c): planned after the gathers, before the memory plan;
  * their P06s written with the routes. emit_sendbuf_of: writer w's area in precision prec, or

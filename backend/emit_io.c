@@ -184,6 +184,24 @@ static Status channel_blocks(Emit *e, Taskir__Asm__DataConfig *dc, const Block *
     return e->d->oom ? ST_RUNTIME : ST_OK;
 }
 
+/* The alignment that rounds n channels up to pitch c: *code, or none (*none: the channels
+ * are the pitch); false when no alignment of a dynamic block gives c. */
+static bool align_of(int64_t n, int64_t c, Taskir__Asm__AlignNumber *code, bool *none)
+{
+    static const struct { int32_t elems; Taskir__Asm__AlignNumber code; } aligns[] = {
+        {8, TASKIR__ASM__ALIGN_NUMBER__ALIGN_8},
+        {16, TASKIR__ASM__ALIGN_NUMBER__ALIGN_16},
+        {32, TASKIR__ASM__ALIGN_NUMBER__ALIGN_32},
+    };
+    *none = n == c;
+    for (size_t i = 0; !*none && i < sizeof aligns / sizeof aligns[0]; i++)
+        if ((n + aligns[i].elems - 1) / aligns[i].elems * aligns[i].elems == c) {
+            *code = aligns[i].code;
+            return true;
+        }
+    return *none;
+}
+
 /* A dynamic block for the part `box` (storage coordinates) of copy cp of the storage an edge
  * joins to socket block io; the edge's box is ebox at the storage and sbox at the socket.
  * Some of the copy's columns over several rows are not one run of memory: a block a row
@@ -210,6 +228,13 @@ static Status dynamic(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io, con
         }
         return st;
     }
+    Taskir__Asm__AlignNumber code = 0;
+    bool none, expressed = box->n[2] == cp->box.n[2] && align_of(box->n[2], cp->feat.c, &code,
+                                                                 &none);
+    if (!cp->planes && !expressed && io->type == BT_OUTPUT)
+        /* an OUTPUT reads each pixel's channels where they are (an INPUT's map takes a pitch
+         * an alignment gives: layout_storage_unit) */
+        return channel_blocks(e, dc, io, cp, box, ebox, sbox, piece);
     Taskir__Asm__DynamicBlock *db = emit_dynamic_new(e, dc, io, cp, (*piece)++);
     if (!db)
         return ST_RUNTIME;
@@ -238,18 +263,8 @@ static Status dynamic(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io, con
     }
     SET(db, storage_order, TASKIR__ASM__STORAGE_ORDER__X_Y_F);
     /* the pitch: the channels rounded up to the alignment that gives the copy's pitch */
-    static const struct { int32_t elems; Taskir__Asm__AlignNumber code; } aligns[] = {
-        {8, TASKIR__ASM__ALIGN_NUMBER__ALIGN_8},
-        {16, TASKIR__ASM__ALIGN_NUMBER__ALIGN_16},
-        {32, TASKIR__ASM__ALIGN_NUMBER__ALIGN_32},
-    };
-    bool expressed = box->n[2] == cp->feat.c && box->n[2] == cp->box.n[2];
-    for (size_t i = 0; !expressed && i < sizeof aligns / sizeof aligns[0]; i++)
-        if ((box->n[2] + aligns[i].elems - 1) / aligns[i].elems * aligns[i].elems ==
-                cp->feat.c && box->n[2] == cp->box.n[2]) {
-            SET(db, align_number, aligns[i].code);
-            expressed = true;
-        }
+    if (expressed && !none)
+        SET(db, align_number, code);
     if (!expressed)
         return diag_block(e->d, ST_LOGIC, "emit.layout", io,
                           "a piece of %lld of its %lld channels, %lld a pixel in memory: no "
@@ -324,9 +339,13 @@ static Status socket_blocks(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos)
         bool same = sbox.n[0] == box.n[0] && sbox.n[1] == box.n[1] && sbox.n[2] == box.n[2];
         same &= !emit_socket_fr(io); /* y x f r: boxes of the socket as y x (f r) */
         if (in && e->n_copy[s] && e->copies[e->first_copy[s]].view) {
-            /* the socket held as it is, which the OUTPUTs read through the edge's steps
-             * (emit_rearr.c): every copy holds all of it */
-            for (uint32_t c = 0; c < e->n_copy[s]; c++) {
+            /* the socket held as it is, which the OUTPUTs read through the edges' steps
+             * (emit_rearr.c): every copy holds all of it, written for the first edge into
+             * it (an INPUT may write boxes of a view by several) */
+            bool again = false;
+            for (uint32_t i = 0; i < j; i++)
+                again |= e->g->edges[bu->out_edges[i]]->dst == ed->dst;
+            for (uint32_t c = 0; c < e->n_copy[s] && !again; c++) {
                 ECopy v = e->copies[e->first_copy[s] + c];
                 v.box = sbox;
                 Status st = dynamic(e, dc, io, &v, &sbox, &sbox, &sbox, &piece);

@@ -37,23 +37,39 @@ static long written_here(const Emit *e, uint32_t w, uint32_t k, int32_t *eid)
     return -1;
 }
 
-/* Whether Soma slot (p, sl) of core k comes before every reader on k of copy cp and, in
- * phase p after the router (Soma2), whether the router of k sends none of cp's block then. */
-static bool before_uses(Emit *e, const ECopy *cp, int32_t p, int32_t sl)
+/* Whether Soma slot (p, sl) of core k comes before every reader on k of storage block s's
+ * copy there and, in phase p after the router (Soma2), whether the router of k sends none of
+ * s then. */
+static bool before_block_uses(Emit *e, uint32_t s, uint32_t k, int32_t p, int32_t sl)
 {
-    const BlockUses *bu = &e->uses.blocks[cp->block];
+    const BlockUses *bu = &e->uses.blocks[s];
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         uint32_t ep = bu->out_edges[j];
         long r = graph_block_pos(e->g, e->g->edges[ep]->dst);
-        if (r >= 0 && e->core_of[r] == cp->core && e->g->blocks[r]->type != BT_OUTPUT &&
+        if (r >= 0 && e->core_of[r] == k && e->g->blocks[r]->type != BT_OUTPUT &&
             emit_slot_when(e->phase_of[r], e->slot_of[r]) <= emit_slot_when(p, sl))
             return false;
         uint32_t di = e->dict_of_edge[ep];
         const MapDict *dict = di == EMIT_NONE ? NULL : &e->m->edges[di];
         for (uint32_t c = 0; sl == MAP_PI_SOMA2 && dict && c < dict->n_coords; c++)
             if (dict->coords[c].pi_index == MAP_PI_ROUTER_SEND && dict->coords[c].phase == p &&
-                emit_core(e, &dict->coords[c]) == cp->core)
+                emit_core(e, &dict->coords[c]) == k)
                 return false;
+    }
+    return true;
+}
+
+/* The same for every storage block writer w writes on copy cp's core whose copy shares cp's
+ * area (cp's own, and its tees', emit_tee.c). */
+static bool before_uses(Emit *e, uint32_t w, const ECopy *cp, int32_t p, int32_t sl)
+{
+    const BlockUses *bu = &e->uses.blocks[w];
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        long s = graph_block_pos(e->g, e->g->edges[bu->out_edges[j]]->dst);
+        const ECopy *o = s >= 0 ? emit_copy_on(e, (uint32_t)s, cp->core) : NULL;
+        if (o && (o == cp || (o->req == cp->req && o->alias_of == EMIT_NONE)) &&
+            !before_block_uses(e, (uint32_t)s, cp->core, p, sl))
+            return false;
     }
     return true;
 }
@@ -70,7 +86,7 @@ static Status plan_narrow(Emit *e, uint32_t w, uint32_t ci, const EBox *box, Exa
     for (int32_t sl = MAP_PI_SOMA1;
          sl <= MAP_PI_SOMA2 && n.phase < 0 && exact_inside(r, m.lo, m.hi);
          sl += MAP_PI_SOMA2 - MAP_PI_SOMA1)
-        if (!emit_soma_taken(e, cp->core, p, sl) && before_uses(e, cp, p, sl)) {
+        if (!emit_soma_taken(e, cp->core, p, sl) && before_uses(e, w, cp, p, sl)) {
             n.phase = p;
             n.slot = sl;
         }

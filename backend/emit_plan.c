@@ -457,7 +457,8 @@ static bool arrivals(const Emit *e, const ECopy *cp, int32_t *lo, int32_t *hi)
     return *lo <= *hi;
 }
 
-/* Whether a CADD on cp's core adds a box of cp to itself: its inserted P06 (make_dups)
+/* Whether a CADD on cp's core adds a box of cp to itself as P02 (not P83 scaling it where
+ * it lies, layout_repeat_scales): its inserted P06 (make_dups)
  * copies the box out of the copy, in Soma2 of the copy's arrival phase at the earliest, so a
  * move would only take that slot. */
 static bool repeated_here(const Emit *e, const ECopy *cp)
@@ -466,7 +467,8 @@ static bool repeated_here(const Emit *e, const ECopy *cp)
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         long t = other_end(e, bu->out_edges[j], false), src = -1;
         if (t >= 0 && e->core_of[t] == cp->core &&
-            layout_repeats(e->g, &e->uses, (uint32_t)t, &src) && src == (long)cp->block)
+            layout_repeats(e->g, &e->uses, (uint32_t)t, &src) && src == (long)cp->block &&
+            !layout_repeat_scales(e->g, &e->uses, (uint32_t)t))
             return true;
     }
     return false;
@@ -862,6 +864,30 @@ static Status make_dups(Emit *e)
     return ST_OK;
 }
 
+/* Places core c's requests (alloc.h) into c->addr; a dropped one (0 words: a tee sharing
+ * another's area, emit_tee.c) gets none and takes no words. */
+static Status place_core(ECore *c, Diag *d)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->n_reqs; i++)
+        n += c->reqs[i].words > 0;
+    if (n == c->n_reqs)
+        return alloc_core(c->reqs, c->n_reqs, c->addr, c->name, d);
+    AllocReq *kept = malloc((n ? n : 1) * sizeof *kept);
+    int32_t *addr = malloc((n ? n : 1) * sizeof *addr);
+    Status st = kept && addr ? ST_OK : diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
+    for (size_t i = 0, j = 0; st == ST_OK && i < c->n_reqs; i++)
+        if (c->reqs[i].words > 0)
+            kept[j++] = c->reqs[i];
+    if (st == ST_OK)
+        st = alloc_core(kept, n, addr, c->name, d);
+    for (size_t i = 0, j = 0; st == ST_OK && i < c->n_reqs; i++)
+        c->addr[i] = c->reqs[i].words > 0 ? addr[j++] : -1;
+    free(kept);
+    free(addr);
+    return st;
+}
+
 Status emit_plan(Emit *e)
 {
     Status st = make_copies(e);
@@ -869,18 +895,20 @@ Status emit_plan(Emit *e)
         st = emit_spreads(e);
     if (st == ST_OK)
         st = make_outs(e);
-    /* the P06s that must have a slot first: a narrowing (its phase is fixed), a tee (the
-     * first free slot after its writer: a repeated box or a gather reading what it copies
-     * takes a later one, the latest free before its CADD); then a received copy's move,
-     * where its slot is still free, and the send areas */
-    if (st == ST_OK)
-        st = emit_narrows(e);
+    /* the tees share their first copy's area (no slot; before the narrowings, whose P06
+     * precedes the readers of both); the P06s that must have a slot first: a narrowing (its
+     * phase is fixed), then a repeated box or a gather (the latest free before its CADD);
+     * then a received copy's move, where its slot is still free, and the send areas */
     if (st == ST_OK)
         st = emit_tees(e);
+    if (st == ST_OK)
+        st = emit_narrows(e);
     if (st == ST_OK)
         st = make_dups(e);
     if (st == ST_OK)
         st = emit_gathers(e);
+    if (st == ST_OK)
+        st = emit_merges(e);
     if (st == ST_OK)
         st = plan_moves(e);
     if (st == ST_OK)
@@ -892,7 +920,7 @@ Status emit_plan(Emit *e)
         c->addr = malloc((c->n_reqs ? c->n_reqs : 1) * sizeof *c->addr);
         if (!c->addr)
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
-        st = alloc_core(c->reqs, c->n_reqs, c->addr, c->name, e->d);
+        st = place_core(c, e->d);
     }
     return st;
 }

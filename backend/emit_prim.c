@@ -206,7 +206,7 @@ static Status output_operand(Emit *e, uint32_t pos, EOperand *op)
         emit_writes_pieces(e, pos, (uint32_t)s, &box); /* its edges' boxes together */
         op->block = e->g->blocks[s]->id;
         if (emit_tee_of(e, pos, (uint32_t)s))
-            continue; /* a P06 copies the result there (emit_tee.c) */
+            continue; /* it shares the area the result goes to (emit_tee.c) */
         if (ed->n_re && cp->view) { /* the CVMs reading it take the rearrangement */
             view_area(e, cp, op);
             return ST_OK;
@@ -407,10 +407,14 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
     if (!a)
         return ST_RUNTIME;
     *out = a;
+    /* a CADD adding one box to itself n times that P83 scales by n where it lies */
+    bool scale = b->type == BT_CADD && layout_repeat_scales(e->g, &e->uses, pos);
+    if (scale)
+        pcode = 83;
     SET(a, pic, pic_of(pcode));
     const EDup *dup = NULL;
     const EGather *gather = NULL;
-    if (b->type == BT_CADD && blk_n_variadic(b) != 1) {
+    if (b->type == BT_CADD && blk_n_variadic(b) != 1 && !scale) {
         dup = emit_dup_of(e, pos);
         gather = dup ? NULL : emit_gather_of(e, pos);
         int32_t input = 0, why = dup || gather ? 0 : emit_gather_failed(e, pos, &input);
@@ -557,8 +561,18 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
         SET_BIAS(p);
         break;
     }
-    case BT_CAVG:
-    case BT_CADD: {
+    case BT_CADD:
+        if (scale) { /* n * x, the input's box read where it lies */
+            PARAMS(a, p83, Taskir__Asm__P83, taskir__asm__p83__init);
+            SET(p, tensor_en, true);
+            SET(p, x1_precision, pr_info(x1.prec)->wire);
+            SET_BIAS(p);
+            SET(p, constant_a, (int32_t)blk_n_variadic(b));
+            a->shape->has_nkx = a->shape->has_nky = a->shape->has_n_branch = 0;
+            break;
+        }
+        /* fall through */
+    case BT_CAVG: {
         PARAMS(a, p02, Taskir__Asm__P02, taskir__asm__p02__init);
         SET(p, avg_pooling_en, b->type == BT_CAVG);
         SET(p, x1_precision, pr_info(x1.prec)->wire);
@@ -784,6 +798,5 @@ Status emit_prims(Emit *e, Taskir__Asm__Config *cfg)
         if (st > worst)
             worst = st;
     }
-    Status st = worst == ST_OK ? emit_tee_prims(e) : ST_OK;
-    return st > worst ? st : worst;
+    return worst;
 }

@@ -50,22 +50,33 @@ static bool is_8bit(PrecisionId p)
     return p == PR_INT_8 || p == PR_UINT_8;
 }
 
-/* The writer of view s (its one in edge's source) and that edge, when s is a view. */
-static bool view_writer(const Emit *e, uint32_t s, uint32_t *w, const Edge **edge)
+/* The writer of view s, when s is a view: a compute block writes
+ * it by one edge; an INPUT may write boxes of it by several (a tile the mapper cut into rows),
+ * each edge reading the whole socket (view_elements checks that the boxes cover s once). */
+static bool view_writer(const Emit *e, uint32_t s, uint32_t *w)
 {
     const Block *b = e->g->blocks[s];
     const BlockUses *bu = &e->uses.blocks[s];
-    if (bt_info(b->type)->kind != BK_STORAGE || b->data || bu->n_in_edges != 1 ||
+    if (bt_info(b->type)->kind != BK_STORAGE || b->data || bu->n_in_edges == 0 ||
         bu->n_out_edges == 0)
         return false;
     const Edge *ed = e->g->edges[bu->in_edges[0]];
     long wp = graph_block_pos(e->g, ed->src);
     const Block *wb = wp >= 0 ? e->g->blocks[wp] : NULL;
     /* an INPUT's socket held as it is (its core_of is EMIT_NONE: no CVM reads it) */
-    bool socket = wb && wb->type == BT_INPUT && !emit_socket_fr(wb);
-    if (ed->n_re == 0 || !wb || (bt_info(wb->type)->kind != BK_COMPUTE && !socket) ||
-        wb->n_out != 1 ||
-        !emit_whole_iface(e, (uint32_t)wp, false, ed->id) || !emit_whole_iface(e, s, true, ed->id))
+    bool socket = wb && wb->type == BT_INPUT && !emit_socket_fr(wb), steps = false;
+    if (!wb || (bt_info(wb->type)->kind != BK_COMPUTE && !socket) || wb->n_out != 1 ||
+        (bu->n_in_edges > 1 && !socket))
+        return false;
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        const Edge *x = e->g->edges[bu->in_edges[j]];
+        if (graph_block_pos(e->g, x->src) != wp ||
+            !emit_whole_iface(e, (uint32_t)wp, false, x->id) ||
+            (bu->n_in_edges == 1 && !emit_whole_iface(e, s, true, x->id)))
+            return false;
+        steps |= x->n_re > 0;
+    }
+    if (!steps)
         return false;
     uint32_t k = e->core_of[wp];
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
@@ -80,8 +91,82 @@ static bool view_writer(const Emit *e, uint32_t s, uint32_t *w, const Edge **edg
             return false;
     }
     *w = (uint32_t)wp;
-    *edge = ed;
     return true;
+}
+
+/* Fills map[vol] (s's values, C order) with the value of its writer's map (flat C order)
+ * each takes, -1 for a zero a step fills in: through its one edge, or through each of an
+ * INPUT's edges into a box of s (then s is a map of y, x and f, which the boxes cover once,
+ * else a logic error [emit.rearrange]). Diagnostics into d. */
+static Status view_elements(const Emit *e, Diag *d, uint32_t s, int32_t *map, int64_t vol)
+{
+    const BlockUses *bu = &e->uses.blocks[s];
+    const Block *b = e->g->blocks[s];
+    if (bu->n_in_edges == 1)
+        return edge_element_map(e->g, &e->uses, e->g->edges[bu->in_edges[0]], map, vol, d);
+    int32_t sd[TIR_CDIMS];
+    if (!blk_cluster_dims(b, true, 0, sd))
+        return diag_block(d, ST_RUNTIME, "emit.internal", b, "no input cluster");
+    int64_t nx = sd[D_X] > 0 ? sd[D_X] : 1, nc = sd[D_F] > 0 ? sd[D_F] : 1;
+    if ((sd[D_Y] > 0 ? sd[D_Y] : 1) * nx * nc != vol)
+        return diag_block(d, ST_LOGIC, "emit.rearrange", b,
+                          "written by several edges through steps, and no map of y, x and f");
+    for (int64_t i = 0; i < vol; i++)
+        map[i] = INT32_MIN;
+    Status st = ST_OK;
+    for (uint32_t j = 0; j < bu->n_in_edges && st == ST_OK; j++) {
+        const Edge *ed = e->g->edges[bu->in_edges[j]];
+        EBox bx;
+        if (!emit_iface_box(e, s, true, ed->id, &bx))
+            return diag_edge(d, ST_RUNTIME, "emit.internal", ed->id, "no box");
+        int64_t bv = bx.n[0] * bx.n[1] * bx.n[2];
+        int32_t *part = bv > 0 && bv <= vol ? malloc((size_t)bv * sizeof *part) : NULL;
+        if (!part)
+            return bv > 0 && bv <= vol ? diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory")
+                                       : diag_edge(d, ST_LOGIC, "emit.rearrange", ed->id,
+                                                   "writes a box of %lld values into block "
+                                                   "%d", (long long)bv, b->id);
+        st = edge_element_map(e->g, &e->uses, ed, part, bv, d);
+        for (int64_t i = 0; st == ST_OK && i < bv; i++) {
+            int64_t y = bx.lo[0] + i / (bx.n[1] * bx.n[2]), x = bx.lo[1] + i / bx.n[2] % bx.n[1];
+            int64_t at = (y * nx + x) * nc + bx.lo[2] + i % bx.n[2];
+            if (map[at] != INT32_MIN)
+                st = diag_edge(d, ST_LOGIC, "emit.rearrange", ed->id,
+                               "writes value %lld of block %d, which another edge writes too",
+                               (long long)at, b->id);
+            else
+                map[at] = part[i];
+        }
+        free(part);
+    }
+    for (int64_t i = 0; st == ST_OK && i < vol; i++)
+        if (map[i] == INT32_MIN)
+            st = diag_block(d, ST_LOGIC, "emit.rearrange", b,
+                            "value %lld is written by none of its edges", (long long)i);
+    return st;
+}
+
+/* Whether the dynamic blocks of INPUT w place all of storage s (a view's edges, laid out as
+ * f, its own layout) as emit_socket_steps would, each edge's box. */
+static bool socket_steps_fit(const Emit *e, uint32_t s, uint32_t w, const EmitFeat *f)
+{
+    int64_t vol = f->ny * f->nx * f->nc, lanes = f->ny * f->nx * f->c;
+    if (vol < 1 || vol > RA_MAX_ELEMS || lanes > RA_MAX_ELEMS)
+        return false;
+    int32_t *map = malloc((size_t)vol * sizeof *map);
+    int64_t *sock = malloc((size_t)lanes * sizeof *sock);
+    Diag quiet;
+    diag_init(&quiet, NULL);
+    bool ok = map && sock && view_elements(e, &quiet, s, map, vol) == ST_OK;
+    for (int64_t l = 0; ok && l < lanes; l++) {
+        int64_t ch = l % f->c;
+        sock[l] = ch < f->nc ? map[l / f->c * f->nc + ch] : -1;
+    }
+    ok = ok && emit_lanes_fit(e->g->blocks[w], f, sock);
+    diag_finish(&quiet);
+    free(map);
+    free(sock);
+    return ok;
 }
 
 /* The layout of view s's area (its writer w's map): a compute block's as it writes it (a
@@ -98,13 +183,13 @@ static bool view_feat(const Emit *e, uint32_t s, uint32_t w, EmitFeat *feat)
                              cd[D_F] > 0 ? cd[D_F] : 1, unit, feat);
 }
 
-static Status layer_rows(const Emit *e, Diag *d, uint32_t s, const Edge *ed,
+static Status layer_rows(const Emit *e, Diag *d, uint32_t s,
                          const EmitFeat *f, int64_t layer, int64_t **rows, int64_t *n,
                          bool *more);
 
 /* Whether every OUTPUT reading view s (laid out as f) takes its values with dynamic blocks
  * (emit_sockrun.c), each use of a value (a layer) from its one lane. */
-static bool outputs_read(const Emit *e, uint32_t s, const Edge *ed, const EmitFeat *f)
+static bool outputs_read(const Emit *e, uint32_t s, const EmitFeat *f)
 {
     const BlockUses *bu = &e->uses.blocks[s];
     Diag quiet; /* a view that is not is no finding */
@@ -115,7 +200,7 @@ static bool outputs_read(const Emit *e, uint32_t s, const Edge *ed, const EmitFe
         bool more = true;
         for (int64_t layer = 0; ok && more; layer++) {
             int64_t *rows = NULL, n = 0;
-            ok = io && layer_rows(e, &quiet, s, ed, f, layer, &rows, &n, &more) == ST_OK &&
+            ok = io && layer_rows(e, &quiet, s, f, layer, &rows, &n, &more) == ST_OK &&
                  emit_lanes_fit(io, f, rows);
             free(rows);
         }
@@ -124,31 +209,40 @@ static bool outputs_read(const Emit *e, uint32_t s, const Edge *ed, const EmitFe
     return ok;
 }
 
-/* Whether INPUT w's socket is held as it is in storage s (a view, read by OUTPUTs only):
- * when its dynamic blocks cannot place it in s's own layout through the edge's steps (a value
- * in several lanes, or from a lane that is no word's first) and the OUTPUTs can read it so,
- * and it takes no more words than s's own map, which the mapper counts (taskir/blockbox.c;
- * a strided slice's whole input takes more). */
-static bool socket_view(const Emit *e, uint32_t s, const Edge *ed, const EmitFeat *f)
+/* Whether INPUT w's socket is held as it is in storage s (a view, read by OUTPUTs only), laid
+ * out as *f: when its dynamic blocks cannot place it in s's own layout through the edge's
+ * steps (a value in several lanes, or from a lane that is no word's first) and the OUTPUTs
+ * can read it so, and it takes no more words than s's own map, which the mapper counts
+ * (taskir/blockbox.c; a strided slice's whole input takes more). An 8-bit socket whose
+ * OUTPUTs would read values from lanes that are no word's first (an upsampling along the
+ * channels) is held one value a word (INT_32, unpadded: each dynamic block writes and
+ * reads whole words) when that fits in s's map too. */
+static bool socket_view(const Emit *e, uint32_t s, uint32_t w, EmitFeat *f)
 {
     int32_t sd[TIR_CDIMS];
-    EmitFeat own;
+    EmitFeat own, wide;
     const Block *sb = e->g->blocks[s];
     int unit = emit_storage_unit(e, s);
-    return unit && blk_cluster_dims(sb, true, 0, sd) &&
-           emit_feat(blk_prec(sb), sd[D_Y] > 0 ? sd[D_Y] : 1, sd[D_X] > 0 ? sd[D_X] : 1,
-                     sd[D_F] > 0 ? sd[D_F] : 1, unit, &own) &&
-           f->words <= own.words && !emit_socket_steps_fit(e, ed, s, &own) &&
-           outputs_read(e, s, ed, f);
+    if (!unit || !blk_cluster_dims(sb, true, 0, sd) ||
+        !emit_feat(blk_prec(sb), sd[D_Y] > 0 ? sd[D_Y] : 1, sd[D_X] > 0 ? sd[D_X] : 1,
+                   sd[D_F] > 0 ? sd[D_F] : 1, unit, &own) ||
+        socket_steps_fit(e, s, w, &own))
+        return false;
+    if (f->words <= own.words && outputs_read(e, s, f))
+        return true;
+    if (f->per_word == 1 || !emit_feat(PR_INT_32, f->ny, f->nx, f->nc, 1, &wide) ||
+        wide.words > own.words || !outputs_read(e, s, &wide))
+        return false;
+    *f = wide;
+    return true;
 }
 
 bool emit_rearr_view(const Emit *e, uint32_t s, uint32_t core, EmitFeat *feat)
 {
     uint32_t w;
-    const Edge *ed;
-    if (!view_writer(e, s, &w, &ed) || !view_feat(e, s, w, feat))
+    if (!view_writer(e, s, &w) || !view_feat(e, s, w, feat))
         return false;
-    return e->g->blocks[w]->type == BT_INPUT ? socket_view(e, s, ed, feat)
+    return e->g->blocks[w]->type == BT_INPUT ? socket_view(e, s, w, feat)
                                              : e->core_of[w] == core;
 }
 
@@ -156,17 +250,18 @@ Status emit_rearr_layer(Emit *e, uint32_t s, int64_t layer, int64_t **rows, int6
                         bool *more)
 {
     uint32_t w;
-    const Edge *ed;
     EmitFeat f;
-    if (!view_writer(e, s, &w, &ed) || !view_feat(e, s, w, &f))
+    if (!view_writer(e, s, &w) || !view_feat(e, s, w, &f))
         return diag_block(e->d, ST_RUNTIME, "emit.internal", e->g->blocks[s],
                           "is not a view of its writer");
-    return layer_rows(e, e->d, s, ed, &f, layer, rows, n, more);
+    if (e->g->blocks[w]->type == BT_INPUT && e->n_copy[s]) /* as socket_view chose */
+        f = e->copies[e->first_copy[s]].feat;
+    return layer_rows(e, e->d, s, &f, layer, rows, n, more);
 }
 
-/* The rows of use number `layer` of view s of writer's map f, through edge ed (diagnostics
- * into d). */
-static Status layer_rows(const Emit *e, Diag *d, uint32_t s, const Edge *ed,
+/* The rows of use number `layer` of view s of writer's map f, through its edges
+ * (view_elements; diagnostics into d). */
+static Status layer_rows(const Emit *e, Diag *d, uint32_t s,
                          const EmitFeat *fp, int64_t layer, int64_t **rows, int64_t *n,
                          bool *more)
 {
@@ -194,7 +289,7 @@ static Status layer_rows(const Emit *e, Diag *d, uint32_t s, const Edge *ed,
         free(r);
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
     }
-    Status st = edge_element_map(e->g, &e->uses, ed, map, vol, d);
+    Status st = view_elements(e, d, s, map, vol);
     /* inv: for each value of the writer's map (C order y, x, c), 1 + the vector element that
      * is its use number `layer` (in element order; 0: none); a value that several elements
      * take (a SHUFFLE repeating an index) has several uses */
@@ -243,6 +338,5 @@ long emit_rearr_input(const Emit *e, uint32_t cvm)
     const Edge *ed = graph_edge(e->g, b->in[0].ifaces[0].edge_id);
     long s = ed ? graph_block_pos(e->g, ed->src) : -1;
     uint32_t w;
-    const Edge *we;
-    return s >= 0 && view_writer(e, (uint32_t)s, &w, &we) ? s : -1;
+    return s >= 0 && view_writer(e, (uint32_t)s, &w) ? s : -1;
 }

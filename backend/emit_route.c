@@ -249,7 +249,7 @@ static Status runs(Emit *e, const Edge *ed, const ELoc *src, int64_t ch0, uint32
     return ST_OK;
 }
 
-static bool intersect(const EBox *a, const EBox *b, EBox *out)
+bool emit_box_meet(const EBox *a, const EBox *b, EBox *out)
 {
     for (int i = 0; i < 3; i++) {
         int64_t lo = a->lo[i] > b->lo[i] ? a->lo[i] : b->lo[i];
@@ -428,7 +428,8 @@ static Status route_edge(Emit *e, const MapDict *dict)
         const MapCoord *cs = &dict->coords[i], *cr = &dict->coords[i + 1];
         ECopy *dcp = emit_copy_on(e, (uint32_t)s, rk);
         bool dup = false; /* the first phase carries the whole transfer to a receiver */
-        for (uint32_t j = 1; j < i && !dup && !(dcp && dcp->spread); j++)
+        bool banded = dcp && emit_merge_banded(e, dcp, ed->id); /* emit_merge.c */
+        for (uint32_t j = 1; j < i && !dup && !(dcp && dcp->spread) && !banded; j++)
             dup = dict->coords[j - 1].pi_index == MAP_PI_ROUTER_SEND &&
                   dict->coords[j].pi_index == MAP_PI_ROUTER_RECIEVE &&
                   emit_core(e, &dict->coords[j]) == rk;
@@ -438,10 +439,16 @@ static Status route_edge(Emit *e, const MapDict *dict)
             return diag_edge(e->d, ST_LOGIC, "emit.route", ed->id,
                              "received on %s, which holds no copy of block %d",
                              e->cores[rk].name, e->g->blocks[s]->id);
-        EBox part;
-        if (!intersect(&dbox, &dcp->box, &part))
-            continue;
         int64_t dbase = emit_copy_dest_addr(e, dcp); /* its landing area when it moves on */
+        ECopy slice; /* a slice of a copy merged from column slices lands compact */
+        int ms = emit_merge_slice(e, dcp, ed->id, cr->phase, &slice, &dbase);
+        if (ms < 0)
+            continue; /* nothing of its slice lands in this phase */
+        if (ms > 0)
+            dcp = &slice;
+        EBox part;
+        if (!emit_box_meet(&dbox, &dcp->box, &part))
+            continue;
         const EPart *pt = dcp->spread ? emit_part_at(e, dcp, cr->phase) : NULL;
         if (dcp->spread && !pt)
             continue; /* nothing of it in this phase (emit_spread.c) */
@@ -495,8 +502,9 @@ static Status gather(Emit *e, uint32_t w)
         long s = graph_block_pos(e->g, ed->dst);
         ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
         EBox dbox, part;
-        if (!cp || cp->alias_of == w || !emit_iface_box(e, (uint32_t)s, true, ed->id, &dbox) ||
-            !intersect(&dbox, &cp->box, &part))
+        if (!cp || cp->alias_of == w || emit_merge_of(e, cp) || /* merged: emit_merge.c */
+            !emit_iface_box(e, (uint32_t)s, true, ed->id, &dbox) ||
+            !emit_box_meet(&dbox, &cp->box, &part))
             continue;
         const BlockUses *su = &e->uses.blocks[s];
         for (uint32_t r = 0; r < su->n_out_edges; r++) {

@@ -208,29 +208,6 @@ bool emit_lanes_fit(const Block *io, const EmitFeat *f, const int64_t *sock)
     return ok;
 }
 
-bool emit_socket_steps_fit(const Emit *e, const Edge *ed, uint32_t s, const EmitFeat *f)
-{
-    long pos = graph_block_pos(e->g, ed->src);
-    int64_t vol = f->ny * f->nx * f->nc, lanes = f->ny * f->nx * f->c;
-    if (pos < 0 || vol < 1 || vol > RA_MAX_ELEMS || lanes > RA_MAX_ELEMS)
-        return false;
-    (void)s; /* the edge's box at s is all of s (emit_rearr.c) */
-    int32_t *map = malloc((size_t)vol * sizeof *map);
-    int64_t *sock = malloc((size_t)lanes * sizeof *sock);
-    Diag quiet;
-    diag_init(&quiet, NULL);
-    bool ok = map && sock && edge_element_map(e->g, &e->uses, ed, map, vol, &quiet) == ST_OK;
-    for (int64_t l = 0; ok && l < lanes; l++) {
-        int64_t ch = l % f->c;
-        sock[l] = ch < f->nc ? map[l / f->c * f->nc + ch] : -1;
-    }
-    ok = ok && emit_lanes_fit(e->g->blocks[pos], f, sock);
-    diag_finish(&quiet);
-    free(map);
-    free(sock);
-    return ok;
-}
-
 /* sock[] for the lanes of copy cp (-1 everywhere), or NULL (out of memory recorded). */
 static int64_t *lanes_of(Emit *e, const ECopy *cp, int64_t *n)
 {

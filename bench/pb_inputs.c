@@ -5,7 +5,8 @@
  *
  * Plans the graph in the simulator (sim_create: the shapes taskir-run expects) and, for every
  * INPUT block K in graph order, writes DIR/inputK.npy: int32 values in the block's natural
- * shape (sim_input_shape), uniform in its precision's range cut to [-127, 127], from a
+ * shape (sim_input_shape), uniform in the values it admits (its precision's range and its
+ * model tensor's declared range, blk_input_range) cut to [-127, 127], from a
  * fixed-seed PRNG (the same files on every run). Prints one line per input, NAME=PATH, ready
  * for `taskir-run GRAPH.pb --input NAME=PATH`; NAME is the block's socket id, else its name.
  * Built by meson (bench/meson.build), never run by `meson test` itself; exit 0, 1 usage,
@@ -40,15 +41,15 @@ static Status write_input(const SimRun *run, uint32_t k, const char *dir, uint32
     uint32_t nd = sim_input_shape(run, k, shape);
     for (uint32_t i = 0; i < nd; i++)
         n *= shape[i]; /* bounded by the simulator's caps (sim_create) */
-    int64_t lo = -127, hi = 127;
-    const PrecisionInfo *pi = b->has_prec ? pr_info(b->prec) : NULL;
-    if (pi && pi->lo > lo)
-        lo = pi->lo;
-    if (pi && pi->hi < hi)
-        hi = pi->hi;
+    int64_t lo, hi;
+    blk_input_range(b, &lo, &hi);
+    if (lo < -127)
+        lo = -127;
+    if (hi > 127)
+        hi = 127;
     if (lo > hi)
-        return diag_block(d, ST_LOGIC, "bench.input", b, "its precision leaves no value in "
-                          "[-127, 127]");
+        return diag_block(d, ST_LOGIC, "bench.input", b, "its precision and declared range "
+                          "leave no value in [-127, 127]");
     char name[64], path[4096];
     if (b->has_socket_id)
         snprintf(name, sizeof name, "%d", (int)b->socket_id);

@@ -18,9 +18,10 @@
  *   - from off chip (INPUT): before the step.
  * An Axon block writing an 8-bit map keeps a Soma slot of its phase for the P06 that narrows
  * its int32 result (layout_narrows; Soma1, else Soma2), so its readers there run after it.
- * A transfer received over several phases keeps Soma2 of each of them (on the receiving core)
- * for the P06 that moves that phase's part out of the receive area, so it arrives only in
- * phases whose Soma2 is free. A block the code generator inserts P06s before (premove.h: a
+ * A transfer received over several phases, or into a copy larger than the receive area,
+ * keeps Soma2 of each of them (on the receiving core) for the P06 that moves that phase's
+ * part out of the receive area, so it arrives only in phases whose Soma2 is free. A block
+ * the code generator inserts P06s before (premove.h: a
  * CADD's inputs gathered, or its box repeated) runs only where as many free Soma slots lie
  * between its inputs' arrivals and its slot, and keeps them: a phase later, or more, when
  * there are not (inside its stage, else map.phases).
@@ -135,6 +136,17 @@ static uint32_t planned_twin(const MapPlan *p, uint32_t xi, uint32_t v)
     return MAP_NONE;
 }
 
+/* Whether the copy transfer xi fills is larger than the receive area: the code generator
+ * then moves every part of it out of the receive area in Soma2 of the phase it lands in, as
+ * for a transfer over several phases (backend/emit_spread.c). */
+static bool over_recv(const MapPlan *p, uint32_t xi)
+{
+    const MXfer *x = &p->xfers[xi];
+    uint32_t r = xi - p->xfer_of[x->edge];
+    return r < p->rep_n[x->store] &&
+           p->rep_bytes[p->rep_first[x->store] + r] > (int64_t)p->chip->recv_bytes_per_phase;
+}
+
 /* Plans one transfer into a Ready's core: the time its data is in place. */
 static int ready_one(uint32_t xi, void *arg)
 {
@@ -162,12 +174,13 @@ static int ready_one(uint32_t xi, void *arg)
             int64_t left = x->bytes;
             int32_t ph = send_phase(a);
             uint32_t n = 0;
+            bool big = over_recv(p, xi); /* each part moves out, however few */
             const uint8_t *slots = R->v == MAP_NONE ? NULL : p->vcores[R->v].slots;
             for (;;) {
                 uint32_t l = (uint32_t)ph % R->s->M;
                 int64_t room = R->per_phase - R->recv[l];
                 /* a part of several (not all of it here) moves out in Soma2 of its phase */
-                bool part = n > 0 || left > room;
+                bool part = big || n > 0 || left > room;
                 if (part && slots && R->s->delay && room > 0 && (slots[l] & (1u << MS_SOMA2))) {
                     room = 0;
                     R->s->delayed = true;
@@ -192,14 +205,16 @@ static int ready_one(uint32_t xi, void *arg)
                 }
                 ph++;
             }
-            /* over several phases, each phase's part moves out of the receive area in
-             * Soma2 of its phase (backend/emit_spread.c): a reader comes after the last */
-            r = (int64_t)ph * MS_PER_PHASE + (n > 1 ? MS_SOMA2 : MS_ROUTER);
+            /* over several phases (or into a copy over the receive area), each phase's
+             * part moves out of the receive area in Soma2 of its phase
+             * (backend/emit_spread.c): a reader comes after the last */
+            bool moved = n > 1 || big;
+            r = (int64_t)ph * MS_PER_PHASE + (moved ? MS_SOMA2 : MS_ROUTER);
             if (R->commit) {
                 x->cross = true;
                 x->chunk0 = p->n_chunks - n;
                 x->n_chunks = n;
-                for (uint32_t k = 0; n > 1 && R->v != MAP_NONE && k < n; k++)
+                for (uint32_t k = 0; moved && R->v != MAP_NONE && k < n; k++)
                     p->vcores[R->v].slots[map_local(p, p->chunks[x->chunk0 + k].phase)] |=
                         (uint8_t)(1u << MS_SOMA2); /* the part's move (emit_spread.c) */
             }

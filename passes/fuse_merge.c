@@ -17,6 +17,7 @@
 #include "taskir/rearrange.h"
 #include "taskir/uses.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,30 +46,85 @@ static void mix_i(Hasher *s, int64_t v)
     mix(s, &v, sizeof v);
 }
 
-/* Mixes n values of size bytes each: all of them when they are few, else HASH_SAMPLES spread
+/* The hash of n values of size bytes each, n > HASH_SAMPLES: HASH_SAMPLES of them spread
  * evenly (a weight tensor of millions of values is hashed in constant time; equal hashes are
  * confirmed by comparing every value). */
-static void mix_values(Hasher *s, const void *v, uint32_t n, size_t size)
+static uint64_t sample_hash(const void *v, uint32_t n, size_t size)
 {
-    mix_i(s, n);
-    if (n <= HASH_SAMPLES) {
-        mix(s, v, n * size);
-        return;
-    }
+    Hasher s = {UINT64_C(14695981039346656037)};
     for (uint32_t k = 0; k < HASH_SAMPLES; k++)
-        mix(s, (const char *)v + (size_t)((uint64_t)n * k / HASH_SAMPLES) * size, size);
+        mix(&s, (const char *)v + (size_t)((uint64_t)n * k / HASH_SAMPLES) * size, size);
+    return s.h;
 }
 
-static void mix_tensor(Hasher *s, const Tensor *t)
+/* The sample hashes of the int32 arrays hashed so far, by array (the copies split and
+ * replicate make share their values: a row band's weights are sampled once, not once a
+ * band, which on a wide model is a cache miss a sample). Open addressing, at most half
+ * full. */
+typedef struct Memo {
+    const int32_t **p;
+    uint32_t *n;
+    uint64_t *h;
+    size_t cap, used;
+} Memo;
+
+static bool memo_init(Memo *m, size_t most)
+{
+    memset(m, 0, sizeof *m);
+    m->cap = 64;
+    while (m->cap < 2 * most + 2)
+        m->cap *= 2;
+    m->p = calloc(m->cap, sizeof *m->p);
+    m->n = malloc(m->cap * sizeof *m->n);
+    m->h = malloc(m->cap * sizeof *m->h);
+    return m->p && m->n && m->h;
+}
+
+static void memo_finish(Memo *m)
+{
+    free(m->p), free(m->n), free(m->h);
+}
+
+/* sample_hash of the int32 array v of n values, through m (NULL: computed). */
+static uint64_t i32_hash(Memo *m, const int32_t *v, uint32_t n)
+{
+    if (!m || m->used * 2 + 2 > m->cap)
+        return sample_hash(v, n, sizeof *v);
+    uint64_t x = (uint64_t)(uintptr_t)v * UINT64_C(0x9e3779b97f4a7c15) ^ n;
+    size_t i = (size_t)(x >> 17) & (m->cap - 1);
+    for (; m->p[i]; i = (i + 1) & (m->cap - 1))
+        if (m->p[i] == v && m->n[i] == n)
+            return m->h[i];
+    m->p[i] = v;
+    m->n[i] = n;
+    m->h[i] = sample_hash(v, n, sizeof *v);
+    m->used++;
+    return m->h[i];
+}
+
+/* Mixes n values of size bytes each: all of them when they are few, else their sample_hash
+ * (of an int32 array, through memo: NULL, none). */
+static void mix_values(Hasher *s, const void *v, uint32_t n, size_t size, Memo *memo)
+{
+    mix_i(s, n);
+    if (n <= HASH_SAMPLES)
+        mix(s, v, n * size);
+    else if (size == sizeof(int32_t) && memo)
+        mix_i(s, (int64_t)i32_hash(memo, v, n));
+    else
+        mix_i(s, (int64_t)sample_hash(v, n, size));
+}
+
+static void mix_tensor(Hasher *s, const Tensor *t, Memo *memo)
 {
     mix_i(s, t ? (int64_t)t->n_dims : -1);
     if (!t)
         return;
     mix(s, t->dims, t->n_dims * sizeof *t->dims);
     mix_i(s, t->has_prec ? (int64_t)t->prec : -1);
-    mix_values(s, t->i32, t->n_i32, sizeof *t->i32);
-    mix_values(s, t->u32, t->n_u32, sizeof *t->u32);
-    mix_values(s, t->f32, t->n_f32, sizeof *t->f32);
+    mix_values(s, t->i32, t->n_i32, sizeof *t->i32, memo);
+    mix_values(s, t->u32, t->n_u32, sizeof *t->u32, NULL);
+    mix_values(s, t->f32, t->n_f32, sizeof *t->f32, NULL);
 }
 
 /* Equal arrays of n bytes; the same array (a tensor shared by clones, as split and
@@ -164,15 +220,16 @@ static bool same_steps(const Edge *a, const Edge *b)
 }
 
 /* The hash of the block at pos and its input edges; false when an edge's ends are not found
- * (a block the pass leaves alone). */
-static bool hash_block(const Graph *g, const GraphUses *u, uint32_t pos, uint64_t *out)
+ * (a block the pass leaves alone). memo: the sample hashes of data arrays. */
+static bool hash_block(const Graph *g, const GraphUses *u, uint32_t pos, Memo *memo,
+                       uint64_t *out)
 {
     const Block *b = g->blocks[pos];
     Hasher s = {UINT64_C(14695981039346656037)};
     mix_i(&s, b->type);
     mix_i(&s, blk_prec(b));
     mix(&s, b->shape.d, sizeof b->shape.d);
-    mix_tensor(&s, b->data);
+    mix_tensor(&s, b->data, memo);
     const BlockUses *bu = &u->blocks[pos];
     mix_i(&s, bu->n_in_edges);
     for (uint32_t i = 0; i < bu->n_in_edges; i++) {
@@ -186,7 +243,7 @@ static bool hash_block(const Graph *g, const GraphUses *u, uint32_t pos, uint64_
         for (uint32_t k = 0; k < e->n_re; k++) {
             mix_i(&s, e->re[k].type);
             for (uint32_t m = 0; m < e->re[k].n_mats; m++)
-                mix_tensor(&s, &e->re[k].mats[m]);
+                mix_tensor(&s, &e->re[k].mats[m], NULL);
         }
     }
     *out = s.h;
@@ -224,15 +281,21 @@ static int cand_cmp(const void *pa, const void *pb)
 static bool decide(const Graph *g, const GraphUses *u, const GroupMap *grp, uint32_t *into)
 {
     Cand *c = malloc(((size_t)g->n_blocks + 1) * sizeof *c);
-    if (!c)
+    Memo memo;
+    bool have_memo = memo_init(&memo, g->n_blocks);
+    if (!c) {
+        memo_finish(&memo);
         return false;
+    }
     uint32_t n = 0;
     for (uint32_t i = 0; i < g->n_blocks; i++) {
         into[i] = i;
         uint64_t h;
-        if (bt_info(g->blocks[i]->type)->kind == BK_STORAGE && hash_block(g, u, i, &h))
+        if (bt_info(g->blocks[i]->type)->kind == BK_STORAGE &&
+            hash_block(g, u, i, have_memo ? &memo : NULL, &h))
             c[n++] = (Cand){h, i};
     }
+    memo_finish(&memo);
     qsort(c, n, sizeof *c, cand_cmp);
     for (uint32_t lo = 0, hi; lo < n; lo = hi) {
         for (hi = lo + 1; hi < n && c[hi].hash == c[lo].hash; hi++)

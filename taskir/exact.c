@@ -377,6 +377,17 @@ static ExactRange input_range(const Ctx *c, uint32_t pos)
     return r;
 }
 
+/* An INPUT: the values it admits (what taskir-run accepts, sim.input.range: its precision's
+ * and its model tensor's declared range), inside r. */
+static ExactRange declared_range(const Block *b, ExactRange r)
+{
+    int64_t lo, hi;
+    blk_input_range(b, &lo, &hi);
+    lo = max64(lo, r.lo);
+    hi = min64(hi, r.hi);
+    return lo <= hi ? rng(lo, hi) : rng(0, 0);
+}
+
 static bool visit(Ctx *c, uint32_t pos)
 {
     const Block *b = c->g->blocks[pos];
@@ -395,7 +406,7 @@ static bool visit(Ctx *c, uint32_t pos)
         return compute(c, pos);
     case BK_IO:
         if (b->type == BT_INPUT)
-            x->out = b->has_prec ? exact_prec_range(b->prec) : input_range(c, pos);
+            x->out = declared_range(b, b->has_prec ? R_INT32 : input_range(c, pos));
         else
             x->out = c->n_cl ? c->cl[0] : rng(0, 0);
         x->in = x->acc = x->raw = x->out;

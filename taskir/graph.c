@@ -404,6 +404,23 @@ bool blk_set_model(Graph *g, Block *b, const int64_t *dims, uint32_t ndim, Preci
     return true;
 }
 
+void blk_input_range(const Block *b, int64_t *lo, int64_t *hi)
+{
+    *lo = INT32_MIN;
+    *hi = INT32_MAX;
+    const PrecisionInfo *pi = b->has_prec ? pr_info(b->prec) : NULL;
+    if (pi && pi->lo > *lo)
+        *lo = pi->lo;
+    if (pi && pi->hi < *hi)
+        *hi = pi->hi;
+    if (b->has_model && b->has_model_range) {
+        if (b->model_lo > *lo)
+            *lo = b->model_lo;
+        if (b->model_hi < *hi)
+            *hi = b->model_hi;
+    }
+}
+
 int64_t blk_model_volume(const Block *b)
 {
     if (!b->has_model)

@@ -109,6 +109,9 @@ typedef struct Block {
     int64_t *model_dims;
     PrecisionId model_prec;
     bool has_model_prec;
+    /* INPUT: the values the model admits, model_lo .. model_hi (ModelTensor lo, hi) */
+    bool has_model_range;
+    int32_t model_lo, model_hi;
     bool removed;           /* graph_remove_block: dropped by graph_compact */
 } Block;
 
@@ -220,6 +223,9 @@ bool blk_set_model(Graph *g, Block *b, const int64_t *dims, uint32_t ndim, Preci
 /* The number of elements of the block's model tensor (1 for a scalar), or -1 when it has
  * none or the count passes 2^62. */
 int64_t blk_model_volume(const Block *b);
+/* The values an INPUT block admits: its precision's range (int32 without one) cut to its
+ * model tensor's declared range; *lo > *hi when the two leave no value. */
+void blk_input_range(const Block *b, int64_t *lo, int64_t *hi);
 /* Adds a rearrangement step to an edge; its parameter tensors are added with
  * tensor_create. NULL when out of memory. */
 Rearrange *edge_add_rearrange(Graph *g, Edge *e, RearrangeType type, uint32_t n_mats);

@@ -104,12 +104,35 @@ uint32_t layout_repeats(const Graph *g, const GraphUses *u, uint32_t pos, long *
 static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int depth,
                         long skip);
 
+/* layout_repeat_scales at depth depth of the chain of pitches. */
+static bool repeat_scales(const Graph *g, const GraphUses *u, uint32_t pos, int depth)
+{
+    long s = -1;
+    const Block *b = g->blocks[pos];
+    if (!layout_repeats(g, u, pos, &s) || depth >= MAX_CHAIN || blk_attr(b, AT_STRIDE_X) > 1 ||
+        blk_attr(b, AT_STRIDE_Y) > 1 || blk_attr(b, AT_PAD_UP) || blk_attr(b, AT_PAD_DOWN) ||
+        blk_attr(b, AT_PAD_LEFT) || blk_attr(b, AT_PAD_RIGHT))
+        return false; /* P83 reads every pixel once, no padding */
+    PrecisionId p = blk_prec(g->blocks[s]);
+    if (p != PR_INT_8 && p != PR_UINT_8 && p != PR_INT_32)
+        return false; /* P83 reads no ternary */
+    int unit = storage_unit(g, u, (uint32_t)s, depth + 1, -1);
+    int group = layout_unit(p, LAYOUT_GROUP);
+    return unit > 0 && group > 0 && unit % group == 0;
+}
+
+bool layout_repeat_scales(const Graph *g, const GraphUses *u, uint32_t pos)
+{
+    return repeat_scales(g, u, pos, 0);
+}
+
 /* The pitch a P02 / P03 / P43 / P83 at pos reads (and so writes). */
 static int group_in_unit(const Graph *g, const GraphUses *u, uint32_t pos, int depth)
 {
     const Block *b = g->blocks[pos];
     long s = -1;
-    if (layout_repeats(g, u, pos, &s)) /* the repeated area, in the group unit */
+    /* the repeated area, in the group unit; a P83 scaling the box reads its map's pitch */
+    if (layout_repeats(g, u, pos, &s) && !repeat_scales(g, u, pos, depth))
         return layout_unit(blk_prec(g->blocks[s]), LAYOUT_GROUP);
     const Edge *ed = b->n_in && b->in[0].n_ifaces ? graph_edge(g, b->in[0].ifaces[0].edge_id)
                                                   : NULL;
@@ -180,6 +203,16 @@ static int lut_need(const Graph *g, const GraphUses *u, uint32_t pos, uint32_t s
     return storage_unit(g, u, (uint32_t)y, depth + 1, (long)pos); /* but this CLUT's rows */
 }
 
+/* Whether a dynamic block (docs/backend.md, "Dynamic blocks") writes a pixel of nc channels
+ * in a pitch of unit: the channels as they are, or rounded up by one of its alignments (8,
+ * 16 or 32 elements). */
+static bool dynamic_pitch(int64_t nc, int unit)
+{
+    int64_t c = (nc + unit - 1) / unit * unit;
+    return c == nc || c == (nc + 7) / 8 * 8 || c == (nc + 15) / 16 * 16 ||
+           c == (nc + 31) / 32 * 32;
+}
+
 /* skip: a writer whose rows not to count (the CLUT asking, lut_need), or -1. */
 static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int depth, long skip)
 {
@@ -187,10 +220,12 @@ static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int de
     const BlockUses *bu = &u->blocks[pos];
     unsigned uses = 0;
     int carried = 0;
+    bool fed = false; /* an INPUT writes it: its dynamic blocks lay the pixels out */
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         long w = graph_block_pos(g, g->edges[bu->in_edges[j]]->src);
         if (w < 0)
             continue;
+        fed |= g->blocks[w]->type == BT_INPUT;
         if (w == skip) {
             uses |= layout_use_of(g->blocks[w]->type, false);
             continue;
@@ -216,6 +251,10 @@ static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int de
         unit = carried;
     while (unit && unit < need && unit < (1 << 20))
         unit *= 2;
+    int32_t cd[TIR_CDIMS];
+    if (fed && p == PR_INT_32 && unit < 8 && blk_cluster_dims(g->blocks[pos], false, 0, cd) &&
+        !dynamic_pitch(cd[D_F] > 0 ? cd[D_F] : cd[D_R] > 0 ? cd[D_R] : 1, unit))
+        unit = 8; /* int32 pixels of 1..3 channels in 4: no alignment gives that, 8 does */
     return unit;
 }
 
@@ -250,7 +289,7 @@ int64_t layout_repeat_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
     long s = -1;
     uint32_t n = layout_repeats(g, u, pos, &s);
     int32_t cd[TIR_CDIMS];
-    if (!n || !blk_cluster_dims(g->blocks[pos], true, 0, cd))
+    if (!n || layout_repeat_scales(g, u, pos) || !blk_cluster_dims(g->blocks[pos], true, 0, cd))
         return 0;
     PrecisionId p = blk_prec(g->blocks[s]);
     int64_t one = layout_map_bytes(p, cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,

@@ -49,7 +49,8 @@ unsigned layout_use_of(BlockType t, bool input);
 int layout_unit(PrecisionId p, unsigned uses);
 /* The pitch unit of the storage block at position pos: what every compute block writing or
  * reading it takes (a P02 / P03 / P43 / P83 writer: also the pitch it reads; a P07 writer:
- * its rows); 0 when its precision has no layout. */
+ * its rows), and for a map an INPUT writes a pitch its dynamic blocks' alignments give (int32
+ * pixels of 1..3 channels: 8, not 4); 0 when its precision has no layout. */
 int layout_storage_unit(const Graph *g, const GraphUses *u, uint32_t pos);
 /* The pitch compute block pos writes: P41 / P04 / P81 their int32 groups, P02 / P03 / P43 /
  * P83 the pitch they read, P07 its rows, a Soma primitive its 16-byte rows in precision p. */
@@ -57,11 +58,20 @@ int layout_output_unit(const Graph *g, const GraphUses *u, uint32_t pos, Precisi
 /* The storage block a CADD at pos adds to itself (one box of it, every input), its position
  * into *src and the times n; 0 when pos is no such CADD. */
 uint32_t layout_repeats(const Graph *g, const GraphUses *u, uint32_t pos, long *src);
+/* Whether the CADD at pos that adds one box to itself n times (layout_repeats) runs as P83
+ * scaling the box by n where it lies (constant_a n: n * x, which the chip computes exactly
+ * where the graph's sum fits in int32, as P02's sum of the box repeated), rather than as
+ * P02 reading the box repeated in an area of its own: when the CADD has no stride or padding,
+ * the map is INT_8, UINT_8 or
+ * INT_32 (P83 reads no ternary) and its pitch is whole 32-byte groups (P83 reads them). The
+ * CADD then reads and writes the map's pitch, and needs no P06 and no area of its own. */
+bool layout_repeat_scales(const Graph *g, const GraphUses *u, uint32_t pos);
 /* Bytes of an ny x nx map of nc channels of precision p with pitch unit unit (-1 on overflow
  * or a precision without a layout). */
 int64_t layout_map_bytes(PrecisionId p, int64_t ny, int64_t nx, int64_t nc, int unit);
 /* Bytes of the area a CADD at pos that adds one box to itself reads (the box n times in the
- * group unit); 0 for any other block, -1 on overflow. */
+ * group unit); 0 for any other block and for one that scales the box (layout_repeat_scales),
+ * -1 on overflow. */
 int64_t layout_repeat_bytes(const Graph *g, const GraphUses *u, uint32_t pos);
 /* Bytes of the send areas of compute block pos (backend/emit_sendbuf.c): its output
  * buffer's pixels in the precision and pitch of each storage block it writes in another

@@ -207,7 +207,13 @@ static bool model_in(Loader *L, const char *where, const Taskir__ModelTensor *w,
     PrecisionId prec = PR_INT_32;
     if (w->has_dtype && !prec_in(L, where, w->dtype, &prec))
         return false;
-    return blk_set_model(L->g, b, w->dims, (uint32_t)w->n_dims, prec, w->has_dtype);
+    if (!blk_set_model(L->g, b, w->dims, (uint32_t)w->n_dims, prec, w->has_dtype))
+        return false;
+    /* a declared range: one bound alone leaves the other int32's */
+    b->has_model_range = w->has_lo || w->has_hi;
+    b->model_lo = w->has_lo ? w->lo : INT32_MIN;
+    b->model_hi = w->has_hi ? w->hi : INT32_MAX;
+    return true;
 }
 
 static bool block_in(Loader *L, const Taskir__TaskBlock *w)
@@ -828,6 +834,9 @@ static Taskir__TaskBlock *block_out(Saver *S, const Block *b)
         m->dims = b->model_dims;
         m->has_dtype = b->has_model_prec;
         m->dtype = (Taskir__Precision)pr_info(b->model_prec)->wire;
+        m->has_lo = m->has_hi = b->has_model_range;
+        m->lo = b->model_lo;
+        m->hi = b->model_hi;
         w->model_tensor = m;
     }
     return w;

@@ -10,5 +10,7 @@ uint32_t premove_count(const Graph *g, const GraphUses *u, uint32_t pos)
     long src = -1;
     if (n < 2)
         return 0;
-    return layout_repeats(g, u, pos, &src) ? 1 : n;
+    if (layout_repeats(g, u, pos, &src))
+        return layout_repeat_scales(g, u, pos) ? 0 : 1; /* P83 reads the box where it lies */
+    return n;
 }

@@ -180,6 +180,10 @@ static json_object *json_block(PrintJson *J, const Block *b)
             pj_push(J, dims, pj_int(J, b->model_dims[i]));
         pj_set(J, m, "dims", dims);
         pj_set_str(J, m, "dtype", pr_info(b->has_model_prec ? b->model_prec : PR_INT_32)->name);
+        if (b->has_model_range) {
+            pj_set(J, m, "lo", pj_int(J, b->model_lo));
+            pj_set(J, m, "hi", pj_int(J, b->model_hi));
+        }
         pj_set(J, o, "model_tensor", m);
     }
     json_object *ins = pj_arr(J);

@@ -246,8 +246,11 @@ static void text_block(FILE *out, const Block *b)
         fprintf(out, "  model (");
         for (uint32_t i = 0; i < b->model_ndim; i++)
             fprintf(out, "%s%lld", i ? ", " : "", (long long)b->model_dims[i]);
-        fprintf(out, "%s) %s\n", b->model_ndim == 1 ? "," : "",
+        fprintf(out, "%s) %s", b->model_ndim == 1 ? "," : "",
                 pr_info(b->has_model_prec ? b->model_prec : PR_INT_32)->name);
+        if (b->has_model_range)
+            fprintf(out, " range %d .. %d", (int)b->model_lo, (int)b->model_hi);
+        fprintf(out, "\n");
     }
     for (uint32_t k = 0; k < b->n_in; k++)
         text_cluster(out, b, true, k);

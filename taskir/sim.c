@@ -1004,31 +1004,18 @@ Status sim_find_input(const SimRun *run, const char *name, uint32_t *k, Diag *d)
     return ST_OK;
 }
 
-/* The range an INPUT's values must lie in: its precision's, when the block states one. */
-static void input_range(const Block *b, int64_t *lo, int64_t *hi)
-{
-    *lo = INT32_MIN;
-    *hi = INT32_MAX;
-    if (b->has_prec && pr_info(b->prec)) {
-        const PrecisionInfo *pi = pr_info(b->prec);
-        if (pi->lo > *lo)
-            *lo = pi->lo;
-        if (pi->hi < *hi)
-            *hi = pi->hi;
-    }
-}
-
 static Status check_range(const Block *b, const int32_t *v, int64_t n, Diag *d)
 {
     int64_t lo, hi;
-    input_range(b, &lo, &hi);
-    if (lo == INT32_MIN && hi == INT32_MAX)
+    blk_input_range(b, &lo, &hi);
+    if (lo <= INT32_MIN && hi >= INT32_MAX)
         return ST_OK;
     for (int64_t i = 0; i < n; i++)
         if (v[i] < lo || v[i] > hi)
             return diag_block(d, ST_LOGIC, "sim.input.range", b, "value %d at flat index %"
                               PRId64 " is outside %s [%" PRId64 ", %" PRId64 "]", (int)v[i], i,
-                              pr_info(b->prec)->name, lo, hi);
+                              b->has_model_range ? "the model's range" : pr_info(b->prec)->name,
+                              lo, hi);
     return ST_OK;
 }
 

@@ -7,11 +7,13 @@
  *     precision as in the TaskGraph;
  *   - CCMPB / CCMPS run as P05 / P25 do (exact_chip_cmp: the shift only when they narrow, in
  *     whole Soma steps, saturation to 8 bits, CMP's low bits, the output's low bits);
- *   - CLUT shifts in whole Soma steps and saturates its index to the table.
+ *   - CLUT shifts in whole Soma steps, saturates its index to the table P07 reads and
+ *     reads the image the code generator writes (the table widened: layout_lut_entries).
  * Other blocks, and blocks of precisions the chip does not encode, run the TaskGraph's
  * kernels. Plain scalar loops: this is for seeing the difference, not for speed. */
 #include "sim_internal.h"
 #include "taskir/exact.h"
+#include "taskir/layout.h"
 
 typedef struct Geo {
     int64_t Y, X, F, R, KY, KX, IY, IX, sy, sx, dy, dx, pu, pl;
@@ -158,17 +160,24 @@ static Status run_cmp(SimRun *run, SimBlock *sb, Diag *d)
     return ST_OK;
 }
 
-/* CLUT: the index shifted in whole Soma steps and saturated to the table. */
+/* CLUT: the index shifted in whole Soma steps, saturated to the table of N entries P07 reads
+ * (layout_lut_entries: the graph's n, else the next size, N >= 2n), and looked up in the
+ * image the code generator writes: the graph's entries at both ends, zeros between
+ * (emit_image_lut). */
 static Status run_lut(SimRun *run, SimBlock *sb, Diag *d)
 {
     (void)d;
     int32_t s = blk_attr(sb->b, AT_BIT_SHIFT_NUM), step = (int32_t)run->chip->soma_shift_bits;
-    int64_t n = sb->in[1].vol, h = n / 2;
+    int64_t n = sb->in[1].vol, big = layout_lut_entries(blk_attr(sb->b, AT_LUT_DW));
+    if (big < n)
+        big = n;
     s = step > 0 ? s - s % step : s;
     for (int64_t i = 0; i < sb->result_vol; i++) {
         int64_t x = sb->in[0].data[i], idx = x >= 0 ? x >> s : ~(~x >> s);
-        idx = idx < -h ? -h : idx > h - 1 ? h - 1 : idx;
-        sb->result[i] = finish(sb->b, sb->in[1].data[idx >= 0 ? idx : idx + n]);
+        idx = idx < -big / 2 ? -big / 2 : idx > big / 2 - 1 ? big / 2 - 1 : idx;
+        int64_t e = idx >= 0 ? idx : idx + big, from = e < n ? e : e >= big - n ? e - (big - n)
+                                                                                 : -1;
+        sb->result[i] = finish(sb->b, from < 0 ? 0 : sb->in[1].data[from]);
     }
     return ST_OK;
 }

@@ -109,6 +109,17 @@ static void check_model(Verifier *v, const Block *b)
                   "UINT_8, INT_16, INT_32", pr_info(p)->name);
         return;
     }
+    int64_t lo, hi;
+    blk_input_range(b, &lo, &hi);
+    if (b->has_model_range && b->type != BT_INPUT) {
+        vfy_block(v, "io.model", b, "a range of admitted values belongs to an INPUT block");
+        return;
+    }
+    if (b->has_model_range && lo > hi) {
+        vfy_block(v, "io.model", b, "the model tensor's range %d .. %d leaves no value of the "
+                  "block's precision", (int)b->model_lo, (int)b->model_hi);
+        return;
+    }
     int64_t mv = blk_model_volume(b), bv = 1;
     for (int i = 0; i < 4; i++)
         if (b->shape.d[i] > 0)

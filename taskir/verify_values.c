@@ -4,12 +4,15 @@
  * leave the range (to name the first offender). The tensors are cut into pieces of at most
  * PIECE values; each piece's extremes are its own entry, merged per block in order, so the
  * results do not depend on the thread count. The threads take the next piece in turn (the
- * pieces are of very different sizes: a bias of 64 values is a piece, as are 2^18 weights). */
+ * pieces are of very different sizes: a bias of 64 values is a piece, as are 2^18 weights).
+ * Blocks that hold the same values (the same array, as the copies split and replicate make
+ * share: a row band's weights) are scanned once and given the same extremes. */
 #include "taskir/verify_util.h"
 
 #include "taskir/parallel.h"
 
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 enum { PIECE = 1 << 18 };
@@ -51,32 +54,66 @@ static const Tensor *i32_data(const Block *b)
     return t && t->n_i32 ? t : NULL;
 }
 
+/* A block with int32 data, by its array: blocks of equal arrays sit side by side once sorted. */
+typedef struct Holder {
+    const int32_t *p;
+    uint32_t n;
+    uint32_t pos;
+} Holder;
+
+static int holder_cmp(const void *pa, const void *pb)
+{
+    const Holder *a = pa, *b = pb;
+    if (a->p != b->p)
+        return (uintptr_t)a->p < (uintptr_t)b->p ? -1 : 1;
+    if (a->n != b->n)
+        return a->n < b->n ? -1 : 1;
+    return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
 void vfy_values_scan(Verifier *v, uint32_t threads)
 {
     const Graph *g = v->g;
-    size_t n = 0;
-    uint64_t total = 0;
+    size_t nh = 0;
+    for (uint32_t i = 0; i < g->n_blocks; i++)
+        nh += i32_data(g->blocks[i]) != NULL;
+    if (!nh || !(v->ext = calloc(g->n_blocks, sizeof *v->ext)))
+        return; /* nothing to scan, or the rule scans as it goes */
+    Holder *h = malloc(nh * sizeof *h);
+    if (!h) {
+        free(v->ext);
+        v->ext = NULL;
+        return;
+    }
+    nh = 0;
     for (uint32_t i = 0; i < g->n_blocks; i++) {
         const Tensor *t = i32_data(g->blocks[i]);
-        if (t) {
-            n += (t->n_i32 + PIECE - 1) / PIECE;
-            total += t->n_i32;
-        }
+        if (t)
+            h[nh++] = (Holder){t->i32, t->n_i32, i};
     }
-    if (!n || !(v->ext = calloc(g->n_blocks, sizeof *v->ext)))
-        return; /* nothing to scan, or the rule scans as it goes */
+    qsort(h, nh, sizeof *h, holder_cmp);
+    /* the pieces of each distinct array, in the order of the sorted holders */
+    size_t n = 0;
+    uint64_t total = 0;
+    for (size_t j = 0; j < nh; j++)
+        if (!j || h[j].p != h[j - 1].p || h[j].n != h[j - 1].n) {
+            n += (h[j].n + PIECE - 1) / PIECE;
+            total += h[j].n;
+        }
     Piece *pc = malloc(n * sizeof *pc);
     if (!pc) {
+        free(h);
         free(v->ext);
         v->ext = NULL;
         return;
     }
     size_t k = 0;
-    for (uint32_t i = 0; i < g->n_blocks; i++) {
-        const Tensor *t = i32_data(g->blocks[i]);
-        for (uint32_t o = 0; t && o < t->n_i32; o += PIECE) {
-            uint32_t m = t->n_i32 - o < PIECE ? t->n_i32 - o : PIECE;
-            pc[k++] = (Piece){t->i32 + o, m, i, 0, 0};
+    for (size_t j = 0; j < nh; j++) {
+        if (j && h[j].p == h[j - 1].p && h[j].n == h[j - 1].n)
+            continue;
+        for (uint32_t o = 0; o < h[j].n; o += PIECE) {
+            uint32_t m = h[j].n - o < PIECE ? h[j].n - o : PIECE;
+            pc[k++] = (Piece){h[j].p + o, m, h[j].pos, 0, 0};
         }
     }
     /* below about a million values, a thread costs more than it saves */
@@ -92,7 +129,12 @@ void vfy_values_scan(Verifier *v, uint32_t threads)
             e->mx = pc[j].mx;
         e->have = true;
     }
+    /* the other holders of each array take the extremes of its first */
+    for (size_t j = 1; j < nh; j++)
+        if (h[j].p == h[j - 1].p && h[j].n == h[j - 1].n)
+            v->ext[h[j].pos] = v->ext[h[j - 1].pos];
     free(pc);
+    free(h);
 }
 
 bool vfy_values_extremes(const Verifier *v, const Block *b, int32_t *mn, int32_t *mx)

@@ -3,10 +3,11 @@
  * generator"). Argument parsing and exit codes only: the code generator is backend/emit.h,
  * the writer backend/progset.h (all files or none).
  *
- *   taskir-emit MAP.pb -o DIR [--format pb|text] [--chip CHIP.xml]
+ *   taskir-emit MAP.pb -o DIR [--format pb|text] [--chip CHIP.xml] [--quiet]
  */
 #include "backend/emit.h"
 #include "cli.h"
+#include "progress.h"
 #include "taskir/fileio.h"
 
 #include <errno.h>
@@ -22,7 +23,7 @@
 #define TOOL "taskir-emit"
 
 static const char usage_text[] =
-    "usage: taskir-emit MAP.pb -o DIR [--format pb|text] [--chip CHIP.xml]\n"
+    "usage: taskir-emit MAP.pb -o DIR [--format pb|text] [--chip CHIP.xml] [--quiet]\n"
     "       taskir-emit --help | --version\n"
     "\n"
     "Writes the programs of a Mapping (what taskir-map writes): per core and phase the\n"
@@ -38,6 +39,8 @@ static const char usage_text[] =
     "  --format text   write program.txt, the same in protobuf text form\n"
     "  --chip FILE     the chip description the Mapping was made for (XML, docs/chip.md);\n"
     "                  default: the built-in TianjicX description\n"
+    "  --quiet         no progress line on standard error (shown after 2 s on a terminal:\n"
+    "                  \"stage K of N\", docs/cli.md)\n"
     "  --help          print this help and exit\n"
     "  --version       print the version and exit\n"
     "\n"
@@ -53,7 +56,7 @@ static const char usage_text[] =
 
 typedef struct Options {
     const char *in, *out, *chip;
-    bool text;
+    bool text, quiet;
 } Options;
 
 static int parse_args(int argc, char **argv, Options *o)
@@ -84,6 +87,8 @@ static int parse_args(int argc, char **argv, Options *o)
             if (!v || !*v)
                 return usage_error("usage.args", "--chip needs a file name");
             o->chip = v;
+        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+            o->quiet = true;
         } else if ((v = cli_opt_value(argc, argv, &i, "--format", &m)), m) {
             if ((rc = cli_once(TOOL, "--format", &s_fmt)) >= 0)
                 return rc;
@@ -137,8 +142,12 @@ int main(int argc, char **argv)
         st = verify_mapping(m, &d);
     if (st == ST_OK)
         st = o.chip ? chip_load(o.chip, &chip, &cd) : chip_load_default(&chip, &cd);
-    if (st == ST_OK)
-        st = emit_program(m, chip, &set, &d);
+    if (st == ST_OK) {
+        CliProgress prog;
+        cli_progress_start(&prog, TOOL, o.quiet);
+        st = emit_program_progress(m, chip, &set, &d, &prog.hook);
+        cli_progress_end(&prog);
+    }
     if (st == ST_OK)
         st = progset_save(o.out, &set, o.text, &od);
     diag_print(&cd, stderr, TOOL);

@@ -120,6 +120,14 @@ static Status lower_input(Lw *L, const OgNode *n, uint32_t k)
         return lw_oom(L);
     b->socket_id = (int32_t)k;
     b->has_socket_id = true;
+    /* the values of precision p the model admits, [-(2^(p-1)-1), 2^(p-1)-1] (the CVM
+     * design's strong constraint; the interpreter refuses others: cvm.input.range) */
+    int32_t p = n->out_prec[0];
+    if (p >= 1 && p <= 32) {
+        b->has_model_range = true;
+        b->model_hi = (int32_t)og_prec_alpha(p);
+        b->model_lo = -b->model_hi;
+    }
     LVal v;
     lw_prod(&v, b, &ps, NULL, n->out_prec[0]);
     lw_set_out(L, 0, &v);

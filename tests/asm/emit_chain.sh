@@ -5,7 +5,7 @@
 # with padding, requantized by a Soma shift; a Soma result sent to another core, part of it
 # (rows, or a column slice: runs apart in the sender's memory) pooled there, in the phase it
 # arrives or a phase later (moved out of the receive area by an inserted P06), or added to
-# itself a phase later (the P06 repeating it reads the receive area); a constant scale P83, a
+# itself a phase later (P83 doubling it, moved out of the receive area); a constant scale P83, a
 # window sum P02 and two requantizations on one core in
 # two phases; a 20 -> 40 vector-matrix product P04; a result multicast to two cores, relayed
 # by the first a phase later, from its copy of the block or of another block of the same

@@ -6,11 +6,13 @@ byte for byte, for several seeded random inputs. The program's text
 form must hold each expected line (the parameters worked out by hand in the graph's comment),
 in that order; an expectation data:ID@OFFSET=HEX wants those bytes at that byte offset of the
 static block file data/ID.bin (data:ID@OFFSET=zeros:N: N zero bytes). With --refuse RULE
-instead, taskir-emit must refuse the Mapping: exit 2, naming RULE, writing nothing.
+instead, taskir-emit must refuse the Mapping: exit 2, naming RULE, writing nothing. --sub OLD
+NEW first replaces the text OLD (which must occur) by NEW in GRAPH.txtpb: a variant.
 
-    emit_lay.py PROTOC PROTO_DIR TASKIR_MAP TASKIR_EMIT TASKIR_RUN GRAPH.txtpb
+    emit_lay.py PROTOC PROTO_DIR TASKIR_MAP TASKIR_EMIT TASKIR_RUN GRAPH.txtpb [--sub OLD NEW]
                 INPUT=DTYPE:D0xD1x... ... [--expect 'field: value' | data:ID@OFFSET=HEX ...]
-    emit_lay.py PROTOC PROTO_DIR TASKIR_MAP TASKIR_EMIT TASKIR_RUN GRAPH.txtpb --refuse RULE
+    emit_lay.py PROTOC PROTO_DIR TASKIR_MAP TASKIR_EMIT TASKIR_RUN GRAPH.txtpb [--sub OLD NEW]
+                --refuse RULE
 
 Python standard library only (the .npy writer of run_progset.py)."""
 import os
@@ -57,16 +59,27 @@ def main():
     if "--expect" in rest:
         expect = rest[rest.index("--expect") + 1:]
         rest = rest[:rest.index("--expect")]
+    with open(graph, "rb") as f:
+        source = f.read()
+    if "--sub" in rest:
+        at = rest.index("--sub")
+        old, new = rest[at + 1].encode(), rest[at + 2].encode()
+        if old not in source:
+            print("FAIL --sub: %s does not hold '%s'" % (graph, rest[at + 1]))
+            return 1
+        source = source.replace(old, new)
+        rest = rest[:at] + rest[at + 3:]
+    rest = rest[:rest.index("--refuse")] if "--refuse" in rest else rest
     inputs = [a.split("=", 1) for a in rest]
     fails = 0
     with tempfile.TemporaryDirectory() as tmp:
         g_pb, map_pb = os.path.join(tmp, "g.pb"), os.path.join(tmp, "g.map.pb")
         mapped = graph.endswith(".map.txtpb")  # a Mapping written by hand: no taskir-map
-        with open(graph, "rb") as f, open(map_pb if mapped else g_pb, "wb") as g:
+        with open(map_pb if mapped else g_pb, "wb") as g:
             subprocess.run([protoc, "--encode=taskir." + ("Mapping" if mapped else "TaskGraph"),
                             "--proto_path=" + proto_dir,
                             "mapping.proto" if mapped else "taskgraph.proto"],
-                           stdin=f, stdout=g, check=True)
+                           input=source, stdout=g, check=True)
         if not mapped:
             subprocess.run([tmap, g_pb, "-o", map_pb, "--quiet"], check=True)
         prog, text = os.path.join(tmp, "prog"), os.path.join(tmp, "text")

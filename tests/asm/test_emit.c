@@ -320,26 +320,37 @@ static void test_receive_move(void **state)
     done(&r);
 }
 
-/* A received copy that a CADD adds to itself a phase later is not moved: the P06 repeating
- * its box takes Soma2 of the phase it arrives in and reads it from the receive area. b (16
- * pixels of 16 int8 channels, read by P02: a pitch of 32, 8 words) lands at 0x8400; the
- * P06 reads its 128 words and writes them twice (32 rows, each row i of b's row i % 16). */
+/* A received copy that a CADD adds to itself a phase later: the CADD runs as P83 doubling
+ * it where it lies (taskir/layout.h, layout_repeat_scales: b's pitch, 32 int8 channels, is a
+ * 32-byte group), so b is moved out of the receive area like any other copy read later. b (16
+ * pixels of 16 int8 channels, read by the CADD: a pitch of 32, 8 words) lands at 0x8400; the
+ * P06 in Soma2 of its phase moves its 128 words into the data banks (int32 rows of 4 words),
+ * and the P83 of the next phase reads them there (constant_a 2) and writes 32 int32 channels a
+ * pixel. */
 static void test_receive_twice(void **state)
 {
     (void)state;
     Run r;
     run(&r, emit_fixture_transfer_twice(), ST_OK);
     const Taskir__Asm__CoreConfig *c1 = core_at(&r.s, 2, 1);
-    const Taskir__Asm__SomaPrim *rep = c1->static_prim_list[0]->soma2;
-    assert_non_null(rep);
-    assert_non_null(rep->p06);
-    assert_int_equal(rep->p06->x1_base_addr, 0x8400);
-    assert_int_equal(rep->p06->x1_addr_length, 128);
-    assert_int_equal(rep->p06->length_in, 32);
-    assert_int_equal(rep->p06->num_in, 32);
-    assert_int_equal(rep->p06->real_num_in, 16);
-    assert_int_equal(rep->p06->o_addr_length, 256);
-    assert_true(rep->p06->o_base_addr < 0x8000); /* the data banks */
+    const Taskir__Asm__SomaPrim *mv = c1->static_prim_list[0]->soma2;
+    assert_non_null(mv);
+    assert_non_null(mv->p06);
+    assert_int_equal(mv->p06->x1_base_addr, 0x8400);
+    assert_int_equal(mv->p06->x1_addr_length, 128);
+    assert_int_equal(mv->p06->length_in, 4);
+    assert_int_equal(mv->p06->num_in, 32);
+    assert_int_equal(mv->p06->o_addr_length, 128);
+    assert_true(mv->p06->o_base_addr < 0x8000); /* the data banks */
+    const Taskir__Asm__AxonPrim *add = c1->static_prim_list[1]->axon;
+    assert_non_null(add);
+    assert_int_equal(add->pic, 0x83);
+    assert_non_null(add->p83);
+    assert_int_equal(add->p83->constant_a, 2);
+    assert_int_equal(add->x1_base_addr, mv->p06->o_base_addr);
+    assert_int_equal(add->x1_addr_length, 128);
+    assert_int_equal(add->shape->nf, 32);
+    assert_int_equal(add->o_addr_length, 16 * 32);
     done(&r);
 }
 

@@ -60,14 +60,15 @@ static uint32_t count_passes, count_simulated; /* pass runs checked, and simulat
 static uint32_t count_skipped; /* graphs pc_check_default left out (PC_DEFAULT_MAX_EDGES) */
 static uint32_t count_refused; /* pass runs refused: the graph cannot fit the chip */
 
-/* Sets every INPUT of run to values of range r (by socket id, inside its precision). */
+/* Sets every INPUT of run to values of range r (by socket id, inside what it admits). */
 static void set_inputs(SimRun *run, int r, Diag *d)
 {
     for (uint32_t k = 0; k < sim_n_inputs(run); k++) {
         const Block *in = sim_input_block(run, k);
-        const PrecisionInfo *pi = pr_info(blk_prec(in));
-        int64_t lo = pi->lo < ranges[r][0] ? ranges[r][0] : pi->lo;
-        int64_t hi = pi->hi > ranges[r][1] ? ranges[r][1] : pi->hi;
+        int64_t lo, hi; /* what it admits: its precision, its declared range */
+        blk_input_range(in, &lo, &hi);
+        lo = lo < ranges[r][0] ? ranges[r][0] : lo;
+        hi = hi > ranges[r][1] ? ranges[r][1] : hi;
         int64_t shape[NPY_MAX_DIMS], n = 1;
         uint32_t nd = sim_input_shape(run, k, shape);
         for (uint32_t i = 0; i < nd; i++)

@@ -282,6 +282,107 @@ static void test_overflow(void **state)
     graph_destroy(g);
 }
 
+/* An INT_32 input negated (CVS -1): -(-2^31) wraps to -2^31 in the TaskGraph and saturates
+ * to 2^31 - 1 on the chip, so without a declared range the negation is map.exact.overflow.
+ * With the range of a CVM input of precision 32 (-(2^31 - 1) .. 2^31 - 1, the model tensor's
+ * lo, hi) it never overflows: no finding, and the mapper keeps the outputs on the chip. The
+ * value -2^31 is then refused by the simulator [sim.input.range]. */
+static void test_declared_range(void **state)
+{
+    (void)state;
+    Chip *c = chip();
+    for (int declared = 0; declared < 2; declared++) {
+        Graph *g = graph_create();
+        Block *in = input(g, PR_INT_32, 3);
+        assert_true(blk_set_model(g, in, (const int64_t[1]){3}, 1, PR_INT_32, false));
+        in->has_model_range = declared;
+        in->model_lo = -INT32_MAX;
+        in->model_hi = INT32_MAX;
+        Block *s = store(g, in, "x/in", PR_INT_32, 3);
+        Block *v = tg_blk(g, BT_CVS, "neg", PR_INT_32, (const int32_t[8]){1, 1, 3, 0, 0, 0, 0, 0});
+        assert_true(blk_set_attr(g, v, AT_CONSTANT_A, -1));
+        tg_join(g, s, 0, v, 0);
+        output(g, store(g, v, "y", PR_INT_32, 3), 3);
+        Diag d;
+        diag_init(&d, "t");
+        assert_int_equal(verify_graph(g, &d), ST_OK);
+        ExactInfo x;
+        assert_int_equal(exact_analyse(g, &x, &d), ST_OK);
+        assert_int_equal(xb_of(g, &x, in)->out.lo, declared ? -INT32_MAX : INT32_MIN);
+        exact_finish(&x);
+        if (!declared) {
+            assert_int_equal(check(g, c, "map.exact.overflow"), 1);
+        } else {
+            assert_int_equal(check(g, c, NULL), 0);
+            int32_t ends[3] = {INT32_MAX, -INT32_MAX, 0}, out[3];
+            rewrite_keeps(g, c, ends, 3);
+            run(g, c, ends, 3, out);
+            assert_int_equal(out[0], -INT32_MAX);
+            assert_int_equal(out[1], INT32_MAX);
+            SimRun *r = NULL;
+            SimOptions o = {.threads = 1, .steps = 1, .keep_all = false};
+            assert_int_equal(sim_create(g, &o, &r, &d), ST_OK);
+            int32_t bad[3] = {0, INT32_MIN, 0};
+            assert_int_equal(sim_set_input(r, 0, bad, 3, &d), ST_LOGIC);
+            assert_true(diag_find(&d, "sim.input.range") >= 0);
+            sim_destroy(r);
+        }
+        diag_finish(&d);
+        graph_destroy(g);
+    }
+    chip_destroy(c);
+}
+
+/* A CLUT of LUT_DW 10 (1024 entries, lut[i] = i - 3000): P07 reads 4096 (the table widened,
+ * layout_lut_entries), an index clipped to -2048 .. 2047, from an image holding the graph's
+ * entries at both ends (emit_image_lut). So every index of the graph's -1024 .. 1023 reads
+ * what the graph does under the chip's arithmetic too: 600 -> -2400, -600 -> entry 424,
+ * 1023 and -1024 the table's ends. A LUT_DW 8 table is read as it is (256 entries): the
+ * chip clips index 200 to 127 and -200 to -128 (entry 128) where the graph reads entries
+ * 200 and 56. */
+static void test_lut_widened(void **state)
+{
+    (void)state;
+    Chip *c = chip();
+    for (int dw = 8; dw <= 10; dw += 2) {
+        int64_t n = (int64_t)1 << dw, tab[1024];
+        for (int64_t i = 0; i < n; i++)
+            tab[i] = i - 3000;
+        Graph *g = graph_create();
+        Block *s = store(g, input(g, PR_INT_32, 5), "x/in", PR_INT_32, 5);
+        Block *lut = tg_blk(g, BT_CLUT, "lut", PR_INT_32,
+                            (const int32_t[8]){1, 1, 5, 0, 0, 0, 0, 0});
+        assert_true(blk_set_attr(g, lut, AT_LUT_DW, dw));
+        Block *t = tg_blk(g, BT_SB, "tab", PR_INT_32,
+                          (const int32_t[8]){0, 0, (int32_t)n, 0, 0, 0, 0, 0});
+        assert_true(blk_set_data(g, t, PR_INT_32, (const int32_t[1]){(int32_t)n}, 1, tab,
+                                 (uint64_t)n));
+        tg_join(g, s, 0, lut, 0);
+        tg_join(g, t, 0, lut, 1);
+        output(g, store(g, lut, "y", PR_INT_32, 5), 5);
+        int32_t in[5] = {600, -600, 1023, -1024, 5}, tg[5], ch[5];
+        if (dw == 8)
+            in[0] = 200, in[1] = -200, in[2] = 255, in[3] = -256;
+        run(g, NULL, in, 5, tg);
+        run(g, c, in, 5, ch);
+        if (dw == 10) {
+            assert_int_equal(tg[0], 600 - 3000);
+            assert_int_equal(tg[1], 424 - 3000);
+            assert_int_equal(tg[2], 1023 - 3000);
+            assert_int_equal(tg[3], 0 - 3000);
+            assert_memory_equal(tg, ch, sizeof tg);
+        } else {
+            assert_int_equal(tg[0], 200 - 3000);
+            assert_int_equal(tg[1], 56 - 3000);
+            assert_int_equal(ch[0], 127 - 3000);
+            assert_int_equal(ch[1], 128 - 3000);
+            assert_int_equal(ch[4], tg[4]);
+        }
+        graph_destroy(g);
+    }
+    chip_destroy(c);
+}
+
 /* The chip's CADD saturates after each input: INT32_MAX - 5 + 10 - 10 -> INT32_MAX - 10 on
  * the chip (INT32_MAX after the first add), INT32_MAX - 5 in the TaskGraph. */
 static void test_cadd_saturates(void **state)
@@ -926,6 +1027,8 @@ int main(void)
         cmocka_unit_test(test_prec_widen),
         cmocka_unit_test(test_prec_clamp),
         cmocka_unit_test(test_p05_values),
+        cmocka_unit_test(test_declared_range),
+        cmocka_unit_test(test_lut_widened),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -37,8 +37,10 @@ int32_t *pt_simulate(const Graph *g, uint32_t seed, int64_t *n)
         for (uint32_t i = 0; i < nd; i++)
             count *= shape[i];
         const Block *b = sim_input_block(run, k);
-        const PrecisionInfo *pi = pr_info(blk_prec(b));
-        int64_t lo = pi->lo < -128 ? -128 : pi->lo, hi = pi->hi > 127 ? 127 : pi->hi;
+        int64_t lo, hi; /* what the input admits (its precision, its declared range) */
+        blk_input_range(b, &lo, &hi);
+        lo = lo < -128 ? -128 : lo;
+        hi = hi > 127 ? 127 : hi;
         int32_t *v = malloc((size_t)count * sizeof *v);
         assert_non_null(v);
         for (int64_t i = 0; i < count; i++) {

@@ -16,6 +16,7 @@
 #include "taskir/blockbox.h"
 #include "taskir/chip_cost.h"
 #include "taskir/layout.h"
+#include "taskir/premove.h"
 
 static Block *blk(Graph *g, BlockType t, PrecisionId p, int32_t y, int32_t x, int32_t f,
                   int32_t r)
@@ -103,6 +104,43 @@ static void test_p81_left(void **state)
 
 /* CC (16 x 16 x 8 int32 out) -> A -> CADD of A + A -> B (int32) -> CCMPB -> C (int8) -> CC2;
  * A -> CADD of one input -> D; an int8 E read by a CVVH. */
+/* A map an INPUT writes whole takes a pitch a dynamic block's alignment gives (8, 16 or 32
+ * elements, or the channels as they are): int32 pixels of 1 channel read by P05 (4) take 8,
+ * of 4 channels keep 4 (the channels are the pitch), of 9 take 16 (12 is no alignment; a
+ * pitch of 8 rounds 9 up to 16, which ALIGN_16 gives); int8 keeps its 16. A map only a
+ * compute block writes keeps 4. */
+static void test_input_pitch(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    assert_non_null(g);
+    int32_t f[4] = {1, 4, 9, 1};
+    PrecisionId p[4] = {PR_INT_32, PR_INT_32, PR_INT_32, PR_INT_8};
+    int want[4] = {8, 4, 8, 16};
+    Block *s[4];
+    for (int i = 0; i < 4; i++) {
+        Block *in = blk(g, BT_INPUT, p[i], 2, 3, f[i], 0);
+        s[i] = blk(g, BT_SI, p[i], 2, 3, f[i], 0);
+        Block *relu = blk(g, BT_CCMPB, p[i], 2, 3, f[i], 0);
+        tg_join(g, in, 0, s[i], 0);
+        tg_join(g, s[i], 0, relu, 0);
+    }
+    Block *relu = blk(g, BT_CCMPB, PR_INT_32, 2, 3, 1, 0);
+    Block *y = blk(g, BT_SI, PR_INT_32, 2, 3, 1, 0);
+    Block *relu2 = blk(g, BT_CCMPB, PR_INT_32, 2, 3, 1, 0);
+    tg_join(g, s[0], 0, relu, 0);
+    tg_join(g, relu, 0, y, 0);
+    tg_join(g, y, 0, relu2, 0);
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, s[i]->id)),
+                         want[i]);
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, y->id)), 4);
+    graph_uses_finish(&u);
+    graph_destroy(g);
+}
+
 static void test_storage_units(void **state)
 {
     (void)state;
@@ -138,25 +176,25 @@ static void test_storage_units(void **state)
     long pon = graph_block_pos(g, once->id);
     /* A: written by P41 (int32 groups of 32 channels), read by P02 (8): 32 */
     assert_int_equal(layout_storage_unit(g, &u, (uint32_t)pa), 32);
-    /* B: written by the CADD of A + A, which reads its repeated area in the group unit (8)
-     * and writes that pitch; read by P05 (4): 8 */
-    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)pb), 8);
-    assert_int_equal(layout_output_unit(g, &u, (uint32_t)ptw, PR_INT_32), 8);
+    /* B: written by the CADD of A + A, which P83 runs on A where it lies (A's pitch is whole
+     * 32-byte groups) and so writes A's pitch; read by P05 (4): 32 */
+    assert_true(layout_repeat_scales(g, &u, (uint32_t)ptw));
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)pb), 32);
+    assert_int_equal(layout_output_unit(g, &u, (uint32_t)ptw, PR_INT_32), 32);
     /* D: written by a CADD of one input, which reads A's pitch 32 and writes it */
     assert_int_equal(layout_storage_unit(g, &u, (uint32_t)pd), 32);
     assert_int_equal(layout_output_unit(g, &u, (uint32_t)pon, PR_INT_32), 32);
     /* C: int8 written by P05, read by P41: 16; E: int8 read by P03: 32 */
     assert_int_equal(layout_storage_unit(g, &u, (uint32_t)pc), 16);
     assert_int_equal(layout_storage_unit(g, &u, (uint32_t)pe), 32);
-    /* the repeated area: twice 256 pixels of 8 int32 channels in the group unit (32 B):
-     * 2 * 256 * 32 = 16384 */
+    /* no repeated area: P83 reads A */
     long src = -1;
     assert_int_equal(layout_repeats(g, &u, (uint32_t)ptw, &src), 2);
     assert_int_equal(src, pa);
-    assert_int_equal(layout_repeat_bytes(g, &u, (uint32_t)ptw), 16384);
+    assert_int_equal(layout_repeat_bytes(g, &u, (uint32_t)ptw), 0);
     assert_int_equal(layout_repeats(g, &u, (uint32_t)pon, &src), 0);
     assert_int_equal(layout_repeat_bytes(g, &u, (uint32_t)pon), 0);
-    /* the mapper's bytes of the same maps: A 256 * 128 = 32768, B 256 * 32 = 8192, C 256 *
+    /* the mapper's bytes of the same maps: A 256 * 128 = 32768, B 256 * 128 = 32768, C 256 *
      * 16 = 4096, E 16 * 32 = 512 */
     Chip *chip;
     Diag dg;
@@ -164,7 +202,7 @@ static void test_storage_units(void **state)
     assert_int_equal(chip_load_default(&chip, &dg), ST_OK);
     diag_finish(&dg);
     assert_int_equal(bbox_storage_bytes(chip, g, &u, (uint32_t)pa), 32768);
-    assert_int_equal(bbox_storage_bytes(chip, g, &u, (uint32_t)pb), 8192);
+    assert_int_equal(bbox_storage_bytes(chip, g, &u, (uint32_t)pb), 32768);
     assert_int_equal(bbox_storage_bytes(chip, g, &u, (uint32_t)pc), 4096);
     assert_int_equal(bbox_storage_bytes(chip, g, &u, (uint32_t)pe), 512);
     /* chip_storage_bytes, which knows only the consumer: E for P03 in 32-byte groups too */
@@ -329,34 +367,55 @@ static void test_narrow(void **state)
     graph_destroy(g);
 }
 
-/* A re-pitch: CC -> A (int32, 4 x 4 x 8) -> CADD of A + A -> B (int32) -> CCMPB -> C (int8,
- * read by a CVVH: 32 int8 a pixel). The CCMPB must read more than 32 - 16 = 16 int32
- * channels a pixel of B, so B's pitch is 32, where the CADD reads and writes its repeated
- * area's group unit, 8: it writes an int32 area of its own (16 pixels of 8 int32 = 512
- * bytes) that a P06 re-pitches into B. */
+/* A re-pitch: X (int32, 4 x 4 x 8, a model input's: only the CADD reads it, 8 a pixel) ->
+ * CADD of X -> B (int32) -> CCMPB -> C (int8, read by a CVVH: 32 int8 a pixel). The CCMPB
+ * must read more than 32 - 16 = 16 int32 channels a pixel of B, so B's pitch is 32, where
+ * the CADD reads and writes X's, 8: it writes an int32 area of its own (16 pixels of 8
+ * int32 = 512 bytes) that a P06 re-pitches into B. */
 static void test_repitch(void **state)
 {
     (void)state;
     Graph *g = graph_create();
     assert_non_null(g);
-    Block *m[] = {blk(g, BT_CC, PR_INT_32, 4, 4, 8, 8), blk(g, BT_SI, PR_INT_32, 4, 4, 8, 0),
-                  blk(g, BT_CADD, PR_INT_32, 4, 4, 8, 0), blk(g, BT_SI, PR_INT_32, 4, 4, 8, 0),
-                  blk(g, BT_CCMPB, PR_INT_8, 4, 4, 8, 0), blk(g, BT_SI, PR_INT_8, 4, 4, 8, 0),
-                  blk(g, BT_CVVH, PR_INT_32, 4, 4, 8, 0)};
+    Block *m[] = {blk(g, BT_SI, PR_INT_32, 4, 4, 8, 0), blk(g, BT_CADD, PR_INT_32, 4, 4, 8, 0),
+                  blk(g, BT_SI, PR_INT_32, 4, 4, 8, 0), blk(g, BT_CCMPB, PR_INT_8, 4, 4, 8, 0),
+                  blk(g, BT_SI, PR_INT_8, 4, 4, 8, 0), blk(g, BT_CVVH, PR_INT_32, 4, 4, 8, 0)};
     join_chain(g, m, sizeof m / sizeof m[0]);
-    tg_join(g, m[1], 0, m[2], 1); /* A + A */
-    tg_join(g, m[5], 0, m[6], 1); /* C * C */
+    tg_join(g, m[4], 0, m[5], 1); /* C * C */
     GraphUses u;
     assert_true(graph_uses(g, &u));
-    uint32_t ptw = (uint32_t)graph_block_pos(g, m[2]->id);
-    Block *cc = m[0];
-    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, m[3]->id)), 32);
-    assert_int_equal(layout_output_unit(g, &u, ptw, PR_INT_32), 8);
-    assert_true(layout_narrows(g, &u, ptw));
-    assert_int_equal(layout_narrow_bytes(g, &u, ptw), 512);
-    /* with the repeated area (2 * 16 pixels of 32 bytes = 1024) */
-    assert_int_equal(layout_work_bytes(g, &u, ptw), 1536);
-    assert_false(layout_narrows(g, &u, (uint32_t)graph_block_pos(g, cc->id)));
+    uint32_t pad = (uint32_t)graph_block_pos(g, m[1]->id);
+    long src = -1;
+    assert_int_equal(layout_repeats(g, &u, pad, &src), 0);
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, m[2]->id)), 32);
+    assert_int_equal(layout_output_unit(g, &u, pad, PR_INT_32), 8);
+    assert_true(layout_narrows(g, &u, pad));
+    assert_int_equal(layout_narrow_bytes(g, &u, pad), 512);
+    assert_int_equal(layout_work_bytes(g, &u, pad), 512);
+    graph_uses_finish(&u);
+    graph_destroy(g);
+}
+
+/* A CADD adding a ternary map to itself: P83 reads no ternary, so P02 reads the box
+ * repeated in the group unit (128 ternary lanes a pixel: 4 x 4 pixels, twice, 32 bytes
+ * each = 1024 bytes), in an area of its own, which one P06 writes. */
+static void test_repeat_ternary(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *m[] = {blk(g, BT_SI, PR_TERNARY, 4, 4, 8, 0), blk(g, BT_CADD, PR_INT_32, 4, 4, 8, 0),
+                  blk(g, BT_SI, PR_INT_32, 4, 4, 8, 0)};
+    join_chain(g, m, sizeof m / sizeof m[0]);
+    tg_join(g, m[0], 0, m[1], 1); /* T + T */
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    uint32_t pt = (uint32_t)graph_block_pos(g, m[1]->id);
+    long src = -1;
+    assert_int_equal(layout_repeats(g, &u, pt, &src), 2);
+    assert_false(layout_repeat_scales(g, &u, pt));
+    assert_int_equal(layout_repeat_bytes(g, &u, pt), 1024);
+    assert_int_equal(premove_count(g, &u, pt), 1);
     graph_uses_finish(&u);
     graph_destroy(g);
 }
@@ -368,11 +427,13 @@ int main(void)
         cmocka_unit_test(test_map_bytes),
         cmocka_unit_test(test_p81_left),
         cmocka_unit_test(test_storage_units),
+        cmocka_unit_test(test_input_pitch),
         cmocka_unit_test(test_row_rules),
         cmocka_unit_test(test_send_bytes),
         cmocka_unit_test(test_clif_input),
         cmocka_unit_test(test_narrow),
         cmocka_unit_test(test_repitch),
+        cmocka_unit_test(test_repeat_ternary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -579,7 +579,8 @@ static void test_examples_verify(void **state)
 }
 
 /* The model tensor (extension field 101) of INPUT / OUTPUT blocks survives a save and a load:
- * dims (a scalar's none included) and the element type when set; without it a block has
+ * dims (a scalar's none included), the element type and an INPUT's range of admitted values
+ * (lo, hi) when set; without it a block has
  * none; more than 16 dims are [limit.dims]. */
 static void test_model_tensor(void **state)
 {
@@ -595,6 +596,9 @@ static void test_model_tensor(void **state)
     assert_true(blk_set_model(g, in, dims, 6, PR_INT_32, false));
     assert_true(blk_set_model(g, out, dims + 2, 2, PR_UINT_8, true));
     assert_true(blk_set_model(g, scalar, NULL, 0, PR_INT_16, true));
+    in->has_model_range = true; /* a CVM input of precision 5 */
+    in->model_lo = -15;
+    in->model_hi = 15;
     uint8_t *buf;
     size_t len;
     Diag d;
@@ -604,6 +608,8 @@ static void test_model_tensor(void **state)
     assert_int_equal(graph_load_pb_mem(buf, len, &h, &d), ST_OK);
     const Block *b = graph_block(h, 1);
     assert_true(b->has_model && !b->has_model_prec);
+    assert_true(b->has_model_range && b->model_lo == -15 && b->model_hi == 15);
+    assert_false(graph_block(h, 2)->has_model_range);
     assert_int_equal(b->model_ndim, 6);
     for (int i = 0; i < 6; i++)
         assert_int_equal(b->model_dims[i], dims[i]);
@@ -628,12 +634,13 @@ static void test_model_tensor(void **state)
         text[got] = 0;
         fclose(tf);
         if (f == 0) {
-            assert_non_null(strstr(text, "model (1, 2, 3, 4, 5, 6) INT_32"));
+            assert_non_null(strstr(text, "model (1, 2, 3, 4, 5, 6) INT_32 range -15 .. 15\n"));
             assert_non_null(strstr(text, "model (3, 4) UINT_8"));
             assert_non_null(strstr(text, "model () INT_16"));
         } else {
             assert_non_null(strstr(text, "\"model_tensor\""));
             assert_non_null(strstr(text, "\"UINT_8\""));
+            assert_non_null(strstr(text, "\"lo\": -15"));
         }
     }
     graph_destroy(h);

@@ -1005,6 +1005,47 @@ static void test_data_range_threads(void **state)
     graph_destroy(g);
 }
 
+/* Blocks that share one array of values (the copies split and replicate make) are scanned
+ * once: each sharer still gets its finding, on any thread count, and a block holding equal
+ * values in an array of its own none. */
+static void test_data_range_shared(void **state)
+{
+    (void)state;
+    enum { F = 1100, R = 1000 }; /* above the threshold for threads */
+    int64_t *w = malloc((size_t)F * R * sizeof *w);
+    assert_non_null(w);
+    for (int64_t i = 0; i < (int64_t)F * R; i++)
+        w[i] = (i * 7919) % 256 - 128;
+    w[700001] = 129;
+    Graph *g = graph_create();
+    Block *b[4];
+    static const char *const names[4] = {"first", "second", "third", "other"};
+    int32_t dims[] = {F, R};
+    for (int k = 0; k < 4; k++) {
+        b[k] = graph_add_block(g, BT_SW, GRAPH_AUTO_ID, names[k]);
+        assert_non_null(b[k]);
+        b[k]->shape.d[D_F] = F, b[k]->shape.d[D_R] = R;
+        b[k]->has_prec = true, b[k]->prec = PR_INT_8;
+    }
+    assert_true(blk_set_data(g, b[0], PR_INT_8, dims, 2, w, (uint64_t)F * R));
+    w[700001] = 0;
+    assert_true(blk_set_data(g, b[3], PR_INT_8, dims, 2, w, (uint64_t)F * R));
+    free(w);
+    b[1]->data = b[0]->data;
+    b[2]->data = b[0]->data;
+    for (uint32_t t = 1; t <= 2; t++) {
+        char m[512];
+        for (int k = 0; k < 4; k++) {
+            range_message(g, b[k]->id, t, m, sizeof m);
+            if (k < 3)
+                assert_contains(m, "value 129 at index 700001 is outside INT_8's range");
+            else
+                assert_string_equal(m, "");
+        }
+    }
+    graph_destroy(g);
+}
+
 static void test_data_missing(void **state)
 {
     (void)state;
@@ -1051,7 +1092,8 @@ static void test_io_socket_dup(void **state)
 }
 
 /* io.model: a model tensor on a block that is no INPUT/OUTPUT, of a float element type, or
- * whose volume is no whole number of the block's samples; a batch of 3 samples verifies. */
+ * whose volume is no whole number of the block's samples, a range of admitted values on an
+ * OUTPUT or empty; a batch of 3 samples verifies, and an INPUT's range -127 .. 127. */
 static void test_io_model(void **state)
 {
     (void)state;
@@ -1070,6 +1112,23 @@ static void test_io_model(void **state)
     assert_true(blk_set_model(g, blk(g, B_OUT), odd, 2, PR_INT_32, false));
     assert_contains(EXPECT_ONLY(g, "io.model", B_OUT), "12 elements, not a whole number of "
                     "the block's 5");
+    /* a range of admitted values: an INPUT's, leaving some value of its precision */
+    g = valid_graph();
+    assert_true(blk_set_model(g, blk(g, B_IN), batch, 4, PR_INT_32, false));
+    blk(g, B_IN)->has_model_range = true;
+    blk(g, B_IN)->model_lo = -127;
+    blk(g, B_IN)->model_hi = 127;
+    expect_clean(g);
+    g = valid_graph();
+    assert_true(blk_set_model(g, blk(g, B_OUT), (const int64_t[]){5}, 1, PR_INT_32, false));
+    blk(g, B_OUT)->has_model_range = true;
+    assert_contains(EXPECT_ONLY(g, "io.model", B_OUT), "belongs to an INPUT block");
+    g = valid_graph();
+    assert_true(blk_set_model(g, blk(g, B_IN), batch, 4, PR_INT_32, false));
+    blk(g, B_IN)->has_model_range = true;
+    blk(g, B_IN)->model_lo = 5;
+    blk(g, B_IN)->model_hi = 4;
+    assert_contains(EXPECT_ONLY(g, "io.model", B_IN), "range 5 .. 4 leaves no value");
 }
 
 static void test_graph_cycle(void **state)
@@ -1586,6 +1645,7 @@ int main(void)
         cmocka_unit_test(test_long_chain),
         cmocka_unit_test(test_rules_documented),
         cmocka_unit_test(test_data_range_threads),
+        cmocka_unit_test(test_data_range_shared),
     };
     if (getenv("TEST_FILTER")) /* e.g. TEST_FILTER='test_cover*' */
         cmocka_set_test_filter(getenv("TEST_FILTER"));
