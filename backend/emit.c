@@ -310,6 +310,7 @@ static void free_emit(Emit *e)
     free(e->states);
     free(e->narrows);
     free(e->merges);
+    free(e->widens);
     graph_uses_finish(&e->uses);
 }
 
@@ -376,6 +377,8 @@ Status emit_program_progress(const Mapping *m, const Chip *chip, ProgSet *out, D
     tir_progress(progress, "stage", ++stage, EMIT_STAGES);
     if (st == ST_OK)
         st = emit_merge_prims(&e);
+    if (st == ST_OK)
+        st = emit_widen_prims(&e);
     if (st == ST_OK)
         st = emit_routes(&e);
     tir_progress(progress, "stage", ++stage, EMIT_STAGES);

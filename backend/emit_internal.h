@@ -14,7 +14,7 @@
  *   emit_p81.c    P81's channel-major input (planes)
  *   emit_sockrun.c a socket whose values lie in memory in another order (a block a pixel)
  *   emit_gather.c the inputs of a CADD of several different inputs, copied back to back (P06)
- *   emit_tee.c    a result into a second storage on its core: the two copies share an area
+ *   emit_tee.c    a result into a second storage on its core: a shared area, or a P06
  *   emit_rearr.c  rearrangements realised without a move (a flatten into CVMs: the weights)
  *   emit_sendbuf.c a result sent to copies of another precision: a P06 into a send area
  *   emit_p08.c    a CLIF's P08: its neurons' state area, its input and output layouts
@@ -64,14 +64,18 @@ typedef enum ESlotKind {
     SLOT_PART,                      /* a spread copy's part moved (emit_spread.c) */
     SLOT_DUP,                       /* a box repeated for a CADD adding it to itself */
     SLOT_NARROW,                    /* an Axon's int32 result narrowed (emit_narrow.c) */
+    SLOT_TEE,                       /* a result re-pitched into a second storage
+                                       (emit_tee.c) */
     SLOT_GATHER,                    /* a CADD's input gathered (emit_gather.c) */
     SLOT_SENDBUF,                   /* a result rewritten into a send area (emit_sendbuf.c) */
     SLOT_MERGE,                     /* column slices merged into a copy (emit_merge.c) */
+    SLOT_WIDEN,                     /* a view widened for its OUTPUTs (emit_widen.c) */
 } ESlotKind;
 
 /* One Soma slot of a core's phase: what takes it (kind) and the block it serves: the
  * compute block (SLOT_BLOCK), the storage block of the copy moved (SLOT_MOVE, SLOT_PART),
- * the CADD (SLOT_DUP, SLOT_GATHER), the writer (SLOT_NARROW, SLOT_SENDBUF). */
+ * the CADD (SLOT_DUP, SLOT_GATHER), the writer (SLOT_NARROW, SLOT_TEE, SLOT_SENDBUF), the view
+ * widened (SLOT_WIDEN). */
 typedef struct ESlotUse {
     ESlotKind kind;
     uint32_t block;                 /* block position */
@@ -165,14 +169,18 @@ typedef struct EDup {
 } EDup;
 
 /* A result written into a second storage block stored on its writer's core: its primitive
- * writes one area (the first copy's), which the second copy shares (emit_tee.c). */
+ * writes one area (the first copy's), which the second copy shares when it holds the same
+ * layout, else an inserted P06 re-pitches into it (emit_tee.c). */
 typedef struct ETee {
     uint32_t writer;                /* the compute block's position */
     uint32_t from, to;              /* the copies (indices in copies) */
-    int32_t failed;                 /* 0, or why they cannot share: TEE_LAYOUT (other
-                                       layouts), TEE_REMOTE (read on another core) */
+    bool move;                      /* a P06 re-pitches from into to (other pitches) */
+    int32_t phase, slot;            /* that P06's phase and slot (PIIndex SOMA1 / SOMA2) */
+    int32_t failed;                 /* 0, or why there is neither: TEE_LAYOUT (other
+                                       layouts), TEE_REMOTE (read on another core),
+                                       TEE_SLOT (no free Soma slot for the P06) */
 } ETee;
-enum { TEE_LAYOUT = 1, TEE_REMOTE = 2 };
+enum { TEE_LAYOUT = 1, TEE_REMOTE = 2, TEE_SLOT = 3 };
 
 /* One input of a CADD of several different inputs: P02 reads its n inputs back to back, so
  * an inserted P06 copies input i's box into part i of an area of the CADD's own, in a free
@@ -264,6 +272,14 @@ typedef struct EArea {
     EmitFeat feat;
 } EArea;
 
+/* An 8-bit view only OUTPUTs read, widened for them by an inserted P06 (emit_widen.c). */
+typedef struct EWiden {
+    uint32_t copy;                  /* the view's copy (index in copies) */
+    EmitFeat feat;                  /* its int32 area: the view's pixels and pitch */
+    int32_t phase, slot;            /* the P06's phase and slot (PIIndex SOMA1 / SOMA2) */
+    uint32_t req;                   /* the int32 area */
+} EWiden;
+
 /* An Axon primitive's result that goes into an 8-bit map on its core: the primitive writes
  * int32 words into an area of its own, and an inserted P06 narrows them into the map
  * (emit_narrow.c). */
@@ -316,6 +332,8 @@ typedef struct Emit {
     size_t n_states, cap_states;
     EMerge *merges;                 /* copies merged from column slices (emit_merge.c) */
     size_t n_merges, cap_merges;
+    EWiden *widens;                 /* views widened for their OUTPUTs (emit_widen.c) */
+    size_t n_widens, cap_widens;
 } Emit;
 
 /* The EDup of CADD block pos, or NULL. */
@@ -383,6 +401,10 @@ Status emit_p81_dynamic(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, cons
  * whose dynamic blocks could not place it, and only OUTPUTs read it (every copy then holds
  * the socket as it is); *feat the writer's map's layout. */
 bool emit_rearr_view(const Emit *e, uint32_t s, uint32_t core, EmitFeat *feat);
+/* Whether view s, laid out as f by a compute block in 8 bits, is read by OUTPUTs only, which
+ * cannot read it so (a value in a lane that is no word's first) but can read it widened to
+ * one lane a word (*wide: INT_32, f's pixels and pitch; emit_widen.c). */
+bool emit_rearr_wide(const Emit *e, uint32_t s, const EmitFeat *f, EmitFeat *wide);
 /* For a view s: the weight row each lane of its area meets (*rows, malloc'd, *n lanes: the
  * vector element the lane holds, -1 for a padding lane); a logic error [emit.rearrange]
  * when the vector takes a value of the map more than once. */
@@ -417,9 +439,12 @@ Status emit_socket_view(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, cons
                         int *piece);
 
 /* The tees (emit_tee.c): planned after the copies and output buffers, before the
- * narrowings; emit_tee_of: whether writer pos's result reaches storage s by its copy sharing
- * the area the primitive writes. */
+ * narrowings; the slots of their P06s (the re-pitching ones) after the narrowings, their
+ * P06s written after the primitives; emit_tee_of: whether writer pos's result reaches
+ * storage s by its copy sharing the area the primitive writes, or by a P06. */
 Status emit_tees(Emit *e);
+Status emit_tee_slots(Emit *e);
+Status emit_tee_prims(Emit *e);
 bool emit_tee_of(const Emit *e, uint32_t pos, uint32_t s);
 /* The refusal of writer pos writing storage s besides first on its core (no tee). */
 Status emit_tee_refuse(Emit *e, uint32_t pos, uint32_t s, uint32_t first);
@@ -491,6 +516,12 @@ void emit_p06_rows(Taskir__Asm__P06 *p, PrecisionId prec, int64_t c, int64_t row
  * in bands, one a phase (every send-receive pair of the edge carries its own);
  * emit_merge_prims: their P06s, after the memory plan. */
 Status emit_merges(Emit *e);
+/* The widenings (emit_widen.c): planned after the merges, before the moves out of the
+ * receive area (a free Soma slot after the view's writer and its narrowing, or emit.slot);
+ * emit_widen_of: copy ci's, or NULL; emit_widen_prims: their P06s, after the memory plan. */
+Status emit_widens(Emit *e);
+const EWiden *emit_widen_of(const Emit *e, uint32_t ci);
+Status emit_widen_prims(Emit *e);
 const EMerge *emit_merge_of(const Emit *e, const ECopy *cp);
 int emit_merge_slice(const Emit *e, const ECopy *cp, int32_t eid, int32_t phase, ECopy *slice,
                      int64_t *base);

@@ -897,18 +897,23 @@ Status emit_plan(Emit *e)
         st = make_outs(e);
     /* the tees share their first copy's area (no slot; before the narrowings, whose P06
      * precedes the readers of both); the P06s that must have a slot first: a narrowing (its
-     * phase is fixed), then a repeated box or a gather (the latest free before its CADD);
+     * phase is fixed), a tee re-pitching (the latest free before its reader), then a repeated
+     * box or a gather (the latest free before its CADD);
      * then a received copy's move, where its slot is still free, and the send areas */
     if (st == ST_OK)
         st = emit_tees(e);
     if (st == ST_OK)
         st = emit_narrows(e);
     if (st == ST_OK)
+        st = emit_tee_slots(e);
+    if (st == ST_OK)
         st = make_dups(e);
     if (st == ST_OK)
         st = emit_gathers(e);
     if (st == ST_OK)
         st = emit_merges(e);
+    if (st == ST_OK)
+        st = emit_widens(e);
     if (st == ST_OK)
         st = plan_moves(e);
     if (st == ST_OK)

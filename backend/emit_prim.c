@@ -206,7 +206,7 @@ static Status output_operand(Emit *e, uint32_t pos, EOperand *op)
         emit_writes_pieces(e, pos, (uint32_t)s, &box); /* its edges' boxes together */
         op->block = e->g->blocks[s]->id;
         if (emit_tee_of(e, pos, (uint32_t)s))
-            continue; /* it shares the area the result goes to (emit_tee.c) */
+            continue; /* it shares the area the result goes to, or a P06 fills it (emit_tee.c) */
         if (ed->n_re && cp->view) { /* the CVMs reading it take the rearrangement */
             view_area(e, cp, op);
             return ST_OK;
@@ -798,5 +798,6 @@ Status emit_prims(Emit *e, Taskir__Asm__Config *cfg)
         if (st > worst)
             worst = st;
     }
-    return worst;
+    Status st = worst == ST_OK ? emit_tee_prims(e) : ST_OK;
+    return st > worst ? st : worst;
 }

@@ -246,6 +246,19 @@ bool emit_rearr_view(const Emit *e, uint32_t s, uint32_t core, EmitFeat *feat)
                                              : e->core_of[w] == core;
 }
 
+bool emit_rearr_wide(const Emit *e, uint32_t s, const EmitFeat *f, EmitFeat *wide)
+{
+    uint32_t w;
+    if (f->per_word == 1 || !view_writer(e, s, &w) || e->g->blocks[w]->type == BT_INPUT ||
+        outputs_read(e, s, f) || !emit_feat(PR_INT_32, f->ny, f->nx, f->nc, (int)f->c, wide))
+        return false;
+    const BlockUses *bu = &e->uses.blocks[s];
+    for (uint32_t j = 0; j < bu->n_out_edges; j++)
+        if (graph_block(e->g, e->g->edges[bu->out_edges[j]]->dst)->type != BT_OUTPUT)
+            return false;
+    return outputs_read(e, s, wide);
+}
+
 Status emit_rearr_layer(Emit *e, uint32_t s, int64_t layer, int64_t **rows, int64_t *n,
                         bool *more)
 {

@@ -40,9 +40,11 @@ void emit_slot_what(const Emit *e, ESlotUse u, char *buf, size_t size)
         [SLOT_PART] = "the P06 moving out of the receive area a part of block",
         [SLOT_DUP] = "the P06 repeating the box added to itself by block",
         [SLOT_NARROW] = "the P06 narrowing the int32 result of block",
+        [SLOT_TEE] = "the P06 re-pitching into a second storage the result of block",
         [SLOT_GATHER] = "the P06 gathering an input of block",
         [SLOT_SENDBUF] = "the P06 writing into a send area the result of block",
         [SLOT_MERGE] = "the P06 merging column slices of block",
+        [SLOT_WIDEN] = "the P06 widening for the OUTPUTs reading it block",
     };
     if (u.kind == SLOT_FREE || u.block >= e->g->n_blocks)
         snprintf(buf, size, "nothing");

@@ -344,9 +344,21 @@ Status emit_socket_steps(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, con
     return st;
 }
 
-Status emit_socket_view(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const ECopy *cp,
+Status emit_socket_view(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const ECopy *view,
                         int *piece)
 {
+    /* a view widened for the OUTPUTs (emit_widen.c): read from its int32 area, the same
+     * lanes one a word, to the end of the run */
+    const EWiden *wd = emit_widen_of(e, (uint32_t)(view - e->copies));
+    ECopy wide = *view;
+    if (wd) {
+        wide.feat = wd->feat;
+        wide.req = wd->req;
+        wide.alias_of = EMIT_NONE;
+        wide.first = wd->phase;
+        wide.last = e->cores[view->core].n_phases - 1;
+    }
+    const ECopy *cp = wd ? &wide : view;
     bool more = true; /* a value the OUTPUT takes several times: a block for each use */
     Status st = ST_OK;
     int64_t vol = cp->box.n[0] * cp->box.n[1] * cp->box.n[2], held = 0;

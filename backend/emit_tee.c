@@ -1,11 +1,14 @@
 /* emit_tee.c: a result that goes into two storage blocks on its writer's core (docs/backend.md,
  * "Inserted primitives"). A primitive writes one output area: the copy of the first storage
  * block its result goes to on its core. Every other one (a tee) that holds all of the result
- * in the same layout (the same pixels, pitch and precision: an edge without steps, or a view
- * of the writer's map, emit_rearr.c), and that nothing else writes, holds the same words as
- * the first: it shares the first's area, alive over both lifetimes, so no P06 copies it and
- * no Soma slot is needed (the mapper keeps none). Another layout, or a copy that a block on
- * another core reads, is refused (emit_tee_refuse).
+ * and that nothing else writes gets it without the primitive: in the same layout (the same
+ * pixels, pitch and precision: an edge without steps, or a view of the writer's map,
+ * emit_rearr.c) it holds the same words as the first and shares the first's area, alive
+ * over both lifetimes (no P06, no Soma slot); in another pitch (a P07 writing rows of 8 int32
+ * channels, a P05 reading 32), an inserted P06 re-pitches the first's area into its own, in
+ * the latest free Soma slot after the writer (and its narrowing) and before the copy's first
+ * reader on the core, which the mapper keeps free (taskir/premove.h, premove_tee). Another
+ * precision, or a copy that a block on another core reads, is refused (emit_tee_refuse).
  */
 #include "backend/emit_internal.h"
 
@@ -38,17 +41,18 @@ static bool read_remote(const Emit *e, const ECopy *t)
     return false;
 }
 
-/* Records the tee of writer w from copy f into copy t: t sharing f's area, or failed (why:
- * TEE_LAYOUT, TEE_REMOTE; refused by emit_tee_refuse after the memory plan, whose refusal
- * comes first). */
-static Status record(Emit *e, uint32_t w, ECopy *f, ECopy *t, int32_t why)
+/* Records the tee of writer w from copy f into copy t: t sharing f's area, or filled by a
+ * P06 (move; its slot planned by emit_tee_slots), or failed (why: TEE_LAYOUT, TEE_REMOTE;
+ * refused by emit_tee_refuse after the memory plan, whose refusal comes first). */
+static Status record(Emit *e, uint32_t w, ECopy *f, ECopy *t, bool move, int32_t why)
 {
     ETee *nt = emit_grow(e, e->tees, &e->cap_tees, e->n_tees, sizeof *e->tees);
     if (!nt)
         return ST_RUNTIME;
     e->tees = nt;
-    e->tees[e->n_tees++] = (ETee){w, (uint32_t)(f - e->copies), (uint32_t)(t - e->copies), why};
-    if (!why) { /* one area, alive over both lifetimes */
+    e->tees[e->n_tees++] = (ETee){w, (uint32_t)(f - e->copies), (uint32_t)(t - e->copies),
+                                  move, -1, 0, why};
+    if (!why && !move) { /* one area, alive over both lifetimes */
         AllocReq *rf = &e->cores[f->core].reqs[f->req];
         const AllocReq *rt = &e->cores[t->core].reqs[t->req];
         rf->words = rt->words > rf->words ? rt->words : rf->words;
@@ -64,12 +68,97 @@ static Status record(Emit *e, uint32_t w, ECopy *f, ECopy *t, int32_t why)
 /* Plans the tee of writer w from copy f into copy t. */
 static Status plan_tee(Emit *e, uint32_t w, ECopy *f, ECopy *t)
 {
-    if (f->feat.prec != t->feat.prec || f->feat.c != t->feat.c ||
+    if (f->feat.prec != t->feat.prec || f->feat.prec == PR_TERNARY ||
         f->feat.ny * f->feat.nx != t->feat.ny * t->feat.nx)
-        return record(e, w, f, t, TEE_LAYOUT);
+        return record(e, w, f, t, false, TEE_LAYOUT);
     if (read_remote(e, t))
-        return record(e, w, f, t, TEE_REMOTE);
-    return record(e, w, f, t, 0);
+        return record(e, w, f, t, false, TEE_REMOTE);
+    return record(e, w, f, t, f->feat.c != t->feat.c, 0);
+}
+
+/* The earliest order of a reader of copy t on its core (compute blocks; an OUTPUT reads after
+ * the run: INT64_MAX when only OUTPUTs do). */
+static int64_t first_read(const Emit *e, const ECopy *t)
+{
+    const BlockUses *bu = &e->uses.blocks[t->block];
+    int64_t first = INT64_MAX;
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        long r = graph_block_pos(e->g, e->g->edges[bu->out_edges[j]]->dst);
+        if (r < 0 || e->g->blocks[r]->type == BT_OUTPUT || e->core_of[r] != t->core)
+            continue;
+        int64_t at = emit_slot_when(e->phase_of[r], e->slot_of[r]);
+        first = at < first ? at : first;
+    }
+    return first;
+}
+
+/* Stretches request req of core k over phase p. */
+static void alive_at(Emit *e, uint32_t k, uint32_t req, int32_t p)
+{
+    AllocReq *r = &e->cores[k].reqs[req];
+    r->first = p < r->first ? p : r->first;
+    r->last = p > r->last ? p : r->last;
+}
+
+/* The slot of re-pitching tee t: the latest free Soma slot after its writer (and the
+ * writer's narrowing) and before its copy's first reader on the core; none: TEE_SLOT. */
+static Status tee_slot(Emit *e, ETee *t)
+{
+    const ECopy *f = &e->copies[t->from], *to = &e->copies[t->to];
+    uint32_t k = to->core;
+    int64_t after = emit_slot_when(e->phase_of[t->writer], e->slot_of[t->writer]);
+    int64_t before = first_read(e, to);
+    const ENarrow *n = emit_narrow_of(e, t->writer);
+    if (n && n->phase >= 0 && emit_slot_when(n->phase, n->slot) > after)
+        after = emit_slot_when(n->phase, n->slot);
+    for (int32_t p = e->cores[k].n_phases - 1; p >= e->phase_of[t->writer] && t->phase < 0; p--)
+        for (int32_t sl = MAP_PI_SOMA2; sl >= MAP_PI_SOMA1 && t->phase < 0;
+             sl -= MAP_PI_SOMA2 - MAP_PI_SOMA1) {
+            int64_t at = emit_slot_when(p, sl);
+            if (at > after && at < before && !emit_soma_taken(e, k, p, sl)) {
+                t->phase = p;
+                t->slot = sl;
+            }
+        }
+    if (t->phase < 0) {
+        t->failed = TEE_SLOT;
+        return ST_OK;
+    }
+    /* the first lives until the P06, the second from it (to the end of the step for an
+     * OUTPUT reading it after the run) */
+    alive_at(e, k, f->req, t->phase);
+    alive_at(e, k, to->req, t->phase);
+    if (before == INT64_MAX)
+        alive_at(e, k, to->req, e->cores[k].n_phases - 1);
+    return emit_slot_take(e, k, t->phase, t->slot, SLOT_TEE, t->writer);
+}
+
+Status emit_tee_slots(Emit *e)
+{
+    Status st = ST_OK;
+    for (size_t i = 0; i < e->n_tees && st == ST_OK; i++)
+        if (e->tees[i].move && !e->tees[i].failed)
+            st = tee_slot(e, &e->tees[i]);
+    return st;
+}
+
+Status emit_tee_prims(Emit *e)
+{
+    for (size_t i = 0; i < e->n_tees; i++) {
+        const ETee *t = &e->tees[i];
+        if (!t->move || t->failed)
+            continue;
+        const ECopy *f = &e->copies[t->from], *to = &e->copies[t->to];
+        Taskir__Asm__P06 *p = emit_p06_slot(e, to->core, t->phase, t->slot,
+                                            e->g->blocks[f->block]->id);
+        if (!p)
+            return ST_RUNTIME;
+        emit_p06_rows(p, f->feat.prec, f->feat.c, f->feat.ny * f->feat.nx,
+                      emit_copy_addr(e, f), f->feat.words, emit_copy_addr(e, to),
+                      to->feat.words);
+        p->length_out = (int32_t)to->feat.c; /* re-pitched: the lanes past f's written 0 */
+    }
+    return e->d->oom ? ST_RUNTIME : ST_OK;
 }
 
 Status emit_tee_refuse(Emit *e, uint32_t pos, uint32_t s, uint32_t first)
@@ -86,10 +175,19 @@ Status emit_tee_refuse(Emit *e, uint32_t pos, uint32_t s, uint32_t first)
     if (why == TEE_LAYOUT)
         return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                           "writes blocks %d and %d, both stored on its core %s, in other "
-                          "layouts (%lld and %lld channels a pixel): its primitive writes one "
-                          "area, and the two share it only in the same layout", fid, sid,
-                          c->name, (long long)e->copies[t->from].feat.c,
-                          (long long)e->copies[t->to].feat.c);
+                          "layouts (%s and %s, %lld and %lld pixels): its primitive writes one "
+                          "area, which a P06 copies or re-pitches only in the same precision "
+                          "and pixels", fid, sid, c->name,
+                          pr_info(e->copies[t->from].feat.prec)->name,
+                          pr_info(e->copies[t->to].feat.prec)->name,
+                          (long long)(e->copies[t->from].feat.ny * e->copies[t->from].feat.nx),
+                          (long long)(e->copies[t->to].feat.ny * e->copies[t->to].feat.nx));
+    if (why == TEE_SLOT)
+        return diag_block(e->d, ST_LOGIC, "emit.slot", b,
+                          "writes blocks %d and %d, both stored on its core %s, in other "
+                          "pitches: a P06 re-pitching its result into the second needs a free "
+                          "Soma slot after it and before that block's first reader, and there "
+                          "is none", fid, sid, c->name);
     if (why == TEE_REMOTE)
         return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                           "writes block %d on its core %s, which a block on another core "

@@ -30,6 +30,11 @@
  *               values before the precision's bound, its maps that one too, and a CCMPS to
  *               the precision's upper bound (a CCMPB from its lower bound) goes between each
  *               map and each reader: min(clip(v, CMP, hi'), hi) = clip(v, CMP, hi) for hi <= hi'
+ *   halving     else a CCMPB / CCMPS with a 1 x 1 window shifting by an odd 2k + 1 bits
+ *               values no doubling holds, but whose values shifted by 2k fit 8 bits, reads
+ *               them through a block of its kind shifting by 2k without a clip
+ *               ("<storage>/even.eN.fK", INT_32) and shifts by 1: the next round narrows
+ *               the first and doubles the second
  *   odd shift   a Soma block shifting by 2k + 1 bits reads its values doubled by a CADD
  *               (the box read twice, "<storage>/x2.eN.fK") and shifts by 2k + 2:
  *               floor(2v / 2^(2k+2)) = floor(v / 2^(2k+1)), exact when every doubled value
@@ -56,7 +61,7 @@ static const MapThrough through_double = {BT_CADD, "x2", AT_CONSTANT_B, 0, true,
 /* The kinds of rewrite, each counted with its first block (for the warnings). */
 enum {
     MADE_PREC, MADE_CLAMP, MADE_WIDEN, MADE_CMP, MADE_LUT, MADE_ODD, MADE_FOLD, MADE_WIDE,
-    MADE_BOUND, MADE_KINDS
+    MADE_BOUND, MADE_HALVE, MADE_KINDS
 };
 
 /* Rounds of rewrites at most: each wide split narrows its shift or operand by 6 bits or
@@ -71,7 +76,8 @@ typedef struct Made {
 
 /* What the pass decided for each block (per position). */
 enum {
-    TODO_NONE, TODO_NARROWED = 1, TODO_DOUBLE = 2, TODO_LUT = 4, TODO_BOUND = 8, TODO_CLAMP = 16
+    TODO_NONE, TODO_NARROWED = 1, TODO_DOUBLE = 2, TODO_LUT = 4, TODO_BOUND = 8, TODO_CLAMP = 16,
+    TODO_HALVE = 32
 };
 
 typedef struct Ctx {
@@ -84,7 +90,8 @@ typedef struct Ctx {
     int32_t *wide_id;               /* the blocks to split (exact_wide.c), by id */
     int8_t *wide_op;                /* their operand (-1: a shift) */
     uint32_t n_wide;
-    uint32_t n_bound;               /* TODO_BOUND, TODO_CLAMP: clips put after blocks */
+    uint32_t n_bound;               /* TODO_BOUND, TODO_CLAMP: clips put after blocks;
+                                       TODO_HALVE: shifts put before them (a round more) */
     Made m;
     Diag *d;
 } Ctx;
@@ -344,6 +351,24 @@ static bool clamp_after(const Chip *c, const Graph *g, const Block *b, const Exa
            exact_inside(x->raw, INT32_MIN, INT32_MAX) && maps_free(g, b);
 }
 
+static int64_t floor_shift(int64_t v, int32_t n)
+{
+    return v >= 0 ? v >> n : -((-v - 1) >> n) - 1;
+}
+
+/* A CCMPB / CCMPS shifting by an odd 2k + 1 >= 3 bits whose values no doubling holds (file
+ * comment, "halving"): a 1 x 1 window over plain inputs, 2k a Soma shift, and the values
+ * shifted by 2k inside 8 bits (so that the first piece narrows, and the second doubles, in
+ * the next round). */
+static bool halves(const Chip *c, const Graph *g, const Block *b, const ExactBlock *xb)
+{
+    int32_t s = blk_attr(b, AT_BIT_SHIFT_NUM);
+    return is_cmp(b) && exact_pointwise(b) && plain_inputs(g, b) && s >= 3 &&
+           !chip_soma_shift(c, s, NULL) && chip_soma_shift(c, s - 1, NULL) &&
+           !exact_inside(xb->in, INT32_MIN / 2, INT32_MAX / 2) &&
+           floor_shift(xb->in.lo, s - 1) >= -128 && floor_shift(xb->in.hi, s - 1) <= 127;
+}
+
 /* The attribute rewrites: precisions, then each CCMPB / CCMPS the chip would run otherwise
  * (a plan, else a CLUT for later); then storage that only narrowed blocks write. */
 static Status attr_rewrites(Ctx *x)
@@ -411,6 +436,10 @@ static Status attr_rewrites(Ctx *x)
             x->wide_id[x->n_wide] = b->id;
             x->wide_op[x->n_wide++] = -1;
             made(&x->m, MADE_WIDE, b, rule);
+        } else if (rule && halves(c, g, b, xb)) {
+            x->todo[i] |= TODO_HALVE;
+            x->n_bound++;
+            made(&x->m, MADE_HALVE, b, rule);
         }
     }
     GraphUses u;
@@ -527,6 +556,40 @@ static Status double_inputs(Ctx *x, Block *b)
     return st;
 }
 
+/* TODO_HALVE: every edge into b's input goes through a block of b's kind shifting by 2k
+ * without a clip (CMP at int32's end), written INT_32; b shifts by 1 (floor(floor(v / 2^2k)
+ * / 2) = floor(v / 2^(2k+1)), and the extreme of one value is the value). */
+static Status halve_inputs(Ctx *x, Block *b)
+{
+    Graph *g = x->g;
+    uint32_t n = b->n_in ? b->in[0].n_ifaces : 0;
+    int32_t *ids = malloc((n ? n : 1) * sizeof *ids);
+    if (!ids)
+        return diag_add(x->d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");
+    for (uint32_t j = 0; j < n; j++)
+        ids[j] = b->in[0].ifaces[j].edge_id;
+    const MapThrough t = {b->type, "even", AT_BIT_SHIFT_NUM, blk_attr(b, AT_BIT_SHIFT_NUM) - 1,
+                          true, false};
+    int32_t none = b->type == BT_CCMPB ? INT32_MIN : INT32_MAX;
+    Status st = ST_OK;
+    for (uint32_t j = 0; j < n && st == ST_OK; j++) {
+        const Edge *e = graph_edge(g, ids[j]);
+        Block *s = e ? graph_block(g, e->src) : NULL;
+        if (!s)
+            continue;
+        st = map_insert_through(g, s, ids[j], 0, &t, x->d);
+        /* budget 0: one block and its map, the last two added */
+        Block *made_b = g->n_blocks >= 2 ? g->blocks[g->n_blocks - 2] : NULL;
+        if (st == ST_OK && made_b && made_b->type == t.type &&
+            !blk_set_attr(g, made_b, AT_CMP, none))
+            st = diag_add(x->d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");
+    }
+    free(ids);
+    if (st == ST_OK && !blk_set_attr(g, b, AT_BIT_SHIFT_NUM, 1))
+        st = diag_add(x->d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");
+    return st;
+}
+
 /* Block kind t (its precision prec, PR_COUNT: INT_32) between each map b writes and each of
  * that map's readers: the bound of clip b (TODO_BOUND: a CCMPS to it after a CCMPB, a CCMPB
  * from it after a CCMPS; the next round gives it the precision P25 / P05 compute it in), or
@@ -597,6 +660,8 @@ static Status struct_rewrites(Ctx *x)
                                   true, false};
             st = through_maps(x, b, &t, p);
         }
+        if (st == ST_OK && (x->todo[i] & TODO_HALVE))
+            st = halve_inputs(x, b);
         if ((x->todo[i] & TODO_DOUBLE) || lut_odd || doubles(x->c, g, b, &x->x.blocks[i])) {
             if (!(x->todo[i] & (TODO_DOUBLE | TODO_LUT)))
                 made(&x->m, MADE_ODD, b, "map.exact.oddshift");
@@ -680,7 +745,9 @@ Status mapper_exact(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d)
         "a CCMPB shifting INT_32 to INT_32 values, or a CVVH of an INT_32 operand, split into "
         "a shift by 6 or 7 bits more and the remainder below them (8 bits)",
         "a CCMPB / CCMPS clipping to a precision the chip does not give it took one it does, "
-        "and a CCMPS / CCMPB after it the old precision's bound"};
+        "and a CCMPS / CCMPB after it the old precision's bound",
+        "a CCMPB / CCMPS shifting by an odd 2k + 1 bits values no doubling holds read them "
+        "shifted by 2k first, and shift by 1"};
     *n_rewrites = 0;
     Made m = {{0}, {0}, {NULL}};
     uint32_t wide = 0;

@@ -501,6 +501,29 @@ static bool premove_slots(const Sched *s, uint32_t v, const int64_t *r, uint32_t
     return true;
 }
 
+/* The tees before task t on v (premove_tee): for each storage block t reads that a writer on
+ * v writes in another layout than another storage block it writes, the writer's time into
+ * r (at most room); their count. Each is a P06 after the writer and before t. */
+static uint32_t tee_readies(const MapPlan *p, uint32_t t, uint32_t v, int64_t *r, uint32_t room)
+{
+    const BlockUses *bu = &p->uses.blocks[p->tasks[t].pos];
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        long st = graph_block_pos(p->g, p->g->edges[bu->in_edges[j]]->src);
+        if (st < 0 || bt_info(p->g->blocks[st]->type)->kind != BK_STORAGE)
+            continue;
+        const BlockUses *su = &p->uses.blocks[st];
+        for (uint32_t i = 0; i < su->n_in_edges && n < room; i++) {
+            long w = graph_block_pos(p->g, p->g->edges[su->in_edges[i]]->src);
+            uint32_t tw = w >= 0 ? p->task_of[w] : MAP_NONE;
+            if (tw != MAP_NONE && map_task_vcore(p, tw) == v &&
+                premove_tee(p->g, &p->uses, (uint32_t)w, (uint32_t)st))
+                r[n++] = (int64_t)p->tasks[tw].phase * MS_PER_PHASE + p->tasks[tw].slot;
+        }
+    }
+    return n;
+}
+
 /* The earliest time from T on at which task t on v has free Soma slots for the P06s inserted
  * before it (premove_slots), which it then keeps: T itself unless s->delay; T, keeping none,
  * when there is none (in v's stage): the code generator refuses it then (emit.slot). */
@@ -519,6 +542,9 @@ static int64_t with_premoves(Sched *s, uint32_t t, uint32_t v, uint32_t nm, int6
         map_each_in_xfer(p, t, in_ready_one, &I);
         r[i] = I.r;
     }
+    nm += tee_readies(p, t, v, r + nm, 64 - nm);
+    if (!nm)
+        return T;
     int64_t at = T;
     while (at != INT64_MAX && !premove_slots(s, v, r, nm, at, got))
         at = s->delay ? earliest(s, v, p->tasks[t].prim->unit, at) : INT64_MAX;
@@ -578,7 +604,7 @@ static Status place_task(Sched *s, uint32_t t, Diag *d)
         return st;
     time = earliest(s, v, tk->prim->unit, ready);
     uint32_t nm = premove_count(p->g, &p->uses, tk->pos);
-    if (nm && time != INT64_MAX)
+    if (time != INT64_MAX) /* a CADD's P06s, tees (premove.h) */
         time = with_premoves(s, t, v, nm, time);
     if (time == INT64_MAX)
         return diag_block(d, ST_LOGIC, "map.phases", b,

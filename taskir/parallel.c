@@ -97,9 +97,16 @@ void tir_parallel_items(uint32_t threads, int64_t n, TirRangeFn fn, void *ctx)
  * generation for up to SPIN_NS before it sleeps on the condition variable, and the caller
  * watches the count of running parts as long before it sleeps; both sleep as before when
  * nothing comes (the mutex and the condition variables stay the protocol, the atomics only
- * let a waiter see the change without them). */
+ * let a waiter see the change without them).
+ *
+ * Each part is cut into up to GRAINS grains. A thread runs its own part's grains from the
+ * front; when none is left it takes the others' from their back, so that a thread slowed by
+ * the host (a virtual processor whose caches lie on another chiplet, a late wake-up) leaves
+ * the rest of its part to the others instead of making them wait, while each thread still
+ * runs the front of its own part (the rows whose inputs it wrote in the kernel before). A
+ * part's grains left are one atomic word, front and back, taken by compare-and-swap. */
 
-enum { SPIN_NS = 100 * 1000 };
+enum { SPIN_NS = 100 * 1000, GRAINS = 8 };
 
 typedef struct Worker {
     TirPool *p;
@@ -118,8 +125,59 @@ struct TirPool {
     void *ctx;
     int64_t n;
     uint32_t nt;        /* its parts */
+    int64_t grain[TIR_MAX_THREADS]; /* the current call's grain size in each part */
+    /* each part's grains not taken yet: the first << 32 | the end (take_grain) */
+    atomic_uint_fast64_t left[TIR_MAX_THREADS];
     atomic_uint pending; /* workers still running a part */
 };
+
+/* The grains not yet taken of a part, [*front, *back), from its word w in left. */
+static void grains_of(uint64_t w, uint32_t *front, uint32_t *back)
+{
+    *front = (uint32_t)(w >> 32);
+    *back = (uint32_t)w;
+}
+
+/* Takes a grain of part i, its first left (own) or its last (another thread's): its index in
+ * *g; false when none is left. */
+static bool take_grain(TirPool *p, uint32_t i, bool own, uint32_t *g)
+{
+    uint64_t w = atomic_load_explicit(&p->left[i], memory_order_relaxed);
+    for (;;) {
+        uint32_t front, back;
+        grains_of(w, &front, &back);
+        if (front >= back)
+            return false;
+        uint64_t next = own ? (uint64_t)(front + 1) << 32 | back
+                            : (uint64_t)front << 32 | (back - 1);
+        if (atomic_compare_exchange_weak_explicit(&p->left[i], &w, next, memory_order_acq_rel,
+                                                  memory_order_relaxed)) {
+            *g = own ? front : back - 1;
+            return true;
+        }
+    }
+}
+
+/* Runs grain g of part i of the current call. */
+static void run_grain(TirPool *p, uint32_t i, uint32_t g)
+{
+    int64_t lo = part_at(p->n, p->nt, i), hi = part_at(p->n, p->nt, i + 1);
+    int64_t a = lo + p->grain[i] * g, b = a + p->grain[i] < hi ? a + p->grain[i] : hi;
+    p->fn(p->ctx, a, b);
+}
+
+/* Thread idx's share of the current call: its own part's grains, then the others'. */
+static void run_share(TirPool *p, uint32_t idx)
+{
+    uint32_t g;
+    while (take_grain(p, idx, true, &g))
+        run_grain(p, idx, g);
+    for (uint32_t k = 1; k < p->nt; k++) {
+        uint32_t i = (idx + k) % p->nt;
+        while (take_grain(p, i, false, &g))
+            run_grain(p, i, g);
+    }
+}
 
 static int64_t now_ns(void)
 {
@@ -181,14 +239,10 @@ static void *worker_main(void *arg)
         }
         seen = atomic_load(&p->gen);
         bool mine = w->idx < p->nt;
-        TirRangeFn fn = p->fn;
-        void *ctx = p->ctx;
-        int64_t lo = mine ? part_at(p->n, p->nt, w->idx) : 0;
-        int64_t hi = mine ? part_at(p->n, p->nt, w->idx + 1) : 0;
         pthread_mutex_unlock(&p->mu);
         if (!mine)
             continue;
-        fn(ctx, lo, hi);
+        run_share(p, w->idx); /* the call's fields stay as they are until pending is 0 */
         if (atomic_fetch_sub_explicit(&p->pending, 1, memory_order_acq_rel) == 1) {
             pthread_mutex_lock(&p->mu); /* the caller checks pending under mu before it sleeps */
             pthread_cond_signal(&p->done);
@@ -273,11 +327,17 @@ void tir_pool_run(TirPool *p, int64_t n, TirRangeFn fn, void *ctx)
     p->ctx = ctx;
     p->n = n;
     p->nt = nt;
+    for (uint32_t i = 0; i < nt; i++) {
+        int64_t len = part_at(n, nt, i + 1) - part_at(n, nt, i); /* >= 1: n >= nt */
+        p->grain[i] = (len + GRAINS - 1) / GRAINS;
+        uint64_t count = (uint64_t)((len + p->grain[i] - 1) / p->grain[i]); /* <= GRAINS */
+        atomic_store_explicit(&p->left[i], count, memory_order_relaxed);
+    }
     atomic_store(&p->pending, nt - 1);
     atomic_fetch_add_explicit(&p->gen, 1, memory_order_release);
     pthread_cond_broadcast(&p->go);
     pthread_mutex_unlock(&p->mu);
-    fn(ctx, 0, part_at(n, nt, 1));
+    run_share(p, 0);
     if (spin_until(parts_done, p, 0))
         return;
     pthread_mutex_lock(&p->mu);

@@ -16,7 +16,17 @@
 #include "taskir/graph.h"
 #include "taskir/uses.h"
 
+#include <stdbool.h>
 #include <stdint.h>
+
+/* Whether compute block w's result into storage block s may need a P06 of its own on w's
+ * core (a tee re-pitching the area w's primitive writes into s's, backend/emit_tee.c): w
+ * writes a storage block before s (in the order of its out edges) in another layout
+ * (precision, or pitch unit: layout_storage_unit). w's primitive writes the first of them
+ * on its core; one in the same layout shares its area (no P06). The mapper keeps a Soma slot
+ * between w and the reader of s on w's core for it (one too many when that earlier block has
+ * no copy there). */
+bool premove_tee(const Graph *g, const GraphUses *u, uint32_t w, uint32_t s);
 
 /* The P06s inserted before compute block pos: 1 for a CADD adding one box to itself that
  * runs as P02 (0 when it runs as P83, layout_repeat_scales), n for a

@@ -28,8 +28,14 @@
  * conversion, the elementwise products, window max / min) are compiled for several
  * instruction sets and the best one for the CPU is picked at load time (GCC function
  * multiversioning, which needs the ifunc support of glibc on x86-64); the baseline x86-64
- * has no 32-bit vector multiply, min or max. Elsewhere: one version. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
+ * has no 32-bit vector multiply, min or max. Elsewhere: one version. Under ThreadSanitizer
+ * (-Db_sanitize=thread) one version too: the ifunc resolvers run while the program is being
+ * relocated, before the sanitizer's runtime is set up, and its instrumentation of them
+ * crashes every program at start. The int8 path's dot products choose theirs at run time
+ * (sim_dot8_vnni), so they are checked there as elsewhere; every version computes the same
+ * integers. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__) && \
+    !defined(__SANITIZE_THREAD__)
 #define SIM_HOT __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define SIM_HOT

@@ -333,6 +333,36 @@ static void test_declared_range(void **state)
     chip_destroy(c);
 }
 
+/* INT_32 values floor-shifted by 29 (an INT_32 CCMPB, CMP INT32_MIN: cvm_right_shift of
+ * precision 32 by 30): odd, and no doubled int32 value holds them, so the chip can neither
+ * shift (it does not narrow) nor double; but shifted by 28 they lie in -8 .. 7. The mapper
+ * puts a CCMPB shifting by 28 without a clip before it and shifts by 1 ("halving"): the
+ * next round narrows the first to INT_8 and doubles the second. The same for a CCMPS
+ * (CMP INT32_MAX). Outputs kept on int32's ends, under the TaskGraph's arithmetic and the
+ * chip's. */
+static void test_halving(void **state)
+{
+    (void)state;
+    Chip *c = chip();
+    for (int t = 0; t < 2; t++) {
+        Graph *g = graph_create();
+        Block *s = store(g, input(g, PR_INT_32, 6), "x/in", PR_INT_32, 6);
+        Block *b = cmp(g, s, t ? BT_CCMPS : BT_CCMPB, PR_INT_32, 6, 29,
+                       t ? INT32_MAX : INT32_MIN);
+        output(g, store(g, b, "y", PR_INT_32, 6), 6);
+        assert_int_equal(check(g, c, "map.exact.shift32"), 1);
+        int32_t in[6] = {INT32_MIN, INT32_MAX, 0, -1, 1 << 29, -(1 << 29) - 1}, out[6];
+        assert_true(rewrite_keeps(g, c, in, 6) >= 3);
+        run(g, c, in, 6, out);
+        assert_int_equal(out[0], -4);
+        assert_int_equal(out[1], 3);
+        assert_int_equal(out[3], -1);
+        assert_int_equal(out[5], -2);
+        graph_destroy(g);
+    }
+    chip_destroy(c);
+}
+
 /* A CLUT of LUT_DW 10 (1024 entries, lut[i] = i - 3000): P07 reads 4096 (the table widened,
  * layout_lut_entries), an index clipped to -2048 .. 2047, from an image holding the graph's
  * entries at both ends (emit_image_lut). So every index of the graph's -1024 .. 1023 reads
@@ -1029,6 +1059,7 @@ int main(void)
         cmocka_unit_test(test_p05_values),
         cmocka_unit_test(test_declared_range),
         cmocka_unit_test(test_lut_widened),
+        cmocka_unit_test(test_halving),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,15 +1,19 @@
-/* test_parallel.c: taskir/parallel.h. tir_pool_run covers [0, n) exactly once, in the parts
- * tir_parallel cuts, call after call (the workers take each generation of work once), for
- * thread counts that do and do not divide n, n smaller than the pool, and no pool at all;
+/* test_parallel.c: taskir/parallel.h. tir_pool_run covers [0, n) exactly once, each call
+ * within one of the parts tir_parallel cuts, call after call (the workers take each generation
+ * of work once), for thread counts that do and do not divide n, n smaller than the pool, and
+ * no pool at all; a thread that finished its part takes what a slow one has left of its own;
  * tir_parallel_items calls every item once, alone, whatever the thread count and however
  * long the items take; tir_parallel_touch leaves zeroed memory zero. */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "taskir/parallel.h"
@@ -40,7 +44,14 @@ static void check(TirPool *p, uint32_t threads, int64_t n)
     tir_parallel(threads, n, mark, &b);
     for (int64_t i = 0; i < n; i++)
         assert_int_equal(a.hits[i], 1);
-    assert_memory_equal(a.seen, b.seen, sizeof a.seen); /* the same parts */
+    /* each call of the pool within a part of tir_parallel (the pool cuts its parts in grains) */
+    int64_t part_hi = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (b.seen[i])
+            part_hi = b.seen[i];
+        if (a.seen[i])
+            assert_true(a.seen[i] <= part_hi);
+    }
 }
 
 static void test_pool_parts(void **state)
@@ -57,6 +68,56 @@ static void test_pool_parts(void **state)
                 check(p, threads[t], ns[k]);
         tir_pool_destroy(p);
     }
+}
+
+/* tir_pool_run on 2 threads over [0, 64) where the worker's first grain of its part [32, 64)
+ * waits until the calling thread has run an index of that part: only a caller that takes the
+ * rest of the worker's part lets it go on (else it gives up after 10 s, and the test fails). */
+typedef struct Slow {
+    pthread_t caller;
+    atomic_int hits[64];
+    atomic_bool caller_took;    /* the caller ran an index of [32, 64) */
+    atomic_bool gave_up;
+} Slow;
+
+static void slow_part(void *ctx, int64_t lo, int64_t hi)
+{
+    Slow *s = ctx;
+    bool caller = pthread_equal(pthread_self(), s->caller);
+    if (caller && hi > 32)
+        atomic_store(&s->caller_took, true);
+    if (!caller && lo == 32) {
+        struct timespec t0, t;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        while (!atomic_load(&s->caller_took)) {
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            if (t.tv_sec - t0.tv_sec > 10) {
+                atomic_store(&s->gave_up, true);
+                break;
+            }
+        }
+    }
+    for (int64_t i = lo; i < hi; i++)
+        atomic_fetch_add(&s->hits[i], 1);
+}
+
+static void test_pool_steals(void **state)
+{
+    (void)state;
+    TirPool *p = tir_pool_create(2);
+    assert_non_null(p);
+    for (int rep = 0; rep < 20; rep++) {
+        Slow *s = calloc(1, sizeof *s);
+        assert_non_null(s);
+        s->caller = pthread_self();
+        tir_pool_run(p, 64, slow_part, s);
+        assert_false(atomic_load(&s->gave_up));
+        assert_true(atomic_load(&s->caller_took));
+        for (int i = 0; i < 64; i++)
+            assert_int_equal(atomic_load(&s->hits[i]), 1);
+        free(s);
+    }
+    tir_pool_destroy(p);
 }
 
 /* An item: counted, called alone ([i, i + 1)), the early ones made slow (a busy loop), so that
@@ -115,6 +176,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pool_parts),
+        cmocka_unit_test(test_pool_steals),
         cmocka_unit_test(test_items),
         cmocka_unit_test(test_touch),
     };
