@@ -477,6 +477,13 @@ Status emit_narrow_p06(Emit *e, const ENarrow *n, int64_t o_addr, int64_t o_word
 /* The order of slot `slot` (a PIIndex) in phase p among all phases' slots: its Axon, Soma1,
  * router, Soma2 (emit_slot.c). */
 int64_t emit_slot_when(int32_t p, int32_t slot);
+/* emit_slot_latest: the latest free Soma slot of core k in phases hi down to lo whose time
+ * (emit_slot_when) lies strictly between after and before; emit_slot_earliest: the earliest
+ * free one in phases lo up to hi after time after; into *phase, *slot; whether there is one. */
+bool emit_slot_latest(const Emit *e, uint32_t k, int32_t hi, int32_t lo, int64_t after,
+                      int64_t before, int32_t *phase, int32_t *slot);
+bool emit_slot_earliest(const Emit *e, uint32_t k, int32_t lo, int32_t hi, int64_t after,
+                        int32_t *phase, int32_t *slot);
 void emit_slot_blocks(Emit *e);
 Status emit_slot_take(Emit *e, uint32_t k, int32_t p, int32_t slot, ESlotKind kind,
                       uint32_t block);

@@ -123,16 +123,8 @@ static Status place(Emit *e, ESendBuf *sb, const ExactInfo *x)
                           (long long)to.lo, (long long)to.hi);
     int64_t after = emit_slot_when(e->phase_of[sb->writer], e->slot_of[sb->writer]);
     int64_t before = emit_slot_when(sb->first, MAP_PI_ROUTER_SEND);
-    for (int32_t p = sb->first; p >= e->phase_of[sb->writer] && sb->phase < 0; p--)
-        for (int32_t sl = MAP_PI_SOMA2; sl >= MAP_PI_SOMA1 && sb->phase < 0;
-             sl -= MAP_PI_SOMA2 - MAP_PI_SOMA1) {
-            int64_t at = emit_slot_when(p, sl);
-            if (at > after && at < before && !emit_soma_taken(e, k, p, sl)) {
-                sb->phase = p;
-                sb->slot = sl;
-            }
-        }
-    if (sb->phase < 0)
+    if (!emit_slot_latest(e, k, sb->first, e->phase_of[sb->writer], after, before, &sb->phase,
+                          &sb->slot))
         return diag_block(e->d, ST_LOGIC, "emit.slot", b,
                           "sends its %s values to block %d's copy in %s in phase %d: a P06 "
                           "changes the precision into a send area, and %s has no free Soma "

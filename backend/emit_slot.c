@@ -90,6 +90,34 @@ bool emit_soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot)
     return emit_slot_use(e, k, p, slot).kind != SLOT_FREE;
 }
 
+bool emit_slot_latest(const Emit *e, uint32_t k, int32_t hi, int32_t lo, int64_t after,
+                      int64_t before, int32_t *phase, int32_t *slot)
+{
+    for (int32_t p = hi; p >= lo; p--)
+        for (int32_t sl = MAP_PI_SOMA2; sl >= MAP_PI_SOMA1; sl -= MAP_PI_SOMA2 - MAP_PI_SOMA1) {
+            int64_t at = emit_slot_when(p, sl);
+            if (at > after && at < before && !emit_soma_taken(e, k, p, sl)) {
+                *phase = p;
+                *slot = sl;
+                return true;
+            }
+        }
+    return false;
+}
+
+bool emit_slot_earliest(const Emit *e, uint32_t k, int32_t lo, int32_t hi, int64_t after,
+                        int32_t *phase, int32_t *slot)
+{
+    for (int32_t p = lo; p <= hi; p++)
+        for (int32_t sl = MAP_PI_SOMA1; sl <= MAP_PI_SOMA2; sl += MAP_PI_SOMA2 - MAP_PI_SOMA1)
+            if (emit_slot_when(p, sl) > after && !emit_soma_taken(e, k, p, sl)) {
+                *phase = p;
+                *slot = sl;
+                return true;
+            }
+    return false;
+}
+
 int64_t emit_slot_when(int32_t p, int32_t slot)
 {
     return (int64_t)p * 8 + (slot == MAP_PI_AXON    ? 1

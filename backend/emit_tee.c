@@ -111,16 +111,8 @@ static Status tee_slot(Emit *e, ETee *t)
     const ENarrow *n = emit_narrow_of(e, t->writer);
     if (n && n->phase >= 0 && emit_slot_when(n->phase, n->slot) > after)
         after = emit_slot_when(n->phase, n->slot);
-    for (int32_t p = e->cores[k].n_phases - 1; p >= e->phase_of[t->writer] && t->phase < 0; p--)
-        for (int32_t sl = MAP_PI_SOMA2; sl >= MAP_PI_SOMA1 && t->phase < 0;
-             sl -= MAP_PI_SOMA2 - MAP_PI_SOMA1) {
-            int64_t at = emit_slot_when(p, sl);
-            if (at > after && at < before && !emit_soma_taken(e, k, p, sl)) {
-                t->phase = p;
-                t->slot = sl;
-            }
-        }
-    if (t->phase < 0) {
+    if (!emit_slot_latest(e, k, e->cores[k].n_phases - 1, e->phase_of[t->writer], after, before,
+                          &t->phase, &t->slot)) {
         t->failed = TEE_SLOT;
         return ST_OK;
     }

@@ -41,14 +41,7 @@ static Status plan(Emit *e, uint32_t ci, const EmitFeat *wide)
     uint32_t w = writer_of(e, cp);
     int64_t after = written(e, w);
     int32_t ph = -1, slot = 0;
-    for (int32_t p = e->phase_of[w]; p < c->n_phases && ph < 0; p++)
-        for (int32_t sl = MAP_PI_SOMA1; sl <= MAP_PI_SOMA2 && ph < 0;
-             sl += MAP_PI_SOMA2 - MAP_PI_SOMA1)
-            if (emit_slot_when(p, sl) > after && !emit_soma_taken(e, cp->core, p, sl)) {
-                ph = p;
-                slot = sl;
-            }
-    if (ph < 0)
+    if (!emit_slot_earliest(e, cp->core, e->phase_of[w], c->n_phases - 1, after, &ph, &slot))
         return diag_block(e->d, ST_LOGIC, "emit.slot", e->g->blocks[cp->block],
                           "a view only OUTPUTs read, from lanes that are no word's first: a "
                           "P06 widening it to int32 words needs a free Soma slot on core %s "
