@@ -559,6 +559,19 @@ ESendBuf *emit_sendbuf_of(const Emit *e, uint32_t w, PrecisionId prec);
  * the last phase a part of it arrives in. */
 bool emit_spread_of(const Emit *e, const ECopy *cp);
 Status emit_spreads(Emit *e);
+/* The phases the transfers of edge dict dict land in on core k (its ROUTER_SEND /
+ * ROUTER_RECIEVE pairs there, in the Mapping's order) into ph (room for n_coords); their
+ * count (emit_spread.c). */
+uint32_t emit_arrival_phases(const Emit *e, const MapDict *dict, uint32_t k, int32_t *ph);
+/* emit_slices.c: a spread copy assembled from channel slices. What edge ed brings of copy
+ * cp: 0 whole rows of it (all its columns and channels) or nothing, 1 some channels of
+ * whole rows, -1 anything else. Whether the slices from other cores of the same rows tile
+ * the copy's channels and arrive in the same phases (and no slice crosses other rows).
+ * Whether ed is such a slice after the first (the lowest channels) of its rows: the parts
+ * are cut by the first. */
+int emit_slice_kind(const Emit *e, const ECopy *cp, const Edge *ed);
+bool emit_slices_ok(const Emit *e, const ECopy *cp);
+bool emit_slice_follower(const Emit *e, const ECopy *cp, const Edge *ed);
 const EPart *emit_part_at(const Emit *e, const ECopy *cp, int32_t p);
 int32_t emit_spread_last(const Emit *e, const ECopy *cp);
 /* The MapDict of edge id (NULL when none routes it), and whether coordinate c names core
