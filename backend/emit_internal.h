@@ -125,6 +125,8 @@ typedef struct ECopy {
     uint32_t alias_of;              /* the compute block whose output buffer holds it (the
                                        rows it writes there), EMIT_NONE when it has its own */
     int64_t alias_off;              /* its first word's offset in that buffer */
+    int64_t req_off;                /* its first word's offset in its request: a part of the
+                                       area a CADD gathers its inputs into (emit_early.c) */
     int32_t first, last;            /* its lifetime */
     uint32_t land;                  /* a received copy that lives past the phase it arrives
                                        in: its landing area in the receive area (the router
@@ -544,6 +546,11 @@ Status emit_merge_prims(Emit *e);
  * the earliest free Soma slot after the copy lands, the copy's area there shortened to end
  * with it. */
 Status emit_early_gathers(Emit *e);
+/* Gathering in place (emit_early.c), on a core whose memory plan does not fit otherwise: a
+ * copy only the P06 gathering it reads, in the layout of its part, lies in that part of the
+ * gathered area (ECopy.req_off), and its P06 is dropped (EGather.phase -1); whether any
+ * copy on core k did. */
+bool emit_in_place(Emit *e, uint32_t k);
 
 /* The send areas (emit_sendbuf.c): planned after the gathers, before the memory plan;
  * their P06s written with the routes. emit_sendbuf_of: writer w's area in precision prec, or

@@ -106,7 +106,7 @@ int64_t emit_copy_addr(const Emit *e, const ECopy *cp)
 {
     const ECore *c = &e->cores[cp->core];
     if (cp->alias_of == EMIT_NONE)
-        return c->addr[cp->req];
+        return c->addr[cp->req] + cp->req_off;
     const EOut *o = &e->outs[cp->alias_of];
     return c->addr[o->req] + cp->alias_off * emit_feat_pixel_words(&o->feat);
 }
@@ -927,7 +927,16 @@ Status emit_plan(Emit *e)
         c->addr = malloc((c->n_reqs ? c->n_reqs : 1) * sizeof *c->addr);
         if (!c->addr)
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
-        st = place_core(c, e->d);
+        /* a plan that does not fit is tried again with the copies only a gather reads in
+         * the gathered area (emit_early.c); the refusal names what fits neither way */
+        Diag first;
+        diag_init(&first, NULL);
+        st = place_core(c, &first);
+        diag_finish(&first);
+        if (st == ST_LOGIC)
+            emit_in_place(e, k);
+        if (st != ST_OK)
+            st = place_core(c, e->d);
     }
     return st;
 }
