@@ -20,6 +20,7 @@
  *   emit_p08.c    a CLIF's P08: its neurons' state area, its input and output layouts
  *   emit_narrow.c an Axon's int32 result narrowed into an 8-bit map on its core (a P06)
  *   emit_slot.c   the Soma slots: what takes each (a compute block or an inserted P06)
+ *   emit_lanes.c  a rearrangement between lanes: the router's 1-byte packets
  *   emit_merge.c  a copy gathered on its core from column slices, over the receive area:
  *                 the slices merged into the data banks (P06 with ciso)
  *   emit_early.c  a received copy only a gather reads, gathered from the receive area as
@@ -607,6 +608,26 @@ Status emit_routes(Emit *e);                /* emit_route.c */
 bool emit_dict_pair(Emit *e, const MapDict *dict, uint32_t *i, uint32_t *sk, uint32_t *rk,
                     Status *st);
 Status emit_router_prims(Emit *e);          /* emit_route.c, after the prims */
+/* Appends run [src, src + words) -> dst to the sends of core sk in phase p, received by core
+ * dk into storage block `block` (its id), as part of the last send when it continues it: the
+ * source follows on, the run has the same length and lands one stride further (a MULTI_USE
+ * header steps through such runs: destination_const + 1 packets a run, destination_offset
+ * units between runs). single: the run is bytes, sent as 1-byte packets (src, words, dst in
+ * bytes), else words in 8-byte packets (emit_route.c). */
+Status emit_route_run(Emit *e, uint32_t sk, int32_t p, uint32_t dk, int64_t src, int64_t words,
+                      int64_t dst, int32_t block, bool single);
+/* Whether compute block w writes edge ed's box (box, in the storage's coordinates) straight:
+ * no steps, or steps that keep the C order and the pixels (a flat box, or all of its result
+ * with other rows, the same channels) (emit_lanes.c). */
+bool emit_lanes_straight(const Emit *e, const Edge *ed, uint32_t w, const EBox *box);
+/* The runs of bytes of the part `part` (storage coordinates) of edge ed, written by compute
+ * block w through a rearrangement that moves values between pixels or lanes, sent by core sk
+ * in phase p from w's output buffer, in 1-byte packets, into copy dcp on core dk (its origin
+ * at word dbase); a logic error [emit.rearrange] when they cannot be (emit_lanes.c). */
+Status emit_lane_runs(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_t p,
+                      const ECopy *dcp, uint32_t dk, const EBox *part, int64_t dbase);
+/* Bytes of one value of precision p in memory; 0 for values that share a byte (ternary). */
+int64_t emit_value_bytes(PrecisionId p);
 /* One run sent whole to several cores in a phase becomes one relaying chain (the chip's
  * multicast): emit_route_chain.c, before the P09s are written. */
 Status emit_route_chains(Emit *e);

@@ -9,7 +9,8 @@
  * layer as well) while parallel pieces (one Axon slot per core and phase) spread out.
  * Then the block takes the earliest free slot of its unit after its inputs are in place:
  *   - from its own core: after the writer's slot (an Axon's output feeds Soma1 in the same
- *     phase);
+ *     phase), or after the router of the writer's phase when that router moves the result's
+ *     bytes between lanes (taskir/lanes.h: Soma2, or a later phase);
  *   - from another core: the writer's router sends in its phase (in the next one when the
  *     writer is a Soma2, which runs after the router), the bytes arrive over as many phases
  *     as the receive budget (recv_bytes_per_phase, dest_bytes_per_phase a phase) needs, and
@@ -38,6 +39,7 @@
 #include "mapper/plan.h"
 
 #include "taskir/diag_block.h"
+#include "taskir/lanes.h"
 #include "taskir/layout.h"
 #include "taskir/premove.h"
 
@@ -317,6 +319,8 @@ static int ready_one(uint32_t xi, void *arg)
         uint32_t twin = R->v == MAP_NONE ? MAP_NONE : planned_twin(p, xi, R->v);
         if (va == R->v && R->v != MAP_NONE) {
             r = (int64_t)a->phase * MS_PER_PHASE + a->slot;
+            if (lanes_moved(p->g, &p->uses, p->g->edges[x->edge])) /* its bytes moved by */
+                r = (int64_t)send_phase(a) * MS_PER_PHASE + MS_ROUTER; /* the router */
         } else if (twin != MAP_NONE) {
             r = p->xfers[twin].ready; /* another copy on this core got the bytes already */
         } else {
