@@ -73,12 +73,13 @@ typedef enum ESlotKind {
     SLOT_SENDBUF,                   /* a result rewritten into a send area (emit_sendbuf.c) */
     SLOT_MERGE,                     /* column slices merged into a copy (emit_merge.c) */
     SLOT_WIDEN,                     /* a view widened for its OUTPUTs (emit_widen.c) */
+    SLOT_STAGE,                     /* model inputs narrowed into a map (emit_stage.c) */
 } ESlotKind;
 
 /* One Soma slot of a core's phase: what takes it (kind) and the block it serves: the
  * compute block (SLOT_BLOCK), the storage block of the copy moved (SLOT_MOVE, SLOT_PART),
  * the CADD (SLOT_DUP, SLOT_GATHER), the writer (SLOT_NARROW, SLOT_TEE, SLOT_SENDBUF), the view
- * widened (SLOT_WIDEN). */
+ * widened (SLOT_WIDEN), the map staged (SLOT_STAGE). */
 typedef struct ESlotUse {
     ESlotKind kind;
     uint32_t block;                 /* block position */
@@ -287,6 +288,15 @@ typedef struct EWiden {
     uint32_t req;                   /* the int32 area */
 } EWiden;
 
+/* An 8-bit map model inputs write into lanes that are no word's first: written one value a
+ * word into an int32 area, which an inserted P06 narrows into the map (emit_stage.c). */
+typedef struct EStage {
+    uint32_t copy;                  /* the map's copy (index in copies) */
+    EmitFeat feat;                  /* the int32 area: the map's pixels, channels padded to 4 */
+    int32_t phase, slot;            /* the P06's phase and slot (PIIndex SOMA1 / SOMA2) */
+    uint32_t req;                   /* the int32 area */
+} EStage;
+
 /* An Axon primitive's result that goes into an 8-bit map on its core: the primitive writes
  * int32 words into an area of its own, and an inserted P06 narrows them into the map
  * (emit_narrow.c). */
@@ -341,6 +351,8 @@ typedef struct Emit {
     size_t n_merges, cap_merges;
     EWiden *widens;                 /* views widened for their OUTPUTs (emit_widen.c) */
     size_t n_widens, cap_widens;
+    EStage *stagings;               /* maps inputs write staged in int32 (emit_stage.c) */
+    size_t n_stagings, cap_stagings;
 } Emit;
 
 /* The EDup of CADD block pos, or NULL. */
@@ -536,6 +548,16 @@ Status emit_merges(Emit *e);
 Status emit_widens(Emit *e);
 const EWiden *emit_widen_of(const Emit *e, uint32_t ci);
 Status emit_widen_prims(Emit *e);
+/* The staged maps (emit_stage.c): planned after the narrowings, before the tees' slots (the
+ * earliest free Soma slot from the copy's first phase before its first use, or emit.slot);
+ * emit_stage_of: copy ci's, or NULL; emit_stage_copy: the copy as the dynamic blocks write
+ * it (its int32 area); emit_stage_zeros: the zeros the area starts from (malloc'd, *n
+ * words; NULL when out of memory); emit_stage_prims: their P06s, after the memory plan. */
+Status emit_stagings(Emit *e);
+const EStage *emit_stage_of(const Emit *e, uint32_t ci);
+ECopy emit_stage_copy(const Emit *e, const EStage *sg);
+uint32_t *emit_stage_zeros(const EStage *sg, size_t *n);
+Status emit_stage_prims(Emit *e);
 const EMerge *emit_merge_of(const Emit *e, const ECopy *cp);
 int emit_merge_slice(const Emit *e, const ECopy *cp, int32_t eid, int32_t phase, ECopy *slice,
                      int64_t *base);

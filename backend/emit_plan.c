@@ -64,7 +64,7 @@ bool emit_iface_box(const Emit *e, uint32_t pos, bool input, int32_t edge_id, EB
 
 bool emit_keeps_order(const Emit *e, const Edge *ed)
 {
-    return lanes_keep_order(e->g, &e->uses, ed);
+    return ra_edge_keeps_order(e->g, &e->uses, ed);
 }
 
 int64_t emit_copy_addr(const Emit *e, const ECopy *cp)
@@ -867,13 +867,15 @@ Status emit_plan(Emit *e)
         st = make_outs(e);
     /* the tees share their first copy's area (no slot; before the narrowings, whose P06
      * precedes the readers of both); the P06s that must have a slot first: a narrowing (its
-     * phase is fixed), a tee re-pitching (the latest free before its reader), then a repeated
+     * phase is fixed), a staged map (the earliest free), a tee re-pitching (the latest free before its reader), then a repeated
      * box or a gather (the latest free before its CADD);
      * then a received copy's move, where its slot is still free, and the send areas */
     if (st == ST_OK)
         st = emit_tees(e);
     if (st == ST_OK)
         st = emit_narrows(e);
+    if (st == ST_OK)
+        st = emit_stagings(e);
     if (st == ST_OK)
         st = emit_tee_slots(e);
     if (st == ST_OK)

@@ -675,6 +675,24 @@ static uint32_t tee_readies(const MapPlan *p, uint32_t t, uint32_t v, int64_t *r
     return n;
 }
 
+/* The staged maps task t reads (layout_staged: a P06 narrows the int32 area the inputs
+ * are written into before t reads the map): each one's time in place into r (at most room),
+ * as an input's (in_ready_one); their count. */
+static uint32_t stage_readies(const MapPlan *p, uint32_t t, int64_t *r, uint32_t room)
+{
+    const BlockUses *bu = &p->uses.blocks[p->tasks[t].pos];
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < bu->n_in_edges && n < room; j++) {
+        long st = graph_block_pos(p->g, p->g->edges[bu->in_edges[j]]->src);
+        if (st < 0 || !layout_staged(p->g, &p->uses, (uint32_t)st))
+            continue;
+        InReady I = {p, (uint32_t)st, -1};
+        map_each_in_xfer(p, t, in_ready_one, &I);
+        r[n++] = I.r;
+    }
+    return n;
+}
+
 /* The earliest time from T on at which task t on v has free Soma slots for the P06s inserted
  * before it (premove_slots), which it then keeps: T itself unless s->delay; T, keeping none,
  * when there is none (in v's stage): the code generator refuses it then (emit.slot). */
@@ -694,6 +712,7 @@ static int64_t with_premoves(Sched *s, uint32_t t, uint32_t v, uint32_t nm, int6
         r[i] = I.r;
     }
     nm += tee_readies(p, t, v, r + nm, 64 - nm);
+    nm += stage_readies(p, t, r + nm, 64 - nm);
     if (!nm)
         return T;
     int64_t at = T;
