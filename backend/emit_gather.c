@@ -7,7 +7,9 @@
  * must have the same extents (each read as whole rows of its copy, a static map too). The
  * area holds them in their precision, or in INT_32 when they differ (a P06 widens 8-bit
  * values as they are), in the pitch the CADD reads and writes (layout_output_unit: its
- * input 0's), each P06 re-pitching its input (the lanes past the input's pitch 0).
+ * input 0's), each P06 re-pitching its input (the lanes past the input's pitch 0): the
+ * precision and bytes the mapper and the split count (layout_gather_prec,
+ * layout_gather_bytes in taskir/layout.h).
  */
 #include "backend/emit_internal.h"
 
@@ -63,19 +65,22 @@ static Status plan_gather(Emit *e, uint32_t pos, uint32_t n, uint32_t k, int32_t
     EBox box0;
     ECopy *cp0 = input_copy(e, b, 0, k, &box0);
     size_t start = e->n_gathers;
-    PrecisionId prec = cp0 ? cp0->feat.prec : PR_INT_32;
+    PrecisionId prec; /* the inputs', or INT_32 when they differ: as the mapper counts it */
+    if (!layout_gather_prec(e->g, &e->uses, pos, &prec))
+        return failed(e, start, pos, 0, GATHER_LAYOUT);
     for (uint32_t i = 0; i < n; i++) {
         EBox box;
         ECopy *cp = input_copy(e, b, i, k, &box);
-        if (cp && cp->feat.prec != prec)
-            prec = PR_INT_32; /* 8-bit values widened as they are */
-        if (!cp || !cp0 || cp->feat.prec == PR_TERNARY || box.n[0] != box0.n[0] ||
-            box.n[1] != box0.n[1] || box.n[2] != box0.n[2])
+        if (!cp || !cp0 || box.n[0] != box0.n[0] || box.n[1] != box0.n[1] ||
+            box.n[2] != box0.n[2])
             return failed(e, start, pos, (int32_t)i, GATHER_LAYOUT);
     }
+    /* the area is the bytes the mapper counts (layout_gather_bytes), its parts laid out so */
     EmitFeat feat;
+    int64_t bytes = layout_gather_bytes(e->g, &e->uses, pos);
     if (!emit_feat(prec, box0.n[0], box0.n[1], box0.n[2],
-                   layout_output_unit(e->g, &e->uses, pos, prec), &feat))
+                   layout_output_unit(e->g, &e->uses, pos, prec), &feat) ||
+        bytes != feat.words * 4 * (int64_t)n)
         return failed(e, start, pos, 0, GATHER_LAYOUT);
     for (uint32_t i = 0; i < n; i++) { /* the entries, slots not yet found (phase -1) */
         EBox box;
@@ -121,8 +126,7 @@ static Status plan_gather(Emit *e, uint32_t pos, uint32_t n, uint32_t k, int32_t
         return st;
     if (why)
         return failed(e, start, pos, input, why);
-    uint32_t req = emit_request(e, k, feat.words * n, feat.align, first, last, ALLOC_DATA,
-                                b->id);
+    uint32_t req = emit_request(e, k, bytes / 4, feat.align, first, last, ALLOC_DATA, b->id);
     if (req == EMIT_NONE)
         return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     for (size_t i = start; i < e->n_gathers; i++)

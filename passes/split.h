@@ -161,6 +161,8 @@ typedef struct SplitNeed {
     GroupMem m;
     int64_t direct;   /* input clusters fed directly by compute blocks or INPUT */
     int64_t soma;     /* the Soma after the block, fused with it (split_soma_share) */
+    int64_t work;     /* the code generator's working areas (layout_work_bytes): a CADD's
+                       * gathered or repeated inputs, narrowing and send areas */
     int64_t total;
 } SplitNeed;
 

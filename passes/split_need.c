@@ -1,10 +1,13 @@
 /* split_need.c: the memory of a compute block's group and of its pieces before they are
  * made (split.h, docs/passes.md "split"): the block, the storage it reads, its output buffer,
- * the share of an input cluster that a compute block feeds directly, and the Soma after it
- * that fuse will pair with it (split_soma_share). A piece's memory is figured as
- * chip_group_mem would on it, from stand-ins with the piece's shapes. */
+ * the share of an input cluster that a compute block feeds directly, the Soma after it
+ * that fuse will pair with it (split_soma_share), and the code generator's working areas
+ * (layout_work_bytes, which the mapper counts too: a CADD's gathered inputs). A piece's
+ * memory is figured as chip_group_mem would on it, from stand-ins with the piece's shapes
+ * (its working areas once it is made). */
 #include "passes/split.h"
 #include "taskir/chip_cost.h"
+#include "taskir/layout.h"
 #include "taskir/rearrange.h"
 
 #include <string.h>
@@ -44,7 +47,10 @@ bool split_need_of(const Chip *c, const Graph *g, const GraphUses *u, const Bloc
     blk_eff_shape(b, shape);
     if (!split_soma_share(c, g, u, b, shape, &n->soma))
         return false;
-    n->total = n->m.total + n->direct + n->soma;
+    n->work = layout_work_bytes(g, u, (uint32_t)pos);
+    if (n->work < 0)
+        return false;
+    n->total = n->m.total + n->direct + n->soma + n->work;
     return true;
 }
 
@@ -112,8 +118,13 @@ bool split_piece_need(const Chip *c, const Graph *g, const GraphUses *u, const B
         return false;
     if (!split_soma_share(c, g, u, b, pc->shape, &out->soma))
         return false;
+    /* the working areas (layout_work_bytes) are not figured on a piece before it is made:
+     * the planner figures thousands of pieces, and the walk through the pitches of the maps
+     * around a block is long where many CLUT pieces share a table; each piece, once made, is
+     * checked with its own in the next round (split_need_of) and cut again if need be */
+    out->work = 0;
     out->total = out->m.input + out->m.weight + out->m.bias + out->m.output + out->direct +
-                 out->soma;
+                 out->soma + out->work;
     return true;
 }
 

@@ -3,6 +3,7 @@
 
 #include "taskir/rearrange.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The bytes of a pixel's row each use rounds the channels up to: the table of layout.h. */
@@ -66,6 +67,15 @@ int layout_unit(PrecisionId p, unsigned uses)
     return unit;
 }
 
+/* The position of block id, -1 when it has none or the use index u does not know it (a
+ * block the split pass adds in the round whose index u is: passes/split_fit.c asks these
+ * questions while it cuts). */
+static long known_pos(const Graph *g, const GraphUses *u, int32_t id)
+{
+    long p = graph_block_pos(g, id);
+    return p >= 0 && (uint32_t)p < u->n_blocks ? p : -1;
+}
+
 /* The source side interface of edge id at block position s, or NULL. */
 static const Iface *src_iface(const Graph *g, const GraphUses *u, long s, int32_t id)
 {
@@ -91,7 +101,7 @@ uint32_t layout_repeats(const Graph *g, const GraphUses *u, uint32_t pos, long *
         if (i >= b->n_in || b->in[i].n_ifaces != 1)
             return 0;
         const Edge *ed = graph_edge(g, b->in[i].ifaces[0].edge_id);
-        long s = ed ? graph_block_pos(g, ed->src) : -1;
+        long s = ed ? known_pos(g, u, ed->src) : -1;
         const Iface *f = ed && !ed->n_re ? src_iface(g, u, s, ed->id) : NULL;
         if (!f || (i > 0 && (s != *src || !same_iface(f, first))))
             return 0;
@@ -103,11 +113,76 @@ uint32_t layout_repeats(const Graph *g, const GraphUses *u, uint32_t pos, long *
     return bt_info(g->blocks[*src]->type)->kind == BK_STORAGE ? n : 0;
 }
 
+/* The units storage_unit found in one question's walk, by (position, skip, depth): the walk
+ * meets a map again and again through its writers and readers (a CLUT's pieces, each
+ * asking the pitch of the map they all write), so each is worked out once. A hash table of
+ * open addressing, grown as it fills; without memory it just is not used (slower, the same
+ * units). */
+typedef struct Memo {
+    uint64_t *key; /* 0: empty */
+    int *unit;
+    size_t cap, n;
+} Memo;
+
+static size_t memo_hash(uint64_t key, size_t cap)
+{
+    return (size_t)((key * 0x9E3779B97F4A7C15u) >> 17) & (cap - 1);
+}
+
+/* The unit kept for key, or NULL. */
+static const int *memo_find(const Memo *m, uint64_t key)
+{
+    for (size_t j = m->cap ? memo_hash(key, m->cap) : 0; m->cap; j = (j + 1) & (m->cap - 1)) {
+        if (m->key[j] == key)
+            return &m->unit[j];
+        if (!m->key[j])
+            break;
+    }
+    return NULL;
+}
+
+/* Keeps unit for key (not kept yet); nothing without memory. */
+static void memo_put(Memo *m, uint64_t key, int unit)
+{
+    if (m->n * 2 >= m->cap) { /* grow to keep it at most half full */
+        size_t cap = m->cap ? m->cap * 2 : 256;
+        uint64_t *k = cap < SIZE_MAX / sizeof *k ? calloc(cap, sizeof *k) : NULL;
+        int *v = k ? malloc(cap * sizeof *v) : NULL;
+        if (!v) {
+            free(k);
+            return;
+        }
+        for (size_t i = 0; i < m->cap; i++) {
+            if (!m->key[i])
+                continue;
+            size_t j = memo_hash(m->key[i], cap);
+            while (k[j])
+                j = (j + 1) & (cap - 1);
+            k[j] = m->key[i];
+            v[j] = m->unit[i];
+        }
+        free(m->key), free(m->unit);
+        m->key = k, m->unit = v, m->cap = cap;
+    }
+    size_t j = memo_hash(key, m->cap);
+    while (m->key[j])
+        j = (j + 1) & (m->cap - 1);
+    m->key[j] = key;
+    m->unit[j] = unit;
+    m->n++;
+}
+
+static void memo_free(Memo *m)
+{
+    free(m->key), free(m->unit);
+}
+
 static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int depth,
-                        long skip);
+                        long skip, Memo *m);
 
 /* layout_repeat_scales at depth depth of the chain of pitches. */
-static bool repeat_scales(const Graph *g, const GraphUses *u, uint32_t pos, int depth)
+static bool repeat_scales(const Graph *g, const GraphUses *u, uint32_t pos, int depth,
+                          Memo *m)
 {
     long s = -1;
     const Block *b = g->blocks[pos];
@@ -118,48 +193,53 @@ static bool repeat_scales(const Graph *g, const GraphUses *u, uint32_t pos, int 
     PrecisionId p = blk_prec(g->blocks[s]);
     if (p != PR_INT_8 && p != PR_UINT_8 && p != PR_INT_32)
         return false; /* P83 reads no ternary */
-    int unit = storage_unit(g, u, (uint32_t)s, depth + 1, -1);
+    int unit = storage_unit(g, u, (uint32_t)s, depth + 1, -1, m);
     int group = layout_unit(p, LAYOUT_GROUP);
     return unit > 0 && group > 0 && unit % group == 0;
 }
 
 bool layout_repeat_scales(const Graph *g, const GraphUses *u, uint32_t pos)
 {
-    return repeat_scales(g, u, pos, 0);
+    Memo m = {0};
+    bool r = repeat_scales(g, u, pos, 0, &m);
+    memo_free(&m);
+    return r;
 }
 
 /* The pitch a P02 / P03 / P43 / P83 at pos reads (and so writes). */
-static int group_in_unit(const Graph *g, const GraphUses *u, uint32_t pos, int depth)
+static int group_in_unit(const Graph *g, const GraphUses *u, uint32_t pos, int depth,
+                         Memo *m)
 {
     const Block *b = g->blocks[pos];
     long s = -1;
     /* the repeated area, in the group unit; a P83 scaling the box reads its map's pitch */
-    if (layout_repeats(g, u, pos, &s) && !repeat_scales(g, u, pos, depth))
+    if (layout_repeats(g, u, pos, &s) && !repeat_scales(g, u, pos, depth, m))
         return layout_unit(blk_prec(g->blocks[s]), LAYOUT_GROUP);
     const Edge *ed = b->n_in && b->in[0].n_ifaces ? graph_edge(g, b->in[0].ifaces[0].edge_id)
                                                   : NULL;
-    s = ed ? graph_block_pos(g, ed->src) : -1;
+    s = ed ? known_pos(g, u, ed->src) : -1;
     if (s < 0 || bt_info(g->blocks[s]->type)->kind != BK_STORAGE || depth >= MAX_CHAIN)
         return 0;
-    return storage_unit(g, u, (uint32_t)s, depth + 1, -1);
+    return storage_unit(g, u, (uint32_t)s, depth + 1, -1, m);
 }
 
 /* The row a P07 at pos writes into a map of precision out: as long as the row it reads (its
  * channels in its input's pitch), padded to 4 elements (input and table both int32) or 16;
  * 0 when pos is no CLUT. */
-static int lut_row(const Graph *g, const GraphUses *u, uint32_t pos, PrecisionId out, int depth)
+static int lut_row(const Graph *g, const GraphUses *u, uint32_t pos, PrecisionId out, int depth,
+                   Memo *m)
 {
     const Block *b = g->blocks[pos];
     const Edge *ed = b->type == BT_CLUT && b->n_in && b->in[0].n_ifaces == 1
                          ? graph_edge(g, b->in[0].ifaces[0].edge_id) : NULL;
-    long s = ed ? graph_block_pos(g, ed->src) : -1;
+    long s = ed ? known_pos(g, u, ed->src) : -1;
     int32_t d[TIR_NDIMS];
     blk_eff_shape(b, d);
     if (s < 0 || bt_info(g->blocks[s]->type)->kind != BK_STORAGE || depth >= MAX_CHAIN ||
         d[D_F] < 1)
         return 0;
     PrecisionId in = blk_prec(g->blocks[s]);
-    int64_t unit = storage_unit(g, u, (uint32_t)s, depth + 1, -1), pad = in == PR_INT_32 &&
+    int64_t unit = storage_unit(g, u, (uint32_t)s, depth + 1, -1, m), pad = in == PR_INT_32 &&
                                                                      out == PR_INT_32 ? 4 : 16;
     if (unit < 1)
         return 0;
@@ -172,18 +252,18 @@ static int lut_row(const Graph *g, const GraphUses *u, uint32_t pos, PrecisionId
  * the channels it reads (nof <= nif), in rows padded to 16 bytes, so its input's pitch must
  * exceed the output's pitch less one 16-byte row's elements (8 int32 channels in fill the
  * 16-byte row of 16 int8 channels out; 32 int8 channels out need more than 16 in). */
-static int cmp_need(const Graph *g, const GraphUses *u, uint32_t pos, int depth)
+static int cmp_need(const Graph *g, const GraphUses *u, uint32_t pos, int depth, Memo *m)
 {
     const Block *b = g->blocks[pos];
     int pc = bt_info(b->type)->pcode;
     const BlockUses *bu = &u->blocks[pos];
     if ((pc != 5 && pc != 25) || !bu->n_out_edges || depth >= MAX_CHAIN)
         return 0;
-    long y = graph_block_pos(g, g->edges[bu->out_edges[0]]->dst);
+    long y = known_pos(g, u, g->edges[bu->out_edges[0]]->dst);
     if (y < 0 || bt_info(g->blocks[y]->type)->kind != BK_STORAGE)
         return 0;
     PrecisionId py = blk_prec(g->blocks[y]);
-    int out = storage_unit(g, u, (uint32_t)y, depth + 1, -1), e = layout_unit(py, LAYOUT_SOMA);
+    int out = storage_unit(g, u, (uint32_t)y, depth + 1, -1, m), e = layout_unit(py, LAYOUT_SOMA);
     return out > e ? out - e + 1 : 0;
 }
 
@@ -191,18 +271,19 @@ static int cmp_need(const Graph *g, const GraphUses *u, uint32_t pos, int depth)
  * block): it writes each row as long as the one it reads, so that row must hold the pitch
  * the map it writes takes for its other writers and readers (a CLUT reading 16 int8 channels
  * a pixel into a map P02 reads with 32: cinn_cnn's). */
-static int lut_need(const Graph *g, const GraphUses *u, uint32_t pos, uint32_t s, int depth)
+static int lut_need(const Graph *g, const GraphUses *u, uint32_t pos, uint32_t s, int depth,
+                    Memo *m)
 {
     const Block *b = g->blocks[pos];
     const BlockUses *bu = &u->blocks[pos];
     const Edge *in = b->type == BT_CLUT && b->n_in && b->in[0].n_ifaces == 1
                          ? graph_edge(g, b->in[0].ifaces[0].edge_id) : NULL;
-    if (!in || graph_block_pos(g, in->src) != (long)s || !bu->n_out_edges || depth >= MAX_CHAIN)
+    if (!in || known_pos(g, u, in->src) != (long)s || !bu->n_out_edges || depth >= MAX_CHAIN)
         return 0;
-    long y = graph_block_pos(g, g->edges[bu->out_edges[0]]->dst);
+    long y = known_pos(g, u, g->edges[bu->out_edges[0]]->dst);
     if (y < 0 || bt_info(g->blocks[y]->type)->kind != BK_STORAGE)
         return 0;
-    return storage_unit(g, u, (uint32_t)y, depth + 1, (long)pos); /* but this CLUT's rows */
+    return storage_unit(g, u, (uint32_t)y, depth + 1, (long)pos, m); /* but this CLUT's rows */
 }
 
 /* Whether a dynamic block (docs/backend.md, "Dynamic blocks") writes a pixel of nc channels
@@ -216,7 +297,27 @@ static bool dynamic_pitch(int64_t nc, int unit)
 }
 
 /* skip: a writer whose rows not to count (the CLUT asking, lut_need), or -1. */
-static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int depth, long skip)
+static int storage_unit_of(const Graph *g, const GraphUses *u, uint32_t pos, int depth,
+                           long skip, Memo *m);
+
+static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int depth, long skip,
+                        Memo *m)
+{
+    /* the key: never 0 (an empty slot); the walk below (depth + 1 and deeper) never asks it */
+    bool known = pos < (1u << 26) && skip < (1l << 26) && depth >= 0 && depth < 32;
+    uint64_t key = (uint64_t)1 << 63 | (uint64_t)pos << 32 | (uint64_t)(skip + 1) << 5 |
+                   (uint64_t)depth;
+    const int *kept = known ? memo_find(m, key) : NULL;
+    if (kept)
+        return *kept;
+    int unit = storage_unit_of(g, u, pos, depth, skip, m);
+    if (known)
+        memo_put(m, key, unit);
+    return unit;
+}
+
+static int storage_unit_of(const Graph *g, const GraphUses *u, uint32_t pos, int depth,
+                           long skip, Memo *m)
 {
     PrecisionId p = blk_prec(g->blocks[pos]);
     const BlockUses *bu = &u->blocks[pos];
@@ -224,7 +325,7 @@ static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int de
     int carried = 0;
     bool fed = false; /* an INPUT writes it: its dynamic blocks lay the pixels out */
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
-        long w = graph_block_pos(g, g->edges[bu->in_edges[j]]->src);
+        long w = known_pos(g, u, g->edges[bu->in_edges[j]]->src);
         if (w < 0)
             continue;
         fed |= g->blocks[w]->type == BT_INPUT;
@@ -234,17 +335,18 @@ static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int de
         }
         unsigned wu = layout_use_of(g->blocks[w]->type, false);
         uses |= wu;
-        int c = wu == LAYOUT_GROUP ? group_in_unit(g, u, (uint32_t)w, depth)
-                                   : lut_row(g, u, (uint32_t)w, p, depth);
+        int c = wu == LAYOUT_GROUP ? group_in_unit(g, u, (uint32_t)w, depth, m)
+                                   : lut_row(g, u, (uint32_t)w, p, depth, m);
         carried = c > carried ? c : carried;
     }
     int need = 0;
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        long r = graph_block_pos(g, g->edges[bu->out_edges[j]]->dst);
+        long r = known_pos(g, u, g->edges[bu->out_edges[j]]->dst);
         if (r < 0)
             continue;
         uses |= layout_use_of(g->blocks[r]->type, true);
-        int n = cmp_need(g, u, (uint32_t)r, depth), l = lut_need(g, u, (uint32_t)r, pos, depth);
+        int n = cmp_need(g, u, (uint32_t)r, depth, m);
+        int l = lut_need(g, u, (uint32_t)r, pos, depth, m);
         n = l > n ? l : n;
         need = n > need ? n : need;
     }
@@ -262,14 +364,19 @@ static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int de
 
 int layout_storage_unit(const Graph *g, const GraphUses *u, uint32_t pos)
 {
-    return storage_unit(g, u, pos, 0, -1);
+    Memo m = {0};
+    int unit = storage_unit(g, u, pos, 0, -1, &m);
+    memo_free(&m);
+    return unit;
 }
 
 int layout_output_unit(const Graph *g, const GraphUses *u, uint32_t pos, PrecisionId p)
 {
     unsigned wu = layout_use_of(g->blocks[pos]->type, false);
     int unit = layout_unit(p, wu);
-    int c = wu == LAYOUT_GROUP ? group_in_unit(g, u, pos, 0) : lut_row(g, u, pos, p, 0);
+    Memo m = {0};
+    int c = wu == LAYOUT_GROUP ? group_in_unit(g, u, pos, 0, &m) : lut_row(g, u, pos, p, 0, &m);
+    memo_free(&m);
     return unit && c > unit ? c : unit;
 }
 
@@ -286,17 +393,33 @@ int64_t layout_map_bytes(PrecisionId p, int64_t ny, int64_t nx, int64_t nc, int 
     return row && px > INT64_MAX / row ? -1 : px * row;
 }
 
-int64_t layout_repeat_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
+/* The dims of cluster 0 of block b's inputs (in) or outputs into cd: over when given (a
+ * piece of b, passes/split_need.c), else b's own. */
+static bool dims_of(const Block *b, bool in, const int32_t *over, int32_t *cd)
+{
+    if (!over)
+        return blk_cluster_dims(b, in, 0, cd);
+    memcpy(cd, over, TIR_CDIMS * sizeof *cd);
+    return true;
+}
+
+/* layout_repeat_bytes of the input box in (NULL: the block's own). */
+static int64_t repeat_bytes(const Graph *g, const GraphUses *u, uint32_t pos, const int32_t *in)
 {
     long s = -1;
     uint32_t n = layout_repeats(g, u, pos, &s);
     int32_t cd[TIR_CDIMS];
-    if (!n || layout_repeat_scales(g, u, pos) || !blk_cluster_dims(g->blocks[pos], true, 0, cd))
+    if (!n || layout_repeat_scales(g, u, pos) || !dims_of(g->blocks[pos], true, in, cd))
         return 0;
     PrecisionId p = blk_prec(g->blocks[s]);
     int64_t one = layout_map_bytes(p, cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
                                    cd[D_F] > 0 ? cd[D_F] : 1, layout_unit(p, LAYOUT_GROUP));
     return one < 0 || one > INT64_MAX / n ? -1 : one * n;
+}
+
+int64_t layout_repeat_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
+{
+    return repeat_bytes(g, u, pos, NULL);
 }
 
 bool layout_narrows(const Graph *g, const GraphUses *u, uint32_t pos)
@@ -307,7 +430,7 @@ bool layout_narrows(const Graph *g, const GraphUses *u, uint32_t pos)
         !(layout_use_of(b->type, false) & (LAYOUT_AXON | LAYOUT_GROUP)))
         return false;
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        long s = graph_block_pos(g, g->edges[bu->out_edges[j]]->dst);
+        long s = known_pos(g, u, g->edges[bu->out_edges[j]]->dst);
         PrecisionId p = s >= 0 ? blk_prec(g->blocks[s]) : PR_INT_32;
         if (s < 0 || bt_info(g->blocks[s]->type)->kind != BK_STORAGE)
             continue;
@@ -325,22 +448,29 @@ bool layout_narrows(const Graph *g, const GraphUses *u, uint32_t pos)
     return false;
 }
 
-int64_t layout_narrow_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
+/* layout_narrow_bytes of the output box out (NULL: the block's own). */
+static int64_t narrow_bytes(const Graph *g, const GraphUses *u, uint32_t pos, const int32_t *out)
 {
     int32_t cd[TIR_CDIMS];
-    if (!layout_narrows(g, u, pos) || !blk_cluster_dims(g->blocks[pos], false, 0, cd))
+    if (!layout_narrows(g, u, pos) || !dims_of(g->blocks[pos], false, out, cd))
         return 0;
     return layout_map_bytes(PR_INT_32, cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
                             cd[D_F] > 0 ? cd[D_F] : 1,
                             layout_output_unit(g, u, pos, PR_INT_32));
 }
 
-int64_t layout_send_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
+int64_t layout_narrow_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
+{
+    return narrow_bytes(g, u, pos, NULL);
+}
+
+/* layout_send_bytes of the output box out (NULL: the block's own). */
+static int64_t send_bytes(const Graph *g, const GraphUses *u, uint32_t pos, const int32_t *out)
 {
     const Block *b = g->blocks[pos];
     const BlockUses *bu = &u->blocks[pos];
     int32_t cd[TIR_CDIMS];
-    if (bt_info(b->type)->kind != BK_COMPUTE || !blk_cluster_dims(b, false, 0, cd))
+    if (bt_info(b->type)->kind != BK_COMPUTE || !dims_of(b, false, out, cd))
         return 0;
     /* the buffer's precision, as the code generator takes it: an Axon's or a group
      * primitive's int32, else the last storage block written */
@@ -356,7 +486,7 @@ int64_t layout_send_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
     PrecisionId seen[4];
     int n_seen = 0;
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        long s = graph_block_pos(g, g->edges[bu->out_edges[j]]->dst);
+        long s = known_pos(g, u, g->edges[bu->out_edges[j]]->dst);
         if (s < 0 || bt_info(g->blocks[s]->type)->kind != BK_STORAGE)
             continue;
         PrecisionId p = blk_prec(g->blocks[s]);
@@ -376,6 +506,11 @@ int64_t layout_send_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
         total += one;
     }
     return total;
+}
+
+int64_t layout_send_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
+{
+    return send_bytes(g, u, pos, NULL);
 }
 
 bool layout_staged(const Graph *g, const GraphUses *u, uint32_t s)
@@ -413,7 +548,7 @@ int64_t layout_stage_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
     const BlockUses *bu = &u->blocks[pos];
     int64_t sum = 0;
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
-        long s = graph_block_pos(g, g->edges[bu->in_edges[j]]->src);
+        long s = known_pos(g, u, g->edges[bu->in_edges[j]]->src);
         int32_t cd[TIR_CDIMS];
         if (s < 0 || !layout_staged(g, u, (uint32_t)s) ||
             !blk_cluster_dims(g->blocks[s], true, 0, cd))
@@ -428,17 +563,95 @@ int64_t layout_stage_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
     return sum;
 }
 
+bool layout_gather_prec(const Graph *g, const GraphUses *u, uint32_t pos, PrecisionId *out)
+{
+    const Block *b = g->blocks[pos];
+    uint32_t n = b->type == BT_CADD ? blk_n_variadic(b) : 0;
+    long src = -1;
+    if (n < 2 || layout_repeats(g, u, pos, &src))
+        return false; /* no CADD, or one box added to itself (layout_repeat_bytes) */
+    PrecisionId prec = PR_INT_32;
+    for (uint32_t i = 0; i < n; i++) {
+        const Edge *ed = i < b->n_in && b->in[i].n_ifaces == 1
+                             ? graph_edge(g, b->in[i].ifaces[0].edge_id) : NULL;
+        const Block *s = ed ? graph_block(g, ed->src) : NULL;
+        if (!s || bt_info(s->type)->kind != BK_STORAGE)
+            return false; /* the code generator refuses it (emit.layout) */
+        PrecisionId p = blk_prec(s);
+        if (p == PR_TERNARY || !layout_unit(p, 0))
+            return false; /* the code generator refuses it (emit.layout, emit.prec) */
+        prec = i == 0 || p == prec ? p : PR_INT_32; /* 8-bit values widened as they are */
+    }
+    *out = prec;
+    return true;
+}
+
+/* layout_gather_bytes of the input box in (NULL: the block's own). */
+static int64_t gather_bytes(const Graph *g, const GraphUses *u, uint32_t pos, const int32_t *in)
+{
+    PrecisionId p;
+    int32_t cd[TIR_CDIMS];
+    if (!layout_gather_prec(g, u, pos, &p) || !dims_of(g->blocks[pos], true, in, cd))
+        return 0;
+    uint32_t n = blk_n_variadic(g->blocks[pos]);
+    int64_t one = layout_map_bytes(p, cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
+                                   cd[D_F] > 0 ? cd[D_F] : 1,
+                                   layout_output_unit(g, u, pos, p));
+    return one < 0 || one > INT64_MAX / n ? -1 : one * n;
+}
+
+int64_t layout_gather_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
+{
+    return gather_bytes(g, u, pos, NULL);
+}
+
+int64_t layout_gather_extra_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
+{
+    int64_t a = layout_gather_bytes(g, u, pos);
+    uint32_t n = a > 0 ? blk_n_variadic(g->blocks[pos]) : 1;
+    return a > 0 ? a / n * (n - layout_gather_in_place(g, u, pos)) : a;
+}
+
+uint32_t layout_gather_in_place(const Graph *g, const GraphUses *u, uint32_t pos)
+{
+    PrecisionId p;
+    if (!layout_gather_prec(g, u, pos, &p))
+        return 0;
+    const Block *b = g->blocks[pos];
+    int32_t cd[TIR_CDIMS];
+    if (!blk_cluster_dims(b, true, 0, cd))
+        return 0;
+    int64_t nc = cd[D_F] > 0 ? cd[D_F] : 1, unit = layout_output_unit(g, u, pos, p);
+    uint32_t n = blk_n_variadic(b), k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const Edge *ed = graph_edge(g, b->in[i].ifaces[0].edge_id);
+        long s = ed && !ed->n_re ? known_pos(g, u, ed->src) : -1;
+        int64_t own = s >= 0 ? layout_storage_unit(g, u, (uint32_t)s) : 0;
+        if (s < 0 || blk_prec(g->blocks[s]) != p || own < 1 || unit < 1 ||
+            (nc + own - 1) / own * own != (nc + unit - 1) / unit * unit)
+            continue; /* another precision, or pixels of another pitch */
+        const BlockUses *su = &u->blocks[s];
+        bool alone = true; /* this input cluster its only reader */
+        for (uint32_t j = 0; j < su->n_out_edges && alone; j++)
+            alone = su->out_edges[j] < g->n_edges && g->edges[su->out_edges[j]] == ed;
+        k += alone;
+    }
+    return k;
+}
+
 int64_t layout_work_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
 {
+    const int32_t *in = NULL, *out = NULL; /* the block's own boxes */
     /* an Axon's int32 area for narrowing on its core is at least its 8-bit send area for
      * another core's copy (4 bytes a value against 1): the larger of the two stands for both */
-    int64_t r = layout_repeat_bytes(g, u, pos), n = layout_narrow_bytes(g, u, pos);
-    int64_t s = layout_send_bytes(g, u, pos), t = layout_stage_bytes(g, u, pos);
+    int64_t r = repeat_bytes(g, u, pos, in), n = narrow_bytes(g, u, pos, out);
+    int64_t s = send_bytes(g, u, pos, out), t = layout_stage_bytes(g, u, pos);
     n = s > n ? s : n;
     if (r < 0 || n < 0 || s < 0 || t < 0 || r > INT64_MAX - n || r + n > INT64_MAX - t)
         return -1;
     return r + n + t;
 }
+
 
 int32_t layout_p81_left(int32_t pad_left, int32_t dilate_x, int32_t *lead)
 {

@@ -121,10 +121,40 @@ bool layout_staged(const Graph *g, const GraphUses *u, uint32_t s);
 /* Bytes of the int32 areas of the staged maps compute block pos reads (layout_staged); -1
  * on overflow. */
 int64_t layout_stage_bytes(const Graph *g, const GraphUses *u, uint32_t pos);
+/* Whether the CADD at pos gathers n >= 2 different inputs (not one box added to itself,
+ * layout_repeats) into one area that P02 reads back to back, [n][y][x][c] (backend/
+ * emit_gather.c: a P06 an input copies it into its part), and the precision of that area
+ * into *out: the inputs', or INT_32 when they differ (a P06 widens 8-bit values as they
+ * are); false for any other block, and for inputs the code generator has no gather for (not
+ * storage, ternary, a precision without a layout: it refuses them). */
+bool layout_gather_prec(const Graph *g, const GraphUses *u, uint32_t pos, PrecisionId *out);
+/* Bytes of the area a CADD at pos gathers its n different inputs into (layout_gather_prec):
+ * n times its input box (input cluster 0's pixels and channels) in that precision and in the
+ * pitch the CADD reads and writes (layout_output_unit); 0 for any other block, -1 on
+ * overflow. The code generator requests this many bytes (emit_gather.c). */
+int64_t layout_gather_bytes(const Graph *g, const GraphUses *u, uint32_t pos);
+/* How many inputs of the CADD at pos may lie in their part of its gathered area (backend/
+ * emit_early.c, gathering in place): an input storage block that this input cluster alone
+ * reads, in the area's precision and pixels as long (its channels rounded up to its own
+ * pitch as many as to the area's), through an edge without steps. The code
+ * generator places it there when it is not received (model inputs, static maps, a writer on
+ * the CADD's core): its part is then its storage, counted as such, and the working area
+ * counts the other parts only (layout_work_bytes). Where the Mapping puts its writer on
+ * another core, the copy is received and the part comes on top (an r cut's partial sums).
+ * 0 for any other block. */
+uint32_t layout_gather_in_place(const Graph *g, const GraphUses *u, uint32_t pos);
+/* Bytes the gathered area of the CADD at pos needs beyond its inputs' storage: its parts
+ * but those its inputs may lie in (layout_gather_in_place); 0 for any other block, -1 on
+ * overflow. Not in layout_work_bytes yet: counted by the mapper, it moves the merge of cores
+ * so that an input the code generator gathered in place arrives from another core
+ * (test_diff_ops/elemwise_sub_case_0_variant_0, docs/backend.md "Memory plan"). */
+int64_t layout_gather_extra_bytes(const Graph *g, const GraphUses *u, uint32_t pos);
 /* Bytes of the working areas of compute block pos in its phase, beside its output: the
- * repeated box of a CADD of one box (layout_repeat_bytes), and the int32 area of a block that
+ * repeated box of a CADD of one box (layout_repeat_bytes), the int32 area of a block that
  * narrows (layout_narrow_bytes) or its send areas (layout_send_bytes), the larger, and the
- * int32 areas of the staged maps it reads (layout_stage_bytes); -1 on overflow. */
+ * int32 areas of the staged maps it reads (layout_stage_bytes); -1 on overflow. The split's
+ * fit mode (passes/split_need.c), the mapper (mapper/problem.c) and the verifier's
+ * map.mem.core (verify_map_chip.c) count it. */
 int64_t layout_work_bytes(const Graph *g, const GraphUses *u, uint32_t pos);
 
 #endif

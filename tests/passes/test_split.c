@@ -22,6 +22,7 @@
 #include "passtest.h"
 #include "split_fixture.h"
 #include "taskir/chip_cost.h"
+#include "taskir/layout.h"
 #include "taskir/rearrange.h"
 #include "taskir/uses.h"
 
@@ -352,7 +353,8 @@ static void test_slices_shared(void **state)
     chip_destroy(c);
 }
 
-/* Every group's memory, as the pass counts it, within the budget. */
+/* Every group's memory, as the pass counts it (the code generator's working areas too),
+ * within the budget. */
 static void assert_groups_fit(const Graph *g, const Chip *c)
 {
     GraphUses u;
@@ -362,7 +364,9 @@ static void assert_groups_fit(const Graph *g, const Chip *c)
             continue;
         GroupMem m;
         assert_true(chip_group_mem(c, g, &u, g->blocks[i], &m));
-        assert_true(m.total <= c->core_budget_bytes);
+        int64_t work = layout_work_bytes(g, &u, i);
+        assert_true(work >= 0);
+        assert_true(m.total + work <= c->core_budget_bytes);
     }
     graph_uses_finish(&u);
 }
@@ -525,6 +529,45 @@ static void test_fit_joint(void **state)
     chip_destroy(c);
 }
 
+/* Fit mode counts the code generator's working areas (layout_work_bytes), as the mapper
+ * does: a CADD of two different int8 model inputs of 9 x 8 pixels of 32 channels into an
+ * int8 map, on a core of 16 KiB. Its group: the inputs 2 x 72 x 32 B = 4608, its int32
+ * output buffer 72 x 128 B = 9216: 13824 bytes, which fit. P02 reads the two inputs back to
+ * back in an area of 2 x 72 x 32 B = 4608 (layout_gather_bytes), in which both lie (model
+ * inputs that it alone reads: layout_gather_in_place, no more than their storage), and
+ * writes int32 rows of 32 channels that a P06 narrows into the int8 map, 72 x 128 B = 9216
+ * (layout_narrow_bytes): 23040 bytes in all, more than the core, which the mapper would
+ * refuse (map.mem.group). So fit mode cuts it in two, and the outputs stay the same. */
+static void test_fit_work(void **state)
+{
+    (void)state;
+    Chip *c = chip();
+    c->core_budget_bytes = 16384;
+    int32_t s[TIR_NDIMS] = {9, 8, 32};
+    Graph *g = fx_block(BT_CADD, s, PR_INT_8, BIAS_ABSENT, NULL, 0, 2);
+    pt_by_name(g, "op/out")->prec = PR_INT_8;
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    uint32_t op = (uint32_t)graph_block_pos(g, pt_by_name(g, "op")->id);
+    GroupMem m;
+    assert_true(chip_group_mem(c, g, &u, g->blocks[op], &m));
+    assert_int_equal(m.total, 13824);
+    assert_int_equal(layout_gather_bytes(g, &u, op), 4608);
+    assert_int_equal(layout_gather_in_place(g, &u, op), 2);
+    assert_int_equal(layout_narrow_bytes(g, &u, op), 9216);
+    assert_int_equal(layout_work_bytes(g, &u, op), 9216);
+    SplitNeed n;
+    assert_true(split_need_of(c, g, &u, g->blocks[op], &n));
+    assert_int_equal(n.total, 23040);
+    graph_uses_finish(&u);
+    int64_t n0;
+    int32_t *before = fit_checked(g, c, 17, &n0);
+    assert_int_equal(pt_count(g, BT_CADD), 2);
+    same_outputs(g, 17, before, n0);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
 /* Groups that fit and edges that do not: only the edges are cut, each carrying at most the
  * per-destination limit (256 bytes here), and the graph runs as before. */
 static void test_edges_cut(void **state)
@@ -656,6 +699,7 @@ int main(void)
         cmocka_unit_test(test_fit),
         cmocka_unit_test(test_fit_plans),
         cmocka_unit_test(test_fit_joint),
+        cmocka_unit_test(test_fit_work),
         cmocka_unit_test(test_edges_cut),
         cmocka_unit_test(test_f_packet_units),
         cmocka_unit_test(test_cannot_fit),

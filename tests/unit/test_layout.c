@@ -469,6 +469,52 @@ static void test_repeat_ternary(void **state)
     graph_destroy(g);
 }
 
+/* A CADD of two different maps (not one box added to itself): P02 reads them back to back
+ * in an area of its own that a P06 an input fills (layout_gather_bytes), in the pitch the
+ * CADD reads, input 0's: two int8 maps of 4 x 4 x 8 read in 32-byte groups, 2 x 16 pixels
+ * x 32 B = 1024 bytes. The second input, which only this CADD reads, may lie in its part
+ * (layout_gather_in_place: its part is its storage), the first is read by another CADD too:
+ * the area needs one part, 512 bytes, beyond their storage (layout_gather_extra_bytes; not in
+ * layout_work_bytes yet). An int8 and an int32 input gather in INT_32 (a P06 widens the
+ * int8 values), in input 0's pitch of 32 lanes: 2 x 16 x 32 x 4 B = 4096, none in place. */
+static void test_gather(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *a = blk(g, BT_SI, PR_INT_8, 4, 4, 8, 0), *b = blk(g, BT_SI, PR_INT_8, 4, 4, 8, 0);
+    Block *w = blk(g, BT_SI, PR_INT_32, 4, 4, 8, 0);
+    Block *add = blk(g, BT_CADD, PR_INT_32, 4, 4, 8, 0), *o = blk(g, BT_SI, PR_INT_32, 4, 4, 8, 0);
+    Block *mix = blk(g, BT_CADD, PR_INT_32, 4, 4, 8, 0), *o2 = blk(g, BT_SI, PR_INT_32, 4, 4, 8, 0);
+    tg_join(g, a, 0, add, 0);
+    tg_join(g, b, 0, add, 1);
+    tg_join(g, add, 0, o, 0);
+    tg_join(g, a, 0, mix, 0);
+    tg_join(g, w, 0, mix, 1);
+    tg_join(g, mix, 0, o2, 0);
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    uint32_t pa = (uint32_t)graph_block_pos(g, add->id), pm = (uint32_t)graph_block_pos(g, mix->id);
+    PrecisionId p;
+    assert_true(layout_gather_prec(g, &u, pa, &p));
+    assert_int_equal(p, PR_INT_8);
+    assert_int_equal(premove_count(g, &u, pa), 2);
+    assert_int_equal(layout_gather_bytes(g, &u, pa), 1024);
+    assert_int_equal(layout_repeat_bytes(g, &u, pa), 0);
+    assert_int_equal(layout_gather_in_place(g, &u, pa), 1); /* b; a is read twice */
+    assert_int_equal(layout_gather_extra_bytes(g, &u, pa), 512);
+    assert_int_equal(layout_work_bytes(g, &u, pa), 0); /* not counted yet (layout.h) */
+    assert_true(layout_gather_prec(g, &u, pm, &p));
+    assert_int_equal(p, PR_INT_32);
+    assert_int_equal(layout_gather_bytes(g, &u, pm), 4096);
+    assert_int_equal(layout_gather_in_place(g, &u, pm), 0); /* w's pitch is 8, the area's 32 */
+    /* no gather: a storage block, a CADD of one box added to itself */
+    assert_false(layout_gather_prec(g, &u, (uint32_t)graph_block_pos(g, o->id), &p));
+    assert_int_equal(layout_gather_bytes(g, &u, (uint32_t)graph_block_pos(g, o2->id)), 0);
+    graph_uses_finish(&u);
+    graph_destroy(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -484,6 +530,7 @@ int main(void)
         cmocka_unit_test(test_repitch),
         cmocka_unit_test(test_repeat_ternary),
         cmocka_unit_test(test_staged),
+        cmocka_unit_test(test_gather),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
