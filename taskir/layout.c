@@ -393,33 +393,17 @@ int64_t layout_map_bytes(PrecisionId p, int64_t ny, int64_t nx, int64_t nc, int 
     return row && px > INT64_MAX / row ? -1 : px * row;
 }
 
-/* The dims of cluster 0 of block b's inputs (in) or outputs into cd: over when given (a
- * piece of b, passes/split_need.c), else b's own. */
-static bool dims_of(const Block *b, bool in, const int32_t *over, int32_t *cd)
-{
-    if (!over)
-        return blk_cluster_dims(b, in, 0, cd);
-    memcpy(cd, over, TIR_CDIMS * sizeof *cd);
-    return true;
-}
-
-/* layout_repeat_bytes of the input box in (NULL: the block's own). */
-static int64_t repeat_bytes(const Graph *g, const GraphUses *u, uint32_t pos, const int32_t *in)
+int64_t layout_repeat_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
 {
     long s = -1;
     uint32_t n = layout_repeats(g, u, pos, &s);
     int32_t cd[TIR_CDIMS];
-    if (!n || layout_repeat_scales(g, u, pos) || !dims_of(g->blocks[pos], true, in, cd))
+    if (!n || layout_repeat_scales(g, u, pos) || !blk_cluster_dims(g->blocks[pos], true, 0, cd))
         return 0;
     PrecisionId p = blk_prec(g->blocks[s]);
     int64_t one = layout_map_bytes(p, cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
                                    cd[D_F] > 0 ? cd[D_F] : 1, layout_unit(p, LAYOUT_GROUP));
     return one < 0 || one > INT64_MAX / n ? -1 : one * n;
-}
-
-int64_t layout_repeat_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
-{
-    return repeat_bytes(g, u, pos, NULL);
 }
 
 bool layout_narrows(const Graph *g, const GraphUses *u, uint32_t pos)
@@ -448,29 +432,22 @@ bool layout_narrows(const Graph *g, const GraphUses *u, uint32_t pos)
     return false;
 }
 
-/* layout_narrow_bytes of the output box out (NULL: the block's own). */
-static int64_t narrow_bytes(const Graph *g, const GraphUses *u, uint32_t pos, const int32_t *out)
+int64_t layout_narrow_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
 {
     int32_t cd[TIR_CDIMS];
-    if (!layout_narrows(g, u, pos) || !dims_of(g->blocks[pos], false, out, cd))
+    if (!layout_narrows(g, u, pos) || !blk_cluster_dims(g->blocks[pos], false, 0, cd))
         return 0;
     return layout_map_bytes(PR_INT_32, cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
                             cd[D_F] > 0 ? cd[D_F] : 1,
                             layout_output_unit(g, u, pos, PR_INT_32));
 }
 
-int64_t layout_narrow_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
-{
-    return narrow_bytes(g, u, pos, NULL);
-}
-
-/* layout_send_bytes of the output box out (NULL: the block's own). */
-static int64_t send_bytes(const Graph *g, const GraphUses *u, uint32_t pos, const int32_t *out)
+int64_t layout_send_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
 {
     const Block *b = g->blocks[pos];
     const BlockUses *bu = &u->blocks[pos];
     int32_t cd[TIR_CDIMS];
-    if (bt_info(b->type)->kind != BK_COMPUTE || !dims_of(b, false, out, cd))
+    if (bt_info(b->type)->kind != BK_COMPUTE || !blk_cluster_dims(b, false, 0, cd))
         return 0;
     /* the buffer's precision, as the code generator takes it: an Axon's or a group
      * primitive's int32, else the last storage block written */
@@ -506,11 +483,6 @@ static int64_t send_bytes(const Graph *g, const GraphUses *u, uint32_t pos, cons
         total += one;
     }
     return total;
-}
-
-int64_t layout_send_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
-{
-    return send_bytes(g, u, pos, NULL);
 }
 
 bool layout_staged(const Graph *g, const GraphUses *u, uint32_t s)
@@ -586,23 +558,17 @@ bool layout_gather_prec(const Graph *g, const GraphUses *u, uint32_t pos, Precis
     return true;
 }
 
-/* layout_gather_bytes of the input box in (NULL: the block's own). */
-static int64_t gather_bytes(const Graph *g, const GraphUses *u, uint32_t pos, const int32_t *in)
+int64_t layout_gather_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
 {
     PrecisionId p;
     int32_t cd[TIR_CDIMS];
-    if (!layout_gather_prec(g, u, pos, &p) || !dims_of(g->blocks[pos], true, in, cd))
+    if (!layout_gather_prec(g, u, pos, &p) || !blk_cluster_dims(g->blocks[pos], true, 0, cd))
         return 0;
     uint32_t n = blk_n_variadic(g->blocks[pos]);
     int64_t one = layout_map_bytes(p, cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
                                    cd[D_F] > 0 ? cd[D_F] : 1,
                                    layout_output_unit(g, u, pos, p));
     return one < 0 || one > INT64_MAX / n ? -1 : one * n;
-}
-
-int64_t layout_gather_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
-{
-    return gather_bytes(g, u, pos, NULL);
 }
 
 int64_t layout_gather_extra_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
@@ -641,11 +607,10 @@ uint32_t layout_gather_in_place(const Graph *g, const GraphUses *u, uint32_t pos
 
 int64_t layout_work_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
 {
-    const int32_t *in = NULL, *out = NULL; /* the block's own boxes */
     /* an Axon's int32 area for narrowing on its core is at least its 8-bit send area for
      * another core's copy (4 bytes a value against 1): the larger of the two stands for both */
-    int64_t r = repeat_bytes(g, u, pos, in), n = narrow_bytes(g, u, pos, out);
-    int64_t s = send_bytes(g, u, pos, out), t = layout_stage_bytes(g, u, pos);
+    int64_t r = layout_repeat_bytes(g, u, pos), n = layout_narrow_bytes(g, u, pos);
+    int64_t s = layout_send_bytes(g, u, pos), t = layout_stage_bytes(g, u, pos);
     n = s > n ? s : n;
     if (r < 0 || n < 0 || s < 0 || t < 0 || r > INT64_MAX - n || r + n > INT64_MAX - t)
         return -1;
