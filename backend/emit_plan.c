@@ -17,6 +17,7 @@
 #include "taskir/lanes.h"
 #include "taskir/layout.h"
 #include "taskir/premove.h"
+#include "taskir/rearrange.h"
 
 #include <stdlib.h>
 #include <string.h>
