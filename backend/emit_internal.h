@@ -23,6 +23,8 @@
  *   emit_lanes.c  a rearrangement between lanes: the router's 1-byte packets
  *   emit_merge.c  a copy gathered on its core from column slices, over the receive area:
  *                 the slices merged into the data banks (P06 with ciso)
+ *   emit_early.c  a received copy only a gather reads, gathered from the receive area as
+ *                 soon as it lands
  */
 #ifndef TASKIR_BACKEND_EMIT_INTERNAL_H
 #define TASKIR_BACKEND_EMIT_INTERNAL_H
@@ -238,6 +240,8 @@ typedef struct EMergePiece {
     int nph;                        /* remote: the phases its transfer lands in, ascending */
     int32_t ph[MERGE_BANDS];
     uint32_t land;                  /* remote, in one phase: its landing area (request) */
+    int64_t ready;                  /* when it is in place (emit_slot_when's unit; not for a
+                                       slice landing in bands) */
 } EMergePiece;
 typedef struct EMerge {
     uint32_t copy;                  /* index in copies */
@@ -535,6 +539,12 @@ int emit_merge_slice(const Emit *e, const ECopy *cp, int32_t eid, int32_t phase,
                      int64_t *base);
 bool emit_merge_banded(const Emit *e, const ECopy *cp, int32_t eid);
 Status emit_merge_prims(Emit *e);
+
+/* The early gathers (emit_early.c): after the moves out of the receive area, a received copy
+ * that stays there and that only the P06 gathering it for a CADD reads: that P06 moved to
+ * the earliest free Soma slot after the copy lands, the copy's area there shortened to end
+ * with it. */
+Status emit_early_gathers(Emit *e);
 
 /* The send areas (emit_sendbuf.c): planned after the gathers, before the memory plan;
  * their P06s written with the routes. emit_sendbuf_of: writer w's area in precision prec, or

@@ -345,10 +345,19 @@ static Status socket_blocks(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos)
             bool again = false;
             for (uint32_t i = 0; i < j; i++)
                 again |= e->g->edges[bu->out_edges[i]]->dst == ed->dst;
+            EBox whole = {{0, 0, 0, 0}, {1, 1, 1, 1}}; /* all of the socket (an edge may
+                                                         read a box of it: an upsampling) */
+            int32_t cd[TIR_CDIMS];
+            if (!blk_cluster_dims(io, false, 0, cd))
+                return diag_block(e->d, ST_RUNTIME, "emit.internal", io, "no output cluster");
+            for (int i = 0; i < 3; i++) {
+                int d = i == 0 ? D_Y : i == 1 ? D_X : cd[D_F] > 0 ? D_F : D_R;
+                whole.n[i] = cd[d] > 0 ? cd[d] : 1;
+            }
             for (uint32_t c = 0; c < e->n_copy[s] && !again; c++) {
                 ECopy v = e->copies[e->first_copy[s] + c];
-                v.box = sbox;
-                Status st = dynamic(e, dc, io, &v, &sbox, &sbox, &sbox, &piece);
+                v.box = whole;
+                Status st = dynamic(e, dc, io, &v, &whole, &whole, &whole, &piece);
                 if (st != ST_OK)
                     return st;
             }

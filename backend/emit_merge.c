@@ -138,6 +138,7 @@ static bool slices(Emit *e, uint32_t ci, EMerge *m, int64_t *ready)
                 continue;
             }
         }
+        pc->ready = at;
         *ready = at > *ready ? at : *ready;
     }
     if (m->n < 2 || (spread >= 0 && m->n != 2))
@@ -161,19 +162,21 @@ static bool slices(Emit *e, uint32_t ci, EMerge *m, int64_t *ready)
     return x == cp->box.lo[1] + cp->box.n[1];
 }
 
-/* The earliest n - 1 free Soma slots of core k after time ready, in phases up to last, one
- * after another, into m; false when there are not so many. */
-static bool free_slots(const Emit *e, uint32_t k, int64_t ready, int32_t last, EMerge *m)
+/* The Soma slots of the n - 1 merges of m on core k, in phases up to last: merge a (joining
+ * slice a + 1 to the columns so far) the earliest free one once slices 0 .. a + 1 are in
+ * place and merge a - 1 has run; false when there are not so many. */
+static bool free_slots(const Emit *e, uint32_t k, int32_t last, EMerge *m)
 {
-    int got = 0;
-    for (int32_t p = (int32_t)(ready / 8); p <= last && got < m->n - 1; p++)
-        for (int32_t sl = MAP_PI_SOMA1; sl <= MAP_PI_SOMA2 && got < m->n - 1;
-             sl += MAP_PI_SOMA2 - MAP_PI_SOMA1)
-            if (emit_slot_when(p, sl) > ready && !emit_soma_taken(e, k, p, sl)) {
-                m->phase[got] = p;
-                m->slot[got++] = sl;
-            }
-    return got == m->n - 1;
+    int64_t after = m->piece[0].ready;
+    for (int a = 0; a < m->n - 1; a++) {
+        if (m->piece[a + 1].ready > after)
+            after = m->piece[a + 1].ready;
+        if (!emit_slot_earliest(e, k, (int32_t)(after / 8), last, after, &m->phase[a],
+                                &m->slot[a]))
+            return false;
+        after = emit_slot_when(m->phase[a], m->slot[a]);
+    }
+    return true;
 }
 
 /* Whether every compute block reading copy cp's block on its core runs after time t (an
@@ -277,8 +280,7 @@ static Status plan_merge(Emit *e, uint32_t ci, EMerge *m, bool *kept)
         return ST_OK;
     if (m->spread >= 0)
         return plan_bands(e, ci, m, ready, kept);
-    if (
-        !free_slots(e, cp->core, ready, cp->last, m) ||
+    if (!free_slots(e, cp->core, cp->last, m) ||
         !read_after(e, cp, emit_slot_when(m->phase[m->n - 2], m->slot[m->n - 2])))
         return ST_OK;
     int32_t tag = e->g->blocks[cp->block]->id;

@@ -887,6 +887,8 @@ Status emit_plan(Emit *e)
     if (st == ST_OK)
         st = plan_moves(e);
     if (st == ST_OK)
+        st = emit_early_gathers(e);
+    if (st == ST_OK)
         st = emit_sendbufs(e);
     if (st == ST_OK)
         st = emit_p08_plan(e);

@@ -51,8 +51,9 @@ static bool is_8bit(PrecisionId p)
 }
 
 /* The writer of view s, when s is a view: a compute block writes
- * it by one edge; an INPUT may write boxes of it by several (a tile the mapper cut into rows),
- * each edge reading the whole socket (view_elements checks that the boxes cover s once). */
+ * it by one edge; an INPUT may write boxes of it by several (a tile the mapper cut into rows,
+ * each edge the whole socket; a repeat or an upsampling along the channels, each edge the
+ * whole socket or a box of it, without steps), which view_elements checks cover s once. */
 static bool view_writer(const Emit *e, uint32_t s, uint32_t *w)
 {
     const Block *b = e->g->blocks[s];
@@ -70,13 +71,14 @@ static bool view_writer(const Emit *e, uint32_t s, uint32_t *w)
         return false;
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         const Edge *x = e->g->edges[bu->in_edges[j]];
+        /* several edges of an INPUT may each read a box of its socket (an upsampling) */
         if (graph_block_pos(e->g, x->src) != wp ||
-            !emit_whole_iface(e, (uint32_t)wp, false, x->id) ||
+            (!(socket && bu->n_in_edges > 1) && !emit_whole_iface(e, (uint32_t)wp, false, x->id)) ||
             (bu->n_in_edges == 1 && !emit_whole_iface(e, s, true, x->id)))
             return false;
         steps |= x->n_re > 0;
     }
-    if (!steps)
+    if (!steps && !(socket && bu->n_in_edges > 1))
         return false;
     uint32_t k = e->core_of[wp];
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {

@@ -14,6 +14,7 @@
  * Built by meson (bench/meson.build), run by bench/compile; exit 0, 2 for a bad graph, 3 for
  * I/O.
  */
+#include "bench/pb_bytes.h"
 #include "taskir/graph.h"
 #include "taskir/pbio.h"
 
@@ -22,23 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-/* Bytes of the base-128 varint of v. */
-static uint64_t varint_len(uint64_t v)
-{
-    uint64_t n = 1;
-    while (v >= 0x80) {
-        v >>= 7;
-        n++;
-    }
-    return n;
-}
-
-/* Bytes of a length-delimited field of a 1-byte tag carrying len payload bytes (0: absent). */
-static uint64_t field_len(uint64_t len)
-{
-    return len ? 1 + varint_len(len) + len : 0;
-}
 
 typedef struct Row {
     uint64_t blocks, values, int8_values;

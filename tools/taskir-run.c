@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #ifndef TASKIR_VERSION
 #define TASKIR_VERSION "unknown"
@@ -74,7 +75,7 @@
 
 static const char usage_text[] =
     "usage: taskir-run GRAPH.pb --input NAME=X.npy ... [-o DIR] [--dump-all] [--steps T]\n"
-    "                  [--threads N] [--no-host] [--chip-exact] [--quiet]\n"
+    "                  [--threads N] [--no-host] [--chip-exact] [--quiet] [--time-phases]\n"
     "       taskir-run MAP.pb --input NAME=X.npy ... (the options of GRAPH.pb)\n"
     "       taskir-run MODEL.json --params MODEL.params --input data=X.npy [-o DIR]\n"
     "       taskir-run PROG.xml --input NAME=X.npy ... [-o DIR]\n"
@@ -155,6 +156,12 @@ static const char usage_text[] =
     "                      (TASKIR_PROGRESS_AFTER) shows \"block K of N\" (simulator) or\n"
     "                      \"operator K of N\" (interpreter) on standard error, when that\n"
     "                      is a terminal\n"
+    "  --time-phases       print the wall-clock and CPU time (ms; CPU: all threads\n"
+    "                      together) of each phase on standard error: read (the file),\n"
+    "                      load, verify, plan, inputs (waiting for them), run, release\n"
+    "                      (dropping the file's pages), write (the outputs), total; a\n"
+    "                      model: read, run, write, total; a program set: run, write,\n"
+    "                      total\n"
     "  --help              print this help and exit\n"
     "  --version           print the version and exit\n"
     "\n"
@@ -169,6 +176,60 @@ static const char usage_text[] =
     "  3  runtime error: a file cannot be read or written, out of memory\n"
     "No output file is written unless all of them are.\n";
 
+/* --time-phases: the clocks at the end of the last phase, and each phase's times. */
+enum { MAX_PHASES = 12 };
+
+typedef struct Phases {
+    bool on;
+    double wall0, cpu0, wall, cpu;
+    const char *name[MAX_PHASES];
+    double ms[MAX_PHASES][2];   /* wall, CPU */
+    uint32_t n;
+} Phases;
+
+static double clock_ms(clockid_t id)
+{
+    struct timespec t;
+    if (clock_gettime(id, &t) != 0)
+        return 0;
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+static void phases_start(Phases *p, bool on)
+{
+    memset(p, 0, sizeof *p);
+    p->on = on;
+    if (on) {
+        p->wall = p->wall0 = clock_ms(CLOCK_MONOTONIC);
+        p->cpu = p->cpu0 = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
+    }
+}
+
+/* Ends phase name (begun at the end of the last one). */
+static void phase_end(Phases *p, const char *name)
+{
+    if (!p || !p->on || p->n == MAX_PHASES)
+        return;
+    double w = clock_ms(CLOCK_MONOTONIC), c = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
+    p->name[p->n] = name;
+    p->ms[p->n][0] = w - p->wall;
+    p->ms[p->n][1] = c - p->cpu;
+    p->n++;
+    p->wall = w;
+    p->cpu = c;
+}
+
+static void phases_print(const Phases *p)
+{
+    if (!p->on)
+        return;
+    fprintf(stderr, "%s: %-8s %10s %10s\n", TOOL, "phase", "wall ms", "cpu ms");
+    for (uint32_t i = 0; i < p->n; i++)
+        fprintf(stderr, "%s: %-8s %10.3f %10.3f\n", TOOL, p->name[i], p->ms[i][0], p->ms[i][1]);
+    fprintf(stderr, "%s: %-8s %10.3f %10.3f\n", TOOL, "total", p->wall - p->wall0,
+            p->cpu - p->cpu0);
+}
+
 typedef enum { KIND_AUTO, KIND_PB, KIND_CVM, KIND_CINN, KIND_ONNX, KIND_MAP, KIND_ASM } Kind;
 
 typedef struct Options {
@@ -181,6 +242,8 @@ typedef struct Options {
     bool no_host;           /* --no-host: ignore GRAPH.host.json (compile.h) */
     bool chip_exact;        /* --chip-exact: the built-in chip's arithmetic (sim_chip.c) */
     bool quiet;             /* --quiet: no progress line */
+    bool time_phases;       /* --time-phases */
+    Phases *phases;         /* the phases' times (main's) */
     CliProgress *progress;  /* the progress line (main's) */
     SimInput *inputs;
     const char **paths;
@@ -272,6 +335,8 @@ static int parse_args(int argc, char **argv, Options *o)
                    m) {
             if (rule)
                 return usage_error(rule, "%s", err);
+        } else if (strcmp(a, "--time-phases") == 0) {
+            o->time_phases = true;
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
             o->quiet = true;
         } else if ((v = cli_opt_value(argc, argv, &i, "--input", &m)), m) {
@@ -479,21 +544,26 @@ static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArr
     } else {
         LoadOptions lo = {o->sim.threads};
         st = graph_load_pb_mem_opts(buf, len, &lo, &g, d);
+        phase_end(o->phases, "load");
         VerifyOptions vo = {.threads = o->sim.threads};
         if (!st)
             st = verify_graph_opts(g, &vo, d);
     }
+    phase_end(o->phases, "verify");
     if (!st && !o->no_host)
         st = fe_host_load(o->file, &host, d);
     if (!st)
         st = sim_create(g, &o->sim, &run, d);
     if (!st)
         sim_use_chip(run, chip);
+    phase_end(o->phases, "plan");
     Status in_st = ahead_finish(&ahead, !st);
     if (!st)
         st = in_st;
+    phase_end(o->phases, "inputs");
     if (!st)
         st = sim_run_progress(run, o->inputs, o->n_inputs, &res->sim, &o->progress->hook, d);
+    phase_end(o->phases, "run");
     cli_progress_end(o->progress);
     if (xml)
         xml->chip_destroy(chip);
@@ -734,6 +804,9 @@ int main(int argc, char **argv)
     CliProgress progress;
     cli_progress_start(&progress, TOOL, o.quiet);
     o.progress = &progress;
+    Phases phases;
+    phases_start(&phases, o.time_phases);
+    o.phases = &phases;
     Diag d;
     diag_init(&d, cli_name(o.file, false));
     TirFileBytes file = {0};
@@ -748,6 +821,7 @@ int main(int argc, char **argv)
         st = tir_file_bytes_threads(o.file, TIR_MAX_FILE_BYTES, o.sim.threads, &file, &d);
     buf = file.p;
     len = file.len;
+    phase_end(&phases, o.kind == KIND_ASM ? "run" : "read");
     if (!st && o.kind == KIND_AUTO) {
         FeFormat f = fe_format_detect(o.file, buf, len);
         o.kind = f == FE_FORMAT_MAPPING ? KIND_MAP : model_kind(f);
@@ -760,8 +834,12 @@ int main(int argc, char **argv)
         st = o.kind == KIND_ONNX ? run_onnx(&o, buf, len, arrays, &res, &d)
              : o.kind != KIND_PB && o.kind != KIND_MAP ? run_model(&o, buf, len, arrays, &res, &d)
                                                        : run_graph(&o, buf, len, arrays, &res, &d);
+    if (o.kind != KIND_PB && o.kind != KIND_MAP && o.kind != KIND_ASM)
+        phase_end(&phases, "run");
     if (FREE_AT_EXIT || st || o.sim.threads > 1) /* threads: its pages dropped on all */
         tir_file_release_threads(&file, o.sim.threads);
+    if (o.kind == KIND_PB || o.kind == KIND_MAP)
+        phase_end(&phases, "release");
     if (!st && o.dir) {
         st = outdir_write(o.dir, res.outs, res.n_outs, &d);
     } else if (!st) {
@@ -770,6 +848,8 @@ int main(int argc, char **argv)
         if (cli_stdout_done(TOOL))
             st = ST_RUNTIME;
     }
+    phase_end(&phases, "write");
+    phases_print(&phases);
     diag_print(&d, stderr, TOOL);
     if (!st && d.oom)
         st = ST_RUNTIME;

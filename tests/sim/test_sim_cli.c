@@ -231,6 +231,46 @@ static void test_run_lenet(void **state)
     tt_rm_tree(outdir);
 }
 
+/* --time-phases: one line a phase on standard error, in the order the run takes them, each
+ * with a wall and a CPU time; the outputs as without it. */
+static void test_time_phases(void **state)
+{
+    (void)state;
+    char arg[600], o0[600];
+    snprintf(arg, sizeof arg, "data=%s", x_npy);
+    snprintf(o0, sizeof o0, "%s/output0.npy", outdir);
+    tt_rm_tree(outdir);
+    TtRun r;
+    run(&r, lenet, "--input", arg, "-o", outdir, "--threads", "2", "--time-phases", NULL);
+    expect(&r, 0, "taskir-run: phase       wall ms     cpu ms\n");
+    static const char *const phases[] = {"read", "load", "verify", "plan", "inputs", "run",
+                                         "release", "write", "total"};
+    const char *at = r.err;
+    for (size_t i = 0; i < sizeof phases / sizeof *phases; i++) {
+        char head[40];
+        snprintf(head, sizeof head, "\ntaskir-run: %-8s ", phases[i]);
+        const char *line = strstr(at, head);
+        if (!line)
+            fail_msg("no line for phase %s after the earlier ones in:\n%s", phases[i], r.err);
+        double wall = -1, cpu = -1;
+        assert_int_equal(sscanf(line + strlen(head), "%lf %lf", &wall, &cpu), 2);
+        assert_true(wall >= 0 && cpu >= 0);
+        at = line + 1;
+    }
+    tt_run_free(&r);
+    int32_t want[10];
+    lenet_expected(img, want);
+    NpyArray a;
+    read_output(o0, &a);
+    st_assert_equal(want, a.i32, 10, "output0.npy");
+    npy_free(&a);
+    run(&r, "--help", NULL);
+    expect(&r, 0, NULL);
+    assert_non_null(strstr(r.out, "--time-phases"));
+    tt_run_free(&r);
+    tt_rm_tree(outdir);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -353,6 +393,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_help_version_usage),
         cmocka_unit_test(test_run_lenet),
+        cmocka_unit_test(test_time_phases),
         cmocka_unit_test(test_errors),
     };
     int rc = cmocka_run_group_tests(tests, setup, NULL);

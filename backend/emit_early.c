@@ -1,0 +1,165 @@
+/* emit_early.c: a received copy that only the P06 gathering it for a CADD reads, gathered
+ * straight from the receive area as soon as it lands (docs/backend.md "Memory plan",
+ * "Inserted primitives").
+ *
+ * A gather's P06 takes the latest free Soma slot before its CADD (emit_gather.c), and a
+ * received copy that lives on past its arrival moves out of the receive area in Soma2 of its
+ * arrival phase when that slot is still free (emit_plan.c, plan_moves). When it is not (a
+ * compute block, another inserted P06 takes it), the copy stays in the receive area over its
+ * whole lifetime: to the CADD's phase, or the whole step for a stage's input that arrives
+ * late in one step and is gathered early in the next (qnet.onnx). Such a copy needs the
+ * receive area only until its gather has read it: its P06 takes the earliest free Soma slot
+ * after the copy lands (before the CADD; for a stage's input, from its arrival to the end of
+ * that step), and the copy's area lives from its arrival to that P06. The gathered area
+ * lives from that P06 on (for a stage's input the whole step, as before). A copy that an
+ * OUTPUT, another block or another inserted P06 reads, or that a relay forwards, stays as it
+ * was.
+ */
+#include "backend/emit_internal.h"
+#include <stdlib.h>
+
+/* Whether copy cp's core forwards a result of writer w after the phases cp arrives in (a
+ * relay sends from its copy, or from another copy of the same values, in a later phase;
+ * one in the arrival phase sends from the writer's core, docs/backend.md "Relays"). */
+static bool relays(const Emit *e, const ECopy *cp, uint32_t w)
+{
+    const BlockUses *bu = &e->uses.blocks[w];
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        const MapDict *dict = emit_edge_dict(e, e->g->edges[bu->out_edges[j]]->id);
+        for (uint32_t c = 0; dict && c < dict->n_coords; c++) {
+            const MapCoord *mc = &dict->coords[c];
+            if (mc->pi_index == MAP_PI_ROUTER_SEND &&
+                (mc->phase < cp->land_first || mc->phase > cp->move_phase) &&
+                emit_same_place(&e->cores[cp->core], mc) &&
+                mc->phase_group == e->cores[cp->core].phase_group &&
+                mc->step_group == e->cores[cp->core].step_group)
+                return true;
+        }
+    }
+    return false;
+}
+
+/* The gather entry reading copy ci, when it is the only reader of the copy's block on its
+ * core (compute blocks, inserted P06s, OUTPUTs, relays); else NULL. */
+static EGather *sole_gather(Emit *e, uint32_t ci)
+{
+    const ECopy *cp = &e->copies[ci];
+    EGather *g = NULL;
+    for (size_t i = 0; i < e->n_gathers; i++)
+        if (e->gathers[i].i >= 0 && e->gathers[i].copy == ci) {
+            if (g)
+                return NULL; /* read twice */
+            g = &e->gathers[i];
+        }
+    for (size_t i = 0; g && i < e->n_dups; i++)
+        if (e->dups[i].copy == ci)
+            return NULL;
+    for (size_t i = 0; g && i < e->n_tees; i++)
+        if (e->tees[i].from == ci || e->tees[i].to == ci)
+            return NULL;
+    for (size_t i = 0; g && i < e->n_narrows; i++)
+        if (e->narrows[i].copy == ci)
+            return NULL;
+    if (!g || emit_widen_of(e, ci) || emit_merge_of(e, cp))
+        return NULL;
+    const BlockUses *bu = &e->uses.blocks[cp->block];
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        long r = graph_block_pos(e->g, e->g->edges[bu->out_edges[j]]->dst);
+        if (r < 0 || e->g->blocks[r]->type == BT_OUTPUT ||
+            (e->core_of[r] == cp->core && (uint32_t)r != g->cadd))
+            return NULL;
+    }
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) { /* a relay forwarding the writer's values */
+        long w = graph_block_pos(e->g, e->g->edges[bu->in_edges[j]]->src);
+        if (w >= 0 && relays(e, cp, (uint32_t)w))
+            return NULL;
+    }
+    return g;
+}
+
+/* Whether copy ci stays in the receive area and only its gather reads it: that gather (*g)
+ * and where its data is in place (*ms). */
+static bool candidate(Emit *e, uint32_t ci, EGather **g, EMoveSlot *ms)
+{
+    const ECopy *cp = &e->copies[ci];
+    const ECore *c = &e->cores[cp->core];
+    if (!cp->movable || cp->land != EMIT_NONE || cp->req == EMIT_NONE ||
+        c->reqs[cp->req].kind != ALLOC_RECV)
+        return false; /* moved out, merged, or not received whole in its phases */
+    *g = sole_gather(e, ci);
+    if (!*g || (*g)->phase < 0)
+        return false;
+    emit_move_slot(e, cp, e->phase_of[(*g)->cadd], ms);
+    return true;
+}
+
+/* Moves the P06 of gather g reading copy ci (data in place as ms says) to the earliest free
+ * Soma slot after the copy lands, and shortens the copy's area to end there. */
+static Status early(Emit *e, uint32_t ci, EGather *g, const EMoveSlot *ms)
+{
+    ECopy *cp = &e->copies[ci];
+    ECore *c = &e->cores[cp->core];
+    int32_t hi = ms->wrap ? c->n_phases - 1 : g->phase, p, sl;
+    emit_slot_free(e, cp->core, g->phase, g->slot);
+    /* after the time ms->ready (phase * 8 + PIIndex) in emit_slot_when's unit */
+    int64_t after = emit_slot_when((int32_t)(ms->ready / 8), (int32_t)(ms->ready % 8));
+    if (!emit_slot_earliest(e, cp->core, cp->move_phase, hi, after, &p, &sl))
+        return emit_slot_take(e, cp->core, g->phase, g->slot, SLOT_GATHER, g->cadd);
+    Status st = emit_slot_take(e, cp->core, p, sl, SLOT_GATHER, g->cadd);
+    if (st != ST_OK)
+        return st;
+    g->phase = p;
+    g->slot = sl;
+    AllocReq *r = &c->reqs[cp->req]; /* in the receive area from its arrival to its P06 */
+    r->first = cp->land_first;
+    r->last = p;
+    AllocReq *a = &c->reqs[g->req]; /* the gathered area, from that P06 on */
+    if (ms->wrap) {
+        a->first = 0;
+        a->last = c->n_phases - 1;
+    } else if (p < a->first) {
+        a->first = p;
+    }
+    cp->movable = false;
+    return ST_OK;
+}
+
+/* One copy to gather early: when its data is in place, and its gather. */
+typedef struct EEarly {
+    int64_t ready;
+    uint32_t ci;
+    EGather *g;
+    EMoveSlot ms;
+} EEarly;
+
+static int early_cmp(const void *a, const void *b)
+{
+    const EEarly *x = a, *y = b;
+    if (x->ready != y->ready)
+        return x->ready < y->ready ? -1 : 1;
+    return x->ci < y->ci ? -1 : x->ci > y->ci;
+}
+
+Status emit_early_gathers(Emit *e)
+{
+    /* the copies in the order their data is in place: each P06 moved takes the earliest
+     * free slot, and leaves its old (later) one to the copies that land after it */
+    EEarly *list = malloc((e->n_copies ? e->n_copies : 1) * sizeof *list);
+    if (!list)
+        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    size_t n = 0;
+    for (uint32_t i = 0; i < e->n_copies; i++) {
+        EEarly *x = &list[n];
+        if (candidate(e, i, &x->g, &x->ms)) {
+            x->ci = i;
+            x->ready = x->ms.ready;
+            n++;
+        }
+    }
+    qsort(list, n, sizeof *list, early_cmp);
+    Status st = ST_OK;
+    for (size_t i = 0; i < n && st == ST_OK; i++)
+        st = early(e, list[i].ci, list[i].g, &list[i].ms);
+    free(list);
+    return st;
+}
