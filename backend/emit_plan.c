@@ -14,6 +14,7 @@
 #include "backend/emit_internal.h"
 
 #include "taskir/diag_block.h"
+#include "taskir/lanes.h"
 #include "taskir/layout.h"
 #include "taskir/premove.h"
 #include "taskir/rearrange.h"
@@ -71,7 +72,7 @@ int64_t emit_copy_addr(const Emit *e, const ECopy *cp)
 {
     const ECore *c = &e->cores[cp->core];
     if (cp->alias_of == EMIT_NONE)
-        return c->addr[cp->req];
+        return c->addr[cp->req] + cp->req_off;
     const EOut *o = &e->outs[cp->alias_of];
     return c->addr[o->req] + cp->alias_off * emit_feat_pixel_words(&o->feat);
 }
@@ -225,6 +226,11 @@ static bool copy_box(const Emit *e, ECopy *cp)
             continue;
         bool rows = b.n[0] == 1 || (b.lo[1] == box.lo[1] && b.n[1] == box.n[1]);
         bool whole = rows && b.lo[2] == box.lo[2] && b.n[2] == box.n[2];
+        EmitFeat vf; /* a rearrangement no primitive writes: the router moves its bytes
+                        (emit_lanes.c), unless the copy is a view of the writer's map */
+        if (!emit_lanes_straight(e, e->g->edges[bu->in_edges[j]], (uint32_t)w, &b) &&
+            !emit_rearr_view(e, pos, cp->core, &vf))
+            whole = false;
         EBox all;
         if (whole && (writes_all_here(e, (uint32_t)w, eid) ||
                       emit_writes_pieces(e, (uint32_t)w, pos, &all)))
@@ -894,7 +900,16 @@ Status emit_plan(Emit *e)
         c->addr = malloc((c->n_reqs ? c->n_reqs : 1) * sizeof *c->addr);
         if (!c->addr)
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
-        st = place_core(c, e->d);
+        /* a plan that does not fit is tried again with the copies only a gather reads in
+         * the gathered area (emit_early.c); the refusal names what fits neither way */
+        Diag first;
+        diag_init(&first, NULL);
+        st = place_core(c, &first);
+        diag_finish(&first);
+        if (st == ST_LOGIC)
+            emit_in_place(e, k);
+        if (st != ST_OK)
+            st = place_core(c, e->d);
     }
     return st;
 }

@@ -159,7 +159,9 @@ static int lut_row(const Graph *g, const GraphUses *u, uint32_t pos, PrecisionId
         d[D_F] < 1)
         return 0;
     PrecisionId in = blk_prec(g->blocks[s]);
-    int64_t unit = storage_unit(g, u, (uint32_t)s, depth + 1, -1), pad = in == PR_INT_32 &&
+    /* its input's pitch but for what this CLUT needs of it (lut_need asks back: the map it
+     * writes, whose other writers are other CLUTs asking back in turn when a split cut it) */
+    int64_t unit = storage_unit(g, u, (uint32_t)s, depth + 1, (long)pos), pad = in == PR_INT_32 &&
                                                                      out == PR_INT_32 ? 4 : 16;
     if (unit < 1)
         return 0;
@@ -215,7 +217,8 @@ static bool dynamic_pitch(int64_t nc, int unit)
            c == (nc + 31) / 32 * 32;
 }
 
-/* skip: a writer whose rows not to count (the CLUT asking, lut_need), or -1. */
+/* skip: the CLUT asking, or -1: a writer whose rows not to count (lut_need), a reader whose
+ * need not to count (lut_row). */
 static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int depth, long skip)
 {
     PrecisionId p = blk_prec(g->blocks[pos]);
@@ -244,6 +247,8 @@ static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int de
         if (r < 0)
             continue;
         uses |= layout_use_of(g->blocks[r]->type, true);
+        if (r == skip)
+            continue;
         int n = cmp_need(g, u, (uint32_t)r, depth), l = lut_need(g, u, (uint32_t)r, pos, depth);
         n = l > n ? l : n;
         need = n > need ? n : need;
