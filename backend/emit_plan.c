@@ -14,6 +14,7 @@
 #include "backend/emit_internal.h"
 
 #include "taskir/diag_block.h"
+#include "taskir/lanes.h"
 #include "taskir/layout.h"
 #include "taskir/premove.h"
 #include "taskir/rearrange.h"
@@ -64,49 +65,14 @@ bool emit_iface_box(const Emit *e, uint32_t pos, bool input, int32_t edge_id, EB
 
 bool emit_keeps_order(const Emit *e, const Edge *ed)
 {
-    if (ed->n_re == 0)
-        return true;
-    EdgeEnds ends;
-    char why[160];
-    if (!edge_ends(e->g, &e->uses, ed, &ends, why, sizeof why))
-        return false;
-    RaShape sh;
-    ra_shape_of_box(ends.src_box, &sh);
-    for (uint32_t r = 0; r < ed->n_re; r++) {
-        RaStep st;
-        if (!ra_decode(&ed->re[r], &sh, &st, why, sizeof why))
-            return false;
-        if (st.type == RT_RESHAPE || st.type == RT_PERMUTE) {
-            /* a transposition keeps the C order when the axes longer than 1 keep theirs */
-            int last = -1;
-            for (int j = 0; j < st.in.k; j++) {
-                if (st.in.d[st.perm[j]] == 1)
-                    continue;
-                if (st.perm[j] < last)
-                    return false;
-                last = st.perm[j];
-            }
-        } else if (st.type == RT_SHUFFLE) { /* the identity index keeps every value */
-            const Tensor *t = st.index;
-            int64_t n = st.axis < 0 ? ra_volume(&st.in) : st.in.d[st.axis];
-            if (!t || (int64_t)(t->i32 ? t->n_i32 : t->n_u32) != n)
-                return false;
-            for (int64_t i = 0; i < n; i++)
-                if ((t->i32 ? (int64_t)t->i32[i] : (int64_t)t->u32[i]) != i)
-                    return false;
-        } else if (st.type != RT_IDENTITY) {
-            return false;
-        }
-        sh = st.out;
-    }
-    return true;
+    return ra_edge_keeps_order(e->g, &e->uses, ed);
 }
 
 int64_t emit_copy_addr(const Emit *e, const ECopy *cp)
 {
     const ECore *c = &e->cores[cp->core];
     if (cp->alias_of == EMIT_NONE)
-        return c->addr[cp->req];
+        return c->addr[cp->req] + cp->req_off;
     const EOut *o = &e->outs[cp->alias_of];
     return c->addr[o->req] + cp->alias_off * emit_feat_pixel_words(&o->feat);
 }
@@ -260,6 +226,11 @@ static bool copy_box(const Emit *e, ECopy *cp)
             continue;
         bool rows = b.n[0] == 1 || (b.lo[1] == box.lo[1] && b.n[1] == box.n[1]);
         bool whole = rows && b.lo[2] == box.lo[2] && b.n[2] == box.n[2];
+        EmitFeat vf; /* a rearrangement no primitive writes: the router moves its bytes
+                        (emit_lanes.c), unless the copy is a view of the writer's map */
+        if (!emit_lanes_straight(e, e->g->edges[bu->in_edges[j]], (uint32_t)w, &b) &&
+            !emit_rearr_view(e, pos, cp->core, &vf))
+            whole = false;
         EBox all;
         if (whole && (writes_all_here(e, (uint32_t)w, eid) ||
                       emit_writes_pieces(e, (uint32_t)w, pos, &all)))
@@ -897,13 +868,15 @@ Status emit_plan(Emit *e)
         st = make_outs(e);
     /* the tees share their first copy's area (no slot; before the narrowings, whose P06
      * precedes the readers of both); the P06s that must have a slot first: a narrowing (its
-     * phase is fixed), a tee re-pitching (the latest free before its reader), then a repeated
+     * phase is fixed), a staged map (the earliest free), a tee re-pitching (the latest free before its reader), then a repeated
      * box or a gather (the latest free before its CADD);
      * then a received copy's move, where its slot is still free, and the send areas */
     if (st == ST_OK)
         st = emit_tees(e);
     if (st == ST_OK)
         st = emit_narrows(e);
+    if (st == ST_OK)
+        st = emit_stagings(e);
     if (st == ST_OK)
         st = emit_tee_slots(e);
     if (st == ST_OK)
@@ -927,7 +900,16 @@ Status emit_plan(Emit *e)
         c->addr = malloc((c->n_reqs ? c->n_reqs : 1) * sizeof *c->addr);
         if (!c->addr)
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
-        st = place_core(c, e->d);
+        /* a plan that does not fit is tried again with the copies only a gather reads in
+         * the gathered area (emit_early.c); the refusal names what fits neither way */
+        Diag first;
+        diag_init(&first, NULL);
+        st = place_core(c, &first);
+        diag_finish(&first);
+        if (st == ST_LOGIC)
+            emit_in_place(e, k);
+        if (st != ST_OK)
+            st = place_core(c, e->d);
     }
     return st;
 }

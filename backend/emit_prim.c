@@ -213,13 +213,7 @@ static Status output_operand(Emit *e, uint32_t pos, EOperand *op)
         }
         if (ed->n_re) { /* a rearrangement that keeps the C order and the pixels: a flat
                            box, or all of its result viewed with other rows (6 x 6 as 36 x 1) */
-            EBox ob;
-            if (!emit_iface_box(e, pos, false, ed->id, &ob))
-                return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "no output box");
-            bool flat = ob.n[0] * ob.n[1] == 1 && box.n[0] * box.n[1] == 1;
-            bool pixels = ob.n[0] * ob.n[1] == box.n[0] * box.n[1] &&
-                          (flat || emit_whole_iface(e, pos, false, ed->id));
-            if (!pixels || ob.n[2] != box.n[2] || !emit_keeps_order(e, ed))
+            if (!emit_lanes_straight(e, ed, pos, &box))
                 return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
                                  "block %d writes block %d through a rearrangement that moves "
                                  "values between pixels; the code generator does not realise "
@@ -333,18 +327,20 @@ static Status gather_operand(Emit *e, const EGather *g, EOperand *op)
                               what);
         if (st != ST_OK)
             return st;
+        words = g->feat.words;
+        if (i == 0)
+            op->block = e->g->blocks[cp->block]->id;
+        if (gi->phase < 0) /* it lies in part i already (emit_early.c): no P06 */
+            continue;
         Taskir__Asm__P06 *p = emit_p06_slot(e, cp->core, gi->phase, gi->slot,
                                             e->g->blocks[cp->block]->id);
         if (!p)
             return ST_RUNTIME;
         /* into part i in the area's precision and pitch (emit_gather.c): widened, re-pitched */
-        words = g->feat.words;
         emit_p06_rows(p, cp->feat.prec, cp->feat.c, gi->box.n[0] * gi->box.n[1], in.addr,
                       in.words, base + i * words, words);
         p->out_precision = pr_info(g->feat.prec)->wire;
         p->length_out = (int32_t)g->feat.c;
-        if (i == 0)
-            op->block = e->g->blocks[cp->block]->id;
     }
     op->feat = g->feat;
     op->prec = g->feat.prec;

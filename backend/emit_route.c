@@ -113,13 +113,8 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
                       "sends edge %d but writes no area on its core", ed->id);
 }
 
-/* Appends run [src, src + words) -> dst_addr to the sends of core sk in phase p, as part of
- * the last send when it continues it: the source follows on, the run has the same length and
- * lands one stride further (a MULTI_USE header steps through such runs: destination_const
- * + 1 packets a run, destination_offset units between runs). single: the run is bytes, sent
- * as 1-byte packets (src, words, dst in bytes), else words in 8-byte packets. */
-static Status add_run(Emit *e, uint32_t sk, int32_t p, uint32_t dk, int64_t src, int64_t words,
-                      int64_t dst, int32_t block, bool single)
+Status emit_route_run(Emit *e, uint32_t sk, int32_t p, uint32_t dk, int64_t src,
+                      int64_t words, int64_t dst, int32_t block, bool single)
 {
     EPhase *ph = &e->cores[sk].ph[p];
     ESend *last = ph->n_sends ? &ph->sends[ph->n_sends - 1] : NULL;
@@ -150,13 +145,6 @@ static Status add_run(Emit *e, uint32_t sk, int32_t p, uint32_t dk, int64_t src,
     return add_send(e, sk, p, &run);
 }
 
-/* Bytes of one value of precision p in memory; 0 for values that share a byte (ternary). */
-static int64_t value_bytes(PrecisionId p)
-{
-    int bits = pr_info(p)->bits;
-    return bits == 8 ? 1 : bits == 32 ? 4 : 0;
-}
-
 /* The runs of part `part` as bytes, a run a pixel: its channels from lane soff of each
  * source pixel to lane doff of each receiver's pixel, 1-byte packets, for a part that does
  * not start or end on an 8-byte unit in both (a concatenation's channels after 3 of
@@ -167,7 +155,7 @@ static Status byte_runs(Emit *e, const ELoc *src, int64_t soff, uint32_t sk, int
                         bool *done)
 {
     const EmitFeat *sf = src->feat, *df = &dcp->feat;
-    int64_t vb = value_bytes(df->prec);
+    int64_t vb = emit_value_bytes(df->prec);
     int64_t doff = part->lo[2] - dcp->box.lo[2];
     *done = vb && soff >= 0 && soff + part->n[2] <= sf->c && doff + part->n[2] <= df->c;
     int32_t block = e->g->blocks[dcp->block]->id;
@@ -175,7 +163,7 @@ static Status byte_runs(Emit *e, const ELoc *src, int64_t soff, uint32_t sk, int
         for (int64_t x = part->lo[1]; x < part->lo[1] + part->n[1]; x++) {
             int64_t s = loc_addr(src, y, x) * 4 + soff * vb;
             int64_t d = emit_feat_addr(df, &dcp->box, dbase, y, x) * 4 + doff * vb;
-            Status st = add_run(e, sk, p, dk, s, part->n[2] * vb, d, block, true);
+            Status st = emit_route_run(e, sk, p, dk, s, part->n[2] * vb, d, block, true);
             if (st != ST_OK)
                 return st;
         }
@@ -233,7 +221,7 @@ static Status runs(Emit *e, const Edge *ed, const ELoc *src, int64_t ch0, uint32
         if (whole) {
             int64_t s = loc_addr(src, y, part->lo[1]);
             int64_t d = emit_feat_addr(df, &dcp->box, dbase, y, part->lo[1]);
-            Status st = add_run(e, sk, p, dk, s, part->n[1] * len, d, block, false);
+            Status st = emit_route_run(e, sk, p, dk, s, part->n[1] * len, d, block, false);
             if (st != ST_OK)
                 return st;
             continue;
@@ -241,7 +229,7 @@ static Status runs(Emit *e, const Edge *ed, const ELoc *src, int64_t ch0, uint32
         for (int64_t x = part->lo[1]; x < part->lo[1] + part->n[1]; x++) {
             int64_t s = loc_addr(src, y, x) + soff / pw;
             int64_t d = emit_feat_addr(df, &dcp->box, dbase, y, x) + doff / pw;
-            Status st = add_run(e, sk, p, dk, s, len, d, block, false);
+            Status st = emit_route_run(e, sk, p, dk, s, len, d, block, false);
             if (st != ST_OK)
                 return st;
         }
@@ -402,6 +390,17 @@ static Status same_pixels(Emit *e, const Edge *ed, uint32_t w, const EBox *dbox)
                      (long long)dbox->n[2]);
 }
 
+/* Whether edge ed (writer w, its box dbox in the storage) moves values between pixels or
+ * lanes: its steps change the C order, or the extents of the box (a reshape on the way). */
+static bool moves_lanes(Emit *e, const Edge *ed, uint32_t w, const EBox *dbox)
+{
+    EBox wbox;
+    if (!ed->n_re || !emit_iface_box(e, w, false, ed->id, &wbox))
+        return false;
+    return !emit_keeps_order(e, ed) || wbox.n[0] != dbox->n[0] || wbox.n[1] != dbox->n[1] ||
+           wbox.n[2] != dbox->n[2];
+}
+
 /* One edge dict: every (send, receive) pair of coordinates. */
 static Status route_edge(Emit *e, const MapDict *dict)
 {
@@ -412,14 +411,11 @@ static Status route_edge(Emit *e, const MapDict *dict)
     if (w < 0 || s < 0 || bt_info(e->g->blocks[w]->type)->kind != BK_COMPUTE ||
         bt_info(e->g->blocks[s]->type)->kind != BK_STORAGE)
         return ST_OK; /* off-chip ends: emit_io.c */
-    if (!emit_keeps_order(e, ed))
-        return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
-                         "its rearrangement moves values between pixels; the code generator "
-                         "does not realise it across cores yet (it needs P06 moves)");
     EBox dbox;
     if (!emit_iface_box(e, (uint32_t)s, true, ed->id, &dbox))
         return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no box");
-    Status rst = same_pixels(e, ed, (uint32_t)w, &dbox);
+    bool lanes = moves_lanes(e, ed, (uint32_t)w, &dbox); /* bytes between lanes */
+    Status rst = lanes ? ST_OK : same_pixels(e, ed, (uint32_t)w, &dbox);
     if (rst != ST_OK)
         return rst;
     uint32_t sk, rk;
@@ -452,6 +448,18 @@ static Status route_edge(Emit *e, const MapDict *dict)
         const EPart *pt = dcp->spread ? emit_part_at(e, dcp, cr->phase) : NULL;
         if (dcp->spread && !pt)
             continue; /* nothing of it in this phase (emit_spread.c) */
+        if (lanes && (pt || ms > 0))
+            return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
+                             "moves values between lanes into a copy of block %d on %s that "
+                             "arrives in parts (spread over phases, or merged from slices): "
+                             "1-byte packets go whole into one copy", e->g->blocks[s]->id,
+                             e->cores[rk].name);
+        if (lanes) { /* emit_lanes.c: from the writer's buffer, relays refused */
+            Status st = emit_lane_runs(e, ed, (uint32_t)w, sk, cs->phase, dcp, rk, &part, dbase);
+            if (st != ST_OK)
+                return st;
+            continue;
+        }
         ELoc src = {0};
         Status st = ST_OK;
         int64_t ch0 = dbox.lo[2]; /* set by relay_loc or writer_loc */
@@ -517,10 +525,12 @@ static Status gather(Emit *e, uint32_t w)
                                   "before the router of phase %d can move the part into place",
                                   e->g->blocks[s]->id, e->g->blocks[t]->id, e->phase_of[t], p);
         }
-        if (!emit_keeps_order(e, ed))
-            return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
-                             "its rearrangement moves values between pixels; the code "
-                             "generator does not realise it yet (it needs P06 moves)");
+        if (moves_lanes(e, ed, w, &dbox)) { /* bytes between lanes: emit_lanes.c */
+            Status st = emit_lane_runs(e, ed, w, k, p, cp, k, &part, emit_copy_dest_addr(e, cp));
+            if (st != ST_OK)
+                return st;
+            continue;
+        }
         ELoc src = {0};
         int64_t ch0 = dbox.lo[2];
         Status st = same_pixels(e, ed, w, &dbox);

@@ -427,6 +427,55 @@ static void test_repitch(void **state)
     graph_destroy(g);
 }
 
+/* Input iface k of block b: a box of f channels from channel at (all of y and x). */
+static void in_box(Block *b, uint32_t k, int32_t at, int32_t f)
+{
+    Iface *i = &b->in[0].ifaces[k];
+    i->has_pos = at > 0;
+    i->pos.d[D_F] = at;
+    i->has_size = true;
+    i->size.d[D_Y] = b->shape.d[D_Y];
+    i->size.d[D_X] = b->shape.d[D_X];
+    i->size.d[D_F] = f;
+}
+
+/* Two model inputs concatenated along the channels (3 and 2 of 1 x 2 pixels) into T (int8),
+ * which a ReLU reads: the second lands from lane 3 of a word, so T is staged, its inputs
+ * written one value a word into an int32 area of 2 pixels of 8 words (64 bytes) that the
+ * ReLU's working areas count. At channel 4 (a word's first lane) it is not; nor is a map
+ * only an OUTPUT reads. */
+static void test_staged(void **state)
+{
+    (void)state;
+    for (int at = 3; at <= 4; at++)
+        for (int out = 0; out <= 1; out++) {
+            Graph *g = graph_create();
+            assert_non_null(g);
+            Block *a = blk(g, BT_INPUT, PR_INT_8, 1, 2, 3, 0);
+            Block *b = blk(g, BT_INPUT, PR_INT_8, 1, 2, 2, 0);
+            Block *t = blk(g, BT_SI, PR_INT_8, 1, 2, at + 2, 0);
+            Block *r = out ? blk(g, BT_OUTPUT, PR_INT_8, 1, 2, at + 2, 0)
+                           : blk(g, BT_CCMPB, PR_INT_8, 1, 2, at + 2, 0);
+            tg_join(g, a, 0, t, 0);
+            tg_join(g, b, 0, t, 0);
+            tg_join(g, t, 0, r, 0);
+            in_box(t, 0, 0, 3);
+            in_box(t, 1, at, 2);
+            GraphUses u;
+            assert_true(graph_uses(g, &u));
+            uint32_t pt = (uint32_t)graph_block_pos(g, t->id);
+            uint32_t pr = (uint32_t)graph_block_pos(g, r->id);
+            bool staged = at == 3 && !out;
+            assert_int_equal(layout_staged(g, &u, pt), staged);
+            if (!out) {
+                assert_int_equal(layout_stage_bytes(g, &u, pr), staged ? 64 : 0);
+                assert_int_equal(layout_work_bytes(g, &u, pr), staged ? 64 : 0);
+            }
+            graph_uses_finish(&u);
+            graph_destroy(g);
+        }
+}
+
 /* A CADD adding a ternary map to itself: P83 reads no ternary, so P02 reads the box
  * repeated in the group unit (128 ternary lanes a pixel: 4 x 4 pixels, twice, 32 bytes
  * each = 1024 bytes), in an area of its own, which one P06 writes. */
@@ -465,6 +514,7 @@ int main(void)
         cmocka_unit_test(test_narrow),
         cmocka_unit_test(test_repitch),
         cmocka_unit_test(test_repeat_ternary),
+        cmocka_unit_test(test_staged),
         cmocka_unit_test(test_lut_fan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

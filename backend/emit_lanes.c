@@ -1,0 +1,156 @@
+/* emit_lanes.c: a rearrangement that moves values between pixels or between the lanes of a
+ * pixel, realised by the router in 1-byte packets (docs/backend.md, "Rearrangements", "Bytes
+ * between lanes"). No P06 moves a value to another lane, but the router's SINGLE_NEURON
+ * packets land each byte where its header says: so the writer writes its result into an
+ * output buffer as it lays it out, and its core's router sends the buffer's bytes, each to
+ * the lane of the copy that takes the value (to itself, dx = dy = 0, when the copy is on the
+ * writer's core: the copy then lives in the receive area; or to the reader's core). The
+ * values are sent in the buffer's order, so that runs of bytes that follow each other in the
+ * buffer and land equally far apart share a MULTI_USE header (emit_route.c's runs; the
+ * buffer's bytes not sent are skipped by disabled headers); a phase holds at most 128
+ * headers and a header reaches 4 KiB from the receiver's base (else emit.route).
+ *
+ * Requires: the writer's result and the copy are maps of y, x and channels of whole bytes
+ * (int8, int32), in one precision or through a send area that a P06 rewrites the buffer
+ * into (emit_sendbuf.c); each value of the copy's part comes from one value of the
+ * result (no zero a step fills in), and each value of the result is sent once a phase
+ * (a value in several places is refused: the router reads its area's bytes once).
+ */
+#include "backend/emit_internal.h"
+
+#include "taskir/diag_block.h"
+#include "taskir/edge_map.h"
+#include "taskir/rearrange.h"
+
+#include <stdlib.h>
+
+bool emit_lanes_straight(const Emit *e, const Edge *ed, uint32_t w, const EBox *box)
+{
+    if (!ed->n_re)
+        return true;
+    EBox ob;
+    if (!emit_iface_box(e, w, false, ed->id, &ob))
+        return false;
+    bool flat = ob.n[0] * ob.n[1] == 1 && box->n[0] * box->n[1] == 1;
+    bool pixels = ob.n[0] * ob.n[1] == box->n[0] * box->n[1] &&
+                  (flat || emit_whole_iface(e, w, false, ed->id));
+    return pixels && ob.n[2] == box->n[2] && emit_keeps_order(e, ed);
+}
+
+/* The extents y, x, channels of block b's cluster 0 (input or output side), when it is a
+ * map of those dims only: its volume, else 0. */
+static int64_t map_dims(const Block *b, bool input, int64_t n[3])
+{
+    int32_t cd[TIR_CDIMS];
+    if (!blk_cluster_dims(b, input, 0, cd))
+        return 0;
+    int64_t v = 1;
+    for (int i = 0; i < TIR_CDIMS; i++)
+        if (cd[i] > 1 && i != D_Y && i != D_X && i != D_F && i != D_R)
+            return 0;
+    if (cd[D_F] > 1 && cd[D_R] > 1)
+        return 0;
+    n[0] = cd[D_Y] > 0 ? cd[D_Y] : 1;
+    n[1] = cd[D_X] > 0 ? cd[D_X] : 1;
+    n[2] = cd[D_F] > 0 ? cd[D_F] : cd[D_R] > 0 ? cd[D_R] : 1;
+    for (int i = 0; i < 3 && v <= RA_MAX_ELEMS; i++)
+        v *= n[i];
+    return v <= RA_MAX_ELEMS ? v : 0;
+}
+
+/* A byte move: the value at src (a byte of the sender's memory) lands at dst. */
+typedef struct LMove {
+    int64_t src, dst;
+} LMove;
+
+static int move_cmp(const void *a, const void *b)
+{
+    const LMove *x = a, *y = b;
+    return x->src < y->src ? -1 : x->src > y->src;
+}
+
+int64_t emit_value_bytes(PrecisionId p)
+{
+    int bits = pr_info(p)->bits;
+    return bits == 8 ? 1 : bits == 32 ? 4 : 0;
+}
+
+Status emit_lane_runs(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_t p,
+                      const ECopy *dcp, uint32_t dk, const EBox *part, int64_t dbase)
+{
+    const Block *wb = e->g->blocks[w];
+    long s = graph_block_pos(e->g, ed->dst);
+    const EOut *o = &e->outs[w];
+    const ECore *c = &e->cores[sk];
+    if (sk != e->core_of[w] || !o->used || s < 0)
+        return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
+                         "its rearrangement moves values between lanes, which the router does "
+                         "in 1-byte packets from the output buffer of the writer (block %d) "
+                         "on its core only: %s", wb->id,
+                         sk != e->core_of[w] ? "a relay forwards it" : "it writes none");
+    if (p < c->reqs[o->req].first || p > c->reqs[o->req].last)
+        return diag_block(e->d, ST_LOGIC, "emit.route", wb,
+                          "sends edge %d in phase %d, when its output buffer on %s is no "
+                          "longer alive (phases %d..%d)", ed->id, p, c->name,
+                          c->reqs[o->req].first, c->reqs[o->req].last);
+    const EmitFeat *df = &dcp->feat;
+    /* another precision: the send area a P06 rewrites the buffer into (emit_sendbuf.c) */
+    const ESendBuf *sb = o->feat.prec != df->prec ? emit_sendbuf_of(e, w, df->prec) : NULL;
+    const EmitFeat *sf = sb ? &sb->feat : &o->feat;
+    int64_t sbase = c->addr[sb ? sb->req : o->req];
+    int64_t vb = emit_value_bytes(df->prec), wn[3], sn[3];
+    int64_t wvol = map_dims(wb, false, wn), svol = map_dims(e->g->blocks[s], true, sn);
+    EBox dbox;
+    if (!emit_iface_box(e, (uint32_t)s, true, ed->id, &dbox))
+        return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no box");
+    int64_t vol = dbox.n[0] * dbox.n[1] * dbox.n[2];
+    if (!vb || sf->prec != df->prec || !wvol || !svol || vol < 1 || vol > svol)
+        return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
+                         "its rearrangement moves values between lanes: 1-byte packets move "
+                         "them only between maps of y, x and channels of one precision of "
+                         "whole bytes (block %d holds %s values, the copy %s)", wb->id,
+                         pr_info(sf->prec)->name, pr_info(df->prec)->name);
+    int32_t *map = malloc((size_t)vol * sizeof *map);
+    LMove *mv = malloc((size_t)vol * sizeof *mv);
+    Status st = map && mv ? edge_element_map(e->g, &e->uses, ed, map, vol, e->d)
+                          : diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    int64_t n = 0;
+    for (int64_t i = 0; st == ST_OK && i < vol; i++) {
+        int64_t y = dbox.lo[0] + i / (dbox.n[1] * dbox.n[2]);
+        int64_t x = dbox.lo[1] + i / dbox.n[2] % dbox.n[1], f = dbox.lo[2] + i % dbox.n[2];
+        if (y < part->lo[0] || y >= part->lo[0] + part->n[0] || x < part->lo[1] ||
+            x >= part->lo[1] + part->n[1] || f < part->lo[2] || f >= part->lo[2] + part->n[2])
+            continue;
+        int64_t sy = map[i] / (wn[1] * wn[2]), sx = map[i] / wn[2] % wn[1], sc = map[i] % wn[2];
+        if (map[i] < 0 || map[i] >= wvol || sy < o->box.lo[0] ||
+            sy >= o->box.lo[0] + o->box.n[0] || sx < o->box.lo[1] ||
+            sx >= o->box.lo[1] + o->box.n[1] || sc < o->box.lo[2] ||
+            sc >= o->box.lo[2] + o->box.n[2]) {
+            st = diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
+                           "value %lld of block %d is %s: the router moves the values of the "
+                           "writer's output buffer, it writes none", (long long)i,
+                           e->g->blocks[s]->id, map[i] < 0 ? "a zero a step fills in"
+                                                            : "outside the writer's buffer");
+            break;
+        }
+        mv[n].src = emit_feat_addr(sf, &o->box, sbase, sy, sx) * 4 +
+                    (sc - o->box.lo[2]) * vb;
+        mv[n].dst = emit_feat_addr(df, &dcp->box, dbase, y, x) * 4 +
+                    (f - dcp->box.lo[2]) * vb;
+        n++;
+    }
+    if (st == ST_OK)
+        qsort(mv, (size_t)n, sizeof *mv, move_cmp);
+    for (int64_t i = 1; st == ST_OK && i < n; i++)
+        if (mv[i].src == mv[i - 1].src)
+            st = diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
+                           "puts a value of block %d in several places of block %d's copy on "
+                           "%s: the router sends each byte of its area once a phase",
+                           wb->id, e->g->blocks[s]->id, e->cores[dk].name);
+    int32_t block = e->g->blocks[dcp->block]->id;
+    for (int64_t i = 0; st == ST_OK && i < n; i++)
+        st = emit_route_run(e, sk, p, dk, mv[i].src, vb, mv[i].dst, block, true);
+    free(map);
+    free(mv);
+    return st;
+}

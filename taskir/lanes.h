@@ -1,0 +1,22 @@
+/* lanes.h: which edges move values between pixels or between the lanes of a pixel, so that
+ * no primitive writes their result straight and the code generator's router moves the bytes
+ * (docs/backend.md "Rearrangements", "Bytes between lanes"): one fact, which the mapper's
+ * schedule (mapper/schedule.c: a reader on the writer's core runs after that router) and
+ * the code generator (backend/emit_plan.c, emit_lanes.c) both ask here.
+ */
+#ifndef TASKIR_LANES_H
+#define TASKIR_LANES_H
+
+#include "taskir/graph.h"
+#include "taskir/uses.h"
+
+#include <stdbool.h>
+
+/* Whether edge ed, from a compute block into a storage block whose readers are not all
+ * CVMs or OUTPUTs (which may read it as a view of the writer's map, backend/emit_rearr.c),
+ * has steps that change the C order of its values (ra_edge_keeps_order, taskir/rearrange.h), or its pixels' count or channels: the
+ * router then moves its bytes on the writer's core (a self send), so a reader there runs
+ * after the router of the writer's phase. */
+bool lanes_moved(const Graph *g, const GraphUses *u, const Edge *ed);
+
+#endif
