@@ -311,6 +311,7 @@ static void free_emit(Emit *e)
     free(e->narrows);
     free(e->merges);
     free(e->widens);
+    free(e->stagings);
     graph_uses_finish(&e->uses);
 }
 
@@ -379,6 +380,8 @@ Status emit_program_progress(const Mapping *m, const Chip *chip, ProgSet *out, D
         st = emit_merge_prims(&e);
     if (st == ST_OK)
         st = emit_widen_prims(&e);
+    if (st == ST_OK)
+        st = emit_stage_prims(&e);
     if (st == ST_OK)
         st = emit_routes(&e);
     tir_progress(progress, "stage", ++stage, EMIT_STAGES);

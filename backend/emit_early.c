@@ -17,6 +17,7 @@
  */
 #include "backend/emit_internal.h"
 #include <stdlib.h>
+#include <string.h>
 
 /* Whether copy cp's core forwards a result of writer w after the phases cp arrives in (a
  * relay sends from its copy, or from another copy of the same values, in a later phase;
@@ -122,6 +123,50 @@ static Status early(Emit *e, uint32_t ci, EGather *g, const EMoveSlot *ms)
     }
     cp->movable = false;
     return ST_OK;
+}
+
+/* Places copy ci in part i of the area its gather writes, when it is not received, only
+ * that gather reads it and it holds the part's layout: its writer (a compute block on its
+ * core, or an INPUT's dynamic blocks) writes it there, and no P06 copies it; whether it
+ * did. */
+static bool in_place(Emit *e, uint32_t ci)
+{
+    ECopy *cp = &e->copies[ci];
+    ECore *c = &e->cores[cp->core];
+    if (cp->received || cp->view || cp->planes || cp->spread || cp->alias_of != EMIT_NONE ||
+        cp->req == EMIT_NONE || c->reqs[cp->req].words == 0 ||
+        (cp->image && (!cp->is_static || (int64_t)cp->n_image != cp->feat.words)))
+        return false;
+    EGather *g = sole_gather(e, ci);
+    if (!g || g->phase < 0 || memcmp(&g->box, &cp->box, sizeof cp->box) != 0 ||
+        cp->feat.prec != g->feat.prec || cp->feat.c != g->feat.c ||
+        cp->feat.words != g->feat.words)
+        return false;
+    for (size_t j = 0; j < e->n_copies; j++) /* no other copy shares its area (a tee) */
+        if (j != ci && e->copies[j].core == cp->core && e->copies[j].req == cp->req)
+            return false;
+    AllocReq *r = &c->reqs[cp->req], *a = &c->reqs[g->req];
+    a->first = r->first < a->first ? r->first : a->first;
+    a->last = r->last > a->last ? r->last : a->last;
+    if (cp->is_static) { /* its image is loaded there before the run: no other area there */
+        a->first = 0;
+        a->last = c->n_phases - 1;
+    }
+    emit_request_drop(e, cp->core, cp->req);
+    emit_slot_free(e, cp->core, g->phase, g->slot);
+    g->phase = -1; /* no P06 (emit_prim.c) */
+    cp->req = g->req;
+    cp->req_off = g->i * g->feat.words;
+    return true;
+}
+
+bool emit_in_place(Emit *e, uint32_t k)
+{
+    bool any = false;
+    for (uint32_t i = 0; i < e->n_copies; i++)
+        if (e->copies[i].core == k)
+            any |= in_place(e, i);
+    return any;
 }
 
 /* One copy to gather early: when its data is in place, and its gather. */

@@ -73,12 +73,13 @@ typedef enum ESlotKind {
     SLOT_SENDBUF,                   /* a result rewritten into a send area (emit_sendbuf.c) */
     SLOT_MERGE,                     /* column slices merged into a copy (emit_merge.c) */
     SLOT_WIDEN,                     /* a view widened for its OUTPUTs (emit_widen.c) */
+    SLOT_STAGE,                     /* model inputs narrowed into a map (emit_stage.c) */
 } ESlotKind;
 
 /* One Soma slot of a core's phase: what takes it (kind) and the block it serves: the
  * compute block (SLOT_BLOCK), the storage block of the copy moved (SLOT_MOVE, SLOT_PART),
  * the CADD (SLOT_DUP, SLOT_GATHER), the writer (SLOT_NARROW, SLOT_TEE, SLOT_SENDBUF), the view
- * widened (SLOT_WIDEN). */
+ * widened (SLOT_WIDEN), the map staged (SLOT_STAGE). */
 typedef struct ESlotUse {
     ESlotKind kind;
     uint32_t block;                 /* block position */
@@ -126,6 +127,8 @@ typedef struct ECopy {
     uint32_t alias_of;              /* the compute block whose output buffer holds it (the
                                        rows it writes there), EMIT_NONE when it has its own */
     int64_t alias_off;              /* its first word's offset in that buffer */
+    int64_t req_off;                /* its first word's offset in its request: a part of the
+                                       area a CADD gathers its inputs into (emit_early.c) */
     int32_t first, last;            /* its lifetime */
     uint32_t land;                  /* a received copy that lives past the phase it arrives
                                        in: its landing area in the receive area (the router
@@ -178,6 +181,8 @@ typedef struct ETee {
     uint32_t writer;                /* the compute block's position */
     uint32_t from, to;              /* the copies (indices in copies) */
     bool move;                      /* a P06 re-pitches from into to (other pitches) */
+    int64_t off, words;             /* where in to's area it writes (a box of to's pixels
+                                       that other blocks write around: a part) */
     int32_t phase, slot;            /* that P06's phase and slot (PIIndex SOMA1 / SOMA2) */
     int32_t failed;                 /* 0, or why there is neither: TEE_LAYOUT (other
                                        layouts), TEE_REMOTE (read on another core),
@@ -285,6 +290,15 @@ typedef struct EWiden {
     uint32_t req;                   /* the int32 area */
 } EWiden;
 
+/* An 8-bit map model inputs write into lanes that are no word's first: written one value a
+ * word into an int32 area, which an inserted P06 narrows into the map (emit_stage.c). */
+typedef struct EStage {
+    uint32_t copy;                  /* the map's copy (index in copies) */
+    EmitFeat feat;                  /* the int32 area: the map's pixels, channels padded to 4 */
+    int32_t phase, slot;            /* the P06's phase and slot (PIIndex SOMA1 / SOMA2) */
+    uint32_t req;                   /* the int32 area */
+} EStage;
+
 /* An Axon primitive's result that goes into an 8-bit map on its core: the primitive writes
  * int32 words into an area of its own, and an inserted P06 narrows them into the map
  * (emit_narrow.c). */
@@ -339,6 +353,8 @@ typedef struct Emit {
     size_t n_merges, cap_merges;
     EWiden *widens;                 /* views widened for their OUTPUTs (emit_widen.c) */
     size_t n_widens, cap_widens;
+    EStage *stagings;               /* maps inputs write staged in int32 (emit_stage.c) */
+    size_t n_stagings, cap_stagings;
 } Emit;
 
 /* The EDup of CADD block pos, or NULL. */
@@ -534,6 +550,16 @@ Status emit_merges(Emit *e);
 Status emit_widens(Emit *e);
 const EWiden *emit_widen_of(const Emit *e, uint32_t ci);
 Status emit_widen_prims(Emit *e);
+/* The staged maps (emit_stage.c): planned after the narrowings, before the tees' slots (the
+ * earliest free Soma slot from the copy's first phase before its first use, or emit.slot);
+ * emit_stage_of: copy ci's, or NULL; emit_stage_copy: the copy as the dynamic blocks write
+ * it (its int32 area); emit_stage_zeros: the zeros the area starts from (malloc'd, *n
+ * words; NULL when out of memory); emit_stage_prims: their P06s, after the memory plan. */
+Status emit_stagings(Emit *e);
+const EStage *emit_stage_of(const Emit *e, uint32_t ci);
+ECopy emit_stage_copy(const Emit *e, const EStage *sg);
+uint32_t *emit_stage_zeros(const EStage *sg, size_t *n);
+Status emit_stage_prims(Emit *e);
 const EMerge *emit_merge_of(const Emit *e, const ECopy *cp);
 int emit_merge_slice(const Emit *e, const ECopy *cp, int32_t eid, int32_t phase, ECopy *slice,
                      int64_t *base);
@@ -545,6 +571,11 @@ Status emit_merge_prims(Emit *e);
  * the earliest free Soma slot after the copy lands, the copy's area there shortened to end
  * with it. */
 Status emit_early_gathers(Emit *e);
+/* Gathering in place (emit_early.c), on a core whose memory plan does not fit otherwise: a
+ * copy only the P06 gathering it reads, in the layout of its part, lies in that part of the
+ * gathered area (ECopy.req_off), and its P06 is dropped (EGather.phase -1); whether any
+ * copy on core k did. */
+bool emit_in_place(Emit *e, uint32_t k);
 
 /* The send areas (emit_sendbuf.c): planned after the gathers, before the memory plan;
  * their P06s written with the routes. emit_sendbuf_of: writer w's area in precision prec, or
@@ -560,6 +591,19 @@ ESendBuf *emit_sendbuf_of(const Emit *e, uint32_t w, PrecisionId prec);
  * the last phase a part of it arrives in. */
 bool emit_spread_of(const Emit *e, const ECopy *cp);
 Status emit_spreads(Emit *e);
+/* The phases the transfers of edge dict dict land in on core k (its ROUTER_SEND /
+ * ROUTER_RECIEVE pairs there, in the Mapping's order) into ph (room for n_coords); their
+ * count (emit_spread.c). */
+uint32_t emit_arrival_phases(const Emit *e, const MapDict *dict, uint32_t k, int32_t *ph);
+/* emit_slices.c: a spread copy assembled from channel slices. What edge ed brings of copy
+ * cp: 0 whole rows of it (all its columns and channels) or nothing, 1 some channels of
+ * whole rows, -1 anything else. Whether the slices from other cores of the same rows tile
+ * the copy's channels and arrive in the same phases (and no slice crosses other rows).
+ * Whether ed is such a slice after the first (the lowest channels) of its rows: the parts
+ * are cut by the first. */
+int emit_slice_kind(const Emit *e, const ECopy *cp, const Edge *ed);
+bool emit_slices_ok(const Emit *e, const ECopy *cp);
+bool emit_slice_follower(const Emit *e, const ECopy *cp, const Edge *ed);
 const EPart *emit_part_at(const Emit *e, const ECopy *cp, int32_t p);
 int32_t emit_spread_last(const Emit *e, const ECopy *cp);
 /* The MapDict of edge id (NULL when none routes it), and whether coordinate c names core

@@ -55,9 +55,24 @@ static Status add_static(Emit *e, Taskir__Asm__DataConfig *dc, ProgSet *out, con
     return ST_OK;
 }
 
+/* The static block added last written again before phase `first` of every step of a
+ * pipeline of stages (zeros under what comes then); in one stage once, before the run. */
+static Status every_step(Emit *e, Taskir__Asm__DataConfig *dc, int32_t first)
+{
+    if (e->stages <= 1)
+        return ST_OK;
+    Taskir__Asm__StaticBlock *sb = dc->static_blocks[dc->n_static_blocks - 1];
+    sb->phases = malloc(sizeof *sb->phases);
+    if (!sb->phases)
+        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    sb->n_phases = 1;
+    sb->phases[0] = first;
+    return ST_OK;
+}
+
 static Status static_blocks(Emit *e, Taskir__Asm__DataConfig *dc, ProgSet *out)
 {
-    size_t n = e->n_states;
+    size_t n = e->n_states + e->n_stagings;
     for (uint32_t i = 0; i < e->n_copies; i++)
         n += e->copies[i].image != NULL;
     out->data = calloc(n ? n : 1, sizeof *out->data);
@@ -72,15 +87,21 @@ static Status static_blocks(Emit *e, Taskir__Asm__DataConfig *dc, ProgSet *out)
         if (cp->image)
             st = add_static(e, dc, out, &e->cores[cp->core], 'b', b->id, blk_prec(b),
                             emit_copy_addr(e, cp), &cp->image, cp->n_image);
-        if (zeros && st == ST_OK && e->stages > 1) {
-            /* P81's stored padding (emit_p81.c): zeroed as the rows come, in every step */
-            Taskir__Asm__StaticBlock *sb = dc->static_blocks[dc->n_static_blocks - 1];
-            sb->phases = malloc(sizeof *sb->phases);
-            if (!sb->phases)
-                return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
-            sb->n_phases = 1;
-            sb->phases[0] = cp->first;
-        }
+        if (zeros && st == ST_OK) /* P81's stored padding (emit_p81.c): as the rows come */
+            st = every_step(e, dc, cp->first);
+    }
+    for (size_t i = 0; i < e->n_stagings && st == ST_OK; i++) { /* staged maps' zeros */
+        const EStage *sg = &e->stagings[i];
+        const ECopy *cp = &e->copies[sg->copy];
+        size_t nz;
+        uint32_t *zeros = emit_stage_zeros(sg, &nz);
+        if (!zeros)
+            return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+        st = add_static(e, dc, out, &e->cores[cp->core], 'z', e->g->blocks[cp->block]->id,
+                        PR_INT_32, e->cores[cp->core].addr[sg->req], &zeros, nz);
+        free(zeros); /* NULL once moved */
+        if (st == ST_OK) /* before the inputs */
+            st = every_step(e, dc, cp->first);
     }
     for (size_t i = 0; i < e->n_states && st == ST_OK; i++) { /* CLIFs' states (emit_p08.c) */
         EState *sv = &e->states[i];
@@ -363,6 +384,11 @@ static Status socket_blocks(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos)
             }
             continue;
         }
+        for (uint32_t c = 0; in && c < e->n_copy[s]; c++)
+            if (emit_stage_of(e, e->first_copy[s] + c) && (!emit_keeps_order(e, ed) || !same))
+                return diag_edge(e->d, ST_LOGIC, "emit.layout", ed->id,
+                                 "writes block %d, staged in int32 words, through steps or "
+                                 "into a box of other extents", e->g->blocks[s]->id);
         if (in && (!emit_keeps_order(e, ed) || !same)) { /* a block a pixel */
             Status st = emit_socket_steps(e, dc, pos, ed, (uint32_t)s, &piece);
             if (st != ST_OK)
@@ -402,8 +428,10 @@ static Status socket_blocks(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos)
             }
             if (!meet || (!in && c > 0)) /* an output is read from one copy */
                 continue;
+            const EStage *sg = in ? emit_stage_of(e, e->first_copy[s] + c) : NULL;
+            ECopy staged = sg ? emit_stage_copy(e, sg) : *cp; /* its int32 area */
             Status st = cp->view ? emit_socket_view(e, dc, pos, cp, &piece)
-                                 : dynamic(e, dc, io, cp, &part, &box, &sbox, &piece);
+                                 : dynamic(e, dc, io, &staged, &part, &box, &sbox, &piece);
             if (st != ST_OK)
                 return st;
         }

@@ -17,6 +17,7 @@
 #include "taskir/lanes.h"
 #include "taskir/layout.h"
 #include "taskir/premove.h"
+#include "taskir/rearrange.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -64,14 +65,14 @@ bool emit_iface_box(const Emit *e, uint32_t pos, bool input, int32_t edge_id, EB
 
 bool emit_keeps_order(const Emit *e, const Edge *ed)
 {
-    return lanes_keep_order(e->g, &e->uses, ed);
+    return ra_edge_keeps_order(e->g, &e->uses, ed);
 }
 
 int64_t emit_copy_addr(const Emit *e, const ECopy *cp)
 {
     const ECore *c = &e->cores[cp->core];
     if (cp->alias_of == EMIT_NONE)
-        return c->addr[cp->req];
+        return c->addr[cp->req] + cp->req_off;
     const EOut *o = &e->outs[cp->alias_of];
     return c->addr[o->req] + cp->alias_off * emit_feat_pixel_words(&o->feat);
 }
@@ -867,13 +868,15 @@ Status emit_plan(Emit *e)
         st = make_outs(e);
     /* the tees share their first copy's area (no slot; before the narrowings, whose P06
      * precedes the readers of both); the P06s that must have a slot first: a narrowing (its
-     * phase is fixed), a tee re-pitching (the latest free before its reader), then a repeated
+     * phase is fixed), a staged map (the earliest free), a tee re-pitching (the latest free before its reader), then a repeated
      * box or a gather (the latest free before its CADD);
      * then a received copy's move, where its slot is still free, and the send areas */
     if (st == ST_OK)
         st = emit_tees(e);
     if (st == ST_OK)
         st = emit_narrows(e);
+    if (st == ST_OK)
+        st = emit_stagings(e);
     if (st == ST_OK)
         st = emit_tee_slots(e);
     if (st == ST_OK)
@@ -897,7 +900,16 @@ Status emit_plan(Emit *e)
         c->addr = malloc((c->n_reqs ? c->n_reqs : 1) * sizeof *c->addr);
         if (!c->addr)
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
-        st = place_core(c, e->d);
+        /* a plan that does not fit is tried again with the copies only a gather reads in
+         * the gathered area (emit_early.c); the refusal names what fits neither way */
+        Diag first;
+        diag_init(&first, NULL);
+        st = place_core(c, &first);
+        diag_finish(&first);
+        if (st == ST_LOGIC)
+            emit_in_place(e, k);
+        if (st != ST_OK)
+            st = place_core(c, e->d);
     }
     return st;
 }

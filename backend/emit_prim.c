@@ -327,18 +327,20 @@ static Status gather_operand(Emit *e, const EGather *g, EOperand *op)
                               what);
         if (st != ST_OK)
             return st;
+        words = g->feat.words;
+        if (i == 0)
+            op->block = e->g->blocks[cp->block]->id;
+        if (gi->phase < 0) /* it lies in part i already (emit_early.c): no P06 */
+            continue;
         Taskir__Asm__P06 *p = emit_p06_slot(e, cp->core, gi->phase, gi->slot,
                                             e->g->blocks[cp->block]->id);
         if (!p)
             return ST_RUNTIME;
         /* into part i in the area's precision and pitch (emit_gather.c): widened, re-pitched */
-        words = g->feat.words;
         emit_p06_rows(p, cp->feat.prec, cp->feat.c, gi->box.n[0] * gi->box.n[1], in.addr,
                       in.words, base + i * words, words);
         p->out_precision = pr_info(g->feat.prec)->wire;
         p->length_out = (int32_t)g->feat.c;
-        if (i == 0)
-            op->block = e->g->blocks[cp->block]->id;
     }
     op->feat = g->feat;
     op->prec = g->feat.prec;

@@ -69,16 +69,16 @@ static bool view_writer(const Emit *e, uint32_t s, uint32_t *w)
     if (!wb || (bt_info(wb->type)->kind != BK_COMPUTE && !socket) || wb->n_out != 1 ||
         (bu->n_in_edges > 1 && !socket))
         return false;
+    bool boxes = socket && bu->n_in_edges > 1; /* an INPUT's edges, each a box of its socket */
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         const Edge *x = e->g->edges[bu->in_edges[j]];
-        /* several edges of an INPUT may each read a box of its socket (an upsampling) */
         if (graph_block_pos(e->g, x->src) != wp ||
-            (!(socket && bu->n_in_edges > 1) && !emit_whole_iface(e, (uint32_t)wp, false, x->id)) ||
+            (!boxes && !emit_whole_iface(e, (uint32_t)wp, false, x->id)) ||
             (bu->n_in_edges == 1 && !emit_whole_iface(e, s, true, x->id)))
             return false;
         steps |= x->n_re > 0;
     }
-    if (!steps && !(socket && bu->n_in_edges > 1))
+    if (!steps && !boxes)
         return false;
     uint32_t k = e->core_of[wp];
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {

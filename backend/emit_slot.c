@@ -45,6 +45,7 @@ void emit_slot_what(const Emit *e, ESlotUse u, char *buf, size_t size)
         [SLOT_SENDBUF] = "the P06 writing into a send area the result of block",
         [SLOT_MERGE] = "the P06 merging column slices of block",
         [SLOT_WIDEN] = "the P06 widening for the OUTPUTs reading it block",
+        [SLOT_STAGE] = "the P06 narrowing model inputs into block",
     };
     if (u.kind == SLOT_FREE || u.block >= e->g->n_blocks)
         snprintf(buf, size, "nothing");

@@ -18,7 +18,8 @@
  * phase, or when writers on its own core write their rows of it straight: its received rows
  * part by part, beside theirs. Another copy that
  * a writer on its own core writes part of, or one whose parts are not whole rows of it (all
- * its columns and channels: one move a phase), is not spread: it lives in the receive area
+ * its columns and channels: one move a phase) or channel slices of whole rows that arrive
+ * together (emit_slices.c), is not spread: it lives in the receive area
  * from its first arrival, as any received copy (emit_plan.c), and each transfer goes whole
  * in its first phase. The Mapping puts every arrival before the copy's
  * readers (after the Soma2 of the last, mapper/schedule.c): a part arriving in the first
@@ -41,7 +42,7 @@ enum { RECV_WORDS = ASM_MEM3_BASE - ASM_MEM2_RECV, ROW_WORDS = 4 };
 /* The phases edge dict dict's transfers land in on core k (its ROUTER_SEND /
  * ROUTER_RECIEVE pairs there, in the Mapping's order) into ph (room for n_coords); their
  * count. */
-static uint32_t arrival_phases(const Emit *e, const MapDict *dict, uint32_t k, int32_t *ph)
+uint32_t emit_arrival_phases(const Emit *e, const MapDict *dict, uint32_t k, int32_t *ph)
 {
     uint32_t n = 0;
     for (uint32_t c = 0; dict && c + 1 < dict->n_coords; c++) {
@@ -53,24 +54,10 @@ static uint32_t arrival_phases(const Emit *e, const MapDict *dict, uint32_t k, i
     return n;
 }
 
-/* Whether edge ed's part of copy cp is whole rows of it (all its columns and channels), or
- * misses it. */
-static bool whole_rows(const Emit *e, const ECopy *cp, const Edge *ed)
-{
-    EBox d;
-    if (!emit_iface_box(e, cp->block, true, ed->id, &d))
-        return false;
-    for (int i = 0; i < 3; i++)
-        if (d.lo[i] >= cp->box.lo[i] + cp->box.n[i] || cp->box.lo[i] >= d.lo[i] + d.n[i])
-            return true; /* misses it */
-    return d.lo[1] <= cp->box.lo[1] && d.lo[1] + d.n[1] >= cp->box.lo[1] + cp->box.n[1] &&
-           d.lo[2] <= cp->box.lo[2] && d.lo[2] + d.n[2] >= cp->box.lo[2] + cp->box.n[2];
-}
-
 bool emit_spread_of(const Emit *e, const ECopy *cp)
 {
     const BlockUses *bu = &e->uses.blocks[cp->block];
-    bool spread = false, local = false;
+    bool spread = false, local = false, slices = false;
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         const Edge *ed = e->g->edges[bu->in_edges[j]];
         long w = graph_block_pos(e->g, ed->src);
@@ -92,9 +79,15 @@ bool emit_spread_of(const Emit *e, const ECopy *cp)
             spread |= first >= 0 && cr->phase != first;
             first = cr->phase;
         }
-        if (here && !whole_rows(e, cp, ed))
+        int kind = here ? emit_slice_kind(e, cp, ed) : 0;
+        if (kind < 0)
             return false; /* one move a phase moves whole rows only */
+        slices |= kind > 0;
     }
+    /* channel slices of rows: spread when the slices of the same rows arrive together
+     * (emit_slices.c) and nothing on its core writes the copy */
+    if (slices && (local || !emit_slices_ok(e, cp)))
+        return false;
     /* a copy too large for the receive area (each transfer whole in one phase, or a writer
      * on its core writing rows of it): its received rows land and move part by part likewise,
      * beside the rows written there; one that fits stays there whole when a writer on its
@@ -228,9 +221,10 @@ static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, s
     for (uint32_t j = 0; j < bu->n_in_edges && st == ST_OK; j++) {
         const Edge *ed = e->g->edges[bu->in_edges[j]];
         EBox dbox;
-        uint32_t n = arrival_phases(e, emit_edge_dict(e, ed->id), k, ph);
-        if (n == 0 || !emit_iface_box(e, cp->block, true, ed->id, &dbox))
-            continue;
+        uint32_t n = emit_arrival_phases(e, emit_edge_dict(e, ed->id), k, ph);
+        if (n == 0 || !emit_iface_box(e, cp->block, true, ed->id, &dbox) ||
+            emit_slice_follower(e, cp, ed))
+            continue; /* (a slice after the first of its rows lands in their parts) */
         time_order(ph, n, reader, np);
         for (uint32_t i = 0; i < n; i++)
             if (ph[i] < 0 || ph[i] >= np)
@@ -245,7 +239,7 @@ static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, s
     }
     qsort(er, ne, sizeof *er, rows_cmp);
     for (size_t j = 0; j < ne && st == ST_OK; j++) {
-        uint32_t n = arrival_phases(e, emit_edge_dict(e, er[j].ed->id), k, ph);
+        uint32_t n = emit_arrival_phases(e, emit_edge_dict(e, er[j].ed->id), k, ph);
         time_order(ph, n, reader, np);
         int64_t left = er[j].hi - er[j].lo, q = er[j].lo;
         for (uint32_t i = 0; i < n && left > 0; i++) {

@@ -160,8 +160,16 @@ uint32_t map_rep_of(const MapPlan *p, uint32_t pos, uint32_t cluster);
  * of a storage block that task t reads (once, however many edges read it), in edge order; stops at the first non-zero fn returns and returns it. */
 int map_each_in_xfer(const MapPlan *p, uint32_t t, int (*fn)(uint32_t xfer, void *arg),
                      void *arg);
+/* route.c: whether transfers a and b carry the same box of the same block's output (a
+ * multicast set: one may relay the other). */
+bool map_xfer_same_box(const MapPlan *p, const MXfer *a, const MXfer *b);
 /* schedule.c */
 Status map_schedule(MapPlan *p, Diag *d);
+/* xfer_group.c: the transfers into the copy transfer xi fills that bring the same pixels of
+ * it as xi, each some of its channels (dim F or R), together all of them, one after another:
+ * into out (room for room) in the order of their channels, xi among them; their count, 0
+ * when xi brings all the copy's channels or the others do not tile the rest. */
+uint32_t map_xfer_group(const MapPlan *p, uint32_t xi, uint32_t *out, uint32_t room);
 /* merge.c: joins virtual cores of one stage whose phases, receive budgets and memory in
  * every phase (storage lifetimes) leave room for both, and which exchange no bytes. */
 Status map_merge_cores(MapPlan *p, Diag *d);

@@ -37,6 +37,11 @@ static bool same_box(const Iface *a, const Iface *b)
     return !a->has_size || memcmp(a->size.d, b->size.d, sizeof a->size.d) == 0;
 }
 
+bool map_xfer_same_box(const MapPlan *p, const MXfer *a, const MXfer *b)
+{
+    return a->src_task == b->src_task && same_box(src_iface(p, a), src_iface(p, b));
+}
+
 static int32_t first_phase(const MapPlan *p, const MXfer *x)
 {
     return p->chunks[x->chunk0].phase;

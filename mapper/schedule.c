@@ -49,6 +49,10 @@
 
 /* A transfer longer than this many phases is refused (a bound on the work, not a chip fact). */
 #define MAX_XFER_PHASES (1 << 20)
+/* The most transfers of channel slices of the same pixels planned together (xfer_group.c),
+ * and the most phases they take: bounds on the work (a larger group is planned transfer by
+ * transfer). */
+enum { GROUP_MAX = 32, GROUP_PHASES = 64 };
 
 typedef struct Sched {
     MapPlan *p;
@@ -125,6 +129,9 @@ typedef struct Ready {
     int64_t ready;       /* the latest time an input is in place */
     Status st;
     Diag *d;
+    uint32_t joint[GROUP_MAX]; /* transfers planned with a group (plan_group) in this call */
+    int64_t joint_ready[GROUP_MAX];
+    uint32_t n_joint;
 } Ready;
 
 /* A planned transfer of the same edge into another copy on vcore v, or MAP_NONE. */
@@ -149,6 +156,139 @@ static bool over_recv(const MapPlan *p, uint32_t xi)
            p->rep_bytes[p->rep_first[x->store] + r] > (int64_t)p->chip->recv_bytes_per_phase;
 }
 
+/* Whether phase ph's part of a transfer of several parts waits for a later phase: when the
+ * schedule keeps the inserted P06s' slots (delay) and Soma2 of local phase l, where the part
+ * would move out, is taken. */
+static bool part_waits(Ready *R, uint32_t l)
+{
+    const uint8_t *slots = R->v == MAP_NONE ? NULL : R->s->p->vcores[R->v].slots;
+    if (!slots || !R->s->delay || !(slots[l] & (1u << MS_SOMA2)))
+        return false;
+    R->s->delayed = true;
+    return true;
+}
+
+/* Plans the n transfers m[] (channel slices of the same pixels of one copy over the receive
+ * area, xfer_group.c) together: from the phase the last of their writers sends in, each
+ * phase brings the same share of every slice, as many pixels as the receive budget has
+ * room for (the last phase the rest), so that each phase's pixels arrive whole and its
+ * Soma2 moves them out (backend/emit_spread.c). The time they are in place (after the
+ * Soma2 of the last phase), or -2 when they take more than GROUP_PHASES phases (planned
+ * one by one then). */
+static int64_t plan_group(Ready *R, const uint32_t *m, uint32_t n)
+{
+    MapPlan *p = R->s->p;
+    int32_t ph = 0;
+    int64_t total = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int32_t s = send_phase(&p->tasks[p->xfers[m[i]].src_task]);
+        ph = s > ph ? s : ph;
+        total += p->xfers[m[i]].bytes;
+    }
+    /* pixels: the copy's pixels the group brings (the first slice's box without its
+     * channels), each total / px bytes */
+    MBox pix;
+    uint32_t xi0 = m[0];
+    bbox_of_iface(p->g, &p->uses, p->xfers[xi0].store, true, p->g->edges[p->xfers[xi0].edge]->id,
+                  &pix);
+    bbox_inter(&pix, &p->rep_box[p->rep_first[p->xfers[xi0].store] +
+                                 (xi0 - p->xfer_of[p->xfers[xi0].edge])]);
+    pix.lo[D_F] = pix.lo[D_R] = 0;
+    pix.hi[D_F] = pix.hi[D_R] = 1;
+    int64_t px = bbox_volume(&pix);
+    int64_t per_px = px > 0 ? (total + px - 1) / px : 0;
+    if (px <= 0 || per_px <= 0 || per_px > R->per_phase)
+        return -2; /* a pixel larger than a phase's budget: no phase brings one whole */
+    int32_t phs[GROUP_PHASES];
+    int64_t cum[GROUP_PHASES]; /* pixels brought up to and including each phase */
+    uint32_t k = 0;
+    int64_t done = 0;
+    for (int32_t ph0 = ph; done < px; ph++) {
+        if (k == GROUP_PHASES || ph >= INT32_MAX - 1 || ph - ph0 > MAX_XFER_PHASES)
+            return -2;
+        uint32_t l = (uint32_t)ph % R->s->M;
+        int64_t room = R->per_phase - R->recv[l];
+        if (room > 0 && part_waits(R, l))
+            room = 0;
+        /* each slice's share rounds up by a byte at most: n bytes spare */
+        int64_t fit = room > (int64_t)n ? (room - (int64_t)n) / per_px : 0;
+        int64_t take = fit < px - done ? fit : px - done;
+        if (take <= 0)
+            continue;
+        phs[k] = ph;
+        cum[k++] = done += take;
+    }
+    /* each slice's bytes in each phase: its share of the pixels brought so far */
+    for (uint32_t j = 0; j < k; j++) {
+        uint32_t l = (uint32_t)phs[j] % R->s->M;
+        for (uint32_t i = 0; i < n; i++) {
+            int64_t b = p->xfers[m[i]].bytes;
+            R->recv[l] += b * cum[j] / px - (j ? b * cum[j - 1] / px : 0);
+        }
+    }
+    int64_t r = (int64_t)phs[k - 1] * MS_PER_PHASE + MS_SOMA2;
+    for (uint32_t i = 0; R->commit && i < n; i++) {
+        MXfer *x = &p->xfers[m[i]];
+        x->chunk0 = p->n_chunks;
+        for (uint32_t j = 0; j < k; j++) {
+            int64_t b = x->bytes;
+            if (!add_chunk(p, phs[j], b * cum[j] / px - (j ? b * cum[j - 1] / px : 0))) {
+                R->st = oom(R->d);
+                return r;
+            }
+            if (R->v != MAP_NONE)
+                p->vcores[R->v].slots[map_local(p, phs[j])] |= (uint8_t)(1u << MS_SOMA2);
+        }
+        x->cross = true;
+        x->n_chunks = k;
+        x->planned = true;
+        x->ready = r;
+    }
+    for (uint32_t i = 0; i < n && R->n_joint < GROUP_MAX; i++) {
+        R->joint[R->n_joint] = m[i];
+        R->joint_ready[R->n_joint++] = r;
+    }
+    return r;
+}
+
+/* Whether another transfer carries the same box of the writer's output as transfer xi (a
+ * multicast set, route.c, whose copies may relay it). Such a slice is planned alone: with
+ * its group its copies would receive it in the same phases, and none could relay it to
+ * another (route.c: a relay holds all the bytes first); ResNet-50 lost a third of its
+ * relayed sends so, its traffic 0.773x plain Scotch's became 0.791x. */
+static bool multicast(const MapPlan *p, uint32_t xi)
+{
+    const MXfer *x = &p->xfers[xi];
+    const BlockUses *wu = &p->uses.blocks[p->tasks[x->src_task].pos];
+    for (uint32_t j = 0; j < wu->n_out_edges; j++) {
+        uint32_t x0 = p->xfer_of[wu->out_edges[j]];
+        if (x0 == MAP_NONE || p->xfers[x0].kind != XF_CORE)
+            continue;
+        for (uint32_t k = x0; k < x0 + p->rep_n[p->xfers[x0].store]; k++)
+            if (k != xi && p->xfers[k].bytes && map_xfer_same_box(p, x, &p->xfers[k]))
+                return true;
+    }
+    return false;
+}
+
+/* Whether transfer xi into R's core goes with a group of channel slices of the same pixels
+ * (xfer_group.c), all from other cores and none planned: their members into m (room
+ * GROUP_MAX), their count, else 0. */
+static uint32_t group_of(const Ready *R, uint32_t xi, uint32_t *m)
+{
+    MapPlan *p = R->s->p;
+    if (R->v == MAP_NONE || !over_recv(p, xi) || planned_twin(p, xi, R->v) != MAP_NONE)
+        return 0;
+    uint32_t n = map_xfer_group(p, xi, m, GROUP_MAX);
+    for (uint32_t i = 0; i < n; i++) {
+        const MXfer *x = &p->xfers[m[i]];
+        if (x->planned || map_task_vcore(p, x->src_task) == R->v ||
+            planned_twin(p, m[i], R->v) != MAP_NONE || multicast(p, m[i]))
+            return 0;
+    }
+    return n;
+}
+
 /* Plans one transfer into a Ready's core: the time its data is in place. */
 static int ready_one(uint32_t xi, void *arg)
 {
@@ -156,7 +296,16 @@ static int ready_one(uint32_t xi, void *arg)
     MapPlan *p = R->s->p;
     MXfer *x = &p->xfers[xi];
     int64_t r = -1;
-    if (x->kind != XF_CORE) {
+    uint32_t m[GROUP_MAX], n_m = 0, j = 0;
+    while (j < R->n_joint && R->joint[j] != xi)
+        j++;
+    if (j < R->n_joint) {
+        r = R->joint_ready[j]; /* planned with its group in this call */
+    } else if (x->kind == XF_CORE && x->bytes && !x->planned &&
+               (n_m = group_of(R, xi, m)) > 0 && (r = plan_group(R, m, n_m)) != -2) {
+        if (R->st != ST_OK)
+            return 1;
+    } else if (x->kind != XF_CORE) {
         r = -1; /* from off chip: before the step */
     } else if (!x->bytes) {
         r = -1; /* writes nothing of the part this copy holds */
@@ -179,16 +328,13 @@ static int ready_one(uint32_t xi, void *arg)
             int32_t ph = send_phase(a);
             uint32_t n = 0;
             bool big = over_recv(p, xi); /* each part moves out, however few */
-            const uint8_t *slots = R->v == MAP_NONE ? NULL : p->vcores[R->v].slots;
             for (;;) {
                 uint32_t l = (uint32_t)ph % R->s->M;
                 int64_t room = R->per_phase - R->recv[l];
                 /* a part of several (not all of it here) moves out in Soma2 of its phase */
                 bool part = big || n > 0 || left > room;
-                if (part && slots && R->s->delay && room > 0 && (slots[l] & (1u << MS_SOMA2))) {
+                if (part && room > 0 && part_waits(R, l))
                     room = 0;
-                    R->s->delayed = true;
-                }
                 if (room > 0 || left == 0) {
                     int64_t take = left < room ? left : (room > 0 ? room : 0);
                     R->recv[l] += take;
@@ -238,7 +384,8 @@ static int ready_one(uint32_t xi, void *arg)
 static Ready ready_init(Sched *s, uint32_t v, int64_t *recv, bool commit, Diag *d)
 {
     const Chip *c = s->p->chip;
-    Ready R = {s, v, recv, commit, c->recv_bytes_per_phase, -1, ST_OK, d};
+    Ready R = {.s = s, .v = v, .recv = recv, .commit = commit,
+               .per_phase = c->recv_bytes_per_phase, .ready = -1, .st = ST_OK, .d = d};
     if (c->dest_bytes_per_phase && c->dest_bytes_per_phase < R.per_phase)
         R.per_phase = c->dest_bytes_per_phase;
     if (R.per_phase <= 0)
@@ -528,6 +675,24 @@ static uint32_t tee_readies(const MapPlan *p, uint32_t t, uint32_t v, int64_t *r
     return n;
 }
 
+/* The staged maps task t reads (layout_staged: a P06 narrows the int32 area the inputs
+ * are written into before t reads the map): each one's time in place into r (at most room),
+ * as an input's (in_ready_one); their count. */
+static uint32_t stage_readies(const MapPlan *p, uint32_t t, int64_t *r, uint32_t room)
+{
+    const BlockUses *bu = &p->uses.blocks[p->tasks[t].pos];
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < bu->n_in_edges && n < room; j++) {
+        long st = graph_block_pos(p->g, p->g->edges[bu->in_edges[j]]->src);
+        if (st < 0 || !layout_staged(p->g, &p->uses, (uint32_t)st))
+            continue;
+        InReady I = {p, (uint32_t)st, -1};
+        map_each_in_xfer(p, t, in_ready_one, &I);
+        r[n++] = I.r;
+    }
+    return n;
+}
+
 /* The earliest time from T on at which task t on v has free Soma slots for the P06s inserted
  * before it (premove_slots), which it then keeps: T itself unless s->delay; T, keeping none,
  * when there is none (in v's stage): the code generator refuses it then (emit.slot). */
@@ -547,6 +712,7 @@ static int64_t with_premoves(Sched *s, uint32_t t, uint32_t v, uint32_t nm, int6
         r[i] = I.r;
     }
     nm += tee_readies(p, t, v, r + nm, 64 - nm);
+    nm += stage_readies(p, t, r + nm, 64 - nm);
     if (!nm)
         return T;
     int64_t at = T;

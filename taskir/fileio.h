@@ -36,7 +36,10 @@ Status tir_write_file_atomic_iov(const char *path, const struct iovec *iov, size
 
 /* The same in steps, for content produced piece by piece: tir_atomic_open creates the
  * temporary file beside path (holding the termination signals from then on), each
- * tir_atomic_writev appends pieces, and tir_atomic_close(commit) renames the file into place,
+ * tir_atomic_writev appends pieces (gathered in blocks of 8 MiB: with O_DIRECT where the file
+ * system takes it, the blocks after the first written by a thread of the file's own while the
+ * caller fills the next; a write error then shows at the next call or at close), and
+ * tir_atomic_close(commit) renames the file into place,
  * or with commit false (or after a failed write) removes it; close always frees f and
  * releases the signals. "-" writes to stdout. Runtime errors [io.write]. */
 typedef struct TirAtomicFile TirAtomicFile;

@@ -3,46 +3,6 @@
 
 #include "taskir/rearrange.h"
 
-bool lanes_keep_order(const Graph *g, const GraphUses *u, const Edge *ed)
-{
-    if (ed->n_re == 0)
-        return true;
-    EdgeEnds ends;
-    char why[160];
-    if (!edge_ends(g, u, ed, &ends, why, sizeof why))
-        return false;
-    RaShape sh;
-    ra_shape_of_box(ends.src_box, &sh);
-    for (uint32_t r = 0; r < ed->n_re; r++) {
-        RaStep st;
-        if (!ra_decode(&ed->re[r], &sh, &st, why, sizeof why))
-            return false;
-        if (st.type == RT_RESHAPE || st.type == RT_PERMUTE) {
-            /* a transposition keeps the C order when the axes longer than 1 keep theirs */
-            int last = -1;
-            for (int j = 0; j < st.in.k; j++) {
-                if (st.in.d[st.perm[j]] == 1)
-                    continue;
-                if (st.perm[j] < last)
-                    return false;
-                last = st.perm[j];
-            }
-        } else if (st.type == RT_SHUFFLE) { /* the identity index keeps every value */
-            const Tensor *t = st.index;
-            int64_t n = st.axis < 0 ? ra_volume(&st.in) : st.in.d[st.axis];
-            if (!t || (int64_t)(t->i32 ? t->n_i32 : t->n_u32) != n)
-                return false;
-            for (int64_t i = 0; i < n; i++)
-                if ((t->i32 ? (int64_t)t->i32[i] : (int64_t)t->u32[i]) != i)
-                    return false;
-        } else if (st.type != RT_IDENTITY) {
-            return false;
-        }
-        sh = st.out;
-    }
-    return true;
-}
-
 /* A box's pixels (y x) and channels (f, else r) */
 static void pixels_channels(const int32_t box[TIR_CDIMS], int64_t *px, int64_t *ch)
 {
@@ -77,5 +37,5 @@ bool lanes_moved(const Graph *g, const GraphUses *u, const Edge *ed)
     int64_t sp, sc, dp, dc;
     pixels_channels(ends.src_box, &sp, &sc);
     pixels_channels(ends.dst_box, &dp, &dc);
-    return sp != dp || sc != dc || !lanes_keep_order(g, u, ed);
+    return sp != dp || sc != dc || !ra_edge_keeps_order(g, u, ed);
 }

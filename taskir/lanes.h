@@ -12,14 +12,9 @@
 
 #include <stdbool.h>
 
-/* Whether edge ed's rearrangement steps (if any) keep the C order of the values: IDENTITY,
- * RESHAPE / PERMUTE that keep the order of the axes longer than 1, and a SHUFFLE whose index
- * is the identity. false for steps that do not decode. */
-bool lanes_keep_order(const Graph *g, const GraphUses *u, const Edge *ed);
-
 /* Whether edge ed, from a compute block into a storage block whose readers are not all
  * CVMs or OUTPUTs (which may read it as a view of the writer's map, backend/emit_rearr.c),
- * has steps that change the C order of its values, or its pixels' count or channels: the
+ * has steps that change the C order of its values (ra_edge_keeps_order, taskir/rearrange.h), or its pixels' count or channels: the
  * router then moves its bytes on the writer's core (a self send), so a reader there runs
  * after the router of the writer's phase. */
 bool lanes_moved(const Graph *g, const GraphUses *u, const Edge *ed);

@@ -1,6 +1,8 @@
 /* layout.c: the layout facts of feature maps (layout.h). */
 #include "taskir/layout.h"
 
+#include "taskir/rearrange.h"
+
 #include <string.h>
 
 /* The bytes of a pixel's row each use rounds the channels up to: the table of layout.h. */
@@ -157,7 +159,9 @@ static int lut_row(const Graph *g, const GraphUses *u, uint32_t pos, PrecisionId
         d[D_F] < 1)
         return 0;
     PrecisionId in = blk_prec(g->blocks[s]);
-    int64_t unit = storage_unit(g, u, (uint32_t)s, depth + 1, -1), pad = in == PR_INT_32 &&
+    /* its input's pitch but for what this CLUT needs of it (lut_need asks back: the map it
+     * writes, whose other writers are other CLUTs asking back in turn when a split cut it) */
+    int64_t unit = storage_unit(g, u, (uint32_t)s, depth + 1, (long)pos), pad = in == PR_INT_32 &&
                                                                      out == PR_INT_32 ? 4 : 16;
     if (unit < 1)
         return 0;
@@ -213,7 +217,8 @@ static bool dynamic_pitch(int64_t nc, int unit)
            c == (nc + 31) / 32 * 32;
 }
 
-/* skip: a writer whose rows not to count (the CLUT asking, lut_need), or -1. */
+/* skip: the CLUT asking, or -1: a writer whose rows not to count (lut_need), a reader whose
+ * need not to count (lut_row). */
 static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int depth, long skip)
 {
     PrecisionId p = blk_prec(g->blocks[pos]);
@@ -242,6 +247,8 @@ static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int de
         if (r < 0)
             continue;
         uses |= layout_use_of(g->blocks[r]->type, true);
+        if (r == skip)
+            continue;
         int n = cmp_need(g, u, (uint32_t)r, depth), l = lut_need(g, u, (uint32_t)r, pos, depth);
         n = l > n ? l : n;
         need = n > need ? n : need;
@@ -376,14 +383,66 @@ int64_t layout_send_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
     return total;
 }
 
+bool layout_staged(const Graph *g, const GraphUses *u, uint32_t s)
+{
+    const Block *b = g->blocks[s];
+    const BlockUses *bu = &u->blocks[s];
+    PrecisionId p = blk_prec(b);
+    int32_t cd[TIR_CDIMS];
+    if (bt_info(b->type)->kind != BK_STORAGE || b->data || !bu->n_in_edges ||
+        (p != PR_INT_8 && p != PR_UINT_8) || !blk_cluster_dims(b, true, 0, cd))
+        return false;
+    int ch = cd[D_F] > 0 ? D_F : D_R;
+    bool off = false, read = false;
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        const Edge *ed = g->edges[bu->in_edges[j]];
+        const Block *w = graph_block(g, ed->src);
+        const IfaceUse *iu = uses_find(u, s, true, ed->id);
+        if (!w || w->type != BT_INPUT || !iu || iu->cluster != 0 ||
+            !ra_edge_keeps_order(g, u, ed))
+            return false; /* steps that keep the C order: none, a PERMUTE of unit axes */
+        const Iface *f = &b->in[0].ifaces[iu->iface];
+        off |= f->has_pos && f->pos.d[ch] % 4 != 0; /* a dynamic block writes from lane 0 */
+    }
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        const Block *r = graph_block(g, g->edges[bu->out_edges[j]]->dst);
+        if (r && r->type == BT_CC2D)
+            return false; /* P81 reads an input as planes */
+        read |= r && bt_info(r->type)->kind == BK_COMPUTE;
+    }
+    return off && read;
+}
+
+int64_t layout_stage_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
+{
+    const BlockUses *bu = &u->blocks[pos];
+    int64_t sum = 0;
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        long s = graph_block_pos(g, g->edges[bu->in_edges[j]]->src);
+        int32_t cd[TIR_CDIMS];
+        if (s < 0 || !layout_staged(g, u, (uint32_t)s) ||
+            !blk_cluster_dims(g->blocks[s], true, 0, cd))
+            continue;
+        int ch = cd[D_F] > 0 ? D_F : D_R;
+        int64_t b = layout_map_bytes(PR_INT_32, cd[D_Y] > 0 ? cd[D_Y] : 1,
+                                     cd[D_X] > 0 ? cd[D_X] : 1, cd[ch] > 0 ? cd[ch] : 1, 4);
+        if (b < 0 || sum > INT64_MAX - b)
+            return -1;
+        sum += b;
+    }
+    return sum;
+}
+
 int64_t layout_work_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
 {
     /* an Axon's int32 area for narrowing on its core is at least its 8-bit send area for
      * another core's copy (4 bytes a value against 1): the larger of the two stands for both */
     int64_t r = layout_repeat_bytes(g, u, pos), n = layout_narrow_bytes(g, u, pos);
-    int64_t s = layout_send_bytes(g, u, pos);
+    int64_t s = layout_send_bytes(g, u, pos), t = layout_stage_bytes(g, u, pos);
     n = s > n ? s : n;
-    return r < 0 || n < 0 || s < 0 || r > INT64_MAX - n ? -1 : r + n;
+    if (r < 0 || n < 0 || s < 0 || t < 0 || r > INT64_MAX - n || r + n > INT64_MAX - t)
+        return -1;
+    return r + n + t;
 }
 
 int32_t layout_p81_left(int32_t pad_left, int32_t dilate_x, int32_t *lead)

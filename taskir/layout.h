@@ -108,10 +108,23 @@ bool layout_narrows(const Graph *g, const GraphUses *u, uint32_t pos);
 /* Bytes of the int32 area a block that narrows writes (its result in the pitch it writes,
  * layout_output_unit); 0 for any other block, -1 on overflow. */
 int64_t layout_narrow_bytes(const Graph *g, const GraphUses *u, uint32_t pos);
+/* Whether storage block s is staged (docs/backend.md "Inserted primitives"): an 8-bit map
+ * that only INPUTs write, each edge keeping the C order (ra_edge_keeps_order), one of them
+ * into channels from a lane that is no word's first (a concatenation after 47 channels, one
+ * value broadcast along the channels), and that a compute block reads (P81's planes
+ * excepted). A dynamic block writes
+ * from a word's first lane only, so the code generator writes the inputs one value a word
+ * into an int32 area of the map's pixels (its channels rounded up to 4), which an inserted
+ * P06 narrows into the map in a Soma slot before its first reader; the mapper keeps that
+ * slot free (mapper/schedule.c) and counts the area (layout_stage_bytes). */
+bool layout_staged(const Graph *g, const GraphUses *u, uint32_t s);
+/* Bytes of the int32 areas of the staged maps compute block pos reads (layout_staged); -1
+ * on overflow. */
+int64_t layout_stage_bytes(const Graph *g, const GraphUses *u, uint32_t pos);
 /* Bytes of the working areas of compute block pos in its phase, beside its output: the
  * repeated box of a CADD of one box (layout_repeat_bytes), and the int32 area of a block that
- * narrows (layout_narrow_bytes) or its send areas (layout_send_bytes), the larger; -1 on
- * overflow. */
+ * narrows (layout_narrow_bytes) or its send areas (layout_send_bytes), the larger, and the
+ * int32 areas of the staged maps it reads (layout_stage_bytes); -1 on overflow. */
 int64_t layout_work_bytes(const Graph *g, const GraphUses *u, uint32_t pos);
 
 #endif

@@ -452,12 +452,14 @@ typedef struct Lifted {
     size_t len;
     PbRun *runs;
     size_t n_runs;
+    PbRunCounts counted;    /* the pre-check's counts of the packed runs, if it counted them */
 } Lifted;
 
 static void lifted_free(Lifted *lf)
 {
     free(lf->kept);
     free(lf->runs);
+    pb_run_counts_free(&lf->counted);
     memset(lf, 0, sizeof *lf);
 }
 
@@ -482,8 +484,8 @@ static Status pb_decode_lifted(const struct ProtobufCMessageDescriptor *desc,
     }
     lf->buf = buf;
     lf->len = len;
-    st = pb_wire_precheck_threads(desc, buf, len, caps, n_caps, TIR_MAX_PB_DECODE_BYTES, threads,
-                                  d);
+    st = pb_wire_precheck_keep(desc, buf, len, caps, n_caps, TIR_MAX_PB_DECODE_BYTES, threads,
+                               n_fields ? &lf->counted : NULL, d);
     uint8_t *lifted = NULL;
     size_t lifted_len = 0;
     if (st == ST_OK && n_fields)
@@ -524,7 +526,8 @@ static Status graph_from_lifted(const Taskir__TaskGraph *w, const Lifted *lf, ui
         uint64_t *count = calloc(lf->n_runs, sizeof *count);
         bool malformed = false;
         ok = runs && vals && count &&
-             pb_runs_decode(lf->runs, lf->n_runs, L.g->arena, threads, vals, count, &malformed);
+             pb_runs_decode(lf->runs, lf->n_runs, L.g->arena, threads, vals, count,
+                            &lf->counted, &malformed);
         for (size_t i = 0; ok && i < lf->n_runs; i++)
             runs[i] = (RunValues){vals[i], count[i]};
         free(vals);

@@ -107,6 +107,15 @@ Status pb_wire_precheck_threads(const struct ProtobufCMessageDescriptor *desc,
                                 const uint8_t *buf, size_t len, const PbFieldCap *caps,
                                 size_t n_caps, uint64_t max_bytes, uint32_t threads, Diag *d);
 
+/* pb_wire_precheck_threads that, when it counted the packed runs exactly, keeps their counts
+ * in keep (pbruns.h; pb_run_counts_free it; zeroed when it did not count them): the loader's
+ * decoding of the same runs then does not count them again. */
+struct PbRunCounts;
+Status pb_wire_precheck_keep(const struct ProtobufCMessageDescriptor *desc, const uint8_t *buf,
+                             size_t len, const PbFieldCap *caps, size_t n_caps,
+                             uint64_t max_bytes, uint32_t threads, struct PbRunCounts *keep,
+                             Diag *d);
+
 /* A message of desc from the bytes as protobuf's own parsers read them: pb_wire_strip, then
  * pb_wire_precheck with caps[0..n_caps) and TIR_MAX_PB_DECODE_BYTES, then pb_unpack (what
  * names the message in its findings). *out as pb_unpack's. */

@@ -7,7 +7,9 @@
  * left when it finished one (tir_parallel_items): a piece's cost is not its bytes alone (a
  * MiB of one-byte varints writes ten times the values of a MiB of ten-byte ones, into fresh
  * pages), so equal shares of the bytes would leave one thread working while the others wait.
- * pb_runs_count stops after the second pass. */
+ * pb_runs_count stops after the second pass, and may keep the pieces' counts for
+ * pb_runs_decode, whose second pass then counts only the pieces of runs not counted before
+ * (the pre-check of a file past the decode cap counts its runs exactly, pbwire.c). */
 #include "taskir/pbruns.h"
 
 #include "taskir/arena.h"
@@ -15,6 +17,7 @@
 
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { PIECE = 1 << 20 };
 
@@ -23,6 +26,7 @@ typedef struct Piece {
     const uint8_t *p;
     size_t len;
     uint64_t count, at;         /* its values, and where they go in its run's array */
+    bool known;                 /* count was counted before (PbRunCounts) */
 } Piece;
 
 typedef struct Pieces {
@@ -41,9 +45,10 @@ static void work(void *ctx, int64_t lo, int64_t hi)
     Pieces *P = ctx;
     for (size_t i = (size_t)lo; i < (size_t)hi; i++) {
         Piece *c = &P->v[i];
-        if (P->counting)
-            c->count = pb_varint_count(c->p, c->len);
-        else if (!pb_varint_decode32(c->p, c->len, P->vals[c->run] + c->at, c->count))
+        if (P->counting) {
+            if (!c->known)
+                c->count = pb_varint_count(c->p, c->len);
+        } else if (!pb_varint_decode32(c->p, c->len, P->vals[c->run] + c->at, c->count))
             atomic_store_explicit(&P->bad, true, memory_order_relaxed);
     }
 }
@@ -56,16 +61,43 @@ static void cut(Pieces *P, size_t run, const uint8_t *p, size_t len)
         size_t e = len - o > PIECE ? o + PIECE : len;
         while (e < len && (p[e - 1] & 0x80)) /* end after the end of a varint */
             e++;
-        P->v[P->n++] = (Piece){run, p + o, e - o, 0, 0};
+        P->v[P->n++] = (Piece){run, p + o, e - o, 0, 0, false};
         P->bytes += e - o;
         o = e;
     } while (o < len);
 }
 
-/* Passes 1 and 2 into P: the pieces of runs[0 .. n) and their counts; count[i] the values of
- * run i, and each piece's place in it. false when out of memory. */
+/* The index of the run of k that is [p, p + len), or k->n. */
+static size_t find_known(const PbRunCounts *k, const uint8_t *p, size_t len)
+{
+    size_t lo = 0, hi = k->n;
+    if (!k->sorted)
+        return k->n;
+    while (lo < hi) { /* the first run starting at p or later */
+        size_t mid = lo + (hi - lo) / 2;
+        if (k->runs[mid].p < p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < k->n && k->runs[lo].p == p && k->runs[lo].len == len ? lo : k->n;
+}
+
+/* Marks the pieces of run i (from piece j on) counted when known has its counts. */
+static void take_known(Pieces *P, const PbRunCounts *known, const PbRun *run, size_t j)
+{
+    size_t r = find_known(known, run->p, run->len);
+    if (r == known->n || known->first[r + 1] - known->first[r] != P->n - j)
+        return; /* not counted, or cut otherwise (never: the same bytes) */
+    for (size_t q = 0; q < P->n - j; q++)
+        P->v[j + q].count = known->piece[known->first[r] + q], P->v[j + q].known = true;
+}
+
+/* Passes 1 and 2 into P: the pieces of runs[0 .. n) and their counts (those of known, when
+ * not NULL, taken from it); count[i] the values of run i, and each piece's place in it. false
+ * when out of memory. */
 static bool count_pieces(Pieces *P, const PbRun *runs, size_t n, uint32_t threads,
-                         uint64_t *count)
+                         uint64_t *count, const PbRunCounts *known)
 {
     size_t cap = 0;
     for (size_t i = 0; i < n; i++)
@@ -73,12 +105,20 @@ static bool count_pieces(Pieces *P, const PbRun *runs, size_t n, uint32_t thread
     *P = (Pieces){calloc(cap ? cap : 1, sizeof(Piece)), 0, 0, 1, NULL, true, false};
     if (!P->v)
         return false;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        size_t j = P->n;
         cut(P, i, runs[i].p, runs[i].len);
+        if (known && known->n)
+            take_known(P, known, &runs[i], j);
+    }
     /* a thread for every 4 MiB at most: fewer bytes are not worth one */
     uint64_t most = P->bytes / ((size_t)4 << 20) + 1;
     P->threads = threads < 1 ? 1 : threads < most ? threads : (uint32_t)most;
-    tir_parallel_items(P->threads, (int64_t)P->n, work, P);
+    bool left = false; /* a piece not known */
+    for (size_t i = 0; i < P->n && !left; i++)
+        left = !P->v[i].known;
+    if (left)
+        tir_parallel_items(P->threads, (int64_t)P->n, work, P);
     for (size_t i = 0; i < n; i++)
         count[i] = 0;
     for (size_t i = 0; i < P->n; i++) {
@@ -88,21 +128,57 @@ static bool count_pieces(Pieces *P, const PbRun *runs, size_t n, uint32_t thread
     return true;
 }
 
-bool pb_runs_count(const PbRun *runs, size_t n, uint32_t threads, uint64_t *count)
+void pb_run_counts_free(PbRunCounts *k)
+{
+    free(k->runs);
+    free(k->first);
+    free(k->piece);
+    memset(k, 0, sizeof *k);
+}
+
+/* Keeps the runs and their pieces' counts of P in k (left zeroed when out of memory). */
+static void keep_counts(const Pieces *P, const PbRun *runs, size_t n, PbRunCounts *k)
+{
+    memset(k, 0, sizeof *k);
+    k->runs = malloc((n ? n : 1) * sizeof *k->runs);
+    k->first = malloc((n + 1) * sizeof *k->first);
+    k->piece = malloc((P->n ? P->n : 1) * sizeof *k->piece);
+    if (!k->runs || !k->first || !k->piece) {
+        pb_run_counts_free(k);
+        return;
+    }
+    memcpy(k->runs, runs, n * sizeof *runs);
+    k->n = n;
+    k->sorted = true;
+    for (size_t i = 1; i < n; i++)
+        k->sorted &= runs[i - 1].p + runs[i - 1].len <= runs[i].p;
+    for (size_t i = 0, q = 0; i <= n; i++) {
+        while (q < P->n && P->v[q].run < i)
+            q++;
+        k->first[i] = q;
+    }
+    for (size_t q = 0; q < P->n; q++)
+        k->piece[q] = P->v[q].count;
+}
+
+bool pb_runs_count(const PbRun *runs, size_t n, uint32_t threads, uint64_t *count,
+                   PbRunCounts *keep)
 {
     Pieces P;
-    if (!count_pieces(&P, runs, n, threads, count))
+    if (!count_pieces(&P, runs, n, threads, count, NULL))
         return false;
+    if (keep)
+        keep_counts(&P, runs, n, keep);
     free(P.v);
     return true;
 }
 
 bool pb_runs_decode(const PbRun *runs, size_t n, Arena *a, uint32_t threads, uint32_t **vals,
-                    uint64_t *count, bool *malformed)
+                    uint64_t *count, const PbRunCounts *known, bool *malformed)
 {
     *malformed = false;
     Pieces P;
-    if (!count_pieces(&P, runs, n, threads, count)) {
+    if (!count_pieces(&P, runs, n, threads, count, known)) {
         arena_set_failed(a);
         return false;
     }

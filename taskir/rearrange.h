@@ -72,6 +72,11 @@ typedef struct EdgeEnds {
 bool edge_ends(const Graph *g, const GraphUses *u, const Edge *e, EdgeEnds *out, char *why,
                size_t whylen);
 
+/* Whether edge ed's steps keep the C order of its values: none, a RESHAPE or PERMUTE whose
+ * axes longer than 1 keep their order (whatever it does with axes of extent 1), a SHUFFLE
+ * whose index is the identity, IDENTITY; false when a step does not decode. */
+bool ra_edge_keeps_order(const Graph *g, const GraphUses *u, const Edge *ed);
+
 /* Checks the edge's rearrangement chain against its boxes: every step's parameters decode
  * [rearrange.<type>], and the last step's volume equals the destination box's volume
  * [rearrange.volume] (for an edge without steps: equal volumes, [rearrange.volume]). Missing

@@ -96,9 +96,11 @@ static void region_plan_free(SimRegionPlan *rp)
     free(rp);
 }
 
-/* Lists a buffer of the region; false when memory runs out. */
+/* Lists a buffer of the region; halves: a kernel's result, which the run's threads write in
+ * parts of its rows (with two threads, about a half each: its split, sim_share.h), else one
+ * the calling thread writes (the edge copies). false when memory runs out. */
 static bool region_list(SimRegionPlan *rp, uint32_t tag, int64_t n, uint32_t first,
-                        uint32_t last)
+                        uint32_t last, bool halves)
 {
     if (rp->n == rp->cap) {
         uint32_t cap = rp->cap ? rp->cap * 2 : 256;
@@ -112,7 +114,8 @@ static bool region_list(SimRegionPlan *rp, uint32_t tag, int64_t n, uint32_t fir
             return false;
         rp->cap = cap;
     }
-    rp->life[rp->n] = (SimLife){region_elems(n > 0 ? n : 1), first, last};
+    int64_t elems = region_elems(n > 0 ? n : 1);
+    rp->life[rp->n] = (SimLife){elems, first, last, halves ? elems / 32 * 16 : elems};
     rp->tag[rp->n++] = tag;
     return true;
 }
@@ -496,7 +499,7 @@ static bool size_buffers(SimRun *run, SimBlock *sb, uint32_t i, int64_t *total)
             *total = add_sat(*total, c->vol);
             uint32_t last = kind == BK_IO ? end : i; /* an OUTPUT's: read after the step */
             ok &= region_list(rp, pos * 8 + BUF_IN, c->vol, rp->share ? i : 0,
-                              rp->share ? last : end);
+                              rp->share ? last : end, false);
         }
     }
     bool own = !(kind == BK_STORAGE && sb->n_in && sb->in[0].alias) && sb->b->type != BT_OUTPUT;
@@ -507,11 +510,11 @@ static bool size_buffers(SimRun *run, SimBlock *sb, uint32_t i, int64_t *total)
                                             sb->in[0].n_copies);
         lives &= rp->last[pos] != end;
         ok &= region_list(rp, pos * 8 + BUF_RESULT, sb->result_vol, lives ? i : 0,
-                          lives ? rp->last[pos] : end);
+                          lives ? rp->last[pos] : end, kind == BK_COMPUTE);
     }
     if (sb->b->type == BT_CLIF) {
         *total = add_sat(*total, sb->result_vol);
-        ok &= region_list(rp, pos * 8 + BUF_STATE, sb->result_vol, 0, end);
+        ok &= region_list(rp, pos * 8 + BUF_STATE, sb->result_vol, 0, end, false);
     }
     return ok;
 }
@@ -726,6 +729,13 @@ Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d)
                       (int64_t)SIM_MAX_TOTAL_ELEMS);
         goto fail;
     }
+    /* With threads, room for the int8 input on either side of the scratch's middle
+     * (sim_kernels.c), within the cap: a run's limits do not depend on its threads. */
+    int64_t more = add_sat(region_elems(kscratch), 16);
+    if (run->pool && kscratch && add_sat(total, more) <= SIM_MAX_TOTAL_ELEMS) {
+        run->wscratch_mid = region_elems(kscratch) * 4;
+        kscratch = add_sat(kscratch, more);
+    }
     /* One region for the buffers (total <= 2^30 elements, so its bytes fit a size_t), in
      * the order plan_buffers and the loops below take them; with threads, its pages are put
      * in place on all of them now rather than by the first kernel to write each buffer. */
@@ -733,16 +743,17 @@ Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d)
         const SimBlock *sb = &run->blocks[run->order[i]];
         int64_t n = is_kind(sb->b, BK_COMPUTE) ? sim_kernel_pack_words(sb) : 0;
         if (n > 0)
-            listed &= region_list(rp, sb->pos * 8 + BUF_PACK, n, 0, SIM_SHARE_END);
+            listed &= region_list(rp, sb->pos * 8 + BUF_PACK, n, 0, SIM_SHARE_END, false);
     }
     for (int k = 0; k < 2 && run->scratch_vol; k++)
-        listed &= region_list(rp, BUF_SCRATCH, run->scratch_vol, 0, SIM_SHARE_END);
+        listed &= region_list(rp, BUF_SCRATCH, run->scratch_vol, 0, SIM_SHARE_END, false);
     if (kscratch)
-        listed &= region_list(rp, BUF_SCRATCH, kscratch, 0, SIM_SHARE_END);
+        listed &= region_list(rp, BUF_SCRATCH, kscratch, 0, SIM_SHARE_END, false);
     int64_t region = -1;
     if (listed && (rp->off = calloc((size_t)rp->n + 1, sizeof *rp->off)) &&
         (rp->shared = calloc((size_t)rp->n + 1, sizeof *rp->shared)))
-        region = sim_share_place(rp->life, rp->n, rp->off, rp->shared);
+        region = (run->pool ? sim_share_place_split : sim_share_place)(rp->life, rp->n, rp->off,
+                                                                       rp->shared);
     if (region > 0 && (uint64_t)region <= SIZE_MAX / 4) {
         if (!(run->region = run_alloc(run, region, 4))) {
             st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory allocating the run");

@@ -82,7 +82,12 @@ struct SimRun {
     struct TirPool *pool;       /* the kernels' worker threads (parallel.h), or NULL */
     int32_t *scratch[2];        /* ping-pong buffers for rearranged copies */
     int64_t scratch_vol;
-    uint32_t *wscratch;         /* kernel scratch (CC: the transposed weights) */
+    uint32_t *wscratch;         /* kernel scratch (CC: the transposed weights, the int8 path:
+                                   its input) */
+    int64_t wscratch_mid;       /* with threads: the byte of wscratch where the int8 input's
+                                   second half of the threads' parts starts (sim_kernels.c,
+                                   sim_share.h: each thread writes the same bytes at every
+                                   layer), the middle of twice the room; 0 on one thread */
     const struct Chip *chip;    /* sim_use_chip: the chip's arithmetic (sim_chip.c), or NULL */
     int64_t wscratch_vol;
 };

@@ -625,6 +625,20 @@ static bool pack_input8(const SimRun *run, const int32_t *in, int64_t np, int64_
     return atomic_load_explicit(&x.bits, memory_order_relaxed) <= 255u;
 }
 
+/* Where the int8 input of np pixels goes in run->wscratch: at its start on one thread; with
+ * threads, so that the pixel where pack_input8 hands the second half of the threads their
+ * parts starts on wscratch_mid (rounded down to a cache line), whatever the layer's size:
+ * each thread then writes the same bytes of the scratch at every layer (sim_share.h). */
+static uint8_t *input8_at(const SimRun *run, int64_t np, int64_t R, int64_t nq)
+{
+    uint8_t *base = (uint8_t *)run->wscratch;
+    uint32_t nt = sim_parallel_threads(run, mul_sat(np, R));
+    if (!run->wscratch_mid || nt < 2)
+        return base;
+    int64_t split = tir_part_at(np, nt, nt / 2) * nq * 4; /* <= half of the input's bytes */
+    return base + run->wscratch_mid - split / 64 * 64;
+}
+
 /* The rows of output a work unit takes at most: its output and input bytes stay in the cache
  * (about half of a 1 MiB level 2) while every tap row passes. */
 #define DOT8_CHUNK_BYTES ((int64_t)512 * 1024)
@@ -750,7 +764,7 @@ static bool run_dot8(SimRun *run, SimBlock *sb)
         pk->usable = pack_weights8(run, sb->in[1].data, &c.w, &c.c, pk->data);
         pk->packed = pk->constant;
     }
-    uint8_t *xq = (uint8_t *)run->wscratch;
+    uint8_t *xq = input8_at(run, c.w.IY * c.w.IX, c.w.R, c.c.nq);
     if (!pk->usable || !pack_input8(run, sb->in[0].data, c.w.IY * c.w.IX, c.w.R, c.c.nq, xq))
         return false;
     c.wq = (const int8_t *)pk->data;

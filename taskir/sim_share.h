@@ -17,6 +17,9 @@ typedef struct SimLife {
     int64_t elems;      /* size, a multiple of 16 */
     uint32_t first;     /* order index of its first writer */
     uint32_t last;      /* order index of its last reader, or SIM_SHARE_END */
+    int64_t split;      /* with two threads: where the second thread's part of the buffer
+                           starts (elements, a multiple of 16, at most elems: elems when the
+                           first thread writes all of it) */
 } SimLife;
 
 /* Gives each of the n buffers (in order of first, non-decreasing) an element offset in the
@@ -25,5 +28,17 @@ typedef struct SimLife {
  * (so may hold another buffer's values when its life starts). Returns the region's
  * elements. */
 int64_t sim_share_place(const SimLife *b, uint32_t n, int64_t *offset, bool *shared);
+
+/* sim_share_place for a run on two threads, where each kernel's first thread writes the
+ * elements of its result below the result's split and the second thread those from it on:
+ * every shared buffer is placed with its split on one of a few fixed points of the region
+ * (anchors, one per buffer alive at once), its first thread's part below the anchor and the
+ * second's above. A byte of the shared area is then written by the same thread whichever
+ * buffer holds it, so no cache line passes from one thread's cache to the other's when a
+ * later buffer reuses the memory (on a machine whose two cores share no cache, each such
+ * line crosses the chip). A new buffer takes the free anchor that has to grow least (then the
+ * tightest), or a new anchor. Deterministic; the same own area and the same guarantees as
+ * sim_share_place. */
+int64_t sim_share_place_split(const SimLife *b, uint32_t n, int64_t *offset, bool *shared);
 
 #endif

@@ -15,7 +15,9 @@
 # a 25 KiB one over three, a phase's part ending inside a row, and rows arriving by three
 # edges, a phase's pixels in two runs apart that a P26 splits, or parts of two storage
 # blocks in one phase, and a 16 KiB map written in part on its own core, or received by two
-# edges each in one phase, its received rows moved out of the receive area; a 16 KiB result
+# edges each in one phase, its received rows moved out of the receive area; a 32 KiB map
+# assembled from two channel slices of the same pixels from two cores over three phases,
+# each phase's pixels landing whole, their channels strided into place; a 16 KiB result
 # written into a map on its core by two edges) and
 # the documentation's demo (tests/asm/emit_demo.map.txtpb: convolution,
 # requantization, transfer, pooling). Inputs: fixed pseudo-random int8 values.
@@ -75,11 +77,12 @@ npy "$tmp/spread_runs.npy" 11 15 16 64
 npy "$tmp/spread_two.npy" 12 13 16 64
 npy "$tmp/spread_local.npy" 13 16 16 64
 npy "$tmp/spread_edges.npy" 14 16 16 64
+npy "$tmp/spread_slices.npy" 16 16 16 128
 npy "$tmp/pieces.npy" 15 16 16 64
 fail=0
 for case in conv:data transfer:x transfer_late:x transfer_twice:x slice:x demo:image mix:x \
     fc:v cax:x relay:x relay_sibling:x chain:x chips:x relay_now:x spread:x spread3:x \
-    spread_runs:x spread_two:x spread_local:x spread_edges:x pieces:x; do
+    spread_runs:x spread_two:x spread_local:x spread_edges:x spread_slices:x pieces:x; do
   m=${case%%:*} name=${case#*:}
   if ! "$emit" "$tmp/$m.map.pb" -o "$tmp/$m.prog"; then
     echo "FAIL $m: taskir-emit"; fail=1; continue

@@ -313,6 +313,62 @@ Mapping *emit_fixture_spread_edges(void)
     return rows_by_edges("spread_edges", 16, at, 2);
 }
 
+/* INPUT x (16 x 16 x 128 int8) -> SI a1 (its channels 0..63) on core (0,0), SI a2 (64..127)
+ * on core (1,0) -> CCMPB relu1, relu2 (Soma1, phase 0) -> SI b (16 x 16 x 128: 32 words a
+ * pixel, 8192 in all) on core (2,1), relu1 its channels 0..63, relu2 64..127, each over
+ * phases 0, 1 and 2 -> CCMPB copy (Soma1, phase 3) -> SI c -> OUTPUT. */
+Mapping *emit_fixture_spread_slices(void)
+{
+    Mapping *m = mapping_create();
+    CHECK(m);
+    Graph *g = m->graph;
+    Block *in = blk(g, BT_INPUT, "x", 16, 16, 128, 0);
+    Block *b = blk(g, BT_SI, "b", 16, 16, 128, 0);
+    Block *cp = blk(g, BT_CCMPB, "copy", 16, 16, 128, 0);
+    Block *c = blk(g, BT_SI, "c", 16, 16, 128, 0);
+    Block *out = blk(g, BT_OUTPUT, "y", 16, 16, 128, 0);
+    Block *all[] = {in, b, cp, c, out};
+    set_prec(all, 5, PR_INT_8);
+    in->has_socket_id = out->has_socket_id = true;
+    cp->shape.d[D_IY] = 16;
+    cp->shape.d[D_IX] = 16;
+    CHECK(blk_set_attr(g, cp, AT_CMP, -128));
+    const int32_t size[6] = {16, 16, 64, 0, 0, 0}, zero[6] = {0};
+    for (int32_t i = 0; i < 2; i++) {
+        char an[4], rn[8];
+        snprintf(an, sizeof an, "a%d", i + 1);
+        snprintf(rn, sizeof rn, "relu%d", i + 1);
+        Block *a = blk(g, BT_SI, an, 16, 16, 64, 0);
+        Block *relu = blk(g, BT_CCMPB, rn, 16, 16, 64, 0);
+        Block *two[] = {a, relu};
+        set_prec(two, 2, PR_INT_8);
+        relu->shape.d[D_IY] = 16;
+        relu->shape.d[D_IX] = 16;
+        CHECK(blk_set_attr(g, relu, AT_CMP, 0));
+        const int32_t at[6] = {0, 0, 64 * i, 0, 0, 0};
+        Edge *ein = graph_connect_box(g, in, 0, at, size, a, 0, zero, size);
+        CHECK(ein && graph_connect(g, a, 0, relu, 0));
+        Edge *eb = graph_connect_box(g, relu, 0, zero, size, b, 0, at, size);
+        CHECK(eb);
+        one(m, a->id, i, 0, 0, MEMORY);
+        one(m, relu->id, i, 0, 0, SOMA1);
+        const int32_t r0[1][4] = {{i, 0, 0, RECV}};
+        coord(m, true, ein->id, 1, r0);
+        const int32_t x[6][4] = {{i, 0, 0, SEND}, {2, 1, 0, RECV}, {i, 0, 1, SEND},
+                                 {2, 1, 1, RECV}, {i, 0, 2, SEND}, {2, 1, 2, RECV}};
+        coord(m, true, eb->id, 6, x);
+    }
+    CHECK(graph_connect(g, b, 0, cp, 0) && graph_connect(g, cp, 0, c, 0));
+    Edge *eo = graph_connect(g, c, 0, out, 0);
+    CHECK(eo);
+    one(m, b->id, 2, 1, 3 << 8, MEMORY);
+    one(m, cp->id, 2, 1, 3, SOMA1);
+    one(m, c->id, 2, 1, 3, MEMORY);
+    const int32_t so[1][4] = {{2, 1, 3, SEND}};
+    coord(m, true, eo->id, 1, so);
+    return verified(m, "spread_slices");
+}
+
 /* INPUT -> SI a (13 x 16 pixels of 64 int8 channels, 3328 words) on core (0,0) -> CCMPB
  * relu (Soma1, phase 0) -> two SIs of its values on core (2,1): b1 over phases 0 and 1, b2
  * over phases 1 and 2 -> CCMPB copy1 of b1 (Soma1, phase 3) -> SI c1 -> OUTPUT, CCMPB copy2

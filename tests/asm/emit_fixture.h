@@ -24,6 +24,9 @@
  *                              rows 4..15 received from (0,0) in phase 0, read in phase 1
  *   emit_fixture_spread_edges() a 16x16x64 relu result sent to (2,1) by two edges of rows,
  *                              0..11 in phase 0 and 12..15 in phase 1, read in phase 2
+ *   emit_fixture_spread_slices() a 16x16x128 int8 map on (2,1) (32 KiB) assembled from two
+ *                              channel slices of 64, relu1's from (0,0) and relu2's from
+ *                              (1,0), both over phases 0, 1 and 2, read in phase 3
  *   emit_fixture_pieces()      a 16x16x64 relu result written into a map on its own core by
  *                              two edges (rows 0..7, 8..15), read in phase 1
  *   emit_fixture_slice(y0, n, x0, m)  the same, the copy of rows y0.. and columns x0..x0+m-1
@@ -58,6 +61,7 @@ Mapping *emit_fixture_spread_runs(void);
 Mapping *emit_fixture_spread_two(void);
 Mapping *emit_fixture_spread_local(void);
 Mapping *emit_fixture_spread_edges(void);
+Mapping *emit_fixture_spread_slices(void);
 Mapping *emit_fixture_pieces(void);
 Mapping *emit_fixture_slice(int32_t rows0, int32_t rows, int32_t cols0, int32_t cols);
 Mapping *emit_fixture_mix(void);

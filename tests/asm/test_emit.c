@@ -672,6 +672,56 @@ static void test_spread_edges(void **state)
     done(&r);
 }
 
+/* emit_fixture_spread_slices: b (16 x 16 pixels of 128 int8 channels: 32 words a pixel,
+ * 8192 in all) on (2,1) assembled from relu1's channels 0..63 (from (0,0)) and relu2's
+ * 64..127 (from (1,0)), both over phases 0, 1 and 2. The parts are cut by whole pixels of b,
+ * as many as the receive area holds (96 pixels, 3072 words), the last phase the rest (64
+ * pixels, 2048 words): both slices of pixels 96p .. in phase p, so each phase's pixels are
+ * whole. Each sender's buffer (its 16 x 16 x 64 result, 16 words a pixel: a at 0, the
+ * buffer at 4096) sends its 16 words of each of the phase's pixels from 4096 + 16 x the
+ * first pixel (1536 words, 768 packets: 1024 in phase 2), one MULTI_USE header: runs of 8
+ * packets (destination_const 7), 8 units apart (destination_offset 8: the other slice's
+ * 64 bytes), from unit 0 (relu1) or 8 (relu2) of the landing area at 0x8400. (2,1) waits
+ * for the two end marks and moves the whole pixels out with a P06 in Soma2 of the phase to
+ * 32 x the first pixel of b's area (at 0). */
+static void test_spread_slices(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_spread_slices(), ST_OK);
+    const Taskir__Asm__CoreConfig *c1 = core_at(&r.s, 2, 1);
+    const int64_t px[3] = {96, 96, 64}, first[3] = {0, 96, 192};
+    for (int p = 0; p < 3; p++) {
+        for (int i = 0; i < 2; i++) {
+            const Taskir__Asm__P09 *snd = core_at(&r.s, i, 0)->static_prim_list[p]->router->p09;
+            assert_int_equal(snd->addr_dout_base, 4096 + 16 * first[p]);
+            assert_int_equal(snd->send_number, px[p] * 8 - 1);
+            assert_int_equal(snd->n_router_heads, 1);
+            const Taskir__Asm__RouterHead *h = snd->router_heads[0];
+            assert_int_equal(h->dx, 2 - i);
+            assert_int_equal(h->dy, 1);
+            assert_int_equal(h->destination_addr, 8 * i);
+            assert_int_equal(h->pack_per_router_head, px[p] * 8 - 1);
+            assert_int_equal(h->destination_const, 7);
+            assert_int_equal(h->destination_offset, 8);
+        }
+        const Taskir__Asm__P09 *rcv = c1->static_prim_list[p]->router->p09;
+        assert_true(rcv->receive_en);
+        assert_int_equal(rcv->receive_number, 1);
+        assert_int_equal(rcv->addr_din_base, 0x400);
+        const Taskir__Asm__P06 *m = c1->static_prim_list[p]->soma2->p06;
+        assert_non_null(m);
+        assert_int_equal(m->x1_base_addr, 0x8400);
+        assert_int_equal(m->num_in, px[p] * 8);
+        assert_int_equal(m->o_base_addr, 32 * first[p]);
+        assert_int_equal(m->o_addr_length, 32 * px[p]);
+    }
+    const Taskir__Asm__PX5 *cp = c1->static_prim_list[3]->soma1->px5;
+    assert_int_equal(cp->x1_base_addr, 0);
+    assert_int_equal(cp->x1_addr_length, 8192);
+    done(&r);
+}
+
 /* emit_fixture_pieces: relu writes its 16 x 16 pixels of 64 int8 channels (4096 words) into
  * b on its own core by two edges, rows 0..7 and 8..15, each at the same place. Its P05
  * writes straight into b (at 4096, after a at 0): o_addr_length 4096, no router; copy reads
@@ -736,6 +786,7 @@ int main(void)
         cmocka_unit_test(test_spread_two),
         cmocka_unit_test(test_spread_local),
         cmocka_unit_test(test_spread_edges),
+        cmocka_unit_test(test_spread_slices),
         cmocka_unit_test(test_pieces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

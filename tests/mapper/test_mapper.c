@@ -764,6 +764,89 @@ static void test_read_twice_two_writers(void **state)
     chip_destroy(c);
 }
 
+/* The receive phases of the edge from the block named from into the block named to, into
+ * ph (room 16); their count. */
+static int recv_phases(const Mapping *m, const char *from, const char *to, int32_t *ph)
+{
+    for (uint32_t i = 0; i < m->n_edges; i++) {
+        const Edge *e = graph_edge(m->graph, m->edges[i].task_id);
+        const Block *a = e ? graph_block(m->graph, e->src) : NULL;
+        const Block *b = e ? graph_block(m->graph, e->dst) : NULL;
+        if (!a || !b || strcmp(a->name, from) || strcmp(b->name, to))
+            continue;
+        int n = 0;
+        for (uint32_t k = 0; k < m->edges[i].n_coords && n < 16; k++)
+            if (m->edges[i].coords[k].pi_index == MAP_PI_ROUTER_RECIEVE)
+                ph[n++] = m->edges[i].coords[k].phase;
+        return n;
+    }
+    fail_msg("no edge %s -> %s", from, to);
+    return 0;
+}
+
+/* Two channel slices of the same pixels of a copy larger than the receive area: CCMPBs
+ * "r0" and "r1" of a 16 x 16 x 64 int8 INPUT write channels 0..63 and 64..127 of the
+ * 16 x 16 x 128 int8 "both" (32 KiB, 16 KiB a slice) that a CCMPB reads on a third core (an
+ * 72 KiB budget: the reader's 64 KiB do not fit beside a writer's 16 KiB input); "r1" a phase
+ * later, after one more CCMPB "m1". The code generator moves each phase's pixels out of
+ * the receive area whole (backend/emit_slices.c), so the schedule brings both slices in the
+ * same phases, the same share of each (mapper/xfer_group.c): 95, 95 and 66 pixels of 128
+ * bytes (12 KiB a phase less a byte a slice for rounding). Planned one by one, "r0"'s slice
+ * took its own two phases before "r1"'s arrived. */
+static void test_slices_together(void **state)
+{
+    (void)state;
+    const char *edits[] = {"budget=\"128KiB\"", "budget=\"72KiB\""};
+    Chip *c = chip_with(edits, 2);
+    Graph *g = graph_create();
+    const int32_t px64[8] = {16, 16, 64, 0, 0, 0, 0, 0}, px128[8] = {16, 16, 128, 0, 0, 0, 0, 0};
+    const int32_t op64[8] = {16, 16, 64, 0, 0, 0, 16, 16}, op128[8] = {16, 16, 128, 0, 0, 0, 16, 16};
+    Block *in = graph_add_block(g, BT_INPUT, GRAPH_AUTO_ID, "x");
+    assert_non_null(in);
+    memcpy(in->shape.d, px64, sizeof px64);
+    in->has_shape = true;
+    in->has_prec = true;
+    in->prec = PR_INT_8;
+    in->has_socket_id = true;
+    Block *both = tg_blk(g, BT_SI, "both", PR_INT_8, px128);
+    for (int k = 0; k < 2; k++) {
+        char n[16];
+        snprintf(n, sizeof n, "a%d", k);
+        Block *a = tg_blk(g, BT_SI, n, PR_INT_8, px64);
+        tg_join(g, in, 0, a, 0);
+        if (k == 1) {
+            Block *mid = tg_blk(g, BT_CCMPB, "m1", PR_INT_8, op64);
+            tg_join(g, a, 0, mid, 0);
+            a = tg_blk(g, BT_SI, "m1/out", PR_INT_8, px64);
+            tg_join(g, mid, 0, a, 0);
+        }
+        snprintf(n, sizeof n, "r%d", k);
+        Block *r = tg_blk(g, BT_CCMPB, n, PR_INT_8, op64);
+        tg_join(g, a, 0, r, 0);
+        int32_t at[6] = {0, 0, 64 * k, 0, 0, 0}, size[6] = {16, 16, 64, 0, 0, 0};
+        int32_t zero[6] = {0, 0, 0, 0, 0, 0};
+        assert_non_null(graph_connect_box(g, r, 0, zero, size, both, 0, at, size));
+    }
+    Block *cp = tg_blk(g, BT_CCMPB, "copy", PR_INT_8, op128);
+    Block *o = tg_blk(g, BT_SI, "copy/out", PR_INT_8, px128);
+    tg_join(g, both, 0, cp, 0);
+    tg_join(g, cp, 0, o, 0);
+    Block *out = output(g, 0);
+    memcpy(out->shape.d, px128, sizeof px128);
+    tg_join(g, o, 0, out, 0);
+    MapCost k;
+    Mapping *m = map(g, c, &k);
+    int32_t p0[16], p1[16];
+    int n0 = recv_phases(m, "r0", "both", p0), n1 = recv_phases(m, "r1", "both", p1);
+    assert_int_equal(n0, 3);
+    assert_int_equal(n1, 3);
+    for (int i = 0; i < n0; i++)
+        assert_int_equal(p0[i], p1[i]);
+    assert_true(coord_of(m, "copy")->phase > p0[2]);
+    mapping_destroy(m);
+    chip_destroy(c);
+}
+
 /* The same graph and seed give the same Mapping bytes; another seed still verifies. */
 /* A CADD of n different 2 x 2 x 8 int8 maps, each an INPUT's (socket k), into an int32 map
  * an OUTPUT reads. */
@@ -999,6 +1082,7 @@ int main(void)
         cmocka_unit_test(test_read_twice),
         cmocka_unit_test(test_output_two_writers),
         cmocka_unit_test(test_read_twice_two_writers),
+        cmocka_unit_test(test_slices_together),
         cmocka_unit_test(test_premove_slots),
         cmocka_unit_test(test_merge_lifetimes),
         cmocka_unit_test(test_merge_memory),

@@ -78,6 +78,16 @@ static void test_cvm_int8(void **state)
         run_cvm_case(&r, 33, 17, -128, 127, PR_INT_32, odd[i]);
 }
 
+/* K x K taps with padding K / 2 on every side. */
+static void set_window(Graph *g, Block *c, int32_t K)
+{
+    static const AttrId at[] = {AT_KERNEL_Y, AT_KERNEL_X, AT_PAD_UP, AT_PAD_DOWN, AT_PAD_LEFT,
+                                AT_PAD_RIGHT};
+    int32_t av[] = {K, K, K / 2, K / 2, K / 2, K / 2};
+    for (int i = 0; i < 6; i++)
+        assert_true(blk_set_attr(g, c, at[i], av[i]));
+}
+
 /* INPUT x [IY][IX][R] -> SIC -> CC -> SI -> OUTPUT; the weights an SW with data, 3 x 3 with
  * padding 1, or (wfed) fed by INPUT w [F][R], 1 x 1 (an INPUT has no kernel dims). */
 typedef struct ConvRun {
@@ -110,11 +120,7 @@ static void conv_graph(ConvRun *cr, StRng *r, bool wfed)
     c->has_prec = true;
     c->prec = PR_INT_32;
     c->bias_type = BIAS_VECTOR;
-    static const AttrId at[] = {AT_KERNEL_Y, AT_KERNEL_X, AT_PAD_UP, AT_PAD_DOWN, AT_PAD_LEFT,
-                                AT_PAD_RIGHT};
-    int32_t av[] = {K, K, K / 2, K / 2, K / 2, K / 2};
-    for (int i = 0; i < 6; i++)
-        assert_true(blk_set_attr(g, c, at[i], av[i]));
+    set_window(g, c, K);
     Block *si = st_block(g, BT_SI, S(v.Y, v.X, v.F), "conv/out");
     si->has_prec = true;
     si->prec = PR_INT_32;
@@ -230,6 +236,83 @@ static void test_two_threads(void **state)
     steps_case(779, false, 3);
 }
 
+/* A convolution of K x K taps (padding K / 2) from storage in into a new storage block out
+ * of F channels, with random int8 weights and bias; prec: its result's precision. */
+static Block *conv_layer(Graph *g, StRng *r, Block *in, int32_t H, int32_t R, int32_t F,
+                         int32_t K, PrecisionId prec)
+{
+    int64_t nw = (int64_t)F * R * K * K;
+    int32_t *w = values(r, nw, -128, 127), *bias = values(r, F, -5000, 5000);
+    Block *sw = st_storage(g, BT_SW, S(0, 0, F, R, K, K), w, nw);
+    Block *sb = st_storage(g, BT_SB, S(0, 0, F), bias, F);
+    free(w), free(bias);
+    Block *c = st_block(g, BT_CC, S(H, H, F, R, K, K, H, H), "conv");
+    c->has_prec = true;
+    c->prec = prec;
+    c->bias_type = BIAS_VECTOR;
+    set_window(g, c, K);
+    Block *out = st_block(g, prec == PR_INT_8 ? BT_SIC : BT_SI,
+                          prec == PR_INT_8 ? S(H, H, 0, F) : S(H, H, F), "conv/out");
+    out->has_prec = true;
+    out->prec = prec;
+    assert_non_null(graph_connect(g, in, 0, c, 0));
+    assert_non_null(graph_connect(g, sw, 0, c, 1));
+    assert_non_null(graph_connect(g, sb, 0, c, 2));
+    assert_non_null(graph_connect(g, c, 0, out, 0));
+    return out;
+}
+
+/* With threads, each convolution's int8 input is placed in the scratch so that the pixel
+ * where the second half of the threads' parts starts lies on its middle (sim_kernels.c,
+ * input8_at; each thread writes the same bytes at every layer): two convolutions whose
+ * inputs differ in size, both converted on the threads (48 x 48 x 48, then 48 x 48 x 32),
+ * give on two and three threads the results of one. */
+static void test_input8_threads(void **state)
+{
+    (void)state;
+    enum { H = 48, R = 48, F1 = 32, F2 = 24 };
+    StRng r = {5150};
+    Graph *g = graph_create();
+    Block *x = st_io(g, BT_INPUT, H, H, R, 0, 0, "x");
+    Block *sic = st_block(g, BT_SIC, S(H, H, 0, R), "in");
+    sic->has_prec = true;
+    sic->prec = PR_INT_8;
+    x->prec = PR_INT_8;
+    assert_non_null(graph_connect(g, x, 0, sic, 0));
+    Block *mid = conv_layer(g, &r, sic, H, R, F1, 3, PR_INT_8);
+    Block *last = conv_layer(g, &r, mid, H, F1, F2, 1, PR_INT_32);
+    Block *o = st_io(g, BT_OUTPUT, H, H, F2, 0, 0, "out");
+    assert_non_null(graph_connect(g, last, 0, o, 0));
+    assert_false(graph_oom(g));
+    int32_t *in = values(&r, (int64_t)H * H * R, -128, 127);
+    int32_t *want = NULL;
+    int64_t n = 0;
+    for (uint32_t threads = 1; threads <= 3; threads++) {
+        SimOptions opt = {.threads = threads, .steps = 1, .share_buffers = true};
+        SimRun *run = st_create(g, &opt);
+        assert_true(threads == 1 ? run->wscratch_mid == 0 : run->wscratch_mid > 0);
+        Diag d;
+        diag_init(&d, "test");
+        uint32_t k;
+        assert_int_equal(sim_find_input(run, "0", &k, &d), ST_OK);
+        assert_int_equal(sim_set_input(run, k, in, (int64_t)H * H * R, &d), ST_OK);
+        assert_int_equal(sim_step(run, &d), ST_OK);
+        diag_finish(&d);
+        const int32_t *got = sim_output(run, 0, &n);
+        assert_int_equal(n, (int64_t)H * H * F2);
+        if (!want) {
+            want = malloc((size_t)n * sizeof *want);
+            assert_non_null(want);
+            memcpy(want, got, (size_t)n * sizeof *want);
+        } else {
+            st_assert_equal(want, got, n, "two convolutions on threads");
+        }
+        sim_destroy(run);
+    }
+    free(in), free(want);
+    graph_destroy(g);
+}
+
 /* The chunks of rows: 28 rows of which 24 fit the cache went as 24 + 4 rows to two threads
  * (six times the work on one); now as 14 + 14. Seven rows of 2048 channels split by
  * channel blocks (3 + 4 rows would leave one thread 8/7 of the other's work). One thread:
@@ -268,6 +351,7 @@ int main(void)
         cmocka_unit_test(test_fed_weights_repacked),
         cmocka_unit_test(test_packed_at_planning),
         cmocka_unit_test(test_two_threads),
+        cmocka_unit_test(test_input8_threads),
         cmocka_unit_test(test_even_chunks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

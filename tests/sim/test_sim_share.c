@@ -1,5 +1,6 @@
 /* test_sim_share.c: a run's buffers sharing memory (SimOptions.share_buffers, sim_share.h)
- * and its threads. The placement keeps buffers that live at once apart; a graph with
+ * and its threads. The placement keeps buffers that live at once apart, and on two threads
+ * keeps each element on one thread's side of every buffer holding it; a graph with
  * independent branches, a convolved and pooled branch and a pooled one joined into one
  * cluster, gives byte-identical outputs with and without sharing, on 1, 2 and 4 threads,
  * over several steps and samples; also when the joined cluster has channels no edge writes
@@ -21,33 +22,52 @@
 
 /* ---- the placement ---- */
 
-static void test_place_random(void **state)
+/* n random buffers in order of first: some for the whole run, some small, of random lives;
+ * split at the end (one thread writes them) or about the middle. Returns their elements. */
+static int64_t random_lives(StRng *g, SimLife *b, uint32_t n)
 {
-    (void)state;
-    StRng g = {99};
+    uint32_t first = 0;
+    int64_t sum = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        first += (uint32_t)st_range(g, 0, 2);
+        bool whole = st_range(g, 0, 5) == 0;
+        int64_t e = st_range(g, 0, 3) == 0 ? 16 * st_range(g, 1, 100)
+                                           : SIM_SHARE_MIN_ELEMS + 16 * st_range(g, 0, 999);
+        int64_t split = st_range(g, 0, 2) == 0 ? e : e / 32 * 16;
+        uint32_t last = st_range(g, 0, 9) == 0 ? SIM_SHARE_END
+                                               : first + (uint32_t)st_range(g, 0, 6);
+        b[i] = whole ? (SimLife){e, 0, SIM_SHARE_END, split} : (SimLife){e, first, last, split};
+        sum += e;
+    }
+    return sum;
+}
+
+typedef int64_t (*PlaceFn)(const SimLife *b, uint32_t n, int64_t *offset, bool *shared);
+
+/* 200 random sets of buffers placed by place: every buffer inside the region, aligned, only
+ * the large ones shared, apart from every buffer alive at once and from the own ones; the
+ * same offsets again. split: also each element of the shared area on one side of the split
+ * of every buffer holding it (written by one thread only), else the region at most the sum of
+ * the buffers. */
+static void place_random_case(PlaceFn place, uint32_t seed, bool split)
+{
+    StRng g = {seed};
     for (int round = 0; round < 200; round++) {
         uint32_t n = (uint32_t)st_range(&g, 1, 300);
         SimLife *b = calloc(n, sizeof *b);
         int64_t *off = calloc(n, sizeof *off), *off2 = calloc(n, sizeof *off2);
         bool *sh = calloc(n, sizeof *sh), *sh2 = calloc(n, sizeof *sh2);
         assert_true(b && off && off2 && sh && sh2);
-        uint32_t first = 0;
-        int64_t sum = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            first += (uint32_t)st_range(&g, 0, 2);
-            bool whole = st_range(&g, 0, 5) == 0;
-            int64_t e = st_range(&g, 0, 3) == 0 ? 16 * st_range(&g, 1, 100)
-                                                : SIM_SHARE_MIN_ELEMS + 16 * st_range(&g, 0, 999);
-            uint32_t last = st_range(&g, 0, 9) == 0 ? SIM_SHARE_END
-                                                    : first + (uint32_t)st_range(&g, 0, 6);
-            b[i] = whole ? (SimLife){e, 0, SIM_SHARE_END} : (SimLife){e, first, last};
-            sum += e;
-        }
-        int64_t top = sim_share_place(b, n, off, sh);
-        assert_true(top > 0 && top <= sum);
+        int64_t sum = random_lives(&g, b, n);
+        int64_t top = place(b, n, off, sh);
+        assert_true(top > 0 && top <= (split ? 2 : 1) * sum);
+        /* 1: the first thread's side, 2: the second's */
+        signed char *side = calloc(top > 0 ? (size_t)top : 1, 1);
+        assert_non_null(side);
         for (uint32_t i = 0; i < n; i++) {
             assert_true(off[i] >= 0 && off[i] + b[i].elems <= top);
             assert_true(!sh[i] || b[i].elems >= SIM_SHARE_MIN_ELEMS);
+            assert_true(off[i] % 16 == 0);
             for (uint32_t j = 0; j < i; j++) {
                 bool apart = off[i] + b[i].elems <= off[j] || off[j] + b[j].elems <= off[i];
                 bool alive = sh[i] && sh[j] && b[i].first <= b[j].last &&
@@ -55,11 +75,50 @@ static void test_place_random(void **state)
                 if (!sh[i] || !sh[j] || alive)
                     assert_true(apart); /* own memory, or alive at once */
             }
+            for (int64_t k = 0; split && sh[i] && k < b[i].elems; k++) {
+                signed char t = k < b[i].split ? 1 : 2;
+                assert_true(side[off[i] + k] == 0 || side[off[i] + k] == t);
+                side[off[i] + k] = t;
+            }
         }
-        assert_int_equal(sim_share_place(b, n, off2, sh2), top); /* deterministic */
+        free(side);
+        assert_int_equal(place(b, n, off2, sh2), top); /* deterministic */
         assert_memory_equal(off, off2, n * sizeof *off);
         free(b), free(off), free(off2), free(sh), free(sh2);
     }
+}
+
+static void test_place_random(void **state)
+{
+    (void)state;
+    place_random_case(sim_share_place, 99, false);
+}
+
+/* sim_share_place_split: each element of the shared area written by one thread only. */
+static void test_place_split_random(void **state)
+{
+    (void)state;
+    place_random_case(sim_share_place_split, 4242, true);
+}
+
+/* Buffers alive one after another share an anchor, which grows to the largest part on each
+ * side: a buffer of halves 2e + 2e, then one all on the first thread (3e + 0); the anchor
+ * sits 3e above the shared area's start. */
+static void test_place_split_anchor(void **state)
+{
+    (void)state;
+    int64_t e = SIM_SHARE_MIN_ELEMS;
+    SimLife b[] = {{16, 0, SIM_SHARE_END, 16}, {4 * e, 0, 0, 2 * e}, {3 * e, 1, 1, 3 * e},
+                   {e, 1, 1, e / 2}};
+    int64_t off[4];
+    bool sh[4];
+    /* the own 16, anchor 0 (3e below, 2e above), anchor 1 (e / 2 either side) */
+    assert_int_equal(sim_share_place_split(b, 4, off, sh), 16 + 5 * e + e);
+    assert_true(!sh[0] && sh[1] && sh[2] && sh[3]);
+    assert_int_equal(off[0], 0);
+    assert_int_equal(off[1], 16 + 3 * e - 2 * e);
+    assert_int_equal(off[2], 16);
+    assert_int_equal(off[3], 16 + 5 * e);
 }
 
 /* Buffers that die make room: three of one size, each alive for one index, take one. */
@@ -67,7 +126,7 @@ static void test_place_reuse(void **state)
 {
     (void)state;
     int64_t e = SIM_SHARE_MIN_ELEMS;
-    SimLife b[] = {{e, 0, 0}, {e, 1, 1}, {e, 2, 2}, {16, 0, SIM_SHARE_END}};
+    SimLife b[] = {{e, 0, 0, e}, {e, 1, 1, e}, {e, 2, 2, e}, {16, 0, SIM_SHARE_END, 16}};
     int64_t off[4];
     bool sh[4];
     assert_int_equal(sim_share_place(b, 4, off, sh), e + 16);
@@ -305,6 +364,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_place_random),
         cmocka_unit_test(test_place_reuse),
+        cmocka_unit_test(test_place_split_random),
+        cmocka_unit_test(test_place_split_anchor),
         cmocka_unit_test(test_branches_threads),
         cmocka_unit_test(test_branches_gap),
         cmocka_unit_test(test_share_memory),

@@ -229,6 +229,67 @@ static void test_large_in_blocks(void **state)
     free(data);
 }
 
+/* The threads of this process (the entries of /proc/self/task; 0 when it cannot be read). */
+static int count_threads(void)
+{
+    DIR *dir = opendir("/proc/self/task");
+    if (!dir)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(dir)))
+        n += e->d_name[0] != '.';
+    closedir(dir);
+    return n;
+}
+
+/* 5 whole blocks of 8 MiB and a rest, one block a call: where the file system takes O_DIRECT,
+ * the blocks after the first are written by a thread of the file's own while the next is
+ * filled (one more thread from the second block until close, none after); the same bytes in
+ * the file, committed or, not committed, nothing left. */
+static void test_blocks_on_a_thread(void **state)
+{
+    const char *dir = *state;
+    size_t block = (size_t)8 << 20, len = 5 * block + 777;
+    uint8_t *data = malloc(len);
+    assert_non_null(data);
+    for (size_t i = 0; i < len; i++)
+        data[i] = (uint8_t)(i * 40503u >> 7);
+    char p[512];
+    snprintf(p, sizeof p, "%s/blocks.pb", dir);
+    int before = count_threads();
+    bool odirect = takes_odirect(dir) && before > 0;
+    for (int commit = 1; commit >= 0; commit--) {
+        Diag d;
+        diag_init(&d, p);
+        TirAtomicFile *f;
+        assert_int_equal(tir_atomic_open(p, &f, &d), ST_OK);
+        for (size_t at = 0; at < len; at += block) {
+            struct iovec v = {data + at, len - at < block ? len - at : block};
+            assert_int_equal(tir_atomic_writev(f, &v, 1, &d), ST_OK);
+            if (odirect)
+                assert_int_equal(count_threads(), before + (at >= block));
+        }
+        assert_int_equal(tir_atomic_close(f, commit, &d), ST_OK);
+        diag_finish(&d);
+        if (odirect)
+            assert_int_equal(count_threads(), before);
+        if (!commit)
+            break;
+        diag_init(&d, p);
+        uint8_t *back;
+        size_t blen;
+        assert_int_equal(tir_read_file(p, (size_t)64 << 20, &back, &blen, &d), ST_OK);
+        diag_finish(&d);
+        assert_int_equal(blen, len);
+        assert_memory_equal(back, data, len);
+        free(back);
+        unlink(p);
+    }
+    assert_int_equal(count_entries(dir), 0);
+    free(data);
+}
+
 static void test_missing_directory(void **state)
 {
     const char *dir = *state;
@@ -443,6 +504,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_replaces_whole, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_uncommitted_leaves_nothing, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_large_in_blocks, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_blocks_on_a_thread, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_missing_directory, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_read_cap, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_links_and_directories, setup_dir, teardown_dir),

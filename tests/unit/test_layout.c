@@ -212,6 +212,37 @@ static void test_storage_units(void **state)
     graph_destroy(g);
 }
 
+/* A map S written by 24 CLUTs (the pieces of a cut table lookup), each reading its own map
+ * of indices, and read by a P02: S takes P02's 32 int8 channels, and each index map the
+ * same pitch (P07 writes a row as long as the one it reads). Each CLUT's row asks its input's
+ * pitch, whose need asks back S's pitch, whose other writers ask their inputs'...: without
+ * the asking CLUT left out, that walk takes 23^8 steps. */
+static void test_lut_fan(void **state)
+{
+    (void)state;
+    enum { N = 24 };
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *s = blk(g, BT_SI, PR_UINT_8, 1, N, 16, 0);
+    Block *add = blk(g, BT_CADD, PR_INT_32, 1, N, 16, 0);
+    tg_join(g, s, 0, add, 0);
+    Block *in[N];
+    for (int i = 0; i < N; i++) {
+        in[i] = blk(g, BT_SI, PR_INT_8, 1, 1, 16, 0);
+        Block *lut = blk(g, BT_CLUT, PR_UINT_8, 1, 1, 16, 0);
+        tg_join(g, in[i], 0, lut, 0);
+        tg_join(g, lut, 0, s, 0);
+    }
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, s->id)), 32);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, in[i]->id)),
+                         32);
+    graph_uses_finish(&u);
+    graph_destroy(g);
+}
+
 /* A model input that only CLIFs read is laid out as P08 reads it (backend/emit_p08.c):
  * int32 words, one a channel, whatever its precision: 2 x 3 pixels of 10 INT_8 channels
  * take 6 * 10 * 4 = 240 bytes (the int8 layout of 16-byte pixel rows would be 96). Read
@@ -396,6 +427,55 @@ static void test_repitch(void **state)
     graph_destroy(g);
 }
 
+/* Input iface k of block b: a box of f channels from channel at (all of y and x). */
+static void in_box(Block *b, uint32_t k, int32_t at, int32_t f)
+{
+    Iface *i = &b->in[0].ifaces[k];
+    i->has_pos = at > 0;
+    i->pos.d[D_F] = at;
+    i->has_size = true;
+    i->size.d[D_Y] = b->shape.d[D_Y];
+    i->size.d[D_X] = b->shape.d[D_X];
+    i->size.d[D_F] = f;
+}
+
+/* Two model inputs concatenated along the channels (3 and 2 of 1 x 2 pixels) into T (int8),
+ * which a ReLU reads: the second lands from lane 3 of a word, so T is staged, its inputs
+ * written one value a word into an int32 area of 2 pixels of 8 words (64 bytes) that the
+ * ReLU's working areas count. At channel 4 (a word's first lane) it is not; nor is a map
+ * only an OUTPUT reads. */
+static void test_staged(void **state)
+{
+    (void)state;
+    for (int at = 3; at <= 4; at++)
+        for (int out = 0; out <= 1; out++) {
+            Graph *g = graph_create();
+            assert_non_null(g);
+            Block *a = blk(g, BT_INPUT, PR_INT_8, 1, 2, 3, 0);
+            Block *b = blk(g, BT_INPUT, PR_INT_8, 1, 2, 2, 0);
+            Block *t = blk(g, BT_SI, PR_INT_8, 1, 2, at + 2, 0);
+            Block *r = out ? blk(g, BT_OUTPUT, PR_INT_8, 1, 2, at + 2, 0)
+                           : blk(g, BT_CCMPB, PR_INT_8, 1, 2, at + 2, 0);
+            tg_join(g, a, 0, t, 0);
+            tg_join(g, b, 0, t, 0);
+            tg_join(g, t, 0, r, 0);
+            in_box(t, 0, 0, 3);
+            in_box(t, 1, at, 2);
+            GraphUses u;
+            assert_true(graph_uses(g, &u));
+            uint32_t pt = (uint32_t)graph_block_pos(g, t->id);
+            uint32_t pr = (uint32_t)graph_block_pos(g, r->id);
+            bool staged = at == 3 && !out;
+            assert_int_equal(layout_staged(g, &u, pt), staged);
+            if (!out) {
+                assert_int_equal(layout_stage_bytes(g, &u, pr), staged ? 64 : 0);
+                assert_int_equal(layout_work_bytes(g, &u, pr), staged ? 64 : 0);
+            }
+            graph_uses_finish(&u);
+            graph_destroy(g);
+        }
+}
+
 /* A CADD adding a ternary map to itself: P83 reads no ternary, so P02 reads the box
  * repeated in the group unit (128 ternary lanes a pixel: 4 x 4 pixels, twice, 32 bytes
  * each = 1024 bytes), in an area of its own, which one P06 writes. */
@@ -434,6 +514,8 @@ int main(void)
         cmocka_unit_test(test_narrow),
         cmocka_unit_test(test_repitch),
         cmocka_unit_test(test_repeat_ternary),
+        cmocka_unit_test(test_staged),
+        cmocka_unit_test(test_lut_fan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -366,7 +366,8 @@ static void test_precheck_bound(void **state)
 }
 
 /* pb_runs_count against pb_varint_count, run by run: odd numbers of runs of odd sizes (empty,
- * one byte, a varint cut off at the end, several pieces of a MiB), on 1 to 5 threads. */
+ * one byte, a varint cut off at the end, several pieces of a MiB), on 1 to 5 threads; with
+ * the counts kept, pb_runs_decode taking them gives what it gives counting itself. */
 static void test_runs_count(void **state)
 {
     (void)state;
@@ -389,10 +390,62 @@ static void test_runs_count(void **state)
     for (size_t k = 1; k <= n; k += 2) /* the first k runs: odd counts */
         for (uint32_t threads = 1; threads <= 5; threads++) {
             memset(got, 0xff, sizeof got);
-            assert_true(pb_runs_count(runs, k, threads, got));
+            assert_true(pb_runs_count(runs, k, threads, got, NULL));
             for (size_t i = 0; i < k; i++)
                 assert_int_equal(got[i], want[i]);
         }
+    /* kept, the decoding takes the counts of the runs it finds there (the same bytes) and
+     * counts the others: the same values and counts as without them, on 1 to 3 threads */
+    for (uint32_t threads = 1; threads <= 3; threads++) {
+        PbRunCounts keep;
+        assert_true(pb_runs_count(runs + 1, n - 2, threads, got, &keep)); /* not the ends */
+        assert_int_equal(keep.n, n - 2);
+        assert_true(keep.sorted);
+        for (size_t i = 0; i < keep.n; i++) {
+            uint64_t sum = 0;
+            for (size_t q = keep.first[i]; q < keep.first[i + 1]; q++)
+                sum += keep.piece[q];
+            assert_int_equal(sum, want[i + 1]);
+            assert_true(keep.first[i + 1] > keep.first[i]);
+        }
+        Arena *a = arena_create(), *b = arena_create();
+        assert_true(a && b);
+        uint32_t *va[sizeof sizes / sizeof sizes[0]], *vb[sizeof sizes / sizeof sizes[0]];
+        uint64_t ca[sizeof sizes / sizeof sizes[0]], cb[sizeof sizes / sizeof sizes[0]];
+        bool bad = true;
+        /* runs of the same sizes not cut (the decoding refuses a cut varint), the first and
+         * the last not kept */
+        Buf wb = {0};
+        size_t wat[sizeof sizes / sizeof sizes[0]];
+        for (size_t i = 0; i < n; i++) {
+            wat[i] = wb.n;
+            while (wb.n - wat[i] < sizes[i])
+                add_varint(&wb, value(), rnd() % 8 ? 1 : 10);
+        }
+        PbRun whole[sizeof sizes / sizeof sizes[0]];
+        uint64_t wc[sizeof sizes / sizeof sizes[0]];
+        size_t m = n;
+        for (size_t i = 0; i < n; i++) {
+            whole[i] = (PbRun){wb.p + wat[i], (i + 1 < n ? wat[i + 1] : wb.n) - wat[i]};
+            wc[i] = pb_varint_count(whole[i].p, whole[i].len);
+        }
+        pb_run_counts_free(&keep);
+        assert_true(pb_runs_count(whole + 1, n - 2, threads, got, &keep));
+        assert_true(pb_runs_decode(whole, m, a, threads, va, ca, NULL, &bad));
+        assert_false(bad);
+        assert_true(pb_runs_decode(whole, m, b, threads, vb, cb, &keep, &bad));
+        assert_false(bad);
+        for (size_t i = 0; i < m; i++) {
+            assert_int_equal(ca[i], wc[i]);
+            assert_int_equal(cb[i], wc[i]);
+            assert_memory_equal(va[i], vb[i], ca[i] * sizeof *va[i]);
+        }
+        free(wb.p);
+        arena_destroy(a);
+        arena_destroy(b);
+        pb_run_counts_free(&keep);
+        assert_int_equal(keep.n, 0);
+    }
     free(all.p);
 }
 

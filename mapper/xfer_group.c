@@ -1,0 +1,75 @@
+/* xfer_group.c: the transfers into one copy that bring channel slices of the same pixels
+ * (docs/mapper.md, "Transfers"). A copy larger than the receive area moves out of it part
+ * by part, each phase's part by a P06 of whole pixels in Soma2 of that phase
+ * (backend/emit_spread.c): when the copy is assembled from pieces of its channels (the
+ * pieces of a layer cut along f, each writing some channels of every pixel), a pixel can
+ * move only once all its channels have arrived, so the schedule brings the pieces of the
+ * same pixels in the same phases, the same share of them in each (schedule.c). */
+#include "mapper/plan.h"
+
+/* The part of its copy transfer xi brings: its interface box met with the copy's. */
+static void xfer_box(const MapPlan *p, uint32_t xi, MBox *b)
+{
+    const MXfer *x = &p->xfers[xi];
+    bbox_of_iface(p->g, &p->uses, x->store, true, p->g->edges[x->edge]->id, b);
+    bbox_inter(b, &p->rep_box[p->rep_first[x->store] + (xi - p->xfer_of[x->edge])]);
+}
+
+uint32_t map_xfer_group(const MapPlan *p, uint32_t xi, uint32_t *out, uint32_t room)
+{
+    const MXfer *x = &p->xfers[xi];
+    if (x->kind != XF_CORE || !x->bytes || room < 2)
+        return 0;
+    uint32_t r = xi - p->xfer_of[x->edge];
+    if (r >= p->rep_n[x->store])
+        return 0;
+    const MBox *copy = &p->rep_box[p->rep_first[x->store] + r];
+    MBox mine;
+    xfer_box(p, xi, &mine);
+    /* the channel dim it slices: F or R, all other dims but Y whole */
+    int c = -1;
+    for (int i = 0; i < TIR_NDIMS; i++)
+        if (i != D_Y && (mine.lo[i] != copy->lo[i] || mine.hi[i] != copy->hi[i])) {
+            if (c >= 0 || (i != D_F && i != D_R))
+                return 0;
+            c = i;
+        }
+    if (c < 0 || mine.hi[c] <= mine.lo[c])
+        return 0;
+    /* the others into the copy with the same box but for dim c, in the order of dim c */
+    const BlockUses *su = &p->uses.blocks[x->store];
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < su->n_in_edges; j++) {
+        uint32_t x0 = p->xfer_of[su->in_edges[j]];
+        if (x0 == MAP_NONE || p->xfers[x0].kind != XF_CORE)
+            continue;
+        uint32_t xj = x0 + r;
+        MBox o;
+        xfer_box(p, xj, &o);
+        bool same = p->xfers[xj].bytes > 0 && o.hi[c] > o.lo[c];
+        for (int i = 0; i < TIR_NDIMS && same; i++)
+            same = i == c || (o.lo[i] == mine.lo[i] && o.hi[i] == mine.hi[i]);
+        if (!same)
+            continue;
+        if (n == room)
+            return 0;
+        uint32_t k = n++;
+        for (MBox ok; k > 0; k--) { /* insertion by dim c */
+            xfer_box(p, out[k - 1], &ok);
+            if (ok.lo[c] <= o.lo[c])
+                break;
+            out[k] = out[k - 1];
+        }
+        out[k] = xj;
+    }
+    /* they must tile the copy's channels, one after another */
+    int64_t at = copy->lo[c];
+    for (uint32_t k = 0; k < n; k++) {
+        MBox o;
+        xfer_box(p, out[k], &o);
+        if (o.lo[c] != at)
+            return 0;
+        at = o.hi[c];
+    }
+    return n >= 2 && at == copy->hi[c] ? n : 0;
+}
