@@ -181,6 +181,8 @@ typedef struct ETee {
     uint32_t writer;                /* the compute block's position */
     uint32_t from, to;              /* the copies (indices in copies) */
     bool move;                      /* a P06 re-pitches from into to (other pitches) */
+    int64_t off, words;             /* where in to's area it writes (a box of to's pixels
+                                       that other blocks write around: a part) */
     int32_t phase, slot;            /* that P06's phase and slot (PIIndex SOMA1 / SOMA2) */
     int32_t failed;                 /* 0, or why there is neither: TEE_LAYOUT (other
                                        layouts), TEE_REMOTE (read on another core),

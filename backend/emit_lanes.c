@@ -75,29 +75,88 @@ int64_t emit_value_bytes(PrecisionId p)
     return bits == 8 ? 1 : bits == 32 ? 4 : 0;
 }
 
+/* Where writer w's values lie on its core for a send in phase p: point (y, x, c) of its
+ * output (inside have) at point (y + d[0], x + d[1]) and channel c + d[2] of an area laid out
+ * as feat over box `area` from word base. */
+typedef struct LSrc {
+    const EmitFeat *feat;
+    EBox have, area;
+    int64_t base, d[3];
+} LSrc;
+
+/* The source of w's values on its core in phase p, in precision prec: its output buffer (or
+ * the send area a P06 rewrites it into, emit_sendbuf.c), else the copy on its core of a
+ * storage block it writes straight, without steps (its primitive's area). false and a logic
+ * error [emit.rearrange / emit.route] when there is none alive. */
+static Status lane_source(Emit *e, const Edge *ed, uint32_t w, int32_t p, PrecisionId prec,
+                          LSrc *src)
+{
+    const Block *wb = e->g->blocks[w];
+    const EOut *o = &e->outs[w];
+    uint32_t k = e->core_of[w];
+    const ECore *c = &e->cores[k];
+    if (o->used) {
+        if (p < c->reqs[o->req].first || p > c->reqs[o->req].last)
+            return diag_block(e->d, ST_LOGIC, "emit.route", wb,
+                              "sends edge %d in phase %d, when its output buffer on %s is no "
+                              "longer alive (phases %d..%d)", ed->id, p, c->name,
+                              c->reqs[o->req].first, c->reqs[o->req].last);
+        /* another precision: the send area a P06 rewrites the buffer into (emit_sendbuf.c) */
+        const ESendBuf *sb = o->feat.prec != prec ? emit_sendbuf_of(e, w, prec) : NULL;
+        *src = (LSrc){sb ? &sb->feat : &o->feat, o->box, o->box,
+                      c->addr[sb ? sb->req : o->req], {0, 0, 0}};
+        return ST_OK;
+    }
+    const BlockUses *bu = &e->uses.blocks[w];
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) { /* the storage it writes on its core */
+        const Edge *le = e->g->edges[bu->out_edges[j]];
+        long s = graph_block_pos(e->g, le->dst);
+        ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
+        EBox lbox, lw;
+        if (!cp || le->n_re || cp->view || cp->planes ||
+            !emit_iface_box(e, (uint32_t)s, true, le->id, &lbox) ||
+            !emit_iface_box(e, w, false, le->id, &lw))
+            continue;
+        if (p < cp->first || p > cp->last)
+            return diag_block(e->d, ST_LOGIC, "emit.route", wb,
+                              "sends edge %d in phase %d, when its copy of block %d on %s is "
+                              "no longer alive (phases %d..%d)", ed->id, p, e->g->blocks[s]->id,
+                              c->name, cp->first, cp->last);
+        /* writer point wp lives at copy point lbox.lo + (wp - lw.lo), inside lw */
+        *src = (LSrc){&cp->feat, cp->box, cp->box, emit_copy_addr(e, cp),
+                      {lbox.lo[0] - lw.lo[0], lbox.lo[1] - lw.lo[1], lbox.lo[2] - lw.lo[2]}};
+        for (int i = 0; i < 3; i++) { /* the writer's points the copy holds */
+            int64_t lo = lw.lo[i] > cp->box.lo[i] - src->d[i] ? lw.lo[i]
+                                                               : cp->box.lo[i] - src->d[i];
+            int64_t hi = lw.lo[i] + lw.n[i] < cp->box.lo[i] + cp->box.n[i] - src->d[i]
+                             ? lw.lo[i] + lw.n[i] : cp->box.lo[i] + cp->box.n[i] - src->d[i];
+            src->have.lo[i] = lo;
+            src->have.n[i] = hi > lo ? hi - lo : 0;
+        }
+        return ST_OK;
+    }
+    return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
+                     "its rearrangement moves values between lanes, which the router does in "
+                     "1-byte packets from the writer's (block %d's) area on its core: it "
+                     "writes none there", wb->id);
+}
+
 Status emit_lane_runs(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_t p,
                       const ECopy *dcp, uint32_t dk, const EBox *part, int64_t dbase)
 {
     const Block *wb = e->g->blocks[w];
     long s = graph_block_pos(e->g, ed->dst);
-    const EOut *o = &e->outs[w];
-    const ECore *c = &e->cores[sk];
-    if (sk != e->core_of[w] || !o->used || s < 0)
+    if (sk != e->core_of[w] || s < 0)
         return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
                          "its rearrangement moves values between lanes, which the router does "
-                         "in 1-byte packets from the output buffer of the writer (block %d) "
-                         "on its core only: %s", wb->id,
-                         sk != e->core_of[w] ? "a relay forwards it" : "it writes none");
-    if (p < c->reqs[o->req].first || p > c->reqs[o->req].last)
-        return diag_block(e->d, ST_LOGIC, "emit.route", wb,
-                          "sends edge %d in phase %d, when its output buffer on %s is no "
-                          "longer alive (phases %d..%d)", ed->id, p, c->name,
-                          c->reqs[o->req].first, c->reqs[o->req].last);
+                         "in 1-byte packets from the writer's (block %d's) core only, not "
+                         "from a relay", wb->id);
     const EmitFeat *df = &dcp->feat;
-    /* another precision: the send area a P06 rewrites the buffer into (emit_sendbuf.c) */
-    const ESendBuf *sb = o->feat.prec != df->prec ? emit_sendbuf_of(e, w, df->prec) : NULL;
-    const EmitFeat *sf = sb ? &sb->feat : &o->feat;
-    int64_t sbase = c->addr[sb ? sb->req : o->req];
+    LSrc src;
+    Status sst = lane_source(e, ed, w, p, df->prec, &src);
+    if (sst != ST_OK)
+        return sst;
+    const EmitFeat *sf = src.feat;
     int64_t vb = emit_value_bytes(df->prec), wn[3], sn[3];
     int64_t wvol = map_dims(wb, false, wn), svol = map_dims(e->g->blocks[s], true, sn);
     EBox dbox;
@@ -122,10 +181,10 @@ Status emit_lane_runs(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_t 
             x >= part->lo[1] + part->n[1] || f < part->lo[2] || f >= part->lo[2] + part->n[2])
             continue;
         int64_t sy = map[i] / (wn[1] * wn[2]), sx = map[i] / wn[2] % wn[1], sc = map[i] % wn[2];
-        if (map[i] < 0 || map[i] >= wvol || sy < o->box.lo[0] ||
-            sy >= o->box.lo[0] + o->box.n[0] || sx < o->box.lo[1] ||
-            sx >= o->box.lo[1] + o->box.n[1] || sc < o->box.lo[2] ||
-            sc >= o->box.lo[2] + o->box.n[2]) {
+        const EBox *sbx = &src.have;
+        if (map[i] < 0 || map[i] >= wvol || sy < sbx->lo[0] || sy >= sbx->lo[0] + sbx->n[0] ||
+            sx < sbx->lo[1] || sx >= sbx->lo[1] + sbx->n[1] || sc < sbx->lo[2] ||
+            sc >= sbx->lo[2] + sbx->n[2]) {
             st = diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
                            "value %lld of block %d is %s: the router moves the values of the "
                            "writer's output buffer, it writes none", (long long)i,
@@ -133,8 +192,8 @@ Status emit_lane_runs(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_t 
                                                             : "outside the writer's buffer");
             break;
         }
-        mv[n].src = emit_feat_addr(sf, &o->box, sbase, sy, sx) * 4 +
-                    (sc - o->box.lo[2]) * vb;
+        mv[n].src = emit_feat_addr(sf, &src.area, src.base, sy + src.d[0], sx + src.d[1]) * 4 +
+                    (sc + src.d[2] - src.area.lo[2]) * vb;
         mv[n].dst = emit_feat_addr(df, &dcp->box, dbase, y, x) * 4 +
                     (f - dcp->box.lo[2]) * vb;
         n++;

@@ -7,7 +7,9 @@
  * over both lifetimes (no P06, no Soma slot); in another pitch (a P07 writing rows of 8 int32
  * channels, a P05 reading 32), an inserted P06 re-pitches the first's area into its own, in
  * the latest free Soma slot after the writer (and its narrowing) and before the copy's first
- * reader on the core, which the mapper keeps free (taskir/premove.h, premove_tee). Another
+ * reader on the core, which the mapper keeps free (taskir/premove.h, premove_tee). A copy of
+ * which the result is a part, whole pixels that other blocks write around (a concatenation
+ * along y), gets it so too: the P06 copies the first's area into that part's rows. Another
  * precision, or a copy that a block on another core reads, is refused (emit_tee_refuse).
  */
 #include "backend/emit_internal.h"
@@ -29,6 +31,28 @@ static ECopy *whole_copy(const Emit *e, uint32_t w, uint32_t ep, uint32_t k)
     return cp;
 }
 
+/* The copy on core k of the storage edge position ep of writer w goes to, when w's whole
+ * result goes through the edge, without steps, into a part of it that other blocks write
+ * around: whole pixels of the copy (every channel) that are one run of its memory (one row,
+ * or whole rows), the part's box into *box; NULL otherwise. */
+static ECopy *part_copy(const Emit *e, uint32_t w, uint32_t ep, uint32_t k, EBox *box)
+{
+    const Edge *ed = e->g->edges[ep];
+    long s = graph_block_pos(e->g, ed->dst);
+    ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
+    if (!cp || cp->planes || cp->received || cp->alias_of != EMIT_NONE || cp->image ||
+        cp->view || cp->req == EMIT_NONE || e->uses.blocks[s].n_in_edges < 2 || ed->n_re ||
+        !emit_whole_iface(e, w, false, ed->id) ||
+        !emit_iface_box(e, (uint32_t)s, true, ed->id, box))
+        return NULL;
+    const EBox *c = &cp->box;
+    bool inside = true;
+    for (int i = 0; i < 2; i++)
+        inside &= box->lo[i] >= c->lo[i] && box->lo[i] + box->n[i] <= c->lo[i] + c->n[i];
+    bool rows = box->n[0] == 1 || (box->lo[1] == c->lo[1] && box->n[1] == c->n[1]);
+    return inside && rows && box->lo[2] == c->lo[2] && box->n[2] == c->n[2] ? cp : NULL;
+}
+
 /* Whether a block on another core than t's reads copy t's block. */
 static bool read_remote(const Emit *e, const ECopy *t)
 {
@@ -41,17 +65,24 @@ static bool read_remote(const Emit *e, const ECopy *t)
     return false;
 }
 
-/* Records the tee of writer w from copy f into copy t: t sharing f's area, or filled by a
- * P06 (move; its slot planned by emit_tee_slots), or failed (why: TEE_LAYOUT, TEE_REMOTE;
- * refused by emit_tee_refuse after the memory plan, whose refusal comes first). */
-static Status record(Emit *e, uint32_t w, ECopy *f, ECopy *t, bool move, int32_t why)
+/* Records the tee of writer w from copy f into copy t (into its part `part`, whole pixels in
+ * one run, when not NULL): t sharing f's area, or filled by a P06 (move; its slot planned by
+ * emit_tee_slots), or failed (why: TEE_LAYOUT, TEE_REMOTE; refused by emit_tee_refuse after
+ * the memory plan, whose refusal comes first). */
+static Status record(Emit *e, uint32_t w, ECopy *f, ECopy *t, bool move, int32_t why,
+                     const EBox *part)
 {
     ETee *nt = emit_grow(e, e->tees, &e->cap_tees, e->n_tees, sizeof *e->tees);
     if (!nt)
         return ST_RUNTIME;
     e->tees = nt;
+    int64_t off = 0, words = t->feat.words;
+    if (part) {
+        off = emit_feat_offset(&t->feat, part->lo[0] - t->box.lo[0], part->lo[1] - t->box.lo[1]);
+        words = part->n[0] * part->n[1] * emit_feat_pixel_words(&t->feat);
+    }
     e->tees[e->n_tees++] = (ETee){w, (uint32_t)(f - e->copies), (uint32_t)(t - e->copies),
-                                  move, -1, 0, why};
+                                  move, off, words, -1, 0, why};
     if (!why && !move) { /* one area, alive over both lifetimes */
         AllocReq *rf = &e->cores[f->core].reqs[f->req];
         const AllocReq *rt = &e->cores[t->core].reqs[t->req];
@@ -65,15 +96,16 @@ static Status record(Emit *e, uint32_t w, ECopy *f, ECopy *t, bool move, int32_t
     return ST_OK;
 }
 
-/* Plans the tee of writer w from copy f into copy t. */
-static Status plan_tee(Emit *e, uint32_t w, ECopy *f, ECopy *t)
+/* Plans the tee of writer w from copy f into copy t (into its part `part` when not NULL). */
+static Status plan_tee(Emit *e, uint32_t w, ECopy *f, ECopy *t, const EBox *part)
 {
+    int64_t px = part ? part->n[0] * part->n[1] : t->feat.ny * t->feat.nx;
     if (f->feat.prec != t->feat.prec || f->feat.prec == PR_TERNARY ||
-        f->feat.ny * f->feat.nx != t->feat.ny * t->feat.nx)
-        return record(e, w, f, t, false, TEE_LAYOUT);
+        f->feat.ny * f->feat.nx != px)
+        return record(e, w, f, t, false, TEE_LAYOUT, NULL);
     if (read_remote(e, t))
-        return record(e, w, f, t, false, TEE_REMOTE);
-    return record(e, w, f, t, f->feat.c != t->feat.c, 0);
+        return record(e, w, f, t, false, TEE_REMOTE, NULL);
+    return record(e, w, f, t, part || f->feat.c != t->feat.c, 0, part);
 }
 
 /* The earliest order of a reader of copy t on its core (compute blocks; an OUTPUT reads after
@@ -146,8 +178,8 @@ Status emit_tee_prims(Emit *e)
         if (!p)
             return ST_RUNTIME;
         emit_p06_rows(p, f->feat.prec, f->feat.c, f->feat.ny * f->feat.nx,
-                      emit_copy_addr(e, f), f->feat.words, emit_copy_addr(e, to),
-                      to->feat.words);
+                      emit_copy_addr(e, f), f->feat.words, emit_copy_addr(e, to) + t->off,
+                      t->words);
         p->length_out = (int32_t)to->feat.c; /* re-pitched: the lanes past f's written 0 */
     }
     return e->d->oom ? ST_RUNTIME : ST_OK;
@@ -208,14 +240,17 @@ Status emit_tees(Emit *e)
                 first = s;
                 continue;
             }
-            /* a second storage on its core: a tee when both hold all of the result */
+            /* a second storage on its core: a tee when both hold all of the result, or the
+             * second a part of its own of whole pixels */
+            EBox part;
             ECopy *f = NULL, *t = whole_copy(e, w, bu->out_edges[j], k);
+            bool is_part = !t && (t = part_copy(e, w, bu->out_edges[j], k, &part)) != NULL;
             for (uint32_t i = 0; i < bu->n_out_edges && !f; i++)
                 if (graph_block_pos(e->g, e->g->edges[bu->out_edges[i]]->dst) == first)
                     f = whole_copy(e, w, bu->out_edges[i], k);
             if (!f || !t || emit_tee_of(e, w, (uint32_t)s))
                 continue; /* emit_prim.c refuses it (emit_tee_refuse) */
-            Status st = plan_tee(e, w, f, t);
+            Status st = plan_tee(e, w, f, t, is_part ? &part : NULL);
             if (st != ST_OK)
                 return st;
         }

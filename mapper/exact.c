@@ -44,6 +44,7 @@
  * Requires a verified, compacted graph; leaves it compacted (the caller verifies it).
  */
 #include "mapper/exact_fold.h"
+#include "mapper/exact_table.h"
 #include "mapper/exact_wide.h"
 #include "mapper/mapper.h"
 #include "mapper/rewrite.h"
@@ -61,7 +62,7 @@ static const MapThrough through_double = {BT_CADD, "x2", AT_CONSTANT_B, 0, true,
 /* The kinds of rewrite, each counted with its first block (for the warnings). */
 enum {
     MADE_PREC, MADE_CLAMP, MADE_WIDEN, MADE_CMP, MADE_LUT, MADE_ODD, MADE_FOLD, MADE_WIDE,
-    MADE_BOUND, MADE_HALVE, MADE_KINDS
+    MADE_BOUND, MADE_HALVE, MADE_TABLE, MADE_KINDS
 };
 
 /* Rounds of rewrites at most: each wide split narrows its shift or operand by 6 bits or
@@ -708,25 +709,37 @@ static Status round_rewrites(Graph *g, const Chip *c, Made *m, uint32_t *wide, D
     return st;
 }
 
-/* The shift fold (exact_fold.c) of what a round left, then a round more for the blocks
- * after the folded ones (which now read INT_8). */
-static Status fold_rewrites(Graph *g, const Chip *c, Made *m, Diag *d)
+/* A rewrite over the whole analysed graph (exact_fold, exact_table_narrow), counted as kind
+ * for rule; *n gets the blocks it rewrote. */
+typedef long (*WholeFn)(Graph *g, const Chip *c, const ExactInfo *x, int32_t *first);
+
+static Status whole_rewrite(Graph *g, const Chip *c, WholeFn fn, int kind, const char *rule,
+                            Made *m, long *n, Diag *d)
 {
     ExactInfo x;
     Status st = exact_analyse(g, &x, d);
     if (st != ST_OK)
         return st;
     int32_t first = -1;
-    long n = exact_fold(g, c, &x, &first);
+    *n = fn(g, c, &x, &first);
     exact_finish(&x);
-    if (n < 0)
+    if (*n < 0)
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");
-    if (!n)
-        return ST_OK;
-    m->n[MADE_FOLD] += (uint32_t)n;
-    m->first[MADE_FOLD] = first;
-    m->rule[MADE_FOLD] = "map.exact.shift32";
-    return round_rewrites(g, c, m, NULL, d);
+    if (*n) {
+        m->n[kind] += (uint32_t)*n;
+        m->first[kind] = first;
+        m->rule[kind] = rule;
+    }
+    return ST_OK;
+}
+
+/* The shift fold (exact_fold.c) of what a round left, then a round more for the blocks
+ * after the folded ones (which now read INT_8). */
+static Status fold_rewrites(Graph *g, const Chip *c, Made *m, Diag *d)
+{
+    long n = 0;
+    Status st = whole_rewrite(g, c, exact_fold, MADE_FOLD, "map.exact.shift32", m, &n, d);
+    return st != ST_OK || !n ? st : round_rewrites(g, c, m, NULL, d);
 }
 
 Status mapper_exact(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d)
@@ -747,7 +760,8 @@ Status mapper_exact(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d)
         "a CCMPB / CCMPS clipping to a precision the chip does not give it took one it does, "
         "and a CCMPS / CCMPB after it the old precision's bound",
         "a CCMPB / CCMPS shifting by an odd 2k + 1 bits values no doubling holds read them "
-        "shifted by 2k first, and shift by 1"};
+        "shifted by 2k first, and shift by 1",
+        "a CLUT took the 8-bit precision of the maps it writes, in which P07 reads its table"};
     *n_rewrites = 0;
     Made m = {{0}, {0}, {NULL}};
     uint32_t wide = 0;
@@ -756,6 +770,9 @@ Status mapper_exact(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d)
         st = round_rewrites(g, c, &m, &wide, d);
     if (st == ST_OK)
         st = fold_rewrites(g, c, &m, d);
+    long nt = 0; /* last, the CLUTs take their maps' 8-bit precision (exact_table.c) */
+    if (st == ST_OK)
+        st = whole_rewrite(g, c, exact_table_narrow, MADE_TABLE, "map.exact.prec", &m, &nt, d);
     if (st != ST_OK)
         return st;
     for (int k = 0; k < MADE_KINDS; k++) {

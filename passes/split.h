@@ -100,6 +100,7 @@ typedef struct SplitCtx {
     Diag *d;
     SplitSlices *slices;
     SplitEdgeMap *map;
+    const Chip *chip;    /* NULL: no output store is cut with its writer */
 } SplitCtx;
 
 /* Feeds input cluster to_idx of `to` with the content that region r (cluster coordinates)
@@ -109,9 +110,14 @@ typedef struct SplitCtx {
 Status split_feed_region(const SplitCtx *s, const Block *from, uint32_t from_idx,
                          const SplitBox *r, Block *to, uint32_t to_idx);
 /* Replaces the edges out of b's output by edges out of the pieces: piece i computes box
- * out[i] of b's output. The old edges are left for the caller to remove (with b). */
+ * out[i] of b's output. The old edges are left for the caller to remove (with b). A storage
+ * block that only OUTPUTs read, that b alone writes whole and that takes more than room
+ * bytes of s->chip (what the first piece leaves of a core) is cut with b instead: each piece
+ * writes its part into a block of its own, which the OUTPUTs read; its id goes into stores
+ * (one per output edge of b at most; *n_stores of them), for the caller to remove. */
 Status split_route_output(const SplitCtx *s, const Block *b, Block *const *pieces,
-                          const SplitBox *out, uint32_t n);
+                          const SplitBox *out, uint32_t n, int64_t room, int32_t *stores,
+                          uint32_t *n_stores);
 /* The box of interface f of a cluster of extents cd. */
 void split_iface_box(const Iface *f, const int32_t cd[TIR_CDIMS], SplitBox *out);
 /* For each element of box in (C order of its used dims), its index in the C order of box
@@ -131,6 +137,7 @@ typedef struct SplitBatch {
     int32_t *cut;        /* ids of the storage blocks cut: removed when they feed nothing */
     size_t n_cut, cap_cut;
     SplitSlices *slices; /* set by the caller after split_begin (NULL: none): SplitCtx */
+    const Chip *chip;    /* likewise (NULL: none): SplitCtx */
     SplitEdgeMap map;    /* SplitCtx's, freed by split_commit */
 } SplitBatch;
 

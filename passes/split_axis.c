@@ -93,6 +93,9 @@ static bool to_input_box(const Block *s, const SplitBox *r, SplitBox *out)
 typedef struct Cut {
     Block **cut;         /* storage blocks cut into pieces: removed at the end */
     uint32_t n_cut, cap_cut;
+    int32_t *stores;     /* ids of output stores cut with the block (split_route_output):
+                            removed with it */
+    uint32_t n_stores;
 } Cut;
 
 static bool note_cut(Cut *c, Block *s)
@@ -242,11 +245,21 @@ static Status make_pieces(const SplitCtx *s, Cut *cut, Block *b, SplitAxis ax,
     if (ax == SPLIT_R)
         return join(s, b, pieces, n, bias_k, join_id);
     SplitBox *outs = malloc(n * sizeof *outs);
-    if (!outs)
+    uint32_t no = b->n_out ? b->out[0].n_ifaces : 0;
+    cut->stores = malloc((no ? no : 1) * sizeof *cut->stores);
+    if (!outs || !cut->stores) {
+        free(outs);
         return oom(s->d);
+    }
     for (uint32_t i = 0; i < n; i++)
         outs[i] = pc[i].out;
-    Status st = split_route_output(s, b, pieces, outs, n);
+    /* what the first piece leaves of a core: an output store no compute block reads joins it
+     * there whole (mapper/problem.c), in place of its output buffer */
+    int64_t room = INT64_MAX;
+    SplitNeed need;
+    if (s->chip && split_piece_need(s->chip, g, s->u, b, false, &pc[0], &need))
+        room = (int64_t)s->chip->core_budget_bytes - (need.total - need.m.output);
+    Status st = split_route_output(s, b, pieces, outs, n, room, cut->stores, &cut->n_stores);
     free(outs);
     return st;
 }
@@ -374,7 +387,8 @@ Status split_block(Graph *g, SplitBatch *sb, Block *b, SplitAxis ax, const int32
         if (!split_piece(b, ax, bounds[i], bounds[i + 1], &pc[i], why, sizeof why))
             st = diag_block(d, ST_LOGIC, "pass.split.axis", b, "cannot be cut along %c: %s",
                             split_axis_names[ax], why);
-    SplitCtx s = {.g = g, .u = &sb->u, .d = d, .slices = sb->slices, .map = &sb->map};
+    SplitCtx s = {.g = g, .u = &sb->u, .d = d, .slices = sb->slices, .map = &sb->map,
+                  .chip = sb->chip};
     Cut cut = {0};
     int32_t join_id = 0;
     if (st == ST_OK)
@@ -389,8 +403,11 @@ Status split_block(Graph *g, SplitBatch *sb, Block *b, SplitAxis ax, const int32
                 st = oom(d);
         if (st == ST_OK && !push_id(&sb->drop, &sb->n_drop, &sb->cap_drop, b->id))
             st = oom(d);
+        for (uint32_t i = 0; i < cut.n_stores && st == ST_OK; i++)
+            if (!push_id(&sb->drop, &sb->n_drop, &sb->cap_drop, cut.stores[i]))
+                st = oom(d);
     }
-    free(cut.cut), free(pc), free(pieces);
+    free(cut.cut), free(cut.stores), free(pc), free(pieces);
     if (st == ST_OK && graph_oom(g))
         st = oom(d);
     return st;

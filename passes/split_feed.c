@@ -4,6 +4,7 @@
  * rearrangement steps is read element by element (edge_map.h), the part kept is restricted
  * and the encoder (encode.h) writes it back as edges. */
 #include "passes/split.h"
+#include "taskir/blockbox.h"
 #include "taskir/diag_block.h"
 #include "taskir/edge_map.h"
 #include "taskir/rearrange.h"
@@ -263,10 +264,133 @@ static Status route_mapped(const SplitCtx *s, const Edge *e, const EdgeEnds *en,
     return st;
 }
 
+/* Are the two clusters' used dims the same, with the same extents (loose: but for dims of
+ * extent 1 that one of them does not use)? */
+static bool same_dims(const int32_t *a, const int32_t *b, bool loose)
+{
+    for (int i = 0; i < TIR_CDIMS; i++)
+        if ((a[i] > 0) != (b[i] > 0) ? !loose || (a[i] > 1 || b[i] > 1)
+                                     : a[i] > 0 && a[i] != b[i])
+            return false;
+    return true;
+}
+
+/* Does edge o (ends eo) copy each element of its source box to the same place in C order of
+ * its destination box: no steps but IDENTITY, or steps that amount to none (a RESHAPE in C
+ * order between boxes of the same extents, as a lowering writes before an OUTPUT)? */
+static bool keeps_order(const SplitCtx *s, const Edge *o, const EdgeEnds *eo)
+{
+    if (plain(o))
+        return true;
+    int32_t *m = NULL;
+    int64_t n = 0;
+    if (edge_map(s, o, eo, &m, &n) != ST_OK)
+        return false;
+    bool same = true;
+    for (int64_t i = 0; i < n && same; i++)
+        same = m[i] == i;
+    free(m);
+    return same;
+}
+
+/* Is the destination of edge e (ends en) of b a storage block of more than room bytes that
+ * only OUTPUTs read (whole, it would sit with the first piece: mapper/problem.c), that holds
+ * nothing but what e writes into the whole of it, e plain, its edges to the OUTPUTs
+ * keeping the order, all between clusters of the same dims (but for dims of extent 1 at an
+ * OUTPUT)? The pieces then write parts of it, one each (cut_store). */
+static bool output_store(const SplitCtx *s, const Edge *e, const EdgeEnds *en, int64_t room)
+{
+    const Block *S = graph_block(s->g, e->dst);
+    SplitBox db;
+    memcpy(db.pos, en->dst_pos, sizeof db.pos);
+    memcpy(db.size, en->dst_box, sizeof db.size);
+    int32_t oc[TIR_CDIMS];
+    long pos = S ? graph_block_pos(s->g, S->id) : -1;
+    if (!s->chip || pos < 0 || (uint32_t)pos >= s->u->n_blocks ||
+        bt_info(S->type)->kind != BK_STORAGE || S->data || S->n_in != 1 ||
+        S->in[0].n_ifaces != 1 || S->n_out != 1 || !S->out[0].n_ifaces || !plain(e) ||
+        !split_box_whole(&db, en->dst_cdims) || !same_dims(en->src_cdims, en->dst_cdims, false) ||
+        !blk_cluster_dims(S, false, 0, oc) || !same_dims(oc, en->dst_cdims, false) ||
+        bbox_storage_bytes(s->chip, s->g, s->u, (uint32_t)pos) <= room)
+        return false;
+    for (uint32_t j = 0; j < S->out[0].n_ifaces; j++) {
+        const Edge *o = graph_edge(s->g, S->out[0].ifaces[j].edge_id);
+        const Block *r = o ? graph_block(s->g, o->dst) : NULL;
+        EdgeEnds eo;
+        char why[8];
+        if (!r || r->type != BT_OUTPUT || !edge_ends(s->g, s->u, o, &eo, why, sizeof why) ||
+            !same_dims(eo.src_cdims, oc, false) ||
+            !same_dims(eo.src_cdims, eo.dst_cdims, true) || !keeps_order(s, o, &eo))
+            return false;
+    }
+    return true;
+}
+
+/* The pieces of b write store S (output_store, through e with ends en) as parts of their
+ * own, "<S>/<piece's suffix>": piece i its part out[i] into a block of that shape, which the
+ * OUTPUTs read where they read S. So the part lives on the piece's core (the mapper puts a
+ * storage block no compute block reads with its writer), not all of S with the first. */
+static Status cut_store(const SplitCtx *s, const Edge *e, const EdgeEnds *en,
+                        Block *const *pieces, const SplitBox *out, uint32_t n)
+{
+    Block *S = graph_block(s->g, e->dst);
+    SplitBox sb;
+    memcpy(sb.pos, en->src_pos, sizeof sb.pos);
+    memcpy(sb.size, en->src_box, sizeof sb.size);
+    for (uint32_t i = 0; i < n; i++) {
+        SplitBox in, r;
+        if (!meet(&sb, &out[i], &in))
+            continue;
+        for (int c = 0; c < TIR_CDIMS; c++) { /* in S: the same dims, e writes all of S */
+            r.pos[c] = in.size[c] > 0 ? in.pos[c] - sb.pos[c] : 0;
+            r.size[c] = in.size[c];
+        }
+        const char *suf = pieces[i]->name ? strrchr(pieces[i]->name, '/') : NULL;
+        Block *part = graph_clone_block(s->g, S, suf ? suf + 1 : "part");
+        if (!part)
+            return oom(s);
+        split_storage_shape(S, &r, part->shape.d);
+        part->has_shape = true;
+        for (uint32_t c = 0; c < part->n_in; c++)
+            part->in[c].has_shape = false;
+        for (uint32_t c = 0; c < part->n_out; c++)
+            part->out[c].has_shape = false;
+        int32_t spos[TIR_CDIMS];
+        for (int c = 0; c < TIR_CDIMS; c++)
+            spos[c] = in.size[c] > 0 ? in.pos[c] - out[i].pos[c] : 0;
+        if (!graph_connect_box(s->g, pieces[i], 0, spos, in.size, part, 0, NULL, NULL))
+            return oom(s);
+        for (uint32_t j = 0; j < S->out[0].n_ifaces; j++) {
+            const Edge *o = graph_edge(s->g, S->out[0].ifaces[j].edge_id);
+            EdgeEnds eo;
+            char why[8];
+            SplitBox ob, m;
+            if (!edge_ends(s->g, s->u, o, &eo, why, sizeof why))
+                continue; /* output_store read them all */
+            memcpy(ob.pos, eo.src_pos, sizeof ob.pos);
+            memcpy(ob.size, eo.src_box, sizeof ob.size);
+            if (!meet(&ob, &r, &m))
+                continue;
+            int32_t ppos[TIR_CDIMS], dpos[TIR_CDIMS], dsize[TIR_CDIMS];
+            for (int c = 0; c < TIR_CDIMS; c++) { /* a dim of extent 1 on one side only: 0 */
+                ppos[c] = m.size[c] > 0 ? m.pos[c] - r.pos[c] : 0;
+                dpos[c] = eo.dst_pos[c] + (m.size[c] > 0 ? m.pos[c] - ob.pos[c] : 0);
+                dsize[c] = m.size[c] > 0 ? m.size[c] : eo.dst_box[c];
+            }
+            if (!graph_connect_box(s->g, part, 0, ppos, m.size, graph_block(s->g, o->dst),
+                                   eo.dst_cluster, dpos, dsize))
+                return oom(s);
+        }
+    }
+    return ST_OK;
+}
+
 Status split_route_output(const SplitCtx *s, const Block *b, Block *const *pieces,
-                          const SplitBox *out, uint32_t n)
+                          const SplitBox *out, uint32_t n, int64_t room, int32_t *stores,
+                          uint32_t *n_stores)
 {
     const Cluster *cl = &b->out[0];
+    *n_stores = 0;
     for (uint32_t k = 0; k < cl->n_ifaces; k++) {
         const Edge *e = graph_edge(s->g, cl->ifaces[k].edge_id);
         EdgeEnds en;
@@ -274,6 +398,13 @@ Status split_route_output(const SplitCtx *s, const Block *b, Block *const *piece
         if (!e || !edge_ends(s->g, s->u, e, &en, why, sizeof why))
             return diag_block(s->d, ST_LOGIC, "pass.split.edge", b, "%s", why);
         Block *dst = graph_block(s->g, e->dst);
+        if (output_store(s, e, &en, room)) {
+            Status st = cut_store(s, e, &en, pieces, out, n);
+            if (st != ST_OK)
+                return st;
+            stores[(*n_stores)++] = e->dst;
+            continue;
+        }
         if (!plain(e)) {
             Status st = route_mapped(s, e, &en, pieces, out, n);
             if (st != ST_OK)

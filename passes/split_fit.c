@@ -138,6 +138,7 @@ static Status round_of(Graph *g, const Chip *c, SplitSlices *slices, Work *w, Wo
     if (st != ST_OK)
         return st;
     sb.slices = slices;
+    sb.chip = c;
     uint8_t *mark = calloc(sb.u.n_blocks ? sb.u.n_blocks : 1, 1);
     if (!mark) {
         split_commit(g, &sb, d);

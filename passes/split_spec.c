@@ -53,6 +53,7 @@ static Status cut_all(Graph *g, const Chip *c, SplitSlices *slices, int32_t **id
         SplitBatch sb;
         st = split_begin(g, &sb, d);
         sb.slices = slices;
+        sb.chip = c;
         if (st == ST_OK) {
             st = split_block(g, &sb, b, ax, bounds, parts, out + (size_t)i * parts, d);
             Status cs = split_commit(g, &sb, d);

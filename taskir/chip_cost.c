@@ -103,6 +103,11 @@ int64_t chip_storage_bytes(const Chip *c, const Block *b, const Block *consumer)
                          : b->data && b->data->has_prec ? b->data->prec : PR_INT_32;
         int64_t lut = consumer && consumer->type == BT_CLUT
                           ? layout_lut_entries(blk_attr(consumer, AT_LUT_DW)) : 0;
+        /* P07 reads its table in the precision it writes (the CLUT's, which the
+         * chip-exactness rewrites make its maps'): one byte an entry for an 8-bit CLUT */
+        if (consumer && consumer->type == BT_CLUT &&
+            pr_info(blk_prec(consumer))->bits < pr_info(sp)->bits)
+            sp = blk_prec(consumer);
         if (lut > f) /* a table widened to the entries P07 reads (layout.h) */
             f = lut;
         return align_up(bytes_of(f, sp), pr_info(sp)->bits == 32 ? c->align_axon_out : in_align);

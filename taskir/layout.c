@@ -239,8 +239,10 @@ static int lut_row(const Graph *g, const GraphUses *u, uint32_t pos, PrecisionId
         d[D_F] < 1)
         return 0;
     PrecisionId in = blk_prec(g->blocks[s]);
-    int64_t unit = storage_unit(g, u, (uint32_t)s, depth + 1, -1, m), pad = in == PR_INT_32 &&
-                                                                     out == PR_INT_32 ? 4 : 16;
+    /* its input's pitch but for what this CLUT needs of it (lut_need asks back: the map it
+     * writes, whose other writers are other CLUTs asking back in turn when a split cut it) */
+    int64_t unit = storage_unit(g, u, (uint32_t)s, depth + 1, (long)pos, m);
+    int64_t pad = in == PR_INT_32 && out == PR_INT_32 ? 4 : 16;
     if (unit < 1)
         return 0;
     int64_t row = ((int64_t)d[D_F] + unit - 1) / unit * unit;
@@ -296,7 +298,8 @@ static bool dynamic_pitch(int64_t nc, int unit)
            c == (nc + 31) / 32 * 32;
 }
 
-/* skip: a writer whose rows not to count (the CLUT asking, lut_need), or -1. */
+/* skip: the CLUT asking, or -1: a writer whose rows not to count (lut_need), a reader whose
+ * need not to count (lut_row). */
 static int storage_unit_of(const Graph *g, const GraphUses *u, uint32_t pos, int depth,
                            long skip, Memo *m);
 
@@ -345,6 +348,8 @@ static int storage_unit_of(const Graph *g, const GraphUses *u, uint32_t pos, int
         if (r < 0)
             continue;
         uses |= layout_use_of(g->blocks[r]->type, true);
+        if (r == skip)
+            continue;
         int n = cmp_need(g, u, (uint32_t)r, depth, m);
         int l = lut_need(g, u, (uint32_t)r, pos, depth, m);
         n = l > n ? l : n;

@@ -20,12 +20,14 @@ bool premove_tee(const Graph *g, const GraphUses *u, uint32_t w, uint32_t s)
     const BlockUses *bu = &u->blocks[w];
     PrecisionId prec = blk_prec(g->blocks[s]);
     int unit = layout_storage_unit(g, u, s);
+    bool part = u->blocks[s].n_in_edges > 1; /* other blocks write the rest of s */
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         long o = graph_block_pos(g, g->edges[bu->out_edges[j]]->dst);
         if (o >= 0 && (uint32_t)o == s)
             return false; /* none before it: the first, which w's primitive writes */
         if (o >= 0 && bt_info(g->blocks[o]->type)->kind == BK_STORAGE &&
-            (blk_prec(g->blocks[o]) != prec || layout_storage_unit(g, u, (uint32_t)o) != unit))
+            (part || blk_prec(g->blocks[o]) != prec ||
+             layout_storage_unit(g, u, (uint32_t)o) != unit))
             return true;
     }
     return false;

@@ -22,7 +22,8 @@
 /* Whether compute block w's result into storage block s may need a P06 of its own on w's
  * core (a tee re-pitching the area w's primitive writes into s's, backend/emit_tee.c): w
  * writes a storage block before s (in the order of its out edges) in another layout
- * (precision, or pitch unit: layout_storage_unit). w's primitive writes the first of them
+ * (precision, or pitch unit: layout_storage_unit), or before s when other blocks write the
+ * rest of s (the P06 copies w's result into its part). w's primitive writes the first of them
  * on its core; one in the same layout shares its area (no P06). The mapper keeps a Soma slot
  * between w and the reader of s on w's core for it (one too many when that earlier block has
  * no copy there). */

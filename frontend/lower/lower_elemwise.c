@@ -567,13 +567,13 @@ static bool scalar_of(const Opnd *o, int64_t n, OgTensor *t, int32_t *store)
 
 /* f(a, b) for two operands by one table: the index a * 2^pb + b (|b| <= 2^(pb-1) - 1, so
  * every pair has its own index in pa + pb <= 16 bits). */
-static Status lut2(Lw *L, const Opnd *a, const Opnd *b, const Lay *lay, int32_t vprec,
-                   LVal *out)
+/* The table of f(a, b) over the index a * 2^pb + b (lut2), into *res. */
+static Status lut2_table(Lw *L, int pa, int pb, OgTensor *res)
 {
-    int pa = a->prec, pb = b->prec, dw = pa + pb;
+    int dw = pa + pb;
     int64_t n = (int64_t)1 << dw;
     OgShape s = {1, {n}};
-    OgTensor ta = {0}, tb = {0}, res = {0};
+    OgTensor ta = {0}, tb = {0};
     if (!og_tensor_alloc(&ta, &s) || !og_tensor_alloc(&tb, &s)) {
         og_tensor_free(&ta);
         return lw_oom(L);
@@ -585,9 +585,19 @@ static Status lut2(Lw *L, const Opnd *a, const Opnd *b, const Lay *lay, int32_t 
         tb.data[k] = (int32_t)(x - q * step);
     }
     const OgTensor *ins[2] = {&ta, &tb};
-    Status st = lw_run(L, NULL, ins, &s, &res);
+    Status st = lw_run(L, NULL, ins, &s, res);
     og_tensor_free(&ta);
     og_tensor_free(&tb);
+    return st;
+}
+
+static Status lut2(Lw *L, const Opnd *a, const Opnd *b, const Lay *lay, int32_t vprec,
+                   LVal *out)
+{
+    int pa = a->prec, pb = b->prec, dw = pa + pb;
+    int64_t step = (int64_t)1 << pb;
+    OgTensor res = {0};
+    Status st = lut2_table(L, pa, pb, &res);
     if (st != ST_OK)
         return st;
     /* the index: a * 2^pb (CVS, or the constant's values) + b */
@@ -884,15 +894,22 @@ static Status body_table2(Lw *L, Opnd *o, const Lay *lay, LVal *out)
                    LW_MAX_TABLE_DW);
 }
 
-/* True when body_table2 lowers the operands. */
-static bool table2_fits(const Opnd *o, const Lay *lay)
+/* True when body_table2 lowers the operands through a table over one of them (the other a
+ * constant scalar). */
+static bool table1_fits(const Opnd *o, const Lay *lay)
 {
     OgTensor sc;
     int32_t sv;
     for (int k = 0; k < 2; k++)
         if (!o[k].cv && o[k].prec <= LW_MAX_TABLE_DW && scalar_of(&o[1 - k], lay->n, &sc, &sv))
             return true;
-    return o[0].prec + o[1].prec <= LW_MAX_TABLE_DW;
+    return false;
+}
+
+/* True when body_table2 lowers the operands. */
+static bool table2_fits(const Opnd *o, const Lay *lay)
+{
+    return table1_fits(o, lay) || o[0].prec + o[1].prec <= LW_MAX_TABLE_DW;
 }
 
 /* True when every value of the operand is known to be >= 0: a constant's values, or a value
@@ -943,7 +960,8 @@ static int32_t g_sign(int32_t x, int s)         /* -1 for x < 0, else 1 */
     return x < 0 ? -1 : 1;
 }
 
-/* a / b truncating (0 for b == 0) when pa + pb > 16 but |a| and |b| together fit 16 bits:
+/* a / b truncating (0 for b == 0) when pa + pb > 16 (or its one table would be int32 entries
+ * of 2^16, signmag_smaller) but |a| and |b| together fit 16 bits:
  * trunc(a / b) = sa * sb * trunc(|a| / |b|), with sx = -1 for x < 0, else 1 (for a = 0 or
  * b = 0 the quotient is 0 whatever the signs). With qa = pa - 1, qb = pb - 1 (|a| < 2^qa,
  * |b| < 2^qb) the index |a| * 2^qb + |b| lies in [0, 2^(qa+qb)) and determines (|a|, |b|),
@@ -1195,12 +1213,36 @@ static Status div_restoring(Lw *L, Opnd *o, const Lay *lay, LVal *out)
     return st;
 }
 
-/* a / b (truncating, 0 for b == 0): by one table when the precisions allow, else by the
- * sign-magnitude split when the magnitudes fit one table, else by a restoring division. */
+/* Is one table over the index a * 2^pb + b larger than a core once on the chip, where the
+ * sign-magnitude split's is not: more than 2^12 entries (P07 reads 2^16 then) of quotients
+ * that no 8 bits hold (int32 entries: 256 KiB), where |a| < 2^8 keeps trunc(|a| / |b|) in
+ * 0 .. 255 (one byte an entry: 64 KiB; docs/exactness.md, "Tables in their map's
+ * precision")? */
+static bool signmag_smaller(Lw *L, const Opnd *o, const Lay *lay)
+{
+    if (table1_fits(o, lay) || o[0].prec + o[1].prec <= 12 ||
+        o[0].prec + o[1].prec > LW_MAX_TABLE_DW || o[0].prec - 1 > 8)
+        return false;
+    OgTensor res = {0};
+    if (lut2_table(L, o[0].prec, o[1].prec, &res) != ST_OK)
+        return false; /* lut2 fails alike */
+    int32_t lo = 0, hi = 0;
+    for (int64_t k = 0; k < res.count; k++) {
+        lo = res.data[k] < lo ? res.data[k] : lo;
+        hi = res.data[k] > hi ? res.data[k] : hi;
+    }
+    og_tensor_free(&res);
+    return !(lo >= -128 && hi <= 127) && !(lo >= 0 && hi <= 255);
+}
+
+/* a / b (truncating, 0 for b == 0): by one table when the precisions allow and its table
+ * fits a core, else by the sign-magnitude split when the magnitudes fit one table, else by
+ * a restoring division. */
 static Status body_div(Lw *L, Opnd *o, const Lay *lay, LVal *out)
 {
-    if (!table2_fits(o, lay) && o[0].prec <= LW_MAX_TABLE_DW &&
-        o[1].prec <= LW_MAX_TABLE_DW && o[0].prec + o[1].prec - 2 <= LW_MAX_TABLE_DW)
+    if ((!table2_fits(o, lay) || signmag_smaller(L, o, lay)) &&
+        o[0].prec <= LW_MAX_TABLE_DW && o[1].prec <= LW_MAX_TABLE_DW &&
+        o[0].prec + o[1].prec - 2 <= LW_MAX_TABLE_DW)
         return div_signmag(L, o, lay, out);
     if (!table2_fits(o, lay))
         return div_restoring(L, o, lay, out);

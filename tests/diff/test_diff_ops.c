@@ -504,8 +504,8 @@ static void test_broadcast_div(void **state)
  * rows) and precision p (through a relu when relu_a / relu_b: known >= 0 to the lowering):
  * the result must be C's truncating division of the relu'd values (0 for b == 0). Returns
  * the number of blocks. */
-static uint32_t div_check(int32_t p, const int32_t *va, const int32_t *vb, int64_t rows,
-                          int64_t n, bool relu_a, bool relu_b, const char *what)
+static uint32_t div_check(int32_t p, int32_t pb, const int32_t *va, const int32_t *vb,
+                          int64_t rows, int64_t n, bool relu_a, bool relu_b, const char *what)
 {
     int32_t *want = malloc((size_t)n * sizeof *want);
     assert_non_null(want);
@@ -517,7 +517,7 @@ static uint32_t div_check(int32_t p, const int32_t *va, const int32_t *vb, int64
     DtModel m;
     dt_begin(&m, &r);
     int32_t a = dt_input(&m, "data", DT_ND(1, rows, n / rows), p);
-    int32_t b = dt_input(&m, "data2", DT_ND(1, rows, n / rows), p);
+    int32_t b = dt_input(&m, "data2", DT_ND(1, rows, n / rows), pb);
     dt_set_input(&m, 0, va);
     dt_set_input(&m, 1, vb);
     if (relu_a)
@@ -532,9 +532,9 @@ static uint32_t div_check(int32_t p, const int32_t *va, const int32_t *vb, int64
     return blocks;
 }
 
-/* Every pair (a, b) with a in [alo, ahi], b in [blo, bhi] (div_check). */
-static uint32_t div_pairs(int32_t p, int32_t alo, int32_t ahi, int32_t blo, int32_t bhi,
-                          bool relu_a, bool relu_b, const char *what)
+/* Every pair (a, b) with a in [alo, ahi], b in [blo, bhi] (div_check; b of precision pb). */
+static uint32_t div_pairs(int32_t p, int32_t pb, int32_t alo, int32_t ahi, int32_t blo,
+                          int32_t bhi, bool relu_a, bool relu_b, const char *what)
 {
     int64_t na = ahi - alo + 1, nb = bhi - blo + 1, n = na * nb;
     int32_t *va = malloc((size_t)n * sizeof *va), *vb = malloc((size_t)n * sizeof *vb);
@@ -543,24 +543,31 @@ static uint32_t div_pairs(int32_t p, int32_t alo, int32_t ahi, int32_t blo, int3
         va[i] = alo + (int32_t)(i / nb);
         vb[i] = blo + (int32_t)(i % nb);
     }
-    uint32_t blocks = div_check(p, va, vb, na, n, relu_a, relu_b, what);
+    uint32_t blocks = div_check(p, pb, va, vb, na, n, relu_a, relu_b, what);
     free(va), free(vb);
     return blocks;
 }
 
 /* Operands whose precisions sum past 16 but whose magnitudes fit 16 bits together: the
  * sign-magnitude split (docs/lowering.md section 4), exhaustively at precision 9 (uint8 and
- * int8 values, ONNX's Div), cheaper when a sign is known. */
+ * int8 values, ONNX's Div), cheaper when a sign is known; and at precision 8, whose one
+ * table would hold 2^16 int32 quotients. */
 static void test_broadcast_div_signmag(void **state)
 {
     (void)state;
     binary(CVM_OP_broadcast_div, 9, 9, false, 57);
     binary(CVM_OP_broadcast_div, 12, 6, false, 58);
-    uint32_t all = div_pairs(9, -255, 255, -255, 255, false, false, "div 9x9 all pairs");
-    uint32_t u8 = div_pairs(9, 0, 255, 0, 255, true, true, "div relu 9x9 (uint8 values)");
-    uint32_t half = div_pairs(9, 0, 255, -255, 255, true, false, "div relu(a) 9x9");
+    uint32_t all = div_pairs(9, 9, -255, 255, -255, 255, false, false, "div 9x9 all pairs");
+    uint32_t u8 = div_pairs(9, 9, 0, 255, 0, 255, true, true, "div relu 9x9 (uint8 values)");
+    uint32_t half = div_pairs(9, 9, 0, 255, -255, 255, true, false, "div relu(a) 9x9");
     /* a known sign drops its magnitude and sign tables */
     assert_true(u8 < half && half < all);
+    /* precisions 9 and 7 fit one table of a * 2^7 + b, but its 2^16 quotients reach 255
+     * (-255 / -1): int32 entries, 256 KiB on the chip; the split's table of |a| / |b| holds
+     * 0 .. 255 (docs/lowering.md, broadcast_div). 9 and 3 keep the one table of 4096. */
+    uint32_t one = div_pairs(9, 3, -255, 255, -3, 3, false, false, "div 9x3 all pairs");
+    uint32_t split = div_pairs(9, 7, -255, 255, -63, 63, false, false, "div 9x7 all pairs");
+    assert_true(split > one);
 }
 
 /* Every pair (va[i], vb[j]) (div_check). */
@@ -574,7 +581,7 @@ static uint32_t div_lists(int32_t p, const int32_t *va, int na, const int32_t *v
         a[i] = va[i / nb];
         b[i] = vb[i % nb];
     }
-    uint32_t blocks = div_check(p, a, b, na, n, false, relu_b, what);
+    uint32_t blocks = div_check(p, p, a, b, na, n, false, relu_b, what);
     free(a), free(b);
     return blocks;
 }

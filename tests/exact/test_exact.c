@@ -12,6 +12,7 @@
 #include "graphbuild.h"
 
 #include "mapper/mapper.h"
+#include "taskir/chip_cost.h"
 #include "taskir/exact.h"
 #include "taskir/sim.h"
 #include "taskir/verify.h"
@@ -408,6 +409,41 @@ static void test_lut_widened(void **state)
             assert_int_equal(ch[1], 128 - 3000);
             assert_int_equal(ch[4], tg[4]);
         }
+        graph_destroy(g);
+    }
+    chip_destroy(c);
+}
+
+/* A CLUT of INT_32 with a table of 256 entries x -> |x| / 2 (0 .. 64) writing a UINT_8 map
+ * (mapper/exact_table.c): it takes UINT_8, in which P07 reads its table, the memory counts
+ * the table in bytes (256, not 1024), and the outputs stay; with one entry of 300, outside
+ * UINT_8, or a map of INT_32, it stays INT_32. */
+static void test_table_narrow(void **state)
+{
+    (void)state;
+    Chip *c = chip();
+    for (int k = 0; k < 3; k++) {
+        int64_t tab[256];
+        for (int i = 0; i < 256; i++)
+            tab[i] = (i < 128 ? i : 256 - i) / 2;
+        if (k == 1)
+            tab[5] = 300;
+        Graph *g = graph_create();
+        Block *s = store(g, input(g, PR_INT_8, 6), "x/in", PR_INT_8, 6);
+        Block *lut = tg_blk(g, BT_CLUT, "lut", PR_INT_32,
+                            (const int32_t[8]){1, 1, 6, 0, 0, 0, 0, 0});
+        assert_true(blk_set_attr(g, lut, AT_LUT_DW, 8));
+        Block *t = tg_blk(g, BT_SB, "tab", PR_INT_32, (const int32_t[8]){0, 0, 256, 0, 0, 0, 0, 0});
+        assert_true(blk_set_data(g, t, PR_INT_32, (const int32_t[1]){256}, 1, tab, 256));
+        tg_join(g, s, 0, lut, 0);
+        tg_join(g, t, 0, lut, 1);
+        output(g, store(g, lut, "y", k == 2 ? PR_INT_32 : PR_UINT_8, 6), 6);
+        assert_int_equal(chip_storage_bytes(c, t, lut), 1024);
+        int32_t in[6] = {0, 1, 5, -128, 127, -7}; /* 5: 300 in the second (its map widens) */
+        rewrite_keeps(g, c, in, 6);
+        lut = graph_block(g, lut->id);
+        assert_int_equal(blk_prec(lut), k == 0 ? PR_UINT_8 : PR_INT_32);
+        assert_int_equal(chip_storage_bytes(c, graph_block(g, t->id), lut), k == 0 ? 256 : 1024);
         graph_destroy(g);
     }
     chip_destroy(c);
@@ -1059,6 +1095,7 @@ int main(void)
         cmocka_unit_test(test_p05_values),
         cmocka_unit_test(test_declared_range),
         cmocka_unit_test(test_lut_widened),
+        cmocka_unit_test(test_table_narrow),
         cmocka_unit_test(test_halving),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,7 +4,8 @@
  * stride, padding and dilation, padding kept only at the border, unequal pieces; f cuts with
  * the weights and bias sliced and the input shared, aligned to the MAC array's 32 channels
  * and to whole packets of the output precision;
- * r cuts whose int32 partial sums a new CADD joins with the bias; the CLUT's table copied, the
+ * r cuts whose int32 partial sums a new CADD joins with the bias; an output store cut with
+ * its writer; the CLUT's table copied, the
  * CLIF's state carried over steps; the explicit cut spec and its errors; a copied part of
  * a tensor made once for all the pieces that read it; fit mode on a chip
  * with a small budget, edges cut to the per-destination limit, and the "cannot fit"
@@ -26,9 +27,10 @@
 #include "taskir/rearrange.h"
 #include "taskir/uses.h"
 
-/* Cuts block 'op' of g along ax at bounds and checks verification and the outputs over
- * steps time steps. */
-static void cut_same(Graph *g, SplitAxis ax, const int32_t *bounds, uint32_t n, int steps)
+/* Cuts block 'op' of g along ax at bounds (for chip c: NULL, none) and checks verification
+ * and the outputs over steps time steps. */
+static void cut_same_on(Graph *g, const Chip *c, SplitAxis ax, const int32_t *bounds,
+                        uint32_t n, int steps)
 {
     int64_t n0, n1;
     int32_t *before = fx_run(g, steps, 7, &n0);
@@ -37,6 +39,7 @@ static void cut_same(Graph *g, SplitAxis ax, const int32_t *bounds, uint32_t n, 
     SplitBatch sb;
     Status st = split_begin(g, &sb, &d);
     assert_int_equal(st, ST_OK);
+    sb.chip = c;
     st = split_block(g, &sb, pt_by_name(g, "op"), ax, bounds, n, NULL, &d);
     Status cs = split_commit(g, &sb, &d);
     if (st == ST_OK)
@@ -52,6 +55,11 @@ static void cut_same(Graph *g, SplitAxis ax, const int32_t *bounds, uint32_t n, 
     assert_memory_equal(before, after, (size_t)n0 * sizeof *before);
     free(before);
     free(after);
+}
+
+static void cut_same(Graph *g, SplitAxis ax, const int32_t *bounds, uint32_t n, int steps)
+{
+    cut_same_on(g, NULL, ax, bounds, n, steps);
 }
 
 static const int32_t conv_dil[] = {AT_KERNEL_Y, 3, AT_KERNEL_X, 3, AT_PAD_UP, 2, AT_PAD_DOWN, 2,
@@ -208,6 +216,77 @@ static void test_cvvh_cax_cvs(void **state)
     int32_t y[] = {0, 1, 3};
     cut_same(g, SPLIT_Y, y, 2, 1);
     graph_destroy(g);
+}
+
+/* The output store 'op/out', which only the OUTPUT reads, is cut with the block: each piece
+ * writes its part into a block of its own ('op/out/x0', 'op/out/x1', of the piece's shape),
+ * which the OUTPUT reads where it read 'op/out' (the mapper puts such a store with its
+ * writer: whole, it would sit with the first piece); outputs the same. A store another block
+ * also reads stays whole. */
+static void test_output_store_cut(void **state)
+{
+    (void)state;
+    /* 'op/out': 40 x 20 pixels of 64 int32 channels, 256 bytes each: 204800 bytes, more than
+     * the first piece (8 columns: two int8 inputs of 320 x 64 bytes) leaves of a core's
+     * 128 KiB (90112 bytes) */
+    Chip *chip = NULL;
+    Diag dg;
+    diag_init(&dg, "test");
+    assert_int_equal(chip_load_default(&chip, &dg), ST_OK);
+    diag_finish(&dg);
+    int32_t s[TIR_NDIMS] = {40, 20, 64};
+    Graph *g = fx_block(BT_CVVH, s, PR_INT_32, BIAS_VECTOR, NULL, 0, 0);
+    int32_t b[] = {0, 8, 20};
+    cut_same_on(g, chip, SPLIT_X, b, 2, 1);
+    assert_null(pt_by_name(g, "op/out"));
+    const char *parts[] = {"op/out/x0", "op/out/x1"}, *pieces[] = {"op/x0", "op/x1"};
+    for (int i = 0; i < 2; i++) {
+        Block *p = pt_by_name(g, parts[i]);
+        assert_non_null(p);
+        assert_int_equal(p->shape.d[D_X], b[i + 1] - b[i]);
+        assert_int_equal(p->shape.d[D_Y], 40);
+        assert_int_equal(p->in[0].n_ifaces, 1);
+        const Edge *e = graph_edge(g, p->in[0].ifaces[0].edge_id);
+        assert_int_equal(e->src, pt_by_name(g, pieces[i])->id);
+        const Edge *o = graph_edge(g, p->out[0].ifaces[0].edge_id);
+        assert_int_equal(graph_block(g, o->dst)->type, BT_OUTPUT);
+    }
+    graph_destroy(g);
+    /* read by a CVS too: the pieces write their boxes of the one store */
+    g = fx_block(BT_CVVH, s, PR_INT_32, BIAS_VECTOR, NULL, 0, 0);
+    Block *cvs = graph_add_block(g, BT_CVS, GRAPH_AUTO_ID, "scale");
+    Block *sc = graph_add_block(g, BT_SI, GRAPH_AUTO_ID, "scaled");
+    Block *o2 = graph_add_block(g, BT_OUTPUT, GRAPH_AUTO_ID, NULL);
+    assert_non_null(cvs);
+    assert_non_null(sc);
+    assert_non_null(o2);
+    const int32_t ss[TIR_NDIMS] = {40, 20, 64};
+    memcpy(cvs->shape.d, ss, sizeof ss);
+    memcpy(sc->shape.d, ss, sizeof ss);
+    memcpy(o2->shape.d, ss, sizeof ss);
+    cvs->has_shape = sc->has_shape = o2->has_shape = true;
+    cvs->prec = sc->prec = PR_INT_32;
+    cvs->has_prec = sc->has_prec = true;
+    o2->socket_id = 1;
+    o2->has_socket_id = true;
+    assert_true(blk_set_attr(g, cvs, AT_CONSTANT_A, 3));
+    assert_non_null(graph_connect(g, pt_by_name(g, "op/out"), 0, cvs, 0));
+    assert_non_null(graph_connect(g, cvs, 0, sc, 0));
+    assert_non_null(graph_connect(g, sc, 0, o2, 0));
+    pt_verify(g);
+    cut_same_on(g, chip, SPLIT_X, b, 2, 1);
+    assert_non_null(pt_by_name(g, "op/out"));
+    assert_null(pt_by_name(g, "op/out/x0"));
+    graph_destroy(g);
+    /* small (3 x 5 x 4: 1920 bytes): it stays whole with the first piece (the code generator
+     * gathers the pieces' parts there, backend/emit_merge.c) */
+    int32_t small[TIR_NDIMS] = {3, 5, 4};
+    g = fx_block(BT_CVVH, small, PR_INT_32, BIAS_VECTOR, NULL, 0, 0);
+    int32_t c[] = {0, 2, 5};
+    cut_same_on(g, chip, SPLIT_X, c, 2, 1);
+    assert_non_null(pt_by_name(g, "op/out"));
+    graph_destroy(g);
+    chip_destroy(chip);
 }
 
 static void test_ccmp_window(void **state)
@@ -691,6 +770,7 @@ int main(void)
         cmocka_unit_test(test_cadd),
         cmocka_unit_test(test_cavg_window),
         cmocka_unit_test(test_cvvh_cax_cvs),
+        cmocka_unit_test(test_output_store_cut),
         cmocka_unit_test(test_ccmp_window),
         cmocka_unit_test(test_clut_table_copied),
         cmocka_unit_test(test_clif_state),

@@ -212,6 +212,37 @@ static void test_storage_units(void **state)
     graph_destroy(g);
 }
 
+/* A map S written by 24 CLUTs (the pieces of a cut table lookup), each reading its own map
+ * of indices, and read by a P02: S takes P02's 32 int8 channels, and each index map the
+ * same pitch (P07 writes a row as long as the one it reads). Each CLUT's row asks its input's
+ * pitch, whose need asks back S's pitch, whose other writers ask their inputs'...: without
+ * the asking CLUT left out, that walk takes 23^8 steps. */
+static void test_lut_fan(void **state)
+{
+    (void)state;
+    enum { N = 24 };
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *s = blk(g, BT_SI, PR_UINT_8, 1, N, 16, 0);
+    Block *add = blk(g, BT_CADD, PR_INT_32, 1, N, 16, 0);
+    tg_join(g, s, 0, add, 0);
+    Block *in[N];
+    for (int i = 0; i < N; i++) {
+        in[i] = blk(g, BT_SI, PR_INT_8, 1, 1, 16, 0);
+        Block *lut = blk(g, BT_CLUT, PR_UINT_8, 1, 1, 16, 0);
+        tg_join(g, in[i], 0, lut, 0);
+        tg_join(g, lut, 0, s, 0);
+    }
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, s->id)), 32);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, in[i]->id)),
+                         32);
+    graph_uses_finish(&u);
+    graph_destroy(g);
+}
+
 /* A model input that only CLIFs read is laid out as P08 reads it (backend/emit_p08.c):
  * int32 words, one a channel, whatever its precision: 2 x 3 pixels of 10 INT_8 channels
  * take 6 * 10 * 4 = 240 bytes (the int8 layout of 16-byte pixel rows would be 96). Read
@@ -531,6 +562,7 @@ int main(void)
         cmocka_unit_test(test_repeat_ternary),
         cmocka_unit_test(test_staged),
         cmocka_unit_test(test_gather),
+        cmocka_unit_test(test_lut_fan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
