@@ -578,6 +578,14 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
         break;
     }
     case BT_CVVH: {
+        /* P03 reads x2 in x1's precision (one x1_precision): x2's values must be x1's */
+        const PrecisionInfo *p1 = pr_info(x1.prec), *p2 = pr_info(x2.prec);
+        if (p2->lo < p1->lo || p2->hi > p1->hi)
+            return diag_block(e->d, ST_LOGIC, "emit.prec", b,
+                              "reads input2 in %s (%lld .. %lld), which P03 reads in "
+                              "input1's %s (%lld .. %lld)",
+                              p2->name, (long long)p2->lo, (long long)p2->hi, p1->name,
+                              (long long)p1->lo, (long long)p1->hi);
         PARAMS(a, p03, Taskir__Asm__P03, taskir__asm__p03__init);
         SET(p, tensor_en, true);
         SET(p, x1_precision, pr_info(x1.prec)->wire);
