@@ -160,6 +160,20 @@ static bool takes_odirect(const char *dir)
     return fd >= 0;
 }
 
+/* The file at path holds exactly the len bytes of data (read back whole). */
+static void assert_file_holds(const char *path, const uint8_t *data, size_t len)
+{
+    Diag d;
+    diag_init(&d, path);
+    uint8_t *back;
+    size_t blen;
+    assert_int_equal(tir_read_file(path, (size_t)64 << 20, &back, &blen, &d), ST_OK);
+    diag_finish(&d);
+    assert_int_equal(blen, len);
+    assert_memory_equal(back, data, len);
+    free(back);
+}
+
 /* The number of pages of path's first len bytes in the page cache. */
 static size_t resident_pages(const char *path, size_t len)
 {
@@ -215,14 +229,7 @@ static void test_large_in_blocks(void **state)
             break;
         if (takes_odirect(dir))
             assert_true(resident_pages(p, (size_t)16 << 20) < 64);
-        diag_init(&d, p);
-        uint8_t *back;
-        size_t blen;
-        assert_int_equal(tir_read_file(p, (size_t)64 << 20, &back, &blen, &d), ST_OK);
-        diag_finish(&d);
-        assert_int_equal(blen, len);
-        assert_memory_equal(back, data, len);
-        free(back);
+        assert_file_holds(p, data, len);
         unlink(p);
     }
     assert_int_equal(count_entries(dir), 0);
@@ -276,14 +283,7 @@ static void test_blocks_on_a_thread(void **state)
             assert_int_equal(count_threads(), before);
         if (!commit)
             break;
-        diag_init(&d, p);
-        uint8_t *back;
-        size_t blen;
-        assert_int_equal(tir_read_file(p, (size_t)64 << 20, &back, &blen, &d), ST_OK);
-        diag_finish(&d);
-        assert_int_equal(blen, len);
-        assert_memory_equal(back, data, len);
-        free(back);
+        assert_file_holds(p, data, len);
         unlink(p);
     }
     assert_int_equal(count_entries(dir), 0);
