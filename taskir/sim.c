@@ -701,7 +701,7 @@ Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d)
     for (uint32_t i = 0; i < run->n_order; i++)
         plan_aliases(&run->blocks[run->order[i]]);
     plan_lives(run, rp, run->opt.share_buffers && !run->opt.keep_all);
-    int64_t total = 0, kscratch = 0;
+    int64_t total = 0, kscratch = 0, kwt = 0;
     bool listed = true;
     for (uint32_t i = 0; i < run->n_order; i++) {
         SimBlock *sb = &run->blocks[run->order[i]];
@@ -715,6 +715,9 @@ Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d)
         int64_t ks = is_kind(sb->b, BK_COMPUTE) ? sim_kernel_scratch(sb) : 0;
         if (ks > kscratch)
             kscratch = ks;
+        int64_t kt = is_kind(sb->b, BK_COMPUTE) ? sim_kernel_wt_words(sb) : 0;
+        if (kt > kwt)
+            kwt = kt;
     }
     if (work > SIM_MAX_STEP_WORK) {
         st = diag_add(d, ST_LOGIC, "limit.sim", NULL, "one time step needs about %" PRId64
@@ -722,7 +725,7 @@ Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d)
                       (int64_t)SIM_MAX_STEP_WORK);
         goto fail;
     }
-    total = add_sat(add_sat(total, mul_sat(run->scratch_vol, 2)), kscratch);
+    total = add_sat(add_sat(add_sat(total, mul_sat(run->scratch_vol, 2)), kscratch), kwt);
     if (total > SIM_MAX_TOTAL_ELEMS) {
         st = diag_add(d, ST_LOGIC, "limit.sim", NULL, "the run would need %" PRId64
                       " elements of buffers, more than the limit of %" PRId64, total,
@@ -783,7 +786,8 @@ Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d)
         goto fail;
     }
     run->wscratch_vol = kscratch;
-    if (kscratch && !(run->wscratch = buf_alloc(run, kscratch, BUF_SCRATCH, NULL))) {
+    if ((kscratch && !(run->wscratch = buf_alloc(run, kscratch, BUF_SCRATCH, NULL))) ||
+        (kwt && !(run->wtscratch = run_alloc(run, kwt, 4)))) {
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory allocating the run");
         goto fail;
     }

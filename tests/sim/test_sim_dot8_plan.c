@@ -3,7 +3,8 @@
  * constant weights packed at the first step and reused while the input changes; weights fed
  * by an INPUT block packed again at every step, leaving the int8 path at a step whose
  * weights are not int8 and taking it again at the next; constant weights packed already at
- * planning; two and three threads giving the same results as one; and the work units
+ * planning; two and three threads giving the same results as one; the int32 path's
+ * weight scratch kept out of the region; and the work units
  * shared evenly by the threads (sim_dot8_chunks). Where the CPU has no VNNI the same cases
  * run the int32 path. */
 #include <setjmp.h>
@@ -227,6 +228,35 @@ static void test_packed_at_planning(void **state)
     }
 }
 
+/* The int32 path's transposed weights are memory of their own, not the region's scratch:
+ * the scratch the threads put in place holds the int8 input only (9 x 11 pixels of 16
+ * bytes), not the 70 x 13 x 3 x 3 weights, and a step whose input is not int8 still runs
+ * the int32 path right on one and two threads. */
+static void test_weights_scratch_apart(void **state)
+{
+    (void)state;
+    for (uint32_t threads = 1; threads <= 2; threads++) {
+        StRng r = {77u + threads};
+        ConvRun cr;
+        conv_graph(&cr, &r, false);
+        SimOptions o = {.threads = threads, .steps = 1};
+        SimRun *run = st_create(cr.g, &o);
+        int64_t nx = (int64_t)cr.v.IY * cr.v.IX * cr.v.R;
+        int64_t nw = (int64_t)cr.v.F * cr.v.R * cr.v.KY * cr.v.KX;
+        assert_non_null(run->wtscratch);
+        assert_true(run->wscratch_vol < nw / 4);
+        for (int t = 0; t < 2; t++) {
+            int32_t *x = values(&r, nx, -128, 127);
+            if (t == 0)
+                x[nx / 3] = -3000; /* the int32 path */
+            conv_step(run, &cr, x, false);
+            free(x);
+        }
+        sim_destroy(run);
+        conv_free(&cr);
+    }
+}
+
 /* Two or three threads split the chunks and channel blocks: the same results. */
 static void test_two_threads(void **state)
 {
@@ -352,6 +382,7 @@ int main(void)
         cmocka_unit_test(test_packed_at_planning),
         cmocka_unit_test(test_two_threads),
         cmocka_unit_test(test_input8_threads),
+        cmocka_unit_test(test_weights_scratch_apart),
         cmocka_unit_test(test_even_chunks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
