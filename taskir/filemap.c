@@ -1,5 +1,5 @@
 /* filemap.c: see filemap.h. */
-#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE, madvise */
+#define _DEFAULT_SOURCE /* MAP_POPULATE */
 #include "taskir/filemap.h"
 
 #include "taskir/fileio.h"
@@ -14,12 +14,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#ifndef MAP_POPULATE
+#define MAP_POPULATE 0 /* the pages then come in as they are first read */
+#endif
+
 /* Files from this size on are brought in on threads. */
 #define THREADED_BYTES ((size_t)16 << 20)
-/* Files from this size on are mapped on a 2 MiB boundary, advised into 2 MiB pages. */
-#define HUGE_BYTES ((size_t)4 << 20)
 
-enum { PAGE = 4096, PART = 1 << 21, HUGE = 1 << 21 };
+enum { PAGE = 4096, PART = 1 << 21 };
 
 /* Parts [lo, hi) of PART bytes of the mapping at ctx (a TirFileBytes): madvise's populate
  * where the system has it, else one byte read a page. */
@@ -46,38 +48,6 @@ static void drop(void *ctx, int64_t lo, int64_t hi)
     madvise((char *)f->map + a, b - a, MADV_DONTNEED); /* advice: munmap drops what is left */
 }
 
-/* The file fd of len bytes mapped read-only; from HUGE_BYTES on, at a 2 MiB boundary (a
- * reservation 2 MiB longer, the file mapped over its first boundary, the rest given back) and
- * advised into 2 MiB pages (MADV_HUGEPAGE, before any page comes in): where the system keeps
- * the file's cache in 2 MiB pages (Linux reads a file it has not cached yet into them for
- * such a mapping), each takes one page table entry instead of 512, so that bringing the
- * pages in and dropping them costs next to nothing (ResNet-50's 140 MB: 11 and 6 ms with
- * 4 KiB pages). MAP_FAILED when mmap fails. */
-static void *map_file(int fd, size_t len)
-{
-    size_t whole = (len + PAGE - 1) / PAGE * PAGE;
-    if (len < HUGE_BYTES || whole > SIZE_MAX - HUGE)
-        return mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-    char *r = mmap(NULL, whole + HUGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
-    if (r == MAP_FAILED)
-        return mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-    char *a = r + (-(uintptr_t)r & (HUGE - 1));
-    void *m = mmap(a, len, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0);
-    if (m == MAP_FAILED) {
-        munmap(r, whole + HUGE);
-        return m;
-    }
-    if (a > r)
-        munmap(r, (size_t)(a - r));
-    if (r + whole + HUGE > a + whole)
-        munmap(a + whole, (size_t)(r + whole + HUGE - (a + whole)));
-#ifdef MADV_HUGEPAGE
-    madvise(a, len, MADV_HUGEPAGE); /* advice: without it the pages are the cache's, as ever */
-#endif
-    return a;
-}
-
 Status tir_file_bytes(const char *path, size_t cap, TirFileBytes *f, Diag *d)
 {
     return tir_file_bytes_threads(path, cap, 1, f, d);
@@ -94,13 +64,15 @@ Status tir_file_bytes_threads(const char *path, size_t cap, uint32_t threads,
     if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
         (uintmax_t)sb.st_size <= (uintmax_t)cap) {
         bool par = threads > 1 && (size_t)sb.st_size >= THREADED_BYTES;
-        void *m = map_file(fd, (size_t)sb.st_size);
+        void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ,
+                       MAP_PRIVATE | (par ? 0 : MAP_POPULATE), fd, 0);
         close(fd);
         if (m != MAP_FAILED) {
             f->map = m;
             f->p = m;
             f->len = (size_t)sb.st_size;
-            tir_parallel(par ? threads : 1, (int64_t)((f->len + PART - 1) / PART), populate, f);
+            if (par)
+                tir_parallel(threads, (int64_t)((f->len + PART - 1) / PART), populate, f);
             return ST_OK;
         }
     } else if (fd >= 0) {

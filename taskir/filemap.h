@@ -1,10 +1,7 @@
 /* filemap.h: a whole input file's bytes, read-only, without copying them where the system
  * allows: a regular file is mapped into memory (its pages are the system's file cache, not a
  * copy; a 140 MB .pb is in memory in a fraction of the time reading it takes), anything else
- * (stdin "-", a pipe, a device) is read as tir_read_file reads it. A file of 4 MiB or more is
- * mapped on a 2 MiB boundary and advised into 2 MiB pages, so that the file's cache, where the
- * system keeps it in 2 MiB pages, is mapped 2 MiB to a page table entry (bringing the pages
- * in and dropping them then costs next to nothing). The same caps and errors as
+ * (stdin "-", a pipe, a device) is read as tir_read_file reads it. The same caps and errors as
  * tir_read_file. A mapped file must not be truncated by another program while it is in use
  * (the system would then stop the reader, as it would any program reading a mapped file). */
 #ifndef TASKIR_FILEMAP_H
