@@ -78,6 +78,7 @@ struct SimRun {
     uint32_t n_owned, cap_owned;
     unsigned char *region;      /* the buffers of the clusters, results, packed operands and
                                    scratch (placed by sim_share.h), or NULL */
+    size_t region_bytes;        /* its size */
     struct SimRegionPlan *rp;   /* while planning: where each buffer goes in the region */
     struct TirPool *pool;       /* the kernels' worker threads (parallel.h), or NULL */
     int32_t *scratch[2];        /* ping-pong buffers for rearranged copies */

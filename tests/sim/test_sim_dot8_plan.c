@@ -4,15 +4,19 @@
  * by an INPUT block packed again at every step, leaving the int8 path at a step whose
  * weights are not int8 and taking it again at the next; constant weights packed already at
  * planning; two and three threads giving the same results as one; the int32 path's
- * weight scratch kept out of the region; and the work units
+ * weight scratch kept out of the region; the region's pages in place once planned; and the
+ * work units
  * shared evenly by the threads (sim_dot8_chunks). Where the CPU has no VNNI the same cases
  * run the int32 path. */
+#define _DEFAULT_SOURCE /* mincore */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "../../taskir/sim_internal.h"
@@ -343,6 +347,46 @@ static void test_input8_threads(void **state)
     graph_destroy(g);
 }
 
+/* The run's region, 1 M elements or more, has every page in place once it is planned, on
+ * one thread as on two (sim.c, SIM_TOUCH_ELEMS): none is left for a kernel to bring in. */
+static void test_region_in_place(void **state)
+{
+    (void)state;
+    enum { H = 128, R = 64, F = 64 };
+    for (uint32_t threads = 1; threads <= 2; threads++) {
+        StRng r = {606u + threads};
+        Graph *g = graph_create();
+        Block *x = st_io(g, BT_INPUT, H, H, R, 0, 0, "x");
+        Block *sic = st_block(g, BT_SIC, S(H, H, 0, R), "in");
+        sic->has_prec = true;
+        sic->prec = PR_INT_8;
+        x->prec = PR_INT_8;
+        assert_non_null(graph_connect(g, x, 0, sic, 0));
+        Block *last = conv_layer(g, &r, sic, H, R, F, 1, PR_INT_32);
+        Block *o = st_io(g, BT_OUTPUT, H, H, F, 0, 0, "out");
+        assert_non_null(graph_connect(g, last, 0, o, 0));
+        assert_false(graph_oom(g));
+        SimOptions opt = {.threads = threads, .steps = 1, .share_buffers = true};
+        SimRun *run = st_create(g, &opt);
+        assert_true(run->region_bytes >= (size_t)4 << 20);
+        long page = sysconf(_SC_PAGESIZE);
+        assert_true(page > 0);
+        uintptr_t a = (uintptr_t)run->region / (uintptr_t)page * (uintptr_t)page;
+        size_t n = ((uintptr_t)run->region + run->region_bytes - a + (size_t)page - 1) /
+                   (size_t)page;
+        unsigned char *vec = malloc(n);
+        assert_non_null(vec);
+        assert_int_equal(mincore((void *)a, n * (size_t)page, vec), 0);
+        size_t in = 0;
+        for (size_t i = 0; i < n; i++)
+            in += vec[i] & 1;
+        assert_int_equal(in, n);
+        free(vec);
+        sim_destroy(run);
+        graph_destroy(g);
+    }
+}
+
 /* The chunks of rows: 28 rows of which 24 fit the cache went as 24 + 4 rows to two threads
  * (six times the work on one); now as 14 + 14. Seven rows of 2048 channels split by
  * channel blocks (3 + 4 rows would leave one thread 8/7 of the other's work). One thread:
@@ -383,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_two_threads),
         cmocka_unit_test(test_input8_threads),
         cmocka_unit_test(test_weights_scratch_apart),
+        cmocka_unit_test(test_region_in_place),
         cmocka_unit_test(test_even_chunks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
