@@ -657,6 +657,9 @@ int64_t emit_value_bytes(PrecisionId p);
 /* One run sent whole to several cores in a phase becomes one relaying chain (the chip's
  * multicast): emit_route_chain.c, before the P09s are written. */
 Status emit_route_chains(Emit *e);
+/* A core's sends of a phase past its P09's header table, carried on in the next phases where
+ * both cores are free for them (emit_route_spill.c, after the chains). */
+Status emit_route_spill(Emit *e);
 /* The word of unit 0 of core k's receive area in phase p. */
 int64_t emit_recv_base(const Emit *e, uint32_t k, int32_t p);
 Status emit_io(Emit *e, ProgSet *out);      /* emit_io.c */

@@ -787,6 +787,8 @@ Status emit_router_prims(Emit *e)
 {
     char id[32];
     Status cst = emit_route_chains(e);
+    if (cst == ST_OK)
+        cst = emit_route_spill(e); /* what a phase's P09 cannot hold (emit_route_spill.c) */
     if (cst != ST_OK)
         return cst;
     for (uint32_t k = 0; k < e->n_cores; k++) {
