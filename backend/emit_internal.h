@@ -597,6 +597,11 @@ Status emit_spreads(Emit *e);
  * ROUTER_RECIEVE pairs there, in the Mapping's order) into ph (room for n_coords); their
  * count (emit_spread.c). */
 uint32_t emit_arrival_phases(const Emit *e, const MapDict *dict, uint32_t k, int32_t *ph);
+/* The words of core k's receive area requested for phase p so far but request skip's
+ * (EMIT_NONE: none), a copy that may move out in Soma2 of its arrival phase (ECopy.movable,
+ * not yet moved) counted in its arrival phases only, where the mapper counts it
+ * (emit_spread.c). */
+int64_t emit_recv_live(const Emit *e, uint32_t k, int32_t p, uint32_t skip);
 /* emit_slices.c: a spread copy assembled from channel slices. What edge ed brings of copy
  * cp: 0 whole rows of it (all its columns and channels) or nothing, 1 some channels of
  * whole rows, -1 anything else. Whether the slices from other cores of the same rows tile
