@@ -39,3 +39,37 @@ bool lanes_moved(const Graph *g, const GraphUses *u, const Edge *ed)
     pixels_channels(ends.dst_box, &dp, &dc);
     return sp != dp || sc != dc || !ra_edge_keeps_order(g, u, ed);
 }
+
+bool lanes_wide_input(const Graph *g, const GraphUses *u, uint32_t s)
+{
+    const Block *b = g->blocks[s];
+    const BlockUses *bu = &u->blocks[s];
+    if (b->type != BT_SI || b->data || !bu->n_in_edges || !bu->n_out_edges ||
+        pr_info(blk_prec(b))->bits != 8)
+        return false;
+    bool steps = false;
+    int32_t src = g->edges[bu->in_edges[0]]->src;
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        const Edge *ed = g->edges[bu->in_edges[j]];
+        const Block *w = graph_block(g, ed->src);
+        if (!w || w->type != BT_INPUT || ed->src != src)
+            return false;
+        steps |= ed->n_re > 0;
+    }
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        const Block *r = graph_block(g, g->edges[bu->out_edges[j]]->dst);
+        if (!r || r->type != BT_OUTPUT)
+            return false;
+    }
+    return steps;
+}
+
+int64_t lanes_wide_bytes(const Graph *g, const GraphUses *u, uint32_t s)
+{
+    int32_t cd[TIR_CDIMS];
+    if (!lanes_wide_input(g, u, s) || !blk_cluster_dims(g->blocks[s], true, 0, cd))
+        return 0;
+    int64_t px, ch;
+    pixels_channels(cd, &px, &ch);
+    return px > INT64_MAX / 4 / ch ? -1 : px * ch * 4;
+}

@@ -19,4 +19,16 @@
  * after the router of the writer's phase. */
 bool lanes_moved(const Graph *g, const GraphUses *u, const Edge *ed);
 
+/* Whether storage block s may be held one value a word (docs/backend.md "Rearrangements",
+ * "A model input in other lanes"): an 8-bit SI without data that one INPUT writes, by
+ * edges of which one at least has steps, and that only OUTPUTs read. The code generator
+ * holds it so, unpadded in INT_32 words, when the INPUT's dynamic blocks cannot place the
+ * socket in its own layout (a value in several lanes, a lane that is no word's first) and
+ * no view of the socket holds it; the mapper counts the larger of the two layouts
+ * (bbox_storage_bytes, taskir/blockbox.c). */
+bool lanes_wide_input(const Graph *g, const GraphUses *u, uint32_t s);
+/* The bytes of storage block s held one value a word (lanes_wide_input): its values times
+ * 4; 0 when it is not, -1 on overflow. */
+int64_t lanes_wide_bytes(const Graph *g, const GraphUses *u, uint32_t s);
+
 #endif
