@@ -588,7 +588,9 @@ ESendBuf *emit_sendbuf_of(const Emit *e, uint32_t w, PrecisionId prec);
  * core in several phases (the Mapping spreads it); the parts of every spread copy, planned
  * after the copies (their landing areas share the receive area with the other arrivals of
  * their phases); the part of its core holding a run of spread copy cp in phase p, or NULL;
- * the last phase a part of it arrives in. */
+ * the last phase a part holding pixels of box b (storage coordinates) moves into cp's area
+ * in (-1: b holds none of cp's pixels; INT32_MAX: some pixel of b arrives in no part), after
+ * which a relay may forward them from that area. */
 bool emit_spread_of(const Emit *e, const ECopy *cp);
 Status emit_spreads(Emit *e);
 /* The phases the transfers of edge dict dict land in on core k (its ROUTER_SEND /
@@ -605,7 +607,7 @@ int emit_slice_kind(const Emit *e, const ECopy *cp, const Edge *ed);
 bool emit_slices_ok(const Emit *e, const ECopy *cp);
 bool emit_slice_follower(const Emit *e, const ECopy *cp, const Edge *ed);
 const EPart *emit_part_at(const Emit *e, const ECopy *cp, int32_t p);
-int32_t emit_spread_last(const Emit *e, const ECopy *cp);
+int32_t emit_spread_moved(const Emit *e, const ECopy *cp, const EBox *b);
 /* The MapDict of edge id (NULL when none routes it), and whether coordinate c names core
  * k's place (emit_plan.c). */
 const MapDict *emit_edge_dict(const Emit *e, int32_t edge_id);

@@ -110,14 +110,39 @@ const EPart *emit_part_at(const Emit *e, const ECopy *cp, int32_t p)
     return NULL;
 }
 
-int32_t emit_spread_last(const Emit *e, const ECopy *cp)
+int32_t emit_spread_moved(const Emit *e, const ECopy *cp, const EBox *b)
 {
     uint32_t ci = (uint32_t)(cp - e->copies);
+    int64_t nx = cp->box.n[1], y0 = b->lo[0] - cp->box.lo[0], x0 = b->lo[1] - cp->box.lo[1];
+    int64_t y1 = y0 + b->n[0], x1 = x0 + b->n[1];
+    y0 = y0 > 0 ? y0 : 0;
+    x0 = x0 > 0 ? x0 : 0;
+    y1 = y1 < cp->box.n[0] ? y1 : cp->box.n[0];
+    x1 = x1 < nx ? x1 : nx;
+    if (y1 <= y0 || x1 <= x0)
+        return -1; /* none of its pixels */
+    int64_t covered = 0;
     int32_t last = -1;
-    for (size_t i = 0; i < e->n_parts; i++)
-        if (part_of(&e->parts[i], ci) && e->parts[i].phase > last)
-            last = e->parts[i].phase;
-    return last;
+    for (size_t i = 0; i < e->n_parts; i++) {
+        const EPart *pt = &e->parts[i];
+        for (int r = 0; r < 2 && pt->core == cp->core; r++) {
+            if (pt->nq[r] <= 0 || pt->copy[r] != ci)
+                continue;
+            /* the run's pixels q0 .. q0 + nq met with each of b's rows it reaches */
+            int64_t a = pt->q0[r], z = a + pt->nq[r];
+            int64_t ya = a / nx > y0 ? a / nx : y0;
+            int64_t yz = (z - 1) / nx < y1 - 1 ? (z - 1) / nx : y1 - 1;
+            for (int64_t y = ya; y <= yz; y++) {
+                int64_t lo = y * nx + x0 > a ? y * nx + x0 : a;
+                int64_t hi = y * nx + x1 < z ? y * nx + x1 : z;
+                if (hi > lo) {
+                    covered += hi - lo;
+                    last = pt->phase > last ? pt->phase : last;
+                }
+            }
+        }
+    }
+    return covered == (y1 - y0) * (x1 - x0) ? last : INT32_MAX;
 }
 
 /* The part of core k in phase p, or NULL. */

@@ -374,15 +374,15 @@ Mapping *emit_fixture_spread_slices(void)
  * over phases 1 and 2 -> CCMPB copy1 of b1 (Soma1, phase 3) -> SI c1 -> OUTPUT, CCMPB copy2
  * of b2 (Soma1, phase 4) -> SI c2 -> OUTPUT. Phase 1 carries b1's last row and b2's first
  * rows: the parts of two copies in one phase. */
-Mapping *emit_fixture_spread_two(void)
+/* INPUT x -> SI a (13 x 16 pixels of 64 int8 channels) on core (0,0), received in phase 0
+ * -> CCMPB relu (Soma1, phase 0) there: relu. */
+static Block *relu_13x16(Mapping *m)
 {
-    Mapping *m = mapping_create();
-    CHECK(m);
     Graph *g = m->graph;
     Block *in = blk(g, BT_INPUT, "x", 13, 16, 64, 0);
     Block *a = blk(g, BT_SI, "a", 13, 16, 64, 0);
     Block *relu = blk(g, BT_CCMPB, "relu", 13, 16, 64, 0);
-    Block *all[12] = {in, a, relu};
+    Block *all[3] = {in, a, relu};
     set_prec(all, 3, PR_INT_8);
     in->has_socket_id = true;
     relu->shape.d[D_IY] = 13;
@@ -394,6 +394,15 @@ Mapping *emit_fixture_spread_two(void)
     one(m, relu->id, 0, 0, 0, SOMA1);
     const int32_t r0[1][4] = {{0, 0, 0, RECV}};
     coord(m, true, e0->id, 1, r0);
+    return relu;
+}
+
+Mapping *emit_fixture_spread_two(void)
+{
+    Mapping *m = mapping_create();
+    CHECK(m);
+    Graph *g = m->graph;
+    Block *relu = relu_13x16(m);
     for (int32_t i = 0; i < 2; i++) {
         char name[4][8];
         snprintf(name[0], sizeof name[0], "b%d", i + 1);
@@ -425,6 +434,51 @@ Mapping *emit_fixture_spread_two(void)
         coord(m, true, eo->id, 1, so);
     }
     return verified(m, "spread_two");
+}
+
+/* INPUT -> SI a (13 x 16 pixels of 64 int8 channels, 3328 words) on core (0,0) -> CCMPB
+ * relu (Soma1, phase 0) -> SI b, held by cores (2,1) and (3,1): (0,0) sends it to (2,1) over
+ * phases 0 and 1, and (2,1) relays it to (3,1) over phases 1 and 2, a phase after each part
+ * lands -> CCMPB r1 on (2,1), r2 on (3,1) (Soma1, phase 3) -> SI c1, c2 -> OUTPUTs y1, y2. */
+Mapping *emit_fixture_relay_parts(void)
+{
+    Mapping *m = mapping_create();
+    CHECK(m);
+    Graph *g = m->graph;
+    Block *relu = relu_13x16(m);
+    Block *b = blk(g, BT_SI, "b", 13, 16, 64, 0);
+    Block *all[7] = {b};
+    Edge *eb = graph_connect(g, relu, 0, b, 0);
+    CHECK(eb);
+    for (int32_t i = 0; i < 2; i++) {
+        char name[3][4];
+        snprintf(name[0], sizeof name[0], "r%d", i + 1);
+        snprintf(name[1], sizeof name[1], "c%d", i + 1);
+        snprintf(name[2], sizeof name[2], "y%d", i + 1);
+        Block *r = blk(g, BT_CCMPB, name[0], 13, 16, 64, 0);
+        Block *c = blk(g, BT_SI, name[1], 13, 16, 64, 0);
+        Block *out = blk(g, BT_OUTPUT, name[2], 13, 16, 64, 0);
+        all[1 + 3 * i] = r, all[2 + 3 * i] = c, all[3 + 3 * i] = out;
+        out->has_socket_id = true;
+        out->socket_id = i;
+        r->shape.d[D_IY] = 13;
+        r->shape.d[D_IX] = 16;
+        CHECK(blk_set_attr(g, r, AT_CMP, 7 * i - 5));
+        CHECK(graph_connect(g, b, 0, r, 0) && graph_connect(g, r, 0, c, 0));
+        Edge *eo = graph_connect(g, c, 0, out, 0);
+        CHECK(eo);
+        one(m, r->id, 2 + i, 1, 3, SOMA1);
+        one(m, c->id, 2 + i, 1, 3, MEMORY);
+        const int32_t so[1][4] = {{2 + i, 1, 3, SEND}};
+        coord(m, true, eo->id, 1, so);
+    }
+    set_prec(all, 7, PR_INT_8);
+    const int32_t bc[2][4] = {{2, 1, 0 | 3 << 8, MEMORY}, {3, 1, 1 | 3 << 8, MEMORY}};
+    coord(m, false, b->id, 2, bc);
+    const int32_t x[8][4] = {{0, 0, 0, SEND}, {2, 1, 0, RECV}, {0, 0, 1, SEND}, {2, 1, 1, RECV},
+                             {2, 1, 1, SEND}, {3, 1, 1, RECV}, {2, 1, 2, SEND}, {3, 1, 2, RECV}};
+    coord(m, true, eb->id, 8, x);
+    return verified(m, "relay_parts");
 }
 
 /* b (16 x 16 pixels of 64 int8 channels: 256 words a row, 4096 in all, over the receive
