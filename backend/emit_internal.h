@@ -422,6 +422,12 @@ Status emit_p81_dynamic(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, cons
  * whose dynamic blocks could not place it, and only OUTPUTs read it (every copy then holds
  * the socket as it is); *feat the writer's map's layout. */
 bool emit_rearr_view(const Emit *e, uint32_t s, uint32_t core, EmitFeat *feat);
+/* Whether storage block s, which one INPUT writes through steps and only OUTPUTs read
+ * (lanes_wide_input, taskir/lanes.h), is held one value a word: the socket's dynamic blocks
+ * cannot place it in its own layout (a value in several lanes, or in a lane that is no
+ * word's first), so its copy of box box is laid out as *feat, INT_32 words, the channels
+ * unpadded, which dynamic blocks write and read each from a word of its own (emit_rearr.c). */
+bool emit_rearr_held_wide(const Emit *e, uint32_t s, const EBox *box, EmitFeat *feat);
 /* Whether view s, laid out as f by a compute block in 8 bits, is read by OUTPUTs only, which
  * cannot read it so (a value in a lane that is no word's first) but can read it widened to
  * one lane a word (*wide: INT_32, f's pixels and pitch; emit_widen.c). */
@@ -571,6 +577,11 @@ Status emit_merge_prims(Emit *e);
  * the earliest free Soma slot after the copy lands, the copy's area there shortened to end
  * with it. */
 Status emit_early_gathers(Emit *e);
+/* On a core whose memory plan does not fit otherwise, after gathering in place: a copy on
+ * core k in the data banks that only the P06 gathering it for a CADD reads (not received,
+ * not static, data of this step, nothing sent from it later) has its area end with that P06
+ * (emit_early.c); whether any did. */
+bool emit_gathered_ends(Emit *e, uint32_t k);
 /* Gathering in place (emit_early.c), on a core whose memory plan does not fit otherwise: a
  * copy only the P06 gathering it reads, in the layout of its part, lies in that part of the
  * gathered area (ECopy.req_off), and its P06 is dropped (EGather.phase -1); whether any
@@ -588,13 +599,20 @@ ESendBuf *emit_sendbuf_of(const Emit *e, uint32_t w, PrecisionId prec);
  * core in several phases (the Mapping spreads it); the parts of every spread copy, planned
  * after the copies (their landing areas share the receive area with the other arrivals of
  * their phases); the part of its core holding a run of spread copy cp in phase p, or NULL;
- * the last phase a part of it arrives in. */
+ * the last phase a part holding pixels of box b (storage coordinates) moves into cp's area
+ * in (-1: b holds none of cp's pixels; INT32_MAX: some pixel of b arrives in no part), after
+ * which a relay may forward them from that area. */
 bool emit_spread_of(const Emit *e, const ECopy *cp);
 Status emit_spreads(Emit *e);
 /* The phases the transfers of edge dict dict land in on core k (its ROUTER_SEND /
  * ROUTER_RECIEVE pairs there, in the Mapping's order) into ph (room for n_coords); their
  * count (emit_spread.c). */
 uint32_t emit_arrival_phases(const Emit *e, const MapDict *dict, uint32_t k, int32_t *ph);
+/* The words of core k's receive area requested for phase p so far but request skip's
+ * (EMIT_NONE: none), a copy that may move out in Soma2 of its arrival phase (ECopy.movable,
+ * not yet moved) counted in its arrival phases only, where the mapper counts it
+ * (emit_spread.c). */
+int64_t emit_recv_live(const Emit *e, uint32_t k, int32_t p, uint32_t skip);
 /* emit_slices.c: a spread copy assembled from channel slices. What edge ed brings of copy
  * cp: 0 whole rows of it (all its columns and channels) or nothing, 1 some channels of
  * whole rows, -1 anything else. Whether the slices from other cores of the same rows tile
@@ -605,7 +623,7 @@ int emit_slice_kind(const Emit *e, const ECopy *cp, const Edge *ed);
 bool emit_slices_ok(const Emit *e, const ECopy *cp);
 bool emit_slice_follower(const Emit *e, const ECopy *cp, const Edge *ed);
 const EPart *emit_part_at(const Emit *e, const ECopy *cp, int32_t p);
-int32_t emit_spread_last(const Emit *e, const ECopy *cp);
+int32_t emit_spread_moved(const Emit *e, const ECopy *cp, const EBox *b);
 /* The MapDict of edge id (NULL when none routes it), and whether coordinate c names core
  * k's place (emit_plan.c). */
 const MapDict *emit_edge_dict(const Emit *e, int32_t edge_id);
@@ -655,6 +673,9 @@ int64_t emit_value_bytes(PrecisionId p);
 /* One run sent whole to several cores in a phase becomes one relaying chain (the chip's
  * multicast): emit_route_chain.c, before the P09s are written. */
 Status emit_route_chains(Emit *e);
+/* A core's sends of a phase past its P09's header table, carried on in the next phases where
+ * both cores are free for them (emit_route_spill.c, after the chains). */
+Status emit_route_spill(Emit *e);
 /* The word of unit 0 of core k's receive area in phase p. */
 int64_t emit_recv_base(const Emit *e, uint32_t k, int32_t p);
 Status emit_io(Emit *e, ProgSet *out);      /* emit_io.c */

@@ -85,7 +85,8 @@ static Status static_blocks(Emit *e, Taskir__Asm__DataConfig *dc, ProgSet *out)
         const Block *b = e->g->blocks[cp->block];
         bool zeros = cp->planes && cp->image;
         if (cp->image)
-            st = add_static(e, dc, out, &e->cores[cp->core], 'b', b->id, blk_prec(b),
+            st = add_static(e, dc, out, &e->cores[cp->core], 'b', b->id,
+                            cp->feat.words ? cp->image_prec : blk_prec(b), /* a map widened */
                             emit_copy_addr(e, cp), &cp->image, cp->n_image);
         if (zeros && st == ST_OK) /* P81's stored padding (emit_p81.c): as the rows come */
             st = every_step(e, dc, cp->first);
@@ -384,12 +385,7 @@ static Status socket_blocks(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos)
             }
             continue;
         }
-        for (uint32_t c = 0; in && c < e->n_copy[s]; c++)
-            if (emit_stage_of(e, e->first_copy[s] + c) && (!emit_keeps_order(e, ed) || !same))
-                return diag_edge(e->d, ST_LOGIC, "emit.layout", ed->id,
-                                 "writes block %d, staged in int32 words, through steps or "
-                                 "into a box of other extents", e->g->blocks[s]->id);
-        if (in && (!emit_keeps_order(e, ed) || !same)) { /* a block a pixel */
+        if (in && (!emit_keeps_order(e, ed) || !same)) { /* a block a box (staged too) */
             Status st = emit_socket_steps(e, dc, pos, ed, (uint32_t)s, &piece);
             if (st != ST_OK)
                 return st;

@@ -23,6 +23,7 @@
 
 #include "backend/core_mem.h"
 #include "taskir/diag_block.h"
+#include "taskir/lanes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -119,24 +120,13 @@ Status emit_route_run(Emit *e, uint32_t sk, int32_t p, uint32_t dk, int64_t src,
     EPhase *ph = &e->cores[sk].ph[p];
     ESend *last = ph->n_sends ? &ph->sends[ph->n_sends - 1] : NULL;
     int64_t per = single ? 1 : 2; /* units a packet */
-    if (last && last->dst_core == dk && last->single == single && last->src + last->words == src) {
-        int64_t next = last->dst_addr + (last->words / last->run) * last->stride;
-        bool contiguous = last->run == last->stride && last->dst_addr + last->words == dst;
-        if (contiguous) { /* one run, longer */
-            last->words += words;
-            last->run = last->stride = last->words;
+    if (last && last->dst_core == dk && last->single == single) { /* taskir/lanes.h */
+        LanesHead h = {last->src, last->words, last->dst_addr, last->run, last->stride};
+        if (lanes_head_join(&h, src, words, dst, per)) {
+            last->words = h.units;
+            last->run = h.run;
+            last->stride = h.stride;
             return ST_OK;
-        }
-        if (words == last->run && (last->words == last->run || dst == next) &&
-            last->run / per <= 128 && (last->words + words) / per <= 4096) {
-            if (last->words == last->run)
-                last->stride = dst - last->dst_addr;
-            if (last->stride >= last->run && (last->stride - last->run) / per < 4096) {
-                last->words += words;
-                return ST_OK;
-            }
-            if (last->words == last->run)
-                last->stride = last->run;
         }
     }
     e->cores[dk].ph[p].recv_marks++;
@@ -301,12 +291,17 @@ static int32_t first_receive(Emit *e, const Edge *le, uint32_t k)
  * there) on sk, a relay of a multicast chain: sk's copy of data writer w sent it in an
  * earlier phase. The chain joins the transfers of one box of w's output, which may go to
  * several storage blocks (one a reading core); so the copy is of the block ed fills or of
- * another that w fills with the same values, and it must hold the whole part. A relay that
- * forwards in the phase it receives holds nothing yet: l->feat NULL, and the writer sends
- * the part itself; the run it then sends to several cores in one phase becomes the chip's
- * relaying chain (emit_route_chain.c). ch0: the storage channel sk's pixels start with. */
+ * another that w fills with the same values, and it must hold the whole part. A copy
+ * spread over phases (emit_spread.c) forwards part by part: the pixels now[] (n_now boxes:
+ * what this phase carries of part) once the P06 of an earlier phase's Soma2 has moved them
+ * into its area, so a relay may forward in phase k + 1 the part it received in phase k while
+ * the next part lands. A relay that forwards in the phase it receives holds nothing yet:
+ * l->feat NULL, and the writer sends the part itself; the run it then sends to several cores
+ * in one phase becomes the chip's relaying chain (emit_route_chain.c). ch0: the storage
+ * channel sk's pixels start with. */
 static Status relay_loc(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_t phase,
-                        const EBox *dbox, const EBox *part, ELoc *l, int64_t *ch0)
+                        const EBox *dbox, const EBox *part, const EBox *now, int n_now, ELoc *l,
+                        int64_t *ch0)
 {
     EBox wbox;
     if (!emit_iface_box(e, w, false, ed->id, &wbox))
@@ -323,8 +318,6 @@ static Status relay_loc(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_
             !emit_iface_box(e, w, false, le->id, &lw) || first_receive(e, le, sk) >= phase)
             continue;
         early = true;
-        if (rcp->spread && emit_spread_last(e, rcp) >= phase)
-            continue; /* its last part moves into its area in Soma2 of that phase */
         /* part point q lives at s2's point q + off (through the writer's coordinates); the
          * part must lie in what le carries and in the copy */
         int64_t off[3];
@@ -334,6 +327,13 @@ static Status relay_loc(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_
             int64_t lo = part->lo[i] + off[i], hi = lo + part->n[i];
             inside = lo >= lbox.lo[i] && hi <= lbox.lo[i] + lbox.n[i] &&
                      lo >= rcp->box.lo[i] && hi <= rcp->box.lo[i] + rcp->box.n[i];
+        }
+        /* a spread copy: this phase's pixels moved into its area in an earlier Soma2 */
+        for (int q = 0; q < n_now && inside && rcp->spread; q++) {
+            EBox at = now[q];
+            for (int i = 0; i < 3; i++)
+                at.lo[i] += off[i];
+            inside = emit_spread_moved(e, rcp, &at) < phase;
         }
         if (!inside)
             continue;
@@ -464,7 +464,13 @@ static Status route_edge(Emit *e, const MapDict *dict)
         Status st = ST_OK;
         int64_t ch0 = dbox.lo[2]; /* set by relay_loc or writer_loc */
         if (sk != e->core_of[w]) { /* a relay: a destination that holds the data already */
-            st = relay_loc(e, ed, (uint32_t)w, sk, cs->phase, &dbox, &part, &src, &ch0);
+            EBox now[6] = {part}; /* what this phase carries: a spread part's pixels */
+            int n_now = pt ? 0 : 1;
+            for (int r = 0; pt && r < 2; r++)
+                if (pt->nq[r] > 0 && &e->copies[pt->copy[r]] == dcp)
+                    n_now += part_pixels(dcp, pt->q0[r], pt->nq[r], &part, now + n_now);
+            st = relay_loc(e, ed, (uint32_t)w, sk, cs->phase, &dbox, &part, now, n_now, &src,
+                           &ch0);
             if (st == ST_OK && !src.feat)
                 sk = e->core_of[w];
         }
@@ -771,6 +777,8 @@ Status emit_router_prims(Emit *e)
 {
     char id[32];
     Status cst = emit_route_chains(e);
+    if (cst == ST_OK)
+        cst = emit_route_spill(e); /* what a phase's P09 cannot hold (emit_route_spill.c) */
     if (cst != ST_OK)
         return cst;
     for (uint32_t k = 0; k < e->n_cores; k++) {

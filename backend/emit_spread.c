@@ -110,14 +110,39 @@ const EPart *emit_part_at(const Emit *e, const ECopy *cp, int32_t p)
     return NULL;
 }
 
-int32_t emit_spread_last(const Emit *e, const ECopy *cp)
+int32_t emit_spread_moved(const Emit *e, const ECopy *cp, const EBox *b)
 {
     uint32_t ci = (uint32_t)(cp - e->copies);
+    int64_t nx = cp->box.n[1], y0 = b->lo[0] - cp->box.lo[0], x0 = b->lo[1] - cp->box.lo[1];
+    int64_t y1 = y0 + b->n[0], x1 = x0 + b->n[1];
+    y0 = y0 > 0 ? y0 : 0;
+    x0 = x0 > 0 ? x0 : 0;
+    y1 = y1 < cp->box.n[0] ? y1 : cp->box.n[0];
+    x1 = x1 < nx ? x1 : nx;
+    if (y1 <= y0 || x1 <= x0)
+        return -1; /* none of its pixels */
+    int64_t covered = 0;
     int32_t last = -1;
-    for (size_t i = 0; i < e->n_parts; i++)
-        if (part_of(&e->parts[i], ci) && e->parts[i].phase > last)
-            last = e->parts[i].phase;
-    return last;
+    for (size_t i = 0; i < e->n_parts; i++) {
+        const EPart *pt = &e->parts[i];
+        for (int r = 0; r < 2 && pt->core == cp->core; r++) {
+            if (pt->nq[r] <= 0 || pt->copy[r] != ci)
+                continue;
+            /* the run's pixels q0 .. q0 + nq met with each of b's rows it reaches */
+            int64_t a = pt->q0[r], z = a + pt->nq[r];
+            int64_t ya = a / nx > y0 ? a / nx : y0;
+            int64_t yz = (z - 1) / nx < y1 - 1 ? (z - 1) / nx : y1 - 1;
+            for (int64_t y = ya; y <= yz; y++) {
+                int64_t lo = y * nx + x0 > a ? y * nx + x0 : a;
+                int64_t hi = y * nx + x1 < z ? y * nx + x1 : z;
+                if (hi > lo) {
+                    covered += hi - lo;
+                    last = pt->phase > last ? pt->phase : last;
+                }
+            }
+        }
+    }
+    return covered == (y1 - y0) * (x1 - x0) ? last : INT32_MAX;
 }
 
 /* The part of core k in phase p, or NULL. */
@@ -129,14 +154,24 @@ static EPart *part_on(const Emit *e, uint32_t k, int32_t p)
     return NULL;
 }
 
-/* Words of core k's receive area requested for phase p so far. */
-static int64_t recv_live(const Emit *e, uint32_t k, int32_t p)
+int64_t emit_recv_live(const Emit *e, uint32_t k, int32_t p, uint32_t skip)
 {
     const ECore *c = &e->cores[k];
     int64_t sum = 0;
     for (size_t i = 0; i < c->n_reqs; i++)
-        if (c->reqs[i].kind == ALLOC_RECV && c->reqs[i].first <= p && p <= c->reqs[i].last)
+        if (i != skip && c->reqs[i].kind == ALLOC_RECV && c->reqs[i].first <= p &&
+            p <= c->reqs[i].last)
             sum += c->reqs[i].words;
+    /* a copy that moves out in Soma2 of its arrival phase (plan_moves, later) holds the
+     * receive area in its arrival phases only, as the mapper counts it */
+    for (size_t i = 0; i < e->n_copies; i++) {
+        const ECopy *cp = &e->copies[i];
+        if (cp->core == k && cp->movable && cp->land == EMIT_NONE && cp->req != skip &&
+            cp->req < c->n_reqs && c->reqs[cp->req].kind == ALLOC_RECV &&
+            c->reqs[cp->req].first <= p && p <= c->reqs[cp->req].last &&
+            (p < cp->land_first || p > cp->move_phase))
+            sum -= c->reqs[cp->req].words;
+    }
     return sum;
 }
 
@@ -243,7 +278,7 @@ static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, s
         time_order(ph, n, reader, np);
         int64_t left = er[j].hi - er[j].lo, q = er[j].lo;
         for (uint32_t i = 0; i < n && left > 0; i++) {
-            int64_t room = RECV_WORDS - recv_live(e, k, ph[i]) - words[ph[i]];
+            int64_t room = RECV_WORDS - emit_recv_live(e, k, ph[i], EMIT_NONE) - words[ph[i]];
             int64_t px = i + 1 == n ? left : room > 0 ? room / pw : 0;
             px = px < left ? px : left;
             if (px == 0)

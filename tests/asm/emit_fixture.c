@@ -80,22 +80,25 @@ int64_t emit_fixture_w(int f, int r, int ky, int kx)
     return (7 * f + 5 * r + 3 * ky + kx) % 200 - 100;
 }
 
-/* INPUT 6x6x3 -> SIC -> CC 3x3 pad 1, f 40 (+ SW, SB) -> SI int32 -> CCMPB >> 8 -> SI int8
- * -> OUTPUT, all on core (0,0), phase 0: CC on the Axon, CCMPB on Soma1. shift: the CCMPB's. */
-Mapping *emit_fixture_conv(int32_t shift)
+/* INPUT iy x ix x r -> SIC -> CC 3x3 (pad `pad` on every side), f (+ SW, SB) -> SI int32 ->
+ * CCMPB >> shift -> SI int8 -> OUTPUT, all on core (0,0), phase 0: CC on the Axon, CCMPB on
+ * Soma1. */
+static Mapping *conv_fixture(const char *name, int32_t iy, int32_t ix, int32_t r, int32_t f,
+                             int32_t pad, int32_t shift)
 {
     Mapping *m = mapping_create();
     CHECK(m);
     Graph *g = m->graph;
-    Block *in = blk(g, BT_INPUT, "data", 6, 6, 3, 0);
-    Block *sic = blk(g, BT_SIC, "conv/in", 6, 6, 0, 3);
-    Block *sw = blk(g, BT_SW, "conv/w", 0, 0, 40, 3);
-    Block *sb = blk(g, BT_SB, "conv/b", 0, 0, 40, 0);
-    Block *cc = blk(g, BT_CC, "conv", 6, 6, 40, 3);
-    Block *si = blk(g, BT_SI, "conv/acc", 6, 6, 40, 0);
-    Block *cm = blk(g, BT_CCMPB, "requant", 6, 6, 40, 0);
-    Block *so = blk(g, BT_SI, "requant/out", 6, 6, 40, 0);
-    Block *out = blk(g, BT_OUTPUT, "out", 6, 6, 40, 0);
+    int32_t oy = iy + 2 * pad - 2, ox = ix + 2 * pad - 2;
+    Block *in = blk(g, BT_INPUT, "data", iy, ix, r, 0);
+    Block *sic = blk(g, BT_SIC, "conv/in", iy, ix, 0, r);
+    Block *sw = blk(g, BT_SW, "conv/w", 0, 0, f, r);
+    Block *sb = blk(g, BT_SB, "conv/b", 0, 0, f, 0);
+    Block *cc = blk(g, BT_CC, "conv", oy, ox, f, r);
+    Block *si = blk(g, BT_SI, "conv/acc", oy, ox, f, 0);
+    Block *cm = blk(g, BT_CCMPB, "requant", oy, ox, f, 0);
+    Block *so = blk(g, BT_SI, "requant/out", oy, ox, f, 0);
+    Block *out = blk(g, BT_OUTPUT, "out", oy, ox, f, 0);
     in->has_socket_id = out->has_socket_id = true;
     in->has_prec = sic->has_prec = sw->has_prec = cm->has_prec = so->has_prec = out->has_prec = true;
     in->prec = sic->prec = sw->prec = cm->prec = so->prec = out->prec = PR_INT_8;
@@ -103,24 +106,30 @@ Mapping *emit_fixture_conv(int32_t shift)
     sb->prec = si->prec = cc->prec = PR_INT_32;
     sw->shape.d[D_KY] = sw->shape.d[D_KX] = 3;
     cc->shape.d[D_KY] = cc->shape.d[D_KX] = 3;
-    cc->shape.d[D_IY] = cc->shape.d[D_IX] = 6;
-    cm->shape.d[D_IY] = cm->shape.d[D_IX] = 6;
+    cc->shape.d[D_IY] = iy;
+    cc->shape.d[D_IX] = ix;
+    cm->shape.d[D_IY] = oy;
+    cm->shape.d[D_IX] = ox;
     cm->shape.d[D_KY] = cm->shape.d[D_KX] = 1;
     cc->bias_type = BIAS_VECTOR;
-    int64_t w[40 * 3 * 9], b[40];
-    for (int f = 0; f < 40; f++) {
-        b[f] = 1000 * f - 7;
-        for (int r = 0; r < 3; r++)
+    size_t nw = (size_t)f * (size_t)r * 9;
+    int64_t *w = malloc(nw * sizeof *w), *b = malloc((size_t)f * sizeof *b);
+    CHECK(w && b);
+    for (int k = 0; k < f; k++) {
+        b[k] = 1000 * k - 7;
+        for (int c = 0; c < r; c++)
             for (int i = 0; i < 3; i++)
                 for (int j = 0; j < 3; j++)
-                    w[((f * 3 + r) * 3 + i) * 3 + j] = emit_fixture_w(f, r, i, j);
+                    w[((k * r + c) * 3 + i) * 3 + j] = emit_fixture_w(k, c, i, j);
     }
-    int32_t wd[4] = {40, 3, 3, 3}, bd[1] = {40};
-    CHECK(blk_set_data(g, sw, PR_INT_8, wd, 4, w, 40 * 27));
-    CHECK(blk_set_data(g, sb, PR_INT_32, bd, 1, b, 40));
+    int32_t wd[4] = {f, r, 3, 3}, bd[1] = {f};
+    CHECK(blk_set_data(g, sw, PR_INT_8, wd, 4, w, nw));
+    CHECK(blk_set_data(g, sb, PR_INT_32, bd, 1, b, (size_t)f));
+    free(w);
+    free(b);
     CHECK(blk_set_attr(g, cc, AT_KERNEL_X, 3) && blk_set_attr(g, cc, AT_KERNEL_Y, 3));
-    CHECK(blk_set_attr(g, cc, AT_PAD_UP, 1) && blk_set_attr(g, cc, AT_PAD_DOWN, 1));
-    CHECK(blk_set_attr(g, cc, AT_PAD_LEFT, 1) && blk_set_attr(g, cc, AT_PAD_RIGHT, 1));
+    CHECK(blk_set_attr(g, cc, AT_PAD_UP, pad) && blk_set_attr(g, cc, AT_PAD_DOWN, pad));
+    CHECK(blk_set_attr(g, cc, AT_PAD_LEFT, pad) && blk_set_attr(g, cc, AT_PAD_RIGHT, pad));
     CHECK(blk_set_attr(g, cm, AT_BIT_SHIFT_NUM, shift) && blk_set_attr(g, cm, AT_CMP, -128));
     CHECK(graph_connect(g, in, 0, sic, 0));
     CHECK(graph_connect(g, sic, 0, cc, 0));
@@ -135,7 +144,21 @@ Mapping *emit_fixture_conv(int32_t shift)
     Block *placed[] = {sic, sw, sb, cc, si, cm, so};
     const int32_t pis[] = {MEMORY, MEMORY, MEMORY, AXON, MEMORY, SOMA1, MEMORY};
     on_core0(m, placed, pis, 7, ei, eo);
-    return verified(m, "conv");
+    return verified(m, name);
+}
+
+/* INPUT 6x6x3 -> SIC -> CC 3x3 pad 1, f 40 (+ SW, SB) -> SI int32 -> CCMPB >> 8 -> SI int8
+ * -> OUTPUT, all on core (0,0), phase 0: CC on the Axon, CCMPB on Soma1. shift: the CCMPB's. */
+Mapping *emit_fixture_conv(int32_t shift)
+{
+    return conv_fixture("conv", 6, 6, 3, 40, 1, shift);
+}
+
+/* INPUT 11 x 28 x 128 int8 -> a 3x3 conv of 32 channels without padding (9 x 26 x 32 int32)
+ * -> CCMPB >> 8, on one core: its memory fits only with the weights at the top of MEM1. */
+Mapping *emit_fixture_conv_banks(void)
+{
+    return conv_fixture("conv_banks", 11, 28, 128, 32, 0, 8);
 }
 
 /* The maps of transfer(): n x n pixels of c int8 channels, sent in `phases` phases from 0. */
@@ -374,15 +397,15 @@ Mapping *emit_fixture_spread_slices(void)
  * over phases 1 and 2 -> CCMPB copy1 of b1 (Soma1, phase 3) -> SI c1 -> OUTPUT, CCMPB copy2
  * of b2 (Soma1, phase 4) -> SI c2 -> OUTPUT. Phase 1 carries b1's last row and b2's first
  * rows: the parts of two copies in one phase. */
-Mapping *emit_fixture_spread_two(void)
+/* INPUT x -> SI a (13 x 16 pixels of 64 int8 channels) on core (0,0), received in phase 0
+ * -> CCMPB relu (Soma1, phase 0) there: relu. */
+static Block *relu_13x16(Mapping *m)
 {
-    Mapping *m = mapping_create();
-    CHECK(m);
     Graph *g = m->graph;
     Block *in = blk(g, BT_INPUT, "x", 13, 16, 64, 0);
     Block *a = blk(g, BT_SI, "a", 13, 16, 64, 0);
     Block *relu = blk(g, BT_CCMPB, "relu", 13, 16, 64, 0);
-    Block *all[12] = {in, a, relu};
+    Block *all[3] = {in, a, relu};
     set_prec(all, 3, PR_INT_8);
     in->has_socket_id = true;
     relu->shape.d[D_IY] = 13;
@@ -394,6 +417,15 @@ Mapping *emit_fixture_spread_two(void)
     one(m, relu->id, 0, 0, 0, SOMA1);
     const int32_t r0[1][4] = {{0, 0, 0, RECV}};
     coord(m, true, e0->id, 1, r0);
+    return relu;
+}
+
+Mapping *emit_fixture_spread_two(void)
+{
+    Mapping *m = mapping_create();
+    CHECK(m);
+    Graph *g = m->graph;
+    Block *relu = relu_13x16(m);
     for (int32_t i = 0; i < 2; i++) {
         char name[4][8];
         snprintf(name[0], sizeof name[0], "b%d", i + 1);
@@ -425,6 +457,51 @@ Mapping *emit_fixture_spread_two(void)
         coord(m, true, eo->id, 1, so);
     }
     return verified(m, "spread_two");
+}
+
+/* INPUT -> SI a (13 x 16 pixels of 64 int8 channels, 3328 words) on core (0,0) -> CCMPB
+ * relu (Soma1, phase 0) -> SI b, held by cores (2,1) and (3,1): (0,0) sends it to (2,1) over
+ * phases 0 and 1, and (2,1) relays it to (3,1) over phases 1 and 2, a phase after each part
+ * lands -> CCMPB r1 on (2,1), r2 on (3,1) (Soma1, phase 3) -> SI c1, c2 -> OUTPUTs y1, y2. */
+Mapping *emit_fixture_relay_parts(void)
+{
+    Mapping *m = mapping_create();
+    CHECK(m);
+    Graph *g = m->graph;
+    Block *relu = relu_13x16(m);
+    Block *b = blk(g, BT_SI, "b", 13, 16, 64, 0);
+    Block *all[7] = {b};
+    Edge *eb = graph_connect(g, relu, 0, b, 0);
+    CHECK(eb);
+    for (int32_t i = 0; i < 2; i++) {
+        char name[3][4];
+        snprintf(name[0], sizeof name[0], "r%d", i + 1);
+        snprintf(name[1], sizeof name[1], "c%d", i + 1);
+        snprintf(name[2], sizeof name[2], "y%d", i + 1);
+        Block *r = blk(g, BT_CCMPB, name[0], 13, 16, 64, 0);
+        Block *c = blk(g, BT_SI, name[1], 13, 16, 64, 0);
+        Block *out = blk(g, BT_OUTPUT, name[2], 13, 16, 64, 0);
+        all[1 + 3 * i] = r, all[2 + 3 * i] = c, all[3 + 3 * i] = out;
+        out->has_socket_id = true;
+        out->socket_id = i;
+        r->shape.d[D_IY] = 13;
+        r->shape.d[D_IX] = 16;
+        CHECK(blk_set_attr(g, r, AT_CMP, 7 * i - 5));
+        CHECK(graph_connect(g, b, 0, r, 0) && graph_connect(g, r, 0, c, 0));
+        Edge *eo = graph_connect(g, c, 0, out, 0);
+        CHECK(eo);
+        one(m, r->id, 2 + i, 1, 3, SOMA1);
+        one(m, c->id, 2 + i, 1, 3, MEMORY);
+        const int32_t so[1][4] = {{2 + i, 1, 3, SEND}};
+        coord(m, true, eo->id, 1, so);
+    }
+    set_prec(all, 7, PR_INT_8);
+    const int32_t bc[2][4] = {{2, 1, 0 | 3 << 8, MEMORY}, {3, 1, 1 | 3 << 8, MEMORY}};
+    coord(m, false, b->id, 2, bc);
+    const int32_t x[8][4] = {{0, 0, 0, SEND}, {2, 1, 0, RECV}, {0, 0, 1, SEND}, {2, 1, 1, RECV},
+                             {2, 1, 1, SEND}, {3, 1, 1, RECV}, {2, 1, 2, SEND}, {3, 1, 2, RECV}};
+    coord(m, true, eb->id, 8, x);
+    return verified(m, "relay_parts");
 }
 
 /* b (16 x 16 pixels of 64 int8 channels: 256 words a row, 4096 in all, over the receive

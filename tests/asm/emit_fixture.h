@@ -4,6 +4,9 @@
  *                              SI int32 -> CCMPB >> shift -> SI int8 -> OUTPUT, one core (0,0),
  *                              phase 0 (CC on the Axon, CCMPB on Soma1); weights
  *                              emit_fixture_w(f, r, ky, kx), bias 1000 f - 7
+ *   emit_fixture_conv_banks()  INPUT 11x28x128 -> CC 3x3 (no pad, r 128, f 32) -> SI int32
+ *                              -> CCMPB >> 8 -> SI int8 -> OUTPUT on (0,0), phase 0: its
+ *                              areas fit only with the weights at the top of MEM1
  *   emit_fixture_transfer(y0, n)  INPUT -> SI a 4x4x16 int8 on core (0,0) -> CCMPB relu
  *                              (Soma1) -> SI b on core (2,1) (received in phase 0) -> CCMPB
  *                              copy of its rows y0 .. y0+n-1 (Soma2) -> SI c -> OUTPUT
@@ -39,6 +42,9 @@
  *                              relaying it in phase p (1: from its copy; 0: as it arrives;
  *                              -1: no relay, (0,0) sends to both in phase 0);
  *                              sib: two storage blocks of the same values, one a core
+ *   emit_fixture_relay_parts() a 13x16x64 relu result sent to (2,1) over phases 0 and 1,
+ *                              which relays each part to (3,1) a phase later (1 and 2);
+ *                              read on both in phase 3
  *   emit_fixture_chips()       emit_fixture_relay(-1, false) on three chips: the source on
  *                              the corner core of chip (0,0), its receivers one step right
  *                              and one step down, on chips (1,0) and (0,1)
@@ -52,6 +58,7 @@
 #include "taskir/mapping.h"
 
 Mapping *emit_fixture_conv(int32_t shift);
+Mapping *emit_fixture_conv_banks(void);
 Mapping *emit_fixture_transfer(int32_t rows0, int32_t rows);
 Mapping *emit_fixture_transfer_late(int32_t rows0, int32_t rows);
 Mapping *emit_fixture_transfer_twice(void);
@@ -69,6 +76,7 @@ Mapping *emit_fixture_fc(void);
 Mapping *emit_fixture_cax(void);
 Mapping *emit_fixture_two_layer(void);
 Mapping *emit_fixture_relay(int32_t relay, bool sibling);
+Mapping *emit_fixture_relay_parts(void);
 Mapping *emit_fixture_chips(void);
 /* The fixture's weight w[f][r][ky][kx] = (7f + 5r + 3ky + kx) mod 200 - 100. */
 int64_t emit_fixture_w(int f, int r, int ky, int kx);

@@ -1,11 +1,11 @@
 /* emit_fixture_write DIR: writes the code generator's fixture Mappings (emit_fixture.h) as
- * DIR/conv.map.pb, DIR/conv_odd.map.pb (shift 7), DIR/transfer.map.pb,
+ * DIR/conv.map.pb, DIR/conv_odd.map.pb (shift 7), DIR/conv_banks.map.pb, DIR/transfer.map.pb,
  * DIR/transfer_late.map.pb, DIR/transfer_twice.map.pb, DIR/slice.map.pb,
  * DIR/mix.map.pb, DIR/fc.map.pb, DIR/cax.map.pb, DIR/two_layer.map.pb, DIR/relay.map.pb,
  * DIR/relay_sibling.map.pb, DIR/chain.map.pb, DIR/chips.map.pb, DIR/relay_now.map.pb,
  * DIR/spread.map.pb, DIR/spread3.map.pb, DIR/spread_runs.map.pb,
  * DIR/spread_two.map.pb, DIR/spread_local.map.pb, DIR/spread_edges.map.pb,
- * DIR/spread_slices.map.pb,
+ * DIR/spread_slices.map.pb, DIR/relay_parts.map.pb,
  * DIR/pieces.map.pb, and
  * each one's graph alone as DIR/NAME.pb, for the tool tests
  * (tests/asm/emit_cli.sh, emit_chain.sh). */
@@ -38,6 +38,7 @@ int main(int argc, char **argv)
         return 1;
     int rc = save(emit_fixture_conv(8), argv[1], "conv");
     rc |= save(emit_fixture_conv(7), argv[1], "conv_odd");
+    rc |= save(emit_fixture_conv_banks(), argv[1], "conv_banks");
     rc |= save(emit_fixture_transfer(2, 2), argv[1], "transfer");
     rc |= save(emit_fixture_transfer_late(2, 2), argv[1], "transfer_late");
     rc |= save(emit_fixture_transfer_twice(), argv[1], "transfer_twice");
@@ -58,6 +59,7 @@ int main(int argc, char **argv)
     rc |= save(emit_fixture_spread_local(), argv[1], "spread_local");
     rc |= save(emit_fixture_spread_edges(), argv[1], "spread_edges");
     rc |= save(emit_fixture_spread_slices(), argv[1], "spread_slices");
+    rc |= save(emit_fixture_relay_parts(), argv[1], "relay_parts");
     rc |= save(emit_fixture_pieces(), argv[1], "pieces");
     return rc;
 }

@@ -154,6 +154,34 @@ static void test_conv_one_core(void **state)
     done(&r);
 }
 
+/* emit_fixture_conv_banks: the input 11 x 28 x 128 int8 (9856 words), the weights [1 group
+ * of 32][ky 3][kx 3][r 128][32] bytes (9216 words), the 32 words of bias, the accumulator
+ * 9 x 26 x 32 int32 (7488 words, aligned to 32) and the result 9 x 26 x 32 int8 (1872
+ * words): 28464 words in phase 0. With the weights at 0x4000 the accumulator fits neither
+ * between the input and them nor above them, so the plan puts the static areas at the top
+ * of MEM1 (test_alloc's test_static_on_top): the weights at 23552, the bias at 23520, the
+ * input at 0, the accumulator at 9856, the result at 17344. Before: refused [emit.alloc]. */
+static void test_conv_banks(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_conv_banks(), ST_OK);
+    const Taskir__Asm__CoreConfig *cc = only_core(&r.s);
+    const Taskir__Asm__AxonPrim *a = cc->static_prim_list[0]->axon;
+    assert_int_equal(a->x1_base_addr, 0);
+    assert_int_equal(a->x1_addr_length, 9856);
+    assert_int_equal(a->x2_base_addr, 23552);
+    assert_int_equal(a->x2_addr_length, 9216);
+    assert_int_equal(a->bias_base_addr, 23520);
+    assert_int_equal(a->o_base_addr, 9856);
+    assert_int_equal(a->o_addr_length, 7488);
+    const Taskir__Asm__SomaPrim *so = cc->static_prim_list[0]->soma1;
+    assert_int_equal(so->px5->x1_base_addr, 9856);
+    assert_int_equal(so->px5->o_base_addr, 17344);
+    assert_int_equal(so->px5->o_addr_length, 1872);
+    done(&r);
+}
+
 /* An odd shift (2^7) is no Soma shift: [emit.shift], naming the block. */
 static void test_odd_shift(void **state)
 {
@@ -617,6 +645,45 @@ static void test_spread_two(void **state)
     done(&r);
 }
 
+/* emit_fixture_relay_parts: relu's 13 x 16 pixels of 64 int8 channels (256 words a row,
+ * 3328 in all, over the receive area's 3072) reach (2,1) over phases 0 and 1 (rows 0..11,
+ * then row 12), and (2,1) relays them to (3,1) over phases 1 and 2. b is spread on both
+ * (c1 / c2 at 0, b at 3328): Soma2 of phase 0 moves rows 0..11 from the receive area
+ * (0x8400) to 3328, so (2,1)'s router of phase 1 sends them from there (3072 words, 1536
+ * packets, to unit 0 of (3,1)) while row 12 lands; Soma2 of phase 1 moves row 12 to 6400,
+ * and phase 2 sends it from there (128 packets). (3,1) moves its parts likewise in phases 1
+ * and 2. (0,0) sends phase 1 only row 12. Before, refused [emit.route]: a relay waited for
+ * the spread copy's last part. */
+static void test_relay_parts(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_relay_parts(), ST_OK);
+    const Taskir__Asm__CoreConfig *c0 = core_at(&r.s, 0, 0), *c1 = core_at(&r.s, 2, 1);
+    const Taskir__Asm__CoreConfig *c2 = core_at(&r.s, 3, 1);
+    const int32_t from[2] = {3328, 6400}, packets[2] = {1536, 128}, words[2] = {768, 64};
+    for (int p = 0; p < 2; p++) {
+        const Taskir__Asm__P09 *snd = c1->static_prim_list[p + 1]->router->p09;
+        assert_true(snd->send_en);
+        assert_int_equal(snd->addr_dout_base, from[p]);
+        assert_int_equal(snd->send_number, packets[p] - 1);
+        assert_int_equal(snd->n_router_heads, 1);
+        assert_int_equal(snd->router_heads[0]->dx, 1);
+        assert_int_equal(snd->router_heads[0]->dy, 0);
+        assert_int_equal(snd->router_heads[0]->destination_addr, 0);
+        for (int k = 0; k < 2; k++) { /* each core's part moves out in Soma2 */
+            const Taskir__Asm__P06 *m = (k ? c2 : c1)->static_prim_list[p + k]->soma2->p06;
+            assert_non_null(m);
+            assert_int_equal(m->x1_base_addr, 0x8400);
+            assert_int_equal(m->num_in, words[p]);
+            assert_int_equal(m->o_base_addr, from[p]);
+        }
+    }
+    assert_int_equal(c0->static_prim_list[1]->router->p09->send_number, 127);
+    assert_int_equal(c0->static_prim_list[1]->router->p09->addr_dout_base, 3328 + 3072);
+    done(&r);
+}
+
 /* emit_fixture_spread_local: b (16 x 16 pixels of 64 int8 channels, 4096 words, over the
  * receive area's 3072) on (2,1), whose rows 0..3 relu2 writes there and rows 4..15 arrive
  * from (0,0) in phase 0. It cannot live in the receive area, so its received rows land
@@ -784,6 +851,8 @@ int main(void)
         cmocka_unit_test(test_spread_pixels),
         cmocka_unit_test(test_spread_runs),
         cmocka_unit_test(test_spread_two),
+        cmocka_unit_test(test_relay_parts),
+        cmocka_unit_test(test_conv_banks),
         cmocka_unit_test(test_spread_local),
         cmocka_unit_test(test_spread_edges),
         cmocka_unit_test(test_spread_slices),

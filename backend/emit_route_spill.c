@@ -1,0 +1,240 @@
+/* emit_route_spill.c: a core's sends of one phase that its P09 cannot hold, carried on in the
+ * phases after it (docs/backend.md, "Transfers", "Sends spilled into later phases"). A P09
+ * holds at most 128 headers (the header table, disabled ones skipping gaps included), and
+ * byte moves (a rearrangement's lanes, channels off the 8-byte units) take a header a run:
+ * they pass the table (conv2d_case_3: 199 headers in a phase). Phase by phase, each sender
+ * keeps its runs in the order of its memory while the table holds them, and moves the
+ * others into the next phase, when that phase is free for them (the Mapping gives the
+ * phase: the reader comes after it):
+ *   - the sender's area holding the run is alive then (its request's lifetime, lengthened
+ *     when no other request takes its words until then), the sender relays no chain then
+ *     and sends nothing overlapping it;
+ *   - the receiver's copy is alive then, does not arrive in parts (spread); a P06 moving it
+ *     out of the receive area in Soma2 of the first phase goes to Soma2 of the next when
+ *     that is free; no reader of it on its core runs before the router of that phase (a
+ *     compute block: a later phase, or that phase's Soma2; no inserted Soma primitive reads
+ *     it before), its core sends nothing from it in between, and its receive area is not a
+ *     relaying chain's then;
+ *   - both cores are in one phase group (a packet sent in phase q lands in phase q there).
+ * What does not fit stays, and the P09 refuses it [emit.route] (emit_route.c); so does a
+ * header past the 4 KiB reach (not spilled: the next phase's receive base is the same).
+ */
+#include "backend/emit_internal.h"
+
+#include "backend/core_mem.h"
+#include "taskir/lanes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int src_cmp(const void *a, const void *b)
+{
+    const ESend *x = a, *y = b;
+    return x->src < y->src ? -1 : x->src > y->src;
+}
+
+/* The words [lo, hi) a send's run covers in its sender's (src) or receiver's memory. */
+static void words_of(const ESend *s, bool at_dst, int64_t *lo, int64_t *hi)
+{
+    int64_t wb = s->single ? 4 : 1, a = at_dst ? s->dst_addr : s->src;
+    int64_t n = at_dst ? (s->words / s->run - 1) * s->stride + s->run : s->words;
+    *lo = a / wb;
+    *hi = (a + n + wb - 1) / wb;
+}
+
+/* Whether the request on core k that holds words [lo, hi) in phase p may hold them until
+ * phase q: it does, or no other request shares any of its words from its last phase to q
+ * (the plan keeps them then: its lifetime is lengthened). */
+static bool keeps(Emit *e, uint32_t k, int32_t p, int64_t lo, int64_t hi, int32_t q)
+{
+    ECore *c = &e->cores[k];
+    for (size_t i = 0; i < c->n_reqs; i++) {
+        AllocReq *r = &c->reqs[i];
+        if (r->first > p || r->last < p || c->addr[i] > lo || hi > c->addr[i] + r->words)
+            continue;
+        if (r->last >= q)
+            return true;
+        for (size_t j = 0; j < c->n_reqs; j++)
+            if (j != i && c->reqs[j].first <= q && c->reqs[j].last > r->last &&
+                c->addr[j] < c->addr[i] + r->words && c->addr[i] < c->addr[j] + c->reqs[j].words)
+                return false;
+        r->last = q;
+        return true;
+    }
+    return false;
+}
+
+/* Whether core k sends words overlapping [lo, hi) in phase q (in its memory). */
+static bool sends_from(const Emit *e, uint32_t k, int32_t q, int64_t lo, int64_t hi)
+{
+    const EPhase *ph = &e->cores[k].ph[q];
+    for (size_t i = 0; i < ph->n_sends; i++) {
+        int64_t a, b;
+        words_of(&ph->sends[i], false, &a, &b);
+        if (a < hi && lo < b)
+            return true;
+    }
+    return false;
+}
+
+/* Whether a Soma slot of core k may read a received copy: an inserted primitive that moves,
+ * gathers, merges or widens copies (a compute block is checked as a reader). */
+static bool slot_reads(const ESlotUse *u)
+{
+    return u->kind != SLOT_FREE && u->kind != SLOT_BLOCK && u->kind != SLOT_NARROW &&
+           u->kind != SLOT_SENDBUF && u->kind != SLOT_TEE;
+}
+
+/* Whether send s of core sk may move from phase p to phase q = p + 1; when it may, the areas
+ * it reads and lands in are kept alive until q, and the P06 moving its copy out of the
+ * receive area in Soma2 of p, if any, goes to Soma2 of q. */
+static bool movable(Emit *e, uint32_t sk, int32_t p, const ESend *s)
+{
+    int32_t q = p + 1;
+    uint32_t dk = s->dst_core;
+    ECore *a = &e->cores[sk], *b = &e->cores[dk];
+    if (s->relay || q >= a->n_phases || q >= b->n_phases || a->phase_group != b->phase_group ||
+        a->step_group != b->step_group || b->ph[q].chained)
+        return false;
+    for (size_t i = 0; i < a->ph[q].n_sends; i++)
+        if (a->ph[q].sends[i].relay)
+            return false;
+    int64_t lo, hi, dlo, dhi;
+    words_of(s, false, &lo, &hi);
+    words_of(s, true, &dlo, &dhi);
+    long pos = graph_block_pos(e->g, s->block);
+    ECopy *cp = pos >= 0 ? emit_copy_on(e, (uint32_t)pos, dk) : NULL;
+    if (sends_from(e, sk, q, lo, hi) || !cp || cp->spread || cp->last < q)
+        return false;
+    /* a copy moved out of the receive area in Soma2 of p: its move waits for Soma2 of q */
+    bool later = cp->land != EMIT_NONE && cp->move_phase < q;
+    if (later && (cp->move_phase != p || b->ph[p].soma[1].kind != SLOT_MOVE ||
+                  emit_soma_taken(e, dk, q, MAP_PI_SOMA2)))
+        return false;
+    /* nothing reads the copy before the router of phase q */
+    const BlockUses *bu = &e->uses.blocks[pos];
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        long t = graph_block_pos(e->g, e->g->edges[bu->out_edges[j]]->dst);
+        if (t < 0 || e->core_of[t] != dk)
+            continue;
+        if (e->phase_of[t] < q || (e->phase_of[t] == q && e->slot_of[t] != MAP_PI_SOMA2))
+            return false;
+    }
+    for (int32_t r = p; r <= q; r++)
+        if ((r < q && !later && slot_reads(&b->ph[r].soma[1])) ||
+            (r > p && slot_reads(&b->ph[r].soma[0])) || (r > p && sends_from(e, dk, r, dlo, dhi)))
+            return false;
+    if (!keeps(e, dk, p, dlo, dhi, q) || !keeps(e, sk, p, lo, hi, q))
+        return false;
+    if (later) {
+        Taskir__Asm__StaticPrimList *from = emit_slot_list(e, dk, p);
+        Taskir__Asm__StaticPrimList *to = emit_slot_list(e, dk, q);
+        if (!from || !to || to->soma2)
+            return false;
+        to->soma2 = from->soma2;
+        from->soma2 = NULL;
+        b->ph[q].soma[1] = b->ph[p].soma[1];
+        b->ph[p].soma[1] = (ESlotUse){SLOT_FREE, 0};
+        cp->move_phase = q;
+    }
+    return true;
+}
+
+/* Core k's sends of phase p: keeps those the header table holds, in the order of its memory,
+ * whose first packet reaches its receiver from that receiver's base (base[]: words), and
+ * moves the others that may go to phase p + 1 there. */
+static Status spill(Emit *e, uint32_t k, int32_t p, const int64_t *base)
+{
+    EPhase *ph = &e->cores[k].ph[p];
+    bool single = false;
+    for (size_t i = 0; i < ph->n_sends; i++)
+        single |= ph->sends[i].single;
+    int64_t per = single ? 1 : 2, wb = single ? 4 : 1; /* units a packet, a word */
+    qsort(ph->sends, ph->n_sends, sizeof *ph->sends, src_cmp);
+    size_t kept = 0;
+    int64_t heads = 0, end = 0; /* headers so far; the unit after the last run kept */
+    for (size_t i = 0; i < ph->n_sends; i++) {
+        ESend s = ph->sends[i];
+        int64_t scale = single && !s.single ? 4 : 1; /* a word run sent as bytes */
+        int64_t src = s.src * scale, gap = kept ? src - end : src % wb;
+        /* the run's header, and the disabled ones skipping the gap before it */
+        int64_t need = 1 + (gap / per + LANES_HEAD_PACKETS - 1) / LANES_HEAD_PACKETS;
+        bool near = (s.dst_addr * scale - base[s.dst_core] * wb) / per < LANES_HEAD_PACKETS;
+        if ((heads + need <= LANES_HEADS && near) || !movable(e, k, p, &s)) {
+            ph->sends[kept++] = s;
+            heads += need;
+            end = src + s.words * scale;
+            continue;
+        }
+        EPhase *nq = &e->cores[k].ph[p + 1];
+        ESend *ns = emit_grow(e, nq->sends, &nq->cap_sends, nq->n_sends, sizeof *nq->sends);
+        if (!ns)
+            return ST_RUNTIME;
+        nq->sends = ns;
+        nq->sends[nq->n_sends++] = s;
+        e->cores[s.dst_core].ph[p].recv_marks--;
+        e->cores[s.dst_core].ph[p + 1].recv_marks++;
+        e->cores[s.dst_core].ph[p + 1].recv_block = s.block;
+    }
+    ph->n_sends = kept;
+    return ST_OK;
+}
+
+/* The receive base (word) of every core in phase p: a relaying chain's; else, when a run of
+ * bytes lands there 4 KiB or more past the receive area's start, the first word the core
+ * receives into in p, rounded down to an 8-byte unit (raised: every packet of p lands past
+ * it); else the receive area's start. raised[k]: whether it is so. */
+static void bases(const Emit *e, int32_t p, int64_t *base, bool *raised)
+{
+    for (uint32_t k = 0; k < e->n_cores; k++) {
+        base[k] = p < e->cores[k].n_phases && e->cores[k].ph[p].recv_base
+                      ? e->cores[k].ph[p].recv_base : 0;
+        raised[k] = false;
+    }
+    for (int pass = 0; pass < 2; pass++) /* the first word; then whether bytes land far */
+        for (uint32_t k = 0; k < e->n_cores; k++) {
+            if (p >= e->cores[k].n_phases)
+                continue;
+            const EPhase *ph = &e->cores[k].ph[p];
+            for (size_t i = 0; i < ph->n_sends; i++) {
+                const ESend *s = &ph->sends[i];
+                uint32_t d = s->dst_core;
+                if (e->cores[d].ph[p].recv_base)
+                    continue; /* a chain's */
+                int64_t w = s->dst_addr / (s->single ? 4 : 1);
+                if (pass == 0 && (!base[d] || w < base[d]))
+                    base[d] = w / 2 * 2;
+                if (pass == 1 && s->single && s->dst_addr - ASM_MEM2_RECV * 4 >= LANES_HEAD_PACKETS)
+                    raised[d] = true;
+            }
+        }
+    for (uint32_t k = 0; k < e->n_cores; k++)
+        if (!raised[k] && !(p < e->cores[k].n_phases && e->cores[k].ph[p].recv_base))
+            base[k] = ASM_MEM2_RECV;
+}
+
+Status emit_route_spill(Emit *e)
+{
+    int32_t phases = 0;
+    for (uint32_t k = 0; k < e->n_cores; k++)
+        if (e->cores[k].n_phases > phases)
+            phases = e->cores[k].n_phases;
+    size_t n = e->n_cores ? e->n_cores : 1;
+    int64_t *base = malloc(n * sizeof *base);
+    bool *raised = malloc(n * sizeof *raised);
+    Status st = base && raised ? ST_OK : diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    /* phase by phase, over all cores: what lands in p is known once p - 1 is done (moves go
+     * to p + 1 only), so each receiver's base in p is */
+    for (int32_t p = 0; p < phases && st == ST_OK; p++) {
+        bases(e, p, base, raised);
+        for (uint32_t k = 0; k < e->n_cores && st == ST_OK; k++)
+            if (p < e->cores[k].n_phases && e->cores[k].ph[p].n_sends)
+                st = spill(e, k, p, base);
+        for (uint32_t k = 0; k < e->n_cores; k++)
+            if (raised[k])
+                e->cores[k].ph[p].recv_base = base[k];
+    }
+    free(base);
+    free(raised);
+    return st;
+}
