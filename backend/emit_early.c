@@ -181,7 +181,10 @@ static bool in_place(Emit *e, uint32_t ci)
 {
     ECopy *cp = &e->copies[ci];
     ECore *c = &e->cores[cp->core];
-    if (cp->received || cp->view || cp->planes || cp->spread || cp->alias_of != EMIT_NONE ||
+    /* a received copy that a P06 moves out of the receive area (a whole copy in Soma2 of
+     * its arrival phase, or a spread copy part by part) is moved into its part instead */
+    bool moved = cp->received && (cp->spread || cp->land != EMIT_NONE);
+    if ((cp->received && !moved) || cp->view || cp->planes || cp->alias_of != EMIT_NONE ||
         cp->req == EMIT_NONE || c->reqs[cp->req].words == 0 ||
         (cp->image && (!cp->is_static || (int64_t)cp->n_image != cp->feat.words)))
         return false;

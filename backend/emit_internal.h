@@ -422,6 +422,12 @@ Status emit_p81_dynamic(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, cons
  * whose dynamic blocks could not place it, and only OUTPUTs read it (every copy then holds
  * the socket as it is); *feat the writer's map's layout. */
 bool emit_rearr_view(const Emit *e, uint32_t s, uint32_t core, EmitFeat *feat);
+/* Whether storage block s, which one INPUT writes through steps and only OUTPUTs read
+ * (lanes_wide_input, taskir/lanes.h), is held one value a word: the socket's dynamic blocks
+ * cannot place it in its own layout (a value in several lanes, or in a lane that is no
+ * word's first), so its copy of box box is laid out as *feat, INT_32 words, the channels
+ * unpadded, which dynamic blocks write and read each from a word of its own (emit_rearr.c). */
+bool emit_rearr_held_wide(const Emit *e, uint32_t s, const EBox *box, EmitFeat *feat);
 /* Whether view s, laid out as f by a compute block in 8 bits, is read by OUTPUTs only, which
  * cannot read it so (a value in a lane that is no word's first) but can read it widened to
  * one lane a word (*wide: INT_32, f's pixels and pitch; emit_widen.c). */
@@ -602,6 +608,11 @@ Status emit_spreads(Emit *e);
  * ROUTER_RECIEVE pairs there, in the Mapping's order) into ph (room for n_coords); their
  * count (emit_spread.c). */
 uint32_t emit_arrival_phases(const Emit *e, const MapDict *dict, uint32_t k, int32_t *ph);
+/* The words of core k's receive area requested for phase p so far but request skip's
+ * (EMIT_NONE: none), a copy that may move out in Soma2 of its arrival phase (ECopy.movable,
+ * not yet moved) counted in its arrival phases only, where the mapper counts it
+ * (emit_spread.c). */
+int64_t emit_recv_live(const Emit *e, uint32_t k, int32_t p, uint32_t skip);
 /* emit_slices.c: a spread copy assembled from channel slices. What edge ed brings of copy
  * cp: 0 whole rows of it (all its columns and channels) or nothing, 1 some channels of
  * whole rows, -1 anything else. Whether the slices from other cores of the same rows tile

@@ -385,12 +385,7 @@ static Status socket_blocks(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos)
             }
             continue;
         }
-        for (uint32_t c = 0; in && c < e->n_copy[s]; c++)
-            if (emit_stage_of(e, e->first_copy[s] + c) && (!emit_keeps_order(e, ed) || !same))
-                return diag_edge(e->d, ST_LOGIC, "emit.layout", ed->id,
-                                 "writes block %d, staged in int32 words, through steps or "
-                                 "into a box of other extents", e->g->blocks[s]->id);
-        if (in && (!emit_keeps_order(e, ed) || !same)) { /* a block a pixel */
+        if (in && (!emit_keeps_order(e, ed) || !same)) { /* a block a box (staged too) */
             Status st = emit_socket_steps(e, dc, pos, ed, (uint32_t)s, &piece);
             if (st != ST_OK)
                 return st;

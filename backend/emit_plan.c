@@ -471,6 +471,7 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
             return zs;
         if (!cp->view && !cp->planes &&
             !emit_p08_feat(e, cp->block, cp->core, &cp->box, &cp->feat) &&
+            !emit_rearr_held_wide(e, cp->block, &cp->box, &cp->feat) &&
             !emit_feat(blk_prec(b), cp->box.n[0], cp->box.n[1], cp->box.n[2],
                        emit_storage_unit(e, cp->block), &cp->feat))
             return diag_block(e->d, ST_LOGIC, "emit.prec", b,

@@ -20,6 +20,7 @@
 
 #include "taskir/diag_block.h"
 #include "taskir/edge_map.h"
+#include "taskir/lanes.h"
 #include "taskir/layout.h"
 #include "taskir/rearrange.h"
 
@@ -246,6 +247,25 @@ bool emit_rearr_view(const Emit *e, uint32_t s, uint32_t core, EmitFeat *feat)
         return false;
     return e->g->blocks[w]->type == BT_INPUT ? socket_view(e, s, w, feat)
                                              : e->core_of[w] == core;
+}
+
+bool emit_rearr_held_wide(const Emit *e, uint32_t s, const EBox *box, EmitFeat *feat)
+{
+    const BlockUses *bu = &e->uses.blocks[s];
+    const Block *sb = e->g->blocks[s];
+    if (!lanes_wide_input(e->g, &e->uses, s) ||
+        (bu->n_in_edges == 1 && !emit_whole_iface(e, s, true, e->g->edges[bu->in_edges[0]]->id)))
+        return false;
+    long w = graph_block_pos(e->g, e->g->edges[bu->in_edges[0]]->src);
+    int32_t sd[TIR_CDIMS];
+    EmitFeat own;
+    int unit = emit_storage_unit(e, s);
+    if (w < 0 || !unit || !blk_cluster_dims(sb, true, 0, sd) ||
+        !emit_feat(blk_prec(sb), sd[D_Y] > 0 ? sd[D_Y] : 1, sd[D_X] > 0 ? sd[D_X] : 1,
+                   sd[D_F] > 0 ? sd[D_F] : 1, unit, &own) ||
+        socket_steps_fit(e, s, (uint32_t)w, &own))
+        return false; /* its own layout takes the socket's dynamic blocks */
+    return emit_feat(PR_INT_32, box->n[0], box->n[1], box->n[2], 1, feat);
 }
 
 bool emit_rearr_wide(const Emit *e, uint32_t s, const EmitFeat *f, EmitFeat *wide)

@@ -8,140 +8,25 @@
  * last lane unless it ends the pixel's values: a block per box. An input's values must be a
  * run from lane 0 (lanes a step fills with zero are not written). An OUTPUT that takes a
  * value of a view several times (a SHUFFLE repeating an index) gets the blocks of each
- * further use after those of the first (emit_rearr_layer). Anything else is refused
- * [emit.rearrange].
+ * further use after those of the first (emit_rearr_layer). An input into a staged map
+ * (emit_stage.c) is placed so in its int32 area, where every lane is a word's first. Anything
+ * else is refused [emit.rearrange]. The cutting is taskir/sockbox.c, which the staging
+ * decision asks too (layout_staged).
  */
 #include "backend/emit_internal.h"
 
 #include "taskir/diag_block.h"
 #include "taskir/edge_map.h"
 #include "taskir/rearrange.h"
+#include "taskir/sockbox.h"
 
 #include <stdlib.h>
 
 #define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
 
-/* At most this many dynamic blocks a copy is cut into. */
-enum { MAX_PIECES = 1 << 16 };
-
 bool emit_socket_fr(const Block *io)
 {
-    int32_t cd[TIR_CDIMS] = {0};
-    blk_cluster_dims(io, io->type != BT_INPUT, 0, cd);
-    return cd[D_F] > 0 && cd[D_R] > 1;
-}
-
-/* The socket's extents y, x, f: with an r dim besides f, f * r (the same C order: a dynamic
- * block of a socket y x f r places a box of y x (f r), docs/backend.md "Dynamic blocks"). */
-static void socket_dims(const Block *io, int64_t s[3])
-{
-    int32_t cd[TIR_CDIMS] = {0};
-    blk_cluster_dims(io, io->type != BT_INPUT, 0, cd);
-    s[0] = cd[D_Y] > 0 ? cd[D_Y] : 1;
-    s[1] = cd[D_X] > 0 ? cd[D_X] : 1;
-    s[2] = cd[D_F] > 0 ? cd[D_F] : cd[D_R] > 0 ? cd[D_R] : 1;
-    if (emit_socket_fr(io))
-        s[2] *= cd[D_R];
-}
-
-/* A piece of a pixel's lanes: the socket box at b of extents n (y, x, f), laid out from a
- * word's first lane in order fxy ([f][y][x], F_X_Y) or not ([y][x][f], X_Y_F), without
- * alignment. */
-typedef struct Piece {
-    int64_t b[3], n[3];
-    bool fxy;
-    int64_t at, lanes;              /* its first lane in the pixel, its lanes */
-} Piece;
-
-/* Whether lanes sock[at ..] hold the k values v, v + step, v + 2 step, ... */
-static bool along(const int64_t *sock, int64_t at, int64_t k, int64_t v, int64_t step)
-{
-    for (int64_t i = 0; i < k; i++)
-        if (sock[at + i] != v + i * step)
-            return false;
-    return true;
-}
-
-/* The largest piece in order fxy whose lanes are sock[0 ..] (k lanes hold values), then the
- * longest of its prefixes that are boxes too and end on a word's last lane, or at k (per:
- * lanes a word). false when there is none. */
-static bool piece_at(const int64_t *sock, int64_t k, const int64_t s[3], bool fxy, int per,
-                     Piece *p)
-{
-    const int64_t stride[3] = {s[1] * s[2], s[2], 1};
-    const int ax[3] = {fxy ? 1 : 2, fxy ? 0 : 1, fxy ? 2 : 0}; /* inner to outer */
-    int64_t v = sock[0];
-    const int64_t c[3] = {v / stride[0], v / s[2] % s[1], v % s[2]};
-    int64_t n[3] = {1, 1, 1};
-    while (n[0] < k && c[ax[0]] + n[0] < s[ax[0]] && sock[n[0]] == v + n[0] * stride[ax[0]])
-        n[0]++;
-    while ((n[1] + 1) * n[0] <= k && c[ax[1]] + n[1] < s[ax[1]] &&
-           along(sock, n[1] * n[0], n[0], v + n[1] * stride[ax[1]], stride[ax[0]]))
-        n[1]++;
-    int64_t slab = n[0] * n[1];
-    for (bool ok = true; ok && (n[2] + 1) * slab <= k && c[ax[2]] + n[2] < s[ax[2]];) {
-        for (int64_t r = 0; ok && r < n[1]; r++)
-            ok = along(sock, n[2] * slab + r * n[0], n[0],
-                       v + n[2] * stride[ax[2]] + r * stride[ax[1]], stride[ax[0]]);
-        n[2] += ok;
-    }
-    /* the prefixes, longest first: whole slabs, rows of the first slab, lanes of its row */
-    int64_t m[3] = {n[0], n[1], n[2]};
-    for (int level = 2; level >= 0; level--) {
-        for (int64_t t = m[level]; t >= 1; t--) {
-            int64_t e[3] = {level > 0 ? n[0] : t, level > 1 ? n[1] : level == 1 ? t : 1,
-                            level == 2 ? t : 1};
-            int64_t lanes = e[0] * e[1] * e[2];
-            if (lanes != k && lanes % per)
-                continue;
-            for (int i = 0; i < 3; i++) {
-                p->b[i] = c[i];
-                p->n[i] = 1;
-            }
-            for (int i = 0; i < 3; i++)
-                p->n[ax[i]] = e[i];
-            p->fxy = fxy;
-            p->lanes = lanes;
-            return true;
-        }
-    }
-    return false;
-}
-
-/* The pieces of a pixel's lanes (sock[0 .. pitch), -1: no socket value) into *out (room for
- * pitch), *np of them: boxes of the socket, each from a word's first lane (per lanes a
- * word). For an input (writing) the lanes holding values must be a run from lane 0: a
- * dynamic block writes whole words, and lanes it does not write would keep what was there;
- * an output (reading) reads any lanes. false when there are no such pieces. */
-static bool pixel_pieces(const int64_t *sock, int64_t pitch, const int64_t s[3], int per,
-                         bool reading, Piece *out, int64_t *np)
-{
-    int64_t k = 0;
-    while (k < pitch && sock[k] >= 0)
-        k++;
-    for (int64_t l = k; l < pitch && !reading; l++)
-        if (sock[l] >= 0)
-            return false;
-    *np = 0;
-    for (int64_t at = 0; at < pitch;) {
-        if (sock[at] < 0) {
-            at++;
-            continue;
-        }
-        if (at % per)
-            return false;
-        for (k = at; k < pitch && sock[k] >= 0; k++)
-            ;
-        Piece a, b;
-        bool ha = piece_at(sock + at, k - at, s, false, per, &a);
-        bool hb = piece_at(sock + at, k - at, s, true, per, &b);
-        if (!ha && !hb)
-            return false;
-        out[*np] = ha && (!hb || a.lanes >= b.lanes) ? a : b;
-        out[*np].at = at;
-        at += out[(*np)++].lanes;
-    }
-    return true;
+    return sockbox_fr(io);
 }
 
 /* The dynamic blocks of copy cp, whose lane l holds socket value sock[l]: one a piece of each
@@ -150,16 +35,16 @@ static Status runs(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io, const 
                    const int64_t *sock, int *piece)
 {
     int64_t s[3];
-    socket_dims(io, s);
+    sockbox_dims(io, s);
     const EmitFeat *f = &cp->feat;
     int64_t pix = f->ny * f->nx, pw = emit_feat_pixel_words(f), made = 0;
-    Piece *pc = malloc((size_t)(f->c > 0 ? f->c : 1) * sizeof *pc);
+    SockPiece *pc = malloc((size_t)(f->c > 0 ? f->c : 1) * sizeof *pc);
     if (!pc)
         return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     Status st = ST_OK;
     for (int64_t p = 0; p < pix && st == ST_OK; p++) {
         int64_t np;
-        if (!pixel_pieces(sock + p * f->c, f->c, s, f->per_word, io->type == BT_OUTPUT, pc,
+        if (!sockbox_pixel(sock + p * f->c, f->c, s, f->per_word, io->type == BT_OUTPUT, pc,
                           &np)) {
             st = diag_block(e->d, ST_LOGIC, "emit.rearrange", io,
                             "its values lie in memory in another order, and the channels of "
@@ -168,11 +53,11 @@ static Status runs(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io, const 
                             e->g->blocks[cp->block]->id);
             break;
         }
-        if ((made += np) > MAX_PIECES) {
+        if ((made += np) > SOCKBOX_MAX_PIECES) {
             st = diag_block(e->d, ST_LOGIC, "emit.rearrange", io,
                             "its values lie in another order in memory, a dynamic block a "
                             "box: block %d's copy needs more than %d",
-                            e->g->blocks[cp->block]->id, MAX_PIECES);
+                            e->g->blocks[cp->block]->id, SOCKBOX_MAX_PIECES);
             break;
         }
         for (int64_t i = 0; i < np; i++) {
@@ -197,13 +82,13 @@ static Status runs(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io, const 
 bool emit_lanes_fit(const Block *io, const EmitFeat *f, const int64_t *sock)
 {
     int64_t s[3];
-    socket_dims(io, s);
-    Piece *pc = malloc((size_t)(f->c > 0 ? f->c : 1) * sizeof *pc);
+    sockbox_dims(io, s);
+    SockPiece *pc = malloc((size_t)(f->c > 0 ? f->c : 1) * sizeof *pc);
     bool ok = pc != NULL;
     for (int64_t p = 0, made = 0, np = 0; ok && p < f->ny * f->nx; p++, made += np)
-        ok = pixel_pieces(sock + p * f->c, f->c, s, f->per_word, io->type == BT_OUTPUT, pc,
+        ok = sockbox_pixel(sock + p * f->c, f->c, s, f->per_word, io->type == BT_OUTPUT, pc,
                           &np) &&
-             made + np <= MAX_PIECES;
+             made + np <= SOCKBOX_MAX_PIECES;
     free(pc);
     return ok;
 }
@@ -315,7 +200,9 @@ Status emit_socket_steps(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, con
         return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     Status st = edge_element_map(e->g, &e->uses, ed, map, vol, e->d);
     for (uint32_t c = 0; c < e->n_copy[s] && st == ST_OK; c++) {
-        const ECopy *cp = &e->copies[e->first_copy[s] + c];
+        const EStage *sg = emit_stage_of(e, e->first_copy[s] + c);
+        ECopy staged = sg ? emit_stage_copy(e, sg) : e->copies[e->first_copy[s] + c];
+        const ECopy *cp = &staged; /* a staged map: its int32 area, one value a word */
         int64_t n;
         int64_t *sock = cp->planes || cp->view ? NULL : lanes_of(e, cp, &n);
         if (!sock) {

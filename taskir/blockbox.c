@@ -2,6 +2,7 @@
 #include "taskir/blockbox.h"
 
 #include "taskir/chip_cost.h"
+#include "taskir/lanes.h"
 #include "taskir/layout.h"
 #include "taskir/types.h"
 
@@ -146,8 +147,10 @@ int64_t bbox_storage_bytes(const Chip *c, const Graph *g, const GraphUses *u, ui
     int32_t s[TIR_NDIMS];
     blk_eff_shape(b, s);
     int ch = b->type == BT_SI ? D_F : D_R;
-    return layout_map_bytes(blk_prec(b), s[D_Y] > 0 ? s[D_Y] : 1, s[D_X] > 0 ? s[D_X] : 1,
-                            s[ch] > 0 ? s[ch] : 1, unit);
+    int64_t own = layout_map_bytes(blk_prec(b), s[D_Y] > 0 ? s[D_Y] : 1,
+                                   s[D_X] > 0 ? s[D_X] : 1, s[ch] > 0 ? s[ch] : 1, unit);
+    int64_t wide = lanes_wide_bytes(g, u, pos); /* held one value a word, maybe (lanes.h) */
+    return own < 0 || wide < 0 ? -1 : wide > own ? wide : own;
 }
 
 int64_t bbox_edge_layout_bytes(const Chip *c, const Graph *g, const GraphUses *u,

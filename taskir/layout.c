@@ -2,6 +2,7 @@
 #include "taskir/layout.h"
 
 #include "taskir/rearrange.h"
+#include "taskir/sockbox.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -500,14 +501,17 @@ bool layout_staged(const Graph *g, const GraphUses *u, uint32_t s)
         (p != PR_INT_8 && p != PR_UINT_8) || !blk_cluster_dims(b, true, 0, cd))
         return false;
     int ch = cd[D_F] > 0 ? D_F : D_R;
-    bool off = false, read = false;
+    bool off = false, read = false, moved = false;
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         const Edge *ed = g->edges[bu->in_edges[j]];
         const Block *w = graph_block(g, ed->src);
         const IfaceUse *iu = uses_find(u, s, true, ed->id);
-        if (!w || w->type != BT_INPUT || !iu || iu->cluster != 0 ||
-            !ra_edge_keeps_order(g, u, ed))
-            return false; /* steps that keep the C order: none, a PERMUTE of unit axes */
+        if (!w || w->type != BT_INPUT || !iu || iu->cluster != 0)
+            return false;
+        if (!ra_edge_keeps_order(g, u, ed)) {
+            moved = true; /* its values in another order: asked below */
+            continue;
+        }
         const Iface *f = &b->in[0].ifaces[iu->iface];
         off |= f->has_pos && f->pos.d[ch] % 4 != 0; /* a dynamic block writes from lane 0 */
     }
@@ -516,6 +520,13 @@ bool layout_staged(const Graph *g, const GraphUses *u, uint32_t s)
         if (r && r->type == BT_CC2D)
             return false; /* P81 reads an input as planes */
         read |= r && bt_info(r->type)->kind == BK_COMPUTE;
+    }
+    /* an edge in another order: staged when its dynamic blocks cannot place its values in
+     * the map's own layout (a value in several lanes, a lane that is no word's first) */
+    int unit = moved && !off && read ? layout_storage_unit(g, u, s) : 0;
+    for (uint32_t j = 0; unit && !off && j < bu->n_in_edges; j++) {
+        const Edge *ed = g->edges[bu->in_edges[j]];
+        off = !ra_edge_keeps_order(g, u, ed) && !sockbox_edge_fits(g, u, ed, s, unit);
     }
     return off && read;
 }

@@ -109,10 +109,12 @@ bool layout_narrows(const Graph *g, const GraphUses *u, uint32_t pos);
  * layout_output_unit); 0 for any other block, -1 on overflow. */
 int64_t layout_narrow_bytes(const Graph *g, const GraphUses *u, uint32_t pos);
 /* Whether storage block s is staged (docs/backend.md "Inserted primitives"): an 8-bit map
- * that only INPUTs write, each edge keeping the C order (ra_edge_keeps_order), one of them
- * into channels from a lane that is no word's first (a concatenation after 47 channels, one
- * value broadcast along the channels), and that a compute block reads (P81's planes
- * excepted). A dynamic block writes
+ * that only INPUTs write, one of them into channels from a lane that is no word's first
+ * (a concatenation after 47 channels, one value broadcast along the channels) through an
+ * edge keeping the C order (ra_edge_keeps_order), or through steps whose values its dynamic
+ * blocks cannot place in the map's own layout (sockbox_edge_fits, taskir/sockbox.h: a value
+ * in several lanes, a lane that is no word's first), and that a compute block reads (P81's
+ * planes excepted). A dynamic block writes
  * from a word's first lane only, so the code generator writes the inputs one value a word
  * into an int32 area of the map's pixels (its channels rounded up to 4), which an inserted
  * P06 narrows into the map in a Soma slot before its first reader; the mapper keeps that

@@ -57,6 +57,7 @@ open(path, 'wb').write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(h)) + h.enco
 PY
 }
 npy "$tmp/conv.npy" 1 6 6 3
+npy "$tmp/conv_banks.npy" 18 11 28 128
 npy "$tmp/transfer.npy" 2 4 4 16
 cp "$tmp/transfer.npy" "$tmp/transfer_late.npy"
 cp "$tmp/transfer.npy" "$tmp/transfer_twice.npy"
@@ -81,7 +82,7 @@ npy "$tmp/spread_slices.npy" 16 16 16 128
 npy "$tmp/pieces.npy" 15 16 16 64
 npy "$tmp/relay_parts.npy" 17 13 16 64
 fail=0
-for case in conv:data transfer:x transfer_late:x transfer_twice:x slice:x demo:image mix:x \
+for case in conv:data conv_banks:data transfer:x transfer_late:x transfer_twice:x slice:x demo:image mix:x \
     fc:v cax:x relay:x relay_sibling:x chain:x chips:x relay_now:x spread:x spread3:x \
     spread_runs:x spread_two:x spread_local:x spread_edges:x spread_slices:x pieces:x relay_parts:x; do
   m=${case%%:*} name=${case#*:}

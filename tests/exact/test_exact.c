@@ -414,6 +414,41 @@ static void test_lut_widened(void **state)
     chip_destroy(c);
 }
 
+/* The index of a CLUT of LUT_DW 8 (P07 reads the 256 entries as they are, an index
+ * saturated to -128 .. 127) from an INT_8 map stays inside: no finding; from a UINT_8 map
+ * (0 .. 255, never negative) it may not (map.exact.clip): index 200 reads entry 200 in the
+ * TaskGraph, entry 127 on the chip; unless entries 127 .. 255 are all alike (a clip). */
+static void test_lut_index(void **state)
+{
+    (void)state;
+    Chip *c = chip();
+    for (int k = 0; k < 3; k++) {
+        PrecisionId p = k ? PR_UINT_8 : PR_INT_8;
+        int64_t tab[256];
+        for (int64_t i = 0; i < 256; i++)
+            tab[i] = (k == 2 && i > 127 ? 127 : i) - 3000;
+        Graph *g = graph_create();
+        Block *s = store(g, input(g, p, 2), "x/in", p, 2);
+        Block *lut = tg_blk(g, BT_CLUT, "lut", PR_INT_32,
+                            (const int32_t[8]){1, 1, 2, 0, 0, 0, 0, 0});
+        assert_true(blk_set_attr(g, lut, AT_LUT_DW, 8));
+        Block *t = tg_blk(g, BT_SB, "tab", PR_INT_32, (const int32_t[8]){0, 0, 256, 0, 0, 0, 0, 0});
+        assert_true(blk_set_data(g, t, PR_INT_32, (const int32_t[1]){256}, 1, tab, 256));
+        tg_join(g, s, 0, lut, 0);
+        tg_join(g, t, 0, lut, 1);
+        output(g, store(g, lut, "y", PR_INT_32, 2), 2);
+        assert_int_equal(check(g, c, k == 1 ? "map.exact.clip" : NULL), k == 1);
+        int32_t in[2] = {k ? 200 : -100, 100}, tg[2], ch[2];
+        run(g, NULL, in, 2, tg);
+        run(g, c, in, 2, ch);
+        assert_int_equal(tg[0], (k == 2 ? 127 : in[0] + (in[0] < 0 ? 256 : 0)) - 3000);
+        assert_int_equal(ch[0], k ? 127 - 3000 : tg[0]);
+        assert_int_equal(ch[1], tg[1]);
+        graph_destroy(g);
+    }
+    chip_destroy(c);
+}
+
 /* A CLUT of INT_32 with a table of 256 entries x -> |x| / 2 (0 .. 64) writing a UINT_8 map
  * (mapper/exact_table.c): it takes UINT_8, in which P07 reads its table, the memory counts
  * the table in bytes (256, not 1024), and the outputs stay; with one entry of 300, outside
@@ -1088,6 +1123,7 @@ int main(void)
         cmocka_unit_test(test_wide_shift),     cmocka_unit_test(test_wide_product),
         cmocka_unit_test(test_oddshift_lif),
         cmocka_unit_test(test_clip),           cmocka_unit_test(test_prec),
+        cmocka_unit_test(test_lut_index),
         cmocka_unit_test(test_ternary_clip),
         cmocka_unit_test(test_prec_bound),
         cmocka_unit_test(test_prec_widen),

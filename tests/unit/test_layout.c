@@ -15,8 +15,10 @@
 
 #include "taskir/blockbox.h"
 #include "taskir/chip_cost.h"
+#include "taskir/lanes.h"
 #include "taskir/layout.h"
 #include "taskir/premove.h"
+#include "taskir/sockbox.h"
 
 static Block *blk(Graph *g, BlockType t, PrecisionId p, int32_t y, int32_t x, int32_t f,
                   int32_t r)
@@ -476,6 +478,71 @@ static void test_staged(void **state)
         }
 }
 
+/* An input upsampled by 2 along the channels into T 1 x 2 x 6 int8 that a ReLU reads: its
+ * value c in lanes 2c and 2c + 1, lane 1 no word's first, so no dynamic block places it in
+ * T's own layout (sockbox_edge_fits) and T is staged, its int32 area 2 pixels of 8 words
+ * (64 bytes) among the ReLU's working areas. Upsampled along x instead (1 x 4 x 3 from
+ * 1 x 2 x 3), each pixel is one run of the socket from lane 0: placed, not staged. */
+static void test_staged_steps(void **state)
+{
+    (void)state;
+    for (int along_f = 0; along_f <= 1; along_f++) {
+        Graph *g = graph_create();
+        assert_non_null(g);
+        int32_t x = along_f ? 2 : 4, f = along_f ? 6 : 3;
+        Block *m[] = {blk(g, BT_INPUT, PR_INT_8, 1, 2, 3, 0), blk(g, BT_SI, PR_INT_8, 1, x, f, 0),
+                      blk(g, BT_CCMPB, PR_INT_8, 1, x, f, 0)};
+        join_chain(g, m, sizeof m / sizeof m[0]);
+        Rearrange *r = edge_add_rearrange(g, g->edges[0], RT_SCALE, 1);
+        assert_non_null(r);
+        int32_t factors[3] = {1, along_f ? 1 : 2, along_f ? 2 : 1}, d[1] = {3};
+        assert_true(tensor_set_i32(g, &r->mats[0], d, 1, factors, 3));
+        GraphUses u;
+        assert_true(graph_uses(g, &u));
+        uint32_t pt = (uint32_t)graph_block_pos(g, m[1]->id);
+        uint32_t pr = (uint32_t)graph_block_pos(g, m[2]->id);
+        assert_int_equal(sockbox_edge_fits(g, &u, g->edges[0], pt, 16), !along_f);
+        assert_int_equal(layout_staged(g, &u, pt), along_f);
+        assert_int_equal(layout_stage_bytes(g, &u, pr), along_f ? 64 : 0);
+        graph_uses_finish(&u);
+        graph_destroy(g);
+    }
+}
+
+/* A map only OUTPUTs read, which an INPUT writes through steps, may be held one value a
+ * word (taskir/lanes.h): the mapper counts the larger layout. T 1 x 2 x 6 int8: its own
+ * 2 pixels of 16 lanes are 32 bytes, its 12 values a word 48. Without steps, or with a
+ * compute block reading T, only its own layout counts; an int32 T is no such map. */
+static void test_wide_input(void **state)
+{
+    (void)state;
+    Chip *chip;
+    Diag dg;
+    diag_init(&dg, NULL);
+    assert_int_equal(chip_load_default(&chip, &dg), ST_OK);
+    diag_finish(&dg);
+    for (int v = 0; v < 4; v++) {
+        Graph *g = graph_create();
+        assert_non_null(g);
+        PrecisionId p = v == 3 ? PR_INT_32 : PR_INT_8;
+        Block *m[] = {blk(g, BT_INPUT, p, 1, 2, 6, 0), blk(g, BT_SI, p, 1, 2, 6, 0),
+                      v == 2 ? blk(g, BT_CCMPB, PR_INT_8, 1, 2, 6, 0)
+                             : blk(g, BT_OUTPUT, p, 1, 2, 6, 0)};
+        join_chain(g, m, sizeof m / sizeof m[0]);
+        if (v != 1) /* a RESHAPE in C order: a step all the same */
+            assert_non_null(edge_add_rearrange(g, g->edges[0], RT_RESHAPE, 0));
+        GraphUses u;
+        assert_true(graph_uses(g, &u));
+        uint32_t pt = (uint32_t)graph_block_pos(g, m[1]->id);
+        assert_int_equal(lanes_wide_input(g, &u, pt), v == 0);
+        assert_int_equal(lanes_wide_bytes(g, &u, pt), v == 0 ? 48 : 0);
+        assert_int_equal(bbox_storage_bytes(chip, g, &u, pt), v == 0 ? 48 : v == 3 ? 64 : 32);
+        graph_uses_finish(&u);
+        graph_destroy(g);
+    }
+    chip_destroy(chip);
+}
+
 /* A CADD adding a ternary map to itself: P83 reads no ternary, so P02 reads the box
  * repeated in the group unit (128 ternary lanes a pixel: 4 x 4 pixels, twice, 32 bytes
  * each = 1024 bytes), in an area of its own, which one P06 writes. */
@@ -563,6 +630,8 @@ int main(void)
         cmocka_unit_test(test_staged),
         cmocka_unit_test(test_gather),
         cmocka_unit_test(test_lut_fan),
+        cmocka_unit_test(test_wide_input),
+        cmocka_unit_test(test_staged_steps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
