@@ -256,15 +256,20 @@ static bool sends_after(const Emit *e, const ECopy *cp, uint32_t w, int32_t p)
 }
 
 /* Ends copy ci's area with the P06 gathering it, when that P06 is its last reader: a copy
- * in the data banks (not received, not static, its own area) that only its gather reads,
- * with data of this step, and from which nothing is sent later; whether it did. */
+ * that only its gather reads, with data of this step, from which nothing is sent later, in
+ * an area of its own: in the data banks (not received, not static), or in the receive area
+ * over its whole life (not moved out, spread or merged: one that a writer on its core
+ * writes part of, which is not moved, emit_plan.c); whether it did. */
 static bool end_at_gather(Emit *e, uint32_t ci)
 {
     ECopy *cp = &e->copies[ci];
     ECore *c = &e->cores[cp->core];
-    if (cp->received || cp->is_static || cp->image || cp->view || cp->planes || cp->spread ||
-        cp->alias_of != EMIT_NONE || cp->req == EMIT_NONE || c->reqs[cp->req].words == 0 ||
-        c->reqs[cp->req].kind != ALLOC_DATA)
+    if (cp->is_static || cp->image || cp->view || cp->planes || cp->spread ||
+        cp->alias_of != EMIT_NONE || cp->req == EMIT_NONE || c->reqs[cp->req].words == 0)
+        return false;
+    AllocKind kind = c->reqs[cp->req].kind;
+    if (cp->received ? kind != ALLOC_RECV || cp->land != EMIT_NONE || emit_merge_of(e, cp)
+                     : kind != ALLOC_DATA)
         return false;
     for (size_t j = 0; j < e->n_copies; j++) /* no other copy shares its area (a tee) */
         if (j != ci && e->copies[j].core == cp->core && e->copies[j].req == cp->req)

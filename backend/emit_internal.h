@@ -578,9 +578,9 @@ Status emit_merge_prims(Emit *e);
  * with it. */
 Status emit_early_gathers(Emit *e);
 /* On a core whose memory plan does not fit otherwise, after gathering in place: a copy on
- * core k in the data banks that only the P06 gathering it for a CADD reads (not received,
- * not static, data of this step, nothing sent from it later) has its area end with that P06
- * (emit_early.c); whether any did. */
+ * core k that only the P06 gathering it for a CADD reads (data of this step, nothing sent
+ * from it later), in the data banks (not received, not static) or in the receive area over
+ * its whole life, has its area end with that P06 (emit_early.c); whether any did. */
 bool emit_gathered_ends(Emit *e, uint32_t k);
 /* Gathering in place (emit_early.c), on a core whose memory plan does not fit otherwise: a
  * copy only the P06 gathering it reads, in the layout of its part, lies in that part of the
