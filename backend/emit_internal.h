@@ -614,8 +614,8 @@ uint32_t emit_arrival_phases(const Emit *e, const MapDict *dict, uint32_t k, int
  * (emit_spread.c). */
 int64_t emit_recv_live(const Emit *e, uint32_t k, int32_t p, uint32_t skip);
 /* emit_slices.c: a spread copy assembled from channel slices. What edge ed brings of copy
- * cp: 0 whole rows of it (all its columns and channels) or nothing, 1 some channels of
- * whole rows, -1 anything else. Whether the slices from other cores of the same rows tile
+ * cp: 0 whole rows of it (all its columns and channels), whole pixels of a copy of one row
+ * (a run of them), or nothing, 1 some channels of whole rows, -1 anything else. Whether the slices from other cores of the same rows tile
  * the copy's channels and arrive in the same phases (and no slice crosses other rows).
  * Whether ed is such a slice after the first (the lowest channels) of its rows: the parts
  * are cut by the first. */

@@ -243,14 +243,14 @@ bool emit_box_meet(const EBox *a, const EBox *b, EBox *out)
     return true;
 }
 
-/* The pixels of part (whole rows of copy cp: all its columns) among the pixels [q0, q0 +
- * nq) of a run of a spread part: at most three boxes (a row's last pixels, whole rows, a
- * row's first pixels) into out; their count. */
+/* The pixels of part (whole rows of copy cp: all its columns; or columns of a copy of one
+ * row) among the pixels [q0, q0 + nq) of a run of a spread part: at most three boxes (a
+ * row's last pixels, whole rows, a row's first pixels) into out; their count. */
 static int part_pixels(const ECopy *cp, int64_t q0, int64_t nq, const EBox *part, EBox *out)
 {
     int64_t nx = cp->box.n[1];
     int64_t lo = (part->lo[0] - cp->box.lo[0]) * nx + part->lo[1] - cp->box.lo[1];
-    int64_t hi = lo + part->n[0] * nx;
+    int64_t hi = lo + (part->n[0] - 1) * nx + part->n[1];
     lo = lo > q0 ? lo : q0;
     hi = hi < q0 + nq ? hi : q0 + nq;
     int n = 0;

@@ -265,12 +265,13 @@ static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, s
             if (ph[i] < 0 || ph[i] >= np)
                 st = diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id,
                                "arrives in phase %d, past its core's %d", ph[i], np);
-        int64_t lo = dbox.lo[0] > cp->box.lo[0] ? dbox.lo[0] : cp->box.lo[0];
-        int64_t hi1 = dbox.lo[0] + dbox.n[0], hi2 = cp->box.lo[0] + cp->box.n[0];
-        int64_t hi = hi1 < hi2 ? hi1 : hi2;
-        if (hi > lo)
-            er[ne++] = (ERows){ed, (lo - cp->box.lo[0]) * nx, (hi - cp->box.lo[0]) * nx,
+        /* its pixels: whole rows, or (emit_slice_kind) a run of columns of a copy of one row */
+        EBox part;
+        if (emit_box_meet(&dbox, &cp->box, &part) && part.n[0] > 0 && part.n[1] > 0) {
+            int64_t lo = (part.lo[0] - cp->box.lo[0]) * nx + part.lo[1] - cp->box.lo[1];
+            er[ne++] = (ERows){ed, lo, lo + (part.n[0] - 1) * nx + part.n[1],
                                ph[0] >= reader ? ph[0] - np : ph[0]};
+        }
     }
     qsort(er, ne, sizeof *er, rows_cmp);
     for (size_t j = 0; j < ne && st == ST_OK; j++) {

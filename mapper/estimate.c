@@ -42,7 +42,7 @@ int32_t map_out_phase(const MapPlan *p, const MXfer *x)
 
 int32_t map_lanes_last(const MapPlan *p, const Edge *ed, int32_t send)
 {
-    if (!lanes_moved(p->g, &p->uses, ed))
+    if (!lanes_bytes(p->g, &p->uses, ed))
         return send;
     int64_t M = p->chip->max_phases, last = (int64_t)send + lanes_phases(p->g, &p->uses, ed) - 1;
     return M > 0 && last / M == send / M ? (int32_t)last : send;

@@ -78,6 +78,30 @@ int64_t lanes_wide_bytes(const Graph *g, const GraphUses *u, uint32_t s)
     return px > INT64_MAX / 4 / ch ? -1 : px * ch * 4;
 }
 
+bool lanes_bytes(const Graph *g, const GraphUses *u, const Edge *ed)
+{
+    if (lanes_moved(g, u, ed))
+        return true;
+    long w = graph_block_pos(g, ed->src), s = graph_block_pos(g, ed->dst);
+    if (w < 0 || s < 0 || bt_info(g->blocks[w]->type)->kind != BK_COMPUTE ||
+        bt_info(g->blocks[s]->type)->kind != BK_STORAGE)
+        return false;
+    EdgeEnds ends;
+    char why[160];
+    int32_t cd[TIR_CDIMS];
+    if (!edge_ends(g, u, ed, &ends, why, sizeof why) || !blk_cluster_dims(g->blocks[s], true, 0, cd))
+        return false;
+    int bits = pr_info(blk_prec(g->blocks[s]))->bits;
+    if (bits != 8 && bits != 32)
+        return false;
+    int64_t unit = 64 / bits; /* the channels of an 8-byte unit */
+    int ch = ends.dst_box[D_F] > 0 ? D_F : D_R, sch = ends.src_box[D_F] > 0 ? D_F : D_R;
+    int64_t soff = ends.src_pos[sch] > 0 ? ends.src_pos[sch] : 0;
+    int64_t doff = ends.dst_pos[ch] > 0 ? ends.dst_pos[ch] : 0;
+    int64_t n = ends.dst_box[ch] > 0 ? ends.dst_box[ch] : 1, c = cd[ch] > 0 ? cd[ch] : 1;
+    return soff % unit || doff % unit || (doff + n < c && n % unit);
+}
+
 bool lanes_head_join(LanesHead *h, int64_t src, int64_t units, int64_t dst, int64_t per)
 {
     if (h->src + h->units != src)
@@ -116,7 +140,8 @@ static bool yxc(const Block *b, bool input, int64_t n[3])
 }
 
 typedef struct LanesMove {
-    int64_t src, dst, end; /* a byte's source and destination; a header's, and its end */
+    int64_t src, dst, end; /* a run's (a header's) first byte in the sender, where it lands,
+                              and the byte after its last in the sender */
 } LanesMove;
 
 static int move_cmp(const void *a, const void *b)
@@ -160,8 +185,9 @@ static int64_t spill_phases(LanesMove *h, int64_t n)
     return phases;
 }
 
-/* Appends the headers of lanes-moved edge ed's byte moves to h (n of *cap used, grown), their
- * sources shifted to start at *at, which moves past them. false when they cannot be counted
+/* Appends the headers of byte-moved edge ed (lanes_bytes) to h (n of *cap used, grown),
+ * their sources shifted to start at *at, which moves past them: a run a value of a lanes
+ * move, a run a pixel of channels off the 8-byte units. false when they cannot be counted
  * (or out of memory). */
 static bool edge_heads(const Graph *g, const GraphUses *u, const Edge *ed, LanesMove **h,
                        int64_t *n, int64_t *cap, int64_t *at)
@@ -197,35 +223,52 @@ static bool edge_heads(const Graph *g, const GraphUses *u, const Edge *ed, Lanes
         *h = grown;
         *cap = *n + vol;
     }
-    int32_t *map = malloc((size_t)vol * sizeof *map);
-    Diag quiet;
-    diag_init(&quiet, NULL);
-    bool ok = map && edge_element_map(g, u, ed, map, vol, &quiet) == ST_OK;
-    diag_finish(&quiet);
     LanesMove *mv = *h + *n;
     int64_t m = 0;
-    for (int64_t i = 0; ok && i < vol; i++) {
-        if (map[i] < 0)
-            continue;
-        int64_t y = dp[0] + i / (dn[1] * dn[2]), x = dp[1] + i / dn[2] % dn[1];
-        int64_t f = dp[2] + i % dn[2];
-        int64_t sy = map[i] / (wn[1] * wn[2]), sx = map[i] / wn[2] % wn[1], sc = map[i] % wn[2];
-        mv[m++] = (LanesMove){(sy * wn[1] + sx) * spx + sc * vb, (y * sn[1] + x) * dpx + f * vb,
-                              0};
+    bool ok = true;
+    if (!lanes_moved(g, u, ed)) { /* channels off the 8-byte units: a run a pixel */
+        int ch = ends.src_box[D_F] > 0 ? D_F : D_R;
+        int64_t soff = ends.src_pos[ch] > 0 ? ends.src_pos[ch] : 0;
+        int64_t sy0 = ends.src_pos[D_Y] > 0 ? ends.src_pos[D_Y] : 0;
+        int64_t sx0 = ends.src_pos[D_X] > 0 ? ends.src_pos[D_X] : 0;
+        for (int64_t y = 0; y < dn[0]; y++)
+            for (int64_t x = 0; x < dn[1]; x++) {
+                int64_t src = ((sy0 + y) * wn[1] + sx0 + x) * spx + soff * vb;
+                int64_t dst = ((dp[0] + y) * sn[1] + dp[1] + x) * dpx + dp[2] * vb;
+                mv[m++] = (LanesMove){src, dst, src + dn[2] * vb};
+            }
+    } else {
+        int32_t *map = malloc((size_t)vol * sizeof *map);
+        Diag quiet;
+        diag_init(&quiet, NULL);
+        ok = map && edge_element_map(g, u, ed, map, vol, &quiet) == ST_OK;
+        diag_finish(&quiet);
+        for (int64_t i = 0; ok && i < vol; i++) {
+            if (map[i] < 0)
+                continue;
+            int64_t y = dp[0] + i / (dn[1] * dn[2]), x = dp[1] + i / dn[2] % dn[1];
+            int64_t f = dp[2] + i % dn[2];
+            int64_t sy = map[i] / (wn[1] * wn[2]), sx = map[i] / wn[2] % wn[1];
+            int64_t src = (sy * wn[1] + sx) * spx + map[i] % wn[2] * vb;
+            mv[m++] = (LanesMove){src, (y * sn[1] + x) * dpx + f * vb, src + vb};
+        }
+        free(map);
     }
-    free(map);
     if (!ok || !m)
         return ok;
     /* its headers, in the order of the writer's memory: where each starts and lands */
     qsort(mv, (size_t)m, sizeof *mv, move_cmp);
     int64_t heads = 0, shift = *at - mv[0].src / 16 * 16;
-    LanesHead hd = {mv[0].src, vb, mv[0].dst, vb, vb};
+    int64_t len = mv[0].end - mv[0].src; /* a move's bytes */
+    LanesHead hd = {mv[0].src, len, mv[0].dst, len, len};
     for (int64_t i = 1; i <= m; i++) {
-        if (i < m && lanes_head_join(&hd, mv[i].src, vb, mv[i].dst, 1))
+        if (i < m && lanes_head_join(&hd, mv[i].src, mv[i].end - mv[i].src, mv[i].dst, 1))
             continue;
         mv[heads++] = (LanesMove){hd.src + shift, hd.dst, hd.src + hd.units + shift};
-        if (i < m)
-            hd = (LanesHead){mv[i].src, vb, mv[i].dst, vb, vb};
+        if (i < m) {
+            len = mv[i].end - mv[i].src;
+            hd = (LanesHead){mv[i].src, len, mv[i].dst, len, len};
+        }
     }
     *n += heads;
     *at = (mv[heads - 1].end + 15) / 16 * 16;
@@ -237,7 +280,7 @@ int32_t lanes_phases(const Graph *g, const GraphUses *u, const Edge *ed)
     long s = graph_block_pos(g, ed->dst);
     if (s < 0)
         return 1;
-    /* every lanes-moved edge into the storage, as if one core sent them one after another
+    /* every byte-moved edge into the storage, as if one core sent them one after another
      * (an upper bound for the sends of each core) */
     const BlockUses *bu = &u->blocks[s];
     LanesMove *h = NULL;
@@ -245,7 +288,7 @@ int32_t lanes_phases(const Graph *g, const GraphUses *u, const Edge *ed)
     bool ok = true;
     for (uint32_t j = 0; j < bu->n_in_edges && ok; j++) {
         const Edge *in = g->edges[bu->in_edges[j]];
-        ok = !lanes_moved(g, u, in) || edge_heads(g, u, in, &h, &n, &cap, &at);
+        ok = !lanes_bytes(g, u, in) || edge_heads(g, u, in, &h, &n, &cap, &at);
     }
     int64_t phases = ok && n ? spill_phases(h, n) : 1;
     free(h);

@@ -32,6 +32,13 @@ bool lanes_wide_input(const Graph *g, const GraphUses *u, uint32_t s);
  * 4; 0 when it is not, -1 on overflow. */
 int64_t lanes_wide_bytes(const Graph *g, const GraphUses *u, uint32_t s);
 
+/* Whether edge ed's bytes go as runs of bytes (1-byte packets) from a compute block into a
+ * storage block (backend/emit_route.c, emit_lanes.c): lanes_moved, or channels that do not
+ * start on an 8-byte unit (2 int32, 8 int8 channels) of the writer's or the storage's
+ * pixels, or that end off one short of the storage's last channel (3 channels of a CADD's
+ * int32 result into a map of 6). */
+bool lanes_bytes(const Graph *g, const GraphUses *u, const Edge *ed);
+
 /* The router's headers (backend/emit_route.c): a MULTI_USE header sends runs of `run` units
  * that follow each other in the sender's memory and land `stride` units apart (run ==
  * stride: one contiguous run of `units`). Whether run [src, src + units) landing at dst
@@ -48,10 +55,11 @@ bool lanes_head_join(LanesHead *h, int64_t src, int64_t units, int64_t dst, int6
  * header or a disabled header skipping a gap carries at most. */
 enum { LANES_HEADS = 128, LANES_HEAD_PACKETS = 4096 };
 
-/* The router phases the byte moves of lanes-moved edge ed take when its writer's router
- * sends them all (backend/emit_lanes.c, emit_route_spill.c): its values in 1-byte packets
- * from the writer's map (its pitch) to the storage's (its pitch), in the order of the
- * writer's memory, joined into headers as lanes_head_join does; a phase sends those whose
+/* The router phases the byte moves into edge ed's storage take (lanes_bytes: its edges that
+ * go as bytes, one after another as if one core sent them all; backend/emit_lanes.c,
+ * emit_route_spill.c): their values (a lanes move) or pixels' channels (off the units) in
+ * 1-byte packets from the writer's map (its pitch) to the storage's (its pitch), in the
+ * order of the writer's memory, joined into headers as lanes_head_join does; a phase sends those whose
  * first byte lands within 4 KiB of the first byte landing in it (a header's 12-bit
  * destination_addr from the raised receive base) while LANES_HEADS hold them and the
  * disabled headers skipping the gaps between them, the others wait for the next. 1 when one

@@ -27,10 +27,9 @@
 /* A region this large (elements) is a fresh mapping whose pages are put in place while
  * planning (on the run's threads), a 2 MiB page after the other from its first byte, rather
  * than by the first kernel to write each buffer: the system clears each 2 MiB page when it
- * first comes in, which in the middle of a kernel pushed that kernel's data out of the cache
- * (resnet50x10 on one thread, chrt -f 10, best of 3 alternated: plan 540 -> 413 ms, step
- * 344 -> 255 ms, system time 2.75 -> 1.06 s with the same 2 200 page faults; resnet50: about
- * 1 ms more, its 39 MB region's clearing then costs what it did in the kernels). */
+ * first comes in, and inside the kernels that cost more and swung more (resnet50x10 on one
+ * thread, four runs each in turn: plan + step 468 to 1210 ms before, 509 to 552 ms after;
+ * resnet50: about 1 ms more). */
 #define SIM_TOUCH_ELEMS ((int64_t)1 << 20)
 
 /* ---- small helpers ---- */
