@@ -36,28 +36,48 @@ static bool lives_overlap(const AllocReq *a, const AllocReq *b)
     return a->first <= b->last && b->first <= a->last;
 }
 
+/* A placed area (placed[0..n_placed), addresses addr[]) whose words and lifetime meet r's
+ * at address at: its index in reqs, or -1. */
+static long meets(const AllocReq *reqs, const int32_t *addr, const size_t *placed,
+                  size_t n_placed, const AllocReq *r, int64_t at)
+{
+    for (size_t k = 0; k < n_placed; k++) {
+        const AllocReq *o = &reqs[placed[k]];
+        int64_t oa = addr[placed[k]];
+        if (lives_overlap(o, r) && oa < at + r->words && oa + o->words > at)
+            return (long)placed[k];
+    }
+    return -1;
+}
+
 /* The lowest aligned address of bank where r fits beside the areas placed so far (placed[],
  * addresses addr[]), or -1. */
 static int64_t first_fit(const AllocReq *reqs, const int32_t *addr, const size_t *placed,
                          size_t n_placed, const AllocReq *r, const AllocBank *bank)
 {
-    int64_t at = align_up(bank->lo, r->align);
-    for (;;) {
-        if (at + r->words > bank->hi)
-            return -1;
-        bool moved = false;
-        for (size_t k = 0; k < n_placed; k++) {
-            const AllocReq *o = &reqs[placed[k]];
-            int64_t oa = addr[placed[k]];
-            if (!lives_overlap(o, r) || oa >= at + r->words || oa + o->words <= at)
-                continue;
-            at = align_up(oa + o->words, r->align);
-            moved = true;
-            break;
-        }
-        if (!moved)
+    for (int64_t at = align_up(bank->lo, r->align); at + r->words <= bank->hi;) {
+        long o = meets(reqs, addr, placed, n_placed, r, at);
+        if (o < 0)
             return at;
+        at = align_up(addr[o] + reqs[o].words, r->align);
     }
+    return -1;
+}
+
+/* The highest aligned address of bank where r fits beside the areas placed so far, or -1:
+ * static areas placed from the top of MEM1 down leave the data words below in one run. */
+static int64_t last_fit(const AllocReq *reqs, const int32_t *addr, const size_t *placed,
+                        size_t n_placed, const AllocReq *r, const AllocBank *bank)
+{
+    for (int64_t at = (bank->hi - r->words) / r->align * r->align; at >= bank->lo;) {
+        long o = meets(reqs, addr, placed, n_placed, r, at);
+        if (o < 0)
+            return at;
+        if (addr[o] - r->words < bank->lo)
+            return -1;
+        at = (addr[o] - r->words) / r->align * r->align;
+    }
+    return -1;
 }
 
 /* The largest sum of words live in one phase among the areas that share r's banks (received
@@ -108,6 +128,28 @@ static Status check_req(const AllocReq *r, size_t i, const char *core, Diag *d)
     return ST_OK;
 }
 
+/* Places the areas largest first, each at the lowest address that fits (top_static: a
+ * static area at the highest); the index of the first that fits nowhere, or n. */
+static size_t place_all(const AllocReq *reqs, size_t n, const AllocOrder *ord, bool top_static,
+                        int32_t *addr, size_t *placed)
+{
+    size_t n_placed = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = ord[k].i;
+        const AllocReq *r = &reqs[i];
+        int64_t at = -1;
+        for (const AllocBank *const *b = prefs[r->kind]; *b && at < 0; b++)
+            at = top_static && r->kind == ALLOC_STATIC
+                     ? last_fit(reqs, addr, placed, n_placed, r, *b)
+                     : first_fit(reqs, addr, placed, n_placed, r, *b);
+        if (at < 0)
+            return i;
+        addr[i] = (int32_t)at;
+        placed[n_placed++] = i;
+    }
+    return n;
+}
+
 Status alloc_core(const AllocReq *reqs, size_t n, int32_t *addr, const char *core, Diag *d)
 {
     for (size_t i = 0; i < n; i++) {
@@ -128,29 +170,22 @@ Status alloc_core(const AllocReq *reqs, size_t n, int32_t *addr, const char *cor
         ord[i] = (AllocOrder){reqs[i].words, i};
     qsort(ord, n, sizeof *ord, order_cmp);
     Status st = ST_OK;
-    size_t n_placed = 0;
-    for (size_t k = 0; k < n && st == ST_OK; k++) {
-        size_t i = ord[k].i;
-        const AllocReq *r = &reqs[i];
-        int64_t at = -1;
-        for (const AllocBank *const *b = prefs[r->kind]; *b && at < 0; b++)
-            at = first_fit(reqs, addr, placed, n_placed, r, *b);
-        if (at < 0) {
-            int32_t ph;
-            int64_t peak = peak_live(reqs, n, r, &ph);
-            int64_t have = r->kind == ALLOC_RECV ? ASM_MEM3_BASE - ASM_MEM2_RECV
-                                                 : ASM_MEM2_BASE - ASM_MEM0_BASE;
-            st = diag_add(d, ST_LOGIC, "emit.alloc", core,
-                          "block %" PRId32 " needs %" PRId64 " words (%" PRId64
-                          " B, aligned to %" PRId32 ") in phases [%" PRId32 ", %" PRId32
-                          "] and does not fit: %" PRId64 " words are live in phase %" PRId32
-                          " against the %" PRId64 " words of the banks it may use",
-                          r->tag, r->words, r->words * 4, r->align, r->first, r->last, peak,
-                          ph, have);
-            break;
-        }
-        addr[i] = (int32_t)at;
-        placed[n_placed++] = i;
+    /* a plan whose static areas at the bottom of MEM1 cut the data words in two that no
+     * area fits in is tried again with them at its top */
+    size_t bad = place_all(reqs, n, ord, false, addr, placed);
+    if (bad < n && place_all(reqs, n, ord, true, addr, placed) < n) {
+        const AllocReq *r = &reqs[bad];
+        int32_t ph;
+        int64_t peak = peak_live(reqs, n, r, &ph);
+        int64_t have = r->kind == ALLOC_RECV ? ASM_MEM3_BASE - ASM_MEM2_RECV
+                                             : ASM_MEM2_BASE - ASM_MEM0_BASE;
+        st = diag_add(d, ST_LOGIC, "emit.alloc", core,
+                      "block %" PRId32 " needs %" PRId64 " words (%" PRId64
+                      " B, aligned to %" PRId32 ") in phases [%" PRId32 ", %" PRId32
+                      "] and does not fit: %" PRId64 " words are live in phase %" PRId32
+                      " against the %" PRId64 " words of the banks it may use",
+                      r->tag, r->words, r->words * 4, r->align, r->first, r->last, peak,
+                      ph, have);
     }
     free(ord);
     free(placed);

@@ -14,8 +14,15 @@
  * lives from that P06 on (for a stage's input the whole step, as before). A copy that an
  * OUTPUT, another block or another inserted P06 reads, or that a relay forwards, stays as it
  * was.
+ *
+ * On a core whose plan does not fit, a copy only its gather reads lies in its part of the
+ * gathered area when it has that part's layout (emit_in_place); when the plan still does
+ * not fit, one in the data banks that cannot lie there has its area end with its gather's
+ * P06 rather than at the CADD (emit_gathered_ends).
  */
 #include "backend/emit_internal.h"
+#include "backend/emit_layout.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,26 +132,80 @@ static Status early(Emit *e, uint32_t ci, EGather *g, const EMoveSlot *ms)
     return ST_OK;
 }
 
+/* A static map's image (copy cp, an 8-bit or int32 map) in layout to: what the gather's P06
+ * writes from it, each value as it is (an 8-bit one read in its precision and widened to
+ * int32), the lanes past the copy's pitch 0; NULL when out of memory. */
+static uint32_t *image_as(const ECopy *cp, const EmitFeat *to)
+{
+    const EmitFeat *f = &cp->feat;
+    uint32_t *w = calloc((size_t)to->words ? (size_t)to->words : 1, sizeof *w);
+    int64_t lanes = f->c < to->c ? f->c : to->c;
+    for (int64_t y = 0; w && y < f->ny; y++)
+        for (int64_t x = 0; x < f->nx; x++) {
+            const uint32_t *in = cp->image + emit_feat_offset(f, y, x);
+            uint32_t *out = w + emit_feat_offset(to, y, x);
+            for (int64_t j = 0; j < lanes; j++) {
+                uint32_t b = f->per_word == 1 ? in[j] : (in[j / 4] >> (8 * (j % 4))) & 0xFFu;
+                int32_t v = f->per_word == 1 || f->prec == PR_UINT_8 || b < 128
+                                ? (int32_t)b : (int32_t)b - 256;
+                if (to->per_word == 1)
+                    out[j] = (uint32_t)v;
+                else
+                    emit_put_i8(out, j, v);
+            }
+        }
+    return w;
+}
+
+/* Whether copy cp may lie in gather g's part once laid out so: its layout is the part's, or
+ * it is a static map whose image the code generator writes in the part's layout (image_as:
+ * an 8-bit map into an int32 part, or the same precision in another pitch). */
+static bool fits_part(const ECopy *cp, const EGather *g, bool *rewrite)
+{
+    *rewrite = cp->feat.prec != g->feat.prec || cp->feat.c != g->feat.c ||
+               cp->feat.words != g->feat.words;
+    if (!*rewrite)
+        return true;
+    bool eight = cp->feat.prec == PR_INT_8 || cp->feat.prec == PR_UINT_8;
+    return cp->is_static && cp->image && cp->feat.ny == g->feat.ny &&
+           cp->feat.nx == g->feat.nx && cp->feat.nc == g->feat.nc &&
+           (cp->feat.prec == g->feat.prec ? eight || cp->feat.prec == PR_INT_32
+                                          : eight && g->feat.prec == PR_INT_32);
+}
+
 /* Places copy ci in part i of the area its gather writes, when it is not received, only
- * that gather reads it and it holds the part's layout: its writer (a compute block on its
- * core, or an INPUT's dynamic blocks) writes it there, and no P06 copies it; whether it
- * did. */
+ * that gather reads it and it holds the part's layout (or is a static map, its image then
+ * written in that layout, fits_part): its writer (a compute block on its core, or an
+ * INPUT's dynamic blocks) writes it there, and no P06 copies it; whether it did. */
 static bool in_place(Emit *e, uint32_t ci)
 {
     ECopy *cp = &e->copies[ci];
     ECore *c = &e->cores[cp->core];
-    if (cp->received || cp->view || cp->planes || cp->spread || cp->alias_of != EMIT_NONE ||
+    /* a received copy that a P06 moves out of the receive area (a whole copy in Soma2 of
+     * its arrival phase, or a spread copy part by part) is moved into its part instead */
+    bool moved = cp->received && (cp->spread || cp->land != EMIT_NONE);
+    if ((cp->received && !moved) || cp->view || cp->planes || cp->alias_of != EMIT_NONE ||
         cp->req == EMIT_NONE || c->reqs[cp->req].words == 0 ||
         (cp->image && (!cp->is_static || (int64_t)cp->n_image != cp->feat.words)))
         return false;
     EGather *g = sole_gather(e, ci);
+    bool rewrite;
     if (!g || g->phase < 0 || memcmp(&g->box, &cp->box, sizeof cp->box) != 0 ||
-        cp->feat.prec != g->feat.prec || cp->feat.c != g->feat.c ||
-        cp->feat.words != g->feat.words)
+        !fits_part(cp, g, &rewrite))
         return false;
     for (size_t j = 0; j < e->n_copies; j++) /* no other copy shares its area (a tee) */
         if (j != ci && e->copies[j].core == cp->core && e->copies[j].req == cp->req)
             return false;
+    if (rewrite) {
+        uint32_t *w = image_as(cp, &g->feat);
+        if (!w)
+            return false; /* out of memory: the plan goes on without */
+        free(cp->image);
+        cp->image = w;
+        cp->n_image = (size_t)g->feat.words;
+        cp->feat = g->feat;
+        cp->image_prec = g->feat.prec;
+    }
     AllocReq *r = &c->reqs[cp->req], *a = &c->reqs[g->req];
     a->first = r->first < a->first ? r->first : a->first;
     a->last = r->last > a->last ? r->last : a->last;
@@ -160,13 +221,82 @@ static bool in_place(Emit *e, uint32_t ci)
     return true;
 }
 
-bool emit_in_place(Emit *e, uint32_t k)
+/* Applies f to every copy on core k; whether it did something to any. */
+static bool each_copy_on(Emit *e, uint32_t k, bool (*f)(Emit *, uint32_t))
 {
     bool any = false;
     for (uint32_t i = 0; i < e->n_copies; i++)
         if (e->copies[i].core == k)
-            any |= in_place(e, i);
+            any |= f(e, i);
     return any;
+}
+
+bool emit_in_place(Emit *e, uint32_t k)
+{
+    return each_copy_on(e, k, in_place);
+}
+
+/* Whether a ROUTER_SEND of writer w's results leaves copy cp's core after phase p (a copy
+ * its writer writes straight into is where its other edges are sent from, emit_plan.c). */
+static bool sends_after(const Emit *e, const ECopy *cp, uint32_t w, int32_t p)
+{
+    const BlockUses *bu = &e->uses.blocks[w];
+    const ECore *c = &e->cores[cp->core];
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        const MapDict *dict = emit_edge_dict(e, e->g->edges[bu->out_edges[j]]->id);
+        for (uint32_t k = 0; dict && k < dict->n_coords; k++) {
+            const MapCoord *mc = &dict->coords[k];
+            if (mc->pi_index == MAP_PI_ROUTER_SEND && mc->phase > p &&
+                emit_same_place(c, mc) && mc->phase_group == c->phase_group &&
+                mc->step_group == c->step_group)
+                return true;
+        }
+    }
+    return false;
+}
+
+/* Ends copy ci's area with the P06 gathering it, when that P06 is its last reader: a copy
+ * that only its gather reads, with data of this step, from which nothing is sent later, in
+ * an area of its own: in the data banks (not received, not static), or in the receive area
+ * over its whole life (not moved out, spread or merged: one that a writer on its core
+ * writes part of, which is not moved, emit_plan.c); whether it did. */
+static bool end_at_gather(Emit *e, uint32_t ci)
+{
+    ECopy *cp = &e->copies[ci];
+    ECore *c = &e->cores[cp->core];
+    if (cp->is_static || cp->image || cp->view || cp->planes || cp->spread ||
+        cp->alias_of != EMIT_NONE || cp->req == EMIT_NONE || c->reqs[cp->req].words == 0)
+        return false;
+    AllocKind kind = c->reqs[cp->req].kind;
+    if (cp->received ? kind != ALLOC_RECV || cp->land != EMIT_NONE || emit_merge_of(e, cp)
+                     : kind != ALLOC_DATA)
+        return false;
+    for (size_t j = 0; j < e->n_copies; j++) /* no other copy shares its area (a tee) */
+        if (j != ci && e->copies[j].core == cp->core && e->copies[j].req == cp->req)
+            return false;
+    EGather *g = sole_gather(e, ci);
+    EMoveSlot ms;
+    if (!g || g->phase < 0)
+        return false;
+    emit_move_slot(e, cp, e->phase_of[g->cadd], &ms); /* its slot is the gather's now */
+    if (ms.wrap)
+        return false;
+    AllocReq *r = &c->reqs[cp->req];
+    if (r->last <= g->phase || r->first > g->phase)
+        return false;
+    const BlockUses *bu = &e->uses.blocks[cp->block];
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        long w = graph_block_pos(e->g, e->g->edges[bu->in_edges[j]]->src);
+        if (w < 0 || sends_after(e, cp, (uint32_t)w, g->phase))
+            return false;
+    }
+    r->last = g->phase;
+    return true;
+}
+
+bool emit_gathered_ends(Emit *e, uint32_t k)
+{
+    return each_copy_on(e, k, end_at_gather);
 }
 
 /* One copy to gather early: when its data is in place, and its gather. */

@@ -577,6 +577,11 @@ Status emit_merge_prims(Emit *e);
  * the earliest free Soma slot after the copy lands, the copy's area there shortened to end
  * with it. */
 Status emit_early_gathers(Emit *e);
+/* On a core whose memory plan does not fit otherwise, after gathering in place: a copy on
+ * core k that only the P06 gathering it for a CADD reads (data of this step, nothing sent
+ * from it later), in the data banks (not received, not static) or in the receive area over
+ * its whole life, has its area end with that P06 (emit_early.c); whether any did. */
+bool emit_gathered_ends(Emit *e, uint32_t k);
 /* Gathering in place (emit_early.c), on a core whose memory plan does not fit otherwise: a
  * copy only the P06 gathering it reads, in the layout of its part, lies in that part of the
  * gathered area (ECopy.req_off), and its P06 is dropped (EGather.phase -1); whether any
@@ -603,9 +608,14 @@ Status emit_spreads(Emit *e);
  * ROUTER_RECIEVE pairs there, in the Mapping's order) into ph (room for n_coords); their
  * count (emit_spread.c). */
 uint32_t emit_arrival_phases(const Emit *e, const MapDict *dict, uint32_t k, int32_t *ph);
+/* The words of core k's receive area requested for phase p so far but request skip's
+ * (EMIT_NONE: none), a copy that may move out in Soma2 of its arrival phase (ECopy.movable,
+ * not yet moved) counted in its arrival phases only, where the mapper counts it
+ * (emit_spread.c). */
+int64_t emit_recv_live(const Emit *e, uint32_t k, int32_t p, uint32_t skip);
 /* emit_slices.c: a spread copy assembled from channel slices. What edge ed brings of copy
- * cp: 0 whole rows of it (all its columns and channels) or nothing, 1 some channels of
- * whole rows, -1 anything else. Whether the slices from other cores of the same rows tile
+ * cp: 0 whole rows of it (all its columns and channels), whole pixels of a copy of one row
+ * (a run of them), or nothing, 1 some channels of whole rows, -1 anything else. Whether the slices from other cores of the same rows tile
  * the copy's channels and arrive in the same phases (and no slice crosses other rows).
  * Whether ed is such a slice after the first (the lowest channels) of its rows: the parts
  * are cut by the first. */

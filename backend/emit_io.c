@@ -85,7 +85,8 @@ static Status static_blocks(Emit *e, Taskir__Asm__DataConfig *dc, ProgSet *out)
         const Block *b = e->g->blocks[cp->block];
         bool zeros = cp->planes && cp->image;
         if (cp->image)
-            st = add_static(e, dc, out, &e->cores[cp->core], 'b', b->id, blk_prec(b),
+            st = add_static(e, dc, out, &e->cores[cp->core], 'b', b->id,
+                            cp->feat.words ? cp->image_prec : blk_prec(b), /* a map widened */
                             emit_copy_addr(e, cp), &cp->image, cp->n_image);
         if (zeros && st == ST_OK) /* P81's stored padding (emit_p81.c): as the rows come */
             st = every_step(e, dc, cp->first);

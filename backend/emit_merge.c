@@ -196,18 +196,6 @@ static bool read_after(const Emit *e, const ECopy *cp, int64_t t)
     return true;
 }
 
-/* The words of core k's receive area alive in phase p but request skip's. */
-static int64_t recv_alive(const Emit *e, uint32_t k, int32_t p, uint32_t skip)
-{
-    const ECore *c = &e->cores[k];
-    int64_t sum = 0;
-    for (size_t q = 0; q < c->n_reqs; q++)
-        if (q != skip && c->reqs[q].kind == ALLOC_RECV && c->reqs[q].first <= p &&
-            p <= c->reqs[q].last)
-            sum += c->reqs[q].words;
-    return sum;
-}
-
 /* A merge of two slices, one of which (m->spread) the Mapping spreads over several phases:
  * its rows arrive in bands, each phase as many whole rows as the receive area has room for
  * beside that phase's other arrivals (the last the rest), each band in a landing area of
@@ -223,7 +211,7 @@ static Status plan_bands(Emit *e, uint32_t ci, EMerge *m, int64_t ready, bool *k
     m->nb = 0;
     for (int b = 0; b < sp->nph && left > 0; b++) {
         int32_t q = sp->ph[b];
-        int64_t room = RECV_WORDS - recv_alive(e, cp->core, q, cp->req) -
+        int64_t room = RECV_WORDS - emit_recv_live(e, cp->core, q, cp->req) -
                        (op->remote && q >= op->ph[0] ? other : 0);
         int64_t rows = b == sp->nph - 1 ? left : room > 0 ? room / row : 0;
         rows = rows < left ? rows : left;

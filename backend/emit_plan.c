@@ -902,14 +902,21 @@ Status emit_plan(Emit *e)
         if (!c->addr)
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
         /* a plan that does not fit is tried again with the copies only a gather reads in
-         * the gathered area (emit_early.c); the refusal names what fits neither way */
-        Diag first;
-        diag_init(&first, NULL);
-        st = place_core(c, &first);
-        diag_finish(&first);
+         * the gathered area, then with the areas of those it cannot hold ending at their
+         * gathers (emit_early.c); the refusal names what fits none of the ways */
+        for (int way = 0; way < 2; way++) {
+            Diag quiet;
+            diag_init(&quiet, NULL);
+            st = place_core(c, &quiet);
+            diag_finish(&quiet);
+            if (st != ST_LOGIC)
+                break;
+            if (way == 0)
+                emit_in_place(e, k);
+            else
+                emit_gathered_ends(e, k);
+        }
         if (st == ST_LOGIC)
-            emit_in_place(e, k);
-        if (st != ST_OK)
             st = place_core(c, e->d);
     }
     return st;

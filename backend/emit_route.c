@@ -23,6 +23,7 @@
 
 #include "backend/core_mem.h"
 #include "taskir/diag_block.h"
+#include "taskir/lanes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -119,24 +120,13 @@ Status emit_route_run(Emit *e, uint32_t sk, int32_t p, uint32_t dk, int64_t src,
     EPhase *ph = &e->cores[sk].ph[p];
     ESend *last = ph->n_sends ? &ph->sends[ph->n_sends - 1] : NULL;
     int64_t per = single ? 1 : 2; /* units a packet */
-    if (last && last->dst_core == dk && last->single == single && last->src + last->words == src) {
-        int64_t next = last->dst_addr + (last->words / last->run) * last->stride;
-        bool contiguous = last->run == last->stride && last->dst_addr + last->words == dst;
-        if (contiguous) { /* one run, longer */
-            last->words += words;
-            last->run = last->stride = last->words;
+    if (last && last->dst_core == dk && last->single == single) { /* taskir/lanes.h */
+        LanesHead h = {last->src, last->words, last->dst_addr, last->run, last->stride};
+        if (lanes_head_join(&h, src, words, dst, per)) {
+            last->words = h.units;
+            last->run = h.run;
+            last->stride = h.stride;
             return ST_OK;
-        }
-        if (words == last->run && (last->words == last->run || dst == next) &&
-            last->run / per <= 128 && (last->words + words) / per <= 4096) {
-            if (last->words == last->run)
-                last->stride = dst - last->dst_addr;
-            if (last->stride >= last->run && (last->stride - last->run) / per < 4096) {
-                last->words += words;
-                return ST_OK;
-            }
-            if (last->words == last->run)
-                last->stride = last->run;
         }
     }
     e->cores[dk].ph[p].recv_marks++;
@@ -253,14 +243,14 @@ bool emit_box_meet(const EBox *a, const EBox *b, EBox *out)
     return true;
 }
 
-/* The pixels of part (whole rows of copy cp: all its columns) among the pixels [q0, q0 +
- * nq) of a run of a spread part: at most three boxes (a row's last pixels, whole rows, a
- * row's first pixels) into out; their count. */
+/* The pixels of part (whole rows of copy cp: all its columns; or columns of a copy of one
+ * row) among the pixels [q0, q0 + nq) of a run of a spread part: at most three boxes (a
+ * row's last pixels, whole rows, a row's first pixels) into out; their count. */
 static int part_pixels(const ECopy *cp, int64_t q0, int64_t nq, const EBox *part, EBox *out)
 {
     int64_t nx = cp->box.n[1];
     int64_t lo = (part->lo[0] - cp->box.lo[0]) * nx + part->lo[1] - cp->box.lo[1];
-    int64_t hi = lo + part->n[0] * nx;
+    int64_t hi = lo + (part->n[0] - 1) * nx + part->n[1];
     lo = lo > q0 ? lo : q0;
     hi = hi < q0 + nq ? hi : q0 + nq;
     int n = 0;

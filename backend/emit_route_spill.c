@@ -22,11 +22,10 @@
 #include "backend/emit_internal.h"
 
 #include "backend/core_mem.h"
+#include "taskir/lanes.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-enum { SPILL_HEADS = (ASM_MEM2_RECV - ASM_MEM2_RHEAD) / 2, SPILL_PACKETS = 4096 };
 
 static int src_cmp(const void *a, const void *b)
 {
@@ -142,8 +141,9 @@ static bool movable(Emit *e, uint32_t sk, int32_t p, const ESend *s)
 }
 
 /* Core k's sends of phase p: keeps those the header table holds, in the order of its memory,
- * and moves the others that may go to phase p + 1 there. */
-static Status spill(Emit *e, uint32_t k, int32_t p)
+ * whose first packet reaches its receiver from that receiver's base (base[]: words), and
+ * moves the others that may go to phase p + 1 there. */
+static Status spill(Emit *e, uint32_t k, int32_t p, const int64_t *base)
 {
     EPhase *ph = &e->cores[k].ph[p];
     bool single = false;
@@ -158,8 +158,9 @@ static Status spill(Emit *e, uint32_t k, int32_t p)
         int64_t scale = single && !s.single ? 4 : 1; /* a word run sent as bytes */
         int64_t src = s.src * scale, gap = kept ? src - end : src % wb;
         /* the run's header, and the disabled ones skipping the gap before it */
-        int64_t need = 1 + (gap / per + SPILL_PACKETS - 1) / SPILL_PACKETS;
-        if (heads + need <= SPILL_HEADS || !movable(e, k, p, &s)) {
+        int64_t need = 1 + (gap / per + LANES_HEAD_PACKETS - 1) / LANES_HEAD_PACKETS;
+        bool near = (s.dst_addr * scale - base[s.dst_core] * wb) / per < LANES_HEAD_PACKETS;
+        if ((heads + need <= LANES_HEADS && near) || !movable(e, k, p, &s)) {
             ph->sends[kept++] = s;
             heads += need;
             end = src + s.words * scale;
@@ -179,13 +180,61 @@ static Status spill(Emit *e, uint32_t k, int32_t p)
     return ST_OK;
 }
 
+/* The receive base (word) of every core in phase p: a relaying chain's; else, when a run of
+ * bytes lands there 4 KiB or more past the receive area's start, the first word the core
+ * receives into in p, rounded down to an 8-byte unit (raised: every packet of p lands past
+ * it); else the receive area's start. raised[k]: whether it is so. */
+static void bases(const Emit *e, int32_t p, int64_t *base, bool *raised)
+{
+    for (uint32_t k = 0; k < e->n_cores; k++) {
+        base[k] = p < e->cores[k].n_phases && e->cores[k].ph[p].recv_base
+                      ? e->cores[k].ph[p].recv_base : 0;
+        raised[k] = false;
+    }
+    for (int pass = 0; pass < 2; pass++) /* the first word; then whether bytes land far */
+        for (uint32_t k = 0; k < e->n_cores; k++) {
+            if (p >= e->cores[k].n_phases)
+                continue;
+            const EPhase *ph = &e->cores[k].ph[p];
+            for (size_t i = 0; i < ph->n_sends; i++) {
+                const ESend *s = &ph->sends[i];
+                uint32_t d = s->dst_core;
+                if (e->cores[d].ph[p].recv_base)
+                    continue; /* a chain's */
+                int64_t w = s->dst_addr / (s->single ? 4 : 1);
+                if (pass == 0 && (!base[d] || w < base[d]))
+                    base[d] = w / 2 * 2;
+                if (pass == 1 && s->single && s->dst_addr - ASM_MEM2_RECV * 4 >= LANES_HEAD_PACKETS)
+                    raised[d] = true;
+            }
+        }
+    for (uint32_t k = 0; k < e->n_cores; k++)
+        if (!raised[k] && !(p < e->cores[k].n_phases && e->cores[k].ph[p].recv_base))
+            base[k] = ASM_MEM2_RECV;
+}
+
 Status emit_route_spill(Emit *e)
 {
+    int32_t phases = 0;
     for (uint32_t k = 0; k < e->n_cores; k++)
-        for (int32_t p = 0; p < e->cores[k].n_phases; p++) { /* moves go to p + 1 only */
-            Status st = e->cores[k].ph[p].n_sends ? spill(e, k, p) : ST_OK;
-            if (st != ST_OK)
-                return st;
-        }
-    return ST_OK;
+        if (e->cores[k].n_phases > phases)
+            phases = e->cores[k].n_phases;
+    size_t n = e->n_cores ? e->n_cores : 1;
+    int64_t *base = malloc(n * sizeof *base);
+    bool *raised = malloc(n * sizeof *raised);
+    Status st = base && raised ? ST_OK : diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    /* phase by phase, over all cores: what lands in p is known once p - 1 is done (moves go
+     * to p + 1 only), so each receiver's base in p is */
+    for (int32_t p = 0; p < phases && st == ST_OK; p++) {
+        bases(e, p, base, raised);
+        for (uint32_t k = 0; k < e->n_cores && st == ST_OK; k++)
+            if (p < e->cores[k].n_phases && e->cores[k].ph[p].n_sends)
+                st = spill(e, k, p, base);
+        for (uint32_t k = 0; k < e->n_cores; k++)
+            if (raised[k])
+                e->cores[k].ph[p].recv_base = base[k];
+    }
+    free(base);
+    free(raised);
+    return st;
 }

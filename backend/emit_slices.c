@@ -20,9 +20,10 @@ int emit_slice_kind(const Emit *e, const ECopy *cp, const Edge *ed)
     for (int i = 0; i < 3; i++)
         if (d.lo[i] >= cp->box.lo[i] + cp->box.n[i] || cp->box.lo[i] >= d.lo[i] + d.n[i])
             return 0; /* misses it */
+    bool all_c = d.lo[2] <= cp->box.lo[2] && d.lo[2] + d.n[2] >= cp->box.lo[2] + cp->box.n[2];
     if (d.lo[1] > cp->box.lo[1] || d.lo[1] + d.n[1] < cp->box.lo[1] + cp->box.n[1])
-        return -1; /* some columns */
-    return d.lo[2] <= cp->box.lo[2] && d.lo[2] + d.n[2] >= cp->box.lo[2] + cp->box.n[2] ? 0 : 1;
+        return cp->box.n[0] == 1 && all_c ? 0 : -1; /* some columns: of one row, a pixel run */
+    return all_c ? 0 : 1;
 }
 
 /* Edge ed's box met with copy cp's (rows y0 .. y1, channels c0 .. c1). */

@@ -154,14 +154,24 @@ static EPart *part_on(const Emit *e, uint32_t k, int32_t p)
     return NULL;
 }
 
-/* Words of core k's receive area requested for phase p so far. */
-static int64_t recv_live(const Emit *e, uint32_t k, int32_t p)
+int64_t emit_recv_live(const Emit *e, uint32_t k, int32_t p, uint32_t skip)
 {
     const ECore *c = &e->cores[k];
     int64_t sum = 0;
     for (size_t i = 0; i < c->n_reqs; i++)
-        if (c->reqs[i].kind == ALLOC_RECV && c->reqs[i].first <= p && p <= c->reqs[i].last)
+        if (i != skip && c->reqs[i].kind == ALLOC_RECV && c->reqs[i].first <= p &&
+            p <= c->reqs[i].last)
             sum += c->reqs[i].words;
+    /* a copy that moves out in Soma2 of its arrival phase (plan_moves, later) holds the
+     * receive area in its arrival phases only, as the mapper counts it */
+    for (size_t i = 0; i < e->n_copies; i++) {
+        const ECopy *cp = &e->copies[i];
+        if (cp->core == k && cp->movable && cp->land == EMIT_NONE && cp->req != skip &&
+            cp->req < c->n_reqs && c->reqs[cp->req].kind == ALLOC_RECV &&
+            c->reqs[cp->req].first <= p && p <= c->reqs[cp->req].last &&
+            (p < cp->land_first || p > cp->move_phase))
+            sum -= c->reqs[cp->req].words;
+    }
     return sum;
 }
 
@@ -255,12 +265,13 @@ static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, s
             if (ph[i] < 0 || ph[i] >= np)
                 st = diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id,
                                "arrives in phase %d, past its core's %d", ph[i], np);
-        int64_t lo = dbox.lo[0] > cp->box.lo[0] ? dbox.lo[0] : cp->box.lo[0];
-        int64_t hi1 = dbox.lo[0] + dbox.n[0], hi2 = cp->box.lo[0] + cp->box.n[0];
-        int64_t hi = hi1 < hi2 ? hi1 : hi2;
-        if (hi > lo)
-            er[ne++] = (ERows){ed, (lo - cp->box.lo[0]) * nx, (hi - cp->box.lo[0]) * nx,
+        /* its pixels: whole rows, or (emit_slice_kind) a run of columns of a copy of one row */
+        EBox part;
+        if (emit_box_meet(&dbox, &cp->box, &part) && part.n[0] > 0 && part.n[1] > 0) {
+            int64_t lo = (part.lo[0] - cp->box.lo[0]) * nx + part.lo[1] - cp->box.lo[1];
+            er[ne++] = (ERows){ed, lo, lo + (part.n[0] - 1) * nx + part.n[1],
                                ph[0] >= reader ? ph[0] - np : ph[0]};
+        }
     }
     qsort(er, ne, sizeof *er, rows_cmp);
     for (size_t j = 0; j < ne && st == ST_OK; j++) {
@@ -268,7 +279,7 @@ static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, s
         time_order(ph, n, reader, np);
         int64_t left = er[j].hi - er[j].lo, q = er[j].lo;
         for (uint32_t i = 0; i < n && left > 0; i++) {
-            int64_t room = RECV_WORDS - recv_live(e, k, ph[i]) - words[ph[i]];
+            int64_t room = RECV_WORDS - emit_recv_live(e, k, ph[i], EMIT_NONE) - words[ph[i]];
             int64_t px = i + 1 == n ? left : room > 0 ? room / pw : 0;
             px = px < left ? px : left;
             if (px == 0)

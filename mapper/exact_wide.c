@@ -13,7 +13,9 @@
  *   wide product  a CVVH p = w * y of an INT_32 operand w (P03 reads 8 bits) and an 8-bit
  *                 one y: w = h * 2^6 + l as above (s = 0, k = 6), and
  *                   p = (h * y) * 2^6 + l * y  CVVH, CVS, CVVH, CADD
- *                 where l * y is a product of 8-bit values and h * y a narrower one.
+ *                 where l * y is a product of 8-bit values and h * y a narrower one. Of two
+ *                 INT_32 operands (a square, say) the first splits so, and the next round
+ *                 splits y in h * y and l * y, whose h and l are 8-bit by then.
  * The pieces are rewritten again (the caller's next round): h narrows to 8 bits, becomes a
  * table or splits again; l's shift narrows (doubled when odd). The analysis of the rewritten
  * graph then checks every partial sum (map.exact.overflow).
@@ -129,8 +131,10 @@ int exact_wide_product_operand(const Chip *c, const Graph *g, uint32_t pos,
         if (!reads[k] && !chip_prec(c, sp))
             return -1; /* a precision the chip does not encode: the precision rewrite's */
     }
-    if (reads[0] == reads[1])
+    if (reads[0] && reads[1])
         return -1;
+    /* one INT_32 operand: it splits; two: the first does, and its pieces' products with the
+     * second are rewritten again (each then has one 8-bit operand) */
     int w = reads[0] ? 1 : 0;
     long spos = graph_block_pos(g, e[w]->src);
     ExactRange r = x->blocks[spos].out;

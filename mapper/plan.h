@@ -225,6 +225,12 @@ Status map_route(MapPlan *p, Diag *d);
 Status map_estimate(MapPlan *p, Diag *d);
 /* estimate.c: the global phase an XF_OUT transfer leaves its core in (after its writers). */
 int32_t map_out_phase(const MapPlan *p, const MXfer *x);
+/* The last phase of the router sending the bytes of edge ed (global phase `send` its first):
+ * for an edge moved as bytes whose headers take several phases (taskir/lanes.h: lanes_bytes,
+ * lanes_phases), the last of them when it lies in send's stage, else (and for any other edge)
+ * send: the code generator sends on in the next phases (backend/emit_route_spill.c) or
+ * refuses. */
+int32_t map_lanes_last(const MapPlan *p, const Edge *ed, int32_t send);
 /* estimate.c: the vcore whose router sends a cross transfer (its relay's, or its source's). */
 uint32_t map_xfer_sender(const MapPlan *p, const MXfer *x);
 /* estimate.c: the bytes of vcore v in each bank of the chip (out[b] for banks[b]). */

@@ -119,6 +119,21 @@ static int32_t send_phase(const MTask *a)
     return a->phase + (a->slot == MS_SOMA2);
 }
 
+/* Whether transfer x from task a goes as bytes over several phases (map_lanes_last); when
+ * the bytes of x are in place when the router moves them: after the router of a's send
+ * phase, or, over several phases, after Soma2 of the last of them, which the P06 moving the
+ * copy out of the receive area may take. */
+static bool lanes_spread(const MapPlan *p, const MTask *a, const MXfer *x)
+{
+    return map_lanes_last(p, p->g->edges[x->edge], send_phase(a)) > send_phase(a);
+}
+
+static int64_t lanes_ready(const MapPlan *p, const MTask *a, const MXfer *x)
+{
+    int32_t send = send_phase(a), last = map_lanes_last(p, p->g->edges[x->edge], send);
+    return (int64_t)last * MS_PER_PHASE + (last > send ? MS_SOMA2 : MS_ROUTER);
+}
+
 /* What inputs_ready works with, for each transfer into t's inputs. */
 typedef struct Ready {
     Sched *s;
@@ -319,8 +334,9 @@ static int ready_one(uint32_t xi, void *arg)
         uint32_t twin = R->v == MAP_NONE ? MAP_NONE : planned_twin(p, xi, R->v);
         if (va == R->v && R->v != MAP_NONE) {
             r = (int64_t)a->phase * MS_PER_PHASE + a->slot;
-            if (lanes_moved(p->g, &p->uses, p->g->edges[x->edge])) /* its bytes moved by */
-                r = (int64_t)send_phase(a) * MS_PER_PHASE + MS_ROUTER; /* the router */
+            if (lanes_moved(p->g, &p->uses, p->g->edges[x->edge]) || /* its bytes moved */
+                lanes_spread(p, a, x))                                /* by the router */
+                r = lanes_ready(p, a, x);
         } else if (twin != MAP_NONE) {
             r = p->xfers[twin].ready; /* another copy on this core got the bytes already */
         } else {
@@ -360,6 +376,8 @@ static int ready_one(uint32_t xi, void *arg)
              * (backend/emit_spread.c): a reader comes after the last */
             bool moved = n > 1 || big;
             r = (int64_t)ph * MS_PER_PHASE + (moved ? MS_SOMA2 : MS_ROUTER);
+            if (lanes_spread(p, a, x) && lanes_ready(p, a, x) > r)
+                r = lanes_ready(p, a, x); /* byte moves past one phase's headers */
             if (R->commit) {
                 x->cross = true;
                 x->chunk0 = p->n_chunks - n;

@@ -199,11 +199,13 @@ bool split_estimate(const Chip *c, const Graph *g, const GraphUses *u, const Blo
 uint32_t split_most(const Chip *c, const Block *b, SplitAxis a);
 
 /* A plan of cuts (split_plan.c): n cuts, made in this order, each cutting every piece of the
- * one before along ax[i] into parts[i]. */
+ * one before along ax[i] into parts[i]; join_y > 1: the joins of its r cut are larger than a
+ * core and cut into that many row bands. */
 typedef struct SplitPlan {
     uint32_t n;
     SplitAxis ax[SPLIT_AXES];
     uint32_t parts[SPLIT_AXES];
+    uint32_t join_y;
 } SplitPlan;
 
 /* The plan that makes b (of need n, which does not fit) fit at the least cost (split_plan.c);

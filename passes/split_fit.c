@@ -4,8 +4,9 @@
  * compute block feeds directly, the Soma after it) must fit the core budget. A block that
  * does not is planned (split_plan.c: the counts of pieces along f, y, x and r together) and
  * cut along the plan's first axis; each piece carries the rest of the plan and is cut along
- * the next axis in the next round, if it does not fit by then. A piece without a plan (an
- * r cut's join, the pieces of a plan that did not fit) is planned anew.
+ * the next axis in the next round, if it does not fit by then. An r cut's join larger than
+ * a core is cut into the row bands its plan gives it (join_y). A piece without a plan (any
+ * other join, the pieces of a plan that did not fit) is planned anew.
  *
  * Cuts run in rounds: one change set a round (split.h, SplitBatch), so the use index and
  * the compaction are paid once a round, not once a cut. */
@@ -70,6 +71,7 @@ static SplitPlan rest_of(const SplitPlan *p)
         r.ax[r.n] = p->ax[i];
         r.parts[r.n++] = p->parts[i];
     }
+    r.join_y = p->join_y;
     return r;
 }
 
@@ -181,7 +183,7 @@ static Status round_of(Graph *g, const Chip *c, SplitSlices *slices, Work *w, Wo
                 continue;
         }
         if (follow) {
-            plan.n = 0;
+            plan.n = 0, plan.join_y = 0;
         } else if (!plan.n || split_most(c, b, plan.ax[0]) < plan.parts[0]) {
             if (!split_choose(c, g, &sb.u, b, &n, &plan)) {
                 st = no_fit(c, b, &n, d);
@@ -191,6 +193,9 @@ static Status round_of(Graph *g, const Chip *c, SplitSlices *slices, Work *w, Wo
         if (!follow)
             ax = plan.ax[0], parts = plan.parts[0];
         SplitPlan rest = rest_of(&plan);
+        /* the joins of an r cut: in the row bands planned for them, if any */
+        SplitPlan join = {.n = 1, .ax = {SPLIT_Y}, .parts = {plan.join_y}};
+        const SplitPlan *join_plan = plan.join_y > 1 ? &join : NULL;
         touches(g, &sb.u, b, mark, true);
         if (!bounds)
             bounds = malloc(((size_t)parts + 1) * sizeof *bounds);
@@ -204,7 +209,7 @@ static Status round_of(Graph *g, const Chip *c, SplitSlices *slices, Work *w, Wo
             split_cut_bounds(c, b, ax, parts, split_unit_of(c, g, &sb.u, b, ax), bounds);
         st = split_block(g, &sb, b, ax, bounds, parts, ids, d);
         for (uint32_t k = 0; st == ST_OK && k < parts + (ax == SPLIT_R); k++)
-            if (!push(next, ids[k], k < parts ? &rest : NULL))
+            if (!push(next, ids[k], k < parts ? &rest : join_plan))
                 st = oom(d);
         free(bounds), free(ids);
     }

@@ -13,7 +13,12 @@
  * outweigh its activations, y, f, x, r otherwise. A plan of several cuts is figured
  * exactly: the largest piece of the grid (of each axis's pieces, the one that needs the
  * most alone, split_estimate's candidates) is made up from the pieces of each cut, halos
- * included, and figured as chip_group_mem would on it. When no plan fits, the block is cut
+ * included, and figured as chip_group_mem would on it. A weight-heavy block whose cheapest
+ * plan has row or column bands, each of which would hold a copy of its channels' weights, is
+ * cut along f and r alone when that makes pieces that fit, its join then allowed to be larger
+ * than a core: the plan gives the join the fewest row bands that fit (join_y), each summing
+ * its rows of every partial sum; of such plans, for each count along r the fewest f pieces
+ * that fit. When no plan fits, the block is cut
  * along the first axis of its list (weights first when they take more than half a core) as
  * far as it goes, and the pieces are planned again. */
 #include "passes/split.h"
@@ -78,7 +83,7 @@ static void merge_cut(const Block *b, SplitPiece *m, const SplitPiece *q, SplitA
  * its largest piece (without the Soma, which an r cut leaves to the join) and its join.
  * false when either does not fit or cannot be figured. */
 static bool figure(const Chip *c, const Graph *g, const GraphUses *u, const Block *b,
-                   const AxisPieces *ap, const uint32_t *p, double *cost)
+                   const AxisPieces *ap, const uint32_t *p, uint32_t *join_y, double *cost)
 {
     SplitPiece m, q;
     int cuts = 0;
@@ -104,13 +109,58 @@ static bool figure(const Chip *c, const Graph *g, const GraphUses *u, const Bloc
     double piece = (double)(e.total - (r ? e.soma : 0)), budget = c->core_budget_bytes;
     /* the join: every partial sum (int32, the output's size), its output, the Soma */
     double join = r ? (double)(p[SPLIT_R] + 1) * (double)e.m.output + (double)e.soma : 0;
-    if (piece > budget || join > budget)
+    if (piece > budget || (join > budget && !join_y))
         return false;
+    if (join_y) { /* the fewest row bands of the join that fit (rows of int32 sums) */
+        int32_t rows = m.shape[D_Y] > 1 ? m.shape[D_Y] : 1;
+        uint32_t k = 1;
+        while ((int32_t)k < rows && join * (double)((rows + (int32_t)k - 1) / (int32_t)k) >
+                                        budget * (double)rows)
+            k++;
+        *join_y = k;
+    }
     double weights = (double)(e.m.weight + e.m.bias);
     *cost = n * (piece + WEIGHT_TIMES * weights) + n / (r ? p[SPLIT_R] : 1) * join;
     for (int k = 1; k < cuts; k++)
         *cost *= MORE_CUTS;
     return true;
+}
+
+/* The plan of p[axis] pieces along each axis, its cuts in execution order. */
+static void plan_of(const uint32_t *p, SplitPlan *plan)
+{
+    plan->n = 0;
+    plan->join_y = 0;
+    for (int i = 0; i < SPLIT_AXES; i++) {
+        SplitAxis a = order_of_cuts[i];
+        if (p[a] > 1) {
+            plan->ax[plan->n] = a;
+            plan->parts[plan->n++] = p[a];
+        }
+    }
+}
+
+/* The cheapest plan (cost *cost, -1: none) that cuts b along f and r alone, its join allowed
+ * to be larger than a core and then cut into the plan's join_y row bands: for a weight-heavy
+ * block that row or column bands would cut, each band holding a copy of its weights (top of
+ * this file). */
+static void plan_unbanded(const Chip *c, const Graph *g, const GraphUses *u, const Block *b,
+                          const AxisPieces *ap, SplitPlan *best, double *best_cost)
+{
+    *best_cost = -1;
+    for (uint32_t pr = 1; pr <= ap[SPLIT_R].max; pr++)
+        for (uint32_t pf = 1; pf <= ap[SPLIT_F].max; pf++) {
+            uint32_t p[SPLIT_AXES] = {1, 1, pf, pr}, join_y;
+            double cost;
+            if ((pf == 1 && pr == 1) || !figure(c, g, u, b, ap, p, &join_y, &cost))
+                continue;
+            if (*best_cost < 0 || cost < *best_cost) {
+                *best_cost = cost;
+                plan_of(p, best);
+                best->join_y = pr > 1 ? join_y : 0;
+            }
+            break; /* more f pieces each read the input again, for the same weights */
+        }
 }
 
 /* The cheapest plan of two cuts or more (the top of this file) into *best (cost *cost, -1:
@@ -127,12 +177,12 @@ static void plan_grid(const Chip *c, const Graph *g, const GraphUses *u, const B
                 double cost;
                 for (uint32_t pf = 1; pf <= ap[SPLIT_F].max; pf++) {
                     p[SPLIT_F] = pf;
-                    if (!figure(c, g, u, b, ap, p, &cost))
+                    if (!figure(c, g, u, b, ap, p, NULL, &cost))
                         continue;
                     while (p[SPLIT_Y] > 1) {
                         double fewer;
                         p[SPLIT_Y]--;
-                        if (!figure(c, g, u, b, ap, p, &fewer)) {
+                        if (!figure(c, g, u, b, ap, p, NULL, &fewer)) {
                             p[SPLIT_Y]++;
                             break;
                         }
@@ -144,14 +194,7 @@ static void plan_grid(const Chip *c, const Graph *g, const GraphUses *u, const B
                     if (cuts < 2 || (*best_cost >= 0 && cost >= *best_cost))
                         continue;
                     *best_cost = cost;
-                    best->n = 0;
-                    for (int i = 0; i < SPLIT_AXES; i++) {
-                        SplitAxis a = order_of_cuts[i];
-                        if (p[a] > 1) {
-                            best->ax[best->n] = a;
-                            best->parts[best->n++] = p[a];
-                        }
-                    }
+                    plan_of(p, best);
                 }
             }
     }
@@ -208,6 +251,18 @@ bool split_choose(const Chip *c, const Graph *g, const GraphUses *u, const Block
     if (grid_cost >= 0 && (best < 0 || grid_cost < best)) {
         best = grid_cost;
         *plan = grid;
+    }
+    if (w && best >= 0) { /* bands each copying the weights: f and r alone, if they fit */
+        bool bands = false;
+        for (uint32_t i = 0; i < plan->n; i++)
+            bands = bands || plan->ax[i] == SPLIT_Y || plan->ax[i] == SPLIT_X;
+        SplitPlan fr;
+        double fr_cost;
+        if (bands) {
+            plan_unbanded(c, g, u, b, ap, &fr, &fr_cost);
+            if (fr_cost >= 0)
+                *plan = fr;
+        }
     }
     if (best >= 0)
         return true;

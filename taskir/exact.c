@@ -261,6 +261,42 @@ static int64_t asr(int64_t v, int s)
     return v >= 0 ? v >> s : ~(~v >> s);
 }
 
+/* The entries a CLUT's indices reach: those of idx in [lo, hi] (idx the index shifted),
+ * entry idx for idx >= 0 and idx + n for idx < 0, and their values' range. */
+typedef struct LutReach {
+    int64_t lo, hi, n;
+    bool any;
+    ExactRange r;
+} LutReach;
+
+static void on_entry(void *arg, int64_t k, int64_t v)
+{
+    LutReach *l = arg;
+    bool pos = k >= (l->lo > 0 ? l->lo : 0) && k <= l->hi;
+    bool neg = k - l->n >= l->lo && k - l->n <= (l->hi < -1 ? l->hi : -1);
+    if (!pos && !neg)
+        return;
+    l->r = l->any ? r_union(l->r, rng(v, v)) : rng(v, v);
+    l->any = true;
+}
+
+/* The range of what CLUT pos reads from its table (of values in table) for indices in
+ * index shifted by sh: only the entries those indices reach, when the table is constant and
+ * the indices stay inside it (-n .. n - 1, where the simulator and the chip read the same
+ * entry; docs/exactness.md, "The analysis"); else the whole table's. A lookup of |x| for x
+ * in -127 .. 127 is then 0 .. 127, not the 128 of index -128. */
+static ExactRange lut_reached(Ctx *c, uint32_t pos, ExactRange index, int sh, ExactRange table)
+{
+    int32_t dw = blk_attr(c->g->blocks[pos], AT_LUT_DW);
+    if (dw < 1 || dw > 30 || index.lo < -EXACT_INF / 2 || index.hi > EXACT_INF / 2)
+        return table;
+    LutReach l = {asr(index.lo, sh), asr(index.hi, sh), (int64_t)1 << dw, false, table};
+    if (l.lo < -l.n || l.hi > l.n - 1 || !exact_const_walk(c->g, &c->u, pos, 1, on_entry, &l) ||
+        !l.any)
+        return table;
+    return l.r;
+}
+
 /* The ranges of compute block pos from its clusters' (c->cl). */
 static bool compute(Ctx *c, uint32_t pos)
 {
@@ -317,7 +353,7 @@ static bool compute(Ctx *c, uint32_t pos)
     }
     case BT_CLUT: {
         acc = c->n_cl > 1 ? c->cl[1] : rng(0, 0);
-        raw = acc;
+        raw = c->n_cl > 1 ? lut_reached(c, pos, c->cl[0], sh, acc) : acc;
         break;
     }
     case BT_CLIF: {

@@ -11,10 +11,13 @@
  *                       shift steps (2 bits on TianjicX: it divides by 4^k)
  *   map.exact.clip      a CCMPB / CCMPS whose clip differs on the chip over its values
  *                       (exact_soma.c: P05 saturates to 8 bits before it compares with CMP's
- *                       low bits, and keeps the output's low bits)
+ *                       low bits, and keeps the output's low bits); a CLUT whose index,
+ *                       never negative, may pass the N/2 - 1 P07 saturates it to, onto
+ *                       another entry
  * INPUT and OUTPUT blocks are off chip and not checked. */
 #include "taskir/diag_block.h"
 #include "taskir/exact_internal.h"
+#include "taskir/layout.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -58,6 +61,55 @@ static bool is_unit(const Chip *c, const Block *b, ChipUnit unit)
 {
     const ChipPrim *p = chip_prim_for(c, b->type);
     return p && p->unit == unit && bt_info(b->type)->kind == BK_COMPUTE;
+}
+
+/* Entry k of table block t's data into *v; false when it has none there. */
+static bool lut_entry(const Block *t, int64_t k, int64_t *v)
+{
+    const Tensor *d = t ? t->data : NULL;
+    if (!d || k < 0)
+        return false;
+    if (k < (int64_t)d->n_i32)
+        *v = d->i32[k];
+    else if (!d->n_i32 && k < (int64_t)d->n_u32)
+        *v = d->u32[k];
+    else
+        return false;
+    return true;
+}
+
+/* Whether CLUT b, whose index is never negative (a table read unsigned), reads what the
+ * TaskGraph reads for its input values m. P07 saturates a shifted index to -N/2 .. N/2 - 1
+ * (N = layout_lut_entries) and reads entry i, or N + i when negative; the TaskGraph reads
+ * entry i, or n + i, for any index of -n .. n - 1 (n = 2^LUT_DW; one outside is an error
+ * there, sim.lut). The two differ only where N = n (LUT_DW 4, 8, 12 or 16), for an index past
+ * N/2 - 1 whose entry is not entry N/2 - 1's: a 2^16-entry quotient table read at a * 256 + b
+ * for 8-bit magnitudes reads entry 32767 for every a of 128 and more on the chip. A signed
+ * index (a range below 0 too) is the table's own: the analysis bounds it loosely (the
+ * chip-exactness rewrites' tables, the long division's bits read -2174 .. 2175 where their
+ * values stay inside -2048 .. 2047), and it is not checked. */
+static bool lut_index_agrees(const Graph *g, const Block *b, ExactRange m)
+{
+    int32_t dw = blk_attr(b, AT_LUT_DW);
+    int64_t big = layout_lut_entries(dw), n = dw >= 1 && dw <= 16 ? (int64_t)1 << dw : 0;
+    int32_t sh = blk_attr(b, AT_BIT_SHIFT_NUM);
+    sh = sh < 0 ? 0 : sh > 31 ? 31 : sh;
+    int64_t lo = m.lo >= 0 ? m.lo >> sh : ~(~m.lo >> sh), hi = m.hi >= 0 ? m.hi >> sh
+                                                                       : ~(~m.hi >> sh);
+    lo = lo < -n ? -n : lo; /* what the TaskGraph reads at all */
+    hi = hi > n - 1 ? n - 1 : hi;
+    if (big < 2 || lo > hi || lo < 0 || hi <= big / 2 - 1)
+        return true;
+    const Edge *ed = b->n_in > 1 && b->in[1].n_ifaces == 1
+                         ? graph_edge(g, b->in[1].ifaces[0].edge_id) : NULL;
+    const Block *t = ed ? graph_block(g, ed->src) : NULL;
+    int64_t top, v;
+    if (!lut_entry(t, big / 2 - 1, &top))
+        return false;
+    for (int64_t i = lo > big / 2 ? lo : big / 2; i <= hi; i++)
+        if (!lut_entry(t, i, &v) || v != top)
+            return false;
+    return true;
 }
 
 const char *exact_soma_rule(const Chip *c, const Block *b, PrecisionId in, PrecisionId out,
@@ -112,6 +164,8 @@ size_t exact_check(const Graph *g, const Chip *c, const ExactInfo *x, Status st,
         PrecisionId in = exact_input_prec(g, i);
         PrecisionId out = exact_output_prec(g, i);
         const char *rule = exact_soma_rule(c, b, in, out, xb->in);
+        if (!rule && b->type == BT_CLUT && !lut_index_agrees(g, b, xb->in))
+            rule = "map.exact.clip";
         if (!rule)
             continue;
         n++;
@@ -130,6 +184,13 @@ size_t exact_check(const Graph *g, const Chip *c, const ExactInfo *x, Status st,
         } else if (strcmp(rule, "map.exact.oddshift") == 0) {
             diag_block(d, st, rule, b, "shifts by %d bits: the Soma shifts in steps of %u bits "
                        "(at most %u steps)", (int)sh, c->soma_shift_bits, c->soma_shift_max);
+        } else if (b->type == BT_CLUT) {
+            int64_t big = layout_lut_entries(blk_attr(b, AT_LUT_DW));
+            diag_block(d, st, rule, b, "reads its table at indices %" PRId64 " .. %" PRId64
+                       " (shifted by %d bits): P07 saturates an index to %" PRId64 " .. %"
+                       PRId64 " (a table of %" PRId64 " entries), where the TaskGraph reads "
+                       "the entry, another", xb->in.lo, xb->in.hi, (int)sh, -big / 2,
+                       big / 2 - 1, big);
         } else {
             ExactCmp k;
             exact_cmp_of(b, in, &k);

@@ -1,9 +1,12 @@
 /* lanes.c: edges whose values move between pixels or lanes (lanes.h). */
 #include "taskir/lanes.h"
 
+#include "taskir/edge_map.h"
 #include "taskir/layout.h"
 #include "taskir/rearrange.h"
 #include "taskir/sockbox.h"
+
+#include <stdlib.h>
 
 /* A box's pixels (y x) and channels (f, else r) */
 static void pixels_channels(const int32_t box[TIR_CDIMS], int64_t *px, int64_t *ch)
@@ -110,4 +113,221 @@ int64_t lanes_wide_bytes(const Graph *g, const GraphUses *u, uint32_t s)
     int64_t px, ch;
     pixels_channels(cd, &px, &ch);
     return px > INT64_MAX / 4 / ch ? -1 : px * ch * 4;
+}
+
+bool lanes_bytes(const Graph *g, const GraphUses *u, const Edge *ed)
+{
+    if (lanes_moved(g, u, ed))
+        return true;
+    long w = graph_block_pos(g, ed->src), s = graph_block_pos(g, ed->dst);
+    if (w < 0 || s < 0 || bt_info(g->blocks[w]->type)->kind != BK_COMPUTE ||
+        bt_info(g->blocks[s]->type)->kind != BK_STORAGE)
+        return false;
+    EdgeEnds ends;
+    char why[160];
+    int32_t cd[TIR_CDIMS];
+    if (!edge_ends(g, u, ed, &ends, why, sizeof why) || !blk_cluster_dims(g->blocks[s], true, 0, cd))
+        return false;
+    int bits = pr_info(blk_prec(g->blocks[s]))->bits;
+    if (bits != 8 && bits != 32)
+        return false;
+    int64_t unit = 64 / bits; /* the channels of an 8-byte unit */
+    int ch = ends.dst_box[D_F] > 0 ? D_F : D_R, sch = ends.src_box[D_F] > 0 ? D_F : D_R;
+    int64_t soff = ends.src_pos[sch] > 0 ? ends.src_pos[sch] : 0;
+    int64_t doff = ends.dst_pos[ch] > 0 ? ends.dst_pos[ch] : 0;
+    int64_t n = ends.dst_box[ch] > 0 ? ends.dst_box[ch] : 1, c = cd[ch] > 0 ? cd[ch] : 1;
+    return soff % unit || doff % unit || (doff + n < c && n % unit);
+}
+
+bool lanes_head_join(LanesHead *h, int64_t src, int64_t units, int64_t dst, int64_t per)
+{
+    if (h->src + h->units != src)
+        return false;
+    if (h->run == h->stride && h->dst + h->units == dst) { /* one run, longer */
+        h->units += units;
+        h->run = h->stride = h->units;
+        return true;
+    }
+    int64_t next = h->dst + (h->units / h->run) * h->stride;
+    if (units != h->run || (h->units != h->run && dst != next) || h->run / per > 128 ||
+        (h->units + units) / per > LANES_HEAD_PACKETS)
+        return false;
+    int64_t stride = h->units == h->run ? dst - h->dst : h->stride;
+    if (stride < h->run || (stride - h->run) / per >= LANES_HEAD_PACKETS)
+        return false;
+    h->stride = stride;
+    h->units += units;
+    return true;
+}
+
+/* Block b's cluster 0 (input or output side) as y, x, channels (f, else r): false when it
+ * has other dims. */
+static bool yxc(const Block *b, bool input, int64_t n[3])
+{
+    int32_t cd[TIR_CDIMS];
+    if (!blk_cluster_dims(b, input, 0, cd) || (cd[D_F] > 1 && cd[D_R] > 1))
+        return false;
+    for (int i = 0; i < TIR_CDIMS; i++)
+        if (cd[i] > 1 && i != D_Y && i != D_X && i != D_F && i != D_R)
+            return false;
+    n[0] = cd[D_Y] > 0 ? cd[D_Y] : 1;
+    n[1] = cd[D_X] > 0 ? cd[D_X] : 1;
+    n[2] = cd[D_F] > 0 ? cd[D_F] : cd[D_R] > 0 ? cd[D_R] : 1;
+    return true;
+}
+
+typedef struct LanesMove {
+    int64_t src, dst, end; /* a run's (a header's) first byte in the sender, where it lands,
+                              and the byte after its last in the sender */
+} LanesMove;
+
+static int move_cmp(const void *a, const void *b)
+{
+    const LanesMove *x = a, *y = b;
+    return x->src < y->src ? -1 : x->src > y->src;
+}
+
+/* Bytes a pixel of n channels of precision p takes at pitch unit `unit` (0: none). */
+static int64_t pixel_bytes(PrecisionId p, int64_t n, int unit)
+{
+    int64_t b = layout_map_bytes(p, 1, 1, n, unit);
+    return b > 0 ? b : 0;
+}
+
+/* The phases headers h[0..n) (in the order of the sender's memory) take as the code
+ * generator spreads them (backend/emit_route_spill.c): each phase, from the first byte they
+ * land in then (the receive base), the headers that land within 4 KiB of it and that the
+ * table holds with the disabled ones skipping the gaps between them; the others wait for the
+ * next phase (at most 1024 counted). */
+static int64_t spill_phases(LanesMove *h, int64_t n)
+{
+    int64_t phases = 0;
+    while (n > 0 && phases < 1024) {
+        int64_t base = h[0].dst, heads = 0, end = 0, left = 0;
+        for (int64_t i = 1; i < n; i++)
+            base = h[i].dst < base ? h[i].dst : base;
+        for (int64_t i = 0; i < n; i++) {
+            int64_t gap = heads ? h[i].src - end : h[i].src % 4;
+            int64_t need = 1 + (gap + LANES_HEAD_PACKETS - 1) / LANES_HEAD_PACKETS;
+            if (h[i].dst - base < LANES_HEAD_PACKETS && heads + need <= LANES_HEADS) {
+                heads += need;
+                end = h[i].end;
+            } else {
+                h[left++] = h[i];
+            }
+        }
+        n = left;
+        phases++;
+    }
+    return phases;
+}
+
+/* Appends the headers of byte-moved edge ed (lanes_bytes) to h (n of *cap used, grown),
+ * their sources shifted to start at *at, which moves past them: a run a value of a lanes
+ * move, a run a pixel of channels off the 8-byte units. false when they cannot be counted
+ * (or out of memory). */
+static bool edge_heads(const Graph *g, const GraphUses *u, const Edge *ed, LanesMove **h,
+                       int64_t *n, int64_t *cap, int64_t *at)
+{
+    long w = graph_block_pos(g, ed->src), s = graph_block_pos(g, ed->dst);
+    EdgeEnds ends;
+    char why[160];
+    int64_t wn[3], sn[3];
+    if (w < 0 || s < 0 || !edge_ends(g, u, ed, &ends, why, sizeof why) ||
+        !yxc(g->blocks[w], false, wn) || !yxc(g->blocks[s], true, sn))
+        return false;
+    PrecisionId prec = blk_prec(g->blocks[s]);
+    int bits = pr_info(prec)->bits;
+    int64_t vb = bits == 8 ? 1 : bits == 32 ? 4 : 0;
+    /* the writer's map in the storage's precision: at the storage's pitch (as the code
+     * generator lays its output buffer out, backend/emit_plan.c), the storage at its own */
+    int unit = layout_storage_unit(g, u, (uint32_t)s);
+    int64_t spx = pixel_bytes(prec, wn[2], unit), dpx = pixel_bytes(prec, sn[2], unit);
+    int64_t dn[3], dp[3];
+    int dims[3] = {D_Y, D_X, -1};
+    for (int i = 0; i < 3; i++) {
+        int d = dims[i] >= 0 ? dims[i] : ends.dst_box[D_F] > 0 ? D_F : D_R;
+        dn[i] = ends.dst_box[d] > 0 ? ends.dst_box[d] : 1;
+        dp[i] = ends.dst_pos[d] > 0 ? ends.dst_pos[d] : 0;
+    }
+    int64_t vol = dn[0] * dn[1] * dn[2];
+    if (!vb || !spx || !dpx || vol < 1 || vol > RA_MAX_ELEMS || *n > RA_MAX_ELEMS)
+        return false;
+    if (*n + vol > *cap) {
+        LanesMove *grown = realloc(*h, (size_t)(*n + vol) * sizeof **h);
+        if (!grown)
+            return false;
+        *h = grown;
+        *cap = *n + vol;
+    }
+    LanesMove *mv = *h + *n;
+    int64_t m = 0;
+    bool ok = true;
+    if (!lanes_moved(g, u, ed)) { /* channels off the 8-byte units: a run a pixel */
+        int ch = ends.src_box[D_F] > 0 ? D_F : D_R;
+        int64_t soff = ends.src_pos[ch] > 0 ? ends.src_pos[ch] : 0;
+        int64_t sy0 = ends.src_pos[D_Y] > 0 ? ends.src_pos[D_Y] : 0;
+        int64_t sx0 = ends.src_pos[D_X] > 0 ? ends.src_pos[D_X] : 0;
+        for (int64_t y = 0; y < dn[0]; y++)
+            for (int64_t x = 0; x < dn[1]; x++) {
+                int64_t src = ((sy0 + y) * wn[1] + sx0 + x) * spx + soff * vb;
+                int64_t dst = ((dp[0] + y) * sn[1] + dp[1] + x) * dpx + dp[2] * vb;
+                mv[m++] = (LanesMove){src, dst, src + dn[2] * vb};
+            }
+    } else {
+        int32_t *map = malloc((size_t)vol * sizeof *map);
+        Diag quiet;
+        diag_init(&quiet, NULL);
+        ok = map && edge_element_map(g, u, ed, map, vol, &quiet) == ST_OK;
+        diag_finish(&quiet);
+        for (int64_t i = 0; ok && i < vol; i++) {
+            if (map[i] < 0)
+                continue;
+            int64_t y = dp[0] + i / (dn[1] * dn[2]), x = dp[1] + i / dn[2] % dn[1];
+            int64_t f = dp[2] + i % dn[2];
+            int64_t sy = map[i] / (wn[1] * wn[2]), sx = map[i] / wn[2] % wn[1];
+            int64_t src = (sy * wn[1] + sx) * spx + map[i] % wn[2] * vb;
+            mv[m++] = (LanesMove){src, (y * sn[1] + x) * dpx + f * vb, src + vb};
+        }
+        free(map);
+    }
+    if (!ok || !m)
+        return ok;
+    /* its headers, in the order of the writer's memory: where each starts and lands */
+    qsort(mv, (size_t)m, sizeof *mv, move_cmp);
+    int64_t heads = 0, shift = *at - mv[0].src / 16 * 16;
+    int64_t len = mv[0].end - mv[0].src; /* a move's bytes */
+    LanesHead hd = {mv[0].src, len, mv[0].dst, len, len};
+    for (int64_t i = 1; i <= m; i++) {
+        if (i < m && lanes_head_join(&hd, mv[i].src, mv[i].end - mv[i].src, mv[i].dst, 1))
+            continue;
+        mv[heads++] = (LanesMove){hd.src + shift, hd.dst, hd.src + hd.units + shift};
+        if (i < m) {
+            len = mv[i].end - mv[i].src;
+            hd = (LanesHead){mv[i].src, len, mv[i].dst, len, len};
+        }
+    }
+    *n += heads;
+    *at = (mv[heads - 1].end + 15) / 16 * 16;
+    return true;
+}
+
+int32_t lanes_phases(const Graph *g, const GraphUses *u, const Edge *ed)
+{
+    long s = graph_block_pos(g, ed->dst);
+    if (s < 0)
+        return 1;
+    /* every byte-moved edge into the storage, as if one core sent them one after another
+     * (an upper bound for the sends of each core) */
+    const BlockUses *bu = &u->blocks[s];
+    LanesMove *h = NULL;
+    int64_t n = 0, cap = 0, at = 0;
+    bool ok = true;
+    for (uint32_t j = 0; j < bu->n_in_edges && ok; j++) {
+        const Edge *in = g->edges[bu->in_edges[j]];
+        ok = !lanes_bytes(g, u, in) || edge_heads(g, u, in, &h, &n, &cap, &at);
+    }
+    int64_t phases = ok && n ? spill_phases(h, n) : 1;
+    free(h);
+    return phases < 1 ? 1 : phases > INT32_MAX ? INT32_MAX : (int32_t)phases;
 }

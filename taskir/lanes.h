@@ -11,6 +11,7 @@
 #include "taskir/uses.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* Whether edge ed, from a compute block into a storage block whose readers are not all
  * CVMs or OUTPUTs (which may read it as a view of the writer's map, backend/emit_rearr.c),
@@ -34,5 +35,41 @@ bool lanes_wide_input(const Graph *g, const GraphUses *u, uint32_t s);
 /* The bytes of storage block s held one value a word (lanes_wide_input): its values times
  * 4; 0 when it is not, -1 on overflow. */
 int64_t lanes_wide_bytes(const Graph *g, const GraphUses *u, uint32_t s);
+
+/* Whether edge ed's bytes go as runs of bytes (1-byte packets) from a compute block into a
+ * storage block (backend/emit_route.c, emit_lanes.c): lanes_moved, or channels that do not
+ * start on an 8-byte unit (2 int32, 8 int8 channels) of the writer's or the storage's
+ * pixels, or that end off one short of the storage's last channel (3 channels of a CADD's
+ * int32 result into a map of 6). */
+bool lanes_bytes(const Graph *g, const GraphUses *u, const Edge *ed);
+
+/* The router's headers (backend/emit_route.c): a MULTI_USE header sends runs of `run` units
+ * that follow each other in the sender's memory and land `stride` units apart (run ==
+ * stride: one contiguous run of `units`). Whether run [src, src + units) landing at dst
+ * continues header h (the same receiver), and if so h takes it: it follows h's source; it
+ * lands right after h's one run, or is as long as h's runs and lands one stride after the
+ * last; the header stays within 4096 packets, runs of 128 packets at most and gaps of fewer
+ * than 4096 packets (per: units a packet). */
+typedef struct LanesHead {
+    int64_t src, units, dst, run, stride;
+} LanesHead;
+bool lanes_head_join(LanesHead *h, int64_t src, int64_t units, int64_t dst, int64_t per);
+
+/* The headers a P09 holds (the header table, 1 KiB of two-word headers) and the packets a
+ * header or a disabled header skipping a gap carries at most. */
+enum { LANES_HEADS = 128, LANES_HEAD_PACKETS = 4096 };
+
+/* The router phases the byte moves into edge ed's storage take (lanes_bytes: its edges that
+ * go as bytes, one after another as if one core sent them all; backend/emit_lanes.c,
+ * emit_route_spill.c): their values (a lanes move) or pixels' channels (off the units) in
+ * 1-byte packets from the writer's map (its pitch) to the storage's (its pitch), in the
+ * order of the writer's memory, joined into headers as lanes_head_join does; a phase sends those whose
+ * first byte lands within 4 KiB of the first byte landing in it (a header's 12-bit
+ * destination_addr from the raised receive base) while LANES_HEADS hold them and the
+ * disabled headers skipping the gaps between them, the others wait for the next. 1 when one
+ * phase holds them or when they cannot be counted (the code generator refuses what does not
+ * fit). The mapper schedules the copy's readers after the router of the last of them
+ * (mapper/schedule.c). */
+int32_t lanes_phases(const Graph *g, const GraphUses *u, const Edge *ed);
 
 #endif

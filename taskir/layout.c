@@ -240,9 +240,12 @@ static int lut_row(const Graph *g, const GraphUses *u, uint32_t pos, PrecisionId
         d[D_F] < 1)
         return 0;
     PrecisionId in = blk_prec(g->blocks[s]);
-    /* its input's pitch but for what this CLUT needs of it (lut_need asks back: the map it
-     * writes, whose other writers are other CLUTs asking back in turn when a split cut it) */
-    int64_t unit = storage_unit(g, u, (uint32_t)s, depth + 1, (long)pos, m);
+    /* its input's pitch, what this CLUT needs of it included (lut_need asks back the map it
+     * writes but for this CLUT's rows; its other writers, other CLUTs when a split cut it,
+     * ask back in turn): the row it reads, so the one it writes (a need that raised its
+     * input's pitch, 47 int8 channels read in 64 for a P03 reading the map it writes in
+     * groups of 32, made it write rows of 64, not 48) */
+    int64_t unit = storage_unit(g, u, (uint32_t)s, depth + 1, -1, m);
     int64_t pad = in == PR_INT_32 && out == PR_INT_32 ? 4 : 16;
     if (unit < 1)
         return 0;

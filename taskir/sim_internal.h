@@ -78,18 +78,21 @@ struct SimRun {
     uint32_t n_owned, cap_owned;
     unsigned char *region;      /* the buffers of the clusters, results, packed operands and
                                    scratch (placed by sim_share.h), or NULL */
+    size_t region_bytes;        /* its size */
     struct SimRegionPlan *rp;   /* while planning: where each buffer goes in the region */
     struct TirPool *pool;       /* the kernels' worker threads (parallel.h), or NULL */
     int32_t *scratch[2];        /* ping-pong buffers for rearranged copies */
     int64_t scratch_vol;
-    uint32_t *wscratch;         /* kernel scratch (CC: the transposed weights, the int8 path:
-                                   its input) */
+    uint32_t *wscratch;         /* kernel scratch (the int8 path: its input) */
     int64_t wscratch_mid;       /* with threads: the byte of wscratch where the int8 input's
                                    second half of the threads' parts starts (sim_kernels.c,
                                    sim_share.h: each thread writes the same bytes at every
                                    layer), the middle of twice the room; 0 on one thread */
     const struct Chip *chip;    /* sim_use_chip: the chip's arithmetic (sim_chip.c), or NULL */
     int64_t wscratch_vol;
+    uint32_t *wtscratch;        /* the int32 path's transposed weights (CC), in memory of its
+                                   own outside the region: the threads never put its pages in
+                                   place, and the int8 path never touches them */
 };
 
 /* A compute kernel: reads sb's input clusters, writes sb->result. Status for CLUT's index
@@ -103,6 +106,8 @@ SimKernelFn sim_kernel(BlockType t);
 SimKernelFn sim_chip_kernel(BlockType t);
 /* Scratch words a kernel needs for block b (0 for most). */
 int64_t sim_kernel_scratch(const SimBlock *sb);
+/* Words of run->wtscratch a kernel needs for block b (CC: its weights; 0 for most). */
+int64_t sim_kernel_wt_words(const SimBlock *sb);
 /* Words of packed operands block sb keeps for the whole run (0 for most; counted against the
  * caps before anything is allocated). */
 int64_t sim_kernel_pack_words(const SimBlock *sb);

@@ -47,6 +47,7 @@ typedef struct SimKernel {
     int64_t (*scratch)(const SimBlock *sb);       /* words of run->wscratch; NULL: 0 */
     int64_t (*per_out)(const SimBlock *sb);       /* operations per result; NULL: inputs */
     int64_t (*pack)(const SimBlock *sb);          /* words of sb->pack; NULL: 0 */
+    int64_t (*wt)(const SimBlock *sb);            /* words of run->wtscratch; NULL: 0 */
 } SimKernel;
 
 static inline int32_t u2i(uint32_t u)
@@ -478,14 +479,20 @@ static int64_t pack_words8(const SimBlock *sb)
     return add3_sat(c.w_words, c.corr_words, c.rowcorr_words);
 }
 
-/* The convolution's scratch: the int8 input, or the int32 path's transposed weights. */
+/* The convolution's scratch: the int8 input. */
 static int64_t scratch_CC(const SimBlock *sb)
 {
     Win w;
     win_of(sb, &w);
     Conv8 c;
     conv8_of(&w, &c);
-    return c.x_words > sb->in[1].vol ? c.x_words : sb->in[1].vol;
+    return c.x_words;
+}
+
+/* The int32 path's transposed weights. */
+static int64_t wt_CC(const SimBlock *sb)
+{
+    return sb->in[1].vol;
 }
 
 static int64_t scratch_CVM(const SimBlock *sb)
@@ -784,14 +791,14 @@ static bool run_dot8(SimRun *run, SimBlock *sb)
 static Status run_CC(SimRun *run, SimBlock *sb, Diag *d)
 {
     (void)d;
-    ConvCtx c = {sb, {0}, run->wscratch};
+    ConvCtx c = {sb, {0}, run->wtscratch};
     win_of(sb, &c.w);
     const Win *w = &c.w;
     if (run_dot8(run, sb))
         return ST_OK;
     /* wt[ky][kx][r][f] = W[f][r][ky][kx] */
     const int32_t *W = sb->in[1].data;
-    uint32_t *wt = run->wscratch;
+    uint32_t *wt = run->wtscratch;
     for (int64_t f = 0; f < w->F; f++)
         for (int64_t r = 0; r < w->R; r++)
             for (int64_t k = 0; k < w->KY * w->KX; k++)
@@ -1126,22 +1133,24 @@ static int64_t per_cvm(const SimBlock *sb)
 
 /* ---- the table ---- */
 
-static const SimKernel sim_k_CADD = {run_window_sum, check_window, NULL, per_sum, NULL};
-static const SimKernel sim_k_CVVH = {run_CVVH, check_window, NULL, NULL, NULL};
-static const SimKernel sim_k_CVM = {run_CVM, NULL, scratch_CVM, per_cvm, pack_words8};
-static const SimKernel sim_k_CC = {run_CC, check_window, scratch_CC, per_conv, pack_words8};
-static const SimKernel sim_k_CAX = {run_CAX, NULL, NULL, NULL, NULL};
+static const SimKernel sim_k_CADD = {run_window_sum, check_window, NULL, per_sum, NULL, NULL};
+static const SimKernel sim_k_CVVH = {run_CVVH, check_window, NULL, NULL, NULL, NULL};
+static const SimKernel sim_k_CVM = {run_CVM, NULL, scratch_CVM, per_cvm, pack_words8,
+                                     NULL};
+static const SimKernel sim_k_CC = {run_CC, check_window, scratch_CC, per_conv, pack_words8,
+                                    wt_CC};
+static const SimKernel sim_k_CAX = {run_CAX, NULL, NULL, NULL, NULL, NULL};
 static const SimKernel sim_k_CC2D = {run_CC, check_window, scratch_CC, per_conv,
-                                      pack_words8};
-static const SimKernel sim_k_CVS = {run_CVS, NULL, NULL, NULL, NULL};
-static const SimKernel sim_k_CCMPB = {run_CCMPB, check_cmp, NULL, per_window, NULL};
-static const SimKernel sim_k_CAVG = {run_window_sum, check_window, NULL, per_window, NULL};
-static const SimKernel sim_k_CCMPS = {run_CCMPS, check_cmp, NULL, per_window, NULL};
-static const SimKernel sim_k_CLUT = {run_CLUT, check_CLUT, NULL, NULL, NULL};
-static const SimKernel sim_k_CLIF = {run_CLIF, check_CLIF, NULL, NULL, NULL};
+                                      pack_words8, wt_CC};
+static const SimKernel sim_k_CVS = {run_CVS, NULL, NULL, NULL, NULL, NULL};
+static const SimKernel sim_k_CCMPB = {run_CCMPB, check_cmp, NULL, per_window, NULL, NULL};
+static const SimKernel sim_k_CAVG = {run_window_sum, check_window, NULL, per_window, NULL, NULL};
+static const SimKernel sim_k_CCMPS = {run_CCMPS, check_cmp, NULL, per_window, NULL, NULL};
+static const SimKernel sim_k_CLUT = {run_CLUT, check_CLUT, NULL, NULL, NULL, NULL};
+static const SimKernel sim_k_CLIF = {run_CLIF, check_CLIF, NULL, NULL, NULL, NULL};
 /* Types without a kernel: storage, the I/O sockets and the placeholder. A new compute type
  * in blocktypes.def fails to compile here until it has a kernel above. */
-static const SimKernel sim_k_none = {NULL, NULL, NULL, NULL, NULL};
+static const SimKernel sim_k_none = {NULL, NULL, NULL, NULL, NULL, NULL};
 #define sim_k_SI sim_k_none
 #define sim_k_SW sim_k_none
 #define sim_k_SIC2D sim_k_none
@@ -1169,6 +1178,12 @@ int64_t sim_kernel_scratch(const SimBlock *sb)
 {
     const SimKernel *k = sim_kernels[sb->b->type];
     return k->scratch ? k->scratch(sb) : 0;
+}
+
+int64_t sim_kernel_wt_words(const SimBlock *sb)
+{
+    const SimKernel *k = sim_kernels[sb->b->type];
+    return k->wt ? k->wt(sb) : 0;
 }
 
 int64_t sim_kernel_pack_words(const SimBlock *sb)

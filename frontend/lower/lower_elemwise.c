@@ -412,9 +412,10 @@ static Status clip_shift(Lw *L, const Opnd *x, int shift, int64_t lo, int64_t hi
     return st;
 }
 
-/* max(x, y) of two computed operands: rows 0 and 1 of one SI, a CCMPB with a 2x1 window. */
-static Status max2(Lw *L, const Opnd *x, const Opnd *y, const Lay *lay, const char *suffix,
-                   int32_t vprec, LVal *out)
+/* max(x, y) (big) or min(x, y) of two computed operands: rows 0 and 1 of one SI, a CCMPB
+ * (CCMPS) with a 2x1 window and a CMP that clips nothing. */
+static Status pick2(Lw *L, bool big, const Opnd *x, const Opnd *y, const Lay *lay,
+                    const char *suffix, int32_t vprec, LVal *out)
 {
     int64_t X = (int64_t)lay->yxf[0] * lay->yxf[1], F = lay->yxf[2];
     if (X > LW_MAX_DIM) {
@@ -439,17 +440,24 @@ static Status max2(Lw *L, const Opnd *x, const Opnd *y, const Lay *lay, const ch
             return st;
     }
     int32_t shp[TIR_NDIMS] = {1, (int32_t)X, (int32_t)F, 0, 2, 1, 2, (int32_t)X};
-    Block *c = lw_block(L, BT_CCMPB, suffix, shp, PR_INT_32);
+    Block *c = lw_block(L, big ? BT_CCMPB : BT_CCMPS, suffix, shp, PR_INT_32);
     static const AttrId ids[] = {AT_KERNEL_Y, AT_KERNEL_X, AT_CMP};
-    int32_t vals[] = {2, 1, INT32_MIN};
+    int32_t vals[] = {2, 1, big ? INT32_MIN : INT32_MAX};
     if (!c || !lw_set_attrs(L, c, ids, vals, 3))
         return lw_oom(L);
     Status st = lw_connect(L, si, c, 0);
     if (st != ST_OK)
         return st;
     lw_prod(out, c, &lay->ps, lay->perm, vprec);
-    out->lo_blk = c;
+    if (big)
+        out->lo_blk = c;
     return ST_OK;
+}
+
+static Status max2(Lw *L, const Opnd *x, const Opnd *y, const Lay *lay, const char *suffix,
+                   int32_t vprec, LVal *out)
+{
+    return pick2(L, true, x, y, lay, suffix, vprec, out);
 }
 
 /* An operand as a computed value: constants become producers (SI + identity CADD). */
@@ -492,8 +500,8 @@ static Status abs_seq(Lw *L, const Opnd *x, const Lay *lay, const char *suffix, 
 /* ---- tables ---- */
 
 /* A CLUT over x (index precision dw bits, two's complement) with the table's entries. */
-static Status lut(Lw *L, const Opnd *x, const Lay *lay, int dw, const int32_t *table,
-                  const char *suffix, int32_t vprec, LVal *out)
+static Status lut_one(Lw *L, const Opnd *x, const Lay *lay, int dw, const int32_t *table,
+                      const char *suffix, int32_t vprec, LVal *out)
 {
     char sub[64];
     snprintf(sub, sizeof sub, "%s%stable", suffix ? suffix : "", suffix && *suffix ? "/" : "");
@@ -514,6 +522,72 @@ static Status lut(Lw *L, const Opnd *x, const Lay *lay, int dw, const int32_t *t
         return lw_oom(L);
     lw_prod(out, c, &lay->ps, lay->perm, vprec);
     return ST_OK;
+}
+
+/* suffix/name, or name when suffix is empty, into buf. */
+static const char *sub_name(char *buf, size_t size, const char *suffix, const char *name)
+{
+    snprintf(buf, size, "%s%s%s", suffix ? suffix : "", suffix && *suffix ? "/" : "", name);
+    return buf;
+}
+
+/* Do the n entries all fit one byte, INT_8 (-128 .. 127) or UINT_8 (0 .. 255)? */
+static bool table_bytes(const int32_t *t, int64_t n)
+{
+    bool i8 = true, u8 = true;
+    for (int64_t k = 0; k < n && (i8 || u8); k++) {
+        i8 = i8 && t[k] >= -128 && t[k] <= 127;
+        u8 = u8 && t[k] >= 0 && t[k] <= 255;
+    }
+    return i8 || u8;
+}
+
+/* A CLUT over x whose table a core can hold, else the table cut into its bytes. P07 reads
+ * 2^16 entries for an index of more than 12 bits (CHIP.md): 256 KiB of int32 entries, twice a
+ * core, but 64 KiB when the entries fit one byte, which the mapper then gives the CLUT
+ * (docs/exactness.md, "Tables in their map's precision"). Entries that do not are cut as
+ * t = 256 * hi + lo with lo = t mod 256 in 0 .. 255 and hi = floor(t / 256): one CLUT of the
+ * low bytes, the table of hi (cut again while it does not fit a byte), a CVS by 256 and a
+ * CADD, each exact in int32 (256 hi = t - lo lies in [-2^31, 2^31 - 256], and the sum is
+ * t). */
+static Status lut(Lw *L, const Opnd *x, const Lay *lay, int dw, const int32_t *table,
+                  const char *suffix, int32_t vprec, LVal *out)
+{
+    int64_t n = (int64_t)1 << dw;
+    if (dw <= LW_LUT_CORE_DW || table_bytes(table, n))
+        return lut_one(L, x, lay, dw, table, suffix, vprec, out);
+    int32_t *lo = malloc((size_t)n * sizeof *lo), *hi = malloc((size_t)n * sizeof *hi);
+    if (!lo || !hi) {
+        free(lo);
+        free(hi);
+        return lw_oom(L);
+    }
+    int64_t big = 0;
+    for (int64_t k = 0; k < n; k++) {
+        lo[k] = (int32_t)(((int64_t)table[k] % 256 + 256) % 256);
+        hi[k] = (int32_t)(((int64_t)table[k] - lo[k]) / 256);
+        big = llabs((int64_t)hi[k]) > big ? llabs((int64_t)hi[k]) : big;
+    }
+    int32_t phi = cvm_bits((uint64_t)big) + 1, p256 = phi + 8 < 32 ? phi + 8 : 32;
+    char sub[64];
+    LVal tl = {0}, th = {0}, ts = {0};
+    Status st = lut_one(L, x, lay, dw, lo, sub_name(sub, sizeof sub, suffix, "lo"), 9, &tl);
+    if (st == ST_OK)
+        st = lut(L, x, lay, dw, hi, sub_name(sub, sizeof sub, suffix, "hi"), phi, &th);
+    free(lo);
+    free(hi);
+    Opnd oh = val_opnd(&th), os;
+    if (st == ST_OK)
+        st = scale(L, &oh, 256, 0, lay, sub_name(sub, sizeof sub, suffix, "hi256"), p256, &ts);
+    if (st == ST_OK) {
+        Opnd ol = val_opnd(&tl);
+        os = val_opnd(&ts);
+        st = add2(L, &os, &ol, lay, suffix, vprec, out);
+    }
+    lw_val_free(&tl);
+    lw_val_free(&th);
+    lw_val_free(&ts);
+    return st;
 }
 
 /* Entry k of a table indexed by dw-bit two's complement numbers: the value signed(k). */
@@ -960,6 +1034,40 @@ static int32_t g_sign(int32_t x, int s)         /* -1 for x < 0, else 1 */
     return x < 0 ? -1 : 1;
 }
 
+/* u * s for u >= 0 and a computed sign s in {-1, 0, 1}, by selection: P03 reads both of a
+ * CVVH's operands in one 8-bit precision, and a u above 127 is UINT_8 where s is INT_8
+ * (emit.prec). Over s, two CLUTs of 4 entries hp = s > 0 ? 2^31 - 1 : s < 0 ? -2^31 : 0 and
+ * hn = s < 0 ? 2^31 - 1 : -2^31; then max(min(u, hp), min(-u, hn)): u for s = 1 (the other
+ * -2^31), -u for s = -1 (the other -2^31), max(0, -2^31) = 0 for s = 0. */
+static Status sign_pick(Lw *L, const Opnd *u, const Opnd *sgn, const Lay *lay, int32_t vprec,
+                        LVal *out)
+{
+    static const int32_t tp[4] = {0, INT32_MAX, INT32_MIN, INT32_MIN};
+    static const int32_t tn[4] = {INT32_MIN, INT32_MIN, INT32_MIN, INT32_MAX};
+    LVal t[6];
+    memset(t, 0, sizeof t);
+    Status st = lut(L, sgn, lay, 2, tp, "pos", 32, &t[0]);
+    if (st == ST_OK)
+        st = lut(L, sgn, lay, 2, tn, "neg", 32, &t[1]);
+    /* u and -u by CVS, so that u's own map holds what its table gives alone (its CLUT then
+     * takes that map's 8-bit precision, mapper/exact_table.c) */
+    if (st == ST_OK)
+        st = scale(L, u, -1, 0, lay, "minus", u->prec, &t[2]);
+    if (st == ST_OK)
+        st = scale(L, u, 1, 0, lay, "plus", u->prec, &t[5]);
+    Opnd hp = val_opnd(&t[0]), hn = val_opnd(&t[1]), mu = val_opnd(&t[2]), pu = val_opnd(&t[5]);
+    if (st == ST_OK)
+        st = pick2(L, false, &pu, &hp, lay, "upick", 32, &t[3]);
+    if (st == ST_OK)
+        st = pick2(L, false, &mu, &hn, lay, "mpick", 32, &t[4]);
+    Opnd a = val_opnd(&t[3]), b = val_opnd(&t[4]);
+    if (st == ST_OK)
+        st = max2(L, &a, &b, lay, "", vprec, out);
+    for (int k = 0; k < 6; k++)
+        lw_val_free(&t[k]);
+    return st;
+}
+
 /* a / b truncating (0 for b == 0) when pa + pb > 16 (or its one table would be int32 entries
  * of 2^16, signmag_smaller) but |a| and |b| together fit 16 bits:
  * trunc(a / b) = sa * sb * trunc(|a| / |b|), with sx = -1 for x < 0, else 1 (for a = 0 or
@@ -1038,7 +1146,9 @@ static Status div_signmag(Lw *L, Opnd *o, const Lay *lay, LVal *out)
         st = mul_opnd(L, sp[0], sp[1], lay, "sign", 2, &t[6], &s);
         sgn = &s;
     }
-    if (st == ST_OK)   /* u is computed: the product is a CVVH into out */
+    if (st == ST_OK && qa >= 8 && !sgn->cv) /* u may pass 127 */
+        st = sign_pick(L, &u, sgn, lay, vprec, out);
+    else if (st == ST_OK)   /* u is computed: the product is a CVVH into out */
         st = mul_opnd(L, &u, sgn, lay, "", vprec, out, &r);
 done:
     for (int k = 0; k < 8; k++)
@@ -1547,8 +1657,72 @@ static Status mul_opnd(Lw *L, const Opnd *a, const Opnd *b, const Lay *lay, cons
     return ew(L, &e, two, 2, lay, vprec, tmp, NULL);
 }
 
+/* where(ind, x, y) for ind in {0, 1} (precision 2) of operands whose products' sum the chip's
+ * analysis cannot bound inside int32 (two INT_32 operands: it sees both products at once):
+ * by selection, with no sum at all. Over ind, hx = ind ? 2^31 - 1 : -2^31 and
+ * hy = ind ? -2^31 : 2^31 - 1 (CLUTs of 4 entries, indices -2 and -1 unreached), then
+ * max(min(x, hx), min(y, hy)): min(x, hx) is x when ind = 1, else -2^31, which the max
+ * then drops for y (and the other way round). CCMPS, CCMPS, CCMPB, each over two rows of one
+ * SI, exact whatever the values. */
+static Status where_pick(Lw *L, Opnd *o, const Opnd *ind, const Lay *lay, int32_t vprec,
+                         LVal *out)
+{
+    static const int32_t tx[4] = {INT32_MIN, INT32_MAX, INT32_MIN, INT32_MIN};
+    static const int32_t ty[4] = {INT32_MAX, INT32_MIN, INT32_MAX, INT32_MAX};
+    LVal t[6];
+    memset(t, 0, sizeof t);
+    Opnd x, y, hx, hy, ax, ay, cx, cy;
+    memset(&cx, 0, sizeof cx);
+    memset(&cy, 0, sizeof cy);
+    Status st = as_value(L, &o[1], lay, "x", &t[0], &x);
+    if (st == ST_OK)
+        st = as_value(L, &o[2], lay, "y", &t[1], &y);
+    if (ind->cv) { /* a constant condition: the bounds are constants */
+        cx.prec = cy.prec = 32;
+        cx.cv = malloc((size_t)(lay->n ? lay->n : 1) * sizeof *cx.cv);
+        cy.cv = malloc((size_t)(lay->n ? lay->n : 1) * sizeof *cy.cv);
+        if (st == ST_OK && (!cx.cv || !cy.cv))
+            st = lw_oom(L);
+        for (int64_t i = 0; st == ST_OK && i < lay->n; i++) {
+            cx.cv[i] = tx[ind->cv[i] != 0];
+            cy.cv[i] = ty[ind->cv[i] != 0];
+        }
+        if (st == ST_OK)
+            st = as_value(L, &cx, lay, "xbound", &t[2], &hx);
+        if (st == ST_OK)
+            st = as_value(L, &cy, lay, "ybound", &t[3], &hy);
+    } else {
+        if (st == ST_OK)
+            st = lut(L, ind, lay, 2, tx, "xbound", 32, &t[2]);
+        if (st == ST_OK)
+            st = lut(L, ind, lay, 2, ty, "ybound", 32, &t[3]);
+        hx = val_opnd(&t[2]);
+        hy = val_opnd(&t[3]);
+    }
+    free(cx.cv);
+    free(cy.cv);
+    if (st == ST_OK)
+        st = pick2(L, false, &x, &hx, lay, "xpick", 32, &t[4]);
+    if (st == ST_OK)
+        st = pick2(L, false, &y, &hy, lay, "ypick", 32, &t[5]);
+    ax = val_opnd(&t[4]);
+    ay = val_opnd(&t[5]);
+    if (st == ST_OK)
+        st = max2(L, &ax, &ay, lay, "", vprec, out);
+    for (int k = 0; k < 6; k++)
+        lw_val_free(&t[k]);
+    return st;
+}
+
+/* Would x * ind + y * (1 - ind) need more than int32 were both products at their extremes
+ * (the analysis bounds each product, not that one of them is 0)? */
+static bool where_wide(const Opnd *o)
+{
+    return alpha(o[1].prec) + alpha(o[2].prec) > INT32_MAX;
+}
+
 /* out = x * ind + y * (1 - ind), ind = [cond != 0]: each product is exact and one of them is
- * 0, so the sum is exact. */
+ * 0, so the sum is exact; where_pick when the chip's analysis cannot see it. */
 static Status body_where(Lw *L, Opnd *o, const Lay *lay, LVal *out)
 {
     int32_t vprec = L->cur->out_prec[0];
@@ -1570,6 +1744,10 @@ static Status body_where(Lw *L, Opnd *o, const Lay *lay, LVal *out)
             on.cv[i] = c->cv[i] == 0;
         }
         oi.prec = on.prec = 2;
+        if (st == ST_OK && where_wide(o)) {
+            st = where_pick(L, o, &oi, lay, vprec, out);
+            goto done;
+        }
     } else {
         if (c->prec <= LW_MAX_TABLE_DW) {
             int dw = c->prec;
@@ -1599,6 +1777,10 @@ static Status body_where(Lw *L, Opnd *o, const Lay *lay, LVal *out)
                 st = ew(L, &e3, two, 2, lay, 2, &ind, NULL);
         }
         oi = val_opnd(&ind);
+        if (st == ST_OK && where_wide(o)) {
+            st = where_pick(L, o, &oi, lay, vprec, out);
+            goto done;
+        }
         if (st == ST_OK)
             st = scale(L, &oi, -1, 1, lay, "ncond", 2, &nind);
         on = val_opnd(&nind);
@@ -1609,6 +1791,7 @@ static Status body_where(Lw *L, Opnd *o, const Lay *lay, LVal *out)
         st = mul_opnd(L, &o[2], &on, lay, "y", o[2].prec, &py, &oy);
     if (st == ST_OK)
         st = add2(L, &ox, &oy, lay, "", vprec, out);
+done:
     if (c->cv) {
         free(oi.cv);
         free(on.cv);

@@ -46,6 +46,7 @@
 #define LW_MAX_LEAVES ENC_MAX_LEAVES    /* most interfaces one fed cluster may get */
 #define LW_MAX_IMAGES 256               /* most images of one sample a conv2d / pool computes */
 #define LW_MAX_TABLE_DW 16              /* largest LUT_DW (attributes.def) */
+#define LW_LUT_CORE_DW 12               /* largest LUT_DW whose int32 table a core holds */
 
 /* A producer: the output cluster 0 of a compute block or of INPUT (taskir/encode.h). */
 typedef EncSrc LwSrc;

@@ -80,22 +80,25 @@ int64_t emit_fixture_w(int f, int r, int ky, int kx)
     return (7 * f + 5 * r + 3 * ky + kx) % 200 - 100;
 }
 
-/* INPUT 6x6x3 -> SIC -> CC 3x3 pad 1, f 40 (+ SW, SB) -> SI int32 -> CCMPB >> 8 -> SI int8
- * -> OUTPUT, all on core (0,0), phase 0: CC on the Axon, CCMPB on Soma1. shift: the CCMPB's. */
-Mapping *emit_fixture_conv(int32_t shift)
+/* INPUT iy x ix x r -> SIC -> CC 3x3 (pad `pad` on every side), f (+ SW, SB) -> SI int32 ->
+ * CCMPB >> shift -> SI int8 -> OUTPUT, all on core (0,0), phase 0: CC on the Axon, CCMPB on
+ * Soma1. */
+static Mapping *conv_fixture(const char *name, int32_t iy, int32_t ix, int32_t r, int32_t f,
+                             int32_t pad, int32_t shift)
 {
     Mapping *m = mapping_create();
     CHECK(m);
     Graph *g = m->graph;
-    Block *in = blk(g, BT_INPUT, "data", 6, 6, 3, 0);
-    Block *sic = blk(g, BT_SIC, "conv/in", 6, 6, 0, 3);
-    Block *sw = blk(g, BT_SW, "conv/w", 0, 0, 40, 3);
-    Block *sb = blk(g, BT_SB, "conv/b", 0, 0, 40, 0);
-    Block *cc = blk(g, BT_CC, "conv", 6, 6, 40, 3);
-    Block *si = blk(g, BT_SI, "conv/acc", 6, 6, 40, 0);
-    Block *cm = blk(g, BT_CCMPB, "requant", 6, 6, 40, 0);
-    Block *so = blk(g, BT_SI, "requant/out", 6, 6, 40, 0);
-    Block *out = blk(g, BT_OUTPUT, "out", 6, 6, 40, 0);
+    int32_t oy = iy + 2 * pad - 2, ox = ix + 2 * pad - 2;
+    Block *in = blk(g, BT_INPUT, "data", iy, ix, r, 0);
+    Block *sic = blk(g, BT_SIC, "conv/in", iy, ix, 0, r);
+    Block *sw = blk(g, BT_SW, "conv/w", 0, 0, f, r);
+    Block *sb = blk(g, BT_SB, "conv/b", 0, 0, f, 0);
+    Block *cc = blk(g, BT_CC, "conv", oy, ox, f, r);
+    Block *si = blk(g, BT_SI, "conv/acc", oy, ox, f, 0);
+    Block *cm = blk(g, BT_CCMPB, "requant", oy, ox, f, 0);
+    Block *so = blk(g, BT_SI, "requant/out", oy, ox, f, 0);
+    Block *out = blk(g, BT_OUTPUT, "out", oy, ox, f, 0);
     in->has_socket_id = out->has_socket_id = true;
     in->has_prec = sic->has_prec = sw->has_prec = cm->has_prec = so->has_prec = out->has_prec = true;
     in->prec = sic->prec = sw->prec = cm->prec = so->prec = out->prec = PR_INT_8;
@@ -103,24 +106,30 @@ Mapping *emit_fixture_conv(int32_t shift)
     sb->prec = si->prec = cc->prec = PR_INT_32;
     sw->shape.d[D_KY] = sw->shape.d[D_KX] = 3;
     cc->shape.d[D_KY] = cc->shape.d[D_KX] = 3;
-    cc->shape.d[D_IY] = cc->shape.d[D_IX] = 6;
-    cm->shape.d[D_IY] = cm->shape.d[D_IX] = 6;
+    cc->shape.d[D_IY] = iy;
+    cc->shape.d[D_IX] = ix;
+    cm->shape.d[D_IY] = oy;
+    cm->shape.d[D_IX] = ox;
     cm->shape.d[D_KY] = cm->shape.d[D_KX] = 1;
     cc->bias_type = BIAS_VECTOR;
-    int64_t w[40 * 3 * 9], b[40];
-    for (int f = 0; f < 40; f++) {
-        b[f] = 1000 * f - 7;
-        for (int r = 0; r < 3; r++)
+    size_t nw = (size_t)f * (size_t)r * 9;
+    int64_t *w = malloc(nw * sizeof *w), *b = malloc((size_t)f * sizeof *b);
+    CHECK(w && b);
+    for (int k = 0; k < f; k++) {
+        b[k] = 1000 * k - 7;
+        for (int c = 0; c < r; c++)
             for (int i = 0; i < 3; i++)
                 for (int j = 0; j < 3; j++)
-                    w[((f * 3 + r) * 3 + i) * 3 + j] = emit_fixture_w(f, r, i, j);
+                    w[((k * r + c) * 3 + i) * 3 + j] = emit_fixture_w(k, c, i, j);
     }
-    int32_t wd[4] = {40, 3, 3, 3}, bd[1] = {40};
-    CHECK(blk_set_data(g, sw, PR_INT_8, wd, 4, w, 40 * 27));
-    CHECK(blk_set_data(g, sb, PR_INT_32, bd, 1, b, 40));
+    int32_t wd[4] = {f, r, 3, 3}, bd[1] = {f};
+    CHECK(blk_set_data(g, sw, PR_INT_8, wd, 4, w, nw));
+    CHECK(blk_set_data(g, sb, PR_INT_32, bd, 1, b, (size_t)f));
+    free(w);
+    free(b);
     CHECK(blk_set_attr(g, cc, AT_KERNEL_X, 3) && blk_set_attr(g, cc, AT_KERNEL_Y, 3));
-    CHECK(blk_set_attr(g, cc, AT_PAD_UP, 1) && blk_set_attr(g, cc, AT_PAD_DOWN, 1));
-    CHECK(blk_set_attr(g, cc, AT_PAD_LEFT, 1) && blk_set_attr(g, cc, AT_PAD_RIGHT, 1));
+    CHECK(blk_set_attr(g, cc, AT_PAD_UP, pad) && blk_set_attr(g, cc, AT_PAD_DOWN, pad));
+    CHECK(blk_set_attr(g, cc, AT_PAD_LEFT, pad) && blk_set_attr(g, cc, AT_PAD_RIGHT, pad));
     CHECK(blk_set_attr(g, cm, AT_BIT_SHIFT_NUM, shift) && blk_set_attr(g, cm, AT_CMP, -128));
     CHECK(graph_connect(g, in, 0, sic, 0));
     CHECK(graph_connect(g, sic, 0, cc, 0));
@@ -135,7 +144,21 @@ Mapping *emit_fixture_conv(int32_t shift)
     Block *placed[] = {sic, sw, sb, cc, si, cm, so};
     const int32_t pis[] = {MEMORY, MEMORY, MEMORY, AXON, MEMORY, SOMA1, MEMORY};
     on_core0(m, placed, pis, 7, ei, eo);
-    return verified(m, "conv");
+    return verified(m, name);
+}
+
+/* INPUT 6x6x3 -> SIC -> CC 3x3 pad 1, f 40 (+ SW, SB) -> SI int32 -> CCMPB >> 8 -> SI int8
+ * -> OUTPUT, all on core (0,0), phase 0: CC on the Axon, CCMPB on Soma1. shift: the CCMPB's. */
+Mapping *emit_fixture_conv(int32_t shift)
+{
+    return conv_fixture("conv", 6, 6, 3, 40, 1, shift);
+}
+
+/* INPUT 11 x 28 x 128 int8 -> a 3x3 conv of 32 channels without padding (9 x 26 x 32 int32)
+ * -> CCMPB >> 8, on one core: its memory fits only with the weights at the top of MEM1. */
+Mapping *emit_fixture_conv_banks(void)
+{
+    return conv_fixture("conv_banks", 11, 28, 128, 32, 0, 8);
 }
 
 /* The maps of transfer(): n x n pixels of c int8 channels, sent in `phases` phases from 0. */

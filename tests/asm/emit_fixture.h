@@ -4,6 +4,9 @@
  *                              SI int32 -> CCMPB >> shift -> SI int8 -> OUTPUT, one core (0,0),
  *                              phase 0 (CC on the Axon, CCMPB on Soma1); weights
  *                              emit_fixture_w(f, r, ky, kx), bias 1000 f - 7
+ *   emit_fixture_conv_banks()  INPUT 11x28x128 -> CC 3x3 (no pad, r 128, f 32) -> SI int32
+ *                              -> CCMPB >> 8 -> SI int8 -> OUTPUT on (0,0), phase 0: its
+ *                              areas fit only with the weights at the top of MEM1
  *   emit_fixture_transfer(y0, n)  INPUT -> SI a 4x4x16 int8 on core (0,0) -> CCMPB relu
  *                              (Soma1) -> SI b on core (2,1) (received in phase 0) -> CCMPB
  *                              copy of its rows y0 .. y0+n-1 (Soma2) -> SI c -> OUTPUT
@@ -55,6 +58,7 @@
 #include "taskir/mapping.h"
 
 Mapping *emit_fixture_conv(int32_t shift);
+Mapping *emit_fixture_conv_banks(void);
 Mapping *emit_fixture_transfer(int32_t rows0, int32_t rows);
 Mapping *emit_fixture_transfer_late(int32_t rows0, int32_t rows);
 Mapping *emit_fixture_transfer_twice(void);

@@ -1,5 +1,5 @@
 /* emit_fixture_write DIR: writes the code generator's fixture Mappings (emit_fixture.h) as
- * DIR/conv.map.pb, DIR/conv_odd.map.pb (shift 7), DIR/transfer.map.pb,
+ * DIR/conv.map.pb, DIR/conv_odd.map.pb (shift 7), DIR/conv_banks.map.pb, DIR/transfer.map.pb,
  * DIR/transfer_late.map.pb, DIR/transfer_twice.map.pb, DIR/slice.map.pb,
  * DIR/mix.map.pb, DIR/fc.map.pb, DIR/cax.map.pb, DIR/two_layer.map.pb, DIR/relay.map.pb,
  * DIR/relay_sibling.map.pb, DIR/chain.map.pb, DIR/chips.map.pb, DIR/relay_now.map.pb,
@@ -38,6 +38,7 @@ int main(int argc, char **argv)
         return 1;
     int rc = save(emit_fixture_conv(8), argv[1], "conv");
     rc |= save(emit_fixture_conv(7), argv[1], "conv_odd");
+    rc |= save(emit_fixture_conv_banks(), argv[1], "conv_banks");
     rc |= save(emit_fixture_transfer(2, 2), argv[1], "transfer");
     rc |= save(emit_fixture_transfer_late(2, 2), argv[1], "transfer_late");
     rc |= save(emit_fixture_transfer_twice(), argv[1], "transfer_twice");

@@ -154,6 +154,34 @@ static void test_conv_one_core(void **state)
     done(&r);
 }
 
+/* emit_fixture_conv_banks: the input 11 x 28 x 128 int8 (9856 words), the weights [1 group
+ * of 32][ky 3][kx 3][r 128][32] bytes (9216 words), the 32 words of bias, the accumulator
+ * 9 x 26 x 32 int32 (7488 words, aligned to 32) and the result 9 x 26 x 32 int8 (1872
+ * words): 28464 words in phase 0. With the weights at 0x4000 the accumulator fits neither
+ * between the input and them nor above them, so the plan puts the static areas at the top
+ * of MEM1 (test_alloc's test_static_on_top): the weights at 23552, the bias at 23520, the
+ * input at 0, the accumulator at 9856, the result at 17344. Before: refused [emit.alloc]. */
+static void test_conv_banks(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_conv_banks(), ST_OK);
+    const Taskir__Asm__CoreConfig *cc = only_core(&r.s);
+    const Taskir__Asm__AxonPrim *a = cc->static_prim_list[0]->axon;
+    assert_int_equal(a->x1_base_addr, 0);
+    assert_int_equal(a->x1_addr_length, 9856);
+    assert_int_equal(a->x2_base_addr, 23552);
+    assert_int_equal(a->x2_addr_length, 9216);
+    assert_int_equal(a->bias_base_addr, 23520);
+    assert_int_equal(a->o_base_addr, 9856);
+    assert_int_equal(a->o_addr_length, 7488);
+    const Taskir__Asm__SomaPrim *so = cc->static_prim_list[0]->soma1;
+    assert_int_equal(so->px5->x1_base_addr, 9856);
+    assert_int_equal(so->px5->o_base_addr, 17344);
+    assert_int_equal(so->px5->o_addr_length, 1872);
+    done(&r);
+}
+
 /* An odd shift (2^7) is no Soma shift: [emit.shift], naming the block. */
 static void test_odd_shift(void **state)
 {
@@ -824,6 +852,7 @@ int main(void)
         cmocka_unit_test(test_spread_runs),
         cmocka_unit_test(test_spread_two),
         cmocka_unit_test(test_relay_parts),
+        cmocka_unit_test(test_conv_banks),
         cmocka_unit_test(test_spread_local),
         cmocka_unit_test(test_spread_edges),
         cmocka_unit_test(test_spread_slices),

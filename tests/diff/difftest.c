@@ -190,6 +190,30 @@ static void save_graph(const Graph *tg, const char *what)
     diag_finish(&d);
 }
 
+/* Every CLUT's table must fit a core on the chip (frontend/lower, lut): P07 reads 2^16
+ * entries for an index of more than 12 bits, 256 KiB as int32, so such a table must hold
+ * bytes (INT_8 or UINT_8 values: 64 KiB). */
+static void assert_tables_fit(const Graph *tg, const char *what)
+{
+    for (uint32_t i = 0; i < tg->n_blocks; i++) {
+        const Block *b = tg->blocks[i];
+        if (!b || b->type != BT_CLUT || blk_attr(b, AT_LUT_DW) <= 12)
+            continue;
+        assert_true(b->n_in == 2 && b->in[1].n_ifaces == 1);
+        const Edge *e = graph_edge(tg, b->in[1].ifaces[0].edge_id);
+        const Block *t = e ? graph_block(tg, e->src) : NULL;
+        assert_true(t && t->data);
+        bool i8 = true, u8 = true;
+        for (uint32_t k = 0; k < t->data->n_i32; k++) {
+            i8 = i8 && t->data->i32[k] >= -128 && t->data->i32[k] <= 127;
+            u8 = u8 && t->data->i32[k] >= 0 && t->data->i32[k] <= 255;
+        }
+        if (!i8 && !u8)
+            fail_msg("%s: CLUT '%s' reads a table of %u entries that do not fit a byte", what,
+                     b->name ? b->name : "", t->data->n_i32);
+    }
+}
+
 uint32_t dt_check(DtModel *m, const char *what)
 {
     OpGraph *g = m->g;
@@ -202,6 +226,7 @@ uint32_t dt_check(DtModel *m, const char *what)
     Graph *tg = NULL;
     if (fe_lower(g, NULL, &tg, &m->d) != ST_OK)
         fail_diag(m, what);
+    assert_tables_fit(tg, what);
     /* the verifier again, independently of fe_lower's own check */
     Diag vd;
     diag_init(&vd, what);

@@ -832,6 +832,22 @@ static void test_where(void **state)
     dt_op(&m, CVM_OP_where, "where", DT_INS(c, x, y), NULL);
     dt_check(&m, "where rows");
     dt_end(&m);
+    /* INT_32 operands at int32's ends: selected, not summed (docs/lowering.md, where), so
+     * that the chip's analysis proves it exact; hand-checked */
+    static const int32_t wc[6] = {1, 0, -3, 0, 1, 2};
+    static const int32_t wx[6] = {INT32_MAX, -INT32_MAX, 5, 7, -INT32_MAX, 0};
+    static const int32_t wy[6] = {-INT32_MAX, INT32_MAX, 9, -1, 3, INT32_MAX};
+    static const int32_t want[6] = {INT32_MAX, INT32_MAX, 5, -1, -INT32_MAX, 0};
+    dt_begin(&m, &r);
+    c = dt_input(&m, "cond", DT_ND(1, 6), 3);
+    x = dt_input(&m, "data", DT_ND(1, 6), 32);
+    y = dt_input(&m, "data2", DT_ND(1, 6), 32);
+    dt_set_input(&m, 0, wc);
+    dt_set_input(&m, 1, wx);
+    dt_set_input(&m, 2, wy);
+    dt_op(&m, CVM_OP_where, "where", DT_INS(c, x, y), NULL);
+    dt_check_expect(&m, "where int32 ends", want, 6);
+    dt_end(&m);
 }
 
 int main(void)

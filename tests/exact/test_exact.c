@@ -414,6 +414,41 @@ static void test_lut_widened(void **state)
     chip_destroy(c);
 }
 
+/* The index of a CLUT of LUT_DW 8 (P07 reads the 256 entries as they are, an index
+ * saturated to -128 .. 127) from an INT_8 map stays inside: no finding; from a UINT_8 map
+ * (0 .. 255, never negative) it may not (map.exact.clip): index 200 reads entry 200 in the
+ * TaskGraph, entry 127 on the chip; unless entries 127 .. 255 are all alike (a clip). */
+static void test_lut_index(void **state)
+{
+    (void)state;
+    Chip *c = chip();
+    for (int k = 0; k < 3; k++) {
+        PrecisionId p = k ? PR_UINT_8 : PR_INT_8;
+        int64_t tab[256];
+        for (int64_t i = 0; i < 256; i++)
+            tab[i] = (k == 2 && i > 127 ? 127 : i) - 3000;
+        Graph *g = graph_create();
+        Block *s = store(g, input(g, p, 2), "x/in", p, 2);
+        Block *lut = tg_blk(g, BT_CLUT, "lut", PR_INT_32,
+                            (const int32_t[8]){1, 1, 2, 0, 0, 0, 0, 0});
+        assert_true(blk_set_attr(g, lut, AT_LUT_DW, 8));
+        Block *t = tg_blk(g, BT_SB, "tab", PR_INT_32, (const int32_t[8]){0, 0, 256, 0, 0, 0, 0, 0});
+        assert_true(blk_set_data(g, t, PR_INT_32, (const int32_t[1]){256}, 1, tab, 256));
+        tg_join(g, s, 0, lut, 0);
+        tg_join(g, t, 0, lut, 1);
+        output(g, store(g, lut, "y", PR_INT_32, 2), 2);
+        assert_int_equal(check(g, c, k == 1 ? "map.exact.clip" : NULL), k == 1);
+        int32_t in[2] = {k ? 200 : -100, 100}, tg[2], ch[2];
+        run(g, NULL, in, 2, tg);
+        run(g, c, in, 2, ch);
+        assert_int_equal(tg[0], (k == 2 ? 127 : in[0] + (in[0] < 0 ? 256 : 0)) - 3000);
+        assert_int_equal(ch[0], k ? 127 - 3000 : tg[0]);
+        assert_int_equal(ch[1], tg[1]);
+        graph_destroy(g);
+    }
+    chip_destroy(c);
+}
+
 /* A CLUT of INT_32 with a table of 256 entries x -> |x| / 2 (0 .. 64) writing a UINT_8 map
  * (mapper/exact_table.c): it takes UINT_8, in which P07 reads its table, the memory counts
  * the table in bytes (256, not 1024), and the outputs stay; with one entry of 300, outside
@@ -447,6 +482,48 @@ static void test_table_narrow(void **state)
         graph_destroy(g);
     }
     chip_destroy(c);
+}
+
+/* A CLUT of 256 entries x -> |x| (entry 128, of index -128, is 128) over an INT_8 input:
+ * its values are 0 .. 128 by the whole table; with the input's declared range -127 .. 127
+ * (a CVM input of precision 8) only the entries of -127 .. 127 are reached, 0 .. 127, which
+ * INT_8 holds (test_diff_chain/batch_of_2's abs, whose product with an INT_8 sign P03 reads
+ * in one precision). The table's own range (acc) stays 0 .. 128. */
+static void test_lut_reached(void **state)
+{
+    (void)state;
+    for (int declared = 0; declared < 2; declared++) {
+        int64_t tab[256];
+        for (int i = 0; i < 256; i++)
+            tab[i] = i < 128 ? i : 256 - i;
+        Graph *g = graph_create();
+        Block *in = input(g, PR_INT_8, 6);
+        assert_true(blk_set_model(g, in, (const int64_t[1]){6}, 1, PR_INT_32, false));
+        in->has_model_range = declared;
+        in->model_lo = -127;
+        in->model_hi = 127;
+        Block *s = store(g, in, "x/in", PR_INT_8, 6);
+        Block *lut = tg_blk(g, BT_CLUT, "abs", PR_INT_32,
+                            (const int32_t[8]){1, 1, 6, 0, 0, 0, 0, 0});
+        assert_true(blk_set_attr(g, lut, AT_LUT_DW, 8));
+        Block *t = tg_blk(g, BT_SB, "tab", PR_INT_32, (const int32_t[8]){0, 0, 256, 0, 0, 0, 0, 0});
+        assert_true(blk_set_data(g, t, PR_INT_32, (const int32_t[1]){256}, 1, tab, 256));
+        tg_join(g, s, 0, lut, 0);
+        tg_join(g, t, 0, lut, 1);
+        output(g, store(g, lut, "y", PR_INT_32, 6), 6);
+        Diag d;
+        diag_init(&d, "t");
+        assert_int_equal(verify_graph(g, &d), ST_OK);
+        ExactInfo x;
+        assert_int_equal(exact_analyse(g, &x, &d), ST_OK);
+        const ExactBlock *b = xb_of(g, &x, lut);
+        assert_int_equal(b->out.lo, 0);
+        assert_int_equal(b->out.hi, declared ? 127 : 128);
+        assert_int_equal(b->acc.hi, 128);
+        exact_finish(&x);
+        diag_finish(&d);
+        graph_destroy(g);
+    }
 }
 
 /* The chip's CADD saturates after each input: INT32_MAX - 5 + 10 - 10 -> INT32_MAX - 10 on
@@ -588,17 +665,19 @@ static void test_wide_shift(void **state)
     wide_shift(1);
 }
 
-/* x (INT_16, stored INT_32) times y = x >> 8 narrowed to INT_8 (CVVH): P03 reads 8-bit
- * operands only, so the product splits into x's 6-bit limbs times y, summed. */
-static void test_wide_product(void **state)
+/* x (INT_16, stored INT_32) times y (CVVH): P03 reads 8-bit operands only, so the product
+ * splits into x's 6-bit limbs times y, summed. y is x >> 8 narrowed to INT_8, or (square) x
+ * itself (test_diff_chain/outputs): then both operands are INT_32, the first splits, and
+ * each limb's product with x splits x in turn. Every product then reads 8-bit storage, and
+ * the outputs stay, under the TaskGraph's arithmetic and the chip's. */
+static void wide_product(bool square)
 {
-    (void)state;
     Graph *g = graph_create();
     int64_t n = 4096;
     Block *in = input(g, PR_INT_16, (int32_t)n);
     Block *x = store(g, in, "x/in", PR_INT_32, (int32_t)n);
-    Block *y = store(g, cmp(g, x, BT_CCMPB, PR_INT_8, (int32_t)n, 8, -128), "y/in", PR_INT_8,
-                     (int32_t)n);
+    Block *y = square ? x : store(g, cmp(g, x, BT_CCMPB, PR_INT_8, (int32_t)n, 8, -128), "y/in",
+                                  PR_INT_8, (int32_t)n);
     Block *b = tg_blk(g, BT_CVVH, "xy", PR_INT_32,
                    (const int32_t[8]){1, 1, (int32_t)n, 0, 0, 0, 0, 0});
     tg_join(g, x, 0, b, 0);
@@ -617,6 +696,18 @@ static void test_wide_product(void **state)
     free(v);
     chip_destroy(c);
     graph_destroy(g);
+}
+
+static void test_wide_product(void **state)
+{
+    (void)state;
+    wide_product(false);
+}
+
+static void test_wide_square(void **state)
+{
+    (void)state;
+    wide_product(true);
 }
 
 /* x (INT_32) -> CCMPB floor shift 4 (INT_32 to INT_32) -> CCMPS 127 -> CCMPB lo -> y: the
@@ -1086,8 +1177,10 @@ int main(void)
         cmocka_unit_test(test_shift_fold), cmocka_unit_test(test_shift_fold_refused),
         cmocka_unit_test(test_shift32_error),  cmocka_unit_test(test_oddshift),
         cmocka_unit_test(test_wide_shift),     cmocka_unit_test(test_wide_product),
+        cmocka_unit_test(test_wide_square),
         cmocka_unit_test(test_oddshift_lif),
         cmocka_unit_test(test_clip),           cmocka_unit_test(test_prec),
+        cmocka_unit_test(test_lut_index),
         cmocka_unit_test(test_ternary_clip),
         cmocka_unit_test(test_prec_bound),
         cmocka_unit_test(test_prec_widen),
@@ -1096,6 +1189,7 @@ int main(void)
         cmocka_unit_test(test_declared_range),
         cmocka_unit_test(test_lut_widened),
         cmocka_unit_test(test_table_narrow),
+        cmocka_unit_test(test_lut_reached),
         cmocka_unit_test(test_halving),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -608,6 +608,43 @@ static void test_fit_joint(void **state)
     chip_destroy(c);
 }
 
+/* Fit mode does not cut a weight-heavy block into row or column bands, each of which would
+ * hold a copy of its weights (in the output file and on the load path), when cuts along f
+ * and r alone make pieces that fit, though their join is then larger than a core and is cut
+ * into row bands of its own: a 1 x 1 convolution of stride 2 of 384 channels into 768 over
+ * 7 x 7 pixels (like the 10x model's layer4_0_proj, on a core of 16 KiB), whose plan with a
+ * join that fits would be f24 y3 r3, is cut along f and r only and each join into row
+ * bands. Every weight is held by one block, and the outputs stay the same. */
+static void test_fit_unbanded(void **state)
+{
+    (void)state;
+    Chip *c = chip();
+    c->core_budget_bytes = 16384;
+    int32_t s2[] = {AT_STRIDE_Y, 2, AT_STRIDE_X, 2};
+    int32_t wide[TIR_NDIMS] = {7, 7, 768, 384, 1, 1, 14, 14};
+    Graph *g = fx_block(BT_CC, wide, PR_INT_32, BIAS_VECTOR, s2, 2, 0);
+    int64_t n0;
+    int32_t *before = fit_checked(g, c, 17, &n0);
+    int64_t held = 0;
+    bool join_cut = false;
+    for (uint32_t i = 0; i < g->n_blocks; i++) {
+        const Block *b = g->blocks[i];
+        if (b->type == BT_SW)
+            held += (int64_t)b->shape.d[D_F] * b->shape.d[D_R];
+        if (b->type == BT_CC) /* no band: cut along f and r only */
+            assert_true(!strstr(b->name, "/y") && !strstr(b->name, "/x"));
+        if (b->type == BT_CADD) {
+            assert_non_null(strstr(b->name, "+"));
+            join_cut = join_cut || strstr(b->name, "+/y");
+        }
+    }
+    assert_int_equal(held, (int64_t)wide[D_F] * wide[D_R]);
+    assert_true(join_cut);
+    same_outputs(g, 17, before, n0);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
 /* Fit mode counts the code generator's working areas (layout_work_bytes), as the mapper
  * does: a CADD of two different int8 model inputs of 9 x 8 pixels of 32 channels into an
  * int8 map, on a core of 16 KiB. Its group: the inputs 2 x 72 x 32 B = 4608, its int32
@@ -779,6 +816,7 @@ int main(void)
         cmocka_unit_test(test_fit),
         cmocka_unit_test(test_fit_plans),
         cmocka_unit_test(test_fit_joint),
+        cmocka_unit_test(test_fit_unbanded),
         cmocka_unit_test(test_fit_work),
         cmocka_unit_test(test_edges_cut),
         cmocka_unit_test(test_f_packet_units),

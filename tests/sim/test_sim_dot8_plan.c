@@ -3,15 +3,20 @@
  * constant weights packed at the first step and reused while the input changes; weights fed
  * by an INPUT block packed again at every step, leaving the int8 path at a step whose
  * weights are not int8 and taking it again at the next; constant weights packed already at
- * planning; two and three threads giving the same results as one; and the work units
+ * planning; two and three threads giving the same results as one; the int32 path's
+ * weight scratch kept out of the region; the region's pages in place once planned; and the
+ * work units
  * shared evenly by the threads (sim_dot8_chunks). Where the CPU has no VNNI the same cases
  * run the int32 path. */
+#define _DEFAULT_SOURCE /* mincore */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "../../taskir/sim_internal.h"
@@ -227,6 +232,35 @@ static void test_packed_at_planning(void **state)
     }
 }
 
+/* The int32 path's transposed weights are memory of their own, not the region's scratch:
+ * the scratch the threads put in place holds the int8 input only (9 x 11 pixels of 16
+ * bytes), not the 70 x 13 x 3 x 3 weights, and a step whose input is not int8 still runs
+ * the int32 path right on one and two threads. */
+static void test_weights_scratch_apart(void **state)
+{
+    (void)state;
+    for (uint32_t threads = 1; threads <= 2; threads++) {
+        StRng r = {77u + threads};
+        ConvRun cr;
+        conv_graph(&cr, &r, false);
+        SimOptions o = {.threads = threads, .steps = 1};
+        SimRun *run = st_create(cr.g, &o);
+        int64_t nx = (int64_t)cr.v.IY * cr.v.IX * cr.v.R;
+        int64_t nw = (int64_t)cr.v.F * cr.v.R * cr.v.KY * cr.v.KX;
+        assert_non_null(run->wtscratch);
+        assert_true(run->wscratch_vol < nw / 4);
+        for (int t = 0; t < 2; t++) {
+            int32_t *x = values(&r, nx, -128, 127);
+            if (t == 0)
+                x[nx / 3] = -3000; /* the int32 path */
+            conv_step(run, &cr, x, false);
+            free(x);
+        }
+        sim_destroy(run);
+        conv_free(&cr);
+    }
+}
+
 /* Two or three threads split the chunks and channel blocks: the same results. */
 static void test_two_threads(void **state)
 {
@@ -313,6 +347,46 @@ static void test_input8_threads(void **state)
     graph_destroy(g);
 }
 
+/* The run's region, 1 M elements or more, has every page in place once it is planned, on
+ * one thread as on two (sim.c, SIM_TOUCH_ELEMS): none is left for a kernel to bring in. */
+static void test_region_in_place(void **state)
+{
+    (void)state;
+    enum { H = 128, R = 64, F = 64 };
+    for (uint32_t threads = 1; threads <= 2; threads++) {
+        StRng r = {606u + threads};
+        Graph *g = graph_create();
+        Block *x = st_io(g, BT_INPUT, H, H, R, 0, 0, "x");
+        Block *sic = st_block(g, BT_SIC, S(H, H, 0, R), "in");
+        sic->has_prec = true;
+        sic->prec = PR_INT_8;
+        x->prec = PR_INT_8;
+        assert_non_null(graph_connect(g, x, 0, sic, 0));
+        Block *last = conv_layer(g, &r, sic, H, R, F, 1, PR_INT_32);
+        Block *o = st_io(g, BT_OUTPUT, H, H, F, 0, 0, "out");
+        assert_non_null(graph_connect(g, last, 0, o, 0));
+        assert_false(graph_oom(g));
+        SimOptions opt = {.threads = threads, .steps = 1, .share_buffers = true};
+        SimRun *run = st_create(g, &opt);
+        assert_true(run->region_bytes >= (size_t)4 << 20);
+        long page = sysconf(_SC_PAGESIZE);
+        assert_true(page > 0);
+        uintptr_t a = (uintptr_t)run->region / (uintptr_t)page * (uintptr_t)page;
+        size_t n = ((uintptr_t)run->region + run->region_bytes - a + (size_t)page - 1) /
+                   (size_t)page;
+        unsigned char *vec = malloc(n);
+        assert_non_null(vec);
+        assert_int_equal(mincore((void *)a, n * (size_t)page, vec), 0);
+        size_t in = 0;
+        for (size_t i = 0; i < n; i++)
+            in += vec[i] & 1;
+        assert_int_equal(in, n);
+        free(vec);
+        sim_destroy(run);
+        graph_destroy(g);
+    }
+}
+
 /* The chunks of rows: 28 rows of which 24 fit the cache went as 24 + 4 rows to two threads
  * (six times the work on one); now as 14 + 14. Seven rows of 2048 channels split by
  * channel blocks (3 + 4 rows would leave one thread 8/7 of the other's work). One thread:
@@ -352,6 +426,8 @@ int main(void)
         cmocka_unit_test(test_packed_at_planning),
         cmocka_unit_test(test_two_threads),
         cmocka_unit_test(test_input8_threads),
+        cmocka_unit_test(test_weights_scratch_apart),
+        cmocka_unit_test(test_region_in_place),
         cmocka_unit_test(test_even_chunks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -362,6 +362,36 @@ static void test_row_rules(void **state)
     graph_destroy(g);
 }
 
+/* A CLUT whose own need raises its input's pitch writes rows of that pitch: X (int8, 2 x 1 x
+ * 47) -> CLUT -> Y (int8) read by P03 (CVVH, both inputs): Y takes the group unit, 32; P07
+ * writes a row as long as the one it reads, so X needs a pitch of 32 too (16, the Soma's,
+ * doubled): 47 channels read in 64, and the CLUT writes rows of 64 (47 rounded up to X's
+ * 32, padded to 16), not the 48 of X's pitch without its need (test_diff_ops/
+ * broadcast_div_case_2_variant_0: emit.layout, "reads pixels of 64 channels and writes
+ * pixels of 48"). */
+static void test_lut_need_row(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *x = blk(g, BT_SI, PR_INT_8, 2, 1, 47, 0);
+    Block *lut = blk(g, BT_CLUT, PR_INT_8, 2, 1, 47, 0);
+    Block *y = blk(g, BT_SI, PR_INT_8, 2, 1, 47, 0);
+    Block *vv = blk(g, BT_CVVH, PR_INT_32, 2, 1, 47, 0);
+    tg_join(g, x, 0, lut, 0);
+    tg_join(g, lut, 0, y, 0);
+    tg_join(g, y, 0, vv, 0);
+    tg_join(g, y, 0, vv, 1);
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, y->id)), 64);
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, x->id)), 32);
+    assert_int_equal(layout_output_unit(g, &u, (uint32_t)graph_block_pos(g, lut->id),
+                                        PR_INT_8), 64);
+    graph_uses_finish(&u);
+    graph_destroy(g);
+}
+
 /* An Axon primitive writing an 8-bit map writes int32 rows of its own first, which a P06
  * narrows (layout_narrows): E (int8, 4 x 4 x 8) -> CVS -> F (int8) -> CCMPB; CC -> G (int32):
  * no narrowing; CC -> H (int8). */
@@ -648,6 +678,7 @@ int main(void)
         cmocka_unit_test(test_storage_units),
         cmocka_unit_test(test_input_pitch),
         cmocka_unit_test(test_row_rules),
+        cmocka_unit_test(test_lut_need_row),
         cmocka_unit_test(test_send_bytes),
         cmocka_unit_test(test_clif_input),
         cmocka_unit_test(test_narrow),
