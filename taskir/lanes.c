@@ -4,6 +4,7 @@
 #include "taskir/edge_map.h"
 #include "taskir/layout.h"
 #include "taskir/rearrange.h"
+#include "taskir/sockbox.h"
 
 #include <stdlib.h>
 
@@ -44,6 +45,36 @@ bool lanes_moved(const Graph *g, const GraphUses *u, const Edge *ed)
     return sp != dp || sc != dc || !ra_edge_keeps_order(g, u, ed);
 }
 
+/* Whether the socket of the INPUT writing storage s, held as it is one value a word, takes
+ * no more bytes than s's own layout and a view may hold it (backend/emit_rearr.c: by several
+ * edges, or by one reading all of the socket; no r dim besides f): the code generator then
+ * holds s as such a view, in the bytes its own layout counts. */
+static bool socket_fits(const Graph *g, const GraphUses *u, uint32_t s)
+{
+    const BlockUses *bu = &u->blocks[s];
+    const Edge *ed = g->edges[bu->in_edges[0]];
+    long w = graph_block_pos(g, ed->src);
+    int32_t wd[TIR_CDIMS], sd[TIR_CDIMS];
+    const IfaceUse *iu = w >= 0 ? uses_find(u, (uint32_t)w, false, ed->id) : NULL;
+    if (!iu || !blk_cluster_dims(g->blocks[w], false, iu->cluster, wd) ||
+        !blk_cluster_dims(g->blocks[s], true, 0, sd) || (wd[D_F] > 0 && wd[D_R] > 1))
+        return false;
+    const Iface *f = &g->blocks[w]->out[iu->cluster].ifaces[iu->iface];
+    bool whole = bu->n_in_edges > 1;
+    for (int i = 0; i < TIR_CDIMS && !whole; i++) {
+        int32_t n = wd[i] > 0 ? wd[i] : 1;
+        if ((f->has_pos && f->pos.d[i] > 0) || (f->has_size && f->size.d[i] > 0 && f->size.d[i] != n))
+            break;
+        whole = i == TIR_CDIMS - 1;
+    }
+    int64_t vals = 1, px, ch;
+    for (int i = 0; i < TIR_CDIMS; i++)
+        vals *= wd[i] > 0 ? wd[i] : 1;
+    pixels_channels(sd, &px, &ch);
+    int64_t own = layout_map_bytes(blk_prec(g->blocks[s]), 1, px, ch, layout_storage_unit(g, u, s));
+    return whole && own >= 0 && vals <= own / 4;
+}
+
 bool lanes_wide_input(const Graph *g, const GraphUses *u, uint32_t s)
 {
     const Block *b = g->blocks[s];
@@ -65,7 +96,13 @@ bool lanes_wide_input(const Graph *g, const GraphUses *u, uint32_t s)
         if (!r || r->type != BT_OUTPUT)
             return false;
     }
-    return steps;
+    if (!steps || socket_fits(g, u, s))
+        return false;
+    int unit = layout_storage_unit(g, u, s); /* its own layout takes the socket's blocks? */
+    for (uint32_t j = 0; j < bu->n_in_edges; j++)
+        if (!sockbox_edge_fits(g, u, g->edges[bu->in_edges[j]], s, unit))
+            return true;
+    return false;
 }
 
 int64_t lanes_wide_bytes(const Graph *g, const GraphUses *u, uint32_t s)

@@ -21,8 +21,12 @@
 bool lanes_moved(const Graph *g, const GraphUses *u, const Edge *ed);
 
 /* Whether storage block s may be held one value a word (docs/backend.md "Rearrangements",
- * "A model input in other lanes"): an 8-bit SI without data that one INPUT writes, by
- * edges of which one at least has steps, and that only OUTPUTs read. The code generator
+ * "Rearrangements"): an 8-bit SI without data that one INPUT writes, by edges of which one
+ * at least has steps, and that only OUTPUTs read, when no view of the socket held as it is
+ * fits in its own layout (one value a word, the socket takes more bytes than the map's own
+ * layout, or the one edge reads a box of it: a view is then the code generator's choice,
+ * backend/emit_rearr.c, counted as the map's own bytes), and the dynamic blocks of one of
+ * its edges cannot place the socket in its own layout (sockbox_edge_fits). The code generator
  * holds it so, unpadded in INT_32 words, when the INPUT's dynamic blocks cannot place the
  * socket in its own layout (a value in several lanes, a lane that is no word's first) and
  * no view of the socket holds it; the mapper counts the larger of the two layouts

@@ -540,8 +540,11 @@ static void test_staged_steps(void **state)
 }
 
 /* A map only OUTPUTs read, which an INPUT writes through steps, may be held one value a
- * word (taskir/lanes.h): the mapper counts the larger layout. T 1 x 2 x 6 int8: its own
- * 2 pixels of 16 lanes are 32 bytes, its 12 values a word 48. Without steps, or with a
+ * word (taskir/lanes.h): the mapper counts the larger layout. T 1 x 2 x 6 int8, every other
+ * column of a socket of 1 x 4 x 3, each value twice along f (lane 1 repeats lane 0, and
+ * starts no word: no dynamic block places it): its own 2 pixels of 16 lanes are 32 bytes,
+ * its 12 values a word 48 (the socket's 12 values a word would not fit in the own 32 bytes
+ * either, so no view of the socket holds it). Without steps, or with a
  * compute block reading T, only its own layout counts; an int32 T is no such map. */
 static void test_wide_input(void **state)
 {
@@ -555,12 +558,17 @@ static void test_wide_input(void **state)
         Graph *g = graph_create();
         assert_non_null(g);
         PrecisionId p = v == 3 ? PR_INT_32 : PR_INT_8;
-        Block *m[] = {blk(g, BT_INPUT, p, 1, 2, 6, 0), blk(g, BT_SI, p, 1, 2, 6, 0),
+        Block *m[] = {blk(g, BT_INPUT, p, 1, v == 1 ? 2 : 4, v == 1 ? 6 : 3, 0),
+                      blk(g, BT_SI, p, 1, 2, 6, 0),
                       v == 2 ? blk(g, BT_CCMPB, PR_INT_8, 1, 2, 6, 0)
                              : blk(g, BT_OUTPUT, p, 1, 2, 6, 0)};
         join_chain(g, m, sizeof m / sizeof m[0]);
-        if (v != 1) /* a RESHAPE in C order: a step all the same */
-            assert_non_null(edge_add_rearrange(g, g->edges[0], RT_RESHAPE, 0));
+        if (v != 1) { /* every other column of 1 x 4 x 3, each value twice along f */
+            Rearrange *r = edge_add_rearrange(g, g->edges[0], RT_SCALE, 1);
+            assert_non_null(r);
+            int32_t factors[3] = {1, -2, 2}, d[1] = {3};
+            assert_true(tensor_set_i32(g, &r->mats[0], d, 1, factors, 3));
+        }
         GraphUses u;
         assert_true(graph_uses(g, &u));
         uint32_t pt = (uint32_t)graph_block_pos(g, m[1]->id);
@@ -570,6 +578,24 @@ static void test_wide_input(void **state)
         graph_uses_finish(&u);
         graph_destroy(g);
     }
+    /* a socket of 1 x 2 x 3 upsampled by 4 along x into T 1 x 8 x 3: the socket's 6 values a
+     * word fit in T's own 8 pixels of 16 bytes (a view of the socket holds it): 128 bytes */
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *m[] = {blk(g, BT_INPUT, PR_INT_8, 1, 2, 3, 0), blk(g, BT_SI, PR_INT_8, 1, 8, 3, 0),
+                  blk(g, BT_OUTPUT, PR_INT_8, 1, 8, 3, 0)};
+    join_chain(g, m, sizeof m / sizeof m[0]);
+    Rearrange *r = edge_add_rearrange(g, g->edges[0], RT_SCALE, 1);
+    assert_non_null(r);
+    int32_t factors[3] = {1, 4, 1}, d[1] = {3};
+    assert_true(tensor_set_i32(g, &r->mats[0], d, 1, factors, 3));
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    uint32_t pt = (uint32_t)graph_block_pos(g, m[1]->id);
+    assert_false(lanes_wide_input(g, &u, pt));
+    assert_int_equal(bbox_storage_bytes(chip, g, &u, pt), 128);
+    graph_uses_finish(&u);
+    graph_destroy(g);
     chip_destroy(chip);
 }
 
