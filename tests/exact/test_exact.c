@@ -364,6 +364,23 @@ static void test_halving(void **state)
     chip_destroy(c);
 }
 
+/* A CLUT `name` of INT_32 and LUT_DW dw reading the ch channels of s, its table the 2^dw
+ * entries tab as an SB of INT_32 (into *table when table is not NULL). */
+static Block *table_lut(Graph *g, Block *s, const char *name, int32_t ch, int dw,
+                        const int64_t *tab, Block **table)
+{
+    int32_t n = (int32_t)1 << dw;
+    Block *lut = tg_blk(g, BT_CLUT, name, PR_INT_32, (const int32_t[8]){1, 1, ch, 0, 0, 0, 0, 0});
+    assert_true(blk_set_attr(g, lut, AT_LUT_DW, dw));
+    Block *t = tg_blk(g, BT_SB, "tab", PR_INT_32, (const int32_t[8]){0, 0, n, 0, 0, 0, 0, 0});
+    assert_true(blk_set_data(g, t, PR_INT_32, (const int32_t[1]){n}, 1, tab, (uint64_t)n));
+    tg_join(g, s, 0, lut, 0);
+    tg_join(g, t, 0, lut, 1);
+    if (table)
+        *table = t;
+    return lut;
+}
+
 /* A CLUT of LUT_DW 10 (1024 entries, lut[i] = i - 3000): P07 reads 4096 (the table widened,
  * layout_lut_entries), an index clipped to -2048 .. 2047, from an image holding the graph's
  * entries at both ends (emit_image_lut). So every index of the graph's -1024 .. 1023 reads
@@ -381,15 +398,7 @@ static void test_lut_widened(void **state)
             tab[i] = i - 3000;
         Graph *g = graph_create();
         Block *s = store(g, input(g, PR_INT_32, 5), "x/in", PR_INT_32, 5);
-        Block *lut = tg_blk(g, BT_CLUT, "lut", PR_INT_32,
-                            (const int32_t[8]){1, 1, 5, 0, 0, 0, 0, 0});
-        assert_true(blk_set_attr(g, lut, AT_LUT_DW, dw));
-        Block *t = tg_blk(g, BT_SB, "tab", PR_INT_32,
-                          (const int32_t[8]){0, 0, (int32_t)n, 0, 0, 0, 0, 0});
-        assert_true(blk_set_data(g, t, PR_INT_32, (const int32_t[1]){(int32_t)n}, 1, tab,
-                                 (uint64_t)n));
-        tg_join(g, s, 0, lut, 0);
-        tg_join(g, t, 0, lut, 1);
+        Block *lut = table_lut(g, s, "lut", 5, dw, tab, NULL);
         output(g, store(g, lut, "y", PR_INT_32, 5), 5);
         int32_t in[5] = {600, -600, 1023, -1024, 5}, tg[5], ch[5];
         if (dw == 8)
@@ -429,13 +438,7 @@ static void test_lut_index(void **state)
             tab[i] = (k == 2 && i > 127 ? 127 : i) - 3000;
         Graph *g = graph_create();
         Block *s = store(g, input(g, p, 2), "x/in", p, 2);
-        Block *lut = tg_blk(g, BT_CLUT, "lut", PR_INT_32,
-                            (const int32_t[8]){1, 1, 2, 0, 0, 0, 0, 0});
-        assert_true(blk_set_attr(g, lut, AT_LUT_DW, 8));
-        Block *t = tg_blk(g, BT_SB, "tab", PR_INT_32, (const int32_t[8]){0, 0, 256, 0, 0, 0, 0, 0});
-        assert_true(blk_set_data(g, t, PR_INT_32, (const int32_t[1]){256}, 1, tab, 256));
-        tg_join(g, s, 0, lut, 0);
-        tg_join(g, t, 0, lut, 1);
+        Block *lut = table_lut(g, s, "lut", 2, 8, tab, NULL);
         output(g, store(g, lut, "y", PR_INT_32, 2), 2);
         assert_int_equal(check(g, c, k == 1 ? "map.exact.clip" : NULL), k == 1);
         int32_t in[2] = {k ? 200 : -100, 100}, tg[2], ch[2];
@@ -465,13 +468,8 @@ static void test_table_narrow(void **state)
             tab[5] = 300;
         Graph *g = graph_create();
         Block *s = store(g, input(g, PR_INT_8, 6), "x/in", PR_INT_8, 6);
-        Block *lut = tg_blk(g, BT_CLUT, "lut", PR_INT_32,
-                            (const int32_t[8]){1, 1, 6, 0, 0, 0, 0, 0});
-        assert_true(blk_set_attr(g, lut, AT_LUT_DW, 8));
-        Block *t = tg_blk(g, BT_SB, "tab", PR_INT_32, (const int32_t[8]){0, 0, 256, 0, 0, 0, 0, 0});
-        assert_true(blk_set_data(g, t, PR_INT_32, (const int32_t[1]){256}, 1, tab, 256));
-        tg_join(g, s, 0, lut, 0);
-        tg_join(g, t, 0, lut, 1);
+        Block *t;
+        Block *lut = table_lut(g, s, "lut", 6, 8, tab, &t);
         output(g, store(g, lut, "y", k == 2 ? PR_INT_32 : PR_UINT_8, 6), 6);
         assert_int_equal(chip_storage_bytes(c, t, lut), 1024);
         int32_t in[6] = {0, 1, 5, -128, 127, -7}; /* 5: 300 in the second (its map widens) */
@@ -503,13 +501,7 @@ static void test_lut_reached(void **state)
         in->model_lo = -127;
         in->model_hi = 127;
         Block *s = store(g, in, "x/in", PR_INT_8, 6);
-        Block *lut = tg_blk(g, BT_CLUT, "abs", PR_INT_32,
-                            (const int32_t[8]){1, 1, 6, 0, 0, 0, 0, 0});
-        assert_true(blk_set_attr(g, lut, AT_LUT_DW, 8));
-        Block *t = tg_blk(g, BT_SB, "tab", PR_INT_32, (const int32_t[8]){0, 0, 256, 0, 0, 0, 0, 0});
-        assert_true(blk_set_data(g, t, PR_INT_32, (const int32_t[1]){256}, 1, tab, 256));
-        tg_join(g, s, 0, lut, 0);
-        tg_join(g, t, 0, lut, 1);
+        Block *lut = table_lut(g, s, "abs", 6, 8, tab, NULL);
         output(g, store(g, lut, "y", PR_INT_32, 6), 6);
         Diag d;
         diag_init(&d, "t");

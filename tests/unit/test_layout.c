@@ -38,6 +38,26 @@ static void join_chain(Graph *g, Block *const *b, size_t n)
         tg_join(g, b[i], 0, b[i + 1], 0);
 }
 
+/* The built-in chip description (tests fail when it does not load). */
+static Chip *default_chip(void)
+{
+    Chip *chip;
+    Diag dg;
+    diag_init(&dg, NULL);
+    assert_int_equal(chip_load_default(&chip, &dg), ST_OK);
+    diag_finish(&dg);
+    return chip;
+}
+
+/* Gives edge ed one RT_SCALE rearrangement of factors fy, fx, ff along y, x and f. */
+static void scale_edge(Graph *g, Edge *ed, int32_t fy, int32_t fx, int32_t ff)
+{
+    Rearrange *r = edge_add_rearrange(g, ed, RT_SCALE, 1);
+    assert_non_null(r);
+    int32_t factors[3] = {fy, fx, ff}, d[1] = {3};
+    assert_true(tensor_set_i32(g, &r->mats[0], d, 1, factors, 3));
+}
+
 static void test_units(void **state)
 {
     (void)state;
@@ -198,11 +218,7 @@ static void test_storage_units(void **state)
     assert_int_equal(layout_repeat_bytes(g, &u, (uint32_t)pon), 0);
     /* the mapper's bytes of the same maps: A 256 * 128 = 32768, B 256 * 128 = 32768, C 256 *
      * 16 = 4096, E 16 * 32 = 512 */
-    Chip *chip;
-    Diag dg;
-    diag_init(&dg, NULL);
-    assert_int_equal(chip_load_default(&chip, &dg), ST_OK);
-    diag_finish(&dg);
+    Chip *chip = default_chip();
     assert_int_equal(bbox_storage_bytes(chip, g, &u, (uint32_t)pa), 32768);
     assert_int_equal(bbox_storage_bytes(chip, g, &u, (uint32_t)pb), 32768);
     assert_int_equal(bbox_storage_bytes(chip, g, &u, (uint32_t)pc), 4096);
@@ -252,11 +268,7 @@ static void test_lut_fan(void **state)
 static void test_clif_input(void **state)
 {
     (void)state;
-    Chip *chip;
-    Diag dg;
-    diag_init(&dg, NULL);
-    assert_int_equal(chip_load_default(&chip, &dg), ST_OK);
-    diag_finish(&dg);
+    Chip *chip = default_chip();
     for (int cmp = 0; cmp <= 1; cmp++) {
         Graph *g = graph_create();
         Block *in = blk(g, BT_INPUT, PR_INT_8, 2, 3, 10, 0);
@@ -523,10 +535,7 @@ static void test_staged_steps(void **state)
         Block *m[] = {blk(g, BT_INPUT, PR_INT_8, 1, 2, 3, 0), blk(g, BT_SI, PR_INT_8, 1, x, f, 0),
                       blk(g, BT_CCMPB, PR_INT_8, 1, x, f, 0)};
         join_chain(g, m, sizeof m / sizeof m[0]);
-        Rearrange *r = edge_add_rearrange(g, g->edges[0], RT_SCALE, 1);
-        assert_non_null(r);
-        int32_t factors[3] = {1, along_f ? 1 : 2, along_f ? 2 : 1}, d[1] = {3};
-        assert_true(tensor_set_i32(g, &r->mats[0], d, 1, factors, 3));
+        scale_edge(g, g->edges[0], 1, along_f ? 1 : 2, along_f ? 2 : 1);
         GraphUses u;
         assert_true(graph_uses(g, &u));
         uint32_t pt = (uint32_t)graph_block_pos(g, m[1]->id);
@@ -549,11 +558,7 @@ static void test_staged_steps(void **state)
 static void test_wide_input(void **state)
 {
     (void)state;
-    Chip *chip;
-    Diag dg;
-    diag_init(&dg, NULL);
-    assert_int_equal(chip_load_default(&chip, &dg), ST_OK);
-    diag_finish(&dg);
+    Chip *chip = default_chip();
     for (int v = 0; v < 4; v++) {
         Graph *g = graph_create();
         assert_non_null(g);
@@ -564,10 +569,7 @@ static void test_wide_input(void **state)
                              : blk(g, BT_OUTPUT, p, 1, 2, 6, 0)};
         join_chain(g, m, sizeof m / sizeof m[0]);
         if (v != 1) { /* every other column of 1 x 4 x 3, each value twice along f */
-            Rearrange *r = edge_add_rearrange(g, g->edges[0], RT_SCALE, 1);
-            assert_non_null(r);
-            int32_t factors[3] = {1, -2, 2}, d[1] = {3};
-            assert_true(tensor_set_i32(g, &r->mats[0], d, 1, factors, 3));
+            scale_edge(g, g->edges[0], 1, -2, 2);
         }
         GraphUses u;
         assert_true(graph_uses(g, &u));
@@ -585,10 +587,7 @@ static void test_wide_input(void **state)
     Block *m[] = {blk(g, BT_INPUT, PR_INT_8, 1, 2, 3, 0), blk(g, BT_SI, PR_INT_8, 1, 8, 3, 0),
                   blk(g, BT_OUTPUT, PR_INT_8, 1, 8, 3, 0)};
     join_chain(g, m, sizeof m / sizeof m[0]);
-    Rearrange *r = edge_add_rearrange(g, g->edges[0], RT_SCALE, 1);
-    assert_non_null(r);
-    int32_t factors[3] = {1, 4, 1}, d[1] = {3};
-    assert_true(tensor_set_i32(g, &r->mats[0], d, 1, factors, 3));
+    scale_edge(g, g->edges[0], 1, 4, 1);
     GraphUses u;
     assert_true(graph_uses(g, &u));
     uint32_t pt = (uint32_t)graph_block_pos(g, m[1]->id);
