@@ -335,6 +335,18 @@ static Status relay_loc(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_
                 at.lo[i] += off[i];
             inside = emit_spread_moved(e, rcp, &at) < phase;
         }
+        /* a copy joined from channel slices: where the joins have put them by this phase */
+        if (inside && emit_chmerge_of(e, rcp)) {
+            EBox at = *part;
+            for (int i = 0; i < 3; i++)
+                at.lo[i] += off[i];
+            if (!emit_chmerge_at(e, rcp, &at, phase, &l->feat, &l->box, &l->base, &l->row))
+                continue;
+            for (int i = 0; i < 3; i++)
+                l->box.lo[i] -= off[i];
+            *ch0 = l->box.lo[2];
+            return ST_OK;
+        }
         if (!inside)
             continue;
         l->feat = &rcp->feat;
@@ -438,6 +450,8 @@ static Status route_edge(Emit *e, const MapDict *dict)
         int64_t dbase = emit_copy_dest_addr(e, dcp); /* its landing area when it moves on */
         ECopy slice; /* a slice of a copy merged from column slices lands compact */
         int ms = emit_merge_slice(e, dcp, ed->id, cr->phase, &slice, &dbase);
+        if (ms == 0) /* or of a copy joined from channel slices (emit_chmerge.c) */
+            ms = emit_chmerge_land(e, dcp, ed->id, cr->phase, &slice, &dbase);
         if (ms < 0)
             continue; /* nothing of its slice lands in this phase */
         if (ms > 0)
