@@ -501,9 +501,10 @@ static void read_out(Mapping *m, Block *b, int32_t i, int32_t p, int32_t cmp)
 
 /* INPUT -> SI a (13 x 16 pixels of 64 int8 channels, 3328 words) on core (0,0) -> CCMPB
  * relu (Soma1, phase 0) -> SI b, held by cores (2,1) and (3,1): (0,0) sends it to (2,1) over
- * phases 0 and 1, and (2,1) relays it to (3,1) over phases 1 and 2, a phase after each part
- * lands -> CCMPB r1 on (2,1), r2 on (3,1) (Soma1, phase 3) -> SI c1, c2 -> OUTPUTs y1, y2. */
-Mapping *emit_fixture_relay_parts(void)
+ * phases 0 and 1, and (2,1) relays it to (3,1) over phases lag and 1 + lag, each part lag
+ * phases after it lands (0: as it lands) -> CCMPB r1 on (2,1), r2 on (3,1) (Soma1, phase 3)
+ * -> SI c1, c2 -> OUTPUTs y1, y2. */
+Mapping *emit_fixture_relay_parts(int32_t lag)
 {
     Mapping *m = mapping_create();
     CHECK(m);
@@ -515,12 +516,13 @@ Mapping *emit_fixture_relay_parts(void)
     CHECK(eb);
     for (int32_t i = 0; i < 2; i++)
         read_out(m, b, i, 3, 7 * i - 5);
-    const int32_t bc[2][4] = {{2, 1, 0 | 3 << 8, MEMORY}, {3, 1, 1 | 3 << 8, MEMORY}};
+    const int32_t bc[2][4] = {{2, 1, 0 | 3 << 8, MEMORY}, {3, 1, lag | 3 << 8, MEMORY}};
     coord(m, false, b->id, 2, bc);
-    const int32_t x[8][4] = {{0, 0, 0, SEND}, {2, 1, 0, RECV}, {0, 0, 1, SEND}, {2, 1, 1, RECV},
-                             {2, 1, 1, SEND}, {3, 1, 1, RECV}, {2, 1, 2, SEND}, {3, 1, 2, RECV}};
+    const int32_t x[8][4] = {{0, 0, 0, SEND},   {2, 1, 0, RECV},   {0, 0, 1, SEND},
+                             {2, 1, 1, RECV},   {2, 1, lag, SEND}, {3, 1, lag, RECV},
+                             {2, 1, lag + 1, SEND}, {3, 1, lag + 1, RECV}};
     coord(m, true, eb->id, 8, x);
-    return verified(m, "relay_parts");
+    return verified(m, lag ? "relay_parts" : "relay_parts_now");
 }
 
 /* INPUT x (8 x 8 x 256 int8) -> SI a<i> (its channels 64i .. 64i + 63) on core (i,0), i 0..3

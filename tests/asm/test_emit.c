@@ -660,7 +660,7 @@ static void test_relay_parts(void **state)
 {
     (void)state;
     Run r;
-    run(&r, emit_fixture_relay_parts(), ST_OK);
+    run(&r, emit_fixture_relay_parts(1), ST_OK);
     const Taskir__Asm__CoreConfig *c0 = core_at(&r.s, 0, 0), *c1 = core_at(&r.s, 2, 1);
     const Taskir__Asm__CoreConfig *c2 = core_at(&r.s, 3, 1);
     const int32_t from[2] = {3328, 6400}, packets[2] = {1536, 128}, words[2] = {768, 64};
@@ -737,6 +737,47 @@ static void test_spread_edges(void **state)
         assert_int_equal(m->x1_base_addr, 0x8400);
         assert_int_equal(m->num_in, rows[p]);
         assert_int_equal(m->o_base_addr, to[p]);
+    }
+    done(&r);
+}
+
+/* emit_fixture_relay_parts(0): the same 13 rows reach (2,1) as 12 rows in phase 0 and row 12
+ * in phase 1, and (2,1) relays each part to (3,1) in the phase it lands, where it holds
+ * nothing yet: (0,0) sends each phase's rows once (from its buffer at 3328: 3072 words, 1536
+ * packets, then row 12 from 6400, 128 packets), MULTI_RELAY_CAST to (2,1), which keeps them
+ * and forwards a copy one core right (CXY 1, Relay_number 1535, then 127); each core moves
+ * its part out of the receive area (0x8400) in Soma2 of the phase. Before, refused
+ * [emit.route]: a relay of row 12 in phase 1 held rows 0..11 only. */
+static void test_relay_parts_now(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_relay_parts(0), ST_OK);
+    const Taskir__Asm__CoreConfig *c0 = core_at(&r.s, 0, 0), *c1 = core_at(&r.s, 2, 1);
+    const Taskir__Asm__CoreConfig *c2 = core_at(&r.s, 3, 1);
+    const int32_t from[2] = {3328, 6400}, packets[2] = {1536, 128}, words[2] = {768, 64};
+    for (int p = 0; p < 2; p++) {
+        const Taskir__Asm__P09 *snd = c0->static_prim_list[p]->router->p09;
+        assert_int_equal(snd->addr_dout_base, from[p]);
+        assert_int_equal(snd->send_number, packets[p] - 1);
+        assert_int_equal(snd->n_router_heads, 1);
+        const Taskir__Asm__RouterHead *h = snd->router_heads[0];
+        assert_int_equal(h->relay_type, TASKIR__ASM__RELAY_TYPE__MULTI_RELAY_CAST);
+        assert_int_equal(h->dx, 2);
+        assert_int_equal(h->dy, 1);
+        assert_int_equal(h->pack_per_router_head, packets[p] - 1);
+        const Taskir__Asm__P09 *mid = c1->static_prim_list[p]->router->p09;
+        assert_false(mid->send_en);
+        assert_int_equal(mid->cxy, 1);
+        assert_int_equal(mid->nx, 1);
+        assert_int_equal(mid->ny, 0);
+        assert_int_equal(mid->relay_number, packets[p] - 1);
+        for (int k = 0; k < 2; k++) {
+            const Taskir__Asm__P06 *m = (k ? c2 : c1)->static_prim_list[p]->soma2->p06;
+            assert_non_null(m);
+            assert_int_equal(m->x1_base_addr, 0x8400);
+            assert_int_equal(m->num_in, words[p]);
+        }
     }
     done(&r);
 }
@@ -943,6 +984,7 @@ int main(void)
         cmocka_unit_test(test_spread_runs),
         cmocka_unit_test(test_spread_two),
         cmocka_unit_test(test_relay_parts),
+        cmocka_unit_test(test_relay_parts_now),
         cmocka_unit_test(test_conv_banks),
         cmocka_unit_test(test_spread_local),
         cmocka_unit_test(test_spread_edges),
