@@ -81,10 +81,13 @@ npy "$tmp/spread_edges.npy" 14 16 16 64
 npy "$tmp/spread_slices.npy" 16 16 16 128
 npy "$tmp/pieces.npy" 15 16 16 64
 npy "$tmp/relay_parts.npy" 17 13 16 64
+cp "$tmp/relay_parts.npy" "$tmp/relay_parts_now.npy"
+npy "$tmp/chmerge.npy" 18 8 8 256
 fail=0
 for case in conv:data conv_banks:data transfer:x transfer_late:x transfer_twice:x slice:x demo:image mix:x \
     fc:v cax:x relay:x relay_sibling:x chain:x chips:x relay_now:x spread:x spread3:x \
-    spread_runs:x spread_two:x spread_local:x spread_edges:x spread_slices:x pieces:x relay_parts:x; do
+    spread_runs:x spread_two:x spread_local:x spread_edges:x spread_slices:x pieces:x relay_parts:x \
+    relay_parts_now:x chmerge:x; do
   m=${case%%:*} name=${case#*:}
   if ! "$emit" "$tmp/$m.map.pb" -o "$tmp/$m.prog"; then
     echo "FAIL $m: taskir-emit"; fail=1; continue
