@@ -45,6 +45,9 @@
  *   emit_fixture_relay_parts() a 13x16x64 relu result sent to (2,1) over phases 0 and 1,
  *                              which relays each part to (3,1) a phase later (1 and 2);
  *                              read on both in phase 3
+ *   emit_fixture_chain_two()   two sources, (0,0) and (0,2), each multicasting a Soma
+ *                              result to cores (2,1) and (3,1) in phase 0: two relaying
+ *                              chains through the same cores, read there in phase 1
  *   emit_fixture_chips()       emit_fixture_relay(-1, false) on three chips: the source on
  *                              the corner core of chip (0,0), its receivers one step right
  *                              and one step down, on chips (1,0) and (0,1)
@@ -77,6 +80,7 @@ Mapping *emit_fixture_cax(void);
 Mapping *emit_fixture_two_layer(void);
 Mapping *emit_fixture_relay(int32_t relay, bool sibling);
 Mapping *emit_fixture_relay_parts(void);
+Mapping *emit_fixture_chain_two(void);
 Mapping *emit_fixture_chips(void);
 /* The fixture's weight w[f][r][ky][kx] = (7f + 5r + 3ky + kx) mod 200 - 100. */
 int64_t emit_fixture_w(int f, int r, int ky, int kx);

@@ -5,7 +5,7 @@
  * DIR/relay_sibling.map.pb, DIR/chain.map.pb, DIR/chips.map.pb, DIR/relay_now.map.pb,
  * DIR/spread.map.pb, DIR/spread3.map.pb, DIR/spread_runs.map.pb,
  * DIR/spread_two.map.pb, DIR/spread_local.map.pb, DIR/spread_edges.map.pb,
- * DIR/spread_slices.map.pb, DIR/relay_parts.map.pb,
+ * DIR/spread_slices.map.pb, DIR/relay_parts.map.pb, DIR/chain_two.map.pb,
  * DIR/pieces.map.pb, and
  * each one's graph alone as DIR/NAME.pb, for the tool tests
  * (tests/asm/emit_cli.sh, emit_chain.sh). */
@@ -61,5 +61,6 @@ int main(int argc, char **argv)
     rc |= save(emit_fixture_spread_slices(), argv[1], "spread_slices");
     rc |= save(emit_fixture_relay_parts(), argv[1], "relay_parts");
     rc |= save(emit_fixture_pieces(), argv[1], "pieces");
+    rc |= save(emit_fixture_chain_two(), argv[1], "chain_two");
     return rc;
 }
