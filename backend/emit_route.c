@@ -531,6 +531,21 @@ static Status gather(Emit *e, uint32_t w)
                                   "before the router of phase %d can move the part into place",
                                   e->g->blocks[s]->id, e->g->blocks[t]->id, e->phase_of[t], p);
         }
+        if (cp->view) { /* a view of the writer's map (emit_rearr.c): the buffer as it is */
+            const EOut *o = &e->outs[w];
+            const EmitFeat *of = &o->feat, *vf = &cp->feat;
+            if (!o->used || of->prec != vf->prec || of->per_word != vf->per_word ||
+                of->ny != vf->ny || of->nx != vf->nx || of->nc != vf->nc || of->c != vf->c)
+                return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
+                                 "block %d's copy on %s is a view of the map of block %d, "
+                                 "whose buffer the router moves there, in another layout",
+                                 e->g->blocks[s]->id, e->cores[k].name, b->id);
+            Status st = emit_route_run(e, k, p, k, e->cores[k].addr[o->req], of->words,
+                                       emit_copy_dest_addr(e, cp), e->g->blocks[s]->id, false);
+            if (st != ST_OK)
+                return st;
+            continue;
+        }
         if (moves_lanes(e, ed, w, &dbox)) { /* bytes between lanes: emit_lanes.c */
             Status st = emit_lane_runs(e, ed, w, k, p, cp, k, &part, emit_copy_dest_addr(e, cp));
             if (st != ST_OK)
