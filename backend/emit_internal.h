@@ -635,6 +635,10 @@ Status emit_early_gathers(Emit *e);
  * from it later), in the data banks (not received, not static) or in the receive area over
  * its whole life, has its area end with that P06 (emit_early.c); whether any did. */
 bool emit_gathered_ends(Emit *e, uint32_t k);
+/* Whether a ROUTER_SEND of writer w's results leaves copy cp's core after phase p (a copy
+ * its writer writes straight into is where its other edges are sent from, emit_plan.c;
+ * emit_early.c). */
+bool emit_sends_after(const Emit *e, const ECopy *cp, uint32_t w, int32_t p);
 /* Gathering in place (emit_early.c), on a core whose memory plan does not fit otherwise: a
  * copy only the P06 gathering it reads, in the layout of its part, lies in that part of the
  * gathered area (ECopy.req_off), and its P06 is dropped (EGather.phase -1); whether any
