@@ -1,7 +1,7 @@
 /* arena.c: chunked bump allocation. Chunks grow geometrically up to 64 MiB; a request larger
  * than a chunk gets a chunk of its own. Chunks come from tir_big_calloc (bigmem.h: the large
- * ones in huge pages) and no byte is handed out twice, so every allocation is zero without a
- * memset: large chunks are fresh pages that the kernel zeroes when they are first touched,
+ * ones in huge pages) and no byte is handed out twice (until arena_reset, which clears the
+ * bytes used and keeps the chunks), so every allocation is zero without a memset: large chunks are fresh pages that the kernel zeroes when they are first touched,
  * and a weight tensor copied into the arena is written once, not cleared and then written.
  * A chunk's header lives apart from its bytes, so that a chunk's first page is first touched
  * by whoever writes what is allocated there (the loader's threads decoding values), not by
@@ -22,6 +22,7 @@ typedef struct Chunk {
 
 struct Arena {
     Chunk *head;
+    Chunk *spare;        /* chunks taken back by arena_reset, zeroed, for reuse */
     size_t next_cap;
     size_t total;
     bool failed;
@@ -41,11 +42,12 @@ void arena_destroy(Arena *a)
 {
     if (!a)
         return;
-    for (Chunk *c = a->head, *n; c; c = n) {
-        n = c->next;
-        tir_big_free(c->data);
-        free(c);
-    }
+    for (int list = 0; list < 2; list++)
+        for (Chunk *c = list ? a->spare : a->head, *n; c; c = n) {
+            n = c->next;
+            tir_big_free(c->data);
+            free(c);
+        }
     free(a);
 }
 
@@ -66,6 +68,17 @@ void *arena_alloc(Arena *a, size_t n, size_t size)
     if (bytes == 0)
         bytes = ALIGN;
     Chunk *c = a->head;
+    if ((!c || c->cap - c->used < bytes) && a->spare) { /* a spare chunk that holds it */
+        Chunk **pp = &a->spare;
+        while (*pp && (*pp)->cap < bytes)
+            pp = &(*pp)->next;
+        if (*pp) {
+            c = *pp;
+            *pp = c->next;
+            c->next = a->head;
+            a->head = c;
+        }
+    }
     if (!c || c->cap - c->used < bytes) {
         size_t cap = a->next_cap;
         if (cap < bytes)
@@ -111,6 +124,19 @@ char *arena_strndup(Arena *a, const char *s, size_t n)
 char *arena_strdup(Arena *a, const char *s)
 {
     return s ? arena_strndup(a, s, strlen(s)) : NULL;
+}
+
+void arena_reset(Arena *a)
+{
+    while (a->head) {
+        Chunk *c = a->head;
+        a->head = c->next;
+        memset(c->data, 0, c->used);
+        c->used = 0;
+        c->next = a->spare;
+        a->spare = c;
+    }
+    a->total = 0;
 }
 
 void arena_set_failed(Arena *a)

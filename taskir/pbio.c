@@ -942,6 +942,7 @@ static Status put_part(Saver *S, const Taskir__TaskGraph *w, Diag *d)
         }
     }
     pb_pack_reset(S->pk);
+    arena_reset(S->a); /* the part's wire structs: the next part's go into the same pages */
     return st;
 }
 
@@ -956,9 +957,9 @@ static Status pack_graph(const Graph *g, Saver *S, Diag *d)
     S->a = arena_create();
     S->pk = pb_pack_create();
     Status st = ST_OK;
-    Taskir__TaskBlock **wb = S->a ? arena_alloc(S->a, g->n_blocks + 1, sizeof *wb) : NULL;
-    Taskir__Edge **we = S->a ? arena_alloc(S->a, g->n_edges + 1, sizeof *we) : NULL;
-    if (!S->pk || !wb || !we)
+    Taskir__TaskBlock **wb = calloc((size_t)g->n_blocks + 1, sizeof *wb);
+    Taskir__Edge **we = calloc((size_t)g->n_edges + 1, sizeof *we);
+    if (!S->a || !S->pk || !wb || !we)
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory saving the graph");
     /* the tensors several blocks share are encoded once (pb_pack_expect) */
     for (uint32_t i = 0; st == ST_OK && i < g->n_blocks; i++) {
@@ -1027,6 +1028,8 @@ static Status pack_graph(const Graph *g, Saver *S, Diag *d)
         st = put_part(S, &w, d);
     pb_pack_destroy(S->pk);
     arena_destroy(S->a);
+    free(wb);
+    free(we);
     graph_uses_finish(&S->uses);
     return st;
 }

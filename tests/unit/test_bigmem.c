@@ -5,7 +5,8 @@
  * /sys/kernel/mm/transparent_hugepage/enabled allows them (smaps' THPeligible), a small one
  * does not when that setting is "madvise"; none of a large block's pages is in memory before
  * it is written (mincore), and its bytes start on a 2 MiB boundary, nor those of a large
- * allocation from an arena (arena.h: its chunks come from here); NULL frees. */
+ * allocation from an arena (arena.h: its chunks come from here); NULL frees. An arena reset
+ * hands its chunks out again, zeroed. */
 #define _DEFAULT_SOURCE /* mincore */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -156,12 +157,49 @@ static void test_untouched(void **state)
 #endif
 }
 
+/* arena_reset: the next allocations reuse the chunks (the same addresses, a small one in
+ * the first chunk and a large one in its own chunk again), zeroed, and arena_used counts
+ * from 0; a request larger than every chunk kept gets a new one. */
+static void test_arena_reset(void **state)
+{
+    (void)state;
+    Arena *a = arena_create();
+    assert_non_null(a);
+    size_t big = (size_t)8 << 20;
+    unsigned char *s = arena_alloc(a, 100, 1), *b = arena_alloc(a, big, 1);
+    assert_non_null(s);
+    assert_non_null(b);
+    memset(s, 0xab, 100);
+    memset(b, 0xcd, big);
+    assert_true(arena_used(a) >= big + 100);
+    for (int round = 0; round < 3; round++) {
+        arena_reset(a);
+        assert_int_equal(arena_used(a), 0);
+        unsigned char *b2 = arena_alloc(a, big, 1), *s2 = arena_alloc(a, 100, 1);
+        assert_ptr_equal(b2, b); /* the spare chunk that holds it */
+        assert_non_null(s2);
+        for (size_t i = 0; i < big; i += 4093)
+            assert_int_equal(b2[i], 0);
+        for (size_t i = 0; i < 100; i++)
+            assert_int_equal(s2[i], 0);
+        memset(b2, 0xcd, big);
+        memset(s2, 0xab, 100);
+    }
+    arena_reset(a);
+    unsigned char *huge = arena_alloc(a, 2 * big, 1);
+    assert_non_null(huge);
+    assert_true(huge + 2 * big <= b || huge >= b + big);
+    assert_false(arena_failed(a));
+    arena_destroy(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_huge_advice),
         cmocka_unit_test(test_untouched),
+        cmocka_unit_test(test_arena_reset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
