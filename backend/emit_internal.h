@@ -96,8 +96,8 @@ typedef struct EPhase {
     int64_t recv_lo;                /* the first word received into (emit_route_chain.c) */
     int32_t recv_block;             /* a block received (for receive_block) */
     int64_t recv_base;              /* word of the receive area's unit 0 (0: 0x8400) */
-    uint32_t chain_src, chain_next; /* the sender of the relaying chain it is in and the core
-                                       it forwards to (EMIT_NONE: none), when chained */
+    uint32_t chain_next;            /* the core the relaying chains it is in forward to
+                                       (EMIT_NONE: none), when chained */
     bool chained;
     int32_t n_groups;               /* runs sent to it and other cores at once */
     int64_t relayed;                /* packets it forwards (CXY 1) */
@@ -635,6 +635,10 @@ Status emit_early_gathers(Emit *e);
  * from it later), in the data banks (not received, not static) or in the receive area over
  * its whole life, has its area end with that P06 (emit_early.c); whether any did. */
 bool emit_gathered_ends(Emit *e, uint32_t k);
+/* Whether a ROUTER_SEND of writer w's results leaves copy cp's core after phase p (a copy
+ * its writer writes straight into is where its other edges are sent from, emit_plan.c;
+ * emit_early.c). */
+bool emit_sends_after(const Emit *e, const ECopy *cp, uint32_t w, int32_t p);
 /* Gathering in place (emit_early.c), on a core whose memory plan does not fit otherwise: a
  * copy only the P06 gathering it reads, in the layout of its part, lies in that part of the
  * gathered area (ECopy.req_off), and its P06 is dropped (EGather.phase -1); whether any
@@ -721,6 +725,10 @@ bool emit_lanes_straight(const Emit *e, const Edge *ed, uint32_t w, const EBox *
  * at word dbase); a logic error [emit.rearrange] when they cannot be (emit_lanes.c). */
 Status emit_lane_runs(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_t p,
                       const ECopy *dcp, uint32_t dk, const EBox *part, int64_t dbase);
+/* Whether edge ed (writer w, its box dbox in the storage) moves values between pixels or
+ * lanes: its steps change the C order, or the extents of the box (a reshape on the way); the
+ * router then sends its bytes in 1-byte packets (emit_route.c, emit_lanes.c). */
+bool emit_moves_lanes(const Emit *e, const Edge *ed, uint32_t w, const EBox *dbox);
 /* Bytes of one value of precision p in memory; 0 for values that share a byte (ternary). */
 int64_t emit_value_bytes(PrecisionId p);
 /* One run sent whole to several cores in a phase becomes one relaying chain (the chip's

@@ -414,9 +414,7 @@ static Status same_pixels(Emit *e, const Edge *ed, uint32_t w, const EBox *dbox)
                      (long long)dbox->n[2]);
 }
 
-/* Whether edge ed (writer w, its box dbox in the storage) moves values between pixels or
- * lanes: its steps change the C order, or the extents of the box (a reshape on the way). */
-static bool moves_lanes(Emit *e, const Edge *ed, uint32_t w, const EBox *dbox)
+bool emit_moves_lanes(const Emit *e, const Edge *ed, uint32_t w, const EBox *dbox)
 {
     EBox wbox;
     if (!ed->n_re || !emit_iface_box(e, w, false, ed->id, &wbox))
@@ -438,7 +436,7 @@ static Status route_edge(Emit *e, const MapDict *dict)
     EBox dbox;
     if (!emit_iface_box(e, (uint32_t)s, true, ed->id, &dbox))
         return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no box");
-    bool lanes = moves_lanes(e, ed, (uint32_t)w, &dbox); /* bytes between lanes */
+    bool lanes = emit_moves_lanes(e, ed, (uint32_t)w, &dbox); /* bytes between lanes */
     Status rst = lanes ? ST_OK : same_pixels(e, ed, (uint32_t)w, &dbox);
     if (rst != ST_OK)
         return rst;
@@ -572,7 +570,7 @@ static Status gather(Emit *e, uint32_t w)
                 return st;
             continue;
         }
-        if (moves_lanes(e, ed, w, &dbox)) { /* bytes between lanes: emit_lanes.c */
+        if (emit_moves_lanes(e, ed, w, &dbox)) { /* bytes between lanes: emit_lanes.c */
             Status st = emit_lane_runs(e, ed, w, k, p, cp, k, &part, emit_copy_dest_addr(e, cp));
             if (st != ST_OK)
                 return st;

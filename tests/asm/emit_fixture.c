@@ -954,6 +954,76 @@ Mapping *emit_fixture_relay(int32_t relay, bool sibling)
     return verified(m, sibling ? "relay_sibling" : "relay");
 }
 
+/* Two sources, x on core (0,0) and z on core (0,2), each through a CCMPB (Soma1, phase 0)
+ * into a storage block (b, d: 4x4x16 int8, 64 words) held by cores (2,1) and (3,1), both
+ * sent to both cores in phase 0: two relaying chains through the same two cores. Each
+ * receiver reads b in Soma1 and d in Soma2 of phase 1 (CCMPBs into their own OUTPUTs,
+ * sockets 0..3), the results sent out in phase 2. */
+Mapping *emit_fixture_chain_two(void)
+{
+    Mapping *m = mapping_create();
+    CHECK(m);
+    Graph *g = m->graph;
+    static const char *const names[2][6] = {{"x", "a", "relu", "b", "r", "y"},
+                                            {"z", "c", "pass", "d", "q", "w"}};
+    Block *all[2][11];
+    Edge *ein[2], *eb[2], *eo[2][2];
+    for (int s = 0; s < 2; s++) {
+        Block *in = blk(g, BT_INPUT, names[s][0], 4, 4, 16, 0);
+        Block *a = blk(g, BT_SI, names[s][1], 4, 4, 16, 0);
+        Block *relu = blk(g, BT_CCMPB, names[s][2], 4, 4, 16, 0);
+        Block *b = blk(g, BT_SI, names[s][3], 4, 4, 16, 0);
+        Block *r[2], *c[2], *o[2];
+        for (int k = 0; k < 2; k++) {
+            char n[8];
+            snprintf(n, sizeof n, "%s%d", names[s][4], k + 1);
+            r[k] = blk(g, BT_CCMPB, n, 4, 4, 16, 0);
+            snprintf(n, sizeof n, "%s%dc", names[s][4], k + 1);
+            c[k] = blk(g, BT_SI, n, 4, 4, 16, 0);
+            snprintf(n, sizeof n, "%s%d", names[s][5], k + 1);
+            o[k] = blk(g, BT_OUTPUT, n, 4, 4, 16, 0);
+            o[k]->has_socket_id = true;
+            o[k]->socket_id = 2 * s + k;
+        }
+        Block *list[11] = {in, a, relu, b, r[0], c[0], o[0], r[1], c[1], o[1], NULL};
+        memcpy(all[s], list, sizeof list);
+        set_prec(all[s], 10, PR_INT_8);
+        in->has_socket_id = true;
+        in->socket_id = s;
+        Block *somas[3] = {relu, r[0], r[1]};
+        for (int i = 0; i < 3; i++) {
+            somas[i]->shape.d[D_IY] = somas[i]->shape.d[D_IX] = 4;
+            CHECK(blk_set_attr(g, somas[i], AT_CMP, i == 0 ? -128 + 100 * s : 5 * i + s));
+        }
+        ein[s] = graph_connect(g, in, 0, a, 0);
+        CHECK(ein[s] && graph_connect(g, a, 0, relu, 0));
+        eb[s] = graph_connect(g, relu, 0, b, 0);
+        CHECK(eb[s]);
+        for (int k = 0; k < 2; k++) {
+            CHECK(graph_connect(g, b, 0, r[k], 0) && graph_connect(g, r[k], 0, c[k], 0));
+            eo[s][k] = graph_connect(g, c[k], 0, o[k], 0);
+            CHECK(eo[s][k]);
+        }
+        int32_t sy = 2 * s; /* the source core (0, sy) */
+        one(m, a->id, 0, sy, 0, MEMORY);
+        one(m, relu->id, 0, sy, 0, SOMA1);
+        const int32_t bc[2][4] = {{2, 1, 0 | 1 << 8, MEMORY}, {3, 1, 0 | 1 << 8, MEMORY}};
+        coord(m, false, b->id, 2, bc);
+        const int32_t r0[1][4] = {{0, sy, 0, RECV}};
+        const int32_t x[4][4] = {{0, sy, 0, SEND}, {2, 1, 0, RECV}, {0, sy, 0, SEND},
+                                 {3, 1, 0, RECV}};
+        coord(m, true, ein[s]->id, 1, r0);
+        coord(m, true, eb[s]->id, 4, x);
+        for (int k = 0; k < 2; k++) {
+            one(m, r[k]->id, 2 + k, 1, 1, s ? SOMA2 : SOMA1);
+            one(m, c[k]->id, 2 + k, 1, 1 | 2 << 8, MEMORY);
+            const int32_t so[1][4] = {{2 + k, 1, 2, SEND}};
+            coord(m, true, eo[s][k]->id, 1, so);
+        }
+    }
+    return verified(m, "chain_two");
+}
+
 /* emit_fixture_relay(-1, false) on three chips: its core (0,0) is core (15,9) of chip (0,0),
  * the last of the chip; (2,1) is core (0,9) of chip (1,0), one step right past the chip's
  * edge; (3,1) is core (15,0) of chip (0,1), one step down past it. */

@@ -476,6 +476,44 @@ static void test_chain_chips(void **state)
     done(&r);
 }
 
+/* Two sources each send their 64 words to (2,1) and (3,1) in phase 0 (emit_fixture_chain_two):
+ * two relaying chains through the same two cores. Both end at (2,1), the first of the two in
+ * the cores' order (both take part in two runs sent to several cores), so (3,1) forwards
+ * every relayed packet of the phase to it: CXY 1, Nx -1, Ny 0, Relay_number 63 (32 packets
+ * of each source). d (block 13, read in phase 1) lies at 0x8400 on both, b (block 3, moved
+ * out in Soma2 of phase 0) at 0x8440: (0,0)'s header lands at unit 32 (64 words), (0,2)'s
+ * at unit 0, both bases 0x400, each receiver waiting for two end marks. Before, the second
+ * chain was refused [emit.route]: a core was in one chain a phase. */
+static void test_chain_two(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_chain_two(), ST_OK);
+    const int32_t src[2][3] = {{0, 1, 32}, {2, -1, 0}}; /* source y, dy, destination_addr */
+    for (int i = 0; i < 2; i++) {
+        const Taskir__Asm__P09 *snd = core_at(&r.s, 0, src[i][0])->static_prim_list[0]->router->p09;
+        assert_int_equal(snd->send_number, 31);
+        assert_int_equal(snd->n_router_heads, 1);
+        const Taskir__Asm__RouterHead *h = snd->router_heads[0];
+        assert_int_equal(h->relay_type, TASKIR__ASM__RELAY_TYPE__MULTI_RELAY_CAST);
+        assert_int_equal(h->dx, 3);
+        assert_int_equal(h->dy, src[i][1]);
+        assert_int_equal(h->destination_addr, src[i][2]);
+    }
+    const Taskir__Asm__P09 *mid = core_at(&r.s, 3, 1)->static_prim_list[0]->router->p09;
+    assert_int_equal(mid->cxy, 1);
+    assert_int_equal(mid->nx, -1);
+    assert_int_equal(mid->ny, 0);
+    assert_int_equal(mid->relay_number, 63);
+    assert_int_equal(mid->receive_number, 1);
+    assert_int_equal(mid->addr_din_base, 0x400);
+    const Taskir__Asm__P09 *end = core_at(&r.s, 2, 1)->static_prim_list[0]->router->p09;
+    assert_false(end->has_cxy);
+    assert_int_equal(end->receive_number, 1);
+    assert_int_equal(end->addr_din_base, 0x400);
+    done(&r);
+}
+
 /* A transfer the Mapping spreads over phases 0 and 1 (emit_fixture_spread: 16 x 16 pixels of
  * 64 int8 channels, 16 words a pixel, 256 words a row, 4096 in all against the receive
  * area's 3072). Core (2,1): b's area in the data banks at 0 (4096 words, alive over [0, 2]),
@@ -978,6 +1016,7 @@ int main(void)
         cmocka_unit_test(test_relay_sibling),
         cmocka_unit_test(test_chain_one_phase),
         cmocka_unit_test(test_chain_chips),
+        cmocka_unit_test(test_chain_two),
         cmocka_unit_test(test_feat_align),
         cmocka_unit_test(test_spread),
         cmocka_unit_test(test_spread_pixels),
