@@ -988,6 +988,8 @@ Status emit_plan(Emit *e)
     if (st == ST_OK)
         st = emit_merges(e);
     if (st == ST_OK)
+        st = emit_chmerges(e);
+    if (st == ST_OK)
         st = emit_widens(e);
     if (st == ST_OK)
         st = plan_moves(e);
