@@ -13,8 +13,9 @@
  * Requires: the writer's result and the copy are maps of y, x and channels of whole bytes
  * (int8, int32), in one precision or through a send area that a P06 rewrites the buffer
  * into (emit_sendbuf.c); each value of the copy's part comes from one value of the
- * result (no zero a step fills in), and each value of the result is sent once a phase
- * (a value in several places is refused: the router reads its area's bytes once).
+ * result (no zero a step fills in). The router reads its area's bytes once a phase: a
+ * value that lands in several places goes to one of them a phase, the others in the phases
+ * after (emit_route_spill.c), which the mapper keeps for them (taskir/lanes.h lanes_phases).
  */
 #include "backend/emit_internal.h"
 
@@ -65,8 +66,8 @@ typedef struct LMove {
 
 static int move_cmp(const void *a, const void *b)
 {
-    const LMove *x = a, *y = b;
-    return x->src < y->src ? -1 : x->src > y->src;
+    const LMove *x = a, *y = b; /* a value sent to several places: in the order they land */
+    return x->src != y->src ? (x->src < y->src ? -1 : 1) : (x->dst > y->dst) - (x->dst < y->dst);
 }
 
 int64_t emit_value_bytes(PrecisionId p)
@@ -151,6 +152,11 @@ Status emit_lane_runs(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_t 
                          "its rearrangement moves values between lanes, which the router does "
                          "in 1-byte packets from the writer's (block %d's) core only, not "
                          "from a relay", wb->id);
+    if (dcp->view || dcp->planes) /* laid out as another map: not at its box's points */
+        return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
+                         "moves values between lanes into block %d's copy on %s, which is "
+                         "laid out as %s", e->g->blocks[s]->id, e->cores[dk].name,
+                         dcp->view ? "its writer's map" : "P81's planes");
     const EmitFeat *df = &dcp->feat;
     LSrc src;
     Status sst = lane_source(e, ed, w, p, df->prec, &src);
@@ -200,12 +206,6 @@ Status emit_lane_runs(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_t 
     }
     if (st == ST_OK)
         qsort(mv, (size_t)n, sizeof *mv, move_cmp);
-    for (int64_t i = 1; st == ST_OK && i < n; i++)
-        if (mv[i].src == mv[i - 1].src)
-            st = diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
-                           "puts a value of block %d in several places of block %d's copy on "
-                           "%s: the router sends each byte of its area once a phase",
-                           wb->id, e->g->blocks[s]->id, e->cores[dk].name);
     int32_t block = e->g->blocks[dcp->block]->id;
     for (int64_t i = 0; st == ST_OK && i < n; i++)
         st = emit_route_run(e, sk, p, dk, mv[i].src, vb, mv[i].dst, block, true);

@@ -178,6 +178,51 @@ static bool alias_rows(const Emit *e, ECopy *cp, uint32_t w, int32_t eid, const 
     return true;
 }
 
+/* The precision (*prec) and the pitch unit of compute block pos's output buffer (make_outs):
+ * an Axon's int32, else the precision of the storage it writes (the last); the pitch of the
+ * receivers' copies (the first storage's, in that precision), else its output's own. */
+static int out_unit(const Emit *e, uint32_t pos, PrecisionId *prec)
+{
+    const BlockUses *bu = &e->uses.blocks[pos];
+    long dest = -1;
+    *prec = blk_prec(e->g->blocks[pos]);
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        long s = other_end(e, bu->out_edges[j], false);
+        if (s < 0)
+            continue;
+        if (dest < 0)
+            dest = s;
+        *prec = blk_prec(e->g->blocks[s]);
+    }
+    if (layout_use_of(e->g->blocks[pos]->type, false) & (LAYOUT_AXON | LAYOUT_GROUP))
+        *prec = PR_INT_32; /* an Axon's output */
+    return dest >= 0 && blk_prec(e->g->blocks[dest]) == *prec
+               ? emit_storage_unit(e, (uint32_t)dest)
+               : layout_output_unit(e->g, &e->uses, pos, *prec);
+}
+
+/* Whether compute block w's router moves the bytes of an edge other than eid into a storage
+ * block held on core k (taskir/lanes.h lanes_moved): its primitive then writes a buffer,
+ * which the router gathers into each of its copies on k (emit_route.c), none written
+ * straight (rank_0's `clip`, one value into a map of 20 and into an OUTPUT's map of 1). */
+static bool gathers_lanes(const Emit *e, uint32_t w, int32_t eid, uint32_t k)
+{
+    const BlockUses *bu = &e->uses.blocks[w];
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        const Edge *ed = e->g->edges[bu->out_edges[j]];
+        long s = graph_block_pos(e->g, ed->dst);
+        if (ed->id == eid || s < 0 || !lanes_moved(e->g, &e->uses, ed))
+            continue;
+        for (uint32_t i = 0; i < e->m->n_nodes; i++) {
+            const MapDict *dict = &e->m->nodes[i];
+            for (uint32_t c = 0; dict->task_id == e->g->blocks[s]->id && c < dict->n_coords; c++)
+                if (emit_same_place(&e->cores[k], &dict->coords[c]))
+                    return true;
+        }
+    }
+    return false;
+}
+
 /* The box of copy cp: what its users on its core read and write; without users there, what
  * its writers write (from other cores or off chip); else the whole block. Whether it is
  * received by the router. */
@@ -232,8 +277,15 @@ static bool copy_box(const Emit *e, ECopy *cp)
             !emit_rearr_view(e, pos, cp->core, &vf))
             whole = false;
         EBox all;
-        if (whole && (writes_all_here(e, (uint32_t)w, eid) ||
-                      emit_writes_pieces(e, (uint32_t)w, pos, &all)))
+        /* a writer whose router moves bytes to its core writes a buffer: the copy lives in
+         * it when it has the buffer's layout, else it is gathered from it */
+        bool buf = whole && gathers_lanes(e, (uint32_t)w, eid, cp->core);
+        PrecisionId bprec;
+        if (buf && (out_unit(e, (uint32_t)w, &bprec) != emit_storage_unit(e, pos) ||
+                    bprec != blk_prec(e->g->blocks[pos])))
+            whole = false;
+        if (whole && !buf && (writes_all_here(e, (uint32_t)w, eid) ||
+                              emit_writes_pieces(e, (uint32_t)w, pos, &all)))
             continue; /* the primitive writes straight into the copy */
         if (whole && bu->n_in_edges == 1 && alias_rows(e, cp, (uint32_t)w, eid, &b, &box)) {
             e->outs[w].aliased = true; /* the copy is rows of the writer's buffer */
@@ -616,25 +668,14 @@ static Status make_outs(Emit *e)
             continue;
         const BlockUses *bu = &e->uses.blocks[pos];
         bool local = false;
-        PrecisionId prec = blk_prec(b);
-        long dest = -1;
         for (uint32_t j = 0; j < bu->n_out_edges; j++) {
             long s = other_end(e, bu->out_edges[j], false);
-            if (s < 0)
-                continue;
-            if (dest < 0)
-                dest = s;
-            prec = blk_prec(e->g->blocks[s]);
-            local |= emit_copy_on(e, (uint32_t)s, k) != NULL;
+            local |= s >= 0 && emit_copy_on(e, (uint32_t)s, k) != NULL;
         }
         if ((local && !e->outs[pos].gather && !e->outs[pos].aliased) || bu->n_out_edges == 0)
             continue;
-        if (layout_use_of(b->type, false) & (LAYOUT_AXON | LAYOUT_GROUP))
-            prec = PR_INT_32; /* an Axon's output */
-        /* the pitch of what it sends to: the receivers' copies */
-        int unit = dest >= 0 && blk_prec(e->g->blocks[dest]) == prec
-                       ? emit_storage_unit(e, (uint32_t)dest)
-                       : layout_output_unit(e->g, &e->uses, pos, prec);
+        PrecisionId prec;
+        int unit = out_unit(e, pos, &prec);
         EOut *o = &e->outs[pos];
         int32_t cd[TIR_CDIMS];
         if (!blk_cluster_dims(b, false, 0, cd))
@@ -860,6 +901,66 @@ static Status place_core(ECore *c, Diag *d)
     return st;
 }
 
+/* Whether gather entry g's input is read by nothing after its CADD's Axon in phase pc: it
+ * is copied into its part by a P06 of an earlier phase, or lies there (emit_early.c) with
+ * data of this step (no static image) that nothing sends from its core from phase pc on. */
+static bool gather_done(const Emit *e, const EGather *g, int32_t pc)
+{
+    if (g->phase >= 0)
+        return g->phase < pc;
+    const ECopy *cp = &e->copies[g->copy];
+    if (cp->is_static || cp->image)
+        return false;
+    const BlockUses *bu = &e->uses.blocks[cp->block];
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        long w = graph_block_pos(e->g, e->g->edges[bu->in_edges[j]]->src);
+        if (w < 0 || emit_sends_after(e, cp, (uint32_t)w, pc - 1))
+            return false;
+    }
+    return true;
+}
+
+/* Whether area r lives the whole step: it may hold data of two steps (sent on, or filled,
+ * over the step's end), in any half of a phase. */
+static bool whole_step(const ECore *c, const AllocReq *r)
+{
+    return r->first == 0 && r->last == c->n_phases - 1;
+}
+
+/* The areas of core k whose first or last phase is shared by halves (alloc.h): a gathered
+ * area whose inputs nothing reads after its CADD's Axon (gather_done) ends with that Axon;
+ * the output buffer of a Soma block that no copy lives in begins with that Soma. An area of
+ * each may take the same words in that phase (the one read by the Axon, the other written
+ * after it). Asked again before each try of the plan, on the lifetimes as they are then. */
+static void mark_phase_halves(Emit *e, uint32_t k)
+{
+    ECore *c = &e->cores[k];
+    for (size_t i = 0; i < c->n_reqs; i++)
+        c->reqs[i].last_axon = c->reqs[i].first_soma = false;
+    for (size_t i = 0; i < e->n_gathers;) {
+        const EGather *g = &e->gathers[i];
+        size_t j = i + 1;
+        bool done = g->i == 0 && g->n > 0 && g->req != EMIT_NONE && e->core_of[g->cadd] == k;
+        int32_t pc = done ? e->phase_of[g->cadd] : -1;
+        for (size_t m = i; m < e->n_gathers && e->gathers[m].cadd == g->cadd &&
+                           e->gathers[m].req == g->req; m++, j = m)
+            done &= gather_done(e, &e->gathers[m], pc);
+        AllocReq *r = done ? &c->reqs[g->req] : NULL;
+        if (r && j - i == (size_t)g->n && e->slot_of[g->cadd] == MAP_PI_AXON)
+            r->last_axon = r->last == pc && !whole_step(c, r);
+        i = j;
+    }
+    for (uint32_t pos = 0; pos < e->g->n_blocks; pos++) {
+        const EOut *o = &e->outs[pos];
+        int32_t s = e->slot_of[pos];
+        if (!o->used || o->core != k || o->aliased || o->req == EMIT_NONE ||
+            (s != MAP_PI_SOMA1 && s != MAP_PI_SOMA2))
+            continue;
+        AllocReq *r = &c->reqs[o->req];
+        r->first_soma = r->first == e->phase_of[pos] && !whole_step(c, r);
+    }
+}
+
 Status emit_plan(Emit *e)
 {
     Status st = make_copies(e);
@@ -887,6 +988,8 @@ Status emit_plan(Emit *e)
     if (st == ST_OK)
         st = emit_merges(e);
     if (st == ST_OK)
+        st = emit_chmerges(e);
+    if (st == ST_OK)
         st = emit_widens(e);
     if (st == ST_OK)
         st = plan_moves(e);
@@ -907,6 +1010,7 @@ Status emit_plan(Emit *e)
         for (int way = 0; way < 2; way++) {
             Diag quiet;
             diag_init(&quiet, NULL);
+            mark_phase_halves(e, k);
             st = place_core(c, &quiet);
             diag_finish(&quiet);
             if (st != ST_LOGIC)
@@ -916,8 +1020,10 @@ Status emit_plan(Emit *e)
             else
                 emit_gathered_ends(e, k);
         }
-        if (st == ST_LOGIC)
+        if (st == ST_LOGIC) {
+            mark_phase_halves(e, k);
             st = place_core(c, e->d);
+        }
     }
     return st;
 }

@@ -295,7 +295,8 @@ static int32_t first_receive(Emit *e, const Edge *le, uint32_t k)
  * spread over phases (emit_spread.c) forwards part by part: the pixels now[] (n_now boxes:
  * what this phase carries of part) once the P06 of an earlier phase's Soma2 has moved them
  * into its area, so a relay may forward in phase k + 1 the part it received in phase k while
- * the next part lands. A relay that forwards in the phase it receives holds nothing yet:
+ * the next part lands; a part it forwards in the phase it lands there it does not hold yet.
+ * A relay that forwards in the phase it receives holds nothing yet:
  * l->feat NULL, and the writer sends the part itself; the run it then sends to several cores
  * in one phase becomes the chip's relaying chain (emit_route_chain.c). ch0: the storage
  * channel sk's pixels start with. */
@@ -328,12 +329,35 @@ static Status relay_loc(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_
             inside = lo >= lbox.lo[i] && hi <= lbox.lo[i] + lbox.n[i] &&
                      lo >= rcp->box.lo[i] && hi <= rcp->box.lo[i] + rcp->box.n[i];
         }
-        /* a spread copy: this phase's pixels moved into its area in an earlier Soma2 */
+        /* a spread copy: this phase's pixels moved into its area in an earlier Soma2, or all
+         * of them landing in this phase, which the relay forwards as they come (the writer
+         * sends them: a relaying chain when the runs are the same) */
+        int landing = 0;
         for (int q = 0; q < n_now && inside && rcp->spread; q++) {
             EBox at = now[q];
             for (int i = 0; i < 3; i++)
                 at.lo[i] += off[i];
-            inside = emit_spread_moved(e, rcp, &at) < phase;
+            int32_t moved = emit_spread_moved(e, rcp, &at);
+            landing += moved == phase;
+            inside = moved <= phase;
+        }
+        if (inside && landing) {
+            if (landing < n_now)
+                continue; /* some pixels held, some landing: neither way */
+            l->feat = NULL;
+            return ST_OK;
+        }
+        /* a copy joined from channel slices: where the joins have put them by this phase */
+        if (inside && emit_chmerge_of(e, rcp)) {
+            EBox at = *part;
+            for (int i = 0; i < 3; i++)
+                at.lo[i] += off[i];
+            if (!emit_chmerge_at(e, rcp, &at, phase, &l->feat, &l->box, &l->base, &l->row))
+                continue;
+            for (int i = 0; i < 3; i++)
+                l->box.lo[i] -= off[i];
+            *ch0 = l->box.lo[2];
+            return ST_OK;
         }
         if (!inside)
             continue;
@@ -390,9 +414,7 @@ static Status same_pixels(Emit *e, const Edge *ed, uint32_t w, const EBox *dbox)
                      (long long)dbox->n[2]);
 }
 
-/* Whether edge ed (writer w, its box dbox in the storage) moves values between pixels or
- * lanes: its steps change the C order, or the extents of the box (a reshape on the way). */
-static bool moves_lanes(Emit *e, const Edge *ed, uint32_t w, const EBox *dbox)
+bool emit_moves_lanes(const Emit *e, const Edge *ed, uint32_t w, const EBox *dbox)
 {
     EBox wbox;
     if (!ed->n_re || !emit_iface_box(e, w, false, ed->id, &wbox))
@@ -414,7 +436,7 @@ static Status route_edge(Emit *e, const MapDict *dict)
     EBox dbox;
     if (!emit_iface_box(e, (uint32_t)s, true, ed->id, &dbox))
         return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no box");
-    bool lanes = moves_lanes(e, ed, (uint32_t)w, &dbox); /* bytes between lanes */
+    bool lanes = emit_moves_lanes(e, ed, (uint32_t)w, &dbox); /* bytes between lanes */
     Status rst = lanes ? ST_OK : same_pixels(e, ed, (uint32_t)w, &dbox);
     if (rst != ST_OK)
         return rst;
@@ -438,6 +460,8 @@ static Status route_edge(Emit *e, const MapDict *dict)
         int64_t dbase = emit_copy_dest_addr(e, dcp); /* its landing area when it moves on */
         ECopy slice; /* a slice of a copy merged from column slices lands compact */
         int ms = emit_merge_slice(e, dcp, ed->id, cr->phase, &slice, &dbase);
+        if (ms == 0) /* or of a copy joined from channel slices (emit_chmerge.c) */
+            ms = emit_chmerge_land(e, dcp, ed->id, cr->phase, &slice, &dbase);
         if (ms < 0)
             continue; /* nothing of its slice lands in this phase */
         if (ms > 0)
@@ -531,7 +555,22 @@ static Status gather(Emit *e, uint32_t w)
                                   "before the router of phase %d can move the part into place",
                                   e->g->blocks[s]->id, e->g->blocks[t]->id, e->phase_of[t], p);
         }
-        if (moves_lanes(e, ed, w, &dbox)) { /* bytes between lanes: emit_lanes.c */
+        if (cp->view) { /* a view of the writer's map (emit_rearr.c): the buffer as it is */
+            const EOut *o = &e->outs[w];
+            const EmitFeat *of = &o->feat, *vf = &cp->feat;
+            if (!o->used || of->prec != vf->prec || of->per_word != vf->per_word ||
+                of->ny != vf->ny || of->nx != vf->nx || of->nc != vf->nc || of->c != vf->c)
+                return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
+                                 "block %d's copy on %s is a view of the map of block %d, "
+                                 "whose buffer the router moves there, in another layout",
+                                 e->g->blocks[s]->id, e->cores[k].name, b->id);
+            Status st = emit_route_run(e, k, p, k, e->cores[k].addr[o->req], of->words,
+                                       emit_copy_dest_addr(e, cp), e->g->blocks[s]->id, false);
+            if (st != ST_OK)
+                return st;
+            continue;
+        }
+        if (emit_moves_lanes(e, ed, w, &dbox)) { /* bytes between lanes: emit_lanes.c */
             Status st = emit_lane_runs(e, ed, w, k, p, cp, k, &part, emit_copy_dest_addr(e, cp));
             if (st != ST_OK)
                 return st;

@@ -8,9 +8,10 @@
  * and each core's packets land from its own receive base (Addr_Din_base), so every core of
  * the chain gets its base such that A lands on its copy: base = copy - 2 A, with the least A
  * that puts no base past the first word its core receives into in the phase (its other
- * packets land after the base), every base inside MEM2. A core forwards every MULTI_RELAY_CAST packet it gets in the phase to one core, so
- * it may be in one chain a phase; runs of the same chain (a transfer sent as several runs)
- * keep the chain's order and bases. Cores of a chain: nearest first from the sender, then
+ * packets land after the base), every base inside MEM2. A core forwards every
+ * MULTI_RELAY_CAST packet it gets in the phase to one core, so the chains it forwards in
+ * during a phase (runs of one sender, or of several senders through the same cores) all go
+ * on to the same next core, and keep their order and bases. Cores of a chain: nearest first from the sender, then
  * from the core before (ties: the order of the cores).
  */
 #include "backend/emit_internal.h"
@@ -112,9 +113,9 @@ static Status chain(Emit *e, uint32_t k, int32_t p, ESend *g, size_t m, uint32_t
         uint32_t next = i + 1 < m ? ord[i + 1] : EMIT_NONE;
         int64_t base = dst[i] - twice_a;
         const char *why = NULL;
-        if (q->chained && (q->chain_next != next || (next != EMIT_NONE && q->chain_src != k)))
-            why = "it is in another relaying chain in this phase (a core forwards every relayed "
-                  "packet of a phase to one next core)";
+        if (q->chained && q->chain_next != next)
+            why = "it is in another relaying chain in this phase that goes on to another core "
+                  "(a core forwards every relayed packet of a phase to one next core)";
         else if (q->recv_base && q->recv_base != base)
             why = "the copies are laid out differently on the chain's cores (the runs land at "
                   "other offsets from one receive base on each)";
@@ -131,7 +132,6 @@ static Status chain(Emit *e, uint32_t k, int32_t p, ESend *g, size_t m, uint32_t
     for (size_t i = 0; i < m; i++) {
         EPhase *q = &e->cores[ord[i]].ph[p];
         q->chained = true;
-        q->chain_src = k;
         q->chain_next = i + 1 < m ? ord[i + 1] : EMIT_NONE;
         q->recv_base = dst[i] - twice_a;
         if (i + 1 < m)

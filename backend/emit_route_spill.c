@@ -2,13 +2,15 @@
  * phases after it (docs/backend.md, "Transfers", "Sends spilled into later phases"). A P09
  * holds at most 128 headers (the header table, disabled ones skipping gaps included), and
  * byte moves (a rearrangement's lanes, channels off the 8-byte units) take a header a run:
- * they pass the table (conv2d_case_3: 199 headers in a phase). Phase by phase, each sender
+ * they pass the table (conv2d_case_3: 199 headers in a phase); and the router reads its send
+ * area once, in order, so a run overlapping the one before it (a value that lands in several
+ * places, rank_0) goes in a later phase. Phase by phase, each sender
  * keeps its runs in the order of its memory while the table holds them, and moves the
  * others into the next phase, when that phase is free for them (the Mapping gives the
  * phase: the reader comes after it):
  *   - the sender's area holding the run is alive then (its request's lifetime, lengthened
  *     when no other request takes its words until then), the sender relays no chain then
- *     and sends nothing overlapping it;
+ *     and sends nothing overlapping it (but runs into the same copy, which spill on in turn);
  *   - the receiver's copy is alive then, does not arrive in parts (spread); a P06 moving it
  *     out of the receive area in Soma2 of the first phase goes to Soma2 of the next when
  *     that is free; no reader of it on its core runs before the router of that phase (a
@@ -27,10 +29,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int src_cmp(const void *a, const void *b)
+/* A run of a core's phase in the order the spill takes them: by its first unit in the
+ * sender's memory (bytes when the phase sends bytes), those that may not move first (so that
+ * of two overlapping runs, a value sent to several places, the one that may move waits),
+ * then by where they land. */
+typedef struct SpillRun {
+    ESend s;
+    int64_t src, end, dst; /* in the phase's units: its first, the one after its last, where
+                              it lands */
+    bool fixed, checked;   /* it may not move to the next phase; whether that was asked */
+} SpillRun;
+
+static int run_cmp(const void *a, const void *b)
 {
-    const ESend *x = a, *y = b;
-    return x->src < y->src ? -1 : x->src > y->src;
+    const SpillRun *x = a, *y = b;
+    if (x->src != y->src)
+        return x->src < y->src ? -1 : 1;
+    if (x->fixed != y->fixed)
+        return x->fixed ? -1 : 1;
+    return (x->dst > y->dst) - (x->dst < y->dst);
 }
 
 /* The words [lo, hi) a send's run covers in its sender's (src) or receiver's memory. */
@@ -45,7 +62,8 @@ static void words_of(const ESend *s, bool at_dst, int64_t *lo, int64_t *hi)
 /* Whether the request on core k that holds words [lo, hi) in phase p may hold them until
  * phase q: it does, or no other request shares any of its words from its last phase to q
  * (the plan keeps them then: its lifetime is lengthened). */
-static bool keeps(Emit *e, uint32_t k, int32_t p, int64_t lo, int64_t hi, int32_t q)
+static bool keeps(Emit *e, uint32_t k, int32_t p, int64_t lo, int64_t hi, int32_t q,
+                  bool commit)
 {
     ECore *c = &e->cores[k];
     for (size_t i = 0; i < c->n_reqs; i++) {
@@ -58,18 +76,24 @@ static bool keeps(Emit *e, uint32_t k, int32_t p, int64_t lo, int64_t hi, int32_
             if (j != i && c->reqs[j].first <= q && c->reqs[j].last > r->last &&
                 c->addr[j] < c->addr[i] + r->words && c->addr[i] < c->addr[j] + c->reqs[j].words)
                 return false;
-        r->last = q;
+        if (commit)
+            r->last = q;
         return true;
     }
     return false;
 }
 
-/* Whether core k sends words overlapping [lo, hi) in phase q (in its memory). */
-static bool sends_from(const Emit *e, uint32_t k, int32_t q, int64_t lo, int64_t hi)
+/* Whether core k sends words overlapping [lo, hi) in phase q (in its memory), other than
+ * into the copy of block id `into` (-1: none): runs into it that overlap (a value sent to
+ * several places) spill on from q in their turn. */
+static bool sends_from(const Emit *e, uint32_t k, int32_t q, int64_t lo, int64_t hi,
+                       int32_t into)
 {
     const EPhase *ph = &e->cores[k].ph[q];
     for (size_t i = 0; i < ph->n_sends; i++) {
         int64_t a, b;
+        if (ph->sends[i].block == into && into >= 0)
+            continue;
         words_of(&ph->sends[i], false, &a, &b);
         if (a < hi && lo < b)
             return true;
@@ -88,7 +112,7 @@ static bool slot_reads(const ESlotUse *u)
 /* Whether send s of core sk may move from phase p to phase q = p + 1; when it may, the areas
  * it reads and lands in are kept alive until q, and the P06 moving its copy out of the
  * receive area in Soma2 of p, if any, goes to Soma2 of q. */
-static bool movable(Emit *e, uint32_t sk, int32_t p, const ESend *s)
+static bool movable(Emit *e, uint32_t sk, int32_t p, const ESend *s, bool commit)
 {
     int32_t q = p + 1;
     uint32_t dk = s->dst_core;
@@ -104,7 +128,7 @@ static bool movable(Emit *e, uint32_t sk, int32_t p, const ESend *s)
     words_of(s, true, &dlo, &dhi);
     long pos = graph_block_pos(e->g, s->block);
     ECopy *cp = pos >= 0 ? emit_copy_on(e, (uint32_t)pos, dk) : NULL;
-    if (sends_from(e, sk, q, lo, hi) || !cp || cp->spread || cp->last < q)
+    if (sends_from(e, sk, q, lo, hi, s->block) || !cp || cp->spread || cp->last < q)
         return false;
     /* a copy moved out of the receive area in Soma2 of p: its move waits for Soma2 of q */
     bool later = cp->land != EMIT_NONE && cp->move_phase < q;
@@ -122,11 +146,11 @@ static bool movable(Emit *e, uint32_t sk, int32_t p, const ESend *s)
     }
     for (int32_t r = p; r <= q; r++)
         if ((r < q && !later && slot_reads(&b->ph[r].soma[1])) ||
-            (r > p && slot_reads(&b->ph[r].soma[0])) || (r > p && sends_from(e, dk, r, dlo, dhi)))
+            (r > p && slot_reads(&b->ph[r].soma[0])) || (r > p && sends_from(e, dk, r, dlo, dhi, -1)))
             return false;
-    if (!keeps(e, dk, p, dlo, dhi, q) || !keeps(e, sk, p, lo, hi, q))
+    if (!keeps(e, dk, p, dlo, dhi, q, commit) || !keeps(e, sk, p, lo, hi, q, commit))
         return false;
-    if (later) {
+    if (later && commit) {
         Taskir__Asm__StaticPrimList *from = emit_slot_list(e, dk, p);
         Taskir__Asm__StaticPrimList *to = emit_slot_list(e, dk, q);
         if (!from || !to || to->soma2)
@@ -150,26 +174,55 @@ static Status spill(Emit *e, uint32_t k, int32_t p, const int64_t *base)
     for (size_t i = 0; i < ph->n_sends; i++)
         single |= ph->sends[i].single;
     int64_t per = single ? 1 : 2, wb = single ? 4 : 1; /* units a packet, a word */
-    qsort(ph->sends, ph->n_sends, sizeof *ph->sends, src_cmp);
-    size_t kept = 0;
-    int64_t heads = 0, end = 0; /* headers so far; the unit after the last run kept */
+    SpillRun *runs = malloc(ph->n_sends * sizeof *runs);
+    if (!runs)
+        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     for (size_t i = 0; i < ph->n_sends; i++) {
-        ESend s = ph->sends[i];
+        int64_t scale = single && !ph->sends[i].single ? 4 : 1; /* a word run sent as bytes */
+        const ESend *r = &ph->sends[i];
+        runs[i] = (SpillRun){*r, r->src * scale, (r->src + r->words) * scale,
+                             r->dst_addr * scale, false, false};
+    }
+    qsort(runs, ph->n_sends, sizeof *runs, run_cmp);
+    /* of the runs that overlap others, those that may not move go first */
+    bool over = false;
+    for (size_t i = 1, far = 0; i < ph->n_sends; i++) { /* far: the run reaching furthest */
+        if (runs[far].end > runs[i].src) {
+            for (size_t j = 0; j < 2; j++) {
+                SpillRun *r = &runs[j ? far : i];
+                r->fixed = r->checked ? r->fixed : !movable(e, k, p, &r->s, false);
+                r->checked = true;
+            }
+            over = true;
+        }
+        if (runs[i].end > runs[far].end)
+            far = i;
+    }
+    if (over)
+        qsort(runs, ph->n_sends, sizeof *runs, run_cmp);
+    size_t kept = 0, n = ph->n_sends;
+    int64_t heads = 0, end = 0; /* headers so far; the unit after the last run kept */
+    for (size_t i = 0; i < n; i++) {
+        ESend s = runs[i].s;
         int64_t scale = single && !s.single ? 4 : 1; /* a word run sent as bytes */
-        int64_t src = s.src * scale, gap = kept ? src - end : src % wb;
+        int64_t src = runs[i].src, gap = kept ? src - end : src % wb;
         /* the run's header, and the disabled ones skipping the gap before it */
         int64_t need = 1 + (gap / per + LANES_HEAD_PACKETS - 1) / LANES_HEAD_PACKETS;
         bool near = (s.dst_addr * scale - base[s.dst_core] * wb) / per < LANES_HEAD_PACKETS;
-        if ((heads + need <= LANES_HEADS && near) || !movable(e, k, p, &s)) {
+        /* a run overlapping the one kept before it (a value sent to several places) waits
+         * too: the router sends its area's words once, in order */
+        if ((gap >= 0 && heads + need <= LANES_HEADS && near) || !movable(e, k, p, &s, true)) {
             ph->sends[kept++] = s;
             heads += need;
-            end = src + s.words * scale;
+            end = src + s.words * scale > end ? src + s.words * scale : end;
             continue;
         }
         EPhase *nq = &e->cores[k].ph[p + 1];
         ESend *ns = emit_grow(e, nq->sends, &nq->cap_sends, nq->n_sends, sizeof *nq->sends);
-        if (!ns)
+        if (!ns) {
+            free(runs);
             return ST_RUNTIME;
+        }
         nq->sends = ns;
         nq->sends[nq->n_sends++] = s;
         e->cores[s.dst_core].ph[p].recv_marks--;
@@ -177,6 +230,7 @@ static Status spill(Emit *e, uint32_t k, int32_t p, const int64_t *base)
         e->cores[s.dst_core].ph[p + 1].recv_block = s.block;
     }
     ph->n_sends = kept;
+    free(runs);
     return ST_OK;
 }
 

@@ -12,7 +12,10 @@
  * last pixels), the first choice that makes every phase's pixels adjacent, else the first
  * that makes them two runs at most: a P26 splits such a part into its two places. The
  * spread copies of a core share the move of a phase: two copies' runs in one phase land
- * back to back, and the P26 splits them into the two copies.
+ * back to back, and the P26 splits them into the two copies. A copy received whole in one
+ * phase, which a P06 of its own would move out of the receive area in Soma2 of that phase
+ * (emit_plan.c), joins the part of a spread copy that takes that slot as its second run
+ * (joins_part): the P26 moves both.
  *
  * A copy over the receive area is planned so too when each transfer into it arrives in one
  * phase, or when writers on its own core write their rows of it straight: its received rows
@@ -399,55 +402,108 @@ static Status plan_parts(Emit *e, ECopy *cp, ESeg *segs, size_t n)
     return ST_OK;
 }
 
+/* Cuts spread copy cp's transfers into parts and plans them (cut_edges, plan_parts); segs
+ * (room for *cap) is scratch space. */
+static Status plan_spread(Emit *e, ECopy *cp, ESeg **segs, size_t *cap)
+{
+    Status st = ST_OK;
+    const ECore *c = &e->cores[cp->core];
+    size_t n = 0;
+    int64_t *words = calloc((size_t)c->n_phases, sizeof *words);
+    const MapDict *most = NULL; /* room for the phases of the longest dict */
+    const BlockUses *bu = &e->uses.blocks[cp->block];
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        const MapDict *d = emit_edge_dict(e, e->g->edges[bu->in_edges[j]]->id);
+        if (d && (!most || d->n_coords > most->n_coords))
+            most = d;
+    }
+    int32_t *ph = malloc(((most ? most->n_coords : 0) + 1) * sizeof *ph);
+    if (!words || !ph)
+        st = diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    ERows *er = malloc((bu->n_in_edges ? bu->n_in_edges : 1) * sizeof *er);
+    size_t ne = 0;
+    if (st == ST_OK && !er)
+        st = diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    if (st == ST_OK)
+        st = cut_edges(e, cp, segs, &n, cap, words, ph, er, &ne);
+    /* the edges' pixels forwards or mirrored, the first way that makes every phase's pixels
+     * adjacent (a P06 moves them), else the first that makes them two runs at most (a P26
+     * splits them) */
+    ESeg *placed = st == ST_OK ? malloc((n ? n : 1) * sizeof *placed) : NULL;
+    if (st == ST_OK && !placed)
+        st = diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    uint32_t mask = 0, masks = ne < 12 ? 1u << ne : 1u;
+    for (int runs = 1; st == ST_OK && runs <= 2; runs++) {
+        for (mask = 0; mask < masks && place_segs(*segs, placed, n, er, mask) > runs;)
+            mask++;
+        if (mask < masks)
+            break;
+    }
+    if (st == ST_OK && mask == masks) /* none: as cut, refused by plan_parts */
+        place_segs(*segs, placed, n, er, 0);
+    if (st == ST_OK)
+        st = plan_parts(e, cp, placed, n);
+    free(placed);
+    free(er);
+    free(words);
+    free(ph);
+    return st;
+}
+
+/* Whether movable copy cp (received whole in one phase, moved out of the receive area in
+ * Soma2 of it: plan_moves) may join the part a spread copy lands in that phase, as its second
+ * run: every transfer into it from another core, whole rows of it (emit_slice_kind) in
+ * 8-byte packets (no values moved between lanes), in that phase only, its pixels whole
+ * 16-byte rows, and no relay sending it on from its core. */
+static bool joins_part(const Emit *e, const ECopy *cp)
+{
+    const BlockUses *bu = &e->uses.blocks[cp->block];
+    if (cp->land_first != cp->move_phase || emit_feat_pixel_words(&cp->feat) % ROW_WORDS)
+        return false;
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        const Edge *ed = e->g->edges[bu->in_edges[j]];
+        long w = graph_block_pos(e->g, ed->src);
+        EBox dbox;
+        if (w < 0 || e->core_of[w] == cp->core || emit_slice_kind(e, cp, ed) != 0 ||
+            !emit_iface_box(e, cp->block, true, ed->id, &dbox) ||
+            emit_moves_lanes(e, ed, (uint32_t)w, &dbox))
+            return false; /* (1-byte packets go whole into one copy: emit_lanes.c) */
+        const MapDict *dict = emit_edge_dict(e, ed->id);
+        for (uint32_t c = 0; dict && c + 1 < dict->n_coords; c++) {
+            const MapCoord *cs = &dict->coords[c], *cr = &dict->coords[c + 1];
+            if (cs->pi_index != MAP_PI_ROUTER_SEND || cr->pi_index != MAP_PI_ROUTER_RECIEVE)
+                continue;
+            if (emit_same_place(&e->cores[cp->core], cs) ||
+                (emit_same_place(&e->cores[cp->core], cr) && cr->phase != cp->move_phase))
+                return false; /* relayed on, or landing in another phase too */
+        }
+    }
+    return true;
+}
+
 Status emit_spreads(Emit *e)
 {
     Status st = ST_OK;
     ESeg *segs = NULL;
     size_t cap = 0;
+    for (uint32_t i = 0; i < e->n_copies && st == ST_OK; i++)
+        if (e->copies[i].spread)
+            st = plan_spread(e, &e->copies[i], &segs, &cap);
+    /* a whole copy that would move out of the receive area in Soma2 of a phase whose part
+     * takes that slot lands beside the part instead, as its second run: the part's P26 moves
+     * both (the mapper counts it there, moved out in its arrival phase) */
     for (uint32_t i = 0; i < e->n_copies && st == ST_OK; i++) {
         ECopy *cp = &e->copies[i];
-        if (!cp->spread)
+        const EPart *pt = cp->movable && !cp->spread && cp->land == EMIT_NONE &&
+                                  emit_slot_use(e, cp->core, cp->move_phase,
+                                                MAP_PI_SOMA2).kind == SLOT_PART
+                              ? part_on(e, cp->core, cp->move_phase) : NULL;
+        if (!pt || pt->nq[1] > 0 || !joins_part(e, cp))
             continue;
-        const ECore *c = &e->cores[cp->core];
-        size_t n = 0;
-        int64_t *words = calloc((size_t)c->n_phases, sizeof *words);
-        const MapDict *most = NULL; /* room for the phases of the longest dict */
-        const BlockUses *bu = &e->uses.blocks[cp->block];
-        for (uint32_t j = 0; j < bu->n_in_edges; j++) {
-            const MapDict *d = emit_edge_dict(e, e->g->edges[bu->in_edges[j]]->id);
-            if (d && (!most || d->n_coords > most->n_coords))
-                most = d;
-        }
-        int32_t *ph = malloc(((most ? most->n_coords : 0) + 1) * sizeof *ph);
-        if (!words || !ph)
-            st = diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
-        ERows *er = malloc((bu->n_in_edges ? bu->n_in_edges : 1) * sizeof *er);
-        size_t ne = 0;
-        if (st == ST_OK && !er)
-            st = diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
-        if (st == ST_OK)
-            st = cut_edges(e, cp, &segs, &n, &cap, words, ph, er, &ne);
-        /* the edges' pixels forwards or mirrored, the first way that makes every phase's
-         * pixels adjacent (a P06 moves them), else the first that makes them two runs at
-         * most (a P26 splits them) */
-        ESeg *placed = st == ST_OK ? malloc((n ? n : 1) * sizeof *placed) : NULL;
-        if (st == ST_OK && !placed)
-            st = diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
-        uint32_t mask = 0, masks = ne < 12 ? 1u << ne : 1u;
-        for (int runs = 1; st == ST_OK && runs <= 2; runs++) {
-            for (mask = 0; mask < masks && place_segs(segs, placed, n, er, mask) > runs;)
-                mask++;
-            if (mask < masks)
-                break;
-        }
-        if (st == ST_OK && mask == masks) /* none: as cut, refused by plan_parts */
-            place_segs(segs, placed, n, er, 0);
-        if (st == ST_OK)
-            st = plan_parts(e, cp, placed, n);
-        free(placed);
-        free(er);
-        free(words);
-        free(ph);
+        cp->spread = true;
+        cp->movable = false;
+        e->cores[cp->core].reqs[cp->req].kind = ALLOC_DATA;
+        st = plan_spread(e, cp, &segs, &cap);
     }
     free(segs);
     return st;

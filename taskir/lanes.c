@@ -181,10 +181,13 @@ typedef struct LanesMove {
                               and the byte after its last in the sender */
 } LanesMove;
 
+/* LanesMove.dst of a run into another storage block (its own receiver and base). */
+#define LANES_ELSEWHERE INT64_MIN
+
 static int move_cmp(const void *a, const void *b)
 {
-    const LanesMove *x = a, *y = b;
-    return x->src < y->src ? -1 : x->src > y->src;
+    const LanesMove *x = a, *y = b; /* one source, several places: in the order they land */
+    return x->src != y->src ? (x->src < y->src ? -1 : 1) : (x->dst > y->dst) - (x->dst < y->dst);
 }
 
 /* Bytes a pixel of n channels of precision p takes at pitch unit `unit` (0: none). */
@@ -197,19 +200,23 @@ static int64_t pixel_bytes(PrecisionId p, int64_t n, int unit)
 /* The phases headers h[0..n) (in the order of the sender's memory) take as the code
  * generator spreads them (backend/emit_route_spill.c): each phase, from the first byte they
  * land in then (the receive base), the headers that land within 4 KiB of it and that the
- * table holds with the disabled ones skipping the gaps between them; the others wait for the
+ * table holds with the disabled ones skipping the gaps between them, none overlapping the one
+ * kept before it (a value sent to several places goes once a phase); the others wait for the
  * next phase (at most 1024 counted). */
 static int64_t spill_phases(LanesMove *h, int64_t n)
 {
     int64_t phases = 0;
     while (n > 0 && phases < 1024) {
-        int64_t base = h[0].dst, heads = 0, end = 0, left = 0;
-        for (int64_t i = 1; i < n; i++)
-            base = h[i].dst < base ? h[i].dst : base;
+        int64_t base = INT64_MAX, heads = 0, end = 0, left = 0;
+        for (int64_t i = 0; i < n; i++)
+            base = h[i].dst < base && h[i].dst != LANES_ELSEWHERE ? h[i].dst : base;
         for (int64_t i = 0; i < n; i++) {
             int64_t gap = heads ? h[i].src - end : h[i].src % 4;
             int64_t need = 1 + (gap + LANES_HEAD_PACKETS - 1) / LANES_HEAD_PACKETS;
-            if (h[i].dst - base < LANES_HEAD_PACKETS && heads + need <= LANES_HEADS) {
+            /* a header overlapping the one kept before it (a value in several places) waits:
+             * the router sends its area's bytes once a phase */
+            bool near = h[i].dst == LANES_ELSEWHERE || h[i].dst - base < LANES_HEAD_PACKETS;
+            if (gap >= 0 && near && heads + need <= LANES_HEADS) {
                 heads += need;
                 end = h[i].end;
             } else {
@@ -223,11 +230,11 @@ static int64_t spill_phases(LanesMove *h, int64_t n)
 }
 
 /* Appends the headers of byte-moved edge ed (lanes_bytes) to h (n of *cap used, grown),
- * their sources shifted to start at *at, which moves past them: a run a value of a lanes
- * move, a run a pixel of channels off the 8-byte units. false when they cannot be counted
- * (or out of memory). */
+ * their sources shifted by base (where the writer's map starts); *at moves past them: a run
+ * a value of a lanes move, a run a pixel of channels off the 8-byte units. false when they
+ * cannot be counted (or out of memory). */
 static bool edge_heads(const Graph *g, const GraphUses *u, const Edge *ed, LanesMove **h,
-                       int64_t *n, int64_t *cap, int64_t *at)
+                       int64_t *n, int64_t *cap, int64_t base, int64_t *at)
 {
     long w = graph_block_pos(g, ed->src), s = graph_block_pos(g, ed->dst);
     EdgeEnds ends;
@@ -295,7 +302,7 @@ static bool edge_heads(const Graph *g, const GraphUses *u, const Edge *ed, Lanes
         return ok;
     /* its headers, in the order of the writer's memory: where each starts and lands */
     qsort(mv, (size_t)m, sizeof *mv, move_cmp);
-    int64_t heads = 0, shift = *at - mv[0].src / 16 * 16;
+    int64_t heads = 0, shift = base;
     int64_t len = mv[0].end - mv[0].src; /* a move's bytes */
     LanesHead hd = {mv[0].src, len, mv[0].dst, len, len};
     for (int64_t i = 1; i <= m; i++) {
@@ -307,8 +314,44 @@ static bool edge_heads(const Graph *g, const GraphUses *u, const Edge *ed, Lanes
             hd = (LanesHead){mv[i].src, len, mv[i].dst, len, len};
         }
     }
+    int64_t last = 0; /* the byte after the last sent (headers may overlap) */
+    for (int64_t i = 0; i < heads; i++)
+        last = mv[i].end > last ? mv[i].end : last;
     *n += heads;
-    *at = (mv[heads - 1].end + 15) / 16 * 16;
+    *at = (last + 15) / 16 * 16 > *at ? (last + 15) / 16 * 16 : *at;
+    return true;
+}
+
+/* Appends to h a run over writer w's whole map (at the pitch of storage s, from base) for
+ * each of its edges into other storage blocks than s: its router sends them from the one
+ * buffer it writes, and in the same phase as the byte moves (backend/emit_route.c, a
+ * gather on its core, or a transfer in the writer's phase), so each overlaps them. *at
+ * moves past the map. false when out of memory or not counted. */
+static bool other_runs(const Graph *g, const GraphUses *u, uint32_t w, uint32_t s,
+                       LanesMove **h, int64_t *n, int64_t *cap, int64_t base, int64_t *at)
+{
+    int64_t wn[3];
+    PrecisionId prec = blk_prec(g->blocks[s]);
+    int64_t px = pixel_bytes(prec, yxc(g->blocks[w], false, wn) ? wn[2] : 0,
+                             layout_storage_unit(g, u, s));
+    const BlockUses *wu = &u->blocks[w];
+    for (uint32_t j = 0; j < wu->n_out_edges; j++) {
+        long t = graph_block_pos(g, g->edges[wu->out_edges[j]]->dst);
+        if (t < 0 || (uint32_t)t == s || bt_info(g->blocks[t]->type)->kind != BK_STORAGE)
+            continue;
+        if (!px || wn[0] * wn[1] > RA_MAX_ELEMS)
+            return false;
+        if (*n + 1 > *cap) {
+            LanesMove *grown = realloc(*h, (size_t)(*n + 1) * 2 * sizeof **h);
+            if (!grown)
+                return false;
+            *h = grown;
+            *cap = (*n + 1) * 2;
+        }
+        int64_t end = base + wn[0] * wn[1] * px;
+        (*h)[(*n)++] = (LanesMove){base, LANES_ELSEWHERE, end};
+        *at = (end + 15) / 16 * 16 > *at ? (end + 15) / 16 * 16 : *at;
+    }
     return true;
 }
 
@@ -318,16 +361,40 @@ int32_t lanes_phases(const Graph *g, const GraphUses *u, const Edge *ed)
     if (s < 0)
         return 1;
     /* every byte-moved edge into the storage, as if one core sent them one after another
-     * (an upper bound for the sends of each core) */
+     * (an upper bound for the sends of each core): each writer's map after the one before,
+     * the edges of one writer from its one map (their values overlap when they take the
+     * same ones: rcol's two upsamplings of one map into one concatenation) */
     const BlockUses *bu = &u->blocks[s];
     LanesMove *h = NULL;
     int64_t n = 0, cap = 0, at = 0;
-    bool ok = true;
+    size_t ne = bu->n_in_edges ? bu->n_in_edges : 1;
+    long *writer = malloc(ne * sizeof *writer);
+    int64_t *base = malloc(ne * sizeof *base);
+    bool *bytes = malloc(ne * sizeof *bytes);
+    bool ok = writer && base && bytes;
     for (uint32_t j = 0; j < bu->n_in_edges && ok; j++) {
         const Edge *in = g->edges[bu->in_edges[j]];
-        ok = !lanes_bytes(g, u, in) || edge_heads(g, u, in, &h, &n, &cap, &at);
+        writer[j] = graph_block_pos(g, in->src);
+        base[j] = at;
+        bytes[j] = lanes_bytes(g, u, in);
+        bool seen = false;
+        for (uint32_t i = 0; i < j; i++)
+            if (writer[i] == writer[j] && bytes[i]) {
+                base[j] = base[i];
+                seen = true;
+            }
+        if (!bytes[j])
+            continue;
+        ok = edge_heads(g, u, in, &h, &n, &cap, base[j], &at) &&
+             (seen || writer[j] < 0 ||
+              other_runs(g, u, (uint32_t)writer[j], (uint32_t)s, &h, &n, &cap, base[j], &at));
     }
+    if (ok && n) /* in the order of the sender's memory */
+        qsort(h, (size_t)n, sizeof *h, move_cmp);
     int64_t phases = ok && n ? spill_phases(h, n) : 1;
+    free(writer);
+    free(base);
+    free(bytes);
     free(h);
     return phases < 1 ? 1 : phases > INT32_MAX ? INT32_MAX : (int32_t)phases;
 }

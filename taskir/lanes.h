@@ -66,7 +66,9 @@ enum { LANES_HEADS = 128, LANES_HEAD_PACKETS = 4096 };
  * order of the writer's memory, joined into headers as lanes_head_join does; a phase sends those whose
  * first byte lands within 4 KiB of the first byte landing in it (a header's 12-bit
  * destination_addr from the raised receive base) while LANES_HEADS hold them and the
- * disabled headers skipping the gaps between them, the others wait for the next. 1 when one
+ * disabled headers skipping the gaps between them and none overlapping the one kept before it
+ * (the router sends its area's bytes once a phase: a value that lands in several places goes
+ * to one of them a phase), the others wait for the next. 1 when one
  * phase holds them or when they cannot be counted (the code generator refuses what does not
  * fit). The mapper schedules the copy's readers after the router of the last of them
  * (mapper/schedule.c). */

@@ -100,11 +100,17 @@ void tir_parallel_items(uint32_t threads, int64_t n, TirRangeFn fn, void *ctx)
  * let a waiter see the change without them).
  *
  * Each part is cut into up to GRAINS grains. A thread runs its own part's grains from the
- * front; when none is left it takes the others' from their back, so that a thread slowed by
- * the host (a virtual processor whose caches lie on another chiplet, a late wake-up) leaves
- * the rest of its part to the others instead of making them wait, while each thread still
- * runs the front of its own part (the rows whose inputs it wrote in the kernel before). A
- * part's grains left are one atomic word, front and back, taken by compare-and-swap. */
+ * front; when none is left it takes the others' from their back, so that a thread the host
+ * stopped (a late wake-up, a processor given to other work) leaves the rest of its part to
+ * the others instead of making them wait, while each thread still runs the front of its own
+ * part (the rows whose inputs it wrote in the kernel before). It takes them at once from a
+ * part its owner has not started; from a part being run, only once it has waited as long as
+ * its own part took it (the owner at half its speed or less). A thread that is only somewhat
+ * slower, as when the host puts the two processors on different chiplets and each reads at
+ * a different speed, keeps its part: every grain taken from it would put rows its thread
+ * writes into the other thread's cache, which the next kernel then reads across the chip
+ * (resnet50's step on two threads in that placement: 20 ms stealing at once, 17 ms waiting).
+ * A part's grains left are one atomic word, front and back, taken by compare-and-swap. */
 
 enum { SPIN_NS = 100 * 1000, GRAINS = 8 };
 
@@ -166,19 +172,6 @@ static void run_grain(TirPool *p, uint32_t i, uint32_t g)
     p->fn(p->ctx, a, b);
 }
 
-/* Thread idx's share of the current call: its own part's grains, then the others'. */
-static void run_share(TirPool *p, uint32_t idx)
-{
-    uint32_t g;
-    while (take_grain(p, idx, true, &g))
-        run_grain(p, idx, g);
-    for (uint32_t k = 1; k < p->nt; k++) {
-        uint32_t i = (idx + k) % p->nt;
-        while (take_grain(p, i, false, &g))
-            run_grain(p, i, g);
-    }
-}
-
 static int64_t now_ns(void)
 {
     struct timespec t;
@@ -208,6 +201,33 @@ static bool spin_until(bool (*gone)(TirPool *, uint64_t), TirPool *p, uint64_t a
             else if (t >= until)
                 return false;
         }
+    }
+}
+
+/* Thread idx's share of the current call: its own part's grains, then the others' (the
+ * rule above): it returns when no part has a grain left. */
+static void run_share(TirPool *p, uint32_t idx)
+{
+    uint32_t g;
+    int64_t t0 = now_ns();
+    while (take_grain(p, idx, true, &g))
+        run_grain(p, idx, g);
+    int64_t t1 = now_ns(), own = t1 - t0;
+    for (;;) {
+        bool left = false;
+        for (uint32_t k = 1; k < p->nt; k++) {
+            uint32_t i = (idx + k) % p->nt, front, back;
+            grains_of(atomic_load_explicit(&p->left[i], memory_order_acquire), &front, &back);
+            if (front >= back)
+                continue;
+            left = true;
+            /* a grain of a part not started, or of one its owner is slow at */
+            if ((front == 0 || now_ns() - t1 >= own) && take_grain(p, i, false, &g))
+                run_grain(p, i, g);
+        }
+        if (!left)
+            return;
+        cpu_relax();
     }
 }
 

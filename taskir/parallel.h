@@ -39,8 +39,9 @@ void tir_pool_destroy(TirPool *p); /* accepts NULL */
 /* tir_parallel on the pool's threads and this one: [0, n) in the parts tir_parallel cuts,
  * part 0 in this thread, each part run as calls fn(ctx, lo, hi) on up to 8 pieces of it in
  * order; a thread that finished its part runs the pieces another has not started yet, from
- * that part's end (so a slow thread holds the others up less). Returns when every piece is
- * done. */
+ * that part's end: at once when that thread has not begun its part, else once it has waited
+ * as long as its own part took (so a stopped thread holds the others up less, and one only
+ * somewhat slower keeps its rows). Returns when every piece is done. */
 void tir_pool_run(TirPool *p, int64_t n, TirRangeFn fn, void *ctx);
 /* The threads tir_pool_run shares a large n among: the workers and the caller (1 for NULL). */
 uint32_t tir_pool_threads(const TirPool *p);

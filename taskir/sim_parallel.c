@@ -4,11 +4,11 @@
 #include "taskir/parallel.h"
 #include "sim_internal.h"
 
-/* Below about a million operations starting threads costs more than it saves; waking the
- * pool's, below some 64 k. */
+/* Below about a million operations starting threads costs more than it saves; the pool's,
+ * below SIM_POOL_MIN_WORK (sim_parallel.h). */
 static bool small(const SimRun *run, int64_t work)
 {
-    return work < (run->pool ? (int64_t)1 << 16 : (int64_t)1 << 20);
+    return work < (run->pool ? SIM_POOL_MIN_WORK : SIM_THREADS_MIN_WORK);
 }
 
 uint32_t sim_parallel_threads(const SimRun *run, int64_t work)

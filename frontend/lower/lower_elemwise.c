@@ -20,7 +20,8 @@
  *   tables filled by the interpreter's own operator function (so they agree by
  *   construction), two operands combined into one index a * 2^pb + b;
  *   a division too wide for that index: trunc(a / b) = sa * sb * (|a| / |b|), one table over
- *   |a| * 2^(pb-1) + |b| and the signs multiplied back (CVVH).
+ *   |a| * 2^(pb-1) + |b| - 2^(pa+pb-3) (centred: P07 reads its index signed) and the signs
+ *   multiplied back (CVVH).
  */
 #include "frontend/lower/lower_internal.h"
 
@@ -1028,6 +1029,13 @@ static int32_t g_abs_shl(int32_t x, int s)      /* |x| * 2^s (|x| < 2^16, s <= 1
     return (int32_t)((x < 0 ? -(int64_t)x : x) << s);
 }
 
+/* |x| * 2^s - 2^(dw-1) for arg = s + 32 * dw (|x| < 2^16, s <= 16, dw <= 16): the high part
+ * of a centred table index (div_signmag). */
+static int32_t g_abs_shl_centred(int32_t x, int arg)
+{
+    return g_abs_shl(x, arg % 32) - ((int32_t)1 << (arg / 32 - 1));
+}
+
 static int32_t g_sign(int32_t x, int s)         /* -1 for x < 0, else 1 */
 {
     (void)s;
@@ -1072,11 +1080,17 @@ static Status sign_pick(Lw *L, const Opnd *u, const Opnd *sgn, const Lay *lay, i
  * of 2^16, signmag_smaller) but |a| and |b| together fit 16 bits:
  * trunc(a / b) = sa * sb * trunc(|a| / |b|), with sx = -1 for x < 0, else 1 (for a = 0 or
  * b = 0 the quotient is 0 whatever the signs). With qa = pa - 1, qb = pb - 1 (|a| < 2^qa,
- * |b| < 2^qb) the index |a| * 2^qb + |b| lies in [0, 2^(qa+qb)) and determines (|a|, |b|),
- * so one CLUT with LUT_DW = qa + qb <= 16 gives u = trunc(|a| / |b|) (the table filled by the
- * operator's own function on those pairs). |a| * 2^qb and |b| are CLUTs over a and b (CVS
- * and nothing for a value known to be >= 0), the index a CADD, the signs CLUTs multiplied in
- * by CVVH. Every intermediate is exact: the index < 2^16, |u| <= |a|. */
+ * |b| < 2^qb) the position k = |a| * 2^qb + |b| lies in [0, 2^dw), dw = qa + qb <= 16, and
+ * determines (|a|, |b|), so one CLUT with LUT_DW = dw gives u = trunc(|a| / |b|) (the table
+ * filled by the operator's own function on those pairs). Its index is centred, k - 2^(dw-1)
+ * in [-2^(dw-1), 2^(dw-1)), a signed dw-bit number like every other table's: P07 saturates
+ * an index to -N/2 .. N/2 - 1 and reads a table of N = 2^dw entries as it is (CHIP.md; dw
+ * 12 and 16), so k itself would read entry N/2 - 1 for every k past it (map.exact.clip).
+ * Index i reads entry i, or 2^dw + i below 0, so the table is rotated by 2^(dw-1): entry j
+ * holds pair j XOR 2^(dw-1)'s quotient. |a| * 2^qb - 2^(dw-1) is a CLUT over a (CVS with
+ * that bias for a value known to be >= 0), |b| a CLUT over b (nothing for b >= 0), the index
+ * a CADD, the signs CLUTs multiplied in by CVVH. Every intermediate is exact: |index| <=
+ * 2^15, |u| <= |a|. */
 static Status div_signmag(Lw *L, Opnd *o, const Lay *lay, LVal *out)
 {
     int32_t vprec = L->cur->out_prec[0];
@@ -1093,12 +1107,13 @@ static Status div_signmag(Lw *L, Opnd *o, const Lay *lay, LVal *out)
     memset(&ix, 0, sizeof ix);
     memset(&lo, 0, sizeof lo);
     Status st;
-    /* |a| * 2^qb: CVS for a >= 0, else a CLUT */
+    /* |a| * 2^qb - 2^(dw-1): CVS for a >= 0, else a CLUT */
+    int32_t half = (int32_t)1 << (dw - 1);
     if (nn[0] && !o[0].cv) {
-        st = scale(L, &o[0], (int32_t)1 << qb, 0, lay, "hi", dw + 1, &t[0]);
+        st = scale(L, &o[0], (int32_t)1 << qb, -half, lay, "hi", dw + 1, &t[0]);
         hi = val_opnd(&t[0]);
     } else {
-        st = map_opnd(L, &o[0], g_abs_shl, qb, lay, "hi", dw + 1, &t[0], &hi);
+        st = map_opnd(L, &o[0], g_abs_shl_centred, qb + 32 * dw, lay, "hi", dw + 1, &t[0], &hi);
     }
     /* |b|: b itself for b >= 0 */
     if (st == ST_OK && nn[1] && !o[1].cv)
@@ -1108,15 +1123,17 @@ static Status div_signmag(Lw *L, Opnd *o, const Lay *lay, LVal *out)
     if (st == ST_OK)
         st = add2(L, &hi, &lo, lay, "index", dw + 1, &t[2]);
     ix = val_opnd(&t[2]);
-    /* the quotient table: entry k = (k >> qb) / (k mod 2^qb) by the operator's function */
+    /* the quotient table: entry j = (k >> qb) / (k mod 2^qb) by the operator's function, for
+     * the position k = j XOR 2^(dw-1) that the centred index j (or j - 2^dw) stands for */
     int64_t n = (int64_t)1 << dw;
     OgShape ts = {1, {n}};
     OgTensor ta = {0}, tb = {0}, res = {0};
     if (st == ST_OK && (!og_tensor_alloc(&ta, &ts) || !og_tensor_alloc(&tb, &ts)))
         st = lw_oom(L);
-    for (int64_t k = 0; st == ST_OK && k < n; k++) {
-        ta.data[k] = (int32_t)(k >> qb);
-        tb.data[k] = (int32_t)(k & (((int64_t)1 << qb) - 1));
+    for (int64_t j = 0; st == ST_OK && j < n; j++) {
+        int64_t k = j ^ half;
+        ta.data[j] = (int32_t)(k >> qb);
+        tb.data[j] = (int32_t)(k & (((int64_t)1 << qb) - 1));
     }
     if (st == ST_OK) {
         const OgTensor *ins[2] = {&ta, &tb};

@@ -10,7 +10,8 @@
 # two phases; a 20 -> 40 vector-matrix product P04; a result multicast to two cores, relayed
 # by the first a phase later, from its copy of the block or of another block of the same
 # values, or sent to both in one phase, or relayed in the phase the relay receives: a
-# relaying chain, on one chip or across the edges of three; a 16 KiB result whose transfer
+# relaying chain, on one chip or across the edges of three, or two sources' chains through the
+# same two cores; a 16 KiB result whose transfer
 # the Mapping spreads over two phases, each phase's rows moved out of the receive area, and
 # a 25 KiB one over three, a phase's part ending inside a row, and rows arriving by three
 # edges, a phase's pixels in two runs apart that a P26 splits, or parts of two storage
@@ -81,22 +82,34 @@ npy "$tmp/spread_edges.npy" 14 16 16 64
 npy "$tmp/spread_slices.npy" 16 16 16 128
 npy "$tmp/pieces.npy" 15 16 16 64
 npy "$tmp/relay_parts.npy" 17 13 16 64
+cp "$tmp/relay_parts.npy" "$tmp/relay_parts_now.npy"
+npy "$tmp/chmerge.npy" 18 8 8 256
+npy "$tmp/chain_two.x.npy" 19 4 4 16
+npy "$tmp/chain_two.z.npy" 20 4 4 16
 fail=0
+# FIXTURE:INPUT, or FIXTURE:IN1,IN2 for two inputs (files FIXTURE.IN1.npy, FIXTURE.IN2.npy)
 for case in conv:data conv_banks:data transfer:x transfer_late:x transfer_twice:x slice:x demo:image mix:x \
     fc:v cax:x relay:x relay_sibling:x chain:x chips:x relay_now:x spread:x spread3:x \
-    spread_runs:x spread_two:x spread_local:x spread_edges:x spread_slices:x pieces:x relay_parts:x; do
+    spread_runs:x spread_two:x spread_local:x spread_edges:x spread_slices:x pieces:x relay_parts:x \
+    relay_parts_now:x chmerge:x chain_two:x,z; do
   m=${case%%:*} name=${case#*:}
+  set --
+  for in in $(echo "$name" | tr ',' ' '); do
+    f=$tmp/$m.npy
+    [ "$in" = "$name" ] || f=$tmp/$m.$in.npy
+    set -- "$@" --input "$in=$f"
+  done
   if ! "$emit" "$tmp/$m.map.pb" -o "$tmp/$m.prog"; then
     echo "FAIL $m: taskir-emit"; fail=1; continue
   fi
-  "$run" "$tmp/$m.map.pb" --input "$name=$tmp/$m.npy" -o "$tmp/$m.graph" || { echo "FAIL $m: taskir-run MAP"; fail=1; continue; }
-  "$run" "$tmp/$m.prog" --input "$name=$tmp/$m.npy" -o "$tmp/$m.programs" || { echo "FAIL $m: taskir-run DIR"; fail=1; continue; }
+  "$run" "$tmp/$m.map.pb" "$@" -o "$tmp/$m.graph" || { echo "FAIL $m: taskir-run MAP"; fail=1; continue; }
+  "$run" "$tmp/$m.prog" "$@" -o "$tmp/$m.programs" || { echo "FAIL $m: taskir-run DIR"; fail=1; continue; }
   if diff -r "$tmp/$m.graph" "$tmp/$m.programs" >/dev/null; then
     echo "ok   $m: the programs give the TaskGraph's outputs byte for byte"
   else
     echo "FAIL $m: the programs' output differs from the TaskGraph's"
-    "$run" "$tmp/$m.map.pb" --input "$name=$tmp/$m.npy" | head -5
-    "$run" "$tmp/$m.prog" --input "$name=$tmp/$m.npy" | head -5
+    "$run" "$tmp/$m.map.pb" "$@" | head -5
+    "$run" "$tmp/$m.prog" "$@" | head -5
     fail=1
   fi
 done

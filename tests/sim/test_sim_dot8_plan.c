@@ -4,9 +4,9 @@
  * by an INPUT block packed again at every step, leaving the int8 path at a step whose
  * weights are not int8 and taking it again at the next; constant weights packed already at
  * planning; two and three threads giving the same results as one; the int32 path's
- * weight scratch kept out of the region; the region's pages in place once planned; and the
- * work units
- * shared evenly by the threads (sim_dot8_chunks). Where the CPU has no VNNI the same cases
+ * weight scratch kept out of the region; the region's pages in place once planned; the
+ * work units shared evenly by the threads (sim_dot8_chunks); and the pool's threads
+ * splitting kernels as small as resnet50's 7 x 7 x 512 ones. Where the CPU has no VNNI the same cases
  * run the int32 path. */
 #define _DEFAULT_SOURCE /* mincore */
 #include <setjmp.h>
@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "../../taskir/sim_internal.h"
+#include "../../taskir/sim_parallel.h"
 #include "simtest.h"
 
 #define S(...) ((const int32_t[TIR_NDIMS]){__VA_ARGS__})
@@ -417,6 +418,25 @@ static void test_even_chunks(void **state)
                 }
 }
 
+/* With a pool, a kernel as small as 7 x 7 x 512 values is split over the threads (it would
+ * otherwise read on one thread the rows the other wrote); one of 4095 operations is not; on
+ * one thread nothing is. */
+static void test_pool_small_kernels(void **state)
+{
+    (void)state;
+    StRng r = {5u};
+    ConvRun cr;
+    conv_graph(&cr, &r, 0);
+    for (uint32_t threads = 1; threads <= 2; threads++) {
+        SimOptions o = {.threads = threads, .steps = 1};
+        SimRun *run = st_create(cr.g, &o);
+        assert_int_equal(sim_parallel_threads(run, 7 * 7 * 512), threads);
+        assert_int_equal(sim_parallel_threads(run, SIM_POOL_MIN_WORK - 1), 1);
+        sim_destroy(run);
+    }
+    conv_free(&cr);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -429,6 +449,7 @@ int main(void)
         cmocka_unit_test(test_weights_scratch_apart),
         cmocka_unit_test(test_region_in_place),
         cmocka_unit_test(test_even_chunks),
+        cmocka_unit_test(test_pool_small_kernels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

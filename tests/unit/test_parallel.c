@@ -1,7 +1,8 @@
 /* test_parallel.c: taskir/parallel.h. tir_pool_run covers [0, n) exactly once, each call
  * within one of the parts tir_parallel cuts, call after call (the workers take each generation
  * of work once), for thread counts that do and do not divide n, n smaller than the pool, and
- * no pool at all; a thread that finished its part takes what a slow one has left of its own;
+ * no pool at all; a thread that finished its part takes what a slow one has left of its own,
+ * but not from one that runs its part at more than half its own speed;
  * tir_parallel_items calls every item once, alone, whatever the thread count and however
  * long the items take; tir_parallel_touch leaves zeroed memory zero. */
 #include <pthread.h>
@@ -120,6 +121,65 @@ static void test_pool_steals(void **state)
     tir_pool_destroy(p);
 }
 
+/* Busy for ms milliseconds of the clock. */
+static void busy_ms(int64_t ms)
+{
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
+
+/* tir_pool_run on 2 threads over [0, 64): the caller's part [0, 32) takes 8 x 50 ms; the
+ * worker's first grain of [32, 64) waits until the caller has finished its part, then the
+ * rest takes a few milliseconds. The worker has started and is far from half the caller's
+ * speed, so the caller must not take its grains (it would at once if it took them as soon
+ * as it finished: the rows a thread runs stay with it, parallel.c). */
+typedef struct Steady {
+    pthread_t caller;
+    atomic_bool caller_done;    /* the caller ran its part's last index */
+    atomic_bool caller_took;    /* the caller ran an index of [32, 64) */
+    atomic_int hits[64];
+} Steady;
+
+static void steady_part(void *ctx, int64_t lo, int64_t hi)
+{
+    Steady *s = ctx;
+    bool caller = pthread_equal(pthread_self(), s->caller);
+    if (caller && hi > 32)
+        atomic_store(&s->caller_took, true);
+    if (lo < 32)
+        busy_ms(50);
+    else if (lo == 32)
+        while (!atomic_load(&s->caller_done))
+            ;
+    else
+        busy_ms(1);
+    for (int64_t i = lo; i < hi; i++)
+        atomic_fetch_add(&s->hits[i], 1);
+    if (hi == 32)
+        atomic_store(&s->caller_done, true);
+}
+
+static void test_pool_keeps_parts(void **state)
+{
+    (void)state;
+    TirPool *p = tir_pool_create(2);
+    assert_non_null(p);
+    for (int rep = 0; rep < 2; rep++) {
+        Steady *s = calloc(1, sizeof *s);
+        assert_non_null(s);
+        s->caller = pthread_self();
+        tir_pool_run(p, 64, steady_part, s);
+        assert_false(atomic_load(&s->caller_took));
+        for (int i = 0; i < 64; i++)
+            assert_int_equal(atomic_load(&s->hits[i]), 1);
+        free(s);
+    }
+    tir_pool_destroy(p);
+}
+
 /* An item: counted, called alone ([i, i + 1)), the early ones made slow (a busy loop), so that
  * the threads that finish first take more of the items. */
 typedef struct Calls {
@@ -177,6 +237,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pool_parts),
         cmocka_unit_test(test_pool_steals),
+        cmocka_unit_test(test_pool_keeps_parts),
         cmocka_unit_test(test_items),
         cmocka_unit_test(test_touch),
     };
