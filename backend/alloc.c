@@ -31,9 +31,14 @@ static int64_t align_up(int64_t a, int32_t al)
     return (a + al - 1) / al * al;
 }
 
+/* Whether two lifetimes meet: they share a phase, but the one phase where one ends with
+ * the Axon and the other begins with Soma1 (alloc.h). */
 static bool lives_overlap(const AllocReq *a, const AllocReq *b)
 {
-    return a->first <= b->last && b->first <= a->last;
+    if (a->first > b->last || b->first > a->last)
+        return false;
+    return !(a->last == b->first && a->last_axon && b->first_soma) &&
+           !(b->last == a->first && b->last_axon && a->first_soma);
 }
 
 /* A placed area (placed[0..n_placed), addresses addr[]) whose words and lifetime meet r's

@@ -17,6 +17,7 @@
 #ifndef TASKIR_BACKEND_ALLOC_H
 #define TASKIR_BACKEND_ALLOC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,13 +29,18 @@ typedef enum AllocKind {
     ALLOC_RECV = 2,
 } AllocKind;
 
-/* One area to place. */
+/* One area to place. A phase runs Axon, Soma1, Router and Soma2 one after the other (the
+ * code generator sets no row pipelining, CHIP.md §2): an area that ends with the Axon of
+ * its last phase (last_axon) and one that begins with Soma1 of its first (first_soma) may
+ * share words when that is the same phase. */
 typedef struct AllocReq {
     int64_t words;       /* size in 32-bit words (> 0) */
     int32_t align;       /* address alignment in words: a power of two, >= 1 */
     int32_t first, last; /* lifetime in phases, first <= last */
     AllocKind kind;
     int32_t tag;         /* the caller's name of the area (a block id), for messages */
+    bool last_axon;      /* nothing reads or writes it after the Axon of phase last */
+    bool first_soma;     /* nothing reads or writes it before Soma1 of phase first */
 } AllocReq;
 
 /* Places reqs[0..n) on one core; addr[i] receives the word address of reqs[i]. A plan that

@@ -82,7 +82,7 @@ uint32_t emit_request(Emit *e, uint32_t k, int64_t words, int32_t align, int32_t
     if (!nr)
         return EMIT_NONE;
     c->reqs = nr;
-    c->reqs[c->n_reqs] = (AllocReq){words, align, first, last, kind, tag};
+    c->reqs[c->n_reqs] = (AllocReq){words, align, first, last, kind, tag, false, false};
     return (uint32_t)c->n_reqs++;
 }
 
@@ -310,6 +310,7 @@ static void free_emit(Emit *e)
     free(e->states);
     free(e->narrows);
     free(e->merges);
+    free(e->chmerges);
     free(e->widens);
     free(e->stagings);
     graph_uses_finish(&e->uses);
@@ -378,6 +379,8 @@ Status emit_program_progress(const Mapping *m, const Chip *chip, ProgSet *out, D
     tir_progress(progress, "stage", ++stage, EMIT_STAGES);
     if (st == ST_OK)
         st = emit_merge_prims(&e);
+    if (st == ST_OK)
+        st = emit_chmerge_prims(&e);
     if (st == ST_OK)
         st = emit_widen_prims(&e);
     if (st == ST_OK)

@@ -236,9 +236,7 @@ bool emit_in_place(Emit *e, uint32_t k)
     return each_copy_on(e, k, in_place);
 }
 
-/* Whether a ROUTER_SEND of writer w's results leaves copy cp's core after phase p (a copy
- * its writer writes straight into is where its other edges are sent from, emit_plan.c). */
-static bool sends_after(const Emit *e, const ECopy *cp, uint32_t w, int32_t p)
+bool emit_sends_after(const Emit *e, const ECopy *cp, uint32_t w, int32_t p)
 {
     const BlockUses *bu = &e->uses.blocks[w];
     const ECore *c = &e->cores[cp->core];
@@ -287,7 +285,7 @@ static bool end_at_gather(Emit *e, uint32_t ci)
     const BlockUses *bu = &e->uses.blocks[cp->block];
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         long w = graph_block_pos(e->g, e->g->edges[bu->in_edges[j]]->src);
-        if (w < 0 || sends_after(e, cp, (uint32_t)w, g->phase))
+        if (w < 0 || emit_sends_after(e, cp, (uint32_t)w, g->phase))
             return false;
     }
     r->last = g->phase;

@@ -25,6 +25,8 @@
  *                 the slices merged into the data banks (P06 with ciso)
  *   emit_early.c  a received copy only a gather reads, gathered from the receive area as
  *                 soon as it lands
+ *   emit_chmerge.c a copy from channel slices arriving in several phases, over the receive
+ *                 area: each phase's slices joined into the data banks (P06 with ciso)
  */
 #ifndef TASKIR_BACKEND_EMIT_INTERNAL_H
 #define TASKIR_BACKEND_EMIT_INTERNAL_H
@@ -265,6 +267,30 @@ typedef struct EMerge {
     uint32_t band_land[MERGE_BANDS];
 } EMerge;
 
+/* A copy assembled on its core from channel slices of whole rows that each arrive whole in
+ * one phase, over the receive area (emit_chmerge.c): what lands in a phase (step) lands in a
+ * landing area of its own, and a P06 in Soma2 of that phase joins it to the channels of its
+ * band (the rows its slices share) so far, in the band's part of the copy's area, which
+ * grows in place from the band's end down to its start. */
+enum { CHM_BANDS = 8, CHM_STEPS = 32 };
+typedef struct EChStep {
+    int32_t phase;
+    int band;
+    int64_t c0, nc;                 /* the channels landing (storage coordinates) */
+    bool before;                    /* they join before the band's channels so far */
+    EmitFeat feat;                  /* the landing area: the band's pixels, these channels */
+    uint32_t land;                  /* its request */
+    int64_t a0, an;                 /* the band's channels after the step */
+    EmitFeat acc;                   /* the band's pixels, those channels */
+} EChStep;
+typedef struct EChMerge {
+    uint32_t copy;                  /* index in copies */
+    int nb;                         /* bands, top to bottom: rows y0 .. y0 + ny */
+    int64_t y0[CHM_BANDS], ny[CHM_BANDS];
+    int n;                          /* steps, by phase */
+    EChStep step[CHM_STEPS];
+} EChMerge;
+
 /* A static image of no storage block: the state words of a CLIF's neurons (emit_p08.c),
  * loaded before the run as a StaticBlock "s<block>.<chip x>.<chip y>.<core x>.<core y>". */
 typedef struct EState {
@@ -355,6 +381,8 @@ typedef struct Emit {
     size_t n_widens, cap_widens;
     EStage *stagings;               /* maps inputs write staged in int32 (emit_stage.c) */
     size_t n_stagings, cap_stagings;
+    EChMerge *chmerges;             /* copies merged from channel slices (emit_chmerge.c) */
+    size_t n_chmerges, cap_chmerges;
 } Emit;
 
 /* The EDup of CADD block pos, or NULL. */
@@ -550,6 +578,31 @@ void emit_p06_rows(Taskir__Asm__P06 *p, PrecisionId prec, int64_t c, int64_t row
  * in bands, one a phase (every send-receive pair of the edge carries its own);
  * emit_merge_prims: their P06s, after the memory plan. */
 Status emit_merges(Emit *e);
+/* emit_merge.c's tests, shared with emit_chmerge.c: whether an inserted P06 of another kind
+ * reads or writes copy ci; whether every compute block reading copy cp on its core runs
+ * after time t (emit_slot_when's unit); a P06 in Soma slot (p, slot) of cp's core joining
+ * rows rows of ci words from x1 and cc words from ciso side by side into rows of ci + cc
+ * words at o, INT_32 words as they are. */
+bool emit_moved_otherwise(const Emit *e, uint32_t ci);
+bool emit_read_after(const Emit *e, const ECopy *cp, int64_t t);
+Status emit_join_rows(Emit *e, const ECopy *cp, int32_t p, int32_t slot, int64_t rows,
+                      int64_t x1, int64_t ci, int64_t ciso, int64_t cc, int64_t o);
+/* The channel merges (emit_chmerge.c): planned after the column merges, before the moves
+ * out of the receive area; emit_chmerge_of: copy cp's, or NULL; emit_chmerge_land: when edge
+ * eid brings channels of chmerged copy cp, 1 and a stand-in copy of the landing area of
+ * phase (*slice: its band's rows, its step's channels and layout) and its word (*base); -1
+ * when nothing of it lands in that phase; 0 when cp is merged so from no slices;
+ * emit_chmerge_at: where the channels of box b (cp's storage coordinates, within one band)
+ * lie for a router of phase p (after the Soma2 of the phases before): *feat, *box (the
+ * area's pixels and channels), *base (its origin's word), *row (words a row); false when
+ * they are not all there; emit_chmerge_prims: their P06s, after the memory plan. */
+Status emit_chmerges(Emit *e);
+const EChMerge *emit_chmerge_of(const Emit *e, const ECopy *cp);
+int emit_chmerge_land(const Emit *e, const ECopy *cp, int32_t eid, int32_t phase,
+                      ECopy *slice, int64_t *base);
+bool emit_chmerge_at(const Emit *e, const ECopy *cp, const EBox *b, int32_t p,
+                     const EmitFeat **feat, EBox *box, int64_t *base, int64_t *row);
+Status emit_chmerge_prims(Emit *e);
 /* The widenings (emit_widen.c): planned after the merges, before the moves out of the
  * receive area (a free Soma slot after the view's writer and its narrowing, or emit.slot);
  * emit_widen_of: copy ci's, or NULL; emit_widen_prims: their P06s, after the memory plan. */
@@ -582,6 +635,10 @@ Status emit_early_gathers(Emit *e);
  * from it later), in the data banks (not received, not static) or in the receive area over
  * its whole life, has its area end with that P06 (emit_early.c); whether any did. */
 bool emit_gathered_ends(Emit *e, uint32_t k);
+/* Whether a ROUTER_SEND of writer w's results leaves copy cp's core after phase p (a copy
+ * its writer writes straight into is where its other edges are sent from, emit_plan.c;
+ * emit_early.c). */
+bool emit_sends_after(const Emit *e, const ECopy *cp, uint32_t w, int32_t p);
 /* Gathering in place (emit_early.c), on a core whose memory plan does not fit otherwise: a
  * copy only the P06 gathering it reads, in the layout of its part, lies in that part of the
  * gathered area (ECopy.req_off), and its P06 is dropped (EGather.phase -1); whether any

@@ -63,7 +63,7 @@ static int arrivals_on(Emit *e, int32_t eid, uint32_t k, int32_t *ph, int max, b
 
 /* Whether an inserted P06 of another kind reads or writes copy ci (its data would be in
  * place only after the merge, which those do not wait for). */
-static bool moved_otherwise(const Emit *e, uint32_t ci)
+bool emit_moved_otherwise(const Emit *e, uint32_t ci)
 {
     for (size_t i = 0; i < e->n_dups; i++)
         if (e->dups[i].copy == ci)
@@ -181,7 +181,7 @@ static bool free_slots(const Emit *e, uint32_t k, int32_t last, EMerge *m)
 
 /* Whether every compute block reading copy cp's block on its core runs after time t (an
  * OUTPUT reads it after its last phase). */
-static bool read_after(const Emit *e, const ECopy *cp, int64_t t)
+bool emit_read_after(const Emit *e, const ECopy *cp, int64_t t)
 {
     const BlockUses *bu = &e->uses.blocks[cp->block];
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
@@ -226,7 +226,7 @@ static Status plan_bands(Emit *e, uint32_t ci, EMerge *m, int64_t ready, bool *k
         left -= rows;
     }
     int32_t last = m->nb ? m->band_phase[m->nb - 1] : -1;
-    if (left > 0 || !m->nb || !read_after(e, cp, emit_slot_when(last, MAP_PI_SOMA2)))
+    if (left > 0 || !m->nb || !emit_read_after(e, cp, emit_slot_when(last, MAP_PI_SOMA2)))
         return ST_OK;
     int32_t tag = e->g->blocks[cp->block]->id, align = cp->feat.align < 2 ? 2 : cp->feat.align;
     for (int b = 0; b < m->nb; b++) {
@@ -264,12 +264,12 @@ static Status plan_merge(Emit *e, uint32_t ci, EMerge *m, bool *kept)
     ECore *c = &e->cores[cp->core];
     int64_t ready;
     *kept = false;
-    if (!slices(e, ci, m, &ready) || moved_otherwise(e, ci))
+    if (!slices(e, ci, m, &ready) || emit_moved_otherwise(e, ci))
         return ST_OK;
     if (m->spread >= 0)
         return plan_bands(e, ci, m, ready, kept);
     if (!free_slots(e, cp->core, cp->last, m) ||
-        !read_after(e, cp, emit_slot_when(m->phase[m->n - 2], m->slot[m->n - 2])))
+        !emit_read_after(e, cp, emit_slot_when(m->phase[m->n - 2], m->slot[m->n - 2])))
         return ST_OK;
     int32_t tag = e->g->blocks[cp->block]->id;
     int64_t pw = emit_feat_pixel_words(&cp->feat), cols = m->piece[0].box.n[1];
@@ -388,7 +388,7 @@ static int64_t slice_addr(const Emit *e, const EMerge *m, int a)
 /* A P06 in Soma slot (p, slot) of copy cp's core joining rows rows of ci words each from
  * x1 with rows of cc words from ciso, side by side, into rows of ci + cc words at o: INT_32
  * words as they are. */
-static Status join_rows(Emit *e, const ECopy *cp, int32_t p, int32_t slot, int64_t rows,
+Status emit_join_rows(Emit *e, const ECopy *cp, int32_t p, int32_t slot, int64_t rows,
                         int64_t x1, int64_t ci, int64_t ciso, int64_t cc, int64_t o)
 {
     Taskir__Asm__P06 *m = emit_p06_slot(e, cp->core, p, slot, e->g->blocks[cp->block]->id);
@@ -415,8 +415,8 @@ static Status band_prims(Emit *e, const EMerge *m)
         for (int a = 0; a < 2; a++)
             at[a] = a == m->spread ? c->addr[m->band_land[b]]
                                    : slice_addr(e, m, a) + r0 * (a ? w1 : w0);
-        Status st = join_rows(e, cp, m->band_phase[b], MAP_PI_SOMA2, m->band_rows[b], at[0],
-                              w0, at[1], w1, emit_copy_addr(e, cp) + r0 * (w0 + w1));
+        Status st = emit_join_rows(e, cp, m->band_phase[b], MAP_PI_SOMA2, m->band_rows[b],
+                                   at[0], w0, at[1], w1, emit_copy_addr(e, cp) + r0 * (w0 + w1));
         if (st != ST_OK)
             return st;
     }
@@ -440,8 +440,8 @@ Status emit_merge_prims(Emit *e)
         for (int a = 1; a < m->n; a++) {
             int64_t more = m->piece[a].box.n[1];
             int64_t to = a == m->n - 1 ? emit_copy_addr(e, cp) : c->addr[m->acc[a]];
-            Status st = join_rows(e, cp, m->phase[a - 1], m->slot[a - 1], rows, acc, cols * pw,
-                                  slice_addr(e, m, a), more * pw, to);
+            Status st = emit_join_rows(e, cp, m->phase[a - 1], m->slot[a - 1], rows, acc,
+                                       cols * pw, slice_addr(e, m, a), more * pw, to);
             if (st != ST_OK)
                 return st;
             acc = to;

@@ -901,6 +901,66 @@ static Status place_core(ECore *c, Diag *d)
     return st;
 }
 
+/* Whether gather entry g's input is read by nothing after its CADD's Axon in phase pc: it
+ * is copied into its part by a P06 of an earlier phase, or lies there (emit_early.c) with
+ * data of this step (no static image) that nothing sends from its core from phase pc on. */
+static bool gather_done(const Emit *e, const EGather *g, int32_t pc)
+{
+    if (g->phase >= 0)
+        return g->phase < pc;
+    const ECopy *cp = &e->copies[g->copy];
+    if (cp->is_static || cp->image)
+        return false;
+    const BlockUses *bu = &e->uses.blocks[cp->block];
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        long w = graph_block_pos(e->g, e->g->edges[bu->in_edges[j]]->src);
+        if (w < 0 || emit_sends_after(e, cp, (uint32_t)w, pc - 1))
+            return false;
+    }
+    return true;
+}
+
+/* Whether area r lives the whole step: it may hold data of two steps (sent on, or filled,
+ * over the step's end), in any half of a phase. */
+static bool whole_step(const ECore *c, const AllocReq *r)
+{
+    return r->first == 0 && r->last == c->n_phases - 1;
+}
+
+/* The areas of core k whose first or last phase is shared by halves (alloc.h): a gathered
+ * area whose inputs nothing reads after its CADD's Axon (gather_done) ends with that Axon;
+ * the output buffer of a Soma block that no copy lives in begins with that Soma. An area of
+ * each may take the same words in that phase (the one read by the Axon, the other written
+ * after it). Asked again before each try of the plan, on the lifetimes as they are then. */
+static void mark_phase_halves(Emit *e, uint32_t k)
+{
+    ECore *c = &e->cores[k];
+    for (size_t i = 0; i < c->n_reqs; i++)
+        c->reqs[i].last_axon = c->reqs[i].first_soma = false;
+    for (size_t i = 0; i < e->n_gathers;) {
+        const EGather *g = &e->gathers[i];
+        size_t j = i + 1;
+        bool done = g->i == 0 && g->n > 0 && g->req != EMIT_NONE && e->core_of[g->cadd] == k;
+        int32_t pc = done ? e->phase_of[g->cadd] : -1;
+        for (size_t m = i; m < e->n_gathers && e->gathers[m].cadd == g->cadd &&
+                           e->gathers[m].req == g->req; m++, j = m)
+            done &= gather_done(e, &e->gathers[m], pc);
+        AllocReq *r = done ? &c->reqs[g->req] : NULL;
+        if (r && j - i == (size_t)g->n && e->slot_of[g->cadd] == MAP_PI_AXON)
+            r->last_axon = r->last == pc && !whole_step(c, r);
+        i = j;
+    }
+    for (uint32_t pos = 0; pos < e->g->n_blocks; pos++) {
+        const EOut *o = &e->outs[pos];
+        int32_t s = e->slot_of[pos];
+        if (!o->used || o->core != k || o->aliased || o->req == EMIT_NONE ||
+            (s != MAP_PI_SOMA1 && s != MAP_PI_SOMA2))
+            continue;
+        AllocReq *r = &c->reqs[o->req];
+        r->first_soma = r->first == e->phase_of[pos] && !whole_step(c, r);
+    }
+}
+
 Status emit_plan(Emit *e)
 {
     Status st = make_copies(e);
@@ -928,6 +988,8 @@ Status emit_plan(Emit *e)
     if (st == ST_OK)
         st = emit_merges(e);
     if (st == ST_OK)
+        st = emit_chmerges(e);
+    if (st == ST_OK)
         st = emit_widens(e);
     if (st == ST_OK)
         st = plan_moves(e);
@@ -948,6 +1010,7 @@ Status emit_plan(Emit *e)
         for (int way = 0; way < 2; way++) {
             Diag quiet;
             diag_init(&quiet, NULL);
+            mark_phase_halves(e, k);
             st = place_core(c, &quiet);
             diag_finish(&quiet);
             if (st != ST_LOGIC)
@@ -957,8 +1020,10 @@ Status emit_plan(Emit *e)
             else
                 emit_gathered_ends(e, k);
         }
-        if (st == ST_LOGIC)
+        if (st == ST_LOGIC) {
+            mark_phase_halves(e, k);
             st = place_core(c, e->d);
+        }
     }
     return st;
 }

@@ -295,7 +295,8 @@ static int32_t first_receive(Emit *e, const Edge *le, uint32_t k)
  * spread over phases (emit_spread.c) forwards part by part: the pixels now[] (n_now boxes:
  * what this phase carries of part) once the P06 of an earlier phase's Soma2 has moved them
  * into its area, so a relay may forward in phase k + 1 the part it received in phase k while
- * the next part lands. A relay that forwards in the phase it receives holds nothing yet:
+ * the next part lands; a part it forwards in the phase it lands there it does not hold yet.
+ * A relay that forwards in the phase it receives holds nothing yet:
  * l->feat NULL, and the writer sends the part itself; the run it then sends to several cores
  * in one phase becomes the chip's relaying chain (emit_route_chain.c). ch0: the storage
  * channel sk's pixels start with. */
@@ -328,12 +329,35 @@ static Status relay_loc(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_
             inside = lo >= lbox.lo[i] && hi <= lbox.lo[i] + lbox.n[i] &&
                      lo >= rcp->box.lo[i] && hi <= rcp->box.lo[i] + rcp->box.n[i];
         }
-        /* a spread copy: this phase's pixels moved into its area in an earlier Soma2 */
+        /* a spread copy: this phase's pixels moved into its area in an earlier Soma2, or all
+         * of them landing in this phase, which the relay forwards as they come (the writer
+         * sends them: a relaying chain when the runs are the same) */
+        int landing = 0;
         for (int q = 0; q < n_now && inside && rcp->spread; q++) {
             EBox at = now[q];
             for (int i = 0; i < 3; i++)
                 at.lo[i] += off[i];
-            inside = emit_spread_moved(e, rcp, &at) < phase;
+            int32_t moved = emit_spread_moved(e, rcp, &at);
+            landing += moved == phase;
+            inside = moved <= phase;
+        }
+        if (inside && landing) {
+            if (landing < n_now)
+                continue; /* some pixels held, some landing: neither way */
+            l->feat = NULL;
+            return ST_OK;
+        }
+        /* a copy joined from channel slices: where the joins have put them by this phase */
+        if (inside && emit_chmerge_of(e, rcp)) {
+            EBox at = *part;
+            for (int i = 0; i < 3; i++)
+                at.lo[i] += off[i];
+            if (!emit_chmerge_at(e, rcp, &at, phase, &l->feat, &l->box, &l->base, &l->row))
+                continue;
+            for (int i = 0; i < 3; i++)
+                l->box.lo[i] -= off[i];
+            *ch0 = l->box.lo[2];
+            return ST_OK;
         }
         if (!inside)
             continue;
@@ -436,6 +460,8 @@ static Status route_edge(Emit *e, const MapDict *dict)
         int64_t dbase = emit_copy_dest_addr(e, dcp); /* its landing area when it moves on */
         ECopy slice; /* a slice of a copy merged from column slices lands compact */
         int ms = emit_merge_slice(e, dcp, ed->id, cr->phase, &slice, &dbase);
+        if (ms == 0) /* or of a copy joined from channel slices (emit_chmerge.c) */
+            ms = emit_chmerge_land(e, dcp, ed->id, cr->phase, &slice, &dbase);
         if (ms < 0)
             continue; /* nothing of its slice lands in this phase */
         if (ms > 0)

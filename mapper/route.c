@@ -4,8 +4,10 @@
  * the grid of place.c. Multicast: the transfers that carry the same box of the same block's
  * output to several cores form a chain instead of leaving the source one by one: each
  * destination, taken in the order its bytes arrive (then the graph's order), gets them from
- * the nearest of the source and the destinations before it that have them all by then and
- * forward to nobody else yet (a receiving core relays to one next core, CHIP.md §3) and whose
+ * the nearest of the source and the destinations before it that have them all by then, or
+ * get them in the same phases, as many bytes each (the chip's relaying router forwards each
+ * part as it lands: same_chunks), and forward to nobody else yet (a receiving core relays to
+ * one next core, CHIP.md §3) and whose
  * copy lives on its core through the phases the bytes travel on (lifetime.c: the Mapping's
  * MEMORY coordinates stay true for the relay). The source stays a candidate, so a chain is
  * never costlier than unicast.
@@ -50,6 +52,20 @@ static int32_t first_phase(const MapPlan *p, const MXfer *x)
 static int32_t last_phase(const MapPlan *p, const MXfer *x)
 {
     return p->chunks[x->chunk0 + x->n_chunks - 1].phase;
+}
+
+/* Whether x's bytes arrive in the phases y's do, as many in each: y's router may forward
+ * each part in the phase it lands there (the chip's relaying router; the code generator
+ * writes such a relay as the source's send relayed along a chain, backend/emit_route.c). */
+static bool same_chunks(const MapPlan *p, const MXfer *y, const MXfer *x)
+{
+    if (y->n_chunks != x->n_chunks || y->bytes != x->bytes)
+        return false;
+    for (uint32_t i = 0; i < x->n_chunks; i++)
+        if (p->chunks[y->chunk0 + i].phase != p->chunks[x->chunk0 + i].phase ||
+            p->chunks[y->chunk0 + i].bytes != p->chunks[x->chunk0 + i].bytes)
+            return false;
+    return true;
 }
 
 /* A sort key of one transfer: source, first receive phase, edge. */
@@ -151,7 +167,7 @@ static int64_t route_set(const MapPlan *p, const uint32_t *where, uint32_t s, ui
         uint32_t via_i = MAP_NONE;
         for (uint32_t j = 0; j < i && best > 0; j++) {
             const MXfer *y = &p->xfers[list[j]];
-            if (relaying[j] || last_phase(p, y) > first)
+            if (relaying[j] || (last_phase(p, y) > first && !same_chunks(p, y, x)))
                 continue;
             int64_t h = map_hops(p, where[map_xfer_vcore(p, y)], dst);
             /* can y's copy forward x's bytes: does its life cover their phases? */

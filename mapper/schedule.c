@@ -266,29 +266,11 @@ static int64_t plan_group(Ready *R, const uint32_t *m, uint32_t n)
     return r;
 }
 
-/* Whether another transfer carries the same box of the writer's output as transfer xi (a
- * multicast set, route.c, whose copies may relay it). Such a slice is planned alone: with
- * its group its copies would receive it in the same phases, and none could relay it to
- * another (route.c: a relay holds all the bytes first); ResNet-50 lost a third of its
- * relayed sends so, its traffic 0.773x plain Scotch's became 0.791x. */
-static bool multicast(const MapPlan *p, uint32_t xi)
-{
-    const MXfer *x = &p->xfers[xi];
-    const BlockUses *wu = &p->uses.blocks[p->tasks[x->src_task].pos];
-    for (uint32_t j = 0; j < wu->n_out_edges; j++) {
-        uint32_t x0 = p->xfer_of[wu->out_edges[j]];
-        if (x0 == MAP_NONE || p->xfers[x0].kind != XF_CORE)
-            continue;
-        for (uint32_t k = x0; k < x0 + p->rep_n[p->xfers[x0].store]; k++)
-            if (k != xi && p->xfers[k].bytes && map_xfer_same_box(p, x, &p->xfers[k]))
-                return true;
-    }
-    return false;
-}
-
 /* Whether transfer xi into R's core goes with a group of channel slices of the same pixels
  * (xfer_group.c), all from other cores and none planned: their members into m (room
- * GROUP_MAX), their count, else 0. */
+ * GROUP_MAX), their count, else 0. A slice that goes to several cores (a multicast set,
+ * route.c) goes with its group too: the copies of the set that receive it in the same
+ * phases, as many bytes each, relay it each phase as it lands (route.c, same_chunks). */
 static uint32_t group_of(const Ready *R, uint32_t xi, uint32_t *m)
 {
     MapPlan *p = R->s->p;
@@ -298,7 +280,7 @@ static uint32_t group_of(const Ready *R, uint32_t xi, uint32_t *m)
     for (uint32_t i = 0; i < n; i++) {
         const MXfer *x = &p->xfers[m[i]];
         if (x->planned || map_task_vcore(p, x->src_task) == R->v ||
-            planned_twin(p, m[i], R->v) != MAP_NONE || multicast(p, m[i]))
+            planned_twin(p, m[i], R->v) != MAP_NONE)
             return 0;
     }
     return n;

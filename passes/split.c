@@ -36,6 +36,8 @@ Status pass_split(Graph *g, const PassOptions *o, Diag *d)
             break;
         }
     }
+    if (!split_slices_finish(g, slices) && st == ST_OK)
+        st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
     split_slices_destroy(slices);
     if (st == ST_OK)
         group_prune(g);

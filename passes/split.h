@@ -67,19 +67,31 @@ int32_t split_unit(const Chip *c, PrecisionId prec, SplitAxis ax);
 void split_cut_bounds(const Chip *c, const Block *b, SplitAxis ax, uint32_t n, int32_t unit,
                       int32_t *bounds);
 
-/* The copies of parts of data tensors made so far (split_slice.c): a part asked for again
- * is the same copy. Lives as long as the pass (the copies are in the graph's arena). */
+/* The parts of data tensors given out so far (split_slice.c): a part asked for again is
+ * the same tensor. Lives as long as the pass; split_slices_finish makes the copies. */
 typedef struct SplitSlices SplitSlices;
+
+/* Where split_slices_finish put the copies' values: into the memory of a tensor that only
+ * they held, or into fresh memory. */
+typedef struct SplitSliceStats {
+    uint64_t in_place_values, fresh_values;
+} SplitSliceStats;
 
 SplitSlices *split_slices_create(void); /* NULL when out of memory */
 void split_slices_destroy(SplitSlices *s); /* accepts NULL */
 /* Gives c (a piece's copy of storage block s) the part r (output cluster coordinates of s)
  * of s's data tensor, whose axes are the used dims of s's shape in y x f r ky kx order: the
- * tensor itself, a view of rows of it, or a copy in g's arena, shared through cache (NULL:
- * none) with every other piece reading the same part. false when out of memory or when the
- * tensor's dims are not the shape's. */
+ * tensor itself, a view of rows of it, or a copy, shared through cache with every other
+ * piece reading the same part. With a cache a copy has no values (its counts 0) until
+ * split_slices_finish; without one (NULL) it is made at once in g's arena. false when out
+ * of memory or when the tensor's dims are not the shape's or its values' count. */
 bool split_slice_data(Graph *g, SplitSlices *cache, const Block *s, Block *c,
                       const SplitBox *r);
+/* Makes the copies of s that a block of g holds (g compacted): those of a tensor that
+ * nothing else in g holds go into its own memory (it is dead), the others into fresh memory
+ * of g's arena. false when out of memory (g is then to be discarded). Accepts NULL. */
+bool split_slices_finish(Graph *g, SplitSlices *s);
+SplitSliceStats split_slices_stats(const SplitSlices *s);
 
 /* The element map of the last rearranged edge a piece was fed through (split_feed.c): the
  * pieces of a block, and the blocks of a change set cut alike, read the same edges one after

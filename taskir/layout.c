@@ -221,6 +221,12 @@ static int group_in_unit(const Graph *g, const GraphUses *u, uint32_t pos, int d
     s = ed ? known_pos(g, u, ed->src) : -1;
     if (s < 0 || bt_info(g->blocks[s]->type)->kind != BK_STORAGE || depth >= MAX_CHAIN)
         return 0;
+    /* inputs of different precisions gathered into int32 words: each P06 re-pitches its
+     * input, so the area takes int32's own groups (8 a pixel for one channel, not the
+     * 32 of an 8-bit input 0's pitch read as int32) */
+    PrecisionId gp;
+    if (layout_gather_prec(g, u, pos, &gp) && gp != blk_prec(g->blocks[s]))
+        return layout_unit(gp, LAYOUT_GROUP);
     return storage_unit(g, u, (uint32_t)s, depth + 1, -1, m);
 }
 

@@ -82,6 +82,8 @@ npy "$tmp/spread_edges.npy" 14 16 16 64
 npy "$tmp/spread_slices.npy" 16 16 16 128
 npy "$tmp/pieces.npy" 15 16 16 64
 npy "$tmp/relay_parts.npy" 17 13 16 64
+cp "$tmp/relay_parts.npy" "$tmp/relay_parts_now.npy"
+npy "$tmp/chmerge.npy" 18 8 8 256
 npy "$tmp/chain_two.x.npy" 19 4 4 16
 npy "$tmp/chain_two.z.npy" 20 4 4 16
 fail=0
@@ -89,7 +91,7 @@ fail=0
 for case in conv:data conv_banks:data transfer:x transfer_late:x transfer_twice:x slice:x demo:image mix:x \
     fc:v cax:x relay:x relay_sibling:x chain:x chips:x relay_now:x spread:x spread3:x \
     spread_runs:x spread_two:x spread_local:x spread_edges:x spread_slices:x pieces:x relay_parts:x \
-    chain_two:x,z; do
+    relay_parts_now:x chmerge:x chain_two:x,z; do
   m=${case%%:*} name=${case#*:}
   set --
   for in in $(echo "$name" | tr ',' ' '); do

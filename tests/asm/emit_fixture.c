@@ -336,6 +336,35 @@ Mapping *emit_fixture_spread_edges(void)
     return rows_by_edges("spread_edges", 16, at, 2);
 }
 
+/* SI a<n> (rows x cols of `size`'s nc int8 channels: channels at .. of INPUT in) on core
+ * (i,0), received in phase 0 -> CCMPB relu<n> (Soma1, phase 0, floor cmp) there -> storage
+ * b at channel `at`; the edge into b (its coordinates the caller's). */
+static Edge *slice_relu(Mapping *m, Block *in, Block *b, int32_t i, int32_t n,
+                        const int32_t size[6], int32_t at, int32_t cmp)
+{
+    Graph *g = m->graph;
+    char an[4], rn[8];
+    snprintf(an, sizeof an, "a%d", n);
+    snprintf(rn, sizeof rn, "relu%d", n);
+    Block *a = blk(g, BT_SI, an, size[0], size[1], size[2], 0);
+    Block *relu = blk(g, BT_CCMPB, rn, size[0], size[1], size[2], 0);
+    Block *two[] = {a, relu};
+    set_prec(two, 2, PR_INT_8);
+    relu->shape.d[D_IY] = size[0];
+    relu->shape.d[D_IX] = size[1];
+    CHECK(blk_set_attr(g, relu, AT_CMP, cmp));
+    const int32_t pos[6] = {0, 0, at, 0, 0, 0}, zero[6] = {0};
+    Edge *ein = graph_connect_box(g, in, 0, pos, size, a, 0, zero, size);
+    CHECK(ein && graph_connect(g, a, 0, relu, 0));
+    Edge *eb = graph_connect_box(g, relu, 0, zero, size, b, 0, pos, size);
+    CHECK(eb);
+    one(m, a->id, i, 0, 0, MEMORY);
+    one(m, relu->id, i, 0, 0, SOMA1);
+    const int32_t r0[1][4] = {{i, 0, 0, RECV}};
+    coord(m, true, ein->id, 1, r0);
+    return eb;
+}
+
 /* INPUT x (16 x 16 x 128 int8) -> SI a1 (its channels 0..63) on core (0,0), SI a2 (64..127)
  * on core (1,0) -> CCMPB relu1, relu2 (Soma1, phase 0) -> SI b (16 x 16 x 128: 32 words a
  * pixel, 8192 in all) on core (2,1), relu1 its channels 0..63, relu2 64..127, each over
@@ -356,27 +385,9 @@ Mapping *emit_fixture_spread_slices(void)
     cp->shape.d[D_IY] = 16;
     cp->shape.d[D_IX] = 16;
     CHECK(blk_set_attr(g, cp, AT_CMP, -128));
-    const int32_t size[6] = {16, 16, 64, 0, 0, 0}, zero[6] = {0};
+    const int32_t size[6] = {16, 16, 64, 0, 0, 0};
     for (int32_t i = 0; i < 2; i++) {
-        char an[4], rn[8];
-        snprintf(an, sizeof an, "a%d", i + 1);
-        snprintf(rn, sizeof rn, "relu%d", i + 1);
-        Block *a = blk(g, BT_SI, an, 16, 16, 64, 0);
-        Block *relu = blk(g, BT_CCMPB, rn, 16, 16, 64, 0);
-        Block *two[] = {a, relu};
-        set_prec(two, 2, PR_INT_8);
-        relu->shape.d[D_IY] = 16;
-        relu->shape.d[D_IX] = 16;
-        CHECK(blk_set_attr(g, relu, AT_CMP, 0));
-        const int32_t at[6] = {0, 0, 64 * i, 0, 0, 0};
-        Edge *ein = graph_connect_box(g, in, 0, at, size, a, 0, zero, size);
-        CHECK(ein && graph_connect(g, a, 0, relu, 0));
-        Edge *eb = graph_connect_box(g, relu, 0, zero, size, b, 0, at, size);
-        CHECK(eb);
-        one(m, a->id, i, 0, 0, MEMORY);
-        one(m, relu->id, i, 0, 0, SOMA1);
-        const int32_t r0[1][4] = {{i, 0, 0, RECV}};
-        coord(m, true, ein->id, 1, r0);
+        Edge *eb = slice_relu(m, in, b, i, i + 1, size, 64 * i, 0);
         const int32_t x[6][4] = {{i, 0, 0, SEND}, {2, 1, 0, RECV}, {i, 0, 1, SEND},
                                  {2, 1, 1, RECV}, {i, 0, 2, SEND}, {2, 1, 2, RECV}};
         coord(m, true, eb->id, 6, x);
@@ -459,49 +470,93 @@ Mapping *emit_fixture_spread_two(void)
     return verified(m, "spread_two");
 }
 
+/* CCMPB r<i + 1> (floor cmp) of int8 storage b on core (2 + i, 1), Soma1 of phase p -> SI
+ * c<i + 1> -> OUTPUT y<i + 1> (socket i), all of b's shape. */
+static void read_out(Mapping *m, Block *b, int32_t i, int32_t p, int32_t cmp)
+{
+    Graph *g = m->graph;
+    char name[3][4];
+    snprintf(name[0], sizeof name[0], "r%d", i + 1);
+    snprintf(name[1], sizeof name[1], "c%d", i + 1);
+    snprintf(name[2], sizeof name[2], "y%d", i + 1);
+    int32_t y = b->shape.d[D_Y], x = b->shape.d[D_X], f = b->shape.d[D_F];
+    Block *r = blk(g, BT_CCMPB, name[0], y, x, f, 0);
+    Block *c = blk(g, BT_SI, name[1], y, x, f, 0);
+    Block *out = blk(g, BT_OUTPUT, name[2], y, x, f, 0);
+    Block *three[3] = {r, c, out};
+    set_prec(three, 3, PR_INT_8);
+    out->has_socket_id = true;
+    out->socket_id = i;
+    r->shape.d[D_IY] = y;
+    r->shape.d[D_IX] = x;
+    CHECK(blk_set_attr(g, r, AT_CMP, cmp));
+    CHECK(graph_connect(g, b, 0, r, 0) && graph_connect(g, r, 0, c, 0));
+    Edge *eo = graph_connect(g, c, 0, out, 0);
+    CHECK(eo);
+    one(m, r->id, 2 + i, 1, p, SOMA1);
+    one(m, c->id, 2 + i, 1, p, MEMORY);
+    const int32_t so[1][4] = {{2 + i, 1, p, SEND}};
+    coord(m, true, eo->id, 1, so);
+}
+
 /* INPUT -> SI a (13 x 16 pixels of 64 int8 channels, 3328 words) on core (0,0) -> CCMPB
  * relu (Soma1, phase 0) -> SI b, held by cores (2,1) and (3,1): (0,0) sends it to (2,1) over
- * phases 0 and 1, and (2,1) relays it to (3,1) over phases 1 and 2, a phase after each part
- * lands -> CCMPB r1 on (2,1), r2 on (3,1) (Soma1, phase 3) -> SI c1, c2 -> OUTPUTs y1, y2. */
-Mapping *emit_fixture_relay_parts(void)
+ * phases 0 and 1, and (2,1) relays it to (3,1) over phases lag and 1 + lag, each part lag
+ * phases after it lands (0: as it lands) -> CCMPB r1 on (2,1), r2 on (3,1) (Soma1, phase 3)
+ * -> SI c1, c2 -> OUTPUTs y1, y2. */
+Mapping *emit_fixture_relay_parts(int32_t lag)
 {
     Mapping *m = mapping_create();
     CHECK(m);
     Graph *g = m->graph;
     Block *relu = relu_13x16(m);
     Block *b = blk(g, BT_SI, "b", 13, 16, 64, 0);
-    Block *all[7] = {b};
+    set_prec(&b, 1, PR_INT_8);
     Edge *eb = graph_connect(g, relu, 0, b, 0);
     CHECK(eb);
-    for (int32_t i = 0; i < 2; i++) {
-        char name[3][4];
-        snprintf(name[0], sizeof name[0], "r%d", i + 1);
-        snprintf(name[1], sizeof name[1], "c%d", i + 1);
-        snprintf(name[2], sizeof name[2], "y%d", i + 1);
-        Block *r = blk(g, BT_CCMPB, name[0], 13, 16, 64, 0);
-        Block *c = blk(g, BT_SI, name[1], 13, 16, 64, 0);
-        Block *out = blk(g, BT_OUTPUT, name[2], 13, 16, 64, 0);
-        all[1 + 3 * i] = r, all[2 + 3 * i] = c, all[3 + 3 * i] = out;
-        out->has_socket_id = true;
-        out->socket_id = i;
-        r->shape.d[D_IY] = 13;
-        r->shape.d[D_IX] = 16;
-        CHECK(blk_set_attr(g, r, AT_CMP, 7 * i - 5));
-        CHECK(graph_connect(g, b, 0, r, 0) && graph_connect(g, r, 0, c, 0));
-        Edge *eo = graph_connect(g, c, 0, out, 0);
-        CHECK(eo);
-        one(m, r->id, 2 + i, 1, 3, SOMA1);
-        one(m, c->id, 2 + i, 1, 3, MEMORY);
-        const int32_t so[1][4] = {{2 + i, 1, 3, SEND}};
-        coord(m, true, eo->id, 1, so);
-    }
-    set_prec(all, 7, PR_INT_8);
-    const int32_t bc[2][4] = {{2, 1, 0 | 3 << 8, MEMORY}, {3, 1, 1 | 3 << 8, MEMORY}};
+    for (int32_t i = 0; i < 2; i++)
+        read_out(m, b, i, 3, 7 * i - 5);
+    const int32_t bc[2][4] = {{2, 1, 0 | 3 << 8, MEMORY}, {3, 1, lag | 3 << 8, MEMORY}};
     coord(m, false, b->id, 2, bc);
-    const int32_t x[8][4] = {{0, 0, 0, SEND}, {2, 1, 0, RECV}, {0, 0, 1, SEND}, {2, 1, 1, RECV},
-                             {2, 1, 1, SEND}, {3, 1, 1, RECV}, {2, 1, 2, SEND}, {3, 1, 2, RECV}};
+    const int32_t x[8][4] = {{0, 0, 0, SEND},   {2, 1, 0, RECV},   {0, 0, 1, SEND},
+                             {2, 1, 1, RECV},   {2, 1, lag, SEND}, {3, 1, lag, RECV},
+                             {2, 1, lag + 1, SEND}, {3, 1, lag + 1, RECV}};
     coord(m, true, eb->id, 8, x);
-    return verified(m, "relay_parts");
+    return verified(m, lag ? "relay_parts" : "relay_parts_now");
+}
+
+/* INPUT x (8 x 8 x 256 int8) -> SI a<i> (its channels 64i .. 64i + 63) on core (i,0), i 0..3
+ * -> CCMPB relu<i> (Soma1, phase 0) -> SI b (8 x 8 x 256: 64 words a pixel, 4096 in all,
+ * over the receive area's 3072), held by cores (2,1) and (3,1), relu<i> its channels 64i ..
+ * 64i + 63, each slice whole in one phase: on (2,1) slice 1 in phase 0, slice 0 in phase 1,
+ * slices 2 and 3 in phase 2; on (3,1) slices 2 and 3 in phase 1, slice 1 in phase 2 relayed
+ * by (2,1) from its copy, slice 0 in phase 3 -> CCMPB r1 on (2,1) (Soma1, phase 3), r2 on
+ * (3,1) (Soma1, phase 4) -> SI c1, c2 -> OUTPUTs y1, y2. */
+Mapping *emit_fixture_chmerge(void)
+{
+    Mapping *m = mapping_create();
+    CHECK(m);
+    Graph *g = m->graph;
+    Block *in = blk(g, BT_INPUT, "x", 8, 8, 256, 0);
+    Block *b = blk(g, BT_SI, "b", 8, 8, 256, 0);
+    Block *two[2] = {in, b};
+    set_prec(two, 2, PR_INT_8);
+    in->has_socket_id = true;
+    const int32_t size[6] = {8, 8, 64, 0, 0, 0};
+    /* per slice: {phase on (2,1), phase on (3,1), relayed by (2,1)} */
+    const int32_t when[4][3] = {{1, 3, 0}, {0, 2, 1}, {2, 1, 0}, {2, 1, 0}};
+    for (int32_t i = 0; i < 4; i++) {
+        Edge *eb = slice_relu(m, in, b, i, i, size, 64 * i, 3 * i - 4);
+        int32_t via = when[i][2] ? 2 : i, vy = when[i][2] ? 1 : 0;
+        const int32_t x[4][4] = {{i, 0, when[i][0], SEND}, {2, 1, when[i][0], RECV},
+                                 {via, vy, when[i][1], SEND}, {3, 1, when[i][1], RECV}};
+        coord(m, true, eb->id, 4, x);
+    }
+    for (int32_t i = 0; i < 2; i++)
+        read_out(m, b, i, 3 + i, 5 * i - 128);
+    const int32_t bc[2][4] = {{2, 1, 0 | 3 << 8, MEMORY}, {3, 1, 1 | 4 << 8, MEMORY}};
+    coord(m, false, b->id, 2, bc);
+    return verified(m, "chmerge");
 }
 
 /* b (16 x 16 pixels of 64 int8 channels: 256 words a row, 4096 in all, over the receive

@@ -42,9 +42,13 @@
  *                              relaying it in phase p (1: from its copy; 0: as it arrives;
  *                              -1: no relay, (0,0) sends to both in phase 0);
  *                              sib: two storage blocks of the same values, one a core
- *   emit_fixture_relay_parts() a 13x16x64 relu result sent to (2,1) over phases 0 and 1,
- *                              which relays each part to (3,1) a phase later (1 and 2);
- *                              read on both in phase 3
+ *   emit_fixture_relay_parts(lag) a 13x16x64 relu result sent to (2,1) over phases 0 and
+ *                              1, which relays each part to (3,1) lag phases later (1:
+ *                              phases 1 and 2; 0: as it lands); read on both in phase 3
+ *   emit_fixture_chmerge()     an 8x8x256 int8 map (16 KiB) on (2,1) and (3,1), assembled
+ *                              from four slices of 64 channels, each whole in one phase:
+ *                              on (2,1) 1, 0, then 2 and 3 (phases 0..2), on (3,1) 2 and 3,
+ *                              1 relayed by (2,1), 0 (phases 1..3); read in phases 3 and 4
  *   emit_fixture_chain_two()   two sources, (0,0) and (0,2), each multicasting a Soma
  *                              result to cores (2,1) and (3,1) in phase 0: two relaying
  *                              chains through the same cores, read there in phase 1
@@ -79,7 +83,8 @@ Mapping *emit_fixture_fc(void);
 Mapping *emit_fixture_cax(void);
 Mapping *emit_fixture_two_layer(void);
 Mapping *emit_fixture_relay(int32_t relay, bool sibling);
-Mapping *emit_fixture_relay_parts(void);
+Mapping *emit_fixture_relay_parts(int32_t lag);
+Mapping *emit_fixture_chmerge(void);
 Mapping *emit_fixture_chain_two(void);
 Mapping *emit_fixture_chips(void);
 /* The fixture's weight w[f][r][ky][kx] = (7f + 5r + 3ky + kx) mod 200 - 100. */

@@ -23,8 +23,8 @@ static void test_static_in_mem1(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {100, 8, 0, 4, ALLOC_STATIC, 1},
-        {100, 8, 0, 4, ALLOC_STATIC, 2},
+        {100, 8, 0, 4, ALLOC_STATIC, 1, false, false},
+        {100, 8, 0, 4, ALLOC_STATIC, 2, false, false},
     };
     int32_t a[2];
     Diag d;
@@ -40,9 +40,9 @@ static void test_lifetimes_share(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {0x1000, 4, 0, 1, ALLOC_DATA, 10},
-        {0x800, 4, 2, 3, ALLOC_DATA, 11},
-        {0x100, 4, 1, 2, ALLOC_DATA, 12},
+        {0x1000, 4, 0, 1, ALLOC_DATA, 10, false, false},
+        {0x800, 4, 2, 3, ALLOC_DATA, 11, false, false},
+        {0x100, 4, 1, 2, ALLOC_DATA, 12, false, false},
     };
     int32_t a[3];
     Diag d;
@@ -53,6 +53,45 @@ static void test_lifetimes_share(void **state)
     diag_finish(&d);
 }
 
+/* Halves of one phase (alloc.h): in phase 4, a gathered area of 16512 words that the CADD's
+ * Axon reads last (last_axon), the CADD's result of 8256 words, and a Soma1's output buffer
+ * of 8256 words sent on over phases 4..6 (first_soma): 33024 words live in phase 4 against
+ * the 32768 of MEM0 and MEM1, but the buffer is written after the Axon, so it takes the
+ * gathered area's first words (placed largest first: the area at 0, the result at 16512,
+ * the buffer at 0). Without either flag it does not fit (broadcast_greater_case_0's core:
+ * 256 words over). */
+static void test_phase_halves(void **state)
+{
+    (void)state;
+    AllocReq r[] = {
+        {16512, 4, 3, 4, ALLOC_DATA, 1, true, false},
+        {8256, 4, 4, 4, ALLOC_DATA, 2, false, false},
+        {8256, 4, 4, 6, ALLOC_DATA, 3, false, true},
+    };
+    int32_t a[3];
+    Diag d;
+    assert_int_equal(plan(r, 3, a, &d), ST_OK);
+    assert_int_equal(a[0], 0);
+    assert_int_equal(a[1], 16512);
+    assert_int_equal(a[2], 0);
+    diag_finish(&d);
+    for (int half = 0; half < 2; half++) {
+        r[0].last_axon = half == 1;
+        r[2].first_soma = half == 0;
+        assert_int_equal(plan(r, 3, a, &d), ST_LOGIC);
+        assert_int_equal(diag_find(&d, "emit.alloc"), 0);
+        diag_finish(&d);
+    }
+    /* an area that ends with the Axon of phase 3 meets one that begins in phase 3's Soma1
+     * only there: one living [3, 4] from Soma1 on meets one ending with phase 4's Axon */
+    AllocReq s[] = {
+        {0x5000, 4, 3, 4, ALLOC_DATA, 1, true, false},
+        {0x5000, 4, 3, 4, ALLOC_DATA, 2, false, true},
+    };
+    assert_int_equal(plan(s, 2, a, &d), ST_LOGIC);
+    diag_finish(&d);
+}
+
 /* Data fills MEM0 first and runs on into MEM1 (one run of data words): 0x3000 + 0x2000 words
  * put the second area at 0x3000..0x4FFF. A weight area then takes the first free words of
  * MEM1: 0x5000. */
@@ -60,9 +99,9 @@ static void test_data_runs_into_mem1(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {0x3000, 4, 0, 0, ALLOC_DATA, 1},
-        {0x2000, 4, 0, 0, ALLOC_DATA, 2},
-        {0x100, 8, 0, 0, ALLOC_STATIC, 3},
+        {0x3000, 4, 0, 0, ALLOC_DATA, 1, false, false},
+        {0x2000, 4, 0, 0, ALLOC_DATA, 2, false, false},
+        {0x100, 8, 0, 0, ALLOC_STATIC, 3, false, false},
     };
     int32_t a[3];
     Diag d;
@@ -79,8 +118,8 @@ static void test_static_falls_back(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {0x3F00, 8, 0, 3, ALLOC_STATIC, 1},
-        {0x200, 8, 0, 3, ALLOC_STATIC, 2},
+        {0x3F00, 8, 0, 3, ALLOC_STATIC, 1, false, false},
+        {0x200, 8, 0, 3, ALLOC_STATIC, 2, false, false},
     };
     int32_t a[2];
     Diag d;
@@ -97,8 +136,8 @@ static void test_receive_area(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {0xC00, 2, 1, 2, ALLOC_RECV, 1},
-        {0x10, 2, 3, 3, ALLOC_RECV, 3},
+        {0xC00, 2, 1, 2, ALLOC_RECV, 1, false, false},
+        {0x10, 2, 3, 3, ALLOC_RECV, 3, false, false},
     };
     int32_t a[3];
     Diag d;
@@ -107,8 +146,8 @@ static void test_receive_area(void **state)
     assert_int_equal(a[1], 0x8400); /* phase 3: the big area is dead by then */
     diag_finish(&d);
     AllocReq r2[] = {
-        {0xC00, 2, 1, 2, ALLOC_RECV, 1},
-        {0x10, 2, 2, 3, ALLOC_RECV, 4},
+        {0xC00, 2, 1, 2, ALLOC_RECV, 1, false, false},
+        {0x10, 2, 2, 3, ALLOC_RECV, 4, false, false},
     };
     assert_int_equal(plan(r2, 2, a, &d), ST_LOGIC);
     assert_non_null(strstr(d.entries[0].what, "block 4 needs 16 words"));
@@ -121,8 +160,8 @@ static void test_alignment(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {2, 32, 0, 0, ALLOC_DATA, 1},
-        {3, 1, 0, 0, ALLOC_DATA, 2},
+        {2, 32, 0, 0, ALLOC_DATA, 1, false, false},
+        {3, 1, 0, 0, ALLOC_DATA, 2, false, false},
     };
     int32_t a[2];
     Diag d;
@@ -138,9 +177,9 @@ static void test_does_not_fit(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {0x4000, 4, 5, 5, ALLOC_DATA, 7},
-        {0x4000, 4, 4, 5, ALLOC_DATA, 8},
-        {0x4000, 4, 5, 6, ALLOC_DATA, 9},
+        {0x4000, 4, 5, 5, ALLOC_DATA, 7, false, false},
+        {0x4000, 4, 4, 5, ALLOC_DATA, 8, false, false},
+        {0x4000, 4, 5, 6, ALLOC_DATA, 9, false, false},
     };
     int32_t a[3];
     Diag d;
@@ -165,11 +204,11 @@ static void test_static_on_top(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {9856, 4, 0, 0, ALLOC_DATA, 1},
-        {9216, 4, 0, 0, ALLOC_STATIC, 2},
-        {32, 8, 0, 0, ALLOC_STATIC, 3},
-        {7488, 32, 0, 0, ALLOC_DATA, 4},
-        {1872, 4, 0, 0, ALLOC_DATA, 5},
+        {9856, 4, 0, 0, ALLOC_DATA, 1, false, false},
+        {9216, 4, 0, 0, ALLOC_STATIC, 2, false, false},
+        {32, 8, 0, 0, ALLOC_STATIC, 3, false, false},
+        {7488, 32, 0, 0, ALLOC_DATA, 4, false, false},
+        {1872, 4, 0, 0, ALLOC_DATA, 5, false, false},
     };
     int32_t a[5];
     Diag d;
@@ -189,9 +228,9 @@ static void test_bad_request(void **state)
 {
     (void)state;
     AllocReq bad[] = {
-        {0, 1, 0, 0, ALLOC_DATA, 1},
-        {4, 3, 0, 0, ALLOC_DATA, 1},
-        {4, 1, 2, 1, ALLOC_DATA, 1},
+        {0, 1, 0, 0, ALLOC_DATA, 1, false, false},
+        {4, 3, 0, 0, ALLOC_DATA, 1, false, false},
+        {4, 1, 2, 1, ALLOC_DATA, 1, false, false},
     };
     for (size_t i = 0; i < 3; i++) {
         int32_t a[1];
@@ -207,7 +246,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_static_in_mem1), cmocka_unit_test(test_lifetimes_share),
         cmocka_unit_test(test_data_runs_into_mem1), cmocka_unit_test(test_static_falls_back),
-        cmocka_unit_test(test_receive_area),
+        cmocka_unit_test(test_receive_area), cmocka_unit_test(test_phase_halves),
         cmocka_unit_test(test_alignment),      cmocka_unit_test(test_does_not_fit),
         cmocka_unit_test(test_bad_request),     cmocka_unit_test(test_static_on_top),
     };

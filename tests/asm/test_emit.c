@@ -14,7 +14,9 @@
  *   - a transfer the Mapping spreads over two phases: each phase's rows, each moved out of
  *     the receive area; a phase whose pixels are two runs apart, or parts of two copies,
  *     split by a P26; a copy over the receive area written in part on its core, or
- *     received by edges each whole in one phase, its received rows moved likewise;
+ *     received by edges each whole in one phase, its received rows moved likewise; a copy
+ *     over the receive area from channel slices each whole in a phase of its own: each
+ *     phase's slices joined to the channels so far, and a slice relayed from where they are;
  *   - a result written into a map on its core by several edges, each where it is: straight;
  *   - the errors: an odd shift [emit.shift], a plan that does not fit [emit.alloc];
  *   - the alignment of a map whose pitch unit is no power of two (a P07 row).
@@ -696,7 +698,7 @@ static void test_relay_parts(void **state)
 {
     (void)state;
     Run r;
-    run(&r, emit_fixture_relay_parts(), ST_OK);
+    run(&r, emit_fixture_relay_parts(1), ST_OK);
     const Taskir__Asm__CoreConfig *c0 = core_at(&r.s, 0, 0), *c1 = core_at(&r.s, 2, 1);
     const Taskir__Asm__CoreConfig *c2 = core_at(&r.s, 3, 1);
     const int32_t from[2] = {3328, 6400}, packets[2] = {1536, 128}, words[2] = {768, 64};
@@ -774,6 +776,136 @@ static void test_spread_edges(void **state)
         assert_int_equal(m->num_in, rows[p]);
         assert_int_equal(m->o_base_addr, to[p]);
     }
+    done(&r);
+}
+
+/* emit_fixture_relay_parts(0): the same 13 rows reach (2,1) as 12 rows in phase 0 and row 12
+ * in phase 1, and (2,1) relays each part to (3,1) in the phase it lands, where it holds
+ * nothing yet: (0,0) sends each phase's rows once (from its buffer at 3328: 3072 words, 1536
+ * packets, then row 12 from 6400, 128 packets), MULTI_RELAY_CAST to (2,1), which keeps them
+ * and forwards a copy one core right (CXY 1, Relay_number 1535, then 127); each core moves
+ * its part out of the receive area (0x8400) in Soma2 of the phase. Before, refused
+ * [emit.route]: a relay of row 12 in phase 1 held rows 0..11 only. */
+static void test_relay_parts_now(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_relay_parts(0), ST_OK);
+    const Taskir__Asm__CoreConfig *c0 = core_at(&r.s, 0, 0), *c1 = core_at(&r.s, 2, 1);
+    const Taskir__Asm__CoreConfig *c2 = core_at(&r.s, 3, 1);
+    const int32_t from[2] = {3328, 6400}, packets[2] = {1536, 128}, words[2] = {768, 64};
+    for (int p = 0; p < 2; p++) {
+        const Taskir__Asm__P09 *snd = c0->static_prim_list[p]->router->p09;
+        assert_int_equal(snd->addr_dout_base, from[p]);
+        assert_int_equal(snd->send_number, packets[p] - 1);
+        assert_int_equal(snd->n_router_heads, 1);
+        const Taskir__Asm__RouterHead *h = snd->router_heads[0];
+        assert_int_equal(h->relay_type, TASKIR__ASM__RELAY_TYPE__MULTI_RELAY_CAST);
+        assert_int_equal(h->dx, 2);
+        assert_int_equal(h->dy, 1);
+        assert_int_equal(h->pack_per_router_head, packets[p] - 1);
+        const Taskir__Asm__P09 *mid = c1->static_prim_list[p]->router->p09;
+        assert_false(mid->send_en);
+        assert_int_equal(mid->cxy, 1);
+        assert_int_equal(mid->nx, 1);
+        assert_int_equal(mid->ny, 0);
+        assert_int_equal(mid->relay_number, packets[p] - 1);
+        for (int k = 0; k < 2; k++) {
+            const Taskir__Asm__P06 *m = (k ? c2 : c1)->static_prim_list[p]->soma2->p06;
+            assert_non_null(m);
+            assert_int_equal(m->x1_base_addr, 0x8400);
+            assert_int_equal(m->num_in, words[p]);
+        }
+    }
+    done(&r);
+}
+
+/* The P06 in Soma2 of phase p of core cr: rows of `in` words from x1 (and of `ci` words from
+ * ciso, 0: none) into rows of `out` words at o, 64 rows. */
+static void joins(const Taskir__Asm__CoreConfig *cr, int p, int64_t x1, int in, int64_t ciso,
+                  int ci, int64_t o)
+{
+    const Taskir__Asm__P06 *m = cr->static_prim_list[p]->soma2->p06;
+    assert_non_null(m);
+    assert_int_equal(m->x1_base_addr, x1);
+    assert_int_equal(m->length_in, in);
+    assert_int_equal(m->num_in, 64);
+    assert_int_equal(m->length_ciso, ci);
+    assert_int_equal(m->num_ciso, ci ? 64 : 0);
+    if (ci)
+        assert_int_equal(m->ciso_base_addr, ciso);
+    assert_int_equal(m->length_out, in + ci);
+    assert_int_equal(m->num_out, 64);
+    assert_int_equal(m->o_base_addr, o);
+}
+
+/* emit_fixture_chmerge: b (8 x 8 pixels of 256 int8 channels, 64 words a pixel, 4096 in all,
+ * over the receive area's 3072) from four slices of 64 channels (16 words a pixel, 1024 a
+ * slice), each whole in one phase. On (2,1), b's area at B (the address r1 reads): slice 1
+ * lands in phase 0 and moves to the area's last 1024 words (B + 3072); slice 0 lands in phase
+ * 1 and joins before it (x1 the landing area, ciso B + 3072) into rows of 32 words ending at
+ * the area's end (B + 2048); slices 2 and 3 land in phase 2 side by side (32 words a pixel:
+ * slice 2's 16 words at unit 0 of a pixel, slice 3's at unit 8, runs of 8 packets 16 units
+ * apart) and join after channels 0..127 (x1 B + 2048, ciso the landing area) into b's whole
+ * pixels at B. In phase 2 (2,1) relays slice 1 to (3,1) from where phase 1's join put it: 16
+ * words of each 32-word pixel of B + 2048, from its word 16 on: a header a pixel, 8 packets
+ * each, landing 8 units apart (compact on (3,1)). On (3,1), b at B': slices 2 and 3 (phase 1)
+ * move to B' + 2048, slice 1 (phase 2) joins before them into B' + 1024 (48 words a row),
+ * slice 0 (phase 3) into B'. Before, b stayed in the receive area [emit.alloc]. */
+static void test_chmerge(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_chmerge(), ST_OK);
+    const Taskir__Asm__CoreConfig *c1 = core_at(&r.s, 2, 1), *c2 = core_at(&r.s, 3, 1);
+    const Taskir__Asm__PX5 *r1 = c1->static_prim_list[3]->soma1->px5;
+    const Taskir__Asm__PX5 *r2 = c2->static_prim_list[4]->soma1->px5;
+    int64_t b = r1->x1_base_addr, b2 = r2->x1_base_addr;
+    assert_true(b + 4096 <= 0x8000 && b2 + 4096 <= 0x8000);
+    assert_int_equal(r1->x1_addr_length, 4096);
+    int64_t land[3];
+    for (int p = 0; p < 3; p++) {
+        const Taskir__Asm__P09 *rcv = c1->static_prim_list[p]->router->p09;
+        assert_true(rcv->receive_en);
+        land[p] = 0x8000 + rcv->addr_din_base;
+        assert_true(land[p] >= 0x8400);
+    }
+    joins(c1, 0, land[0], 16, 0, 0, b + 3072);
+    joins(c1, 1, land[1], 16, b + 3072, 16, b + 2048);
+    joins(c1, 2, b + 2048, 32, land[2], 32, b);
+    for (int i = 2; i < 4; i++) { /* slices 2 and 3 side by side in phase 2's landing area */
+        const Taskir__Asm__P09 *snd = core_at(&r.s, i, 0)->static_prim_list[2]->router->p09;
+        assert_int_equal(snd->n_router_heads, 1);
+        const Taskir__Asm__RouterHead *h = snd->router_heads[0];
+        assert_int_equal(h->destination_addr, 8 * (i - 2));
+        assert_int_equal(h->pack_per_router_head, 64 * 8 - 1);
+        assert_int_equal(h->destination_const, 7);
+        assert_int_equal(h->destination_offset, 8);
+    }
+    /* the relay: from word 16 of pixel 0 to the end of pixel 63's slice (63 x 32 + 16 words,
+     * 1016 packets), a header a pixel (8 packets to unit 8q) and a disabled one skipping
+     * each gap of 16 words between them */
+    const Taskir__Asm__P09 *relay = c1->static_prim_list[2]->router->p09;
+    assert_true(relay->send_en);
+    assert_int_equal(relay->addr_dout_base, b + 2048 + 16);
+    assert_int_equal(relay->send_number, (63 * 32 + 16) / 2 - 1);
+    assert_int_equal(relay->n_router_heads, 64 + 63);
+    for (int q = 0; q < 64; q++) {
+        const Taskir__Asm__RouterHead *h = relay->router_heads[2 * q];
+        assert_true(h->enable);
+        assert_int_equal(h->dx, 1);
+        assert_int_equal(h->dy, 0);
+        assert_int_equal(h->destination_addr, 8 * q);
+        assert_int_equal(h->pack_per_router_head, 7);
+        if (q < 63)
+            assert_false(relay->router_heads[2 * q + 1]->enable);
+    }
+    int64_t land2[3];
+    for (int p = 1; p < 4; p++)
+        land2[p - 1] = 0x8000 + c2->static_prim_list[p]->router->p09->addr_din_base;
+    joins(c2, 1, land2[0], 32, 0, 0, b2 + 2048);
+    joins(c2, 2, land2[1], 16, b2 + 2048, 32, b2 + 1024);
+    joins(c2, 3, land2[2], 16, b2 + 1024, 48, b2);
     done(&r);
 }
 
@@ -891,10 +1023,12 @@ int main(void)
         cmocka_unit_test(test_spread_runs),
         cmocka_unit_test(test_spread_two),
         cmocka_unit_test(test_relay_parts),
+        cmocka_unit_test(test_relay_parts_now),
         cmocka_unit_test(test_conv_banks),
         cmocka_unit_test(test_spread_local),
         cmocka_unit_test(test_spread_edges),
         cmocka_unit_test(test_spread_slices),
+        cmocka_unit_test(test_chmerge),
         cmocka_unit_test(test_pieces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

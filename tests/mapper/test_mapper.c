@@ -793,11 +793,11 @@ static int recv_phases(const Mapping *m, const char *from, const char *to, int32
  * same phases, the same share of each (mapper/xfer_group.c): 95, 95 and 66 pixels of 128
  * bytes (12 KiB a phase less a byte a slice for rounding). Planned one by one, "r0"'s slice
  * took its own two phases before "r1"'s arrived. */
-static void test_slices_together(void **state)
+/* The graph of test_slices_together, "both" read by n CCMPBs "copy<k>" (each on a core of
+ * its own: its 32 KiB result beside "both" fills the 72 KiB budget), each into an OUTPUT;
+ * mapped on chip c. */
+static Mapping *slices_graph(Chip *c, int n)
 {
-    (void)state;
-    const char *edits[] = {"budget=\"128KiB\"", "budget=\"72KiB\""};
-    Chip *c = chip_with(edits, 2);
     Graph *g = graph_create();
     const int32_t px64[8] = {16, 16, 64, 0, 0, 0, 0, 0}, px128[8] = {16, 16, 128, 0, 0, 0, 0, 0};
     const int32_t op64[8] = {16, 16, 64, 0, 0, 0, 16, 16}, op128[8] = {16, 16, 128, 0, 0, 0, 16, 16};
@@ -810,9 +810,9 @@ static void test_slices_together(void **state)
     in->has_socket_id = true;
     Block *both = tg_blk(g, BT_SI, "both", PR_INT_8, px128);
     for (int k = 0; k < 2; k++) {
-        char n[16];
-        snprintf(n, sizeof n, "a%d", k);
-        Block *a = tg_blk(g, BT_SI, n, PR_INT_8, px64);
+        char nm[16];
+        snprintf(nm, sizeof nm, "a%d", k);
+        Block *a = tg_blk(g, BT_SI, nm, PR_INT_8, px64);
         tg_join(g, in, 0, a, 0);
         if (k == 1) {
             Block *mid = tg_blk(g, BT_CCMPB, "m1", PR_INT_8, op64);
@@ -820,22 +820,32 @@ static void test_slices_together(void **state)
             a = tg_blk(g, BT_SI, "m1/out", PR_INT_8, px64);
             tg_join(g, mid, 0, a, 0);
         }
-        snprintf(n, sizeof n, "r%d", k);
-        Block *r = tg_blk(g, BT_CCMPB, n, PR_INT_8, op64);
+        snprintf(nm, sizeof nm, "r%d", k);
+        Block *r = tg_blk(g, BT_CCMPB, nm, PR_INT_8, op64);
         tg_join(g, a, 0, r, 0);
         int32_t at[6] = {0, 0, 64 * k, 0, 0, 0}, size[6] = {16, 16, 64, 0, 0, 0};
         int32_t zero[6] = {0, 0, 0, 0, 0, 0};
         assert_non_null(graph_connect_box(g, r, 0, zero, size, both, 0, at, size));
     }
-    Block *cp = tg_blk(g, BT_CCMPB, "copy", PR_INT_8, op128);
-    Block *o = tg_blk(g, BT_SI, "copy/out", PR_INT_8, px128);
-    tg_join(g, both, 0, cp, 0);
-    tg_join(g, cp, 0, o, 0);
-    Block *out = output(g, 0);
-    memcpy(out->shape.d, px128, sizeof px128);
-    tg_join(g, o, 0, out, 0);
+    for (int k = 0; k < n; k++) {
+        Block *cp = tg_blk(g, BT_CCMPB, k ? "copy1" : "copy", PR_INT_8, op128);
+        Block *o = tg_blk(g, BT_SI, k ? "copy1/out" : "copy/out", PR_INT_8, px128);
+        tg_join(g, both, 0, cp, 0);
+        tg_join(g, cp, 0, o, 0);
+        Block *out = output(g, k);
+        memcpy(out->shape.d, px128, sizeof px128);
+        tg_join(g, o, 0, out, 0);
+    }
     MapCost k;
-    Mapping *m = map(g, c, &k);
+    return map(g, c, &k);
+}
+
+static void test_slices_together(void **state)
+{
+    (void)state;
+    const char *edits[] = {"budget=\"128KiB\"", "budget=\"72KiB\""};
+    Chip *c = chip_with(edits, 2);
+    Mapping *m = slices_graph(c, 1);
     int32_t p0[16], p1[16];
     int n0 = recv_phases(m, "r0", "both", p0), n1 = recv_phases(m, "r1", "both", p1);
     assert_int_equal(n0, 3);
@@ -843,6 +853,28 @@ static void test_slices_together(void **state)
     for (int i = 0; i < n0; i++)
         assert_int_equal(p0[i], p1[i]);
     assert_true(coord_of(m, "copy")->phase > p0[2]);
+    mapping_destroy(m);
+    chip_destroy(c);
+}
+
+/* test_slices_together's slices read on two cores ("both" held by "copy"'s core and
+ * "copy1"'s): each slice goes to both copies, a multicast set, and is planned with its
+ * group all the same: both copies get both slices in the same three phases (planned alone,
+ * "r0"'s slice took phases of its own before "r1"'s arrived, and a copy whose pixels arrive
+ * in parts of different slices cannot move them out of the receive area whole). */
+static void test_slices_multicast(void **state)
+{
+    (void)state;
+    const char *edits[] = {"budget=\"128KiB\"", "budget=\"72KiB\""};
+    Chip *c = chip_with(edits, 2);
+    Mapping *m = slices_graph(c, 2);
+    int32_t p0[16], p1[16];
+    int n0 = recv_phases(m, "r0", "both", p0), n1 = recv_phases(m, "r1", "both", p1);
+    assert_int_equal(n0, 6); /* three phases on each of the two cores */
+    assert_int_equal(n1, 6);
+    for (int i = 0; i < n0; i++)
+        assert_int_equal(p0[i], p1[i]);
+    assert_true(coord_of(m, "copy")->phase > p0[2] && coord_of(m, "copy1")->phase > p0[2]);
     mapping_destroy(m);
     chip_destroy(c);
 }
@@ -1083,6 +1115,7 @@ int main(void)
         cmocka_unit_test(test_output_two_writers),
         cmocka_unit_test(test_read_twice_two_writers),
         cmocka_unit_test(test_slices_together),
+        cmocka_unit_test(test_slices_multicast),
         cmocka_unit_test(test_premove_slots),
         cmocka_unit_test(test_merge_lifetimes),
         cmocka_unit_test(test_merge_memory),

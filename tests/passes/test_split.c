@@ -7,7 +7,8 @@
  * r cuts whose int32 partial sums a new CADD joins with the bias; an output store cut with
  * its writer; the CLUT's table copied, the
  * CLIF's state carried over steps; the explicit cut spec and its errors; a copied part of
- * a tensor made once for all the pieces that read it; fit mode on a chip
+ * a tensor made once for all the pieces that read it, and written into the memory of the
+ * tensor it was cut from when nothing else holds that; fit mode on a chip
  * with a small budget, edges cut to the per-destination limit, and the "cannot fit"
  * error. */
 #include <setjmp.h>
@@ -432,6 +433,96 @@ static void test_slices_shared(void **state)
     chip_destroy(c);
 }
 
+/* The pass's copies of the weights, cut along f then r, lie in the memory of the tensor
+ * they were cut from (split_slices_finish: nothing else holds it after the pass), each
+ * apart from the others; the outputs stay the same (spec_same). */
+static void test_slices_in_place(void **state)
+{
+    (void)state;
+    Chip *c = chip();
+    int32_t s[TIR_NDIMS] = {9, 7, 64, 6, 3, 3, 9, 7};
+    Graph *g = fx_block(BT_CC, s, PR_INT_32, BIAS_VECTOR, conv_dil, 8, 0);
+    const Tensor *w = pt_by_name(g, "op/w")->data;
+    const int32_t *lo = w->i32, *hi = w->i32 + w->n_i32;
+    split_same(g, c, "op:f=2,r=2");
+    static const char *const names[] = {"op/w/f0/r0", "op/w/f0/r1", "op/w/f1/r0",
+                                        "op/w/f1/r1"};
+    uint32_t total = 0;
+    for (int i = 0; i < 4; i++) {
+        const Tensor *t = pt_by_name(g, names[i])->data;
+        assert_true(t->i32 >= lo && t->i32 + t->n_i32 <= hi);
+        for (int j = 0; j < i; j++) {
+            const Tensor *u = pt_by_name(g, names[j])->data;
+            assert_true(t->i32 + t->n_i32 <= u->i32 || u->i32 + u->n_i32 <= t->i32);
+        }
+        total += t->n_i32;
+    }
+    assert_int_equal(total, hi - lo);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
+/* split_slices_finish on four copies that tile a conv's weights [6 5 3 3] (two of them cut
+ * from a view of its first rows): while a block still holds the tensor (or the view), the
+ * copies go to fresh memory and the tensor is left as it was; once nothing else holds
+ * them, into the tensor's own memory. The values are the same either way, and a copy has
+ * none before. */
+static void test_slices_finish(void **state)
+{
+    (void)state;
+    int32_t s[TIR_NDIMS] = {9, 7, 6, 5, 3, 3, 9, 7};
+    for (int held = 0; held < 2; held++) {
+        Graph *g = fx_block(BT_CC, s, PR_INT_32, BIAS_VECTOR, conv_dil, 8, 0);
+        Block *w = pt_by_name(g, "op/w");
+        const int32_t *lo = w->data->i32;
+        uint32_t n = w->data->n_i32;
+        assert_int_equal(n, 6 * 5 * 9);
+        int32_t *orig = malloc(n * sizeof *orig);
+        assert_non_null(orig);
+        memcpy(orig, lo, n * sizeof *orig);
+        SplitSlices *sl = split_slices_create();
+        assert_non_null(sl);
+        Block *view = graph_clone_block(g, w, "v"), *piece[4];
+        assert_non_null(view);
+        SplitBox rows = {.pos = {0}, .size = {0, 0, 3, 0, 0, 0}};
+        assert_true(split_slice_data(g, sl, w, view, &rows));
+        assert_true(view->data->i32 == lo); /* a view: no copy */
+        static const int32_t f0[4] = {0, 0, 3, 3}, r0[4] = {0, 2, 0, 2}, rn[4] = {2, 3, 2, 3};
+        for (int i = 0; i < 4; i++) {
+            char suf[8];
+            snprintf(suf, sizeof suf, "p%d", i);
+            assert_non_null(piece[i] = graph_clone_block(g, w, suf));
+            SplitBox b = {.pos = {0, 0, i < 2 ? 0 : f0[i], r0[i], 0, 0},
+                          .size = {0, 0, 3, rn[i], 0, 0}};
+            assert_true(split_slice_data(g, sl, i < 2 ? view : w, piece[i], &b));
+            assert_int_equal(piece[i]->data->n_i32, 0);
+        }
+        if (!held) {
+            graph_remove_block(g, w);
+            graph_remove_block(g, view);
+            assert_true(graph_compact(g));
+        }
+        assert_true(split_slices_finish(g, sl));
+        SplitSliceStats st = split_slices_stats(sl);
+        assert_int_equal(held ? st.fresh_values : st.in_place_values, n);
+        assert_int_equal(held ? st.in_place_values : st.fresh_values, 0);
+        for (int i = 0; i < 4; i++) {
+            const Tensor *t = piece[i]->data;
+            assert_int_equal(t->n_i32, 3 * rn[i] * 9);
+            assert_true((t->i32 >= lo && t->i32 < lo + n) == !held);
+            for (int f = 0; f < 3; f++)
+                assert_memory_equal(t->i32 + f * rn[i] * 9,
+                                    orig + ((f0[i] + f) * 5 + r0[i]) * 9,
+                                    (size_t)rn[i] * 9 * sizeof *orig);
+        }
+        if (held)
+            assert_memory_equal(lo, orig, n * sizeof *orig);
+        split_slices_destroy(sl);
+        free(orig);
+        graph_destroy(g);
+    }
+}
+
 /* Every group's memory, as the pass counts it (the code generator's working areas too),
  * within the budget. */
 static void assert_groups_fit(const Graph *g, const Chip *c)
@@ -816,6 +907,8 @@ int main(void)
         cmocka_unit_test(test_fit),
         cmocka_unit_test(test_fit_plans),
         cmocka_unit_test(test_fit_joint),
+        cmocka_unit_test(test_slices_in_place),
+        cmocka_unit_test(test_slices_finish),
         cmocka_unit_test(test_fit_unbanded),
         cmocka_unit_test(test_fit_work),
         cmocka_unit_test(test_edges_cut),
