@@ -975,7 +975,7 @@ Mapping *emit_fixture_chain_two(void)
         Block *b = blk(g, BT_SI, names[s][3], 4, 4, 16, 0);
         Block *r[2], *c[2], *o[2];
         for (int k = 0; k < 2; k++) {
-            char n[8];
+            char n[16];
             snprintf(n, sizeof n, "%s%d", names[s][4], k + 1);
             r[k] = blk(g, BT_CCMPB, n, 4, 4, 16, 0);
             snprintf(n, sizeof n, "%s%dc", names[s][4], k + 1);
