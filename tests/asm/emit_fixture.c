@@ -343,7 +343,7 @@ static Edge *slice_relu(Mapping *m, Block *in, Block *b, int32_t i, int32_t n,
                         const int32_t size[6], int32_t at, int32_t cmp)
 {
     Graph *g = m->graph;
-    char an[4], rn[8];
+    char an[16], rn[24];
     snprintf(an, sizeof an, "a%d", n);
     snprintf(rn, sizeof rn, "relu%d", n);
     Block *a = blk(g, BT_SI, an, size[0], size[1], size[2], 0);
@@ -475,7 +475,7 @@ Mapping *emit_fixture_spread_two(void)
 static void read_out(Mapping *m, Block *b, int32_t i, int32_t p, int32_t cmp)
 {
     Graph *g = m->graph;
-    char name[3][4];
+    char name[3][16];
     snprintf(name[0], sizeof name[0], "r%d", i + 1);
     snprintf(name[1], sizeof name[1], "c%d", i + 1);
     snprintf(name[2], sizeof name[2], "y%d", i + 1);
