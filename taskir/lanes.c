@@ -330,7 +330,7 @@ static bool edge_heads(const Graph *g, const GraphUses *u, const Edge *ed, Lanes
 static bool other_runs(const Graph *g, const GraphUses *u, uint32_t w, uint32_t s,
                        LanesMove **h, int64_t *n, int64_t *cap, int64_t base, int64_t *at)
 {
-    int64_t wn[3];
+    int64_t wn[3] = {0};
     PrecisionId prec = blk_prec(g->blocks[s]);
     int64_t px = pixel_bytes(prec, yxc(g->blocks[w], false, wn) ? wn[2] : 0,
                              layout_storage_unit(g, u, s));

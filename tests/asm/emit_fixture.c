@@ -343,7 +343,7 @@ static Edge *slice_relu(Mapping *m, Block *in, Block *b, int32_t i, int32_t n,
                         const int32_t size[6], int32_t at, int32_t cmp)
 {
     Graph *g = m->graph;
-    char an[16], rn[24];
+    char an[16], rn[16];
     snprintf(an, sizeof an, "a%d", n);
     snprintf(rn, sizeof rn, "relu%d", n);
     Block *a = blk(g, BT_SI, an, size[0], size[1], size[2], 0);
