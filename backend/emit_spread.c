@@ -4,7 +4,8 @@
  * writes one ROUTER_SEND / ROUTER_RECIEVE pair a phase, without saying which bytes each
  * carries. The code generator cuts the part of every edge into whole rows of the copy: each
  * phase takes as many rows as the receive area has room for beside that phase's other
- * arrivals (the last phase the rest), as the mapper fills the phases, earliest first. The
+ * arrivals (the last phase the rest), as the mapper fills the phases, earliest first; the
+ * copies of a core in the order their last parts land (last_arrival). The
  * rows arriving in a phase land in a landing area of their own in the receive area, alive in
  * that phase only, and a P06 in Soma2 of that phase (after the router) moves them into the
  * copy's area in the data banks (emit_move.c), where the copy's readers find it whole from
@@ -481,14 +482,66 @@ static bool joins_part(const Emit *e, const ECopy *cp)
     return true;
 }
 
+/* A spread copy and the last phase a part of it may land in, in the order of time. */
+typedef struct ELast {
+    int64_t last;
+    uint32_t ci;
+} ELast;
+
+static int last_cmp(const void *a, const void *b)
+{
+    const ELast *x = a, *y = b;
+    if (x->last != y->last)
+        return x->last < y->last ? -1 : 1;
+    return x->ci < y->ci ? -1 : x->ci > y->ci;
+}
+
+/* The last phase a transfer into spread copy cp lands in, in the order of time (a phase at
+ * or after its first reader's counts in the step before); ph: room for the phases of any
+ * edge dict. */
+static int64_t last_arrival(const Emit *e, const ECopy *cp, int32_t *ph)
+{
+    const BlockUses *bu = &e->uses.blocks[cp->block];
+    int32_t np = e->cores[cp->core].n_phases, reader = first_reader(e, cp);
+    int64_t last = INT64_MIN;
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        uint32_t n = emit_arrival_phases(e, emit_edge_dict(e, e->g->edges[bu->in_edges[j]]->id),
+                                         cp->core, ph);
+        for (uint32_t i = 0; i < n; i++) {
+            int64_t t = ph[i] >= reader ? (int64_t)ph[i] - np : ph[i];
+            last = t > last ? t : last;
+        }
+    }
+    return last;
+}
+
 Status emit_spreads(Emit *e)
 {
     Status st = ST_OK;
     ESeg *segs = NULL;
     size_t cap = 0;
-    for (uint32_t i = 0; i < e->n_copies && st == ST_OK; i++)
+    /* the copies whose last part lands sooner first: that part takes the rest, whatever room
+     * the phase has left, so the copies landing later leave it what it needs (the mapper
+     * fills the phases in the order of time too) */
+    uint32_t most = 1; /* room for the phases of the longest edge dict */
+    for (uint32_t i = 0; i < e->m->n_edges; i++)
+        most = e->m->edges[i].n_coords > most ? e->m->edges[i].n_coords : most;
+    ELast *order = malloc((e->n_copies ? e->n_copies : 1) * sizeof *order);
+    int32_t *ph = malloc(most * sizeof *ph);
+    if (!order || !ph) {
+        free(order);
+        free(ph);
+        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    }
+    size_t n_order = 0;
+    for (uint32_t i = 0; i < e->n_copies; i++)
         if (e->copies[i].spread)
-            st = plan_spread(e, &e->copies[i], &segs, &cap);
+            order[n_order++] = (ELast){last_arrival(e, &e->copies[i], ph), i};
+    free(ph);
+    qsort(order, n_order, sizeof *order, last_cmp);
+    for (size_t o = 0; o < n_order && st == ST_OK; o++)
+        st = plan_spread(e, &e->copies[order[o].ci], &segs, &cap);
+    free(order);
     /* a whole copy that would move out of the receive area in Soma2 of a phase whose part
      * takes that slot lands beside the part instead, as its second run: the part's P26 moves
      * both (the mapper counts it there, moved out in its arrival phase) */

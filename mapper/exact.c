@@ -44,6 +44,7 @@
  * Requires a verified, compacted graph; leaves it compacted (the caller verifies it).
  */
 #include "mapper/exact_fold.h"
+#include "mapper/exact_preclip.h"
 #include "mapper/exact_table.h"
 #include "mapper/exact_wide.h"
 #include "mapper/mapper.h"
@@ -62,7 +63,7 @@ static const MapThrough through_double = {BT_CADD, "x2", AT_CONSTANT_B, 0, true,
 /* The kinds of rewrite, each counted with its first block (for the warnings). */
 enum {
     MADE_PREC, MADE_CLAMP, MADE_WIDEN, MADE_CMP, MADE_LUT, MADE_ODD, MADE_FOLD, MADE_WIDE,
-    MADE_BOUND, MADE_HALVE, MADE_TABLE, MADE_KINDS
+    MADE_BOUND, MADE_HALVE, MADE_TABLE, MADE_PRECLIP, MADE_KINDS
 };
 
 /* Rounds of rewrites at most: each wide split narrows its shift or operand by 6 bits or
@@ -733,13 +734,61 @@ static Status whole_rewrite(Graph *g, const Chip *c, WholeFn fn, int kind, const
     return ST_OK;
 }
 
-/* The shift fold (exact_fold.c) of what a round left, then a round more for the blocks
- * after the folded ones (which now read INT_8). */
+/* The rounds: one, and more while the pieces split. */
+static Status rounds(Graph *g, const Chip *c, Made *m, Diag *d)
+{
+    uint32_t wide = 0;
+    Status st = round_rewrites(g, c, m, &wide, d);
+    for (int r = 1; st == ST_OK && wide && r < MAX_ROUNDS; r++) /* the pieces split */
+        st = round_rewrites(g, c, m, &wide, d);
+    return st;
+}
+
+static uint32_t made_total(const Made *m)
+{
+    uint32_t n = 0;
+    for (int k = 0; k < MADE_KINDS; k++)
+        n += m->n[k];
+    return n;
+}
+
+/* The shift fold (exact_fold.c) of what a round left, then rounds more for the blocks
+ * after the folded ones (which now read INT_8), while they rewrite some: a block narrowed
+ * there changes what its readers read. */
 static Status fold_rewrites(Graph *g, const Chip *c, Made *m, Diag *d)
 {
     long n = 0;
     Status st = whole_rewrite(g, c, exact_fold, MADE_FOLD, "map.exact.shift32", m, &n, d);
-    return st != ST_OK || !n ? st : round_rewrites(g, c, m, NULL, d);
+    for (int r = 0; st == ST_OK && n && r < MAX_ROUNDS; r++) {
+        uint32_t before = made_total(m);
+        st = round_rewrites(g, c, m, NULL, d);
+        n = made_total(m) > before;
+    }
+    return st;
+}
+
+/* The pre-clip (exact_preclip.c) of what the fold left, then the rounds and the fold again
+ * on the clipped blocks. */
+static Status preclip_rewrites(Graph *g, const Chip *c, Made *m, Diag *d)
+{
+    ExactInfo x;
+    Status st = exact_analyse(g, &x, d);
+    if (st != ST_OK)
+        return st;
+    int32_t first = -1;
+    long n = exact_preclip(g, c, &x, &first, d);
+    exact_finish(&x);
+    if (n < 0)
+        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");
+    if (!n)
+        return ST_OK;
+    m->n[MADE_PRECLIP] += (uint32_t)n;
+    m->first[MADE_PRECLIP] = first;
+    m->rule[MADE_PRECLIP] = "map.exact.shift32";
+    if (!graph_compact(g))
+        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");
+    st = rounds(g, c, m, d);
+    return st == ST_OK ? fold_rewrites(g, c, m, d) : st;
 }
 
 Status mapper_exact(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d)
@@ -761,15 +810,16 @@ Status mapper_exact(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d)
         "and a CCMPS / CCMPB after it the old precision's bound",
         "a CCMPB / CCMPS shifting by an odd 2k + 1 bits values no doubling holds read them "
         "shifted by 2k first, and shift by 1",
-        "a CLUT took the 8-bit precision of the maps it writes, in which P07 reads its table"};
+        "a CLUT took the 8-bit precision of the maps it writes, in which P07 reads its table",
+        "a CCMPB / CCMPS shifting from INT_32 to INT_32 reads its input clamped first to what "
+        "its readers let through"};
     *n_rewrites = 0;
     Made m = {{0}, {0}, {NULL}};
-    uint32_t wide = 0;
-    Status st = round_rewrites(g, c, &m, &wide, d);
-    for (int r = 1; st == ST_OK && wide && r < MAX_ROUNDS; r++) /* the pieces split */
-        st = round_rewrites(g, c, &m, &wide, d);
+    Status st = rounds(g, c, &m, d);
     if (st == ST_OK)
         st = fold_rewrites(g, c, &m, d);
+    if (st == ST_OK)
+        st = preclip_rewrites(g, c, &m, d);
     long nt = 0; /* last, the CLUTs take their maps' 8-bit precision (exact_table.c) */
     if (st == ST_OK)
         st = whole_rewrite(g, c, exact_table_narrow, MADE_TABLE, "map.exact.prec", &m, &nt, d);

@@ -15,8 +15,17 @@
  * more. Until then every storage block on the way has no data, is written by that one block
  * only and is read by such CCMPB / CCMPS blocks only (an OUTPUT, or anything else, would see
  * the difference). The range is the analysis's (with 0: initial content, padding), its
- * images through each b a superset of the real values. */
+ * images through each b a superset of the real values.
+ *
+ * The walk also goes through affine readers: a CVS v -> a v + c or a CADD v -> v + c of one
+ * input, pointwise, exact (inside int32), whose bias c is one constant (absent, CONSTANT_B,
+ * or a bias cluster of one value): a clamp(v, L, H) + c = clamp(a v + c, a L + c, a H + c)
+ * (the bounds swap when a < 0), then the precision's clamp, monotone too.
+ *
+ * exact_fold_bounds finds the narrowest clamp [L, H] of a block's results that no output
+ * sees, for the pre-clip (exact_preclip.c). */
 #include "mapper/exact_fold.h"
+#include "mapper/exact_wide.h"
 #include "taskir/uses.h"
 
 #include <stdlib.h>
@@ -34,6 +43,7 @@ typedef struct Walk {
     const Graph *g;
     const Chip *c;
     const GraphUses *u;
+    const ExactInfo *x;
     uint32_t *seen;             /* per position: the walk (its block's position + 1) that
                                    reached it; a storage has one writer and a reader one
                                    source, so only a repeated edge reaches a block again,
@@ -58,6 +68,49 @@ static bool is_soma_cmp(const Chip *c, const Block *b)
 
 static bool storage_ok(Walk *w, uint32_t pos, int32_t writer, Img y, int depth);
 
+/* v -> a v + c, then the clamp to the precision range p. */
+static int64_t affine(int64_t a, int64_t c, ExactRange p, int64_t v)
+{
+    v = v < INT32_MIN ? INT32_MIN : v > INT32_MAX ? INT32_MAX : v; /* the ends: in int32 */
+    int64_t r = a * v + c;
+    return r < p.lo ? p.lo : r > p.hi ? p.hi : r;
+}
+
+/* The block at position pos, reading storage id src, is an affine reader (file comment):
+ * *z gets y's images through it. */
+static bool affine_img(const Walk *w, uint32_t pos, int32_t src, const Img *y, Img *z)
+{
+    const Graph *g = w->g;
+    const Block *b = g->blocks[pos];
+    bool window = false; /* a CVS (P83) without window dims reads point by point */
+    for (int d = D_KY; d <= D_IX; d++)
+        window = window || b->shape.d[d] != 0;
+    if ((b->type != BT_CVS && (b->type != BT_CADD || blk_n_variadic(b) != 1)) ||
+        ((b->type != BT_CVS || window) && !exact_pointwise(b)) ||
+        !exact_inside(w->x->blocks[pos].raw, INT32_MIN, INT32_MAX))
+        return false;
+    int64_t a = b->type == BT_CVS ? blk_attr(b, AT_CONSTANT_A) : 1;
+    int64_t c = blk_attr(b, AT_CONSTANT_B);
+    uint32_t bias = blk_has_bias_cluster(b) && b->n_in ? b->n_in - 1 : b->n_in;
+    for (uint32_t cl = 0; cl < b->n_in; cl++)
+        for (uint32_t j = 0; j < b->in[cl].n_ifaces; j++) {
+            const Edge *e = graph_edge(g, b->in[cl].ifaces[j].edge_id);
+            long sp = e ? graph_block_pos(g, e->src) : -1;
+            if (sp < 0 || (cl != bias && e->src != src))
+                return false;
+            ExactRange r = w->x->blocks[sp].out; /* a bias of one value */
+            if (cl == bias && (r.lo != r.hi || (j && r.lo != c)))
+                return false;
+            c = cl == bias ? r.lo : c;
+        }
+    ExactRange p = exact_prec_range(blk_prec(b));
+    int64_t v[4] = {y->lo, y->l, y->h, y->hi};
+    for (int k = 0; k < 4; k++)
+        v[k] = affine(a, c, p, v[k]);
+    *z = a >= 0 ? (Img){v[0], v[1], v[2], v[3]} : (Img){v[3], v[2], v[1], v[0]};
+    return true;
+}
+
 /* Block at position pos reads storage id src only; its outputs hold the clamp of y's
  * images through it. */
 static bool reader_ok(Walk *w, uint32_t pos, int32_t src, Img y, int depth)
@@ -67,15 +120,20 @@ static bool reader_ok(Walk *w, uint32_t pos, int32_t src, Img y, int depth)
     const BlockUses *bu = &w->u->blocks[pos];
     if (again(w, pos))
         return true;
-    if (!is_soma_cmp(w->c, b))
-        return false;
-    for (uint32_t k = 0; k < bu->n_in_edges; k++)
-        if (g->edges[bu->in_edges[k]]->src != src)
+    Img z;
+    if (!is_soma_cmp(w->c, b)) {
+        if (!affine_img(w, pos, src, &y, &z))
             return false;
-    ExactCmp k;
-    exact_cmp_of(b, PR_INT_32, &k); /* the TaskGraph's value does not depend on the input */
-    Img z = {exact_graph_cmp(&k, y.lo), exact_graph_cmp(&k, y.l), exact_graph_cmp(&k, y.h),
-             exact_graph_cmp(&k, y.hi)};
+    } else {
+        for (uint32_t k = 0; k < bu->n_in_edges; k++)
+            if (g->edges[bu->in_edges[k]]->src != src)
+                return false;
+        ExactCmp k;
+        exact_cmp_of(b, PR_INT_32, &k); /* the TaskGraph's value does not depend on the
+                                           input */
+        z = (Img){exact_graph_cmp(&k, y.lo), exact_graph_cmp(&k, y.l),
+                  exact_graph_cmp(&k, y.h), exact_graph_cmp(&k, y.hi)};
+    }
     for (uint32_t k2 = 0; k2 < bu->n_out_edges; k2++) {
         long d = graph_block_pos(g, g->edges[bu->out_edges[k2]]->dst);
         if (d < 0 || !storage_ok(w, (uint32_t)d, b->id, z, depth + 1))
@@ -111,6 +169,21 @@ static bool storage_ok(Walk *w, uint32_t pos, int32_t writer, Img y, int depth)
     return true;
 }
 
+/* The storage blocks that the block at position pos writes hold clamp(old, y.l, y.h) for
+ * old values in [y.lo, y.hi]: does no output see a difference? */
+static bool outputs_ok(Walk *w, uint32_t pos, Img y)
+{
+    const Graph *g = w->g;
+    const BlockUses *bu = &w->u->blocks[pos];
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        long d = graph_block_pos(g, g->edges[bu->out_edges[j]]->dst);
+        if (d < 0 || bt_info(g->blocks[d]->type)->kind != BK_STORAGE ||
+            !storage_ok(w, (uint32_t)d, g->blocks[pos]->id, y, 0))
+            return false;
+    }
+    return true;
+}
+
 /* Can the block at position pos (A) be folded: its narrowed form k, which the chip computes
  * as the TaskGraph does, and every storage it writes checked? */
 static bool foldable(Walk *w, const ExactInfo *x, uint32_t pos, ExactCmp *k)
@@ -129,17 +202,9 @@ static bool foldable(Walk *w, const ExactInfo *x, uint32_t pos, ExactCmp *k)
     if (!exact_narrows(w->c, in, PR_INT_8) || !chip_soma_shift(w->c, k->shift, NULL) ||
         !exact_cmp_agrees(w->c, k, k, x->blocks[pos].in, NULL))
         return false;
-    const BlockUses *bu = &w->u->blocks[pos];
     ExactRange r = x->blocks[pos].out;
     w->walk = pos + 1;
-    Img y = {r.lo, -128, 127, r.hi};
-    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        long d = graph_block_pos(g, g->edges[bu->out_edges[j]]->dst);
-        if (d < 0 || bt_info(g->blocks[d]->type)->kind != BK_STORAGE ||
-            !storage_ok(w, (uint32_t)d, b->id, y, 0))
-            return false;
-    }
-    return true;
+    return outputs_ok(w, pos, (Img){r.lo, -128, 127, r.hi});
 }
 
 long exact_fold(Graph *g, const Chip *c, const ExactInfo *x, int32_t *first)
@@ -147,7 +212,7 @@ long exact_fold(Graph *g, const Chip *c, const ExactInfo *x, int32_t *first)
     GraphUses u;
     if (!graph_uses(g, &u))
         return -1;
-    Walk w = {g, c, &u, calloc(g->n_blocks ? g->n_blocks : 1, sizeof(uint32_t)), 0};
+    Walk w = {g, c, &u, x, calloc(g->n_blocks ? g->n_blocks : 1, sizeof(uint32_t)), 0};
     long n = 0;
     bool ok = w.seen != NULL;
     for (uint32_t i = 0; i < g->n_blocks && i < x->n_blocks && ok; i++) {
@@ -170,4 +235,43 @@ long exact_fold(Graph *g, const Chip *c, const ExactInfo *x, int32_t *first)
     graph_uses_finish(&u);
     free(w.seen);
     return ok && !graph_oom(g) ? n : -1;
+}
+
+/* One trial of exact_fold_bounds: a walk of its own. */
+static bool clamp_free(Walk *w, uint32_t pos, ExactRange r, int64_t l, int64_t h)
+{
+    w->walk++;
+    return outputs_ok(w, pos, (Img){r.lo, l, h, r.hi});
+}
+
+int exact_fold_bounds(const Graph *g, const Chip *c, const ExactInfo *x, uint32_t pos,
+                      ExactRange *lh)
+{
+    GraphUses u;
+    if (!graph_uses(g, &u))
+        return -1;
+    Walk w = {g, c, &u, x, calloc(g->n_blocks ? g->n_blocks : 1, sizeof(uint32_t)), 0};
+    ExactRange r = x->blocks[pos].out;
+    int64_t lo = r.lo < 0 ? r.lo : 0, hi = r.hi > 0 ? r.hi : 0;
+    *lh = (ExactRange){lo, hi};
+    /* the walk's answer only narrows as the clamp does: the largest L, then the least H */
+    for (int64_t a = lo, b = 0; w.seen && a < b;) {
+        int64_t mid = a + (b - a + 1) / 2;
+        if (clamp_free(&w, pos, r, mid, hi))
+            a = lh->lo = mid;
+        else
+            b = mid - 1;
+    }
+    for (int64_t a = 0, b = hi; w.seen && a < b;) {
+        int64_t mid = a + (b - a) / 2;
+        if (clamp_free(&w, pos, r, lh->lo, mid))
+            b = lh->hi = mid;
+        else
+            a = mid + 1;
+    }
+    /* checked as a whole (the search assumes the answer monotone) */
+    int ok = !w.seen ? -1 : clamp_free(&w, pos, r, lh->lo, lh->hi) ? 1 : 0;
+    graph_uses_finish(&u);
+    free(w.seen);
+    return ok;
 }

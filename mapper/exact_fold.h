@@ -16,4 +16,12 @@
  * graph may then be half rewritten). */
 long exact_fold(Graph *g, const Chip *c, const ExactInfo *x, int32_t *first);
 
+/* The narrowest clamp [lh->lo, lh->hi] (with 0) of the results of the block at position pos
+ * of g (analysed into x) that no output of g sees: every storage it writes has no data, it
+ * alone writes it, and only CCMPB / CCMPS clips and affine blocks read it, up to a clip that
+ * hides the clamp (file comment of exact_fold.c). 1 found (the analysis's range when none
+ * narrower is), 0 when not even that one is hidden, -1 out of memory. */
+int exact_fold_bounds(const Graph *g, const Chip *c, const ExactInfo *x, uint32_t pos,
+                      ExactRange *lh);
+
 #endif

@@ -182,6 +182,10 @@ typedef struct SplitNeed {
     int64_t soma;     /* the Soma after the block, fused with it (split_soma_share) */
     int64_t work;     /* the code generator's working areas (layout_work_bytes): a CADD's
                        * gathered or repeated inputs, narrowing and send areas */
+    int64_t pitch;    /* what the storage it reads takes beyond its values' bytes in the
+                       * pitch of the maps around it (bbox_storage_bytes, as the mapper
+                       * counts it): pixels of a few channels that CLUT pieces write in rows
+                       * of all theirs */
     int64_t total;
 } SplitNeed;
 

@@ -27,7 +27,7 @@ static Status no_fit(const Chip *c, const Block *b, const SplitNeed *n, Diag *d)
                       "its group needs %lld bytes (input %lld, weights %lld, bias %lld, "
                       "output %lld%s), more than a core's budget of %u bytes, and it cannot "
                       "be cut further", (long long)n->total,
-                      (long long)(n->m.input + n->direct), (long long)n->m.weight,
+                      (long long)(n->m.input + n->direct + n->pitch), (long long)n->m.weight,
                       (long long)n->m.bias, (long long)n->m.output, soma,
                       c->core_budget_bytes);
 }

@@ -1,11 +1,14 @@
 /* split_need.c: the memory of a compute block's group and of its pieces before they are
  * made (split.h, docs/passes.md "split"): the block, the storage it reads, its output buffer,
  * the share of an input cluster that a compute block feeds directly, the Soma after it
- * that fuse will pair with it (split_soma_share), and the code generator's working areas
- * (layout_work_bytes, which the mapper counts too: a CADD's gathered inputs). A piece's
- * memory is figured as chip_group_mem would on it, from stand-ins with the piece's shapes
- * (its working areas once it is made). */
+ * that fuse will pair with it (split_soma_share), the code generator's working areas
+ * (layout_work_bytes, which the mapper counts too: a CADD's gathered inputs) and the pitch
+ * of the storage it reads (bbox_storage_bytes, the mapper's count: a map of 32 channels
+ * written by CLUT pieces of 511 holds rows of 512). A piece's memory is figured as
+ * chip_group_mem would on it, from stand-ins with the piece's shapes (its working areas and
+ * pitches once it is made). */
 #include "passes/split.h"
+#include "taskir/blockbox.h"
 #include "taskir/chip_cost.h"
 #include "taskir/layout.h"
 #include "taskir/rearrange.h"
@@ -19,6 +22,48 @@ static int64_t box_vol(const int32_t *box)
         if (box[i] > 0)
             v *= box[i];
     return v;
+}
+
+/* Into *pitch: what the storage blocks b reads take in the mapper's count (the pitch of the
+ * maps around them, bbox_storage_bytes) beyond chip_group_mem's (their values' bytes), and
+ * what b's output area takes in the pitch the code generator gives it (layout_output_unit:
+ * a P83 writes the pitch it reads, int32 pixels of 512 channels for 32 values read in rows
+ * of 512) beyond chip_output_bytes. false on overflow. */
+static bool storage_pitch(const Chip *c, const Graph *g, const GraphUses *u, const Block *b,
+                          int64_t *pitch)
+{
+    *pitch = 0;
+    long pos = graph_block_pos(g, b->id);
+    PrecisionId p = layout_use_of(b->type, false) & (LAYOUT_AXON | LAYOUT_GROUP)
+                        ? PR_INT_32 : blk_prec(b);
+    int unit = layout_output_unit(g, u, (uint32_t)pos, p);
+    int32_t cd[TIR_CDIMS];
+    if (unit > 0 && blk_cluster_dims(b, false, 0, cd)) {
+        int64_t laid = layout_map_bytes(p, cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
+                                        cd[D_F] > 0 ? cd[D_F] : 1, unit),
+                plain = chip_output_bytes(c, b);
+        if (laid < 0 || plain < 0)
+            return false;
+        *pitch = laid > plain ? laid - plain : 0;
+    }
+    const BlockUses *bu = &u->blocks[pos];
+    for (uint32_t i = 0; i < bu->n_in_edges; i++) {
+        const Edge *e = g->edges[bu->in_edges[i]];
+        long s = graph_block_pos(g, e->src);
+        if (s < 0 || bt_info(g->blocks[s]->type)->kind != BK_STORAGE)
+            continue;
+        bool seen = false; /* stored once, as chip_group_mem counts it */
+        for (uint32_t k = 0; k < i && !seen; k++)
+            seen = g->edges[bu->in_edges[k]]->src == e->src;
+        if (seen)
+            continue;
+        int64_t laid = bbox_storage_bytes(c, g, u, (uint32_t)s),
+                plain = chip_storage_bytes(c, g->blocks[s], b);
+        if (laid < 0 || plain < 0 || laid - plain > INT64_MAX / 4 - *pitch)
+            return false;
+        *pitch += laid > plain ? laid - plain : 0;
+    }
+    return true;
 }
 
 /* The memory of b's group. false on overflow. */
@@ -43,6 +88,8 @@ bool split_need_of(const Chip *c, const Graph *g, const GraphUses *u, const Bloc
             return false;
         n->direct += (int64_t)((double)ob * (double)box_vol(en.src_box) / (double)w);
     }
+    if (!storage_pitch(c, g, u, b, &n->pitch))
+        return false;
     int32_t shape[TIR_NDIMS];
     blk_eff_shape(b, shape);
     if (!split_soma_share(c, g, u, b, shape, &n->soma))
@@ -50,7 +97,7 @@ bool split_need_of(const Chip *c, const Graph *g, const GraphUses *u, const Bloc
     n->work = layout_work_bytes(g, u, (uint32_t)pos);
     if (n->work < 0)
         return false;
-    n->total = n->m.total + n->direct + n->soma + n->work;
+    n->total = n->m.total + n->direct + n->soma + n->work + n->pitch;
     return true;
 }
 
@@ -118,11 +165,13 @@ bool split_piece_need(const Chip *c, const Graph *g, const GraphUses *u, const B
         return false;
     if (!split_soma_share(c, g, u, b, pc->shape, &out->soma))
         return false;
-    /* the working areas (layout_work_bytes) are not figured on a piece before it is made:
-     * the planner figures thousands of pieces, and the walk through the pitches of the maps
-     * around a block is long where many CLUT pieces share a table; each piece, once made, is
-     * checked with its own in the next round (split_need_of) and cut again if need be */
+    /* the working areas (layout_work_bytes) and the storage's pitches (storage_pitch) are not
+     * figured on a piece before it is made: the planner figures thousands of pieces, and the
+     * walk through the pitches of the maps around a block is long where many CLUT pieces
+     * share a table; each piece, once made, is checked with its own in the next round
+     * (split_need_of) and cut again if need be */
     out->work = 0;
+    out->pitch = 0;
     out->total = out->m.input + out->m.weight + out->m.bias + out->m.output + out->direct +
                  out->soma + out->work;
     return true;

@@ -343,7 +343,7 @@ static Edge *slice_relu(Mapping *m, Block *in, Block *b, int32_t i, int32_t n,
                         const int32_t size[6], int32_t at, int32_t cmp)
 {
     Graph *g = m->graph;
-    char an[4], rn[8];
+    char an[16], rn[16];
     snprintf(an, sizeof an, "a%d", n);
     snprintf(rn, sizeof rn, "relu%d", n);
     Block *a = blk(g, BT_SI, an, size[0], size[1], size[2], 0);
@@ -475,7 +475,7 @@ Mapping *emit_fixture_spread_two(void)
 static void read_out(Mapping *m, Block *b, int32_t i, int32_t p, int32_t cmp)
 {
     Graph *g = m->graph;
-    char name[3][4];
+    char name[3][16];
     snprintf(name[0], sizeof name[0], "r%d", i + 1);
     snprintf(name[1], sizeof name[1], "c%d", i + 1);
     snprintf(name[2], sizeof name[2], "y%d", i + 1);
@@ -975,7 +975,7 @@ Mapping *emit_fixture_chain_two(void)
         Block *b = blk(g, BT_SI, names[s][3], 4, 4, 16, 0);
         Block *r[2], *c[2], *o[2];
         for (int k = 0; k < 2; k++) {
-            char n[8];
+            char n[16];
             snprintf(n, sizeof n, "%s%d", names[s][4], k + 1);
             r[k] = blk(g, BT_CCMPB, n, 4, 4, 16, 0);
             snprintf(n, sizeof n, "%s%dc", names[s][4], k + 1);

@@ -15,9 +15,6 @@
 #include <cmocka.h>
 
 #include "difftest.h"
-#include "taskir/chip.h"
-#include "taskir/exact.h"
-#include "taskir/sim.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -573,58 +570,6 @@ static void test_broadcast_div_signmag(void **state)
     assert_true(split > one);
 }
 
-/* The quotient table of relu(a) / relu(b) at precision 9 (0 .. 255 each: 2^16 entries) is
- * read at the centred index a * 256 + b - 32768 (docs/lowering.md, broadcast_div): P07 reads
- * an index signed and saturates it to -32768 .. 32767, so positions a * 256 + b past 32767
- * (a >= 128) must still read their own quotient on the chip. The lowered graph has no
- * map.exact.clip finding on the default chip, and the simulator with the chip's arithmetic
- * (sim_use_chip, taskir-run --chip-exact) gives C's quotients at the positions 0, 1, 32767,
- * 32768, 32769 and 65535 and around them. */
-static void test_broadcast_div_centred(void **state)
-{
-    (void)state;
-    static const int32_t va[] = {0, 0, 127, 127, 128, 128, 128, 255, 255, 200, 129, 1},
-                         vb[] = {0, 1, 255, 254, 0, 1, 2, 255, 1, 7, 3, 1};
-    enum { N = sizeof va / sizeof va[0] };
-    DtRng r = {63};
-    DtModel m;
-    dt_begin(&m, &r);
-    int32_t a = dt_input(&m, "data", DT_ND(1, N), 9), b = dt_input(&m, "data2", DT_ND(1, N), 9);
-    a = dt_op(&m, CVM_OP_relu, "ra", DT_INS(a), NULL);
-    b = dt_op(&m, CVM_OP_relu, "rb", DT_INS(b), NULL);
-    dt_op(&m, CVM_OP_broadcast_div, "div", DT_INS(a, b), NULL);
-    dt_output(&m, m.last->id, 0);
-    Graph *tg = NULL;
-    assert_int_equal(fe_lower(m.g, NULL, &tg, &m.d), ST_OK);
-    Chip *c = NULL;
-    assert_int_equal(chip_load_default(&c, &m.d), ST_OK);
-    ExactInfo x;
-    Diag xd;
-    diag_init(&xd, "div");
-    assert_int_equal(exact_analyse(tg, &x, &xd), ST_OK);
-    exact_check(tg, c, &x, ST_LOGIC, &xd);
-    assert_true(diag_find(&xd, "map.exact.clip") < 0);
-    exact_finish(&x);
-    diag_finish(&xd);
-    SimOptions so = {.threads = 1, .steps = 1};
-    SimRun *run = NULL;
-    assert_int_equal(sim_create(tg, &so, &run, &m.d), ST_OK);
-    sim_use_chip(run, c);
-    assert_int_equal(sim_set_input(run, 0, va, N, &m.d), ST_OK);
-    assert_int_equal(sim_set_input(run, 1, vb, N, &m.d), ST_OK);
-    assert_int_equal(sim_step(run, &m.d), ST_OK);
-    int64_t count = 0;
-    const int32_t *q = sim_output(run, 0, &count);
-    assert_int_equal(count, N);
-    for (int i = 0; i < N; i++)
-        if (q[i] != (vb[i] ? va[i] / vb[i] : 0))
-            fail_msg("%d / %d: the chip gives %d", va[i], vb[i], q[i]);
-    sim_destroy(run);
-    chip_destroy(c);
-    graph_destroy(tg);
-    dt_end(&m);
-}
-
 /* Every pair (va[i], vb[j]) (div_check). */
 static uint32_t div_lists(int32_t p, const int32_t *va, int na, const int32_t *vb, int nb,
                           bool relu_b, const char *what)
@@ -932,7 +877,6 @@ int main(void)
         cmocka_unit_test(test_broadcast_max),
         cmocka_unit_test(test_broadcast_div),
         cmocka_unit_test(test_broadcast_div_signmag),
-        cmocka_unit_test(test_broadcast_div_centred),
         cmocka_unit_test(test_broadcast_div_wide),
         cmocka_unit_test(test_broadcast_greater),
         cmocka_unit_test(test_sum),

@@ -702,6 +702,19 @@ static void test_wide_square(void **state)
     wide_product(true);
 }
 
+/* The compute blocks of g whose name's last part starts with tag (the pre-clip's "pre.lo",
+ * "pre.hi"). */
+static int named(const Graph *g, const char *tag)
+{
+    int n = 0;
+    for (uint32_t i = 0; i < g->n_blocks; i++) {
+        const char *last = strrchr(g->blocks[i]->name, '/');
+        n += bt_info(g->blocks[i]->type)->kind == BK_COMPUTE && last &&
+             !strncmp(last + 1, tag, strlen(tag));
+    }
+    return n;
+}
+
 /* x (INT_32) -> CCMPB floor shift 4 (INT_32 to INT_32) -> CCMPS 127 -> CCMPB lo -> y: the
  * shifted values fit no 8 bits nor a table, but only the clip to [lo, 127] reads them. */
 static Block *fold_chain(Graph *g, int32_t lo, bool low_clip)
@@ -738,7 +751,10 @@ static void test_shift_fold(void **state)
 }
 
 /* No fold where the saturation would show: without the low clip (an OUTPUT sees values below
- * -128) or with a clip at -200 (-150 passes it, the INT_8 shift would give -128). */
+ * -128) or with a clip at -200 (-150 passes it, the INT_8 shift would give -128). Without
+ * the low clip the shift stays an error (clamped to at most 127 first, its values still reach
+ * -2^27); with the clip at -200 the pre-clip maps it (test_preclip): x clamped to
+ * -200 * 16 .. 128 * 16 - 1 first. */
 static void test_shift_fold_refused(void **state)
 {
     (void)state;
@@ -746,11 +762,111 @@ static void test_shift_fold_refused(void **state)
         Graph *g = graph_create();
         Block *a = fold_chain(g, -200, low != 0);
         Chip *c = chip();
-        refuses(g, c, "map.exact.shift32", a->id);
-        assert_int_equal(blk_prec(a), PR_INT_32);
+        int32_t in[8] = {INT32_MAX, INT32_MIN, 100000, -100000, 2047, -2049, 17, -17};
+        if (low) {
+            assert_true(rewrite_keeps(g, c, in, 8) >= 1);
+            assert_int_equal(named(g, "pre.lo"), 1);
+            assert_int_equal(named(g, "pre.hi"), 1);
+        } else {
+            Diag d;
+            diag_init(&d, "t");
+            uint32_t nr = 0;
+            assert_int_equal(mapper_exact(g, c, &nr, &d), ST_LOGIC);
+            assert_true(diag_find(&d, "map.exact.shift32") >= 0);
+            diag_finish(&d);
+        }
+        assert_int_not_equal(blk_prec(a), PR_INT_8); /* not folded */
         chip_destroy(c);
         graph_destroy(g);
     }
+}
+
+/* 4096 values of int32: sweep's, and each k 2^s - 1, k 2^s, k 2^s + 1 for the k at and
+ * around lo and hi (where a floor shift by s meets the clip). */
+static int32_t *edges_of(int32_t s, int32_t lo, int32_t hi, int64_t n)
+{
+    int32_t *v = sweep(PR_INT_32, n);
+    int64_t i = 4, ks[4] = {(int64_t)lo - 1, lo, hi, (int64_t)hi + 1};
+    for (int k = 0; k < 4; k++)
+        for (int64_t d = -1; d <= 1; d++)
+            v[i++] = (int32_t)(ks[k] * ((int64_t)1 << s) + d);
+    return v;
+}
+
+/* g, refused by map.exact.shift32, maps through one pre-clip (a CCMPB and a CCMPS) keeping
+ * its outputs on the n values v (freed), and the chip gives them; g is destroyed. */
+static void preclip_keeps(Graph *g, int32_t *v, int64_t n)
+{
+    Chip *c = chip();
+    assert_int_equal(check(g, c, "map.exact.shift32"), 1);
+    assert_true(rewrite_keeps(g, c, v, n) >= 1);
+    assert_int_equal(named(g, "pre.lo"), 1);
+    assert_int_equal(named(g, "pre.hi"), 1);
+    free(v);
+    chip_destroy(c);
+    graph_destroy(g);
+}
+
+/* x (INT_32) -> CCMPB floor shift s from INT_32 to INT_32 with CMP lo -> CCMPS hi -> y: the
+ * shifted values fit neither 8 bits nor a table, and no fold takes [lo, hi] (a clip at -200,
+ * or of 10 to 13 bits); the pre-clip clamps x to [lo 2^s, (hi + 1) 2^s - 1] first (a CCMPB
+ * and a CCMPS without a shift), and the shift then narrows (5 into -31 .. 31, doubled: odd),
+ * becomes a table (4 into -200 .. 127, 1 and 15 into 10 and 12 bits) or splits into limbs
+ * (10 into 13 bits: -4095 .. 4095). The outputs stay, on int32's ends and each k 2^s +- 1
+ * around the clip, and the chip gives them. */
+static void test_preclip(void **state)
+{
+    (void)state;
+    static const int32_t cases[][3] = {
+        {4, -200, 127}, {5, -31, 31}, {1, -511, 511}, {15, -2047, 2047}, {10, -4095, 4095}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        int32_t s = cases[k][0], lo = cases[k][1], hi = cases[k][2];
+        int64_t n = 4096;
+        Graph *g = graph_create();
+        Block *in = input(g, PR_INT_32, (int32_t)n);
+        in->has_prec = false;
+        Block *a = cmp(g, store(g, in, "x/in", PR_INT_32, (int32_t)n), BT_CCMPB, PR_INT_32,
+                       (int32_t)n, s, lo);
+        Block *b = cmp(g, store(g, a, "a", PR_INT_32, (int32_t)n), BT_CCMPS, PR_INT_32,
+                       (int32_t)n, 0, hi);
+        output(g, store(g, b, "y", PR_INT_32, (int32_t)n), (int32_t)n);
+        preclip_keeps(g, edges_of(s, lo, hi, n), n);
+    }
+}
+
+/* A CVS v -> a v + c over f channels reading s. */
+static Block *cvs(Graph *g, Block *s, int32_t f, int32_t a, int32_t c)
+{
+    Block *b = tg_blk(g, BT_CVS, "cvs", PR_INT_32, (const int32_t[8]){1, 1, f, 0, 0, 0, 0, 0});
+    assert_true(blk_set_attr(g, b, AT_CONSTANT_A, a));
+    if (c)
+        assert_true(blk_set_attr(g, b, AT_CONSTANT_B, c));
+    tg_join(g, s, 0, b, 0);
+    return b;
+}
+
+/* The pre-clip's walk through an affine block (as the CVM lowering's ceiling shift of
+ * precision 32 by 1 negates after its floor shift): x (INT_32) -> CCMPB floor shift 1
+ * (INT_32 to INT_32: -2^30 .. 2^30 - 1, no table, and no limbs: their remainder's bound
+ * passes int32) -> CVS 1 - h -> CCMPB from -1023 -> CCMPS to 1023 -> y. The clamp of the
+ * shift's results that no output sees goes through the CVS (its ends swapped) to the clips:
+ * [-1022, 1024]; the shift reads x clamped to -2044 .. 2049 and becomes a table. */
+static void test_preclip_affine(void **state)
+{
+    (void)state;
+    int64_t n = 4096;
+    Graph *g = graph_create();
+    Block *in = input(g, PR_INT_32, (int32_t)n);
+    in->has_prec = false;
+    Block *h = cmp(g, store(g, in, "x/in", PR_INT_32, (int32_t)n), BT_CCMPB, PR_INT_32,
+                   (int32_t)n, 1, INT32_MIN);
+    Block *up = store(g, cvs(g, store(g, h, "h", PR_INT_32, (int32_t)n), (int32_t)n, -1, 1),
+                      "up", PR_INT_32, (int32_t)n);
+    Block *lo = cmp(g, up, BT_CCMPB, PR_INT_32, (int32_t)n, 0, -1023);
+    Block *hi = cmp(g, store(g, lo, "lo", PR_INT_32, (int32_t)n), BT_CCMPS, PR_INT_32,
+                    (int32_t)n, 0, 1023);
+    output(g, store(g, hi, "y", PR_INT_32, (int32_t)n), (int32_t)n);
+    preclip_keeps(g, edges_of(1, -1022, 1024, n), n);
 }
 
 /* An odd shift (3) on a narrowing CCMPB: the chip shifts by 2 (40 -> 10, the TaskGraph 5).
@@ -1183,6 +1299,8 @@ int main(void)
         cmocka_unit_test(test_table_narrow),
         cmocka_unit_test(test_lut_reached),
         cmocka_unit_test(test_halving),
+        cmocka_unit_test(test_preclip),
+        cmocka_unit_test(test_preclip_affine),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -131,7 +131,7 @@ static void busy_ms(int64_t ms)
     while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
 }
 
-/* tir_pool_run on 2 threads over [0, 64): the caller's part [0, 32) takes 8 x 25 ms; the
+/* tir_pool_run on 2 threads over [0, 64): the caller's part [0, 32) takes 8 x 50 ms; the
  * worker's first grain of [32, 64) waits until the caller has finished its part, then the
  * rest takes a few milliseconds. The worker has started and is far from half the caller's
  * speed, so the caller must not take its grains (it would at once if it took them as soon
@@ -150,7 +150,7 @@ static void steady_part(void *ctx, int64_t lo, int64_t hi)
     if (caller && hi > 32)
         atomic_store(&s->caller_took, true);
     if (lo < 32)
-        busy_ms(25);
+        busy_ms(50);
     else if (lo == 32)
         while (!atomic_load(&s->caller_done))
             ;
