@@ -10,6 +10,7 @@
  * in a new CADD that takes the bias and the block's output edges. The storage blocks cut and the block are removed. */
 #include "passes/split.h"
 #include "taskir/diag_block.h"
+#include "taskir/layout.h"
 #include "taskir/rearrange.h"
 
 #include <stdlib.h>
@@ -321,6 +322,7 @@ Status split_begin(Graph *g, SplitBatch *sb, Diag *d)
     memset(sb, 0, sizeof *sb);
     if (!graph_uses(g, &sb->u))
         return oom(d);
+    layout_memo_begin(&sb->u); /* the cuts only add blocks: the pitches stay (split.h) */
     return ST_OK;
 }
 

@@ -114,14 +114,29 @@ uint32_t layout_repeats(const Graph *g, const GraphUses *u, uint32_t pos, long *
     return bt_info(g->blocks[*src]->type)->kind == BK_STORAGE ? n : 0;
 }
 
-/* The units storage_unit found in one question's walk, by (position, skip, depth): the walk
- * meets a map again and again through its writers and readers (a CLUT's pieces, each
- * asking the pitch of the map they all write), so each is worked out once. A hash table of
+/* What storage_unit learns of the map at a position at one depth of a question's walk,
+ * whichever block it is asked to skip (lut_need and lut_row ask a map's pitch but for one
+ * CLUT's rows or need): the uses of its writers and readers, and the two largest rows its
+ * writers carry and needs its readers have, by distinct blocks, so that the largest but the
+ * skipped block's is at hand. A map written by 500 CLUT pieces (a division's table cut
+ * along x) is asked once for each piece at each depth; worked out anew each time, the walk
+ * took minutes. */
+typedef struct UnitFacts {
+    unsigned uses;
+    bool fed;         /* an INPUT writes it: its dynamic blocks lay the pixels out */
+    int carried[2];   /* the largest row a writer carries, and the largest of another writer */
+    long carrier;     /* the writer of carried[0], or -1 */
+    int need[2];      /* the same for the readers' needs */
+    long needer;
+} UnitFacts;
+
+/* The facts found in one question's walk, by (position, depth): the walk meets a map again
+ * and again through its writers and readers, so each is worked out once. A hash table of
  * open addressing, grown as it fills; without memory it just is not used (slower, the same
  * units). */
 typedef struct Memo {
     uint64_t *key; /* 0: empty */
-    int *unit;
+    UnitFacts *facts;
     size_t cap, n;
 } Memo;
 
@@ -130,25 +145,25 @@ static size_t memo_hash(uint64_t key, size_t cap)
     return (size_t)((key * 0x9E3779B97F4A7C15u) >> 17) & (cap - 1);
 }
 
-/* The unit kept for key, or NULL. */
-static const int *memo_find(const Memo *m, uint64_t key)
+/* The facts kept for key, or NULL. */
+static const UnitFacts *memo_find(const Memo *m, uint64_t key)
 {
     for (size_t j = m->cap ? memo_hash(key, m->cap) : 0; m->cap; j = (j + 1) & (m->cap - 1)) {
         if (m->key[j] == key)
-            return &m->unit[j];
+            return &m->facts[j];
         if (!m->key[j])
             break;
     }
     return NULL;
 }
 
-/* Keeps unit for key (not kept yet); nothing without memory. */
-static void memo_put(Memo *m, uint64_t key, int unit)
+/* Keeps f for key (not kept yet); nothing without memory. */
+static void memo_put(Memo *m, uint64_t key, const UnitFacts *f)
 {
     if (m->n * 2 >= m->cap) { /* grow to keep it at most half full */
         size_t cap = m->cap ? m->cap * 2 : 256;
         uint64_t *k = cap < SIZE_MAX / sizeof *k ? calloc(cap, sizeof *k) : NULL;
-        int *v = k ? malloc(cap * sizeof *v) : NULL;
+        UnitFacts *v = k && cap < SIZE_MAX / sizeof *v ? malloc(cap * sizeof *v) : NULL;
         if (!v) {
             free(k);
             return;
@@ -160,22 +175,47 @@ static void memo_put(Memo *m, uint64_t key, int unit)
             while (k[j])
                 j = (j + 1) & (cap - 1);
             k[j] = m->key[i];
-            v[j] = m->unit[i];
+            v[j] = m->facts[i];
         }
-        free(m->key), free(m->unit);
-        m->key = k, m->unit = v, m->cap = cap;
+        free(m->key), free(m->facts);
+        m->key = k, m->facts = v, m->cap = cap;
     }
     size_t j = memo_hash(key, m->cap);
     while (m->key[j])
         j = (j + 1) & (m->cap - 1);
     m->key[j] = key;
-    m->unit[j] = unit;
+    m->facts[j] = *f;
     m->n++;
 }
 
 static void memo_free(Memo *m)
 {
-    free(m->key), free(m->unit);
+    free(m->key), free(m->facts);
+}
+
+static void memo_destroy(void *m)
+{
+    memo_free(m);
+    free(m);
+}
+
+bool layout_memo_begin(GraphUses *u)
+{
+    if (u->cache)
+        return u->cache_free == memo_destroy;
+    Memo *m = calloc(1, sizeof *m);
+    if (!m)
+        return false;
+    u->cache = m;
+    u->cache_free = memo_destroy;
+    return true;
+}
+
+/* The memo of a question: u's, kept between questions (layout_memo_begin), or local, empty. */
+static Memo *memo_of(const GraphUses *u, Memo *local)
+{
+    *local = (Memo){0};
+    return u->cache && u->cache_free == memo_destroy ? u->cache : local;
 }
 
 static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int depth,
@@ -201,9 +241,9 @@ static bool repeat_scales(const Graph *g, const GraphUses *u, uint32_t pos, int 
 
 bool layout_repeat_scales(const Graph *g, const GraphUses *u, uint32_t pos)
 {
-    Memo m = {0};
-    bool r = repeat_scales(g, u, pos, 0, &m);
-    memo_free(&m);
+    Memo local, *m = memo_of(u, &local);
+    bool r = repeat_scales(g, u, pos, 0, m);
+    memo_free(&local);
     return r;
 }
 
@@ -308,70 +348,76 @@ static bool dynamic_pitch(int64_t nc, int unit)
            c == (nc + 31) / 32 * 32;
 }
 
-/* skip: the CLUT asking, or -1: a writer whose rows not to count (lut_need), a reader whose
- * need not to count (lut_row). */
-static int storage_unit_of(const Graph *g, const GraphUses *u, uint32_t pos, int depth,
-                           long skip, Memo *m);
-
-static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int depth, long skip,
-                        Memo *m)
+/* Counts value v of block at in top, the two largest values of distinct blocks. */
+static void keep_top(int top[2], long *who, int v, long at)
 {
-    /* the key: never 0 (an empty slot); the walk below (depth + 1 and deeper) never asks it */
-    bool known = pos < (1u << 26) && skip < (1l << 26) && depth >= 0 && depth < 32;
-    uint64_t key = (uint64_t)1 << 63 | (uint64_t)pos << 32 | (uint64_t)(skip + 1) << 5 |
-                   (uint64_t)depth;
-    const int *kept = known ? memo_find(m, key) : NULL;
-    if (kept)
-        return *kept;
-    int unit = storage_unit_of(g, u, pos, depth, skip, m);
-    if (known)
-        memo_put(m, key, unit);
-    return unit;
+    if (at == *who) {
+        top[0] = v > top[0] ? v : top[0];
+    } else if (v > top[0]) {
+        top[1] = top[0];
+        top[0] = v;
+        *who = at;
+    } else if (v > top[1]) {
+        top[1] = v;
+    }
 }
 
-static int storage_unit_of(const Graph *g, const GraphUses *u, uint32_t pos, int depth,
-                           long skip, Memo *m)
+/* The facts of the map at pos at depth depth. */
+static void unit_facts(const Graph *g, const GraphUses *u, uint32_t pos, int depth, Memo *m,
+                       UnitFacts *f)
 {
     PrecisionId p = blk_prec(g->blocks[pos]);
     const BlockUses *bu = &u->blocks[pos];
-    unsigned uses = 0;
-    int carried = 0;
-    bool fed = false; /* an INPUT writes it: its dynamic blocks lay the pixels out */
+    *f = (UnitFacts){.carrier = -1, .needer = -1};
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         long w = known_pos(g, u, g->edges[bu->in_edges[j]]->src);
         if (w < 0)
             continue;
-        fed |= g->blocks[w]->type == BT_INPUT;
-        if (w == skip) {
-            uses |= layout_use_of(g->blocks[w]->type, false);
-            continue;
-        }
+        f->fed |= g->blocks[w]->type == BT_INPUT;
         unsigned wu = layout_use_of(g->blocks[w]->type, false);
-        uses |= wu;
+        f->uses |= wu;
         int c = wu == LAYOUT_GROUP ? group_in_unit(g, u, (uint32_t)w, depth, m)
                                    : lut_row(g, u, (uint32_t)w, p, depth, m);
-        carried = c > carried ? c : carried;
+        keep_top(f->carried, &f->carrier, c, w);
     }
-    int need = 0;
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         long r = known_pos(g, u, g->edges[bu->out_edges[j]]->dst);
         if (r < 0)
             continue;
-        uses |= layout_use_of(g->blocks[r]->type, true);
-        if (r == skip)
-            continue;
+        f->uses |= layout_use_of(g->blocks[r]->type, true);
         int n = cmp_need(g, u, (uint32_t)r, depth, m);
         int l = lut_need(g, u, (uint32_t)r, pos, depth, m);
-        n = l > n ? l : n;
-        need = n > need ? n : need;
+        keep_top(f->need, &f->needer, l > n ? l : n, r);
     }
-    int unit = layout_unit(p, uses);
+}
+
+/* skip: the CLUT asking, or -1: a writer whose rows not to count (lut_need), a reader whose
+ * need not to count (lut_row). */
+static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int depth, long skip,
+                        Memo *m)
+{
+    /* the key: never 0 (an empty slot); the walk below (depth + 1 and deeper) never asks it */
+    bool known = pos < (1u << 26) && depth >= 0 && depth < 32;
+    uint64_t key = (uint64_t)1 << 63 | (uint64_t)pos << 5 | (uint64_t)depth;
+    const UnitFacts *kept = known ? memo_find(m, key) : NULL;
+    UnitFacts f;
+    if (kept) {
+        f = *kept;
+    } else {
+        unit_facts(g, u, pos, depth, m, &f);
+        if (known)
+            memo_put(m, key, &f);
+    }
+    PrecisionId p = blk_prec(g->blocks[pos]);
+    int carried = f.carried[skip >= 0 && skip == f.carrier];
+    int need = f.need[skip >= 0 && skip == f.needer];
+    int unit = layout_unit(p, f.uses);
     if (unit && carried > unit)
         unit = carried;
     while (unit && unit < need && unit < (1 << 20))
         unit *= 2;
     int32_t cd[TIR_CDIMS];
-    if (fed && p == PR_INT_32 && unit < 8 && blk_cluster_dims(g->blocks[pos], false, 0, cd) &&
+    if (f.fed && p == PR_INT_32 && unit < 8 && blk_cluster_dims(g->blocks[pos], false, 0, cd) &&
         !dynamic_pitch(cd[D_F] > 0 ? cd[D_F] : cd[D_R] > 0 ? cd[D_R] : 1, unit))
         unit = 8; /* int32 pixels of 1..3 channels in 4: no alignment gives that, 8 does */
     return unit;
@@ -379,9 +425,9 @@ static int storage_unit_of(const Graph *g, const GraphUses *u, uint32_t pos, int
 
 int layout_storage_unit(const Graph *g, const GraphUses *u, uint32_t pos)
 {
-    Memo m = {0};
-    int unit = storage_unit(g, u, pos, 0, -1, &m);
-    memo_free(&m);
+    Memo local, *m = memo_of(u, &local);
+    int unit = storage_unit(g, u, pos, 0, -1, m);
+    memo_free(&local);
     return unit;
 }
 
@@ -389,9 +435,9 @@ int layout_output_unit(const Graph *g, const GraphUses *u, uint32_t pos, Precisi
 {
     unsigned wu = layout_use_of(g->blocks[pos]->type, false);
     int unit = layout_unit(p, wu);
-    Memo m = {0};
-    int c = wu == LAYOUT_GROUP ? group_in_unit(g, u, pos, 0, &m) : lut_row(g, u, pos, p, 0, &m);
-    memo_free(&m);
+    Memo local, *m = memo_of(u, &local);
+    int c = wu == LAYOUT_GROUP ? group_in_unit(g, u, pos, 0, m) : lut_row(g, u, pos, p, 0, m);
+    memo_free(&local);
     return unit && c > unit ? c : unit;
 }
 

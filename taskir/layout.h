@@ -47,6 +47,14 @@ unsigned layout_use_of(BlockType t, bool input);
 /* The pitch unit (channels a pixel is rounded up to) of precision p for the uses (LAYOUT_SOMA
  * when none); 0 when the chip has no layout for p (INT_16, INT_9, ...). */
 int layout_unit(PrecisionId p, unsigned uses);
+/* Keeps the answers of the pitch walk below (layout_storage_unit, layout_output_unit,
+ * layout_repeat_scales and what asks them) in u between questions, until
+ * graph_uses_finish: for a caller asking many while the blocks and edges u knows, their
+ * attributes and interfaces, keep still (blocks and edges added after u was built are not
+ * seen anyway: split_fit's rounds). Each question walks the maps around its block to a
+ * depth; asked anew for every block, a map written by 500 CLUT pieces took minutes. false
+ * when out of memory (the answers are then worked out anew each time, the same). */
+bool layout_memo_begin(GraphUses *u);
 /* The pitch unit of the storage block at position pos: what every compute block writing or
  * reading it takes (a P02 / P03 / P43 / P83 writer: also the pitch it reads; a P07 writer:
  * its rows), and for a map an INPUT writes a pitch its dynamic blocks' alignments give (int32

@@ -151,6 +151,8 @@ bool graph_uses(const Graph *g, GraphUses *u)
 
 void graph_uses_finish(GraphUses *u)
 {
+    if (u->cache && u->cache_free)
+        u->cache_free(u->cache);
     free(u->blocks);
     free(u->ifaces);
     free(u->edges);

@@ -39,6 +39,10 @@ typedef struct GraphUses {
     uint32_t n_blocks;
     IfaceUse *ifaces;         /* storage of every block's in and out */
     uint32_t *edges;          /* storage of every block's in_edges and out_edges */
+    /* An analysis's answers kept while the graph keeps still, as the index is (layout.c's
+     * pitch walk: layout_memo_begin), and what frees them with the index; NULL: none. */
+    void *cache;
+    void (*cache_free)(void *cache);
 } GraphUses;
 
 /* Builds the index of g into u. false when out of memory (u is then empty). */

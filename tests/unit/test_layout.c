@@ -404,6 +404,50 @@ static void test_lut_need_row(void **state)
     graph_destroy(g);
 }
 
+/* A map written by many CLUT pieces (a table cut along x, as a division's is): each piece
+ * reads 47 int8 channels in the pitch of 32 and so writes rows of 64, which the map takes;
+ * every piece's input is asked the map's pitch but for its own rows. Asked once for every
+ * block, the walk must not redo the map's other writers for every piece at every depth (it
+ * took minutes on a division's 500 pieces); kept between questions (layout_memo_begin), the
+ * answers are the same as asked anew. */
+static void test_lut_pieces(void **state)
+{
+    (void)state;
+    enum { N = 256 };
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *y = blk(g, BT_SI, PR_INT_8, 2, 1, 47, 0);
+    Block *x[N];
+    for (int i = 0; i < N; i++) {
+        x[i] = blk(g, BT_SI, PR_INT_8, 2, 1, 47, 0);
+        Block *lut = blk(g, BT_CLUT, PR_INT_8, 2, 1, 47, 0);
+        tg_join(g, x[i], 0, lut, 0);
+        tg_join(g, lut, 0, y, 0);
+    }
+    Block *vv = blk(g, BT_CVVH, PR_INT_32, 2, 1, 47, 0);
+    tg_join(g, y, 0, vv, 0);
+    tg_join(g, y, 0, vv, 1);
+    for (int kept = 0; kept < 2; kept++) {
+        GraphUses u;
+        assert_true(graph_uses(g, &u));
+        if (kept)
+            assert_true(layout_memo_begin(&u));
+        for (uint32_t p = 0; p < g->n_blocks; p++) {
+            int unit = layout_storage_unit(g, &u, p);
+            if (g->blocks[p] == y)
+                assert_int_equal(unit, 64);
+            else if (g->blocks[p]->type == BT_SI)
+                assert_int_equal(unit, 64); /* the map's pitch but for its own rows: the others' */
+            if (g->blocks[p]->type == BT_CLUT)
+                assert_int_equal(layout_output_unit(g, &u, p, PR_INT_8), 64);
+        }
+        assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, x[N - 1]->id)),
+                         64);
+        graph_uses_finish(&u); /* frees the kept answers: ASan's leak check */
+    }
+    graph_destroy(g);
+}
+
 /* An Axon primitive writing an 8-bit map writes int32 rows of its own first, which a P06
  * narrows (layout_narrows): E (int8, 4 x 4 x 8) -> CVS -> F (int8) -> CCMPB; CC -> G (int32):
  * no narrowing; CC -> H (int8). */
@@ -684,6 +728,7 @@ int main(void)
         cmocka_unit_test(test_input_pitch),
         cmocka_unit_test(test_row_rules),
         cmocka_unit_test(test_lut_need_row),
+        cmocka_unit_test(test_lut_pieces),
         cmocka_unit_test(test_send_bytes),
         cmocka_unit_test(test_clif_input),
         cmocka_unit_test(test_narrow),
