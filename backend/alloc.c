@@ -123,7 +123,14 @@ static int order_cmp(const void *a, const void *b)
 
 static Status check_req(const AllocReq *r, size_t i, const char *core, Diag *d)
 {
-    if (r->words <= 0 || r->words > ASM_CORE_WORDS || r->align < 1 || r->align > 0x4000 ||
+    /* an area larger than the core is the plan's finding, not a malformed request */
+    if (r->words > ASM_CORE_WORDS && r->align >= 1 && r->first <= r->last && r->first >= 0)
+        return diag_add(d, ST_LOGIC, "emit.alloc", core,
+                        "block %" PRId32 " needs %" PRId64 " words (%" PRId64
+                        " B) in phases %" PRId32 "..%" PRId32 ", more than the %d words a "
+                        "core has",
+                        r->tag, r->words, r->words * 4, r->first, r->last, ASM_CORE_WORDS);
+    if (r->words <= 0 || r->align < 1 || r->align > 0x4000 ||
         (r->align & (r->align - 1)) || r->first > r->last || r->first < 0 ||
         (unsigned)r->kind > ALLOC_RECV)
         return diag_add(d, ST_RUNTIME, "emit.alloc.req", core,

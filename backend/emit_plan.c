@@ -1013,8 +1013,11 @@ Status emit_plan(Emit *e)
             mark_phase_halves(e, k);
             st = place_core(c, &quiet);
             diag_finish(&quiet);
-            if (st != ST_LOGIC)
+            if (st != ST_LOGIC) {
+                if (st != ST_OK) /* said again where it is heard, not lost with quiet */
+                    st = place_core(c, e->d);
                 break;
+            }
             if (way == 0)
                 emit_in_place(e, k);
             else

@@ -192,6 +192,22 @@ static void test_does_not_fit(void **state)
     diag_finish(&d);
 }
 
+/* An area larger than the whole core (a pixel of 40000 int32 channels) is the plan's
+ * finding, a logic error naming the block, not a malformed request (it was a runtime error,
+ * and taskir-emit exited 3 saying only that it failed). */
+static void test_larger_than_core(void **state)
+{
+    (void)state;
+    AllocReq r[] = {{40000, 4, 2, 3, ALLOC_DATA, 12, false, false}};
+    int32_t a[1];
+    Diag d;
+    assert_int_equal(plan(r, 1, a, &d), ST_LOGIC);
+    assert_int_equal(diag_find(&d, "emit.alloc"), 0);
+    assert_non_null(strstr(d.entries[0].what, "block 12 needs 40000 words"));
+    assert_non_null(strstr(d.entries[0].what, "more than the 36868 words a core has"));
+    diag_finish(&d);
+}
+
 /* Weights at the bottom of MEM1 cut the data words in two: a 9856-word input at 0, 9216
  * words of weights at 0x4000 (16384), and a 7488-word accumulator (aligned to 32) fits
  * neither below them (9856 .. 16384: 6528 words) nor above (25600 .. 32768: 7168), though
@@ -249,6 +265,7 @@ int main(void)
         cmocka_unit_test(test_receive_area), cmocka_unit_test(test_phase_halves),
         cmocka_unit_test(test_alignment),      cmocka_unit_test(test_does_not_fit),
         cmocka_unit_test(test_bad_request),     cmocka_unit_test(test_static_on_top),
+        cmocka_unit_test(test_larger_than_core),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
