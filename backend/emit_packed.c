@@ -3,14 +3,14 @@
  * lanes"). Its pitch is the largest unit of the primitives that write or read it
  * (layout_storage_unit): a map of one int8 channel written by P83s takes 32 bytes a pixel.
  * But when every value of it lands by a 1-byte packet (each edge into it moves values
- * between pixels or lanes, emit_lanes.c: a reshape, a transposition) and only OUTPUTs read
- * it (dynamic blocks, any pitch an alignment gives), no primitive meets that pitch: the
- * copy, which lives in the receive area while the router writes it, holds each pixel's
- * channels rounded up to the least such pitch instead (the channels themselves when they
- * are whole words, else 8 of them, ALIGN_8 for 8-bit values), where its own layout is
- * over the receive area (`test_diff_ops/reshape_case_1`: 18 x 53 pixels of one int8
- * channel, 7632 words in 32-byte pixels, 1908 in 8-byte ones). Where it fits, nothing
- * changes.
+ * between pixels or lanes, emit_lanes.c: a reshape into other extents, a transposition)
+ * and only OUTPUTs read it (dynamic blocks, any pitch an alignment gives), no primitive
+ * meets that pitch: the copy, which lives in the receive area while the router writes it,
+ * holds each pixel's channels rounded up to the least such pitch instead (the channels
+ * themselves when they are whole words, else 8 of them, ALIGN_8 for 8-bit values), where
+ * its own layout is over the receive area (tests/asm/emit_lay/packed_out.txtpb: 1024
+ * pixels of one int8 channel, 4096 words in 16-byte pixels, 2048 in 8-byte ones). Where it
+ * fits, nothing changes.
  */
 #include "backend/emit_internal.h"
 
@@ -19,18 +19,24 @@
 enum { RECV_WORDS = ASM_MEM3_BASE - ASM_MEM2_RECV };
 
 /* Whether every edge into copy cp's block comes from a compute block whose values the
- * router lands in it (on another core, or on cp's a buffer its router moves there:
- * EOut.gather), and every edge out of it goes to an OUTPUT as it is (the same box, C
- * order). */
+ * router moves between lanes (emit_lanes.c: a value a byte, whatever the copy's pitch;
+ * from another core, or on cp's from a buffer: EOut.gather), and every edge out of it goes
+ * to an OUTPUT as it is (the same box, C order). Runs of whole pixels (a reshape in C order
+ * cut into row pieces) are not held so: between pitches that differ they would go a pixel a
+ * header. */
 static bool router_for_outputs(const Emit *e, const ECopy *cp)
 {
     const BlockUses *bu = &e->uses.blocks[cp->block];
     if (!bu->n_in_edges || !bu->n_out_edges)
         return false;
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
-        long w = graph_block_pos(e->g, e->g->edges[bu->in_edges[j]]->src);
+        const Edge *ed = e->g->edges[bu->in_edges[j]];
+        long w = graph_block_pos(e->g, ed->src);
+        EBox dbox;
         if (w < 0 || bt_info(e->g->blocks[w]->type)->kind != BK_COMPUTE ||
-            (e->core_of[w] == cp->core && !e->outs[w].gather))
+            (e->core_of[w] == cp->core && !e->outs[w].gather) ||
+            !emit_iface_box(e, cp->block, true, ed->id, &dbox) ||
+            !emit_moves_lanes(e, ed, (uint32_t)w, &dbox))
             return false;
     }
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
