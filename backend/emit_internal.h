@@ -27,6 +27,8 @@
  *                 soon as it lands
  *   emit_chmerge.c a copy from channel slices arriving in several phases, over the receive
  *                 area: each phase's slices joined into the data banks (P06 with ciso)
+ *   emit_packed.c a copy the router assembles byte by byte for OUTPUTs only, in the least
+ *                 pitch a dynamic block reads
  */
 #ifndef TASKIR_BACKEND_EMIT_INTERNAL_H
 #define TASKIR_BACKEND_EMIT_INTERNAL_H
@@ -456,6 +458,10 @@ bool emit_rearr_view(const Emit *e, uint32_t s, uint32_t core, EmitFeat *feat);
  * word's first), so its copy of box box is laid out as *feat, INT_32 words, the channels
  * unpadded, which dynamic blocks write and read each from a word of its own (emit_rearr.c). */
 bool emit_rearr_held_wide(const Emit *e, uint32_t s, const EBox *box, EmitFeat *feat);
+/* Whether received copy cp, laid out as own in its pitch (layout_storage_unit), is held in
+ * a smaller one, *feat: every value lands by a 1-byte packet, only OUTPUTs read it, and own
+ * is over the receive area; the least pitch a dynamic block reads (emit_packed.c). */
+bool emit_packed_feat(const Emit *e, const ECopy *cp, const EmitFeat *own, EmitFeat *feat);
 /* Whether view s, laid out as f by a compute block in 8 bits, is read by OUTPUTs only, which
  * cannot read it so (a value in a lane that is no word's first) but can read it widened to
  * one lane a word (*wide: INT_32, f's pixels and pitch; emit_widen.c). */

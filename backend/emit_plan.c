@@ -530,6 +530,9 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
                               "holds %s values, which the chip has no memory layout for "
                               "(INT_8, UINT_8, TERNARY and INT_32 only)",
                               pr_info(blk_prec(b))->name);
+        EmitFeat packed; /* assembled byte by byte for OUTPUTs only (emit_packed.c) */
+        if (!cp->view && !cp->planes && emit_packed_feat(e, cp, &cp->feat, &packed))
+            cp->feat = packed;
         if (cp->is_static) {
             int32_t cd[TIR_CDIMS];
             if (!blk_cluster_dims(b, false, 0, cd))

@@ -216,6 +216,17 @@ static size_t group_end(const EPhase *ph, size_t i)
     return j;
 }
 
+/* Whether the sends g[i..j) of one run all go to one core: not a chain but one value in
+ * several places there (an upsampling gathered on its core), which the router sends once a
+ * phase: emit_route_spill.c carries the others into the phases after. */
+static bool one_core(const EPhase *ph, size_t i, size_t j)
+{
+    for (size_t r = i + 1; r < j; r++)
+        if (ph->sends[r].dst_core != ph->sends[i].dst_core)
+            return false;
+    return true;
+}
+
 static bool has_bytes(const EPhase *ph)
 {
     for (size_t i = 0; i < ph->n_sends; i++)
@@ -247,7 +258,7 @@ Status emit_route_chains(Emit *e)
             qsort(ph->sends, ph->n_sends, sizeof *ph->sends, run_cmp);
             for (size_t i = 0, j; i < ph->n_sends; i = j) {
                 j = group_end(ph, i);
-                for (size_t r = i; j - i > 1 && r < j; r++)
+                for (size_t r = i; j - i > 1 && !one_core(ph, i, j) && r < j; r++)
                     e->cores[ph->sends[r].dst_core].ph[p].n_groups++;
             }
         }
@@ -259,6 +270,11 @@ Status emit_route_chains(Emit *e)
                 continue;
             for (size_t i = 0, j; i < ph->n_sends && ph->n_sends > 1; i = j) {
                 j = group_end(ph, i);
+                if (j - i > 1 && one_core(ph, i, j)) { /* kept apart: spilled one a phase */
+                    for (size_t r = i; r < j; r++)
+                        ph->sends[out++] = ph->sends[r];
+                    continue;
+                }
                 if (j - i > 1) {
                     uint32_t *ord = malloc((j - i) * sizeof *ord);
                     int64_t *dst = malloc((j - i) * sizeof *dst);

@@ -101,10 +101,14 @@ static bool sends_from(const Emit *e, uint32_t k, int32_t q, int64_t lo, int64_t
     return false;
 }
 
-/* Whether a Soma slot of core k may read a received copy: an inserted primitive that moves,
- * gathers, merges or widens copies (a compute block is checked as a reader). */
-static bool slot_reads(const ESlotUse *u)
+/* Whether a Soma slot of core k may read the received copy of block position pos: an
+ * inserted primitive that gathers, merges or widens copies, or one that moves that block's
+ * copy out of the receive area (a move of another block's reads that one only; a compute
+ * block is checked as a reader). */
+static bool slot_reads(const ESlotUse *u, uint32_t pos)
 {
+    if ((u->kind == SLOT_MOVE || u->kind == SLOT_PART) && u->block != pos)
+        return false;
     return u->kind != SLOT_FREE && u->kind != SLOT_BLOCK && u->kind != SLOT_NARROW &&
            u->kind != SLOT_SENDBUF && u->kind != SLOT_TEE;
 }
@@ -145,8 +149,9 @@ static bool movable(Emit *e, uint32_t sk, int32_t p, const ESend *s, bool commit
             return false;
     }
     for (int32_t r = p; r <= q; r++)
-        if ((r < q && !later && slot_reads(&b->ph[r].soma[1])) ||
-            (r > p && slot_reads(&b->ph[r].soma[0])) || (r > p && sends_from(e, dk, r, dlo, dhi, -1)))
+        if ((r < q && !later && slot_reads(&b->ph[r].soma[1], (uint32_t)pos)) ||
+            (r > p && slot_reads(&b->ph[r].soma[0], (uint32_t)pos)) ||
+            (r > p && sends_from(e, dk, r, dlo, dhi, -1)))
             return false;
     if (!keeps(e, dk, p, dlo, dhi, q, commit) || !keeps(e, sk, p, lo, hi, q, commit))
         return false;

@@ -33,18 +33,18 @@ int32_t map_out_phase(const MapPlan *p, const MXfer *x)
         int32_t s = a->phase + (a->slot == MS_SOMA2);
         if (w->cross)
             s = p->chunks[w->chunk0 + w->n_chunks - 1].phase;
-        s = map_lanes_last(p, p->g->edges[su->in_edges[j]], s);
+        s = map_lanes_last(p, su->in_edges[j], s);
         if (s > ph)
             ph = s;
     }
     return ph;
 }
 
-int32_t map_lanes_last(const MapPlan *p, const Edge *ed, int32_t send)
+int32_t map_lanes_last(const MapPlan *p, uint32_t e, int32_t send)
 {
-    if (!lanes_bytes(p->g, &p->uses, ed))
+    if (p->lanes_n[e] <= 1)
         return send;
-    int64_t M = p->chip->max_phases, last = (int64_t)send + lanes_phases(p->g, &p->uses, ed) - 1;
+    int64_t M = p->chip->max_phases, last = (int64_t)send + p->lanes_n[e] - 1;
     return M > 0 && last / M == send / M ? (int32_t)last : send;
 }
 

@@ -30,6 +30,7 @@ void mapper_plan_destroy(MapPlan *p)
     free(p->clusters);
     free(p->xfers);
     free(p->xfer_of);
+    free(p->lanes_n);
     free(p->reps);
     free(p->rep_box);
     free(p->rep_bytes);

@@ -115,6 +115,8 @@ struct MapPlan {
     uint32_t n_xfers;
     uint32_t *xfer_of;        /* per edge position: its first xfer or MAP_NONE; an edge into a
                                  storage block with k copies has k, one per copy in rep order */
+    int32_t *lanes_n;         /* per edge position: the router phases its bytes take
+                                 (taskir/lanes.h lanes_phases; 1 for an edge sent whole) */
     uint32_t *reps;           /* the clusters holding a copy of a storage block: */
     MBox *rep_box;     /* per entry of reps: the part of the block that copy holds */
     int64_t *rep_bytes;       /* per entry of reps: that part's bytes as the chip lays it out */
@@ -225,12 +227,13 @@ Status map_route(MapPlan *p, Diag *d);
 Status map_estimate(MapPlan *p, Diag *d);
 /* estimate.c: the global phase an XF_OUT transfer leaves its core in (after its writers). */
 int32_t map_out_phase(const MapPlan *p, const MXfer *x);
-/* The last phase of the router sending the bytes of edge ed (global phase `send` its first):
- * for an edge moved as bytes whose headers take several phases (taskir/lanes.h: lanes_bytes,
- * lanes_phases), the last of them when it lies in send's stage, else (and for any other edge)
- * send: the code generator sends on in the next phases (backend/emit_route_spill.c) or
- * refuses. */
-int32_t map_lanes_last(const MapPlan *p, const Edge *ed, int32_t send);
+/* The last phase of the router sending the bytes of the edge at position e (global phase
+ * `send` its first): for an edge moved as bytes, or as runs a writer sends to several places,
+ * whose headers take several phases (taskir/lanes.h: lanes_bytes, lanes_pixel_runs,
+ * lanes_phases; MapPlan.lanes_n), the last of them when it lies in send's stage, else (and
+ * for any other edge) send: the code generator sends on in the next phases
+ * (backend/emit_route_spill.c) or refuses. */
+int32_t map_lanes_last(const MapPlan *p, uint32_t e, int32_t send);
 /* estimate.c: the vcore whose router sends a cross transfer (its relay's, or its source's). */
 uint32_t map_xfer_sender(const MapPlan *p, const MXfer *x);
 /* estimate.c: the bytes of vcore v in each bank of the chip (out[b] for banks[b]). */

@@ -27,6 +27,7 @@
 #include "mapper/plan.h"
 
 #include "taskir/diag_block.h"
+#include "taskir/lanes.h"
 #include "taskir/layout.h"
 
 #include <stdlib.h>
@@ -450,11 +451,38 @@ static Status build_order(MapPlan *p, Diag *d)
     return st;
 }
 
+/* The router phases of every edge's bytes (MapPlan.lanes_n, map_lanes_last): lanes_phases
+ * counts all the byte-moved edges into a storage block, so once a block. */
+static Status build_lanes(MapPlan *p, Diag *d)
+{
+    const Graph *g = p->g;
+    p->lanes_n = malloc((g->n_edges ? g->n_edges : 1) * sizeof *p->lanes_n);
+    int32_t *per_block = calloc(g->n_blocks ? g->n_blocks : 1, sizeof *per_block);
+    if (!p->lanes_n || !per_block) {
+        free(per_block);
+        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory counting byte moves");
+    }
+    for (uint32_t i = 0; i < g->n_edges; i++) {
+        const Edge *ed = g->edges[i];
+        long t = graph_block_pos(g, ed->dst);
+        p->lanes_n[i] = 1;
+        if (t < 0 || (!lanes_bytes(g, &p->uses, ed) && !lanes_pixel_runs(g, &p->uses, ed)))
+            continue;
+        if (!per_block[t])
+            per_block[t] = lanes_phases(g, &p->uses, ed);
+        p->lanes_n[i] = per_block[t];
+    }
+    free(per_block);
+    return ST_OK;
+}
+
 Status map_build_problem(MapPlan *p, Diag *d)
 {
     Status st = build_clusters(p, d);
     if (st == ST_OK)
         st = build_xfers(p, d);
+    if (st == ST_OK)
+        st = build_lanes(p, d);
     if (st == ST_OK)
         st = build_order(p, d);
     for (uint32_t t = 0; st == ST_OK && t < p->n_tasks; t++)

@@ -125,12 +125,12 @@ static int32_t send_phase(const MTask *a)
  * copy out of the receive area may take. */
 static bool lanes_spread(const MapPlan *p, const MTask *a, const MXfer *x)
 {
-    return map_lanes_last(p, p->g->edges[x->edge], send_phase(a)) > send_phase(a);
+    return map_lanes_last(p, x->edge, send_phase(a)) > send_phase(a);
 }
 
 static int64_t lanes_ready(const MapPlan *p, const MTask *a, const MXfer *x)
 {
-    int32_t send = send_phase(a), last = map_lanes_last(p, p->g->edges[x->edge], send);
+    int32_t send = send_phase(a), last = map_lanes_last(p, x->edge, send);
     return (int64_t)last * MS_PER_PHASE + (last > send ? MS_SOMA2 : MS_ROUTER);
 }
 

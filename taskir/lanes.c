@@ -139,6 +139,50 @@ bool lanes_bytes(const Graph *g, const GraphUses *u, const Edge *ed)
     return soff % unit || doff % unit || (doff + n < c && n % unit);
 }
 
+static bool yxc(const Block *b, bool input, int64_t n[3]);
+static int64_t pixel_bytes(PrecisionId p, int64_t n, int unit);
+
+bool lanes_pixel_runs(const Graph *g, const GraphUses *u, const Edge *ed)
+{
+    long w = graph_block_pos(g, ed->src), s = graph_block_pos(g, ed->dst);
+    if (ed->n_re || w < 0 || s < 0 || bt_info(g->blocks[w]->type)->kind != BK_COMPUTE ||
+        bt_info(g->blocks[s]->type)->kind != BK_STORAGE)
+        return false;
+    EdgeEnds a, b;
+    char why[160];
+    int64_t wn[3], sn[3];
+    if (!edge_ends(g, u, ed, &a, why, sizeof why) || !yxc(g->blocks[w], false, wn) ||
+        !yxc(g->blocks[s], true, sn))
+        return false;
+    /* some of the storage's channels, a run a pixel, each fewer bytes than the writer's
+     * pixel (at the storage's pitch, as its buffer is laid out): a gap after each */
+    PrecisionId prec = blk_prec(g->blocks[s]);
+    int ch = a.dst_box[D_F] > 0 ? D_F : D_R;
+    int64_t n = a.dst_box[ch] > 0 ? a.dst_box[ch] : 1;
+    int64_t px = (int64_t)(a.dst_box[D_Y] > 0 ? a.dst_box[D_Y] : 1) *
+                 (a.dst_box[D_X] > 0 ? a.dst_box[D_X] : 1);
+    int64_t vb = pr_info(prec)->bits / 8, unit = layout_storage_unit(g, u, (uint32_t)s);
+    if (px > 1 && n < sn[2] && vb > 0 && n * vb < pixel_bytes(prec, wn[2], (int)unit))
+        return true;
+    const BlockUses *wu = &u->blocks[w]; /* values another edge into s takes too */
+    for (uint32_t j = 0; j < wu->n_out_edges; j++) {
+        const Edge *o = g->edges[wu->out_edges[j]];
+        if (o == ed || o->dst != ed->dst || !edge_ends(g, u, o, &b, why, sizeof why))
+            continue;
+        bool meet = true; /* the two source boxes meet in every dim */
+        for (int i = 0; i < TIR_CDIMS && meet; i++) {
+            int64_t alo = a.src_pos[i] > 0 ? a.src_pos[i] : 0;
+            int64_t blo = b.src_pos[i] > 0 ? b.src_pos[i] : 0;
+            int64_t an = a.src_box[i] > 0 ? a.src_box[i] : 1;
+            int64_t bn = b.src_box[i] > 0 ? b.src_box[i] : 1;
+            meet = alo < blo + bn && blo < alo + an;
+        }
+        if (meet)
+            return true;
+    }
+    return false;
+}
+
 bool lanes_head_join(LanesHead *h, int64_t src, int64_t units, int64_t dst, int64_t per)
 {
     if (h->src + h->units != src)
@@ -376,7 +420,7 @@ int32_t lanes_phases(const Graph *g, const GraphUses *u, const Edge *ed)
         const Edge *in = g->edges[bu->in_edges[j]];
         writer[j] = graph_block_pos(g, in->src);
         base[j] = at;
-        bytes[j] = lanes_bytes(g, u, in);
+        bytes[j] = lanes_bytes(g, u, in) || lanes_pixel_runs(g, u, in);
         bool seen = false;
         for (uint32_t i = 0; i < j; i++)
             if (writer[i] == writer[j] && bytes[i]) {

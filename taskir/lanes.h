@@ -43,6 +43,17 @@ int64_t lanes_wide_bytes(const Graph *g, const GraphUses *u, uint32_t s);
  * int32 result into a map of 6). */
 bool lanes_bytes(const Graph *g, const GraphUses *u, const Edge *ed);
 
+/* Whether edge ed, from a compute block into a storage block without steps, goes as runs
+ * of pixels the router cannot join into few headers: some of the storage's channels, each
+ * pixel's fewer bytes than the writer's pixel holds (a run and a gap a pixel: an 8-channel
+ * half of a concatenation from 16-byte pixels), or values of the writer's result that
+ * another of its edges into that block takes too (an upsampling cut into an edge a pixel:
+ * each source pixel into four; the router sends its area's words once a phase). The code
+ * generator sends what its header table does not hold, and a run overlapping the one
+ * before, in the phases after (backend/emit_route_spill.c), which lanes_phases counts as it
+ * does byte moves. */
+bool lanes_pixel_runs(const Graph *g, const GraphUses *u, const Edge *ed);
+
 /* The router's headers (backend/emit_route.c): a MULTI_USE header sends runs of `run` units
  * that follow each other in the sender's memory and land `stride` units apart (run ==
  * stride: one contiguous run of `units`). Whether run [src, src + units) landing at dst
@@ -60,7 +71,8 @@ bool lanes_head_join(LanesHead *h, int64_t src, int64_t units, int64_t dst, int6
 enum { LANES_HEADS = 128, LANES_HEAD_PACKETS = 4096 };
 
 /* The router phases the byte moves into edge ed's storage take (lanes_bytes: its edges that
- * go as bytes, one after another as if one core sent them all; backend/emit_lanes.c,
+ * go as bytes, and lanes_pixel_runs: runs of pixels with gaps or sent to several places, one
+ * after another as if one core sent them all; backend/emit_lanes.c,
  * emit_route_spill.c): their values (a lanes move) or pixels' channels (off the units) in
  * 1-byte packets from the writer's map (its pitch) to the storage's (its pitch), in the
  * order of the writer's memory, joined into headers as lanes_head_join does; a phase sends those whose
