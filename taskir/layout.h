@@ -19,7 +19,7 @@
  * the row it reads (its channels in its input's pitch), padded to 4 elements (input and
  * table int32) or 16, so the map it writes takes that row (an int32 table read from a P41's
  * int32 map writes 32 channels a pixel). A P05 / P25 writes at most the channels it reads,
- * in 16-byte rows, so the map it reads takes a pitch above the pitch of the map it writes
+ * in 16-byte rows, so the map it reads takes a pitch above the pitch of each map it writes
  * less one row's elements (int32 in, int8 out in 32-byte groups: 32 channels a pixel in). A CADD that adds one box of one map to
  * itself n times (the mapper's x + x) reads an area of its own that an inserted P06 fills
  * with the box n times, in the group unit (a P06 re-pitches as it copies).

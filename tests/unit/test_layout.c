@@ -374,6 +374,42 @@ static void test_row_rules(void **state)
     graph_destroy(g);
 }
 
+/* A P05 / P25 reads at least the pitch of every map it writes, less a 16-byte row, not only
+ * the first's: X (int32, 3 x 5 x 7) -> CCMPS -> A (int32, no other user: the Soma's 4) and
+ * -> B (int32) -> CCMPB -> Y (int8, read by P83: 32). B: P05 must read more than 32 - 16 =
+ * 16 int32 channels, 32; X: P25 writes B's 32, so more than 32 - 4 = 28, 32 (8 when only A,
+ * its first map, counted: test_diff_ops/cvm_right_shift_P_32_s_15_p_13, emit.layout, "writes
+ * INT_32 pixels of 32 channels from pixels of 8"). */
+static void test_cmp_two_maps(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *x = blk(g, BT_SI, PR_INT_32, 3, 5, 7, 0);
+    Block *mn = blk(g, BT_CCMPS, PR_INT_32, 3, 5, 7, 0);
+    Block *a = blk(g, BT_SI, PR_INT_32, 3, 5, 7, 0);
+    Block *b = blk(g, BT_SI, PR_INT_32, 3, 5, 7, 0);
+    Block *q = blk(g, BT_CCMPB, PR_INT_8, 3, 5, 7, 0);
+    Block *y = blk(g, BT_SI, PR_INT_8, 3, 5, 7, 0);
+    Block *vs = blk(g, BT_CVS, PR_INT_32, 3, 5, 7, 0);
+    Block *z = blk(g, BT_SI, PR_INT_32, 3, 5, 7, 0);
+    tg_join(g, x, 0, mn, 0);
+    tg_join(g, mn, 0, a, 0);
+    tg_join(g, mn, 0, b, 0);
+    tg_join(g, b, 0, q, 0);
+    tg_join(g, q, 0, y, 0);
+    tg_join(g, y, 0, vs, 0);
+    tg_join(g, vs, 0, z, 0);
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, y->id)), 32);
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, b->id)), 32);
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, a->id)), 4);
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, x->id)), 32);
+    graph_uses_finish(&u);
+    graph_destroy(g);
+}
+
 /* A CLUT whose own need raises its input's pitch writes rows of that pitch: X (int8, 2 x 1 x
  * 47) -> CLUT -> Y (int8) read by P03 (CVVH, both inputs): Y takes the group unit, 32; P07
  * writes a row as long as the one it reads, so X needs a pitch of 32 too (16, the Soma's,
@@ -727,6 +763,7 @@ int main(void)
         cmocka_unit_test(test_storage_units),
         cmocka_unit_test(test_input_pitch),
         cmocka_unit_test(test_row_rules),
+        cmocka_unit_test(test_cmp_two_maps),
         cmocka_unit_test(test_lut_need_row),
         cmocka_unit_test(test_lut_pieces),
         cmocka_unit_test(test_send_bytes),
