@@ -430,9 +430,10 @@ int64_t emit_feat_addr(const EmitFeat *f, const EBox *b, int64_t base, int64_t y
  * the planes, their stored padding included (feat.ny, feat.nx the padded rows and columns). */
 bool emit_p81_planes(const Emit *e, uint32_t s, const EBox *box, EmitFeat *feat);
 /* The padding CC2D block b reads from memory: top, down, the stored left (whole words,
- * layout_p81_left), right; *lead the columns of zero weights its kernel is widened by; false
- * when its left padding cannot be stored so. */
-bool emit_p81_pad(const Block *b, int32_t pad[4], int32_t *lead);
+ * layout_p81_left), right; *lead the columns of zero weights its kernel is widened by, *dx
+ * the dilation P81 runs it at (layout_p81_dilation: 1 when its taps are spread out with
+ * zero columns between them); false when its left padding cannot be stored so. */
+bool emit_p81_pad(const Block *b, int32_t pad[4], int32_t *lead, int32_t *dx);
 /* A copy of planes with stored padding: its image of zeros (cp->image), loaded before its
  * dynamic blocks write the rows. */
 Status emit_p81_zeros(Emit *e, ECopy *cp);

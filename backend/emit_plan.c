@@ -432,10 +432,15 @@ static Status tensor_image(Emit *e, ECopy *cp, const char *role, long reader)
     else if (b->type == BT_SW && rt == BT_CC)
         cp->image = emit_image_conv_w(&s, &cp->n_image);
     else if (b->type == BT_SW2D && rt == BT_CC2D) {
-        int32_t pad[4], lead = 0; /* P81's kernel widened to its stored left padding */
-        if (!emit_p81_pad(e->g->blocks[reader], pad, &lead))
-            lead = 0;
-        cp->image = emit_image_conv2d_w(&s, lead, &cp->n_image);
+        /* P81's kernel widened to its stored left padding, its taps spread out when it
+         * runs undilated */
+        const Block *rb = e->g->blocks[reader];
+        int32_t pad[4], lead = 0, dx = 1;
+        if (!emit_p81_pad(rb, pad, &lead, &dx))
+            lead = 0, dx = 1;
+        int32_t step = dx == 1 && blk_attr(rb, AT_DILATION_X) > 1 ? blk_attr(rb, AT_DILATION_X)
+                                                                   : 1;
+        cp->image = emit_image_conv2d_w(&s, lead, step, &cp->n_image);
     }
     else
         return diag_block(e->d, ST_LOGIC, "emit.layout", b,

@@ -698,17 +698,26 @@ int64_t layout_work_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
 }
 
 
-int32_t layout_p81_left(int32_t pad_left, int32_t dilate_x, int32_t *lead)
+int32_t layout_p81_dilation(int32_t pad_left, int32_t dilate_x)
 {
     int32_t dx = dilate_x > 0 ? dilate_x : 1;
-    if (pad_left < 0 || pad_left > (1 << 20) || dx > (1 << 20))
+    for (int32_t t = 0; t < 4; t++)
+        if ((pad_left + t * (int64_t)dx) % 4 == 0)
+            return dx;
+    return 1; /* an odd pad with an even dilation: no t; undilated, t = 4 - pad % 4 */
+}
+
+int32_t layout_p81_left(int32_t pad_left, int32_t dilate_x, int32_t *lead)
+{
+    if (pad_left < 0 || pad_left > (1 << 20) || dilate_x > (1 << 20))
         return -1;
+    int32_t dx = layout_p81_dilation(pad_left, dilate_x);
     for (int32_t t = 0; t < 4; t++)
         if ((pad_left + t * dx) % 4 == 0) {
             *lead = t;
             return pad_left + t * dx;
         }
-    return -1;
+    return -1; /* not reached: dx 1 always finds t */
 }
 
 int64_t layout_lut_entries(int32_t dw)

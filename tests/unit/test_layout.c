@@ -105,7 +105,9 @@ static void test_map_bytes(void **state)
 
 /* P81's stored left padding: a whole number of words (4 columns), reached by widening the
  * kernel by t columns of dilation dx: pad 1 -> 4 (t 3), pad 4 -> 4 (t 0), pad 2 with
- * dilation 2 -> 4 (t 1), pad 1 with dilation 2 -> none (odd + even steps) */
+ * dilation 2 -> 4 (t 1); pad 1 with dilation 2 has no t (odd + even steps): the kernel
+ * runs undilated, its taps spread out, so t 3 columns of dilation 1 (test_diff_ops/
+ * conv2d_case_2: emit.layout before); pad 3 with dilation 4 likewise, t 1 */
 static void test_p81_left(void **state)
 {
     (void)state;
@@ -120,7 +122,15 @@ static void test_p81_left(void **state)
     assert_int_equal(t, 1);
     assert_int_equal(layout_p81_left(5, 3, &t), 8);
     assert_int_equal(t, 1);
-    assert_int_equal(layout_p81_left(1, 2, &t), -1);
+    assert_int_equal(layout_p81_left(1, 2, &t), 4);
+    assert_int_equal(t, 3);
+    assert_int_equal(layout_p81_left(3, 4, &t), 4);
+    assert_int_equal(t, 1);
+    assert_int_equal(layout_p81_dilation(1, 2), 1);
+    assert_int_equal(layout_p81_dilation(3, 4), 1);
+    assert_int_equal(layout_p81_dilation(2, 2), 2);
+    assert_int_equal(layout_p81_dilation(5, 3), 3);
+    assert_int_equal(layout_p81_dilation(0, 1), 1);
     assert_int_equal(layout_p81_left(-1, 1, &t), -1);
 }
 
