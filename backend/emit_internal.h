@@ -160,6 +160,8 @@ typedef struct EOut {
     bool gather;                    /* its core's copy of what it writes is not whole rows of
                                        it: the router moves the buffer there (a self send) */
     bool aliased;                   /* a copy on its core lives inside its buffer */
+    bool over;                      /* its buffer takes the words of the copy it reads
+                                       (req is the copy's; emit_soma_over.c) */
 } EOut;
 
 /* A CADD that adds one box of one storage block n times (the mapper's x + x): P02 reads its
@@ -645,6 +647,10 @@ bool emit_sends_after(const Emit *e, const ECopy *cp, uint32_t w, int32_t p);
  * gathered area (ECopy.req_off), and its P06 is dropped (EGather.phase -1); whether any
  * copy on core k did. */
 bool emit_in_place(Emit *e, uint32_t k);
+/* On a core whose memory plan fits none of the ways above: the output buffer of a CCMPB /
+ * CCMPS of a 1 x 1 window on core k takes the words of the copy it reads when that copy dies
+ * with it (its one reader, in an area of its own; emit_soma_over.c); whether any did. */
+bool emit_soma_over(Emit *e, uint32_t k);
 
 /* The send areas (emit_sendbuf.c): planned after the gathers, before the memory plan;
  * their P06s written with the routes. emit_sendbuf_of: writer w's area in precision prec, or

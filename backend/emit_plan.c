@@ -958,7 +958,7 @@ static void mark_phase_halves(Emit *e, uint32_t k)
     for (uint32_t pos = 0; pos < e->g->n_blocks; pos++) {
         const EOut *o = &e->outs[pos];
         int32_t s = e->slot_of[pos];
-        if (!o->used || o->core != k || o->aliased || o->req == EMIT_NONE ||
+        if (!o->used || o->core != k || o->aliased || o->over || o->req == EMIT_NONE ||
             (s != MAP_PI_SOMA1 && s != MAP_PI_SOMA2))
             continue;
         AllocReq *r = &c->reqs[o->req];
@@ -1011,8 +1011,9 @@ Status emit_plan(Emit *e)
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
         /* a plan that does not fit is tried again with the copies only a gather reads in
          * the gathered area, then with the areas of those it cannot hold ending at their
-         * gathers (emit_early.c); the refusal names what fits none of the ways */
-        for (int way = 0; way < 2; way++) {
+         * gathers (emit_early.c), then with the buffers of pixelwise P05s over the copies
+         * they read (emit_soma_over.c); the refusal names what fits none of the ways */
+        for (int way = 0; way < 3; way++) {
             Diag quiet;
             diag_init(&quiet, NULL);
             mark_phase_halves(e, k);
@@ -1022,8 +1023,10 @@ Status emit_plan(Emit *e)
                 break;
             if (way == 0)
                 emit_in_place(e, k);
-            else
+            else if (way == 1)
                 emit_gathered_ends(e, k);
+            else
+                emit_soma_over(e, k);
         }
         if (st == ST_LOGIC) {
             mark_phase_halves(e, k);
