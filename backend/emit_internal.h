@@ -162,6 +162,8 @@ typedef struct EOut {
     bool gather;                    /* its core's copy of what it writes is not whole rows of
                                        it: the router moves the buffer there (a self send) */
     bool aliased;                   /* a copy on its core lives inside its buffer */
+    bool over;                      /* its buffer takes the words of the copy it reads
+                                       (req is the copy's; emit_soma_over.c) */
 } EOut;
 
 /* A CADD that adds one box of one storage block n times (the mapper's x + x): P02 reads its
@@ -432,9 +434,10 @@ int64_t emit_feat_addr(const EmitFeat *f, const EBox *b, int64_t base, int64_t y
  * the planes, their stored padding included (feat.ny, feat.nx the padded rows and columns). */
 bool emit_p81_planes(const Emit *e, uint32_t s, const EBox *box, EmitFeat *feat);
 /* The padding CC2D block b reads from memory: top, down, the stored left (whole words,
- * layout_p81_left), right; *lead the columns of zero weights its kernel is widened by; false
- * when its left padding cannot be stored so. */
-bool emit_p81_pad(const Block *b, int32_t pad[4], int32_t *lead);
+ * layout_p81_left), right; *lead the columns of zero weights its kernel is widened by, *dx
+ * the dilation P81 runs it at (layout_p81_dilation: 1 when its taps are spread out with
+ * zero columns between them); false when its left padding cannot be stored so. */
+bool emit_p81_pad(const Block *b, int32_t pad[4], int32_t *lead, int32_t *dx);
 /* A copy of planes with stored padding: its image of zeros (cp->image), loaded before its
  * dynamic blocks write the rows. */
 Status emit_p81_zeros(Emit *e, ECopy *cp);
@@ -650,6 +653,10 @@ bool emit_sends_after(const Emit *e, const ECopy *cp, uint32_t w, int32_t p);
  * gathered area (ECopy.req_off), and its P06 is dropped (EGather.phase -1); whether any
  * copy on core k did. */
 bool emit_in_place(Emit *e, uint32_t k);
+/* On a core whose memory plan fits none of the ways above: the output buffer of a CCMPB /
+ * CCMPS of a 1 x 1 window on core k takes the words of the copy it reads when that copy dies
+ * with it (its one reader, in an area of its own; emit_soma_over.c); whether any did. */
+bool emit_soma_over(Emit *e, uint32_t k);
 
 /* The send areas (emit_sendbuf.c): planned after the gathers, before the memory plan;
  * their P06s written with the routes. emit_sendbuf_of: writer w's area in precision prec, or

@@ -103,11 +103,13 @@ uint32_t *emit_image_conv_w(const EmitSrc *s, size_t *n_words)
     return w;
 }
 
-uint32_t *emit_image_conv2d_w(const EmitSrc *s, int64_t lead, size_t *n_words)
+uint32_t *emit_image_conv2d_w(const EmitSrc *s, int64_t lead, int64_t step, size_t *n_words)
 {
-    int64_t nf = s->n[0], nr = s->n[1], ky = s->n[2], kx = s->n[3] + lead;
+    if (step < 1 || step > 4096 || s->n[3] > 4096 || lead < 0 || lead > 4096)
+        return NULL;
+    int64_t nf = s->n[0], nr = s->n[1], ky = s->n[2], kx = lead + (s->n[3] - 1) * step + 1;
     int64_t groups = (nf + 31) / 32;
-    if (groups > (1 << 20) || ky > 4096 || kx > 4096 || nr > (1 << 20) || lead < 0 ||
+    if (groups > (1 << 20) || ky > 4096 || kx > 4096 || nr > (1 << 20) || s->n[3] < 1 ||
         groups * ky * kx > ((int64_t)1 << 34) / (nr * 32))
         return NULL;
     uint32_t *w = words_for_bytes(groups * nr * ky * kx * 32, n_words);
@@ -116,9 +118,10 @@ uint32_t *emit_image_conv2d_w(const EmitSrc *s, int64_t lead, size_t *n_words)
     for (int64_t f = 0; f < nf; f++)
         for (int64_t r = 0; r < nr; r++)
             for (int64_t i = 0; i < ky; i++)
-                for (int64_t j = lead; j < kx; j++) {
-                    int64_t byte = ((((f / 32) * nr + r) * ky + i) * kx + j) * 32 + f % 32;
-                    emit_put_i8(w, byte, src_at(s, f, r, i, j - lead));
+                for (int64_t j = 0; j < s->n[3]; j++) {
+                    int64_t col = lead + j * step;
+                    int64_t byte = ((((f / 32) * nr + r) * ky + i) * kx + col) * 32 + f % 32;
+                    emit_put_i8(w, byte, src_at(s, f, r, i, j));
                 }
     return w;
 }

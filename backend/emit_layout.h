@@ -66,10 +66,12 @@ typedef struct EmitSrc {
 /* P41 weights from an SW box [f][r][ky][kx] (malloc'd words, *n_words of them); NULL when
  * out of memory or too large. */
 uint32_t *emit_image_conv_w(const EmitSrc *s, size_t *n_words);
-/* P81 weights from an SW2D box [f][r][ky][kx]: [ceil(f/32)][r][ky][lead + kx][32] int8, the
- * first lead columns of each kernel row zero (a kernel widened to a stored left padding of
- * whole words, layout_p81_left in taskir/layout.h). */
-uint32_t *emit_image_conv2d_w(const EmitSrc *s, int64_t lead, size_t *n_words);
+/* P81 weights from an SW2D box [f][r][ky][kx]: [ceil(f/32)][r][ky][lead + kx'][32] int8,
+ * kx' = (kx - 1) * step + 1, the first lead columns of each kernel row zero (a kernel widened
+ * to a stored left padding of whole words, layout_p81_left in taskir/layout.h) and tap j at
+ * column lead + j * step, the step - 1 columns between taps zero (a dilated kernel run
+ * undilated, layout_p81_dilation; step 1: the taps side by side). */
+uint32_t *emit_image_conv2d_w(const EmitSrc *s, int64_t lead, int64_t step, size_t *n_words);
 /* P04 weights from an SWFC box [f][r] (dims[2], dims[3] = 1). rows (n_rows of them), when
  * not NULL: weight row j of the image is the box's row rows[j], a zero row when it is -1
  * (a vector that is a view of a map, emit_rearr.c); NULL: the box's rows in order. */

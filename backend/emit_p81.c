@@ -14,7 +14,9 @@
  * padding rows and columns. A dynamic block writes whole words from a word's first byte, so
  * the stored left padding is a whole number of words: the kernel is widened by leading
  * columns of zero weights to match (layout_p81_left, taskir/layout.h, which the mapper counts
- * the planes with too).
+ * the planes with too); an odd left padding with an even dilation takes no such columns, so
+ * the kernel's taps are spread out first, zero columns between them, and P81 runs it
+ * undilated (layout_p81_dilation).
  */
 #include "backend/emit_internal.h"
 
@@ -31,9 +33,10 @@
 /* At most this many rows (a dynamic block each) a copy of planes is written in. */
 enum { MAX_ROWS = 1 << 16 };
 
-bool emit_p81_pad(const Block *b, int32_t pad[4], int32_t *lead)
+bool emit_p81_pad(const Block *b, int32_t pad[4], int32_t *lead, int32_t *dx)
 {
     int32_t left = layout_p81_left(blk_attr(b, AT_PAD_LEFT), blk_attr(b, AT_DILATION_X), lead);
+    *dx = layout_p81_dilation(blk_attr(b, AT_PAD_LEFT), blk_attr(b, AT_DILATION_X));
     pad[0] = blk_attr(b, AT_PAD_UP);
     pad[1] = blk_attr(b, AT_PAD_DOWN);
     pad[2] = left;
@@ -48,8 +51,8 @@ static bool planes_pad(const Emit *e, uint32_t s, int32_t pad[4])
     const BlockUses *bu = &e->uses.blocks[s];
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         long r = graph_block_pos(e->g, e->g->edges[bu->out_edges[j]]->dst);
-        int32_t p[4], lead;
-        if (r < 0 || !emit_p81_pad(e->g->blocks[r], p, &lead) ||
+        int32_t p[4], lead, dx;
+        if (r < 0 || !emit_p81_pad(e->g->blocks[r], p, &lead, &dx) ||
             (j > 0 && memcmp(p, pad, sizeof p) != 0))
             return false;
         memcpy(pad, p, sizeof p);

@@ -432,10 +432,15 @@ static Status tensor_image(Emit *e, ECopy *cp, const char *role, long reader)
     else if (b->type == BT_SW && rt == BT_CC)
         cp->image = emit_image_conv_w(&s, &cp->n_image);
     else if (b->type == BT_SW2D && rt == BT_CC2D) {
-        int32_t pad[4], lead = 0; /* P81's kernel widened to its stored left padding */
-        if (!emit_p81_pad(e->g->blocks[reader], pad, &lead))
-            lead = 0;
-        cp->image = emit_image_conv2d_w(&s, lead, &cp->n_image);
+        /* P81's kernel widened to its stored left padding, its taps spread out when it
+         * runs undilated */
+        const Block *rb = e->g->blocks[reader];
+        int32_t pad[4], lead = 0, dx = 1;
+        if (!emit_p81_pad(rb, pad, &lead, &dx))
+            lead = 0, dx = 1;
+        int32_t step = dx == 1 && blk_attr(rb, AT_DILATION_X) > 1 ? blk_attr(rb, AT_DILATION_X)
+                                                                   : 1;
+        cp->image = emit_image_conv2d_w(&s, lead, step, &cp->n_image);
     }
     else
         return diag_block(e->d, ST_LOGIC, "emit.layout", b,
@@ -956,7 +961,7 @@ static void mark_phase_halves(Emit *e, uint32_t k)
     for (uint32_t pos = 0; pos < e->g->n_blocks; pos++) {
         const EOut *o = &e->outs[pos];
         int32_t s = e->slot_of[pos];
-        if (!o->used || o->core != k || o->aliased || o->req == EMIT_NONE ||
+        if (!o->used || o->core != k || o->aliased || o->over || o->req == EMIT_NONE ||
             (s != MAP_PI_SOMA1 && s != MAP_PI_SOMA2))
             continue;
         AllocReq *r = &c->reqs[o->req];
@@ -1009,8 +1014,9 @@ Status emit_plan(Emit *e)
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
         /* a plan that does not fit is tried again with the copies only a gather reads in
          * the gathered area, then with the areas of those it cannot hold ending at their
-         * gathers (emit_early.c); the refusal names what fits none of the ways */
-        for (int way = 0; way < 2; way++) {
+         * gathers (emit_early.c), then with the buffers of pixelwise P05s over the copies
+         * they read (emit_soma_over.c); the refusal names what fits none of the ways */
+        for (int way = 0; way < 3; way++) {
             Diag quiet;
             diag_init(&quiet, NULL);
             mark_phase_halves(e, k);
@@ -1023,8 +1029,10 @@ Status emit_plan(Emit *e)
             }
             if (way == 0)
                 emit_in_place(e, k);
-            else
+            else if (way == 1)
                 emit_gathered_ends(e, k);
+            else
+                emit_soma_over(e, k);
         }
         if (st == ST_LOGIC) {
             mark_phase_halves(e, k);

@@ -531,13 +531,13 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
     }
     case BT_CC2D: {
         PARAMS(a, p81, Taskir__Asm__P81, taskir__asm__p81__init);
-        int32_t p81pad[4], lead;
+        int32_t p81pad[4], lead, dx;
         if (!x1.planes)
             return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                               "reads block %d, which is not laid out channel-major as P81 "
                               "reads it: only a model input that only INPUTs write and only "
                               "CC2Ds of the same padding read is", x1.block);
-        if (!emit_p81_pad(b, p81pad, &lead))
+        if (!emit_p81_pad(b, p81pad, &lead, &dx))
             return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                               "pads %d columns on the left with a dilation of %d: P81 reads "
                               "the padding from memory, stored as whole words, which no "
@@ -545,9 +545,12 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
                               pl, blk_attr(b, AT_DILATION_X));
         SET_CONV(p);
         /* the left padding stored as whole words, the kernel widened by as many zero
-         * columns (emit_p81.c): the same products, the same output columns */
+         * columns (emit_p81.c): the same products, the same output columns; a dilated
+         * kernel whose taps are spread out (dx 1) runs undilated over its zero columns */
         SET(p, pad_left, p81pad[2]);
-        SET(a->shape, nkx, a->shape->nkx + lead);
+        int32_t step = dx == 1 ? blk_attr(b, AT_DILATION_X) : 1;
+        SET(a->shape, nkx, lead + (a->shape->nkx - 1) * (step > 1 ? step : 1) + 1);
+        SET(p, dilate_x, dx);
         break;
     }
     case BT_CVM: {

@@ -303,20 +303,29 @@ static int lut_row(const Graph *g, const GraphUses *u, uint32_t pos, PrecisionId
 /* The least input pitch a P05 / P25 at pos needs (0 for any other block): it writes at most
  * the channels it reads (nof <= nif), in rows padded to 16 bytes, so its input's pitch must
  * exceed the output's pitch less one 16-byte row's elements (8 int32 channels in fill the
- * 16-byte row of 16 int8 channels out; 32 int8 channels out need more than 16 in). */
+ * 16-byte row of 16 int8 channels out; 32 int8 channels out need more than 16 in). Of every
+ * map it writes: the one whose copy on its core its primitive writes may be any of them (a
+ * CCMPS writing a map of 8 int32 channels for another core and a copy of it in 32 for a
+ * P05 on its own: cvm_right_shift_P_32_s_15_p_13). */
 static int cmp_need(const Graph *g, const GraphUses *u, uint32_t pos, int depth, Memo *m)
 {
     const Block *b = g->blocks[pos];
     int pc = bt_info(b->type)->pcode;
     const BlockUses *bu = &u->blocks[pos];
-    if ((pc != 5 && pc != 25) || !bu->n_out_edges || depth >= MAX_CHAIN)
+    if ((pc != 5 && pc != 25) || depth >= MAX_CHAIN)
         return 0;
-    long y = known_pos(g, u, g->edges[bu->out_edges[0]]->dst);
-    if (y < 0 || bt_info(g->blocks[y]->type)->kind != BK_STORAGE)
-        return 0;
-    PrecisionId py = blk_prec(g->blocks[y]);
-    int out = storage_unit(g, u, (uint32_t)y, depth + 1, -1, m), e = layout_unit(py, LAYOUT_SOMA);
-    return out > e ? out - e + 1 : 0;
+    int need = 0;
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        long y = known_pos(g, u, g->edges[bu->out_edges[j]]->dst);
+        if (y < 0 || bt_info(g->blocks[y]->type)->kind != BK_STORAGE)
+            continue;
+        PrecisionId py = blk_prec(g->blocks[y]);
+        int out = storage_unit(g, u, (uint32_t)y, depth + 1, -1, m);
+        int e = layout_unit(py, LAYOUT_SOMA);
+        if (out > e && out - e + 1 > need)
+            need = out - e + 1;
+    }
+    return need;
 }
 
 /* The least pitch a P07 at pos needs of the map s it reads its indices from (0 for any other
@@ -689,17 +698,26 @@ int64_t layout_work_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
 }
 
 
-int32_t layout_p81_left(int32_t pad_left, int32_t dilate_x, int32_t *lead)
+int32_t layout_p81_dilation(int32_t pad_left, int32_t dilate_x)
 {
     int32_t dx = dilate_x > 0 ? dilate_x : 1;
-    if (pad_left < 0 || pad_left > (1 << 20) || dx > (1 << 20))
+    for (int32_t t = 0; t < 4; t++)
+        if ((pad_left + t * (int64_t)dx) % 4 == 0)
+            return dx;
+    return 1; /* an odd pad with an even dilation: no t; undilated, t = 4 - pad % 4 */
+}
+
+int32_t layout_p81_left(int32_t pad_left, int32_t dilate_x, int32_t *lead)
+{
+    if (pad_left < 0 || pad_left > (1 << 20) || dilate_x > (1 << 20))
         return -1;
+    int32_t dx = layout_p81_dilation(pad_left, dilate_x);
     for (int32_t t = 0; t < 4; t++)
         if ((pad_left + t * dx) % 4 == 0) {
             *lead = t;
             return pad_left + t * dx;
         }
-    return -1;
+    return -1; /* not reached: dx 1 always finds t */
 }
 
 int64_t layout_lut_entries(int32_t dw)

@@ -19,7 +19,7 @@
  * the row it reads (its channels in its input's pitch), padded to 4 elements (input and
  * table int32) or 16, so the map it writes takes that row (an int32 table read from a P41's
  * int32 map writes 32 channels a pixel). A P05 / P25 writes at most the channels it reads,
- * in 16-byte rows, so the map it reads takes a pitch above the pitch of the map it writes
+ * in 16-byte rows, so the map it reads takes a pitch above the pitch of each map it writes
  * less one row's elements (int32 in, int8 out in 32-byte groups: 32 channels a pixel in). A CADD that adds one box of one map to
  * itself n times (the mapper's x + x) reads an area of its own that an inserted P06 fills
  * with the box n times, in the group unit (a P06 re-pitches as it copies).
@@ -90,11 +90,16 @@ int64_t layout_send_bytes(const Graph *g, const GraphUses *u, uint32_t pos);
 /* P81 (CC2D) reads its input's padding from memory: each plane's rows hold pad_left zero
  * columns, the row's values, pad_right zeros, padded to 16 bytes. What writes a row (a
  * dynamic block, a P06) starts at a word's first byte, so the stored left padding is a whole
- * number of words: pad_left + t * dilate_x columns, the kernel widened by t leading columns
- * of zero weights (the same products, in the same order, the same output columns). Returns
- * the stored left padding, t into *lead; -1 when no t < 4 makes it (an odd pad_left with an
- * even dilation), or for a negative pad. */
+ * number of words: pad_left + t * d columns, the kernel widened by t leading columns of zero
+ * weights at the dilation d it runs at (the same products, in the same order, the same
+ * output columns). d is dilate_x when some t < 4 makes it; else (an odd pad_left with an
+ * even dilation) 1: the kernel's taps spread out with dilate_x - 1 zero columns between
+ * them (layout_p81_dilation). Returns the stored left padding, t into *lead; -1 for a
+ * negative pad. */
 int32_t layout_p81_left(int32_t pad_left, int32_t dilate_x, int32_t *lead);
+/* The dilation along x P81 runs a CC2D of pad_left and dilate_x at (layout_p81_left):
+ * dilate_x, or 1 when its kernel is spread out. */
+int32_t layout_p81_dilation(int32_t pad_left, int32_t dilate_x);
 
 /* The entries of the table P07 reads for a CLUT of LUT_DW dw. The graph's table has n =
  * 2^dw entries, an index i in -n .. n - 1 reading entry i, or i + n when negative; P07 reads

@@ -105,7 +105,9 @@ static void test_map_bytes(void **state)
 
 /* P81's stored left padding: a whole number of words (4 columns), reached by widening the
  * kernel by t columns of dilation dx: pad 1 -> 4 (t 3), pad 4 -> 4 (t 0), pad 2 with
- * dilation 2 -> 4 (t 1), pad 1 with dilation 2 -> none (odd + even steps) */
+ * dilation 2 -> 4 (t 1); pad 1 with dilation 2 has no t (odd + even steps): the kernel
+ * runs undilated, its taps spread out, so t 3 columns of dilation 1 (test_diff_ops/
+ * conv2d_case_2: emit.layout before); pad 3 with dilation 4 likewise, t 1 */
 static void test_p81_left(void **state)
 {
     (void)state;
@@ -120,7 +122,15 @@ static void test_p81_left(void **state)
     assert_int_equal(t, 1);
     assert_int_equal(layout_p81_left(5, 3, &t), 8);
     assert_int_equal(t, 1);
-    assert_int_equal(layout_p81_left(1, 2, &t), -1);
+    assert_int_equal(layout_p81_left(1, 2, &t), 4);
+    assert_int_equal(t, 3);
+    assert_int_equal(layout_p81_left(3, 4, &t), 4);
+    assert_int_equal(t, 1);
+    assert_int_equal(layout_p81_dilation(1, 2), 1);
+    assert_int_equal(layout_p81_dilation(3, 4), 1);
+    assert_int_equal(layout_p81_dilation(2, 2), 2);
+    assert_int_equal(layout_p81_dilation(5, 3), 3);
+    assert_int_equal(layout_p81_dilation(0, 1), 1);
     assert_int_equal(layout_p81_left(-1, 1, &t), -1);
 }
 
@@ -370,6 +380,42 @@ static void test_row_rules(void **state)
     /* Z: int8 read by P41, 16 = one 16-byte row; N needs nothing more than the Soma's 4 */
     assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, z->id)), 16);
     assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, n->id)), 4);
+    graph_uses_finish(&u);
+    graph_destroy(g);
+}
+
+/* A P05 / P25 reads at least the pitch of every map it writes, less a 16-byte row, not only
+ * the first's: X (int32, 3 x 5 x 7) -> CCMPS -> A (int32, no other user: the Soma's 4) and
+ * -> B (int32) -> CCMPB -> Y (int8, read by P83: 32). B: P05 must read more than 32 - 16 =
+ * 16 int32 channels, 32; X: P25 writes B's 32, so more than 32 - 4 = 28, 32 (8 when only A,
+ * its first map, counted: test_diff_ops/cvm_right_shift_P_32_s_15_p_13, emit.layout, "writes
+ * INT_32 pixels of 32 channels from pixels of 8"). */
+static void test_cmp_two_maps(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *x = blk(g, BT_SI, PR_INT_32, 3, 5, 7, 0);
+    Block *mn = blk(g, BT_CCMPS, PR_INT_32, 3, 5, 7, 0);
+    Block *a = blk(g, BT_SI, PR_INT_32, 3, 5, 7, 0);
+    Block *b = blk(g, BT_SI, PR_INT_32, 3, 5, 7, 0);
+    Block *q = blk(g, BT_CCMPB, PR_INT_8, 3, 5, 7, 0);
+    Block *y = blk(g, BT_SI, PR_INT_8, 3, 5, 7, 0);
+    Block *vs = blk(g, BT_CVS, PR_INT_32, 3, 5, 7, 0);
+    Block *z = blk(g, BT_SI, PR_INT_32, 3, 5, 7, 0);
+    tg_join(g, x, 0, mn, 0);
+    tg_join(g, mn, 0, a, 0);
+    tg_join(g, mn, 0, b, 0);
+    tg_join(g, b, 0, q, 0);
+    tg_join(g, q, 0, y, 0);
+    tg_join(g, y, 0, vs, 0);
+    tg_join(g, vs, 0, z, 0);
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, y->id)), 32);
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, b->id)), 32);
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, a->id)), 4);
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, x->id)), 32);
     graph_uses_finish(&u);
     graph_destroy(g);
 }
@@ -727,6 +773,7 @@ int main(void)
         cmocka_unit_test(test_storage_units),
         cmocka_unit_test(test_input_pitch),
         cmocka_unit_test(test_row_rules),
+        cmocka_unit_test(test_cmp_two_maps),
         cmocka_unit_test(test_lut_need_row),
         cmocka_unit_test(test_lut_pieces),
         cmocka_unit_test(test_send_bytes),
