@@ -96,6 +96,8 @@ typedef struct Ctx {
                                        TODO_HALVE: shifts put before them (a round more) */
     Made m;
     Diag *d;
+    bool related;                   /* wide shifts split with the remainder's relation the
+                                       analysis keeps (exact_wide_shift_how) */
 } Ctx;
 
 static void made(Made *m, int kind, const Block *b, const char *rule)
@@ -406,6 +408,7 @@ static Status attr_rewrites(Ctx *x)
             continue;
         PrecisionId map = exact_output_prec(g, i);
         const char *rule = exact_soma_rule(c, b, in, map, xb->in);
+        int how;
         if (!rule && chip_prec(c, blk_prec(b)))
             continue;
         ExactCmp ref, k;
@@ -434,9 +437,9 @@ static Status attr_rewrites(Ctx *x)
             x->n_bound++;
             made(&x->m, MADE_BOUND, b, rule ? rule : "map.exact.prec");
         } else if (rule && !strcmp(rule, "map.exact.shift32") &&
-                   exact_wide_shift_ok(g, i, &x->x)) {
+                   (how = exact_wide_shift_how(g, i, &x->x, x->related)) != 0) {
             x->wide_id[x->n_wide] = b->id;
-            x->wide_op[x->n_wide++] = -1;
+            x->wide_op[x->n_wide++] = (int8_t)-how;
             made(&x->m, MADE_WIDE, b, rule);
         } else if (rule && halves(c, g, b, xb)) {
             x->todo[i] |= TODO_HALVE;
@@ -682,9 +685,10 @@ static Status struct_rewrites(Ctx *x)
 
 /* One round of the rewrites: the analysis, the attribute rewrites, the structural ones;
  * *wide (when not NULL) gets the number of blocks split into limbs. */
-static Status round_rewrites(Graph *g, const Chip *c, Made *m, uint32_t *wide, Diag *d)
+static Status round_rewrites(Graph *g, const Chip *c, Made *m, uint32_t *wide, bool related,
+                             Diag *d)
 {
-    Ctx x = {g, c, {NULL, 0}, NULL, NULL, NULL, NULL, 0, 0, *m, d};
+    Ctx x = {g, c, {NULL, 0}, NULL, NULL, NULL, NULL, 0, 0, *m, d, related};
     Status st = exact_analyse(g, &x.x, d);
     if (st != ST_OK)
         return st;
@@ -735,12 +739,12 @@ static Status whole_rewrite(Graph *g, const Chip *c, WholeFn fn, int kind, const
 }
 
 /* The rounds: one, and more while the pieces split. */
-static Status rounds(Graph *g, const Chip *c, Made *m, Diag *d)
+static Status rounds(Graph *g, const Chip *c, Made *m, bool related, Diag *d)
 {
     uint32_t wide = 0;
-    Status st = round_rewrites(g, c, m, &wide, d);
+    Status st = round_rewrites(g, c, m, &wide, related, d);
     for (int r = 1; st == ST_OK && wide && r < MAX_ROUNDS; r++) /* the pieces split */
-        st = round_rewrites(g, c, m, &wide, d);
+        st = round_rewrites(g, c, m, &wide, related, d);
     return st;
 }
 
@@ -761,7 +765,7 @@ static Status fold_rewrites(Graph *g, const Chip *c, Made *m, Diag *d)
     Status st = whole_rewrite(g, c, exact_fold, MADE_FOLD, "map.exact.shift32", m, &n, d);
     for (int r = 0; st == ST_OK && n && r < MAX_ROUNDS; r++) {
         uint32_t before = made_total(m);
-        st = round_rewrites(g, c, m, NULL, d);
+        st = round_rewrites(g, c, m, NULL, false, d);
         n = made_total(m) > before;
     }
     return st;
@@ -787,8 +791,18 @@ static Status preclip_rewrites(Graph *g, const Chip *c, Made *m, Diag *d)
     m->rule[MADE_PRECLIP] = "map.exact.shift32";
     if (!graph_compact(g))
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");
-    st = rounds(g, c, m, d);
+    st = rounds(g, c, m, false, d);
     return st == ST_OK ? fold_rewrites(g, c, m, d) : st;
+}
+
+/* Last, the wide shifts that no rewrite before took, split with the remainder's relation
+ * (exact_wide_shift_how; a floor shift by 19 of any int32 value, say), then the rounds for
+ * their pieces and the fold again. Last, so that what the earlier ones map stays as it was. */
+static Status related_rewrites(Graph *g, const Chip *c, Made *m, Diag *d)
+{
+    uint32_t before = m->n[MADE_WIDE];
+    Status st = rounds(g, c, m, true, d);
+    return st == ST_OK && m->n[MADE_WIDE] != before ? fold_rewrites(g, c, m, d) : st;
 }
 
 Status mapper_exact(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d)
@@ -815,11 +829,13 @@ Status mapper_exact(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d)
         "its readers let through"};
     *n_rewrites = 0;
     Made m = {{0}, {0}, {NULL}};
-    Status st = rounds(g, c, &m, d);
+    Status st = rounds(g, c, &m, false, d);
     if (st == ST_OK)
         st = fold_rewrites(g, c, &m, d);
     if (st == ST_OK)
         st = preclip_rewrites(g, c, &m, d);
+    if (st == ST_OK)
+        st = related_rewrites(g, c, &m, d);
     long nt = 0; /* last, the CLUTs take their maps' 8-bit precision (exact_table.c) */
     if (st == ST_OK)
         st = whole_rewrite(g, c, exact_table_narrow, MADE_TABLE, "map.exact.prec", &m, &nt, d);

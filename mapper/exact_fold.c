@@ -82,11 +82,8 @@ static bool affine_img(const Walk *w, uint32_t pos, int32_t src, const Img *y, I
 {
     const Graph *g = w->g;
     const Block *b = g->blocks[pos];
-    bool window = false; /* a CVS (P83) without window dims reads point by point */
-    for (int d = D_KY; d <= D_IX; d++)
-        window = window || b->shape.d[d] != 0;
     if ((b->type != BT_CVS && (b->type != BT_CADD || blk_n_variadic(b) != 1)) ||
-        ((b->type != BT_CVS || window) && !exact_pointwise(b)) ||
+        !exact_pointwise(b) ||
         !exact_inside(w->x->blocks[pos].raw, INT32_MIN, INT32_MAX))
         return false;
     int64_t a = b->type == BT_CVS ? blk_attr(b, AT_CONSTANT_A) : 1;

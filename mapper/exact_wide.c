@@ -62,16 +62,6 @@ static bool box_of(Graph *g, const Block *b, uint32_t k, Box *bx)
     return true;
 }
 
-bool exact_pointwise(const Block *b)
-{
-    int32_t e[TIR_NDIMS];
-    blk_eff_shape(b, e);
-    return e[D_KY] <= 1 && e[D_KX] <= 1 && e[D_Y] == e[D_IY] && e[D_X] == e[D_IX] &&
-           blk_attr(b, AT_STRIDE_X) <= 1 && blk_attr(b, AT_STRIDE_Y) <= 1 &&
-           !blk_attr(b, AT_PAD_UP) && !blk_attr(b, AT_PAD_DOWN) && !blk_attr(b, AT_PAD_LEFT) &&
-           !blk_attr(b, AT_PAD_RIGHT);
-}
-
 static int64_t floor_div(int64_t v, int s)
 {
     int64_t p = (int64_t)1 << s;
@@ -97,19 +87,45 @@ static bool split_fits(ExactRange r, int s, int k)
            inside32(rlo, rhi, s % 2 != 0);
 }
 
+/* The same with the remainder's relation, which the analysis keeps (taskir/exact_mod.c: r
+ * is v mod 2^S, or v mod 2^S - 2^S): h and n = -h 2^S stay inside int32, or, when -h 2^S
+ * may pass it (h = -2^(31-S) for v near int32's lower end), n = -(h + 1) 2^S from the bias
+ * -2^S (*off). */
+static bool mod_fits(ExactRange r, int s, int k, bool *off)
+{
+    int S = s + k;
+    if (S > 30 || !inside32(r.lo, r.hi, false))
+        return false;
+    int64_t p = (int64_t)1 << S, hlo = floor_div(r.lo, S), hhi = floor_div(r.hi, S);
+    *off = !inside32(-hhi * p, -hlo * p, false);
+    return inside32(-(hhi + *off) * p, -(hlo + *off) * p, false);
+}
+
 static int split_bits(int s)
 {
     return s % 2 ? 7 : 6;
 }
 
-bool exact_wide_shift_ok(const Graph *g, uint32_t pos, const ExactInfo *x)
+/* With the relation, h must come out of one CCMPB (the analysis's pattern): it narrows to 8
+ * bits (S >= 24 for any int32 value), and the remainder's shift r >> s, of values 2^S times
+ * narrower than v's, splits on in the next rounds when 2^k passes 8 bits. */
+#define RELATED_S 24
+
+int exact_wide_shift_how(const Graph *g, uint32_t pos, const ExactInfo *x, bool related)
 {
     const Block *b = g->blocks[pos];
     ExactRange m = x->blocks[pos].in;
-    int32_t s = blk_attr(b, AT_BIT_SHIFT_NUM);
-    return !g->n_groups && b->type == BT_CCMPB && blk_prec(b) == PR_INT_32 && s > 0 &&
-           s < 31 && exact_pointwise(b) && plain_edge(g, b, 0) && b->n_in == 1 &&
-           blk_attr(b, AT_CMP) <= floor_div(m.lo, s) && split_fits(m, s, split_bits(s));
+    int32_t s = blk_attr(b, AT_BIT_SHIFT_NUM), k = split_bits(s);
+    bool off = false;
+    if (g->n_groups || b->type != BT_CCMPB || blk_prec(b) != PR_INT_32 || s <= 0 || s >= 31 ||
+        !exact_pointwise(b) || !plain_edge(g, b, 0) || b->n_in != 1 ||
+        blk_attr(b, AT_CMP) > floor_div(m.lo, s))
+        return 0;
+    if (split_fits(m, s, k))
+        return WIDE_SHIFT(k, false);
+    if (s + k < RELATED_S)
+        k = RELATED_S - s;
+    return related && mod_fits(m, s, k, &off) ? WIDE_SHIFT(k, off) : 0;
 }
 
 int exact_wide_product_operand(const Chip *c, const Graph *g, uint32_t pos,
@@ -181,8 +197,10 @@ static void read_si(Wide *w, Block *si, Block *c, uint32_t k)
     w->ok = w->ok && si && c && graph_connect(w->g, si, 0, c, k);
 }
 
-/* v (box bx) split by s + k bits: *hs = floor(v / 2^(s+k)), *ls = (v mod 2^(s+k)) >> s. */
-static void split(Wide *w, const Box *bx, int s, int k, Block **hs, Block **ls)
+/* v (box bx) split by s + k bits: *hs = floor(v / 2^(s+k)), *ls = (v mod 2^(s+k)) >> s; with
+ * off, *ls = (v mod 2^(s+k) - 2^(s+k)) >> s, in -2^k .. -1 (n = -(h + 1) 2^S from the bias
+ * -2^S: mod_fits). l is INT_8 when k <= 7, else an INT_32 shift that later rounds split. */
+static void split(Wide *w, const Box *bx, int s, int k, bool off, Block **hs, Block **ls)
 {
     Block *ns = NULL, *rs = NULL;
     Block *h = stage(w, "hi", BT_CCMPB, PR_INT_32, PR_INT_32, hs);
@@ -191,12 +209,15 @@ static void split(Wide *w, const Box *bx, int s, int k, Block **hs, Block **ls)
     read_box(w, bx, h, 0);
     Block *n = stage(w, "hi.neg", BT_CVS, PR_INT_32, PR_INT_32, &ns);
     set(w, n, AT_CONSTANT_A, -(int32_t)((int64_t)1 << (s + k)));
+    if (off)
+        set(w, n, AT_CONSTANT_B, -(int32_t)((int64_t)1 << (s + k)));
     read_si(w, *hs, n, 0);
     Block *r = stage(w, "rem", BT_CADD, PR_INT_32, PR_INT_32, &rs);
     read_box(w, bx, r, 0);
     read_si(w, ns, r, 1);
-    Block *l = stage(w, "lo", BT_CCMPB, PR_INT_8, PR_INT_8, ls);
-    set(w, l, AT_CMP, 0);
+    PrecisionId lp = k <= 7 ? PR_INT_8 : PR_INT_32;
+    Block *l = stage(w, "lo", BT_CCMPB, lp, lp, ls);
+    set(w, l, AT_CMP, off ? -(1 << k) : 0);
     if (s)
         set(w, l, AT_BIT_SHIFT_NUM, s);
     read_si(w, rs, l, 0);
@@ -208,13 +229,14 @@ Status exact_wide_split(Graph *g, int32_t id, int operand, Diag *d)
     Wide w = {g, b, b != NULL};
     Box v = {0}, y = {0};
     int s = b && operand < 0 ? blk_attr(b, AT_BIT_SHIFT_NUM) : 0;
-    int k = operand < 0 ? split_bits(s) : 6;
+    int k = operand < 0 ? WIDE_K(-operand) : 6;
+    bool off = operand < 0 && WIDE_OFF(-operand);
     uint32_t wo = operand < 0 ? 0 : (uint32_t)operand, yo = 1 - wo;
     if (!w.ok || !box_of(g, b, wo, &v) || (operand >= 0 && !box_of(g, b, yo, &y)))
         return diag_add(d, ST_RUNTIME, "map.internal", NULL,
                         "block %d has no plain input box to split", id);
     Block *hs = NULL, *ls = NULL, *us = NULL;
-    split(&w, &v, s, k, &hs, &ls);
+    split(&w, &v, s, k, off, &hs, &ls);
     if (operand >= 0) { /* h * y and l * y */
         Block *phs = NULL, *pls = NULL;
         Block *ph = stage(&w, "hi.x", BT_CVVH, PR_INT_32, PR_INT_32, &phs);
@@ -228,6 +250,8 @@ Status exact_wide_split(Graph *g, int32_t id, int operand, Diag *d)
     }
     Block *up = stage(&w, "hi.up", BT_CVS, PR_INT_32, PR_INT_32, &us);
     set(&w, up, AT_CONSTANT_A, (int32_t)1 << k);
+    if (off) /* (h + 1) 2^k + (r - 2^S) >> s */
+        set(&w, up, AT_CONSTANT_B, (int32_t)1 << k);
     read_si(&w, hs, up, 0);
     /* b becomes the sum, for its readers: its inputs go, its outputs stay */
     for (uint32_t c = 0; w.ok && c < b->n_in; c++)

@@ -80,6 +80,13 @@ typedef struct MapPlan MapPlan;
  * made. ST_RUNTIME when out of memory (g is then unusable). */
 Status mapper_rewrite(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d);
 
+/* A result's storage before the OUTPUTs in its writer's shape (out_store.c, docs/mapper.md
+ * "Rewrites"): an SI written through a RESHAPE in C order and read by OUTPUTs only holds
+ * the writer's box as it is, the RESHAPE moving to the edges to the OUTPUTs, when it then
+ * takes fewer bytes of a core (7998 one-channel pixels of a flatten: 86 of 93 channels).
+ * Keeps g's outputs bit for bit; *n_rewrites gets how many. ST_RUNTIME when out of memory. */
+Status mapper_out_store(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d);
+
 /* The chip-exactness rewrites (exact.c, docs/exactness.md "Rewrites"): where the chip's
  * arithmetic would differ from g's (taskir/exact.h), rewrites g into what the chip computes
  * exactly when the interval analysis proves it exact (a precision the chip encodes, a

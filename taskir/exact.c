@@ -330,6 +330,11 @@ static bool compute(Ctx *c, uint32_t pos)
             acc = rng(exact_add(acc.lo, ak.lo), exact_add(acc.hi, ak.hi));
             raw = rng(exact_add(raw.lo, rk.lo), exact_add(raw.hi, rk.hi));
         }
+        ExactRange mr, ma; /* v + (c - 2^S floor(v / 2^S)): a remainder (exact_mod.c) */
+        if (exact_mod_sum(c->g, &c->u, c->xb, pos, c->cl, c->n_cl, &mr, &ma)) {
+            raw = mr;
+            acc = ma;
+        }
         break;
     }
     case BT_CVVH:

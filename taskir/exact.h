@@ -65,6 +65,11 @@ bool exact_inside(ExactRange r, int64_t lo, int64_t hi);
 /* The values of precision p, within int32 (docs/semantics.md, "Precision clamp"). */
 ExactRange exact_prec_range(PrecisionId p);
 
+/* Does b read its inputs point by point: a 1 x 1 window (or none), stride 1, no padding,
+ * each output position from the same input position (a CVS without window dims does)?
+ * (exact_mod.c) */
+bool exact_pointwise(const Block *b);
+
 /* The chip's view of a block (exact_check.c). */
 /* Is b's BIT_SHIFT_NUM one the Soma of c runs as it is (a whole number of shift steps)? */
 bool exact_shift_ok(const Chip *c, const Block *b);

@@ -20,4 +20,10 @@ typedef void (*ExactConstFn)(void *arg, int64_t index, int64_t value);
 bool exact_const_walk(const Graph *g, const GraphUses *u, uint32_t pos, uint32_t cl,
                       ExactConstFn fn, void *arg);
 
+/* CADD block pos (its input clusters' ranges cl, n_cl of them) when it sums values v and
+ * c - 2^S floor(v / 2^S) computed from the same v (exact_mod.c): *raw gets its exact result,
+ * cb + c + (v mod 2^S), *acc its partial sums; false when it does not. */
+bool exact_mod_sum(const Graph *g, const GraphUses *u, const ExactBlock *xb, uint32_t pos,
+                   const ExactRange *cl, uint32_t n_cl, ExactRange *raw, ExactRange *acc);
+
 #endif

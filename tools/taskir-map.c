@@ -303,6 +303,11 @@ int main(int argc, char **argv)
     if (st == ST_OK && n_exact && verify_graph(g, &d) != ST_OK) /* a mapper bug */
         st = diag_add(&d, ST_RUNTIME, "map.internal", NULL,
                       "the rewritten graph fails the verifier (a bug of the mapper)");
+    uint32_t n_store = 0; /* the results' stores before the OUTPUTs, in their writers' shape */
+    if (st == ST_OK && (st = mapper_out_store(g, chip, &n_store, &d)) == ST_OK && n_store &&
+        verify_graph(g, &d) != ST_OK) /* a mapper bug */
+        st = diag_add(&d, ST_RUNTIME, "map.internal", NULL,
+                      "the rewritten graph fails the verifier (a bug of the mapper)");
     if (st == ST_OK && !o.no_passes && g->n_groups == 0)
         st = run_passes(g, chip, &d);
     if (st == ST_OK)
