@@ -107,8 +107,10 @@ static int64_t peak_live(const AllocReq *reqs, size_t n, const AllocReq *r, int3
     return best;
 }
 
-/* Sorting the order of placement: largest first, then in the order given. */
+/* Sorting the order of placement: largest first (first 0), or the earliest first phase
+ * first and then largest (first: that phase), then in the order given. */
 typedef struct AllocOrder {
+    int32_t first;
     int64_t words;
     size_t i;
 } AllocOrder;
@@ -116,9 +118,20 @@ typedef struct AllocOrder {
 static int order_cmp(const void *a, const void *b)
 {
     const AllocOrder *x = a, *y = b;
+    if (x->first != y->first)
+        return x->first < y->first ? -1 : 1;
     if (x->words != y->words)
         return x->words > y->words ? -1 : 1;
     return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* The order of placement into ord: largest first, or (by_phase) the areas of the earliest
+ * first phase first, each phase's largest first. */
+static void order(const AllocReq *reqs, size_t n, bool by_phase, AllocOrder *ord)
+{
+    for (size_t i = 0; i < n; i++)
+        ord[i] = (AllocOrder){by_phase ? reqs[i].first : 0, reqs[i].words, i};
+    qsort(ord, n, sizeof *ord, order_cmp);
 }
 
 static Status check_req(const AllocReq *r, size_t i, const char *core, Diag *d)
@@ -178,14 +191,20 @@ Status alloc_core(const AllocReq *reqs, size_t n, int32_t *addr, const char *cor
         free(placed);
         return diag_add(d, ST_RUNTIME, "oom", core, "out of memory planning the memory");
     }
-    for (size_t i = 0; i < n; i++)
-        ord[i] = (AllocOrder){reqs[i].words, i};
-    qsort(ord, n, sizeof *ord, order_cmp);
+    order(reqs, n, false, ord);
     Status st = ST_OK;
     /* a plan whose static areas at the bottom of MEM1 cut the data words in two that no
-     * area fits in is tried again with them at its top */
+     * area fits in is tried again with them at its top; then both again with the areas in
+     * the order of their first phases (largest first leaves holes that an area living
+     * across them fits in none of: test_alloc's test_phase_order) */
     size_t bad = place_all(reqs, n, ord, false, addr, placed);
-    if (bad < n && place_all(reqs, n, ord, true, addr, placed) < n) {
+    bool fits = bad == n || place_all(reqs, n, ord, true, addr, placed) == n;
+    if (!fits) {
+        order(reqs, n, true, ord);
+        fits = place_all(reqs, n, ord, false, addr, placed) == n ||
+               place_all(reqs, n, ord, true, addr, placed) == n;
+    }
+    if (!fits) {
         const AllocReq *r = &reqs[bad];
         int32_t ph;
         int64_t peak = peak_live(reqs, n, r, &ph);

@@ -12,7 +12,9 @@
  * MEM0 and MEM1 are one run of data words: an area may cross from one into the other. Inside
  * a range the first fit from the range's start wins.
  * Areas are placed largest first (ties: in the order given), so the plan depends only on the
- * requests: deterministic.
+ * requests: deterministic. A plan that does not fit so is tried with the static areas from
+ * the top of MEM1 down, then both ways again with the areas in the order of their first
+ * phases (each phase's largest first).
  */
 #ifndef TASKIR_BACKEND_ALLOC_H
 #define TASKIR_BACKEND_ALLOC_H

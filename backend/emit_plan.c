@@ -568,11 +568,12 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
          * area and move on to its area in the data banks (emit_spread.c) */
         cp->spread = true;
         kind = ALLOC_DATA;
-    } else if (kind == ALLOC_RECV && arrivals(e, cp, &lo, &hi) && hi < last && lo >= first &&
-               !repeated_here(e, cp)) {
-        /* it lives on past its arrival: moved out of the receive area when Soma2 of its last
-         * arrival phase is still free once the P06s that must have a slot have theirs
-         * (plan_moves) */
+    } else if (kind == ALLOC_RECV && arrivals(e, cp, &lo, &hi) && (hi < last || first < lo) &&
+               lo >= first && !repeated_here(e, cp)) {
+        /* it lives on past its arrival (after it, or before it: data of the step before, a
+         * stage's input landing in the step's last phases and read in the next step's
+         * first): moved out of the receive area when Soma2 of its last arrival phase is
+         * still free once the P06s that must have a slot have theirs (plan_moves) */
         cp->movable = true;
         cp->land_first = lo;
         cp->move_phase = hi;

@@ -7,6 +7,8 @@
  * life (route.c), so forwarding never needs a longer one. */
 #include "mapper/plan.h"
 
+#include <stdlib.h>
+
 static void event(int64_t *lo, int64_t *hi, int64_t g)
 {
     if (g < *lo)
@@ -67,5 +69,36 @@ void map_lifetime(const MapPlan *p, uint32_t pos, uint32_t v, uint32_t *first, u
     } else {
         *first = (uint32_t)(lo % p->chip->max_phases);
         *last = (uint32_t)(hi % p->chip->max_phases);
+    }
+}
+
+int32_t *map_last_sends(const MapPlan *p)
+{
+    int32_t *send = malloc((p->n_tasks ? p->n_tasks : 1) * sizeof *send);
+    if (!send)
+        return NULL;
+    for (uint32_t t = 0; t < p->n_tasks; t++)
+        send[t] = p->tasks[t].phase;
+    for (uint32_t i = 0; i < p->n_xfers; i++) {
+        const MXfer *x = &p->xfers[i];
+        if (x->kind != XF_CORE || !x->cross || !x->n_chunks || x->src_task >= p->n_tasks)
+            continue;
+        int32_t last = p->chunks[x->chunk0 + x->n_chunks - 1].phase;
+        if (last > send[x->src_task])
+            send[x->src_task] = last;
+    }
+    return send;
+}
+
+void map_buffer_life(const MapPlan *p, uint32_t t, int32_t send, uint32_t *first,
+                     uint32_t *last)
+{
+    int64_t lo = p->tasks[t].phase, hi = send > lo ? send : lo, M = p->chip->max_phases;
+    if (M <= 0 || hi - lo + 1 >= M || lo % M > hi % M) {
+        *first = 0;
+        *last = p->n_phases ? p->n_phases - 1 : 0;
+    } else {
+        *first = (uint32_t)(lo % M);
+        *last = (uint32_t)(hi % M);
     }
 }

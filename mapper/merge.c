@@ -52,8 +52,10 @@ static uint32_t find(uint32_t *root, uint32_t v)
     return v;
 }
 
-/* The per-phase data of every vcore, as the verifier counts it (each copy its part). */
-static void profiles(Merge *m)
+/* The per-phase data of every vcore, as the verifier counts it (each copy its part): a
+ * compute block's output buffer from its phase to the last phase its core sends from it
+ * (map_buffer_life), its working areas in its phase. false: out of memory. */
+static bool profiles(Merge *m)
 {
     MapPlan *p = m->p;
     for (uint32_t pos = 0; pos < p->g->n_blocks; pos++)
@@ -67,12 +69,23 @@ static void profiles(Merge *m)
             for (uint32_t l = first; l <= last && l < m->L; l++)
                 m->prof[(size_t)v * m->L + l] += p->rep_bytes[e];
         }
+    int32_t *send = map_last_sends(p);
+    if (!send)
+        return false;
     for (uint32_t t = 0; t < p->n_tasks; t++) {
+        int64_t *row = m->prof + (size_t)map_task_vcore(p, t) * m->L;
         uint32_t l = map_local(p, p->tasks[t].phase);
-        int64_t b = p->tasks[t].work_bytes + (p->tasks[t].remote_out ? p->tasks[t].out_bytes : 0);
-        if (b && l < m->L)
-            m->prof[(size_t)map_task_vcore(p, t) * m->L + l] += b;
+        if (p->tasks[t].work_bytes && l < m->L)
+            row[l] += p->tasks[t].work_bytes;
+        uint32_t first, last;
+        if (!p->tasks[t].remote_out || !p->tasks[t].out_bytes)
+            continue;
+        map_buffer_life(p, t, send[t], &first, &last);
+        for (uint32_t k = first; k <= last && k < m->L; k++)
+            row[k] += p->tasks[t].out_bytes;
     }
+    free(send);
+    return true;
 }
 
 /* Lists per vcore (CSR): partners from the cross transfers, storage blocks from the copies. */
@@ -320,8 +333,7 @@ Status map_merge_cores(MapPlan *p, Diag *d)
         goto out;
     for (uint32_t v = 0; v < m.nv; v++)
         m.root[v] = v;
-    profiles(&m);
-    if (!save(&m, &saved)) {
+    if (!profiles(&m) || !save(&m, &saved)) {
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory merging cores");
         goto out;
     }

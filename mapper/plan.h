@@ -183,6 +183,15 @@ void map_lifetime(const MapPlan *p, uint32_t pos, uint32_t v, uint32_t *first, u
 /* lifetime.c: the same life as global phases [*lo, *hi]; false when it is the whole step
  * (static data, no event, or a span that wraps past the stage). */
 bool map_lifetime_span(const MapPlan *p, uint32_t pos, uint32_t v, int64_t *lo, int64_t *hi);
+/* lifetime.c: per task, the last global phase a cross transfer from it is sent in (its
+ * last receive chunk; the task's phase when none): n_tasks entries to free, NULL when out of
+ * memory. */
+int32_t *map_last_sends(const MapPlan *p);
+/* lifetime.c: the local [first, last] phases task t's output buffer lives in: from its phase
+ * to send (its last send, map_last_sends), the code generator's buffer (backend/emit_plan.c
+ * make_outs); the whole step when that span wraps past the stage. */
+void map_buffer_life(const MapPlan *p, uint32_t t, int32_t send, uint32_t *first,
+                     uint32_t *last);
 /* place.c: Scotch's placement of the virtual cores as they are now into where[] (n_vcores
  * entries), a sketch for merge.c; leaves no traffic graph behind. */
 Status map_place_sketch(MapPlan *p, uint32_t *where, Diag *d);

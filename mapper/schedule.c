@@ -536,6 +536,22 @@ typedef struct Cands {
     uint32_t n;
 } Cands;
 
+/* Whether transfer xi is a channel slice of a copy over the receive area (a group,
+ * xfer_group.c) whose other slices are written on other cores than v: on v it would be
+ * written there while the others arrive, a copy the code generator cannot assemble (it
+ * brings every slice of such a copy by the router, the same pixels in the same phases,
+ * backend/emit_slices.c, and keeps a copy a writer on its core writes a slice of in the
+ * receive area whole). */
+static bool slice_among_remote(const MapPlan *p, uint32_t xi, uint32_t v)
+{
+    uint32_t m[GROUP_MAX];
+    uint32_t n = over_recv(p, xi) ? map_xfer_group(p, xi, m, GROUP_MAX) : 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (m[i] != xi && map_task_vcore(p, p->xfers[m[i]].src_task) != v)
+            return true;
+    return false;
+}
+
 static int cand_one(uint32_t xi, void *arg)
 {
     Cands *C = arg;
@@ -544,7 +560,7 @@ static int cand_one(uint32_t xi, void *arg)
     if (p->xfers[xi].kind != XF_CORE || p->xfers[xi].planned)
         return 0;
     uint32_t v = map_task_vcore(p, p->xfers[xi].src_task);
-    if (v == MAP_NONE ||
+    if (v == MAP_NONE || slice_among_remote(p, xi, v) ||
         vcore_mem(&p->vcores[v]) + C->need - saving(s, C->t, v) > p->chip->core_budget_bytes)
         return 0;
     uint32_t i = 0;

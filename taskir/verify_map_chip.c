@@ -237,6 +237,8 @@ typedef struct MemUse {
     uint32_t pos;                /* the block's position */
     int32_t lo, hi;              /* phases */
     int64_t bytes;
+    bool once;                   /* a storage copy: counted once a phase however many
+                                    coordinates name it */
 } MemUse;
 
 static int mem_use_cmp(const void *a, const void *b)
@@ -301,15 +303,43 @@ static void held_part(const Checker *k, uint32_t pos, const CoreKey *key, BlockB
         bbox_full(g->blocks[pos], part);
 }
 
+static int32_t clamp_phase(const Checker *k, int32_t p)
+{
+    return p < 0 ? 0 : (uint32_t)p >= k->phases ? (int32_t)k->phases - 1 : p;
+}
+
+/* The phases compute block pos's output buffer lives in on the core of key: from its phase
+ * to the last ROUTER_SEND coordinate there of an edge it writes (edict: per edge position,
+ * its dict's index + 1), the whole step when that wraps past the step's end (a send before
+ * its phase: in the next step), as the code generator keeps it (backend/emit_plan.c). */
+static void buffer_life(const Checker *k, const uint32_t *edict, uint32_t pos,
+                        const CoreKey *key, int32_t phase, int32_t *lo, int32_t *hi)
+{
+    const BlockUses *bu = &k->u.blocks[pos];
+    int32_t last = phase;
+    bool wrap = false;
+    for (uint32_t e = 0; e < bu->n_out_edges; e++) {
+        uint32_t di = edict[bu->out_edges[e]];
+        const MapDict *dict = di ? &k->m->edges[di - 1] : NULL;
+        for (uint32_t c = 0; dict && c < dict->n_coords; c++) {
+            const MapCoord *mc = &dict->coords[c];
+            CoreKey ck = key_of(mc);
+            if (!mc->has_pi_index || mc->pi_index != MAP_PI_ROUTER_SEND ||
+                !non_negative(mc) || !same_place(&ck, key))
+                continue;
+            int32_t p = clamp_phase(k, mc->phase);
+            wrap |= p < phase;
+            last = p > last ? p : last;
+        }
+    }
+    *lo = wrap ? 0 : phase;
+    *hi = wrap ? (int32_t)k->phases - 1 : last;
+}
+
 /* The bytes of storage block pos (bbox_storage_bytes: the layout table's pitch). */
 static int64_t storage_bytes(const Checker *k, uint32_t pos)
 {
     return bbox_storage_bytes(k->chip, k->g, &k->u, pos);
-}
-
-static int32_t clamp_phase(const Checker *k, int32_t p)
-{
-    return p < 0 ? 0 : (uint32_t)p >= k->phases ? (int32_t)k->phases - 1 : p;
 }
 
 static Status mem_collect(Checker *k, MemUse **out, size_t *n_out)
@@ -319,9 +349,18 @@ static Status mem_collect(Checker *k, MemUse **out, size_t *n_out)
     for (uint32_t i = 0; i < g->n_blocks; i++)
         if (k->first[i])
             n += k->m->nodes[k->first[i] - 1].n_coords;
-    MemUse *mu = n <= SIZE_MAX / sizeof *mu ? malloc((n ? n : 1) * sizeof *mu) : NULL;
-    if (!mu)
+    MemUse *mu = n <= SIZE_MAX / sizeof *mu - 1 ? malloc((n + 1) * 2 * sizeof *mu) : NULL;
+    uint32_t *edict = calloc((size_t)g->n_edges + 1, sizeof *edict);
+    if (!mu || !edict) {
+        free(mu);
+        free(edict);
         return ST_RUNTIME;
+    }
+    for (uint32_t i = 0; i < k->m->n_edges; i++) {
+        long ep = graph_edge_pos(g, k->m->edges[i].task_id);
+        if (ep >= 0 && !edict[ep])
+            edict[ep] = i + 1;
+    }
     size_t j = 0;
     for (uint32_t i = 0; i < g->n_blocks; i++) {
         const Block *b = g->blocks[i];
@@ -342,7 +381,7 @@ static Status mem_collect(Checker *k, MemUse **out, size_t *n_out)
                 BlockBox part;
                 held_part(k, i, &key, &part);
                 mu[j++] = (MemUse){key, i, clamp_phase(k, mc->phase), clamp_phase(k, end_of(mc)),
-                                   bbox_scale_bytes(base, &part, &whole)};
+                                   bbox_scale_bytes(base, &part, &whole), true};
             }
         } else if (kind_of(b) == BK_COMPUTE && dict->n_coords && non_negative(&dict->coords[0])) {
             const MapCoord *mc = &dict->coords[0];
@@ -365,14 +404,16 @@ static Status mem_collect(Checker *k, MemUse **out, size_t *n_out)
                 double x = remote >= all ? (double)out : (double)out * remote / all;
                 bytes = out < 0 ? 0 : (int64_t)x + ((double)(int64_t)x < x);
             }
+            int32_t ph = clamp_phase(k, mc->phase), lo, hi;
+            buffer_life(k, edict, i, &key, ph, &lo, &hi);
+            if (bytes > 0)
+                mu[j++] = (MemUse){key, i, lo, hi, bytes, false};
             int64_t work = layout_work_bytes(g, &k->u, i); /* x + x, narrowing, send areas */
             if (work > 0)
-                bytes = bytes > INT64_MAX - work ? INT64_MAX : bytes + work;
-            if (bytes > 0)
-                mu[j++] = (MemUse){key, i, clamp_phase(k, mc->phase), clamp_phase(k, mc->phase),
-                                   bytes};
+                mu[j++] = (MemUse){key, i, ph, ph, work, false};
         }
     }
+    free(edict);
     qsort(mu, j, sizeof *mu, mem_use_cmp);
     *out = mu;
     *n_out = j;
@@ -401,9 +442,10 @@ static Status mem_rules(Checker *k)
             last[p] = -1;
         for (size_t x = a; x < b; x++)
             for (int32_t p = mu[x].lo; p <= mu[x].hi; p++) {
-                if (last[p] == (int64_t)mu[x].pos)
-                    continue; /* the same block on the same core: once */
-                last[p] = mu[x].pos;
+                if (mu[x].once && last[p] == (int64_t)mu[x].pos)
+                    continue; /* the same storage block on the same core: once */
+                if (mu[x].once)
+                    last[p] = mu[x].pos;
                 sum[p] = sum[p] > INT64_MAX - mu[x].bytes ? INT64_MAX : sum[p] + mu[x].bytes;
             }
         for (uint32_t p = 0; p < k->phases; p++) {

@@ -238,6 +238,38 @@ static void test_static_on_top(void **state)
     diag_finish(&d);
 }
 
+/* ResNet-50's chip (1,0) core (12,3) (its six areas that matter), worked by hand: 29728 words
+ * live at most (phase 6), but largest first leaves no 3584 words for area 5 over phases
+ * [6, 9]: areas 1 and 4 at 0 (phases 6, 13..15), area 2 at 14336 (beside 4 in phase 13),
+ * the weights 3 above it at 22400, the whole-step area 0 at 27008, and 5 meets 1 at 0 (phase
+ * 6), 2 at 14336 (phase 9), 3, then 0: 30592 + 3584 is past 32768; with the weights on top
+ * (28160) area 0 goes to 22400 and 5 meets 3. By first phase, weights on top: 0 at 0, 1
+ * (phase 6) at 3584, 5 (phase 6) at 17920, 2 (phase 9, after 1) at 3584, 4 (phase 13,
+ * beside 2, after 5) at 11648. */
+static void test_phase_order(void **state)
+{
+    (void)state;
+    AllocReq r[] = {
+        {3584, 8, 0, 31, ALLOC_DATA, 1167, false, false},
+        {14336, 32, 6, 6, ALLOC_DATA, 4119, false, false},
+        {8064, 4, 9, 13, ALLOC_DATA, 7984, false, false},
+        {4608, 8, 0, 31, ALLOC_STATIC, 17196, false, false},
+        {14336, 32, 13, 15, ALLOC_DATA, 7983, false, false},
+        {3584, 4, 6, 9, ALLOC_DATA, 4118, false, false},
+    };
+    int32_t a[6];
+    Diag d;
+    assert_int_equal(plan(r, 6, a, &d), ST_OK);
+    assert_int_equal(a[0], 0);
+    assert_int_equal(a[1], 3584);
+    assert_int_equal(a[2], 3584);
+    assert_int_equal(a[3], 28160);
+    assert_int_equal(a[4], 11648);
+    assert_int_equal(a[5], 17920);
+    assert_int_equal(d.n, 0);
+    diag_finish(&d);
+}
+
 /* A request that is not one (size 0, alignment not a power of two, lifetime backwards) is
  * the caller's bug: a runtime error. */
 static void test_bad_request(void **state)
@@ -266,6 +298,7 @@ int main(void)
         cmocka_unit_test(test_alignment),      cmocka_unit_test(test_does_not_fit),
         cmocka_unit_test(test_bad_request),     cmocka_unit_test(test_static_on_top),
         cmocka_unit_test(test_larger_than_core),
+        cmocka_unit_test(test_phase_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

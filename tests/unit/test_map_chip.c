@@ -178,6 +178,7 @@ static void test_groups(void **state)
 static void test_memory(void **state)
 {
     (void)state;
+    const char *order_only[] = {"map.order.read"};
     Mapping *m = load_lenet();
     Chip *c = chip();
     c->core_budget_bytes = 24032; /* core 0,0 phase 0, worked out above: fits exactly */
@@ -202,6 +203,27 @@ static void test_memory(void **state)
     d = verify_expect(m, c, rules, 1);
     assert_non_null(strstr(d.entries[0].what, "holds 19360 bytes in phase 1"));
     diag_finish(&d);
+    /* pool1's output buffer (576 bytes) lives from its phase to the last phase its core
+     * sends from it, as the code generator keeps it: edge 7 sent in phases 0 and 1 puts it
+     * in phase 1 too, 19360 + 576 = 19936 */
+    c->core_budget_bytes = 19360;
+    MapDict *e7 = edge_dict(m, 7);
+    MapCoord *was = e7->coords, *four = arena_alloc(m->arena, 4, sizeof *four);
+    assert_non_null(four);
+    four[0] = four[2] = e7->coords[0];
+    four[1] = four[3] = e7->coords[1];
+    four[2].phase = four[2].end_phase = four[3].phase = four[3].end_phase = 1;
+    e7->coords = four;
+    e7->n_coords = 4;
+    const char *rules_late[] = {"map.mem.core", "map.order.read"}; /* conv2 reads in phase 1 */
+    d = verify_expect(m, c, rules_late, 2);
+    assert_non_null(strstr(entry(&d, "map.mem.core")->what, "holds 19936 bytes in phase 1"));
+    diag_finish(&d);
+    c->core_budget_bytes = 19936;
+    d = verify_expect(m, c, order_only, 1);
+    diag_finish(&d);
+    e7->coords = was;
+    e7->n_coords = 2;
     /* a second coordinate of the same block on the same core counts once */
     c->core_budget_bytes = 19360;
     MapDict *w = node_dict(m, 3);
