@@ -61,15 +61,10 @@ static void net_build(Net *n, StRng *r, int32_t H, int32_t R, int32_t F, int32_t
         int32_t av[] = {K, K, K / 2, K / 2, K / 2, K / 2};
         for (int a = 0; a < 6; a++)
             assert_true(blk_set_attr(g, c, at[a], av[a]));
-        Block *si = st_block(g, BT_SI, S(H, H, F), "out");
-        si->has_prec = true;
-        si->prec = PR_INT_32;
-        Block *o = st_io(g, BT_OUTPUT, H, H, F, 0, i, i ? "out1" : "out0");
         assert_non_null(graph_connect(g, sic, 0, c, 0));
         assert_non_null(graph_connect(g, n->sw, 0, c, 1));
         assert_non_null(graph_connect(g, sb, 0, c, 2));
-        assert_non_null(graph_connect(g, c, 0, si, 0));
-        assert_non_null(graph_connect(g, si, 0, o, 0));
+        st_out(g, c, i, i ? "out1" : "out0");
     }
     assert_false(graph_oom(g));
 }
