@@ -419,8 +419,9 @@ static Status load_data(SimBlock *sb, Diag *d)
 
 /* Is sb a storage block holding its int32 data tensor as it is, that no edge writes? Its
  * result is then the tensor's own values, not a copy: nothing in a run writes the buffer of a
- * block without incoming copies, and the graph stays unchanged while the run exists. */
-static bool data_in_place(const SimBlock *sb)
+ * block without incoming copies, and the graph stays unchanged while the run exists (but for
+ * the weights SimOptions.weights_in_place lets the int8 path pack over: sim_kernels.c). */
+bool sim_data_in_place(const SimBlock *sb)
 {
     const Tensor *t = sb->b->data;
     if (bt_info(sb->b->type)->kind != BK_STORAGE || !t || !t->n_i32 ||
@@ -510,7 +511,7 @@ static bool size_buffers(SimRun *run, SimBlock *sb, uint32_t i, int64_t *total)
     bool own = !(kind == BK_STORAGE && sb->n_in && sb->in[0].alias) && sb->b->type != BT_OUTPUT;
     if (own)
         *total = add_sat(*total, sb->result_vol);
-    if (own && !data_in_place(sb)) {
+    if (own && !sim_data_in_place(sb)) {
         bool lives = kind == BK_COMPUTE || (kind == BK_STORAGE && !sb->b->data && sb->n_in &&
                                             sb->in[0].n_copies);
         lives &= rp->last[pos] != end;
@@ -546,7 +547,7 @@ static Status plan_buffers(SimRun *run, SimBlock *sb, Diag *d)
         sb->result = sb->in[0].data;
     } else if (b->type == BT_OUTPUT) {
         sb->result = sb->in[0].data;
-    } else if (data_in_place(sb)) {
+    } else if (sim_data_in_place(sb)) {
         sb->result = b->data->i32;
         if (sb->n_in)
             sb->in[0].data = sb->result;
@@ -737,6 +738,7 @@ Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d)
                       (int64_t)SIM_MAX_TOTAL_ELEMS);
         goto fail;
     }
+    sim_kernel_plan_in_place(run);
     /* With threads, room for the int8 input on either side of the scratch's middle
      * (sim_kernels.c), within the cap: a run's limits do not depend on its threads. */
     int64_t more = add_sat(region_elems(kscratch), 16);
@@ -784,7 +786,8 @@ Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d)
         if (n > 0)
             sim_kernel_plan(run, sb);
     }
-    sim_kernel_prepack(run);
+    if ((st = sim_kernel_prepack(run, d)))
+        goto fail;
     if (run->scratch_vol &&
         (!(run->scratch[0] = buf_alloc(run, run->scratch_vol, BUF_SCRATCH, NULL)) ||
          !(run->scratch[1] = buf_alloc(run, run->scratch_vol, BUF_SCRATCH, NULL)))) {

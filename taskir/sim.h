@@ -39,6 +39,14 @@ typedef struct SimOptions {
                            then holds only for INPUT and OUTPUT blocks, storage blocks that no
                            edge writes and the blocks whose result an OUTPUT reads whole.
                            Ignored with keep_all. */
+    bool weights_in_place; /* the int8 path's packed weights (sim_dot8.h) of a CC, CC2D or
+                           CVM go over its weight tensor instead of into the run's memory,
+                           when that tensor is the graph's INT_8 data of a storage block
+                           nothing else reads: the graph's data then no longer holds those
+                           values (the caller has verified the graph, reads none of its data
+                           tensors while or after the run, and does not sim_use_chip the run,
+                           whose kernels read the weights as they are). Ignored with keep_all
+                           and on a CPU without the int8 dot-product instruction. */
 } SimOptions;
 
 typedef struct SimRun SimRun;

@@ -45,6 +45,8 @@ typedef struct SimCluster {
  * when they cannot change. */
 typedef struct SimPack {
     uint32_t *data;             /* sim_kernel_pack_words(sb) words, or NULL: nothing to pack */
+    bool in_place;              /* the packed weights go over the weight tensor itself
+                                   (SimOptions.weights_in_place), data holds the rest */
     bool constant;              /* the operands come only from storage blocks nothing feeds */
     bool packed;                /* constant, and packed at an earlier step */
     bool usable;                /* once packed: the packed path applies (every weight an int8) */
@@ -111,13 +113,20 @@ int64_t sim_kernel_wt_words(const SimBlock *sb);
 /* Words of packed operands block sb keeps for the whole run (0 for most; counted against the
  * caps before anything is allocated). */
 int64_t sim_kernel_pack_words(const SimBlock *sb);
+/* Decides which blocks' packed weights go over their weight tensors (SimPack.in_place), from
+ * the planned copies (their readers) before the region is listed; SimOptions.weights_in_place
+ * only. */
+void sim_kernel_plan_in_place(SimRun *run);
+/* Is sb a storage block whose result is its int32 data tensor itself (sim.c)? */
+bool sim_data_in_place(const SimBlock *sb);
 /* Decides whether sb's packed operands (sb->pack.data, allocated) are constant; called once
  * every buffer of the run is planned. */
 void sim_kernel_plan(const SimRun *run, SimBlock *sb);
 /* Packs the operands of every block whose packed operands are constant and whose source
  * buffers are in place at planning (every buffer planned), on the run's threads; the others
- * pack at their first step. */
-void sim_kernel_prepack(SimRun *run);
+ * pack at their first step. Runtime error when out of memory, logic error [data.range] when
+ * weights packed in place are not all int8 (an unverified graph). */
+Status sim_kernel_prepack(SimRun *run, Diag *d);
 /* The operations (multiply-accumulates, comparisons) of one step of a compute block, for the
  * work cap; saturates at INT64_MAX. */
 int64_t sim_kernel_work(const SimBlock *sb);

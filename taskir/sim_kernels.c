@@ -476,7 +476,7 @@ static int64_t pack_words8(const SimBlock *sb)
     win8_of(sb, &w);
     Conv8 c;
     conv8_of(&w, &c);
-    return add3_sat(c.w_words, c.corr_words, c.rowcorr_words);
+    return add3_sat(sb->pack.in_place ? 0 : c.w_words, c.corr_words, c.rowcorr_words);
 }
 
 /* The convolution's scratch: the int8 input. */
@@ -505,20 +505,20 @@ static int64_t scratch_CVM(const SimBlock *sb)
 }
 
 /* Packs the weights W[f][r][k] of channel block f0 (channels f0 .. f0 + nf - 1) into the
- * layout above; the result is at most 255 exactly when every weight is an int8 (the packed
+ * layout above: its weights at wb, its corrections in corr (corr_words, then rowcorr); the
+ * result is at most 255 exactly when every weight is an int8 (the packed
  * values are meaningless otherwise). A single tap goes through sim_pack8 (sim_dot8.h).
  * Otherwise four weights (r = 4q ... 4q + 3 of one channel and tap) make one 32-bit store.
  * Sixteen channels at a time, taken innermost: their 16 stores fill one cache line of the
  * packed block, and their 16 rows are read along r (for each q, the 4 KK values of every
  * tap) as 16 streams the cache holds. */
-static uint32_t pack_block8(const int32_t *W, const Win *w, const Conv8 *c, uint32_t *pack,
-                            int64_t f0)
+static uint32_t pack_block8(const int32_t *W, const Win *w, const Conv8 *c, uint32_t *wb,
+                            uint32_t *corr, int64_t f0)
 {
     int64_t KK = w->KY * w->KX, nq = c->nq, R = w->R, row = R * KK;
-    uint32_t *corr = pack + c->w_words, *rowcorr = corr + c->corr_words;
+    uint32_t *rowcorr = corr + c->corr_words;
     uint32_t bits = 0;
     int64_t nf = min64(DOT8_BLOCK, w->F - f0), fb = round_lanes(nf);
-    uint32_t *wb = pack + f0 * KK * nq; /* one word per group of four weights */
     uint32_t *cb = corr + f0 * KK, *rb = rowcorr + f0 * w->KY;
     memset(wb, 0, (size_t)(KK * nq * fb) * sizeof *wb);
     memset(cb, 0, (size_t)(KK * fb) * sizeof *cb);
@@ -559,11 +559,42 @@ static uint32_t pack_block8(const int32_t *W, const Win *w, const Conv8 *c, uint
     return bits;
 }
 
+/* The bytes between the packed weights of channel blocks b and b + 1: packed one after
+ * another in sb->pack.data, or in place each at the start of its own rows of the weights. */
+static int64_t unit_bytes8(const SimBlock *sb, const Win *w, const Conv8 *c)
+{
+    int64_t KK = w->KY * w->KX;
+    return DOT8_BLOCK * 4 * (sb->pack.in_place ? w->R * KK : KK * c->nq);
+}
+
+/* Packs channel block b of sb's weights (sb->in[1].data): into sb->pack.data, or in place
+ * (SimPack.in_place) over the first bytes of the block's own rows, through a copy, so that
+ * the blocks pack in any order and on any thread. The result as pack_block8's; in place
+ * the rows stay as they were when it is above 255, and it is UINT32_MAX when the copy
+ * cannot be allocated. */
+static uint32_t pack_unit8(const SimBlock *sb, const Win *w, const Conv8 *c, int64_t b)
+{
+    int64_t f0 = b * DOT8_BLOCK, nf = min64(DOT8_BLOCK, w->F - f0);
+    int64_t words = w->KY * w->KX * c->nq * round_lanes(nf);
+    int32_t *W = sb->in[1].data;
+    const SimPack *pk = &sb->pack;
+    if (!pk->in_place)
+        return pack_block8(W, w, c, pk->data + b * (unit_bytes8(sb, w, c) / 4),
+                           pk->data + c->w_words, f0);
+    uint32_t *tmp = malloc((size_t)words * sizeof *tmp);
+    if (!tmp)
+        return UINT32_MAX;
+    uint32_t bits = pack_block8(W, w, c, tmp, pk->data, f0);
+    if (bits <= 255u)
+        memcpy((unsigned char *)W + b * unit_bytes8(sb, w, c), tmp, (size_t)words * 4);
+    free(tmp);
+    return bits;
+}
+
 typedef struct Pack8Ctx {
-    const int32_t *W;
+    const SimBlock *sb;
     const Win *w;
     const Conv8 *c;
-    uint32_t *pack;
     atomic_uint bits;   /* the OR of the channel blocks' results */
 } Pack8Ctx;
 
@@ -573,16 +604,15 @@ static void pack_units8(void *p, int64_t lo, int64_t hi)
     Pack8Ctx *x = p;
     uint32_t bits = 0;
     for (int64_t b = lo; b < hi; b++)
-        bits |= pack_block8(x->W, x->w, x->c, x->pack, b * DOT8_BLOCK);
+        bits |= pack_unit8(x->sb, x->w, x->c, b);
     atomic_fetch_or_explicit(&x->bits, bits, memory_order_relaxed);
 }
 
-/* Packs every channel block of the weights W (on the run's threads); false when a weight is
- * not an int8. */
-static bool pack_weights8(const SimRun *run, const int32_t *W, const Win *w, const Conv8 *c,
-                          uint32_t *pack)
+/* Packs every channel block of sb's weights (on the run's threads), not in place; false
+ * when a weight is not an int8. */
+static bool pack_weights8(const SimRun *run, const SimBlock *sb, const Win *w, const Conv8 *c)
 {
-    Pack8Ctx x = {W, w, c, pack, 0};
+    Pack8Ctx x = {sb, w, c, 0};
     int64_t nb = (w->F + DOT8_BLOCK - 1) / DOT8_BLOCK;
     sim_parallel(run, nb, mul_sat(mul_sat(w->F, w->R), w->KY * w->KX), pack_units8, &x);
     return atomic_load_explicit(&x.bits, memory_order_relaxed) <= 255u;
@@ -658,6 +688,7 @@ typedef struct Conv8Ctx {
     const uint32_t *corr, *rowcorr;
     const uint8_t *xq;
     SimDot8Fn dot;
+    int64_t unit_bytes; /* unit_bytes8 */
     int64_t chunks, nb; /* chunks of output rows (chunk k: rows Y k / chunks up to the next
                          * chunk's), channel blocks */
     int32_t lo, hi;     /* the precision's range */
@@ -672,7 +703,7 @@ static void conv8_chunk(const Conv8Ctx *c, int64_t b, int64_t y0, int64_t y1)
     const Win *w = &c->w;
     int64_t X = w->X, F = w->F, KX = w->KX, nq = c->c.nq, px = nq * 4;
     int64_t f0 = b * DOT8_BLOCK, nf = min64(DOT8_BLOCK, F - f0), fb = round_lanes(nf);
-    const int8_t *wb = c->wq + f0 * w->KY * KX * nq * 4;
+    const int8_t *wb = c->wq + b * c->unit_bytes;
     const uint32_t *cb = c->corr + f0 * w->KY * KX, *rb = c->rowcorr + f0 * w->KY;
     uint32_t *out = (uint32_t *)c->sb->result + y0 * X * F + f0;
     int64_t clo = 0, chi = 0;
@@ -756,26 +787,66 @@ int64_t sim_dot8_chunks(int64_t Y, int64_t F, int64_t rows, uint32_t nt)
                                                                                    : fewest;
 }
 
+/* Puts back the int32 weights of channel block b that pack_unit8 packed in place: rows f0 ..
+ * f0 + nf - 1 of W from the packed bytes at their start (copied out first, as they overlap
+ * the first rows). False when the copy cannot be allocated. */
+static bool unpack_unit8(const SimBlock *sb, const Win *w, const Conv8 *c, int64_t b)
+{
+    int64_t KK = w->KY * w->KX, nq = c->nq, R = w->R, row = R * KK;
+    int64_t f0 = b * DOT8_BLOCK, nf = min64(DOT8_BLOCK, w->F - f0), fb = round_lanes(nf);
+    int32_t *W = sb->in[1].data + f0 * row;
+    size_t bytes = (size_t)(KK * nq * fb) * 4;
+    int8_t *pk = malloc(bytes);
+    if (!pk)
+        return false;
+    memcpy(pk, W, bytes);
+    for (int64_t f = 0; f < nf; f++)
+        for (int64_t q = 0; q < nq; q++)
+            for (int64_t k = 0; k < KK; k++)
+                for (int64_t j = 0; j < 4 && 4 * q + j < R; j++)
+                    W[f * row + (4 * q + j) * KK + k] = pk[((k * nq + q) * fb + f) * 4 + j];
+    free(pk);
+    return true;
+}
+
+/* Before the int32 path runs a block whose weights are packed in place (an input not int8):
+ * the weights put back, and the block on the int32 path for the rest of the run (its
+ * packed weights' room is too small to pack them elsewhere). False when out of memory. */
+static bool leave_in_place8(SimBlock *sb)
+{
+    Win w;
+    Conv8 c;
+    win8_of(sb, &w);
+    conv8_of(&w, &c);
+    bool ok = true;
+    for (int64_t b = 0; b * DOT8_BLOCK < w.F; b++)
+        ok &= unpack_unit8(sb, &w, &c, b);
+    sb->pack.in_place = false;
+    sb->pack.data = NULL;
+    return ok;
+}
+
 /* Runs sb (CC, CC2D, CVM) on the int8 path when it applies (see above), bias and clamp
- * included; false otherwise. */
-static bool run_dot8(SimRun *run, SimBlock *sb)
+ * included: 1; 0 when it does not apply (the int32 path runs it), -1 when out of memory. */
+static int run_dot8(SimRun *run, SimBlock *sb)
 {
     SimPack *pk = &sb->pack;
     SimDot8Fn dot = sim_dot8_vnni();
-    if (!pk->data || !dot)
-        return false;
-    Conv8Ctx c = {sb, {0}, {0}, NULL, NULL, NULL, NULL, dot, 0, 0, 0, 0};
+    if (!pk->data || !dot || (pk->in_place && !pk->packed))
+        return 0; /* in place: always packed while planning */
+    Conv8Ctx c = {sb, {0}, {0}, NULL, NULL, NULL, NULL, dot, 0, 0, 0, 0, 0};
     win8_of(sb, &c.w);
     conv8_of(&c.w, &c.c);
     if (!pk->packed) {
-        pk->usable = pack_weights8(run, sb->in[1].data, &c.w, &c.c, pk->data);
+        pk->usable = pack_weights8(run, sb, &c.w, &c.c);
         pk->packed = pk->constant;
     }
     uint8_t *xq = input8_at(run, c.w.IY * c.w.IX, c.w.R, c.c.nq);
     if (!pk->usable || !pack_input8(run, sb->in[0].data, c.w.IY * c.w.IX, c.w.R, c.c.nq, xq))
-        return false;
-    c.wq = (const int8_t *)pk->data;
-    c.corr = pk->data + c.c.w_words;
+        return pk->in_place && !leave_in_place8(sb) ? -1 : 0;
+    c.wq = (const int8_t *)(pk->in_place ? (uint32_t *)sb->in[1].data : pk->data);
+    c.unit_bytes = unit_bytes8(sb, &c.w, &c.c);
+    c.corr = pk->data + (pk->in_place ? 0 : c.c.w_words);
     c.rowcorr = c.corr + c.c.corr_words;
     c.xq = xq;
     c.nb = (c.w.F + DOT8_BLOCK - 1) / DOT8_BLOCK;
@@ -785,17 +856,27 @@ static bool run_dot8(SimRun *run, SimBlock *sb)
                                sim_parallel_threads(run, sim_kernel_work(sb)));
     prec_range(sb->b, &c.lo, &c.hi);
     sim_parallel(run, c.chunks * c.nb, sim_kernel_work(sb), conv8_units, &c);
-    return true;
+    return 1;
+}
+
+/* run_dot8's outcome as a kernel's status: ST_OK when it ran the block (*ran). */
+static Status dot8_status(SimRun *run, SimBlock *sb, bool *ran, Diag *d)
+{
+    int r = run_dot8(run, sb);
+    *ran = r > 0;
+    return r < 0 ? diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory running the block")
+                 : ST_OK;
 }
 
 static Status run_CC(SimRun *run, SimBlock *sb, Diag *d)
 {
-    (void)d;
     ConvCtx c = {sb, {0}, run->wtscratch};
     win_of(sb, &c.w);
     const Win *w = &c.w;
-    if (run_dot8(run, sb))
-        return ST_OK;
+    bool ran;
+    Status st = dot8_status(run, sb, &ran, d);
+    if (st || ran)
+        return st;
     /* wt[ky][kx][r][f] = W[f][r][ky][kx] */
     const int32_t *W = sb->in[1].data;
     uint32_t *wt = run->wtscratch;
@@ -846,9 +927,10 @@ SIM_HOT static void cvm_range(void *p, int64_t f0, int64_t f1)
 
 static Status run_CVM(SimRun *run, SimBlock *sb, Diag *d)
 {
-    (void)d;
-    if (run_dot8(run, sb))
-        return ST_OK;
+    bool ran;
+    Status st = dot8_status(run, sb, &ran, d);
+    if (st || ran)
+        return st;
     int64_t s[TIR_NDIMS];
     shape_of(sb, s);
     fill_bias(sb, (uint32_t *)sb->result, 1, s[D_F]);
@@ -1212,13 +1294,88 @@ void sim_kernel_plan(const SimRun *run, SimBlock *sb)
     sb->pack.constant = cluster_constant(run, &sb->in[1]);
 }
 
+/* The block whose result sb's weights cluster aliases (sb->in[1].alias). */
+static const SimBlock *weights_source(const SimRun *run, const SimBlock *sb)
+{
+    return &run->blocks[graph_block_pos(run->g, sb->in[1].copies[0].e->src)];
+}
+
+/* A data tensor's values as addresses, for finding tensors that share them (data views). */
+typedef struct Span {
+    uintptr_t lo, hi;
+    uint32_t pos;
+} Span;
+
+static int span_cmp(const void *a, const void *b)
+{
+    const Span *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo ? 1 : x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Can sb's packed weights go over its weight tensor? readers[pos]: the copies reading block
+ * pos's result, or UINT32_MAX when its data shares values with another tensor. */
+static bool weights_in_place_ok(const SimRun *run, const SimBlock *sb, const uint32_t *readers)
+{
+    if (bt_info(sb->b->type)->kind != BK_COMPUTE || sim_kernel_pack_words(sb) <= 0 ||
+        sb->n_in < 2 || !sb->in[1].alias)
+        return false;
+    const SimBlock *s = weights_source(run, sb);
+    const Tensor *t = s->b->data;
+    if (!sim_data_in_place(s) || readers[s->pos] != 1 ||
+        (t->has_prec ? t->prec : blk_prec(s->b)) != PR_INT_8)
+        return false;
+    /* every channel block's packed weights within its own rows (the last one rounds its
+     * channels up to SIM_DOT8_LANES) */
+    Win w;
+    Conv8 c;
+    win8_of(sb, &w);
+    conv8_of(&w, &c);
+    int64_t KK = w.KY * w.KX, nf = w.F - (w.F - 1) / DOT8_BLOCK * DOT8_BLOCK;
+    return w.F > 0 && KK * c.nq * round_lanes(nf) <= nf * w.R * KK;
+}
+
+void sim_kernel_plan_in_place(SimRun *run)
+{
+    const Graph *g = run->g;
+    if (!run->opt.weights_in_place || run->opt.keep_all || !sim_dot8_vnni())
+        return;
+    uint32_t *readers = calloc((size_t)g->n_blocks + 1, sizeof *readers);
+    Span *sp = calloc((size_t)g->n_blocks + 1, sizeof *sp);
+    uint32_t n = 0;
+    if (!readers || !sp)
+        goto out; /* nothing in place: the same results */
+    for (uint32_t i = 0; i < g->n_blocks; i++) {
+        const SimBlock *sb = &run->blocks[i];
+        for (uint32_t j = 0; j < sb->n_in; j++)
+            for (uint32_t k = 0; k < sb->in[j].n_copies; k++) {
+                uint32_t *r = &readers[graph_block_pos(g, sb->in[j].copies[k].e->src)];
+                *r += *r < UINT32_MAX - 1;
+            }
+        const Tensor *t = sb->b->data;
+        if (t && t->n_i32)
+            sp[n++] = (Span){(uintptr_t)t->i32, (uintptr_t)(t->i32 + t->n_i32), i};
+    }
+    qsort(sp, n, sizeof *sp, span_cmp);
+    for (uint32_t i = 0, top = 0; i < n; i++) { /* top: the span reaching furthest so far */
+        if (i && sp[i].lo < sp[top].hi)
+            readers[sp[i].pos] = readers[sp[top].pos] = UINT32_MAX;
+        if (!i || sp[i].hi > sp[top].hi)
+            top = i;
+    }
+    for (uint32_t i = 0; i < g->n_blocks; i++)
+        run->blocks[i].pack.in_place = weights_in_place_ok(run, &run->blocks[i], readers);
+out:
+    free(readers);
+    free(sp);
+}
+
 /* The constant operands of a run's blocks, packed at once: unit u of the list is channel
  * block u - first[k] of block k; the threads take the next unit in turn
  * (tir_parallel_items). */
 typedef struct Prepack {
     SimBlock **blocks;
     int64_t *first;     /* n + 1 entries */
-    atomic_uint *bits;  /* per block: the OR of its units' pack_block8 results */
+    atomic_uint *bits;  /* per block: the OR of its units' pack_unit8 results */
     uint32_t n;
 } Prepack;
 
@@ -1242,25 +1399,27 @@ static void prepack_units(void *p, int64_t lo, int64_t hi)
         Conv8 c;
         win8_of(sb, &w);
         conv8_of(&w, &c);
-        uint32_t bits = pack_block8(sb->in[1].data, &w, &c, sb->pack.data,
-                                    (u - P->first[k]) * DOT8_BLOCK);
+        uint32_t bits = pack_unit8(sb, &w, &c, u - P->first[k]);
         atomic_fetch_or_explicit(&P->bits[k], bits, memory_order_relaxed);
     }
 }
 
-void sim_kernel_prepack(SimRun *run)
+Status sim_kernel_prepack(SimRun *run, Diag *d)
 {
     uint32_t n = 0;
+    Status st = ST_OK;
     for (uint32_t i = 0; i < run->g->n_blocks; i++) {
         const SimBlock *sb = &run->blocks[i];
         n += sb->pack.data && sb->pack.constant && sb->in[1].alias;
     }
     if (!n)
-        return;
+        return ST_OK;
     Prepack P = {calloc(n, sizeof *P.blocks), calloc((size_t)n + 1, sizeof *P.first),
                  calloc(n, sizeof *P.bits), 0};
-    if (!P.blocks || !P.first || !P.bits)
-        goto out; /* the blocks pack at their first step */
+    if (!P.blocks || !P.first || !P.bits) {
+        st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory planning the run");
+        goto out;
+    }
     int64_t work = 0;
     for (uint32_t i = 0; i < run->g->n_blocks; i++) {
         SimBlock *sb = &run->blocks[i];
@@ -1278,13 +1437,21 @@ void sim_kernel_prepack(SimRun *run)
     tir_parallel_items(threads, P.first[P.n], prepack_units, &P);
     for (uint32_t k = 0; k < P.n; k++) {
         SimPack *pk = &P.blocks[k]->pack;
-        pk->usable = atomic_load_explicit(&P.bits[k], memory_order_relaxed) <= 255u;
+        uint32_t bits = atomic_load_explicit(&P.bits[k], memory_order_relaxed);
+        pk->usable = bits <= 255u;
         pk->packed = true;
+        if (pk->in_place && bits == UINT32_MAX && !st)
+            st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory planning the run");
+        else if (pk->in_place && bits > 255u && !st)
+            st = diag_block(d, ST_LOGIC, "data.range", weights_source(run, P.blocks[k])->b,
+                            "a weight is not an int8, and the int8 path packs the weights "
+                            "over them (the graph is not verified)");
     }
 out:
     free(P.blocks);
     free(P.first);
     free(P.bits);
+    return st;
 }
 
 Status sim_kernel_check(const SimBlock *sb, Diag *d)

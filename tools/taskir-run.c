@@ -405,6 +405,9 @@ static int parse_args(int argc, char **argv, Options *o)
     if (dump_all && !o->dir)
         return usage_error("usage.args", "--dump-all needs -o DIR");
     o->sim.keep_all = dump_all;
+    /* the graph's weights are read by the run alone (--chip-exact's kernels read them
+     * unpacked) */
+    o->sim.weights_in_place = !o->chip_exact;
     return check_files(o);
 }
 

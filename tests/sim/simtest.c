@@ -84,6 +84,19 @@ SimRun *st_create(const Graph *g, const SimOptions *o)
     return run;
 }
 
+Block *st_out(Graph *g, Block *c, int32_t socket, const char *name)
+{
+    int32_t s[TIR_NDIMS] = {c->shape.d[D_Y], c->shape.d[D_X], c->shape.d[D_F], 0, 0, 0, 0, 0};
+    Block *si = st_block(g, BT_SI, s, "result");
+    si->has_prec = true;
+    si->prec = blk_prec(c);
+    Block *o = st_io(g, BT_OUTPUT, s[D_Y], s[D_X], s[D_F], 0, socket, name);
+    o->prec = blk_prec(c);
+    assert_non_null(graph_connect(g, c, 0, si, 0));
+    assert_non_null(graph_connect(g, si, 0, o, 0));
+    return o;
+}
+
 Status st_run_block(Graph *g, Block *c, Block *const *operands, int n_operands, int steps,
                     int32_t *out, int64_t n, Diag *d)
 {
@@ -91,14 +104,7 @@ Status st_run_block(Graph *g, Block *c, Block *const *operands, int n_operands, 
         assert_non_null(graph_connect(g, operands[i], 0, c, (uint32_t)i));
     if (c->bias_type == BIAS_CONSTANT && !blk_find_attr(c, AT_CONSTANT_B))
         assert_true(blk_set_attr(g, c, AT_CONSTANT_B, 0)); /* the verifier wants it */
-    int32_t s[TIR_NDIMS] = {c->shape.d[D_Y], c->shape.d[D_X], c->shape.d[D_F], 0, 0, 0, 0, 0};
-    Block *si = st_block(g, BT_SI, s, "result");
-    si->has_prec = true;
-    si->prec = blk_prec(c);
-    Block *o = st_io(g, BT_OUTPUT, s[D_Y], s[D_X], s[D_F], 0, 0, "out");
-    o->prec = blk_prec(c);
-    assert_non_null(graph_connect(g, c, 0, si, 0));
-    assert_non_null(graph_connect(g, si, 0, o, 0));
+    st_out(g, c, 0, "out");
     assert_false(graph_oom(g));
     Diag own;
     Diag *dd = d ? d : &own;

@@ -31,6 +31,9 @@ Block *st_storage(Graph *g, BlockType t, const int32_t shape[TIR_NDIMS], const i
 Block *st_io(Graph *g, BlockType t, int32_t y, int32_t x, int32_t f, int32_t r, int32_t socket,
              const char *name);
 
+/* Adds c -> SI -> OUTPUT (the SI and OUTPUT of c's y x f and precision; the OUTPUT's socket
+ * and name as given); returns the OUTPUT. */
+Block *st_out(Graph *g, Block *c, int32_t socket, const char *name);
 /* Connects each operand i to input cluster i of c, adds c -> SI -> OUTPUT (socket 0), checks
  * the graph with the verifier, runs steps time steps and copies the output of step t (n
  * values, c's output shape) to out + t * n. Returns the status of the run; diagnostics go to
