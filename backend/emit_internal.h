@@ -220,6 +220,9 @@ typedef struct ESendBuf {
     uint32_t req;                   /* its area on the writer's core */
     int32_t phase, slot;            /* the P06's phase and slot (PIIndex SOMA1 / SOMA2) */
     int32_t first, last;            /* the phases that send from it */
+    int32_t reps;                   /* the buffer's pixels it holds, one copy after the other
+                                       (a value its router sends to several places of a copy
+                                       on its own core: emit_sendbuf_reps) */
 } ESendBuf;
 /* What the spread copies of one core receive in one phase (ECopy.spread, emit_spread.c):
  * one or two runs, run i the pixels [q0[i], q0[i] + nq[i]) of copy copy[i] (in its [y][x]
@@ -664,6 +667,12 @@ bool emit_soma_over(Emit *e, uint32_t k);
 Status emit_sendbufs(Emit *e);
 Status emit_sendbuf_prims(Emit *e);
 ESendBuf *emit_sendbuf_of(const Emit *e, uint32_t w, PrecisionId prec);
+/* The repeat of its send area each out-edge of writer w reads from when its router gathers
+ * it onto its own core: the router reads its area once, in order, so edges into one storage
+ * block whose boxes of w's result overlap (an upsampling by edges: a pixel to 9 places of
+ * one copy) read different repeats, the least no earlier such edge reads (in w's out-edge
+ * order). rep[j] for w's out-edge j; the repeats into *n. false when out of memory. */
+bool emit_sendbuf_reps(const Emit *e, uint32_t w, int32_t *rep, int32_t *n);
 
 /* Spread copies (emit_spread.c): whether a transfer into received copy cp arrives on its
  * core in several phases (the Mapping spreads it); the parts of every spread copy, planned

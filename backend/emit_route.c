@@ -525,6 +525,10 @@ static Status route_edge(Emit *e, const MapDict *dict)
  * buffer; its core's router sends the buffer to itself, into the copy: in the writer's
  * phase (after its Axon or Soma1), or the next one after a Soma2. The copy's readers on the
  * core must come after that router. */
+/* Writer w's gather onto its own core of its out-edge j in phase p (gather), from repeat
+ * rep of its send area (emit_sendbuf_reps). */
+static Status gather_edge(Emit *e, uint32_t w, uint32_t j, int32_t p, int32_t rep);
+
 static Status gather(Emit *e, uint32_t w)
 {
     const Block *b = e->g->blocks[w];
@@ -535,58 +539,71 @@ static Status gather(Emit *e, uint32_t w)
                           "writes part of a block on its core in the last phase's Soma2: no "
                           "router after it can move the part into place");
     const BlockUses *bu = &e->uses.blocks[w];
-    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        const Edge *ed = e->g->edges[bu->out_edges[j]];
-        long s = graph_block_pos(e->g, ed->dst);
-        ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
-        EBox dbox, part;
-        if (!cp || cp->alias_of == w || emit_merge_of(e, cp) || /* merged: emit_merge.c */
-            !emit_iface_box(e, (uint32_t)s, true, ed->id, &dbox) ||
-            !emit_box_meet(&dbox, &cp->box, &part))
-            continue;
-        const BlockUses *su = &e->uses.blocks[s];
-        for (uint32_t r = 0; r < su->n_out_edges; r++) {
-            long t = graph_block_pos(e->g, e->g->edges[su->out_edges[r]]->dst);
-            if (t < 0 || e->core_of[t] != k)
-                continue;
-            if (e->phase_of[t] < p || (e->phase_of[t] == p && e->slot_of[t] != MAP_PI_SOMA2))
-                return diag_block(e->d, ST_LOGIC, "emit.route", b,
-                                  "writes part of block %d, which block %d reads in phase %d "
-                                  "before the router of phase %d can move the part into place",
-                                  e->g->blocks[s]->id, e->g->blocks[t]->id, e->phase_of[t], p);
-        }
-        if (cp->view) { /* a view of the writer's map (emit_rearr.c): the buffer as it is */
-            const EOut *o = &e->outs[w];
-            const EmitFeat *of = &o->feat, *vf = &cp->feat;
-            if (!o->used || of->prec != vf->prec || of->per_word != vf->per_word ||
-                of->ny != vf->ny || of->nx != vf->nx || of->nc != vf->nc || of->c != vf->c)
-                return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
-                                 "block %d's copy on %s is a view of the map of block %d, "
-                                 "whose buffer the router moves there, in another layout",
-                                 e->g->blocks[s]->id, e->cores[k].name, b->id);
-            Status st = emit_route_run(e, k, p, k, e->cores[k].addr[o->req], of->words,
-                                       emit_copy_dest_addr(e, cp), e->g->blocks[s]->id, false);
-            if (st != ST_OK)
-                return st;
-            continue;
-        }
-        if (emit_moves_lanes(e, ed, w, &dbox)) { /* bytes between lanes: emit_lanes.c */
-            Status st = emit_lane_runs(e, ed, w, k, p, cp, k, &part, emit_copy_dest_addr(e, cp));
-            if (st != ST_OK)
-                return st;
-            continue;
-        }
-        ELoc src = {0};
-        int64_t ch0 = dbox.lo[2];
-        Status st = same_pixels(e, ed, w, &dbox);
-        if (st == ST_OK)
-            st = writer_loc(e, ed, w, p, &dbox, cp->feat.prec, &src, &ch0);
-        if (st == ST_OK)
-            st = runs(e, ed, &src, ch0, k, p, cp, k, &part, emit_copy_dest_addr(e, cp));
-        if (st != ST_OK)
-            return st;
+    int32_t *rep = malloc((bu->n_out_edges ? bu->n_out_edges : 1) * sizeof *rep), n;
+    if (!rep || !emit_sendbuf_reps(e, w, rep, &n)) {
+        free(rep);
+        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     }
-    return ST_OK;
+    /* repeat by repeat: the runs of one repeat follow each other in the send area, and
+     * emit_route_run joins those that land equally far apart under one header */
+    Status st = ST_OK;
+    for (int32_t r = 0; r < n && st == ST_OK; r++)
+        for (uint32_t j = 0; j < bu->n_out_edges && st == ST_OK; j++)
+            if (rep[j] == r || (r == 0 && rep[j] < 0))
+                st = gather_edge(e, w, j, p, rep[j]);
+    free(rep);
+    return st;
+}
+
+static Status gather_edge(Emit *e, uint32_t w, uint32_t j, int32_t p, int32_t rep)
+{
+    const Block *b = e->g->blocks[w];
+    uint32_t k = e->core_of[w];
+    const Edge *ed = e->g->edges[e->uses.blocks[w].out_edges[j]];
+    long s = graph_block_pos(e->g, ed->dst);
+    ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
+    EBox dbox, part;
+    if (!cp || cp->alias_of == w || emit_merge_of(e, cp) || /* merged: emit_merge.c */
+        !emit_iface_box(e, (uint32_t)s, true, ed->id, &dbox) ||
+        !emit_box_meet(&dbox, &cp->box, &part))
+        return ST_OK;
+    const BlockUses *su = &e->uses.blocks[s];
+    for (uint32_t r = 0; r < su->n_out_edges; r++) {
+        long t = graph_block_pos(e->g, e->g->edges[su->out_edges[r]]->dst);
+        if (t < 0 || e->core_of[t] != k)
+            continue;
+        if (e->phase_of[t] < p || (e->phase_of[t] == p && e->slot_of[t] != MAP_PI_SOMA2))
+            return diag_block(e->d, ST_LOGIC, "emit.route", b,
+                              "writes part of block %d, which block %d reads in phase %d "
+                              "before the router of phase %d can move the part into place",
+                              e->g->blocks[s]->id, e->g->blocks[t]->id, e->phase_of[t], p);
+    }
+    if (cp->view) { /* a view of the writer's map (emit_rearr.c): the buffer as it is */
+        const EOut *o = &e->outs[w];
+        const EmitFeat *of = &o->feat, *vf = &cp->feat;
+        if (!o->used || of->prec != vf->prec || of->per_word != vf->per_word ||
+            of->ny != vf->ny || of->nx != vf->nx || of->nc != vf->nc || of->c != vf->c)
+            return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
+                             "block %d's copy on %s is a view of the map of block %d, "
+                             "whose buffer the router moves there, in another layout",
+                             e->g->blocks[s]->id, e->cores[k].name, b->id);
+        return emit_route_run(e, k, p, k, e->cores[k].addr[o->req], of->words,
+                              emit_copy_dest_addr(e, cp), e->g->blocks[s]->id, false);
+    }
+    if (emit_moves_lanes(e, ed, w, &dbox)) /* bytes between lanes: emit_lanes.c */
+        return emit_lane_runs(e, ed, w, k, p, cp, k, &part, emit_copy_dest_addr(e, cp));
+    ELoc src = {0};
+    int64_t ch0 = dbox.lo[2];
+    Status st = same_pixels(e, ed, w, &dbox);
+    if (st == ST_OK)
+        st = writer_loc(e, ed, w, p, &dbox, cp->feat.prec, &src, &ch0);
+    const ESendBuf *sb = cp->feat.prec != e->outs[w].feat.prec
+                             ? emit_sendbuf_of(e, w, cp->feat.prec) : NULL;
+    if (sb && rep > 0 && rep < sb->reps) /* its repeat of the send area */
+        src.base += rep * sb->feat.words;
+    if (st == ST_OK)
+        st = runs(e, ed, &src, ch0, k, p, cp, k, &part, emit_copy_dest_addr(e, cp));
+    return st;
 }
 
 Status emit_routes(Emit *e)

@@ -13,6 +13,13 @@
  * the change is exact only when every value of the writer's result lies in the receivers'
  * precision: the interval analysis (taskir/exact.h) decides, else [emit.prec]. No free slot:
  * [emit.slot].
+ *
+ * The router reads its area once, in order, so a value its router sends to several places
+ * of a copy on its own core (pixels of a map upsampled by edges, each to 9 places) needs
+ * its words several times: the send area then holds the buffer's pixels as many times as
+ * the edges' boxes of the result overlap (emit_sendbuf_reps), the P06 writing them with
+ * real_length_in_en (out row i from buffer pixel i mod the pixels), and each edge is sent
+ * from its own repeat (emit_route.c).
  */
 #include "backend/emit_internal.h"
 
@@ -32,13 +39,49 @@ ESendBuf *emit_sendbuf_of(const Emit *e, uint32_t w, PrecisionId prec)
     return NULL;
 }
 
-/* Notes that writer w sends, in phase p, to a copy of storage s in precision prec. */
-static Status need(Emit *e, uint32_t w, uint32_t s, PrecisionId prec, int32_t p)
+bool emit_sendbuf_reps(const Emit *e, uint32_t w, int32_t *rep, int32_t *n)
+{
+    const BlockUses *bu = &e->uses.blocks[w];
+    EBox *box = malloc((bu->n_out_edges ? bu->n_out_edges : 1) * sizeof *box);
+    bool *used = malloc((bu->n_out_edges + 1) * sizeof *used);
+    *n = 1;
+    if (!box || !used) {
+        free(box);
+        free(used);
+        return false;
+    }
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        const Edge *ed = e->g->edges[bu->out_edges[j]];
+        rep[j] = -1;
+        if (!emit_iface_box(e, w, false, ed->id, &box[j]))
+            continue;
+        for (uint32_t r = 0; r <= j; r++)
+            used[r] = false;
+        for (uint32_t i = 0; i < j; i++) {
+            EBox m;
+            if (rep[i] >= 0 && e->g->edges[bu->out_edges[i]]->dst == ed->dst &&
+                emit_box_meet(&box[i], &box[j], &m))
+                used[rep[i]] = true;
+        }
+        rep[j] = 0;
+        while (used[rep[j]])
+            rep[j]++;
+        *n = rep[j] + 1 > *n ? rep[j] + 1 : *n;
+    }
+    free(box);
+    free(used);
+    return true;
+}
+
+/* Notes that writer w sends, in phase p, to a copy of storage s in precision prec, reading
+ * reps repeats of its buffer. */
+static Status need(Emit *e, uint32_t w, uint32_t s, PrecisionId prec, int32_t p, int32_t reps)
 {
     ESendBuf *sb = emit_sendbuf_of(e, w, prec);
     if (sb) {
         sb->first = p < sb->first ? p : sb->first;
         sb->last = p > sb->last ? p : sb->last;
+        sb->reps = reps > sb->reps ? reps : sb->reps;
         return ST_OK;
     }
     const EOut *o = &e->outs[w];
@@ -52,7 +95,7 @@ static Status need(Emit *e, uint32_t w, uint32_t s, PrecisionId prec, int32_t p)
     if (!n)
         return ST_RUNTIME;
     e->sendbufs = n;
-    e->sendbufs[e->n_sendbufs++] = (ESendBuf){w, s, f, EMIT_NONE, -1, 0, p, p};
+    e->sendbufs[e->n_sendbufs++] = (ESendBuf){w, s, f, EMIT_NONE, -1, 0, p, p, reps};
     return ST_OK;
 }
 
@@ -71,7 +114,7 @@ static Status scan_dict(Emit *e, const MapDict *dict)
         const ECopy *dcp = emit_copy_on(e, (uint32_t)s, rk);
         if (sk != e->core_of[w] || !dcp || dcp->feat.prec == e->outs[w].feat.prec)
             continue;
-        st = need(e, (uint32_t)w, (uint32_t)s, dcp->feat.prec, dict->coords[i].phase);
+        st = need(e, (uint32_t)w, (uint32_t)s, dcp->feat.prec, dict->coords[i].phase, 1);
         if (st != ST_OK)
             return st;
     }
@@ -84,12 +127,18 @@ static Status scan_gather(Emit *e, uint32_t w)
     uint32_t k = e->core_of[w];
     int32_t p = e->phase_of[w] + (e->slot_of[w] == MAP_PI_SOMA2 ? 1 : 0);
     const BlockUses *bu = &e->uses.blocks[w];
+    int32_t *rep = malloc((bu->n_out_edges ? bu->n_out_edges : 1) * sizeof *rep), reps = 1;
+    if (!rep || !emit_sendbuf_reps(e, w, rep, &reps)) {
+        free(rep);
+        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    }
+    free(rep);
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         long s = graph_block_pos(e->g, e->g->edges[bu->out_edges[j]]->dst);
         const ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
         if (!cp || cp->alias_of == w || cp->feat.prec == e->outs[w].feat.prec)
             continue;
-        Status st = need(e, w, (uint32_t)s, cp->feat.prec, p);
+        Status st = need(e, w, (uint32_t)s, cp->feat.prec, p, reps);
         if (st != ST_OK)
             return st;
     }
@@ -131,8 +180,9 @@ static Status place(Emit *e, ESendBuf *sb, const ExactInfo *x)
                           "slot after the block (phase %d) and before that router",
                           pr_info(o->feat.prec)->name, s->id, pr_info(sb->feat.prec)->name,
                           sb->first, c->name, e->phase_of[sb->writer]);
-    sb->req = emit_request(e, k, sb->feat.words, sb->feat.align < 4 ? 4 : sb->feat.align,
-                           sb->phase, sb->last, ALLOC_DATA, b->id);
+    sb->req = emit_request(e, k, sb->feat.words * sb->reps,
+                           sb->feat.align < 4 ? 4 : sb->feat.align, sb->phase, sb->last,
+                           ALLOC_DATA, b->id);
     if (sb->req == EMIT_NONE)
         return ST_RUNTIME;
     return emit_slot_take(e, k, sb->phase, sb->slot, SLOT_SENDBUF, sb->writer);
@@ -167,10 +217,14 @@ Status emit_sendbuf_prims(Emit *e)
         if (!p)
             return ST_RUNTIME;
         int64_t pix = o->box.n[0] * o->box.n[1];
-        emit_p06_rows(p, o->feat.prec, o->feat.c, pix, c->addr[o->req], o->feat.words,
-                      c->addr[sb->req], sb->feat.words);
+        emit_p06_rows(p, o->feat.prec, o->feat.c, pix * sb->reps, c->addr[o->req],
+                      o->feat.words, c->addr[sb->req], sb->feat.words * sb->reps);
         SET(p, out_precision, pr_info(sb->feat.prec)->wire);
         SET(p, length_out, (int32_t)sb->feat.c);
+        if (sb->reps > 1) { /* out row i is buffer pixel i mod pix: the pixels reps times */
+            SET(p, real_length_in_en, 1);
+            SET(p, real_num_in, (int32_t)pix);
+        }
     }
     return e->d->oom ? ST_RUNTIME : ST_OK;
 }
