@@ -717,10 +717,10 @@ static int named(const Graph *g, const char *tag)
 
 /* x (any int32 value) -> CCMPB floor shift s from INT_32 to INT_32, no clip: the shifted
  * values fit no 8 bits nor a table (s < 20) and no clip narrows them (cvm_right_shift of
- * precision 32 by 20: a shift by 19 into -4096 .. 4095). Split at S = s + k, the remainder v + n with
- * n = -h 2^S lies past int32 for two independent ranges; the analysis keeps that it is v
- * mod 2^S (taskir/exact_mod.c), and where -h 2^S itself passes int32 (h = -2^(31-S) at
- * int32's lower end) n = -(h + 1) 2^S comes from the bias -2^S, the remainder 2^S lower
+ * precision 32 by 20: a shift by 19 into -4096 .. 4095). Split at S = s + k, the remainder
+ * v + n with n = -h 2^S lies past int32 for two independent ranges; the analysis keeps that
+ * it is v mod 2^S (taskir/exact_mod.c), and where -h 2^S itself passes int32 (h = -2^(31-S)
+ * at int32's lower end) n = -(h + 1) 2^S comes from the bias -2^S, the remainder 2^S lower
  * (docs/exactness.md, "Wide shifts and products"). The outputs stay on int32's ends, 0, -1,
  * each k 2^S + -1 .. 1 and k 2^s + -1 .. 1 near both ends, and the chip gives them. */
 static void test_wide_shift_related(void **state)
