@@ -17,6 +17,7 @@
  * the mapper lays it out). Requires a verified graph; the caller verifies it again.
  */
 #include "mapper/mapper.h"
+#include "mapper/rewrite.h"
 
 #include "taskir/blockbox.h"
 #include "taskir/rearrange.h"
@@ -24,6 +25,20 @@
 static bool whole(const Iface *f)
 {
     return !f->has_pos && !f->has_size;
+}
+
+bool map_flatten_box(const Graph *g, const GraphUses *u, const Edge *e, int32_t box[3])
+{
+    EdgeEnds en;
+    char why[8];
+    if (!e->n_re || !edge_ends(g, u, e, &en, why, sizeof why) || !ra_edge_keeps_order(g, u, e))
+        return false;
+    for (int d = D_R; d < TIR_CDIMS; d++)
+        if (en.src_box[d] > 1)
+            return false;
+    for (int d = D_Y; d <= D_F; d++)
+        box[d] = en.src_box[d] > 0 ? en.src_box[d] : 1;
+    return true;
 }
 
 /* The writer's box extents (y, x, f) when S at pos may take them (the conditions above,
@@ -36,16 +51,9 @@ static bool movable(const Graph *g, const GraphUses *u, uint32_t pos, int32_t bo
         !whole(&s->in[0].ifaces[0]) || bu->n_in_edges != 1 || !bu->n_out_edges)
         return false;
     const Edge *e = g->edges[bu->in_edges[0]];
-    EdgeEnds en;
-    char why[8];
-    if (!e->n_re || !edge_ends(g, u, e, &en, why, sizeof why) ||
-        bt_info(en.src->type)->kind != BK_COMPUTE || !ra_edge_keeps_order(g, u, e))
+    const Block *w = graph_block(g, e->src);
+    if (!w || bt_info(w->type)->kind != BK_COMPUTE || !map_flatten_box(g, u, e, box))
         return false;
-    for (int d = D_R; d < TIR_CDIMS; d++)
-        if (en.src_box[d] > 1)
-            return false;
-    for (int d = D_Y; d <= D_F; d++)
-        box[d] = en.src_box[d] > 0 ? en.src_box[d] : 1;
     for (uint32_t k = 0; k < bu->n_out_edges; k++) {
         const Edge *o = g->edges[bu->out_edges[k]];
         const Block *r = graph_block(g, o->dst);

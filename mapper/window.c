@@ -27,7 +27,6 @@
 
 #include "taskir/blockbox.h"
 #include "taskir/exact.h"
-#include "taskir/rearrange.h"
 
 /* The CMP of a CCMPB (CCMPS, !big) of precision p that clips nothing: p's lower (upper)
  * end, which P05 / P25 compare as the TaskGraph does (docs/exactness.md). */
@@ -86,17 +85,7 @@ static bool flattened(const Graph *g, const GraphUses *u, long sp, int32_t box[3
         s->n_in != 1 || s->in[0].n_ifaces != 1 || s->in[0].ifaces[0].has_pos ||
         s->in[0].ifaces[0].has_size)
         return false;
-    const Edge *e = g->edges[bu->in_edges[0]];
-    EdgeEnds en;
-    char why[8];
-    if (!e->n_re || !edge_ends(g, u, e, &en, why, sizeof why) || !ra_edge_keeps_order(g, u, e))
-        return false;
-    for (int d = D_R; d < TIR_CDIMS; d++)
-        if (en.src_box[d] > 1)
-            return false;
-    for (int d = D_Y; d <= D_F; d++)
-        box[d] = en.src_box[d] > 0 ? en.src_box[d] : 1;
-    return box[D_F] > 1;
+    return map_flatten_box(g, u, g->edges[bu->in_edges[0]], box) && box[D_F] > 1;
 }
 
 /* B (reading S through e), a global extreme of one channel over the values S flattens from

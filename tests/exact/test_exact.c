@@ -64,31 +64,10 @@ static const ExactBlock *xb_of(const Graph *g, const ExactInfo *x, const Block *
     return &x->blocks[graph_block_pos(g, b->id)];
 }
 
-/* Runs g on the input values (n of them) with the TaskGraph's arithmetic or the chip's,
- * into its m output values. */
-static void run_io(const Graph *g, const Chip *c, const int32_t *in, int64_t n, int32_t *out,
-                   int64_t m)
-{
-    Diag d;
-    diag_init(&d, "t");
-    SimRun *r = NULL;
-    SimOptions o = {.threads = 1, .steps = 1, .keep_all = false};
-    assert_int_equal(sim_create(g, &o, &r, &d), ST_OK);
-    sim_use_chip(r, c);
-    assert_int_equal(sim_set_input(r, 0, in, n, &d), ST_OK);
-    assert_int_equal(sim_step(r, &d), ST_OK);
-    int64_t count = 0;
-    const int32_t *y = sim_output(r, 0, &count);
-    assert_int_equal(count, m);
-    memcpy(out, y, (size_t)m * sizeof *out);
-    sim_destroy(r);
-    diag_finish(&d);
-}
-
-/* run_io with as many outputs as inputs. */
+/* tg_run with as many outputs as inputs. */
 static void run(const Graph *g, const Chip *c, const int32_t *in, int64_t n, int32_t *out)
 {
-    run_io(g, c, in, n, out, n);
+    tg_run(g, c, in, n, out, n);
 }
 
 /* The findings of exact_check on g: how many, and whether rule is among them. */
@@ -1097,14 +1076,14 @@ static void test_prec(void **state)
     diag_init(&d, "t");
     assert_int_equal(verify_graph(g, &d), ST_OK);
     int32_t pair[2] = {100, -5}, before, after, on_chip;
-    run_io(g, NULL, pair, 2, &before, 1);
+    tg_run(g, NULL, pair, 2, &before, 1);
     assert_int_equal(before, 15);
     uint32_t nr = 0;
     assert_int_equal(mapper_exact(g, c, &nr, &d), ST_OK);
     assert_int_equal(verify_graph(g, &d), ST_OK);
     diag_finish(&d);
-    run_io(g, NULL, pair, 2, &after, 1);
-    run_io(g, c, pair, 2, &on_chip, 1);
+    tg_run(g, NULL, pair, 2, &after, 1);
+    tg_run(g, c, pair, 2, &on_chip, 1);
     assert_int_equal(after, 15);
     assert_int_equal(on_chip, 15);
     assert_int_equal(blk_prec(b), PR_INT_8);

@@ -712,28 +712,10 @@ static Block *write_halves(Graph *g, Block *in, bool longer)
     return out;
 }
 
-/* The outputs of g on in (n values, socket 0) into out (m values). */
-static void run_graph_io(const Graph *g, const int32_t *in, int64_t n, int32_t *out, int64_t m)
-{
-    Diag d;
-    diag_init(&d, "t");
-    SimRun *r = NULL;
-    SimOptions o = {.threads = 1, .steps = 1, .keep_all = false};
-    assert_int_equal(sim_create(g, &o, &r, &d), ST_OK);
-    assert_int_equal(sim_set_input(r, 0, in, n, &d), ST_OK);
-    assert_int_equal(sim_step(r, &d), ST_OK);
-    int64_t count = 0;
-    const int32_t *y = sim_output(r, 0, &count);
-    assert_int_equal(count, m);
-    memcpy(out, y, (size_t)m * sizeof *out);
-    sim_destroy(r);
-    diag_finish(&d);
-}
-
 /* The outputs of g on in (n values, socket 0) into out (n values). */
 static void run_graph(const Graph *g, const int32_t *in, int64_t n, int32_t *out)
 {
-    run_graph_io(g, in, n, out, n);
+    tg_run(g, NULL, in, n, out, n);
 }
 
 /* INPUT (y, 1, f) INT_32 -> SI of y * f one-channel pixels (through a RESHAPE in C order
@@ -791,14 +773,14 @@ static void test_window(void **state)
         assert_int_equal(mapper_plan(g, c, NULL, &p, &d), ST_LOGIC);
         assert_true(diag_find(&d, "map.mem.group") >= 0);
         diag_finish(&d);
-        run_graph_io(g, in, n, &before, 1);
+        tg_run(g, NULL, in, n, &before, 1);
         diag_init(&d, NULL);
         uint32_t nr = 0;
         assert_int_equal(mapper_window(g, c, &nr, &d), ST_OK);
         assert_int_equal(nr, 1);
         assert_int_equal(verify_graph(g, &d), ST_OK);
         assert_int_equal(graph_block(g, bid)->shape.d[D_KY], 47);
-        run_graph_io(g, in, n, &after, 1);
+        tg_run(g, NULL, in, n, &after, 1);
         assert_int_equal(before, after);
         assert_int_equal(before, 40000);
         PassPlan pp; /* then the default passes, as taskir-map runs them: split cuts the part */
