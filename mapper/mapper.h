@@ -87,6 +87,13 @@ Status mapper_rewrite(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d);
  * Keeps g's outputs bit for bit; *n_rewrites gets how many. ST_RUNTIME when out of memory. */
 Status mapper_out_store(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d);
 
+/* A global extreme over y whose input a core cannot hold, in two stages (window.c,
+ * docs/mapper.md "Rewrites"): a CCMPB / CCMPS of window ky = iy and one output row reads the
+ * extremes of rows of a (a block of its kind, window a, stride a, no shift or clip) and
+ * takes the window ky / a over them: the same values. *n_rewrites gets how many. ST_RUNTIME
+ * when out of memory. */
+Status mapper_window(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d);
+
 /* The chip-exactness rewrites (exact.c, docs/exactness.md "Rewrites"): where the chip's
  * arithmetic would differ from g's (taskir/exact.h), rewrites g into what the chip computes
  * exactly when the interval analysis proves it exact (a precision the chip encodes, a

@@ -1,21 +1,23 @@
 /* out_store.c: a result's store before the OUTPUTs in its writer's shape (docs/mapper.md,
- * "Rewrites").
+ * "Algorithm").
  *
  * A lowering writes a flatten or reshape before an OUTPUT as a RESHAPE in C order on the edge
  * into the result's storage block S (CVS (1, 86, 93) -RESHAPE-> SI (7998, 1, 1) -> OUTPUT):
  * S then holds 7998 one-channel pixels, each in a row of its own in a core's memory (32 bytes
- * for INT_8: 256 KB), where the writer's 86 pixels of 93 channels take 8 KB, and no core
- * holds S beside its writer (map.mem.group). The values of S in C order are the writer's box
- * in C order, so S may hold them in that box's shape instead, the RESHAPE moving to the
- * edges from S to the OUTPUTs (the OUTPUT reads the same values in the same C order); an
- * OUTPUT with a model tensor, which writes its values in the model's shape whatever its own,
- * takes S's shape instead and reads S as it is.
+ * for INT_8: 256 KB), where the writer's 86 pixels of 93 channels take 8 KB (33 KB as
+ * int32), and no core holds S beside its writer (map.mem.group). The values of S in C order
+ * are the writer's box in C order, so S may hold them in that box's shape instead, the
+ * RESHAPE moving to the edges from S to the OUTPUTs, which read the same values in the same
+ * C order (their own shapes stay: a batch's outputs keep theirs). S takes INT_32 (storage
+ * keeps whatever its writers give, so the values stay), one value a word, from which the
+ * code generator's dynamic output block reads each value the OUTPUT's pixel order asks for.
  * Done when S (an SI) holds no data, its one writer's edge keeps the C order
  * (ra_edge_keeps_order) into the whole of S from a box of y, x, f only, only OUTPUTs read
  * it, each whole and keeping the order, and S takes fewer bytes so (bbox_storage_bytes, as
  * the mapper lays it out). Requires a verified graph; the caller verifies it again.
  */
 #include "mapper/mapper.h"
+#include "mapper/rewrite.h"
 
 #include "taskir/blockbox.h"
 #include "taskir/rearrange.h"
@@ -23,6 +25,20 @@
 static bool whole(const Iface *f)
 {
     return !f->has_pos && !f->has_size;
+}
+
+bool map_flatten_box(const Graph *g, const GraphUses *u, const Edge *e, int32_t box[3])
+{
+    EdgeEnds en;
+    char why[8];
+    if (!e->n_re || !edge_ends(g, u, e, &en, why, sizeof why) || !ra_edge_keeps_order(g, u, e))
+        return false;
+    for (int d = D_R; d < TIR_CDIMS; d++)
+        if (en.src_box[d] > 1)
+            return false;
+    for (int d = D_Y; d <= D_F; d++)
+        box[d] = en.src_box[d] > 0 ? en.src_box[d] : 1;
+    return true;
 }
 
 /* The writer's box extents (y, x, f) when S at pos may take them (the conditions above,
@@ -35,16 +51,9 @@ static bool movable(const Graph *g, const GraphUses *u, uint32_t pos, int32_t bo
         !whole(&s->in[0].ifaces[0]) || bu->n_in_edges != 1 || !bu->n_out_edges)
         return false;
     const Edge *e = g->edges[bu->in_edges[0]];
-    EdgeEnds en;
-    char why[8];
-    if (!e->n_re || !edge_ends(g, u, e, &en, why, sizeof why) ||
-        bt_info(en.src->type)->kind != BK_COMPUTE || !ra_edge_keeps_order(g, u, e))
+    const Block *w = graph_block(g, e->src);
+    if (!w || bt_info(w->type)->kind != BK_COMPUTE || !map_flatten_box(g, u, e, box))
         return false;
-    for (int d = D_R; d < TIR_CDIMS; d++)
-        if (en.src_box[d] > 1)
-            return false;
-    for (int d = D_Y; d <= D_F; d++)
-        box[d] = en.src_box[d] > 0 ? en.src_box[d] : 1;
     for (uint32_t k = 0; k < bu->n_out_edges; k++) {
         const Edge *o = g->edges[bu->out_edges[k]];
         const Block *r = graph_block(g, o->dst);
@@ -57,8 +66,8 @@ static bool movable(const Graph *g, const GraphUses *u, uint32_t pos, int32_t bo
     return true;
 }
 
-/* S (at pos) takes the extents box; its edge in loses its steps, its edges out get one
- * RESHAPE in C order. false when out of memory. */
+/* S (at pos) takes the extents box and INT_32; its edge in loses its steps, its edges out get
+ * one RESHAPE in C order. false when out of memory. */
 static bool move_shape(Graph *g, const GraphUses *u, uint32_t pos, const int32_t box[3])
 {
     Block *s = g->blocks[pos];
@@ -69,30 +78,27 @@ static bool move_shape(Graph *g, const GraphUses *u, uint32_t pos, const int32_t
         s->in[k].has_shape = false;
     for (uint32_t k = 0; k < s->n_out; k++)
         s->out[k].has_shape = false;
+    s->prec = PR_INT_32;
+    s->has_prec = true;
     g->edges[bu->in_edges[0]]->n_re = 0;
     for (uint32_t k = 0; k < bu->n_out_edges; k++) {
         Edge *o = g->edges[bu->out_edges[k]];
-        Block *r = graph_block(g, o->dst);
         o->n_re = 0;
-        if (r && r->has_model && r->n_in == 1 && r->in[0].n_ifaces == 1 &&
-            whole(&r->in[0].ifaces[0])) {
-            /* an OUTPUT of a model tensor writes its values in the model's shape whatever
-             * its own (docs/formats.md, "Model tensors"): it takes S's, and reads S plainly */
-            for (int d = 0; d < TIR_NDIMS; d++)
-                r->shape.d[d] = d <= D_F ? box[d] : 0;
-            r->in[0].has_shape = false;
-        } else if (!edge_add_rearrange(g, o, RT_RESHAPE, 0)) {
+        if (!edge_add_rearrange(g, o, RT_RESHAPE, 0))
             return false;
-        }
     }
     return true;
 }
 
-/* S at pos (movable into box, taking before bytes) in box's shape: its bytes then, or -1. */
+/* S at pos (movable into box) in box's shape and INT_32: its bytes then, or -1. */
 static int64_t bytes_in(Graph *g, const Chip *c, uint32_t pos, const int32_t box[3], bool *oom)
 {
     Block *s = g->blocks[pos];
     int32_t old[3];
+    PrecisionId p = s->prec;
+    bool hp = s->has_prec;
+    s->prec = PR_INT_32;
+    s->has_prec = true;
     for (int k = D_Y; k <= D_F; k++) {
         old[k] = s->shape.d[k];
         s->shape.d[k] = box[k];
@@ -106,6 +112,8 @@ static int64_t bytes_in(Graph *g, const Chip *c, uint32_t pos, const int32_t box
     }
     for (int k = D_Y; k <= D_F; k++)
         s->shape.d[k] = old[k];
+    s->prec = p;
+    s->has_prec = hp;
     return n;
 }
 

@@ -1,9 +1,11 @@
-/* rewrite.h: what the mapper's rewrites share (private to mapper/rewrite.c and
- * mapper/exact.c): putting a compute block between a storage block and one of its readers. */
+/* rewrite.h: what the mapper's rewrites share (private to mapper/rewrite.c, exact*.c,
+ * out_store.c and window.c): putting a compute block between a storage block and one of its
+ * readers, and the box an edge flattens from. */
 #ifndef TASKIR_MAPPER_REWRITE_H
 #define TASKIR_MAPPER_REWRITE_H
 
 #include "mapper/mapper.h"
+#include "taskir/uses.h"
 
 /* The block put in between: its type, the tag of its name, one attribute it gets, whether
  * the storage it writes is INT_32 (else of the source's precision), and whether it reads
@@ -42,5 +44,10 @@ extern const MapThrough map_through_soma_copy;
  * memory. */
 Status map_insert_through(Graph *g, Block *s, int32_t id, uint32_t budget,
                           const MapThrough *t, Diag *d);
+
+/* The box (y, x, f extents; 1 for an unused dim) from which edge e flattens: e has steps,
+ * they keep the C order (ra_edge_keeps_order), and its source box uses y, x, f only (a
+ * flatten or reshape the lowering writes); false otherwise (out_store.c). */
+bool map_flatten_box(const Graph *g, const GraphUses *u, const Edge *e, int32_t box[3]);
 
 #endif

@@ -119,6 +119,30 @@ static bool same_content(const Graph *g, const GraphUses *u, long a, long b)
     return true;
 }
 
+/* Do edges a and b read the same box of the same values (one storage block or copies)? */
+static bool reads_same(const Graph *g, const GraphUses *u, const Edge *a, const Edge *b)
+{
+    uint32_t ca, cb;
+    const Iface *fa = src_iface(g, u, a, &ca), *fb = src_iface(g, u, b, &cb);
+    return fa && fb && ca == cb && same_box(fa, fb) &&
+           same_content(g, u, graph_block_pos(g, a->src), graph_block_pos(g, b->src));
+}
+
+/* Does edge e read, whole, 2 v (more = 1) of the values v that edge v reads: storage written
+ * by one CADD x + x (the odd-shift rewrite's, docs/exactness.md) whose two inputs read v as
+ * edge v does, without bias? (floor(2 v / 2^(S+1)) = floor(v / 2^S).) */
+static bool reads_doubled(const Graph *g, const GraphUses *u, const Edge *v, const Edge *e,
+                          int more)
+{
+    long dp = more == 1 ? sole_writer(g, u, e) : -1;
+    const Block *d = dp >= 0 ? g->blocks[dp] : NULL;
+    if (!d || d->type != BT_CADD || blk_n_variadic(d) != 2 || blk_has_bias_cluster(d) ||
+        blk_attr(d, AT_CONSTANT_B) || !exact_pointwise(d))
+        return false;
+    const Edge *a = one_edge(g, d, 0), *b = one_edge(g, d, 1);
+    return a && b && reads_same(g, u, v, a) && reads_same(g, u, v, b);
+}
+
 static bool same_yxf(const Block *a, const Block *b)
 {
     int32_t ea[TIR_NDIMS], eb[TIR_NDIMS];
@@ -156,15 +180,13 @@ static bool remainder_of(const Graph *g, const GraphUses *u, const ExactBlock *x
     int s = 0;
     while (((int64_t)1 << s) < -a)
         s++;
-    if (h->type != BT_CCMPB || !exact_pointwise(h) || blk_attr(h, AT_BIT_SHIFT_NUM) != s ||
+    int hs = blk_attr(h, AT_BIT_SHIFT_NUM);
+    if (h->type != BT_CCMPB || !exact_pointwise(h) || (hs != s && hs != s + 1) ||
         !same_yxf(h, b) || !same_range(xb[hp].out, xb[hp].acc))
         return false;
     const Edge *ehv = one_edge(g, h, 0);
-    uint32_t cv, chv;
-    const Iface *fv = src_iface(g, u, ev, &cv);
-    const Iface *fhv = ehv ? src_iface(g, u, ehv, &chv) : NULL;
-    if (!fv || !fhv || cv != chv || !same_box(fv, fhv) ||
-        !same_content(g, u, graph_block_pos(g, ev->src), graph_block_pos(g, ehv->src)))
+    if (!ehv || (!reads_same(g, u, ev, ehv) &&
+                 !reads_doubled(g, u, ev, ehv, blk_attr(h, AT_BIT_SHIFT_NUM) - s)))
         return false;
     *c = blk_attr(w, AT_CONSTANT_B);
     *sh = s;

@@ -293,6 +293,14 @@ int main(int argc, char **argv)
         st = verify_graph(g, &d);
     if (st == ST_OK)
         st = o.chip ? chip_load(o.chip, &chip, &cd) : chip_load_default(&chip, &cd);
+    /* the results' stores before the OUTPUTs in their writers' shape, the windows taller
+     * than a core in two stages, before the chip-exactness rewrites, which check what they add */
+    uint32_t n_store = 0, n_window = 0;
+    if (st == ST_OK && (st = mapper_out_store(g, chip, &n_store, &d)) == ST_OK)
+        st = mapper_window(g, chip, &n_window, &d);
+    if (st == ST_OK && n_store + n_window && verify_graph(g, &d) != ST_OK) /* a mapper bug */
+        st = diag_add(&d, ST_RUNTIME, "map.internal", NULL,
+                      "the rewritten graph fails the verifier (a bug of the mapper)");
     /* the chip-exactness rewrites and checks (docs/exactness.md), before the passes so that
      * the split pass sizes what they add; a difference left is a logic error, reported with
      * whatever planning finds besides */
@@ -301,11 +309,6 @@ int main(int argc, char **argv)
     if (st == ST_OK && (xst = mapper_exact(g, chip, &n_exact, &d)) != ST_LOGIC)
         st = xst;
     if (st == ST_OK && n_exact && verify_graph(g, &d) != ST_OK) /* a mapper bug */
-        st = diag_add(&d, ST_RUNTIME, "map.internal", NULL,
-                      "the rewritten graph fails the verifier (a bug of the mapper)");
-    uint32_t n_store = 0; /* the results' stores before the OUTPUTs, in their writers' shape */
-    if (st == ST_OK && (st = mapper_out_store(g, chip, &n_store, &d)) == ST_OK && n_store &&
-        verify_graph(g, &d) != ST_OK) /* a mapper bug */
         st = diag_add(&d, ST_RUNTIME, "map.internal", NULL,
                       "the rewritten graph fails the verifier (a bug of the mapper)");
     if (st == ST_OK && !o.no_passes && g->n_groups == 0)

@@ -1215,6 +1215,119 @@ static Status affine_opnd(Lw *L, const Opnd *x, int32_t c, int32_t d, const Lay 
     return ST_OK;
 }
 
+/* a and b (computed ones) clipped at 0 (known >= 0: the clip never acts), for the analysis. */
+static Status relu_opnds(Lw *L, Opnd *a, Opnd *b, const Lay *lay, LVal *t, size_t *k)
+{
+    Opnd *x[2] = {a, b};
+    static const char *const tag[2] = {"mag0/pos", "mag1/pos"};
+    for (int j = 0; j < 2; j++) {
+        if (x[j]->cv)
+            continue;
+        LVal *v = &t[(*k)++];
+        Status st = clip_shift(L, x[j], 0, 0, INT32_MAX, lay, tag[j], x[j]->prec, v);
+        if (st != ST_OK)
+            return st;
+        *x[j] = val_opnd(v);
+    }
+    return ST_OK;
+}
+
+/* The quotient bits of div_restoring for a dividend of 31 bits (qa = 31, a of precision 32),
+ * every step bounded by the values' ranges alone (docs/lowering.md; the chip-exactness
+ * analysis, docs/exactness.md, then proves each inside int32): the partial remainder
+ * P = R >> i instead of R, and the dividend's low bits L = A mod 2^i beside it:
+ *   P = A >> (qa - 1), L = A mod 2^(qa - 1) (A + (-2^(qa-1)) P: a remainder the analysis
+ *   knows); for i = qa - 1 down to 0: t = clip(P + 1 - B, 0, 1) (at i = 0, where P may be
+ *   2^31 - 1, t = 1 - clip(B - P, 0, 1)); tB = min(B, t (2^31 - 1))
+ *   (t B by selection: no product of an int32 B); P = clip(P - tB, 0, 2^(qa-i) - 1) (the
+ *   clip never acts: t = 1 only when P >= B); Q += t 2^i; then, for i > 0, the next bit
+ *   b = clip(L >> (i - 1), 0, 1) of A, L -= b 2^(i-1) and P = 2 P + b < 2^(qa-i+1).
+ * Q (the quotient of the magnitudes, < 2^qa) into *q (t: scratch values, *k of them used). */
+static Status div_bits_wide(Lw *L, const Opnd *A, const Opnd *B, const Opnd *b1, int qa,
+                            const Lay *lay, LVal *t, size_t *k, Opnd *q)
+{
+    Opnd P, Lo, Q;
+    memset(&Q, 0, sizeof Q);
+    LVal *p0 = &t[(*k)++], *nl = &t[(*k)++], *l0 = &t[(*k)++];
+    Status st = clip_shift(L, A, qa - 1, 0, 1, lay, "top", 2, p0);
+    P = val_opnd(p0);
+    if (st == ST_OK)
+        st = scale(L, &P, -(int32_t)(1u << (qa - 1)), 0, lay, "low/neg", 32, nl);
+    Opnd no = val_opnd(nl);
+    if (st == ST_OK)
+        st = add2(L, A, &no, lay, "low", 32, l0);
+    Lo = val_opnd(l0);
+    for (int i = qa - 1; i >= 0 && st == ST_OK; i--) {
+        char sub[8][32];
+        const char *tag[8] = {"cmp", "", "all", "sub", "rem", "q", "next", "low"};
+        for (int j = 0; j < 8; j++)
+            snprintf(sub[j], sizeof sub[j], "bit%d%s%s", i, *tag[j] ? "/" : "", tag[j]);
+        LVal *d = &t[(*k)++], *bit = &t[(*k)++], *all = &t[(*k)++], *tb = &t[(*k)++],
+             *pm = &t[(*k)++], *pc = &t[(*k)++], *qs = &t[(*k)++], *q2 = &t[(*k)++];
+        /* (an operand's precision is its value's once made: val_opnd after each step) */
+        Opnd dv, bv, av, tv;
+        if (i > 0) { /* P < 2^(qa-i) <= 2^30: P + 1 - B stays inside int32 */
+            st = add2(L, &P, b1, lay, sub[0], 32, d);
+            dv = val_opnd(d);
+            if (st == ST_OK)
+                st = clip_shift(L, &dv, 0, 0, 1, lay, sub[1], 2, bit);
+        } else { /* P may be 2^31 - 1: t = 1 - clip(B - P, 0, 1) */
+            LVal *f = &t[(*k)++];
+            st = sub2(L, B, &P, lay, sub[0], 32, d);
+            dv = val_opnd(d);
+            if (st == ST_OK)
+                st = clip_shift(L, &dv, 0, 0, 1, lay, "bit0/less", 2, f);
+            Opnd fv = val_opnd(f);
+            if (st == ST_OK)
+                st = scale(L, &fv, -1, 1, lay, sub[1], 2, bit);
+        }
+        bv = val_opnd(bit);
+        if (st == ST_OK)
+            st = scale(L, &bv, INT32_MAX, 0, lay, sub[2], 32, all);
+        av = val_opnd(all);
+        if (st == ST_OK)
+            st = pick2(L, false, B, &av, lay, sub[3], 32, tb);
+        tv = val_opnd(tb);
+        if (st == ST_OK)
+            st = sub2(L, &P, &tv, lay, sub[4], 32, pm);
+        Opnd mv = val_opnd(pm);
+        if (st == ST_OK)
+            st = clip_shift(L, &mv, 0, 0, ((int64_t)1 << (qa - i)) - 1, lay, sub[4], 32, pc);
+        P = val_opnd(pc);
+        Opnd qt = bv;
+        if (st == ST_OK && i > 0) {
+            st = scale(L, &bv, (int32_t)1 << i, 0, lay, sub[5], 32, qs);
+            qt = val_opnd(qs);
+        }
+        if (st == ST_OK && Q.v) {
+            st = add2(L, &Q, &qt, lay, sub[5], 32, q2);
+            Q = val_opnd(q2);
+        } else if (st == ST_OK) {
+            Q = qt;
+        }
+        if (st != ST_OK || i == 0)
+            break;
+        LVal *nb = &t[(*k)++], *nn = &t[(*k)++], *l2 = &t[(*k)++], *p2 = &t[(*k)++],
+             *p3 = &t[(*k)++];
+        st = clip_shift(L, &Lo, i - 1, 0, 1, lay, sub[6], 2, nb);
+        Opnd nbv = val_opnd(nb);
+        if (st == ST_OK)
+            st = scale(L, &nbv, -(int32_t)(1u << (i - 1)), 0, lay, sub[7], 32, nn);
+        Opnd nnv = val_opnd(nn);
+        if (st == ST_OK)
+            st = add2(L, &Lo, &nnv, lay, sub[7], 32, l2);
+        Lo = val_opnd(l2);
+        if (st == ST_OK)
+            st = scale(L, &P, 2, 0, lay, sub[6], 32, p2);
+        Opnd p2v = val_opnd(p2);
+        if (st == ST_OK)
+            st = add2(L, &p2v, &nbv, lay, sub[6], 32, p3);
+        P = val_opnd(p3);
+    }
+    *q = Q;
+    return st;
+}
+
 /* a / b truncating (0 for b == 0) for operands too wide for tables: a restoring division of
  * the magnitudes A = |a| < 2^qa, B = |b| < 2^qb (qa = pa - 1, qb = pb - 1), then the signs:
  *   R = A; for i = qa - 1 down to 0: t = [(R >> i) >= B] = clip((R >> i) - B + 1, 0, 1);
@@ -1229,7 +1342,8 @@ static Status div_restoring(Lw *L, Opnd *o, const Lay *lay, LVal *out)
     int32_t vprec = L->cur->out_prec[0];
     int qa = o[0].prec - 1, qb = o[1].prec - 1;
     bool nn[2] = {opnd_nonneg(&o[0], lay->n), opnd_nonneg(&o[1], lay->n)};
-    size_t nt = (size_t)qa * 8 + 8;
+    bool wide = qa >= 31; /* the steps below leave int32 as two independent ranges see them */
+    size_t nt = (size_t)qa * (wide ? 13 : 8) + 20;
     LVal *t = calloc(nt, sizeof *t);
     if (!t)
         return lw_oom(L);
@@ -1267,6 +1381,9 @@ static Status div_restoring(Lw *L, Opnd *o, const Lay *lay, LVal *out)
         for (int64_t i = 0; st == ST_OK && i < lay->n; i++)
             B.cv[i] = B.cv[i] < 0 ? -B.cv[i] : B.cv[i];
     }
+    if (st == ST_OK && wide) /* |a|, |b| >= 0 for the analysis too: max(x, -x) clipped at 0,
+                                which never acts (the wide steps' ranges start from them) */
+        st = relu_opnds(L, &A, &B, lay, t, &k);
     if (st == ST_OK)
         st = affine_opnd(L, &B, -1, 0, lay, "negmag1", qb + 1, &t[k++], &nB);
     if (st == ST_OK)
@@ -1274,7 +1391,9 @@ static Status div_restoring(Lw *L, Opnd *o, const Lay *lay, LVal *out)
     if (st == ST_OK)
         st = sign_opnd(L, &o[1], nn[1], lay, "sign1", &t[k++], &sb);
     R = A;
-    for (int i = qa - 1; i >= 0 && st == ST_OK; i--) {
+    if (st == ST_OK && wide)
+        st = div_bits_wide(L, &A, &B, &b1, qa, lay, t, &k, &Q);
+    for (int i = qa - 1; i >= 0 && st == ST_OK && !wide; i--) {
         char sub[6][32];
         snprintf(sub[0], sizeof sub[0], "bit%d/shift", i);
         snprintf(sub[1], sizeof sub[1], "bit%d/cmp", i);
@@ -1323,7 +1442,15 @@ static Status div_restoring(Lw *L, Opnd *o, const Lay *lay, LVal *out)
         s = sb;
         sb.cv = NULL;
     }
-    if (st == ST_OK) {
+    if (st == ST_OK && wide) {
+        Opnd sv = s; /* Q may pass 2^29: the sign by selection, not a product (P03) */
+        LVal sl = {0};
+        if (sv.cv)
+            st = as_value(L, &s, lay, "sign", &sl, &sv);
+        if (st == ST_OK)
+            st = sign_pick(L, &Q, &sv, lay, vprec, out);
+        lw_val_free(&sl);
+    } else if (st == ST_OK) {
         Opnd r;
         st = mul_opnd(L, &Q, &s, lay, "", vprec, out, &r);
     }

@@ -8,6 +8,8 @@
 
 #include "graphbuild.h"
 
+#include "taskir/sim.h"
+
 Block *tg_blk(Graph *g, BlockType t, const char *name, PrecisionId p,
               const int32_t s[TIR_NDIMS])
 {
@@ -23,4 +25,23 @@ Block *tg_blk(Graph *g, BlockType t, const char *name, PrecisionId p,
 void tg_join(Graph *g, Block *a, uint32_t out, Block *b, uint32_t in)
 {
     assert_non_null(graph_connect(g, a, out, b, in));
+}
+
+void tg_run(const Graph *g, const Chip *c, const int32_t *in, int64_t n, int32_t *out, int64_t m)
+{
+    Diag d;
+    diag_init(&d, "t");
+    SimRun *r = NULL;
+    SimOptions o = {.threads = 1, .steps = 1, .keep_all = false};
+    assert_int_equal(sim_create(g, &o, &r, &d), ST_OK);
+    if (c)
+        sim_use_chip(r, c);
+    assert_int_equal(sim_set_input(r, 0, in, n, &d), ST_OK);
+    assert_int_equal(sim_step(r, &d), ST_OK);
+    int64_t count = 0;
+    const int32_t *y = sim_output(r, 0, &count);
+    assert_int_equal(count, m);
+    memcpy(out, y, (size_t)m * sizeof *out);
+    sim_destroy(r);
+    diag_finish(&d);
 }

@@ -64,31 +64,10 @@ static const ExactBlock *xb_of(const Graph *g, const ExactInfo *x, const Block *
     return &x->blocks[graph_block_pos(g, b->id)];
 }
 
-/* Runs g on the input values (n of them) with the TaskGraph's arithmetic or the chip's,
- * into its m output values. */
-static void run_io(const Graph *g, const Chip *c, const int32_t *in, int64_t n, int32_t *out,
-                   int64_t m)
-{
-    Diag d;
-    diag_init(&d, "t");
-    SimRun *r = NULL;
-    SimOptions o = {.threads = 1, .steps = 1, .keep_all = false};
-    assert_int_equal(sim_create(g, &o, &r, &d), ST_OK);
-    sim_use_chip(r, c);
-    assert_int_equal(sim_set_input(r, 0, in, n, &d), ST_OK);
-    assert_int_equal(sim_step(r, &d), ST_OK);
-    int64_t count = 0;
-    const int32_t *y = sim_output(r, 0, &count);
-    assert_int_equal(count, m);
-    memcpy(out, y, (size_t)m * sizeof *out);
-    sim_destroy(r);
-    diag_finish(&d);
-}
-
-/* run_io with as many outputs as inputs. */
+/* tg_run with as many outputs as inputs. */
 static void run(const Graph *g, const Chip *c, const int32_t *in, int64_t n, int32_t *out)
 {
-    run_io(g, c, in, n, out, n);
+    tg_run(g, c, in, n, out, n);
 }
 
 /* The findings of exact_check on g: how many, and whether rule is among them. */
@@ -717,10 +696,10 @@ static int named(const Graph *g, const char *tag)
 
 /* x (any int32 value) -> CCMPB floor shift s from INT_32 to INT_32, no clip: the shifted
  * values fit no 8 bits nor a table (s < 20) and no clip narrows them (cvm_right_shift of
- * precision 32 by 20: a shift by 19 into -4096 .. 4095). Split at S = s + k, the remainder v + n with
- * n = -h 2^S lies past int32 for two independent ranges; the analysis keeps that it is v
- * mod 2^S (taskir/exact_mod.c), and where -h 2^S itself passes int32 (h = -2^(31-S) at
- * int32's lower end) n = -(h + 1) 2^S comes from the bias -2^S, the remainder 2^S lower
+ * precision 32 by 20: a shift by 19 into -4096 .. 4095). Split at S = s + k, the remainder
+ * v + n with n = -h 2^S lies past int32 for two independent ranges; the analysis keeps that
+ * it is v mod 2^S (taskir/exact_mod.c), and where -h 2^S itself passes int32 (h = -2^(31-S)
+ * at int32's lower end) n = -(h + 1) 2^S comes from the bias -2^S, the remainder 2^S lower
  * (docs/exactness.md, "Wide shifts and products"). The outputs stay on int32's ends, 0, -1,
  * each k 2^S + -1 .. 1 and k 2^s + -1 .. 1 near both ends, and the chip gives them. */
 static void test_wide_shift_related(void **state)
@@ -1097,14 +1076,14 @@ static void test_prec(void **state)
     diag_init(&d, "t");
     assert_int_equal(verify_graph(g, &d), ST_OK);
     int32_t pair[2] = {100, -5}, before, after, on_chip;
-    run_io(g, NULL, pair, 2, &before, 1);
+    tg_run(g, NULL, pair, 2, &before, 1);
     assert_int_equal(before, 15);
     uint32_t nr = 0;
     assert_int_equal(mapper_exact(g, c, &nr, &d), ST_OK);
     assert_int_equal(verify_graph(g, &d), ST_OK);
     diag_finish(&d);
-    run_io(g, NULL, pair, 2, &after, 1);
-    run_io(g, c, pair, 2, &on_chip, 1);
+    tg_run(g, NULL, pair, 2, &after, 1);
+    tg_run(g, c, pair, 2, &on_chip, 1);
     assert_int_equal(after, 15);
     assert_int_equal(on_chip, 15);
     assert_int_equal(blk_prec(b), PR_INT_8);

@@ -14,6 +14,7 @@
 #include "graphbuild.h"
 
 #include "mapper/mapper.h"
+#include "passes/manager.h"
 #include <json-c/json.h>
 #include "taskir/sim.h"
 #include "taskir/verify.h"
@@ -714,19 +715,88 @@ static Block *write_halves(Graph *g, Block *in, bool longer)
 /* The outputs of g on in (n values, socket 0) into out (n values). */
 static void run_graph(const Graph *g, const int32_t *in, int64_t n, int32_t *out)
 {
-    Diag d;
-    diag_init(&d, "t");
-    SimRun *r = NULL;
-    SimOptions o = {.threads = 1, .steps = 1, .keep_all = false};
-    assert_int_equal(sim_create(g, &o, &r, &d), ST_OK);
-    assert_int_equal(sim_set_input(r, 0, in, n, &d), ST_OK);
-    assert_int_equal(sim_step(r, &d), ST_OK);
-    int64_t count = 0;
-    const int32_t *y = sim_output(r, 0, &count);
-    assert_int_equal(count, n);
-    memcpy(out, y, (size_t)n * sizeof *out);
-    sim_destroy(r);
-    diag_finish(&d);
+    tg_run(g, NULL, in, n, out, n);
+}
+
+/* INPUT (y, 1, f) INT_32 -> SI of y * f one-channel pixels (through a RESHAPE in C order
+ * when f > 1) -> CCMPB over all of them (no clip, INT_32) -> SI -> OUTPUT: max_case_2 of
+ * test_diff_ops (of precision 16: its values stored INT_32). Returns the CCMPB. */
+static Block *global_max(Graph *g, int32_t y, int32_t f)
+{
+    int32_t n = y * f;
+    Block *x = tg_blk(g, BT_INPUT, "data", PR_INT_32, (const int32_t[8]){y, 1, f, 0, 0, 0, 0, 0});
+    x->socket_id = 0;
+    x->has_socket_id = true;
+    Block *s = tg_blk(g, BT_SI, "op/in", PR_INT_32, (const int32_t[8]){n, 1, 1, 0, 0, 0, 0, 0});
+    Block *b = tg_blk(g, BT_CCMPB, "op", PR_INT_32, (const int32_t[8]){1, 1, 1, 0, n, 1, n, 1});
+    assert_true(blk_set_attr(g, b, AT_KERNEL_Y, n));
+    assert_true(blk_set_attr(g, b, AT_KERNEL_X, 1));
+    assert_true(blk_set_attr(g, b, AT_CMP, INT32_MIN));
+    Block *r = tg_blk(g, BT_SI, "op/out", PR_INT_32, (const int32_t[8]){1, 1, 1, 0, 0, 0, 0, 0});
+    Block *o = tg_blk(g, BT_OUTPUT, "op/output", PR_INT_32,
+                      (const int32_t[8]){1, 1, 1, 0, 0, 0, 0, 0});
+    o->socket_id = 0;
+    o->has_socket_id = true;
+    tg_join(g, x, 0, s, 0);
+    if (f > 1)
+        assert_non_null(edge_add_rearrange(g, g->edges[g->n_edges - 1], RT_RESHAPE, 0));
+    tg_join(g, s, 0, b, 0);
+    tg_join(g, b, 0, r, 0);
+    tg_join(g, r, 0, o, 0);
+    return b;
+}
+
+/* A global max over 4324 INT_32 values (in rows of 128 bytes: 553472, more than a core):
+ * mapper_window takes it in two stages, and the graph then maps with the same outputs. Of a
+ * flatten of 92 x 47 (max_case_2 of test_diff_ops), the input keeps its 92 pixels of 47
+ * channels, a CCMPB takes the max of each channel over the 92 and the max the max of those
+ * 47; of 4324 one-channel pixels as they come, a CCMPB takes the max of each 92 rows (the
+ * least divisor of 4324 from its square root on) and the max the max of those 47, the split
+ * pass cutting the first along its rows. */
+static void test_window(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    int64_t n = 4324;
+    int32_t *in = malloc((size_t)n * sizeof *in);
+    assert_non_null(in);
+    for (int64_t i = 0; i < n; i++) /* the greatest, 40000, at 3001 only */
+        in[i] = i == 3001 ? 40000 : (int32_t)(i * 7919 % 65521) - 32767;
+    for (int f = 1; f <= 47; f += 46) {
+        Graph *g = graph_create();
+        int32_t bid = global_max(g, (int32_t)(n / f), f)->id;
+        int32_t before, after;
+        Status st;
+        Diag d;
+        diag_init(&d, NULL);
+        MapPlan *p = NULL;
+        assert_int_equal(mapper_plan(g, c, NULL, &p, &d), ST_LOGIC);
+        assert_true(diag_find(&d, "map.mem.group") >= 0);
+        diag_finish(&d);
+        tg_run(g, NULL, in, n, &before, 1);
+        diag_init(&d, NULL);
+        uint32_t nr = 0;
+        assert_int_equal(mapper_window(g, c, &nr, &d), ST_OK);
+        assert_int_equal(nr, 1);
+        assert_int_equal(verify_graph(g, &d), ST_OK);
+        assert_int_equal(graph_block(g, bid)->shape.d[D_KY], 47);
+        tg_run(g, NULL, in, n, &after, 1);
+        assert_int_equal(before, after);
+        assert_int_equal(before, 40000);
+        PassPlan pp; /* then the default passes, as taskir-map runs them: split cuts the part */
+        assert_int_equal(pass_plan_parse(pass_default_list, &pp, &d), ST_OK);
+        PassOptions po = {.chip = c};
+        PassRunOptions ro = {0};
+        st = pass_plan_run(&pp, g, &po, &ro, &d);
+        pass_plan_finish(&pp);
+        assert_int_equal(st, ST_OK);
+        assert_int_equal(mapper_plan(g, c, NULL, &p, &d), ST_OK);
+        mapper_plan_destroy(p);
+        diag_finish(&d);
+        graph_destroy(g);
+    }
+    free(in);
+    chip_destroy(c);
 }
 
 /* INPUT (y, x, f) INT_8 -> SI -> CVS -x -> SI (oy, ox, of) through a RESHAPE in C order ->
@@ -760,9 +830,10 @@ static Block *reshaped_neg(Graph *g, const int32_t in[3], const int32_t out[3])
 /* The result's store of reshape_case_0 (test_diff_ops): CVS (1, 86, 93) flattened into 7998
  * one-channel INT_8 pixels, 7998 rows of 32 bytes (255936 bytes, beside the CVS's own 33024
  * and input 8256 more than a core: map.mem.group). mapper_out_store gives it the CVS's shape
- * (86 pixels of 93 channels, 8256 bytes), the OUTPUT too (its model tensor keeps the output's
- * shape), and the graph then maps, with the same outputs. A transposing reshape into the same
- * number of pixels (53 x 18 into 18 x 53, reshape_case_1) saves nothing and stays. */
+ * and INT_32 (86 pixels of 93 channels, 33024 bytes), the RESHAPE moving to the OUTPUT's edge
+ * (the OUTPUT keeps its shape), and the graph then maps, with the same outputs. A transposing
+ * reshape into the same number of pixels (53 x 18 into 18 x 53, reshape_case_1) saves
+ * nothing and stays. */
 static void test_out_store(void **state)
 {
     (void)state;
@@ -795,6 +866,7 @@ static void test_out_store(void **state)
     assert_int_equal(r->shape.d[D_Y], 1);
     assert_int_equal(r->shape.d[D_X], 86);
     assert_int_equal(r->shape.d[D_F], 93);
+    assert_int_equal(blk_prec(r), PR_INT_32);
     run_graph(g, in, n, after);
     assert_memory_equal(before, after, (size_t)n * sizeof *after);
     assert_int_equal(mapper_plan(g, c, NULL, &p, &d), ST_OK);
@@ -1244,6 +1316,7 @@ int main(void)
         cmocka_unit_test(test_shared_input),
         cmocka_unit_test(test_read_twice),
         cmocka_unit_test(test_out_store),
+        cmocka_unit_test(test_window),
         cmocka_unit_test(test_output_two_writers),
         cmocka_unit_test(test_read_twice_two_writers),
         cmocka_unit_test(test_slices_together),
