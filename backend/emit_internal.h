@@ -237,6 +237,8 @@ typedef struct EPart {
     uint32_t copy[2];               /* each run's copy (index in copies) */
     int64_t q0[2], nq[2];           /* the runs, first to last; nq[1] 0: one run */
     uint32_t land;                  /* its request */
+    int32_t move_phase, move_slot;  /* its move: Soma2 of its phase, else Soma1 of the next
+                                       (before that phase's router lands more) */
 } EPart;
 
 /* A copy gathered on its core from the column slices its writers write, too large for the
@@ -419,6 +421,13 @@ bool emit_writes_pieces(const Emit *e, uint32_t w, uint32_t s, EBox *box);
  * RESHAPE / PERMUTE that keep the order of the axes longer than 1, and a SHUFFLE whose index
  * is the identity (emit_plan.c). */
 bool emit_keeps_order(const Emit *e, const Edge *ed);
+/* Whether edge ed carries writer w's box wbox into dbox (storage coordinates) through steps
+ * that keep the C order, the pixels' count and the channels but not the extents (92 x 1
+ * pixels as 1 x 92), with wbox's pixels following each other in w's output (one row, or
+ * whole rows of it): the same bytes in the same order, which a transfer sends as runs of
+ * 8-byte packets, pixel i of wbox into pixel i of dbox in C order (emit_route.c). */
+bool emit_flat_pixels(const Emit *e, const Edge *ed, uint32_t w, const EBox *wbox,
+                      const EBox *dbox);
 /* Whether boxes a and b meet (y, x, channel), *out their common box (emit_route.c). */
 bool emit_box_meet(const EBox *a, const EBox *b, EBox *out);
 /* The word address of copy cp (its own area's, or its place in its writer's buffer). */
@@ -748,8 +757,9 @@ bool emit_lanes_straight(const Emit *e, const Edge *ed, uint32_t w, const EBox *
 Status emit_lane_runs(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_t p,
                       const ECopy *dcp, uint32_t dk, const EBox *part, int64_t dbase);
 /* Whether edge ed (writer w, its box dbox in the storage) moves values between pixels or
- * lanes: its steps change the C order, or the extents of the box (a reshape on the way); the
- * router then sends its bytes in 1-byte packets (emit_route.c, emit_lanes.c). */
+ * lanes: its steps change the C order, or the extents of the box (a reshape on the way)
+ * other than as emit_flat_pixels; the router then sends its bytes in 1-byte packets
+ * (emit_route.c, emit_lanes.c). */
 bool emit_moves_lanes(const Emit *e, const Edge *ed, uint32_t w, const EBox *dbox);
 /* Bytes of one value of precision p in memory; 0 for values that share a byte (ternary). */
 int64_t emit_value_bytes(PrecisionId p);

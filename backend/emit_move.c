@@ -17,17 +17,17 @@
 
 enum { ROW_WORDS = 4 };
 
-/* A P06 in Soma2 of phase p of core k moving words [from, from + words) to [to, to +
+/* A P06 in Soma slot `slot` (PIIndex SOMA1 / SOMA2) of phase p of core k moving words [from, from + words) to [to, to +
  * words), words a multiple of 4 (a pixel of every layout is 16 bytes or more); block: the
  * block whose data it moves. */
-static Status move_words(Emit *e, uint32_t k, int32_t p, int32_t block, int64_t from,
-                         int64_t to, int64_t words)
+static Status move_words(Emit *e, uint32_t k, int32_t p, int32_t slot, int32_t block,
+                         int64_t from, int64_t to, int64_t words)
 {
     if (words % ROW_WORDS)
         return diag_add(e->d, ST_RUNTIME, "emit.internal", e->cores[k].name,
                         "block %d's copy takes %lld words, not whole 16-byte rows", block,
                         (long long)words);
-    Taskir__Asm__P06 *m = emit_p06_slot(e, k, p, MAP_PI_SOMA2, block);
+    Taskir__Asm__P06 *m = emit_p06_slot(e, k, p, slot, block);
     if (!m)
         return ST_RUNTIME;
     int32_t wire = pr_info(PR_INT_32)->wire;
@@ -46,13 +46,14 @@ static Status move_words(Emit *e, uint32_t k, int32_t p, int32_t block, int64_t 
     return ST_OK;
 }
 
-/* A P26 in Soma2 of phase p of core k splitting the words from `from` (one INT_32 row of
+/* A P26 in Soma slot `slot` of phase p of core k splitting the words from `from` (one INT_32 row of
  * words0 + words1, both multiples of 4) into [to0, to0 + words0) (its out row) and [to1,
  * to1 + words1) (its ciso row): the two runs of a spread copy's part (emit_spread.c). As
  * the P06, INT_32 to INT_32 unshifted, every bit as it was; the ciso row starts at the
  * padded end of the out row, which words0 is. */
-static Status split_words(Emit *e, uint32_t k, int32_t p, int32_t block, int64_t from,
-                          int64_t to0, int64_t words0, int64_t to1, int64_t words1)
+static Status split_words(Emit *e, uint32_t k, int32_t p, int32_t slot, int32_t block,
+                          int64_t from, int64_t to0, int64_t words0, int64_t to1,
+                          int64_t words1)
 {
     if (words0 % ROW_WORDS || words1 % ROW_WORDS)
         return diag_add(e->d, ST_RUNTIME, "emit.internal", e->cores[k].name,
@@ -72,7 +73,10 @@ static Status split_words(Emit *e, uint32_t k, int32_t p, int32_t block, int64_t
         free(s);
         return ST_RUNTIME;
     }
-    l->soma2 = s;
+    if (slot == MAP_PI_SOMA1)
+        l->soma1 = s;
+    else
+        l->soma2 = s;
     s->p26 = m;
     SET(s, pic, 0x26);
     int32_t wire = pr_info(PR_INT_32)->wire;
@@ -102,7 +106,8 @@ Status emit_moves(Emit *e)
         if (cp->land == EMIT_NONE)
             continue;
         const ECore *c = &e->cores[cp->core];
-        Status st = move_words(e, cp->core, cp->move_phase, e->g->blocks[cp->block]->id,
+        Status st = move_words(e, cp->core, cp->move_phase, MAP_PI_SOMA2,
+                               e->g->blocks[cp->block]->id,
                                c->addr[cp->land], emit_copy_addr(e, cp),
                                c->reqs[cp->land].words);
         if (st != ST_OK)
@@ -117,9 +122,11 @@ Status emit_moves(Emit *e)
         int64_t w0 = pt->nq[0] * emit_feat_pixel_words(&c0->feat);
         int32_t block = e->g->blocks[c0->block]->id;
         Status st = pt->nq[1] == 0
-                        ? move_words(e, pt->core, pt->phase, block, c->addr[pt->land], to0, w0)
-                        : split_words(e, pt->core, pt->phase, block, c->addr[pt->land], to0,
-                                      w0, to1, c->reqs[pt->land].words - w0);
+                        ? move_words(e, pt->core, pt->move_phase, pt->move_slot, block,
+                                     c->addr[pt->land], to0, w0)
+                        : split_words(e, pt->core, pt->move_phase, pt->move_slot, block,
+                                      c->addr[pt->land], to0, w0, to1,
+                                      c->reqs[pt->land].words - w0);
         if (st != ST_OK)
             return st;
     }

@@ -178,6 +178,23 @@ static bool alias_rows(const Emit *e, ECopy *cp, uint32_t w, int32_t eid, const 
     return true;
 }
 
+/* Whether compute block pos, whose output takes pitch unit own, writes rows of another
+ * pitch than unit gives: a P07 writes the row it reads, a P02, P03, P43 or P83 the channel
+ * groups it reads, so where the storage it writes takes another pitch (a map P83 reads in
+ * 32-byte groups, written by a P07 in rows of 48 int8 channels) it keeps its own in a buffer,
+ * and the router re-pitches what it sends, a run a pixel (to another core, or to its own:
+ * copy_box). */
+static bool own_row(const Emit *e, uint32_t pos, int unit, int own)
+{
+    const Block *b = e->g->blocks[pos];
+    int32_t cd[TIR_CDIMS];
+    if ((layout_use_of(b->type, false) != LAYOUT_GROUP && b->type != BT_CLUT) || unit < 1 ||
+        own < 1 || !blk_cluster_dims(b, false, 0, cd))
+        return false;
+    int64_t nc = cd[D_F] > 0 ? cd[D_F] : 1;
+    return (nc + unit - 1) / unit * unit != (nc + own - 1) / own * own;
+}
+
 /* The precision (*prec) and the pitch unit of compute block pos's output buffer (make_outs):
  * an Axon's int32, else the precision of the storage it writes (the last); the pitch of the
  * receivers' copies (the first storage's, in that precision), else its output's own. */
@@ -194,11 +211,14 @@ static int out_unit(const Emit *e, uint32_t pos, PrecisionId *prec)
             dest = s;
         *prec = blk_prec(e->g->blocks[s]);
     }
-    if (layout_use_of(e->g->blocks[pos]->type, false) & (LAYOUT_AXON | LAYOUT_GROUP))
+    unsigned wu = layout_use_of(e->g->blocks[pos]->type, false);
+    if (wu & (LAYOUT_AXON | LAYOUT_GROUP))
         *prec = PR_INT_32; /* an Axon's output */
-    return dest >= 0 && blk_prec(e->g->blocks[dest]) == *prec
-               ? emit_storage_unit(e, (uint32_t)dest)
-               : layout_output_unit(e->g, &e->uses, pos, *prec);
+    int own = layout_output_unit(e->g, &e->uses, pos, *prec);
+    if (dest < 0 || blk_prec(e->g->blocks[dest]) != *prec)
+        return own;
+    int unit = emit_storage_unit(e, (uint32_t)dest);
+    return own_row(e, pos, unit, own) ? own : unit;
 }
 
 /* Whether compute block w's router moves the bytes of an edge other than eid into a storage
@@ -284,6 +304,11 @@ static bool copy_box(const Emit *e, ECopy *cp)
         if (buf && (out_unit(e, (uint32_t)w, &bprec) != emit_storage_unit(e, pos) ||
                     bprec != blk_prec(e->g->blocks[pos])))
             whole = false;
+        PrecisionId cprec = blk_prec(e->g->blocks[pos]), wprec;
+        if (whole && !buf && out_unit(e, (uint32_t)w, &wprec) > 0 && wprec == cprec &&
+            own_row(e, (uint32_t)w, emit_storage_unit(e, pos),
+                    layout_output_unit(e->g, &e->uses, (uint32_t)w, cprec)))
+            whole = false; /* rows of another pitch: its router re-pitches them (own_row) */
         if (whole && !buf && (writes_all_here(e, (uint32_t)w, eid) ||
                               emit_writes_pieces(e, (uint32_t)w, pos, &all)))
             continue; /* the primitive writes straight into the copy */

@@ -40,6 +40,11 @@ typedef struct ELoc {
     int64_t row;            /* words from one row to the next */
 } ELoc;
 
+static bool same_extents(const EBox *a, const EBox *b)
+{
+    return a->n[0] == b->n[0] && a->n[1] == b->n[1] && a->n[2] == b->n[2];
+}
+
 static int64_t loc_addr(const ELoc *l, int64_t y, int64_t x)
 {
     return l->base + (y - l->box.lo[0]) * l->row + (x - l->box.lo[1]) * emit_feat_pixel_words(l->feat);
@@ -79,7 +84,9 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
                               c->reqs[o->req].last);
         const ESendBuf *sb = prec != o->feat.prec ? emit_sendbuf_of(e, w, prec) : NULL;
         l->feat = sb ? &sb->feat : &o->feat;
-        l->row = o->box.n[1] * emit_feat_pixel_words(l->feat);
+        /* pixels flowing into other rows (emit_flat_pixels): the receiver's rows in turn */
+        l->row = (same_extents(&wbox, dst_box) ? o->box.n[1] : dst_box->n[1]) *
+                 emit_feat_pixel_words(l->feat);
         l->box = *dst_box;
         l->base = c->addr[sb ? sb->req : o->req] + (wbox.lo[0] * o->box.n[1] + wbox.lo[1]) *
                                                        emit_feat_pixel_words(l->feat);
@@ -98,8 +105,12 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
             continue;
         /* writer point wp lives at copy point lbox.lo + (wp - lw.lo) */
         int64_t wy = wbox.lo[0] - lw.lo[0] + lbox.lo[0], wx = wbox.lo[1] - lw.lo[1] + lbox.lo[1];
+        bool flat = !same_extents(&wbox, dst_box); /* emit_flat_pixels: whole rows of cp */
+        if (flat && (!same_extents(&lbox, &lw) ||
+                     (wbox.n[0] > 1 && (wx != cp->box.lo[1] || wbox.n[1] != cp->box.n[1]))))
+            continue;
         l->feat = &cp->feat;
-        l->row = cp->box.n[1] * emit_feat_pixel_words(&cp->feat);
+        l->row = (flat ? dst_box->n[1] : cp->box.n[1]) * emit_feat_pixel_words(&cp->feat);
         l->box = *dst_box;
         l->base = emit_feat_addr(&cp->feat, &cp->box, emit_copy_addr(e, cp), wy, wx);
         *ch0 = cp->box.lo[2] - (lbox.lo[2] - lw.lo[2] + wbox.lo[2] - dst_box->lo[2]);
@@ -318,6 +329,13 @@ static Status relay_loc(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_
             !emit_iface_box(e, (uint32_t)s2, true, le->id, &lbox) ||
             !emit_iface_box(e, w, false, le->id, &lw) || first_receive(e, le, sk) >= phase)
             continue;
+        /* the part's points are the copy's shifted: both edges keep the writer's extents,
+           or both flow the same box of it into the same extents (emit_flat_pixels) */
+        if (same_extents(&wbox, dbox) != same_extents(&lw, &lbox) ||
+            (!same_extents(&wbox, dbox) && (!same_extents(&lbox, dbox) ||
+                                            !same_extents(&lw, &wbox) ||
+                                            lw.lo[0] != wbox.lo[0] || lw.lo[1] != wbox.lo[1])))
+            continue;
         early = true;
         /* part point q lives at s2's point q + off (through the writer's coordinates); the
          * part must lie in what le carries and in the copy */
@@ -396,15 +414,29 @@ bool emit_dict_pair(Emit *e, const MapDict *dict, uint32_t *i, uint32_t *sk, uin
     return false;
 }
 
+bool emit_flat_pixels(const Emit *e, const Edge *ed, uint32_t w, const EBox *wbox,
+                      const EBox *dbox)
+{
+    int32_t cd[TIR_CDIMS];
+    if (!ed->n_re || same_extents(wbox, dbox) || wbox->n[2] != dbox->n[2] ||
+        wbox->n[0] * wbox->n[1] != dbox->n[0] * dbox->n[1] || !emit_keeps_order(e, ed) ||
+        !blk_cluster_dims(e->g->blocks[w], false, 0, cd))
+        return false;
+    int64_t nx = cd[D_X] > 0 ? cd[D_X] : 1;
+    return wbox->n[0] == 1 || (wbox->lo[1] == 0 && wbox->n[1] == nx);
+}
+
 /* A transfer reads the writer's pixels at the receiver's coordinates (writer_loc,
  * relay_loc): an edge that reshapes its box into other extents (3 pixels of one channel
- * into one pixel of 3, in C order) would send other values. */
+ * into one pixel of 3, in C order) would send other values, unless its pixels only flow
+ * into other rows (emit_flat_pixels: the source then steps through them in the receiver's
+ * rows). */
 static Status same_pixels(Emit *e, const Edge *ed, uint32_t w, const EBox *dbox)
 {
     EBox wbox;
     if (!emit_iface_box(e, w, false, ed->id, &wbox))
         return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no box");
-    if (wbox.n[0] == dbox->n[0] && wbox.n[1] == dbox->n[1] && wbox.n[2] == dbox->n[2])
+    if (same_extents(&wbox, dbox) || emit_flat_pixels(e, ed, w, &wbox, dbox))
         return ST_OK;
     return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
                      "reshapes %lld x %lld x %lld values of block %d into %lld x %lld x %lld "
@@ -419,8 +451,8 @@ bool emit_moves_lanes(const Emit *e, const Edge *ed, uint32_t w, const EBox *dbo
     EBox wbox;
     if (!ed->n_re || !emit_iface_box(e, w, false, ed->id, &wbox))
         return false;
-    return !emit_keeps_order(e, ed) || wbox.n[0] != dbox->n[0] || wbox.n[1] != dbox->n[1] ||
-           wbox.n[2] != dbox->n[2];
+    return !emit_keeps_order(e, ed) ||
+           (!same_extents(&wbox, dbox) && !emit_flat_pixels(e, ed, w, &wbox, dbox));
 }
 
 /* One edge dict: every (send, receive) pair of coordinates. */

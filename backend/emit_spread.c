@@ -211,6 +211,20 @@ static int32_t first_reader(const Emit *e, const ECopy *cp)
     return first;
 }
 
+/* Whether a compute block on copy cp's core reads it in phase p (its Axon only: axon). */
+static bool reads_in(const Emit *e, const ECopy *cp, int32_t p, bool axon)
+{
+    const BlockUses *bu = &e->uses.blocks[cp->block];
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        long t = graph_block_pos(e->g, e->g->edges[bu->out_edges[j]]->dst);
+        if (t >= 0 && e->core_of[t] == cp->core && e->phase_of[t] == p &&
+            bt_info(e->g->blocks[t]->type)->kind == BK_COMPUTE &&
+            (!axon || e->slot_of[t] == MAP_PI_AXON))
+            return true;
+    }
+    return false;
+}
+
 /* An edge's pixels [lo, hi) of a spread copy (whole rows), and the first phase it arrives
  * in, in the order of time. */
 typedef struct ERows {
@@ -370,22 +384,33 @@ static Status plan_parts(Emit *e, ECopy *cp, ESeg *segs, size_t n)
             pt->nq[1] = nq[0];
             e->cores[k].reqs[pt->land].words += nq[0] * pw;
         } else {
-            if (emit_soma_taken(e, k, p, MAP_PI_SOMA2))
-                return diag_block(e->d, ST_LOGIC, "emit.slot", b,
-                                  "arrives on %s over several phases: the rows arriving in "
-                                  "phase %d must move out of the receive area by a P06 in "
-                                  "Soma2 of that phase, which is taken", e->cores[k].name, p);
+            /* Soma2 of the phase it lands in, after the router; else Soma1 of the next phase,
+               before that router lands more, when no block on its core reads the copy in
+               the phase it lands in or in the next one's Axon (its readers come later, or
+               in the step after) */
+            int32_t mp = p, ms = MAP_PI_SOMA2;
+            if (emit_soma_taken(e, k, p, MAP_PI_SOMA2)) {
+                if (p + 1 >= e->cores[k].n_phases || emit_soma_taken(e, k, p + 1, MAP_PI_SOMA1) ||
+                    reads_in(e, cp, p, false) || reads_in(e, cp, p + 1, true))
+                    return diag_block(e->d, ST_LOGIC, "emit.slot", b,
+                                      "arrives on %s over several phases: the rows arriving "
+                                      "in phase %d must move out of the receive area by a "
+                                      "P06 in Soma2 of that phase or Soma1 of the next, which "
+                                      "are taken", e->cores[k].name, p);
+                mp = p + 1;
+                ms = MAP_PI_SOMA1;
+            }
             EPart *np = emit_grow(e, e->parts, &e->cap_parts, e->n_parts, sizeof *e->parts);
             if (!np)
                 return ST_RUNTIME;
             e->parts = np;
-            EPart part = {k, p, {ci, ci}, {q0[0], q0[1]}, {nq[0], nq[1]}, EMIT_NONE};
-            part.land = emit_request(e, k, pw * (nq[0] + nq[1]), ROW_WORDS, p, p, ALLOC_RECV,
+            EPart part = {k, p, {ci, ci}, {q0[0], q0[1]}, {nq[0], nq[1]}, EMIT_NONE, mp, ms};
+            part.land = emit_request(e, k, pw * (nq[0] + nq[1]), ROW_WORDS, p, mp, ALLOC_RECV,
                                      b->id);
             if (part.land == EMIT_NONE)
                 return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
             e->parts[e->n_parts++] = part;
-            Status st = emit_slot_take(e, k, p, MAP_PI_SOMA2, SLOT_PART, cp->block);
+            Status st = emit_slot_take(e, k, mp, ms, SLOT_PART, cp->block);
             if (st != ST_OK)
                 return st;
         }

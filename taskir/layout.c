@@ -421,8 +421,10 @@ static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int de
     int carried = f.carried[skip >= 0 && skip == f.carrier];
     int need = f.need[skip >= 0 && skip == f.needer];
     int unit = layout_unit(p, f.uses);
+    /* a row a writer carries, in whole units of the uses (a P07's 48 int8 channels in a map
+     * P83 reads in 32-byte groups: 64; the router re-pitches it on the way to another core) */
     if (unit && carried > unit)
-        unit = carried;
+        unit = (carried + unit - 1) / unit * unit;
     while (unit && unit < need && unit < (1 << 20))
         unit *= 2;
     int32_t cd[TIR_CDIMS];

@@ -450,6 +450,41 @@ static void test_lut_need_row(void **state)
     graph_destroy(g);
 }
 
+/* A row a writer carries that is no whole unit of the map's uses: a CLUT reading an int32 map
+ * of 47 channels in rows of 48 (carried there by a P83, which does not pass the need of the
+ * CLUT's result on to its own input) writes int8 rows of 48 into a map P83 reads in 32-byte
+ * groups: the map takes 64 (48 was past the words P83 reads of it), the CLUT's own rows stay
+ * 48 (the code generator's router re-pitches them: backend/emit_plan.c own_row). */
+static void test_carried_groups(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *x = blk(g, BT_SI, PR_INT_8, 2, 1, 47, 0);
+    Block *wide = blk(g, BT_CLUT, PR_INT_32, 2, 1, 47, 0);
+    Block *b = blk(g, BT_SI, PR_INT_32, 2, 1, 47, 0);
+    Block *one = blk(g, BT_CVS, PR_INT_32, 2, 1, 47, 0);
+    Block *c = blk(g, BT_SI, PR_INT_32, 2, 1, 47, 0);
+    Block *nar = blk(g, BT_CLUT, PR_INT_8, 2, 1, 47, 0);
+    Block *m = blk(g, BT_SI, PR_INT_8, 2, 1, 47, 0);
+    Block *three = blk(g, BT_CVS, PR_INT_32, 2, 1, 47, 0);
+    tg_join(g, x, 0, wide, 0);
+    tg_join(g, wide, 0, b, 0);
+    tg_join(g, b, 0, one, 0);
+    tg_join(g, one, 0, c, 0);
+    tg_join(g, c, 0, nar, 0);
+    tg_join(g, nar, 0, m, 0);
+    tg_join(g, m, 0, three, 0);
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, c->id)), 48);
+    assert_int_equal(layout_output_unit(g, &u, (uint32_t)graph_block_pos(g, nar->id),
+                                        PR_INT_8), 48);
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, m->id)), 64);
+    graph_uses_finish(&u);
+    graph_destroy(g);
+}
+
 /* A map written by many CLUT pieces (a table cut along x, as a division's is): each piece
  * reads 47 int8 channels in the pitch of 32 and so writes rows of 64, which the map takes;
  * every piece's input is asked the map's pitch but for its own rows. Asked once for every
@@ -776,6 +811,7 @@ int main(void)
         cmocka_unit_test(test_cmp_two_maps),
         cmocka_unit_test(test_lut_need_row),
         cmocka_unit_test(test_lut_pieces),
+        cmocka_unit_test(test_carried_groups),
         cmocka_unit_test(test_send_bytes),
         cmocka_unit_test(test_clif_input),
         cmocka_unit_test(test_narrow),
