@@ -57,12 +57,23 @@ static uint64_t sample_hash(const void *v, uint32_t n, size_t size)
     return s.h;
 }
 
+/* sample_hash of t's int32_data, wide or narrow (Tensor.i8): the same for equal values. */
+static uint64_t sample_hash_i32(const Tensor *t)
+{
+    Hasher s = {UINT64_C(14695981039346656037)};
+    for (uint32_t k = 0; k < HASH_SAMPLES; k++) {
+        int32_t x = tensor_i32_at(t, (size_t)((uint64_t)t->n_i32 * k / HASH_SAMPLES));
+        mix(&s, &x, sizeof x);
+    }
+    return s.h;
+}
+
 /* The sample hashes of the int32 arrays hashed so far, by array (the copies split and
  * replicate make share their values: a row band's weights are sampled once, not once a
  * band, which on a wide model is a cache miss a sample). Open addressing, at most half
  * full. */
 typedef struct Memo {
-    const int32_t **p;
+    const void **p;
     uint32_t *n;
     uint64_t *h;
     size_t cap, used;
@@ -85,11 +96,14 @@ static void memo_finish(Memo *m)
     free(m->p), free(m->n), free(m->h);
 }
 
-/* sample_hash of the int32 array v of n values, through m (NULL: computed). */
-static uint64_t i32_hash(Memo *m, const int32_t *v, uint32_t n)
+/* sample_hash_i32 of t's values, through m (NULL: computed). */
+static uint64_t i32_hash(Memo *m, const Tensor *t)
 {
+    size_t es;
+    const void *v = tensor_i32_vals(t, &es);
+    uint32_t n = t->n_i32;
     if (!m || m->used * 2 + 2 > m->cap)
-        return sample_hash(v, n, sizeof *v);
+        return sample_hash_i32(t);
     uint64_t x = (uint64_t)(uintptr_t)v * UINT64_C(0x9e3779b97f4a7c15) ^ n;
     size_t i = (size_t)(x >> 17) & (m->cap - 1);
     for (; m->p[i]; i = (i + 1) & (m->cap - 1))
@@ -97,22 +111,35 @@ static uint64_t i32_hash(Memo *m, const int32_t *v, uint32_t n)
             return m->h[i];
     m->p[i] = v;
     m->n[i] = n;
-    m->h[i] = sample_hash(v, n, sizeof *v);
+    m->h[i] = sample_hash_i32(t);
     m->used++;
     return m->h[i];
 }
 
-/* Mixes n values of size bytes each: all of them when they are few, else their sample_hash
- * (of an int32 array, through memo: NULL, none). */
-static void mix_values(Hasher *s, const void *v, uint32_t n, size_t size, Memo *memo)
+/* Mixes n values of size bytes each: all of them when they are few, else their
+ * sample_hash. */
+static void mix_values(Hasher *s, const void *v, uint32_t n, size_t size)
 {
     mix_i(s, n);
     if (n <= HASH_SAMPLES)
         mix(s, v, n * size);
-    else if (size == sizeof(int32_t) && memo)
-        mix_i(s, (int64_t)i32_hash(memo, v, n));
     else
         mix_i(s, (int64_t)sample_hash(v, n, size));
+}
+
+/* mix_values of t's int32_data, wide or narrow alike (the sample hash through memo: NULL,
+ * none). */
+static void mix_i32(Hasher *s, const Tensor *t, Memo *memo)
+{
+    mix_i(s, t->n_i32);
+    if (t->n_i32 > HASH_SAMPLES) {
+        mix_i(s, (int64_t)i32_hash(memo, t));
+        return;
+    }
+    for (uint32_t i = 0; i < t->n_i32; i++) {
+        int32_t x = tensor_i32_at(t, i);
+        mix(s, &x, sizeof x);
+    }
 }
 
 static void mix_tensor(Hasher *s, const Tensor *t, Memo *memo)
@@ -122,9 +149,9 @@ static void mix_tensor(Hasher *s, const Tensor *t, Memo *memo)
         return;
     mix(s, t->dims, t->n_dims * sizeof *t->dims);
     mix_i(s, t->has_prec ? (int64_t)t->prec : -1);
-    mix_values(s, t->i32, t->n_i32, sizeof *t->i32, memo);
-    mix_values(s, t->u32, t->n_u32, sizeof *t->u32, NULL);
-    mix_values(s, t->f32, t->n_f32, sizeof *t->f32, NULL);
+    mix_i32(s, t, memo);
+    mix_values(s, t->u32, t->n_u32, sizeof *t->u32);
+    mix_values(s, t->f32, t->n_f32, sizeof *t->f32);
 }
 
 /* Equal arrays of n bytes; the same array (a tensor shared by clones, as split and
@@ -134,13 +161,28 @@ static bool same_array(const void *a, const void *b, size_t n)
     return n == 0 || a == b || memcmp(a, b, n) == 0;
 }
 
+/* Equal int32_data, wide or narrow (one held each way: value by value). */
+static bool same_i32(const Tensor *a, const Tensor *b)
+{
+    if (a->n_i32 != b->n_i32)
+        return false;
+    size_t ea, eb;
+    const void *va = tensor_i32_vals(a, &ea), *vb = tensor_i32_vals(b, &eb);
+    if (ea == eb)
+        return same_array(va, vb, a->n_i32 * ea);
+    for (uint32_t i = 0; i < a->n_i32; i++)
+        if (tensor_i32_at(a, i) != tensor_i32_at(b, i))
+            return false;
+    return true;
+}
+
 static bool same_tensor(const Tensor *a, const Tensor *b)
 {
     if (!a || !b)
         return a == b;
     return a->n_dims == b->n_dims && same_array(a->dims, b->dims, a->n_dims * sizeof *a->dims) &&
            a->has_prec == b->has_prec && (!a->has_prec || a->prec == b->prec) &&
-           a->n_i32 == b->n_i32 && same_array(a->i32, b->i32, a->n_i32 * sizeof *a->i32) &&
+           same_i32(a, b) &&
            a->n_u32 == b->n_u32 && same_array(a->u32, b->u32, a->n_u32 * sizeof *a->u32) &&
            a->n_f32 == b->n_f32 && same_array(a->f32, b->f32, a->n_f32 * sizeof *a->f32);
 }

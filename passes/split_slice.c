@@ -27,7 +27,7 @@
 typedef struct SliceKey {
     const void *src;                       /* the values' first element */
     uint32_t n_src, n_dims;
-    uint8_t kind, has_prec;                /* kind: 0 int32, 1 uint32, 2 float */
+    uint8_t kind, has_prec;                /* kind: 0 int32, 1 uint32, 2 float, 3 int8 */
     int32_t prec;
     int32_t dims[TIR_CDIMS];
     int64_t lo[TIR_CDIMS], ext[TIR_CDIMS];
@@ -175,32 +175,39 @@ static bool ptr_put(PtrMap *m, const void *p, uint32_t val)
 }
 
 /* The tensor's values: the first element, their count and kind (0 int32, 1 uint32, 2
- * float; every kind is 4 bytes). */
+ * float, 3 int32 held as int8: Tensor.i8). */
 static const char *values_of(const Tensor *t, uint32_t *n, uint8_t *kind)
 {
-    *kind = t->n_i32 ? 0 : t->n_u32 ? 1 : 2;
+    *kind = t->i8 ? 3 : t->n_i32 ? 0 : t->n_u32 ? 1 : 2;
     *n = t->n_i32 ? t->n_i32 : t->n_u32 ? t->n_u32 : t->n_f32;
-    return t->n_i32 ? (const char *)t->i32 : t->n_u32 ? (const char *)t->u32
-                                                      : (const char *)t->f32;
+    return t->i8 ? (const char *)t->i8 : t->n_i32 ? (const char *)t->i32
+                                     : t->n_u32  ? (const char *)t->u32
+                                                 : (const char *)t->f32;
 }
 
-enum { ES = 4 }; /* bytes of an element of every kind */
+/* The bytes of an element of kind: 4, 1 for int8. */
+static size_t es_of(uint8_t kind)
+{
+    return kind == 3 ? 1 : 4;
+}
 
 /* Gives t the values at dst: vol elements of kind. */
 static void set_values(Tensor *t, uint8_t kind, char *dst, int64_t vol)
 {
     t->i32 = kind == 0 ? (int32_t *)(void *)dst : NULL;
-    t->n_i32 = kind == 0 ? (uint32_t)vol : 0;
+    t->i8 = kind == 3 ? (int8_t *)dst : NULL;
+    t->n_i32 = kind == 0 || kind == 3 ? (uint32_t)vol : 0;
     t->u32 = kind == 1 ? (uint32_t *)(void *)dst : NULL;
     t->n_u32 = kind == 1 ? (uint32_t)vol : 0;
     t->f32 = kind == 2 ? (float *)(void *)dst : NULL;
     t->n_f32 = kind == 2 ? (uint32_t)vol : 0;
 }
 
-/* Copies the box lo/ext of the k-axis array src of dims into dst, in C order, in runs: the
- * axes after the last one cut are whole, so each run is contiguous in both. */
-static void copy_box(char *dst, const char *src, const int32_t *dims, int k, const int64_t *lo,
-                     const int64_t *ext)
+/* Copies the box lo/ext of the k-axis array src of dims (elements of es bytes) into dst, in
+ * C order, in runs: the axes after the last one cut are whole, so each run is contiguous in
+ * both. */
+static void copy_box(char *dst, const char *src, size_t es, const int32_t *dims, int k,
+                     const int64_t *lo, const int64_t *ext)
 {
     int64_t vol = 1, stride[TIR_CDIMS] = {0};
     for (int a = k - 1; a >= 0; a--) {
@@ -216,7 +223,7 @@ static void copy_box(char *dst, const char *src, const int32_t *dims, int k, con
         int64_t off = 0;
         for (int a = 0; a <= last; a++)
             off += (lo[a] + c0[a]) * stride[a];
-        memcpy(dst + (size_t)i * ES, src + (size_t)off * ES, (size_t)run * ES);
+        memcpy(dst + (size_t)i * es, src + (size_t)off * es, (size_t)run * es);
         for (int a = last - 1; a >= 0; a--) {
             if (++c0[a] < ext[a])
                 break;
@@ -255,12 +262,13 @@ static Tensor *copy_now(Graph *g, const Tensor *t, int k, const int64_t *lo,
 {
     Tensor *n = header(g, t, k, ext);
     int64_t vol = box_volume(k, ext);
-    char *dst = n ? arena_alloc(g->arena, (size_t)vol, ES) : NULL;
-    if (!dst)
-        return NULL;
     uint32_t have;
     uint8_t kind;
-    copy_box(dst, values_of(t, &have, &kind), t->dims, k, lo, ext);
+    const char *src = values_of(t, &have, &kind);
+    char *dst = n ? arena_alloc(g->arena, (size_t)vol, es_of(kind)) : NULL;
+    if (!dst)
+        return NULL;
+    copy_box(dst, src, es_of(kind), t->dims, k, lo, ext);
     set_values(n, kind, dst, vol);
     return n;
 }
@@ -406,7 +414,7 @@ static bool add_range(Range **r, size_t *n, size_t *cap, const Tensor *t, uint32
         *r = nr;
         *cap = c;
     }
-    (*r)[(*n)++] = (Range){(uintptr_t)v, (uintptr_t)v + (uintptr_t)cnt * ES, root};
+    (*r)[(*n)++] = (Range){(uintptr_t)v, (uintptr_t)v + (uintptr_t)cnt * es_of(kind), root};
     return true;
 }
 
@@ -449,6 +457,7 @@ static bool fill_rows(Graph *g, SplitSlices *s, Part **p, size_t n, int64_t a, i
     uint32_t have;
     uint8_t kind;
     const char *src = values_of(root, &have, &kind);
+    size_t es = es_of(kind);
     int k = (int)root->n_dims;
     int32_t dims[TIR_CDIMS];
     int64_t row = 1, lo[TIR_CDIMS];
@@ -457,7 +466,7 @@ static bool fill_rows(Graph *g, SplitSlices *s, Part **p, size_t n, int64_t a, i
         row *= i ? dims[i] : 1;
     }
     char *own = NULL;
-    size_t bytes = (size_t)((b - a) * row) * ES;
+    size_t bytes = (size_t)((b - a) * row) * es;
     if (free_root) {
         if (bytes > sc->cap) {
             char *np = realloc(sc->p, bytes);
@@ -465,7 +474,7 @@ static bool fill_rows(Graph *g, SplitSlices *s, Part **p, size_t n, int64_t a, i
                 return false;
             sc->p = np, sc->cap = bytes;
         }
-        own = (char *)(uintptr_t)src + (size_t)(a * row) * ES; /* nothing else holds it */
+        own = (char *)(uintptr_t)src + (size_t)(a * row) * es; /* nothing else holds it */
         memcpy(sc->p, own, bytes);
         src = sc->p;
         dims[0] = (int32_t)(b - a);
@@ -475,17 +484,17 @@ static bool fill_rows(Graph *g, SplitSlices *s, Part **p, size_t n, int64_t a, i
         int64_t vol = box_volume(k, p[i]->ext);
         char *dst;
         if (own && off + vol <= room) {
-            dst = own + (size_t)off * ES;
+            dst = own + (size_t)off * es;
             off += vol;
             s->stats.in_place_values += (uint64_t)vol;
         } else {
-            if (!(dst = arena_alloc(g->arena, (size_t)vol, ES)))
+            if (!(dst = arena_alloc(g->arena, (size_t)vol, es)))
                 return false;
             s->stats.fresh_values += (uint64_t)vol;
         }
         memcpy(lo, p[i]->lo, sizeof lo);
         lo[0] -= own ? a : 0;
-        copy_box(dst, src, dims, k, lo, p[i]->ext);
+        copy_box(dst, src, es, dims, k, lo, p[i]->ext);
         set_values(p[i]->t, kind, dst, vol);
     }
     return true;

@@ -390,7 +390,8 @@ static ExactRange data_range(const Block *b)
     ExactRange r = {0, 0};
     bool first = true;
     for (uint32_t i = 0; i < t->n_i32; i++, first = false)
-        r = first ? rng(t->i32[i], t->i32[i]) : r_union(r, rng(t->i32[i], t->i32[i]));
+        r = first ? rng(tensor_i32_at(t, i), tensor_i32_at(t, i))
+                  : r_union(r, rng(tensor_i32_at(t, i), tensor_i32_at(t, i)));
     for (uint32_t i = 0; !t->n_i32 && i < t->n_u32; i++, first = false)
         r = first ? rng(t->u32[i], t->u32[i]) : r_union(r, rng(t->u32[i], t->u32[i]));
     for (uint32_t i = 0; !t->n_i32 && !t->n_u32 && i < t->n_f32; i++) {

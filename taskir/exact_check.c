@@ -70,7 +70,7 @@ static bool lut_entry(const Block *t, int64_t k, int64_t *v)
     if (!d || k < 0)
         return false;
     if (k < (int64_t)d->n_i32)
-        *v = d->i32[k];
+        *v = tensor_i32_at(d, (size_t)k);
     else if (!d->n_i32 && k < (int64_t)d->n_u32)
         *v = d->u32[k];
     else

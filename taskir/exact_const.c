@@ -78,7 +78,7 @@ static bool tensor_at(const Tensor *t, int64_t i, int64_t *v)
     if (t->n_i32) {
         if ((uint64_t)i >= t->n_i32)
             return false;
-        *v = t->i32[i];
+        *v = tensor_i32_at(t, (size_t)i);
     } else if (t->n_u32) {
         if ((uint64_t)i >= t->n_u32 || t->u32[i] > INT32_MAX)
             return false;

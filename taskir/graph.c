@@ -486,6 +486,7 @@ bool tensor_set_i32(Graph *g, Tensor *t, const int32_t *dims, uint32_t n_dims,
         return false;
     t->n_dims = n_dims;
     t->n_i32 = n_values;
+    t->i8 = NULL;
     t->prec = PR_INT_32;
     t->has_prec = true;
     return true;

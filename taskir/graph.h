@@ -47,12 +47,29 @@ typedef struct Tensor {
     bool has_prec;          /* absent: the block's precision */
     int32_t *i32;           /* int32_data  (INT_*, TERNARY) */
     uint32_t n_i32;
+    int8_t *i8;             /* or the n_i32 int32_data values held in a byte each (i32 NULL):
+                               a block's data loaded narrow (LoadOptions.narrow), and its parts;
+                               read them with tensor_i32_at */
     uint32_t *u32;          /* uint32_data (UINT_*) */
     uint32_t n_u32;
     float *f32;             /* float_data  (FLOAT_*) */
     uint32_t n_f32;
     const char *name;       /* NULL when absent */
 } Tensor;
+
+/* Value k of t's int32_data, held wide (i32) or narrow (i8). */
+static inline int32_t tensor_i32_at(const Tensor *t, size_t k)
+{
+    return t->i8 ? t->i8[k] : t->i32[k];
+}
+
+/* The first int32_data value of t, wide or narrow, and the bytes of one (1 or 4); NULL when
+ * it has none. */
+static inline const void *tensor_i32_vals(const Tensor *t, size_t *elem)
+{
+    *elem = t->i8 ? 1 : 4;
+    return !t->n_i32 ? NULL : t->i8 ? (const void *)t->i8 : (const void *)t->i32;
+}
 
 typedef struct Attr {
     AttrId id;

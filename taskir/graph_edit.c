@@ -258,7 +258,8 @@ bool blk_set_data_view(Graph *g, Block *b, const Tensor *parent, uint32_t start,
         return false;
     t->dims[0] = (int32_t)count;
     uint32_t off = (uint32_t)(row * start), n = (uint32_t)(row * count);
-    t->i32 = parent->n_i32 ? parent->i32 + off : NULL;
+    t->i32 = parent->n_i32 && !parent->i8 ? parent->i32 + off : NULL;
+    t->i8 = parent->n_i32 && parent->i8 ? parent->i8 + off : NULL;
     t->n_i32 = parent->n_i32 ? n : 0;
     t->u32 = parent->n_u32 && !parent->n_i32 ? parent->u32 + off : NULL;
     t->n_u32 = t->u32 ? n : 0;

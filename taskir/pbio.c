@@ -14,9 +14,14 @@
 
 /* ---- loading ---- */
 
+/* Runs of at least this many values are decoded narrow (LoadOptions.narrow) when they fit:
+ * the tensors the saver encodes itself (DEFER_MIN_VALUES), so a small one never is. */
+enum { NARROW_MIN_VALUES = 64 };
+
 /* The values of a run that pb_wire_lift lifted, decoded into the graph's arena. */
 typedef struct RunValues {
     uint32_t *v;
+    int8_t *v8;                 /* or the values as int8 (v NULL): decoded narrow */
     uint64_t n;
 } RunValues;
 
@@ -74,10 +79,12 @@ static bool prec_in(Loader *L, const char *where, int wire, PrecisionId *out)
 }
 
 /* The values of a lifted field: marks[0 .. n) index L->runs, whose values are joined in
- * that order (one run: its values as they are). false when out of memory or past 2^32
- * values. */
+ * that order (one run: its values as they are). With narrow (not NULL), one run decoded
+ * narrow is given as it is there (*vals NULL); else such runs are widened (an int8 value v
+ * read as an int32 or a uint32 is the bits of (int32_t)v). false when out of memory or past
+ * 2^32 values. */
 static bool lifted_in(Loader *L, const char *where, const uint32_t *marks, size_t n,
-                      uint32_t **vals, uint32_t *count)
+                      uint32_t **vals, int8_t **narrow, uint32_t *count)
 {
     uint64_t total = 0;
     for (size_t i = 0; i < n; i++) {
@@ -92,19 +99,29 @@ static bool lifted_in(Loader *L, const char *where, const uint32_t *marks, size_
         return false;
     }
     *count = (uint32_t)total;
-    if (n == 1) {
+    if (n == 1 && (L->runs[marks[0]].v || narrow)) {
         *vals = L->runs[marks[0]].v;
+        if (narrow)
+            *narrow = L->runs[marks[0]].v8;
         return true;
     }
     *vals = arena_alloc(L->g->arena, (size_t)total, sizeof(uint32_t));
     if (!*vals)
         return false;
-    for (size_t i = 0, at = 0; i < n; at += (size_t)L->runs[marks[i]].n, i++)
-        memcpy(*vals + at, L->runs[marks[i]].v, (size_t)L->runs[marks[i]].n * sizeof(uint32_t));
+    for (size_t i = 0, at = 0; i < n; at += (size_t)L->runs[marks[i]].n, i++) {
+        const RunValues *r = &L->runs[marks[i]];
+        if (r->v)
+            memcpy(*vals + at, r->v, (size_t)r->n * sizeof(uint32_t));
+        else
+            for (uint64_t k = 0; k < r->n; k++)
+                (*vals)[at + k] = (uint32_t)(int32_t)r->v8[k];
+    }
     return true;
 }
 
-static bool tensor_in(Loader *L, const char *where, const Taskir__Tensor *w, Tensor *t)
+/* narrow: t may hold its int32_data as int8 (a block's data) when the run was decoded so. */
+static bool tensor_in(Loader *L, const char *where, const Taskir__Tensor *w, Tensor *t,
+                      bool narrow)
 {
     memset(t, 0, sizeof *t);
     Arena *a = L->g->arena;
@@ -120,10 +137,10 @@ static bool tensor_in(Loader *L, const char *where, const Taskir__Tensor *w, Ten
     }
     if (L->runs && w->n_int32_data &&
         !lifted_in(L, where, (const uint32_t *)w->int32_data, w->n_int32_data,
-                   (uint32_t **)&t->i32, &t->n_i32))
+                   (uint32_t **)&t->i32, narrow ? &t->i8 : NULL, &t->n_i32))
         return false;
     if (L->runs && w->n_uint32_data &&
-        !lifted_in(L, where, w->uint32_data, w->n_uint32_data, &t->u32, &t->n_u32))
+        !lifted_in(L, where, w->uint32_data, w->n_uint32_data, &t->u32, NULL, &t->n_u32))
         return false;
     if (w->has_precision) {
         if (!prec_in(L, where, w->precision, &t->prec))
@@ -133,7 +150,7 @@ static bool tensor_in(Loader *L, const char *where, const Taskir__Tensor *w, Ten
     t->n_dims = (uint32_t)w->n_dims;
     t->n_f32 = (uint32_t)w->n_float_data;
     t->dims = arena_grow(a, w->dims, w->n_dims, w->n_dims, sizeof(int32_t));
-    if (!t->i32) {
+    if (!t->i32 && !t->i8) {
         t->n_i32 = (uint32_t)w->n_int32_data;
         t->i32 = arena_grow(a, w->int32_data, t->n_i32, t->n_i32, sizeof(int32_t));
     }
@@ -242,7 +259,7 @@ static bool block_in(Loader *L, const Taskir__TaskBlock *w)
         return false;
     if (w->data) {
         b->data = arena_alloc(L->g->arena, 1, sizeof(Tensor));
-        if (!b->data || !tensor_in(L, where, w->data, b->data))
+        if (!b->data || !tensor_in(L, where, w->data, b->data, true))
             return false;
     }
     if (w->n_attributes > TIR_MAX_ATTRS) {
@@ -325,7 +342,7 @@ static bool edge_in(Loader *L, const Taskir__Edge *w)
         if (!r)
             return false;
         for (size_t k = 0; k < wr->n_matrix; k++)
-            if (!tensor_in(L, where, wr->matrix[k], &r->mats[k]))
+            if (!tensor_in(L, where, wr->matrix[k], &r->mats[k], false))
                 return false;
     }
     return true;
@@ -514,7 +531,7 @@ Status pb_decode(const struct ProtobufCMessageDescriptor *desc, const uint8_t *b
  * run is a fault of those bytes, reported before anything of the graph, as the unpack would
  * have). */
 static Status graph_from_lifted(const Taskir__TaskGraph *w, const Lifted *lf, uint32_t threads,
-                                Graph **out, Diag *d)
+                                bool narrow, Graph **out, Diag *d)
 {
     *out = NULL;
     Loader L = {graph_create(), d, NULL, 0};
@@ -523,14 +540,16 @@ static Status graph_from_lifted(const Taskir__TaskGraph *w, const Lifted *lf, ui
     if (ok && lf && lf->n_runs) {
         runs = calloc(lf->n_runs, sizeof *runs);
         uint32_t **vals = calloc(lf->n_runs, sizeof *vals);
+        int8_t **vals8 = narrow ? calloc(lf->n_runs, sizeof *vals8) : NULL;
         uint64_t *count = calloc(lf->n_runs, sizeof *count);
         bool malformed = false;
-        ok = runs && vals && count &&
-             pb_runs_decode(lf->runs, lf->n_runs, L.g->arena, threads, vals, count,
-                            &lf->counted, &malformed);
+        ok = runs && vals && count && (vals8 || !narrow) &&
+             pb_runs_decode_narrow(lf->runs, lf->n_runs, L.g->arena, threads, vals, vals8,
+                                   NARROW_MIN_VALUES, count, &lf->counted, &malformed);
         for (size_t i = 0; ok && i < lf->n_runs; i++)
-            runs[i] = (RunValues){vals[i], count[i]};
+            runs[i] = (RunValues){vals[i], vals8 ? vals8[i] : NULL, count[i]};
         free(vals);
+        free(vals8);
         free(count);
         if (malformed) {
             graph_destroy(L.g);
@@ -587,7 +606,8 @@ Status graph_load_pb_mem_opts(const uint8_t *buf, size_t len, const LoadOptions 
                                  sizeof load_caps / sizeof load_caps[0], fields, 2, threads,
                                  "TaskGraph", &msg, &lf, d);
     if (st == ST_OK) {
-        st = graph_from_lifted((Taskir__TaskGraph *)msg, &lf, threads, out, d);
+        st = graph_from_lifted((Taskir__TaskGraph *)msg, &lf, threads, opt && opt->narrow,
+                               out, d);
         taskir__task_graph__free_unpacked((Taskir__TaskGraph *)msg, NULL);
     }
     lifted_free(&lf);
@@ -602,16 +622,21 @@ const PbFieldCap *graph_pb_caps(size_t *n)
 
 Status graph_from_pb(const Taskir__TaskGraph *w, Graph **out, Diag *d)
 {
-    return graph_from_lifted(w, NULL, 1, out, d);
+    return graph_from_lifted(w, NULL, 1, false, out, d);
 }
 
 Status graph_load_pb(const char *path, Graph **out, Diag *d)
+{
+    return graph_load_pb_opts(path, NULL, out, d);
+}
+
+Status graph_load_pb_opts(const char *path, const LoadOptions *opt, Graph **out, Diag *d)
 {
     TirFileBytes f;
     *out = NULL;
     Status st = tir_file_bytes(path, TIR_MAX_FILE_BYTES, &f, d);
     if (st == ST_OK)
-        st = graph_load_pb_mem(f.p, f.len, out, d);
+        st = graph_load_pb_mem_opts(f.p, f.len, opt, out, d);
     tir_file_release(&f);
     return st;
 }
@@ -693,7 +718,8 @@ static bool tensor_key(const Tensor *t, PbKey *k)
 {
     if ((uint64_t)t->n_i32 + t->n_u32 < DEFER_MIN_VALUES)
         return false;
-    *k = (PbKey){{(uintptr_t)t->i32, t->n_i32, (uintptr_t)t->u32, t->n_u32,
+    size_t es;
+    *k = (PbKey){{(uintptr_t)tensor_i32_vals(t, &es), t->n_i32, (uintptr_t)t->u32, t->n_u32,
                   (uintptr_t)t->name}};
     return true;
 }
@@ -717,8 +743,23 @@ static Taskir__Tensor *tensor_out(Saver *S, const Tensor *t)
     w->float_data = t->f32;
     w->name = (char *)t->name;
     PbKey k;
-    if (tensor_key(t, &k) && pb_pack_defer_keyed(S->pk, &w->base, TENSOR_INT32_DATA, &k) ==
-                                 PB_DEFER_OOM)
+    bool keyed = tensor_key(t, &k);
+    if (t->i8) { /* held narrow: the packer encodes them, or they are widened here */
+        w->n_int32_data = 0;
+        PbNarrowField nw = {TENSOR_INT32_DATA, t->i8, t->n_i32};
+        if (pb_pack_defer_narrow(S->pk, &w->base, TENSOR_INT32_DATA, keyed ? &k : NULL,
+                                 &nw) == PB_DEFER_DONE)
+            return w;
+        int32_t *v = arena_alloc(S->a, t->n_i32, sizeof *v);
+        if (!v)
+            return NULL;
+        for (uint32_t i = 0; i < t->n_i32; i++)
+            v[i] = t->i8[i];
+        w->n_int32_data = t->n_i32;
+        w->int32_data = v;
+        return w;
+    }
+    if (keyed && pb_pack_defer_keyed(S->pk, &w->base, TENSOR_INT32_DATA, &k) == PB_DEFER_OOM)
         return NULL;
     return w;
 }

@@ -29,6 +29,11 @@ Status graph_load_pb_mem(const uint8_t *buf, size_t len, Graph **out, Diag *d);
 typedef struct LoadOptions {
     uint32_t threads;   /* threads decoding the tensor values (and counting them for the
                          * pre-check); 0 or 1: this thread only */
+    bool narrow;        /* a block's int32_data of 64 values or more, all in -128 .. 127, is
+                         * held as int8 (Tensor.i8, a quarter of the memory): for a tool whose
+                         * every reader of the values takes tensor_i32_at (taskir-opt: the
+                         * verifier, the passes, the saver, the printers); the simulator, the
+                         * mapper and the backend read Tensor.i32 and load without it */
 } LoadOptions;
 /* graph_load_pb_mem with options (NULL: the defaults); the graph is the same whatever they
  * say. */
@@ -36,6 +41,8 @@ Status graph_load_pb_mem_opts(const uint8_t *buf, size_t len, const LoadOptions 
                               Graph **out, Diag *d);
 /* Reads and decodes a file ("-" = stdin). */
 Status graph_load_pb(const char *path, Graph **out, Diag *d);
+/* The same with options (NULL: the defaults). */
+Status graph_load_pb_opts(const char *path, const LoadOptions *opt, Graph **out, Diag *d);
 /* Encodes the graph into a malloc'd buffer. */
 Status graph_pack(const Graph *g, uint8_t **buf, size_t *len, Diag *d);
 /* Encodes and writes atomically ("-" = stdout). */

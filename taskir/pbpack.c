@@ -99,6 +99,17 @@ static uint8_t *put_i32s(const PbPack *p, const int32_t *v, size_t n, uint8_t *o
     return out;
 }
 
+/* put_i32s of int8 values: every one from the table. */
+static uint8_t *put_i8s(const PbPack *p, const int8_t *v, size_t n, uint8_t *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t k = (uint32_t)((int32_t)v[i] + 128);
+        memcpy(out, p->small[k], 16);
+        out += p->small[k][15];
+    }
+    return out;
+}
+
 static uint8_t *put_u32s(const uint32_t *v, size_t n, uint8_t *out)
 {
     for (size_t i = 0; i < n; i++)
@@ -198,8 +209,14 @@ static const void *member(const ProtobufCMessage *m, unsigned off)
 /* Whether field f of m is present (would be written), and the bound of its payload; false
  * when it is present and of a kind not handled here. */
 static bool field_bound(const ProtobufCMessage *m, const ProtobufCFieldDescriptor *f,
-                        bool *present, size_t *bound)
+                        const PbNarrowField *nw, bool *present, size_t *bound)
 {
+    if (nw && f->id == nw->field) {
+        *present = nw->n > 0;
+        *bound = 10 * nw->n; /* nw->n < 2^32 */
+        return f->label == PROTOBUF_C_LABEL_REPEATED && f->type == PROTOBUF_C_TYPE_INT32 &&
+               (f->flags & PROTOBUF_C_FIELD_FLAG_PACKED);
+    }
     *present = false;
     *bound = 0;
     if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF)
@@ -242,10 +259,13 @@ static bool field_bound(const ProtobufCMessage *m, const ProtobufCFieldDescripto
 /* Encodes present field f of m into [length][payload] at buf + PREFIX_GAP (room for bound
  * bytes and SLACK); returns where the field's data starts and its length in *len. */
 static uint8_t *field_encode(const PbPack *p, const ProtobufCMessage *m,
-                             const ProtobufCFieldDescriptor *f, uint8_t *buf, size_t *len)
+                             const ProtobufCFieldDescriptor *f, const PbNarrowField *nw,
+                             uint8_t *buf, size_t *len)
 {
     uint8_t *start = buf + PREFIX_GAP, *end = start;
-    if (f->label == PROTOBUF_C_LABEL_REPEATED) {
+    if (nw && f->id == nw->field) {
+        end = put_i8s(p, nw->v, nw->n, start);
+    } else if (f->label == PROTOBUF_C_LABEL_REPEATED) {
         const void *v = *(const void *const *)member(m, f->offset);
         size_t n = *(const size_t *)member(m, f->quantifier_offset);
         switch (f->type) {
@@ -415,7 +435,8 @@ static void kept_used(PbPack *p, Kept **s)
 
 /* pb_pack_defer; with e (a shared payload, pb_pack_expect), its kept bytes are given to m,
  * or m's are kept for its later uses. */
-static PbDeferResult defer(PbPack *p, ProtobufCMessage *m, uint32_t from_id, Kept *e)
+static PbDeferResult defer(PbPack *p, ProtobufCMessage *m, uint32_t from_id, Kept *e,
+                           const PbNarrowField *nw)
 {
     const ProtobufCMessageDescriptor *desc = m->descriptor;
     if (m->n_unknown_fields)
@@ -433,7 +454,7 @@ static PbDeferResult defer(PbPack *p, ProtobufCMessage *m, uint32_t from_id, Kep
     if (desc->n_fields - first > 64)
         return PB_DEFER_SKIPPED;
     for (unsigned i = first; i < desc->n_fields; i++) {
-        if (!field_bound(m, &desc->fields[i], &present[i - first], &bounds[i - first]))
+        if (!field_bound(m, &desc->fields[i], nw, &present[i - first], &bounds[i - first]))
             return PB_DEFER_SKIPPED;
         n_present += present[i - first];
     }
@@ -456,7 +477,7 @@ static PbDeferResult defer(PbPack *p, ProtobufCMessage *m, uint32_t from_id, Kep
             p->n_refs = refs_before;
             return PB_DEFER_OOM;
         }
-        uint8_t *data = field_encode(p, m, f, buf, &len);
+        uint8_t *data = field_encode(p, m, f, nw, buf, &len);
         if (len >= REF_MIN && !add_ref(p, data, len)) {
             p->n_refs = refs_before;
             return PB_DEFER_OOM;
@@ -476,16 +497,22 @@ static PbDeferResult defer(PbPack *p, ProtobufCMessage *m, uint32_t from_id, Kep
 
 PbDeferResult pb_pack_defer(PbPack *p, ProtobufCMessage *m, uint32_t from_id)
 {
-    return defer(p, m, from_id, NULL);
+    return defer(p, m, from_id, NULL, NULL);
 }
 
 PbDeferResult pb_pack_defer_keyed(PbPack *p, ProtobufCMessage *m, uint32_t from_id,
                                   const PbKey *k)
 {
-    Kept **s = p->kept ? kept_slot(p, k) : NULL;
+    return pb_pack_defer_narrow(p, m, from_id, k, NULL);
+}
+
+PbDeferResult pb_pack_defer_narrow(PbPack *p, ProtobufCMessage *m, uint32_t from_id,
+                                   const PbKey *k, const PbNarrowField *nw)
+{
+    Kept **s = k && p->kept ? kept_slot(p, k) : NULL;
     if (!s || !*s)
-        return defer(p, m, from_id, NULL);
-    PbDeferResult r = defer(p, m, from_id, *s);
+        return defer(p, m, from_id, NULL, nw);
+    PbDeferResult r = defer(p, m, from_id, *s, nw);
     kept_used(p, s);
     return r;
 }

@@ -73,6 +73,20 @@ bool pb_pack_expect(PbPack *p, const PbKey *k);
 PbDeferResult pb_pack_defer_keyed(PbPack *p, ProtobufCMessage *m, uint32_t from_id,
                                   const PbKey *k);
 
+/* A packed int32 field whose values are given as int8 (a tensor held narrow, graph.h
+ * Tensor.i8) instead of by the message, whose member for it is empty: encoded as the int32
+ * values would be. */
+typedef struct PbNarrowField {
+    uint32_t field;             /* its number */
+    const int8_t *v;
+    size_t n;                   /* < 2^32 */
+} PbNarrowField;
+/* pb_pack_defer_keyed (k NULL: pb_pack_defer) with field nw->field (from_id or later; a
+ * packed repeated int32) taken from nw (NULL: none). When it returns PB_DEFER_SKIPPED or
+ * PB_DEFER_OOM, m does not hold nw's values: the caller must give them to it. */
+PbDeferResult pb_pack_defer_narrow(PbPack *p, ProtobufCMessage *m, uint32_t from_id,
+                                   const PbKey *k, const PbNarrowField *nw);
+
 /* Packs m into p's pieces (replacing any earlier pieces). The deferred payloads of m's
  * messages are referenced, not copied. false on out of memory. */
 bool pb_pack_run(PbPack *p, const ProtobufCMessage *m);

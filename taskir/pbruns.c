@@ -27,6 +27,7 @@ typedef struct Piece {
     size_t len;
     uint64_t count, at;         /* its values, and where they go in its run's array */
     bool known;                 /* count was counted before (PbRunCounts) */
+    bool wide;                  /* decoded narrow, a value did not fit int8 */
 } Piece;
 
 typedef struct Pieces {
@@ -35,6 +36,7 @@ typedef struct Pieces {
     size_t bytes;               /* of all pieces */
     uint32_t threads;           /* taking the pieces */
     uint32_t **vals;
+    int8_t **vals8;             /* NULL, or per run: its int8 array (NULL: vals has it) */
     bool counting;              /* pass 2 (count) or 3 (decode) */
     atomic_bool bad;            /* a piece did not decode (set by any thread) */
 } Pieces;
@@ -48,6 +50,11 @@ static void work(void *ctx, int64_t lo, int64_t hi)
         if (P->counting) {
             if (!c->known)
                 c->count = pb_varint_count(c->p, c->len);
+        } else if (P->vals8 && P->vals8[c->run]) {
+            PbNarrow r = pb_varint_decode8(c->p, c->len, P->vals8[c->run] + c->at, c->count);
+            c->wide = r == PB_NARROW_WIDE;
+            if (r == PB_NARROW_MALFORMED)
+                atomic_store_explicit(&P->bad, true, memory_order_relaxed);
         } else if (!pb_varint_decode32(c->p, c->len, P->vals[c->run] + c->at, c->count))
             atomic_store_explicit(&P->bad, true, memory_order_relaxed);
     }
@@ -61,7 +68,7 @@ static void cut(Pieces *P, size_t run, const uint8_t *p, size_t len)
         size_t e = len - o > PIECE ? o + PIECE : len;
         while (e < len && (p[e - 1] & 0x80)) /* end after the end of a varint */
             e++;
-        P->v[P->n++] = (Piece){run, p + o, e - o, 0, 0, false};
+        P->v[P->n++] = (Piece){run, p + o, e - o, 0, 0, false, false};
         P->bytes += e - o;
         o = e;
     } while (o < len);
@@ -102,7 +109,7 @@ static bool count_pieces(Pieces *P, const PbRun *runs, size_t n, uint32_t thread
     size_t cap = 0;
     for (size_t i = 0; i < n; i++)
         cap += runs[i].len / PIECE + 1; /* <= every byte + 1 per run: no overflow */
-    *P = (Pieces){calloc(cap ? cap : 1, sizeof(Piece)), 0, 0, 1, NULL, true, false};
+    *P = (Pieces){calloc(cap ? cap : 1, sizeof(Piece)), 0, 0, 1, NULL, NULL, true, false};
     if (!P->v)
         return false;
     for (size_t i = 0; i < n; i++) {
@@ -176,6 +183,41 @@ bool pb_runs_count(const PbRun *runs, size_t n, uint32_t threads, uint64_t *coun
 bool pb_runs_decode(const PbRun *runs, size_t n, Arena *a, uint32_t threads, uint32_t **vals,
                     uint64_t *count, const PbRunCounts *known, bool *malformed)
 {
+    return pb_runs_decode_narrow(runs, n, a, threads, vals, NULL, 0, count, known, malformed);
+}
+
+/* The runs of P that decoded narrow with a value that did not fit: their int8 arrays
+ * dropped, uint32 ones allocated and their pieces decoded again into them (P->v then keeps
+ * the pieces of those runs only). false when out of memory. */
+static bool widen_runs(Pieces *P, size_t n, Arena *a)
+{
+    bool *redo = calloc(n ? n : 1, sizeof *redo);
+    uint64_t *c = calloc(n ? n : 1, sizeof *c);
+    bool ok = redo && c;
+    for (size_t i = 0; ok && i < P->n; i++) {
+        redo[P->v[i].run] |= P->v[i].wide;
+        c[P->v[i].run] += P->v[i].count;
+    }
+    for (size_t i = 0; ok && i < n; i++)
+        if (redo[i]) {
+            P->vals8[i] = NULL; /* its memory stays in the arena, unused */
+            ok = (P->vals[i] = arena_alloc(a, (size_t)c[i], sizeof(uint32_t))) != NULL;
+        }
+    size_t k = 0;
+    for (size_t i = 0; ok && i < P->n; i++)
+        if (redo[P->v[i].run])
+            P->v[k++] = P->v[i];
+    if (ok)
+        P->n = k;
+    free(redo);
+    free(c);
+    return ok;
+}
+
+bool pb_runs_decode_narrow(const PbRun *runs, size_t n, Arena *a, uint32_t threads,
+                           uint32_t **vals, int8_t **vals8, uint64_t narrow_min,
+                           uint64_t *count, const PbRunCounts *known, bool *malformed)
+{
     *malformed = false;
     Pieces P;
     if (!count_pieces(&P, runs, n, threads, count, known)) {
@@ -183,11 +225,31 @@ bool pb_runs_decode(const PbRun *runs, size_t n, Arena *a, uint32_t threads, uin
         return false;
     }
     P.vals = vals;
-    bool ok = true;
-    for (size_t i = 0; i < n && ok; i++)
-        ok = (vals[i] = arena_alloc(a, (size_t)count[i], sizeof(uint32_t))) != NULL;
+    P.vals8 = vals8;
+    bool ok = true, narrow = false;
+    for (size_t i = 0; i < n && ok; i++) {
+        vals[i] = NULL;
+        if (vals8)
+            vals8[i] = NULL;
+        if (vals8 && count[i] >= narrow_min && count[i] > 0) {
+            ok = (vals8[i] = arena_alloc(a, (size_t)count[i], 1)) != NULL;
+            narrow = true;
+        } else {
+            ok = (vals[i] = arena_alloc(a, (size_t)count[i], sizeof(uint32_t))) != NULL;
+        }
+    }
     if (ok) {
         P.counting = false;
+        tir_parallel_items(P.threads, (int64_t)P.n, work, &P);
+        *malformed = atomic_load(&P.bad);
+        ok = !*malformed;
+    }
+    bool again = false;
+    for (size_t i = 0; ok && narrow && i < P.n; i++)
+        again = again || P.v[i].wide;
+    if (again && !(ok = widen_runs(&P, n, a)))
+        arena_set_failed(a);
+    if (ok && again) {
         tir_parallel_items(P.threads, (int64_t)P.n, work, &P);
         *malformed = atomic_load(&P.bad);
         ok = !*malformed;

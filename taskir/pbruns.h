@@ -40,4 +40,13 @@ bool pb_runs_count(const PbRun *runs, size_t n, uint32_t threads, uint64_t *coun
 bool pb_runs_decode(const PbRun *runs, size_t n, Arena *a, uint32_t threads, uint32_t **vals,
                     uint64_t *count, const PbRunCounts *known, bool *malformed);
 
+/* pb_runs_decode, with the runs of narrow_min values or more (and at least one) decoded as
+ * int8 into vals8[i] (vals[i] NULL) when every value of the run is in -128 .. 127 as an
+ * int32 (pb_varint_decode8); the others, and those runs whose values do not all fit, into
+ * vals[i] (vals8[i] NULL). A run that does not fit is decoded a second time, its int8
+ * array left unused in the arena. vals8 NULL: pb_runs_decode. */
+bool pb_runs_decode_narrow(const PbRun *runs, size_t n, Arena *a, uint32_t threads,
+                           uint32_t **vals, int8_t **vals8, uint64_t narrow_min,
+                           uint64_t *count, const PbRunCounts *known, bool *malformed);
+
 #endif

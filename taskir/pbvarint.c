@@ -190,3 +190,33 @@ bool pb_varint_decode32(const uint8_t *p, size_t n, uint32_t *out, uint64_t coun
 {
     return pb_varint_decode32_by(PB_VARINT_BEST, p, n, out, count);
 }
+
+PbNarrow pb_varint_decode8(const uint8_t *p, size_t n, int8_t *out, uint64_t count)
+{
+    /* a chunk of at most CH bytes ending where a varint ends holds at most CH varints,
+     * decoded into scratch, then narrowed */
+    enum { CH = 4096 };
+    uint32_t scratch[CH];
+    const uint8_t *end = p + n;
+    uint64_t k = 0;
+    while (p < end) {
+        size_t len = (size_t)(end - p) > CH ? CH : (size_t)(end - p);
+        while (len > 0 && (p[len - 1] & 0x80)) /* back to the end of a varint */
+            len--;
+        if (len == 0) /* CH bytes without an end: longer than 10 bytes */
+            return PB_NARROW_MALFORMED;
+        uint64_t c = pb_varint_count(p, len);
+        if (c > count - k || !pb_varint_decode32(p, len, scratch, c))
+            return PB_NARROW_MALFORMED;
+        uint32_t wide = 0;
+        for (uint64_t i = 0; i < c; i++) {
+            wide |= (scratch[i] + 128u) & ~0xffu; /* not in -128 .. 127 as an int32 */
+            out[k + i] = (int8_t)(scratch[i] & 0xffu);
+        }
+        if (wide)
+            return PB_NARROW_WIDE;
+        k += c;
+        p += len;
+    }
+    return k == count ? PB_NARROW_OK : PB_NARROW_MALFORMED;
+}

@@ -24,6 +24,18 @@ uint64_t pb_varint_count(const uint8_t *p, size_t n);
  * protobuf-c refuses it: a varint longer than 10 bytes, or the last one cut off at the end. */
 bool pb_varint_decode32(const uint8_t *p, size_t n, uint32_t *out, uint64_t count);
 
+/* What pb_varint_decode8 found. */
+typedef enum PbNarrow {
+    PB_NARROW_OK,        /* every value is in -128 .. 127 as an int32: out holds them */
+    PB_NARROW_WIDE,      /* a value is not (out partly written): decode32 the run instead */
+    PB_NARROW_MALFORMED  /* the run is malformed, as for pb_varint_decode32 */
+} PbNarrow;
+
+/* pb_varint_decode32 into int8 values: each varint's low 32 bits as an int32, which must be
+ * in -128 .. 127 (the int8 weights of a model, 1 byte a value where decode32 takes 4). Cut
+ * into chunks of 4 KiB decoded by pb_varint_decode32 into a scratch array on the stack. */
+PbNarrow pb_varint_decode8(const uint8_t *p, size_t n, int8_t *out, uint64_t count);
+
 /* The ways of decoding, all with the same results: a byte at a time; eight bytes at a time
  * (little-endian CPUs); the same with the BMI2 bit gather (x86-64 CPUs that have it, asked at
  * run time); BEST, the fastest this CPU has (what pb_varint_decode32 takes). */

@@ -67,6 +67,14 @@ uint64_t print_fnv1a_i32(const int32_t *v, uint32_t n)
     return h;
 }
 
+uint64_t print_fnv1a_i8(const int8_t *v, uint32_t n)
+{
+    uint64_t h = FNV_OFFSET;
+    for (uint32_t i = 0; i < n; i++)
+        h = fnv_word(h, (uint32_t)(int32_t)v[i]);
+    return h;
+}
+
 uint64_t print_fnv1a_u32(const uint32_t *v, uint32_t n)
 {
     uint64_t h = FNV_OFFSET;
@@ -162,7 +170,8 @@ int print_tensor_vals(const Tensor *t, PrintVals out[3])
 {
     int n = 0;
     if (t->n_i32)
-        out[n++] = (PrintVals){PV_I32, "int32", t->i32, t->n_i32};
+        out[n++] = t->i8 ? (PrintVals){PV_I8, "int32", t->i8, t->n_i32}
+                         : (PrintVals){PV_I32, "int32", t->i32, t->n_i32};
     if (t->n_u32)
         out[n++] = (PrintVals){PV_U32, "uint32", t->u32, t->n_u32};
     if (t->n_f32)
@@ -175,6 +184,9 @@ void print_val(FILE *out, const PrintVals *v, uint32_t i)
     switch (v->kind) {
     case PV_I32:
         fprintf(out, "%d", (int)((const int32_t *)v->v)[i]);
+        break;
+    case PV_I8:
+        fprintf(out, "%d", (int)((const int8_t *)v->v)[i]);
         break;
     case PV_U32:
         fprintf(out, "%u", (unsigned)((const uint32_t *)v->v)[i]);
@@ -190,6 +202,8 @@ double print_val_f64(const PrintVals *v, uint32_t i)
     switch (v->kind) {
     case PV_I32:
         return ((const int32_t *)v->v)[i];
+    case PV_I8:
+        return ((const int8_t *)v->v)[i];
     case PV_U32:
         return ((const uint32_t *)v->v)[i];
     case PV_F32:
@@ -203,6 +217,8 @@ uint64_t print_vals_fnv1a(const PrintVals *v)
     switch (v->kind) {
     case PV_I32:
         return print_fnv1a_i32(v->v, v->n);
+    case PV_I8:
+        return print_fnv1a_i8(v->v, v->n);
     case PV_U32:
         return print_fnv1a_u32(v->v, v->n);
     case PV_F32:

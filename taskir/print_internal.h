@@ -48,12 +48,13 @@ void print_edge_end(const Graph *g, const PrintIndex *ix, const Edge *e, bool sr
  * bytes in little-endian order (int32 two's complement, uint32, IEEE float bits). Stable on
  * every host. */
 uint64_t print_fnv1a_i32(const int32_t *v, uint32_t n);
+uint64_t print_fnv1a_i8(const int8_t *v, uint32_t n); /* as print_fnv1a_i32 of the values */
 uint64_t print_fnv1a_u32(const uint32_t *v, uint32_t n);
 uint64_t print_fnv1a_f32(const float *v, uint32_t n);
 
 /* The values of one container of a tensor. A well-formed tensor fills one container (the one
  * of its precision); a malformed one may fill several, and each is printed. */
-typedef enum { PV_I32, PV_U32, PV_F32 } PrintValKind;
+typedef enum { PV_I32, PV_U32, PV_F32, PV_I8 } PrintValKind; /* PV_I8: int32 held narrow */
 typedef struct PrintVals {
     PrintValKind kind;
     const char *name;      /* "int32", "uint32", "float" */

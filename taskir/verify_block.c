@@ -318,16 +318,17 @@ static void check_data_range(Verifier *v, const Block *b, const Tensor *t,
         int32_t mn = INT32_MAX, mx = INT32_MIN;
         if (!vfy_values_extremes(v, b, &mn, &mx))
             for (uint32_t i = 0; i < t->n_i32; i++) {
-                mn = t->i32[i] < mn ? t->i32[i] : mn;
-                mx = t->i32[i] > mx ? t->i32[i] : mx;
+                int32_t x = tensor_i32_at(t, i);
+                mn = x < mn ? x : mn;
+                mx = x > mx ? x : mx;
             }
         if (t->n_i32 == 0 || (mn >= pi->lo && mx <= pi->hi))
             break;
         for (uint32_t i = 0; i < t->n_i32; i++)
-            if (t->i32[i] < pi->lo || t->i32[i] > pi->hi) {
+            if (tensor_i32_at(t, i) < pi->lo || tensor_i32_at(t, i) > pi->hi) {
                 if (!bad++) {
                     first = i;
-                    snprintf(val, sizeof val, "%d", (int)t->i32[i]);
+                    snprintf(val, sizeof val, "%d", (int)tensor_i32_at(t, i));
                 }
             }
         break;

@@ -18,7 +18,8 @@
 enum { PIECE = 1 << 18 };
 
 typedef struct Piece {
-    const int32_t *p;
+    const char *p;      /* n values of es bytes (Tensor.i32, or i8 when held narrow) */
+    uint8_t es;
     uint32_t n;
     uint32_t pos;       /* the block's position */
     int32_t mn, mx;
@@ -37,10 +38,18 @@ static void scan(void *ctx, int64_t lo, int64_t hi)
     Piece *pc = S->pc;
     for (size_t k; (k = atomic_fetch_add_explicit(&S->next, 1, memory_order_relaxed)) < S->n;) {
         int32_t mn = INT32_MAX, mx = INT32_MIN;
-        const int32_t *p = pc[k].p;
-        for (uint32_t i = 0; i < pc[k].n; i++) {
-            mn = p[i] < mn ? p[i] : mn;
-            mx = p[i] > mx ? p[i] : mx;
+        if (pc[k].es == 1) {
+            const int8_t *p = (const int8_t *)pc[k].p;
+            for (uint32_t i = 0; i < pc[k].n; i++) {
+                mn = p[i] < mn ? p[i] : mn;
+                mx = p[i] > mx ? p[i] : mx;
+            }
+        } else {
+            const int32_t *p = (const int32_t *)(const void *)pc[k].p;
+            for (uint32_t i = 0; i < pc[k].n; i++) {
+                mn = p[i] < mn ? p[i] : mn;
+                mx = p[i] > mx ? p[i] : mx;
+            }
         }
         pc[k].mn = mn;
         pc[k].mx = mx;
@@ -56,7 +65,8 @@ static const Tensor *i32_data(const Block *b)
 
 /* A block with int32 data, by its array: blocks of equal arrays sit side by side once sorted. */
 typedef struct Holder {
-    const int32_t *p;
+    const char *p;
+    uint8_t es;
     uint32_t n;
     uint32_t pos;
 } Holder;
@@ -88,8 +98,11 @@ void vfy_values_scan(Verifier *v, uint32_t threads)
     nh = 0;
     for (uint32_t i = 0; i < g->n_blocks; i++) {
         const Tensor *t = i32_data(g->blocks[i]);
-        if (t)
-            h[nh++] = (Holder){t->i32, t->n_i32, i};
+        if (t) {
+            size_t es;
+            const char *p = tensor_i32_vals(t, &es);
+            h[nh++] = (Holder){p, (uint8_t)es, t->n_i32, i};
+        }
     }
     qsort(h, nh, sizeof *h, holder_cmp);
     /* the pieces of each distinct array, in the order of the sorted holders */
@@ -113,7 +126,7 @@ void vfy_values_scan(Verifier *v, uint32_t threads)
             continue;
         for (uint32_t o = 0; o < h[j].n; o += PIECE) {
             uint32_t m = h[j].n - o < PIECE ? h[j].n - o : PIECE;
-            pc[k++] = (Piece){h[j].p + o, m, h[j].pos, 0, 0};
+            pc[k++] = (Piece){h[j].p + (size_t)o * h[j].es, h[j].es, m, h[j].pos, 0, 0};
         }
     }
     /* below about a million values, a thread costs more than it saves */

@@ -269,7 +269,9 @@ static Status load_chip(const Options *o, Chip **chip)
 static Status optimize(const Options *o, const PassPlan *plan, const Chip *chip, FILE *dump,
                        PassStat *stats, Graph **out, Diag *d)
 {
-    Status st = graph_load_pb(o->in, out, d);
+    /* narrow: int8 weights in a byte each; every reader here takes them so (pbio.h) */
+    LoadOptions lo = {.threads = 1, .narrow = true};
+    Status st = graph_load_pb_opts(o->in, &lo, out, d);
     if (st == ST_OK)
         st = verify_graph(*out, d);
     if (st != ST_OK)

@@ -545,7 +545,7 @@ static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArr
         if (!st)
             st = verify_mapping(map, d);
     } else {
-        LoadOptions lo = {o->sim.threads};
+        LoadOptions lo = {.threads = o->sim.threads};
         st = graph_load_pb_mem_opts(buf, len, &lo, &g, d);
         phase_end(o->phases, "load");
         VerifyOptions vo = {.threads = o->sim.threads};

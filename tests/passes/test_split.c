@@ -8,7 +8,8 @@
  * its writer; the CLUT's table copied, the
  * CLIF's state carried over steps; the explicit cut spec and its errors; a copied part of
  * a tensor made once for all the pieces that read it, and written into the memory of the
- * tensor it was cut from when nothing else holds that; fit mode on a chip
+ * tensor it was cut from when nothing else holds that, int8 weights held narrow (a byte a
+ * value, LoadOptions.narrow) cut as they are, to the same saved bytes; fit mode on a chip
  * with a small budget, edges cut to the per-destination limit, and the "cannot fit"
  * error. */
 #include <setjmp.h>
@@ -25,6 +26,7 @@
 #include "split_fixture.h"
 #include "taskir/chip_cost.h"
 #include "taskir/layout.h"
+#include "taskir/pbio.h"
 #include "taskir/rearrange.h"
 #include "taskir/uses.h"
 
@@ -460,6 +462,57 @@ static void test_slices_in_place(void **state)
     assert_int_equal(total, hi - lo);
     graph_destroy(g);
     chip_destroy(c);
+}
+
+/* Weights loaded narrow (LoadOptions.narrow: int8 in a byte each, Tensor.i8), cut along f
+ * then r and through the default passes: the parts stay narrow, lie in the memory of the
+ * tensor they were cut from, and the graph saves to the same bytes as when loaded wide (the
+ * verifier, fuse's merging and the saver read the values either way; with 4 output
+ * channels the parts are of fewer values than the saver encodes itself). */
+static void slices_narrow(int32_t f)
+{
+    Chip *c = chip();
+    int32_t s[TIR_NDIMS] = {9, 7, f, 6, 3, 3, 9, 7};
+    Graph *g = fx_block(BT_CC, s, PR_INT_32, BIAS_VECTOR, conv_dil, 8, 0);
+    Diag d;
+    diag_init(&d, "test");
+    uint8_t *pb, *out[2];
+    size_t len, olen[2];
+    assert_int_equal(graph_pack(g, &pb, &len, &d), ST_OK);
+    graph_destroy(g);
+    static const char *const names[] = {"op/w/f0/r0", "op/w/f0/r1", "op/w/f1/r0",
+                                        "op/w/f1/r1"};
+    static const char *const passes[] = {"fuse", "replicate", "group"};
+    for (int narrow = 0; narrow < 2; narrow++) {
+        LoadOptions lo = {.threads = 1, .narrow = narrow};
+        assert_int_equal(graph_load_pb_mem_opts(pb, len, &lo, &g, &d), ST_OK);
+        const Tensor *w = pt_by_name(g, "op/w")->data;
+        assert_int_equal(w->i8 != NULL, narrow);
+        const int8_t *lo8 = w->i8, *hi8 = w->i8 + w->n_i32;
+        assert_int_equal(run_split(g, c, "op:f=2,r=2", false, &d), ST_OK);
+        for (int i = 0; narrow && i < 4; i++) {
+            const Tensor *t = pt_by_name(g, names[i])->data;
+            assert_true(t->i8 && !t->i32 && t->i8 >= lo8 && t->i8 + t->n_i32 <= hi8);
+        }
+        PassOptions o = {.chip = c};
+        for (int k = 0; k < 3; k++)
+            assert_int_equal(pass_find(passes[k])->run(g, &o, &d), ST_OK);
+        pt_verify(g);
+        assert_int_equal(graph_pack(g, &out[narrow], &olen[narrow], &d), ST_OK);
+        graph_destroy(g);
+    }
+    assert_int_equal(olen[0], olen[1]);
+    assert_memory_equal(out[0], out[1], olen[0]);
+    free(out[0]), free(out[1]), free(pb);
+    diag_finish(&d);
+    chip_destroy(c);
+}
+
+static void test_slices_narrow(void **state)
+{
+    (void)state;
+    slices_narrow(64);
+    slices_narrow(4);
 }
 
 /* split_slices_finish on four copies that tile a conv's weights [6 5 3 3] (two of them cut
@@ -909,6 +962,7 @@ int main(void)
         cmocka_unit_test(test_fit_joint),
         cmocka_unit_test(test_slices_in_place),
         cmocka_unit_test(test_slices_finish),
+        cmocka_unit_test(test_slices_narrow),
         cmocka_unit_test(test_fit_unbanded),
         cmocka_unit_test(test_fit_work),
         cmocka_unit_test(test_edges_cut),

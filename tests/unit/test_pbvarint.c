@@ -5,7 +5,10 @@
  * several runs, packed and not, in int32_data and uint32_data, in a block twice (protobuf
  * merges the two), loading with exactly the values protobuf-c's own unpack gives, on any
  * number of threads; the pre-check's memory bound deciding as an exact count would, its
- * count shared by threads (pb_runs_count) with the same findings for every thread count. */
+ * count shared by threads (pb_runs_count) with the same findings for every thread count;
+ * runs decoded narrow (pb_varint_decode8, LoadOptions.narrow: int8 values in a byte each)
+ * giving the same values, the same saved bytes, and the wide form where a value does not
+ * fit. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -88,6 +91,62 @@ static void test_random_runs(void **state)
     }
 }
 
+/* A value that fits int8 as an int32: -128 .. 127, negative ones in 10 bytes. */
+static uint64_t small_value(void)
+{
+    return (uint64_t)(int64_t)(int32_t)(rnd() % 256) - 128;
+}
+
+/* pb_varint_decode8 against pb_varint_decode32 on runs of small values (across its 4 KiB
+ * chunks, some varints in their longer forms): the same values in a byte each; one value
+ * out of -128 .. 127 anywhere makes the run wide, a cut one malformed. */
+static void test_decode8(void **state)
+{
+    (void)state;
+    enum { MAXV = 12000 };
+    uint8_t *buf = malloc(MAXV * 10 + 16);
+    uint32_t *want = malloc(MAXV * sizeof *want);
+    int8_t *got = malloc(MAXV + 1);
+    assert_true(buf && want && got);
+    static const uint64_t outside[] = {128, (uint64_t)(int64_t)-129, 0x80000000u, 255, 1u << 20};
+    for (int iter = 0; iter < 300; iter++) {
+        int nv = (int)(rnd() % MAXV);
+        size_t n = 0;
+        for (int i = 0; i < nv; i++) {
+            uint64_t v = small_value();
+            want[i] = (uint32_t)v;
+            n += put(buf + n, v, rnd() % 8 ? 1 : (int)(1 + rnd() % 10));
+        }
+        got[nv] = 0x5a;
+        assert_int_equal(pb_varint_decode8(buf, n, got, (uint64_t)nv), PB_NARROW_OK);
+        for (int i = 0; i < nv; i++)
+            assert_int_equal((int32_t)got[i], (int32_t)want[i]);
+        assert_int_equal(got[nv], 0x5a);
+        if (n >= 2 && (buf[n - 2] & 0x80))
+            assert_int_equal(pb_varint_decode8(buf, n - 1, got, pb_varint_count(buf, n - 1)),
+                             PB_NARROW_MALFORMED);
+        if (nv == 0)
+            continue;
+        /* one value replaced by one that does not fit */
+        int at = (int)(rnd() % (uint64_t)nv);
+        size_t m = 0;
+        uint8_t *wide = malloc(MAXV * 10 + 16);
+        assert_non_null(wide);
+        for (int i = 0; i < nv; i++)
+            m += put(wide + m, i == at ? outside[rnd() % 5] : (uint64_t)(int64_t)(int32_t)want[i],
+                     1);
+        assert_int_equal(pb_varint_decode8(wide, m, got, (uint64_t)nv), PB_NARROW_WIDE);
+        free(wide);
+    }
+    /* 11 bytes of varint: malformed, not wide */
+    memset(buf, 0xff, 10);
+    buf[10] = 1;
+    assert_int_equal(pb_varint_decode8(buf, 11, got, 1), PB_NARROW_MALFORMED);
+    free(buf);
+    free(want);
+    free(got);
+}
+
 /* Which paths this machine runs (all of them are held to the reference above). */
 static void test_paths(void **state)
 {
@@ -168,9 +227,11 @@ static void add_bytes(Buf *b, uint32_t field, const Buf *body)
 }
 
 /* A Tensor with its int32_data (field 4) and uint32_data (5) in random runs: packed runs of
- * up to 300 values (some empty) and single varints. */
-static void random_tensor(Buf *t)
+ * up to 300 values (some empty) and single varints; with small, every value fits int8 in
+ * some tensors (as the weights of a model). */
+static void random_tensor(Buf *t, bool small)
 {
+    bool fits = small && rnd() % 2;
     add_varint(t, 1 << 3, 1); /* dims: 7 */
     add_varint(t, 7, 1);
     int runs = (int)(rnd() % 5);
@@ -178,13 +239,13 @@ static void random_tensor(Buf *t)
         uint32_t field = rnd() % 3 ? 4 : 5;
         if (rnd() % 3 == 0) {
             add_varint(t, (uint64_t)field << 3, 1);
-            add_varint(t, value(), 1);
+            add_varint(t, fits ? small_value() : value(), 1);
             continue;
         }
         Buf run = {0};
         int nv = rnd() % 4 == 0 ? 0 : (int)(rnd() % 300);
         for (int i = 0; i < nv; i++)
-            add_varint(&run, value(), rnd() % 16 ? 1 : 10);
+            add_varint(&run, fits ? small_value() : value(), rnd() % 16 ? 1 : 10);
         add_bytes(t, field, &run);
         free(run.p);
     }
@@ -194,18 +255,36 @@ static void check_tensor(const Tensor *t, const Taskir__Tensor *w)
 {
     assert_int_equal(t->n_i32, w->n_int32_data);
     assert_int_equal(t->n_u32, w->n_uint32_data);
-    if (t->n_i32)
+    if (t->i8) { /* held narrow: 64 values or more, each in -128 .. 127 */
+        assert_null(t->i32);
+        assert_true(t->n_i32 >= 64);
+        for (uint32_t i = 0; i < t->n_i32; i++)
+            assert_int_equal(tensor_i32_at(t, i), w->int32_data[i]);
+    } else if (t->n_i32)
         assert_memory_equal(t->i32, w->int32_data, t->n_i32 * sizeof(int32_t));
     if (t->n_u32)
         assert_memory_equal(t->u32, w->uint32_data, t->n_u32 * sizeof(uint32_t));
 }
 
+/* One packed run of int32_data of 64 to 363 values, all in -128 .. 127: what a narrow load
+ * holds as int8 (the payload's bytes from the tensor's field 4). */
+static Buf narrow_run(uint32_t *nv)
+{
+    Buf run = {0};
+    *nv = 64 + (uint32_t)(rnd() % 300);
+    for (uint32_t i = 0; i < *nv; i++)
+        add_varint(&run, small_value(), rnd() % 16 ? 1 : 10);
+    return run;
+}
+
 static void test_lifted_graphs(void **state)
 {
     (void)state;
-    for (int iter = 0; iter < 200; iter++) {
+    for (int iter = 0; iter < 400; iter++) {
+        bool narrow = iter % 2;
         Buf g = {0};
         int nb = 1 + (int)(rnd() % 6);
+        bool expect8[6] = {false};
         for (int i = 0; i < nb; i++) {
             Buf b = {0};
             add_varint(&b, 1 << 3, 1); /* id */
@@ -213,9 +292,20 @@ static void test_lifted_graphs(void **state)
             int ndata = (int)(rnd() % 3); /* a second data field merges into the first */
             for (int k = 0; k < ndata; k++) {
                 Buf t = {0};
-                random_tensor(&t);
+                random_tensor(&t, narrow);
                 add_bytes(&b, 7, &t);
                 free(t.p);
+            }
+            if (narrow && ndata == 0 && rnd() % 2) { /* a tensor a narrow load holds so */
+                uint32_t nv;
+                Buf run = narrow_run(&nv), t = {0};
+                add_varint(&t, 1 << 3, 1); /* dims: nv */
+                add_varint(&t, nv, 1);
+                add_bytes(&t, 4, &run);
+                add_bytes(&b, 7, &t);
+                free(run.p);
+                free(t.p);
+                expect8[i] = true;
             }
             add_bytes(&g, 1, &b);
             free(b.p);
@@ -224,15 +314,31 @@ static void test_lifted_graphs(void **state)
         assert_non_null(w);
         Diag d;
         diag_init(&d, "t.pb");
-        Graph *graph = NULL;
-        assert_int_equal(graph_load_pb_mem(g.p, g.n, &graph, &d), ST_OK);
+        Graph *graph = NULL, *wide = NULL;
+        LoadOptions lo = {.threads = 1, .narrow = narrow};
+        assert_int_equal(graph_load_pb_mem_opts(g.p, g.n, &lo, &graph, &d), ST_OK);
         assert_int_equal(graph->n_blocks, w->n_blocks);
         for (uint32_t i = 0; i < graph->n_blocks; i++) {
             const Block *bl = graph->blocks[i];
             assert_int_equal(bl->data != NULL, w->blocks[i]->data != NULL);
             if (bl->data)
                 check_tensor(bl->data, w->blocks[i]->data);
+            if (!narrow && bl->data)
+                assert_null(bl->data->i8);
+            if (expect8[i]) /* its one packed run of small values: held narrow */
+                assert_non_null(bl->data->i8);
         }
+        /* the same bytes saved either way */
+        assert_int_equal(graph_load_pb_mem(g.p, g.n, &wide, &d), ST_OK);
+        uint8_t *b0, *b1;
+        size_t l0, l1;
+        assert_int_equal(graph_pack(graph, &b0, &l0, &d), ST_OK);
+        assert_int_equal(graph_pack(wide, &b1, &l1, &d), ST_OK);
+        assert_int_equal(l0, l1);
+        assert_memory_equal(b0, b1, l0);
+        free(b0);
+        free(b1);
+        graph_destroy(wide);
         graph_destroy(graph);
         diag_finish(&d);
         taskir__task_graph__free_unpacked(w, NULL);
@@ -282,6 +388,37 @@ static void same_finding(const Diag *d, uint32_t threads, char *first, size_t le
 
 /* A tensor large enough to be cut into pieces and shared by threads loads the same whatever
  * the thread count; a fault in a late piece is the same finding. */
+/* A run of 3 M int8 values, decoded narrow on 1 to 4 threads (pieces of a MiB): the same
+ * values in a byte each; with one value past int8 at its end, the same values wide. */
+static void test_threads_narrow(void **state)
+{
+    (void)state;
+    for (int last_wide = 0; last_wide < 2; last_wide++) {
+        Buf run = {0}, t = {0}, b = {0}, g = {0};
+        for (int i = 0; i < 3000000; i++)
+            add_varint(&run, i == 2999999 && last_wide ? 200 : small_value(), 1);
+        add_bytes(&t, 4, &run);
+        add_bytes(&b, 7, &t);
+        add_bytes(&g, 1, &b);
+        Taskir__TaskGraph *w = taskir__task_graph__unpack(NULL, g.n, g.p);
+        assert_non_null(w);
+        for (uint32_t threads = 1; threads <= 4; threads++) {
+            LoadOptions lo = {.threads = threads, .narrow = true};
+            Diag d;
+            diag_init(&d, "t.pb");
+            Graph *graph = NULL;
+            assert_int_equal(graph_load_pb_mem_opts(g.p, g.n, &lo, &graph, &d), ST_OK);
+            const Tensor *x = graph->blocks[0]->data;
+            assert_int_equal(x->i8 != NULL, !last_wide);
+            check_tensor(x, w->blocks[0]->data);
+            graph_destroy(graph);
+            diag_finish(&d);
+        }
+        taskir__task_graph__free_unpacked(w, NULL);
+        free(run.p), free(t.p), free(b.p), free(g.p);
+    }
+}
+
 static void test_threads(void **state)
 {
     (void)state;
@@ -295,7 +432,7 @@ static void test_threads(void **state)
     Taskir__TaskGraph *w = taskir__task_graph__unpack(NULL, g.n, g.p);
     assert_non_null(w);
     for (uint32_t threads = 0; threads <= 8; threads += threads < 4 ? 1 : 4) {
-        LoadOptions lo = {threads};
+        LoadOptions lo = {.threads = threads};
         Diag d;
         diag_init(&d, "t.pb");
         Graph *graph = NULL;
@@ -312,7 +449,7 @@ static void test_threads(void **state)
     memset(g.p + at, 0xff, 10);
     char first[512] = "";
     for (uint32_t threads = 1; threads <= 4; threads++) {
-        LoadOptions lo = {threads};
+        LoadOptions lo = {.threads = threads};
         Diag d;
         diag_init(&d, "t.pb");
         Graph *graph = NULL;
@@ -528,6 +665,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_paths),
         cmocka_unit_test(test_random_runs),
+        cmocka_unit_test(test_decode8),
+        cmocka_unit_test(test_threads_narrow),
         cmocka_unit_test(test_malformed_runs),
         cmocka_unit_test(test_lifted_graphs),
         cmocka_unit_test(test_lifted_fault),
