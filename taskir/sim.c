@@ -421,7 +421,7 @@ static Status load_data(SimBlock *sb, Diag *d)
  * result is then the tensor's own values, not a copy: nothing in a run writes the buffer of a
  * block without incoming copies, and the graph stays unchanged while the run exists (but for
  * the weights SimOptions.weights_in_place lets the int8 path pack over: sim_kernels.c). */
-bool sim_data_in_place(const SimBlock *sb)
+static bool data_in_place(const SimBlock *sb)
 {
     const Tensor *t = sb->b->data;
     if (bt_info(sb->b->type)->kind != BK_STORAGE || !t || !t->n_i32 ||
@@ -511,7 +511,7 @@ static bool size_buffers(SimRun *run, SimBlock *sb, uint32_t i, int64_t *total)
     bool own = !(kind == BK_STORAGE && sb->n_in && sb->in[0].alias) && sb->b->type != BT_OUTPUT;
     if (own)
         *total = add_sat(*total, sb->result_vol);
-    if (own && !sim_data_in_place(sb)) {
+    if (own && !data_in_place(sb)) {
         bool lives = kind == BK_COMPUTE || (kind == BK_STORAGE && !sb->b->data && sb->n_in &&
                                             sb->in[0].n_copies);
         lives &= rp->last[pos] != end;
@@ -547,7 +547,7 @@ static Status plan_buffers(SimRun *run, SimBlock *sb, Diag *d)
         sb->result = sb->in[0].data;
     } else if (b->type == BT_OUTPUT) {
         sb->result = sb->in[0].data;
-    } else if (sim_data_in_place(sb)) {
+    } else if (data_in_place(sb)) {
         sb->result = b->data->i32;
         if (sb->n_in)
             sb->in[0].data = sb->result;
@@ -738,6 +738,8 @@ Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d)
                       (int64_t)SIM_MAX_TOTAL_ELEMS);
         goto fail;
     }
+    for (uint32_t i = 0; i < nb; i++)
+        run->blocks[i].data_result = data_in_place(&run->blocks[i]);
     sim_kernel_plan_in_place(run);
     /* With threads, room for the int8 input on either side of the scratch's middle
      * (sim_kernels.c), within the cap: a run's limits do not depend on its threads. */

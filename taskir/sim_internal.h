@@ -65,6 +65,8 @@ typedef struct SimBlock {
     uint32_t n_var;             /* repeats of the first input role */
     int bias;                   /* input cluster of the bias vector, or -1 (CONSTANT_B) */
     SimPack pack;               /* the kernel's packed operands */
+    bool data_result;           /* a storage block whose result is its int32 data tensor
+                                   itself, not a copy (set before sim_kernel_plan_in_place) */
 } SimBlock;
 
 struct SimRun {
@@ -117,8 +119,6 @@ int64_t sim_kernel_pack_words(const SimBlock *sb);
  * the planned copies (their readers) before the region is listed; SimOptions.weights_in_place
  * only. */
 void sim_kernel_plan_in_place(SimRun *run);
-/* Is sb a storage block whose result is its int32 data tensor itself (sim.c)? */
-bool sim_data_in_place(const SimBlock *sb);
 /* Decides whether sb's packed operands (sb->pack.data, allocated) are constant; called once
  * every buffer of the run is planned. */
 void sim_kernel_plan(const SimRun *run, SimBlock *sb);

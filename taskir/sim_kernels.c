@@ -1321,7 +1321,7 @@ static bool weights_in_place_ok(const SimRun *run, const SimBlock *sb, const uin
         return false;
     const SimBlock *s = weights_source(run, sb);
     const Tensor *t = s->b->data;
-    if (!sim_data_in_place(s) || readers[s->pos] != 1 ||
+    if (!s->data_result || readers[s->pos] != 1 ||
         (t->has_prec ? t->prec : blk_prec(s->b)) != PR_INT_8)
         return false;
     /* every channel block's packed weights within its own rows (the last one rounds its
