@@ -18,7 +18,9 @@
  * On a core whose plan does not fit, a copy only its gather reads lies in its part of the
  * gathered area when it has that part's layout (emit_in_place); when the plan still does
  * not fit, one in the data banks that cannot lie there has its area end with its gather's
- * P06 rather than at the CADD (emit_gathered_ends).
+ * P06 rather than at the CADD (emit_gathered_ends). A copy whose gather finds no Soma slot
+ * at all (its data in place only in the Soma2 just before the CADD's Axon) lies there so on
+ * any core, when it may (emit_gather_lie, asked by emit_gather.c).
  */
 #include "backend/emit_internal.h"
 #include "backend/emit_layout.h"
@@ -173,14 +175,14 @@ static bool fits_part(const ECopy *cp, const EGather *g, bool *rewrite)
                                           : eight && g->feat.prec == PR_INT_32);
 }
 
-/* Places copy ci in part i of the area its gather writes, when it is not received, only
- * that gather reads it and it holds the part's layout (or is a static map, its image then
- * written in that layout, fits_part): its writer (a compute block on its core, or an
- * INPUT's dynamic blocks) writes it there, and no P06 copies it; whether it did. */
-static bool in_place(Emit *e, uint32_t ci)
+/* Whether copy ci may lie in part i of the area its gather writes (*g): it is not received
+ * (or a P06 moves it out of the receive area), only that gather reads it and it holds the
+ * part's layout (or is a static map, its image then written in that layout, fits_part;
+ * *rewrite), and no other copy shares its area (a tee). */
+static bool may_lie(Emit *e, uint32_t ci, EGather **g, bool *rewrite)
 {
-    ECopy *cp = &e->copies[ci];
-    ECore *c = &e->cores[cp->core];
+    const ECopy *cp = &e->copies[ci];
+    const ECore *c = &e->cores[cp->core];
     /* a received copy that a P06 moves out of the receive area (a whole copy in Soma2 of
      * its arrival phase, or a spread copy part by part) is moved into its part instead */
     bool moved = cp->received && (cp->spread || cp->land != EMIT_NONE);
@@ -188,14 +190,22 @@ static bool in_place(Emit *e, uint32_t ci)
         cp->req == EMIT_NONE || c->reqs[cp->req].words == 0 ||
         (cp->image && (!cp->is_static || (int64_t)cp->n_image != cp->feat.words)))
         return false;
-    EGather *g = sole_gather(e, ci);
-    bool rewrite;
-    if (!g || g->phase < 0 || memcmp(&g->box, &cp->box, sizeof cp->box) != 0 ||
-        !fits_part(cp, g, &rewrite))
+    *g = sole_gather(e, ci);
+    if (!*g || memcmp(&(*g)->box, &cp->box, sizeof cp->box) != 0 || !fits_part(cp, *g, rewrite))
         return false;
-    for (size_t j = 0; j < e->n_copies; j++) /* no other copy shares its area (a tee) */
+    for (size_t j = 0; j < e->n_copies; j++)
         if (j != ci && e->copies[j].core == cp->core && e->copies[j].req == cp->req)
             return false;
+    return true;
+}
+
+/* Lays copy ci in part i of gather g's area (g->req made): its writer (a compute block on
+ * its core, or an INPUT's dynamic blocks) writes it there, its area goes, and the P06 that
+ * copied it (if one has a slot) with it; whether it did (not when out of memory). */
+static bool lie(Emit *e, uint32_t ci, EGather *g, bool rewrite)
+{
+    ECopy *cp = &e->copies[ci];
+    ECore *c = &e->cores[cp->core];
     if (rewrite) {
         uint32_t *w = image_as(cp, &g->feat);
         if (!w)
@@ -214,11 +224,43 @@ static bool in_place(Emit *e, uint32_t ci)
         a->last = c->n_phases - 1;
     }
     emit_request_drop(e, cp->core, cp->req);
-    emit_slot_free(e, cp->core, g->phase, g->slot);
+    if (g->phase >= 0)
+        emit_slot_free(e, cp->core, g->phase, g->slot);
     g->phase = -1; /* no P06 (emit_prim.c) */
     cp->req = g->req;
     cp->req_off = g->i * g->feat.words;
     return true;
+}
+
+/* Places copy ci in its part of the gathered area when it may lie there (may_lie) and a
+ * P06 would copy it (one that lies there already has none); whether it did. */
+static bool in_place(Emit *e, uint32_t ci)
+{
+    EGather *g;
+    bool rewrite;
+    return may_lie(e, ci, &g, &rewrite) && g->phase >= 0 && lie(e, ci, g, rewrite);
+}
+
+/* may_lie for a gather's input whose P06 finds no slot: its copy not received, or spread
+ * (the P06s moving its parts are planned before the gathers; a whole copy's move after). */
+static bool may_lie_now(Emit *e, uint32_t ci, EGather **g, bool *rewrite)
+{
+    const ECopy *cp = &e->copies[ci];
+    return (!cp->received || cp->spread) && may_lie(e, ci, g, rewrite);
+}
+
+bool emit_gather_may_lie(Emit *e, uint32_t ci)
+{
+    EGather *g;
+    bool rewrite;
+    return may_lie_now(e, ci, &g, &rewrite);
+}
+
+bool emit_gather_lie(Emit *e, uint32_t ci)
+{
+    EGather *g;
+    bool rewrite;
+    return may_lie_now(e, ci, &g, &rewrite) && lie(e, ci, g, rewrite);
 }
 
 /* Applies f to every copy on core k; whether it did something to any. */

@@ -106,10 +106,18 @@ static Status plan_gather(Emit *e, uint32_t pos, uint32_t n, uint32_t k, int32_t
         order[j] = i;
     }
     int32_t first = pc, last = pc, why = 0, input = 0;
+    bool lies = false; /* an input lies in its part: no P06 (emit_early.c) */
     for (uint32_t o = 0; o < n && st == ST_OK && !why; o++) {
         EGather *gi = &g[order[o]];
         EMoveSlot ms;
         if (!emit_move_slot(e, &e->copies[gi->copy], pc, &ms)) {
+            /* no slot for its P06 (its writer, or its spread parts' moves, run in the
+             * Soma2 just before the CADD): they write it into its part, once the area is
+             * requested (emit_early.c) */
+            if (emit_gather_may_lie(e, gi->copy)) {
+                lies = true;
+                continue;
+            }
             why = GATHER_SLOT;
             input = gi->i;
             break;
@@ -131,6 +139,9 @@ static Status plan_gather(Emit *e, uint32_t pos, uint32_t n, uint32_t k, int32_t
         return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     for (size_t i = start; i < e->n_gathers; i++)
         e->gathers[i].req = req;
+    for (size_t i = start; lies && i < e->n_gathers; i++)
+        if (e->gathers[i].phase < 0 && !emit_gather_lie(e, e->gathers[i].copy))
+            return failed(e, start, pos, e->gathers[i].i, GATHER_SLOT);
     return ST_OK;
 }
 

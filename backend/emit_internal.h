@@ -669,6 +669,12 @@ bool emit_in_place(Emit *e, uint32_t k);
  * CCMPS of a 1 x 1 window on core k takes the words of the copy it reads when that copy dies
  * with it (its one reader, in an area of its own; emit_soma_over.c); whether any did. */
 bool emit_soma_over(Emit *e, uint32_t k);
+/* A gather's input whose P06 finds no free slot (emit_gather.c): whether copy ci, not
+ * received (or spread: its parts' P06s write it), may lie in its part as emit_in_place lays
+ * one (only that gather reads it, in the part's layout); emit_gather_lie lays it there once
+ * the gathered area is requested (EGather.req), whether it did (not when out of memory). */
+bool emit_gather_may_lie(Emit *e, uint32_t ci);
+bool emit_gather_lie(Emit *e, uint32_t ci);
 
 /* The send areas (emit_sendbuf.c): planned after the gathers, before the memory plan;
  * their P06s written with the routes. emit_sendbuf_of: writer w's area in precision prec, or

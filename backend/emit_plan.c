@@ -197,9 +197,16 @@ static bool own_row(const Emit *e, uint32_t pos, int unit, int own)
 
 /* The precision (*prec) and the pitch unit of compute block pos's output buffer (make_outs):
  * an Axon's int32, else the precision of the storage it writes (the last); the pitch of the
- * receivers' copies (the first storage's, in that precision), else its output's own. */
+ * receivers' copies (the first storage's, in that precision), else its output's own. A P02 /
+ * P03 / P43 / P83 writes the pitch it reads, whatever the storage's (a map another writer
+ * gives 32 int32 channels a pixel, where a P83 reads 8: batch_stats' `ratio/mag0/neg`): its
+ * own; the router moves each pixel's channels into the copies as they lie. */
 static int out_unit(const Emit *e, uint32_t pos, PrecisionId *prec)
 {
+    if (layout_use_of(e->g->blocks[pos]->type, false) == LAYOUT_GROUP) {
+        *prec = PR_INT_32;
+        return layout_output_unit(e->g, &e->uses, pos, PR_INT_32);
+    }
     const BlockUses *bu = &e->uses.blocks[pos];
     long dest = -1;
     *prec = blk_prec(e->g->blocks[pos]);

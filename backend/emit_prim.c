@@ -741,12 +741,18 @@ static Status soma_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__SomaPrim 
         /* P07 writes a row as long as the one it reads, padded to 4 elements (index and
          * table int32) or 16 */
         int64_t pad = x1.prec == PR_INT_32 && o.prec == PR_INT_32 ? 4 : 16;
-        if ((x1.feat.c + pad - 1) / pad * pad != o.feat.c)
+        /* a row a pixel; of one pixel, a row as long as the output's when that holds every
+         * channel (batch_stats' `ratio/hi`: 32 int32 channels stored, 4 real, 8 written) */
+        int64_t row = x1.feat.c;
+        if (x1.feat.ny * x1.feat.nx == 1 && o.feat.c < row && o.feat.c >= x1.feat.nc &&
+            o.feat.c % pad == 0)
+            row = o.feat.c;
+        if ((row + pad - 1) / pad * pad != o.feat.c)
             return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                               "reads pixels of %lld channels and writes pixels of %lld: P07 "
                               "writes a row as long as the one it reads, padded to %lld",
                               (long long)x1.feat.c, (long long)o.feat.c, (long long)pad);
-        SET(p, neuron_real_num, (int32_t)x1.feat.c); /* a row a pixel */
+        SET(p, neuron_real_num, (int32_t)row);
         SET(p, group_num, (int32_t)(x1.feat.ny * x1.feat.nx));
         SET(p, x1_base_addr, (int32_t)x1.addr);
         SET(p, x1_addr_length, (int32_t)x1.words);

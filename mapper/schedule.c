@@ -632,7 +632,7 @@ static int in_ready_one(uint32_t xi, void *arg)
  * before t's, else from that local phase in t's step (the code generator's reading of a
  * stage's input, docs/backend.md "Stages"). */
 static bool premove_slots(const Sched *s, uint32_t v, const int64_t *r, uint32_t nm, int64_t T,
-                          int64_t *got)
+                          bool any, int64_t *got)
 {
     const MapPlan *p = s->p;
     const uint8_t *slots = p->vcores[v].slots;
@@ -659,13 +659,33 @@ static bool premove_slots(const Sched *s, uint32_t v, const int64_t *r, uint32_t
             for (uint32_t j = 0; j < k; j++)
                 mine |= got[j] == at;
             if ((sl == MS_SOMA1 || sl == MS_SOMA2) && !mine &&
-                !(slots[(at / MS_PER_PHASE) % s->M] & (1u << sl)))
+                (any || !(slots[(at / MS_PER_PHASE) % s->M] & (1u << sl))))
                 got[k] = at;
         }
         if (got[k] < 0)
             return false;
     }
     return true;
+}
+
+/* When storage st (a block position, -1: none) is in place on v after its writers there:
+ * the latest of r (its transfers') and the times of the tasks on v that write it (a Soma
+ * block in the slot before a CADD's Axon: the P06 gathering its result comes after it,
+ * backend/emit_gather.c); *local: whether such a task gives that time. */
+static int64_t local_ready(const MapPlan *p, long st, uint32_t v, int64_t r, bool *local)
+{
+    const BlockUses *su = st >= 0 ? &p->uses.blocks[st] : NULL;
+    *local = false;
+    for (uint32_t i = 0; su && i < su->n_in_edges; i++) {
+        long w = graph_block_pos(p->g, p->g->edges[su->in_edges[i]]->src);
+        uint32_t tw = w >= 0 ? p->task_of[w] : MAP_NONE;
+        int64_t at = tw != MAP_NONE && map_task_vcore(p, tw) == v
+                         ? (int64_t)p->tasks[tw].phase * MS_PER_PHASE + p->tasks[tw].slot
+                         : -1;
+        *local |= at > r;
+        r = at > r ? at : r;
+    }
+    return r;
 }
 
 /* The tees before task t on v (premove_tee): for each storage block t reads that a writer on
@@ -719,21 +739,36 @@ static int64_t with_premoves(Sched *s, uint32_t t, uint32_t v, uint32_t nm, int6
     int64_t r[64], got[64];
     if (nm > 64)
         return T; /* more inputs than it keeps track of: none kept (emit.slot if need be) */
+    uint32_t n = 0;
     for (uint32_t i = 0; i < nm; i++) { /* nm is 1 (one box repeated) or every input */
         const Edge *ed = i < b->n_in && b->in[i].n_ifaces
                              ? graph_edge(p->g, b->in[i].ifaces[0].edge_id) : NULL;
         long st = ed ? graph_block_pos(p->g, ed->src) : -1;
         InReady I = {p, st >= 0 ? (uint32_t)st : MAP_NONE, -1};
         map_each_in_xfer(p, t, in_ready_one, &I);
-        r[i] = I.r;
+        bool local;
+        r[n] = local_ready(p, st, v, I.r, &local);
+        /* without s->delay, one that its writer on v, or the P06s moving its parts out of
+         * the receive area, leave no Soma slot before T for and that may lie in its part of
+         * the gathered area: they write it there, no P06 (layout_gather_lies) */
+        bool moved = !local && I.r >= 0 && I.r % MS_PER_PHASE == MS_SOMA2;
+        if (!(!s->delay && (local || moved) &&
+              layout_gather_lies(p->g, &p->uses, p->tasks[t].pos, i) &&
+              !premove_slots(s, v, &r[n], 1, T, true, got)))
+            n++;
     }
+    nm = n;
     nm += tee_readies(p, t, v, r + nm, 64 - nm);
     nm += stage_readies(p, t, r + nm, 64 - nm);
     if (!nm)
         return T;
+    /* without s->delay it waits only where no Soma slot lies between an input's data and
+     * T, taken or not (its writer on v in the Soma2 just before): the code generator could
+     * never place the P06 there */
+    bool wait = s->delay || !premove_slots(s, v, r, nm, T, true, got);
     int64_t at = T;
-    while (at != INT64_MAX && !premove_slots(s, v, r, nm, at, got))
-        at = s->delay ? earliest(s, v, p->tasks[t].prim->unit, at) : INT64_MAX;
+    while (at != INT64_MAX && !premove_slots(s, v, r, nm, at, false, got))
+        at = wait ? earliest(s, v, p->tasks[t].prim->unit, at) : INT64_MAX;
     if (at == INT64_MAX)
         return T; /* none inside its stage: the code generator refuses it (emit.slot) */
     s->delayed |= at > T;

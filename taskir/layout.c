@@ -660,30 +660,36 @@ int64_t layout_gather_extra_bytes(const Graph *g, const GraphUses *u, uint32_t p
     return a > 0 ? a / n * (n - layout_gather_in_place(g, u, pos)) : a;
 }
 
+bool layout_gather_lies(const Graph *g, const GraphUses *u, uint32_t pos, uint32_t i)
+{
+    PrecisionId p;
+    const Block *b = g->blocks[pos];
+    int32_t cd[TIR_CDIMS];
+    if (!layout_gather_prec(g, u, pos, &p) || i >= blk_n_variadic(b) ||
+        !blk_cluster_dims(b, true, 0, cd))
+        return false;
+    int64_t nc = cd[D_F] > 0 ? cd[D_F] : 1, unit = layout_output_unit(g, u, pos, p);
+    const Edge *ed = graph_edge(g, b->in[i].ifaces[0].edge_id);
+    long s = ed && !ed->n_re ? known_pos(g, u, ed->src) : -1;
+    int64_t own = s >= 0 ? layout_storage_unit(g, u, (uint32_t)s) : 0;
+    if (s < 0 || blk_prec(g->blocks[s]) != p || own < 1 || unit < 1 ||
+        (nc + own - 1) / own * own != (nc + unit - 1) / unit * unit)
+        return false; /* another precision, or pixels of another pitch */
+    const BlockUses *su = &u->blocks[s];
+    bool alone = true; /* this input cluster its only reader */
+    for (uint32_t j = 0; j < su->n_out_edges && alone; j++)
+        alone = su->out_edges[j] < g->n_edges && g->edges[su->out_edges[j]] == ed;
+    return alone;
+}
+
 uint32_t layout_gather_in_place(const Graph *g, const GraphUses *u, uint32_t pos)
 {
     PrecisionId p;
     if (!layout_gather_prec(g, u, pos, &p))
         return 0;
-    const Block *b = g->blocks[pos];
-    int32_t cd[TIR_CDIMS];
-    if (!blk_cluster_dims(b, true, 0, cd))
-        return 0;
-    int64_t nc = cd[D_F] > 0 ? cd[D_F] : 1, unit = layout_output_unit(g, u, pos, p);
-    uint32_t n = blk_n_variadic(b), k = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        const Edge *ed = graph_edge(g, b->in[i].ifaces[0].edge_id);
-        long s = ed && !ed->n_re ? known_pos(g, u, ed->src) : -1;
-        int64_t own = s >= 0 ? layout_storage_unit(g, u, (uint32_t)s) : 0;
-        if (s < 0 || blk_prec(g->blocks[s]) != p || own < 1 || unit < 1 ||
-            (nc + own - 1) / own * own != (nc + unit - 1) / unit * unit)
-            continue; /* another precision, or pixels of another pitch */
-        const BlockUses *su = &u->blocks[s];
-        bool alone = true; /* this input cluster its only reader */
-        for (uint32_t j = 0; j < su->n_out_edges && alone; j++)
-            alone = su->out_edges[j] < g->n_edges && g->edges[su->out_edges[j]] == ed;
-        k += alone;
-    }
+    uint32_t n = blk_n_variadic(g->blocks[pos]), k = 0;
+    for (uint32_t i = 0; i < n; i++)
+        k += layout_gather_lies(g, u, pos, i);
     return k;
 }
 

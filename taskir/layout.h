@@ -158,6 +158,11 @@ int64_t layout_gather_bytes(const Graph *g, const GraphUses *u, uint32_t pos);
  * another core, the copy is received and the part comes on top (an r cut's partial sums).
  * 0 for any other block. */
 uint32_t layout_gather_in_place(const Graph *g, const GraphUses *u, uint32_t pos);
+/* Whether input i of the CADD at pos is one of those (layout_gather_in_place): it may lie in
+ * its part. The code generator lays such an input there also when its writer is on the
+ * CADD's core and no Soma slot is left for the P06 copying it (backend/emit_gather.c; the
+ * writer in the Soma2 just before the CADD's Axon), and the mapper keeps none for it then. */
+bool layout_gather_lies(const Graph *g, const GraphUses *u, uint32_t pos, uint32_t i);
 /* Bytes the gathered area of the CADD at pos needs beyond its inputs' storage: its parts
  * but those its inputs may lie in (layout_gather_in_place); 0 for any other block, -1 on
  * overflow. Not in layout_work_bytes yet: counted by the mapper, it moves the merge of cores

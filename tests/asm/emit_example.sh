@@ -14,6 +14,10 @@
 # refusal without its rule, a program set the executor refuses, or outputs that differ fail
 # every NAME.
 #
+# CHAIN_NOT="RULE..." fails a refusal by taskir-emit naming one of the RULEs even for a NAME
+# not in LIST (the examples: none is refused for want of a Soma slot, emit.slot, nor for a
+# pitch a primitive cannot write, emit.layout).
+#
 # CHAIN_CHIP=CHIP.xml maps and emits for that chip description instead of the default;
 # CHAIN_STAGES=S then checks that the Mapping is a pipeline of S stages (phase groups), which
 # the programs run in S steps (step_exe_number; docs/backend.md, "Stages"). CHAIN_BATCH=0
@@ -60,6 +64,11 @@ case $rc in
 0) ;;
 2)
     grep -q '\[emit\.[a-z.]*\]$' "$tmp/err" || bad "taskir-emit exits 2 without an emit.* rule"
+    for not in ${CHAIN_NOT:-}; do
+        if grep -qF "[$not]" "$tmp/err"; then
+            bad "taskir-emit refuses it naming [$not], which CHAIN_NOT forbids"
+        fi
+    done
     [ ! -e "$tmp/prog" ] || bad "a refused Mapping left $tmp/prog"
     refused "$(sed -n 's/.*\[\(emit\.[a-z.]*\)\]$/\1/p' "$tmp/err" | head -1)" "not written yet"
     ;;
