@@ -55,11 +55,6 @@ static ExactRange r_mul(ExactRange x, ExactRange y)
     return r;
 }
 
-bool exact_inside(ExactRange r, int64_t lo, int64_t hi)
-{
-    return r.lo >= lo && r.hi <= hi;
-}
-
 /* The range of a precision, within int32 (docs/semantics.md, "Precision clamp"). */
 ExactRange exact_prec_range(PrecisionId p)
 {

@@ -23,6 +23,11 @@ int64_t exact_mul(int64_t a, int64_t b)
     return neg ? -(ua * ub) : ua * ub;
 }
 
+bool exact_inside(ExactRange r, int64_t lo, int64_t hi)
+{
+    return r.lo >= lo && r.hi <= hi;
+}
+
 /* A walk over the elements of a box of a cluster in C order. */
 typedef struct Odo {
     int n;                      /* used dims */
