@@ -553,40 +553,8 @@ static Status route_edge(Emit *e, const MapDict *dict)
     return pst;
 }
 
-/* A writer whose box is not whole rows of its own core's copy (EOut.gather) writes a
- * buffer; its core's router sends the buffer to itself, into the copy: in the writer's
- * phase (after its Axon or Soma1), or the next one after a Soma2. The copy's readers on the
- * core must come after that router. */
 /* Writer w's gather onto its own core of its out-edge j in phase p (gather), from repeat
  * rep of its send area (emit_sendbuf_reps). */
-static Status gather_edge(Emit *e, uint32_t w, uint32_t j, int32_t p, int32_t rep);
-
-static Status gather(Emit *e, uint32_t w)
-{
-    const Block *b = e->g->blocks[w];
-    uint32_t k = e->core_of[w];
-    int32_t p = e->phase_of[w] + (e->slot_of[w] == MAP_PI_SOMA2 ? 1 : 0);
-    if (p >= e->cores[k].n_phases)
-        return diag_block(e->d, ST_LOGIC, "emit.route", b,
-                          "writes part of a block on its core in the last phase's Soma2: no "
-                          "router after it can move the part into place");
-    const BlockUses *bu = &e->uses.blocks[w];
-    int32_t *rep = malloc((bu->n_out_edges ? bu->n_out_edges : 1) * sizeof *rep), n;
-    if (!rep || !emit_sendbuf_reps(e, w, rep, &n)) {
-        free(rep);
-        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
-    }
-    /* repeat by repeat: the runs of one repeat follow each other in the send area, and
-     * emit_route_run joins those that land equally far apart under one header */
-    Status st = ST_OK;
-    for (int32_t r = 0; r < n && st == ST_OK; r++)
-        for (uint32_t j = 0; j < bu->n_out_edges && st == ST_OK; j++)
-            if (rep[j] == r || (r == 0 && rep[j] < 0))
-                st = gather_edge(e, w, j, p, rep[j]);
-    free(rep);
-    return st;
-}
-
 static Status gather_edge(Emit *e, uint32_t w, uint32_t j, int32_t p, int32_t rep)
 {
     const Block *b = e->g->blocks[w];
@@ -635,6 +603,39 @@ static Status gather_edge(Emit *e, uint32_t w, uint32_t j, int32_t p, int32_t re
         src.base += rep * sb->feat.words;
     if (st == ST_OK)
         st = runs(e, ed, &src, ch0, k, p, cp, k, &part, emit_copy_dest_addr(e, cp));
+    return st;
+}
+
+/* A writer whose box is not whole rows of its own core's copy (EOut.gather) writes a
+ * buffer; its core's router sends the buffer to itself, into the copy: in the writer's
+ * phase (after its Axon or Soma1), or the next one after a Soma2. The copy's readers on the
+ * core must come after that router. */
+static Status gather(Emit *e, uint32_t w)
+{
+    const Block *b = e->g->blocks[w];
+    uint32_t k = e->core_of[w];
+    int32_t p = e->phase_of[w] + (e->slot_of[w] == MAP_PI_SOMA2 ? 1 : 0);
+    if (p >= e->cores[k].n_phases)
+        return diag_block(e->d, ST_LOGIC, "emit.route", b,
+                          "writes part of a block on its core in the last phase's Soma2: no "
+                          "router after it can move the part into place");
+    const BlockUses *bu = &e->uses.blocks[w];
+    bool reps = false; /* a send area of repeats (emit_sendbuf.c) */
+    for (size_t i = 0; i < e->n_sendbufs; i++)
+        reps |= e->sendbufs[i].writer == w && e->sendbufs[i].reps > 1;
+    int32_t *rep = calloc(bu->n_out_edges ? bu->n_out_edges : 1, sizeof *rep), n = 1;
+    if (!rep || (reps && !emit_sendbuf_reps(e, w, rep, &n))) {
+        free(rep);
+        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    }
+    /* repeat by repeat: the runs of one repeat follow each other in the send area, and
+     * emit_route_run joins those that land equally far apart under one header */
+    Status st = ST_OK;
+    for (int32_t r = 0; r < n && st == ST_OK; r++)
+        for (uint32_t j = 0; j < bu->n_out_edges && st == ST_OK; j++)
+            if (rep[j] == r || (r == 0 && rep[j] < 0))
+                st = gather_edge(e, w, j, p, rep[j]);
+    free(rep);
     return st;
 }
 

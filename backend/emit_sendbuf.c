@@ -127,17 +127,18 @@ static Status scan_gather(Emit *e, uint32_t w)
     uint32_t k = e->core_of[w];
     int32_t p = e->phase_of[w] + (e->slot_of[w] == MAP_PI_SOMA2 ? 1 : 0);
     const BlockUses *bu = &e->uses.blocks[w];
-    int32_t *rep = malloc((bu->n_out_edges ? bu->n_out_edges : 1) * sizeof *rep), reps = 1;
-    if (!rep || !emit_sendbuf_reps(e, w, rep, &reps)) {
-        free(rep);
-        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
-    }
-    free(rep);
+    int32_t reps = 0; /* the repeats its edges need, once a send area is */
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         long s = graph_block_pos(e->g, e->g->edges[bu->out_edges[j]]->dst);
         const ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
         if (!cp || cp->alias_of == w || cp->feat.prec == e->outs[w].feat.prec)
             continue;
+        int32_t *rep = reps ? NULL : malloc(bu->n_out_edges * sizeof *rep);
+        if (!reps && (!rep || !emit_sendbuf_reps(e, w, rep, &reps))) {
+            free(rep);
+            return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+        }
+        free(rep);
         Status st = need(e, w, (uint32_t)s, cp->feat.prec, p, reps);
         if (st != ST_OK)
             return st;
