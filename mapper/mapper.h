@@ -81,14 +81,15 @@ typedef struct MapPlan MapPlan;
 Status mapper_rewrite(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d);
 
 /* A result's storage before the OUTPUTs in its writer's shape (out_store.c, docs/mapper.md
- * "Rewrites"): an SI written through a RESHAPE in C order and read by OUTPUTs only holds
- * the writer's box as it is, the RESHAPE moving to the edges to the OUTPUTs, when it then
- * takes fewer bytes of a core (7998 one-channel pixels of a flatten: 86 of 93 channels).
+ * "Algorithm"): an SI written through a RESHAPE in C order and read by OUTPUTs only, which
+ * takes more than half a core, holds the writer's box as it is (INT_32), the RESHAPE moving
+ * to the edges to the OUTPUTs, when that takes fewer bytes (7998 one-channel pixels of a
+ * flatten: 86 of 93 channels).
  * Keeps g's outputs bit for bit; *n_rewrites gets how many. ST_RUNTIME when out of memory. */
 Status mapper_out_store(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d);
 
 /* A global extreme over y whose input a core cannot hold, in two stages (window.c,
- * docs/mapper.md "Rewrites"): a CCMPB / CCMPS of window ky = iy and one output row reads the
+ * docs/mapper.md "Algorithm"): a CCMPB / CCMPS of window ky = iy and one output row reads the
  * extremes of rows of a (a block of its kind, window a, stride a, no shift or clip) and
  * takes the window ky / a over them: the same values. *n_rewrites gets how many. ST_RUNTIME
  * when out of memory. */

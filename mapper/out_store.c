@@ -13,8 +13,9 @@
  * code generator's dynamic output block reads each value the OUTPUT's pixel order asks for.
  * Done when S (an SI) holds no data, its one writer's edge keeps the C order
  * (ra_edge_keeps_order) into the whole of S from a box of y, x, f only, only OUTPUTs read
- * it, each whole and keeping the order, and S takes fewer bytes so (bbox_storage_bytes, as
- * the mapper lays it out). Requires a verified graph; the caller verifies it again.
+ * it, each whole and keeping the order, and S, which takes more than half a core's budget
+ * (bbox_storage_bytes, as the mapper lays it out), takes fewer bytes so. Requires a verified
+ * graph; the caller verifies it again.
  */
 #include "mapper/mapper.h"
 #include "mapper/rewrite.h"
@@ -128,6 +129,8 @@ Status mapper_out_store(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d)
         if (!movable(g, &u, i, box))
             continue;
         int64_t before = bbox_storage_bytes(c, g, &u, i);
+        if (before <= (int64_t)c->core_budget_bytes / 2)
+            continue; /* it fits beside its writer: left as the lowering wrote it */
         graph_uses_finish(&u);
         bool oom = false;
         int64_t after = bytes_in(g, c, i, box, &oom);

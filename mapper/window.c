@@ -1,4 +1,4 @@
-/* window.c: a window taller than a core holds, in two stages (docs/mapper.md, "Rewrites").
+/* window.c: a window taller than a core holds, in two stages (docs/mapper.md, "Algorithm").
  *
  * A CCMPB (CCMPS) whose window covers the whole height of its input, ky = iy, with one output
  * row and column (a global max over y: `max` of a flattened tensor lowers to one) reads all

@@ -151,6 +151,11 @@ static bool same_yxf(const Block *a, const Block *b)
     return ea[D_Y] == eb[D_Y] && ea[D_X] == eb[D_X] && ea[D_F] == eb[D_F];
 }
 
+static bool in_int32(ExactRange r)
+{
+    return r.lo >= INT32_MIN && r.hi <= INT32_MAX;
+}
+
 static bool same_range(ExactRange a, ExactRange b)
 {
     return a.lo == b.lo && a.hi == b.hi;
@@ -169,8 +174,7 @@ static bool remainder_of(const Graph *g, const GraphUses *u, const ExactBlock *x
     int64_t a = blk_attr(w, AT_CONSTANT_A);
     if (w->type != BT_CVS || blk_has_bias_cluster(w) || !exact_pointwise(w) || a >= 0 ||
         (-a & (-a - 1)) || -a > ((int64_t)1 << 30) || !same_yxf(w, b) ||
-        !exact_inside(xb[wp].raw, INT32_MIN, INT32_MAX) ||
-        !exact_inside(xb[wp].acc, INT32_MIN, INT32_MAX) || !same_range(xb[wp].out, xb[wp].raw))
+        !in_int32(xb[wp].raw) || !in_int32(xb[wp].acc) || !same_range(xb[wp].out, xb[wp].raw))
         return false;
     const Edge *eh = one_edge(g, w, 0);
     long hp = eh ? sole_writer(g, u, eh) : -1;

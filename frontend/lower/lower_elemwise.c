@@ -1246,10 +1246,13 @@ static Status relu_opnds(Lw *L, Opnd *a, Opnd *b, const Lay *lay, LVal *t, size_
 static Status div_bits_wide(Lw *L, const Opnd *A, const Opnd *B, const Opnd *b1, int qa,
                             const Lay *lay, LVal *t, size_t *k, Opnd *q)
 {
-    Opnd P, Lo, Q;
+    Opnd P, Lo, Q, Bv;
     memset(&Q, 0, sizeof Q);
-    LVal *p0 = &t[(*k)++], *nl = &t[(*k)++], *l0 = &t[(*k)++];
-    Status st = clip_shift(L, A, qa - 1, 0, 1, lay, "top", 2, p0);
+    LVal *p0 = &t[(*k)++], *nl = &t[(*k)++], *l0 = &t[(*k)++], *bv0 = &t[(*k)++];
+    Status st = as_value(L, B, lay, "mag1/value", bv0, &Bv); /* pick2 reads computed values */
+    B = &Bv;
+    if (st == ST_OK)
+        st = clip_shift(L, A, qa - 1, 0, 1, lay, "top", 2, p0);
     P = val_opnd(p0);
     if (st == ST_OK)
         st = scale(L, &P, -(int32_t)(1u << (qa - 1)), 0, lay, "low/neg", 32, nl);
@@ -1343,7 +1346,7 @@ static Status div_restoring(Lw *L, Opnd *o, const Lay *lay, LVal *out)
     int qa = o[0].prec - 1, qb = o[1].prec - 1;
     bool nn[2] = {opnd_nonneg(&o[0], lay->n), opnd_nonneg(&o[1], lay->n)};
     bool wide = qa >= 31; /* the steps below leave int32 as two independent ranges see them */
-    size_t nt = (size_t)qa * (wide ? 13 : 8) + 20;
+    size_t nt = (size_t)qa * (wide ? 13 : 8) + 24;
     LVal *t = calloc(nt, sizeof *t);
     if (!t)
         return lw_oom(L);
