@@ -435,10 +435,10 @@ static Status tensor_image(Emit *e, ECopy *cp, const char *role, long reader)
             cp->image_prec = outp;
         cp->image = emit_image_lut(&s, entries, out->bits, (int32_t)out->lo, (int32_t)out->hi,
                                    &cp->n_image);
-    } else if (rt == BT_CLUT && role && strcmp(role, "lut") == 0 && out->bits == 8 &&
-        pr_info(blk_prec(b))->bits != 8) {
+    } else if (rt == BT_CLUT && role && strcmp(role, "lut") == 0 && out->bits == 8) {
         /* P07 reads its table in the precision of the map it writes: the entries clipped to
-         * it, as that map holds the entry read */
+         * it, as that map holds the entry read, 4 a word (an 8-bit table too: one entry a
+         * word, as a bias is written, was 4 times the words P07 reads) */
         cp->image_prec = outp;
         cp->image = emit_image_bytes_clip(&s, (s.n[0] + 15) / 16 * 16, (int32_t)out->lo,
                                           (int32_t)out->hi, &cp->n_image);
