@@ -26,6 +26,7 @@ void graph_destroy(Graph *g)
     if (!g)
         return;
     arena_destroy(g->arena);
+    spare_finish(&g->spare);
     free(g->block_index.keys);
     free(g->block_index.vals);
     free(g->edge_index.keys);
@@ -261,6 +262,7 @@ bool graph_compact(Graph *g)
             g->edges[ne++] = g->edges[i];
     g->n_blocks = nb;
     g->n_edges = ne;
+    spare_release(&g->spare); /* the change set is over: what it left behind may be reused */
     if (!idmap_rebuild(g, true) || !idmap_rebuild(g, false)) {
         arena_set_failed(g->arena);
         return false;
@@ -270,7 +272,8 @@ bool graph_compact(Graph *g)
 
 /* ---- building ---- */
 
-/* Makes room for one more element in an arena array of pointers or structs. */
+/* Makes room for one more element in an arena array of pointers or structs: a doubled
+ * array, from the arrays left behind (spare.h) when one is ready, the old one left behind. */
 static bool reserve(Graph *g, void **arr, uint32_t n, uint32_t *cap, size_t size)
 {
     if (n < *cap)
@@ -278,9 +281,15 @@ static bool reserve(Graph *g, void **arr, uint32_t n, uint32_t *cap, size_t size
     if (*cap > UINT32_MAX / 2)
         return false;
     uint32_t ncap = *cap ? *cap * 2 : 4;
-    void *p = arena_grow(g->arena, *arr, n, ncap, size);
+    void *p = spare_take(&g->spare, (size_t)ncap * size);
+    if (p && *arr && n)
+        memcpy(p, *arr, (size_t)n * size);
+    else if (!p)
+        p = arena_grow(g->arena, *arr, n, ncap, size);
     if (!p)
         return false;
+    if (*arr && *cap)
+        spare_retire(&g->spare, *arr, (size_t)*cap * size);
     *arr = p;
     *cap = ncap;
     return true;

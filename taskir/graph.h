@@ -7,7 +7,8 @@
  * arrays inside them do move when they grow: a block's clusters (blk_add_input/output), a
  * cluster's interfaces (cluster_add_iface), a block's attributes (blk_set_attr) and an
  * edge's rearrangements (edge_add_rearrange). Across such a call, hold an index (cluster,
- * interface, step), not a pointer.
+ * interface, step), not a pointer. The array a regrowth leaves behind keeps its values until
+ * the change set ends (graph_compact); after that it may be another array (spare.h).
  *
  * Rewriting (graph_edit.c): a change set removes blocks, edges and interfaces, retargets
  * edge ends, clones blocks and adds edges; removed blocks and edges stay in the arrays,
@@ -27,6 +28,7 @@
 
 #include "taskir/arena.h"
 #include "taskir/diag.h"
+#include "taskir/spare.h"
 #include "taskir/types.h"
 
 #include <stdbool.h>
@@ -177,6 +179,7 @@ typedef struct IdMap {
 
 typedef struct Graph {
     Arena *arena;
+    Spare spare;            /* arrays regrowth left behind, taken again (spare.h) */
     Block **blocks;
     uint32_t n_blocks, cap_blocks;
     Edge **edges;

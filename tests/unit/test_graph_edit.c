@@ -3,7 +3,8 @@
  * end, compacting with ids unchanged, cloning with a derived name, data views, and the index
  * after each change set; a deleted graph verifies, a cloned one simulates to the same bits,
  * the simulator plans a large fan-in right, and the conv leaf builder (taskir/conv_leaf.c)
- * builds the convolution the fixture does. */
+ * builds the convolution the fixture does; arrays that regrowth leaves behind taken again
+ * after the change set (taskir/spare.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -494,6 +495,73 @@ static void test_conv_leaf(void **state)
     graph_destroy(g);
 }
 
+/* spare.h alone: an array is taken for a request of its exact size only, after
+ * spare_release, zeroed; small ones are not kept. */
+static void test_spare(void **state)
+{
+    (void)state;
+    Spare sp = {0};
+    static unsigned char a[256], b[32];
+    memset(a, 7, sizeof a);
+    spare_retire(&sp, a, 200);
+    spare_retire(&sp, b, 32);
+    assert_null(spare_take(&sp, 200)); /* not released yet */
+    assert_int_equal(a[0], 7);
+    spare_release(&sp);
+    assert_null(spare_take(&sp, 100));
+    assert_null(spare_take(&sp, 32));
+    assert_ptr_equal(spare_take(&sp, 200), a);
+    for (int i = 0; i < 200; i++)
+        assert_int_equal(a[i], 0);
+    assert_int_equal(a[200], 7); /* only what was asked for is cleared */
+    assert_null(spare_take(&sp, 200));
+    assert_int_equal(sp.reused, 200);
+    spare_finish(&sp);
+}
+
+/* A cluster's interfaces regrown (4 -> 8) leave their first array behind: it keeps what it
+ * held until the change set ends (graph_compact), then a new cluster's first array (of the
+ * same 4 interfaces) is that one, cleared, and the arena grows by nothing for it. */
+static void test_spare_reuse(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *b = graph_add_block(g, BT_SI, 1, "b");
+    assert_non_null(b);
+    Cluster *c = blk_add_output(g, b);
+    assert_non_null(c);
+    for (int32_t i = 0; i < 4; i++)
+        assert_non_null(cluster_add_iface(g, &b->out[0], 100 + i));
+    const Iface *old = b->out[0].ifaces;
+    assert_non_null(cluster_add_iface(g, &b->out[0], 104));
+    assert_ptr_not_equal(b->out[0].ifaces, old);
+    Block *d = graph_add_block(g, BT_SI, 2, "d");
+    assert_non_null(d);
+    assert_non_null(blk_add_output(g, d));
+    assert_non_null(cluster_add_iface(g, &d->out[0], 200));
+    assert_ptr_not_equal(d->out[0].ifaces, old); /* not before the change set ends */
+    assert_int_equal(old[0].edge_id, 100);
+    assert_int_equal(old[3].edge_id, 103);
+    assert_true(graph_compact(g));
+    Block *e = graph_add_block(g, BT_SI, 3, "e");
+    assert_non_null(e);
+    assert_non_null(blk_add_output(g, e));
+    size_t used = arena_used(g->arena);
+    Iface *f = cluster_add_iface(g, &e->out[0], 300);
+    assert_non_null(f);
+    assert_ptr_equal(e->out[0].ifaces, old);
+    assert_int_equal(arena_used(g->arena), used);
+    assert_int_equal(g->spare.reused, 4 * sizeof(Iface));
+    assert_int_equal(f->edge_id, 300);
+    assert_int_equal(old[1].edge_id, 0);
+    assert_int_equal(old[3].edge_id, 0);
+    assert_int_equal(b->out[0].n_ifaces, 5);
+    for (int32_t i = 0; i < 5; i++)
+        assert_int_equal(b->out[0].ifaces[i].edge_id, 100 + i);
+    graph_destroy(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -507,6 +575,8 @@ int main(void)
         cmocka_unit_test(test_remove_edges_batch),
         cmocka_unit_test(test_large_fan_in),
         cmocka_unit_test(test_conv_leaf),
+        cmocka_unit_test(test_spare),
+        cmocka_unit_test(test_spare_reuse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
