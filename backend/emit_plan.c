@@ -311,11 +311,14 @@ static bool copy_box(const Emit *e, ECopy *cp)
         if (buf && (out_unit(e, (uint32_t)w, &bprec) != emit_storage_unit(e, pos) ||
                     bprec != blk_prec(e->g->blocks[pos])))
             whole = false;
+        /* a P07's rows of another pitch: its router re-pitches them (own_row); an Axon's
+           int32 rows a P06 re-pitches in the Soma after it (emit_narrow.c) */
         PrecisionId cprec = blk_prec(e->g->blocks[pos]), wprec;
-        if (whole && !buf && out_unit(e, (uint32_t)w, &wprec) > 0 && wprec == cprec &&
+        if (whole && !buf && e->g->blocks[w]->type == BT_CLUT &&
+            out_unit(e, (uint32_t)w, &wprec) > 0 && wprec == cprec &&
             own_row(e, (uint32_t)w, emit_storage_unit(e, pos),
                     layout_output_unit(e->g, &e->uses, (uint32_t)w, cprec)))
-            whole = false; /* rows of another pitch: its router re-pitches them (own_row) */
+            whole = false;
         if (whole && !buf && (writes_all_here(e, (uint32_t)w, eid) ||
                               emit_writes_pieces(e, (uint32_t)w, pos, &all)))
             continue; /* the primitive writes straight into the copy */

@@ -589,6 +589,12 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
                               "input1's %s (%lld .. %lld)",
                               p2->name, (long long)p2->lo, (long long)p2->hi, p1->name,
                               (long long)p1->lo, (long long)p1->hi);
+        /* and in x1's pitch: nf channel groups a pixel of each */
+        if (x2.feat.c != x1.feat.c)
+            return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                              "reads input1 in pixels of %lld channels and input2 in pixels of "
+                              "%lld: P03 reads both in input1's", (long long)x1.feat.c,
+                              (long long)x2.feat.c);
         PARAMS(a, p03, Taskir__Asm__P03, taskir__asm__p03__init);
         SET(p, tensor_en, true);
         SET(p, x1_precision, pr_info(x1.prec)->wire);
