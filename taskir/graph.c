@@ -273,14 +273,16 @@ bool graph_compact(Graph *g)
 /* ---- building ---- */
 
 /* Makes room for one more element in an arena array of pointers or structs: a doubled
- * array, from the arrays left behind (spare.h) when one is ready, the old one left behind. */
+ * array (the first of one element: most clusters hold one or two interfaces, and an
+ * interface is 120 bytes), from the arrays left behind (spare.h) when one is ready, the old
+ * one left behind. */
 static bool reserve(Graph *g, void **arr, uint32_t n, uint32_t *cap, size_t size)
 {
     if (n < *cap)
         return true;
     if (*cap > UINT32_MAX / 2)
         return false;
-    uint32_t ncap = *cap ? *cap * 2 : 4;
+    uint32_t ncap = *cap ? *cap * 2 : 1;
     void *p = spare_take(&g->spare, (size_t)ncap * size);
     if (p && *arr && n)
         memcpy(p, *arr, (size_t)n * size);
