@@ -122,7 +122,7 @@ static bool same_content(const Graph *g, const GraphUses *u, long a, long b)
 /* Do edges a and b read the same box of the same values (one storage block or copies)? */
 static bool reads_same(const Graph *g, const GraphUses *u, const Edge *a, const Edge *b)
 {
-    uint32_t ca, cb;
+    uint32_t ca = 0, cb = 0;
     const Iface *fa = src_iface(g, u, a, &ca), *fb = src_iface(g, u, b, &cb);
     return fa && fb && ca == cb && same_box(fa, fb) &&
            same_content(g, u, graph_block_pos(g, a->src), graph_block_pos(g, b->src));
