@@ -79,7 +79,10 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
                               c->reqs[o->req].last);
         const ESendBuf *sb = prec != o->feat.prec ? emit_sendbuf_of(e, w, prec) : NULL;
         l->feat = sb ? &sb->feat : &o->feat;
-        l->row = o->box.n[1] * emit_feat_pixel_words(l->feat);
+        /* a reshape keeping the pixels in order (pixel_linear): the receiver's box read
+         * as the run of pixels it is in the buffer */
+        bool lin = wbox.n[0] != dst_box->n[0] || wbox.n[1] != dst_box->n[1];
+        l->row = (lin ? dst_box->n[1] : o->box.n[1]) * emit_feat_pixel_words(l->feat);
         l->box = *dst_box;
         l->base = c->addr[sb ? sb->req : o->req] + (wbox.lo[0] * o->box.n[1] + wbox.lo[1]) *
                                                        emit_feat_pixel_words(l->feat);
@@ -87,6 +90,11 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
         return ST_OK;
     }
     /* the storage the writer writes on its own core */
+    if (wbox.n[0] != dst_box->n[0] || wbox.n[1] != dst_box->n[1])
+        return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
+                         "reshapes block %d's pixels on the way to another core, sent from the "
+                         "storage it writes on its core: only from an output buffer",
+                         e->g->blocks[w]->id);
     const BlockUses *bu = &e->uses.blocks[w];
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         const Edge *le = e->g->edges[bu->out_edges[j]];
@@ -287,6 +295,22 @@ static int32_t first_receive(Emit *e, const Edge *le, uint32_t k)
     return got;
 }
 
+/* The most relays relay_loc follows back along a chain (a bound on the work). */
+enum { RELAY_DEPTH = 64 };
+
+/* The core that sends edge le's data to core k in phase p (EMIT_NONE: none). */
+static uint32_t sender(Emit *e, const Edge *le, uint32_t k, int32_t p)
+{
+    const MapDict *dict = emit_edge_dict(e, le->id);
+    for (uint32_t c = 0; dict && c + 1 < dict->n_coords; c++) {
+        const MapCoord *cs = &dict->coords[c], *cr = &dict->coords[c + 1];
+        if (cs->pi_index == MAP_PI_ROUTER_SEND && cr->pi_index == MAP_PI_ROUTER_RECIEVE &&
+            cr->phase == p && emit_core(e, cr) == k)
+            return emit_core(e, cs);
+    }
+    return EMIT_NONE;
+}
+
 /* The source of edge ed's part (storage coordinates of its destination, dbox the edge's box
  * there) on sk, a relay of a multicast chain: sk's copy of data writer w sent it in an
  * earlier phase. The chain joins the transfers of one box of w's output, which may go to
@@ -296,14 +320,16 @@ static int32_t first_receive(Emit *e, const Edge *le, uint32_t k)
  * what this phase carries of part) once the P06 of an earlier phase's Soma2 has moved them
  * into its area, so a relay may forward in phase k + 1 the part it received in phase k while
  * the next part lands; a part it forwards in the phase it lands there it does not hold yet.
- * A relay that forwards in the phase it receives holds nothing yet:
- * l->feat NULL, and the writer sends the part itself; the run it then sends to several cores
- * in one phase becomes the chip's relaying chain (emit_route_chain.c). ch0: the storage
- * channel sk's pixels start with. */
+ * A relay that forwards in the phase it receives holds nothing yet: the core that sends to it
+ * in that phase sends the part itself (*via; l->feat NULL when that is the writer, else where
+ * that core, a relay of the chain from its own copy, holds it), and the run it then sends to
+ * several cores in one phase becomes the chip's relaying chain (emit_route_chain.c). ch0: the
+ * storage channel the pixels start with. depth: the relays followed so far. */
 static Status relay_loc(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_t phase,
                         const EBox *dbox, const EBox *part, const EBox *now, int n_now, ELoc *l,
-                        int64_t *ch0)
+                        int64_t *ch0, uint32_t *via, int depth)
 {
+    *via = sk;
     EBox wbox;
     if (!emit_iface_box(e, w, false, ed->id, &wbox))
         return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no box");
@@ -344,8 +370,15 @@ static Status relay_loc(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_
         if (inside && landing) {
             if (landing < n_now)
                 continue; /* some pixels held, some landing: neither way */
-            l->feat = NULL;
-            return ST_OK;
+            uint32_t from = sender(e, le, sk, phase);
+            if (from == EMIT_NONE || from == e->core_of[w] || depth >= RELAY_DEPTH) {
+                l->feat = NULL; /* the writer sends */
+                *via = e->core_of[w];
+                return ST_OK;
+            }
+            /* relayed on as it lands from a relay that sends from its own copy */
+            return relay_loc(e, ed, w, from, phase, dbox, part, now, n_now, l, ch0, via,
+                             depth + 1);
         }
         /* a copy joined from channel slices: where the joins have put them by this phase */
         if (inside && emit_chmerge_of(e, rcp)) {
@@ -370,8 +403,18 @@ static Status relay_loc(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_
         *ch0 = rcp->box.lo[2] - off[2];
         return ST_OK;
     }
-    if (!early) { /* it receives the data in this phase: the writer sends (the caller) */
-        l->feat = NULL;
+    if (!early) { /* it receives the data in this phase: its sender sends it on */
+        for (uint32_t j = 0; j < bu->n_out_edges && depth < RELAY_DEPTH; j++) {
+            const Edge *le = e->g->edges[bu->out_edges[j]];
+            long s2 = graph_block_pos(e->g, le->dst);
+            uint32_t from = s2 >= 0 && emit_copy_on(e, (uint32_t)s2, sk) && emit_keeps_order(e, le)
+                                ? sender(e, le, sk, phase) : EMIT_NONE;
+            if (from != EMIT_NONE && from != e->core_of[w]) /* a relay, from its own copy */
+                return relay_loc(e, ed, w, from, phase, dbox, part, now, n_now, l, ch0, via,
+                                 depth + 1);
+        }
+        l->feat = NULL; /* the writer sends (the caller) */
+        *via = e->core_of[w];
         return ST_OK;
     }
     return diag_edge(e->d, ST_LOGIC, "emit.route", ed->id,
@@ -396,15 +439,43 @@ bool emit_dict_pair(Emit *e, const MapDict *dict, uint32_t *i, uint32_t *sk, uin
     return false;
 }
 
+/* Whether edge ed reshapes writer w's pixels into other extents keeping each pixel whole
+ * and in order (a reshape in C order of the same channels, 1 x 7 pixels into 7 x 1: the
+ * same bytes), from pixels that follow one another in w's output (whole rows of it, or
+ * part of one row): a transfer then reads the k-th pixel of the receiver's box (in its C
+ * order) at the k-th of the writer's (writer_loc), as it is. */
+static bool pixel_linear(const Emit *e, const Edge *ed, uint32_t w, const EBox *wbox,
+                         const EBox *dbox)
+{
+    int32_t cd[TIR_CDIMS];
+    if (!ed->n_re || !emit_keeps_order(e, ed) || wbox->n[2] != dbox->n[2] ||
+        wbox->n[0] * wbox->n[1] != dbox->n[0] * dbox->n[1] ||
+        !blk_cluster_dims(e->g->blocks[w], false, 0, cd))
+        return false;
+    int64_t X = cd[D_X] > 0 ? cd[D_X] : 1, C = cd[D_F] > 0 ? cd[D_F] : 1;
+    return wbox->lo[2] == 0 && wbox->n[2] == C &&
+           (wbox->n[0] == 1 || (wbox->lo[1] == 0 && wbox->n[1] == X));
+}
+
+/* Whether edge ed's box has other extents at its two ends (a reshape pixel_linear allows). */
+static bool reshaped(const Emit *e, const Edge *ed, uint32_t w, const EBox *dbox)
+{
+    EBox wbox;
+    return emit_iface_box(e, w, false, ed->id, &wbox) &&
+           (wbox.n[0] != dbox->n[0] || wbox.n[1] != dbox->n[1]);
+}
+
 /* A transfer reads the writer's pixels at the receiver's coordinates (writer_loc,
  * relay_loc): an edge that reshapes its box into other extents (3 pixels of one channel
- * into one pixel of 3, in C order) would send other values. */
+ * into one pixel of 3, in C order) would send other values, unless it keeps every pixel in
+ * order (pixel_linear). */
 static Status same_pixels(Emit *e, const Edge *ed, uint32_t w, const EBox *dbox)
 {
     EBox wbox;
     if (!emit_iface_box(e, w, false, ed->id, &wbox))
         return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no box");
-    if (wbox.n[0] == dbox->n[0] && wbox.n[1] == dbox->n[1] && wbox.n[2] == dbox->n[2])
+    if ((wbox.n[0] == dbox->n[0] && wbox.n[1] == dbox->n[1] && wbox.n[2] == dbox->n[2]) ||
+        pixel_linear(e, ed, w, &wbox, dbox))
         return ST_OK;
     return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
                      "reshapes %lld x %lld x %lld values of block %d into %lld x %lld x %lld "
@@ -419,8 +490,9 @@ bool emit_moves_lanes(const Emit *e, const Edge *ed, uint32_t w, const EBox *dbo
     EBox wbox;
     if (!ed->n_re || !emit_iface_box(e, w, false, ed->id, &wbox))
         return false;
-    return !emit_keeps_order(e, ed) || wbox.n[0] != dbox->n[0] || wbox.n[1] != dbox->n[1] ||
-           wbox.n[2] != dbox->n[2];
+    return !pixel_linear(e, ed, w, &wbox, dbox) &&
+           (!emit_keeps_order(e, ed) || wbox.n[0] != dbox->n[0] || wbox.n[1] != dbox->n[1] ||
+            wbox.n[2] != dbox->n[2]);
 }
 
 /* One edge dict: every (send, receive) pair of coordinates. */
@@ -487,16 +559,22 @@ static Status route_edge(Emit *e, const MapDict *dict)
         ELoc src = {0};
         Status st = ST_OK;
         int64_t ch0 = dbox.lo[2]; /* set by relay_loc or writer_loc */
+        if (sk != e->core_of[w] && reshaped(e, ed, (uint32_t)w, &dbox))
+            return diag_edge(e->d, ST_LOGIC, "emit.route", ed->id,
+                             "relayed by %s, reshaping block %d's pixels: a relay reads its "
+                             "copy at the receiver's coordinates", e->cores[sk].name,
+                             e->g->blocks[w]->id);
         if (sk != e->core_of[w]) { /* a relay: a destination that holds the data already */
             EBox now[6] = {part}; /* what this phase carries: a spread part's pixels */
             int n_now = pt ? 0 : 1;
             for (int r = 0; pt && r < 2; r++)
                 if (pt->nq[r] > 0 && &e->copies[pt->copy[r]] == dcp)
                     n_now += part_pixels(dcp, pt->q0[r], pt->nq[r], &part, now + n_now);
+            uint32_t via = sk;
             st = relay_loc(e, ed, (uint32_t)w, sk, cs->phase, &dbox, &part, now, n_now, &src,
-                           &ch0);
-            if (st == ST_OK && !src.feat)
-                sk = e->core_of[w];
+                           &ch0, &via, 0);
+            if (st == ST_OK)
+                sk = via; /* the writer, or the relay the chain starts from */
         }
         if (sk == e->core_of[w] && st == ST_OK)
             st = writer_loc(e, ed, (uint32_t)w, cs->phase, &dbox, dcp->feat.prec, &src, &ch0);
