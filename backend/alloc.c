@@ -55,16 +55,40 @@ static long meets(const AllocReq *reqs, const int32_t *addr, const size_t *place
     return -1;
 }
 
-/* The lowest aligned address of bank where r fits beside the areas placed so far (placed[],
- * addresses addr[]), or -1. */
+/* The words of the chain from r on (r and the areas that follow it). */
+static int64_t chain_words(const AllocReq *reqs, const AllocReq *r)
+{
+    int64_t w = 0;
+    for (; r; r = r->next ? &reqs[r->next - 1] : NULL)
+        w += r->words;
+    return w;
+}
+
+/* A placed area that meets the chain from r placed at at (each of its areas at its offset),
+ * and into *off the offset of the one of the chain it meets: its index, or -1. */
+static long chain_meets(const AllocReq *reqs, const int32_t *addr, const size_t *placed,
+                        size_t n_placed, const AllocReq *r, int64_t at, int64_t *off)
+{
+    for (*off = 0; r; *off += r->words, r = r->next ? &reqs[r->next - 1] : NULL) {
+        long o = meets(reqs, addr, placed, n_placed, r, at + *off);
+        if (o >= 0)
+            return o;
+    }
+    return -1;
+}
+
+/* The lowest aligned address of bank where the chain from r fits beside the areas placed so
+ * far (placed[], addresses addr[]), or -1. */
 static int64_t first_fit(const AllocReq *reqs, const int32_t *addr, const size_t *placed,
                          size_t n_placed, const AllocReq *r, const AllocBank *bank)
 {
-    for (int64_t at = align_up(bank->lo, r->align); at + r->words <= bank->hi;) {
-        long o = meets(reqs, addr, placed, n_placed, r, at);
+    int64_t words = chain_words(reqs, r), off;
+    for (int64_t at = align_up(bank->lo, r->align); at + words <= bank->hi;) {
+        long o = chain_meets(reqs, addr, placed, n_placed, r, at, &off);
         if (o < 0)
             return at;
-        at = align_up(addr[o] + reqs[o].words, r->align);
+        int64_t next = align_up(addr[o] + reqs[o].words - off, r->align);
+        at = next > at ? next : at + r->align;
     }
     return -1;
 }
@@ -129,13 +153,18 @@ static int order_cmp(const void *a, const void *b)
  * first phase first, each phase's largest first. */
 static void order(const AllocReq *reqs, size_t n, bool by_phase, AllocOrder *ord)
 {
-    for (size_t i = 0; i < n; i++)
-        ord[i] = (AllocOrder){by_phase ? reqs[i].first : 0, reqs[i].words, i};
+    for (size_t i = 0; i < n; i++) {
+        int32_t first = reqs[i].first;
+        for (const AllocReq *r = &reqs[i]; r; r = r->next ? &reqs[r->next - 1] : NULL)
+            first = r->first < first ? r->first : first;
+        ord[i] = (AllocOrder){by_phase ? first : 0, chain_words(reqs, &reqs[i]), i};
+    }
     qsort(ord, n, sizeof *ord, order_cmp);
 }
 
-static Status check_req(const AllocReq *r, size_t i, const char *core, Diag *d)
+static Status check_req(const AllocReq *reqs, size_t n, size_t i, const char *core, Diag *d)
 {
+    const AllocReq *r = &reqs[i];
     /* an area larger than the core is the plan's finding, not a malformed request */
     if (r->words > ASM_CORE_WORDS && r->align >= 1 && r->first <= r->last && r->first >= 0)
         return diag_add(d, ST_LOGIC, "emit.alloc", core,
@@ -145,7 +174,9 @@ static Status check_req(const AllocReq *r, size_t i, const char *core, Diag *d)
                         r->tag, r->words, r->words * 4, r->first, r->last, ASM_CORE_WORDS);
     if (r->words <= 0 || r->align < 1 || r->align > 0x4000 ||
         (r->align & (r->align - 1)) || r->first > r->last || r->first < 0 ||
-        (unsigned)r->kind > ALLOC_RECV)
+        (unsigned)r->kind > ALLOC_RECV || r->next > n || r->next == i + 1 ||
+        (r->next && (reqs[r->next - 1].kind != r->kind ||
+                     (r->words % reqs[r->next - 1].align) != 0)))
         return diag_add(d, ST_RUNTIME, "emit.alloc.req", core,
                         "area %zu (block %" PRId32 "): %" PRId64 " words, alignment %" PRId32
                         ", phases [%" PRId32 ", %" PRId32 "]: not a request the plan takes",
@@ -156,21 +187,28 @@ static Status check_req(const AllocReq *r, size_t i, const char *core, Diag *d)
 /* Places the areas largest first, each at the lowest address that fits (top_static: a
  * static area at the highest); the index of the first that fits nowhere, or n. */
 static size_t place_all(const AllocReq *reqs, size_t n, const AllocOrder *ord, bool top_static,
-                        int32_t *addr, size_t *placed)
+                        const bool *follows, int32_t *addr, size_t *placed)
 {
     size_t n_placed = 0;
     for (size_t k = 0; k < n; k++) {
         size_t i = ord[k].i;
         const AllocReq *r = &reqs[i];
+        if (follows[i])
+            continue; /* placed with the chain it follows */
         int64_t at = -1;
         for (const AllocBank *const *b = prefs[r->kind]; *b && at < 0; b++)
-            at = top_static && r->kind == ALLOC_STATIC
+            at = top_static && r->kind == ALLOC_STATIC && !r->next
                      ? last_fit(reqs, addr, placed, n_placed, r, *b)
                      : first_fit(reqs, addr, placed, n_placed, r, *b);
         if (at < 0)
             return i;
-        addr[i] = (int32_t)at;
-        placed[n_placed++] = i;
+        for (size_t j = i;; j = reqs[j].next - 1) {
+            addr[j] = (int32_t)at;
+            placed[n_placed++] = j;
+            at += reqs[j].words;
+            if (!reqs[j].next)
+                break;
+        }
     }
     return n;
 }
@@ -178,7 +216,7 @@ static size_t place_all(const AllocReq *reqs, size_t n, const AllocOrder *ord, b
 Status alloc_core(const AllocReq *reqs, size_t n, int32_t *addr, const char *core, Diag *d)
 {
     for (size_t i = 0; i < n; i++) {
-        Status st = check_req(&reqs[i], i, core, d);
+        Status st = check_req(reqs, n, i, core, d);
         if (st != ST_OK)
             return st;
     }
@@ -186,10 +224,33 @@ Status alloc_core(const AllocReq *reqs, size_t n, int32_t *addr, const char *cor
         return ST_OK;
     AllocOrder *ord = malloc(n * sizeof *ord);
     size_t *placed = malloc(n * sizeof *placed);
-    if (!ord || !placed) {
+    bool *follows = calloc(n, sizeof *follows);
+    if (!ord || !placed || !follows) {
         free(ord);
         free(placed);
+        free(follows);
         return diag_add(d, ST_RUNTIME, "oom", core, "out of memory planning the memory");
+    }
+    /* each area follows one at most, and every chain ends (a chain of n areas at most) */
+    Status chk = ST_OK;
+    for (size_t i = 0; i < n && chk == ST_OK; i++) {
+        size_t len = 0;
+        for (const AllocReq *r = &reqs[i]; r && len <= n; r = r->next ? &reqs[r->next - 1] : NULL)
+            len++;
+        if (reqs[i].next && follows[reqs[i].next - 1])
+            len = n + 1;
+        if (reqs[i].next)
+            follows[reqs[i].next - 1] = true;
+        if (len > n)
+            chk = diag_add(d, ST_RUNTIME, "emit.alloc.req", core,
+                           "area %zu (block %" PRId32 "): a chain of areas that loops or joins "
+                           "another", i, reqs[i].tag);
+    }
+    if (chk != ST_OK) {
+        free(ord);
+        free(placed);
+        free(follows);
+        return chk;
     }
     order(reqs, n, false, ord);
     Status st = ST_OK;
@@ -197,12 +258,12 @@ Status alloc_core(const AllocReq *reqs, size_t n, int32_t *addr, const char *cor
      * area fits in is tried again with them at its top; then both again with the areas in
      * the order of their first phases (largest first leaves holes that an area living
      * across them fits in none of: test_alloc's test_phase_order) */
-    size_t bad = place_all(reqs, n, ord, false, addr, placed);
-    bool fits = bad == n || place_all(reqs, n, ord, true, addr, placed) == n;
+    size_t bad = place_all(reqs, n, ord, false, follows, addr, placed);
+    bool fits = bad == n || place_all(reqs, n, ord, true, follows, addr, placed) == n;
     if (!fits) {
         order(reqs, n, true, ord);
-        fits = place_all(reqs, n, ord, false, addr, placed) == n ||
-               place_all(reqs, n, ord, true, addr, placed) == n;
+        fits = place_all(reqs, n, ord, false, follows, addr, placed) == n ||
+               place_all(reqs, n, ord, true, follows, addr, placed) == n;
     }
     if (!fits) {
         const AllocReq *r = &reqs[bad];
@@ -220,5 +281,6 @@ Status alloc_core(const AllocReq *reqs, size_t n, int32_t *addr, const char *cor
     }
     free(ord);
     free(placed);
+    free(follows);
     return st;
 }

@@ -14,7 +14,10 @@
  * Areas are placed largest first (ties: in the order given), so the plan depends only on the
  * requests: deterministic. A plan that does not fit so is tried with the static areas from
  * the top of MEM1 down, then both ways again with the areas in the order of their first
- * phases (each phase's largest first).
+ * phases (each phase's largest first). A chain of areas (AllocReq.next) is placed as one:
+ * its first area where every one of them fits at its offset, each beside the areas whose
+ * lifetimes meet its own; its first area's alignment, and each other's offset a multiple of
+ * its own.
  */
 #ifndef TASKIR_BACKEND_ALLOC_H
 #define TASKIR_BACKEND_ALLOC_H
@@ -43,6 +46,9 @@ typedef struct AllocReq {
     int32_t tag;         /* the caller's name of the area (a block id), for messages */
     bool last_axon;      /* nothing reads or writes it after the Axon of phase last */
     bool first_soma;     /* nothing reads or writes it before Soma1 of phase first */
+    size_t next;         /* 1 + the index of the area that starts where this one ends (the
+                            parts of one area, each with a lifetime of its own: a gathered
+                            area's inputs), 0: none; each area follows one at most */
 } AllocReq;
 
 /* Places reqs[0..n) on one core; addr[i] receives the word address of reqs[i]. A plan that

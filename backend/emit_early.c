@@ -16,11 +16,10 @@
  * was.
  *
  * On a core whose plan does not fit, a copy only its gather reads lies in its part of the
- * gathered area when it has that part's layout (emit_in_place); when the plan still does
- * not fit, one in the data banks that cannot lie there has its area end with its gather's
- * P06 rather than at the CADD (emit_gathered_ends). A copy whose gather finds no Soma slot
- * at all (its data in place only in the Soma2 just before the CADD's Axon) lies there so on
- * any core, when it may (emit_gather_lie, asked by emit_gather.c).
+ * gathered area when it has that part's layout (emit_in_place), as does, on any core, one
+ * whose gather found no free Soma slot for its P06 (emit_gather_pending); when the plan
+ * still does not fit, one in the data banks that cannot lie there has its area end with its
+ * gather's P06 rather than at the CADD (emit_gathered_ends).
  */
 #include "backend/emit_internal.h"
 #include "backend/emit_layout.h"
@@ -175,23 +174,21 @@ static bool fits_part(const ECopy *cp, const EGather *g, bool *rewrite)
                                           : eight && g->feat.prec == PR_INT_32);
 }
 
-/* Whether copy ci may lie in part i of the area its gather writes (*g): it is not received
- * (or a P06 moves it out of the receive area), only that gather reads it and it holds the
- * part's layout (or is a static map, its image then written in that layout, fits_part;
- * *rewrite), and no other copy shares its area (a tee). */
-static bool may_lie(Emit *e, uint32_t ci, EGather **g, bool *rewrite)
+/* Whether copy ci may lie in part i of the area its gather g writes: it is not received
+ * (or a P06 moves it out of the receive area: a whole copy in Soma2 of its arrival phase,
+ * or a spread copy part by part, which moves it into its part instead), only that gather
+ * reads it and it holds the part's layout (or is a static map, its image then written in
+ * that layout, fits_part: *rewrite), and no other copy shares its area (a tee). */
+static bool may_lie(const Emit *e, uint32_t ci, const EGather *g, bool *rewrite)
 {
     const ECopy *cp = &e->copies[ci];
     const ECore *c = &e->cores[cp->core];
-    /* a received copy that a P06 moves out of the receive area (a whole copy in Soma2 of
-     * its arrival phase, or a spread copy part by part) is moved into its part instead */
     bool moved = cp->received && (cp->spread || cp->land != EMIT_NONE);
     if ((cp->received && !moved) || cp->view || cp->planes || cp->alias_of != EMIT_NONE ||
         cp->req == EMIT_NONE || c->reqs[cp->req].words == 0 ||
         (cp->image && (!cp->is_static || (int64_t)cp->n_image != cp->feat.words)))
         return false;
-    *g = sole_gather(e, ci);
-    if (!*g || memcmp(&(*g)->box, &cp->box, sizeof cp->box) != 0 || !fits_part(cp, *g, rewrite))
+    if (memcmp(&g->box, &cp->box, sizeof cp->box) != 0 || !fits_part(cp, g, rewrite))
         return false;
     for (size_t j = 0; j < e->n_copies; j++)
         if (j != ci && e->copies[j].core == cp->core && e->copies[j].req == cp->req)
@@ -199,17 +196,17 @@ static bool may_lie(Emit *e, uint32_t ci, EGather **g, bool *rewrite)
     return true;
 }
 
-/* Lays copy ci in part i of gather g's area (g->req made): its writer (a compute block on
- * its core, or an INPUT's dynamic blocks) writes it there, its area goes, and the P06 that
- * copied it (if one has a slot) with it; whether it did (not when out of memory). */
-static bool lie(Emit *e, uint32_t ci, EGather *g, bool rewrite)
+/* Lays copy ci in its part of gather g's area (may_lie said it may): its writer (a compute
+ * block on its core, an INPUT's dynamic blocks, the P06s moving it out of the receive area)
+ * writes it there, and no P06 copies it. */
+static void lay(Emit *e, uint32_t ci, EGather *g, bool rewrite)
 {
     ECopy *cp = &e->copies[ci];
     ECore *c = &e->cores[cp->core];
     if (rewrite) {
         uint32_t *w = image_as(cp, &g->feat);
         if (!w)
-            return false; /* out of memory: the plan goes on without */
+            return; /* out of memory: the plan goes on without */
         free(cp->image);
         cp->image = w;
         cp->n_image = (size_t)g->feat.words;
@@ -227,40 +224,51 @@ static bool lie(Emit *e, uint32_t ci, EGather *g, bool rewrite)
     if (g->phase >= 0)
         emit_slot_free(e, cp->core, g->phase, g->slot);
     g->phase = -1; /* no P06 (emit_prim.c) */
-    cp->req = g->req;
-    cp->req_off = g->i * g->feat.words;
+    cp->req = g->req; /* its part's area */
+    cp->req_off = 0;
+}
+
+/* Places copy ci in part i of the area its gather writes when it may (may_lie); whether it
+ * did. */
+static bool in_place(Emit *e, uint32_t ci)
+{
+    EGather *g = sole_gather(e, ci);
+    bool rewrite;
+    if (!g || g->phase < 0 || !may_lie(e, ci, g, &rewrite))
+        return false;
+    lay(e, ci, g, rewrite);
     return true;
 }
 
-/* Places copy ci in its part of the gathered area when it may lie there (may_lie) and a
- * P06 would copy it (one that lies there already has none); whether it did. */
-static bool in_place(Emit *e, uint32_t ci)
+Status emit_gather_pending(Emit *e)
 {
-    EGather *g;
-    bool rewrite;
-    return may_lie(e, ci, &g, &rewrite) && g->phase >= 0 && lie(e, ci, g, rewrite);
-}
-
-/* may_lie for a gather's input whose P06 finds no slot: its copy not received, or spread
- * (the P06s moving its parts are planned before the gathers; a whole copy's move after). */
-static bool may_lie_now(Emit *e, uint32_t ci, EGather **g, bool *rewrite)
-{
-    const ECopy *cp = &e->copies[ci];
-    return (!cp->received || cp->spread) && may_lie(e, ci, g, rewrite);
-}
-
-bool emit_gather_may_lie(Emit *e, uint32_t ci)
-{
-    EGather *g;
-    bool rewrite;
-    return may_lie_now(e, ci, &g, &rewrite);
-}
-
-bool emit_gather_lie(Emit *e, uint32_t ci)
-{
-    EGather *g;
-    bool rewrite;
-    return may_lie_now(e, ci, &g, &rewrite) && lie(e, ci, g, rewrite);
+    for (size_t i = 0; i < e->n_gathers;) {
+        const EGather *g0 = &e->gathers[i];
+        size_t n = g0->i == 0 ? (size_t)g0->n : 1;
+        int32_t bad = -1;
+        bool pending = false, rewrite;
+        for (size_t j = i; g0->i == 0 && j < i + n && bad < 0; j++) {
+            const EGather *g = &e->gathers[j];
+            if (g->phase != GATHER_PENDING)
+                continue;
+            pending = true;
+            if (sole_gather(e, g->copy) != g || !may_lie(e, g->copy, g, &rewrite))
+                bad = g->i;
+        }
+        if (bad >= 0) {
+            Status st = emit_gather_fail(e, i, n, g0->cadd, bad, GATHER_SLOT);
+            if (st != ST_OK)
+                return st;
+            continue; /* the entries after moved down to i */
+        }
+        for (size_t j = i; pending && j < i + n; j++) {
+            EGather *g = &e->gathers[j];
+            if (g->phase == GATHER_PENDING && may_lie(e, g->copy, g, &rewrite))
+                lay(e, g->copy, g, rewrite);
+        }
+        i += n;
+    }
+    return e->d->oom ? ST_RUNTIME : ST_OK;
 }
 
 /* Applies f to every copy on core k; whether it did something to any. */

@@ -1,9 +1,12 @@
 /* emit_gather.c: a CADD of several different inputs (docs/backend.md, "Inserted primitives";
  * resnet_block's elementwise add). P02 reads its n inputs back to back, [n][y][x][c], in one
- * area: the code generator requests an area of n times the box on the CADD's core and, for
+ * area: the code generator requests an area of n times the box on the CADD's core (n parts
+ * placed back to back, each alive from its P06 to the CADD, alloc.h's chains) and, for
  * each input, inserts a P06 that copies the input's box from its copy into part i, in the
  * latest free Soma slot before the CADD's phase in which the copy holds its data
- * (emit_move_slot: for a stage's input, after it arrives in the step before). The inputs
+ * (emit_move_slot: for a stage's input, after it arrives in the step before); an input
+ * that finds none may still lie in its part, written there by its writer or by the P06s
+ * moving it out of the receive area (emit_early.c, emit_gather_pending). The inputs
  * must have the same extents (each read as whole rows of its copy, a static map too). The
  * area holds them in their precision, or in INT_32 when they differ (a P06 widens 8-bit
  * values as they are), in the pitch the CADD reads and writes (layout_output_unit: its
@@ -15,6 +18,8 @@
 
 #include "taskir/layout.h"
 #include "taskir/premove.h"
+
+#include <string.h>
 
 /* The copy on core k and the box input cluster i of CADD b reads, or NULL. */
 static ECopy *input_copy(const Emit *e, const Block *b, uint32_t i, uint32_t k, EBox *box)
@@ -29,15 +34,20 @@ static ECopy *input_copy(const Emit *e, const Block *b, uint32_t i, uint32_t k, 
     return cp && (!cp->image || cp->feat.words) && !cp->planes && !cp->view ? cp : NULL;
 }
 
-/* Drops the entries of a gather from start and records why it failed (an entry with i = -1,
- * n = the reason, copy = the input), for emit_prim.c to refuse the CADD with, after the
- * memory plan (whose refusal comes first). */
-static Status failed(Emit *e, size_t start, uint32_t pos, int32_t input, int32_t why)
+Status emit_gather_fail(Emit *e, size_t start, size_t n, uint32_t pos, int32_t input,
+                        int32_t why)
 {
-    for (size_t g = start; g < e->n_gathers; g++)
-        emit_slot_free(e, e->copies[e->gathers[g].copy].core, e->gathers[g].phase,
-                       e->gathers[g].slot);
-    e->n_gathers = start;
+    uint32_t k = e->core_of[pos];
+    for (size_t g = start; g < start + n; g++) {
+        const EGather *gi = &e->gathers[g];
+        if (gi->phase >= 0)
+            emit_slot_free(e, e->copies[gi->copy].core, gi->phase, gi->slot);
+        if (gi->req != EMIT_NONE)
+            emit_request_drop(e, k, gi->req);
+    }
+    memmove(e->gathers + start, e->gathers + start + n,
+            (e->n_gathers - start - n) * sizeof *e->gathers);
+    e->n_gathers -= n;
     EGather *ng = emit_grow(e, e->gathers, &e->cap_gathers, e->n_gathers, sizeof *e->gathers);
     if (!ng)
         return ST_RUNTIME;
@@ -45,6 +55,12 @@ static Status failed(Emit *e, size_t start, uint32_t pos, int32_t input, int32_t
     e->gathers[e->n_gathers++] = (EGather){pos, -1, why, (uint32_t)input, {{0}, {0}}, -1, 0,
                                            EMIT_NONE, {0}};
     return ST_OK;
+}
+
+/* Drops the entries of a gather from start (the last ones) and records why it failed. */
+static Status failed(Emit *e, size_t start, uint32_t pos, int32_t input, int32_t why)
+{
+    return emit_gather_fail(e, start, e->n_gathers - start, pos, input, why);
 }
 
 /* Whether input a's P06 finds its slot before input b's: the one whose data is in place
@@ -105,44 +121,34 @@ static Status plan_gather(Emit *e, uint32_t pos, uint32_t n, uint32_t k, int32_t
             order[j] = order[j - 1];
         order[j] = i;
     }
-    int32_t first = pc, last = pc, why = 0, input = 0;
-    bool lies = false; /* an input lies in its part: no P06 (emit_early.c) */
-    for (uint32_t o = 0; o < n && st == ST_OK && !why; o++) {
+    for (uint32_t o = 0; o < n && st == ST_OK; o++) {
         EGather *gi = &g[order[o]];
         EMoveSlot ms;
         if (!emit_move_slot(e, &e->copies[gi->copy], pc, &ms)) {
-            /* no slot for its P06 (its writer, or its spread parts' moves, run in the
-             * Soma2 just before the CADD): they write it into its part, once the area is
-             * requested (emit_early.c) */
-            if (emit_gather_may_lie(e, gi->copy)) {
-                lies = true;
-                continue;
-            }
-            why = GATHER_SLOT;
-            input = gi->i;
-            break;
+            gi->phase = GATHER_PENDING; /* it may lie in its part (emit_gather_pending) */
+            when[order[o]].first = when[order[o]].last = pc;
+            continue;
         }
         gi->phase = ms.phase;
         gi->slot = ms.slot;
+        when[order[o]] = ms;
         st = emit_slot_take(e, k, ms.phase, ms.slot, SLOT_GATHER, pos);
-        first = ms.first < first ? ms.first : first;
-        last = ms.last > last ? ms.last : last;
+    }
+    /* the parts, one area each in input order, each from its P06 to the CADD (a part whose
+     * input comes in the step before: the whole step), placed back to back (a chain) */
+    uint32_t prev = EMIT_NONE;
+    for (uint32_t i = 0; i < n && st == ST_OK; i++) {
+        uint32_t req = emit_request(e, k, feat.words, feat.align, when[i].first, when[i].last,
+                                    ALLOC_DATA, b->id);
+        if (req == EMIT_NONE)
+            st = diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+        else if (prev != EMIT_NONE)
+            e->cores[k].reqs[prev].next = (size_t)req + 1;
+        e->gathers[start + i].req = prev = req;
     }
     free(when);
     free(order);
-    if (st != ST_OK)
-        return st;
-    if (why)
-        return failed(e, start, pos, input, why);
-    uint32_t req = emit_request(e, k, bytes / 4, feat.align, first, last, ALLOC_DATA, b->id);
-    if (req == EMIT_NONE)
-        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
-    for (size_t i = start; i < e->n_gathers; i++)
-        e->gathers[i].req = req;
-    for (size_t i = start; lies && i < e->n_gathers; i++)
-        if (e->gathers[i].phase < 0 && !emit_gather_lie(e, e->gathers[i].copy))
-            return failed(e, start, pos, e->gathers[i].i, GATHER_SLOT);
-    return ST_OK;
+    return st;
 }
 
 Status emit_gathers(Emit *e)

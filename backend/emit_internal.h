@@ -534,6 +534,14 @@ const EGather *emit_gather_of(const Emit *e, uint32_t pos);
  * 0 when it did not. */
 enum { GATHER_LAYOUT = 1, GATHER_SLOT = 2 };
 int32_t emit_gather_failed(const Emit *e, uint32_t pos, int32_t *input);
+/* EGather.phase of an input that found no free Soma slot for its P06: it may still lie in
+ * its part (emit_gather_pending); -1 is one that lies there. */
+enum { GATHER_PENDING = -2 };
+/* Drops the entries [start, start + n) of the gather of CADD pos (freeing their slots and
+ * their area) and records why it failed (input, why: GATHER_*), for emit_prim.c to refuse
+ * the CADD with (emit_gather.c). */
+Status emit_gather_fail(Emit *e, size_t start, size_t n, uint32_t pos, int32_t input,
+                        int32_t why);
 /* The narrowings (emit_narrow.c): planned after the copies and output buffers, before the
  * tees; emit_narrow_of: the one of writer pos, or NULL; emit_narrow_p06: writes its P06 into the map's area
  * (o_addr, o_words) and gives the int32 area the primitive writes (or refuses the writer
@@ -669,12 +677,12 @@ bool emit_in_place(Emit *e, uint32_t k);
  * CCMPS of a 1 x 1 window on core k takes the words of the copy it reads when that copy dies
  * with it (its one reader, in an area of its own; emit_soma_over.c); whether any did. */
 bool emit_soma_over(Emit *e, uint32_t k);
-/* A gather's input whose P06 finds no free slot (emit_gather.c): whether copy ci, not
- * received (or spread: its parts' P06s write it), may lie in its part as emit_in_place lays
- * one (only that gather reads it, in the part's layout); emit_gather_lie lays it there once
- * the gathered area is requested (EGather.req), whether it did (not when out of memory). */
-bool emit_gather_may_lie(Emit *e, uint32_t ci);
-bool emit_gather_lie(Emit *e, uint32_t ci);
+/* After the moves out of the receive area (emit_plan.c), the inputs of a gather that found
+ * no free Soma slot (GATHER_PENDING) lie in their parts when they can (as emit_in_place: the
+ * copy only its gather reads, in its part's layout, written there by its writer or by the
+ * P06s moving it out of the receive area); a gather one of whose inputs cannot is refused
+ * (emit_gather_fail: emit.slot). */
+Status emit_gather_pending(Emit *e);
 
 /* The send areas (emit_sendbuf.c): planned after the gathers, before the memory plan;
  * their P06s written with the routes. emit_sendbuf_of: writer w's area in precision prec, or

@@ -932,16 +932,23 @@ static Status place_core(ECore *c, Diag *d)
         return alloc_core(c->reqs, c->n_reqs, c->addr, c->name, d);
     AllocReq *kept = malloc((n ? n : 1) * sizeof *kept);
     int32_t *addr = malloc((n ? n : 1) * sizeof *addr);
-    Status st = kept && addr ? ST_OK : diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
+    size_t *at = malloc((c->n_reqs ? c->n_reqs : 1) * sizeof *at); /* 1 + kept index */
+    Status st = kept && addr && at ? ST_OK
+                                   : diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
     for (size_t i = 0, j = 0; st == ST_OK && i < c->n_reqs; i++)
-        if (c->reqs[i].words > 0)
-            kept[j++] = c->reqs[i];
+        at[i] = c->reqs[i].words > 0 ? ++j : 0;
+    for (size_t i = 0, j = 0; st == ST_OK && i < c->n_reqs; i++)
+        if (c->reqs[i].words > 0) {
+            kept[j] = c->reqs[i];
+            kept[j++].next = c->reqs[i].next ? at[c->reqs[i].next - 1] : 0; /* a chain's */
+        }
     if (st == ST_OK)
         st = alloc_core(kept, n, addr, c->name, d);
     for (size_t i = 0, j = 0; st == ST_OK && i < c->n_reqs; i++)
         c->addr[i] = c->reqs[i].words > 0 ? addr[j++] : -1;
     free(kept);
     free(addr);
+    free(at);
     return st;
 }
 
@@ -987,11 +994,13 @@ static void mark_phase_halves(Emit *e, uint32_t k)
         bool done = g->i == 0 && g->n > 0 && g->req != EMIT_NONE && e->core_of[g->cadd] == k;
         int32_t pc = done ? e->phase_of[g->cadd] : -1;
         for (size_t m = i; m < e->n_gathers && e->gathers[m].cadd == g->cadd &&
-                           e->gathers[m].req == g->req; m++, j = m)
+                           e->gathers[m].i >= 0 && e->gathers[m].req != EMIT_NONE; m++, j = m)
             done &= gather_done(e, &e->gathers[m], pc);
-        AllocReq *r = done ? &c->reqs[g->req] : NULL;
-        if (r && j - i == (size_t)g->n && e->slot_of[g->cadd] == MAP_PI_AXON)
+        for (size_t m = i; done && m < j && j - i == (size_t)g->n &&
+                           e->slot_of[g->cadd] == MAP_PI_AXON; m++) {
+            AllocReq *r = &c->reqs[e->gathers[m].req]; /* each part */
             r->last_axon = r->last == pc && !whole_step(c, r);
+        }
         i = j;
     }
     for (uint32_t pos = 0; pos < e->g->n_blocks; pos++) {
@@ -1037,6 +1046,8 @@ Status emit_plan(Emit *e)
         st = emit_widens(e);
     if (st == ST_OK)
         st = plan_moves(e);
+    if (st == ST_OK)
+        st = emit_gather_pending(e);
     if (st == ST_OK)
         st = emit_early_gathers(e);
     if (st == ST_OK)

@@ -613,6 +613,13 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
         break;
     }
     case BT_CVS: {
+        /* P83 reads each pixel in whole 32-byte groups of its channels */
+        int64_t vb = emit_value_bytes(x1.prec), group = vb ? 32 / vb : 0;
+        if (!group || x1.feat.c % group)
+            return diag_block(e->d, ST_LOGIC, "emit.layout", b,
+                              "P83 reads pixels of whole 32-byte groups, and its input (block "
+                              "%d) holds %lld %s channels a pixel", x1.block,
+                              (long long)x1.feat.c, pr_info(x1.prec)->name);
         PARAMS(a, p83, Taskir__Asm__P83, taskir__asm__p83__init);
         SET(p, tensor_en, true);
         SET(p, x1_precision, pr_info(x1.prec)->wire);

@@ -298,6 +298,22 @@ static int32_t first_receive(Emit *e, const Edge *le, uint32_t k)
     return got;
 }
 
+/* The most relays relay_loc follows back along a chain (a bound on the work). */
+enum { RELAY_DEPTH = 64 };
+
+/* The core that sends edge le's data to core k in phase p (EMIT_NONE: none). */
+static uint32_t sender(Emit *e, const Edge *le, uint32_t k, int32_t p)
+{
+    const MapDict *dict = emit_edge_dict(e, le->id);
+    for (uint32_t c = 0; dict && c + 1 < dict->n_coords; c++) {
+        const MapCoord *cs = &dict->coords[c], *cr = &dict->coords[c + 1];
+        if (cs->pi_index == MAP_PI_ROUTER_SEND && cr->pi_index == MAP_PI_ROUTER_RECIEVE &&
+            cr->phase == p && emit_core(e, cr) == k)
+            return emit_core(e, cs);
+    }
+    return EMIT_NONE;
+}
+
 /* The source of edge ed's part (storage coordinates of its destination, dbox the edge's box
  * there) on sk, a relay of a multicast chain: sk's copy of data writer w sent it in an
  * earlier phase. The chain joins the transfers of one box of w's output, which may go to
@@ -307,14 +323,16 @@ static int32_t first_receive(Emit *e, const Edge *le, uint32_t k)
  * what this phase carries of part) once the P06 of an earlier phase's Soma2 has moved them
  * into its area, so a relay may forward in phase k + 1 the part it received in phase k while
  * the next part lands; a part it forwards in the phase it lands there it does not hold yet.
- * A relay that forwards in the phase it receives holds nothing yet:
- * l->feat NULL, and the writer sends the part itself; the run it then sends to several cores
- * in one phase becomes the chip's relaying chain (emit_route_chain.c). ch0: the storage
- * channel sk's pixels start with. */
+ * A relay that forwards in the phase it receives holds nothing yet: the core that sends to it
+ * in that phase sends the part itself (*via; l->feat NULL when that is the writer, else where
+ * that core, a relay of the chain from its own copy, holds it), and the run it then sends to
+ * several cores in one phase becomes the chip's relaying chain (emit_route_chain.c). ch0: the
+ * storage channel the pixels start with. depth: the relays followed so far. */
 static Status relay_loc(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_t phase,
                         const EBox *dbox, const EBox *part, const EBox *now, int n_now, ELoc *l,
-                        int64_t *ch0)
+                        int64_t *ch0, uint32_t *via, int depth)
 {
+    *via = sk;
     EBox wbox;
     if (!emit_iface_box(e, w, false, ed->id, &wbox))
         return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no box");
@@ -362,8 +380,15 @@ static Status relay_loc(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_
         if (inside && landing) {
             if (landing < n_now)
                 continue; /* some pixels held, some landing: neither way */
-            l->feat = NULL;
-            return ST_OK;
+            uint32_t from = sender(e, le, sk, phase);
+            if (from == EMIT_NONE || from == e->core_of[w] || depth >= RELAY_DEPTH) {
+                l->feat = NULL; /* the writer sends */
+                *via = e->core_of[w];
+                return ST_OK;
+            }
+            /* relayed on as it lands from a relay that sends from its own copy */
+            return relay_loc(e, ed, w, from, phase, dbox, part, now, n_now, l, ch0, via,
+                             depth + 1);
         }
         /* a copy joined from channel slices: where the joins have put them by this phase */
         if (inside && emit_chmerge_of(e, rcp)) {
@@ -388,8 +413,18 @@ static Status relay_loc(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_
         *ch0 = rcp->box.lo[2] - off[2];
         return ST_OK;
     }
-    if (!early) { /* it receives the data in this phase: the writer sends (the caller) */
-        l->feat = NULL;
+    if (!early) { /* it receives the data in this phase: its sender sends it on */
+        for (uint32_t j = 0; j < bu->n_out_edges && depth < RELAY_DEPTH; j++) {
+            const Edge *le = e->g->edges[bu->out_edges[j]];
+            long s2 = graph_block_pos(e->g, le->dst);
+            uint32_t from = s2 >= 0 && emit_copy_on(e, (uint32_t)s2, sk) && emit_keeps_order(e, le)
+                                ? sender(e, le, sk, phase) : EMIT_NONE;
+            if (from != EMIT_NONE && from != e->core_of[w]) /* a relay, from its own copy */
+                return relay_loc(e, ed, w, from, phase, dbox, part, now, n_now, l, ch0, via,
+                                 depth + 1);
+        }
+        l->feat = NULL; /* the writer sends (the caller) */
+        *via = e->core_of[w];
         return ST_OK;
     }
     return diag_edge(e->d, ST_LOGIC, "emit.route", ed->id,
@@ -525,10 +560,11 @@ static Status route_edge(Emit *e, const MapDict *dict)
             for (int r = 0; pt && r < 2; r++)
                 if (pt->nq[r] > 0 && &e->copies[pt->copy[r]] == dcp)
                     n_now += part_pixels(dcp, pt->q0[r], pt->nq[r], &part, now + n_now);
+            uint32_t via = sk;
             st = relay_loc(e, ed, (uint32_t)w, sk, cs->phase, &dbox, &part, now, n_now, &src,
-                           &ch0);
-            if (st == ST_OK && !src.feat)
-                sk = e->core_of[w];
+                           &ch0, &via, 0);
+            if (st == ST_OK)
+                sk = via; /* the writer, or the relay the chain starts from */
         }
         if (sk == e->core_of[w] && st == ST_OK)
             st = writer_loc(e, ed, (uint32_t)w, cs->phase, &dbox, dcp->feat.prec, &src, &ch0);
