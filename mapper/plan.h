@@ -66,6 +66,9 @@ typedef struct MXfer {
     int64_t hops;             /* route.c: XY hops from the sending core */
     bool planned;             /* schedule.c: its receive phases are fixed */
     int64_t ready;            /* schedule.c: the time (in slots) its data is in place */
+    int32_t own_next;         /* schedule.c: from a block on the copy's core through its
+                                 own router: the first phase its bytes are not yet counted
+                                 in that core's receive budget in (0: none counted) */
 } MXfer;
 
 /* Blocks that must share a core. */

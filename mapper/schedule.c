@@ -147,6 +147,7 @@ typedef struct Ready {
     uint32_t joint[GROUP_MAX]; /* transfers planned with a group (plan_group) in this call */
     int64_t joint_ready[GROUP_MAX];
     uint32_t n_joint;
+    int pass;            /* 0: what v's own router lands on it (own_lands); 1: the rest */
 } Ready;
 
 /* A planned transfer of the same edge into another copy on vcore v, or MAP_NONE. */
@@ -286,12 +287,66 @@ static uint32_t group_of(const Ready *R, uint32_t xi, uint32_t *m)
     return n;
 }
 
+/* Whether transfer xi, not yet planned, goes from a block on R's core to that core through
+ * its own router (lanes_moved: bytes between lanes; lanes_spread: over several phases):
+ * the router lands its bytes in the core's receive area (backend/emit_route.c), alive from
+ * the writer's send phase through the last router phase, so they take room in the receive
+ * budget of each of those phases as other cores' transfers do. */
+static bool own_moved(const MapPlan *p, const MXfer *x, uint32_t v)
+{
+    if (x->kind != XF_CORE || !x->bytes || v == MAP_NONE || map_task_vcore(p, x->src_task) != v)
+        return false;
+    const MTask *a = &p->tasks[x->src_task];
+    return lanes_moved(p->g, &p->uses, p->g->edges[x->edge]) || lanes_spread(p, a, x);
+}
+
+static bool own_lands(const Ready *R, uint32_t xi)
+{
+    const MXfer *x = &R->s->p->xfers[xi];
+    return !x->planned && own_moved(R->s->p, x, R->v);
+}
+
+/* Counts x's bytes in recv (a core's receive budget) in the phases [from, to] its own
+ * router's landing is not counted in yet (x->own_next on). */
+static void own_count(const Sched *s, const MXfer *x, int64_t *recv, int32_t from, int32_t to)
+{
+    if (from < x->own_next)
+        from = x->own_next;
+    for (int32_t ph = from; ph <= to; ph++)
+        recv[(uint32_t)ph % s->M] += x->bytes;
+}
+
+/* Task t placed on v in phase ph: what v's own router landed for it stays in the receive
+ * area until t reads it (backend/emit_route.c gathers into the copy there), so its bytes
+ * count in the budget of every phase up to ph. */
+static int keep_one(uint32_t xi, void *arg)
+{
+    const void **a = arg;
+    Sched *s = (Sched *)a[0];
+    const uint32_t *v = a[1];
+    const int32_t *ph = a[2];
+    MXfer *x = &s->p->xfers[xi];
+    if (x->own_next > 0 && own_moved(s->p, x, *v) && x->own_next <= *ph) {
+        own_count(s, x, s->p->vcores[*v].recv, x->own_next, *ph);
+        x->own_next = *ph + 1;
+    }
+    return 0;
+}
+
+static void own_keep(Sched *s, uint32_t t, uint32_t v, int32_t ph)
+{
+    const void *a[3] = {s, &v, &ph};
+    map_each_in_xfer(s->p, t, keep_one, a);
+}
+
 /* Plans one transfer into a Ready's core: the time its data is in place. */
 static int ready_one(uint32_t xi, void *arg)
 {
     Ready *R = arg;
     MapPlan *p = R->s->p;
     MXfer *x = &p->xfers[xi];
+    if ((R->pass == 0) != own_lands(R, xi))
+        return 0; /* planned in the other pass */
     int64_t r = -1;
     uint32_t m[GROUP_MAX], n_m = 0, j = 0;
     while (j < R->n_joint && R->joint[j] != xi)
@@ -316,9 +371,13 @@ static int ready_one(uint32_t xi, void *arg)
         uint32_t twin = R->v == MAP_NONE ? MAP_NONE : planned_twin(p, xi, R->v);
         if (va == R->v && R->v != MAP_NONE) {
             r = (int64_t)a->phase * MS_PER_PHASE + a->slot;
-            if (lanes_moved(p->g, &p->uses, p->g->edges[x->edge]) || /* its bytes moved */
-                lanes_spread(p, a, x))                                /* by the router */
+            if (own_lands(R, xi)) { /* its bytes moved by the router, into the receive area */
                 r = lanes_ready(p, a, x);
+                int32_t send = send_phase(a), last = map_lanes_last(p, x->edge, send);
+                own_count(R->s, x, R->recv, send, last);
+                if (R->commit)
+                    x->own_next = last + 1;
+            }
         } else if (twin != MAP_NONE) {
             r = p->xfers[twin].ready; /* another copy on this core got the bytes already */
         } else {
@@ -397,7 +456,10 @@ static Status inputs_ready(Sched *s, uint32_t t, uint32_t v, int64_t *recv, bool
                            int64_t *ready, Diag *d)
 {
     Ready R = ready_init(s, v, recv, commit, d);
-    map_each_in_xfer(s->p, t, ready_one, &R);
+    map_each_in_xfer(s->p, t, ready_one, &R); /* first what v's own router lands */
+    R.pass = 1;
+    if (R.st == ST_OK)
+        map_each_in_xfer(s->p, t, ready_one, &R);
     *ready = R.ready;
     return R.st;
 }
@@ -836,6 +898,7 @@ static Status place_task(Sched *s, uint32_t t, Diag *d)
         return diag_block(d, ST_LOGIC, "map.phases", b, "its phase passes the int32 range");
     tk->phase = (int32_t)(time / MS_PER_PHASE);
     tk->slot = (int)(time % MS_PER_PHASE);
+    own_keep(s, t, v, tk->phase);
     uint8_t *used = &p->vcores[v].slots[(uint32_t)tk->phase % s->M];
     *used |= (uint8_t)(1u << tk->slot);
     if (layout_narrows(p->g, &p->uses, tk->pos)) /* the P06 narrowing its int32 result */
@@ -873,14 +936,17 @@ static Status schedule_pass(MapPlan *p, bool delay, bool *delayed, Diag *d)
                 give_core(&s, c, v);
         }
     /* transfers no task read planned: into storage only OUTPUT reads (an output several
-     * pieces write, the split pass's), received like any other, after their writers */
-    for (uint32_t i = 0; st == ST_OK && i < p->n_xfers; i++)
-        if (p->xfers[i].kind == XF_CORE && !p->xfers[i].planned) {
-            uint32_t v = map_xfer_vcore(p, &p->xfers[i]);
-            Ready R = ready_init(&s, v, p->vcores[v].recv, true, d);
-            ready_one(i, &R);
-            st = R.st;
-        }
+     * pieces write, the split pass's), received like any other, after their writers;
+     * first what a core's own router lands on it, as inputs_ready does */
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t i = 0; st == ST_OK && i < p->n_xfers; i++)
+            if (p->xfers[i].kind == XF_CORE && !p->xfers[i].planned) {
+                uint32_t v = map_xfer_vcore(p, &p->xfers[i]);
+                Ready R = ready_init(&s, v, p->vcores[v].recv, true, d);
+                R.pass = pass;
+                ready_one(i, &R);
+                st = R.st;
+            }
     if (st == ST_OK) {
         int32_t last = 0;
         uint32_t local = 0;

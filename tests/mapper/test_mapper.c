@@ -14,6 +14,7 @@
 #include "graphbuild.h"
 
 #include "mapper/mapper.h"
+#include "mapper/plan.h"
 #include "passes/manager.h"
 #include <json-c/json.h>
 #include "taskir/sim.h"
@@ -827,6 +828,70 @@ static Block *reshaped_neg(Graph *g, const int32_t in[3], const int32_t out[3])
     return r;
 }
 
+/* What a core's own router lands on it counts in its receive budget (mapper/schedule.c,
+ * own_keep): INPUT (4, 32, 4) INT_8 -> SI -> CVS "neg" -> SI (4, 4, 32) through a RESHAPE
+ * in C order (values between lanes: the router moves the CVS's bytes, lanes_moved) ->
+ * CCMPB "neg2" (a copy) -> SI -> OUTPUT, all on one core. The reshaped copy lands in the receive area from
+ * the router of "neg"'s send phase and stays there until "neg2" reads it: 16 pixels of 32
+ * int8 channels, 512 bytes, in each of those phases. Before, the budget held nothing (no
+ * transfer from another core), and a transfer from one could take the whole receive area
+ * beside the copy (qnet.onnx, the 7632-word reshapes: emit.alloc). */
+static void test_own_router_budget(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    const int32_t s[8] = {4, 32, 4, 0, 0, 0, 0, 0}, t[8] = {4, 4, 32, 0, 0, 0, 0, 0};
+    Block *x = tg_blk(g, BT_INPUT, "data", PR_INT_8, s);
+    x->socket_id = 0;
+    x->has_socket_id = true;
+    Block *xs = tg_blk(g, BT_SI, "neg/in", PR_INT_8, s);
+    Block *n = tg_blk(g, BT_CVS, "neg", PR_INT_32, s);
+    assert_true(blk_set_attr(g, n, AT_CONSTANT_A, -1));
+    Block *r = tg_blk(g, BT_SI, "neg/out", PR_INT_8, t);
+    Block *n2 = tg_blk(g, BT_CCMPB, "neg2", PR_INT_8, (const int32_t[8]){4, 4, 32, 0, 0, 0, 4, 4});
+    Block *r2 = tg_blk(g, BT_SI, "neg2/out", PR_INT_8, t);
+    Block *o = tg_blk(g, BT_OUTPUT, "neg2/output", PR_INT_8, t);
+    o->socket_id = 0;
+    o->has_socket_id = true;
+    tg_join(g, x, 0, xs, 0);
+    tg_join(g, xs, 0, n, 0);
+    tg_join(g, n, 0, r, 0);
+    assert_non_null(edge_add_rearrange(g, g->edges[g->n_edges - 1], RT_RESHAPE, 0));
+    tg_join(g, r, 0, n2, 0);
+    tg_join(g, n2, 0, r2, 0);
+    tg_join(g, r2, 0, o, 0);
+    Diag d;
+    diag_init(&d, NULL);
+    MapPlan *p = NULL;
+    Status st = mapper_plan(g, c, NULL, &p, &d);
+    if (st != ST_OK)
+        diag_print(&d, stderr, "test_mapper");
+    assert_int_equal(st, ST_OK);
+    uint32_t a = MAP_NONE, b = MAP_NONE;
+    for (uint32_t i = 0; i < p->n_tasks; i++) {
+        const Block *blk = p->g->blocks[p->tasks[i].pos];
+        if (strcmp(blk->name, "neg") == 0)
+            a = i;
+        if (strcmp(blk->name, "neg2") == 0)
+            b = i;
+    }
+    assert_true(a != MAP_NONE && b != MAP_NONE);
+    uint32_t v = p->clusters[p->tasks[a].cluster].vcore;
+    assert_int_equal(v, p->clusters[p->tasks[b].cluster].vcore);
+    int32_t from = p->tasks[a].phase + (p->tasks[a].slot == MS_SOMA2), to = p->tasks[b].phase;
+    assert_true(from <= to);
+    uint32_t M = c->max_phases;
+    for (uint32_t l = 0; l < M; l++) {
+        bool in = (int32_t)l >= from % (int32_t)M && (int32_t)l <= to % (int32_t)M;
+        assert_int_equal(p->vcores[v].recv[l], in ? 4 * 4 * 32 : 0);
+    }
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
 /* The result's store of reshape_case_0 (test_diff_ops): CVS (1, 86, 93) flattened into 7998
  * one-channel INT_8 pixels, 7998 rows of 32 bytes (255936 bytes, beside the CVS's own 33024
  * and input 8256 more than a core: map.mem.group). mapper_out_store gives it the CVS's shape
@@ -1323,6 +1388,7 @@ int main(void)
         cmocka_unit_test(test_slices_multicast),
         cmocka_unit_test(test_slices_remote),
         cmocka_unit_test(test_premove_slots),
+        cmocka_unit_test(test_own_router_budget),
         cmocka_unit_test(test_merge_lifetimes),
         cmocka_unit_test(test_merge_memory),
         cmocka_unit_test(test_deterministic),
