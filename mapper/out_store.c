@@ -23,11 +23,6 @@
 #include "taskir/blockbox.h"
 #include "taskir/rearrange.h"
 
-static bool whole(const Iface *f)
-{
-    return !f->has_pos && !f->has_size;
-}
-
 bool map_flatten_box(const Graph *g, const GraphUses *u, const Edge *e, int32_t box[3])
 {
     EdgeEnds en;
@@ -49,7 +44,7 @@ static bool movable(const Graph *g, const GraphUses *u, uint32_t pos, int32_t bo
     const Block *s = g->blocks[pos];
     const BlockUses *bu = &u->blocks[pos];
     if (s->type != BT_SI || s->data || s->n_in != 1 || s->in[0].n_ifaces != 1 ||
-        !whole(&s->in[0].ifaces[0]) || bu->n_in_edges != 1 || !bu->n_out_edges)
+        !iface_whole(&s->in[0].ifaces[0]) || bu->n_in_edges != 1 || !bu->n_out_edges)
         return false;
     const Edge *e = g->edges[bu->in_edges[0]];
     const Block *w = graph_block(g, e->src);
@@ -61,7 +56,7 @@ static bool movable(const Graph *g, const GraphUses *u, uint32_t pos, int32_t bo
         const IfaceUse *iu = uses_edge_end(g, u, o, true, NULL);
         if (!r || r->type != BT_OUTPUT || !iu || iu->cluster >= s->n_out ||
             iu->iface >= s->out[iu->cluster].n_ifaces ||
-            !whole(&s->out[iu->cluster].ifaces[iu->iface]) || !ra_edge_keeps_order(g, u, o))
+            !iface_whole(&s->out[iu->cluster].ifaces[iu->iface]) || !ra_edge_keeps_order(g, u, o))
             return false;
     }
     return true;

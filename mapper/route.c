@@ -30,13 +30,7 @@ static const Iface *src_iface(const MapPlan *p, const MXfer *x)
 
 static bool same_box(const Iface *a, const Iface *b)
 {
-    if (!a || !b)
-        return a == b;
-    if (a->has_pos != b->has_pos || a->has_size != b->has_size)
-        return false;
-    if (a->has_pos && memcmp(a->pos.d, b->pos.d, sizeof a->pos.d) != 0)
-        return false;
-    return !a->has_size || memcmp(a->size.d, b->size.d, sizeof a->size.d) == 0;
+    return !a || !b ? a == b : iface_same_box(a, b);
 }
 
 bool map_xfer_same_box(const MapPlan *p, const MXfer *a, const MXfer *b)

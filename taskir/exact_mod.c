@@ -26,15 +26,10 @@ bool exact_pointwise(const Block *b)
            !blk_attr(b, AT_PAD_RIGHT);
 }
 
-static bool whole(const Iface *f)
-{
-    return !f->has_pos && !f->has_size;
-}
-
 /* The one edge into input cluster k of b, unrearranged and whole at b's end; NULL when not. */
 static const Edge *one_edge(const Graph *g, const Block *b, uint32_t k)
 {
-    if (k >= b->n_in || b->in[k].n_ifaces != 1 || !whole(&b->in[k].ifaces[0]))
+    if (k >= b->n_in || b->in[k].n_ifaces != 1 || !iface_whole(&b->in[k].ifaces[0]))
         return NULL;
     const Edge *e = graph_edge(g, b->in[k].ifaces[0].edge_id);
     return e && !e->n_re ? e : NULL;
@@ -58,7 +53,7 @@ static long sole_writer(const Graph *g, const GraphUses *u, const Edge *e)
     uint32_t cl;
     const Iface *f = src_iface(g, u, e, &cl);
     long sp = graph_block_pos(g, e->src);
-    if (!f || !whole(f) || sp < 0)
+    if (!f || !iface_whole(f) || sp < 0)
         return -1;
     const Block *s = g->blocks[sp];
     const BlockUses *bu = &u->blocks[sp];
@@ -68,21 +63,10 @@ static long sole_writer(const Graph *g, const GraphUses *u, const Edge *e)
     const Iface *wf = src_iface(g, u, w, &cl);
     long wp = graph_block_pos(g, w->src);
     const IfaceUse *di = uses_edge_end(g, u, w, false, NULL);
-    if (!wf || !whole(wf) || w->n_re || !di || di->iface >= s->in[di->cluster].n_ifaces ||
-        !whole(&s->in[di->cluster].ifaces[di->iface]) || wp < 0)
+    if (!wf || !iface_whole(wf) || w->n_re || !di || di->iface >= s->in[di->cluster].n_ifaces ||
+        !iface_whole(&s->in[di->cluster].ifaces[di->iface]) || wp < 0)
         return -1;
     return wp;
-}
-
-static bool same_box(const Iface *a, const Iface *b)
-{
-    if (a->has_pos != b->has_pos || a->has_size != b->has_size)
-        return false;
-    for (int d = 0; d < TIR_CDIMS; d++)
-        if ((a->has_pos && a->pos.d[d] != b->pos.d[d]) ||
-            (a->has_size && a->size.d[d] != b->size.d[d]))
-            return false;
-    return true;
 }
 
 /* Do storage blocks a and b (positions) hold the same values: one block, or copies (the
@@ -111,9 +95,9 @@ static bool same_content(const Graph *g, const GraphUses *u, long a, long b)
         const IfaceUse *ia = uses_edge_end(g, u, ea, false, NULL);
         const IfaceUse *ib = uses_edge_end(g, u, eb, false, NULL);
         if (ea->src != eb->src || ea->n_re || eb->n_re || !sa || !sb || ca != cb ||
-            !same_box(sa, sb) || !ia || !ib || ia->iface >= ba->in[0].n_ifaces ||
+            !iface_same_box(sa, sb) || !ia || !ib || ia->iface >= ba->in[0].n_ifaces ||
             ib->iface >= bb->in[0].n_ifaces ||
-            !same_box(&ba->in[0].ifaces[ia->iface], &bb->in[0].ifaces[ib->iface]))
+            !iface_same_box(&ba->in[0].ifaces[ia->iface], &bb->in[0].ifaces[ib->iface]))
             return false;
     }
     return true;
@@ -124,7 +108,7 @@ static bool reads_same(const Graph *g, const GraphUses *u, const Edge *a, const 
 {
     uint32_t ca = 0, cb = 0;
     const Iface *fa = src_iface(g, u, a, &ca), *fb = src_iface(g, u, b, &cb);
-    return fa && fb && ca == cb && same_box(fa, fb) &&
+    return fa && fb && ca == cb && iface_same_box(fa, fb) &&
            same_content(g, u, graph_block_pos(g, a->src), graph_block_pos(g, b->src));
 }
 

@@ -377,6 +377,18 @@ Iface *cluster_add_iface(Graph *g, Cluster *c, int32_t edge_id)
     return f;
 }
 
+bool iface_whole(const Iface *f)
+{
+    return !f->has_pos && !f->has_size;
+}
+
+bool iface_same_box(const Iface *a, const Iface *b)
+{
+    return a->has_pos == b->has_pos && a->has_size == b->has_size &&
+           (!a->has_pos || memcmp(a->pos.d, b->pos.d, sizeof a->pos.d) == 0) &&
+           (!a->has_size || memcmp(a->size.d, b->size.d, sizeof a->size.d) == 0);
+}
+
 const Attr *blk_find_attr(const Block *b, AttrId id)
 {
     for (uint32_t i = 0; i < b->n_attrs; i++)

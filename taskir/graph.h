@@ -219,6 +219,11 @@ Cluster *blk_add_input(Graph *g, Block *b);
 Cluster *blk_add_output(Graph *g, Block *b);
 /* Appends an interface joined to edge_id covering the whole cluster (no position, no size). */
 Iface *cluster_add_iface(Graph *g, Cluster *c, int32_t edge_id);
+/* Is f's box its whole cluster (no position, no size)? */
+bool iface_whole(const Iface *f);
+/* Do a and b name the same box of their clusters (the same position and size, each given
+ * or not)? */
+bool iface_same_box(const Iface *a, const Iface *b);
 /* Sets (or replaces) an attribute's int value. false when out of memory. */
 bool blk_set_attr(Graph *g, Block *b, AttrId id, int32_t value);
 /* The attribute if the block carries it, else NULL. */

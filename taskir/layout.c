@@ -84,13 +84,6 @@ static const Iface *src_iface(const Graph *g, const GraphUses *u, long s, int32_
     return iu ? &g->blocks[s]->out[iu->cluster].ifaces[iu->iface] : NULL;
 }
 
-static bool same_iface(const Iface *a, const Iface *b)
-{
-    return a->has_pos == b->has_pos && a->has_size == b->has_size &&
-           (!a->has_pos || memcmp(&a->pos, &b->pos, sizeof a->pos) == 0) &&
-           (!a->has_size || memcmp(&a->size, &b->size, sizeof a->size) == 0);
-}
-
 uint32_t layout_repeats(const Graph *g, const GraphUses *u, uint32_t pos, long *src)
 {
     const Block *b = g->blocks[pos];
@@ -104,7 +97,7 @@ uint32_t layout_repeats(const Graph *g, const GraphUses *u, uint32_t pos, long *
         const Edge *ed = graph_edge(g, b->in[i].ifaces[0].edge_id);
         long s = ed ? known_pos(g, u, ed->src) : -1;
         const Iface *f = ed && !ed->n_re ? src_iface(g, u, s, ed->id) : NULL;
-        if (!f || (i > 0 && (s != *src || !same_iface(f, first))))
+        if (!f || (i > 0 && (s != *src || !iface_same_box(f, first))))
             return 0;
         if (i == 0) {
             *src = s;
