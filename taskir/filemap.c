@@ -7,6 +7,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +50,58 @@ static void drop(void *ctx, int64_t lo, int64_t hi)
     madvise((char *)f->map + a, b - a, MADV_DONTNEED); /* advice: munmap drops what is left */
 }
 
+/* A file's thread: bringing its pages in (stopped between parts once stop is set), or
+ * dropping them and unmapping it (a copy of the file's fields: the caller's are cleared). */
+struct TirFileBg {
+    pthread_t th;
+    TirFileBytes f;     /* map and len (bg NULL) */
+    uint32_t threads;   /* releasing: the threads dropping the pages */
+    atomic_bool stop;
+};
+
+static void *bring_in(void *arg)
+{
+    struct TirFileBg *g = arg;
+    int64_t parts = (int64_t)((g->f.len + PART - 1) / PART);
+    for (int64_t i = 0; i < parts && !atomic_load_explicit(&g->stop, memory_order_relaxed); i++)
+        populate(&g->f, i, i + 1);
+    return NULL;
+}
+
+static void *let_go(void *arg)
+{
+    struct TirFileBg *g = arg;
+    tir_file_release_threads(&g->f, g->threads);
+    return NULL;
+}
+
+/* Runs fn on a thread of its own with a copy of f's mapping; NULL when it cannot start. */
+static struct TirFileBg *bg_start(const TirFileBytes *f, uint32_t threads, void *(*fn)(void *))
+{
+    struct TirFileBg *g = calloc(1, sizeof *g);
+    if (!g)
+        return NULL;
+    g->f = (TirFileBytes){f->p, f->len, f->map, NULL, NULL};
+    g->threads = threads;
+    atomic_init(&g->stop, false);
+    if (pthread_create(&g->th, NULL, fn, g) != 0) {
+        free(g);
+        return NULL;
+    }
+    return g;
+}
+
+/* Stops f's thread (a release runs to its end) and waits for it. */
+static void bg_finish(TirFileBytes *f)
+{
+    if (!f->bg)
+        return;
+    atomic_store_explicit(&f->bg->stop, true, memory_order_relaxed);
+    pthread_join(f->bg->th, NULL);
+    free(f->bg);
+    f->bg = NULL;
+}
+
 Status tir_file_bytes(const char *path, size_t cap, TirFileBytes *f, Diag *d)
 {
     return tir_file_bytes_threads(path, cap, 1, f, d);
@@ -71,7 +125,7 @@ Status tir_file_bytes_threads(const char *path, size_t cap, uint32_t threads,
             f->map = m;
             f->p = m;
             f->len = (size_t)sb.st_size;
-            if (par)
+            if (par && !(f->bg = bg_start(f, 1, bring_in)))
                 tir_parallel(threads, (int64_t)((f->len + PART - 1) / PART), populate, f);
             return ST_OK;
         }
@@ -87,13 +141,25 @@ Status tir_file_bytes_threads(const char *path, size_t cap, uint32_t threads,
 
 void tir_file_release_threads(TirFileBytes *f, uint32_t threads)
 {
+    bg_finish(f);
     if (f->map && threads > 1 && f->len >= THREADED_BYTES)
         tir_parallel(threads, (int64_t)((f->len + PART - 1) / PART), drop, f);
     tir_file_release(f);
 }
 
+void tir_file_release_begin(TirFileBytes *f, uint32_t threads)
+{
+    bg_finish(f);
+    if (!f->map || threads <= 1 || f->len < THREADED_BYTES || f->owned)
+        return;
+    struct TirFileBg *g = bg_start(f, threads, let_go);
+    if (g) /* the thread unmaps it: f keeps only the thread */
+        *f = (TirFileBytes){NULL, 0, NULL, NULL, g};
+}
+
 void tir_file_release(TirFileBytes *f)
 {
+    bg_finish(f);
     if (f->map)
         munmap(f->map, f->len);
     free(f->owned);

@@ -12,22 +12,35 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct TirFileBg;
+
 typedef struct TirFileBytes {
     const uint8_t *p;
     size_t len;
     void *map;          /* the mapping (len bytes), or NULL */
     uint8_t *owned;     /* the bytes read, or NULL */
+    struct TirFileBg *bg; /* a thread of its own bringing the mapping's pages in, or dropping
+                           * them (tir_file_release_begin), or NULL */
 } TirFileBytes;
 
 /* The bytes of path ("-" = stdin) in *f, to release with tir_file_release (also when it
  * fails, which leaves *f empty). A file over cap bytes is a logic error [limit.file], an
  * unreadable one a runtime error [io.read]. */
 Status tir_file_bytes(const char *path, size_t cap, TirFileBytes *f, Diag *d);
-/* tir_file_bytes with the pages of a large mapped file brought in on up to threads threads
- * (the mapping's cost, page tables for hundreds of MB, then falls on all of them). */
+/* tir_file_bytes with the pages of a large mapped file brought in, from threads 2 on, on a
+ * thread of its own (f->bg) while the caller goes on: what the caller reads first (the
+ * structure of a .pb, walked on one thread before its values are decoded on threads) no
+ * longer waits for the whole file, and a page the caller reaches first is brought in by the
+ * caller. On one thread they are brought in before it returns (MAP_POPULATE). */
 Status tir_file_bytes_threads(const char *path, size_t cap, uint32_t threads,
                               TirFileBytes *f, Diag *d);
+/* Stops (or waits for) f's thread, then unmaps or frees f's bytes. */
 void tir_file_release(TirFileBytes *f);
+/* Starts releasing a large mapped file on a thread of its own (its pages dropped on up to
+ * threads threads, then unmapped) and returns at once; f's bytes must not be read after it.
+ * tir_file_release waits for that thread. Without a mapping, or with threads <= 1, nothing
+ * happens until tir_file_release. */
+void tir_file_release_begin(TirFileBytes *f, uint32_t threads);
 /* tir_file_release with the pages of a large mapped file dropped on up to threads threads
  * first: unmapping costs the system about half of what bringing the pages in did (ResNet-50's
  * 140 MB: 6 ms), all on one thread, in munmap or at the process's exit. */
