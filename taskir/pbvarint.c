@@ -74,7 +74,10 @@ static inline uint32_t compact32(uint64_t w)
  * branches on a value's length (it follows the values' signs, unpredictably). Blocks stop 16
  * bytes before the end, so that every read stays inside the run. Leaves p and k after the
  * last whole block; returns false on a varint longer than 10 bytes. */
-#define DECODE_BLOCKS(KEEP, COMPACT)                                                       \
+#define DECODE_BLOCKS(KEEP, COMPACT) DECODE_BLOCKS_TO(KEEP, COMPACT, STORE32, false)
+#define STORE32(v) (out[k++] = (v))
+/* The same storing each value by STORE(v), returning BAD on a malformed run. */
+#define DECODE_BLOCKS_TO(KEEP, COMPACT, STORE, BAD)                                        \
     while (end - p >= 64 + 16) {                                                           \
         uint64_t ends = 0;                                                                 \
         for (int i = 0; i < 8; i++) {                                                      \
@@ -82,16 +85,16 @@ static inline uint32_t compact32(uint64_t w)
             ends |= (t * 0x0102040810204080ull) >> 56 << (8 * i);                          \
         }                                                                                  \
         if (!ends || (count - k < 64 && count - k < (uint64_t)__builtin_popcountll(ends))) \
-            return false; /* longer than 10 bytes (or more varints than counted) */        \
+            return BAD; /* longer than 10 bytes (or more varints than counted) */          \
         int s = 0;                                                                         \
         while (ends) {                                                                     \
             int e = __builtin_ctzll(ends);                                                 \
             ends &= ends - 1;                                                              \
             int len = e - s + 1;                                                           \
             if (len > 10)                                                                  \
-                return false;                                                              \
+                return BAD;                                                                \
             int keep = len < 8 ? len : 8;                                                  \
-            out[k++] = COMPACT(KEEP(load64(p + s), 8 * keep));                             \
+            STORE(COMPACT(KEEP(load64(p + s), 8 * keep)));                                 \
             s = e + 1;                                                                     \
         }                                                                                  \
         p += s;                                                                            \
@@ -140,6 +143,32 @@ BMI2 static bool decode_bmi2(const uint8_t *p, const uint8_t *end, uint32_t *out
     uint64_t k = 0;
     DECODE_BLOCKS(keep_bmi2, compact_bmi2)
     return decode_tail(p, end, out, k, count);
+}
+
+/* Stores v as an int8 (its low byte), noting in wide whether it is outside -128 .. 127. */
+#define STORE8(v)                                                                          \
+    do {                                                                                   \
+        uint32_t v_ = (v);                                                                 \
+        wide |= (v_ + 128u) & ~0xffu;                                                      \
+        out[k++] = (int8_t)(v_ & 0xffu);                                                   \
+    } while (0)
+
+/* pb_varint_decode8 in one pass: the block decoder storing a byte a value, then the tail. */
+BMI2 static PbNarrow decode8_bmi2(const uint8_t *p, const uint8_t *end, int8_t *out,
+                                  uint64_t count)
+{
+    uint64_t k = 0;
+    uint32_t wide = 0;
+    DECODE_BLOCKS_TO(keep_bmi2, compact_bmi2, STORE8, PB_NARROW_MALFORMED)
+    while (!wide && p < end && k < count) {
+        uint32_t v;
+        if (!decode_one(&p, end, &v))
+            return PB_NARROW_MALFORMED;
+        STORE8(v);
+    }
+    if (wide)
+        return PB_NARROW_WIDE;
+    return p == end && k == count ? PB_NARROW_OK : PB_NARROW_MALFORMED;
 }
 #else
 #define PB_HAVE_BMI2 0
@@ -191,7 +220,8 @@ bool pb_varint_decode32(const uint8_t *p, size_t n, uint32_t *out, uint64_t coun
     return pb_varint_decode32_by(PB_VARINT_BEST, p, n, out, count);
 }
 
-PbNarrow pb_varint_decode8(const uint8_t *p, size_t n, int8_t *out, uint64_t count)
+/* pb_varint_decode8 without BMI2: chunks decoded by pb_varint_decode32, then narrowed. */
+static PbNarrow decode8_chunks(const uint8_t *p, size_t n, int8_t *out, uint64_t count)
 {
     /* a chunk of at most CH bytes ending where a varint ends holds at most CH varints,
      * decoded into scratch, then narrowed */
@@ -219,4 +249,20 @@ PbNarrow pb_varint_decode8(const uint8_t *p, size_t n, int8_t *out, uint64_t cou
         p += len;
     }
     return k == count ? PB_NARROW_OK : PB_NARROW_MALFORMED;
+}
+
+PbNarrow pb_varint_decode8_by(PbVarintPath path, const uint8_t *p, size_t n, int8_t *out,
+                              uint64_t count)
+{
+#if PB_HAVE_BMI2
+    if ((path == PB_VARINT_BMI2 || path == PB_VARINT_BEST) && pb_varint_path_ok(PB_VARINT_BMI2))
+        return decode8_bmi2(p, p + n, out, count);
+#endif
+    (void)path;
+    return decode8_chunks(p, n, out, count);
+}
+
+PbNarrow pb_varint_decode8(const uint8_t *p, size_t n, int8_t *out, uint64_t count)
+{
+    return pb_varint_decode8_by(PB_VARINT_BEST, p, n, out, count);
 }

@@ -32,8 +32,10 @@ typedef enum PbNarrow {
 } PbNarrow;
 
 /* pb_varint_decode32 into int8 values: each varint's low 32 bits as an int32, which must be
- * in -128 .. 127 (the int8 weights of a model, 1 byte a value where decode32 takes 4). Cut
- * into chunks of 4 KiB decoded by pb_varint_decode32 into a scratch array on the stack. */
+ * in -128 .. 127 (the int8 weights of a model, 1 byte a value where decode32 takes 4). With
+ * BMI2 in one pass, the block decoder storing a byte a value; else cut into chunks of 4 KiB
+ * decoded by pb_varint_decode32 into a scratch array on the stack, then narrowed. Where a run
+ * is both wide and malformed, the answer may be either (both mean: decode32 it). */
 PbNarrow pb_varint_decode8(const uint8_t *p, size_t n, int8_t *out, uint64_t count);
 
 /* The ways of decoding, all with the same results: a byte at a time; eight bytes at a time
@@ -51,5 +53,9 @@ bool pb_varint_path_ok(PbVarintPath path);
 /* pb_varint_decode32 by one path (a path this CPU lacks falls back to PB_VARINT_BYTES). */
 bool pb_varint_decode32_by(PbVarintPath path, const uint8_t *p, size_t n, uint32_t *out,
                            uint64_t count);
+/* pb_varint_decode8 by one path: PB_VARINT_BMI2 (or BEST) the one-pass decoder where the CPU
+ * has BMI2, any other the chunks through pb_varint_decode32 of that CPU's best path. */
+PbNarrow pb_varint_decode8_by(PbVarintPath path, const uint8_t *p, size_t n, int8_t *out,
+                              uint64_t count);
 
 #endif
