@@ -382,11 +382,73 @@ bool iface_whole(const Iface *f)
     return !f->has_pos && !f->has_size;
 }
 
+/* Does s give anything beyond the six cluster dims (iy, ix, n_branch, extra_dimensions)? */
+static bool beyond_six(const Shape *s)
+{
+    for (int i = TIR_CDIMS; i < TIR_NDIMS; i++)
+        if (s->d[i])
+            return true;
+    return s->n_branch != 0 || s->n_extra != 0;
+}
+
+bool iface_set_wire(Graph *g, Iface *f, const Shape *pos, const Shape *size)
+{
+    if (pos)
+        memcpy(f->pos.d, pos->d, sizeof f->pos.d);
+    if (size)
+        memcpy(f->size.d, size->d, sizeof f->size.d);
+    bool more_pos = pos && beyond_six(pos), more_size = size && beyond_six(size);
+    if (!more_pos && !more_size && !f->wire)
+        return true;
+    IfaceWire *w = arena_alloc(g->arena, 1, sizeof *w);
+    if (!w)
+        return false;
+    if (f->wire)
+        *w = *f->wire;
+    if (pos)
+        w->pos = more_pos ? *pos : (Shape){0};
+    if (size)
+        w->size = more_size ? *size : (Shape){0};
+    f->wire = beyond_six(&w->pos) || beyond_six(&w->size) ? w : NULL;
+    return true;
+}
+
+void iface_wire_shape(const Iface *f, bool size, Shape *out)
+{
+    const IfaceBox *b = size ? &f->size : &f->pos;
+    if (f->wire)
+        *out = size ? f->wire->size : f->wire->pos;
+    else
+        memset(out, 0, sizeof *out);
+    memcpy(out->d, b->d, sizeof b->d);
+    out->minus_one = 0;
+}
+
+/* Dim i (of TIR_NDIMS) of f's position or size: the box's, or beyond it the wire's. */
+static int32_t iface_dim(const Iface *f, bool size, int i)
+{
+    if (i < TIR_CDIMS)
+        return size ? f->size.d[i] : f->pos.d[i];
+    return !f->wire ? 0 : size ? f->wire->size.d[i] : f->wire->pos.d[i];
+}
+
+static bool same_dims(const Iface *a, const Iface *b, bool size)
+{
+    const IfaceBox *x = size ? &a->size : &a->pos, *y = size ? &b->size : &b->pos;
+    if (memcmp(x->d, y->d, sizeof x->d) != 0)
+        return false;
+    if (!a->wire && !b->wire)
+        return true;
+    for (int i = TIR_CDIMS; i < TIR_NDIMS; i++)
+        if (iface_dim(a, size, i) != iface_dim(b, size, i))
+            return false;
+    return true;
+}
+
 bool iface_same_box(const Iface *a, const Iface *b)
 {
     return a->has_pos == b->has_pos && a->has_size == b->has_size &&
-           (!a->has_pos || memcmp(a->pos.d, b->pos.d, sizeof a->pos.d) == 0) &&
-           (!a->has_size || memcmp(a->size.d, b->size.d, sizeof a->size.d) == 0);
+           (!a->has_pos || same_dims(a, b, false)) && (!a->has_size || same_dims(a, b, true));
 }
 
 const Attr *blk_find_attr(const Block *b, AttrId id)

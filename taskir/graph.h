@@ -83,12 +83,28 @@ typedef struct Attr {
     bool has_fvalue;
 } Attr;
 
+/* An interface's box corner or extent: the six cluster dims y x f r ky kx (0 = absent). */
+typedef struct IfaceBox {
+    int32_t d[TIR_CDIMS];
+} IfaceBox;
+
+/* What a file's interface position and size said beyond the six cluster dims (iy, ix,
+ * n_branch, extra_dimensions; their first six dims are not read from here), kept for the
+ * round trip and for the verifier's findings (iface_wire_shape). */
+typedef struct IfaceWire {
+    Shape pos, size;
+} IfaceWire;
+
+/* 64 bytes, not the 120 of two whole Shapes: a graph the split pass has cut holds two
+ * interfaces an edge, hundreds of thousands on a wide model, and every reader of the use
+ * index walks them (test_graph's iface_size). */
 typedef struct Iface {
-    Shape pos;              /* box origin in cluster coordinates (y x f r ky kx) */
-    Shape size;             /* box size; meaningful only when has_size */
+    IfaceBox pos;           /* box origin in cluster coordinates (y x f r ky kx) */
+    IfaceBox size;          /* box size; meaningful only when has_size */
+    int32_t edge_id;
     bool has_pos;
     bool has_size;          /* no size: the whole cluster */
-    int32_t edge_id;
+    const IfaceWire *wire;  /* NULL: nothing beyond the six dims (an interface a pass makes) */
 } Iface;
 
 typedef struct Cluster {
@@ -219,6 +235,14 @@ Cluster *blk_add_input(Graph *g, Block *b);
 Cluster *blk_add_output(Graph *g, Block *b);
 /* Appends an interface joined to edge_id covering the whole cluster (no position, no size). */
 Iface *cluster_add_iface(Graph *g, Cluster *c, int32_t edge_id);
+/* Sets f's position (pos) and size (size; NULL: leave either alone) from whole Shapes, as
+ * a file gives them: the six cluster dims into f->pos / f->size, what lies beyond them into
+ * f->wire (from g's arena, only when there is any; the has_ flags are the caller's). false
+ * when out of memory. */
+bool iface_set_wire(Graph *g, Iface *f, const Shape *pos, const Shape *size);
+/* f's position (size false) or size as a whole Shape: the six dims and what f->wire keeps
+ * beyond them (extra points into the wire's array). */
+void iface_wire_shape(const Iface *f, bool size, Shape *out);
 /* Is f's box its whole cluster (no position, no size)? */
 bool iface_whole(const Iface *f);
 /* Do a and b name the same box of their clusters (the same position and size, each given

@@ -186,7 +186,9 @@ static bool cluster_in(Loader *L, const char *where, const Taskir__EdgeCluster *
         Iface *f = &c->ifaces[i];
         f->has_pos = wi->position != NULL;
         f->has_size = wi->size != NULL;
-        if (!shape_in(L, wi->position, &f->pos) || !shape_in(L, wi->size, &f->size))
+        Shape pos, size;
+        if (!shape_in(L, wi->position, &pos) || !shape_in(L, wi->size, &size) ||
+            !iface_set_wire(L->g, f, &pos, &size))
             return false;
         f->edge_id = wi->edge_id;
     }
@@ -788,9 +790,12 @@ static Taskir__EdgeCluster **clusters_out(Saver *S, const Cluster *c, uint32_t n
             if (!wi)
                 return NULL;
             w->interfaces[k] = wi;
-            if (!shape_empty(&f->pos) && !(wi->position = shape_out(S, &f->pos)))
+            Shape pos, size;
+            iface_wire_shape(f, false, &pos);
+            iface_wire_shape(f, true, &size);
+            if (!shape_empty(&pos) && !(wi->position = shape_out(S, &pos)))
                 return NULL;
-            if (f->has_size && !(wi->size = shape_out(S, &f->size)))
+            if (f->has_size && !(wi->size = shape_out(S, &size)))
                 return NULL;
             wi->has_edge_id = 1;
             wi->edge_id = f->edge_id;

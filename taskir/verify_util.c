@@ -196,8 +196,11 @@ bool vfy_iface_box(const int32_t cd[TIR_CDIMS], const Iface *f, int64_t pos[TIR_
             ok = false;
         }
     }
+    Shape wp, ws;
+    iface_wire_shape(f, false, &wp);
+    iface_wire_shape(f, true, &ws);
     for (int i = TIR_CDIMS; ok && i < TIR_NDIMS; i++) {
-        if ((f->has_pos && f->pos.d[i]) || (f->has_size && f->size.d[i])) {
+        if ((f->has_pos && wp.d[i]) || (f->has_size && ws.d[i])) {
             snprintf(why, len, "gives %s, which is not a cluster dim", tir_dim_names[i]);
             ok = false;
         }

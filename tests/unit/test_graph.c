@@ -1,7 +1,7 @@
 /* test_graph.c: the working IR: building, lookup by id (ids one after another, repeated,
  * scattered, negative, before and after compaction), the use index's order on interfaces
  * given in any order, per-type facts from the table, and the .pb round trip (wire -> IR ->
- * wire byte-identical, -1 dims read as absent). */
+ * wire byte-identical, -1 dims read as absent, an interface's dims beyond the box kept). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -324,6 +324,81 @@ static void test_uses_order(void **state)
     }
 }
 
+/* An interface is 64 bytes (two six-dim boxes, not two whole Shapes: the split pass's graphs
+ * hold hundreds of thousands); what a file's interface position or size says beyond the six
+ * cluster dims (iy, ix, n_branch, extra_dimensions) is kept apart (Iface.wire), only for the
+ * interfaces that have it, and written back byte for byte. */
+static void test_iface_wire(void **state)
+{
+    (void)state;
+    assert_true(sizeof(Iface) <= 64);
+    Taskir__Shape pos = TASKIR__SHAPE__INIT, size = TASKIR__SHAPE__INIT;
+    pos.has_nf = pos.has_niy = 1;
+    pos.nf = 2, pos.niy = 3;
+    int32_t extra[2] = {7, 8};
+    size.has_ny = size.has_nx = size.has_nf = size.has_n_branch = 1;
+    size.ny = size.nx = 4, size.nf = 2, size.n_branch = 5;
+    size.n_extra_dimensions = 2;
+    size.extra_dimensions = extra;
+    Taskir__EdgeInterface wi = TASKIR__EDGE_INTERFACE__INIT, plain = TASKIR__EDGE_INTERFACE__INIT;
+    wi.has_edge_id = plain.has_edge_id = 1;
+    wi.edge_id = 1, plain.edge_id = 2;
+    wi.position = &pos;
+    wi.size = &size;
+    Taskir__Shape box = TASKIR__SHAPE__INIT;
+    box.has_nf = 1;
+    box.nf = 2;
+    plain.position = &box;
+    Taskir__EdgeInterface *ifs[2] = {&wi, &plain};
+    Taskir__EdgeCluster cl = TASKIR__EDGE_CLUSTER__INIT;
+    cl.n_interfaces = 2;
+    cl.interfaces = ifs;
+    Taskir__EdgeCluster *cls[1] = {&cl};
+    Taskir__TaskBlock blk = TASKIR__TASK_BLOCK__INIT;
+    blk.has_id = blk.has_type = 1;
+    blk.id = 3;
+    blk.type = TASKIR__TASK_BLOCK_TYPE__SI;
+    blk.n_output_clusters = 1;
+    blk.output_clusters = cls;
+    Taskir__TaskBlock *blocks[1] = {&blk};
+    Taskir__TaskGraph tg = TASKIR__TASK_GRAPH__INIT;
+    tg.n_blocks = 1;
+    tg.blocks = blocks;
+    uint8_t buf[512];
+    size_t n = taskir__task_graph__pack(&tg, buf);
+    Diag d;
+    diag_init(&d, NULL);
+    Graph *g;
+    assert_int_equal(graph_load_pb_mem(buf, n, &g, &d), ST_OK);
+    const Cluster *c = &graph_block(g, 3)->out[0];
+    const Iface *f = &c->ifaces[0], *q = &c->ifaces[1];
+    assert_int_equal(f->pos.d[D_F], 2);
+    assert_int_equal(f->size.d[D_Y], 4);
+    assert_non_null(f->wire);
+    assert_null(q->wire); /* nothing beyond the six dims: nothing kept */
+    Shape sp, ss;
+    iface_wire_shape(f, false, &sp);
+    iface_wire_shape(f, true, &ss);
+    assert_int_equal(sp.d[D_IY], 3);
+    assert_int_equal(sp.d[D_F], 2);
+    assert_int_equal(ss.n_branch, 5);
+    assert_int_equal(ss.n_extra, 2);
+    assert_int_equal(ss.extra[1], 8);
+    /* the same six-dim position, not the same box: iy differs */
+    Iface a = *q;
+    assert_true(iface_same_box(&a, q));
+    a.has_size = f->has_size, a.size = f->size;
+    assert_false(iface_same_box(f, &a));
+    uint8_t *out;
+    size_t m;
+    assert_int_equal(graph_pack(g, &out, &m, &d), ST_OK);
+    assert_int_equal(m, n);
+    assert_memory_equal(out, buf, n);
+    free(out);
+    graph_destroy(g);
+    diag_finish(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -335,6 +410,7 @@ int main(void)
         cmocka_unit_test(test_uses_order),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_minus_one_reads_absent),
+        cmocka_unit_test(test_iface_wire),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1305,13 +1305,16 @@ static Graph *garbage_graph(uint64_t seed)
                 Iface *f = cluster_add_iface(g, c, rng_next(&s) % 3 ? (int32_t)(rng_next(&s) % 16)
                                                                     : pick(&s));
                 assert_non_null(f);
+                Shape sh;
                 if (rng_next(&s) % 2) {
                     f->has_pos = true;
-                    random_shape(&s, &f->pos);
+                    random_shape(&s, &sh);
+                    assert_true(iface_set_wire(g, f, &sh, NULL));
                 }
                 if (rng_next(&s) % 2) {
                     f->has_size = true;
-                    random_shape(&s, &f->size);
+                    random_shape(&s, &sh);
+                    assert_true(iface_set_wire(g, f, NULL, &sh));
                 }
             }
         }
