@@ -417,6 +417,13 @@ bool emit_iface_box(const Emit *e, uint32_t pos, bool input, int32_t edge_id, EB
  * box, in s's coordinates. Its primitive then writes straight into s's copy on its core
  * (emit_plan.c). */
 bool emit_writes_pieces(const Emit *e, uint32_t w, uint32_t s, EBox *box);
+/* Whether compute block w (a P05 / P25) writes its whole result into storage s through
+ * edges that each carry a run of its pixels (one row, or whole rows), in C order, as a run
+ * of the pixels of s's copy of box cbox, all at one offset, the channels as they are:
+ * *q0 the copy's pixel (in cbox's C order) that w's pixel 0 lands on, *npx w's pixels. Its
+ * primitive then writes straight there (emit_runwrite.c). */
+bool emit_writes_run(const Emit *e, uint32_t w, uint32_t s, const EBox *cbox, int64_t *q0,
+                     int64_t *npx);
 /* Whether edge ed's rearrangement steps (if any) keep the C order of the values: IDENTITY,
  * RESHAPE / PERMUTE that keep the order of the axes longer than 1, and a SHUFFLE whose index
  * is the identity (emit_plan.c). */

@@ -296,6 +296,9 @@ static bool copy_box(const Emit *e, ECopy *cp)
         EBox b;
         if (w < 0 || e->core_of[w] != cp->core || !emit_iface_box(e, pos, true, eid, &b))
             continue;
+        int64_t q0, npx;
+        if (emit_writes_run(e, (uint32_t)w, pos, &box, &q0, &npx))
+            continue; /* a run of its pixels, written straight (emit_runwrite.c) */
         bool rows = b.n[0] == 1 || (b.lo[1] == box.lo[1] && b.n[1] == box.n[1]);
         bool whole = rows && b.lo[2] == box.lo[2] && b.n[2] == box.n[2];
         EmitFeat vf; /* a rearrangement no primitive writes: the router moves its bytes

@@ -211,6 +211,16 @@ static Status output_operand(Emit *e, uint32_t pos, EOperand *op)
             view_area(e, cp, op);
             return ST_OK;
         }
+        int64_t q0, npx;
+        if (emit_writes_run(e, pos, (uint32_t)s, &cp->box, &q0, &npx)) {
+            /* its pixels as a run of the copy's (emit_runwrite.c) */
+            int64_t pw = emit_feat_pixel_words(&cp->feat);
+            op->addr = emit_copy_addr(e, cp) + q0 * pw;
+            op->words = npx * pw;
+            op->feat = cp->feat;
+            op->prec = cp->feat.prec;
+            return ST_OK;
+        }
         if (ed->n_re) { /* a rearrangement that keeps the C order and the pixels: a flat
                            box, or all of its result viewed with other rows (6 x 6 as 36 x 1) */
             if (!emit_lanes_straight(e, ed, pos, &box))

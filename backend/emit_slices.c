@@ -22,7 +22,8 @@ int emit_slice_kind(const Emit *e, const ECopy *cp, const Edge *ed)
             return 0; /* misses it */
     bool all_c = d.lo[2] <= cp->box.lo[2] && d.lo[2] + d.n[2] >= cp->box.lo[2] + cp->box.n[2];
     if (d.lo[1] > cp->box.lo[1] || d.lo[1] + d.n[1] < cp->box.lo[1] + cp->box.n[1])
-        return cp->box.n[0] == 1 && all_c ? 0 : -1; /* some columns: of one row, a pixel run */
+        return (cp->box.n[0] == 1 || d.n[0] == 1) && all_c ? 0 : -1; /* some columns of
+                                                                     one row: a pixel run */
     return all_c ? 0 : 1;
 }
 

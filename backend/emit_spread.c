@@ -225,19 +225,25 @@ static bool reads_in(const Emit *e, const ECopy *cp, int32_t p, bool axon)
     return false;
 }
 
-/* An edge's pixels [lo, hi) of a spread copy (whole rows), and the first phase it arrives
- * in, in the order of time. */
+/* An edge's pixels [lo, hi) of a spread copy (whole rows), and the first and last phases
+ * it arrives in, in the order of time. */
 typedef struct ERows {
     const Edge *ed;
     int64_t lo, hi;
-    int64_t first;
+    int64_t first, last;
 } ERows;
 
+/* The edges in the order they start arriving in; of those that start together, the ones
+ * that end sooner first (an edge of one phase takes all its pixels there, whatever room
+ * is left: the mapper fills the phases so, its edges of one phase whole, the edge that
+ * goes on to the next phase taking the room they leave), then by pixels. */
 static int rows_cmp(const void *a, const void *b)
 {
     const ERows *x = a, *y = b;
     if (x->first != y->first)
         return x->first < y->first ? -1 : 1;
+    if (x->last != y->last)
+        return x->last < y->last ? -1 : 1;
     return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
@@ -288,7 +294,8 @@ static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, s
         if (emit_box_meet(&dbox, &cp->box, &part) && part.n[0] > 0 && part.n[1] > 0) {
             int64_t lo = (part.lo[0] - cp->box.lo[0]) * nx + part.lo[1] - cp->box.lo[1];
             er[ne++] = (ERows){ed, lo, lo + (part.n[0] - 1) * nx + part.n[1],
-                               ph[0] >= reader ? ph[0] - np : ph[0]};
+                               ph[0] >= reader ? ph[0] - np : ph[0],
+                               ph[n - 1] >= reader ? ph[n - 1] - np : ph[n - 1]};
         }
     }
     qsort(er, ne, sizeof *er, rows_cmp);
