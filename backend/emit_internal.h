@@ -684,6 +684,14 @@ bool emit_in_place(Emit *e, uint32_t k);
  * CCMPS of a 1 x 1 window on core k takes the words of the copy it reads when that copy dies
  * with it (its one reader, in an area of its own; emit_soma_over.c); whether any did. */
 bool emit_soma_over(Emit *e, uint32_t k);
+/* The requests of core k that copies of twin storage blocks share (emit_twin.c): lead[i]
+ * (room for the core's n_reqs) the request whose area request i takes, i itself for most;
+ * false when out of memory. */
+bool emit_twin_leads(const Emit *e, uint32_t k, uint32_t *lead);
+/* Drops every send of a core's phase that another of that phase repeats word for word to the
+ * same core and address (the copies of twins sharing one area receive it once), with its end
+ * mark at the receiver (emit_twin.c). */
+Status emit_twin_sends(Emit *e);
 /* After the moves out of the receive area (emit_plan.c), the inputs of a gather that found
  * no free Soma slot (GATHER_PENDING) lie in their parts when they can (as emit_in_place: the
  * copy only its gather reads, in its part's layout, written there by its writer or by the

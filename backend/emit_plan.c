@@ -925,12 +925,13 @@ static Status make_dups(Emit *e)
 }
 
 /* Places core c's requests (alloc.h) into c->addr; a dropped one (0 words: a tee sharing
- * another's area, emit_tee.c) gets none and takes no words. */
-static Status place_core(ECore *c, Diag *d)
+ * another's area, emit_tee.c) gets none and takes no words; one whose lead (emit_twin.c) is
+ * another takes that one's address, whose area lives over both lifetimes. */
+static Status place_core(ECore *c, const uint32_t *lead, Diag *d)
 {
     size_t n = 0;
     for (size_t i = 0; i < c->n_reqs; i++)
-        n += c->reqs[i].words > 0;
+        n += c->reqs[i].words > 0 && lead[i] == i;
     if (n == c->n_reqs)
         return alloc_core(c->reqs, c->n_reqs, c->addr, c->name, d);
     AllocReq *kept = malloc((n ? n : 1) * sizeof *kept);
@@ -939,16 +940,26 @@ static Status place_core(ECore *c, Diag *d)
     Status st = kept && addr && at ? ST_OK
                                    : diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
     for (size_t i = 0, j = 0; st == ST_OK && i < c->n_reqs; i++)
-        at[i] = c->reqs[i].words > 0 ? ++j : 0;
+        at[i] = c->reqs[i].words > 0 && lead[i] == i ? ++j : 0;
     for (size_t i = 0, j = 0; st == ST_OK && i < c->n_reqs; i++)
-        if (c->reqs[i].words > 0) {
+        if (at[i]) {
             kept[j] = c->reqs[i];
             kept[j++].next = c->reqs[i].next ? at[c->reqs[i].next - 1] : 0; /* a chain's */
         }
+    for (size_t i = 0; st == ST_OK && i < c->n_reqs; i++)
+        if (lead[i] != i && c->reqs[i].words > 0) { /* a twin: the lead's area lives on */
+            AllocReq *r = &kept[at[lead[i]] - 1];
+            const AllocReq *t = &c->reqs[i];
+            r->words = t->words > r->words ? t->words : r->words;
+            r->align = t->align > r->align ? t->align : r->align;
+            r->first = t->first < r->first ? t->first : r->first;
+            r->last = t->last > r->last ? t->last : r->last;
+            r->last_axon = r->first_soma = false;
+        }
     if (st == ST_OK)
         st = alloc_core(kept, n, addr, c->name, d);
-    for (size_t i = 0, j = 0; st == ST_OK && i < c->n_reqs; i++)
-        c->addr[i] = c->reqs[i].words > 0 ? addr[j++] : -1;
+    for (size_t i = 0; st == ST_OK && i < c->n_reqs; i++)
+        c->addr[i] = c->reqs[i].words <= 0 ? -1 : addr[at[lead[i]] - 1];
     free(kept);
     free(addr);
     free(at);
@@ -1060,8 +1071,11 @@ Status emit_plan(Emit *e)
     for (uint32_t k = 0; k < e->n_cores && st == ST_OK; k++) {
         ECore *c = &e->cores[k];
         c->addr = malloc((c->n_reqs ? c->n_reqs : 1) * sizeof *c->addr);
-        if (!c->addr)
+        uint32_t *lead = malloc((c->n_reqs ? c->n_reqs : 1) * sizeof *lead);
+        if (!c->addr || !lead) {
+            free(lead);
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+        }
         /* a plan that does not fit is tried again with the copies only a gather reads in
          * the gathered area, then with the areas of those it cannot hold ending at their
          * gathers (emit_early.c), then with the buffers of pixelwise P05s over the copies
@@ -1070,11 +1084,15 @@ Status emit_plan(Emit *e)
             Diag quiet;
             diag_init(&quiet, NULL);
             mark_phase_halves(e, k);
-            st = place_core(c, &quiet);
+            if (!emit_twin_leads(e, k, lead)) {
+                free(lead);
+                return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+            }
+            st = place_core(c, lead, &quiet);
             diag_finish(&quiet);
             if (st != ST_LOGIC) {
                 if (st != ST_OK) /* said again where it is heard, not lost with quiet */
-                    st = place_core(c, e->d);
+                    st = place_core(c, lead, e->d);
                 break;
             }
             if (way == 0)
@@ -1086,8 +1104,11 @@ Status emit_plan(Emit *e)
         }
         if (st == ST_LOGIC) {
             mark_phase_halves(e, k);
-            st = place_core(c, e->d);
+            st = emit_twin_leads(e, k, lead) ? place_core(c, lead, e->d)
+                                             : diag_add(e->d, ST_RUNTIME, "oom", NULL,
+                                                        "out of memory");
         }
+        free(lead);
     }
     return st;
 }

@@ -901,7 +901,9 @@ static Status relay_part(Emit *e, uint32_t k, int32_t p, Taskir__Asm__P09 *r)
 Status emit_router_prims(Emit *e)
 {
     char id[32];
-    Status cst = emit_route_chains(e);
+    Status cst = emit_twin_sends(e); /* twins sharing one area get their words once */
+    if (cst == ST_OK)
+        cst = emit_route_chains(e);
     if (cst == ST_OK)
         cst = emit_route_spill(e); /* what a phase's P09 cannot hold (emit_route_spill.c) */
     if (cst != ST_OK)
