@@ -121,6 +121,8 @@ typedef struct UnitFacts {
     long carrier;     /* the writer of carried[0], or -1 */
     int need[2];      /* the same for the readers' needs */
     long needer;
+    int pitch[2];     /* the same for the pitches the readers need (cmp_need) */
+    long pitcher;
 } UnitFacts;
 
 /* The facts found in one question's walk, by (position, depth): the walk meets a map again
@@ -293,21 +295,43 @@ static int lut_row(const Graph *g, const GraphUses *u, uint32_t pos, PrecisionId
     return row < (1 << 20) ? (int)row : 0;
 }
 
-/* The least input pitch a P05 / P25 at pos needs (0 for any other block): it writes at most
- * the channels it reads (nof <= nif), in rows padded to 16 bytes, so its input's pitch must
- * exceed the output's pitch less one 16-byte row's elements (8 int32 channels in fill the
- * 16-byte row of 16 int8 channels out; 32 int8 channels out need more than 16 in). Of every
- * map it writes: the one whose copy on its core its primitive writes may be any of them (a
- * CCMPS writing a map of 8 int32 channels for another core and a copy of it in 32 for a
- * P05 on its own: cvm_right_shift_P_32_s_15_p_13). */
-static int cmp_need(const Graph *g, const GraphUses *u, uint32_t pos, int depth, Memo *m)
+/* The channels a pixel of block b's output holds (1 when its cluster has none). */
+static int64_t map_channels(const Block *b)
+{
+    int32_t cd[TIR_CDIMS];
+    if (!blk_cluster_dims(b, false, 0, cd))
+        return 1;
+    return cd[D_F] > 0 ? cd[D_F] : cd[D_R] > 0 ? cd[D_R] : 1;
+}
+
+/* The pitch of nc channels in units of unit: nc rounded up to whole units. */
+static int64_t pitch_of(int64_t nc, int64_t unit)
+{
+    return unit > 0 ? (nc + unit - 1) / unit * unit : 0;
+}
+
+/* The least input unit and pitch a P05 / P25 at pos needs (0 for any other block): it
+ * writes at most the channels it reads (nof <= nif), in rows padded to 16 bytes, so its
+ * input's pitch must exceed the output's pitch less one 16-byte row's elements (8 int32
+ * channels in fill the 16-byte row of 16 int8 channels out; 32 int8 channels out need more
+ * than 16 in). The unit into *need: the output's unit less a row's elements, what a pixel of
+ * one unit needs; the pitch into *pitch: the output's pitch (its channels in whole units)
+ * less a row's elements, what a pixel of several units needs too (47 int8 channels in
+ * groups of 32, 64 a pixel, from 47 int32 channels: 48 falls short of 49, 64 reaches it;
+ * broadcast_div_case_2_variant_1-4's `op/bit4`). Of every map it writes: the one whose copy
+ * on its core its primitive writes may be any of them (a CCMPS writing a map of 8 int32
+ * channels for another core and a copy of it in 32 for a P05 on its own:
+ * cvm_right_shift_P_32_s_15_p_13). */
+static void cmp_need(const Graph *g, const GraphUses *u, uint32_t pos, int depth, Memo *m,
+                     int *need, int *pitch)
 {
     const Block *b = g->blocks[pos];
     int pc = bt_info(b->type)->pcode;
     const BlockUses *bu = &u->blocks[pos];
+    *need = *pitch = 0;
     if ((pc != 5 && pc != 25) || depth >= MAX_CHAIN)
-        return 0;
-    int need = 0;
+        return;
+    int64_t nc = map_channels(b);
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         long y = known_pos(g, u, g->edges[bu->out_edges[j]]->dst);
         if (y < 0 || bt_info(g->blocks[y]->type)->kind != BK_STORAGE)
@@ -315,10 +339,14 @@ static int cmp_need(const Graph *g, const GraphUses *u, uint32_t pos, int depth,
         PrecisionId py = blk_prec(g->blocks[y]);
         int out = storage_unit(g, u, (uint32_t)y, depth + 1, -1, m);
         int e = layout_unit(py, LAYOUT_SOMA);
-        if (out > e && out - e + 1 > need)
-            need = out - e + 1;
+        if (out > e && out - e + 1 > *need)
+            *need = out - e + 1;
+        /* the pitch of a map of the channels it writes (a view of them, a vector of 400
+         * from pixels of 16, takes a layout of its own: emit_rearr.c) */
+        int64_t po = map_channels(g->blocks[y]) == nc ? pitch_of(nc, out) : 0;
+        if (po > e && po - e + 1 > *pitch && po < (1 << 20))
+            *pitch = (int)(po - e + 1);
     }
-    return need;
 }
 
 /* The least pitch a P07 at pos needs of the map s it reads its indices from (0 for any other
@@ -370,7 +398,7 @@ static void unit_facts(const Graph *g, const GraphUses *u, uint32_t pos, int dep
 {
     PrecisionId p = blk_prec(g->blocks[pos]);
     const BlockUses *bu = &u->blocks[pos];
-    *f = (UnitFacts){.carrier = -1, .needer = -1};
+    *f = (UnitFacts){.carrier = -1, .needer = -1, .pitcher = -1};
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         long w = known_pos(g, u, g->edges[bu->in_edges[j]]->src);
         if (w < 0)
@@ -387,9 +415,11 @@ static void unit_facts(const Graph *g, const GraphUses *u, uint32_t pos, int dep
         if (r < 0)
             continue;
         f->uses |= layout_use_of(g->blocks[r]->type, true);
-        int n = cmp_need(g, u, (uint32_t)r, depth, m);
+        int n, pn;
+        cmp_need(g, u, (uint32_t)r, depth, m, &n, &pn);
         int l = lut_need(g, u, (uint32_t)r, pos, depth, m);
         keep_top(f->need, &f->needer, l > n ? l : n, r);
+        keep_top(f->pitch, &f->pitcher, pn, r);
     }
 }
 
@@ -416,10 +446,23 @@ static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int de
     int unit = layout_unit(p, f.uses);
     /* a row a writer carries, in whole units of the uses (a P07's 48 int8 channels in a map
      * P83 reads in 32-byte groups: 64; the router re-pitches it on the way to another core) */
+    int base = unit;
     if (unit && carried > unit)
         unit = (carried + unit - 1) / unit * unit;
-    while (unit && unit < need && unit < (1 << 20))
-        unit *= 2;
+    /* a need above it (a unit; and a pitch, for a pixel of several units, that a P05 / P25
+     * reader needs): the least unit of the uses doubled until it holds the row carried and
+     * meets both, not the row doubled (48 carried, 64 needed: 64, not 96; a CLUT reading
+     * rows of 96 then wrote a map of 96 that a P03 read beside a map of 64:
+     * test_diff_ops/broadcast_div_case_2_variant_2-3) */
+    int pneed = f.pitch[skip >= 0 && skip == f.pitcher];
+    int64_t nc = pneed ? map_channels(g->blocks[pos]) : 0;
+    if (unit && (unit < need || pitch_of(nc, unit) < pneed)) {
+        int want = unit > need ? unit : need;
+        int up = base;
+        while (up < (1 << 20) && (up < want || pitch_of(nc, up) < pneed))
+            up *= 2;
+        unit = up;
+    }
     int32_t cd[TIR_CDIMS];
     if (f.fed && p == PR_INT_32 && unit < 8 && blk_cluster_dims(g->blocks[pos], false, 0, cd) &&
         !dynamic_pitch(cd[D_F] > 0 ? cd[D_F] : cd[D_R] > 0 ? cd[D_R] : 1, unit))

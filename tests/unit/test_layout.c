@@ -596,6 +596,38 @@ static void test_repitch(void **state)
     graph_destroy(g);
 }
 
+/* A P05 need over a pixel of several units: I (int8, 2 x 1 x 47) -> CLUT -> X (int32: the
+ * CLUT carries rows of 48) -> CADD of X -> B (int32) -> CCMPB -> C (int8, read by a CVVH:
+ * groups of 32, 64 a pixel). P05 writes at most the channels it reads, so B's pitch must
+ * exceed 64 - 16 = 48; the CADD carries X's 48, which meets the unit need (32 - 16 + 1 = 17)
+ * but not the pitch's. B takes 64 (8, the group unit, doubled until it is 48 or more and 47
+ * channels take 49 or more; not 48 doubled to 96), and the CADD writes rows of 48 of its
+ * own that a P06 re-pitches into B (test_diff_ops/broadcast_div_case_2_variant_1-4's
+ * `op/bit4`: emit.layout, "writes INT_8 pixels of 64 channels from pixels of 48"). */
+static void test_cmp_pitch(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *m[] = {blk(g, BT_SI, PR_INT_8, 2, 1, 47, 0),   blk(g, BT_CLUT, PR_INT_32, 2, 1, 47, 0),
+                  blk(g, BT_SI, PR_INT_32, 2, 1, 47, 0),  blk(g, BT_CADD, PR_INT_32, 2, 1, 47, 0),
+                  blk(g, BT_SI, PR_INT_32, 2, 1, 47, 0),  blk(g, BT_CCMPB, PR_INT_8, 2, 1, 47, 0),
+                  blk(g, BT_SI, PR_INT_8, 2, 1, 47, 0),   blk(g, BT_CVVH, PR_INT_32, 2, 1, 47, 0)};
+    join_chain(g, m, sizeof m / sizeof m[0]);
+    tg_join(g, m[6], 0, m[7], 1); /* C * C */
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    uint32_t pad = (uint32_t)graph_block_pos(g, m[3]->id);
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, m[2]->id)), 48);
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, m[6]->id)), 32);
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, m[4]->id)), 64);
+    assert_int_equal(layout_output_unit(g, &u, pad, PR_INT_32), 48);
+    assert_true(layout_narrows(g, &u, pad));
+    assert_int_equal(layout_narrow_bytes(g, &u, pad), 2 * 48 * 4);
+    graph_uses_finish(&u);
+    graph_destroy(g);
+}
+
 /* Input iface k of block b: a box of f channels from channel at (all of y and x). */
 static void in_box(Block *b, uint32_t k, int32_t at, int32_t f)
 {
@@ -606,6 +638,59 @@ static void in_box(Block *b, uint32_t k, int32_t at, int32_t f)
     i->size.d[D_Y] = b->shape.d[D_Y];
     i->size.d[D_X] = b->shape.d[D_X];
     i->size.d[D_F] = f;
+}
+
+/* Input iface k of block b: a box of n rows from row at (all of x and the channels). */
+static void in_rows(Block *b, uint32_t k, int32_t at, int32_t n)
+{
+    Iface *i = &b->in[0].ifaces[k];
+    i->has_pos = at > 0;
+    i->pos.d[D_Y] = at;
+    i->has_size = true;
+    i->size.d[D_Y] = n;
+    i->size.d[D_X] = b->shape.d[D_X];
+    i->size.d[D_F] = b->shape.d[D_F];
+}
+
+/* A need above a carried row that is no doubled unit: C (int8, 2 x 1 x 47, read by a CVVH:
+ * groups of 32) written a row each by two CLUT pieces, each reading B (int32, 1 x 1 x 47)
+ * that a CADD writes in the rows of 48 a CLUT carries into its input A (as the division's
+ * quotient tables read their index: test_diff_ops/broadcast_div_case_2_variant_2-3). Each
+ * B needs the pitch C takes for the other piece's rows: 48 rounded up to C's 32, 64. B's
+ * unit doubled from the 48 it carries gave 96, the CLUTs wrote rows of 96, and C took 96
+ * beside a map of 64 the same P03 read (emit.layout, "reads input1 in pixels of 96 channels
+ * and input2 in pixels of 64"); from the group unit, 8, doubled: 64, and so C's. */
+static void test_need_doubled(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *c = blk(g, BT_SI, PR_INT_8, 2, 1, 47, 0);
+    Block *b[2], *lut[2];
+    for (int i = 0; i < 2; i++) {
+        Block *m[] = {blk(g, BT_SI, PR_INT_8, 1, 1, 47, 0), blk(g, BT_CLUT, PR_INT_32, 1, 1, 47, 0),
+                      blk(g, BT_SI, PR_INT_32, 1, 1, 47, 0), blk(g, BT_CADD, PR_INT_32, 1, 1, 47, 0),
+                      blk(g, BT_SI, PR_INT_32, 1, 1, 47, 0), blk(g, BT_CLUT, PR_INT_8, 1, 1, 47, 0)};
+        join_chain(g, m, sizeof m / sizeof m[0]);
+        tg_join(g, m[5], 0, c, 0);
+        b[i] = m[4];
+        lut[i] = m[5];
+    }
+    in_rows(c, 0, 0, 1);
+    in_rows(c, 1, 1, 1);
+    Block *vv = blk(g, BT_CVVH, PR_INT_32, 2, 1, 47, 0);
+    tg_join(g, c, 0, vv, 0);
+    tg_join(g, c, 0, vv, 1);
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, b[i]->id)), 64);
+        assert_int_equal(layout_output_unit(g, &u, (uint32_t)graph_block_pos(g, lut[i]->id),
+                                            PR_INT_8), 64);
+    }
+    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, c->id)), 64);
+    graph_uses_finish(&u);
+    graph_destroy(g);
 }
 
 /* Two model inputs concatenated along the channels (3 and 2 of 1 x 2 pixels) into T (int8),
@@ -816,6 +901,8 @@ int main(void)
         cmocka_unit_test(test_clif_input),
         cmocka_unit_test(test_narrow),
         cmocka_unit_test(test_repitch),
+        cmocka_unit_test(test_cmp_pitch),
+        cmocka_unit_test(test_need_doubled),
         cmocka_unit_test(test_repeat_ternary),
         cmocka_unit_test(test_staged),
         cmocka_unit_test(test_gather),
