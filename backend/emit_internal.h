@@ -101,7 +101,6 @@ typedef struct EPhase {
     uint32_t chain_next;            /* the core the relaying chains it is in forward to
                                        (EMIT_NONE: none), when chained */
     bool chained;
-    int32_t n_groups;               /* runs sent to it and other cores at once */
     int64_t relayed;                /* packets it forwards (CXY 1) */
 } EPhase;
 
@@ -795,6 +794,15 @@ int64_t emit_value_bytes(PrecisionId p);
 /* One run sent whole to several cores in a phase becomes one relaying chain (the chip's
  * multicast): emit_route_chain.c, before the P09s are written. */
 Status emit_route_chains(Emit *e);
+/* One run core k sends to several cores in a phase: its sends [i, i + m) of the phase. */
+typedef struct EChainRun {
+    uint32_t k;
+    size_t i, m;
+} EChainRun;
+/* The relaying chains of phase p, all its runs[0..n) planned together (emit_chain_plan.c):
+ * each run's sends in its chain's order, the first (to its first core) marked relay; every
+ * core's next core, receive base and packets forwarded. */
+Status emit_chain_plan(Emit *e, int32_t p, const EChainRun *runs, size_t n);
 /* A core's sends of a phase past its P09's header table, carried on in the next phases where
  * both cores are free for them (emit_route_spill.c, after the chains). */
 Status emit_route_spill(Emit *e);

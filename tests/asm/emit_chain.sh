@@ -11,7 +11,8 @@
 # by the first a phase later, from its copy of the block or of another block of the same
 # values, or sent to both in one phase, or relayed in the phase the relay receives: a
 # relaying chain, on one chip or across the edges of three, or two sources' chains through the
-# same two cores; a 16 KiB result whose transfer
+# same two cores, or the same three cores that each source alone would take in another order
+# (one order for both, emit_chain_plan.c); a 16 KiB result whose transfer
 # the Mapping spreads over two phases, each phase's rows moved out of the receive area, and
 # a 25 KiB one over three, a phase's part ending inside a row, and rows arriving by three
 # edges, a phase's pixels in two runs apart that a P26 splits, or parts of two storage
@@ -86,12 +87,14 @@ cp "$tmp/relay_parts.npy" "$tmp/relay_parts_now.npy"
 npy "$tmp/chmerge.npy" 18 8 8 256
 npy "$tmp/chain_two.x.npy" 19 4 4 16
 npy "$tmp/chain_two.z.npy" 20 4 4 16
+npy "$tmp/chain_three.x.npy" 21 4 4 16
+npy "$tmp/chain_three.z.npy" 22 4 4 16
 fail=0
 # FIXTURE:INPUT, or FIXTURE:IN1,IN2 for two inputs (files FIXTURE.IN1.npy, FIXTURE.IN2.npy)
 for case in conv:data conv_banks:data transfer:x transfer_late:x transfer_twice:x slice:x demo:image mix:x \
     fc:v cax:x relay:x relay_sibling:x chain:x chips:x relay_now:x spread:x spread3:x \
     spread_runs:x spread_two:x spread_local:x spread_edges:x spread_slices:x pieces:x relay_parts:x \
-    relay_parts_now:x chmerge:x chain_two:x,z; do
+    relay_parts_now:x chmerge:x chain_two:x,z chain_three:x,z; do
   m=${case%%:*} name=${case#*:}
   set --
   for in in $(echo "$name" | tr ',' ' '); do

@@ -954,44 +954,52 @@ Mapping *emit_fixture_relay(int32_t relay, bool sibling)
     return verified(m, sibling ? "relay_sibling" : "relay");
 }
 
-/* Two sources, x on core (0,0) and z on core (0,2), each through a CCMPB (Soma1, phase 0)
- * into a storage block (b, d: 4x4x16 int8, 64 words) held by cores (2,1) and (3,1), both
- * sent to both cores in phase 0: two relaying chains through the same two cores. Each
- * receiver reads b in Soma1 and d in Soma2 of phase 1 (CCMPBs into their own OUTPUTs,
- * sockets 0..3), the results sent out in phase 2. */
-Mapping *emit_fixture_chain_two(void)
+/* Two sources, x on core (0,0) and z on core (sx, sy), each through a CCMPB (Soma1, phase
+ * 0) into a storage block (b, d: 4x4x16 int8, 64 words) held by the n cores (2,1) ..
+ * (1 + n, 1), all sent to all of them in phase 0: two relaying chains through the same n
+ * cores. Each receiver k reads b in Soma1 and d in Soma2 of phase 1 (CCMPBs into their own
+ * OUTPUTs, sockets 0 .. 2n - 1: n s + k), the results sent out in phase 2. */
+static Mapping *chain_n(int32_t n, int32_t sx, int32_t sy)
 {
     Mapping *m = mapping_create();
-    CHECK(m);
+    CHECK(m && n >= 1 && n <= 4);
     Graph *g = m->graph;
     static const char *const names[2][6] = {{"x", "a", "relu", "b", "r", "y"},
                                             {"z", "c", "pass", "d", "q", "w"}};
-    Block *all[2][11];
-    Edge *ein[2], *eb[2], *eo[2][2];
+    Block *all[2][17];
+    Edge *ein[2], *eb[2], *eo[2][4];
     for (int s = 0; s < 2; s++) {
         Block *in = blk(g, BT_INPUT, names[s][0], 4, 4, 16, 0);
         Block *a = blk(g, BT_SI, names[s][1], 4, 4, 16, 0);
         Block *relu = blk(g, BT_CCMPB, names[s][2], 4, 4, 16, 0);
         Block *b = blk(g, BT_SI, names[s][3], 4, 4, 16, 0);
-        Block *r[2], *c[2], *o[2];
-        for (int k = 0; k < 2; k++) {
-            char n[16];
-            snprintf(n, sizeof n, "%s%d", names[s][4], k + 1);
-            r[k] = blk(g, BT_CCMPB, n, 4, 4, 16, 0);
-            snprintf(n, sizeof n, "%s%dc", names[s][4], k + 1);
-            c[k] = blk(g, BT_SI, n, 4, 4, 16, 0);
-            snprintf(n, sizeof n, "%s%d", names[s][5], k + 1);
-            o[k] = blk(g, BT_OUTPUT, n, 4, 4, 16, 0);
+        Block *r[4], *c[4], *o[4];
+        size_t nb = 0;
+        all[s][nb++] = in;
+        all[s][nb++] = a;
+        all[s][nb++] = relu;
+        all[s][nb++] = b;
+        for (int k = 0; k < n; k++) {
+            char nm[16];
+            snprintf(nm, sizeof nm, "%s%d", names[s][4], k + 1);
+            r[k] = blk(g, BT_CCMPB, nm, 4, 4, 16, 0);
+            snprintf(nm, sizeof nm, "%s%dc", names[s][4], k + 1);
+            c[k] = blk(g, BT_SI, nm, 4, 4, 16, 0);
+            snprintf(nm, sizeof nm, "%s%d", names[s][5], k + 1);
+            o[k] = blk(g, BT_OUTPUT, nm, 4, 4, 16, 0);
             o[k]->has_socket_id = true;
-            o[k]->socket_id = 2 * s + k;
+            o[k]->socket_id = n * s + k;
+            all[s][nb++] = r[k];
+            all[s][nb++] = c[k];
+            all[s][nb++] = o[k];
         }
-        Block *list[11] = {in, a, relu, b, r[0], c[0], o[0], r[1], c[1], o[1], NULL};
-        memcpy(all[s], list, sizeof list);
-        set_prec(all[s], 10, PR_INT_8);
+        all[s][nb] = NULL;
+        set_prec(all[s], (int)nb, PR_INT_8);
         in->has_socket_id = true;
         in->socket_id = s;
-        Block *somas[3] = {relu, r[0], r[1]};
-        for (int i = 0; i < 3; i++) {
+        Block *somas[5] = {relu, r[0], n > 1 ? r[1] : NULL, n > 2 ? r[2] : NULL,
+                           n > 3 ? r[3] : NULL};
+        for (int i = 0; i <= n; i++) {
             somas[i]->shape.d[D_IY] = somas[i]->shape.d[D_IX] = 4;
             CHECK(blk_set_attr(g, somas[i], AT_CMP, i == 0 ? -128 + 100 * s : 5 * i + s));
         }
@@ -999,29 +1007,44 @@ Mapping *emit_fixture_chain_two(void)
         CHECK(ein[s] && graph_connect(g, a, 0, relu, 0));
         eb[s] = graph_connect(g, relu, 0, b, 0);
         CHECK(eb[s]);
-        for (int k = 0; k < 2; k++) {
+        for (int k = 0; k < n; k++) {
             CHECK(graph_connect(g, b, 0, r[k], 0) && graph_connect(g, r[k], 0, c[k], 0));
             eo[s][k] = graph_connect(g, c[k], 0, o[k], 0);
             CHECK(eo[s][k]);
         }
-        int32_t sy = 2 * s; /* the source core (0, sy) */
-        one(m, a->id, 0, sy, 0, MEMORY);
-        one(m, relu->id, 0, sy, 0, SOMA1);
-        const int32_t bc[2][4] = {{2, 1, 0 | 1 << 8, MEMORY}, {3, 1, 0 | 1 << 8, MEMORY}};
-        coord(m, false, b->id, 2, bc);
-        const int32_t r0[1][4] = {{0, sy, 0, RECV}};
-        const int32_t x[4][4] = {{0, sy, 0, SEND}, {2, 1, 0, RECV}, {0, sy, 0, SEND},
-                                 {3, 1, 0, RECV}};
+        int32_t x0 = s ? sx : 0, y0 = s ? sy : 0; /* the source core */
+        one(m, a->id, x0, y0, 0, MEMORY);
+        one(m, relu->id, x0, y0, 0, SOMA1);
+        int32_t bc[4][4], x[8][4];
+        for (int k = 0; k < n; k++) {
+            const int32_t row[4] = {2 + k, 1, 0 | 1 << 8, MEMORY};
+            const int32_t snd[4] = {x0, y0, 0, SEND}, rcv[4] = {2 + k, 1, 0, RECV};
+            memcpy(bc[k], row, sizeof row);
+            memcpy(x[2 * k], snd, sizeof snd);
+            memcpy(x[2 * k + 1], rcv, sizeof rcv);
+        }
+        coord(m, false, b->id, n, (const int32_t(*)[4])bc);
+        const int32_t r0[1][4] = {{x0, y0, 0, RECV}};
         coord(m, true, ein[s]->id, 1, r0);
-        coord(m, true, eb[s]->id, 4, x);
-        for (int k = 0; k < 2; k++) {
+        coord(m, true, eb[s]->id, 2 * n, (const int32_t(*)[4])x);
+        for (int k = 0; k < n; k++) {
             one(m, r[k]->id, 2 + k, 1, 1, s ? SOMA2 : SOMA1);
             one(m, c[k]->id, 2 + k, 1, 1 | 2 << 8, MEMORY);
             const int32_t so[1][4] = {{2 + k, 1, 2, SEND}};
             coord(m, true, eo[s][k]->id, 1, so);
         }
     }
-    return verified(m, "chain_two");
+    return m;
+}
+
+Mapping *emit_fixture_chain_two(void)
+{
+    return verified(chain_n(2, 0, 2), "chain_two");
+}
+
+Mapping *emit_fixture_chain_three(void)
+{
+    return verified(chain_n(3, 6, 2), "chain_three");
 }
 
 /* emit_fixture_relay(-1, false) on three chips: its core (0,0) is core (15,9) of chip (0,0),

@@ -52,6 +52,9 @@
  *   emit_fixture_chain_two()   two sources, (0,0) and (0,2), each multicasting a Soma
  *                              result to cores (2,1) and (3,1) in phase 0: two relaying
  *                              chains through the same cores, read there in phase 1
+ *   emit_fixture_chain_three() the same with three receivers, (2,1), (3,1) and (4,1), and
+ *                              the second source on (6,2): nearest first from each source,
+ *                              the chains would take the cores in different orders
  *   emit_fixture_chips()       emit_fixture_relay(-1, false) on three chips: the source on
  *                              the corner core of chip (0,0), its receivers one step right
  *                              and one step down, on chips (1,0) and (0,1)
@@ -86,6 +89,7 @@ Mapping *emit_fixture_relay(int32_t relay, bool sibling);
 Mapping *emit_fixture_relay_parts(int32_t lag);
 Mapping *emit_fixture_chmerge(void);
 Mapping *emit_fixture_chain_two(void);
+Mapping *emit_fixture_chain_three(void);
 Mapping *emit_fixture_chips(void);
 /* The fixture's weight w[f][r][ky][kx] = (7f + 5r + 3ky + kx) mod 200 - 100. */
 int64_t emit_fixture_w(int f, int r, int ky, int kx);

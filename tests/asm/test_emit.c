@@ -514,6 +514,47 @@ static void test_chain_two(void **state)
     done(&r);
 }
 
+/* Two sources, (0,0) and (6,2), each send their 64 words to (2,1), (3,1) and (4,1) in phase
+ * 0 (emit_fixture_chain_three). Nearest first from each source the chains would take the
+ * cores in two orders ((3,1) on to (4,1) for the one, on to (2,1) for the other), which a
+ * core's one forwarding cannot carry; planned together (emit_chain_plan.c) both take one:
+ * (3,1), (4,1), then (2,1), the core of least index, last. (0,0) sends to (3,1) (dx 3, dy
+ * 1), (6,2) too (dx -3, dy -1); (3,1) forwards the 64 packets of the phase one right, (4,1)
+ * two left; (2,1) forwards nothing. Every copy lies alike, so every base is 0x400. Before,
+ * the second chain was refused [emit.route]. */
+static void test_chain_three(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_chain_three(), ST_OK);
+    const int32_t src[2][4] = {{0, 0, 3, 1}, {6, 2, -3, -1}}; /* source x, y, dx, dy */
+    for (int i = 0; i < 2; i++) {
+        const Taskir__Asm__P09 *snd =
+            core_at(&r.s, src[i][0], src[i][1])->static_prim_list[0]->router->p09;
+        assert_int_equal(snd->send_number, 31);
+        assert_int_equal(snd->n_router_heads, 1);
+        const Taskir__Asm__RouterHead *h = snd->router_heads[0];
+        assert_int_equal(h->relay_type, TASKIR__ASM__RELAY_TYPE__MULTI_RELAY_CAST);
+        assert_int_equal(h->dx, src[i][2]);
+        assert_int_equal(h->dy, src[i][3]);
+    }
+    const int32_t fwd[2][3] = {{3, 1, 0}, {4, -2, 0}}; /* relay x, Nx, Ny */
+    for (int i = 0; i < 2; i++) {
+        const Taskir__Asm__P09 *mid = core_at(&r.s, fwd[i][0], 1)->static_prim_list[0]->router->p09;
+        assert_int_equal(mid->cxy, 1);
+        assert_int_equal(mid->nx, fwd[i][1]);
+        assert_int_equal(mid->ny, fwd[i][2]);
+        assert_int_equal(mid->relay_number, 63);
+        assert_int_equal(mid->receive_number, 1);
+        assert_int_equal(mid->addr_din_base, 0x400);
+    }
+    const Taskir__Asm__P09 *end = core_at(&r.s, 2, 1)->static_prim_list[0]->router->p09;
+    assert_false(end->has_cxy);
+    assert_int_equal(end->receive_number, 1);
+    assert_int_equal(end->addr_din_base, 0x400);
+    done(&r);
+}
+
 /* A transfer the Mapping spreads over phases 0 and 1 (emit_fixture_spread: 16 x 16 pixels of
  * 64 int8 channels, 16 words a pixel, 256 words a row, 4096 in all against the receive
  * area's 3072). Core (2,1): b's area in the data banks at 0 (4096 words, alive over [0, 2]),
@@ -1017,6 +1058,7 @@ int main(void)
         cmocka_unit_test(test_chain_one_phase),
         cmocka_unit_test(test_chain_chips),
         cmocka_unit_test(test_chain_two),
+        cmocka_unit_test(test_chain_three),
         cmocka_unit_test(test_feat_align),
         cmocka_unit_test(test_spread),
         cmocka_unit_test(test_spread_pixels),
