@@ -10,7 +10,11 @@
  * fits), the cheapest is made; a plan of more than one cut costs 5 % more a cut (more blocks,
  * more edges). A plan of one cut is the fewest pieces along an axis that fit; ties go to the
  * block's preference list: f, r, y, x for a conv or matrix-vector block whose weights
- * outweigh its activations, y, f, x, r otherwise. A plan of several cuts is figured
+ * outweigh its activations, y, f, x, r otherwise; but a light block whose plan is one f cut
+ * into p pieces is cut into p row, else column, bands when those fit for no more: an f piece
+ * holds a slice of each pixel, which its writers and readers cut otherwise send as a run of
+ * its own a pixel (a router header, and a disabled one for the gap), bands whole pixels in
+ * runs one header carries (docs/backend.md "Transfers"). A plan of several cuts is figured
  * exactly: the largest piece of the grid (of each axis's pieces, the one that needs the
  * most alone, split_estimate's candidates) is made up from the pieces of each cut, halos
  * included, and figured as chip_group_mem would on it. A weight-heavy block whose cheapest
@@ -200,6 +204,30 @@ static void plan_grid(const Chip *c, const Graph *g, const GraphUses *u, const B
     }
 }
 
+/* The cost of one cut of b along a into p pieces (unit: split_unit_of's), when its pieces
+ * fit: their memory, weights counted WEIGHT_TIMES more, and an r cut's join (every partial
+ * sum and the output); -1 when they do not fit or cannot be figured; -2 when the join of an
+ * r cut does not fit (more pieces only make it larger). */
+static double one_cut(const Chip *c, const Graph *g, const GraphUses *u, const Block *b,
+                      SplitAxis a, uint32_t p, int32_t unit)
+{
+    int32_t bounds[SPLIT_PLAN_MAX + 1];
+    SplitNeed e;
+    if (p < 2 || p > SPLIT_PLAN_MAX)
+        return -1;
+    split_cut_bounds(c, b, a, p, unit, bounds);
+    if (!split_estimate(c, g, u, b, a, bounds, p, &e, NULL))
+        return -1;
+    /* the partial sums of an r cut are the output once a piece, and the join's */
+    double join = a == SPLIT_R ? (double)(p + 1) * (double)e.m.output : 0;
+    if (join > (double)c->core_budget_bytes)
+        return -2;
+    if (!split_fits(c, &e))
+        return -1;
+    double weights = (double)(e.m.weight + e.m.bias);
+    return (double)p * ((double)e.total + WEIGHT_TIMES * weights) + join;
+}
+
 bool split_choose(const Chip *c, const Graph *g, const GraphUses *u, const Block *b,
                   const SplitNeed *n, SplitPlan *plan)
 {
@@ -218,25 +246,18 @@ bool split_choose(const Chip *c, const Graph *g, const GraphUses *u, const Block
             continue;
         if (max > SPLIT_PLAN_MAX)
             max = SPLIT_PLAN_MAX;
-        int32_t unit = split_unit_of(c, g, u, b, a), bounds[SPLIT_PLAN_MAX + 1];
+        int32_t unit = split_unit_of(c, g, u, b, a);
         for (uint32_t p = 2; p <= max; p++) {
-            SplitNeed e;
-            split_cut_bounds(c, b, a, p, unit, bounds);
-            if (!split_estimate(c, g, u, b, a, bounds, p, &e, NULL))
-                continue;
-            /* the partial sums of an r cut are the output once a piece, and the join's */
-            double join = a == SPLIT_R ? (double)(p + 1) * (double)e.m.output : 0;
-            if (join > (double)c->core_budget_bytes)
+            double cost = one_cut(c, g, u, b, a, p, unit);
+            if (cost == -2)
                 break; /* a join that does not fit: more pieces only make it larger */
-            if (split_fits(c, &e)) {
-                double weights = (double)(e.m.weight + e.m.bias);
-                double cost = (double)p * ((double)e.total + WEIGHT_TIMES * weights) + join;
-                if (best < 0 || cost < best) {
-                    best = cost;
-                    plan->n = 1, plan->ax[0] = a, plan->parts[0] = p;
-                }
-                break; /* more pieces of this axis only take more memory */
+            if (cost < 0)
+                continue;
+            if (best < 0 || cost < best) {
+                best = cost;
+                plan->n = 1, plan->ax[0] = a, plan->parts[0] = p;
             }
+            break; /* more pieces of this axis only take more memory */
         }
     }
     /* plans of several cuts, figured on the grid's largest piece */
@@ -262,6 +283,20 @@ bool split_choose(const Chip *c, const Graph *g, const GraphUses *u, const Block
             plan_unbanded(c, g, u, b, ap, &fr, &fr_cost);
             if (fr_cost >= 0)
                 *plan = fr;
+        }
+    }
+    if (!w && best >= 0 && plan->n == 1 && plan->ax[0] == SPLIT_F) {
+        /* pixels kept whole: the same count of row or column bands, when they fit for no
+         * more (top of this file) */
+        for (int k = 0; k < 2; k++) {
+            SplitAxis a = k ? SPLIT_X : SPLIT_Y;
+            uint32_t p = plan->parts[0];
+            double cost = p <= split_most(c, b, a)
+                              ? one_cut(c, g, u, b, a, p, split_unit_of(c, g, u, b, a)) : -1;
+            if (cost >= 0 && cost <= best) {
+                plan->ax[0] = a;
+                break;
+            }
         }
     }
     if (best >= 0)

@@ -828,6 +828,41 @@ static void test_fit_work(void **state)
     chip_destroy(c);
 }
 
+/* A light block (activations outweigh weights) whose cheapest cut is along f into p pieces
+ * is cut into p row or column bands instead when those fit for no more memory
+ * (passes/split_plan.c): an f piece takes a slice of each pixel, which a writer or reader
+ * cut otherwise sends as a run of its own with a gap after it (a router header and a
+ * disabled one a pixel, 128 a phase: div_relu_9x9's sums of 256 x 256 went so, 384
+ * headers in a phase). A sum of two int8 maps of one row of 32 pixels of 64 channels into
+ * int32 (its group 12288 bytes) on a core of 8 KiB fits in two pieces along f or x alike:
+ * it is cut along x. A window max along x (kx 3, 10240 bytes) is still cut along f: its
+ * column bands would each read a halo (more bytes). The outputs stay the same. */
+static void test_fit_light_bands(void **state)
+{
+    (void)state;
+    Chip *c = chip();
+    c->core_budget_bytes = 8192;
+    int32_t row[TIR_NDIMS] = {1, 32, 64};
+    Graph *g = fx_block(BT_CADD, row, PR_INT_32, 0, NULL, 0, 2);
+    int64_t n0;
+    int32_t *before = fit_checked(g, c, 19, &n0);
+    assert_non_null(pt_by_name(g, "op/x0"));
+    assert_non_null(pt_by_name(g, "op/x1"));
+    assert_null(pt_by_name(g, "op/x2"));
+    assert_null(pt_by_name(g, "op/f0"));
+    same_outputs(g, 19, before, n0);
+    graph_destroy(g);
+    int32_t k3[] = {AT_KERNEL_X, 3, AT_PAD_LEFT, 1, AT_PAD_RIGHT, 1};
+    int32_t pool[TIR_NDIMS] = {1, 32, 64, 0, 1, 3, 1, 32};
+    g = fx_block(BT_CCMPB, pool, PR_INT_32, 0, k3, 3, 0);
+    before = fit_checked(g, c, 19, &n0);
+    assert_non_null(pt_by_name(g, "op/f0"));
+    assert_null(pt_by_name(g, "op/x0"));
+    same_outputs(g, 19, before, n0);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
 /* Groups that fit and edges that do not: only the edges are cut, each carrying at most the
  * per-destination limit (256 bytes here), and the graph runs as before. */
 static void test_edges_cut(void **state)
@@ -965,6 +1000,7 @@ int main(void)
         cmocka_unit_test(test_slices_narrow),
         cmocka_unit_test(test_fit_unbanded),
         cmocka_unit_test(test_fit_work),
+        cmocka_unit_test(test_fit_light_bands),
         cmocka_unit_test(test_edges_cut),
         cmocka_unit_test(test_f_packet_units),
         cmocka_unit_test(test_cannot_fit),
