@@ -39,15 +39,20 @@ static bool computed(const Graph *g, const GraphUses *u, uint32_t s)
 }
 
 /* The edges of INPUT block at pos to move onto a copy of it into ids (room for its out
- * edges); their count. */
+ * edges); their count. Only into maps of the input's precision (the copy writes what the
+ * input would), and none of an input with an r dim (a CCMPB's map has none). */
 static uint32_t unplaced(const Graph *g, const GraphUses *u, uint32_t pos, int32_t *ids)
 {
+    const Block *in = g->blocks[pos];
     const BlockUses *bu = &u->blocks[pos];
+    int32_t cd[TIR_CDIMS];
+    if (!blk_cluster_dims(in, false, 0, cd) || cd[D_R] > 0)
+        return 0;
     uint32_t n = 0;
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         const Edge *ed = g->edges[bu->out_edges[j]];
         long s = graph_block_pos(g, ed->dst);
-        if (s >= 0 && computed(g, u, (uint32_t)s) &&
+        if (s >= 0 && blk_prec(g->blocks[s]) == blk_prec(in) && computed(g, u, (uint32_t)s) &&
             layout_input_unplaced(g, u, ed, (uint32_t)s))
             ids[n++] = ed->id;
     }
@@ -70,8 +75,6 @@ static bool store(Graph *g, Block *in, const int32_t *ids, uint32_t n)
     PrecisionId p = blk_prec(in);
     int32_t y = in->shape.d[D_Y] ? cd[D_Y] : 0, x = in->shape.d[D_X] ? cd[D_X] : 0;
     int32_t f = cd[D_F] > 0 ? cd[D_F] : 1;
-    if (cd[D_R] > 0) /* y x f r: the channels f r, the same C order */
-        f *= cd[D_R];
     Block *st = map_made_from(g, in, "in.store", BT_SI, p, y, x, f);
     Block *cp = map_made_from(g, in, "in.copy", BT_CCMPB, p, y, x, f);
     if (!st || !cp)
