@@ -88,6 +88,14 @@ Status mapper_rewrite(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d);
  * Keeps g's outputs bit for bit; *n_rewrites gets how many. ST_RUNTIME when out of memory. */
 Status mapper_out_store(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d);
 
+/* A model input's own store where a compute block writes the same map (in_store.c,
+ * docs/mapper.md "Algorithm"): an INPUT edge into an 8-bit map that a compute block writes
+ * too, whose values the input's dynamic blocks cannot place in the map's own layout
+ * (layout_input_unplaced, taskir/layout.h), is written instead by a Soma copy (a CCMPB that
+ * clips nothing) of an SI the INPUT writes whole. Keeps g's outputs bit for bit; *n_rewrites
+ * gets how many INPUTs. ST_RUNTIME when out of memory. */
+Status mapper_in_store(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d);
+
 /* A global extreme over y whose input a core cannot hold, in two stages (window.c,
  * docs/mapper.md "Algorithm"): a CCMPB / CCMPS of window ky = iy and one output row reads the
  * extremes of rows of a (a block of its kind, window a, stride a, no shift or clip) and

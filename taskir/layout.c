@@ -593,6 +593,35 @@ int64_t layout_send_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
     return total;
 }
 
+/* Whether INPUT edge ed into storage s is one its dynamic blocks cannot place in the map's
+ * own layout (layout_input_unplaced); *unit the map's pitch in lanes, worked out on first
+ * need (0 until then). */
+static bool input_unplaced(const Graph *g, const GraphUses *u, const Edge *ed, uint32_t s,
+                           int *unit)
+{
+    const Block *b = g->blocks[s];
+    const IfaceUse *iu = uses_find(u, s, true, ed->id);
+    int32_t cd[TIR_CDIMS];
+    if (!iu || iu->cluster != 0 || !blk_cluster_dims(b, true, 0, cd))
+        return false;
+    if (ra_edge_keeps_order(g, u, ed)) { /* a dynamic block writes from a word's first lane */
+        const Iface *f = &b->in[0].ifaces[iu->iface];
+        return f->has_pos && f->pos.d[cd[D_F] > 0 ? D_F : D_R] % 4 != 0;
+    }
+    if (!*unit) /* in another order: cut into boxes of the socket (taskir/sockbox.h) */
+        *unit = layout_storage_unit(g, u, s);
+    return !sockbox_edge_fits(g, u, ed, s, *unit);
+}
+
+bool layout_input_unplaced(const Graph *g, const GraphUses *u, const Edge *ed, uint32_t s)
+{
+    const Block *b = g->blocks[s], *w = graph_block(g, ed->src);
+    PrecisionId p = blk_prec(b);
+    int unit = 0;
+    return w && w->type == BT_INPUT && bt_info(b->type)->kind == BK_STORAGE && !b->data &&
+           (p == PR_INT_8 || p == PR_UINT_8) && input_unplaced(g, u, ed, s, &unit);
+}
+
 bool layout_staged(const Graph *g, const GraphUses *u, uint32_t s)
 {
     const Block *b = g->blocks[s];
@@ -602,20 +631,13 @@ bool layout_staged(const Graph *g, const GraphUses *u, uint32_t s)
     if (bt_info(b->type)->kind != BK_STORAGE || b->data || !bu->n_in_edges ||
         (p != PR_INT_8 && p != PR_UINT_8) || !blk_cluster_dims(b, true, 0, cd))
         return false;
-    int ch = cd[D_F] > 0 ? D_F : D_R;
-    bool off = false, read = false, moved = false;
+    bool read = false;
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         const Edge *ed = g->edges[bu->in_edges[j]];
         const Block *w = graph_block(g, ed->src);
         const IfaceUse *iu = uses_find(u, s, true, ed->id);
         if (!w || w->type != BT_INPUT || !iu || iu->cluster != 0)
             return false;
-        if (!ra_edge_keeps_order(g, u, ed)) {
-            moved = true; /* its values in another order: asked below */
-            continue;
-        }
-        const Iface *f = &b->in[0].ifaces[iu->iface];
-        off |= f->has_pos && f->pos.d[ch] % 4 != 0; /* a dynamic block writes from lane 0 */
     }
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         const Block *r = graph_block(g, g->edges[bu->out_edges[j]]->dst);
@@ -623,13 +645,13 @@ bool layout_staged(const Graph *g, const GraphUses *u, uint32_t s)
             return false; /* P81 reads an input as planes */
         read |= r && bt_info(r->type)->kind == BK_COMPUTE;
     }
-    /* an edge in another order: staged when its dynamic blocks cannot place its values in
-     * the map's own layout (a value in several lanes, a lane that is no word's first) */
-    int unit = moved && !off && read ? layout_storage_unit(g, u, s) : 0;
-    for (uint32_t j = 0; unit && !off && j < bu->n_in_edges; j++) {
-        const Edge *ed = g->edges[bu->in_edges[j]];
-        off = !ra_edge_keeps_order(g, u, ed) && !sockbox_edge_fits(g, u, ed, s, unit);
-    }
+    /* an edge keeping the order into channels from a lane that is no word's first, or one
+     * in another order whose values its dynamic blocks cannot place in the map's own layout
+     * (a value in several lanes, a lane that is no word's first) */
+    int unit = 0;
+    bool off = false;
+    for (uint32_t j = 0; read && !off && j < bu->n_in_edges; j++)
+        off = input_unplaced(g, u, g->edges[bu->in_edges[j]], s, &unit);
     return off && read;
 }
 

@@ -133,6 +133,13 @@ int64_t layout_narrow_bytes(const Graph *g, const GraphUses *u, uint32_t pos);
  * P06 narrows into the map in a Soma slot before its first reader; the mapper keeps that
  * slot free (mapper/schedule.c) and counts the area (layout_stage_bytes). */
 bool layout_staged(const Graph *g, const GraphUses *u, uint32_t s);
+/* Whether edge ed from an INPUT into 8-bit storage block s (no static data) is one whose
+ * dynamic blocks cannot place its values in the map's own layout: keeping the C order into
+ * channels from a lane that is no word's first, or in another order that
+ * sockbox_edge_fits refuses (a value in several lanes, lanes that are no boxes of the socket
+ * from a word's first). What layout_staged asks of every INPUT edge, and what the mapper's
+ * input store (mapper/in_store.c) asks where a compute block writes s too. */
+bool layout_input_unplaced(const Graph *g, const GraphUses *u, const Edge *ed, uint32_t s);
 /* Bytes of the int32 areas of the staged maps compute block pos reads (layout_staged); -1
  * on overflow. */
 int64_t layout_stage_bytes(const Graph *g, const GraphUses *u, uint32_t pos);

@@ -295,10 +295,11 @@ int main(int argc, char **argv)
         st = o.chip ? chip_load(o.chip, &chip, &cd) : chip_load_default(&chip, &cd);
     /* the results' stores before the OUTPUTs in their writers' shape, the windows taller
      * than a core in two stages, before the chip-exactness rewrites, which check what they add */
-    uint32_t n_store = 0, n_window = 0;
-    if (st == ST_OK && (st = mapper_out_store(g, chip, &n_store, &d)) == ST_OK)
+    uint32_t n_store = 0, n_window = 0, n_in = 0;
+    if (st == ST_OK && (st = mapper_out_store(g, chip, &n_store, &d)) == ST_OK &&
+        (st = mapper_in_store(g, chip, &n_in, &d)) == ST_OK)
         st = mapper_window(g, chip, &n_window, &d);
-    if (st == ST_OK && n_store + n_window && verify_graph(g, &d) != ST_OK) /* a mapper bug */
+    if (st == ST_OK && n_store + n_in + n_window && verify_graph(g, &d) != ST_OK) /* a bug */
         st = diag_add(&d, ST_RUNTIME, "map.internal", NULL,
                       "the rewritten graph fails the verifier (a bug of the mapper)");
     /* the chip-exactness rewrites and checks (docs/exactness.md), before the passes so that

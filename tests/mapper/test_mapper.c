@@ -17,6 +17,7 @@
 #include "mapper/plan.h"
 #include "passes/manager.h"
 #include <json-c/json.h>
+#include "taskir/layout.h"
 #include "taskir/sim.h"
 #include "taskir/verify.h"
 
@@ -952,6 +953,119 @@ static void test_out_store(void **state)
     chip_destroy(c);
 }
 
+/* INPUT x 1x3x6 int8 -> channels 0..5 and 6 + cf .. 11 + cf of SI t 1x3x(12 + cf) int8, and
+ * (cf > 0) SI k (a constant 1x3xcf) -> CADD c -> channels 6 .. 5 + cf of t; t -> CCMPB relu
+ * -> SI u -> OUTPUT y. Of cf 3: test_diff_random/random_chain_37's shape
+ * (tests/asm/emit_send/in_store_lanes.txtpb). Returns the id of the edge into channel 6 + cf
+ * (*first: the one into channel 0). */
+static int32_t input_and_cadd(Graph *g, int32_t cf, int32_t *first)
+{
+    const int32_t n = 12 + cf, at = 6 + cf;
+    const int32_t px[8] = {1, 3, 6, 0, 0, 0, 0, 0}, kc[8] = {1, 3, cf, 0, 0, 0, 0, 0};
+    const int32_t all[8] = {1, 3, n, 0, 0, 0, 0, 0}, win[8] = {1, 3, n, 0, 1, 1, 1, 3};
+    Block *x = tg_blk(g, BT_INPUT, "x", PR_INT_8, px);
+    x->socket_id = 0;
+    x->has_socket_id = true;
+    Block *t = tg_blk(g, BT_SI, "t", PR_INT_8, all);
+    const int32_t zero[6] = {0}, six[6] = {1, 3, 6, 0, 0, 0}, part[6] = {1, 3, cf, 0, 0, 0};
+    const int32_t to[6] = {0, 0, at, 0, 0, 0}, mid[6] = {0, 0, 6, 0, 0, 0};
+    Edge *e0 = graph_connect_box(g, x, 0, zero, six, t, 0, zero, six);
+    Edge *e1 = graph_connect_box(g, x, 0, zero, six, t, 0, to, six);
+    assert_non_null(e0);
+    assert_non_null(e1);
+    *first = e0->id;
+    int32_t id = e1->id;
+    if (cf > 0) {
+        Block *k = tg_blk(g, BT_SI, "k", PR_INT_8, kc);
+        static const int64_t kv[9] = {-60, 62, 81, -93, 0, -74, -88, 69, -119};
+        assert_true(blk_set_data(g, k, PR_INT_8, (const int32_t[3]){1, 3, cf}, 3, kv,
+                                 (uint64_t)(3 * cf)));
+        Block *c = tg_blk(g, BT_CADD, "c", PR_INT_32, (const int32_t[8]){1, 3, cf, 0, 1, 1, 1, 3});
+        tg_join(g, k, 0, c, 0);
+        assert_non_null(graph_connect_box(g, c, 0, zero, part, t, 0, mid, part));
+    }
+    Block *r = tg_blk(g, BT_CCMPB, "relu", PR_INT_8, win);
+    assert_true(blk_set_attr(g, r, AT_CMP, 0));
+    Block *u = tg_blk(g, BT_SI, "u", PR_INT_8, all);
+    Block *o = tg_blk(g, BT_OUTPUT, "y", PR_INT_8, all);
+    o->socket_id = 0;
+    o->has_socket_id = true;
+    tg_join(g, t, 0, r, 0);
+    tg_join(g, r, 0, u, 0);
+    tg_join(g, u, 0, o, 0);
+    return id;
+}
+
+/* A model input's own store (mapper/in_store.c): an INPUT writing channels 9..14 of a map
+ * (lane 1 of a word: no dynamic block writes from there) whose channels 6..8 a CADD writes
+ * gets SI "x/in.store", which it writes whole, and a Soma copy CCMPB "x/in.copy" (INT_8, CMP
+ * -128, the value itself) that writes those channels instead; its edge into channel 0 stays,
+ * the graph's outputs stay, and it maps. A map only inputs write (channels 0..5 and 6..11:
+ * staged, emit_stage.c), channels from 8 (a word's first lane, the CADD's 2 before), or an
+ * input of another precision than the map (a UINT_8 input: a copy of UINT_8 writing an INT_8
+ * map is what the code generator refuses, emit.prec) are left alone. */
+static void test_in_store(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    int32_t in[18], before[45], after[45];
+    for (int i = 0; i < 18; i++)
+        in[i] = (int32_t)(i * 37 % 255) - 127;
+    Graph *g = graph_create();
+    int32_t first, id = input_and_cadd(g, 3, &first);
+    Diag d;
+    diag_init(&d, NULL);
+    assert_int_equal(verify_graph(g, &d), ST_OK);
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    long t = graph_block_pos(g, graph_edge(g, id)->dst);
+    assert_true(layout_input_unplaced(g, &u, graph_edge(g, id), (uint32_t)t));
+    assert_false(layout_input_unplaced(g, &u, graph_edge(g, first), (uint32_t)t));
+    graph_uses_finish(&u);
+    tg_run(g, NULL, in, 18, before, 45);
+    uint32_t nr = 0;
+    assert_int_equal(mapper_in_store(g, c, &nr, &d), ST_OK);
+    assert_int_equal(nr, 1);
+    assert_int_equal(verify_graph(g, &d), ST_OK);
+    const Block *cp = graph_block(g, graph_edge(g, id)->src);
+    assert_int_equal(cp->type, BT_CCMPB);
+    assert_string_equal(cp->name, "x/in.copy");
+    assert_int_equal(blk_prec(cp), PR_INT_8);
+    assert_int_equal(blk_attr(cp, AT_CMP), -128);
+    assert_false(cp->has_socket_id);
+    const Block *x = graph_block(g, graph_edge(g, first)->src);
+    assert_int_equal(x->type, BT_INPUT);
+    const Block *st = NULL;
+    for (uint32_t k = 0; k < g->n_edges; k++)
+        if (!g->edges[k]->removed && g->edges[k]->dst == cp->id)
+            st = graph_block(g, g->edges[k]->src);
+    assert_non_null(st);
+    assert_int_equal(st->type, BT_SI);
+    assert_string_equal(st->name, "x/in.store");
+    assert_int_equal(st->shape.d[D_F], 6);
+    tg_run(g, NULL, in, 18, after, 45);
+    assert_memory_equal(before, after, sizeof after);
+    MapPlan *p = NULL;
+    assert_int_equal(mapper_plan(g, c, NULL, &p, &d), ST_OK);
+    mapper_plan_destroy(p);
+    graph_destroy(g);
+
+    for (int32_t cf = 0; cf < 4; cf++) { /* only the input; from channel 8; UINT_8 */
+        if (cf == 1)
+            continue;
+        g = graph_create();
+        input_and_cadd(g, cf, &first);
+        if (cf == 3) /* an input of another precision than the map's */
+            graph_block(g, graph_edge(g, first)->src)->prec = PR_UINT_8;
+        assert_int_equal(verify_graph(g, &d), ST_OK);
+        assert_int_equal(mapper_in_store(g, c, &nr, &d), ST_OK);
+        assert_int_equal(nr, 0);
+        graph_destroy(g);
+    }
+    diag_finish(&d);
+    chip_destroy(c);
+}
+
 /* An output two pieces write (the split pass's pieces of a layer into one storage block only
  * the OUTPUT reads): the piece on the other core sends its half, received in a phase after it,
  * and the Mapping routes it (map.route): two ReLUs of 8 x 8 x 32 int8, each on its own core
@@ -1381,6 +1495,7 @@ int main(void)
         cmocka_unit_test(test_shared_input),
         cmocka_unit_test(test_read_twice),
         cmocka_unit_test(test_out_store),
+        cmocka_unit_test(test_in_store),
         cmocka_unit_test(test_window),
         cmocka_unit_test(test_output_two_writers),
         cmocka_unit_test(test_read_twice_two_writers),
