@@ -50,12 +50,10 @@ static void drop(void *ctx, int64_t lo, int64_t hi)
     madvise((char *)f->map + a, b - a, MADV_DONTNEED); /* advice: munmap drops what is left */
 }
 
-/* A file's thread: bringing its pages in (stopped between parts once stop is set), or
- * dropping them and unmapping it (a copy of the file's fields: the caller's are cleared). */
+/* A file's thread bringing its pages in, stopped between parts once stop is set. */
 struct TirFileBg {
     pthread_t th;
-    TirFileBytes f;     /* map and len (bg NULL) */
-    uint32_t threads;   /* releasing: the threads dropping the pages */
+    TirFileBytes f;     /* a copy of the file's map and len (bg NULL) */
     atomic_bool stop;
 };
 
@@ -68,30 +66,22 @@ static void *bring_in(void *arg)
     return NULL;
 }
 
-static void *let_go(void *arg)
-{
-    struct TirFileBg *g = arg;
-    tir_file_release_threads(&g->f, g->threads);
-    return NULL;
-}
-
-/* Runs fn on a thread of its own with a copy of f's mapping; NULL when it cannot start. */
-static struct TirFileBg *bg_start(const TirFileBytes *f, uint32_t threads, void *(*fn)(void *))
+/* Starts bringing f's pages in on a thread of its own; NULL when it cannot start. */
+static struct TirFileBg *bg_start(const TirFileBytes *f)
 {
     struct TirFileBg *g = calloc(1, sizeof *g);
     if (!g)
         return NULL;
     g->f = (TirFileBytes){f->p, f->len, f->map, NULL, NULL};
-    g->threads = threads;
     atomic_init(&g->stop, false);
-    if (pthread_create(&g->th, NULL, fn, g) != 0) {
+    if (pthread_create(&g->th, NULL, bring_in, g) != 0) {
         free(g);
         return NULL;
     }
     return g;
 }
 
-/* Stops f's thread (a release runs to its end) and waits for it. */
+/* Stops f's thread and waits for it. */
 static void bg_finish(TirFileBytes *f)
 {
     if (!f->bg)
@@ -125,7 +115,7 @@ Status tir_file_bytes_threads(const char *path, size_t cap, uint32_t threads,
             f->map = m;
             f->p = m;
             f->len = (size_t)sb.st_size;
-            if (par && !(f->bg = bg_start(f, 1, bring_in)))
+            if (par && !(f->bg = bg_start(f)))
                 tir_parallel(threads, (int64_t)((f->len + PART - 1) / PART), populate, f);
             return ST_OK;
         }
@@ -145,16 +135,6 @@ void tir_file_release_threads(TirFileBytes *f, uint32_t threads)
     if (f->map && threads > 1 && f->len >= THREADED_BYTES)
         tir_parallel(threads, (int64_t)((f->len + PART - 1) / PART), drop, f);
     tir_file_release(f);
-}
-
-void tir_file_release_begin(TirFileBytes *f, uint32_t threads)
-{
-    bg_finish(f);
-    if (!f->map || threads <= 1 || f->len < THREADED_BYTES || f->owned)
-        return;
-    struct TirFileBg *g = bg_start(f, threads, let_go);
-    if (g) /* the thread unmaps it: f keeps only the thread */
-        *f = (TirFileBytes){NULL, 0, NULL, NULL, g};
 }
 
 void tir_file_release(TirFileBytes *f)

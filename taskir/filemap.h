@@ -19,8 +19,7 @@ typedef struct TirFileBytes {
     size_t len;
     void *map;          /* the mapping (len bytes), or NULL */
     uint8_t *owned;     /* the bytes read, or NULL */
-    struct TirFileBg *bg; /* a thread of its own bringing the mapping's pages in, or dropping
-                           * them (tir_file_release_begin), or NULL */
+    struct TirFileBg *bg; /* a thread of its own bringing the mapping's pages in, or NULL */
 } TirFileBytes;
 
 /* The bytes of path ("-" = stdin) in *f, to release with tir_file_release (also when it
@@ -34,13 +33,8 @@ Status tir_file_bytes(const char *path, size_t cap, TirFileBytes *f, Diag *d);
  * caller. On one thread they are brought in before it returns (MAP_POPULATE). */
 Status tir_file_bytes_threads(const char *path, size_t cap, uint32_t threads,
                               TirFileBytes *f, Diag *d);
-/* Stops (or waits for) f's thread, then unmaps or frees f's bytes. */
+/* Stops f's thread, if any, then unmaps or frees f's bytes. */
 void tir_file_release(TirFileBytes *f);
-/* Starts releasing a large mapped file on a thread of its own (its pages dropped on up to
- * threads threads, then unmapped) and returns at once; f's bytes must not be read after it.
- * tir_file_release waits for that thread. Without a mapping, or with threads <= 1, nothing
- * happens until tir_file_release. */
-void tir_file_release_begin(TirFileBytes *f, uint32_t threads);
 /* tir_file_release with the pages of a large mapped file dropped on up to threads threads
  * first: unmapping costs the system about half of what bringing the pages in did (ResNet-50's
  * 140 MB: 6 ms), all on one thread, in munmap or at the process's exit. */

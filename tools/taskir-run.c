@@ -61,9 +61,9 @@
  * process's memory down faster than freeing it piece by piece (ResNet-50: 140 MB of file and
  * some 250 MB of values and buffers); under AddressSanitizer they are freed, so that it sees
  * no leak. With --threads N the mapped file's pages come in on a thread of their own while
- * the graph's structure is read (filemap.h), and the file is released after the run on a
- * thread of its own, its pages dropped on N threads while the outputs are written
- * (tir_file_release_begin): the exit would unmap them on one, after the writing. */
+ * the graph's structure is read (filemap.h), and the file is released after the run, its
+ * pages dropped on the N threads (tir_file_release_threads): the exit would unmap them on
+ * one. */
 #if defined(__SANITIZE_ADDRESS__)
 #define FREE_AT_EXIT 1
 #elif defined(__has_feature)
@@ -841,10 +841,8 @@ int main(int argc, char **argv)
                                                        : run_graph(&o, buf, len, arrays, &res, &d);
     if (o.kind != KIND_PB && o.kind != KIND_MAP && o.kind != KIND_ASM)
         phase_end(&phases, "run");
-    if (FREE_AT_EXIT || st)
-        tir_file_release(&file);
-    else if (o.sim.threads > 1) /* its pages dropped on a thread while the outputs are written */
-        tir_file_release_begin(&file, o.sim.threads);
+    if (FREE_AT_EXIT || st || o.sim.threads > 1) /* threads: its pages dropped on all */
+        tir_file_release_threads(&file, o.sim.threads);
     if (o.kind == KIND_PB || o.kind == KIND_MAP)
         phase_end(&phases, "release");
     if (!st && o.dir) {
@@ -855,8 +853,6 @@ int main(int argc, char **argv)
         if (cli_stdout_done(TOOL))
             st = ST_RUNTIME;
     }
-    if (o.sim.threads > 1)
-        tir_file_release(&file); /* waits for its thread */
     phase_end(&phases, "write");
     phases_print(&phases);
     diag_print(&d, stderr, TOOL);

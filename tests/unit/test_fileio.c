@@ -5,7 +5,7 @@
  * and inode. tir_file_bytes maps a regular file (the same bytes as a read), reads what it
  * cannot map (an empty file, a FIFO) and refuses what tir_read_file refuses; a large mapped
  * file has its pages brought in on a thread of its own with threads, and is released with its
- * pages dropped on threads, or on a thread of its own. A file of more than one 8 MiB block is
+ * pages dropped on threads. A file of more than one 8 MiB block is
  * written whole from pieces of every size, its whole blocks past the page cache where the
  * file system takes O_DIRECT, and an uncommitted one leaves nothing. */
 #define _GNU_SOURCE /* O_DIRECT, mincore */
@@ -454,8 +454,8 @@ static void test_file_bytes(void **state)
 /* A large file mapped with its pages brought in on a thread of its own (threads >= 2; on one
  * thread before tir_file_bytes_threads returns): the same bytes; released with its pages
  * dropped on threads (tir_file_release_threads), at once while they may still be coming in
- * (tir_file_release stops the thread), or on a thread of its own (tir_file_release_begin):
- * the mapping gone, and the file's bytes the same when it is mapped again. */
+ * (tir_file_release stops the thread): the mapping gone, and the file's bytes the same when
+ * it is mapped again. */
 static void test_file_bytes_threads(void **state)
 {
     const char *dir = *state;
@@ -501,29 +501,6 @@ static void test_file_bytes_threads(void **state)
         errno = 0;
         assert_int_equal(mincore(m, 4 * 4096, vec), -1);
         assert_int_equal(errno, ENOMEM);
-        /* released on a thread of its own (tir_file_release_begin): f empty at once but for
-         * the thread, the mapping gone once tir_file_release has waited for it */
-        assert_int_equal(tir_file_bytes_threads(p, n, t, &f, &d), ST_OK);
-        assert_memory_equal(f.p, want, n);
-        m = f.map;
-        tir_file_release_begin(&f, t);
-        assert_null(f.map);
-        assert_null(f.p);
-        assert_non_null(f.bg);
-        tir_file_release(&f);
-        assert_null(f.bg);
-        errno = 0;
-        assert_int_equal(mincore(m, 4 * 4096, vec), -1);
-        assert_int_equal(errno, ENOMEM);
-    }
-    { /* on one thread, tir_file_release_begin leaves the release to tir_file_release */
-        TirFileBytes f;
-        assert_int_equal(tir_file_bytes_threads(p, n, 1, &f, &d), ST_OK);
-        tir_file_release_begin(&f, 1);
-        assert_non_null(f.map);
-        assert_null(f.bg);
-        tir_file_release(&f);
-        assert_null(f.map);
     }
     TirFileBytes f; /* mapped on one thread, released on four */
     assert_int_equal(tir_file_bytes_threads(p, n, 1, &f, &d), ST_OK);
