@@ -555,6 +555,22 @@ static void test_chain_three(void **state)
     done(&r);
 }
 
+/* Three sources each send their 64 words to two of (2,1), (3,1) and (4,1) in phase 0, each
+ * pair another (emit_fixture_chain_cross): the three runs meet pairwise, so their chains
+ * would all end on one core that all three reach, and there is none: [emit.route], naming
+ * the first source and nothing written. */
+static void test_chain_cross(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_chain_cross(), ST_LOGIC);
+    assert_true(diag_find(&r.d, "emit.route") >= 0);
+    assert_non_null(strstr(r.d.entries[0].what, "none of which all of them reach"));
+    assert_non_null(strstr(r.d.entries[0].where, "core (0,0)"));
+    assert_null(r.s.config);
+    done(&r);
+}
+
 /* A transfer the Mapping spreads over phases 0 and 1 (emit_fixture_spread: 16 x 16 pixels of
  * 64 int8 channels, 16 words a pixel, 256 words a row, 4096 in all against the receive
  * area's 3072). Core (2,1): b's area in the data banks at 0 (4096 words, alive over [0, 2]),
@@ -1059,6 +1075,7 @@ int main(void)
         cmocka_unit_test(test_chain_chips),
         cmocka_unit_test(test_chain_two),
         cmocka_unit_test(test_chain_three),
+        cmocka_unit_test(test_chain_cross),
         cmocka_unit_test(test_feat_align),
         cmocka_unit_test(test_spread),
         cmocka_unit_test(test_spread_pixels),
