@@ -42,6 +42,7 @@ typedef struct Plan {
     size_t *cnt;    /* per core: the runs of a component that have it */
     uint32_t *par;  /* per core: union-find over tied receive bases */
     int64_t *pot;   /* per core: its base - its parent's */
+    int64_t *base;  /* per core: its receive base, as planned */
 } Plan;
 
 static int64_t gx(const Emit *e, uint32_t k)
@@ -139,8 +140,8 @@ static Status component(Plan *pl, const size_t *comp, size_t nc, uint32_t after)
         free(tail);
         return refuse(pl, r0, pl->ord[pl->off[r0]],
                       "the runs sent to several cores in this phase that reach it go to sets "
-                      "of cores none of which all of them reach, to end on (a core forwards "
-                      "every relayed packet of a phase to one next core)");
+                      "of cores with no core in common, which their chains would all end on "
+                      "(a core forwards every relayed packet of a phase to one next core)");
     }
     lay_tail(e, pl->runs[r0].k, tail, nt, after == EMIT_NONE && nc > 1);
     for (size_t i = 0; i < nt; i++) {
@@ -302,7 +303,7 @@ static void apply(Plan *pl)
 {
     Emit *e = pl->e;
     int32_t p = pl->p;
-    int64_t *base = (int64_t *)pl->cnt; /* reused: the bases, before the roots' change */
+    int64_t *base = pl->base; /* all first: base_of reads the roots' */
     for (size_t r = 0; r < pl->n; r++)
         for (size_t t = 0; t < pl->runs[r].m; t++)
             base[pl->ord[pl->off[r] + t]] = base_of(pl, pl->ord[pl->off[r] + t]);
@@ -342,13 +343,13 @@ Status emit_chain_plan(Emit *e, int32_t p, const EChainRun *runs, size_t n)
     pl.left = malloc(n * sizeof *pl.left);
     pl.root = malloc(n * sizeof *pl.root);
     pl.seen = malloc(e->n_cores * sizeof *pl.seen);
-    pl.cnt = calloc(e->n_cores, sizeof(int64_t) > sizeof(size_t) ? sizeof(int64_t)
-                                                                  : sizeof(size_t));
+    pl.cnt = calloc(e->n_cores, sizeof *pl.cnt);
+    pl.base = malloc(e->n_cores * sizeof *pl.base);
     pl.par = malloc(e->n_cores * sizeof *pl.par);
     pl.pot = malloc(e->n_cores * sizeof *pl.pot);
     size_t *all = malloc(n * sizeof *all);
     Status st = pl.ord && pl.off && pl.left && pl.root && pl.seen && pl.cnt && pl.par &&
-                pl.pot && all ? ST_OK : oom(&pl);
+                pl.pot && pl.base && all ? ST_OK : oom(&pl);
     for (uint32_t c = 0; st == ST_OK && c < e->n_cores; c++)
         pl.seen[c] = -1;
     for (size_t r = 0, at = 0; st == ST_OK && r < n; r++) {
@@ -375,10 +376,8 @@ Status emit_chain_plan(Emit *e, int32_t p, const EChainRun *runs, size_t n)
         st = level(&pl, all, n, EMIT_NONE);
     if (st == ST_OK)
         st = bases(&pl);
-    if (st == ST_OK) {
-        memset(pl.cnt, 0, e->n_cores * sizeof(int64_t));
+    if (st == ST_OK)
         apply(&pl);
-    }
     free(pl.ord);
     free(pl.off);
     free(pl.left);
@@ -387,6 +386,7 @@ Status emit_chain_plan(Emit *e, int32_t p, const EChainRun *runs, size_t n)
     free(pl.cnt);
     free(pl.par);
     free(pl.pot);
+    free(pl.base);
     free(all);
     return st;
 }

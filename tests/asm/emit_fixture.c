@@ -954,84 +954,89 @@ Mapping *emit_fixture_relay(int32_t relay, bool sibling)
     return verified(m, sibling ? "relay_sibling" : "relay");
 }
 
-/* Two sources, x on core (0,0) and z on core (sx, sy), each through a CCMPB (Soma1, phase
- * 0) into a storage block (b, d: 4x4x16 int8, 64 words) held by the n cores (2,1) ..
- * (1 + n, 1), all sent to all of them in phase 0: two relaying chains through the same n
- * cores. Each receiver k reads b in Soma1 and d in Soma2 of phase 1 (CCMPBs into their own
- * OUTPUTs, sockets 0 .. 2n - 1: n s + k), the results sent out in phase 2. */
-static Mapping *chain_n(int32_t n, int32_t sx, int32_t sy)
+/* ns sources (at most 3), source s on core src[s], each through a CCMPB (Soma1, phase 0)
+ * into a storage block (b, d, g: 4x4x16 int8, 64 words) held by those of the n cores (2,1)
+ * .. (1 + n, 1) that bit k of mask[s] names, all sent to them in phase 0: relaying chains
+ * through the cores the sets share. Each receiver reads its first copy in Soma1 and its
+ * second in Soma2 of phase 1 (CCMPBs into their own OUTPUTs, socket 4 s + k), the results
+ * sent out in phase 2. */
+static Mapping *chain_sets(int ns, const uint32_t *mask, const int32_t (*src)[2], int32_t n)
 {
     Mapping *m = mapping_create();
-    CHECK(m && n >= 1 && n <= 4);
+    CHECK(m && ns >= 1 && ns <= 3 && n >= 1 && n <= 4);
     Graph *g = m->graph;
-    static const char *const names[2][6] = {{"x", "a", "relu", "b", "r", "y"},
-                                            {"z", "c", "pass", "d", "q", "w"}};
-    Block *all[2][17];
-    Edge *ein[2], *eb[2], *eo[2][4];
-    for (int s = 0; s < 2; s++) {
+    static const char *const names[3][6] = {{"x", "a", "relu", "b", "r", "y"},
+                                            {"z", "c", "pass", "d", "q", "w"},
+                                            {"v", "e", "keep", "h", "u", "o"}};
+    int copies[4] = {0};
+    for (int s = 0; s < ns; s++) {
+        Block *all[17], *r[4], *c[4], *o[4];
+        Edge *eo[4];
         Block *in = blk(g, BT_INPUT, names[s][0], 4, 4, 16, 0);
         Block *a = blk(g, BT_SI, names[s][1], 4, 4, 16, 0);
         Block *relu = blk(g, BT_CCMPB, names[s][2], 4, 4, 16, 0);
         Block *b = blk(g, BT_SI, names[s][3], 4, 4, 16, 0);
-        Block *r[4], *c[4], *o[4];
-        size_t nb = 0;
-        all[s][nb++] = in;
-        all[s][nb++] = a;
-        all[s][nb++] = relu;
-        all[s][nb++] = b;
+        int nb = 0, nr = 0, ks[4];
+        all[nb++] = in;
+        all[nb++] = a;
+        all[nb++] = relu;
+        all[nb++] = b;
         for (int k = 0; k < n; k++) {
+            if (!(mask[s] >> k & 1))
+                continue;
             char nm[16];
             snprintf(nm, sizeof nm, "%s%d", names[s][4], k + 1);
-            r[k] = blk(g, BT_CCMPB, nm, 4, 4, 16, 0);
+            r[nr] = blk(g, BT_CCMPB, nm, 4, 4, 16, 0);
             snprintf(nm, sizeof nm, "%s%dc", names[s][4], k + 1);
-            c[k] = blk(g, BT_SI, nm, 4, 4, 16, 0);
+            c[nr] = blk(g, BT_SI, nm, 4, 4, 16, 0);
             snprintf(nm, sizeof nm, "%s%d", names[s][5], k + 1);
-            o[k] = blk(g, BT_OUTPUT, nm, 4, 4, 16, 0);
-            o[k]->has_socket_id = true;
-            o[k]->socket_id = n * s + k;
-            all[s][nb++] = r[k];
-            all[s][nb++] = c[k];
-            all[s][nb++] = o[k];
+            o[nr] = blk(g, BT_OUTPUT, nm, 4, 4, 16, 0);
+            o[nr]->has_socket_id = true;
+            o[nr]->socket_id = 4 * s + k;
+            all[nb++] = r[nr];
+            all[nb++] = c[nr];
+            all[nb++] = o[nr];
+            ks[nr++] = k;
         }
-        all[s][nb] = NULL;
-        set_prec(all[s], (int)nb, PR_INT_8);
+        all[nb] = NULL;
+        set_prec(all, nb, PR_INT_8);
         in->has_socket_id = true;
         in->socket_id = s;
-        Block *somas[5] = {relu, r[0], n > 1 ? r[1] : NULL, n > 2 ? r[2] : NULL,
-                           n > 3 ? r[3] : NULL};
-        for (int i = 0; i <= n; i++) {
-            somas[i]->shape.d[D_IY] = somas[i]->shape.d[D_IX] = 4;
-            CHECK(blk_set_attr(g, somas[i], AT_CMP, i == 0 ? -128 + 100 * s : 5 * i + s));
+        for (int i = 0; i <= nr; i++) {
+            Block *so = i ? r[i - 1] : relu;
+            so->shape.d[D_IY] = so->shape.d[D_IX] = 4;
+            CHECK(blk_set_attr(g, so, AT_CMP, i == 0 ? -128 + 100 * s : 5 * i + s));
         }
-        ein[s] = graph_connect(g, in, 0, a, 0);
-        CHECK(ein[s] && graph_connect(g, a, 0, relu, 0));
-        eb[s] = graph_connect(g, relu, 0, b, 0);
-        CHECK(eb[s]);
-        for (int k = 0; k < n; k++) {
-            CHECK(graph_connect(g, b, 0, r[k], 0) && graph_connect(g, r[k], 0, c[k], 0));
-            eo[s][k] = graph_connect(g, c[k], 0, o[k], 0);
-            CHECK(eo[s][k]);
+        Edge *ein = graph_connect(g, in, 0, a, 0);
+        CHECK(ein && graph_connect(g, a, 0, relu, 0));
+        Edge *eb = graph_connect(g, relu, 0, b, 0);
+        CHECK(eb);
+        for (int i = 0; i < nr; i++) {
+            CHECK(graph_connect(g, b, 0, r[i], 0) && graph_connect(g, r[i], 0, c[i], 0));
+            eo[i] = graph_connect(g, c[i], 0, o[i], 0);
+            CHECK(eo[i]);
         }
-        int32_t x0 = s ? sx : 0, y0 = s ? sy : 0; /* the source core */
+        int32_t x0 = src[s][0], y0 = src[s][1];
         one(m, a->id, x0, y0, 0, MEMORY);
         one(m, relu->id, x0, y0, 0, SOMA1);
         int32_t bc[4][4], x[8][4];
-        for (int k = 0; k < n; k++) {
-            const int32_t row[4] = {2 + k, 1, 0 | 1 << 8, MEMORY};
-            const int32_t snd[4] = {x0, y0, 0, SEND}, rcv[4] = {2 + k, 1, 0, RECV};
-            memcpy(bc[k], row, sizeof row);
-            memcpy(x[2 * k], snd, sizeof snd);
-            memcpy(x[2 * k + 1], rcv, sizeof rcv);
+        for (int i = 0; i < nr; i++) {
+            const int32_t row[4] = {2 + ks[i], 1, 0 | 1 << 8, MEMORY};
+            const int32_t snd[4] = {x0, y0, 0, SEND}, rcv[4] = {2 + ks[i], 1, 0, RECV};
+            memcpy(bc[i], row, sizeof row);
+            memcpy(x[2 * i], snd, sizeof snd);
+            memcpy(x[2 * i + 1], rcv, sizeof rcv);
         }
-        coord(m, false, b->id, n, (const int32_t(*)[4])bc);
+        coord(m, false, b->id, nr, (const int32_t(*)[4])bc);
         const int32_t r0[1][4] = {{x0, y0, 0, RECV}};
-        coord(m, true, ein[s]->id, 1, r0);
-        coord(m, true, eb[s]->id, 2 * n, (const int32_t(*)[4])x);
-        for (int k = 0; k < n; k++) {
-            one(m, r[k]->id, 2 + k, 1, 1, s ? SOMA2 : SOMA1);
-            one(m, c[k]->id, 2 + k, 1, 1 | 2 << 8, MEMORY);
+        coord(m, true, ein->id, 1, r0);
+        coord(m, true, eb->id, 2 * nr, (const int32_t(*)[4])x);
+        for (int i = 0; i < nr; i++) {
+            int k = ks[i];
+            one(m, r[i]->id, 2 + k, 1, 1, copies[k]++ ? SOMA2 : SOMA1);
+            one(m, c[i]->id, 2 + k, 1, 1 | 2 << 8, MEMORY);
             const int32_t so[1][4] = {{2 + k, 1, 2, SEND}};
-            coord(m, true, eo[s][k]->id, 1, so);
+            coord(m, true, eo[i]->id, 1, so);
         }
     }
     return m;
@@ -1039,12 +1044,23 @@ static Mapping *chain_n(int32_t n, int32_t sx, int32_t sy)
 
 Mapping *emit_fixture_chain_two(void)
 {
-    return verified(chain_n(2, 0, 2), "chain_two");
+    static const uint32_t mask[2] = {3, 3};
+    static const int32_t src[2][2] = {{0, 0}, {0, 2}};
+    return verified(chain_sets(2, mask, src, 2), "chain_two");
 }
 
 Mapping *emit_fixture_chain_three(void)
 {
-    return verified(chain_n(3, 6, 2), "chain_three");
+    static const uint32_t mask[2] = {7, 7};
+    static const int32_t src[2][2] = {{0, 0}, {6, 2}};
+    return verified(chain_sets(2, mask, src, 3), "chain_three");
+}
+
+Mapping *emit_fixture_chain_cross(void)
+{
+    static const uint32_t mask[3] = {3, 6, 5};
+    static const int32_t src[3][2] = {{0, 0}, {0, 2}, {0, 4}};
+    return verified(chain_sets(3, mask, src, 3), "chain_cross");
 }
 
 /* emit_fixture_relay(-1, false) on three chips: its core (0,0) is core (15,9) of chip (0,0),

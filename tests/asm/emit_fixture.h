@@ -55,6 +55,10 @@
  *   emit_fixture_chain_three() the same with three receivers, (2,1), (3,1) and (4,1), and
  *                              the second source on (6,2): nearest first from each source,
  *                              the chains would take the cores in different orders
+ *   emit_fixture_chain_cross() three sources, (0,0), (0,2) and (0,4), each multicasting to
+ *                              two of (2,1), (3,1) and (4,1): {(2,1),(3,1)},
+ *                              {(3,1),(4,1)}, {(2,1),(4,1)}, which no chains carry in one
+ *                              phase (no core all three reach, to end on)
  *   emit_fixture_chips()       emit_fixture_relay(-1, false) on three chips: the source on
  *                              the corner core of chip (0,0), its receivers one step right
  *                              and one step down, on chips (1,0) and (0,1)
@@ -90,6 +94,7 @@ Mapping *emit_fixture_relay_parts(int32_t lag);
 Mapping *emit_fixture_chmerge(void);
 Mapping *emit_fixture_chain_two(void);
 Mapping *emit_fixture_chain_three(void);
+Mapping *emit_fixture_chain_cross(void);
 Mapping *emit_fixture_chips(void);
 /* The fixture's weight w[f][r][ky][kx] = (7f + 5r + 3ky + kx) mod 200 - 100. */
 int64_t emit_fixture_w(int f, int r, int ky, int kx);

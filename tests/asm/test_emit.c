@@ -414,6 +414,40 @@ static void test_relay_sibling(void **state)
     done(&r);
 }
 
+/* Source (x, y) of a relaying chain in phase 0: its 64 words once, under one
+ * MULTI_RELAY_CAST header to (x + dx, y + dy), landing at unit addr (addr < 0: unchecked). */
+static void check_chain_send(const ProgSet *s, int x, int y, int dx, int dy, int addr)
+{
+    const Taskir__Asm__P09 *snd = core_at(s, x, y)->static_prim_list[0]->router->p09;
+    assert_int_equal(snd->send_number, 31);
+    assert_int_equal(snd->n_router_heads, 1);
+    const Taskir__Asm__RouterHead *h = snd->router_heads[0];
+    assert_int_equal(h->relay_type, TASKIR__ASM__RELAY_TYPE__MULTI_RELAY_CAST);
+    assert_int_equal(h->dx, dx);
+    assert_int_equal(h->dy, dy);
+    if (addr >= 0)
+        assert_int_equal(h->destination_addr, addr);
+}
+
+/* Core (x, y) of a relaying chain in phase 0: forwarding to (x + nx, y + ny) relay + 1
+ * packets (relay < 0: the chain's last, forwarding nothing), waiting for recv + 1 end
+ * marks, its receive area at 0x8400. */
+static void check_chain_core(const ProgSet *s, int x, int y, int nx, int ny, int relay,
+                             int recv)
+{
+    const Taskir__Asm__P09 *r = core_at(s, x, y)->static_prim_list[0]->router->p09;
+    if (relay < 0) {
+        assert_false(r->has_cxy);
+    } else {
+        assert_int_equal(r->cxy, 1);
+        assert_int_equal(r->nx, nx);
+        assert_int_equal(r->ny, ny);
+        assert_int_equal(r->relay_number, relay);
+    }
+    assert_int_equal(r->receive_number, recv);
+    assert_int_equal(r->addr_din_base, 0x400);
+}
+
 /* The source sends its 64 words to (2,1) and (3,1) in one phase: the router sends an area's
  * words once, so the code generator makes a relaying chain, nearest first: (0,0) sends the
  * 32 packets once, MULTI_RELAY_CAST, to (2,1) (dx 2, dy 1, unit 0); (2,1) keeps them and
@@ -438,17 +472,8 @@ static void test_chain_one_phase(void **state)
         assert_int_equal(h->dy, 1);
         assert_int_equal(h->destination_addr, 0);
         assert_int_equal(h->pack_per_router_head, 31);
-        const Taskir__Asm__P09 *mid = core_at(&r.s, 2, 1)->static_prim_list[0]->router->p09;
-        assert_int_equal(mid->cxy, 1);
-        assert_int_equal(mid->nx, 1);
-        assert_int_equal(mid->ny, 0);
-        assert_int_equal(mid->relay_number, 31);
-        assert_int_equal(mid->receive_number, 0);
-        assert_int_equal(mid->addr_din_base, 0x400);
-        const Taskir__Asm__P09 *end = core_at(&r.s, 3, 1)->static_prim_list[0]->router->p09;
-        assert_false(end->has_cxy);
-        assert_int_equal(end->receive_number, 0);
-        assert_int_equal(end->addr_din_base, 0x400);
+        check_chain_core(&r.s, 2, 1, 1, 0, 31, 0);
+        check_chain_core(&r.s, 3, 1, 0, 0, -1, 0);
         done(&r);
     }
 }
@@ -477,8 +502,8 @@ static void test_chain_chips(void **state)
 }
 
 /* Two sources each send their 64 words to (2,1) and (3,1) in phase 0 (emit_fixture_chain_two):
- * two relaying chains through the same two cores. Both end at (2,1), the first of the two in
- * the cores' order (both take part in two runs sent to several cores), so (3,1) forwards
+ * two relaying chains through the same two cores. Both end at (2,1), the one of least index
+ * of the cores both runs share (emit_chain_plan.c), so (3,1) forwards
  * every relayed packet of the phase to it: CXY 1, Nx -1, Ny 0, Relay_number 63 (32 packets
  * of each source). d (block 13, read in phase 1) lies at 0x8400 on both, b (block 3, moved
  * out in Soma2 of phase 0) at 0x8440: (0,0)'s header lands at unit 32 (64 words), (0,2)'s
@@ -489,28 +514,10 @@ static void test_chain_two(void **state)
     (void)state;
     Run r;
     run(&r, emit_fixture_chain_two(), ST_OK);
-    const int32_t src[2][3] = {{0, 1, 32}, {2, -1, 0}}; /* source y, dy, destination_addr */
-    for (int i = 0; i < 2; i++) {
-        const Taskir__Asm__P09 *snd = core_at(&r.s, 0, src[i][0])->static_prim_list[0]->router->p09;
-        assert_int_equal(snd->send_number, 31);
-        assert_int_equal(snd->n_router_heads, 1);
-        const Taskir__Asm__RouterHead *h = snd->router_heads[0];
-        assert_int_equal(h->relay_type, TASKIR__ASM__RELAY_TYPE__MULTI_RELAY_CAST);
-        assert_int_equal(h->dx, 3);
-        assert_int_equal(h->dy, src[i][1]);
-        assert_int_equal(h->destination_addr, src[i][2]);
-    }
-    const Taskir__Asm__P09 *mid = core_at(&r.s, 3, 1)->static_prim_list[0]->router->p09;
-    assert_int_equal(mid->cxy, 1);
-    assert_int_equal(mid->nx, -1);
-    assert_int_equal(mid->ny, 0);
-    assert_int_equal(mid->relay_number, 63);
-    assert_int_equal(mid->receive_number, 1);
-    assert_int_equal(mid->addr_din_base, 0x400);
-    const Taskir__Asm__P09 *end = core_at(&r.s, 2, 1)->static_prim_list[0]->router->p09;
-    assert_false(end->has_cxy);
-    assert_int_equal(end->receive_number, 1);
-    assert_int_equal(end->addr_din_base, 0x400);
+    check_chain_send(&r.s, 0, 0, 3, 1, 32);
+    check_chain_send(&r.s, 0, 2, 3, -1, 0);
+    check_chain_core(&r.s, 3, 1, -1, 0, 63, 1);
+    check_chain_core(&r.s, 2, 1, 0, 0, -1, 1);
     done(&r);
 }
 
@@ -527,31 +534,27 @@ static void test_chain_three(void **state)
     (void)state;
     Run r;
     run(&r, emit_fixture_chain_three(), ST_OK);
-    const int32_t src[2][4] = {{0, 0, 3, 1}, {6, 2, -3, -1}}; /* source x, y, dx, dy */
-    for (int i = 0; i < 2; i++) {
-        const Taskir__Asm__P09 *snd =
-            core_at(&r.s, src[i][0], src[i][1])->static_prim_list[0]->router->p09;
-        assert_int_equal(snd->send_number, 31);
-        assert_int_equal(snd->n_router_heads, 1);
-        const Taskir__Asm__RouterHead *h = snd->router_heads[0];
-        assert_int_equal(h->relay_type, TASKIR__ASM__RELAY_TYPE__MULTI_RELAY_CAST);
-        assert_int_equal(h->dx, src[i][2]);
-        assert_int_equal(h->dy, src[i][3]);
-    }
-    const int32_t fwd[2][3] = {{3, 1, 0}, {4, -2, 0}}; /* relay x, Nx, Ny */
-    for (int i = 0; i < 2; i++) {
-        const Taskir__Asm__P09 *mid = core_at(&r.s, fwd[i][0], 1)->static_prim_list[0]->router->p09;
-        assert_int_equal(mid->cxy, 1);
-        assert_int_equal(mid->nx, fwd[i][1]);
-        assert_int_equal(mid->ny, fwd[i][2]);
-        assert_int_equal(mid->relay_number, 63);
-        assert_int_equal(mid->receive_number, 1);
-        assert_int_equal(mid->addr_din_base, 0x400);
-    }
-    const Taskir__Asm__P09 *end = core_at(&r.s, 2, 1)->static_prim_list[0]->router->p09;
-    assert_false(end->has_cxy);
-    assert_int_equal(end->receive_number, 1);
-    assert_int_equal(end->addr_din_base, 0x400);
+    check_chain_send(&r.s, 0, 0, 3, 1, -1);
+    check_chain_send(&r.s, 6, 2, -3, -1, -1);
+    check_chain_core(&r.s, 3, 1, 1, 0, 63, 1);
+    check_chain_core(&r.s, 4, 1, -2, 0, 63, 1);
+    check_chain_core(&r.s, 2, 1, 0, 0, -1, 1);
+    done(&r);
+}
+
+/* Three sources each send their 64 words to two of (2,1), (3,1) and (4,1) in phase 0, each
+ * pair another (emit_fixture_chain_cross): the three runs meet pairwise, so their chains
+ * would all end on one core that all three reach, and there is none: [emit.route], naming
+ * the first source and nothing written. */
+static void test_chain_cross(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_chain_cross(), ST_LOGIC);
+    assert_true(diag_find(&r.d, "emit.route") >= 0);
+    assert_non_null(strstr(r.d.entries[0].what, "no core in common"));
+    assert_non_null(strstr(r.d.entries[0].where, "core (0,0)"));
+    assert_null(r.s.config);
     done(&r);
 }
 
@@ -1059,6 +1062,7 @@ int main(void)
         cmocka_unit_test(test_chain_chips),
         cmocka_unit_test(test_chain_two),
         cmocka_unit_test(test_chain_three),
+        cmocka_unit_test(test_chain_cross),
         cmocka_unit_test(test_feat_align),
         cmocka_unit_test(test_spread),
         cmocka_unit_test(test_spread_pixels),
