@@ -32,7 +32,7 @@ enum { FUSE_MAX_MEMBERS = 64 };
 typedef struct Pairing {
     Graph *g;
     const Chip *chip;
-    GraphUses u;
+    GraphUses *u;          /* the use index of g (fuse_pairs_uses) */
     GroupMap groups;
     int32_t ids[FUSE_MAX_MEMBERS];
     uint32_t n_ids;
@@ -59,7 +59,7 @@ static bool is_soma_op(const Block *b)
 static const BlockUses *uses_of(const Pairing *p, const Block *b)
 {
     long pos = graph_block_pos(p->g, b->id);
-    return pos < 0 ? NULL : &p->u.blocks[pos];
+    return pos < 0 ? NULL : &p->u->blocks[pos];
 }
 
 /* The block at the other end of a block's only out edge, or NULL. */
@@ -128,7 +128,7 @@ static bool add_inputs(Pairing *p, const Block *c, const Block *skip)
 static int64_t pair_bytes(const Pairing *p, const Block *a, const Block *s, const Block *m)
 {
     GroupMem gm;
-    if (!chip_group_mem(p->chip, p->g, &p->u, a, &gm) || gm.total < 0)
+    if (!chip_group_mem(p->chip, p->g, p->u, a, &gm) || gm.total < 0)
         return -1;
     int64_t total = gm.total, out = chip_output_bytes(p->chip, m);
     if (out < 0 || out > INT64_MAX - total)
@@ -162,10 +162,10 @@ static Block *pair_of(Pairing *p, Block *a, Block **s)
     Block *m = only_successor(p, *s, &e2);
     if (!m || !is_soma_op(m) || !is_unit(p->chip, m, UNIT_SOMA))
         return NULL;
-    const IfaceUse *mi = uses_find(&p->u, (uint32_t)graph_block_pos(p->g, m->id), true, e2->id);
+    const IfaceUse *mi = uses_find(p->u, (uint32_t)graph_block_pos(p->g, m->id), true, e2->id);
     int32_t ad[TIR_CDIMS], md[TIR_CDIMS];
-    if (!mi || mi->cluster != 0 || !pc_plain_whole(p->g, &p->u, e1) ||
-        !pc_plain_whole(p->g, &p->u, e2) || !blk_cluster_dims(a, false, 0, ad) ||
+    if (!mi || mi->cluster != 0 || !pc_plain_whole(p->g, p->u, e1) ||
+        !pc_plain_whole(p->g, p->u, e2) || !blk_cluster_dims(a, false, 0, ad) ||
         !blk_cluster_dims(m, true, 0, md) || !pc_same_dims(ad, md))
         return NULL;
     return m;
@@ -214,29 +214,38 @@ static bool try_pair(Pairing *p, Block *a, uint32_t *n)
     return true;
 }
 
-Status fuse_pairs(Graph *g, const Chip *chip, Diag *d, uint32_t *n)
+Status fuse_pairs_uses(Graph *g, const Chip *chip, GraphUses *u, Diag *d, uint32_t *n)
 {
-    Pairing p = {.g = g, .chip = chip};
-    if (!graph_uses(g, &p.u))
-        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
+    Pairing p = {.g = g, .chip = chip, .u = u};
     bool ok = group_map_build(g, &p.groups);
     for (uint32_t i = 0; ok && i < g->n_blocks; i++)
         ok = try_pair(&p, g->blocks[i], n);
     group_map_finish(&p.groups);
-    graph_uses_finish(&p.u);
     if (!ok || graph_oom(g))
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
     group_prune(g); /* the groups joined into others are empty */
     return ST_OK;
 }
 
+Status fuse_pairs(Graph *g, const Chip *chip, Diag *d, uint32_t *n)
+{
+    GraphUses u;
+    if (!graph_uses(g, &u))
+        return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
+    Status st = fuse_pairs_uses(g, chip, &u, d, n);
+    graph_uses_finish(&u);
+    return st;
+}
+
 Status pass_fuse(Graph *g, const PassOptions *o, Diag *d)
 {
     uint32_t n = 0;
-    Status st = fuse_drop_copies(g, d, &n);
+    GraphUses u; /* one index for the three steps (fuse_internal.h) */
+    Status st = fuse_drop_copies_uses(g, d, &n, &u);
     if (st == ST_OK)
-        st = fuse_pairs(g, o->chip, d, &n);
+        st = fuse_pairs_uses(g, o->chip, &u, d, &n);
     if (st == ST_OK)
-        st = fuse_merge_storage(g, d, &n);
+        st = fuse_merge_storage_uses(g, &u, d, &n);
+    graph_uses_finish(&u);
     return st;
 }

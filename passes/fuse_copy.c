@@ -147,32 +147,43 @@ static bool try_drop(Graph *g, const GraphUses *u, uint32_t pos, bool *touched, 
     return true;
 }
 
-Status fuse_drop_copies(Graph *g, Diag *d, uint32_t *n)
+Status fuse_drop_copies_uses(Graph *g, Diag *d, uint32_t *n, GraphUses *u)
 {
     bool ok = true, again = true;
+    memset(u, 0, sizeof *u);
     while (ok && again) { /* rounds: each removes at least one block, or ends */
-        GraphUses u;
         bool *touched = calloc((size_t)g->n_blocks + 1, sizeof *touched);
-        if (!touched || !graph_uses(g, &u)) {
+        if (!touched || !graph_uses(g, u)) {
             free(touched);
             return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
         }
         again = false;
         for (uint32_t i = 0; ok && i < g->n_blocks; i++) {
             bool done = false;
-            ok = try_drop(g, &u, i, touched, &done);
+            ok = try_drop(g, u, i, touched, &done);
             if (done) {
                 (*n)++;
                 again = true;
             }
         }
-        graph_uses_finish(&u);
         free(touched);
+        if (again || !ok) /* the graph changed: the index is stale */
+            graph_uses_finish(u);
         if (again && !graph_compact(g))
             ok = false;
     }
-    if (!ok || graph_oom(g))
+    if (!ok || graph_oom(g)) {
+        graph_uses_finish(u);
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
-    group_prune(g);
+    }
+    group_prune(g); /* groups only: the index stays valid */
     return ST_OK;
+}
+
+Status fuse_drop_copies(Graph *g, Diag *d, uint32_t *n)
+{
+    GraphUses u;
+    Status st = fuse_drop_copies_uses(g, d, n, &u);
+    graph_uses_finish(&u);
+    return st;
 }

@@ -396,6 +396,13 @@ Status fuse_merge_storage(Graph *g, Diag *d, uint32_t *n)
     GraphUses u;
     if (!graph_uses(g, &u))
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
+    return fuse_merge_storage_uses(g, &u, d, n);
+}
+
+Status fuse_merge_storage_uses(Graph *g, GraphUses *uses, Diag *d, uint32_t *n)
+{
+    GraphUses u = *uses; /* finished here, as the graph changes */
+    memset(uses, 0, sizeof *uses);
     GroupMap grp;
     bool ok = group_map_build(g, &grp);
     uint32_t *into = malloc(((size_t)g->n_blocks + 1) * sizeof *into);

@@ -414,6 +414,14 @@ Status split_route_output(const SplitCtx *s, const Block *b, Block *const *piece
         SplitBox sb;
         memcpy(sb.pos, en.src_pos, sizeof sb.pos);
         memcpy(sb.size, en.src_box, sizeof sb.size);
+        /* dst's cluster gets an interface a piece that meets the box: room for all at once */
+        uint32_t meets = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            SplitBox in;
+            meets += meet(&sb, &out[i], &in);
+        }
+        if (!cluster_reserve_ifaces(s->g, &dst->in[en.dst_cluster], meets))
+            return oom(s);
         for (uint32_t i = 0; i < n; i++) {
             SplitBox in;
             if (!meet(&sb, &out[i], &in))

@@ -272,17 +272,21 @@ bool graph_compact(Graph *g)
 
 /* ---- building ---- */
 
-/* Makes room for one more element in an arena array of pointers or structs: a doubled
- * array (the first of one element: most clusters hold one or two interfaces, and an
- * interface is 120 bytes), from the arrays left behind (spare.h) when one is ready, the old
- * one left behind. */
-static bool reserve(Graph *g, void **arr, uint32_t n, uint32_t *cap, size_t size)
+/* Makes room for more elements in an arena array of pointers or structs, n of them held:
+ * for one more, a doubled array (the first of one element: most clusters hold one or two
+ * interfaces, and an interface is 64 bytes); for want, the power of two that holds them
+ * (a caller that knows how many come takes it once, not each doubling on the way). From the
+ * arrays left behind (spare.h) when one is ready, the old one left behind. */
+static bool reserve_for(Graph *g, void **arr, uint32_t n, uint32_t *cap, size_t size,
+                        uint32_t want)
 {
-    if (n < *cap)
+    if (want <= *cap)
         return true;
-    if (*cap > UINT32_MAX / 2)
+    if (*cap > UINT32_MAX / 2 || want > UINT32_MAX / 2)
         return false;
     uint32_t ncap = *cap ? *cap * 2 : 1;
+    while (ncap < want)
+        ncap *= 2;
     void *p = spare_take(&g->spare, (size_t)ncap * size);
     if (p && *arr && n)
         memcpy(p, *arr, (size_t)n * size);
@@ -295,6 +299,11 @@ static bool reserve(Graph *g, void **arr, uint32_t n, uint32_t *cap, size_t size
     *arr = p;
     *cap = ncap;
     return true;
+}
+
+static bool reserve(Graph *g, void **arr, uint32_t n, uint32_t *cap, size_t size)
+{
+    return n < UINT32_MAX && reserve_for(g, arr, n, cap, size, n + 1);
 }
 
 static int32_t take_id(int32_t id, int32_t *next)
@@ -365,6 +374,17 @@ Cluster *blk_add_output(Graph *g, Block *b)
     if (!reserve(g, (void **)&b->out, b->n_out, &b->cap_out, sizeof(Cluster)))
         return NULL;
     return &b->out[b->n_out++];
+}
+
+bool cluster_reserve_ifaces(Graph *g, Cluster *c, uint32_t more)
+{
+    if (more > UINT32_MAX - c->n_ifaces || !reserve_for(g, (void **)&c->ifaces, c->n_ifaces,
+                                                         &c->cap_ifaces, sizeof(Iface),
+                                                         c->n_ifaces + more)) {
+        arena_set_failed(g->arena);
+        return false;
+    }
+    return true;
 }
 
 Iface *cluster_add_iface(Graph *g, Cluster *c, int32_t edge_id)

@@ -233,6 +233,10 @@ long graph_edge_pos(const Graph *g, int32_t id);
 /* Appends an empty input / output cluster; NULL when out of memory. */
 Cluster *blk_add_input(Graph *g, Block *b);
 Cluster *blk_add_output(Graph *g, Block *b);
+/* Makes room for more interfaces in c at once (the array is regrown as cluster_add_iface
+ * regrows it, to the power of two that holds them, not by each doubling on the way); the
+ * interfaces' pointers move as when one is added. false when out of memory. */
+bool cluster_reserve_ifaces(Graph *g, Cluster *c, uint32_t more);
 /* Appends an interface joined to edge_id covering the whole cluster (no position, no size). */
 Iface *cluster_add_iface(Graph *g, Cluster *c, int32_t edge_id);
 /* Sets f's position (pos) and size (size; NULL: leave either alone) from whole Shapes, as

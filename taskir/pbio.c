@@ -651,7 +651,10 @@ Status graph_load_pb_opts(const char *path, const LoadOptions *opt, Graph **out,
  * goes out in parts — TaskGraph messages of a few blocks, then of a few edges, then one with
  * the groups and the test config — whose bytes concatenate to the whole TaskGraph's (its
  * fields are blocks = 1, edges = 2, groups = 3, test_config = 4, written in that order), so
- * the encoded weights of only one part are in memory at a time. */
+ * the encoded weights of only one part are in memory at a time. A part also ends once its wire
+ * structs fill PB_PART_BYTES (pbio.h): on a wide model's cut graph, thousands of storage
+ * blocks without weights in a row, each with its interfaces' structs, would otherwise make one
+ * part of tens of megabytes of fresh memory (42 MB on resnet50x10). */
 typedef struct Saver {
     Arena *a;
     PbPack *pk;
@@ -660,12 +663,12 @@ typedef struct Saver {
     size_t len, cap;
     GraphUses uses;             /* the graph's use index, built at the first RESHAPE */
     bool has_uses;
+    SaveStats stats;
 } Saver;
 
 enum {
     TENSOR_INT32_DATA = 4,      /* Tensor.int32_data: it and the later fields get deferred */
     DEFER_MIN_VALUES = 64,      /* smaller tensors are left to protobuf-c */
-    PART_VALUES = 1 << 20       /* a part ends once its tensors hold this many values */
 };
 
 #define NEW(S, T, init) saver_new(S, sizeof(T), &(T)init)
@@ -988,6 +991,9 @@ static Status put_part(Saver *S, const Taskir__TaskGraph *w, Diag *d)
         }
     }
     pb_pack_reset(S->pk);
+    S->stats.parts++;
+    if (arena_used(S->a) > S->stats.most_bytes)
+        S->stats.most_bytes = arena_used(S->a);
     arena_reset(S->a); /* the part's wire structs: the next part's go into the same pages */
     return st;
 }
@@ -1016,7 +1022,9 @@ static Status pack_graph(const Graph *g, Saver *S, Diag *d)
     for (uint32_t i = 0; st == ST_OK && i < g->n_blocks;) {
         Taskir__TaskGraph w = TASKIR__TASK_GRAPH__INIT;
         w.blocks = wb + i;
-        for (uint64_t values = 0; i < g->n_blocks && values < PART_VALUES; i++) {
+        for (uint64_t values = 0; i < g->n_blocks && values < PB_PART_VALUES &&
+                                  arena_used(S->a) < PB_PART_BYTES;
+             i++) {
             if (!(wb[i] = block_out(S, g->blocks[i]))) {
                 st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory saving the graph");
                 break;
@@ -1030,7 +1038,9 @@ static Status pack_graph(const Graph *g, Saver *S, Diag *d)
     for (uint32_t i = 0; st == ST_OK && i < g->n_edges;) {
         Taskir__TaskGraph w = TASKIR__TASK_GRAPH__INIT;
         w.edges = we + i;
-        for (uint64_t values = 0; i < g->n_edges && values < PART_VALUES; i++) {
+        for (uint64_t values = 0; i < g->n_edges && values < PB_PART_VALUES &&
+                                  arena_used(S->a) < PB_PART_BYTES;
+             i++) {
             if (!(we[i] = edge_out(S, g, g->edges[i]))) {
                 st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory saving the graph");
                 break;
@@ -1082,10 +1092,18 @@ static Status pack_graph(const Graph *g, Saver *S, Diag *d)
 
 Status graph_pack(const Graph *g, uint8_t **buf, size_t *len, Diag *d)
 {
+    SaveStats stats;
+    return graph_pack_stats(g, buf, len, &stats, d);
+}
+
+Status graph_pack_stats(const Graph *g, uint8_t **buf, size_t *len, SaveStats *stats,
+                        Diag *d)
+{
     *buf = NULL;
     *len = 0;
     Saver S = {0};
     Status st = pack_graph(g, &S, d);
+    *stats = S.stats;
     if (st == ST_OK && !S.buf && !(S.buf = malloc(1))) /* an empty graph: 0 bytes */
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory saving the graph");
     if (st != ST_OK) {

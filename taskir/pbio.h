@@ -45,6 +45,17 @@ Status graph_load_pb(const char *path, Graph **out, Diag *d);
 Status graph_load_pb_opts(const char *path, const LoadOptions *opt, Graph **out, Diag *d);
 /* Encodes the graph into a malloc'd buffer. */
 Status graph_pack(const Graph *g, uint8_t **buf, size_t *len, Diag *d);
+/* How the saver went about it: the graph goes out in parts (pbio.c "saving"), each a few
+ * blocks or edges whose protobuf-c structs are built, packed and dropped together; a part
+ * ends once its tensors hold PB_PART_VALUES values or its structs PB_PART_BYTES bytes. */
+enum { PB_PART_VALUES = 1 << 20, PB_PART_BYTES = 4 << 20 };
+typedef struct SaveStats {
+    uint64_t parts;
+    size_t most_bytes;      /* the structs of the largest part: the saver's working memory */
+} SaveStats;
+/* graph_pack, counting into *stats. */
+Status graph_pack_stats(const Graph *g, uint8_t **buf, size_t *len, SaveStats *stats,
+                        Diag *d);
 /* Encodes and writes atomically ("-" = stdout). */
 Status graph_save_pb(const Graph *g, const char *path, Diag *d);
 

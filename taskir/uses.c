@@ -69,13 +69,55 @@ static size_t side_count(const Cluster *cs, uint32_t nc)
     return n;
 }
 
+/* How far ahead (in blocks) the fill loop asks for the memory it will read: the Block, then
+ * its cluster arrays, then their interface arrays, each a dependent load that on a graph
+ * larger than the caches misses every time (82k blocks and 515k interfaces on resnet50x10
+ * after the default passes: the index is built a dozen times a run). The edge loop asks for
+ * the Edge AHEAD_EDGE places on. */
+enum { AHEAD_BLOCK = 12, AHEAD_CLUSTERS = 6, AHEAD_IFACES = 3, AHEAD_EDGE = 16 };
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)(p))
+#endif
+
+/* Asks for the interface arrays of the clusters of b (their first lines). */
+static void prefetch_ifaces(const Cluster *cs, uint32_t nc)
+{
+    for (uint32_t c = 0; c < nc; c++)
+        PREFETCH(cs[c].ifaces);
+}
+
+/* The prefetches of the fill loop at block position p (see AHEAD_BLOCK). */
+static void prefetch_ahead(const Graph *g, uint32_t p)
+{
+    if (p + AHEAD_BLOCK < g->n_blocks)
+        PREFETCH(g->blocks[p + AHEAD_BLOCK]);
+    if (p + AHEAD_CLUSTERS < g->n_blocks) {
+        const Block *b = g->blocks[p + AHEAD_CLUSTERS];
+        PREFETCH(b->in);
+        PREFETCH(b->out);
+    }
+    if (p + AHEAD_IFACES < g->n_blocks) {
+        const Block *b = g->blocks[p + AHEAD_IFACES];
+        prefetch_ifaces(b->in, b->n_in);
+        prefetch_ifaces(b->out, b->n_out);
+    }
+}
+
 bool graph_uses(const Graph *g, GraphUses *u)
 {
     memset(u, 0, sizeof *u);
-    size_t n_if = 0;
+    size_t n_if = 0, most = 0; /* most: the largest side, the sort's scratch */
     for (uint32_t p = 0; p < g->n_blocks; p++) {
         const Block *b = g->blocks[p];
-        n_if += side_count(b->in, b->n_in) + side_count(b->out, b->n_out);
+        size_t ni = side_count(b->in, b->n_in), no = side_count(b->out, b->n_out);
+        n_if += ni + no;
+        if (ni > most)
+            most = ni;
+        if (no > most)
+            most = no;
     }
     size_t n_ed = (size_t)g->n_edges * 2;
     if (n_if > SIZE_MAX / sizeof *u->ifaces)
@@ -88,15 +130,6 @@ bool graph_uses(const Graph *g, GraphUses *u)
         return false;
     }
     u->n_blocks = g->n_blocks;
-    size_t most = 0; /* the largest side: the sort's scratch */
-    for (uint32_t p = 0; p < g->n_blocks; p++) {
-        const Block *b = g->blocks[p];
-        size_t ni = side_count(b->in, b->n_in), no = side_count(b->out, b->n_out);
-        if (ni > most)
-            most = ni;
-        if (no > most)
-            most = no;
-    }
     IfaceUse *tmp = malloc((most ? most : 1) * sizeof *tmp);
     if (!tmp) {
         graph_uses_finish(u);
@@ -104,6 +137,7 @@ bool graph_uses(const Graph *g, GraphUses *u)
     }
     IfaceUse *next = u->ifaces;
     for (uint32_t p = 0; p < g->n_blocks; p++) {
+        prefetch_ahead(g, p);
         const Block *b = g->blocks[p];
         BlockUses *bu = &u->blocks[p];
         bu->in = next;
@@ -121,6 +155,8 @@ bool graph_uses(const Graph *g, GraphUses *u)
         return false;
     }
     for (uint32_t i = 0; i < g->n_edges; i++) {
+        if (i + AHEAD_EDGE < g->n_edges)
+            PREFETCH(g->edges[i + AHEAD_EDGE]);
         const Edge *e = g->edges[i];
         ends[2 * (size_t)i] = graph_block_pos(g, e->src);
         ends[2 * (size_t)i + 1] = graph_block_pos(g, e->dst);

@@ -390,6 +390,53 @@ static Graph *shared_si(void)
     return g;
 }
 
+/* The use index fuse_drop_copies_uses hands on (to fuse_pairs_uses and
+ * fuse_merge_storage_uses, saving two builds of it) is the one a fresh graph_uses builds on
+ * the graph it leaves, after rounds that removed blocks too; merge finishes it. */
+static void test_copy_hands_on_uses(void **state)
+{
+    (void)state;
+    for (int chain = 0; chain < 2; chain++) {
+        Graph *g = chain ? copy_chain(copy_cadd, BT_SI) : shared_si();
+        Diag d;
+        diag_init(&d, "test");
+        uint32_t n = 0;
+        GraphUses u, fresh;
+        assert_int_equal(fuse_drop_copies_uses(g, &d, &n, &u), ST_OK);
+        assert_int_equal(n, chain ? 1u : 0u);
+        assert_true(graph_uses(g, &fresh));
+        assert_int_equal(u.n_blocks, g->n_blocks);
+        assert_int_equal(fresh.n_blocks, g->n_blocks);
+        for (uint32_t p = 0; p < g->n_blocks; p++) {
+            const BlockUses *a = &u.blocks[p], *b = &fresh.blocks[p];
+            assert_int_equal(a->n_in, b->n_in);
+            assert_int_equal(a->n_out, b->n_out);
+            assert_int_equal(a->n_in_edges, b->n_in_edges);
+            assert_int_equal(a->n_out_edges, b->n_out_edges);
+            if (a->n_in)
+                assert_memory_equal(a->in, b->in, a->n_in * sizeof *a->in);
+            if (a->n_out)
+                assert_memory_equal(a->out, b->out, a->n_out * sizeof *a->out);
+            if (a->n_in_edges)
+                assert_memory_equal(a->in_edges, b->in_edges, a->n_in_edges * sizeof *a->in_edges);
+            if (a->n_out_edges)
+                assert_memory_equal(a->out_edges, b->out_edges,
+                                    a->n_out_edges * sizeof *a->out_edges);
+        }
+        graph_uses_finish(&fresh);
+        Chip *chip;
+        assert_int_equal(chip_load_default(&chip, &d), ST_OK);
+        assert_int_equal(fuse_pairs_uses(g, chip, &u, &d, &n), ST_OK);
+        chip_destroy(chip);
+        assert_non_null(u.blocks);
+        assert_int_equal(fuse_merge_storage_uses(g, &u, &d, &n), ST_OK);
+        assert_null(u.blocks); /* finished by merge */
+        pt_verify(g);
+        diag_finish(&d);
+        graph_destroy(g);
+    }
+}
+
 /* One copy per consumer unit beyond the first, its input edge duplicated; the OUTPUT stays
  * with the original. */
 static void test_replicate_si(void **state)
@@ -489,6 +536,7 @@ int main(void)
         cmocka_unit_test(test_copy_other_type),
         cmocka_unit_test(test_not_copies),
         cmocka_unit_test(test_copy_chain_of_two),
+        cmocka_unit_test(test_copy_hands_on_uses),
         cmocka_unit_test(test_replicate_si),
         cmocka_unit_test(test_replicate_groups),
         cmocka_unit_test(test_replicate_weights),

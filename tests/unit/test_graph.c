@@ -399,6 +399,39 @@ static void test_iface_wire(void **state)
     diag_finish(&d);
 }
 
+/* cluster_reserve_ifaces takes the room for interfaces known to come at once (the split pass
+ * routing a cut block's pieces to a reader: one interface a piece), a power of two, so that
+ * adding them moves nothing and takes no more memory; one more then doubles as before. */
+static void test_reserve_ifaces(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *b = graph_add_block(g, BT_SI, 1, "s");
+    assert_non_null(b);
+    Cluster *c = blk_add_input(g, b);
+    assert_non_null(c);
+    assert_non_null(cluster_add_iface(g, c, 0));
+    assert_true(cluster_reserve_ifaces(g, c, 100));
+    assert_int_equal(c->cap_ifaces, 128);
+    assert_int_equal(c->ifaces[0].edge_id, 0);
+    const Iface *at = c->ifaces;
+    size_t used = arena_used(g->arena);
+    for (int32_t k = 1; k <= 100; k++)
+        assert_non_null(cluster_add_iface(g, c, k));
+    assert_ptr_equal(c->ifaces, at);
+    assert_int_equal(arena_used(g->arena), used);
+    assert_true(cluster_reserve_ifaces(g, c, 27)); /* 128 hold them: nothing to do */
+    assert_ptr_equal(c->ifaces, at);
+    for (int32_t k = 101; k <= 128; k++)
+        assert_non_null(cluster_add_iface(g, c, k));
+    assert_int_equal(c->cap_ifaces, 256);
+    for (uint32_t k = 0; k < c->n_ifaces; k++)
+        assert_int_equal(c->ifaces[k].edge_id, (int32_t)k);
+    assert_false(graph_oom(g));
+    graph_destroy(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -411,6 +444,7 @@ int main(void)
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_minus_one_reads_absent),
         cmocka_unit_test(test_iface_wire),
+        cmocka_unit_test(test_reserve_ifaces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

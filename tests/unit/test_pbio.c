@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "taskgraph.pb-c.h"
 #include "taskir/canon.h"
 #include "taskir/fileio.h"
 #include "taskir/graph.h"
@@ -1035,6 +1036,58 @@ static void test_file_over_cap(void **state)
     assert_int_equal(rmdir(dir), 0);
 }
 
+/* Parts of the saver by the bytes of their structs too (PB_PART_BYTES): 20000 storage blocks
+ * without data, three boxed interfaces each, and 60000 edges go out in parts whose structs
+ * stay near the cap (one part each of blocks and edges without it: some 20 MB), and the
+ * parts' bytes are still the whole graph's, as protobuf-c packs it. */
+static void test_save_parts_by_bytes(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    assert_non_null(g);
+    enum { NB = 20000, NE = 60000 };
+    for (int i = 0; i < NB; i++) {
+        Block *b = graph_add_block(g, BT_SI, GRAPH_AUTO_ID, "s");
+        assert_non_null(b);
+        b->has_shape = true;
+        b->shape.d[D_Y] = 2, b->shape.d[D_X] = 2, b->shape.d[D_F] = 8;
+        Cluster *c = blk_add_output(g, b);
+        assert_non_null(c);
+        for (int k = 0; k < 3; k++) {
+            Iface *f = cluster_add_iface(g, c, 3 * i + k);
+            assert_non_null(f);
+            f->has_pos = f->has_size = true;
+            f->pos.d[D_F] = 2 * k;
+            f->size.d[D_Y] = f->size.d[D_X] = f->size.d[D_F] = 2;
+        }
+    }
+    for (int i = 0; i < NE; i++)
+        assert_non_null(graph_add_edge(g, GRAPH_AUTO_ID, i % NB, (i + 1) % NB));
+    Diag d;
+    diag_init(&d, NULL);
+    uint8_t *buf;
+    size_t len;
+    SaveStats st;
+    assert_int_equal(graph_pack_stats(g, &buf, &len, &st, &d), ST_OK);
+    assert_true(st.parts > 4);
+    assert_true(st.most_bytes < (size_t)PB_PART_BYTES + 65536);
+    Taskir__TaskGraph *w = taskir__task_graph__unpack(NULL, len, buf);
+    assert_non_null(w);
+    assert_int_equal(w->n_blocks, NB);
+    assert_int_equal(w->n_edges, NE);
+    size_t n = taskir__task_graph__get_packed_size(w);
+    assert_int_equal(n, len);
+    uint8_t *again = malloc(n);
+    assert_non_null(again);
+    taskir__task_graph__pack(w, again);
+    assert_memory_equal(again, buf, len);
+    free(again);
+    taskir__task_graph__free_unpacked(w, NULL);
+    free(buf);
+    diag_finish(&d);
+    graph_destroy(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1054,6 +1107,7 @@ int main(void)
         cmocka_unit_test(test_deep_nesting),
         cmocka_unit_test(test_random_flips),
         cmocka_unit_test(test_file_over_cap),
+        cmocka_unit_test(test_save_parts_by_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
