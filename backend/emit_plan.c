@@ -665,6 +665,35 @@ static int32_t last_send(const Emit *e, uint32_t pos, uint32_t k, int32_t from, 
     return last;
 }
 
+/* Compute block pos on core k writes straight into its copies there and the router sends
+ * its result from them (emit_route.c's writer_loc): each such copy, written by pos alone,
+ * lives to the last phase pos sends in from k (the whole step when that wraps past the
+ * step's end), as the output buffer the mapper counts over those phases would
+ * (map_buffer_life; the Mapping's lifetime of the copy ends with its readers). */
+static void sends_from_copies(Emit *e, uint32_t pos, uint32_t k)
+{
+    bool wrap;
+    int32_t last = last_send(e, pos, k, e->phase_of[pos], &wrap);
+    if (!wrap && last <= e->phase_of[pos])
+        return;
+    const BlockUses *bu = &e->uses.blocks[pos];
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        long s = other_end(e, bu->out_edges[j], false);
+        ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
+        if (!cp || cp->received || cp->is_static || cp->alias_of != EMIT_NONE ||
+            cp->req == EMIT_NONE || e->uses.blocks[s].n_in_edges != 1)
+            continue;
+        AllocReq *r = &e->cores[k].reqs[cp->req];
+        if (wrap) {
+            cp->first = r->first = 0;
+            cp->last = r->last = e->cores[k].n_phases - 1;
+        } else if (last > cp->last) {
+            cp->last = last;
+            r->last = last > r->last ? last : r->last;
+        }
+    }
+}
+
 /* Output buffers of the compute blocks that write no storage on their own core. */
 static Status make_outs(Emit *e)
 {
@@ -679,8 +708,10 @@ static Status make_outs(Emit *e)
             long s = other_end(e, bu->out_edges[j], false);
             local |= s >= 0 && emit_copy_on(e, (uint32_t)s, k) != NULL;
         }
-        if ((local && !e->outs[pos].gather && !e->outs[pos].aliased) || bu->n_out_edges == 0)
+        if ((local && !e->outs[pos].gather && !e->outs[pos].aliased) || bu->n_out_edges == 0) {
+            sends_from_copies(e, pos, k);
             continue;
+        }
         PrecisionId prec;
         int unit = out_unit(e, pos, &prec);
         EOut *o = &e->outs[pos];
