@@ -29,9 +29,16 @@
 
 /* Whether copy cp's core forwards a result of writer w after the phases cp arrives in (a
  * relay sends from its copy, or from another copy of the same values, in a later phase;
- * one in the arrival phase sends from the writer's core, docs/backend.md "Relays"). */
+ * one in the arrival phase sends from the writer's core, docs/backend.md "Relays"). A copy
+ * that is not received relays nothing: what its writer on the core sends it sends from its
+ * own result wherever that lies (the copy, or the copy's part of a gathered area:
+ * emit_route.c's writer_loc); nor does a spread copy, whose relays forward each part from
+ * where the P06 of its phase moved it (the copy's area, or its part: relay_loc), or as it
+ * lands, and which never ends at its gather (end_at_gather). */
 static bool relays(const Emit *e, const ECopy *cp, uint32_t w)
 {
+    if (!cp->received || cp->spread)
+        return false;
     const BlockUses *bu = &e->uses.blocks[w];
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         const MapDict *dict = emit_edge_dict(e, e->g->edges[bu->out_edges[j]]->id);

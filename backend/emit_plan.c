@@ -16,6 +16,7 @@
 #include "taskir/diag_block.h"
 #include "taskir/lanes.h"
 #include "taskir/layout.h"
+#include "taskir/layout_buf.h"
 #include "taskir/premove.h"
 #include "taskir/rearrange.h"
 
@@ -178,54 +179,16 @@ static bool alias_rows(const Emit *e, ECopy *cp, uint32_t w, int32_t eid, const 
     return true;
 }
 
-/* Whether compute block pos, whose output takes pitch unit own, writes rows of another
- * pitch than unit gives: a P07 writes the row it reads, a P02, P03, P43 or P83 the channel
- * groups it reads, so where the storage it writes takes another pitch (a map P83 reads in
- * 32-byte groups, written by a P07 in rows of 48 int8 channels) it keeps its own in a buffer,
- * and the router re-pitches what it sends, a run a pixel (to another core, or to its own:
- * copy_box). */
-static bool own_row(const Emit *e, uint32_t pos, int unit, int own)
-{
-    const Block *b = e->g->blocks[pos];
-    int32_t cd[TIR_CDIMS];
-    if ((layout_use_of(b->type, false) != LAYOUT_GROUP && b->type != BT_CLUT) || unit < 1 ||
-        own < 1 || !blk_cluster_dims(b, false, 0, cd))
-        return false;
-    int64_t nc = cd[D_F] > 0 ? cd[D_F] : 1;
-    return (nc + unit - 1) / unit * unit != (nc + own - 1) / own * own;
-}
-
-/* The precision (*prec) and the pitch unit of compute block pos's output buffer (make_outs):
- * an Axon's int32, else the precision of the storage it writes (the last); the pitch of the
- * receivers' copies (the first storage's, in that precision), else its output's own. A P02 /
- * P03 / P43 / P83 writes the pitch it reads, whatever the storage's (a map another writer
- * gives 32 int32 channels a pixel, where a P83 reads 8: batch_stats' `ratio/mag0/neg`): its
- * own; the router moves each pixel's channels into the copies as they lie. */
+/* The pitch unit of compute block pos's output buffer and its precision (*prec):
+ * taskir/layout_buf.h, which the mapper counts the buffer by. */
 static int out_unit(const Emit *e, uint32_t pos, PrecisionId *prec)
 {
-    if (layout_use_of(e->g->blocks[pos]->type, false) == LAYOUT_GROUP) {
-        *prec = PR_INT_32;
-        return layout_output_unit(e->g, &e->uses, pos, PR_INT_32);
-    }
-    const BlockUses *bu = &e->uses.blocks[pos];
-    long dest = -1;
-    *prec = blk_prec(e->g->blocks[pos]);
-    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        long s = other_end(e, bu->out_edges[j], false);
-        if (s < 0)
-            continue;
-        if (dest < 0)
-            dest = s;
-        *prec = blk_prec(e->g->blocks[s]);
-    }
-    unsigned wu = layout_use_of(e->g->blocks[pos]->type, false);
-    if (wu & (LAYOUT_AXON | LAYOUT_GROUP))
-        *prec = PR_INT_32; /* an Axon's output */
-    int own = layout_output_unit(e->g, &e->uses, pos, *prec);
-    if (dest < 0 || blk_prec(e->g->blocks[dest]) != *prec)
-        return own;
-    int unit = emit_storage_unit(e, (uint32_t)dest);
-    return own_row(e, pos, unit, own) ? own : unit;
+    return layout_buffer_unit(e->g, &e->uses, pos, prec);
+}
+
+static bool own_row(const Emit *e, uint32_t pos, int unit, int own)
+{
+    return layout_own_row(e->g, &e->uses, pos, unit, own);
 }
 
 /* Whether compute block w's router moves the bytes of an edge other than eid into a storage
@@ -705,6 +668,35 @@ static int32_t last_send(const Emit *e, uint32_t pos, uint32_t k, int32_t from, 
     return last;
 }
 
+/* Compute block pos on core k writes straight into its copies there and the router sends
+ * its result from them (emit_route.c's writer_loc): each such copy, written by pos alone,
+ * lives to the last phase pos sends in from k (the whole step when that wraps past the
+ * step's end), as the output buffer the mapper counts over those phases would
+ * (map_buffer_life; the Mapping's lifetime of the copy ends with its readers). */
+static void sends_from_copies(Emit *e, uint32_t pos, uint32_t k)
+{
+    bool wrap;
+    int32_t last = last_send(e, pos, k, e->phase_of[pos], &wrap);
+    if (!wrap && last <= e->phase_of[pos])
+        return;
+    const BlockUses *bu = &e->uses.blocks[pos];
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        long s = other_end(e, bu->out_edges[j], false);
+        ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
+        if (!cp || cp->received || cp->is_static || cp->alias_of != EMIT_NONE ||
+            cp->req == EMIT_NONE || e->uses.blocks[s].n_in_edges != 1)
+            continue;
+        AllocReq *r = &e->cores[k].reqs[cp->req];
+        if (wrap) {
+            cp->first = r->first = 0;
+            cp->last = r->last = e->cores[k].n_phases - 1;
+        } else if (last > cp->last) {
+            cp->last = last;
+            r->last = last > r->last ? last : r->last;
+        }
+    }
+}
+
 /* Output buffers of the compute blocks that write no storage on their own core. */
 static Status make_outs(Emit *e)
 {
@@ -719,8 +711,10 @@ static Status make_outs(Emit *e)
             long s = other_end(e, bu->out_edges[j], false);
             local |= s >= 0 && emit_copy_on(e, (uint32_t)s, k) != NULL;
         }
-        if ((local && !e->outs[pos].gather && !e->outs[pos].aliased) || bu->n_out_edges == 0)
+        if ((local && !e->outs[pos].gather && !e->outs[pos].aliased) || bu->n_out_edges == 0) {
+            sends_from_copies(e, pos, k);
             continue;
+        }
         PrecisionId prec;
         int unit = out_unit(e, pos, &prec);
         EOut *o = &e->outs[pos];

@@ -17,6 +17,7 @@
 #include "taskir/chip_cost.h"
 #include "taskir/lanes.h"
 #include "taskir/layout.h"
+#include "taskir/layout_buf.h"
 #include "taskir/premove.h"
 #include "taskir/sockbox.h"
 
@@ -269,6 +270,46 @@ static void test_lut_fan(void **state)
                          32);
     graph_uses_finish(&u);
     graph_destroy(g);
+}
+
+/* A CLUT's output buffer (taskir/layout_buf.h): P07 writes the row it reads, so a CLUT of
+ * one int32 channel reading an int8 map of 16-byte pixels writes 16 int32 lanes a pixel: 18
+ * pixels * 64 = 1152 bytes, which the code generator lays out (backend/emit_plan.c
+ * make_outs), where the chip description's 16-byte alignment (chip_output_bytes, the
+ * mapper's count) gives 18 * 16 = 288 (test_diff_ops/broadcast_div_case_1_variant_2-3's
+ * `op/hi`: 61056 bytes, counted as 15264). A CCMPB of 8 int8 channels writes its 16-byte
+ * rows: 4 * 16 = 64, and one of one int8 channel 18 * 16 = 288, both ways. */
+static void test_buffer_bytes(void **state)
+{
+    (void)state;
+    Chip *chip = default_chip();
+    Graph *g = graph_create();
+    Block *in = blk(g, BT_SI, PR_INT_8, 1, 18, 1, 0);
+    Block *lut = blk(g, BT_CLUT, PR_INT_32, 1, 18, 1, 0);
+    Block *t = blk(g, BT_SI, PR_INT_32, 1, 18, 1, 0);
+    Block *c = blk(g, BT_CCMPB, PR_INT_8, 1, 18, 1, 0);
+    Block *o = blk(g, BT_SI, PR_INT_8, 1, 18, 1, 0);
+    Block *x = blk(g, BT_SI, PR_INT_8, 1, 4, 8, 0);
+    Block *m = blk(g, BT_CCMPB, PR_INT_8, 1, 4, 8, 0);
+    Block *y = blk(g, BT_SI, PR_INT_8, 1, 4, 8, 0);
+    join_chain(g, (Block *const[]){in, lut, t, c, o}, 5);
+    join_chain(g, (Block *const[]){x, m, y}, 3);
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    uint32_t lp = (uint32_t)graph_block_pos(g, lut->id), mp = (uint32_t)graph_block_pos(g, m->id);
+    PrecisionId p;
+    assert_int_equal(layout_buffer_unit(g, &u, lp, &p), 16);
+    assert_int_equal(p, PR_INT_32);
+    assert_int_equal(layout_buffer_bytes(g, &u, lp), 1152);
+    assert_int_equal(chip_output_bytes(chip, lut), 288);
+    assert_int_equal(layout_buffer_bytes(g, &u, mp), 64);
+    assert_int_equal(chip_output_bytes(chip, m), 64);
+    uint32_t cp = (uint32_t)graph_block_pos(g, c->id);
+    assert_int_equal(layout_buffer_bytes(g, &u, cp), 18 * 16);
+    assert_int_equal(chip_output_bytes(chip, c), 18 * 16);
+    graph_uses_finish(&u);
+    graph_destroy(g);
+    chip_destroy(chip);
 }
 
 /* A model input that only CLIFs read is laid out as P08 reads it (backend/emit_p08.c):
@@ -907,6 +948,7 @@ int main(void)
         cmocka_unit_test(test_staged),
         cmocka_unit_test(test_gather),
         cmocka_unit_test(test_lut_fan),
+        cmocka_unit_test(test_buffer_bytes),
         cmocka_unit_test(test_wide_input),
         cmocka_unit_test(test_staged_steps),
     };

@@ -1,0 +1,55 @@
+/* layout_buf.c: a compute block's output buffer as the code generator lays it out
+ * (layout_buf.h). */
+#include "taskir/layout_buf.h"
+
+#include "taskir/layout.h"
+
+bool layout_own_row(const Graph *g, const GraphUses *u, uint32_t pos, int unit, int own)
+{
+    const Block *b = g->blocks[pos];
+    int32_t cd[TIR_CDIMS];
+    (void)u;
+    if ((layout_use_of(b->type, false) != LAYOUT_GROUP && b->type != BT_CLUT) || unit < 1 ||
+        own < 1 || !blk_cluster_dims(b, false, 0, cd))
+        return false;
+    int64_t nc = cd[D_F] > 0 ? cd[D_F] : 1;
+    return (nc + unit - 1) / unit * unit != (nc + own - 1) / own * own;
+}
+
+int layout_buffer_unit(const Graph *g, const GraphUses *u, uint32_t pos, PrecisionId *prec)
+{
+    if (layout_use_of(g->blocks[pos]->type, false) == LAYOUT_GROUP) {
+        *prec = PR_INT_32;
+        return layout_output_unit(g, u, pos, PR_INT_32);
+    }
+    const BlockUses *bu = &u->blocks[pos];
+    long dest = -1;
+    *prec = blk_prec(g->blocks[pos]);
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        long s = graph_block_pos(g, g->edges[bu->out_edges[j]]->dst);
+        if (s < 0)
+            continue;
+        if (dest < 0)
+            dest = s;
+        *prec = blk_prec(g->blocks[s]);
+    }
+    unsigned wu = layout_use_of(g->blocks[pos]->type, false);
+    if (wu & (LAYOUT_AXON | LAYOUT_GROUP))
+        *prec = PR_INT_32; /* an Axon's output */
+    int own = layout_output_unit(g, u, pos, *prec);
+    if (dest < 0 || blk_prec(g->blocks[dest]) != *prec)
+        return own;
+    int unit = layout_storage_unit(g, u, (uint32_t)dest);
+    return layout_own_row(g, u, pos, unit, own) ? own : unit;
+}
+
+int64_t layout_buffer_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
+{
+    PrecisionId p;
+    int unit = layout_buffer_unit(g, u, pos, &p);
+    int32_t cd[TIR_CDIMS];
+    if (unit < 1 || !layout_unit(p, 0) || !blk_cluster_dims(g->blocks[pos], false, 0, cd))
+        return 0;
+    return layout_map_bytes(p, cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
+                            cd[D_F] > 0 ? cd[D_F] : 1, unit);
+}
