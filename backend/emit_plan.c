@@ -702,6 +702,30 @@ static int32_t last_send(const Emit *e, uint32_t pos, uint32_t k, int32_t from, 
     return last;
 }
 
+/* Keeps the copies compute block pos writes on its core k alive to its last send there:
+ * its router sends from them (emit_route.c, writer_loc), and a Mapping keeps a storage block
+ * only as long as its readers read it (the division's CADD `op/bit5/rem`, whose copy on its
+ * core its CLUT reads in phase 2, sends two other maps over phases 2 to 5:
+ * test_diff_ops/broadcast_div_case_2_variant_2-4, emit.route "no longer alive"). One sending
+ * on in the next step (before it runs again) keeps them the whole step. */
+static void keep_to_sends(Emit *e, uint32_t pos, uint32_t k)
+{
+    bool wrap;
+    int32_t last = last_send(e, pos, k, e->phase_of[pos], &wrap);
+    const BlockUses *bu = &e->uses.blocks[pos];
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        long s = other_end(e, bu->out_edges[j], false);
+        ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
+        if (!cp || cp->req == EMIT_NONE || cp->received || (!wrap && last <= cp->last))
+            continue;
+        AllocReq *r = &e->cores[k].reqs[cp->req];
+        int32_t first = wrap ? 0 : cp->first;
+        last = wrap ? e->cores[k].n_phases - 1 : last;
+        cp->first = r->first = first < r->first ? first : r->first;
+        cp->last = r->last = last > r->last ? last : r->last;
+    }
+}
+
 /* Output buffers of the compute blocks that write no storage on their own core. */
 static Status make_outs(Emit *e)
 {
@@ -716,6 +740,8 @@ static Status make_outs(Emit *e)
             long s = other_end(e, bu->out_edges[j], false);
             local |= s >= 0 && emit_copy_on(e, (uint32_t)s, k) != NULL;
         }
+        if (local && !e->outs[pos].gather && !e->outs[pos].aliased)
+            keep_to_sends(e, pos, k);
         if ((local && !e->outs[pos].gather && !e->outs[pos].aliased) || bu->n_out_edges == 0)
             continue;
         PrecisionId prec;
