@@ -543,6 +543,8 @@ static Status route_edge(Emit *e, const MapDict *dict)
     for (uint32_t i = 0; emit_dict_pair(e, dict, &i, &sk, &rk, &pst); i++) {
         const MapCoord *cs = &dict->coords[i], *cr = &dict->coords[i + 1];
         ECopy *dcp = emit_copy_on(e, (uint32_t)s, rk);
+        if (dcp && dcp->dup_of != EMIT_NONE)
+            continue; /* its values are on its core already (emit_dup.c) */
         bool dup = false; /* the first phase carries the whole transfer to a receiver */
         bool banded = dcp && emit_merge_banded(e, dcp, ed->id); /* emit_merge.c */
         for (uint32_t j = 1; j < i && !dup && !(dcp && dcp->spread) && !banded; j++)

@@ -252,6 +252,8 @@ Status emit_tees(Emit *e)
                 first = s;
                 continue;
             }
+            if (emit_dup_shares(e, (uint32_t)s, (uint32_t)first, k))
+                continue; /* one area holds both (emit_dup.c) */
             /* a second storage on its core: a tee when both hold all of the result, or the
              * second a part of its own of whole pixels */
             EBox part;
