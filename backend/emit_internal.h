@@ -141,6 +141,9 @@ typedef struct ECopy {
     bool movable;                   /* it may be moved so, landing over [land_first,
                                        move_phase], when that Soma2 is free (emit_plan.c) */
     int32_t land_first;
+    uint32_t dup_of;                /* another copy on its core holding its values (index in
+                                       copies), whose area it shares: no transfer into it
+                                       (emit_dup.c); EMIT_NONE otherwise */
     bool spread;                    /* a transfer into it arrives in several phases: its
                                        parts land phase by phase (EPart, emit_spread.c) and
                                        req is its area in the data banks */
@@ -528,6 +531,14 @@ Status emit_tees(Emit *e);
 Status emit_tee_slots(Emit *e);
 Status emit_tee_prims(Emit *e);
 bool emit_tee_of(const Emit *e, uint32_t pos, uint32_t s);
+
+/* emit_dup.c: the copy planned before received copy cp (index in copies) that holds its
+ * values on its core already, which cp may share the area of (no transfer into cp), or
+ * EMIT_NONE. */
+uint32_t emit_dup_first(const Emit *e, const ECopy *cp);
+/* Whether the copies of storage blocks s and s2 on core k share one area, one holding the
+ * other's values (emit_dup_first). */
+bool emit_dup_shares(const Emit *e, uint32_t s, uint32_t s2, uint32_t k);
 /* The refusal of writer pos writing storage s besides first on its core (no tee). */
 Status emit_tee_refuse(Emit *e, uint32_t pos, uint32_t s, uint32_t first);
 /* The gathers (emit_gather.c): planned after the tees; emit_gather_of: the first input's

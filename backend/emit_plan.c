@@ -560,6 +560,17 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
         cp->req = EMIT_NONE; /* lives in its writer's buffer (make_outs) */
         return ST_OK;
     }
+    uint32_t dup = cp->received ? emit_dup_first(e, cp) : EMIT_NONE;
+    if (dup != EMIT_NONE) { /* its values on its core already: their area, over both lives */
+        ECopy *f = &e->copies[dup];
+        AllocReq *r = &e->cores[cp->core].reqs[f->req];
+        f->first = r->first = first < r->first ? first : r->first;
+        f->last = r->last = last > r->last ? last : r->last;
+        cp->dup_of = dup;
+        cp->req = f->req;
+        cp->received = false;
+        return ST_OK;
+    }
     AllocKind kind = cp->is_static ? ALLOC_STATIC : cp->received ? ALLOC_RECV : ALLOC_DATA;
     if (kind == ALLOC_RECV && align < 2)
         align = 2; /* the router's destinations count 8-byte units */
@@ -635,6 +646,7 @@ static Status make_copies(Emit *e)
             memset(cp, 0, sizeof *cp);
             cp->alias_of = EMIT_NONE;
             cp->land = EMIT_NONE;
+            cp->dup_of = EMIT_NONE;
             cp->block = (uint32_t)pos;
             cp->core = k;
             e->n_copy[pos]++;

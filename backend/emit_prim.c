@@ -190,7 +190,8 @@ static Status output_operand(Emit *e, uint32_t pos, EOperand *op)
         long s = graph_block_pos(e->g, e->g->edges[bu->out_edges[j]]->dst);
         if (s < 0 || !emit_copy_on(e, (uint32_t)s, k))
             continue;
-        if (first >= 0 && s != first && !emit_tee_of(e, pos, (uint32_t)s))
+        if (first >= 0 && s != first && !emit_tee_of(e, pos, (uint32_t)s) &&
+            !emit_dup_shares(e, (uint32_t)s, (uint32_t)first, k))
             return emit_tee_refuse(e, pos, (uint32_t)s, (uint32_t)first);
         first = s;
     }

@@ -61,6 +61,30 @@ static Status add_send(Emit *e, uint32_t k, int32_t p, const ESend *s)
     return ST_OK;
 }
 
+/* Whether copy cp of storage s holds all of what writer w writes through edge le, every
+ * pixel in the writer's order, through steps that keep it (emit_lanes_straight: a 1 x 92 map
+ * kept as 92 x 1, as the division's `op/mag1` writes it), as the whole copy: the writer's
+ * pixel i is the copy's pixel i. */
+static bool linear_copy(const Emit *e, const Edge *le, uint32_t w, uint32_t s, const ECopy *cp,
+                        const EBox *lbox)
+{
+    return emit_whole_iface(e, w, false, le->id) && emit_whole_iface(e, s, true, le->id) &&
+           emit_lanes_straight(e, le, w, lbox) && !memcmp(lbox, &cp->box, sizeof *lbox) &&
+           !cp->view && !cp->planes;
+}
+
+/* ST_OK when copy cp, which writer b's router sends edge ed from in phase p, is alive then;
+ * else the refusal. */
+static Status alive(Emit *e, const ECopy *cp, const Block *b, const Edge *ed, int32_t p,
+                    const ECore *c)
+{
+    if (p >= cp->first && p <= cp->last)
+        return ST_OK;
+    return diag_block(e->d, ST_LOGIC, "emit.route", b, "sends edge %d in phase %d, when its "
+                      "copy of block %d on %s is no longer alive (phases %d..%d)", ed->id, p,
+                      e->g->blocks[cp->block]->id, c->name, cp->first, cp->last);
+}
+
 /* The source of edge ed's data on its writer's core, in the coordinates of the storage it
  * goes to (dst_box: the edge's box there), for a copy holding prec values: the writer's
  * output buffer, or its send area in prec when a P06 rewrites the buffer so
@@ -103,9 +127,22 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
         if (!cp || !emit_iface_box(e, (uint32_t)s, true, le->id, &lbox) ||
             !emit_iface_box(e, w, false, le->id, &lw))
             continue;
+        bool flat = !same_extents(&wbox, dst_box); /* emit_flat_pixels: whole rows of cp */
+        *ch0 = cp->box.lo[2] - (lbox.lo[2] - lw.lo[2] + wbox.lo[2] - dst_box->lo[2]);
+        if (!same_extents(&lbox, &lw)) { /* the writer's pixels in their order, other rows */
+            if (!linear_copy(e, le, w, (uint32_t)s, cp, &lbox) ||
+                (flat && wbox.n[0] > 1 && wbox.n[1] != lw.n[1]))
+                continue;
+            int64_t pw = emit_feat_pixel_words(&cp->feat);
+            l->feat = &cp->feat;
+            l->row = (flat ? dst_box->n[1] : lw.n[1]) * pw;
+            l->box = *dst_box;
+            l->base = emit_copy_addr(e, cp) +
+                      ((wbox.lo[0] - lw.lo[0]) * lw.n[1] + wbox.lo[1] - lw.lo[1]) * pw;
+            return alive(e, cp, b, ed, phase, c);
+        }
         /* writer point wp lives at copy point lbox.lo + (wp - lw.lo) */
         int64_t wy = wbox.lo[0] - lw.lo[0] + lbox.lo[0], wx = wbox.lo[1] - lw.lo[1] + lbox.lo[1];
-        bool flat = !same_extents(&wbox, dst_box); /* emit_flat_pixels: whole rows of cp */
         if (flat && (!same_extents(&lbox, &lw) ||
                      (wbox.n[0] > 1 && (wx != cp->box.lo[1] || wbox.n[1] != cp->box.n[1]))))
             continue;
@@ -113,13 +150,7 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
         l->row = (flat ? dst_box->n[1] : cp->box.n[1]) * emit_feat_pixel_words(&cp->feat);
         l->box = *dst_box;
         l->base = emit_feat_addr(&cp->feat, &cp->box, emit_copy_addr(e, cp), wy, wx);
-        *ch0 = cp->box.lo[2] - (lbox.lo[2] - lw.lo[2] + wbox.lo[2] - dst_box->lo[2]);
-        if (phase < cp->first || phase > cp->last)
-            return diag_block(e->d, ST_LOGIC, "emit.route", b, "sends edge %d in phase %d, "
-                              "when its copy of block %d on %s is no longer alive (phases "
-                              "%d..%d)", ed->id, phase, e->g->blocks[s]->id, c->name,
-                              cp->first, cp->last);
-        return ST_OK;
+        return alive(e, cp, b, ed, phase, c);
     }
     return diag_block(e->d, ST_LOGIC, "emit.route", b,
                       "sends edge %d but writes no area on its core", ed->id);
@@ -512,6 +543,8 @@ static Status route_edge(Emit *e, const MapDict *dict)
     for (uint32_t i = 0; emit_dict_pair(e, dict, &i, &sk, &rk, &pst); i++) {
         const MapCoord *cs = &dict->coords[i], *cr = &dict->coords[i + 1];
         ECopy *dcp = emit_copy_on(e, (uint32_t)s, rk);
+        if (dcp && dcp->dup_of != EMIT_NONE)
+            continue; /* its values are on its core already (emit_dup.c) */
         bool dup = false; /* the first phase carries the whole transfer to a receiver */
         bool banded = dcp && emit_merge_banded(e, dcp, ed->id); /* emit_merge.c */
         for (uint32_t j = 1; j < i && !dup && !(dcp && dcp->spread) && !banded; j++)

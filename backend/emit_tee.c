@@ -17,6 +17,17 @@
 #include "taskir/diag_block.h"
 
 
+/* Whether edge ed from writer w into storage s holds w's result as w writes it: no steps, a
+ * view of w's map (emit_rearr.c), or steps that keep the C order, the pixels and the
+ * channels (emit_lanes_straight: a map of 1 x 92 pixels viewed as 92 x 1, as the division's
+ * `op/mag0` writes its two copies, test_diff_ops/broadcast_div_case_2_variant_2-4). */
+static bool as_written(const Emit *e, const Edge *ed, uint32_t w, uint32_t s, const ECopy *cp)
+{
+    EBox box;
+    return !ed->n_re || cp->view ||
+           (emit_iface_box(e, s, true, ed->id, &box) && emit_lanes_straight(e, ed, w, &box));
+}
+
 /* The copy on core k of the storage edge position ep of writer w goes to, when that copy
  * holds all of w's result as w writes it and nothing else writes it; NULL otherwise. */
 static ECopy *whole_copy(const Emit *e, uint32_t w, uint32_t ep, uint32_t k)
@@ -25,8 +36,9 @@ static ECopy *whole_copy(const Emit *e, uint32_t w, uint32_t ep, uint32_t k)
     long s = graph_block_pos(e->g, ed->dst);
     ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
     if (!cp || cp->planes || cp->received || cp->alias_of != EMIT_NONE || cp->image ||
-        cp->req == EMIT_NONE || e->uses.blocks[s].n_in_edges != 1 || (ed->n_re && !cp->view) ||
-        !emit_whole_iface(e, w, false, ed->id) || !emit_whole_iface(e, (uint32_t)s, true, ed->id))
+        cp->req == EMIT_NONE || e->uses.blocks[s].n_in_edges != 1 ||
+        !as_written(e, ed, w, (uint32_t)s, cp) || !emit_whole_iface(e, w, false, ed->id) ||
+        !emit_whole_iface(e, (uint32_t)s, true, ed->id))
         return NULL;
     return cp;
 }
@@ -240,6 +252,8 @@ Status emit_tees(Emit *e)
                 first = s;
                 continue;
             }
+            if (emit_dup_shares(e, (uint32_t)s, (uint32_t)first, k))
+                continue; /* one area holds both (emit_dup.c) */
             /* a second storage on its core: a tee when both hold all of the result, or the
              * second a part of its own of whole pixels */
             EBox part;

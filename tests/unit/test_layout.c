@@ -39,6 +39,15 @@ static void join_chain(Graph *g, Block *const *b, size_t n)
         tg_join(g, b[i], 0, b[i + 1], 0);
 }
 
+/* join_chain, the last block (a CVVH) reading the map before it as both inputs (C * C);
+ * the index use u built over it. */
+static void chain_squared(Graph *g, Block *const *b, size_t n, GraphUses *u)
+{
+    join_chain(g, b, n);
+    tg_join(g, b[n - 2], 0, b[n - 1], 1);
+    assert_true(graph_uses(g, u));
+}
+
 /* The built-in chip description (tests fail when it does not load). */
 static Chip *default_chip(void)
 {
@@ -621,10 +630,8 @@ static void test_repitch(void **state)
     Block *m[] = {blk(g, BT_SI, PR_INT_32, 4, 4, 8, 0), blk(g, BT_CADD, PR_INT_32, 4, 4, 8, 0),
                   blk(g, BT_SI, PR_INT_32, 4, 4, 8, 0), blk(g, BT_CCMPB, PR_INT_8, 4, 4, 8, 0),
                   blk(g, BT_SI, PR_INT_8, 4, 4, 8, 0), blk(g, BT_CVVH, PR_INT_32, 4, 4, 8, 0)};
-    join_chain(g, m, sizeof m / sizeof m[0]);
-    tg_join(g, m[4], 0, m[5], 1); /* C * C */
     GraphUses u;
-    assert_true(graph_uses(g, &u));
+    chain_squared(g, m, sizeof m / sizeof m[0], &u);
     uint32_t pad = (uint32_t)graph_block_pos(g, m[1]->id);
     long src = -1;
     assert_int_equal(layout_repeats(g, &u, pad, &src), 0);
@@ -635,6 +642,12 @@ static void test_repitch(void **state)
     assert_int_equal(layout_work_bytes(g, &u, pad), 512);
     graph_uses_finish(&u);
     graph_destroy(g);
+}
+
+/* The pitch unit of storage block b (layout_storage_unit at its position). */
+static int unit_of(const Graph *g, const GraphUses *u, const Block *b)
+{
+    return layout_storage_unit(g, u, (uint32_t)graph_block_pos(g, b->id));
 }
 
 /* A P05 need over a pixel of several units: I (int8, 2 x 1 x 47) -> CLUT -> X (int32: the
@@ -654,17 +667,16 @@ static void test_cmp_pitch(void **state)
                   blk(g, BT_SI, PR_INT_32, 2, 1, 47, 0),  blk(g, BT_CADD, PR_INT_32, 2, 1, 47, 0),
                   blk(g, BT_SI, PR_INT_32, 2, 1, 47, 0),  blk(g, BT_CCMPB, PR_INT_8, 2, 1, 47, 0),
                   blk(g, BT_SI, PR_INT_8, 2, 1, 47, 0),   blk(g, BT_CVVH, PR_INT_32, 2, 1, 47, 0)};
-    join_chain(g, m, sizeof m / sizeof m[0]);
-    tg_join(g, m[6], 0, m[7], 1); /* C * C */
     GraphUses u;
-    assert_true(graph_uses(g, &u));
-    uint32_t pad = (uint32_t)graph_block_pos(g, m[3]->id);
-    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, m[2]->id)), 48);
-    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, m[6]->id)), 32);
-    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, m[4]->id)), 64);
-    assert_int_equal(layout_output_unit(g, &u, pad, PR_INT_32), 48);
-    assert_true(layout_narrows(g, &u, pad));
-    assert_int_equal(layout_narrow_bytes(g, &u, pad), 2 * 48 * 4);
+    chain_squared(g, m, sizeof m / sizeof m[0], &u);
+    int units[] = {unit_of(g, &u, m[2]), unit_of(g, &u, m[6]), unit_of(g, &u, m[4])};
+    assert_int_equal(units[0], 48); /* X: the CLUT's rows */
+    assert_int_equal(units[1], 32); /* C */
+    assert_int_equal(units[2], 64); /* B: 49 or more */
+    uint32_t add = (uint32_t)graph_block_pos(g, m[3]->id);
+    assert_int_equal(layout_output_unit(g, &u, add, PR_INT_32), 48);
+    assert_true(layout_narrows(g, &u, add));
+    assert_int_equal(layout_narrow_bytes(g, &u, add), 2 * 48 * 4);
     graph_uses_finish(&u);
     graph_destroy(g);
 }
@@ -725,11 +737,11 @@ static void test_need_doubled(void **state)
     GraphUses u;
     assert_true(graph_uses(g, &u));
     for (int i = 0; i < 2; i++) {
-        assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, b[i]->id)), 64);
+        assert_int_equal(unit_of(g, &u, b[i]), 64);
         assert_int_equal(layout_output_unit(g, &u, (uint32_t)graph_block_pos(g, lut[i]->id),
                                             PR_INT_8), 64);
     }
-    assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, c->id)), 64);
+    assert_int_equal(unit_of(g, &u, c), 64);
     graph_uses_finish(&u);
     graph_destroy(g);
 }
