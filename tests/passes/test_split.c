@@ -292,6 +292,63 @@ static void test_output_store_cut(void **state)
     chip_destroy(chip);
 }
 
+/* An output store written through steps that move the values between lanes (a pooling's
+ * 6 x 4 pixels of one channel transposed into 6 pixels of 4 channels for the OUTPUT, as
+ * the diff suite's max_pool2d_case_0 lowers a pool along its last axis) is cut with its
+ * writer when each piece's values fill a box of it, small or not: each piece writes its
+ * part ('op/out/y0': 3 pixels of 4 channels) through the same steps, which the OUTPUT reads
+ * where it read 'op/out'. The part is then a view of its piece's map (docs/backend.md
+ * "Rearrangements"), which the OUTPUT's dynamic blocks read on the piece's core: whole,
+ * its values went to the first piece's core a router header each (7911 headers in a phase,
+ * emit.route). The outputs stay the same. */
+static void test_output_store_steps(void **state)
+{
+    (void)state;
+    Chip *chip = NULL;
+    Diag dg;
+    diag_init(&dg, "test");
+    assert_int_equal(chip_load_default(&chip, &dg), ST_OK);
+    diag_finish(&dg);
+    int32_t s[TIR_NDIMS] = {6, 4, 1, 0, 1, 1, 6, 4};
+    Graph *g = fx_block(BT_CCMPB, s, PR_INT_32, 0, NULL, 0, 0);
+    Block *st = pt_by_name(g, "op/out"), *out = NULL;
+    assert_non_null(st);
+    const int32_t t[TIR_NDIMS] = {1, 6, 4};
+    memcpy(st->shape.d, t, sizeof t);
+    for (uint32_t i = 0; i < g->n_edges; i++) {
+        Edge *e = g->edges[i];
+        if (e->src == pt_by_name(g, "op")->id) {
+            Rearrange *re = edge_add_rearrange(g, e, RT_PERMUTE, 1);
+            assert_non_null(re);
+            assert_true(tensor_set_i32(g, &re->mats[0], (const int32_t[]){3}, 1,
+                                       (const int32_t[]){2, 0, 1}, 3));
+        }
+        if (e->src == st->id)
+            out = graph_block(g, e->dst);
+    }
+    assert_non_null(out);
+    memcpy(out->shape.d, t, sizeof t);
+    pt_verify(g);
+    int32_t b[] = {0, 3, 6};
+    cut_same_on(g, chip, SPLIT_Y, b, 2, 1);
+    assert_null(pt_by_name(g, "op/out"));
+    const char *parts[] = {"op/out/y0", "op/out/y1"}, *pieces[] = {"op/y0", "op/y1"};
+    for (int i = 0; i < 2; i++) {
+        Block *p = pt_by_name(g, parts[i]);
+        assert_non_null(p);
+        assert_int_equal(p->shape.d[D_X], 3);
+        assert_int_equal(p->shape.d[D_F], 4);
+        assert_int_equal(p->in[0].n_ifaces, 1);
+        const Edge *e = graph_edge(g, p->in[0].ifaces[0].edge_id);
+        assert_int_equal(e->src, pt_by_name(g, pieces[i])->id);
+        assert_true(e->n_re > 0);
+        const Edge *o = graph_edge(g, p->out[0].ifaces[0].edge_id);
+        assert_int_equal(graph_block(g, o->dst)->type, BT_OUTPUT);
+    }
+    graph_destroy(g);
+    chip_destroy(chip);
+}
+
 static void test_ccmp_window(void **state)
 {
     (void)state;
@@ -987,6 +1044,7 @@ int main(void)
         cmocka_unit_test(test_cavg_window),
         cmocka_unit_test(test_cvvh_cax_cvs),
         cmocka_unit_test(test_output_store_cut),
+        cmocka_unit_test(test_output_store_steps),
         cmocka_unit_test(test_ccmp_window),
         cmocka_unit_test(test_clut_table_copied),
         cmocka_unit_test(test_clif_state),
