@@ -519,9 +519,11 @@ bool emit_socket_fr(const Block *io);
 /* Whether dynamic blocks of socket io place (an INPUT) or read (an OUTPUT) the lanes of a
  * map laid out as f whose lane l holds socket value sock[l] (-1: none), emit_sockrun.c. */
 bool emit_lanes_fit(const Block *io, const EmitFeat *f, const int64_t *sock);
-/* The dynamic blocks of OUTPUT pos reading copy cp, a view of its writer's map. */
+/* The dynamic blocks of OUTPUT pos reading copy cp, a view of its writer's map, whole, in
+ * C order, into box sbox of its socket (NULL: all of it; a part an output store's cut with
+ * its writer makes, passes/split_feed.c). */
 Status emit_socket_view(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const ECopy *cp,
-                        int *piece);
+                        const EBox *sbox, int *piece);
 
 /* The tees (emit_tee.c): planned after the copies and output buffers, before the
  * narrowings; the slots of their P06s (the re-pitching ones) after the narrowings, their

@@ -398,7 +398,8 @@ static Status socket_blocks(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos)
                              "map, in another order; the code generator takes reshapes in C "
                              "order only", e->g->blocks[s]->id);
         if (view) { /* a view read whole, in C order: dynamic blocks of its pixels' boxes */
-            Status st = emit_socket_view(e, dc, pos, &e->copies[e->first_copy[s]], &piece);
+            Status st = emit_socket_view(e, dc, pos, &e->copies[e->first_copy[s]], &sbox,
+                                         &piece);
             if (st != ST_OK)
                 return st;
             continue;
@@ -426,7 +427,7 @@ static Status socket_blocks(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos)
                 continue;
             const EStage *sg = in ? emit_stage_of(e, e->first_copy[s] + c) : NULL;
             ECopy staged = sg ? emit_stage_copy(e, sg) : *cp; /* its int32 area */
-            Status st = cp->view ? emit_socket_view(e, dc, pos, cp, &piece)
+            Status st = cp->view ? emit_socket_view(e, dc, pos, cp, &sbox, &piece)
                                  : dynamic(e, dc, io, &staged, &part, &box, &sbox, &piece);
             if (st != ST_OK)
                 return st;

@@ -231,8 +231,20 @@ Status emit_socket_steps(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, con
     return st;
 }
 
+/* Value i of a view (C order) read in C order into box sbox of socket io (y, x, f): its
+ * place in the socket; i itself when sbox is all of the socket (or io has dims f and r). */
+static int64_t in_socket(const Block *io, const EBox *sbox, int64_t i)
+{
+    int64_t s[3];
+    sockbox_dims(io, s);
+    if (!sbox || sockbox_fr(io) || sbox->n[0] * sbox->n[1] * sbox->n[2] >= s[0] * s[1] * s[2])
+        return i; /* all of the socket (in C order, in whatever extents; y x (f r)) */
+    int64_t c = i % sbox->n[2], x = i / sbox->n[2] % sbox->n[1], y = i / sbox->n[2] / sbox->n[1];
+    return ((sbox->lo[0] + y) * s[1] + sbox->lo[1] + x) * s[2] + sbox->lo[2] + c;
+}
+
 Status emit_socket_view(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, const ECopy *view,
-                        int *piece)
+                        const EBox *sbox, int *piece)
 {
     /* a view widened for the OUTPUTs (emit_widen.c): read from its int32 area, the same
      * lanes one a word, to the end of the run */
@@ -254,13 +266,16 @@ Status emit_socket_view(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, cons
         st = emit_rearr_layer(e, cp->block, layer, &rows, &n, &more);
         if (st != ST_OK)
             return st;
+        for (int64_t l = 0; l < n; l++) /* the OUTPUT reads it whole, into sbox */
+            if (rows[l] >= 0 && rows[l] < vol) {
+                held++;
+                rows[l] = in_socket(e->g->blocks[pos], sbox, rows[l]);
+            }
         if (n != cp->feat.ny * cp->feat.nx * cp->feat.c)
             st = diag_block(e->d, ST_RUNTIME, "emit.internal", e->g->blocks[pos],
                             "a view of %lld lanes", (long long)n);
-        else /* the OUTPUT reads it whole */
+        else
             st = runs(e, dc, e->g->blocks[pos], cp, rows, piece);
-        for (int64_t l = 0; st == ST_OK && l < n; l++)
-            held += rows[l] >= 0 && rows[l] < vol;
         free(rows);
     }
     if (st == ST_OK && held != vol) /* the OUTPUT reads it whole, each value from a lane */

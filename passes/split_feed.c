@@ -293,12 +293,72 @@ static bool keeps_order(const SplitCtx *s, const Edge *o, const EdgeEnds *eo)
     return same;
 }
 
+/* Of e (ends en) through steps into all of storage S, cut with its writer into the n pieces
+ * of boxes out: the box of S each piece's values fill (parts[i]; none: sizes 0), when each
+ * fills one exactly (a transposition of the pieces' boxes, say) and no value is a zero the
+ * steps fill in; *m: e's element map over S (malloc'd). False (and *m NULL) otherwise. */
+static bool mapped_parts(const SplitCtx *s, const Edge *e, const EdgeEnds *en,
+                         const SplitBox *out, uint32_t n, SplitBox *parts, int32_t **m)
+{
+    int64_t cnt, *count = calloc(n ? n : 1, sizeof *count);
+    Diag quiet; /* a map that cannot be made is no finding: the store is not cut */
+    diag_init(&quiet, NULL);
+    SplitCtx q = *s;
+    q.d = &quiet;
+    bool ok = count && edge_map(&q, e, en, m, &cnt) == ST_OK;
+    diag_finish(&quiet);
+    if (!ok) {
+        free(count);
+        *m = NULL;
+        return false;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        for (int k = 0; k < TIR_CDIMS; k++)
+            parts[i].pos[k] = INT32_MAX, parts[i].size[k] = 0; /* size: the highest + 1 */
+    for (int64_t j = 0; j < cnt && ok; j++) {
+        int32_t c[TIR_CDIMS] = {0}, d[TIR_CDIMS] = {0};
+        int64_t o = (*m)[j], r = j;
+        ok = o >= 0;
+        for (int k = TIR_CDIMS - 1; k >= 0; k--) {
+            if (en->src_cdims[k] > 0)
+                c[k] = (int32_t)(o % en->src_cdims[k]), o /= en->src_cdims[k];
+            if (en->dst_box[k] > 0)
+                d[k] = (int32_t)(r % en->dst_box[k]), r /= en->dst_box[k];
+        }
+        uint32_t p = piece_of(out, n, c);
+        count[p]++;
+        for (int k = 0; k < TIR_CDIMS; k++) {
+            if (en->dst_box[k] <= 0)
+                continue;
+            parts[p].pos[k] = d[k] < parts[p].pos[k] ? d[k] : parts[p].pos[k];
+            parts[p].size[k] = d[k] + 1 > parts[p].size[k] ? d[k] + 1 : parts[p].size[k];
+        }
+    }
+    for (uint32_t i = 0; i < n && ok; i++) {
+        for (int k = 0; k < TIR_CDIMS; k++)
+            if (count[i] && en->dst_box[k] > 0)
+                parts[i].size[k] -= parts[i].pos[k];
+            else
+                parts[i].pos[k] = parts[i].size[k] = 0;
+        ok = !count[i] || box_volume(&parts[i]) == count[i];
+    }
+    free(count);
+    if (!ok) {
+        free(*m);
+        *m = NULL;
+    }
+    return ok;
+}
+
 /* Is the destination of edge e (ends en) of b a storage block of more than room bytes that
  * only OUTPUTs read (whole, it would sit with the first piece: mapper/problem.c), that holds
- * nothing but what e writes into the whole of it, e plain, its edges to the OUTPUTs
- * keeping the order, all between clusters of the same dims (but for dims of extent 1 at an
+ * nothing but what e writes into the whole of it, e plain (between clusters of the same
+ * dims) or through steps that put each piece's values in a box of it (mapped_parts: *m
+ * then e's element map, and parts[] the boxes, else *m NULL), its edges to the OUTPUTs
+ * keeping the order, its clusters of the same dims (but for dims of extent 1 at an
  * OUTPUT)? The pieces then write parts of it, one each (cut_store). */
-static bool output_store(const SplitCtx *s, const Edge *e, const EdgeEnds *en, int64_t room)
+static bool output_store(const SplitCtx *s, const Edge *e, const EdgeEnds *en, int64_t room,
+                         const SplitBox *out, uint32_t n, SplitBox *parts, int32_t **m)
 {
     const Block *S = graph_block(s->g, e->dst);
     SplitBox db;
@@ -308,10 +368,11 @@ static bool output_store(const SplitCtx *s, const Edge *e, const EdgeEnds *en, i
     long pos = S ? graph_block_pos(s->g, S->id) : -1;
     if (!s->chip || pos < 0 || (uint32_t)pos >= s->u->n_blocks ||
         bt_info(S->type)->kind != BK_STORAGE || S->data || S->n_in != 1 ||
-        S->in[0].n_ifaces != 1 || S->n_out != 1 || !S->out[0].n_ifaces || !plain(e) ||
-        !split_box_whole(&db, en->dst_cdims) || !same_dims(en->src_cdims, en->dst_cdims, false) ||
+        S->in[0].n_ifaces != 1 || S->n_out != 1 || !S->out[0].n_ifaces ||
+        !split_box_whole(&db, en->dst_cdims) ||
+        (plain(e) && !same_dims(en->src_cdims, en->dst_cdims, false)) ||
         !blk_cluster_dims(S, false, 0, oc) || !same_dims(oc, en->dst_cdims, false) ||
-        bbox_storage_bytes(s->chip, s->g, s->u, (uint32_t)pos) <= room)
+        (plain(e) && bbox_storage_bytes(s->chip, s->g, s->u, (uint32_t)pos) <= room))
         return false;
     for (uint32_t j = 0; j < S->out[0].n_ifaces; j++) {
         const Edge *o = graph_edge(s->g, S->out[0].ifaces[j].edge_id);
@@ -323,15 +384,51 @@ static bool output_store(const SplitCtx *s, const Edge *e, const EdgeEnds *en, i
             !same_dims(eo.src_cdims, eo.dst_cdims, true) || !keeps_order(s, o, &eo))
             return false;
     }
-    return true;
+    return plain(e) || mapped_parts(s, e, en, out, n, parts, m);
+}
+
+/* Piece i's edge into its part (box r of S, written through e's element map m over S:
+ * each value from its place in the piece's box out). */
+static Status feed_part(const SplitCtx *s, const EdgeEnds *en, const int32_t *m,
+                        Block *piece, const SplitBox *out, Block *part, const SplitBox *r)
+{
+    SplitBox all = {{0}, {0}};
+    memcpy(all.size, en->dst_box, sizeof all.size);
+    int64_t kn = box_volume(r);
+    int64_t *idx = malloc((size_t)kn * sizeof *idx);
+    int32_t *esrc = calloc((size_t)kn, sizeof *esrc), *eoff = malloc((size_t)kn * sizeof *eoff);
+    if (!idx || !esrc || !eoff) {
+        free(idx), free(esrc), free(eoff);
+        return oom(s);
+    }
+    split_box_index(&all, r, idx);
+    for (int64_t j = 0; j < kn; j++) {
+        int32_t c[TIR_CDIMS] = {0};
+        int64_t o = m[idx[j]];
+        for (int k = TIR_CDIMS - 1; k >= 0; k--)
+            if (en->src_cdims[k] > 0)
+                c[k] = (int32_t)(o % en->src_cdims[k]) - out->pos[k], o /= en->src_cdims[k];
+        eoff[j] = (int32_t)cluster_offset(out->size, c);
+    }
+    EncSrc es = {.b = piece};
+    memcpy(es.cd, out->size, sizeof es.cd);
+    char where[160];
+    blk_describe(part, where, sizeof where);
+    EncCtx ec = {.g = s->g, .d = s->d, .where = where, .name = part->name};
+    int32_t zero[TIR_CDIMS] = {0};
+    Status st = enc_map(&ec, part, 0, zero, r->size, &es, esrc, eoff, kn);
+    free(idx), free(esrc), free(eoff);
+    return st;
 }
 
 /* The pieces of b write store S (output_store, through e with ends en) as parts of their
- * own, "<S>/<piece's suffix>": piece i its part out[i] into a block of that shape, which the
+ * own, "<S>/<piece's suffix>": piece i its part out[i] into a block of that shape (through
+ * steps, m e's element map: the box parts[i] of S into a block of its shape), which the
  * OUTPUTs read where they read S. So the part lives on the piece's core (the mapper puts a
  * storage block no compute block reads with its writer), not all of S with the first. */
 static Status cut_store(const SplitCtx *s, const Edge *e, const EdgeEnds *en,
-                        Block *const *pieces, const SplitBox *out, uint32_t n)
+                        Block *const *pieces, const SplitBox *out, uint32_t n,
+                        const SplitBox *parts, const int32_t *m)
 {
     Block *S = graph_block(s->g, e->dst);
     SplitBox sb;
@@ -339,11 +436,20 @@ static Status cut_store(const SplitCtx *s, const Edge *e, const EdgeEnds *en,
     memcpy(sb.size, en->src_box, sizeof sb.size);
     for (uint32_t i = 0; i < n; i++) {
         SplitBox in, r;
-        if (!meet(&sb, &out[i], &in))
+        if (m) {
+            bool none = true; /* the piece's values fill no box of S */
+            r = parts[i];
+            for (int c = 0; c < TIR_CDIMS; c++)
+                none &= r.size[c] <= 0;
+            if (none)
+                continue;
+        } else if (!meet(&sb, &out[i], &in)) {
             continue;
-        for (int c = 0; c < TIR_CDIMS; c++) { /* in S: the same dims, e writes all of S */
-            r.pos[c] = in.size[c] > 0 ? in.pos[c] - sb.pos[c] : 0;
-            r.size[c] = in.size[c];
+        } else {
+            for (int c = 0; c < TIR_CDIMS; c++) { /* in S: the same dims, e writes all of S */
+                r.pos[c] = in.size[c] > 0 ? in.pos[c] - sb.pos[c] : 0;
+                r.size[c] = in.size[c];
+            }
         }
         const char *suf = pieces[i]->name ? strrchr(pieces[i]->name, '/') : NULL;
         Block *part = graph_clone_block(s->g, S, suf ? suf + 1 : "part");
@@ -355,29 +461,35 @@ static Status cut_store(const SplitCtx *s, const Edge *e, const EdgeEnds *en,
             part->in[c].has_shape = false;
         for (uint32_t c = 0; c < part->n_out; c++)
             part->out[c].has_shape = false;
-        int32_t spos[TIR_CDIMS];
-        for (int c = 0; c < TIR_CDIMS; c++)
-            spos[c] = in.size[c] > 0 ? in.pos[c] - out[i].pos[c] : 0;
-        if (!graph_connect_box(s->g, pieces[i], 0, spos, in.size, part, 0, NULL, NULL))
-            return oom(s);
+        if (m) {
+            Status st = feed_part(s, en, m, pieces[i], &out[i], part, &r);
+            if (st != ST_OK)
+                return st;
+        } else {
+            int32_t spos[TIR_CDIMS];
+            for (int c = 0; c < TIR_CDIMS; c++)
+                spos[c] = in.size[c] > 0 ? in.pos[c] - out[i].pos[c] : 0;
+            if (!graph_connect_box(s->g, pieces[i], 0, spos, in.size, part, 0, NULL, NULL))
+                return oom(s);
+        }
         for (uint32_t j = 0; j < S->out[0].n_ifaces; j++) {
             const Edge *o = graph_edge(s->g, S->out[0].ifaces[j].edge_id);
             EdgeEnds eo;
             char why[8];
-            SplitBox ob, m;
+            SplitBox ob, mt;
             if (!edge_ends(s->g, s->u, o, &eo, why, sizeof why))
                 continue; /* output_store read them all */
             memcpy(ob.pos, eo.src_pos, sizeof ob.pos);
             memcpy(ob.size, eo.src_box, sizeof ob.size);
-            if (!meet(&ob, &r, &m))
+            if (!meet(&ob, &r, &mt))
                 continue;
             int32_t ppos[TIR_CDIMS], dpos[TIR_CDIMS], dsize[TIR_CDIMS];
             for (int c = 0; c < TIR_CDIMS; c++) { /* a dim of extent 1 on one side only: 0 */
-                ppos[c] = m.size[c] > 0 ? m.pos[c] - r.pos[c] : 0;
-                dpos[c] = eo.dst_pos[c] + (m.size[c] > 0 ? m.pos[c] - ob.pos[c] : 0);
-                dsize[c] = m.size[c] > 0 ? m.size[c] : eo.dst_box[c];
+                ppos[c] = mt.size[c] > 0 ? mt.pos[c] - r.pos[c] : 0;
+                dpos[c] = eo.dst_pos[c] + (mt.size[c] > 0 ? mt.pos[c] - ob.pos[c] : 0);
+                dsize[c] = mt.size[c] > 0 ? mt.size[c] : eo.dst_box[c];
             }
-            if (!graph_connect_box(s->g, part, 0, ppos, m.size, graph_block(s->g, o->dst),
+            if (!graph_connect_box(s->g, part, 0, ppos, mt.size, graph_block(s->g, o->dst),
                                    eo.dst_cluster, dpos, dsize))
                 return oom(s);
         }
@@ -398,13 +510,19 @@ Status split_route_output(const SplitCtx *s, const Block *b, Block *const *piece
         if (!e || !edge_ends(s->g, s->u, e, &en, why, sizeof why))
             return diag_block(s->d, ST_LOGIC, "pass.split.edge", b, "%s", why);
         Block *dst = graph_block(s->g, e->dst);
-        if (output_store(s, e, &en, room)) {
-            Status st = cut_store(s, e, &en, pieces, out, n);
+        SplitBox *parts = malloc((n ? n : 1) * sizeof *parts);
+        int32_t *m = NULL;
+        if (!parts)
+            return oom(s);
+        if (output_store(s, e, &en, room, out, n, parts, &m)) {
+            Status st = cut_store(s, e, &en, pieces, out, n, parts, m);
+            free(parts), free(m);
             if (st != ST_OK)
                 return st;
             stores[(*n_stores)++] = e->dst;
             continue;
         }
+        free(parts);
         if (!plain(e)) {
             Status st = route_mapped(s, e, &en, pieces, out, n);
             if (st != ST_OK)

@@ -221,6 +221,31 @@ static void test_cvvh_cax_cvs(void **state)
     graph_destroy(g);
 }
 
+/* The built-in chip description. */
+static Chip *chip(void)
+{
+    Chip *c = NULL;
+    Diag d;
+    diag_init(&d, "test");
+    assert_int_equal(chip_load_default(&c, &d), ST_OK);
+    diag_finish(&d);
+    return c;
+}
+
+/* Checks block name, a part of a cut output store: one input edge, from block piece, and an
+ * output edge to an OUTPUT; returns it (for its shape). */
+static Block *store_part(Graph *g, const char *name, const char *piece)
+{
+    Block *p = pt_by_name(g, name);
+    assert_non_null(p);
+    assert_int_equal(p->in[0].n_ifaces, 1);
+    const Edge *e = graph_edge(g, p->in[0].ifaces[0].edge_id);
+    assert_int_equal(e->src, pt_by_name(g, piece)->id);
+    const Edge *o = graph_edge(g, p->out[0].ifaces[0].edge_id);
+    assert_int_equal(graph_block(g, o->dst)->type, BT_OUTPUT);
+    return p;
+}
+
 /* The output store 'op/out', which only the OUTPUT reads, is cut with the block: each piece
  * writes its part into a block of its own ('op/out/x0', 'op/out/x1', of the piece's shape),
  * which the OUTPUT reads where it read 'op/out' (the mapper puts such a store with its
@@ -232,27 +257,17 @@ static void test_output_store_cut(void **state)
     /* 'op/out': 40 x 20 pixels of 64 int32 channels, 256 bytes each: 204800 bytes, more than
      * the first piece (8 columns: two int8 inputs of 320 x 64 bytes) leaves of a core's
      * 128 KiB (90112 bytes) */
-    Chip *chip = NULL;
-    Diag dg;
-    diag_init(&dg, "test");
-    assert_int_equal(chip_load_default(&chip, &dg), ST_OK);
-    diag_finish(&dg);
+    Chip *hw = chip();
     int32_t s[TIR_NDIMS] = {40, 20, 64};
     Graph *g = fx_block(BT_CVVH, s, PR_INT_32, BIAS_VECTOR, NULL, 0, 0);
     int32_t b[] = {0, 8, 20};
-    cut_same_on(g, chip, SPLIT_X, b, 2, 1);
+    cut_same_on(g, hw, SPLIT_X, b, 2, 1);
     assert_null(pt_by_name(g, "op/out"));
     const char *parts[] = {"op/out/x0", "op/out/x1"}, *pieces[] = {"op/x0", "op/x1"};
     for (int i = 0; i < 2; i++) {
-        Block *p = pt_by_name(g, parts[i]);
-        assert_non_null(p);
+        Block *p = store_part(g, parts[i], pieces[i]);
         assert_int_equal(p->shape.d[D_X], b[i + 1] - b[i]);
         assert_int_equal(p->shape.d[D_Y], 40);
-        assert_int_equal(p->in[0].n_ifaces, 1);
-        const Edge *e = graph_edge(g, p->in[0].ifaces[0].edge_id);
-        assert_int_equal(e->src, pt_by_name(g, pieces[i])->id);
-        const Edge *o = graph_edge(g, p->out[0].ifaces[0].edge_id);
-        assert_int_equal(graph_block(g, o->dst)->type, BT_OUTPUT);
     }
     graph_destroy(g);
     /* read by a CVS too: the pieces write their boxes of the one store */
@@ -277,7 +292,7 @@ static void test_output_store_cut(void **state)
     assert_non_null(graph_connect(g, cvs, 0, sc, 0));
     assert_non_null(graph_connect(g, sc, 0, o2, 0));
     pt_verify(g);
-    cut_same_on(g, chip, SPLIT_X, b, 2, 1);
+    cut_same_on(g, hw, SPLIT_X, b, 2, 1);
     assert_non_null(pt_by_name(g, "op/out"));
     assert_null(pt_by_name(g, "op/out/x0"));
     graph_destroy(g);
@@ -286,10 +301,57 @@ static void test_output_store_cut(void **state)
     int32_t small[TIR_NDIMS] = {3, 5, 4};
     g = fx_block(BT_CVVH, small, PR_INT_32, BIAS_VECTOR, NULL, 0, 0);
     int32_t c[] = {0, 2, 5};
-    cut_same_on(g, chip, SPLIT_X, c, 2, 1);
+    cut_same_on(g, hw, SPLIT_X, c, 2, 1);
     assert_non_null(pt_by_name(g, "op/out"));
     graph_destroy(g);
-    chip_destroy(chip);
+    chip_destroy(hw);
+}
+
+/* An output store written through steps that move the values between lanes (a pooling's
+ * 6 x 4 pixels of one channel transposed into 6 pixels of 4 channels for the OUTPUT, as
+ * the diff suite's max_pool2d_case_0 lowers a pool along its last axis) is cut with its
+ * writer when each piece's values fill a box of it, small or not: each piece writes its
+ * part ('op/out/y0': 3 pixels of 4 channels) through the same steps, which the OUTPUT reads
+ * where it read 'op/out'. The part is then a view of its piece's map (docs/backend.md
+ * "Rearrangements"), which the OUTPUT's dynamic blocks read on the piece's core: whole,
+ * its values went to the first piece's core a router header each (7911 headers in a phase,
+ * emit.route). The outputs stay the same. */
+static void test_output_store_steps(void **state)
+{
+    (void)state;
+    Chip *hw = chip();
+    int32_t s[TIR_NDIMS] = {6, 4, 1, 0, 1, 1, 6, 4};
+    Graph *g = fx_block(BT_CCMPB, s, PR_INT_32, 0, NULL, 0, 0);
+    Block *st = pt_by_name(g, "op/out"), *out = NULL;
+    assert_non_null(st);
+    const int32_t t[TIR_NDIMS] = {1, 6, 4};
+    memcpy(st->shape.d, t, sizeof t);
+    for (uint32_t i = 0; i < g->n_edges; i++) {
+        Edge *e = g->edges[i];
+        if (e->src == pt_by_name(g, "op")->id) {
+            Rearrange *re = edge_add_rearrange(g, e, RT_PERMUTE, 1);
+            assert_non_null(re);
+            assert_true(tensor_set_i32(g, &re->mats[0], (const int32_t[]){3}, 1,
+                                       (const int32_t[]){2, 0, 1}, 3));
+        }
+        if (e->src == st->id)
+            out = graph_block(g, e->dst);
+    }
+    assert_non_null(out);
+    memcpy(out->shape.d, t, sizeof t);
+    pt_verify(g);
+    int32_t b[] = {0, 3, 6};
+    cut_same_on(g, hw, SPLIT_Y, b, 2, 1);
+    assert_null(pt_by_name(g, "op/out"));
+    const char *parts[] = {"op/out/y0", "op/out/y1"}, *pieces[] = {"op/y0", "op/y1"};
+    for (int i = 0; i < 2; i++) {
+        Block *p = store_part(g, parts[i], pieces[i]);
+        assert_int_equal(p->shape.d[D_X], 3);
+        assert_int_equal(p->shape.d[D_F], 4);
+        assert_true(graph_edge(g, p->in[0].ifaces[0].edge_id)->n_re > 0); /* the steps */
+    }
+    graph_destroy(g);
+    chip_destroy(hw);
 }
 
 static void test_ccmp_window(void **state)
@@ -346,16 +408,6 @@ static Status run_split(Graph *g, const Chip *c, const char *spec, bool no_fit, 
 {
     PassOptions o = {.chip = c, .split_spec = spec, .no_fit = no_fit};
     return pass_split(g, &o, d);
-}
-
-static Chip *chip(void)
-{
-    Chip *c = NULL;
-    Diag d;
-    diag_init(&d, "test");
-    assert_int_equal(chip_load_default(&c, &d), ST_OK);
-    diag_finish(&d);
-    return c;
 }
 
 /* Runs the split pass on g (spec: its explicit cuts, no fit mode; NULL: fit mode) and
@@ -987,6 +1039,7 @@ int main(void)
         cmocka_unit_test(test_cavg_window),
         cmocka_unit_test(test_cvvh_cax_cvs),
         cmocka_unit_test(test_output_store_cut),
+        cmocka_unit_test(test_output_store_steps),
         cmocka_unit_test(test_ccmp_window),
         cmocka_unit_test(test_clut_table_copied),
         cmocka_unit_test(test_clif_state),
