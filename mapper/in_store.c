@@ -100,9 +100,8 @@ Status mapper_in_store(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d)
         free(ids);
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");
     }
-    uint32_t nb = g->n_blocks;
-    Status st = ST_OK;
-    for (uint32_t i = 0; i < nb && st == ST_OK; i++) {
+    uint32_t nb = g->n_blocks; /* the INPUTs are among the blocks there before */
+    for (uint32_t i = 0; i < nb; i++) {
         if (g->blocks[i]->type != BT_INPUT)
             continue;
         uint32_t n = unplaced(g, &u, i, ids);
@@ -117,5 +116,5 @@ Status mapper_in_store(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d)
     }
     graph_uses_finish(&u);
     free(ids);
-    return st;
+    return ST_OK;
 }

@@ -293,8 +293,9 @@ int main(int argc, char **argv)
         st = verify_graph(g, &d);
     if (st == ST_OK)
         st = o.chip ? chip_load(o.chip, &chip, &cd) : chip_load_default(&chip, &cd);
-    /* the results' stores before the OUTPUTs in their writers' shape, the windows taller
-     * than a core in two stages, before the chip-exactness rewrites, which check what they add */
+    /* the results' stores before the OUTPUTs in their writers' shape, the model inputs'
+     * own stores where a compute block writes their maps too, the windows taller than a
+     * core in two stages, before the chip-exactness rewrites, which check what they add */
     uint32_t n_store = 0, n_window = 0, n_in = 0;
     if (st == ST_OK && (st = mapper_out_store(g, chip, &n_store, &d)) == ST_OK &&
         (st = mapper_in_store(g, chip, &n_in, &d)) == ST_OK)
