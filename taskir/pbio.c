@@ -488,8 +488,8 @@ static void lifted_free(Lifted *lf)
 static Status pb_decode_lifted(const struct ProtobufCMessageDescriptor *desc,
                                const uint8_t *buf, size_t len, const PbFieldCap *caps,
                                size_t n_caps, const ProtobufCFieldDescriptor *const *fields,
-                               size_t n_fields, uint32_t threads, const char *what,
-                               ProtobufCMessage **out, Lifted *lf, Diag *d)
+                               size_t n_fields, uint32_t threads, TirPool *pool,
+                               const char *what, ProtobufCMessage **out, Lifted *lf, Diag *d)
 {
     *out = NULL;
     memset(lf, 0, sizeof *lf);
@@ -504,7 +504,7 @@ static Status pb_decode_lifted(const struct ProtobufCMessageDescriptor *desc,
     lf->buf = buf;
     lf->len = len;
     st = pb_wire_precheck_keep(desc, buf, len, caps, n_caps, TIR_MAX_PB_DECODE_BYTES, threads,
-                               n_fields ? &lf->counted : NULL, d);
+                               pool, n_fields ? &lf->counted : NULL, d);
     uint8_t *lifted = NULL;
     size_t lifted_len = 0;
     if (st == ST_OK && n_fields)
@@ -523,7 +523,7 @@ Status pb_decode(const struct ProtobufCMessageDescriptor *desc, const uint8_t *b
                  struct ProtobufCMessage **out, Diag *d)
 {
     Lifted lf;
-    Status st = pb_decode_lifted(desc, buf, len, caps, n_caps, NULL, 0, 1, what, out, &lf, d);
+    Status st = pb_decode_lifted(desc, buf, len, caps, n_caps, NULL, 0, 1, NULL, what, out, &lf, d);
     lifted_free(&lf);
     return st;
 }
@@ -533,7 +533,7 @@ Status pb_decode(const struct ProtobufCMessageDescriptor *desc, const uint8_t *b
  * run is a fault of those bytes, reported before anything of the graph, as the unpack would
  * have). */
 static Status graph_from_lifted(const Taskir__TaskGraph *w, const Lifted *lf, uint32_t threads,
-                                bool narrow, Graph **out, Diag *d)
+                                TirPool *pool, bool narrow, Graph **out, Diag *d)
 {
     *out = NULL;
     Loader L = {graph_create(), d, NULL, 0};
@@ -546,7 +546,7 @@ static Status graph_from_lifted(const Taskir__TaskGraph *w, const Lifted *lf, ui
         uint64_t *count = calloc(lf->n_runs, sizeof *count);
         bool malformed = false;
         ok = runs && vals && count && (vals8 || !narrow) &&
-             pb_runs_decode_narrow(lf->runs, lf->n_runs, L.g->arena, threads, vals, vals8,
+             pb_runs_decode_narrow(lf->runs, lf->n_runs, L.g->arena, threads, pool, vals, vals8,
                                    NARROW_MIN_VALUES, count, &lf->counted, &malformed);
         for (size_t i = 0; ok && i < lf->n_runs; i++)
             runs[i] = (RunValues){vals[i], vals8 ? vals8[i] : NULL, count[i]};
@@ -604,12 +604,13 @@ Status graph_load_pb_mem_opts(const uint8_t *buf, size_t len, const LoadOptions 
     ProtobufCMessage *msg = NULL;
     Lifted lf;
     uint32_t threads = opt ? opt->threads : 1;
+    TirPool *pool = opt ? opt->pool : NULL;
     Status st = pb_decode_lifted(&taskir__task_graph__descriptor, buf, len, load_caps,
                                  sizeof load_caps / sizeof load_caps[0], fields, 2, threads,
-                                 "TaskGraph", &msg, &lf, d);
+                                 pool, "TaskGraph", &msg, &lf, d);
     if (st == ST_OK) {
-        st = graph_from_lifted((Taskir__TaskGraph *)msg, &lf, threads, opt && opt->narrow,
-                               out, d);
+        st = graph_from_lifted((Taskir__TaskGraph *)msg, &lf, threads, pool,
+                               opt && opt->narrow, out, d);
         taskir__task_graph__free_unpacked((Taskir__TaskGraph *)msg, NULL);
     }
     lifted_free(&lf);
@@ -624,7 +625,7 @@ const PbFieldCap *graph_pb_caps(size_t *n)
 
 Status graph_from_pb(const Taskir__TaskGraph *w, Graph **out, Diag *d)
 {
-    return graph_from_lifted(w, NULL, 1, false, out, d);
+    return graph_from_lifted(w, NULL, 1, NULL, false, out, d);
 }
 
 Status graph_load_pb(const char *path, Graph **out, Diag *d)

@@ -35,6 +35,7 @@ typedef struct Pieces {
     size_t n;
     size_t bytes;               /* of all pieces */
     uint32_t threads;           /* taking the pieces */
+    TirPool *pool;              /* theirs, or NULL: started for each pass */
     uint32_t **vals;
     int8_t **vals8;             /* NULL, or per run: its int8 array (NULL: vals has it) */
     bool counting;              /* pass 2 (count) or 3 (decode) */
@@ -104,12 +105,12 @@ static void take_known(Pieces *P, const PbRunCounts *known, const PbRun *run, si
  * not NULL, taken from it); count[i] the values of run i, and each piece's place in it. false
  * when out of memory. */
 static bool count_pieces(Pieces *P, const PbRun *runs, size_t n, uint32_t threads,
-                         uint64_t *count, const PbRunCounts *known)
+                         TirPool *pool, uint64_t *count, const PbRunCounts *known)
 {
     size_t cap = 0;
     for (size_t i = 0; i < n; i++)
         cap += runs[i].len / PIECE + 1; /* <= every byte + 1 per run: no overflow */
-    *P = (Pieces){calloc(cap ? cap : 1, sizeof(Piece)), 0, 0, 1, NULL, NULL, true, false};
+    *P = (Pieces){calloc(cap ? cap : 1, sizeof(Piece)), 0, 0, 1, NULL, NULL, NULL, true, false};
     if (!P->v)
         return false;
     for (size_t i = 0; i < n; i++) {
@@ -121,11 +122,12 @@ static bool count_pieces(Pieces *P, const PbRun *runs, size_t n, uint32_t thread
     /* a thread for every 4 MiB at most: fewer bytes are not worth one */
     uint64_t most = P->bytes / ((size_t)4 << 20) + 1;
     P->threads = threads < 1 ? 1 : threads < most ? threads : (uint32_t)most;
+    P->pool = pool;
     bool left = false; /* a piece not known */
     for (size_t i = 0; i < P->n && !left; i++)
         left = !P->v[i].known;
     if (left)
-        tir_parallel_items(P->threads, (int64_t)P->n, work, P);
+        tir_pool_items(P->pool, P->threads, (int64_t)P->n, work, P);
     for (size_t i = 0; i < n; i++)
         count[i] = 0;
     for (size_t i = 0; i < P->n; i++) {
@@ -168,11 +170,11 @@ static void keep_counts(const Pieces *P, const PbRun *runs, size_t n, PbRunCount
         k->piece[q] = P->v[q].count;
 }
 
-bool pb_runs_count(const PbRun *runs, size_t n, uint32_t threads, uint64_t *count,
-                   PbRunCounts *keep)
+bool pb_runs_count(const PbRun *runs, size_t n, uint32_t threads, TirPool *pool,
+                   uint64_t *count, PbRunCounts *keep)
 {
     Pieces P;
-    if (!count_pieces(&P, runs, n, threads, count, NULL))
+    if (!count_pieces(&P, runs, n, threads, pool, count, NULL))
         return false;
     if (keep)
         keep_counts(&P, runs, n, keep);
@@ -183,7 +185,8 @@ bool pb_runs_count(const PbRun *runs, size_t n, uint32_t threads, uint64_t *coun
 bool pb_runs_decode(const PbRun *runs, size_t n, Arena *a, uint32_t threads, uint32_t **vals,
                     uint64_t *count, const PbRunCounts *known, bool *malformed)
 {
-    return pb_runs_decode_narrow(runs, n, a, threads, vals, NULL, 0, count, known, malformed);
+    return pb_runs_decode_narrow(runs, n, a, threads, NULL, vals, NULL, 0, count, known,
+                                 malformed);
 }
 
 /* The runs of P that decoded narrow with a value that did not fit: their int8 arrays
@@ -215,12 +218,12 @@ static bool widen_runs(Pieces *P, size_t n, Arena *a)
 }
 
 bool pb_runs_decode_narrow(const PbRun *runs, size_t n, Arena *a, uint32_t threads,
-                           uint32_t **vals, int8_t **vals8, uint64_t narrow_min,
+                           TirPool *pool, uint32_t **vals, int8_t **vals8, uint64_t narrow_min,
                            uint64_t *count, const PbRunCounts *known, bool *malformed)
 {
     *malformed = false;
     Pieces P;
-    if (!count_pieces(&P, runs, n, threads, count, known)) {
+    if (!count_pieces(&P, runs, n, threads, pool, count, known)) {
         arena_set_failed(a);
         return false;
     }
@@ -240,7 +243,7 @@ bool pb_runs_decode_narrow(const PbRun *runs, size_t n, Arena *a, uint32_t threa
     }
     if (ok) {
         P.counting = false;
-        tir_parallel_items(P.threads, (int64_t)P.n, work, &P);
+        tir_pool_items(P.pool, P.threads, (int64_t)P.n, work, &P);
         *malformed = atomic_load(&P.bad);
         ok = !*malformed;
     }
@@ -250,7 +253,7 @@ bool pb_runs_decode_narrow(const PbRun *runs, size_t n, Arena *a, uint32_t threa
     if (again && !(ok = widen_runs(&P, n, a)))
         arena_set_failed(a);
     if (ok && again) {
-        tir_parallel_items(P.threads, (int64_t)P.n, work, &P);
+        tir_pool_items(P.pool, P.threads, (int64_t)P.n, work, &P);
         *malformed = atomic_load(&P.bad);
         ok = !*malformed;
     }

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "taskir/graph.h"
+#include "taskir/parallel.h"
 #include "taskir/pbio.h"
 #include "taskir/pbruns.h"
 #include "taskir/pbvarint.h"
@@ -520,8 +521,9 @@ static void test_precheck_bound(void **state)
 }
 
 /* pb_runs_count against pb_varint_count, run by run: odd numbers of runs of odd sizes (empty,
- * one byte, a varint cut off at the end, several pieces of a MiB), on 1 to 5 threads; with
- * the counts kept, pb_runs_decode taking them gives what it gives counting itself. */
+ * one byte, a varint cut off at the end, several pieces of a MiB), on 1 to 5 threads, started
+ * for the call or a pool's; with the counts kept, pb_runs_decode taking them (on a pool's
+ * threads) gives what it gives counting itself. */
 static void test_runs_count(void **state)
 {
     (void)state;
@@ -543,16 +545,22 @@ static void test_runs_count(void **state)
     }
     for (size_t k = 1; k <= n; k += 2) /* the first k runs: odd counts */
         for (uint32_t threads = 1; threads <= 5; threads++) {
-            memset(got, 0xff, sizeof got);
-            assert_true(pb_runs_count(runs, k, threads, got, NULL));
-            for (size_t i = 0; i < k; i++)
-                assert_int_equal(got[i], want[i]);
+            TirPool *pool = tir_pool_create(threads);
+            for (int with = 0; with < 2; with++) {
+                memset(got, 0xff, sizeof got);
+                assert_true(pb_runs_count(runs, k, threads, with ? pool : NULL, got, NULL));
+                for (size_t i = 0; i < k; i++)
+                    assert_int_equal(got[i], want[i]);
+            }
+            tir_pool_destroy(pool);
         }
     /* kept, the decoding takes the counts of the runs it finds there (the same bytes) and
      * counts the others: the same values and counts as without them, on 1 to 3 threads */
     for (uint32_t threads = 1; threads <= 3; threads++) {
         PbRunCounts keep;
-        assert_true(pb_runs_count(runs + 1, n - 2, threads, got, &keep)); /* not the ends */
+        TirPool *pool = tir_pool_create(threads);
+        /* not the ends */
+        assert_true(pb_runs_count(runs + 1, n - 2, threads, NULL, got, &keep));
         assert_int_equal(keep.n, n - 2);
         assert_true(keep.sorted);
         for (size_t i = 0; i < keep.n; i++) {
@@ -584,10 +592,11 @@ static void test_runs_count(void **state)
             wc[i] = pb_varint_count(whole[i].p, whole[i].len);
         }
         pb_run_counts_free(&keep);
-        assert_true(pb_runs_count(whole + 1, n - 2, threads, got, &keep));
+        assert_true(pb_runs_count(whole + 1, n - 2, threads, pool, got, &keep));
         assert_true(pb_runs_decode(whole, m, a, threads, va, ca, NULL, &bad));
         assert_false(bad);
-        assert_true(pb_runs_decode(whole, m, b, threads, vb, cb, &keep, &bad));
+        assert_true(
+            pb_runs_decode_narrow(whole, m, b, threads, pool, vb, NULL, 0, cb, &keep, &bad));
         assert_false(bad);
         for (size_t i = 0; i < m; i++) {
             assert_int_equal(ca[i], wc[i]);
@@ -598,6 +607,7 @@ static void test_runs_count(void **state)
         arena_destroy(a);
         arena_destroy(b);
         pb_run_counts_free(&keep);
+        tir_pool_destroy(pool);
         assert_int_equal(keep.n, 0);
     }
     free(all.p);
