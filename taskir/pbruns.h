@@ -51,4 +51,21 @@ bool pb_runs_decode_narrow(const PbRun *runs, size_t n, Arena *a, uint32_t threa
                            TirPool *pool, uint32_t **vals, int8_t **vals8, uint64_t narrow_min,
                            uint64_t *count, const PbRunCounts *known, bool *malformed);
 
+/* Work of the caller's: fn(ctx). */
+typedef struct PbRunsAlso {
+    void (*fn)(void *ctx);
+    void *ctx;
+} PbRunsAlso;
+
+/* pb_runs_decode_narrow with also.fn (when not NULL) called once, by one of the threads, while
+ * the others count the runs' values (before the arrays are allocated; without values to
+ * count, in this thread): work of the caller's that touches neither the arena nor the runs
+ * (the loader's protobuf-c unpack of the structure the runs were lifted from), which then
+ * takes no time of its own on two threads. It is called also when the decoding fails,
+ * unless memory for the pieces runs out first. */
+bool pb_runs_decode_also(const PbRun *runs, size_t n, Arena *a, uint32_t threads,
+                         TirPool *pool, uint32_t **vals, int8_t **vals8, uint64_t narrow_min,
+                         uint64_t *count, const PbRunCounts *known, PbRunsAlso also,
+                         bool *malformed);
+
 #endif
