@@ -5,9 +5,11 @@
  * cluster, gives byte-identical outputs with and without sharing, on 1, 2 and 4 threads,
  * over several steps and samples; also when the joined cluster has channels no edge writes
  * (which the verifier refuses [cover.gap], the simulator reads as zero: they must stay zero
- * although their memory held another buffer). */
+ * although their memory held another buffer); and on a pool of the caller's
+ * (SimOptions.pool), which it can still use after the run. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 #include <cmocka.h>
 
 #include "../../taskir/sim_share.h"
+#include "taskir/parallel.h"
 #include "simtest.h"
 
 #define S(...) ((int32_t[TIR_NDIMS]){__VA_ARGS__})
@@ -256,10 +259,10 @@ static SimRun *create(const Graph *g, const SimOptions *o, bool gap)
     return r;
 }
 
-static int32_t *run(const Graph *g, bool gap, const NpyArray *x, uint32_t threads,
-                    uint32_t steps, bool share, int64_t *n)
+static int32_t *run_on(const Graph *g, bool gap, const NpyArray *x, uint32_t threads,
+                       TirPool *pool, uint32_t steps, bool share, int64_t *n)
 {
-    SimOptions o = {.threads = threads, .steps = steps, .share_buffers = share};
+    SimOptions o = {.threads = threads, .steps = steps, .share_buffers = share, .pool = pool};
     SimRun *r = create(g, &o, gap);
     SimInput in = {"0", x};
     SimResult res;
@@ -280,6 +283,17 @@ static int32_t *run(const Graph *g, bool gap, const NpyArray *x, uint32_t thread
     sim_result_free(&res);
     sim_destroy(r);
     return v;
+}
+
+static int32_t *run(const Graph *g, bool gap, const NpyArray *x, uint32_t threads,
+                    uint32_t steps, bool share, int64_t *n)
+{
+    return run_on(g, gap, x, threads, NULL, steps, share, n);
+}
+
+static void count_calls(void *ctx, int64_t lo, int64_t hi)
+{
+    atomic_fetch_add((atomic_int *)ctx, (int)(hi - lo));
 }
 
 /* Outputs byte-identical with and without sharing, on 1, 2 and 4 threads; the channels of
@@ -313,6 +327,17 @@ static void branches_case(bool gap)
             assert_int_equal(m, n);
             assert_memory_equal(want, got, (size_t)n * sizeof *got);
             free(got);
+            /* on a pool of the caller's (SimOptions.pool), which the run leaves to it */
+            TirPool *pool = tir_pool_create(threads[k]);
+            got = run_on(g, gap, &x, threads[k], pool, T, share, &m);
+            assert_int_equal(m, n);
+            assert_memory_equal(want, got, (size_t)n * sizeof *got);
+            free(got);
+            atomic_int calls;
+            atomic_init(&calls, 0);
+            tir_pool_run(pool, 100, count_calls, &calls);
+            assert_int_equal(atomic_load(&calls), 100);
+            tir_pool_destroy(pool);
         }
     free(x.i32);
     free(want);
