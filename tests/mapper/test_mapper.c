@@ -892,6 +892,88 @@ static void test_own_router_budget(void **state)
     chip_destroy(c);
 }
 
+/* The transfers into one copy over the receive area are planned in the order of the pixels
+ * they land on (mapper/schedule.c, in_order): two CCMPBs "a" and "b", each the max over 18
+ * rows of 1 x 200 pixels of 32 int8 channels (their inputs, 115200 bytes each, keep them off
+ * the reader's core and each other's), write 4 row pieces of 50 pixels each into the 1 x 400
+ * map a CCMPB "z" reads, a's at pixels 0, 100, 200, 300 and b's at 50, 150, 250, 350, the
+ * edges a's first. The map is 12800 bytes (pixels of 32 bytes), over the receive area's
+ * 12288: the code generator moves each phase's pixels out of it as two runs at most
+ * (backend/emit_spread.c). Planned in the edges' order, a's pieces took the first phases and
+ * b's the later ones: along the map the phases went 0, 4, 1, 5, ... (a phase's pixels
+ * three runs apart or more where it carried several pieces:
+ * test_diff_ops/cvm_precision_case_1__p_24_, emit.alloc); in the pixels' order they never go
+ * back. */
+static void test_recv_pixel_order(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    const int32_t src[8] = {18, 200, 32, 0, 0, 0, 0, 0};
+    const int32_t pool[8] = {1, 200, 32, 0, 18, 1, 18, 200}, map[8] = {1, 400, 32, 0, 0, 0, 0, 0};
+    Block *z_in = tg_blk(g, BT_SI, "z/in", PR_INT_8, map);
+    Block *w[2];
+    for (int k = 0; k < 2; k++) {
+        const char *nm[2][3] = {{"a", "a/src", "a/pass"}, {"b", "b/src", "b/pass"}};
+        Block *x = tg_blk(g, BT_INPUT, nm[k][0], PR_INT_8, src);
+        x->socket_id = k;
+        x->has_socket_id = true;
+        Block *xs = tg_blk(g, BT_SI, nm[k][1], PR_INT_8, src);
+        w[k] = tg_blk(g, BT_CCMPB, nm[k][2], PR_INT_8, pool);
+        assert_true(blk_set_attr(g, w[k], AT_KERNEL_Y, 18));
+        assert_true(blk_set_attr(g, w[k], AT_KERNEL_X, 1));
+        assert_true(blk_set_attr(g, w[k], AT_CMP, -128));
+        tg_join(g, x, 0, xs, 0);
+        tg_join(g, xs, 0, w[k], 0);
+    }
+    for (int k = 0; k < 2; k++)
+        for (int32_t i = 0; i < 4; i++) {
+            const int32_t sp[6] = {0, 50 * i, 0, 0, 0, 0}, dp[6] = {0, 50 * (2 * i + k), 0, 0, 0, 0};
+            const int32_t n[6] = {1, 50, 32, 0, 0, 0};
+            assert_non_null(graph_connect_box(g, w[k], 0, sp, n, z_in, 0, dp, n));
+        }
+    const int32_t zp[8] = {1, 400, 32, 0, 1, 1, 1, 400};
+    Block *z = tg_blk(g, BT_CCMPB, "z", PR_INT_8, zp);
+    assert_true(blk_set_attr(g, z, AT_CMP, 0));
+    Block *zo = tg_blk(g, BT_SI, "z/out", PR_INT_8, map);
+    Block *o = tg_blk(g, BT_OUTPUT, "y", PR_INT_8, map);
+    o->socket_id = 0;
+    o->has_socket_id = true;
+    tg_join(g, z_in, 0, z, 0);
+    tg_join(g, z, 0, zo, 0);
+    tg_join(g, zo, 0, o, 0);
+    Diag d;
+    diag_init(&d, NULL);
+    MapPlan *p = NULL;
+    Status st = mapper_plan(g, c, NULL, &p, &d);
+    if (st != ST_OK)
+        diag_print(&d, stderr, "test_mapper");
+    assert_int_equal(st, ST_OK);
+    /* the first phase each piece lands in, by the pixel it starts at */
+    int32_t first[8];
+    uint32_t seen = 0;
+    for (uint32_t i = 0; i < p->n_xfers; i++) {
+        const MXfer *x = &p->xfers[i];
+        const Edge *ed = p->g->edges[x->edge];
+        if (ed->dst != z_in->id)
+            continue;
+        assert_true(x->cross && x->n_chunks > 0); /* from another core */
+        BlockBox b;
+        bbox_of_iface(p->g, &p->uses, x->store, true, ed->id, &b);
+        int32_t at = (int32_t)(b.lo[D_X] / 50);
+        assert_true(at >= 0 && at < 8 && !(seen >> at & 1u));
+        seen |= 1u << at;
+        first[at] = p->chunks[x->chunk0].phase;
+    }
+    assert_int_equal(seen, 0xFFu);
+    for (int i = 1; i < 8; i++)
+        assert_true(first[i - 1] <= first[i]);
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
 /* The result's store of reshape_case_0 (test_diff_ops): CVS (1, 86, 93) flattened into 7998
  * one-channel INT_8 pixels, 7998 rows of 32 bytes (255936 bytes, beside the CVS's own 33024
  * and input 8256 more than a core: map.mem.group). mapper_out_store gives it the CVS's shape
@@ -1389,6 +1471,7 @@ int main(void)
         cmocka_unit_test(test_slices_remote),
         cmocka_unit_test(test_premove_slots),
         cmocka_unit_test(test_own_router_budget),
+        cmocka_unit_test(test_recv_pixel_order),
         cmocka_unit_test(test_merge_lifetimes),
         cmocka_unit_test(test_merge_memory),
         cmocka_unit_test(test_deterministic),
