@@ -928,7 +928,8 @@ static void test_recv_pixel_order(void **state)
     }
     for (int k = 0; k < 2; k++)
         for (int32_t i = 0; i < 4; i++) {
-            const int32_t sp[6] = {0, 50 * i, 0, 0, 0, 0}, dp[6] = {0, 50 * (2 * i + k), 0, 0, 0, 0};
+            const int32_t sp[6] = {0, 50 * i, 0, 0, 0, 0};
+            const int32_t dp[6] = {0, 50 * (2 * i + k), 0, 0, 0, 0};
             const int32_t n[6] = {1, 50, 32, 0, 0, 0};
             assert_non_null(graph_connect_box(g, w[k], 0, sp, n, z_in, 0, dp, n));
         }
