@@ -828,6 +828,19 @@ static Block *reshaped_neg(Graph *g, const int32_t in[3], const int32_t out[3])
     return r;
 }
 
+/* mapper_plan on g for chip c, which must succeed (its diagnostics printed otherwise); d is
+ * initialized here, finished by the caller. */
+static MapPlan *plan_ok(Graph *g, const Chip *c, Diag *d)
+{
+    diag_init(d, NULL);
+    MapPlan *p = NULL;
+    Status st = mapper_plan(g, c, NULL, &p, d);
+    if (st != ST_OK)
+        diag_print(d, stderr, "test_mapper");
+    assert_int_equal(st, ST_OK);
+    return p;
+}
+
 /* What a core's own router lands on it counts in its receive budget (mapper/schedule.c,
  * own_keep): INPUT (4, 32, 4) INT_8 -> SI -> CVS "neg" -> SI (4, 4, 32) through a RESHAPE
  * in C order (values between lanes: the router moves the CVS's bytes, lanes_moved) ->
@@ -862,12 +875,7 @@ static void test_own_router_budget(void **state)
     tg_join(g, n2, 0, r2, 0);
     tg_join(g, r2, 0, o, 0);
     Diag d;
-    diag_init(&d, NULL);
-    MapPlan *p = NULL;
-    Status st = mapper_plan(g, c, NULL, &p, &d);
-    if (st != ST_OK)
-        diag_print(&d, stderr, "test_mapper");
-    assert_int_equal(st, ST_OK);
+    MapPlan *p = plan_ok(g, c, &d);
     uint32_t a = MAP_NONE, b = MAP_NONE;
     for (uint32_t i = 0; i < p->n_tasks; i++) {
         const Block *blk = p->g->blocks[p->tasks[i].pos];
@@ -944,12 +952,7 @@ static void test_recv_pixel_order(void **state)
     tg_join(g, z, 0, zo, 0);
     tg_join(g, zo, 0, o, 0);
     Diag d;
-    diag_init(&d, NULL);
-    MapPlan *p = NULL;
-    Status st = mapper_plan(g, c, NULL, &p, &d);
-    if (st != ST_OK)
-        diag_print(&d, stderr, "test_mapper");
-    assert_int_equal(st, ST_OK);
+    MapPlan *p = plan_ok(g, c, &d);
     /* the first phase each piece lands in, by the pixel it starts at */
     int32_t first[8];
     uint32_t seen = 0;
