@@ -17,12 +17,15 @@
  * never overwrites a row it has still to read, and no area beyond the copy's is needed.
  * A relay forwarding a slice in a later phase sends it from where the joins have put it by
  * then (emit_chmerge_at, emit_route.c relay_loc).
- * Planned when every input of the copy is such a slice: from another core, whole rows, each
- * whole in one phase; the slices of a band's rows tile its channels; a phase's slices of one
- * band only, their channels together next to the band's so far; a free Soma2 in each phase
- * (the mapper keeps it for a transfer into a copy over the receive area); every reader on
- * the core after the last join; 16-byte rows; no other inserted P06 on the copy. Else the
- * copy stays in the receive area as before, and the memory plan refuses it (emit.alloc).
+ * Planned when every input of the copy is such a slice: from another core, whole rows (of a
+ * copy of one row, runs of its columns: its bands then cut the columns, a band's pixels
+ * following each other as a band's rows do), each whole in one phase; the slices of a
+ * band's rows tile its channels; a phase's slices of one band only, their channels together
+ * next to the band's so far; a free Soma2 in each phase (the mapper keeps it for a transfer
+ * into a copy over the receive area); every reader on the core after the last join; 16-byte
+ * rows, no padding lanes but the copy's own after its last channel (joined last of its
+ * band, after the channels before them); no other inserted P06 on the copy. Else the copy
+ * stays in the receive area as before, and the memory plan refuses it (emit.alloc).
  */
 #include "backend/emit_internal.h"
 
@@ -32,7 +35,8 @@
 
 enum { RECV_WORDS = ASM_MEM3_BASE - ASM_MEM2_RECV, ROW_WORDS = 4 };
 
-/* A slice: rows y0 .. y0 + ny and channels c0 .. c0 + nc of the copy, landing in phase. */
+/* A slice: rows (columns, along the merge's bd) y0 .. y0 + ny and channels c0 .. c0 + nc of
+ * the copy, landing in phase. */
 typedef struct Slice {
     int64_t y0, ny, c0, nc;
     int32_t phase;
@@ -55,8 +59,9 @@ static int32_t one_phase(const Emit *e, const Edge *ed, uint32_t k)
     return n == 1 ? ph : -1;
 }
 
-/* The slices of copy cp into s (room CHM_STEPS), *n; false when an input is not one. */
-static bool collect(const Emit *e, const ECopy *cp, Slice *s, int *n)
+/* The slices of copy cp into s (room CHM_STEPS), *n, bands along dim bd (0: whole rows; 1:
+ * runs of the columns of a copy of one row); false when an input is not one. */
+static bool collect(const Emit *e, const ECopy *cp, int bd, Slice *s, int *n)
 {
     const BlockUses *bu = &e->uses.blocks[cp->block];
     *n = 0;
@@ -71,20 +76,20 @@ static bool collect(const Emit *e, const ECopy *cp, Slice *s, int *n)
         if (!emit_box_meet(&d, &cp->box, &part))
             continue;
         int32_t ph = one_phase(e, ed, cp->core);
-        if (ph < 0 || *n == CHM_STEPS || part.lo[1] != cp->box.lo[1] ||
-            part.n[1] != cp->box.n[1])
+        if (ph < 0 || *n == CHM_STEPS ||
+            (bd == 0 && (part.lo[1] != cp->box.lo[1] || part.n[1] != cp->box.n[1])))
             return false;
-        s[(*n)++] = (Slice){part.lo[0], part.n[0], part.lo[2], part.n[2], ph};
+        s[(*n)++] = (Slice){part.lo[bd], part.n[bd], part.lo[2], part.n[2], ph};
     }
     return *n >= 2;
 }
 
-/* The bands of m from the slices: their rows, disjoint, tiling the copy's; false when
- * slices cross. */
+/* The bands of m from the slices: their rows (columns, along m->bd), disjoint, tiling the
+ * copy's; false when slices cross. */
 static bool bands(const ECopy *cp, const Slice *s, int n, EChMerge *m)
 {
     m->nb = 0;
-    for (int64_t y = cp->box.lo[0]; y < cp->box.lo[0] + cp->box.n[0];) {
+    for (int64_t y = cp->box.lo[m->bd]; y < cp->box.lo[m->bd] + cp->box.n[m->bd];) {
         int64_t ny = -1;
         for (int i = 0; i < n; i++)
             if (s[i].y0 == y)
@@ -103,7 +108,7 @@ static bool bands(const ECopy *cp, const Slice *s, int n, EChMerge *m)
 
 /* The steps of m: per phase, the slices of one band there, their channels together next to
  * the band's so far; false when they are not so, or a band's channels are not tiled. */
-static bool steps(const Emit *e, const ECopy *cp, Slice *s, int n, EChMerge *m)
+static bool steps(const ECopy *cp, Slice *s, int n, EChMerge *m)
 {
     for (int i = 1; i < n; i++) /* by phase, then channel */
         for (int j = i; j > 0 && (s[j - 1].phase > s[j].phase ||
@@ -114,7 +119,10 @@ static bool steps(const Emit *e, const ECopy *cp, Slice *s, int n, EChMerge *m)
             s[j - 1] = t;
         }
     int64_t a0[CHM_BANDS] = {0}, an[CHM_BANDS] = {0};
-    int unit = emit_storage_unit(e, cp->block);
+    int64_t end = cp->box.lo[2] + cp->box.n[2];
+    /* the landing areas and the channels so far in 16-byte units (the last step's must be
+       the copy's pitch, below: a table's 127 int8 channels a pixel of 128, slices of 32) */
+    int unit = ROW_WORDS * cp->feat.per_word;
     m->n = 0;
     for (int i = 0; i < n;) {
         int b = 0;
@@ -145,11 +153,17 @@ static bool steps(const Emit *e, const ECopy *cp, Slice *s, int n, EChMerge *m)
         an[b] += c1 - c0;
         st->a0 = a0[b];
         st->an = an[b];
-        if (!emit_feat(cp->feat.prec, m->ny[b], cp->box.n[1], st->nc, unit, &st->feat) ||
-            !emit_feat(cp->feat.prec, m->ny[b], cp->box.n[1], st->an, unit, &st->acc) ||
-            st->feat.c != st->nc || st->acc.c != st->an ||
-            emit_feat_pixel_words(&st->feat) % ROW_WORDS)
-            return false; /* whole 16-byte rows a pixel, no padding between slices */
+        int64_t bny = m->bd ? 1 : m->ny[b], bnx = m->bd ? m->ny[b] : cp->box.n[1];
+        /* whole 16-byte rows a pixel, no padding between slices: but after the copy's last
+           channels, the copy's own padding, joined after the band's channels so far */
+        if (!emit_feat(cp->feat.prec, bny, bnx, st->nc, unit, &st->feat) ||
+            !emit_feat(cp->feat.prec, bny, bnx, st->an, unit, &st->acc) ||
+            (st->feat.c != st->nc && (c1 != end || st->before)) ||
+            (st->acc.c != st->an && st->a0 + st->an != end) ||
+            emit_feat_pixel_words(&st->feat) % ROW_WORDS ||
+            (st->an == cp->box.n[2] &&
+             emit_feat_pixel_words(&st->acc) != emit_feat_pixel_words(&cp->feat)))
+            return false;
         i = j;
     }
     for (int b = 0; b < m->nb; b++)
@@ -167,8 +181,9 @@ static Status plan(Emit *e, uint32_t ci, EChMerge *m, bool *kept)
     Slice s[CHM_STEPS];
     int n = 0;
     *kept = false;
-    if (cp->feat.c != cp->feat.nc || emit_moved_otherwise(e, ci) || !collect(e, cp, s, &n) ||
-        !bands(cp, s, n, m) || !steps(e, cp, s, n, m))
+    m->bd = cp->box.n[0] == 1 ? 1 : 0;
+    if (emit_moved_otherwise(e, ci) || !collect(e, cp, m->bd, s, &n) || !bands(cp, s, n, m) ||
+        !steps(cp, s, n, m))
         return ST_OK;
     int32_t first = m->step[0].phase, last = m->step[m->n - 1].phase;
     for (int i = 0; i < m->n; i++)
@@ -245,8 +260,8 @@ int emit_chmerge_land(const Emit *e, const ECopy *cp, int32_t eid, int32_t phase
         if (st->phase != phase)
             continue;
         *slice = *cp;
-        slice->box.lo[0] = m->y0[st->band];
-        slice->box.n[0] = m->ny[st->band];
+        slice->box.lo[m->bd] = m->y0[st->band];
+        slice->box.n[m->bd] = m->ny[st->band];
         slice->box.lo[2] = st->c0;
         slice->box.n[2] = st->nc;
         slice->feat = st->feat;
@@ -259,8 +274,14 @@ int emit_chmerge_land(const Emit *e, const ECopy *cp, int32_t eid, int32_t phase
 /* The word the band's part of copy cp's area ends at. */
 static int64_t band_end(const Emit *e, const ECopy *cp, const EChMerge *m, int b)
 {
-    int64_t row = cp->box.n[1] * emit_feat_pixel_words(&cp->feat);
-    return emit_copy_addr(e, cp) + (m->y0[b] - cp->box.lo[0] + m->ny[b]) * row;
+    int64_t row = (m->bd ? 1 : cp->box.n[1]) * emit_feat_pixel_words(&cp->feat);
+    return emit_copy_addr(e, cp) + (m->y0[b] - cp->box.lo[m->bd] + m->ny[b]) * row;
+}
+
+/* The pixels of band b of m. */
+static int64_t band_pixels(const ECopy *cp, const EChMerge *m, int b)
+{
+    return m->bd ? m->ny[b] : m->ny[b] * cp->box.n[1];
 }
 
 bool emit_chmerge_at(const Emit *e, const ECopy *cp, const EBox *b, int32_t p,
@@ -269,20 +290,20 @@ bool emit_chmerge_at(const Emit *e, const ECopy *cp, const EBox *b, int32_t p,
     const EChMerge *m = emit_chmerge_of(e, cp);
     const EChStep *at = NULL;
     for (int i = 0; m && i < m->n && m->step[i].phase < p; i++) {
-        int bd = m->step[i].band;
-        if (b->lo[0] >= m->y0[bd] && b->lo[0] + b->n[0] <= m->y0[bd] + m->ny[bd])
+        int bn = m->step[i].band;
+        if (b->lo[m->bd] >= m->y0[bn] && b->lo[m->bd] + b->n[m->bd] <= m->y0[bn] + m->ny[bn])
             at = &m->step[i];
     }
     if (!at || b->lo[2] < at->a0 || b->lo[2] + b->n[2] > at->a0 + at->an)
         return false;
     *feat = &at->acc;
     *box = cp->box;
-    box->lo[0] = m->y0[at->band];
-    box->n[0] = m->ny[at->band];
+    box->lo[m->bd] = m->y0[at->band];
+    box->n[m->bd] = m->ny[at->band];
     box->lo[2] = at->a0;
     box->n[2] = at->an;
     *base = band_end(e, cp, m, at->band) - at->acc.words;
-    *row = cp->box.n[1] * emit_feat_pixel_words(&at->acc);
+    *row = box->n[1] * emit_feat_pixel_words(&at->acc);
     return true;
 }
 
@@ -296,7 +317,7 @@ Status emit_chmerge_prims(Emit *e)
         int64_t had[CHM_BANDS] = {0}; /* words a pixel so far, per band */
         for (int s = 0; s < m->n; s++) {
             const EChStep *st = &m->step[s];
-            int64_t px = m->ny[st->band] * cp->box.n[1], lw = emit_feat_pixel_words(&st->feat);
+            int64_t px = band_pixels(cp, m, st->band), lw = emit_feat_pixel_words(&st->feat);
             int64_t land = c->addr[st->land], end = band_end(e, cp, m, st->band);
             int64_t acc = end - px * had[st->band], to = end - st->acc.words;
             Status r = ST_OK;

@@ -278,11 +278,12 @@ typedef struct EMerge {
     uint32_t band_land[MERGE_BANDS];
 } EMerge;
 
-/* A copy assembled on its core from channel slices of whole rows that each arrive whole in
- * one phase, over the receive area (emit_chmerge.c): what lands in a phase (step) lands in a
- * landing area of its own, and a P06 in Soma2 of that phase joins it to the channels of its
- * band (the rows its slices share) so far, in the band's part of the copy's area, which
- * grows in place from the band's end down to its start. */
+/* A copy assembled on its core from channel slices of whole rows (of a copy of one row: of
+ * runs of its columns) that each arrive whole in one phase, over the receive area
+ * (emit_chmerge.c): what lands in a phase (step) lands in a landing area of its own, and a
+ * P06 in Soma2 of that phase joins it to the channels of its band (the rows, or columns, its
+ * slices share) so far, in the band's part of the copy's area, which grows in place from the
+ * band's end down to its start. */
 enum { CHM_BANDS = 8, CHM_STEPS = 32 };
 typedef struct EChStep {
     int32_t phase;
@@ -296,7 +297,10 @@ typedef struct EChStep {
 } EChStep;
 typedef struct EChMerge {
     uint32_t copy;                  /* index in copies */
-    int nb;                         /* bands, top to bottom: rows y0 .. y0 + ny */
+    int bd;                         /* the dim its bands cut: 0 rows; 1 columns (a copy of
+                                       one row, whose pixels in a run of columns follow each
+                                       other as a band's rows do) */
+    int nb;                         /* bands, in order along bd: y0 .. y0 + ny */
     int64_t y0[CHM_BANDS], ny[CHM_BANDS];
     int n;                          /* steps, by phase */
     EChStep step[CHM_STEPS];

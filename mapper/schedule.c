@@ -63,6 +63,9 @@ typedef struct Sched {
     int64_t *cand_bytes;
     bool delay;              /* keep the inserted P06s' slots even at a later time */
     bool delayed;            /* it did so somewhere */
+    uint32_t *xl;            /* the transfers into one block's inputs (in_order) */
+    int64_t *xkey;           /* and where each lands (land_key) */
+    uint32_t n_xl, cap_xl;
 } Sched;
 
 static Status oom(Diag *d)
@@ -452,14 +455,78 @@ static Ready ready_init(Sched *s, uint32_t v, int64_t *recv, bool commit, Diag *
     return R;
 }
 
+/* Swaps entries j - 1 and j of the parallel arrays id[] and key[] (the insertion sorts). */
+static void swap_down(uint32_t *id, int64_t *key, uint32_t j)
+{
+    uint32_t t = id[j];
+    int64_t k = key[j];
+    id[j] = id[j - 1];
+    key[j] = key[j - 1];
+    id[j - 1] = t;
+    key[j - 1] = k;
+}
+
+static int list_one(uint32_t xi, void *arg)
+{
+    Sched *s = arg;
+    uint32_t cap = s->cap_xl;
+    if (!grow((void **)&s->xl, s->n_xl, &cap, sizeof *s->xl, 64) ||
+        !grow((void **)&s->xkey, s->n_xl, &s->cap_xl, sizeof *s->xkey, 64))
+        return 1;
+    s->xl[s->n_xl++] = xi;
+    return 0;
+}
+
+/* Where transfer xi comes in its copy's order: by the phase its writer sends in, then by the
+ * first pixel it lands on in its storage block, in C order. */
+static int64_t land_key(const MapPlan *p, uint32_t xi)
+{
+    const MXfer *x = &p->xfers[xi];
+    MBox b, whole;
+    bbox_of_iface(p->g, &p->uses, x->store, true, p->g->edges[x->edge]->id, &b);
+    bbox_full(p->g->blocks[x->store], &whole);
+    const int64_t span = (int64_t)1 << 32;
+    int64_t px = b.lo[D_Y] * (whole.hi[D_X] - whole.lo[D_X]) + b.lo[D_X];
+    int64_t ph = x->src_task == MAP_NONE ? 0 : send_phase(&p->tasks[x->src_task]);
+    return ph * span + (px < 0 ? 0 : px < span ? px : span - 1);
+}
+
+/* The transfers into task t's inputs (s->xl, s->n_xl) in the order inputs_ready plans them:
+ * as map_each_in_xfer gives them, but those into one copy over the receive area by the phase
+ * their writers send in, then in the order of the pixels they land on, so that the pixels a
+ * phase brings lie side by side where they can: the code generator moves each phase's pixels
+ * out of the receive area as two runs at most (backend/emit_spread.c, which cuts the edges
+ * in the order they start arriving in, then by pixel), and the edges of two pieces of a
+ * reshaped row that alternate along it (test_diff_ops/cvm_precision_case_1__p_24_) came in
+ * one piece's order, its pixels of a phase runs apart. false when out of memory. */
+static bool in_order(Sched *s, uint32_t t)
+{
+    const MapPlan *p = s->p;
+    s->n_xl = 0;
+    if (map_each_in_xfer(p, t, list_one, s))
+        return false;
+    for (uint32_t i = 0; i < s->n_xl; i++) {
+        const MXfer *x = &p->xfers[s->xl[i]];
+        s->xkey[i] = x->kind == XF_OUT || !over_recv(p, s->xl[i]) ? -1 : land_key(p, s->xl[i]);
+    }
+    for (uint32_t i = 1; i < s->n_xl; i++) /* insertion: stable, within one copy */
+        for (uint32_t j = i; j > 0 && s->xkey[j] >= 0 && s->xkey[j - 1] > s->xkey[j] &&
+                             p->xfers[s->xl[j - 1]].store == p->xfers[s->xl[j]].store &&
+                             p->xfers[s->xl[j - 1]].dst_cluster == p->xfers[s->xl[j]].dst_cluster;
+             j--)
+            swap_down(s->xl, s->xkey, j);
+    return true;
+}
+
 static Status inputs_ready(Sched *s, uint32_t t, uint32_t v, int64_t *recv, bool commit,
                            int64_t *ready, Diag *d)
 {
     Ready R = ready_init(s, v, recv, commit, d);
-    map_each_in_xfer(s->p, t, ready_one, &R); /* first what v's own router lands */
-    R.pass = 1;
-    if (R.st == ST_OK)
-        map_each_in_xfer(s->p, t, ready_one, &R);
+    if (!in_order(s, t))
+        return oom(d);
+    for (R.pass = 0; R.pass < 2; R.pass++) /* first what v's own router lands */
+        for (uint32_t i = 0; i < s->n_xl && R.st == ST_OK; i++)
+            ready_one(s->xl[i], &R);
     *ready = R.ready;
     return R.st;
 }
@@ -648,14 +715,8 @@ static void candidates(Sched *s, uint32_t t, uint32_t *n)
     uint32_t k = C.n;
     /* most bytes first, ties by the order found (insertion sort: k is small) */
     for (uint32_t i = 1; i < k; i++)
-        for (uint32_t j = i; j > 0 && s->cand_bytes[j] > s->cand_bytes[j - 1]; j--) {
-            uint32_t tv = s->cand[j];
-            int64_t tb = s->cand_bytes[j];
-            s->cand[j] = s->cand[j - 1];
-            s->cand_bytes[j] = s->cand_bytes[j - 1];
-            s->cand[j - 1] = tv;
-            s->cand_bytes[j - 1] = tb;
-        }
+        for (uint32_t j = i; j > 0 && s->cand_bytes[j] > s->cand_bytes[j - 1]; j--)
+            swap_down(s->cand, s->cand_bytes, j);
     *n = k;
 }
 
@@ -980,6 +1041,8 @@ static Status schedule_pass(MapPlan *p, bool delay, bool *delayed, Diag *d)
         p->n_phases = local ? local : 1;
     }
     free(s.scratch);
+    free(s.xl);
+    free(s.xkey);
     free(s.ntasks);
     free(s.cand);
     free(s.cand_bytes);

@@ -829,6 +829,19 @@ static Block *reshaped_neg(Graph *g, const int32_t in[3], const int32_t out[3])
     return r;
 }
 
+/* mapper_plan on g for chip c, which must succeed (its diagnostics printed otherwise); d is
+ * initialized here, finished by the caller. */
+static MapPlan *plan_ok(Graph *g, const Chip *c, Diag *d)
+{
+    diag_init(d, NULL);
+    MapPlan *p = NULL;
+    Status st = mapper_plan(g, c, NULL, &p, d);
+    if (st != ST_OK)
+        diag_print(d, stderr, "test_mapper");
+    assert_int_equal(st, ST_OK);
+    return p;
+}
+
 /* What a core's own router lands on it counts in its receive budget (mapper/schedule.c,
  * own_keep): INPUT (4, 32, 4) INT_8 -> SI -> CVS "neg" -> SI (4, 4, 32) through a RESHAPE
  * in C order (values between lanes: the router moves the CVS's bytes, lanes_moved) ->
@@ -863,12 +876,7 @@ static void test_own_router_budget(void **state)
     tg_join(g, n2, 0, r2, 0);
     tg_join(g, r2, 0, o, 0);
     Diag d;
-    diag_init(&d, NULL);
-    MapPlan *p = NULL;
-    Status st = mapper_plan(g, c, NULL, &p, &d);
-    if (st != ST_OK)
-        diag_print(&d, stderr, "test_mapper");
-    assert_int_equal(st, ST_OK);
+    MapPlan *p = plan_ok(g, c, &d);
     uint32_t a = MAP_NONE, b = MAP_NONE;
     for (uint32_t i = 0; i < p->n_tasks; i++) {
         const Block *blk = p->g->blocks[p->tasks[i].pos];
@@ -887,6 +895,84 @@ static void test_own_router_budget(void **state)
         bool in = (int32_t)l >= from % (int32_t)M && (int32_t)l <= to % (int32_t)M;
         assert_int_equal(p->vcores[v].recv[l], in ? 4 * 4 * 32 : 0);
     }
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
+/* The transfers into one copy over the receive area are planned in the order of the pixels
+ * they land on (mapper/schedule.c, in_order): two CCMPBs "a" and "b", each the max over 18
+ * rows of 1 x 200 pixels of 32 int8 channels (their inputs, 115200 bytes each, keep them off
+ * the reader's core and each other's), write 4 row pieces of 50 pixels each into the 1 x 400
+ * map a CCMPB "z" reads, a's at pixels 0, 100, 200, 300 and b's at 50, 150, 250, 350, the
+ * edges a's first. The map is 12800 bytes (pixels of 32 bytes), over the receive area's
+ * 12288: the code generator moves each phase's pixels out of it as two runs at most
+ * (backend/emit_spread.c). Planned in the edges' order, a's pieces took the first phases and
+ * b's the later ones: along the map the phases went 0, 4, 1, 5, ... (a phase's pixels
+ * three runs apart or more where it carried several pieces:
+ * test_diff_ops/cvm_precision_case_1__p_24_, emit.alloc); in the pixels' order they never go
+ * back. */
+static void test_recv_pixel_order(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    const int32_t src[8] = {18, 200, 32, 0, 0, 0, 0, 0};
+    const int32_t pool[8] = {1, 200, 32, 0, 18, 1, 18, 200}, map[8] = {1, 400, 32, 0, 0, 0, 0, 0};
+    Block *z_in = tg_blk(g, BT_SI, "z/in", PR_INT_8, map);
+    Block *w[2];
+    for (int k = 0; k < 2; k++) {
+        const char *nm[2][3] = {{"a", "a/src", "a/pass"}, {"b", "b/src", "b/pass"}};
+        Block *x = tg_blk(g, BT_INPUT, nm[k][0], PR_INT_8, src);
+        x->socket_id = k;
+        x->has_socket_id = true;
+        Block *xs = tg_blk(g, BT_SI, nm[k][1], PR_INT_8, src);
+        w[k] = tg_blk(g, BT_CCMPB, nm[k][2], PR_INT_8, pool);
+        assert_true(blk_set_attr(g, w[k], AT_KERNEL_Y, 18));
+        assert_true(blk_set_attr(g, w[k], AT_KERNEL_X, 1));
+        assert_true(blk_set_attr(g, w[k], AT_CMP, -128));
+        tg_join(g, x, 0, xs, 0);
+        tg_join(g, xs, 0, w[k], 0);
+    }
+    for (int k = 0; k < 2; k++)
+        for (int32_t i = 0; i < 4; i++) {
+            const int32_t sp[6] = {0, 50 * i, 0, 0, 0, 0};
+            const int32_t dp[6] = {0, 50 * (2 * i + k), 0, 0, 0, 0};
+            const int32_t n[6] = {1, 50, 32, 0, 0, 0};
+            assert_non_null(graph_connect_box(g, w[k], 0, sp, n, z_in, 0, dp, n));
+        }
+    const int32_t zp[8] = {1, 400, 32, 0, 1, 1, 1, 400};
+    Block *z = tg_blk(g, BT_CCMPB, "z", PR_INT_8, zp);
+    assert_true(blk_set_attr(g, z, AT_CMP, 0));
+    Block *zo = tg_blk(g, BT_SI, "z/out", PR_INT_8, map);
+    Block *o = tg_blk(g, BT_OUTPUT, "y", PR_INT_8, map);
+    o->socket_id = 0;
+    o->has_socket_id = true;
+    tg_join(g, z_in, 0, z, 0);
+    tg_join(g, z, 0, zo, 0);
+    tg_join(g, zo, 0, o, 0);
+    Diag d;
+    MapPlan *p = plan_ok(g, c, &d);
+    /* the first phase each piece lands in, by the pixel it starts at */
+    int32_t first[8];
+    uint32_t seen = 0;
+    for (uint32_t i = 0; i < p->n_xfers; i++) {
+        const MXfer *x = &p->xfers[i];
+        const Edge *ed = p->g->edges[x->edge];
+        if (ed->dst != z_in->id)
+            continue;
+        assert_true(x->cross && x->n_chunks > 0); /* from another core */
+        BlockBox b;
+        bbox_of_iface(p->g, &p->uses, x->store, true, ed->id, &b);
+        int32_t at = (int32_t)(b.lo[D_X] / 50);
+        assert_true(at >= 0 && at < 8 && !(seen >> at & 1u));
+        seen |= 1u << at;
+        first[at] = p->chunks[x->chunk0].phase;
+    }
+    assert_int_equal(seen, 0xFFu);
+    for (int i = 1; i < 8; i++)
+        assert_true(first[i - 1] <= first[i]);
     mapper_plan_destroy(p);
     diag_finish(&d);
     graph_destroy(g);
@@ -1504,6 +1590,7 @@ int main(void)
         cmocka_unit_test(test_slices_remote),
         cmocka_unit_test(test_premove_slots),
         cmocka_unit_test(test_own_router_budget),
+        cmocka_unit_test(test_recv_pixel_order),
         cmocka_unit_test(test_merge_lifetimes),
         cmocka_unit_test(test_merge_memory),
         cmocka_unit_test(test_deterministic),
