@@ -220,8 +220,10 @@ Status emit_chmerges(Emit *e)
         const ECore *c = &e->cores[cp->core];
         if (cp->is_static || cp->view || cp->planes || cp->spread || cp->image ||
             cp->req == EMIT_NONE || c->reqs[cp->req].kind != ALLOC_RECV ||
-            c->reqs[cp->req].words <= RECV_WORDS || emit_merge_of(e, cp))
-            continue; /* only what does not fit the receive area */
+            c->reqs[cp->req].words <= RECV_WORDS || emit_merge_of(e, cp) ||
+            cp->dup_of != EMIT_NONE)
+            continue; /* only what does not fit the receive area (not a copy sharing
+                         another's area, emit_dup.c: that one is joined) */
         EChMerge m;
         memset(&m, 0, sizeof m);
         bool kept;

@@ -314,8 +314,9 @@ Status emit_merges(Emit *e)
         const ECore *c = &e->cores[cp->core];
         if (cp->is_static || cp->view || cp->planes || cp->spread || cp->image ||
             cp->req == EMIT_NONE || c->reqs[cp->req].kind != ALLOC_RECV ||
-            c->reqs[cp->req].words <= RECV_WORDS)
-            continue; /* only what does not fit the receive area */
+            c->reqs[cp->req].words <= RECV_WORDS || cp->dup_of != EMIT_NONE)
+            continue; /* only what does not fit the receive area (a copy sharing another's
+                         area, emit_dup.c, takes no transfer: that one is merged) */
         EMerge m;
         memset(&m, 0, sizeof m);
         bool kept;
