@@ -131,14 +131,9 @@ Status tir_file_bytes_threads(const char *path, size_t cap, uint32_t threads,
 
 void tir_file_release_threads(TirFileBytes *f, uint32_t threads)
 {
-    tir_file_release_pool(f, threads, NULL);
-}
-
-void tir_file_release_pool(TirFileBytes *f, uint32_t threads, TirPool *pool)
-{
     bg_finish(f);
     if (f->map && threads > 1 && f->len >= THREADED_BYTES)
-        tir_pool_parallel(pool, threads, (int64_t)((f->len + PART - 1) / PART), drop, f);
+        tir_parallel(threads, (int64_t)((f->len + PART - 1) / PART), drop, f);
     tir_file_release(f);
 }
 

@@ -39,8 +39,5 @@ void tir_file_release(TirFileBytes *f);
  * first: unmapping costs the system about half of what bringing the pages in did (ResNet-50's
  * 140 MB: 6 ms), all on one thread, in munmap or at the process's exit. */
 void tir_file_release_threads(TirFileBytes *f, uint32_t threads);
-/* tir_file_release_threads on pool's threads when pool is not NULL (parallel.h). */
-struct TirPool;
-void tir_file_release_pool(TirFileBytes *f, uint32_t threads, struct TirPool *pool);
 
 #endif

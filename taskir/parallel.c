@@ -366,30 +366,6 @@ void tir_pool_run(TirPool *p, int64_t n, TirRangeFn fn, void *ctx)
     pthread_mutex_unlock(&p->mu);
 }
 
-void tir_pool_parallel(TirPool *p, uint32_t threads, int64_t n, TirRangeFn fn, void *ctx)
-{
-    if (p && threads > 1)
-        tir_pool_run(p, n, fn, ctx);
-    else
-        tir_parallel(threads, n, fn, ctx);
-}
-
-void tir_pool_items(TirPool *p, uint32_t threads, int64_t n, TirRangeFn fn, void *ctx)
-{
-    if (!p || threads <= 1) {
-        tir_parallel_items(threads, n, fn, ctx);
-        return;
-    }
-    if (n <= 0)
-        return;
-    Items it = {.fn = fn, .ctx = ctx, .n = n};
-    atomic_init(&it.next, 0);
-    int64_t nt = tir_pool_threads(p);
-    /* one part a thread, each taking items until none is left (a part another thread
-     * takes over runs take_items again, which finds what is left) */
-    tir_pool_run(p, nt < n ? nt : n, take_items, &it);
-}
-
 enum { PAGE = 4096 };
 
 /* Pages [lo, hi) of the memory at ctx. */
@@ -402,11 +378,6 @@ static void touch_pages(void *ctx, int64_t lo, int64_t hi)
 
 void tir_parallel_touch(void *p, size_t bytes, uint32_t threads)
 {
-    tir_pool_touch(NULL, p, bytes, threads);
-}
-
-void tir_pool_touch(TirPool *pool, void *p, size_t bytes, uint32_t threads)
-{
     if (p && bytes)
-        tir_pool_parallel(pool, threads, (int64_t)((bytes + PAGE - 1) / PAGE), touch_pages, p);
+        tir_parallel(threads, (int64_t)((bytes + PAGE - 1) / PAGE), touch_pages, p);
 }

@@ -46,23 +46,10 @@ void tir_pool_run(TirPool *p, int64_t n, TirRangeFn fn, void *ctx);
 /* The threads tir_pool_run shares a large n among: the workers and the caller (1 for NULL). */
 uint32_t tir_pool_threads(const TirPool *p);
 
-/* With a pool and threads > 1, tir_pool_run(p, n, fn, ctx) (on the pool's threads, whatever
- * threads says past 1); else tir_parallel(threads, ...): a
- * piece of work that runs on a pool the caller keeps for a whole process (taskir-run's
- * loading, verifying, planning, the file's release) instead of starting threads for each
- * call (about 40 us a call on the development machine). fn must take any subrange, as
- * tir_pool_run's pieces. */
-void tir_pool_parallel(TirPool *p, uint32_t threads, int64_t n, TirRangeFn fn, void *ctx);
-/* tir_parallel_items on p's threads (the workers and this one) when p is not NULL and
- * threads > 1, else on up to threads threads started for the call. */
-void tir_pool_items(TirPool *p, uint32_t threads, int64_t n, TirRangeFn fn, void *ctx);
-
 /* Writes a zero byte into every 4 KiB page of [p, p + bytes), zeroed memory not yet used (a
  * fresh allocation), split over up to threads threads: the system's cost of a fresh page (a
  * fault and clearing it) is then shared by the threads instead of falling on whichever
  * writes the memory first. */
 void tir_parallel_touch(void *p, size_t bytes, uint32_t threads);
-/* tir_parallel_touch through tir_pool_parallel (on pool's threads when threads > 1). */
-void tir_pool_touch(TirPool *pool, void *p, size_t bytes, uint32_t threads);
 
 #endif

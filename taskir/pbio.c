@@ -469,9 +469,6 @@ typedef struct Lifted {
     uint8_t *kept;
     const uint8_t *buf;
     size_t len;
-    uint8_t *lifted;        /* deferred: the bytes left to unpack (the runs' values lifted out
-                               of them), else NULL */
-    size_t lifted_len;
     PbRun *runs;
     size_t n_runs;
     PbRunCounts counted;    /* the pre-check's counts of the packed runs, if it counted them */
@@ -480,7 +477,6 @@ typedef struct Lifted {
 static void lifted_free(Lifted *lf)
 {
     free(lf->kept);
-    free(lf->lifted);
     free(lf->runs);
     pb_run_counts_free(&lf->counted);
     memset(lf, 0, sizeof *lf);
@@ -488,13 +484,12 @@ static void lifted_free(Lifted *lf)
 
 /* pb_decode, with the values of fields[0 .. n_fields) lifted out (pb_wire_lift) before the
  * unpack when there are any: the message then holds run indexes, and lf the runs (lifted_free
- * it, also on failure); the pre-check on up to threads threads. With defer, when runs were
- * lifted, the unpack is left to the caller (*out NULL, lf->lifted the bytes to unpack). */
+ * it, also on failure); the pre-check on up to threads threads. */
 static Status pb_decode_lifted(const struct ProtobufCMessageDescriptor *desc,
                                const uint8_t *buf, size_t len, const PbFieldCap *caps,
                                size_t n_caps, const ProtobufCFieldDescriptor *const *fields,
-                               size_t n_fields, uint32_t threads, TirPool *pool, bool defer,
-                               const char *what, ProtobufCMessage **out, Lifted *lf, Diag *d)
+                               size_t n_fields, uint32_t threads, const char *what,
+                               ProtobufCMessage **out, Lifted *lf, Diag *d)
 {
     *out = NULL;
     memset(lf, 0, sizeof *lf);
@@ -509,17 +504,12 @@ static Status pb_decode_lifted(const struct ProtobufCMessageDescriptor *desc,
     lf->buf = buf;
     lf->len = len;
     st = pb_wire_precheck_keep(desc, buf, len, caps, n_caps, TIR_MAX_PB_DECODE_BYTES, threads,
-                               pool, n_fields ? &lf->counted : NULL, d);
+                               n_fields ? &lf->counted : NULL, d);
     uint8_t *lifted = NULL;
     size_t lifted_len = 0;
     if (st == ST_OK && n_fields)
         st = pb_wire_lift(desc, buf, len, fields, n_fields, &lifted, &lifted_len, &lf->runs,
                           &lf->n_runs, d);
-    if (st == ST_OK && lifted && defer && lf->n_runs) {
-        lf->lifted = lifted;
-        lf->lifted_len = lifted_len;
-        return ST_OK;
-    }
     if (st == ST_OK && lifted)
         st = unpack_explain(desc, lifted, lifted_len, buf, len, what, out, d);
     else if (st == ST_OK)
@@ -533,79 +523,44 @@ Status pb_decode(const struct ProtobufCMessageDescriptor *desc, const uint8_t *b
                  struct ProtobufCMessage **out, Diag *d)
 {
     Lifted lf;
-    Status st = pb_decode_lifted(desc, buf, len, caps, n_caps, NULL, 0, 1, NULL, false, what, out,
-                                 &lf, d);
+    Status st = pb_decode_lifted(desc, buf, len, caps, n_caps, NULL, 0, 1, what, out, &lf, d);
     lifted_free(&lf);
     return st;
-}
-
-/* The unpack lf->lifted left to graph_from_lifted: done beside the decoding's count. */
-typedef struct Unpack {
-    const Lifted *lf;
-    Diag *d;
-    ProtobufCMessage *msg;
-    Status st;
-    bool ran;
-} Unpack;
-
-static void unpack_lifted(void *ctx)
-{
-    Unpack *u = ctx;
-    u->ran = true;
-    u->st = unpack_explain(&taskir__task_graph__descriptor, u->lf->lifted, u->lf->lifted_len,
-                           u->lf->buf, u->lf->len, "TaskGraph", &u->msg, u->d);
 }
 
 /* Loads w into a new graph; lf (or NULL) holds the runs lifted out of the bytes it was
  * decoded from, decoded first into the graph's arena on up to threads threads (a malformed
  * run is a fault of those bytes, reported before anything of the graph, as the unpack would
- * have). With lf->lifted (the unpack deferred, w NULL), the message is unpacked from it
- * while the threads count the runs' values (its failure reported first, as before the runs
- * were decoded) and left in *msg (free it). */
+ * have). */
 static Status graph_from_lifted(const Taskir__TaskGraph *w, const Lifted *lf, uint32_t threads,
-                                TirPool *pool, bool narrow, Graph **out,
-                                ProtobufCMessage **msg, Diag *d)
+                                bool narrow, Graph **out, Diag *d)
 {
     *out = NULL;
-    Unpack u = {lf, d, NULL, ST_OK, false};
-    PbRunsAlso also = {lf && lf->lifted ? unpack_lifted : NULL, &u};
     Loader L = {graph_create(), d, NULL, 0};
     RunValues *runs = NULL;
-    bool ok = L.g != NULL, malformed = false;
+    bool ok = L.g != NULL;
     if (ok && lf && lf->n_runs) {
         runs = calloc(lf->n_runs, sizeof *runs);
         uint32_t **vals = calloc(lf->n_runs, sizeof *vals);
         int8_t **vals8 = narrow ? calloc(lf->n_runs, sizeof *vals8) : NULL;
         uint64_t *count = calloc(lf->n_runs, sizeof *count);
+        bool malformed = false;
         ok = runs && vals && count && (vals8 || !narrow) &&
-             pb_runs_decode_also(lf->runs, lf->n_runs, L.g->arena, threads, pool, vals, vals8,
-                                 NARROW_MIN_VALUES, count, &lf->counted, also, &malformed);
+             pb_runs_decode_narrow(lf->runs, lf->n_runs, L.g->arena, threads, vals, vals8,
+                                   NARROW_MIN_VALUES, count, &lf->counted, &malformed);
         for (size_t i = 0; ok && i < lf->n_runs; i++)
             runs[i] = (RunValues){vals[i], vals8 ? vals8[i] : NULL, count[i]};
         free(vals);
         free(vals8);
         free(count);
-    }
-    if (also.fn && !u.ran) /* the decoding stopped before it */
-        unpack_lifted(&u);
-    if (also.fn) {
-        *msg = u.msg;
-        w = (const Taskir__TaskGraph *)u.msg;
-    }
-    if (u.st != ST_OK) {
-        graph_destroy(L.g);
-        free(runs);
-        return u.st;
-    }
-    if (malformed) {
-        graph_destroy(L.g);
-        free(runs);
-        if (pb_wire_explain(&taskir__task_graph__descriptor, lf->buf, lf->len, d) == ST_OK)
-            diag_add(d, ST_LOGIC, "wire.decode", NULL,
-                     "not a TaskGraph: the bytes do not decode as protobuf");
-        return ST_LOGIC;
-    }
-    if (L.g && lf && lf->n_runs) {
+        if (malformed) {
+            graph_destroy(L.g);
+            free(runs);
+            if (pb_wire_explain(&taskir__task_graph__descriptor, lf->buf, lf->len, d) == ST_OK)
+                diag_add(d, ST_LOGIC, "wire.decode", NULL,
+                         "not a TaskGraph: the bytes do not decode as protobuf");
+            return ST_LOGIC;
+        }
         L.runs = runs;
         L.n_runs = lf->n_runs;
     }
@@ -649,15 +604,14 @@ Status graph_load_pb_mem_opts(const uint8_t *buf, size_t len, const LoadOptions 
     ProtobufCMessage *msg = NULL;
     Lifted lf;
     uint32_t threads = opt ? opt->threads : 1;
-    TirPool *pool = opt ? opt->pool : NULL;
     Status st = pb_decode_lifted(&taskir__task_graph__descriptor, buf, len, load_caps,
                                  sizeof load_caps / sizeof load_caps[0], fields, 2, threads,
-                                 pool, true, "TaskGraph", &msg, &lf, d);
-    if (st == ST_OK) /* msg NULL: unpacked there, while the values are counted */
-        st = graph_from_lifted((Taskir__TaskGraph *)msg, &lf, threads, pool,
-                               opt && opt->narrow, out, &msg, d);
-    if (msg)
+                                 "TaskGraph", &msg, &lf, d);
+    if (st == ST_OK) {
+        st = graph_from_lifted((Taskir__TaskGraph *)msg, &lf, threads, opt && opt->narrow,
+                               out, d);
         taskir__task_graph__free_unpacked((Taskir__TaskGraph *)msg, NULL);
+    }
     lifted_free(&lf);
     return st;
 }
@@ -670,7 +624,7 @@ const PbFieldCap *graph_pb_caps(size_t *n)
 
 Status graph_from_pb(const Taskir__TaskGraph *w, Graph **out, Diag *d)
 {
-    return graph_from_lifted(w, NULL, 1, NULL, false, out, NULL, d);
+    return graph_from_lifted(w, NULL, 1, false, out, d);
 }
 
 Status graph_load_pb(const char *path, Graph **out, Diag *d)

@@ -25,14 +25,10 @@
 
 /* Decodes a TaskGraph from bytes. On success *out is a new graph (graph_destroy it). */
 Status graph_load_pb_mem(const uint8_t *buf, size_t len, Graph **out, Diag *d);
-struct TirPool;
 /* How graph_load_pb_mem_opts loads. */
 typedef struct LoadOptions {
     uint32_t threads;   /* threads decoding the tensor values (and counting them for the
                          * pre-check); 0 or 1: this thread only */
-    struct TirPool *pool; /* with threads > 1: the threads to do it on (parallel.h; the
-                         * caller's, kept for more than the load), or NULL: threads started
-                         * for each piece of work */
     bool narrow;        /* a block's int32_data of 64 values or more, all in -128 .. 127, is
                          * held as int8 (Tensor.i8, a quarter of the memory): for a tool whose
                          * every reader of the values takes tensor_i32_at (taskir-opt: the
@@ -131,13 +127,11 @@ Status pb_wire_precheck_threads(const struct ProtobufCMessageDescriptor *desc,
 
 /* pb_wire_precheck_threads that, when it counted the packed runs exactly, keeps their counts
  * in keep (pbruns.h; pb_run_counts_free it; zeroed when it did not count them): the loader's
- * decoding of the same runs then does not count them again; the count on pool's threads
- * when pool is not NULL (parallel.h). */
+ * decoding of the same runs then does not count them again. */
 struct PbRunCounts;
 Status pb_wire_precheck_keep(const struct ProtobufCMessageDescriptor *desc, const uint8_t *buf,
                              size_t len, const PbFieldCap *caps, size_t n_caps,
-                             uint64_t max_bytes, uint32_t threads, struct TirPool *pool,
-                             struct PbRunCounts *keep,
+                             uint64_t max_bytes, uint32_t threads, struct PbRunCounts *keep,
                              Diag *d);
 
 /* A message of desc from the bytes as protobuf's own parsers read them: pb_wire_strip, then

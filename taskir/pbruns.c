@@ -7,8 +7,6 @@
  * left when it finished one (tir_parallel_items): a piece's cost is not its bytes alone (a
  * MiB of one-byte varints writes ten times the values of a MiB of ten-byte ones, into fresh
  * pages), so equal shares of the bytes would leave one thread working while the others wait.
- * pb_runs_decode_also runs the caller's work as one more item of the second pass (the
- * loader's protobuf-c unpack of the structure, beside the threads' counting).
  * pb_runs_count stops after the second pass, and may keep the pieces' counts for
  * pb_runs_decode, whose second pass then counts only the pieces of runs not counted before
  * (the pre-check of a file past the decode cap counts its runs exactly, pbwire.c). */
@@ -37,11 +35,9 @@ typedef struct Pieces {
     size_t n;
     size_t bytes;               /* of all pieces */
     uint32_t threads;           /* taking the pieces */
-    TirPool *pool;              /* theirs, or NULL: started for each pass */
     uint32_t **vals;
     int8_t **vals8;             /* NULL, or per run: its int8 array (NULL: vals has it) */
     bool counting;              /* pass 2 (count) or 3 (decode) */
-    PbRunsAlso also;            /* run as item 0 of pass 2 when its fn is not NULL */
     atomic_bool bad;            /* a piece did not decode (set by any thread) */
 } Pieces;
 
@@ -62,18 +58,6 @@ static void work(void *ctx, int64_t lo, int64_t hi)
         } else if (!pb_varint_decode32(c->p, c->len, P->vals[c->run] + c->at, c->count))
             atomic_store_explicit(&P->bad, true, memory_order_relaxed);
     }
-}
-
-/* Pass 2 with the caller's work beside it: item 0 is P->also, item i + 1 piece i. */
-static void work_also(void *ctx, int64_t lo, int64_t hi)
-{
-    Pieces *P = ctx;
-    if (lo == 0) {
-        P->also.fn(P->also.ctx);
-        lo++;
-    }
-    if (lo < hi)
-        work(P, lo - 1, hi - 1);
 }
 
 /* Cuts run [p, p + len) into pieces appended to P (P->v has room for them). */
@@ -120,14 +104,12 @@ static void take_known(Pieces *P, const PbRunCounts *known, const PbRun *run, si
  * not NULL, taken from it); count[i] the values of run i, and each piece's place in it. false
  * when out of memory. */
 static bool count_pieces(Pieces *P, const PbRun *runs, size_t n, uint32_t threads,
-                         TirPool *pool, uint64_t *count, const PbRunCounts *known,
-                         PbRunsAlso also)
+                         uint64_t *count, const PbRunCounts *known)
 {
     size_t cap = 0;
     for (size_t i = 0; i < n; i++)
         cap += runs[i].len / PIECE + 1; /* <= every byte + 1 per run: no overflow */
-    *P = (Pieces){calloc(cap ? cap : 1, sizeof(Piece)), 0, 0, 1, NULL, NULL, NULL, true,
-                  {NULL, NULL}, false};
+    *P = (Pieces){calloc(cap ? cap : 1, sizeof(Piece)), 0, 0, 1, NULL, NULL, true, false};
     if (!P->v)
         return false;
     for (size_t i = 0; i < n; i++) {
@@ -139,17 +121,11 @@ static bool count_pieces(Pieces *P, const PbRun *runs, size_t n, uint32_t thread
     /* a thread for every 4 MiB at most: fewer bytes are not worth one */
     uint64_t most = P->bytes / ((size_t)4 << 20) + 1;
     P->threads = threads < 1 ? 1 : threads < most ? threads : (uint32_t)most;
-    P->pool = pool;
     bool left = false; /* a piece not known */
     for (size_t i = 0; i < P->n && !left; i++)
         left = !P->v[i].known;
-    P->also = also;
-    if (also.fn && left)
-        tir_pool_items(P->pool, P->threads, (int64_t)P->n + 1, work_also, P);
-    else if (also.fn)
-        also.fn(also.ctx);
-    else if (left)
-        tir_pool_items(P->pool, P->threads, (int64_t)P->n, work, P);
+    if (left)
+        tir_parallel_items(P->threads, (int64_t)P->n, work, P);
     for (size_t i = 0; i < n; i++)
         count[i] = 0;
     for (size_t i = 0; i < P->n; i++) {
@@ -192,11 +168,11 @@ static void keep_counts(const Pieces *P, const PbRun *runs, size_t n, PbRunCount
         k->piece[q] = P->v[q].count;
 }
 
-bool pb_runs_count(const PbRun *runs, size_t n, uint32_t threads, TirPool *pool,
-                   uint64_t *count, PbRunCounts *keep)
+bool pb_runs_count(const PbRun *runs, size_t n, uint32_t threads, uint64_t *count,
+                   PbRunCounts *keep)
 {
     Pieces P;
-    if (!count_pieces(&P, runs, n, threads, pool, count, NULL, (PbRunsAlso){NULL, NULL}))
+    if (!count_pieces(&P, runs, n, threads, count, NULL))
         return false;
     if (keep)
         keep_counts(&P, runs, n, keep);
@@ -207,8 +183,7 @@ bool pb_runs_count(const PbRun *runs, size_t n, uint32_t threads, TirPool *pool,
 bool pb_runs_decode(const PbRun *runs, size_t n, Arena *a, uint32_t threads, uint32_t **vals,
                     uint64_t *count, const PbRunCounts *known, bool *malformed)
 {
-    return pb_runs_decode_narrow(runs, n, a, threads, NULL, vals, NULL, 0, count, known,
-                                 malformed);
+    return pb_runs_decode_narrow(runs, n, a, threads, vals, NULL, 0, count, known, malformed);
 }
 
 /* The runs of P that decoded narrow with a value that did not fit: their int8 arrays
@@ -240,21 +215,12 @@ static bool widen_runs(Pieces *P, size_t n, Arena *a)
 }
 
 bool pb_runs_decode_narrow(const PbRun *runs, size_t n, Arena *a, uint32_t threads,
-                           TirPool *pool, uint32_t **vals, int8_t **vals8, uint64_t narrow_min,
+                           uint32_t **vals, int8_t **vals8, uint64_t narrow_min,
                            uint64_t *count, const PbRunCounts *known, bool *malformed)
-{
-    return pb_runs_decode_also(runs, n, a, threads, pool, vals, vals8, narrow_min, count, known,
-                               (PbRunsAlso){NULL, NULL}, malformed);
-}
-
-bool pb_runs_decode_also(const PbRun *runs, size_t n, Arena *a, uint32_t threads,
-                         TirPool *pool, uint32_t **vals, int8_t **vals8, uint64_t narrow_min,
-                         uint64_t *count, const PbRunCounts *known, PbRunsAlso also,
-                         bool *malformed)
 {
     *malformed = false;
     Pieces P;
-    if (!count_pieces(&P, runs, n, threads, pool, count, known, also)) {
+    if (!count_pieces(&P, runs, n, threads, count, known)) {
         arena_set_failed(a);
         return false;
     }
@@ -274,7 +240,7 @@ bool pb_runs_decode_also(const PbRun *runs, size_t n, Arena *a, uint32_t threads
     }
     if (ok) {
         P.counting = false;
-        tir_pool_items(P.pool, P.threads, (int64_t)P.n, work, &P);
+        tir_parallel_items(P.threads, (int64_t)P.n, work, &P);
         *malformed = atomic_load(&P.bad);
         ok = !*malformed;
     }
@@ -284,7 +250,7 @@ bool pb_runs_decode_also(const PbRun *runs, size_t n, Arena *a, uint32_t threads
     if (again && !(ok = widen_runs(&P, n, a)))
         arena_set_failed(a);
     if (ok && again) {
-        tir_pool_items(P.pool, P.threads, (int64_t)P.n, work, &P);
+        tir_parallel_items(P.threads, (int64_t)P.n, work, &P);
         *malformed = atomic_load(&P.bad);
         ok = !*malformed;
     }

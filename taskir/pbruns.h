@@ -5,7 +5,6 @@
 #define TASKIR_PBRUNS_H
 
 #include "taskir/arena.h"
-#include "taskir/parallel.h"
 #include "taskir/pbvarint.h"
 
 #include <stdbool.h>
@@ -26,12 +25,11 @@ typedef struct PbRunCounts {
 void pb_run_counts_free(PbRunCounts *k); /* accepts a zeroed one; zeroes it */
 
 /* count[i] = pb_varint_count(runs[i].p, runs[i].len) for i < n, the work cut and shared as
- * pb_runs_decode's (on pool's threads when pool is not NULL: parallel.h, tir_pool_items);
- * with keep (not NULL), the runs and their pieces' counts are kept there
+ * pb_runs_decode's; with keep (not NULL), the runs and their pieces' counts are kept there
  * (pb_run_counts_free it; left zeroed when memory for it runs out). false when out of memory
  * (count then undefined). */
-bool pb_runs_count(const PbRun *runs, size_t n, uint32_t threads, TirPool *pool,
-                   uint64_t *count, PbRunCounts *keep);
+bool pb_runs_count(const PbRun *runs, size_t n, uint32_t threads, uint64_t *count,
+                   PbRunCounts *keep);
 
 /* Decodes runs[0 .. n) into new arrays of the arena: vals[i] (count[i] values, as
  * pb_varint_decode32 gives them). The work is cut into pieces of about a MiB at varint ends
@@ -42,30 +40,13 @@ bool pb_runs_count(const PbRun *runs, size_t n, uint32_t threads, TirPool *pool,
 bool pb_runs_decode(const PbRun *runs, size_t n, Arena *a, uint32_t threads, uint32_t **vals,
                     uint64_t *count, const PbRunCounts *known, bool *malformed);
 
-/* pb_runs_decode (on pool's threads when pool is not NULL), with the runs of narrow_min values or more (and at least one) decoded as
+/* pb_runs_decode, with the runs of narrow_min values or more (and at least one) decoded as
  * int8 into vals8[i] (vals[i] NULL) when every value of the run is in -128 .. 127 as an
  * int32 (pb_varint_decode8); the others, and those runs whose values do not all fit, into
  * vals[i] (vals8[i] NULL). A run that does not fit is decoded a second time, its int8
  * array left unused in the arena. vals8 NULL: pb_runs_decode. */
 bool pb_runs_decode_narrow(const PbRun *runs, size_t n, Arena *a, uint32_t threads,
-                           TirPool *pool, uint32_t **vals, int8_t **vals8, uint64_t narrow_min,
+                           uint32_t **vals, int8_t **vals8, uint64_t narrow_min,
                            uint64_t *count, const PbRunCounts *known, bool *malformed);
-
-/* Work of the caller's: fn(ctx). */
-typedef struct PbRunsAlso {
-    void (*fn)(void *ctx);
-    void *ctx;
-} PbRunsAlso;
-
-/* pb_runs_decode_narrow with also.fn (when not NULL) called once, by one of the threads, while
- * the others count the runs' values (before the arrays are allocated; without values to
- * count, in this thread): work of the caller's that touches neither the arena nor the runs
- * (the loader's protobuf-c unpack of the structure the runs were lifted from), which then
- * takes no time of its own on two threads. It is called also when the decoding fails,
- * unless memory for the pieces runs out first. */
-bool pb_runs_decode_also(const PbRun *runs, size_t n, Arena *a, uint32_t threads,
-                         TirPool *pool, uint32_t **vals, int8_t **vals8, uint64_t narrow_min,
-                         uint64_t *count, const PbRunCounts *known, PbRunsAlso also,
-                         bool *malformed);
 
 #endif

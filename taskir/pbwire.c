@@ -408,14 +408,12 @@ Status pb_wire_precheck_threads(const ProtobufCMessageDescriptor *desc, const ui
                                 size_t len, const PbFieldCap *caps, size_t n_caps,
                                 uint64_t max_bytes, uint32_t threads, Diag *d)
 {
-    return pb_wire_precheck_keep(desc, buf, len, caps, n_caps, max_bytes, threads, NULL, NULL,
-                                 d);
+    return pb_wire_precheck_keep(desc, buf, len, caps, n_caps, max_bytes, threads, NULL, d);
 }
 
 Status pb_wire_precheck_keep(const ProtobufCMessageDescriptor *desc, const uint8_t *buf,
                              size_t len, const PbFieldCap *caps, size_t n_caps,
-                             uint64_t max_bytes, uint32_t threads, struct TirPool *pool,
-                             PbRunCounts *keep, Diag *d)
+                             uint64_t max_bytes, uint32_t threads, PbRunCounts *keep, Diag *d)
 {
     if (keep)
         memset(keep, 0, sizeof *keep);
@@ -439,7 +437,7 @@ Status pb_wire_precheck_keep(const ProtobufCMessageDescriptor *desc, const uint8
     Status st = pre_walk(&P, desc, buf, buf + len, 0);
     if (P.redo) {
         P.counts = P.n_runs ? malloc(P.n_runs * sizeof *P.counts) : NULL;
-        if (P.counts && !pb_runs_count(P.runs, P.n_runs, threads, pool, P.counts, keep)) {
+        if (P.counts && !pb_runs_count(P.runs, P.n_runs, threads, P.counts, keep)) {
             free(P.counts); /* out of memory: the walk counts them */
             P.counts = NULL;
         }

@@ -621,10 +621,7 @@ Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d)
         run->opt = *opt;
     if (run->opt.steps == 0)
         run->opt.steps = 1;
-    /* the caller's pool, or one of the run's own (NULL: every kernel in this thread) */
-    run->pool = run->opt.threads > 1 ? run->opt.pool : NULL;
-    if (!run->pool)
-        run->own_pool = (run->pool = tir_pool_create(run->opt.threads)) != NULL;
+    run->pool = tir_pool_create(run->opt.threads); /* NULL: every kernel in this thread */
     Status st = ST_OK;
     uint32_t nb = g->n_blocks;
     run->blocks = run_alloc(run, nb, sizeof *run->blocks);
@@ -776,7 +773,7 @@ Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d)
         }
         run->region_bytes = (size_t)region * 4;
         if (region >= SIM_TOUCH_ELEMS)
-            tir_pool_touch(run->pool, run->region, run->region_bytes, run->opt.threads);
+            tir_parallel_touch(run->region, run->region_bytes, run->opt.threads);
     }
     for (uint32_t i = 0; i < run->n_order; i++)
         if ((st = plan_buffers(run, &run->blocks[run->order[i]], d)))
@@ -824,8 +821,7 @@ void sim_destroy(SimRun *run)
         tir_big_free(run->owned[i]);
     free(run->owned);
     region_plan_free(run->rp);
-    if (run->own_pool)
-        tir_pool_destroy(run->pool);
+    tir_pool_destroy(run->pool);
     graph_uses_finish(&run->uses);
     free(run);
 }

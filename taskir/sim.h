@@ -47,9 +47,6 @@ typedef struct SimOptions {
                            tensors while or after the run, and does not sim_use_chip the run,
                            whose kernels read the weights as they are). Ignored with keep_all
                            and on a CPU without the int8 dot-product instruction. */
-    struct TirPool *pool; /* with threads > 1: the threads to plan and run on (parallel.h;
-                           the caller's, kept beyond the run: sim_destroy leaves it), or
-                           NULL: the run starts a pool of threads threads of its own */
 } SimOptions;
 
 typedef struct SimRun SimRun;

@@ -1434,7 +1434,7 @@ Status sim_kernel_prepack(SimRun *run, Diag *d)
         P.n++;
     }
     uint32_t threads = work < ((int64_t)1 << 20) ? 1 : run->opt.threads;
-    tir_pool_items(run->pool, threads, P.first[P.n], prepack_units, &P);
+    tir_parallel_items(threads, P.first[P.n], prepack_units, &P);
     for (uint32_t k = 0; k < P.n; k++) {
         SimPack *pk = &P.blocks[k]->pack;
         uint32_t bits = atomic_load_explicit(&P.bits[k], memory_order_relaxed);

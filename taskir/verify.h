@@ -18,9 +18,6 @@ typedef struct VerifyOptions {
     bool strict;
     /* Threads for the checks of the data tensors' values (0 or 1: this thread only). */
     uint32_t threads;
-    /* With threads > 1: the threads to check them on (parallel.h; the caller's, kept for
-     * more than the verification), or NULL: threads started for the check. */
-    struct TirPool *pool;
 } VerifyOptions;
 
 /* verify_graph with options; o may be NULL (no options). */

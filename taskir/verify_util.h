@@ -54,11 +54,9 @@ typedef struct Verifier {
     VExtremes *ext;         /* per block position, or NULL: vfy_values_scan */
 } Verifier;
 
-/* Finds the extremes of every block's int32 data on up to threads threads (verify_values.c;
- * pool's, parallel.h, when pool is not NULL); without memory for them, leaves v->ext NULL
- * (data.range then scans each tensor itself). */
-struct TirPool;
-void vfy_values_scan(Verifier *v, uint32_t threads, struct TirPool *pool);
+/* Finds the extremes of every block's int32 data on up to threads threads (verify_values.c);
+ * without memory for them, leaves v->ext NULL (data.range then scans each tensor itself). */
+void vfy_values_scan(Verifier *v, uint32_t threads);
 /* The extremes of block b's int32 data when vfy_values_scan found them. */
 bool vfy_values_extremes(const Verifier *v, const Block *b, int32_t *mn, int32_t *mx);
 

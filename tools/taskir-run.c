@@ -38,7 +38,6 @@
 #include "taskir/mapping.h"
 #include "taskir/npy.h"
 #include "taskir/outdir.h"
-#include "taskir/parallel.h"
 #include "taskir/pbio.h"
 #include "taskir/sim.h"
 #include "taskir/verify.h"
@@ -63,9 +62,8 @@
  * some 250 MB of values and buffers); under AddressSanitizer they are freed, so that it sees
  * no leak. With --threads N the mapped file's pages come in on a thread of their own while
  * the graph's structure is read (filemap.h), and the file is released after the run, its
- * pages dropped on the N threads (tir_file_release_pool): the exit would unmap them on
- * one. Those N threads are one pool (parallel.h) that loads, verifies, plans, runs and
- * releases, started once. */
+ * pages dropped on the N threads (tir_file_release_threads): the exit would unmap them on
+ * one. */
 #if defined(__SANITIZE_ADDRESS__)
 #define FREE_AT_EXIT 1
 #elif defined(__has_feature)
@@ -549,10 +547,10 @@ static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArr
         if (!st)
             st = verify_mapping(map, d);
     } else {
-        LoadOptions lo = {.threads = o->sim.threads, .pool = o->sim.pool};
+        LoadOptions lo = {.threads = o->sim.threads};
         st = graph_load_pb_mem_opts(buf, len, &lo, &g, d);
         phase_end(o->phases, "load");
-        VerifyOptions vo = {.threads = o->sim.threads, .pool = o->sim.pool};
+        VerifyOptions vo = {.threads = o->sim.threads};
         if (!st)
             st = verify_graph_opts(g, &vo, d);
     }
@@ -822,10 +820,6 @@ int main(int argc, char **argv)
     Results res = {0};
     NpyArray *arrays = calloc((size_t)o.n_inputs + 1, sizeof *arrays);
     Status st = arrays ? ST_OK : diag_add(&d, ST_RUNTIME, "oom", NULL, "out of memory");
-    /* --threads N: one pool of threads for the load, the verifier, the plan, the run and the
-     * file's release, instead of threads started for each (about 40 us each time) */
-    if (o.kind != KIND_ASM && o.sim.threads > 1)
-        o.sim.pool = tir_pool_create(o.sim.threads);
     if (!st && o.kind == KIND_ASM)
         st = run_asm(&o, arrays, &res, &d);
     else if (!st)
@@ -848,9 +842,7 @@ int main(int argc, char **argv)
     if (o.kind != KIND_PB && o.kind != KIND_MAP && o.kind != KIND_ASM)
         phase_end(&phases, "run");
     if (FREE_AT_EXIT || st || o.sim.threads > 1) /* threads: its pages dropped on all */
-        tir_file_release_pool(&file, o.sim.threads, o.sim.pool);
-    tir_pool_destroy(o.sim.pool); /* after the run's, which borrowed it */
-    o.sim.pool = NULL;
+        tir_file_release_threads(&file, o.sim.threads);
     if (o.kind == KIND_PB || o.kind == KIND_MAP)
         phase_end(&phases, "release");
     if (!st && o.dir) {

@@ -5,11 +5,9 @@
  * cluster, gives byte-identical outputs with and without sharing, on 1, 2 and 4 threads,
  * over several steps and samples; also when the joined cluster has channels no edge writes
  * (which the verifier refuses [cover.gap], the simulator reads as zero: they must stay zero
- * although their memory held another buffer); and on a pool of the caller's
- * (SimOptions.pool), which it can still use after the run. */
+ * although their memory held another buffer). */
 #include <setjmp.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,7 +16,6 @@
 #include <cmocka.h>
 
 #include "../../taskir/sim_share.h"
-#include "taskir/parallel.h"
 #include "simtest.h"
 
 #define S(...) ((int32_t[TIR_NDIMS]){__VA_ARGS__})
@@ -259,10 +256,10 @@ static SimRun *create(const Graph *g, const SimOptions *o, bool gap)
     return r;
 }
 
-static int32_t *run_on(const Graph *g, bool gap, const NpyArray *x, uint32_t threads,
-                       TirPool *pool, uint32_t steps, bool share, int64_t *n)
+static int32_t *run(const Graph *g, bool gap, const NpyArray *x, uint32_t threads,
+                    uint32_t steps, bool share, int64_t *n)
 {
-    SimOptions o = {.threads = threads, .steps = steps, .share_buffers = share, .pool = pool};
+    SimOptions o = {.threads = threads, .steps = steps, .share_buffers = share};
     SimRun *r = create(g, &o, gap);
     SimInput in = {"0", x};
     SimResult res;
@@ -283,17 +280,6 @@ static int32_t *run_on(const Graph *g, bool gap, const NpyArray *x, uint32_t thr
     sim_result_free(&res);
     sim_destroy(r);
     return v;
-}
-
-static int32_t *run(const Graph *g, bool gap, const NpyArray *x, uint32_t threads,
-                    uint32_t steps, bool share, int64_t *n)
-{
-    return run_on(g, gap, x, threads, NULL, steps, share, n);
-}
-
-static void count_calls(void *ctx, int64_t lo, int64_t hi)
-{
-    atomic_fetch_add((atomic_int *)ctx, (int)(hi - lo));
 }
 
 /* Outputs byte-identical with and without sharing, on 1, 2 and 4 threads; the channels of
@@ -327,17 +313,6 @@ static void branches_case(bool gap)
             assert_int_equal(m, n);
             assert_memory_equal(want, got, (size_t)n * sizeof *got);
             free(got);
-            /* on a pool of the caller's (SimOptions.pool), which the run leaves to it */
-            TirPool *pool = tir_pool_create(threads[k]);
-            got = run_on(g, gap, &x, threads[k], pool, T, share, &m);
-            assert_int_equal(m, n);
-            assert_memory_equal(want, got, (size_t)n * sizeof *got);
-            free(got);
-            atomic_int calls;
-            atomic_init(&calls, 0);
-            tir_pool_run(pool, 100, count_calls, &calls);
-            assert_int_equal(atomic_load(&calls), 100);
-            tir_pool_destroy(pool);
         }
     free(x.i32);
     free(want);

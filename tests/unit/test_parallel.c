@@ -4,9 +4,7 @@
  * no pool at all; a thread that finished its part takes what a slow one has left of its own,
  * but not from one that runs its part at more than half its own speed;
  * tir_parallel_items calls every item once, alone, whatever the thread count and however
- * long the items take; tir_parallel_touch leaves zeroed memory zero; tir_pool_items and
- * tir_pool_parallel with a pool call every item or index once, on the pool's threads and
- * no others (a thread started for the call would not carry the pool threads' mark). */
+ * long the items take; tir_parallel_touch leaves zeroed memory zero. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -234,92 +232,6 @@ static void test_touch(void **state)
     free(m);
 }
 
-/* The pool's threads carry this mark (set by enlist); a thread started elsewhere does not. */
-static _Thread_local int pool_mark;
-
-typedef struct Marks {
-    pthread_t caller;
-    atomic_int off_caller;  /* calls run by another thread than the caller */
-    atomic_int unmarked;    /* calls run by a thread without the mark */
-    atomic_int hits[MAX_N];
-} Marks;
-
-static void nap(long us)
-{
-    struct timespec t = {0, us * 1000};
-    nanosleep(&t, NULL);
-}
-
-static void enlist(void *ctx, int64_t lo, int64_t hi)
-{
-    (void)lo, (void)hi;
-    Marks *m = ctx;
-    pool_mark = 1;
-    if (!pthread_equal(pthread_self(), m->caller))
-        atomic_fetch_add(&m->off_caller, 1);
-    nap(2000);
-}
-
-static void marked(void *ctx, int64_t lo, int64_t hi)
-{
-    Marks *m = ctx;
-    if (!pool_mark)
-        atomic_fetch_add(&m->unmarked, 1);
-    if (!pthread_equal(pthread_self(), m->caller))
-        atomic_fetch_add(&m->off_caller, 1);
-    for (int64_t i = lo; i < hi; i++)
-        atomic_fetch_add(&m->hits[i], 1);
-    nap(500);
-}
-
-static void test_pool_items(void **state)
-{
-    (void)state;
-    TirPool *p = tir_pool_create(2);
-    assert_non_null(p);
-    Marks *m = calloc(1, sizeof *m);
-    assert_non_null(m);
-    m->caller = pthread_self();
-    /* the worker marks itself (the caller may take its part while it is off the CPU) */
-    for (int k = 0; k < 200 && !atomic_load(&m->off_caller); k++)
-        tir_pool_run(p, 2, enlist, m);
-    assert_true(atomic_load(&m->off_caller) > 0);
-    pool_mark = 1;
-    bool off = false;
-    for (int round = 0; round < 40 && !off; round++)
-        for (int way = 0; way < 2; way++) {
-            atomic_store(&m->off_caller, 0);
-            for (int64_t i = 0; i < MAX_N; i++)
-                atomic_store(&m->hits[i], 0);
-            int64_t n = way ? 16 : 9;
-            if (way)
-                tir_pool_parallel(p, 2, n, marked, m);
-            else
-                tir_pool_items(p, 2, n, marked, m);
-            for (int64_t i = 0; i < MAX_N; i++)
-                assert_int_equal(atomic_load(&m->hits[i]), i < n ? 1 : 0);
-            assert_int_equal(atomic_load(&m->unmarked), 0);
-            off = off || atomic_load(&m->off_caller) > 0;
-        }
-    assert_true(off); /* the worker ran some of them */
-    /* one thread asked for, or no pool: as tir_parallel_items */
-    static const uint32_t threads[] = {0, 1, 2, 3};
-    static const int64_t ns[] = {-1, 0, 1, 2, 5, 64, 299};
-    for (size_t t = 0; t < sizeof threads / sizeof *threads; t++)
-        for (size_t k = 0; k < sizeof ns / sizeof *ns; k++)
-            for (int with = 0; with < 2; with++) {
-                Calls *c = calloc(1, sizeof *c);
-                assert_non_null(c);
-                tir_pool_items(with ? p : NULL, threads[t], ns[k], item, c);
-                for (int64_t i = 0; i < MAX_N; i++)
-                    assert_int_equal(atomic_load(&c->hits[i]), i < ns[k] ? 1 : 0);
-                assert_int_equal(atomic_load(&c->wide), 0);
-                free(c);
-            }
-    free(m);
-    tir_pool_destroy(p);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -328,7 +240,6 @@ int main(void)
         cmocka_unit_test(test_pool_keeps_parts),
         cmocka_unit_test(test_items),
         cmocka_unit_test(test_touch),
-        cmocka_unit_test(test_pool_items),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,7 +19,6 @@
 #include <cmocka.h>
 
 #include "taskir/graph.h"
-#include "taskir/parallel.h"
 #include "taskir/pbio.h"
 #include "taskir/pbruns.h"
 #include "taskir/pbvarint.h"
@@ -449,19 +448,16 @@ static void test_threads(void **state)
     assert_true(run.n > ((size_t)12 << 20));
     Taskir__TaskGraph *w = taskir__task_graph__unpack(NULL, g.n, g.p);
     assert_non_null(w);
-    for (uint32_t threads = 0; threads <= 8; threads += threads < 4 ? 1 : 4)
-        for (int with = 0; with < 2; with++) { /* threads started for the load, or a pool's */
-            TirPool *pool = with ? tir_pool_create(threads) : NULL;
-            LoadOptions lo = {.threads = threads, .pool = pool};
-            Diag d;
-            diag_init(&d, "t.pb");
-            Graph *graph = NULL;
-            assert_int_equal(graph_load_pb_mem_opts(g.p, g.n, &lo, &graph, &d), ST_OK);
-            check_tensor(graph->blocks[0]->data, w->blocks[0]->data);
-            graph_destroy(graph);
-            diag_finish(&d);
-            tir_pool_destroy(pool);
-        }
+    for (uint32_t threads = 0; threads <= 8; threads += threads < 4 ? 1 : 4) {
+        LoadOptions lo = {.threads = threads};
+        Diag d;
+        diag_init(&d, "t.pb");
+        Graph *graph = NULL;
+        assert_int_equal(graph_load_pb_mem_opts(g.p, g.n, &lo, &graph, &d), ST_OK);
+        check_tensor(graph->blocks[0]->data, w->blocks[0]->data);
+        graph_destroy(graph);
+        diag_finish(&d);
+    }
     taskir__task_graph__free_unpacked(w, NULL);
     /* an 11-byte varint near the end of the run */
     size_t at = g.n - 1000;
@@ -469,19 +465,16 @@ static void test_threads(void **state)
         at++;
     memset(g.p + at, 0xff, 10);
     char first[512] = "";
-    for (uint32_t threads = 1; threads <= 4; threads++)
-        for (int with = 0; with < 2; with++) {
-            TirPool *pool = with ? tir_pool_create(threads) : NULL;
-            LoadOptions lo = {.threads = threads, .pool = pool};
-            Diag d;
-            diag_init(&d, "t.pb");
-            Graph *graph = NULL;
-            assert_int_equal(graph_load_pb_mem_opts(g.p, g.n, &lo, &graph, &d), ST_LOGIC);
-            assert_null(graph);
-            same_finding(&d, threads, first, sizeof first);
-            diag_finish(&d);
-            tir_pool_destroy(pool);
-        }
+    for (uint32_t threads = 1; threads <= 4; threads++) {
+        LoadOptions lo = {.threads = threads};
+        Diag d;
+        diag_init(&d, "t.pb");
+        Graph *graph = NULL;
+        assert_int_equal(graph_load_pb_mem_opts(g.p, g.n, &lo, &graph, &d), ST_LOGIC);
+        assert_null(graph);
+        same_finding(&d, threads, first, sizeof first);
+        diag_finish(&d);
+    }
     assert_non_null(strstr(first, "wire.varint"));
     free(run.p);
     free(t.p);
@@ -526,72 +519,9 @@ static void test_precheck_bound(void **state)
     free(g.p);
 }
 
-/* pb_runs_decode_also: the caller's work called once, with values to count or none (all of
- * them counted before), on 1 to 3 threads started for the call or a pool's, also when a run
- * is malformed; the values and counts as pb_runs_decode's. */
-static void count_also(void *ctx)
-{
-    (*(int *)ctx)++;
-}
-
-static void test_runs_also(void **state)
-{
-    (void)state;
-    Buf all = {0};
-    for (int i = 0; i < 2500000; i++) /* three pieces of a MiB and more */
-        add_varint(&all, value(), rnd() % 8 ? 1 : 10);
-    size_t half = all.n / 2;
-    while (all.p[half - 1] & 0x80)
-        half++;
-    PbRun runs[2] = {{all.p, half}, {all.p + half, all.n - half}};
-    uint64_t want[2] = {pb_varint_count(runs[0].p, runs[0].len),
-                        pb_varint_count(runs[1].p, runs[1].len)};
-    for (uint32_t threads = 1; threads <= 3; threads++)
-        for (int with = 0; with < 2; with++)
-            for (int kept = 0; kept < 2; kept++) {
-                TirPool *pool = with ? tir_pool_create(threads) : NULL;
-                PbRunCounts keep = {0};
-                uint64_t got[2];
-                if (kept)
-                    assert_true(pb_runs_count(runs, 2, threads, NULL, got, &keep));
-                Arena *a = arena_create(), *b = arena_create();
-                assert_true(a && b);
-                uint32_t *va[2], *vb[2];
-                uint64_t ca[2], cb[2];
-                bool bad = true;
-                int calls = 0;
-                assert_true(pb_runs_decode(runs, 2, a, 1, va, ca, NULL, &bad));
-                assert_true(pb_runs_decode_also(runs, 2, b, threads, pool, vb, NULL, 0, cb,
-                                                kept ? &keep : NULL,
-                                                (PbRunsAlso){count_also, &calls}, &bad));
-                assert_false(bad);
-                assert_int_equal(calls, 1);
-                for (int i = 0; i < 2; i++) {
-                    assert_int_equal(ca[i], want[i]);
-                    assert_int_equal(cb[i], want[i]);
-                    assert_memory_equal(va[i], vb[i], ca[i] * sizeof *va[i]);
-                }
-                /* a run cut in the middle of a varint */
-                PbRun cut[2] = {runs[0], {runs[1].p, runs[1].len - 1}};
-                while (!(cut[1].p[cut[1].len - 1] & 0x80))
-                    cut[1].len--;
-                calls = 0;
-                assert_false(pb_runs_decode_also(cut, 2, b, threads, pool, vb, NULL, 0, cb, NULL,
-                                                 (PbRunsAlso){count_also, &calls}, &bad));
-                assert_true(bad);
-                assert_int_equal(calls, 1);
-                arena_destroy(a);
-                arena_destroy(b);
-                pb_run_counts_free(&keep);
-                tir_pool_destroy(pool);
-            }
-    free(all.p);
-}
-
 /* pb_runs_count against pb_varint_count, run by run: odd numbers of runs of odd sizes (empty,
- * one byte, a varint cut off at the end, several pieces of a MiB), on 1 to 5 threads, started
- * for the call or a pool's; with the counts kept, pb_runs_decode taking them (on a pool's
- * threads) gives what it gives counting itself. */
+ * one byte, a varint cut off at the end, several pieces of a MiB), on 1 to 5 threads; with
+ * the counts kept, pb_runs_decode taking them gives what it gives counting itself. */
 static void test_runs_count(void **state)
 {
     (void)state;
@@ -613,22 +543,16 @@ static void test_runs_count(void **state)
     }
     for (size_t k = 1; k <= n; k += 2) /* the first k runs: odd counts */
         for (uint32_t threads = 1; threads <= 5; threads++) {
-            TirPool *pool = tir_pool_create(threads);
-            for (int with = 0; with < 2; with++) {
-                memset(got, 0xff, sizeof got);
-                assert_true(pb_runs_count(runs, k, threads, with ? pool : NULL, got, NULL));
-                for (size_t i = 0; i < k; i++)
-                    assert_int_equal(got[i], want[i]);
-            }
-            tir_pool_destroy(pool);
+            memset(got, 0xff, sizeof got);
+            assert_true(pb_runs_count(runs, k, threads, got, NULL));
+            for (size_t i = 0; i < k; i++)
+                assert_int_equal(got[i], want[i]);
         }
     /* kept, the decoding takes the counts of the runs it finds there (the same bytes) and
      * counts the others: the same values and counts as without them, on 1 to 3 threads */
     for (uint32_t threads = 1; threads <= 3; threads++) {
         PbRunCounts keep;
-        TirPool *pool = tir_pool_create(threads);
-        /* not the ends */
-        assert_true(pb_runs_count(runs + 1, n - 2, threads, NULL, got, &keep));
+        assert_true(pb_runs_count(runs + 1, n - 2, threads, got, &keep)); /* not the ends */
         assert_int_equal(keep.n, n - 2);
         assert_true(keep.sorted);
         for (size_t i = 0; i < keep.n; i++) {
@@ -660,11 +584,10 @@ static void test_runs_count(void **state)
             wc[i] = pb_varint_count(whole[i].p, whole[i].len);
         }
         pb_run_counts_free(&keep);
-        assert_true(pb_runs_count(whole + 1, n - 2, threads, pool, got, &keep));
+        assert_true(pb_runs_count(whole + 1, n - 2, threads, got, &keep));
         assert_true(pb_runs_decode(whole, m, a, threads, va, ca, NULL, &bad));
         assert_false(bad);
-        assert_true(
-            pb_runs_decode_narrow(whole, m, b, threads, pool, vb, NULL, 0, cb, &keep, &bad));
+        assert_true(pb_runs_decode(whole, m, b, threads, vb, cb, &keep, &bad));
         assert_false(bad);
         for (size_t i = 0; i < m; i++) {
             assert_int_equal(ca[i], wc[i]);
@@ -675,7 +598,6 @@ static void test_runs_count(void **state)
         arena_destroy(a);
         arena_destroy(b);
         pb_run_counts_free(&keep);
-        tir_pool_destroy(pool);
         assert_int_equal(keep.n, 0);
     }
     free(all.p);
@@ -768,7 +690,6 @@ int main(void)
         cmocka_unit_test(test_threads),
         cmocka_unit_test(test_precheck_bound),
         cmocka_unit_test(test_runs_count),
-        cmocka_unit_test(test_runs_also),
         cmocka_unit_test(test_precheck_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

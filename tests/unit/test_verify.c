@@ -19,7 +19,6 @@
 #include <cmocka.h>
 
 #include "taskir/graph.h"
-#include "taskir/parallel.h"
 #include "taskir/pbio.h"
 #include "taskir/verify.h"
 
@@ -957,28 +956,20 @@ static void test_data_range(void **state)
     EXPECT_ONLY(g, "data.range", B_SB);
 }
 
-/* The data.range message of block id when verifying g on threads threads ("" if none), a
- * pool's when pool is not NULL. */
-static void range_message_on(Graph *g, int32_t id, uint32_t threads, TirPool *pool, char *buf,
-                             size_t len)
+/* The data.range message of block id when verifying g on threads threads ("" if none). */
+static void range_message(Graph *g, int32_t id, uint32_t threads, char *buf, size_t len)
 {
     Diag d;
     diag_init(&d, "test.pb");
-    VerifyOptions o = {.threads = threads, .pool = pool};
+    VerifyOptions o = {.threads = threads};
     verify_graph_opts(g, &o, &d);
     const DiagEntry *e = find(&d, "data.range", false, id);
     snprintf(buf, len, "%s", e ? e->what : "");
     diag_finish(&d);
 }
 
-static void range_message(Graph *g, int32_t id, uint32_t threads, char *buf, size_t len)
-{
-    range_message_on(g, id, threads, NULL, buf, len);
-}
-
-/* Large tensors' values are checked on threads (in pieces, on threads started for the check
- * or a pool's): the same findings for every thread count, naming the first value out of
- * range, also in a late piece. */
+/* Large tensors' values are checked on threads (in pieces): the same findings for every
+ * thread count, naming the first value out of range, also in a late piece. */
 static void test_data_range_threads(void **state)
 {
     (void)state;
@@ -1010,11 +1001,6 @@ static void test_data_range_threads(void **state)
         assert_string_equal(one, many);
         range_message(g, good->id, t, many, sizeof many);
         assert_string_equal(many, "");
-        TirPool *pool = tir_pool_create(t);
-        assert_non_null(pool);
-        range_message_on(g, bad->id, t, pool, many, sizeof many);
-        assert_string_equal(one, many);
-        tir_pool_destroy(pool);
     }
     graph_destroy(g);
 }
