@@ -663,6 +663,7 @@ typedef struct Saver {
     size_t len, cap;
     GraphUses uses;             /* the graph's use index, built at the first RESHAPE */
     bool has_uses;
+    const GraphUses *given;     /* the caller's index of the graph (graph_save_pb_uses) */
     SaveStats stats;
 } Saver;
 
@@ -900,12 +901,13 @@ static bool reshape_p_out(Saver *S, const Graph *g, const Edge *e, uint32_t i,
                           Taskir__RearrangeInfo *wr)
 {
     int32_t p[TIR_CDIMS];
-    if (e->re[i].type == RT_RESHAPE && !S->has_uses) {
+    if (e->re[i].type == RT_RESHAPE && !S->has_uses && !S->given) {
         if (!graph_uses(g, &S->uses))
             return false;
         S->has_uses = true;
     }
-    uint32_t k = S->has_uses ? canon_reshape_p(g, &S->uses, e, i, p) : 0;
+    const GraphUses *u = S->given ? S->given : S->has_uses ? &S->uses : NULL;
+    uint32_t k = u ? canon_reshape_p(g, u, e, i, p) : 0;
     if (!k)
         return true;
     int32_t *v = arena_alloc(S->a, k + 1, sizeof *v);
@@ -1117,7 +1119,12 @@ Status graph_pack_stats(const Graph *g, uint8_t **buf, size_t *len, SaveStats *s
 
 Status graph_save_pb(const Graph *g, const char *path, Diag *d)
 {
-    Saver S = {0};
+    return graph_save_pb_uses(g, path, NULL, d);
+}
+
+Status graph_save_pb_uses(const Graph *g, const char *path, const GraphUses *u, Diag *d)
+{
+    Saver S = {.given = u};
     Status st = tir_atomic_open(path, &S.f, d);
     if (st != ST_OK)
         return st;

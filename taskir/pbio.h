@@ -58,6 +58,11 @@ Status graph_pack_stats(const Graph *g, uint8_t **buf, size_t *len, SaveStats *s
                         Diag *d);
 /* Encodes and writes atomically ("-" = stdout). */
 Status graph_save_pb(const Graph *g, const char *path, Diag *d);
+/* The same with g's use index (uses.h) when the caller holds one (NULL: built when needed,
+ * for the first RESHAPE edge), so that it is not built again. */
+struct GraphUses;
+Status graph_save_pb_uses(const Graph *g, const char *path, const struct GraphUses *u,
+                          Diag *d);
 
 /* Explains why bytes do not decode as a message of the given protobuf-c descriptor: walks
  * the wire format and records the first fault with its byte offset and field path

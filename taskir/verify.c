@@ -172,7 +172,10 @@ Status verify_graph(const Graph *g, Diag *d)
 Status verify_graph_opts(const Graph *g, const VerifyOptions *o, Diag *d)
 {
     Verifier v = {.g = g, .d = d, .strict = o && o->strict};
-    if (!graph_uses(g, &v.uses))
+    bool given = o && o->uses;
+    if (given)
+        v.uses = *o->uses; /* read only; the caller's to finish */
+    else if (!graph_uses(g, &v.uses))
         v.oom = true;
     else
         collect_dups(&v);
@@ -198,7 +201,8 @@ Status verify_graph_opts(const Graph *g, const VerifyOptions *o, Diag *d)
     free(v.dups);
     free(v.boxes);
     free(v.ext);
-    graph_uses_finish(&v.uses);
+    if (!given)
+        graph_uses_finish(&v.uses);
     if (v.oom)
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory while verifying the graph");
     return v.found ? ST_LOGIC : ST_OK;

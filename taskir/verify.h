@@ -18,6 +18,8 @@ typedef struct VerifyOptions {
     bool strict;
     /* Threads for the checks of the data tensors' values (0 or 1: this thread only). */
     uint32_t threads;
+    /* g's use index (uses.h) when the caller holds one, NULL: built here. */
+    const struct GraphUses *uses;
 } VerifyOptions;
 
 /* verify_graph with options; o may be NULL (no options). */

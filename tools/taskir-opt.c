@@ -18,6 +18,7 @@
 #include "taskir/chip.h"
 #include "taskir/fileio.h"
 #include "taskir/pbio.h"
+#include "taskir/uses.h"
 #include "taskir/verify.h"
 
 #include <errno.h>
@@ -265,9 +266,11 @@ static Status load_chip(const Options *o, Chip **chip)
 }
 
 /* Loads and verifies the input, runs the plan for chip, verifies the result. d: the
- * input's and the passes' findings. dump: where --dump-after writes (NULL: none). */
+ * input's and the passes' findings. dump: where --dump-after writes (NULL: none). *u: the
+ * result's use index (uses.h), built once for the verifier and the saver (empty when not
+ * built). */
 static Status optimize(const Options *o, const PassPlan *plan, const Chip *chip, FILE *dump,
-                       PassStat *stats, Graph **out, Diag *d)
+                       PassStat *stats, Graph **out, GraphUses *u, Diag *d)
 {
     /* narrow: int8 weights in a byte each; every reader here takes them so (pbio.h) */
     LoadOptions lo = {.threads = 1, .narrow = true};
@@ -283,10 +286,13 @@ static Status optimize(const Options *o, const PassPlan *plan, const Chip *chip,
                          .progress = &progress.hook, .stats = stats};
     st = pass_plan_run(plan, *out, &po, &ro, d);
     cli_progress_end(&progress);
+    if (st == ST_OK && !graph_uses(*out, u))
+        st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
     if (st == ST_OK && !o->verify_each) {
         Diag vd;
         diag_init(&vd, NULL);
-        Status vs = verify_graph(*out, &vd);
+        VerifyOptions vo = {.uses = u};
+        Status vs = verify_graph_opts(*out, &vo, &vd);
         if (vs != ST_OK)
             st = diag_add(d, ST_RUNTIME, "pass.verify", NULL, "the passes' result breaks %zu "
                           "verifier rule(s), the first: %s: %s [%s] (--verify-each tells "
@@ -318,15 +324,17 @@ int main(int argc, char **argv)
     FILE *dump = o.dump_to ? open_memstream(&dbuf, &dlen) : o.dump_after ? stderr : NULL;
     Graph *g = NULL;
     Chip *chip = NULL;
+    GraphUses uses = {0};
     Status st;
     if (!stats || (o.dump_to && !dump))
         st = diag_add(&d, ST_RUNTIME, "oom", NULL, "out of memory: %s", strerror(errno));
     else if ((st = load_chip(&o, &chip)) == ST_OK)
-        st = optimize(&o, &plan, chip, dump, stats, &g, &d);
+        st = optimize(&o, &plan, chip, dump, stats, &g, &uses, &d);
     if (o.dump_to && dump && fclose(dump) != 0 && st == ST_OK)
         st = diag_add(&d, ST_RUNTIME, "oom", NULL, "cannot buffer the dumps");
     if (st == ST_OK)
-        st = graph_save_pb(g, o.out ? o.out : "-", &od);
+        st = graph_save_pb_uses(g, o.out ? o.out : "-", uses.blocks ? &uses : NULL, &od);
+    graph_uses_finish(&uses);
     if (st == ST_OK && o.dump_to) {
         Diag fd;
         diag_init(&fd, o.dump_to);

@@ -34,6 +34,7 @@
 #include "taskir/graph.h"
 #include "taskir/pbio.h"
 #include "taskir/print.h"
+#include "taskir/uses.h"
 #include "taskir/verify.h"
 
 /* ---- helpers ---- */
@@ -375,6 +376,19 @@ static void test_lenet_canonical(void **state)
     snprintf(path, sizeof path, "%s/lenet.pb", dir);
     assert_int_equal(graph_save_pb(g, path, &d), ST_OK);
     uint8_t *back;
+    assert_int_equal(tir_read_file(path, TIR_MAX_FILE_BYTES, &back, &n, &d), ST_OK);
+    assert_int_equal(n, len);
+    assert_memory_equal(back, pb, len);
+    free(back);
+    /* with the caller's use index (taskir-opt's, built once for the verifier and the saver):
+     * the same verdict and the same bytes (edge 13's RESHAPE reads it) */
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    VerifyOptions vo = {.uses = &u};
+    assert_int_equal(verify_graph_opts(g, &vo, &d), ST_OK);
+    assert_int_equal(graph_save_pb_uses(g, path, &u, &d), ST_OK);
+    assert_non_null(u.blocks); /* still the caller's */
+    graph_uses_finish(&u);
     assert_int_equal(tir_read_file(path, TIR_MAX_FILE_BYTES, &back, &n, &d), ST_OK);
     assert_int_equal(n, len);
     assert_memory_equal(back, pb, len);
