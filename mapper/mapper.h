@@ -10,7 +10,8 @@
  *               transfer per copy) with their real byte counts, a topological order
  *   schedule.c  clusters onto virtual cores and compute blocks onto phases and slots (Axon,
  *               Soma1, Router, Soma2 per core and phase), transfers onto receive phases under
- *               the receive budgets; stages of max_phases phases when one is not enough
+ *               the receive budgets (xfer_clash.c: the phases a writer's overlapping boxes
+ *               may not share); stages of max_phases phases when one is not enough
  *   place.c     virtual cores onto physical cores: Scotch maps the traffic graph onto the
  *               2-D mesh of the chip array, refine.c improves it by swaps under the real
  *               cost (bytes x XY hops), deterministic for a seed

@@ -37,6 +37,7 @@
  * virtual core, every XF_CORE transfer between two cores its receive chunks.
  */
 #include "mapper/plan.h"
+#include "mapper/xfer_clash.h"
 
 #include "taskir/diag_block.h"
 #include "taskir/lanes.h"
@@ -58,6 +59,7 @@ typedef struct Sched {
     MapPlan *p;
     uint32_t M;
     int64_t *scratch;        /* a candidate's receive budget while it is tried */
+    int64_t *dry;            /* a transfer's receive budget while its parts are tried */
     uint32_t *ntasks;        /* per cluster: its compute blocks */
     uint32_t *cand;          /* candidate vcores of one block */
     int64_t *cand_bytes;
@@ -66,6 +68,7 @@ typedef struct Sched {
     uint32_t *xl;            /* the transfers into one block's inputs (in_order) */
     int64_t *xkey;           /* and where each lands (land_key) */
     uint32_t n_xl, cap_xl;
+    MClash clash;            /* the transfers by writer (xfer_clash.c) */
 } Sched;
 
 static Status oom(Diag *d)
@@ -164,17 +167,6 @@ static uint32_t planned_twin(const MapPlan *p, uint32_t xi, uint32_t v)
     return MAP_NONE;
 }
 
-/* Whether the copy transfer xi fills is larger than the receive area: the code generator
- * then moves every part of it out of the receive area in Soma2 of the phase it lands in, as
- * for a transfer over several phases (backend/emit_spread.c). */
-static bool over_recv(const MapPlan *p, uint32_t xi)
-{
-    const MXfer *x = &p->xfers[xi];
-    uint32_t r = xi - p->xfer_of[x->edge];
-    return r < p->rep_n[x->store] &&
-           p->rep_bytes[p->rep_first[x->store] + r] > (int64_t)p->chip->recv_bytes_per_phase;
-}
-
 /* Whether phase ph's part of a transfer of several parts waits for a later phase: when the
  * schedule keeps the inserted P06s' slots (delay) and Soma2 of local phase l, where the part
  * would move out, is taken. */
@@ -199,10 +191,14 @@ static int64_t plan_group(Ready *R, const uint32_t *m, uint32_t n)
     MapPlan *p = R->s->p;
     int32_t ph = 0;
     int64_t total = 0;
+    int64_t end = INT64_MAX; /* the first writer's stage to end: no clash moves past it */
     for (uint32_t i = 0; i < n; i++) {
         int32_t s = send_phase(&p->tasks[p->xfers[m[i]].src_task]);
         ph = s > ph ? s : ph;
         total += p->xfers[m[i]].bytes;
+        int64_t e = ((int64_t)p->vcores[map_task_vcore(p, p->xfers[m[i]].src_task)].stage + 1) *
+                    R->s->M;
+        end = e < end ? e : end;
     }
     /* pixels: the copy's pixels the group brings (the first slice's box without its
      * channels), each total / px bytes */
@@ -229,6 +225,9 @@ static int64_t plan_group(Ready *R, const uint32_t *m, uint32_t n)
         int64_t room = R->per_phase - R->recv[l];
         if (room > 0 && part_waits(R, l))
             room = 0;
+        for (uint32_t i = 0; room > 0 && ph + 1 < end && i < n; i++)
+            if (map_xfer_clash(p, &R->s->clash, m[i], R->v, ph, true))
+                room = 0; /* a phase of another box of a writer's (xfer_clash.c) */
         /* each slice's share rounds up by a byte at most: n bytes spare */
         int64_t fit = room > (int64_t)n ? (room - (int64_t)n) / per_px : 0;
         int64_t take = fit < px - done ? fit : px - done;
@@ -278,7 +277,7 @@ static int64_t plan_group(Ready *R, const uint32_t *m, uint32_t n)
 static uint32_t group_of(const Ready *R, uint32_t xi, uint32_t *m)
 {
     MapPlan *p = R->s->p;
-    if (R->v == MAP_NONE || !over_recv(p, xi) || planned_twin(p, xi, R->v) != MAP_NONE)
+    if (R->v == MAP_NONE || !map_xfer_over_recv(p, xi) || planned_twin(p, xi, R->v) != MAP_NONE)
         return 0;
     uint32_t n = map_xfer_group(p, xi, m, GROUP_MAX);
     for (uint32_t i = 0; i < n; i++) {
@@ -342,6 +341,58 @@ static void own_keep(Sched *s, uint32_t t, uint32_t v, int32_t ph)
     map_each_in_xfer(s->p, t, keep_one, a);
 }
 
+/* Plans transfer xi from another core into R's core part by part on recv (R's budget or a
+ * copy of it) from its writer's send phase: each phase takes what the receive budget has
+ * room for; with rules, not before the last phase of the parts planned before it into its
+ * copy when that copy is over the receive area (map_copy_last_phase), nor in a phase that
+ * clashes (map_xfer_clash) while the writer's stage (ending at global phase end) has a
+ * later one. commit: records the chunks. The last phase (its parts in *n), -1 on an error
+ * (R->st). */
+static int32_t plan_parts(Ready *R, uint32_t xi, bool rules, int64_t end, int64_t *recv,
+                          bool commit, uint32_t *n)
+{
+    MapPlan *p = R->s->p;
+    const MXfer *x = &p->xfers[xi];
+    const MTask *a = &p->tasks[x->src_task];
+    int64_t left = x->bytes;
+    int32_t ph = send_phase(a);
+    bool big = map_xfer_over_recv(p, xi);
+    int32_t after = rules && big ? map_copy_last_phase(p, xi) : -1;
+    if (after > ph && after < end)
+        ph = after;
+    *n = 0;
+    for (;;) {
+        uint32_t l = (uint32_t)ph % R->s->M;
+        int64_t room = R->per_phase - recv[l];
+        /* a part of several (not all of it here) moves out in Soma2 of its phase */
+        bool part = big || *n > 0 || left > room;
+        if (part && room > 0 && part_waits(R, l))
+            room = 0;
+        if (rules && room > 0 && ph + 1 < end &&
+            map_xfer_clash(p, &R->s->clash, xi, R->v, ph, part))
+            room = 0; /* a phase of another box of its writer's (xfer_clash.c) */
+        if (room > 0 || left == 0) {
+            int64_t take = left < room ? left : (room > 0 ? room : 0);
+            recv[l] += take;
+            left -= take;
+            if (commit && !add_chunk(p, ph, take)) {
+                R->st = oom(R->d);
+                return -1;
+            }
+            ++*n;
+            if (left == 0)
+                return ph;
+        }
+        if (ph >= INT32_MAX - 1 || ph - send_phase(a) > MAX_XFER_PHASES) {
+            R->st = diag_edge(R->d, ST_LOGIC, "map.phases", p->g->edges[x->edge]->id,
+                              "its %lld bytes need more than %d receive phases",
+                              (long long)x->bytes, MAX_XFER_PHASES);
+            return -1;
+        }
+        ph++;
+    }
+}
+
 /* Plans one transfer into a Ready's core: the time its data is in place. */
 static int ready_one(uint32_t xi, void *arg)
 {
@@ -384,37 +435,19 @@ static int ready_one(uint32_t xi, void *arg)
         } else if (twin != MAP_NONE) {
             r = p->xfers[twin].ready; /* another copy on this core got the bytes already */
         } else {
-            int64_t left = x->bytes;
-            int32_t ph = send_phase(a);
             uint32_t n = 0;
-            bool big = over_recv(p, xi); /* each part moves out, however few */
-            for (;;) {
-                uint32_t l = (uint32_t)ph % R->s->M;
-                int64_t room = R->per_phase - R->recv[l];
-                /* a part of several (not all of it here) moves out in Soma2 of its phase */
-                bool part = big || n > 0 || left > room;
-                if (part && room > 0 && part_waits(R, l))
-                    room = 0;
-                if (room > 0 || left == 0) {
-                    int64_t take = left < room ? left : (room > 0 ? room : 0);
-                    R->recv[l] += take;
-                    left -= take;
-                    if (R->commit && !add_chunk(p, ph, take)) {
-                        R->st = oom(R->d);
-                        return 1;
-                    }
-                    n++;
-                    if (left == 0)
-                        break;
-                }
-                if (ph >= INT32_MAX - 1 || ph - send_phase(a) > MAX_XFER_PHASES) {
-                    R->st = diag_edge(R->d, ST_LOGIC, "map.phases", p->g->edges[x->edge]->id,
-                                      "its %lld bytes need more than %d receive phases",
-                                      (long long)x->bytes, MAX_XFER_PHASES);
-                    return 1;
-                }
-                ph++;
-            }
+            bool big = map_xfer_over_recv(p, xi); /* each part moves out, however few */
+            /* the rules of xfer_clash.h (a clash, the order of a copy's parts) only where
+             * the parts still end inside the writer's stage (its output buffer lives no
+             * later): tried on a copy of the budget first */
+            int64_t end = ((int64_t)p->vcores[va].stage + 1) * R->s->M;
+            memcpy(R->s->dry, R->recv, R->s->M * sizeof *R->s->dry);
+            int32_t ph = plan_parts(R, xi, true, end, R->s->dry, false, &n);
+            if (ph < 0)
+                return 1;
+            ph = plan_parts(R, xi, ph < end || send_phase(a) >= end, end, R->recv, R->commit, &n);
+            if (ph < 0)
+                return 1;
             /* over several phases (or into a copy over the receive area), each phase's
              * part moves out of the receive area in Soma2 of its phase
              * (backend/emit_spread.c): a reader comes after the last */
@@ -507,7 +540,7 @@ static bool in_order(Sched *s, uint32_t t)
         return false;
     for (uint32_t i = 0; i < s->n_xl; i++) {
         const MXfer *x = &p->xfers[s->xl[i]];
-        s->xkey[i] = x->kind == XF_OUT || !over_recv(p, s->xl[i]) ? -1 : land_key(p, s->xl[i]);
+        s->xkey[i] = x->kind == XF_OUT || !map_xfer_over_recv(p, s->xl[i]) ? -1 : land_key(p, s->xl[i]);
     }
     for (uint32_t i = 1; i < s->n_xl; i++) /* insertion: stable, within one copy */
         for (uint32_t j = i; j > 0 && s->xkey[j] >= 0 && s->xkey[j - 1] > s->xkey[j] &&
@@ -674,7 +707,7 @@ typedef struct Cands {
 static bool slice_among_remote(const MapPlan *p, uint32_t xi, uint32_t v)
 {
     uint32_t m[GROUP_MAX];
-    uint32_t n = over_recv(p, xi) ? map_xfer_group(p, xi, m, GROUP_MAX) : 0;
+    uint32_t n = map_xfer_over_recv(p, xi) ? map_xfer_group(p, xi, m, GROUP_MAX) : 0;
     for (uint32_t i = 0; i < n; i++)
         if (m[i] != xi && map_task_vcore(p, p->xfers[m[i]].src_task) != v)
             return true;
@@ -974,11 +1007,13 @@ static Status schedule_pass(MapPlan *p, bool delay, bool *delayed, Diag *d)
 {
     Sched s = {.p = p, .M = p->chip->max_phases ? p->chip->max_phases : 1, .delay = delay};
     s.scratch = malloc(s.M * sizeof *s.scratch);
+    s.dry = malloc(s.M * sizeof *s.dry);
     s.ntasks = calloc(p->n_clusters ? p->n_clusters : 1, sizeof *s.ntasks);
     s.cand = malloc(64 * sizeof *s.cand);
     s.cand_bytes = malloc(64 * sizeof *s.cand_bytes);
     Status st = ST_OK;
-    if (!s.scratch || !s.ntasks || !s.cand || !s.cand_bytes)
+    if (!s.scratch || !s.dry || !s.ntasks || !s.cand || !s.cand_bytes ||
+        map_clash_init(&s.clash, p) != ST_OK)
         st = oom(d);
     for (uint32_t t = 0; st == ST_OK && t < p->n_tasks; t++)
         s.ntasks[p->tasks[t].cluster]++;
@@ -1043,9 +1078,11 @@ static Status schedule_pass(MapPlan *p, bool delay, bool *delayed, Diag *d)
     free(s.scratch);
     free(s.xl);
     free(s.xkey);
+    free(s.dry);
     free(s.ntasks);
     free(s.cand);
     free(s.cand_bytes);
+    map_clash_finish(&s.clash);
     *delayed = s.delayed;
     return st;
 }

@@ -979,6 +979,111 @@ static void test_recv_pixel_order(void **state)
     chip_destroy(c);
 }
 
+/* The result's box joined to the last edge added: the writer's output interface of that
+ * edge covers channels [f0, f0 + nf) of an 8x8 map. */
+static void last_edge_channels(Graph *g, Block *w, int32_t f0, int32_t nf)
+{
+    const Edge *e = g->edges[g->n_edges - 1];
+    Cluster *cl = &w->out[0];
+    for (uint32_t i = 0; i < cl->n_ifaces; i++)
+        if (cl->ifaces[i].edge_id == e->id) {
+            cl->ifaces[i].has_pos = cl->ifaces[i].has_size = true;
+            memset(&cl->ifaces[i].pos, 0, sizeof cl->ifaces[i].pos);
+            memset(&cl->ifaces[i].size, 0, sizeof cl->ifaces[i].size);
+            cl->ifaces[i].pos.d[2] = f0;
+            cl->ifaces[i].size.d[0] = cl->ifaces[i].size.d[1] = 8;
+            cl->ifaces[i].size.d[2] = nf;
+            return;
+        }
+    fail();
+}
+
+/* A writer's boxes that overlap but differ take no receive phase together when one arrives
+ * in parts and a box goes to several cores (mapper/xfer_clash.c): CCMPB "src" (8x8x32 int8)
+ * writes all its channels into "e"'s copy (2048 B over a 1 KiB receive area: two phases, a
+ * part each) and channels 0..15 into the copies of "x" and "x2" (1024 B each, one phase),
+ * each read by a CCMPB on a core of its own (5 KiB a core). Sent in one phase, the code
+ * generator would cut the writer's words into a piece to e, x and x2 and pieces to x and x2
+ * alone, whose relaying chains have no core in common (backend/emit_chain_plan.c:
+ * emit.route; ResNet-50's layerN_0 rows). Before, e took phases 0 and 1 and x and x2 phase
+ * 0; now x2 waits for phase 1 (beside each part of e one core of x's box: one chain). */
+static void test_clash_phases(void **state)
+{
+    (void)state;
+    const char *edits[] = {"budget=\"128KiB\"", "budget=\"5KiB\"",
+                           "receive_per_phase=\"12KiB\"", "receive_per_phase=\"1KiB\""};
+    Chip *c = chip_with(edits, 4);
+    Graph *g = graph_create();
+    const int32_t s[8] = {8, 8, 32, 0, 0, 0, 0, 0}, h[8] = {8, 8, 16, 0, 0, 0, 0, 0};
+    Block *x = tg_blk(g, BT_INPUT, "data", PR_INT_8, s);
+    x->socket_id = 0;
+    x->has_socket_id = true;
+    Block *xs = tg_blk(g, BT_SI, "src/in", PR_INT_8, s);
+    Block *src = tg_blk(g, BT_CCMPB, "src", PR_INT_8, (const int32_t[8]){8, 8, 32, 0, 0, 0, 8, 8});
+    assert_true(blk_set_attr(g, src, AT_CMP, 0));
+    tg_join(g, x, 0, xs, 0);
+    tg_join(g, xs, 0, src, 0);
+    const char *names[3] = {"e", "x", "x2"};
+    for (int k = 0; k < 3; k++) {
+        const int32_t *sh = k ? h : s;
+        char n[32];
+        snprintf(n, sizeof n, "%s/in", names[k]);
+        Block *in = tg_blk(g, BT_SI, n, PR_INT_8, sh);
+        tg_join(g, src, 0, in, 0);
+        if (k)
+            last_edge_channels(g, src, 0, 16);
+        Block *r = tg_blk(g, BT_CCMPB, names[k], PR_INT_8,
+                          (const int32_t[8]){8, 8, sh[2], 0, 0, 0, 8, 8});
+        assert_true(blk_set_attr(g, r, AT_CMP, 0));
+        snprintf(n, sizeof n, "%s/out", names[k]);
+        Block *o = tg_blk(g, BT_SI, n, PR_INT_8, sh);
+        snprintf(n, sizeof n, "%s/output", names[k]);
+        Block *out = tg_blk(g, BT_OUTPUT, n, PR_INT_8, sh);
+        out->socket_id = k;
+        out->has_socket_id = true;
+        tg_join(g, in, 0, r, 0);
+        tg_join(g, r, 0, o, 0);
+        tg_join(g, o, 0, out, 0);
+    }
+    Diag d;
+    diag_init(&d, NULL);
+    assert_int_equal(verify_graph(g, &d), ST_OK);
+    MapPlan *p = NULL;
+    Status st = mapper_plan(g, c, NULL, &p, &d);
+    if (st != ST_OK)
+        diag_print(&d, stderr, "test_mapper");
+    assert_int_equal(st, ST_OK);
+    const MXfer *to[3] = {NULL, NULL, NULL};
+    for (uint32_t i = 0; i < p->n_xfers; i++) {
+        const MXfer *t = &p->xfers[i];
+        if (t->kind != XF_CORE || strcmp(p->g->blocks[p->tasks[t->src_task].pos]->name, "src"))
+            continue;
+        for (int k = 0; k < 3; k++) {
+            char n[32];
+            snprintf(n, sizeof n, "%s/in", names[k]);
+            if (strcmp(p->g->blocks[t->store]->name, n) == 0)
+                to[k] = t;
+        }
+    }
+    for (int k = 0; k < 3; k++) {
+        assert_non_null(to[k]);
+        assert_true(to[k]->cross);
+        assert_int_equal(to[k]->n_chunks, k ? 1 : 2);
+    }
+    /* e in phases 0 and 1, x in 0, x2 in 1 (one core of x's box in each: a
+     * piece to e and x, chained, and one to x alone, no chain) */
+    assert_int_equal(p->chunks[to[0]->chunk0].phase, 0);
+    assert_int_equal(p->chunks[to[0]->chunk0 + 1].phase, 1);
+    assert_int_equal(p->chunks[to[1]->chunk0].phase, 0);
+    assert_int_equal(p->chunks[to[2]->chunk0].phase, 1);
+    assert_true(map_xfer_vcore(p, to[0]) != map_xfer_vcore(p, to[1]));
+    assert_true(map_xfer_vcore(p, to[1]) != map_xfer_vcore(p, to[2]));
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
 /* The result's store of reshape_case_0 (test_diff_ops): CVS (1, 86, 93) flattened into 7998
  * one-channel INT_8 pixels, 7998 rows of 32 bytes (255936 bytes, beside the CVS's own 33024
  * and input 8256 more than a core: map.mem.group). mapper_out_store gives it the CVS's shape
@@ -1591,6 +1696,7 @@ int main(void)
         cmocka_unit_test(test_premove_slots),
         cmocka_unit_test(test_own_router_budget),
         cmocka_unit_test(test_recv_pixel_order),
+        cmocka_unit_test(test_clash_phases),
         cmocka_unit_test(test_merge_lifetimes),
         cmocka_unit_test(test_merge_memory),
         cmocka_unit_test(test_deterministic),

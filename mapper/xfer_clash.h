@@ -1,0 +1,37 @@
+/* xfer_clash.h: the receive phases a transfer may not share with another transfer from the
+ * same writer (mapper/xfer_clash.c; docs/mapper.md, "Transfers"). Internal to mapper/. */
+#ifndef TASKIR_MAPPER_XFER_CLASH_H
+#define TASKIR_MAPPER_XFER_CLASH_H
+
+#include "mapper/plan.h"
+
+/* The transfers between cores by writer, and each one's box of its writer's result. */
+typedef struct MClash {
+    uint32_t *start; /* n_tasks + 1: task t's transfers are list[start[t] .. start[t + 1]) */
+    uint32_t *list;  /* transfer indices (XF_CORE only) */
+    MBox *box;       /* per transfer: the part of its writer's output it carries */
+} MClash;
+
+/* Fills c for p's transfers (p's problem built); ST_RUNTIME when out of memory (c then
+ * empty). */
+Status map_clash_init(MClash *c, const MapPlan *p);
+/* Frees what c holds; c may be empty. */
+void map_clash_finish(MClash *c);
+/* Whether transfer xi into vcore v may not receive in global phase ph: a planned transfer
+ * from the same writer into another core receives in ph, their boxes of the writer's result
+ * overlap but differ, and xi's part there is not all of it (part) or the other arrives in
+ * parts (several phases, or a copy over the receive area). */
+bool map_xfer_clash(const MapPlan *p, const MClash *c, uint32_t xi, uint32_t v, int32_t ph,
+                    bool part);
+/* The last receive phase of the planned transfers between cores into the copy transfer xi
+ * fills, -1 when none: a copy over the receive area moves each phase's part out of it as at
+ * most two runs of pixels (backend/emit_spread.c), so its transfers arrive in the order they
+ * are planned, none before the last phase of one planned before it (a transfer the clash
+ * above delays would leave a hole between the runs of a later phase). */
+int32_t map_copy_last_phase(const MapPlan *p, uint32_t xi);
+/* Whether the copy transfer xi fills is larger than the receive area: the code generator
+ * then moves every part of it out of the receive area in Soma2 of the phase it lands in, as
+ * for a transfer over several phases (backend/emit_spread.c). */
+bool map_xfer_over_recv(const MapPlan *p, uint32_t xi);
+
+#endif
