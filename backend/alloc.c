@@ -31,14 +31,22 @@ static int64_t align_up(int64_t a, int32_t al)
     return (a + al - 1) / al * al;
 }
 
-/* Whether two lifetimes meet: they share a phase, but the one phase where one ends with
- * the Axon and the other begins with Soma1 (alloc.h). */
+/* Whether area a is done with in phase a->last before area b begins in that phase (alloc.h):
+ * a ends with the Axon (1) or Soma1 (2), b begins with Soma1 (2) or the router (3). */
+static bool ends_before(const AllocReq *a, const AllocReq *b)
+{
+    int end = a->last_axon ? 1 : a->last_soma1 ? 2 : 4;
+    int begin = b->first_router ? 3 : b->first_soma ? 2 : 0;
+    return a->last == b->first && end < begin;
+}
+
+/* Whether two lifetimes meet: they share a phase, but the one phase where one ends before
+ * the other begins (ends_before). */
 static bool lives_overlap(const AllocReq *a, const AllocReq *b)
 {
     if (a->first > b->last || b->first > a->last)
         return false;
-    return !(a->last == b->first && a->last_axon && b->first_soma) &&
-           !(b->last == a->first && b->last_axon && a->first_soma);
+    return !ends_before(a, b) && !ends_before(b, a);
 }
 
 /* A placed area (placed[0..n_placed), addresses addr[]) whose words and lifetime meet r's

@@ -37,7 +37,8 @@ typedef enum AllocKind {
 /* One area to place. A phase runs Axon, Soma1, Router and Soma2 one after the other (the
  * code generator sets no row pipelining, CHIP.md §2): an area that ends with the Axon of
  * its last phase (last_axon) and one that begins with Soma1 of its first (first_soma) may
- * share words when that is the same phase. */
+ * share words when that is the same phase, as may one that ends with the Axon or Soma1
+ * (last_soma1) and one that begins with the router (first_router). */
 typedef struct AllocReq {
     int64_t words;       /* size in 32-bit words (> 0) */
     int32_t align;       /* address alignment in words: a power of two, >= 1 */
@@ -49,6 +50,8 @@ typedef struct AllocReq {
     size_t next;         /* 1 + the index of the area that starts where this one ends (the
                             parts of one area, each with a lifetime of its own: a gathered
                             area's inputs), 0: none; each area follows one at most */
+    bool last_soma1;     /* nothing reads or writes it after Soma1 of phase last */
+    bool first_router;   /* nothing reads or writes it before the router of phase first */
 } AllocReq;
 
 /* Places reqs[0..n) on one core; addr[i] receives the word address of reqs[i]. A plan that

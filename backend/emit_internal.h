@@ -135,9 +135,11 @@ typedef struct ECopy {
     int32_t first, last;            /* its lifetime */
     uint32_t land;                  /* a received copy that lives past the phase it arrives
                                        in: its landing area in the receive area (the router
-                                       writes there; an inserted P06 in Soma2 of phase
-                                       move_phase moves it to req), else EMIT_NONE */
-    int32_t move_phase;
+                                       writes there; an inserted P06 in Soma slot
+                                       move_slot of phase move_phase moves it to req:
+                                       Soma2 of its last arrival phase, else a later one
+                                       emit_late_move finds), else EMIT_NONE */
+    int32_t move_phase, move_slot;
     bool movable;                   /* it may be moved so, landing over [land_first,
                                        move_phase], when that Soma2 is free (emit_plan.c) */
     int32_t land_first;
@@ -612,6 +614,11 @@ typedef struct EMoveSlot {
     int32_t first, last;            /* the lifetime of the area the P06 writes */
 } EMoveSlot;
 bool emit_move_slot(Emit *e, const ECopy *cp, int32_t pc, EMoveSlot *s);  /* emit_plan.c */
+/* A movable copy cp whose Soma2 of its last arrival phase is taken: the earliest free Soma
+ * slot after that phase's router, in that step, where a P06 may move it out of the receive
+ * area since nothing on its core reads it from its arrival to there (emit_latemove.c); into
+ * *phase, *slot; whether there is one. */
+bool emit_late_move(Emit *e, const ECopy *cp, int32_t *phase, int32_t *slot);
 /* A new SomaPrim P06 in Soma slot (phase, slot) of core (its x1_block "b<block>"); NULL when
  * out of memory (emit_prim.c). */
 Taskir__Asm__P06 *emit_p06_slot(Emit *e, uint32_t core, int32_t phase, int32_t slot,
@@ -704,6 +711,10 @@ bool emit_soma_over(Emit *e, uint32_t k);
  * (room for the core's n_reqs) the request whose area request i takes, i itself for most;
  * false when out of memory. */
 bool emit_twin_leads(const Emit *e, uint32_t k, uint32_t *lead);
+/* Whether a twin of copy cp (the same values landing in the same phases on its core) stays
+ * in the receive area, sharing its words there: moving cp out later would free none
+ * (emit_latemove.c). */
+bool emit_twin_stays(const Emit *e, const ECopy *cp);
 /* Drops every send of a core's phase that another of that phase repeats word for word to the
  * same core and address (the copies of twins sharing one area receive it once), with its end
  * mark at the receiver (emit_twin.c). */

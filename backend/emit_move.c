@@ -106,7 +106,7 @@ Status emit_moves(Emit *e)
         if (cp->land == EMIT_NONE)
             continue;
         const ECore *c = &e->cores[cp->core];
-        Status st = move_words(e, cp->core, cp->move_phase, MAP_PI_SOMA2,
+        Status st = move_words(e, cp->core, cp->move_phase, cp->move_slot,
                                e->g->blocks[cp->block]->id,
                                c->addr[cp->land], emit_copy_addr(e, cp),
                                c->reqs[cp->land].words);

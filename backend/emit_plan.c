@@ -589,6 +589,7 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
         cp->movable = true;
         cp->land_first = lo;
         cp->move_phase = hi;
+        cp->move_slot = MAP_PI_SOMA2;
     }
     cp->req = emit_request(e, cp->core, words, align, first, last, kind, b->id);
     if (cp->req == EMIT_NONE)
@@ -601,14 +602,22 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
  * banks (emit_move.c), where its area lives the copy's whole life, as the mapper counts it (a
  * stage's input, sent late in one step, is read early in the next). Planned after the P06s
  * that must have a slot (spread parts, narrows, repeated boxes, gathers: the mapper kept
- * their slots free, docs/mapper.md), and only where that Soma2 is still free: else the copy
- * stays in the receive area its whole life. */
-static Status plan_moves(Emit *e)
+ * their slots free, docs/mapper.md), and only where that Soma2 is still free. late: the
+ * second pass, after the gathers that read a copy straight from the receive area
+ * (emit_early.c): a copy whose Soma2 was taken moves at a later free Soma slot where nothing
+ * reads it before (emit_latemove.c); else it stays in the receive area its whole life. */
+static Status plan_moves(Emit *e, bool late)
 {
     for (uint32_t i = 0; i < e->n_copies; i++) {
         ECopy *cp = &e->copies[i];
-        if (!cp->movable || emit_soma_taken(e, cp->core, cp->move_phase, MAP_PI_SOMA2))
+        int32_t p = cp->move_phase, sl = MAP_PI_SOMA2;
+        if (!cp->movable || cp->land != EMIT_NONE || cp->req == EMIT_NONE ||
+            e->cores[cp->core].reqs[cp->req].kind != ALLOC_RECV ||
+            (!late && emit_soma_taken(e, cp->core, p, sl)) ||
+            (late && !emit_late_move(e, cp, &p, &sl)))
             continue;
+        cp->move_phase = p;
+        cp->move_slot = sl;
         ECore *c = &e->cores[cp->core];
         AllocReq r = c->reqs[cp->req];
         cp->land = emit_request(e, cp->core, r.words, r.align, cp->land_first, cp->move_phase,
@@ -616,7 +625,7 @@ static Status plan_moves(Emit *e)
         if (cp->land == EMIT_NONE)
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
         c->reqs[cp->req].kind = ALLOC_DATA;
-        Status st = emit_slot_take(e, cp->core, cp->move_phase, MAP_PI_SOMA2, SLOT_MOVE, cp->block);
+        Status st = emit_slot_take(e, cp->core, p, sl, SLOT_MOVE, cp->block);
         if (st != ST_OK)
             return st;
     }
@@ -932,7 +941,9 @@ static Status make_dups(Emit *e)
 
 /* Places core c's requests (alloc.h) into c->addr; a dropped one (0 words: a tee sharing
  * another's area, emit_tee.c) gets none and takes no words; one whose lead (emit_twin.c) is
- * another takes that one's address, whose area lives over both lifetimes. */
+ * another takes that one's address, whose area lives over both lifetimes (from the router
+ * of its first phase when the areas that begin then do, to Soma1 of its last when those
+ * that end then do). */
 static Status place_core(ECore *c, const uint32_t *lead, Diag *d)
 {
     size_t n = 0;
@@ -958,6 +969,13 @@ static Status place_core(ECore *c, const uint32_t *lead, Diag *d)
             const AllocReq *t = &c->reqs[i];
             r->words = t->words > r->words ? t->words : r->words;
             r->align = t->align > r->align ? t->align : r->align;
+            /* landing areas: from the router of the first's phase, to Soma1 of the last's */
+            r->first_router = t->first < r->first   ? t->first_router
+                              : t->first == r->first ? r->first_router && t->first_router
+                                                     : r->first_router;
+            r->last_soma1 = t->last > r->last   ? t->last_soma1
+                            : t->last == r->last ? r->last_soma1 && t->last_soma1
+                                                 : r->last_soma1;
             r->first = t->first < r->first ? t->first : r->first;
             r->last = t->last > r->last ? t->last : r->last;
             r->last_axon = r->first_soma = false;
@@ -1000,14 +1018,33 @@ static bool whole_step(const ECore *c, const AllocReq *r)
 
 /* The areas of core k whose first or last phase is shared by halves (alloc.h): a gathered
  * area whose inputs nothing reads after its CADD's Axon (gather_done) ends with that Axon;
- * the output buffer of a Soma block that no copy lives in begins with that Soma. An area of
+ * the output buffer of a Soma block that no copy lives in begins with that Soma; a received
+ * copy's landing area (or its own area, when it stays in the receive area) begins with the
+ * router of its first arrival phase, and a landing area moved out in Soma1
+ * (emit_latemove.c) ends with that Soma1. An area of
  * each may take the same words in that phase (the one read by the Axon, the other written
  * after it). Asked again before each try of the plan, on the lifetimes as they are then. */
 static void mark_phase_halves(Emit *e, uint32_t k)
 {
     ECore *c = &e->cores[k];
     for (size_t i = 0; i < c->n_reqs; i++)
-        c->reqs[i].last_axon = c->reqs[i].first_soma = false;
+        c->reqs[i].last_axon = c->reqs[i].first_soma = c->reqs[i].last_soma1 =
+            c->reqs[i].first_router = false;
+    for (uint32_t i = 0; i < e->n_copies; i++) { /* a landing area: from the router on */
+        const ECopy *cp = &e->copies[i];
+        int32_t lo, hi;
+        AllocReq *r = cp->core == k && cp->land != EMIT_NONE ? &c->reqs[cp->land] : NULL;
+        if (r && !whole_step(c, r)) {
+            r->first_router = r->first == cp->land_first;
+            r->last_soma1 = r->last == cp->move_phase && cp->move_slot == MAP_PI_SOMA1;
+        }
+        r = cp->core == k && cp->received && !cp->spread && cp->land == EMIT_NONE &&
+                    cp->req != EMIT_NONE && cp->req_off == 0 && !cp->view && !cp->planes &&
+                    cp->alias_of == EMIT_NONE && !emit_merge_of(e, cp)
+                ? &c->reqs[cp->req] : NULL; /* a copy that stays where it lands */
+        if (r && r->kind == ALLOC_RECV && !whole_step(c, r) && arrivals(e, cp, &lo, &hi))
+            r->first_router = r->first == lo;
+    }
     for (size_t i = 0; i < e->n_gathers;) {
         const EGather *g = &e->gathers[i];
         size_t j = i + 1;
@@ -1065,11 +1102,13 @@ Status emit_plan(Emit *e)
     if (st == ST_OK)
         st = emit_widens(e);
     if (st == ST_OK)
-        st = plan_moves(e);
+        st = plan_moves(e, false);
     if (st == ST_OK)
         st = emit_gather_pending(e);
     if (st == ST_OK)
         st = emit_early_gathers(e);
+    if (st == ST_OK) /* where Soma2 of the arrival phase was taken: a later slot */
+        st = plan_moves(e, true);
     if (st == ST_OK)
         st = emit_sendbufs(e);
     if (st == ST_OK)

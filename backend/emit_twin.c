@@ -180,3 +180,16 @@ Status emit_twin_sends(Emit *e)
         }
     return ST_OK;
 }
+
+bool emit_twin_stays(const Emit *e, const ECopy *cp)
+{
+    const ECore *c = &e->cores[cp->core];
+    for (uint32_t i = 0; i < e->n_copies; i++) {
+        const ECopy *b = &e->copies[i];
+        if (b != cp && b->core == cp->core && b->received && !b->spread &&
+            b->land == EMIT_NONE && b->req < c->n_reqs && c->reqs[b->req].kind == ALLOC_RECV &&
+            twin_copies(e, cp, b, cp->core))
+            return true;
+    }
+    return false;
+}

@@ -23,8 +23,8 @@ static void test_static_in_mem1(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {100, 8, 0, 4, ALLOC_STATIC, 1, false, false, 0},
-        {100, 8, 0, 4, ALLOC_STATIC, 2, false, false, 0},
+        {100, 8, 0, 4, ALLOC_STATIC, 1, false, false, 0, false, false},
+        {100, 8, 0, 4, ALLOC_STATIC, 2, false, false, 0, false, false},
     };
     int32_t a[2];
     Diag d;
@@ -40,9 +40,9 @@ static void test_lifetimes_share(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {0x1000, 4, 0, 1, ALLOC_DATA, 10, false, false, 0},
-        {0x800, 4, 2, 3, ALLOC_DATA, 11, false, false, 0},
-        {0x100, 4, 1, 2, ALLOC_DATA, 12, false, false, 0},
+        {0x1000, 4, 0, 1, ALLOC_DATA, 10, false, false, 0, false, false},
+        {0x800, 4, 2, 3, ALLOC_DATA, 11, false, false, 0, false, false},
+        {0x100, 4, 1, 2, ALLOC_DATA, 12, false, false, 0, false, false},
     };
     int32_t a[3];
     Diag d;
@@ -64,9 +64,9 @@ static void test_phase_halves(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {16512, 4, 3, 4, ALLOC_DATA, 1, true, false, 0},
-        {8256, 4, 4, 4, ALLOC_DATA, 2, false, false, 0},
-        {8256, 4, 4, 6, ALLOC_DATA, 3, false, true, 0},
+        {16512, 4, 3, 4, ALLOC_DATA, 1, true, false, 0, false, false},
+        {8256, 4, 4, 4, ALLOC_DATA, 2, false, false, 0, false, false},
+        {8256, 4, 4, 6, ALLOC_DATA, 3, false, true, 0, false, false},
     };
     int32_t a[3];
     Diag d;
@@ -85,10 +85,48 @@ static void test_phase_halves(void **state)
     /* an area that ends with the Axon of phase 3 meets one that begins in phase 3's Soma1
      * only there: one living [3, 4] from Soma1 on meets one ending with phase 4's Axon */
     AllocReq s[] = {
-        {0x5000, 4, 3, 4, ALLOC_DATA, 1, true, false, 0},
-        {0x5000, 4, 3, 4, ALLOC_DATA, 2, false, true, 0},
+        {0x5000, 4, 3, 4, ALLOC_DATA, 1, true, false, 0, false, false},
+        {0x5000, 4, 3, 4, ALLOC_DATA, 2, false, true, 0, false, false},
     };
     assert_int_equal(plan(s, 2, a, &d), ST_LOGIC);
+    diag_finish(&d);
+}
+
+/* The receive area (3072 words from 0x8400 = 33792): a landing area of 1024 words [2, 3]
+ * that a P06 in Soma1 of phase 3 moves out (last_soma1) and a copy of 2560 words the router
+ * lands in phase 3 (first_router) share words in phase 3 (the larger at 33792, the landing
+ * area there too); without either flag, or with the landing area ending with phase 3's
+ * router or later, 3584 words do not fit. Ending with phase 3's Axon shares too; beginning
+ * with Soma1 (first_soma) does not share with one ending with Soma1. */
+static void test_router_halves(void **state)
+{
+    (void)state;
+    AllocReq r[] = {
+        {1024, 2, 2, 3, ALLOC_RECV, 1, false, false, 0, true, false},
+        {2560, 2, 3, 3, ALLOC_RECV, 2, false, false, 0, false, true},
+    };
+    int32_t a[2];
+    Diag d;
+    assert_int_equal(plan(r, 2, a, &d), ST_OK);
+    assert_int_equal(a[0], 33792);
+    assert_int_equal(a[1], 33792);
+    diag_finish(&d);
+    for (int half = 0; half < 2; half++) {
+        r[0].last_soma1 = half == 1;
+        r[1].first_router = half == 0;
+        assert_int_equal(plan(r, 2, a, &d), ST_LOGIC);
+        assert_int_equal(diag_find(&d, "emit.alloc"), 0);
+        diag_finish(&d);
+    }
+    r[0].last_axon = true; /* ends with the Axon, before the router */
+    r[1].first_router = true;
+    assert_int_equal(plan(r, 2, a, &d), ST_OK);
+    diag_finish(&d);
+    r[0].last_axon = false;
+    r[0].last_soma1 = true;
+    r[1].first_router = false;
+    r[1].first_soma = true; /* both in Soma1 of phase 3 */
+    assert_int_equal(plan(r, 2, a, &d), ST_LOGIC);
     diag_finish(&d);
 }
 
@@ -99,9 +137,9 @@ static void test_data_runs_into_mem1(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {0x3000, 4, 0, 0, ALLOC_DATA, 1, false, false, 0},
-        {0x2000, 4, 0, 0, ALLOC_DATA, 2, false, false, 0},
-        {0x100, 8, 0, 0, ALLOC_STATIC, 3, false, false, 0},
+        {0x3000, 4, 0, 0, ALLOC_DATA, 1, false, false, 0, false, false},
+        {0x2000, 4, 0, 0, ALLOC_DATA, 2, false, false, 0, false, false},
+        {0x100, 8, 0, 0, ALLOC_STATIC, 3, false, false, 0, false, false},
     };
     int32_t a[3];
     Diag d;
@@ -118,8 +156,8 @@ static void test_static_falls_back(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {0x3F00, 8, 0, 3, ALLOC_STATIC, 1, false, false, 0},
-        {0x200, 8, 0, 3, ALLOC_STATIC, 2, false, false, 0},
+        {0x3F00, 8, 0, 3, ALLOC_STATIC, 1, false, false, 0, false, false},
+        {0x200, 8, 0, 3, ALLOC_STATIC, 2, false, false, 0, false, false},
     };
     int32_t a[2];
     Diag d;
@@ -136,8 +174,8 @@ static void test_receive_area(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {0xC00, 2, 1, 2, ALLOC_RECV, 1, false, false, 0},
-        {0x10, 2, 3, 3, ALLOC_RECV, 3, false, false, 0},
+        {0xC00, 2, 1, 2, ALLOC_RECV, 1, false, false, 0, false, false},
+        {0x10, 2, 3, 3, ALLOC_RECV, 3, false, false, 0, false, false},
     };
     int32_t a[3];
     Diag d;
@@ -146,8 +184,8 @@ static void test_receive_area(void **state)
     assert_int_equal(a[1], 0x8400); /* phase 3: the big area is dead by then */
     diag_finish(&d);
     AllocReq r2[] = {
-        {0xC00, 2, 1, 2, ALLOC_RECV, 1, false, false, 0},
-        {0x10, 2, 2, 3, ALLOC_RECV, 4, false, false, 0},
+        {0xC00, 2, 1, 2, ALLOC_RECV, 1, false, false, 0, false, false},
+        {0x10, 2, 2, 3, ALLOC_RECV, 4, false, false, 0, false, false},
     };
     assert_int_equal(plan(r2, 2, a, &d), ST_LOGIC);
     assert_non_null(strstr(d.entries[0].what, "block 4 needs 16 words"));
@@ -160,8 +198,8 @@ static void test_alignment(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {2, 32, 0, 0, ALLOC_DATA, 1, false, false, 0},
-        {3, 1, 0, 0, ALLOC_DATA, 2, false, false, 0},
+        {2, 32, 0, 0, ALLOC_DATA, 1, false, false, 0, false, false},
+        {3, 1, 0, 0, ALLOC_DATA, 2, false, false, 0, false, false},
     };
     int32_t a[2];
     Diag d;
@@ -177,9 +215,9 @@ static void test_does_not_fit(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {0x4000, 4, 5, 5, ALLOC_DATA, 7, false, false, 0},
-        {0x4000, 4, 4, 5, ALLOC_DATA, 8, false, false, 0},
-        {0x4000, 4, 5, 6, ALLOC_DATA, 9, false, false, 0},
+        {0x4000, 4, 5, 5, ALLOC_DATA, 7, false, false, 0, false, false},
+        {0x4000, 4, 4, 5, ALLOC_DATA, 8, false, false, 0, false, false},
+        {0x4000, 4, 5, 6, ALLOC_DATA, 9, false, false, 0, false, false},
     };
     int32_t a[3];
     Diag d;
@@ -198,7 +236,7 @@ static void test_does_not_fit(void **state)
 static void test_larger_than_core(void **state)
 {
     (void)state;
-    AllocReq r[] = {{40000, 4, 2, 3, ALLOC_DATA, 12, false, false, 0}};
+    AllocReq r[] = {{40000, 4, 2, 3, ALLOC_DATA, 12, false, false, 0, false, false}};
     int32_t a[1];
     Diag d;
     assert_int_equal(plan(r, 1, a, &d), ST_LOGIC);
@@ -220,11 +258,11 @@ static void test_static_on_top(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {9856, 4, 0, 0, ALLOC_DATA, 1, false, false, 0},
-        {9216, 4, 0, 0, ALLOC_STATIC, 2, false, false, 0},
-        {32, 8, 0, 0, ALLOC_STATIC, 3, false, false, 0},
-        {7488, 32, 0, 0, ALLOC_DATA, 4, false, false, 0},
-        {1872, 4, 0, 0, ALLOC_DATA, 5, false, false, 0},
+        {9856, 4, 0, 0, ALLOC_DATA, 1, false, false, 0, false, false},
+        {9216, 4, 0, 0, ALLOC_STATIC, 2, false, false, 0, false, false},
+        {32, 8, 0, 0, ALLOC_STATIC, 3, false, false, 0, false, false},
+        {7488, 32, 0, 0, ALLOC_DATA, 4, false, false, 0, false, false},
+        {1872, 4, 0, 0, ALLOC_DATA, 5, false, false, 0, false, false},
     };
     int32_t a[5];
     Diag d;
@@ -250,12 +288,12 @@ static void test_phase_order(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {3584, 8, 0, 31, ALLOC_DATA, 1167, false, false, 0},
-        {14336, 32, 6, 6, ALLOC_DATA, 4119, false, false, 0},
-        {8064, 4, 9, 13, ALLOC_DATA, 7984, false, false, 0},
-        {4608, 8, 0, 31, ALLOC_STATIC, 17196, false, false, 0},
-        {14336, 32, 13, 15, ALLOC_DATA, 7983, false, false, 0},
-        {3584, 4, 6, 9, ALLOC_DATA, 4118, false, false, 0},
+        {3584, 8, 0, 31, ALLOC_DATA, 1167, false, false, 0, false, false},
+        {14336, 32, 6, 6, ALLOC_DATA, 4119, false, false, 0, false, false},
+        {8064, 4, 9, 13, ALLOC_DATA, 7984, false, false, 0, false, false},
+        {4608, 8, 0, 31, ALLOC_STATIC, 17196, false, false, 0, false, false},
+        {14336, 32, 13, 15, ALLOC_DATA, 7983, false, false, 0, false, false},
+        {3584, 4, 6, 9, ALLOC_DATA, 4118, false, false, 0, false, false},
     };
     int32_t a[6];
     Diag d;
@@ -278,9 +316,9 @@ static void test_chain(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {256, 8, 0, 7, ALLOC_DATA, 1, false, false, 2},
-        {256, 8, 5, 7, ALLOC_DATA, 1, false, false, 0},
-        {256, 8, 0, 4, ALLOC_DATA, 2, false, false, 0},
+        {256, 8, 0, 7, ALLOC_DATA, 1, false, false, 2, false, false},
+        {256, 8, 5, 7, ALLOC_DATA, 1, false, false, 0, false, false},
+        {256, 8, 0, 4, ALLOC_DATA, 2, false, false, 0, false, false},
     };
     int32_t a[3];
     Diag d;
@@ -301,9 +339,9 @@ static void test_bad_request(void **state)
 {
     (void)state;
     AllocReq bad[] = {
-        {0, 1, 0, 0, ALLOC_DATA, 1, false, false, 0},
-        {4, 3, 0, 0, ALLOC_DATA, 1, false, false, 0},
-        {4, 1, 2, 1, ALLOC_DATA, 1, false, false, 0},
+        {0, 1, 0, 0, ALLOC_DATA, 1, false, false, 0, false, false},
+        {4, 3, 0, 0, ALLOC_DATA, 1, false, false, 0, false, false},
+        {4, 1, 2, 1, ALLOC_DATA, 1, false, false, 0, false, false},
     };
     for (size_t i = 0; i < 3; i++) {
         int32_t a[1];
@@ -320,6 +358,7 @@ int main(void)
         cmocka_unit_test(test_static_in_mem1), cmocka_unit_test(test_lifetimes_share),
         cmocka_unit_test(test_data_runs_into_mem1), cmocka_unit_test(test_static_falls_back),
         cmocka_unit_test(test_receive_area), cmocka_unit_test(test_phase_halves),
+        cmocka_unit_test(test_router_halves),
         cmocka_unit_test(test_alignment),      cmocka_unit_test(test_does_not_fit),
         cmocka_unit_test(test_bad_request),     cmocka_unit_test(test_static_on_top),
         cmocka_unit_test(test_larger_than_core), cmocka_unit_test(test_phase_order),

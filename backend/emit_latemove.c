@@ -1,0 +1,94 @@
+/* emit_latemove.c: where a received copy whose Soma2 of its arrival phase is taken moves
+ * out of the receive area instead (docs/backend.md "Memory plan", "Moving out later").
+ *
+ * A copy that lives on past its arrival moves out in Soma2 of its last arrival phase
+ * (emit_plan.c, plan_moves). When something else takes that slot it would stay in the
+ * receive area its whole life: the whole step for a stage's input that arrives late in one
+ * step and is read early in the next (qnet.onnx). It moves at the earliest free Soma slot
+ * after that phase's router instead, in the same step, when nothing on its core may read it
+ * from its arrival to that slot: no compute block reading its block runs in those phases;
+ * the Soma slots between hold only compute blocks, other copies' moves, gathers of other
+ * copies, narrowings and send areas (these two read a compute block's result on the core);
+ * and its core forwards no result of its writers before that slot (a relay sends from the
+ * copy's area, which the P06 has not written yet; in the router of the phase whose Soma1
+ * moved it, it has). A copy whose twin stays in the receive area (emit_twin.c) stays with
+ * it: moving one of the two would free no word there. Its landing area then lives from its
+ * arrival to that slot (ending with that Soma1, alloc.h last_soma1), its area in the data
+ * banks as before. */
+#include "backend/emit_internal.h"
+
+/* Whether a compute block on copy cp's core reading cp's block runs in phases [lo, hi]. */
+static bool read_between(const Emit *e, const ECopy *cp, int32_t lo, int32_t hi)
+{
+    const BlockUses *bu = &e->uses.blocks[cp->block];
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        long r = graph_block_pos(e->g, e->g->edges[bu->out_edges[j]]->dst);
+        if (r < 0 || (e->core_of[r] == cp->core && e->phase_of[r] >= lo &&
+                      e->phase_of[r] <= hi))
+            return true;
+    }
+    return false;
+}
+
+/* Whether cp's core sends a result of one of its block's writers in phases [lo, hi] (a relay
+ * in the router of a phase whose Soma1 moved the copy sends from its area, in place). */
+static bool sends_between(const Emit *e, const ECopy *cp, int32_t lo, int32_t hi)
+{
+    const BlockUses *bu = &e->uses.blocks[cp->block];
+    const ECore *c = &e->cores[cp->core];
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        long w = graph_block_pos(e->g, e->g->edges[bu->in_edges[j]]->src);
+        const BlockUses *wu = w >= 0 ? &e->uses.blocks[w] : NULL;
+        for (uint32_t i = 0; wu && i < wu->n_out_edges; i++) {
+            const MapDict *dict = emit_edge_dict(e, e->g->edges[wu->out_edges[i]]->id);
+            for (uint32_t k = 0; dict && k < dict->n_coords; k++) {
+                const MapCoord *mc = &dict->coords[k];
+                if (mc->pi_index == MAP_PI_ROUTER_SEND && mc->phase >= lo && mc->phase <= hi &&
+                    emit_same_place(c, mc) && mc->phase_group == c->phase_group &&
+                    mc->step_group == c->step_group)
+                    return true;
+            }
+        }
+        if (w < 0)
+            return true;
+    }
+    return false;
+}
+
+/* Whether the gather P06 in Soma slot (p, sl) of copy cp's core reads cp. */
+static bool gathers_it(const Emit *e, const ECopy *cp, int32_t p, int32_t sl)
+{
+    for (size_t i = 0; i < e->n_gathers; i++) {
+        const EGather *g = &e->gathers[i];
+        if (g->i >= 0 && g->phase == p && g->slot == sl && &e->copies[g->copy] == cp)
+            return true;
+    }
+    return false;
+}
+
+bool emit_late_move(Emit *e, const ECopy *cp, int32_t *phase, int32_t *slot)
+{
+    const ECore *c = &e->cores[cp->core];
+    if (emit_twin_stays(e, cp))
+        return false;
+    int64_t after = emit_slot_when(cp->move_phase, MAP_PI_ROUTER_RECIEVE);
+    for (int32_t p = cp->move_phase; p < c->n_phases; p++)
+        for (int32_t sl = MAP_PI_SOMA1; sl <= MAP_PI_SOMA2; sl += MAP_PI_SOMA2 - MAP_PI_SOMA1) {
+            if (emit_slot_when(p, sl) <= after)
+                continue;
+            ESlotUse u = emit_slot_use(e, cp->core, p, sl);
+            if (u.kind == SLOT_FREE) {
+                if (read_between(e, cp, cp->land_first, p) ||
+                    sends_between(e, cp, cp->move_phase + 1, sl == MAP_PI_SOMA2 ? p : p - 1))
+                    return false;
+                *phase = p;
+                *slot = sl;
+                return true;
+            }
+            if (u.kind != SLOT_BLOCK && u.kind != SLOT_NARROW && u.kind != SLOT_SENDBUF &&
+                (u.kind != SLOT_MOVE || u.block == cp->block) &&
+                (u.kind != SLOT_GATHER || gathers_it(e, cp, p, sl)))
+                return false; /* an inserted P06 that may read the copy */
+        }
+    return false;
+}
