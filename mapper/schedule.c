@@ -681,6 +681,17 @@ static bool slice_among_remote(const MapPlan *p, uint32_t xi, uint32_t v)
     return false;
 }
 
+/* Whether transfer xi, from a block on v, would land on v through v's own router (own_moved)
+ * more bytes than one phase may receive: the code generator keeps such a copy in the
+ * receive area whole while its bytes land (backend/emit_route.c), which no phase holds, so
+ * its reader's cluster takes another core, where the bytes arrive in parts over the phases
+ * the receive budget gives them (backend/emit_spread.c). */
+static bool own_over_recv(const MapPlan *p, uint32_t xi, uint32_t v)
+{
+    const MXfer *x = &p->xfers[xi];
+    return own_moved(p, x, v) && x->bytes > (int64_t)p->chip->recv_bytes_per_phase;
+}
+
 static int cand_one(uint32_t xi, void *arg)
 {
     Cands *C = arg;
@@ -689,7 +700,7 @@ static int cand_one(uint32_t xi, void *arg)
     if (p->xfers[xi].kind != XF_CORE || p->xfers[xi].planned)
         return 0;
     uint32_t v = map_task_vcore(p, p->xfers[xi].src_task);
-    if (v == MAP_NONE || slice_among_remote(p, xi, v) ||
+    if (v == MAP_NONE || slice_among_remote(p, xi, v) || own_over_recv(p, xi, v) ||
         vcore_mem(&p->vcores[v]) + C->need - saving(s, C->t, v) > p->chip->core_budget_bytes)
         return 0;
     uint32_t i = 0;

@@ -901,6 +901,59 @@ static void test_own_router_budget(void **state)
     chip_destroy(c);
 }
 
+/* What a core's own router would land on it over the receive area's 12 KiB takes no core
+ * of its writer (mapper/schedule.c, own_over_recv): as in test_own_router_budget, a CVS
+ * "neg" of INT_32 values in one pixel of 477 channels, reshaped in C order into 477 pixels
+ * of one channel that a CCMPB "neg2" reads: 15264 bytes in the copy's pixels of 32 bytes.
+ * On "neg"'s core the code generator would hold the copy whole in the receive area while
+ * the router lands it (emit.alloc: test_diff_ops/broadcast_max_case_1_variant_0's row 0);
+ * on another core its bytes arrive in parts over several phases, each moved out of the
+ * receive area (backend/emit_spread.c). */
+static void test_own_router_over_recv(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    const int32_t s[8] = {1, 1, 477, 0, 0, 0, 0, 0}, t[8] = {1, 477, 1, 0, 0, 0, 0, 0};
+    Block *x = tg_blk(g, BT_INPUT, "data", PR_INT_8, s);
+    x->socket_id = 0;
+    x->has_socket_id = true;
+    Block *xs = tg_blk(g, BT_SI, "neg/in", PR_INT_8, s);
+    Block *n = tg_blk(g, BT_CVS, "neg", PR_INT_32, s);
+    assert_true(blk_set_attr(g, n, AT_CONSTANT_A, -1));
+    Block *r = tg_blk(g, BT_SI, "neg/out", PR_INT_32, t);
+    Block *n2 = tg_blk(g, BT_CCMPB, "neg2", PR_INT_32,
+                       (const int32_t[8]){1, 477, 1, 0, 0, 0, 1, 477});
+    Block *r2 = tg_blk(g, BT_SI, "neg2/out", PR_INT_32, t);
+    Block *o = tg_blk(g, BT_OUTPUT, "neg2/output", PR_INT_32, t);
+    o->socket_id = 0;
+    o->has_socket_id = true;
+    tg_join(g, x, 0, xs, 0);
+    tg_join(g, xs, 0, n, 0);
+    tg_join(g, n, 0, r, 0);
+    assert_non_null(edge_add_rearrange(g, g->edges[g->n_edges - 1], RT_RESHAPE, 0));
+    tg_join(g, r, 0, n2, 0);
+    tg_join(g, n2, 0, r2, 0);
+    tg_join(g, r2, 0, o, 0);
+    Diag d;
+    MapPlan *p = plan_ok(g, c, &d);
+    uint32_t a = MAP_NONE, b = MAP_NONE;
+    for (uint32_t i = 0; i < p->n_tasks; i++) {
+        const Block *blk = p->g->blocks[p->tasks[i].pos];
+        if (strcmp(blk->name, "neg") == 0)
+            a = i;
+        if (strcmp(blk->name, "neg2") == 0)
+            b = i;
+    }
+    assert_true(a != MAP_NONE && b != MAP_NONE);
+    assert_int_not_equal(p->clusters[p->tasks[a].cluster].vcore,
+                         p->clusters[p->tasks[b].cluster].vcore);
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
 /* The transfers into one copy over the receive area are planned in the order of the pixels
  * they land on (mapper/schedule.c, in_order): two CCMPBs "a" and "b", each the max over 18
  * rows of 1 x 200 pixels of 32 int8 channels (their inputs, 115200 bytes each, keep them off
@@ -1590,6 +1643,7 @@ int main(void)
         cmocka_unit_test(test_slices_remote),
         cmocka_unit_test(test_premove_slots),
         cmocka_unit_test(test_own_router_budget),
+        cmocka_unit_test(test_own_router_over_recv),
         cmocka_unit_test(test_recv_pixel_order),
         cmocka_unit_test(test_merge_lifetimes),
         cmocka_unit_test(test_merge_memory),
