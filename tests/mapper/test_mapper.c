@@ -842,6 +842,49 @@ static MapPlan *plan_ok(Graph *g, const Chip *c, Diag *d)
     return p;
 }
 
+/* INPUT s INT_8 -> SI -> CVS "neg" (INT_32) -> SI t of precision prec through a RESHAPE in
+ * C order (values between lanes: the router moves the CVS's bytes, lanes_moved) -> CCMPB
+ * "neg2" of shape k -> SI -> OUTPUT. */
+static Graph *neg_reshaped(const int32_t s[8], const int32_t t[8], PrecisionId prec,
+                           const int32_t k[8])
+{
+    Graph *g = graph_create();
+    Block *x = tg_blk(g, BT_INPUT, "data", PR_INT_8, s);
+    x->socket_id = 0;
+    x->has_socket_id = true;
+    Block *xs = tg_blk(g, BT_SI, "neg/in", PR_INT_8, s);
+    Block *n = tg_blk(g, BT_CVS, "neg", PR_INT_32, s);
+    assert_true(blk_set_attr(g, n, AT_CONSTANT_A, -1));
+    Block *r = tg_blk(g, BT_SI, "neg/out", prec, t);
+    Block *n2 = tg_blk(g, BT_CCMPB, "neg2", prec, k);
+    Block *r2 = tg_blk(g, BT_SI, "neg2/out", prec, t);
+    Block *o = tg_blk(g, BT_OUTPUT, "neg2/output", prec, t);
+    o->socket_id = 0;
+    o->has_socket_id = true;
+    tg_join(g, x, 0, xs, 0);
+    tg_join(g, xs, 0, n, 0);
+    tg_join(g, n, 0, r, 0);
+    assert_non_null(edge_add_rearrange(g, g->edges[g->n_edges - 1], RT_RESHAPE, 0));
+    tg_join(g, r, 0, n2, 0);
+    tg_join(g, n2, 0, r2, 0);
+    tg_join(g, r2, 0, o, 0);
+    return g;
+}
+
+/* The tasks of neg_reshaped's "neg" (*a) and "neg2" (*b) in plan p. */
+static void neg_tasks(const MapPlan *p, uint32_t *a, uint32_t *b)
+{
+    *a = *b = MAP_NONE;
+    for (uint32_t i = 0; i < p->n_tasks; i++) {
+        const Block *blk = p->g->blocks[p->tasks[i].pos];
+        if (strcmp(blk->name, "neg") == 0)
+            *a = i;
+        if (strcmp(blk->name, "neg2") == 0)
+            *b = i;
+    }
+    assert_true(*a != MAP_NONE && *b != MAP_NONE);
+}
+
 /* What a core's own router lands on it counts in its receive budget (mapper/schedule.c,
  * own_keep): INPUT (4, 32, 4) INT_8 -> SI -> CVS "neg" -> SI (4, 4, 32) through a RESHAPE
  * in C order (values between lanes: the router moves the CVS's bytes, lanes_moved) ->
@@ -854,38 +897,12 @@ static void test_own_router_budget(void **state)
 {
     (void)state;
     Chip *c = chip_with(NULL, 0);
-    Graph *g = graph_create();
     const int32_t s[8] = {4, 32, 4, 0, 0, 0, 0, 0}, t[8] = {4, 4, 32, 0, 0, 0, 0, 0};
-    Block *x = tg_blk(g, BT_INPUT, "data", PR_INT_8, s);
-    x->socket_id = 0;
-    x->has_socket_id = true;
-    Block *xs = tg_blk(g, BT_SI, "neg/in", PR_INT_8, s);
-    Block *n = tg_blk(g, BT_CVS, "neg", PR_INT_32, s);
-    assert_true(blk_set_attr(g, n, AT_CONSTANT_A, -1));
-    Block *r = tg_blk(g, BT_SI, "neg/out", PR_INT_8, t);
-    Block *n2 = tg_blk(g, BT_CCMPB, "neg2", PR_INT_8, (const int32_t[8]){4, 4, 32, 0, 0, 0, 4, 4});
-    Block *r2 = tg_blk(g, BT_SI, "neg2/out", PR_INT_8, t);
-    Block *o = tg_blk(g, BT_OUTPUT, "neg2/output", PR_INT_8, t);
-    o->socket_id = 0;
-    o->has_socket_id = true;
-    tg_join(g, x, 0, xs, 0);
-    tg_join(g, xs, 0, n, 0);
-    tg_join(g, n, 0, r, 0);
-    assert_non_null(edge_add_rearrange(g, g->edges[g->n_edges - 1], RT_RESHAPE, 0));
-    tg_join(g, r, 0, n2, 0);
-    tg_join(g, n2, 0, r2, 0);
-    tg_join(g, r2, 0, o, 0);
+    Graph *g = neg_reshaped(s, t, PR_INT_8, (const int32_t[8]){4, 4, 32, 0, 0, 0, 4, 4});
     Diag d;
     MapPlan *p = plan_ok(g, c, &d);
-    uint32_t a = MAP_NONE, b = MAP_NONE;
-    for (uint32_t i = 0; i < p->n_tasks; i++) {
-        const Block *blk = p->g->blocks[p->tasks[i].pos];
-        if (strcmp(blk->name, "neg") == 0)
-            a = i;
-        if (strcmp(blk->name, "neg2") == 0)
-            b = i;
-    }
-    assert_true(a != MAP_NONE && b != MAP_NONE);
+    uint32_t a, b;
+    neg_tasks(p, &a, &b);
     uint32_t v = p->clusters[p->tasks[a].cluster].vcore;
     assert_int_equal(v, p->clusters[p->tasks[b].cluster].vcore);
     int32_t from = p->tasks[a].phase + (p->tasks[a].slot == MS_SOMA2), to = p->tasks[b].phase;
@@ -913,39 +930,12 @@ static void test_own_router_over_recv(void **state)
 {
     (void)state;
     Chip *c = chip_with(NULL, 0);
-    Graph *g = graph_create();
     const int32_t s[8] = {1, 1, 477, 0, 0, 0, 0, 0}, t[8] = {1, 477, 1, 0, 0, 0, 0, 0};
-    Block *x = tg_blk(g, BT_INPUT, "data", PR_INT_8, s);
-    x->socket_id = 0;
-    x->has_socket_id = true;
-    Block *xs = tg_blk(g, BT_SI, "neg/in", PR_INT_8, s);
-    Block *n = tg_blk(g, BT_CVS, "neg", PR_INT_32, s);
-    assert_true(blk_set_attr(g, n, AT_CONSTANT_A, -1));
-    Block *r = tg_blk(g, BT_SI, "neg/out", PR_INT_32, t);
-    Block *n2 = tg_blk(g, BT_CCMPB, "neg2", PR_INT_32,
-                       (const int32_t[8]){1, 477, 1, 0, 0, 0, 1, 477});
-    Block *r2 = tg_blk(g, BT_SI, "neg2/out", PR_INT_32, t);
-    Block *o = tg_blk(g, BT_OUTPUT, "neg2/output", PR_INT_32, t);
-    o->socket_id = 0;
-    o->has_socket_id = true;
-    tg_join(g, x, 0, xs, 0);
-    tg_join(g, xs, 0, n, 0);
-    tg_join(g, n, 0, r, 0);
-    assert_non_null(edge_add_rearrange(g, g->edges[g->n_edges - 1], RT_RESHAPE, 0));
-    tg_join(g, r, 0, n2, 0);
-    tg_join(g, n2, 0, r2, 0);
-    tg_join(g, r2, 0, o, 0);
+    Graph *g = neg_reshaped(s, t, PR_INT_32, (const int32_t[8]){1, 477, 1, 0, 0, 0, 1, 477});
     Diag d;
     MapPlan *p = plan_ok(g, c, &d);
-    uint32_t a = MAP_NONE, b = MAP_NONE;
-    for (uint32_t i = 0; i < p->n_tasks; i++) {
-        const Block *blk = p->g->blocks[p->tasks[i].pos];
-        if (strcmp(blk->name, "neg") == 0)
-            a = i;
-        if (strcmp(blk->name, "neg2") == 0)
-            b = i;
-    }
-    assert_true(a != MAP_NONE && b != MAP_NONE);
+    uint32_t a, b;
+    neg_tasks(p, &a, &b);
     assert_int_not_equal(p->clusters[p->tasks[a].cluster].vcore,
                          p->clusters[p->tasks[b].cluster].vcore);
     mapper_plan_destroy(p);
