@@ -944,35 +944,25 @@ static void test_own_router_over_recv(void **state)
     chip_destroy(c);
 }
 
-/* The transfers into one copy over the receive area are planned in the order of the pixels
- * they land on (mapper/schedule.c, in_order): two CCMPBs "a" and "b", each the max over 18
- * rows of 1 x 200 pixels of 32 int8 channels (their inputs, 115200 bytes each, keep them off
- * the reader's core and each other's), write 4 row pieces of 50 pixels each into the 1 x 400
- * map a CCMPB "z" reads, a's at pixels 0, 100, 200, 300 and b's at 50, 150, 250, 350, the
- * edges a's first. The map is 12800 bytes (pixels of 32 bytes), over the receive area's
- * 12288: the code generator moves each phase's pixels out of it as two runs at most
- * (backend/emit_spread.c). Planned in the edges' order, a's pieces took the first phases and
- * b's the later ones: along the map the phases went 0, 4, 1, 5, ... (a phase's pixels
- * three runs apart or more where it carried several pieces:
- * test_diff_ops/cvm_precision_case_1__p_24_, emit.alloc); in the pixels' order they never go
- * back. */
-static void test_recv_pixel_order(void **state)
+/* Two CCMPBs "a/pass" and "b/pass" (the max over ky[k] rows of 1 x 200 pixels of 32 int8
+ * channels, from model inputs "a" and "b") write 4 row pieces of 50 pixels each into the
+ * 1 x 400 map "z/in" a CCMPB "z" reads, a's at pixels 0, 100, 200, 300 and b's at 50, 150,
+ * 250, 350, the edges a's first; z writes "z/out" for OUTPUT "y". Returns "z/in". */
+static Block *two_writers(Graph *g, const int32_t ky[2])
 {
-    (void)state;
-    Chip *c = chip_with(NULL, 0);
-    Graph *g = graph_create();
-    const int32_t src[8] = {18, 200, 32, 0, 0, 0, 0, 0};
-    const int32_t pool[8] = {1, 200, 32, 0, 18, 1, 18, 200}, map[8] = {1, 400, 32, 0, 0, 0, 0, 0};
+    const int32_t map[8] = {1, 400, 32, 0, 0, 0, 0, 0};
     Block *z_in = tg_blk(g, BT_SI, "z/in", PR_INT_8, map);
     Block *w[2];
     for (int k = 0; k < 2; k++) {
         const char *nm[2][3] = {{"a", "a/src", "a/pass"}, {"b", "b/src", "b/pass"}};
+        const int32_t src[8] = {ky[k], 200, 32, 0, 0, 0, 0, 0};
+        const int32_t pool[8] = {1, 200, 32, 0, ky[k], 1, ky[k], 200};
         Block *x = tg_blk(g, BT_INPUT, nm[k][0], PR_INT_8, src);
         x->socket_id = k;
         x->has_socket_id = true;
         Block *xs = tg_blk(g, BT_SI, nm[k][1], PR_INT_8, src);
         w[k] = tg_blk(g, BT_CCMPB, nm[k][2], PR_INT_8, pool);
-        assert_true(blk_set_attr(g, w[k], AT_KERNEL_Y, 18));
+        assert_true(blk_set_attr(g, w[k], AT_KERNEL_Y, ky[k]));
         assert_true(blk_set_attr(g, w[k], AT_KERNEL_X, 1));
         assert_true(blk_set_attr(g, w[k], AT_CMP, -128));
         tg_join(g, x, 0, xs, 0);
@@ -995,6 +985,27 @@ static void test_recv_pixel_order(void **state)
     tg_join(g, z_in, 0, z, 0);
     tg_join(g, z, 0, zo, 0);
     tg_join(g, zo, 0, o, 0);
+    return z_in;
+}
+
+/* The transfers into one copy over the receive area are planned in the order of the pixels
+ * they land on (mapper/schedule.c, in_order): two CCMPBs "a" and "b", each the max over 18
+ * rows of 1 x 200 pixels of 32 int8 channels (their inputs, 115200 bytes each, keep them off
+ * the reader's core and each other's), write 4 row pieces of 50 pixels each into the 1 x 400
+ * map a CCMPB "z" reads, a's at pixels 0, 100, 200, 300 and b's at 50, 150, 250, 350, the
+ * edges a's first. The map is 12800 bytes (pixels of 32 bytes), over the receive area's
+ * 12288: the code generator moves each phase's pixels out of it as two runs at most
+ * (backend/emit_spread.c). Planned in the edges' order, a's pieces took the first phases and
+ * b's the later ones: along the map the phases went 0, 4, 1, 5, ... (a phase's pixels
+ * three runs apart or more where it carried several pieces:
+ * test_diff_ops/cvm_precision_case_1__p_24_, emit.alloc); in the pixels' order they never go
+ * back. */
+static void test_recv_pixel_order(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    Block *z_in = two_writers(g, (const int32_t[2]){18, 18});
     Diag d;
     MapPlan *p = plan_ok(g, c, &d);
     /* the first phase each piece lands in, by the pixel it starts at */
@@ -1016,6 +1027,39 @@ static void test_recv_pixel_order(void **state)
     assert_int_equal(seen, 0xFFu);
     for (int i = 1; i < 8; i++)
         assert_true(first[i - 1] <= first[i]);
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
+/* A writer's columns of a copy over the receive area whose other columns other cores write
+ * take no core of that writer (mapper/schedule.c, piece_among_remote): two_writers with "a"
+ * a max over 1 row (its input 6400 bytes, room for z's cluster beside it) and "b" over 18
+ * (115200 bytes, none). On a's core its router would gather its pieces into z/in, which the
+ * code generator keeps in the receive area whole (12800 bytes, emit.alloc:
+ * test_diff_ops/abs_case_1__p_32_'s row of 27 pieces of 9 pixels from its core's P83 among
+ * 26 from another core); z takes another core, where all 8 pieces arrive over the receive
+ * area's phases in the order of their pixels. */
+static void test_pieces_among_remote(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    two_writers(g, (const int32_t[2]){1, 18});
+    Diag d;
+    MapPlan *p = plan_ok(g, c, &d);
+    uint32_t a = MAP_NONE, z = MAP_NONE;
+    for (uint32_t i = 0; i < p->n_tasks; i++) {
+        const Block *blk = p->g->blocks[p->tasks[i].pos];
+        if (strcmp(blk->name, "a/pass") == 0)
+            a = i;
+        if (strcmp(blk->name, "z") == 0)
+            z = i;
+    }
+    assert_true(a != MAP_NONE && z != MAP_NONE);
+    assert_int_not_equal(p->clusters[p->tasks[a].cluster].vcore,
+                         p->clusters[p->tasks[z].cluster].vcore);
     mapper_plan_destroy(p);
     diag_finish(&d);
     graph_destroy(g);
@@ -1635,6 +1679,7 @@ int main(void)
         cmocka_unit_test(test_own_router_budget),
         cmocka_unit_test(test_own_router_over_recv),
         cmocka_unit_test(test_recv_pixel_order),
+        cmocka_unit_test(test_pieces_among_remote),
         cmocka_unit_test(test_merge_lifetimes),
         cmocka_unit_test(test_merge_memory),
         cmocka_unit_test(test_deterministic),
