@@ -572,14 +572,31 @@ static Status route_edge(Emit *e, const MapDict *dict)
         const EPart *pt = dcp->spread ? emit_part_at(e, dcp, cr->phase) : NULL;
         if (dcp->spread && !pt)
             continue; /* nothing of it in this phase (emit_spread.c) */
-        if (lanes && (pt || ms > 0))
+        if (lanes && ms > 0)
             return diag_edge(e->d, ST_LOGIC, "emit.rearrange", ed->id,
                              "moves values between lanes into a copy of block %d on %s that "
-                             "arrives in parts (spread over phases, or merged from slices): "
-                             "1-byte packets go whole into one copy", e->g->blocks[s]->id,
-                             e->cores[rk].name);
-        if (lanes) { /* emit_lanes.c: from the writer's buffer, relays refused */
+                             "is merged from slices: 1-byte packets go whole into one copy",
+                             e->g->blocks[s]->id, e->cores[rk].name);
+        if (lanes && !pt) { /* emit_lanes.c: from the writer's buffer, relays refused */
             Status st = emit_lane_runs(e, ed, (uint32_t)w, sk, cs->phase, dcp, rk, &part, dbase);
+            if (st != ST_OK)
+                return st;
+            continue;
+        }
+        if (lanes) { /* a spread part: this phase's pixels of each of its runs of dcp, their
+                        bytes into their place in the landing area, as below */
+            Status st = ST_OK;
+            int64_t lbase = e->cores[rk].addr[pt->land];
+            for (int r = 0; r < 2 && st == ST_OK; r++) {
+                const ECopy *rc = &e->copies[pt->copy[r]];
+                int64_t pw = emit_feat_pixel_words(&rc->feat);
+                EBox pieces[3];
+                int np = rc == dcp ? part_pixels(dcp, pt->q0[r], pt->nq[r], &part, pieces) : 0;
+                for (int q = 0; q < np && st == ST_OK; q++)
+                    st = emit_lane_runs(e, ed, (uint32_t)w, sk, cs->phase, dcp, rk, &pieces[q],
+                                        lbase - pt->q0[r] * pw);
+                lbase += pt->nq[r] * pw;
+            }
             if (st != ST_OK)
                 return st;
             continue;

@@ -714,6 +714,45 @@ static bool slice_among_remote(const MapPlan *p, uint32_t xi, uint32_t v)
     return false;
 }
 
+/* Whether transfer xi, from a block on v, would land on v through v's own router (own_moved)
+ * more bytes than one phase may receive: the code generator keeps such a copy in the
+ * receive area whole while its bytes land (backend/emit_route.c), which no phase holds, so
+ * its reader's cluster takes another core, where the bytes arrive in parts over the phases
+ * the receive budget gives them (backend/emit_spread.c). */
+static bool own_over_recv(const MapPlan *p, uint32_t xi, uint32_t v)
+{
+    const MXfer *x = &p->xfers[xi];
+    return own_moved(p, x, v) && x->bytes > (int64_t)p->chip->recv_bytes_per_phase;
+}
+
+/* Whether transfer xi, from a block on v, writes some columns of a copy over the receive area
+ * (not whole rows of it) whose other parts other cores write: on v its router would gather
+ * them into the copy, which the code generator then keeps in the receive area whole
+ * (backend/emit_plan.c, EOut.gather), while from another core they arrive with the others in
+ * the order of the copy's pixels, each phase's part moved out (backend/emit_spread.c). */
+static bool piece_among_remote(const MapPlan *p, uint32_t xi, uint32_t v)
+{
+    const MXfer *x = &p->xfers[xi];
+    if (x->kind != XF_CORE || !map_xfer_over_recv(p, xi) || map_task_vcore(p, x->src_task) != v)
+        return false;
+    uint32_t r = xi - p->xfer_of[x->edge];
+    MBox wr;
+    bbox_of_iface(p->g, &p->uses, x->store, true, p->g->edges[x->edge]->id, &wr);
+    const MBox *cb = &p->rep_box[p->rep_first[x->store] + r];
+    if (wr.lo[D_X] <= cb->lo[D_X] && wr.hi[D_X] >= cb->hi[D_X])
+        return false;
+    const BlockUses *bu = &p->uses.blocks[x->store];
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        uint32_t e2 = bu->in_edges[j], k = p->xfer_of[e2];
+        if (e2 == x->edge || k == MAP_NONE)
+            continue;
+        const MXfer *y = &p->xfers[k + r];
+        if (y->kind == XF_CORE && y->bytes && map_task_vcore(p, y->src_task) != v)
+            return true;
+    }
+    return false;
+}
+
 static int cand_one(uint32_t xi, void *arg)
 {
     Cands *C = arg;
@@ -722,7 +761,8 @@ static int cand_one(uint32_t xi, void *arg)
     if (p->xfers[xi].kind != XF_CORE || p->xfers[xi].planned)
         return 0;
     uint32_t v = map_task_vcore(p, p->xfers[xi].src_task);
-    if (v == MAP_NONE || slice_among_remote(p, xi, v) ||
+    if (v == MAP_NONE || slice_among_remote(p, xi, v) || own_over_recv(p, xi, v) ||
+        piece_among_remote(p, xi, v) ||
         vcore_mem(&p->vcores[v]) + C->need - saving(s, C->t, v) > p->chip->core_budget_bytes)
         return 0;
     uint32_t i = 0;

@@ -842,6 +842,49 @@ static MapPlan *plan_ok(Graph *g, const Chip *c, Diag *d)
     return p;
 }
 
+/* INPUT s INT_8 -> SI -> CVS "neg" (INT_32) -> SI t of precision prec through a RESHAPE in
+ * C order (values between lanes: the router moves the CVS's bytes, lanes_moved) -> CCMPB
+ * "neg2" of shape k -> SI -> OUTPUT. */
+static Graph *neg_reshaped(const int32_t s[8], const int32_t t[8], PrecisionId prec,
+                           const int32_t k[8])
+{
+    Graph *g = graph_create();
+    Block *x = tg_blk(g, BT_INPUT, "data", PR_INT_8, s);
+    x->socket_id = 0;
+    x->has_socket_id = true;
+    Block *xs = tg_blk(g, BT_SI, "neg/in", PR_INT_8, s);
+    Block *n = tg_blk(g, BT_CVS, "neg", PR_INT_32, s);
+    assert_true(blk_set_attr(g, n, AT_CONSTANT_A, -1));
+    Block *r = tg_blk(g, BT_SI, "neg/out", prec, t);
+    Block *n2 = tg_blk(g, BT_CCMPB, "neg2", prec, k);
+    Block *r2 = tg_blk(g, BT_SI, "neg2/out", prec, t);
+    Block *o = tg_blk(g, BT_OUTPUT, "neg2/output", prec, t);
+    o->socket_id = 0;
+    o->has_socket_id = true;
+    tg_join(g, x, 0, xs, 0);
+    tg_join(g, xs, 0, n, 0);
+    tg_join(g, n, 0, r, 0);
+    assert_non_null(edge_add_rearrange(g, g->edges[g->n_edges - 1], RT_RESHAPE, 0));
+    tg_join(g, r, 0, n2, 0);
+    tg_join(g, n2, 0, r2, 0);
+    tg_join(g, r2, 0, o, 0);
+    return g;
+}
+
+/* The tasks of neg_reshaped's "neg" (*a) and "neg2" (*b) in plan p. */
+static void neg_tasks(const MapPlan *p, uint32_t *a, uint32_t *b)
+{
+    *a = *b = MAP_NONE;
+    for (uint32_t i = 0; i < p->n_tasks; i++) {
+        const Block *blk = p->g->blocks[p->tasks[i].pos];
+        if (strcmp(blk->name, "neg") == 0)
+            *a = i;
+        if (strcmp(blk->name, "neg2") == 0)
+            *b = i;
+    }
+    assert_true(*a != MAP_NONE && *b != MAP_NONE);
+}
+
 /* What a core's own router lands on it counts in its receive budget (mapper/schedule.c,
  * own_keep): INPUT (4, 32, 4) INT_8 -> SI -> CVS "neg" -> SI (4, 4, 32) through a RESHAPE
  * in C order (values between lanes: the router moves the CVS's bytes, lanes_moved) ->
@@ -854,38 +897,12 @@ static void test_own_router_budget(void **state)
 {
     (void)state;
     Chip *c = chip_with(NULL, 0);
-    Graph *g = graph_create();
     const int32_t s[8] = {4, 32, 4, 0, 0, 0, 0, 0}, t[8] = {4, 4, 32, 0, 0, 0, 0, 0};
-    Block *x = tg_blk(g, BT_INPUT, "data", PR_INT_8, s);
-    x->socket_id = 0;
-    x->has_socket_id = true;
-    Block *xs = tg_blk(g, BT_SI, "neg/in", PR_INT_8, s);
-    Block *n = tg_blk(g, BT_CVS, "neg", PR_INT_32, s);
-    assert_true(blk_set_attr(g, n, AT_CONSTANT_A, -1));
-    Block *r = tg_blk(g, BT_SI, "neg/out", PR_INT_8, t);
-    Block *n2 = tg_blk(g, BT_CCMPB, "neg2", PR_INT_8, (const int32_t[8]){4, 4, 32, 0, 0, 0, 4, 4});
-    Block *r2 = tg_blk(g, BT_SI, "neg2/out", PR_INT_8, t);
-    Block *o = tg_blk(g, BT_OUTPUT, "neg2/output", PR_INT_8, t);
-    o->socket_id = 0;
-    o->has_socket_id = true;
-    tg_join(g, x, 0, xs, 0);
-    tg_join(g, xs, 0, n, 0);
-    tg_join(g, n, 0, r, 0);
-    assert_non_null(edge_add_rearrange(g, g->edges[g->n_edges - 1], RT_RESHAPE, 0));
-    tg_join(g, r, 0, n2, 0);
-    tg_join(g, n2, 0, r2, 0);
-    tg_join(g, r2, 0, o, 0);
+    Graph *g = neg_reshaped(s, t, PR_INT_8, (const int32_t[8]){4, 4, 32, 0, 0, 0, 4, 4});
     Diag d;
     MapPlan *p = plan_ok(g, c, &d);
-    uint32_t a = MAP_NONE, b = MAP_NONE;
-    for (uint32_t i = 0; i < p->n_tasks; i++) {
-        const Block *blk = p->g->blocks[p->tasks[i].pos];
-        if (strcmp(blk->name, "neg") == 0)
-            a = i;
-        if (strcmp(blk->name, "neg2") == 0)
-            b = i;
-    }
-    assert_true(a != MAP_NONE && b != MAP_NONE);
+    uint32_t a, b;
+    neg_tasks(p, &a, &b);
     uint32_t v = p->clusters[p->tasks[a].cluster].vcore;
     assert_int_equal(v, p->clusters[p->tasks[b].cluster].vcore);
     int32_t from = p->tasks[a].phase + (p->tasks[a].slot == MS_SOMA2), to = p->tasks[b].phase;
@@ -901,35 +918,51 @@ static void test_own_router_budget(void **state)
     chip_destroy(c);
 }
 
-/* The transfers into one copy over the receive area are planned in the order of the pixels
- * they land on (mapper/schedule.c, in_order): two CCMPBs "a" and "b", each the max over 18
- * rows of 1 x 200 pixels of 32 int8 channels (their inputs, 115200 bytes each, keep them off
- * the reader's core and each other's), write 4 row pieces of 50 pixels each into the 1 x 400
- * map a CCMPB "z" reads, a's at pixels 0, 100, 200, 300 and b's at 50, 150, 250, 350, the
- * edges a's first. The map is 12800 bytes (pixels of 32 bytes), over the receive area's
- * 12288: the code generator moves each phase's pixels out of it as two runs at most
- * (backend/emit_spread.c). Planned in the edges' order, a's pieces took the first phases and
- * b's the later ones: along the map the phases went 0, 4, 1, 5, ... (a phase's pixels
- * three runs apart or more where it carried several pieces:
- * test_diff_ops/cvm_precision_case_1__p_24_, emit.alloc); in the pixels' order they never go
- * back. */
-static void test_recv_pixel_order(void **state)
+/* What a core's own router would land on it over the receive area's 12 KiB takes no core
+ * of its writer (mapper/schedule.c, own_over_recv): as in test_own_router_budget, a CVS
+ * "neg" of INT_32 values in one pixel of 477 channels, reshaped in C order into 477 pixels
+ * of one channel that a CCMPB "neg2" reads: 15264 bytes in the copy's pixels of 32 bytes.
+ * On "neg"'s core the code generator would hold the copy whole in the receive area while
+ * the router lands it (emit.alloc: test_diff_ops/broadcast_max_case_1_variant_0's row 0);
+ * on another core its bytes arrive in parts over several phases, each moved out of the
+ * receive area (backend/emit_spread.c). */
+static void test_own_router_over_recv(void **state)
 {
     (void)state;
     Chip *c = chip_with(NULL, 0);
-    Graph *g = graph_create();
-    const int32_t src[8] = {18, 200, 32, 0, 0, 0, 0, 0};
-    const int32_t pool[8] = {1, 200, 32, 0, 18, 1, 18, 200}, map[8] = {1, 400, 32, 0, 0, 0, 0, 0};
+    const int32_t s[8] = {1, 1, 477, 0, 0, 0, 0, 0}, t[8] = {1, 477, 1, 0, 0, 0, 0, 0};
+    Graph *g = neg_reshaped(s, t, PR_INT_32, (const int32_t[8]){1, 477, 1, 0, 0, 0, 1, 477});
+    Diag d;
+    MapPlan *p = plan_ok(g, c, &d);
+    uint32_t a, b;
+    neg_tasks(p, &a, &b);
+    assert_int_not_equal(p->clusters[p->tasks[a].cluster].vcore,
+                         p->clusters[p->tasks[b].cluster].vcore);
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
+/* Two CCMPBs "a/pass" and "b/pass" (the max over ky[k] rows of 1 x 200 pixels of 32 int8
+ * channels, from model inputs "a" and "b") write 4 row pieces of 50 pixels each into the
+ * 1 x 400 map "z/in" a CCMPB "z" reads, a's at pixels 0, 100, 200, 300 and b's at 50, 150,
+ * 250, 350, the edges a's first; z writes "z/out" for OUTPUT "y". Returns "z/in". */
+static Block *two_writers(Graph *g, const int32_t ky[2])
+{
+    const int32_t map[8] = {1, 400, 32, 0, 0, 0, 0, 0};
     Block *z_in = tg_blk(g, BT_SI, "z/in", PR_INT_8, map);
     Block *w[2];
     for (int k = 0; k < 2; k++) {
         const char *nm[2][3] = {{"a", "a/src", "a/pass"}, {"b", "b/src", "b/pass"}};
+        const int32_t src[8] = {ky[k], 200, 32, 0, 0, 0, 0, 0};
+        const int32_t pool[8] = {1, 200, 32, 0, ky[k], 1, ky[k], 200};
         Block *x = tg_blk(g, BT_INPUT, nm[k][0], PR_INT_8, src);
         x->socket_id = k;
         x->has_socket_id = true;
         Block *xs = tg_blk(g, BT_SI, nm[k][1], PR_INT_8, src);
         w[k] = tg_blk(g, BT_CCMPB, nm[k][2], PR_INT_8, pool);
-        assert_true(blk_set_attr(g, w[k], AT_KERNEL_Y, 18));
+        assert_true(blk_set_attr(g, w[k], AT_KERNEL_Y, ky[k]));
         assert_true(blk_set_attr(g, w[k], AT_KERNEL_X, 1));
         assert_true(blk_set_attr(g, w[k], AT_CMP, -128));
         tg_join(g, x, 0, xs, 0);
@@ -952,6 +985,27 @@ static void test_recv_pixel_order(void **state)
     tg_join(g, z_in, 0, z, 0);
     tg_join(g, z, 0, zo, 0);
     tg_join(g, zo, 0, o, 0);
+    return z_in;
+}
+
+/* The transfers into one copy over the receive area are planned in the order of the pixels
+ * they land on (mapper/schedule.c, in_order): two CCMPBs "a" and "b", each the max over 18
+ * rows of 1 x 200 pixels of 32 int8 channels (their inputs, 115200 bytes each, keep them off
+ * the reader's core and each other's), write 4 row pieces of 50 pixels each into the 1 x 400
+ * map a CCMPB "z" reads, a's at pixels 0, 100, 200, 300 and b's at 50, 150, 250, 350, the
+ * edges a's first. The map is 12800 bytes (pixels of 32 bytes), over the receive area's
+ * 12288: the code generator moves each phase's pixels out of it as two runs at most
+ * (backend/emit_spread.c). Planned in the edges' order, a's pieces took the first phases and
+ * b's the later ones: along the map the phases went 0, 4, 1, 5, ... (a phase's pixels
+ * three runs apart or more where it carried several pieces:
+ * test_diff_ops/cvm_precision_case_1__p_24_, emit.alloc); in the pixels' order they never go
+ * back. */
+static void test_recv_pixel_order(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    Block *z_in = two_writers(g, (const int32_t[2]){18, 18});
     Diag d;
     MapPlan *p = plan_ok(g, c, &d);
     /* the first phase each piece lands in, by the pixel it starts at */
@@ -1078,6 +1132,39 @@ static void test_clash_phases(void **state)
     assert_int_equal(p->chunks[to[2]->chunk0].phase, 1);
     assert_true(map_xfer_vcore(p, to[0]) != map_xfer_vcore(p, to[1]));
     assert_true(map_xfer_vcore(p, to[1]) != map_xfer_vcore(p, to[2]));
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
+/* A writer's columns of a copy over the receive area whose other columns other cores write
+ * take no core of that writer (mapper/schedule.c, piece_among_remote): two_writers with "a"
+ * a max over 1 row (its input 6400 bytes, room for z's cluster beside it) and "b" over 18
+ * (115200 bytes, none). On a's core its router would gather its pieces into z/in, which the
+ * code generator keeps in the receive area whole (12800 bytes, emit.alloc:
+ * test_diff_ops/abs_case_1__p_32_'s row of 27 pieces of 9 pixels from its core's P83 among
+ * 26 from another core); z takes another core, where all 8 pieces arrive over the receive
+ * area's phases in the order of their pixels. */
+static void test_pieces_among_remote(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    two_writers(g, (const int32_t[2]){1, 18});
+    Diag d;
+    MapPlan *p = plan_ok(g, c, &d);
+    uint32_t a = MAP_NONE, z = MAP_NONE;
+    for (uint32_t i = 0; i < p->n_tasks; i++) {
+        const Block *blk = p->g->blocks[p->tasks[i].pos];
+        if (strcmp(blk->name, "a/pass") == 0)
+            a = i;
+        if (strcmp(blk->name, "z") == 0)
+            z = i;
+    }
+    assert_true(a != MAP_NONE && z != MAP_NONE);
+    assert_int_not_equal(p->clusters[p->tasks[a].cluster].vcore,
+                         p->clusters[p->tasks[z].cluster].vcore);
     mapper_plan_destroy(p);
     diag_finish(&d);
     graph_destroy(g);
@@ -1695,8 +1782,10 @@ int main(void)
         cmocka_unit_test(test_slices_remote),
         cmocka_unit_test(test_premove_slots),
         cmocka_unit_test(test_own_router_budget),
+        cmocka_unit_test(test_own_router_over_recv),
         cmocka_unit_test(test_recv_pixel_order),
         cmocka_unit_test(test_clash_phases),
+        cmocka_unit_test(test_pieces_among_remote),
         cmocka_unit_test(test_merge_lifetimes),
         cmocka_unit_test(test_merge_memory),
         cmocka_unit_test(test_deterministic),
