@@ -148,8 +148,9 @@ static Status component(Plan *pl, const size_t *comp, size_t nc, uint32_t after)
         EPhase *q = &e->cores[tail[i]].ph[pl->p];
         uint32_t next = i + 1 < nt ? tail[i + 1] : after;
         if (q->chained && q->chain_next != next) { /* placed once a phase: never */
+            uint32_t k = tail[i];
             free(tail);
-            return refuse(pl, r0, tail[i], "it is in another relaying chain in this phase "
+            return refuse(pl, r0, k, "it is in another relaying chain in this phase "
                           "that goes on to another core");
         }
         q->chained = true;
