@@ -639,6 +639,18 @@ static Status route_edge(Emit *e, const MapDict *dict)
     return pst;
 }
 
+long emit_reader_before(const Emit *e, uint32_t s, uint32_t k, int32_t p)
+{
+    const BlockUses *su = &e->uses.blocks[s];
+    for (uint32_t r = 0; r < su->n_out_edges; r++) {
+        long t = graph_block_pos(e->g, e->g->edges[su->out_edges[r]]->dst);
+        if (t >= 0 && e->core_of[t] == k &&
+            (e->phase_of[t] < p || (e->phase_of[t] == p && e->slot_of[t] != MAP_PI_SOMA2)))
+            return t;
+    }
+    return -1;
+}
+
 /* Writer w's gather onto its own core of its out-edge j in phase p (gather), from repeat
  * rep of its send area (emit_sendbuf_reps). */
 static Status gather_edge(Emit *e, uint32_t w, uint32_t j, int32_t p, int32_t rep)
@@ -653,17 +665,12 @@ static Status gather_edge(Emit *e, uint32_t w, uint32_t j, int32_t p, int32_t re
         !emit_iface_box(e, (uint32_t)s, true, ed->id, &dbox) ||
         !emit_box_meet(&dbox, &cp->box, &part))
         return ST_OK;
-    const BlockUses *su = &e->uses.blocks[s];
-    for (uint32_t r = 0; r < su->n_out_edges; r++) {
-        long t = graph_block_pos(e->g, e->g->edges[su->out_edges[r]]->dst);
-        if (t < 0 || e->core_of[t] != k)
-            continue;
-        if (e->phase_of[t] < p || (e->phase_of[t] == p && e->slot_of[t] != MAP_PI_SOMA2))
-            return diag_block(e->d, ST_LOGIC, "emit.route", b,
-                              "writes part of block %d, which block %d reads in phase %d "
-                              "before the router of phase %d can move the part into place",
-                              e->g->blocks[s]->id, e->g->blocks[t]->id, e->phase_of[t], p);
-    }
+    long t = emit_reader_before(e, (uint32_t)s, k, p);
+    if (t >= 0)
+        return diag_block(e->d, ST_LOGIC, "emit.route", b,
+                          "writes part of block %d, which block %d reads in phase %d "
+                          "before the router of phase %d can move the part into place",
+                          e->g->blocks[s]->id, e->g->blocks[t]->id, e->phase_of[t], p);
     if (cp->view) { /* a view of the writer's map (emit_rearr.c): the buffer as it is */
         const EOut *o = &e->outs[w];
         const EmitFeat *of = &o->feat, *vf = &cp->feat;

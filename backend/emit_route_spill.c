@@ -140,14 +140,8 @@ static bool movable(Emit *e, uint32_t sk, int32_t p, const ESend *s, bool commit
                   emit_soma_taken(e, dk, q, MAP_PI_SOMA2)))
         return false;
     /* nothing reads the copy before the router of phase q */
-    const BlockUses *bu = &e->uses.blocks[pos];
-    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        long t = graph_block_pos(e->g, e->g->edges[bu->out_edges[j]]->dst);
-        if (t < 0 || e->core_of[t] != dk)
-            continue;
-        if (e->phase_of[t] < q || (e->phase_of[t] == q && e->slot_of[t] != MAP_PI_SOMA2))
-            return false;
-    }
+    if (emit_reader_before(e, (uint32_t)pos, dk, q) >= 0)
+        return false;
     for (int32_t r = p; r <= q; r++)
         if ((r < q && !later && slot_reads(&b->ph[r].soma[1], (uint32_t)pos)) ||
             (r > p && slot_reads(&b->ph[r].soma[0], (uint32_t)pos)) ||
