@@ -757,10 +757,12 @@ int64_t layout_work_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
      * another core's copy (4 bytes a value against 1): the larger of the two stands for both */
     int64_t r = layout_repeat_bytes(g, u, pos), n = layout_narrow_bytes(g, u, pos);
     int64_t s = layout_send_bytes(g, u, pos), t = layout_stage_bytes(g, u, pos);
+    int64_t x = layout_gather_extra_bytes(g, u, pos);
     n = s > n ? s : n;
-    if (r < 0 || n < 0 || s < 0 || t < 0 || r > INT64_MAX - n || r + n > INT64_MAX - t)
+    const int64_t lim = INT64_MAX / 4; /* each part below it, so their sum cannot overflow */
+    if (r < 0 || n < 0 || s < 0 || t < 0 || x < 0 || r > lim || n > lim || t > lim || x > lim)
         return -1;
-    return r + n + t;
+    return r + n + t + x;
 }
 
 

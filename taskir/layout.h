@@ -172,14 +172,14 @@ uint32_t layout_gather_in_place(const Graph *g, const GraphUses *u, uint32_t pos
 bool layout_gather_lies(const Graph *g, const GraphUses *u, uint32_t pos, uint32_t i);
 /* Bytes the gathered area of the CADD at pos needs beyond its inputs' storage: its parts
  * but those its inputs may lie in (layout_gather_in_place); 0 for any other block, -1 on
- * overflow. Not in layout_work_bytes yet: counted by the mapper, it moves the merge of cores
- * so that an input the code generator gathered in place arrives from another core
- * (test_diff_ops/elemwise_sub_case_0_variant_0, docs/backend.md "Memory plan"). */
+ * overflow. In layout_work_bytes: the parts of inputs in another precision or pitch (an int8
+ * input widened into an int32 area) come on top of their storage wherever they lie. */
 int64_t layout_gather_extra_bytes(const Graph *g, const GraphUses *u, uint32_t pos);
 /* Bytes of the working areas of compute block pos in its phase, beside its output: the
  * repeated box of a CADD of one box (layout_repeat_bytes), the int32 area of a block that
- * narrows (layout_narrow_bytes) or its send areas (layout_send_bytes), the larger, and the
- * int32 areas of the staged maps it reads (layout_stage_bytes); -1 on overflow. The split's
+ * narrows (layout_narrow_bytes) or its send areas (layout_send_bytes), the larger, the
+ * int32 areas of the staged maps it reads (layout_stage_bytes) and the parts of a CADD's
+ * gathered area its inputs cannot lie in (layout_gather_extra_bytes); -1 on overflow. The split's
  * fit mode (passes/split_need.c), the mapper (mapper/problem.c) and the verifier's
  * map.mem.core (verify_map_chip.c) count it. */
 int64_t layout_work_bytes(const Graph *g, const GraphUses *u, uint32_t pos);

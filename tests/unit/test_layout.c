@@ -890,8 +890,8 @@ static void test_repeat_ternary(void **state)
  * CADD reads, input 0's: two int8 maps of 4 x 4 x 8 read in 32-byte groups, 2 x 16 pixels
  * x 32 B = 1024 bytes. The second input, which only this CADD reads, may lie in its part
  * (layout_gather_in_place: its part is its storage), the first is read by another CADD too:
- * the area needs one part, 512 bytes, beyond their storage (layout_gather_extra_bytes; not in
- * layout_work_bytes yet). An int8 and an int32 input gather in INT_32 (a P06 widens the
+ * the area needs one part, 512 bytes, beyond their storage (layout_gather_extra_bytes, counted
+ * in layout_work_bytes). An int8 and an int32 input gather in INT_32 (a P06 widens the
  * int8 values), in int32's own 32-byte groups (each P06 re-pitches its input: not input 0's
  * int8 pitch of 32 lanes, 32 x 4 B a pixel), 8 lanes a pixel: 2 x 16 x 8 x 4 B = 1024, which
  * the CADD writes too (its result's pitch 8); w, int32 in that pitch and read by this CADD
@@ -922,7 +922,7 @@ static void test_gather(void **state)
     assert_int_equal(layout_repeat_bytes(g, &u, pa), 0);
     assert_int_equal(layout_gather_in_place(g, &u, pa), 1); /* b; a is read twice */
     assert_int_equal(layout_gather_extra_bytes(g, &u, pa), 512);
-    assert_int_equal(layout_work_bytes(g, &u, pa), 0); /* not counted yet (layout.h) */
+    assert_int_equal(layout_work_bytes(g, &u, pa), 512); /* the part a cannot lie in */
     assert_true(layout_gather_prec(g, &u, pm, &p));
     assert_int_equal(p, PR_INT_32);
     assert_int_equal(layout_gather_bytes(g, &u, pm), 1024);
@@ -930,6 +930,7 @@ static void test_gather(void **state)
     assert_int_equal(layout_storage_unit(g, &u, (uint32_t)graph_block_pos(g, o2->id)), 8);
     assert_int_equal(layout_gather_in_place(g, &u, pm), 1); /* w: its pitch is the area's */
     assert_int_equal(layout_gather_extra_bytes(g, &u, pm), 512);
+    assert_int_equal(layout_work_bytes(g, &u, pm), 512); /* a's int32 part */
     /* no gather: a storage block, a CADD of one box added to itself */
     assert_false(layout_gather_prec(g, &u, (uint32_t)graph_block_pos(g, o->id), &p));
     assert_int_equal(layout_gather_bytes(g, &u, (uint32_t)graph_block_pos(g, o2->id)), 0);
