@@ -101,18 +101,33 @@ static int64_t first_fit(const AllocReq *reqs, const int32_t *addr, const size_t
     return -1;
 }
 
-/* The highest aligned address of bank where r fits beside the areas placed so far, or -1:
- * static areas placed from the top of MEM1 down leave the data words below in one run. */
+/* The words of the area of the chain from r that starts off words into it. */
+static int64_t part_words(const AllocReq *reqs, const AllocReq *r, int64_t off)
+{
+    for (; r && off > 0; r = r->next ? &reqs[r->next - 1] : NULL)
+        off -= r->words;
+    return r ? r->words : 0;
+}
+
+/* The highest aligned address of bank where the chain from r fits beside the areas placed so
+ * far, or -1: static areas (and, in the last tries, the areas alive over the whole plan)
+ * placed from the top of their bank down leave the data words below in one run. */
 static int64_t last_fit(const AllocReq *reqs, const int32_t *addr, const size_t *placed,
                         size_t n_placed, const AllocReq *r, const AllocBank *bank)
 {
-    for (int64_t at = (bank->hi - r->words) / r->align * r->align; at >= bank->lo;) {
-        long o = meets(reqs, addr, placed, n_placed, r, at);
+    int64_t words = chain_words(reqs, r), off;
+    if (bank->hi - words < bank->lo)
+        return -1;
+    for (int64_t at = (bank->hi - words) / r->align * r->align; at >= bank->lo;) {
+        long o = chain_meets(reqs, addr, placed, n_placed, r, at, &off);
         if (o < 0)
             return at;
-        if (addr[o] - r->words < bank->lo)
+        /* below o: the part that met it ends where o begins */
+        int64_t below = addr[o] - off - part_words(reqs, r, off);
+        if (below < bank->lo)
             return -1;
-        at = (addr[o] - r->words) / r->align * r->align;
+        below = below / r->align * r->align;
+        at = below < at ? below : at - r->align;
     }
     return -1;
 }
@@ -139,9 +154,44 @@ static int64_t peak_live(const AllocReq *reqs, size_t n, const AllocReq *r, int3
     return best;
 }
 
-/* Sorting the order of placement: largest first (first 0), or the earliest first phase
- * first and then largest (first: that phase), then in the order given. */
+/* Which areas go from the top of their banks down: none, the static ones (not chained), or
+ * those and every area (chain) alive over more than half the plan (long-lived: of the phases
+ * from the first of any area of the data banks to the last). */
+typedef enum { TOP_NONE, TOP_STATIC, TOP_LONG } AllocTop;
+
+/* The first and last phase of the chain from r. */
+static void chain_life(const AllocReq *reqs, const AllocReq *r, int32_t *first, int32_t *last)
+{
+    *first = r->first;
+    *last = r->last;
+    for (; r; r = r->next ? &reqs[r->next - 1] : NULL) {
+        *first = r->first < *first ? r->first : *first;
+        *last = r->last > *last ? r->last : *last;
+    }
+}
+
+/* The phases of the chain from r in mode top when it goes from the top down (span: the
+ * first and last phase of the areas in the data banks), else 0. */
+static int64_t top_life(const AllocReq *reqs, const AllocReq *r, AllocTop top,
+                        const int32_t span[2])
+{
+    int32_t first, last;
+    chain_life(reqs, r, &first, &last);
+    int64_t life = (int64_t)last - first + 1;
+    if (top == TOP_NONE || r->kind == ALLOC_RECV)
+        return 0;
+    if (r->kind == ALLOC_STATIC && !r->next)
+        return life;
+    return top == TOP_LONG && 2 * life > (int64_t)span[1] - span[0] + 1 ? life : 0;
+}
+
+/* Sorting the order of placement: in mode TOP_LONG the areas going from the top down first,
+ * longest-lived first, then largest; then the chains first when asked (chain 1); then
+ * largest first (first 0), or the earliest first phase first and then largest (first: that
+ * phase), then in the order given. */
 typedef struct AllocOrder {
+    int64_t top;      /* top_life */
+    int chain;
     int32_t first;
     int64_t words;
     size_t i;
@@ -150,6 +200,10 @@ typedef struct AllocOrder {
 static int order_cmp(const void *a, const void *b)
 {
     const AllocOrder *x = a, *y = b;
+    if (x->top != y->top)
+        return x->top > y->top ? -1 : 1;
+    if (x->chain != y->chain)
+        return x->chain > y->chain ? -1 : 1;
     if (x->first != y->first)
         return x->first < y->first ? -1 : 1;
     if (x->words != y->words)
@@ -157,15 +211,34 @@ static int order_cmp(const void *a, const void *b)
     return x->i < y->i ? -1 : x->i > y->i;
 }
 
-/* The order of placement into ord: largest first, or (by_phase) the areas of the earliest
- * first phase first, each phase's largest first. */
-static void order(const AllocReq *reqs, size_t n, bool by_phase, AllocOrder *ord)
+/* The phases of the areas of reqs in the data banks: span[0] the first, span[1] the last. */
+static void data_span(const AllocReq *reqs, size_t n, int32_t span[2])
 {
+    span[0] = INT32_MAX;
+    span[1] = INT32_MIN;
+    for (size_t i = 0; i < n; i++)
+        if (reqs[i].kind != ALLOC_RECV) {
+            span[0] = reqs[i].first < span[0] ? reqs[i].first : span[0];
+            span[1] = reqs[i].last > span[1] ? reqs[i].last : span[1];
+        }
+}
+
+/* The order of placement into ord: largest first, or (by_phase) the areas of the earliest
+ * first phase first, each phase's largest first; in mode TOP_LONG the long-lived areas
+ * before them (top_life), and with chains the chains of areas (placed as one, at offsets
+ * fixed) before the other areas. */
+static void order(const AllocReq *reqs, size_t n, bool by_phase, AllocTop top, bool chains,
+                  AllocOrder *ord)
+{
+    int32_t span[2];
+    data_span(reqs, n, span);
     for (size_t i = 0; i < n; i++) {
-        int32_t first = reqs[i].first;
-        for (const AllocReq *r = &reqs[i]; r; r = r->next ? &reqs[r->next - 1] : NULL)
-            first = r->first < first ? r->first : first;
-        ord[i] = (AllocOrder){by_phase ? first : 0, chain_words(reqs, &reqs[i]), i};
+        int32_t first, last;
+        chain_life(reqs, &reqs[i], &first, &last);
+        int64_t t = top == TOP_LONG ? top_life(reqs, &reqs[i], top, span) : 0;
+        int ch = chains && !t && reqs[i].next;
+        ord[i] = (AllocOrder){t, ch, by_phase && !t && !ch ? first : 0,
+                              chain_words(reqs, &reqs[i]), i};
     }
     qsort(ord, n, sizeof *ord, order_cmp);
 }
@@ -192,11 +265,14 @@ static Status check_req(const AllocReq *reqs, size_t n, size_t i, const char *co
     return ST_OK;
 }
 
-/* Places the areas largest first, each at the lowest address that fits (top_static: a
- * static area at the highest); the index of the first that fits nowhere, or n. */
-static size_t place_all(const AllocReq *reqs, size_t n, const AllocOrder *ord, bool top_static,
+/* Places the areas in the order ord, each at the lowest address that fits (one that goes
+ * from the top down in mode top, top_life, at the highest); the index of the first that
+ * fits nowhere, or n. */
+static size_t place_all(const AllocReq *reqs, size_t n, const AllocOrder *ord, AllocTop top,
                         const bool *follows, int32_t *addr, size_t *placed)
 {
+    int32_t span[2];
+    data_span(reqs, n, span);
     size_t n_placed = 0;
     for (size_t k = 0; k < n; k++) {
         size_t i = ord[k].i;
@@ -204,10 +280,10 @@ static size_t place_all(const AllocReq *reqs, size_t n, const AllocOrder *ord, b
         if (follows[i])
             continue; /* placed with the chain it follows */
         int64_t at = -1;
+        bool high = top_life(reqs, r, top, span) > 0;
         for (const AllocBank *const *b = prefs[r->kind]; *b && at < 0; b++)
-            at = top_static && r->kind == ALLOC_STATIC && !r->next
-                     ? last_fit(reqs, addr, placed, n_placed, r, *b)
-                     : first_fit(reqs, addr, placed, n_placed, r, *b);
+            at = high ? last_fit(reqs, addr, placed, n_placed, r, *b)
+                      : first_fit(reqs, addr, placed, n_placed, r, *b);
         if (at < 0)
             return i;
         for (size_t j = i;; j = reqs[j].next - 1) {
@@ -260,18 +336,28 @@ Status alloc_core(const AllocReq *reqs, size_t n, int32_t *addr, const char *cor
         free(follows);
         return chk;
     }
-    order(reqs, n, false, ord);
+    /* the tries after the first two: the order (by first phase, or largest first), which
+     * areas go from the top down, chains first */
+    static const struct {
+        bool by_phase;
+        AllocTop top;
+        bool chains;
+    } tries[] = {{true, TOP_NONE, false}, {true, TOP_STATIC, false}, {false, TOP_LONG, false},
+                 {true, TOP_LONG, false}, {false, TOP_LONG, true}, {true, TOP_LONG, true}};
+    order(reqs, n, false, TOP_NONE, false, ord);
     Status st = ST_OK;
     /* a plan whose static areas at the bottom of MEM1 cut the data words in two that no
      * area fits in is tried again with them at its top; then both again with the areas in
      * the order of their first phases (largest first leaves holes that an area living
-     * across them fits in none of: test_alloc's test_phase_order) */
-    size_t bad = place_all(reqs, n, ord, false, follows, addr, placed);
-    bool fits = bad == n || place_all(reqs, n, ord, true, follows, addr, placed) == n;
-    if (!fits) {
-        order(reqs, n, true, ord);
-        fits = place_all(reqs, n, ord, false, follows, addr, placed) == n ||
-               place_all(reqs, n, ord, true, follows, addr, placed) == n;
+     * across them fits in none of: test_alloc's test_phase_order); then both orders with
+     * the long-lived areas at the top too, placed first (below them, the areas of a few
+     * phases each pack into one run: test_alloc's test_long_top), then so with the chains
+     * of areas placed before the other areas (test_alloc's test_chains_first) */
+    size_t bad = place_all(reqs, n, ord, TOP_NONE, follows, addr, placed);
+    bool fits = bad == n || place_all(reqs, n, ord, TOP_STATIC, follows, addr, placed) == n;
+    for (size_t t = 0; t < sizeof tries / sizeof tries[0] && !fits; t++) {
+        order(reqs, n, tries[t].by_phase, tries[t].top, tries[t].chains, ord);
+        fits = place_all(reqs, n, ord, tries[t].top, follows, addr, placed) == n;
     }
     if (!fits) {
         const AllocReq *r = &reqs[bad];

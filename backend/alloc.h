@@ -14,7 +14,11 @@
  * Areas are placed largest first (ties: in the order given), so the plan depends only on the
  * requests: deterministic. A plan that does not fit so is tried with the static areas from
  * the top of MEM1 down, then both ways again with the areas in the order of their first
- * phases (each phase's largest first). A chain of areas (AllocReq.next) is placed as one:
+ * phases (each phase's largest first); then, in either order, with the areas alive over more
+ * than half the plan (long-lived: of the phases from the first of the data banks' areas to
+ * the last) placed first, from the top of their banks down, longest-lived first; then so with
+ * the chains of areas placed before the others. Only a plan that no earlier try fits gets a
+ * later one: a plan that fits is the one it always was. A chain of areas (AllocReq.next) is placed as one:
  * its first area where every one of them fits at its offset, each beside the areas whose
  * lifetimes meet its own; its first area's alignment, and each other's offset a multiple of
  * its own.

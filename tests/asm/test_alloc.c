@@ -333,6 +333,70 @@ static void test_chain(void **state)
     diag_finish(&d);
 }
 
+/* Long-lived areas from the top down, placed first (ResNet-50's chip (1,1) core (10,1),
+ * session 14): weights of 6144 words and a CADD's gathered area (two parts of 3584, a chain)
+ * alive the whole step, beside a 14336-word int32 map of phase 0, a P05's 3584-word buffer
+ * over phases 0..4, a received 12544-word map over 2..8 and a conv's 5376 words over 8..9:
+ * at most 31232 words live in a phase, but largest first (or by first phase) the map of
+ * phase 0 at 0, the gathered area at 14336, the weights beside it, and the conv's result
+ * finds no run of 5376 words beside the received map (its 1792 words below 14336 or the
+ * words past the weights). The areas alive over more than half the plan go first, from the
+ * top: the gathered area at 32768 - 7168 = 25600, the weights below it at 19456; then largest
+ * first from 0: the map at 0, the received map at 0 (phases apart), the conv's result above
+ * it at 12544 (aligned to 32), the P05's buffer above the map of phase 0 at 14336. */
+static void test_long_top(void **state)
+{
+    (void)state;
+    AllocReq r[] = {
+        {6144, 8, 0, 31, ALLOC_STATIC, 17732, false, false, 0, false, false},
+        {3584, 8, 0, 31, ALLOC_DATA, 2013, false, false, 3, false, false},
+        {3584, 8, 0, 31, ALLOC_DATA, 2013, false, false, 0, false, false},
+        {14336, 32, 0, 0, ALLOC_DATA, 5229, false, false, 0, false, false},
+        {3584, 8, 0, 4, ALLOC_DATA, 5228, false, false, 0, false, false},
+        {12544, 4, 2, 8, ALLOC_DATA, 11050, false, false, 0, false, false},
+        {5376, 32, 8, 9, ALLOC_DATA, 11049, false, false, 0, false, false},
+    };
+    int32_t a[7];
+    Diag d;
+    assert_int_equal(plan(r, 7, a, &d), ST_OK);
+    const int32_t want[7] = {19456, 25600, 29184, 0, 14336, 0, 12544};
+    for (int i = 0; i < 7; i++)
+        assert_int_equal(a[i], want[i]);
+    assert_int_equal(d.n, 0);
+    diag_finish(&d);
+}
+
+/* Chains placed before the other areas (ResNet-50's chip (1,0) core (12,0), session 14): a
+ * CADD's gathered area of two parts of 6720 words, the first alive over phases 9..14, the
+ * second over 11..14, beside a 16128-word map over 0..9, 4480 words over 9..10, the CADD's
+ * 6720-word result over 14..17 and 4192 words of weights: at most 31520 words live in phase
+ * 9, but placed after the map at 0 the gathered area finds no run of 13440 words whose first
+ * part clears the map and whose second the weights at the top. First, at 0, its second part
+ * (6720..13440, phases 11..14) takes words the map (phases 0..9) may share: the map at 6720,
+ * the CADD's result at 13440 (after the parts, alive in phase 14), the 4480 words at 22848;
+ * the weights at the top of MEM1, 28672 and 28576. */
+static void test_chains_first(void **state)
+{
+    (void)state;
+    AllocReq r[] = {
+        {96, 8, 0, 31, ALLOC_STATIC, 17464, false, false, 0, false, false},
+        {4096, 8, 0, 31, ALLOC_STATIC, 17821, false, false, 0, false, false},
+        {16128, 4, 0, 9, ALLOC_DATA, 17754, false, false, 0, false, false},
+        {4480, 32, 9, 10, ALLOC_DATA, 11310, false, false, 0, false, false},
+        {6720, 32, 9, 14, ALLOC_DATA, 11181, false, false, 6, false, false},
+        {6720, 32, 11, 14, ALLOC_DATA, 11181, false, false, 0, false, false},
+        {6720, 32, 14, 17, ALLOC_DATA, 11181, false, false, 0, false, false},
+    };
+    int32_t a[7];
+    Diag d;
+    assert_int_equal(plan(r, 7, a, &d), ST_OK);
+    const int32_t want[7] = {28576, 28672, 6720, 22848, 0, 6720, 13440};
+    for (int i = 0; i < 7; i++)
+        assert_int_equal(a[i], want[i]);
+    assert_int_equal(d.n, 0);
+    diag_finish(&d);
+}
+
 /* A request that is not one (size 0, alignment not a power of two, lifetime backwards) is
  * the caller's bug: a runtime error. */
 static void test_bad_request(void **state)
@@ -362,7 +426,8 @@ int main(void)
         cmocka_unit_test(test_alignment),      cmocka_unit_test(test_does_not_fit),
         cmocka_unit_test(test_bad_request),     cmocka_unit_test(test_static_on_top),
         cmocka_unit_test(test_larger_than_core), cmocka_unit_test(test_phase_order),
-        cmocka_unit_test(test_chain),
+        cmocka_unit_test(test_chain),         cmocka_unit_test(test_long_top),
+        cmocka_unit_test(test_chains_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
