@@ -17,6 +17,19 @@ static Status plan(const AllocReq *r, size_t n, int32_t *addr, Diag *d)
     return alloc_core(r, n, addr, "chip (0,0) core (1,2)", d);
 }
 
+/* Plans r[0..n) (it must fit) and checks each address against want[]. */
+static void plan_as(const AllocReq *r, size_t n, const int32_t *want)
+{
+    int32_t a[16];
+    Diag d;
+    assert_true(n <= 16);
+    assert_int_equal(plan(r, n, a, &d), ST_OK);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(a[i], want[i]);
+    assert_int_equal(d.n, 0);
+    diag_finish(&d);
+}
+
 /* Weights go to MEM1 (0x4000) first; the second area starts at the first's end rounded up
  * to its alignment: 0x4000 + 100 = 0x4064 -> 0x4068 (multiple of 8). */
 static void test_static_in_mem1(void **state)
@@ -356,14 +369,8 @@ static void test_long_top(void **state)
         {12544, 4, 2, 8, ALLOC_DATA, 11050, false, false, 0, false, false},
         {5376, 32, 8, 9, ALLOC_DATA, 11049, false, false, 0, false, false},
     };
-    int32_t a[7];
-    Diag d;
-    assert_int_equal(plan(r, 7, a, &d), ST_OK);
     const int32_t want[7] = {19456, 25600, 29184, 0, 14336, 0, 12544};
-    for (int i = 0; i < 7; i++)
-        assert_int_equal(a[i], want[i]);
-    assert_int_equal(d.n, 0);
-    diag_finish(&d);
+    plan_as(r, 7, want);
 }
 
 /* Chains placed before the other areas (ResNet-50's chip (1,0) core (12,0), session 14): a
@@ -387,14 +394,8 @@ static void test_chains_first(void **state)
         {6720, 32, 11, 14, ALLOC_DATA, 11181, false, false, 0, false, false},
         {6720, 32, 14, 17, ALLOC_DATA, 11181, false, false, 0, false, false},
     };
-    int32_t a[7];
-    Diag d;
-    assert_int_equal(plan(r, 7, a, &d), ST_OK);
     const int32_t want[7] = {28576, 28672, 6720, 22848, 0, 6720, 13440};
-    for (int i = 0; i < 7; i++)
-        assert_int_equal(a[i], want[i]);
-    assert_int_equal(d.n, 0);
-    diag_finish(&d);
+    plan_as(r, 7, want);
 }
 
 /* A request that is not one (size 0, alignment not a power of two, lifetime backwards) is
