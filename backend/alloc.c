@@ -243,6 +243,19 @@ static void order(const AllocReq *reqs, size_t n, bool by_phase, AllocTop top, b
     qsort(ord, n, sizeof *ord, order_cmp);
 }
 
+/* The words of the banks area r may use: the receive area, or MEM0 and MEM1. */
+static int64_t bank_words(const AllocReq *r)
+{
+    return r->kind == ALLOC_RECV ? ASM_MEM3_BASE - ASM_MEM2_RECV : ASM_MEM2_BASE - ASM_MEM0_BASE;
+}
+
+/* Whether more words are live in some phase than the banks r may use hold (peak_live). */
+static bool over_banks(const AllocReq *reqs, size_t n, const AllocReq *r)
+{
+    int32_t ph;
+    return peak_live(reqs, n, r, &ph) > bank_words(r);
+}
+
 static Status check_req(const AllocReq *reqs, size_t n, size_t i, const char *core, Diag *d)
 {
     const AllocReq *r = &reqs[i];
@@ -352,26 +365,42 @@ Status alloc_core(const AllocReq *reqs, size_t n, int32_t *addr, const char *cor
      * across them fits in none of: test_alloc's test_phase_order); then both orders with
      * the long-lived areas at the top too, placed first (below them, the areas of a few
      * phases each pack into one run: test_alloc's test_long_top), then so with the chains
-     * of areas placed before the other areas (test_alloc's test_chains_first) */
-    size_t bad = place_all(reqs, n, ord, TOP_NONE, follows, addr, placed);
-    bool fits = bad == n || place_all(reqs, n, ord, TOP_STATIC, follows, addr, placed) == n;
-    for (size_t t = 0; t < sizeof tries / sizeof tries[0] && !fits; t++) {
-        order(reqs, n, tries[t].by_phase, tries[t].top, tries[t].chains, ord);
-        fits = place_all(reqs, n, ord, tries[t].top, follows, addr, placed) == n;
+     * of areas placed before the other areas (test_alloc's test_chains_first). A plan none
+     * fits names the area the first try could not place, or one a later try could not
+     * whose banks hold less than is live in some phase (test_alloc's test_no_run) */
+    size_t bad = place_all(reqs, n, ord, TOP_NONE, follows, addr, placed), worst = bad;
+    bool fits = bad == n;
+    for (size_t t = 0; t <= sizeof tries / sizeof tries[0] && !fits; t++) {
+        if (t > 0)
+            order(reqs, n, tries[t - 1].by_phase, tries[t - 1].top, tries[t - 1].chains, ord);
+        size_t b = place_all(reqs, n, ord, t ? tries[t - 1].top : TOP_STATIC, follows, addr,
+                             placed);
+        fits = b == n;
+        if (!fits && over_banks(reqs, n, &reqs[b]) && !over_banks(reqs, n, &reqs[worst]))
+            worst = b; /* an area whose banks hold less than is live: the one to name */
     }
     if (!fits) {
-        const AllocReq *r = &reqs[bad];
+        const AllocReq *r = &reqs[worst];
         int32_t ph;
-        int64_t peak = peak_live(reqs, n, r, &ph);
-        int64_t have = r->kind == ALLOC_RECV ? ASM_MEM3_BASE - ASM_MEM2_RECV
-                                             : ASM_MEM2_BASE - ASM_MEM0_BASE;
-        st = diag_add(d, ST_LOGIC, "emit.alloc", core,
-                      "block %" PRId32 " needs %" PRId64 " words (%" PRId64
-                      " B, aligned to %" PRId32 ") in phases [%" PRId32 ", %" PRId32
-                      "] and does not fit: %" PRId64 " words are live in phase %" PRId32
-                      " against the %" PRId64 " words of the banks it may use",
-                      r->tag, r->words, r->words * 4, r->align, r->first, r->last, peak,
-                      ph, have);
+        int64_t peak = peak_live(reqs, n, r, &ph), have = bank_words(r);
+        if (peak > have)
+            st = diag_add(d, ST_LOGIC, "emit.alloc", core,
+                          "block %" PRId32 " needs %" PRId64 " words (%" PRId64
+                          " B, aligned to %" PRId32 ") in phases [%" PRId32 ", %" PRId32
+                          "] and does not fit: %" PRId64 " words are live in phase %" PRId32
+                          " against the %" PRId64 " words of the banks it may use",
+                          r->tag, r->words, r->words * 4, r->align, r->first, r->last, peak,
+                          ph, have);
+        else
+            st = diag_add(d, ST_LOGIC, "emit.alloc", core,
+                          "block %" PRId32 " needs %" PRId64 " words (%" PRId64
+                          " B, aligned to %" PRId32 ") in phases [%" PRId32 ", %" PRId32
+                          "] and does not fit: at most %" PRId64 " words are live in a phase "
+                          "(phase %" PRId32 "), within the %" PRId64 " words of the banks it "
+                          "may use, but no order of placement the plan tries leaves a run of "
+                          "them free for it (alignments, the areas of other lifetimes beside "
+                          "it)", r->tag, r->words, r->words * 4, r->align, r->first, r->last,
+                          peak, ph, have);
     }
     free(ord);
     free(placed);

@@ -398,6 +398,41 @@ static void test_chains_first(void **state)
     plan_as(r, 7, want);
 }
 
+/* A plan that fits no try though the words live fit the banks: 16448 words aligned to 8192
+ * and 16000 aligned to 16384, both in phase 0 (32448 words of 32768): the larger at 0 ends
+ * past 16384 and leaves the other no aligned run (nor does the other order: 16000 at 0, then
+ * 16448 at 16384 ends past 32768). The refusal names the area the first try could not place
+ * and says that the words live fit, not that they are over the banks. Where a later try
+ * fails at an area whose banks are over (the first try at a 6016-word data area, the phase
+ * order at a copy of 6016 words landing in the receive area's 3072: div_9x9_all_pairs's
+ * chip (0,1) core (14,3) in session 13), that area is named. */
+static void test_no_run(void **state)
+{
+    (void)state;
+    AllocReq r[] = {
+        {16448, 8192, 0, 0, ALLOC_DATA, 7, false, false, 0, false, false},
+        {16000, 16384, 0, 0, ALLOC_DATA, 8, false, false, 0, false, false},
+    };
+    int32_t a[5];
+    Diag d;
+    assert_int_equal(plan(r, 2, a, &d), ST_LOGIC);
+    assert_non_null(strstr(d.entries[0].what, "block 8 needs 16000 words"));
+    assert_non_null(strstr(d.entries[0].what, "at most 32448 words are live in a phase (phase 0), "
+                                              "within the 32768 words"));
+    diag_finish(&d);
+    AllocReq q[] = {
+        {24064, 32, 0, 0, ALLOC_DATA, 97, false, false, 0, false, false},
+        {6016, 128, 2, 21, ALLOC_DATA, 196, false, false, 0, false, false},
+        {6016, 128, 0, 2, ALLOC_DATA, 96, false, false, 0, false, false},
+        {24064, 512, 21, 24, ALLOC_DATA, 195, false, false, 0, false, false},
+        {6016, 128, 2, 3, ALLOC_RECV, 196, false, false, 0, false, false},
+    };
+    assert_int_equal(plan(q, 5, a, &d), ST_LOGIC);
+    assert_non_null(strstr(d.entries[0].what, "block 196 needs 6016 words"));
+    assert_non_null(strstr(d.entries[0].what, "6016 words are live in phase 2 against the 3072"));
+    diag_finish(&d);
+}
+
 /* A request that is not one (size 0, alignment not a power of two, lifetime backwards) is
  * the caller's bug: a runtime error. */
 static void test_bad_request(void **state)
@@ -428,7 +463,7 @@ int main(void)
         cmocka_unit_test(test_bad_request),     cmocka_unit_test(test_static_on_top),
         cmocka_unit_test(test_larger_than_core), cmocka_unit_test(test_phase_order),
         cmocka_unit_test(test_chain),         cmocka_unit_test(test_long_top),
-        cmocka_unit_test(test_chains_first),
+        cmocka_unit_test(test_chains_first),  cmocka_unit_test(test_no_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
