@@ -223,7 +223,10 @@ typedef struct ESendBuf {
     EmitFeat feat;                  /* the area: the writer's output box in that precision */
     uint32_t req;                   /* its area on the writer's core */
     int32_t phase, slot;            /* the P06's phase and slot (PIIndex SOMA1 / SOMA2) */
-    int32_t first, last;            /* the phases that send from it */
+    int32_t first, last;            /* the phases that send from it, in the order of time
+                                       from the writer on: a phase whose router comes before
+                                       the writer's slot counts as the next step's (the
+                                       phase + the core's phases, send_time) */
     int32_t reps;                   /* the buffer's pixels it holds, one copy after the other
                                        (a value its router sends to several places of a copy
                                        on its own core: emit_sendbuf_reps) */
@@ -587,7 +590,9 @@ Status emit_narrow_p06(Emit *e, const ENarrow *n, int64_t o_addr, int64_t o_word
  * router, Soma2 (emit_slot.c). */
 int64_t emit_slot_when(int32_t p, int32_t slot);
 /* emit_slot_latest: the latest free Soma slot of core k in phases hi down to lo whose time
- * (emit_slot_when) lies strictly between after and before; emit_slot_earliest: the earliest
+ * (emit_slot_when) lies strictly between after and before, a phase past the core's last
+ * standing for that phase of the next step (p mod its phases, the phase given so: a send
+ * area written for a router that sends in the next step); emit_slot_earliest: the earliest
  * free one in phases lo up to hi after time after; into *phase, *slot; whether there is one. */
 bool emit_slot_latest(const Emit *e, uint32_t k, int32_t hi, int32_t lo, int64_t after,
                       int64_t before, int32_t *phase, int32_t *slot);

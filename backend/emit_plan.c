@@ -1082,7 +1082,8 @@ Status emit_plan(Emit *e)
      * precedes the readers of both); the P06s that must have a slot first: a narrowing (its
      * phase is fixed), a staged map (the earliest free), a tee re-pitching (the latest free before its reader), then a repeated
      * box or a gather (the latest free before its CADD);
-     * then a received copy's move, where its slot is still free, and the send areas */
+     * then a received copy's move, where its slot is still free, the send areas, and the
+     * moves that may go without a slot (a gather's P06 earlier, a late move) */
     if (st == ST_OK)
         st = emit_tees(e);
     if (st == ST_OK)
@@ -1105,12 +1106,14 @@ Status emit_plan(Emit *e)
         st = plan_moves(e, false);
     if (st == ST_OK)
         st = emit_gather_pending(e);
+    /* a send area's P06 has the few slots between its writer and its router (often one),
+     * which the moves below must leave it */
+    if (st == ST_OK)
+        st = emit_sendbufs(e);
     if (st == ST_OK)
         st = emit_early_gathers(e);
     if (st == ST_OK) /* where Soma2 of the arrival phase was taken: a later slot */
         st = plan_moves(e, true);
-    if (st == ST_OK)
-        st = emit_sendbufs(e);
     if (st == ST_OK)
         st = emit_p08_plan(e);
     for (uint32_t k = 0; k < e->n_cores && st == ST_OK; k++) {
