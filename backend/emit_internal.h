@@ -366,6 +366,8 @@ typedef struct Emit {
     const Chip *chip;
     GraphUses uses;
     Diag *d;
+    struct ExactInfo *exact;        /* the interval analysis of g, made when a primitive's
+                                       clip first asks (emit_prim.c), else NULL */
     ECore *cores;
     uint32_t n_cores;
     size_t cap_cores;
