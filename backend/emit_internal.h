@@ -542,6 +542,10 @@ Status emit_socket_view(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, cons
  * storage s by its copy sharing the area the primitive writes, or by a P06. */
 Status emit_tees(Emit *e);
 Status emit_tee_slots(Emit *e);
+/* Moves the re-pitching tee whose P06 takes Soma slot (phase, slot) of core k into the latest
+ * earlier free slot of its window, when it has one, so that a P06 with no other slot (a
+ * gather's) takes this one; whether it did. */
+bool emit_tee_yield(Emit *e, uint32_t k, int32_t phase, int32_t slot);
 Status emit_tee_prims(Emit *e);
 bool emit_tee_of(const Emit *e, uint32_t pos, uint32_t s);
 
