@@ -6,6 +6,8 @@
  * per core with a StaticPrimList for every phase of its group. */
 #include "backend/emit_internal.h"
 
+#include "taskir/exact.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -277,6 +279,9 @@ static Status behavior(Emit *e, Taskir__Asm__Config *cfg)
 
 static void free_emit(Emit *e)
 {
+    if (e->exact)
+        exact_finish(e->exact);
+    free(e->exact);
     for (uint32_t k = 0; k < e->n_cores; k++) {
         ECore *c = &e->cores[k];
         for (int32_t p = 0; c->ph && p < c->n_phases; p++)

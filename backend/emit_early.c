@@ -55,8 +55,17 @@ static bool relays(const Emit *e, const ECopy *cp, uint32_t w)
     return false;
 }
 
+/* Whether tee t writes copy ci whole through its P06 (a re-pitching tee into the whole copy,
+ * with its slot): the P06 may then write the copy where it lies, its part of a gathered area
+ * too (lay), and the gather needs no P06 of its own for it. */
+static bool tee_fills(const Emit *e, const ETee *t, uint32_t ci)
+{
+    return t->to == ci && t->move && !t->failed && t->phase >= 0 && t->off == 0 &&
+           t->words == e->copies[ci].feat.words;
+}
+
 /* The gather entry reading copy ci, when it is the only reader of the copy's block on its
- * core (compute blocks, inserted P06s, OUTPUTs, relays); else NULL. */
+ * core (compute blocks, inserted P06s but a tee's filling it, OUTPUTs, relays); else NULL. */
 static EGather *sole_gather(Emit *e, uint32_t ci)
 {
     const ECopy *cp = &e->copies[ci];
@@ -71,7 +80,7 @@ static EGather *sole_gather(Emit *e, uint32_t ci)
         if (e->dups[i].copy == ci)
             return NULL;
     for (size_t i = 0; g && i < e->n_tees; i++)
-        if (e->tees[i].from == ci || e->tees[i].to == ci)
+        if (e->tees[i].from == ci || (e->tees[i].to == ci && !tee_fills(e, &e->tees[i], ci)))
             return NULL;
     for (size_t i = 0; g && i < e->n_narrows; i++)
         if (e->narrows[i].copy == ci)

@@ -73,6 +73,20 @@ static bool sooner(const EMoveSlot *a, const EMoveSlot *b)
     return a->ready > b->ready;
 }
 
+/* Whether a Soma slot of copy cp's window before phase pc (emit_move_slot's, data of this
+ * step: after ms->ready) that a re-pitching tee takes is made free by moving the tee to
+ * another of its own (emit_tee_yield): the tee took the latest free slot before the gathers
+ * looked, and a tee's window (from its writer to its copy's first reader) is often wider
+ * than a gathered input's (from its arrival to the CADD). */
+static bool tee_room(Emit *e, const ECopy *cp, int32_t pc, const EMoveSlot *ms)
+{
+    for (int32_t p = pc - 1; !ms->wrap && p >= ms->from; p--)
+        for (int32_t sl = MAP_PI_SOMA2; sl >= MAP_PI_SOMA1; sl -= MAP_PI_SOMA2 - MAP_PI_SOMA1)
+            if ((int64_t)p * 8 + sl > ms->ready && emit_tee_yield(e, cp->core, p, sl))
+                return true;
+    return false;
+}
+
 /* Plans the gather of CADD pos (n inputs, on core k, in phase pc): its n entries in input
  * order, their slots found in the order of sooner. */
 static Status plan_gather(Emit *e, uint32_t pos, uint32_t n, uint32_t k, int32_t pc)
@@ -124,7 +138,9 @@ static Status plan_gather(Emit *e, uint32_t pos, uint32_t n, uint32_t k, int32_t
     for (uint32_t o = 0; o < n && st == ST_OK; o++) {
         EGather *gi = &g[order[o]];
         EMoveSlot ms;
-        if (!emit_move_slot(e, &e->copies[gi->copy], pc, &ms)) {
+        ECopy *cp = &e->copies[gi->copy];
+        if (!emit_move_slot(e, cp, pc, &ms) &&
+            (!tee_room(e, cp, pc, &ms) || !emit_move_slot(e, cp, pc, &ms))) {
             gi->phase = GATHER_PENDING; /* it may lie in its part (emit_gather_pending) */
             when[order[o]].first = when[order[o]].last = pc;
             continue;

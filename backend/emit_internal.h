@@ -223,7 +223,10 @@ typedef struct ESendBuf {
     EmitFeat feat;                  /* the area: the writer's output box in that precision */
     uint32_t req;                   /* its area on the writer's core */
     int32_t phase, slot;            /* the P06's phase and slot (PIIndex SOMA1 / SOMA2) */
-    int32_t first, last;            /* the phases that send from it */
+    int32_t first, last;            /* the phases that send from it, in the order of time
+                                       from the writer on: a phase whose router comes before
+                                       the writer's slot counts as the next step's (the
+                                       phase + the core's phases, send_time) */
     int32_t reps;                   /* the buffer's pixels it holds, one copy after the other
                                        (a value its router sends to several places of a copy
                                        on its own core: emit_sendbuf_reps) */
@@ -363,6 +366,8 @@ typedef struct Emit {
     const Chip *chip;
     GraphUses uses;
     Diag *d;
+    struct ExactInfo *exact;        /* the interval analysis of g, made when a primitive's
+                                       clip first asks (emit_prim.c), else NULL */
     ECore *cores;
     uint32_t n_cores;
     size_t cap_cores;
@@ -537,6 +542,10 @@ Status emit_socket_view(Emit *e, Taskir__Asm__DataConfig *dc, uint32_t pos, cons
  * storage s by its copy sharing the area the primitive writes, or by a P06. */
 Status emit_tees(Emit *e);
 Status emit_tee_slots(Emit *e);
+/* Moves the re-pitching tee whose P06 takes Soma slot (phase, slot) of core k into the latest
+ * earlier free slot of its window, when it has one, so that a P06 with no other slot (a
+ * gather's) takes this one; whether it did. */
+bool emit_tee_yield(Emit *e, uint32_t k, int32_t phase, int32_t slot);
 Status emit_tee_prims(Emit *e);
 bool emit_tee_of(const Emit *e, uint32_t pos, uint32_t s);
 
@@ -587,7 +596,9 @@ Status emit_narrow_p06(Emit *e, const ENarrow *n, int64_t o_addr, int64_t o_word
  * router, Soma2 (emit_slot.c). */
 int64_t emit_slot_when(int32_t p, int32_t slot);
 /* emit_slot_latest: the latest free Soma slot of core k in phases hi down to lo whose time
- * (emit_slot_when) lies strictly between after and before; emit_slot_earliest: the earliest
+ * (emit_slot_when) lies strictly between after and before, a phase past the core's last
+ * standing for that phase of the next step (p mod its phases, the phase given so: a send
+ * area written for a router that sends in the next step); emit_slot_earliest: the earliest
  * free one in phases lo up to hi after time after; into *phase, *slot; whether there is one. */
 bool emit_slot_latest(const Emit *e, uint32_t k, int32_t hi, int32_t lo, int64_t after,
                       int64_t before, int32_t *phase, int32_t *slot);

@@ -803,7 +803,8 @@ static int32_t last_arrival(Emit *e, uint32_t pos, uint32_t k)
 /* When copy cp's data is in place on its core, as phase * 8 + the slot's PIIndex (Axon 1,
  * Soma1 2, router 3 and 4, Soma2 5): a P06 may read it in a later Soma slot. *local: after
  * its writers on its core (after the router that moves a writer's buffer there,
- * docs/backend.md "Gathering on a core"), from the start of its first phase for a model input
+ * docs/backend.md "Gathering on a core"; after the P06 of a tee re-pitching a writer's result
+ * into it, emit_tee.c), from the start of its first phase for a model input
  * (-1: neither writes it); *arrive: the last phase a transfer into it lands in (-1: none).
  * The result is the later of the two (after the router of *arrive), -1 for a static map
  * (loaded before the run), or the router of its first phase when nothing says. */
@@ -825,6 +826,12 @@ static int64_t copy_ready(Emit *e, const ECopy *cp, int64_t *local, int32_t *arr
         else
             continue; /* by the router: *arrive */
         *local = at > *local ? at : *local;
+    }
+    for (size_t i = 0; i < e->n_tees; i++) { /* a tee's P06 re-pitching a result into it */
+        const ETee *t = &e->tees[i];
+        int64_t at = (int64_t)t->phase * 8 + t->slot;
+        if (&e->copies[t->to] == cp && t->move && !t->failed && t->phase >= 0 && at > *local)
+            *local = at;
     }
     int64_t r = *arrive >= 0 ? (int64_t)*arrive * 8 + MAP_PI_ROUTER_RECIEVE : -1;
     if (cp->is_static) /* loaded before the run */
@@ -1082,7 +1089,8 @@ Status emit_plan(Emit *e)
      * precedes the readers of both); the P06s that must have a slot first: a narrowing (its
      * phase is fixed), a staged map (the earliest free), a tee re-pitching (the latest free before its reader), then a repeated
      * box or a gather (the latest free before its CADD);
-     * then a received copy's move, where its slot is still free, and the send areas */
+     * then a received copy's move, where its slot is still free, the send areas, and the
+     * moves that may go without a slot (a gather's P06 earlier, a late move) */
     if (st == ST_OK)
         st = emit_tees(e);
     if (st == ST_OK)
@@ -1105,12 +1113,14 @@ Status emit_plan(Emit *e)
         st = plan_moves(e, false);
     if (st == ST_OK)
         st = emit_gather_pending(e);
+    /* a send area's P06 has the few slots between its writer and its router (often one),
+     * which the moves below must leave it */
+    if (st == ST_OK)
+        st = emit_sendbufs(e);
     if (st == ST_OK)
         st = emit_early_gathers(e);
     if (st == ST_OK) /* where Soma2 of the arrival phase was taken: a later slot */
         st = plan_moves(e, true);
-    if (st == ST_OK)
-        st = emit_sendbufs(e);
     if (st == ST_OK)
         st = emit_p08_plan(e);
     for (uint32_t k = 0; k < e->n_cores && st == ST_OK; k++) {

@@ -7,12 +7,15 @@
  * length_out the two pitches, num_in = num_out the pixels, bit_shift_num 0: the Soma then
  * only clips, CHIP.md §1), in the latest free Soma slot after the writer and before the
  * router of the first phase that sends from it; the router sends those receivers' parts
- * from the send area. The area lives from the P06's phase to the last such send.
+ * from the send area. The area lives from the P06's phase to the last such send. In time: a
+ * phase whose router comes before the writer in the step sends in the next step (a stage's
+ * result the Mapping sends past the end of its step), the P06 may then run in the next
+ * step's first phases, and the area lives the whole step. The send areas take their slots
+ * before the moves that may go without one (emit_plan.c). No free slot: [emit.slot].
  *
  * A narrowing P06 clips; the graph's storage keeps what it is given (docs/semantics.md), so
  * the change is exact only when every value of the writer's result lies in the receivers'
- * precision: the interval analysis (taskir/exact.h) decides, else [emit.prec]. No free slot:
- * [emit.slot].
+ * precision: the interval analysis (taskir/exact.h) decides, else [emit.prec].
  *
  * The router reads its area once, in order, so a value its router sends to several places
  * of a copy on its own core (pixels of a map upsampled by edges, each to 9 places) needs
@@ -73,10 +76,21 @@ bool emit_sendbuf_reps(const Emit *e, uint32_t w, int32_t *rep, int32_t *n)
     return true;
 }
 
+/* The time order of a send by writer w's router in phase p: p, or p + the core's phases when
+ * that router comes before w's slot in the step (it sends in the next step: a transfer the
+ * Mapping spreads past the end of the step, or from a Soma2 in the last phase). */
+static int32_t send_time(const Emit *e, uint32_t w, int32_t p)
+{
+    bool next = emit_slot_when(p, MAP_PI_ROUTER_SEND) <= emit_slot_when(e->phase_of[w],
+                                                                          e->slot_of[w]);
+    return next ? p + e->cores[e->core_of[w]].n_phases : p;
+}
+
 /* Notes that writer w sends, in phase p, to a copy of storage s in precision prec, reading
  * reps repeats of its buffer. */
 static Status need(Emit *e, uint32_t w, uint32_t s, PrecisionId prec, int32_t p, int32_t reps)
 {
+    p = send_time(e, w, p);
     ESendBuf *sb = emit_sendbuf_of(e, w, prec);
     if (sb) {
         sb->first = p < sb->first ? p : sb->first;
@@ -171,19 +185,26 @@ static Status place(Emit *e, ESendBuf *sb, const ExactInfo *x)
                           "clip to %lld .. %lld", pr_info(o->feat.prec)->name, (long long)r.lo,
                           (long long)r.hi, s->id, pr_info(sb->feat.prec)->name,
                           (long long)to.lo, (long long)to.hi);
+    /* from the writer to the first send in time, which may be in the next step (then the
+     * slot too may be: emit_slot_latest counts phases past the last so) */
     int64_t after = emit_slot_when(e->phase_of[sb->writer], e->slot_of[sb->writer]);
     int64_t before = emit_slot_when(sb->first, MAP_PI_ROUTER_SEND);
     if (!emit_slot_latest(e, k, sb->first, e->phase_of[sb->writer], after, before, &sb->phase,
                           &sb->slot))
         return diag_block(e->d, ST_LOGIC, "emit.slot", b,
-                          "sends its %s values to block %d's copy in %s in phase %d: a P06 "
+                          "sends its %s values to block %d's copy in %s in phase %d%s: a P06 "
                           "changes the precision into a send area, and %s has no free Soma "
                           "slot after the block (phase %d) and before that router",
                           pr_info(o->feat.prec)->name, s->id, pr_info(sb->feat.prec)->name,
-                          sb->first, c->name, e->phase_of[sb->writer]);
+                          sb->first % c->n_phases,
+                          sb->first >= c->n_phases ? " of the next step" : "", c->name,
+                          e->phase_of[sb->writer]);
+    /* the area lives from the P06 to the last send; the whole step when that is in the next
+     * step (the writer runs again after it) */
+    bool wrap = sb->last >= c->n_phases;
     sb->req = emit_request(e, k, sb->feat.words * sb->reps,
-                           sb->feat.align < 4 ? 4 : sb->feat.align, sb->phase, sb->last,
-                           ALLOC_DATA, b->id);
+                           sb->feat.align < 4 ? 4 : sb->feat.align, wrap ? 0 : sb->phase,
+                           wrap ? c->n_phases - 1 : sb->last, ALLOC_DATA, b->id);
     if (sb->req == EMIT_NONE)
         return ST_RUNTIME;
     return emit_slot_take(e, k, sb->phase, sb->slot, SLOT_SENDBUF, sb->writer);

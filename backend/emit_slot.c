@@ -94,11 +94,12 @@ bool emit_soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot)
 bool emit_slot_latest(const Emit *e, uint32_t k, int32_t hi, int32_t lo, int64_t after,
                       int64_t before, int32_t *phase, int32_t *slot)
 {
+    int32_t n = k < e->n_cores && e->cores[k].n_phases > 0 ? e->cores[k].n_phases : 1;
     for (int32_t p = hi; p >= lo; p--)
         for (int32_t sl = MAP_PI_SOMA2; sl >= MAP_PI_SOMA1; sl -= MAP_PI_SOMA2 - MAP_PI_SOMA1) {
             int64_t at = emit_slot_when(p, sl);
-            if (at > after && at < before && !emit_soma_taken(e, k, p, sl)) {
-                *phase = p;
+            if (at > after && at < before && !emit_soma_taken(e, k, p % n, sl)) {
+                *phase = p % n; /* past the core's last phase: the next step's */
                 *slot = sl;
                 return true;
             }

@@ -144,29 +144,67 @@ static void alive_at(Emit *e, uint32_t k, uint32_t req, int32_t p)
     r->last = p > r->last ? p : r->last;
 }
 
-/* The slot of re-pitching tee t: the latest free Soma slot after its writer (and the
- * writer's narrowing) and before its copy's first reader on the core; none: TEE_SLOT. */
-static Status tee_slot(Emit *e, ETee *t)
+/* The latest free Soma slot for re-pitching tee t's P06, after its writer (and the writer's
+ * narrowing) and before its copy's first reader on the core (*before), and before time `by`
+ * (emit_slot_when's unit); whether there is one. */
+static bool tee_latest(const Emit *e, const ETee *t, int64_t by, int32_t *phase, int32_t *slot,
+                       int64_t *before)
 {
-    const ECopy *f = &e->copies[t->from], *to = &e->copies[t->to];
-    uint32_t k = to->core;
+    uint32_t k = e->copies[t->to].core;
     int64_t after = emit_slot_when(e->phase_of[t->writer], e->slot_of[t->writer]);
-    int64_t before = first_read(e, to);
     const ENarrow *n = emit_narrow_of(e, t->writer);
     if (n && n->phase >= 0 && emit_slot_when(n->phase, n->slot) > after)
         after = emit_slot_when(n->phase, n->slot);
-    if (!emit_slot_latest(e, k, e->cores[k].n_phases - 1, e->phase_of[t->writer], after, before,
-                          &t->phase, &t->slot)) {
-        t->failed = TEE_SLOT;
-        return ST_OK;
-    }
-    /* the first lives until the P06, the second from it (to the end of the step for an
-     * OUTPUT reading it after the run) */
+    *before = first_read(e, &e->copies[t->to]);
+    return emit_slot_latest(e, k, e->cores[k].n_phases - 1, e->phase_of[t->writer], after,
+                            *before < by ? *before : by, phase, slot);
+}
+
+/* Tee t's P06 in Soma slot (phase, slot), free: the first copy lives until it, the second
+ * from it (to the end of the step for an OUTPUT reading it after the run). */
+static Status tee_take(Emit *e, ETee *t, int32_t phase, int32_t slot, int64_t before)
+{
+    const ECopy *f = &e->copies[t->from], *to = &e->copies[t->to];
+    uint32_t k = to->core;
+    t->phase = phase;
+    t->slot = slot;
     alive_at(e, k, f->req, t->phase);
     alive_at(e, k, to->req, t->phase);
     if (before == INT64_MAX)
         alive_at(e, k, to->req, e->cores[k].n_phases - 1);
     return emit_slot_take(e, k, t->phase, t->slot, SLOT_TEE, t->writer);
+}
+
+/* The slot of re-pitching tee t: the latest free one (tee_latest); none: TEE_SLOT. */
+static Status tee_slot(Emit *e, ETee *t)
+{
+    int32_t p, sl;
+    int64_t before;
+    if (!tee_latest(e, t, INT64_MAX, &p, &sl, &before)) {
+        t->failed = TEE_SLOT;
+        return ST_OK;
+    }
+    return tee_take(e, t, p, sl, before);
+}
+
+bool emit_tee_yield(Emit *e, uint32_t k, int32_t phase, int32_t slot)
+{
+    ESlotUse u = emit_slot_use(e, k, phase, slot);
+    for (size_t i = 0; u.kind == SLOT_TEE && i < e->n_tees; i++) {
+        ETee *t = &e->tees[i];
+        int32_t p, sl;
+        int64_t before;
+        if (t->writer != u.block || !t->move || t->failed || t->phase != phase ||
+            t->slot != slot || e->copies[t->to].core != k)
+            continue;
+        /* an earlier one only: what reads the copy after the P06 (a gather's P06, planned
+         * after it, emit_plan.c copy_ready) still does */
+        if (!tee_latest(e, t, emit_slot_when(phase, slot), &p, &sl, &before))
+            return false;
+        emit_slot_free(e, k, phase, slot);
+        return tee_take(e, t, p, sl, before) == ST_OK;
+    }
+    return false;
 }
 
 Status emit_tee_slots(Emit *e)

@@ -925,16 +925,15 @@ static uint32_t stage_readies(const MapPlan *p, uint32_t t, int64_t *r, uint32_t
     return n;
 }
 
-/* The earliest time from T on at which task t on v has free Soma slots for the P06s inserted
- * before it (premove_slots), which it then keeps: T itself unless s->delay; T, keeping none,
- * when there is none (in v's stage): the code generator refuses it then (emit.slot). */
-static int64_t with_premoves(Sched *s, uint32_t t, uint32_t v, uint32_t nm, int64_t T)
+/* The times by which the data of the P06s inserted before task t on v at time T is in place
+ * (premove.h): nm is 1 (one box repeated) or every input of a CADD, then the tees and staged
+ * maps before it. Into r (room 64); their count. */
+static uint32_t premove_readies(Sched *s, uint32_t t, uint32_t v, uint32_t nm, int64_t T,
+                                int64_t *r)
 {
     MapPlan *p = s->p;
     const Block *b = p->g->blocks[p->tasks[t].pos];
-    int64_t r[64], got[64];
-    if (nm > 64)
-        return T; /* more inputs than it keeps track of: none kept (emit.slot if need be) */
+    int64_t got[64];
     uint32_t n = 0;
     for (uint32_t i = 0; i < nm; i++) { /* nm is 1 (one box repeated) or every input */
         const Edge *ed = i < b->n_in && b->in[i].n_ifaces
@@ -953,19 +952,60 @@ static int64_t with_premoves(Sched *s, uint32_t t, uint32_t v, uint32_t nm, int6
               !premove_slots(s, v, &r[n], 1, T, true, got)))
             n++;
     }
-    nm = n;
-    nm += tee_readies(p, t, v, r + nm, 64 - nm);
-    nm += stage_readies(p, t, r + nm, 64 - nm);
-    if (!nm)
-        return T;
-    /* without s->delay it waits only where no Soma slot lies between an input's data and
-     * T, taken or not (its writer on v in the Soma2 just before): the code generator could
-     * never place the P06 there */
+    n += tee_readies(p, t, v, r + n, 64 - n);
+    n += stage_readies(p, t, r + n, 64 - n);
+    return n;
+}
+
+/* The earliest time from T on at which task t on v has free Soma slots for its nm inserted
+ * P06s whose data is in place at r[] (premove_slots; their times into got, *keep): T itself
+ * unless s->delay, or when no Soma slot at all lies between an input's data and T (taken or
+ * not: the code generator could never place the P06 there); without those, T keeping none
+ * (*keep false) when its slots are taken; INT64_MAX when it waits and there are none in v's
+ * stage. */
+static int64_t premove_at(Sched *s, uint32_t t, uint32_t v, const int64_t *r, uint32_t nm,
+                          int64_t T, int64_t *got, bool *keep)
+{
     bool wait = s->delay || !premove_slots(s, v, r, nm, T, true, got);
     int64_t at = T;
     while (at != INT64_MAX && !premove_slots(s, v, r, nm, at, false, got))
-        at = wait ? earliest(s, v, p->tasks[t].prim->unit, at) : INT64_MAX;
-    if (at == INT64_MAX)
+        at = wait ? earliest(s, v, s->p->tasks[t].prim->unit, at) : INT64_MAX;
+    *keep = at != INT64_MAX;
+    return !wait && at == INT64_MAX ? T : at;
+}
+
+/* Whether task t on v at time T finds the Soma slots of the P06s inserted before it inside
+ * v's stage, as with_premoves looks for them (nothing kept): a candidate core where it does
+ * not is passed over (place_task), its block elsewhere (qnet.onnx's fc/d.133, whose input a
+ * CLUT writes in the Soma2 just before the last phase of its stage). Inputs from other
+ * cores count from the stage's start (their transfers are not planned yet). */
+static bool premoves_fit(Sched *s, uint32_t t, uint32_t v, int64_t T)
+{
+    MapPlan *p = s->p;
+    uint32_t nm = premove_count(p->g, &p->uses, p->tasks[t].pos);
+    int64_t r[64], got[64];
+    if (nm > 64)
+        return true;
+    bool keep;
+    nm = premove_readies(s, t, v, nm, T, r);
+    return !nm || premove_at(s, t, v, r, nm, T, got, &keep) != INT64_MAX;
+}
+
+/* The earliest time from T on at which task t on v has free Soma slots for the P06s inserted
+ * before it (premove_at), which it then keeps: T itself unless s->delay; T, keeping none,
+ * when there is none (in v's stage): the code generator refuses it then (emit.slot). */
+static int64_t with_premoves(Sched *s, uint32_t t, uint32_t v, uint32_t nm, int64_t T)
+{
+    MapPlan *p = s->p;
+    int64_t r[64], got[64];
+    if (nm > 64)
+        return T; /* more inputs than it keeps track of: none kept (emit.slot if need be) */
+    nm = premove_readies(s, t, v, nm, T, r);
+    if (!nm)
+        return T;
+    bool keep;
+    int64_t at = premove_at(s, t, v, r, nm, T, got, &keep);
+    if (!keep)
         return T; /* none inside its stage: the code generator refuses it (emit.slot) */
     s->delayed |= at > T;
     for (uint32_t k = 0; k < nm; k++)
@@ -1000,6 +1040,8 @@ static Status place_task(Sched *s, uint32_t t, Diag *d)
             uint32_t cv = i < n ? s->cand[i] : MAP_NONE;
             if ((st = try_on(s, t, cv, &time, d)) != ST_OK)
                 return st;
+            if (cv != MAP_NONE && time != INT64_MAX && !premoves_fit(s, t, cv, time))
+                time = INT64_MAX; /* its inserted P06s find no slots there */
             if (time < best) {
                 best = time;
                 best_v = cv;

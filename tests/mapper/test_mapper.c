@@ -54,30 +54,29 @@ static Block *conv(Graph *g, Block *in, const char *name)
     return si;
 }
 
+/* An INPUT or OUTPUT block `name` of ny x nx x nf on socket `socket`. */
+static Block *io_block(Graph *g, BlockType t, const char *name, int32_t ny, int32_t nx,
+                       int32_t nf, int socket)
+{
+    Block *b = graph_add_block(g, t, GRAPH_AUTO_ID, name);
+    assert_non_null(b);
+    b->shape.d[D_Y] = ny;
+    b->shape.d[D_X] = nx;
+    b->shape.d[D_F] = nf;
+    b->has_shape = true;
+    b->socket_id = socket;
+    b->has_socket_id = true;
+    return b;
+}
+
 static Block *input(Graph *g)
 {
-    Block *in = graph_add_block(g, BT_INPUT, GRAPH_AUTO_ID, "data");
-    assert_non_null(in);
-    in->shape.d[D_Y] = 10;
-    in->shape.d[D_X] = 10;
-    in->shape.d[D_F] = 16;
-    in->has_shape = true;
-    in->socket_id = 0;
-    in->has_socket_id = true;
-    return in;
+    return io_block(g, BT_INPUT, "data", 10, 10, 16, 0);
 }
 
 static Block *output(Graph *g, int socket)
 {
-    Block *o = graph_add_block(g, BT_OUTPUT, GRAPH_AUTO_ID, "out");
-    assert_non_null(o);
-    o->socket_id = socket;
-    o->has_socket_id = true;
-    o->shape.d[D_Y] = 8;
-    o->shape.d[D_X] = 8;
-    o->shape.d[D_F] = 32;
-    o->has_shape = true;
-    return o;
+    return io_block(g, BT_OUTPUT, "out", 8, 8, 32, socket);
 }
 
 /* The default chip, or it with these replacements of its text (pairs old, new). */
@@ -1663,6 +1662,53 @@ static void test_gather_part(void **state)
     chip_destroy(c);
 }
 
+/* A CADD whose input its core writes in the Soma2 just before the last phase of the stage
+ * (taskir/premove.h, mapper/schedule.c premoves_fit), on a chip of 2 phases a step: x ->
+ * ReLU (phase 0's Soma1) -> floor 5 (phase 0's Soma2) -> r1, int8, input 0 of the CADD;
+ * y's int8 values in an int32 map s, input 1. P02 reads its inputs back to back in one int32
+ * area, and r1 (int8) cannot lie in its part: a P06 copies it there after floor5. On floor5's
+ * core no Soma slot lies between floor5 and phase 1's Axon, and the stage has no later
+ * phase, so the CADD ran there anyway and the code generator refused it (emit.slot); now
+ * the schedule passes that core over and the CADD runs on another one, in the next stage,
+ * where r1 arrives by the router and its P06 has a slot. */
+static void test_premove_stage_end(void **state)
+{
+    (void)state;
+    const int32_t d[8] = {1, 2, 8, 0, 0, 0, 0, 0};
+    Graph *g = graph_create();
+    Block *add = tg_blk(g, BT_CADD, "add", PR_INT_32, d);
+    Block *sum = tg_blk(g, BT_SI, "sum", PR_INT_32, d);
+    tg_join(g, add, 0, sum, 0);
+    tg_join(g, sum, 0, io_block(g, BT_OUTPUT, "out", 1, 2, 8, 0), 0);
+    for (int k = 0; k < 2; k++) {
+        Block *in = io_block(g, BT_INPUT, k ? "y" : "x", 1, 2, 8, k);
+        Block *si = tg_blk(g, BT_SI, NULL, k ? PR_INT_32 : PR_INT_8, d);
+        tg_join(g, in, 0, si, 0);
+        for (int j = 0; !k && j < 2; j++) { /* x -> ReLU -> floor 5 */
+            Block *r = tg_blk(g, BT_CCMPB, j ? "floor5" : "relu", PR_INT_8, d);
+            assert_true(blk_set_attr(g, r, AT_CMP, j ? 5 : 0));
+            Block *o = tg_blk(g, BT_SI, NULL, PR_INT_8, d);
+            tg_join(g, si, 0, r, 0);
+            tg_join(g, r, 0, o, 0);
+            si = o;
+        }
+        tg_join(g, si, 0, add, k);
+    }
+    const char *two[] = {"phases=\"32\" recommended_phases=\"16\"",
+                         "phases=\"2\" recommended_phases=\"2\""};
+    Chip *c = chip_with(two, 2);
+    MapCost k;
+    Mapping *m = map(g, c, &k);
+    const MapCoord *a = coord_of(m, "add"), *f = coord_of(m, "floor5");
+    assert_int_equal(f->phase, 0);
+    assert_int_equal(f->pi_index, 5); /* SOMA2 */
+    assert_false(a->chip.x == f->chip.x && a->chip.y == f->chip.y && a->core.x == f->core.x &&
+                 a->core.y == f->core.y);
+    assert_int_not_equal(a->phase_group, f->phase_group);
+    mapping_destroy(m);
+    chip_destroy(c);
+}
+
 /* Sharing cores by lifetimes (mapper/merge.c), on a chip of 2 cores with a 10 KiB budget: a
  * chain of four ReLUs (CCMPB) "r0" .. "r3" on 16 x 16 x 16 int8 maps (4096 B each). A
  * ReLU's group (its input 4096 B and the 4096 B output buffer its result leaves the core
@@ -1833,6 +1879,7 @@ int main(void)
         cmocka_unit_test(test_slices_remote),
         cmocka_unit_test(test_premove_slots),
         cmocka_unit_test(test_gather_part),
+        cmocka_unit_test(test_premove_stage_end),
         cmocka_unit_test(test_own_router_budget),
         cmocka_unit_test(test_own_router_over_recv),
         cmocka_unit_test(test_recv_pixel_order),
