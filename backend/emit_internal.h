@@ -746,6 +746,10 @@ Status emit_gather_pending(Emit *e);
 Status emit_sendbufs(Emit *e);
 Status emit_sendbuf_prims(Emit *e);
 ESendBuf *emit_sendbuf_of(const Emit *e, uint32_t w, PrecisionId prec);
+/* Writer w's send area in its own precision and pitch c that sends in phase p (a re-pitched
+ * copy of its buffer for the copies of that pitch, when its router would send boxes of the
+ * buffer that meet in one phase into copies of two pitches), or NULL. */
+const ESendBuf *emit_sendbuf_pitch(const Emit *e, uint32_t w, int64_t c, int32_t p);
 /* The repeat of its send area each out-edge of writer w reads from when its router gathers
  * it onto its own core: the router reads its area once, in order, so edges into one storage
  * block whose boxes of w's result overlap (an upsampling by edges: a pixel to 9 places of

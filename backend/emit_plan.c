@@ -718,6 +718,37 @@ static void sends_from_copies(Emit *e, uint32_t pos, uint32_t k)
     }
 }
 
+/* Compute block pos on core k writes a buffer its router gathers from into its copies there
+ * (EOut.gather: one of them takes another pitch): a copy there that pos alone writes, all of
+ * its result as it is, in the buffer's very layout, lives in the buffer instead (alias_of)
+ * and takes no transfer; the router would send the same words to its own core twice in the
+ * phase otherwise (batch_stats' CLUT `ratio/hi`: one copy in its rows of 8 int32 channels,
+ * one re-pitched to 32). */
+static void own_in_buffer(Emit *e, uint32_t pos, uint32_t k)
+{
+    const EOut *o = &e->outs[pos];
+    const BlockUses *bu = &e->uses.blocks[pos];
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        const Edge *ed = e->g->edges[bu->out_edges[j]];
+        long s = graph_block_pos(e->g, ed->dst);
+        ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
+        if (!cp || cp->received || cp->is_static || cp->view || cp->planes ||
+            cp->alias_of != EMIT_NONE || cp->dup_of != EMIT_NONE || cp->req == EMIT_NONE ||
+            cp->req_off || ed->n_re || e->uses.blocks[s].n_in_edges != 1 ||
+            !emit_whole_iface(e, pos, false, ed->id) ||
+            !emit_whole_iface(e, (uint32_t)s, true, ed->id) ||
+            memcmp(&cp->box, &o->box, sizeof cp->box) || cp->feat.prec != o->feat.prec ||
+            cp->feat.per_word != o->feat.per_word || cp->feat.c != o->feat.c ||
+            cp->feat.words != o->feat.words)
+            continue;
+        emit_request_drop(e, k, cp->req);
+        cp->req = EMIT_NONE;
+        cp->alias_of = pos;
+        cp->alias_off = 0;
+        e->outs[pos].aliased = true;
+    }
+}
+
 /* Output buffers of the compute blocks that write no storage on their own core. */
 static Status make_outs(Emit *e)
 {
@@ -759,6 +790,8 @@ static Status make_outs(Emit *e)
             first = 0;
             last = e->cores[k].n_phases - 1;
         }
+        if (o->gather)
+            own_in_buffer(e, pos, k);
         for (uint32_t i = 0; i < e->n_copies; i++) { /* the copies living in it */
             ECopy *cp = &e->copies[i];
             if (cp->alias_of != pos)

@@ -86,13 +86,15 @@ static Status alive(Emit *e, const ECopy *cp, const Block *b, const Edge *ed, in
 }
 
 /* The source of edge ed's data on its writer's core, in the coordinates of the storage it
- * goes to (dst_box: the edge's box there), for a copy holding prec values: the writer's
- * output buffer, or its send area in prec when a P06 rewrites the buffer so
- * (emit_sendbuf.c). ch0: the storage channel the source's pixels start with (the edge may
- * start at a channel of the writer's output other than its first). */
+ * goes to (dst_box: the edge's box there), for a copy laid out as df: the writer's output
+ * buffer, or its send area in df's precision, or in its pitch in that phase, when a P06
+ * rewrites the buffer so (emit_sendbuf.c). ch0: the storage channel the source's pixels
+ * start with (the edge may start at a channel of the writer's output other than its
+ * first). */
 static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
-                        const EBox *dst_box, PrecisionId prec, ELoc *l, int64_t *ch0)
+                        const EBox *dst_box, const EmitFeat *df, ELoc *l, int64_t *ch0)
 {
+    PrecisionId prec = df->prec;
     const Block *b = e->g->blocks[w];
     uint32_t k = e->core_of[w];
     const ECore *c = &e->cores[k];
@@ -106,7 +108,8 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
                               "when its output buffer on %s is no longer alive (phases "
                               "%d..%d)", ed->id, phase, c->name, c->reqs[o->req].first,
                               c->reqs[o->req].last);
-        const ESendBuf *sb = prec != o->feat.prec ? emit_sendbuf_of(e, w, prec) : NULL;
+        const ESendBuf *sb = prec != o->feat.prec ? emit_sendbuf_of(e, w, prec)
+                                                  : emit_sendbuf_pitch(e, w, df->c, phase);
         l->feat = sb ? &sb->feat : &o->feat;
         /* pixels flowing into other rows (emit_flat_pixels): the receiver's rows in turn */
         l->row = (same_extents(&wbox, dst_box) ? o->box.n[1] : dst_box->n[1]) *
@@ -617,7 +620,7 @@ static Status route_edge(Emit *e, const MapDict *dict)
                 sk = via; /* the writer, or the relay the chain starts from */
         }
         if (sk == e->core_of[w] && st == ST_OK)
-            st = writer_loc(e, ed, (uint32_t)w, cs->phase, &dbox, dcp->feat.prec, &src, &ch0);
+            st = writer_loc(e, ed, (uint32_t)w, cs->phase, &dbox, &dcp->feat, &src, &ch0);
         if (!pt && st == ST_OK)
             st = runs(e, ed, &src, ch0, sk, cs->phase, dcp, rk, &part, dbase);
         /* a spread part: this phase's pixels of each of its runs of dcp, into their place
@@ -689,7 +692,7 @@ static Status gather_edge(Emit *e, uint32_t w, uint32_t j, int32_t p, int32_t re
     int64_t ch0 = dbox.lo[2];
     Status st = same_pixels(e, ed, w, &dbox);
     if (st == ST_OK)
-        st = writer_loc(e, ed, w, p, &dbox, cp->feat.prec, &src, &ch0);
+        st = writer_loc(e, ed, w, p, &dbox, &cp->feat, &src, &ch0);
     const ESendBuf *sb = cp->feat.prec != e->outs[w].feat.prec
                              ? emit_sendbuf_of(e, w, cp->feat.prec) : NULL;
     if (sb && rep > 0 && rep < sb->reps) /* its repeat of the send area */

@@ -135,6 +135,116 @@ static Status scan_dict(Emit *e, const MapDict *dict)
     return st;
 }
 
+const ESendBuf *emit_sendbuf_pitch(const Emit *e, uint32_t w, int64_t c, int32_t p)
+{
+    for (size_t i = 0; i < e->n_sendbufs; i++) {
+        const ESendBuf *sb = &e->sendbufs[i];
+        if (sb->writer == w && sb->feat.prec == e->outs[w].feat.prec && sb->feat.c == c &&
+            p >= sb->first && p <= sb->last)
+            return sb;
+    }
+    return NULL;
+}
+
+/* Notes that writer w sends, in phase p, to a copy of storage s in its own precision but in
+ * pitch c, from a send area in that pitch. */
+static Status need_pitch(Emit *e, uint32_t w, uint32_t s, int64_t c, int32_t p)
+{
+    for (size_t i = 0; i < e->n_sendbufs; i++) {
+        ESendBuf *sb = &e->sendbufs[i];
+        if (sb->writer == w && sb->feat.prec == e->outs[w].feat.prec && sb->feat.c == c) {
+            sb->first = p < sb->first ? p : sb->first;
+            sb->last = p > sb->last ? p : sb->last;
+            return ST_OK;
+        }
+    }
+    const EOut *o = &e->outs[w];
+    EmitFeat f;
+    if (!emit_feat(o->feat.prec, o->box.n[0], o->box.n[1], o->box.n[2],
+                   emit_storage_unit(e, s), &f) || f.c != c)
+        return ST_OK; /* not a pitch a storage unit gives: its sends stay as they are */
+    ESendBuf *n = emit_grow(e, e->sendbufs, &e->cap_sendbufs, e->n_sendbufs,
+                            sizeof *e->sendbufs);
+    if (!n)
+        return ST_RUNTIME;
+    e->sendbufs = n;
+    e->sendbufs[e->n_sendbufs++] = (ESendBuf){w, s, f, EMIT_NONE, -1, 0, p, p, 1};
+    return ST_OK;
+}
+
+/* One transfer writer w's core sends from w's buffer: out-edge j's box of w's result into a
+ * copy of pitch c in phase p. */
+typedef struct PitchSend {
+    uint32_t s;
+    int32_t p;
+    int64_t c;
+    EBox box;
+} PitchSend;
+
+/* The transfers writer w's core sends from its buffer into copies of the buffer's precision
+ * (not views, planes or copies sharing another's area) into *out (malloc'd); their count, -1
+ * when out of memory. */
+static long pitch_sends(Emit *e, uint32_t w, PitchSend **out)
+{
+    const EOut *o = &e->outs[w];
+    uint32_t k = e->core_of[w];
+    const BlockUses *bu = &e->uses.blocks[w];
+    PitchSend *v = NULL;
+    size_t n = 0, cap = 0;
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        const Edge *ed = e->g->edges[bu->out_edges[j]];
+        long s = graph_block_pos(e->g, ed->dst);
+        const MapDict *dict = emit_edge_dict(e, ed->id);
+        EBox box;
+        if (s < 0 || !dict || !emit_iface_box(e, w, false, ed->id, &box))
+            continue;
+        for (uint32_t c = 0; c + 1 < dict->n_coords; c++) {
+            const MapCoord *cs = &dict->coords[c], *cr = &dict->coords[c + 1];
+            if (cs->pi_index != MAP_PI_ROUTER_SEND || cr->pi_index != MAP_PI_ROUTER_RECIEVE ||
+                emit_core(e, cs) != k)
+                continue;
+            uint32_t rk = emit_core(e, cr);
+            const ECopy *dcp = rk != EMIT_NONE ? emit_copy_on(e, (uint32_t)s, rk) : NULL;
+            if (!dcp || dcp->view || dcp->planes || dcp->dup_of != EMIT_NONE ||
+                dcp->feat.prec != o->feat.prec)
+                continue;
+            PitchSend *nv = emit_grow(e, v, &cap, n, sizeof *v);
+            if (!nv) {
+                free(v);
+                return -1;
+            }
+            v = nv;
+            v[n++] = (PitchSend){(uint32_t)s, cs->phase, dcp->feat.c, box};
+        }
+    }
+    *out = v;
+    return (long)n;
+}
+
+/* Writer w's router sends boxes of its buffer that meet, in one phase, into copies of two
+ * pitches: the router reads its area once, in order, so the words cannot go as two runs;
+ * the copies of a pitch other than the buffer's take theirs from a send area a P06
+ * re-pitches the buffer into (of two pitches neither the buffer's, the wider). */
+static Status scan_pitches(Emit *e, uint32_t w)
+{
+    PitchSend *v = NULL;
+    long n = pitch_sends(e, w, &v);
+    if (n < 0)
+        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    int64_t own = e->outs[w].feat.c;
+    Status st = ST_OK;
+    for (long a = 0; a < n && st == ST_OK; a++)
+        for (long b = a + 1; b < n && st == ST_OK; b++) {
+            EBox m;
+            if (v[a].p != v[b].p || v[a].c == v[b].c || !emit_box_meet(&v[a].box, &v[b].box, &m))
+                continue;
+            const PitchSend *x = v[a].c == own || (v[b].c != own && v[a].c < v[b].c) ? &v[b] : &v[a];
+            st = need_pitch(e, w, x->s, x->c, x->p);
+        }
+    free(v);
+    return st;
+}
+
 /* A writer's own-core copies its router fills from the buffer (EOut.gather, emit_route.c). */
 static Status scan_gather(Emit *e, uint32_t w)
 {
@@ -192,12 +302,14 @@ static Status place(Emit *e, ESendBuf *sb, const ExactInfo *x)
     if (!emit_slot_latest(e, k, sb->first, e->phase_of[sb->writer], after, before, &sb->phase,
                           &sb->slot))
         return diag_block(e->d, ST_LOGIC, "emit.slot", b,
-                          "sends its %s values to block %d's copy in %s in phase %d%s: a P06 "
-                          "changes the precision into a send area, and %s has no free Soma "
-                          "slot after the block (phase %d) and before that router",
-                          pr_info(o->feat.prec)->name, s->id, pr_info(sb->feat.prec)->name,
+                          "sends its %s values to block %d's copy in %s of %lld channels a "
+                          "pixel in phase %d%s: a P06 changes the %s into a send area, and %s "
+                          "has no free Soma slot after the block (phase %d) and before that "
+                          "router", pr_info(o->feat.prec)->name, s->id,
+                          pr_info(sb->feat.prec)->name, (long long)sb->feat.c,
                           sb->first % c->n_phases,
-                          sb->first >= c->n_phases ? " of the next step" : "", c->name,
+                          sb->first >= c->n_phases ? " of the next step" : "",
+                          sb->feat.prec == o->feat.prec ? "pitch" : "precision", c->name,
                           e->phase_of[sb->writer]);
     /* the area lives from the P06 to the last send; the whole step when that is in the next
      * step (the writer runs again after it) */
@@ -218,6 +330,9 @@ Status emit_sendbufs(Emit *e)
     for (uint32_t w = 0; w < e->g->n_blocks && st == ST_OK; w++)
         if (e->outs[w].used && e->outs[w].gather)
             st = scan_gather(e, w);
+    for (uint32_t w = 0; w < e->g->n_blocks && st == ST_OK; w++)
+        if (e->outs[w].used)
+            st = scan_pitches(e, w);
     if (st != ST_OK || !e->n_sendbufs)
         return st;
     ExactInfo x = {0};
