@@ -210,6 +210,13 @@ static int64_t plan_group(Ready *R, const uint32_t *m, uint32_t n)
                                  (xi0 - p->xfer_of[p->xfers[xi0].edge])]);
     pix.lo[D_F] = pix.lo[D_R] = 0;
     pix.hi[D_F] = pix.hi[D_R] = 1;
+    MBox other; /* column slices (xfer_group.c): whole rows of all of them a phase */
+    bbox_of_iface(p->g, &p->uses, p->xfers[m[1]].store, true, p->g->edges[p->xfers[m[1]].edge]->id,
+                  &other);
+    if (other.lo[D_X] != pix.lo[D_X]) {
+        pix.lo[D_X] = 0;
+        pix.hi[D_X] = 1;
+    }
     int64_t px = bbox_volume(&pix);
     int64_t per_px = px > 0 ? (total + px - 1) / px : 0;
     if (px <= 0 || per_px <= 0 || per_px > R->per_phase)
