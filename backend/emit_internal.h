@@ -275,12 +275,16 @@ typedef struct EMerge {
     uint32_t acc[MERGE_MAX];        /* acc[a]: the area merge a - 1 writes, 0 < a < n - 1
                                        (the last writes the copy) */
     int spread;                     /* the slice the Mapping spreads over phases (n 2), -1 */
+    bool both;                      /* the other slice too, in the same phases: each band
+                                       lands both slices' rows, piece 0's first, piece 1's
+                                       band_off words on */
     int nb;                         /* its bands: rows [band_row0, + band_rows) landing in
                                        band_land in band_phase, merged in its Soma2; 0 when
                                        no slice is spread (the merges above) */
     int32_t band_phase[MERGE_BANDS];
     int64_t band_row0[MERGE_BANDS], band_rows[MERGE_BANDS];
     uint32_t band_land[MERGE_BANDS];
+    int64_t band_off[MERGE_BANDS];
 } EMerge;
 
 /* A copy assembled on its core from channel slices of whole rows (of a copy of one row: of

@@ -173,7 +173,9 @@ Status map_schedule(MapPlan *p, Diag *d);
 /* xfer_group.c: the transfers into the copy transfer xi fills that bring the same pixels of
  * it as xi, each some of its channels (dim F or R), together all of them, one after another:
  * into out (room for room) in the order of their channels, xi among them; their count, 0
- * when xi brings all the copy's channels or the others do not tile the rest. */
+ * when xi brings all the copy's channels or the others do not tile the rest. Or two
+ * column slices (dim X) of the same rows of a copy of several rows that no other core
+ * holds. */
 uint32_t map_xfer_group(const MapPlan *p, uint32_t xi, uint32_t *out, uint32_t room);
 /* merge.c: joins virtual cores of one stage whose phases, receive budgets and memory in
  * every phase (storage lifetimes) leave room for both, and which exchange no bytes. */

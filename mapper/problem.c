@@ -3,7 +3,8 @@
  * Clusters: blocks that must sit on one core. A compute block shares its core with every
  * storage block it reads (CHIP.md §2): a storage block read by one compute block joins it;
  * the graph's groups (the group pass) join their members; a storage block that no compute
- * block reads (an output) joins the block that writes it. Union-find over block positions;
+ * block reads (an output) joins the block that writes it (of several, over the receive
+ * area: one that writes it straight, else none, out_home). Union-find over block positions;
  * clusters are numbered by their first block, so the result does not depend on anything but
  * the graph. Copies: a storage block read by compute blocks of several clusters has a copy
  * in each (its home: its own cluster, or its first reader's) holding the part that cluster's
@@ -153,6 +154,97 @@ uint32_t map_rep_of(const MapPlan *p, uint32_t pos, uint32_t cluster)
     return 0;
 }
 
+/* Whether compute block w writes storage block s straight on w's core: each edge into s
+ * without steps, carrying all of s's channels, one row or whole rows of s, at the place its
+ * box has in w's result (the code generator's pieces, backend/emit_plan.c), or w is a
+ * P05 / P25 (which may write a run of s's pixels, backend/emit_runwrite.c). Another
+ * writer's primitive writes a buffer that its router gathers into s on that core, which
+ * then stays in the receive area whole (backend/emit_plan.c, EOut.gather). */
+static bool writes_rows(const MapPlan *p, uint32_t w, uint32_t s)
+{
+    const Graph *g = p->g;
+    BlockType t = g->blocks[w]->type;
+    if (t == BT_CCMPB || t == BT_CCMPS)
+        return true;
+    const BlockUses *bu = &p->uses.blocks[s];
+    MBox whole;
+    bbox_full(g->blocks[s], &whole);
+    for (uint32_t k = 0; k < bu->n_in_edges; k++) {
+        const Edge *ed = g->edges[bu->in_edges[k]];
+        if (graph_block_pos(g, ed->src) != (long)w)
+            continue;
+        if (ed->n_re)
+            return false;
+        MBox b, from;
+        bbox_of_iface(g, &p->uses, s, true, ed->id, &b);
+        bbox_of_iface(g, &p->uses, w, false, ed->id, &from);
+        bool one_row = b.hi[D_Y] - b.lo[D_Y] == 1;
+        for (int dd = 0; dd < TIR_NDIMS; dd++)
+            if (dd != D_Y && (dd != D_X || !one_row) &&
+                (b.lo[dd] != whole.lo[dd] || b.hi[dd] != whole.hi[dd]))
+                return false;
+        for (int dd = D_Y; dd <= D_X; dd++)
+            if (b.lo[dd] != from.lo[dd] || b.hi[dd] != from.hi[dd])
+                return false;
+    }
+    return true;
+}
+
+/* Whether storage block s comes in at most 4 column slices, one a writer (every edge into
+ * it brings all its rows and channels, no two from one block): the code generator merges
+ * those on a writer's core, the others' landing there (backend/emit_merge.c, MERGE_MAX). */
+static bool columns(const MapPlan *p, uint32_t s)
+{
+    const BlockUses *bu = &p->uses.blocks[s];
+    MBox whole;
+    bbox_full(p->g->blocks[s], &whole);
+    if (bu->n_in_edges > 4)
+        return false;
+    for (uint32_t k = 0; k < bu->n_in_edges; k++) {
+        for (uint32_t j = 0; j < k; j++)
+            if (p->g->edges[bu->in_edges[j]]->src == p->g->edges[bu->in_edges[k]]->src)
+                return false;
+        MBox b;
+        bbox_of_iface(p->g, &p->uses, s, true, p->g->edges[bu->in_edges[k]]->id, &b);
+        for (int dd = 0; dd < TIR_NDIMS; dd++)
+            if (dd != D_X && (b.lo[dd] != whole.lo[dd] || b.hi[dd] != whole.hi[dd]))
+                return false;
+    }
+    return true;
+}
+
+/* The compute block storage block s, which no compute block reads (an output), joins: its
+ * first writer; but when s is larger than a phase's receive budget and several compute
+ * blocks write it in pieces other than column slices (which the code generator merges on
+ * a writer's core), the first that writes it straight (writes_rows), else none (-1): on
+ * a core that gathers its pieces the code generator would keep s in the receive area whole,
+ * which no phase holds, where on a core of its own every piece arrives by the router in
+ * parts, each moved out in Soma2 of its phase (backend/emit_spread.c). */
+static long out_home(const MapPlan *p, uint32_t s)
+{
+    const Graph *g = p->g;
+    const BlockUses *bu = &p->uses.blocks[s];
+    long first = -1;
+    bool several = false;
+    for (uint32_t k = 0; k < bu->n_in_edges; k++) {
+        long w = graph_block_pos(g, g->edges[bu->in_edges[k]]->src);
+        if (w < 0 || kind_of(g->blocks[w]) != BK_COMPUTE)
+            continue;
+        if (first < 0)
+            first = w;
+        several |= w != first;
+    }
+    int64_t bytes = first >= 0 && several ? bbox_storage_bytes(p->chip, g, &p->uses, s) : 0;
+    if (bytes >= 0 && (bytes <= (int64_t)p->chip->recv_bytes_per_phase || columns(p, s)))
+        return first;
+    for (uint32_t k = 0; k < bu->n_in_edges; k++) {
+        long w = graph_block_pos(g, g->edges[bu->in_edges[k]]->src);
+        if (w >= 0 && kind_of(g->blocks[w]) == BK_COMPUTE && writes_rows(p, (uint32_t)w, s))
+            return w;
+    }
+    return -1;
+}
+
 static Status build_clusters(MapPlan *p, Diag *d)
 {
     const Graph *g = p->g;
@@ -185,7 +277,8 @@ static Status build_clusters(MapPlan *p, Diag *d)
                 uf_union(par, (uint32_t)first, (uint32_t)pos);
         }
     }
-    /* storage that no compute block reads joins its writer */
+    /* storage that no compute block reads joins its writer (over the receive area and
+     * written in pieces: one that writes whole rows of it, else none) */
     for (uint32_t i = 0; i < n; i++) {
         const Block *b = g->blocks[i];
         const BlockUses *bu = &p->uses.blocks[i];
@@ -196,13 +289,9 @@ static Status build_clusters(MapPlan *p, Diag *d)
             long t = graph_block_pos(g, g->edges[bu->out_edges[k]]->dst);
             read = t >= 0 && kind_of(g->blocks[t]) == BK_COMPUTE;
         }
-        for (uint32_t k = 0; k < bu->n_in_edges && !read; k++) {
-            long s = graph_block_pos(g, g->edges[bu->in_edges[k]]->src);
-            if (s >= 0 && kind_of(g->blocks[s]) == BK_COMPUTE) {
-                uf_union(par, (uint32_t)s, i);
-                break;
-            }
-        }
+        long s = read ? -1 : out_home(p, i);
+        if (s >= 0)
+            uf_union(par, (uint32_t)s, i);
     }
     /* dense ids in order of first block */
     uint32_t *id = malloc((n ? n : 1) * sizeof *id);

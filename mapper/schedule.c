@@ -210,6 +210,13 @@ static int64_t plan_group(Ready *R, const uint32_t *m, uint32_t n)
                                  (xi0 - p->xfer_of[p->xfers[xi0].edge])]);
     pix.lo[D_F] = pix.lo[D_R] = 0;
     pix.hi[D_F] = pix.hi[D_R] = 1;
+    MBox other; /* column slices (xfer_group.c): whole rows of all of them a phase */
+    bbox_of_iface(p->g, &p->uses, p->xfers[m[1]].store, true, p->g->edges[p->xfers[m[1]].edge]->id,
+                  &other);
+    if (other.lo[D_X] != pix.lo[D_X]) {
+        pix.lo[D_X] = 0;
+        pix.hi[D_X] = 1;
+    }
     int64_t px = bbox_volume(&pix);
     int64_t per_px = px > 0 ? (total + px - 1) / px : 0;
     if (px <= 0 || per_px <= 0 || per_px > R->per_phase)
@@ -1082,6 +1089,64 @@ static Status place_task(Sched *s, uint32_t t, Diag *d)
     return ST_OK;
 }
 
+/* A transfer the schedule plans after the tasks, and where it comes (rest_order). */
+typedef struct RestKey {
+    uint32_t xi, group;
+    int64_t key;
+} RestKey;
+
+static int rest_cmp(const void *a, const void *b)
+{
+    const RestKey *x = a, *y = b;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->xi < y->xi ? -1 : x->xi > y->xi;
+}
+
+/* The transfers no task read planned (into storage only OUTPUTs read), into *out (*n of
+ * them, malloc'd): in transfer order, but those into one copy over the receive area
+ * together, at the first of them, in its order (land_key, as in_order gives a task's
+ * inputs): the pixels a phase brings then lie side by side where they can (an output store
+ * on a core of its own that pieces of a reshaped row write, out_home in problem.c). false
+ * when out of memory. */
+static bool rest_order(const MapPlan *p, uint32_t **out, uint32_t *n)
+{
+    RestKey *r = malloc((p->n_xfers ? p->n_xfers : 1) * sizeof *r);
+    *out = malloc((p->n_xfers ? p->n_xfers : 1) * sizeof **out);
+    if (!r || !*out) {
+        free(r);
+        free(*out);
+        *out = NULL;
+        return false;
+    }
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < p->n_xfers; i++) {
+        const MXfer *x = &p->xfers[i];
+        if (x->kind != XF_CORE || x->planned)
+            continue;
+        r[k] = (RestKey){i, k, -1};
+        if (map_xfer_over_recv(p, i)) {
+            r[k].key = land_key(p, i);
+            for (uint32_t j = 0; j < k; j++) {
+                const MXfer *y = &p->xfers[r[j].xi];
+                if (r[j].key >= 0 && y->store == x->store && y->dst_cluster == x->dst_cluster) {
+                    r[k].group = r[j].group;
+                    break;
+                }
+            }
+        }
+        k++;
+    }
+    qsort(r, k, sizeof *r, rest_cmp);
+    for (uint32_t i = 0; i < k; i++)
+        (*out)[i] = r[i].xi;
+    *n = k;
+    free(r);
+    return true;
+}
+
 /* One pass of the schedule (above); delay: whether a block waits for the Soma slots of the
  * P06s inserted before it, and a transfer over several phases for the Soma2 of each;
  * *delayed: whether that made anything later. */
@@ -1115,16 +1180,20 @@ static Status schedule_pass(MapPlan *p, bool delay, bool *delayed, Diag *d)
         }
     /* transfers no task read planned: into storage only OUTPUT reads (an output several
      * pieces write, the split pass's), received like any other, after their writers;
-     * first what a core's own router lands on it, as inputs_ready does */
+     * first what a core's own router lands on it, as inputs_ready does; those into one copy
+     * over the receive area in its order (rest_order) */
+    uint32_t *rest = NULL, n_rest = 0;
+    if (st == ST_OK && !rest_order(p, &rest, &n_rest))
+        st = oom(d);
     for (int pass = 0; pass < 2; pass++)
-        for (uint32_t i = 0; st == ST_OK && i < p->n_xfers; i++)
-            if (p->xfers[i].kind == XF_CORE && !p->xfers[i].planned) {
-                uint32_t v = map_xfer_vcore(p, &p->xfers[i]);
-                Ready R = ready_init(&s, v, p->vcores[v].recv, true, d);
-                R.pass = pass;
-                ready_one(i, &R);
-                st = R.st;
-            }
+        for (uint32_t k = 0; st == ST_OK && k < n_rest; k++) {
+            uint32_t i = rest[k], v = map_xfer_vcore(p, &p->xfers[i]);
+            Ready R = ready_init(&s, v, p->vcores[v].recv, true, d);
+            R.pass = pass;
+            ready_one(i, &R);
+            st = R.st;
+        }
+    free(rest);
     if (st == ST_OK) {
         int32_t last = 0;
         uint32_t local = 0;

@@ -4,7 +4,9 @@
  * (backend/emit_spread.c): when the copy is assembled from pieces of its channels (the
  * pieces of a layer cut along f, each writing some channels of every pixel), a pixel can
  * move only once all its channels have arrived, so the schedule brings the pieces of the
- * same pixels in the same phases, the same share of them in each (schedule.c). */
+ * same pixels in the same phases, the same share of them in each (schedule.c). Two
+ * column slices of the same rows (a layer cut along x) go so too, each phase whole rows of
+ * both, which the code generator joins in Soma2 of that phase (backend/emit_merge.c). */
 #include "mapper/plan.h"
 
 /* The part of its copy transfer xi brings: its interface box met with the copy's. */
@@ -26,15 +28,19 @@ uint32_t map_xfer_group(const MapPlan *p, uint32_t xi, uint32_t *out, uint32_t r
     const MBox *copy = &p->rep_box[p->rep_first[x->store] + r];
     MBox mine;
     xfer_box(p, xi, &mine);
-    /* the channel dim it slices: F or R, all other dims but Y whole */
+    /* the channel dim it slices: F or R, all other dims but Y whole; or X, of a copy of
+     * several rows that no other core holds (its slices merged row band by row band,
+     * backend/emit_merge.c; a multicast slice's relaying chain would land its runs at
+     * one offset on every core of the chain, compact here and strided there) */
     int c = -1;
     for (int i = 0; i < TIR_NDIMS; i++)
         if (i != D_Y && (mine.lo[i] != copy->lo[i] || mine.hi[i] != copy->hi[i])) {
-            if (c >= 0 || (i != D_F && i != D_R))
+            if (c >= 0 || (i != D_F && i != D_R && i != D_X))
                 return 0;
             c = i;
         }
-    if (c < 0 || mine.hi[c] <= mine.lo[c])
+    if (c < 0 || mine.hi[c] <= mine.lo[c] ||
+        (c == D_X && (p->rep_n[x->store] != 1 || copy->hi[D_Y] - copy->lo[D_Y] < 2)))
         return 0;
     /* the others into the copy with the same box but for dim c, in the order of dim c */
     const BlockUses *su = &p->uses.blocks[x->store];
@@ -71,5 +77,6 @@ uint32_t map_xfer_group(const MapPlan *p, uint32_t xi, uint32_t *out, uint32_t r
             return 0;
         at = o.hi[c];
     }
-    return n >= 2 && at == copy->hi[c] ? n : 0;
+    /* column slices: two, which one merge a row band joins */
+    return n >= 2 && at == copy->hi[c] && (c != D_X || n == 2) ? n : 0;
 }

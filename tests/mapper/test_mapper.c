@@ -943,6 +943,35 @@ static void test_own_router_over_recv(void **state)
     chip_destroy(c);
 }
 
+/* INPUT nm[0] (socket k, INT_8 of shape src) -> SI nm[1] -> a block nm[2] of type t,
+ * precision p and shape sh, returned. */
+static Block *fed(Graph *g, int k, const char *const nm[3], const int32_t src[8], BlockType t,
+                  PrecisionId p, const int32_t sh[8])
+{
+    Block *x = tg_blk(g, BT_INPUT, nm[0], PR_INT_8, src);
+    x->socket_id = k;
+    x->has_socket_id = true;
+    Block *xs = tg_blk(g, BT_SI, nm[1], PR_INT_8, src);
+    Block *w = tg_blk(g, t, nm[2], p, sh);
+    tg_join(g, x, 0, xs, 0);
+    tg_join(g, xs, 0, w, 0);
+    return w;
+}
+
+/* z_in -> CCMPB "z" (a ReLU of shape zp) -> SI "z/out" (map) -> OUTPUT "y". */
+static void relu_out(Graph *g, Block *z_in, const int32_t zp[8], const int32_t map[8])
+{
+    Block *z = tg_blk(g, BT_CCMPB, "z", PR_INT_8, zp);
+    assert_true(blk_set_attr(g, z, AT_CMP, 0));
+    Block *zo = tg_blk(g, BT_SI, "z/out", PR_INT_8, map);
+    Block *o = tg_blk(g, BT_OUTPUT, "y", PR_INT_8, map);
+    o->socket_id = 0;
+    o->has_socket_id = true;
+    tg_join(g, z_in, 0, z, 0);
+    tg_join(g, z, 0, zo, 0);
+    tg_join(g, zo, 0, o, 0);
+}
+
 /* Two CCMPBs "a/pass" and "b/pass" (the max over ky[k] rows of 1 x 200 pixels of 32 int8
  * channels, from model inputs "a" and "b") write 4 row pieces of 50 pixels each into the
  * 1 x 400 map "z/in" a CCMPB "z" reads, a's at pixels 0, 100, 200, 300 and b's at 50, 150,
@@ -956,16 +985,10 @@ static Block *two_writers(Graph *g, const int32_t ky[2])
         const char *nm[2][3] = {{"a", "a/src", "a/pass"}, {"b", "b/src", "b/pass"}};
         const int32_t src[8] = {ky[k], 200, 32, 0, 0, 0, 0, 0};
         const int32_t pool[8] = {1, 200, 32, 0, ky[k], 1, ky[k], 200};
-        Block *x = tg_blk(g, BT_INPUT, nm[k][0], PR_INT_8, src);
-        x->socket_id = k;
-        x->has_socket_id = true;
-        Block *xs = tg_blk(g, BT_SI, nm[k][1], PR_INT_8, src);
-        w[k] = tg_blk(g, BT_CCMPB, nm[k][2], PR_INT_8, pool);
+        w[k] = fed(g, k, nm[k], src, BT_CCMPB, PR_INT_8, pool);
         assert_true(blk_set_attr(g, w[k], AT_KERNEL_Y, ky[k]));
         assert_true(blk_set_attr(g, w[k], AT_KERNEL_X, 1));
         assert_true(blk_set_attr(g, w[k], AT_CMP, -128));
-        tg_join(g, x, 0, xs, 0);
-        tg_join(g, xs, 0, w[k], 0);
     }
     for (int k = 0; k < 2; k++)
         for (int32_t i = 0; i < 4; i++) {
@@ -974,17 +997,34 @@ static Block *two_writers(Graph *g, const int32_t ky[2])
             const int32_t n[6] = {1, 50, 32, 0, 0, 0};
             assert_non_null(graph_connect_box(g, w[k], 0, sp, n, z_in, 0, dp, n));
         }
-    const int32_t zp[8] = {1, 400, 32, 0, 1, 1, 1, 400};
-    Block *z = tg_blk(g, BT_CCMPB, "z", PR_INT_8, zp);
-    assert_true(blk_set_attr(g, z, AT_CMP, 0));
-    Block *zo = tg_blk(g, BT_SI, "z/out", PR_INT_8, map);
-    Block *o = tg_blk(g, BT_OUTPUT, "y", PR_INT_8, map);
-    o->socket_id = 0;
-    o->has_socket_id = true;
-    tg_join(g, z_in, 0, z, 0);
-    tg_join(g, z, 0, zo, 0);
-    tg_join(g, zo, 0, o, 0);
+    relu_out(g, z_in, (const int32_t[8]){1, 400, 32, 0, 1, 1, 1, 400}, map);
     return z_in;
+}
+
+/* The 8 pieces of 50 pixels that two_writers (or two_neg_writers) writes into block id each
+ * come from another core, and the first phases they land in never go back along the map:
+ * the last one's minus the first one's. */
+static int32_t pieces_in_order(const MapPlan *p, int32_t id)
+{
+    int32_t first[8];
+    uint32_t seen = 0;
+    for (uint32_t i = 0; i < p->n_xfers; i++) {
+        const MXfer *x = &p->xfers[i];
+        const Edge *ed = p->g->edges[x->edge];
+        if (ed->dst != id || x->kind != XF_CORE)
+            continue;
+        assert_true(x->cross && x->n_chunks > 0); /* from another core */
+        BlockBox b;
+        bbox_of_iface(p->g, &p->uses, x->store, true, ed->id, &b);
+        int32_t at = (int32_t)(b.lo[D_X] / 50);
+        assert_true(at >= 0 && at < 8 && !(seen >> at & 1u));
+        seen |= 1u << at;
+        first[at] = p->chunks[x->chunk0].phase;
+    }
+    assert_int_equal(seen, 0xFFu);
+    for (int i = 1; i < 8; i++)
+        assert_true(first[i - 1] <= first[i]);
+    return first[7] - first[0];
 }
 
 /* The transfers into one copy over the receive area are planned in the order of the pixels
@@ -1007,25 +1047,7 @@ static void test_recv_pixel_order(void **state)
     Block *z_in = two_writers(g, (const int32_t[2]){18, 18});
     Diag d;
     MapPlan *p = plan_ok(g, c, &d);
-    /* the first phase each piece lands in, by the pixel it starts at */
-    int32_t first[8];
-    uint32_t seen = 0;
-    for (uint32_t i = 0; i < p->n_xfers; i++) {
-        const MXfer *x = &p->xfers[i];
-        const Edge *ed = p->g->edges[x->edge];
-        if (ed->dst != z_in->id)
-            continue;
-        assert_true(x->cross && x->n_chunks > 0); /* from another core */
-        BlockBox b;
-        bbox_of_iface(p->g, &p->uses, x->store, true, ed->id, &b);
-        int32_t at = (int32_t)(b.lo[D_X] / 50);
-        assert_true(at >= 0 && at < 8 && !(seen >> at & 1u));
-        seen |= 1u << at;
-        first[at] = p->chunks[x->chunk0].phase;
-    }
-    assert_int_equal(seen, 0xFFu);
-    for (int i = 1; i < 8; i++)
-        assert_true(first[i - 1] <= first[i]);
+    pieces_in_order(p, z_in->id);
     mapper_plan_destroy(p);
     diag_finish(&d);
     graph_destroy(g);
@@ -1164,6 +1186,112 @@ static void test_pieces_among_remote(void **state)
     assert_true(a != MAP_NONE && z != MAP_NONE);
     assert_int_not_equal(p->clusters[p->tasks[a].cluster].vcore,
                          p->clusters[p->tasks[z].cluster].vcore);
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
+/* Two CVSs "a/neg" and "b/neg" (INT_32, 1 x 200 pixels of 32 channels, from model inputs
+ * "a" and "b") write 4 row pieces of 50 pixels each into the 1 x 400 int8 map "z" that only
+ * OUTPUT "y" reads, a's at pixels 0, 100, 200, 300 and b's at 50, 150, 250, 350 (pieces of
+ * their results at other places than they hold there), the edges a's first. Returns "z". */
+static Block *two_neg_writers(Graph *g)
+{
+    const int32_t map[8] = {1, 400, 32, 0, 0, 0, 0, 0}, src[8] = {1, 200, 32, 0, 0, 0, 0, 0};
+    Block *z = tg_blk(g, BT_SI, "z", PR_INT_8, map);
+    for (int k = 0; k < 2; k++) {
+        const char *nm[2][3] = {{"a", "a/src", "a/neg"}, {"b", "b/src", "b/neg"}};
+        Block *w = fed(g, k, nm[k], src, BT_CVS, PR_INT_32, src);
+        assert_true(blk_set_attr(g, w, AT_CONSTANT_A, -1));
+        for (int32_t i = 0; i < 4; i++) {
+            const int32_t sp[6] = {0, 50 * i, 0, 0, 0, 0};
+            const int32_t dp[6] = {0, 50 * (2 * i + k), 0, 0, 0, 0};
+            const int32_t n[6] = {1, 50, 32, 0, 0, 0};
+            assert_non_null(graph_connect_box(g, w, 0, sp, n, z, 0, dp, n));
+        }
+    }
+    Block *o = tg_blk(g, BT_OUTPUT, "y", PR_INT_8, map);
+    o->socket_id = 0;
+    o->has_socket_id = true;
+    tg_join(g, z, 0, o, 0);
+    return z;
+}
+
+/* An output store over the receive area that its writers write in pieces at other places
+ * than their results hold them takes a core of its own (mapper/problem.c, out_home), its
+ * transfers planned in the order of its pixels (mapper/schedule.c, rest_order):
+ * two_neg_writers on a chip receiving 4 KiB a phase (z: 12800 bytes). Joined to its first
+ * writer, that writer's router would gather its pieces into z, which the code generator
+ * keeps in the receive area whole (test_diff_ops/reshape_case_1: 18 x 53 int8 pixels of 32
+ * bytes from 4 P83s, 7632 words, emit.alloc); planned in the edges' order, a's pieces took
+ * the first phases and b's the later ones, a phase's pixels runs apart (emit.alloc). */
+static void test_out_store_own_core(void **state)
+{
+    (void)state;
+    const char *edits[] = {"receive_per_phase=\"12KiB\"", "receive_per_phase=\"4KiB\""};
+    Chip *c = chip_with(edits, 2);
+    Graph *g = graph_create();
+    Block *z = two_neg_writers(g);
+    Diag d;
+    MapPlan *p = plan_ok(g, c, &d);
+    long zp = graph_block_pos(p->g, z->id);
+    assert_true(zp >= 0);
+    uint32_t zv = p->clusters[p->cluster_of[zp]].vcore;
+    for (uint32_t i = 0; i < p->n_tasks; i++)
+        assert_int_not_equal(p->clusters[p->tasks[i].cluster].vcore, zv);
+    assert_true(pieces_in_order(p, z->id) > 0); /* over several phases */
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
+/* Two column slices of the same rows of a copy over the receive area come together
+ * (mapper/xfer_group.c, schedule.c plan_group): CCMPBs "a" and "b" (ReLUs of 24 x 1 pixels
+ * of 32 int8 channels from model inputs) write columns 0 and 1 of the 24 x 2 map "z/in" that
+ * a CCMPB "z" on a third core reads (1536 bytes, over a receive area of 1 KiB). Each phase
+ * brings the same rows of both, which the code generator merges in Soma2 of that phase
+ * (backend/emit_merge.c, fixture emit_lay_merge_both); planned one after the other, a's
+ * column took the first phase whole and b's came later, and a merge takes one slice spread
+ * over phases only (test_diff_ops/where_case_1: 53 x 18 int8 pixels of 32 bytes from two
+ * cores, emit.alloc). */
+static void test_columns_together(void **state)
+{
+    (void)state;
+    const char *edits[] = {"receive_per_phase=\"12KiB\"", "receive_per_phase=\"1KiB\""};
+    Chip *c = chip_with(edits, 2);
+    Graph *g = graph_create();
+    const int32_t map[8] = {24, 2, 32, 0, 0, 0, 0, 0}, col[8] = {24, 1, 32, 0, 0, 0, 0, 0};
+    const int32_t win[8] = {24, 1, 32, 0, 1, 1, 24, 1}, zw[8] = {24, 2, 32, 0, 1, 1, 24, 2};
+    Block *z_in = tg_blk(g, BT_SI, "z/in", PR_INT_8, map);
+    for (int k = 0; k < 2; k++) {
+        const char *nm[2][3] = {{"a", "a/src", "a/relu"}, {"b", "b/src", "b/relu"}};
+        Block *w = fed(g, k, nm[k], col, BT_CCMPB, PR_INT_8, win);
+        assert_true(blk_set_attr(g, w, AT_CMP, 0));
+        const int32_t sp[6] = {0, 0, 0, 0, 0, 0}, dp[6] = {0, k, 0, 0, 0, 0};
+        const int32_t n[6] = {24, 1, 32, 0, 0, 0};
+        assert_non_null(graph_connect_box(g, w, 0, sp, n, z_in, 0, dp, n));
+    }
+    relu_out(g, z_in, zw, map);
+    Diag d;
+    MapPlan *p = plan_ok(g, c, &d);
+    const MXfer *to[2] = {NULL, NULL};
+    for (uint32_t i = 0; i < p->n_xfers; i++) {
+        const MXfer *x = &p->xfers[i];
+        if (p->g->edges[x->edge]->dst == z_in->id && x->kind == XF_CORE)
+            to[to[0] != NULL] = x;
+    }
+    assert_non_null(to[0]);
+    assert_non_null(to[1]);
+    assert_true(to[0]->cross && to[1]->cross && to[0]->n_chunks >= 2);
+    assert_int_equal(to[0]->n_chunks, to[1]->n_chunks);
+    for (uint32_t k = 0; k < to[0]->n_chunks; k++) {
+        const MChunk *a = &p->chunks[to[0]->chunk0 + k], *b = &p->chunks[to[1]->chunk0 + k];
+        assert_int_equal(a->phase, b->phase);
+        assert_int_equal(a->bytes, b->bytes);
+        assert_int_equal(a->bytes % 32, 0); /* whole rows: a pixel of 32 bytes a row */
+    }
     mapper_plan_destroy(p);
     diag_finish(&d);
     graph_destroy(g);
@@ -1885,6 +2013,8 @@ int main(void)
         cmocka_unit_test(test_recv_pixel_order),
         cmocka_unit_test(test_clash_phases),
         cmocka_unit_test(test_pieces_among_remote),
+        cmocka_unit_test(test_out_store_own_core),
+        cmocka_unit_test(test_columns_together),
         cmocka_unit_test(test_merge_lifetimes),
         cmocka_unit_test(test_merge_memory),
         cmocka_unit_test(test_deterministic),
