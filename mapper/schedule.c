@@ -36,6 +36,7 @@
  * Requires map_build_problem. Guarantees: every task has (phase, slot), every cluster a
  * virtual core, every XF_CORE transfer between two cores its receive chunks.
  */
+#include "mapper/own_gather.h"
 #include "mapper/plan.h"
 #include "mapper/xfer_clash.h"
 
@@ -297,7 +298,8 @@ static uint32_t group_of(const Ready *R, uint32_t xi, uint32_t *m)
 }
 
 /* Whether transfer xi, not yet planned, goes from a block on R's core to that core through
- * its own router (lanes_moved: bytes between lanes; lanes_spread: over several phases):
+ * its own router (lanes_moved: bytes between lanes; lanes_spread: over several phases;
+ * map_own_gathered: a box of the writer's result its primitive cannot write straight):
  * the router lands its bytes in the core's receive area (backend/emit_route.c), alive from
  * the writer's send phase through the last router phase, so they take room in the receive
  * budget of each of those phases as other cores' transfers do. */
@@ -306,7 +308,9 @@ static bool own_moved(const MapPlan *p, const MXfer *x, uint32_t v)
     if (x->kind != XF_CORE || !x->bytes || v == MAP_NONE || map_task_vcore(p, x->src_task) != v)
         return false;
     const MTask *a = &p->tasks[x->src_task];
-    return lanes_moved(p->g, &p->uses, p->g->edges[x->edge]) || lanes_spread(p, a, x);
+    const Edge *ed = p->g->edges[x->edge];
+    return lanes_moved(p->g, &p->uses, ed) || lanes_spread(p, a, x) ||
+           map_own_gathered(p->g, &p->uses, ed);
 }
 
 static bool own_lands(const Ready *R, uint32_t xi)
@@ -327,16 +331,25 @@ static void own_count(const Sched *s, const MXfer *x, int64_t *recv, int32_t fro
 
 /* Task t placed on v in phase ph: what v's own router landed for it stays in the receive
  * area until t reads it (backend/emit_route.c gathers into the copy there), so its bytes
- * count in the budget of every phase up to ph. */
+ * count in the budget of every phase up to ph; a box its writer's router gathers whole
+ * (map_own_gathered) that t gathers (premove_count) leaves with the P06 gathering it,
+ * which the schedule keeps a Soma slot for after it lands (counted in its landing phases
+ * only, as a transfer from another core). */
 static int keep_one(uint32_t xi, void *arg)
 {
     const void **a = arg;
     Sched *s = (Sched *)a[0];
     const uint32_t *v = a[1];
     const int32_t *ph = a[2];
-    MXfer *x = &s->p->xfers[xi];
-    if (x->own_next > 0 && own_moved(s->p, x, *v) && x->own_next <= *ph) {
-        own_count(s, x, s->p->vcores[*v].recv, x->own_next, *ph);
+    const uint32_t *t = a[3];
+    MapPlan *p = s->p;
+    MXfer *x = &p->xfers[xi];
+    if (x->own_next > 0 && own_moved(p, x, *v) && x->own_next <= *ph) {
+        if (premove_count(p->g, &p->uses, p->tasks[*t].pos) > 0 &&
+            !lanes_moved(p->g, &p->uses, p->g->edges[x->edge]) &&
+            !lanes_spread(p, &p->tasks[x->src_task], x))
+            return 0;
+        own_count(s, x, p->vcores[*v].recv, x->own_next, *ph);
         x->own_next = *ph + 1;
     }
     return 0;
@@ -344,7 +357,7 @@ static int keep_one(uint32_t xi, void *arg)
 
 static void own_keep(Sched *s, uint32_t t, uint32_t v, int32_t ph)
 {
-    const void *a[3] = {s, &v, &ph};
+    const void *a[4] = {s, &v, &ph, &t};
     map_each_in_xfer(s->p, t, keep_one, a);
 }
 

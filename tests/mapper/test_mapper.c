@@ -917,6 +917,141 @@ static void test_own_router_budget(void **state)
     chip_destroy(c);
 }
 
+/* A box of a writer's result that its primitive cannot write straight into a copy on its own
+ * core counts in that core's receive budget too (mapper/own_gather.c, map_own_gathered;
+ * mapper/schedule.c own_moved): INPUT (4, 32, 32) INT_8 -> SI -> CVS "neg" (INT_8), whose
+ * columns 0..15 go to SI "l" and 16..31 to SI "r" (4 x 16 pixels each), each read by a
+ * CCMPB ("nl", "nr") -> SI -> OUTPUT. "neg" writes its whole result into a buffer, and the
+ * router gathers each box a reader on its core reads (backend/emit_plan.c copy_box) into
+ * the receive area, where it stays until that reader runs: 64 pixels of 32 int8 channels,
+ * 2048 bytes, in each phase from "neg"'s send phase to the reader's. Before, the budget
+ * held nothing on that core (test_diff_ops/broadcast_div_case_1_variant_0: a CLUT's box
+ * of 1944 words gathered on its core beside a copy of 1944 from another core in one
+ * phase, 3888 words of the receive area's 3072, emit.alloc). */
+static void test_own_gather_budget(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    const int32_t s[8] = {4, 32, 32, 0, 0, 0, 0, 0}, h[8] = {4, 16, 32, 0, 0, 0, 0, 0};
+    const int32_t hp[8] = {4, 16, 32, 0, 1, 1, 4, 16};
+    Graph *g = graph_create();
+    Block *x = tg_blk(g, BT_INPUT, "data", PR_INT_8, s);
+    x->socket_id = 0;
+    x->has_socket_id = true;
+    Block *xs = tg_blk(g, BT_SI, "neg/in", PR_INT_8, s);
+    Block *n = tg_blk(g, BT_CVS, "neg", PR_INT_8, s);
+    assert_true(blk_set_attr(g, n, AT_CONSTANT_A, -1));
+    tg_join(g, x, 0, xs, 0);
+    tg_join(g, xs, 0, n, 0);
+    const char *nm[2][4] = {{"l", "nl", "nl/out", "yl"}, {"r", "nr", "nr/out", "yr"}};
+    for (int k = 0; k < 2; k++) {
+        Block *half = tg_blk(g, BT_SI, nm[k][0], PR_INT_8, h);
+        const int32_t sp[6] = {0, 16 * k, 0, 0, 0, 0}, dp[6] = {0};
+        const int32_t sz[6] = {4, 16, 32, 0, 0, 0};
+        assert_non_null(graph_connect_box(g, n, 0, sp, sz, half, 0, dp, sz));
+        Block *r = tg_blk(g, BT_CCMPB, nm[k][1], PR_INT_8, hp);
+        assert_true(blk_set_attr(g, r, AT_CMP, 0));
+        Block *ro = tg_blk(g, BT_SI, nm[k][2], PR_INT_8, h);
+        Block *o = tg_blk(g, BT_OUTPUT, nm[k][3], PR_INT_8, h);
+        o->socket_id = k;
+        o->has_socket_id = true;
+        tg_join(g, half, 0, r, 0);
+        tg_join(g, r, 0, ro, 0);
+        tg_join(g, ro, 0, o, 0);
+    }
+    Diag d;
+    MapPlan *p = plan_ok(g, c, &d);
+    uint32_t a = MAP_NONE, rd[2] = {MAP_NONE, MAP_NONE};
+    for (uint32_t i = 0; i < p->n_tasks; i++) {
+        const char *bn = p->g->blocks[p->tasks[i].pos]->name;
+        if (strcmp(bn, "neg") == 0)
+            a = i;
+        for (int k = 0; k < 2; k++)
+            if (strcmp(bn, nm[k][1]) == 0)
+                rd[k] = i;
+    }
+    assert_true(a != MAP_NONE && rd[0] != MAP_NONE && rd[1] != MAP_NONE);
+    uint32_t v = p->clusters[p->tasks[a].cluster].vcore, M = c->max_phases;
+    int32_t from = p->tasks[a].phase + (p->tasks[a].slot == MS_SOMA2);
+    int64_t want[64] = {0};
+    assert_true(M <= 64);
+    int on = 0;
+    for (int k = 0; k < 2; k++) {
+        if (p->clusters[p->tasks[rd[k]].cluster].vcore != v)
+            continue; /* on another core: a transfer, in that core's budget */
+        on++;
+        for (int32_t ph = from; ph <= p->tasks[rd[k]].phase; ph++)
+            want[(uint32_t)ph % M] += 4 * 16 * 32;
+    }
+    assert_true(on > 0); /* a reader stays on the writer's core (a chain of layers) */
+    for (uint32_t l = 0; l < M; l++)
+        if (p->vcores[v].recv[l] != want[l])
+            fail_msg("phase %u: %lld bytes in the budget, %lld expected", l,
+                     (long long)p->vcores[v].recv[l], (long long)want[l]);
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
+/* As test_own_gather_budget, with "l" and "r" added by one CADD "sum" (-> SI -> OUTPUT):
+ * the code generator gathers each into its part of the area P02 reads by a P06
+ * (taskir/premove.h), which the schedule keeps a Soma slot for after the box lands, so
+ * each box counts in its landing phase only, as a transfer from another core does
+ * (mapper/schedule.c keep_one): 2 x 2048 bytes in "neg"'s send phase, none up to "sum"'s.
+ * Counted to "sum"'s phase, the budget would push transfers from other cores into later
+ * phases than the code generator needs (test_diff_ops/elemwise_sub_case_1_variant_0's
+ * copy over the receive area then arrived in parts it cannot move, emit.alloc). */
+static void test_own_gather_cadd(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    const int32_t s[8] = {4, 32, 32, 0, 0, 0, 0, 0}, h[8] = {4, 16, 32, 0, 0, 0, 0, 0};
+    Graph *g = graph_create();
+    Block *x = tg_blk(g, BT_INPUT, "data", PR_INT_8, s);
+    x->socket_id = 0;
+    x->has_socket_id = true;
+    Block *xs = tg_blk(g, BT_SI, "neg/in", PR_INT_8, s);
+    Block *n = tg_blk(g, BT_CVS, "neg", PR_INT_8, s);
+    assert_true(blk_set_attr(g, n, AT_CONSTANT_A, -1));
+    tg_join(g, x, 0, xs, 0);
+    tg_join(g, xs, 0, n, 0);
+    Block *sum = tg_blk(g, BT_CADD, "sum", PR_INT_8, h);
+    for (uint32_t k = 0; k < 2; k++) {
+        Block *half = tg_blk(g, BT_SI, k ? "r" : "l", PR_INT_8, h);
+        const int32_t sp[6] = {0, 16 * (int32_t)k, 0, 0, 0, 0}, dp[6] = {0};
+        const int32_t sz[6] = {4, 16, 32, 0, 0, 0};
+        assert_non_null(graph_connect_box(g, n, 0, sp, sz, half, 0, dp, sz));
+        tg_join(g, half, 0, sum, k);
+    }
+    Block *so = tg_blk(g, BT_SI, "sum/out", PR_INT_8, h);
+    Block *o = tg_blk(g, BT_OUTPUT, "y", PR_INT_8, h);
+    o->socket_id = 0;
+    o->has_socket_id = true;
+    tg_join(g, sum, 0, so, 0);
+    tg_join(g, so, 0, o, 0);
+    Diag d;
+    MapPlan *p = plan_ok(g, c, &d);
+    uint32_t a = MAP_NONE, b = MAP_NONE;
+    for (uint32_t i = 0; i < p->n_tasks; i++) {
+        const char *bn = p->g->blocks[p->tasks[i].pos]->name;
+        a = strcmp(bn, "neg") == 0 ? i : a;
+        b = strcmp(bn, "sum") == 0 ? i : b;
+    }
+    assert_true(a != MAP_NONE && b != MAP_NONE);
+    uint32_t v = p->clusters[p->tasks[a].cluster].vcore, M = c->max_phases;
+    assert_int_equal(v, p->clusters[p->tasks[b].cluster].vcore);
+    int32_t from = p->tasks[a].phase + (p->tasks[a].slot == MS_SOMA2);
+    assert_true(from < p->tasks[b].phase); /* the P06s' slots lie between */
+    for (uint32_t l = 0; l < M; l++)
+        if (p->vcores[v].recv[l] != (l == (uint32_t)from % M ? 2 * 4 * 16 * 32 : 0))
+            fail_msg("phase %u: %lld bytes in the budget", l, (long long)p->vcores[v].recv[l]);
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
 /* What a core's own router would land on it over the receive area's 12 KiB takes no core
  * of its writer (mapper/schedule.c, own_over_recv): as in test_own_router_budget, a CVS
  * "neg" of INT_32 values in one pixel of 477 channels, reshaped in C order into 477 pixels
@@ -2009,6 +2144,8 @@ int main(void)
         cmocka_unit_test(test_gather_part),
         cmocka_unit_test(test_premove_stage_end),
         cmocka_unit_test(test_own_router_budget),
+        cmocka_unit_test(test_own_gather_budget),
+        cmocka_unit_test(test_own_gather_cadd),
         cmocka_unit_test(test_own_router_over_recv),
         cmocka_unit_test(test_recv_pixel_order),
         cmocka_unit_test(test_clash_phases),
