@@ -234,8 +234,10 @@ static int64_t plan_group(Ready *R, const uint32_t *m, uint32_t n)
         if (room > 0 && part_waits(R, l))
             room = 0;
         for (uint32_t i = 0; room > 0 && ph + 1 < end && i < n; i++)
-            if (map_xfer_clash(p, &R->s->clash, m[i], R->v, ph, true))
-                room = 0; /* a phase of another box of a writer's (xfer_clash.c) */
+            if (map_xfer_clash(p, &R->s->clash, m[i], R->v, ph, true) ||
+                map_xfer_chains(p, &R->s->clash, m[i], R->v, ph, 0, p->xfers[m[i]].bytes))
+                room = 0; /* a phase of another box of a writer's (xfer_clash.c), or one
+                             whose chains it would break (xfer_chain.c) */
         /* each slice's share rounds up by a byte at most: n bytes spare */
         int64_t fit = room > (int64_t)n ? (room - (int64_t)n) / per_px : 0;
         int64_t take = fit < px - done ? fit : px - done;
@@ -269,6 +271,10 @@ static int64_t plan_group(Ready *R, const uint32_t *m, uint32_t n)
         x->n_chunks = k;
         x->planned = true;
         x->ready = r;
+        if (map_clash_note(&R->s->clash, p, m[i]) != ST_OK) {
+            R->st = oom(R->d);
+            return r;
+        }
     }
     for (uint32_t i = 0; i < n && R->n_joint < GROUP_MAX; i++) {
         R->joint[R->n_joint] = m[i];
@@ -389,8 +395,11 @@ static int32_t plan_parts(Ready *R, uint32_t xi, bool rules, int64_t end, int64_
         if (part && room > 0 && part_waits(R, l))
             room = 0;
         if (rules && room > 0 && ph + 1 < end &&
-            map_xfer_clash(p, &R->s->clash, xi, R->v, ph, part))
-            room = 0; /* a phase of another box of its writer's (xfer_clash.c) */
+            (map_xfer_clash(p, &R->s->clash, xi, R->v, ph, part) ||
+             map_xfer_chains(p, &R->s->clash, xi, R->v, ph, x->bytes - left,
+                             left < room ? left : room)))
+            room = 0; /* a phase of another box of its writer's (xfer_clash.c), or one
+                         whose chains it would break (xfer_chain.c) */
         if (room > 0 || left == 0) {
             int64_t take = left < room ? left : (room > 0 ? room : 0);
             recv[l] += take;
@@ -487,6 +496,10 @@ static int ready_one(uint32_t xi, void *arg)
         if (R->commit) {
             x->planned = true;
             x->ready = r;
+            if (map_clash_note(&R->s->clash, p, xi) != ST_OK) {
+                R->st = oom(R->d);
+                return 1;
+            }
         }
     }
     if (r > R->ready)
@@ -1246,6 +1259,8 @@ static Status schedule_pass(MapPlan *p, bool delay, bool *delayed, Diag *d)
     free(s.ntasks);
     free(s.cand);
     free(s.cand_bytes);
+    if (st == ST_OK && s.clash.oom)
+        st = oom(d); /* a chain check ran out of memory (xfer_chain.c) */
     map_clash_finish(&s.clash);
     *delayed = s.delayed;
     return st;

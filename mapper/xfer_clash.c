@@ -36,7 +36,9 @@ Status map_clash_init(MClash *c, const MapPlan *p)
     c->start = calloc((size_t)p->n_tasks + 1, sizeof *c->start);
     c->list = malloc((p->n_xfers ? p->n_xfers : 1) * sizeof *c->list);
     c->box = malloc((p->n_xfers ? p->n_xfers : 1) * sizeof *c->box);
-    if (!c->start || !c->list || !c->box) {
+    c->n_at = p->chip->max_phases ? p->chip->max_phases : 1;
+    c->at = calloc(c->n_at, sizeof *c->at);
+    if (!c->start || !c->list || !c->box || !c->at) {
         map_clash_finish(c);
         return ST_RUNTIME;
     }
@@ -65,6 +67,9 @@ Status map_clash_init(MClash *c, const MapPlan *p)
 
 void map_clash_finish(MClash *c)
 {
+    for (uint32_t l = 0; c->at && l < c->n_at; l++)
+        free(c->at[l].list);
+    free(c->at);
     free(c->start);
     free(c->list);
     free(c->box);

@@ -5,11 +5,20 @@
 
 #include "mapper/plan.h"
 
+/* The planned transfers between cores receiving in one local phase (xfer_chain.c). */
+typedef struct MPhaseXfers {
+    uint32_t *list;
+    size_t n, cap;
+} MPhaseXfers;
+
 /* The transfers between cores by writer, and each one's box of its writer's result. */
 typedef struct MClash {
     uint32_t *start; /* n_tasks + 1: task t's transfers are list[start[t] .. start[t + 1]) */
     uint32_t *list;  /* transfer indices (XF_CORE only) */
     MBox *box;       /* per transfer: the part of its writer's output it carries */
+    MPhaseXfers *at; /* per local phase: the planned transfers receiving in it */
+    uint32_t n_at;
+    bool oom;        /* map_xfer_chains ran out of memory (and answered false) */
 } MClash;
 
 /* Fills c for p's transfers (p's problem built); ST_RUNTIME when out of memory (c then
@@ -23,6 +32,14 @@ void map_clash_finish(MClash *c);
  * parts (several phases, or a copy over the receive area). */
 bool map_xfer_clash(const MapPlan *p, const MClash *c, uint32_t xi, uint32_t v, int32_t ph,
                     bool part);
+/* Notes planned transfer xi (its receive phases fixed) in the local phases it receives in;
+ * ST_RUNTIME when out of memory. */
+Status map_clash_note(MClash *c, const MapPlan *p, uint32_t xi);
+/* Whether transfer xi into vcore v may not receive its bytes [from, from + bytes) in global
+ * phase ph because the relaying chains of its local phase, over all writers, fit without
+ * them and not with them (xfer_chain.c). */
+bool map_xfer_chains(const MapPlan *p, MClash *c, uint32_t xi, uint32_t v, int32_t ph,
+                     int64_t from, int64_t bytes);
 /* The last receive phase of the planned transfers between cores into the copy transfer xi
  * fills, -1 when none: a copy over the receive area moves each phase's part out of it as at
  * most two runs of pixels (backend/emit_spread.c), so its transfers arrive in the order they

@@ -14,6 +14,7 @@
 #include "graphbuild.h"
 
 #include "mapper/mapper.h"
+#include "mapper/chain_fit.h"
 #include "mapper/plan.h"
 #include "passes/manager.h"
 #include <json-c/json.h>
@@ -1659,6 +1660,123 @@ static void test_read_twice_two_writers(void **state)
     chip_destroy(c);
 }
 
+/* The transfers from writer "s<w>" (w < 3) into the copies the CADDs read: their vcores
+ * and receive phases (a bit set, phases 0..63); their count. */
+static uint32_t chain_phases(const MapPlan *p, int w, uint32_t v[2], uint64_t ph[2])
+{
+    uint32_t n = 0;
+    char nm[8];
+    snprintf(nm, sizeof nm, "s%d", w);
+    for (uint32_t i = 0; i < p->n_xfers; i++) {
+        const MXfer *t = &p->xfers[i];
+        if (t->kind != XF_CORE || strcmp(p->g->blocks[p->tasks[t->src_task].pos]->name, nm))
+            continue;
+        assert_true(t->cross && n < 2);
+        v[n] = map_xfer_vcore(p, t);
+        ph[n] = 0;
+        for (uint32_t j = 0; j < t->n_chunks; j++)
+            if (p->chunks[t->chunk0 + j].bytes > 0) {
+                assert_true(p->chunks[t->chunk0 + j].phase < 64);
+                ph[n] |= 1ull << p->chunks[t->chunk0 + j].phase;
+            }
+        n++;
+    }
+    return n;
+}
+
+/* The relaying chains of a phase must fit over all writers (mapper/xfer_chain.c): three
+ * CCMPBs s0, s1, s2 (8x8x16 int8 each) on cores of their own, and three CADDs, r0 reading
+ * s0 and s1, r1 reading s1 and s2, r2 reading s2 and s0, each on a core of its own (3 KiB a
+ * core: its two inputs and its output). Each writer's map goes to two cores; received in one
+ * phase, the sets {r0, r2}, {r0, r1}, {r1, r2} would all end on a core they share, which no
+ * core is (backend/emit_chain_plan.c: emit.route, test_emit's test_chain_cross). So one
+ * writer's map arrives in another phase than the others'. And map_chain_fit on such sets. */
+static void test_chain_phases(void **state)
+{
+    (void)state;
+    const uint32_t cross[6] = {0, 1, 1, 2, 2, 0}, fan[5] = {0, 1, 0, 2, 3};
+    const uint32_t nest[7] = {0, 1, 2, 0, 1, 0, 3};
+    assert_int_equal(map_chain_fit(cross, (const size_t[4]){0, 2, 4, 6}, 3), 0);
+    /* X + E, Y + E: a tail E, then X and Y each ending on it */
+    assert_int_equal(map_chain_fit(fan, (const size_t[3]){0, 2, 5}, 2), 1);
+    /* {0, 1, 2}, {0, 1}, {0, 3}: the tail 0, then {1, 2}, {1} and {3} end on it */
+    assert_int_equal(map_chain_fit(nest, (const size_t[4]){0, 3, 5, 7}, 3), 1);
+    /* {1, 2}, {1} and {2}: no core for {1} and {2} to end on (ResNet-50's layerN_0) */
+    const uint32_t split[4] = {1, 2, 1, 2};
+    assert_int_equal(map_chain_fit(split, (const size_t[4]){0, 2, 3, 4}, 3), 0);
+    /* {5, 1, 2}, {5, 1}, {5}: the tail 5, then 1, then 2 */
+    const uint32_t apart[6] = {5, 1, 2, 5, 1, 5};
+    assert_int_equal(map_chain_fit(apart, (const size_t[4]){0, 3, 5, 6}, 3), 1);
+    /* {5, 1, 2}, {1, 7}, {2, 8}: no core all three reach */
+    const uint32_t torn[7] = {5, 1, 2, 1, 7, 2, 8};
+    assert_int_equal(map_chain_fit(torn, (const size_t[4]){0, 3, 5, 7}, 3), 0);
+
+    const char *edits[] = {"budget=\"128KiB\"", "budget=\"15KiB\""};
+    Chip *c = chip_with(edits, 2);
+    Graph *g = graph_create();
+    const int32_t s[8] = {8, 8, 16, 0, 0, 0, 0, 0};
+    Block *w[3];
+    for (int k = 0; k < 3; k++) {
+        char n[16];
+        snprintf(n, sizeof n, "x%d", k);
+        Block *x = tg_blk(g, BT_INPUT, n, PR_INT_8, s);
+        x->socket_id = k;
+        x->has_socket_id = true;
+        snprintf(n, sizeof n, "x%d/in", k);
+        Block *xs = tg_blk(g, BT_SI, n, PR_INT_8, s);
+        snprintf(n, sizeof n, "s%d", k);
+        Block *src = tg_blk(g, BT_CCMPB, n, PR_INT_8, (const int32_t[8]){8, 8, 16, 0, 0, 0, 8, 8});
+        assert_true(blk_set_attr(g, src, AT_CMP, 0));
+        snprintf(n, sizeof n, "s%d/out", k);
+        w[k] = tg_blk(g, BT_SI, n, PR_INT_8, s);
+        tg_join(g, x, 0, xs, 0);
+        tg_join(g, xs, 0, src, 0);
+        tg_join(g, src, 0, w[k], 0);
+    }
+    for (int k = 0; k < 3; k++) {
+        char n[16];
+        snprintf(n, sizeof n, "r%d", k);
+        Block *add = tg_blk(g, BT_CADD, n, PR_INT_8, s);
+        snprintf(n, sizeof n, "r%d/out", k);
+        Block *o = tg_blk(g, BT_SI, n, PR_INT_8, s);
+        snprintf(n, sizeof n, "r%d/output", k);
+        Block *out = tg_blk(g, BT_OUTPUT, n, PR_INT_8, s);
+        out->socket_id = k;
+        out->has_socket_id = true;
+        tg_join(g, w[k], 0, add, 0);
+        tg_join(g, w[(k + 1) % 3], 0, add, 1);
+        tg_join(g, add, 0, o, 0);
+        tg_join(g, o, 0, out, 0);
+    }
+    Diag d;
+    MapPlan *p = plan_ok(g, c, &d);
+    uint32_t v[3][2];
+    uint64_t ph[3][2];
+    for (int k = 0; k < 3; k++)
+        assert_int_equal(chain_phases(p, k, v[k], ph[k]), 2);
+    /* every phase: the writers whose map reaches both its cores there, their sets fit
+     * (before: all three in phase 0) */
+    int shared = 0;
+    for (int q = 0; q < 64; q++) {
+        uint32_t cores[6];
+        size_t off[4] = {0}, n = 0;
+        for (int k = 0; k < 3; k++)
+            if ((ph[k][0] >> q & 1) && (ph[k][1] >> q & 1)) {
+                cores[off[n]] = v[k][0];
+                cores[off[n] + 1] = v[k][1];
+                off[n + 1] = off[n] + 2;
+                n++;
+            }
+        shared += n > 1;
+        assert_int_equal(map_chain_fit(cores, off, n), 1);
+    }
+    assert_true(shared > 0); /* two writers' chains still share a phase */
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
 /* The receive phases of the edge from the block named from into the block named to, into
  * ph (room 16); their count. */
 static int recv_phases(const Mapping *m, const char *from, const char *to, int32_t *ph)
@@ -2149,6 +2267,7 @@ int main(void)
         cmocka_unit_test(test_own_router_over_recv),
         cmocka_unit_test(test_recv_pixel_order),
         cmocka_unit_test(test_clash_phases),
+        cmocka_unit_test(test_chain_phases),
         cmocka_unit_test(test_pieces_among_remote),
         cmocka_unit_test(test_out_store_own_core),
         cmocka_unit_test(test_columns_together),
