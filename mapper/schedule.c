@@ -66,6 +66,7 @@ typedef struct Sched {
     int64_t *cand_bytes;
     bool delay;              /* keep the inserted P06s' slots even at a later time */
     bool delayed;            /* it did so somewhere */
+    bool chains;             /* keep a phase's relaying chains whole (xfer_chain.c) */
     uint32_t *xl;            /* the transfers into one block's inputs (in_order) */
     int64_t *xkey;           /* and where each lands (land_key) */
     uint32_t n_xl, cap_xl;
@@ -235,7 +236,7 @@ static int64_t plan_group(Ready *R, const uint32_t *m, uint32_t n)
             room = 0;
         for (uint32_t i = 0; room > 0 && ph + 1 < end && i < n; i++)
             if (map_xfer_clash(p, &R->s->clash, m[i], R->v, ph, true) ||
-                map_xfer_chains(p, &R->s->clash, m[i], R->v, ph, 0, p->xfers[m[i]].bytes))
+                (R->s->chains && map_xfer_chains(p, &R->s->clash, m[i], R->v, ph, 0, p->xfers[m[i]].bytes)))
                 room = 0; /* a phase of another box of a writer's (xfer_clash.c), or one
                              whose chains it would break (xfer_chain.c) */
         /* each slice's share rounds up by a byte at most: n bytes spare */
@@ -396,8 +397,8 @@ static int32_t plan_parts(Ready *R, uint32_t xi, bool rules, int64_t end, int64_
             room = 0;
         if (rules && room > 0 && ph + 1 < end &&
             (map_xfer_clash(p, &R->s->clash, xi, R->v, ph, part) ||
-             map_xfer_chains(p, &R->s->clash, xi, R->v, ph, x->bytes - left,
-                             left < room ? left : room)))
+             (R->s->chains && map_xfer_chains(p, &R->s->clash, xi, R->v, ph, x->bytes - left,
+                                              left < room ? left : room))))
             room = 0; /* a phase of another box of its writer's (xfer_clash.c), or one
                          whose chains it would break (xfer_chain.c) */
         if (room > 0 || left == 0) {
@@ -1176,9 +1177,10 @@ static bool rest_order(const MapPlan *p, uint32_t **out, uint32_t *n)
 /* One pass of the schedule (above); delay: whether a block waits for the Soma slots of the
  * P06s inserted before it, and a transfer over several phases for the Soma2 of each;
  * *delayed: whether that made anything later. */
-static Status schedule_pass(MapPlan *p, bool delay, bool *delayed, Diag *d)
+static Status schedule_pass(MapPlan *p, bool delay, bool chains, bool *delayed, Diag *d)
 {
-    Sched s = {.p = p, .M = p->chip->max_phases ? p->chip->max_phases : 1, .delay = delay};
+    Sched s = {.p = p, .M = p->chip->max_phases ? p->chip->max_phases : 1, .delay = delay,
+               .chains = chains};
     s.scratch = malloc(s.M * sizeof *s.scratch);
     s.dry = malloc(s.M * sizeof *s.dry);
     s.ntasks = calloc(p->n_clusters ? p->n_clusters : 1, sizeof *s.ntasks);
@@ -1349,7 +1351,36 @@ static void swap_in(MapPlan *p, SchedState *s)
 /* The schedule keeps the inserted P06s' slots even where that makes blocks later, unless that
  * costs stages or fails (map.phases): when it made anything later, the schedule that keeps
  * them only where they are free anyway is made too, and wins when it has fewer stages
- * (ResNet-50: 12 against 13) or the first failed. */
+ * (ResNet-50: 12 against 13) or the first failed. chains: whether transfers keep out of
+ * phases whose relaying chains they would break (xfer_chain.c). */
+static Status schedule_both(MapPlan *p, const SchedState *init, bool chains, Diag *d)
+{
+    Diag d1;
+    diag_init(&d1, NULL);
+    bool delayed = false, again = false;
+    Status st = ST_OK;
+    Status st1 = schedule_pass(p, true, chains, &delayed, &d1);
+    if (st1 == ST_RUNTIME && st == ST_OK)
+        st = oom(d);
+    if (st == ST_OK && (st1 != ST_OK || delayed)) {
+        SchedState first = {0};
+        if (!swap_out(p, init, &first))
+            st = oom(d);
+        if (st == ST_OK)
+            st = schedule_pass(p, false, chains, &again, d);
+        if (st == ST_OK && st1 == ST_OK && p->n_stages >= first.n_stages)
+            swap_in(p, &first); /* the first pass costs no stage: keep it */
+        else
+            state_free(&first);
+    }
+    diag_finish(&d1);
+    return st;
+}
+
+/* The schedule (schedule_both) keeping relaying chains whole; when that fails on a logic
+ * rule (a stage's phases run out: the chain rule only makes transfers later), made again
+ * without the chain rule, the code generator then refusing the runs it cannot chain
+ * (emit.route) rather than the mapping failing (bench/map's synth-small). */
 Status map_schedule(MapPlan *p, Diag *d)
 {
     if (p->n_vcores || p->n_chunks)
@@ -1357,25 +1388,23 @@ Status map_schedule(MapPlan *p, Diag *d)
     SchedState init = {.tasks = dup_array(p->tasks, p->n_tasks, sizeof *p->tasks),
                        .clusters = dup_array(p->clusters, p->n_clusters, sizeof *p->clusters),
                        .xfers = dup_array(p->xfers, p->n_xfers, sizeof *p->xfers)};
-    Diag d1;
-    diag_init(&d1, NULL);
-    bool delayed = false, again = false;
     Status st = init.tasks && init.clusters && init.xfers ? ST_OK : oom(d);
-    Status st1 = st == ST_OK ? schedule_pass(p, true, &delayed, &d1) : st;
-    if (st1 == ST_RUNTIME && st == ST_OK)
-        st = oom(d);
-    if (st == ST_OK && (st1 != ST_OK || delayed)) {
-        SchedState first = {0};
-        if (!swap_out(p, &init, &first))
+    if (st == ST_OK) {
+        Diag dc;
+        diag_init(&dc, NULL);
+        st = schedule_both(p, &init, true, &dc);
+        if (st == ST_LOGIC) {
+            SchedState failed = {0};
+            if (!swap_out(p, &init, &failed))
+                st = oom(d);
+            else {
+                state_free(&failed);
+                st = schedule_both(p, &init, false, d);
+            }
+        } else if (st != ST_OK)
             st = oom(d);
-        if (st == ST_OK)
-            st = schedule_pass(p, false, &again, d);
-        if (st == ST_OK && st1 == ST_OK && p->n_stages >= first.n_stages)
-            swap_in(p, &first); /* the first pass costs no stage: keep it */
-        else
-            state_free(&first);
+        diag_finish(&dc);
     }
-    diag_finish(&d1);
     free(init.tasks);
     free(init.clusters);
     free(init.xfers);

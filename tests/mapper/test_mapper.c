@@ -1711,7 +1711,7 @@ static void test_chain_phases(void **state)
     const uint32_t torn[7] = {5, 1, 2, 1, 7, 2, 8};
     assert_int_equal(map_chain_fit(torn, (const size_t[4]){0, 3, 5, 7}, 3), 0);
 
-    const char *edits[] = {"budget=\"128KiB\"", "budget=\"15KiB\""};
+    const char *edits[] = {"budget=\"128KiB\"", "budget=\"18KiB\""};
     Chip *c = chip_with(edits, 2);
     Graph *g = graph_create();
     const int32_t s[8] = {8, 8, 16, 0, 0, 0, 0, 0};
