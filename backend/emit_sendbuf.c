@@ -126,7 +126,7 @@ const ESendBuf *emit_sendbuf_pitch(const Emit *e, uint32_t w, int64_t c, int32_t
     for (size_t i = 0; i < e->n_sendbufs; i++) {
         const ESendBuf *sb = &e->sendbufs[i];
         if (sb->writer == w && sb->feat.prec == e->outs[w].feat.prec && sb->feat.c == c &&
-            p >= sb->first && p <= sb->last)
+            sb->req != EMIT_NONE && p >= sb->first && p <= sb->last)
             return sb;
     }
     return NULL;
@@ -159,12 +159,13 @@ static Status need_pitch(Emit *e, uint32_t w, uint32_t s, int64_t c, int32_t p)
 }
 
 /* One transfer writer w's core sends from w's buffer: out-edge j's box of w's result into a
- * copy of pitch c in phase p. */
+ * copy of pitch c in phase p, spread over phases or not. */
 typedef struct PitchSend {
     uint32_t s;
     int32_t p;
     int64_t c;
     EBox box;
+    bool spread;
 } PitchSend;
 
 /* The transfers writer w's core sends from its buffer into copies of the buffer's precision
@@ -200,7 +201,7 @@ static long pitch_sends(Emit *e, uint32_t w, PitchSend **out)
                 return -1;
             }
             v = nv;
-            v[n++] = (PitchSend){(uint32_t)s, cs->phase, dcp->feat.c, box};
+            v[n++] = (PitchSend){(uint32_t)s, cs->phase, dcp->feat.c, box, dcp->spread};
         }
     }
     *out = v;
@@ -208,9 +209,11 @@ static long pitch_sends(Emit *e, uint32_t w, PitchSend **out)
 }
 
 /* Writer w's router sends boxes of its buffer that meet, in one phase, into copies of two
- * pitches: the router reads its area once, in order, so the words cannot go as two runs;
- * the copies of a pitch other than the buffer's take theirs from a send area a P06
- * re-pitches the buffer into (of two pitches neither the buffer's, the wider). */
+ * pitches: the router reads its area once, in order, so the words cannot go as two runs,
+ * and when both copies are spread over phases (emit_spread.c) neither waits for the next
+ * phase (emit_route_spill.c): the copies of a pitch other than the buffer's take theirs
+ * from a send area a P06 re-pitches the buffer into (of two pitches neither the buffer's,
+ * the wider). */
 static Status scan_pitches(Emit *e, uint32_t w)
 {
     PitchSend *v = NULL;
@@ -222,7 +225,8 @@ static Status scan_pitches(Emit *e, uint32_t w)
     for (long a = 0; a < n && st == ST_OK; a++)
         for (long b = a + 1; b < n && st == ST_OK; b++) {
             EBox m;
-            if (v[a].p != v[b].p || v[a].c == v[b].c || !emit_box_meet(&v[a].box, &v[b].box, &m))
+            if (v[a].p != v[b].p || v[a].c == v[b].c || !v[a].spread || !v[b].spread ||
+                !emit_box_meet(&v[a].box, &v[b].box, &m))
                 continue;
             const PitchSend *x = v[a].c == own || (v[b].c != own && v[a].c < v[b].c) ? &v[b] : &v[a];
             st = need_pitch(e, w, x->s, x->c, x->p);
@@ -283,16 +287,18 @@ static Status place(Emit *e, ESendBuf *sb, const ExactInfo *x)
                           (long long)to.lo, (long long)to.hi);
     int64_t after = emit_slot_when(e->phase_of[sb->writer], e->slot_of[sb->writer]);
     int64_t before = emit_slot_when(sb->first, MAP_PI_ROUTER_SEND);
-    if (!emit_slot_latest(e, k, sb->first, e->phase_of[sb->writer], after, before, &sb->phase,
-                          &sb->slot))
+    bool pitch = sb->feat.prec == o->feat.prec; /* a send area of another pitch */
+    bool slot = emit_slot_latest(e, k, sb->first, e->phase_of[sb->writer], after, before,
+                                 &sb->phase, &sb->slot);
+    if (!slot && pitch)
+        return ST_OK; /* its sends go from the buffer, as before (emit.route, "overlap") */
+    if (!slot)
         return diag_block(e->d, ST_LOGIC, "emit.slot", b,
-                          "sends its %s values to block %d's copy in %s of %lld channels a "
-                          "pixel in phase %d: a P06 changes the %s into a send area, and %s "
-                          "has no free Soma slot after the block (phase %d) and before that "
-                          "router", pr_info(o->feat.prec)->name, s->id,
-                          pr_info(sb->feat.prec)->name, (long long)sb->feat.c, sb->first,
-                          sb->feat.prec == o->feat.prec ? "pitch" : "precision", c->name,
-                          e->phase_of[sb->writer]);
+                          "sends its %s values to block %d's copy in %s in phase %d: a P06 "
+                          "changes the precision into a send area, and %s has no free Soma "
+                          "slot after the block (phase %d) and before that router",
+                          pr_info(o->feat.prec)->name, s->id, pr_info(sb->feat.prec)->name,
+                          sb->first, c->name, e->phase_of[sb->writer]);
     sb->req = emit_request(e, k, sb->feat.words * sb->reps,
                            sb->feat.align < 4 ? 4 : sb->feat.align, sb->phase, sb->last,
                            ALLOC_DATA, b->id);
@@ -328,6 +334,8 @@ Status emit_sendbuf_prims(Emit *e)
         const ESendBuf *sb = &e->sendbufs[i];
         const EOut *o = &e->outs[sb->writer];
         const ECore *c = &e->cores[o->core];
+        if (sb->req == EMIT_NONE)
+            continue; /* a send area of another pitch without a free slot */
         Taskir__Asm__P06 *p = emit_p06_slot(e, o->core, sb->phase, sb->slot,
                                             e->g->blocks[sb->writer]->id);
         if (!p)
