@@ -158,8 +158,8 @@ static Status need_pitch(Emit *e, uint32_t w, uint32_t s, int64_t c, int32_t p)
     return ST_OK;
 }
 
-/* One transfer writer w's core sends from w's buffer: out-edge j's box of w's result into a
- * copy of pitch c in phase p, spread over phases or not. */
+/* One transfer writer w's core sends from w's buffer: an out-edge's box of w's result into
+ * a copy of storage s of pitch c in phase p, spread over phases or not. */
 typedef struct PitchSend {
     uint32_t s;
     int32_t p;
@@ -228,7 +228,8 @@ static Status scan_pitches(Emit *e, uint32_t w)
             if (v[a].p != v[b].p || v[a].c == v[b].c || !v[a].spread || !v[b].spread ||
                 !emit_box_meet(&v[a].box, &v[b].box, &m))
                 continue;
-            const PitchSend *x = v[a].c == own || (v[b].c != own && v[a].c < v[b].c) ? &v[b] : &v[a];
+            bool later = v[a].c == own || (v[b].c != own && v[a].c < v[b].c);
+            const PitchSend *x = later ? &v[b] : &v[a];
             st = need_pitch(e, w, x->s, x->c, x->p);
         }
     free(v);
@@ -265,7 +266,9 @@ static bool soma_prec(PrecisionId p)
     return p == PR_INT_32 || p == PR_INT_8 || p == PR_UINT_8;
 }
 
-/* Checks the change of send area sb, finds its slot and requests its area. */
+/* Checks the change of send area sb, finds its slot and requests its area; a send area of
+ * another pitch (the buffer's precision: no change of values) is left without one (req
+ * EMIT_NONE) where a P06 cannot write it or no slot is free. */
 static Status place(Emit *e, ESendBuf *sb, const ExactInfo *x)
 {
     const Block *b = e->g->blocks[sb->writer], *s = e->g->blocks[sb->store];
@@ -273,12 +276,15 @@ static Status place(Emit *e, ESendBuf *sb, const ExactInfo *x)
     uint32_t k = e->core_of[sb->writer];
     const ECore *c = &e->cores[k];
     ExactRange to = exact_prec_range(sb->feat.prec), r = x->blocks[sb->writer].out;
+    bool pitch = sb->feat.prec == o->feat.prec; /* a send area of another pitch */
+    if (pitch && !soma_prec(o->feat.prec))
+        return ST_OK; /* its sends go from the buffer, as before (emit.route, "overlap") */
     if (!soma_prec(o->feat.prec) || !soma_prec(sb->feat.prec))
         return diag_block(e->d, ST_LOGIC, "emit.prec", b,
                           "sends %s values to block %d's copy in %s: the router moves bytes as "
                           "they are, and a P06 reads and writes INT_32, INT_8 and UINT_8 only",
                           pr_info(o->feat.prec)->name, s->id, pr_info(sb->feat.prec)->name);
-    if (!exact_inside(r, to.lo, to.hi))
+    if (!pitch && !exact_inside(r, to.lo, to.hi))
         return diag_block(e->d, ST_LOGIC, "emit.prec", b,
                           "sends its %s values (%lld .. %lld) to block %d's copy in %s: the "
                           "graph's storage keeps them as they are, a P06 narrowing them would "
@@ -287,7 +293,6 @@ static Status place(Emit *e, ESendBuf *sb, const ExactInfo *x)
                           (long long)to.lo, (long long)to.hi);
     int64_t after = emit_slot_when(e->phase_of[sb->writer], e->slot_of[sb->writer]);
     int64_t before = emit_slot_when(sb->first, MAP_PI_ROUTER_SEND);
-    bool pitch = sb->feat.prec == o->feat.prec; /* a send area of another pitch */
     bool slot = emit_slot_latest(e, k, sb->first, e->phase_of[sb->writer], after, before,
                                  &sb->phase, &sb->slot);
     if (!slot && pitch)
