@@ -140,7 +140,7 @@ const ESendBuf *emit_sendbuf_pitch(const Emit *e, uint32_t w, int64_t c, int32_t
     for (size_t i = 0; i < e->n_sendbufs; i++) {
         const ESendBuf *sb = &e->sendbufs[i];
         if (sb->writer == w && sb->feat.prec == e->outs[w].feat.prec && sb->feat.c == c &&
-            p >= sb->first && p <= sb->last)
+            sb->req != EMIT_NONE && p >= sb->first && p <= sb->last)
             return sb;
     }
     return NULL;
@@ -172,13 +172,14 @@ static Status need_pitch(Emit *e, uint32_t w, uint32_t s, int64_t c, int32_t p)
     return ST_OK;
 }
 
-/* One transfer writer w's core sends from w's buffer: out-edge j's box of w's result into a
- * copy of pitch c in phase p. */
+/* One transfer writer w's core sends from w's buffer: an out-edge's box of w's result into
+ * a copy of storage s of pitch c in phase p, spread over phases or not. */
 typedef struct PitchSend {
     uint32_t s;
     int32_t p;
     int64_t c;
     EBox box;
+    bool spread;
 } PitchSend;
 
 /* The transfers writer w's core sends from its buffer into copies of the buffer's precision
@@ -214,7 +215,7 @@ static long pitch_sends(Emit *e, uint32_t w, PitchSend **out)
                 return -1;
             }
             v = nv;
-            v[n++] = (PitchSend){(uint32_t)s, cs->phase, dcp->feat.c, box};
+            v[n++] = (PitchSend){(uint32_t)s, cs->phase, dcp->feat.c, box, dcp->spread};
         }
     }
     *out = v;
@@ -222,9 +223,11 @@ static long pitch_sends(Emit *e, uint32_t w, PitchSend **out)
 }
 
 /* Writer w's router sends boxes of its buffer that meet, in one phase, into copies of two
- * pitches: the router reads its area once, in order, so the words cannot go as two runs;
- * the copies of a pitch other than the buffer's take theirs from a send area a P06
- * re-pitches the buffer into (of two pitches neither the buffer's, the wider). */
+ * pitches: the router reads its area once, in order, so the words cannot go as two runs,
+ * and when both copies are spread over phases (emit_spread.c) neither waits for the next
+ * phase (emit_route_spill.c): the copies of a pitch other than the buffer's take theirs
+ * from a send area a P06 re-pitches the buffer into (of two pitches neither the buffer's,
+ * the wider). */
 static Status scan_pitches(Emit *e, uint32_t w)
 {
     PitchSend *v = NULL;
@@ -236,9 +239,11 @@ static Status scan_pitches(Emit *e, uint32_t w)
     for (long a = 0; a < n && st == ST_OK; a++)
         for (long b = a + 1; b < n && st == ST_OK; b++) {
             EBox m;
-            if (v[a].p != v[b].p || v[a].c == v[b].c || !emit_box_meet(&v[a].box, &v[b].box, &m))
+            if (v[a].p != v[b].p || v[a].c == v[b].c || !v[a].spread || !v[b].spread ||
+                !emit_box_meet(&v[a].box, &v[b].box, &m))
                 continue;
-            const PitchSend *x = v[a].c == own || (v[b].c != own && v[a].c < v[b].c) ? &v[b] : &v[a];
+            bool later = v[a].c == own || (v[b].c != own && v[a].c < v[b].c);
+            const PitchSend *x = later ? &v[b] : &v[a];
             st = need_pitch(e, w, x->s, x->c, x->p);
         }
     free(v);
@@ -275,7 +280,9 @@ static bool soma_prec(PrecisionId p)
     return p == PR_INT_32 || p == PR_INT_8 || p == PR_UINT_8;
 }
 
-/* Checks the change of send area sb, finds its slot and requests its area. */
+/* Checks the change of send area sb, finds its slot and requests its area; a send area of
+ * another pitch (the buffer's precision: no change of values) is left without one (req
+ * EMIT_NONE) where a P06 cannot write it or no slot is free. */
 static Status place(Emit *e, ESendBuf *sb, const ExactInfo *x)
 {
     const Block *b = e->g->blocks[sb->writer], *s = e->g->blocks[sb->store];
@@ -283,12 +290,15 @@ static Status place(Emit *e, ESendBuf *sb, const ExactInfo *x)
     uint32_t k = e->core_of[sb->writer];
     const ECore *c = &e->cores[k];
     ExactRange to = exact_prec_range(sb->feat.prec), r = x->blocks[sb->writer].out;
+    bool pitch = sb->feat.prec == o->feat.prec; /* a send area of another pitch */
+    if (pitch && !soma_prec(o->feat.prec))
+        return ST_OK; /* its sends go from the buffer, as before (emit.route, "overlap") */
     if (!soma_prec(o->feat.prec) || !soma_prec(sb->feat.prec))
         return diag_block(e->d, ST_LOGIC, "emit.prec", b,
                           "sends %s values to block %d's copy in %s: the router moves bytes as "
                           "they are, and a P06 reads and writes INT_32, INT_8 and UINT_8 only",
                           pr_info(o->feat.prec)->name, s->id, pr_info(sb->feat.prec)->name);
-    if (!exact_inside(r, to.lo, to.hi))
+    if (!pitch && !exact_inside(r, to.lo, to.hi))
         return diag_block(e->d, ST_LOGIC, "emit.prec", b,
                           "sends its %s values (%lld .. %lld) to block %d's copy in %s: the "
                           "graph's storage keeps them as they are, a P06 narrowing them would "
@@ -299,8 +309,11 @@ static Status place(Emit *e, ESendBuf *sb, const ExactInfo *x)
      * slot too may be: emit_slot_latest counts phases past the last so) */
     int64_t after = emit_slot_when(e->phase_of[sb->writer], e->slot_of[sb->writer]);
     int64_t before = emit_slot_when(sb->first, MAP_PI_ROUTER_SEND);
-    if (!emit_slot_latest(e, k, sb->first, e->phase_of[sb->writer], after, before, &sb->phase,
-                          &sb->slot))
+    bool slot = emit_slot_latest(e, k, sb->first, e->phase_of[sb->writer], after, before,
+                                 &sb->phase, &sb->slot);
+    if (!slot && pitch)
+        return ST_OK; /* its sends go from the buffer, as before (emit.route, "overlap") */
+    if (!slot)
         return diag_block(e->d, ST_LOGIC, "emit.slot", b,
                           "sends its %s values to block %d's copy in %s of %lld channels a "
                           "pixel in phase %d%s: a P06 changes the %s into a send area, and %s "
@@ -349,6 +362,8 @@ Status emit_sendbuf_prims(Emit *e)
         const ESendBuf *sb = &e->sendbufs[i];
         const EOut *o = &e->outs[sb->writer];
         const ECore *c = &e->cores[o->core];
+        if (sb->req == EMIT_NONE)
+            continue; /* a send area of another pitch without a free slot */
         Taskir__Asm__P06 *p = emit_p06_slot(e, o->core, sb->phase, sb->slot,
                                             e->g->blocks[sb->writer]->id);
         if (!p)
