@@ -918,11 +918,42 @@ static void test_own_router_budget(void **state)
     chip_destroy(c);
 }
 
+/* INPUT "data" (4, 32, 32) INT_8 -> SI -> CVS "neg" (INT_8), whose columns 0..15 go to SI
+ * "l" and 16..31 to SI "r" (4 x 16 pixels each, by boxes of its result); the halves into
+ * half[]. */
+static void neg_halves(Graph *g, Block *half[2])
+{
+    const int32_t s[8] = {4, 32, 32, 0, 0, 0, 0, 0}, h[8] = {4, 16, 32, 0, 0, 0, 0, 0};
+    Block *x = tg_blk(g, BT_INPUT, "data", PR_INT_8, s);
+    x->socket_id = 0;
+    x->has_socket_id = true;
+    Block *xs = tg_blk(g, BT_SI, "neg/in", PR_INT_8, s);
+    Block *n = tg_blk(g, BT_CVS, "neg", PR_INT_8, s);
+    assert_true(blk_set_attr(g, n, AT_CONSTANT_A, -1));
+    tg_join(g, x, 0, xs, 0);
+    tg_join(g, xs, 0, n, 0);
+    for (int32_t k = 0; k < 2; k++) {
+        half[k] = tg_blk(g, BT_SI, k ? "r" : "l", PR_INT_8, h);
+        const int32_t sp[6] = {0, 16 * k, 0, 0, 0, 0}, dp[6] = {0};
+        const int32_t sz[6] = {4, 16, 32, 0, 0, 0};
+        assert_non_null(graph_connect_box(g, n, 0, sp, sz, half[k], 0, dp, sz));
+    }
+}
+
+/* The task of the block named name in plan p. */
+static uint32_t task_named(const MapPlan *p, const char *name)
+{
+    for (uint32_t i = 0; i < p->n_tasks; i++)
+        if (strcmp(p->g->blocks[p->tasks[i].pos]->name, name) == 0)
+            return i;
+    fail_msg("no task %s", name);
+    return MAP_NONE;
+}
+
 /* A box of a writer's result that its primitive cannot write straight into a copy on its own
  * core counts in that core's receive budget too (mapper/own_gather.c, map_own_gathered;
- * mapper/schedule.c own_moved): INPUT (4, 32, 32) INT_8 -> SI -> CVS "neg" (INT_8), whose
- * columns 0..15 go to SI "l" and 16..31 to SI "r" (4 x 16 pixels each), each read by a
- * CCMPB ("nl", "nr") -> SI -> OUTPUT. "neg" writes its whole result into a buffer, and the
+ * mapper/schedule.c own_moved): neg_halves' "l" and "r", each read by a CCMPB ("nl", "nr")
+ * -> SI -> OUTPUT. "neg" writes its whole result into a buffer, and the
  * router gathers each box a reader on its core reads (backend/emit_plan.c copy_box) into
  * the receive area, where it stays until that reader runs: 64 pixels of 32 int8 channels,
  * 2048 bytes, in each phase from "neg"'s send phase to the reader's. Before, the budget
@@ -933,45 +964,25 @@ static void test_own_gather_budget(void **state)
 {
     (void)state;
     Chip *c = chip_with(NULL, 0);
-    const int32_t s[8] = {4, 32, 32, 0, 0, 0, 0, 0}, h[8] = {4, 16, 32, 0, 0, 0, 0, 0};
-    const int32_t hp[8] = {4, 16, 32, 0, 1, 1, 4, 16};
+    const int32_t h[8] = {4, 16, 32, 0, 0, 0, 0, 0}, hp[8] = {4, 16, 32, 0, 1, 1, 4, 16};
     Graph *g = graph_create();
-    Block *x = tg_blk(g, BT_INPUT, "data", PR_INT_8, s);
-    x->socket_id = 0;
-    x->has_socket_id = true;
-    Block *xs = tg_blk(g, BT_SI, "neg/in", PR_INT_8, s);
-    Block *n = tg_blk(g, BT_CVS, "neg", PR_INT_8, s);
-    assert_true(blk_set_attr(g, n, AT_CONSTANT_A, -1));
-    tg_join(g, x, 0, xs, 0);
-    tg_join(g, xs, 0, n, 0);
-    const char *nm[2][4] = {{"l", "nl", "nl/out", "yl"}, {"r", "nr", "nr/out", "yr"}};
+    Block *half[2];
+    neg_halves(g, half);
+    const char *nm[2][3] = {{"nl", "nl/out", "yl"}, {"nr", "nr/out", "yr"}};
     for (int k = 0; k < 2; k++) {
-        Block *half = tg_blk(g, BT_SI, nm[k][0], PR_INT_8, h);
-        const int32_t sp[6] = {0, 16 * k, 0, 0, 0, 0}, dp[6] = {0};
-        const int32_t sz[6] = {4, 16, 32, 0, 0, 0};
-        assert_non_null(graph_connect_box(g, n, 0, sp, sz, half, 0, dp, sz));
-        Block *r = tg_blk(g, BT_CCMPB, nm[k][1], PR_INT_8, hp);
+        Block *r = tg_blk(g, BT_CCMPB, nm[k][0], PR_INT_8, hp);
         assert_true(blk_set_attr(g, r, AT_CMP, 0));
-        Block *ro = tg_blk(g, BT_SI, nm[k][2], PR_INT_8, h);
-        Block *o = tg_blk(g, BT_OUTPUT, nm[k][3], PR_INT_8, h);
+        Block *ro = tg_blk(g, BT_SI, nm[k][1], PR_INT_8, h);
+        Block *o = tg_blk(g, BT_OUTPUT, nm[k][2], PR_INT_8, h);
         o->socket_id = k;
         o->has_socket_id = true;
-        tg_join(g, half, 0, r, 0);
+        tg_join(g, half[k], 0, r, 0);
         tg_join(g, r, 0, ro, 0);
         tg_join(g, ro, 0, o, 0);
     }
     Diag d;
     MapPlan *p = plan_ok(g, c, &d);
-    uint32_t a = MAP_NONE, rd[2] = {MAP_NONE, MAP_NONE};
-    for (uint32_t i = 0; i < p->n_tasks; i++) {
-        const char *bn = p->g->blocks[p->tasks[i].pos]->name;
-        if (strcmp(bn, "neg") == 0)
-            a = i;
-        for (int k = 0; k < 2; k++)
-            if (strcmp(bn, nm[k][1]) == 0)
-                rd[k] = i;
-    }
-    assert_true(a != MAP_NONE && rd[0] != MAP_NONE && rd[1] != MAP_NONE);
+    uint32_t a = task_named(p, "neg"), rd[2] = {task_named(p, "nl"), task_named(p, "nr")};
     uint32_t v = p->clusters[p->tasks[a].cluster].vcore, M = c->max_phases;
     int32_t from = p->tasks[a].phase + (p->tasks[a].slot == MS_SOMA2);
     int64_t want[64] = {0};
@@ -1007,24 +1018,13 @@ static void test_own_gather_cadd(void **state)
 {
     (void)state;
     Chip *c = chip_with(NULL, 0);
-    const int32_t s[8] = {4, 32, 32, 0, 0, 0, 0, 0}, h[8] = {4, 16, 32, 0, 0, 0, 0, 0};
+    const int32_t h[8] = {4, 16, 32, 0, 0, 0, 0, 0};
     Graph *g = graph_create();
-    Block *x = tg_blk(g, BT_INPUT, "data", PR_INT_8, s);
-    x->socket_id = 0;
-    x->has_socket_id = true;
-    Block *xs = tg_blk(g, BT_SI, "neg/in", PR_INT_8, s);
-    Block *n = tg_blk(g, BT_CVS, "neg", PR_INT_8, s);
-    assert_true(blk_set_attr(g, n, AT_CONSTANT_A, -1));
-    tg_join(g, x, 0, xs, 0);
-    tg_join(g, xs, 0, n, 0);
+    Block *half[2];
+    neg_halves(g, half);
     Block *sum = tg_blk(g, BT_CADD, "sum", PR_INT_8, h);
-    for (uint32_t k = 0; k < 2; k++) {
-        Block *half = tg_blk(g, BT_SI, k ? "r" : "l", PR_INT_8, h);
-        const int32_t sp[6] = {0, 16 * (int32_t)k, 0, 0, 0, 0}, dp[6] = {0};
-        const int32_t sz[6] = {4, 16, 32, 0, 0, 0};
-        assert_non_null(graph_connect_box(g, n, 0, sp, sz, half, 0, dp, sz));
-        tg_join(g, half, 0, sum, k);
-    }
+    tg_join(g, half[0], 0, sum, 0);
+    tg_join(g, half[1], 0, sum, 1);
     Block *so = tg_blk(g, BT_SI, "sum/out", PR_INT_8, h);
     Block *o = tg_blk(g, BT_OUTPUT, "y", PR_INT_8, h);
     o->socket_id = 0;
@@ -1033,13 +1033,7 @@ static void test_own_gather_cadd(void **state)
     tg_join(g, so, 0, o, 0);
     Diag d;
     MapPlan *p = plan_ok(g, c, &d);
-    uint32_t a = MAP_NONE, b = MAP_NONE;
-    for (uint32_t i = 0; i < p->n_tasks; i++) {
-        const char *bn = p->g->blocks[p->tasks[i].pos]->name;
-        a = strcmp(bn, "neg") == 0 ? i : a;
-        b = strcmp(bn, "sum") == 0 ? i : b;
-    }
-    assert_true(a != MAP_NONE && b != MAP_NONE);
+    uint32_t a = task_named(p, "neg"), b = task_named(p, "sum");
     uint32_t v = p->clusters[p->tasks[a].cluster].vcore, M = c->max_phases;
     assert_int_equal(v, p->clusters[p->tasks[b].cluster].vcore);
     int32_t from = p->tasks[a].phase + (p->tasks[a].slot == MS_SOMA2);
