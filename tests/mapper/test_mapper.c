@@ -1077,7 +1077,16 @@ static void test_own_router_over_recv(void **state)
  * channels, from model inputs "a" and "b") write 4 row pieces of 50 pixels each into the
  * 1 x 400 map "z/in" a CCMPB "z" reads, a's at pixels 0, 100, 200, 300 and b's at 50, 150,
  * 250, 350, the edges a's first; z writes "z/out" for OUTPUT "y". Returns "z/in". */
+static Block *two_writers_pre(Graph *g, const int32_t ky[2], bool pre_b);
+
 static Block *two_writers(Graph *g, const int32_t ky[2])
+{
+    return two_writers_pre(g, ky, false);
+}
+
+/* two_writers, with pre_b: "b/src" through a CCMPB "b/pre" (a copy: cmp -128) into an SI
+ * "b/mid" that "b/pass" reads, so that b sends after a. */
+static Block *two_writers_pre(Graph *g, const int32_t ky[2], bool pre_b)
 {
     const int32_t map[8] = {1, 400, 32, 0, 0, 0, 0, 0};
     Block *z_in = tg_blk(g, BT_SI, "z/in", PR_INT_8, map);
@@ -1095,6 +1104,15 @@ static Block *two_writers(Graph *g, const int32_t ky[2])
         assert_true(blk_set_attr(g, w[k], AT_KERNEL_X, 1));
         assert_true(blk_set_attr(g, w[k], AT_CMP, -128));
         tg_join(g, x, 0, xs, 0);
+        if (k == 1 && pre_b) {
+            const int32_t cp[8] = {ky[k], 200, 32, 0, 1, 1, ky[k], 200};
+            Block *pre = tg_blk(g, BT_CCMPB, "b/pre", PR_INT_8, cp);
+            assert_true(blk_set_attr(g, pre, AT_CMP, -128));
+            Block *mid = tg_blk(g, BT_SI, "b/mid", PR_INT_8, src);
+            tg_join(g, xs, 0, pre, 0);
+            tg_join(g, pre, 0, mid, 0);
+            xs = mid;
+        }
         tg_join(g, xs, 0, w[k], 0);
     }
     for (int k = 0; k < 2; k++)
@@ -1129,16 +1147,10 @@ static Block *two_writers(Graph *g, const int32_t ky[2])
  * three runs apart or more where it carried several pieces:
  * test_diff_ops/cvm_precision_case_1__p_24_, emit.alloc); in the pixels' order they never go
  * back. */
-static void test_recv_pixel_order(void **state)
+/* The first phase each of two_writers' pieces lands in on z_in's core, by the pixel it
+ * starts at, into first[8]; each from another core. */
+static void piece_phases(const MapPlan *p, const Block *z_in, int32_t first[8])
 {
-    (void)state;
-    Chip *c = chip_with(NULL, 0);
-    Graph *g = graph_create();
-    Block *z_in = two_writers(g, (const int32_t[2]){18, 18});
-    Diag d;
-    MapPlan *p = plan_ok(g, c, &d);
-    /* the first phase each piece lands in, by the pixel it starts at */
-    int32_t first[8];
     uint32_t seen = 0;
     for (uint32_t i = 0; i < p->n_xfers; i++) {
         const MXfer *x = &p->xfers[i];
@@ -1154,8 +1166,51 @@ static void test_recv_pixel_order(void **state)
         first[at] = p->chunks[x->chunk0].phase;
     }
     assert_int_equal(seen, 0xFFu);
+}
+
+static void test_recv_pixel_order(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    Block *z_in = two_writers(g, (const int32_t[2]){18, 18});
+    Diag d;
+    MapPlan *p = plan_ok(g, c, &d);
+    int32_t first[8];
+    piece_phases(p, z_in, first);
     for (int i = 1; i < 8; i++)
         assert_true(first[i - 1] <= first[i]);
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
+/* As test_recv_pixel_order, with b sending after a (two_writers_pre): the pieces of one row
+ * come in the row's order by the latest phase its writers send in (mapper/schedule.c
+ * land_key), not each writer's: by the writers' own phases a's pieces took the first phases
+ * and b's the later ones, a phase's pixels runs apart (test_diff_ops/
+ * broadcast_div_case_1_variant_0's op/mpick/in/x0: 9-pixel pieces of two CLUTs of phases 3
+ * and 4, alternating along a row of 477 pixels, phase 3 at pixels 486, 504, 522 ...:
+ * emit.alloc). */
+static void test_recv_row_order(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    Block *z_in = two_writers_pre(g, (const int32_t[2]){18, 2}, true);
+    Diag d;
+    MapPlan *p = plan_ok(g, c, &d);
+    uint32_t ta = task_named(p, "a/pass"), tb = task_named(p, "b/pass");
+    int32_t sa = p->tasks[ta].phase + (p->tasks[ta].slot == MS_SOMA2);
+    int32_t sb = p->tasks[tb].phase + (p->tasks[tb].slot == MS_SOMA2);
+    assert_true(sa < sb); /* the premise: b sends later */
+    int32_t first[8];
+    piece_phases(p, z_in, first);
+    for (int i = 1; i < 8; i++)
+        if (first[i - 1] > first[i])
+            fail_msg("piece %d lands in phase %d, after piece %d's %d", i - 1, first[i - 1], i,
+                     first[i]);
     mapper_plan_destroy(p);
     diag_finish(&d);
     graph_destroy(g);
@@ -1915,6 +1970,7 @@ int main(void)
         cmocka_unit_test(test_own_gather_cadd),
         cmocka_unit_test(test_own_router_over_recv),
         cmocka_unit_test(test_recv_pixel_order),
+        cmocka_unit_test(test_recv_row_order),
         cmocka_unit_test(test_clash_phases),
         cmocka_unit_test(test_pieces_among_remote),
         cmocka_unit_test(test_merge_lifetimes),
