@@ -40,10 +40,18 @@ static bool ends_before(const AllocReq *a, const AllocReq *b)
     return a->last == b->first && end < begin;
 }
 
+bool alloc_lives_in(const AllocReq *r, int32_t p)
+{
+    return (r->first <= p && p <= r->last) || (r->again > 0 && p >= r->again);
+}
+
 /* Whether two lifetimes meet: they share a phase, but the one phase where one ends before
- * the other begins (ends_before). */
+ * the other begins (ends_before); a phase from again on met whole. */
 static bool lives_overlap(const AllocReq *a, const AllocReq *b)
 {
+    if ((a->again > 0 && (b->again > 0 || b->last >= a->again)) ||
+        (b->again > 0 && a->last >= b->again))
+        return true;
     if (a->first > b->last || b->first > a->last)
         return false;
     return !ends_before(a, b) && !ends_before(b, a);
@@ -138,17 +146,18 @@ static int64_t peak_live(const AllocReq *reqs, size_t n, const AllocReq *r, int3
 {
     int64_t best = 0;
     *phase = 0;
-    for (size_t i = 0; i < n; i++) {
-        if ((reqs[i].kind == ALLOC_RECV) != (r->kind == ALLOC_RECV))
+    for (size_t i = 0; i < 2 * n; i++) { /* each area's first phase, and its again */
+        const AllocReq *q = &reqs[i / 2];
+        int32_t p = i % 2 ? q->again : q->first;
+        if ((q->kind == ALLOC_RECV) != (r->kind == ALLOC_RECV) || (i % 2 && p == 0))
             continue;
         int64_t sum = 0;
         for (size_t k = 0; k < n; k++)
-            if ((reqs[k].kind == ALLOC_RECV) == (r->kind == ALLOC_RECV) &&
-                reqs[k].first <= reqs[i].first && reqs[i].first <= reqs[k].last)
+            if ((reqs[k].kind == ALLOC_RECV) == (r->kind == ALLOC_RECV) && alloc_lives_in(&reqs[k], p))
                 sum += reqs[k].words;
         if (sum > best) {
             best = sum;
-            *phase = reqs[i].first;
+            *phase = p;
         }
     }
     return best;
@@ -268,6 +277,7 @@ static Status check_req(const AllocReq *reqs, size_t n, size_t i, const char *co
                         r->tag, r->words, r->words * 4, r->first, r->last, ASM_CORE_WORDS);
     if (r->words <= 0 || r->align < 1 || r->align > 0x4000 ||
         (r->align & (r->align - 1)) || r->first > r->last || r->first < 0 ||
+        (r->again != 0 && r->again <= r->last) ||
         (unsigned)r->kind > ALLOC_RECV || r->next > n || r->next == i + 1 ||
         (r->next && (reqs[r->next - 1].kind != r->kind ||
                      (r->words % reqs[r->next - 1].align) != 0)))

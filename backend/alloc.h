@@ -56,7 +56,13 @@ typedef struct AllocReq {
                             area's inputs), 0: none; each area follows one at most */
     bool last_soma1;     /* nothing reads or writes it after Soma1 of phase last */
     bool first_router;   /* nothing reads or writes it before the router of phase first */
+    int32_t again;       /* 0, or a phase after last: it lives again from that phase to the
+                            step's end (data landing late in one step for the first phases
+                            of the next), not in the phases between */
 } AllocReq;
+
+/* Whether area r lives in phase p: in [first, last], or from again on. */
+bool alloc_lives_in(const AllocReq *r, int32_t p);
 
 /* Places reqs[0..n) on one core; addr[i] receives the word address of reqs[i]. A plan that
  * does not fit is a logic error [emit.alloc] naming core (e.g. "chip (0,0) core (3,1)"), the

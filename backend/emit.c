@@ -84,7 +84,7 @@ uint32_t emit_request(Emit *e, uint32_t k, int64_t words, int32_t align, int32_t
     if (!nr)
         return EMIT_NONE;
     c->reqs = nr;
-    c->reqs[c->n_reqs] = (AllocReq){words, align, first, last, kind, tag, false, false, 0, false, false};
+    c->reqs[c->n_reqs] = (AllocReq){words, align, first, last, kind, tag, false, false, 0, false, false, 0};
     return (uint32_t)c->n_reqs++;
 }
 

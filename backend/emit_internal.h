@@ -634,6 +634,10 @@ bool emit_move_slot(Emit *e, const ECopy *cp, int32_t pc, EMoveSlot *s);  /* emi
  * area since nothing on its core reads it from its arrival to there (emit_latemove.c); into
  * *phase, *slot; whether there is one. */
 bool emit_late_move(Emit *e, const ECopy *cp, int32_t *phase, int32_t *slot);
+/* The received copies that stay in the receive area over the whole step, arriving after
+ * their last reader on their core (a stage's input): each one's area lives to that reader's
+ * phase and again from its arrival on (alloc.h again; emit_latemove.c). */
+void emit_stay_again(Emit *e);
 /* A new SomaPrim P06 in Soma slot (phase, slot) of core (its x1_block "b<block>"); NULL when
  * out of memory (emit_prim.c). */
 Taskir__Asm__P06 *emit_p06_slot(Emit *e, uint32_t core, int32_t phase, int32_t slot,

@@ -1016,9 +1016,16 @@ static Status place_core(ECore *c, const uint32_t *lead, Diag *d)
             r->last_soma1 = t->last > r->last   ? t->last_soma1
                             : t->last == r->last ? r->last_soma1 && t->last_soma1
                                                  : r->last_soma1;
+            int32_t again = r->again && t->again ? (r->again < t->again ? r->again : t->again)
+                                                 : r->again ? r->again : t->again;
             r->first = t->first < r->first ? t->first : r->first;
             r->last = t->last > r->last ? t->last : r->last;
             r->last_axon = r->first_soma = false;
+            if (again && again <= r->last) { /* the twins' lives meet: the whole rest */
+                r->last = c->n_phases - 1;
+                again = 0;
+            }
+            r->again = again;
         }
     if (st == ST_OK)
         st = alloc_core(kept, n, addr, c->name, d);
@@ -1154,6 +1161,8 @@ Status emit_plan(Emit *e)
         st = emit_early_gathers(e);
     if (st == ST_OK) /* where Soma2 of the arrival phase was taken: a later slot */
         st = plan_moves(e, true);
+    if (st == ST_OK) /* a stage's input that stays: not between its reader and arrival */
+        emit_stay_again(e);
     if (st == ST_OK)
         st = emit_p08_plan(e);
     for (uint32_t k = 0; k < e->n_cores && st == ST_OK; k++) {

@@ -73,7 +73,9 @@ static bool keeps(Emit *e, uint32_t k, int32_t p, int64_t lo, int64_t hi, int32_
         if (r->last >= q)
             return true;
         for (size_t j = 0; j < c->n_reqs; j++)
-            if (j != i && c->reqs[j].first <= q && c->reqs[j].last > r->last &&
+            if (j != i &&
+                ((c->reqs[j].first <= q && c->reqs[j].last > r->last) ||
+                 (c->reqs[j].again > 0 && c->reqs[j].again <= q)) &&
                 c->addr[j] < c->addr[i] + r->words && c->addr[i] < c->addr[j] + c->reqs[j].words)
                 return false;
         if (commit)

@@ -163,8 +163,7 @@ int64_t emit_recv_live(const Emit *e, uint32_t k, int32_t p, uint32_t skip)
     const ECore *c = &e->cores[k];
     int64_t sum = 0;
     for (size_t i = 0; i < c->n_reqs; i++)
-        if (i != skip && c->reqs[i].kind == ALLOC_RECV && c->reqs[i].first <= p &&
-            p <= c->reqs[i].last)
+        if (i != skip && c->reqs[i].kind == ALLOC_RECV && alloc_lives_in(&c->reqs[i], p))
             sum += c->reqs[i].words;
     /* a copy that moves out in Soma2 of its arrival phase (plan_moves, later) holds the
      * receive area in its arrival phases only, as the mapper counts it */

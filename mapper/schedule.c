@@ -544,28 +544,67 @@ static int list_one(uint32_t xi, void *arg)
     return 0;
 }
 
-/* Where transfer xi comes in its copy's order: by the phase its writer sends in, then by the
- * first pixel it lands on in its storage block, in C order. */
-static int64_t land_key(const MapPlan *p, uint32_t xi)
+/* The rows [*y0, *y1) of its storage block that transfer xi lands on, and the first pixel,
+ * in C order (*px). */
+static void land_rows(const MapPlan *p, uint32_t xi, int64_t *y0, int64_t *y1, int64_t *px)
 {
     const MXfer *x = &p->xfers[xi];
     MBox b, whole;
     bbox_of_iface(p->g, &p->uses, x->store, true, p->g->edges[x->edge]->id, &b);
     bbox_full(p->g->blocks[x->store], &whole);
+    *y0 = b.lo[D_Y];
+    *y1 = b.hi[D_Y];
+    *px = b.lo[D_Y] * (whole.hi[D_X] - whole.lo[D_X]) + b.lo[D_X];
+}
+
+static int32_t xfer_send(const MapPlan *p, uint32_t xi)
+{
+    const MXfer *x = &p->xfers[xi];
+    return x->src_task == MAP_NONE ? 0 : send_phase(&p->tasks[x->src_task]);
+}
+
+/* Whether transfers xi and xj fill the same copy. */
+static bool same_copy(const MapPlan *p, uint32_t xi, uint32_t xj)
+{
+    return p->xfers[xi].store == p->xfers[xj].store &&
+           p->xfers[xi].dst_cluster == p->xfers[xj].dst_cluster;
+}
+
+/* Where transfer xi (s->xl[i]) comes in its copy's order: by the latest phase the writers of
+ * the transfers into the same copy that land on any of its rows send in (pieces of a row
+ * that alternate along it come in the row's order, whichever writer sends first), then by
+ * the first pixel it lands on in its storage block, in C order. */
+static int64_t land_key(const Sched *s, uint32_t i)
+{
+    const MapPlan *p = s->p;
+    uint32_t xi = s->xl[i];
+    int64_t y0, y1, px;
+    land_rows(p, xi, &y0, &y1, &px);
+    int32_t ph = xfer_send(p, xi);
+    for (uint32_t j = 0; j < s->n_xl; j++) {
+        uint32_t xj = s->xl[j];
+        int64_t z0, z1, q;
+        if (j == i || p->xfers[xj].kind == XF_OUT || !same_copy(p, xi, xj))
+            continue;
+        land_rows(p, xj, &z0, &z1, &q);
+        int32_t pj = xfer_send(p, xj);
+        if (z0 < y1 && y0 < z1 && pj > ph)
+            ph = pj;
+    }
     const int64_t span = (int64_t)1 << 32;
-    int64_t px = b.lo[D_Y] * (whole.hi[D_X] - whole.lo[D_X]) + b.lo[D_X];
-    int64_t ph = x->src_task == MAP_NONE ? 0 : send_phase(&p->tasks[x->src_task]);
     return ph * span + (px < 0 ? 0 : px < span ? px : span - 1);
 }
 
 /* The transfers into task t's inputs (s->xl, s->n_xl) in the order inputs_ready plans them:
  * as map_each_in_xfer gives them, but those into one copy over the receive area by the phase
- * their writers send in, then in the order of the pixels they land on, so that the pixels a
- * phase brings lie side by side where they can: the code generator moves each phase's pixels
- * out of the receive area as two runs at most (backend/emit_spread.c, which cuts the edges
- * in the order they start arriving in, then by pixel), and the edges of two pieces of a
- * reshaped row that alternate along it (test_diff_ops/cvm_precision_case_1__p_24_) came in
- * one piece's order, its pixels of a phase runs apart. false when out of memory. */
+ * their writers send in (the latest of a row's), then in the order of the pixels they land
+ * on, so that the pixels a phase brings lie side by side where they can: the code generator
+ * moves each phase's pixels out of the receive area as two runs at most
+ * (backend/emit_spread.c, which cuts the edges in the order they start arriving in, then by
+ * pixel), and the edges of two pieces of a reshaped row that alternate along it
+ * (test_diff_ops/cvm_precision_case_1__p_24_) came in one piece's order, its pixels of a
+ * phase runs apart; so did those of two writers sending in different phases
+ * (broadcast_div_case_1_variant_0's op/mpick/in/x0). false when out of memory. */
 static bool in_order(Sched *s, uint32_t t)
 {
     const MapPlan *p = s->p;
@@ -574,12 +613,11 @@ static bool in_order(Sched *s, uint32_t t)
         return false;
     for (uint32_t i = 0; i < s->n_xl; i++) {
         const MXfer *x = &p->xfers[s->xl[i]];
-        s->xkey[i] = x->kind == XF_OUT || !map_xfer_over_recv(p, s->xl[i]) ? -1 : land_key(p, s->xl[i]);
+        s->xkey[i] = x->kind == XF_OUT || !map_xfer_over_recv(p, s->xl[i]) ? -1 : land_key(s, i);
     }
     for (uint32_t i = 1; i < s->n_xl; i++) /* insertion: stable, within one copy */
         for (uint32_t j = i; j > 0 && s->xkey[j] >= 0 && s->xkey[j - 1] > s->xkey[j] &&
-                             p->xfers[s->xl[j - 1]].store == p->xfers[s->xl[j]].store &&
-                             p->xfers[s->xl[j - 1]].dst_cluster == p->xfers[s->xl[j]].dst_cluster;
+                             same_copy(p, s->xl[j - 1], s->xl[j]);
              j--)
             swap_down(s->xl, s->xkey, j);
     return true;

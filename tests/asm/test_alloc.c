@@ -36,8 +36,8 @@ static void test_static_in_mem1(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {100, 8, 0, 4, ALLOC_STATIC, 1, false, false, 0, false, false},
-        {100, 8, 0, 4, ALLOC_STATIC, 2, false, false, 0, false, false},
+        {100, 8, 0, 4, ALLOC_STATIC, 1, false, false, 0, false, false, 0},
+        {100, 8, 0, 4, ALLOC_STATIC, 2, false, false, 0, false, false, 0},
     };
     int32_t a[2];
     Diag d;
@@ -53,9 +53,9 @@ static void test_lifetimes_share(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {0x1000, 4, 0, 1, ALLOC_DATA, 10, false, false, 0, false, false},
-        {0x800, 4, 2, 3, ALLOC_DATA, 11, false, false, 0, false, false},
-        {0x100, 4, 1, 2, ALLOC_DATA, 12, false, false, 0, false, false},
+        {0x1000, 4, 0, 1, ALLOC_DATA, 10, false, false, 0, false, false, 0},
+        {0x800, 4, 2, 3, ALLOC_DATA, 11, false, false, 0, false, false, 0},
+        {0x100, 4, 1, 2, ALLOC_DATA, 12, false, false, 0, false, false, 0},
     };
     int32_t a[3];
     Diag d;
@@ -77,9 +77,9 @@ static void test_phase_halves(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {16512, 4, 3, 4, ALLOC_DATA, 1, true, false, 0, false, false},
-        {8256, 4, 4, 4, ALLOC_DATA, 2, false, false, 0, false, false},
-        {8256, 4, 4, 6, ALLOC_DATA, 3, false, true, 0, false, false},
+        {16512, 4, 3, 4, ALLOC_DATA, 1, true, false, 0, false, false, 0},
+        {8256, 4, 4, 4, ALLOC_DATA, 2, false, false, 0, false, false, 0},
+        {8256, 4, 4, 6, ALLOC_DATA, 3, false, true, 0, false, false, 0},
     };
     int32_t a[3];
     Diag d;
@@ -98,8 +98,8 @@ static void test_phase_halves(void **state)
     /* an area that ends with the Axon of phase 3 meets one that begins in phase 3's Soma1
      * only there: one living [3, 4] from Soma1 on meets one ending with phase 4's Axon */
     AllocReq s[] = {
-        {0x5000, 4, 3, 4, ALLOC_DATA, 1, true, false, 0, false, false},
-        {0x5000, 4, 3, 4, ALLOC_DATA, 2, false, true, 0, false, false},
+        {0x5000, 4, 3, 4, ALLOC_DATA, 1, true, false, 0, false, false, 0},
+        {0x5000, 4, 3, 4, ALLOC_DATA, 2, false, true, 0, false, false, 0},
     };
     assert_int_equal(plan(s, 2, a, &d), ST_LOGIC);
     diag_finish(&d);
@@ -115,8 +115,8 @@ static void test_router_halves(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {1024, 2, 2, 3, ALLOC_RECV, 1, false, false, 0, true, false},
-        {2560, 2, 3, 3, ALLOC_RECV, 2, false, false, 0, false, true},
+        {1024, 2, 2, 3, ALLOC_RECV, 1, false, false, 0, true, false, 0},
+        {2560, 2, 3, 3, ALLOC_RECV, 2, false, false, 0, false, true, 0},
     };
     int32_t a[2];
     Diag d;
@@ -150,9 +150,9 @@ static void test_data_runs_into_mem1(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {0x3000, 4, 0, 0, ALLOC_DATA, 1, false, false, 0, false, false},
-        {0x2000, 4, 0, 0, ALLOC_DATA, 2, false, false, 0, false, false},
-        {0x100, 8, 0, 0, ALLOC_STATIC, 3, false, false, 0, false, false},
+        {0x3000, 4, 0, 0, ALLOC_DATA, 1, false, false, 0, false, false, 0},
+        {0x2000, 4, 0, 0, ALLOC_DATA, 2, false, false, 0, false, false, 0},
+        {0x100, 8, 0, 0, ALLOC_STATIC, 3, false, false, 0, false, false, 0},
     };
     int32_t a[3];
     Diag d;
@@ -169,8 +169,8 @@ static void test_static_falls_back(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {0x3F00, 8, 0, 3, ALLOC_STATIC, 1, false, false, 0, false, false},
-        {0x200, 8, 0, 3, ALLOC_STATIC, 2, false, false, 0, false, false},
+        {0x3F00, 8, 0, 3, ALLOC_STATIC, 1, false, false, 0, false, false, 0},
+        {0x200, 8, 0, 3, ALLOC_STATIC, 2, false, false, 0, false, false, 0},
     };
     int32_t a[2];
     Diag d;
@@ -187,8 +187,8 @@ static void test_receive_area(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {0xC00, 2, 1, 2, ALLOC_RECV, 1, false, false, 0, false, false},
-        {0x10, 2, 3, 3, ALLOC_RECV, 3, false, false, 0, false, false},
+        {0xC00, 2, 1, 2, ALLOC_RECV, 1, false, false, 0, false, false, 0},
+        {0x10, 2, 3, 3, ALLOC_RECV, 3, false, false, 0, false, false, 0},
     };
     int32_t a[3];
     Diag d;
@@ -197,8 +197,8 @@ static void test_receive_area(void **state)
     assert_int_equal(a[1], 0x8400); /* phase 3: the big area is dead by then */
     diag_finish(&d);
     AllocReq r2[] = {
-        {0xC00, 2, 1, 2, ALLOC_RECV, 1, false, false, 0, false, false},
-        {0x10, 2, 2, 3, ALLOC_RECV, 4, false, false, 0, false, false},
+        {0xC00, 2, 1, 2, ALLOC_RECV, 1, false, false, 0, false, false, 0},
+        {0x10, 2, 2, 3, ALLOC_RECV, 4, false, false, 0, false, false, 0},
     };
     assert_int_equal(plan(r2, 2, a, &d), ST_LOGIC);
     assert_non_null(strstr(d.entries[0].what, "block 4 needs 16 words"));
@@ -211,8 +211,8 @@ static void test_alignment(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {2, 32, 0, 0, ALLOC_DATA, 1, false, false, 0, false, false},
-        {3, 1, 0, 0, ALLOC_DATA, 2, false, false, 0, false, false},
+        {2, 32, 0, 0, ALLOC_DATA, 1, false, false, 0, false, false, 0},
+        {3, 1, 0, 0, ALLOC_DATA, 2, false, false, 0, false, false, 0},
     };
     int32_t a[2];
     Diag d;
@@ -228,9 +228,9 @@ static void test_does_not_fit(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {0x4000, 4, 5, 5, ALLOC_DATA, 7, false, false, 0, false, false},
-        {0x4000, 4, 4, 5, ALLOC_DATA, 8, false, false, 0, false, false},
-        {0x4000, 4, 5, 6, ALLOC_DATA, 9, false, false, 0, false, false},
+        {0x4000, 4, 5, 5, ALLOC_DATA, 7, false, false, 0, false, false, 0},
+        {0x4000, 4, 4, 5, ALLOC_DATA, 8, false, false, 0, false, false, 0},
+        {0x4000, 4, 5, 6, ALLOC_DATA, 9, false, false, 0, false, false, 0},
     };
     int32_t a[3];
     Diag d;
@@ -249,7 +249,7 @@ static void test_does_not_fit(void **state)
 static void test_larger_than_core(void **state)
 {
     (void)state;
-    AllocReq r[] = {{40000, 4, 2, 3, ALLOC_DATA, 12, false, false, 0, false, false}};
+    AllocReq r[] = {{40000, 4, 2, 3, ALLOC_DATA, 12, false, false, 0, false, false, 0}};
     int32_t a[1];
     Diag d;
     assert_int_equal(plan(r, 1, a, &d), ST_LOGIC);
@@ -271,11 +271,11 @@ static void test_static_on_top(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {9856, 4, 0, 0, ALLOC_DATA, 1, false, false, 0, false, false},
-        {9216, 4, 0, 0, ALLOC_STATIC, 2, false, false, 0, false, false},
-        {32, 8, 0, 0, ALLOC_STATIC, 3, false, false, 0, false, false},
-        {7488, 32, 0, 0, ALLOC_DATA, 4, false, false, 0, false, false},
-        {1872, 4, 0, 0, ALLOC_DATA, 5, false, false, 0, false, false},
+        {9856, 4, 0, 0, ALLOC_DATA, 1, false, false, 0, false, false, 0},
+        {9216, 4, 0, 0, ALLOC_STATIC, 2, false, false, 0, false, false, 0},
+        {32, 8, 0, 0, ALLOC_STATIC, 3, false, false, 0, false, false, 0},
+        {7488, 32, 0, 0, ALLOC_DATA, 4, false, false, 0, false, false, 0},
+        {1872, 4, 0, 0, ALLOC_DATA, 5, false, false, 0, false, false, 0},
     };
     int32_t a[5];
     Diag d;
@@ -301,12 +301,12 @@ static void test_phase_order(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {3584, 8, 0, 31, ALLOC_DATA, 1167, false, false, 0, false, false},
-        {14336, 32, 6, 6, ALLOC_DATA, 4119, false, false, 0, false, false},
-        {8064, 4, 9, 13, ALLOC_DATA, 7984, false, false, 0, false, false},
-        {4608, 8, 0, 31, ALLOC_STATIC, 17196, false, false, 0, false, false},
-        {14336, 32, 13, 15, ALLOC_DATA, 7983, false, false, 0, false, false},
-        {3584, 4, 6, 9, ALLOC_DATA, 4118, false, false, 0, false, false},
+        {3584, 8, 0, 31, ALLOC_DATA, 1167, false, false, 0, false, false, 0},
+        {14336, 32, 6, 6, ALLOC_DATA, 4119, false, false, 0, false, false, 0},
+        {8064, 4, 9, 13, ALLOC_DATA, 7984, false, false, 0, false, false, 0},
+        {4608, 8, 0, 31, ALLOC_STATIC, 17196, false, false, 0, false, false, 0},
+        {14336, 32, 13, 15, ALLOC_DATA, 7983, false, false, 0, false, false, 0},
+        {3584, 4, 6, 9, ALLOC_DATA, 4118, false, false, 0, false, false, 0},
     };
     int32_t a[6];
     Diag d;
@@ -329,9 +329,9 @@ static void test_chain(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {256, 8, 0, 7, ALLOC_DATA, 1, false, false, 2, false, false},
-        {256, 8, 5, 7, ALLOC_DATA, 1, false, false, 0, false, false},
-        {256, 8, 0, 4, ALLOC_DATA, 2, false, false, 0, false, false},
+        {256, 8, 0, 7, ALLOC_DATA, 1, false, false, 2, false, false, 0},
+        {256, 8, 5, 7, ALLOC_DATA, 1, false, false, 0, false, false, 0},
+        {256, 8, 0, 4, ALLOC_DATA, 2, false, false, 0, false, false, 0},
     };
     int32_t a[3];
     Diag d;
@@ -439,9 +439,9 @@ static void test_bad_request(void **state)
 {
     (void)state;
     AllocReq bad[] = {
-        {0, 1, 0, 0, ALLOC_DATA, 1, false, false, 0, false, false},
-        {4, 3, 0, 0, ALLOC_DATA, 1, false, false, 0, false, false},
-        {4, 1, 2, 1, ALLOC_DATA, 1, false, false, 0, false, false},
+        {0, 1, 0, 0, ALLOC_DATA, 1, false, false, 0, false, false, 0},
+        {4, 3, 0, 0, ALLOC_DATA, 1, false, false, 0, false, false, 0},
+        {4, 1, 2, 1, ALLOC_DATA, 1, false, false, 0, false, false, 0},
     };
     for (size_t i = 0; i < 3; i++) {
         int32_t a[1];
@@ -450,6 +450,49 @@ static void test_bad_request(void **state)
         assert_int_equal(diag_find(&d, "emit.alloc.req"), 0);
         diag_finish(&d);
     }
+}
+
+/* An area that lives again (alloc.h again): a stage's input of 1472 words landing in the
+ * receive area in phase 31 and read in phase 0 of the next step lives [0, 0] and from 31
+ * on; a spread copy's part of 3072 words landing in phase 18 takes the whole receive area
+ * beside it (0x8400), and one of 2048 in phase 31 does not fit. Over the whole step (its
+ * lifetime before, [0, 31]) the part of phase 18 did not fit either
+ * (test_diff_ops/broadcast_div_case_2_variant_1-4, core (6,4): 4544 words live in phase 18).
+ * The fullest phase named is 31. */
+static void test_lives_again(void **state)
+{
+    (void)state;
+    AllocReq r[] = {
+        {1472, 8, 0, 0, ALLOC_RECV, 243, false, false, 0, false, false, 31},
+        {3072, 8, 18, 18, ALLOC_RECV, 139, false, false, 0, false, false, 0},
+    };
+    int32_t a[2];
+    Diag d;
+    assert_int_equal(plan(r, 2, a, &d), ST_OK);
+    assert_int_equal(a[1], 0x8400);
+    diag_finish(&d);
+    r[0].again = 0;
+    r[0].last = 31;
+    assert_int_equal(plan(r, 2, a, &d), ST_LOGIC);
+    diag_finish(&d);
+    r[0].last = 0;
+    r[0].again = 31;
+    r[1].words = 2048;
+    r[1].first = r[1].last = 31;
+    assert_int_equal(plan(r, 2, a, &d), ST_LOGIC);
+    assert_non_null(strstr(d.entries[0].what, "3520 words are live in phase 31"));
+    diag_finish(&d);
+    r[1].first = r[1].last = 20; /* from 20 to the step's end: meets phase 31 too */
+    r[1].again = 25;
+    assert_int_equal(plan(r, 2, a, &d), ST_LOGIC);
+    diag_finish(&d);
+    r[1].again = 0;
+    assert_int_equal(plan(r, 2, a, &d), ST_OK);
+    diag_finish(&d);
+    r[0].again = 0; /* a lifetime that lives again must do so after its last phase */
+    r[1].again = 20;
+    assert_int_equal(plan(r, 2, a, &d), ST_RUNTIME);
+    diag_finish(&d);
 }
 
 int main(void)
@@ -464,6 +507,7 @@ int main(void)
         cmocka_unit_test(test_larger_than_core), cmocka_unit_test(test_phase_order),
         cmocka_unit_test(test_chain),         cmocka_unit_test(test_long_top),
         cmocka_unit_test(test_chains_first),  cmocka_unit_test(test_no_run),
+        cmocka_unit_test(test_lives_again),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
