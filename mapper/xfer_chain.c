@@ -17,6 +17,10 @@
 
 #include <stdlib.h>
 
+/* The most transfers of the writers a check looks at (a bound on the work: the schedule
+ * asks for every phase a transfer may take; past it, no phase is kept from it). */
+enum { MAX_ITEMS = 64 };
+
 bool map_xfer_chains(const MapPlan *p, MClash *c, uint32_t xi, uint32_t v, int32_t ph,
                      int64_t from, int64_t bytes)
 {
@@ -32,22 +36,58 @@ bool map_xfer_chains(const MapPlan *p, MClash *c, uint32_t xi, uint32_t v, int32
     }
     if (!other)
         return false;
+    /* only the writers whose runs meet the candidate's, through shared cores, and so on:
+     * the other components of the phase fit or not whatever it does */
+    size_t n = 0;
+    uint32_t *pick = malloc((l->n ? l->n : 1) * sizeof *pick);
+    bool *task = calloc(p->n_tasks ? p->n_tasks : 1, sizeof *task);
+    bool *core = calloc((size_t)p->n_vcores + 1, sizeof *core);
+    bool *in = calloc(l->n ? l->n : 1, sizeof *in);
     MChainItem *it = malloc((l->n + 1) * sizeof *it);
     int before = -1, after = -1;
-    for (int pass = 0; it && pass < 2 && (pass == 0 || before == 1); pass++) {
-        for (size_t i = 0; i < l->n; i++) { /* map_items_fit sorts them: filled again */
-            const MXfer *y = &p->xfers[l->list[i]];
-            it[i] = (MChainItem){y->src_task, map_xfer_vcore(p, y), &c->box[l->list[i]], 0, 0};
+    if (pick && task && core && in && it) {
+        task[x->src_task] = true;
+        if (v < p->n_vcores)
+            core[v] = true;
+        for (bool grew = true; grew;) {
+            grew = false;
+            for (size_t i = 0; i < l->n && n <= MAX_ITEMS; i++) {
+                const MXfer *y = &p->xfers[l->list[i]];
+                uint32_t yv = map_xfer_vcore(p, y);
+                bool at = yv < p->n_vcores && core[yv];
+                if (in[i] || (!task[y->src_task] && !at))
+                    continue;
+                in[i] = grew = true;
+                pick[n++] = l->list[i];
+                if (n > MAX_ITEMS)
+                    grew = false; /* past the bound on the work: not checked */
+                task[y->src_task] = true;
+                if (yv < p->n_vcores)
+                    core[yv] = true;
+            }
+        }
+    }
+    bool ok = pick && task && core && in && it;
+    if (ok && n > MAX_ITEMS)
+        before = 0; /* not checked: as if it did not fit before */
+    for (int pass = 0; ok && n <= MAX_ITEMS && pass < 2 && (pass == 0 || before == 1); pass++) {
+        for (size_t i = 0; i < n; i++) { /* map_items_fit sorts them: filled again */
+            const MXfer *y = &p->xfers[pick[i]];
+            it[i] = (MChainItem){y->src_task, map_xfer_vcore(p, y), &c->box[pick[i]], 0, 0};
             map_xfer_share(p, y, map_local(p, ph), &it[i].lo, &it[i].hi);
         }
         int64_t b = x->bytes > 0 ? x->bytes : 1;
-        it[l->n] = (MChainItem){x->src_task, v, &c->box[xi], from * MAP_PART_UNIT / b,
-                                (from + bytes) * MAP_PART_UNIT / b};
+        it[n] = (MChainItem){x->src_task, v, &c->box[xi], from * MAP_PART_UNIT / b,
+                             (from + bytes) * MAP_PART_UNIT / b};
         if (pass == 0)
-            before = map_items_fit(it, l->n);
+            before = map_items_fit(it, n);
         else
-            after = map_items_fit(it, l->n + 1);
+            after = map_items_fit(it, n + 1);
     }
+    free(pick);
+    free(task);
+    free(core);
+    free(in);
     free(it);
     if (before < 0 || (before == 1 && after < 0)) {
         c->oom = true;
