@@ -235,8 +235,14 @@ Status map_route_sets(MapPlan *p, Diag *d);
  * traffic (bytes x hops, chains link by link), -1 when out of memory; relay[x] and hops[x]
  * per cross transfer x when not NULL (n_xfers entries). */
 int64_t map_route_where(const MapPlan *p, const uint32_t *where, uint32_t *relay, int64_t *hops);
-/* route.c: relays and hops of every cross transfer. */
+/* route.c: relays and hops of every cross transfer (then map_route_fit). */
 Status map_route(MapPlan *p, Diag *d);
+/* route.c: whether x's bytes arrive in the phases y's do, as many in each (y may forward
+ * each part as it lands). */
+bool map_xfer_same_chunks(const MapPlan *p, const MXfer *y, const MXfer *x);
+/* route_fit.c: drops the relays from a copy that leave a local phase with runs no relaying
+ * chains carry (their writers send instead), hops updated; ST_RUNTIME when out of memory. */
+Status map_route_fit(MapPlan *p, Diag *d);
 /* estimate.c: per core and phase figures, the cost terms. */
 Status map_estimate(MapPlan *p, Diag *d);
 /* estimate.c: the global phase an XF_OUT transfer leaves its core in (after its writers). */

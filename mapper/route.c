@@ -51,7 +51,7 @@ static int32_t last_phase(const MapPlan *p, const MXfer *x)
 /* Whether x's bytes arrive in the phases y's do, as many in each: y's router may forward
  * each part in the phase it lands there (the chip's relaying router; the code generator
  * writes such a relay as the source's send relayed along a chain, backend/emit_route.c). */
-static bool same_chunks(const MapPlan *p, const MXfer *y, const MXfer *x)
+bool map_xfer_same_chunks(const MapPlan *p, const MXfer *y, const MXfer *x)
 {
     if (y->n_chunks != x->n_chunks || y->bytes != x->bytes)
         return false;
@@ -161,7 +161,7 @@ static int64_t route_set(const MapPlan *p, const uint32_t *where, uint32_t s, ui
         uint32_t via_i = MAP_NONE;
         for (uint32_t j = 0; j < i && best > 0; j++) {
             const MXfer *y = &p->xfers[list[j]];
-            if (relaying[j] || (last_phase(p, y) > first && !same_chunks(p, y, x)))
+            if (relaying[j] || (last_phase(p, y) > first && !map_xfer_same_chunks(p, y, x)))
                 continue;
             int64_t h = map_hops(p, where[map_xfer_vcore(p, y)], dst);
             /* can y's copy forward x's bytes: does its life cover their phases? */
@@ -212,5 +212,5 @@ Status map_route(MapPlan *p, Diag *d)
     free(where);
     free(relay);
     free(hops);
-    return t < 0 ? oom(d) : ST_OK;
+    return t < 0 ? oom(d) : map_route_fit(p, d);
 }

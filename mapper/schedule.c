@@ -236,9 +236,11 @@ static int64_t plan_group(Ready *R, const uint32_t *m, uint32_t n)
             room = 0;
         for (uint32_t i = 0; room > 0 && ph + 1 < end && i < n; i++)
             if (map_xfer_clash(p, &R->s->clash, m[i], R->v, ph, true) ||
-                (R->s->chains && map_xfer_chains(p, &R->s->clash, m[i], R->v, ph, 0, p->xfers[m[i]].bytes)))
+                (R->s->chains && ph + 2 < end &&
+                 map_xfer_chains(p, &R->s->clash, m[i], R->v, ph, 0, p->xfers[m[i]].bytes)))
                 room = 0; /* a phase of another box of a writer's (xfer_clash.c), or one
-                             whose chains it would break (xfer_chain.c) */
+                             whose chains it would break (xfer_chain.c) before the stage's
+                             last phase */
         /* each slice's share rounds up by a byte at most: n bytes spare */
         int64_t fit = room > (int64_t)n ? (room - (int64_t)n) / per_px : 0;
         int64_t take = fit < px - done ? fit : px - done;
@@ -372,10 +374,11 @@ static void own_keep(Sched *s, uint32_t t, uint32_t v, int32_t ph)
  * copy of it) from its writer's send phase: each phase takes what the receive budget has
  * room for; with rules, not before the last phase of the parts planned before it into its
  * copy when that copy is over the receive area (map_copy_last_phase), nor in a phase that
- * clashes (map_xfer_clash) while the writer's stage (ending at global phase end) has a
- * later one. commit: records the chunks. The last phase (its parts in *n), -1 on an error
+ * clashes (map_xfer_clash; rules 2: or whose chains it would break, map_xfer_chains) while
+ * the writer's stage (ending at global phase end) has a later one. commit: records the
+ * chunks. The last phase (its parts in *n), -1 on an error
  * (R->st). */
-static int32_t plan_parts(Ready *R, uint32_t xi, bool rules, int64_t end, int64_t *recv,
+static int32_t plan_parts(Ready *R, uint32_t xi, int rules, int64_t end, int64_t *recv,
                           bool commit, uint32_t *n)
 {
     MapPlan *p = R->s->p;
@@ -397,8 +400,9 @@ static int32_t plan_parts(Ready *R, uint32_t xi, bool rules, int64_t end, int64_
             room = 0;
         if (rules && room > 0 && ph + 1 < end &&
             (map_xfer_clash(p, &R->s->clash, xi, R->v, ph, part) ||
-             (R->s->chains && map_xfer_chains(p, &R->s->clash, xi, R->v, ph, x->bytes - left,
-                                              left < room ? left : room))))
+             (R->s->chains && rules > 1 &&
+              map_xfer_chains(p, &R->s->clash, xi, R->v, ph, x->bytes - left,
+                              left < room ? left : room))))
             room = 0; /* a phase of another box of its writer's (xfer_clash.c), or one
                          whose chains it would break (xfer_chain.c) */
         if (room > 0 || left == 0) {
@@ -469,13 +473,22 @@ static int ready_one(uint32_t xi, void *arg)
             bool big = map_xfer_over_recv(p, xi); /* each part moves out, however few */
             /* the rules of xfer_clash.h (a clash, the order of a copy's parts) only where
              * the parts still end inside the writer's stage (its output buffer lives no
-             * later): tried on a copy of the budget first */
+             * later), and the chains' (xfer_chain.c) only where they end before its last
+             * phase (a reader there would run past the stage): tried on a copy of the
+             * budget first */
             int64_t end = ((int64_t)p->vcores[va].stage + 1) * R->s->M;
             memcpy(R->s->dry, R->recv, R->s->M * sizeof *R->s->dry);
-            int32_t ph = plan_parts(R, xi, true, end, R->s->dry, false, &n);
+            int rules = 2;
+            int32_t ph = plan_parts(R, xi, rules, end, R->s->dry, false, &n);
+            if (ph >= 0 && ph + 1 >= end && send_phase(a) < end) {
+                memcpy(R->s->dry, R->recv, R->s->M * sizeof *R->s->dry);
+                ph = plan_parts(R, xi, rules = 1, end, R->s->dry, false, &n);
+            }
             if (ph < 0)
                 return 1;
-            ph = plan_parts(R, xi, ph < end || send_phase(a) >= end, end, R->recv, R->commit, &n);
+            if (ph >= end && send_phase(a) < end)
+                rules = 0;
+            ph = plan_parts(R, xi, rules, end, R->recv, R->commit, &n);
             if (ph < 0)
                 return 1;
             /* over several phases (or into a copy over the receive area), each phase's

@@ -1823,6 +1823,69 @@ static void test_chain_phases(void **state)
     chip_destroy(c);
 }
 
+/* A relay from a copy that would cut a phase's chains is dropped (mapper/route_fit.c), on a
+ * plan made by hand: writer W1's map reaches R1 in phase 0 and R2..R5 in phase 1, writer
+ * W2's R2, R3 and R5 in phase 1 (cores 0..6 in a row: W1, W2, R1..R5). route.c's relays:
+ * R1 forwards its copy to R2, which forwards to R3 as it lands; W1 sends to R4, which
+ * forwards to R5; W2 to R2, R3, R5 along a chain. Phase 1's runs then go to {R2, R3} (from
+ * R1's copy), {R4, R5} (W1) and {R2, R3, R5} (W2): no core all three reach
+ * (emit.route). Without R1's relay W1 sends to {R2, R3, R4, R5}, beside W2's three: one
+ * tail. */
+static void test_route_fit(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    const int32_t s[8] = {8, 8, 32, 0, 0, 0, 0, 0};
+    Block *b[7];
+    for (int k = 0; k < 7; k++) {
+        char n[8];
+        snprintf(n, sizeof n, k < 2 ? "w%d" : "r%d", k < 2 ? k + 1 : k - 1);
+        b[k] = tg_blk(g, BT_SI, n, PR_INT_8, s);
+    }
+    const int from[8] = {0, 0, 0, 0, 0, 1, 1, 1}, to[8] = {2, 3, 4, 5, 6, 3, 4, 6};
+    const int32_t phase[8] = {0, 1, 1, 1, 1, 1, 1, 1};
+    const uint32_t relay[8] = {MAP_NONE, 0, 1, MAP_NONE, 3, MAP_NONE, 5, 6};
+    for (int k = 0; k < 8; k++)
+        tg_join(g, b[from[k]], 0, b[to[k]], 0);
+    MapPlan p = {.g = g, .chip = c, .grid_w = 16, .grid_h = 1, .n_tasks = 2, .n_xfers = 8};
+    MTask tasks[2] = {{.pos = 0, .cluster = 0}, {.pos = 1, .cluster = 1}};
+    MCluster cl[7];
+    VCore vc[7];
+    MXfer xf[8];
+    MChunk ch[8];
+    for (uint32_t k = 0; k < 7; k++) {
+        cl[k] = (MCluster){.vcore = k};
+        vc[k] = (VCore){.core = k};
+    }
+    for (uint32_t k = 0; k < 8; k++) {
+        ch[k] = (MChunk){phase[k], 100};
+        xf[k] = (MXfer){.edge = k, .kind = XF_CORE, .src_task = (uint32_t)from[k],
+                        .store = (uint32_t)to[k], .dst_cluster = (uint32_t)to[k],
+                        .bytes = 100, .cross = true, .chunk0 = k, .n_chunks = 1,
+                        .relay = relay[k], .hops = 1, .planned = true};
+    }
+    p.tasks = tasks;
+    p.clusters = cl;
+    p.vcores = vc;
+    p.xfers = xf;
+    p.chunks = ch;
+    p.n_chunks = 8;
+    assert_true(graph_uses(g, &p.uses));
+    Diag d;
+    diag_init(&d, NULL);
+    assert_int_equal(map_route_fit(&p, &d), ST_OK);
+    assert_int_equal(xf[1].relay, MAP_NONE); /* W1 sends to R2 itself */
+    assert_int_equal(xf[1].hops, 3);         /* core 0 to core 3 */
+    const uint32_t kept[8] = {MAP_NONE, MAP_NONE, 1, MAP_NONE, 3, MAP_NONE, 5, 6};
+    for (int k = 0; k < 8; k++)
+        assert_int_equal(xf[k].relay, kept[k]);
+    diag_finish(&d);
+    graph_uses_finish(&p.uses);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
 /* The receive phases of the edge from the block named from into the block named to, into
  * ph (room 16); their count. */
 static int recv_phases(const Mapping *m, const char *from, const char *to, int32_t *ph)
@@ -2315,6 +2378,7 @@ int main(void)
         cmocka_unit_test(test_recv_row_order),
         cmocka_unit_test(test_clash_phases),
         cmocka_unit_test(test_chain_phases),
+        cmocka_unit_test(test_route_fit),
         cmocka_unit_test(test_pieces_among_remote),
         cmocka_unit_test(test_out_store_own_core),
         cmocka_unit_test(test_columns_together),
