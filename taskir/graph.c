@@ -251,12 +251,41 @@ static bool idmap_rebuild(Graph *g, bool blocks)
     return true;
 }
 
+/* Is n a power of two (the capacities reserve_for makes)? */
+static bool pow2(uint32_t n)
+{
+    return n && !(n & (n - 1));
+}
+
+/* Hands the arrays of a block being dropped (its interface arrays and cluster arrays) to g's
+ * spare, of the sizes reserve_for asks for (a power of two elements; a loaded block's exact
+ * ones are left, as they would only take sizes' places): once the graph is compacted nothing
+ * reaches them, and a pass that removes blocks and then adds some (the split's rounds,
+ * replicate after fuse) takes them again instead of fresh memory. The block is left with no
+ * clusters. */
+static void retire_block_arrays(Graph *g, Block *b)
+{
+    for (int side = 0; side < 2; side++) {
+        Cluster *cs = side ? b->out : b->in;
+        uint32_t n = side ? b->n_out : b->n_in, cap = side ? b->cap_out : b->cap_in;
+        for (uint32_t c = 0; c < n; c++)
+            if (pow2(cs[c].cap_ifaces))
+                spare_retire(&g->spare, cs[c].ifaces, (size_t)cs[c].cap_ifaces * sizeof(Iface));
+        if (pow2(cap))
+            spare_retire(&g->spare, cs, (size_t)cap * sizeof(Cluster));
+    }
+    b->in = b->out = NULL;
+    b->n_in = b->cap_in = b->n_out = b->cap_out = 0;
+}
+
 bool graph_compact(Graph *g)
 {
     uint32_t nb = 0, ne = 0;
     for (uint32_t i = 0; i < g->n_blocks; i++)
         if (!g->blocks[i]->removed)
             g->blocks[nb++] = g->blocks[i];
+        else
+            retire_block_arrays(g, g->blocks[i]);
     for (uint32_t i = 0; i < g->n_edges; i++)
         if (!g->edges[i]->removed)
             g->edges[ne++] = g->edges[i];

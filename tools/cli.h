@@ -47,4 +47,12 @@ int cli_one_stdin(const char *tool, const char *const *inputs, size_t n);
  * be written, else a usage error [usage.output]: a directory, or one of inputs[0..n). */
 int cli_check_output(const char *tool, const char *out, const char *const *inputs, size_t n);
 
+/* Keeps the memory a tool frees for its later allocations (glibc: no block of up to 1 GiB
+ * mapped on its own, the heap not trimmed) instead of handing each large block back to the
+ * kernel and taking fresh pages for the next one, each page faulted and cleared again: a
+ * tool that frees and allocates large buffers over and over (taskir-opt's use index a
+ * round, its saver's payloads a part) saves those faults. Nothing where malloc has no such
+ * settings. Call it first in main. */
+void cli_keep_freed_memory(void);
+
 #endif

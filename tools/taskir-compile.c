@@ -20,9 +20,6 @@
 #include "taskir/pbio.h"
 
 #include <errno.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,13 +226,9 @@ static Status load_cvm(const Options *o, OpGraph **g, Diag *d, bool *said)
 
 int main(int argc, char **argv)
 {
-#ifdef __GLIBC__
-    /* Keep freed memory for reuse instead of returning each large block to the kernel: the
-     * compiler frees the model's parameters (100 MB for ResNet-50) and then allocates as much
-     * for the TaskGraph's copy; reusing the pages saves the page faults (bench/compile). */
-    mallopt(M_MMAP_THRESHOLD, 1 << 30);
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
-#endif
+    /* the compiler frees the model's parameters (100 MB for ResNet-50) and then allocates
+     * as much for the TaskGraph's copy: the same pages again (bench/compile) */
+    cli_keep_freed_memory();
     Options o;
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0) {

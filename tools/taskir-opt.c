@@ -306,6 +306,9 @@ static Status optimize(const Options *o, const PassPlan *plan, const Chip *chip,
 
 int main(int argc, char **argv)
 {
+    /* the passes build and free a use index a round (tens of MB on the 10x model), the
+     * saver its payloads a part: the same pages again, not fresh ones (docs/passes.md) */
+    cli_keep_freed_memory();
     Options o;
     int rc = parse_args(argc, argv, &o);
     if (rc >= 0)

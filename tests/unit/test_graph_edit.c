@@ -562,6 +562,59 @@ static void test_spare_reuse(void **state)
     graph_destroy(g);
 }
 
+/* A block removed in a change set hands its arrays on once the graph is compacted: its
+ * interface arrays and its cluster arrays are what later clusters of as many interfaces and
+ * blocks of as many clusters get, cleared, and the arena grows by nothing for them; the
+ * removed block is left with no clusters. A loaded block's arrays of another size (3
+ * interfaces) are not kept. */
+static void test_removed_block_arrays_reused(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *b = graph_add_block(g, BT_SI, 1, "b");
+    assert_non_null(b);
+    assert_non_null(blk_add_input(g, b));
+    assert_non_null(blk_add_output(g, b));
+    for (int32_t k = 0; k < 4; k++)
+        assert_non_null(cluster_add_iface(g, &b->out[0], 100 + k));
+    assert_int_equal(b->out[0].cap_ifaces, 4);
+    const Iface *ifaces = b->out[0].ifaces;
+    const Cluster *outs = b->out;
+    graph_remove_block(g, b);
+    assert_true(graph_compact(g));
+    assert_null(graph_block(g, 1));
+    assert_int_equal(b->n_in + b->n_out + b->cap_in + b->cap_out, 0);
+    Block *c = graph_add_block(g, BT_SI, 2, "c");
+    assert_non_null(c);
+    size_t used = arena_used(g->arena), reused = g->spare.reused;
+    assert_non_null(blk_add_output(g, c));
+    assert_ptr_equal(c->out, outs);
+    assert_int_equal(c->out[0].n_ifaces, 0);
+    assert_true(cluster_reserve_ifaces(g, &c->out[0], 4));
+    assert_ptr_equal(c->out[0].ifaces, ifaces);
+    for (uint32_t i = 0; i < 4; i++)
+        assert_int_equal(c->out[0].ifaces[i].edge_id, 0);
+    assert_int_equal(arena_used(g->arena), used);
+    assert_int_equal(g->spare.reused - reused, sizeof(Cluster) + 4 * sizeof(Iface));
+    /* three interfaces (as a file gives them, not a size the graph asks for): not kept */
+    Block *d = graph_add_block(g, BT_SI, 3, "d");
+    assert_non_null(d);
+    assert_non_null(blk_add_output(g, d));
+    d->out[0].ifaces = arena_alloc(g->arena, 3, sizeof(Iface));
+    assert_non_null(d->out[0].ifaces);
+    d->out[0].cap_ifaces = 3;
+    graph_remove_block(g, d);
+    assert_true(graph_compact(g));
+    reused = g->spare.reused;
+    Block *e = graph_add_block(g, BT_SI, 4, "e");
+    assert_non_null(e);
+    assert_non_null(blk_add_output(g, e)); /* d's one cluster: kept */
+    assert_true(cluster_reserve_ifaces(g, &e->out[0], 3)); /* 4 asked: none kept */
+    assert_int_equal(g->spare.reused - reused, sizeof(Cluster));
+    graph_destroy(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -577,6 +630,7 @@ int main(void)
         cmocka_unit_test(test_conv_leaf),
         cmocka_unit_test(test_spare),
         cmocka_unit_test(test_spare_reuse),
+        cmocka_unit_test(test_removed_block_arrays_reused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
