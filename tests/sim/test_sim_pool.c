@@ -38,15 +38,6 @@ int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(voi
     return __real_pthread_create(t, a, fn, arg);
 }
 
-static int32_t *values(StRng *r, int64_t n, int32_t lo, int32_t hi)
-{
-    int32_t *v = malloc((size_t)(n ? n : 1) * sizeof *v);
-    assert_non_null(v);
-    for (int64_t i = 0; i < n; i++)
-        v[i] = st_range(r, lo, hi);
-    return v;
-}
-
 /* INPUT [H][H][R] int8 -> SIC -> CC 3 x 3 R -> F (constant int8 weights, padding 1) -> SI ->
  * OUTPUT: a region of over a million elements (its pages put in place while planning) and
  * weights of over a million multiply-accumulates a pixel (packed on threads). */
@@ -59,27 +50,7 @@ static Graph *big_conv(StRng *r, int32_t H, int32_t R, int32_t F)
     sic->has_prec = true;
     sic->prec = PR_INT_8;
     assert_non_null(graph_connect(g, x, 0, sic, 0));
-    int64_t nw = (int64_t)F * R * 9;
-    int32_t *w = values(r, nw, -128, 127), *bias = values(r, F, -5000, 5000);
-    Block *sw = st_storage(g, BT_SW, S(0, 0, F, R, 3, 3), w, nw);
-    Block *sb = st_storage(g, BT_SB, S(0, 0, F), bias, F);
-    free(w), free(bias);
-    Block *c = st_block(g, BT_CC, S(H, H, F, R, 3, 3, H, H), "conv");
-    c->has_prec = true;
-    c->prec = PR_INT_32;
-    c->bias_type = BIAS_VECTOR;
-    static const AttrId at[] = {AT_KERNEL_Y, AT_KERNEL_X, AT_PAD_UP, AT_PAD_DOWN, AT_PAD_LEFT,
-                                AT_PAD_RIGHT};
-    static const int32_t av[] = {3, 3, 1, 1, 1, 1};
-    for (int i = 0; i < 6; i++)
-        assert_true(blk_set_attr(g, c, at[i], av[i]));
-    Block *out = st_block(g, BT_SI, S(H, H, F), "conv/out");
-    out->has_prec = true;
-    out->prec = PR_INT_32;
-    assert_non_null(graph_connect(g, sic, 0, c, 0));
-    assert_non_null(graph_connect(g, sw, 0, c, 1));
-    assert_non_null(graph_connect(g, sb, 0, c, 2));
-    assert_non_null(graph_connect(g, c, 0, out, 0));
+    Block *out = st_conv_layer(g, r, sic, H, R, F, 3, PR_INT_32);
     Block *o = st_io(g, BT_OUTPUT, H, H, F, 0, 0, "out");
     assert_non_null(graph_connect(g, out, 0, o, 0));
     assert_false(graph_oom(g));
