@@ -137,6 +137,14 @@ void tir_file_release_threads(TirFileBytes *f, uint32_t threads)
     tir_file_release(f);
 }
 
+void tir_file_release_pool(TirFileBytes *f, TirPool *pool)
+{
+    bg_finish(f);
+    if (f->map && pool && f->len >= THREADED_BYTES)
+        tir_pool_run(pool, (int64_t)((f->len + PART - 1) / PART), drop, f);
+    tir_file_release(f);
+}
+
 void tir_file_release(TirFileBytes *f)
 {
     bg_finish(f);

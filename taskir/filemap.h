@@ -39,5 +39,9 @@ void tir_file_release(TirFileBytes *f);
  * first: unmapping costs the system about half of what bringing the pages in did (ResNet-50's
  * 140 MB: 6 ms), all on one thread, in munmap or at the process's exit. */
 void tir_file_release_threads(TirFileBytes *f, uint32_t threads);
+/* tir_file_release_threads on the pool's threads and this one (parallel.h; NULL: as one
+ * thread, the pages left to munmap): no thread is started for it. */
+struct TirPool;
+void tir_file_release_pool(TirFileBytes *f, struct TirPool *pool);
 
 #endif

@@ -79,14 +79,21 @@ static void take_items(void *ctx, int64_t lo, int64_t hi)
     }
 }
 
+/* The threads that take n items of work among threads: at most one an item. */
+static int64_t item_threads(uint32_t threads, int64_t n)
+{
+    int64_t nt = threads < TIR_MAX_THREADS ? threads : TIR_MAX_THREADS;
+    return nt < n ? nt : n;
+}
+
 void tir_parallel_items(uint32_t threads, int64_t n, TirRangeFn fn, void *ctx)
 {
     if (n <= 0)
         return;
     Items it = {.fn = fn, .ctx = ctx, .n = n};
     atomic_init(&it.next, 0);
-    int64_t nt = threads < TIR_MAX_THREADS ? threads : TIR_MAX_THREADS;
-    tir_parallel((uint32_t)(nt < n ? nt : n), nt < n ? nt : n, take_items, &it);
+    int64_t nt = item_threads(threads, n);
+    tir_parallel((uint32_t)nt, nt, take_items, &it);
 }
 
 /* ---- the pool: workers wait for a new generation of work, run their part, count down ----
@@ -366,6 +373,18 @@ void tir_pool_run(TirPool *p, int64_t n, TirRangeFn fn, void *ctx)
     pthread_mutex_unlock(&p->mu);
 }
 
+void tir_pool_items(TirPool *p, int64_t n, TirRangeFn fn, void *ctx)
+{
+    if (n <= 0)
+        return;
+    Items it = {.fn = fn, .ctx = ctx, .n = n};
+    atomic_init(&it.next, 0);
+    /* one part a thread, each taking items until none is left; a thread that finds its part
+     * not begun runs it too, which then takes no item */
+    int64_t nt = item_threads(tir_pool_threads(p), n);
+    tir_pool_run(p, nt, take_items, &it);
+}
+
 enum { PAGE = 4096 };
 
 /* Pages [lo, hi) of the memory at ctx. */
@@ -380,4 +399,10 @@ void tir_parallel_touch(void *p, size_t bytes, uint32_t threads)
 {
     if (p && bytes)
         tir_parallel(threads, (int64_t)((bytes + PAGE - 1) / PAGE), touch_pages, p);
+}
+
+void tir_pool_touch(TirPool *pool, void *p, size_t bytes)
+{
+    if (p && bytes)
+        tir_pool_run(pool, (int64_t)((bytes + PAGE - 1) / PAGE), touch_pages, p);
 }

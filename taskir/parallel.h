@@ -46,10 +46,17 @@ void tir_pool_run(TirPool *p, int64_t n, TirRangeFn fn, void *ctx);
 /* The threads tir_pool_run shares a large n among: the workers and the caller (1 for NULL). */
 uint32_t tir_pool_threads(const TirPool *p);
 
+/* tir_parallel_items on the pool's threads and this one (in this thread alone for NULL):
+ * no thread is started, and a worker that waits for the pool's next call is not put to sleep
+ * and woken again by a thread's start and end. */
+void tir_pool_items(TirPool *p, int64_t n, TirRangeFn fn, void *ctx);
+
 /* Writes a zero byte into every 4 KiB page of [p, p + bytes), zeroed memory not yet used (a
  * fresh allocation), split over up to threads threads: the system's cost of a fresh page (a
  * fault and clearing it) is then shared by the threads instead of falling on whichever
  * writes the memory first. */
 void tir_parallel_touch(void *p, size_t bytes, uint32_t threads);
+/* tir_parallel_touch on the pool's threads and this one (this one alone for NULL). */
+void tir_pool_touch(TirPool *pool, void *p, size_t bytes);
 
 #endif

@@ -621,7 +621,9 @@ Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d)
         run->opt = *opt;
     if (run->opt.steps == 0)
         run->opt.steps = 1;
-    run->pool = tir_pool_create(run->opt.threads); /* NULL: every kernel in this thread */
+    run->pool = run->opt.pool; /* NULL: every kernel in this thread */
+    if (!run->pool && (run->pool = tir_pool_create(run->opt.threads)))
+        run->own_pool = true;
     Status st = ST_OK;
     uint32_t nb = g->n_blocks;
     run->blocks = run_alloc(run, nb, sizeof *run->blocks);
@@ -772,7 +774,9 @@ Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d)
             goto fail;
         }
         run->region_bytes = (size_t)region * 4;
-        if (region >= SIM_TOUCH_ELEMS)
+        if (region >= SIM_TOUCH_ELEMS && run->pool) /* no thread started: the pool's */
+            tir_pool_touch(run->pool, run->region, run->region_bytes);
+        else if (region >= SIM_TOUCH_ELEMS)
             tir_parallel_touch(run->region, run->region_bytes, run->opt.threads);
     }
     for (uint32_t i = 0; i < run->n_order; i++)
@@ -821,7 +825,8 @@ void sim_destroy(SimRun *run)
         tir_big_free(run->owned[i]);
     free(run->owned);
     region_plan_free(run->rp);
-    tir_pool_destroy(run->pool);
+    if (run->own_pool)
+        tir_pool_destroy(run->pool);
     graph_uses_finish(&run->uses);
     free(run);
 }

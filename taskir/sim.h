@@ -47,6 +47,11 @@ typedef struct SimOptions {
                            tensors while or after the run, and does not sim_use_chip the run,
                            whose kernels read the weights as they are). Ignored with keep_all
                            and on a CPU without the int8 dot-product instruction. */
+    struct TirPool *pool; /* worker threads the caller made (parallel.h), borrowed for the
+                           run's planning and kernels instead of a pool of its own (the
+                           caller destroys it after sim_destroy, and may use it for its own
+                           work meanwhile: taskir-run drops the file's pages on it); NULL: a
+                           pool of threads threads is made. */
 } SimOptions;
 
 typedef struct SimRun SimRun;

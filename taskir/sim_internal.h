@@ -85,6 +85,7 @@ struct SimRun {
     size_t region_bytes;        /* its size */
     struct SimRegionPlan *rp;   /* while planning: where each buffer goes in the region */
     struct TirPool *pool;       /* the kernels' worker threads (parallel.h), or NULL */
+    bool own_pool;              /* pool was made by sim_create (not SimOptions.pool) */
     int32_t *scratch[2];        /* ping-pong buffers for rearranged copies */
     int64_t scratch_vol;
     uint32_t *wscratch;         /* kernel scratch (the int8 path: its input) */

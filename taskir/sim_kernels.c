@@ -1370,8 +1370,8 @@ out:
 }
 
 /* The constant operands of a run's blocks, packed at once: unit u of the list is channel
- * block u - first[k] of block k; the threads take the next unit in turn
- * (tir_parallel_items). */
+ * block u - first[k] of block k; the pool's threads take the next unit in turn
+ * (tir_pool_items). */
 typedef struct Prepack {
     SimBlock **blocks;
     int64_t *first;     /* n + 1 entries */
@@ -1433,8 +1433,10 @@ Status sim_kernel_prepack(SimRun *run, Diag *d)
         atomic_init(&P.bits[P.n], 0);
         P.n++;
     }
-    uint32_t threads = work < ((int64_t)1 << 20) ? 1 : run->opt.threads;
-    tir_parallel_items(threads, P.first[P.n], prepack_units, &P);
+    if (work < ((int64_t)1 << 20))
+        prepack_units(&P, 0, P.first[P.n]);
+    else
+        tir_pool_items(run->pool, P.first[P.n], prepack_units, &P); /* NULL: this thread */
     for (uint32_t k = 0; k < P.n; k++) {
         SimPack *pk = &P.blocks[k]->pack;
         uint32_t bits = atomic_load_explicit(&P.bits[k], memory_order_relaxed);

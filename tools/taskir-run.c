@@ -38,6 +38,7 @@
 #include "taskir/mapping.h"
 #include "taskir/npy.h"
 #include "taskir/outdir.h"
+#include "taskir/parallel.h"
 #include "taskir/pbio.h"
 #include "taskir/sim.h"
 #include "taskir/verify.h"
@@ -62,7 +63,7 @@
  * some 250 MB of values and buffers); under AddressSanitizer they are freed, so that it sees
  * no leak. With --threads N the mapped file's pages come in on a thread of their own while
  * the graph's structure is read (filemap.h), and the file is released after the run, its
- * pages dropped on the N threads (tir_file_release_threads): the exit would unmap them on
+ * pages dropped on the run's N threads (tir_file_release_pool): the exit would unmap them on
  * one. */
 #if defined(__SANITIZE_ADDRESS__)
 #define FREE_AT_EXIT 1
@@ -524,9 +525,11 @@ static Status ahead_finish(Ahead *a, bool report)
     return report ? a->st : ST_OK;
 }
 
-/* A TaskGraph (or a Mapping's graph): load, verify, plan, read the inputs, simulate. */
+/* A TaskGraph (or a Mapping's graph): load, verify, plan, read the inputs, simulate. The
+ * run's worker threads (NULL: none) are made before the plan into *pool, which the caller
+ * destroys after this returns (or leaves to the exit, as the run). */
 static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArray *arrays,
-                        Results *res, Diag *d)
+                        Results *res, TirPool **pool, Diag *d)
 {
     Graph *g = NULL;
     Mapping *map = NULL;    /* a Mapping: it owns g */
@@ -557,8 +560,11 @@ static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArr
     phase_end(o->phases, "verify");
     if (!st && !o->no_host)
         st = fe_host_load(o->file, &host, d);
+    SimOptions so = o->sim; /* the run's pool is the caller's, for the file's release too */
     if (!st)
-        st = sim_create(g, &o->sim, &run, d);
+        so.pool = *pool = tir_pool_create(o->sim.threads);
+    if (!st)
+        st = sim_create(g, &so, &run, d);
     if (!st)
         sim_use_chip(run, chip);
     phase_end(o->phases, "plan");
@@ -818,6 +824,7 @@ int main(int argc, char **argv)
     const uint8_t *buf = NULL;
     size_t len = 0;
     Results res = {0};
+    TirPool *pool = NULL; /* the run's worker threads (run_graph) */
     NpyArray *arrays = calloc((size_t)o.n_inputs + 1, sizeof *arrays);
     Status st = arrays ? ST_OK : diag_add(&d, ST_RUNTIME, "oom", NULL, "out of memory");
     if (!st && o.kind == KIND_ASM)
@@ -838,11 +845,15 @@ int main(int argc, char **argv)
     if (!st && rc < 0 && o.kind != KIND_ASM)
         st = o.kind == KIND_ONNX ? run_onnx(&o, buf, len, arrays, &res, &d)
              : o.kind != KIND_PB && o.kind != KIND_MAP ? run_model(&o, buf, len, arrays, &res, &d)
-                                                       : run_graph(&o, buf, len, arrays, &res, &d);
+                                                       : run_graph(&o, buf, len, arrays, &res, &pool, &d);
     if (o.kind != KIND_PB && o.kind != KIND_MAP && o.kind != KIND_ASM)
         phase_end(&phases, "run");
-    if (FREE_AT_EXIT || st || o.sim.threads > 1) /* threads: its pages dropped on all */
+    if (pool) /* its pages dropped on the run's threads: no thread started after the plan */
+        tir_file_release_pool(&file, pool);
+    else if (FREE_AT_EXIT || st || o.sim.threads > 1) /* threads: its pages dropped on all */
         tir_file_release_threads(&file, o.sim.threads);
+    if (FREE_AT_EXIT || st)
+        tir_pool_destroy(pool);
     if (o.kind == KIND_PB || o.kind == KIND_MAP)
         phase_end(&phases, "release");
     if (!st && o.dir) {

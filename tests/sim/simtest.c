@@ -11,6 +11,8 @@
 #include "simtest.h"
 #include "taskir/verify.h"
 
+#define S(...) ((const int32_t[TIR_NDIMS]){__VA_ARGS__})
+
 uint32_t st_next(StRng *r)
 {
     uint32_t x = r->s ? r->s : 0x9e3779b9u;
@@ -67,6 +69,48 @@ Block *st_io(Graph *g, BlockType t, int32_t y, int32_t x, int32_t f, int32_t r, 
     b->has_prec = true;
     b->prec = PR_INT_32;
     return b;
+}
+
+int32_t *st_values(StRng *r, int64_t n, int32_t lo, int32_t hi)
+{
+    int32_t *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+    assert_non_null(v);
+    for (int64_t i = 0; i < n; i++)
+        v[i] = st_range(r, lo, hi);
+    return v;
+}
+
+void st_window(Graph *g, Block *c, int32_t K)
+{
+    static const AttrId at[] = {AT_KERNEL_Y, AT_KERNEL_X, AT_PAD_UP, AT_PAD_DOWN, AT_PAD_LEFT,
+                                AT_PAD_RIGHT};
+    int32_t av[] = {K, K, K / 2, K / 2, K / 2, K / 2};
+    for (int i = 0; i < 6; i++)
+        assert_true(blk_set_attr(g, c, at[i], av[i]));
+}
+
+Block *st_conv_layer(Graph *g, StRng *r, Block *in, int32_t H, int32_t R, int32_t F, int32_t K,
+                     PrecisionId prec)
+{
+    int64_t nw = (int64_t)F * R * K * K;
+    int32_t *w = st_values(r, nw, -128, 127), *bias = st_values(r, F, -5000, 5000);
+    Block *sw = st_storage(g, BT_SW, S(0, 0, F, R, K, K), w, nw);
+    Block *sb = st_storage(g, BT_SB, S(0, 0, F), bias, F);
+    free(w), free(bias);
+    Block *c = st_block(g, BT_CC, S(H, H, F, R, K, K, H, H), "conv");
+    c->has_prec = true;
+    c->prec = prec;
+    c->bias_type = BIAS_VECTOR;
+    st_window(g, c, K);
+    Block *out = st_block(g, prec == PR_INT_8 ? BT_SIC : BT_SI,
+                          prec == PR_INT_8 ? S(H, H, 0, F) : S(H, H, F), "conv/out");
+    out->has_prec = true;
+    out->prec = prec;
+    assert_non_null(graph_connect(g, in, 0, c, 0));
+    assert_non_null(graph_connect(g, sw, 0, c, 1));
+    assert_non_null(graph_connect(g, sb, 0, c, 2));
+    assert_non_null(graph_connect(g, c, 0, out, 0));
+    return out;
 }
 
 SimRun *st_create(const Graph *g, const SimOptions *o)

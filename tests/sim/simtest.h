@@ -21,6 +21,8 @@ typedef struct StRng {
 uint32_t st_next(StRng *r);
 /* A value in [lo, hi]. */
 int32_t st_range(StRng *r, int32_t lo, int32_t hi);
+/* n values in [lo, hi] in a new array (free it). */
+int32_t *st_values(StRng *r, int64_t n, int32_t lo, int32_t hi);
 
 /* A block with shape dims y x f r ky kx iy ix (0 = absent). */
 Block *st_block(Graph *g, BlockType t, const int32_t shape[TIR_NDIMS], const char *name);
@@ -40,6 +42,14 @@ Block *st_out(Graph *g, Block *c, int32_t socket, const char *name);
  * d when non-NULL (else any error fails the test). */
 Status st_run_block(Graph *g, Block *c, Block *const *operands, int n_operands, int steps,
                     int32_t *out, int64_t n, Diag *d);
+
+/* K x K taps with padding K / 2 on every side, as c's attributes. */
+void st_window(Graph *g, Block *c, int32_t K);
+/* A convolution of K x K taps (padding K / 2) from storage in into a new storage block out
+ * of F channels, with random int8 weights and bias; prec: its result's precision. Returns the
+ * result's storage block. */
+Block *st_conv_layer(Graph *g, StRng *r, Block *in, int32_t H, int32_t R, int32_t F, int32_t K,
+                     PrecisionId prec);
 
 /* Creates a run (verifying first), failing the test on any error. */
 SimRun *st_create(const Graph *g, const SimOptions *o);

@@ -25,15 +25,6 @@
 
 #define S(...) ((const int32_t[TIR_NDIMS]){__VA_ARGS__})
 
-static int32_t *values(StRng *r, int64_t n, int32_t lo, int32_t hi)
-{
-    int32_t *v = malloc((size_t)(n ? n : 1) * sizeof *v);
-    assert_non_null(v);
-    for (int64_t i = 0; i < n; i++)
-        v[i] = st_range(r, lo, hi);
-    return v;
-}
-
 static StConv cvm_geometry(int32_t F, int32_t R)
 {
     return (StConv){1, 1, F, R, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0};
@@ -48,8 +39,8 @@ static void run_cvm_case(StRng *r, int32_t F, int32_t R, int32_t lo, int32_t hi,
     c->has_prec = true;
     c->prec = prec;
     c->bias_type = BIAS_VECTOR;
-    int32_t *x = values(r, R, lo, hi), *w = values(r, (int64_t)F * R, lo, hi);
-    int32_t *bias = values(r, F, INT32_MIN, INT32_MAX);
+    int32_t *x = st_values(r, R, lo, hi), *w = st_values(r, (int64_t)F * R, lo, hi);
+    int32_t *bias = st_values(r, F, INT32_MIN, INT32_MAX);
     int32_t *out = malloc((size_t)F * 4), *want = malloc((size_t)F * 4);
     assert_non_null(out), assert_non_null(want);
     if (odd)
@@ -84,16 +75,6 @@ static void test_cvm_int8(void **state)
         run_cvm_case(&r, 33, 17, -128, 127, PR_INT_32, odd[i]);
 }
 
-/* K x K taps with padding K / 2 on every side. */
-static void set_window(Graph *g, Block *c, int32_t K)
-{
-    static const AttrId at[] = {AT_KERNEL_Y, AT_KERNEL_X, AT_PAD_UP, AT_PAD_DOWN, AT_PAD_LEFT,
-                                AT_PAD_RIGHT};
-    int32_t av[] = {K, K, K / 2, K / 2, K / 2, K / 2};
-    for (int i = 0; i < 6; i++)
-        assert_true(blk_set_attr(g, c, at[i], av[i]));
-}
-
 /* INPUT x [IY][IX][R] -> SIC -> CC -> SI -> OUTPUT; the weights an SW with data, 3 x 3 with
  * padding 1, or (wfed) fed by INPUT w [F][R], 1 x 1 (an INPUT has no kernel dims). */
 typedef struct ConvRun {
@@ -109,8 +90,8 @@ static void conv_graph(ConvRun *cr, StRng *r, bool wfed)
     cr->v = v;
     Graph *g = cr->g = graph_create();
     int64_t nw = (int64_t)v.F * v.R * K * K;
-    cr->w = values(r, nw, -128, 127);
-    cr->bias = values(r, v.F, INT32_MIN, INT32_MAX);
+    cr->w = st_values(r, nw, -128, 127);
+    cr->bias = st_values(r, v.F, INT32_MIN, INT32_MAX);
     Block *x = st_io(g, BT_INPUT, v.IY, v.IX, v.R, 0, 0, "x");
     Block *sic = st_block(g, BT_SIC, S(v.IY, v.IX, 0, v.R), "conv/in");
     Block *sw;
@@ -126,7 +107,7 @@ static void conv_graph(ConvRun *cr, StRng *r, bool wfed)
     c->has_prec = true;
     c->prec = PR_INT_32;
     c->bias_type = BIAS_VECTOR;
-    set_window(g, c, K);
+    st_window(g, c, K);
     assert_non_null(graph_connect(g, x, 0, sic, 0));
     assert_non_null(graph_connect(g, sic, 0, c, 0));
     assert_non_null(graph_connect(g, sw, 0, c, 1));
@@ -180,7 +161,7 @@ static void steps_case(uint32_t seed, bool wfed, uint32_t threads)
     for (int t = 0; t < 4; t++) {
         for (int64_t i = 0; wfed && i < nw; i++)
             cr.w[i] = t == 1 && i == nw - 1 ? -1000 : st_range(&r, -128, 127);
-        int32_t *x = values(&r, nx, -128, 127);
+        int32_t *x = st_values(&r, nx, -128, 127);
         if (t == 2 && !wfed)
             x[nx / 2] = 200;
         conv_step(run, &cr, x, wfed);
@@ -246,7 +227,7 @@ static void test_weights_scratch_apart(void **state)
         assert_non_null(run->wtscratch);
         assert_true(run->wscratch_vol < nw / 4);
         for (int t = 0; t < 2; t++) {
-            int32_t *x = values(&r, nx, -128, 127);
+            int32_t *x = st_values(&r, nx, -128, 127);
             if (t == 0)
                 x[nx / 3] = -3000; /* the int32 path */
             conv_step(run, &cr, x, false);
@@ -266,32 +247,6 @@ static void test_two_threads(void **state)
     steps_case(779, false, 3);
 }
 
-/* A convolution of K x K taps (padding K / 2) from storage in into a new storage block out
- * of F channels, with random int8 weights and bias; prec: its result's precision. */
-static Block *conv_layer(Graph *g, StRng *r, Block *in, int32_t H, int32_t R, int32_t F,
-                         int32_t K, PrecisionId prec)
-{
-    int64_t nw = (int64_t)F * R * K * K;
-    int32_t *w = values(r, nw, -128, 127), *bias = values(r, F, -5000, 5000);
-    Block *sw = st_storage(g, BT_SW, S(0, 0, F, R, K, K), w, nw);
-    Block *sb = st_storage(g, BT_SB, S(0, 0, F), bias, F);
-    free(w), free(bias);
-    Block *c = st_block(g, BT_CC, S(H, H, F, R, K, K, H, H), "conv");
-    c->has_prec = true;
-    c->prec = prec;
-    c->bias_type = BIAS_VECTOR;
-    set_window(g, c, K);
-    Block *out = st_block(g, prec == PR_INT_8 ? BT_SIC : BT_SI,
-                          prec == PR_INT_8 ? S(H, H, 0, F) : S(H, H, F), "conv/out");
-    out->has_prec = true;
-    out->prec = prec;
-    assert_non_null(graph_connect(g, in, 0, c, 0));
-    assert_non_null(graph_connect(g, sw, 0, c, 1));
-    assert_non_null(graph_connect(g, sb, 0, c, 2));
-    assert_non_null(graph_connect(g, c, 0, out, 0));
-    return out;
-}
-
 /* With threads, each convolution's int8 input is placed in the scratch so that the pixel
  * where the second half of the threads' parts starts lies on its middle (sim_kernels.c,
  * input8_at; each thread writes the same bytes at every layer): two convolutions whose
@@ -309,12 +264,12 @@ static void test_input8_threads(void **state)
     sic->prec = PR_INT_8;
     x->prec = PR_INT_8;
     assert_non_null(graph_connect(g, x, 0, sic, 0));
-    Block *mid = conv_layer(g, &r, sic, H, R, F1, 3, PR_INT_8);
-    Block *last = conv_layer(g, &r, mid, H, F1, F2, 1, PR_INT_32);
+    Block *mid = st_conv_layer(g, &r, sic, H, R, F1, 3, PR_INT_8);
+    Block *last = st_conv_layer(g, &r, mid, H, F1, F2, 1, PR_INT_32);
     Block *o = st_io(g, BT_OUTPUT, H, H, F2, 0, 0, "out");
     assert_non_null(graph_connect(g, last, 0, o, 0));
     assert_false(graph_oom(g));
-    int32_t *in = values(&r, (int64_t)H * H * R, -128, 127);
+    int32_t *in = st_values(&r, (int64_t)H * H * R, -128, 127);
     int32_t *want = NULL;
     int64_t n = 0;
     for (uint32_t threads = 1; threads <= 3; threads++) {
@@ -358,7 +313,7 @@ static void test_region_in_place(void **state)
         sic->prec = PR_INT_8;
         x->prec = PR_INT_8;
         assert_non_null(graph_connect(g, x, 0, sic, 0));
-        Block *last = conv_layer(g, &r, sic, H, R, F, 1, PR_INT_32);
+        Block *last = st_conv_layer(g, &r, sic, H, R, F, 1, PR_INT_32);
         Block *o = st_io(g, BT_OUTPUT, H, H, F, 0, 0, "out");
         assert_non_null(graph_connect(g, last, 0, o, 0));
         assert_false(graph_oom(g));

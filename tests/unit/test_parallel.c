@@ -4,7 +4,8 @@
  * no pool at all; a thread that finished its part takes what a slow one has left of its own,
  * but not from one that runs its part at more than half its own speed;
  * tir_parallel_items calls every item once, alone, whatever the thread count and however
- * long the items take; tir_parallel_touch leaves zeroed memory zero. */
+ * long the items take, and tir_pool_items on a pool of any size (or none) as well, the items
+ * shared by its threads; tir_parallel_touch and tir_pool_touch leave zeroed memory zero. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -219,6 +220,61 @@ static void test_items(void **state)
         }
 }
 
+/* An item that records the thread running it (by its slot in a list of threads seen). */
+typedef struct Who {
+    Calls c;
+    pthread_mutex_t mu;
+    pthread_t seen[8];
+    int n_seen;
+    int want;           /* every item waits until this many threads took one */
+} Who;
+
+static void item_who(void *ctx, int64_t lo, int64_t hi)
+{
+    Who *w = ctx;
+    pthread_mutex_lock(&w->mu);
+    bool known = false;
+    for (int k = 0; k < w->n_seen; k++)
+        known |= pthread_equal(w->seen[k], pthread_self()) != 0;
+    if (!known && w->n_seen < 8)
+        w->seen[w->n_seen++] = pthread_self();
+    pthread_mutex_unlock(&w->mu);
+    for (bool wait = true; wait;) { /* a thread holds one item at a time: n >= want */
+        pthread_mutex_lock(&w->mu);
+        wait = w->n_seen < w->want;
+        pthread_mutex_unlock(&w->mu);
+    }
+    item(&w->c, lo, hi);
+}
+
+static void test_pool_items(void **state)
+{
+    (void)state;
+    static const uint32_t threads[] = {1, 2, 3};
+    static const int64_t ns[] = {-1, 0, 1, 2, 5, 64, 299};
+    for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
+        TirPool *p = tir_pool_create(threads[t]);
+        assert_true(threads[t] == 1 ? p == NULL : p != NULL);
+        for (size_t k = 0; k < sizeof ns / sizeof *ns; k++) {
+            Who *w = calloc(1, sizeof *w);
+            assert_non_null(w);
+            assert_int_equal(pthread_mutex_init(&w->mu, NULL), 0);
+            w->want = ns[k] >= 5 ? (int)threads[t] : 1;
+            tir_pool_items(p, ns[k], item_who, w);
+            for (int64_t i = 0; i < MAX_N; i++)
+                assert_int_equal(atomic_load(&w->c.hits[i]), i < ns[k] ? 1 : 0);
+            assert_int_equal(atomic_load(&w->c.wide), 0);
+            /* the items waited for every thread of the pool to take one */
+            if (ns[k] >= 5)
+                assert_int_equal(w->n_seen, w->want);
+            assert_true(w->n_seen <= (int)threads[t]);
+            pthread_mutex_destroy(&w->mu);
+            free(w);
+        }
+        tir_pool_destroy(p);
+    }
+}
+
 static void test_touch(void **state)
 {
     (void)state;
@@ -230,6 +286,18 @@ static void test_touch(void **state)
         if (m[i])
             fail_msg("byte %zu is %d", i, m[i]);
     free(m);
+    TirPool *p = tir_pool_create(2);
+    assert_non_null(p);
+    for (int k = 0; k < 2; k++) {
+        m = calloc(1, n);
+        assert_non_null(m);
+        tir_pool_touch(k ? p : NULL, m, n);
+        for (size_t i = 0; i < n; i++)
+            if (m[i])
+                fail_msg("byte %zu is %d", i, m[i]);
+        free(m);
+    }
+    tir_pool_destroy(p);
 }
 
 int main(void)
@@ -239,6 +307,7 @@ int main(void)
         cmocka_unit_test(test_pool_steals),
         cmocka_unit_test(test_pool_keeps_parts),
         cmocka_unit_test(test_items),
+        cmocka_unit_test(test_pool_items),
         cmocka_unit_test(test_touch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
