@@ -583,21 +583,20 @@ static bool same_copy(const MapPlan *p, uint32_t xi, uint32_t xj)
            p->xfers[xi].dst_cluster == p->xfers[xj].dst_cluster;
 }
 
-/* Where transfer xi (s->xl[i]) comes in its copy's order: by the latest phase the writers of
- * the transfers into the same copy that land on any of its rows send in (pieces of a row
- * that alternate along it come in the row's order, whichever writer sends first), then by
- * the first pixel it lands on in its storage block, in C order. */
-static int64_t land_key(const Sched *s, uint32_t i)
+/* Where transfer xi comes in its copy's order, among the transfers xl[0..n) (all of p's
+ * when xl is NULL): by the latest phase the writers of the transfers into the same copy
+ * that land on any of its rows send in (pieces of a row that alternate along it come in the
+ * row's order, whichever writer sends first), then by the first pixel it lands on in its
+ * storage block, in C order. */
+static int64_t land_key_among(const MapPlan *p, uint32_t xi, const uint32_t *xl, uint32_t n)
 {
-    const MapPlan *p = s->p;
-    uint32_t xi = s->xl[i];
     int64_t y0, y1, px;
     land_rows(p, xi, &y0, &y1, &px);
     int32_t ph = xfer_send(p, xi);
-    for (uint32_t j = 0; j < s->n_xl; j++) {
-        uint32_t xj = s->xl[j];
+    for (uint32_t j = 0; j < n; j++) {
+        uint32_t xj = xl ? xl[j] : j;
         int64_t z0, z1, q;
-        if (j == i || p->xfers[xj].kind == XF_OUT || !same_copy(p, xi, xj))
+        if (xj == xi || p->xfers[xj].kind == XF_OUT || !same_copy(p, xi, xj))
             continue;
         land_rows(p, xj, &z0, &z1, &q);
         int32_t pj = xfer_send(p, xj);
@@ -606,6 +605,12 @@ static int64_t land_key(const Sched *s, uint32_t i)
     }
     const int64_t span = (int64_t)1 << 32;
     return ph * span + (px < 0 ? 0 : px < span ? px : span - 1);
+}
+
+/* land_key_among for s->xl[i] among a task's inputs (s->xl). */
+static int64_t land_key(const Sched *s, uint32_t i)
+{
+    return land_key_among(s->p, s->xl[i], s->xl, s->n_xl);
 }
 
 /* The transfers into task t's inputs (s->xl, s->n_xl) in the order inputs_ready plans them:
@@ -1206,7 +1211,7 @@ static bool rest_order(const MapPlan *p, uint32_t **out, uint32_t *n)
             continue;
         r[k] = (RestKey){i, k, -1};
         if (map_xfer_over_recv(p, i)) {
-            r[k].key = land_key(p, i);
+            r[k].key = land_key_among(p, i, NULL, p->n_xfers);
             for (uint32_t j = 0; j < k; j++) {
                 const MXfer *y = &p->xfers[r[j].xi];
                 if (r[j].key >= 0 && y->store == x->store && y->dst_cluster == x->dst_cluster) {

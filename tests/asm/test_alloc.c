@@ -361,13 +361,13 @@ static void test_long_top(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {6144, 8, 0, 31, ALLOC_STATIC, 17732, false, false, 0, false, false},
-        {3584, 8, 0, 31, ALLOC_DATA, 2013, false, false, 3, false, false},
-        {3584, 8, 0, 31, ALLOC_DATA, 2013, false, false, 0, false, false},
-        {14336, 32, 0, 0, ALLOC_DATA, 5229, false, false, 0, false, false},
-        {3584, 8, 0, 4, ALLOC_DATA, 5228, false, false, 0, false, false},
-        {12544, 4, 2, 8, ALLOC_DATA, 11050, false, false, 0, false, false},
-        {5376, 32, 8, 9, ALLOC_DATA, 11049, false, false, 0, false, false},
+        {6144, 8, 0, 31, ALLOC_STATIC, 17732, false, false, 0, false, false, 0},
+        {3584, 8, 0, 31, ALLOC_DATA, 2013, false, false, 3, false, false, 0},
+        {3584, 8, 0, 31, ALLOC_DATA, 2013, false, false, 0, false, false, 0},
+        {14336, 32, 0, 0, ALLOC_DATA, 5229, false, false, 0, false, false, 0},
+        {3584, 8, 0, 4, ALLOC_DATA, 5228, false, false, 0, false, false, 0},
+        {12544, 4, 2, 8, ALLOC_DATA, 11050, false, false, 0, false, false, 0},
+        {5376, 32, 8, 9, ALLOC_DATA, 11049, false, false, 0, false, false, 0},
     };
     const int32_t want[7] = {19456, 25600, 29184, 0, 14336, 0, 12544};
     plan_as(r, 7, want);
@@ -386,13 +386,13 @@ static void test_chains_first(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {96, 8, 0, 31, ALLOC_STATIC, 17464, false, false, 0, false, false},
-        {4096, 8, 0, 31, ALLOC_STATIC, 17821, false, false, 0, false, false},
-        {16128, 4, 0, 9, ALLOC_DATA, 17754, false, false, 0, false, false},
-        {4480, 32, 9, 10, ALLOC_DATA, 11310, false, false, 0, false, false},
-        {6720, 32, 9, 14, ALLOC_DATA, 11181, false, false, 6, false, false},
-        {6720, 32, 11, 14, ALLOC_DATA, 11181, false, false, 0, false, false},
-        {6720, 32, 14, 17, ALLOC_DATA, 11181, false, false, 0, false, false},
+        {96, 8, 0, 31, ALLOC_STATIC, 17464, false, false, 0, false, false, 0},
+        {4096, 8, 0, 31, ALLOC_STATIC, 17821, false, false, 0, false, false, 0},
+        {16128, 4, 0, 9, ALLOC_DATA, 17754, false, false, 0, false, false, 0},
+        {4480, 32, 9, 10, ALLOC_DATA, 11310, false, false, 0, false, false, 0},
+        {6720, 32, 9, 14, ALLOC_DATA, 11181, false, false, 6, false, false, 0},
+        {6720, 32, 11, 14, ALLOC_DATA, 11181, false, false, 0, false, false, 0},
+        {6720, 32, 14, 17, ALLOC_DATA, 11181, false, false, 0, false, false, 0},
     };
     const int32_t want[7] = {28576, 28672, 6720, 22848, 0, 6720, 13440};
     plan_as(r, 7, want);
@@ -410,8 +410,8 @@ static void test_no_run(void **state)
 {
     (void)state;
     AllocReq r[] = {
-        {16448, 8192, 0, 0, ALLOC_DATA, 7, false, false, 0, false, false},
-        {16000, 16384, 0, 0, ALLOC_DATA, 8, false, false, 0, false, false},
+        {16448, 8192, 0, 0, ALLOC_DATA, 7, false, false, 0, false, false, 0},
+        {16000, 16384, 0, 0, ALLOC_DATA, 8, false, false, 0, false, false, 0},
     };
     int32_t a[5];
     Diag d;
@@ -421,11 +421,11 @@ static void test_no_run(void **state)
                                               "within the 32768 words"));
     diag_finish(&d);
     AllocReq q[] = {
-        {24064, 32, 0, 0, ALLOC_DATA, 97, false, false, 0, false, false},
-        {6016, 128, 2, 21, ALLOC_DATA, 196, false, false, 0, false, false},
-        {6016, 128, 0, 2, ALLOC_DATA, 96, false, false, 0, false, false},
-        {24064, 512, 21, 24, ALLOC_DATA, 195, false, false, 0, false, false},
-        {6016, 128, 2, 3, ALLOC_RECV, 196, false, false, 0, false, false},
+        {24064, 32, 0, 0, ALLOC_DATA, 97, false, false, 0, false, false, 0},
+        {6016, 128, 2, 21, ALLOC_DATA, 196, false, false, 0, false, false, 0},
+        {6016, 128, 0, 2, ALLOC_DATA, 96, false, false, 0, false, false, 0},
+        {24064, 512, 21, 24, ALLOC_DATA, 195, false, false, 0, false, false, 0},
+        {6016, 128, 2, 3, ALLOC_RECV, 196, false, false, 0, false, false, 0},
     };
     assert_int_equal(plan(q, 5, a, &d), ST_LOGIC);
     assert_non_null(strstr(d.entries[0].what, "block 196 needs 6016 words"));
