@@ -180,7 +180,7 @@ Status verify_graph_opts(const Graph *g, const VerifyOptions *o, Diag *d)
     else
         collect_dups(&v);
     if (!v.oom)
-        vfy_values_scan(&v, o ? o->threads : 1);
+        vfy_values_scan(&v, o ? o->threads : 1, o && o->threads > 1 ? o->pool : NULL);
     if (!v.oom) {
         if (g->n_blocks == 0) /* also what a 0-byte file decodes to */
             vfy_add(&v, "graph.empty", NULL, "the graph has no blocks: nothing to run");

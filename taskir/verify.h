@@ -18,6 +18,9 @@ typedef struct VerifyOptions {
     bool strict;
     /* Threads for the checks of the data tensors' values (0 or 1: this thread only). */
     uint32_t threads;
+    /* With threads > 1: worker threads the caller keeps (parallel.h) that run those checks
+     * instead of threads started for them; NULL: started. */
+    struct TirPool *pool;
     /* g's use index (uses.h) when the caller holds one, NULL: built here. */
     const struct GraphUses *uses;
 } VerifyOptions;

@@ -54,9 +54,11 @@ typedef struct Verifier {
     VExtremes *ext;         /* per block position, or NULL: vfy_values_scan */
 } Verifier;
 
-/* Finds the extremes of every block's int32 data on up to threads threads (verify_values.c);
- * without memory for them, leaves v->ext NULL (data.range then scans each tensor itself). */
-void vfy_values_scan(Verifier *v, uint32_t threads);
+struct TirPool;
+/* Finds the extremes of every block's int32 data on up to threads threads (verify_values.c;
+ * pool's when not NULL, else started for it); without memory for them, leaves v->ext NULL
+ * (data.range then scans each tensor itself). */
+void vfy_values_scan(Verifier *v, uint32_t threads, struct TirPool *pool);
 /* The extremes of block b's int32 data when vfy_values_scan found them. */
 bool vfy_values_extremes(const Verifier *v, const Block *b, int32_t *mn, int32_t *mx);
 

@@ -81,7 +81,7 @@ static int holder_cmp(const void *pa, const void *pb)
     return a->pos < b->pos ? -1 : a->pos > b->pos;
 }
 
-void vfy_values_scan(Verifier *v, uint32_t threads)
+void vfy_values_scan(Verifier *v, uint32_t threads, TirPool *pool)
 {
     const Graph *g = v->g;
     size_t nh = 0;
@@ -133,7 +133,10 @@ void vfy_values_scan(Verifier *v, uint32_t threads)
     uint32_t nt = total < ((uint64_t)1 << 20) ? 1 : threads < 1 ? 1 : threads;
     Scan S = {.pc = pc, .n = n};
     atomic_init(&S.next, 0);
-    tir_parallel(nt, nt, scan, &S);
+    if (pool && nt > 1) /* the pool's threads: none started */
+        tir_pool_run(pool, tir_pool_threads(pool), scan, &S);
+    else
+        tir_parallel(nt, nt, scan, &S);
     for (size_t j = 0; j < n; j++) {
         VExtremes *e = &v->ext[pc[j].pos];
         if (!e->have || pc[j].mn < e->mn)

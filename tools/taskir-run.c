@@ -526,8 +526,9 @@ static Status ahead_finish(Ahead *a, bool report)
 }
 
 /* A TaskGraph (or a Mapping's graph): load, verify, plan, read the inputs, simulate. The
- * run's worker threads (NULL: none) are made before the plan into *pool, which the caller
- * destroys after this returns (or leaves to the exit, as the run). */
+ * worker threads of the verifier, the plan and the run (NULL: none) are made after the load
+ * into *pool, which the caller destroys after this returns (or leaves to the exit, as the
+ * run). */
 static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArray *arrays,
                         Results *res, TirPool **pool, Diag *d)
 {
@@ -553,7 +554,11 @@ static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArr
         LoadOptions lo = {.threads = o->sim.threads};
         st = graph_load_pb_mem_opts(buf, len, &lo, &g, d);
         phase_end(o->phases, "load");
-        VerifyOptions vo = {.threads = o->sim.threads};
+        /* the pool from the verifier on (the load's passes start their own threads: with
+         * the pool's worker alive during the load it took longer, README) */
+        if (!st)
+            *pool = tir_pool_create(o->sim.threads);
+        VerifyOptions vo = {.threads = o->sim.threads, .pool = *pool};
         if (!st)
             st = verify_graph_opts(g, &vo, d);
     }
@@ -561,8 +566,9 @@ static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArr
     if (!st && !o->no_host)
         st = fe_host_load(o->file, &host, d);
     SimOptions so = o->sim; /* the run's pool is the caller's, for the file's release too */
-    if (!st)
-        so.pool = *pool = tir_pool_create(o->sim.threads);
+    if (!st && !*pool) /* a Mapping's graph: made here */
+        *pool = tir_pool_create(o->sim.threads);
+    so.pool = *pool;
     if (!st)
         st = sim_create(g, &so, &run, d);
     if (!st)

@@ -1,6 +1,7 @@
 /* test_sim_pool.c: no thread is started once the run's pool of worker threads exists.
- * sim_create given a pool (SimOptions.pool) puts the region's pages in place and packs the
- * constant weights on it, and taskir-run's release of a large mapped file drops its pages on
+ * The verifier given a pool (VerifyOptions.pool) scans the data tensors' values on it,
+ * sim_create (SimOptions.pool) puts the region's pages in place and packs the constant
+ * weights on it, and taskir-run's release of a large mapped file drops its pages on
  * it (tir_file_release_pool): each thread started per call cost a thread's start and end,
  * and, where the system places a new thread on its busy creator's processor, waiting there
  * until the creator stops. This program is linked with pthread_create wrapped
@@ -21,6 +22,7 @@
 #include "../../taskir/sim_internal.h"
 #include "taskir/filemap.h"
 #include "taskir/parallel.h"
+#include "taskir/verify.h"
 #include "simtest.h"
 
 #define S(...) ((const int32_t[TIR_NDIMS]){__VA_ARGS__})
@@ -87,6 +89,28 @@ static void test_plan_on_pool(void **state)
     graph_destroy(g);
 }
 
+/* The verifier's scan of 1.3 M weights on a pool starts no thread; on two threads without one
+ * it starts one; the graph passes either way, as on one thread. */
+static void test_verify_on_pool(void **state)
+{
+    (void)state;
+    StRng r = {1515};
+    Graph *g = big_conv(&r, 8, 384, 384);
+    TirPool *pool = tir_pool_create(2);
+    assert_non_null(pool);
+    for (int how = 0; how < 3; how++) { /* one thread, a thread started, the pool */
+        VerifyOptions vo = {.threads = how ? 2 : 1, .pool = how == 2 ? pool : NULL};
+        Diag d;
+        diag_init(&d, "test");
+        atomic_store(&started, 0);
+        assert_int_equal(verify_graph_opts(g, &vo, &d), ST_OK);
+        assert_int_equal(atomic_load(&started), how == 1 ? 1 : 0);
+        diag_finish(&d);
+    }
+    tir_pool_destroy(pool);
+    graph_destroy(g);
+}
+
 /* A mapped file of 16 MiB or more has its pages dropped on the pool: no thread started. */
 static void test_release_on_pool(void **state)
 {
@@ -120,6 +144,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plan_on_pool),
+        cmocka_unit_test(test_verify_on_pool),
         cmocka_unit_test(test_release_on_pool),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
