@@ -87,6 +87,8 @@ Status mapper_plan(const Graph *g, const Chip *c, const MapperOptions *o, MapPla
     if (st == ST_OK)
         st = map_route(p, d);
     if (st == ST_OK)
+        st = map_route_fit(p, d);
+    if (st == ST_OK)
         st = map_estimate(p, d);
     if (st != ST_OK) {
         mapper_plan_destroy(p);

@@ -233,7 +233,7 @@ Status map_route_sets(MapPlan *p, Diag *d);
  * traffic (bytes x hops, chains link by link), -1 when out of memory; relay[x] and hops[x]
  * per cross transfer x when not NULL (n_xfers entries). */
 int64_t map_route_where(const MapPlan *p, const uint32_t *where, uint32_t *relay, int64_t *hops);
-/* route.c: relays and hops of every cross transfer (then map_route_fit). */
+/* route.c: relays and hops of every cross transfer. */
 Status map_route(MapPlan *p, Diag *d);
 /* route.c: whether x's bytes arrive in the phases y's do, as many in each (y may forward
  * each part as it lands). */
