@@ -950,6 +950,15 @@ static uint32_t task_named(const MapPlan *p, const char *name)
     return MAP_NONE;
 }
 
+/* Fails unless vcore v's receive budget in each of its M local phases is want[]. */
+static void budget_is(const MapPlan *p, uint32_t v, uint32_t M, const int64_t *want)
+{
+    for (uint32_t l = 0; l < M; l++)
+        if (p->vcores[v].recv[l] != want[l])
+            fail_msg("phase %u: %lld bytes in the budget, %lld expected", l,
+                     (long long)p->vcores[v].recv[l], (long long)want[l]);
+}
+
 /* A box of a writer's result that its primitive cannot write straight into a copy on its own
  * core counts in that core's receive budget too (mapper/own_gather.c, map_own_gathered;
  * mapper/schedule.c own_moved): neg_halves' "l" and "r", each read by a CCMPB ("nl", "nr")
@@ -996,10 +1005,7 @@ static void test_own_gather_budget(void **state)
             want[(uint32_t)ph % M] += 4 * 16 * 32;
     }
     assert_true(on > 0); /* a reader stays on the writer's core (a chain of layers) */
-    for (uint32_t l = 0; l < M; l++)
-        if (p->vcores[v].recv[l] != want[l])
-            fail_msg("phase %u: %lld bytes in the budget, %lld expected", l,
-                     (long long)p->vcores[v].recv[l], (long long)want[l]);
+    budget_is(p, v, M, want);
     mapper_plan_destroy(p);
     diag_finish(&d);
     graph_destroy(g);
@@ -1065,10 +1071,7 @@ static void test_own_gather_cadd(void **state)
     assert_int_equal(n, 2);
     assert_true(held[0] != held[1]);
     assert_true(held[0] / MS_PER_PHASE > from || held[1] / MS_PER_PHASE > from);
-    for (uint32_t l = 0; l < M; l++)
-        if (p->vcores[v].recv[l] != want[l])
-            fail_msg("phase %u: %lld bytes in the budget, %lld expected", l,
-                     (long long)p->vcores[v].recv[l], (long long)want[l]);
+    budget_is(p, v, M, want);
     mapper_plan_destroy(p);
     diag_finish(&d);
     graph_destroy(g);
