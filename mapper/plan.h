@@ -69,6 +69,9 @@ typedef struct MXfer {
     int32_t own_next;         /* schedule.c: from a block on the copy's core through its
                                  own router: the first phase its bytes are not yet counted
                                  in that core's receive budget in (0: none counted) */
+    int64_t held;             /* schedule.c: 1 + the time of the Soma slot kept for the P06
+                                 gathering it out of the receive area (gather_wait.h), 0:
+                                 none */
 } MXfer;
 
 /* Blocks that must share a core. */

@@ -36,6 +36,7 @@
  * Requires map_build_problem. Guarantees: every task has (phase, slot), every cluster a
  * virtual core, every XF_CORE transfer between two cores its receive chunks.
  */
+#include "mapper/gather_wait.h"
 #include "mapper/own_gather.h"
 #include "mapper/plan.h"
 #include "mapper/xfer_clash.h"
@@ -156,6 +157,9 @@ typedef struct Ready {
     int64_t joint_ready[GROUP_MAX];
     uint32_t n_joint;
     int pass;            /* 0: what v's own router lands on it (own_lands); 1: the rest */
+    uint32_t task;       /* the task whose inputs these are */
+    int64_t held[64];    /* the Soma slots its gathered inputs keep (gather_wait.h) */
+    uint32_t n_held;
 } Ready;
 
 /* A planned transfer of the same edge into another copy on vcore v, or MAP_NONE. */
@@ -370,6 +374,36 @@ static void own_keep(Sched *s, uint32_t t, uint32_t v, int32_t ph)
     map_each_in_xfer(s->p, t, keep_one, a);
 }
 
+/* Transfer xi, landing whole on R's core in phase ph (in place at time r), into an input
+ * CADD R->task gathers straight from the receive area (gather_wait.h): it keeps the earliest
+ * free Soma slot after r for its P06 (on commit in the core's slots, x->held), and its bytes
+ * count in the receive budget of the phases after ph up to that slot's. None when there is
+ * no such slot in the core's stage (the P06 is then placed with the others, with_premoves). */
+static void hold_gather(Ready *R, uint32_t xi, int32_t ph, int64_t r)
+{
+    MapPlan *p = R->s->p;
+    MXfer *x = &p->xfers[xi];
+    if (R->n_held >= sizeof R->held / sizeof R->held[0] || !map_gather_waits(p, R->task, xi))
+        return;
+    uint32_t M = R->s->M;
+    int64_t lo = R->v == MAP_NONE ? ph : (int64_t)p->vcores[R->v].stage * M;
+    int64_t at = map_gather_slot(R->v == MAP_NONE ? NULL : p->vcores[R->v].slots, lo, M, r,
+                                 R->held, R->n_held);
+    if (at < 0)
+        return;
+    R->held[R->n_held++] = at;
+    if (at > R->ready)
+        R->ready = at; /* its P06 comes before t */
+    for (int64_t q = (int64_t)ph + 1; q <= at / MS_PER_PHASE; q++)
+        R->recv[(uint64_t)q % M] += x->bytes;
+    if (R->commit) {
+        x->held = at + 1;
+        if (R->v != MAP_NONE)
+            p->vcores[R->v].slots[(uint64_t)(at / MS_PER_PHASE) % M] |=
+                (uint8_t)(1u << (at % MS_PER_PHASE));
+    }
+}
+
 /* Plans transfer xi from another core into R's core part by part on recv (R's budget or a
  * copy of it) from its writer's send phase: each phase takes what the receive budget has
  * room for; with rules, not before the last phase of the parts planned before it into its
@@ -465,6 +499,9 @@ static int ready_one(uint32_t xi, void *arg)
                 own_count(R->s, x, R->recv, send, last);
                 if (R->commit)
                     x->own_next = last + 1;
+                if (!lanes_moved(p->g, &p->uses, p->g->edges[x->edge]) &&
+                    !lanes_spread(p, a, x))
+                    hold_gather(R, xi, last, r); /* a box its router gathers (own_gather.h) */
             }
         } else if (twin != MAP_NONE) {
             r = p->xfers[twin].ready; /* another copy on this core got the bytes already */
@@ -498,6 +535,8 @@ static int ready_one(uint32_t xi, void *arg)
             r = (int64_t)ph * MS_PER_PHASE + (moved ? MS_SOMA2 : MS_ROUTER);
             if (lanes_spread(p, a, x) && lanes_ready(p, a, x) > r)
                 r = lanes_ready(p, a, x); /* byte moves past one phase's headers */
+            if (!moved && !lanes_spread(p, a, x))
+                hold_gather(R, xi, ph, r);
             if (R->commit) {
                 x->cross = true;
                 x->chunk0 = p->n_chunks - n;
@@ -518,6 +557,8 @@ static int ready_one(uint32_t xi, void *arg)
     }
     if (r > R->ready)
         R->ready = r;
+    if (x->planned && x->held - 1 > R->ready)
+        R->ready = x->held - 1; /* its P06 comes before t (gather_wait.h) */
     return 0;
 }
 
@@ -645,6 +686,7 @@ static Status inputs_ready(Sched *s, uint32_t t, uint32_t v, int64_t *recv, bool
                            int64_t *ready, Diag *d)
 {
     Ready R = ready_init(s, v, recv, commit, d);
+    R.task = t;
     if (!in_order(s, t))
         return oom(d);
     for (R.pass = 0; R.pass < 2; R.pass++) /* first what v's own router lands */
@@ -898,6 +940,7 @@ typedef struct InReady {
     const MapPlan *p;
     uint32_t st;
     int64_t r;
+    bool held;           /* its transfer keeps the slot of its gather's P06 (hold_gather) */
 } InReady;
 
 static int in_ready_one(uint32_t xi, void *arg)
@@ -906,6 +949,8 @@ static int in_ready_one(uint32_t xi, void *arg)
     const MXfer *x = &I->p->xfers[xi];
     if (x->store == I->st && x->kind == XF_CORE && x->bytes && x->planned && x->ready > I->r)
         I->r = x->ready;
+    if (x->store == I->st && x->kind == XF_CORE && x->planned && x->held)
+        I->held = true;
     return 0;
 }
 
@@ -1008,7 +1053,7 @@ static uint32_t stage_readies(const MapPlan *p, uint32_t t, int64_t *r, uint32_t
         long st = graph_block_pos(p->g, p->g->edges[bu->in_edges[j]]->src);
         if (st < 0 || !layout_staged(p->g, &p->uses, (uint32_t)st))
             continue;
-        InReady I = {p, (uint32_t)st, -1};
+        InReady I = {p, (uint32_t)st, -1, false};
         map_each_in_xfer(p, t, in_ready_one, &I);
         r[n++] = I.r;
     }
@@ -1029,8 +1074,10 @@ static uint32_t premove_readies(Sched *s, uint32_t t, uint32_t v, uint32_t nm, i
         const Edge *ed = i < b->n_in && b->in[i].n_ifaces
                              ? graph_edge(p->g, b->in[i].ifaces[0].edge_id) : NULL;
         long st = ed ? graph_block_pos(p->g, ed->src) : -1;
-        InReady I = {p, st >= 0 ? (uint32_t)st : MAP_NONE, -1};
+        InReady I = {p, st >= 0 ? (uint32_t)st : MAP_NONE, -1, false};
         map_each_in_xfer(p, t, in_ready_one, &I);
+        if (I.held)
+            continue; /* its P06 has its slot already (hold_gather) */
         bool local;
         r[n] = local_ready(p, st, v, I.r, &local);
         /* without s->delay, one that its writer on v, or the P06s moving its parts out of

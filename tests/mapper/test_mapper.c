@@ -950,6 +950,15 @@ static uint32_t task_named(const MapPlan *p, const char *name)
     return MAP_NONE;
 }
 
+/* Fails unless vcore v's receive budget in each of its M local phases is want[]. */
+static void budget_is(const MapPlan *p, uint32_t v, uint32_t M, const int64_t *want)
+{
+    for (uint32_t l = 0; l < M; l++)
+        if (p->vcores[v].recv[l] != want[l])
+            fail_msg("phase %u: %lld bytes in the budget, %lld expected", l,
+                     (long long)p->vcores[v].recv[l], (long long)want[l]);
+}
+
 /* A box of a writer's result that its primitive cannot write straight into a copy on its own
  * core counts in that core's receive budget too (mapper/own_gather.c, map_own_gathered;
  * mapper/schedule.c own_moved): neg_halves' "l" and "r", each read by a CCMPB ("nl", "nr")
@@ -996,10 +1005,7 @@ static void test_own_gather_budget(void **state)
             want[(uint32_t)ph % M] += 4 * 16 * 32;
     }
     assert_true(on > 0); /* a reader stays on the writer's core (a chain of layers) */
-    for (uint32_t l = 0; l < M; l++)
-        if (p->vcores[v].recv[l] != want[l])
-            fail_msg("phase %u: %lld bytes in the budget, %lld expected", l,
-                     (long long)p->vcores[v].recv[l], (long long)want[l]);
+    budget_is(p, v, M, want);
     mapper_plan_destroy(p);
     diag_finish(&d);
     graph_destroy(g);
@@ -1008,12 +1014,17 @@ static void test_own_gather_budget(void **state)
 
 /* As test_own_gather_budget, with "l" and "r" added by one CADD "sum" (-> SI -> OUTPUT):
  * the code generator gathers each into its part of the area P02 reads by a P06
- * (taskir/premove.h), which the schedule keeps a Soma slot for after the box lands, so
- * each box counts in its landing phase only, as a transfer from another core does
- * (mapper/schedule.c keep_one): 2 x 2048 bytes in "neg"'s send phase, none up to "sum"'s.
- * Counted to "sum"'s phase, the budget would push transfers from other cores into later
- * phases than the code generator needs (test_diff_ops/elemwise_sub_case_1_variant_0's
- * copy over the receive area then arrived in parts it cannot move, emit.alloc). */
+ * (taskir/premove.h), which takes the earliest free Soma slot after the box lands, in the
+ * order the boxes land (backend/emit_early.c); until then the box waits in the receive area.
+ * The schedule keeps that slot for each box as it plans it (x->held, mapper/gather_wait.h)
+ * and counts the box's 2048 bytes from "neg"'s send phase through its P06's phase: the two
+ * boxes keep two different slots, the second in a later phase than the first lands in (one
+ * Soma slot is left there after "neg"), and counts there too. Counted to "sum"'s phase, the
+ * budget would push transfers from other cores into later phases than the code generator
+ * needs (test_diff_ops/elemwise_sub_case_1_variant_0's copy over the receive area then
+ * arrived in parts it cannot move, emit.alloc); counted in the landing phase only, 13-22
+ * such inputs of test_diff_ops/cvm_precision_case_0__p_24_ waited in one core's receive
+ * area, 9632 words in one phase against 3072 (emit.alloc). */
 static void test_own_gather_cadd(void **state)
 {
     (void)state;
@@ -1038,9 +1049,29 @@ static void test_own_gather_cadd(void **state)
     assert_int_equal(v, p->clusters[p->tasks[b].cluster].vcore);
     int32_t from = p->tasks[a].phase + (p->tasks[a].slot == MS_SOMA2);
     assert_true(from < p->tasks[b].phase); /* the P06s' slots lie between */
-    for (uint32_t l = 0; l < M; l++)
-        if (p->vcores[v].recv[l] != (l == (uint32_t)from % M ? 2 * 4 * 16 * 32 : 0))
-            fail_msg("phase %u: %lld bytes in the budget", l, (long long)p->vcores[v].recv[l]);
+    int64_t want[64] = {0}, held[2];
+    uint32_t n = 0;
+    assert_true(M <= 64);
+    for (uint32_t i = 0; i < p->n_xfers; i++) {
+        const MXfer *x = &p->xfers[i];
+        const char *st = p->g->blocks[x->store]->name;
+        if (x->kind != XF_CORE || (strcmp(st, "l") != 0 && strcmp(st, "r") != 0))
+            continue;
+        assert_true(n < 2);
+        held[n] = x->held - 1; /* its P06's slot: after it lands, before "sum" */
+        assert_true(x->held > 0 && held[n] > x->ready);
+        assert_true(held[n] < (int64_t)p->tasks[b].phase * MS_PER_PHASE + p->tasks[b].slot);
+        assert_true(held[n] % MS_PER_PHASE == MS_SOMA1 || held[n] % MS_PER_PHASE == MS_SOMA2);
+        assert_true(p->vcores[v].slots[(uint32_t)(held[n] / MS_PER_PHASE) % M] &
+                    (1u << (held[n] % MS_PER_PHASE)));
+        for (int64_t ph = from; ph <= held[n] / MS_PER_PHASE; ph++)
+            want[(uint32_t)ph % M] += 4 * 16 * 32;
+        n++;
+    }
+    assert_int_equal(n, 2);
+    assert_true(held[0] != held[1]);
+    assert_true(held[0] / MS_PER_PHASE > from || held[1] / MS_PER_PHASE > from);
+    budget_is(p, v, M, want);
     mapper_plan_destroy(p);
     diag_finish(&d);
     graph_destroy(g);
