@@ -36,7 +36,7 @@ enum { RECV_WORDS = ASM_MEM3_BASE - ASM_MEM2_RECV };
 /* The phases of the (ROUTER_SEND, ROUTER_RECIEVE) pairs of edge eid's dict that land on
  * core k, ascending, into ph (at most max); their count. *relay: whether some pair sends it
  * on from core k. */
-static int arrivals_on(Emit *e, int32_t eid, uint32_t k, int32_t *ph, int max, bool *relay)
+int emit_merge_arrivals(const Emit *e, int32_t eid, uint32_t k, int32_t *ph, int max, bool *relay)
 {
     const MapDict *dict = emit_edge_dict(e, eid);
     int n = 0;
@@ -139,7 +139,7 @@ static bool slices(Emit *e, uint32_t ci, EMerge *m, int64_t *ready)
             at = emit_slot_when(e->phase_of[w], e->slot_of[w]);
         } else {
             bool relay = false;
-            pc->nph = arrivals_on(e, ed->id, cp->core, pc->ph, MERGE_BANDS, &relay);
+            pc->nph = emit_merge_arrivals(e, ed->id, cp->core, pc->ph, MERGE_BANDS, &relay);
             if (pc->nph < 1 || relay || !emit_feat(cp->feat.prec, part.n[0], part.n[1],
                                                    part.n[2], unit, &pc->feat) ||
                 pc->feat.c != cp->feat.c)
@@ -288,8 +288,10 @@ static Status plan_merge(Emit *e, uint32_t ci, EMerge *m, bool *kept)
     ECore *c = &e->cores[cp->core];
     int64_t ready;
     *kept = false;
-    if (!slices(e, ci, m, &ready) || emit_moved_otherwise(e, ci))
+    if (emit_moved_otherwise(e, ci))
         return ST_OK;
+    if (!slices(e, ci, m, &ready)) /* model input slices around one received slice? */
+        return emit_merge_wrap(e, ci, m, kept);
     if (m->spread >= 0)
         return plan_bands(e, ci, m, ready, kept);
     if (!free_slots(e, cp->core, cp->last, m) ||
@@ -454,6 +456,12 @@ Status emit_merge_prims(Emit *e)
 {
     for (size_t i = 0; i < e->n_merges; i++) {
         const EMerge *m = &e->merges[i];
+        if (m->wrap) {
+            Status st = emit_merge_wrap_prim(e, m);
+            if (st != ST_OK)
+                return st;
+            continue;
+        }
         if (m->nb) {
             Status st = band_prims(e, m);
             if (st != ST_OK)
