@@ -20,7 +20,8 @@
  * Where that cannot be (no free slot, a reader before it, slices that are not whole columns
  * of the copy's rows, more than MERGE_MAX of them, a copy relayed or read by an inserted
  * P06), the copy stays in the receive area as before, and the memory plan refuses it when it
- * does not fit (emit.alloc).
+ * does not fit (emit.alloc). Model input slices around one slice from another core are
+ * merged by emit_merge_wrap.c instead (one P06, however many input slices).
  */
 #include "backend/emit_internal.h"
 
@@ -83,6 +84,20 @@ bool emit_moved_otherwise(const Emit *e, uint32_t ci)
     return false;
 }
 
+int emit_merge_column(const Emit *e, const ECopy *cp, const Edge *ed, EBox *part)
+{
+    EBox dbox;
+    if (!emit_iface_box(e, cp->block, true, ed->id, &dbox))
+        return -1;
+    if (!emit_box_meet(&dbox, &cp->box, part))
+        return 0;
+    if (memcmp(part, &dbox, sizeof *part) != 0 || part->lo[0] != cp->box.lo[0] ||
+        part->n[0] != cp->box.n[0] || part->lo[2] != cp->box.lo[2] ||
+        part->n[2] != cp->box.n[2])
+        return -1;
+    return 1;
+}
+
 /* Whether two slices land in the same phases. */
 static bool same_phases(const EMergePiece *a, const EMergePiece *b)
 {
@@ -109,16 +124,14 @@ static bool slices(Emit *e, uint32_t ci, EMerge *m, int64_t *ready)
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         const Edge *ed = e->g->edges[bu->in_edges[j]];
         long w = graph_block_pos(e->g, ed->src);
-        EBox dbox, part;
-        if (w < 0 || bt_info(e->g->blocks[w]->type)->kind != BK_COMPUTE || ed->n_re ||
-            !emit_iface_box(e, cp->block, true, ed->id, &dbox))
+        EBox part;
+        if (w < 0 || bt_info(e->g->blocks[w]->type)->kind != BK_COMPUTE || ed->n_re)
             return false;
-        if (!emit_box_meet(&dbox, &cp->box, &part))
+        int col = emit_merge_column(e, cp, ed, &part);
+        if (col < 0 || (col > 0 && m->n == MERGE_MAX))
+            return false;
+        if (!col)
             continue;
-        if (m->n == MERGE_MAX || memcmp(&part, &dbox, sizeof part) != 0 ||
-            part.lo[0] != cp->box.lo[0] || part.n[0] != cp->box.n[0] ||
-            part.lo[2] != cp->box.lo[2] || part.n[2] != cp->box.n[2])
-            return false;
         EMergePiece *pc = &m->piece[m->n++];
         pc->writer = (uint32_t)w;
         pc->edge = ed->id;

@@ -43,16 +43,14 @@ static bool wrap_slices(Emit *e, uint32_t ci, EMerge *m)
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         const Edge *ed = e->g->edges[bu->in_edges[j]];
         long w = graph_block_pos(e->g, ed->src);
-        EBox dbox, part;
-        if (w < 0 || !emit_keeps_order(e, ed) ||
-            !emit_iface_box(e, cp->block, true, ed->id, &dbox))
+        EBox part;
+        if (w < 0 || !emit_keeps_order(e, ed))
             return false;
-        if (!emit_box_meet(&dbox, &cp->box, &part))
+        int col = emit_merge_column(e, cp, ed, &part);
+        if (col < 0 || (col > 0 && m->n == MERGE_MAX))
+            return false;
+        if (!col)
             continue;
-        if (m->n == MERGE_MAX || memcmp(&part, &dbox, sizeof part) != 0 ||
-            part.lo[0] != cp->box.lo[0] || part.n[0] != cp->box.n[0] ||
-            part.lo[2] != cp->box.lo[2] || part.n[2] != cp->box.n[2])
-            return false;
         EMergePiece *pc = &m->piece[m->n++];
         memset(pc, 0, sizeof *pc);
         pc->writer = (uint32_t)w;
