@@ -713,10 +713,12 @@ Status emit_merge_prims(Emit *e);
  * ascending, into ph (at most max), their count; *relay: whether core k sends it on. */
 int emit_merge_arrivals(const Emit *e, int32_t eid, uint32_t k, int32_t *ph, int max,
                         bool *relay);
-/* Edge ed's box in copy cp's block as a column slice of cp (emit_merge.c): 1 and its part
- * (*part) when all of it lies in cp over all cp's rows and channels; 0 when it misses cp;
- * -1 when it is no such slice (or has no box). */
-int emit_merge_column(const Emit *e, const ECopy *cp, const Edge *ed, EBox *part);
+/* Adds edge ed's box in copy cp's block (written by block w) to m as a column slice of cp
+ * (emit_merge.c): the new piece (writer, edge, box; no landing area, the rest zero) when all
+ * of the box lies in cp over all cp's rows and channels; NULL with *skip when it misses cp;
+ * NULL when it is no such slice (or has no box) or m holds MERGE_MAX already. */
+EMergePiece *emit_merge_add(const Emit *e, const ECopy *cp, const Edge *ed, uint32_t w,
+                           EMerge *m, bool *skip);
 /* A copy over the receive area whose column slices are model input slices written by
  * dynamic blocks and one slice from another core (emit_merge_wrap.c): emit_merge_wrap plans
  * it into m (*kept) when it can be; emit_merge_wrap_addr: where a dynamic block writes row

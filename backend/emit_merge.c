@@ -84,18 +84,28 @@ bool emit_moved_otherwise(const Emit *e, uint32_t ci)
     return false;
 }
 
-int emit_merge_column(const Emit *e, const ECopy *cp, const Edge *ed, EBox *part)
+EMergePiece *emit_merge_add(const Emit *e, const ECopy *cp, const Edge *ed, uint32_t w,
+                           EMerge *m, bool *skip)
 {
-    EBox dbox;
+    EBox dbox, part;
+    *skip = false;
     if (!emit_iface_box(e, cp->block, true, ed->id, &dbox))
-        return -1;
-    if (!emit_box_meet(&dbox, &cp->box, part))
-        return 0;
-    if (memcmp(part, &dbox, sizeof *part) != 0 || part->lo[0] != cp->box.lo[0] ||
-        part->n[0] != cp->box.n[0] || part->lo[2] != cp->box.lo[2] ||
-        part->n[2] != cp->box.n[2])
-        return -1;
-    return 1;
+        return NULL;
+    if (!emit_box_meet(&dbox, &cp->box, &part)) {
+        *skip = true;
+        return NULL;
+    }
+    if (m->n == MERGE_MAX || memcmp(&part, &dbox, sizeof part) != 0 ||
+        part.lo[0] != cp->box.lo[0] || part.n[0] != cp->box.n[0] ||
+        part.lo[2] != cp->box.lo[2] || part.n[2] != cp->box.n[2])
+        return NULL;
+    EMergePiece *pc = &m->piece[m->n++];
+    memset(pc, 0, sizeof *pc);
+    pc->writer = w;
+    pc->edge = ed->id;
+    pc->box = part;
+    pc->land = EMIT_NONE;
+    return pc;
 }
 
 /* Whether two slices land in the same phases. */
@@ -124,19 +134,15 @@ static bool slices(Emit *e, uint32_t ci, EMerge *m, int64_t *ready)
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         const Edge *ed = e->g->edges[bu->in_edges[j]];
         long w = graph_block_pos(e->g, ed->src);
-        EBox part;
+        bool skip;
         if (w < 0 || bt_info(e->g->blocks[w]->type)->kind != BK_COMPUTE || ed->n_re)
             return false;
-        int col = emit_merge_column(e, cp, ed, &part);
-        if (col < 0 || (col > 0 && m->n == MERGE_MAX))
-            return false;
-        if (!col)
+        EMergePiece *pc = emit_merge_add(e, cp, ed, (uint32_t)w, m, &skip);
+        if (skip)
             continue;
-        EMergePiece *pc = &m->piece[m->n++];
-        pc->writer = (uint32_t)w;
-        pc->edge = ed->id;
-        pc->box = part;
-        pc->land = EMIT_NONE;
+        if (!pc)
+            return false;
+        EBox part = pc->box;
         pc->remote = e->core_of[w] != cp->core;
         pc->nph = 0;
         int64_t at;

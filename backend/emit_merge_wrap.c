@@ -43,20 +43,15 @@ static bool wrap_slices(Emit *e, uint32_t ci, EMerge *m)
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         const Edge *ed = e->g->edges[bu->in_edges[j]];
         long w = graph_block_pos(e->g, ed->src);
-        EBox part;
+        bool skip;
         if (w < 0 || !emit_keeps_order(e, ed))
             return false;
-        int col = emit_merge_column(e, cp, ed, &part);
-        if (col < 0 || (col > 0 && m->n == MERGE_MAX))
-            return false;
-        if (!col)
+        EMergePiece *pc = emit_merge_add(e, cp, ed, (uint32_t)w, m, &skip);
+        if (skip)
             continue;
-        EMergePiece *pc = &m->piece[m->n++];
-        memset(pc, 0, sizeof *pc);
-        pc->writer = (uint32_t)w;
-        pc->edge = ed->id;
-        pc->box = part;
-        pc->land = EMIT_NONE;
+        if (!pc)
+            return false;
+        EBox part = pc->box;
         if (plain_input(e, ci, ed, w, &part))
             continue;
         bool relay = false;
