@@ -23,6 +23,8 @@
  *   emit_lanes.c  a rearrangement between lanes: the router's 1-byte packets
  *   emit_merge.c  a copy gathered on its core from column slices, over the receive area:
  *                 the slices merged into the data banks (P06 with ciso)
+ *   emit_merge_wrap.c a copy of model input column slices around one received slice, over
+ *                 the receive area: the inputs written around it, one P06 with ciso
  *   emit_early.c  a received copy only a gather reads, gathered from the receive area as
  *                 soon as it lands
  *   emit_chmerge.c a copy from channel slices arriving in several phases, over the receive
@@ -285,6 +287,12 @@ typedef struct EMerge {
     int64_t band_row0[MERGE_BANDS], band_rows[MERGE_BANDS];
     uint32_t band_land[MERGE_BANDS];
     int64_t band_off[MERGE_BANDS];
+    bool wrap;                      /* model input slices around one received slice, merged
+                                       by one P06 in (phase[0], slot[0]) (emit_merge_wrap.c):
+                                       the received slice is piece[wrap_r], the input slices'
+                                       rows lie in wrap_area but for row 0's left part */
+    int wrap_r;
+    uint32_t wrap_area;
 } EMerge;
 
 /* A copy assembled on its core from channel slices of whole rows (of a copy of one row: of
@@ -705,6 +713,24 @@ int emit_merge_slice(const Emit *e, const ECopy *cp, int32_t eid, int32_t phase,
                      int64_t *base);
 bool emit_merge_banded(const Emit *e, const ECopy *cp, int32_t eid);
 Status emit_merge_prims(Emit *e);
+/* emit_merge.c's arrivals of edge eid's transfer on core k: the phases of its landings,
+ * ascending, into ph (at most max), their count; *relay: whether core k sends it on. */
+int emit_merge_arrivals(const Emit *e, int32_t eid, uint32_t k, int32_t *ph, int max,
+                        bool *relay);
+/* Adds edge ed's box in copy cp's block (written by block w) to m as a column slice of cp
+ * (emit_merge.c): the new piece (writer, edge, box; no landing area, the rest zero) when all
+ * of the box lies in cp over all cp's rows and channels; NULL with *skip when it misses cp;
+ * NULL when it is no such slice (or has no box) or m holds MERGE_MAX already. */
+EMergePiece *emit_merge_add(const Emit *e, const ECopy *cp, const Edge *ed, uint32_t w,
+                           EMerge *m, bool *skip);
+/* A copy over the receive area whose column slices are model input slices written by
+ * dynamic blocks and one slice from another core (emit_merge_wrap.c): emit_merge_wrap plans
+ * it into m (*kept) when it can be; emit_merge_wrap_addr: where a dynamic block writes row
+ * box (storage coordinates, one row of an input slice) of such a copy cp (false: cp is not
+ * merged so); emit_merge_wrap_prim: its P06, after the memory plan. */
+Status emit_merge_wrap(Emit *e, uint32_t ci, EMerge *m, bool *kept);
+bool emit_merge_wrap_addr(const Emit *e, const ECopy *cp, const EBox *box, int64_t *addr);
+Status emit_merge_wrap_prim(Emit *e, const EMerge *m);
 
 /* The early gathers (emit_early.c): after the moves out of the receive area, a received copy
  * that stays there and that only the P06 gathering it for a CADD reads: that P06 moved to

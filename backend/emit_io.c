@@ -267,8 +267,11 @@ static Status dynamic(Emit *e, Taskir__Asm__DataConfig *dc, const Block *io, con
     db->shape = emit_yxf(e, box->n[0], box->n[1], box->n[2]);
     int64_t addr = emit_feat_addr(&cp->feat, &cp->box, emit_copy_addr(e, cp), box->lo[0],
                                   box->lo[1]);
+    int64_t len = box->n[0] * cp->box.n[1] * emit_feat_pixel_words(&cp->feat);
+    if (emit_merge_wrap_addr(e, cp, box, &addr)) /* a row around a received slice */
+        len = box->n[1] * emit_feat_pixel_words(&cp->feat);
     SET(db, start_addr, (int32_t)addr);
-    SET(db, length, (int32_t)(box->n[0] * cp->box.n[1] * emit_feat_pixel_words(&cp->feat)));
+    SET(db, length, (int32_t)len);
     if (cp->planes) { /* P81's planes: [f][y][x'], x' rounded up to 16 (emit_p81.c) */
         bool whole = true;
         for (int i = 0; i < 3; i++)

@@ -20,7 +20,8 @@
  * Where that cannot be (no free slot, a reader before it, slices that are not whole columns
  * of the copy's rows, more than MERGE_MAX of them, a copy relayed or read by an inserted
  * P06), the copy stays in the receive area as before, and the memory plan refuses it when it
- * does not fit (emit.alloc).
+ * does not fit (emit.alloc). Model input slices around one slice from another core are
+ * merged by emit_merge_wrap.c instead (one P06, however many input slices).
  */
 #include "backend/emit_internal.h"
 
@@ -36,7 +37,7 @@ enum { RECV_WORDS = ASM_MEM3_BASE - ASM_MEM2_RECV };
 /* The phases of the (ROUTER_SEND, ROUTER_RECIEVE) pairs of edge eid's dict that land on
  * core k, ascending, into ph (at most max); their count. *relay: whether some pair sends it
  * on from core k. */
-static int arrivals_on(Emit *e, int32_t eid, uint32_t k, int32_t *ph, int max, bool *relay)
+int emit_merge_arrivals(const Emit *e, int32_t eid, uint32_t k, int32_t *ph, int max, bool *relay)
 {
     const MapDict *dict = emit_edge_dict(e, eid);
     int n = 0;
@@ -83,6 +84,30 @@ bool emit_moved_otherwise(const Emit *e, uint32_t ci)
     return false;
 }
 
+EMergePiece *emit_merge_add(const Emit *e, const ECopy *cp, const Edge *ed, uint32_t w,
+                           EMerge *m, bool *skip)
+{
+    EBox dbox, part;
+    *skip = false;
+    if (!emit_iface_box(e, cp->block, true, ed->id, &dbox))
+        return NULL;
+    if (!emit_box_meet(&dbox, &cp->box, &part)) {
+        *skip = true;
+        return NULL;
+    }
+    if (m->n == MERGE_MAX || memcmp(&part, &dbox, sizeof part) != 0 ||
+        part.lo[0] != cp->box.lo[0] || part.n[0] != cp->box.n[0] ||
+        part.lo[2] != cp->box.lo[2] || part.n[2] != cp->box.n[2])
+        return NULL;
+    EMergePiece *pc = &m->piece[m->n++];
+    memset(pc, 0, sizeof *pc);
+    pc->writer = w;
+    pc->edge = ed->id;
+    pc->box = part;
+    pc->land = EMIT_NONE;
+    return pc;
+}
+
 /* Whether two slices land in the same phases. */
 static bool same_phases(const EMergePiece *a, const EMergePiece *b)
 {
@@ -109,21 +134,15 @@ static bool slices(Emit *e, uint32_t ci, EMerge *m, int64_t *ready)
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         const Edge *ed = e->g->edges[bu->in_edges[j]];
         long w = graph_block_pos(e->g, ed->src);
-        EBox dbox, part;
-        if (w < 0 || bt_info(e->g->blocks[w]->type)->kind != BK_COMPUTE || ed->n_re ||
-            !emit_iface_box(e, cp->block, true, ed->id, &dbox))
+        bool skip;
+        if (w < 0 || bt_info(e->g->blocks[w]->type)->kind != BK_COMPUTE || ed->n_re)
             return false;
-        if (!emit_box_meet(&dbox, &cp->box, &part))
+        EMergePiece *pc = emit_merge_add(e, cp, ed, (uint32_t)w, m, &skip);
+        if (skip)
             continue;
-        if (m->n == MERGE_MAX || memcmp(&part, &dbox, sizeof part) != 0 ||
-            part.lo[0] != cp->box.lo[0] || part.n[0] != cp->box.n[0] ||
-            part.lo[2] != cp->box.lo[2] || part.n[2] != cp->box.n[2])
+        if (!pc)
             return false;
-        EMergePiece *pc = &m->piece[m->n++];
-        pc->writer = (uint32_t)w;
-        pc->edge = ed->id;
-        pc->box = part;
-        pc->land = EMIT_NONE;
+        EBox part = pc->box;
         pc->remote = e->core_of[w] != cp->core;
         pc->nph = 0;
         int64_t at;
@@ -139,7 +158,7 @@ static bool slices(Emit *e, uint32_t ci, EMerge *m, int64_t *ready)
             at = emit_slot_when(e->phase_of[w], e->slot_of[w]);
         } else {
             bool relay = false;
-            pc->nph = arrivals_on(e, ed->id, cp->core, pc->ph, MERGE_BANDS, &relay);
+            pc->nph = emit_merge_arrivals(e, ed->id, cp->core, pc->ph, MERGE_BANDS, &relay);
             if (pc->nph < 1 || relay || !emit_feat(cp->feat.prec, part.n[0], part.n[1],
                                                    part.n[2], unit, &pc->feat) ||
                 pc->feat.c != cp->feat.c)
@@ -288,8 +307,10 @@ static Status plan_merge(Emit *e, uint32_t ci, EMerge *m, bool *kept)
     ECore *c = &e->cores[cp->core];
     int64_t ready;
     *kept = false;
-    if (!slices(e, ci, m, &ready) || emit_moved_otherwise(e, ci))
+    if (emit_moved_otherwise(e, ci))
         return ST_OK;
+    if (!slices(e, ci, m, &ready)) /* model input slices around one received slice? */
+        return emit_merge_wrap(e, ci, m, kept);
     if (m->spread >= 0)
         return plan_bands(e, ci, m, ready, kept);
     if (!free_slots(e, cp->core, cp->last, m) ||
@@ -454,6 +475,12 @@ Status emit_merge_prims(Emit *e)
 {
     for (size_t i = 0; i < e->n_merges; i++) {
         const EMerge *m = &e->merges[i];
+        if (m->wrap) {
+            Status st = emit_merge_wrap_prim(e, m);
+            if (st != ST_OK)
+                return st;
+            continue;
+        }
         if (m->nb) {
             Status st = band_prims(e, m);
             if (st != ST_OK)
