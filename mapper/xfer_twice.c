@@ -10,10 +10,14 @@
  * core alone, spill the second send into the next phase when that phase is free for it. So a
  * transfer does not take a receive phase in which a transfer of the same box into another
  * storage block on its core receives; it comes a phase later, from the copy already there (a
- * send of the core to itself) or from the writer or a chain. A value that lands in several
- * places of one storage block is left to the code generator (backend/emit_route_spill.c).
+ * send of the core to itself) or from the writer or a chain. Left to the code generator:
+ * twins, storage blocks the box fills whole (taskir/twin.h), which share one area and one
+ * send there (backend/emit_twin.c), and a value that lands in several places of one storage
+ * block (backend/emit_route_spill.c).
  */
 #include "mapper/xfer_clash.h"
+
+#include "taskir/twin.h"
 
 bool map_xfer_twice(const MapPlan *p, const MClash *c, uint32_t xi, uint32_t v, int32_t ph)
 {
@@ -23,7 +27,8 @@ bool map_xfer_twice(const MapPlan *p, const MClash *c, uint32_t xi, uint32_t v, 
     for (uint32_t k = c->start[x->src_task]; k < c->start[x->src_task + 1]; k++) {
         const MXfer *y = &p->xfers[c->list[k]];
         if (c->list[k] != xi && y->store != x->store && map_xfer_vcore(p, y) == v &&
-            map_clash_same_box(c, xi, c->list[k]) && map_clash_in_phase(p, y, ph))
+            map_clash_same_box(c, xi, c->list[k]) && map_clash_in_phase(p, y, ph) &&
+            !storage_twins(p->g, &p->uses, x->store, y->store))
             return true;
     }
     return false;
