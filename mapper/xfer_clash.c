@@ -122,8 +122,6 @@ bool map_xfer_clash(const MapPlan *p, const MClash *c, uint32_t xi, uint32_t v, 
     const MXfer *x = &p->xfers[xi];
     if (!c->start || x->kind != XF_CORE)
         return false;
-    if (map_xfer_twice(p, c, xi, v, ph))
-        return true; /* its box twice to one core beside a chain (xfer_twice.c) */
     const MBox *bx = &c->box[xi];
     for (uint32_t k = c->start[x->src_task]; k < c->start[x->src_task + 1]; k++) {
         uint32_t yi = c->list[k];

@@ -38,7 +38,8 @@ bool map_clash_in_phase(const MapPlan *p, const MXfer *y, int32_t ph);
 bool map_clash_same_box(const MClash *c, uint32_t xi, uint32_t yi);
 /* Whether transfer xi into vcore v may not receive in global phase ph because a planned
  * transfer of the same box of its writer's result into another storage block on v receives
- * in ph, the two not twins (mapper/xfer_twice.c); map_xfer_clash answers true then too. */
+ * in ph, the two not twins (mapper/xfer_twice.c; the schedule asks it beside
+ * map_xfer_clash). */
 bool map_xfer_twice(const MapPlan *p, const MClash *c, uint32_t xi, uint32_t v, int32_t ph);
 /* Notes planned transfer xi (its receive phases fixed) in the local phases it receives in;
  * ST_RUNTIME when out of memory. */
