@@ -240,9 +240,11 @@ static int64_t plan_group(Ready *R, const uint32_t *m, uint32_t n)
             room = 0;
         for (uint32_t i = 0; room > 0 && ph + 1 < end && i < n; i++)
             if (map_xfer_clash(p, &R->s->clash, m[i], R->v, ph, true) ||
+                map_xfer_twice(p, &R->s->clash, m[i], R->v, ph) ||
                 (R->s->chains && ph + 2 < end &&
                  map_xfer_chains(p, &R->s->clash, m[i], R->v, ph, 0, p->xfers[m[i]].bytes)))
-                room = 0; /* a phase of another box of a writer's (xfer_clash.c), or one
+                room = 0; /* a phase of another box of a writer's (xfer_clash.c), of its
+                             box into another block of its core (xfer_twice.c), or one
                              whose chains it would break (xfer_chain.c) before the stage's
                              last phase */
         /* each slice's share rounds up by a byte at most: n bytes spare */
@@ -434,11 +436,13 @@ static int32_t plan_parts(Ready *R, uint32_t xi, int rules, int64_t end, int64_t
             room = 0;
         if (rules && room > 0 && ph + 1 < end &&
             (map_xfer_clash(p, &R->s->clash, xi, R->v, ph, part) ||
+             map_xfer_twice(p, &R->s->clash, xi, R->v, ph) ||
              (R->s->chains && rules > 1 &&
               map_xfer_chains(p, &R->s->clash, xi, R->v, ph, x->bytes - left,
                               left < room ? left : room))))
-            room = 0; /* a phase of another box of its writer's (xfer_clash.c), or one
-                         whose chains it would break (xfer_chain.c) */
+            room = 0; /* a phase of another box of its writer's (xfer_clash.c), of its box
+                         into another block of its core (xfer_twice.c), or one whose
+                         chains it would break (xfer_chain.c) */
         if (room > 0 || left == 0) {
             int64_t take = left < room ? left : (room > 0 ? room : 0);
             recv[l] += take;

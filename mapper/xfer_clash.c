@@ -81,6 +81,11 @@ static bool same(const MBox *a, const MBox *b)
     return memcmp(a->lo, b->lo, sizeof a->lo) == 0 && memcmp(a->hi, b->hi, sizeof a->hi) == 0;
 }
 
+bool map_clash_same_box(const MClash *c, uint32_t xi, uint32_t yi)
+{
+    return same(&c->box[xi], &c->box[yi]);
+}
+
 static bool meet(const MBox *a, const MBox *b)
 {
     MBox m = *a;
@@ -88,8 +93,7 @@ static bool meet(const MBox *a, const MBox *b)
     return bbox_volume(&m) > 0;
 }
 
-/* Whether planned transfer y receives some of its bytes in global phase ph. */
-static bool in_phase(const MapPlan *p, const MXfer *y, int32_t ph)
+bool map_clash_in_phase(const MapPlan *p, const MXfer *y, int32_t ph)
 {
     if (!y->planned || !y->cross)
         return false;
@@ -107,7 +111,7 @@ static uint32_t box_cores(const MapPlan *p, const MClash *c, uint32_t t, const M
     uint32_t n = 0;
     for (uint32_t k = c->start[t]; k < c->start[t + 1]; k++) {
         const MXfer *z = &p->xfers[c->list[k]];
-        n += same(b, &c->box[c->list[k]]) && map_xfer_vcore(p, z) != v && in_phase(p, z, ph);
+        n += same(b, &c->box[c->list[k]]) && map_xfer_vcore(p, z) != v && map_clash_in_phase(p, z, ph);
     }
     return n;
 }
@@ -122,7 +126,7 @@ bool map_xfer_clash(const MapPlan *p, const MClash *c, uint32_t xi, uint32_t v, 
     for (uint32_t k = c->start[x->src_task]; k < c->start[x->src_task + 1]; k++) {
         uint32_t yi = c->list[k];
         const MXfer *y = &p->xfers[yi];
-        if (yi == xi || map_xfer_vcore(p, y) == v || !in_phase(p, y, ph) ||
+        if (yi == xi || map_xfer_vcore(p, y) == v || !map_clash_in_phase(p, y, ph) ||
             same(bx, &c->box[yi]) || !meet(bx, &c->box[yi]))
             continue;
         if (!part && y->n_chunks < 2 && !map_xfer_over_recv(p, yi))

@@ -32,6 +32,15 @@ void map_clash_finish(MClash *c);
  * parts (several phases, or a copy over the receive area). */
 bool map_xfer_clash(const MapPlan *p, const MClash *c, uint32_t xi, uint32_t v, int32_t ph,
                     bool part);
+/* Whether planned transfer y receives some of its bytes in global phase ph. */
+bool map_clash_in_phase(const MapPlan *p, const MXfer *y, int32_t ph);
+/* Whether transfers xi and yi (of one writer) carry the same box of its result. */
+bool map_clash_same_box(const MClash *c, uint32_t xi, uint32_t yi);
+/* Whether transfer xi into vcore v may not receive in global phase ph because a planned
+ * transfer of the same box of its writer's result into another storage block on v receives
+ * in ph, the two not twins (mapper/xfer_twice.c; the schedule asks it beside
+ * map_xfer_clash). */
+bool map_xfer_twice(const MapPlan *p, const MClash *c, uint32_t xi, uint32_t v, int32_t ph);
 /* Notes planned transfer xi (its receive phases fixed) in the local phases it receives in;
  * ST_RUNTIME when out of memory. */
 Status map_clash_note(MClash *c, const MapPlan *p, uint32_t xi);

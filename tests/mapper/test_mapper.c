@@ -1372,6 +1372,60 @@ static void test_clash_phases(void **state)
     chip_destroy(c);
 }
 
+/* One box of a writer's result into two storage blocks on one core takes two receive phases
+ * (mapper/xfer_twice.c): the conv (as in test_read_twice, its own core on 24 KiB) writes all
+ * its result into "k0/in" and into channels 0..31 of "k1/in" (8 x 8 x 64, channels 32..63
+ * a CCMPB "neg" of the conv's own SI writes), and the CADD "twice" adds k0/in and those
+ * channels. A packet lands once, at one address: sent in one phase, the code generator sends
+ * the conv's words twice to the CADD's core (emit.route, "twice to"; the division's
+ * `div/bitN/sub/in`, each holding the divisor beside a remainder). Before, both came in
+ * phase 0; now k1/in's comes a phase after. (Twins, blocks the box fills whole, keep one
+ * phase: the code generator gives them one area and one send, backend/emit_twin.c.) */
+static void test_twice_phases(void **state)
+{
+    (void)state;
+    const char *edits[] = {"budget=\"128KiB\"", "budget=\"24KiB\""};
+    Chip *c = chip_with(edits, 2);
+    Graph *g = graph_create();
+    const int32_t sh[8] = {8, 8, 32, 0, 0, 0, 0, 0};
+    const int32_t zero[6] = {0, 0, 0, 0, 0, 0}, half[6] = {8, 8, 32, 0, 0, 0};
+    const int32_t up[6] = {0, 0, 32, 0, 0, 0};
+    Block *s1 = conv(g, input(g), "conv");
+    Block *cc = graph_block(g, s1->id - 1);
+    assert_int_equal(cc->type, BT_CC);
+    Block *k0 = tg_blk(g, BT_SI, "k0/in", PR_INT_32, sh);
+    Block *k1 = tg_blk(g, BT_SI, "k1/in", PR_INT_32, (const int32_t[8]){8, 8, 64, 0, 0, 0, 0, 0});
+    Block *neg = tg_blk(g, BT_CCMPB, "neg", PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 8, 8});
+    assert_true(blk_set_attr(g, neg, AT_CMP, 0));
+    Block *add = tg_blk(g, BT_CADD, "twice", PR_INT_32, sh);
+    tg_join(g, cc, 0, k0, 0);
+    assert_non_null(graph_connect_box(g, cc, 0, zero, half, k1, 0, zero, half));
+    tg_join(g, s1, 0, neg, 0);
+    assert_non_null(graph_connect_box(g, neg, 0, zero, half, k1, 0, up, half));
+    tg_join(g, k0, 0, add, 0);
+    assert_non_null(graph_connect_box(g, k1, 0, zero, half, add, 1, NULL, NULL));
+    Block *sum = tg_blk(g, BT_SI, "twice/out", PR_INT_32, sh);
+    tg_join(g, add, 0, sum, 0);
+    tg_join(g, sum, 0, output(g, 0), 0);
+    Diag d;
+    MapPlan *p = plan_ok(g, c, &d);
+    const MXfer *to[2] = {NULL, NULL};
+    for (uint32_t i = 0; i < p->n_xfers; i++) {
+        const MXfer *t = &p->xfers[i];
+        const char *sn = p->g->blocks[t->store]->name;
+        if (t->kind == XF_CORE && t->cross && sn[0] == 'k')
+            to[sn[1] - '0'] = t;
+    }
+    assert_non_null(to[0]);
+    assert_non_null(to[1]);
+    assert_int_equal(map_xfer_vcore(p, to[0]), map_xfer_vcore(p, to[1]));
+    assert_int_not_equal(p->chunks[to[0]->chunk0].phase, p->chunks[to[1]->chunk0].phase);
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
 /* A writer's columns of a copy over the receive area whose other columns other cores write
  * take no core of that writer (mapper/schedule.c, piece_among_remote): two_writers with "a"
  * a max over 1 row (its input 6400 bytes, room for z's cluster beside it) and "b" over 18
@@ -2410,6 +2464,7 @@ int main(void)
         cmocka_unit_test(test_clash_phases),
         cmocka_unit_test(test_chain_phases),
         cmocka_unit_test(test_route_fit),
+        cmocka_unit_test(test_twice_phases),
         cmocka_unit_test(test_pieces_among_remote),
         cmocka_unit_test(test_out_store_own_core),
         cmocka_unit_test(test_columns_together),
