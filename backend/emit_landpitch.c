@@ -8,10 +8,13 @@
  * same precision in a wider pitch lands in that pitch instead: its landing area holds the
  * pixels at the relay's pitch, the router sends whole rows under one header, and the part's
  * P06 re-pitches them into the copy (`length_in` the relay's pitch, `length_out` the copy's,
- * INT_32 words as they are, the first `length_out` of each pixel kept). The words of a pixel
- * the copy keeps are the relay's words, as a run a pixel would have carried them. The
- * landing area grows only where the phase's receive area has room for it (emit_recv_live);
- * else the part keeps the copy's pitch, as before. */
+ * INT_32 words as they are, the first `length_out` of each pixel kept). Only where a run a
+ * pixel would fill the copy's pixels (its channels in 8-byte units are its pitch): the words
+ * the copy keeps are the relay's words, as such runs would have carried them. The cut
+ * (emit_spread.c cut_edges) counts such a phase's pixels in the relay's pitch, unless the
+ * last phase's rest would then not fit; the landing area grows only where the phase's
+ * receive area has room for it once every spread copy is planned (emit_recv_live), else
+ * the part keeps the copy's pitch, as before. */
 #include "backend/emit_internal.h"
 
 #include "backend/core_mem.h"
