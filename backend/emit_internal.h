@@ -248,6 +248,8 @@ typedef struct EPart {
     uint32_t land;                  /* its request */
     int32_t move_phase, move_slot;  /* its move: Soma2 of its phase, else Soma1 of the next
                                        (before that phase's router lands more) */
+    int64_t pitch;                  /* words a pixel in the landing area when it lands in its
+                                       relay's pitch (emit_landpitch.c), else 0: the copy's */
 } EPart;
 
 /* A copy gathered on its core from the column slices its writers write, too large for the
@@ -453,6 +455,8 @@ bool emit_writes_run(const Emit *e, uint32_t w, uint32_t s, const EBox *cbox, in
  * RESHAPE / PERMUTE that keep the order of the axes longer than 1, and a SHUFFLE whose index
  * is the identity (emit_plan.c). */
 bool emit_keeps_order(const Emit *e, const Edge *ed);
+/* The first phase core k receives edge le's data in (INT32_MAX: never; emit_route.c). */
+int32_t emit_first_receive(Emit *e, const Edge *le, uint32_t k);
 /* Whether edge ed carries writer w's box wbox into dbox (storage coordinates) through steps
  * that keep the C order, the pixels' count and the channels but not the extents (92 x 1
  * pixels as 1 x 92), with wbox's pixels following each other in w's output (one row, or
@@ -820,6 +824,20 @@ bool emit_slices_ok(const Emit *e, const ECopy *cp);
 bool emit_slice_follower(const Emit *e, const ECopy *cp, const Edge *ed);
 const EPart *emit_part_at(const Emit *e, const ECopy *cp, int32_t p);
 int32_t emit_spread_moved(const Emit *e, const ECopy *cp, const EBox *b);
+/* Parts landing in their relay's pitch (emit_landpitch.c): after emit_spreads, each part of
+ * one run whose phase's arrivals all come from one relay holding a copy in a wider pitch
+ * lands at that pitch where the receive area has room (EPart.pitch, its landing area
+ * grown); emit_part_landed: the copy as the router lands it (cp, or tmp re-pitched);
+ * emit_part_pitch: words a pixel of run r in the landing area; emit_part_repitch: the part's
+ * P06 from the landing area into the copy. */
+Status emit_part_pitches(Emit *e);
+/* The pitch (words a pixel) of the one relay that sends every arrival into spread copy cp
+ * in phase p, its pixels whole (all of cp's channels, 8-byte packets), wider than cp's,
+ * when a run a pixel would fill cp's pixels; else 0. */
+int64_t emit_land_pitch(Emit *e, const ECopy *cp, int32_t p);
+const ECopy *emit_part_landed(const EPart *pt, const ECopy *cp, ECopy *tmp);
+int64_t emit_part_pitch(const Emit *e, const EPart *pt, int r);
+Status emit_part_repitch(Emit *e, const EPart *pt);
 /* The MapDict of edge id (NULL when none routes it), and whether coordinate c names core
  * k's place (emit_plan.c). */
 const MapDict *emit_edge_dict(const Emit *e, int32_t edge_id);

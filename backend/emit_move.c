@@ -121,7 +121,8 @@ Status emit_moves(Emit *e)
         int64_t to1 = emit_copy_addr(e, c1) + pt->q0[1] * emit_feat_pixel_words(&c1->feat);
         int64_t w0 = pt->nq[0] * emit_feat_pixel_words(&c0->feat);
         int32_t block = e->g->blocks[c0->block]->id;
-        Status st = pt->nq[1] == 0
+        Status st = pt->pitch ? emit_part_repitch(e, pt) /* emit_landpitch.c */
+                    : pt->nq[1] == 0
                         ? move_words(e, pt->core, pt->move_phase, pt->move_slot, block,
                                      c->addr[pt->land], to0, w0)
                         : split_words(e, pt->core, pt->move_phase, pt->move_slot, block,

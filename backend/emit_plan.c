@@ -1124,6 +1124,8 @@ Status emit_plan(Emit *e)
     if (st == ST_OK)
         st = emit_spreads(e);
     if (st == ST_OK)
+        st = emit_part_pitches(e);
+    if (st == ST_OK)
         st = make_outs(e);
     /* the tees share their first copy's area (no slot; before the narrowings, whose P06
      * precedes the readers of both); the P06s that must have a slot first: a narrowing (its

@@ -315,7 +315,7 @@ static int part_pixels(const ECopy *cp, int64_t q0, int64_t nq, const EBox *part
 }
 
 /* The first phase core k receives edge le's data in (INT32_MAX: never). */
-static int32_t first_receive(Emit *e, const Edge *le, uint32_t k)
+int32_t emit_first_receive(Emit *e, const Edge *le, uint32_t k)
 {
     long pos = graph_edge_pos(e->g, le->id);
     uint32_t di = pos >= 0 ? e->dict_of_edge[pos] : EMIT_NONE;
@@ -379,7 +379,7 @@ static Status relay_loc(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_
         EBox lbox, lw;
         if (!rcp || rcp->is_static || !emit_keeps_order(e, le) ||
             !emit_iface_box(e, (uint32_t)s2, true, le->id, &lbox) ||
-            !emit_iface_box(e, w, false, le->id, &lw) || first_receive(e, le, sk) >= phase)
+            !emit_iface_box(e, w, false, le->id, &lw) || emit_first_receive(e, le, sk) >= phase)
             continue;
         /* the part's points are the copy's shifted: both edges keep the writer's extents,
            or both flow the same box of it into the same extents (emit_flat_pixels) */
@@ -626,13 +626,15 @@ static Status route_edge(Emit *e, const MapDict *dict)
         /* a spread part: this phase's pixels of each of its runs of dcp, into their place
          * in the landing area (the first run's, then the second's) */
         dbase = pt ? e->cores[rk].addr[pt->land] : 0;
+        ECopy landed; /* a part in its relay's pitch lands so (emit_landpitch.c) */
+        const ECopy *lcp = emit_part_landed(pt, dcp, &landed);
         for (int r = 0; pt && r < 2 && st == ST_OK; r++) {
             const ECopy *rc = &e->copies[pt->copy[r]];
-            int64_t pw = emit_feat_pixel_words(&rc->feat);
+            int64_t pw = emit_part_pitch(e, pt, r);
             EBox pieces[3];
             int np = rc == dcp ? part_pixels(dcp, pt->q0[r], pt->nq[r], &part, pieces) : 0;
             for (int q = 0; q < np && st == ST_OK; q++)
-                st = runs(e, ed, &src, ch0, sk, cs->phase, dcp, rk, &pieces[q],
+                st = runs(e, ed, &src, ch0, sk, cs->phase, lcp, rk, &pieces[q],
                           dbase - pt->q0[r] * pw);
             dbase += pt->nq[r] * pw;
         }

@@ -268,7 +268,7 @@ static void time_order(int32_t *ph, uint32_t n, int32_t reader, int32_t np)
  * receive area has room for (words: per phase, the words given to this copy so far), an
  * edge's last phase the rest. */
 static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, size_t *cap,
-                        int64_t *words, int32_t *ph, ERows *er, size_t *n_er)
+                        int64_t *words, int32_t *ph, ERows *er, size_t *n_er, bool wide)
 {
     const BlockUses *bu = &e->uses.blocks[cp->block];
     uint32_t k = cp->core;
@@ -304,10 +304,14 @@ static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, s
         int64_t left = er[j].hi - er[j].lo, q = er[j].lo;
         for (uint32_t i = 0; i < n && left > 0; i++) {
             int64_t room = RECV_WORDS - emit_recv_live(e, k, ph[i], EMIT_NONE) - words[ph[i]];
-            int64_t px = i + 1 == n ? left : room > 0 ? room / pw : 0;
+            int64_t lw = wide ? emit_land_pitch(e, cp, ph[i]) : 0; /* emit_landpitch.c */
+            lw = lw > pw ? lw : pw;
+            int64_t px = i + 1 == n ? left : room > 0 ? room / lw : 0;
             px = px < left ? px : left;
             if (px == 0)
                 continue;
+            if (wide && px * lw > room)
+                return ST_LOGIC; /* the rest over the room in the wider pitch: cut as before */
             ESeg *ns = emit_grow(e, *segs, cap, *n_segs, sizeof **segs);
             if (!ns) {
                 st = ST_RUNTIME;
@@ -315,7 +319,7 @@ static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, s
             }
             *segs = ns;
             (*segs)[(*n_segs)++] = (ESeg){ph[i], q, px, (uint32_t)j};
-            words[ph[i]] += px * pw;
+            words[ph[i]] += px * lw;
             q += px;
             left -= px;
         }
@@ -410,7 +414,7 @@ static Status plan_parts(Emit *e, ECopy *cp, ESeg *segs, size_t n)
             if (!np)
                 return ST_RUNTIME;
             e->parts = np;
-            EPart part = {k, p, {ci, ci}, {q0[0], q0[1]}, {nq[0], nq[1]}, EMIT_NONE, mp, ms};
+            EPart part = {k, p, {ci, ci}, {q0[0], q0[1]}, {nq[0], nq[1]}, EMIT_NONE, mp, ms, 0};
             part.land = emit_request(e, k, pw * (nq[0] + nq[1]), ROW_WORDS, p, mp, ALLOC_RECV,
                                      b->id);
             if (part.land == EMIT_NONE)
@@ -456,8 +460,15 @@ static Status plan_spread(Emit *e, ECopy *cp, ESeg **segs, size_t *cap)
     size_t ne = 0;
     if (st == ST_OK && !er)
         st = diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    /* the phases' pixels counted in the pitch they land in when a relay sends them from a
+     * wider one (emit_landpitch.c), if every phase then holds its share; else in the copy's */
     if (st == ST_OK)
-        st = cut_edges(e, cp, segs, &n, cap, words, ph, er, &ne);
+        st = cut_edges(e, cp, segs, &n, cap, words, ph, er, &ne, true);
+    if (st == ST_LOGIC) {
+        memset(words, 0, (size_t)c->n_phases * sizeof *words);
+        n = 0;
+        st = cut_edges(e, cp, segs, &n, cap, words, ph, er, &ne, false);
+    }
     /* the edges' pixels forwards or mirrored, the first way that makes every phase's pixels
      * adjacent (a P06 moves them), else the first that makes them two runs at most (a P26
      * splits them) */

@@ -1,0 +1,124 @@
+/* emit_landpitch.c: a spread copy's part landing in its sender's pitch (docs/backend.md,
+ * "Transfers", "Parts in the sender's pitch"). A relay forwarding pixels of its own copy into
+ * a spread copy of fewer words a pixel (47 int32 channels from a copy of 64 a pixel into one
+ * of 48) would send a run a pixel, each under a header of its own, and a disabled header
+ * over each gap: a phase of 64 such pixels and one other run needs 129 headers against the
+ * 128 a router holds [emit.route]. A part of one run (its phase's pixels of one copy, moved
+ * by a P06) whose every arrival in that phase comes from one relay holding a copy of the
+ * same precision in a wider pitch lands in that pitch instead: its landing area holds the
+ * pixels at the relay's pitch, the router sends whole rows under one header, and the part's
+ * P06 re-pitches them into the copy (`length_in` the relay's pitch, `length_out` the copy's,
+ * INT_32 words as they are, the first `length_out` of each pixel kept). Only where a run a
+ * pixel would fill the copy's pixels (its channels in 8-byte units are its pitch): the words
+ * the copy keeps are the relay's words, as such runs would have carried them. The cut
+ * (emit_spread.c cut_edges) counts such a phase's pixels in the relay's pitch, unless the
+ * last phase's rest would then not fit; the landing area grows only where the phase's
+ * receive area has room for it once every spread copy is planned (emit_recv_live), else
+ * the part keeps the copy's pitch, as before. */
+#include "backend/emit_internal.h"
+
+#include "backend/core_mem.h"
+
+#define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
+
+enum { RECV_WORDS = ASM_MEM3_BASE - ASM_MEM2_RECV, ROW_WORDS = 4 };
+
+/* The pitch (words a pixel) of the copy relay sk forwards writer w's pixels from in phase
+ * p, as emit_route.c's relay_loc picks it: the first of w's readers (in w's edge order) with
+ * a copy on sk that is not static, keeps the writer's order and has received its data
+ * before p; 0: none, or one in another precision or storage than cp. */
+static int64_t held_pitch(Emit *e, uint32_t w, uint32_t sk, int32_t p, const ECopy *cp)
+{
+    const BlockUses *wu = &e->uses.blocks[w];
+    for (uint32_t j = 0; j < wu->n_out_edges; j++) {
+        const Edge *le = e->g->edges[wu->out_edges[j]];
+        long s2 = graph_block_pos(e->g, le->dst);
+        const ECopy *rc = s2 >= 0 ? emit_copy_on(e, (uint32_t)s2, sk) : NULL;
+        if (!rc || rc->is_static || !emit_keeps_order(e, le) || emit_first_receive(e, le, sk) >= p)
+            continue;
+        bool same = rc->feat.prec == cp->feat.prec && rc->feat.per_word == cp->feat.per_word;
+        return same ? emit_feat_pixel_words(&rc->feat) : 0;
+    }
+    return 0;
+}
+
+int64_t emit_land_pitch(Emit *e, const ECopy *cp, int32_t p)
+{
+    const BlockUses *bu = &e->uses.blocks[cp->block];
+    int64_t pitch = 0, dpx = emit_feat_pixel_words(&cp->feat), pw = cp->feat.per_word;
+    uint32_t from = EMIT_NONE;
+    if (((cp->box.n[2] + pw - 1) / pw + 1) / 2 * 2 != dpx)
+        return 0; /* a run a pixel leaves words of the copy's pixels unwritten */
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        const Edge *ed = e->g->edges[bu->in_edges[j]];
+        long w = graph_block_pos(e->g, ed->src);
+        const MapDict *dict = emit_edge_dict(e, ed->id);
+        for (uint32_t c = 0; dict && c + 1 < dict->n_coords; c++) {
+            const MapCoord *cs = &dict->coords[c], *cr = &dict->coords[c + 1];
+            if (cs->pi_index != MAP_PI_ROUTER_SEND || cr->pi_index != MAP_PI_ROUTER_RECIEVE ||
+                cr->phase != p || !emit_same_place(&e->cores[cp->core], cr))
+                continue;
+            uint32_t sk = emit_core(e, cs);
+            EBox dbox;
+            if (w < 0 || sk == EMIT_NONE || sk == e->core_of[w] ||
+                (from != EMIT_NONE && sk != from) || emit_slice_kind(e, cp, ed) != 0 ||
+                !emit_iface_box(e, cp->block, true, ed->id, &dbox) ||
+                emit_moves_lanes(e, ed, (uint32_t)w, &dbox))
+                return 0; /* the writer sends, two senders, channel slices, 1-byte packets */
+            int64_t held = held_pitch(e, (uint32_t)w, sk, p, cp);
+            if (held == 0 || (pitch && held != pitch))
+                return 0;
+            from = sk;
+            pitch = held;
+        }
+    }
+    return pitch > dpx && pitch % ROW_WORDS == 0 ? pitch : 0;
+}
+
+Status emit_part_pitches(Emit *e)
+{
+    for (size_t i = 0; i < e->n_parts; i++) {
+        EPart *pt = &e->parts[i];
+        const ECopy *cp = &e->copies[pt->copy[0]];
+        if (pt->nq[1] > 0 || pt->land == EMIT_NONE)
+            continue; /* two runs: the P26 splits them in the copies' pitch */
+        int64_t pitch = emit_land_pitch(e, cp, pt->phase);
+        AllocReq *land = &e->cores[pt->core].reqs[pt->land];
+        int64_t more = pt->nq[0] * pitch - land->words;
+        if (pitch == 0 || emit_recv_live(e, pt->core, pt->phase, EMIT_NONE) + more > RECV_WORDS)
+            continue;
+        pt->pitch = pitch;
+        land->words += more;
+    }
+    return ST_OK;
+}
+
+const ECopy *emit_part_landed(const EPart *pt, const ECopy *cp, ECopy *tmp)
+{
+    if (!pt || pt->pitch == 0 || pt->copy[0] != pt->copy[1] || pt->nq[1] > 0)
+        return cp;
+    *tmp = *cp;
+    tmp->feat.c = pt->pitch * cp->feat.per_word;
+    tmp->feat.words = tmp->feat.ny * tmp->feat.nx * pt->pitch;
+    return tmp;
+}
+
+int64_t emit_part_pitch(const Emit *e, const EPart *pt, int r)
+{
+    return pt->pitch && r == 0 ? pt->pitch : emit_feat_pixel_words(&e->copies[pt->copy[r]].feat);
+}
+
+Status emit_part_repitch(Emit *e, const EPart *pt)
+{
+    const ECopy *cp = &e->copies[pt->copy[0]];
+    const ECore *c = &e->cores[pt->core];
+    int64_t pw = emit_feat_pixel_words(&cp->feat);
+    Taskir__Asm__P06 *m = emit_p06_slot(e, pt->core, pt->move_phase, pt->move_slot,
+                                        e->g->blocks[cp->block]->id);
+    if (!m)
+        return ST_RUNTIME;
+    emit_p06_rows(m, PR_INT_32, pt->pitch, pt->nq[0], c->addr[pt->land], pt->nq[0] * pt->pitch,
+                  emit_copy_addr(e, cp) + pt->q0[0] * pw, pt->nq[0] * pw);
+    SET(m, length_out, (int32_t)pw);
+    return ST_OK;
+}
