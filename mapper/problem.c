@@ -30,6 +30,7 @@
 #include "taskir/diag_block.h"
 #include "taskir/lanes.h"
 #include "taskir/layout.h"
+#include "taskir/layout_buf.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -350,7 +351,7 @@ static Status build_clusters(MapPlan *p, Diag *d)
         const BlockUses *bu = &p->uses.blocks[i];
         int64_t bytes;
         if (kind_of(b) == BK_COMPUTE) {
-            bytes = chip_output_bytes(p->chip, b);
+            bytes = layout_buffer_held(p->chip, g, &p->uses, i, NULL);
             int64_t work = layout_work_bytes(g, &p->uses, i);
             if (p->task_of[i] != MAP_NONE) {
                 p->tasks[p->task_of[i]].out_bytes = bytes;

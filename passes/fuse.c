@@ -25,6 +25,7 @@
 #include "passes/groups.h"
 #include "passes/plain_copy.h"
 #include "taskir/chip_cost.h"
+#include "taskir/layout_buf.h"
 #include "taskir/uses.h"
 
 enum { FUSE_MAX_MEMBERS = 64 };
@@ -130,7 +131,9 @@ static int64_t pair_bytes(const Pairing *p, const Block *a, const Block *s, cons
     GroupMem gm;
     if (!chip_group_mem(p->chip, p->g, p->u, a, &gm) || gm.total < 0)
         return -1;
-    int64_t total = gm.total, out = chip_output_bytes(p->chip, m);
+    long mpos = graph_block_pos(p->g, m->id);
+    int64_t total = gm.total,
+            out = mpos < 0 ? -1 : layout_buffer_held(p->chip, p->g, p->u, (uint32_t)mpos, NULL);
     if (out < 0 || out > INT64_MAX - total)
         return -1;
     total += out;

@@ -11,6 +11,7 @@
 #include "taskir/blockbox.h"
 #include "taskir/chip_cost.h"
 #include "taskir/layout.h"
+#include "taskir/layout_buf.h"
 #include "taskir/rearrange.h"
 
 #include <string.h>
@@ -41,7 +42,7 @@ static bool storage_pitch(const Chip *c, const Graph *g, const GraphUses *u, con
     if (unit > 0 && blk_cluster_dims(b, false, 0, cd)) {
         int64_t laid = layout_map_bytes(p, cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
                                         cd[D_F] > 0 ? cd[D_F] : 1, unit),
-                plain = chip_output_bytes(c, b);
+                plain = layout_buffer_held(c, g, u, (uint32_t)pos, NULL);
         if (laid < 0 || plain < 0)
             return false;
         *pitch = laid > plain ? laid - plain : 0;
@@ -83,7 +84,8 @@ bool split_need_of(const Chip *c, const Graph *g, const GraphUses *u, const Bloc
         if (!src || bt_info(src->type)->kind == BK_STORAGE ||
             !edge_ends(g, u, e, &en, why, sizeof why))
             continue;
-        int64_t ob = chip_output_bytes(c, src), w = box_vol(en.src_cdims);
+        int64_t ob = layout_buffer_held(c, g, u, (uint32_t)graph_block_pos(g, src->id), NULL),
+                w = box_vol(en.src_cdims);
         if (ob < 0 || w <= 0)
             return false;
         n->direct += (int64_t)((double)ob * (double)box_vol(en.src_box) / (double)w);
@@ -143,7 +145,8 @@ bool split_piece_need(const Chip *c, const Graph *g, const GraphUses *u, const B
             bytes = chip_storage_bytes(c, &ts, &tp);
         } else { /* fed directly: the share of the producer's output */
             int32_t cd[TIR_CDIMS];
-            int64_t ob = chip_output_bytes(c, src), w;
+            int64_t ob = layout_buffer_held(c, g, u, (uint32_t)graph_block_pos(g, src->id), NULL),
+                    w;
             if (ob < 0 || !blk_cluster_dims(b, true, k, cd) || (w = box_vol(cd)) <= 0)
                 return false;
             bytes = (int64_t)((double)ob * (double)box_vol(pc->in[k].size) / (double)w);
@@ -160,7 +163,7 @@ bool split_piece_need(const Chip *c, const Graph *g, const GraphUses *u, const B
         else if (bt_info(src->type)->kind == BK_STORAGE)
             out->m.input += bytes;
     }
-    out->m.output = chip_output_bytes(c, &tp);
+    out->m.output = layout_buffer_held(c, g, u, (uint32_t)pos, &tp);
     if (out->m.output < 0)
         return false;
     if (!split_soma_share(c, g, u, b, pc->shape, &out->soma))

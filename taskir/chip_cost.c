@@ -4,6 +4,7 @@
 #include "taskir/chip_cost.h"
 
 #include "taskir/layout.h"
+#include "taskir/layout_buf.h"
 
 #include <string.h>
 
@@ -168,7 +169,7 @@ bool chip_group_mem(const Chip *c, const Graph *g, const GraphUses *u, const Blo
         int64_t *m = bucket(out, b, iu ? iu->cluster : 0);
         *m = add(*m, chip_storage_bytes(c, src, b));
     }
-    out->output = chip_output_bytes(c, b);
+    out->output = layout_buffer_held(c, g, u, (uint32_t)pos, NULL);
     out->total = add(add(add(out->input, out->weight), out->bias), out->output);
     return out->total >= 0;
 }

@@ -38,6 +38,7 @@
 #include "taskir/chip_cost.h"
 #include "taskir/diag_block.h"
 #include "taskir/layout.h"
+#include "taskir/layout_buf.h"
 #include "taskir/uses.h"
 
 #include <inttypes.h>
@@ -400,7 +401,7 @@ static Status mem_collect(Checker *k, MemUse **out, size_t *n_out)
             }
             int64_t bytes = 0;
             if (remote > 0 && all > 0) { /* the staging part of the output buffer */
-                int64_t out = chip_output_bytes(k->chip, b);
+                int64_t out = layout_buffer_held(k->chip, g, &k->u, i, NULL);
                 double x = remote >= all ? (double)out : (double)out * remote / all;
                 bytes = out < 0 ? 0 : (int64_t)x + ((double)(int64_t)x < x);
             }

@@ -2090,6 +2090,50 @@ static void test_premove_stage_end(void **state)
     chip_destroy(c);
 }
 
+/* A CLUT of one int32 channel reading an int8 map of 18 pixels (16-byte rows) writes the row
+ * it reads (P07): its output buffer takes 18 * 64 = 1152 bytes as the code generator lays it
+ * out, which the mapper counts (layout_buffer_held, taskir/layout_buf.h); it counted the
+ * chip description's 18 * 16 = 288 before, and a core of
+ * test_diff_ops/broadcast_div_case_1_variant_2-3 held 36368 words where it thought 32768
+ * fit (emit.alloc). */
+static void test_lut_buffer(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    const int32_t map[8] = {1, 18, 1, 0, 0, 0, 0, 0};
+    Block *in = tg_blk(g, BT_INPUT, "x", PR_INT_8, map);
+    in->socket_id = 0;
+    in->has_socket_id = true;
+    Block *a = tg_blk(g, BT_SI, "a", PR_INT_8, map);
+    Block *tab = tg_blk(g, BT_SB, "tab", PR_INT_32, (const int32_t[8]){0, 0, 256, 0, 0, 0, 0, 0});
+    int64_t tv[256];
+    for (int i = 0; i < 256; i++)
+        tv[i] = 3 * i - 400;
+    assert_true(blk_set_data(g, tab, PR_INT_32, (const int32_t[1]){256}, 1, tv, 256));
+    Block *lut = tg_blk(g, BT_CLUT, "lut", PR_INT_32, map);
+    assert_true(blk_set_attr(g, lut, AT_LUT_DW, 8));
+    Block *t = tg_blk(g, BT_SI, "t", PR_INT_32, map);
+    Block *o = tg_blk(g, BT_OUTPUT, "y", PR_INT_32, map);
+    o->socket_id = 0;
+    o->has_socket_id = true;
+    tg_join(g, in, 0, a, 0);
+    tg_join(g, a, 0, lut, 0);
+    tg_join(g, tab, 0, lut, 1);
+    tg_join(g, lut, 0, t, 0);
+    tg_join(g, t, 0, o, 0);
+    Diag d;
+    MapPlan *p = plan_ok(g, c, &d);
+    uint32_t k = p->task_of[graph_block_pos(p->g, lut->id)];
+    assert_int_not_equal(k, MAP_NONE);
+    assert_int_equal(p->tasks[k].out_bytes, 1152);
+    assert_int_equal(chip_output_bytes(c, lut), 288);
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
 /* Sharing cores by lifetimes (mapper/merge.c), on a chip of 2 cores with a 10 KiB budget: a
  * chain of four ReLUs (CCMPB) "r0" .. "r3" on 16 x 16 x 16 int8 maps (4096 B each). A
  * ReLU's group (its input 4096 B and the 4096 B output buffer its result leaves the core
@@ -2260,6 +2304,7 @@ int main(void)
         cmocka_unit_test(test_slices_remote),
         cmocka_unit_test(test_premove_slots),
         cmocka_unit_test(test_gather_part),
+        cmocka_unit_test(test_lut_buffer),
         cmocka_unit_test(test_premove_stage_end),
         cmocka_unit_test(test_own_router_budget),
         cmocka_unit_test(test_own_gather_budget),
