@@ -319,6 +319,50 @@ static void test_table(void **state)
     graph_destroy(g);
 }
 
+/* A CADD of 256 pixels of one int32 channel and the CLUT after it (int32, a table of 256
+ * entries), on a core of budget bytes: the number of groups fuse makes (1: paired). The pair
+ * takes the CADD's input and output (256 pixels of 32-lane int32 groups, 32768 bytes each),
+ * its bias (128), the table (1024) and the CLUT's output buffer: P07 writes the row it reads,
+ * 8 int32 lanes a pixel, 8192 bytes as layout_buffer_held counts it (4096 in the chip
+ * description's 16-byte rows): 74880 bytes. */
+static uint32_t lut_pair(int64_t budget)
+{
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *in = pt_io(g, BT_INPUT, 1, 256, 1, 0), *a = pt_blk(g, BT_SI, 1, 256, 1, "a");
+    Block *b = data(g, BT_SB, (const int32_t[]){1}, 1, "add/b");
+    b->shape.d[D_F] = 1;
+    Block *add = pt_blk(g, BT_CADD, 1, 256, 1, "add");
+    add->bias_type = BIAS_VECTOR;
+    Block *mid = pt_blk(g, BT_SI, 1, 256, 1, "add/out");
+    Block *lut = pt_blk(g, BT_CLUT, 1, 256, 1, "lut");
+    assert_true(blk_set_attr(g, lut, AT_LUT_DW, 8));
+    Block *table = data(g, BT_SB, (const int32_t[]){256}, 1, "lut/table");
+    table->shape.d[D_F] = 256;
+    Block *res = pt_blk(g, BT_SI, 1, 256, 1, NULL);
+    pt_link(g, in, a, 0);
+    pt_link(g, a, add, 0);
+    pt_link(g, b, add, 1);
+    pt_link(g, add, mid, 0);
+    pt_link(g, mid, lut, 0);
+    pt_link(g, table, lut, 1);
+    pt_link(g, lut, res, 0);
+    pt_link(g, res, pt_io(g, BT_OUTPUT, 1, 256, 1, 0), 0);
+    int64_t was = chip->core_budget_bytes;
+    chip->core_budget_bytes = budget;
+    uint32_t n = fused_groups(g);
+    chip->core_budget_bytes = was;
+    graph_destroy(g);
+    return n;
+}
+
+static void test_lut_budget(void **state)
+{
+    (void)state;
+    assert_int_equal(lut_pair(74880), 1);
+    assert_int_equal(lut_pair(74879), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -332,6 +376,7 @@ int main(void)
         cmocka_unit_test(test_foreign_group),
         cmocka_unit_test(test_add_to_loaded_groups),
         cmocka_unit_test(test_table),
+        cmocka_unit_test(test_lut_budget),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
