@@ -2090,6 +2090,42 @@ static void test_premove_stage_end(void **state)
     chip_destroy(c);
 }
 
+/* INPUT x (INT_8, 1 x n pixels, 1 channel) -> SI a -> CLUT "lut" (INT_32, table "tab" of 256
+ * int32 entries) -> SI t (INT_32) [-> ReLU "relu" (CCMPB) -> SI s] -> OUTPUT. Returns the CLUT. */
+static Block *lut_graph(Graph *g, int32_t n, bool relu)
+{
+    const int32_t px[8] = {1, n, 1, 0, 0, 0, 0, 0};
+    Block *in = tg_blk(g, BT_INPUT, "x", PR_INT_8, px);
+    in->socket_id = 0;
+    in->has_socket_id = true;
+    Block *a = tg_blk(g, BT_SI, "a", PR_INT_8, px);
+    Block *tab = tg_blk(g, BT_SB, "tab", PR_INT_32, (const int32_t[8]){0, 0, 256, 0, 0, 0, 0, 0});
+    int64_t tv[256];
+    for (int i = 0; i < 256; i++)
+        tv[i] = 3 * i - 400;
+    assert_true(blk_set_data(g, tab, PR_INT_32, (const int32_t[1]){256}, 1, tv, 256));
+    Block *lut = tg_blk(g, BT_CLUT, "lut", PR_INT_32, px);
+    assert_true(blk_set_attr(g, lut, AT_LUT_DW, 8));
+    Block *t = tg_blk(g, BT_SI, "t", PR_INT_32, px);
+    Block *o = tg_blk(g, BT_OUTPUT, "y", PR_INT_32, px);
+    o->socket_id = 0;
+    o->has_socket_id = true;
+    tg_join(g, in, 0, a, 0);
+    tg_join(g, a, 0, lut, 0);
+    tg_join(g, tab, 0, lut, 1);
+    tg_join(g, lut, 0, t, 0);
+    if (relu) {
+        Block *r = tg_blk(g, BT_CCMPB, "relu", PR_INT_32, px);
+        assert_true(blk_set_attr(g, r, AT_CMP, 0));
+        Block *rs = tg_blk(g, BT_SI, "s", PR_INT_32, px);
+        tg_join(g, t, 0, r, 0);
+        tg_join(g, r, 0, rs, 0);
+        t = rs;
+    }
+    tg_join(g, t, 0, o, 0);
+    return lut;
+}
+
 /* A CLUT of one int32 channel reading an int8 map of 18 pixels (16-byte rows) writes the row
  * it reads (P07): its output buffer takes 18 * 64 = 1152 bytes as the code generator lays it
  * out, which the mapper counts (layout_buffer_held, taskir/layout_buf.h); it counted the
@@ -2101,27 +2137,7 @@ static void test_lut_buffer(void **state)
     (void)state;
     Chip *c = chip_with(NULL, 0);
     Graph *g = graph_create();
-    const int32_t map[8] = {1, 18, 1, 0, 0, 0, 0, 0};
-    Block *in = tg_blk(g, BT_INPUT, "x", PR_INT_8, map);
-    in->socket_id = 0;
-    in->has_socket_id = true;
-    Block *a = tg_blk(g, BT_SI, "a", PR_INT_8, map);
-    Block *tab = tg_blk(g, BT_SB, "tab", PR_INT_32, (const int32_t[8]){0, 0, 256, 0, 0, 0, 0, 0});
-    int64_t tv[256];
-    for (int i = 0; i < 256; i++)
-        tv[i] = 3 * i - 400;
-    assert_true(blk_set_data(g, tab, PR_INT_32, (const int32_t[1]){256}, 1, tv, 256));
-    Block *lut = tg_blk(g, BT_CLUT, "lut", PR_INT_32, map);
-    assert_true(blk_set_attr(g, lut, AT_LUT_DW, 8));
-    Block *t = tg_blk(g, BT_SI, "t", PR_INT_32, map);
-    Block *o = tg_blk(g, BT_OUTPUT, "y", PR_INT_32, map);
-    o->socket_id = 0;
-    o->has_socket_id = true;
-    tg_join(g, in, 0, a, 0);
-    tg_join(g, a, 0, lut, 0);
-    tg_join(g, tab, 0, lut, 1);
-    tg_join(g, lut, 0, t, 0);
-    tg_join(g, t, 0, o, 0);
+    Block *lut = lut_graph(g, 18, false);
     Diag d;
     MapPlan *p = plan_ok(g, c, &d);
     uint32_t k = p->task_of[graph_block_pos(p->g, lut->id)];
@@ -2145,32 +2161,7 @@ static void test_lut_buffer_remote(void **state)
     const char *edits[] = {"budget=\"128KiB\"", "budget=\"24KiB\""};
     Chip *c = chip_with(edits, 2);
     Graph *g = graph_create();
-    const int32_t px[8] = {1, 256, 1, 0, 0, 0, 0, 0};
-    Block *in = tg_blk(g, BT_INPUT, "x", PR_INT_8, px);
-    in->socket_id = 0;
-    in->has_socket_id = true;
-    Block *a = tg_blk(g, BT_SI, "a", PR_INT_8, px);
-    Block *tab = tg_blk(g, BT_SB, "tab", PR_INT_32, (const int32_t[8]){0, 0, 256, 0, 0, 0, 0, 0});
-    int64_t tv[256];
-    for (int i = 0; i < 256; i++)
-        tv[i] = 3 * i - 400;
-    assert_true(blk_set_data(g, tab, PR_INT_32, (const int32_t[1]){256}, 1, tv, 256));
-    Block *lut = tg_blk(g, BT_CLUT, "lut", PR_INT_32, px);
-    assert_true(blk_set_attr(g, lut, AT_LUT_DW, 8));
-    Block *t = tg_blk(g, BT_SI, "t", PR_INT_32, px);
-    Block *r = tg_blk(g, BT_CCMPB, "relu", PR_INT_32, px);
-    assert_true(blk_set_attr(g, r, AT_CMP, 0));
-    Block *s = tg_blk(g, BT_SI, "s", PR_INT_32, px);
-    Block *o = tg_blk(g, BT_OUTPUT, "y", PR_INT_32, px);
-    o->socket_id = 0;
-    o->has_socket_id = true;
-    tg_join(g, in, 0, a, 0);
-    tg_join(g, a, 0, lut, 0);
-    tg_join(g, tab, 0, lut, 1);
-    tg_join(g, lut, 0, t, 0);
-    tg_join(g, t, 0, r, 0);
-    tg_join(g, r, 0, s, 0);
-    tg_join(g, s, 0, o, 0);
+    int32_t lut_id = lut_graph(g, 256, true)->id;
     MapCost k;
     Mapping *m = map(g, c, &k);
     const MapCoord *lc = coord_of(m, "lut"), *rc = coord_of(m, "relu");
@@ -2184,7 +2175,7 @@ static void test_lut_buffer_remote(void **state)
     assert_int_equal(verify_mapping_on(m, c, &d), ST_LOGIC);
     long i = diag_find(&d, "map.mem.core");
     assert_true(i >= 0);
-    assert_int_equal(d.entries[i].block_id, lut->id);
+    assert_int_equal(d.entries[i].block_id, lut_id);
     assert_non_null(strstr(d.entries[i].what, "holds 21504 bytes in phase 0 (this block 16384"));
     diag_finish(&d);
     mapping_destroy(m);
