@@ -23,6 +23,22 @@
 static const int32_t conv3x3[] = {AT_KERNEL_Y, 3, AT_KERNEL_X, 3, AT_PAD_UP, 1, AT_PAD_DOWN, 1,
                                   AT_PAD_LEFT, 1, AT_PAD_RIGHT, 1};
 
+/* Puts Soma block m (writing s) and the ReLU tail (writing ts) between fx_block's 'op/out' and
+ * the OUTPUT edge e reads: op/out -> m -> s -> tail -> ts -> OUTPUT. */
+static void insert_soma(Graph *g, Edge *e, Block *m, Block *s, Block *tail, Block *ts)
+{
+    Block *out = pt_by_name(g, "op/out");
+    assert_non_null(out);
+    assert_true(blk_set_attr(g, tail, AT_STRIDE_Y, 1) && blk_set_attr(g, tail, AT_STRIDE_X, 1));
+    assert_true(blk_set_attr(g, tail, AT_BIT_SHIFT_NUM, 0));
+    assert_true(blk_set_attr(g, tail, AT_CMP, 0));
+    assert_non_null(graph_retarget_edge(g, e, true, ts, 0));
+    assert_non_null(graph_connect(g, out, 0, m, 0));
+    assert_non_null(graph_connect(g, m, 0, s, 0));
+    assert_non_null(graph_connect(g, s, 0, tail, 0));
+    assert_non_null(graph_connect(g, tail, 0, ts, 0));
+}
+
 /* Puts a Soma block 'soma' of type t (window k x k, stride k) between fx_block's 'op/out'
  * and the OUTPUT, and a ReLU after it: op -> op/out -> soma -> soma/out -> tail -> tail/out
  * -> OUTPUT. */
@@ -61,15 +77,8 @@ static void add_soma(Graph *g, BlockType t, int32_t k)
     assert_true(blk_set_attr(g, m, AT_STRIDE_Y, k) && blk_set_attr(g, m, AT_STRIDE_X, k));
     assert_true(blk_set_attr(g, m, AT_BIT_SHIFT_NUM, 3));
     assert_true(blk_set_attr(g, m, AT_CMP, t == BT_CCMPB ? -5 : INT32_MAX));
-    assert_true(blk_set_attr(g, tail, AT_STRIDE_Y, 1) && blk_set_attr(g, tail, AT_STRIDE_X, 1));
-    assert_true(blk_set_attr(g, tail, AT_BIT_SHIFT_NUM, 0));
-    assert_true(blk_set_attr(g, tail, AT_CMP, 0));
-    assert_non_null(graph_retarget_edge(g, e, true, ts, 0));
-    assert_non_null(graph_connect(g, out, 0, m, 0));
-    assert_non_null(graph_connect(g, m, 0, s, 0));
-    assert_non_null(graph_connect(g, s, 0, tail, 0));
-    assert_non_null(graph_connect(g, tail, 0, ts, 0));
     Block *o = graph_block(g, e->dst);
+    insert_soma(g, e, m, s, tail, ts);
     assert_non_null(o);
     memcpy(o->shape.d, osh, sizeof o->shape.d);
     assert_true(graph_compact(g));
@@ -221,15 +230,8 @@ static void test_lut_share(void **state)
         tv[i] = (i * 37) % 256 - 128;
     assert_true(blk_set_data(g, tab, PR_INT_8, (const int32_t[1]){256}, 1, tv, 256));
     assert_true(blk_set_attr(g, m, AT_LUT_DW, 8));
-    assert_true(blk_set_attr(g, tail, AT_STRIDE_Y, 1) && blk_set_attr(g, tail, AT_STRIDE_X, 1));
-    assert_true(blk_set_attr(g, tail, AT_BIT_SHIFT_NUM, 0));
-    assert_true(blk_set_attr(g, tail, AT_CMP, 0));
-    assert_non_null(graph_retarget_edge(g, e, true, ts, 0));
-    assert_non_null(graph_connect(g, out, 0, m, 0));
     assert_non_null(graph_connect(g, tab, 0, m, 1));
-    assert_non_null(graph_connect(g, m, 0, ms, 0));
-    assert_non_null(graph_connect(g, ms, 0, tail, 0));
-    assert_non_null(graph_connect(g, tail, 0, ts, 0));
+    insert_soma(g, e, m, ms, tail, ts);
     assert_true(graph_compact(g));
     pt_verify(g);
     GraphUses u;
