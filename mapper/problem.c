@@ -13,7 +13,7 @@
  * (weights): the split pass's pieces read boxes of a shared input so.
  * Memory: every storage block as bbox_storage_bytes lays it out (a feature map in the pitch
  * of the layout table, taskir/layout.h, which the code generator lays out too), every
- * compute block's output buffer (chip_output_bytes) unless all it writes is storage of its
+ * compute block's output buffer (layout_buffer_held) unless all it writes is storage of its
  * own cluster (the buffer is then that storage; schedule.c drops it too when the readers'
  * clusters join its core), the area a CADD adding one box to itself reads (the box n
  * times), the int32 area of an Axon writing an 8-bit map and a result's send areas in

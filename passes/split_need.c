@@ -29,7 +29,7 @@ static int64_t box_vol(const int32_t *box)
  * maps around them, bbox_storage_bytes) beyond chip_group_mem's (their values' bytes), and
  * what b's output area takes in the pitch the code generator gives it (layout_output_unit:
  * a P83 writes the pitch it reads, int32 pixels of 512 channels for 32 values read in rows
- * of 512) beyond chip_output_bytes. false on overflow. */
+ * of 512) beyond layout_buffer_held (chip_group_mem's output). false on overflow. */
 static bool storage_pitch(const Chip *c, const Graph *g, const GraphUses *u, const Block *b,
                           int64_t *pitch)
 {
