@@ -25,7 +25,6 @@
 #include "passes/groups.h"
 #include "passes/plain_copy.h"
 #include "taskir/chip_cost.h"
-#include "taskir/layout_buf.h"
 #include "taskir/uses.h"
 
 enum { FUSE_MAX_MEMBERS = 64 };
@@ -133,7 +132,7 @@ static int64_t pair_bytes(const Pairing *p, const Block *a, const Block *s, cons
         return -1;
     long mpos = graph_block_pos(p->g, m->id);
     int64_t total = gm.total,
-            out = mpos < 0 ? -1 : layout_buffer_held(p->chip, p->g, p->u, (uint32_t)mpos, NULL);
+            out = mpos < 0 ? -1 : chip_buffer_held(p->chip, p->g, p->u, (uint32_t)mpos, NULL);
     if (out < 0 || out > INT64_MAX - total)
         return -1;
     total += out;

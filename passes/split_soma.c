@@ -15,7 +15,6 @@
 #include "passes/plain_copy.h"
 #include "passes/split.h"
 #include "taskir/chip_cost.h"
-#include "taskir/layout_buf.h"
 #include "taskir/rearrange.h"
 
 #include <stdlib.h>
@@ -122,7 +121,7 @@ bool split_soma_share(const Chip *c, const Graph *g, const GraphUses *u, const B
     for (int i = 0; i < 3; i++)
         if (tm.shape.d[dims[i]] > 0 && shape[dims[i]] > 0)
             tm.shape.d[dims[i]] = shape[dims[i]];
-    int64_t total = layout_buffer_held(c, g, u, (uint32_t)graph_block_pos(g, m->id), &tm);
+    int64_t total = chip_buffer_held(c, g, u, (uint32_t)graph_block_pos(g, m->id), &tm);
     if (total < 0)
         return false;
     const BlockUses *mu = uses_at(g, u, m);

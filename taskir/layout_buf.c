@@ -2,7 +2,6 @@
  * (layout_buf.h). */
 #include "taskir/layout_buf.h"
 
-#include "taskir/chip_cost.h"
 #include "taskir/layout.h"
 
 /* layout_own_row with b standing for block pos (its channels). */
@@ -56,9 +55,10 @@ int layout_buffer_unit(const Graph *g, const GraphUses *u, uint32_t pos, Precisi
     return buffer_unit_as(g, u, pos, g->blocks[pos], prec);
 }
 
-/* layout_buffer_bytes with b standing for block pos (its output cluster's shape). */
-static int64_t buffer_bytes_as(const Graph *g, const GraphUses *u, uint32_t pos, const Block *b)
+int64_t layout_buffer_bytes_as(const Graph *g, const GraphUses *u, uint32_t pos,
+                               const Block *as)
 {
+    const Block *b = as ? as : g->blocks[pos];
     PrecisionId p;
     int unit = buffer_unit_as(g, u, pos, b, &p);
     int32_t cd[TIR_CDIMS];
@@ -70,15 +70,5 @@ static int64_t buffer_bytes_as(const Graph *g, const GraphUses *u, uint32_t pos,
 
 int64_t layout_buffer_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
 {
-    return buffer_bytes_as(g, u, pos, g->blocks[pos]);
-}
-
-int64_t layout_buffer_held(const Chip *c, const Graph *g, const GraphUses *u, uint32_t pos,
-                           const Block *as)
-{
-    const Block *b = as ? as : g->blocks[pos];
-    int64_t plain = chip_output_bytes(c, b), laid = buffer_bytes_as(g, u, pos, b);
-    if (plain < 0 || laid < 0)
-        return -1;
-    return laid > plain ? laid : plain;
+    return layout_buffer_bytes_as(g, u, pos, NULL);
 }

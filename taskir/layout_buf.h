@@ -1,13 +1,12 @@
 /* layout_buf.h: a compute block's output buffer as the code generator lays it out
  * (docs/backend.md "What goes where", output buffers; backend/emit_plan.c make_outs asks
- * these), and the one count of it (layout_buffer_held) that the split, fuse, the mapper's
- * memory rule and the verifier's map.mem.core read: the chip description's 16-byte rows
- * (chip_output_bytes) are less for a P07 writing rows of its input's pitch
- * (layout_buffer_bytes: 4 times for one int32 channel read from 16-byte int8 pixels). */
+ * these), which the one count of it (chip_buffer_held, taskir/chip_cost.h) that the split,
+ * fuse, the mapper's memory rule and the verifier's map.mem.core read takes when larger
+ * than the chip description's 16-byte rows (chip_output_bytes): a P07 writing rows of its
+ * input's pitch (4 times for one int32 channel read from 16-byte int8 pixels). */
 #ifndef TASKIR_LAYOUT_BUF_H
 #define TASKIR_LAYOUT_BUF_H
 
-#include "taskir/chip.h"
 #include "taskir/graph.h"
 #include "taskir/types.h"
 #include "taskir/uses.h"
@@ -29,12 +28,8 @@ int layout_buffer_unit(const Graph *g, const GraphUses *u, uint32_t pos, Precisi
 /* Bytes of compute block pos's output buffer so laid out (its output cluster's pixels and
  * channels); 0 when it has no layout, -1 on overflow. */
 int64_t layout_buffer_bytes(const Graph *g, const GraphUses *u, uint32_t pos);
-/* Bytes compute block pos's output buffer is counted as wherever memory is counted: the
- * larger of the chip description's (chip_output_bytes: 16-byte rows, int32 Axon rows, a
- * CLIF's neuron states beside its output) and the code generator's layout
- * (layout_buffer_bytes). as: a stand-in for pos with another shape (a split piece before it
- * is made, the part of a Soma a piece computes), its pitch that of pos; NULL for pos itself.
- * -1 on overflow. */
-int64_t layout_buffer_held(const Chip *c, const Graph *g, const GraphUses *u, uint32_t pos,
-                           const Block *as);
+/* layout_buffer_bytes with as standing for block pos (a stand-in of another shape: a split
+ * piece before it is made, in pos's pitch; NULL: pos itself). */
+int64_t layout_buffer_bytes_as(const Graph *g, const GraphUses *u, uint32_t pos,
+                               const Block *as);
 #endif

@@ -2128,7 +2128,7 @@ static Block *lut_graph(Graph *g, int32_t n, bool relu)
 
 /* A CLUT of one int32 channel reading an int8 map of 18 pixels (16-byte rows) writes the row
  * it reads (P07): its output buffer takes 18 * 64 = 1152 bytes as the code generator lays it
- * out, which the mapper counts (layout_buffer_held, taskir/layout_buf.h); it counted the
+ * out, which the mapper counts (chip_buffer_held, taskir/chip_cost.h); it counted the
  * chip description's 18 * 16 = 288 before, and a core of
  * test_diff_ops/broadcast_div_case_1_variant_2-3 held 36368 words where it thought 32768
  * fit (emit.alloc). */
@@ -2153,7 +2153,7 @@ static void test_lut_buffer(void **state)
 /* The same CLUT over 256 pixels (its buffer 16384 bytes, 4096 in 16-byte rows) feeding a
  * ReLU on another core (a core of 24 KiB holds one group, not both): map.mem.core counts
  * the buffer, staged for the router, as the code generator lays it out
- * (layout_buffer_held): the CLUT's core holds its input "a" (4096), the table (1024) and the
+ * (chip_buffer_held): the CLUT's core holds its input "a" (4096), the table (1024) and the
  * buffer, 21504 bytes in phase 0 (9216 counted before, the input the largest holder). */
 static void test_lut_buffer_remote(void **state)
 {

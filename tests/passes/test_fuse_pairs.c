@@ -331,7 +331,7 @@ static void test_table(void **state)
  * entries), on a core of budget bytes: the number of groups fuse makes (1: paired). The pair
  * takes the CADD's input and output (256 pixels of 32-lane int32 groups, 32768 bytes each),
  * its bias (128), the table (1024) and the CLUT's output buffer: P07 writes the row it reads,
- * 8 int32 lanes a pixel, 8192 bytes as layout_buffer_held counts it (4096 in the chip
+ * 8 int32 lanes a pixel, 8192 bytes as chip_buffer_held counts it (4096 in the chip
  * description's 16-byte rows): 74880 bytes. */
 static uint32_t lut_pair(int64_t budget)
 {

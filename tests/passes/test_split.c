@@ -883,7 +883,7 @@ static void test_fit_work(void **state)
 /* A CLUT of one int32 channel reading an int8 map (256 pixels of 16-byte rows) writes the
  * row it reads (P07): 16 int32 lanes a pixel, 64 bytes, in the code generator's buffer
  * (taskir/layout_buf.h), not the chip description's 16. Its group: the input 4096 bytes, the
- * table 256, the buffer 16384 (layout_buffer_held: the split, the mapper and map.mem.core
+ * table 256, the buffer 16384 (chip_buffer_held: the split, the mapper and map.mem.core
  * count it so), 20736 in all (8448 counting 16-byte rows). On a core of 8 KiB it is cut so
  * that each piece's buffer fits too: pieces of at most 99 pixels (80 bytes a pixel and the
  * table), three of them, where the 16-byte count made two of 128 (4352 bytes counted,

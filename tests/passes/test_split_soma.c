@@ -207,7 +207,7 @@ static void test_pool_not_followed(void **state)
 /* A CLUT of one int8 channel reading a sum's int32 map of 256 pixels writes the row it reads
  * (P07): 32 bytes a pixel, 8192 bytes (4096 in the chip description's 16-byte rows). The
  * share split_soma_share counts for the Soma fuse pairs with the sum is that buffer as
- * layout_buffer_held counts it, the mapper's count, and its table: 8448 bytes (4352 before:
+ * chip_buffer_held counts it, the mapper's count, and its table: 8448 bytes (4352 before:
  * test_diff_ops/broadcast_div_case_1_variant_0-4's CADD 'op/bit6/cmp/x0' was left 1216 bytes
  * over a core, map.mem.group, once the mapper counted the larger). */
 static void test_lut_share(void **state)
@@ -246,7 +246,7 @@ static void test_lut_share(void **state)
     assert_true(split_soma_share(c, g, &u, op, es, &share));
     long mp = graph_block_pos(g, m->id);
     assert_int_equal(chip_output_bytes(c, m), 4096);
-    assert_int_equal(layout_buffer_held(c, g, &u, (uint32_t)mp, NULL), 8192);
+    assert_int_equal(chip_buffer_held(c, g, &u, (uint32_t)mp, NULL), 8192);
     assert_int_equal(share, 8192 + 256);
     graph_uses_finish(&u);
     graph_destroy(g);
