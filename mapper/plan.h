@@ -25,7 +25,7 @@ typedef struct MTask {
     const ChipPrim *prim;
     int64_t clocks;           /* chip_block_clocks */
     uint32_t cluster;
-    int64_t out_bytes;        /* its output buffer (chip_output_bytes) */
+    int64_t out_bytes;        /* its output buffer (chip_buffer_held) */
     int64_t work_bytes;       /* the area a CADD adding one box to itself reads (the box n
                                  times) and an Axon's int32 area before a P06 narrows it
                                  into an 8-bit map (layout_work_bytes), in its phase */

@@ -13,7 +13,7 @@
  * (weights): the split pass's pieces read boxes of a shared input so.
  * Memory: every storage block as bbox_storage_bytes lays it out (a feature map in the pitch
  * of the layout table, taskir/layout.h, which the code generator lays out too), every
- * compute block's output buffer (chip_output_bytes) unless all it writes is storage of its
+ * compute block's output buffer (chip_buffer_held) unless all it writes is storage of its
  * own cluster (the buffer is then that storage; schedule.c drops it too when the readers'
  * clusters join its core), the area a CADD adding one box to itself reads (the box n
  * times), the int32 area of an Axon writing an 8-bit map and a result's send areas in
@@ -350,7 +350,7 @@ static Status build_clusters(MapPlan *p, Diag *d)
         const BlockUses *bu = &p->uses.blocks[i];
         int64_t bytes;
         if (kind_of(b) == BK_COMPUTE) {
-            bytes = chip_output_bytes(p->chip, b);
+            bytes = chip_buffer_held(p->chip, g, &p->uses, i, NULL);
             int64_t work = layout_work_bytes(g, &p->uses, i);
             if (p->task_of[i] != MAP_NONE) {
                 p->tasks[p->task_of[i]].out_bytes = bytes;

@@ -130,7 +130,9 @@ static int64_t pair_bytes(const Pairing *p, const Block *a, const Block *s, cons
     GroupMem gm;
     if (!chip_group_mem(p->chip, p->g, p->u, a, &gm) || gm.total < 0)
         return -1;
-    int64_t total = gm.total, out = chip_output_bytes(p->chip, m);
+    long mpos = graph_block_pos(p->g, m->id);
+    int64_t total = gm.total,
+            out = mpos < 0 ? -1 : chip_buffer_held(p->chip, p->g, p->u, (uint32_t)mpos, NULL);
     if (out < 0 || out > INT64_MAX - total)
         return -1;
     total += out;

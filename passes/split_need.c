@@ -28,7 +28,7 @@ static int64_t box_vol(const int32_t *box)
  * maps around them, bbox_storage_bytes) beyond chip_group_mem's (their values' bytes), and
  * what b's output area takes in the pitch the code generator gives it (layout_output_unit:
  * a P83 writes the pitch it reads, int32 pixels of 512 channels for 32 values read in rows
- * of 512) beyond chip_output_bytes. false on overflow. */
+ * of 512) beyond chip_buffer_held (chip_group_mem's output). false on overflow. */
 static bool storage_pitch(const Chip *c, const Graph *g, const GraphUses *u, const Block *b,
                           int64_t *pitch)
 {
@@ -41,7 +41,7 @@ static bool storage_pitch(const Chip *c, const Graph *g, const GraphUses *u, con
     if (unit > 0 && blk_cluster_dims(b, false, 0, cd)) {
         int64_t laid = layout_map_bytes(p, cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
                                         cd[D_F] > 0 ? cd[D_F] : 1, unit),
-                plain = chip_output_bytes(c, b);
+                plain = chip_buffer_held(c, g, u, (uint32_t)pos, NULL);
         if (laid < 0 || plain < 0)
             return false;
         *pitch = laid > plain ? laid - plain : 0;
@@ -83,7 +83,8 @@ bool split_need_of(const Chip *c, const Graph *g, const GraphUses *u, const Bloc
         if (!src || bt_info(src->type)->kind == BK_STORAGE ||
             !edge_ends(g, u, e, &en, why, sizeof why))
             continue;
-        int64_t ob = chip_output_bytes(c, src), w = box_vol(en.src_cdims);
+        int64_t ob = chip_buffer_held(c, g, u, (uint32_t)graph_block_pos(g, src->id), NULL),
+                w = box_vol(en.src_cdims);
         if (ob < 0 || w <= 0)
             return false;
         n->direct += (int64_t)((double)ob * (double)box_vol(en.src_box) / (double)w);
@@ -143,7 +144,8 @@ bool split_piece_need(const Chip *c, const Graph *g, const GraphUses *u, const B
             bytes = chip_storage_bytes(c, &ts, &tp);
         } else { /* fed directly: the share of the producer's output */
             int32_t cd[TIR_CDIMS];
-            int64_t ob = chip_output_bytes(c, src), w;
+            int64_t ob = chip_buffer_held(c, g, u, (uint32_t)graph_block_pos(g, src->id), NULL),
+                    w;
             if (ob < 0 || !blk_cluster_dims(b, true, k, cd) || (w = box_vol(cd)) <= 0)
                 return false;
             bytes = (int64_t)((double)ob * (double)box_vol(pc->in[k].size) / (double)w);
@@ -160,7 +162,7 @@ bool split_piece_need(const Chip *c, const Graph *g, const GraphUses *u, const B
         else if (bt_info(src->type)->kind == BK_STORAGE)
             out->m.input += bytes;
     }
-    out->m.output = chip_output_bytes(c, &tp);
+    out->m.output = chip_buffer_held(c, g, u, (uint32_t)pos, &tp);
     if (out->m.output < 0)
         return false;
     if (!split_soma_share(c, g, u, b, pc->shape, &out->soma))

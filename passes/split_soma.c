@@ -121,7 +121,7 @@ bool split_soma_share(const Chip *c, const Graph *g, const GraphUses *u, const B
     for (int i = 0; i < 3; i++)
         if (tm.shape.d[dims[i]] > 0 && shape[dims[i]] > 0)
             tm.shape.d[dims[i]] = shape[dims[i]];
-    int64_t total = chip_output_bytes(c, &tm);
+    int64_t total = chip_buffer_held(c, g, u, (uint32_t)graph_block_pos(g, m->id), &tm);
     if (total < 0)
         return false;
     const BlockUses *mu = uses_at(g, u, m);

@@ -4,6 +4,7 @@
 #include "taskir/chip_cost.h"
 
 #include "taskir/layout.h"
+#include "taskir/layout_buf.h"
 
 #include <string.h>
 
@@ -133,6 +134,16 @@ int64_t chip_output_bytes(const Chip *c, const Block *b)
     return out;
 }
 
+int64_t chip_buffer_held(const Chip *c, const Graph *g, const GraphUses *u, uint32_t pos,
+                         const Block *as)
+{
+    const Block *b = as ? as : g->blocks[pos];
+    int64_t plain = chip_output_bytes(c, b), laid = layout_buffer_bytes_as(g, u, pos, as);
+    if (plain < 0 || laid < 0)
+        return -1;
+    return laid > plain ? laid : plain;
+}
+
 /* What an input cluster holds, by its role in the block type table. */
 static int64_t *bucket(GroupMem *m, const Block *b, uint32_t cluster)
 {
@@ -168,7 +179,7 @@ bool chip_group_mem(const Chip *c, const Graph *g, const GraphUses *u, const Blo
         int64_t *m = bucket(out, b, iu ? iu->cluster : 0);
         *m = add(*m, chip_storage_bytes(c, src, b));
     }
-    out->output = chip_output_bytes(c, b);
+    out->output = chip_buffer_held(c, g, u, (uint32_t)pos, NULL);
     out->total = add(add(add(out->input, out->weight), out->bias), out->output);
     return out->total >= 0;
 }

@@ -27,6 +27,15 @@ int64_t chip_storage_bytes(const Chip *c, const Block *b, const Block *consumer)
  * align_axon_out per pixel; a Soma's in its precision padded to align_input). -1 on
  * overflow. */
 int64_t chip_output_bytes(const Chip *c, const Block *b);
+/* Bytes compute block pos's output buffer is counted as wherever memory is counted (the
+ * split, fuse, the mapper, map.mem.core, chip_group_mem): the larger of the chip
+ * description's (chip_output_bytes: 16-byte rows, int32 Axon rows, a CLIF's neuron states
+ * beside its output) and the code generator's layout (layout_buffer_bytes_as,
+ * taskir/layout_buf.h). as: a stand-in for pos with another shape (a split piece before it
+ * is made, the part of a Soma a piece computes), its pitch that of pos; NULL for pos
+ * itself. -1 on overflow. */
+int64_t chip_buffer_held(const Chip *c, const Graph *g, const GraphUses *u, uint32_t pos,
+                         const Block *as);
 /* The memory of the group of compute block b: b, every storage block with an edge into b,
  * b's output buffer. false when b is not a compute block or a figure overflows. */
 bool chip_group_mem(const Chip *c, const Graph *g, const GraphUses *u, const Block *b,

@@ -4,11 +4,10 @@
 
 #include "taskir/layout.h"
 
-bool layout_own_row(const Graph *g, const GraphUses *u, uint32_t pos, int unit, int own)
+/* layout_own_row with b standing for block pos (its channels). */
+static bool own_row_as(const Block *b, int unit, int own)
 {
-    const Block *b = g->blocks[pos];
     int32_t cd[TIR_CDIMS];
-    (void)u;
     if ((layout_use_of(b->type, false) != LAYOUT_GROUP && b->type != BT_CLUT) || unit < 1 ||
         own < 1 || !blk_cluster_dims(b, false, 0, cd))
         return false;
@@ -16,7 +15,15 @@ bool layout_own_row(const Graph *g, const GraphUses *u, uint32_t pos, int unit, 
     return (nc + unit - 1) / unit * unit != (nc + own - 1) / own * own;
 }
 
-int layout_buffer_unit(const Graph *g, const GraphUses *u, uint32_t pos, PrecisionId *prec)
+bool layout_own_row(const Graph *g, const GraphUses *u, uint32_t pos, int unit, int own)
+{
+    (void)u;
+    return own_row_as(g->blocks[pos], unit, own);
+}
+
+/* layout_buffer_unit with b standing for block pos (its channels). */
+static int buffer_unit_as(const Graph *g, const GraphUses *u, uint32_t pos, const Block *b,
+                          PrecisionId *prec)
 {
     if (layout_use_of(g->blocks[pos]->type, false) == LAYOUT_GROUP) {
         *prec = PR_INT_32;
@@ -40,16 +47,28 @@ int layout_buffer_unit(const Graph *g, const GraphUses *u, uint32_t pos, Precisi
     if (dest < 0 || blk_prec(g->blocks[dest]) != *prec)
         return own;
     int unit = layout_storage_unit(g, u, (uint32_t)dest);
-    return layout_own_row(g, u, pos, unit, own) ? own : unit;
+    return own_row_as(b, unit, own) ? own : unit;
+}
+
+int layout_buffer_unit(const Graph *g, const GraphUses *u, uint32_t pos, PrecisionId *prec)
+{
+    return buffer_unit_as(g, u, pos, g->blocks[pos], prec);
+}
+
+int64_t layout_buffer_bytes_as(const Graph *g, const GraphUses *u, uint32_t pos,
+                               const Block *as)
+{
+    const Block *b = as ? as : g->blocks[pos];
+    PrecisionId p;
+    int unit = buffer_unit_as(g, u, pos, b, &p);
+    int32_t cd[TIR_CDIMS];
+    if (unit < 1 || !layout_unit(p, 0) || !blk_cluster_dims(b, false, 0, cd))
+        return 0;
+    return layout_map_bytes(p, cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
+                            cd[D_F] > 0 ? cd[D_F] : 1, unit);
 }
 
 int64_t layout_buffer_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
 {
-    PrecisionId p;
-    int unit = layout_buffer_unit(g, u, pos, &p);
-    int32_t cd[TIR_CDIMS];
-    if (unit < 1 || !layout_unit(p, 0) || !blk_cluster_dims(g->blocks[pos], false, 0, cd))
-        return 0;
-    return layout_map_bytes(p, cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
-                            cd[D_F] > 0 ? cd[D_F] : 1, unit);
+    return layout_buffer_bytes_as(g, u, pos, NULL);
 }

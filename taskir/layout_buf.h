@@ -1,9 +1,9 @@
 /* layout_buf.h: a compute block's output buffer as the code generator lays it out
  * (docs/backend.md "What goes where", output buffers; backend/emit_plan.c make_outs asks
- * these). The mapper's memory rule and the verifier's map.mem.core count the buffer as
- * chip_output_bytes still (16-byte rows for a Soma block), which is less for a P07 writing
- * rows of its input's pitch (layout_buffer_bytes: 4 times for one int32 channel read from
- * 16-byte int8 pixels). */
+ * these), which the one count of it (chip_buffer_held, taskir/chip_cost.h) that the split,
+ * fuse, the mapper's memory rule and the verifier's map.mem.core read takes when larger
+ * than the chip description's 16-byte rows (chip_output_bytes): a P07 writing rows of its
+ * input's pitch (4 times for one int32 channel read from 16-byte int8 pixels). */
 #ifndef TASKIR_LAYOUT_BUF_H
 #define TASKIR_LAYOUT_BUF_H
 
@@ -28,4 +28,8 @@ int layout_buffer_unit(const Graph *g, const GraphUses *u, uint32_t pos, Precisi
 /* Bytes of compute block pos's output buffer so laid out (its output cluster's pixels and
  * channels); 0 when it has no layout, -1 on overflow. */
 int64_t layout_buffer_bytes(const Graph *g, const GraphUses *u, uint32_t pos);
+/* layout_buffer_bytes with as standing for block pos (a stand-in of another shape: a split
+ * piece before it is made, in pos's pitch; NULL: pos itself). */
+int64_t layout_buffer_bytes_as(const Graph *g, const GraphUses *u, uint32_t pos,
+                               const Block *as);
 #endif

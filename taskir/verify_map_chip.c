@@ -16,10 +16,10 @@
  * bbox_storage_bytes lays it out (layout.h), scaled to the part the core holds (the
  * bounding box of what its readers on the core read; the whole block when none reads it there:
  * blockbox.h); plus, in its phase, the part of each compute block's output buffer
- * (chip_output_bytes) that its output storage on other cores takes (the interfaces of its
- * output clusters whose storage its core does not hold: what it writes is staged there for
- * the router; what lands in storage of its own core is that storage), and the area a CADD
- * that adds one box to itself reads (the box n times), the int32 area an Axon writing an
+ * (chip_buffer_held, chip_cost.h) that its output storage on other cores takes (the
+ * interfaces of its output clusters whose storage its core does not hold: what it writes is
+ * staged there for the router; what lands in storage of its own core is that storage), and
+ * the area a CADD that adds one box to itself reads (the box n times), the int32 area an Axon writing an
  * 8-bit map writes before a P06 narrows it and the send areas of a result written into
  * storage of another precision (layout_work_bytes). The mapper
  * counts no less.
@@ -400,7 +400,7 @@ static Status mem_collect(Checker *k, MemUse **out, size_t *n_out)
             }
             int64_t bytes = 0;
             if (remote > 0 && all > 0) { /* the staging part of the output buffer */
-                int64_t out = chip_output_bytes(k->chip, b);
+                int64_t out = chip_buffer_held(k->chip, g, &k->u, i, NULL);
                 double x = remote >= all ? (double)out : (double)out * remote / all;
                 bytes = out < 0 ? 0 : (int64_t)x + ((double)(int64_t)x < x);
             }

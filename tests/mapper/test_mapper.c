@@ -2284,6 +2284,98 @@ static void test_premove_stage_end(void **state)
     chip_destroy(c);
 }
 
+/* INPUT x (INT_8, 1 x n pixels, 1 channel) -> SI a -> CLUT "lut" (INT_32, table "tab" of 256
+ * int32 entries) -> SI t (INT_32) [-> ReLU "relu" (CCMPB) -> SI s] -> OUTPUT. Returns the CLUT. */
+static Block *lut_graph(Graph *g, int32_t n, bool relu)
+{
+    const int32_t px[8] = {1, n, 1, 0, 0, 0, 0, 0};
+    Block *in = tg_blk(g, BT_INPUT, "x", PR_INT_8, px);
+    in->socket_id = 0;
+    in->has_socket_id = true;
+    Block *a = tg_blk(g, BT_SI, "a", PR_INT_8, px);
+    Block *tab = tg_blk(g, BT_SB, "tab", PR_INT_32, (const int32_t[8]){0, 0, 256, 0, 0, 0, 0, 0});
+    int64_t tv[256];
+    for (int i = 0; i < 256; i++)
+        tv[i] = 3 * i - 400;
+    assert_true(blk_set_data(g, tab, PR_INT_32, (const int32_t[1]){256}, 1, tv, 256));
+    Block *lut = tg_blk(g, BT_CLUT, "lut", PR_INT_32, px);
+    assert_true(blk_set_attr(g, lut, AT_LUT_DW, 8));
+    Block *t = tg_blk(g, BT_SI, "t", PR_INT_32, px);
+    Block *o = tg_blk(g, BT_OUTPUT, "y", PR_INT_32, px);
+    o->socket_id = 0;
+    o->has_socket_id = true;
+    tg_join(g, in, 0, a, 0);
+    tg_join(g, a, 0, lut, 0);
+    tg_join(g, tab, 0, lut, 1);
+    tg_join(g, lut, 0, t, 0);
+    if (relu) {
+        Block *r = tg_blk(g, BT_CCMPB, "relu", PR_INT_32, px);
+        assert_true(blk_set_attr(g, r, AT_CMP, 0));
+        Block *rs = tg_blk(g, BT_SI, "s", PR_INT_32, px);
+        tg_join(g, t, 0, r, 0);
+        tg_join(g, r, 0, rs, 0);
+        t = rs;
+    }
+    tg_join(g, t, 0, o, 0);
+    return lut;
+}
+
+/* A CLUT of one int32 channel reading an int8 map of 18 pixels (16-byte rows) writes the row
+ * it reads (P07): its output buffer takes 18 * 64 = 1152 bytes as the code generator lays it
+ * out, which the mapper counts (chip_buffer_held, taskir/chip_cost.h); it counted the
+ * chip description's 18 * 16 = 288 before, and a core of
+ * test_diff_ops/broadcast_div_case_1_variant_2-3 held 36368 words where it thought 32768
+ * fit (emit.alloc). */
+static void test_lut_buffer(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    Block *lut = lut_graph(g, 18, false);
+    Diag d;
+    MapPlan *p = plan_ok(g, c, &d);
+    uint32_t k = p->task_of[graph_block_pos(p->g, lut->id)];
+    assert_int_not_equal(k, MAP_NONE);
+    assert_int_equal(p->tasks[k].out_bytes, 1152);
+    assert_int_equal(chip_output_bytes(c, lut), 288);
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
+/* The same CLUT over 256 pixels (its buffer 16384 bytes, 4096 in 16-byte rows) feeding a
+ * ReLU on another core (a core of 24 KiB holds one group, not both): map.mem.core counts
+ * the buffer, staged for the router, as the code generator lays it out
+ * (chip_buffer_held): the CLUT's core holds its input "a" (4096), the table (1024) and the
+ * buffer, 21504 bytes in phase 0 (9216 counted before, the input the largest holder). */
+static void test_lut_buffer_remote(void **state)
+{
+    (void)state;
+    const char *edits[] = {"budget=\"128KiB\"", "budget=\"24KiB\""};
+    Chip *c = chip_with(edits, 2);
+    Graph *g = graph_create();
+    int32_t lut_id = lut_graph(g, 256, true)->id;
+    MapCost k;
+    Mapping *m = map(g, c, &k);
+    const MapCoord *lc = coord_of(m, "lut"), *rc = coord_of(m, "relu");
+    assert_true(lc->core.x != rc->core.x || lc->core.y != rc->core.y);
+    Diag d;
+    diag_init(&d, NULL);
+    assert_int_equal(verify_mapping_on(m, c, &d), ST_OK);
+    diag_finish(&d);
+    c->core_budget_bytes = 21503;
+    diag_init(&d, NULL);
+    assert_int_equal(verify_mapping_on(m, c, &d), ST_LOGIC);
+    long i = diag_find(&d, "map.mem.core");
+    assert_true(i >= 0);
+    assert_int_equal(d.entries[i].block_id, lut_id);
+    assert_non_null(strstr(d.entries[i].what, "holds 21504 bytes in phase 0 (this block 16384"));
+    diag_finish(&d);
+    mapping_destroy(m);
+    chip_destroy(c);
+}
+
 /* Sharing cores by lifetimes (mapper/merge.c), on a chip of 2 cores with a 10 KiB budget: a
  * chain of four ReLUs (CCMPB) "r0" .. "r3" on 16 x 16 x 16 int8 maps (4096 B each). A
  * ReLU's group (its input 4096 B and the 4096 B output buffer its result leaves the core
@@ -2454,6 +2546,8 @@ int main(void)
         cmocka_unit_test(test_slices_remote),
         cmocka_unit_test(test_premove_slots),
         cmocka_unit_test(test_gather_part),
+        cmocka_unit_test(test_lut_buffer),
+        cmocka_unit_test(test_lut_buffer_remote),
         cmocka_unit_test(test_premove_stage_end),
         cmocka_unit_test(test_own_router_budget),
         cmocka_unit_test(test_own_gather_budget),

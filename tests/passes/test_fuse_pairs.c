@@ -289,22 +289,22 @@ static void test_add_to_loaded_groups(void **state)
     graph_destroy(g);
 }
 
-/* A CADD and the CLUT after it: the table (an SB) joins the group. */
-static void test_table(void **state)
+/* INPUT -> SI a -> CADD "add" (bias "add/b") -> SI add/out -> CLUT "lut" (LUT_DW dw, table
+ * "lut/table" of 2^dw entries) -> SI -> OUTPUT, all y x x x f (INT_32 but the input). */
+static Graph *add_lut(int32_t y, int32_t x, int32_t f, int32_t dw)
 {
-    (void)state;
     Graph *g = graph_create();
     assert_non_null(g);
-    Block *in = pt_io(g, BT_INPUT, 2, 2, 4, 0), *a = pt_blk(g, BT_SI, 2, 2, 4, "a");
-    Block *b = data(g, BT_SB, (const int32_t[]){4}, 1, "add/b");
-    b->shape.d[D_F] = 4;
-    Block *add = pt_blk(g, BT_CADD, 2, 2, 4, "add");
+    Block *in = pt_io(g, BT_INPUT, y, x, f, 0), *a = pt_blk(g, BT_SI, y, x, f, "a");
+    Block *b = data(g, BT_SB, (const int32_t[]){f}, 1, "add/b");
+    b->shape.d[D_F] = f;
+    Block *add = pt_blk(g, BT_CADD, y, x, f, "add");
     add->bias_type = BIAS_VECTOR;
-    Block *mid = pt_blk(g, BT_SI, 2, 2, 4, "add/out"), *lut = pt_blk(g, BT_CLUT, 2, 2, 4, "lut");
-    assert_true(blk_set_attr(g, lut, AT_LUT_DW, 9));
-    Block *table = data(g, BT_SB, (const int32_t[]){512}, 1, "lut/table");
-    table->shape.d[D_F] = 512;
-    Block *res = pt_blk(g, BT_SI, 2, 2, 4, NULL);
+    Block *mid = pt_blk(g, BT_SI, y, x, f, "add/out"), *lut = pt_blk(g, BT_CLUT, y, x, f, "lut");
+    assert_true(blk_set_attr(g, lut, AT_LUT_DW, dw));
+    Block *table = data(g, BT_SB, (const int32_t[]){1 << dw}, 1, "lut/table");
+    table->shape.d[D_F] = 1 << dw;
+    Block *res = pt_blk(g, BT_SI, y, x, f, NULL);
     pt_link(g, in, a, 0);
     pt_link(g, a, add, 0);
     pt_link(g, b, add, 1);
@@ -312,11 +312,43 @@ static void test_table(void **state)
     pt_link(g, mid, lut, 0);
     pt_link(g, table, lut, 1);
     pt_link(g, lut, res, 0);
-    pt_link(g, res, pt_io(g, BT_OUTPUT, 2, 2, 4, 0), 0);
+    pt_link(g, res, pt_io(g, BT_OUTPUT, y, x, f, 0), 0);
+    return g;
+}
+
+/* A CADD and the CLUT after it: the table (an SB) joins the group. */
+static void test_table(void **state)
+{
+    (void)state;
+    Graph *g = add_lut(2, 2, 4, 9);
     assert_int_equal(fused_groups(g), 1);
     assert_group(g, 0, (const char *[]){"add", "a", "add/b", "add/out", "lut", "lut/table"},
                  6);
     graph_destroy(g);
+}
+
+/* A CADD of 256 pixels of one int32 channel and the CLUT after it (int32, a table of 256
+ * entries), on a core of budget bytes: the number of groups fuse makes (1: paired). The pair
+ * takes the CADD's input and output (256 pixels of 32-lane int32 groups, 32768 bytes each),
+ * its bias (128), the table (1024) and the CLUT's output buffer: P07 writes the row it reads,
+ * 8 int32 lanes a pixel, 8192 bytes as chip_buffer_held counts it (4096 in the chip
+ * description's 16-byte rows): 74880 bytes. */
+static uint32_t lut_pair(int64_t budget)
+{
+    Graph *g = add_lut(1, 256, 1, 8);
+    int64_t was = chip->core_budget_bytes;
+    chip->core_budget_bytes = budget;
+    uint32_t n = fused_groups(g);
+    chip->core_budget_bytes = was;
+    graph_destroy(g);
+    return n;
+}
+
+static void test_lut_budget(void **state)
+{
+    (void)state;
+    assert_int_equal(lut_pair(74880), 1);
+    assert_int_equal(lut_pair(74879), 0);
 }
 
 int main(void)
@@ -332,6 +364,7 @@ int main(void)
         cmocka_unit_test(test_foreign_group),
         cmocka_unit_test(test_add_to_loaded_groups),
         cmocka_unit_test(test_table),
+        cmocka_unit_test(test_lut_budget),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -880,6 +880,38 @@ static void test_fit_work(void **state)
     chip_destroy(c);
 }
 
+/* A CLUT of one int32 channel reading an int8 map (256 pixels of 16-byte rows) writes the
+ * row it reads (P07): 16 int32 lanes a pixel, 64 bytes, in the code generator's buffer
+ * (taskir/layout_buf.h), not the chip description's 16. Its group: the input 4096 bytes, the
+ * table 256, the buffer 16384 (chip_buffer_held: the split, the mapper and map.mem.core
+ * count it so), 20736 in all (8448 counting 16-byte rows). On a core of 8 KiB it is cut so
+ * that each piece's buffer fits too: pieces of at most 99 pixels (80 bytes a pixel and the
+ * table), three of them, where the 16-byte count made two of 128 (4352 bytes counted,
+ * 10496 laid out). The outputs stay the same. */
+static void test_fit_lut_rows(void **state)
+{
+    (void)state;
+    Chip *c = chip();
+    c->core_budget_bytes = 8192;
+    int32_t a[] = {AT_LUT_DW, 8};
+    int32_t s[TIR_NDIMS] = {1, 256, 1};
+    Graph *g = fx_block(BT_CLUT, s, PR_INT_32, 0, a, 1, 0);
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    uint32_t op = (uint32_t)graph_block_pos(g, pt_by_name(g, "op")->id);
+    GroupMem m;
+    assert_true(chip_group_mem(c, g, &u, g->blocks[op], &m));
+    assert_int_equal(m.output, 16384);
+    assert_int_equal(m.total, 20736);
+    graph_uses_finish(&u);
+    int64_t n0;
+    int32_t *before = fit_checked(g, c, 23, &n0);
+    assert_int_equal(pt_count(g, BT_CLUT), 3);
+    same_outputs(g, 23, before, n0);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
 /* A light block (activations outweigh weights) whose cheapest cut is along f into p pieces
  * is cut into p row or column bands instead when those fit for no more memory
  * (passes/split_plan.c): an f piece takes a slice of each pixel, which a writer or reader
@@ -1053,6 +1085,7 @@ int main(void)
         cmocka_unit_test(test_slices_narrow),
         cmocka_unit_test(test_fit_unbanded),
         cmocka_unit_test(test_fit_work),
+        cmocka_unit_test(test_fit_lut_rows),
         cmocka_unit_test(test_fit_light_bands),
         cmocka_unit_test(test_edges_cut),
         cmocka_unit_test(test_f_packet_units),

@@ -284,10 +284,14 @@ static void test_lut_fan(void **state)
 /* A CLUT's output buffer (taskir/layout_buf.h): P07 writes the row it reads, so a CLUT of
  * one int32 channel reading an int8 map of 16-byte pixels writes 16 int32 lanes a pixel: 18
  * pixels * 64 = 1152 bytes, which the code generator lays out (backend/emit_plan.c
- * make_outs), where the chip description's 16-byte alignment (chip_output_bytes, the
- * mapper's count) gives 18 * 16 = 288 (test_diff_ops/broadcast_div_case_1_variant_2-3's
- * `op/hi`: 61056 bytes, counted as 15264). A CCMPB of 8 int8 channels writes its 16-byte
- * rows: 4 * 16 = 64, and one of one int8 channel 18 * 16 = 288, both ways. */
+ * make_outs), where the chip description's 16-byte alignment (chip_output_bytes) gives
+ * 18 * 16 = 288 (test_diff_ops/broadcast_div_case_1_variant_2-3's `op/hi`: 61056 bytes,
+ * counted as 15264 by the mapper, the split and map.mem.core before). Every count reads
+ * chip_buffer_held, the larger: 1152, chip_group_mem's output too; a piece of 9 of its
+ * pixels (a stand-in, as the split figures one) 576. A CCMPB of 8 int8 channels writes its
+ * 16-byte rows: 4 * 16 = 64, and one of one int8 channel 18 * 16 = 288, all ways. A CLIF's
+ * buffer is counted with its neuron states (chip_output_bytes: 4 pixels * (16 + 32) =
+ * 192), which the code generator places apart. */
 static void test_buffer_bytes(void **state)
 {
     (void)state;
@@ -311,11 +315,28 @@ static void test_buffer_bytes(void **state)
     assert_int_equal(p, PR_INT_32);
     assert_int_equal(layout_buffer_bytes(g, &u, lp), 1152);
     assert_int_equal(chip_output_bytes(chip, lut), 288);
+    assert_int_equal(chip_buffer_held(chip, g, &u, lp, NULL), 1152);
+    GroupMem gm;
+    assert_true(chip_group_mem(chip, g, &u, lut, &gm));
+    assert_int_equal(gm.output, 1152);
+    Block piece = *lut;
+    piece.shape.d[D_X] = 9;
+    assert_int_equal(chip_buffer_held(chip, g, &u, lp, &piece), 576);
     assert_int_equal(layout_buffer_bytes(g, &u, mp), 64);
     assert_int_equal(chip_output_bytes(chip, m), 64);
+    assert_int_equal(chip_buffer_held(chip, g, &u, mp, NULL), 64);
     uint32_t cp = (uint32_t)graph_block_pos(g, c->id);
     assert_int_equal(layout_buffer_bytes(g, &u, cp), 18 * 16);
     assert_int_equal(chip_output_bytes(chip, c), 18 * 16);
+    assert_int_equal(chip_buffer_held(chip, g, &u, cp, NULL), 18 * 16);
+    graph_uses_finish(&u);
+    Block *li = blk(g, BT_SI, PR_INT_8, 1, 4, 8, 0);
+    Block *lif = blk(g, BT_CLIF, PR_INT_8, 1, 4, 8, 0);
+    join_chain(g, (Block *const[]){li, lif, blk(g, BT_SI, PR_INT_8, 1, 4, 8, 0)}, 3);
+    assert_true(graph_uses(g, &u));
+    uint32_t fp = (uint32_t)graph_block_pos(g, lif->id);
+    assert_int_equal(chip_output_bytes(chip, lif), 192);
+    assert_int_equal(chip_buffer_held(chip, g, &u, fp, NULL), 192);
     graph_uses_finish(&u);
     graph_destroy(g);
     chip_destroy(chip);
