@@ -451,6 +451,25 @@ static void test_file_bytes(void **state)
     diag_finish(&d);
 }
 
+/* n bytes (freed by the caller), byte i the top bits of i * mul shifted right by shift. */
+static uint8_t *patterned(size_t n, uint32_t mul, int shift)
+{
+    uint8_t *b = malloc(n);
+    assert_non_null(b);
+    for (size_t i = 0; i < n; i++)
+        b[i] = (uint8_t)(i * mul >> shift);
+    return b;
+}
+
+/* Writes the n bytes at b to the file p, replacing it. */
+static void write_whole(const char *p, const uint8_t *b, size_t n)
+{
+    FILE *w = fopen(p, "wb");
+    assert_non_null(w);
+    assert_int_equal(fwrite(b, 1, n, w), n);
+    assert_int_equal(fclose(w), 0);
+}
+
 /* A large file mapped with its pages brought in on a thread of its own (threads >= 2; on one
  * thread before tir_file_bytes_threads returns): the same bytes; released with its pages
  * dropped on threads (tir_file_release_threads), at once while they may still be coming in
@@ -462,14 +481,8 @@ static void test_file_bytes_threads(void **state)
     char p[512];
     snprintf(p, sizeof p, "%s/big.pb", dir);
     size_t n = ((size_t)17 << 20) + 123; /* past the 16 MiB from which threads bring it in */
-    uint8_t *want = malloc(n);
-    assert_non_null(want);
-    for (size_t i = 0; i < n; i++)
-        want[i] = (uint8_t)(i * 2654435761u >> 13);
-    FILE *w = fopen(p, "wb");
-    assert_non_null(w);
-    assert_int_equal(fwrite(want, 1, n, w), n);
-    assert_int_equal(fclose(w), 0);
+    uint8_t *want = patterned(n, 2654435761u, 13);
+    write_whole(p, want, n);
     Diag d;
     diag_init(&d, "t");
     for (uint32_t t = 1; t <= 3; t++) {
@@ -548,18 +561,9 @@ static void test_file_bytes_huge(void **state)
     snprintf(p, sizeof p, "%s/huge.pb", dir);
     snprintf(q, sizeof q, "%s/small.pb", dir);
     size_t n = ((size_t)17 << 20) + 5, small = ((size_t)2 << 20) - 1;
-    uint8_t *want = malloc(n);
-    assert_non_null(want);
-    for (size_t i = 0; i < n; i++)
-        want[i] = (uint8_t)(i * 40503u >> 7);
-    FILE *w = fopen(p, "wb");
-    assert_non_null(w);
-    assert_int_equal(fwrite(want, 1, n, w), n);
-    assert_int_equal(fclose(w), 0);
-    w = fopen(q, "wb");
-    assert_non_null(w);
-    assert_int_equal(fwrite(want, 1, small, w), small);
-    assert_int_equal(fclose(w), 0);
+    uint8_t *want = patterned(n, 40503u, 7);
+    write_whole(p, want, n);
+    write_whole(q, want, small);
     Diag d;
     diag_init(&d, "t");
     for (uint32_t t = 1; t <= 2; t++) {
