@@ -1,6 +1,7 @@
 /* filemap.h: a whole input file's bytes, read-only, without copying them where the system
  * allows: a regular file is mapped into memory (its pages are the system's file cache, not a
- * copy; a 140 MB .pb is in memory in a fraction of the time reading it takes), anything else
+ * copy; a 140 MB .pb is in memory in a fraction of the time reading it takes; from 2 MiB on
+ * with MADV_HUGEPAGE, so that what is not yet cached comes in as 2 MiB pages), anything else
  * (stdin "-", a pipe, a device) is read as tir_read_file reads it. The same caps and errors as
  * tir_read_file. A mapped file must not be truncated by another program while it is in use
  * (the system would then stop the reader, as it would any program reading a mapped file). */
@@ -30,7 +31,7 @@ Status tir_file_bytes(const char *path, size_t cap, TirFileBytes *f, Diag *d);
  * thread of its own (f->bg) while the caller goes on: what the caller reads first (the
  * structure of a .pb, walked on one thread before its values are decoded on threads) no
  * longer waits for the whole file, and a page the caller reaches first is brought in by the
- * caller. On one thread they are brought in before it returns (MAP_POPULATE). */
+ * caller. On one thread they are brought in before it returns. */
 Status tir_file_bytes_threads(const char *path, size_t cap, uint32_t threads,
                               TirFileBytes *f, Diag *d);
 /* Stops f's thread, if any, then unmaps or frees f's bytes. */

@@ -5,7 +5,7 @@
  * and inode. tir_file_bytes maps a regular file (the same bytes as a read), reads what it
  * cannot map (an empty file, a FIFO) and refuses what tir_read_file refuses; a large mapped
  * file has its pages brought in on a thread of its own with threads, and is released with its
- * pages dropped on threads. A file of more than one 8 MiB block is
+ * pages dropped on threads; one of 2 MiB or more is mapped asking for huge pages. A file of more than one 8 MiB block is
  * written whole from pieces of every size, its whole blocks past the page cache where the
  * file system takes O_DIRECT, and an uncommitted one leaves nothing. */
 #define _GNU_SOURCE /* O_DIRECT, mincore */
@@ -451,6 +451,25 @@ static void test_file_bytes(void **state)
     diag_finish(&d);
 }
 
+/* n bytes (freed by the caller), byte i the top bits of i * mul shifted right by shift. */
+static uint8_t *patterned(size_t n, uint32_t mul, int shift)
+{
+    uint8_t *b = malloc(n);
+    assert_non_null(b);
+    for (size_t i = 0; i < n; i++)
+        b[i] = (uint8_t)(i * mul >> shift);
+    return b;
+}
+
+/* Writes the n bytes at b to the file p, replacing it. */
+static void write_whole(const char *p, const uint8_t *b, size_t n)
+{
+    FILE *w = fopen(p, "wb");
+    assert_non_null(w);
+    assert_int_equal(fwrite(b, 1, n, w), n);
+    assert_int_equal(fclose(w), 0);
+}
+
 /* A large file mapped with its pages brought in on a thread of its own (threads >= 2; on one
  * thread before tir_file_bytes_threads returns): the same bytes; released with its pages
  * dropped on threads (tir_file_release_threads), at once while they may still be coming in
@@ -462,14 +481,8 @@ static void test_file_bytes_threads(void **state)
     char p[512];
     snprintf(p, sizeof p, "%s/big.pb", dir);
     size_t n = ((size_t)17 << 20) + 123; /* past the 16 MiB from which threads bring it in */
-    uint8_t *want = malloc(n);
-    assert_non_null(want);
-    for (size_t i = 0; i < n; i++)
-        want[i] = (uint8_t)(i * 2654435761u >> 13);
-    FILE *w = fopen(p, "wb");
-    assert_non_null(w);
-    assert_int_equal(fwrite(want, 1, n, w), n);
-    assert_int_equal(fclose(w), 0);
+    uint8_t *want = patterned(n, 2654435761u, 13);
+    write_whole(p, want, n);
     Diag d;
     diag_init(&d, "t");
     for (uint32_t t = 1; t <= 3; t++) {
@@ -511,6 +524,72 @@ static void test_file_bytes_threads(void **state)
     unlink(p);
 }
 
+/* Whether the mapping that starts at m has the flag flag ("hg": huge pages asked for) in
+ * /proc/self/smaps; -1 when the file cannot be read or has no such mapping. */
+static int vma_flag(const void *m, const char *flag)
+{
+    FILE *s = fopen("/proc/self/smaps", "r");
+    if (!s)
+        return -1;
+    char want[32], line[512];
+    snprintf(want, sizeof want, "%lx-", (unsigned long)(uintptr_t)m);
+    int on = 0, got = -1;
+    while (fgets(line, sizeof line, s)) {
+        if (strncmp(line, want, strlen(want)) == 0)
+            on = 1;
+        else if (on && strncmp(line, "VmFlags:", 8) == 0) {
+            char sp[8];
+            snprintf(sp, sizeof sp, " %s", flag);
+            got = strstr(line, sp) != NULL;
+            break;
+        }
+    }
+    fclose(s);
+    return got;
+}
+
+/* A mapped file of 2 MiB or more asks the system for huge pages before it is touched (the
+ * VMA's "hg" flag: the pages come into the cache as 2 MiB folios, mapped whole), on one
+ * thread and on threads; a smaller one does not. Skipped where the system has no huge
+ * pages for files or no /proc. */
+static void test_file_bytes_huge(void **state)
+{
+    const char *dir = *state;
+    if (access("/sys/kernel/mm/transparent_hugepage/enabled", R_OK) != 0)
+        skip();
+    char p[512], q[512];
+    snprintf(p, sizeof p, "%s/huge.pb", dir);
+    snprintf(q, sizeof q, "%s/small.pb", dir);
+    size_t n = ((size_t)17 << 20) + 5, small = ((size_t)2 << 20) - 1;
+    uint8_t *want = patterned(n, 40503u, 7);
+    write_whole(p, want, n);
+    write_whole(q, want, small);
+    Diag d;
+    diag_init(&d, "t");
+    for (uint32_t t = 1; t <= 2; t++) {
+        TirFileBytes f;
+        assert_int_equal(tir_file_bytes_threads(p, n, t, &f, &d), ST_OK);
+        assert_non_null(f.map);
+        int hg = vma_flag(f.map, "hg");
+        if (hg < 0) {
+            tir_file_release(&f);
+            skip();
+        }
+        assert_int_equal(hg, 1);
+        assert_memory_equal(f.p, want, n);
+        tir_file_release(&f);
+        assert_int_equal(tir_file_bytes_threads(q, n, t, &f, &d), ST_OK);
+        assert_non_null(f.map);
+        assert_int_equal(vma_flag(f.map, "hg"), 0);
+        assert_memory_equal(f.p, want, small);
+        tir_file_release(&f);
+    }
+    diag_finish(&d);
+    free(want);
+    unlink(p);
+    unlink(q);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -525,6 +604,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_same_file, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_file_bytes, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_file_bytes_threads, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_file_bytes_huge, setup_dir, teardown_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
