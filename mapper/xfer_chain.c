@@ -28,11 +28,20 @@ bool map_xfer_chains(const MapPlan *p, MClash *c, uint32_t xi, uint32_t v, int32
     if (!c->at || x->kind != XF_CORE || c->oom)
         return false;
     const MPhaseXfers *l = &c->at[map_local(p, ph)];
-    bool other = false; /* a box of its writer's that another core gets there, meeting its */
-    for (size_t i = 0; !other && i < l->n; i++) {
-        const MXfer *y = &p->xfers[l->list[i]];
-        other = l->list[i] != xi && y->src_task == x->src_task && map_xfer_vcore(p, y) != v &&
-                map_box_meets(&c->box[xi], &c->box[l->list[i]]);
+    /* a box of its writer's that another core gets there, meeting its: among the writer's
+     * transfers (c->start), not the whole phase's */
+    uint32_t lp = map_local(p, ph);
+    bool other = false;
+    for (uint32_t k = c->start[x->src_task]; !other && k < c->start[x->src_task + 1]; k++) {
+        uint32_t yi = c->list[k];
+        const MXfer *y = &p->xfers[yi];
+        if (yi == xi || !y->planned || !y->cross || map_xfer_vcore(p, y) == v ||
+            !map_box_meets(&c->box[xi], &c->box[yi]))
+            continue;
+        for (uint32_t j = 0; !other && j < y->n_chunks; j++) {
+            const MChunk *ch = &p->chunks[y->chunk0 + j];
+            other = ch->bytes > 0 && map_local(p, ch->phase) == lp;
+        }
     }
     if (!other)
         return false;
@@ -44,30 +53,63 @@ bool map_xfer_chains(const MapPlan *p, MClash *c, uint32_t xi, uint32_t v, int32
     bool *core = calloc((size_t)p->n_vcores + 1, sizeof *core);
     bool *in = calloc(l->n ? l->n : 1, sizeof *in);
     MChainItem *it = malloc((l->n + 1) * sizeof *it);
+    /* the phase's transfers listed by writer and by core (heads, then a next per transfer),
+     * walked from the candidate's writer and core outwards: once each (rescanning the whole
+     * phase until nothing grew cost bench/map's synth 3.4 s in cache misses) */
+    uint32_t *head_t = malloc((p->n_tasks ? p->n_tasks : 1) * sizeof *head_t);
+    uint32_t *head_v = malloc(((size_t)p->n_vcores + 1) * sizeof *head_v);
+    uint32_t *next = malloc((l->n ? 2 * l->n : 1) * sizeof *next);
+    uint32_t *queue = malloc(((size_t)p->n_tasks + p->n_vcores + 2) * sizeof *queue);
     int before = -1, after = -1;
-    if (pick && task && core && in && it) {
+    bool got = pick && task && core && in && it && head_t && head_v && next && queue;
+    if (got) {
+        for (uint32_t t = 0; t < p->n_tasks; t++)
+            head_t[t] = UINT32_MAX;
+        for (uint32_t w = 0; w <= p->n_vcores; w++)
+            head_v[w] = UINT32_MAX;
+        for (size_t i = l->n; i-- > 0;) { /* in list order along each chain */
+            const MXfer *y = &p->xfers[l->list[i]];
+            uint32_t yv = map_xfer_vcore(p, y), w = yv < p->n_vcores ? yv : p->n_vcores;
+            next[2 * i] = head_t[y->src_task];
+            head_t[y->src_task] = (uint32_t)i;
+            next[2 * i + 1] = head_v[w];
+            head_v[w] = (uint32_t)i;
+        }
+        /* queue entries: a task t as t, a vcore w as n_tasks + w */
+        size_t qh = 0, qt = 0;
         task[x->src_task] = true;
-        if (v < p->n_vcores)
+        queue[qt++] = x->src_task;
+        if (v < p->n_vcores) {
             core[v] = true;
-        for (bool grew = true; grew;) {
-            grew = false;
-            for (size_t i = 0; i < l->n && n <= MAX_ITEMS; i++) {
+            queue[qt++] = p->n_tasks + v;
+        }
+        while (qh < qt && n <= MAX_ITEMS) {
+            uint32_t q = queue[qh++];
+            bool by_task = q < p->n_tasks;
+            uint32_t i = by_task ? head_t[q] : head_v[q - p->n_tasks];
+            for (; i != UINT32_MAX && n <= MAX_ITEMS; i = next[2 * i + !by_task]) {
+                if (in[i])
+                    continue;
                 const MXfer *y = &p->xfers[l->list[i]];
                 uint32_t yv = map_xfer_vcore(p, y);
-                bool at = yv < p->n_vcores && core[yv];
-                if (in[i] || (!task[y->src_task] && !at))
-                    continue;
-                in[i] = grew = true;
-                pick[n++] = l->list[i];
-                if (n > MAX_ITEMS)
-                    grew = false; /* past the bound on the work: not checked */
-                task[y->src_task] = true;
-                if (yv < p->n_vcores)
+                in[i] = true;
+                pick[n++] = l->list[i]; /* past MAX_ITEMS: not checked */
+                if (!task[y->src_task]) {
+                    task[y->src_task] = true;
+                    queue[qt++] = y->src_task;
+                }
+                if (yv < p->n_vcores && !core[yv]) {
                     core[yv] = true;
+                    queue[qt++] = p->n_tasks + yv;
+                }
             }
         }
     }
-    bool ok = pick && task && core && in && it;
+    free(head_t);
+    free(head_v);
+    free(next);
+    free(queue);
+    bool ok = got;
     if (ok && n > MAX_ITEMS)
         before = 0; /* not checked: as if it did not fit before */
     for (int pass = 0; ok && n <= MAX_ITEMS && pass < 2 && (pass == 0 || before == 1); pass++) {
