@@ -21,6 +21,45 @@
  * asks for every phase a transfer may take; past it, no phase is kept from it). */
 enum { MAX_ITEMS = 64 };
 
+/* Brings l's index (xfer_clash.h) up to its list: the positions added since, each put at
+ * the head of its writer's and its vcore's chains (a planned transfer keeps its vcore); false
+ * when out of memory. Rescanning the phase's transfers from p on every check cost bench/map's
+ * synth seconds in cache misses. */
+static bool phase_index(const MapPlan *p, MPhaseXfers *l)
+{
+    if (!l->head_t) {
+        l->head_t = malloc((p->n_tasks ? p->n_tasks : 1) * sizeof *l->head_t);
+        if (!l->head_t)
+            return false;
+        for (uint32_t t = 0; t < p->n_tasks; t++)
+            l->head_t[t] = UINT32_MAX;
+    }
+    if (l->cap_v < (size_t)p->n_vcores) {
+        size_t cap = 2 * (size_t)p->n_vcores;
+        uint32_t *h = realloc(l->head_v, cap * sizeof *h);
+        if (!h)
+            return false;
+        for (size_t w = l->cap_v; w < cap; w++)
+            h[w] = UINT32_MAX;
+        l->head_v = h;
+        l->cap_v = cap;
+    }
+    while (l->cap_next < 2 * l->n)
+        if (!map_more((void **)&l->next, l->cap_next, &l->cap_next, sizeof *l->next))
+            return false;
+    for (; l->n_idx < l->n; l->n_idx++) {
+        size_t i = l->n_idx;
+        const MXfer *y = &p->xfers[l->list[i]];
+        uint32_t yv = map_xfer_vcore(p, y);
+        l->next[2 * i] = l->head_t[y->src_task];
+        l->head_t[y->src_task] = (uint32_t)i;
+        l->next[2 * i + 1] = yv < p->n_vcores ? l->head_v[yv] : UINT32_MAX;
+        if (yv < p->n_vcores) /* else on no core's chain */
+            l->head_v[yv] = (uint32_t)i;
+    }
+    return true;
+}
+
 bool map_xfer_chains(const MapPlan *p, MClash *c, uint32_t xi, uint32_t v, int32_t ph,
                      int64_t from, int64_t bytes)
 {
@@ -53,29 +92,12 @@ bool map_xfer_chains(const MapPlan *p, MClash *c, uint32_t xi, uint32_t v, int32
     bool *core = calloc((size_t)p->n_vcores + 1, sizeof *core);
     bool *in = calloc(l->n ? l->n : 1, sizeof *in);
     MChainItem *it = malloc((l->n + 1) * sizeof *it);
-    /* the phase's transfers listed by writer and by core (heads, then a next per transfer),
-     * walked from the candidate's writer and core outwards: once each (rescanning the whole
-     * phase until nothing grew cost bench/map's synth 3.4 s in cache misses) */
-    uint32_t *head_t = malloc((p->n_tasks ? p->n_tasks : 1) * sizeof *head_t);
-    uint32_t *head_v = malloc(((size_t)p->n_vcores + 1) * sizeof *head_v);
-    uint32_t *next = malloc((l->n ? 2 * l->n : 1) * sizeof *next);
     uint32_t *queue = malloc(((size_t)p->n_tasks + p->n_vcores + 2) * sizeof *queue);
     int before = -1, after = -1;
-    bool got = pick && task && core && in && it && head_t && head_v && next && queue;
+    MPhaseXfers *lw = &c->at[lp];
+    bool got = pick && task && core && in && it && queue && phase_index(p, lw);
     if (got) {
-        for (uint32_t t = 0; t < p->n_tasks; t++)
-            head_t[t] = UINT32_MAX;
-        for (uint32_t w = 0; w <= p->n_vcores; w++)
-            head_v[w] = UINT32_MAX;
-        for (size_t i = l->n; i-- > 0;) { /* in list order along each chain */
-            const MXfer *y = &p->xfers[l->list[i]];
-            uint32_t yv = map_xfer_vcore(p, y), w = yv < p->n_vcores ? yv : p->n_vcores;
-            next[2 * i] = head_t[y->src_task];
-            head_t[y->src_task] = (uint32_t)i;
-            next[2 * i + 1] = head_v[w];
-            head_v[w] = (uint32_t)i;
-        }
-        /* queue entries: a task t as t, a vcore w as n_tasks + w */
+        /* walked from the candidate's writer and core outwards, each transfer once */
         size_t qh = 0, qt = 0;
         task[x->src_task] = true;
         queue[qt++] = x->src_task;
@@ -86,8 +108,8 @@ bool map_xfer_chains(const MapPlan *p, MClash *c, uint32_t xi, uint32_t v, int32
         while (qh < qt && n <= MAX_ITEMS) {
             uint32_t q = queue[qh++];
             bool by_task = q < p->n_tasks;
-            uint32_t i = by_task ? head_t[q] : head_v[q - p->n_tasks];
-            for (; i != UINT32_MAX && n <= MAX_ITEMS; i = next[2 * i + !by_task]) {
+            uint32_t i = by_task ? lw->head_t[q] : lw->head_v[q - p->n_tasks];
+            for (; i != UINT32_MAX && n <= MAX_ITEMS; i = lw->next[2 * i + !by_task]) {
                 if (in[i])
                     continue;
                 const MXfer *y = &p->xfers[l->list[i]];
@@ -105,9 +127,6 @@ bool map_xfer_chains(const MapPlan *p, MClash *c, uint32_t xi, uint32_t v, int32
             }
         }
     }
-    free(head_t);
-    free(head_v);
-    free(next);
     free(queue);
     bool ok = got;
     if (ok && n > MAX_ITEMS)

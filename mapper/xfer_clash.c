@@ -67,8 +67,12 @@ Status map_clash_init(MClash *c, const MapPlan *p)
 
 void map_clash_finish(MClash *c)
 {
-    for (uint32_t l = 0; c->at && l < c->n_at; l++)
+    for (uint32_t l = 0; c->at && l < c->n_at; l++) {
         free(c->at[l].list);
+        free(c->at[l].head_t);
+        free(c->at[l].head_v);
+        free(c->at[l].next);
+    }
     free(c->at);
     free(c->start);
     free(c->list);

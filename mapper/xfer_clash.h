@@ -9,6 +9,11 @@
 typedef struct MPhaseXfers {
     uint32_t *list;
     size_t n, cap;
+    /* xfer_chain.c's index of list[0 .. n_idx), filled as asked: list positions by writer
+     * (head_t, n_tasks) and by receiving vcore (head_v, cap_v), each
+     * position's next of the same writer and of the same vcore (next, 2 a position) */
+    uint32_t *head_t, *head_v, *next;
+    size_t n_idx, cap_v, cap_next;
 } MPhaseXfers;
 
 /* The transfers between cores by writer, and each one's box of its writer's result. */
