@@ -12,6 +12,7 @@
  * stages run pipelined) cut it into, each going to the cores whose boxes hold it. A transfer
  * does not take a phase whose sets fit without it and do not with it.
  */
+#include "mapper/chain_index.h"
 #include "mapper/chain_sets.h"
 #include "mapper/xfer_clash.h"
 
@@ -20,122 +21,70 @@
 /* The most transfers of the writers a check looks at (a bound on the work: the schedule
  * asks for every phase a transfer may take; past it, no phase is kept from it). */
 enum { MAX_ITEMS = 64 };
+/* The answers kept (a table indexed by a hash of the question): the schedule asks the same
+ * question again when it plans a transfer for real after trying it, and for each core a
+ * block tries. An answer holds while its phase's list is as long as it was (planned
+ * transfers only join the lists, and keep their phases and cores). */
+enum { MEMO_SIZE = 1 << 12 };
 
-/* Brings l's index (xfer_clash.h) up to its list: the positions added since, each put at
- * the head of its writer's and its vcore's chains (a planned transfer keeps its vcore); false
- * when out of memory. Rescanning the phase's transfers from p on every check cost bench/map's
- * synth seconds in cache misses. */
-static bool phase_index(const MapPlan *p, MPhaseXfers *l)
-{
-    if (!l->head_t) {
-        l->head_t = malloc((p->n_tasks ? p->n_tasks : 1) * sizeof *l->head_t);
-        if (!l->head_t)
-            return false;
-        for (uint32_t t = 0; t < p->n_tasks; t++)
-            l->head_t[t] = UINT32_MAX;
-    }
-    if (l->cap_v < (size_t)p->n_vcores) {
-        size_t cap = 2 * (size_t)p->n_vcores;
-        uint32_t *h = realloc(l->head_v, cap * sizeof *h);
-        if (!h)
-            return false;
-        for (size_t w = l->cap_v; w < cap; w++)
-            h[w] = UINT32_MAX;
-        l->head_v = h;
-        l->cap_v = cap;
-    }
-    while (l->cap_next < 2 * l->n)
-        if (!map_more((void **)&l->next, l->cap_next, &l->cap_next, sizeof *l->next))
-            return false;
-    for (; l->n_idx < l->n; l->n_idx++) {
-        size_t i = l->n_idx;
-        const MXfer *y = &p->xfers[l->list[i]];
-        uint32_t yv = map_xfer_vcore(p, y);
-        l->next[2 * i] = l->head_t[y->src_task];
-        l->head_t[y->src_task] = (uint32_t)i;
-        l->next[2 * i + 1] = yv < p->n_vcores ? l->head_v[yv] : UINT32_MAX;
-        if (yv < p->n_vcores) /* else on no core's chain */
-            l->head_v[yv] = (uint32_t)i;
-    }
-    return true;
-}
+typedef struct MChainMemo {
+    int64_t from, bytes;
+    size_t n;      /* the phase's list's length it was given at */
+    uint32_t xi, v, lp;
+    bool full, answer;
+} MChainMemo;
 
-bool map_xfer_chains(const MapPlan *p, MClash *c, uint32_t xi, uint32_t v, int32_t ph,
-                     int64_t from, int64_t bytes)
+/* Whether another planned transfer of x's writer into a core other than v receives in
+ * local phase lp a box of the writer's result that meets x's: found among the writer's
+ * transfers (c->start), not the whole phase's. */
+static bool other_meets(const MapPlan *p, const MClash *c, uint32_t xi, uint32_t v, uint32_t lp)
 {
-    const MXfer *x = &p->xfers[xi];
-    if (!c->at || x->kind != XF_CORE || c->oom)
-        return false;
-    const MPhaseXfers *l = &c->at[map_local(p, ph)];
-    /* a box of its writer's that another core gets there, meeting its: among the writer's
-     * transfers (c->start), not the whole phase's */
-    uint32_t lp = map_local(p, ph);
-    bool other = false;
-    for (uint32_t k = c->start[x->src_task]; !other && k < c->start[x->src_task + 1]; k++) {
+    uint32_t t = p->xfers[xi].src_task;
+    for (uint32_t k = c->start[t]; k < c->start[t + 1]; k++) {
         uint32_t yi = c->list[k];
         const MXfer *y = &p->xfers[yi];
         if (yi == xi || !y->planned || !y->cross || map_xfer_vcore(p, y) == v ||
             !map_box_meets(&c->box[xi], &c->box[yi]))
             continue;
-        for (uint32_t j = 0; !other && j < y->n_chunks; j++) {
+        for (uint32_t j = 0; j < y->n_chunks; j++) {
             const MChunk *ch = &p->chunks[y->chunk0 + j];
-            other = ch->bytes > 0 && map_local(p, ch->phase) == lp;
+            if (ch->bytes > 0 && map_local(p, ch->phase) == lp)
+                return true;
         }
     }
-    if (!other)
+    return false;
+}
+
+/* map_xfer_chains without the kept answers; c->oom set when out of memory. */
+static bool chains_break(const MapPlan *p, MClash *c, uint32_t xi, uint32_t v, uint32_t lp,
+                         int64_t from, int64_t bytes)
+{
+    const MXfer *x = &p->xfers[xi];
+    if (!other_meets(p, c, xi, v, lp))
         return false;
     /* only the writers whose runs meet the candidate's, through shared cores, and so on:
-     * the other components of the phase fit or not whatever it does */
-    size_t n = 0;
-    uint32_t *pick = malloc((l->n ? l->n : 1) * sizeof *pick);
-    bool *task = calloc(p->n_tasks ? p->n_tasks : 1, sizeof *task);
-    bool *core = calloc((size_t)p->n_vcores + 1, sizeof *core);
-    bool *in = calloc(l->n ? l->n : 1, sizeof *in);
-    MChainItem *it = malloc((l->n + 1) * sizeof *it);
-    uint32_t *queue = malloc(((size_t)p->n_tasks + p->n_vcores + 2) * sizeof *queue);
-    int before = -1, after = -1;
-    MPhaseXfers *lw = &c->at[lp];
-    bool got = pick && task && core && in && it && queue && phase_index(p, lw);
-    if (got) {
-        /* walked from the candidate's writer and core outwards, each transfer once */
-        size_t qh = 0, qt = 0;
-        task[x->src_task] = true;
-        queue[qt++] = x->src_task;
-        if (v < p->n_vcores) {
-            core[v] = true;
-            queue[qt++] = p->n_tasks + v;
-        }
-        while (qh < qt && n <= MAX_ITEMS) {
-            uint32_t q = queue[qh++];
-            bool by_task = q < p->n_tasks;
-            uint32_t i = by_task ? lw->head_t[q] : lw->head_v[q - p->n_tasks];
-            for (; i != UINT32_MAX && n <= MAX_ITEMS; i = lw->next[2 * i + !by_task]) {
-                if (in[i])
-                    continue;
-                const MXfer *y = &p->xfers[l->list[i]];
-                uint32_t yv = map_xfer_vcore(p, y);
-                in[i] = true;
-                pick[n++] = l->list[i]; /* past MAX_ITEMS: not checked */
-                if (!task[y->src_task]) {
-                    task[y->src_task] = true;
-                    queue[qt++] = y->src_task;
-                }
-                if (yv < p->n_vcores && !core[yv]) {
-                    core[yv] = true;
-                    queue[qt++] = p->n_tasks + yv;
-                }
-            }
-        }
+     * the other components of the phase fit or not whatever it does; past MAX_ITEMS not
+     * checked, as if they did not fit before */
+    MPhaseXfers *l = &c->at[lp];
+    if (!map_phase_index(p, l)) {
+        c->oom = true;
+        return false;
     }
-    free(queue);
-    bool ok = got;
-    if (ok && n > MAX_ITEMS)
-        before = 0; /* not checked: as if it did not fit before */
-    for (int pass = 0; ok && n <= MAX_ITEMS && pass < 2 && (pass == 0 || before == 1); pass++) {
+    if (map_phase_reach(p, l, x->src_task, v) > MAX_ITEMS)
+        return false;
+    uint32_t pick[MAX_ITEMS];
+    MChainItem it[MAX_ITEMS + 1];
+    size_t n = map_phase_pick(p, c, l, x->src_task, v, pick);
+    if (n == (size_t)-1) {
+        c->oom = true;
+        return false;
+    }
+    int before = -1, after = -1;
+    for (int pass = 0; pass < 2 && (pass == 0 || before == 1); pass++) {
         for (size_t i = 0; i < n; i++) { /* map_items_fit sorts them: filled again */
             const MXfer *y = &p->xfers[pick[i]];
             it[i] = (MChainItem){y->src_task, map_xfer_vcore(p, y), &c->box[pick[i]], 0, 0};
-            map_xfer_share(p, y, map_local(p, ph), &it[i].lo, &it[i].hi);
+            map_xfer_share(p, y, lp, &it[i].lo, &it[i].hi);
         }
         int64_t b = x->bytes > 0 ? x->bytes : 1;
         it[n] = (MChainItem){x->src_task, v, &c->box[xi], from * MAP_PART_UNIT / b,
@@ -145,16 +94,42 @@ bool map_xfer_chains(const MapPlan *p, MClash *c, uint32_t xi, uint32_t v, int32
         else
             after = map_items_fit(it, n + 1);
     }
-    free(pick);
-    free(task);
-    free(core);
-    free(in);
-    free(it);
     if (before < 0 || (before == 1 && after < 0)) {
         c->oom = true;
         return false;
     }
     return before == 1 && after == 0;
+}
+
+static size_t memo_slot(uint32_t xi, uint32_t v, uint32_t lp, int64_t from, int64_t bytes)
+{
+    uint64_t h = xi;
+    h = h * 0x9E3779B97F4A7C15ull + v;
+    h = h * 0x9E3779B97F4A7C15ull + lp;
+    h = h * 0x9E3779B97F4A7C15ull + (uint64_t)from;
+    h = h * 0x9E3779B97F4A7C15ull + (uint64_t)bytes;
+    return (size_t)(h >> 40) % MEMO_SIZE;
+}
+
+bool map_xfer_chains(const MapPlan *p, MClash *c, uint32_t xi, uint32_t v, int32_t ph,
+                     int64_t from, int64_t bytes)
+{
+    const MXfer *x = &p->xfers[xi];
+    if (!c->at || x->kind != XF_CORE || c->oom)
+        return false;
+    if (!c->memo && !(c->memo = calloc(MEMO_SIZE, sizeof *c->memo))) {
+        c->oom = true;
+        return false;
+    }
+    uint32_t lp = map_local(p, ph);
+    MChainMemo *m = &c->memo[memo_slot(xi, v, lp, from, bytes)];
+    if (m->full && m->xi == xi && m->v == v && m->lp == lp && m->from == from &&
+        m->bytes == bytes && m->n == c->at[lp].n)
+        return m->answer;
+    bool answer = chains_break(p, c, xi, v, lp, from, bytes);
+    if (!c->oom)
+        *m = (MChainMemo){from, bytes, c->at[lp].n, xi, v, lp, true, answer};
+    return answer;
 }
 
 Status map_clash_note(MClash *c, const MapPlan *p, uint32_t xi)

@@ -72,7 +72,13 @@ void map_clash_finish(MClash *c)
         free(c->at[l].head_t);
         free(c->at[l].head_v);
         free(c->at[l].next);
+        free(c->at[l].uf);
+        free(c->at[l].cnt);
+        free(c->at[l].seen);
     }
+    free(c->mark);
+    free(c->queue);
+    free(c->memo);
     free(c->at);
     free(c->start);
     free(c->list);

@@ -14,7 +14,15 @@ typedef struct MPhaseXfers {
      * position's next of the same writer and of the same vcore (next, 2 a position) */
     uint32_t *head_t, *head_v, *next;
     size_t n_idx, cap_v, cap_next;
+    /* chain_index.c: per node (writer t, then vcore v at n_tasks + v; n_tasks + cap_v of
+     * them) its parent in the components the indexed positions join writers and cores into,
+     * and at a root the positions the component holds; per position the mark of the last
+     * walk that met it (cap_seen) */
+    uint32_t *uf, *cnt, *seen;
+    size_t cap_seen;
 } MPhaseXfers;
+
+struct MChainMemo; /* xfer_chain.c's answers, kept while their phase's list is unchanged */
 
 /* The transfers between cores by writer, and each one's box of its writer's result. */
 typedef struct MClash {
@@ -24,6 +32,12 @@ typedef struct MClash {
     MPhaseXfers *at; /* per local phase: the planned transfers receiving in it */
     uint32_t n_at;
     bool oom;        /* map_xfer_chains ran out of memory (and answered false) */
+    /* chain_index.c's walks: a mark per node (as MPhaseXfers.uf: cap_mark), the walk's
+     * stamp, its queue */
+    uint32_t *mark, *queue;
+    size_t cap_mark, cap_queue;
+    uint32_t stamp;
+    struct MChainMemo *memo;
 } MClash;
 
 /* Fills c for p's transfers (p's problem built); ST_RUNTIME when out of memory (c then

@@ -15,6 +15,7 @@
 
 #include "mapper/mapper.h"
 #include "mapper/chain_fit.h"
+#include "mapper/chain_index.h"
 #include "mapper/plan.h"
 #include "passes/manager.h"
 #include <json-c/json.h>
@@ -1908,6 +1909,97 @@ static void test_chain_phases(void **state)
     chip_destroy(c);
 }
 
+/* The transfers a brute-force walk from writer t and vcore v meets among list[0..n) of a
+ * plan's transfers (writers and cores joined by each transfer), as a mask over positions. */
+static uint64_t walk_mask(const MapPlan *p, const uint32_t *list, size_t n, uint32_t t,
+                          uint32_t v)
+{
+    uint64_t task = 1ull << t, core = v < p->n_vcores ? 1ull << v : 0, got = 0;
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (size_t i = 0; i < n; i++) {
+            const MXfer *y = &p->xfers[list[i]];
+            uint32_t yv = map_xfer_vcore(p, y);
+            uint64_t cv = yv < p->n_vcores ? 1ull << yv : 0;
+            if ((got >> i & 1) || (!(task >> y->src_task & 1) && !(core & cv)))
+                continue;
+            got |= 1ull << i;
+            task |= 1ull << y->src_task;
+            core |= cv;
+            grew = true;
+        }
+    }
+    return got;
+}
+
+/* chain_index.c's components against a brute-force walk (xfer_chain.c asks how many
+ * transfers a walk meets before it walks): 40 transfers of 12 writers into 9 cores (one into
+ * no core yet) join a local phase's list in four steps, the index brought up to it after
+ * each, new vcores coming in between; every writer and core's count and walk agree with the
+ * brute force, each transfer met once. */
+static void test_chain_index(void **state)
+{
+    (void)state;
+    enum { NT = 12, NX = 40, NC = 10 };
+    MapPlan *p = calloc(1, sizeof *p);
+    MXfer *x = calloc(NX, sizeof *x);
+    MCluster *cl = calloc(NC, sizeof *cl);
+    assert_non_null(p);
+    assert_non_null(x);
+    assert_non_null(cl);
+    p->n_tasks = NT;
+    p->xfers = x;
+    p->n_xfers = NX;
+    p->clusters = cl;
+    p->n_clusters = NC;
+    for (uint32_t c = 0; c < NC; c++)
+        cl[c].vcore = c < 9 ? c : MAP_NONE;
+    for (uint32_t i = 0; i < NX; i++) { /* a few writers each into a few cores */
+        x[i].src_task = (i * 7 + i / 5) % NT;
+        x[i].dst_cluster = i == 17 ? 9 : (i * 5 + i / 3) % 9;
+        x[i].kind = XF_CORE;
+    }
+    MClash c = {0};
+    MPhaseXfers *l = calloc(1, sizeof *l);
+    assert_non_null(l);
+    c.at = l;
+    c.n_at = 1;
+    uint32_t list[NX], pick[NX];
+    const size_t steps[4] = {3, 11, 26, NX};
+    for (size_t s = 0, i = 0; s < 4; s++) {
+        p->n_vcores = 3 + 2 * (uint32_t)s; /* more cores as the schedule goes (those into
+                                             cores not there yet never join) */
+        for (; i < steps[s]; i++)
+            if (map_xfer_vcore(p, &x[i]) < p->n_vcores || map_xfer_vcore(p, &x[i]) == MAP_NONE)
+                list[l->n++] = (uint32_t)i;
+        l->list = list;
+        assert_true(map_phase_index(p, l));
+        assert_int_equal(l->n_idx, l->n);
+        for (uint32_t t = 0; t < NT; t++)
+            for (uint32_t v = 0; v <= p->n_vcores; v++) { /* v = n_vcores: no core */
+                uint32_t vv = v < p->n_vcores ? v : MAP_NONE;
+                uint64_t want = walk_mask(p, list, l->n, t, vv), got = 0;
+                assert_int_equal(map_phase_reach(p, l, t, vv), __builtin_popcountll(want));
+                size_t n = map_phase_pick(p, &c, l, t, vv, pick);
+                assert_int_equal(n, __builtin_popcountll(want));
+                for (size_t k = 0; k < n; k++) {
+                    size_t at = 0;
+                    while (at < l->n && list[at] != pick[k])
+                        at++;
+                    assert_true(at < l->n);
+                    assert_false(got >> at & 1); /* each once */
+                    got |= 1ull << at;
+                }
+                assert_true(got == want);
+            }
+    }
+    l->list = NULL;
+    map_clash_finish(&c);
+    free(cl);
+    free(x);
+    free(p);
+}
+
 /* A relay from a copy that would cut a phase's chains is dropped (mapper/route_fit.c), on a
  * plan made by hand: writer W1's map reaches R1 in phase 0 and R2..R5 in phase 1, writer
  * W2's R2, R3 and R5 in phase 1 (cores 0..6 in a row: W1, W2, R1..R5). route.c's relays:
@@ -2557,6 +2649,7 @@ int main(void)
         cmocka_unit_test(test_recv_row_order),
         cmocka_unit_test(test_clash_phases),
         cmocka_unit_test(test_chain_phases),
+        cmocka_unit_test(test_chain_index),
         cmocka_unit_test(test_route_fit),
         cmocka_unit_test(test_twice_phases),
         cmocka_unit_test(test_pieces_among_remote),
