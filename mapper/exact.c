@@ -100,6 +100,31 @@ typedef struct Ctx {
                                        analysis keeps (exact_wide_shift_how) */
 } Ctx;
 
+/* The analysis of the graph as it is (exact_analyse), kept from one step to the next while
+ * none rewrites anything: each step counts what it rewrites (Made), and one that counts
+ * nothing leaves the graph as it was, so the next analyses it again for nothing (bench/map's
+ * synthetic graph, which needs no rewrite, was analysed seven times). */
+typedef struct Analysis {
+    ExactInfo x;
+    bool valid;
+} Analysis;
+
+static Status analysis_get(const Graph *g, Analysis *a, Diag *d)
+{
+    if (a->valid)
+        return ST_OK;
+    Status st = exact_analyse(g, &a->x, d);
+    a->valid = st == ST_OK;
+    return st;
+}
+
+static void analysis_drop(Analysis *a)
+{
+    if (a->valid)
+        exact_finish(&a->x);
+    a->valid = false;
+}
+
 static void made(Made *m, int kind, const Block *b, const char *rule)
 {
     if (!m->n[kind]++) {
@@ -683,15 +708,23 @@ static Status struct_rewrites(Ctx *x)
     return st;
 }
 
-/* One round of the rewrites: the analysis, the attribute rewrites, the structural ones;
- * *wide (when not NULL) gets the number of blocks split into limbs. */
-static Status round_rewrites(Graph *g, const Chip *c, Made *m, uint32_t *wide, bool related,
-                             Diag *d)
+static uint32_t made_total(const Made *m)
 {
-    Ctx x = {g, c, {NULL, 0}, NULL, NULL, NULL, NULL, 0, 0, *m, d, related};
-    Status st = exact_analyse(g, &x.x, d);
+    uint32_t n = 0;
+    for (int k = 0; k < MADE_KINDS; k++)
+        n += m->n[k];
+    return n;
+}
+
+/* One round of the rewrites: the analysis (an's), the attribute rewrites, the structural
+ * ones; *wide (when not NULL) gets the number of blocks split into limbs. */
+static Status round_rewrites(Graph *g, const Chip *c, Made *m, uint32_t *wide, bool related,
+                             Analysis *an, Diag *d)
+{
+    Status st = analysis_get(g, an, d);
     if (st != ST_OK)
         return st;
+    Ctx x = {g, c, an->x, NULL, NULL, NULL, NULL, 0, 0, *m, d, related};
     size_t nb = g->n_blocks ? g->n_blocks : 1;
     x.todo = calloc(nb, sizeof *x.todo);
     x.lut_dw = calloc(nb, sizeof *x.lut_dw);
@@ -707,7 +740,8 @@ static Status round_rewrites(Graph *g, const Chip *c, Made *m, uint32_t *wide, b
     free(x.lut_dw);
     free(x.wide_id);
     free(x.wide_op);
-    exact_finish(&x.x);
+    if (st != ST_OK || made_total(&x.m) != made_total(m))
+        analysis_drop(an); /* the graph changed */
     *m = x.m;
     if (wide) /* the pieces split, and the clips split in two, take a round more */
         *wide = x.n_wide + x.n_bound;
@@ -719,15 +753,15 @@ static Status round_rewrites(Graph *g, const Chip *c, Made *m, uint32_t *wide, b
 typedef long (*WholeFn)(Graph *g, const Chip *c, const ExactInfo *x, int32_t *first);
 
 static Status whole_rewrite(Graph *g, const Chip *c, WholeFn fn, int kind, const char *rule,
-                            Made *m, long *n, Diag *d)
+                            Made *m, long *n, Analysis *an, Diag *d)
 {
-    ExactInfo x;
-    Status st = exact_analyse(g, &x, d);
+    Status st = analysis_get(g, an, d);
     if (st != ST_OK)
         return st;
     int32_t first = -1;
-    *n = fn(g, c, &x, &first);
-    exact_finish(&x);
+    *n = fn(g, c, &an->x, &first);
+    if (*n)
+        analysis_drop(an);
     if (*n < 0)
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");
     if (*n) {
@@ -739,33 +773,25 @@ static Status whole_rewrite(Graph *g, const Chip *c, WholeFn fn, int kind, const
 }
 
 /* The rounds: one, and more while the pieces split. */
-static Status rounds(Graph *g, const Chip *c, Made *m, bool related, Diag *d)
+static Status rounds(Graph *g, const Chip *c, Made *m, bool related, Analysis *an, Diag *d)
 {
     uint32_t wide = 0;
-    Status st = round_rewrites(g, c, m, &wide, related, d);
+    Status st = round_rewrites(g, c, m, &wide, related, an, d);
     for (int r = 1; st == ST_OK && wide && r < MAX_ROUNDS; r++) /* the pieces split */
-        st = round_rewrites(g, c, m, &wide, related, d);
+        st = round_rewrites(g, c, m, &wide, related, an, d);
     return st;
-}
-
-static uint32_t made_total(const Made *m)
-{
-    uint32_t n = 0;
-    for (int k = 0; k < MADE_KINDS; k++)
-        n += m->n[k];
-    return n;
 }
 
 /* The shift fold (exact_fold.c) of what a round left, then rounds more for the blocks
  * after the folded ones (which now read INT_8), while they rewrite some: a block narrowed
  * there changes what its readers read. */
-static Status fold_rewrites(Graph *g, const Chip *c, Made *m, Diag *d)
+static Status fold_rewrites(Graph *g, const Chip *c, Made *m, Analysis *an, Diag *d)
 {
     long n = 0;
-    Status st = whole_rewrite(g, c, exact_fold, MADE_FOLD, "map.exact.shift32", m, &n, d);
+    Status st = whole_rewrite(g, c, exact_fold, MADE_FOLD, "map.exact.shift32", m, &n, an, d);
     for (int r = 0; st == ST_OK && n && r < MAX_ROUNDS; r++) {
         uint32_t before = made_total(m);
-        st = round_rewrites(g, c, m, NULL, false, d);
+        st = round_rewrites(g, c, m, NULL, false, an, d);
         n = made_total(m) > before;
     }
     return st;
@@ -773,15 +799,15 @@ static Status fold_rewrites(Graph *g, const Chip *c, Made *m, Diag *d)
 
 /* The pre-clip (exact_preclip.c) of what the fold left, then the rounds and the fold again
  * on the clipped blocks. */
-static Status preclip_rewrites(Graph *g, const Chip *c, Made *m, Diag *d)
+static Status preclip_rewrites(Graph *g, const Chip *c, Made *m, Analysis *an, Diag *d)
 {
-    ExactInfo x;
-    Status st = exact_analyse(g, &x, d);
+    Status st = analysis_get(g, an, d);
     if (st != ST_OK)
         return st;
     int32_t first = -1;
-    long n = exact_preclip(g, c, &x, &first, d);
-    exact_finish(&x);
+    long n = exact_preclip(g, c, &an->x, &first, d);
+    if (n)
+        analysis_drop(an);
     if (n < 0)
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");
     if (!n)
@@ -791,18 +817,18 @@ static Status preclip_rewrites(Graph *g, const Chip *c, Made *m, Diag *d)
     m->rule[MADE_PRECLIP] = "map.exact.shift32";
     if (!graph_compact(g))
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory rewriting the graph");
-    st = rounds(g, c, m, false, d);
-    return st == ST_OK ? fold_rewrites(g, c, m, d) : st;
+    st = rounds(g, c, m, false, an, d);
+    return st == ST_OK ? fold_rewrites(g, c, m, an, d) : st;
 }
 
 /* Last, the wide shifts that no rewrite before took, split with the remainder's relation
  * (exact_wide_shift_how; a floor shift by 19 of any int32 value, say), then the rounds for
  * their pieces and the fold again. Last, so that what the earlier ones map stays as it was. */
-static Status related_rewrites(Graph *g, const Chip *c, Made *m, Diag *d)
+static Status related_rewrites(Graph *g, const Chip *c, Made *m, Analysis *an, Diag *d)
 {
     uint32_t before = m->n[MADE_WIDE];
-    Status st = rounds(g, c, m, true, d);
-    return st == ST_OK && m->n[MADE_WIDE] != before ? fold_rewrites(g, c, m, d) : st;
+    Status st = rounds(g, c, m, true, an, d);
+    return st == ST_OK && m->n[MADE_WIDE] != before ? fold_rewrites(g, c, m, an, d) : st;
 }
 
 Status mapper_exact(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d)
@@ -829,18 +855,22 @@ Status mapper_exact(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d)
         "its readers let through"};
     *n_rewrites = 0;
     Made m = {{0}, {0}, {NULL}};
-    Status st = rounds(g, c, &m, false, d);
+    Analysis an = {{NULL, 0}, false};
+    Status st = rounds(g, c, &m, false, &an, d);
     if (st == ST_OK)
-        st = fold_rewrites(g, c, &m, d);
+        st = fold_rewrites(g, c, &m, &an, d);
     if (st == ST_OK)
-        st = preclip_rewrites(g, c, &m, d);
+        st = preclip_rewrites(g, c, &m, &an, d);
     if (st == ST_OK)
-        st = related_rewrites(g, c, &m, d);
+        st = related_rewrites(g, c, &m, &an, d);
     long nt = 0; /* last, the CLUTs take their maps' 8-bit precision (exact_table.c) */
     if (st == ST_OK)
-        st = whole_rewrite(g, c, exact_table_narrow, MADE_TABLE, "map.exact.prec", &m, &nt, d);
-    if (st != ST_OK)
+        st = whole_rewrite(g, c, exact_table_narrow, MADE_TABLE, "map.exact.prec", &m, &nt, &an,
+                           d);
+    if (st != ST_OK) {
+        analysis_drop(&an);
         return st;
+    }
     for (int k = 0; k < MADE_KINDS; k++) {
         if (!m.n[k])
             continue;
@@ -850,10 +880,9 @@ Status mapper_exact(Graph *g, const Chip *c, uint32_t *n_rewrites, Diag *d)
         *n_rewrites += m.n[k];
     }
     /* what is left after the rewrites is an error */
-    ExactInfo x;
-    if ((st = exact_analyse(g, &x, d)) != ST_OK)
+    if ((st = analysis_get(g, &an, d)) != ST_OK)
         return st;
-    size_t left = exact_check(g, c, &x, ST_LOGIC, d);
-    exact_finish(&x);
+    size_t left = exact_check(g, c, &an.x, ST_LOGIC, d);
+    analysis_drop(&an);
     return d->oom ? ST_RUNTIME : left ? ST_LOGIC : ST_OK;
 }
