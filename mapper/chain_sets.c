@@ -216,17 +216,22 @@ void map_xfer_share(const MapPlan *p, const MXfer *y, uint32_t l, int64_t *lo, i
     *hi = a < 0 || !y->bytes ? 0 : b * MAP_PART_UNIT / y->bytes;
 }
 
-static int item_cmp(const void *a, const void *b)
+static bool item_less(const MChainItem *x, const MChainItem *y)
 {
-    const MChainItem *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return x->v < y->v ? -1 : x->v > y->v;
+    return x->key != y->key ? x->key < y->key : x->v < y->v;
 }
 
 int map_items_fit(MChainItem *it, size_t n)
 {
-    qsort(it, n, sizeof *it, item_cmp);
+    /* by key, then core, in place and stable: a check has 65 items at most, and qsort
+     * allocated for them (xfer_chain.c asks this some 10^5 times on bench/map's synth) */
+    for (size_t i = 1; i < n; i++) {
+        MChainItem m = it[i];
+        size_t j = i;
+        for (; j > 0 && item_less(&m, &it[j - 1]); j--)
+            it[j] = it[j - 1];
+        it[j] = m;
+    }
     Work w = {0};
     int ok = map_more((void **)&w.off, 0, &w.cap_off, sizeof *w.off) ? 1 : -1;
     if (ok == 1)
