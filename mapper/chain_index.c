@@ -49,7 +49,9 @@ static bool grow_nodes(const MapPlan *p, MPhaseXfers *l)
     if (nt + cap > UINT32_MAX ||
         !grow_fill((void **)&l->head_v, l->cap_v, cap, sizeof *l->head_v, 0xff) ||
         !grow_fill((void **)&l->uf, old, nt + cap, sizeof *l->uf, 0) ||
-        !grow_fill((void **)&l->cnt, old, nt + cap, sizeof *l->cnt, 0))
+        !grow_fill((void **)&l->cnt, old, nt + cap, sizeof *l->cnt, 0) ||
+        !grow_fill((void **)&l->fit_n, old, nt + cap, sizeof *l->fit_n, 0) ||
+        !grow_fill((void **)&l->fit_ok, old, nt + cap, sizeof *l->fit_ok, 0))
         return false;
     for (size_t w = old; w < nt + cap; w++)
         l->uf[w] = (uint32_t)w;
@@ -91,15 +93,17 @@ bool map_phase_index(const MapPlan *p, MPhaseXfers *l)
     return true;
 }
 
+uint32_t map_phase_comp(const MapPlan *p, MPhaseXfers *l, uint32_t t, uint32_t v)
+{
+    if (t < p->n_tasks)
+        return find(l->uf, t);
+    return v < p->n_vcores && v < l->cap_v ? find(l->uf, p->n_tasks + v) : MAP_NONE;
+}
+
 size_t map_phase_reach(const MapPlan *p, MPhaseXfers *l, uint32_t t, uint32_t v)
 {
-    uint32_t a = find(l->uf, t);
-    size_t n = l->cnt[a];
-    if (v < p->n_vcores && v < l->cap_v) {
-        uint32_t b = find(l->uf, p->n_tasks + v);
-        n += b != a ? l->cnt[b] : 0;
-    }
-    return n;
+    uint32_t a = map_phase_comp(p, l, t, MAP_NONE), b = map_phase_comp(p, l, MAP_NONE, v);
+    return (a != MAP_NONE ? l->cnt[a] : 0) + (b != MAP_NONE && b != a ? l->cnt[b] : 0);
 }
 
 /* A fresh stamp for a walk (the marks cleared when the stamps wrap round). */
@@ -133,8 +137,10 @@ size_t map_phase_pick(const MapPlan *p, MClash *c, MPhaseXfers *l, uint32_t t, u
     }
     uint32_t s = new_stamp(c), *queue = c->queue;
     size_t n = 0, qh = 0, qt = 0;
-    c->mark[t] = s;
-    queue[qt++] = t;
+    if (t < p->n_tasks) {
+        c->mark[t] = s;
+        queue[qt++] = t;
+    }
     if (v < p->n_vcores) {
         c->mark[p->n_tasks + v] = s;
         queue[qt++] = p->n_tasks + v;

@@ -55,6 +55,47 @@ static bool other_meets(const MapPlan *p, const MClash *c, uint32_t xi, uint32_t
     return false;
 }
 
+/* The items of the transfers pick[0..n) receiving in local phase lp into it. */
+static void fill_items(const MapPlan *p, const MClash *c, const uint32_t *pick, size_t n,
+                       uint32_t lp, MChainItem *it)
+{
+    for (size_t i = 0; i < n; i++) {
+        const MXfer *y = &p->xfers[pick[i]];
+        it[i] = (MChainItem){y->src_task, map_xfer_vcore(p, y), &c->box[pick[i]], 0, 0};
+        map_xfer_share(p, y, lp, &it[i].lo, &it[i].hi);
+    }
+}
+
+/* Whether the planned transfers of one component of l (writer t's, or with t MAP_NONE vcore
+ * v's) fit relaying chains (map_items_fit), kept at its root while it holds as many: two
+ * components share no writer and no core, so their sets meet nowhere and they fit together
+ * when each does. 1, 0, -1 when out of memory; 2 when one of them goes to no core yet (the
+ * sets of two such would meet there: the components are then asked together). */
+static int comp_fits(const MapPlan *p, MClash *c, MPhaseXfers *l, uint32_t lp, uint32_t t,
+                     uint32_t v)
+{
+    uint32_t r = map_phase_comp(p, l, t, v);
+    if (r == MAP_NONE || !l->cnt[r])
+        return 1;
+    if (l->fit_n[r] == l->cnt[r])
+        return l->fit_ok[r];
+    uint32_t pick[MAX_ITEMS];
+    MChainItem it[MAX_ITEMS];
+    size_t n = map_phase_pick(p, c, l, t, v, pick);
+    if (n == (size_t)-1)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (map_xfer_vcore(p, &p->xfers[pick[i]]) >= p->n_vcores)
+            return 2;
+    fill_items(p, c, pick, n, lp, it);
+    int ok = map_items_fit(it, n);
+    if (ok >= 0) {
+        l->fit_n[r] = l->cnt[r];
+        l->fit_ok[r] = (uint8_t)ok;
+    }
+    return ok;
+}
+
 /* map_xfer_chains without the kept answers; c->oom set when out of memory. */
 static bool chains_break(const MapPlan *p, MClash *c, uint32_t xi, uint32_t v, uint32_t lp,
                          int64_t from, int64_t bytes)
@@ -74,25 +115,27 @@ static bool chains_break(const MapPlan *p, MClash *c, uint32_t xi, uint32_t v, u
         return false;
     uint32_t pick[MAX_ITEMS];
     MChainItem it[MAX_ITEMS + 1];
-    size_t n = map_phase_pick(p, c, l, x->src_task, v, pick);
-    if (n == (size_t)-1) {
-        c->oom = true;
-        return false;
+    size_t n = 0;
+    /* before: the writer's component and the core's, each as kept */
+    int before = comp_fits(p, c, l, lp, x->src_task, MAP_NONE);
+    uint32_t ra = map_phase_comp(p, l, x->src_task, MAP_NONE);
+    uint32_t rb = map_phase_comp(p, l, MAP_NONE, v);
+    if (before == 1 && rb != MAP_NONE && rb != ra)
+        before = comp_fits(p, c, l, lp, MAP_NONE, v);
+    if (before == 2) { /* asked together */
+        n = map_phase_pick(p, c, l, x->src_task, v, pick);
+        before = n == (size_t)-1 ? -1 : (fill_items(p, c, pick, n, lp, it), map_items_fit(it, n));
     }
-    int before = -1, after = -1;
-    for (int pass = 0; pass < 2 && (pass == 0 || before == 1); pass++) {
-        for (size_t i = 0; i < n; i++) { /* map_items_fit sorts them: filled again */
-            const MXfer *y = &p->xfers[pick[i]];
-            it[i] = (MChainItem){y->src_task, map_xfer_vcore(p, y), &c->box[pick[i]], 0, 0};
-            map_xfer_share(p, y, lp, &it[i].lo, &it[i].hi);
-        }
-        int64_t b = x->bytes > 0 ? x->bytes : 1;
-        it[n] = (MChainItem){x->src_task, v, &c->box[xi], from * MAP_PART_UNIT / b,
-                             (from + bytes) * MAP_PART_UNIT / b};
-        if (pass == 0)
-            before = map_items_fit(it, n);
-        else
+    int after = -1;
+    if (before == 1) { /* the walk from both, and the candidate */
+        n = map_phase_pick(p, c, l, x->src_task, v, pick);
+        if (n != (size_t)-1) {
+            fill_items(p, c, pick, n, lp, it);
+            int64_t b = x->bytes > 0 ? x->bytes : 1;
+            it[n] = (MChainItem){x->src_task, v, &c->box[xi], from * MAP_PART_UNIT / b,
+                                 (from + bytes) * MAP_PART_UNIT / b};
             after = map_items_fit(it, n + 1);
+        }
     }
     if (before < 0 || (before == 1 && after < 0)) {
         c->oom = true;

@@ -75,6 +75,8 @@ void map_clash_finish(MClash *c)
         free(c->at[l].uf);
         free(c->at[l].cnt);
         free(c->at[l].seen);
+        free(c->at[l].fit_n);
+        free(c->at[l].fit_ok);
     }
     free(c->mark);
     free(c->queue);

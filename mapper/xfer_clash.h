@@ -17,8 +17,10 @@ typedef struct MPhaseXfers {
     /* chain_index.c: per node (writer t, then vcore v at n_tasks + v; n_tasks + cap_v of
      * them) its parent in the components the indexed positions join writers and cores into,
      * and at a root the positions the component holds; per position the mark of the last
-     * walk that met it (cap_seen) */
-    uint32_t *uf, *cnt, *seen;
+     * walk that met it (cap_seen); per root, the count its positions were found to fit
+     * relaying chains at (fit_n; 0: never) and whether they did (xfer_chain.c) */
+    uint32_t *uf, *cnt, *seen, *fit_n;
+    uint8_t *fit_ok;
     size_t cap_seen;
 } MPhaseXfers;
 

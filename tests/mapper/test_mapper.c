@@ -1909,12 +1909,14 @@ static void test_chain_phases(void **state)
     chip_destroy(c);
 }
 
-/* The transfers a brute-force walk from writer t and vcore v meets among list[0..n) of a
- * plan's transfers (writers and cores joined by each transfer), as a mask over positions. */
+/* The transfers a brute-force walk from writer t and vcore v (either MAP_NONE: none) meets
+ * among list[0..n) of a plan's transfers (writers and cores joined by each transfer), as a
+ * mask over positions. */
 static uint64_t walk_mask(const MapPlan *p, const uint32_t *list, size_t n, uint32_t t,
                           uint32_t v)
 {
-    uint64_t task = 1ull << t, core = v < p->n_vcores ? 1ull << v : 0, got = 0;
+    uint64_t task = t < p->n_tasks ? 1ull << t : 0, core = v < p->n_vcores ? 1ull << v : 0;
+    uint64_t got = 0;
     for (bool grew = true; grew;) {
         grew = false;
         for (size_t i = 0; i < n; i++) {
@@ -1935,8 +1937,8 @@ static uint64_t walk_mask(const MapPlan *p, const uint32_t *list, size_t n, uint
 /* chain_index.c's components against a brute-force walk (xfer_chain.c asks how many
  * transfers a walk meets before it walks): 40 transfers of 12 writers into 9 cores (one into
  * no core yet) join a local phase's list in four steps, the index brought up to it after
- * each, new vcores coming in between; every writer and core's count and walk agree with the
- * brute force, each transfer met once. */
+ * each, new vcores coming in between; every writer and core's count and walk, together and
+ * each alone, agree with the brute force, each transfer met once. */
 static void test_chain_index(void **state)
 {
     (void)state;
@@ -1991,6 +1993,15 @@ static void test_chain_index(void **state)
                     got |= 1ull << at;
                 }
                 assert_true(got == want);
+                /* one side alone: its component (root and count) */
+                uint32_t r = map_phase_comp(p, l, MAP_NONE, vv);
+                uint64_t one = walk_mask(p, list, l->n, MAP_NONE, vv);
+                assert_int_equal(r == MAP_NONE ? 0 : l->cnt[r], __builtin_popcountll(one));
+                assert_int_equal(map_phase_pick(p, &c, l, MAP_NONE, vv, pick),
+                                 __builtin_popcountll(one));
+                r = map_phase_comp(p, l, t, MAP_NONE);
+                assert_int_equal(l->cnt[r], __builtin_popcountll(walk_mask(p, list, l->n, t,
+                                                                           MAP_NONE)));
             }
     }
     l->list = NULL;
