@@ -10,7 +10,9 @@
 #    2 x 8 x 8 x 20 = 2560 and its traffic at most 0.94 x plain Scotch's (the
 #    refinement's median moves and descent sweeps: 0.931; without them 0.947) and below
 #    snake order's, and no traffic above its unicast figure (multicast chains are never
-#    costlier).
+#    costlier); its 20 layers in 20 phases of one phase group (mapper/schedule.c: the
+#    schedule that keeps relaying chains whole took 2 phase groups, the one without that
+#    rule wins with fewer).
 # 2. The synthetic graph's Mapping runs: taskir-run on synth-small.map.pb gives the outputs of
 #    taskir-run on synth-small.pb, bit for bit (inputs from bench/pb_inputs).
 # 3. Cores shared by lifetimes: on a chip of 8 x 8 cores (the default description with
@@ -62,6 +64,7 @@ $1 == "synth-small" {
     if ($4 != 2560) fail("synth-small has " $4 " groups, not 2560")
     if ($10 > 0.94 * $12 || $10 > $13) fail("synth-small: traffic " $10 " vs baselines " $12 ", " $13)
     if ($10 > $11) fail("synth-small: traffic " $10 " above its unicast " $11)
+    if ($7 != 20 || $8 != 1) fail("synth-small: " $7 " phases in " $8 " phase groups, not 20 in 1")
     if ($13 <= 0) fail("synth-small: no snake baseline")
 }
 END { if (!bad && !(lenet && synth)) { print "FAIL: rows missing"; exit 1 } }' "$rows" ||

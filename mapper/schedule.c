@@ -1487,7 +1487,14 @@ static Status schedule_both(MapPlan *p, const SchedState *init, bool chains, Dia
 /* The schedule (schedule_both) keeping relaying chains whole; when that fails on a logic
  * rule (a stage's phases run out: the chain rule only makes transfers later), made again
  * without the chain rule, the code generator then refusing the runs it cannot chain
- * (emit.route) rather than the mapping failing (bench/map's synth-small). */
+ * (emit.route) rather than the mapping failing. When it takes more than one stage, it is
+ * made without the chain rule too, which wins when it takes fewer: a transfer the rule
+ * keeps out of a phase makes its reader a phase later, and its readers' readers, so that a
+ * few such in a layer spread through the layers after it (bench/map's synthetic graph: 4
+ * blocks of the second layer a phase late, 24 of the third, ..., 32 phases and a second
+ * stage where 20 phases and one stage hold it without the rule, on 587 cores for 512). A
+ * stage is a whole set of cores more; the runs the rule would have chained, the code
+ * generator refuses (emit.route) instead. */
 Status map_schedule(MapPlan *p, Diag *d)
 {
     if (p->n_vcores || p->n_chunks)
@@ -1507,6 +1514,22 @@ Status map_schedule(MapPlan *p, Diag *d)
             else {
                 state_free(&failed);
                 st = schedule_both(p, &init, false, d);
+            }
+        } else if (st == ST_OK && p->n_stages > 1) {
+            SchedState chained = {0};
+            if (!swap_out(p, &init, &chained))
+                st = oom(d);
+            else {
+                Diag dn;
+                diag_init(&dn, NULL);
+                Status sn = schedule_both(p, &init, false, &dn);
+                if (sn == ST_OK && p->n_stages < chained.n_stages)
+                    state_free(&chained);
+                else if (sn == ST_RUNTIME)
+                    st = oom(d);
+                else
+                    swap_in(p, &chained);
+                diag_finish(&dn);
             }
         } else if (st != ST_OK)
             st = oom(d);
