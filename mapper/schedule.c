@@ -68,6 +68,8 @@ typedef struct Sched {
     bool delay;              /* keep the inserted P06s' slots even at a later time */
     bool delayed;            /* it did so somewhere */
     bool chains;             /* keep a phase's relaying chains whole (xfer_chain.c) */
+    uint32_t cap;            /* the most stages (0: any; see How) */
+    bool capped;             /* a block needed a stage past cap */
     uint32_t *xl;            /* the transfers into one block's inputs (in_order) */
     int64_t *xkey;           /* and where each lands (land_key) */
     uint32_t n_xl, cap_xl;
@@ -1190,6 +1192,11 @@ static Status place_task(Sched *s, uint32_t t, Diag *d)
         }
         if (best == INT64_MAX)
             return diag_block(d, ST_LOGIC, "map.phases", b, "finds no phase to run in");
+        if (best_v == MAP_NONE && s->cap && best / MS_PER_PHASE / s->M >= s->cap) {
+            s->capped = true;
+            return diag_block(d, ST_LOGIC, "map.phases", b, "needs phase group %lld, past %u",
+                              (long long)(best / MS_PER_PHASE / s->M), s->cap);
+        }
         if (best_v == MAP_NONE) {
             best_v = new_vcore(s, (int32_t)(best / MS_PER_PHASE / s->M));
             if (best_v == MAP_NONE)
@@ -1281,13 +1288,22 @@ static bool rest_order(const MapPlan *p, uint32_t **out, uint32_t *n)
     return true;
 }
 
+/* How a schedule is made: keeping relaying chains whole (xfer_chain.c) or not, and in at
+ * most cap stages (0: any): a pass that needs more stops there with a logic error
+ * (map.phases), capped set. */
+typedef struct How {
+    bool chains;
+    uint32_t cap;
+    bool capped;
+} How;
+
 /* One pass of the schedule (above); delay: whether a block waits for the Soma slots of the
  * P06s inserted before it, and a transfer over several phases for the Soma2 of each;
- * *delayed: whether that made anything later. */
-static Status schedule_pass(MapPlan *p, bool delay, bool chains, bool *delayed, Diag *d)
+ * *delayed: whether that made anything later; how->capped set when it stopped at the cap. */
+static Status schedule_pass(MapPlan *p, bool delay, How *how, bool *delayed, Diag *d)
 {
     Sched s = {.p = p, .M = p->chip->max_phases ? p->chip->max_phases : 1, .delay = delay,
-               .chains = chains};
+               .chains = how->chains, .cap = how->cap};
     s.scratch = malloc(s.M * sizeof *s.scratch);
     s.dry = malloc(s.M * sizeof *s.dry);
     s.ntasks = calloc(p->n_clusters ? p->n_clusters : 1, sizeof *s.ntasks);
@@ -1372,6 +1388,7 @@ static Status schedule_pass(MapPlan *p, bool delay, bool chains, bool *delayed, 
         st = oom(d); /* a chain check ran out of memory (xfer_chain.c) */
     map_clash_finish(&s.clash);
     *delayed = s.delayed;
+    how->capped = s.capped && st == ST_LOGIC;
     return st;
 }
 
@@ -1458,15 +1475,17 @@ static void swap_in(MapPlan *p, SchedState *s)
 /* The schedule keeps the inserted P06s' slots even where that makes blocks later, unless that
  * costs stages or fails (map.phases): when it made anything later, the schedule that keeps
  * them only where they are free anyway is made too, and wins when it has fewer stages
- * (ResNet-50: 12 against 13) or the first failed. chains: whether transfers keep out of
- * phases whose relaying chains they would break (xfer_chain.c). */
-static Status schedule_both(MapPlan *p, const SchedState *init, bool chains, Diag *d)
+ * (ResNet-50: 12 against 13) or the first failed. how: as each pass is made; how->capped
+ * when the result failed where a pass stopped at the cap (a second pass that stops there
+ * after a first that did not has more stages: the first is kept, as without a cap). */
+static Status schedule_both(MapPlan *p, const SchedState *init, How *how, Diag *d)
 {
     Diag d1;
     diag_init(&d1, NULL);
-    bool delayed = false, again = false;
+    bool delayed = false, again = false, capped = false;
     Status st = ST_OK;
-    Status st1 = schedule_pass(p, true, chains, &delayed, &d1);
+    Status st1 = schedule_pass(p, true, how, &delayed, &d1);
+    capped = how->capped;
     if (st1 == ST_RUNTIME && st == ST_OK)
         st = oom(d);
     if (st == ST_OK && (st1 != ST_OK || delayed)) {
@@ -1474,14 +1493,70 @@ static Status schedule_both(MapPlan *p, const SchedState *init, bool chains, Dia
         if (!swap_out(p, init, &first))
             st = oom(d);
         if (st == ST_OK)
-            st = schedule_pass(p, false, chains, &again, d);
-        if (st == ST_OK && st1 == ST_OK && p->n_stages >= first.n_stages)
+            st = schedule_pass(p, false, how, &again, d);
+        capped = capped || how->capped;
+        if (st1 == ST_OK && ((st == ST_LOGIC && how->capped) ||
+                             (st == ST_OK && p->n_stages >= first.n_stages))) {
             swap_in(p, &first); /* the first pass costs no stage: keep it */
-        else
+            st = ST_OK;
+        } else {
             state_free(&first);
+        }
     }
     diag_finish(&d1);
+    how->capped = capped && st == ST_LOGIC;
     return st;
+}
+
+/* Replaces p's schedule state with a fresh one from init; false when out of memory. */
+static bool start_again(MapPlan *p, const SchedState *init)
+{
+    SchedState old = {0};
+    if (!swap_out(p, init, &old))
+        return false;
+    state_free(&old);
+    return true;
+}
+
+/* The schedule when the one keeping relaying chains whole in one stage failed (capped: where
+ * it needed a second): without the chain rule; when that takes several stages too, or fails,
+ * and the first stopped only at the cap, with the chain rule in full too, which wins unless
+ * it takes more stages (or fails). */
+static Status several_stages(MapPlan *p, const SchedState *init, bool capped, Diag *d)
+{
+    How free = {false, 0, false}, all = {true, 0, false};
+    if (!start_again(p, init))
+        return oom(d);
+    if (!capped)
+        return schedule_both(p, init, &free, d); /* the chain rule's fails: without it */
+    Diag dn, dc;
+    diag_init(&dn, NULL);
+    Status sn = schedule_both(p, init, &free, &dn);
+    diag_finish(&dn);
+    if (sn == ST_RUNTIME)
+        return oom(d);
+    if (sn == ST_OK && p->n_stages <= 1)
+        return ST_OK;
+    SchedState loose = {0};
+    if (!swap_out(p, init, &loose))
+        return oom(d);
+    diag_init(&dc, NULL);
+    Status sc = schedule_both(p, init, &all, &dc);
+    diag_finish(&dc);
+    if (sc == ST_OK && !(sn == ST_OK && loose.n_stages < p->n_stages)) {
+        state_free(&loose);
+        return ST_OK;
+    }
+    if (sc == ST_RUNTIME) {
+        state_free(&loose);
+        return oom(d);
+    }
+    if (sn == ST_OK) {
+        swap_in(p, &loose);
+        return ST_OK;
+    }
+    state_free(&loose); /* both fail: without the chain rule again, for its messages */
+    return start_again(p, init) ? schedule_both(p, init, &free, d) : oom(d);
 }
 
 /* The schedule (schedule_both) keeping relaying chains whole; when that fails on a logic
@@ -1494,7 +1569,9 @@ static Status schedule_both(MapPlan *p, const SchedState *init, bool chains, Dia
  * blocks of the second layer a phase late, 24 of the third, ..., 32 phases and a second
  * stage where 20 phases and one stage hold it without the rule, on 587 cores for 512). A
  * stage is a whole set of cores more; the runs the rule would have chained, the code
- * generator refuses (emit.route) instead. */
+ * generator refuses (emit.route) instead. The schedule with the rule is made first in one
+ * stage at most: most graphs fit one, and the synthetic graph's stops half way
+ * (several_stages). */
 Status map_schedule(MapPlan *p, Diag *d)
 {
     if (p->n_vcores || p->n_chunks)
@@ -1506,32 +1583,11 @@ Status map_schedule(MapPlan *p, Diag *d)
     if (st == ST_OK) {
         Diag dc;
         diag_init(&dc, NULL);
-        st = schedule_both(p, &init, true, &dc);
-        if (st == ST_LOGIC) {
-            SchedState failed = {0};
-            if (!swap_out(p, &init, &failed))
-                st = oom(d);
-            else {
-                state_free(&failed);
-                st = schedule_both(p, &init, false, d);
-            }
-        } else if (st == ST_OK && p->n_stages > 1) {
-            SchedState chained = {0};
-            if (!swap_out(p, &init, &chained))
-                st = oom(d);
-            else {
-                Diag dn;
-                diag_init(&dn, NULL);
-                Status sn = schedule_both(p, &init, false, &dn);
-                if (sn == ST_OK && p->n_stages < chained.n_stages)
-                    state_free(&chained);
-                else if (sn == ST_RUNTIME)
-                    st = oom(d);
-                else
-                    swap_in(p, &chained);
-                diag_finish(&dn);
-            }
-        } else if (st != ST_OK)
+        How one = {true, 1, false};
+        st = schedule_both(p, &init, &one, &dc);
+        if (st == ST_LOGIC)
+            st = several_stages(p, &init, one.capped, d);
+        else if (st != ST_OK)
             st = oom(d);
         diag_finish(&dc);
     }
