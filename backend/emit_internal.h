@@ -163,6 +163,9 @@ typedef struct ECopy {
     bool spread;                    /* a transfer into it arrives in several phases: its
                                        parts land phase by phase (EPart, emit_spread.c) and
                                        req is its area in the data banks */
+    int64_t unit;                   /* a spread copy of one pixel cut into runs of its words:
+                                       the words a part's unit (EPart.q0, nq count them;
+                                       emit_spreadunit.c); 0: parts of whole pixels */
     uint32_t *image;                /* static: the data image (owned until moved out); P81's
                                        planes with stored padding: their zeros (emit_p81.c) */
     PrecisionId image_prec;         /* the precision the image holds: the block's, or a P07
@@ -849,6 +852,16 @@ bool emit_slices_ok(const Emit *e, const ECopy *cp);
 bool emit_slice_follower(const Emit *e, const ECopy *cp, const Edge *ed);
 const EPart *emit_part_at(const Emit *e, const ECopy *cp, int32_t p);
 int32_t emit_spread_moved(const Emit *e, const ECopy *cp, const EBox *b);
+/* emit_spreadunit.c, a spread copy of one pixel in runs of its words (ECopy.unit): the words
+ * of one unit of spread copy cp's parts (a unit, else a pixel); the units [*lo, *hi) that
+ * box b's channels meet (false: b misses the copy); the box of part's channels among units
+ * [q0, q0 + nq) into out, and their count (0 or 1); whether cp (one pixel, one edge bringing
+ * all of it, not yet cut so) should be cut into units: the words its pixel cut puts in some
+ * phase (words[p]) are over the room of that phase's receive area. */
+int64_t emit_spread_unit(const ECopy *cp);
+bool emit_unit_range(const ECopy *cp, const EBox *b, int64_t *lo, int64_t *hi);
+int emit_unit_box(const ECopy *cp, int64_t q0, int64_t nq, const EBox *part, EBox *out);
+bool emit_unit_wanted(const Emit *e, const ECopy *cp, const int64_t *words);
 /* Parts landing in their relay's pitch (emit_landpitch.c): after emit_spreads, each part of
  * one run whose phase's arrivals all come from one relay holding a copy in a wider pitch
  * lands at that pitch where the receive area has room (EPart.pitch, its landing area
