@@ -114,34 +114,8 @@ const EPart *emit_part_at(const Emit *e, const ECopy *cp, int32_t p)
     return NULL;
 }
 
-/* emit_spread_moved for a copy in units (ECopy.unit): the units b's channels meet. */
-static int32_t units_moved(const Emit *e, const ECopy *cp, const EBox *b)
-{
-    uint32_t ci = (uint32_t)(cp - e->copies);
-    int64_t lo, hi, covered = 0;
-    if (!emit_unit_range(cp, b, &lo, &hi))
-        return -1;
-    int32_t last = -1;
-    for (size_t i = 0; i < e->n_parts; i++) {
-        const EPart *pt = &e->parts[i];
-        for (int r = 0; r < 2 && pt->core == cp->core; r++) {
-            if (pt->nq[r] <= 0 || pt->copy[r] != ci)
-                continue;
-            int64_t a = pt->q0[r] > lo ? pt->q0[r] : lo;
-            int64_t z = pt->q0[r] + pt->nq[r] < hi ? pt->q0[r] + pt->nq[r] : hi;
-            if (z > a) {
-                covered += z - a;
-                last = pt->phase > last ? pt->phase : last;
-            }
-        }
-    }
-    return covered == hi - lo ? last : INT32_MAX;
-}
-
 int32_t emit_spread_moved(const Emit *e, const ECopy *cp, const EBox *b)
 {
-    if (cp->unit)
-        return units_moved(e, cp, b);
     uint32_t ci = (uint32_t)(cp - e->copies);
     int64_t nx = cp->box.n[1], y0 = b->lo[0] - cp->box.lo[0], x0 = b->lo[1] - cp->box.lo[1];
     int64_t y1 = y0 + b->n[0], x1 = x0 + b->n[1];
@@ -149,6 +123,13 @@ int32_t emit_spread_moved(const Emit *e, const ECopy *cp, const EBox *b)
     x0 = x0 > 0 ? x0 : 0;
     y1 = y1 < cp->box.n[0] ? y1 : cp->box.n[0];
     x1 = x1 < nx ? x1 : nx;
+    if (cp->unit) { /* the units b's channels meet, as the pixels of one row */
+        nx = emit_feat_pixel_words(&cp->feat) / cp->unit;
+        y0 = 0;
+        y1 = 1;
+        if (!emit_unit_range(cp, b, &x0, &x1))
+            return -1;
+    }
     if (y1 <= y0 || x1 <= x0)
         return -1; /* none of its pixels */
     int64_t covered = 0;
