@@ -107,8 +107,10 @@ static size_t copy_runs(const Emit *e, const ECopy *cp, const AllocReq *r, ERowR
     for (size_t i = 0; i < n; i++) {
         if (i > 0 && runs[i].off < runs[i - 1].end)
             return 0; /* rows that two edges bring */
-        if (m > 0 && (runs[i].phase == runs[m - 1].phase || runs[i].off % 2))
-            runs[m - 1].end = runs[i].end; /* a part begins at an 8-byte unit */
+        if (runs[i].off % 2)
+            return 0; /* a part begins at an 8-byte unit (the router's) */
+        if (m > 0 && runs[i].phase == runs[m - 1].phase)
+            runs[m - 1].end = runs[i].end;
         else
             runs[m++] = runs[i];
     }
