@@ -293,6 +293,7 @@ static void free_emit(Emit *e)
         free(c->lists);
         free(c->reqs);
         free(c->addr);
+        free(c->rparts);
     }
     for (uint32_t i = 0; i < e->n_copies; i++)
         free(e->copies[i].image);

@@ -106,6 +106,15 @@ typedef struct EPhase {
     int64_t relayed;                /* packets it forwards (CXY 1) */
 } EPhase;
 
+/* A later part of a request of a core (emit_recvpart.c): from word off of request req on (to
+ * the next part's off, or the area's end), nothing reads or writes its words before the
+ * router of phase first; the part at off 0 is the area's first. */
+typedef struct EReqPart {
+    uint32_t req;
+    int64_t off;
+    int32_t first;
+} EReqPart;
+
 typedef struct ECore {
     MapXY chip, core;
     int32_t step_group, phase_group;
@@ -116,6 +125,9 @@ typedef struct ECore {
     AllocReq *reqs;
     int32_t *addr;
     size_t n_reqs, cap_reqs;
+    EReqPart *rparts;               /* requests planned in parts, by request and word
+                                       (emit_recvpart.c; none before that try) */
+    size_t n_rparts, cap_rparts;
 } ECore;
 
 /* A storage block's copy on one core. */
@@ -151,6 +163,9 @@ typedef struct ECopy {
     bool spread;                    /* a transfer into it arrives in several phases: its
                                        parts land phase by phase (EPart, emit_spread.c) and
                                        req is its area in the data banks */
+    int64_t unit;                   /* a spread copy of one pixel cut into runs of its words:
+                                       the words a part's unit (EPart.q0, nq count them;
+                                       emit_spreadunit.c); 0: parts of whole pixels */
     uint32_t *image;                /* static: the data image (owned until moved out); P81's
                                        planes with stored padding: their zeros (emit_p81.c) */
     PrecisionId image_prec;         /* the precision the image holds: the block's, or a P07
@@ -759,6 +774,19 @@ bool emit_in_place(Emit *e, uint32_t k);
  * CCMPS of a 1 x 1 window on core k takes the words of the copy it reads when that copy dies
  * with it (its one reader, in an area of its own; emit_soma_over.c); whether any did. */
 bool emit_soma_over(Emit *e, uint32_t k);
+/* emit_recvpart.c, on a core whose memory plan fits none of the ways above: each received
+ * copy on core k that stays in the receive area in an area of its own, whose transfers land
+ * whole rows of it in one run of its words each and not all in one phase, gets its area
+ * planned in parts (ECore.rparts), one a phase of arrival; *any: whether one did. Out of
+ * memory: ST_RUNTIME. */
+Status emit_recv_parts(Emit *e, uint32_t k, bool *any);
+/* The parts of core c's requests (c->rparts) into the requests place_core keeps, kept[0..n)
+ * (at[i]: 1 + the index of request i's there, 0 for none; lead: emit_twin_leads; room for
+ * n + c->n_rparts): each request's later parts appended as a chain after it (AllocReq.next),
+ * each alive from the router of its phase, and the request cut to its first part; an area
+ * twins share is not cut. The new count. */
+size_t emit_recv_parts_apply(const ECore *c, const uint32_t *lead, const size_t *at,
+                             AllocReq *kept, size_t n);
 /* The requests of core k that copies of twin storage blocks share (emit_twin.c): lead[i]
  * (room for the core's n_reqs) the request whose area request i takes, i itself for most;
  * false when out of memory. */
@@ -824,6 +852,16 @@ bool emit_slices_ok(const Emit *e, const ECopy *cp);
 bool emit_slice_follower(const Emit *e, const ECopy *cp, const Edge *ed);
 const EPart *emit_part_at(const Emit *e, const ECopy *cp, int32_t p);
 int32_t emit_spread_moved(const Emit *e, const ECopy *cp, const EBox *b);
+/* emit_spreadunit.c, a spread copy of one pixel in runs of its words (ECopy.unit): the words
+ * of one unit of spread copy cp's parts (a unit, else a pixel); the units [*lo, *hi) that
+ * box b's channels meet (false: b misses the copy); the box of part's channels among units
+ * [q0, q0 + nq) into out, and their count (0 or 1); whether cp (one pixel, one edge bringing
+ * all of it, not yet cut so) should be cut into units: the words its pixel cut puts in some
+ * phase (words[p]) are over the room of that phase's receive area. */
+int64_t emit_spread_unit(const ECopy *cp);
+bool emit_unit_range(const ECopy *cp, const EBox *b, int64_t *lo, int64_t *hi);
+int emit_unit_box(const ECopy *cp, int64_t q0, int64_t nq, const EBox *part, EBox *out);
+bool emit_unit_wanted(const Emit *e, const ECopy *cp, const int64_t *words);
 /* Parts landing in their relay's pitch (emit_landpitch.c): after emit_spreads, each part of
  * one run whose phase's arrivals all come from one relay holding a copy in a wider pitch
  * lands at that pitch where the receive area has room (EPart.pitch, its landing area

@@ -47,8 +47,9 @@ int64_t emit_land_pitch(Emit *e, const ECopy *cp, int32_t p)
     const BlockUses *bu = &e->uses.blocks[cp->block];
     int64_t pitch = 0, dpx = emit_feat_pixel_words(&cp->feat), pw = cp->feat.per_word;
     uint32_t from = EMIT_NONE;
-    if (((cp->box.n[2] + pw - 1) / pw + 1) / 2 * 2 != dpx)
-        return 0; /* a run a pixel leaves words of the copy's pixels unwritten */
+    if (cp->unit || ((cp->box.n[2] + pw - 1) / pw + 1) / 2 * 2 != dpx)
+        return 0; /* runs of a pixel's words; a run a pixel leaves words of the copy's
+                     pixels unwritten */
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         const Edge *ed = e->g->edges[bu->in_edges[j]];
         long w = graph_block_pos(e->g, ed->src);
@@ -105,7 +106,7 @@ const ECopy *emit_part_landed(const EPart *pt, const ECopy *cp, ECopy *tmp)
 
 int64_t emit_part_pitch(const Emit *e, const EPart *pt, int r)
 {
-    return pt->pitch && r == 0 ? pt->pitch : emit_feat_pixel_words(&e->copies[pt->copy[r]].feat);
+    return pt->pitch && r == 0 ? pt->pitch : emit_spread_unit(&e->copies[pt->copy[r]]);
 }
 
 Status emit_part_repitch(Emit *e, const EPart *pt)

@@ -117,9 +117,9 @@ Status emit_moves(Emit *e)
         const EPart *pt = &e->parts[i];
         const ECopy *c0 = &e->copies[pt->copy[0]], *c1 = &e->copies[pt->copy[1]];
         const ECore *c = &e->cores[pt->core];
-        int64_t to0 = emit_copy_addr(e, c0) + pt->q0[0] * emit_feat_pixel_words(&c0->feat);
-        int64_t to1 = emit_copy_addr(e, c1) + pt->q0[1] * emit_feat_pixel_words(&c1->feat);
-        int64_t w0 = pt->nq[0] * emit_feat_pixel_words(&c0->feat);
+        int64_t to0 = emit_copy_addr(e, c0) + pt->q0[0] * emit_spread_unit(c0);
+        int64_t to1 = emit_copy_addr(e, c1) + pt->q0[1] * emit_spread_unit(c1);
+        int64_t w0 = pt->nq[0] * emit_spread_unit(c0);
         int32_t block = e->g->blocks[c0->block]->id;
         Status st = pt->pitch ? emit_part_repitch(e, pt) /* emit_landpitch.c */
                     : pt->nq[1] == 0

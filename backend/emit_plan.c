@@ -989,10 +989,11 @@ static Status place_core(ECore *c, const uint32_t *lead, Diag *d)
     size_t n = 0;
     for (size_t i = 0; i < c->n_reqs; i++)
         n += c->reqs[i].words > 0 && lead[i] == i;
-    if (n == c->n_reqs)
+    if (n == c->n_reqs && !c->n_rparts)
         return alloc_core(c->reqs, c->n_reqs, c->addr, c->name, d);
-    AllocReq *kept = malloc((n ? n : 1) * sizeof *kept);
-    int32_t *addr = malloc((n ? n : 1) * sizeof *addr);
+    size_t room = n + c->n_rparts; /* the areas planned in parts: their later parts */
+    AllocReq *kept = malloc((room ? room : 1) * sizeof *kept);
+    int32_t *addr = malloc((room ? room : 1) * sizeof *addr);
     size_t *at = malloc((c->n_reqs ? c->n_reqs : 1) * sizeof *at); /* 1 + kept index */
     Status st = kept && addr && at ? ST_OK
                                    : diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
@@ -1027,8 +1028,8 @@ static Status place_core(ECore *c, const uint32_t *lead, Diag *d)
             }
             r->again = again;
         }
-    if (st == ST_OK)
-        st = alloc_core(kept, n, addr, c->name, d);
+    if (st == ST_OK) /* each part's address follows its area's first (emit_recvpart.c) */
+        st = alloc_core(kept, emit_recv_parts_apply(c, lead, at, kept, n), addr, c->name, d);
     for (size_t i = 0; st == ST_OK && i < c->n_reqs; i++)
         c->addr[i] = c->reqs[i].words <= 0 ? -1 : addr[at[lead[i]] - 1];
     free(kept);
@@ -1178,8 +1179,10 @@ Status emit_plan(Emit *e)
         /* a plan that does not fit is tried again with the copies only a gather reads in
          * the gathered area, then with the areas of those it cannot hold ending at their
          * gathers (emit_early.c), then with the buffers of pixelwise P05s over the copies
-         * they read (emit_soma_over.c); the refusal names what fits none of the ways */
-        for (int way = 0; way < 3; way++) {
+         * they read (emit_soma_over.c), then with the received copies whose rows land in
+         * several phases in parts (emit_recvpart.c); the refusal names what fits none of
+         * the ways */
+        for (int way = 0; way < 4; way++) {
             Diag quiet;
             diag_init(&quiet, NULL);
             mark_phase_halves(e, k);
@@ -1198,8 +1201,15 @@ Status emit_plan(Emit *e)
                 emit_in_place(e, k);
             else if (way == 1)
                 emit_gathered_ends(e, k);
-            else
+            else if (way == 2)
                 emit_soma_over(e, k);
+            else {
+                bool any;
+                if (emit_recv_parts(e, k, &any) != ST_OK) {
+                    free(lead);
+                    return ST_RUNTIME;
+                }
+            }
         }
         if (st == ST_LOGIC) {
             mark_phase_halves(e, k);

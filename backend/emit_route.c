@@ -293,6 +293,8 @@ bool emit_box_meet(const EBox *a, const EBox *b, EBox *out)
  * row's last pixels, whole rows, a row's first pixels) into out; their count. */
 static int part_pixels(const ECopy *cp, int64_t q0, int64_t nq, const EBox *part, EBox *out)
 {
+    if (cp->unit) /* runs of a pixel's words: its channels there (emit_spreadunit.c) */
+        return emit_unit_box(cp, q0, nq, part, out);
     int64_t nx = cp->box.n[1];
     int64_t lo = (part->lo[0] - cp->box.lo[0]) * nx + part->lo[1] - cp->box.lo[1];
     int64_t hi = lo + (part->n[0] - 1) * nx + part->n[1];
@@ -592,7 +594,7 @@ static Status route_edge(Emit *e, const MapDict *dict)
             int64_t lbase = e->cores[rk].addr[pt->land];
             for (int r = 0; r < 2 && st == ST_OK; r++) {
                 const ECopy *rc = &e->copies[pt->copy[r]];
-                int64_t pw = emit_feat_pixel_words(&rc->feat);
+                int64_t pw = emit_spread_unit(rc);
                 EBox pieces[3];
                 int np = rc == dcp ? part_pixels(dcp, pt->q0[r], pt->nq[r], &part, pieces) : 0;
                 for (int q = 0; q < np && st == ST_OK; q++)

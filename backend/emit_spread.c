@@ -123,6 +123,13 @@ int32_t emit_spread_moved(const Emit *e, const ECopy *cp, const EBox *b)
     x0 = x0 > 0 ? x0 : 0;
     y1 = y1 < cp->box.n[0] ? y1 : cp->box.n[0];
     x1 = x1 < nx ? x1 : nx;
+    if (cp->unit) { /* the units b's channels meet, as the pixels of one row */
+        nx = emit_feat_pixel_words(&cp->feat) / cp->unit;
+        y0 = 0;
+        y1 = 1;
+        if (!emit_unit_range(cp, b, &x0, &x1))
+            return -1;
+    }
     if (y1 <= y0 || x1 <= x0)
         return -1; /* none of its pixels */
     int64_t covered = 0;
@@ -273,7 +280,7 @@ static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, s
     const BlockUses *bu = &e->uses.blocks[cp->block];
     uint32_t k = cp->core;
     int32_t np = e->cores[k].n_phases, reader = first_reader(e, cp);
-    int64_t pw = emit_feat_pixel_words(&cp->feat), nx = cp->box.n[1];
+    int64_t pw = emit_spread_unit(cp), nx = cp->box.n[1];
     size_t ne = 0;
     Status st = ST_OK;
     for (uint32_t j = 0; j < bu->n_in_edges && st == ST_OK; j++) {
@@ -292,8 +299,10 @@ static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, s
         EBox part;
         if (emit_box_meet(&dbox, &cp->box, &part) && part.n[0] > 0 && part.n[1] > 0) {
             int64_t lo = (part.lo[0] - cp->box.lo[0]) * nx + part.lo[1] - cp->box.lo[1];
-            er[ne++] = (ERows){ed, lo, lo + (part.n[0] - 1) * nx + part.n[1],
-                               ph[0] >= reader ? ph[0] - np : ph[0],
+            int64_t hi = lo + (part.n[0] - 1) * nx + part.n[1];
+            if (cp->unit) /* its units (emit_spreadunit.c) */
+                emit_unit_range(cp, &part, &lo, &hi);
+            er[ne++] = (ERows){ed, lo, hi, ph[0] >= reader ? ph[0] - np : ph[0],
                                ph[n - 1] >= reader ? ph[n - 1] - np : ph[n - 1]};
         }
     }
@@ -358,7 +367,7 @@ static Status plan_parts(Emit *e, ECopy *cp, ESeg *segs, size_t n)
     int32_t reader = first_reader(e, cp);
     const Block *b = e->g->blocks[cp->block];
     uint32_t k = cp->core, ci = (uint32_t)(cp - e->copies);
-    int64_t pw = emit_feat_pixel_words(&cp->feat);
+    int64_t pw = emit_spread_unit(cp);
     if (pw % ROW_WORDS)
         return diag_block(e->d, ST_RUNTIME, "emit.internal", b,
                           "pixels of %lld words, not whole 16-byte rows", (long long)pw);
@@ -465,6 +474,13 @@ static Status plan_spread(Emit *e, ECopy *cp, ESeg **segs, size_t *cap)
     if (st == ST_OK)
         st = cut_edges(e, cp, segs, &n, cap, words, ph, er, &ne, true);
     if (st == ST_LOGIC) {
+        memset(words, 0, (size_t)c->n_phases * sizeof *words);
+        n = 0;
+        st = cut_edges(e, cp, segs, &n, cap, words, ph, er, &ne, false);
+    }
+    /* one pixel over the room of the phase it lands in: cut into runs of its words */
+    if (st == ST_OK && emit_unit_wanted(e, cp, words)) {
+        cp->unit = ROW_WORDS;
         memset(words, 0, (size_t)c->n_phases * sizeof *words);
         n = 0;
         st = cut_edges(e, cp, segs, &n, cap, words, ph, er, &ne, false);
