@@ -62,6 +62,7 @@ typedef struct ESend {
     bool relay;             /* the first core of a relaying chain (emit_route_chain.c) */
     bool single;            /* a run of bytes, sent as 1-byte packets (SINGLE_NEURON): the
                                core's sends of that phase all go so (emit_route.c) */
+    bool spilled;           /* moved here from the phase before (emit_route_spill.c) */
 } ESend;
 
 /* What takes a Soma slot: a compute block, or one of the inserted P06s (docs/backend.md
