@@ -907,6 +907,9 @@ Status emit_chain_plan(Emit *e, int32_t p, const EChainRun *runs, size_t n);
 Status emit_route_spill(Emit *e);
 /* The word of unit 0 of core k's receive area in phase p. */
 int64_t emit_recv_base(const Emit *e, uint32_t k, int32_t p);
+/* P02's window s / p of block b within the kernel fields' 1..255: a whole map past them
+ * read in another shape of the same pixels; else a logic error [emit.layout] (emit_window.c). */
+Status emit_p02_window(Emit *e, const Block *b, Taskir__Shape *s, Taskir__Asm__P02 *p);
 Status emit_io(Emit *e, ProgSet *out);      /* emit_io.c */
 
 /* arr (capacity *cap elements of elem bytes) with room for element n: arr itself, or
