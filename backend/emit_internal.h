@@ -62,6 +62,7 @@ typedef struct ESend {
     bool relay;             /* the first core of a relaying chain (emit_route_chain.c) */
     bool single;            /* a run of bytes, sent as 1-byte packets (SINGLE_NEURON): the
                                core's sends of that phase all go so (emit_route.c) */
+    bool spilled;           /* moved here from the phase before (emit_route_spill.c) */
 } ESend;
 
 /* What takes a Soma slot: a compute block, or one of the inserted P06s (docs/backend.md
@@ -944,6 +945,9 @@ Status emit_chain_plan(Emit *e, int32_t p, const EChainRun *runs, size_t n);
 Status emit_route_spill(Emit *e);
 /* The word of unit 0 of core k's receive area in phase p. */
 int64_t emit_recv_base(const Emit *e, uint32_t k, int32_t p);
+/* P02's window s / p of block b within the kernel fields' 1..255: a whole map past them
+ * read in another shape of the same pixels; else a logic error [emit.layout] (emit_window.c). */
+Status emit_p02_window(Emit *e, const Block *b, Taskir__Shape *s, Taskir__Asm__P02 *p);
 Status emit_io(Emit *e, ProgSet *out);      /* emit_io.c */
 
 /* arr (capacity *cap elements of elem bytes) with room for element n: arr itself, or

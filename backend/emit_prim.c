@@ -619,6 +619,9 @@ static Status axon_prim(Emit *e, uint32_t pos, int pcode, Taskir__Asm__AxonPrim 
         SET_BIAS(p);
         SET(p, has_pad, pad);
         SET_WINDOW(p);
+        Status wst = emit_p02_window(e, b, a->shape, p);
+        if (wst != ST_OK)
+            return wst;
         break;
     }
     case BT_CVVH: {

@@ -176,7 +176,7 @@ Status emit_route_run(Emit *e, uint32_t sk, int32_t p, uint32_t dk, int64_t src,
     }
     e->cores[dk].ph[p].recv_marks++;
     e->cores[dk].ph[p].recv_block = block;
-    ESend run = {dk, src, words, dst, words, words, block, false, single};
+    ESend run = {dk, src, words, dst, words, words, block, false, single, false};
     return add_send(e, sk, p, &run);
 }
 

@@ -86,15 +86,16 @@ static bool keeps(Emit *e, uint32_t k, int32_t p, int64_t lo, int64_t hi, int32_
 }
 
 /* Whether core k sends words overlapping [lo, hi) in phase q (in its memory), other than
- * into the copy of block id `into` (-1: none): runs into it that overlap (a value sent to
- * several places) spill on from q in their turn. */
+ * into the copy of block id `into` (-1: none) or spilled into q from the phase before (into:
+ * not -1): those that overlap (a value sent to several places) spill on from q in their
+ * turn. */
 static bool sends_from(const Emit *e, uint32_t k, int32_t q, int64_t lo, int64_t hi,
                        int32_t into)
 {
     const EPhase *ph = &e->cores[k].ph[q];
     for (size_t i = 0; i < ph->n_sends; i++) {
         int64_t a, b;
-        if (ph->sends[i].block == into && into >= 0)
+        if (into >= 0 && (ph->sends[i].block == into || ph->sends[i].spilled))
             continue;
         words_of(&ph->sends[i], false, &a, &b);
         if (a < hi && lo < b)
@@ -225,6 +226,7 @@ static Status spill(Emit *e, uint32_t k, int32_t p, const int64_t *base)
             return ST_RUNTIME;
         }
         nq->sends = ns;
+        s.spilled = true;
         nq->sends[nq->n_sends++] = s;
         e->cores[s.dst_core].ph[p].recv_marks--;
         e->cores[s.dst_core].ph[p + 1].recv_marks++;

@@ -62,6 +62,7 @@ typedef struct Sched {
     uint32_t M;
     int64_t *scratch;        /* a candidate's receive budget while it is tried */
     int64_t *dry;            /* a transfer's receive budget while its parts are tried */
+    uint8_t *fresh;          /* a fresh core's Soma slots while a block is tried (premove_fresh) */
     uint32_t *ntasks;        /* per cluster: its compute blocks */
     uint32_t *cand;          /* candidate vcores of one block */
     int64_t *cand_bytes;
@@ -145,6 +146,32 @@ static int64_t lanes_ready(const MapPlan *p, const MTask *a, const MXfer *x)
     return (int64_t)last * MS_PER_PHASE + (last > send ? MS_SOMA2 : MS_ROUTER);
 }
 
+/* What a trial of inputs_ready on a fresh core learns of each of t's input storage blocks
+ * (premove_fresh): when its transfers have it in place, and the Soma slot the P06 gathering
+ * it keeps (hold_gather). */
+typedef struct InTimes {
+    uint32_t st[64];
+    int64_t r[64];
+    int64_t held[64];    /* 1 + the time of the slot kept, 0: none */
+    uint32_t n;
+} InTimes;
+
+/* The entry of storage st in it (*k), a new one (in place at -1, nothing kept) when it has
+ * none; false when it is full. */
+static bool times_of(InTimes *it, uint32_t st, uint32_t *k)
+{
+    for (*k = 0; *k < it->n && it->st[*k] != st; ++*k)
+        ;
+    if (*k == it->n) {
+        if (it->n == sizeof it->st / sizeof it->st[0])
+            return false;
+        it->st[it->n] = st;
+        it->r[it->n] = -1;
+        it->held[it->n++] = 0;
+    }
+    return true;
+}
+
 /* What inputs_ready works with, for each transfer into t's inputs. */
 typedef struct Ready {
     Sched *s;
@@ -162,6 +189,7 @@ typedef struct Ready {
     uint32_t task;       /* the task whose inputs these are */
     int64_t held[64];    /* the Soma slots its gathered inputs keep (gather_wait.h) */
     uint32_t n_held;
+    InTimes *times;      /* each input's time in place, when asked (premove_fresh) */
 } Ready;
 
 /* A planned transfer of the same edge into another copy on vcore v, or MAP_NONE. */
@@ -396,6 +424,9 @@ static void hold_gather(Ready *R, uint32_t xi, int32_t ph, int64_t r)
     if (at < 0)
         return;
     R->held[R->n_held++] = at;
+    uint32_t k;
+    if (R->times && times_of(R->times, x->store, &k))
+        R->times->held[k] = at + 1;
     if (at > R->ready)
         R->ready = at; /* its P06 comes before t */
     for (int64_t q = (int64_t)ph + 1; q <= at / MS_PER_PHASE; q++)
@@ -563,6 +594,9 @@ static int ready_one(uint32_t xi, void *arg)
     }
     if (r > R->ready)
         R->ready = r;
+    uint32_t k;
+    if (R->times && times_of(R->times, x->store, &k) && r > R->times->r[k])
+        R->times->r[k] = r;
     if (x->planned && x->held - 1 > R->ready)
         R->ready = x->held - 1; /* its P06 comes before t (gather_wait.h) */
     return 0;
@@ -689,10 +723,11 @@ static bool in_order(Sched *s, uint32_t t)
 }
 
 static Status inputs_ready(Sched *s, uint32_t t, uint32_t v, int64_t *recv, bool commit,
-                           int64_t *ready, Diag *d)
+                           InTimes *times, int64_t *ready, Diag *d)
 {
     Ready R = ready_init(s, v, recv, commit, d);
     R.task = t;
+    R.times = times;
     if (!in_order(s, t))
         return oom(d);
     for (R.pass = 0; R.pass < 2; R.pass++) /* first what v's own router lands */
@@ -732,6 +767,8 @@ static int64_t earliest(const Sched *s, uint32_t v, ChipUnit u, int64_t ready)
     return INT64_MAX;
 }
 
+static int64_t premove_fresh(Sched *s, uint32_t t, const InTimes *it, int64_t T);
+
 /* Tries t on v (MAP_NONE: fresh): the time it could start, or INT64_MAX. */
 static Status try_on(Sched *s, uint32_t t, uint32_t v, int64_t *time, Diag *d)
 {
@@ -741,7 +778,9 @@ static Status try_on(Sched *s, uint32_t t, uint32_t v, int64_t *time, Diag *d)
     else
         memcpy(s->scratch, p->vcores[v].recv, s->M * sizeof *s->scratch);
     int64_t ready;
-    Status st = inputs_ready(s, t, v, s->scratch, false, &ready, d);
+    InTimes times = {.n = 0};
+    Status st = inputs_ready(s, t, v, s->scratch, false, v == MAP_NONE ? &times : NULL, &ready,
+                             d);
     if (st != ST_OK)
         return st;
     *time = earliest(s, v, p->tasks[t].prim->unit, ready);
@@ -753,6 +792,8 @@ static Status try_on(Sched *s, uint32_t t, uint32_t v, int64_t *time, Diag *d)
             *time = (ph / s->M + 1) * s->M * MS_PER_PHASE +
                     (p->tasks[t].prim->unit == UNIT_AXON ? MS_AXON : MS_SOMA1);
     }
+    if (v == MAP_NONE && *time != INT64_MAX)
+        *time = premove_fresh(s, t, &times, *time);
     return ST_OK;
 }
 
@@ -960,6 +1001,42 @@ static int in_ready_one(uint32_t xi, void *arg)
     return 0;
 }
 
+/* The core the P06s inserted before a block are looked for on: vcore v with its Soma slots
+ * and stage, its inputs' times from their planned transfers; or a fresh core (v MAP_NONE)
+ * that a block is tried on (premove_fresh), its slots and stage given, its inputs' times
+ * those the trial found (it). */
+typedef struct PmCore {
+    uint32_t v;
+    const uint8_t *slots;
+    int32_t stage;
+    const InTimes *it;
+} PmCore;
+
+static PmCore pm_core(const Sched *s, uint32_t v)
+{
+    return (PmCore){v, s->p->vcores[v].slots, s->p->vcores[v].stage, NULL};
+}
+
+/* When input storage st (MAP_NONE: none) of task t is in place on c from other cores (-1:
+ * from off chip, or nothing to bring); *held: whether the P06 gathering it keeps its slot
+ * already (hold_gather). */
+static int64_t in_time(const MapPlan *p, uint32_t t, uint32_t st, const PmCore *c, bool *held)
+{
+    if (c->it) {
+        for (uint32_t k = 0; k < c->it->n; k++)
+            if (c->it->st[k] == st) {
+                *held = c->it->held[k] > 0;
+                return c->it->r[k];
+            }
+        *held = false;
+        return -1;
+    }
+    InReady I = {p, st, -1, false};
+    map_each_in_xfer(p, t, in_ready_one, &I);
+    *held = I.held;
+    return I.r;
+}
+
 /* Free Soma slots on v for the nm P06s inserted before task t at time T (premove.h), one an
  * input: each input's after the time its data is in place on v (r[i]) and before T, on v's
  * local phases (each once), and not taken; the latest for the input that arrives last first
@@ -968,13 +1045,11 @@ static int in_ready_one(uint32_t xi, void *arg)
  * from the stage before from its arrival in the step before when that local phase is not
  * before t's, else from that local phase in t's step (the code generator's reading of a
  * stage's input, docs/backend.md "Stages"). */
-static bool premove_slots(const Sched *s, uint32_t v, const int64_t *r, uint32_t nm, int64_t T,
-                          bool any, int64_t *got)
+static bool premove_slots(const Sched *s, const uint8_t *slots, int32_t stage, const int64_t *r,
+                          uint32_t nm, int64_t T, bool any, int64_t *got)
 {
-    const MapPlan *p = s->p;
-    const uint8_t *slots = p->vcores[v].slots;
-    int64_t lo = (int64_t)p->vcores[v].stage * s->M * MS_PER_PHASE;
-    int64_t pc = T / MS_PER_PHASE - (int64_t)p->vcores[v].stage * s->M;
+    int64_t lo = (int64_t)stage * s->M * MS_PER_PHASE;
+    int64_t pc = T / MS_PER_PHASE - (int64_t)stage * s->M;
     bool done[64] = {false};
     for (uint32_t k = 0; k < nm; k++) {
         uint32_t i = nm; /* the input not yet placed whose data comes last */
@@ -1011,8 +1086,8 @@ static bool premove_slots(const Sched *s, uint32_t v, const int64_t *r, uint32_t
  * backend/emit_gather.c); *local: whether such a task gives that time. */
 static int64_t local_ready(const MapPlan *p, long st, uint32_t v, int64_t r, bool *local)
 {
-    const BlockUses *su = st >= 0 ? &p->uses.blocks[st] : NULL;
-    *local = false;
+    const BlockUses *su = st >= 0 && v != MAP_NONE ? &p->uses.blocks[st] : NULL;
+    *local = false; /* a fresh core (MAP_NONE) has no writer */
     for (uint32_t i = 0; su && i < su->n_in_edges; i++) {
         long w = graph_block_pos(p->g, p->g->edges[su->in_edges[i]]->src);
         uint32_t tw = w >= 0 ? p->task_of[w] : MAP_NONE;
@@ -1032,7 +1107,7 @@ static uint32_t tee_readies(const MapPlan *p, uint32_t t, uint32_t v, int64_t *r
 {
     const BlockUses *bu = &p->uses.blocks[p->tasks[t].pos];
     uint32_t n = 0;
-    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+    for (uint32_t j = 0; v != MAP_NONE && j < bu->n_in_edges; j++) { /* none on a fresh core */
         long st = graph_block_pos(p->g, p->g->edges[bu->in_edges[j]]->src);
         if (st < 0 || bt_info(p->g->blocks[st]->type)->kind != BK_STORAGE)
             continue;
@@ -1051,7 +1126,8 @@ static uint32_t tee_readies(const MapPlan *p, uint32_t t, uint32_t v, int64_t *r
 /* The staged maps task t reads (layout_staged: a P06 narrows the int32 area the inputs
  * are written into before t reads the map): each one's time in place into r (at most room),
  * as an input's (in_ready_one); their count. */
-static uint32_t stage_readies(const MapPlan *p, uint32_t t, int64_t *r, uint32_t room)
+static uint32_t stage_readies(const MapPlan *p, uint32_t t, const PmCore *c, int64_t *r,
+                              uint32_t room)
 {
     const BlockUses *bu = &p->uses.blocks[p->tasks[t].pos];
     uint32_t n = 0;
@@ -1059,9 +1135,8 @@ static uint32_t stage_readies(const MapPlan *p, uint32_t t, int64_t *r, uint32_t
         long st = graph_block_pos(p->g, p->g->edges[bu->in_edges[j]]->src);
         if (st < 0 || !layout_staged(p->g, &p->uses, (uint32_t)st))
             continue;
-        InReady I = {p, (uint32_t)st, -1, false};
-        map_each_in_xfer(p, t, in_ready_one, &I);
-        r[n++] = I.r;
+        bool held;
+        r[n++] = in_time(p, t, (uint32_t)st, c, &held);
     }
     return n;
 }
@@ -1069,7 +1144,7 @@ static uint32_t stage_readies(const MapPlan *p, uint32_t t, int64_t *r, uint32_t
 /* The times by which the data of the P06s inserted before task t on v at time T is in place
  * (premove.h): nm is 1 (one box repeated) or every input of a CADD, then the tees and staged
  * maps before it. Into r (room 64); their count. */
-static uint32_t premove_readies(Sched *s, uint32_t t, uint32_t v, uint32_t nm, int64_t T,
+static uint32_t premove_readies(Sched *s, uint32_t t, const PmCore *c, uint32_t nm, int64_t T,
                                 int64_t *r)
 {
     MapPlan *p = s->p;
@@ -1080,23 +1155,22 @@ static uint32_t premove_readies(Sched *s, uint32_t t, uint32_t v, uint32_t nm, i
         const Edge *ed = i < b->n_in && b->in[i].n_ifaces
                              ? graph_edge(p->g, b->in[i].ifaces[0].edge_id) : NULL;
         long st = ed ? graph_block_pos(p->g, ed->src) : -1;
-        InReady I = {p, st >= 0 ? (uint32_t)st : MAP_NONE, -1, false};
-        map_each_in_xfer(p, t, in_ready_one, &I);
-        if (I.held)
+        bool held, local;
+        int64_t in = in_time(p, t, st >= 0 ? (uint32_t)st : MAP_NONE, c, &held);
+        if (held)
             continue; /* its P06 has its slot already (hold_gather) */
-        bool local;
-        r[n] = local_ready(p, st, v, I.r, &local);
+        r[n] = local_ready(p, st, c->v, in, &local);
         /* without s->delay, one that its writer on v, or the P06s moving its parts out of
          * the receive area, leave no Soma slot before T for and that may lie in its part of
          * the gathered area: they write it there, no P06 (layout_gather_lies) */
-        bool moved = !local && I.r >= 0 && I.r % MS_PER_PHASE == MS_SOMA2;
+        bool moved = !local && in >= 0 && in % MS_PER_PHASE == MS_SOMA2;
         if (!(!s->delay && (local || moved) &&
               layout_gather_lies(p->g, &p->uses, p->tasks[t].pos, i) &&
-              !premove_slots(s, v, &r[n], 1, T, true, got)))
+              !premove_slots(s, c->slots, c->stage, &r[n], 1, T, true, got)))
             n++;
     }
-    n += tee_readies(p, t, v, r + n, 64 - n);
-    n += stage_readies(p, t, r + n, 64 - n);
+    n += tee_readies(p, t, c->v, r + n, 64 - n);
+    n += stage_readies(p, t, c, r + n, 64 - n);
     return n;
 }
 
@@ -1109,9 +1183,10 @@ static uint32_t premove_readies(Sched *s, uint32_t t, uint32_t v, uint32_t nm, i
 static int64_t premove_at(Sched *s, uint32_t t, uint32_t v, const int64_t *r, uint32_t nm,
                           int64_t T, int64_t *got, bool *keep)
 {
-    bool wait = s->delay || !premove_slots(s, v, r, nm, T, true, got);
+    const VCore *c = &s->p->vcores[v];
+    bool wait = s->delay || !premove_slots(s, c->slots, c->stage, r, nm, T, true, got);
     int64_t at = T;
-    while (at != INT64_MAX && !premove_slots(s, v, r, nm, at, false, got))
+    while (at != INT64_MAX && !premove_slots(s, c->slots, c->stage, r, nm, at, false, got))
         at = wait ? earliest(s, v, s->p->tasks[t].prim->unit, at) : INT64_MAX;
     *keep = at != INT64_MAX;
     return !wait && at == INT64_MAX ? T : at;
@@ -1130,7 +1205,8 @@ static bool premoves_fit(Sched *s, uint32_t t, uint32_t v, int64_t T)
     if (nm > 64)
         return true;
     bool keep;
-    nm = premove_readies(s, t, v, nm, T, r);
+    PmCore c = pm_core(s, v);
+    nm = premove_readies(s, t, &c, nm, T, r);
     return !nm || premove_at(s, t, v, r, nm, T, got, &keep) != INT64_MAX;
 }
 
@@ -1143,7 +1219,8 @@ static int64_t with_premoves(Sched *s, uint32_t t, uint32_t v, uint32_t nm, int6
     int64_t r[64], got[64];
     if (nm > 64)
         return T; /* more inputs than it keeps track of: none kept (emit.slot if need be) */
-    nm = premove_readies(s, t, v, nm, T, r);
+    PmCore c = pm_core(s, v);
+    nm = premove_readies(s, t, &c, nm, T, r);
     if (!nm)
         return T;
     bool keep;
@@ -1157,13 +1234,43 @@ static int64_t with_premoves(Sched *s, uint32_t t, uint32_t v, uint32_t nm, int6
     return at;
 }
 
+/* The earliest time from T on at which task t, tried on a fresh core (try_on, which found
+ * its inputs' times it), has Soma slots there for the P06s inserted before it (premove_slots:
+ * all free but those its gathered inputs keep, hold_gather), in T's stage or the next: an
+ * input that lands in the Soma2 just before T leaves its P06 none, nor do two that land in
+ * one phase with T in the next (one Soma2 for two P06s), and the code generator would refuse
+ * the block (emit.slot: broadcast_div_case_0_variant_2-4's op/bit4/shift at the end of a
+ * stage, broadcast_div_case_1_variant_0's op/index/y4/y0). T when there is none there
+ * either. */
+static int64_t premove_fresh(Sched *s, uint32_t t, const InTimes *it, int64_t T)
+{
+    MapPlan *p = s->p;
+    uint32_t nm = premove_count(p->g, &p->uses, p->tasks[t].pos);
+    int64_t r[64], got[64], span = (int64_t)s->M * MS_PER_PHASE;
+    if (!nm || nm > 64)
+        return T;
+    memset(s->fresh, 0, s->M);
+    for (uint32_t k = 0; k < it->n; k++)
+        if (it->held[k] > 0)
+            s->fresh[((it->held[k] - 1) / MS_PER_PHASE) % s->M] |=
+                (uint8_t)(1u << ((it->held[k] - 1) % MS_PER_PHASE));
+    for (int64_t at = T; at != INT64_MAX && at / span <= T / span + 1;
+         at = earliest(s, MAP_NONE, p->tasks[t].prim->unit, at)) {
+        PmCore c = {MAP_NONE, s->fresh, (int32_t)(at / span), it};
+        uint32_t n = premove_readies(s, t, &c, nm, at, r);
+        if (!n || premove_slots(s, s->fresh, c.stage, r, n, at, false, got))
+            return at;
+    }
+    return T;
+}
+
 static Status place_task(Sched *s, uint32_t t, Diag *d)
 {
     MapPlan *p = s->p;
     MTask *tk = &p->tasks[t];
     MCluster *cl = &p->clusters[tk->cluster];
     const Block *b = p->g->blocks[tk->pos];
-    int64_t time;
+    int64_t time, fresh = -1;
     Status st;
     uint32_t v = cl->vcore;
     if (v == MAP_NONE) {
@@ -1201,15 +1308,16 @@ static Status place_task(Sched *s, uint32_t t, Diag *d)
             best_v = new_vcore(s, (int32_t)(best / MS_PER_PHASE / s->M));
             if (best_v == MAP_NONE)
                 return oom(d);
+            fresh = best; /* not before its trial's time (premove_fresh) */
         }
         give_core(s, tk->cluster, best_v);
         each_pending_in(s, t, best_v, make_local, NULL);
         v = best_v;
     }
     int64_t ready;
-    if ((st = inputs_ready(s, t, v, p->vcores[v].recv, true, &ready, d)) != ST_OK)
+    if ((st = inputs_ready(s, t, v, p->vcores[v].recv, true, NULL, &ready, d)) != ST_OK)
         return st;
-    time = earliest(s, v, tk->prim->unit, ready);
+    time = earliest(s, v, tk->prim->unit, ready > fresh - 1 ? ready : fresh - 1);
     uint32_t nm = premove_count(p->g, &p->uses, tk->pos);
     if (time != INT64_MAX) /* a CADD's P06s, tees (premove.h) */
         time = with_premoves(s, t, v, nm, time);
@@ -1306,11 +1414,12 @@ static Status schedule_pass(MapPlan *p, bool delay, How *how, bool *delayed, Dia
                .chains = how->chains, .cap = how->cap};
     s.scratch = malloc(s.M * sizeof *s.scratch);
     s.dry = malloc(s.M * sizeof *s.dry);
+    s.fresh = malloc(s.M);
     s.ntasks = calloc(p->n_clusters ? p->n_clusters : 1, sizeof *s.ntasks);
     s.cand = malloc(64 * sizeof *s.cand);
     s.cand_bytes = malloc(64 * sizeof *s.cand_bytes);
     Status st = ST_OK;
-    if (!s.scratch || !s.dry || !s.ntasks || !s.cand || !s.cand_bytes ||
+    if (!s.scratch || !s.dry || !s.fresh || !s.ntasks || !s.cand || !s.cand_bytes ||
         map_clash_init(&s.clash, p) != ST_OK)
         st = oom(d);
     for (uint32_t t = 0; st == ST_OK && t < p->n_tasks; t++)
@@ -1381,6 +1490,7 @@ static Status schedule_pass(MapPlan *p, bool delay, How *how, bool *delayed, Dia
     free(s.xl);
     free(s.xkey);
     free(s.dry);
+    free(s.fresh);
     free(s.ntasks);
     free(s.cand);
     free(s.cand_bytes);

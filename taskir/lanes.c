@@ -366,11 +366,14 @@ static bool edge_heads(const Graph *g, const GraphUses *u, const Edge *ed, Lanes
     return true;
 }
 
-/* Appends to h a run over writer w's whole map (at the pitch of storage s, from base) for
- * each of its edges into other storage blocks than s: its router sends them from the one
- * buffer it writes, and in the same phase as the byte moves (backend/emit_route.c, a
- * gather on its core, or a transfer in the writer's phase), so each overlaps them. *at
- * moves past the map. false when out of memory or not counted. */
+/* Appends to h, for each edge of writer w into another storage block than s, its headers
+ * when it goes as bytes too (edge_heads: batch_stats' conv_shift transposed into three
+ * storage blocks, a run a pixel into each, 768 headers and as many disabled ones skipping
+ * the gaps where a run over the map counted one), else a run over w's whole map (at the
+ * pitch of storage s, from base): its router sends them from the one buffer it writes, and
+ * in the same phase as the byte moves (backend/emit_route.c, a gather on its core, or a
+ * transfer in the writer's phase), so each overlaps them. Each lands in its own storage
+ * (LANES_ELSEWHERE). *at moves past the map. false when out of memory or not counted. */
 static bool other_runs(const Graph *g, const GraphUses *u, uint32_t w, uint32_t s,
                        LanesMove **h, int64_t *n, int64_t *cap, int64_t base, int64_t *at)
 {
@@ -380,9 +383,18 @@ static bool other_runs(const Graph *g, const GraphUses *u, uint32_t w, uint32_t 
                              layout_storage_unit(g, u, s));
     const BlockUses *wu = &u->blocks[w];
     for (uint32_t j = 0; j < wu->n_out_edges; j++) {
-        long t = graph_block_pos(g, g->edges[wu->out_edges[j]]->dst);
+        const Edge *ed = g->edges[wu->out_edges[j]];
+        long t = graph_block_pos(g, ed->dst);
         if (t < 0 || (uint32_t)t == s || bt_info(g->blocks[t]->type)->kind != BK_STORAGE)
             continue;
+        if (lanes_bytes(g, u, ed) || lanes_pixel_runs(g, u, ed)) {
+            int64_t from = *n;
+            if (!edge_heads(g, u, ed, h, n, cap, base, at))
+                return false;
+            for (int64_t i = from; i < *n; i++)
+                (*h)[i].dst = LANES_ELSEWHERE;
+            continue;
+        }
         if (!px || wn[0] * wn[1] > RA_MAX_ELEMS)
             return false;
         if (*n + 1 > *cap) {
