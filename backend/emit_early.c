@@ -13,7 +13,10 @@
  * that step), and the copy's area lives from its arrival to that P06. The gathered area
  * lives from that P06 on (for a stage's input the whole step, as before). A copy that an
  * OUTPUT, another block or another inserted P06 reads, or that a relay forwards, stays as it
- * was.
+ * was. A box its writer's router gathers on its own core (own_landed) is gathered so too,
+ * and the first pass of moves out of the receive area leaves every such copy where it lands
+ * (emit_gathered_early): the mapper plans each to wait there for its P06, in the earliest
+ * free Soma slot after it lands, own-core boxes first (mapper/gather_wait.h).
  *
  * On a core whose plan does not fit, a copy only its gather reads lies in its part of the
  * gathered area when it has that part's layout (emit_in_place), as does, on any core, one
@@ -27,6 +30,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Whether copy cp is written only by blocks on its core whose router moves their boxes into
+ * it (EOut.gather: boxes that are not whole rows of it, emit_route.c's gather): it lands in
+ * its core's receive area at the router of the last such writer's phase (*phase; the phase
+ * after a Soma2), and no other core sends it anything. Such a writer sends its other boxes
+ * from its own buffer, never from the copy. */
+static bool own_landed(const Emit *e, const ECopy *cp, int32_t *phase)
+{
+    const BlockUses *bu = &e->uses.blocks[cp->block];
+    *phase = -1;
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        long w = graph_block_pos(e->g, e->g->edges[bu->in_edges[j]]->src);
+        if (w < 0 || e->core_of[w] != cp->core || !e->outs[w].gather)
+            return false;
+        int32_t p = e->phase_of[w] + (e->slot_of[w] == MAP_PI_SOMA2);
+        *phase = p > *phase ? p : *phase;
+    }
+    return *phase >= 0;
+}
+
 /* Whether copy cp's core forwards a result of writer w after the phases cp arrives in (a
  * relay sends from its copy, or from another copy of the same values, in a later phase;
  * one in the arrival phase sends from the writer's core, docs/backend.md "Relays"). A copy
@@ -37,7 +59,8 @@
  * lands, and which never ends at its gather (end_at_gather). */
 static bool relays(const Emit *e, const ECopy *cp, uint32_t w)
 {
-    if (!cp->received || cp->spread)
+    int32_t own;
+    if (!cp->received || cp->spread || own_landed(e, cp, &own))
         return false;
     const BlockUses *bu = &e->uses.blocks[w];
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
@@ -102,25 +125,38 @@ static EGather *sole_gather(Emit *e, uint32_t ci)
     return g;
 }
 
-/* Whether copy ci stays in the receive area and only its gather reads it: that gather (*g)
- * and where its data is in place (*ms). */
-static bool candidate(Emit *e, uint32_t ci, EGather **g, EMoveSlot *ms)
+/* Whether copy ci stays in the receive area and only its gather reads it: a received copy
+ * that could have moved out (ECopy.movable), or one its core's own router lands there
+ * (own_landed); that gather (*g), where its data is in place (*ms) and the first phase it
+ * may be gathered in (*lo: its last arrival phase). */
+static bool candidate(Emit *e, uint32_t ci, EGather **g, EMoveSlot *ms, int32_t *lo)
 {
     const ECopy *cp = &e->copies[ci];
     const ECore *c = &e->cores[cp->core];
-    if (!cp->movable || cp->land != EMIT_NONE || cp->req == EMIT_NONE ||
-        c->reqs[cp->req].kind != ALLOC_RECV)
+    int32_t own = -1;
+    if ((!cp->movable && !own_landed(e, cp, &own)) || cp->land != EMIT_NONE ||
+        cp->req == EMIT_NONE || c->reqs[cp->req].kind != ALLOC_RECV)
         return false; /* moved out, merged, or not received whole in its phases */
     *g = sole_gather(e, ci);
     if (!*g || (*g)->phase < 0)
         return false;
     emit_move_slot(e, cp, e->phase_of[(*g)->cadd], ms);
+    *lo = cp->movable ? cp->move_phase : own;
     return true;
 }
 
-/* Moves the P06 of gather g reading copy ci (data in place as ms says) to the earliest free
- * Soma slot after the copy lands, and shortens the copy's area to end there. */
-static Status early(Emit *e, uint32_t ci, EGather *g, const EMoveSlot *ms)
+bool emit_gathered_early(Emit *e, uint32_t ci)
+{
+    EGather *g;
+    EMoveSlot ms;
+    int32_t lo;
+    return candidate(e, ci, &g, &ms, &lo);
+}
+
+/* Moves the P06 of gather g reading copy ci (data in place as ms says, from phase lo on) to
+ * the earliest free Soma slot after the copy lands, and shortens the copy's area to end
+ * there. */
+static Status early(Emit *e, uint32_t ci, EGather *g, const EMoveSlot *ms, int32_t lo)
 {
     ECopy *cp = &e->copies[ci];
     ECore *c = &e->cores[cp->core];
@@ -128,7 +164,7 @@ static Status early(Emit *e, uint32_t ci, EGather *g, const EMoveSlot *ms)
     emit_slot_free(e, cp->core, g->phase, g->slot);
     /* after the time ms->ready (phase * 8 + PIIndex) in emit_slot_when's unit */
     int64_t after = emit_slot_when((int32_t)(ms->ready / 8), (int32_t)(ms->ready % 8));
-    if (!emit_slot_earliest(e, cp->core, cp->move_phase, hi, after, &p, &sl))
+    if (!emit_slot_earliest(e, cp->core, lo, hi, after, &p, &sl))
         return emit_slot_take(e, cp->core, g->phase, g->slot, SLOT_GATHER, g->cadd);
     Status st = emit_slot_take(e, cp->core, p, sl, SLOT_GATHER, g->cadd);
     if (st != ST_OK)
@@ -136,7 +172,8 @@ static Status early(Emit *e, uint32_t ci, EGather *g, const EMoveSlot *ms)
     g->phase = p;
     g->slot = sl;
     AllocReq *r = &c->reqs[cp->req]; /* in the receive area from its arrival to its P06 */
-    r->first = cp->land_first;
+    if (cp->movable)
+        r->first = cp->land_first;
     r->last = p;
     AllocReq *a = &c->reqs[g->req]; /* the gathered area, from that P06 on */
     if (ms->wrap) {
@@ -369,13 +406,20 @@ typedef struct EEarly {
     uint32_t ci;
     EGather *g;
     EMoveSlot ms;
+    int32_t lo;
+    bool own; /* landed by its core's own router (own_landed) */
 } EEarly;
 
+/* In the order the copies' data is in place; at the same time a copy its own core's router
+ * lands first, as the mapper plans those first (mapper/schedule.c own_lands, gather_wait.h:
+ * each keeps the earliest free slot after it lands in the order planned). */
 static int early_cmp(const void *a, const void *b)
 {
     const EEarly *x = a, *y = b;
     if (x->ready != y->ready)
         return x->ready < y->ready ? -1 : 1;
+    if (x->own != y->own)
+        return x->own ? -1 : 1;
     return x->ci < y->ci ? -1 : x->ci > y->ci;
 }
 
@@ -389,16 +433,18 @@ Status emit_early_gathers(Emit *e)
     size_t n = 0;
     for (uint32_t i = 0; i < e->n_copies; i++) {
         EEarly *x = &list[n];
-        if (candidate(e, i, &x->g, &x->ms)) {
+        if (candidate(e, i, &x->g, &x->ms, &x->lo)) {
             x->ci = i;
-            x->ready = x->ms.ready;
+            x->own = !e->copies[i].movable;
+            /* emit_slot_when's unit: the router's sends and receives at one time */
+            x->ready = emit_slot_when((int32_t)(x->ms.ready / 8), (int32_t)(x->ms.ready % 8));
             n++;
         }
     }
     qsort(list, n, sizeof *list, early_cmp);
     Status st = ST_OK;
     for (size_t i = 0; i < n && st == ST_OK; i++)
-        st = early(e, list[i].ci, list[i].g, &list[i].ms);
+        st = early(e, list[i].ci, list[i].g, &list[i].ms, list[i].lo);
     free(list);
     return st;
 }

@@ -741,6 +741,11 @@ Status emit_merge_wrap_prim(Emit *e, const EMerge *m);
  * the earliest free Soma slot after the copy lands, the copy's area there shortened to end
  * with it. */
 Status emit_early_gathers(Emit *e);
+/* Whether copy ci is one emit_early_gathers gathers straight from the receive area: a
+ * received copy that only the P06 gathering it for a CADD reads, that P06 with a slot; the
+ * first pass of moves out of the receive area leaves it there (emit_plan.c), as the mapper
+ * plans it (mapper/gather_wait.h). */
+bool emit_gathered_early(Emit *e, uint32_t ci);
 /* On a core whose memory plan does not fit otherwise, after gathering in place: a copy on
  * core k that only the P06 gathering it for a CADD reads (data of this step, nothing sent
  * from it later), in the data banks (not received, not static) or in the receive area over

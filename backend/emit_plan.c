@@ -613,7 +613,7 @@ static Status plan_moves(Emit *e, bool late)
         int32_t p = cp->move_phase, sl = MAP_PI_SOMA2;
         if (!cp->movable || cp->land != EMIT_NONE || cp->req == EMIT_NONE ||
             e->cores[cp->core].reqs[cp->req].kind != ALLOC_RECV ||
-            (!late && emit_soma_taken(e, cp->core, p, sl)) ||
+            (!late && (emit_soma_taken(e, cp->core, p, sl) || emit_gathered_early(e, i))) ||
             (late && !emit_late_move(e, cp, &p, &sl)))
             continue;
         cp->move_phase = p;
