@@ -13,7 +13,7 @@
  * that step), and the copy's area lives from its arrival to that P06. The gathered area
  * lives from that P06 on (for a stage's input the whole step, as before). A copy that an
  * OUTPUT, another block or another inserted P06 reads, or that a relay forwards, stays as it
- * was. A box its writer's router gathers on its own core (own_landed) is gathered so too,
+ * was. A box its writer's router gathers on its own core (emit_router_landed) is gathered so too,
  * and the first pass of moves out of the receive area leaves every such copy where it lands
  * (emit_gathered_early): the mapper plans each to wait there for its P06, in the earliest
  * free Soma slot after it lands, own-core boxes first (mapper/gather_wait.h).
@@ -30,23 +30,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether copy cp is written only by blocks on its core whose router moves their boxes into
- * it (EOut.gather: boxes that are not whole rows of it, emit_route.c's gather): it lands in
- * its core's receive area at the router of the last such writer's phase (*phase; the phase
- * after a Soma2), and no other core sends it anything. Such a writer sends its other boxes
- * from its own buffer, never from the copy. */
-static bool own_landed(const Emit *e, const ECopy *cp, int32_t *phase)
+bool emit_router_landed(const Emit *e, const ECopy *cp, int32_t *first, int32_t *last)
 {
     const BlockUses *bu = &e->uses.blocks[cp->block];
-    *phase = -1;
+    bool own = false;
+    *first = INT32_MAX;
+    *last = -1;
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
-        long w = graph_block_pos(e->g, e->g->edges[bu->in_edges[j]]->src);
-        if (w < 0 || e->core_of[w] != cp->core || !e->outs[w].gather)
+        const Edge *ed = e->g->edges[bu->in_edges[j]];
+        long w = graph_block_pos(e->g, ed->src);
+        int32_t p = -1;
+        if (w < 0 || e->g->blocks[w]->type == BT_INPUT)
             return false;
-        int32_t p = e->phase_of[w] + (e->slot_of[w] == MAP_PI_SOMA2);
-        *phase = p > *phase ? p : *phase;
+        if (e->core_of[w] == cp->core) {
+            if (!e->outs[w].gather)
+                return false; /* written straight (or as rows of the writer's buffer) */
+            p = e->phase_of[w] + (e->slot_of[w] == MAP_PI_SOMA2);
+            own = true;
+        } else {
+            const MapDict *dict = emit_edge_dict(e, ed->id);
+            for (uint32_t c = 0; dict && c < dict->n_coords; c++) {
+                const MapCoord *mc = &dict->coords[c];
+                if (mc->pi_index == MAP_PI_ROUTER_RECIEVE && mc->phase > p &&
+                    emit_same_place(&e->cores[cp->core], mc))
+                    p = mc->phase;
+            }
+            if (p < 0)
+                return false;
+        }
+        *first = p < *first ? p : *first;
+        *last = p > *last ? p : *last;
     }
-    return *phase >= 0;
+    return own;
 }
 
 /* Whether copy cp's core forwards a result of writer w after the phases cp arrives in (a
@@ -59,16 +74,17 @@ static bool own_landed(const Emit *e, const ECopy *cp, int32_t *phase)
  * lands, and which never ends at its gather (end_at_gather). */
 static bool relays(const Emit *e, const ECopy *cp, uint32_t w)
 {
-    int32_t own;
-    if (!cp->received || cp->spread || own_landed(e, cp, &own))
-        return false;
+    int32_t first = cp->land_first, last = cp->move_phase;
+    if (!cp->received || cp->spread || (e->core_of[w] == cp->core && e->outs[w].gather))
+        return false; /* its own core's router's box: the writer sends from its buffer */
+    if (!cp->movable && !emit_router_landed(e, cp, &first, &last))
+        first = last = 0;
     const BlockUses *bu = &e->uses.blocks[w];
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         const MapDict *dict = emit_edge_dict(e, e->g->edges[bu->out_edges[j]]->id);
         for (uint32_t c = 0; dict && c < dict->n_coords; c++) {
             const MapCoord *mc = &dict->coords[c];
-            if (mc->pi_index == MAP_PI_ROUTER_SEND &&
-                (mc->phase < cp->land_first || mc->phase > cp->move_phase) &&
+            if (mc->pi_index == MAP_PI_ROUTER_SEND && (mc->phase < first || mc->phase > last) &&
                 emit_same_place(&e->cores[cp->core], mc) &&
                 mc->phase_group == e->cores[cp->core].phase_group &&
                 mc->step_group == e->cores[cp->core].step_group)
@@ -126,15 +142,15 @@ static EGather *sole_gather(Emit *e, uint32_t ci)
 }
 
 /* Whether copy ci stays in the receive area and only its gather reads it: a received copy
- * that could have moved out (ECopy.movable), or one its core's own router lands there
- * (own_landed); that gather (*g), where its data is in place (*ms) and the first phase it
- * may be gathered in (*lo: its last arrival phase). */
+ * that could have moved out (ECopy.movable), or one its core's own router lands there, in
+ * part or whole (emit_router_landed); that gather (*g), where its data is in place (*ms) and
+ * the first phase it may be gathered in (*lo: its last arrival phase). */
 static bool candidate(Emit *e, uint32_t ci, EGather **g, EMoveSlot *ms, int32_t *lo)
 {
     const ECopy *cp = &e->copies[ci];
     const ECore *c = &e->cores[cp->core];
-    int32_t own = -1;
-    if ((!cp->movable && !own_landed(e, cp, &own)) || cp->land != EMIT_NONE ||
+    int32_t own = -1, own_first;
+    if ((!cp->movable && !emit_router_landed(e, cp, &own_first, &own)) || cp->land != EMIT_NONE ||
         cp->req == EMIT_NONE || c->reqs[cp->req].kind != ALLOC_RECV)
         return false; /* moved out, merged, or not received whole in its phases */
     *g = sole_gather(e, ci);
@@ -151,6 +167,14 @@ bool emit_gathered_early(Emit *e, uint32_t ci)
     EMoveSlot ms;
     int32_t lo;
     return candidate(e, ci, &g, &ms, &lo);
+}
+
+bool emit_gather_ends_soma1(Emit *e, uint32_t ci)
+{
+    const ECopy *cp = &e->copies[ci];
+    const EGather *g = sole_gather(e, ci);
+    return g && g->phase >= 0 && g->slot == MAP_PI_SOMA1 && cp->req != EMIT_NONE &&
+           e->cores[cp->core].reqs[cp->req].last == g->phase;
 }
 
 /* Moves the P06 of gather g reading copy ci (data in place as ms says, from phase lo on) to
@@ -407,7 +431,7 @@ typedef struct EEarly {
     EGather *g;
     EMoveSlot ms;
     int32_t lo;
-    bool own; /* landed by its core's own router (own_landed) */
+    bool own; /* landed by its core's own router, in part (emit_router_landed) */
 } EEarly;
 
 /* In the order the copies' data is in place; at the same time a copy its own core's router
