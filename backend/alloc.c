@@ -17,6 +17,9 @@ static const AllocBank bank_mem1 = {"MEM1", ASM_MEM1_BASE, ASM_MEM2_BASE};
 static const AllocBank bank_data = {"MEM0 and MEM1", ASM_MEM0_BASE, ASM_MEM2_BASE};
 static const AllocBank bank_recv = {"receive area", ASM_MEM2_RECV, ASM_MEM3_BASE};
 
+/* The placements the receive area's search (recv_search) tries at most. */
+#define RECV_SEARCH_BUDGET 100000L
+
 /* The ranges an area of each kind may go to, in order of preference (NULL-terminated). MEM0
  * and MEM1 are one run of data words: an area may cross from one into the other (a 28 x 28
  * int32 map of 32 channels takes 100 KB). */
@@ -288,16 +291,16 @@ static Status check_req(const AllocReq *reqs, size_t n, size_t i, const char *co
     return ST_OK;
 }
 
-/* Places the areas in the order ord, each at the lowest address that fits (one that goes
- * from the top down in mode top, top_life, at the highest); the index of the first that
- * fits nowhere, or n. */
-static size_t place_all(const AllocReq *reqs, size_t n, const AllocOrder *ord, AllocTop top,
-                        const bool *follows, int32_t *addr, size_t *placed)
+/* Places the areas in the order ord[0..n_ord), each at the lowest address that fits (one
+ * that goes from the top down in mode top, top_life, at the highest); the index of the
+ * first that fits nowhere, or n. */
+static size_t place_all(const AllocReq *reqs, size_t n, const AllocOrder *ord, size_t n_ord,
+                        AllocTop top, const bool *follows, int32_t *addr, size_t *placed)
 {
     int32_t span[2];
     data_span(reqs, n, span);
     size_t n_placed = 0;
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = 0; k < n_ord; k++) {
         size_t i = ord[k].i;
         const AllocReq *r = &reqs[i];
         if (follows[i])
@@ -318,6 +321,121 @@ static size_t place_all(const AllocReq *reqs, size_t n, const AllocOrder *ord, A
         }
     }
     return n;
+}
+
+/* The receive area's search (recv_search): its areas (list[0..n), none chained) in the
+ * order tried, their addresses (addr[], by index in reqs), the candidate addresses of each
+ * level (2 n + 2 each) and the placements it may still try. */
+typedef struct RecvSearch {
+    const AllocReq *reqs;
+    const size_t *list;
+    size_t n;
+    int32_t *addr;
+    int64_t *cand;
+    long budget;
+} RecvSearch;
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Places list[k..n) beside list[0..k) (placed): each against an edge of the area or of a
+ * placed area whose lifetime meets its own (just above its end, or just below its start),
+ * the lowest address first, backtracking while the budget lasts; whether all fit. */
+static bool recv_place(RecvSearch *S, size_t k)
+{
+    if (k == S->n)
+        return true;
+    const AllocReq *r = &S->reqs[S->list[k]];
+    int64_t *cand = S->cand + k * (2 * S->n + 2);
+    size_t nc = 0;
+    cand[nc++] = align_up(bank_recv.lo, r->align);
+    cand[nc++] = (bank_recv.hi - r->words) / r->align * r->align;
+    for (size_t j = 0; j < k; j++) {
+        const AllocReq *o = &S->reqs[S->list[j]];
+        int64_t at = S->addr[S->list[j]];
+        if (!lives_overlap(o, r))
+            continue;
+        cand[nc++] = align_up(at + o->words, r->align);
+        cand[nc++] = at - r->words >= 0 ? (at - r->words) / r->align * r->align : -1;
+    }
+    qsort(cand, nc, sizeof *cand, cmp_i64);
+    for (size_t c = 0; c < nc; c++) {
+        if ((c > 0 && cand[c] == cand[c - 1]) || cand[c] < bank_recv.lo ||
+            cand[c] + r->words > bank_recv.hi ||
+            meets(S->reqs, S->addr, S->list, k, r, cand[c]) >= 0)
+            continue;
+        if (--S->budget < 0)
+            return false;
+        S->addr[S->list[k]] = (int32_t)cand[c];
+        if (recv_place(S, k + 1))
+            return true;
+        if (S->budget < 0)
+            return false;
+    }
+    return false;
+}
+
+/* The order the search places the receive area's areas in: the earliest first phase first,
+ * then the largest, then the longest-lived (AllocOrder.top: its phases), then as given. */
+static int recv_cmp(const void *a, const void *b)
+{
+    const AllocOrder *x = a, *y = b;
+    if (x->first != y->first)
+        return x->first < y->first ? -1 : 1;
+    if (x->words != y->words)
+        return x->words > y->words ? -1 : 1;
+    if (x->top != y->top)
+        return x->top > y->top ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* The areas of the receive area among reqs[0..n) placed by a bounded search (into addr[]):
+ * the orders of placement can leave no run for one of them though the words live in each
+ * phase fit (areas of a few sizes over staggered phases, a phase full to the last run).
+ * The router alone writes there: these areas meet no others. Whether they fit (none is
+ * chained: false). */
+static bool recv_search(const AllocReq *reqs, size_t n, int32_t *addr)
+{
+    AllocOrder *ord = malloc((n ? n : 1) * sizeof *ord);
+    size_t *list = malloc((n ? n : 1) * sizeof *list), m = 0;
+    bool ok = ord && list;
+    for (size_t i = 0; ok && i < n; i++)
+        if (reqs[i].kind == ALLOC_RECV) {
+            ok = !reqs[i].next;
+            ord[m++] = (AllocOrder){reqs[i].last - reqs[i].first, 0, reqs[i].first,
+                                    reqs[i].words, i};
+        }
+    int64_t *cand = ok && m ? malloc(m * (2 * m + 2) * sizeof *cand) : NULL;
+    ok = ok && cand;
+    if (ok) {
+        qsort(ord, m, sizeof *ord, recv_cmp);
+        for (size_t k = 0; k < m; k++)
+            list[k] = ord[k].i;
+        RecvSearch S = {reqs, list, m, addr, cand, RECV_SEARCH_BUDGET};
+        ok = recv_place(&S, 0);
+    }
+    free(cand);
+    free(ord);
+    free(list);
+    return ok;
+}
+
+/* The areas of reqs[0..n) but the receive area's placed in the order ord (those first in
+ * it, the receive area's after them, unplaced), and whether place_all places them all. */
+static bool place_but_recv(const AllocReq *reqs, size_t n, AllocOrder *ord, AllocTop top,
+                           const bool *follows, int32_t *addr, size_t *placed)
+{
+    size_t m = 0;
+    for (size_t k = 0; k < n; k++)
+        if (reqs[ord[k].i].kind != ALLOC_RECV) {
+            AllocOrder t = ord[k];
+            ord[k] = ord[m];
+            ord[m++] = t;
+        }
+    return place_all(reqs, n, ord, m, top, follows, addr, placed) == n;
 }
 
 Status alloc_core(const AllocReq *reqs, size_t n, int32_t *addr, const char *core, Diag *d)
@@ -378,16 +496,29 @@ Status alloc_core(const AllocReq *reqs, size_t n, int32_t *addr, const char *cor
      * of areas placed before the other areas (test_alloc's test_chains_first). A plan none
      * fits names the area the first try could not place, or one a later try could not
      * whose banks hold less than is live in some phase (test_alloc's test_no_run) */
-    size_t bad = place_all(reqs, n, ord, TOP_NONE, follows, addr, placed), worst = bad;
+    size_t bad = place_all(reqs, n, ord, n, TOP_NONE, follows, addr, placed), worst = bad;
     bool fits = bad == n;
     for (size_t t = 0; t <= sizeof tries / sizeof tries[0] && !fits; t++) {
         if (t > 0)
             order(reqs, n, tries[t - 1].by_phase, tries[t - 1].top, tries[t - 1].chains, ord);
-        size_t b = place_all(reqs, n, ord, t ? tries[t - 1].top : TOP_STATIC, follows, addr,
-                             placed);
+        size_t b = place_all(reqs, n, ord, n, t ? tries[t - 1].top : TOP_STATIC, follows,
+                             addr, placed);
         fits = b == n;
         if (!fits && over_banks(reqs, n, &reqs[b]) && !over_banks(reqs, n, &reqs[worst]))
             worst = b; /* an area whose banks hold less than is live: the one to name */
+    }
+    /* the receive area, whose words live fit it though no order above leaves a run for
+     * one of its areas: its areas by a bounded search, the others in the order of the
+     * first try that places them all (test_alloc's test_recv_search) */
+    if (!fits && reqs[worst].kind == ALLOC_RECV && !over_banks(reqs, n, &reqs[worst])) {
+        bool others = false;
+        for (size_t t = 0; t <= sizeof tries / sizeof tries[0] && !others; t++) {
+            order(reqs, n, t && tries[t - 1].by_phase, t ? tries[t - 1].top : TOP_NONE,
+                  t ? tries[t - 1].chains : false, ord);
+            others = place_but_recv(reqs, n, ord, t ? tries[t - 1].top : TOP_NONE, follows,
+                                    addr, placed);
+        }
+        fits = others && recv_search(reqs, n, addr);
     }
     if (!fits) {
         const AllocReq *r = &reqs[worst];

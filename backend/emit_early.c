@@ -13,7 +13,10 @@
  * that step), and the copy's area lives from its arrival to that P06. The gathered area
  * lives from that P06 on (for a stage's input the whole step, as before). A copy that an
  * OUTPUT, another block or another inserted P06 reads, or that a relay forwards, stays as it
- * was.
+ * was. A box its writer's router gathers on its own core (emit_router_landed) is gathered so too,
+ * and the first pass of moves out of the receive area leaves every such copy where it lands
+ * (emit_gathered_early): the mapper plans each to wait there for its P06, in the earliest
+ * free Soma slot after it lands, own-core boxes first (mapper/gather_wait.h).
  *
  * On a core whose plan does not fit, a copy only its gather reads lies in its part of the
  * gathered area when it has that part's layout (emit_in_place), as does, on any core, one
@@ -27,6 +30,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+bool emit_router_landed(const Emit *e, const ECopy *cp, int32_t *first, int32_t *last)
+{
+    const BlockUses *bu = &e->uses.blocks[cp->block];
+    bool own = false;
+    *first = INT32_MAX;
+    *last = -1;
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        const Edge *ed = e->g->edges[bu->in_edges[j]];
+        long w = graph_block_pos(e->g, ed->src);
+        int32_t p = -1;
+        if (w < 0 || e->g->blocks[w]->type == BT_INPUT)
+            return false;
+        if (e->core_of[w] == cp->core) {
+            if (!e->outs[w].gather)
+                return false; /* written straight (or as rows of the writer's buffer) */
+            p = e->phase_of[w] + (e->slot_of[w] == MAP_PI_SOMA2);
+            own = true;
+        } else {
+            const MapDict *dict = emit_edge_dict(e, ed->id);
+            for (uint32_t c = 0; dict && c < dict->n_coords; c++) {
+                const MapCoord *mc = &dict->coords[c];
+                if (mc->pi_index == MAP_PI_ROUTER_RECIEVE && mc->phase > p &&
+                    emit_same_place(&e->cores[cp->core], mc))
+                    p = mc->phase;
+            }
+            if (p < 0)
+                return false;
+        }
+        *first = p < *first ? p : *first;
+        *last = p > *last ? p : *last;
+    }
+    return own;
+}
+
 /* Whether copy cp's core forwards a result of writer w after the phases cp arrives in (a
  * relay sends from its copy, or from another copy of the same values, in a later phase;
  * one in the arrival phase sends from the writer's core, docs/backend.md "Relays"). A copy
@@ -37,15 +74,17 @@
  * lands, and which never ends at its gather (end_at_gather). */
 static bool relays(const Emit *e, const ECopy *cp, uint32_t w)
 {
-    if (!cp->received || cp->spread)
-        return false;
+    int32_t first = cp->land_first, last = cp->move_phase;
+    if (!cp->received || cp->spread || (e->core_of[w] == cp->core && e->outs[w].gather))
+        return false; /* its own core's router's box: the writer sends from its buffer */
+    if (!cp->movable && !emit_router_landed(e, cp, &first, &last))
+        first = last = 0;
     const BlockUses *bu = &e->uses.blocks[w];
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         const MapDict *dict = emit_edge_dict(e, e->g->edges[bu->out_edges[j]]->id);
         for (uint32_t c = 0; dict && c < dict->n_coords; c++) {
             const MapCoord *mc = &dict->coords[c];
-            if (mc->pi_index == MAP_PI_ROUTER_SEND &&
-                (mc->phase < cp->land_first || mc->phase > cp->move_phase) &&
+            if (mc->pi_index == MAP_PI_ROUTER_SEND && (mc->phase < first || mc->phase > last) &&
                 emit_same_place(&e->cores[cp->core], mc) &&
                 mc->phase_group == e->cores[cp->core].phase_group &&
                 mc->step_group == e->cores[cp->core].step_group)
@@ -102,25 +141,46 @@ static EGather *sole_gather(Emit *e, uint32_t ci)
     return g;
 }
 
-/* Whether copy ci stays in the receive area and only its gather reads it: that gather (*g)
- * and where its data is in place (*ms). */
-static bool candidate(Emit *e, uint32_t ci, EGather **g, EMoveSlot *ms)
+/* Whether copy ci stays in the receive area and only its gather reads it: a received copy
+ * that could have moved out (ECopy.movable), or one its core's own router lands there, in
+ * part or whole (emit_router_landed); that gather (*g), where its data is in place (*ms) and
+ * the first phase it may be gathered in (*lo: its last arrival phase). */
+static bool candidate(Emit *e, uint32_t ci, EGather **g, EMoveSlot *ms, int32_t *lo)
 {
     const ECopy *cp = &e->copies[ci];
     const ECore *c = &e->cores[cp->core];
-    if (!cp->movable || cp->land != EMIT_NONE || cp->req == EMIT_NONE ||
-        c->reqs[cp->req].kind != ALLOC_RECV)
+    int32_t own = -1, own_first;
+    if ((!cp->movable && !emit_router_landed(e, cp, &own_first, &own)) || cp->land != EMIT_NONE ||
+        cp->req == EMIT_NONE || c->reqs[cp->req].kind != ALLOC_RECV)
         return false; /* moved out, merged, or not received whole in its phases */
     *g = sole_gather(e, ci);
     if (!*g || (*g)->phase < 0)
         return false;
     emit_move_slot(e, cp, e->phase_of[(*g)->cadd], ms);
+    *lo = cp->movable ? cp->move_phase : own;
     return true;
 }
 
-/* Moves the P06 of gather g reading copy ci (data in place as ms says) to the earliest free
- * Soma slot after the copy lands, and shortens the copy's area to end there. */
-static Status early(Emit *e, uint32_t ci, EGather *g, const EMoveSlot *ms)
+bool emit_gathered_early(Emit *e, uint32_t ci)
+{
+    EGather *g;
+    EMoveSlot ms;
+    int32_t lo;
+    return candidate(e, ci, &g, &ms, &lo);
+}
+
+bool emit_gather_ends_soma1(Emit *e, uint32_t ci)
+{
+    const ECopy *cp = &e->copies[ci];
+    const EGather *g = sole_gather(e, ci);
+    return g && g->phase >= 0 && g->slot == MAP_PI_SOMA1 && cp->req != EMIT_NONE &&
+           e->cores[cp->core].reqs[cp->req].last == g->phase;
+}
+
+/* Moves the P06 of gather g reading copy ci (data in place as ms says, from phase lo on) to
+ * the earliest free Soma slot after the copy lands, and shortens the copy's area to end
+ * there. */
+static Status early(Emit *e, uint32_t ci, EGather *g, const EMoveSlot *ms, int32_t lo)
 {
     ECopy *cp = &e->copies[ci];
     ECore *c = &e->cores[cp->core];
@@ -128,7 +188,7 @@ static Status early(Emit *e, uint32_t ci, EGather *g, const EMoveSlot *ms)
     emit_slot_free(e, cp->core, g->phase, g->slot);
     /* after the time ms->ready (phase * 8 + PIIndex) in emit_slot_when's unit */
     int64_t after = emit_slot_when((int32_t)(ms->ready / 8), (int32_t)(ms->ready % 8));
-    if (!emit_slot_earliest(e, cp->core, cp->move_phase, hi, after, &p, &sl))
+    if (!emit_slot_earliest(e, cp->core, lo, hi, after, &p, &sl))
         return emit_slot_take(e, cp->core, g->phase, g->slot, SLOT_GATHER, g->cadd);
     Status st = emit_slot_take(e, cp->core, p, sl, SLOT_GATHER, g->cadd);
     if (st != ST_OK)
@@ -136,7 +196,8 @@ static Status early(Emit *e, uint32_t ci, EGather *g, const EMoveSlot *ms)
     g->phase = p;
     g->slot = sl;
     AllocReq *r = &c->reqs[cp->req]; /* in the receive area from its arrival to its P06 */
-    r->first = cp->land_first;
+    if (cp->movable)
+        r->first = cp->land_first;
     r->last = p;
     AllocReq *a = &c->reqs[g->req]; /* the gathered area, from that P06 on */
     if (ms->wrap) {
@@ -369,13 +430,20 @@ typedef struct EEarly {
     uint32_t ci;
     EGather *g;
     EMoveSlot ms;
+    int32_t lo;
+    bool own; /* landed by its core's own router, in part (emit_router_landed) */
 } EEarly;
 
+/* In the order the copies' data is in place; at the same time a copy its own core's router
+ * lands first, as the mapper plans those first (mapper/schedule.c own_lands, gather_wait.h:
+ * each keeps the earliest free slot after it lands in the order planned). */
 static int early_cmp(const void *a, const void *b)
 {
     const EEarly *x = a, *y = b;
     if (x->ready != y->ready)
         return x->ready < y->ready ? -1 : 1;
+    if (x->own != y->own)
+        return x->own ? -1 : 1;
     return x->ci < y->ci ? -1 : x->ci > y->ci;
 }
 
@@ -389,16 +457,18 @@ Status emit_early_gathers(Emit *e)
     size_t n = 0;
     for (uint32_t i = 0; i < e->n_copies; i++) {
         EEarly *x = &list[n];
-        if (candidate(e, i, &x->g, &x->ms)) {
+        if (candidate(e, i, &x->g, &x->ms, &x->lo)) {
             x->ci = i;
-            x->ready = x->ms.ready;
+            x->own = !e->copies[i].movable;
+            /* emit_slot_when's unit: the router's sends and receives at one time */
+            x->ready = emit_slot_when((int32_t)(x->ms.ready / 8), (int32_t)(x->ms.ready % 8));
             n++;
         }
     }
     qsort(list, n, sizeof *list, early_cmp);
     Status st = ST_OK;
     for (size_t i = 0; i < n && st == ST_OK; i++)
-        st = early(e, list[i].ci, list[i].g, &list[i].ms);
+        st = early(e, list[i].ci, list[i].g, &list[i].ms, list[i].lo);
     free(list);
     return st;
 }

@@ -757,6 +757,21 @@ Status emit_merge_wrap_prim(Emit *e, const EMerge *m);
  * the earliest free Soma slot after the copy lands, the copy's area there shortened to end
  * with it. */
 Status emit_early_gathers(Emit *e);
+/* Whether copy ci is one emit_early_gathers gathers straight from the receive area: a
+ * received copy that only the P06 gathering it for a CADD reads, that P06 with a slot; the
+ * first pass of moves out of the receive area leaves it there (emit_plan.c), as the mapper
+ * plans it (mapper/gather_wait.h). */
+bool emit_gathered_early(Emit *e, uint32_t ci);
+/* Whether copy cp is written by blocks on its core whose router moves their boxes into it
+ * (EOut.gather: boxes that are not whole rows of it, emit_route.c's gather; one at least)
+ * and otherwise by transfers from other cores only: it lands in its core's receive area,
+ * from the router of phase *first to that of phase *last (an own writer's phase, the next
+ * after a Soma2; a transfer's last receive phase). Such a writer sends its other boxes from
+ * its own buffer, never from the copy (emit_early.c). */
+bool emit_router_landed(const Emit *e, const ECopy *cp, int32_t *first, int32_t *last);
+/* Whether the last reader of copy ci's area is the P06 gathering it for a CADD, its only
+ * reader, in Soma1 of the area's last phase (emit_early.c): the area ends with that Soma1. */
+bool emit_gather_ends_soma1(Emit *e, uint32_t ci);
 /* On a core whose memory plan does not fit otherwise, after gathering in place: a copy on
  * core k that only the P06 gathering it for a CADD reads (data of this step, nothing sent
  * from it later), in the data banks (not received, not static) or in the receive area over

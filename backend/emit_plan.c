@@ -613,7 +613,7 @@ static Status plan_moves(Emit *e, bool late)
         int32_t p = cp->move_phase, sl = MAP_PI_SOMA2;
         if (!cp->movable || cp->land != EMIT_NONE || cp->req == EMIT_NONE ||
             e->cores[cp->core].reqs[cp->req].kind != ALLOC_RECV ||
-            (!late && emit_soma_taken(e, cp->core, p, sl)) ||
+            (!late && (emit_soma_taken(e, cp->core, p, sl) || emit_gathered_early(e, i))) ||
             (late && !emit_late_move(e, cp, &p, &sl)))
             continue;
         cp->move_phase = p;
@@ -1067,9 +1067,11 @@ static bool whole_step(const ECore *c, const AllocReq *r)
 /* The areas of core k whose first or last phase is shared by halves (alloc.h): a gathered
  * area whose inputs nothing reads after its CADD's Axon (gather_done) ends with that Axon;
  * the output buffer of a Soma block that no copy lives in begins with that Soma; a received
- * copy's landing area (or its own area, when it stays in the receive area) begins with the
- * router of its first arrival phase, and a landing area moved out in Soma1
- * (emit_latemove.c) ends with that Soma1. An area of
+ * copy's landing area (or its own area, when it stays in the receive area; a box its own
+ * core's router lands there too) begins with the router of its first arrival phase, as does
+ * a spread copy's part's; a landing area moved out in Soma1 (emit_latemove.c, a part's
+ * moved so, emit_spread.c) ends with that Soma1, as does a copy staying in the receive area
+ * that a gather's P06 in Soma1 of its last phase reads last (emit_early.c). An area of
  * each may take the same words in that phase (the one read by the Axon, the other written
  * after it). Asked again before each try of the plan, on the lifetimes as they are then. */
 static void mark_phase_halves(Emit *e, uint32_t k)
@@ -1090,8 +1092,19 @@ static void mark_phase_halves(Emit *e, uint32_t k)
                     cp->req != EMIT_NONE && cp->req_off == 0 && !cp->view && !cp->planes &&
                     cp->alias_of == EMIT_NONE && !emit_merge_of(e, cp)
                 ? &c->reqs[cp->req] : NULL; /* a copy that stays where it lands */
-        if (r && r->kind == ALLOC_RECV && !whole_step(c, r) && arrivals(e, cp, &lo, &hi))
-            r->first_router = r->first == lo;
+        if (r && r->kind == ALLOC_RECV && !whole_step(c, r)) {
+            if (arrivals(e, cp, &lo, &hi) || emit_router_landed(e, cp, &lo, &hi))
+                r->first_router = r->first == lo;
+            r->last_soma1 = emit_gather_ends_soma1(e, i);
+        }
+    }
+    for (size_t i = 0; i < e->n_parts; i++) { /* a spread copy's part: from the router on */
+        const EPart *pt = &e->parts[i];
+        AllocReq *r = pt->core == k && pt->land != EMIT_NONE ? &c->reqs[pt->land] : NULL;
+        if (r && !whole_step(c, r)) {
+            r->first_router = r->first == pt->phase;
+            r->last_soma1 = r->last == pt->move_phase && pt->move_slot == MAP_PI_SOMA1;
+        }
     }
     for (size_t i = 0; i < e->n_gathers;) {
         const EGather *g = &e->gathers[i];

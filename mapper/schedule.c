@@ -406,6 +406,34 @@ static void own_keep(Sched *s, uint32_t t, uint32_t v, int32_t ph)
     map_each_in_xfer(s->p, t, keep_one, a);
 }
 
+/* The Soma slot (time in slots) that transfer xi, landing whole on R's core in phase ph (in
+ * place at time r), keeps for the P06 gathering it when it is an input CADD R->task gathers
+ * straight from the receive area (gather_wait.h): the earliest free one after r in the
+ * core's stage; -1 when it is no such input or there is none. */
+static int64_t hold_slot(const Ready *R, uint32_t xi, int32_t ph, int64_t r)
+{
+    const MapPlan *p = R->s->p;
+    if (R->n_held >= sizeof R->held / sizeof R->held[0] || !map_gather_waits(p, R->task, xi))
+        return -1;
+    uint32_t M = R->s->M;
+    int64_t lo = R->v == MAP_NONE ? ph : (int64_t)p->vcores[R->v].stage * M;
+    return map_gather_slot(R->v == MAP_NONE ? NULL : p->vcores[R->v].slots, lo, M, r,
+                           R->held, R->n_held);
+}
+
+/* Whether transfer xi, landing whole in phase ph on recv (R's budget or a copy of it, its
+ * landing counted), keeps its bytes within the receive budget of every phase after ph up to
+ * the slot it keeps (hold_slot; true when it keeps none). */
+static bool hold_fits(const Ready *R, const int64_t *recv, uint32_t xi, int32_t ph)
+{
+    const MXfer *x = &R->s->p->xfers[xi];
+    int64_t at = hold_slot(R, xi, ph, (int64_t)ph * MS_PER_PHASE + MS_ROUTER);
+    for (int64_t q = (int64_t)ph + 1; at >= 0 && q <= at / MS_PER_PHASE; q++)
+        if (recv[(uint64_t)q % R->s->M] + x->bytes > R->per_phase)
+            return false;
+    return true;
+}
+
 /* Transfer xi, landing whole on R's core in phase ph (in place at time r), into an input
  * CADD R->task gathers straight from the receive area (gather_wait.h): it keeps the earliest
  * free Soma slot after r for its P06 (on commit in the core's slots, x->held), and its bytes
@@ -415,12 +443,8 @@ static void hold_gather(Ready *R, uint32_t xi, int32_t ph, int64_t r)
 {
     MapPlan *p = R->s->p;
     MXfer *x = &p->xfers[xi];
-    if (R->n_held >= sizeof R->held / sizeof R->held[0] || !map_gather_waits(p, R->task, xi))
-        return;
+    int64_t at = hold_slot(R, xi, ph, r);
     uint32_t M = R->s->M;
-    int64_t lo = R->v == MAP_NONE ? ph : (int64_t)p->vcores[R->v].stage * M;
-    int64_t at = map_gather_slot(R->v == MAP_NONE ? NULL : p->vcores[R->v].slots, lo, M, r,
-                                 R->held, R->n_held);
     if (at < 0)
         return;
     R->held[R->n_held++] = at;
@@ -440,15 +464,15 @@ static void hold_gather(Ready *R, uint32_t xi, int32_t ph, int64_t r)
 }
 
 /* Plans transfer xi from another core into R's core part by part on recv (R's budget or a
- * copy of it) from its writer's send phase: each phase takes what the receive budget has
- * room for; with rules, not before the last phase of the parts planned before it into its
- * copy when that copy is over the receive area (map_copy_last_phase), nor in a phase that
- * clashes (map_xfer_clash; rules 2: or whose chains it would break, map_xfer_chains) while
- * the writer's stage (ending at global phase end) has a later one. commit: records the
- * chunks. The last phase (its parts in *n), -1 on an error
- * (R->st). */
-static int32_t plan_parts(Ready *R, uint32_t xi, int rules, int64_t end, int64_t *recv,
-                          bool commit, uint32_t *n)
+ * copy of it) from its writer's send phase (or from phase from, when later): each phase
+ * takes what the receive budget has room for; with rules, not before the last phase of the
+ * parts planned before it into its copy when that copy is over the receive area
+ * (map_copy_last_phase), nor in a phase that clashes (map_xfer_clash; rules 2: or whose
+ * chains it would break, map_xfer_chains) while the writer's stage (ending at global phase
+ * end) has a later one. commit: records the chunks. The last phase (its parts in *n), -1
+ * on an error (R->st). */
+static int32_t plan_parts(Ready *R, uint32_t xi, int rules, int64_t end, int32_t from,
+                          int64_t *recv, bool commit, uint32_t *n)
 {
     MapPlan *p = R->s->p;
     const MXfer *x = &p->xfers[xi];
@@ -459,6 +483,8 @@ static int32_t plan_parts(Ready *R, uint32_t xi, int rules, int64_t end, int64_t
     int32_t after = rules && big ? map_copy_last_phase(p, xi) : -1;
     if (after > ph && after < end)
         ph = after;
+    if (from > ph)
+        ph = from;
     *n = 0;
     for (;;) {
         uint32_t l = (uint32_t)ph % R->s->M;
@@ -496,6 +522,32 @@ static int32_t plan_parts(Ready *R, uint32_t xi, int rules, int64_t end, int64_t
         }
         ph++;
     }
+}
+
+/* The phase from which transfer xi (from another core, its writer's stage ending at global
+ * phase end) is planned: -1 (its writer's send phase) unless it is an input a CADD gathers
+ * straight from the receive area (hold_slot) that would land whole in a phase whose wait
+ * for its P06 overruns the receive budget of a later phase (hold_fits): then the first
+ * later phase from which it lands whole in one phase and its wait fits, inside the
+ * writer's stage (none: -1, as before). */
+static int32_t hold_from(Ready *R, uint32_t xi, int64_t end)
+{
+    MapPlan *p = R->s->p;
+    const MXfer *x = &p->xfers[xi];
+    const MTask *a = &p->tasks[x->src_task];
+    if (map_xfer_over_recv(p, xi) || lanes_spread(p, a, x) ||
+        R->n_held >= sizeof R->held / sizeof R->held[0] || !map_gather_waits(p, R->task, xi))
+        return -1;
+    for (int32_t from = -1; from < end; from = (from < 0 ? send_phase(a) : from) + 1) {
+        uint32_t n = 0;
+        memcpy(R->s->dry, R->recv, R->s->M * sizeof *R->s->dry);
+        int32_t ph = plan_parts(R, xi, 2, end, from, R->s->dry, false, &n);
+        if (ph < 0 || ph + 1 >= end || (from < 0 && n != 1))
+            return -1; /* (not landing whole anyway: no wait) */
+        if (n == 1 && hold_fits(R, R->s->dry, xi, ph))
+            return from;
+    }
+    return -1;
 }
 
 /* Plans one transfer into a Ready's core: the time its data is in place. */
@@ -551,18 +603,21 @@ static int ready_one(uint32_t xi, void *arg)
              * phase (a reader there would run past the stage): tried on a copy of the
              * budget first */
             int64_t end = ((int64_t)p->vcores[va].stage + 1) * R->s->M;
+            int32_t from = hold_from(R, xi, end);
+            if (R->st != ST_OK)
+                return 1;
             memcpy(R->s->dry, R->recv, R->s->M * sizeof *R->s->dry);
             int rules = 2;
-            int32_t ph = plan_parts(R, xi, rules, end, R->s->dry, false, &n);
+            int32_t ph = plan_parts(R, xi, rules, end, from, R->s->dry, false, &n);
             if (ph >= 0 && ph + 1 >= end && send_phase(a) < end) {
                 memcpy(R->s->dry, R->recv, R->s->M * sizeof *R->s->dry);
-                ph = plan_parts(R, xi, rules = 1, end, R->s->dry, false, &n);
+                ph = plan_parts(R, xi, rules = 1, end, from, R->s->dry, false, &n);
             }
             if (ph < 0)
                 return 1;
             if (ph >= end && send_phase(a) < end)
                 rules = 0;
-            ph = plan_parts(R, xi, rules, end, R->recv, R->commit, &n);
+            ph = plan_parts(R, xi, rules, end, from, R->recv, R->commit, &n);
             if (ph < 0)
                 return 1;
             /* over several phases (or into a copy over the receive area), each phase's
