@@ -295,16 +295,12 @@ typedef struct EMerge {
     uint32_t acc[MERGE_MAX];        /* acc[a]: the area merge a - 1 writes, 0 < a < n - 1
                                        (the last writes the copy) */
     int spread;                     /* the slice the Mapping spreads over phases (n 2), -1 */
-    bool both;                      /* the other slice too, in the same phases: each band
-                                       lands both slices' rows, piece 0's first, piece 1's
-                                       band_off words on */
     int nb;                         /* its bands: rows [band_row0, + band_rows) landing in
                                        band_land in band_phase, merged in its Soma2; 0 when
                                        no slice is spread (the merges above) */
     int32_t band_phase[MERGE_BANDS];
     int64_t band_row0[MERGE_BANDS], band_rows[MERGE_BANDS];
     uint32_t band_land[MERGE_BANDS];
-    int64_t band_off[MERGE_BANDS];
     bool wrap;                      /* model input slices around one received slice, merged
                                        by one P06 in (phase[0], slot[0]) (emit_merge_wrap.c):
                                        the received slice is piece[wrap_r], the input slices'
@@ -857,12 +853,14 @@ uint32_t emit_arrival_phases(const Emit *e, const MapDict *dict, uint32_t k, int
  * not yet moved) counted in its arrival phases only, where the mapper counts it
  * (emit_spread.c). */
 int64_t emit_recv_live(const Emit *e, uint32_t k, int32_t p, uint32_t skip);
-/* emit_slices.c: a spread copy assembled from channel slices. What edge ed brings of copy
- * cp: 0 whole rows of it (all its columns and channels), whole pixels of a copy of one row
- * (a run of them), or nothing, 1 some channels of whole rows, -1 anything else. Whether the slices from other cores of the same rows tile
- * the copy's channels and arrive in the same phases (and no slice crosses other rows).
- * Whether ed is such a slice after the first (the lowest channels) of its rows: the parts
- * are cut by the first. */
+/* emit_slices.c: a spread copy assembled from channel or column slices. What edge ed brings
+ * of copy cp: 0 whole rows of it (all its columns and channels), whole pixels of a copy of
+ * one row (a run of them, or some columns of one of its rows), or nothing, 1 some channels
+ * of whole rows, 2 some columns (all their channels) of several rows, -1 anything else.
+ * Whether the slices from other cores of the same rows are of one kind, tile the copy's
+ * channels (columns) and arrive in the same phases (and no slice crosses other rows).
+ * Whether ed is such a slice after the first (the lowest channels or columns) of its rows:
+ * the parts are cut by the first. */
 int emit_slice_kind(const Emit *e, const ECopy *cp, const Edge *ed);
 bool emit_slices_ok(const Emit *e, const ECopy *cp);
 bool emit_slice_follower(const Emit *e, const ECopy *cp, const Edge *ed);

@@ -12,10 +12,9 @@
  * right after x1's. Two slices take one P06 writing the copy; k slices k - 1 of them, each
  * but the last into an area of its own holding the columns so far. Of two slices, one the
  * Mapping spreads over several phases lands in bands of whole rows, one a phase, each
- * merged with the same rows of the other slice by a P06 in Soma2 of its phase (plan_bands);
- * when both come so in the same phases (column slices the mapper plans together,
- * mapper/xfer_group.c), each phase's band lands the same rows of both in one landing area,
- * the left slice's first. They take the earliest
+ * merged with the same rows of the other slice by a P06 in Soma2 of its phase (plan_bands).
+ * Column slices the Mapping brings together, the same rows of each in the same phases
+ * (mapper/xfer_group.c), are a spread copy instead (emit_slices.c). They take the earliest
  * free Soma slots once every slice is in place, before every reader of the copy on its core.
  * Where that cannot be (no free slot, a reader before it, slices that are not whole columns
  * of the copy's rows, more than MERGE_MAX of them, a copy relayed or read by an inserted
@@ -108,17 +107,6 @@ EMergePiece *emit_merge_add(const Emit *e, const ECopy *cp, const Edge *ed, uint
     return pc;
 }
 
-/* Whether two slices land in the same phases. */
-static bool same_phases(const EMergePiece *a, const EMergePiece *b)
-{
-    if (a->nph != b->nph)
-        return false;
-    for (int i = 0; i < a->nph; i++)
-        if (a->ph[i] != b->ph[i])
-            return false;
-    return true;
-}
-
 /* The slices of copy ci, left to right, into m (its pieces, n, and when the last is in
  * place: *ready, emit_slot_when's unit, but for a slice the Mapping spreads over several
  * phases: m->spread, which only a merge of two takes); false when they are not whole
@@ -165,9 +153,8 @@ static bool slices(Emit *e, uint32_t ci, EMerge *m, int64_t *ready)
                 return false;
             at = emit_slot_when(pc->ph[0], MAP_PI_ROUTER_RECIEVE);
             if (pc->nph > 1) { /* spread over its phases: its rows in bands (plan_bands) */
-                if (spread >= 0 && !same_phases(&m->piece[spread], pc))
-                    return false;
-                m->both = spread >= 0; /* both, the Mapping's column slices together */
+                if (spread >= 0)
+                    return false; /* two (together: a spread copy, emit_slices.c) */
                 spread = m->n - 1;
                 continue;
             }
@@ -234,17 +221,15 @@ bool emit_read_after(const Emit *e, const ECopy *cp, int64_t t)
  * its rows arrive in bands, each phase as many whole rows as the receive area has room for
  * beside that phase's other arrivals (the last the rest), each band in a landing area of
  * its own, and a P06 in Soma2 of that phase, after the router, merges the band with the
- * same rows of the other slice (in place from time ready) into the copy's rows. Both
- * spread (m->both): each band holds the rows of both, slice 0's, then slice 1's from
- * band_off (rounded up to the copy's alignment). */
+ * same rows of the other slice (in place from time ready) into the copy's rows. */
 static Status plan_bands(Emit *e, uint32_t ci, EMerge *m, int64_t ready, bool *kept)
 {
     ECopy *cp = &e->copies[ci];
     ECore *c = &e->cores[cp->core];
     EMergePiece *sp = &m->piece[m->spread], *op = &m->piece[1 - m->spread];
     int64_t pw = emit_feat_pixel_words(&cp->feat), left = cp->box.n[0];
-    int64_t row = (sp->box.n[1] + (m->both ? op->box.n[1] : 0)) * pw;
-    int64_t other = op->remote && !m->both ? op->feat.words : 0;
+    int64_t row = sp->box.n[1] * pw;
+    int64_t other = op->remote ? op->feat.words : 0;
     m->nb = 0;
     for (int b = 0; b < sp->nph && left > 0; b++) {
         int32_t q = sp->ph[b];
@@ -267,11 +252,7 @@ static Status plan_bands(Emit *e, uint32_t ci, EMerge *m, int64_t ready, bool *k
         return ST_OK;
     int32_t tag = e->g->blocks[cp->block]->id, align = cp->feat.align < 2 ? 2 : cp->feat.align;
     for (int b = 0; b < m->nb; b++) {
-        int64_t w0 = m->band_rows[b] * m->piece[0].box.n[1] * pw;
-        m->band_off[b] = m->both ? (w0 + align - 1) / align * align : 0;
-        int64_t words = m->both ? m->band_off[b] + m->band_rows[b] * m->piece[1].box.n[1] * pw
-                                : m->band_rows[b] * row;
-        m->band_land[b] = emit_request(e, cp->core, words, align,
+        m->band_land[b] = emit_request(e, cp->core, m->band_rows[b] * row, align,
                                        m->band_phase[b], m->band_phase[b], ALLOC_RECV, tag);
         Status st = m->band_land[b] == EMIT_NONE
                         ? diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory")
@@ -280,9 +261,7 @@ static Status plan_bands(Emit *e, uint32_t ci, EMerge *m, int64_t ready, bool *k
         if (st != ST_OK)
             return st;
     }
-    if (m->both) {
-        /* each band lands both slices' rows */
-    } else if (op->remote) {
+    if (op->remote) {
         op->land = emit_request(e, cp->core, op->feat.words, align, op->ph[0], last, ALLOC_RECV,
                                 tag);
         if (op->land == EMIT_NONE)
@@ -390,8 +369,7 @@ const EMerge *emit_merge_of(const Emit *e, const ECopy *cp)
 bool emit_merge_banded(const Emit *e, const ECopy *cp, int32_t eid)
 {
     const EMerge *m = emit_merge_of(e, cp);
-    return m && m->nb && (m->piece[m->spread].edge == eid ||
-                          (m->both && m->piece[1 - m->spread].edge == eid));
+    return m && m->nb && m->piece[m->spread].edge == eid;
 }
 
 int emit_merge_slice(const Emit *e, const ECopy *cp, int32_t eid, int32_t phase, ECopy *slice,
@@ -405,7 +383,7 @@ int emit_merge_slice(const Emit *e, const ECopy *cp, int32_t eid, int32_t phase,
         *slice = *cp;
         slice->box = pc->box;
         slice->feat = pc->feat;
-        if (!m->nb || (a != m->spread && !m->both)) {
+        if (!m->nb || a != m->spread) {
             *base = e->cores[cp->core].addr[pc->land];
             return 1;
         }
@@ -416,7 +394,7 @@ int emit_merge_slice(const Emit *e, const ECopy *cp, int32_t eid, int32_t phase,
                 slice->feat.ny = m->band_rows[b];
                 slice->feat.words = m->band_rows[b] * pc->box.n[1] *
                                     emit_feat_pixel_words(&pc->feat);
-                *base = e->cores[cp->core].addr[m->band_land[b]] + (a ? m->band_off[b] : 0);
+                *base = e->cores[cp->core].addr[m->band_land[b]];
                 return 1;
             }
         return -1;
@@ -460,9 +438,8 @@ static Status band_prims(Emit *e, const EMerge *m)
     for (int b = 0; b < m->nb; b++) {
         int64_t r0 = m->band_row0[b], at[2];
         for (int a = 0; a < 2; a++)
-            at[a] = m->both        ? c->addr[m->band_land[b]] + (a ? m->band_off[b] : 0)
-                    : a == m->spread ? c->addr[m->band_land[b]]
-                                     : slice_addr(e, m, a) + r0 * (a ? w1 : w0);
+            at[a] = a == m->spread ? c->addr[m->band_land[b]]
+                                   : slice_addr(e, m, a) + r0 * (a ? w1 : w0);
         Status st = emit_join_rows(e, cp, m->band_phase[b], MAP_PI_SOMA2, m->band_rows[b],
                                    at[0], w0, at[1], w1, emit_copy_addr(e, cp) + r0 * (w0 + w1));
         if (st != ST_OK)

@@ -290,12 +290,24 @@ bool emit_box_meet(const EBox *a, const EBox *b, EBox *out)
 
 /* The pixels of part (whole rows of copy cp: all its columns; or columns of a copy of one
  * row) among the pixels [q0, q0 + nq) of a run of a spread part: at most three boxes (a
- * row's last pixels, whole rows, a row's first pixels) into out; their count. */
+ * row's last pixels, whole rows, a row's first pixels) into out; their count. A column
+ * slice of several rows (emit_slices.c) meets a run of whole rows in one box. */
 static int part_pixels(const ECopy *cp, int64_t q0, int64_t nq, const EBox *part, EBox *out)
 {
     if (cp->unit) /* runs of a pixel's words: its channels there (emit_spreadunit.c) */
         return emit_unit_box(cp, q0, nq, part, out);
     int64_t nx = cp->box.n[1];
+    if (part->n[0] > 1 && part->n[1] < nx) { /* a column slice: the run's rows (whole) */
+        int64_t y0 = part->lo[0] - cp->box.lo[0], y1 = y0 + part->n[0];
+        int64_t r0 = q0 / nx > y0 ? q0 / nx : y0;
+        int64_t r1 = (q0 + nq) / nx < y1 ? (q0 + nq) / nx : y1;
+        if (r1 <= r0)
+            return 0;
+        out[0] = *part;
+        out[0].lo[0] = cp->box.lo[0] + r0;
+        out[0].n[0] = r1 - r0;
+        return 1;
+    }
     int64_t lo = (part->lo[0] - cp->box.lo[0]) * nx + part->lo[1] - cp->box.lo[1];
     int64_t hi = lo + (part->n[0] - 1) * nx + part->n[1];
     lo = lo > q0 ? lo : q0;

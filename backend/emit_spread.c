@@ -22,8 +22,8 @@
  * phase, or when writers on its own core write their rows of it straight: its received rows
  * part by part, beside theirs. Another copy that
  * a writer on its own core writes part of, or one whose parts are not whole rows of it (all
- * its columns and channels: one move a phase) or channel slices of whole rows that arrive
- * together (emit_slices.c), is not spread: it lives in the receive area
+ * its columns and channels: one move a phase) or channel or column slices of rows that
+ * arrive together (emit_slices.c), is not spread: it lives in the receive area
  * from its first arrival, as any received copy (emit_plan.c), and each transfer goes whole
  * in its first phase. The Mapping puts every arrival before the copy's
  * readers (after the Soma2 of the last, mapper/schedule.c): a part arriving in the first
@@ -61,7 +61,7 @@ uint32_t emit_arrival_phases(const Emit *e, const MapDict *dict, uint32_t k, int
 bool emit_spread_of(const Emit *e, const ECopy *cp)
 {
     const BlockUses *bu = &e->uses.blocks[cp->block];
-    bool spread = false, local = false, slices = false;
+    bool spread = false, local = false, slices = false, columns = false;
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         const Edge *ed = e->g->edges[bu->in_edges[j]];
         long w = graph_block_pos(e->g, ed->src);
@@ -87,10 +87,12 @@ bool emit_spread_of(const Emit *e, const ECopy *cp)
         if (kind < 0)
             return false; /* one move a phase moves whole rows only */
         slices |= kind > 0;
+        columns |= kind == 2;
     }
-    /* channel slices of rows: spread when the slices of the same rows arrive together
-     * (emit_slices.c) and nothing on its core writes the copy */
-    if (slices && (local || !emit_slices_ok(e, cp)))
+    /* channel or column slices of rows: spread when the slices of the same rows arrive
+     * together (emit_slices.c) and nothing on its core writes the copy; column slices of a
+     * copy over the receive area only (one that fits stays there whole, as before) */
+    if (slices && (local || (columns && cp->feat.words <= RECV_WORDS) || !emit_slices_ok(e, cp)))
         return false;
     /* a copy too large for the receive area (each transfer whole in one phase, or a writer
      * on its core writing rows of it): its received rows land and move part by part likewise,
@@ -295,9 +297,15 @@ static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, s
             if (ph[i] < 0 || ph[i] >= np)
                 st = diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id,
                                "arrives in phase %d, past its core's %d", ph[i], np);
-        /* its pixels: whole rows, or (emit_slice_kind) a run of columns of a copy of one row */
+        /* its pixels: whole rows, or (emit_slice_kind) a run of columns of a copy of one
+         * row; the first column slice of its rows: the copy's whole rows (whole rows a
+         * phase: the others land their columns of them, emit_slices.c) */
         EBox part;
         if (emit_box_meet(&dbox, &cp->box, &part) && part.n[0] > 0 && part.n[1] > 0) {
+            if (emit_slice_kind(e, cp, ed) == 2) {
+                part.lo[1] = cp->box.lo[1];
+                part.n[1] = nx;
+            }
             int64_t lo = (part.lo[0] - cp->box.lo[0]) * nx + part.lo[1] - cp->box.lo[1];
             int64_t hi = lo + (part.n[0] - 1) * nx + part.n[1];
             if (cp->unit) /* its units (emit_spreadunit.c) */
@@ -316,6 +324,8 @@ static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, s
             int64_t lw = wide ? emit_land_pitch(e, cp, ph[i]) : 0; /* emit_landpitch.c */
             lw = lw > pw ? lw : pw;
             int64_t px = i + 1 == n ? left : room > 0 ? room / lw : 0;
+            if (i + 1 < n && emit_slice_kind(e, cp, er[j].ed) == 2)
+                px = px / nx * nx; /* column slices: whole rows */
             px = px < left ? px : left;
             if (px == 0)
                 continue;

@@ -4,9 +4,10 @@
  * (backend/emit_spread.c): when the copy is assembled from pieces of its channels (the
  * pieces of a layer cut along f, each writing some channels of every pixel), a pixel can
  * move only once all its channels have arrived, so the schedule brings the pieces of the
- * same pixels in the same phases, the same share of them in each (schedule.c). Two
- * column slices of the same rows (a layer cut along x) go so too, each phase whole rows of
- * both, which the code generator joins in Soma2 of that phase (backend/emit_merge.c). */
+ * same pixels in the same phases, the same share of them in each (schedule.c). The
+ * column slices of the same rows (a layer cut along x; two or more) go so too, each phase
+ * whole rows of all of them, which the code generator lands side by side and moves out in
+ * Soma2 of that phase (backend/emit_slices.c). */
 #include "mapper/plan.h"
 
 /* The part of its copy transfer xi brings: its interface box met with the copy's. */
@@ -29,9 +30,9 @@ uint32_t map_xfer_group(const MapPlan *p, uint32_t xi, uint32_t *out, uint32_t r
     MBox mine;
     xfer_box(p, xi, &mine);
     /* the channel dim it slices: F or R, all other dims but Y whole; or X, of a copy of
-     * several rows that no other core holds (its slices merged row band by row band,
-     * backend/emit_merge.c; a multicast slice's relaying chain would land its runs at
-     * one offset on every core of the chain, compact here and strided there) */
+     * several rows that no other core holds (its slices landing side by side row band by
+     * row band, backend/emit_slices.c; a multicast slice's relaying chain would land its
+     * runs at one offset on every core of the chain, compact here and strided there) */
     int c = -1;
     for (int i = 0; i < TIR_NDIMS; i++)
         if (i != D_Y && (mine.lo[i] != copy->lo[i] || mine.hi[i] != copy->hi[i])) {
@@ -77,6 +78,5 @@ uint32_t map_xfer_group(const MapPlan *p, uint32_t xi, uint32_t *out, uint32_t r
             return 0;
         at = o.hi[c];
     }
-    /* column slices: two, which one merge a row band joins */
-    return n >= 2 && at == copy->hi[c] && (c != D_X || n == 2) ? n : 0;
+    return n >= 2 && at == copy->hi[c] ? n : 0;
 }

@@ -1515,55 +1515,71 @@ static void test_out_store_own_core(void **state)
     chip_destroy(c);
 }
 
-/* Two column slices of the same rows of a copy over the receive area come together
- * (mapper/xfer_group.c, schedule.c plan_group): CCMPBs "a" and "b" (ReLUs of 24 x 1 pixels
- * of 32 int8 channels from model inputs) write columns 0 and 1 of the 24 x 2 map "z/in" that
- * a CCMPB "z" on a third core reads (1536 bytes, over a receive area of 1 KiB). Each phase
- * brings the same rows of both, which the code generator merges in Soma2 of that phase
- * (backend/emit_merge.c, fixture emit_lay_merge_both); planned one after the other, a's
- * column took the first phase whole and b's came later, and a merge takes one slice spread
- * over phases only (test_diff_ops/where_case_1: 53 x 18 int8 pixels of 32 bytes from two
- * cores, emit.alloc). */
-static void test_columns_together(void **state)
+/* n column slices of the same rows of a copy over the receive area come together
+ * (mapper/xfer_group.c, schedule.c plan_group): CCMPBs "a", "b", ... (ReLUs of 24 x 1 pixels
+ * of 32 int8 channels from model inputs) write columns 0 .. n - 1 of the 24 x n map "z/in"
+ * that a CCMPB "z" on another core reads (768 n bytes, over a receive area of 1 KiB). Each
+ * phase brings the same rows of all of them, which the code generator lands side by side
+ * and moves out in Soma2 of that phase (backend/emit_slices.c; fixtures emit_lay_spread_cols
+ * and emit_lay_spread_cols3). Planned one after the other, a's column took the first phase
+ * whole and the others came later (test_diff_ops/where_case_1: 53 x 18 int8 pixels of 32
+ * bytes from two cores, emit.alloc); three or more went so until session 15 (where_case_1
+ * again, its columns from three cores: 7632 words in the receive area, emit.alloc). */
+static void columns_together(int n)
 {
-    (void)state;
     const char *edits[] = {"receive_per_phase=\"12KiB\"", "receive_per_phase=\"1KiB\""};
     Chip *c = chip_with(edits, 2);
     Graph *g = graph_create();
-    const int32_t map[8] = {24, 2, 32, 0, 0, 0, 0, 0}, col[8] = {24, 1, 32, 0, 0, 0, 0, 0};
-    const int32_t win[8] = {24, 1, 32, 0, 1, 1, 24, 1}, zw[8] = {24, 2, 32, 0, 1, 1, 24, 2};
+    const int32_t map[8] = {24, n, 32, 0, 0, 0, 0, 0}, col[8] = {24, 1, 32, 0, 0, 0, 0, 0};
+    const int32_t win[8] = {24, 1, 32, 0, 1, 1, 24, 1}, zw[8] = {24, n, 32, 0, 1, 1, 24, n};
     Block *z_in = tg_blk(g, BT_SI, "z/in", PR_INT_8, map);
-    for (int k = 0; k < 2; k++) {
-        const char *nm[2][3] = {{"a", "a/src", "a/relu"}, {"b", "b/src", "b/relu"}};
+    for (int k = 0; k < n; k++) {
+        const char *nm[3][3] = {{"a", "a/src", "a/relu"}, {"b", "b/src", "b/relu"},
+                                {"c", "c/src", "c/relu"}};
         Block *w = fed(g, k, nm[k], col, BT_CCMPB, PR_INT_8, win);
         assert_true(blk_set_attr(g, w, AT_CMP, 0));
         const int32_t sp[6] = {0, 0, 0, 0, 0, 0}, dp[6] = {0, k, 0, 0, 0, 0};
-        const int32_t n[6] = {24, 1, 32, 0, 0, 0};
-        assert_non_null(graph_connect_box(g, w, 0, sp, n, z_in, 0, dp, n));
+        const int32_t sz[6] = {24, 1, 32, 0, 0, 0};
+        assert_non_null(graph_connect_box(g, w, 0, sp, sz, z_in, 0, dp, sz));
     }
     relu_out(g, z_in, zw, map);
     Diag d;
     MapPlan *p = plan_ok(g, c, &d);
-    const MXfer *to[2] = {NULL, NULL};
+    const MXfer *to[3] = {NULL, NULL, NULL};
+    int found = 0;
     for (uint32_t i = 0; i < p->n_xfers; i++) {
         const MXfer *x = &p->xfers[i];
-        if (p->g->edges[x->edge]->dst == z_in->id && x->kind == XF_CORE)
-            to[to[0] != NULL] = x;
+        if (p->g->edges[x->edge]->dst == z_in->id && x->kind == XF_CORE && found < n)
+            to[found++] = x;
     }
-    assert_non_null(to[0]);
-    assert_non_null(to[1]);
-    assert_true(to[0]->cross && to[1]->cross && to[0]->n_chunks >= 2);
-    assert_int_equal(to[0]->n_chunks, to[1]->n_chunks);
-    for (uint32_t k = 0; k < to[0]->n_chunks; k++) {
-        const MChunk *a = &p->chunks[to[0]->chunk0 + k], *b = &p->chunks[to[1]->chunk0 + k];
-        assert_int_equal(a->phase, b->phase);
-        assert_int_equal(a->bytes, b->bytes);
-        assert_int_equal(a->bytes % 32, 0); /* whole rows: a pixel of 32 bytes a row */
+    assert_int_equal(found, n);
+    assert_true(to[0]->cross && to[0]->n_chunks >= 2);
+    for (int s = 1; s < n; s++) {
+        assert_true(to[s]->cross);
+        assert_int_equal(to[0]->n_chunks, to[s]->n_chunks);
+        for (uint32_t k = 0; k < to[0]->n_chunks; k++) {
+            const MChunk *a = &p->chunks[to[0]->chunk0 + k], *b = &p->chunks[to[s]->chunk0 + k];
+            assert_int_equal(a->phase, b->phase);
+            assert_int_equal(a->bytes, b->bytes);
+            assert_int_equal(a->bytes % 32, 0); /* whole rows: a pixel of 32 bytes a row */
+        }
     }
     mapper_plan_destroy(p);
     diag_finish(&d);
     graph_destroy(g);
     chip_destroy(c);
+}
+
+static void test_columns_together(void **state)
+{
+    (void)state;
+    columns_together(2);
+}
+
+static void test_columns_three(void **state)
+{
+    (void)state;
+    columns_together(3);
 }
 
 /* The result's store of reshape_case_0 (test_diff_ops): CVS (1, 86, 93) flattened into 7998
@@ -2666,6 +2682,7 @@ int main(void)
         cmocka_unit_test(test_pieces_among_remote),
         cmocka_unit_test(test_out_store_own_core),
         cmocka_unit_test(test_columns_together),
+        cmocka_unit_test(test_columns_three),
         cmocka_unit_test(test_merge_lifetimes),
         cmocka_unit_test(test_merge_memory),
         cmocka_unit_test(test_deterministic),
