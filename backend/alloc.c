@@ -45,9 +45,7 @@ bool alloc_lives_in(const AllocReq *r, int32_t p)
     return (r->first <= p && p <= r->last) || (r->again > 0 && p >= r->again);
 }
 
-/* Whether two lifetimes meet: they share a phase, but the one phase where one ends before
- * the other begins (ends_before); a phase from again on met whole. */
-static bool lives_overlap(const AllocReq *a, const AllocReq *b)
+bool alloc_lives_meet(const AllocReq *a, const AllocReq *b)
 {
     if ((a->again > 0 && (b->again > 0 || b->last >= a->again)) ||
         (b->again > 0 && a->last >= b->again))
@@ -65,7 +63,7 @@ static long meets(const AllocReq *reqs, const int32_t *addr, const size_t *place
     for (size_t k = 0; k < n_placed; k++) {
         const AllocReq *o = &reqs[placed[k]];
         int64_t oa = addr[placed[k]];
-        if (lives_overlap(o, r) && oa < at + r->words && oa + o->words > at)
+        if (alloc_lives_meet(o, r) && oa < at + r->words && oa + o->words > at)
             return (long)placed[k];
     }
     return -1;
@@ -292,16 +290,25 @@ static Status check_req(const AllocReq *reqs, size_t n, size_t i, const char *co
  * from the top down in mode top, top_life, at the highest); the index of the first that
  * fits nowhere, or n. */
 static size_t place_all(const AllocReq *reqs, size_t n, const AllocOrder *ord, AllocTop top,
-                        const bool *follows, int32_t *addr, size_t *placed)
+                        const bool *follows, const int32_t *at_fixed, int32_t *addr,
+                        size_t *placed)
 {
     int32_t span[2];
     data_span(reqs, n, span);
     size_t n_placed = 0;
+    for (size_t i = 0; at_fixed && i < n; i++) { /* the areas at fixed addresses first */
+        if (!at_fixed[i])
+            continue;
+        if (meets(reqs, addr, placed, n_placed, &reqs[i], at_fixed[i]) >= 0)
+            return i;
+        addr[i] = at_fixed[i];
+        placed[n_placed++] = i;
+    }
     for (size_t k = 0; k < n; k++) {
         size_t i = ord[k].i;
         const AllocReq *r = &reqs[i];
-        if (follows[i])
-            continue; /* placed with the chain it follows */
+        if (follows[i] || (at_fixed && at_fixed[i]))
+            continue; /* placed with the chain it follows, or at its address */
         int64_t at = -1;
         bool high = top_life(reqs, r, top, span) > 0;
         for (const AllocBank *const *b = prefs[r->kind]; *b && at < 0; b++)
@@ -321,6 +328,20 @@ static size_t place_all(const AllocReq *reqs, size_t n, const AllocOrder *ord, A
 }
 
 Status alloc_core(const AllocReq *reqs, size_t n, int32_t *addr, const char *core, Diag *d)
+{
+    return alloc_core_at(reqs, n, NULL, addr, core, d);
+}
+
+/* Whether fixed address at suits area r: inside the first range of its kind, aligned, and
+ * neither in a chain of areas nor followed by one (follows). */
+static bool fixed_fits(const AllocReq *r, int64_t at, bool follows)
+{
+    const AllocBank *b = prefs[r->kind][0];
+    return at >= b->lo && at + r->words <= b->hi && at % r->align == 0 && !r->next && !follows;
+}
+
+Status alloc_core_at(const AllocReq *reqs, size_t n, const int32_t *at, int32_t *addr,
+                     const char *core, Diag *d)
 {
     for (size_t i = 0; i < n; i++) {
         Status st = check_req(reqs, n, i, core, d);
@@ -353,6 +374,13 @@ Status alloc_core(const AllocReq *reqs, size_t n, int32_t *addr, const char *cor
                            "area %zu (block %" PRId32 "): a chain of areas that loops or joins "
                            "another", i, reqs[i].tag);
     }
+    for (size_t i = 0; at && i < n && chk == ST_OK; i++)
+        if (at[i] && !fixed_fits(&reqs[i], at[i], follows[i]))
+            chk = diag_add(d, ST_RUNTIME, "emit.alloc.req", core,
+                           "area %zu (block %" PRId32 "): %" PRId64 " words at the fixed "
+                           "address %" PRId32 ": outside its banks, off its alignment %" PRId32
+                           " or in a chain of areas", i, reqs[i].tag, reqs[i].words, at[i],
+                           reqs[i].align);
     if (chk != ST_OK) {
         free(ord);
         free(placed);
@@ -378,13 +406,13 @@ Status alloc_core(const AllocReq *reqs, size_t n, int32_t *addr, const char *cor
      * of areas placed before the other areas (test_alloc's test_chains_first). A plan none
      * fits names the area the first try could not place, or one a later try could not
      * whose banks hold less than is live in some phase (test_alloc's test_no_run) */
-    size_t bad = place_all(reqs, n, ord, TOP_NONE, follows, addr, placed), worst = bad;
+    size_t bad = place_all(reqs, n, ord, TOP_NONE, follows, at, addr, placed), worst = bad;
     bool fits = bad == n;
     for (size_t t = 0; t <= sizeof tries / sizeof tries[0] && !fits; t++) {
         if (t > 0)
             order(reqs, n, tries[t - 1].by_phase, tries[t - 1].top, tries[t - 1].chains, ord);
-        size_t b = place_all(reqs, n, ord, t ? tries[t - 1].top : TOP_STATIC, follows, addr,
-                             placed);
+        size_t b = place_all(reqs, n, ord, t ? tries[t - 1].top : TOP_STATIC, follows, at,
+                             addr, placed);
         fits = b == n;
         if (!fits && over_banks(reqs, n, &reqs[b]) && !over_banks(reqs, n, &reqs[worst]))
             worst = b; /* an area whose banks hold less than is live: the one to name */

@@ -217,6 +217,46 @@ static Status level(Plan *pl, const size_t *rs, size_t nr, uint32_t after)
     return st;
 }
 
+/* Refuses run r (through core at, why) as refuse does, having recorded the runs whose cores
+ * meet its own, directly or through others (their bases are tied), for the emitter's next
+ * pass, which lays the areas they land in out at one address on every core of each run
+ * (emit_pin.c). */
+static Status refuse_tied(Plan *pl, size_t r, uint32_t at, const char *why)
+{
+    Emit *e = pl->e;
+    for (size_t a = 0; a < pl->n; a++)
+        pl->root[a] = a;
+    for (size_t a = 0; a < pl->n; a++)
+        for (size_t t = 0; t < pl->runs[a].m; t++) {
+            uint32_t c = run_send(pl, a, t)->dst_core;
+            if (pl->seen[c] < 0)
+                pl->seen[c] = (int32_t)a;
+            else
+                pl->root[find_run(pl->root, a)] = find_run(pl->root, (size_t)pl->seen[c]);
+        }
+    for (size_t a = 0; a < pl->n; a++)
+        for (size_t t = 0; t < pl->runs[a].m; t++)
+            pl->seen[run_send(pl, a, t)->dst_core] = -1;
+    size_t m = 0;
+    for (size_t a = 0; a < pl->n; a++)
+        m = pl->runs[a].m > m ? pl->runs[a].m : m;
+    uint32_t *cores = malloc(m * sizeof *cores);
+    int64_t *dst = malloc(m * sizeof *dst);
+    Status st = cores && dst ? ST_OK : oom(pl);
+    for (size_t a = 0; st == ST_OK && a < pl->n; a++) {
+        if (find_run(pl->root, a) != find_run(pl->root, r))
+            continue;
+        for (size_t t = 0; t < pl->runs[a].m; t++) {
+            cores[t] = run_send(pl, a, t)->dst_core;
+            dst[t] = run_send(pl, a, t)->dst_addr;
+        }
+        st = emit_pin_run(e, pl->p, cores, dst, pl->runs[a].m);
+    }
+    free(cores);
+    free(dst);
+    return st == ST_OK ? refuse(pl, r, at, why) : st;
+}
+
 /* The root of core c among the tied bases; *d: c's base less the root's. */
 static uint32_t find_base(Plan *pl, uint32_t c, int64_t *d)
 {
@@ -266,9 +306,9 @@ static Status bases(Plan *pl)
             uint32_t rt = find_base(pl, s->dst_core, &dt);
             int64_t want = s->dst_addr - s0->dst_addr;
             if (rt == r0 && dt - d0 != want)
-                return refuse(pl, r, s->dst_core, "the copies are laid out differently on "
-                              "the chain's cores (the runs land at other offsets from one "
-                              "receive base on each)");
+                return refuse_tied(pl, r, s->dst_core, "the copies are laid out differently "
+                                   "on the chain's cores (the runs land at other offsets "
+                                   "from one receive base on each)");
             if (rt != r0) {
                 pl->par[rt] = r0;
                 pl->pot[rt] = d0 + want - dt;
@@ -291,9 +331,9 @@ static Status bases(Plan *pl)
             const ESend *s0 = run_send(pl, r, 0);
             int64_t twice_a = s0->dst_addr - base_of(pl, s0->dst_core);
             if (b < ASM_MEM2_BASE || b > e->cores[c].ph[p].recv_lo || twice_a / 2 > 4095)
-                return refuse(pl, r, c, "no receive base puts the shared address on every "
-                              "core's copy, inside MEM2 and before the core's other packets "
-                              "of the phase");
+                return refuse_tied(pl, r, c, "no receive base puts the shared address on "
+                                   "every core's copy, inside MEM2 and before the core's "
+                                   "other packets of the phase");
         }
     return ST_OK;
 }
