@@ -13,7 +13,7 @@
  * Then the receive bases: a forwarded packet keeps its address A, and each core counts it
  * from its own base, so the cores of a run have base = copy - 2 A; cores that several runs
  * join have their bases tied by the differences of their copies' addresses (a weighted
- * union-find over the phase's cores). Each group of tied cores takes the highest bases that
+ * union-find over the phase's cores, wuf.h). Each group of tied cores takes the highest bases that
  * put none past the first word its core receives into in the phase (the least A); every base
  * inside MEM2, every A within 12 bits, else [emit.route].
  *
@@ -25,6 +25,7 @@
 #include "backend/emit_internal.h"
 
 #include "backend/core_mem.h"
+#include "backend/wuf.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -260,22 +261,7 @@ static Status refuse_tied(Plan *pl, size_t r, uint32_t at, const char *why)
 /* The root of core c among the tied bases; *d: c's base less the root's. */
 static uint32_t find_base(Plan *pl, uint32_t c, int64_t *d)
 {
-    int64_t sum = 0;
-    uint32_t r = c;
-    while (pl->par[r] != r) {
-        sum += pl->pot[r];
-        r = pl->par[r];
-    }
-    *d = sum;
-    for (uint32_t x = c; x != r;) { /* every core on the way points at the root */
-        uint32_t up = pl->par[x];
-        int64_t was = pl->pot[x];
-        pl->par[x] = r;
-        pl->pot[x] = sum;
-        sum -= was;
-        x = up;
-    }
-    return r;
+    return wuf_find(pl->par, pl->pot, c, d);
 }
 
 static int64_t base_of(Plan *pl, uint32_t c)
@@ -299,20 +285,13 @@ static Status bases(Plan *pl)
         }
     for (size_t r = 0; r < pl->n; r++) {
         const ESend *s0 = run_send(pl, r, 0);
-        int64_t d0, dt;
-        uint32_t r0 = find_base(pl, s0->dst_core, &d0);
         for (size_t t = 1; t < pl->runs[r].m; t++) {
             const ESend *s = run_send(pl, r, t);
-            uint32_t rt = find_base(pl, s->dst_core, &dt);
-            int64_t want = s->dst_addr - s0->dst_addr;
-            if (rt == r0 && dt - d0 != want)
+            if (!wuf_tie(pl->par, pl->pot, s0->dst_core, s->dst_core,
+                         s->dst_addr - s0->dst_addr))
                 return refuse_tied(pl, r, s->dst_core, "the copies are laid out differently "
                                    "on the chain's cores (the runs land at other offsets "
                                    "from one receive base on each)");
-            if (rt != r0) {
-                pl->par[rt] = r0;
-                pl->pot[rt] = d0 + want - dt;
-            }
         }
     }
     for (size_t r = 0; r < pl->n; r++) /* each root's base: the least of its cores' bounds */

@@ -13,6 +13,7 @@
 #include "backend/emit_internal.h"
 
 #include "backend/core_mem.h"
+#include "backend/wuf.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -95,37 +96,17 @@ Status emit_pin_run(Emit *e, int32_t p, const uint32_t *cores, const int64_t *ds
     return ST_OK;
 }
 
-/* The areas the ties name (nodes: core and request), tied by a weighted union-find: each
- * node's address less its parent's. */
+/* The areas the ties name (nodes: core and request), tied by a weighted union-find (wuf.h):
+ * each node's address less its parent's. */
 typedef struct Pin {
     Emit *e;
     uint32_t *k, *req;  /* per node */
-    size_t n;
-    size_t *par;
+    uint32_t n;
+    uint32_t *par;
     int64_t *pot;
     bool *bad;          /* per root: ties that contradict, or an area that cannot be fixed */
-    size_t *node;       /* per tie: its node */
+    uint32_t *node;     /* per tie: its node */
 } Pin;
-
-static size_t find(Pin *pn, size_t x, int64_t *d)
-{
-    int64_t sum = 0;
-    size_t r = x;
-    while (pn->par[r] != r) {
-        sum += pn->pot[r];
-        r = pn->par[r];
-    }
-    *d = sum;
-    for (size_t y = x; y != r;) { /* every node on the way points at the root */
-        size_t up = pn->par[y];
-        int64_t was = pn->pot[y];
-        pn->par[y] = r;
-        pn->pot[y] = sum;
-        sum -= was;
-        y = up;
-    }
-    return r;
-}
 
 /* Whether request i of core c may take a fixed address: a received area, alone (in no chain
  * of areas). */
@@ -141,7 +122,7 @@ static bool fixable(const ECore *c, uint32_t i)
 }
 
 /* Whether node v fits at address a beside the nodes fixed so far (fixed[0..nf)). */
-static bool fits_at(const Pin *pn, size_t v, int64_t a, const size_t *fixed, size_t nf,
+static bool fits_at(const Pin *pn, uint32_t v, int64_t a, const uint32_t *fixed, size_t nf,
                     const int64_t *addr)
 {
     const ECore *c = &pn->e->cores[pn->k[v]];
@@ -149,7 +130,7 @@ static bool fits_at(const Pin *pn, size_t v, int64_t a, const size_t *fixed, siz
     if (a < ASM_MEM2_RECV || a + r->words > ASM_MEM3_BASE || a % r->align != 0)
         return false;
     for (size_t i = 0; i < nf; i++) {
-        size_t o = fixed[i];
+        uint32_t o = fixed[i];
         const AllocReq *q = &c->reqs[pn->req[o]];
         if (pn->k[o] == pn->k[v] && alloc_lives_meet(q, r) && addr[o] < a + r->words &&
             addr[o] + q->words > a)
@@ -160,8 +141,8 @@ static bool fits_at(const Pin *pn, size_t v, int64_t a, const size_t *fixed, siz
 
 /* Places the set of root rt (its nodes mem[0..nm), each at its root's address + its d):
  * the lowest root address where every node fits; appended to fixed. */
-static void place_set(Pin *pn, const size_t *mem, const int64_t *d, size_t nm, size_t *fixed,
-                      size_t *nf, int64_t *addr)
+static void place_set(Pin *pn, const uint32_t *mem, const int64_t *d, size_t nm,
+                      uint32_t *fixed, size_t *nf, int64_t *addr)
 {
     int64_t lo = INT64_MIN;
     for (size_t i = 0; i < nm; i++)
@@ -184,23 +165,24 @@ static void place_set(Pin *pn, const size_t *mem, const int64_t *d, size_t nm, s
 static Status fix(Pin *pn)
 {
     Emit *e = pn->e;
-    size_t n = pn->n;
-    size_t *mem = malloc(n * sizeof *mem), *fixed = malloc(n * sizeof *fixed), nf = 0;
+    uint32_t n = pn->n;
+    uint32_t *mem = malloc(n * sizeof *mem), *fixed = malloc(n * sizeof *fixed);
+    size_t nf = 0;
     int64_t *d = malloc(n * sizeof *d), *addr = calloc(n, sizeof *addr);
     bool *done = calloc(n, sizeof *done);
     Status st = mem && fixed && d && addr && done
                     ? ST_OK
                     : diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
-    for (size_t v = 0; st == ST_OK && v < n; v++) { /* the sets in the order of their nodes */
+    for (uint32_t v = 0; st == ST_OK && v < n; v++) { /* the sets in the order of their nodes */
         int64_t dv;
-        size_t rt = find(pn, v, &dv);
+        uint32_t rt = wuf_find(pn->par, pn->pot, v, &dv);
         if (done[rt] || pn->bad[rt])
             continue;
         done[rt] = true;
         size_t nm = 0;
-        for (size_t u = v; u < n; u++) {
+        for (uint32_t u = v; u < n; u++) {
             int64_t du;
-            if (find(pn, u, &du) == rt) {
+            if (wuf_find(pn->par, pn->pot, u, &du) == rt) {
                 mem[nm] = u;
                 d[nm++] = du;
             }
@@ -242,7 +224,7 @@ Status emit_pin_place(Emit *e)
                     : diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     for (size_t i = 0; st == ST_OK && i < nt; i++) { /* the nodes, in order of first tie */
         const EPinTie *t = &pins->ties[i];
-        size_t v = 0;
+        uint32_t v = 0;
         while (v < pn.n && (pn.k[v] != t->k || pn.req[v] != t->req))
             v++;
         if (v == pn.n) {
@@ -257,17 +239,13 @@ Status emit_pin_place(Emit *e)
     }
     for (size_t i = 0; st == ST_OK && i < nt;) { /* each run: its areas + offs at one address */
         size_t j = i + 1;
-        int64_t d0, dt;
-        for (; j < nt && pins->ties[j].run == pins->ties[i].run; j++) {
-            size_t r0 = find(&pn, pn.node[i], &d0), rt = find(&pn, pn.node[j], &dt);
-            int64_t want = pins->ties[i].off - pins->ties[j].off; /* its address less i's */
-            if (rt == r0) {
-                pn.bad[r0] |= dt - d0 != want;
-                continue;
-            }
-            pn.par[rt] = r0;
-            pn.pot[rt] = d0 + want - dt;
-            pn.bad[r0] |= pn.bad[rt];
+        for (int64_t d; j < nt && pins->ties[j].run == pins->ties[i].run; j++) {
+            uint32_t r0 = wuf_find(pn.par, pn.pot, pn.node[i], &d);
+            uint32_t rt = wuf_find(pn.par, pn.pot, pn.node[j], &d);
+            /* j's address less i's */
+            bool ok = wuf_tie(pn.par, pn.pot, pn.node[i], pn.node[j],
+                              pins->ties[i].off - pins->ties[j].off);
+            pn.bad[r0] |= pn.bad[rt] || !ok;
         }
         i = j;
     }
