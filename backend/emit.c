@@ -447,29 +447,19 @@ Status emit_program_progress(const Mapping *m, const Chip *chip, ProgSet *out, D
                              const TirProgress *progress)
 {
     EPins pins = {0};
-    Diag first; /* the first pass's findings, told when no pass gets through */
-    bool have_first = false;
     Status st = ST_OK;
     for (int pass = 0; pass < EMIT_PASSES; pass++) {
-        Diag pd;
+        Diag pd; /* the pass's findings: those of the last pass are told */
         diag_init(&pd, NULL);
         uint32_t runs = pins.runs;
         st = emit_pass(m, chip, out, &pd, pass ? NULL : progress, &pins);
         bool again = st == ST_LOGIC && pins.runs > runs && pass + 1 < EMIT_PASSES;
-        if (!again) {
-            diag_append(d, st == ST_OK || !have_first ? &pd : &first);
-            diag_finish(&pd);
+        if (!again)
+            diag_append(d, &pd);
+        diag_finish(&pd);
+        if (!again)
             break;
-        }
-        if (have_first) {
-            diag_finish(&pd);
-        } else {
-            first = pd;
-            have_first = true;
-        }
     }
-    if (have_first)
-        diag_finish(&first);
     free(pins.ties);
     if (st == ST_OK && d->worst > ST_OK) {
         st = d->worst;
