@@ -439,8 +439,8 @@ static void diag_append(Diag *d, const Diag *from)
         d->worst = from->worst;
 }
 
-/* Passes at most: a pass that a relaying chain stops, having recorded runs no earlier pass
- * did, is followed by one that lays their areas out first (emit_pin.c). */
+/* Passes at most: a pass that a relaying chain stops, having recorded runs or pitches no
+ * earlier pass did, is followed by one that lays their areas out so (emit_pin.c). */
 enum { EMIT_PASSES = 8 };
 
 Status emit_program_progress(const Mapping *m, const Chip *chip, ProgSet *out, Diag *d,
@@ -451,9 +451,9 @@ Status emit_program_progress(const Mapping *m, const Chip *chip, ProgSet *out, D
     for (int pass = 0; pass < EMIT_PASSES; pass++) {
         Diag pd; /* the pass's findings: those of the last pass are told */
         diag_init(&pd, NULL);
-        uint32_t runs = pins.runs;
+        size_t was = pins.runs + pins.n_pitches;
         st = emit_pass(m, chip, out, &pd, pass ? NULL : progress, &pins);
-        bool again = st == ST_LOGIC && pins.runs > runs && pass + 1 < EMIT_PASSES;
+        bool again = st == ST_LOGIC && pins.runs + pins.n_pitches > was && pass + 1 < EMIT_PASSES;
         if (!again)
             diag_append(d, &pd);
         diag_finish(&pd);
@@ -461,6 +461,7 @@ Status emit_program_progress(const Mapping *m, const Chip *chip, ProgSet *out, D
             break;
     }
     free(pins.ties);
+    free(pins.pitches);
     if (st == ST_OK && d->worst > ST_OK) {
         st = d->worst;
         progset_free(out);

@@ -149,6 +149,8 @@ typedef struct ECopy {
     bool movable;                   /* it may be moved so, landing over [land_first,
                                        move_phase], when that Soma2 is free (emit_plan.c) */
     int32_t land_first;
+    int64_t land_pitch;             /* words a pixel in its landing area: a relaying chain's
+                                       pitch (emit_pin.c), the P06 re-pitching; 0: its own */
     uint32_t dup_of;                /* another copy on its core holding its values (index in
                                        copies), whose area it shares: no transfer into it
                                        (emit_dup.c); EMIT_NONE otherwise */
@@ -386,11 +388,21 @@ typedef struct EPinTie {
     int64_t off;
 } EPinTie;
 
-/* The ties of the runs the emitter's passes refused so far (emit.c), each run's together. */
+/* A received copy (storage block position pos on core k) to land in a wider pitch (words a
+ * pixel) than its own, a relaying chain's (emit_pin.c). */
+typedef struct EPinPitch {
+    uint32_t k, pos;
+    int64_t pitch;
+} EPinPitch;
+
+/* The ties of the runs the emitter's passes refused so far (emit.c), each run's together,
+ * and the copies to land in a chain's pitch. */
 typedef struct EPins {
     EPinTie *ties;
     size_t n, cap;
     uint32_t runs;
+    EPinPitch *pitches;
+    size_t n_pitches, cap_pitches;
 } EPins;
 
 typedef struct Emit {
@@ -930,6 +942,15 @@ uint32_t emit_pin_area(const Emit *e, uint32_t k, int32_t p, int64_t w);
  * cores and the words it lands at on each, in phase p; a run already recorded, or one
  * landing outside the receive areas, is not. Out of memory: ST_RUNTIME. */
 Status emit_pin_run(Emit *e, int32_t p, const uint32_t *cores, const int64_t *dst, size_t m);
+/* Records that the copy of storage block position pos on core k, which a run lands in
+ * whole, should land in pitch words a pixel, as the same words land on a relaying chain's
+ * cores in the same phase (the router sends a run once a phase: emit_route.c). Recorded once
+ * (EPins.n_pitches grows). Out of memory: ST_RUNTIME. */
+Status emit_pin_pitch(Emit *e, uint32_t k, uint32_t pos, int64_t pitch);
+/* The pitch recorded for the copy of block position pos on core k, 0: none. */
+int64_t emit_pin_pitch_of(const Emit *e, uint32_t k, uint32_t pos);
+/* cp as its landing area lays it out: cp itself, or *tmp, cp in its land_pitch. */
+const ECopy *emit_copy_landed(const ECopy *cp, ECopy *tmp);
 /* The fixed addresses of the areas the recorded runs land in (ECore.at), before the memory
  * plan: each set of areas the runs tie (a run lands at one address on each of its cores)
  * at the lowest place in the receive areas where each fits beside those fixed before it;

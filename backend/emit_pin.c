@@ -96,6 +96,38 @@ Status emit_pin_run(Emit *e, int32_t p, const uint32_t *cores, const int64_t *ds
     return ST_OK;
 }
 
+Status emit_pin_pitch(Emit *e, uint32_t k, uint32_t pos, int64_t pitch)
+{
+    EPins *pins = e->pins;
+    if (!pins || emit_pin_pitch_of(e, k, pos))
+        return ST_OK;
+    EPinPitch *np = emit_grow(e, pins->pitches, &pins->cap_pitches, pins->n_pitches,
+                              sizeof *np);
+    if (!np)
+        return ST_RUNTIME;
+    pins->pitches = np;
+    np[pins->n_pitches++] = (EPinPitch){k, pos, pitch};
+    return ST_OK;
+}
+
+int64_t emit_pin_pitch_of(const Emit *e, uint32_t k, uint32_t pos)
+{
+    for (size_t i = 0; e->pins && i < e->pins->n_pitches; i++)
+        if (e->pins->pitches[i].k == k && e->pins->pitches[i].pos == pos)
+            return e->pins->pitches[i].pitch;
+    return 0;
+}
+
+const ECopy *emit_copy_landed(const ECopy *cp, ECopy *tmp)
+{
+    if (cp->land == EMIT_NONE || !cp->land_pitch)
+        return cp;
+    *tmp = *cp;
+    tmp->feat.c = cp->land_pitch * cp->feat.per_word;
+    tmp->feat.words = cp->feat.ny * cp->feat.nx * cp->land_pitch;
+    return tmp;
+}
+
 /* The areas the ties name (nodes: core and request), tied by a weighted union-find (wuf.h):
  * each node's address less its parent's. */
 typedef struct Pin {

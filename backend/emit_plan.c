@@ -620,6 +620,14 @@ static Status plan_moves(Emit *e, bool late)
         cp->move_slot = sl;
         ECore *c = &e->cores[cp->core];
         AllocReq r = c->reqs[cp->req];
+        /* a relaying chain's pitch, wider than its own (emit_pin.c): whole pixels of it */
+        int64_t pitch = emit_pin_pitch_of(e, cp->core, cp->block);
+        if (pitch > emit_feat_pixel_words(&cp->feat) && pitch % 4 == 0 &&
+            r.words == cp->feat.words && !cp->planes && !cp->view && !cp->spread &&
+            cp->alias_of == EMIT_NONE && !emit_merge_of(e, cp)) {
+            cp->land_pitch = pitch;
+            r.words = cp->feat.ny * cp->feat.nx * pitch;
+        }
         cp->land = emit_request(e, cp->core, r.words, r.align, cp->land_first, cp->move_phase,
                                 ALLOC_RECV, r.tag);
         if (cp->land == EMIT_NONE)

@@ -6,7 +6,8 @@
 # name without .pb) must run bit for bit; the others may be refused with their rule. Prints
 # one line a graph, then the count of each outcome. Fails when any graph fails. The diff test
 # runs with DIFF_QUICK=1 (its smaller grids) unless DIFF_QUICK is set; EVERY=N takes every
-# N-th graph only (in file name order: the first, the N+1-th, ...).
+# N-th graph only (in file name order: the first, the N+1-th, ...); ONLY=REGEX only the
+# graphs whose name (GRAPH) it matches (grep -E), each of which LIST must name.
 #
 #   sh emit_graphs.sh DIFFTEST LIST MAP EMIT RUN COMPILE PB_INPUTS
 set -u
@@ -29,6 +30,13 @@ for g in "$tmp"/g/*.pb; do
     [ -f "$g" ] || continue
     i=$((i + 1))
     [ $(((i - 1) % every)) -eq 0 ] || continue
+    if [ -n "${ONLY:-}" ]; then
+        basename "$g" .pb | grep -Eq "$ONLY" || continue
+        grep -qx "$test/$(basename "$g" .pb)" "$list" || {
+            echo "FAIL: $test/$(basename "$g" .pb) matches ONLY but is not in $list"
+            failed=$((failed + 1))
+        }
+    fi
     n=$((n + 1))
     name=$test/$(basename "$g" .pb)
     if sh "$here/emit_example.sh" "$list" "$name" "$@" "$g" - >"$tmp/one" 2>&1; then
