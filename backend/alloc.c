@@ -48,9 +48,7 @@ bool alloc_lives_in(const AllocReq *r, int32_t p)
     return (r->first <= p && p <= r->last) || (r->again > 0 && p >= r->again);
 }
 
-/* Whether two lifetimes meet: they share a phase, but the one phase where one ends before
- * the other begins (ends_before); a phase from again on met whole. */
-static bool lives_overlap(const AllocReq *a, const AllocReq *b)
+bool alloc_lives_meet(const AllocReq *a, const AllocReq *b)
 {
     if ((a->again > 0 && (b->again > 0 || b->last >= a->again)) ||
         (b->again > 0 && a->last >= b->again))
@@ -68,7 +66,7 @@ static long meets(const AllocReq *reqs, const int32_t *addr, const size_t *place
     for (size_t k = 0; k < n_placed; k++) {
         const AllocReq *o = &reqs[placed[k]];
         int64_t oa = addr[placed[k]];
-        if (lives_overlap(o, r) && oa < at + r->words && oa + o->words > at)
+        if (alloc_lives_meet(o, r) && oa < at + r->words && oa + o->words > at)
             return (long)placed[k];
     }
     return -1;
@@ -292,19 +290,29 @@ static Status check_req(const AllocReq *reqs, size_t n, size_t i, const char *co
 }
 
 /* Places the areas in the order ord[0..n_ord), each at the lowest address that fits (one
- * that goes from the top down in mode top, top_life, at the highest); the index of the
- * first that fits nowhere, or n. */
+ * that goes from the top down in mode top, top_life, at the highest), after the areas at
+ * fixed addresses (at_fixed[i] non-zero; at_fixed NULL: none); the index of the first that
+ * fits nowhere, or n. */
 static size_t place_all(const AllocReq *reqs, size_t n, const AllocOrder *ord, size_t n_ord,
-                        AllocTop top, const bool *follows, int32_t *addr, size_t *placed)
+                        AllocTop top, const bool *follows, const int32_t *at_fixed,
+                        int32_t *addr, size_t *placed)
 {
     int32_t span[2];
     data_span(reqs, n, span);
     size_t n_placed = 0;
+    for (size_t i = 0; at_fixed && i < n; i++) { /* the areas at fixed addresses first */
+        if (!at_fixed[i])
+            continue;
+        if (meets(reqs, addr, placed, n_placed, &reqs[i], at_fixed[i]) >= 0)
+            return i;
+        addr[i] = at_fixed[i];
+        placed[n_placed++] = i;
+    }
     for (size_t k = 0; k < n_ord; k++) {
         size_t i = ord[k].i;
         const AllocReq *r = &reqs[i];
-        if (follows[i])
-            continue; /* placed with the chain it follows */
+        if (follows[i] || (at_fixed && at_fixed[i]))
+            continue; /* placed with the chain it follows, or at its address */
         int64_t at = -1;
         bool high = top_life(reqs, r, top, span) > 0;
         for (const AllocBank *const *b = prefs[r->kind]; *b && at < 0; b++)
@@ -356,7 +364,7 @@ static bool recv_place(RecvSearch *S, size_t k)
     for (size_t j = 0; j < k; j++) {
         const AllocReq *o = &S->reqs[S->list[j]];
         int64_t at = S->addr[S->list[j]];
-        if (!lives_overlap(o, r))
+        if (!alloc_lives_meet(o, r))
             continue;
         cand[nc++] = align_up(at + o->words, r->align);
         cand[nc++] = at - r->words >= 0 ? (at - r->words) / r->align * r->align : -1;
@@ -396,26 +404,33 @@ static int recv_cmp(const void *a, const void *b)
  * the orders of placement can leave no run for one of them though the words live in each
  * phase fit (areas of a few sizes over staggered phases, a phase full to the last run).
  * The router alone writes there: these areas meet no others. Whether they fit (none is
- * chained: false). */
-static bool recv_search(const AllocReq *reqs, size_t n, int32_t *addr)
+ * chained: false). The areas at fixed addresses (at[i] non-zero; at NULL: none) keep
+ * theirs, and the search places the others around them. */
+static bool recv_search(const AllocReq *reqs, size_t n, const int32_t *at, int32_t *addr)
 {
     AllocOrder *ord = malloc((n ? n : 1) * sizeof *ord);
-    size_t *list = malloc((n ? n : 1) * sizeof *list), m = 0;
+    size_t *list = malloc((n ? n : 1) * sizeof *list), m = 0, nf = 0;
     bool ok = ord && list;
     for (size_t i = 0; ok && i < n; i++)
-        if (reqs[i].kind == ALLOC_RECV) {
+        if (reqs[i].kind == ALLOC_RECV && at && at[i]) { /* fixed: placed first, as they are */
+            addr[i] = at[i];
+            list[nf++] = i;
+        }
+    for (size_t i = 0; ok && i < n; i++)
+        if (reqs[i].kind == ALLOC_RECV && !(at && at[i])) {
             ok = !reqs[i].next;
             ord[m++] = (AllocOrder){reqs[i].last - reqs[i].first, 0, reqs[i].first,
                                     reqs[i].words, i};
         }
-    int64_t *cand = ok && m ? malloc(m * (2 * m + 2) * sizeof *cand) : NULL;
+    size_t all = nf + m;
+    int64_t *cand = ok && all ? malloc(all * (2 * all + 2) * sizeof *cand) : NULL;
     ok = ok && cand;
     if (ok) {
         qsort(ord, m, sizeof *ord, recv_cmp);
         for (size_t k = 0; k < m; k++)
-            list[k] = ord[k].i;
-        RecvSearch S = {reqs, list, m, addr, cand, RECV_SEARCH_BUDGET};
-        ok = recv_place(&S, 0);
+            list[nf + k] = ord[k].i;
+        RecvSearch S = {reqs, list, all, addr, cand, RECV_SEARCH_BUDGET};
+        ok = recv_place(&S, nf);
     }
     free(cand);
     free(ord);
@@ -426,7 +441,8 @@ static bool recv_search(const AllocReq *reqs, size_t n, int32_t *addr)
 /* The areas of reqs[0..n) but the receive area's placed in the order ord (those first in
  * it, the receive area's after them, unplaced), and whether place_all places them all. */
 static bool place_but_recv(const AllocReq *reqs, size_t n, AllocOrder *ord, AllocTop top,
-                           const bool *follows, int32_t *addr, size_t *placed)
+                           const bool *follows, const int32_t *at, int32_t *addr,
+                           size_t *placed)
 {
     size_t m = 0;
     for (size_t k = 0; k < n; k++)
@@ -435,10 +451,24 @@ static bool place_but_recv(const AllocReq *reqs, size_t n, AllocOrder *ord, Allo
             ord[k] = ord[m];
             ord[m++] = t;
         }
-    return place_all(reqs, n, ord, m, top, follows, addr, placed) == n;
+    return place_all(reqs, n, ord, m, top, follows, at, addr, placed) == n;
 }
 
 Status alloc_core(const AllocReq *reqs, size_t n, int32_t *addr, const char *core, Diag *d)
+{
+    return alloc_core_at(reqs, n, NULL, addr, core, d);
+}
+
+/* Whether fixed address at suits area r: inside the first range of its kind, aligned, and
+ * neither in a chain of areas nor followed by one (follows). */
+static bool fixed_fits(const AllocReq *r, int64_t at, bool follows)
+{
+    const AllocBank *b = prefs[r->kind][0];
+    return at >= b->lo && at + r->words <= b->hi && at % r->align == 0 && !r->next && !follows;
+}
+
+Status alloc_core_at(const AllocReq *reqs, size_t n, const int32_t *at, int32_t *addr,
+                     const char *core, Diag *d)
 {
     for (size_t i = 0; i < n; i++) {
         Status st = check_req(reqs, n, i, core, d);
@@ -471,6 +501,13 @@ Status alloc_core(const AllocReq *reqs, size_t n, int32_t *addr, const char *cor
                            "area %zu (block %" PRId32 "): a chain of areas that loops or joins "
                            "another", i, reqs[i].tag);
     }
+    for (size_t i = 0; at && i < n && chk == ST_OK; i++)
+        if (at[i] && !fixed_fits(&reqs[i], at[i], follows[i]))
+            chk = diag_add(d, ST_RUNTIME, "emit.alloc.req", core,
+                           "area %zu (block %" PRId32 "): %" PRId64 " words at the fixed "
+                           "address %" PRId32 ": outside its banks, off its alignment %" PRId32
+                           " or in a chain of areas", i, reqs[i].tag, reqs[i].words, at[i],
+                           reqs[i].align);
     if (chk != ST_OK) {
         free(ord);
         free(placed);
@@ -496,12 +533,12 @@ Status alloc_core(const AllocReq *reqs, size_t n, int32_t *addr, const char *cor
      * of areas placed before the other areas (test_alloc's test_chains_first). A plan none
      * fits names the area the first try could not place, or one a later try could not
      * whose banks hold less than is live in some phase (test_alloc's test_no_run) */
-    size_t bad = place_all(reqs, n, ord, n, TOP_NONE, follows, addr, placed), worst = bad;
+    size_t bad = place_all(reqs, n, ord, n, TOP_NONE, follows, at, addr, placed), worst = bad;
     bool fits = bad == n;
     for (size_t t = 0; t <= sizeof tries / sizeof tries[0] && !fits; t++) {
         if (t > 0)
             order(reqs, n, tries[t - 1].by_phase, tries[t - 1].top, tries[t - 1].chains, ord);
-        size_t b = place_all(reqs, n, ord, n, t ? tries[t - 1].top : TOP_STATIC, follows,
+        size_t b = place_all(reqs, n, ord, n, t ? tries[t - 1].top : TOP_STATIC, follows, at,
                              addr, placed);
         fits = b == n;
         if (!fits && over_banks(reqs, n, &reqs[b]) && !over_banks(reqs, n, &reqs[worst]))
@@ -516,9 +553,9 @@ Status alloc_core(const AllocReq *reqs, size_t n, int32_t *addr, const char *cor
             order(reqs, n, t && tries[t - 1].by_phase, t ? tries[t - 1].top : TOP_NONE,
                   t ? tries[t - 1].chains : false, ord);
             others = place_but_recv(reqs, n, ord, t ? tries[t - 1].top : TOP_NONE, follows,
-                                    addr, placed);
+                                    at, addr, placed);
         }
-        fits = others && recv_search(reqs, n, addr);
+        fits = others && recv_search(reqs, n, at, addr);
     }
     if (!fits) {
         const AllocReq *r = &reqs[worst];

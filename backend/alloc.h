@@ -63,6 +63,10 @@ typedef struct AllocReq {
 
 /* Whether area r lives in phase p: in [first, last], or from again on. */
 bool alloc_lives_in(const AllocReq *r, int32_t p);
+/* Whether the lifetimes of areas a and b meet: they share a phase, but the one phase where
+ * one ends before the other begins (last_axon / first_soma, last_soma1 / first_router); a
+ * phase from again on met whole. Areas whose lifetimes meet take different words. */
+bool alloc_lives_meet(const AllocReq *a, const AllocReq *b);
 
 /* Places reqs[0..n) on one core; addr[i] receives the word address of reqs[i]. A plan that
  * does not fit is a logic error [emit.alloc] naming core (e.g. "chip (0,0) core (3,1)"), the
@@ -70,5 +74,11 @@ bool alloc_lives_in(const AllocReq *r, int32_t p);
  * against the words the banks hold; a malformed request (size, alignment, lifetime) is a
  * runtime error [emit.alloc.req] (a bug of the caller). Out of memory: ST_RUNTIME. */
 Status alloc_core(const AllocReq *reqs, size_t n, int32_t *addr, const char *core, Diag *d);
+/* The same, with some areas at fixed addresses: at[i] (0: anywhere; at NULL: none), each in
+ * the first range of its kind (the order of preference above), aligned, in no chain of
+ * areas (else [emit.alloc.req]). They are placed first, as they are, in every try; the
+ * others around them. Fixed areas whose words and lifetimes meet fit nowhere [emit.alloc]. */
+Status alloc_core_at(const AllocReq *reqs, size_t n, const int32_t *at, int32_t *addr,
+                     const char *core, Diag *d);
 
 #endif

@@ -9,6 +9,7 @@
 #include "taskir/exact.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -294,6 +295,7 @@ static void free_emit(Emit *e)
         free(c->reqs);
         free(c->addr);
         free(c->rparts);
+        free(c->at);
     }
     for (uint32_t i = 0; i < e->n_copies; i++)
         free(e->copies[i].image);
@@ -337,11 +339,13 @@ Status emit_program(const Mapping *m, const Chip *chip, ProgSet *out, Diag *d)
 
 enum { EMIT_STAGES = 8 }; /* the stages emit_program_progress reports */
 
-Status emit_program_progress(const Mapping *m, const Chip *chip, ProgSet *out, Diag *d,
-                             const TirProgress *progress)
+/* One pass of the emitter, its findings into d; the runs of relaying chains it refuses
+ * appended to pins, whose earlier runs it lays out first (emit_pin.c). */
+static Status emit_pass(const Mapping *m, const Chip *chip, ProgSet *out, Diag *d,
+                        const TirProgress *progress, EPins *pins)
 {
     memset(out, 0, sizeof *out);
-    Emit e = {.m = m, .g = m->graph, .chip = chip, .d = d};
+    Emit e = {.m = m, .g = m->graph, .chip = chip, .d = d, .pins = pins};
     uint32_t nb = m->graph->n_blocks ? m->graph->n_blocks : 1;
     e.core_of = malloc(nb * sizeof *e.core_of);
     e.phase_of = calloc(nb, sizeof *e.phase_of);
@@ -408,5 +412,60 @@ Status emit_program_progress(const Mapping *m, const Chip *chip, ProgSet *out, D
     free_emit(&e);
     if (st != ST_OK)
         progset_free(out);
+    return st;
+}
+
+/* Records entry x of another Diag into d (format "%s": its text). */
+static void readd(Diag *d, const DiagEntry *x, const char *fmt, ...)
+{
+    char *where = x->where ? strdup(x->where) : NULL;
+    if (x->where && !where)
+        d->oom = true;
+    va_list ap;
+    va_start(ap, fmt);
+    diag_vadd(d, x->status, x->rule, where, x->has_block, x->block_id, x->has_edge,
+              x->edge_id, fmt, ap);
+    va_end(ap);
+}
+
+/* d's findings followed by from's. */
+static void diag_append(Diag *d, const Diag *from)
+{
+    for (size_t i = 0; i < from->n; i++)
+        readd(d, &from->entries[i], "%s",
+              from->entries[i].what ? from->entries[i].what : "(message lost: out of memory)");
+    d->dropped += from->dropped;
+    d->oom |= from->oom;
+    if (from->worst > d->worst)
+        d->worst = from->worst;
+}
+
+/* Passes at most: a pass that a relaying chain stops, having recorded runs or pitches no
+ * earlier pass did, is followed by one that lays their areas out so (emit_pin.c). */
+enum { EMIT_PASSES = 8 };
+
+Status emit_program_progress(const Mapping *m, const Chip *chip, ProgSet *out, Diag *d,
+                             const TirProgress *progress)
+{
+    EPins pins = {0};
+    Status st = ST_OK;
+    for (int pass = 0; pass < EMIT_PASSES; pass++) {
+        Diag pd; /* the pass's findings: those of the last pass are told */
+        diag_init(&pd, NULL);
+        size_t was = pins.runs + pins.n_pitches;
+        st = emit_pass(m, chip, out, &pd, pass ? NULL : progress, &pins);
+        bool again = st == ST_LOGIC && pins.runs + pins.n_pitches > was && pass + 1 < EMIT_PASSES;
+        if (!again)
+            diag_append(d, &pd);
+        diag_finish(&pd);
+        if (!again)
+            break;
+    }
+    free(pins.ties);
+    free(pins.pitches);
+    if (st == ST_OK && d->worst > ST_OK) {
+        st = d->worst;
+        progset_free(out);
+    }
     return st;
 }

@@ -13,7 +13,7 @@
  * Then the receive bases: a forwarded packet keeps its address A, and each core counts it
  * from its own base, so the cores of a run have base = copy - 2 A; cores that several runs
  * join have their bases tied by the differences of their copies' addresses (a weighted
- * union-find over the phase's cores). Each group of tied cores takes the highest bases that
+ * union-find over the phase's cores, wuf.h). Each group of tied cores takes the highest bases that
  * put none past the first word its core receives into in the phase (the least A); every base
  * inside MEM2, every A within 12 bits, else [emit.route].
  *
@@ -25,6 +25,7 @@
 #include "backend/emit_internal.h"
 
 #include "backend/core_mem.h"
+#include "backend/wuf.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -217,25 +218,50 @@ static Status level(Plan *pl, const size_t *rs, size_t nr, uint32_t after)
     return st;
 }
 
+/* Refuses run r (through core at, why) as refuse does, having recorded the runs whose cores
+ * meet its own, directly or through others (their bases are tied), for the emitter's next
+ * pass, which lays the areas they land in out at one address on every core of each run
+ * (emit_pin.c). */
+static Status refuse_tied(Plan *pl, size_t r, uint32_t at, const char *why)
+{
+    Emit *e = pl->e;
+    for (size_t a = 0; a < pl->n; a++)
+        pl->root[a] = a;
+    for (size_t a = 0; a < pl->n; a++)
+        for (size_t t = 0; t < pl->runs[a].m; t++) {
+            uint32_t c = run_send(pl, a, t)->dst_core;
+            if (pl->seen[c] < 0)
+                pl->seen[c] = (int32_t)a;
+            else
+                pl->root[find_run(pl->root, a)] = find_run(pl->root, (size_t)pl->seen[c]);
+        }
+    for (size_t a = 0; a < pl->n; a++)
+        for (size_t t = 0; t < pl->runs[a].m; t++)
+            pl->seen[run_send(pl, a, t)->dst_core] = -1;
+    size_t m = 0;
+    for (size_t a = 0; a < pl->n; a++)
+        m = pl->runs[a].m > m ? pl->runs[a].m : m;
+    uint32_t *cores = malloc(m * sizeof *cores);
+    int64_t *dst = malloc(m * sizeof *dst);
+    Status st = cores && dst ? ST_OK : oom(pl);
+    for (size_t a = 0; st == ST_OK && a < pl->n; a++) {
+        if (find_run(pl->root, a) != find_run(pl->root, r))
+            continue;
+        for (size_t t = 0; t < pl->runs[a].m; t++) {
+            cores[t] = run_send(pl, a, t)->dst_core;
+            dst[t] = run_send(pl, a, t)->dst_addr;
+        }
+        st = emit_pin_run(e, pl->p, cores, dst, pl->runs[a].m);
+    }
+    free(cores);
+    free(dst);
+    return st == ST_OK ? refuse(pl, r, at, why) : st;
+}
+
 /* The root of core c among the tied bases; *d: c's base less the root's. */
 static uint32_t find_base(Plan *pl, uint32_t c, int64_t *d)
 {
-    int64_t sum = 0;
-    uint32_t r = c;
-    while (pl->par[r] != r) {
-        sum += pl->pot[r];
-        r = pl->par[r];
-    }
-    *d = sum;
-    for (uint32_t x = c; x != r;) { /* every core on the way points at the root */
-        uint32_t up = pl->par[x];
-        int64_t was = pl->pot[x];
-        pl->par[x] = r;
-        pl->pot[x] = sum;
-        sum -= was;
-        x = up;
-    }
-    return r;
+    return wuf_find(pl->par, pl->pot, c, d);
 }
 
 static int64_t base_of(Plan *pl, uint32_t c)
@@ -259,20 +285,13 @@ static Status bases(Plan *pl)
         }
     for (size_t r = 0; r < pl->n; r++) {
         const ESend *s0 = run_send(pl, r, 0);
-        int64_t d0, dt;
-        uint32_t r0 = find_base(pl, s0->dst_core, &d0);
         for (size_t t = 1; t < pl->runs[r].m; t++) {
             const ESend *s = run_send(pl, r, t);
-            uint32_t rt = find_base(pl, s->dst_core, &dt);
-            int64_t want = s->dst_addr - s0->dst_addr;
-            if (rt == r0 && dt - d0 != want)
-                return refuse(pl, r, s->dst_core, "the copies are laid out differently on "
-                              "the chain's cores (the runs land at other offsets from one "
-                              "receive base on each)");
-            if (rt != r0) {
-                pl->par[rt] = r0;
-                pl->pot[rt] = d0 + want - dt;
-            }
+            if (!wuf_tie(pl->par, pl->pot, s0->dst_core, s->dst_core,
+                         s->dst_addr - s0->dst_addr))
+                return refuse_tied(pl, r, s->dst_core, "the copies are laid out differently "
+                                   "on the chain's cores (the runs land at other offsets "
+                                   "from one receive base on each)");
         }
     }
     for (size_t r = 0; r < pl->n; r++) /* each root's base: the least of its cores' bounds */
@@ -291,9 +310,9 @@ static Status bases(Plan *pl)
             const ESend *s0 = run_send(pl, r, 0);
             int64_t twice_a = s0->dst_addr - base_of(pl, s0->dst_core);
             if (b < ASM_MEM2_BASE || b > e->cores[c].ph[p].recv_lo || twice_a / 2 > 4095)
-                return refuse(pl, r, c, "no receive base puts the shared address on every "
-                              "core's copy, inside MEM2 and before the core's other packets "
-                              "of the phase");
+                return refuse_tied(pl, r, c, "no receive base puts the shared address on "
+                                   "every core's copy, inside MEM2 and before the core's "
+                                   "other packets of the phase");
         }
     return ST_OK;
 }

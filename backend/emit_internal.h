@@ -31,6 +31,8 @@
  *                 area: each phase's slices joined into the data banks (P06 with ciso)
  *   emit_packed.c a copy the router assembles byte by byte for OUTPUTs only, in the least
  *                 pitch a dynamic block reads
+ *   emit_pin.c    the receive areas a relaying chain's runs land in, at one address on
+ *                 every core of the chain (the emitter's passes, emit.c)
  */
 #ifndef TASKIR_BACKEND_EMIT_INTERNAL_H
 #define TASKIR_BACKEND_EMIT_INTERNAL_H
@@ -129,6 +131,8 @@ typedef struct ECore {
     EReqPart *rparts;               /* requests planned in parts, by request and word
                                        (emit_recvpart.c; none before that try) */
     size_t n_rparts, cap_rparts;
+    int32_t *at;                    /* per request: its fixed address, 0 for none (emit_pin.c);
+                                       NULL: none fixed */
 } ECore;
 
 /* A storage block's copy on one core. */
@@ -158,6 +162,8 @@ typedef struct ECopy {
     bool movable;                   /* it may be moved so, landing over [land_first,
                                        move_phase], when that Soma2 is free (emit_plan.c) */
     int32_t land_first;
+    int64_t land_pitch;             /* words a pixel in its landing area: a relaying chain's
+                                       pitch (emit_pin.c), the P06 re-pitching; 0: its own */
     uint32_t dup_of;                /* another copy on its core holding its values (index in
                                        copies), whose area it shares: no transfer into it
                                        (emit_dup.c); EMIT_NONE otherwise */
@@ -386,6 +392,31 @@ typedef struct ENarrow {
                                        precision: refused with emit.prec */
 } ENarrow;
 
+/* One core's part of a run a relaying chain carries, which a pass refused (emit_pin.c): the
+ * run lands off words into area req of core k. The areas of one run's ties go where the run
+ * lands at one address on every core of it. */
+typedef struct EPinTie {
+    uint32_t run, k, req;
+    int64_t off;
+} EPinTie;
+
+/* A received copy (storage block position pos on core k) to land in a wider pitch (words a
+ * pixel) than its own, a relaying chain's (emit_pin.c). */
+typedef struct EPinPitch {
+    uint32_t k, pos;
+    int64_t pitch;
+} EPinPitch;
+
+/* The ties of the runs the emitter's passes refused so far (emit.c), each run's together,
+ * and the copies to land in a chain's pitch. */
+typedef struct EPins {
+    EPinTie *ties;
+    size_t n, cap;
+    uint32_t runs;
+    EPinPitch *pitches;
+    size_t n_pitches, cap_pitches;
+} EPins;
+
 typedef struct Emit {
     const Mapping *m;
     const Graph *g;
@@ -431,6 +462,8 @@ typedef struct Emit {
     size_t n_stagings, cap_stagings;
     EChMerge *chmerges;             /* copies merged from channel slices (emit_chmerge.c) */
     size_t n_chmerges, cap_chmerges;
+    EPins *pins;                    /* the runs earlier passes refused, this pass's appended
+                                       (emit_pin.c) */
 } Emit;
 
 /* The EDup of CADD block pos, or NULL. */
@@ -953,6 +986,28 @@ typedef struct EChainRun {
  * each run's sends in its chain's order, the first (to its first core) marked relay; every
  * core's next core, receive base and packets forwarded. */
 Status emit_chain_plan(Emit *e, int32_t p, const EChainRun *runs, size_t n);
+/* The area of core k's receive area that word w lands in in phase p: the lowest-numbered
+ * request alive there that holds it and is not done with before the router; EMIT_NONE when
+ * none (emit_pin.c). */
+uint32_t emit_pin_area(const Emit *e, uint32_t k, int32_t p, int64_t w);
+/* Records a run a relaying chain cannot carry as the copies lie (EPins.runs grows): its m
+ * cores and the words it lands at on each, in phase p; a run already recorded, or one
+ * landing outside the receive areas, is not. Out of memory: ST_RUNTIME. */
+Status emit_pin_run(Emit *e, int32_t p, const uint32_t *cores, const int64_t *dst, size_t m);
+/* Records that the copy of storage block position pos on core k, which a run lands in
+ * whole, should land in pitch words a pixel, as the same words land on a relaying chain's
+ * cores in the same phase (the router sends a run once a phase: emit_route.c). Recorded once
+ * (EPins.n_pitches grows). Out of memory: ST_RUNTIME. */
+Status emit_pin_pitch(Emit *e, uint32_t k, uint32_t pos, int64_t pitch);
+/* The pitch recorded for the copy of block position pos on core k, 0: none. */
+int64_t emit_pin_pitch_of(const Emit *e, uint32_t k, uint32_t pos);
+/* cp as its landing area lays it out: cp itself, or *tmp, cp in its land_pitch. */
+const ECopy *emit_copy_landed(const ECopy *cp, ECopy *tmp);
+/* The fixed addresses of the areas the recorded runs land in (ECore.at), before the memory
+ * plan: each set of areas the runs tie (a run lands at one address on each of its cores)
+ * at the lowest place in the receive areas where each fits beside those fixed before it;
+ * a set whose ties contradict each other, or that fits nowhere, stays free. */
+Status emit_pin_place(Emit *e);
 /* A core's sends of a phase past its P09's header table, carried on in the next phases where
  * both cores are free for them (emit_route_spill.c, after the chains). */
 Status emit_route_spill(Emit *e);

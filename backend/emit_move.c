@@ -106,6 +106,17 @@ Status emit_moves(Emit *e)
         if (cp->land == EMIT_NONE)
             continue;
         const ECore *c = &e->cores[cp->core];
+        if (cp->land_pitch) { /* landed in a relaying chain's pitch (emit_pin.c) */
+            Taskir__Asm__P06 *m = emit_p06_slot(e, cp->core, cp->move_phase, cp->move_slot,
+                                                e->g->blocks[cp->block]->id);
+            if (!m)
+                return ST_RUNTIME;
+            int64_t px = cp->feat.ny * cp->feat.nx, pw = emit_feat_pixel_words(&cp->feat);
+            emit_p06_rows(m, PR_INT_32, cp->land_pitch, px, c->addr[cp->land],
+                          px * cp->land_pitch, emit_copy_addr(e, cp), px * pw);
+            SET(m, length_out, (int32_t)pw);
+            continue;
+        }
         Status st = move_words(e, cp->core, cp->move_phase, cp->move_slot,
                                e->g->blocks[cp->block]->id,
                                c->addr[cp->land], emit_copy_addr(e, cp),

@@ -620,6 +620,14 @@ static Status plan_moves(Emit *e, bool late)
         cp->move_slot = sl;
         ECore *c = &e->cores[cp->core];
         AllocReq r = c->reqs[cp->req];
+        /* a relaying chain's pitch, wider than its own (emit_pin.c): whole pixels of it */
+        int64_t pitch = emit_pin_pitch_of(e, cp->core, cp->block);
+        if (pitch > emit_feat_pixel_words(&cp->feat) && pitch % 4 == 0 &&
+            r.words == cp->feat.words && !cp->planes && !cp->view && !cp->spread &&
+            cp->alias_of == EMIT_NONE && !emit_merge_of(e, cp)) {
+            cp->land_pitch = pitch;
+            r.words = cp->feat.ny * cp->feat.nx * pitch;
+        }
         cp->land = emit_request(e, cp->core, r.words, r.align, cp->land_first, cp->move_phase,
                                 ALLOC_RECV, r.tag);
         if (cp->land == EMIT_NONE)
@@ -990,13 +998,15 @@ static Status place_core(ECore *c, const uint32_t *lead, Diag *d)
     for (size_t i = 0; i < c->n_reqs; i++)
         n += c->reqs[i].words > 0 && lead[i] == i;
     if (n == c->n_reqs && !c->n_rparts)
-        return alloc_core(c->reqs, c->n_reqs, c->addr, c->name, d);
+        return alloc_core_at(c->reqs, c->n_reqs, c->at, c->addr, c->name, d);
     size_t room = n + c->n_rparts; /* the areas planned in parts: their later parts */
     AllocReq *kept = malloc((room ? room : 1) * sizeof *kept);
     int32_t *addr = malloc((room ? room : 1) * sizeof *addr);
     size_t *at = malloc((c->n_reqs ? c->n_reqs : 1) * sizeof *at); /* 1 + kept index */
-    Status st = kept && addr && at ? ST_OK
-                                   : diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
+    int32_t *fixed = c->at ? calloc(room ? room : 1, sizeof *fixed) : NULL; /* emit_pin.c */
+    Status st = kept && addr && at && (fixed || !c->at)
+                    ? ST_OK
+                    : diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory");
     for (size_t i = 0, j = 0; st == ST_OK && i < c->n_reqs; i++)
         at[i] = c->reqs[i].words > 0 && lead[i] == i ? ++j : 0;
     for (size_t i = 0, j = 0; st == ST_OK && i < c->n_reqs; i++)
@@ -1028,10 +1038,15 @@ static Status place_core(ECore *c, const uint32_t *lead, Diag *d)
             }
             r->again = again;
         }
+    for (size_t i = 0; st == ST_OK && fixed && i < c->n_reqs; i++)
+        if (c->at[i] && c->reqs[i].words > 0 && !fixed[at[lead[i]] - 1]) /* a twin's: its lead's */
+            fixed[at[lead[i]] - 1] = c->at[i];
     if (st == ST_OK) /* each part's address follows its area's first (emit_recvpart.c) */
-        st = alloc_core(kept, emit_recv_parts_apply(c, lead, at, kept, n), addr, c->name, d);
+        st = alloc_core_at(kept, emit_recv_parts_apply(c, lead, at, kept, n), fixed, addr,
+                           c->name, d);
     for (size_t i = 0; st == ST_OK && i < c->n_reqs; i++)
         c->addr[i] = c->reqs[i].words <= 0 ? -1 : addr[at[lead[i]] - 1];
+    free(fixed);
     free(kept);
     free(addr);
     free(at);
@@ -1181,6 +1196,8 @@ Status emit_plan(Emit *e)
         emit_stay_again(e);
     if (st == ST_OK)
         st = emit_p08_plan(e);
+    if (st == ST_OK) /* the areas relaying chains refused in an earlier pass, fixed first */
+        st = emit_pin_place(e);
     for (uint32_t k = 0; k < e->n_cores && st == ST_OK; k++) {
         ECore *c = &e->cores[k];
         c->addr = malloc((c->n_reqs ? c->n_reqs : 1) * sizeof *c->addr);

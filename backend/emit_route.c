@@ -594,8 +594,10 @@ static Status route_edge(Emit *e, const MapDict *dict)
                              "moves values between lanes into a copy of block %d on %s that "
                              "is merged from slices: 1-byte packets go whole into one copy",
                              e->g->blocks[s]->id, e->cores[rk].name);
+        ECopy at_pitch; /* landing in a relaying chain's pitch (emit_pin.c) */
+        const ECopy *dlp = pt ? dcp : emit_copy_landed(dcp, &at_pitch);
         if (lanes && !pt) { /* emit_lanes.c: from the writer's buffer, relays refused */
-            Status st = emit_lane_runs(e, ed, (uint32_t)w, sk, cs->phase, dcp, rk, &part, dbase);
+            Status st = emit_lane_runs(e, ed, (uint32_t)w, sk, cs->phase, dlp, rk, &part, dbase);
             if (st != ST_OK)
                 return st;
             continue;
@@ -636,7 +638,7 @@ static Status route_edge(Emit *e, const MapDict *dict)
         if (sk == e->core_of[w] && st == ST_OK)
             st = writer_loc(e, ed, (uint32_t)w, cs->phase, &dbox, &dcp->feat, &src, &ch0);
         if (!pt && st == ST_OK)
-            st = runs(e, ed, &src, ch0, sk, cs->phase, dcp, rk, &part, dbase);
+            st = runs(e, ed, &src, ch0, sk, cs->phase, dlp, rk, &part, dbase);
         /* a spread part: this phase's pixels of each of its runs of dcp, into their place
          * in the landing area (the first run's, then the second's) */
         dbase = pt ? e->cores[rk].addr[pt->land] : 0;
@@ -702,8 +704,10 @@ static Status gather_edge(Emit *e, uint32_t w, uint32_t j, int32_t p, int32_t re
         return emit_route_run(e, k, p, k, e->cores[k].addr[o->req], of->words,
                               emit_copy_dest_addr(e, cp), e->g->blocks[s]->id, false);
     }
+    ECopy at_pitch; /* landing in a relaying chain's pitch (emit_pin.c) */
+    const ECopy *lcp = emit_copy_landed(cp, &at_pitch);
     if (emit_moves_lanes(e, ed, w, &dbox)) /* bytes between lanes: emit_lanes.c */
-        return emit_lane_runs(e, ed, w, k, p, cp, k, &part, emit_copy_dest_addr(e, cp));
+        return emit_lane_runs(e, ed, w, k, p, lcp, k, &part, emit_copy_dest_addr(e, cp));
     ELoc src = {0};
     int64_t ch0 = dbox.lo[2];
     Status st = same_pixels(e, ed, w, &dbox);
@@ -714,7 +718,7 @@ static Status gather_edge(Emit *e, uint32_t w, uint32_t j, int32_t p, int32_t re
     if (sb && rep > 0 && rep < sb->reps) /* its repeat of the send area */
         src.base += rep * sb->feat.words;
     if (st == ST_OK)
-        st = runs(e, ed, &src, ch0, k, p, cp, k, &part, emit_copy_dest_addr(e, cp));
+        st = runs(e, ed, &src, ch0, k, p, lcp, k, &part, emit_copy_dest_addr(e, cp));
     return st;
 }
 
@@ -870,6 +874,26 @@ static Status to_bytes(Emit *e, uint32_t k, int32_t p, bool *single)
     return ST_OK;
 }
 
+/* Two sends of the same words in one phase, a relaying chain's in runs of a pixel of one
+ * copy's some words apart, the other whole into a copy that moves out of the receive area
+ * with pixels of that many words: the next pass lands the second in the chain's pitch
+ * (emit_pin.c), so that the chain carries both. */
+static Status pitch_hint(Emit *e, const ESend *a, const ESend *s)
+{
+    for (int i = 0; i < 2; i++) {
+        const ESend *x = i ? a : s, *y = i ? s : a; /* x whole, y in runs */
+        long pos = graph_block_pos(e->g, x->block);
+        const ECopy *cp = pos >= 0 ? emit_copy_on(e, (uint32_t)pos, x->dst_core) : NULL;
+        if (x->single || y->single || x->src != y->src || x->words != y->words ||
+            x->run != x->stride || y->run == y->stride || !cp || cp->land == EMIT_NONE ||
+            cp->land_pitch || y->run != emit_feat_pixel_words(&cp->feat) ||
+            x->words % y->run != 0)
+            continue;
+        return emit_pin_pitch(e, x->dst_core, (uint32_t)pos, y->stride);
+    }
+    return ST_OK;
+}
+
 static Status send_part(Emit *e, uint32_t k, int32_t p, Taskir__Asm__P09 *r)
 {
     ECore *c = &e->cores[k];
@@ -886,13 +910,17 @@ static Status send_part(Emit *e, uint32_t k, int32_t p, Taskir__Asm__P09 *r)
         if ((s->src - a->src) % per)
             return diag_add(e->d, ST_RUNTIME, "emit.internal", c->name,
                             "phase %d: a run sent from odd word %lld", p, (long long)s->src);
-        if (a->src + a->words > s->src)
+        if (a->src + a->words > s->src) {
+            Status pst = pitch_hint(e, a, s);
+            if (pst != ST_OK)
+                return pst;
             return diag_add(e->d, ST_LOGIC, "emit.route", c->name,
                             "phase %d: sends %s %lld..%lld and %lld..%lld, which overlap: "
                             "the router sends its area's words once, in order (the overlap "
                             "would need a gathering P06 into a send buffer)", p, unit_name,
                             (long long)a->src, (long long)(a->src + a->words - 1),
                             (long long)s->src, (long long)(s->src + s->words - 1));
+        }
     }
     const ESend *end = &ph->sends[ph->n_sends - 1];
     int64_t base = ph->sends[0].src / wb, lead = ph->sends[0].src - base * wb;

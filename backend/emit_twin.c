@@ -41,7 +41,7 @@ static uint32_t landing(const Emit *e, const ECopy *cp, uint32_t k, const uint32
     const ECore *c = &e->cores[k];
     if (cp->core != k || !cp->received || cp->spread || cp->is_static || cp->image ||
         cp->view || cp->planes || cp->alias_of != EMIT_NONE || cp->req == EMIT_NONE ||
-        cp->req_off != 0)
+        cp->req_off != 0 || cp->land_pitch) /* a chain's pitch: an area of its own */
         return EMIT_NONE;
     uint32_t i = cp->land != EMIT_NONE ? cp->land : cp->req;
     if (i >= c->n_reqs)

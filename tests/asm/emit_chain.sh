@@ -12,7 +12,9 @@
 # values, or sent to both in one phase, or relayed in the phase the relay receives: a
 # relaying chain, on one chip or across the edges of three, or two sources' chains through the
 # same two cores, or the same three cores that each source alone would take in another order
-# (one order for both, emit_chain_plan.c); a 16 KiB result whose transfer
+# (one order for both, emit_chain_plan.c), or two sources' chains through two cores whose
+# memory plans would land the copies apart (laid out at one address, emit_pin.c); a 16 KiB
+# result whose transfer
 # the Mapping spreads over two phases, each phase's rows moved out of the receive area, and
 # a 25 KiB one over three, a phase's part ending inside a row, and rows arriving by three
 # edges, a phase's pixels in two runs apart that a P26 splits, or parts of two storage
@@ -89,12 +91,15 @@ npy "$tmp/chain_two.x.npy" 19 4 4 16
 npy "$tmp/chain_two.z.npy" 20 4 4 16
 npy "$tmp/chain_three.x.npy" 21 4 4 16
 npy "$tmp/chain_three.z.npy" 22 4 4 16
+npy "$tmp/chain_apart.x.npy" 23 12 4 16
+npy "$tmp/chain_apart.z.npy" 24 8 4 16
+npy "$tmp/chain_apart.v.npy" 25 4 4 16
 fail=0
 # FIXTURE:INPUT, or FIXTURE:IN1,IN2 for two inputs (files FIXTURE.IN1.npy, FIXTURE.IN2.npy)
 for case in conv:data conv_banks:data transfer:x transfer_late:x transfer_twice:x slice:x demo:image mix:x \
     fc:v cax:x relay:x relay_sibling:x chain:x chips:x relay_now:x spread:x spread3:x \
     spread_runs:x spread_two:x spread_local:x spread_edges:x spread_slices:x pieces:x relay_parts:x \
-    relay_parts_now:x chmerge:x chain_two:x,z chain_three:x,z; do
+    relay_parts_now:x chmerge:x chain_two:x,z chain_three:x,z chain_apart:x,z,v; do
   m=${case%%:*} name=${case#*:}
   set --
   for in in $(echo "$name" | tr ',' ' '); do

@@ -958,9 +958,11 @@ Mapping *emit_fixture_relay(int32_t relay, bool sibling)
  * into a storage block (b, d, g: 4x4x16 int8, 64 words) held by those of the n cores (2,1)
  * .. (1 + n, 1) that bit k of mask[s] names, all sent to them in phase 0: relaying chains
  * through the cores the sets share. Each receiver reads its first copy in Soma1 and its
- * second in Soma2 of phase 1 (CCMPBs into their own OUTPUTs, socket 4 s + k), the results
- * sent out in phase 2. */
-static Mapping *chain_sets(int ns, const uint32_t *mask, const int32_t (*src)[2], int32_t n)
+ * second in Soma2 of phase 1, a third in Soma1 of phase 2 (CCMPBs into their own OUTPUTs,
+ * socket 4 s + k), the results sent out in the phase after. Source s's maps have rows[s]
+ * rows (rows NULL: 4 each). */
+static Mapping *chain_sets(int ns, const uint32_t *mask, const int32_t (*src)[2], int32_t n,
+                           const int32_t *rows)
 {
     Mapping *m = mapping_create();
     CHECK(m && ns >= 1 && ns <= 3 && n >= 1 && n <= 4);
@@ -971,11 +973,12 @@ static Mapping *chain_sets(int ns, const uint32_t *mask, const int32_t (*src)[2]
     int copies[4] = {0};
     for (int s = 0; s < ns; s++) {
         Block *all[17], *r[4], *c[4], *o[4];
+        int32_t ny = rows ? rows[s] : 4;
         Edge *eo[4];
-        Block *in = blk(g, BT_INPUT, names[s][0], 4, 4, 16, 0);
-        Block *a = blk(g, BT_SI, names[s][1], 4, 4, 16, 0);
-        Block *relu = blk(g, BT_CCMPB, names[s][2], 4, 4, 16, 0);
-        Block *b = blk(g, BT_SI, names[s][3], 4, 4, 16, 0);
+        Block *in = blk(g, BT_INPUT, names[s][0], ny, 4, 16, 0);
+        Block *a = blk(g, BT_SI, names[s][1], ny, 4, 16, 0);
+        Block *relu = blk(g, BT_CCMPB, names[s][2], ny, 4, 16, 0);
+        Block *b = blk(g, BT_SI, names[s][3], ny, 4, 16, 0);
         int nb = 0, nr = 0, ks[4];
         all[nb++] = in;
         all[nb++] = a;
@@ -986,11 +989,11 @@ static Mapping *chain_sets(int ns, const uint32_t *mask, const int32_t (*src)[2]
                 continue;
             char nm[16];
             snprintf(nm, sizeof nm, "%s%d", names[s][4], k + 1);
-            r[nr] = blk(g, BT_CCMPB, nm, 4, 4, 16, 0);
+            r[nr] = blk(g, BT_CCMPB, nm, ny, 4, 16, 0);
             snprintf(nm, sizeof nm, "%s%dc", names[s][4], k + 1);
-            c[nr] = blk(g, BT_SI, nm, 4, 4, 16, 0);
+            c[nr] = blk(g, BT_SI, nm, ny, 4, 16, 0);
             snprintf(nm, sizeof nm, "%s%d", names[s][5], k + 1);
-            o[nr] = blk(g, BT_OUTPUT, nm, 4, 4, 16, 0);
+            o[nr] = blk(g, BT_OUTPUT, nm, ny, 4, 16, 0);
             o[nr]->has_socket_id = true;
             o[nr]->socket_id = 4 * s + k;
             all[nb++] = r[nr];
@@ -1004,7 +1007,8 @@ static Mapping *chain_sets(int ns, const uint32_t *mask, const int32_t (*src)[2]
         in->socket_id = s;
         for (int i = 0; i <= nr; i++) {
             Block *so = i ? r[i - 1] : relu;
-            so->shape.d[D_IY] = so->shape.d[D_IX] = 4;
+            so->shape.d[D_IY] = ny;
+            so->shape.d[D_IX] = 4;
             CHECK(blk_set_attr(g, so, AT_CMP, i == 0 ? -128 + 100 * s : 5 * i + s));
         }
         Edge *ein = graph_connect(g, in, 0, a, 0);
@@ -1021,7 +1025,7 @@ static Mapping *chain_sets(int ns, const uint32_t *mask, const int32_t (*src)[2]
         one(m, relu->id, x0, y0, 0, SOMA1);
         int32_t bc[4][4], x[8][4];
         for (int i = 0; i < nr; i++) {
-            const int32_t row[4] = {2 + ks[i], 1, 0 | 1 << 8, MEMORY};
+            const int32_t row[4] = {2 + ks[i], 1, 0 | (1 + copies[ks[i]] / 2) << 8, MEMORY};
             const int32_t snd[4] = {x0, y0, 0, SEND}, rcv[4] = {2 + ks[i], 1, 0, RECV};
             memcpy(bc[i], row, sizeof row);
             memcpy(x[2 * i], snd, sizeof snd);
@@ -1032,10 +1036,10 @@ static Mapping *chain_sets(int ns, const uint32_t *mask, const int32_t (*src)[2]
         coord(m, true, ein->id, 1, r0);
         coord(m, true, eb->id, 2 * nr, (const int32_t(*)[4])x);
         for (int i = 0; i < nr; i++) {
-            int k = ks[i];
-            one(m, r[i]->id, 2 + k, 1, 1, copies[k]++ ? SOMA2 : SOMA1);
-            one(m, c[i]->id, 2 + k, 1, 1 | 2 << 8, MEMORY);
-            const int32_t so[1][4] = {{2 + k, 1, 2, SEND}};
+            int k = ks[i], j = copies[k]++, p = 1 + j / 2;
+            one(m, r[i]->id, 2 + k, 1, p, j % 2 ? SOMA2 : SOMA1);
+            one(m, c[i]->id, 2 + k, 1, p | (p + 1) << 8, MEMORY);
+            const int32_t so[1][4] = {{2 + k, 1, p + 1, SEND}};
             coord(m, true, eo[i]->id, 1, so);
         }
     }
@@ -1046,21 +1050,28 @@ Mapping *emit_fixture_chain_two(void)
 {
     static const uint32_t mask[2] = {3, 3};
     static const int32_t src[2][2] = {{0, 0}, {0, 2}};
-    return verified(chain_sets(2, mask, src, 2), "chain_two");
+    return verified(chain_sets(2, mask, src, 2, NULL), "chain_two");
 }
 
 Mapping *emit_fixture_chain_three(void)
 {
     static const uint32_t mask[2] = {7, 7};
     static const int32_t src[2][2] = {{0, 0}, {6, 2}};
-    return verified(chain_sets(2, mask, src, 3), "chain_three");
+    return verified(chain_sets(2, mask, src, 3, NULL), "chain_three");
 }
 
 Mapping *emit_fixture_chain_cross(void)
 {
     static const uint32_t mask[3] = {3, 6, 5};
     static const int32_t src[3][2] = {{0, 0}, {0, 2}, {0, 4}};
-    return verified(chain_sets(3, mask, src, 3), "chain_cross");
+    return verified(chain_sets(3, mask, src, 3, NULL), "chain_cross");
+}
+
+Mapping *emit_fixture_chain_apart(void)
+{
+    static const uint32_t mask[3] = {3, 2, 3};
+    static const int32_t src[3][2] = {{0, 0}, {0, 2}, {0, 4}}, rows[3] = {12, 8, 4};
+    return verified(chain_sets(3, mask, src, 2, rows), "chain_apart");
 }
 
 /* emit_fixture_relay(-1, false) on three chips: its core (0,0) is core (15,9) of chip (0,0),

@@ -59,6 +59,10 @@
  *                              two of (2,1), (3,1) and (4,1): {(2,1),(3,1)},
  *                              {(3,1),(4,1)}, {(2,1),(4,1)}, which no chains carry in one
  *                              phase (no core all three reach, to end on)
+ *   emit_fixture_chain_apart() three sources, (0,0), (0,2) and (0,4), multicasting to
+ *                              (2,1) and (3,1), to (3,1) alone, and to both again: the
+ *                              copies of the first and third land apart by the second's
+ *                              on (3,1) alone, unless laid out for the chains (emit_pin.c)
  *   emit_fixture_chips()       emit_fixture_relay(-1, false) on three chips: the source on
  *                              the corner core of chip (0,0), its receivers one step right
  *                              and one step down, on chips (1,0) and (0,1)
@@ -95,6 +99,7 @@ Mapping *emit_fixture_chmerge(void);
 Mapping *emit_fixture_chain_two(void);
 Mapping *emit_fixture_chain_three(void);
 Mapping *emit_fixture_chain_cross(void);
+Mapping *emit_fixture_chain_apart(void);
 Mapping *emit_fixture_chips(void);
 /* The fixture's weight w[f][r][ky][kx] = (7f + 5r + 3ky + kx) mod 200 - 100. */
 int64_t emit_fixture_w(int f, int r, int ky, int kx);

@@ -6,7 +6,7 @@
  * DIR/spread.map.pb, DIR/spread3.map.pb, DIR/spread_runs.map.pb,
  * DIR/spread_two.map.pb, DIR/spread_local.map.pb, DIR/spread_edges.map.pb,
  * DIR/spread_slices.map.pb, DIR/relay_parts.map.pb, DIR/relay_parts_now.map.pb,
- * DIR/chmerge.map.pb, DIR/chain_two.map.pb, DIR/chain_three.map.pb,
+ * DIR/chmerge.map.pb, DIR/chain_two.map.pb, DIR/chain_three.map.pb, DIR/chain_apart.map.pb,
  * DIR/pieces.map.pb, and
  * each one's graph alone as DIR/NAME.pb, for the tool tests
  * (tests/asm/emit_cli.sh, emit_chain.sh). */
@@ -66,5 +66,6 @@ int main(int argc, char **argv)
     rc |= save(emit_fixture_pieces(), argv[1], "pieces");
     rc |= save(emit_fixture_chain_two(), argv[1], "chain_two");
     rc |= save(emit_fixture_chain_three(), argv[1], "chain_three");
+    rc |= save(emit_fixture_chain_apart(), argv[1], "chain_apart");
     return rc;
 }

@@ -535,6 +535,60 @@ static void test_recv_search(void **state)
     }
 }
 
+/* Areas at fixed addresses (alloc_core_at, backend/emit_pin.c: the areas a relaying chain
+ * lands in, at one address on each of its cores): F (64 words, fixed at 0x8440) is placed
+ * first; then B (128 words), largest first, fits at 0x8400 no more (it would meet F) and
+ * goes after F, at 0x8480, and A (64) at 0x8400 below F. G, fixed too but alive only in
+ * phase 3, shares F's words. Without fixed addresses: B 0x8400, A 0x8480, F 0x84c0. */
+static void test_fixed(void **state)
+{
+    (void)state;
+    AllocReq r[] = {
+        {64, 2, 0, 1, ALLOC_RECV, 1, false, false, 0, false, false, 0},
+        {128, 2, 0, 1, ALLOC_RECV, 2, false, false, 0, false, false, 0},
+        {64, 2, 0, 1, ALLOC_RECV, 3, false, false, 0, false, false, 0},
+        {32, 2, 3, 3, ALLOC_RECV, 4, false, false, 0, false, false, 0},
+    };
+    const int32_t at[4] = {0, 0, 0x8440, 0x8440};
+    int32_t a[4];
+    Diag d;
+    diag_init(&d, "t.map.pb");
+    assert_int_equal(alloc_core_at(r, 4, at, a, "chip (0,0) core (1,2)", &d), ST_OK);
+    assert_int_equal(a[0], 0x8400);
+    assert_int_equal(a[1], 0x8480);
+    assert_int_equal(a[2], 0x8440);
+    assert_int_equal(a[3], 0x8440);
+    assert_int_equal(d.n, 0);
+    diag_finish(&d);
+    const int32_t want[3] = {0x8480, 0x8400, 0x84c0};
+    plan_as(r, 3, want);
+}
+
+/* Fixed areas whose words and lifetimes meet fit nowhere [emit.alloc]; a fixed address off
+ * the area's alignment, or outside its banks (a received area in MEM0), is a malformed
+ * request [emit.alloc.req]. */
+static void test_fixed_bad(void **state)
+{
+    (void)state;
+    AllocReq r[] = {
+        {64, 4, 0, 1, ALLOC_RECV, 1, false, false, 0, false, false, 0},
+        {64, 4, 1, 2, ALLOC_RECV, 2, false, false, 0, false, false, 0},
+    };
+    const int32_t meet[2] = {0x8400, 0x8420}, odd[2] = {0x8402, 0}, low[2] = {0x100, 0};
+    const int32_t *const at[3] = {meet, odd, low};
+    const Status want[3] = {ST_LOGIC, ST_RUNTIME, ST_RUNTIME};
+    const char *const rule[3] = {"emit.alloc", "emit.alloc.req", "emit.alloc.req"};
+    for (int i = 0; i < 3; i++) {
+        int32_t a[2];
+        Diag d;
+        diag_init(&d, "t.map.pb");
+        assert_int_equal(alloc_core_at(r, 2, at[i], a, "chip (0,0) core (1,2)", &d), want[i]);
+        assert_int_equal(d.n, 1);
+        assert_string_equal(d.entries[0].rule, rule[i]);
+        diag_finish(&d);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -548,6 +602,7 @@ int main(void)
         cmocka_unit_test(test_chain),         cmocka_unit_test(test_long_top),
         cmocka_unit_test(test_chains_first),  cmocka_unit_test(test_no_run),
         cmocka_unit_test(test_lives_again),   cmocka_unit_test(test_recv_search),
+        cmocka_unit_test(test_fixed),         cmocka_unit_test(test_fixed_bad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

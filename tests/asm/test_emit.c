@@ -542,6 +542,36 @@ static void test_chain_three(void **state)
     done(&r);
 }
 
+/* Three sources send in phase 0 (emit_fixture_chain_apart): (0,0) its 192 words to (2,1) and
+ * (3,1), (0,2) its 128 to (3,1) alone, (0,4) its 64 to both again. Each core's memory plan,
+ * largest first, would put (0,4)'s copy after (0,0)'s on (2,1) (0x84c0) but after (0,2)'s
+ * too on (3,1) (0x8540): one chain through both cores lands each packet at one offset from
+ * each base, so the first pass is refused [emit.route: laid out differently], and the next
+ * (emit_pin.c) places the areas both runs land in first, at one address on both: (0,0)'s at
+ * 0x8400, (0,4)'s at 0x84c0, (0,2)'s on (3,1) after them. (0,0) sends its 96 packets to
+ * (3,1) at unit 0, (0,4) its 32 at unit 96, (0,2) its 64 by a header of its own at unit
+ * 128; (3,1) forwards the 128 relayed packets to (2,1); both bases 0x400. */
+static void test_chain_apart(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_chain_apart(), ST_OK);
+    assert_int_equal(r.d.n, 0);
+    const Taskir__Asm__P09 *big = core_at(&r.s, 0, 0)->static_prim_list[0]->router->p09;
+    assert_int_equal(big->send_number, 95);
+    assert_int_equal(big->router_heads[0]->relay_type, TASKIR__ASM__RELAY_TYPE__MULTI_RELAY_CAST);
+    assert_int_equal(big->router_heads[0]->dx, 3);
+    assert_int_equal(big->router_heads[0]->dy, 1);
+    assert_int_equal(big->router_heads[0]->destination_addr, 0);
+    check_chain_send(&r.s, 0, 4, 3, -3, 96);
+    const Taskir__Asm__P09 *one = core_at(&r.s, 0, 2)->static_prim_list[0]->router->p09;
+    assert_int_equal(one->router_heads[0]->relay_type, TASKIR__ASM__RELAY_TYPE__UNI_CAST);
+    assert_int_equal(one->router_heads[0]->destination_addr, 128);
+    check_chain_core(&r.s, 3, 1, -1, 0, 127, 2);
+    check_chain_core(&r.s, 2, 1, 0, 0, -1, 1);
+    done(&r);
+}
+
 /* Three sources each send their 64 words to two of (2,1), (3,1) and (4,1) in phase 0, each
  * pair another (emit_fixture_chain_cross): the three runs meet pairwise, so their chains
  * would all end on one core that all three reach, and there is none: [emit.route], naming
@@ -1063,6 +1093,7 @@ int main(void)
         cmocka_unit_test(test_chain_two),
         cmocka_unit_test(test_chain_three),
         cmocka_unit_test(test_chain_cross),
+        cmocka_unit_test(test_chain_apart),
         cmocka_unit_test(test_feat_align),
         cmocka_unit_test(test_spread),
         cmocka_unit_test(test_spread_pixels),

@@ -1,0 +1,293 @@
+/* emit_pin.c: the receive areas a relaying chain's runs land in, at one address on every
+ * core of the chain (docs/backend.md, "One run to several cores"). A forwarded packet keeps
+ * its address, so the copies a chain carries must lie at one offset from the receive base on
+ * each of its cores; the memory plan places each core's areas on its own, and a phase whose
+ * chains find them at other offsets (or needing bases below MEM2, or past a core's other
+ * packets) is refused by emit_chain_plan.c. Such runs are recorded here (EPinTie: the area
+ * each core's copy of the run lands in, and where in it), and the emitter runs again
+ * (emit.c): this time the areas the recorded runs tie are placed first, at fixed addresses
+ * (alloc_core_at) where each run lands at one address on all its cores, so that every core
+ * of a chain takes one receive base. Runs are named by core and request indices, which a
+ * pass makes the same way from the same Mapping.
+ */
+#include "backend/emit_internal.h"
+
+#include "backend/core_mem.h"
+#include "backend/wuf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint32_t emit_pin_area(const Emit *e, uint32_t k, int32_t p, int64_t w)
+{
+    const ECore *c = &e->cores[k];
+    uint32_t best = EMIT_NONE;
+    for (size_t i = 0; c->addr && i < c->n_reqs; i++) {
+        const AllocReq *r = &c->reqs[i];
+        if (r->kind != ALLOC_RECV || r->words <= 0 || !alloc_lives_in(r, p) ||
+            c->addr[i] > w || c->addr[i] + r->words <= w)
+            continue;
+        bool gone = r->last == p && r->again == 0 && (r->last_axon || r->last_soma1);
+        if (!gone)
+            return (uint32_t)i;
+        if (best == EMIT_NONE)
+            best = (uint32_t)i; /* done with before the router: only when nothing else */
+    }
+    return best;
+}
+
+static int tie_cmp(const void *a, const void *b)
+{
+    const EPinTie *x = a, *y = b;
+    if (x->k != y->k)
+        return x->k < y->k ? -1 : 1;
+    if (x->req != y->req)
+        return x->req < y->req ? -1 : 1;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Whether the run ties t[0..m) (sorted) is recorded already. */
+static bool recorded(const EPins *pins, const EPinTie *t, size_t m)
+{
+    for (size_t i = 0; i < pins->n;) {
+        size_t j = i;
+        while (j < pins->n && pins->ties[j].run == pins->ties[i].run)
+            j++;
+        bool same = j - i == m;
+        for (size_t u = 0; same && u < m; u++)
+            same = pins->ties[i + u].k == t[u].k && pins->ties[i + u].req == t[u].req &&
+                   pins->ties[i + u].off == t[u].off;
+        if (same)
+            return true;
+        i = j;
+    }
+    return false;
+}
+
+Status emit_pin_run(Emit *e, int32_t p, const uint32_t *cores, const int64_t *dst, size_t m)
+{
+    EPins *pins = e->pins;
+    if (!pins || m < 2)
+        return ST_OK;
+    EPinTie *t = malloc(m * sizeof *t);
+    if (!t)
+        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    for (size_t i = 0; i < m; i++) {
+        uint32_t req = emit_pin_area(e, cores[i], p, dst[i]);
+        if (req == EMIT_NONE) {
+            free(t);
+            return ST_OK;
+        }
+        t[i] = (EPinTie){pins->runs, cores[i], req, dst[i] - e->cores[cores[i]].addr[req]};
+    }
+    qsort(t, m, sizeof *t, tie_cmp);
+    bool have = recorded(pins, t, m);
+    for (size_t i = 0; !have && i < m; i++) {
+        EPinTie *nt = emit_grow(e, pins->ties, &pins->cap, pins->n, sizeof *nt);
+        if (!nt) {
+            free(t);
+            return ST_RUNTIME;
+        }
+        pins->ties = nt;
+        nt[pins->n++] = t[i];
+    }
+    pins->runs += !have;
+    free(t);
+    return ST_OK;
+}
+
+Status emit_pin_pitch(Emit *e, uint32_t k, uint32_t pos, int64_t pitch)
+{
+    EPins *pins = e->pins;
+    if (!pins || emit_pin_pitch_of(e, k, pos))
+        return ST_OK;
+    EPinPitch *np = emit_grow(e, pins->pitches, &pins->cap_pitches, pins->n_pitches,
+                              sizeof *np);
+    if (!np)
+        return ST_RUNTIME;
+    pins->pitches = np;
+    np[pins->n_pitches++] = (EPinPitch){k, pos, pitch};
+    return ST_OK;
+}
+
+int64_t emit_pin_pitch_of(const Emit *e, uint32_t k, uint32_t pos)
+{
+    for (size_t i = 0; e->pins && i < e->pins->n_pitches; i++)
+        if (e->pins->pitches[i].k == k && e->pins->pitches[i].pos == pos)
+            return e->pins->pitches[i].pitch;
+    return 0;
+}
+
+const ECopy *emit_copy_landed(const ECopy *cp, ECopy *tmp)
+{
+    if (cp->land == EMIT_NONE || !cp->land_pitch)
+        return cp;
+    *tmp = *cp;
+    tmp->feat.c = cp->land_pitch * cp->feat.per_word;
+    tmp->feat.words = cp->feat.ny * cp->feat.nx * cp->land_pitch;
+    return tmp;
+}
+
+/* The areas the ties name (nodes: core and request), tied by a weighted union-find (wuf.h):
+ * each node's address less its parent's. */
+typedef struct Pin {
+    Emit *e;
+    uint32_t *k, *req;  /* per node */
+    uint32_t n;
+    uint32_t *par;
+    int64_t *pot;
+    bool *bad;          /* per root: ties that contradict, or an area that cannot be fixed */
+    uint32_t *node;     /* per tie: its node */
+} Pin;
+
+/* Whether request i of core c may take a fixed address: a received area, alone (in no chain
+ * of areas). */
+static bool fixable(const ECore *c, uint32_t i)
+{
+    if (i >= c->n_reqs || c->reqs[i].kind != ALLOC_RECV || c->reqs[i].words <= 0 ||
+        c->reqs[i].next)
+        return false;
+    for (size_t j = 0; j < c->n_reqs; j++)
+        if (c->reqs[j].next == (size_t)i + 1)
+            return false;
+    return true;
+}
+
+/* Whether node v fits at address a beside the nodes fixed so far (fixed[0..nf)). */
+static bool fits_at(const Pin *pn, uint32_t v, int64_t a, const uint32_t *fixed, size_t nf,
+                    const int64_t *addr)
+{
+    const ECore *c = &pn->e->cores[pn->k[v]];
+    const AllocReq *r = &c->reqs[pn->req[v]];
+    if (a < ASM_MEM2_RECV || a + r->words > ASM_MEM3_BASE || a % r->align != 0)
+        return false;
+    for (size_t i = 0; i < nf; i++) {
+        uint32_t o = fixed[i];
+        const AllocReq *q = &c->reqs[pn->req[o]];
+        if (pn->k[o] == pn->k[v] && alloc_lives_meet(q, r) && addr[o] < a + r->words &&
+            addr[o] + q->words > a)
+            return false;
+    }
+    return true;
+}
+
+/* Places the set of root rt (its nodes mem[0..nm), each at its root's address + its d):
+ * the lowest root address where every node fits; appended to fixed. */
+static void place_set(Pin *pn, const uint32_t *mem, const int64_t *d, size_t nm,
+                      uint32_t *fixed, size_t *nf, int64_t *addr)
+{
+    int64_t lo = INT64_MIN;
+    for (size_t i = 0; i < nm; i++)
+        lo = ASM_MEM2_RECV - d[i] > lo ? ASM_MEM2_RECV - d[i] : lo;
+    for (int64_t s = lo; s < ASM_MEM3_BASE; s++) {
+        size_t ok = 0;
+        for (; ok < nm; ok++) {
+            if (!fits_at(pn, mem[ok], s + d[ok], fixed, *nf + ok, addr))
+                break;
+            addr[mem[ok]] = s + d[ok];
+            fixed[*nf + ok] = mem[ok];
+        }
+        if (ok == nm) {
+            *nf += nm;
+            return;
+        }
+    }
+}
+
+static Status fix(Pin *pn)
+{
+    Emit *e = pn->e;
+    uint32_t n = pn->n;
+    uint32_t *mem = malloc(n * sizeof *mem), *fixed = malloc(n * sizeof *fixed);
+    size_t nf = 0;
+    int64_t *d = malloc(n * sizeof *d), *addr = calloc(n, sizeof *addr);
+    bool *done = calloc(n, sizeof *done);
+    Status st = mem && fixed && d && addr && done
+                    ? ST_OK
+                    : diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    for (uint32_t v = 0; st == ST_OK && v < n; v++) { /* the sets in the order of their nodes */
+        int64_t dv;
+        uint32_t rt = wuf_find(pn->par, pn->pot, v, &dv);
+        if (done[rt] || pn->bad[rt])
+            continue;
+        done[rt] = true;
+        size_t nm = 0;
+        for (uint32_t u = v; u < n; u++) {
+            int64_t du;
+            if (wuf_find(pn->par, pn->pot, u, &du) == rt) {
+                mem[nm] = u;
+                d[nm++] = du;
+            }
+        }
+        size_t before = nf;
+        place_set(pn, mem, d, nm, fixed, &nf, addr);
+        for (size_t i = before; i < nf; i++) {
+            ECore *c = &e->cores[pn->k[fixed[i]]];
+            if (!c->at && !(c->at = calloc(c->n_reqs ? c->n_reqs : 1, sizeof *c->at))) {
+                st = diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+                break;
+            }
+            c->at[pn->req[fixed[i]]] = (int32_t)addr[fixed[i]];
+        }
+    }
+    free(mem);
+    free(fixed);
+    free(d);
+    free(addr);
+    free(done);
+    return st;
+}
+
+Status emit_pin_place(Emit *e)
+{
+    const EPins *pins = e->pins;
+    if (!pins || !pins->n)
+        return ST_OK;
+    size_t nt = pins->n;
+    Pin pn = {.e = e};
+    pn.k = malloc(nt * sizeof *pn.k);
+    pn.req = malloc(nt * sizeof *pn.req);
+    pn.par = malloc(nt * sizeof *pn.par);
+    pn.pot = malloc(nt * sizeof *pn.pot);
+    pn.bad = calloc(nt, sizeof *pn.bad);
+    pn.node = malloc(nt * sizeof *pn.node);
+    Status st = pn.k && pn.req && pn.par && pn.pot && pn.bad && pn.node
+                    ? ST_OK
+                    : diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    for (size_t i = 0; st == ST_OK && i < nt; i++) { /* the nodes, in order of first tie */
+        const EPinTie *t = &pins->ties[i];
+        uint32_t v = 0;
+        while (v < pn.n && (pn.k[v] != t->k || pn.req[v] != t->req))
+            v++;
+        if (v == pn.n) {
+            pn.k[v] = t->k;
+            pn.req[v] = t->req;
+            pn.par[v] = v;
+            pn.pot[v] = 0;
+            pn.bad[v] = t->k >= e->n_cores || !fixable(&e->cores[t->k], t->req);
+            pn.n++;
+        }
+        pn.node[i] = v;
+    }
+    for (size_t i = 0; st == ST_OK && i < nt;) { /* each run: its areas + offs at one address */
+        size_t j = i + 1;
+        for (int64_t d; j < nt && pins->ties[j].run == pins->ties[i].run; j++) {
+            uint32_t r0 = wuf_find(pn.par, pn.pot, pn.node[i], &d);
+            uint32_t rt = wuf_find(pn.par, pn.pot, pn.node[j], &d);
+            /* j's address less i's */
+            bool ok = wuf_tie(pn.par, pn.pot, pn.node[i], pn.node[j],
+                              pins->ties[i].off - pins->ties[j].off);
+            pn.bad[r0] |= pn.bad[rt] || !ok;
+        }
+        i = j;
+    }
+    if (st == ST_OK)
+        st = fix(&pn);
+    free(pn.k);
+    free(pn.req);
+    free(pn.par);
+    free(pn.pot);
+    free(pn.bad);
+    free(pn.node);
+    return st;
+}
