@@ -72,14 +72,16 @@ struct TirFileBg {
     pthread_t th;
     TirFileBytes f;     /* a copy of the file's map and len (bg NULL) */
     atomic_bool stop;
+    int64_t done;       /* the parts it brought in, from the first (read after the join) */
 };
 
 static void *bring_in(void *arg)
 {
     struct TirFileBg *g = arg;
-    int64_t parts = (int64_t)((g->f.len + PART - 1) / PART);
-    for (int64_t i = 0; i < parts && !atomic_load_explicit(&g->stop, memory_order_relaxed); i++)
+    int64_t parts = (int64_t)((g->f.len + PART - 1) / PART), i = 0;
+    for (; i < parts && !atomic_load_explicit(&g->stop, memory_order_relaxed); i++)
         populate(&g->f, i, i + 1);
+    g->done = i;
     return NULL;
 }
 
@@ -98,15 +100,40 @@ static struct TirFileBg *bg_start(const TirFileBytes *f)
     return g;
 }
 
-/* Stops f's thread and waits for it. */
-static void bg_finish(TirFileBytes *f)
+/* Stops f's thread and waits for it; the parts it brought in, from the first (0: none). */
+static int64_t bg_finish(TirFileBytes *f)
 {
     if (!f->bg)
-        return;
+        return 0;
     atomic_store_explicit(&f->bg->stop, true, memory_order_relaxed);
     pthread_join(f->bg->th, NULL);
+    int64_t done = f->bg->done;
     free(f->bg);
     f->bg = NULL;
+    return done;
+}
+
+/* The parts of a file its thread had not brought in: from the first of them on. */
+typedef struct Rest {
+    TirFileBytes *f;
+    int64_t from;
+} Rest;
+
+/* Parts [from + lo, from + hi) of ctx (a Rest), brought in. */
+static void rest_parts(void *ctx, int64_t lo, int64_t hi)
+{
+    const Rest *r = ctx;
+    populate(r->f, r->from + lo, r->from + hi);
+}
+
+void tir_file_bring_in_rest(TirFileBytes *f, uint32_t threads)
+{
+    if (!f || !f->bg)
+        return;
+    Rest r = {f, bg_finish(f)};
+    int64_t parts = (int64_t)((f->len + PART - 1) / PART);
+    if (r.from < parts)
+        tir_parallel_items(threads, parts - r.from, rest_parts, &r);
 }
 
 Status tir_file_bytes(const char *path, size_t cap, TirFileBytes *f, Diag *d)

@@ -533,13 +533,14 @@ Status pb_decode(const struct ProtobufCMessageDescriptor *desc, const uint8_t *b
  * run is a fault of those bytes, reported before anything of the graph, as the unpack would
  * have). */
 static Status graph_from_lifted(const Taskir__TaskGraph *w, const Lifted *lf, uint32_t threads,
-                                bool narrow, Graph **out, Diag *d)
+                                bool narrow, TirFileBytes *file, Graph **out, Diag *d)
 {
     *out = NULL;
     Loader L = {graph_create(), d, NULL, 0};
     RunValues *runs = NULL;
     bool ok = L.g != NULL;
     if (ok && lf && lf->n_runs) {
+        tir_file_bring_in_rest(file, threads);
         runs = calloc(lf->n_runs, sizeof *runs);
         uint32_t **vals = calloc(lf->n_runs, sizeof *vals);
         int8_t **vals8 = narrow ? calloc(lf->n_runs, sizeof *vals8) : NULL;
@@ -609,7 +610,7 @@ Status graph_load_pb_mem_opts(const uint8_t *buf, size_t len, const LoadOptions 
                                  "TaskGraph", &msg, &lf, d);
     if (st == ST_OK) {
         st = graph_from_lifted((Taskir__TaskGraph *)msg, &lf, threads, opt && opt->narrow,
-                               out, d);
+                               opt ? opt->file : NULL, out, d);
         taskir__task_graph__free_unpacked((Taskir__TaskGraph *)msg, NULL);
     }
     lifted_free(&lf);
@@ -624,7 +625,7 @@ const PbFieldCap *graph_pb_caps(size_t *n)
 
 Status graph_from_pb(const Taskir__TaskGraph *w, Graph **out, Diag *d)
 {
-    return graph_from_lifted(w, NULL, 1, false, out, d);
+    return graph_from_lifted(w, NULL, 1, false, NULL, out, d);
 }
 
 Status graph_load_pb(const char *path, Graph **out, Diag *d)

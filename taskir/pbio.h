@@ -34,6 +34,10 @@ typedef struct LoadOptions {
                          * every reader of the values takes tensor_i32_at (taskir-opt: the
                          * verifier, the passes, the saver, the printers); the simulator, the
                          * mapper and the backend read Tensor.i32 and load without it */
+    struct TirFileBytes *file; /* NULL, or the mapped file the bytes are (filemap.h), whose
+                         * pages its own thread may still be bringing in: the rest of them
+                         * are brought in on the threads before the values are read
+                         * (tir_file_bring_in_rest) */
 } LoadOptions;
 /* graph_load_pb_mem with options (NULL: the defaults); the graph is the same whatever they
  * say. */

@@ -384,7 +384,7 @@ static Status run(const Options *o, const char *name, Diag *d, Diag *od, Diag *c
         st = mapping_load_pb_mem(in, in_len, &m, d);
         g = m ? m->graph : NULL;
     } else {
-        LoadOptions lo = {.threads = o->threads};
+        LoadOptions lo = {.threads = o->threads, .file = &file};
         st = graph_load_pb_mem_opts(in, in_len, &lo, &g, d);
     }
     tir_file_release_threads(&file, o->threads);

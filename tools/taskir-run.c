@@ -529,8 +529,8 @@ static Status ahead_finish(Ahead *a, bool report)
  * worker threads of the verifier, the plan and the run (NULL: none) are made after the load
  * into *pool, which the caller destroys after this returns (or leaves to the exit, as the
  * run). */
-static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArray *arrays,
-                        Results *res, TirPool **pool, Diag *d)
+static Status run_graph(const Options *o, TirFileBytes *file, NpyArray *arrays, Results *res,
+                        TirPool **pool, Diag *d)
 {
     Graph *g = NULL;
     Mapping *map = NULL;    /* a Mapping: it owns g */
@@ -546,13 +546,13 @@ static Status run_graph(const Options *o, const uint8_t *buf, size_t len, NpyArr
     Ahead ahead;
     ahead_start(&ahead, o, arrays);
     if (o->kind == KIND_MAP) {
-        st = mapping_load_pb_mem(buf, len, &map, d);
+        st = mapping_load_pb_mem(file->p, file->len, &map, d);
         g = map ? map->graph : NULL;
         if (!st)
             st = verify_mapping(map, d);
     } else {
-        LoadOptions lo = {.threads = o->sim.threads};
-        st = graph_load_pb_mem_opts(buf, len, &lo, &g, d);
+        LoadOptions lo = {.threads = o->sim.threads, .file = file};
+        st = graph_load_pb_mem_opts(file->p, file->len, &lo, &g, d);
         phase_end(o->phases, "load");
         /* the pool from the verifier on (the load's passes start their own threads: with
          * the pool's worker alive during the load it took longer, README) */
@@ -851,7 +851,7 @@ int main(int argc, char **argv)
     if (!st && rc < 0 && o.kind != KIND_ASM)
         st = o.kind == KIND_ONNX ? run_onnx(&o, buf, len, arrays, &res, &d)
              : o.kind != KIND_PB && o.kind != KIND_MAP ? run_model(&o, buf, len, arrays, &res, &d)
-                                                       : run_graph(&o, buf, len, arrays, &res, &pool, &d);
+                                                       : run_graph(&o, &file, arrays, &res, &pool, &d);
     if (o.kind != KIND_PB && o.kind != KIND_MAP && o.kind != KIND_ASM)
         phase_end(&phases, "run");
     if (pool) /* its pages dropped on the run's threads: no thread started after the plan */

@@ -590,6 +590,72 @@ static void test_file_bytes_huge(void **state)
     unlink(q);
 }
 
+/* The kB that the mapping starting at m has in memory (smaps' Rss: its pages in the page
+ * table); -1 when /proc/self/smaps cannot be read or has no such mapping. */
+static long vma_rss_kb(const void *m)
+{
+    FILE *s = fopen("/proc/self/smaps", "r");
+    if (!s)
+        return -1;
+    char want[32], line[512];
+    snprintf(want, sizeof want, "%lx-", (unsigned long)(uintptr_t)m);
+    int on = 0;
+    long kb = -1;
+    while (fgets(line, sizeof line, s)) {
+        if (strncmp(line, want, strlen(want)) == 0)
+            on = 1;
+        else if (on && sscanf(line, "Rss: %ld kB", &kb) == 1)
+            break;
+    }
+    fclose(s);
+    return kb;
+}
+
+/* tir_file_bring_in_rest: the file's thread stopped (f.bg NULL) and every page of the mapping
+ * in the page table when it returns, on 1, 2 and 3 threads, also when the thread had hardly
+ * begun (the file dropped from the cache first, so that the thread reads it from the disk);
+ * the same bytes; nothing to do for a file mapped on one thread or after it. Skipped where
+ * /proc/self/smaps cannot be read. */
+static void test_file_bring_in_rest(void **state)
+{
+    const char *dir = *state;
+    char p[512];
+    snprintf(p, sizeof p, "%s/rest.pb", dir);
+    size_t n = ((size_t)19 << 20) + 77; /* past the 16 MiB from which a thread brings it in */
+    uint8_t *want = patterned(n, 2246822519u, 11);
+    write_whole(p, want, n);
+    long all = (long)((n + 4095) / 4096 * 4);
+    Diag d;
+    diag_init(&d, "t");
+    for (uint32_t t = 1; t <= 3; t++) {
+        int fd = open(p, O_RDONLY);
+        assert_true(fd >= 0);
+        fdatasync(fd);
+        posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED); /* advice: the test holds either way */
+        close(fd);
+        TirFileBytes f;
+        assert_int_equal(tir_file_bytes_threads(p, n, t, &f, &d), ST_OK);
+        assert_non_null(f.map);
+        assert_true(t == 1 ? f.bg == NULL : f.bg != NULL);
+        tir_file_bring_in_rest(&f, t);
+        assert_null(f.bg);
+        long kb = vma_rss_kb(f.map);
+        if (kb < 0) {
+            tir_file_release(&f);
+            skip();
+        }
+        assert_int_equal(kb, all);
+        tir_file_bring_in_rest(&f, t); /* again: nothing left */
+        assert_memory_equal(f.p, want, n);
+        tir_file_release(&f);
+        assert_null(f.map);
+    }
+    tir_file_bring_in_rest(NULL, 2);
+    diag_finish(&d);
+    free(want);
+    unlink(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -605,6 +671,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_file_bytes, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_file_bytes_threads, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_file_bytes_huge, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_file_bring_in_rest, setup_dir, teardown_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
