@@ -17,8 +17,10 @@ static const AllocBank bank_mem1 = {"MEM1", ASM_MEM1_BASE, ASM_MEM2_BASE};
 static const AllocBank bank_data = {"MEM0 and MEM1", ASM_MEM0_BASE, ASM_MEM2_BASE};
 static const AllocBank bank_recv = {"receive area", ASM_MEM2_RECV, ASM_MEM3_BASE};
 
-/* The placements the receive area's search (recv_search) tries at most. */
+/* The placements the receive area's search (recv_search) tries at most, and the areas it
+ * takes at most (its candidates take 2 n + 2 words a level). */
 #define RECV_SEARCH_BUDGET 100000L
+#define RECV_SEARCH_AREAS 512u
 
 /* The ranges an area of each kind may go to, in order of preference (NULL-terminated). MEM0
  * and MEM1 are one run of data words: an area may cross from one into the other (a 28 x 28
@@ -395,32 +397,35 @@ static int recv_cmp(const void *a, const void *b)
 /* The areas of the receive area among reqs[0..n) placed by a bounded search (into addr[]):
  * the orders of placement can leave no run for one of them though the words live in each
  * phase fit (areas of a few sizes over staggered phases, a phase full to the last run).
- * The router alone writes there: these areas meet no others. Whether they fit (none is
- * chained: false). */
-static bool recv_search(const AllocReq *reqs, size_t n, int32_t *addr)
+ * The router alone writes there: these areas meet no others. Whether they fit into *fits
+ * (none is chained, and at most RECV_SEARCH_AREAS of them: false otherwise); ST_RUNTIME
+ * when out of memory. */
+static Status recv_search(const AllocReq *reqs, size_t n, int32_t *addr, bool *fits)
 {
     AllocOrder *ord = malloc((n ? n : 1) * sizeof *ord);
     size_t *list = malloc((n ? n : 1) * sizeof *list), m = 0;
-    bool ok = ord && list;
+    bool ok = ord && list, chained = false;
     for (size_t i = 0; ok && i < n; i++)
         if (reqs[i].kind == ALLOC_RECV) {
-            ok = !reqs[i].next;
+            chained |= reqs[i].next != 0;
             ord[m++] = (AllocOrder){reqs[i].last - reqs[i].first, 0, reqs[i].first,
                                     reqs[i].words, i};
         }
-    int64_t *cand = ok && m ? malloc(m * (2 * m + 2) * sizeof *cand) : NULL;
-    ok = ok && cand;
-    if (ok) {
+    bool tries = ok && m > 0 && !chained && m <= RECV_SEARCH_AREAS;
+    int64_t *cand = tries ? malloc(m * (2 * m + 2) * sizeof *cand) : NULL;
+    ok = ok && (!tries || cand);
+    *fits = false;
+    if (ok && tries) {
         qsort(ord, m, sizeof *ord, recv_cmp);
         for (size_t k = 0; k < m; k++)
             list[k] = ord[k].i;
         RecvSearch S = {reqs, list, m, addr, cand, RECV_SEARCH_BUDGET};
-        ok = recv_place(&S, 0);
+        *fits = recv_place(&S, 0);
     }
     free(cand);
     free(ord);
     free(list);
-    return ok;
+    return ok ? ST_OK : ST_RUNTIME;
 }
 
 /* The areas of reqs[0..n) but the receive area's placed in the order ord (those first in
@@ -518,9 +523,10 @@ Status alloc_core(const AllocReq *reqs, size_t n, int32_t *addr, const char *cor
             others = place_but_recv(reqs, n, ord, t ? tries[t - 1].top : TOP_NONE, follows,
                                     addr, placed);
         }
-        fits = others && recv_search(reqs, n, addr);
+        if (others && recv_search(reqs, n, addr, &fits) != ST_OK)
+            st = diag_add(d, ST_RUNTIME, "oom", core, "out of memory planning the memory");
     }
-    if (!fits) {
+    if (!fits && st == ST_OK) {
         const AllocReq *r = &reqs[worst];
         int32_t ph;
         int64_t peak = peak_live(reqs, n, r, &ph), have = bank_words(r);
