@@ -17,8 +17,10 @@ static const AllocBank bank_mem1 = {"MEM1", ASM_MEM1_BASE, ASM_MEM2_BASE};
 static const AllocBank bank_data = {"MEM0 and MEM1", ASM_MEM0_BASE, ASM_MEM2_BASE};
 static const AllocBank bank_recv = {"receive area", ASM_MEM2_RECV, ASM_MEM3_BASE};
 
-/* The placements the receive area's search (recv_search) tries at most. */
+/* The placements the receive area's search (recv_search) tries at most, and the areas it
+ * takes at most (its candidates take 2 n + 2 words a level). */
 #define RECV_SEARCH_BUDGET 100000L
+#define RECV_SEARCH_AREAS 512u
 
 /* The ranges an area of each kind may go to, in order of preference (NULL-terminated). MEM0
  * and MEM1 are one run of data words: an area may cross from one into the other (a 28 x 28
@@ -403,14 +405,16 @@ static int recv_cmp(const void *a, const void *b)
 /* The areas of the receive area among reqs[0..n) placed by a bounded search (into addr[]):
  * the orders of placement can leave no run for one of them though the words live in each
  * phase fit (areas of a few sizes over staggered phases, a phase full to the last run).
- * The router alone writes there: these areas meet no others. Whether they fit (none is
- * chained: false). The areas at fixed addresses (at[i] non-zero; at NULL: none) keep
+ * The router alone writes there: these areas meet no others. Whether they fit into *fits
+ * (none is chained, and at most RECV_SEARCH_AREAS of them: false otherwise); ST_RUNTIME
+ * when out of memory. The areas at fixed addresses (at[i] non-zero; at NULL: none) keep
  * theirs, and the search places the others around them. */
-static bool recv_search(const AllocReq *reqs, size_t n, const int32_t *at, int32_t *addr)
+static Status recv_search(const AllocReq *reqs, size_t n, const int32_t *at, int32_t *addr,
+                          bool *fits)
 {
     AllocOrder *ord = malloc((n ? n : 1) * sizeof *ord);
     size_t *list = malloc((n ? n : 1) * sizeof *list), m = 0, nf = 0;
-    bool ok = ord && list;
+    bool ok = ord && list, chained = false;
     for (size_t i = 0; ok && i < n; i++)
         if (reqs[i].kind == ALLOC_RECV && at && at[i]) { /* fixed: placed first, as they are */
             addr[i] = at[i];
@@ -418,24 +422,26 @@ static bool recv_search(const AllocReq *reqs, size_t n, const int32_t *at, int32
         }
     for (size_t i = 0; ok && i < n; i++)
         if (reqs[i].kind == ALLOC_RECV && !(at && at[i])) {
-            ok = !reqs[i].next;
+            chained |= reqs[i].next != 0;
             ord[m++] = (AllocOrder){reqs[i].last - reqs[i].first, 0, reqs[i].first,
                                     reqs[i].words, i};
         }
     size_t all = nf + m;
-    int64_t *cand = ok && all ? malloc(all * (2 * all + 2) * sizeof *cand) : NULL;
-    ok = ok && cand;
-    if (ok) {
+    bool tries = ok && m > 0 && !chained && all <= RECV_SEARCH_AREAS;
+    int64_t *cand = tries ? malloc(all * (2 * all + 2) * sizeof *cand) : NULL;
+    ok = ok && (!tries || cand);
+    *fits = false;
+    if (ok && tries) {
         qsort(ord, m, sizeof *ord, recv_cmp);
         for (size_t k = 0; k < m; k++)
             list[nf + k] = ord[k].i;
         RecvSearch S = {reqs, list, all, addr, cand, RECV_SEARCH_BUDGET};
-        ok = recv_place(&S, nf);
+        *fits = recv_place(&S, nf);
     }
     free(cand);
     free(ord);
     free(list);
-    return ok;
+    return ok ? ST_OK : ST_RUNTIME;
 }
 
 /* The areas of reqs[0..n) but the receive area's placed in the order ord (those first in
@@ -555,9 +561,10 @@ Status alloc_core_at(const AllocReq *reqs, size_t n, const int32_t *at, int32_t 
             others = place_but_recv(reqs, n, ord, t ? tries[t - 1].top : TOP_NONE, follows,
                                     at, addr, placed);
         }
-        fits = others && recv_search(reqs, n, at, addr);
+        if (others && recv_search(reqs, n, at, addr, &fits) != ST_OK)
+            st = diag_add(d, ST_RUNTIME, "oom", core, "out of memory planning the memory");
     }
-    if (!fits) {
+    if (!fits && st == ST_OK) {
         const AllocReq *r = &reqs[worst];
         int32_t ph;
         int64_t peak = peak_live(reqs, n, r, &ph), have = bank_words(r);
