@@ -1042,8 +1042,8 @@ static void test_f_packet_units(void **state)
 /* Along r, the unit is the values of a packet of the map the pieces read (split_unit_of):
  * each piece's slice of an int8 pixel starts on 8 bytes, so that its writers send it in
  * 8-byte packets, not in 1-byte ones (ResNet-50's layer3_0_conv2, 256 channels cut in
- * three: 88 + 88 + 80, not 86 + 85 + 85). Fit mode cuts a 3 x 3 convolution of 200 int8
- * channels so, and the outputs stay the same. */
+ * three: 88 + 88 + 80, not 86 + 85 + 85), in an explicit cut as in fit mode, which cuts a
+ * 3 x 3 convolution of 200 int8 channels so; the outputs stay the same. */
 static void test_r_packet_units(void **state)
 {
     (void)state;
@@ -1060,6 +1060,9 @@ static void test_r_packet_units(void **state)
     split_cut_bounds(c, op, SPLIT_R, 3, unit, b);
     assert_int_equal(b[1], 88), assert_int_equal(b[2], 176), assert_int_equal(b[3], 256);
     graph_uses_finish(&u);
+    split_same(g, c, "op:r=3"); /* an explicit cut likewise */
+    assert_int_equal(pt_by_name(g, "op/r0")->shape.d[D_R], 88);
+    assert_int_equal(pt_by_name(g, "op/r2")->shape.d[D_R], 80);
     graph_destroy(g);
     c->core_budget_bytes = 16384;
     s[D_R] = 200;
