@@ -201,7 +201,7 @@ bool split_weight_cut(const Block *b);
 bool split_piece_need(const Chip *c, const Graph *g, const GraphUses *u, const Block *b,
                       bool r_cut, const SplitPiece *pc, SplitNeed *out);
 /* The unit b's channels are cut in along ax (split_unit of b's precision and of the Soma's
- * after it). */
+ * after it; along r, of the precision of the map its input cluster 0 reads). */
 int32_t split_unit_of(const Chip *c, const Graph *g, const GraphUses *u, const Block *b,
                       SplitAxis ax);
 /* The need of the largest piece of b cut at bounds[0..parts] along ax (of the first two and

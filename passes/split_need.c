@@ -179,12 +179,34 @@ bool split_piece_need(const Chip *c, const Graph *g, const GraphUses *u, const B
     return true;
 }
 
+/* The precision of what feeds b's input cluster 0 (the map an r cut slices): its first
+ * writer's, a storage block or a compute block feeding it directly; b's own when none. */
+static PrecisionId input_prec(const Graph *g, const GraphUses *u, const Block *b)
+{
+    long pos = graph_block_pos(g, b->id);
+    const BlockUses *bu = pos >= 0 ? &u->blocks[pos] : NULL;
+    for (uint32_t i = 0; bu && i < bu->n_in_edges; i++) {
+        const Edge *e = g->edges[bu->in_edges[i]];
+        const IfaceUse *iu = uses_find(u, (uint32_t)pos, true, e->id);
+        const Block *src = graph_block(g, e->src);
+        if (iu && iu->cluster == 0 && src)
+            return blk_prec(src);
+    }
+    return blk_prec(b);
+}
+
 /* The unit b's channels are cut in (split_unit): of b's precision and of the Soma's after it,
  * which fuse runs on the same core and whose output the pieces send. One is a multiple of
- * the other: each is the values of a packet in a power-of-two width. */
+ * the other: each is the values of a packet in a power-of-two width. Along r, the values of
+ * a packet of the map the pieces read (input_prec): each piece's slice of every pixel then
+ * starts on a packet, and its writers send it in 8-byte packets (a slice starting inside
+ * one goes in 1-byte packets, and the code generator sends a byte run once a phase, never
+ * relayed: docs/backend.md "Transfers"). */
 int32_t split_unit_of(const Chip *c, const Graph *g, const GraphUses *u, const Block *b,
                       SplitAxis ax)
 {
+    if (ax == SPLIT_R)
+        return split_unit(c, input_prec(g, u, b), SPLIT_F);
     int32_t k = split_unit(c, blk_prec(b), ax);
     Block *s, *m = ax == SPLIT_F ? split_soma_after(c, g, u, b, false, &s) : NULL;
     int32_t km = m ? split_unit(c, blk_prec(m), ax) : 1;

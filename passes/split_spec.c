@@ -49,12 +49,15 @@ static Status cut_all(Graph *g, const Chip *c, SplitSlices *slices, int32_t **id
                                              : "its type or shape does not split so");
             break;
         }
-        split_cut_bounds(c, b, ax, parts, split_unit(c, blk_prec(b), ax), bounds);
         SplitBatch sb;
         st = split_begin(g, &sb, d);
         sb.slices = slices;
         sb.chip = c;
         if (st == ST_OK) {
+            /* along r in whole packets of the map read, as fit mode cuts (split_unit_of) */
+            split_cut_bounds(c, b, ax, parts,
+                             ax == SPLIT_R ? split_unit_of(c, g, &sb.u, b, ax)
+                                           : split_unit(c, blk_prec(b), ax), bounds);
             st = split_block(g, &sb, b, ax, bounds, parts, out + (size_t)i * parts, d);
             Status cs = split_commit(g, &sb, d);
             if (st == ST_OK)

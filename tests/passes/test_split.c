@@ -1039,6 +1039,50 @@ static void test_f_packet_units(void **state)
     chip_destroy(c);
 }
 
+/* Along r, the unit is the values of a packet of the map the pieces read (split_unit_of):
+ * each piece's slice of an int8 pixel starts on 8 bytes, so that its writers send it in
+ * 8-byte packets, not in 1-byte ones (ResNet-50's layer3_0_conv2, 256 channels cut in
+ * three: 88 + 88 + 80, not 86 + 85 + 85), in an explicit cut as in fit mode, which cuts a
+ * 3 x 3 convolution of 200 int8 channels so; the outputs stay the same. */
+static void test_r_packet_units(void **state)
+{
+    (void)state;
+    Chip *c = chip();
+    int32_t a[] = {AT_KERNEL_Y, 3, AT_KERNEL_X, 3, AT_PAD_UP, 1, AT_PAD_DOWN, 1,
+                   AT_PAD_LEFT, 1, AT_PAD_RIGHT, 1};
+    int32_t s[TIR_NDIMS] = {4, 4, 32, 256, 3, 3, 4, 4};
+    Graph *g = fx_block(BT_CC, s, PR_INT_32, BIAS_VECTOR, a, 6, 0);
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    const Block *op = pt_by_name(g, "op");
+    int32_t unit = split_unit_of(c, g, &u, op, SPLIT_R), b[4];
+    assert_int_equal(unit, 8); /* the int8 input's, not the int32 sums' (2) */
+    split_cut_bounds(c, op, SPLIT_R, 3, unit, b);
+    assert_int_equal(b[1], 88), assert_int_equal(b[2], 176), assert_int_equal(b[3], 256);
+    graph_uses_finish(&u);
+    split_same(g, c, "op:r=3"); /* an explicit cut likewise */
+    assert_int_equal(pt_by_name(g, "op/r0")->shape.d[D_R], 88);
+    assert_int_equal(pt_by_name(g, "op/r2")->shape.d[D_R], 80);
+    graph_destroy(g);
+    c->core_budget_bytes = 16384;
+    s[D_R] = 200;
+    g = fx_block(BT_CC, s, PR_INT_32, BIAS_VECTOR, a, 6, 0);
+    int64_t n0;
+    int32_t *before = fit_checked(g, c, 17, &n0);
+    uint32_t r_cut = 0; /* every piece's slice is whole packets: 200 = 25 of them */
+    for (uint32_t i = 0; i < g->n_blocks; i++) {
+        const Block *p = g->blocks[i];
+        if (p->type != BT_CC)
+            continue;
+        r_cut += p->shape.d[D_R] < 200;
+        assert_int_equal(p->shape.d[D_R] % 8, 0);
+    }
+    assert_true(r_cut > 1);
+    same_outputs(g, 17, before, n0);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
 /* A block that no cut makes fit: one output element's group is larger than the budget. */
 static void test_cannot_fit(void **state)
 {
@@ -1089,6 +1133,7 @@ int main(void)
         cmocka_unit_test(test_fit_light_bands),
         cmocka_unit_test(test_edges_cut),
         cmocka_unit_test(test_f_packet_units),
+        cmocka_unit_test(test_r_packet_units),
         cmocka_unit_test(test_cannot_fit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
