@@ -8,7 +8,10 @@
  * (emit.c): this time the areas the recorded runs tie are placed first, at fixed addresses
  * (alloc_core_at) where each run lands at one address on all its cores, so that every core
  * of a chain takes one receive base. Runs are named by core and request indices, which a
- * pass makes the same way from the same Mapping.
+ * pass makes the same way from the same Mapping. Likewise a copy that a sender's words reach
+ * whole while a chain carries them in another pitch in the same phase (emit_route.c) is
+ * recorded with the chain's pitch (EPinPitch), and lands in it in the next pass
+ * (ECopy.land_pitch, emit_plan.c; its P06 re-pitches, emit_move.c).
  */
 #include "backend/emit_internal.h"
 
