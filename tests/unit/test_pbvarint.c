@@ -441,15 +441,22 @@ static void test_threads_narrow(void **state)
     }
 }
 
+/* g: a graph of one block whose data tensor holds n values of value() in one packed run
+ * (run, t, b: the run, the tensor, the block; free all four). */
+static void values_graph(int n, Buf *run, Buf *t, Buf *b, Buf *g)
+{
+    for (int i = 0; i < n; i++)
+        add_varint(run, value(), 1);
+    add_bytes(t, 4, run);
+    add_bytes(b, 7, t);
+    add_bytes(g, 1, b);
+}
+
 static void test_threads(void **state)
 {
     (void)state;
     Buf run = {0}, t = {0}, b = {0}, g = {0};
-    for (int i = 0; i < 3000000; i++)
-        add_varint(&run, value(), 1);
-    add_bytes(&t, 4, &run);
-    add_bytes(&b, 7, &t);
-    add_bytes(&g, 1, &b);
+    values_graph(3000000, &run, &t, &b, &g);
     assert_true(run.n > ((size_t)12 << 20));
     Taskir__TaskGraph *w = taskir__task_graph__unpack(NULL, g.n, g.p);
     assert_non_null(w);
@@ -496,11 +503,7 @@ static void test_load_file_rest(void **state)
 {
     (void)state;
     Buf run = {0}, t = {0}, b = {0}, g = {0};
-    for (int i = 0; i < 4200000; i++)
-        add_varint(&run, value(), 1);
-    add_bytes(&t, 4, &run);
-    add_bytes(&b, 7, &t);
-    add_bytes(&g, 1, &b);
+    values_graph(4200000, &run, &t, &b, &g);
     assert_true(g.n > ((size_t)17 << 20));
     Taskir__TaskGraph *w = taskir__task_graph__unpack(NULL, g.n, g.p);
     assert_non_null(w);
