@@ -496,8 +496,8 @@ static void test_threads(void **state)
 
 /* A graph of 17 MiB or more loaded from its file mapped with a thread bringing the pages in
  * (tir_file_bytes_threads, 2 threads), dropped from the cache first so that the thread is
- * still reading it from the disk: with LoadOptions.file the load stops the thread and brings
- * the rest in itself (filemap.h, tir_file_bring_in_rest: f.bg NULL after it, with the same
+ * still reading it from the disk: with LoadOptions.file the load brings the rest in with the
+ * thread and ends it (filemap.h, tir_file_bring_in_rest: f.bg NULL after it, with the same
  * values as protobuf-c's unpack); without, the thread is left to the release. */
 static void test_load_file_rest(void **state)
 {
