@@ -67,21 +67,31 @@ static void drop(void *ctx, int64_t lo, int64_t hi)
     madvise((char *)f->map + a, b - a, MADV_DONTNEED); /* advice: munmap drops what is left */
 }
 
-/* A file's thread bringing its pages in, stopped between parts once stop is set. */
+/* A file's thread bringing its pages in, a part after the other, each the next one left in
+ * next (tir_file_bring_in_rest's threads take them too); stopped between parts once stop is
+ * set. */
 struct TirFileBg {
     pthread_t th;
     TirFileBytes f;     /* a copy of the file's map and len (bg NULL) */
     atomic_bool stop;
-    int64_t done;       /* the parts it brought in, from the first (read after the join) */
+    atomic_int_fast64_t next; /* the next part to bring in */
 };
+
+/* Parts of g taken from g->next until none is left or g->stop is set. */
+static void take_parts(struct TirFileBg *g)
+{
+    int64_t parts = (int64_t)((g->f.len + PART - 1) / PART);
+    while (!atomic_load_explicit(&g->stop, memory_order_relaxed)) {
+        int64_t i = atomic_fetch_add_explicit(&g->next, 1, memory_order_relaxed);
+        if (i >= parts)
+            return;
+        populate(&g->f, i, i + 1);
+    }
+}
 
 static void *bring_in(void *arg)
 {
-    struct TirFileBg *g = arg;
-    int64_t parts = (int64_t)((g->f.len + PART - 1) / PART), i = 0;
-    for (; i < parts && !atomic_load_explicit(&g->stop, memory_order_relaxed); i++)
-        populate(&g->f, i, i + 1);
-    g->done = i;
+    take_parts(arg);
     return NULL;
 }
 
@@ -93,6 +103,7 @@ static struct TirFileBg *bg_start(const TirFileBytes *f)
         return NULL;
     g->f = (TirFileBytes){f->p, f->len, f->map, NULL, NULL};
     atomic_init(&g->stop, false);
+    atomic_init(&g->next, 0);
     if (pthread_create(&g->th, NULL, bring_in, g) != 0) {
         free(g);
         return NULL;
@@ -100,40 +111,35 @@ static struct TirFileBg *bg_start(const TirFileBytes *f)
     return g;
 }
 
-/* Stops f's thread and waits for it; the parts it brought in, from the first (0: none). */
-static int64_t bg_finish(TirFileBytes *f)
+/* Stops f's thread and waits for it. */
+static void bg_finish(TirFileBytes *f)
 {
     if (!f->bg)
-        return 0;
+        return;
     atomic_store_explicit(&f->bg->stop, true, memory_order_relaxed);
     pthread_join(f->bg->th, NULL);
-    int64_t done = f->bg->done;
     free(f->bg);
     f->bg = NULL;
-    return done;
 }
 
-/* The parts of a file its thread had not brought in: from the first of them on. */
-typedef struct Rest {
-    TirFileBytes *f;
-    int64_t from;
-} Rest;
-
-/* Parts [from + lo, from + hi) of ctx (a Rest), brought in. */
-static void rest_parts(void *ctx, int64_t lo, int64_t hi)
+/* A share of tir_file_bring_in_rest: parts of ctx (a TirFileBg) taken in turn. */
+static void rest_share(void *ctx, int64_t lo, int64_t hi)
 {
-    const Rest *r = ctx;
-    populate(r->f, r->from + lo, r->from + hi);
+    (void)lo;
+    (void)hi;
+    take_parts(ctx);
 }
 
 void tir_file_bring_in_rest(TirFileBytes *f, uint32_t threads)
 {
     if (!f || !f->bg)
         return;
-    Rest r = {f, bg_finish(f)};
-    int64_t parts = (int64_t)((f->len + PART - 1) / PART);
-    if (r.from < parts)
-        tir_parallel_items(threads, parts - r.from, rest_parts, &r);
+    /* the file's thread goes on; this one and threads - 2 more take the parts with it */
+    uint32_t more = threads > 2 ? threads - 1 : 1;
+    tir_parallel(more, more, rest_share, f->bg);
+    pthread_join(f->bg->th, NULL); /* its last part done: nothing is left to take */
+    free(f->bg);
+    f->bg = NULL;
 }
 
 Status tir_file_bytes(const char *path, size_t cap, TirFileBytes *f, Diag *d)

@@ -34,8 +34,9 @@ Status tir_file_bytes(const char *path, size_t cap, TirFileBytes *f, Diag *d);
  * caller. On one thread they are brought in before it returns. */
 Status tir_file_bytes_threads(const char *path, size_t cap, uint32_t threads,
                               TirFileBytes *f, Diag *d);
-/* Stops f's thread, if any, and brings in the pages it had not reached on up to threads
- * threads, which take them 2 MiB after 2 MiB, each the next left (threads filling the page
+/* Brings in the pages f's thread, if any, has not reached, on that thread and this one (and
+ * up to threads in all), which take them 2 MiB after 2 MiB, each the next left, and ends the
+ * thread (threads filling the page
  * table of the same 2 MiB wait for each other: the pages of a file cached in 4 KiB pages came
  * in no faster on two threads taking 1 MiB pieces in turn, and twice as fast in two halves,
  * when both threads had a processor). For the caller's

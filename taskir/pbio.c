@@ -540,7 +540,8 @@ static Status graph_from_lifted(const Taskir__TaskGraph *w, const Lifted *lf, ui
     RunValues *runs = NULL;
     bool ok = L.g != NULL;
     if (ok && lf && lf->n_runs) {
-        tir_file_bring_in_rest(file, threads);
+        if (!lf->kept) /* the runs are in the file's bytes, not in a stripped copy */
+            tir_file_bring_in_rest(file, threads);
         runs = calloc(lf->n_runs, sizeof *runs);
         uint32_t **vals = calloc(lf->n_runs, sizeof *vals);
         int8_t **vals8 = narrow ? calloc(lf->n_runs, sizeof *vals8) : NULL;

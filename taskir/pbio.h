@@ -36,8 +36,9 @@ typedef struct LoadOptions {
                          * mapper and the backend read Tensor.i32 and load without it */
     struct TirFileBytes *file; /* NULL, or the mapped file the bytes are (filemap.h), whose
                          * pages its own thread may still be bringing in: the rest of them
-                         * are brought in on the threads before the values are read
-                         * (tir_file_bring_in_rest) */
+                         * are brought in on the threads before the values are read from
+                         * them (tir_file_bring_in_rest; not when pb_wire_strip made a copy,
+                         * which the values are then read from) */
 } LoadOptions;
 /* graph_load_pb_mem with options (NULL: the defaults); the graph is the same whatever they
  * say. */

@@ -62,7 +62,8 @@
  * process's memory down faster than freeing it piece by piece (ResNet-50: 140 MB of file and
  * some 250 MB of values and buffers); under AddressSanitizer they are freed, so that it sees
  * no leak. With --threads N the mapped file's pages come in on a thread of their own while
- * the graph's structure is read (filemap.h), and the file is released after the run, its
+ * the graph's structure is read (filemap.h), those it has not reached by the time the values
+ * are read on the N threads (LoadOptions.file), and the file is released after the run, its
  * pages dropped on the run's N threads (tir_file_release_pool): the exit would unmap them on
  * one. */
 #if defined(__SANITIZE_ADDRESS__)

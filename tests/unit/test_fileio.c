@@ -611,7 +611,7 @@ static long vma_rss_kb(const void *m)
     return kb;
 }
 
-/* tir_file_bring_in_rest: the file's thread stopped (f.bg NULL) and every page of the mapping
+/* tir_file_bring_in_rest: the file's thread ended (f.bg NULL) and every page of the mapping
  * in the page table when it returns, on 1, 2 and 3 threads, also when the thread had hardly
  * begun (the file dropped from the cache first, so that the thread reads it from the disk);
  * the same bytes; nothing to do for a file mapped on one thread or after it. Skipped where

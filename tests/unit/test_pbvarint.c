@@ -8,7 +8,8 @@
  * count shared by threads (pb_runs_count) with the same findings for every thread count;
  * runs decoded narrow (pb_varint_decode8, LoadOptions.narrow: int8 values in a byte each)
  * giving the same values, the same saved bytes, and the wide form where a value does not
- * fit. */
+ * fit; a graph loaded from its mapped file with LoadOptions.file stops the file's page
+ * thread. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "taskir/filemap.h"
 #include "taskir/graph.h"
 #include "taskir/pbio.h"
 #include "taskir/pbruns.h"
@@ -436,15 +441,22 @@ static void test_threads_narrow(void **state)
     }
 }
 
+/* g: a graph of one block whose data tensor holds n values of value() in one packed run
+ * (run, t, b: the run, the tensor, the block; free all four). */
+static void values_graph(int n, Buf *run, Buf *t, Buf *b, Buf *g)
+{
+    for (int i = 0; i < n; i++)
+        add_varint(run, value(), 1);
+    add_bytes(t, 4, run);
+    add_bytes(b, 7, t);
+    add_bytes(g, 1, b);
+}
+
 static void test_threads(void **state)
 {
     (void)state;
     Buf run = {0}, t = {0}, b = {0}, g = {0};
-    for (int i = 0; i < 3000000; i++)
-        add_varint(&run, value(), 1);
-    add_bytes(&t, 4, &run);
-    add_bytes(&b, 7, &t);
-    add_bytes(&g, 1, &b);
+    values_graph(3000000, &run, &t, &b, &g);
     assert_true(run.n > ((size_t)12 << 20));
     Taskir__TaskGraph *w = taskir__task_graph__unpack(NULL, g.n, g.p);
     assert_non_null(w);
@@ -480,6 +492,48 @@ static void test_threads(void **state)
     free(t.p);
     free(b.p);
     free(g.p);
+}
+
+/* A graph of 17 MiB or more loaded from its file mapped with a thread bringing the pages in
+ * (tir_file_bytes_threads, 2 threads), dropped from the cache first so that the thread is
+ * still reading it from the disk: with LoadOptions.file the load brings the rest in with the
+ * thread and ends it (filemap.h, tir_file_bring_in_rest: f.bg NULL after it, with the same
+ * values as protobuf-c's unpack); without, the thread is left to the release. */
+static void test_load_file_rest(void **state)
+{
+    (void)state;
+    Buf run = {0}, t = {0}, b = {0}, g = {0};
+    values_graph(4200000, &run, &t, &b, &g);
+    assert_true(g.n > ((size_t)17 << 20));
+    Taskir__TaskGraph *w = taskir__task_graph__unpack(NULL, g.n, g.p);
+    assert_non_null(w);
+    const char *dir = getenv("TMPDIR");
+    char path[512];
+    snprintf(path, sizeof path, "%s/tir_rest_XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, g.p, g.n), (ssize_t)g.n);
+    for (int with = 0; with < 2; with++) {
+        fdatasync(fd);
+        posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED); /* advice: the test holds either way */
+        Diag d;
+        diag_init(&d, "t.pb");
+        TirFileBytes f;
+        assert_int_equal(tir_file_bytes_threads(path, g.n, 2, &f, &d), ST_OK);
+        assert_non_null(f.bg);
+        LoadOptions lo = {.threads = 2, .file = with ? &f : NULL};
+        Graph *graph = NULL;
+        assert_int_equal(graph_load_pb_mem_opts(f.p, f.len, &lo, &graph, &d), ST_OK);
+        assert_true(with ? f.bg == NULL : f.bg != NULL);
+        check_tensor(graph->blocks[0]->data, w->blocks[0]->data);
+        graph_destroy(graph);
+        tir_file_release(&f);
+        diag_finish(&d);
+    }
+    close(fd);
+    unlink(path);
+    taskir__task_graph__free_unpacked(w, NULL);
+    free(run.p), free(t.p), free(b.p), free(g.p);
 }
 
 /* pb_wire_precheck's memory estimate takes a packed run of an uncapped field at one value a
@@ -688,6 +742,7 @@ int main(void)
         cmocka_unit_test(test_lifted_graphs),
         cmocka_unit_test(test_lifted_fault),
         cmocka_unit_test(test_threads),
+        cmocka_unit_test(test_load_file_rest),
         cmocka_unit_test(test_precheck_bound),
         cmocka_unit_test(test_runs_count),
         cmocka_unit_test(test_precheck_threads),
