@@ -38,11 +38,31 @@ static int64_t align_up(int64_t a, int32_t al)
 
 /* Whether area a is done with in phase a->last before area b begins in that phase (alloc.h):
  * a ends with the Axon (1) or Soma1 (2), b begins with Soma1 (2) or the router (3). */
+/* The part of its last phase an area lives to (1 Axon, 2 Soma1, 4 Soma2) and of its first
+ * phase it lives from (0 Axon, 2 Soma1, 3 router): one that ends before the other begins
+ * in the same phase shares its words. */
+static int end_part(const AllocReq *a)
+{
+    return a->last_axon ? 1 : a->last_soma1 ? 2 : 4;
+}
+
+static int begin_part(const AllocReq *b)
+{
+    return b->first_router ? 3 : b->first_soma ? 2 : 0;
+}
+
 static bool ends_before(const AllocReq *a, const AllocReq *b)
 {
-    int end = a->last_axon ? 1 : a->last_soma1 ? 2 : 4;
-    int begin = b->first_router ? 3 : b->first_soma ? 2 : 0;
-    return a->last == b->first && end < begin;
+    return a->last == b->first && end_part(a) < begin_part(b);
+}
+
+/* Whether area r lives at part k (as end_part, begin_part count) of phase p. */
+static bool lives_at(const AllocReq *r, int32_t p, int k)
+{
+    if (r->again > 0 && p >= r->again)
+        return true;
+    return r->first <= p && p <= r->last && (p > r->first || k >= begin_part(r)) &&
+           (p < r->last || k <= end_part(r));
 }
 
 bool alloc_lives_in(const AllocReq *r, int32_t p)
@@ -143,10 +163,13 @@ static int64_t last_fit(const AllocReq *reqs, const int32_t *addr, const size_t 
     return -1;
 }
 
-/* The largest sum of words live in one phase among the areas that share r's banks (received
- * areas, or the others), and that phase. */
+/* The largest sum of words live at one time among the areas that share r's banks (received
+ * areas, or the others), and its phase: at the parts of a phase each area may begin in, so
+ * that an area ending with Soma1 and one beginning with the router of the same phase are
+ * not counted together (their words may be the same, alloc_lives_meet). */
 static int64_t peak_live(const AllocReq *reqs, size_t n, const AllocReq *r, int32_t *phase)
 {
+    static const int parts[] = {0, 2, 3};
     int64_t best = 0;
     *phase = 0;
     for (size_t i = 0; i < 2 * n; i++) { /* each area's first phase, and its again */
@@ -154,13 +177,16 @@ static int64_t peak_live(const AllocReq *reqs, size_t n, const AllocReq *r, int3
         int32_t p = i % 2 ? q->again : q->first;
         if ((q->kind == ALLOC_RECV) != (r->kind == ALLOC_RECV) || (i % 2 && p == 0))
             continue;
-        int64_t sum = 0;
-        for (size_t k = 0; k < n; k++)
-            if ((reqs[k].kind == ALLOC_RECV) == (r->kind == ALLOC_RECV) && alloc_lives_in(&reqs[k], p))
-                sum += reqs[k].words;
-        if (sum > best) {
-            best = sum;
-            *phase = p;
+        for (size_t t = 0; t < sizeof parts / sizeof parts[0]; t++) {
+            int64_t sum = 0;
+            for (size_t k = 0; k < n; k++)
+                if ((reqs[k].kind == ALLOC_RECV) == (r->kind == ALLOC_RECV) &&
+                    lives_at(&reqs[k], p, parts[t]))
+                    sum += reqs[k].words;
+            if (sum > best) {
+                best = sum;
+                *phase = p;
+            }
         }
     }
     return best;
