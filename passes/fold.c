@@ -86,6 +86,9 @@ static bool foldable(const Graph *g, const GraphUses *u, uint32_t s, int32_t **m
         long r = graph_block_pos(g, o->dst);
         const IfaceUse *ru = r >= 0 ? uses_find(u, (uint32_t)r, true, o->id) : NULL;
         const IfaceUse *su = uses_find(u, s, false, o->id);
+        for (uint32_t k = 0; k < j; k++) /* each CVM's weights permuted once */
+            if (g->edges[bu->out_edges[k]]->dst == o->dst)
+                return false;
         if (!ru || !su || o->n_re || g->blocks[r]->type != BT_CVM || ru->cluster != 0 ||
             !iface_whole(&g->blocks[r]->in[0].ifaces[ru->iface]) ||
             !iface_whole(&b->out[su->cluster].ifaces[su->iface]) ||

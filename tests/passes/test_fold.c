@@ -26,12 +26,8 @@ static Graph *flatten_fc(bool also)
     Block *v = pt_blk(g, BT_SIFC, 0, 0, 0, "v");
     v->shape.d[D_R] = 6;
     v->prec = PR_INT_8;
-    Edge *e = graph_connect(g, in, 0, v, 0);
-    assert_non_null(e);
-    Rearrange *re = edge_add_rearrange(g, e, RT_PERMUTE, 1);
-    assert_non_null(re);
-    const int32_t pd[1] = {3}, p[3] = {2, 0, 1};
-    assert_true(tensor_set_i32(g, &re->mats[0], pd, 1, p, 3));
+    const int32_t p[3] = {2, 0, 1};
+    pt_step(g, graph_connect(g, in, 0, v, 0), RT_PERMUTE, p, 3);
     Block *w = pt_blk(g, BT_SWFC, 0, 0, 2, "w");
     w->shape.d[D_R] = 6;
     w->prec = PR_INT_8;
