@@ -56,6 +56,7 @@ Status pass_split(Graph *g, const PassOptions *o, Diag *d);
 Status pass_fuse(Graph *g, const PassOptions *o, Diag *d);
 Status pass_replicate(Graph *g, const PassOptions *o, Diag *d);
 Status pass_dce(Graph *g, const PassOptions *o, Diag *d);
+Status pass_fold(Graph *g, const PassOptions *o, Diag *d);
 Status pass_group(Graph *g, const PassOptions *o, Diag *d);
 
 #endif

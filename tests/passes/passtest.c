@@ -134,6 +134,15 @@ void pt_link(Graph *g, Block *a, Block *b, uint32_t in_idx)
     assert_non_null(graph_connect(g, a, 0, b, in_idx));
 }
 
+void pt_step(Graph *g, Edge *e, RearrangeType t, const int32_t *p, uint32_t n)
+{
+    assert_non_null(e);
+    Rearrange *re = edge_add_rearrange(g, e, t, 1);
+    assert_non_null(re);
+    const int32_t dims[1] = {(int32_t)n};
+    assert_true(tensor_set_i32(g, &re->mats[0], dims, 1, p, n));
+}
+
 void pt_set_groups(Graph *g, const char *const *names, const uint32_t *sizes, uint32_t n,
                    int32_t first_id)
 {

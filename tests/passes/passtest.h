@@ -24,6 +24,8 @@ Block *pt_blk(Graph *g, BlockType t, int32_t y, int32_t x, int32_t f, const char
 Block *pt_io(Graph *g, BlockType t, int32_t y, int32_t x, int32_t f, int32_t socket);
 /* Joins output cluster 0 of a to input cluster in_idx of b. */
 void pt_link(Graph *g, Block *a, Block *b, uint32_t in_idx);
+/* Gives edge e one more step of type t with one parameter tensor of n values p. */
+void pt_step(Graph *g, Edge *e, RearrangeType t, const int32_t *p, uint32_t n);
 /* Replaces g's groups by n groups, ids first_id, first_id + 1, ...: group k lists sizes[k]
  * blocks, by name, taken in order from names. */
 void pt_set_groups(Graph *g, const char *const *names, const uint32_t *sizes, uint32_t n,

@@ -225,12 +225,8 @@ static void test_merge_fed(void **state)
     pt_link(g, in, q, 0);
     const int32_t pos[TIR_CDIMS] = {0, 1, 0, 0, 0, 0}, size[TIR_CDIMS] = {1, 1, 4, 0, 0, 0};
     assert_non_null(graph_connect_box(g, in, 0, pos, size, r, 0, NULL, NULL));
-    Edge *e = graph_connect(g, in, 0, s, 0);
-    assert_non_null(e);
-    Rearrange *re = edge_add_rearrange(g, e, RT_SHIFT, 1);
-    assert_non_null(re);
-    const int32_t dims[1] = {3}, d[3] = {0, 1, 0};
-    assert_true(tensor_set_i32(g, &re->mats[0], dims, 1, d, 3));
+    const int32_t d[3] = {0, 1, 0};
+    pt_step(g, graph_connect(g, in, 0, s, 0), RT_SHIFT, d, 3);
     scale(g, p, 2, 0, "vp");
     scale(g, q, 3, 1, "vq");
     scale(g, r, 5, 2, "vr");

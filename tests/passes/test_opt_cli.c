@@ -74,7 +74,7 @@ static void test_usage(void **state)
     USAGE("usage.args", "-o", out);
     USAGE("usage.option", lenet, "-o", out, "--fast");
     USAGE("usage.args", lenet, lenet, "-o", out);
-    USAGE("usage.passes", lenet, "-o", out, "--passes", "dce,fold");
+    USAGE("usage.passes", lenet, "-o", out, "--passes", "dce,fuze");
     USAGE("usage.passes", lenet, "-o", out, "--passes", "dce,,group");
     USAGE("usage.repeated", lenet, "-o", out, "--passes", "dce", "--passes", "group");
     USAGE("usage.dump", lenet, "-o", out, "--passes", "dce", "--dump-after", "group");
@@ -195,7 +195,7 @@ static void test_run(void **state)
     assert_string_equal(r.err, "");
     tt_run_free(&r);
     x = tt_slurp_or_fail(dumps, &la);
-    tt_assert_contains(x, "# after pass 'group' (5 of 5)\ntaskgraph: ");
+    tt_assert_contains(x, "# after pass 'group' (6 of 6)\ntaskgraph: ");
     assert_null(strstr(x, "after pass 'dce'"));
     free(x);
 }

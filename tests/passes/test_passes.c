@@ -156,8 +156,8 @@ static void test_plan_errors(void **state)
     expect_usage("", "usage.passes", "the pass list is empty");
     expect_usage("dce,,group", "usage.passes", "an empty name in the pass list 'dce,,group'");
     expect_usage("dce,", "usage.passes", "an empty name");
-    expect_usage("dce,fold", "usage.passes", "unknown pass 'fold' in the pass list");
-    expect_usage("dce,fold", "usage.passes", "(passes: dce, ");
+    expect_usage("dce,fuze", "usage.passes", "unknown pass 'fuze' in the pass list");
+    expect_usage("dce,fuze", "usage.passes", "(passes: dce, ");
 }
 
 static Status nop(Graph *g, const PassOptions *o, Diag *d)
