@@ -836,6 +836,12 @@ size_t emit_recv_parts_apply(const ECore *c, const uint32_t *lead, const size_t 
  * (room for the core's n_reqs) the request whose area request i takes, i itself for most;
  * false when out of memory. */
 bool emit_twin_leads(const Emit *e, uint32_t k, uint32_t *lead);
+/* Area r, the one twins share (a lead's, emit_twin_leads) on a core of n_phases phases,
+ * grown to hold twin t too: the larger words and alignment, alive over both lifetimes (from
+ * the router of the first's phase when both begin so, to Soma1 of the last's when both end
+ * so; areas whose lives meet again to the step's end). The plan places it so (place_core),
+ * and emit_pin.c fixes its address so. */
+void emit_twin_join(AllocReq *r, const AllocReq *t, int32_t n_phases);
 /* Whether a twin of copy cp (the same values landing in the same phases on its core) stays
  * in the receive area, sharing its words there: moving cp out later would free none
  * (emit_latemove.c). */

@@ -131,11 +131,12 @@ const ECopy *emit_copy_landed(const ECopy *cp, ECopy *tmp)
     return tmp;
 }
 
-/* The areas the ties name (nodes: core and request), tied by a weighted union-find (wuf.h):
- * each node's address less its parent's. */
+/* The areas the ties name (nodes: core and request, the lead's of twins), tied by a
+ * weighted union-find (wuf.h): each node's address less its parent's. */
 typedef struct Pin {
     Emit *e;
     uint32_t *k, *req;  /* per node */
+    AllocReq *life;     /* per node: its area as the plan places it (over its twins') */
     uint32_t n;
     uint32_t *par;
     int64_t *pot;
@@ -160,13 +161,12 @@ static bool fixable(const ECore *c, uint32_t i)
 static bool fits_at(const Pin *pn, uint32_t v, int64_t a, const uint32_t *fixed, size_t nf,
                     const int64_t *addr)
 {
-    const ECore *c = &pn->e->cores[pn->k[v]];
-    const AllocReq *r = &c->reqs[pn->req[v]];
+    const AllocReq *r = &pn->life[v];
     if (a < ASM_MEM2_RECV || a + r->words > ASM_MEM3_BASE || a % r->align != 0)
         return false;
     for (size_t i = 0; i < nf; i++) {
         uint32_t o = fixed[i];
-        const AllocReq *q = &c->reqs[pn->req[o]];
+        const AllocReq *q = &pn->life[o];
         if (pn->k[o] == pn->k[v] && alloc_lives_meet(q, r) && addr[o] < a + r->words &&
             addr[o] + q->words > a)
             return false;
@@ -195,6 +195,28 @@ static void place_set(Pin *pn, const uint32_t *mem, const int64_t *d, size_t nm,
             return;
         }
     }
+}
+
+/* The area request *req of core k takes in the plan: *req becomes the lead of its twins
+ * (emit_twin_leads, made once a core into leads[k]), *life that area alive over all their
+ * lifetimes, as place_core places it. Out of memory: ST_RUNTIME. */
+static Status twin_area(Emit *e, uint32_t **leads, uint32_t k, uint32_t *req, AllocReq *life)
+{
+    const ECore *c = &e->cores[k];
+    if (!leads[k] && (!(leads[k] = malloc(c->n_reqs * sizeof *leads[k])) ||
+                      !emit_twin_leads(e, k, leads[k]))) {
+        free(leads[k]);
+        leads[k] = NULL;
+        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    }
+    const uint32_t *lead = leads[k];
+    uint32_t l = lead[*req];
+    *life = c->reqs[l];
+    for (size_t i = 0; i < c->n_reqs; i++)
+        if (i != l && lead[i] == l && c->reqs[i].words > 0)
+            emit_twin_join(life, &c->reqs[i], c->n_phases);
+    *req = l;
+    return ST_OK;
 }
 
 static Status fix(Pin *pn)
@@ -254,20 +276,28 @@ Status emit_pin_place(Emit *e)
     pn.pot = malloc(nt * sizeof *pn.pot);
     pn.bad = calloc(nt, sizeof *pn.bad);
     pn.node = malloc(nt * sizeof *pn.node);
-    Status st = pn.k && pn.req && pn.par && pn.pot && pn.bad && pn.node
+    pn.life = malloc(nt * sizeof *pn.life);
+    uint32_t **leads = calloc(e->n_cores ? e->n_cores : 1, sizeof *leads); /* per core */
+    Status st = pn.k && pn.req && pn.par && pn.pot && pn.bad && pn.node && pn.life && leads
                     ? ST_OK
                     : diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     for (size_t i = 0; st == ST_OK && i < nt; i++) { /* the nodes, in order of first tie */
         const EPinTie *t = &pins->ties[i];
+        bool known = t->k < e->n_cores && t->req < e->cores[t->k].n_reqs;
+        uint32_t req = t->req;
+        AllocReq life = {0};
+        if (known && (st = twin_area(e, leads, t->k, &req, &life)) != ST_OK)
+            break;
         uint32_t v = 0;
-        while (v < pn.n && (pn.k[v] != t->k || pn.req[v] != t->req))
+        while (v < pn.n && (pn.k[v] != t->k || pn.req[v] != req))
             v++;
         if (v == pn.n) {
             pn.k[v] = t->k;
-            pn.req[v] = t->req;
+            pn.req[v] = req;
+            pn.life[v] = life;
             pn.par[v] = v;
             pn.pot[v] = 0;
-            pn.bad[v] = t->k >= e->n_cores || !fixable(&e->cores[t->k], t->req);
+            pn.bad[v] = !known || !fixable(&e->cores[t->k], req);
             pn.n++;
         }
         pn.node[i] = v;
@@ -292,5 +322,9 @@ Status emit_pin_place(Emit *e)
     free(pn.pot);
     free(pn.bad);
     free(pn.node);
+    free(pn.life);
+    for (uint32_t k = 0; leads && k < e->n_cores; k++)
+        free(leads[k]);
+    free(leads);
     return st;
 }

@@ -597,6 +597,15 @@ static Status plan_copy(Emit *e, ECopy *cp, int32_t first, int32_t last)
     return ST_OK;
 }
 
+/* Whether copy i stays in the receive area for a gather's P06 to read it there
+ * (emit_gathered_early), rather than move out in the first pass of moves: not when a relaying
+ * chain's pitch is recorded for it (emit_pin.c), which its landing area takes. */
+static bool gathered_there(Emit *e, uint32_t i)
+{
+    const ECopy *cp = &e->copies[i];
+    return emit_gathered_early(e, i) && !emit_pin_pitch_of(e, cp->core, cp->block);
+}
+
 /* The received copies that live on past the phases they arrive in (plan_copy): the receive
  * area holds each in those phases and a P06 in Soma2 of the last one moves it to the data
  * banks (emit_move.c), where its area lives the copy's whole life, as the mapper counts it (a
@@ -613,7 +622,7 @@ static Status plan_moves(Emit *e, bool late)
         int32_t p = cp->move_phase, sl = MAP_PI_SOMA2;
         if (!cp->movable || cp->land != EMIT_NONE || cp->req == EMIT_NONE ||
             e->cores[cp->core].reqs[cp->req].kind != ALLOC_RECV ||
-            (!late && (emit_soma_taken(e, cp->core, p, sl) || emit_gathered_early(e, i))) ||
+            (!late && (emit_soma_taken(e, cp->core, p, sl) || gathered_there(e, i))) ||
             (late && !emit_late_move(e, cp, &p, &sl)))
             continue;
         cp->move_phase = p;
@@ -1015,29 +1024,8 @@ static Status place_core(ECore *c, const uint32_t *lead, Diag *d)
             kept[j++].next = c->reqs[i].next ? at[c->reqs[i].next - 1] : 0; /* a chain's */
         }
     for (size_t i = 0; st == ST_OK && i < c->n_reqs; i++)
-        if (lead[i] != i && c->reqs[i].words > 0) { /* a twin: the lead's area lives on */
-            AllocReq *r = &kept[at[lead[i]] - 1];
-            const AllocReq *t = &c->reqs[i];
-            r->words = t->words > r->words ? t->words : r->words;
-            r->align = t->align > r->align ? t->align : r->align;
-            /* landing areas: from the router of the first's phase, to Soma1 of the last's */
-            r->first_router = t->first < r->first   ? t->first_router
-                              : t->first == r->first ? r->first_router && t->first_router
-                                                     : r->first_router;
-            r->last_soma1 = t->last > r->last   ? t->last_soma1
-                            : t->last == r->last ? r->last_soma1 && t->last_soma1
-                                                 : r->last_soma1;
-            int32_t again = r->again && t->again ? (r->again < t->again ? r->again : t->again)
-                                                 : r->again ? r->again : t->again;
-            r->first = t->first < r->first ? t->first : r->first;
-            r->last = t->last > r->last ? t->last : r->last;
-            r->last_axon = r->first_soma = false;
-            if (again && again <= r->last) { /* the twins' lives meet: the whole rest */
-                r->last = c->n_phases - 1;
-                again = 0;
-            }
-            r->again = again;
-        }
+        if (lead[i] != i && c->reqs[i].words > 0) /* a twin: the lead's area lives on */
+            emit_twin_join(&kept[at[lead[i]] - 1], &c->reqs[i], c->n_phases);
     for (size_t i = 0; st == ST_OK && fixed && i < c->n_reqs; i++)
         if (c->at[i] && c->reqs[i].words > 0 && !fixed[at[lead[i]] - 1]) /* a twin's: its lead's */
             fixed[at[lead[i]] - 1] = c->at[i];

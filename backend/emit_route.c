@@ -874,10 +874,20 @@ static Status to_bytes(Emit *e, uint32_t k, int32_t p, bool *single)
     return ST_OK;
 }
 
+/* Whether copy cp moves out of the receive area, or stays there as received (a gather's
+ * P06 reads it there, emit_early.c): a pitch recorded for the latter moves it out in the
+ * next pass where it may move (plan_moves), else changes nothing. */
+static bool lands_recv(const Emit *e, const ECopy *cp)
+{
+    return cp->land != EMIT_NONE ||
+           (cp->received && cp->req != EMIT_NONE &&
+            e->cores[cp->core].reqs[cp->req].kind == ALLOC_RECV);
+}
+
 /* Two sends of the same words in one phase, a relaying chain's in runs of a pixel of one
  * copy's some words apart, the other whole into a copy that moves out of the receive area
- * with pixels of that many words: the next pass lands the second in the chain's pitch
- * (emit_pin.c), so that the chain carries both. */
+ * (or stays there for a gather's P06: lands_recv) with pixels of that many words: the next
+ * pass lands the second in the chain's pitch (emit_pin.c), so that the chain carries both. */
 static Status pitch_hint(Emit *e, const ESend *a, const ESend *s)
 {
     for (int i = 0; i < 2; i++) {
@@ -885,7 +895,7 @@ static Status pitch_hint(Emit *e, const ESend *a, const ESend *s)
         long pos = graph_block_pos(e->g, x->block);
         const ECopy *cp = pos >= 0 ? emit_copy_on(e, (uint32_t)pos, x->dst_core) : NULL;
         if (x->single || y->single || x->src != y->src || x->words != y->words ||
-            x->run != x->stride || y->run == y->stride || !cp || cp->land == EMIT_NONE ||
+            x->run != x->stride || y->run == y->stride || !cp || !lands_recv(e, cp) ||
             cp->land_pitch || y->run != emit_feat_pixel_words(&cp->feat) ||
             x->words % y->run != 0)
             continue;

@@ -120,6 +120,29 @@ bool emit_twin_leads(const Emit *e, uint32_t k, uint32_t *lead)
     return true;
 }
 
+void emit_twin_join(AllocReq *r, const AllocReq *t, int32_t n_phases)
+{
+    r->words = t->words > r->words ? t->words : r->words;
+    r->align = t->align > r->align ? t->align : r->align;
+    /* landing areas: from the router of the first's phase, to Soma1 of the last's */
+    r->first_router = t->first < r->first    ? t->first_router
+                      : t->first == r->first ? r->first_router && t->first_router
+                                             : r->first_router;
+    r->last_soma1 = t->last > r->last    ? t->last_soma1
+                    : t->last == r->last ? r->last_soma1 && t->last_soma1
+                                         : r->last_soma1;
+    int32_t again = r->again && t->again ? (r->again < t->again ? r->again : t->again)
+                                         : r->again ? r->again : t->again;
+    r->first = t->first < r->first ? t->first : r->first;
+    r->last = t->last > r->last ? t->last : r->last;
+    r->last_axon = r->first_soma = false;
+    if (again && again <= r->last) { /* the twins' lives meet: the whole rest */
+        r->last = n_phases - 1;
+        again = 0;
+    }
+    r->again = again;
+}
+
 /* The order of sends by every field that says where their words go. */
 static int send_key_cmp(const ESend *x, const ESend *y)
 {
