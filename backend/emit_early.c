@@ -26,6 +26,7 @@
  */
 #include "backend/emit_internal.h"
 #include "backend/emit_layout.h"
+#include "taskir/lanes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +142,19 @@ static EGather *sole_gather(Emit *e, uint32_t ci)
     return g;
 }
 
+/* Whether an edge into copy cp's block goes as bytes over several routers (taskir/lanes.h
+ * lanes_phases): which phase its last run lands in is known only when the runs the first
+ * phase's P09 cannot hold spill on (emit_route_spill.c, after the plan), so its gather keeps
+ * the latest slot before the CADD, which the mapper places after those routers. */
+static bool spills(const Emit *e, const ECopy *cp)
+{
+    const BlockUses *bu = &e->uses.blocks[cp->block];
+    for (uint32_t j = 0; j < bu->n_in_edges; j++)
+        if (lanes_phases(e->g, &e->uses, e->g->edges[bu->in_edges[j]]) > 1)
+            return true;
+    return false;
+}
+
 /* Whether copy ci stays in the receive area and only its gather reads it: a received copy
  * that could have moved out (ECopy.movable), or one its core's own router lands there, in
  * part or whole (emit_router_landed); that gather (*g), where its data is in place (*ms) and
@@ -151,7 +165,7 @@ static bool candidate(Emit *e, uint32_t ci, EGather **g, EMoveSlot *ms, int32_t 
     const ECore *c = &e->cores[cp->core];
     int32_t own = -1, own_first;
     if ((!cp->movable && !emit_router_landed(e, cp, &own_first, &own)) || cp->land != EMIT_NONE ||
-        cp->req == EMIT_NONE || c->reqs[cp->req].kind != ALLOC_RECV)
+        cp->req == EMIT_NONE || c->reqs[cp->req].kind != ALLOC_RECV || spills(e, cp))
         return false; /* moved out, merged, or not received whole in its phases */
     *g = sole_gather(e, ci);
     if (!*g || (*g)->phase < 0)

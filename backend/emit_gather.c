@@ -57,6 +57,16 @@ Status emit_gather_fail(Emit *e, size_t start, size_t n, uint32_t pos, int32_t i
     return ST_OK;
 }
 
+bool emit_gathers_copy(const Emit *e, const ECopy *cp, int32_t p, int32_t sl)
+{
+    for (size_t i = 0; i < e->n_gathers; i++) {
+        const EGather *g = &e->gathers[i];
+        if (g->i >= 0 && g->phase == p && g->slot == sl && &e->copies[g->copy] == cp)
+            return true;
+    }
+    return false;
+}
+
 /* Drops the entries of a gather from start (the last ones) and records why it failed. */
 static Status failed(Emit *e, size_t start, uint32_t pos, int32_t input, int32_t why)
 {

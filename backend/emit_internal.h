@@ -624,6 +624,9 @@ Status emit_tee_refuse(Emit *e, uint32_t pos, uint32_t s, uint32_t first);
  * and gives the area P02 reads. */
 Status emit_gathers(Emit *e);
 const EGather *emit_gather_of(const Emit *e, uint32_t pos);
+/* Whether the gather P06 in Soma slot (p, sl) of copy cp's core reads cp (a gather's slot
+ * may hold another CADD's input: emit_latemove.c, emit_route_spill.c ask). */
+bool emit_gathers_copy(const Emit *e, const ECopy *cp, int32_t p, int32_t sl);
 /* Why the gather of CADD pos failed: GATHER_LAYOUT (input *input is not a map on the core
  * with input 0's extents, in a precision a P06 moves into the area's), GATHER_SLOT (no free Soma slot for its P06);
  * 0 when it did not. */

@@ -62,17 +62,6 @@ static bool sends_between(const Emit *e, const ECopy *cp, int32_t lo, int32_t hi
     return false;
 }
 
-/* Whether the gather P06 in Soma slot (p, sl) of copy cp's core reads cp. */
-static bool gathers_it(const Emit *e, const ECopy *cp, int32_t p, int32_t sl)
-{
-    for (size_t i = 0; i < e->n_gathers; i++) {
-        const EGather *g = &e->gathers[i];
-        if (g->i >= 0 && g->phase == p && g->slot == sl && &e->copies[g->copy] == cp)
-            return true;
-    }
-    return false;
-}
-
 bool emit_late_move(Emit *e, const ECopy *cp, int32_t *phase, int32_t *slot)
 {
     const ECore *c = &e->cores[cp->core];
@@ -94,7 +83,7 @@ bool emit_late_move(Emit *e, const ECopy *cp, int32_t *phase, int32_t *slot)
             }
             if (u.kind != SLOT_BLOCK && u.kind != SLOT_NARROW && u.kind != SLOT_SENDBUF &&
                 (u.kind != SLOT_MOVE || u.block == cp->block) &&
-                (u.kind != SLOT_GATHER || gathers_it(e, cp, p, sl)))
+                (u.kind != SLOT_GATHER || emit_gathers_copy(e, cp, p, sl)))
                 return false; /* an inserted P06 that may read the copy */
         }
     return false;
@@ -151,7 +140,7 @@ static bool p06_reads(const Emit *e, const ECopy *cp)
             if (u.kind != SLOT_FREE && u.kind != SLOT_BLOCK && u.kind != SLOT_NARROW &&
                 u.kind != SLOT_SENDBUF &&
                 ((u.kind != SLOT_MOVE && u.kind != SLOT_PART) || u.block == cp->block) &&
-                (u.kind != SLOT_GATHER || gathers_it(e, cp, p, sl))) {
+                (u.kind != SLOT_GATHER || emit_gathers_copy(e, cp, p, sl))) {
                 return true;
             }
         }

@@ -15,8 +15,8 @@
  *     out of the receive area in Soma2 of the first phase goes to Soma2 of the next when
  *     that is free; no reader of it on its core runs before the router of that phase (a
  *     compute block: a later phase, or that phase's Soma2; no inserted Soma primitive reads
- *     it before), its core sends nothing from it in between, and its receive area is not a
- *     relaying chain's then;
+ *     it before: a gather of other copies does not), its core sends nothing from it in
+ *     between, and its receive area is not a relaying chain's then;
  *   - both cores are in one phase group (a packet sent in phase q lands in phase q there).
  * What does not fit stays, and the P09 refuses it [emit.route] (emit_route.c); so does a
  * header past the 4 KiB reach (not spilled: the next phase's receive base is the same).
@@ -104,16 +104,19 @@ static bool sends_from(const Emit *e, uint32_t k, int32_t q, int64_t lo, int64_t
     return false;
 }
 
-/* Whether a Soma slot of core k may read the received copy of block position pos: an
- * inserted primitive that gathers, merges or widens copies, or one that moves that block's
- * copy out of the receive area (a move of another block's reads that one only; a compute
- * block is checked as a reader). */
-static bool slot_reads(const ESlotUse *u, uint32_t pos)
+/* Whether Soma slot sl of phase p of copy cp's core may read cp (block position pos): an
+ * inserted primitive that merges or widens copies, one that moves cp out of the receive
+ * area, or a gather one of whose inputs is cp (a move of another block's reads that one
+ * only, a gather of others' inputs those; a compute block is checked as a reader). */
+static bool slot_reads(const Emit *e, const ECopy *cp, int32_t p, int32_t sl, uint32_t pos)
 {
-    if ((u->kind == SLOT_MOVE || u->kind == SLOT_PART) && u->block != pos)
+    ESlotUse u = emit_slot_use(e, cp->core, p, sl);
+    if ((u.kind == SLOT_MOVE || u.kind == SLOT_PART) && u.block != pos)
         return false;
-    return u->kind != SLOT_FREE && u->kind != SLOT_BLOCK && u->kind != SLOT_NARROW &&
-           u->kind != SLOT_SENDBUF && u->kind != SLOT_TEE;
+    if (u.kind == SLOT_GATHER)
+        return emit_gathers_copy(e, cp, p, sl);
+    return u.kind != SLOT_FREE && u.kind != SLOT_BLOCK && u.kind != SLOT_NARROW &&
+           u.kind != SLOT_SENDBUF && u.kind != SLOT_TEE;
 }
 
 /* Whether send s of core sk may move from phase p to phase q = p + 1; when it may, the areas
@@ -146,8 +149,8 @@ static bool movable(Emit *e, uint32_t sk, int32_t p, const ESend *s, bool commit
     if (emit_reader_before(e, (uint32_t)pos, dk, q) >= 0)
         return false;
     for (int32_t r = p; r <= q; r++)
-        if ((r < q && !later && slot_reads(&b->ph[r].soma[1], (uint32_t)pos)) ||
-            (r > p && slot_reads(&b->ph[r].soma[0], (uint32_t)pos)) ||
+        if ((r < q && !later && slot_reads(e, cp, r, MAP_PI_SOMA2, (uint32_t)pos)) ||
+            (r > p && slot_reads(e, cp, r, MAP_PI_SOMA1, (uint32_t)pos)) ||
             (r > p && sends_from(e, dk, r, dlo, dhi, -1)))
             return false;
     if (!keeps(e, dk, p, dlo, dhi, q, commit) || !keeps(e, sk, p, lo, hi, q, commit))
