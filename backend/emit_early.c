@@ -196,8 +196,11 @@ static Status early(Emit *e, uint32_t ci, EGather *g, const EMoveSlot *ms, int32
     g->phase = p;
     g->slot = sl;
     AllocReq *r = &c->reqs[cp->req]; /* in the receive area from its arrival to its P06 */
+    int32_t own_first, own_last;
     if (cp->movable)
         r->first = cp->land_first;
+    else if (emit_router_landed(e, cp, &own_first, &own_last) && own_first > r->first)
+        r->first = own_first; /* its routers land it all: nothing in it before */
     r->last = p;
     AllocReq *a = &c->reqs[g->req]; /* the gathered area, from that P06 on */
     if (ms->wrap) {
