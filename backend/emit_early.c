@@ -16,7 +16,8 @@
  * was. A box its writer's router gathers on its own core (emit_router_landed) is gathered so too,
  * and the first pass of moves out of the receive area leaves every such copy where it lands
  * (emit_gathered_early): the mapper plans each to wait there for its P06, in the earliest
- * free Soma slot after it lands, own-core boxes first (mapper/gather_wait.h).
+ * free Soma slot after it lands, own-core boxes first (mapper/gather_wait.h); its area
+ * starts at the first phase its routers land any of it in.
  *
  * On a core whose plan does not fit, a copy only its gather reads lies in its part of the
  * gathered area when it has that part's layout (emit_in_place), as does, on any core, one

@@ -91,7 +91,8 @@ bool emit_spread_of(const Emit *e, const ECopy *cp)
     }
     /* channel or column slices of rows: spread when the slices of the same rows arrive
      * together (emit_slices.c) and nothing on its core writes the copy; column slices of a
-     * copy over the receive area only (one that fits stays there whole, as before) */
+     * copy the receive area holds only when they arrive over several phases (in one, it
+     * stays there whole, as before) */
     if (slices && (local || (columns && cp->feat.words <= RECV_WORDS && !spread) ||
                    !emit_slices_ok(e, cp)))
         return false;

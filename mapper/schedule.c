@@ -336,9 +336,12 @@ static bool columns_of(const MapPlan *p, const uint32_t *m)
 
 /* Whether transfer xi into R's core goes with a group of channel slices of the same pixels
  * (xfer_group.c), all from other cores and none planned: their members into m (room
- * GROUP_MAX), their count, else 0. A slice that goes to several cores (a multicast set,
- * route.c) goes with its group too: the copies of the set that receive it in the same
- * phases, as many bytes each, relay it each phase as it lands (route.c, same_chunks). */
+ * GROUP_MAX), their count, else 0. Of a copy over the receive area; column slices of one it
+ * holds too (the code generator keeps such a copy there whole from its first arrival unless
+ * its slices arrive together, backend/emit_spread.c). A slice that goes to several cores
+ * (a multicast set, route.c) goes with its group too: the copies of the set that receive it
+ * in the same phases, as many bytes each, relay it each phase as it lands (route.c,
+ * same_chunks). */
 static uint32_t group_of(const Ready *R, uint32_t xi, uint32_t *m)
 {
     MapPlan *p = R->s->p;
