@@ -16,7 +16,8 @@
  * was. A box its writer's router gathers on its own core (emit_router_landed) is gathered so too,
  * and the first pass of moves out of the receive area leaves every such copy where it lands
  * (emit_gathered_early): the mapper plans each to wait there for its P06, in the earliest
- * free Soma slot after it lands, own-core boxes first (mapper/gather_wait.h).
+ * free Soma slot after it lands, own-core boxes first (mapper/gather_wait.h); its area
+ * starts at the first phase its routers land any of it in.
  *
  * On a core whose plan does not fit, a copy only its gather reads lies in its part of the
  * gathered area when it has that part's layout (emit_in_place), as does, on any core, one
@@ -210,8 +211,11 @@ static Status early(Emit *e, uint32_t ci, EGather *g, const EMoveSlot *ms, int32
     g->phase = p;
     g->slot = sl;
     AllocReq *r = &c->reqs[cp->req]; /* in the receive area from its arrival to its P06 */
+    int32_t own_first, own_last;
     if (cp->movable)
         r->first = cp->land_first;
+    else if (emit_router_landed(e, cp, &own_first, &own_last) && own_first > r->first)
+        r->first = own_first; /* its routers land it all: nothing in it before */
     r->last = p;
     AllocReq *a = &c->reqs[g->req]; /* the gathered area, from that P06 on */
     if (ms->wrap) {

@@ -91,8 +91,10 @@ bool emit_spread_of(const Emit *e, const ECopy *cp)
     }
     /* channel or column slices of rows: spread when the slices of the same rows arrive
      * together (emit_slices.c) and nothing on its core writes the copy; column slices of a
-     * copy over the receive area only (one that fits stays there whole, as before) */
-    if (slices && (local || (columns && cp->feat.words <= RECV_WORDS) || !emit_slices_ok(e, cp)))
+     * copy the receive area holds only when they arrive over several phases (in one, it
+     * stays there whole, as before) */
+    if (slices && (local || (columns && cp->feat.words <= RECV_WORDS && !spread) ||
+                   !emit_slices_ok(e, cp)))
         return false;
     /* a copy too large for the receive area (each transfer whole in one phase, or a writer
      * on its core writing rows of it): its received rows land and move part by part likewise,

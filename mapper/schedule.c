@@ -322,17 +322,34 @@ static int64_t plan_group(Ready *R, const uint32_t *m, uint32_t n)
     return r;
 }
 
+/* Whether group m (xfer_group.c) brings column slices of its copy: its first two slices
+ * start at different columns. */
+static bool columns_of(const MapPlan *p, const uint32_t *m)
+{
+    MBox a, b;
+    bbox_of_iface(p->g, &p->uses, p->xfers[m[0]].store, true, p->g->edges[p->xfers[m[0]].edge]->id,
+                  &a);
+    bbox_of_iface(p->g, &p->uses, p->xfers[m[1]].store, true, p->g->edges[p->xfers[m[1]].edge]->id,
+                  &b);
+    return a.lo[D_X] != b.lo[D_X];
+}
+
 /* Whether transfer xi into R's core goes with a group of channel slices of the same pixels
  * (xfer_group.c), all from other cores and none planned: their members into m (room
- * GROUP_MAX), their count, else 0. A slice that goes to several cores (a multicast set,
- * route.c) goes with its group too: the copies of the set that receive it in the same
- * phases, as many bytes each, relay it each phase as it lands (route.c, same_chunks). */
+ * GROUP_MAX), their count, else 0. Of a copy over the receive area; column slices of one it
+ * holds too (the code generator keeps such a copy there whole from its first arrival unless
+ * its slices arrive together, backend/emit_spread.c). A slice that goes to several cores
+ * (a multicast set, route.c) goes with its group too: the copies of the set that receive it
+ * in the same phases, as many bytes each, relay it each phase as it lands (route.c,
+ * same_chunks). */
 static uint32_t group_of(const Ready *R, uint32_t xi, uint32_t *m)
 {
     MapPlan *p = R->s->p;
-    if (R->v == MAP_NONE || !map_xfer_over_recv(p, xi) || planned_twin(p, xi, R->v) != MAP_NONE)
+    if (R->v == MAP_NONE || planned_twin(p, xi, R->v) != MAP_NONE)
         return 0;
     uint32_t n = map_xfer_group(p, xi, m, GROUP_MAX);
+    if (n > 0 && !map_xfer_over_recv(p, xi) && !columns_of(p, m))
+        return 0; /* channel slices of a copy the receive area holds: each on its own */
     for (uint32_t i = 0; i < n; i++) {
         const MXfer *x = &p->xfers[m[i]];
         if (x->planned || map_task_vcore(p, x->src_task) == R->v ||

@@ -7,7 +7,8 @@
  * same pixels in the same phases, the same share of them in each (schedule.c). The
  * column slices of the same rows (a layer cut along x; two or more) go so too, each phase
  * whole rows of all of them, which the code generator lands side by side and moves out in
- * Soma2 of that phase (backend/emit_slices.c). */
+ * Soma2 of that phase (backend/emit_slices.c); those of a copy the receive area holds too
+ * (schedule.c, group_of). */
 #include "mapper/plan.h"
 
 /* The part of its copy transfer xi brings: its interface box met with the copy's. */
