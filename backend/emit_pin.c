@@ -142,6 +142,7 @@ typedef struct Pin {
     int64_t *pot;
     bool *bad;          /* per root: ties that contradict, or an area that cannot be fixed */
     uint32_t *node;     /* per tie: its node */
+    uint32_t **leads;   /* per core: emit_twin_leads, made for the cores of the nodes */
 } Pin;
 
 /* Whether request i of core c may take a fixed address: a received area, alone (in no chain
@@ -174,27 +175,89 @@ static bool fits_at(const Pin *pn, uint32_t v, int64_t a, const uint32_t *fixed,
     return true;
 }
 
+static int iv_cmp(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* Whether area u (of the core of node v, as it lies fixed[0..nf) with v among them) still
+ * has a run of the receive area, aligned, that no fixed area whose lifetime meets its own
+ * takes: what the memory plan needs of it, wherever the others go (spans: room for nf
+ * pairs). */
+static bool leaves_run(const Pin *pn, uint32_t v, const AllocReq *u, const uint32_t *fixed,
+                       size_t nf, const int64_t *addr, int64_t *spans)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < nf; i++)
+        if (pn->k[fixed[i]] == pn->k[v] && alloc_lives_meet(&pn->life[fixed[i]], u)) {
+            spans[2 * m] = addr[fixed[i]];
+            spans[2 * m++ + 1] = addr[fixed[i]] + pn->life[fixed[i]].words;
+        }
+    qsort(spans, m, 2 * sizeof *spans, iv_cmp);
+    int64_t at = ASM_MEM2_RECV;
+    for (size_t i = 0; i <= m; i++) {
+        int64_t end = i < m ? spans[2 * i] : ASM_MEM3_BASE;
+        int64_t a = (at + u->align - 1) / u->align * u->align;
+        if (a + u->words <= end)
+            return true;
+        at = i < m && spans[2 * i + 1] > at ? spans[2 * i + 1] : at;
+    }
+    return false;
+}
+
+/* Whether node v, just fixed (the last of fixed[0..nf)), leaves each received area of its
+ * core that its lifetime meets and that is no node's, no twin led by another and in no chain
+ * of areas a run to go to (leaves_run). */
+static bool leaves_room(const Pin *pn, uint32_t v, const uint32_t *fixed, size_t nf,
+                        const int64_t *addr, int64_t *spans)
+{
+    const ECore *c = &pn->e->cores[pn->k[v]];
+    const uint32_t *lead = pn->leads[pn->k[v]];
+    for (uint32_t i = 0; i < c->n_reqs; i++) {
+        const AllocReq *u = &c->reqs[i];
+        if (lead[i] != i || u->kind != ALLOC_RECV || u->words <= 0 || u->next ||
+            !alloc_lives_meet(u, &pn->life[v]) || !fixable(c, i))
+            continue;
+        bool node = false;
+        for (uint32_t w = 0; w < pn->n && !node; w++)
+            node = pn->k[w] == pn->k[v] && pn->req[w] == i;
+        if (node)
+            continue;
+        if (!leaves_run(pn, v, u, fixed, nf, addr, spans))
+            return false;
+    }
+    return true;
+}
+
 /* Places the set of root rt (its nodes mem[0..nm), each at its root's address + its d):
- * the lowest root address where every node fits; appended to fixed. */
+ * the lowest root address where every node fits and leaves the other received areas its
+ * lifetime meets a run each (leaves_room: the lowest alone may cut the receive area of a
+ * core where an area of that phase fits neither below nor above it), else the lowest where
+ * every node fits; appended to fixed. spans: room for 2 (nf + nm) words. */
 static void place_set(Pin *pn, const uint32_t *mem, const int64_t *d, size_t nm,
-                      uint32_t *fixed, size_t *nf, int64_t *addr)
+                      uint32_t *fixed, size_t *nf, int64_t *addr, int64_t *spans)
 {
     int64_t lo = INT64_MIN;
     for (size_t i = 0; i < nm; i++)
         lo = ASM_MEM2_RECV - d[i] > lo ? ASM_MEM2_RECV - d[i] : lo;
-    for (int64_t s = lo; s < ASM_MEM3_BASE; s++) {
-        size_t ok = 0;
-        for (; ok < nm; ok++) {
-            if (!fits_at(pn, mem[ok], s + d[ok], fixed, *nf + ok, addr))
-                break;
-            addr[mem[ok]] = s + d[ok];
-            fixed[*nf + ok] = mem[ok];
+    for (int room = 1; room >= 0; room--)
+        for (int64_t s = lo; s < ASM_MEM3_BASE; s++) {
+            size_t ok = 0;
+            for (; ok < nm; ok++) {
+                if (!fits_at(pn, mem[ok], s + d[ok], fixed, *nf + ok, addr))
+                    break;
+                addr[mem[ok]] = s + d[ok];
+                fixed[*nf + ok] = mem[ok];
+            }
+            for (size_t i = 0; room && ok == nm && i < nm; i++)
+                if (!leaves_room(pn, mem[i], fixed, *nf + nm, addr, spans))
+                    ok = 0;
+            if (ok == nm) {
+                *nf += nm;
+                return;
+            }
         }
-        if (ok == nm) {
-            *nf += nm;
-            return;
-        }
-    }
 }
 
 /* The area request *req of core k takes in the plan: *req becomes the lead of its twins
@@ -226,8 +289,9 @@ static Status fix(Pin *pn)
     uint32_t *mem = malloc(n * sizeof *mem), *fixed = malloc(n * sizeof *fixed);
     size_t nf = 0;
     int64_t *d = malloc(n * sizeof *d), *addr = calloc(n, sizeof *addr);
+    int64_t *spans = malloc(2 * n * sizeof *spans);
     bool *done = calloc(n, sizeof *done);
-    Status st = mem && fixed && d && addr && done
+    Status st = mem && fixed && d && addr && spans && done
                     ? ST_OK
                     : diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     for (uint32_t v = 0; st == ST_OK && v < n; v++) { /* the sets in the order of their nodes */
@@ -245,7 +309,7 @@ static Status fix(Pin *pn)
             }
         }
         size_t before = nf;
-        place_set(pn, mem, d, nm, fixed, &nf, addr);
+        place_set(pn, mem, d, nm, fixed, &nf, addr, spans);
         for (size_t i = before; i < nf; i++) {
             ECore *c = &e->cores[pn->k[fixed[i]]];
             if (!c->at && !(c->at = calloc(c->n_reqs ? c->n_reqs : 1, sizeof *c->at))) {
@@ -259,6 +323,7 @@ static Status fix(Pin *pn)
     free(fixed);
     free(d);
     free(addr);
+    free(spans);
     free(done);
     return st;
 }
@@ -314,6 +379,7 @@ Status emit_pin_place(Emit *e)
         }
         i = j;
     }
+    pn.leads = leads;
     if (st == ST_OK)
         st = fix(&pn);
     free(pn.k);

@@ -44,7 +44,7 @@ static bool other_meets(const MapPlan *p, const MClash *c, uint32_t xi, uint32_t
         uint32_t yi = c->list[k];
         const MXfer *y = &p->xfers[yi];
         if (yi == xi || !y->planned || !y->cross || map_xfer_vcore(p, y) == v ||
-            !map_box_meets(&c->box[xi], &c->box[yi]))
+            !map_box_meets(&c->run_box[xi], &c->run_box[yi]))
             continue;
         for (uint32_t j = 0; j < y->n_chunks; j++) {
             const MChunk *ch = &p->chunks[y->chunk0 + j];
@@ -61,7 +61,7 @@ static void fill_items(const MapPlan *p, const MClash *c, const uint32_t *pick, 
 {
     for (size_t i = 0; i < n; i++) {
         const MXfer *y = &p->xfers[pick[i]];
-        it[i] = (MChainItem){y->src_task, map_xfer_vcore(p, y), &c->box[pick[i]], 0, 0};
+        it[i] = (MChainItem){y->src_task, map_xfer_vcore(p, y), &c->run_box[pick[i]], 0, 0};
         map_xfer_share(p, y, lp, &it[i].lo, &it[i].hi);
     }
 }
@@ -132,7 +132,7 @@ static bool chains_break(const MapPlan *p, MClash *c, uint32_t xi, uint32_t v, u
         if (n != (size_t)-1) {
             fill_items(p, c, pick, n, lp, it);
             int64_t b = x->bytes > 0 ? x->bytes : 1;
-            it[n] = (MChainItem){x->src_task, v, &c->box[xi], from * MAP_PART_UNIT / b,
+            it[n] = (MChainItem){x->src_task, v, &c->run_box[xi], from * MAP_PART_UNIT / b,
                                  (from + bytes) * MAP_PART_UNIT / b};
             after = map_items_fit(it, n + 1);
         }

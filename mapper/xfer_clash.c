@@ -36,9 +36,10 @@ Status map_clash_init(MClash *c, const MapPlan *p)
     c->start = calloc((size_t)p->n_tasks + 1, sizeof *c->start);
     c->list = malloc((p->n_xfers ? p->n_xfers : 1) * sizeof *c->list);
     c->box = malloc((p->n_xfers ? p->n_xfers : 1) * sizeof *c->box);
+    c->run_box = malloc((p->n_xfers ? p->n_xfers : 1) * sizeof *c->run_box);
     c->n_at = p->chip->max_phases ? p->chip->max_phases : 1;
     c->at = calloc(c->n_at, sizeof *c->at);
-    if (!c->start || !c->list || !c->box || !c->at) {
+    if (!c->start || !c->list || !c->box || !c->run_box || !c->at) {
         map_clash_finish(c);
         return ST_RUNTIME;
     }
@@ -60,6 +61,7 @@ Status map_clash_init(MClash *c, const MapPlan *p)
         c->list[at[x->src_task]++] = i;
         bbox_of_iface(p->g, &p->uses, p->tasks[x->src_task].pos, false,
                       p->g->edges[x->edge]->id, &c->box[i]);
+        map_run_box(p, x, &c->box[i], &c->run_box[i]);
     }
     free(at);
     return ST_OK;
@@ -85,6 +87,7 @@ void map_clash_finish(MClash *c)
     free(c->start);
     free(c->list);
     free(c->box);
+    free(c->run_box);
     memset(c, 0, sizeof *c);
 }
 

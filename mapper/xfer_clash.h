@@ -31,6 +31,8 @@ typedef struct MClash {
     uint32_t *start; /* n_tasks + 1: task t's transfers are list[start[t] .. start[t + 1]) */
     uint32_t *list;  /* transfer indices (XF_CORE only) */
     MBox *box;       /* per transfer: the part of its writer's output it carries */
+    MBox *run_box;   /* per transfer: box, its channels to the writer's pixel end where the
+                        code generator sends them so (map_run_box), for the chains' check */
     MPhaseXfers *at; /* per local phase: the planned transfers receiving in it */
     uint32_t n_at;
     bool oom;        /* map_xfer_chains ran out of memory (and answered false) */
@@ -45,6 +47,10 @@ typedef struct MClash {
 /* Fills c for p's transfers (p's problem built); ST_RUNTIME when out of memory (c then
  * empty). */
 Status map_clash_init(MClash *c, const MapPlan *p);
+/* The part of its writer's result box the code generator sends for transfer x: box, its
+ * channels up to the writer's pixel end where the code generator sends a part that ends its
+ * copy's channels so (mapper/run_box.c). */
+void map_run_box(const MapPlan *p, const MXfer *x, const MBox *box, MBox *out);
 /* Frees what c holds; c may be empty. */
 void map_clash_finish(MClash *c);
 /* Whether transfer xi into vcore v may not receive in global phase ph: a planned transfer

@@ -16,7 +16,9 @@
 #include "mapper/mapper.h"
 #include "mapper/chain_fit.h"
 #include "mapper/chain_index.h"
+#include "mapper/chain_sets.h"
 #include "mapper/plan.h"
+#include "mapper/xfer_clash.h"
 #include "passes/manager.h"
 #include <json-c/json.h>
 #include "taskir/layout.h"
@@ -1285,6 +1287,100 @@ static void last_edge_channels(Graph *g, Block *w, int32_t f0, int32_t nf)
             return;
         }
     fail();
+}
+
+/* The transfer of writer w into storage block b (its box of w's result into *box, the box
+ * the chains' check sees into *run). */
+static void run_box_of(const MapPlan *p, const Block *w, const Block *b, MBox *box, MBox *run)
+{
+    for (uint32_t i = 0; i < p->n_xfers; i++) {
+        const MXfer *x = &p->xfers[i];
+        const Edge *e = p->g->edges[x->edge];
+        if (x->kind != XF_CORE || e->src != w->id || e->dst != b->id)
+            continue;
+        bbox_of_iface(p->g, &p->uses, p->tasks[x->src_task].pos, false, e->id, box);
+        map_run_box(p, x, box, run);
+        return;
+    }
+    fail();
+}
+
+/* The chains' check sees the words the code generator sends (mapper/run_box.c): CLUTs "lutA"
+ * and "lutB" (int8 out of an 8x8x40 int8 map: P07 writes 48-channel rows, so the pieces it
+ * writes take 48-channel pixels too) cut along the channels, lutB into 0..15, 16..31, 32..39
+ * (copies on cores 0, 1, 2), lutA into 16..31 and 32..39 (cores 1, 2). Each part ends its
+ * copy's channels, so the code generator sends each pixel of it to the writer's pixel end
+ * (backend/emit_route.c: the lanes after it are padding there): lutB's 0..15 as whole rows
+ * reach the cores 0, 1 and 2 with channels 32..39; lutB's and lutA's sets {0, 1, 2},
+ * {0, 1}, {1, 2} meet in core 1 only, and without it in none (emit.route, "no core in
+ * common": test_diff_ops/cvm_precision_case_0__p_24_'s phase 14, which the interface boxes,
+ * meeting nowhere, let the schedule take). */
+static void test_chain_run_box(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    const int32_t s[8] = {8, 8, 40, 0, 0, 0, 0, 0};
+    Block *in = tg_blk(g, BT_INPUT, "x", PR_INT_8, s);
+    in->socket_id = 0;
+    in->has_socket_id = true;
+    Block *a = tg_blk(g, BT_SI, "a", PR_INT_8, s);
+    tg_join(g, in, 0, a, 0);
+    Block *tab = tg_blk(g, BT_SB, "tab", PR_INT_8, (const int32_t[8]){0, 0, 256, 0, 0, 0, 0, 0});
+    int64_t tv[256];
+    for (int i = 0; i < 256; i++)
+        tv[i] = i % 7 - 3;
+    assert_true(blk_set_data(g, tab, PR_INT_8, (const int32_t[1]){256}, 1, tv, 256));
+    const int32_t f0[2][3] = {{-1, 16, 32}, {0, 16, 32}}, nf[3] = {16, 16, 8};
+    Block *w[2], *piece[2][3] = {{NULL}};
+    int socket = 0;
+    for (int k = 0; k < 2; k++) {
+        w[k] = tg_blk(g, BT_CLUT, k ? "lutB" : "lutA", PR_INT_8, s);
+        assert_true(blk_set_attr(g, w[k], AT_LUT_DW, 8));
+        tg_join(g, a, 0, w[k], 0);
+        tg_join(g, tab, 0, w[k], 1);
+        for (int j = 0; j < 3; j++) {
+            if (f0[k][j] < 0)
+                continue;
+            char n[16];
+            snprintf(n, sizeof n, "p%d%d", k, j);
+            piece[k][j] = tg_blk(g, BT_SI, n, PR_INT_8, (const int32_t[8]){8, 8, nf[j], 0, 0, 0, 0, 0});
+            tg_join(g, w[k], 0, piece[k][j], 0);
+            last_edge_channels(g, w[k], f0[k][j], nf[j]);
+            snprintf(n, sizeof n, "o%d%d", k, j);
+            Block *o = tg_blk(g, BT_OUTPUT, n, PR_INT_8, (const int32_t[8]){8, 8, nf[j], 0, 0, 0, 0, 0});
+            o->socket_id = ++socket;
+            o->has_socket_id = true;
+            tg_join(g, piece[k][j], 0, o, 0);
+        }
+    }
+    Diag d;
+    MapPlan *p = plan_ok(g, c, &d);
+    MBox box[2][3], run[2][3];
+    MChainItem it[5];
+    size_t n = 0;
+    for (int k = 0; k < 2; k++)
+        for (int j = 0; j < 3; j++) {
+            if (!piece[k][j])
+                continue;
+            run_box_of(p, w[k], piece[k][j], &box[k][j], &run[k][j]);
+            assert_int_equal(box[k][j].lo[D_F], f0[k][j]);
+            assert_int_equal(box[k][j].hi[D_F], f0[k][j] + nf[j]);
+            assert_int_equal(run[k][j].lo[D_F], f0[k][j]);
+            assert_int_equal(run[k][j].hi[D_F], 48); /* to the writer's pixel end */
+            it[n++] = (MChainItem){(uint32_t)k, (uint32_t)j, &box[k][j], 0, MAP_PART_UNIT};
+        }
+    assert_int_equal(map_items_fit(it, n), 1); /* the interface boxes: no set of two cores */
+    n = 0;
+    for (int k = 0; k < 2; k++)
+        for (int j = 0; j < 3; j++)
+            if (piece[k][j])
+                it[n++] = (MChainItem){(uint32_t)k, (uint32_t)j, &run[k][j], 0, MAP_PART_UNIT};
+    assert_int_equal(map_items_fit(it, n), 0); /* what the code generator sends */
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
 }
 
 /* A writer's boxes that overlap but differ take no receive phase together when one arrives
@@ -2677,6 +2773,7 @@ int main(void)
         cmocka_unit_test(test_clash_phases),
         cmocka_unit_test(test_chain_phases),
         cmocka_unit_test(test_chain_index),
+        cmocka_unit_test(test_chain_run_box),
         cmocka_unit_test(test_route_fit),
         cmocka_unit_test(test_twice_phases),
         cmocka_unit_test(test_pieces_among_remote),
