@@ -10,6 +10,10 @@
 #    less than 60 MiB; the CPU time counts its work (user + sys of a busy awk loop >= 50 ms).
 # 4. A process ended by a signal gives 128 + the signal (SIGKILL: 137); a command that does
 #    not exist gives 127 and a message naming it; no command is a usage error (1).
+# 5. --fifo 10 runs the command under SCHED_FIFO priority 10 (where this test may: root, or
+#    `chrt -f 10 true` works), without it under SCHED_OTHER; a user without the privilege
+#    gets 127 and a message (checked as root with setpriv); --fifo 0 and --fifo x are usage
+#    errors.
 set -eu
 pt=$1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/proc_time.XXXXXX")
@@ -58,4 +62,27 @@ rc=0
 rc=0
 "$pt" 2>/dev/null || rc=$?
 [ "$rc" -eq 1 ] || bad "no arguments: exit $rc"
+# 5.
+if chrt -f 10 true 2>/dev/null; then
+    out=$("$pt" --fifo 10 -o "$tmp/i" sh -c 'chrt -p $$')
+    echo "$out" | grep -q 'policy: SCHED_FIFO' && echo "$out" | grep -q 'priority: 10' ||
+        bad "--fifo 10: $out"
+    [ -n "$(field wall_ns "$tmp/i")" ] || bad "--fifo 10 wrote no wall time"
+    if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+        cp "$pt" "$tmp/pt" && chmod 755 "$tmp" "$tmp/pt"
+        rc=0
+        setpriv --reuid 65534 --regid 65534 --clear-groups "$tmp/pt" --fifo 10 -o /dev/null true \
+            2>"$tmp/err" || rc=$?
+        [ "$rc" -eq 127 ] && grep -q "SCHED_FIFO" "$tmp/err" || bad "--fifo unprivileged: exit $rc"
+    fi
+else
+    echo "chrt -f 10 not permitted here: --fifo not run"
+fi
+out=$("$pt" -o "$tmp/j" sh -c 'chrt -p $$')
+echo "$out" | grep -q 'policy: SCHED_OTHER' || bad "without --fifo: $out"
+for v in 0 100 x ''; do
+    rc=0
+    "$pt" --fifo "$v" -o "$tmp/k" true 2>/dev/null || rc=$?
+    [ "$rc" -eq 1 ] || bad "--fifo '$v': exit $rc"
+done
 echo "ok"

@@ -16,6 +16,9 @@
 #    Without CVM_RUNTIME, the cvm-runtime comparison says it was skipped.
 # 2. On a fake build dir whose taskir-compile fails: exit 1, the table shows FAIL and stderr
 #    names the model and the tool.
+#    RT_PRIO not a priority 1..99: exit 2 before anything runs; RT_PRIO=10 (where `chrt -f
+#    10` is permitted) on the fake build dir: its (failing) taskir-compile ran under
+#    SCHED_FIFO 10 and the title line says so.
 # 3. CVM_RUNTIME naming no file: exit 2 before anything runs. bench/cvm_compare on lenet:
 #    the interpreter and the simulator on the compiled .pb give the same output; a
 #    --runtime that is not cvm-runtime's library is a runtime error (exit 3) naming it.
@@ -122,6 +125,23 @@ grep -q '^bench/run: lenet: taskir-compile failed (exit 2)' "$tmp/err" ||
 grep -q 'broken on purpose' "$tmp/err" || bad "the tool's message is not shown"
 grep -q '^lenet  *cvm  *-  *-  *FAIL  *FAIL  *-' "$tmp/out" || bad "the row does not show FAIL"
 grep -q '^resnet50' "$tmp/out" && bad "a benchmark model in --only small"
+for v in 0 100 x 07; do
+    rc=0
+    BUILD=$fake RT_PRIO=$v sh "$bench" --no-build --only small >"$tmp/out" 2>"$tmp/err" || rc=$?
+    [ "$rc" -eq 2 ] && grep -q "RT_PRIO must be a priority" "$tmp/err" || bad "RT_PRIO=$v: exit $rc"
+    [ -s "$tmp/out" ] && bad "bench/run ran with RT_PRIO=$v"
+done
+if chrt -f 10 true 2>/dev/null; then
+    printf '#!/bin/sh\nchrt -p $$ >>"%s"\nexit 2\n' "$tmp/policy" >"$fake/tools/taskir-compile"
+    rc=0
+    BUILD=$fake REPS=1 RT_PRIO=10 CVM_RUNTIME= sh "$bench" --no-build --only small >"$tmp/out" \
+        2>"$tmp/err" || rc=$?
+    [ "$rc" -eq 1 ] || bad "RT_PRIO=10 on the fake build dir gave exit $rc, not 1"
+    grep -q 'every timed process under SCHED_FIFO priority 10 (RT_PRIO)' "$tmp/out" ||
+        bad "the title line does not name RT_PRIO"
+    grep -q 'policy: SCHED_FIFO' "$tmp/policy" && ! grep -q 'SCHED_OTHER' "$tmp/policy" ||
+        bad "RT_PRIO=10: taskir-compile ran as $(cat "$tmp/policy")"
+fi
 
 # ---- 3. CVM_RUNTIME and bench/cvm_compare ----
 rc=0
