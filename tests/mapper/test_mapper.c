@@ -1404,6 +1404,36 @@ static uint32_t xfer_into(const MapPlan *p, const Block *w, const Block *b)
  * (backend/emit_landpitch.c: 4 times its bytes) and s1's box reaches the sender's pixel end,
  * channel 32 (test_diff_ops/cvm_precision_case_2__p_24_: 47 int32 channels from a copy of 64
  * words a pixel into copies of 64 and of 48, over phases 1 and 2). */
+/* Storage "sN" (1x2x7 int32) of writer w, read by CCMPB "qN" (>> shift, int8), whose result
+ * CVS "mN" (x 5) reads in 32-byte groups, to OUTPUT "yN" of socket N: sN takes rows of 32
+ * words. */
+static Block *pool_reader(Graph *g, Block *w, int n, int shift)
+{
+    const int32_t s[8] = {1, 2, 7, 0, 0, 0, 0, 0};
+    char nm[6][8];
+    const char *pre[6] = {"s", "q", "o", "m", "y", "ob"};
+    for (int i = 0; i < 6; i++)
+        snprintf(nm[i], sizeof nm[i], "%s%d", pre[i], n);
+    Block *st = tg_blk(g, BT_SI, nm[0], PR_INT_32, s);
+    Block *q = tg_blk(g, BT_CCMPB, nm[1], PR_INT_8, (const int32_t[8]){1, 2, 7, 0, 1, 1, 1, 2});
+    assert_true(blk_set_attr(g, q, AT_CMP, -128));
+    assert_true(blk_set_attr(g, q, AT_BIT_SHIFT_NUM, shift));
+    Block *o = tg_blk(g, BT_SI, nm[2], PR_INT_8, s);
+    Block *m = tg_blk(g, BT_CVS, nm[3], PR_INT_32, s);
+    assert_true(blk_set_attr(g, m, AT_CONSTANT_A, 5));
+    Block *ob = tg_blk(g, BT_SI, nm[5], PR_INT_32, s);
+    Block *y = tg_blk(g, BT_OUTPUT, nm[4], PR_INT_32, s);
+    y->socket_id = n;
+    y->has_socket_id = true;
+    tg_join(g, w, 0, st, 0);
+    tg_join(g, st, 0, q, 0);
+    tg_join(g, q, 0, o, 0);
+    tg_join(g, o, 0, m, 0);
+    tg_join(g, m, 0, ob, 0);
+    tg_join(g, ob, 0, y, 0);
+    return st;
+}
+
 static void test_land_bytes(void **state)
 {
     (void)state;
@@ -1416,52 +1446,20 @@ static void test_land_bytes(void **state)
     Block *a = tg_blk(g, BT_SI, "a", PR_INT_32, s);
     Block *scale = tg_blk(g, BT_CCMPB, "scale", PR_INT_32, (const int32_t[8]){1, 2, 7, 0, 1, 1, 1, 2});
     assert_true(blk_set_attr(g, scale, AT_CMP, INT32_MIN));
-    Block *s1 = tg_blk(g, BT_SI, "s1", PR_INT_32, s), *s2 = tg_blk(g, BT_SI, "s2", PR_INT_32, s);
-    Block *q1 = tg_blk(g, BT_CCMPB, "q1", PR_INT_8, (const int32_t[8]){1, 2, 7, 0, 1, 1, 1, 2});
-    assert_true(blk_set_attr(g, q1, AT_CMP, -128));
-    assert_true(blk_set_attr(g, q1, AT_BIT_SHIFT_NUM, 2));
-    Block *o1 = tg_blk(g, BT_SI, "o1", PR_INT_8, s);
-    Block *m1 = tg_blk(g, BT_CVS, "m1", PR_INT_32, s);
-    assert_true(blk_set_attr(g, m1, AT_CONSTANT_A, 5));
-    Block *o1b = tg_blk(g, BT_SI, "o1b", PR_INT_32, s);
+    tg_join(g, x, 0, a, 0);
+    tg_join(g, a, 0, scale, 0);
+    Block *s1 = pool_reader(g, scale, 1, 2), *s3 = pool_reader(g, scale, 3, 4);
+    Block *s2 = tg_blk(g, BT_SI, "s2", PR_INT_32, s);
     Block *m2 = tg_blk(g, BT_CVS, "m2", PR_INT_32, s);
     assert_true(blk_set_attr(g, m2, AT_CONSTANT_A, -2));
     Block *o2 = tg_blk(g, BT_SI, "o2", PR_INT_32, s);
-    Block *y1 = tg_blk(g, BT_OUTPUT, "y1", PR_INT_32, s), *y2 = tg_blk(g, BT_OUTPUT, "y2", PR_INT_32, s);
-    y1->socket_id = 0;
-    y1->has_socket_id = true;
-    y2->socket_id = 1;
+    Block *y2 = tg_blk(g, BT_OUTPUT, "y2", PR_INT_32, s);
+    y2->socket_id = 2;
     y2->has_socket_id = true;
-    tg_join(g, x, 0, a, 0);
-    tg_join(g, a, 0, scale, 0);
-    tg_join(g, scale, 0, s1, 0);
     tg_join(g, scale, 0, s2, 0);
-    tg_join(g, s1, 0, q1, 0);
-    tg_join(g, q1, 0, o1, 0);
-    tg_join(g, o1, 0, m1, 0);
-    tg_join(g, m1, 0, o1b, 0);
-    tg_join(g, o1b, 0, y1, 0);
     tg_join(g, s2, 0, m2, 0);
     tg_join(g, m2, 0, o2, 0);
     tg_join(g, o2, 0, y2, 0);
-    /* s3: as s1, its copy on another core */
-    Block *s3 = tg_blk(g, BT_SI, "s3", PR_INT_32, s);
-    Block *q3 = tg_blk(g, BT_CCMPB, "q3", PR_INT_8, (const int32_t[8]){1, 2, 7, 0, 1, 1, 1, 2});
-    assert_true(blk_set_attr(g, q3, AT_CMP, -128));
-    assert_true(blk_set_attr(g, q3, AT_BIT_SHIFT_NUM, 4));
-    Block *o3 = tg_blk(g, BT_SI, "o3", PR_INT_8, s);
-    Block *m3 = tg_blk(g, BT_CVS, "m3", PR_INT_32, s);
-    assert_true(blk_set_attr(g, m3, AT_CONSTANT_A, 7));
-    Block *o3b = tg_blk(g, BT_SI, "o3b", PR_INT_32, s);
-    Block *y3 = tg_blk(g, BT_OUTPUT, "y3", PR_INT_32, s);
-    y3->socket_id = 2;
-    y3->has_socket_id = true;
-    tg_join(g, scale, 0, s3, 0);
-    tg_join(g, s3, 0, q3, 0);
-    tg_join(g, q3, 0, o3, 0);
-    tg_join(g, o3, 0, m3, 0);
-    tg_join(g, m3, 0, o3b, 0);
-    tg_join(g, o3b, 0, y3, 0);
     Diag d;
     MapPlan *p = plan_ok(g, c, &d);
     uint32_t x1 = xfer_into(p, scale, s1), x2 = xfer_into(p, scale, s2);
