@@ -19,6 +19,9 @@
 
 #include "backend/core_mem.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
 
 enum { RECV_WORDS = ASM_MEM3_BASE - ASM_MEM2_RECV, ROW_WORDS = 4 };
@@ -42,6 +45,54 @@ static int64_t held_pitch(Emit *e, uint32_t w, uint32_t sk, int32_t p, const ECo
     return 0;
 }
 
+/* Whether writer w sends to a copy of pitch `pitch` (words a pixel) of a storage block other
+ * than `local` on another core (as the mapper asks, mapper/run_box.c). */
+static bool pitch_elsewhere(const Emit *e, uint32_t w, uint32_t local, int64_t pitch)
+{
+    const BlockUses *wu = &e->uses.blocks[w];
+    for (uint32_t j = 0; j < wu->n_out_edges; j++) {
+        long s = graph_block_pos(e->g, e->g->edges[wu->out_edges[j]]->dst);
+        if (s < 0 || (uint32_t)s == local)
+            continue;
+        for (uint32_t i = 0; i < e->n_copies; i++)
+            if (e->copies[i].block == (uint32_t)s && e->copies[i].core != e->core_of[w] &&
+                emit_feat_pixel_words(&e->copies[i].feat) == pitch)
+                return true;
+    }
+    return false;
+}
+
+/* The pitch (words a pixel) of the copy writer w's router sends its pixels from, when it
+ * writes no output buffer but copies on its own core (emit_plan.c make_outs) and sends from
+ * the first of them (emit_route.c writer_loc), and sends to copies of that pitch on other
+ * cores too (its parts to them reach its pixel end, those to narrower copies do not: runs
+ * to two sets of cores): that copy whole, the writer's pixels in their order, not static;
+ * 0: none, or one in another precision or storage than cp. */
+static int64_t writer_pitch(Emit *e, uint32_t w, const ECopy *cp)
+{
+    uint32_t k = e->core_of[w];
+    const BlockUses *wu = &e->uses.blocks[w];
+    if (e->outs[w].gather || e->outs[w].aliased)
+        return 0; /* a buffer its router gathers from */
+    for (uint32_t j = 0; j < wu->n_out_edges; j++) {
+        const Edge *le = e->g->edges[wu->out_edges[j]];
+        long s = graph_block_pos(e->g, le->dst);
+        const ECopy *rc = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
+        EBox lbox, lw;
+        if (!rc || !emit_iface_box(e, (uint32_t)s, true, le->id, &lbox) ||
+            !emit_iface_box(e, w, false, le->id, &lw))
+            continue;
+        bool same = rc->feat.prec == cp->feat.prec && rc->feat.per_word == cp->feat.per_word;
+        int64_t pitch = emit_feat_pixel_words(&rc->feat);
+        return same && !rc->is_static && !rc->view && !rc->planes &&
+                       emit_whole_iface(e, w, false, le->id) &&
+                       !memcmp(&lbox, &rc->box, sizeof lbox) &&
+                       pitch_elsewhere(e, w, (uint32_t)s, pitch)
+                   ? pitch : 0;
+    }
+    return 0;
+}
+
 int64_t emit_land_pitch(Emit *e, const ECopy *cp, int32_t p)
 {
     const BlockUses *bu = &e->uses.blocks[cp->block];
@@ -61,12 +112,16 @@ int64_t emit_land_pitch(Emit *e, const ECopy *cp, int32_t p)
                 continue;
             uint32_t sk = emit_core(e, cs);
             EBox dbox;
-            if (w < 0 || sk == EMIT_NONE || sk == e->core_of[w] ||
-                (from != EMIT_NONE && sk != from) || emit_slice_kind(e, cp, ed) != 0 ||
+            if (w < 0 || sk == EMIT_NONE || (from != EMIT_NONE && sk != from) ||
+                emit_slice_kind(e, cp, ed) != 0 ||
                 !emit_iface_box(e, cp->block, true, ed->id, &dbox) ||
                 emit_moves_lanes(e, ed, (uint32_t)w, &dbox))
-                return 0; /* the writer sends, two senders, channel slices, 1-byte packets */
-            int64_t held = held_pitch(e, (uint32_t)w, sk, p, cp);
+                return 0; /* two senders, channel slices, 1-byte packets */
+            /* a writer sending from a wider copy: every part of the chains it starts
+               lands in that pitch, the relays' too */
+            int64_t wp = writer_pitch(e, (uint32_t)w, cp);
+            int64_t held = sk == e->core_of[w] || wp > dpx
+                               ? wp : held_pitch(e, (uint32_t)w, sk, p, cp);
             if (held == 0 || (pitch && held != pitch))
                 return 0;
             from = sk;
@@ -76,8 +131,34 @@ int64_t emit_land_pitch(Emit *e, const ECopy *cp, int32_t p)
     return pitch > dpx && pitch % ROW_WORDS == 0 ? pitch : 0;
 }
 
+/* The compute block writing all of spread copy cp (its position), or -1: none, several. */
+static long copy_writer(const Emit *e, const ECopy *cp)
+{
+    const BlockUses *bu = &e->uses.blocks[cp->block];
+    long w = -1;
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        long s = graph_block_pos(e->g, e->g->edges[bu->in_edges[j]]->src);
+        if (s < 0 || (w >= 0 && s != w))
+            return -1;
+        w = s;
+    }
+    return w;
+}
+
+/* The writer whose copy's pitch part pt lands in (writer_pitch), or -1: a relay's, or none. */
+static long wide_writer(Emit *e, const EPart *pt)
+{
+    const ECopy *cp = &e->copies[pt->copy[0]];
+    long w = copy_writer(e, cp);
+    return w >= 0 && writer_pitch(e, (uint32_t)w, cp) > emit_feat_pixel_words(&cp->feat) ? w
+                                                                                         : -1;
+}
+
 Status emit_part_pitches(Emit *e)
 {
+    bool *grown = calloc(e->n_parts ? e->n_parts : 1, sizeof *grown);
+    if (!grown)
+        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     for (size_t i = 0; i < e->n_parts; i++) {
         EPart *pt = &e->parts[i];
         const ECopy *cp = &e->copies[pt->copy[0]];
@@ -86,11 +167,44 @@ Status emit_part_pitches(Emit *e)
         int64_t pitch = emit_land_pitch(e, cp, pt->phase);
         AllocReq *land = &e->cores[pt->core].reqs[pt->land];
         int64_t more = pt->nq[0] * pitch - land->words;
-        if (pitch == 0 || emit_recv_live(e, pt->core, pt->phase, EMIT_NONE) + more > RECV_WORDS)
+        if (pitch == 0)
             continue;
+        if (emit_recv_live(e, pt->core, pt->phase, EMIT_NONE) + more > RECV_WORDS) {
+            pt->pitch = -1; /* wanted, no room: below */
+            continue;
+        }
         pt->pitch = pitch;
         land->words += more;
+        grown[i] = true;
     }
+    /* the parts of one phase a writer sends from its copy land in its pitch all or none (a
+     * relaying chain lands one run at one offset on each of its cores): where one of the
+     * parts of that writer's copies in that phase does not, the others keep their copies'
+     * pitch */
+    for (size_t j = 0; j < e->n_parts; j++) {
+        long w = grown[j] ? wide_writer(e, &e->parts[j]) : -1;
+        bool all = true;
+        for (size_t i = 0; w >= 0 && all && i < e->n_parts; i++) {
+            const EPart *pt = &e->parts[i];
+            const ECopy *cp = &e->copies[pt->copy[0]];
+            all = pt->phase != e->parts[j].phase || copy_writer(e, cp) != w ||
+                  (pt->nq[1] == 0 && (grown[i] || (pt->pitch == 0 && emit_spread_unit(cp) ==
+                                                                       e->parts[j].pitch)));
+        }
+        for (size_t i = 0; !all && i < e->n_parts; i++) {
+            EPart *pt = &e->parts[i];
+            if (!grown[i] || pt->phase != e->parts[j].phase ||
+                copy_writer(e, &e->copies[pt->copy[0]]) != w)
+                continue;
+            e->cores[pt->core].reqs[pt->land].words =
+                pt->nq[0] * emit_spread_unit(&e->copies[pt->copy[0]]);
+            pt->pitch = 0;
+            grown[i] = false;
+        }
+    }
+    for (size_t i = 0; i < e->n_parts; i++)
+        e->parts[i].pitch = e->parts[i].pitch < 0 ? 0 : e->parts[i].pitch;
+    free(grown);
     return ST_OK;
 }
 

@@ -212,8 +212,9 @@ void map_xfer_share(const MapPlan *p, const MXfer *y, uint32_t l, int64_t *lo, i
         }
         at += k->bytes;
     }
-    *lo = a < 0 || !y->bytes ? 0 : a * MAP_PART_UNIT / y->bytes;
-    *hi = a < 0 || !y->bytes ? 0 : b * MAP_PART_UNIT / y->bytes;
+    /* of the bytes its chunks bring (its bytes, or as they land: map_land_bytes) */
+    *lo = a < 0 || !at ? 0 : a * MAP_PART_UNIT / at;
+    *hi = a < 0 || !at ? 0 : b * MAP_PART_UNIT / at;
 }
 
 static bool item_less(const MChainItem *x, const MChainItem *y)

@@ -494,7 +494,7 @@ static int32_t plan_parts(Ready *R, uint32_t xi, int rules, int64_t end, int32_t
     MapPlan *p = R->s->p;
     const MXfer *x = &p->xfers[xi];
     const MTask *a = &p->tasks[x->src_task];
-    int64_t left = x->bytes;
+    int64_t total = map_land_bytes(p, xi), left = total;
     int32_t ph = send_phase(a);
     bool big = map_xfer_over_recv(p, xi);
     int32_t after = rules && big ? map_copy_last_phase(p, xi) : -1;
@@ -514,7 +514,7 @@ static int32_t plan_parts(Ready *R, uint32_t xi, int rules, int64_t end, int32_t
             (map_xfer_clash(p, &R->s->clash, xi, R->v, ph, part) ||
              map_xfer_twice(p, &R->s->clash, xi, R->v, ph) ||
              (R->s->chains && rules > 1 &&
-              map_xfer_chains(p, &R->s->clash, xi, R->v, ph, x->bytes - left,
+              map_xfer_chains(p, &R->s->clash, xi, R->v, ph, total - left,
                               left < room ? left : room))))
             room = 0; /* a phase of another box of its writer's (xfer_clash.c), of its box
                          into another block of its core (xfer_twice.c), or one whose

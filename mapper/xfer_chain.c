@@ -17,6 +17,7 @@
 #include "mapper/xfer_clash.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* The most transfers of the writers a check looks at (a bound on the work: the schedule
  * asks for every phase a transfer may take; past it, no phase is kept from it). */
@@ -131,7 +132,8 @@ static bool chains_break(const MapPlan *p, MClash *c, uint32_t xi, uint32_t v, u
         n = map_phase_pick(p, c, l, x->src_task, v, pick);
         if (n != (size_t)-1) {
             fill_items(p, c, pick, n, lp, it);
-            int64_t b = x->bytes > 0 ? x->bytes : 1;
+            int64_t b = map_land_bytes(p, xi);
+            b = b > 0 ? b : 1;
             it[n] = (MChainItem){x->src_task, v, &c->run_box[xi], from * MAP_PART_UNIT / b,
                                  (from + bytes) * MAP_PART_UNIT / b};
             after = map_items_fit(it, n + 1);
@@ -175,9 +177,39 @@ bool map_xfer_chains(const MapPlan *p, MClash *c, uint32_t xi, uint32_t v, int32
     return answer;
 }
 
+/* Transfer xi, planned into its writer's own core, may change the pixel its writer sends
+ * from (run_box.c): the run boxes of the writer's transfers made again, and where any
+ * changed, every kept answer forgotten (they were given for the boxes before). */
+static void local_copy(const MapPlan *p, MClash *c, uint32_t xi)
+{
+    uint32_t t = p->xfers[xi].src_task;
+    bool changed = false;
+    if (p->uses.blocks[p->tasks[t].pos].n_out_edges < 2)
+        return; /* the pixel stays the output's (run_box.c local_unit) */
+    for (uint32_t k = c->start[t]; k < c->start[t + 1]; k++) {
+        uint32_t yi = c->list[k];
+        MBox b;
+        map_run_box(p, &p->xfers[yi], &c->box[yi], &b);
+        if (memcmp(&b, &c->run_box[yi], sizeof b) != 0) {
+            c->run_box[yi] = b;
+            changed = true;
+        }
+    }
+    if (!changed)
+        return;
+    if (c->memo)
+        memset(c->memo, 0, MEMO_SIZE * sizeof *c->memo);
+    for (uint32_t l = 0; l < c->n_at; l++)
+        if (c->at[l].fit_n)
+            memset(c->at[l].fit_n, 0, (p->n_tasks + c->at[l].cap_v) * sizeof *c->at[l].fit_n);
+}
+
 Status map_clash_note(MClash *c, const MapPlan *p, uint32_t xi)
 {
     const MXfer *x = &p->xfers[xi];
+    if (c->at && x->kind == XF_CORE && !x->cross && x->planned &&
+        map_xfer_vcore(p, x) == map_task_vcore(p, x->src_task))
+        local_copy(p, c, xi);
     if (!c->at || x->kind != XF_CORE || !x->cross)
         return ST_OK;
     for (uint32_t j = 0; j < x->n_chunks; j++) {

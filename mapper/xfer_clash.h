@@ -51,6 +51,12 @@ Status map_clash_init(MClash *c, const MapPlan *p);
  * channels up to the writer's pixel end where the code generator sends a part that ends its
  * copy's channels so (mapper/run_box.c). */
 void map_run_box(const MapPlan *p, const MXfer *x, const MBox *box, MBox *out);
+/* The bytes transfer xi's parts take in the receive area as the schedule plans them: its
+ * bytes, or, where its writer sends from a copy on its own core of a wider pitch (run_box.c)
+ * and a run a pixel would fill the copy's pixels, the bytes of its pixels in that pitch: the
+ * code generator lands a copy spread over phases so (backend/emit_landpitch.c), the router
+ * sending the sender's pixels whole. */
+int64_t map_land_bytes(const MapPlan *p, uint32_t xi);
 /* Frees what c holds; c may be empty. */
 void map_clash_finish(MClash *c);
 /* Whether transfer xi into vcore v may not receive in global phase ph: a planned transfer

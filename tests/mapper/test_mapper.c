@@ -1383,6 +1383,119 @@ static void test_chain_run_box(void **state)
     chip_destroy(c);
 }
 
+/* The transfer of writer w into storage block b (MAP_NONE: none). */
+static uint32_t xfer_into(const MapPlan *p, const Block *w, const Block *b)
+{
+    for (uint32_t i = 0; i < p->n_xfers; i++) {
+        const Edge *e = p->g->edges[p->xfers[i].edge];
+        if (p->xfers[i].kind == XF_CORE && e->src == w->id && e->dst == b->id)
+            return i;
+    }
+    return MAP_NONE;
+}
+
+/* A writer with a copy on its own core sends from that copy (backend/emit_route.c
+ * writer_loc), so the chains' check and the receive budget see its pitch (mapper/run_box.c):
+ * CCMPB "scale" (1x2x7 int32, a P05 passing its input) writes s1 and s3, which CCMPBs q1 and
+ * q3 read in rows of 32 words (their int8 results read in 32-byte groups), and s2, which CVS
+ * m2 reads in rows of 8. While s1 has no copy on scale's core, s2's transfer takes its own
+ * bytes and s1's box ends at the writer's own 8-lane rows; with s1's copy there and s3's on
+ * another core (the writer's parts to it reach its pixel end), s2's parts land in s1's pitch
+ * (backend/emit_landpitch.c: 4 times its bytes) and s1's box reaches the sender's pixel end,
+ * channel 32 (test_diff_ops/cvm_precision_case_2__p_24_: 47 int32 channels from a copy of 64
+ * words a pixel into copies of 64 and of 48, over phases 1 and 2). */
+/* Storage "sN" (1x2x7 int32) of writer w, read by CCMPB "qN" (>> shift, int8), whose result
+ * CVS "mN" (x 5) reads in 32-byte groups, to OUTPUT "yN" of socket N: sN takes rows of 32
+ * words. */
+static Block *pool_reader(Graph *g, Block *w, int n, int shift)
+{
+    const int32_t s[8] = {1, 2, 7, 0, 0, 0, 0, 0};
+    char nm[6][8];
+    const char *pre[6] = {"s", "q", "o", "m", "y", "ob"};
+    for (int i = 0; i < 6; i++)
+        snprintf(nm[i], sizeof nm[i], "%s%d", pre[i], n);
+    Block *st = tg_blk(g, BT_SI, nm[0], PR_INT_32, s);
+    Block *q = tg_blk(g, BT_CCMPB, nm[1], PR_INT_8, (const int32_t[8]){1, 2, 7, 0, 1, 1, 1, 2});
+    assert_true(blk_set_attr(g, q, AT_CMP, -128));
+    assert_true(blk_set_attr(g, q, AT_BIT_SHIFT_NUM, shift));
+    Block *o = tg_blk(g, BT_SI, nm[2], PR_INT_8, s);
+    Block *m = tg_blk(g, BT_CVS, nm[3], PR_INT_32, s);
+    assert_true(blk_set_attr(g, m, AT_CONSTANT_A, 5));
+    Block *ob = tg_blk(g, BT_SI, nm[5], PR_INT_32, s);
+    Block *y = tg_blk(g, BT_OUTPUT, nm[4], PR_INT_32, s);
+    y->socket_id = n;
+    y->has_socket_id = true;
+    tg_join(g, w, 0, st, 0);
+    tg_join(g, st, 0, q, 0);
+    tg_join(g, q, 0, o, 0);
+    tg_join(g, o, 0, m, 0);
+    tg_join(g, m, 0, ob, 0);
+    tg_join(g, ob, 0, y, 0);
+    return st;
+}
+
+static void test_land_bytes(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    const int32_t s[8] = {1, 2, 7, 0, 0, 0, 0, 0};
+    Block *x = tg_blk(g, BT_INPUT, "x", PR_INT_32, s);
+    x->socket_id = 0;
+    x->has_socket_id = true;
+    Block *a = tg_blk(g, BT_SI, "a", PR_INT_32, s);
+    Block *scale = tg_blk(g, BT_CCMPB, "scale", PR_INT_32, (const int32_t[8]){1, 2, 7, 0, 1, 1, 1, 2});
+    assert_true(blk_set_attr(g, scale, AT_CMP, INT32_MIN));
+    tg_join(g, x, 0, a, 0);
+    tg_join(g, a, 0, scale, 0);
+    Block *s1 = pool_reader(g, scale, 1, 2), *s3 = pool_reader(g, scale, 3, 4);
+    Block *s2 = tg_blk(g, BT_SI, "s2", PR_INT_32, s);
+    Block *m2 = tg_blk(g, BT_CVS, "m2", PR_INT_32, s);
+    assert_true(blk_set_attr(g, m2, AT_CONSTANT_A, -2));
+    Block *o2 = tg_blk(g, BT_SI, "o2", PR_INT_32, s);
+    Block *y2 = tg_blk(g, BT_OUTPUT, "y2", PR_INT_32, s);
+    y2->socket_id = 2;
+    y2->has_socket_id = true;
+    tg_join(g, scale, 0, s2, 0);
+    tg_join(g, s2, 0, m2, 0);
+    tg_join(g, m2, 0, o2, 0);
+    tg_join(g, o2, 0, y2, 0);
+    Diag d;
+    MapPlan *p = plan_ok(g, c, &d);
+    uint32_t x1 = xfer_into(p, scale, s1), x2 = xfer_into(p, scale, s2);
+    uint32_t x3 = xfer_into(p, scale, s3);
+    assert_true(x1 != MAP_NONE && x2 != MAP_NONE && x3 != MAP_NONE);
+    assert_int_equal(layout_storage_unit(p->g, &p->uses, p->xfers[x3].store), 32);
+    assert_int_equal(layout_storage_unit(p->g, &p->uses, p->xfers[x1].store), 32);
+    assert_int_equal(layout_storage_unit(p->g, &p->uses, p->xfers[x2].store), 8);
+    MXfer *l = &p->xfers[x1];
+    MBox box, run;
+    uint32_t va = map_task_vcore(p, l->src_task);
+    /* no copy on the writer's core: its bytes, the box to its channels */
+    l->planned = false;
+    assert_int_equal(map_land_bytes(p, x2), p->xfers[x2].bytes);
+    run_box_of(p, scale, s1, &box, &run);
+    assert_int_equal(run.hi[D_F], 8); /* the writer's own output: 8-lane rows */
+    /* s1's copy planned there, s3's nowhere: no copy of s1's pitch on another core yet */
+    l->planned = true;
+    l->cross = false;
+    p->clusters[l->dst_cluster].vcore = va;
+    uint32_t v3 = p->clusters[p->xfers[x3].dst_cluster].vcore;
+    p->clusters[p->xfers[x3].dst_cluster].vcore = va;
+    assert_int_equal(map_land_bytes(p, x2), p->xfers[x2].bytes);
+    /* s3's on another core (none yet counts so) */
+    p->clusters[p->xfers[x3].dst_cluster].vcore = v3 == va ? MAP_NONE : v3;
+    assert_int_equal(map_land_bytes(p, x2), 4 * p->xfers[x2].bytes);
+    run_box_of(p, scale, s1, &box, &run);
+    assert_int_equal(run.hi[D_F], 32);
+    run_box_of(p, scale, s2, &box, &run);
+    assert_int_equal(run.hi[D_F], 7); /* 32 words past s2's 8: sent in runs of 8 */
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
 /* A writer's boxes that overlap but differ take no receive phase together when one arrives
  * in parts and a box goes to several cores (mapper/xfer_clash.c): CCMPB "src" (8x8x32 int8)
  * writes all its channels into "e"'s copy (2048 B over a 1 KiB receive area: two phases, a
@@ -2774,6 +2887,7 @@ int main(void)
         cmocka_unit_test(test_chain_phases),
         cmocka_unit_test(test_chain_index),
         cmocka_unit_test(test_chain_run_box),
+        cmocka_unit_test(test_land_bytes),
         cmocka_unit_test(test_route_fit),
         cmocka_unit_test(test_twice_phases),
         cmocka_unit_test(test_pieces_among_remote),
