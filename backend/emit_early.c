@@ -271,14 +271,15 @@ static bool fits_part(const ECopy *cp, const EGather *g, bool *rewrite)
 
 /* Whether copy ci may lie in part i of the area its gather g writes: it is not received
  * (or a P06 moves it out of the receive area: a whole copy in Soma2 of its arrival phase,
- * or a spread copy part by part, which moves it into its part instead), only that gather
- * reads it and it holds the part's layout (or is a static map, its image then written in
- * that layout, fits_part: *rewrite), and no other copy shares its area (a tee). */
-static bool may_lie(const Emit *e, uint32_t ci, const EGather *g, bool *rewrite)
+ * or a spread copy part by part, which moves it into its part instead; moving: one that is
+ * to be moved so), only that gather reads it and it holds the part's layout (or is a static
+ * map, its image then written in that layout, fits_part: *rewrite), and no other copy shares
+ * its area (a tee). */
+static bool may_lie(const Emit *e, uint32_t ci, const EGather *g, bool moving, bool *rewrite)
 {
     const ECopy *cp = &e->copies[ci];
     const ECore *c = &e->cores[cp->core];
-    bool moved = cp->received && (cp->spread || cp->land != EMIT_NONE);
+    bool moved = cp->received && (moving || cp->spread || cp->land != EMIT_NONE);
     if ((cp->received && !moved) || cp->view || cp->planes || cp->alias_of != EMIT_NONE ||
         cp->req == EMIT_NONE || c->reqs[cp->req].words == 0 ||
         (cp->image && (!cp->is_static || (int64_t)cp->n_image != cp->feat.words)))
@@ -289,6 +290,12 @@ static bool may_lie(const Emit *e, uint32_t ci, const EGather *g, bool *rewrite)
         if (j != ci && e->copies[j].core == cp->core && e->copies[j].req == cp->req)
             return false;
     return true;
+}
+
+bool emit_gather_may_lie(Emit *e, const EGather *g, bool moving)
+{
+    bool rewrite;
+    return sole_gather(e, g->copy) == g && may_lie(e, g->copy, g, moving, &rewrite);
 }
 
 /* Lays copy ci in its part of gather g's area (may_lie said it may): its writer (a compute
@@ -329,7 +336,7 @@ static bool in_place(Emit *e, uint32_t ci)
 {
     EGather *g = sole_gather(e, ci);
     bool rewrite;
-    if (!g || g->phase < 0 || !may_lie(e, ci, g, &rewrite))
+    if (!g || g->phase < 0 || !may_lie(e, ci, g, false, &rewrite))
         return false;
     lay(e, ci, g, rewrite);
     return true;
@@ -347,7 +354,7 @@ Status emit_gather_pending(Emit *e)
             if (g->phase != GATHER_PENDING)
                 continue;
             pending = true;
-            if (sole_gather(e, g->copy) != g || !may_lie(e, g->copy, g, &rewrite))
+            if (!emit_gather_may_lie(e, g, false))
                 bad = g->i;
         }
         if (bad >= 0) {
@@ -358,7 +365,7 @@ Status emit_gather_pending(Emit *e)
         }
         for (size_t j = i; pending && j < i + n; j++) {
             EGather *g = &e->gathers[j];
-            if (g->phase == GATHER_PENDING && may_lie(e, g->copy, g, &rewrite))
+            if (g->phase == GATHER_PENDING && may_lie(e, g->copy, g, false, &rewrite))
                 lay(e, g->copy, g, rewrite);
         }
         i += n;

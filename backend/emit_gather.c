@@ -12,7 +12,10 @@
  * values as they are), in the pitch the CADD reads and writes (layout_output_unit: its
  * input 0's), each P06 re-pitching its input (the lanes past the input's pitch 0): the
  * precision and bytes the mapper and the split count (layout_gather_prec,
- * layout_gather_bytes in taskir/layout.h).
+ * layout_gather_bytes in taskir/layout.h). When the slots are too few, so that an input that
+ * may not lie in its part finds none while one that may took one, the gather takes its slots
+ * again: two inputs landing whole in one phase as one part first (emit_gather_pair.c), then
+ * the inputs that may not lie, and none for those that may (short_of_slots).
  */
 #include "backend/emit_internal.h"
 
@@ -97,6 +100,53 @@ static bool tee_room(Emit *e, const ECopy *cp, int32_t pc, const EMoveSlot *ms)
     return false;
 }
 
+/* Finds the Soma slots of gather entries g[0..n) of CADD pos (on core k, in phase pc) in
+ * order (sooner first, order[]), those that may lie in their part (emit_gather_may_lie) only
+ * when lie is 1, the others only when 0, all when -1: each the latest free one after its data
+ * is in place (emit_move_slot, when[]: its part's lifetime); one without any is pending (it
+ * may lie in its part, emit_gather_pending), its part alive in phase pc. */
+static Status take_slots(Emit *e, uint32_t pos, uint32_t k, int32_t pc, EGather *g, uint32_t n,
+                         const uint32_t *order, EMoveSlot *when, int lie)
+{
+    for (uint32_t o = 0; o < n; o++) {
+        EGather *gi = &g[order[o]];
+        EMoveSlot ms;
+        ECopy *cp = &e->copies[gi->copy];
+        if (lie >= 0 && emit_gather_may_lie(e, gi, false) != (lie == 1))
+            continue;
+        if (lie == 1 || (!emit_move_slot(e, cp, pc, &ms) &&
+            (!tee_room(e, cp, pc, &ms) || !emit_move_slot(e, cp, pc, &ms)))) {
+            gi->phase = GATHER_PENDING; /* it may lie in its part (emit_gather_pending) */
+            when[order[o]].first = when[order[o]].last = pc;
+            continue;
+        }
+        gi->phase = ms.phase;
+        gi->slot = ms.slot;
+        when[order[o]] = ms;
+        Status st = emit_slot_take(e, k, ms.phase, ms.slot, SLOT_GATHER, pos);
+        if (st != ST_OK)
+            return st;
+    }
+    return ST_OK;
+}
+
+/* Whether gather entries g[0..n) left an input pending that cannot lie in its part, even
+ * once the P06 in Soma2 of its arrival phase moves it out of the receive area where that
+ * slot is free (emit_plan.c plan_moves), while one that may lie there took a slot: the slots
+ * are too few for all (taken again: those last, emit_gather_pairs first). */
+static bool short_of_slots(Emit *e, EGather *g, uint32_t n)
+{
+    bool stuck = false, yields = false;
+    for (uint32_t i = 0; i < n; i++) {
+        const ECopy *cp = &e->copies[g[i].copy];
+        bool moves = cp->movable && cp->land == EMIT_NONE &&
+                     !emit_soma_taken(e, cp->core, cp->move_phase, MAP_PI_SOMA2);
+        stuck |= g[i].phase == GATHER_PENDING && !emit_gather_may_lie(e, &g[i], moves);
+        yields |= g[i].phase >= 0 && emit_gather_may_lie(e, &g[i], false);
+    }
+    return stuck && yields;
+}
+
 /* Plans the gather of CADD pos (n inputs, on core k, in phase pc): its n entries in input
  * order, their slots found in the order of sooner. */
 static Status plan_gather(Emit *e, uint32_t pos, uint32_t n, uint32_t k, int32_t pc)
@@ -145,20 +195,21 @@ static Status plan_gather(Emit *e, uint32_t pos, uint32_t n, uint32_t k, int32_t
             order[j] = order[j - 1];
         order[j] = i;
     }
-    for (uint32_t o = 0; o < n && st == ST_OK; o++) {
-        EGather *gi = &g[order[o]];
-        EMoveSlot ms;
-        ECopy *cp = &e->copies[gi->copy];
-        if (!emit_move_slot(e, cp, pc, &ms) &&
-            (!tee_room(e, cp, pc, &ms) || !emit_move_slot(e, cp, pc, &ms))) {
-            gi->phase = GATHER_PENDING; /* it may lie in its part (emit_gather_pending) */
-            when[order[o]].first = when[order[o]].last = pc;
-            continue;
+    if (st == ST_OK)
+        st = take_slots(e, pos, k, pc, g, n, order, when, -1);
+    if (st == ST_OK && short_of_slots(e, g, n)) { /* those that may lie in their part last */
+        for (uint32_t i = 0; i < n; i++) {
+            if (g[i].phase >= 0)
+                emit_slot_free(e, k, g[i].phase, g[i].slot);
+            g[i].phase = -1;
         }
-        gi->phase = ms.phase;
-        gi->slot = ms.slot;
-        when[order[o]] = ms;
-        st = emit_slot_take(e, k, ms.phase, ms.slot, SLOT_GATHER, pos);
+        st = emit_gather_pairs(e, g, n, pc); /* two landing together: one P26 */
+        for (uint32_t i = 0; i < n && st == ST_OK; i++)
+            emit_move_slot(e, &e->copies[g[i].copy], pc, &when[i]);
+        if (st == ST_OK)
+            st = take_slots(e, pos, k, pc, g, n, order, when, 0);
+        if (st == ST_OK)
+            st = take_slots(e, pos, k, pc, g, n, order, when, 1);
     }
     /* the parts, one area each in input order, each from its P06 to the CADD (a part whose
      * input comes in the step before: the whole step), placed back to back (a chain) */

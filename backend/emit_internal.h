@@ -859,6 +859,16 @@ Status emit_twin_sends(Emit *e);
  * P06s moving it out of the receive area); a gather one of whose inputs cannot is refused
  * (emit_gather_fail: emit.slot). */
 Status emit_gather_pending(Emit *e);
+/* Whether the input gather entry g reads may lie in its part as emit_gather_pending lays it
+ * (only g reads its copy, in its part's layout, written there by its writer or by the P06s
+ * moving it out of the receive area: a spread copy's parts, emit_spread.c; moving: a
+ * received copy that is to be moved so), asked again by emit_gather_pending; a gather short
+ * of Soma slots gives such inputs none (emit_gather.c). */
+bool emit_gather_may_lie(Emit *e, const EGather *g, bool moving);
+/* A gather short of Soma slots (emit_gather.c): its entries g[0..n) (CADD in phase pc) that
+ * land whole in one phase, two by two, as the two runs of one spread part (emit_gather_pair.c;
+ * each then lies in its part, moved there by the part's P26). */
+Status emit_gather_pairs(Emit *e, const EGather *g, uint32_t n, int32_t pc);
 
 /* The send areas (emit_sendbuf.c): planned after the gathers, before the memory plan;
  * their P06s written with the routes. emit_sendbuf_of: writer w's area in precision prec, or
@@ -886,6 +896,10 @@ bool emit_sendbuf_reps(const Emit *e, uint32_t w, int32_t *rep, int32_t *n);
  * which a relay may forward them from that area. */
 bool emit_spread_of(const Emit *e, const ECopy *cp);
 Status emit_spreads(Emit *e);
+/* Whether movable copy cp may be a run of a part of its arrival phase (emit_spread.c);
+ * slices: also when its transfers are channel or column slices of its rows (emit_slices.c),
+ * which land in their places of the run as in the copy. */
+bool emit_joins_part(const Emit *e, const ECopy *cp, bool slices);
 /* The phases the transfers of edge dict dict land in on core k (its ROUTER_SEND /
  * ROUTER_RECIEVE pairs there, in the Mapping's order) into ph (room for n_coords); their
  * count (emit_spread.c). */

@@ -402,17 +402,21 @@ static Status relay_loc(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_
                                             !same_extents(&lw, &wbox) ||
                                             lw.lo[0] != wbox.lo[0] || lw.lo[1] != wbox.lo[1])))
             continue;
-        early = true;
         /* part point q lives at s2's point q + off (through the writer's coordinates); the
-         * part must lie in what le carries and in the copy */
+         * part must lie in what le carries and in the copy; one that meets none of it holds
+         * none of it (another of the writer's edges into the copy brings it) */
         int64_t off[3];
-        bool inside = true;
-        for (int i = 0; i < 3 && inside; i++) {
+        bool inside = true, meets = true;
+        for (int i = 0; i < 3; i++) {
             off[i] = lbox.lo[i] - lw.lo[i] + wbox.lo[i] - dbox->lo[i];
             int64_t lo = part->lo[i] + off[i], hi = lo + part->n[i];
-            inside = lo >= lbox.lo[i] && hi <= lbox.lo[i] + lbox.n[i] &&
+            inside = inside && lo >= lbox.lo[i] && hi <= lbox.lo[i] + lbox.n[i] &&
                      lo >= rcp->box.lo[i] && hi <= rcp->box.lo[i] + rcp->box.n[i];
+            meets = meets && lo < lbox.lo[i] + lbox.n[i] && hi > lbox.lo[i];
         }
+        if (!meets)
+            continue;
+        early = true;
         /* a spread copy: this phase's pixels moved into its area in an earlier Soma2, or all
          * of them landing in this phase, which the relay forwards as they come (the writer
          * sends them: a relaying chain when the runs are the same) */

@@ -16,7 +16,7 @@
  * back to back, and the P26 splits them into the two copies. A copy received whole in one
  * phase, which a P06 of its own would move out of the receive area in Soma2 of that phase
  * (emit_plan.c), joins the part of a spread copy that takes that slot as its second run
- * (joins_part): the P26 moves both.
+ * (emit_joins_part): the P26 moves both.
  *
  * A copy over the receive area is planned so too when each transfer into it arrives in one
  * phase, or when writers on its own core write their rows of it straight: its received rows
@@ -525,8 +525,10 @@ static Status plan_spread(Emit *e, ECopy *cp, ESeg **segs, size_t *cap)
  * Soma2 of it: plan_moves) may join the part a spread copy lands in that phase, as its second
  * run: every transfer into it from another core, whole rows of it (emit_slice_kind) in
  * 8-byte packets (no values moved between lanes), in that phase only, its pixels whole
- * 16-byte rows, and no relay sending it on from its core. */
-static bool joins_part(const Emit *e, const ECopy *cp)
+ * 16-byte rows, and no relay sending it on from its core; slices: channel or column slices
+ * of its rows too (emit_slices.c: each lands in its place of the run, as in the copy; a
+ * gather's two inputs landing as one part, emit_gather_pair.c). */
+bool emit_joins_part(const Emit *e, const ECopy *cp, bool slices)
 {
     const BlockUses *bu = &e->uses.blocks[cp->block];
     if (cp->land_first != cp->move_phase || emit_feat_pixel_words(&cp->feat) % ROW_WORDS)
@@ -535,7 +537,8 @@ static bool joins_part(const Emit *e, const ECopy *cp)
         const Edge *ed = e->g->edges[bu->in_edges[j]];
         long w = graph_block_pos(e->g, ed->src);
         EBox dbox;
-        if (w < 0 || e->core_of[w] == cp->core || emit_slice_kind(e, cp, ed) != 0 ||
+        int kind = emit_slice_kind(e, cp, ed);
+        if (w < 0 || e->core_of[w] == cp->core || (kind != 0 && (!slices || kind < 0)) ||
             !emit_iface_box(e, cp->block, true, ed->id, &dbox) ||
             emit_moves_lanes(e, ed, (uint32_t)w, &dbox))
             return false; /* (1-byte packets go whole into one copy: emit_lanes.c) */
@@ -621,7 +624,7 @@ Status emit_spreads(Emit *e)
                                   emit_slot_use(e, cp->core, cp->move_phase,
                                                 MAP_PI_SOMA2).kind == SLOT_PART
                               ? part_on(e, cp->core, cp->move_phase) : NULL;
-        if (!pt || pt->nq[1] > 0 || !joins_part(e, cp))
+        if (!pt || pt->nq[1] > 0 || !emit_joins_part(e, cp, false))
             continue;
         cp->spread = true;
         cp->movable = false;
