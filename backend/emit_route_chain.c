@@ -35,7 +35,7 @@ static int run_cmp(const void *a, const void *b)
     return 0;
 }
 
-static bool same_run(const ESend *a, const ESend *b)
+bool emit_same_run(const ESend *a, const ESend *b)
 {
     return a->src == b->src && a->words == b->words && a->run == b->run &&
            a->stride == b->stride;
@@ -111,7 +111,7 @@ static Status cut_overlaps(Emit *e, EPhase *ph, int32_t p)
 static size_t group_end(const EPhase *ph, size_t i)
 {
     size_t j = i + 1;
-    while (j < ph->n_sends && same_run(&ph->sends[i], &ph->sends[j]))
+    while (j < ph->n_sends && emit_same_run(&ph->sends[i], &ph->sends[j]))
         j++;
     return j;
 }
@@ -137,7 +137,8 @@ static bool has_bytes(const EPhase *ph)
 
 /* Core k's runs of phase p sent to several cores, appended to *runs (n, cap); compacted:
  * with keep, only the first send of each such run stays (the one to its chain's first core,
- * emit_chain_plan.c). */
+ * emit_chain_plan.c), the others go to the phase's chain_rest (a run spilled into the next
+ * phase takes them along, emit_spill_chain.c). */
 static Status phase_runs(Emit *e, uint32_t k, int32_t p, EChainRun **runs, size_t *n,
                          size_t *cap, bool keep)
 {
@@ -158,6 +159,14 @@ static Status phase_runs(Emit *e, uint32_t k, int32_t p, EChainRun **runs, size_
                 return ST_RUNTIME;
             *runs = nr;
             nr[(*n)++] = (EChainRun){.k = k, .i = i, .m = j - i};
+        }
+        for (size_t r = i + 1; keep && r < j; r++) { /* its other cores, in chain order */
+            ESend *nr = emit_grow(e, ph->chain_rest, &ph->cap_chain_rest, ph->n_chain_rest,
+                                  sizeof *ph->chain_rest);
+            if (!nr)
+                return ST_RUNTIME;
+            ph->chain_rest = nr;
+            nr[ph->n_chain_rest++] = ph->sends[r];
         }
         if (keep)
             ph->sends[out++] = ph->sends[i];
