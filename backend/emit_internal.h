@@ -993,6 +993,8 @@ int64_t emit_value_bytes(PrecisionId p);
 /* One run sent whole to several cores in a phase becomes one relaying chain (the chip's
  * multicast): emit_route_chain.c, before the P09s are written. */
 Status emit_route_chains(Emit *e);
+/* Appends sends s[0..n) to ph's chain_rest; out of memory: ST_RUNTIME (recorded in e->d). */
+Status emit_chain_rest_add(Emit *e, EPhase *ph, const ESend *s, size_t n);
 /* Whether sends a and b carry the same run: the same words, in the same pattern. */
 bool emit_same_run(const ESend *a, const ESend *b);
 /* One run core k sends to several cores in a phase: its sends [i, i + m) of the phase. */

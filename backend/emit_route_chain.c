@@ -23,6 +23,19 @@ int64_t emit_recv_base(const Emit *e, uint32_t k, int32_t p)
     return b ? b : ASM_MEM2_RECV;
 }
 
+Status emit_chain_rest_add(Emit *e, EPhase *ph, const ESend *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        ESend *nr = emit_grow(e, ph->chain_rest, &ph->cap_chain_rest, ph->n_chain_rest,
+                              sizeof *ph->chain_rest);
+        if (!nr)
+            return ST_RUNTIME;
+        ph->chain_rest = nr;
+        nr[ph->n_chain_rest++] = s[i];
+    }
+    return ST_OK;
+}
+
 /* Sends of one run, together: by source, length, pattern, then receiving core. */
 static int run_cmp(const void *a, const void *b)
 {
@@ -160,14 +173,8 @@ static Status phase_runs(Emit *e, uint32_t k, int32_t p, EChainRun **runs, size_
             *runs = nr;
             nr[(*n)++] = (EChainRun){.k = k, .i = i, .m = j - i};
         }
-        for (size_t r = i + 1; keep && r < j; r++) { /* its other cores, in chain order */
-            ESend *nr = emit_grow(e, ph->chain_rest, &ph->cap_chain_rest, ph->n_chain_rest,
-                                  sizeof *ph->chain_rest);
-            if (!nr)
-                return ST_RUNTIME;
-            ph->chain_rest = nr;
-            nr[ph->n_chain_rest++] = ph->sends[r];
-        }
+        if (keep && emit_chain_rest_add(e, ph, ph->sends + i + 1, j - i - 1) != ST_OK)
+            return ST_RUNTIME; /* its other cores, in chain order */
         if (keep)
             ph->sends[out++] = ph->sends[i];
     }

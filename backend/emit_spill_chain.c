@@ -133,14 +133,8 @@ static Status move(Emit *e, const SpillChain *c, int64_t d)
         cq->recv_base = cp->recv_base - d;
     }
     EPhase *ap = &e->cores[c->k].ph[p], *aq = &e->cores[c->k].ph[q];
-    for (size_t t = 1; t < c->m; t++) {
-        ESend *nr = emit_grow(e, aq->chain_rest, &aq->cap_chain_rest, aq->n_chain_rest,
-                              sizeof *aq->chain_rest);
-        if (!nr)
-            return ST_RUNTIME;
-        aq->chain_rest = nr;
-        nr[aq->n_chain_rest++] = c->s[t];
-    }
+    if (emit_chain_rest_add(e, aq, c->s + 1, c->m - 1) != ST_OK)
+        return ST_RUNTIME;
     memmove(ap->chain_rest + c->rest, ap->chain_rest + c->rest + c->m - 1,
             (ap->n_chain_rest - c->rest - (c->m - 1)) * sizeof *ap->chain_rest);
     ap->n_chain_rest -= c->m - 1;
