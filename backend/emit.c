@@ -285,8 +285,10 @@ static void free_emit(Emit *e)
     free(e->exact);
     for (uint32_t k = 0; k < e->n_cores; k++) {
         ECore *c = &e->cores[k];
-        for (int32_t p = 0; c->ph && p < c->n_phases; p++)
+        for (int32_t p = 0; c->ph && p < c->n_phases; p++) {
             free(c->ph[p].sends);
+            free(c->ph[p].chain_rest);
+        }
         for (int32_t p = 0; c->lists && p < c->n_phases; p++)
             if (c->lists[p])
                 protobuf_c_message_free_unpacked(&c->lists[p]->base, NULL);

@@ -106,7 +106,14 @@ typedef struct EPhase {
     uint32_t chain_next;            /* the core the relaying chains it is in forward to
                                        (EMIT_NONE: none), when chained */
     bool chained;
+    bool spill_chained;             /* chained by runs spilled here whole from the phase
+                                       before (emit_spill_chain.c) */
     int64_t relayed;                /* packets it forwards (CXY 1) */
+    ESend *chain_rest;              /* the sends of the relaying chains it starts in the
+                                       phase but their first (the one in sends, relay): to
+                                       their other cores, in chain order (emit_route_chain.c),
+                                       moved with the run when it spills */
+    size_t n_chain_rest, cap_chain_rest;
 } EPhase;
 
 /* A later part of a request of a core (emit_recvpart.c): from word off of request req on (to
@@ -1000,6 +1007,10 @@ int64_t emit_value_bytes(PrecisionId p);
 /* One run sent whole to several cores in a phase becomes one relaying chain (the chip's
  * multicast): emit_route_chain.c, before the P09s are written. */
 Status emit_route_chains(Emit *e);
+/* Appends sends s[0..n) to ph's chain_rest; out of memory: ST_RUNTIME (recorded in e->d). */
+Status emit_chain_rest_add(Emit *e, EPhase *ph, const ESend *s, size_t n);
+/* Whether sends a and b carry the same run: the same words, in the same pattern. */
+bool emit_same_run(const ESend *a, const ESend *b);
 /* One run core k sends to several cores in a phase: its sends [i, i + m) of the phase. */
 typedef struct EChainRun {
     uint32_t k;
@@ -1034,6 +1045,18 @@ Status emit_pin_place(Emit *e);
 /* A core's sends of a phase past its P09's header table, carried on in the next phases where
  * both cores are free for them (emit_route_spill.c, after the chains). */
 Status emit_route_spill(Emit *e);
+/* Whether send s of core sk may move from phase p to p + 1 as its receiver sees it, and its
+ * sender's area (emit_route_spill.c); with commit, the areas are kept alive until then and
+ * the copy's P06 out of the receive area follows. in_chain: s is one core's part of a
+ * relaying chain's run moved whole (emit_spill_chain.c checks the chain's cores in p + 1). */
+bool emit_spill_movable(Emit *e, uint32_t sk, int32_t p, const ESend *s, bool commit,
+                        bool in_chain);
+/* Moves the relaying chain's run that core k starts with its send s (relay) in phase p
+ * whole into phase p + 1 when every core of the chain is free for it then (emit_spill_chain.c):
+ * the receivers' end marks, relays, next cores and receive bases there, the run's other
+ * sends (EPhase.chain_rest) with it; *moved: whether it did (the caller moves s itself).
+ * Out of memory: ST_RUNTIME. */
+Status emit_spill_chain(Emit *e, uint32_t k, int32_t p, const ESend *s, bool *moved);
 /* The word of unit 0 of core k's receive area in phase p. */
 int64_t emit_recv_base(const Emit *e, uint32_t k, int32_t p);
 /* P02's window s / p of block b within the kernel fields' 1..255: a whole map past them

@@ -23,6 +23,19 @@ int64_t emit_recv_base(const Emit *e, uint32_t k, int32_t p)
     return b ? b : ASM_MEM2_RECV;
 }
 
+Status emit_chain_rest_add(Emit *e, EPhase *ph, const ESend *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        ESend *nr = emit_grow(e, ph->chain_rest, &ph->cap_chain_rest, ph->n_chain_rest,
+                              sizeof *ph->chain_rest);
+        if (!nr)
+            return ST_RUNTIME;
+        ph->chain_rest = nr;
+        nr[ph->n_chain_rest++] = s[i];
+    }
+    return ST_OK;
+}
+
 /* Sends of one run, together: by source, length, pattern, then receiving core. */
 static int run_cmp(const void *a, const void *b)
 {
@@ -35,7 +48,7 @@ static int run_cmp(const void *a, const void *b)
     return 0;
 }
 
-static bool same_run(const ESend *a, const ESend *b)
+bool emit_same_run(const ESend *a, const ESend *b)
 {
     return a->src == b->src && a->words == b->words && a->run == b->run &&
            a->stride == b->stride;
@@ -111,7 +124,7 @@ static Status cut_overlaps(Emit *e, EPhase *ph, int32_t p)
 static size_t group_end(const EPhase *ph, size_t i)
 {
     size_t j = i + 1;
-    while (j < ph->n_sends && same_run(&ph->sends[i], &ph->sends[j]))
+    while (j < ph->n_sends && emit_same_run(&ph->sends[i], &ph->sends[j]))
         j++;
     return j;
 }
@@ -137,7 +150,8 @@ static bool has_bytes(const EPhase *ph)
 
 /* Core k's runs of phase p sent to several cores, appended to *runs (n, cap); compacted:
  * with keep, only the first send of each such run stays (the one to its chain's first core,
- * emit_chain_plan.c). */
+ * emit_chain_plan.c), the others go to the phase's chain_rest (a run spilled into the next
+ * phase takes them along, emit_spill_chain.c). */
 static Status phase_runs(Emit *e, uint32_t k, int32_t p, EChainRun **runs, size_t *n,
                          size_t *cap, bool keep)
 {
@@ -159,6 +173,8 @@ static Status phase_runs(Emit *e, uint32_t k, int32_t p, EChainRun **runs, size_
             *runs = nr;
             nr[(*n)++] = (EChainRun){.k = k, .i = i, .m = j - i};
         }
+        if (keep && emit_chain_rest_add(e, ph, ph->sends + i + 1, j - i - 1) != ST_OK)
+            return ST_RUNTIME; /* its other cores, in chain order */
         if (keep)
             ph->sends[out++] = ph->sends[i];
     }

@@ -9,15 +9,18 @@
  * others into the next phase, when that phase is free for them (the Mapping gives the
  * phase: the reader comes after it):
  *   - the sender's area holding the run is alive then (its request's lifetime, lengthened
- *     when no other request takes its words until then), the sender relays no chain then
- *     and sends nothing overlapping it (but runs into the same copy, which spill on in turn);
+ *     when no other request takes its words until then), the sender starts none of that
+ *     phase's own relaying chains and sends nothing overlapping it (but runs into the same
+ *     copy, which spill on in turn);
  *   - the receiver's copy is alive then, does not arrive in parts (spread); a P06 moving it
  *     out of the receive area in Soma2 of the first phase goes to Soma2 of the next when
  *     that is free; no reader of it on its core runs before the router of that phase (a
  *     compute block: a later phase, or that phase's Soma2; no inserted Soma primitive reads
  *     it before: a gather of other copies does not), its core sends nothing from it in
- *     between, and its receive area is not a relaying chain's then;
+ *     between, and its receive area is not one of that phase's own relaying chains' (a
+ *     chain spilled there whole takes runs landing past its base);
  *   - both cores are in one phase group (a packet sent in phase q lands in phase q there).
+ * A relaying chain's run moves whole, with all its cores, or stays (emit_spill_chain.c).
  * What does not fit stays, and the P09 refuses it [emit.route] (emit_route.c); so does a
  * header past the 4 KiB reach (not spilled: the next phase's receive base is the same).
  */
@@ -59,16 +62,19 @@ static void words_of(const ESend *s, bool at_dst, int64_t *lo, int64_t *hi)
     *hi = (a + n + wb - 1) / wb;
 }
 
-/* Whether the request on core k that holds words [lo, hi) in phase p may hold them until
- * phase q: it does, or no other request shares any of its words from its last phase to q
- * (the plan keeps them then: its lifetime is lengthened). */
+/* Whether the request on core k that holds words [lo, hi) at the router of phase p may hold
+ * them until phase q: it does, or no other request shares any of its words from its last
+ * phase to q (the plan keeps them then: its lifetime is lengthened). A request done with
+ * before that router (after the Axon or Soma1 of its last phase) is not the one: another
+ * may take its words from there (a copy landing where a read one lay). */
 static bool keeps(Emit *e, uint32_t k, int32_t p, int64_t lo, int64_t hi, int32_t q,
                   bool commit)
 {
     ECore *c = &e->cores[k];
     for (size_t i = 0; i < c->n_reqs; i++) {
         AllocReq *r = &c->reqs[i];
-        if (r->first > p || r->last < p || c->addr[i] > lo || hi > c->addr[i] + r->words)
+        if (r->first > p || r->last < p || c->addr[i] > lo || hi > c->addr[i] + r->words ||
+            (r->last == p && (r->last_axon || r->last_soma1)))
             continue;
         if (r->last >= q)
             return true;
@@ -119,20 +125,39 @@ static bool slot_reads(const Emit *e, const ECopy *cp, int32_t p, int32_t sl, ui
            u.kind != SLOT_SENDBUF && u.kind != SLOT_TEE;
 }
 
+/* Whether run s may land on core dk in phase q as far as relaying chains go: dk is in none
+ * then, or only in runs spilled there whole (emit_spill_chain.c), whose receive base s
+ * lands at or past (words, not bytes); one of q's own chains keeps it out. */
+static bool chain_lets(const Emit *e, uint32_t dk, int32_t q, const ESend *s)
+{
+    const EPhase *ph = &e->cores[dk].ph[q];
+    return !ph->chained || (ph->spill_chained && !s->single && s->dst_addr >= ph->recv_base);
+}
+
+/* Whether core sk relays a chain in phase q that is not spilled there whole. */
+static bool relays_own(const Emit *e, uint32_t sk, int32_t q)
+{
+    const EPhase *ph = &e->cores[sk].ph[q];
+    for (size_t i = 0; i < ph->n_sends; i++)
+        if (ph->sends[i].relay && !ph->sends[i].spilled)
+            return true;
+    return false;
+}
+
 /* Whether send s of core sk may move from phase p to phase q = p + 1; when it may, the areas
  * it reads and lands in are kept alive until q, and the P06 moving its copy out of the
- * receive area in Soma2 of p, if any, goes to Soma2 of q. */
-static bool movable(Emit *e, uint32_t sk, int32_t p, const ESend *s, bool commit)
+ * receive area in Soma2 of p, if any, goes to Soma2 of q. A chain's part (in_chain) leaves
+ * the chain's cores in q to emit_spill_chain. */
+bool emit_spill_movable(Emit *e, uint32_t sk, int32_t p, const ESend *s, bool commit,
+                        bool in_chain)
 {
     int32_t q = p + 1;
     uint32_t dk = s->dst_core;
     ECore *a = &e->cores[sk], *b = &e->cores[dk];
-    if (s->relay || q >= a->n_phases || q >= b->n_phases || a->phase_group != b->phase_group ||
-        a->step_group != b->step_group || b->ph[q].chained)
+    if ((s->relay && !in_chain) || q >= a->n_phases || q >= b->n_phases ||
+        a->phase_group != b->phase_group || a->step_group != b->step_group ||
+        (!in_chain && !chain_lets(e, dk, q, s)) || relays_own(e, sk, q))
         return false;
-    for (size_t i = 0; i < a->ph[q].n_sends; i++)
-        if (a->ph[q].sends[i].relay)
-            return false;
     int64_t lo, hi, dlo, dhi;
     words_of(s, false, &lo, &hi);
     words_of(s, true, &dlo, &dhi);
@@ -195,7 +220,8 @@ static Status spill(Emit *e, uint32_t k, int32_t p, const int64_t *base)
         if (runs[far].end > runs[i].src) {
             for (size_t j = 0; j < 2; j++) {
                 SpillRun *r = &runs[j ? far : i];
-                r->fixed = r->checked ? r->fixed : !movable(e, k, p, &r->s, false);
+                r->fixed = r->checked ? r->fixed
+                                      : !emit_spill_movable(e, k, p, &r->s, false, false);
                 r->checked = true;
             }
             over = true;
@@ -216,7 +242,17 @@ static Status spill(Emit *e, uint32_t k, int32_t p, const int64_t *base)
         bool near = (s.dst_addr * scale - base[s.dst_core] * wb) / per < LANES_HEAD_PACKETS;
         /* a run overlapping the one kept before it (a value sent to several places) waits
          * too: the router sends its area's words once, in order */
-        if ((gap >= 0 && heads + need <= LANES_HEADS && near) || !movable(e, k, p, &s, true)) {
+        bool moved = false;
+        if (!(gap >= 0 && heads + need <= LANES_HEADS && near)) {
+            /* a relaying chain's run moves whole, its cores' marks with it */
+            Status st = s.relay ? emit_spill_chain(e, k, p, &s, &moved) : ST_OK;
+            if (st != ST_OK) {
+                free(runs);
+                return st;
+            }
+            moved = s.relay ? moved : emit_spill_movable(e, k, p, &s, true, false);
+        }
+        if (!moved) {
             ph->sends[kept++] = s;
             heads += need;
             end = src + s.words * scale > end ? src + s.words * scale : end;
@@ -231,6 +267,8 @@ static Status spill(Emit *e, uint32_t k, int32_t p, const int64_t *base)
         nq->sends = ns;
         s.spilled = true;
         nq->sends[nq->n_sends++] = s;
+        if (s.relay)
+            continue;
         e->cores[s.dst_core].ph[p].recv_marks--;
         e->cores[s.dst_core].ph[p + 1].recv_marks++;
         e->cores[s.dst_core].ph[p + 1].recv_block = s.block;
