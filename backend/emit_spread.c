@@ -221,6 +221,43 @@ static int32_t first_reader(const Emit *e, const ECopy *cp)
     return first;
 }
 
+/* The phase at which the order of time cuts the step for spread copy cp's arrivals: its
+ * first reader's (first_reader), a phase at or after which comes in the step before. A copy
+ * no compute block on its core reads (an OUTPUT's, one relayed on) has none; its arrivals
+ * are then ordered as the mapper plans them, in global phases (a writer's stage times the
+ * chip's phases, plus the writer's phase, plus the phases from it to the arrival, past the
+ * end of the writer's step when the arrival's phase comes before the writer's), and the cut
+ * falls after the latest (test_diff_ops/broadcast_div_case_1_variant_2-4's op/out: rows
+ * 27..52 from writers of stage 4 in phases 31 and 0, rows 0..26 from writers of stage 5 in
+ * phases 0 and 1: phase 31 comes first, as the mapper filled it). ph: room for the phases
+ * of any edge into cp. */
+static int32_t time_cut(const Emit *e, const ECopy *cp, int32_t *ph)
+{
+    int32_t np = e->cores[cp->core].n_phases, reader = first_reader(e, cp), cut = reader;
+    int64_t m = e->chip && e->chip->max_phases ? e->chip->max_phases : 1, latest = -1;
+    if (reader < np)
+        return reader;
+    const BlockUses *bu = &e->uses.blocks[cp->block];
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        const Edge *ed = e->g->edges[bu->in_edges[j]];
+        long w = graph_block_pos(e->g, ed->src);
+        if (w < 0 || bt_info(e->g->blocks[w]->type)->kind != BK_COMPUTE ||
+            e->core_of[w] == cp->core)
+            continue;
+        const ECore *wc = &e->cores[e->core_of[w]];
+        int64_t wp = e->phase_of[w], base = wc->phase_group * m + wp;
+        uint32_t n = emit_arrival_phases(e, emit_edge_dict(e, ed->id), cp->core, ph);
+        for (uint32_t i = 0; i < n; i++) {
+            int64_t t = base + ph[i] - wp + (ph[i] < wp ? wc->n_phases : 0);
+            if (t > latest) {
+                latest = t;
+                cut = ph[i] + 1;
+            }
+        }
+    }
+    return cut;
+}
+
 /* Whether a compute block on copy cp's core reads it in phase p (its Axon only: axon). */
 static bool reads_in(const Emit *e, const ECopy *cp, int32_t p, bool axon)
 {
@@ -283,7 +320,7 @@ static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, s
 {
     const BlockUses *bu = &e->uses.blocks[cp->block];
     uint32_t k = cp->core;
-    int32_t np = e->cores[k].n_phases, reader = first_reader(e, cp);
+    int32_t np = e->cores[k].n_phases, reader = time_cut(e, cp, ph);
     int64_t pw = emit_spread_unit(cp), nx = cp->box.n[1];
     size_t ne = 0;
     Status st = ST_OK;
@@ -572,7 +609,7 @@ static int last_cmp(const void *a, const void *b)
 static int64_t last_arrival(const Emit *e, const ECopy *cp, int32_t *ph)
 {
     const BlockUses *bu = &e->uses.blocks[cp->block];
-    int32_t np = e->cores[cp->core].n_phases, reader = first_reader(e, cp);
+    int32_t np = e->cores[cp->core].n_phases, reader = time_cut(e, cp, ph);
     int64_t last = INT64_MIN;
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         uint32_t n = emit_arrival_phases(e, emit_edge_dict(e, e->g->edges[bu->in_edges[j]]->id),
