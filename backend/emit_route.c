@@ -103,13 +103,14 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
         return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "edge %d: no box", ed->id);
     if (e->outs[w].used) {
         const EOut *o = &e->outs[w];
-        if (phase < c->reqs[o->req].first || phase > c->reqs[o->req].last)
-            return diag_block(e->d, ST_LOGIC, "emit.route", b, "sends edge %d in phase %d, "
-                              "when its output buffer on %s is no longer alive (phases "
-                              "%d..%d)", ed->id, phase, c->name, c->reqs[o->req].first,
-                              c->reqs[o->req].last);
         const ESendBuf *sb = prec != o->feat.prec ? emit_sendbuf_of(e, w, prec)
                                                   : emit_sendbuf_pitch(e, w, df->c, phase);
+        const AllocReq *r = &c->reqs[sb ? sb->req : o->req]; /* the area it sends from */
+        if (phase < r->first || phase > r->last)
+            return diag_block(e->d, ST_LOGIC, "emit.route", b, "sends edge %d in phase %d, "
+                              "when its %s on %s is no longer alive (phases %d..%d)", ed->id,
+                              phase, sb ? "send area" : "output buffer", c->name, r->first,
+                              r->last);
         l->feat = sb ? &sb->feat : &o->feat;
         /* pixels flowing into other rows (emit_flat_pixels): the receiver's rows in turn */
         l->row = (same_extents(&wbox, dst_box) ? o->box.n[1] : dst_box->n[1]) *
