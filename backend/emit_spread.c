@@ -560,19 +560,22 @@ static Status plan_spread(Emit *e, ECopy *cp, ESeg **segs, size_t *cap)
 
 /* Whether movable copy cp (received whole in one phase, moved out of the receive area in
  * Soma2 of it: plan_moves) may join the part a spread copy lands in that phase, as its second
- * run: every transfer into it from another core, whole rows of it (emit_slice_kind) in
- * 8-byte packets (no values moved between lanes), in that phase only, its pixels whole
- * 16-byte rows, and no relay sending it on from its core. */
+ * run: every transfer into it from another core, whole rows of it (emit_slice_kind) or
+ * column slices of the same rows that tile them (emit_slices_ok: they land side by side as
+ * its rows), in 8-byte packets (no values moved between lanes), in that phase only, its
+ * pixels whole 16-byte rows, and no relay sending it on from its core. */
 static bool joins_part(const Emit *e, const ECopy *cp)
 {
     const BlockUses *bu = &e->uses.blocks[cp->block];
     if (cp->land_first != cp->move_phase || emit_feat_pixel_words(&cp->feat) % ROW_WORDS)
         return false;
+    bool slices = emit_slices_ok(e, cp);
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         const Edge *ed = e->g->edges[bu->in_edges[j]];
         long w = graph_block_pos(e->g, ed->src);
         EBox dbox;
-        if (w < 0 || e->core_of[w] == cp->core || emit_slice_kind(e, cp, ed) != 0 ||
+        int kind = emit_slice_kind(e, cp, ed);
+        if (w < 0 || e->core_of[w] == cp->core || (kind != 0 && (kind != 2 || !slices)) ||
             !emit_iface_box(e, cp->block, true, ed->id, &dbox) ||
             emit_moves_lanes(e, ed, (uint32_t)w, &dbox))
             return false; /* (1-byte packets go whole into one copy: emit_lanes.c) */
