@@ -20,7 +20,8 @@
  *
  * A copy over the receive area is planned so too when each transfer into it arrives in one
  * phase, or when writers on its own core write their rows of it straight: its received rows
- * part by part, beside theirs. Another copy that
+ * part by part, beside theirs; rows its own core's router gathers from a writer there
+ * (EOut.gather) arrive in that router's phase like the others (arrivals_of). Another copy that
  * a writer on its own core writes part of, or one whose parts are not whole rows of it (all
  * its columns and channels: one move a phase) or channel or column slices of rows that
  * arrive together (emit_slices.c), is not spread: it lives in the receive area
@@ -58,14 +59,45 @@ uint32_t emit_arrival_phases(const Emit *e, const MapDict *dict, uint32_t k, int
     return n;
 }
 
+/* The phase the router of copy cp's core gathers writer w's rows into it (EOut.gather): the
+ * writer's, or the next after a Soma2 (emit_route.c); -1 when w does not write cp's block
+ * so. */
+static int32_t own_gather_phase(const Emit *e, const ECopy *cp, long w)
+{
+    if (w < 0 || e->core_of[w] != cp->core || !e->outs[w].gather || e->outs[w].aliased)
+        return -1;
+    return e->phase_of[w] + (e->slot_of[w] == MAP_PI_SOMA2 ? 1 : 0);
+}
+
+/* The phases edge ed lands in on spread copy cp's core (into ph, their count): its
+ * ROUTER_RECIEVE coordinates there, or the phase its writer's own router gathers it in. */
+static uint32_t arrivals_of(const Emit *e, const ECopy *cp, const Edge *ed, int32_t *ph)
+{
+    int32_t g = own_gather_phase(e, cp, graph_block_pos(e->g, ed->src));
+    if (g >= 0) {
+        ph[0] = g;
+        return 1;
+    }
+    return emit_arrival_phases(e, emit_edge_dict(e, ed->id), cp->core, ph);
+}
+
 bool emit_spread_of(const Emit *e, const ECopy *cp)
 {
     const BlockUses *bu = &e->uses.blocks[cp->block];
     bool spread = false, local = false, slices = false, columns = false;
+    int32_t own = -1; /* the phase its own router lands rows of it in */
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         const Edge *ed = e->g->edges[bu->in_edges[j]];
         long w = graph_block_pos(e->g, ed->src);
         if (w >= 0 && e->core_of[w] == cp->core) {
+            int32_t g = own_gather_phase(e, cp, w);
+            if (g >= 0 && cp->feat.words > RECV_WORDS && emit_slice_kind(e, cp, ed) == 0) {
+                /* its rows landed by its own router: an arrival in that phase (a copy the
+                 * receive area cannot hold, which staying there whole never fits) */
+                spread |= own >= 0 && own != g;
+                own = g;
+                continue;
+            }
             if (e->outs[w].gather || e->outs[w].aliased)
                 return false; /* its buffer moved by the router: the copy stays received */
             local = true; /* its primitive writes its rows of the copy straight */
@@ -80,7 +112,7 @@ bool emit_spread_of(const Emit *e, const ECopy *cp)
                 !emit_same_place(&e->cores[cp->core], cr))
                 continue;
             here = true;
-            spread |= first >= 0 && cr->phase != first;
+            spread |= (first >= 0 && cr->phase != first) || (own >= 0 && cr->phase != own);
             first = cr->phase;
         }
         int kind = here ? emit_slice_kind(e, cp, ed) : 0;
@@ -327,7 +359,7 @@ static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, s
     for (uint32_t j = 0; j < bu->n_in_edges && st == ST_OK; j++) {
         const Edge *ed = e->g->edges[bu->in_edges[j]];
         EBox dbox;
-        uint32_t n = emit_arrival_phases(e, emit_edge_dict(e, ed->id), k, ph);
+        uint32_t n = arrivals_of(e, cp, ed, ph);
         if (n == 0 || !emit_iface_box(e, cp->block, true, ed->id, &dbox) ||
             emit_slice_follower(e, cp, ed))
             continue; /* (a slice after the first of its rows lands in their parts) */
@@ -355,7 +387,7 @@ static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, s
     }
     qsort(er, ne, sizeof *er, rows_cmp);
     for (size_t j = 0; j < ne && st == ST_OK; j++) {
-        uint32_t n = emit_arrival_phases(e, emit_edge_dict(e, er[j].ed->id), k, ph);
+        uint32_t n = arrivals_of(e, cp, er[j].ed, ph);
         time_order(ph, n, reader, np);
         int64_t left = er[j].hi - er[j].lo, q = er[j].lo;
         for (uint32_t i = 0; i < n && left > 0; i++) {
@@ -615,8 +647,7 @@ static int64_t last_arrival(const Emit *e, const ECopy *cp, int32_t *ph)
     int32_t np = e->cores[cp->core].n_phases, reader = time_cut(e, cp, ph);
     int64_t last = INT64_MIN;
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
-        uint32_t n = emit_arrival_phases(e, emit_edge_dict(e, e->g->edges[bu->in_edges[j]]->id),
-                                         cp->core, ph);
+        uint32_t n = arrivals_of(e, cp, e->g->edges[bu->in_edges[j]], ph);
         for (uint32_t i = 0; i < n; i++) {
             int64_t t = ph[i] >= reader ? (int64_t)ph[i] - np : ph[i];
             last = t > last ? t : last;
