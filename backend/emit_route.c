@@ -80,6 +80,11 @@ static Status alive(Emit *e, const ECopy *cp, const Block *b, const Edge *ed, in
 {
     if (p >= cp->first && p <= cp->last)
         return ST_OK;
+    /* the writer's own rows of a spread copy, kept as a part of its area of their own
+     * (emit_keeprows.c): the writer sends those only */
+    for (size_t n = cp->req != EMIT_NONE ? c->reqs[cp->req].next : 0; n; n = c->reqs[n - 1].next)
+        if (alloc_lives_in(&c->reqs[n - 1], p))
+            return ST_OK;
     return diag_block(e->d, ST_LOGIC, "emit.route", b, "sends edge %d in phase %d, when its "
                       "copy of block %d on %s is no longer alive (phases %d..%d)", ed->id, p,
                       e->g->blocks[cp->block]->id, c->name, cp->first, cp->last);
