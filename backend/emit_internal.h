@@ -911,6 +911,11 @@ bool emit_joins_part(const Emit *e, const ECopy *cp, bool slices);
  * ROUTER_RECIEVE pairs there, in the Mapping's order) into ph (room for n_coords); their
  * count (emit_spread.c). */
 uint32_t emit_arrival_phases(const Emit *e, const MapDict *dict, uint32_t k, int32_t *ph);
+/* The rows compute block pos writes straight into spread copy cp on its core (whole rows at
+ * its start or end, other writers filling the rest) as a part of the copy's area of their
+ * own, alive in [first, last] (the block's sends from them), the rest as it was; false when
+ * they are not such rows (emit_keeprows.c). */
+bool emit_keep_rows(Emit *e, ECopy *cp, uint32_t pos, int32_t first, int32_t last);
 /* The words of core k's receive area requested for phase p so far but request skip's
  * (EMIT_NONE: none), a copy that may move out in Soma2 of its arrival phase (ECopy.movable,
  * not yet moved) counted in its arrival phases only, where the mapper counts it

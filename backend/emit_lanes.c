@@ -97,13 +97,14 @@ static Status lane_source(Emit *e, const Edge *ed, uint32_t w, int32_t p, Precis
     uint32_t k = e->core_of[w];
     const ECore *c = &e->cores[k];
     if (o->used) {
-        if (p < c->reqs[o->req].first || p > c->reqs[o->req].last)
-            return diag_block(e->d, ST_LOGIC, "emit.route", wb,
-                              "sends edge %d in phase %d, when its output buffer on %s is no "
-                              "longer alive (phases %d..%d)", ed->id, p, c->name,
-                              c->reqs[o->req].first, c->reqs[o->req].last);
         /* another precision: the send area a P06 rewrites the buffer into (emit_sendbuf.c) */
         const ESendBuf *sb = o->feat.prec != prec ? emit_sendbuf_of(e, w, prec) : NULL;
+        const AllocReq *r = &c->reqs[sb ? sb->req : o->req]; /* the area it sends from */
+        if (p < r->first || p > r->last)
+            return diag_block(e->d, ST_LOGIC, "emit.route", wb,
+                              "sends edge %d in phase %d, when its %s on %s is no longer "
+                              "alive (phases %d..%d)", ed->id, p,
+                              sb ? "send area" : "output buffer", c->name, r->first, r->last);
         *src = (LSrc){sb ? &sb->feat : &o->feat, o->box, o->box,
                       c->addr[sb ? sb->req : o->req], {0, 0, 0}};
         return ST_OK;

@@ -710,7 +710,8 @@ static int32_t last_send(const Emit *e, uint32_t pos, uint32_t k, int32_t from, 
  * its result from them (emit_route.c's writer_loc): each such copy, written by pos alone,
  * lives to the last phase pos sends in from k (the whole step when that wraps past the
  * step's end), as the output buffer the mapper counts over those phases would
- * (map_buffer_life; the Mapping's lifetime of the copy ends with its readers). */
+ * (map_buffer_life; the Mapping's lifetime of the copy ends with its readers); of a spread
+ * copy other writers fill too, pos's rows only (emit_keeprows.c). */
 static void sends_from_copies(Emit *e, uint32_t pos, uint32_t k)
 {
     bool wrap;
@@ -721,9 +722,18 @@ static void sends_from_copies(Emit *e, uint32_t pos, uint32_t k)
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         long s = other_end(e, bu->out_edges[j], false);
         ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
-        if (!cp || cp->received || cp->is_static || cp->alias_of != EMIT_NONE ||
-            cp->req == EMIT_NONE || e->uses.blocks[s].n_in_edges != 1)
+        if (!cp || (cp->received && !cp->spread) || cp->is_static ||
+            cp->alias_of != EMIT_NONE || cp->req == EMIT_NONE)
             continue;
+        if (e->uses.blocks[s].n_in_edges != 1 || cp->received) {
+            /* other writers' rows too: its own rows only (a spread copy) */
+            AllocReq *r = &e->cores[k].reqs[cp->req];
+            if (wrap)
+                emit_keep_rows(e, cp, pos, 0, e->cores[k].n_phases - 1);
+            else if (last > r->last)
+                emit_keep_rows(e, cp, pos, r->first, last);
+            continue;
+        }
         AllocReq *r = &e->cores[k].reqs[cp->req];
         if (wrap) {
             cp->first = r->first = 0;

@@ -80,6 +80,11 @@ static Status alive(Emit *e, const ECopy *cp, const Block *b, const Edge *ed, in
 {
     if (p >= cp->first && p <= cp->last)
         return ST_OK;
+    /* the writer's own rows of a spread copy, kept as a part of its area of their own
+     * (emit_keeprows.c): the writer sends those only */
+    for (size_t n = cp->req != EMIT_NONE ? c->reqs[cp->req].next : 0; n; n = c->reqs[n - 1].next)
+        if (alloc_lives_in(&c->reqs[n - 1], p))
+            return ST_OK;
     return diag_block(e->d, ST_LOGIC, "emit.route", b, "sends edge %d in phase %d, when its "
                       "copy of block %d on %s is no longer alive (phases %d..%d)", ed->id, p,
                       e->g->blocks[cp->block]->id, c->name, cp->first, cp->last);
@@ -103,13 +108,14 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
         return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "edge %d: no box", ed->id);
     if (e->outs[w].used) {
         const EOut *o = &e->outs[w];
-        if (phase < c->reqs[o->req].first || phase > c->reqs[o->req].last)
-            return diag_block(e->d, ST_LOGIC, "emit.route", b, "sends edge %d in phase %d, "
-                              "when its output buffer on %s is no longer alive (phases "
-                              "%d..%d)", ed->id, phase, c->name, c->reqs[o->req].first,
-                              c->reqs[o->req].last);
         const ESendBuf *sb = prec != o->feat.prec ? emit_sendbuf_of(e, w, prec)
                                                   : emit_sendbuf_pitch(e, w, df->c, phase);
+        const AllocReq *r = &c->reqs[sb ? sb->req : o->req]; /* the area it sends from */
+        if (phase < r->first || phase > r->last)
+            return diag_block(e->d, ST_LOGIC, "emit.route", b, "sends edge %d in phase %d, "
+                              "when its %s on %s is no longer alive (phases %d..%d)", ed->id,
+                              phase, sb ? "send area" : "output buffer", c->name, r->first,
+                              r->last);
         l->feat = sb ? &sb->feat : &o->feat;
         /* pixels flowing into other rows (emit_flat_pixels): the receiver's rows in turn */
         l->row = (same_extents(&wbox, dst_box) ? o->box.n[1] : dst_box->n[1]) *
@@ -710,19 +716,42 @@ static Status gather_edge(Emit *e, uint32_t w, uint32_t j, int32_t p, int32_t re
     }
     ECopy at_pitch; /* landing in a relaying chain's pitch (emit_pin.c) */
     const ECopy *lcp = emit_copy_landed(cp, &at_pitch);
-    if (emit_moves_lanes(e, ed, w, &dbox)) /* bytes between lanes: emit_lanes.c */
+    /* a spread copy (emit_spread.c): the part landing in this phase, whose runs of the copy
+     * the rows take at their place in its landing area (the first run's, then the
+     * second's) */
+    const EPart *pt = cp->spread ? emit_part_at(e, cp, p) : NULL;
+    if (cp->spread && !pt)
+        return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "gathers part of block %d in "
+                          "phase %d, where its spread copy has no part", e->g->blocks[s]->id, p);
+    bool lanes = emit_moves_lanes(e, ed, w, &dbox); /* bytes between lanes: emit_lanes.c */
+    if (lanes && !pt)
         return emit_lane_runs(e, ed, w, k, p, lcp, k, &part, emit_copy_dest_addr(e, cp));
     ELoc src = {0};
     int64_t ch0 = dbox.lo[2];
-    Status st = same_pixels(e, ed, w, &dbox);
-    if (st == ST_OK)
+    Status st = lanes ? ST_OK : same_pixels(e, ed, w, &dbox);
+    if (st == ST_OK && !lanes)
         st = writer_loc(e, ed, w, p, &dbox, &cp->feat, &src, &ch0);
     const ESendBuf *sb = cp->feat.prec != e->outs[w].feat.prec
                              ? emit_sendbuf_of(e, w, cp->feat.prec) : NULL;
     if (sb && rep > 0 && rep < sb->reps) /* its repeat of the send area */
         src.base += rep * sb->feat.words;
-    if (st == ST_OK)
+    if (st == ST_OK && !pt)
         st = runs(e, ed, &src, ch0, k, p, lcp, k, &part, emit_copy_dest_addr(e, cp));
+    int64_t dbase = pt ? e->cores[k].addr[pt->land] : 0;
+    ECopy landed; /* a part in its relay's pitch lands so (emit_landpitch.c) */
+    const ECopy *plcp = emit_part_landed(pt, cp, &landed);
+    for (int r = 0; pt && r < 2 && st == ST_OK; r++) {
+        int64_t pw = lanes ? emit_spread_unit(&e->copies[pt->copy[r]]) : emit_part_pitch(e, pt, r);
+        EBox pieces[3];
+        int np = &e->copies[pt->copy[r]] == cp ? part_pixels(cp, pt->q0[r], pt->nq[r], &part,
+                                                             pieces) : 0;
+        for (int q = 0; q < np && st == ST_OK; q++)
+            st = lanes ? emit_lane_runs(e, ed, w, k, p, cp, k, &pieces[q],
+                                        dbase - pt->q0[r] * pw)
+                       : runs(e, ed, &src, ch0, k, p, plcp, k, &pieces[q],
+                              dbase - pt->q0[r] * pw);
+        dbase += pt->nq[r] * pw;
+    }
     return st;
 }
 

@@ -10,8 +10,11 @@
  * from the send area. The area lives from the P06's phase to the last such send. In time: a
  * phase whose router comes before the writer in the step sends in the next step (a stage's
  * result the Mapping sends past the end of its step), the P06 may then run in the next
- * step's first phases, and the area lives the whole step. The send areas take their slots
- * before the moves that may go without one (emit_plan.c). No free slot: [emit.slot].
+ * step's first phases, and the area lives the whole step. The output buffer lives to the
+ * last router that sends from it, but to the last P06 reading it when every send of its
+ * core goes from send areas whose P06s run after it in its step (trim_buffers). The send
+ * areas take their slots before the moves that may go without one (emit_plan.c). No free
+ * slot: [emit.slot].
  *
  * A narrowing P06 clips; the graph's storage keeps what it is given (docs/semantics.md), so
  * the change is exact only when every value of the writer's result lies in the receivers'
@@ -335,6 +338,62 @@ static Status place(Emit *e, ESendBuf *sb, const ExactInfo *x)
     return emit_slot_take(e, k, sb->phase, sb->slot, SLOT_SENDBUF, sb->writer);
 }
 
+/* Whether every send of writer w's core out of w's result goes into a copy of another
+ * precision than its buffer's, from a send area whose P06 runs after w in the same step:
+ * then nothing reads the buffer past the last of those P06s. */
+static bool sends_from_areas(Emit *e, uint32_t w, int32_t *last)
+{
+    const EOut *o = &e->outs[w];
+    uint32_t k = e->core_of[w];
+    const BlockUses *bu = &e->uses.blocks[w];
+    int64_t after = emit_slot_when(e->phase_of[w], e->slot_of[w]);
+    bool any = false;
+    *last = e->phase_of[w];
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        const Edge *ed = e->g->edges[bu->out_edges[j]];
+        long s = graph_block_pos(e->g, ed->dst);
+        const MapDict *dict = emit_edge_dict(e, ed->id);
+        uint32_t sk, rk;
+        Status st = ST_OK;
+        for (uint32_t i = 0; s >= 0 && dict && emit_dict_pair(e, dict, &i, &sk, &rk, &st); i++) {
+            if (sk != k)
+                continue; /* a relay sends from its own copy */
+            const ECopy *dcp = rk != k ? emit_copy_on(e, (uint32_t)s, rk) : NULL;
+            const ESendBuf *sb = dcp && dcp->feat.prec != o->feat.prec
+                                     ? emit_sendbuf_of(e, w, dcp->feat.prec) : NULL;
+            if (!sb || sb->req == EMIT_NONE || emit_slot_when(sb->phase, sb->slot) <= after)
+                return false;
+            *last = sb->phase > *last ? sb->phase : *last;
+            any = true;
+        }
+        if (st != ST_OK)
+            return false;
+    }
+    return any;
+}
+
+/* The output buffers whose every send goes from send areas (sends_from_areas) live from
+ * their writer to the last P06 reading them, not to the last send (make_outs, emit_plan.c:
+ * the whole step when that send is in the next step). test_diff_ops/
+ * broadcast_div_case_1_variant_2-4: CVVH op/x0/y1 in phase 31 of core (3,6), its int32
+ * result of 7488 words narrowed to int8 in Soma1 of phase 31 and sent in phases 31 and 0,
+ * lived the whole step (33840 words live in phase 9 against 32768). */
+static void trim_buffers(Emit *e)
+{
+    for (uint32_t w = 0; w < e->g->n_blocks; w++) {
+        const EOut *o = &e->outs[w];
+        int32_t last;
+        if (!o->used || o->gather || o->aliased || o->over || o->req == EMIT_NONE ||
+            !sends_from_areas(e, w, &last))
+            continue;
+        AllocReq *r = &e->cores[o->core].reqs[o->req];
+        if (r->first <= e->phase_of[w] && last <= r->last) {
+            r->first = e->phase_of[w];
+            r->last = last;
+        }
+    }
+}
+
 Status emit_sendbufs(Emit *e)
 {
     Status st = ST_OK;
@@ -353,6 +412,8 @@ Status emit_sendbufs(Emit *e)
     for (size_t i = 0; i < e->n_sendbufs && st == ST_OK; i++)
         st = place(e, &e->sendbufs[i], &x);
     exact_finish(&x);
+    if (st == ST_OK)
+        trim_buffers(e);
     return st;
 }
 

@@ -20,7 +20,8 @@
  *
  * A copy over the receive area is planned so too when each transfer into it arrives in one
  * phase, or when writers on its own core write their rows of it straight: its received rows
- * part by part, beside theirs. Another copy that
+ * part by part, beside theirs; rows its own core's router gathers from a writer there
+ * (EOut.gather) arrive in that router's phase like the others (arrivals_of). Another copy that
  * a writer on its own core writes part of, or one whose parts are not whole rows of it (all
  * its columns and channels: one move a phase) or channel or column slices of rows that
  * arrive together (emit_slices.c), is not spread: it lives in the receive area
@@ -58,14 +59,45 @@ uint32_t emit_arrival_phases(const Emit *e, const MapDict *dict, uint32_t k, int
     return n;
 }
 
+/* The phase the router of copy cp's core gathers writer w's rows into it (EOut.gather): the
+ * writer's, or the next after a Soma2 (emit_route.c); -1 when w does not write cp's block
+ * so. */
+static int32_t own_gather_phase(const Emit *e, const ECopy *cp, long w)
+{
+    if (w < 0 || e->core_of[w] != cp->core || !e->outs[w].gather || e->outs[w].aliased)
+        return -1;
+    return e->phase_of[w] + (e->slot_of[w] == MAP_PI_SOMA2 ? 1 : 0);
+}
+
+/* The phases edge ed lands in on spread copy cp's core (into ph, their count): its
+ * ROUTER_RECIEVE coordinates there, or the phase its writer's own router gathers it in. */
+static uint32_t arrivals_of(const Emit *e, const ECopy *cp, const Edge *ed, int32_t *ph)
+{
+    int32_t g = own_gather_phase(e, cp, graph_block_pos(e->g, ed->src));
+    if (g >= 0) {
+        ph[0] = g;
+        return 1;
+    }
+    return emit_arrival_phases(e, emit_edge_dict(e, ed->id), cp->core, ph);
+}
+
 bool emit_spread_of(const Emit *e, const ECopy *cp)
 {
     const BlockUses *bu = &e->uses.blocks[cp->block];
     bool spread = false, local = false, slices = false, columns = false;
+    int32_t own = -1; /* the phase its own router lands rows of it in */
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         const Edge *ed = e->g->edges[bu->in_edges[j]];
         long w = graph_block_pos(e->g, ed->src);
         if (w >= 0 && e->core_of[w] == cp->core) {
+            int32_t g = own_gather_phase(e, cp, w);
+            if (g >= 0 && cp->feat.words > RECV_WORDS && emit_slice_kind(e, cp, ed) == 0) {
+                /* its rows landed by its own router: an arrival in that phase (a copy the
+                 * receive area cannot hold, which staying there whole never fits) */
+                spread |= own >= 0 && own != g;
+                own = g;
+                continue;
+            }
             if (e->outs[w].gather || e->outs[w].aliased)
                 return false; /* its buffer moved by the router: the copy stays received */
             local = true; /* its primitive writes its rows of the copy straight */
@@ -80,7 +112,7 @@ bool emit_spread_of(const Emit *e, const ECopy *cp)
                 !emit_same_place(&e->cores[cp->core], cr))
                 continue;
             here = true;
-            spread |= first >= 0 && cr->phase != first;
+            spread |= (first >= 0 && cr->phase != first) || (own >= 0 && cr->phase != own);
             first = cr->phase;
         }
         int kind = here ? emit_slice_kind(e, cp, ed) : 0;
@@ -221,6 +253,43 @@ static int32_t first_reader(const Emit *e, const ECopy *cp)
     return first;
 }
 
+/* The phase at which the order of time cuts the step for spread copy cp's arrivals: its
+ * first reader's (first_reader), a phase at or after which comes in the step before. A copy
+ * no compute block on its core reads (an OUTPUT's, one relayed on) has none; its arrivals
+ * are then ordered as the mapper plans them, in global phases (a writer's stage times the
+ * chip's phases, plus the writer's phase, plus the phases from it to the arrival, past the
+ * end of the writer's step when the arrival's phase comes before the writer's), and the cut
+ * falls after the latest (test_diff_ops/broadcast_div_case_1_variant_2-4's op/out: rows
+ * 27..52 from writers of stage 4 in phases 31 and 0, rows 0..26 from writers of stage 5 in
+ * phases 0 and 1: phase 31 comes first, as the mapper filled it). ph: room for the phases
+ * of any edge into cp. */
+static int32_t time_cut(const Emit *e, const ECopy *cp, int32_t *ph)
+{
+    int32_t np = e->cores[cp->core].n_phases, reader = first_reader(e, cp), cut = reader;
+    int64_t m = e->chip && e->chip->max_phases ? e->chip->max_phases : 1, latest = -1;
+    if (reader < np)
+        return reader;
+    const BlockUses *bu = &e->uses.blocks[cp->block];
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        const Edge *ed = e->g->edges[bu->in_edges[j]];
+        long w = graph_block_pos(e->g, ed->src);
+        if (w < 0 || bt_info(e->g->blocks[w]->type)->kind != BK_COMPUTE ||
+            e->core_of[w] == cp->core)
+            continue;
+        const ECore *wc = &e->cores[e->core_of[w]];
+        int64_t wp = e->phase_of[w], base = wc->phase_group * m + wp;
+        uint32_t n = emit_arrival_phases(e, emit_edge_dict(e, ed->id), cp->core, ph);
+        for (uint32_t i = 0; i < n; i++) {
+            int64_t t = base + ph[i] - wp + (ph[i] < wp ? wc->n_phases : 0);
+            if (t > latest) {
+                latest = t;
+                cut = ph[i] + 1;
+            }
+        }
+    }
+    return cut;
+}
+
 /* Whether a compute block on copy cp's core reads it in phase p (its Axon only: axon). */
 static bool reads_in(const Emit *e, const ECopy *cp, int32_t p, bool axon)
 {
@@ -283,14 +352,14 @@ static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, s
 {
     const BlockUses *bu = &e->uses.blocks[cp->block];
     uint32_t k = cp->core;
-    int32_t np = e->cores[k].n_phases, reader = first_reader(e, cp);
+    int32_t np = e->cores[k].n_phases, reader = time_cut(e, cp, ph);
     int64_t pw = emit_spread_unit(cp), nx = cp->box.n[1];
     size_t ne = 0;
     Status st = ST_OK;
     for (uint32_t j = 0; j < bu->n_in_edges && st == ST_OK; j++) {
         const Edge *ed = e->g->edges[bu->in_edges[j]];
         EBox dbox;
-        uint32_t n = emit_arrival_phases(e, emit_edge_dict(e, ed->id), k, ph);
+        uint32_t n = arrivals_of(e, cp, ed, ph);
         if (n == 0 || !emit_iface_box(e, cp->block, true, ed->id, &dbox) ||
             emit_slice_follower(e, cp, ed))
             continue; /* (a slice after the first of its rows lands in their parts) */
@@ -318,7 +387,7 @@ static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, s
     }
     qsort(er, ne, sizeof *er, rows_cmp);
     for (size_t j = 0; j < ne && st == ST_OK; j++) {
-        uint32_t n = emit_arrival_phases(e, emit_edge_dict(e, er[j].ed->id), k, ph);
+        uint32_t n = arrivals_of(e, cp, er[j].ed, ph);
         time_order(ph, n, reader, np);
         int64_t left = er[j].hi - er[j].lo, q = er[j].lo;
         for (uint32_t i = 0; i < n && left > 0; i++) {
@@ -523,22 +592,25 @@ static Status plan_spread(Emit *e, ECopy *cp, ESeg **segs, size_t *cap)
 
 /* Whether movable copy cp (received whole in one phase, moved out of the receive area in
  * Soma2 of it: plan_moves) may join the part a spread copy lands in that phase, as its second
- * run: every transfer into it from another core, whole rows of it (emit_slice_kind) in
- * 8-byte packets (no values moved between lanes), in that phase only, its pixels whole
- * 16-byte rows, and no relay sending it on from its core; slices: channel or column slices
- * of its rows too (emit_slices.c: each lands in its place of the run, as in the copy; a
- * gather's two inputs landing as one part, emit_gather_pair.c). */
+ * run: every transfer into it from another core, whole rows of it (emit_slice_kind) or
+ * column slices of the same rows that tile them (emit_slices_ok: they land side by side as
+ * its rows), in 8-byte packets (no values moved between lanes), in that phase only, its
+ * pixels whole 16-byte rows, and no relay sending it on from its core; slices: any channel
+ * or column slices of its rows too (emit_slices.c: each lands in its place of the run, as in
+ * the copy; a gather's two inputs landing as one part, emit_gather_pair.c). */
 bool emit_joins_part(const Emit *e, const ECopy *cp, bool slices)
 {
     const BlockUses *bu = &e->uses.blocks[cp->block];
     if (cp->land_first != cp->move_phase || emit_feat_pixel_words(&cp->feat) % ROW_WORDS)
         return false;
+    bool tile = emit_slices_ok(e, cp);
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         const Edge *ed = e->g->edges[bu->in_edges[j]];
         long w = graph_block_pos(e->g, ed->src);
         EBox dbox;
         int kind = emit_slice_kind(e, cp, ed);
-        if (w < 0 || e->core_of[w] == cp->core || (kind != 0 && (!slices || kind < 0)) ||
+        if (w < 0 || e->core_of[w] == cp->core ||
+            (kind != 0 && !(slices && kind > 0) && (kind != 2 || !tile)) ||
             !emit_iface_box(e, cp->block, true, ed->id, &dbox) ||
             emit_moves_lanes(e, ed, (uint32_t)w, &dbox))
             return false; /* (1-byte packets go whole into one copy: emit_lanes.c) */
@@ -575,11 +647,10 @@ static int last_cmp(const void *a, const void *b)
 static int64_t last_arrival(const Emit *e, const ECopy *cp, int32_t *ph)
 {
     const BlockUses *bu = &e->uses.blocks[cp->block];
-    int32_t np = e->cores[cp->core].n_phases, reader = first_reader(e, cp);
+    int32_t np = e->cores[cp->core].n_phases, reader = time_cut(e, cp, ph);
     int64_t last = INT64_MIN;
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
-        uint32_t n = emit_arrival_phases(e, emit_edge_dict(e, e->g->edges[bu->in_edges[j]]->id),
-                                         cp->core, ph);
+        uint32_t n = arrivals_of(e, cp, e->g->edges[bu->in_edges[j]], ph);
         for (uint32_t i = 0; i < n; i++) {
             int64_t t = ph[i] >= reader ? (int64_t)ph[i] - np : ph[i];
             last = t > last ? t : last;
