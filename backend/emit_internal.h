@@ -873,6 +873,10 @@ Status emit_gather_pending(Emit *e);
 Status emit_sendbufs(Emit *e);
 Status emit_sendbuf_prims(Emit *e);
 ESendBuf *emit_sendbuf_of(const Emit *e, uint32_t w, PrecisionId prec);
+/* What writer w's send areas are written from (emit_sendbuf.c): its output buffer, or, when
+ * it has none, the view on its core that holds its whole map as it lays it out
+ * (emit_rearr.c); false when neither. */
+bool emit_sendbuf_source(const Emit *e, uint32_t w, EOut *src);
 /* Writer w's send area in its own precision and pitch c that sends in phase p (a re-pitched
  * copy of its buffer for the copies of that pitch, when its router would send boxes of the
  * buffer that meet in one phase into copies of two pitches), or NULL. */

@@ -285,6 +285,10 @@ static bool copy_box(const Emit *e, ECopy *cp)
             own_row(e, (uint32_t)w, emit_storage_unit(e, pos),
                     layout_output_unit(e->g, &e->uses, (uint32_t)w, cprec)))
             whole = false;
+        /* a map in the Soma's rows gathered from pieces: its router sends the piece's rows
+           from a send area a P06 re-pitches them into (emit_sendbuf.c) */
+        if (whole && !buf && layout_soma_rows(e->g, &e->uses, pos))
+            whole = false;
         if (whole && !buf && (writes_all_here(e, (uint32_t)w, eid) ||
                               emit_writes_pieces(e, (uint32_t)w, pos, &all)))
             continue; /* the primitive writes straight into the copy */
