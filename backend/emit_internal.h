@@ -25,6 +25,8 @@
  *                 the slices merged into the data banks (P06 with ciso)
  *   emit_merge_wrap.c a copy of model input column slices around one received slice, over
  *                 the receive area: the inputs written around it, one P06 with ciso
+ *   emit_merge_tail.c a merge's local slice in its copy's last words, where the memory plan
+ *                 does not fit otherwise
  *   emit_early.c  a received copy only a gather reads, gathered from the receive area as
  *                 soon as it lands
  *   emit_chmerge.c a copy from channel slices arriving in several phases, over the receive
@@ -835,6 +837,11 @@ bool emit_soma_over(Emit *e, uint32_t k);
  * planned in parts (ECore.rparts), one a phase of arrival; *any: whether one did. Out of
  * memory: ST_RUNTIME. */
 Status emit_recv_parts(Emit *e, uint32_t k, bool *any);
+/* emit_merge_tail.c, on a core whose memory plan fits none of the ways above: a local
+ * writer's slice of a merge on core k lies in the last words of the copy the merge writes
+ * (the copy's request chained to the slice's buffer), where nothing but the merge reads
+ * that buffer; whether any did. */
+bool emit_merge_tails(Emit *e, uint32_t k);
 /* The parts of core c's requests (c->rparts) into the requests place_core keeps, kept[0..n)
  * (at[i]: 1 + the index of request i's there, 0 for none; lead: emit_twin_leads; room for
  * n + c->n_rparts): each request's later parts appended as a chain after it (AllocReq.next),
@@ -883,6 +890,10 @@ Status emit_gather_pairs(Emit *e, const EGather *g, uint32_t n, int32_t pc);
 Status emit_sendbufs(Emit *e);
 Status emit_sendbuf_prims(Emit *e);
 ESendBuf *emit_sendbuf_of(const Emit *e, uint32_t w, PrecisionId prec);
+/* What writer w's send areas are written from (emit_sendbuf.c): its output buffer, or, when
+ * it has none, the view on its core that holds its whole map as it lays it out
+ * (emit_rearr.c); false when neither. */
+bool emit_sendbuf_source(const Emit *e, uint32_t w, EOut *src);
 /* Writer w's send area in its own precision and pitch c that sends in phase p (a re-pitched
  * copy of its buffer for the copies of that pitch, when its router would send boxes of the
  * buffer that meet in one phase into copies of two pitches), or NULL. */

@@ -115,6 +115,21 @@ static Status lane_source(Emit *e, const Edge *ed, uint32_t w, int32_t p, Precis
         long s = graph_block_pos(e->g, le->dst);
         ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
         EBox lbox, lw;
+        if (cp && cp->view && !cp->planes && emit_whole_iface(e, w, false, le->id) &&
+            emit_iface_box(e, w, false, le->id, &lw)) {
+            /* a view holds the writer's map as the writer lays it out (emit_rearr.c): the
+             * writer's point wp at the view's point wp */
+            if (p < cp->first || p > cp->last)
+                return diag_block(e->d, ST_LOGIC, "emit.route", wb,
+                                  "sends edge %d in phase %d, when its view block %d on %s is "
+                                  "no longer alive (phases %d..%d)", ed->id, p,
+                                  e->g->blocks[s]->id, c->name, cp->first, cp->last);
+            /* another precision: the send area a P06 rewrites the view into */
+            const ESendBuf *sb = cp->feat.prec != prec ? emit_sendbuf_of(e, w, prec) : NULL;
+            *src = (LSrc){sb ? &sb->feat : &cp->feat, lw, lw,
+                          sb ? c->addr[sb->req] : emit_copy_addr(e, cp), {0, 0, 0}};
+            return ST_OK;
+        }
         if (!cp || le->n_re || cp->view || cp->planes ||
             !emit_iface_box(e, (uint32_t)s, true, le->id, &lbox) ||
             !emit_iface_box(e, w, false, le->id, &lw))

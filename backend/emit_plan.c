@@ -285,6 +285,10 @@ static bool copy_box(const Emit *e, ECopy *cp)
             own_row(e, (uint32_t)w, emit_storage_unit(e, pos),
                     layout_output_unit(e->g, &e->uses, (uint32_t)w, cprec)))
             whole = false;
+        /* a map in the Soma's rows gathered from pieces: its router sends the piece's rows
+           from a send area a P06 re-pitches them into (emit_sendbuf.c) */
+        if (whole && !buf && layout_soma_rows(e->g, &e->uses, pos))
+            whole = false;
         if (whole && !buf && (writes_all_here(e, (uint32_t)w, eid) ||
                               emit_writes_pieces(e, (uint32_t)w, pos, &all)))
             continue; /* the primitive writes straight into the copy */
@@ -1208,9 +1212,9 @@ Status emit_plan(Emit *e)
          * the gathered area, then with the areas of those it cannot hold ending at their
          * gathers (emit_early.c), then with the buffers of pixelwise P05s over the copies
          * they read (emit_soma_over.c), then with the received copies whose rows land in
-         * several phases in parts (emit_recvpart.c); the refusal names what fits none of
-         * the ways */
-        for (int way = 0; way < 4; way++) {
+         * several phases in parts (emit_recvpart.c), then with a merge's local slice in its
+         * copy's tail (emit_merge_tail.c); the refusal names what fits none of the ways */
+        for (int way = 0; way < 5; way++) {
             Diag quiet;
             diag_init(&quiet, NULL);
             mark_phase_halves(e, k);
@@ -1231,6 +1235,8 @@ Status emit_plan(Emit *e)
                 emit_gathered_ends(e, k);
             else if (way == 2)
                 emit_soma_over(e, k);
+            else if (way == 4)
+                emit_merge_tails(e, k);
             else {
                 bool any;
                 if (emit_recv_parts(e, k, &any) != ST_OK) {

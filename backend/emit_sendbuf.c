@@ -31,11 +31,38 @@
 
 #include "taskir/diag_block.h"
 #include "taskir/exact.h"
+#include "taskir/layout.h"
 
 #include <stdlib.h>
 
 #define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
 
+
+bool emit_sendbuf_source(const Emit *e, uint32_t w, EOut *src)
+{
+    if (e->outs[w].used) {
+        *src = e->outs[w];
+        return true;
+    }
+    uint32_t k = e->core_of[w];
+    const BlockUses *bu = &e->uses.blocks[w];
+    int32_t cd[TIR_CDIMS];
+    if (k == EMIT_NONE || !blk_cluster_dims(e->g->blocks[w], false, 0, cd))
+        return false;
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        const Edge *ed = e->g->edges[bu->out_edges[j]];
+        long s = graph_block_pos(e->g, ed->dst);
+        const ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
+        if (!cp || !cp->view || cp->planes || cp->alias_of != EMIT_NONE ||
+            cp->req == EMIT_NONE || cp->req_off || !emit_whole_iface(e, w, false, ed->id))
+            continue;
+        *src = (EOut){.core = k, .feat = cp->feat, .req = cp->req, .used = true};
+        src->box = (EBox){{0}, {cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
+                                cd[D_F] > 0 ? cd[D_F] : 1, 1}};
+        return true;
+    }
+    return false;
+}
 
 ESendBuf *emit_sendbuf_of(const Emit *e, uint32_t w, PrecisionId prec)
 {
@@ -101,7 +128,10 @@ static Status need(Emit *e, uint32_t w, uint32_t s, PrecisionId prec, int32_t p,
         sb->reps = reps > sb->reps ? reps : sb->reps;
         return ST_OK;
     }
-    const EOut *o = &e->outs[w];
+    EOut src;
+    const EOut *o = &src;
+    if (!emit_sendbuf_source(e, w, &src))
+        return diag_block(e->d, ST_RUNTIME, "emit.internal", e->g->blocks[w], "no source");
     EmitFeat f;
     if (!emit_feat(prec, o->box.n[0], o->box.n[1], o->box.n[2], emit_storage_unit(e, s), &f))
         return diag_block(e->d, ST_LOGIC, "emit.prec", e->g->blocks[s],
@@ -116,21 +146,43 @@ static Status need(Emit *e, uint32_t w, uint32_t s, PrecisionId prec, int32_t p,
     return ST_OK;
 }
 
+static Status need_pitch(Emit *e, uint32_t w, uint32_t s, int64_t c, int32_t p);
+
+/* Whether writer w's buffer goes to copy cp of storage s, of its precision, through a send
+ * area of cp's pitch: s lies in the Soma's rows whatever w carries (layout_soma_rows), so
+ * a run a pixel would take a header and a disabled one a pixel. */
+static bool soma_rows(const Emit *e, uint32_t w, uint32_t s, const ECopy *cp)
+{
+    return cp->feat.prec == e->outs[w].feat.prec && cp->feat.c < e->outs[w].feat.c &&
+           !cp->view && !cp->planes && layout_soma_rows(e->g, &e->uses, s);
+}
+
 /* The transfers of edge dict `dict` that the writer sends itself from its output buffer into
- * a copy of another precision. */
+ * a copy of another precision, or of a map in the Soma's rows (soma_rows). */
 static Status scan_dict(Emit *e, const MapDict *dict)
 {
     const Edge *ed = graph_edge(e->g, dict->task_id);
     long w = ed ? graph_block_pos(e->g, ed->src) : -1, s = ed ? graph_block_pos(e->g, ed->dst) : -1;
     if (w < 0 || s < 0 || bt_info(e->g->blocks[w]->type)->kind != BK_COMPUTE ||
-        bt_info(e->g->blocks[s]->type)->kind != BK_STORAGE || !e->outs[w].used)
+        bt_info(e->g->blocks[s]->type)->kind != BK_STORAGE)
+        return ST_OK;
+    EOut src; /* its buffer, or the view on its core that holds its map (emit_rearr.c) */
+    if (!emit_sendbuf_source(e, (uint32_t)w, &src))
         return ST_OK;
     uint32_t sk, rk;
     Status st = ST_OK;
     for (uint32_t i = 0; emit_dict_pair(e, dict, &i, &sk, &rk, &st); i++) {
         const ECopy *dcp = emit_copy_on(e, (uint32_t)s, rk);
-        if (sk != e->core_of[w] || !dcp || dcp->feat.prec == e->outs[w].feat.prec)
+        if (sk != e->core_of[w] || !dcp)
             continue;
+        if (dcp->feat.prec == src.feat.prec) {
+            if (e->outs[w].used && soma_rows(e, (uint32_t)w, (uint32_t)s, dcp))
+                st = need_pitch(e, (uint32_t)w, (uint32_t)s, dcp->feat.c,
+                                send_time(e, (uint32_t)w, dict->coords[i].phase));
+            if (st != ST_OK)
+                return st;
+            continue;
+        }
         st = need(e, (uint32_t)w, (uint32_t)s, dcp->feat.prec, dict->coords[i].phase, 1);
         if (st != ST_OK)
             return st;
@@ -263,6 +315,12 @@ static Status scan_gather(Emit *e, uint32_t w)
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         long s = graph_block_pos(e->g, e->g->edges[bu->out_edges[j]]->dst);
         const ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
+        if (cp && cp->alias_of != w && soma_rows(e, w, (uint32_t)s, cp)) {
+            Status st = need_pitch(e, w, (uint32_t)s, cp->feat.c, p);
+            if (st != ST_OK)
+                return st;
+            continue;
+        }
         if (!cp || cp->alias_of == w || cp->feat.prec == e->outs[w].feat.prec)
             continue;
         int32_t *rep = reps ? NULL : malloc(bu->n_out_edges * sizeof *rep);
@@ -289,7 +347,10 @@ static bool soma_prec(PrecisionId p)
 static Status place(Emit *e, ESendBuf *sb, const ExactInfo *x)
 {
     const Block *b = e->g->blocks[sb->writer], *s = e->g->blocks[sb->store];
-    const EOut *o = &e->outs[sb->writer];
+    EOut src;
+    const EOut *o = &src;
+    if (!emit_sendbuf_source(e, sb->writer, &src))
+        return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "no source");
     uint32_t k = e->core_of[sb->writer];
     const ECore *c = &e->cores[k];
     ExactRange to = exact_prec_range(sb->feat.prec), r = x->blocks[sb->writer].out;
@@ -421,7 +482,11 @@ Status emit_sendbuf_prims(Emit *e)
 {
     for (size_t i = 0; i < e->n_sendbufs; i++) {
         const ESendBuf *sb = &e->sendbufs[i];
-        const EOut *o = &e->outs[sb->writer];
+        EOut src;
+        const EOut *o = &src;
+        if (!emit_sendbuf_source(e, sb->writer, &src))
+            return diag_block(e->d, ST_RUNTIME, "emit.internal", e->g->blocks[sb->writer],
+                              "no source");
         const ECore *c = &e->cores[o->core];
         if (sb->req == EMIT_NONE)
             continue; /* a send area of another pitch without a free slot */

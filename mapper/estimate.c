@@ -20,6 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+int32_t map_send_phase(const MTask *a)
+{
+    return a->phase + (a->slot == MS_SOMA2 || (a->widens && a->slot == MS_SOMA1));
+}
+
 int32_t map_out_phase(const MapPlan *p, const MXfer *x)
 {
     const BlockUses *su = &p->uses.blocks[x->store];
@@ -30,7 +35,7 @@ int32_t map_out_phase(const MapPlan *p, const MXfer *x)
             continue;
         const MXfer *w = &p->xfers[xi];
         const MTask *a = &p->tasks[w->src_task];
-        int32_t s = a->phase + (a->slot == MS_SOMA2);
+        int32_t s = map_send_phase(a);
         if (w->cross)
             s = p->chunks[w->chunk0 + w->n_chunks - 1].phase;
         s = map_lanes_last(p, su->in_edges[j], s);

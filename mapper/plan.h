@@ -33,6 +33,11 @@ typedef struct MTask {
                                  placed); at 0 its output buffer is that storage itself */
     int32_t phase;            /* global phase (schedule.c) */
     int slot;                 /* MS_AXON, MS_SOMA1 or MS_SOMA2 */
+    bool widens;              /* a Soma block writing storage of a wider precision than its
+                                 own: its router sends from a send area a P06 rewrites its
+                                 result into after it (backend/emit_sendbuf.c), so in Soma1
+                                 it keeps Soma2 of its phase for that P06 and sends from the
+                                 next phase (map_send_phase) */
 } MTask;
 
 /* A box of a block in its eight shape dims: [lo, hi) per dim (taskir/blockbox.h: the
@@ -248,6 +253,9 @@ bool map_xfer_same_chunks(const MapPlan *p, const MXfer *y, const MXfer *x);
 Status map_route_fit(MapPlan *p, Diag *d);
 /* estimate.c: per core and phase figures, the cost terms. */
 Status map_estimate(MapPlan *p, Diag *d);
+/* The phase task a's router sends its result in: its phase; the next after a Soma2 (which
+ * runs after the router) or after a Soma1 that widens (MTask.widens). */
+int32_t map_send_phase(const MTask *a);
 /* estimate.c: the global phase an XF_OUT transfer leaves its core in (after its writers). */
 int32_t map_out_phase(const MapPlan *p, const MXfer *x);
 /* The last phase of the router sending the bytes of the edge at position e (global phase

@@ -565,6 +565,26 @@ static Status build_lanes(MapPlan *p, Diag *d)
     return ST_OK;
 }
 
+/* Whether compute block pos is a Soma primitive writing storage of a wider precision than
+ * its own (MTask.widens): a CCMPB's int8 result into an int32 map (test_diff_chain/
+ * yolo_head's head_rs into prod/stage/in), which the router, moving bytes as they are, sends
+ * from a send area a P06 widens the result into (backend/emit_sendbuf.c). */
+static bool widens(const MapPlan *p, uint32_t pos)
+{
+    const Graph *g = p->g;
+    const Block *b = g->blocks[pos];
+    const BlockUses *bu = &p->uses.blocks[pos];
+    if (!(layout_use_of(b->type, false) & LAYOUT_SOMA))
+        return false;
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        long s = graph_block_pos(g, g->edges[bu->out_edges[j]]->dst);
+        if (s >= 0 && kind_of(g->blocks[s]) == BK_STORAGE &&
+            pr_info(blk_prec(g->blocks[s]))->bits > pr_info(blk_prec(b))->bits)
+            return true;
+    }
+    return false;
+}
+
 Status map_build_problem(MapPlan *p, Diag *d)
 {
     Status st = build_clusters(p, d);
@@ -574,8 +594,10 @@ Status map_build_problem(MapPlan *p, Diag *d)
         st = build_lanes(p, d);
     if (st == ST_OK)
         st = build_order(p, d);
-    for (uint32_t t = 0; st == ST_OK && t < p->n_tasks; t++)
+    for (uint32_t t = 0; st == ST_OK && t < p->n_tasks; t++) {
         p->tasks[t].cluster = p->cluster_of[p->tasks[t].pos];
+        p->tasks[t].widens = widens(p, p->tasks[t].pos);
+    }
     /* an output buffer that only feeds storage of its own cluster is that storage */
     for (uint32_t i = 0; st == ST_OK && i < p->n_xfers; i++) {
         const MXfer *x = &p->xfers[i];

@@ -128,7 +128,7 @@ static bool add_chunk(MapPlan *p, int32_t phase, int64_t bytes)
 /* When the writer's data leaves its core: the phase its router sends in. */
 static int32_t send_phase(const MTask *a)
 {
-    return a->phase + (a->slot == MS_SOMA2);
+    return map_send_phase(a);
 }
 
 /* Whether transfer x from task a goes as bytes over several phases (map_lanes_last); when
@@ -1407,6 +1407,8 @@ static Status place_task(Sched *s, uint32_t t, Diag *d)
     *used |= (uint8_t)(1u << tk->slot);
     if (layout_narrows(p->g, &p->uses, tk->pos)) /* the P06 narrowing its int32 result */
         *used |= (uint8_t)(1u << ((*used & (1u << MS_SOMA1)) ? MS_SOMA2 : MS_SOMA1));
+    if (tk->widens && tk->slot == MS_SOMA1) /* the P06 writing its send area */
+        *used |= (uint8_t)(1u << MS_SOMA2);
     return ST_OK;
 }
 

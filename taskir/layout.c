@@ -123,6 +123,8 @@ typedef struct UnitFacts {
     long needer;
     int pitch[2];     /* the same for the pitches the readers need (cmp_need) */
     long pitcher;
+    unsigned read;    /* the uses of its readers alone */
+    bool group_only;  /* every writer is a P02 / P03 / P43 / P83 (and it has two or more) */
 } UnitFacts;
 
 /* The facts found in one question's walk, by (position, depth): the walk meets a map again
@@ -398,14 +400,19 @@ static void unit_facts(const Graph *g, const GraphUses *u, uint32_t pos, int dep
 {
     PrecisionId p = blk_prec(g->blocks[pos]);
     const BlockUses *bu = &u->blocks[pos];
-    *f = (UnitFacts){.carrier = -1, .needer = -1, .pitcher = -1};
+    *f = (UnitFacts){.carrier = -1, .needer = -1, .pitcher = -1, .group_only = true};
+    long first = -1;
+    bool several = false;
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         long w = known_pos(g, u, g->edges[bu->in_edges[j]]->src);
         if (w < 0)
             continue;
+        several |= first >= 0 && w != first;
+        first = first < 0 ? w : first;
         f->fed |= g->blocks[w]->type == BT_INPUT;
         unsigned wu = layout_use_of(g->blocks[w]->type, false);
         f->uses |= wu;
+        f->group_only &= wu == LAYOUT_GROUP;
         int c = wu == LAYOUT_GROUP ? group_in_unit(g, u, (uint32_t)w, depth, m)
                                    : lut_row(g, u, (uint32_t)w, p, depth, m);
         keep_top(f->carried, &f->carrier, c, w);
@@ -415,12 +422,25 @@ static void unit_facts(const Graph *g, const GraphUses *u, uint32_t pos, int dep
         if (r < 0)
             continue;
         f->uses |= layout_use_of(g->blocks[r]->type, true);
+        f->read |= layout_use_of(g->blocks[r]->type, true);
         int n, pn;
         cmp_need(g, u, (uint32_t)r, depth, m, &n, &pn);
         int l = lut_need(g, u, (uint32_t)r, pos, depth, m);
         keep_top(f->need, &f->needer, l > n ? l : n, r);
         keep_top(f->pitch, &f->pitcher, pn, r);
     }
+    f->group_only &= several;
+}
+
+/* Whether the map of precision p with facts f lies in the Soma's 16-byte rows whatever its
+ * writers carry (layout_soma_rows): int32, gathered from the pieces of two or more P02 /
+ * P03 / P43 / P83 (and nothing else), which carry rows wider than a 32-byte group (an 8-bit
+ * input's pitch: 32 int32 words a pixel), read by no compute block (only OUTPUTs) and
+ * written by no INPUT. */
+static bool soma_rows(PrecisionId p, const UnitFacts *f, int carried)
+{
+    return p == PR_INT_32 && f->group_only && !f->read && !f->fed &&
+           f->need[0] == 0 && f->pitch[0] == 0 && carried > layout_unit(p, LAYOUT_GROUP);
 }
 
 /* skip: the CLUT asking, or -1: a writer whose rows not to count (lut_need), a reader whose
@@ -443,6 +463,8 @@ static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int de
     PrecisionId p = blk_prec(g->blocks[pos]);
     int carried = f.carried[skip >= 0 && skip == f.carrier];
     int need = f.need[skip >= 0 && skip == f.needer];
+    if (soma_rows(p, &f, carried)) /* each writer's P06 re-pitches its rows (a send area) */
+        return layout_unit(p, LAYOUT_SOMA);
     int unit = layout_unit(p, f.uses);
     /* a row a writer carries, in whole units of the uses (a P07's 48 int8 channels in a map
      * P83 reads in 32-byte groups: 64; the router re-pitches it on the way to another core) */
@@ -468,6 +490,17 @@ static int storage_unit(const Graph *g, const GraphUses *u, uint32_t pos, int de
         !dynamic_pitch(cd[D_F] > 0 ? cd[D_F] : cd[D_R] > 0 ? cd[D_R] : 1, unit))
         unit = 8; /* int32 pixels of 1..3 channels in 4: no alignment gives that, 8 does */
     return unit;
+}
+
+bool layout_soma_rows(const Graph *g, const GraphUses *u, uint32_t pos)
+{
+    if (bt_info(g->blocks[pos]->type)->kind != BK_STORAGE)
+        return false;
+    Memo local, *m = memo_of(u, &local);
+    UnitFacts f;
+    unit_facts(g, u, pos, 0, m, &f);
+    memo_free(&local);
+    return soma_rows(blk_prec(g->blocks[pos]), &f, f.carried[0]);
 }
 
 int layout_storage_unit(const Graph *g, const GraphUses *u, uint32_t pos)
@@ -575,7 +608,8 @@ int64_t layout_send_bytes(const Graph *g, const GraphUses *u, uint32_t pos)
         if (s < 0 || bt_info(g->blocks[s]->type)->kind != BK_STORAGE)
             continue;
         PrecisionId p = blk_prec(g->blocks[s]);
-        bool counted = p == buf;
+        /* a map in the Soma's rows whatever the writer carries: a send area of its pitch */
+        bool counted = p == buf && !layout_soma_rows(g, u, (uint32_t)s);
         for (int k = 0; k < n_seen && !counted; k++)
             counted = seen[k] == p;
         if (counted || n_seen == 4)

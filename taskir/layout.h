@@ -60,6 +60,14 @@ bool layout_memo_begin(GraphUses *u);
  * its rows), and for a map an INPUT writes a pitch its dynamic blocks' alignments give (int32
  * pixels of 1..3 channels: 8, not 4); 0 when its precision has no layout. */
 int layout_storage_unit(const Graph *g, const GraphUses *u, uint32_t pos);
+/* Whether storage block pos is an int32 map that only OUTPUTs read (no compute block),
+ * gathered from pieces that two or more P02 / P03 / P43 / P83 (and nothing else) write,
+ * each carrying rows wider than a 32-byte group (an 8-bit input's pitch: 32 int32 words a
+ * pixel of 2 channels): it takes the Soma's 16-byte rows (4 int32 channels), not the rows
+ * its writers carry, and each writer keeps its own rows in its buffer, re-pitched by a P06
+ * into a send area of the map's pitch that its router sends from, to another core or to its
+ * own (backend/emit_sendbuf.c, emit_plan.c; layout_send_bytes counts the area). */
+bool layout_soma_rows(const Graph *g, const GraphUses *u, uint32_t pos);
 /* The pitch compute block pos writes: P41 / P04 / P81 their int32 groups, P02 / P03 / P43 /
  * P83 the pitch they read, P07 its rows, a Soma primitive its 16-byte rows in precision p. */
 int layout_output_unit(const Graph *g, const GraphUses *u, uint32_t pos, PrecisionId p);

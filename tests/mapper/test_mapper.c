@@ -2704,6 +2704,54 @@ static void test_lut_buffer_remote(void **state)
     chip_destroy(c);
 }
 
+/* A Soma block whose int8 result goes into an int32 map (MTask.widens): the router moves
+ * bytes as they are, so where that map lies on another core it sends from a send area a P06
+ * widens the result into after the block (backend/emit_sendbuf.c). INPUT x 1 x 64 int8 ->
+ * SI a -> CCMPB "relu" (INT_8) -> SI w (INT_32) -> CCMPB "r2" -> SI s -> OUTPUT: relu runs
+ * in Soma1 of its phase, keeps Soma2 for that P06 and sends from the next phase (in its own
+ * phase before, where no slot lies between it and the router: emit.slot;
+ * test_diff_chain/yolo_head's head_rs). r2, an INT_32 CCMPB into INT_32, widens nothing. */
+static void test_widen_send(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    const int32_t px[8] = {1, 64, 1, 0, 0, 0, 0, 0};
+    Block *in = tg_blk(g, BT_INPUT, "x", PR_INT_8, px);
+    in->socket_id = 0;
+    in->has_socket_id = true;
+    Block *a = tg_blk(g, BT_SI, "a", PR_INT_8, px);
+    Block *relu = tg_blk(g, BT_CCMPB, "relu", PR_INT_8, px);
+    assert_true(blk_set_attr(g, relu, AT_CMP, 0));
+    Block *w = tg_blk(g, BT_SI, "w", PR_INT_32, px);
+    Block *r2 = tg_blk(g, BT_CCMPB, "r2", PR_INT_32, px);
+    assert_true(blk_set_attr(g, r2, AT_CMP, 0));
+    Block *rs = tg_blk(g, BT_SI, "s", PR_INT_32, px);
+    Block *o = tg_blk(g, BT_OUTPUT, "y", PR_INT_32, px);
+    o->socket_id = 0;
+    o->has_socket_id = true;
+    tg_join(g, in, 0, a, 0);
+    tg_join(g, a, 0, relu, 0);
+    tg_join(g, relu, 0, w, 0);
+    tg_join(g, w, 0, r2, 0);
+    tg_join(g, r2, 0, rs, 0);
+    tg_join(g, rs, 0, o, 0);
+    Diag d;
+    MapPlan *p = plan_ok(g, c, &d);
+    uint32_t t = task_named(p, "relu"), t2 = task_named(p, "r2");
+    const MTask *k = &p->tasks[t];
+    assert_true(k->widens);
+    assert_false(p->tasks[t2].widens);
+    assert_int_equal(k->slot, MS_SOMA1);
+    assert_int_equal(map_send_phase(k), k->phase + 1);
+    uint32_t v = p->clusters[k->cluster].vcore;
+    assert_true(p->vcores[v].slots[(uint32_t)k->phase % c->max_phases] & (1u << MS_SOMA2));
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
 /* Sharing cores by lifetimes (mapper/merge.c), on a chip of 2 cores with a 10 KiB budget: a
  * chain of four ReLUs (CCMPB) "r0" .. "r3" on 16 x 16 x 16 int8 maps (4096 B each). A
  * ReLU's group (its input 4096 B and the 4096 B output buffer its result leaves the core
@@ -2876,6 +2924,7 @@ int main(void)
         cmocka_unit_test(test_gather_part),
         cmocka_unit_test(test_lut_buffer),
         cmocka_unit_test(test_lut_buffer_remote),
+        cmocka_unit_test(test_widen_send),
         cmocka_unit_test(test_premove_stage_end),
         cmocka_unit_test(test_own_router_budget),
         cmocka_unit_test(test_own_gather_budget),

@@ -405,6 +405,105 @@ static void test_send_bytes(void **state)
     graph_destroy(g);
 }
 
+/* Input iface k of block b: a box of n along dim d (D_Y, D_X or D_F) from at, all of the
+ * other two. */
+static void in_span(Block *b, uint32_t k, int d, int32_t at, int32_t n)
+{
+    Iface *i = &b->in[0].ifaces[k];
+    i->has_pos = at > 0;
+    i->pos.d[d] = at;
+    i->has_size = true;
+    i->size.d[D_Y] = b->shape.d[D_Y];
+    i->size.d[D_X] = b->shape.d[D_X];
+    i->size.d[D_F] = b->shape.d[D_F];
+    i->size.d[d] = n;
+}
+
+/* Input iface k of block b: a box of f channels from channel at (all of y and x). */
+static void in_box(Block *b, uint32_t k, int32_t at, int32_t f)
+{
+    in_span(b, k, D_F, at, f);
+}
+
+/* Input iface k of block b: a box of n rows from row at (all of x and the channels). */
+static void in_rows(Block *b, uint32_t k, int32_t at, int32_t n)
+{
+    in_span(b, k, D_Y, at, n);
+}
+
+/* a and b (each of s's rows and channels, half its columns) write the left and the right
+ * half of s: its input ifaces 0 and 1. */
+static void column_pieces(Graph *g, Block *a, Block *b, Block *s)
+{
+    tg_join(g, a, 0, s, 0);
+    tg_join(g, b, 0, s, 0);
+    for (uint32_t k = 0; k < 2; k++)
+        in_span(s, k, D_X, (int32_t)k * s->shape.d[D_X] / 2, s->shape.d[D_X] / 2);
+}
+
+/* An int32 map that only an OUTPUT reads, gathered from the pieces two P03s write from
+ * 8-bit maps (a CVVH cut along x): each CVVH writes 32 int32 words a pixel (its 8-bit
+ * input's pitch, one 32-byte group), but the map takes the Soma's 16-byte rows, 4 channels
+ * a pixel (layout_soma_rows), and each writer's send area in that pitch counts: 3 x 5
+ * pixels x 4 words = 240 bytes. A map one such CVVH writes whole, read by a CCMPB, takes
+ * the rows the CVVH carries (32), and pieces of CVSs of int32 maps carry 8, a group:
+ * neither lies in the Soma's rows. */
+static void test_soma_rows(void **state)
+{
+    (void)state;
+    Graph *g = graph_create();
+    assert_non_null(g);
+    Block *x = blk(g, BT_SI, PR_INT_8, 3, 5, 2, 0);
+    Block *mul = blk(g, BT_CVVH, PR_INT_32, 3, 5, 2, 0);
+    Block *x1 = blk(g, BT_SI, PR_INT_8, 3, 5, 2, 0);
+    Block *mul1 = blk(g, BT_CVVH, PR_INT_32, 3, 5, 2, 0);
+    Block *y = blk(g, BT_SI, PR_INT_32, 3, 10, 2, 0);
+    Block *out = blk(g, BT_OUTPUT, PR_INT_32, 3, 10, 2, 0);
+    Block *a = blk(g, BT_SI, PR_INT_8, 3, 5, 2, 0);
+    Block *mul2 = blk(g, BT_CVVH, PR_INT_32, 3, 5, 2, 0);
+    Block *z = blk(g, BT_SI, PR_INT_32, 3, 5, 2, 0);
+    Block *relu = blk(g, BT_CCMPB, PR_INT_32, 3, 5, 2, 0);
+    Block *zr = blk(g, BT_SI, PR_INT_32, 3, 5, 2, 0);
+    Block *w = blk(g, BT_SI, PR_INT_32, 3, 5, 2, 0);
+    Block *scale = blk(g, BT_CVS, PR_INT_32, 3, 5, 2, 0);
+    Block *w1 = blk(g, BT_SI, PR_INT_32, 3, 5, 2, 0);
+    Block *scale1 = blk(g, BT_CVS, PR_INT_32, 3, 5, 2, 0);
+    Block *v = blk(g, BT_SI, PR_INT_32, 3, 10, 2, 0);
+    Block *vout = blk(g, BT_OUTPUT, PR_INT_32, 3, 10, 2, 0);
+    tg_join(g, x, 0, mul, 0);
+    tg_join(g, x, 0, mul, 1);
+    tg_join(g, x1, 0, mul1, 0);
+    tg_join(g, x1, 0, mul1, 1);
+    column_pieces(g, mul, mul1, y);
+    tg_join(g, y, 0, out, 0);
+    tg_join(g, a, 0, mul2, 0);
+    tg_join(g, a, 0, mul2, 1);
+    tg_join(g, mul2, 0, z, 0);
+    tg_join(g, z, 0, relu, 0);
+    tg_join(g, relu, 0, zr, 0);
+    tg_join(g, w, 0, scale, 0);
+    tg_join(g, w1, 0, scale1, 0);
+    column_pieces(g, scale, scale1, v);
+    tg_join(g, v, 0, vout, 0);
+    GraphUses u;
+    assert_true(graph_uses(g, &u));
+    uint32_t py = (uint32_t)graph_block_pos(g, y->id), pm = (uint32_t)graph_block_pos(g, mul->id);
+    assert_int_equal(layout_output_unit(g, &u, pm, PR_INT_32), 32);
+    assert_true(layout_soma_rows(g, &u, py));
+    assert_int_equal(layout_storage_unit(g, &u, py), 4);
+    assert_int_equal(layout_send_bytes(g, &u, pm), 240);
+    uint32_t pz = (uint32_t)graph_block_pos(g, z->id);
+    assert_false(layout_soma_rows(g, &u, pz));
+    assert_int_equal(layout_storage_unit(g, &u, pz), 32);
+    assert_int_equal(layout_send_bytes(g, &u, (uint32_t)graph_block_pos(g, mul2->id)), 0);
+    uint32_t pv = (uint32_t)graph_block_pos(g, v->id);
+    assert_false(layout_soma_rows(g, &u, pv));
+    assert_int_equal(layout_storage_unit(g, &u, pv), 8);
+    assert_false(layout_soma_rows(g, &u, (uint32_t)graph_block_pos(g, x->id)));
+    graph_uses_finish(&u);
+    graph_destroy(g);
+}
+
 /* A P07 writes rows as long as it reads; a P05 reads at least the pitch it writes, less a
  * 16-byte row: CC -> A (int32) -> CLUT (int32 table) -> T; M (int32, written by a CCMPB) ->
  * CCMPB -> Y (int8) -> CVVH; N (int32) -> CCMPB -> Z (int8) -> CC. */
@@ -702,30 +801,6 @@ static void test_cmp_pitch(void **state)
     graph_destroy(g);
 }
 
-/* Input iface k of block b: a box of f channels from channel at (all of y and x). */
-static void in_box(Block *b, uint32_t k, int32_t at, int32_t f)
-{
-    Iface *i = &b->in[0].ifaces[k];
-    i->has_pos = at > 0;
-    i->pos.d[D_F] = at;
-    i->has_size = true;
-    i->size.d[D_Y] = b->shape.d[D_Y];
-    i->size.d[D_X] = b->shape.d[D_X];
-    i->size.d[D_F] = f;
-}
-
-/* Input iface k of block b: a box of n rows from row at (all of x and the channels). */
-static void in_rows(Block *b, uint32_t k, int32_t at, int32_t n)
-{
-    Iface *i = &b->in[0].ifaces[k];
-    i->has_pos = at > 0;
-    i->pos.d[D_Y] = at;
-    i->has_size = true;
-    i->size.d[D_Y] = n;
-    i->size.d[D_X] = b->shape.d[D_X];
-    i->size.d[D_F] = b->shape.d[D_F];
-}
-
 /* A need above a carried row that is no doubled unit: C (int8, 2 x 1 x 47, read by a CVVH:
  * groups of 32) written a row each by two CLUT pieces, each reading B (int32, 1 x 1 x 47)
  * that a CADD writes in the rows of 48 a CLUT carries into its input A (as the division's
@@ -973,6 +1048,7 @@ int main(void)
         cmocka_unit_test(test_lut_pieces),
         cmocka_unit_test(test_carried_groups),
         cmocka_unit_test(test_send_bytes),
+        cmocka_unit_test(test_soma_rows),
         cmocka_unit_test(test_clif_input),
         cmocka_unit_test(test_narrow),
         cmocka_unit_test(test_repitch),
