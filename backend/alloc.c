@@ -18,11 +18,13 @@ static const AllocBank bank_data = {"MEM0 and MEM1", ASM_MEM0_BASE, ASM_MEM2_BAS
 static const AllocBank bank_recv = {"receive area", ASM_MEM2_RECV, ASM_MEM3_BASE};
 
 /* The placements a range's search (recv_search, data_search) tries at most, the areas it
- * takes at most, and the candidate addresses it keeps at most (2 + 2 n x the longest chain
- * a level). */
+ * takes at most, the candidate addresses it keeps at most (2 + 2 n x the longest chain a
+ * level), and the checks of a candidate against a placed area it makes at most (about a
+ * second's work). */
 #define SEARCH_BUDGET 100000L
 #define SEARCH_AREAS 512u
 #define SEARCH_CANDS ((size_t)1 << 21)
+#define SEARCH_WORK ((int64_t)1 << 28)
 
 /* The ranges an area of each kind may go to, in order of preference (NULL-terminated). MEM0
  * and MEM1 are one run of data words: an area may cross from one into the other (a 28 x 28
@@ -376,6 +378,7 @@ typedef struct AreaSearch {
     int64_t *cand;
     size_t per_level;
     long budget;
+    int64_t work;
 } AreaSearch;
 
 static int cmp_i64(const void *a, const void *b)
@@ -408,7 +411,7 @@ static size_t search_cands(const AreaSearch *S, const AllocReq *r, int64_t w, in
 /* Places the chains from list[k..n) beside those placed: each against an end of the range or
  * with one of its areas against an edge of a placed area whose lifetime meets it (just above
  * its end, or just below its start), the lowest address first, backtracking while the budget
- * lasts; whether all fit. */
+ * and the work last; whether all fit. */
 static bool search_place(AreaSearch *S, size_t k)
 {
     if (k == S->n)
@@ -420,8 +423,12 @@ static bool search_place(AreaSearch *S, size_t k)
     qsort(cand, nc, sizeof *cand, cmp_i64);
     for (size_t c = 0; c < nc; c++) {
         if ((c > 0 && cand[c] == cand[c - 1]) || cand[c] < S->bank->lo ||
-            cand[c] + w > S->bank->hi ||
-            chain_meets(S->reqs, S->addr, S->placed, S->n_placed, r, cand[c], &off) >= 0)
+            cand[c] + w > S->bank->hi)
+            continue;
+        S->work -= (int64_t)S->n_placed + 1;
+        if (S->work < 0)
+            return false;
+        if (chain_meets(S->reqs, S->addr, S->placed, S->n_placed, r, cand[c], &off) >= 0)
             continue;
         if (--S->budget < 0)
             return false;
@@ -436,7 +443,7 @@ static bool search_place(AreaSearch *S, size_t k)
         if (search_place(S, k + 1))
             return true;
         S->n_placed = n_before;
-        if (S->budget < 0)
+        if (S->budget < 0 || S->work < 0)
             return false;
     }
     return false;
@@ -504,7 +511,7 @@ static Status area_search(const AllocReq *reqs, size_t n, const int32_t *at, boo
         for (size_t k = 0; k < m; k++)
             list[k] = ord[k].i;
         AreaSearch S = {reqs, recv ? &bank_recv : &bank_data, list, m, addr, placed, nf,
-                        cand, per_level, SEARCH_BUDGET};
+                        cand, per_level, SEARCH_BUDGET, SEARCH_WORK};
         *fits = search_place(&S, 0);
     }
     free(cand);

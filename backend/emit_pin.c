@@ -236,6 +236,9 @@ static bool leaves_room(const Pin *pn, uint32_t v, const uint32_t *fixed, size_t
  * received word and at least MEM2's start: the receive area begins PIN_SLACK words past
  * it. */
 #define PIN_SLACK (ASM_MEM2_RECV - ASM_MEM2_BASE)
+/* The tries of an area at an address the last way makes at most for a set (its work: a
+ * set of many areas on busy cores gives up rather than take minutes). */
+#define PIN_SLACK_TRIES ((int64_t)1 << 22)
 
 /* Places the set of root rt (its nodes mem[0..nm), each at its root's address + its d):
  * the lowest root address where every node fits and leaves the other received areas its
@@ -243,16 +246,17 @@ static bool leaves_room(const Pin *pn, uint32_t v, const uint32_t *fixed, size_t
  * core where an area of that phase fits neither below nor above it), else the lowest where
  * every node fits; else (an area that one run ties at its end on one core and at its start
  * on another, past the receive area's end) the lowest root address where each node fits
- * at most PIN_SLACK words above its place, the lowest such; appended to fixed (none where
- * no way fits). spans: room for 2 (nf + nm) words. */
+ * at most PIN_SLACK words above its place, the lowest such (within PIN_SLACK_TRIES tries);
+ * appended to fixed (none where no way fits). spans: room for 2 (nf + nm) words. */
 static void place_set(Pin *pn, const uint32_t *mem, const int64_t *d, size_t nm,
                       uint32_t *fixed, size_t *nf, int64_t *addr, int64_t *spans)
 {
     int64_t lo = INT64_MIN;
     for (size_t i = 0; i < nm; i++)
         lo = ASM_MEM2_RECV - d[i] > lo ? ASM_MEM2_RECV - d[i] : lo;
+    int64_t tries = PIN_SLACK_TRIES;
     for (int way = 0; way < 3; way++) /* room, exact; exact; slack */
-        for (int64_t s = way < 2 ? lo : lo - PIN_SLACK; s < ASM_MEM3_BASE; s++) {
+        for (int64_t s = way < 2 ? lo : lo - PIN_SLACK; s < ASM_MEM3_BASE && tries > 0; s++) {
             size_t ok = 0;
             for (; ok < nm; ok++) {
                 int32_t al = pn->life[mem[ok]].align;
@@ -260,9 +264,10 @@ static void place_set(Pin *pn, const uint32_t *mem, const int64_t *d, size_t nm,
                 if (way == 2) /* aligned, inside the receive area */
                     a = (a > ASM_MEM2_RECV ? a : ASM_MEM2_RECV) + al - 1;
                 a = way < 2 ? a : a / al * al;
-                while (a <= top && !fits_at(pn, mem[ok], a, fixed, *nf + ok, addr))
+                while (a <= top && (way < 2 || --tries > 0) &&
+                       !fits_at(pn, mem[ok], a, fixed, *nf + ok, addr))
                     a += way < 2 ? 1 : al;
-                if (a > top)
+                if (a > top || tries <= 0) /* no place, or the last way's work done */
                     break;
                 addr[mem[ok]] = a;
                 fixed[*nf + ok] = mem[ok];
