@@ -17,10 +17,14 @@ static const AllocBank bank_mem1 = {"MEM1", ASM_MEM1_BASE, ASM_MEM2_BASE};
 static const AllocBank bank_data = {"MEM0 and MEM1", ASM_MEM0_BASE, ASM_MEM2_BASE};
 static const AllocBank bank_recv = {"receive area", ASM_MEM2_RECV, ASM_MEM3_BASE};
 
-/* The placements the receive area's search (recv_search) tries at most, and the areas it
- * takes at most (its candidates take 2 n + 2 words a level). */
-#define RECV_SEARCH_BUDGET 100000L
-#define RECV_SEARCH_AREAS 512u
+/* The placements a range's search (recv_search, data_search) tries at most, the areas it
+ * takes at most, the candidate addresses it keeps at most (2 + 2 n x the longest chain a
+ * level), and the checks of a candidate against a placed area it makes at most (about a
+ * second's work). */
+#define SEARCH_BUDGET 100000L
+#define SEARCH_AREAS 512u
+#define SEARCH_CANDS ((size_t)1 << 21)
+#define SEARCH_WORK ((int64_t)1 << 28)
 
 /* The ranges an area of each kind may go to, in order of preference (NULL-terminated). MEM0
  * and MEM1 are one run of data words: an area may cross from one into the other (a 28 x 28
@@ -359,17 +363,23 @@ static size_t place_all(const AllocReq *reqs, size_t n, const AllocOrder *ord, s
     return n;
 }
 
-/* The receive area's search (recv_search): its areas (list[0..n), none chained) in the
- * order tried, their addresses (addr[], by index in reqs), the candidate addresses of each
- * level (2 n + 2 each) and the placements it may still try. */
-typedef struct RecvSearch {
+/* The bounded search of one range (recv_search, data_search): the heads of its chains of
+ * areas (list[0..n)) in the order tried, their addresses (addr[], by index in reqs), every
+ * area placed so far, chained ones too (placed[0..n_placed)), the candidate addresses of
+ * each level (per_level each) and the placements it may still try. */
+typedef struct AreaSearch {
     const AllocReq *reqs;
+    const AllocBank *bank;
     const size_t *list;
     size_t n;
     int32_t *addr;
+    size_t *placed;
+    size_t n_placed;
     int64_t *cand;
+    size_t per_level;
     long budget;
-} RecvSearch;
+    int64_t work;
+} AreaSearch;
 
 static int cmp_i64(const void *a, const void *b)
 {
@@ -377,38 +387,63 @@ static int cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Places list[k..n) beside list[0..k) (placed): each against an edge of the area or of a
- * placed area whose lifetime meets its own (just above its end, or just below its start),
- * the lowest address first, backtracking while the budget lasts; whether all fit. */
-static bool recv_place(RecvSearch *S, size_t k)
+/* The candidate addresses of the chain from r (words w) beside the areas placed so far: the
+ * range's ends, and each of its areas just above or just below a placed area whose lifetime
+ * meets its own; their number. */
+static size_t search_cands(const AreaSearch *S, const AllocReq *r, int64_t w, int64_t *cand)
+{
+    size_t nc = 0;
+    cand[nc++] = align_up(S->bank->lo, r->align);
+    cand[nc++] = (S->bank->hi - w) / r->align * r->align;
+    int64_t off = 0;
+    for (const AllocReq *p = r; p; off += p->words, p = p->next ? &S->reqs[p->next - 1] : NULL)
+        for (size_t j = 0; j < S->n_placed; j++) {
+            const AllocReq *o = &S->reqs[S->placed[j]];
+            int64_t at = S->addr[S->placed[j]] - off;
+            if (!alloc_lives_meet(o, p))
+                continue;
+            cand[nc++] = align_up(at + o->words, r->align);
+            cand[nc++] = at - p->words >= 0 ? (at - p->words) / r->align * r->align : -1;
+        }
+    return nc;
+}
+
+/* Places the chains from list[k..n) beside those placed: each against an end of the range or
+ * with one of its areas against an edge of a placed area whose lifetime meets it (just above
+ * its end, or just below its start), the lowest address first, backtracking while the budget
+ * and the work last; whether all fit. */
+static bool search_place(AreaSearch *S, size_t k)
 {
     if (k == S->n)
         return true;
     const AllocReq *r = &S->reqs[S->list[k]];
-    int64_t *cand = S->cand + k * (2 * S->n + 2);
-    size_t nc = 0;
-    cand[nc++] = align_up(bank_recv.lo, r->align);
-    cand[nc++] = (bank_recv.hi - r->words) / r->align * r->align;
-    for (size_t j = 0; j < k; j++) {
-        const AllocReq *o = &S->reqs[S->list[j]];
-        int64_t at = S->addr[S->list[j]];
-        if (!alloc_lives_meet(o, r))
-            continue;
-        cand[nc++] = align_up(at + o->words, r->align);
-        cand[nc++] = at - r->words >= 0 ? (at - r->words) / r->align * r->align : -1;
-    }
+    int64_t w = chain_words(S->reqs, r), off;
+    int64_t *cand = S->cand + k * S->per_level;
+    size_t nc = search_cands(S, r, w, cand), n_before = S->n_placed;
     qsort(cand, nc, sizeof *cand, cmp_i64);
     for (size_t c = 0; c < nc; c++) {
-        if ((c > 0 && cand[c] == cand[c - 1]) || cand[c] < bank_recv.lo ||
-            cand[c] + r->words > bank_recv.hi ||
-            meets(S->reqs, S->addr, S->list, k, r, cand[c]) >= 0)
+        if ((c > 0 && cand[c] == cand[c - 1]) || cand[c] < S->bank->lo ||
+            cand[c] + w > S->bank->hi)
+            continue;
+        S->work -= (int64_t)S->n_placed + 1;
+        if (S->work < 0)
+            return false;
+        if (chain_meets(S->reqs, S->addr, S->placed, S->n_placed, r, cand[c], &off) >= 0)
             continue;
         if (--S->budget < 0)
             return false;
-        S->addr[S->list[k]] = (int32_t)cand[c];
-        if (recv_place(S, k + 1))
+        int64_t at = cand[c];
+        for (size_t j = S->list[k];; j = S->reqs[j].next - 1) {
+            S->addr[j] = (int32_t)at;
+            S->placed[S->n_placed++] = j;
+            at += S->reqs[j].words;
+            if (!S->reqs[j].next)
+                break;
+        }
+        if (search_place(S, k + 1))
             return true;
-        if (S->budget < 0)
+        S->n_placed = n_before;
+        if (S->budget < 0 || S->work < 0)
             return false;
     }
     return false;
@@ -428,57 +463,95 @@ static int recv_cmp(const void *a, const void *b)
     return x->i < y->i ? -1 : x->i > y->i;
 }
 
-/* The areas of the receive area among reqs[0..n) placed by a bounded search (into addr[]):
- * the orders of placement can leave no run for one of them though the words live in each
- * phase fit (areas of a few sizes over staggered phases, a phase full to the last run).
- * The router alone writes there: these areas meet no others. Whether they fit into *fits
- * (none is chained, and at most RECV_SEARCH_AREAS of them: false otherwise); ST_RUNTIME
- * when out of memory. The areas at fixed addresses (at[i] non-zero; at NULL: none) keep
- * theirs, and the search places the others around them. */
-static Status recv_search(const AllocReq *reqs, size_t n, const int32_t *at, int32_t *addr,
-                          bool *fits)
+/* The areas of one range among reqs[0..n) placed by a bounded search (into addr[]): the
+ * receive area's (recv), or the data banks' (static areas too, anywhere in them). The areas
+ * at fixed addresses (at[i] non-zero; at NULL: none) keep theirs, and the search places the
+ * chains of the others around them, in the order cmp sorts ord (AllocOrder.top: the
+ * chain's phases, long-lived ones only for the data banks; words: the chain's). Whether they
+ * fit into *fits (false when they are more than SEARCH_AREAS or the candidates would take
+ * more than SEARCH_CANDS words); ST_RUNTIME when out of memory. */
+static Status area_search(const AllocReq *reqs, size_t n, const int32_t *at, bool recv,
+                          int (*cmp)(const void *, const void *), int32_t *addr, bool *fits)
 {
     AllocOrder *ord = malloc((n ? n : 1) * sizeof *ord);
-    size_t *list = malloc((n ? n : 1) * sizeof *list), m = 0, nf = 0;
-    bool ok = ord && list, chained = false;
+    size_t *list = malloc((n ? n : 1) * sizeof *list), m = 0, nf = 0, all = 0, maxlen = 1;
+    size_t *placed = malloc((n ? n : 1) * sizeof *placed);
+    bool *follows = calloc(n ? n : 1, sizeof *follows), ok = ord && list && placed && follows;
+    int32_t span[2];
+    data_span(reqs, n, span);
     for (size_t i = 0; ok && i < n; i++)
-        if (reqs[i].kind == ALLOC_RECV && at && at[i]) { /* fixed: placed first, as they are */
+        if (reqs[i].next)
+            follows[reqs[i].next - 1] = true;
+    for (size_t i = 0; ok && i < n; i++) {
+        if ((reqs[i].kind == ALLOC_RECV) != recv)
+            continue;
+        all++;
+        if (at && at[i]) { /* fixed: placed first, as they are */
             addr[i] = at[i];
-            list[nf++] = i;
+            placed[nf++] = i;
+        } else if (!follows[i]) {
+            int32_t first, last;
+            chain_life(reqs, &reqs[i], &first, &last);
+            size_t len = 0;
+            for (const AllocReq *r = &reqs[i]; r; r = r->next ? &reqs[r->next - 1] : NULL)
+                len++;
+            maxlen = len > maxlen ? len : maxlen;
+            ord[m++] = (AllocOrder){recv ? last - first : top_life(reqs, &reqs[i], TOP_LONG, span),
+                                    0, recv ? reqs[i].first : 0, chain_words(reqs, &reqs[i]),
+                                    i};
         }
-    for (size_t i = 0; ok && i < n; i++)
-        if (reqs[i].kind == ALLOC_RECV && !(at && at[i])) {
-            chained |= reqs[i].next != 0;
-            ord[m++] = (AllocOrder){reqs[i].last - reqs[i].first, 0, reqs[i].first,
-                                    reqs[i].words, i};
-        }
-    size_t all = nf + m;
-    bool tries = ok && m > 0 && !chained && all <= RECV_SEARCH_AREAS;
-    int64_t *cand = tries ? malloc(all * (2 * all + 2) * sizeof *cand) : NULL;
+    }
+    size_t per_level = 2 + 2 * all * maxlen;
+    bool tries = ok && m > 0 && all <= SEARCH_AREAS && per_level <= SEARCH_CANDS / m;
+    int64_t *cand = tries ? malloc(m * per_level * sizeof *cand) : NULL;
     ok = ok && (!tries || cand);
     *fits = false;
     if (ok && tries) {
-        qsort(ord, m, sizeof *ord, recv_cmp);
+        qsort(ord, m, sizeof *ord, cmp);
         for (size_t k = 0; k < m; k++)
-            list[nf + k] = ord[k].i;
-        RecvSearch S = {reqs, list, all, addr, cand, RECV_SEARCH_BUDGET};
-        *fits = recv_place(&S, nf);
+            list[k] = ord[k].i;
+        AreaSearch S = {reqs, recv ? &bank_recv : &bank_data, list, m, addr, placed, nf,
+                        cand, per_level, SEARCH_BUDGET, SEARCH_WORK};
+        *fits = search_place(&S, 0);
     }
     free(cand);
     free(ord);
     free(list);
+    free(placed);
+    free(follows);
     return ok ? ST_OK : ST_RUNTIME;
 }
 
-/* The areas of reqs[0..n) but the receive area's placed in the order ord (those first in
- * it, the receive area's after them, unplaced), and whether place_all places them all. */
-static bool place_but_recv(const AllocReq *reqs, size_t n, AllocOrder *ord, AllocTop top,
-                           const bool *follows, const int32_t *at, int32_t *addr,
-                           size_t *placed)
+/* The areas of the receive area placed by a bounded search: the orders of placement can
+ * leave no run for one of them though the words live in each phase fit (areas of a few
+ * sizes over staggered phases, a phase full to the last run). The router alone writes
+ * there: these areas meet no others. By first phase, then largest, then longest-lived. */
+static Status recv_search(const AllocReq *reqs, size_t n, const int32_t *at, int32_t *addr,
+                          bool *fits)
+{
+    return area_search(reqs, n, at, true, recv_cmp, addr, fits);
+}
+
+/* The areas of the data banks placed by a bounded search: the chains of a CADD's gathered
+ * area whose parts live the whole step beside parts of a few phases leave holes that only
+ * some orders put side by side (test_alloc's test_data_search). The long-lived chains first
+ * (longest-lived first), then the largest (order_cmp). */
+static Status data_search(const AllocReq *reqs, size_t n, const int32_t *at, int32_t *addr,
+                          bool *fits)
+{
+    return area_search(reqs, n, at, false, order_cmp, addr, fits);
+}
+
+/* The areas of reqs[0..n) of one range, the receive area's (recv) or the others, placed in
+ * the order ord (those first in it, the other range's after them, unplaced), and whether
+ * place_all places them all. */
+static bool place_range(const AllocReq *reqs, size_t n, bool recv, AllocOrder *ord,
+                        AllocTop top, const bool *follows, const int32_t *at, int32_t *addr,
+                        size_t *placed)
 {
     size_t m = 0;
     for (size_t k = 0; k < n; k++)
-        if (reqs[ord[k].i].kind != ALLOC_RECV) {
+        if ((reqs[ord[k].i].kind == ALLOC_RECV) == recv) {
             AllocOrder t = ord[k];
             ord[k] = ord[m];
             ord[m++] = t;
@@ -584,10 +657,27 @@ Status alloc_core_at(const AllocReq *reqs, size_t n, const int32_t *at, int32_t 
         for (size_t t = 0; t <= sizeof tries / sizeof tries[0] && !others; t++) {
             order(reqs, n, t && tries[t - 1].by_phase, t ? tries[t - 1].top : TOP_NONE,
                   t ? tries[t - 1].chains : false, ord);
-            others = place_but_recv(reqs, n, ord, t ? tries[t - 1].top : TOP_NONE, follows,
-                                    at, addr, placed);
+            others = place_range(reqs, n, false, ord, t ? tries[t - 1].top : TOP_NONE,
+                                 follows, at, addr, placed);
         }
         if (others && recv_search(reqs, n, at, addr, &fits) != ST_OK)
+            st = diag_add(d, ST_RUNTIME, "oom", core, "out of memory planning the memory");
+    }
+    /* the data banks, likewise: their areas by a bounded search, then the receive area's in
+     * the order of the first try that places them all, or by its search (test_alloc's
+     * test_data_search) */
+    if (!fits && st == ST_OK && reqs[worst].kind != ALLOC_RECV &&
+        !over_banks(reqs, n, &reqs[worst])) {
+        bool data = false;
+        if (data_search(reqs, n, at, addr, &data) != ST_OK)
+            st = diag_add(d, ST_RUNTIME, "oom", core, "out of memory planning the memory");
+        for (size_t t = 0; t <= sizeof tries / sizeof tries[0] && data && !fits; t++) {
+            order(reqs, n, t && tries[t - 1].by_phase, t ? tries[t - 1].top : TOP_NONE,
+                  t ? tries[t - 1].chains : false, ord);
+            fits = place_range(reqs, n, true, ord, t ? tries[t - 1].top : TOP_NONE, follows,
+                               at, addr, placed);
+        }
+        if (data && !fits && st == ST_OK && recv_search(reqs, n, at, addr, &fits) != ST_OK)
             st = diag_add(d, ST_RUNTIME, "oom", core, "out of memory planning the memory");
     }
     if (!fits && st == ST_OK) {

@@ -66,17 +66,19 @@ bool emit_router_landed(const Emit *e, const ECopy *cp, int32_t *first, int32_t 
     return own;
 }
 
-/* Whether copy cp's core forwards a result of writer w after the phases cp arrives in (a
+/* Whether copy cp's core forwards a result of writer w outside the phases cp arrives in (a
  * relay sends from its copy, or from another copy of the same values, in a later phase;
- * one in the arrival phase sends from the writer's core, docs/backend.md "Relays"). A copy
- * that is not received relays nothing: what its writer on the core sends it sends from its
- * own result wherever that lies (the copy, or the copy's part of a gathered area:
- * emit_route.c's writer_loc); nor does a spread copy, whose relays forward each part from
- * where the P06 of its phase moved it (the copy's area, or its part: relay_loc), or as it
- * lands, and which never ends at its gather (end_at_gather). */
-static bool relays(const Emit *e, const ECopy *cp, uint32_t w)
+ * one in the arrival phase sends from the writer's core, docs/backend.md "Relays"), and into
+ * *after the last phase it forwards in after them (-1: none; INT32_MAX: one before them,
+ * data of the step before). A copy that is not received relays nothing: what its writer on
+ * the core sends it sends from its own result wherever that lies (the copy, or the copy's
+ * part of a gathered area: emit_route.c's writer_loc); nor does a spread copy, whose relays
+ * forward each part from where the P06 of its phase moved it (the copy's area, or its part:
+ * relay_loc), or as it lands, and which never ends at its gather (end_at_gather). */
+static bool relays(const Emit *e, const ECopy *cp, uint32_t w, int32_t *after)
 {
     int32_t first = cp->land_first, last = cp->move_phase;
+    *after = -1;
     if (!cp->received || cp->spread || (e->core_of[w] == cp->core && e->outs[w].gather))
         return false; /* its own core's router's box: the writer sends from its buffer */
     if (!cp->movable && !emit_router_landed(e, cp, &first, &last))
@@ -90,10 +92,10 @@ static bool relays(const Emit *e, const ECopy *cp, uint32_t w)
                 emit_same_place(&e->cores[cp->core], mc) &&
                 mc->phase_group == e->cores[cp->core].phase_group &&
                 mc->step_group == e->cores[cp->core].step_group)
-                return true;
+                *after = mc->phase < first ? INT32_MAX : mc->phase > *after ? mc->phase : *after;
         }
     }
-    return false;
+    return *after >= 0;
 }
 
 /* Whether tee t writes copy ci whole through its P06 (a re-pitching tee into the whole copy,
@@ -106,8 +108,10 @@ static bool tee_fills(const Emit *e, const ETee *t, uint32_t ci)
 }
 
 /* The gather entry reading copy ci, when it is the only reader of the copy's block on its
- * core (compute blocks, inserted P06s but a tee's filling it, OUTPUTs, relays); else NULL. */
-static EGather *sole_gather(Emit *e, uint32_t ci)
+ * core (compute blocks, inserted P06s but a tee's filling it, OUTPUTs, relays); else NULL.
+ * With relay non-NULL, relays forwarding from the copy after it has all landed are let be,
+ * the last phase they send in into *relay (-1: none). */
+static EGather *sole_reader(Emit *e, uint32_t ci, int32_t *relay)
 {
     const ECopy *cp = &e->copies[ci];
     EGather *g = NULL;
@@ -135,12 +139,23 @@ static EGather *sole_gather(Emit *e, uint32_t ci)
             (e->core_of[r] == cp->core && (uint32_t)r != g->cadd))
             return NULL;
     }
+    if (relay)
+        *relay = -1;
     for (uint32_t j = 0; j < bu->n_in_edges; j++) { /* a relay forwarding the writer's values */
         long w = graph_block_pos(e->g, e->g->edges[bu->in_edges[j]]->src);
-        if (w >= 0 && relays(e, cp, (uint32_t)w))
-            return NULL;
+        int32_t after;
+        if (w >= 0 && relays(e, cp, (uint32_t)w, &after)) {
+            if (!relay || after == INT32_MAX)
+                return NULL;
+            *relay = after > *relay ? after : *relay;
+        }
     }
     return g;
+}
+
+static EGather *sole_gather(Emit *e, uint32_t ci)
+{
+    return sole_reader(e, ci, NULL);
 }
 
 /* Whether an edge into copy cp's block goes as bytes over several routers (taskir/lanes.h
@@ -158,21 +173,30 @@ static bool spills(const Emit *e, const ECopy *cp)
 
 /* Whether copy ci stays in the receive area and only its gather reads it: a received copy
  * that could have moved out (ECopy.movable), or one its core's own router lands there, in
- * part or whole (emit_router_landed); that gather (*g), where its data is in place (*ms) and
- * the first phase it may be gathered in (*lo: its last arrival phase). */
+ * part or whole (emit_router_landed), which may also relay a writer's values on after it
+ * has landed (gathered after the last such send); that gather (*g), where its data is in
+ * place (*ms) and the first phase it may be gathered in (*lo: its last arrival phase, or
+ * that of the last relay). */
 static bool candidate(Emit *e, uint32_t ci, EGather **g, EMoveSlot *ms, int32_t *lo)
 {
     const ECopy *cp = &e->copies[ci];
     const ECore *c = &e->cores[cp->core];
-    int32_t own = -1, own_first;
+    int32_t own = -1, own_first, relay = -1;
     if ((!cp->movable && !emit_router_landed(e, cp, &own_first, &own)) || cp->land != EMIT_NONE ||
         cp->req == EMIT_NONE || c->reqs[cp->req].kind != ALLOC_RECV || spills(e, cp))
         return false; /* moved out, merged, or not received whole in its phases */
-    *g = sole_gather(e, ci);
+    *g = cp->movable ? sole_gather(e, ci) : sole_reader(e, ci, &relay);
     if (!*g || (*g)->phase < 0)
         return false;
     emit_move_slot(e, cp, e->phase_of[(*g)->cadd], ms);
     *lo = cp->movable ? cp->move_phase : own;
+    if (relay >= 0) { /* after the router of the last relay's phase, in this step */
+        if (ms->wrap || relay >= e->phase_of[(*g)->cadd])
+            return false;
+        int64_t sent = (int64_t)relay * 8 + MAP_PI_ROUTER_SEND;
+        ms->ready = sent > ms->ready ? sent : ms->ready;
+        *lo = relay > *lo ? relay : *lo;
+    }
     return true;
 }
 
@@ -331,12 +355,17 @@ static void lay(Emit *e, uint32_t ci, EGather *g, bool rewrite)
 }
 
 /* Places copy ci in part i of the area its gather writes when it may (may_lie); whether it
- * did. */
+ * did. A static map whose image the part's layout makes larger (an 8-bit map widened into
+ * an int32 part) stays where it is: laid there, the part would live the whole step in the
+ * larger size, where its P06 has a slot and the part lives from it to the CADD only, as the
+ * mapper counts it (layout_gather_extra_bytes; test_diff_ops/broadcast_div_case_1_variant_1-4,
+ * chip (0,0) core (6,4): 3816 words more in phase 21). */
 static bool in_place(Emit *e, uint32_t ci)
 {
     EGather *g = sole_gather(e, ci);
     bool rewrite;
-    if (!g || g->phase < 0 || !may_lie(e, ci, g, false, &rewrite))
+    if (!g || g->phase < 0 || !may_lie(e, ci, g, false, &rewrite) ||
+        (e->copies[ci].is_static && g->feat.words > e->copies[ci].feat.words))
         return false;
     lay(e, ci, g, rewrite);
     return true;

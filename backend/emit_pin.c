@@ -230,27 +230,49 @@ static bool leaves_room(const Pin *pn, uint32_t v, const uint32_t *fixed, size_t
     return true;
 }
 
+/* How far above its root's address + its d a node of a set may lie (place_set's last
+ * try): the runs then land at addresses that differ by as much on the chain's cores, and
+ * the receive bases differ so too (emit_chain_plan.c), each at most its core's first
+ * received word and at least MEM2's start: the receive area begins PIN_SLACK words past
+ * it. */
+#define PIN_SLACK (ASM_MEM2_RECV - ASM_MEM2_BASE)
+/* The tries of an area at an address the last way makes at most for a set (its work: a
+ * set of many areas on busy cores gives up rather than take minutes). */
+#define PIN_SLACK_TRIES ((int64_t)1 << 22)
+
 /* Places the set of root rt (its nodes mem[0..nm), each at its root's address + its d):
  * the lowest root address where every node fits and leaves the other received areas its
  * lifetime meets a run each (leaves_room: the lowest alone may cut the receive area of a
  * core where an area of that phase fits neither below nor above it), else the lowest where
- * every node fits; appended to fixed. spans: room for 2 (nf + nm) words. */
+ * every node fits; else (an area that one run ties at its end on one core and at its start
+ * on another, past the receive area's end) the lowest root address where each node fits
+ * at most PIN_SLACK words above its place, the lowest such (within PIN_SLACK_TRIES tries);
+ * appended to fixed (none where no way fits). spans: room for 2 (nf + nm) words. */
 static void place_set(Pin *pn, const uint32_t *mem, const int64_t *d, size_t nm,
                       uint32_t *fixed, size_t *nf, int64_t *addr, int64_t *spans)
 {
     int64_t lo = INT64_MIN;
     for (size_t i = 0; i < nm; i++)
         lo = ASM_MEM2_RECV - d[i] > lo ? ASM_MEM2_RECV - d[i] : lo;
-    for (int room = 1; room >= 0; room--)
-        for (int64_t s = lo; s < ASM_MEM3_BASE; s++) {
+    int64_t tries = PIN_SLACK_TRIES;
+    for (int way = 0; way < 3; way++) /* room, exact; exact; slack */
+        for (int64_t s = way < 2 ? lo : lo - PIN_SLACK; s < ASM_MEM3_BASE && tries > 0; s++) {
             size_t ok = 0;
             for (; ok < nm; ok++) {
-                if (!fits_at(pn, mem[ok], s + d[ok], fixed, *nf + ok, addr))
+                int32_t al = pn->life[mem[ok]].align;
+                int64_t a = s + d[ok], top = way < 2 ? a : a + PIN_SLACK;
+                if (way == 2) /* aligned, inside the receive area */
+                    a = (a > ASM_MEM2_RECV ? a : ASM_MEM2_RECV) + al - 1;
+                a = way < 2 ? a : a / al * al;
+                while (a <= top && (way < 2 || --tries > 0) &&
+                       !fits_at(pn, mem[ok], a, fixed, *nf + ok, addr))
+                    a += way < 2 ? 1 : al;
+                if (a > top || tries <= 0) /* no place, or the last way's work done */
                     break;
-                addr[mem[ok]] = s + d[ok];
+                addr[mem[ok]] = a;
                 fixed[*nf + ok] = mem[ok];
             }
-            for (size_t i = 0; room && ok == nm && i < nm; i++)
+            for (size_t i = 0; way == 0 && ok == nm && i < nm; i++)
                 if (!leaves_room(pn, mem[i], fixed, *nf + nm, addr, spans))
                     ok = 0;
             if (ok == nm) {

@@ -844,24 +844,39 @@ static Status make_outs(Emit *e)
 }
 
 /* The last phase in which a transfer from another core into storage block pos lands on core
- * k (the ROUTER_RECIEVE coordinates of the edges into it there, but a model input's, which
- * is written before the step); -1 when none does. */
-static int32_t last_arrival(Emit *e, uint32_t pos, uint32_t k)
+ * k for its reader in phase pc (the ROUTER_RECIEVE coordinates of the edges into it there,
+ * but a model input's, which is written before the step); -1 when none does. An edge's
+ * parts land in the phases after its writer's, in that order round the step: its last is
+ * the latest counted from the writer's phase (phases 31, 0, 1 after a writer in phase 30
+ * end with 1). An edge whose last part lands before pc, counted so, brings data of this
+ * step: the last of those edges' last parts; else (every edge's data lands in the step
+ * before, a part at pc or after it) the last of them all. */
+static int32_t last_arrival(Emit *e, uint32_t pos, uint32_t k, int32_t pc)
 {
-    int32_t id = e->g->blocks[pos]->id, last = -1;
+    int32_t id = e->g->blocks[pos]->id, last = -1, before = -1;
     for (uint32_t i = 0; i < e->m->n_edges; i++) {
         const MapDict *dict = &e->m->edges[i];
         const Edge *ed = graph_edge(e->g, dict->task_id);
         long src = ed && ed->dst == id ? graph_block_pos(e->g, ed->src) : -1;
-        if (src >= 0 && e->g->blocks[src]->type == BT_INPUT)
+        if (src < 0 || e->g->blocks[src]->type == BT_INPUT)
             continue;
-        for (uint32_t j = 0; ed && ed->dst == id && j < dict->n_coords; j++) {
+        int32_t w = e->core_of[src] != EMIT_NONE ? e->phase_of[src] : 0, n = pc + 1, a = -1;
+        for (uint32_t j = 0; j < dict->n_coords; j++)
+            n = dict->coords[j].phase >= n ? dict->coords[j].phase + 1 : n;
+        n = w >= n ? w + 1 : n;
+        for (uint32_t j = 0; j < dict->n_coords; j++) { /* the latest from w round the step */
             const MapCoord *c = &dict->coords[j];
-            if (c->pi_index == MAP_PI_ROUTER_RECIEVE && c->phase > last && emit_core(e, c) == k)
-                last = c->phase;
+            if (c->pi_index == MAP_PI_ROUTER_RECIEVE && emit_core(e, c) == k &&
+                (a < 0 || (c->phase - w + n) % n > (a - w + n) % n))
+                a = c->phase;
         }
+        if (a < 0)
+            continue;
+        last = a > last ? a : last;
+        if ((a - w + n) % n < (pc - w + n) % n && a < pc && a > before)
+            before = a;
     }
-    return last;
+    return before >= 0 ? before : last;
 }
 
 /* When copy cp's data is in place on its core, as phase * 8 + the slot's PIIndex (Axon 1,
@@ -869,13 +884,14 @@ static int32_t last_arrival(Emit *e, uint32_t pos, uint32_t k)
  * its writers on its core (after the router that moves a writer's buffer there,
  * docs/backend.md "Gathering on a core"; after the P06 of a tee re-pitching a writer's result
  * into it, emit_tee.c), from the start of its first phase for a model input
- * (-1: neither writes it); *arrive: the last phase a transfer into it lands in (-1: none).
- * The result is the later of the two (after the router of *arrive), -1 for a static map
+ * (-1: neither writes it); *arrive: the last phase a transfer into it lands in before its
+ * reader's phase pc (last_arrival; -1: none). The result is the later of the two (after the router of *arrive), -1 for a static map
  * (loaded before the run), or the router of its first phase when nothing says. */
-static int64_t copy_ready(Emit *e, const ECopy *cp, int64_t *local, int32_t *arrive)
+static int64_t copy_ready(Emit *e, const ECopy *cp, int32_t pc, int64_t *local,
+                          int32_t *arrive)
 {
     const BlockUses *bu = &e->uses.blocks[cp->block];
-    *arrive = last_arrival(e, cp->block, cp->core);
+    *arrive = last_arrival(e, cp->block, cp->core, pc);
     *local = -1;
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         long w = other_end(e, bu->in_edges[j], true);
@@ -924,7 +940,7 @@ bool emit_move_slot(Emit *e, const ECopy *cp, int32_t pc, EMoveSlot *s)
 {
     uint32_t k = cp->core;
     int32_t arrive;
-    int64_t local, ready = copy_ready(e, cp, &local, &arrive);
+    int64_t local, ready = copy_ready(e, cp, pc, &local, &arrive);
     s->wrap = arrive >= pc; /* the data comes in the step before */
     s->ready = ready;
     s->from = s->wrap ? arrive : (int32_t)(ready / 8);

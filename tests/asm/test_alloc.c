@@ -563,6 +563,52 @@ static void test_recv_search(void **state)
     }
 }
 
+/* The data banks of test_diff_ops/broadcast_div_case_1_variant_1-4's chip (0,0) core (13,4),
+ * u = 2544 words: three CADDs' gathered areas, chains of two parts each, one part of each
+ * holding an input alive the whole step (phases 0..31) and the other alive a few phases
+ * (A: whole, then [2, 3]; B: [3, 4], then whole; C: [21, 22], then whole), an input of u and
+ * a table of 1944 words alive the whole step, and in phase 12 a CVS's int32 buffer P of
+ * 15264 words (aligned to 32) beside its input Q of 3816: 4u + 1944 + 15264 + 3816 = 31200
+ * of the 32768 words. A chain's short part is a hole only the areas of other phases use,
+ * and the orders of placement leave the holes apart: P and Q need 19080 words in two runs,
+ * and of the 32768 - 4u - 1944 = 20648 words the long-lived areas leave, one hole of u
+ * lies apart wherever a chain's short part faces none. By hand: S, T, A at the bottom (A's
+ * short part upwards) and C next to it (its short part downwards: A's and C's holes are one
+ * run of 2u, where Q goes), B at the top (its short part downwards, joined to the run
+ * above C): P fits the 15560 words from C's end to B's long part. The data banks' search
+ * (alloc.c data_search) finds a plan: checked here for its bank, the chains back to back
+ * and every two areas whose lifetimes meet. */
+static void test_data_search(void **state)
+{
+    (void)state;
+    enum { U = 2544, N = 10 };
+    AllocReq r[N] = {
+        {U, 8, 0, 31, ALLOC_DATA, 1, false, false, 0, false, false, 0},     /* S */
+        {1944, 8, 0, 31, ALLOC_STATIC, 2, false, false, 0, false, false, 0}, /* T */
+        {U, 8, 0, 31, ALLOC_DATA, 3, false, false, 4, false, false, 0},     /* A0 -> A1 */
+        {U, 8, 2, 3, ALLOC_DATA, 3, false, false, 0, false, false, 0},      /* A1 */
+        {U, 8, 3, 4, ALLOC_DATA, 4, false, false, 6, false, false, 0},      /* B0 -> B1 */
+        {U, 8, 0, 31, ALLOC_DATA, 4, false, false, 0, false, false, 0},     /* B1 */
+        {U, 8, 21, 22, ALLOC_DATA, 5, false, false, 8, false, false, 0},    /* C0 -> C1 */
+        {U, 8, 0, 31, ALLOC_DATA, 5, false, false, 0, false, false, 0},     /* C1 */
+        {15264, 32, 12, 13, ALLOC_DATA, 6, false, false, 0, false, false, 0}, /* P */
+        {3816, 8, 10, 12, ALLOC_DATA, 7, false, false, 0, false, false, 0},   /* Q */
+    };
+    int32_t a[N];
+    Diag d;
+    assert_int_equal(plan(r, N, a, &d), ST_OK);
+    assert_int_equal(d.n, 0);
+    diag_finish(&d);
+    for (size_t i = 0; i < N; i++) {
+        assert_true(a[i] >= 0 && a[i] + r[i].words <= 0x8000 && a[i] % r[i].align == 0);
+        if (r[i].next)
+            assert_int_equal(a[r[i].next - 1], a[i] + r[i].words);
+        for (size_t j = 0; j < i; j++)
+            if (alloc_lives_meet(&r[i], &r[j]))
+                assert_true(a[i] + r[i].words <= a[j] || a[j] + r[j].words <= a[i]);
+    }
+}
+
 /* Areas at fixed addresses (alloc_core_at, backend/emit_pin.c: the areas a relaying chain
  * lands in, at one address on each of its cores): F (64 words, fixed at 0x8440) is placed
  * first; then B (128 words), largest first, fits at 0x8400 no more (it would meet F) and
@@ -630,6 +676,7 @@ int main(void)
         cmocka_unit_test(test_chain),         cmocka_unit_test(test_long_top),
         cmocka_unit_test(test_chains_first),  cmocka_unit_test(test_no_run),
         cmocka_unit_test(test_lives_again),   cmocka_unit_test(test_recv_search),
+        cmocka_unit_test(test_data_search),
         cmocka_unit_test(test_fixed),         cmocka_unit_test(test_fixed_bad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
