@@ -530,18 +530,25 @@ static Graph *multicast_graph(void)
     return g;
 }
 
+/* g mapped onto chip c at effort 0 (Scotch's placement), which must take four cores. */
+static Mapping *map_multicast(Graph *g, const Chip *c, MapCost *k)
+{
+    MapperOptions o;
+    mapper_options_default(&o);
+    o.effort = 0;
+    Mapping *m = map_with(g, c, &o, k);
+    assert_int_equal(k->cores, 4);
+    return m;
+}
+
 static void test_multicast(void **state)
 {
     (void)state;
     const char *edits[] = {"budget=\"128KiB\"", "budget=\"16KiB\""};
     Chip *c = chip_with(edits, 2);
     Graph *g = multicast_graph();
-    MapperOptions o;
-    mapper_options_default(&o);
-    o.effort = 0;
     MapCost k;
-    Mapping *m = map_with(g, c, &o, &k);
-    assert_int_equal(k.cores, 4);
+    Mapping *m = map_multicast(g, c, &k);
     assert_int_equal(k.traffic_unicast, 4 * 8192);
     assert_int_equal(k.traffic, 3 * 8192);
     /* one of the three edges is sent by another core than the conv's */
@@ -601,12 +608,8 @@ static void test_multicast_lanes(void **state)
         if (g->edges[i]->n_re)
             assert_true(lanes_exact(g, &u, g->edges[i]));
     graph_uses_finish(&u);
-    MapperOptions o;
-    mapper_options_default(&o);
-    o.effort = 0;
     MapCost k;
-    Mapping *m = map_with(g, c, &o, &k);
-    assert_int_equal(k.cores, 4);
+    Mapping *m = map_multicast(g, c, &k);
     const MapCoord *src = coord_of(m, "conv");
     uint32_t sent = 0;
     for (uint32_t i = 0; i < m->n_edges; i++) {
