@@ -24,6 +24,7 @@
 #include "backend/core_mem.h"
 #include "taskir/diag_block.h"
 #include "taskir/lanes.h"
+#include "taskir/lanes_exact.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -510,13 +511,7 @@ bool emit_dict_pair(Emit *e, const MapDict *dict, uint32_t *i, uint32_t *sk, uin
 bool emit_flat_pixels(const Emit *e, const Edge *ed, uint32_t w, const EBox *wbox,
                       const EBox *dbox)
 {
-    int32_t cd[TIR_CDIMS];
-    if (!ed->n_re || same_extents(wbox, dbox) || wbox->n[2] != dbox->n[2] ||
-        wbox->n[0] * wbox->n[1] != dbox->n[0] * dbox->n[1] || !emit_keeps_order(e, ed) ||
-        !blk_cluster_dims(e->g->blocks[w], false, 0, cd))
-        return false;
-    int64_t nx = cd[D_X] > 0 ? cd[D_X] : 1;
-    return wbox->n[0] == 1 || (wbox->lo[1] == 0 && wbox->n[1] == nx);
+    return lanes_flat_rows(e->g, &e->uses, ed, w, wbox->lo, wbox->n, dbox->n);
 }
 
 /* A transfer reads the writer's pixels at the receiver's coordinates (writer_loc,
@@ -541,11 +536,9 @@ static Status same_pixels(Emit *e, const Edge *ed, uint32_t w, const EBox *dbox)
 
 bool emit_moves_lanes(const Emit *e, const Edge *ed, uint32_t w, const EBox *dbox)
 {
-    EBox wbox;
-    if (!ed->n_re || !emit_iface_box(e, w, false, ed->id, &wbox))
-        return false;
-    return !emit_keeps_order(e, ed) ||
-           (!same_extents(&wbox, dbox) && !emit_flat_pixels(e, ed, w, &wbox, dbox));
+    (void)w; /* the edge's own writer and storage box: lanes_exact reads them from the graph */
+    (void)dbox;
+    return lanes_exact(e->g, &e->uses, ed);
 }
 
 /* One edge dict: every (send, receive) pair of coordinates. */

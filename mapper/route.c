@@ -14,9 +14,18 @@
  * The sets and their order do not depend on the placement (map_route_sets, once); the chains
  * do (map_route_where, for any placement): the refinement, the baselines and the final
  * routes all measure multicast traffic through it, the one scorer of routed traffic.
- * Requires map_place. Guarantees: every cross transfer has its relay (or MAP_NONE) and hops.
+ * The final routes (map_route) drop the relay of a transfer whose values move between lanes
+ * (taskir/lanes_exact.h: the code generator sends those bytes in 1-byte packets from the
+ * writer's core only, backend/emit_lanes.c): its writer sends it. The scorer
+ * (map_route_where) still counts such a transfer relayed, so that placement stays what it
+ * was (one version that kept them out of the scorer's chains moved every graph with such
+ * edges).
+ * Requires map_place. Guarantees: every cross transfer has its relay (or MAP_NONE) and hops;
+ * a transfer that moves values between lanes has none.
  */
 #include "mapper/plan.h"
+
+#include "taskir/lanes_exact.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -208,6 +217,11 @@ Status map_route(MapPlan *p, Diag *d)
         MXfer *x = &p->xfers[p->mc_xfer[e]];
         x->relay = relay[p->mc_xfer[e]];
         x->hops = hops[p->mc_xfer[e]];
+        if (x->relay != MAP_NONE && lanes_exact(p->g, &p->uses, p->g->edges[x->edge])) {
+            x->relay = MAP_NONE; /* 1-byte packets from the writer's core only */
+            x->hops = map_hops(p, where[map_task_vcore(p, x->src_task)],
+                               where[map_xfer_vcore(p, x)]);
+        }
     }
     free(where);
     free(relay);
