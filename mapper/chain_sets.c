@@ -7,22 +7,11 @@
  * brings as a ninth dim (a transfer over several phases brings its bytes in order, so two
  * transfers of one box meet in a phase where their shares do), cut into regions, each with
  * the set of the sender's cores whose boxes hold it; the sets of two cores or more go to
- * chain_fit.c. A relayed packet keeps its address on every core of its chain, so the runs
- * of a set land at one offset from each core's receive base only where the copies lie
- * alike. The code generator lands a copy filled by whole rows in the pitch its writer sends
- * (backend/emit_landpitch.c), but not a column slice of a copy's rows: a set with such a
- * slice on one core and a copy of another pitch or row length on another (a pixel of 32
- * words in rows of 9 on one, a 9-pixel slice of rows of 18 pixels of 8 words on the
- * other: broadcast_div_case_1_variant_2-4) fits no chain (backend/emit_chain_plan.c
- * refuses it: the runs land at other offsets from one receive base on each); the transfer
- * then takes another phase (xfer_chain.c).
+ * chain_fit.c.
  */
 #include "mapper/chain_sets.h"
 
 #include "mapper/chain_fit.h"
-
-#include "taskir/blockbox.h"
-#include "taskir/layout.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -99,7 +88,6 @@ typedef struct Work {
     size_t n_cores, cap_cores;
     size_t *off;     /* n_sets + 1 */
     size_t n_sets, cap_off;
-    bool unlike;     /* a set's copies lie differently: no chain carries it */
 } Work;
 
 /* Box b to the writer's core of index bit: the regions cut where it starts and ends. */
@@ -161,46 +149,10 @@ static int mask_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-void map_item_layout(const MapPlan *p, uint32_t xi, MChainItem *t)
-{
-    const MXfer *x = &p->xfers[xi];
-    const Block *bs = x->kind == XF_CORE ? p->g->blocks[x->store] : NULL;
-    int su = bs && bs->type == BT_SI ? layout_storage_unit(p->g, &p->uses, x->store) : 0;
-    t->pitch = t->row = 0;
-    t->cols = false;
-    if (su <= 0)
-        return;
-    int32_t ss[TIR_NDIMS];
-    blk_eff_shape(bs, ss);
-    int64_t sc = ss[D_F] > 0 ? ss[D_F] : 1, w = ss[D_X] > 0 ? ss[D_X] : 1;
-    t->pitch = (sc + su - 1) / su * su * pr_info(blk_prec(bs))->bits;
-    t->row = t->pitch * w;
-    BlockBox in; /* the part in the storage block */
-    bbox_of_iface(p->g, &p->uses, x->store, true, p->g->edges[x->edge]->id, &in);
-    t->cols = in.hi[D_X] - in.lo[D_X] < w && in.hi[D_Y] - in.lo[D_Y] > 1;
-}
-
-/* Whether the runs to the cores of mask land alike (their copies' layouts lay[], 0 when
- * not known or not one; cols: the cores whose copies take column slices). */
-static bool alike(uint64_t mask, const int64_t (*lay)[2], uint64_t cols, uint32_t nv)
-{
-    const int64_t *first = NULL;
-    bool differ = false;
-    for (uint32_t k = 0; k < nv; k++) {
-        if (!(mask & (1ull << k)) || !lay[k][0])
-            continue;
-        differ = differ || (first && (first[0] != lay[k][0] || first[1] != lay[k][1]));
-        first = first ? first : lay[k];
-    }
-    return !differ || !(mask & cols);
-}
-
 /* One sender's items it[0..n): its sets of two cores or more appended to w. */
 static bool key_sets(Work *w, const MChainItem *it, size_t n)
 {
     uint32_t v[MAX_CORES], nv = 0;
-    int64_t lay[MAX_CORES][2]; /* per core: its copies' layout; 0 when not known or mixed */
-    uint64_t cols = 0;         /* the cores whose copies take column slices */
     w->n_reg = 0;
     for (size_t i = 0; i < n; i++) {
         uint32_t k = 0;
@@ -210,12 +162,7 @@ static bool key_sets(Work *w, const MChainItem *it, size_t n)
             if (nv == MAX_CORES)
                 return true; /* past the bound on the work: no sets */
             v[nv++] = it[i].v;
-            lay[k][0] = it[i].pitch;
-            lay[k][1] = it[i].row;
-        } else if (lay[k][0] != it[i].pitch || lay[k][1] != it[i].row) {
-            lay[k][0] = lay[k][1] = 0;
         }
-        cols |= it[i].cols ? 1ull << k : 0;
         XBox b;
         memcpy(b.lo, it[i].box->lo, sizeof it[i].box->lo);
         memcpy(b.hi, it[i].box->hi, sizeof it[i].box->hi);
@@ -238,7 +185,6 @@ static bool key_sets(Work *w, const MChainItem *it, size_t n)
     for (size_t i = 0; ok && i < nm; i++) {
         if (i && masks[i] == masks[i - 1])
             continue;
-        w->unlike = w->unlike || !alike(masks[i], (const int64_t(*)[2])lay, cols, nv);
         for (uint32_t k = 0; ok && k < nv; k++)
             if (masks[i] & (1ull << k)) {
                 ok = map_more((void **)&w->cores, w->n_cores, &w->cap_cores, sizeof *w->cores);
@@ -298,7 +244,7 @@ int map_items_fit(MChainItem *it, size_t n)
             ok = -1;
     }
     if (ok == 1)
-        ok = w.unlike ? 0 : map_chain_fit(w.cores, w.off, w.n_sets);
+        ok = map_chain_fit(w.cores, w.off, w.n_sets);
     free(w.reg);
     free(w.rem);
     free(w.tmp);

@@ -11,25 +11,16 @@
 
 /* One transfer receiving in a phase: its sender (key: the writer, or a core that forwards
  * from its copy), the core it goes to, its box of the writer's result and its share of it in
- * the phase, [lo, hi) in 1 / MAP_PART_UNIT, and the layout of the copy it fills: bits a
- * pixel and a row (map_item_layout; 0: not known, any). */
+ * the phase, [lo, hi) in 1 / MAP_PART_UNIT. */
 typedef struct MChainItem {
     uint32_t key, v;
     const MBox *box;
     int64_t lo, hi;
-    int64_t pitch, row;
-    bool cols; /* it fills a column slice of its copy's rows, several rows of it */
 } MChainItem;
 
-/* Item t's copy layout, that of planned transfer xi's storage block: its pixel's channels
- * rounded up to the block's pitch unit (layout_storage_unit), in bits, and that times its
- * width; 0 and 0 for a transfer into anything else; and whether xi fills a column slice. */
-void map_item_layout(const MapPlan *p, uint32_t xi, MChainItem *t);
-
 /* Whether the runs of items it[0..n) fit relaying chains (chain_fit.c): per key, the parts
- * of the result its boxes (and shares) cut it into, each to the cores whose boxes hold it,
- * not to a column slice of one core's copy beside another core's copy of another layout
- * (both known: pitch and row); 1, 0, or -1 when out of memory. Sorts it. */
+ * of the result its boxes (and shares) cut it into, each to the cores whose boxes hold it;
+ * 1, 0, or -1 when out of memory. Sorts it. */
 int map_items_fit(MChainItem *it, size_t n);
 /* The share of its bytes planned transfer y receives in local phase l: from its bytes
  * before its first phase in l to the end of its last in l ([0, 0) when none). */

@@ -57,7 +57,6 @@ static int phase_fits(Fit *f, uint32_t l)
         t->v = p->vcores[map_xfer_vcore(p, x)].core;
         t->box = &f->box[xi];
         map_xfer_share(p, x, l, &t->lo, &t->hi);
-        map_item_layout(p, xi, t);
     }
     return map_items_fit(f->it, n);
 }

@@ -62,10 +62,8 @@ static void fill_items(const MapPlan *p, const MClash *c, const uint32_t *pick, 
 {
     for (size_t i = 0; i < n; i++) {
         const MXfer *y = &p->xfers[pick[i]];
-        it[i] = (MChainItem){y->src_task, map_xfer_vcore(p, y), &c->run_box[pick[i]], 0, 0,
-                             0, 0, false};
+        it[i] = (MChainItem){y->src_task, map_xfer_vcore(p, y), &c->run_box[pick[i]], 0, 0};
         map_xfer_share(p, y, lp, &it[i].lo, &it[i].hi);
-        map_item_layout(p, pick[i], &it[i]);
     }
 }
 
@@ -137,8 +135,7 @@ static bool chains_break(const MapPlan *p, MClash *c, uint32_t xi, uint32_t v, u
             int64_t b = map_land_bytes(p, xi);
             b = b > 0 ? b : 1;
             it[n] = (MChainItem){x->src_task, v, &c->run_box[xi], from * MAP_PART_UNIT / b,
-                                 (from + bytes) * MAP_PART_UNIT / b, 0, 0, false};
-            map_item_layout(p, xi, &it[n]);
+                                 (from + bytes) * MAP_PART_UNIT / b};
             after = map_items_fit(it, n + 1);
         }
     }

@@ -1368,16 +1368,14 @@ static void test_chain_run_box(void **state)
             assert_int_equal(box[k][j].hi[D_F], f0[k][j] + nf[j]);
             assert_int_equal(run[k][j].lo[D_F], f0[k][j]);
             assert_int_equal(run[k][j].hi[D_F], 48); /* to the writer's pixel end */
-            it[n++] = (MChainItem){(uint32_t)k, (uint32_t)j, &box[k][j], 0, MAP_PART_UNIT,
-                                   0, 0, false};
+            it[n++] = (MChainItem){(uint32_t)k, (uint32_t)j, &box[k][j], 0, MAP_PART_UNIT};
         }
     assert_int_equal(map_items_fit(it, n), 1); /* the interface boxes: no set of two cores */
     n = 0;
     for (int k = 0; k < 2; k++)
         for (int j = 0; j < 3; j++)
             if (piece[k][j])
-                it[n++] = (MChainItem){(uint32_t)k, (uint32_t)j, &run[k][j], 0,
-                                       MAP_PART_UNIT, 0, 0, false};
+                it[n++] = (MChainItem){(uint32_t)k, (uint32_t)j, &run[k][j], 0, MAP_PART_UNIT};
     assert_int_equal(map_items_fit(it, n), 0); /* what the code generator sends */
     mapper_plan_destroy(p);
     diag_finish(&d);
@@ -2161,53 +2159,6 @@ static uint64_t walk_mask(const MapPlan *p, const uint32_t *list, size_t n, uint
     return got;
 }
 
-/* A relayed packet keeps its address on every core of its chain (chain_sets.c): one box of a
- * writer's result to two cores, a column slice of the copy's rows on core 2, fits a chain
- * when their copies lie alike or one's layout is not known, and not when they differ in
- * pitch or in row length (broadcast_div_case_1_variant_2-4: 32 words a pixel in rows of 9
- * on one core, a 9-pixel slice of rows of 18 pixels of 8 words on the other); without the
- * slice it fits (the code generator lands whole rows in the writer's pitch); a core with
- * copies of two layouts counts as not known. Boxes that do not meet go to one core each. */
-static void test_chain_layouts(void **state)
-{
-    (void)state;
-    MBox a = {{0}, {0}}, b = {{0}, {0}};
-    for (int d = 0; d < TIR_NDIMS; d++)
-        a.hi[d] = b.hi[d] = 1;
-    a.hi[D_Y] = 13;
-    a.hi[D_X] = b.hi[D_X] = 9;
-    b.lo[D_Y] = 13;
-    b.hi[D_Y] = 26;
-    const int64_t lay[][5] = {
-        {256, 2304, 256, 2304, 1},  /* alike */
-        {1024, 9216, 256, 4608, 0}, /* pitch and row */
-        {256, 2304, 256, 4608, 0},  /* row alone */
-        {1024, 4608, 256, 4608, 0}, /* pitch alone */
-        {0, 0, 256, 4608, 1},       /* one not known */
-    };
-    for (size_t i = 0; i < sizeof lay / sizeof lay[0]; i++)
-        for (int cols = 0; cols < 2; cols++) {
-            MChainItem it[2] = {{7, 1, &a, 0, MAP_PART_UNIT, lay[i][0], lay[i][1], false},
-                                {7, 2, &a, 0, MAP_PART_UNIT, lay[i][2], lay[i][3], cols}};
-            assert_int_equal(map_items_fit(it, 2), cols ? (int)lay[i][4] : 1);
-            MChainItem apart[2] = {{7, 1, &a, 0, MAP_PART_UNIT, lay[i][0], lay[i][1], false},
-                                   {7, 2, &b, 0, MAP_PART_UNIT, lay[i][2], lay[i][3], cols}};
-            assert_int_equal(map_items_fit(apart, 2), 1);
-        }
-    /* core 1 holds copies of two layouts: not known, so its set with core 2 fits */
-    MChainItem mixed[3] = {{7, 1, &a, 0, MAP_PART_UNIT, 1024, 9216, false},
-                           {7, 1, &b, 0, MAP_PART_UNIT, 256, 4608, false},
-                           {7, 2, &a, 0, MAP_PART_UNIT, 256, 4608, true}};
-    assert_int_equal(map_items_fit(mixed, 3), 1);
-    /* two writers: the first's set alike, the second's not */
-    MChainItem two[4] = {{7, 1, &a, 0, MAP_PART_UNIT, 256, 2304, false},
-                         {7, 2, &a, 0, MAP_PART_UNIT, 256, 2304, true},
-                         {8, 3, &a, 0, MAP_PART_UNIT, 256, 4608, true},
-                         {8, 4, &a, 0, MAP_PART_UNIT, 1024, 4608, false}};
-    assert_int_equal(map_items_fit(two, 2), 1);
-    assert_int_equal(map_items_fit(two, 4), 0);
-}
-
 /* chain_index.c's components against a brute-force walk (xfer_chain.c asks how many
  * transfers a walk meets before it walks): 40 transfers of 12 writers into 9 cores (one into
  * no core yet) join a local phase's list in four steps, the index brought up to it after
@@ -2936,7 +2887,6 @@ int main(void)
         cmocka_unit_test(test_chain_phases),
         cmocka_unit_test(test_chain_index),
         cmocka_unit_test(test_chain_run_box),
-        cmocka_unit_test(test_chain_layouts),
         cmocka_unit_test(test_land_bytes),
         cmocka_unit_test(test_route_fit),
         cmocka_unit_test(test_twice_phases),
