@@ -21,6 +21,7 @@
 #include "mapper/xfer_clash.h"
 #include "passes/manager.h"
 #include <json-c/json.h>
+#include "taskir/lanes.h"
 #include "taskir/layout.h"
 #include "taskir/sim.h"
 #include "taskir/verify.h"
@@ -1582,6 +1583,164 @@ static void test_clash_phases(void **state)
     chip_destroy(c);
 }
 
+/* The headers of a byte transfer and the part of it one phase's header table holds
+ * (taskir/lanes.h lanes_heads, lanes_part_cap; mapper/schedule.c plan_parts and
+ * backend/emit_spread.c cut a part of runs of bytes to it): CCMPB "src" (8x8x16 int8)
+ * writes channels 1..3 into "p/in" (8x8x3), channels off the 8-byte units: a 3-byte run a
+ * pixel from src's 16-byte pixels, and a disabled header over each gap (1 byte before the
+ * first, 13 between): 128 headers, over the 124 a part may take (4 for its cut ends), so a
+ * phase takes 64 * 124 / 128 = 62 of its 64 pixels. 124 headers or fewer: no cap. */
+static void test_part_heads(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    const int32_t s[8] = {8, 8, 16, 0, 0, 0, 0, 0}, h[8] = {8, 8, 3, 0, 0, 0, 0, 0};
+    Block *x = tg_blk(g, BT_INPUT, "data", PR_INT_8, s);
+    x->socket_id = 0;
+    x->has_socket_id = true;
+    Block *xs = tg_blk(g, BT_SI, "src/in", PR_INT_8, s);
+    Block *src = tg_blk(g, BT_CCMPB, "src", PR_INT_8, (const int32_t[8]){8, 8, 16, 0, 0, 0, 8, 8});
+    assert_true(blk_set_attr(g, src, AT_CMP, 0));
+    tg_join(g, x, 0, xs, 0);
+    tg_join(g, xs, 0, src, 0);
+    Block *in = tg_blk(g, BT_SI, "p/in", PR_INT_8, h);
+    tg_join(g, src, 0, in, 0);
+    last_edge_channels(g, src, 1, 3);
+    uint32_t eid = (uint32_t)g->edges[g->n_edges - 1]->id;
+    Block *r = tg_blk(g, BT_CCMPB, "p", PR_INT_8, (const int32_t[8]){8, 8, 3, 0, 0, 0, 8, 8});
+    assert_true(blk_set_attr(g, r, AT_CMP, 0));
+    Block *o = tg_blk(g, BT_SI, "p/out", PR_INT_8, h);
+    Block *out = tg_blk(g, BT_OUTPUT, "p/output", PR_INT_8, h);
+    out->socket_id = 0;
+    out->has_socket_id = true;
+    tg_join(g, in, 0, r, 0);
+    tg_join(g, r, 0, o, 0);
+    tg_join(g, o, 0, out, 0);
+    Diag d;
+    diag_init(&d, NULL);
+    assert_int_equal(verify_graph(g, &d), ST_OK);
+    MapPlan *p = NULL;
+    Status st = mapper_plan(g, c, NULL, &p, &d);
+    if (st != ST_OK)
+        diag_print(&d, stderr, "test_mapper");
+    assert_int_equal(st, ST_OK);
+    long e = -1;
+    for (uint32_t i = 0; i < p->g->n_edges; i++)
+        if ((uint32_t)p->g->edges[i]->id == eid)
+            e = i;
+    assert_true(e >= 0);
+    assert_true(lanes_bytes(p->g, &p->uses, p->g->edges[e]));
+    assert_int_equal(p->lanes_heads[e], 128);
+    assert_int_equal(lanes_heads(p->g, &p->uses, p->g->edges[e]), 128);
+    assert_int_equal(lanes_part_cap(128, 64), 62);
+    assert_int_equal(lanes_part_cap(124, 64), 0);
+    assert_int_equal(lanes_part_cap(125, 64), 63);
+    assert_int_equal(lanes_part_cap(1000000, 64), 1);
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
+/* Two transfers of runs of bytes from one writer whose boxes meet take no receive phase
+ * together when one arrives in parts (mapper/xfer_clash.c): CCMPB "src" (8x8x32 int8)
+ * writes channels 0..16 into "a/in" (words) and 1..17 into "b/in" (channels off the 8-byte
+ * units: a run a pixel, lanes_bytes), each 8x8x17 at 32 bytes a pixel, 2 KiB over a 1 KiB
+ * receive area (in parts), each read on a core of its own. Runs of bytes go to no relaying
+ * chain: in one phase the router would send channels 1..16 of each pixel twice
+ * (test_diff_chain/yolo_head's head_rs, emit.route "which overlap"). */
+static void byte_clash(bool capped)
+{
+    const char *edits[] = {"budget=\"128KiB\"", "budget=\"6KiB\"", "receive_per_phase=\"12KiB\"",
+                           capped ? "receive_per_phase=\"512\"" : "receive_per_phase=\"1KiB\""};
+    Chip *c = chip_with(edits, 4);
+    Graph *g = graph_create();
+    const int32_t s[8] = {8, 8, 32, 0, 0, 0, 0, 0};
+    const int32_t h[8] = {8, 8, capped ? 15 : 17, 0, 0, 0, 0, 0};
+    Block *x = tg_blk(g, BT_INPUT, "data", PR_INT_8, s);
+    x->socket_id = 0;
+    x->has_socket_id = true;
+    Block *xs = tg_blk(g, BT_SI, "src/in", PR_INT_8, s);
+    Block *src = tg_blk(g, BT_CCMPB, "src", PR_INT_8, (const int32_t[8]){8, 8, 32, 0, 0, 0, 8, 8});
+    assert_true(blk_set_attr(g, src, AT_CMP, 0));
+    tg_join(g, x, 0, xs, 0);
+    tg_join(g, xs, 0, src, 0);
+    const char *names[2] = {"a", "b"};
+    for (int k = 0; k < 2; k++) {
+        char n[32];
+        snprintf(n, sizeof n, "%s/in", names[k]);
+        Block *in = tg_blk(g, BT_SI, n, PR_INT_8, h);
+        tg_join(g, src, 0, in, 0);
+        last_edge_channels(g, src, capped ? 1 + 16 * k : k, capped ? 15 : 17);
+        Block *r = tg_blk(g, BT_CCMPB, names[k], PR_INT_8,
+                          (const int32_t[8]){8, 8, h[2], 0, 0, 0, 8, 8});
+        assert_true(blk_set_attr(g, r, AT_CMP, 0));
+        snprintf(n, sizeof n, "%s/out", names[k]);
+        Block *o = tg_blk(g, BT_SI, n, PR_INT_8, h);
+        snprintf(n, sizeof n, "%s/output", names[k]);
+        Block *out = tg_blk(g, BT_OUTPUT, n, PR_INT_8, h);
+        out->socket_id = k;
+        out->has_socket_id = true;
+        tg_join(g, in, 0, r, 0);
+        tg_join(g, r, 0, o, 0);
+        tg_join(g, o, 0, out, 0);
+    }
+    Diag d;
+    diag_init(&d, NULL);
+    assert_int_equal(verify_graph(g, &d), ST_OK);
+    MapPlan *p = NULL;
+    Status st = mapper_plan(g, c, NULL, &p, &d);
+    if (st != ST_OK)
+        diag_print(&d, stderr, "test_mapper");
+    assert_int_equal(st, ST_OK);
+    const MXfer *to[2] = {NULL, NULL};
+    for (uint32_t i = 0; i < p->n_xfers; i++) {
+        const MXfer *t = &p->xfers[i];
+        if (t->kind != XF_CORE || strcmp(p->g->blocks[p->tasks[t->src_task].pos]->name, "src"))
+            continue;
+        for (int k = 0; k < 2; k++) {
+            char n[32];
+            snprintf(n, sizeof n, "%s/in", names[k]);
+            if (strcmp(p->g->blocks[t->store]->name, n) == 0)
+                to[k] = t;
+        }
+    }
+    for (int k = 0; k < 2; k++) {
+        assert_non_null(to[k]);
+        assert_true(to[k]->cross);
+        assert_int_equal(p->lanes_heads[to[k]->edge], capped ? 128 : k ? 128 : 0);
+        assert_int_equal(lanes_bytes(p->g, &p->uses, p->g->edges[to[k]->edge]), k == 1 || capped);
+        assert_true(to[k]->n_chunks >= 2);
+    }
+    assert_true(map_xfer_vcore(p, to[0]) != map_xfer_vcore(p, to[1]));
+    for (uint32_t i = 0; i < to[0]->n_chunks; i++)
+        for (uint32_t j = 0; j < to[1]->n_chunks; j++)
+            assert_int_not_equal(p->chunks[to[0]->chunk0 + i].phase,
+                                 p->chunks[to[1]->chunk0 + j].phase);
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
+static void test_byte_clash(void **state)
+{
+    (void)state;
+    byte_clash(false);
+}
+
+/* Two transfers of runs of bytes from one writer cut to what a phase's header table holds
+ * take no receive phase together, even when their boxes do not meet (mapper/xfer_clash.c:
+ * the sender's table holds one such part a phase): as test_byte_clash, channels 1..15 into
+ * "a/in" and 17..31 into "b/in", 8x8x15 at 16 bytes a pixel, a run and a gap a pixel,
+ * 128 headers each, over the receive area (in parts). */
+static void test_capped_clash(void **state)
+{
+    (void)state;
+    byte_clash(true);
+}
+
 /* One box of a writer's result into two storage blocks on one core takes two receive phases
  * (mapper/xfer_twice.c): the conv (as in test_read_twice, its own core on 24 KiB) writes all
  * its result into "k0/in" and into channels 0..31 of "k1/in" (8 x 8 x 64, channels 32..63
@@ -2933,6 +3092,9 @@ int main(void)
         cmocka_unit_test(test_recv_pixel_order),
         cmocka_unit_test(test_recv_row_order),
         cmocka_unit_test(test_clash_phases),
+        cmocka_unit_test(test_part_heads),
+        cmocka_unit_test(test_byte_clash),
+        cmocka_unit_test(test_capped_clash),
         cmocka_unit_test(test_chain_phases),
         cmocka_unit_test(test_chain_index),
         cmocka_unit_test(test_chain_run_box),
