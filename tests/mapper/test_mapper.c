@@ -1497,6 +1497,64 @@ static void test_land_bytes(void **state)
     chip_destroy(c);
 }
 
+/* The writer of the clash tests: INPUT "data" (s) -> SI "src/in" -> CCMPB "src" (s, int8);
+ * returns "src". */
+static Block *clash_writer(Graph *g, const int32_t s[8])
+{
+    Block *x = tg_blk(g, BT_INPUT, "data", PR_INT_8, s);
+    x->socket_id = 0;
+    x->has_socket_id = true;
+    Block *xs = tg_blk(g, BT_SI, "src/in", PR_INT_8, s);
+    Block *src = tg_blk(g, BT_CCMPB, "src", PR_INT_8,
+                        (const int32_t[8]){s[0], s[1], s[2], 0, 0, 0, s[0], s[1]});
+    assert_true(blk_set_attr(g, src, AT_CMP, 0));
+    tg_join(g, x, 0, xs, 0);
+    tg_join(g, xs, 0, src, 0);
+    return src;
+}
+
+/* A reader of src's result: SI "NAME/in" (sh) -> CCMPB NAME -> SI "NAME/out" -> OUTPUT
+ * "NAME/output" (socket sock), the edge into NAME/in taking channels f0.. (nf of them; 0:
+ * all). Returns the id of that edge. */
+static uint32_t clash_reader(Graph *g, Block *src, const char *name, const int32_t sh[8],
+                             int sock, int32_t f0, int32_t nf)
+{
+    char n[32];
+    snprintf(n, sizeof n, "%s/in", name);
+    Block *in = tg_blk(g, BT_SI, n, PR_INT_8, sh);
+    tg_join(g, src, 0, in, 0);
+    if (nf)
+        last_edge_channels(g, src, f0, nf);
+    uint32_t eid = (uint32_t)g->edges[g->n_edges - 1]->id;
+    Block *r = tg_blk(g, BT_CCMPB, name, PR_INT_8,
+                      (const int32_t[8]){sh[0], sh[1], sh[2], 0, 0, 0, sh[0], sh[1]});
+    assert_true(blk_set_attr(g, r, AT_CMP, 0));
+    snprintf(n, sizeof n, "%s/out", name);
+    Block *o = tg_blk(g, BT_SI, n, PR_INT_8, sh);
+    snprintf(n, sizeof n, "%s/output", name);
+    Block *out = tg_blk(g, BT_OUTPUT, n, PR_INT_8, sh);
+    out->socket_id = sock;
+    out->has_socket_id = true;
+    tg_join(g, in, 0, r, 0);
+    tg_join(g, r, 0, o, 0);
+    tg_join(g, o, 0, out, 0);
+    return eid;
+}
+
+/* The transfer from "src" into "NAME/in" (NULL: none). */
+static const MXfer *clash_xfer(const MapPlan *p, const char *name)
+{
+    char n[32];
+    snprintf(n, sizeof n, "%s/in", name);
+    for (uint32_t i = 0; i < p->n_xfers; i++) {
+        const MXfer *t = &p->xfers[i];
+        if (t->kind == XF_CORE && !strcmp(p->g->blocks[p->tasks[t->src_task].pos]->name, "src") &&
+            !strcmp(p->g->blocks[t->store]->name, n))
+            return t;
+    }
+    return NULL;
+}
+
 /* A writer's boxes that overlap but differ take no receive phase together when one arrives
  * in parts and a box goes to several cores (mapper/xfer_clash.c): CCMPB "src" (8x8x32 int8)
  * writes all its channels into "e"'s copy (2048 B over a 1 KiB receive area: two phases, a
@@ -1514,36 +1572,10 @@ static void test_clash_phases(void **state)
     Chip *c = chip_with(edits, 4);
     Graph *g = graph_create();
     const int32_t s[8] = {8, 8, 32, 0, 0, 0, 0, 0}, h[8] = {8, 8, 16, 0, 0, 0, 0, 0};
-    Block *x = tg_blk(g, BT_INPUT, "data", PR_INT_8, s);
-    x->socket_id = 0;
-    x->has_socket_id = true;
-    Block *xs = tg_blk(g, BT_SI, "src/in", PR_INT_8, s);
-    Block *src = tg_blk(g, BT_CCMPB, "src", PR_INT_8, (const int32_t[8]){8, 8, 32, 0, 0, 0, 8, 8});
-    assert_true(blk_set_attr(g, src, AT_CMP, 0));
-    tg_join(g, x, 0, xs, 0);
-    tg_join(g, xs, 0, src, 0);
+    Block *src = clash_writer(g, s);
     const char *names[3] = {"e", "x", "x2"};
-    for (int k = 0; k < 3; k++) {
-        const int32_t *sh = k ? h : s;
-        char n[32];
-        snprintf(n, sizeof n, "%s/in", names[k]);
-        Block *in = tg_blk(g, BT_SI, n, PR_INT_8, sh);
-        tg_join(g, src, 0, in, 0);
-        if (k)
-            last_edge_channels(g, src, 0, 16);
-        Block *r = tg_blk(g, BT_CCMPB, names[k], PR_INT_8,
-                          (const int32_t[8]){8, 8, sh[2], 0, 0, 0, 8, 8});
-        assert_true(blk_set_attr(g, r, AT_CMP, 0));
-        snprintf(n, sizeof n, "%s/out", names[k]);
-        Block *o = tg_blk(g, BT_SI, n, PR_INT_8, sh);
-        snprintf(n, sizeof n, "%s/output", names[k]);
-        Block *out = tg_blk(g, BT_OUTPUT, n, PR_INT_8, sh);
-        out->socket_id = k;
-        out->has_socket_id = true;
-        tg_join(g, in, 0, r, 0);
-        tg_join(g, r, 0, o, 0);
-        tg_join(g, o, 0, out, 0);
-    }
+    for (int k = 0; k < 3; k++)
+        clash_reader(g, src, names[k], k ? h : s, k, 0, k ? 16 : 0);
     Diag d;
     diag_init(&d, NULL);
     assert_int_equal(verify_graph(g, &d), ST_OK);
@@ -1552,18 +1584,9 @@ static void test_clash_phases(void **state)
     if (st != ST_OK)
         diag_print(&d, stderr, "test_mapper");
     assert_int_equal(st, ST_OK);
-    const MXfer *to[3] = {NULL, NULL, NULL};
-    for (uint32_t i = 0; i < p->n_xfers; i++) {
-        const MXfer *t = &p->xfers[i];
-        if (t->kind != XF_CORE || strcmp(p->g->blocks[p->tasks[t->src_task].pos]->name, "src"))
-            continue;
-        for (int k = 0; k < 3; k++) {
-            char n[32];
-            snprintf(n, sizeof n, "%s/in", names[k]);
-            if (strcmp(p->g->blocks[t->store]->name, n) == 0)
-                to[k] = t;
-        }
-    }
+    const MXfer *to[3];
+    for (int k = 0; k < 3; k++)
+        to[k] = clash_xfer(p, names[k]);
     for (int k = 0; k < 3; k++) {
         assert_non_null(to[k]);
         assert_true(to[k]->cross);
@@ -1596,27 +1619,7 @@ static void test_part_heads(void **state)
     Chip *c = chip_with(NULL, 0);
     Graph *g = graph_create();
     const int32_t s[8] = {8, 8, 16, 0, 0, 0, 0, 0}, h[8] = {8, 8, 3, 0, 0, 0, 0, 0};
-    Block *x = tg_blk(g, BT_INPUT, "data", PR_INT_8, s);
-    x->socket_id = 0;
-    x->has_socket_id = true;
-    Block *xs = tg_blk(g, BT_SI, "src/in", PR_INT_8, s);
-    Block *src = tg_blk(g, BT_CCMPB, "src", PR_INT_8, (const int32_t[8]){8, 8, 16, 0, 0, 0, 8, 8});
-    assert_true(blk_set_attr(g, src, AT_CMP, 0));
-    tg_join(g, x, 0, xs, 0);
-    tg_join(g, xs, 0, src, 0);
-    Block *in = tg_blk(g, BT_SI, "p/in", PR_INT_8, h);
-    tg_join(g, src, 0, in, 0);
-    last_edge_channels(g, src, 1, 3);
-    uint32_t eid = (uint32_t)g->edges[g->n_edges - 1]->id;
-    Block *r = tg_blk(g, BT_CCMPB, "p", PR_INT_8, (const int32_t[8]){8, 8, 3, 0, 0, 0, 8, 8});
-    assert_true(blk_set_attr(g, r, AT_CMP, 0));
-    Block *o = tg_blk(g, BT_SI, "p/out", PR_INT_8, h);
-    Block *out = tg_blk(g, BT_OUTPUT, "p/output", PR_INT_8, h);
-    out->socket_id = 0;
-    out->has_socket_id = true;
-    tg_join(g, in, 0, r, 0);
-    tg_join(g, r, 0, o, 0);
-    tg_join(g, o, 0, out, 0);
+    uint32_t eid = clash_reader(g, clash_writer(g, s), "p", h, 0, 1, 3);
     Diag d;
     diag_init(&d, NULL);
     assert_int_equal(verify_graph(g, &d), ST_OK);
@@ -1658,34 +1661,10 @@ static void byte_clash(bool capped)
     Graph *g = graph_create();
     const int32_t s[8] = {8, 8, 32, 0, 0, 0, 0, 0};
     const int32_t h[8] = {8, 8, capped ? 15 : 17, 0, 0, 0, 0, 0};
-    Block *x = tg_blk(g, BT_INPUT, "data", PR_INT_8, s);
-    x->socket_id = 0;
-    x->has_socket_id = true;
-    Block *xs = tg_blk(g, BT_SI, "src/in", PR_INT_8, s);
-    Block *src = tg_blk(g, BT_CCMPB, "src", PR_INT_8, (const int32_t[8]){8, 8, 32, 0, 0, 0, 8, 8});
-    assert_true(blk_set_attr(g, src, AT_CMP, 0));
-    tg_join(g, x, 0, xs, 0);
-    tg_join(g, xs, 0, src, 0);
+    Block *src = clash_writer(g, s);
     const char *names[2] = {"a", "b"};
-    for (int k = 0; k < 2; k++) {
-        char n[32];
-        snprintf(n, sizeof n, "%s/in", names[k]);
-        Block *in = tg_blk(g, BT_SI, n, PR_INT_8, h);
-        tg_join(g, src, 0, in, 0);
-        last_edge_channels(g, src, capped ? 1 + 16 * k : k, capped ? 15 : 17);
-        Block *r = tg_blk(g, BT_CCMPB, names[k], PR_INT_8,
-                          (const int32_t[8]){8, 8, h[2], 0, 0, 0, 8, 8});
-        assert_true(blk_set_attr(g, r, AT_CMP, 0));
-        snprintf(n, sizeof n, "%s/out", names[k]);
-        Block *o = tg_blk(g, BT_SI, n, PR_INT_8, h);
-        snprintf(n, sizeof n, "%s/output", names[k]);
-        Block *out = tg_blk(g, BT_OUTPUT, n, PR_INT_8, h);
-        out->socket_id = k;
-        out->has_socket_id = true;
-        tg_join(g, in, 0, r, 0);
-        tg_join(g, r, 0, o, 0);
-        tg_join(g, o, 0, out, 0);
-    }
+    for (int k = 0; k < 2; k++)
+        clash_reader(g, src, names[k], h, k, capped ? 1 + 16 * k : k, h[2]);
     Diag d;
     diag_init(&d, NULL);
     assert_int_equal(verify_graph(g, &d), ST_OK);
@@ -1694,18 +1673,7 @@ static void byte_clash(bool capped)
     if (st != ST_OK)
         diag_print(&d, stderr, "test_mapper");
     assert_int_equal(st, ST_OK);
-    const MXfer *to[2] = {NULL, NULL};
-    for (uint32_t i = 0; i < p->n_xfers; i++) {
-        const MXfer *t = &p->xfers[i];
-        if (t->kind != XF_CORE || strcmp(p->g->blocks[p->tasks[t->src_task].pos]->name, "src"))
-            continue;
-        for (int k = 0; k < 2; k++) {
-            char n[32];
-            snprintf(n, sizeof n, "%s/in", names[k]);
-            if (strcmp(p->g->blocks[t->store]->name, n) == 0)
-                to[k] = t;
-        }
-    }
+    const MXfer *to[2] = {clash_xfer(p, names[0]), clash_xfer(p, names[1])};
     for (int k = 0; k < 2; k++) {
         assert_non_null(to[k]);
         assert_true(to[k]->cross);
