@@ -38,6 +38,7 @@
 
 #include "backend/core_mem.h"
 #include "taskir/diag_block.h"
+#include "taskir/lanes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -345,7 +346,8 @@ static void time_order(int32_t *ph, uint32_t n, int32_t reader, int32_t np)
 /* The segments of the parts of the edges into spread copy cp, into segs (room for
  * *n_segs, grown): the edges in the order they start arriving in, each edge's pixels in
  * order to the phases the Mapping gives it in the order of time, each phase as many as the
- * receive area has room for (words: per phase, the words given to this copy so far), an
+ * receive area has room for (words: per phase, the words given to this copy so far) and, for
+ * runs of bytes, the sender's header table (lanes_part_cap, as the mapper cuts them), an
  * edge's last phase the rest. */
 static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, size_t *cap,
                         int64_t *words, int32_t *ph, ERows *er, size_t *n_er, bool wide)
@@ -390,11 +392,14 @@ static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, s
         uint32_t n = arrivals_of(e, cp, er[j].ed, ph);
         time_order(ph, n, reader, np);
         int64_t left = er[j].hi - er[j].lo, q = er[j].lo;
+        /* pixels (units) a phase: what one phase's header table holds of runs of bytes */
+        int64_t hcap = lanes_part_cap(lanes_heads(e->g, &e->uses, er[j].ed), left);
         for (uint32_t i = 0; i < n && left > 0; i++) {
             int64_t room = RECV_WORDS - emit_recv_live(e, k, ph[i], EMIT_NONE) - words[ph[i]];
             int64_t lw = wide ? emit_land_pitch(e, cp, ph[i]) : 0; /* emit_landpitch.c */
             lw = lw > pw ? lw : pw;
             int64_t px = i + 1 == n ? left : room > 0 ? room / lw : 0;
+            px = i + 1 < n && hcap > 0 && px > hcap ? hcap : px;
             if (i + 1 < n && emit_slice_kind(e, cp, er[j].ed) == 2)
                 px = px / nx * nx; /* column slices: whole rows */
             px = px < left ? px : left;

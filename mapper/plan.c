@@ -31,6 +31,7 @@ void mapper_plan_destroy(MapPlan *p)
     free(p->xfers);
     free(p->xfer_of);
     free(p->lanes_n);
+    free(p->lanes_heads);
     free(p->reps);
     free(p->rep_box);
     free(p->rep_bytes);

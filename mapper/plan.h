@@ -128,6 +128,8 @@ struct MapPlan {
                                  storage block with k copies has k, one per copy in rep order */
     int32_t *lanes_n;         /* per edge position: the router phases its bytes take
                                  (taskir/lanes.h lanes_phases; 1 for an edge sent whole) */
+    int64_t *lanes_heads;     /* per edge position: the router headers its moves take
+                                 (taskir/lanes.h lanes_heads; 0: none counted) */
     uint32_t *reps;           /* the clusters holding a copy of a storage block: */
     MBox *rep_box;     /* per entry of reps: the part of the block that copy holds */
     int64_t *rep_bytes;       /* per entry of reps: that part's bytes as the chip lays it out */

@@ -541,13 +541,15 @@ static Status build_order(MapPlan *p, Diag *d)
 }
 
 /* The router phases of every edge's bytes (MapPlan.lanes_n, map_lanes_last): lanes_phases
- * counts all the byte-moved edges into a storage block, so once a block. */
+ * counts all the byte-moved edges into a storage block, so once a block; and the bytes a
+ * phase's part of each takes at most (MapPlan.lanes_heads, lanes_part_cap). */
 static Status build_lanes(MapPlan *p, Diag *d)
 {
     const Graph *g = p->g;
     p->lanes_n = malloc((g->n_edges ? g->n_edges : 1) * sizeof *p->lanes_n);
+    p->lanes_heads = calloc(g->n_edges ? g->n_edges : 1, sizeof *p->lanes_heads);
     int32_t *per_block = calloc(g->n_blocks ? g->n_blocks : 1, sizeof *per_block);
-    if (!p->lanes_n || !per_block) {
+    if (!p->lanes_n || !p->lanes_heads || !per_block) {
         free(per_block);
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory counting byte moves");
     }
@@ -560,6 +562,7 @@ static Status build_lanes(MapPlan *p, Diag *d)
         if (!per_block[t])
             per_block[t] = lanes_phases(g, &p->uses, ed);
         p->lanes_n[i] = per_block[t];
+        p->lanes_heads[i] = lanes_heads(g, &p->uses, ed);
     }
     free(per_block);
     return ST_OK;

@@ -510,6 +510,10 @@ static int32_t plan_parts(Ready *R, uint32_t xi, int rules, int64_t end, int32_t
         bool part = big || *n > 0 || left > room;
         if (part && room > 0 && part_waits(R, l))
             room = 0;
+        /* a part of runs of bytes: what one phase's header table holds (lanes.h) */
+        int64_t hcap = lanes_part_cap(p->lanes_heads[x->edge], total);
+        if (part && hcap > 0 && room > hcap)
+            room = hcap;
         if (rules && room > 0 && ph + 1 < end &&
             (map_xfer_clash(p, &R->s->clash, xi, R->v, ph, part) ||
              map_xfer_twice(p, &R->s->clash, xi, R->v, ph) ||

@@ -15,9 +15,18 @@
  * transfer does not take a receive phase in which a transfer from the same writer into
  * another core receives, when their boxes of the writer's result overlap but differ and
  * either of them arrives in parts. Transfers of the same box (copies of one storage block,
- * the multicast sets of route.c) take the same phases as before.
+ * the multicast sets of route.c) take the same phases as before. Runs of bytes (1-byte
+ * packets, lanes_bytes) go to no relaying chain at all (backend/emit_lanes.c): where either
+ * arrives in parts, a transfer of bytes and another from the same writer to another core
+ * whose boxes meet (the same box too) never share a receive phase (test_diff_chain/
+ * yolo_head's head_rs: channels 0..13 and 4..17 of its result to two stages, `emit.route`
+ * "which overlap" before); nor do two whose parts are cut to what a phase's header table
+ * holds (lanes_part_cap, schedule.c plan_parts), whatever their boxes: the sender's table
+ * holds one such part a phase.
  */
 #include "mapper/xfer_clash.h"
+
+#include "taskir/lanes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +140,13 @@ static uint32_t box_cores(const MapPlan *p, const MClash *c, uint32_t t, const M
     return n;
 }
 
+/* Whether transfer x's parts are cut to what a phase's header table holds (runs of bytes
+ * over LANES_HEADS - LANES_CUT_HEADS headers: lanes_part_cap, mapper/schedule.c). */
+static bool capped(const MapPlan *p, const MXfer *x)
+{
+    return lanes_part_cap(p->lanes_heads[x->edge], x->bytes > 0 ? x->bytes : 1) > 0;
+}
+
 bool map_xfer_clash(const MapPlan *p, const MClash *c, uint32_t xi, uint32_t v, int32_t ph,
                     bool part)
 {
@@ -141,10 +157,21 @@ bool map_xfer_clash(const MapPlan *p, const MClash *c, uint32_t xi, uint32_t v, 
     for (uint32_t k = c->start[x->src_task]; k < c->start[x->src_task + 1]; k++) {
         uint32_t yi = c->list[k];
         const MXfer *y = &p->xfers[yi];
-        if (yi == xi || map_xfer_vcore(p, y) == v || !map_clash_in_phase(p, y, ph) ||
-            same(bx, &c->box[yi]) || !meet(bx, &c->box[yi]))
+        if (yi == xi || map_xfer_vcore(p, y) == v || !map_clash_in_phase(p, y, ph))
             continue;
         if (!part && y->n_chunks < 2 && !map_xfer_over_recv(p, yi))
+            continue;
+        /* parts cut to what one phase's header table holds (lanes_part_cap): two fill it */
+        if (capped(p, x) && capped(p, y))
+            return true;
+        if (!meet(bx, &c->box[yi]))
+            continue;
+        /* runs of bytes go to no relaying chain (backend/emit_lanes.c): the router would
+           send the bytes both take twice in the phase */
+        if (lanes_bytes(p->g, &p->uses, p->g->edges[x->edge]) ||
+            lanes_bytes(p->g, &p->uses, p->g->edges[y->edge]))
+            return true;
+        if (same(bx, &c->box[yi]))
             continue;
         /* a relaying chain only where a box goes to several cores in the phase */
         if (box_cores(p, c, x->src_task, &c->box[yi], MAP_NONE, ph) > 1 ||

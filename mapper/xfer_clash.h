@@ -60,9 +60,10 @@ int64_t map_land_bytes(const MapPlan *p, uint32_t xi);
 /* Frees what c holds; c may be empty. */
 void map_clash_finish(MClash *c);
 /* Whether transfer xi into vcore v may not receive in global phase ph: a planned transfer
- * from the same writer into another core receives in ph, their boxes of the writer's result
- * overlap but differ, and xi's part there is not all of it (part) or the other arrives in
- * parts (several phases, or a copy over the receive area). */
+ * from the same writer into another core receives in ph, xi's part there is not all of it
+ * (part) or the other arrives in parts (several phases, or a copy over the receive area),
+ * and their boxes of the writer's result overlap but differ (or either goes as runs of
+ * bytes and they meet, or both are cut to the header table: lanes_part_cap). */
 bool map_xfer_clash(const MapPlan *p, const MClash *c, uint32_t xi, uint32_t v, int32_t ph,
                     bool part);
 /* Whether planned transfer y receives some of its bytes in global phase ph. */

@@ -276,9 +276,11 @@ static int64_t spill_phases(LanesMove *h, int64_t n)
 /* Appends the headers of byte-moved edge ed (lanes_bytes) to h (n of *cap used, grown),
  * their sources shifted by base (where the writer's map starts); *at moves past them: a run
  * a value of a lanes move, a run a pixel of channels off the 8-byte units. false when they
- * cannot be counted (or out of memory). */
+ * cannot be counted (or out of memory). rows: landing at a pitch of whole 16-byte rows, as a
+ * part of a copy arriving in parts lands (backend/emit_spread.c), and 1-byte values a header
+ * each (an upper bound: such a part's headers join fewer than the copy's would). */
 static bool edge_heads(const Graph *g, const GraphUses *u, const Edge *ed, LanesMove **h,
-                       int64_t *n, int64_t *cap, int64_t base, int64_t *at)
+                       int64_t *n, int64_t *cap, int64_t base, int64_t *at, bool rows)
 {
     long w = graph_block_pos(g, ed->src), s = graph_block_pos(g, ed->dst);
     EdgeEnds ends;
@@ -294,6 +296,8 @@ static bool edge_heads(const Graph *g, const GraphUses *u, const Edge *ed, Lanes
      * generator lays its output buffer out, backend/emit_plan.c), the storage at its own */
     int unit = layout_storage_unit(g, u, (uint32_t)s);
     int64_t spx = pixel_bytes(prec, wn[2], unit), dpx = pixel_bytes(prec, sn[2], unit);
+    if (rows)
+        dpx = (dpx + 15) / 16 * 16;
     int64_t dn[3], dp[3];
     int dims[3] = {D_Y, D_X, -1};
     for (int i = 0; i < 3; i++) {
@@ -350,7 +354,8 @@ static bool edge_heads(const Graph *g, const GraphUses *u, const Edge *ed, Lanes
     int64_t len = mv[0].end - mv[0].src; /* a move's bytes */
     LanesHead hd = {mv[0].src, len, mv[0].dst, len, len};
     for (int64_t i = 1; i <= m; i++) {
-        if (i < m && lanes_head_join(&hd, mv[i].src, mv[i].end - mv[i].src, mv[i].dst, 1))
+        if (i < m && !(rows && vb == 1) &&
+            lanes_head_join(&hd, mv[i].src, mv[i].end - mv[i].src, mv[i].dst, 1))
             continue;
         mv[heads++] = (LanesMove){hd.src + shift, hd.dst, hd.src + hd.units + shift};
         if (i < m) {
@@ -389,7 +394,7 @@ static bool other_runs(const Graph *g, const GraphUses *u, uint32_t w, uint32_t 
             continue;
         if (lanes_bytes(g, u, ed) || lanes_pixel_runs(g, u, ed)) {
             int64_t from = *n;
-            if (!edge_heads(g, u, ed, h, n, cap, base, at))
+            if (!edge_heads(g, u, ed, h, n, cap, base, at, false))
                 return false;
             for (int64_t i = from; i < *n; i++)
                 (*h)[i].dst = LANES_ELSEWHERE;
@@ -441,7 +446,7 @@ int32_t lanes_phases(const Graph *g, const GraphUses *u, const Edge *ed)
             }
         if (!bytes[j])
             continue;
-        ok = edge_heads(g, u, in, &h, &n, &cap, base[j], &at) &&
+        ok = edge_heads(g, u, in, &h, &n, &cap, base[j], &at, false) &&
              (seen || writer[j] < 0 ||
               other_runs(g, u, (uint32_t)writer[j], (uint32_t)s, &h, &n, &cap, base[j], &at));
     }
@@ -453,4 +458,31 @@ int32_t lanes_phases(const Graph *g, const GraphUses *u, const Edge *ed)
     free(bytes);
     free(h);
     return phases < 1 ? 1 : phases > INT32_MAX ? INT32_MAX : (int32_t)phases;
+}
+
+int64_t lanes_heads(const Graph *g, const GraphUses *u, const Edge *ed)
+{
+    if (!lanes_bytes(g, u, ed) && !lanes_pixel_runs(g, u, ed))
+        return 0;
+    LanesMove *h = NULL;
+    int64_t n = 0, cap = 0, at = 0, heads = 0, end = 0;
+    bool ok = edge_heads(g, u, ed, &h, &n, &cap, 0, &at, true);
+    if (ok && n) /* in the order of the sender's memory, the gaps between them */
+        qsort(h, (size_t)n, sizeof *h, move_cmp);
+    for (int64_t i = 0; ok && i < n; i++) {
+        int64_t gap = i ? h[i].src - end : h[i].src % 4;
+        heads += 1 + (gap > 0 ? (gap + LANES_HEAD_PACKETS - 1) / LANES_HEAD_PACKETS : 0);
+        end = h[i].end > end ? h[i].end : end;
+    }
+    free(h);
+    return ok ? heads : 0;
+}
+
+int64_t lanes_part_cap(int64_t heads, int64_t total)
+{
+    int64_t room = LANES_HEADS - LANES_CUT_HEADS;
+    if (heads <= room || total < 1 || total > INT64_MAX / room)
+        return 0;
+    int64_t cap = total * room / heads;
+    return cap > 0 ? cap : 1;
 }

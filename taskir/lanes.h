@@ -86,4 +86,23 @@ enum { LANES_HEADS = 128, LANES_HEAD_PACKETS = 4096 };
  * (mapper/schedule.c). */
 int32_t lanes_phases(const Graph *g, const GraphUses *u, const Edge *ed);
 
+/* The headers a phase's part of a transfer cut inside its runs may take beyond its runs' own
+ * (a header more at either end, the disabled one skipping the gap before it, one spare). */
+enum { LANES_CUT_HEADS = 4 };
+
+/* The headers edge ed's moves take (lanes_bytes, lanes_pixel_runs; ed's alone, as
+ * lanes_phases joins them, landing at a pitch of whole 16-byte rows as a part of a copy
+ * arriving in parts does, backend/emit_spread.c; the disabled headers skipping the gaps
+ * between them included); 0 when ed is no such edge or they cannot be counted. */
+int64_t lanes_heads(const Graph *g, const GraphUses *u, const Edge *ed);
+
+/* How much of a transfer of `total` (bytes, pixels: any unit spread evenly over its runs)
+ * whose moves take `heads` headers (lanes_heads) one phase's part may take when it arrives
+ * in parts, one part a phase, which the code generator cannot spill into later phases
+ * (backend/emit_spread.c): its share of the LANES_HEADS - LANES_CUT_HEADS headers a part may
+ * take, at least 1; 0 (no cap) when all its headers fit that many
+ * (test_diff_chain/yolo_head: head_rs's 14 of 18 int32 channels a pixel, a 56-byte run and
+ * a gap: 2 headers a pixel, 62 pixels a phase). */
+int64_t lanes_part_cap(int64_t heads, int64_t total);
+
 #endif

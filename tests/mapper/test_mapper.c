@@ -21,6 +21,7 @@
 #include "mapper/xfer_clash.h"
 #include "passes/manager.h"
 #include <json-c/json.h>
+#include "taskir/lanes.h"
 #include "taskir/lanes_exact.h"
 #include "taskir/layout.h"
 #include "taskir/sim.h"
@@ -1550,6 +1551,64 @@ static void test_land_bytes(void **state)
     chip_destroy(c);
 }
 
+/* The writer of the clash tests: INPUT "data" (s) -> SI "src/in" -> CCMPB "src" (s, int8);
+ * returns "src". */
+static Block *clash_writer(Graph *g, const int32_t s[8])
+{
+    Block *x = tg_blk(g, BT_INPUT, "data", PR_INT_8, s);
+    x->socket_id = 0;
+    x->has_socket_id = true;
+    Block *xs = tg_blk(g, BT_SI, "src/in", PR_INT_8, s);
+    Block *src = tg_blk(g, BT_CCMPB, "src", PR_INT_8,
+                        (const int32_t[8]){s[0], s[1], s[2], 0, 0, 0, s[0], s[1]});
+    assert_true(blk_set_attr(g, src, AT_CMP, 0));
+    tg_join(g, x, 0, xs, 0);
+    tg_join(g, xs, 0, src, 0);
+    return src;
+}
+
+/* A reader of src's result: SI "NAME/in" (sh) -> CCMPB NAME -> SI "NAME/out" -> OUTPUT
+ * "NAME/output" (socket sock), the edge into NAME/in taking channels f0.. (nf of them; 0:
+ * all). Returns the id of that edge. */
+static uint32_t clash_reader(Graph *g, Block *src, const char *name, const int32_t sh[8],
+                             int sock, int32_t f0, int32_t nf)
+{
+    char n[32];
+    snprintf(n, sizeof n, "%s/in", name);
+    Block *in = tg_blk(g, BT_SI, n, PR_INT_8, sh);
+    tg_join(g, src, 0, in, 0);
+    if (nf)
+        last_edge_channels(g, src, f0, nf);
+    uint32_t eid = (uint32_t)g->edges[g->n_edges - 1]->id;
+    Block *r = tg_blk(g, BT_CCMPB, name, PR_INT_8,
+                      (const int32_t[8]){sh[0], sh[1], sh[2], 0, 0, 0, sh[0], sh[1]});
+    assert_true(blk_set_attr(g, r, AT_CMP, 0));
+    snprintf(n, sizeof n, "%s/out", name);
+    Block *o = tg_blk(g, BT_SI, n, PR_INT_8, sh);
+    snprintf(n, sizeof n, "%s/output", name);
+    Block *out = tg_blk(g, BT_OUTPUT, n, PR_INT_8, sh);
+    out->socket_id = sock;
+    out->has_socket_id = true;
+    tg_join(g, in, 0, r, 0);
+    tg_join(g, r, 0, o, 0);
+    tg_join(g, o, 0, out, 0);
+    return eid;
+}
+
+/* The transfer from "src" into "NAME/in" (NULL: none). */
+static const MXfer *clash_xfer(const MapPlan *p, const char *name)
+{
+    char n[32];
+    snprintf(n, sizeof n, "%s/in", name);
+    for (uint32_t i = 0; i < p->n_xfers; i++) {
+        const MXfer *t = &p->xfers[i];
+        if (t->kind == XF_CORE && !strcmp(p->g->blocks[p->tasks[t->src_task].pos]->name, "src") &&
+            !strcmp(p->g->blocks[t->store]->name, n))
+            return t;
+    }
+    return NULL;
+}
+
 /* A writer's boxes that overlap but differ take no receive phase together when one arrives
  * in parts and a box goes to several cores (mapper/xfer_clash.c): CCMPB "src" (8x8x32 int8)
  * writes all its channels into "e"'s copy (2048 B over a 1 KiB receive area: two phases, a
@@ -1567,36 +1626,10 @@ static void test_clash_phases(void **state)
     Chip *c = chip_with(edits, 4);
     Graph *g = graph_create();
     const int32_t s[8] = {8, 8, 32, 0, 0, 0, 0, 0}, h[8] = {8, 8, 16, 0, 0, 0, 0, 0};
-    Block *x = tg_blk(g, BT_INPUT, "data", PR_INT_8, s);
-    x->socket_id = 0;
-    x->has_socket_id = true;
-    Block *xs = tg_blk(g, BT_SI, "src/in", PR_INT_8, s);
-    Block *src = tg_blk(g, BT_CCMPB, "src", PR_INT_8, (const int32_t[8]){8, 8, 32, 0, 0, 0, 8, 8});
-    assert_true(blk_set_attr(g, src, AT_CMP, 0));
-    tg_join(g, x, 0, xs, 0);
-    tg_join(g, xs, 0, src, 0);
+    Block *src = clash_writer(g, s);
     const char *names[3] = {"e", "x", "x2"};
-    for (int k = 0; k < 3; k++) {
-        const int32_t *sh = k ? h : s;
-        char n[32];
-        snprintf(n, sizeof n, "%s/in", names[k]);
-        Block *in = tg_blk(g, BT_SI, n, PR_INT_8, sh);
-        tg_join(g, src, 0, in, 0);
-        if (k)
-            last_edge_channels(g, src, 0, 16);
-        Block *r = tg_blk(g, BT_CCMPB, names[k], PR_INT_8,
-                          (const int32_t[8]){8, 8, sh[2], 0, 0, 0, 8, 8});
-        assert_true(blk_set_attr(g, r, AT_CMP, 0));
-        snprintf(n, sizeof n, "%s/out", names[k]);
-        Block *o = tg_blk(g, BT_SI, n, PR_INT_8, sh);
-        snprintf(n, sizeof n, "%s/output", names[k]);
-        Block *out = tg_blk(g, BT_OUTPUT, n, PR_INT_8, sh);
-        out->socket_id = k;
-        out->has_socket_id = true;
-        tg_join(g, in, 0, r, 0);
-        tg_join(g, r, 0, o, 0);
-        tg_join(g, o, 0, out, 0);
-    }
+    for (int k = 0; k < 3; k++)
+        clash_reader(g, src, names[k], k ? h : s, k, 0, k ? 16 : 0);
     Diag d;
     diag_init(&d, NULL);
     assert_int_equal(verify_graph(g, &d), ST_OK);
@@ -1605,18 +1638,9 @@ static void test_clash_phases(void **state)
     if (st != ST_OK)
         diag_print(&d, stderr, "test_mapper");
     assert_int_equal(st, ST_OK);
-    const MXfer *to[3] = {NULL, NULL, NULL};
-    for (uint32_t i = 0; i < p->n_xfers; i++) {
-        const MXfer *t = &p->xfers[i];
-        if (t->kind != XF_CORE || strcmp(p->g->blocks[p->tasks[t->src_task].pos]->name, "src"))
-            continue;
-        for (int k = 0; k < 3; k++) {
-            char n[32];
-            snprintf(n, sizeof n, "%s/in", names[k]);
-            if (strcmp(p->g->blocks[t->store]->name, n) == 0)
-                to[k] = t;
-        }
-    }
+    const MXfer *to[3];
+    for (int k = 0; k < 3; k++)
+        to[k] = clash_xfer(p, names[k]);
     for (int k = 0; k < 3; k++) {
         assert_non_null(to[k]);
         assert_true(to[k]->cross);
@@ -1634,6 +1658,109 @@ static void test_clash_phases(void **state)
     diag_finish(&d);
     graph_destroy(g);
     chip_destroy(c);
+}
+
+/* The headers of a byte transfer and the part of it one phase's header table holds
+ * (taskir/lanes.h lanes_heads, lanes_part_cap; mapper/schedule.c plan_parts and
+ * backend/emit_spread.c cut a part of runs of bytes to it): CCMPB "src" (8x8x16 int8)
+ * writes channels 1..3 into "p/in" (8x8x3), channels off the 8-byte units: a 3-byte run a
+ * pixel from src's 16-byte pixels, and a disabled header over each gap (1 byte before the
+ * first, 13 between): 128 headers, over the 124 a part may take (4 for its cut ends), so a
+ * phase takes 64 * 124 / 128 = 62 of its 64 pixels. 124 headers or fewer: no cap. */
+static void test_part_heads(void **state)
+{
+    (void)state;
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    const int32_t s[8] = {8, 8, 16, 0, 0, 0, 0, 0}, h[8] = {8, 8, 3, 0, 0, 0, 0, 0};
+    uint32_t eid = clash_reader(g, clash_writer(g, s), "p", h, 0, 1, 3);
+    Diag d;
+    diag_init(&d, NULL);
+    assert_int_equal(verify_graph(g, &d), ST_OK);
+    MapPlan *p = NULL;
+    Status st = mapper_plan(g, c, NULL, &p, &d);
+    if (st != ST_OK)
+        diag_print(&d, stderr, "test_mapper");
+    assert_int_equal(st, ST_OK);
+    long e = -1;
+    for (uint32_t i = 0; i < p->g->n_edges; i++)
+        if ((uint32_t)p->g->edges[i]->id == eid)
+            e = i;
+    assert_true(e >= 0);
+    assert_true(lanes_bytes(p->g, &p->uses, p->g->edges[e]));
+    assert_int_equal(p->lanes_heads[e], 128);
+    assert_int_equal(lanes_heads(p->g, &p->uses, p->g->edges[e]), 128);
+    assert_int_equal(lanes_part_cap(128, 64), 62);
+    assert_int_equal(lanes_part_cap(124, 64), 0);
+    assert_int_equal(lanes_part_cap(125, 64), 63);
+    assert_int_equal(lanes_part_cap(1000000, 64), 1);
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
+/* Two transfers of runs of bytes from one writer whose boxes meet take no receive phase
+ * together when one arrives in parts (mapper/xfer_clash.c): CCMPB "src" (8x8x32 int8)
+ * writes channels 0..16 into "a/in" (words) and 1..17 into "b/in" (channels off the 8-byte
+ * units: a run a pixel, lanes_bytes), each 8x8x17 at 32 bytes a pixel, 2 KiB over a 1 KiB
+ * receive area (in parts), each read on a core of its own. Runs of bytes go to no relaying
+ * chain: in one phase the router would send channels 1..16 of each pixel twice
+ * (test_diff_chain/yolo_head's head_rs, emit.route "which overlap"). */
+static void byte_clash(bool capped)
+{
+    const char *edits[] = {"budget=\"128KiB\"", "budget=\"6KiB\"", "receive_per_phase=\"12KiB\"",
+                           capped ? "receive_per_phase=\"512\"" : "receive_per_phase=\"1KiB\""};
+    Chip *c = chip_with(edits, 4);
+    Graph *g = graph_create();
+    const int32_t s[8] = {8, 8, 32, 0, 0, 0, 0, 0};
+    const int32_t h[8] = {8, 8, capped ? 15 : 17, 0, 0, 0, 0, 0};
+    Block *src = clash_writer(g, s);
+    const char *names[2] = {"a", "b"};
+    for (int k = 0; k < 2; k++)
+        clash_reader(g, src, names[k], h, k, capped ? 1 + 16 * k : k, h[2]);
+    Diag d;
+    diag_init(&d, NULL);
+    assert_int_equal(verify_graph(g, &d), ST_OK);
+    MapPlan *p = NULL;
+    Status st = mapper_plan(g, c, NULL, &p, &d);
+    if (st != ST_OK)
+        diag_print(&d, stderr, "test_mapper");
+    assert_int_equal(st, ST_OK);
+    const MXfer *to[2] = {clash_xfer(p, names[0]), clash_xfer(p, names[1])};
+    for (int k = 0; k < 2; k++) {
+        assert_non_null(to[k]);
+        assert_true(to[k]->cross);
+        assert_int_equal(p->lanes_heads[to[k]->edge], capped ? 128 : k ? 128 : 0);
+        assert_int_equal(lanes_bytes(p->g, &p->uses, p->g->edges[to[k]->edge]), k == 1 || capped);
+        assert_true(to[k]->n_chunks >= 2);
+    }
+    assert_true(map_xfer_vcore(p, to[0]) != map_xfer_vcore(p, to[1]));
+    for (uint32_t i = 0; i < to[0]->n_chunks; i++)
+        for (uint32_t j = 0; j < to[1]->n_chunks; j++)
+            assert_int_not_equal(p->chunks[to[0]->chunk0 + i].phase,
+                                 p->chunks[to[1]->chunk0 + j].phase);
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
+static void test_byte_clash(void **state)
+{
+    (void)state;
+    byte_clash(false);
+}
+
+/* Two transfers of runs of bytes from one writer cut to what a phase's header table holds
+ * take no receive phase together, even when their boxes do not meet (mapper/xfer_clash.c:
+ * the sender's table holds one such part a phase): as test_byte_clash, channels 1..15 into
+ * "a/in" and 17..31 into "b/in", 8x8x15 at 16 bytes a pixel, a run and a gap a pixel,
+ * 128 headers each, over the receive area (in parts). */
+static void test_capped_clash(void **state)
+{
+    (void)state;
+    byte_clash(true);
 }
 
 /* One box of a writer's result into two storage blocks on one core takes two receive phases
@@ -2988,6 +3115,9 @@ int main(void)
         cmocka_unit_test(test_recv_pixel_order),
         cmocka_unit_test(test_recv_row_order),
         cmocka_unit_test(test_clash_phases),
+        cmocka_unit_test(test_part_heads),
+        cmocka_unit_test(test_byte_clash),
+        cmocka_unit_test(test_capped_clash),
         cmocka_unit_test(test_chain_phases),
         cmocka_unit_test(test_chain_index),
         cmocka_unit_test(test_chain_run_box),
