@@ -143,48 +143,36 @@ static EGather *sole_gather(Emit *e, uint32_t ci)
     return g;
 }
 
-/* The router phases the runs of the edges into copy cp's block may take (taskir/lanes.h
- * lanes_phases: byte moves, or runs of pixels the first phase's P09 cannot hold all of,
- * which spill on into the phases after it, emit_route_spill.c, after the plan): the last of
- * them lands at most that many phases less one after the copy's last arrival phase. */
-static int32_t spill_phases(const Emit *e, const ECopy *cp)
+/* Whether an edge into copy cp's block goes as bytes over several routers (taskir/lanes.h
+ * lanes_phases): which phase its last run lands in is known only when the runs the first
+ * phase's P09 cannot hold spill on (emit_route_spill.c, after the plan), so its gather keeps
+ * the latest slot before the CADD, which the mapper places after those routers. */
+static bool spills(const Emit *e, const ECopy *cp)
 {
     const BlockUses *bu = &e->uses.blocks[cp->block];
-    int32_t n = 1;
-    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
-        int32_t k = lanes_phases(e->g, &e->uses, e->g->edges[bu->in_edges[j]]);
-        n = k > n ? k : n;
-    }
-    return n;
+    for (uint32_t j = 0; j < bu->n_in_edges; j++)
+        if (lanes_phases(e->g, &e->uses, e->g->edges[bu->in_edges[j]]) > 1)
+            return true;
+    return false;
 }
 
 /* Whether copy ci stays in the receive area and only its gather reads it: a received copy
  * that could have moved out (ECopy.movable), or one its core's own router lands there, in
  * part or whole (emit_router_landed); that gather (*g), where its data is in place (*ms) and
- * the first phase it may be gathered in (*lo: its last arrival phase, or for runs that may
- * spill on, spill_phases, the last phase they may land in, as the mapper's schedule waits
- * for them, mapper/schedule.c lanes_ready). */
+ * the first phase it may be gathered in (*lo: its last arrival phase). */
 static bool candidate(Emit *e, uint32_t ci, EGather **g, EMoveSlot *ms, int32_t *lo)
 {
     const ECopy *cp = &e->copies[ci];
     const ECore *c = &e->cores[cp->core];
     int32_t own = -1, own_first;
     if ((!cp->movable && !emit_router_landed(e, cp, &own_first, &own)) || cp->land != EMIT_NONE ||
-        cp->req == EMIT_NONE || c->reqs[cp->req].kind != ALLOC_RECV)
+        cp->req == EMIT_NONE || c->reqs[cp->req].kind != ALLOC_RECV || spills(e, cp))
         return false; /* moved out, merged, or not received whole in its phases */
     *g = sole_gather(e, ci);
     if (!*g || (*g)->phase < 0)
         return false;
     emit_move_slot(e, cp, e->phase_of[(*g)->cadd], ms);
     *lo = cp->movable ? cp->move_phase : own;
-    int32_t n = spill_phases(e, cp);
-    if (n > 1) { /* in place after the router of the last phase its runs may land in */
-        if (ms->wrap || *lo > INT32_MAX - n)
-            return false;
-        *lo += n - 1;
-        int64_t at = (int64_t)*lo * 8 + MAP_PI_ROUTER_RECIEVE;
-        ms->ready = at > ms->ready ? at : ms->ready;
-    }
     return true;
 }
 
