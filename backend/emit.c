@@ -443,8 +443,10 @@ static void diag_append(Diag *d, const Diag *from)
 }
 
 /* Passes at most: a pass that a relaying chain stops, having recorded runs or pitches no
- * earlier pass did, is followed by one that lays their areas out so (emit_pin.c). */
-enum { EMIT_PASSES = 8 };
+ * earlier pass did, is followed by one that lays their areas out so (emit_pin.c); one that
+ * an overlap of two strides stops, having recorded a buffer to send twice, by one that sends
+ * it so (emit_senddup.c). */
+enum { EMIT_PASSES = 12 };
 
 Status emit_program_progress(const Mapping *m, const Chip *chip, ProgSet *out, Diag *d,
                              const TirProgress *progress)
@@ -454,9 +456,10 @@ Status emit_program_progress(const Mapping *m, const Chip *chip, ProgSet *out, D
     for (int pass = 0; pass < EMIT_PASSES; pass++) {
         Diag pd; /* the pass's findings: those of the last pass are told */
         diag_init(&pd, NULL);
-        size_t was = pins.runs + pins.n_pitches;
+        size_t was = pins.runs + pins.n_pitches + pins.n_dups;
         st = emit_pass(m, chip, out, &pd, pass ? NULL : progress, &pins);
-        bool again = st == ST_LOGIC && pins.runs + pins.n_pitches > was && pass + 1 < EMIT_PASSES;
+        bool again = st == ST_LOGIC && pins.runs + pins.n_pitches + pins.n_dups > was &&
+                     pass + 1 < EMIT_PASSES;
         if (!again)
             diag_append(d, &pd);
         diag_finish(&pd);
@@ -465,6 +468,7 @@ Status emit_program_progress(const Mapping *m, const Chip *chip, ProgSet *out, D
     }
     free(pins.ties);
     free(pins.pitches);
+    free(pins.dups);
     if (st == ST_OK && d->worst > ST_OK) {
         st = d->worst;
         progset_free(out);
