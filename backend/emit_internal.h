@@ -1066,8 +1066,9 @@ Status emit_pin_run(Emit *e, int32_t p, const uint32_t *cores, const int64_t *ds
 Status emit_pin_pitch(Emit *e, uint32_t k, uint32_t pos, int64_t pitch);
 /* The pitch recorded for the copy of block position pos on core k, 0: none. */
 int64_t emit_pin_pitch_of(const Emit *e, uint32_t k, uint32_t pos);
-/* Two sends a of core k's router in one phase overlapping on its area (emit_route.c): when
- * they are one writer's buffer's words to copies of two storage blocks at two row strides,
+/* Two sends a and b of core k's router in one phase overlapping on its area (emit_route.c),
+ * for which no pitch was recorded (emit_pin_pitch): when they are one writer's words to copies
+ * of two storage blocks in runs of two lengths or strides,
  * records that the later's copies take them from a second copy of the buffer in the next
  * pass (EPins.n_dups grows; emit_senddup.c). Out of memory: ST_RUNTIME. */
 Status emit_senddup_hint(Emit *e, uint32_t k, const ESend *a, const ESend *b);

@@ -50,7 +50,7 @@ Status emit_senddup_hint(Emit *e, uint32_t k, const ESend *a, const ESend *b)
 {
     long sa = graph_block_pos(e->g, a->block), sb = graph_block_pos(e->g, b->block);
     if (!e->pins || a->single || b->single || a->relay || b->relay || a->spilled ||
-        b->spilled || sa < 0 || sb < 0 || sa == sb || a->stride == b->stride)
+        b->spilled || sa < 0 || sb < 0 || sa == sb || (a->stride == b->stride && a->run == b->run))
         return ST_OK;
     long w = writer_of_both(e, k, (uint32_t)sa, (uint32_t)sb);
     if (w < 0 || emit_senddup_of(e, (uint32_t)w, (uint32_t)sb))
