@@ -422,7 +422,8 @@ typedef struct EPinPitch {
 
 /* A writer (block position w) whose router sends words of its buffer in one phase to two
  * storage blocks' copies at two row strides: the copies of storage block position s take
- * theirs from a send area holding a second copy of the buffer (emit_senddup.c). */
+ * theirs from a send area holding a second copy of the buffer, or of the copy on its core it
+ * sends from (emit_senddup.c). */
 typedef struct EPinDup {
     uint32_t w, s;
 } EPinDup;
@@ -1067,10 +1068,10 @@ Status emit_pin_pitch(Emit *e, uint32_t k, uint32_t pos, int64_t pitch);
 /* The pitch recorded for the copy of block position pos on core k, 0: none. */
 int64_t emit_pin_pitch_of(const Emit *e, uint32_t k, uint32_t pos);
 /* Two sends a and b of core k's router in one phase overlapping on its area (emit_route.c),
- * for which no pitch was recorded (emit_pin_pitch): when they are one writer's words to copies
- * of two storage blocks in runs of two lengths or strides,
- * records that the later's copies take them from a second copy of the buffer in the next
- * pass (EPins.n_dups grows; emit_senddup.c). Out of memory: ST_RUNTIME. */
+ * for which no pitch was recorded (emit_pin_pitch): when they are one writer's words to
+ * copies of two storage blocks in runs of two lengths or strides, records that b's storage's
+ * copies take them from a second copy of the writer's buffer (or of the copy it sends from)
+ * in the next pass (EPins.n_dups grows; emit_senddup.c). Out of memory: ST_RUNTIME. */
 Status emit_senddup_hint(Emit *e, uint32_t k, const ESend *a, const ESend *b);
 /* Whether the copies of storage block position s take writer w's words from a second copy
  * of its buffer (a send area of its own pitch): recorded by an earlier pass. */
@@ -1081,7 +1082,7 @@ const ESendBuf *emit_senddup_copy(const Emit *e, uint32_t w, uint32_t ci, uint32
                                   int32_t p);
 /* Notes the send areas of second copies of the copies writers send from (no output buffer)
  * that earlier passes recorded (emit_senddup_hint), each from its writer's first send to
- * that storage to its last in time order (send_time). Out of memory: ST_RUNTIME. */
+ * that storage to its last in time order (emit_send_time). Out of memory: ST_RUNTIME. */
 Status emit_senddup_copies(Emit *e);
 /* The P06 copying send area sb's copy into it (sb->copy set, its slot found). */
 Status emit_senddup_prim(Emit *e, const ESendBuf *sb);

@@ -1,5 +1,5 @@
-/* emit_senddup.c: a buffer sent twice (docs/backend.md, "Transfers", "Change of
- * precision"). The router reads its area once, in order, and a relaying chain lands its runs
+/* emit_senddup.c: a buffer sent twice (docs/backend.md, "Transfers", "A buffer sent
+ * twice"). The router reads its area once, in order, and a relaying chain lands its runs
  * at one offset on each of its cores, so a writer's words going in one phase to copies of
  * two storage blocks at two row strides (a CADD's rows of 3 pixels into a map of rows of 9
  * pixels on one core and into one of 18 on another) would need two headers over the same
