@@ -443,20 +443,25 @@ static void diag_append(Diag *d, const Diag *from)
 }
 
 /* Passes at most: a pass that a relaying chain stops, having recorded runs or pitches no
- * earlier pass did, is followed by one that lays their areas out so (emit_pin.c). */
-enum { EMIT_PASSES = 8 };
+ * earlier pass did, is followed by one that lays their areas out so (emit_pin.c); one that
+ * an overlap of two strides stops, having recorded a buffer to send twice, by one that sends
+ * it so (emit_senddup.c): each such buffer adds a pass, at most EMIT_DUP_PASSES, so that the
+ * graphs with none take no longer. */
+enum { EMIT_PASSES = 8, EMIT_DUP_PASSES = 4 };
 
 Status emit_program_progress(const Mapping *m, const Chip *chip, ProgSet *out, Diag *d,
                              const TirProgress *progress)
 {
     EPins pins = {0};
     Status st = ST_OK;
-    for (int pass = 0; pass < EMIT_PASSES; pass++) {
+    for (int pass = 0; pass < EMIT_PASSES + EMIT_DUP_PASSES; pass++) {
         Diag pd; /* the pass's findings: those of the last pass are told */
         diag_init(&pd, NULL);
-        size_t was = pins.runs + pins.n_pitches;
+        size_t was = pins.runs + pins.n_pitches + pins.n_dups;
         st = emit_pass(m, chip, out, &pd, pass ? NULL : progress, &pins);
-        bool again = st == ST_LOGIC && pins.runs + pins.n_pitches > was && pass + 1 < EMIT_PASSES;
+        size_t more = pins.n_dups < EMIT_DUP_PASSES ? pins.n_dups : EMIT_DUP_PASSES;
+        bool again = st == ST_LOGIC && pins.runs + pins.n_pitches + pins.n_dups > was &&
+                     (size_t)pass + 1 < EMIT_PASSES + more;
         if (!again)
             diag_append(d, &pd);
         diag_finish(&pd);
@@ -465,6 +470,7 @@ Status emit_program_progress(const Mapping *m, const Chip *chip, ProgSet *out, D
     }
     free(pins.ties);
     free(pins.pitches);
+    free(pins.dups);
     if (st == ST_OK && d->worst > ST_OK) {
         st = d->worst;
         progset_free(out);

@@ -263,6 +263,10 @@ typedef struct ESendBuf {
     int32_t reps;                   /* the buffer's pixels it holds, one copy after the other
                                        (a value its router sends to several places of a copy
                                        on its own core: emit_sendbuf_reps) */
+    uint32_t copy;                  /* EMIT_NONE: a rewrite of the writer's buffer; else the
+                                       copy (index in copies) on the writer's core it writes
+                                       and sends from, which the area holds a second copy of
+                                       (emit_senddup.c) */
 } ESendBuf;
 /* What the spread copies of one core receive in one phase (ECopy.spread, emit_spread.c):
  * one or two runs, run i the pixels [q0[i], q0[i] + nq[i]) of copy copy[i] (in its [y][x]
@@ -416,14 +420,24 @@ typedef struct EPinPitch {
     int64_t pitch;
 } EPinPitch;
 
+/* A writer (block position w) whose router sends words of its buffer in one phase to two
+ * storage blocks' copies at two row strides: the copies of storage block position s take
+ * theirs from a send area holding a second copy of the buffer, or of the copy on its core it
+ * sends from (emit_senddup.c). */
+typedef struct EPinDup {
+    uint32_t w, s;
+} EPinDup;
+
 /* The ties of the runs the emitter's passes refused so far (emit.c), each run's together,
- * and the copies to land in a chain's pitch. */
+ * the copies to land in a chain's pitch and the buffers to send twice. */
 typedef struct EPins {
     EPinTie *ties;
     size_t n, cap;
     uint32_t runs;
     EPinPitch *pitches;
     size_t n_pitches, cap_pitches;
+    EPinDup *dups;
+    size_t n_dups, cap_dups;
 } EPins;
 
 typedef struct Emit {
@@ -897,7 +911,9 @@ bool emit_sendbuf_source(const Emit *e, uint32_t w, EOut *src);
 /* Writer w's send area in its own precision and pitch c that sends in phase p (a re-pitched
  * copy of its buffer for the copies of that pitch, when its router would send boxes of the
  * buffer that meet in one phase into copies of two pitches), or NULL. */
-const ESendBuf *emit_sendbuf_pitch(const Emit *e, uint32_t w, int64_t c, int32_t p);
+/* A send area of the buffer's own pitch is a second copy of it for the copies of storage
+ * block position s only (emit_senddup.c). */
+const ESendBuf *emit_sendbuf_pitch(const Emit *e, uint32_t w, int64_t c, int32_t p, uint32_t s);
 /* The repeat of its send area each out-edge of writer w reads from when its router gathers
  * it onto its own core: the router reads its area once, in order, so edges into one storage
  * block whose boxes of w's result overlap (an upsampling by edges: a pixel to 9 places of
@@ -1051,6 +1067,30 @@ Status emit_pin_run(Emit *e, int32_t p, const uint32_t *cores, const int64_t *ds
 Status emit_pin_pitch(Emit *e, uint32_t k, uint32_t pos, int64_t pitch);
 /* The pitch recorded for the copy of block position pos on core k, 0: none. */
 int64_t emit_pin_pitch_of(const Emit *e, uint32_t k, uint32_t pos);
+/* Two sends a and b of core k's router in one phase overlapping on its area (emit_route.c),
+ * for which no pitch was recorded (emit_pin_pitch): when they are one writer's words to
+ * copies of two storage blocks in runs of two lengths or strides, records that b's storage's
+ * copies take them from a second copy of the writer's buffer (or of the copy it sends from)
+ * in the next pass (EPins.n_dups grows; emit_senddup.c). Out of memory: ST_RUNTIME. */
+Status emit_senddup_hint(Emit *e, uint32_t k, const ESend *a, const ESend *b);
+/* Whether the copies of storage block position s take writer w's words from a second copy
+ * of its buffer (a send area of its own pitch): recorded by an earlier pass. */
+bool emit_senddup_of(const Emit *e, uint32_t w, uint32_t s);
+/* The send area holding a second copy of copy ci (on writer w's core, which w writes and
+ * sends from) for storage block position s's copies, sending in phase p, or NULL. */
+const ESendBuf *emit_senddup_copy(const Emit *e, uint32_t w, uint32_t ci, uint32_t s,
+                                  int32_t p);
+/* Notes the send areas of second copies of the copies writers send from (no output buffer)
+ * that earlier passes recorded (emit_senddup_hint), each from its writer's first send to
+ * that storage to its last in time order (emit_send_time). Out of memory: ST_RUNTIME. */
+Status emit_senddup_copies(Emit *e);
+/* The P06 copying send area sb's copy into it (sb->copy set, its slot found). */
+Status emit_senddup_prim(Emit *e, const ESendBuf *sb);
+/* The time order of a send by writer w's router in phase p: p, or p + the core's phases when
+ * that router comes before w's slot in the step (it sends in the next step: a transfer the
+ * Mapping spreads past the end of the step, or from a Soma2 in the last phase;
+ * emit_sendbuf.c). */
+int32_t emit_send_time(const Emit *e, uint32_t w, int32_t p);
 /* cp as its landing area lays it out: cp itself, or *tmp, cp in its land_pitch. */
 const ECopy *emit_copy_landed(const ECopy *cp, ECopy *tmp);
 /* The fixed addresses of the areas the recorded runs land in (ECore.at), before the memory

@@ -91,6 +91,19 @@ static Status alive(Emit *e, const ECopy *cp, const Block *b, const Edge *ed, in
                       e->g->blocks[cp->block]->id, c->name, cp->first, cp->last);
 }
 
+/* Edge ed's source l in copy cp of writer w's core, moved to the same words of the send area
+ * holding a second copy of cp for ed's storage when there is one in that phase
+ * (emit_senddup.c); st: whether cp is alive then. */
+static Status dup_loc(const Emit *e, uint32_t w, const ECopy *cp, const Edge *ed, int32_t p,
+                      ELoc *l, Status st)
+{
+    const ESendBuf *sb = emit_senddup_copy(e, w, (uint32_t)(cp - e->copies),
+                                           (uint32_t)graph_block_pos(e->g, ed->dst), p);
+    if (st == ST_OK && sb)
+        l->base += e->cores[cp->core].addr[sb->req] - emit_copy_addr(e, cp);
+    return st;
+}
+
 /* The source of edge ed's data on its writer's core, in the coordinates of the storage it
  * goes to (dst_box: the edge's box there), for a copy laid out as df: the writer's output
  * buffer, or its send area in df's precision, or in its pitch in that phase, when a P06
@@ -109,8 +122,9 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
         return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "edge %d: no box", ed->id);
     if (e->outs[w].used) {
         const EOut *o = &e->outs[w];
+        uint32_t s = (uint32_t)graph_block_pos(e->g, ed->dst);
         const ESendBuf *sb = prec != o->feat.prec ? emit_sendbuf_of(e, w, prec)
-                                                  : emit_sendbuf_pitch(e, w, df->c, phase);
+                                                  : emit_sendbuf_pitch(e, w, df->c, phase, s);
         const AllocReq *r = &c->reqs[sb ? sb->req : o->req]; /* the area it sends from */
         if (phase < r->first || phase > r->last)
             return diag_block(e->d, ST_LOGIC, "emit.route", b, "sends edge %d in phase %d, "
@@ -149,7 +163,7 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
             l->box = *dst_box;
             l->base = emit_copy_addr(e, cp) +
                       ((wbox.lo[0] - lw.lo[0]) * lw.n[1] + wbox.lo[1] - lw.lo[1]) * pw;
-            return alive(e, cp, b, ed, phase, c);
+            return dup_loc(e, w, cp, ed, phase, l, alive(e, cp, b, ed, phase, c));
         }
         /* writer point wp lives at copy point lbox.lo + (wp - lw.lo) */
         int64_t wy = wbox.lo[0] - lw.lo[0] + lbox.lo[0], wx = wbox.lo[1] - lw.lo[1] + lbox.lo[1];
@@ -160,7 +174,7 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
         l->row = (flat ? dst_box->n[1] : cp->box.n[1]) * emit_feat_pixel_words(&cp->feat);
         l->box = *dst_box;
         l->base = emit_feat_addr(&cp->feat, &cp->box, emit_copy_addr(e, cp), wy, wx);
-        return alive(e, cp, b, ed, phase, c);
+        return dup_loc(e, w, cp, ed, phase, l, alive(e, cp, b, ed, phase, c));
     }
     return diag_block(e->d, ST_LOGIC, "emit.route", b,
                       "sends edge %d but writes no area on its core", ed->id);
@@ -947,7 +961,10 @@ static Status send_part(Emit *e, uint32_t k, int32_t p, Taskir__Asm__P09 *r)
             return diag_add(e->d, ST_RUNTIME, "emit.internal", c->name,
                             "phase %d: a run sent from odd word %lld", p, (long long)s->src);
         if (a->src + a->words > s->src) {
+            size_t pitched = e->pins ? e->pins->n_pitches : 0;
             Status pst = pitch_hint(e, a, s);
+            if (pst == ST_OK && (!e->pins || e->pins->n_pitches == pitched))
+                pst = emit_senddup_hint(e, k, a, s);
             if (pst != ST_OK)
                 return pst;
             return diag_add(e->d, ST_LOGIC, "emit.route", c->name,

@@ -106,10 +106,7 @@ bool emit_sendbuf_reps(const Emit *e, uint32_t w, int32_t *rep, int32_t *n)
     return true;
 }
 
-/* The time order of a send by writer w's router in phase p: p, or p + the core's phases when
- * that router comes before w's slot in the step (it sends in the next step: a transfer the
- * Mapping spreads past the end of the step, or from a Soma2 in the last phase). */
-static int32_t send_time(const Emit *e, uint32_t w, int32_t p)
+int32_t emit_send_time(const Emit *e, uint32_t w, int32_t p)
 {
     bool next = emit_slot_when(p, MAP_PI_ROUTER_SEND) <= emit_slot_when(e->phase_of[w],
                                                                           e->slot_of[w]);
@@ -120,7 +117,7 @@ static int32_t send_time(const Emit *e, uint32_t w, int32_t p)
  * reps repeats of its buffer. */
 static Status need(Emit *e, uint32_t w, uint32_t s, PrecisionId prec, int32_t p, int32_t reps)
 {
-    p = send_time(e, w, p);
+    p = emit_send_time(e, w, p);
     ESendBuf *sb = emit_sendbuf_of(e, w, prec);
     if (sb) {
         sb->first = p < sb->first ? p : sb->first;
@@ -142,7 +139,7 @@ static Status need(Emit *e, uint32_t w, uint32_t s, PrecisionId prec, int32_t p,
     if (!n)
         return ST_RUNTIME;
     e->sendbufs = n;
-    e->sendbufs[e->n_sendbufs++] = (ESendBuf){w, s, f, EMIT_NONE, -1, 0, p, p, reps};
+    e->sendbufs[e->n_sendbufs++] = (ESendBuf){w, s, f, EMIT_NONE, -1, 0, p, p, reps, EMIT_NONE};
     return ST_OK;
 }
 
@@ -178,7 +175,7 @@ static Status scan_dict(Emit *e, const MapDict *dict)
         if (dcp->feat.prec == src.feat.prec) {
             if (e->outs[w].used && soma_rows(e, (uint32_t)w, (uint32_t)s, dcp))
                 st = need_pitch(e, (uint32_t)w, (uint32_t)s, dcp->feat.c,
-                                send_time(e, (uint32_t)w, dict->coords[i].phase));
+                                emit_send_time(e, (uint32_t)w, dict->coords[i].phase));
             if (st != ST_OK)
                 return st;
             continue;
@@ -190,24 +187,29 @@ static Status scan_dict(Emit *e, const MapDict *dict)
     return st;
 }
 
-const ESendBuf *emit_sendbuf_pitch(const Emit *e, uint32_t w, int64_t c, int32_t p)
+const ESendBuf *emit_sendbuf_pitch(const Emit *e, uint32_t w, int64_t c, int32_t p,
+                                   uint32_t s)
 {
     for (size_t i = 0; i < e->n_sendbufs; i++) {
         const ESendBuf *sb = &e->sendbufs[i];
-        if (sb->writer == w && sb->feat.prec == e->outs[w].feat.prec && sb->feat.c == c &&
-            sb->req != EMIT_NONE && p >= sb->first && p <= sb->last)
+        if (sb->writer == w && sb->copy == EMIT_NONE && sb->feat.prec == e->outs[w].feat.prec &&
+            sb->feat.c == c && (c != e->outs[w].feat.c || sb->store == s) &&
+            sb->req != EMIT_NONE &&
+            p >= sb->first && p <= sb->last)
             return sb;
     }
     return NULL;
 }
 
 /* Notes that writer w sends, in phase p, to a copy of storage s in its own precision but in
- * pitch c, from a send area in that pitch. */
+ * pitch c, from a send area in that pitch; in the buffer's own pitch: a second copy of the
+ * buffer for storage s's copies alone (emit_senddup.c). */
 static Status need_pitch(Emit *e, uint32_t w, uint32_t s, int64_t c, int32_t p)
 {
     for (size_t i = 0; i < e->n_sendbufs; i++) {
         ESendBuf *sb = &e->sendbufs[i];
-        if (sb->writer == w && sb->feat.prec == e->outs[w].feat.prec && sb->feat.c == c) {
+        if (sb->writer == w && sb->copy == EMIT_NONE && sb->feat.prec == e->outs[w].feat.prec &&
+            sb->feat.c == c && (c != e->outs[w].feat.c || sb->store == s)) {
             sb->first = p < sb->first ? p : sb->first;
             sb->last = p > sb->last ? p : sb->last;
             return ST_OK;
@@ -223,7 +225,7 @@ static Status need_pitch(Emit *e, uint32_t w, uint32_t s, int64_t c, int32_t p)
     if (!n)
         return ST_RUNTIME;
     e->sendbufs = n;
-    e->sendbufs[e->n_sendbufs++] = (ESendBuf){w, s, f, EMIT_NONE, -1, 0, p, p, 1};
+    e->sendbufs[e->n_sendbufs++] = (ESendBuf){w, s, f, EMIT_NONE, -1, 0, p, p, 1, EMIT_NONE};
     return ST_OK;
 }
 
@@ -305,6 +307,23 @@ static Status scan_pitches(Emit *e, uint32_t w)
     return st;
 }
 
+/* The copies an earlier pass found taking writer w's words at another row stride than
+ * another storage's in the same phase take them from a second copy of its buffer
+ * (emit_senddup.c). */
+static Status scan_dups(Emit *e, uint32_t w)
+{
+    PitchSend *v = NULL;
+    long n = pitch_sends(e, w, &v);
+    if (n < 0)
+        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    Status st = ST_OK;
+    for (long i = 0; i < n && st == ST_OK; i++)
+        if (v[i].c == e->outs[w].feat.c && emit_senddup_of(e, w, v[i].s))
+            st = need_pitch(e, w, v[i].s, v[i].c, emit_send_time(e, w, v[i].p));
+    free(v);
+    return st;
+}
+
 /* A writer's own-core copies its router fills from the buffer (EOut.gather, emit_route.c). */
 static Status scan_gather(Emit *e, uint32_t w)
 {
@@ -347,9 +366,11 @@ static bool soma_prec(PrecisionId p)
 static Status place(Emit *e, ESendBuf *sb, const ExactInfo *x)
 {
     const Block *b = e->g->blocks[sb->writer], *s = e->g->blocks[sb->store];
-    EOut src;
+    EOut src = {0};
     const EOut *o = &src;
-    if (!emit_sendbuf_source(e, sb->writer, &src))
+    if (sb->copy != EMIT_NONE) /* a second copy of a copy (emit_senddup.c) */
+        src.feat = e->copies[sb->copy].feat;
+    else if (!emit_sendbuf_source(e, sb->writer, &src))
         return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "no source");
     uint32_t k = e->core_of[sb->writer];
     const ECore *c = &e->cores[k];
@@ -466,6 +487,11 @@ Status emit_sendbufs(Emit *e)
     for (uint32_t w = 0; w < e->g->n_blocks && st == ST_OK; w++)
         if (e->outs[w].used)
             st = scan_pitches(e, w);
+    for (uint32_t w = 0; w < e->g->n_blocks && st == ST_OK; w++)
+        if (e->outs[w].used)
+            st = scan_dups(e, w);
+    if (st == ST_OK)
+        st = emit_senddup_copies(e);
     if (st != ST_OK || !e->n_sendbufs)
         return st;
     ExactInfo x = {0};
@@ -484,6 +510,11 @@ Status emit_sendbuf_prims(Emit *e)
         const ESendBuf *sb = &e->sendbufs[i];
         EOut src;
         const EOut *o = &src;
+        if (sb->copy != EMIT_NONE) {
+            if (sb->req != EMIT_NONE && emit_senddup_prim(e, sb) != ST_OK)
+                return ST_RUNTIME;
+            continue;
+        }
         if (!emit_sendbuf_source(e, sb->writer, &src))
             return diag_block(e->d, ST_RUNTIME, "emit.internal", e->g->blocks[sb->writer],
                               "no source");

@@ -1,0 +1,152 @@
+/* emit_senddup.c: a buffer sent twice (docs/backend.md, "Transfers", "A buffer sent
+ * twice"). The router reads its area once, in order, and a relaying chain lands its runs
+ * at one offset on each of its cores, so a writer's words going in one phase to copies of
+ * two storage blocks at two row strides (a CADD's rows of 3 pixels into a map of rows of 9
+ * pixels on one core and into one of 18 on another) would need two headers over the same
+ * words [emit.route]. A pass that meets such an overlap records the writer and the later
+ * storage; the next pass gives that storage's copies a send area of the buffer's own
+ * precision and pitch (emit_sendbuf.c: a P06 copies the buffer there after the writer and
+ * before the router), and the router sends their runs from it, the others' from the
+ * buffer. A writer with no output buffer, which writes a copy on its own core and sends from
+ * it (emit_route.c writer_loc), gets a send area holding a second copy of that copy, a P06
+ * after the writer copying its pixels as they are (INT_32 words, the copy's pitch in and
+ * out). */
+#include "backend/emit_internal.h"
+
+#define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
+
+/* The one compute block on core k writing into both storage block positions sa and sb, or
+ * -1: none, or several. */
+static long writer_of_both(const Emit *e, uint32_t k, uint32_t sa, uint32_t sb)
+{
+    long found = -1;
+    const BlockUses *bu = &e->uses.blocks[sa];
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        long w = graph_block_pos(e->g, e->g->edges[bu->in_edges[j]]->src);
+        if (w < 0 || w == found || e->core_of[w] != k)
+            continue;
+        const BlockUses *wu = &e->uses.blocks[w];
+        bool to_b = false;
+        for (uint32_t i = 0; i < wu->n_out_edges && !to_b; i++)
+            to_b = graph_block_pos(e->g, e->g->edges[wu->out_edges[i]]->dst) == (long)sb;
+        if (!to_b)
+            continue;
+        if (found >= 0)
+            return -1;
+        found = w;
+    }
+    return found;
+}
+
+bool emit_senddup_of(const Emit *e, uint32_t w, uint32_t s)
+{
+    for (size_t i = 0; e->pins && i < e->pins->n_dups; i++)
+        if (e->pins->dups[i].w == w && e->pins->dups[i].s == s)
+            return true;
+    return false;
+}
+
+Status emit_senddup_hint(Emit *e, uint32_t k, const ESend *a, const ESend *b)
+{
+    long sa = graph_block_pos(e->g, a->block), sb = graph_block_pos(e->g, b->block);
+    if (!e->pins || a->single || b->single || a->relay || b->relay || a->spilled ||
+        b->spilled || sa < 0 || sb < 0 || sa == sb || (a->stride == b->stride && a->run == b->run))
+        return ST_OK;
+    long w = writer_of_both(e, k, (uint32_t)sa, (uint32_t)sb);
+    if (w < 0 || emit_senddup_of(e, (uint32_t)w, (uint32_t)sb))
+        return ST_OK;
+    EPins *pins = e->pins;
+    EPinDup *nd = emit_grow(e, pins->dups, &pins->cap_dups, pins->n_dups, sizeof *nd);
+    if (!nd)
+        return ST_RUNTIME;
+    pins->dups = nd;
+    nd[pins->n_dups++] = (EPinDup){(uint32_t)w, (uint32_t)sb};
+    return ST_OK;
+}
+
+/* The copy writer w writes on its own core and sends from (emit_route.c writer_loc: the first
+ * of its out-edges' storages with a copy there), when a P06 may copy its area as it is (not
+ * a view, planes, or an area shared with another); EMIT_NONE: none. */
+static uint32_t sent_copy(const Emit *e, uint32_t w)
+{
+    uint32_t k = e->core_of[w];
+    const BlockUses *bu = &e->uses.blocks[w];
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        const Edge *le = e->g->edges[bu->out_edges[j]];
+        long s = graph_block_pos(e->g, le->dst);
+        const ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
+        EBox lbox, lw;
+        if (!cp || !emit_iface_box(e, (uint32_t)s, true, le->id, &lbox) ||
+            !emit_iface_box(e, w, false, le->id, &lw))
+            continue;
+        bool plain = !cp->view && !cp->planes && cp->alias_of == EMIT_NONE &&
+                     cp->dup_of == EMIT_NONE && cp->req != EMIT_NONE && !cp->req_off &&
+                     cp->feat.prec == PR_INT_32;
+        return plain ? (uint32_t)(cp - e->copies) : EMIT_NONE;
+    }
+    return EMIT_NONE;
+}
+
+Status emit_senddup_copies(Emit *e)
+{
+    for (size_t i = 0; e->pins && i < e->pins->n_dups; i++) {
+        uint32_t w = e->pins->dups[i].w, s = e->pins->dups[i].s, ci;
+        if (e->outs[w].used || (ci = sent_copy(e, w)) == EMIT_NONE)
+            continue; /* a buffer's (emit_sendbuf.c), or none */
+        uint32_t k = e->core_of[w];
+        int32_t first = INT32_MAX, last = -1;
+        const BlockUses *bu = &e->uses.blocks[w];
+        for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+            const Edge *ed = e->g->edges[bu->out_edges[j]];
+            const MapDict *dict = emit_edge_dict(e, ed->id);
+            uint32_t sk, rk;
+            Status st = ST_OK;
+            if (graph_block_pos(e->g, ed->dst) != (long)s)
+                continue;
+            for (uint32_t c = 0; dict && emit_dict_pair(e, dict, &c, &sk, &rk, &st); c++) {
+                int32_t t = emit_send_time(e, w, dict->coords[c].phase);
+                first = sk == k && t < first ? t : first;
+                last = sk == k && t > last ? t : last;
+            }
+            if (st != ST_OK)
+                return st;
+        }
+        if (last < 0)
+            continue;
+        ESendBuf *n = emit_grow(e, e->sendbufs, &e->cap_sendbufs, e->n_sendbufs,
+                                sizeof *e->sendbufs);
+        if (!n)
+            return ST_RUNTIME;
+        e->sendbufs = n;
+        e->sendbufs[e->n_sendbufs++] =
+            (ESendBuf){w, s, e->copies[ci].feat, EMIT_NONE, -1, 0, first, last, 1, ci};
+    }
+    return ST_OK;
+}
+
+const ESendBuf *emit_senddup_copy(const Emit *e, uint32_t w, uint32_t ci, uint32_t s,
+                                  int32_t p)
+{
+    int32_t t = emit_send_time(e, w, p);
+    for (size_t i = 0; i < e->n_sendbufs; i++) {
+        const ESendBuf *sb = &e->sendbufs[i];
+        if (sb->writer == w && sb->copy == ci && sb->store == s && sb->req != EMIT_NONE &&
+            t >= sb->first && t <= sb->last)
+            return sb;
+    }
+    return NULL;
+}
+
+Status emit_senddup_prim(Emit *e, const ESendBuf *sb)
+{
+    const ECopy *cp = &e->copies[sb->copy];
+    const ECore *c = &e->cores[cp->core];
+    Taskir__Asm__P06 *m = emit_p06_slot(e, cp->core, sb->phase, sb->slot,
+                                        e->g->blocks[sb->writer]->id);
+    if (!m)
+        return ST_RUNTIME;
+    emit_p06_rows(m, cp->feat.prec, cp->feat.c, cp->feat.ny * cp->feat.nx,
+                  emit_copy_addr(e, cp), cp->feat.words, c->addr[sb->req], sb->feat.words);
+    SET(m, length_out, (int32_t)cp->feat.c);
+    return ST_OK;
+}
