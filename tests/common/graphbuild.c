@@ -22,6 +22,15 @@ Block *tg_blk(Graph *g, BlockType t, const char *name, PrecisionId p,
     return b;
 }
 
+Block *tg_io(Graph *g, BlockType t, const char *name, PrecisionId p,
+             const int32_t s[TIR_NDIMS], uint32_t k)
+{
+    Block *b = tg_blk(g, t, name, p, s);
+    b->socket_id = k;
+    b->has_socket_id = true;
+    return b;
+}
+
 void tg_join(Graph *g, Block *a, uint32_t out, Block *b, uint32_t in)
 {
     assert_non_null(graph_connect(g, a, out, b, in));

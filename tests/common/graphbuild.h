@@ -17,6 +17,10 @@
 Block *tg_blk(Graph *g, BlockType t, const char *name, PrecisionId p,
               const int32_t s[TIR_NDIMS]);
 
+/* tg_blk's INPUT or OUTPUT block (t) carrying socket k. */
+Block *tg_io(Graph *g, BlockType t, const char *name, PrecisionId p,
+             const int32_t s[TIR_NDIMS], uint32_t k);
+
 /* An edge from output cluster out of a to input cluster in of b. */
 void tg_join(Graph *g, Block *a, uint32_t out, Block *b, uint32_t in);
 

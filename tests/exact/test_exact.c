@@ -23,9 +23,7 @@
 /* INPUT of precision p and f values (1-D), socket 0. */
 static Block *input(Graph *g, PrecisionId p, int32_t f)
 {
-    Block *in = tg_blk(g, BT_INPUT, "x", p, (const int32_t[8]){1, 1, f, 0, 0, 0, 0, 0});
-    in->socket_id = 0;
-    in->has_socket_id = true;
+    Block *in = tg_io(g, BT_INPUT, "x", p, (const int32_t[8]){1, 1, f, 0, 0, 0, 0, 0}, 0);
     return in;
 }
 
@@ -187,9 +185,7 @@ static void test_conv_padding(void **state)
 {
     (void)state;
     Graph *g = graph_create();
-    Block *in = tg_blk(g, BT_INPUT, "x", PR_UINT_8, (const int32_t[8]){3, 1, 1, 0, 0, 0, 0, 0});
-    in->socket_id = 0;
-    in->has_socket_id = true;
+    Block *in = tg_io(g, BT_INPUT, "x", PR_UINT_8, (const int32_t[8]){3, 1, 1, 0, 0, 0, 0, 0}, 0);
     Block *x = tg_blk(g, BT_SIC, "x/in", PR_UINT_8, (const int32_t[8]){3, 1, 0, 1, 0, 0, 0, 0});
     Block *w = tg_blk(g, BT_SW, "w", PR_INT_8, (const int32_t[8]){0, 0, 1, 1, 3, 1, 0, 0});
     Block *cc = tg_blk(g, BT_CC, "cc", PR_INT_32, (const int32_t[8]){3, 1, 1, 1, 3, 1, 3, 1});
@@ -1063,9 +1059,7 @@ static void test_prec(void **state)
     graph_destroy(g);
 
     g = graph_create();
-    Block *in2 = tg_blk(g, BT_INPUT, "x", PR_INT_8, (const int32_t[8]){1, 2, 1, 0, 0, 0, 0, 0});
-    in2->socket_id = 0;
-    in2->has_socket_id = true;
+    Block *in2 = tg_io(g, BT_INPUT, "x", PR_INT_8, (const int32_t[8]){1, 2, 1, 0, 0, 0, 0, 0}, 0);
     s = tg_blk(g, BT_SI, "x/in", PR_INT_8, (const int32_t[8]){1, 2, 1, 0, 0, 0, 0, 0});
     tg_join(g, in2, 0, s, 0);
     b = tg_blk(g, BT_CCMPB, "cmp", PR_UINT_4, (const int32_t[8]){1, 1, 1, 0, 1, 2, 1, 2});

@@ -784,9 +784,7 @@ static void run_graph(const Graph *g, const int32_t *in, int64_t n, int32_t *out
 static Block *global_max(Graph *g, int32_t y, int32_t f)
 {
     int32_t n = y * f;
-    Block *x = tg_blk(g, BT_INPUT, "data", PR_INT_32, (const int32_t[8]){y, 1, f, 0, 0, 0, 0, 0});
-    x->socket_id = 0;
-    x->has_socket_id = true;
+    Block *x = tg_io(g, BT_INPUT, "data", PR_INT_32, (const int32_t[8]){y, 1, f, 0, 0, 0, 0, 0}, 0);
     Block *s = tg_blk(g, BT_SI, "op/in", PR_INT_32, (const int32_t[8]){n, 1, 1, 0, 0, 0, 0, 0});
     Block *b = tg_blk(g, BT_CCMPB, "op", PR_INT_32, (const int32_t[8]){1, 1, 1, 0, n, 1, n, 1});
     assert_true(blk_set_attr(g, b, AT_KERNEL_Y, n));
@@ -865,16 +863,12 @@ static Block *reshaped_neg(Graph *g, const int32_t in[3], const int32_t out[3])
 {
     const int32_t s[8] = {in[0], in[1], in[2], 0, 0, 0, 0, 0};
     const int32_t t[8] = {out[0], out[1], out[2], 0, 0, 0, 0, 0};
-    Block *x = tg_blk(g, BT_INPUT, "data", PR_INT_8, s);
-    x->socket_id = 0;
-    x->has_socket_id = true;
+    Block *x = tg_io(g, BT_INPUT, "data", PR_INT_8, s, 0);
     Block *xs = tg_blk(g, BT_SI, "neg/in", PR_INT_8, s);
     Block *n = tg_blk(g, BT_CVS, "neg", PR_INT_32, s);
     assert_true(blk_set_attr(g, n, AT_CONSTANT_A, -1));
     Block *r = tg_blk(g, BT_SI, "neg/out", PR_INT_8, t);
-    Block *o = tg_blk(g, BT_OUTPUT, "neg/output", PR_INT_8, t);
-    o->socket_id = 0;
-    o->has_socket_id = true;
+    Block *o = tg_io(g, BT_OUTPUT, "neg/output", PR_INT_8, t, 0);
     assert_true(blk_set_model(g, o, (const int64_t[3]){out[0], out[1], out[2]}, 3, PR_INT_32,
                               false));
     tg_join(g, x, 0, xs, 0);
@@ -907,18 +901,14 @@ static Graph *neg_reshaped(const int32_t s[8], const int32_t t[8], PrecisionId p
                            const int32_t k[8])
 {
     Graph *g = graph_create();
-    Block *x = tg_blk(g, BT_INPUT, "data", PR_INT_8, s);
-    x->socket_id = 0;
-    x->has_socket_id = true;
+    Block *x = tg_io(g, BT_INPUT, "data", PR_INT_8, s, 0);
     Block *xs = tg_blk(g, BT_SI, "neg/in", PR_INT_8, s);
     Block *n = tg_blk(g, BT_CVS, "neg", PR_INT_32, s);
     assert_true(blk_set_attr(g, n, AT_CONSTANT_A, -1));
     Block *r = tg_blk(g, BT_SI, "neg/out", prec, t);
     Block *n2 = tg_blk(g, BT_CCMPB, "neg2", prec, k);
     Block *r2 = tg_blk(g, BT_SI, "neg2/out", prec, t);
-    Block *o = tg_blk(g, BT_OUTPUT, "neg2/output", prec, t);
-    o->socket_id = 0;
-    o->has_socket_id = true;
+    Block *o = tg_io(g, BT_OUTPUT, "neg2/output", prec, t, 0);
     tg_join(g, x, 0, xs, 0);
     tg_join(g, xs, 0, n, 0);
     tg_join(g, n, 0, r, 0);
@@ -982,9 +972,7 @@ static void test_own_router_budget(void **state)
 static void neg_halves(Graph *g, Block *half[2])
 {
     const int32_t s[8] = {4, 32, 32, 0, 0, 0, 0, 0}, h[8] = {4, 16, 32, 0, 0, 0, 0, 0};
-    Block *x = tg_blk(g, BT_INPUT, "data", PR_INT_8, s);
-    x->socket_id = 0;
-    x->has_socket_id = true;
+    Block *x = tg_io(g, BT_INPUT, "data", PR_INT_8, s, 0);
     Block *xs = tg_blk(g, BT_SI, "neg/in", PR_INT_8, s);
     Block *n = tg_blk(g, BT_CVS, "neg", PR_INT_8, s);
     assert_true(blk_set_attr(g, n, AT_CONSTANT_A, -1));
@@ -1040,9 +1028,7 @@ static void test_own_gather_budget(void **state)
         Block *r = tg_blk(g, BT_CCMPB, nm[k][0], PR_INT_8, hp);
         assert_true(blk_set_attr(g, r, AT_CMP, 0));
         Block *ro = tg_blk(g, BT_SI, nm[k][1], PR_INT_8, h);
-        Block *o = tg_blk(g, BT_OUTPUT, nm[k][2], PR_INT_8, h);
-        o->socket_id = k;
-        o->has_socket_id = true;
+        Block *o = tg_io(g, BT_OUTPUT, nm[k][2], PR_INT_8, h, k);
         tg_join(g, half[k], 0, r, 0);
         tg_join(g, r, 0, ro, 0);
         tg_join(g, ro, 0, o, 0);
@@ -1095,9 +1081,7 @@ static void test_own_gather_cadd(void **state)
     tg_join(g, half[0], 0, sum, 0);
     tg_join(g, half[1], 0, sum, 1);
     Block *so = tg_blk(g, BT_SI, "sum/out", PR_INT_8, h);
-    Block *o = tg_blk(g, BT_OUTPUT, "y", PR_INT_8, h);
-    o->socket_id = 0;
-    o->has_socket_id = true;
+    Block *o = tg_io(g, BT_OUTPUT, "y", PR_INT_8, h, 0);
     tg_join(g, sum, 0, so, 0);
     tg_join(g, so, 0, o, 0);
     Diag d;
@@ -1167,9 +1151,7 @@ static void test_own_router_over_recv(void **state)
 static Block *fed(Graph *g, int k, const char *const nm[3], const int32_t src[8], BlockType t,
                   PrecisionId p, const int32_t sh[8])
 {
-    Block *x = tg_blk(g, BT_INPUT, nm[0], PR_INT_8, src);
-    x->socket_id = k;
-    x->has_socket_id = true;
+    Block *x = tg_io(g, BT_INPUT, nm[0], PR_INT_8, src, k);
     Block *xs = tg_blk(g, BT_SI, nm[1], PR_INT_8, src);
     Block *w = tg_blk(g, t, nm[2], p, sh);
     tg_join(g, x, 0, xs, 0);
@@ -1183,9 +1165,7 @@ static void relu_out(Graph *g, Block *z_in, const int32_t zp[8], const int32_t m
     Block *z = tg_blk(g, BT_CCMPB, "z", PR_INT_8, zp);
     assert_true(blk_set_attr(g, z, AT_CMP, 0));
     Block *zo = tg_blk(g, BT_SI, "z/out", PR_INT_8, map);
-    Block *o = tg_blk(g, BT_OUTPUT, "y", PR_INT_8, map);
-    o->socket_id = 0;
-    o->has_socket_id = true;
+    Block *o = tg_io(g, BT_OUTPUT, "y", PR_INT_8, map, 0);
     tg_join(g, z_in, 0, z, 0);
     tg_join(g, z, 0, zo, 0);
     tg_join(g, zo, 0, o, 0);
@@ -1376,9 +1356,7 @@ static void test_chain_run_box(void **state)
     Chip *c = chip_with(NULL, 0);
     Graph *g = graph_create();
     const int32_t s[8] = {8, 8, 40, 0, 0, 0, 0, 0};
-    Block *in = tg_blk(g, BT_INPUT, "x", PR_INT_8, s);
-    in->socket_id = 0;
-    in->has_socket_id = true;
+    Block *in = tg_io(g, BT_INPUT, "x", PR_INT_8, s, 0);
     Block *a = tg_blk(g, BT_SI, "a", PR_INT_8, s);
     tg_join(g, in, 0, a, 0);
     Block *tab = tg_blk(g, BT_SB, "tab", PR_INT_8, (const int32_t[8]){0, 0, 256, 0, 0, 0, 0, 0});
@@ -1403,9 +1381,7 @@ static void test_chain_run_box(void **state)
             tg_join(g, w[k], 0, piece[k][j], 0);
             last_edge_channels(g, w[k], f0[k][j], nf[j]);
             snprintf(n, sizeof n, "o%d%d", k, j);
-            Block *o = tg_blk(g, BT_OUTPUT, n, PR_INT_8, (const int32_t[8]){8, 8, nf[j], 0, 0, 0, 0, 0});
-            o->socket_id = ++socket;
-            o->has_socket_id = true;
+            Block *o = tg_io(g, BT_OUTPUT, n, PR_INT_8, (const int32_t[8]){8, 8, nf[j], 0, 0, 0, 0, 0}, ++socket);
             tg_join(g, piece[k][j], 0, o, 0);
         }
     }
@@ -1477,9 +1453,7 @@ static Block *pool_reader(Graph *g, Block *w, int n, int shift)
     Block *m = tg_blk(g, BT_CVS, nm[3], PR_INT_32, s);
     assert_true(blk_set_attr(g, m, AT_CONSTANT_A, 5));
     Block *ob = tg_blk(g, BT_SI, nm[5], PR_INT_32, s);
-    Block *y = tg_blk(g, BT_OUTPUT, nm[4], PR_INT_32, s);
-    y->socket_id = n;
-    y->has_socket_id = true;
+    Block *y = tg_io(g, BT_OUTPUT, nm[4], PR_INT_32, s, n);
     tg_join(g, w, 0, st, 0);
     tg_join(g, st, 0, q, 0);
     tg_join(g, q, 0, o, 0);
@@ -1495,9 +1469,7 @@ static void test_land_bytes(void **state)
     Chip *c = chip_with(NULL, 0);
     Graph *g = graph_create();
     const int32_t s[8] = {1, 2, 7, 0, 0, 0, 0, 0};
-    Block *x = tg_blk(g, BT_INPUT, "x", PR_INT_32, s);
-    x->socket_id = 0;
-    x->has_socket_id = true;
+    Block *x = tg_io(g, BT_INPUT, "x", PR_INT_32, s, 0);
     Block *a = tg_blk(g, BT_SI, "a", PR_INT_32, s);
     Block *scale = tg_blk(g, BT_CCMPB, "scale", PR_INT_32, (const int32_t[8]){1, 2, 7, 0, 1, 1, 1, 2});
     assert_true(blk_set_attr(g, scale, AT_CMP, INT32_MIN));
@@ -1508,9 +1480,7 @@ static void test_land_bytes(void **state)
     Block *m2 = tg_blk(g, BT_CVS, "m2", PR_INT_32, s);
     assert_true(blk_set_attr(g, m2, AT_CONSTANT_A, -2));
     Block *o2 = tg_blk(g, BT_SI, "o2", PR_INT_32, s);
-    Block *y2 = tg_blk(g, BT_OUTPUT, "y2", PR_INT_32, s);
-    y2->socket_id = 2;
-    y2->has_socket_id = true;
+    Block *y2 = tg_io(g, BT_OUTPUT, "y2", PR_INT_32, s, 2);
     tg_join(g, scale, 0, s2, 0);
     tg_join(g, s2, 0, m2, 0);
     tg_join(g, m2, 0, o2, 0);
@@ -1555,9 +1525,7 @@ static void test_land_bytes(void **state)
  * returns "src". */
 static Block *clash_writer(Graph *g, const int32_t s[8])
 {
-    Block *x = tg_blk(g, BT_INPUT, "data", PR_INT_8, s);
-    x->socket_id = 0;
-    x->has_socket_id = true;
+    Block *x = tg_io(g, BT_INPUT, "data", PR_INT_8, s, 0);
     Block *xs = tg_blk(g, BT_SI, "src/in", PR_INT_8, s);
     Block *src = tg_blk(g, BT_CCMPB, "src", PR_INT_8,
                         (const int32_t[8]){s[0], s[1], s[2], 0, 0, 0, s[0], s[1]});
@@ -1586,9 +1554,7 @@ static uint32_t clash_reader(Graph *g, Block *src, const char *name, const int32
     snprintf(n, sizeof n, "%s/out", name);
     Block *o = tg_blk(g, BT_SI, n, PR_INT_8, sh);
     snprintf(n, sizeof n, "%s/output", name);
-    Block *out = tg_blk(g, BT_OUTPUT, n, PR_INT_8, sh);
-    out->socket_id = sock;
-    out->has_socket_id = true;
+    Block *out = tg_io(g, BT_OUTPUT, n, PR_INT_8, sh, sock);
     tg_join(g, in, 0, r, 0);
     tg_join(g, r, 0, o, 0);
     tg_join(g, o, 0, out, 0);
@@ -1869,9 +1835,7 @@ static Block *two_neg_writers(Graph *g)
             assert_non_null(graph_connect_box(g, w, 0, sp, n, z, 0, dp, n));
         }
     }
-    Block *o = tg_blk(g, BT_OUTPUT, "y", PR_INT_8, map);
-    o->socket_id = 0;
-    o->has_socket_id = true;
+    Block *o = tg_io(g, BT_OUTPUT, "y", PR_INT_8, map, 0);
     tg_join(g, z, 0, o, 0);
     return z;
 }
@@ -2042,9 +2006,7 @@ static int32_t input_and_cadd(Graph *g, int32_t cf, int32_t *first)
     const int32_t n = 12 + cf, at = 6 + cf;
     const int32_t px[8] = {1, 3, 6, 0, 0, 0, 0, 0}, kc[8] = {1, 3, cf, 0, 0, 0, 0, 0};
     const int32_t all[8] = {1, 3, n, 0, 0, 0, 0, 0}, win[8] = {1, 3, n, 0, 1, 1, 1, 3};
-    Block *x = tg_blk(g, BT_INPUT, "x", PR_INT_8, px);
-    x->socket_id = 0;
-    x->has_socket_id = true;
+    Block *x = tg_io(g, BT_INPUT, "x", PR_INT_8, px, 0);
     Block *t = tg_blk(g, BT_SI, "t", PR_INT_8, all);
     const int32_t zero[6] = {0}, six[6] = {1, 3, 6, 0, 0, 0}, part[6] = {1, 3, cf, 0, 0, 0};
     const int32_t to[6] = {0, 0, at, 0, 0, 0}, mid[6] = {0, 0, 6, 0, 0, 0};
@@ -2066,9 +2028,7 @@ static int32_t input_and_cadd(Graph *g, int32_t cf, int32_t *first)
     Block *r = tg_blk(g, BT_CCMPB, "relu", PR_INT_8, win);
     assert_true(blk_set_attr(g, r, AT_CMP, 0));
     Block *u = tg_blk(g, BT_SI, "u", PR_INT_8, all);
-    Block *o = tg_blk(g, BT_OUTPUT, "y", PR_INT_8, all);
-    o->socket_id = 0;
-    o->has_socket_id = true;
+    Block *o = tg_io(g, BT_OUTPUT, "y", PR_INT_8, all, 0);
     tg_join(g, t, 0, r, 0);
     tg_join(g, r, 0, u, 0);
     tg_join(g, u, 0, o, 0);
@@ -2257,9 +2217,7 @@ static void test_chain_phases(void **state)
     for (int k = 0; k < 3; k++) {
         char n[16];
         snprintf(n, sizeof n, "x%d", k);
-        Block *x = tg_blk(g, BT_INPUT, n, PR_INT_8, s);
-        x->socket_id = k;
-        x->has_socket_id = true;
+        Block *x = tg_io(g, BT_INPUT, n, PR_INT_8, s, k);
         snprintf(n, sizeof n, "x%d/in", k);
         Block *xs = tg_blk(g, BT_SI, n, PR_INT_8, s);
         snprintf(n, sizeof n, "s%d", k);
@@ -2278,9 +2236,7 @@ static void test_chain_phases(void **state)
         snprintf(n, sizeof n, "r%d/out", k);
         Block *o = tg_blk(g, BT_SI, n, PR_INT_8, s);
         snprintf(n, sizeof n, "r%d/output", k);
-        Block *out = tg_blk(g, BT_OUTPUT, n, PR_INT_8, s);
-        out->socket_id = k;
-        out->has_socket_id = true;
+        Block *out = tg_io(g, BT_OUTPUT, n, PR_INT_8, s, k);
         tg_join(g, w[k], 0, add, 0);
         tg_join(g, w[(k + 1) % 3], 0, add, 1);
         tg_join(g, add, 0, o, 0);
@@ -2710,9 +2666,7 @@ static void test_gather_part(void **state)
     Chip *c = chip_with(NULL, 0);
     Graph *g = graph_create();
     const int32_t map[8] = {2, 2, 8, 0, 0, 0, 0, 0};
-    Block *in = tg_blk(g, BT_INPUT, "x", PR_INT_8, map);
-    in->socket_id = 0;
-    in->has_socket_id = true;
+    Block *in = tg_io(g, BT_INPUT, "x", PR_INT_8, map, 0);
     Block *a = tg_blk(g, BT_SI, "a", PR_INT_8, map);
     Block *w = tg_blk(g, BT_SI, "w", PR_INT_32, map);
     int64_t wv[32];
@@ -2721,9 +2675,7 @@ static void test_gather_part(void **state)
     assert_true(blk_set_data(g, w, PR_INT_32, (const int32_t[3]){2, 2, 8}, 3, wv, 32));
     Block *add = tg_blk(g, BT_CADD, "add", PR_INT_32, (const int32_t[8]){2, 2, 8, 0, 1, 1, 2, 2});
     Block *sum = tg_blk(g, BT_SI, "sum", PR_INT_32, map);
-    Block *o = tg_blk(g, BT_OUTPUT, "y", PR_INT_32, map);
-    o->socket_id = 0;
-    o->has_socket_id = true;
+    Block *o = tg_io(g, BT_OUTPUT, "y", PR_INT_32, map, 0);
     tg_join(g, in, 0, a, 0);
     tg_join(g, a, 0, add, 0);
     tg_join(g, w, 0, add, 1);
@@ -2798,9 +2750,7 @@ static void test_premove_stage_end(void **state)
 static Block *lut_graph(Graph *g, int32_t n, bool relu)
 {
     const int32_t px[8] = {1, n, 1, 0, 0, 0, 0, 0};
-    Block *in = tg_blk(g, BT_INPUT, "x", PR_INT_8, px);
-    in->socket_id = 0;
-    in->has_socket_id = true;
+    Block *in = tg_io(g, BT_INPUT, "x", PR_INT_8, px, 0);
     Block *a = tg_blk(g, BT_SI, "a", PR_INT_8, px);
     Block *tab = tg_blk(g, BT_SB, "tab", PR_INT_32, (const int32_t[8]){0, 0, 256, 0, 0, 0, 0, 0});
     int64_t tv[256];
@@ -2810,9 +2760,7 @@ static Block *lut_graph(Graph *g, int32_t n, bool relu)
     Block *lut = tg_blk(g, BT_CLUT, "lut", PR_INT_32, px);
     assert_true(blk_set_attr(g, lut, AT_LUT_DW, 8));
     Block *t = tg_blk(g, BT_SI, "t", PR_INT_32, px);
-    Block *o = tg_blk(g, BT_OUTPUT, "y", PR_INT_32, px);
-    o->socket_id = 0;
-    o->has_socket_id = true;
+    Block *o = tg_io(g, BT_OUTPUT, "y", PR_INT_32, px, 0);
     tg_join(g, in, 0, a, 0);
     tg_join(g, a, 0, lut, 0);
     tg_join(g, tab, 0, lut, 1);
@@ -2898,9 +2846,7 @@ static void test_widen_send(void **state)
     Chip *c = chip_with(NULL, 0);
     Graph *g = graph_create();
     const int32_t px[8] = {1, 64, 1, 0, 0, 0, 0, 0};
-    Block *in = tg_blk(g, BT_INPUT, "x", PR_INT_8, px);
-    in->socket_id = 0;
-    in->has_socket_id = true;
+    Block *in = tg_io(g, BT_INPUT, "x", PR_INT_8, px, 0);
     Block *a = tg_blk(g, BT_SI, "a", PR_INT_8, px);
     Block *relu = tg_blk(g, BT_CCMPB, "relu", PR_INT_8, px);
     assert_true(blk_set_attr(g, relu, AT_CMP, 0));
@@ -2908,9 +2854,7 @@ static void test_widen_send(void **state)
     Block *r2 = tg_blk(g, BT_CCMPB, "r2", PR_INT_32, px);
     assert_true(blk_set_attr(g, r2, AT_CMP, 0));
     Block *rs = tg_blk(g, BT_SI, "s", PR_INT_32, px);
-    Block *o = tg_blk(g, BT_OUTPUT, "y", PR_INT_32, px);
-    o->socket_id = 0;
-    o->has_socket_id = true;
+    Block *o = tg_io(g, BT_OUTPUT, "y", PR_INT_32, px, 0);
     tg_join(g, in, 0, a, 0);
     tg_join(g, a, 0, relu, 0);
     tg_join(g, relu, 0, w, 0);
