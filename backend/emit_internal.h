@@ -749,6 +749,9 @@ bool emit_read_after(const Emit *e, const ECopy *cp, int64_t t);
 /* The first block reading block s's values on core k before the router of phase p (in an
  * earlier phase, or in p in a slot before Soma2), -1 when none (emit_route.c). */
 long emit_reader_before(const Emit *e, uint32_t s, uint32_t k, int32_t p);
+/* The first block reading block s's values on core k after the router of phase `from` and
+ * before the router of phase p (-1: none; emit_reader_before is from = -1). */
+long emit_reader_between(const Emit *e, uint32_t s, uint32_t k, int32_t from, int32_t p);
 Status emit_join_rows(Emit *e, const ECopy *cp, int32_t p, int32_t slot, int64_t rows,
                       int64_t x1, int64_t ci, int64_t ciso, int64_t cc, int64_t o);
 /* The channel merges (emit_chmerge.c): planned after the column merges, before the moves

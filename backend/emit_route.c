@@ -679,11 +679,19 @@ static Status route_edge(Emit *e, const MapDict *dict)
 
 long emit_reader_before(const Emit *e, uint32_t s, uint32_t k, int32_t p)
 {
+    return emit_reader_between(e, s, k, -1, p);
+}
+
+long emit_reader_between(const Emit *e, uint32_t s, uint32_t k, int32_t from, int32_t p)
+{
     const BlockUses *su = &e->uses.blocks[s];
     for (uint32_t r = 0; r < su->n_out_edges; r++) {
         long t = graph_block_pos(e->g, e->g->edges[su->out_edges[r]]->dst);
-        if (t >= 0 && e->core_of[t] == k &&
-            (e->phase_of[t] < p || (e->phase_of[t] == p && e->slot_of[t] != MAP_PI_SOMA2)))
+        if (t < 0 || e->core_of[t] != k)
+            continue;
+        int32_t ph = e->phase_of[t];
+        bool soma2 = e->slot_of[t] == MAP_PI_SOMA2;
+        if ((ph > from || (ph == from && soma2)) && (ph < p || (ph == p && !soma2)))
             return t;
     }
     return -1;

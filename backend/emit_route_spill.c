@@ -19,7 +19,10 @@
  *     it before: a gather of other copies does not), its core sends nothing from it in
  *     between, and its receive area is not one of that phase's own relaying chains' (a
  *     chain spilled there whole takes runs landing past its base);
- *   - both cores are in one phase group (a packet sent in phase q lands in phase q there).
+ *   - both cores are in one phase group, or the receiver in a later one (a later stage: a
+ *     packet sent in phase q lands in phase q there, and the receiver's readers before the
+ *     router of p read the sample of the step before, so only a reader between the routers
+ *     of p and q keeps the run in p; lanes_spill_stage.map.txtpb).
  * A relaying chain's run moves whole, with all its cores, or stays (emit_spill_chain.c).
  * What does not fit stays, and the P09 refuses it [emit.route] (emit_route.c); so does a
  * header past the 4 KiB reach (not spilled: the next phase's receive base is the same).
@@ -154,8 +157,12 @@ bool emit_spill_movable(Emit *e, uint32_t sk, int32_t p, const ESend *s, bool co
     int32_t q = p + 1;
     uint32_t dk = s->dst_core;
     ECore *a = &e->cores[sk], *b = &e->cores[dk];
+    /* a receiver of a later stage reads what lands in this step in the next one: its
+     * readers before the router of p read the sample before, so only those between that
+     * router and q's keep the runs in p */
+    bool staged = a->phase_group < b->phase_group;
     if ((s->relay && !in_chain) || q >= a->n_phases || q >= b->n_phases ||
-        a->phase_group != b->phase_group || a->step_group != b->step_group ||
+        a->phase_group > b->phase_group || a->step_group != b->step_group ||
         (!in_chain && !chain_lets(e, dk, q, s)) || relays_own(e, sk, q))
         return false;
     int64_t lo, hi, dlo, dhi;
@@ -170,8 +177,8 @@ bool emit_spill_movable(Emit *e, uint32_t sk, int32_t p, const ESend *s, bool co
     if (later && (cp->move_phase != p || b->ph[p].soma[1].kind != SLOT_MOVE ||
                   emit_soma_taken(e, dk, q, MAP_PI_SOMA2)))
         return false;
-    /* nothing reads the copy before the router of phase q */
-    if (emit_reader_before(e, (uint32_t)pos, dk, q) >= 0)
+    /* nothing reads the copy before the router of phase q (of a later stage: after p's) */
+    if (emit_reader_between(e, (uint32_t)pos, dk, staged ? p : -1, q) >= 0)
         return false;
     for (int32_t r = p; r <= q; r++)
         if ((r < q && !later && slot_reads(e, cp, r, MAP_PI_SOMA2, (uint32_t)pos)) ||
