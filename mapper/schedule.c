@@ -37,6 +37,7 @@
  * virtual core, every XF_CORE transfer between two cores its receive chunks.
  */
 #include "mapper/gather_wait.h"
+#include "mapper/lanes_land.h"
 #include "mapper/own_gather.h"
 #include "mapper/plan.h"
 #include "mapper/xfer_clash.h"
@@ -646,8 +647,12 @@ static int ready_one(uint32_t xi, void *arg)
              * (backend/emit_spread.c): a reader comes after the last */
             bool moved = n > 1 || big;
             r = (int64_t)ph * MS_PER_PHASE + (moved ? MS_SOMA2 : MS_ROUTER);
-            if (lanes_spread(p, a, x) && lanes_ready(p, a, x) > r)
+            if (lanes_spread(p, a, x) && lanes_ready(p, a, x) > r) {
                 r = lanes_ready(p, a, x); /* byte moves past one phase's headers */
+                if (!moved) /* landing until the last of them (lanes_land.h) */
+                    map_lanes_land(p, xi, ph, map_lanes_last(p, x->edge, send_phase(a)),
+                                   R->v, R->recv, R->s->M, R->commit);
+            }
             if (!moved && !lanes_spread(p, a, x))
                 hold_gather(R, xi, ph, r);
             if (R->commit) {
