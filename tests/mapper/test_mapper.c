@@ -17,6 +17,7 @@
 #include "mapper/chain_fit.h"
 #include "mapper/chain_index.h"
 #include "mapper/chain_sets.h"
+#include "mapper/lanes_land.h"
 #include "mapper/plan.h"
 #include "mapper/xfer_clash.h"
 #include "passes/manager.h"
@@ -1729,6 +1730,53 @@ static void test_capped_clash(void **state)
     byte_clash(true);
 }
 
+/* A transfer landing whole in one phase whose bytes the router sends on over later phases
+ * keeps its landing bytes in the receiver's receive budget of each of them and the Soma2 of
+ * the last for its move (mapper/lanes_land.c; test_diff_chain/yolo_head): test_byte_clash's
+ * plan, its transfer of runs of bytes into "b/in" taken as landing in global phase 30 with
+ * bytes sent up to phase 33 (local phases 31, 0 and 1 of the next step). */
+static void test_lanes_land(void **state)
+{
+    (void)state;
+    const char *edits[] = {"budget=\"128KiB\"", "budget=\"6KiB\"",
+                           "receive_per_phase=\"12KiB\"", "receive_per_phase=\"1KiB\""};
+    Chip *c = chip_with(edits, 4);
+    Graph *g = graph_create();
+    const int32_t s[8] = {8, 8, 32, 0, 0, 0, 0, 0}, h[8] = {8, 8, 17, 0, 0, 0, 0, 0};
+    Block *src = clash_writer(g, s);
+    clash_reader(g, src, "a", h, 0, 0, h[2]);
+    clash_reader(g, src, "b", h, 1, 1, h[2]);
+    Diag d;
+    MapPlan *p = plan_ok(g, c, &d);
+    const MXfer *x = clash_xfer(p, "b");
+    assert_non_null(x);
+    uint32_t xi = (uint32_t)(x - p->xfers), v = map_xfer_vcore(p, x);
+    uint32_t M = p->chip->max_phases;
+    assert_true(M > 2);
+    int64_t bytes = map_land_bytes(p, xi);
+    assert_true(bytes > 0);
+    int64_t *recv = calloc(M, sizeof *recv);
+    assert_non_null(recv);
+    uint8_t *slots = p->vcores[v].slots;
+    uint8_t was[3] = {slots[M - 1], slots[0], slots[1]};
+    map_lanes_land(p, xi, (int32_t)M - 2, (int32_t)M - 2, v, recv, M, true); /* one phase */
+    map_lanes_land(p, xi, (int32_t)M - 2, (int32_t)M + 1, v, recv, M, false);
+    for (uint32_t l = 0; l < M; l++)
+        assert_int_equal(recv[l], l == M - 1 || l < 2 ? bytes : 0);
+    assert_int_equal(slots[1], was[2]); /* not committed: no slot kept */
+    map_lanes_land(p, xi, (int32_t)M - 2, (int32_t)M + 1, v, recv, M, true);
+    assert_int_equal(recv[0], 2 * bytes);
+    assert_int_equal(recv[M - 2], 0);
+    assert_int_equal(slots[1], was[2] | (1u << MS_SOMA2));
+    assert_int_equal(slots[0], was[1]);
+    assert_int_equal(slots[M - 1], was[0]);
+    free(recv);
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
 /* One box of a writer's result into two storage blocks on one core takes two receive phases
  * (mapper/xfer_twice.c): the conv (as in test_read_twice, its own core on 24 KiB) writes all
  * its result into "k0/in" and into channels 0..31 of "k1/in" (8 x 8 x 64, channels 32..63
@@ -3062,6 +3110,7 @@ int main(void)
         cmocka_unit_test(test_part_heads),
         cmocka_unit_test(test_byte_clash),
         cmocka_unit_test(test_capped_clash),
+        cmocka_unit_test(test_lanes_land),
         cmocka_unit_test(test_chain_phases),
         cmocka_unit_test(test_chain_index),
         cmocka_unit_test(test_chain_run_box),
