@@ -1562,6 +1562,14 @@ static uint32_t clash_reader(Graph *g, Block *src, const char *name, const int32
     return eid;
 }
 
+/* The chip of the clash tests: 128 KiB a chip, `budget` a core, 12 KiB received a phase on
+ * a chip and `recv` on a core. */
+static Chip *clash_chip(const char *budget, const char *recv)
+{
+    const char *edits[] = {"budget=\"128KiB\"", budget, "receive_per_phase=\"12KiB\"", recv};
+    return chip_with(edits, 4);
+}
+
 /* The transfer from "src" into "NAME/in" (NULL: none). */
 static const MXfer *clash_xfer(const MapPlan *p, const char *name)
 {
@@ -1588,9 +1596,7 @@ static const MXfer *clash_xfer(const MapPlan *p, const char *name)
 static void test_clash_phases(void **state)
 {
     (void)state;
-    const char *edits[] = {"budget=\"128KiB\"", "budget=\"5KiB\"",
-                           "receive_per_phase=\"12KiB\"", "receive_per_phase=\"1KiB\""};
-    Chip *c = chip_with(edits, 4);
+    Chip *c = clash_chip("budget=\"5KiB\"", "receive_per_phase=\"1KiB\"");
     Graph *g = graph_create();
     const int32_t s[8] = {8, 8, 32, 0, 0, 0, 0, 0}, h[8] = {8, 8, 16, 0, 0, 0, 0, 0};
     Block *src = clash_writer(g, s);
@@ -1676,9 +1682,8 @@ static void test_part_heads(void **state)
  * (test_diff_chain/yolo_head's head_rs, emit.route "which overlap"). */
 static void byte_clash(bool capped)
 {
-    const char *edits[] = {"budget=\"128KiB\"", "budget=\"6KiB\"", "receive_per_phase=\"12KiB\"",
-                           capped ? "receive_per_phase=\"512\"" : "receive_per_phase=\"1KiB\""};
-    Chip *c = chip_with(edits, 4);
+    Chip *c = clash_chip("budget=\"6KiB\"",
+                         capped ? "receive_per_phase=\"512\"" : "receive_per_phase=\"1KiB\"");
     Graph *g = graph_create();
     const int32_t s[8] = {8, 8, 32, 0, 0, 0, 0, 0};
     const int32_t h[8] = {8, 8, capped ? 15 : 17, 0, 0, 0, 0, 0};
@@ -1738,15 +1743,13 @@ static void test_capped_clash(void **state)
 static void test_lanes_land(void **state)
 {
     (void)state;
-    const char *edits[] = {"budget=\"128KiB\"", "budget=\"6KiB\"",
-                           "receive_per_phase=\"12KiB\"", "receive_per_phase=\"1KiB\""};
-    Chip *c = chip_with(edits, 4);
     Graph *g = graph_create();
-    const int32_t s[8] = {8, 8, 32, 0, 0, 0, 0, 0}, h[8] = {8, 8, 17, 0, 0, 0, 0, 0};
-    Block *src = clash_writer(g, s);
-    clash_reader(g, src, "a", h, 0, 0, h[2]);
-    clash_reader(g, src, "b", h, 1, 1, h[2]);
+    Block *src = clash_writer(g, (const int32_t[8]){8, 8, 32, 0, 0, 0, 0, 0});
+    for (int k = 0; k < 2; k++) /* channels 0..16 into a/in, 1..17 (bytes) into b/in */
+        clash_reader(g, src, k ? "b" : "a", (const int32_t[8]){8, 8, 17, 0, 0, 0, 0, 0}, k, k,
+                     17);
     Diag d;
+    Chip *c = clash_chip("budget=\"6KiB\"", "receive_per_phase=\"1KiB\"");
     MapPlan *p = plan_ok(g, c, &d);
     const MXfer *x = clash_xfer(p, "b");
     assert_non_null(x);
