@@ -457,10 +457,11 @@ Status emit_program_progress(const Mapping *m, const Chip *chip, ProgSet *out, D
     for (int pass = 0; pass < EMIT_PASSES + EMIT_DUP_PASSES; pass++) {
         Diag pd; /* the pass's findings: those of the last pass are told */
         diag_init(&pd, NULL);
-        size_t was = pins.runs + pins.n_pitches + pins.n_dups;
+        size_t was = pins.runs + pins.n_pitches + pins.n_dups + pins.n_raws;
         st = emit_pass(m, chip, out, &pd, pass ? NULL : progress, &pins);
         size_t more = pins.n_dups < EMIT_DUP_PASSES ? pins.n_dups : EMIT_DUP_PASSES;
-        bool again = st == ST_LOGIC && pins.runs + pins.n_pitches + pins.n_dups > was &&
+        bool again = st == ST_LOGIC &&
+                     pins.runs + pins.n_pitches + pins.n_dups + pins.n_raws > was &&
                      (size_t)pass + 1 < EMIT_PASSES + more;
         if (!again)
             diag_append(d, &pd);
@@ -471,6 +472,7 @@ Status emit_program_progress(const Mapping *m, const Chip *chip, ProgSet *out, D
     free(pins.ties);
     free(pins.pitches);
     free(pins.dups);
+    free(pins.raws);
     if (st == ST_OK && d->worst > ST_OK) {
         st = d->worst;
         progset_free(out);

@@ -77,6 +77,10 @@ static Status refuse(const Plan *pl, size_t r, uint32_t at, const char *why)
                     why);
 }
 
+#define LAID_OUT                                                                           \
+    "the copies are laid out differently on the chain's cores (the runs land at other "   \
+    "offsets from one receive base on each)"
+
 static size_t find_run(size_t *root, size_t r)
 {
     while (root[r] != r)
@@ -271,8 +275,37 @@ static int64_t base_of(Plan *pl, uint32_t c)
     return pl->e->cores[r].ph[pl->p].recv_base + d;
 }
 
+/* The send of run r to core c, or NULL. */
+static const ESend *send_to(const Plan *pl, size_t r, uint32_t c)
+{
+    for (size_t t = 0; t < pl->runs[r].m; t++)
+        if (run_send(pl, r, t)->dst_core == c)
+            return run_send(pl, r, t);
+    return NULL;
+}
+
+/* Run r's sends s0 and s, which no tie of receive bases puts at one offset: when another run
+ * of its sender to the same two cores shows their copies laid out differently, records that
+ * one of them takes its words from its writer's int32 area in the next pass
+ * (emit_narrow_send.c); *noted. */
+static Status two_layouts(Plan *pl, size_t r, const ESend *s0, const ESend *s, bool *noted)
+{
+    *noted = false;
+    for (size_t r2 = 0; r2 < pl->n && !*noted; r2++) {
+        const ESend *a2, *b2;
+        if (r2 == r || pl->runs[r2].k != pl->runs[r].k ||
+            !(a2 = send_to(pl, r2, s0->dst_core)) || !(b2 = send_to(pl, r2, s->dst_core)))
+            continue;
+        Status st = emit_narrow_send_note(pl->e, pl->runs[r].k, pl->p, s0, s, a2, b2, noted);
+        if (st != ST_OK)
+            return st;
+    }
+    return ST_OK;
+}
+
 /* The receive bases of the phase's chain cores: tied by the runs, then the highest each
- * group of tied cores takes. */
+ * group of tied cores takes. Runs of copies of two layouts are each recorded (two_layouts)
+ * before the phase is refused. */
 static Status bases(Plan *pl)
 {
     Emit *e = pl->e;
@@ -283,17 +316,29 @@ static Status bases(Plan *pl)
             pl->par[c] = c;
             pl->pot[c] = 0;
         }
+    size_t first = pl->n; /* the first run refused for two layouts */
+    uint32_t at = 0;
     for (size_t r = 0; r < pl->n; r++) {
         const ESend *s0 = run_send(pl, r, 0);
         for (size_t t = 1; t < pl->runs[r].m; t++) {
             const ESend *s = run_send(pl, r, t);
-            if (!wuf_tie(pl->par, pl->pot, s0->dst_core, s->dst_core,
-                         s->dst_addr - s0->dst_addr))
-                return refuse_tied(pl, r, s->dst_core, "the copies are laid out differently "
-                                   "on the chain's cores (the runs land at other offsets "
-                                   "from one receive base on each)");
+            bool noted = false;
+            if (wuf_tie(pl->par, pl->pot, s0->dst_core, s->dst_core,
+                        s->dst_addr - s0->dst_addr))
+                continue;
+            Status st = two_layouts(pl, r, s0, s, &noted);
+            if (st != ST_OK)
+                return st;
+            if (!noted && first == pl->n)
+                return refuse_tied(pl, r, s->dst_core, LAID_OUT);
+            if (first == pl->n) {
+                first = r;
+                at = s->dst_core;
+            }
         }
     }
+    if (first < pl->n)
+        return refuse(pl, first, at, LAID_OUT);
     for (size_t r = 0; r < pl->n; r++) /* each root's base: the least of its cores' bounds */
         for (size_t t = 0; t < pl->runs[r].m; t++) {
             uint32_t c = pl->ord[pl->off[r] + t];

@@ -403,6 +403,8 @@ typedef struct ENarrow {
     uint32_t req;                   /* the int32 area */
     int64_t lo, hi;                 /* the writer's values (exact.h); outside the map's
                                        precision: refused with emit.prec */
+    int32_t last;                   /* the area lives in phases phase..last: past phase while
+                                       the router sends from it (emit_narrow_send.c) */
 } ENarrow;
 
 /* One core's part of a run a relaying chain carries, which a pass refused (emit_pin.c): the
@@ -428,8 +430,16 @@ typedef struct EPinDup {
     uint32_t w, s;
 } EPinDup;
 
+/* A writer (block position w) whose int32 area, which a P06 re-pitches into a map on its
+ * core (ENarrow), the router sends storage block position s's copies from: a relaying chain
+ * could not carry them beside a copy of another layout (emit_narrow_send.c). */
+typedef struct EPinRaw {
+    uint32_t w, s;
+} EPinRaw;
+
 /* The ties of the runs the emitter's passes refused so far (emit.c), each run's together,
- * the copies to land in a chain's pitch and the buffers to send twice. */
+ * the copies to land in a chain's pitch, the buffers to send twice and the copies to send
+ * from their writer's int32 area. */
 typedef struct EPins {
     EPinTie *ties;
     size_t n, cap;
@@ -438,6 +448,8 @@ typedef struct EPins {
     size_t n_pitches, cap_pitches;
     EPinDup *dups;
     size_t n_dups, cap_dups;
+    EPinRaw *raws;
+    size_t n_raws, cap_raws;
 } EPins;
 
 typedef struct Emit {
@@ -1070,6 +1082,24 @@ Status emit_pin_run(Emit *e, int32_t p, const uint32_t *cores, const int64_t *ds
 Status emit_pin_pitch(Emit *e, uint32_t k, uint32_t pos, int64_t pitch);
 /* The pitch recorded for the copy of block position pos on core k, 0: none. */
 int64_t emit_pin_pitch_of(const Emit *e, uint32_t k, uint32_t pos);
+/* Whether storage block position s's copies take writer w's words from its int32 area
+ * (recorded by an earlier pass, emit_narrow_send.c). */
+bool emit_narrow_send_of(const Emit *e, uint32_t w, uint32_t s);
+/* Core k's run of phase p to cores a->dst_core and b->dst_core, which no tie of receive bases
+ * puts at one offset on both, beside another run of it, a2 and b2 to the same two cores: when
+ * each pair lands in one area of its core at two distances (copies of two layouts) and the
+ * writer of one of the two storages (b's first) on core k narrows an int32 area of that
+ * copy's pitch into a map of another, records that the storage's copies take its words from
+ * that area in the next pass (EPins.n_raws grows; *noted). Out of memory: ST_RUNTIME. */
+Status emit_narrow_send_note(Emit *e, uint32_t k, int32_t p, const ESend *a, const ESend *b,
+                             const ESend *a2, const ESend *b2, bool *noted);
+/* The last phase writer w's int32 area (narrowed in phase p) lives in: the last in which its
+ * router sends to a storage recorded so (emit_narrow_send_of), within the step; else p. */
+int32_t emit_narrow_send_last(Emit *e, uint32_t w, int32_t p);
+/* The narrowing of writer w whose int32 area the router sends storage block position s's
+ * copy of layout df from in phase p, or NULL. */
+const ENarrow *emit_narrow_send_area(const Emit *e, uint32_t w, uint32_t s, int32_t p,
+                                     const EmitFeat *df);
 /* Two sends a and b of core k's router in one phase overlapping on its area (emit_route.c),
  * for which no pitch was recorded (emit_pin_pitch): when they are one writer's words to
  * copies of two storage blocks in runs of two lengths or strides, records that b's storage's

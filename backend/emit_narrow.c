@@ -7,7 +7,9 @@
  * the map's, the lanes past the area's 0; no shift, so each value is clipped to the map's
  * range). Soma1 taken: Soma2 of that phase, when nothing reads the map on
  * its core before and the router sends none of it in that phase. The int32 area lives in
- * that phase only, as the mapper counts it (layout_work_bytes, taskir/layout.h).
+ * that phase only, as the mapper counts it (layout_work_bytes, taskir/layout.h), but for a
+ * writer whose router sends copies of the area's pitch from it (emit_narrow_send.c: to the
+ * last phase it so sends in).
  * A view only OUTPUTs read (emit_rearr.c: a result reshaped or transposed on its way to a
  * model output) is narrowed so too, in the writer's map's layout.
  * The graph stores a result as it is (a storage block's precision does not clamp what a
@@ -80,7 +82,7 @@ static Status plan_narrow(Emit *e, uint32_t w, uint32_t ci, const EBox *box, Exa
 {
     const ECopy *cp = &e->copies[ci];
     const Block *b = e->g->blocks[w];
-    ENarrow n = {w, ci, *box, {0}, -1, 0, EMIT_NONE, r.lo, r.hi};
+    ENarrow n = {w, ci, *box, {0}, -1, 0, EMIT_NONE, r.lo, r.hi, -1};
     ExactRange m = exact_prec_range(cp->feat.prec);
     int32_t p = e->phase_of[w];
     for (int32_t sl = MAP_PI_SOMA1;
@@ -96,7 +98,9 @@ static Status plan_narrow(Emit *e, uint32_t w, uint32_t ci, const EBox *box, Exa
             return diag_block(e->d, ST_LOGIC, "emit.layout", b,
                               "writes int32 rows of a pitch of %d channels, which is no layout",
                               unit);
-        n.req = emit_request(e, cp->core, n.feat.words, n.feat.align, p, p, ALLOC_DATA, b->id);
+        n.last = emit_narrow_send_last(e, w, p); /* p, but while a copy is sent from it */
+        n.req = emit_request(e, cp->core, n.feat.words, n.feat.align, p, n.last, ALLOC_DATA,
+                             b->id);
         if (n.req == EMIT_NONE)
             return ST_RUNTIME;
         Status st = emit_slot_take(e, cp->core, p, n.slot, SLOT_NARROW, w);

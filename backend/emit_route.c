@@ -107,8 +107,10 @@ static Status dup_loc(const Emit *e, uint32_t w, const ECopy *cp, const Edge *ed
 /* The source of edge ed's data on its writer's core, in the coordinates of the storage it
  * goes to (dst_box: the edge's box there), for a copy laid out as df: the writer's output
  * buffer, or its send area in df's precision, or in its pitch in that phase, when a P06
- * rewrites the buffer so (emit_sendbuf.c). ch0: the storage channel the source's pixels
- * start with (the edge may start at a channel of the writer's output other than its
+ * rewrites the buffer so (emit_sendbuf.c); for a writer without one, the copy it writes on
+ * its core, or the int32 area a P06 re-pitches into that copy, for a copy of the area's pitch
+ * an earlier pass recorded (emit_narrow_send.c). ch0: the storage channel the source's
+ * pixels start with (the edge may start at a channel of the writer's output other than its
  * first). */
 static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
                         const EBox *dst_box, const EmitFeat *df, ELoc *l, int64_t *ch0)
@@ -170,6 +172,20 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
         if (flat && (!same_extents(&lbox, &lw) ||
                      (wbox.n[0] > 1 && (wx != cp->box.lo[1] || wbox.n[1] != cp->box.n[1]))))
             continue;
+        /* a copy of the int32 area's pitch sent from that area (emit_narrow_send.c) */
+        const ENarrow *raw =
+            flat ? NULL
+                 : emit_narrow_send_area(e, w, (uint32_t)graph_block_pos(e->g, ed->dst), phase,
+                                         df);
+        if (raw && raw->copy == (uint32_t)(cp - e->copies)) {
+            int64_t pw = emit_feat_pixel_words(&raw->feat);
+            l->feat = &raw->feat;
+            l->row = raw->box.n[1] * pw;
+            l->box = *dst_box;
+            l->base = c->addr[raw->req] +
+                      ((wy - raw->box.lo[0]) * raw->box.n[1] + wx - raw->box.lo[1]) * pw;
+            return ST_OK;
+        }
         l->feat = &cp->feat;
         l->row = (flat ? dst_box->n[1] : cp->box.n[1]) * emit_feat_pixel_words(&cp->feat);
         l->box = *dst_box;
