@@ -501,6 +501,58 @@ static int early_cmp(const void *a, const void *b)
     return x->ci < y->ci ? -1 : x->ci > y->ci;
 }
 
+/* The gather of another input of x's CADD in Soma slot (p, sl) that may give it to x and
+ * take x's later one (its copy is none of list[0..n)'s and lives to the CADD's phase: moved
+ * out of the receive area, spread over phases); NULL when none. */
+static EGather *yielder(Emit *e, const EEarly *list, size_t n, const EEarly *x, int32_t p,
+                        int32_t sl)
+{
+    for (size_t i = 0; i < e->n_gathers; i++) {
+        EGather *g = &e->gathers[i];
+        if (g->cadd != x->g->cadd || g->i < 0 || g->phase != p || g->slot != sl)
+            continue;
+        for (size_t j = 0; j < n; j++)
+            if (list[j].g == g)
+                return NULL;
+        const ECopy *cp = &e->copies[g->copy];
+        if (cp->req == EMIT_NONE || e->cores[cp->core].reqs[cp->req].last < e->phase_of[g->cadd])
+            return NULL;
+        return g;
+    }
+    return NULL;
+}
+
+/* x's P06 again to the earliest Soma slot after its copy lands and before its own, free or
+ * taken by another input's P06 that yields it (yielder: that one takes x's); *moved when
+ * it moved. */
+static Status pull_early(Emit *e, const EEarly *list, size_t n, const EEarly *x, bool *moved)
+{
+    EGather *g = x->g, *y = NULL;
+    uint32_t k = e->copies[x->ci].core;
+    int32_t was_p = g->phase, was_sl = g->slot;
+    int64_t after = x->ready, was = emit_slot_when(was_p, was_sl);
+    bool free_one = false; /* a free one first: early() takes the earliest */
+    for (int32_t p = x->lo; p <= was_p && !y && !free_one; p++)
+        for (int32_t sl = MAP_PI_SOMA1; sl <= MAP_PI_SOMA2 && !y && !free_one;
+             sl += MAP_PI_SOMA2 - MAP_PI_SOMA1) {
+            int64_t t = emit_slot_when(p, sl);
+            if (t <= after || t >= was)
+                continue;
+            free_one = !emit_soma_taken(e, k, p, sl);
+            /* (a copy of the step before: its slot may lie past the CADD's phase) */
+            if (!free_one && !x->ms.wrap && (y = yielder(e, list, n, x, p, sl)) != NULL)
+                emit_slot_free(e, k, p, sl);
+        }
+    Status st = early(e, x->ci, g, &x->ms, x->lo);
+    if (st == ST_OK && y) {
+        y->phase = was_p;
+        y->slot = was_sl;
+        st = emit_slot_take(e, k, was_p, was_sl, SLOT_GATHER, y->cadd);
+    }
+    *moved = *moved || emit_slot_when(g->phase, g->slot) < was;
+    return st;
+}
+
 Status emit_early_gathers(Emit *e)
 {
     /* the copies in the order their data is in place: each P06 moved takes the earliest
@@ -523,6 +575,16 @@ Status emit_early_gathers(Emit *e)
     Status st = ST_OK;
     for (size_t i = 0; i < n && st == ST_OK; i++)
         st = early(e, list[i].ci, list[i].g, &list[i].ms, list[i].lo);
+    /* a P06 moved past slots the later copies' P06s still held before they moved, or that
+     * the P06s of other inputs of its CADD (read from the data banks) took first: each
+     * takes the earliest slot after its copy lands again, in the same order, until none
+     * moves (each moves only earlier: the mapper plans them so, gather_wait.h;
+     * test_diff_ops/cvm_precision_case_1__p_24_'s 22 inputs on core (8,2)) */
+    for (bool moved = n > 0; moved && st == ST_OK;) {
+        moved = false;
+        for (size_t i = 0; i < n && st == ST_OK; i++)
+            st = pull_early(e, list, n, &list[i], &moved);
+    }
     free(list);
     return st;
 }
