@@ -971,6 +971,20 @@ int64_t emit_spread_unit(const ECopy *cp);
 bool emit_unit_range(const ECopy *cp, const EBox *b, int64_t *lo, int64_t *hi);
 int emit_unit_box(const ECopy *cp, int64_t q0, int64_t nq, const EBox *part, EBox *out);
 bool emit_unit_wanted(const Emit *e, const ECopy *cp, const int64_t *words);
+/* emit_spreadcap.c: the pixels of edge ed into spread copy cp to land in phase p (not the
+ * edge's last there) from pixel q on, px at most: fewer when the same writer sends, in p, a
+ * pixel of [q + 1, q + px) to a copy of another box of its result on another core (a part
+ * planned already): the part then ends before the first such pixel, as the mapper cuts it
+ * (mapper/xfer_cap.c). */
+int64_t emit_spread_cap(const Emit *e, const ECopy *cp, const Edge *ed, int32_t p, int64_t q,
+                        int64_t px);
+/* Whether spread copy a waits for another (done[i]: copy i planned) before its parts are cut:
+ * one on another core, of another box of the result of a writer of a, landing in a phase
+ * (not the last) in which that writer's edge into a lands on a's core too (emit_spreads
+ * plans those first, keeping each core's order). reader: a's time cut (emit_spread.c); ph,
+ * tmp: room for the phases of any edge dict. */
+bool emit_spread_waits(const Emit *e, const ECopy *a, int32_t reader, const uint8_t *done,
+                       int32_t *ph, int32_t *tmp);
 /* Parts landing in their relay's pitch (emit_landpitch.c): after emit_spreads, each part of
  * one run whose phase's arrivals all come from one relay holding a copy in a wider pitch
  * lands at that pitch where the receive area has room (EPart.pitch, its landing area
