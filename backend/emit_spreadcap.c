@@ -9,13 +9,16 @@
  * its channels to `layer3_2_add`'s core, a channel half to each piece of `layer3_2_conv1`,
  * whose parts take the row's last pixels in the same phase): the part then ends where the
  * pieces' runs of that phase begin, the rest in a later phase. The Mapping gives a spread
- * transfer's phases, not each phase's bytes, so the code generator finds the same cut from
- * the parts planned before it (the copies whose last part lands sooner come first,
- * emit_spreads): in a phase that is not the edge's last, the part ends before the first
- * pixel past its start that the same writer sends in that phase to a copy of another box of
- * its result (other channels or pixels) on another core. Copies of the same box (a
- * multicast set) take the same pixels a phase anyway. Only edges whose boxes keep their
- * extents (no reshaping steps) and copies cut into whole pixels are looked at.
+ * transfer's phases, not each phase's bytes, so the code generator finds the cut again:
+ * when a relaying chain of a phase is refused for want of a core all its sets share
+ * (emit_chain_plan.c), the spread copies its runs reach are recorded (EPinCap) and the
+ * emitter runs again (emit.c); this time, in that phase, if it is not the edge's last, each
+ * recorded copy's part ends before the first pixel past its start that the same writer
+ * sends there to a copy of another box of its result (other channels or pixels) on another
+ * core. Those copies are planned first (emit_spreads keeps each core's order: the room of
+ * a phase is its core's), so their parts are known. A part no chain refused is cut as
+ * before (the mapper cuts only where the chains would not fit). Only edges whose boxes keep
+ * their extents (no reshaping steps) and copies cut into whole pixels are looked at.
  */
 #include "backend/emit_internal.h"
 
@@ -75,11 +78,37 @@ static int64_t first_met(const ECopy *cp, const EBox *d, const EBox *s, const EC
     return best;
 }
 
+/* Whether an earlier pass recorded spread copy cp's part of phase p (any phase: p < 0). */
+static bool recorded(const Emit *e, const ECopy *cp, int32_t p)
+{
+    for (size_t i = 0; e->pins && i < e->pins->n_caps; i++) {
+        const EPinCap *c = &e->pins->caps[i];
+        if (c->k == cp->core && c->pos == cp->block && (p < 0 || c->p == p))
+            return true;
+    }
+    return false;
+}
+
+Status emit_spread_cap_hint(Emit *e, int32_t p, const ESend *s)
+{
+    long pos = graph_block_pos(e->g, s->block);
+    const ECopy *cp = pos < 0 ? NULL : emit_copy_on(e, (uint32_t)pos, s->dst_core);
+    if (!e->pins || !cp || !cp->spread || recorded(e, cp, p))
+        return ST_OK;
+    EPins *pins = e->pins;
+    EPinCap *nc = emit_grow(e, pins->caps, &pins->cap_caps, pins->n_caps, sizeof *nc);
+    if (!nc)
+        return ST_RUNTIME;
+    pins->caps = nc;
+    nc[pins->n_caps++] = (EPinCap){s->dst_core, (uint32_t)pos, p};
+    return ST_OK;
+}
+
 int64_t emit_spread_cap(const Emit *e, const ECopy *cp, const Edge *ed, int32_t p, int64_t q,
                         int64_t px)
 {
     EBox d, s;
-    if (cp->unit || px <= 1 || !edge_boxes(e, cp->block, ed, &d, &s))
+    if (cp->unit || px <= 1 || !recorded(e, cp, p) || !edge_boxes(e, cp->block, ed, &d, &s))
         return px;
     int64_t end = q + px;
     for (size_t i = 0; i < e->n_parts; i++) {
@@ -151,6 +180,8 @@ bool emit_spread_waits(const Emit *e, const ECopy *a, int32_t reader, const uint
 {
     const BlockUses *bu = &e->uses.blocks[a->block];
     int32_t np = e->cores[a->core].n_phases;
+    if (!recorded(e, a, -1))
+        return false;
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         const Edge *ed = e->g->edges[bu->in_edges[j]];
         long w = graph_block_pos(e->g, ed->src);

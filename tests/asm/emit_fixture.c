@@ -410,16 +410,16 @@ Mapping *emit_fixture_spread_slices(void)
  * rows: the parts of two copies in one phase. */
 /* INPUT x -> SI a (13 x 16 pixels of 64 int8 channels) on core (0,0), received in phase 0
  * -> CCMPB relu (Soma1, phase 0) there: relu. */
-static Block *relu_13x16(Mapping *m)
+static Block *relu_rows(Mapping *m, int32_t ny)
 {
     Graph *g = m->graph;
-    Block *in = blk(g, BT_INPUT, "x", 13, 16, 64, 0);
-    Block *a = blk(g, BT_SI, "a", 13, 16, 64, 0);
-    Block *relu = blk(g, BT_CCMPB, "relu", 13, 16, 64, 0);
+    Block *in = blk(g, BT_INPUT, "x", ny, 16, 64, 0);
+    Block *a = blk(g, BT_SI, "a", ny, 16, 64, 0);
+    Block *relu = blk(g, BT_CCMPB, "relu", ny, 16, 64, 0);
     Block *all[3] = {in, a, relu};
     set_prec(all, 3, PR_INT_8);
     in->has_socket_id = true;
-    relu->shape.d[D_IY] = 13;
+    relu->shape.d[D_IY] = ny;
     relu->shape.d[D_IX] = 16;
     CHECK(blk_set_attr(g, relu, AT_CMP, 0));
     Edge *e0 = graph_connect(g, in, 0, a, 0);
@@ -429,6 +429,11 @@ static Block *relu_13x16(Mapping *m)
     const int32_t r0[1][4] = {{0, 0, 0, RECV}};
     coord(m, true, e0->id, 1, r0);
     return relu;
+}
+
+static Block *relu_13x16(Mapping *m)
+{
+    return relu_rows(m, 13);
 }
 
 Mapping *emit_fixture_spread_two(void)
@@ -523,6 +528,37 @@ Mapping *emit_fixture_relay_parts(int32_t lag)
                              {2, 1, lag + 1, SEND}, {3, 1, lag + 1, RECV}};
     coord(m, true, eb->id, 8, x);
     return verified(m, lag ? "relay_parts" : "relay_parts_now");
+}
+
+/* INPUT -> SI a (20 x 16 pixels of 64 int8 channels: 256 words a row, 5120 in all) on core
+ * (0,0) -> CCMPB relu (Soma1, phase 0) -> SI b1 (all of it) on core (2,1) over phases 0, 1
+ * and 2, and SI b2 (its rows 4..19, 4096 words) on core (3,1) over phases 0 and 1 -> CCMPB
+ * r1 on (2,1), r2 on (3,1) (Soma1, phase 3) -> SI c1, c2 -> OUTPUTs y1, y2. Both copies are
+ * over the receive area (3072 words), each phase's part moved out in its Soma2. */
+Mapping *emit_fixture_spread_cap(void)
+{
+    Mapping *m = mapping_create();
+    CHECK(m);
+    Graph *g = m->graph;
+    Block *relu = relu_rows(m, 20);
+    Block *b[2] = {blk(g, BT_SI, "b1", 20, 16, 64, 0), blk(g, BT_SI, "b2", 16, 16, 64, 0)};
+    set_prec(b, 2, PR_INT_8);
+    const int32_t zero[6] = {0}, all[6] = {20, 16, 64, 0, 0, 0};
+    const int32_t at4[6] = {4, 0, 0, 0, 0, 0}, rows16[6] = {16, 16, 64, 0, 0, 0};
+    Edge *e1 = graph_connect_box(g, relu, 0, zero, all, b[0], 0, zero, all);
+    Edge *e2 = graph_connect_box(g, relu, 0, at4, rows16, b[1], 0, zero, rows16);
+    CHECK(e1 && e2);
+    for (int32_t i = 0; i < 2; i++) {
+        read_out(m, b[i], i, 3, 7 * i - 5);
+        one(m, b[i]->id, 2 + i, 1, 0 | 3 << 8, MEMORY);
+    }
+    const int32_t x1[6][4] = {{0, 0, 0, SEND}, {2, 1, 0, RECV}, {0, 0, 1, SEND},
+                              {2, 1, 1, RECV}, {0, 0, 2, SEND}, {2, 1, 2, RECV}};
+    const int32_t x2[4][4] = {{0, 0, 0, SEND}, {3, 1, 0, RECV}, {0, 0, 1, SEND},
+                              {3, 1, 1, RECV}};
+    coord(m, true, e1->id, 6, x1);
+    coord(m, true, e2->id, 4, x2);
+    return verified(m, "spread_cap");
 }
 
 /* INPUT x (8 x 8 x 256 int8) -> SI a<i> (its channels 64i .. 64i + 63) on core (i,0), i 0..3

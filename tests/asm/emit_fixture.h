@@ -45,6 +45,9 @@
  *   emit_fixture_relay_parts(lag) a 13x16x64 relu result sent to (2,1) over phases 0 and
  *                              1, which relays each part to (3,1) lag phases later (1:
  *                              phases 1 and 2; 0: as it lands); read on both in phase 3
+ *   emit_fixture_spread_cap()  a 20x16x64 relu result sent whole to (2,1) over phases 0..2
+ *                              and its rows 4..19 to (3,1) over phases 0 and 1: (2,1)'s part
+ *                              of phase 1 ends where (3,1)'s begins
  *   emit_fixture_chmerge()     an 8x8x256 int8 map (16 KiB) on (2,1) and (3,1), assembled
  *                              from four slices of 64 channels, each whole in one phase:
  *                              on (2,1) 1, 0, then 2 and 3 (phases 0..2), on (3,1) 2 and 3,
@@ -95,6 +98,7 @@ Mapping *emit_fixture_cax(void);
 Mapping *emit_fixture_two_layer(void);
 Mapping *emit_fixture_relay(int32_t relay, bool sibling);
 Mapping *emit_fixture_relay_parts(int32_t lag);
+Mapping *emit_fixture_spread_cap(void);
 Mapping *emit_fixture_chmerge(void);
 Mapping *emit_fixture_chain_two(void);
 Mapping *emit_fixture_chain_three(void);

@@ -894,6 +894,33 @@ static void test_relay_parts_now(void **state)
     done(&r);
 }
 
+/* emit_fixture_spread_cap: relu's 20 rows (256 words a row) reach b1 on (2,1) over phases 0,
+ * 1 and 2, its rows 4..19 reach b2 on (3,1) over phases 0 and 1 (b2 at 4096 there). Each
+ * phase's part fills the receive area's room: b2 rows 4..15 then 16..19; b1 rows 0..11 (3072
+ * words, a P06 of 768 16-byte rows from 0x8400 to b1 at 5120), then 12..19 (2048 words, 512
+ * rows, to 5120 + 3072), phase 2 none. b1's part of phase 1 meets b2's (rows 16..19), a
+ * relaying chain carrying them to both cores; no chain refused it, so it is not
+ * cut where b2's begins (emit_spreadcap.c: only a part a chain refused in an earlier pass;
+ * cut always, b1 took rows 0..3 in phase 0, where b2's part begins at row 4, and the
+ * parts planned so in the diff graphs overran their last phase's receive area). */
+static void test_spread_cap_fits(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_spread_cap(), ST_OK);
+    const Taskir__Asm__CoreConfig *c1 = core_at(&r.s, 2, 1), *c2 = core_at(&r.s, 3, 1);
+    const int32_t rows[2][2] = {{768, 512}, {768, 256}}, to[2][2] = {{5120, 8192}, {4096, 7168}};
+    for (int k = 0; k < 2; k++)
+        for (int p = 0; p < 2; p++) {
+            const Taskir__Asm__P06 *m = (k ? c2 : c1)->static_prim_list[p]->soma2->p06;
+            assert_non_null(m);
+            assert_int_equal(m->x1_base_addr, 0x8400);
+            assert_int_equal(m->num_in, rows[k][p]);
+            assert_int_equal(m->o_base_addr, to[k][p]);
+        }
+    done(&r);
+}
+
 /* The P06 in Soma2 of phase p of core cr: rows of `in` words from x1 (and of `ci` words from
  * ciso, 0: none) into rows of `out` words at o, 64 rows. */
 static void joins(const Taskir__Asm__CoreConfig *cr, int p, int64_t x1, int in, int64_t ciso,
@@ -1100,6 +1127,7 @@ int main(void)
         cmocka_unit_test(test_spread_runs),
         cmocka_unit_test(test_spread_two),
         cmocka_unit_test(test_relay_parts),
+        cmocka_unit_test(test_spread_cap_fits),
         cmocka_unit_test(test_relay_parts_now),
         cmocka_unit_test(test_conv_banks),
         cmocka_unit_test(test_spread_local),
