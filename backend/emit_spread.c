@@ -5,7 +5,9 @@
  * carries. The code generator cuts the part of every edge into whole rows of the copy: each
  * phase takes as many rows as the receive area has room for beside that phase's other
  * arrivals (the last phase the rest), as the mapper fills the phases, earliest first; the
- * copies of a core in the order their last parts land (last_arrival). The
+ * copies of a core in the order their last parts land (last_arrival); a part a relaying
+ * chain refused in an earlier pass ends where its writer's runs to other cores begin
+ * (emit_spreadcap.c). The
  * rows arriving in a phase land in a landing area of their own in the receive area, alive in
  * that phase only, and a P06 in Soma2 of that phase (after the router) moves them into the
  * copy's area in the data banks (emit_move.c), where the copy's readers find it whole from
