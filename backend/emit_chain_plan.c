@@ -143,6 +143,10 @@ static Status component(Plan *pl, const size_t *comp, size_t nc, uint32_t after)
             pl->cnt[pl->ord[pl->off[comp[a]] + t]] = 0;
     if (!nt) {
         free(tail);
+        for (size_t a = 0; a < nc; a++) /* parts to cut in the next pass (emit_spreadcap.c) */
+            for (size_t t = 0; t < pl->runs[comp[a]].m; t++)
+                if (emit_spread_cap_hint(e, pl->p, run_send(pl, comp[a], t)) != ST_OK)
+                    return oom(pl);
         return refuse(pl, r0, pl->ord[pl->off[r0]],
                       "the runs sent to several cores in this phase that reach it go to sets "
                       "of cores with no core in common, which their chains would all end on "

@@ -437,9 +437,17 @@ typedef struct EPinRaw {
     uint32_t w, s;
 } EPinRaw;
 
+/* A spread copy (storage block position pos on core k) whose part of phase p a relaying
+ * chain refused: the next pass ends it where its writer's runs to other cores begin
+ * (emit_spreadcap.c). */
+typedef struct EPinCap {
+    uint32_t k, pos;
+    int32_t p;
+} EPinCap;
+
 /* The ties of the runs the emitter's passes refused so far (emit.c), each run's together,
- * the copies to land in a chain's pitch, the buffers to send twice and the copies to send
- * from their writer's int32 area. */
+ * the copies to land in a chain's pitch, the buffers to send twice, the copies to send from
+ * their writer's int32 area and the spread parts to cut. */
 typedef struct EPins {
     EPinTie *ties;
     size_t n, cap;
@@ -450,6 +458,9 @@ typedef struct EPins {
     size_t n_dups, cap_dups;
     EPinRaw *raws;
     size_t n_raws, cap_raws;
+    EPinCap *caps;
+    size_t n_caps, cap_caps;
+    uint32_t cap_passes;            /* the passes that recorded caps */
 } EPins;
 
 typedef struct Emit {
@@ -986,6 +997,24 @@ int64_t emit_spread_unit(const ECopy *cp);
 bool emit_unit_range(const ECopy *cp, const EBox *b, int64_t *lo, int64_t *hi);
 int emit_unit_box(const ECopy *cp, int64_t q0, int64_t nq, const EBox *part, EBox *out);
 bool emit_unit_wanted(const Emit *e, const ECopy *cp, const int64_t *words);
+/* emit_spreadcap.c: the pixels of edge ed into spread copy cp to land in phase p (not the
+ * edge's last there) from pixel q on, px at most: when an earlier pass's relaying chain
+ * refused cp's part of p (EPinCap), fewer when the same writer sends, in p, a pixel of
+ * [q + 1, q + px) to a copy of another box of its result on another core (a part planned
+ * already): the part then ends before the first such pixel, as the mapper cuts it
+ * (mapper/xfer_cap.c). */
+int64_t emit_spread_cap(const Emit *e, const ECopy *cp, const Edge *ed, int32_t p, int64_t q,
+                        int64_t px);
+/* Whether spread copy a waits for another (done[i]: copy i planned) before its parts are cut:
+ * a has a part to cut (EPinCap), and the other is on another core, of another box of the
+ * result of a writer of a, landing in a phase (not the last) in which that writer's edge
+ * into a lands on a's core too (emit_spreads plans those first, keeping each core's order).
+ * reader: a's time cut (emit_spread.c); ph, tmp: room for the phases of any edge dict. */
+bool emit_spread_waits(const Emit *e, const ECopy *a, int32_t reader, const uint8_t *done,
+                       int32_t *ph, int32_t *tmp);
+/* Records, after a relaying chain refused phase p, the spread copy send s reaches there
+ * (EPinCap), for the next pass; ST_RUNTIME when out of memory. */
+Status emit_spread_cap_hint(Emit *e, int32_t p, const ESend *s);
 /* Parts landing in their relay's pitch (emit_landpitch.c): after emit_spreads, each part of
  * one run whose phase's arrivals all come from one relay holding a copy in a wider pitch
  * lands at that pitch where the receive area has room (EPart.pitch, its landing area

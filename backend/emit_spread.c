@@ -5,7 +5,9 @@
  * carries. The code generator cuts the part of every edge into whole rows of the copy: each
  * phase takes as many rows as the receive area has room for beside that phase's other
  * arrivals (the last phase the rest), as the mapper fills the phases, earliest first; the
- * copies of a core in the order their last parts land (last_arrival). The
+ * copies of a core in the order their last parts land (last_arrival); a part a relaying
+ * chain refused in an earlier pass ends where its writer's runs to other cores begin
+ * (emit_spreadcap.c). The
  * rows arriving in a phase land in a landing area of their own in the receive area, alive in
  * that phase only, and a P06 in Soma2 of that phase (after the router) moves them into the
  * copy's area in the data banks (emit_move.c), where the copy's readers find it whole from
@@ -400,6 +402,9 @@ static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, s
             lw = lw > pw ? lw : pw;
             int64_t px = i + 1 == n ? left : room > 0 ? room / lw : 0;
             px = i + 1 < n && hcap > 0 && px > hcap ? hcap : px;
+            px = px < left ? px : left;
+            if (i + 1 < n) /* where its writer's runs to other cores begin (emit_spreadcap.c) */
+                px = emit_spread_cap(e, cp, er[j].ed, ph[i], q, px);
             if (i + 1 < n && emit_slice_kind(e, cp, er[j].ed) == 2)
                 px = px / nx * nx; /* column slices: whole rows */
             px = px < left ? px : left;
@@ -676,20 +681,51 @@ Status emit_spreads(Emit *e)
     for (uint32_t i = 0; i < e->m->n_edges; i++)
         most = e->m->edges[i].n_coords > most ? e->m->edges[i].n_coords : most;
     ELast *order = malloc((e->n_copies ? e->n_copies : 1) * sizeof *order);
-    int32_t *ph = malloc(most * sizeof *ph);
-    if (!order || !ph) {
+    int32_t *ph = malloc(2 * (size_t)most * sizeof *ph);
+    uint8_t *done = calloc(e->n_copies ? e->n_copies : 1, 1);
+    uint8_t *held = calloc(e->n_cores ? e->n_cores : 1, 1);
+    if (!order || !ph || !done || !held) {
         free(order);
         free(ph);
+        free(done);
+        free(held);
         return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     }
     size_t n_order = 0;
     for (uint32_t i = 0; i < e->n_copies; i++)
         if (e->copies[i].spread)
             order[n_order++] = (ELast){last_arrival(e, &e->copies[i], ph), i};
-    free(ph);
     qsort(order, n_order, sizeof *order, last_cmp);
-    for (size_t o = 0; o < n_order && st == ST_OK; o++)
-        st = plan_spread(e, &e->copies[order[o].ci], &segs, &cap);
+    /* in that order on each core (the order matters on one core only: the room of a phase
+     * is its core's), a copy after the copies on other cores it waits for, whose parts may
+     * end its own (emit_spreadcap.c); when every copy left waits, the first in order */
+    for (size_t left = n_order; left > 0 && st == ST_OK;) {
+        size_t before = left;
+        memset(held, 0, e->n_cores);
+        for (size_t o = 0; o < n_order && st == ST_OK; o++) {
+            ECopy *cp = &e->copies[order[o].ci];
+            if (done[order[o].ci] || held[cp->core])
+                continue;
+            if (emit_spread_waits(e, cp, time_cut(e, cp, ph), done, ph, ph + most)) {
+                held[cp->core] = 1; /* the core's later copies wait with it */
+                continue;
+            }
+            st = plan_spread(e, cp, &segs, &cap);
+            done[order[o].ci] = 1;
+            left--;
+        }
+        if (left == before && st == ST_OK) { /* all wait: the first in order */
+            size_t o = 0;
+            while (done[order[o].ci])
+                o++;
+            st = plan_spread(e, &e->copies[order[o].ci], &segs, &cap);
+            done[order[o].ci] = 1;
+            left--;
+        }
+    }
+    free(ph);
+    free(done);
+    free(held);
     free(order);
     /* a whole copy that would move out of the receive area in Soma2 of a phase whose part
      * takes that slot lands beside the part instead, as its second run: the part's P26 moves

@@ -40,6 +40,7 @@
 #include "mapper/lanes_land.h"
 #include "mapper/own_gather.h"
 #include "mapper/plan.h"
+#include "mapper/xfer_cap.h"
 #include "mapper/xfer_clash.h"
 
 #include "taskir/diag_block.h"
@@ -515,7 +516,9 @@ static int32_t plan_parts(Ready *R, uint32_t xi, int rules, int64_t end, int32_t
         int64_t hcap = lanes_part_cap(p->lanes_heads[x->edge], total);
         if (part && hcap > 0 && room > hcap)
             room = hcap;
-        if (rules && room > 0 && ph + 1 < end &&
+        if (rules == 3 && ph >= end)
+            return ph; /* past the stage: the caller drops the rules */
+        if (rules && rules < 3 && room > 0 && ph + 1 < end &&
             (map_xfer_clash(p, &R->s->clash, xi, R->v, ph, part) ||
              map_xfer_twice(p, &R->s->clash, xi, R->v, ph) ||
              (R->s->chains && rules > 1 &&
@@ -524,6 +527,9 @@ static int32_t plan_parts(Ready *R, uint32_t xi, int rules, int64_t end, int32_t
             room = 0; /* a phase of another box of its writer's (xfer_clash.c), of its box
                          into another block of its core (xfer_twice.c), or one whose
                          chains it would break (xfer_chain.c) */
+        else if (rules == 3 && room > 0) /* the part its chains carry (xfer_cap.c) */
+            room = map_xfer_cap(p, &R->s->clash, xi, R->v, ph, total - left,
+                                left < room ? left : room);
         if (room > 0 || left == 0) {
             int64_t take = left < room ? left : (room > 0 ? room : 0);
             recv[l] += take;
@@ -637,6 +643,24 @@ static int ready_one(uint32_t xi, void *arg)
             }
             if (ph < 0)
                 return 1;
+            if (ph + 1 >= end && send_phase(a) < end && R->s->chains &&
+                !lanes_bytes(p->g, &p->uses, p->g->edges[x->edge]) &&
+                lanes_part_cap(p->lanes_heads[x->edge], x->bytes > 0 ? x->bytes : 1) == 0) {
+                /* into the stage's last phase or past it without the chains' rule: each
+                 * phase's part cut to what its chains carry (rules 3, xfer_cap.c), when
+                 * that ends inside the stage; not for runs of bytes, which go to no
+                 * relaying chain (the clash rule keeps them apart) */
+                memcpy(R->s->dry, R->recv, R->s->M * sizeof *R->s->dry);
+                uint32_t n3 = 0;
+                int32_t ph3 = plan_parts(R, xi, 3, end, from, R->s->dry, false, &n3);
+                if (R->st != ST_OK)
+                    return 1;
+                if (ph3 >= 0 && ph3 < end) {
+                    ph = ph3;
+                    n = n3;
+                    rules = 3;
+                }
+            }
             if (ph >= end && send_phase(a) < end)
                 rules = 0;
             ph = plan_parts(R, xi, rules, end, from, R->recv, R->commit, &n);

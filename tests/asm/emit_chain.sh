@@ -86,6 +86,8 @@ npy "$tmp/spread_slices.npy" 16 16 16 128
 npy "$tmp/pieces.npy" 15 16 16 64
 npy "$tmp/relay_parts.npy" 17 13 16 64
 cp "$tmp/relay_parts.npy" "$tmp/relay_parts_now.npy"
+npy "$tmp/spread_cap.npy" 26 20 16 64
+npy "$tmp/spread_cut.npy" 27 25 1 1024
 npy "$tmp/chmerge.npy" 18 8 8 256
 npy "$tmp/chain_two.x.npy" 19 4 4 16
 npy "$tmp/chain_two.z.npy" 20 4 4 16
@@ -99,7 +101,7 @@ fail=0
 for case in conv:data conv_banks:data transfer:x transfer_late:x transfer_twice:x slice:x demo:image mix:x \
     fc:v cax:x relay:x relay_sibling:x chain:x chips:x relay_now:x spread:x spread3:x \
     spread_runs:x spread_two:x spread_local:x spread_edges:x spread_slices:x pieces:x relay_parts:x \
-    relay_parts_now:x chmerge:x chain_two:x,z chain_three:x,z chain_apart:x,z,v; do
+    relay_parts_now:x spread_cap:x spread_cut:x chmerge:x chain_two:x,z chain_three:x,z chain_apart:x,z,v; do
   m=${case%%:*} name=${case#*:}
   set --
   for in in $(echo "$name" | tr ',' ' '); do

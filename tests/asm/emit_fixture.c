@@ -410,17 +410,17 @@ Mapping *emit_fixture_spread_slices(void)
  * rows: the parts of two copies in one phase. */
 /* INPUT x -> SI a (13 x 16 pixels of 64 int8 channels) on core (0,0), received in phase 0
  * -> CCMPB relu (Soma1, phase 0) there: relu. */
-static Block *relu_13x16(Mapping *m)
+static Block *relu_rows(Mapping *m, int32_t ny, int32_t nx, int32_t nf)
 {
     Graph *g = m->graph;
-    Block *in = blk(g, BT_INPUT, "x", 13, 16, 64, 0);
-    Block *a = blk(g, BT_SI, "a", 13, 16, 64, 0);
-    Block *relu = blk(g, BT_CCMPB, "relu", 13, 16, 64, 0);
+    Block *in = blk(g, BT_INPUT, "x", ny, nx, nf, 0);
+    Block *a = blk(g, BT_SI, "a", ny, nx, nf, 0);
+    Block *relu = blk(g, BT_CCMPB, "relu", ny, nx, nf, 0);
     Block *all[3] = {in, a, relu};
     set_prec(all, 3, PR_INT_8);
     in->has_socket_id = true;
-    relu->shape.d[D_IY] = 13;
-    relu->shape.d[D_IX] = 16;
+    relu->shape.d[D_IY] = ny;
+    relu->shape.d[D_IX] = nx;
     CHECK(blk_set_attr(g, relu, AT_CMP, 0));
     Edge *e0 = graph_connect(g, in, 0, a, 0);
     CHECK(e0 && graph_connect(g, a, 0, relu, 0));
@@ -429,6 +429,11 @@ static Block *relu_13x16(Mapping *m)
     const int32_t r0[1][4] = {{0, 0, 0, RECV}};
     coord(m, true, e0->id, 1, r0);
     return relu;
+}
+
+static Block *relu_13x16(Mapping *m)
+{
+    return relu_rows(m, 13, 16, 64);
 }
 
 Mapping *emit_fixture_spread_two(void)
@@ -472,30 +477,38 @@ Mapping *emit_fixture_spread_two(void)
 
 /* CCMPB r<i + 1> (floor cmp) of int8 storage b on core (2 + i, 1), Soma1 of phase p -> SI
  * c<i + 1> -> OUTPUT y<i + 1> (socket i), all of b's shape. */
+static void read_out_at(Mapping *m, Block *b, int32_t i, int32_t x, int32_t p, int32_t cmp);
+
 static void read_out(Mapping *m, Block *b, int32_t i, int32_t p, int32_t cmp)
+{
+    read_out_at(m, b, i, 2 + i, p, cmp);
+}
+
+/* read_out on core (x, 1). */
+static void read_out_at(Mapping *m, Block *b, int32_t i, int32_t x, int32_t p, int32_t cmp)
 {
     Graph *g = m->graph;
     char name[3][16];
     snprintf(name[0], sizeof name[0], "r%d", i + 1);
     snprintf(name[1], sizeof name[1], "c%d", i + 1);
     snprintf(name[2], sizeof name[2], "y%d", i + 1);
-    int32_t y = b->shape.d[D_Y], x = b->shape.d[D_X], f = b->shape.d[D_F];
-    Block *r = blk(g, BT_CCMPB, name[0], y, x, f, 0);
-    Block *c = blk(g, BT_SI, name[1], y, x, f, 0);
-    Block *out = blk(g, BT_OUTPUT, name[2], y, x, f, 0);
+    int32_t ny = b->shape.d[D_Y], nx = b->shape.d[D_X], f = b->shape.d[D_F];
+    Block *r = blk(g, BT_CCMPB, name[0], ny, nx, f, 0);
+    Block *c = blk(g, BT_SI, name[1], ny, nx, f, 0);
+    Block *out = blk(g, BT_OUTPUT, name[2], ny, nx, f, 0);
     Block *three[3] = {r, c, out};
     set_prec(three, 3, PR_INT_8);
     out->has_socket_id = true;
     out->socket_id = i;
-    r->shape.d[D_IY] = y;
-    r->shape.d[D_IX] = x;
+    r->shape.d[D_IY] = ny;
+    r->shape.d[D_IX] = nx;
     CHECK(blk_set_attr(g, r, AT_CMP, cmp));
     CHECK(graph_connect(g, b, 0, r, 0) && graph_connect(g, r, 0, c, 0));
     Edge *eo = graph_connect(g, c, 0, out, 0);
     CHECK(eo);
-    one(m, r->id, 2 + i, 1, p, SOMA1);
-    one(m, c->id, 2 + i, 1, p, MEMORY);
-    const int32_t so[1][4] = {{2 + i, 1, p, SEND}};
+    one(m, r->id, x, 1, p, SOMA1);
+    one(m, c->id, x, 1, p, MEMORY);
+    const int32_t so[1][4] = {{x, 1, p, SEND}};
     coord(m, true, eo->id, 1, so);
 }
 
@@ -523,6 +536,88 @@ Mapping *emit_fixture_relay_parts(int32_t lag)
                              {2, 1, lag + 1, SEND}, {3, 1, lag + 1, RECV}};
     coord(m, true, eb->id, 8, x);
     return verified(m, lag ? "relay_parts" : "relay_parts_now");
+}
+
+/* INPUT -> SI a (20 x 16 pixels of 64 int8 channels: 256 words a row, 5120 in all) on core
+ * (0,0) -> CCMPB relu (Soma1, phase 0) -> SI b1 (all of it) on core (2,1) over phases 0, 1
+ * and 2, and SI b2 (its rows 4..19, 4096 words) on core (3,1) over phases 0 and 1 -> CCMPB
+ * r1 on (2,1), r2 on (3,1) (Soma1, phase 3) -> SI c1, c2 -> OUTPUTs y1, y2. Both copies are
+ * over the receive area (3072 words), each phase's part moved out in its Soma2. */
+Mapping *emit_fixture_spread_cap(void)
+{
+    Mapping *m = mapping_create();
+    CHECK(m);
+    Graph *g = m->graph;
+    Block *relu = relu_rows(m, 20, 16, 64);
+    Block *b[2] = {blk(g, BT_SI, "b1", 20, 16, 64, 0), blk(g, BT_SI, "b2", 16, 16, 64, 0)};
+    set_prec(b, 2, PR_INT_8);
+    const int32_t zero[6] = {0}, all[6] = {20, 16, 64, 0, 0, 0};
+    const int32_t at4[6] = {4, 0, 0, 0, 0, 0}, rows16[6] = {16, 16, 64, 0, 0, 0};
+    Edge *e1 = graph_connect_box(g, relu, 0, zero, all, b[0], 0, zero, all);
+    Edge *e2 = graph_connect_box(g, relu, 0, at4, rows16, b[1], 0, zero, rows16);
+    CHECK(e1 && e2);
+    for (int32_t i = 0; i < 2; i++) {
+        read_out(m, b[i], i, 3, 7 * i - 5);
+        one(m, b[i]->id, 2 + i, 1, 0 | 3 << 8, MEMORY);
+    }
+    const int32_t x1[6][4] = {{0, 0, 0, SEND}, {2, 1, 0, RECV}, {0, 0, 1, SEND},
+                              {2, 1, 1, RECV}, {0, 0, 2, SEND}, {2, 1, 2, RECV}};
+    const int32_t x2[4][4] = {{0, 0, 0, SEND}, {3, 1, 0, RECV}, {0, 0, 1, SEND},
+                              {3, 1, 1, RECV}};
+    coord(m, true, e1->id, 6, x1);
+    coord(m, true, e2->id, 4, x2);
+    return verified(m, "spread_cap");
+}
+
+/* The edge from relu (rows box[0] .. + box[1] - 1, all columns, channels box[2] .. +
+ * box[3] - 1) into storage b at the same rows, its channels from 0, received on core (x, 1)
+ * in phases p .. q (q - p at most 1). */
+static void rows_to(Mapping *m, Block *relu, Block *b, const int32_t box[4], int32_t x,
+                    int32_t p, int32_t q)
+{
+    const int32_t at[6] = {box[0], 0, box[2], 0, 0, 0};
+    const int32_t size[6] = {box[1], relu->shape.d[D_X], box[3], 0, 0, 0};
+    Edge *ed = graph_connect_box(m->graph, relu, 0, at, size, b, 0,
+                                 (const int32_t[6]){box[0], 0, 0, 0, 0, 0}, size);
+    CHECK(ed && q - p < 2);
+    const int32_t x2[4][4] = {{0, 0, p, SEND}, {x, 1, p, RECV}, {0, 0, q, SEND},
+                              {x, 1, q, RECV}};
+    coord(m, true, ed->id, 2 * (q - p + 1), x2);
+}
+
+/* INPUT -> SI a (25 x 1 pixels of 1024 int8 channels: 256 words a row, 6400 in all) on core
+ * (0,0) -> CCMPB relu (Soma1, phase 0) -> SI b1 (all of it) on core (2,1) over phases 1, 2
+ * and 3; SI bA (channels 0..511: 128 words a row, 3200 in all) on (3,1) and bB (512..1023)
+ * on (4,1), rows 0..5 of each in phase 0 and rows 6..24 in phase 1 (an edge each); SI e1 on
+ * (3,1) and e2 on (4,1), rows 0..1, in phase 1 -> a CCMPB each (Soma1, phase 4; e1's and
+ * e2's phase 5) -> OUTPUTs y1 .. y5. */
+Mapping *emit_fixture_spread_cut(void)
+{
+    Mapping *m = mapping_create();
+    CHECK(m);
+    Graph *g = m->graph;
+    Block *relu = relu_rows(m, 25, 1, 1024);
+    Block *b[5] = {blk(g, BT_SI, "b1", 25, 1, 1024, 0), blk(g, BT_SI, "bA", 25, 1, 512, 0),
+                   blk(g, BT_SI, "bB", 25, 1, 512, 0), blk(g, BT_SI, "e1", 2, 1, 1024, 0),
+                   blk(g, BT_SI, "e2", 2, 1, 1024, 0)};
+    set_prec(b, 5, PR_INT_8);
+    const int32_t x[5] = {2, 3, 4, 3, 4};
+    for (int32_t i = 0; i < 5; i++) {
+        read_out_at(m, b[i], i, x[i], 4 + i / 3, 5 * i - 7);
+        one(m, b[i]->id, x[i], 1, 0 | (4 + i / 3) << 8, MEMORY);
+    }
+    const int32_t all[6] = {25, 1, 1024, 0, 0, 0}, zero[6] = {0};
+    Edge *e1 = graph_connect_box(g, relu, 0, zero, all, b[0], 0, zero, all);
+    CHECK(e1);
+    const int32_t x1[6][4] = {{0, 0, 1, SEND}, {2, 1, 1, RECV}, {0, 0, 2, SEND},
+                              {2, 1, 2, RECV}, {0, 0, 3, SEND}, {2, 1, 3, RECV}};
+    coord(m, true, e1->id, 6, x1);
+    for (int32_t h = 0; h < 2; h++) {
+        rows_to(m, relu, b[1 + h], (const int32_t[4]){0, 6, 512 * h, 512}, 3 + h, 0, 0);
+        rows_to(m, relu, b[1 + h], (const int32_t[4]){6, 19, 512 * h, 512}, 3 + h, 1, 1);
+        rows_to(m, relu, b[3 + h], (const int32_t[4]){0, 2, 0, 1024}, 3 + h, 1, 1);
+    }
+    return verified(m, "spread_cut");
 }
 
 /* INPUT x (8 x 8 x 256 int8) -> SI a<i> (its channels 64i .. 64i + 63) on core (i,0), i 0..3

@@ -45,6 +45,13 @@
  *   emit_fixture_relay_parts(lag) a 13x16x64 relu result sent to (2,1) over phases 0 and
  *                              1, which relays each part to (3,1) lag phases later (1:
  *                              phases 1 and 2; 0: as it lands); read on both in phase 3
+ *   emit_fixture_spread_cap()  a 20x16x64 relu result sent whole to (2,1) over phases 0..2
+ *                              and its rows 4..19 to (3,1) over phases 0 and 1: (2,1)'s part
+ *                              of phase 1 stays whole (the chain carrying it fits)
+ *   emit_fixture_spread_cut()  a 25x1x1024 relu result sent whole to (2,1) over phases
+ *                              1..3, its channel halves to (3,1) and (4,1) (rows 0..5 in
+ *                              phase 0, 6..24 in phase 1) and rows 0..1 to both (phase
+ *                              1): (2,1)'s part of phase 1 ends where the halves' begin
  *   emit_fixture_chmerge()     an 8x8x256 int8 map (16 KiB) on (2,1) and (3,1), assembled
  *                              from four slices of 64 channels, each whole in one phase:
  *                              on (2,1) 1, 0, then 2 and 3 (phases 0..2), on (3,1) 2 and 3,
@@ -95,6 +102,8 @@ Mapping *emit_fixture_cax(void);
 Mapping *emit_fixture_two_layer(void);
 Mapping *emit_fixture_relay(int32_t relay, bool sibling);
 Mapping *emit_fixture_relay_parts(int32_t lag);
+Mapping *emit_fixture_spread_cap(void);
+Mapping *emit_fixture_spread_cut(void);
 Mapping *emit_fixture_chmerge(void);
 Mapping *emit_fixture_chain_two(void);
 Mapping *emit_fixture_chain_three(void);

@@ -6,6 +6,7 @@
  * DIR/spread.map.pb, DIR/spread3.map.pb, DIR/spread_runs.map.pb,
  * DIR/spread_two.map.pb, DIR/spread_local.map.pb, DIR/spread_edges.map.pb,
  * DIR/spread_slices.map.pb, DIR/relay_parts.map.pb, DIR/relay_parts_now.map.pb,
+ * DIR/spread_cap.map.pb, DIR/spread_cut.map.pb,
  * DIR/chmerge.map.pb, DIR/chain_two.map.pb, DIR/chain_three.map.pb, DIR/chain_apart.map.pb,
  * DIR/pieces.map.pb, and
  * each one's graph alone as DIR/NAME.pb, for the tool tests
@@ -62,6 +63,8 @@ int main(int argc, char **argv)
     rc |= save(emit_fixture_spread_slices(), argv[1], "spread_slices");
     rc |= save(emit_fixture_relay_parts(1), argv[1], "relay_parts");
     rc |= save(emit_fixture_relay_parts(0), argv[1], "relay_parts_now");
+    rc |= save(emit_fixture_spread_cap(), argv[1], "spread_cap");
+    rc |= save(emit_fixture_spread_cut(), argv[1], "spread_cut");
     rc |= save(emit_fixture_chmerge(), argv[1], "chmerge");
     rc |= save(emit_fixture_pieces(), argv[1], "pieces");
     rc |= save(emit_fixture_chain_two(), argv[1], "chain_two");

@@ -894,6 +894,58 @@ static void test_relay_parts_now(void **state)
     done(&r);
 }
 
+/* emit_fixture_spread_cap: relu's 20 rows (256 words a row) reach b1 on (2,1) over phases 0,
+ * 1 and 2, its rows 4..19 reach b2 on (3,1) over phases 0 and 1 (b2 at 4096 there). Each
+ * phase's part fills the receive area's room: b2 rows 4..15 then 16..19; b1 rows 0..11 (3072
+ * words, a P06 of 768 16-byte rows from 0x8400 to b1 at 5120), then 12..19 (2048 words, 512
+ * rows, to 5120 + 3072), phase 2 none. b1's part of phase 1 meets b2's (rows 16..19), a
+ * relaying chain carrying them to both cores; no chain refused it, so it is not
+ * cut where b2's begins (emit_spreadcap.c: only a part a chain refused in an earlier pass;
+ * cut always, b1 took rows 0..3 in phase 0, where b2's part begins at row 4, and the
+ * parts planned so in the diff graphs overran their last phase's receive area). */
+static void test_spread_cap_fits(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_spread_cap(), ST_OK);
+    const Taskir__Asm__CoreConfig *c1 = core_at(&r.s, 2, 1), *c2 = core_at(&r.s, 3, 1);
+    const int32_t rows[2][2] = {{768, 512}, {768, 256}}, to[2][2] = {{5120, 8192}, {4096, 7168}};
+    for (int k = 0; k < 2; k++)
+        for (int p = 0; p < 2; p++) {
+            const Taskir__Asm__P06 *m = (k ? c2 : c1)->static_prim_list[p]->soma2->p06;
+            assert_non_null(m);
+            assert_int_equal(m->x1_base_addr, 0x8400);
+            assert_int_equal(m->num_in, rows[k][p]);
+            assert_int_equal(m->o_base_addr, to[k][p]);
+        }
+    done(&r);
+}
+
+/* emit_fixture_spread_cut: relu's 25 rows of one 1024-channel pixel (256 words a row) reach
+ * b1 on (2,1) over phases 1..3; channels 0..511 (bA, on (3,1)) and 512..1023 (bB, (4,1)) of
+ * rows 6..24 arrive in phase 1; rows 0..1 whole (e1, e2) reach (3,1) and (4,1) in phase 1.
+ * Filling phase 1's room, b1's part would be rows 0..11: its rows 6..11 would go to (2,1)
+ * and (3,1) (channels 0..511) and to (2,1) and (4,1) (512..1023), rows 0..1 to all three:
+ * sets that no one core ends, refused in the first pass (emit_chain_plan.c). The next pass
+ * ends b1's part of phase 1 where the halves' begin (emit_spreadcap.c): rows 0..5 (1536
+ * words, a P06 of 384 16-byte rows to b1 at 6400), then rows 6..17 in phase 2 (3072 words,
+ * 768, to 6400 + 1536), rows 18..24 in phase 3 (1792 words, 448, to 6400 + 4608). */
+static void test_spread_cut(void **state)
+{
+    (void)state;
+    Run r;
+    run(&r, emit_fixture_spread_cut(), ST_OK);
+    const Taskir__Asm__CoreConfig *c1 = core_at(&r.s, 2, 1);
+    const int32_t rows[3] = {384, 768, 448}, to[3] = {6400, 7936, 11008};
+    for (int p = 0; p < 3; p++) {
+        const Taskir__Asm__P06 *m = c1->static_prim_list[p + 1]->soma2->p06;
+        assert_non_null(m);
+        assert_int_equal(m->num_in, rows[p]);
+        assert_int_equal(m->o_base_addr, to[p]);
+    }
+    done(&r);
+}
+
 /* The P06 in Soma2 of phase p of core cr: rows of `in` words from x1 (and of `ci` words from
  * ciso, 0: none) into rows of `out` words at o, 64 rows. */
 static void joins(const Taskir__Asm__CoreConfig *cr, int p, int64_t x1, int in, int64_t ciso,
@@ -1100,6 +1152,8 @@ int main(void)
         cmocka_unit_test(test_spread_runs),
         cmocka_unit_test(test_spread_two),
         cmocka_unit_test(test_relay_parts),
+        cmocka_unit_test(test_spread_cap_fits),
+        cmocka_unit_test(test_spread_cut),
         cmocka_unit_test(test_relay_parts_now),
         cmocka_unit_test(test_conv_banks),
         cmocka_unit_test(test_spread_local),
