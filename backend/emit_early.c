@@ -158,6 +158,11 @@ static EGather *sole_gather(Emit *e, uint32_t ci)
     return sole_reader(e, ci, NULL);
 }
 
+EGather *emit_sole_gather(Emit *e, uint32_t ci)
+{
+    return sole_gather(e, ci);
+}
+
 /* Whether an edge into copy cp's block goes as bytes over several routers (taskir/lanes.h
  * lanes_phases): which phase its last run lands in is known only when the runs the first
  * phase's P09 cannot hold spill on (emit_route_spill.c, after the plan), so its gather keeps

@@ -735,6 +735,10 @@ typedef struct EMoveSlot {
     int32_t first, last;            /* the lifetime of the area the P06 writes */
 } EMoveSlot;
 bool emit_move_slot(Emit *e, const ECopy *cp, int32_t pc, EMoveSlot *s);  /* emit_plan.c */
+/* Whether the data copy cp holds for its reader in phase pc all comes in the step before: the
+ * last transfer into it lands in phase pc or after it, counted round the step from its
+ * writer's phase (EMoveSlot.wrap; emit_plan.c). */
+bool emit_wraps_whole(const Emit *e, const ECopy *cp, int32_t pc);
 /* A movable copy cp whose Soma2 of its last arrival phase is taken: the earliest free Soma
  * slot after that phase's router, in that step, where a P06 may move it out of the receive
  * area since nothing on its core reads it from its arrival to there (emit_latemove.c); into
@@ -838,6 +842,18 @@ Status emit_merge_wrap_prim(Emit *e, const EMerge *m);
  * the earliest free Soma slot after the copy lands, the copy's area there shortened to end
  * with it. */
 Status emit_early_gathers(Emit *e);
+/* The gather entry reading copy ci when it is the only reader of the copy's block on its core
+ * (compute blocks, inserted P06s, OUTPUTs; a spread copy's relays are not asked); else NULL
+ * (emit_early.c). */
+EGather *emit_sole_gather(Emit *e, uint32_t ci);
+/* A spread stage's input only its gather reads, gathered right after its last part moves, or
+ * early in the next step, and its area shortened so (emit_wrapgather.c); before
+ * emit_early_gathers, which may then take the slot it leaves. */
+Status emit_wrap_gathers(Emit *e);
+/* The words of core k's receive area that copies waiting there for their gather hold in
+ * phase p past the earliest free Soma slot after they land, which the cut of the spread
+ * copies counts as free, as the mapper does (emit_recvwait.c). */
+int64_t emit_recv_waiting(const Emit *e, uint32_t k, int32_t p);
 /* Whether copy ci is one emit_early_gathers gathers straight from the receive area: a
  * received copy that only the P06 gathering it for a CADD reads, that P06 with a slot; the
  * first pass of moves out of the receive area leaves it there (emit_plan.c), as the mapper

@@ -851,7 +851,7 @@ static Status make_outs(Emit *e)
  * end with 1). An edge whose last part lands before pc, counted so, brings data of this
  * step: the last of those edges' last parts; else (every edge's data lands in the step
  * before, a part at pc or after it) the last of them all. */
-static int32_t last_arrival(Emit *e, uint32_t pos, uint32_t k, int32_t pc)
+static int32_t last_arrival(const Emit *e, uint32_t pos, uint32_t k, int32_t pc)
 {
     int32_t id = e->g->blocks[pos]->id, last = -1, before = -1;
     for (uint32_t i = 0; i < e->m->n_edges; i++) {
@@ -866,7 +866,7 @@ static int32_t last_arrival(Emit *e, uint32_t pos, uint32_t k, int32_t pc)
         n = w >= n ? w + 1 : n;
         for (uint32_t j = 0; j < dict->n_coords; j++) { /* the latest from w round the step */
             const MapCoord *c = &dict->coords[j];
-            if (c->pi_index == MAP_PI_ROUTER_RECIEVE && emit_core(e, c) == k &&
+            if (c->pi_index == MAP_PI_ROUTER_RECIEVE && emit_same_place(&e->cores[k], c) &&
                 (a < 0 || (c->phase - w + n) % n > (a - w + n) % n))
                 a = c->phase;
         }
@@ -877,6 +877,11 @@ static int32_t last_arrival(Emit *e, uint32_t pos, uint32_t k, int32_t pc)
             before = a;
     }
     return before >= 0 ? before : last;
+}
+
+bool emit_wraps_whole(const Emit *e, const ECopy *cp, int32_t pc)
+{
+    return last_arrival(e, cp->block, cp->core, pc) >= pc;
 }
 
 /* When copy cp's data is in place on its core, as phase * 8 + the slot's PIIndex (Axon 1,
@@ -1206,6 +1211,8 @@ Status emit_plan(Emit *e)
      * which the moves below must leave it */
     if (st == ST_OK)
         st = emit_sendbufs(e);
+    if (st == ST_OK) /* a spread stage's input: right after its last part moves */
+        st = emit_wrap_gathers(e);
     if (st == ST_OK)
         st = emit_early_gathers(e);
     if (st == ST_OK) /* where Soma2 of the arrival phase was taken: a later slot */

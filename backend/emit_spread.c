@@ -264,13 +264,18 @@ static int32_t first_reader(const Emit *e, const ECopy *cp)
  * end of the writer's step when the arrival's phase comes before the writer's), and the cut
  * falls after the latest (test_diff_ops/broadcast_div_case_1_variant_2-4's op/out: rows
  * 27..52 from writers of stage 4 in phases 31 and 0, rows 0..26 from writers of stage 5 in
- * phases 0 and 1: phase 31 comes first, as the mapper filled it). ph: room for the phases
- * of any edge into cp. */
-static int32_t time_cut(const Emit *e, const ECopy *cp, int32_t *ph)
+ * phases 0 and 1: phase 31 comes first, as the mapper filled it). With fill (the order the
+ * copy's own phases are filled in), so is a copy whose reader reads the step before's data
+ * whole (emit_wraps_whole: its parts are one batch, which the mapper fills in its writers'
+ * order); the order of the copies among themselves (last_arrival) keeps the reader's cut,
+ * one frame for all (ResNet-50's chip (1,0) core (5,8), four copies read in phase 2, landing
+ * over phases 25..31 and 0..1 one after the other). ph: room for the phases of any edge into
+ * cp. */
+static int32_t time_cut(const Emit *e, const ECopy *cp, int32_t *ph, bool fill)
 {
     int32_t np = e->cores[cp->core].n_phases, reader = first_reader(e, cp), cut = reader;
     int64_t m = e->chip && e->chip->max_phases ? e->chip->max_phases : 1, latest = -1;
-    if (reader < np)
+    if (reader < np && !(fill && emit_wraps_whole(e, cp, reader)))
         return reader;
     const BlockUses *bu = &e->uses.blocks[cp->block];
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
@@ -356,7 +361,7 @@ static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, s
 {
     const BlockUses *bu = &e->uses.blocks[cp->block];
     uint32_t k = cp->core;
-    int32_t np = e->cores[k].n_phases, reader = time_cut(e, cp, ph);
+    int32_t np = e->cores[k].n_phases, reader = time_cut(e, cp, ph, true);
     int64_t pw = emit_spread_unit(cp), nx = cp->box.n[1];
     size_t ne = 0;
     Status st = ST_OK;
@@ -397,7 +402,8 @@ static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, s
         /* pixels (units) a phase: what one phase's header table holds of runs of bytes */
         int64_t hcap = lanes_part_cap(lanes_heads(e->g, &e->uses, er[j].ed), left);
         for (uint32_t i = 0; i < n && left > 0; i++) {
-            int64_t room = RECV_WORDS - emit_recv_live(e, k, ph[i], EMIT_NONE) - words[ph[i]];
+            int64_t room = RECV_WORDS - emit_recv_live(e, k, ph[i], EMIT_NONE) +
+                           emit_recv_waiting(e, k, ph[i]) - words[ph[i]];
             int64_t lw = wide ? emit_land_pitch(e, cp, ph[i]) : 0; /* emit_landpitch.c */
             lw = lw > pw ? lw : pw;
             int64_t px = i + 1 == n ? left : room > 0 ? room / lw : 0;
@@ -657,7 +663,7 @@ static int last_cmp(const void *a, const void *b)
 static int64_t last_arrival(const Emit *e, const ECopy *cp, int32_t *ph)
 {
     const BlockUses *bu = &e->uses.blocks[cp->block];
-    int32_t np = e->cores[cp->core].n_phases, reader = time_cut(e, cp, ph);
+    int32_t np = e->cores[cp->core].n_phases, reader = time_cut(e, cp, ph, false);
     int64_t last = INT64_MIN;
     for (uint32_t j = 0; j < bu->n_in_edges; j++) {
         uint32_t n = arrivals_of(e, cp, e->g->edges[bu->in_edges[j]], ph);
