@@ -712,7 +712,7 @@ Status emit_spreads(Emit *e)
             ECopy *cp = &e->copies[order[o].ci];
             if (done[order[o].ci] || held[cp->core])
                 continue;
-            if (emit_spread_waits(e, cp, time_cut(e, cp, ph), done, ph, ph + most)) {
+            if (emit_spread_waits(e, cp, time_cut(e, cp, ph, true), done, ph, ph + most)) {
                 held[cp->core] = 1; /* the core's later copies wait with it */
                 continue;
             }
