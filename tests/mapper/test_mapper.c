@@ -1687,13 +1687,7 @@ static void slice_runs(int n)
     for (int k = 0; k < n; k++)
         clash_reader(g, src, names[k], h, k, 16 * k, 16);
     Diag d;
-    diag_init(&d, NULL);
-    assert_int_equal(verify_graph(g, &d), ST_OK);
-    MapPlan *p = NULL;
-    Status st = mapper_plan(g, c, NULL, &p, &d);
-    if (st != ST_OK)
-        diag_print(&d, stderr, "test_mapper");
-    assert_int_equal(st, ST_OK);
+    MapPlan *p = plan_ok(g, c, &d);
     int whole = 0;
     for (int k = 0; k < n; k++) {
         const MXfer *x = clash_xfer(p, names[k]);
