@@ -163,17 +163,25 @@ EGather *emit_sole_gather(Emit *e, uint32_t ci)
     return sole_gather(e, ci);
 }
 
-/* Whether an edge into copy cp's block goes as bytes over several routers (taskir/lanes.h
- * lanes_phases): which phase its last run lands in is known only when the runs the first
- * phase's P09 cannot hold spill on (emit_route_spill.c, after the plan), so its gather keeps
- * the latest slot before the CADD, which the mapper places after those routers. */
-static bool spills(const Emit *e, const ECopy *cp)
+/* The router phases the runs of the edges into copy cp's block may take (taskir/lanes.h
+ * lanes_phases): runs of pixels the first phase's P09 cannot hold all of (lanes_pixel_runs)
+ * spill on into the phases after it (emit_route_spill.c, after the plan), the last landing
+ * at most that many phases less one after the copy's last arrival phase; -1 when an edge
+ * goes as bytes over several routers (lanes_bytes): which phase its last run lands in is
+ * known only once they spill, so its gather keeps the latest slot before the CADD, which
+ * the mapper places after those routers (qnet.onnx's byte moves). */
+static int32_t spill_phases(const Emit *e, const ECopy *cp)
 {
     const BlockUses *bu = &e->uses.blocks[cp->block];
-    for (uint32_t j = 0; j < bu->n_in_edges; j++)
-        if (lanes_phases(e->g, &e->uses, e->g->edges[bu->in_edges[j]]) > 1)
-            return true;
-    return false;
+    int32_t n = 1;
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        const Edge *ed = e->g->edges[bu->in_edges[j]];
+        int32_t k = lanes_phases(e->g, &e->uses, ed);
+        if (k > 1 && lanes_bytes(e->g, &e->uses, ed))
+            return -1;
+        n = k > n ? k : n;
+    }
+    return n;
 }
 
 /* Whether copy ci stays in the receive area and only its gather reads it: a received copy
@@ -181,14 +189,16 @@ static bool spills(const Emit *e, const ECopy *cp)
  * part or whole (emit_router_landed), which may also relay a writer's values on after it
  * has landed (gathered after the last such send); that gather (*g), where its data is in
  * place (*ms) and the first phase it may be gathered in (*lo: its last arrival phase, or
- * that of the last relay). */
+ * that of the last relay; for runs of pixels that may spill on, spill_phases, the last
+ * phase they may land in, as the mapper's schedule waits for them, mapper/schedule.c
+ * spill_wait: test emit_slice_spill). */
 static bool candidate(Emit *e, uint32_t ci, EGather **g, EMoveSlot *ms, int32_t *lo)
 {
     const ECopy *cp = &e->copies[ci];
     const ECore *c = &e->cores[cp->core];
     int32_t own = -1, own_first, relay = -1;
     if ((!cp->movable && !emit_router_landed(e, cp, &own_first, &own)) || cp->land != EMIT_NONE ||
-        cp->req == EMIT_NONE || c->reqs[cp->req].kind != ALLOC_RECV || spills(e, cp))
+        cp->req == EMIT_NONE || c->reqs[cp->req].kind != ALLOC_RECV)
         return false; /* moved out, merged, or not received whole in its phases */
     *g = cp->movable ? sole_gather(e, ci) : sole_reader(e, ci, &relay);
     if (!*g || (*g)->phase < 0)
@@ -202,7 +212,15 @@ static bool candidate(Emit *e, uint32_t ci, EGather **g, EMoveSlot *ms, int32_t 
         ms->ready = sent > ms->ready ? sent : ms->ready;
         *lo = relay > *lo ? relay : *lo;
     }
-    return true;
+    int32_t n = spill_phases(e, cp);
+    if (n > 1) { /* in place after the router of the last phase its runs may land in */
+        if (ms->wrap || *lo > INT32_MAX - n)
+            return false;
+        *lo += n - 1;
+        int64_t at = (int64_t)*lo * 8 + MAP_PI_ROUTER_RECIEVE;
+        ms->ready = at > ms->ready ? at : ms->ready;
+    }
+    return n > 0;
 }
 
 bool emit_gathered_early(Emit *e, uint32_t ci)

@@ -142,6 +142,16 @@ static bool lanes_spread(const MapPlan *p, const MTask *a, const MXfer *x)
     return map_lanes_last(p, x->edge, send_phase(a)) > send_phase(a);
 }
 
+/* Whether transfer x from task a goes as runs of pixels over several phases (lanes_spread,
+ * taskir/lanes.h lanes_pixel_runs, not byte moves): the runs its sender's P09 cannot hold
+ * spill on (backend/emit_route_spill.c), and the code generator gathers the copy after the
+ * last phase they may land in when its plan needs it (backend/emit_early.c); byte moves
+ * keep their gathers in the latest slot before the CADD. */
+static bool runs_spill(const MapPlan *p, const MTask *a, const MXfer *x)
+{
+    return lanes_spread(p, a, x) && !lanes_bytes(p->g, &p->uses, p->g->edges[x->edge]);
+}
+
 static int64_t lanes_ready(const MapPlan *p, const MTask *a, const MXfer *x)
 {
     int32_t send = send_phase(a), last = map_lanes_last(p, x->edge, send);
@@ -482,6 +492,42 @@ static void hold_gather(Ready *R, uint32_t xi, int32_t ph, int64_t r)
     }
 }
 
+/* Transfer xi, landing whole on R's core in phase ph (in place at *r), whose runs may spill
+ * on over the routers of its edge's lanes phases after ph (map_lanes_last; backend/
+ * emit_route_spill.c): its copy waits in the receive area until the last of them lands
+ * (backend/emit_early.c gathers it no earlier), so its bytes count in the receive budget of
+ * each of those phases, and in place after that router (*r) it keeps a Soma slot for its
+ * gather as a copy landing whole then does (hold_gather). */
+static void spill_wait(Ready *R, uint32_t xi, int32_t ph, int64_t *r)
+{
+    MapPlan *p = R->s->p;
+    const MXfer *x = &p->xfers[xi];
+    int32_t last = map_lanes_last(p, x->edge, ph);
+    if (last <= ph)
+        return;
+    for (int64_t q = (int64_t)ph + 1; q <= last; q++)
+        R->recv[(uint64_t)q % R->s->M] += x->bytes;
+    int64_t at = (int64_t)last * MS_PER_PHASE + MS_ROUTER;
+    if (at > *r)
+        *r = at;
+    hold_gather(R, xi, last, at);
+}
+
+/* Whether transfer xi, landing whole in phase ph on recv (R's budget or a copy of it, its
+ * landing counted), keeps its bytes within the receive budget of every phase it waits in
+ * after ph: for the runs that spill on (spill_wait) and for its P06 (hold_fits). */
+static bool wait_fits(const Ready *R, const int64_t *recv, uint32_t xi, int32_t ph)
+{
+    const MapPlan *p = R->s->p;
+    const MXfer *x = &p->xfers[xi];
+    int32_t last = runs_spill(p, &p->tasks[x->src_task], x) ? map_lanes_last(p, x->edge, ph)
+                                                             : ph;
+    for (int64_t q = (int64_t)ph + 1; q <= last; q++)
+        if (recv[(uint64_t)q % R->s->M] + x->bytes > R->per_phase)
+            return false;
+    return hold_fits(R, recv, xi, last);
+}
+
 /* Plans transfer xi from another core into R's core part by part on recv (R's budget or a
  * copy of it) from its writer's send phase (or from phase from, when later): each phase
  * takes what the receive budget has room for; with rules, not before the last phase of the
@@ -554,25 +600,28 @@ static int32_t plan_parts(Ready *R, uint32_t xi, int rules, int64_t end, int32_t
 
 /* The phase from which transfer xi (from another core, its writer's stage ending at global
  * phase end) is planned: -1 (its writer's send phase) unless it is an input a CADD gathers
- * straight from the receive area (hold_slot) that would land whole in a phase whose wait
- * for its P06 overruns the receive budget of a later phase (hold_fits): then the first
- * later phase from which it lands whole in one phase and its wait fits, inside the
- * writer's stage (none: -1, as before). */
+ * straight from the receive area (hold_slot), or one whose runs spill on (spill_wait), that
+ * would land whole in a phase whose wait for its last runs or its P06 overruns the receive
+ * budget of a later phase (wait_fits), or one whose runs spill on that would land in parts
+ * (its parts' rows land whole in the receive area, and their runs spill on): then the first
+ * later phase from which it lands whole in one phase and its wait fits, inside the writer's
+ * stage (none: -1, as before). */
 static int32_t hold_from(Ready *R, uint32_t xi, int64_t end)
 {
     MapPlan *p = R->s->p;
     const MXfer *x = &p->xfers[xi];
     const MTask *a = &p->tasks[x->src_task];
-    if (map_xfer_over_recv(p, xi) || lanes_spread(p, a, x) ||
-        R->n_held >= sizeof R->held / sizeof R->held[0] || !map_gather_waits(p, R->task, xi))
+    bool spread = runs_spill(p, a, x);
+    if (map_xfer_over_recv(p, xi) || R->n_held >= sizeof R->held / sizeof R->held[0] ||
+        (lanes_spread(p, a, x) && !spread) || (!spread && !map_gather_waits(p, R->task, xi)))
         return -1;
     for (int32_t from = -1; from < end; from = (from < 0 ? send_phase(a) : from) + 1) {
         uint32_t n = 0;
         memcpy(R->s->dry, R->recv, R->s->M * sizeof *R->s->dry);
         int32_t ph = plan_parts(R, xi, 2, end, from, R->s->dry, false, &n);
-        if (ph < 0 || ph + 1 >= end || (from < 0 && n != 1))
+        if (ph < 0 || ph + 1 >= end || (from < 0 && n != 1 && !spread))
             return -1; /* (not landing whole anyway: no wait) */
-        if (n == 1 && hold_fits(R, R->s->dry, xi, ph))
+        if (n == 1 && wait_fits(R, R->s->dry, xi, ph))
             return from;
     }
     return -1;
@@ -673,11 +722,13 @@ static int ready_one(uint32_t xi, void *arg)
             r = (int64_t)ph * MS_PER_PHASE + (moved ? MS_SOMA2 : MS_ROUTER);
             if (lanes_spread(p, a, x) && lanes_ready(p, a, x) > r) {
                 r = lanes_ready(p, a, x); /* byte moves past one phase's headers */
-                if (!moved) /* landing until the last of them (lanes_land.h) */
+                if (!moved && !runs_spill(p, a, x)) /* bytes: landing until the last */
                     map_lanes_land(p, xi, ph, map_lanes_last(p, x->edge, send_phase(a)),
-                                   R->v, R->recv, R->s->M, R->commit);
+                                   R->v, R->recv, R->s->M, R->commit); /* (lanes_land.h) */
             }
-            if (!moved && !lanes_spread(p, a, x))
+            if (!moved && runs_spill(p, a, x))
+                spill_wait(R, xi, ph, &r);
+            else if (!moved && !lanes_spread(p, a, x))
                 hold_gather(R, xi, ph, r);
             if (R->commit) {
                 x->cross = true;

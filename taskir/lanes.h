@@ -46,7 +46,11 @@ bool lanes_bytes(const Graph *g, const GraphUses *u, const Edge *ed);
 /* Whether edge ed, from a compute block into a storage block without steps, goes as runs
  * of pixels the router cannot join into few headers: some of the storage's channels, each
  * pixel's fewer bytes than the writer's pixel holds (a run and a gap a pixel: an 8-channel
- * half of a concatenation from 16-byte pixels), or values of the writer's result that
+ * half of a concatenation from 16-byte pixels), or all of them from a pixel of more
+ * channels when the writer's map sent in slices of that many channels takes more runs than
+ * one header table holds (test_diff_ops/cvm_precision_case_0__p_24_: a CLUT's 86 pixels of
+ * 93 int8 channels in slices of 32 to three cores, 258 runs; fewer go in one phase as they
+ * always have, their Mappings unchanged), or values of the writer's result that
  * another of its edges into that block takes too (an upsampling cut into an edge a pixel:
  * each source pixel into four; the router sends its area's words once a phase). The code
  * generator sends what its header table does not hold, and a run overlapping the one

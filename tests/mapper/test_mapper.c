@@ -1673,6 +1673,58 @@ static void test_part_heads(void **state)
     chip_destroy(c);
 }
 
+/* All of a storage block's channels from a wider pixel, a run a pixel (taskir/lanes.c
+ * lanes_pixel_runs): CCMPB "src" (8x8x16n int8) writes channels 16k..16k+15 into "Rk/in"
+ * (8x8x16, on the 8-byte units: no byte moves), k < n, each read on a core of its own. With
+ * n 2 the writer's runs (2 x 64) fit one header table: the edges are not counted and take
+ * one router phase, as before (test_diff_ops' broadcast graphs keep their Mappings); with n
+ * 3 (3 x 64 runs) they are, over two phases, and each copy, landing whole in phase ph,
+ * counts in its core's receive budget up to the last phase its runs may land in
+ * (mapper/schedule.c spill_wait: test_diff_ops/cvm_precision_case_0__p_24_, whose copies'
+ * gathers wait there). */
+static void slice_runs(int n)
+{
+    const char *edits[] = {"budget=\"128KiB\"", "budget=\"7KiB\"",
+                           "receive_per_phase=\"12KiB\"", "receive_per_phase=\"4KiB\""};
+    Chip *c = chip_with(edits, 4);
+    Graph *g = graph_create();
+    const int32_t s[8] = {8, 8, 16 * n, 0, 0, 0, 0, 0}, h[8] = {8, 8, 16, 0, 0, 0, 0, 0};
+    Block *src = clash_writer(g, s);
+    const char *names[3] = {"r0", "r1", "r2"};
+    for (int k = 0; k < n; k++)
+        clash_reader(g, src, names[k], h, k, 16 * k, 16);
+    Diag d;
+    MapPlan *p = plan_ok(g, c, &d);
+    int whole = 0;
+    for (int k = 0; k < n; k++) {
+        const MXfer *x = clash_xfer(p, names[k]);
+        assert_non_null(x);
+        const Edge *ed = p->g->edges[x->edge];
+        assert_false(lanes_bytes(p->g, &p->uses, ed));
+        assert_int_equal(lanes_pixel_runs(p->g, &p->uses, ed), n > 2);
+        assert_int_equal(p->lanes_n[x->edge], n > 2 ? 2 : 1);
+        if (n == 2 || !x->cross || x->n_chunks != 1)
+            continue;
+        int32_t ph = p->chunks[x->chunk0].phase, last = map_lanes_last(p, x->edge, ph);
+        const VCore *v = &p->vcores[map_xfer_vcore(p, x)];
+        assert_int_equal(last, ph + 1);
+        assert_true(v->recv[map_local(p, last)] >= x->bytes);
+        whole++;
+    }
+    assert_true(n == 2 || whole > 0);
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
+static void test_slice_runs(void **state)
+{
+    (void)state;
+    slice_runs(2);
+    slice_runs(3);
+}
+
 /* Two transfers of runs of bytes from one writer whose boxes meet take no receive phase
  * together when one arrives in parts (mapper/xfer_clash.c): CCMPB "src" (8x8x32 int8)
  * writes channels 0..16 into "a/in" (words) and 1..17 into "b/in" (channels off the 8-byte
@@ -3111,6 +3163,7 @@ int main(void)
         cmocka_unit_test(test_recv_row_order),
         cmocka_unit_test(test_clash_phases),
         cmocka_unit_test(test_part_heads),
+        cmocka_unit_test(test_slice_runs),
         cmocka_unit_test(test_byte_clash),
         cmocka_unit_test(test_capped_clash),
         cmocka_unit_test(test_lanes_land),
