@@ -413,6 +413,18 @@ static void same_finding(const Diag *d, uint32_t threads, char *first, size_t le
 
 /* A tensor large enough to be cut into pieces and shared by threads loads the same whatever
  * the thread count; a fault in a late piece is the same finding. */
+/* The graph of g's bytes loaded narrow on threads threads (graph_destroy it). */
+static Graph *load_narrow(const Buf *g, uint32_t threads)
+{
+    LoadOptions lo = {.threads = threads, .narrow = true};
+    Diag d;
+    diag_init(&d, "t.pb");
+    Graph *graph = NULL;
+    assert_int_equal(graph_load_pb_mem_opts(g->p, g->n, &lo, &graph, &d), ST_OK);
+    diag_finish(&d);
+    return graph;
+}
+
 /* A run of 3 M int8 values, decoded narrow on 1 to 4 threads (pieces of a MiB): the same
  * values in a byte each; with one value past int8 at its end, the same values wide. */
 static void test_threads_narrow(void **state)
@@ -428,16 +440,11 @@ static void test_threads_narrow(void **state)
         Taskir__TaskGraph *w = taskir__task_graph__unpack(NULL, g.n, g.p);
         assert_non_null(w);
         for (uint32_t threads = 1; threads <= 4; threads++) {
-            LoadOptions lo = {.threads = threads, .narrow = true};
-            Diag d;
-            diag_init(&d, "t.pb");
-            Graph *graph = NULL;
-            assert_int_equal(graph_load_pb_mem_opts(g.p, g.n, &lo, &graph, &d), ST_OK);
+            Graph *graph = load_narrow(&g, threads);
             const Tensor *x = graph->blocks[0]->data;
             assert_int_equal(x->i8 != NULL, !last_wide);
             check_tensor(x, w->blocks[0]->data);
             graph_destroy(graph);
-            diag_finish(&d);
         }
         taskir__task_graph__free_unpacked(w, NULL);
         free(run.p), free(t.p), free(b.p), free(g.p);
@@ -469,18 +476,13 @@ static void test_threads_narrow_runs(void **state)
     Taskir__TaskGraph *w = taskir__task_graph__unpack(NULL, g.n, g.p);
     assert_non_null(w);
     for (uint32_t threads = 1; threads <= 4; threads++) {
-        LoadOptions lo = {.threads = threads, .narrow = true};
-        Diag d;
-        diag_init(&d, "t.pb");
-        Graph *graph = NULL;
-        assert_int_equal(graph_load_pb_mem_opts(g.p, g.n, &lo, &graph, &d), ST_OK);
+        Graph *graph = load_narrow(&g, threads);
         for (int k = 0; k < 3; k++) {
             const Tensor *x = graph->blocks[k]->data;
             assert_int_equal(x->i8 != NULL, k == 0);
             check_tensor(x, w->blocks[k]->data);
         }
         graph_destroy(graph);
-        diag_finish(&d);
     }
     taskir__task_graph__free_unpacked(w, NULL);
     free(g.p);
