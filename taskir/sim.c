@@ -63,11 +63,6 @@ static void *run_alloc(SimRun *run, int64_t n, size_t size)
     return p;
 }
 
-void *sim_run_alloc(SimRun *run, int64_t n, size_t size)
-{
-    return run_alloc(run, n, size);
-}
-
 /* Elements of a buffer in the run's region: n rounded up to whole 64-byte lines (every buffer
  * starts on a line). */
 static int64_t region_elems(int64_t n)
@@ -852,6 +847,8 @@ void sim_destroy(SimRun *run)
 {
     if (!run)
         return;
+    for (uint32_t i = 0; run->blocks && i < run->g->n_blocks; i++)
+        tir_big_free(run->blocks[i].pack.wide);
     for (uint32_t i = 0; i < run->n_owned; i++)
         tir_big_free(run->owned[i]);
     free(run->owned);

@@ -52,6 +52,9 @@ typedef struct SimPack {
                                    block its own rows cannot hold goes into data (tail) */
     bool tail;                  /* narrow, and the last channel block is in data */
     unsigned char *over;        /* in place: the tensor's values (Tensor.i32 or Tensor.i8) */
+    int32_t *wide;              /* packed over int8 values and put back for the int32 path:
+                                   the weights (the weights cluster's data), freed with the
+                                   run (tir_big_free), or NULL */
     bool constant;              /* the operands come only from storage blocks nothing feeds */
     bool packed;                /* constant, and packed at an earlier step */
     bool usable;                /* once packed: the packed path applies (every weight an int8) */
@@ -109,9 +112,6 @@ struct SimRun {
                                    own outside the region: the threads never put its pages in
                                    place, and the int8 path never touches them */
 };
-
-/* n elements of size bytes, zeroed, freed with the run; NULL when out of memory. */
-void *sim_run_alloc(SimRun *run, int64_t n, size_t size);
 
 /* A compute kernel: reads sb's input clusters, writes sb->result. Status for CLUT's index
  * errors. */

@@ -13,6 +13,7 @@
  * [iy][ix][r], conv weights [f][r][ky][kx], CVM weights [f][r], vectors [f].
  */
 #include "sim_internal.h"
+#include "taskir/bigmem.h"
 #include "taskir/diag_block.h"
 #include "taskir/sim_dot8.h"
 #include "taskir/sim_parallel.h"
@@ -850,14 +851,17 @@ static bool unpack_unit8(const SimBlock *sb, const Win *w, const Conv8 *c, int64
  * int8 ones, into memory of the run's own, which the weights cluster then reads), and the
  * block on the int32 path for the rest of the run (its packed weights' room is too small to
  * pack them elsewhere). False when out of memory. */
-static bool leave_in_place8(SimRun *run, SimBlock *sb)
+static bool leave_in_place8(SimBlock *sb)
 {
     Win w;
     Conv8 c;
     win8_of(sb, &w);
     conv8_of(&w, &c);
-    int32_t *W = sb->pack.narrow ? sim_run_alloc(run, sb->in[1].vol, sizeof *W)
-                                 : (int32_t *)(void *)sb->pack.over;
+    size_t vol = sb->in[1].vol > 0 ? (size_t)sb->in[1].vol : 1;
+    int32_t *W = !sb->pack.narrow ? (int32_t *)(void *)sb->pack.over
+                 : vol <= SIZE_MAX / sizeof *W ? tir_big_calloc(vol * sizeof *W) : NULL;
+    if (sb->pack.narrow)
+        sb->pack.wide = W;
     bool ok = W != NULL;
     for (int64_t b = 0; ok && b * DOT8_BLOCK < w.F; b++)
         ok &= unpack_unit8(sb, &w, &c, b, W);
@@ -885,7 +889,7 @@ static int run_dot8(SimRun *run, SimBlock *sb)
     }
     uint8_t *xq = input8_at(run, c.w.IY * c.w.IX, c.w.R, c.c.nq);
     if (!pk->usable || !pack_input8(run, sb->in[0].data, c.w.IY * c.w.IX, c.w.R, c.c.nq, xq))
-        return pk->in_place && !leave_in_place8(run, sb) ? -1 : 0;
+        return pk->in_place && !leave_in_place8(sb) ? -1 : 0;
     c.wq = (const int8_t *)unit_at8(sb, &c.w, &c.c, 0);
     c.wlast = (const int8_t *)unit_at8(sb, &c.w, &c.c, last_unit8(&c.w));
     c.unit_bytes = unit_bytes8(sb, &c.w, &c.c);
