@@ -32,8 +32,9 @@ typedef struct LoadOptions {
     bool narrow;        /* a block's int32_data of 64 values or more, all in -128 .. 127, is
                          * held as int8 (Tensor.i8, a quarter of the memory): for a tool whose
                          * every reader of the values takes tensor_i32_at (taskir-opt: the
-                         * verifier, the passes, the saver, the printers); the simulator, the
-                         * mapper and the backend read Tensor.i32 and load without it */
+                         * verifier, the passes, the saver, the printers) or takes int8 weights
+                         * as they are (taskir-run: the simulator when sim_packs_narrow, sim.h);
+                         * the mapper and the backend read Tensor.i32 and load without it */
     struct TirFileBytes *file; /* NULL, or the mapped file the bytes are (filemap.h), whose
                          * pages its own thread may still be bringing in: the rest of them
                          * are brought in on the threads before the values are read from

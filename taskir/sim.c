@@ -400,7 +400,7 @@ static Status load_data(SimBlock *sb, Diag *d)
                           " values, the block holds %" PRId64, n, sb->result_vol);
     for (uint64_t i = 0; i < n; i++) {
         if (t->n_i32) {
-            sb->result[i] = t->i32[i];
+            sb->result[i] = tensor_i32_at(t, i);
         } else if (t->n_u32) {
             if (t->u32[i] > INT32_MAX)
                 return diag_block(d, ST_LOGIC, "sim.data", sb->b, "data value %" PRIu32
@@ -417,11 +417,9 @@ static Status load_data(SimBlock *sb, Diag *d)
     return ST_OK;
 }
 
-/* Is sb a storage block holding its int32 data tensor as it is, that no edge writes? Its
- * result is then the tensor's own values, not a copy: nothing in a run writes the buffer of a
- * block without incoming copies, and the graph stays unchanged while the run exists (but for
- * the weights SimOptions.weights_in_place lets the int8 path pack over: sim_kernels.c). */
-static bool data_in_place(const SimBlock *sb)
+/* Is sb a storage block holding an int32 data tensor (wide or narrow) of its volume, that no
+ * edge writes? */
+static bool data_alone(const SimBlock *sb)
 {
     const Tensor *t = sb->b->data;
     if (bt_info(sb->b->type)->kind != BK_STORAGE || !t || !t->n_i32 ||
@@ -431,6 +429,24 @@ static bool data_in_place(const SimBlock *sb)
         if (sb->in[i].n_copies)
             return false;
     return true;
+}
+
+/* Is sb such a block with its tensor held wide (Tensor.i32)? Its result is then the tensor's
+ * own values, not a copy: nothing in a run writes the buffer of a block without incoming
+ * copies, and the graph stays unchanged while the run exists (but for the weights
+ * SimOptions.weights_in_place lets the int8 path pack over: sim_kernels.c). */
+static bool data_in_place(const SimBlock *sb)
+{
+    return data_alone(sb) && !sb->b->data->i8;
+}
+
+/* Is sb such a block with its tensor held narrow (Tensor.i8, LoadOptions.narrow)? Its result
+ * is then the values widened into memory of the run's own, outside the region (whether a
+ * block packs its weights over them instead, SimBlock.packed_over, is decided after the
+ * region is listed), or none when packed_over. */
+static bool data_narrow(const SimBlock *sb)
+{
+    return data_alone(sb) && sb->b->data->i8;
 }
 
 /* Can cluster c use its single copy's source buffer directly? */
@@ -511,7 +527,7 @@ static bool size_buffers(SimRun *run, SimBlock *sb, uint32_t i, int64_t *total)
     bool own = !(kind == BK_STORAGE && sb->n_in && sb->in[0].alias) && sb->b->type != BT_OUTPUT;
     if (own)
         *total = add_sat(*total, sb->result_vol);
-    if (own && !data_in_place(sb)) {
+    if (own && !data_in_place(sb) && !data_narrow(sb)) {
         bool lives = kind == BK_COMPUTE || (kind == BK_STORAGE && !sb->b->data && sb->n_in &&
                                             sb->in[0].n_copies);
         lives &= rp->last[pos] != end;
@@ -547,10 +563,18 @@ static Status plan_buffers(SimRun *run, SimBlock *sb, Diag *d)
         sb->result = sb->in[0].data;
     } else if (b->type == BT_OUTPUT) {
         sb->result = sb->in[0].data;
-    } else if (data_in_place(sb)) {
-        sb->result = b->data->i32;
+    } else if (data_in_place(sb) || sb->packed_over) {
+        sb->result = sb->packed_over ? NULL : b->data->i32;
         if (sb->n_in)
             sb->in[0].data = sb->result;
+    } else if (data_narrow(sb)) {
+        if (!(sb->result = run_alloc(run, sb->result_vol, 4)))
+            goto oom;
+        if (sb->n_in)
+            sb->in[0].data = sb->result;
+        Status st = load_data(sb, d);
+        if (st)
+            return st;
     } else {
         bool shared;
         if (!(sb->result = buf_alloc(run, sb->result_vol, sb->pos * 8 + BUF_RESULT, &shared)))
@@ -740,8 +764,10 @@ Status sim_create(const Graph *g, const SimOptions *opt, SimRun **out, Diag *d)
                       (int64_t)SIM_MAX_TOTAL_ELEMS);
         goto fail;
     }
-    for (uint32_t i = 0; i < nb; i++)
+    for (uint32_t i = 0; i < nb; i++) {
         run->blocks[i].data_result = data_in_place(&run->blocks[i]);
+        run->blocks[i].data_narrow = data_narrow(&run->blocks[i]);
+    }
     sim_kernel_plan_in_place(run);
     /* With threads, room for the int8 input on either side of the scratch's middle
      * (sim_kernels.c), within the cap: a run's limits do not depend on its threads. */
@@ -821,6 +847,8 @@ void sim_destroy(SimRun *run)
 {
     if (!run)
         return;
+    for (uint32_t i = 0; run->blocks && i < run->g->n_blocks; i++)
+        tir_big_free(run->blocks[i].pack.wide);
     for (uint32_t i = 0; i < run->n_owned; i++)
         tir_big_free(run->owned[i]);
     free(run->owned);

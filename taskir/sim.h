@@ -57,6 +57,13 @@ typedef struct SimOptions {
 typedef struct SimRun SimRun;
 struct Chip; /* taskir/chip.h */
 
+/* Does a run with these options take a graph's int8 weights held narrow (LoadOptions.narrow,
+ * Tensor.i8) without widening them? True when the int8 path packs weights in place
+ * (weights_in_place, no keep_all, a CPU with the int8 dot-product instruction): a weight
+ * tensor it packs over is then never an int32 array. Any graph loaded narrow runs with the
+ * same results; a narrow tensor no block packs over is widened into memory of the run's own. */
+bool sim_packs_narrow(const SimOptions *opt);
+
 /* Plans a run: checks what execution needs (cluster counts and volumes, data tensors, edge
  * ends, rearrangement parameters, no cycle, unique socket ids, caps) and allocates every
  * buffer. It does not run the verifier; tools run verify_graph first. On success *out is a

@@ -1,6 +1,8 @@
 /* sim_dot8.c: the int8 dot-product step of the convolution kernel (sim_dot8.h). */
 #include "taskir/sim_dot8.h"
 
+#include <stddef.h>
+
 static inline int64_t round_lanes(int64_t F)
 {
     return (F + SIM_DOT8_LANES - 1) / SIM_DOT8_LANES * SIM_DOT8_LANES;
@@ -43,6 +45,26 @@ uint32_t sim_pack8_c(uint32_t *out, int64_t ws, const int32_t *W, int64_t row_st
         sums[f] = sum;
     }
     return bits;
+}
+
+void sim_pack8_i8(uint32_t *out, int64_t ws, const int8_t *W, int64_t row_step, int64_t R,
+                  int64_t nf, uint32_t *sums)
+{
+    int64_t whole = R / 4; /* groups of four values; a last one of R % 4 is padded with 0 */
+    for (int64_t f = 0; f < nf; f++) {
+        const int8_t *wf = W + f * row_step;
+        uint32_t sum = 0;
+        for (int64_t r = 0; r < R; r++)
+            sum += (uint32_t)(int32_t)wf[r];
+        for (int64_t q = 0; q < whole; q++)
+            __builtin_memcpy(&out[q * ws + f], wf + 4 * q, 4);
+        if (R % 4) {
+            uint8_t g[4] = {0, 0, 0, 0};
+            __builtin_memcpy(g, wf + 4 * whole, (size_t)(R % 4));
+            __builtin_memcpy(&out[whole * ws + f], g, sizeof g);
+        }
+        sums[f] = sum;
+    }
 }
 
 #if defined(__GNUC__) && defined(__x86_64__)

@@ -44,6 +44,12 @@ typedef uint32_t (*SimPack8Fn)(uint32_t *out, int64_t ws, const int32_t *W, int6
 uint32_t sim_pack8_c(uint32_t *out, int64_t ws, const int32_t *W, int64_t row_step, int64_t R,
                      int64_t nf, uint32_t *sums);
 
+/* The same from rows of int8 values (a tensor held narrow, Tensor.i8): every value is an int8,
+ * so there is nothing to report; the bytes and sums are the ones sim_pack8_c gives for the
+ * same values held as int32. */
+void sim_pack8_i8(uint32_t *out, int64_t ws, const int8_t *W, int64_t row_step, int64_t R,
+                  int64_t nf, uint32_t *sums);
+
 /* The AVX-512 version (one vector narrowing per 16 values) where the CPU has the VNNI step
  * (the only time the packed weights are used), else NULL. */
 SimPack8Fn sim_pack8_vnni(void);

@@ -47,6 +47,14 @@ typedef struct SimPack {
     uint32_t *data;             /* sim_kernel_pack_words(sb) words, or NULL: nothing to pack */
     bool in_place;              /* the packed weights go over the weight tensor itself
                                    (SimOptions.weights_in_place), data holds the rest */
+    bool narrow;                /* in place over a tensor held narrow (Tensor.i8): the
+                                   weights are packed from its bytes, and a last channel
+                                   block its own rows cannot hold goes into data (tail) */
+    bool tail;                  /* narrow, and the last channel block is in data */
+    unsigned char *over;        /* in place: the tensor's values (Tensor.i32 or Tensor.i8) */
+    int32_t *wide;              /* packed over int8 values and put back for the int32 path:
+                                   the weights (the weights cluster's data), freed with the
+                                   run (tir_big_free), or NULL */
     bool constant;              /* the operands come only from storage blocks nothing feeds */
     bool packed;                /* constant, and packed at an earlier step */
     bool usable;                /* once packed: the packed path applies (every weight an int8) */
@@ -67,6 +75,11 @@ typedef struct SimBlock {
     SimPack pack;               /* the kernel's packed operands */
     bool data_result;           /* a storage block whose result is its int32 data tensor
                                    itself, not a copy (set before sim_kernel_plan_in_place) */
+    bool data_narrow;           /* the same with the tensor held narrow (Tensor.i8): its
+                                   result is the values widened into memory of the run's own,
+                                   unless packed_over */
+    bool packed_over;           /* data_narrow, and the one block reading it packs its
+                                   weights over the values (SimPack.narrow): no result */
 } SimBlock;
 
 struct SimRun {

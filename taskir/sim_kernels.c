@@ -13,6 +13,7 @@
  * [iy][ix][r], conv weights [f][r][ky][kx], CVM weights [f][r], vectors [f].
  */
 #include "sim_internal.h"
+#include "taskir/bigmem.h"
 #include "taskir/diag_block.h"
 #include "taskir/sim_dot8.h"
 #include "taskir/sim_parallel.h"
@@ -470,13 +471,28 @@ static int64_t add3_sat(int64_t a, int64_t b, int64_t c)
     return a + b + c;
 }
 
+/* The words of channel block b's packed weights. */
+static int64_t unit_words8(const Win *w, const Conv8 *c, int64_t b)
+{
+    return w->KY * w->KX * c->nq * round_lanes(min64(DOT8_BLOCK, w->F - b * DOT8_BLOCK));
+}
+
+/* The last channel block. */
+static int64_t last_unit8(const Win *w)
+{
+    return w->F > 0 ? (w->F - 1) / DOT8_BLOCK : 0;
+}
+
+/* Packed weights (not in place, or the tail of SimPack.narrow), then the corrections. */
 static int64_t pack_words8(const SimBlock *sb)
 {
     Win w;
     win8_of(sb, &w);
     Conv8 c;
     conv8_of(&w, &c);
-    return add3_sat(sb->pack.in_place ? 0 : c.w_words, c.corr_words, c.rowcorr_words);
+    const SimPack *pk = &sb->pack;
+    int64_t wq = !pk->in_place ? c.w_words : pk->tail ? unit_words8(&w, &c, last_unit8(&w)) : 0;
+    return add3_sat(wq, c.corr_words, c.rowcorr_words);
 }
 
 /* The convolution's scratch: the int8 input. */
@@ -512,9 +528,11 @@ static int64_t scratch_CVM(const SimBlock *sb)
  * Sixteen channels at a time, taken innermost: their 16 stores fill one cache line of the
  * packed block, and their 16 rows are read along r (for each q, the 4 KK values of every
  * tap) as 16 streams the cache holds. */
-static uint32_t pack_block8(const int32_t *W, const Win *w, const Conv8 *c, uint32_t *wb,
-                            uint32_t *corr, int64_t f0)
+static uint32_t pack_block8(const void *Wv, bool narrow, const Win *w, const Conv8 *c,
+                            uint32_t *wb, uint32_t *corr, int64_t f0)
 {
+    const int32_t *W = Wv;
+    const int8_t *W8 = Wv;
     int64_t KK = w->KY * w->KX, nq = c->nq, R = w->R, row = R * KK;
     uint32_t *rowcorr = corr + c->corr_words;
     uint32_t bits = 0;
@@ -525,24 +543,28 @@ static uint32_t pack_block8(const int32_t *W, const Win *w, const Conv8 *c, uint
     memset(rb, 0, (size_t)(w->KY * fb) * sizeof *rb);
     if (KK == 1) { /* a 1 x 1 tap or a CVM: each row's values contiguous */
         SimPack8Fn pack8 = sim_pack8_vnni();
-        bits = (pack8 ? pack8 : sim_pack8_c)(wb, fb, W + f0 * row, row, R, nf, cb);
+        if (narrow)
+            sim_pack8_i8(wb, fb, W8 + f0 * row, row, R, nf, cb);
+        else
+            bits = (pack8 ? pack8 : sim_pack8_c)(wb, fb, W + f0 * row, row, R, nf, cb);
         for (int64_t f = 0; f < nf; f++)
             rb[f] = cb[f] *= 128u;
         return bits;
     }
     for (int64_t fs = 0; fs < nf; fs += SIM_DOT8_LANES) {
         int64_t ns = min64(SIM_DOT8_LANES, nf - fs);
-        const int32_t *Ws = W + (f0 + fs) * row;
+        int64_t Ws = (f0 + fs) * row;
         for (int64_t q = 0; q < nq; q++) {
             int64_t nj = min64(4, R - 4 * q);
             for (int64_t k = 0; k < KK; k++) {
                 uint32_t *out = wb + (k * nq + q) * fb + fs, *ck = cb + k * fb + fs;
                 for (int64_t f = 0; f < ns; f++) {
-                    const int32_t *wf = Ws + f * row + 4 * q * KK + k;
+                    int64_t wf = Ws + f * row + 4 * q * KK + k;
                     uint8_t g[4] = {0, 0, 0, 0};
                     uint32_t sum = 0;
                     for (int64_t j = 0; j < nj; j++) {
-                        uint32_t u = (uint32_t)wf[j * KK];
+                        uint32_t u = narrow ? (uint32_t)(int32_t)W8[wf + j * KK]
+                                            : (uint32_t)W[wf + j * KK];
                         bits |= u + 128u;
                         sum += u;
                         g[j] = (uint8_t)u;
@@ -560,33 +582,45 @@ static uint32_t pack_block8(const int32_t *W, const Win *w, const Conv8 *c, uint
 }
 
 /* The bytes between the packed weights of channel blocks b and b + 1: packed one after
- * another in sb->pack.data, or in place each at the start of its own rows of the weights. */
+ * another in sb->pack.data, or in place each at the start of its own rows of the weights
+ * (of int32 values, or of int8 ones: SimPack.narrow). */
 static int64_t unit_bytes8(const SimBlock *sb, const Win *w, const Conv8 *c)
 {
     int64_t KK = w->KY * w->KX;
-    return DOT8_BLOCK * 4 * (sb->pack.in_place ? w->R * KK : KK * c->nq);
+    const SimPack *pk = &sb->pack;
+    return DOT8_BLOCK * (!pk->in_place ? 4 * KK * c->nq : pk->narrow ? w->R * KK : 4 * w->R * KK);
+}
+
+/* Where channel block b's packed weights are: see unit_bytes8; the tail of SimPack.narrow
+ * after the corrections in sb->pack.data. */
+static unsigned char *unit_at8(const SimBlock *sb, const Win *w, const Conv8 *c, int64_t b)
+{
+    const SimPack *pk = &sb->pack;
+    if (!pk->in_place)
+        return (unsigned char *)pk->data + b * unit_bytes8(sb, w, c);
+    if (pk->tail && b == last_unit8(w))
+        return (unsigned char *)(pk->data + c->corr_words + c->rowcorr_words);
+    return pk->over + b * unit_bytes8(sb, w, c);
 }
 
 /* Packs channel block b of sb's weights (sb->in[1].data): into sb->pack.data, or in place
- * (SimPack.in_place) over the first bytes of the block's own rows, through a copy, so that
- * the blocks pack in any order and on any thread. The result as pack_block8's; in place
- * the rows stay as they were when it is above 255, and it is UINT32_MAX when the copy
- * cannot be allocated. */
+ * (SimPack.in_place) over the first bytes of the block's own rows (SimPack.over), through a
+ * copy, so that the blocks pack in any order and on any thread. The result as pack_block8's;
+ * in place the rows stay as they were when it is above 255, and it is UINT32_MAX when the
+ * copy cannot be allocated. */
 static uint32_t pack_unit8(const SimBlock *sb, const Win *w, const Conv8 *c, int64_t b)
 {
-    int64_t f0 = b * DOT8_BLOCK, nf = min64(DOT8_BLOCK, w->F - f0);
-    int64_t words = w->KY * w->KX * c->nq * round_lanes(nf);
-    int32_t *W = sb->in[1].data;
+    int64_t f0 = b * DOT8_BLOCK, words = unit_words8(w, c, b);
     const SimPack *pk = &sb->pack;
     if (!pk->in_place)
-        return pack_block8(W, w, c, pk->data + b * (unit_bytes8(sb, w, c) / 4),
+        return pack_block8(sb->in[1].data, false, w, c, (uint32_t *)unit_at8(sb, w, c, b),
                            pk->data + c->w_words, f0);
     uint32_t *tmp = malloc((size_t)words * sizeof *tmp);
     if (!tmp)
         return UINT32_MAX;
-    uint32_t bits = pack_block8(W, w, c, tmp, pk->data, f0);
+    uint32_t bits = pack_block8(pk->over, pk->narrow, w, c, tmp, pk->data, f0);
     if (bits <= 255u)
-        memcpy((unsigned char *)W + b * unit_bytes8(sb, w, c), tmp, (size_t)words * 4);
+        memcpy(unit_at8(sb, w, c, b), tmp, (size_t)words * 4);
     free(tmp);
     return bits;
 }
@@ -684,7 +718,8 @@ typedef struct Conv8Ctx {
     const SimBlock *sb;
     Win w;
     Conv8 c;
-    const int8_t *wq;
+    const int8_t *wq, *wlast; /* channel block b's packed weights: wq + b * unit_bytes; the
+                               * last one's at wlast */
     const uint32_t *corr, *rowcorr;
     const uint8_t *xq;
     SimDot8Fn dot;
@@ -703,7 +738,7 @@ static void conv8_chunk(const Conv8Ctx *c, int64_t b, int64_t y0, int64_t y1)
     const Win *w = &c->w;
     int64_t X = w->X, F = w->F, KX = w->KX, nq = c->c.nq, px = nq * 4;
     int64_t f0 = b * DOT8_BLOCK, nf = min64(DOT8_BLOCK, F - f0), fb = round_lanes(nf);
-    const int8_t *wb = c->wq + b * c->unit_bytes;
+    const int8_t *wb = b == c->nb - 1 ? c->wlast : c->wq + b * c->unit_bytes;
     const uint32_t *cb = c->corr + f0 * w->KY * KX, *rb = c->rowcorr + f0 * w->KY;
     uint32_t *out = (uint32_t *)c->sb->result + y0 * X * F + f0;
     int64_t clo = 0, chi = 0;
@@ -788,18 +823,20 @@ int64_t sim_dot8_chunks(int64_t Y, int64_t F, int64_t rows, uint32_t nt)
 }
 
 /* Puts back the int32 weights of channel block b that pack_unit8 packed in place: rows f0 ..
- * f0 + nf - 1 of W from the packed bytes at their start (copied out first, as they overlap
- * the first rows). False when the copy cannot be allocated. */
-static bool unpack_unit8(const SimBlock *sb, const Win *w, const Conv8 *c, int64_t b)
+ * f0 + nf - 1 of Wall from the packed bytes (copied out first, as they overlap the first rows
+ * when Wall is the tensor they were packed over). False when the copy cannot be
+ * allocated. */
+static bool unpack_unit8(const SimBlock *sb, const Win *w, const Conv8 *c, int64_t b,
+                         int32_t *Wall)
 {
     int64_t KK = w->KY * w->KX, nq = c->nq, R = w->R, row = R * KK;
     int64_t f0 = b * DOT8_BLOCK, nf = min64(DOT8_BLOCK, w->F - f0), fb = round_lanes(nf);
-    int32_t *W = sb->in[1].data + f0 * row;
+    int32_t *W = Wall + f0 * row;
     size_t bytes = (size_t)(KK * nq * fb) * 4;
     int8_t *pk = malloc(bytes);
     if (!pk)
         return false;
-    memcpy(pk, W, bytes);
+    memcpy(pk, unit_at8(sb, w, c, b), bytes);
     for (int64_t f = 0; f < nf; f++)
         for (int64_t q = 0; q < nq; q++)
             for (int64_t k = 0; k < KK; k++)
@@ -810,18 +847,27 @@ static bool unpack_unit8(const SimBlock *sb, const Win *w, const Conv8 *c, int64
 }
 
 /* Before the int32 path runs a block whose weights are packed in place (an input not int8):
- * the weights put back, and the block on the int32 path for the rest of the run (its
- * packed weights' room is too small to pack them elsewhere). False when out of memory. */
+ * the weights put back (int32 values over the tensor they were packed over; packed over
+ * int8 ones, into memory of the run's own, which the weights cluster then reads), and the
+ * block on the int32 path for the rest of the run (its packed weights' room is too small to
+ * pack them elsewhere). False when out of memory. */
 static bool leave_in_place8(SimBlock *sb)
 {
     Win w;
     Conv8 c;
     win8_of(sb, &w);
     conv8_of(&w, &c);
-    bool ok = true;
-    for (int64_t b = 0; b * DOT8_BLOCK < w.F; b++)
-        ok &= unpack_unit8(sb, &w, &c, b);
-    sb->pack.in_place = false;
+    size_t vol = sb->in[1].vol > 0 ? (size_t)sb->in[1].vol : 1;
+    int32_t *W = !sb->pack.narrow ? (int32_t *)(void *)sb->pack.over
+                 : vol <= SIZE_MAX / sizeof *W ? tir_big_calloc(vol * sizeof *W) : NULL;
+    if (sb->pack.narrow)
+        sb->pack.wide = W;
+    bool ok = W != NULL;
+    for (int64_t b = 0; ok && b * DOT8_BLOCK < w.F; b++)
+        ok &= unpack_unit8(sb, &w, &c, b, W);
+    if (ok)
+        sb->in[1].data = W;
+    sb->pack.in_place = sb->pack.narrow = sb->pack.tail = false;
     sb->pack.data = NULL;
     return ok;
 }
@@ -834,7 +880,7 @@ static int run_dot8(SimRun *run, SimBlock *sb)
     SimDot8Fn dot = sim_dot8_vnni();
     if (!pk->data || !dot || (pk->in_place && !pk->packed))
         return 0; /* in place: always packed while planning */
-    Conv8Ctx c = {sb, {0}, {0}, NULL, NULL, NULL, NULL, dot, 0, 0, 0, 0, 0};
+    Conv8Ctx c = {sb, {0}, {0}, NULL, NULL, NULL, NULL, NULL, dot, 0, 0, 0, 0, 0};
     win8_of(sb, &c.w);
     conv8_of(&c.w, &c.c);
     if (!pk->packed) {
@@ -844,7 +890,8 @@ static int run_dot8(SimRun *run, SimBlock *sb)
     uint8_t *xq = input8_at(run, c.w.IY * c.w.IX, c.w.R, c.c.nq);
     if (!pk->usable || !pack_input8(run, sb->in[0].data, c.w.IY * c.w.IX, c.w.R, c.c.nq, xq))
         return pk->in_place && !leave_in_place8(sb) ? -1 : 0;
-    c.wq = (const int8_t *)(pk->in_place ? (uint32_t *)sb->in[1].data : pk->data);
+    c.wq = (const int8_t *)unit_at8(sb, &c.w, &c.c, 0);
+    c.wlast = (const int8_t *)unit_at8(sb, &c.w, &c.c, last_unit8(&c.w));
     c.unit_bytes = unit_bytes8(sb, &c.w, &c.c);
     c.corr = pk->data + (pk->in_place ? 0 : c.c.w_words);
     c.rowcorr = c.corr + c.c.corr_words;
@@ -1268,6 +1315,11 @@ int64_t sim_kernel_wt_words(const SimBlock *sb)
     return k->wt ? k->wt(sb) : 0;
 }
 
+bool sim_packs_narrow(const SimOptions *opt)
+{
+    return opt->weights_in_place && !opt->keep_all && sim_dot8_vnni();
+}
+
 int64_t sim_kernel_pack_words(const SimBlock *sb)
 {
     const SimKernel *k = sim_kernels[sb->b->type];
@@ -1313,25 +1365,34 @@ static int span_cmp(const void *a, const void *b)
 }
 
 /* Can sb's packed weights go over its weight tensor? readers[pos]: the copies reading block
- * pos's result, or UINT32_MAX when its data shares values with another tensor. */
-static bool weights_in_place_ok(const SimRun *run, const SimBlock *sb, const uint32_t *readers)
+ * pos's result, or UINT32_MAX when its data shares values with another tensor. *tail: the
+ * tensor is held narrow and its last channel block's rows are too few bytes for its packed
+ * weights (they go into SimPack.data). */
+static bool weights_in_place_ok(const SimRun *run, const SimBlock *sb, const uint32_t *readers,
+                                bool *tail)
 {
+    *tail = false;
     if (bt_info(sb->b->type)->kind != BK_COMPUTE || sim_kernel_pack_words(sb) <= 0 ||
         sb->n_in < 2 || !sb->in[1].alias)
         return false;
     const SimBlock *s = weights_source(run, sb);
     const Tensor *t = s->b->data;
-    if (!s->data_result || readers[s->pos] != 1 ||
+    if (!(s->data_result || s->data_narrow) || readers[s->pos] != 1 ||
         (t->has_prec ? t->prec : blk_prec(s->b)) != PR_INT_8)
         return false;
-    /* every channel block's packed weights within its own rows (the last one rounds its
-     * channels up to SIM_DOT8_LANES) */
+    /* every channel block's packed weights (4 bytes a group of four values, the last block's
+     * channels rounded up to SIM_DOT8_LANES) within its own rows: in int32 values always but
+     * for the last block, in int8 ones when the reduction is whole groups of four */
     Win w;
     Conv8 c;
     win8_of(sb, &w);
     conv8_of(&w, &c);
-    int64_t KK = w.KY * w.KX, nf = w.F - (w.F - 1) / DOT8_BLOCK * DOT8_BLOCK;
-    return w.F > 0 && KK * c.nq * round_lanes(nf) <= nf * w.R * KK;
+    int64_t es = s->data_narrow ? 1 : 4, nf = w.F - last_unit8(&w) * DOT8_BLOCK;
+    if (w.F <= 0 || (w.F > DOT8_BLOCK && 4 * c.nq * DOT8_BLOCK > es * DOT8_BLOCK * w.R))
+        return false;
+    bool fits = 4 * c.nq * round_lanes(nf) <= es * nf * w.R;
+    *tail = !fits && s->data_narrow;
+    return fits || s->data_narrow;
 }
 
 void sim_kernel_plan_in_place(SimRun *run)
@@ -1352,8 +1413,10 @@ void sim_kernel_plan_in_place(SimRun *run)
                 *r += *r < UINT32_MAX - 1;
             }
         const Tensor *t = sb->b->data;
-        if (t && t->n_i32)
-            sp[n++] = (Span){(uintptr_t)t->i32, (uintptr_t)(t->i32 + t->n_i32), i};
+        size_t es;
+        const void *v = t ? tensor_i32_vals(t, &es) : NULL;
+        if (v)
+            sp[n++] = (Span){(uintptr_t)v, (uintptr_t)v + t->n_i32 * es, i};
     }
     qsort(sp, n, sizeof *sp, span_cmp);
     for (uint32_t i = 0, top = 0; i < n; i++) { /* top: the span reaching furthest so far */
@@ -1362,8 +1425,16 @@ void sim_kernel_plan_in_place(SimRun *run)
         if (!i || sp[i].hi > sp[top].hi)
             top = i;
     }
-    for (uint32_t i = 0; i < g->n_blocks; i++)
-        run->blocks[i].pack.in_place = weights_in_place_ok(run, &run->blocks[i], readers);
+    for (uint32_t i = 0; i < g->n_blocks; i++) {
+        SimBlock *sb = &run->blocks[i];
+        SimPack *pk = &sb->pack;
+        if (!(pk->in_place = weights_in_place_ok(run, sb, readers, &pk->tail)))
+            continue;
+        SimBlock *s = &run->blocks[weights_source(run, sb)->pos];
+        size_t es;
+        pk->over = (unsigned char *)(uintptr_t)tensor_i32_vals(s->b->data, &es);
+        pk->narrow = s->packed_over = s->data_narrow;
+    }
 out:
     free(readers);
     free(sp);

@@ -552,7 +552,9 @@ static Status run_graph(const Options *o, TirFileBytes *file, NpyArray *arrays, 
         if (!st)
             st = verify_mapping(map, d);
     } else {
-        LoadOptions lo = {.threads = o->sim.threads, .file = file};
+        /* int8 weights in a byte each when the run packs them over their own bytes */
+        LoadOptions lo = {.threads = o->sim.threads, .narrow = sim_packs_narrow(&o->sim),
+                          .file = file};
         st = graph_load_pb_mem_opts(file->p, file->len, &lo, &g, d);
         phase_end(o->phases, "load");
         /* the pool from the verifier on (the load's passes start their own threads: with

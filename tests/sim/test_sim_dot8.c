@@ -4,7 +4,8 @@
  * INT32_MIN / INT32_MAX, where the sums wrap); then CC and CC2D blocks run through the
  * simulator (which takes the VNNI path on int8 values where the CPU has it, the int32 path
  * otherwise or when a value is not an int8) against the loop nest of docs/semantics.md
- * computed here in int64 and wrapped. Skips the first part where the CPU has no VNNI. */
+ * computed here in int64 and wrapped. Skips the first part where the CPU has no VNNI. The
+ * packing from int8 rows (sim_pack8_i8) against the one from int32 rows. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -139,6 +140,37 @@ static void test_pack8_vnni_matches_c(void **state)
             st_assert_equal((const int32_t *)sa, (const int32_t *)sb, nf, "pack8 sums");
         }
         free(W), free(a), free(b), free(sa), free(sb);
+    }
+}
+
+/* The weight packing of one tap from int8 rows (a tensor held narrow) against the plain C one
+ * on the same values held as int32: random rows, row lengths around the group (4) and the
+ * vector (16), the int8 extremes; the gaps of the output (ws > nf) untouched. */
+static void test_pack8_i8_matches_c(void **state)
+{
+    (void)state;
+    StRng r = {6262};
+    static const int64_t Rs[] = {1, 2, 3, 4, 5, 7, 15, 16, 17, 33, 64, 65, 201};
+    for (int iter = 0; iter < 130; iter++) {
+        int64_t R = Rs[iter % 13], nf = st_range(&r, 1, 64), nq = (R + 3) / 4;
+        int64_t ws = nf + st_range(&r, 0, 5), row_step = R + st_range(&r, 0, 7);
+        int kind = iter % 3; /* 0 random int8, 1 all -128, 2 all 127 */
+        int64_t nw = (nf - 1) * row_step + R, no = (nq - 1) * ws + nf;
+        int32_t *W = malloc((size_t)nw * 4);
+        int8_t *W8 = malloc((size_t)nw);
+        uint32_t *a = calloc((size_t)no, 4), *b = calloc((size_t)no, 4);
+        uint32_t *sa = malloc((size_t)nf * 4), *sb = malloc((size_t)nf * 4);
+        assert_non_null(W), assert_non_null(W8), assert_non_null(a), assert_non_null(b);
+        assert_non_null(sa), assert_non_null(sb);
+        for (int64_t i = 0; i < nw; i++) {
+            W[i] = kind == 1 ? -128 : kind == 2 ? 127 : st_range(&r, -128, 127);
+            W8[i] = (int8_t)W[i];
+        }
+        assert_true(sim_pack8_c(a, ws, W, row_step, R, nf, sa) <= 255u);
+        sim_pack8_i8(b, ws, W8, row_step, R, nf, sb);
+        st_assert_equal((const int32_t *)a, (const int32_t *)b, no, "pack8 i8 vs c");
+        st_assert_equal((const int32_t *)sa, (const int32_t *)sb, nf, "pack8 i8 sums");
+        free(W), free(W8), free(a), free(b), free(sa), free(sb);
     }
 }
 
@@ -295,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_vnni_matches_c),
         cmocka_unit_test(test_c_matches_definition),
         cmocka_unit_test(test_pack8_vnni_matches_c),
+        cmocka_unit_test(test_pack8_i8_matches_c),
         cmocka_unit_test(test_conv_int8_random),
         cmocka_unit_test(test_conv_int8_odd_sizes),
         cmocka_unit_test(test_conv_int8_clamp_and_bias),

@@ -6,7 +6,11 @@
  * two blocks read, or that are not INT_8, or whose last channel block would not fit its rows,
  * stay where they are; an unverified INT_8 tensor holding a value outside int8 stops the
  * planning [data.range]. Where the CPU has no VNNI nothing is packed and the same runs
- * check the int32 path. */
+ * check the int32 path. The same graphs loaded narrow (LoadOptions.narrow: the weights int8
+ * in a byte each): packed over those bytes where every channel block's reduction is whole
+ * groups of four (a last block too short for its own bytes packed into the run's memory),
+ * else widened into the run's memory, with the same results, the int32 path after an input
+ * outside int8 included. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +22,7 @@
 #include "../../taskir/sim_dot8.h"
 #include "../../taskir/sim_internal.h"
 #include "simtest.h"
+#include "taskir/pbio.h"
 
 #define S(...) ((const int32_t[TIR_NDIMS]){__VA_ARGS__})
 
@@ -220,12 +225,81 @@ static void test_unverified_weights(void **state)
     net_free(&n);
 }
 
+/* n's graph saved and loaded again narrow: its SW block's values held as int8. */
+static void net_narrow(Net *n)
+{
+    Diag d;
+    diag_init(&d, "test");
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    Graph *g = NULL;
+    assert_int_equal(graph_pack(n->g, &buf, &len, &d), ST_OK);
+    LoadOptions lo = {.threads = 1, .narrow = true};
+    assert_int_equal(graph_load_pb_mem_opts(buf, len, &lo, &g, &d), ST_OK);
+    diag_finish(&d);
+    free(buf);
+    uint32_t pos = graph_block_pos(n->g, n->sw->id);
+    graph_destroy(n->g);
+    n->g = g;
+    n->sw = g->blocks[pos];
+    assert_int_equal(n->sw->type, BT_SW);
+    assert_non_null(n->sw->data->i8);
+}
+
+/* Weights held narrow, on 1 to 3 threads, four steps (an input outside int8 at step 2, the
+ * int32 path from then on): packed over their own bytes (the SW block then has no result) when
+ * R is a multiple of 4, with the last channel block in the run's memory when its rows are
+ * too few bytes (200 channels: 8 of 8 values; 70 channels: 6 of 16 x 9), exactly in its rows
+ * (64 channels of 32); else (R = 13, 129) widened, the tensor untouched. The results are the
+ * loop nest's throughout. */
+static void test_narrow_weights(void **state)
+{
+    (void)state;
+    static const struct {
+        int32_t H, R, F, K;
+        bool over, tail;
+    } cases[] = {{9, 13, 70, 3, false, false}, {5, 129, 72, 1, false, false},
+                 {4, 8, 200, 1, true, true},   {6, 16, 70, 3, true, true},
+                 {5, 32, 64, 1, true, false},  {4, 4, 130, 3, true, true}};
+    bool vnni = sim_dot8_vnni() != NULL;
+    for (int i = 0; i < 6; i++)
+        for (uint32_t threads = 1; threads <= 3; threads++) {
+            StRng r = {(uint32_t)(77 * i) + threads};
+            Net n;
+            net_build(&n, &r, cases[i].H, cases[i].R, cases[i].F, cases[i].K, PR_INT_8, false);
+            net_narrow(&n);
+            SimOptions o = {.threads = threads, .steps = 1, .share_buffers = true,
+                            .weights_in_place = true};
+            assert_int_equal(sim_packs_narrow(&o), vnni);
+            SimRun *run = st_create(n.g, &o);
+            bool over = vnni && cases[i].over;
+            const SimBlock *sw = &run->blocks[graph_block_pos(n.g, n.sw->id)];
+            assert_int_equal(in_place(run), over);
+            assert_int_equal(sw->packed_over, over);
+            assert_int_equal(sw->result == NULL, over);
+            for (uint32_t k = 0; over && k < run->g->n_blocks; k++)
+                if (run->blocks[k].b->type == BT_CC)
+                    assert_int_equal(run->blocks[k].pack.tail, cases[i].tail);
+            int64_t nw = (int64_t)n.v.F * n.v.R * n.v.KY * n.v.KX;
+            for (int64_t k = 0; !over && k < nw; k++)
+                assert_int_equal(n.sw->data->i8[k], n.w[k]);
+            int64_t nx = (int64_t)n.v.IY * n.v.IX * n.v.R;
+            for (int t = 0; t < 4; t++) {
+                step(run, &n, &r, t == 2 ? nx / 2 : -1);
+                assert_false(in_place(run) && t >= 2);
+            }
+            sim_destroy(run);
+            net_free(&n);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_packed_over_weights),
         cmocka_unit_test(test_kept_apart),
         cmocka_unit_test(test_unverified_weights),
+        cmocka_unit_test(test_narrow_weights),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,7 +9,10 @@
  * runs decoded narrow (pb_varint_decode8, LoadOptions.narrow: int8 values in a byte each)
  * giving the same values, the same saved bytes, and the wide form where a value does not
  * fit; a graph loaded from its mapped file with LoadOptions.file stops the file's page
- * thread. */
+ * thread. Decoded narrow with no counts known, the pieces are counted and placed one after
+ * another as they are decoded (pbruns.c): several runs of several pieces each in one graph
+ * give the same values on 1 to 4 threads, each held as before (narrow from 64 values, wide
+ * below or with a value past int8). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -410,6 +413,36 @@ static void same_finding(const Diag *d, uint32_t threads, char *first, size_t le
 
 /* A tensor large enough to be cut into pieces and shared by threads loads the same whatever
  * the thread count; a fault in a late piece is the same finding. */
+/* g's bytes, with an 11-byte varint in a run, refused on 1 to 4 threads with the same
+ * finding [wire.varint]. */
+static void refused_alike(const Buf *g, bool narrow)
+{
+    char first[512] = "";
+    for (uint32_t threads = 1; threads <= 4; threads++) {
+        LoadOptions lo = {.threads = threads, .narrow = narrow};
+        Diag d;
+        diag_init(&d, "t.pb");
+        Graph *graph = NULL;
+        assert_int_equal(graph_load_pb_mem_opts(g->p, g->n, &lo, &graph, &d), ST_LOGIC);
+        assert_null(graph);
+        same_finding(&d, threads, first, sizeof first);
+        diag_finish(&d);
+    }
+    assert_non_null(strstr(first, "wire.varint"));
+}
+
+/* The graph of g's bytes loaded narrow on threads threads (graph_destroy it). */
+static Graph *load_narrow(const Buf *g, uint32_t threads)
+{
+    LoadOptions lo = {.threads = threads, .narrow = true};
+    Diag d;
+    diag_init(&d, "t.pb");
+    Graph *graph = NULL;
+    assert_int_equal(graph_load_pb_mem_opts(g->p, g->n, &lo, &graph, &d), ST_OK);
+    diag_finish(&d);
+    return graph;
+}
+
 /* A run of 3 M int8 values, decoded narrow on 1 to 4 threads (pieces of a MiB): the same
  * values in a byte each; with one value past int8 at its end, the same values wide. */
 static void test_threads_narrow(void **state)
@@ -425,20 +458,61 @@ static void test_threads_narrow(void **state)
         Taskir__TaskGraph *w = taskir__task_graph__unpack(NULL, g.n, g.p);
         assert_non_null(w);
         for (uint32_t threads = 1; threads <= 4; threads++) {
-            LoadOptions lo = {.threads = threads, .narrow = true};
-            Diag d;
-            diag_init(&d, "t.pb");
-            Graph *graph = NULL;
-            assert_int_equal(graph_load_pb_mem_opts(g.p, g.n, &lo, &graph, &d), ST_OK);
+            Graph *graph = load_narrow(&g, threads);
             const Tensor *x = graph->blocks[0]->data;
             assert_int_equal(x->i8 != NULL, !last_wide);
             check_tensor(x, w->blocks[0]->data);
             graph_destroy(graph);
-            diag_finish(&d);
         }
         taskir__task_graph__free_unpacked(w, NULL);
         free(run.p), free(t.p), free(b.p), free(g.p);
     }
+}
+
+/* Three blocks whose data tensors are one packed run each, loaded narrow on 1 to 4 threads:
+ * 1.5 M int8 values of one and ten bytes (pieces of a MiB, a place each after the piece
+ * before it), held narrow; 50 negative values (500 bytes, more than 64, but 50 values),
+ * held wide; 2 M values with one past int8 amid them, held wide. An 11-byte varint near the
+ * end of the first run: the same finding on every thread count. */
+static void test_threads_narrow_runs(void **state)
+{
+    (void)state;
+    Buf g = {0};
+    size_t end0 = 0; /* where the first block's bytes end */
+    static const int nv[3] = {1500000, 50, 2000000};
+    for (int k = 0; k < 3; k++) {
+        Buf run = {0}, t = {0}, b = {0};
+        for (int i = 0; i < nv[k]; i++) {
+            uint64_t v = k == 1 ? (uint64_t)(int64_t)-(1 + i) : small_value();
+            if (k == 2 && i == 1234567)
+                v = 300;
+            add_varint(&run, v, k == 1 || rnd() % 4 ? 1 : 10);
+        }
+        add_bytes(&t, 4, &run);
+        add_bytes(&b, 7, &t);
+        add_bytes(&g, 1, &b);
+        free(run.p), free(t.p), free(b.p);
+        if (k == 0)
+            end0 = g.n;
+    }
+    Taskir__TaskGraph *w = taskir__task_graph__unpack(NULL, g.n, g.p);
+    assert_non_null(w);
+    for (uint32_t threads = 1; threads <= 4; threads++) {
+        Graph *graph = load_narrow(&g, threads);
+        for (int k = 0; k < 3; k++) {
+            const Tensor *x = graph->blocks[k]->data;
+            assert_int_equal(x->i8 != NULL, k == 0);
+            check_tensor(x, w->blocks[k]->data);
+        }
+        graph_destroy(graph);
+    }
+    taskir__task_graph__free_unpacked(w, NULL);
+    size_t at = end0 - 1000;
+    while (g.p[at - 1] & 0x80)
+        at++;
+    memset(g.p + at, 0xff, 10);
+    refused_alike(&g, true);
+    free(g.p);
 }
 
 /* g: a graph of one block whose data tensor holds n values of value() in one packed run
@@ -476,18 +550,7 @@ static void test_threads(void **state)
     while (g.p[at - 1] & 0x80)
         at++;
     memset(g.p + at, 0xff, 10);
-    char first[512] = "";
-    for (uint32_t threads = 1; threads <= 4; threads++) {
-        LoadOptions lo = {.threads = threads};
-        Diag d;
-        diag_init(&d, "t.pb");
-        Graph *graph = NULL;
-        assert_int_equal(graph_load_pb_mem_opts(g.p, g.n, &lo, &graph, &d), ST_LOGIC);
-        assert_null(graph);
-        same_finding(&d, threads, first, sizeof first);
-        diag_finish(&d);
-    }
-    assert_non_null(strstr(first, "wire.varint"));
+    refused_alike(&g, false);
     free(run.p);
     free(t.p);
     free(b.p);
@@ -738,6 +801,7 @@ int main(void)
         cmocka_unit_test(test_random_runs),
         cmocka_unit_test(test_decode8),
         cmocka_unit_test(test_threads_narrow),
+        cmocka_unit_test(test_threads_narrow_runs),
         cmocka_unit_test(test_malformed_runs),
         cmocka_unit_test(test_lifted_graphs),
         cmocka_unit_test(test_lifted_fault),
