@@ -1781,6 +1781,18 @@ static void test_lanes_land(void **state)
     chip_destroy(c);
 }
 
+/* The box of src's result on its edge eid (8 x 8 from pixel 0, last_edge_channels) cut to
+ * rows 0..ny. */
+static void edge_rows(Block *src, uint32_t eid, int32_t ny)
+{
+    Cluster *out = &src->out[0];
+    uint32_t i = 0;
+    while (i < out->n_ifaces && (uint32_t)out->ifaces[i].edge_id != eid)
+        i++;
+    assert_true(i < out->n_ifaces);
+    out->ifaces[i].size.d[0] = ny;
+}
+
 /* A transfer's part of a phase cut to what the phase's relaying chains carry, when the clash
  * and chain rules would push it to its writer's stage's last phase (mapper/xfer_cap.c;
  * docs/mapper.md, "Parts cut to the chains"; ResNet-50's `layer3_1_clip` row y8): a chip of
@@ -1815,13 +1827,7 @@ static void test_xfer_cap(void **state)
     const int32_t f0[4] = {0, 16, 8, 8};
     for (int k = 0; k < 4; k++)
         clash_reader(g, src, names[k], h, k, f0[k], 16);
-    uint32_t eid = clash_reader(g, src, "x", rows, 4, 0, 32); /* 8 x 8 x 32, then rows 0..2 */
-    Cluster *out = &src->out[0];
-    uint32_t i = 0;
-    while (i < out->n_ifaces && (uint32_t)out->ifaces[i].edge_id != eid)
-        i++;
-    assert_true(i < out->n_ifaces);
-    out->ifaces[i].size.d[0] = 3;
+    edge_rows(src, clash_reader(g, src, "x", rows, 4, 0, 32), 3);
     Diag d;
     diag_init(&d, NULL);
     assert_int_equal(verify_graph(g, &d), ST_OK);
@@ -1862,6 +1868,53 @@ static void test_xfer_cap(void **state)
     assert_int_equal(map_xfer_cap(p, &cl, xi, v, 2, 384, 383), 383); /* fits: all of it */
     assert_false(cl.oom);
     map_clash_finish(&cl);
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
+/* A transfer landing whole in one phase whose bytes the router sends over several, planned
+ * by the schedule (mapper/schedule.c ready_one calling map_lanes_land; test_lanes_land
+ * calls it alone): CCMPB "src" (9x8x16 int8, on its own core at 3 KiB a core) writes
+ * channels 1..3 into "p/in" (9x8x3) on another core: a 3-byte run a pixel and a disabled
+ * header over each gap, 144 headers, over the 128 of one phase's table, so the
+ * router sends over phases 0 and 1 (lanes_n 2). It lands whole in phase 0, 1152 B at the
+ * sender's 16-byte pitch (map_land_bytes): p's core counts them in its receive budget of
+ * phases 0 and 1 and keeps its Soma2 of phase 1 for the move, the bytes in place at that
+ * slot and p in phase 2. Without the call: nothing counted in phase 1, no Soma2 kept. */
+static void test_lanes_land_plan(void **state)
+{
+    (void)state;
+    Chip *c = clash_chip("budget=\"3KiB\"", "receive_per_phase=\"12KiB\"");
+    Graph *g = graph_create();
+    const int32_t s[8] = {9, 8, 16, 0, 0, 0, 0, 0}, h[8] = {9, 8, 3, 0, 0, 0, 0, 0};
+    Block *src = clash_writer(g, s);
+    edge_rows(src, clash_reader(g, src, "p", h, 0, 1, 3), 9);
+    Diag d;
+    diag_init(&d, NULL);
+    assert_int_equal(verify_graph(g, &d), ST_OK);
+    diag_finish(&d);
+    MapPlan *p = plan_ok(g, c, &d);
+    const MXfer *x = clash_xfer(p, "p");
+    assert_non_null(x);
+    assert_true(x->cross);
+    assert_int_equal(map_land_bytes(p, (uint32_t)(x - p->xfers)), 9 * 8 * 16);
+    assert_int_equal(p->lanes_heads[x->edge], 144);
+    assert_int_equal(p->lanes_n[x->edge], 2);
+    assert_int_equal(p->tasks[x->src_task].phase, 0);
+    assert_int_equal(map_lanes_last(p, x->edge, 0), 1);
+    assert_int_equal(x->n_chunks, 1);
+    assert_int_equal(p->chunks[x->chunk0].phase, 0);
+    assert_int_equal(p->chunks[x->chunk0].bytes, 1152);
+    const VCore *vc = &p->vcores[map_xfer_vcore(p, x)];
+    assert_int_equal(vc->recv[0], 1152);
+    assert_int_equal(vc->recv[1], 1152); /* 0 without map_lanes_land */
+    assert_int_equal(vc->recv[2], 0);
+    assert_true(vc->slots[1] & (1u << MS_SOMA2));
+    assert_false(vc->slots[0] & (1u << MS_SOMA2));
+    assert_int_equal(x->ready, 1 * MS_PER_PHASE + MS_SOMA2);
+    assert_int_equal(p->tasks[task_named(p, "p")].phase, 2);
     mapper_plan_destroy(p);
     diag_finish(&d);
     graph_destroy(g);
@@ -3203,6 +3256,7 @@ int main(void)
         cmocka_unit_test(test_capped_clash),
         cmocka_unit_test(test_lanes_land),
         cmocka_unit_test(test_xfer_cap),
+        cmocka_unit_test(test_lanes_land_plan),
         cmocka_unit_test(test_chain_phases),
         cmocka_unit_test(test_chain_index),
         cmocka_unit_test(test_chain_run_box),
