@@ -1781,6 +1781,15 @@ static void test_lanes_land(void **state)
     chip_destroy(c);
 }
 
+/* plan_ok on g, which must verify first. */
+static MapPlan *verified_plan(Graph *g, const Chip *c, Diag *d)
+{
+    diag_init(d, NULL);
+    assert_int_equal(verify_graph(g, d), ST_OK);
+    diag_finish(d);
+    return plan_ok(g, c, d);
+}
+
 /* The box of src's result on its edge eid (8 x 8 from pixel 0, last_edge_channels) cut to
  * rows 0..ny. */
 static void edge_rows(Block *src, uint32_t eid, int32_t ny)
@@ -1829,10 +1838,7 @@ static void test_xfer_cap(void **state)
         clash_reader(g, src, names[k], h, k, f0[k], 16);
     edge_rows(src, clash_reader(g, src, "x", rows, 4, 0, 32), 3);
     Diag d;
-    diag_init(&d, NULL);
-    assert_int_equal(verify_graph(g, &d), ST_OK);
-    diag_finish(&d);
-    MapPlan *p = plan_ok(g, c, &d);
+    MapPlan *p = verified_plan(g, c, &d);
     const MXfer *to[5];
     for (int k = 0; k < 5; k++) {
         to[k] = clash_xfer(p, names[k]);
@@ -1892,10 +1898,7 @@ static void test_lanes_land_plan(void **state)
     Block *src = clash_writer(g, s);
     edge_rows(src, clash_reader(g, src, "p", h, 0, 1, 3), 9);
     Diag d;
-    diag_init(&d, NULL);
-    assert_int_equal(verify_graph(g, &d), ST_OK);
-    diag_finish(&d);
-    MapPlan *p = plan_ok(g, c, &d);
+    MapPlan *p = verified_plan(g, c, &d);
     const MXfer *x = clash_xfer(p, "p");
     assert_non_null(x);
     assert_true(x->cross);
