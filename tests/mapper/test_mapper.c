@@ -1812,9 +1812,8 @@ static void edge_rows(Block *src, uint32_t eid, int32_t ny)
  * are planned first: 512 B in phase 0 and 512 in phase 1 each (shares [0, 1/2) and
  * [1/2, 1) of their bytes; p2b, which the clash rule would keep from p2's phases, takes
  * them by the chains' cap too: its sets {p0, p2, p2b} and {p1, p2, p2b} end on p2, p2b).
- * x with the clash rule: not in phases 0 and 1 (its box meets
- * p2's, which goes to two cores there), so 512 B in 2 and 256 in 3, the stage's last; with
- * the chains' cap instead: in phase 0 any part of x meets every piece's share, and the sets
+ * x with the clash rule: not in phases 0 and 1 (its box meets p2's, which goes to two
+ * cores there), so 512 B in 2 and 256 in 3, the stage's last; with the chains' cap instead: in phase 0 any part of x meets every piece's share, and the sets
  * {p0, x}, {p0, p2, p2b, x}, {p1, p2, p2b, x}, {p1, x} beside {p0, p2, p2b} and
  * {p1, p2, p2b} have no core all reach (without x: the tail p2, p2b); in phase 1 the first
  * 384 B (share [0, 1/2)) meet no piece's [1/2, 1) and 392 do: 384 of the 512 of room, the
