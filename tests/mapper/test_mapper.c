@@ -19,6 +19,7 @@
 #include "mapper/chain_sets.h"
 #include "mapper/lanes_land.h"
 #include "mapper/plan.h"
+#include "mapper/xfer_cap.h"
 #include "mapper/xfer_clash.h"
 #include "passes/manager.h"
 #include <json-c/json.h>
@@ -1832,6 +1833,148 @@ static void test_lanes_land(void **state)
     chip_destroy(c);
 }
 
+/* plan_ok on g, which must verify first. */
+static MapPlan *verified_plan(Graph *g, const Chip *c, Diag *d)
+{
+    diag_init(d, NULL);
+    assert_int_equal(verify_graph(g, d), ST_OK);
+    diag_finish(d);
+    return plan_ok(g, c, d);
+}
+
+/* The box of src's result on its edge eid (8 x 8 from pixel 0, last_edge_channels) cut to
+ * rows 0..ny. */
+static void edge_rows(Block *src, uint32_t eid, int32_t ny)
+{
+    Cluster *out = &src->out[0];
+    uint32_t i = 0;
+    while (i < out->n_ifaces && (uint32_t)out->ifaces[i].edge_id != eid)
+        i++;
+    assert_true(i < out->n_ifaces);
+    out->ifaces[i].size.d[0] = ny;
+}
+
+/* A transfer's part of a phase cut to what the phase's relaying chains carry, when the clash
+ * and chain rules would push it to its writer's stage's last phase (mapper/xfer_cap.c;
+ * docs/mapper.md, "Parts cut to the chains"; ResNet-50's `layer3_1_clip` row y8): a chip of
+ * 4 phases a stage, 512 B received a phase on a core, 5 KiB a core. CCMPB "src" (8x8x32
+ * int8, sends in phase 0) writes channels 0..15 into "p0/in" and 16..31 into "p1/in" (the
+ * channel halves), 8..23 into "p2/in" and "p2b/in" (one box to two cores), 1024 B each, and
+ * all channels of rows 0..2 into "x/in" (768 B), each read on a core of its own. The pieces
+ * are planned first: 512 B in phase 0 and 512 in phase 1 each (shares [0, 1/2) and
+ * [1/2, 1) of their bytes; p2b, which the clash rule would keep from p2's phases, takes
+ * them by the chains' cap too: its sets {p0, p2, p2b} and {p1, p2, p2b} end on p2, p2b).
+ * x with the clash rule: not in phases 0 and 1 (its box meets p2's, which goes to two
+ * cores there), so 512 B in 2 and 256 in 3, the stage's last; with the chains' cap instead: in phase 0 any part of x meets every piece's share, and the sets
+ * {p0, x}, {p0, p2, p2b, x}, {p1, p2, p2b, x}, {p1, x} beside {p0, p2, p2b} and
+ * {p1, p2, p2b} have no core all reach (without x: the tail p2, p2b); in phase 1 the first
+ * 384 B (share [0, 1/2)) meet no piece's [1/2, 1) and 392 do: 384 of the 512 of room, the
+ * other 384 in phase 2. Without the cut (the third way planned with no check) x takes
+ * 512 B in 0 and 256 in 1. */
+static void test_xfer_cap(void **state)
+{
+    (void)state;
+    const char *edits[] = {"budget=\"128KiB\"", "budget=\"5KiB\"",
+                           "receive_per_phase=\"12KiB\"", "receive_per_phase=\"512\"",
+                           "phases=\"32\" recommended_phases=\"16\"",
+                           "phases=\"4\" recommended_phases=\"4\""};
+    Chip *c = chip_with(edits, 6);
+    Graph *g = graph_create();
+    const int32_t s[8] = {8, 8, 32, 0, 0, 0, 0, 0}, h[8] = {8, 8, 16, 0, 0, 0, 0, 0};
+    const int32_t rows[8] = {3, 8, 32, 0, 0, 0, 0, 0};
+    Block *src = clash_writer(g, s);
+    const char *names[5] = {"p0", "p1", "p2", "p2b", "x"};
+    const int32_t f0[4] = {0, 16, 8, 8};
+    for (int k = 0; k < 4; k++)
+        clash_reader(g, src, names[k], h, k, f0[k], 16);
+    edge_rows(src, clash_reader(g, src, "x", rows, 4, 0, 32), 3);
+    Diag d;
+    MapPlan *p = verified_plan(g, c, &d);
+    const MXfer *to[5];
+    for (int k = 0; k < 5; k++) {
+        to[k] = clash_xfer(p, names[k]);
+        assert_non_null(to[k]);
+        assert_true(to[k]->cross);
+        assert_int_equal(to[k]->n_chunks, 2);
+        assert_int_equal(to[k]->bytes, k < 4 ? 1024 : 768);
+        for (int j = 0; j < k; j++)
+            assert_true(map_xfer_vcore(p, to[k]) != map_xfer_vcore(p, to[j]));
+    }
+    for (int k = 0; k < 4; k++)
+        for (uint32_t j = 0; j < 2; j++) {
+            assert_int_equal(p->chunks[to[k]->chunk0 + j].phase, (int32_t)j);
+            assert_int_equal(p->chunks[to[k]->chunk0 + j].bytes, 512);
+        }
+    const MChunk *xc = &p->chunks[to[4]->chunk0];
+    assert_int_equal(xc[0].phase, 1); /* was 0, with 512 B */
+    assert_int_equal(xc[0].bytes, 384);
+    assert_int_equal(xc[1].phase, 2); /* was 1, with 256 B */
+    assert_int_equal(xc[1].bytes, 384);
+    /* the cut itself, on the pieces' phases alone */
+    MClash cl;
+    assert_int_equal(map_clash_init(&cl, p), ST_OK);
+    for (int k = 0; k < 4; k++)
+        assert_int_equal(map_clash_note(&cl, p, (uint32_t)(to[k] - p->xfers)), ST_OK);
+    uint32_t xi = (uint32_t)(to[4] - p->xfers), v = map_xfer_vcore(p, to[4]);
+    assert_int_equal(map_xfer_cap(p, &cl, xi, v, 0, 0, 512), 0);
+    assert_true(map_xfer_chains(p, &cl, xi, v, 1, 0, 512));
+    assert_true(map_xfer_chains(p, &cl, xi, v, 1, 0, 392));
+    assert_false(map_xfer_chains(p, &cl, xi, v, 1, 0, 384));
+    assert_int_equal(map_xfer_cap(p, &cl, xi, v, 1, 0, 512), 384);
+    assert_int_equal(map_xfer_cap(p, &cl, xi, v, 1, 256, 256), 128); /* from byte 256 */
+    assert_int_equal(map_xfer_cap(p, &cl, xi, v, 2, 384, 383), 383); /* fits: all of it */
+    assert_false(cl.oom);
+    map_clash_finish(&cl);
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
+/* A transfer landing whole in one phase whose bytes the router sends over several, planned
+ * by the schedule (mapper/schedule.c ready_one calling map_lanes_land; test_lanes_land
+ * calls it alone): CCMPB "src" (9x8x16 int8, on its own core at 3 KiB a core) writes
+ * channels 1..3 into "p/in" (9x8x3) on another core: a 3-byte run a pixel and a disabled
+ * header over each gap, 144 headers, over the 128 of one phase's table, so the
+ * router sends over phases 0 and 1 (lanes_n 2). It lands whole in phase 0, 1152 B at the
+ * sender's 16-byte pitch (map_land_bytes): p's core counts them in its receive budget of
+ * phases 0 and 1 and keeps its Soma2 of phase 1 for the move, the bytes in place at that
+ * slot and p in phase 2. Without the call: nothing counted in phase 1, no Soma2 kept. */
+static void test_lanes_land_plan(void **state)
+{
+    (void)state;
+    Chip *c = clash_chip("budget=\"3KiB\"", "receive_per_phase=\"12KiB\"");
+    Graph *g = graph_create();
+    const int32_t s[8] = {9, 8, 16, 0, 0, 0, 0, 0}, h[8] = {9, 8, 3, 0, 0, 0, 0, 0};
+    Block *src = clash_writer(g, s);
+    edge_rows(src, clash_reader(g, src, "p", h, 0, 1, 3), 9);
+    Diag d;
+    MapPlan *p = verified_plan(g, c, &d);
+    const MXfer *x = clash_xfer(p, "p");
+    assert_non_null(x);
+    assert_true(x->cross);
+    assert_int_equal(map_land_bytes(p, (uint32_t)(x - p->xfers)), 9 * 8 * 16);
+    assert_int_equal(p->lanes_heads[x->edge], 144);
+    assert_int_equal(p->lanes_n[x->edge], 2);
+    assert_int_equal(p->tasks[x->src_task].phase, 0);
+    assert_int_equal(map_lanes_last(p, x->edge, 0), 1);
+    assert_int_equal(x->n_chunks, 1);
+    assert_int_equal(p->chunks[x->chunk0].phase, 0);
+    assert_int_equal(p->chunks[x->chunk0].bytes, 1152);
+    const VCore *vc = &p->vcores[map_xfer_vcore(p, x)];
+    assert_int_equal(vc->recv[0], 1152);
+    assert_int_equal(vc->recv[1], 1152); /* 0 without map_lanes_land */
+    assert_int_equal(vc->recv[2], 0);
+    assert_true(vc->slots[1] & (1u << MS_SOMA2));
+    assert_false(vc->slots[0] & (1u << MS_SOMA2));
+    assert_int_equal(x->ready, 1 * MS_PER_PHASE + MS_SOMA2);
+    assert_int_equal(p->tasks[task_named(p, "p")].phase, 2);
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
+}
+
 /* One box of a writer's result into two storage blocks on one core takes two receive phases
  * (mapper/xfer_twice.c): the conv (as in test_read_twice, its own core on 24 KiB) writes all
  * its result into "k0/in" and into channels 0..31 of "k1/in" (8 x 8 x 64, channels 32..63
@@ -3167,6 +3310,8 @@ int main(void)
         cmocka_unit_test(test_byte_clash),
         cmocka_unit_test(test_capped_clash),
         cmocka_unit_test(test_lanes_land),
+        cmocka_unit_test(test_xfer_cap),
+        cmocka_unit_test(test_lanes_land_plan),
         cmocka_unit_test(test_chain_phases),
         cmocka_unit_test(test_chain_index),
         cmocka_unit_test(test_chain_run_box),
