@@ -27,6 +27,7 @@
 #include "backend/core_mem.h"
 #include "backend/wuf.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -307,6 +308,28 @@ static Status two_layouts(Plan *pl, size_t r, const ESend *s0, const ESend *s, b
     return ST_OK;
 }
 
+/* Run r, which no receive base serves though an earlier pass laid its areas out for it
+ * (emit_pin.c): its sends that land further past their core's other packets of the phase
+ * than on another core of the run are recorded for the next pass to land first in their
+ * part, when they land behind other pixels of it (emit_partfirst.c). */
+static Status first_hints(Plan *pl, size_t r)
+{
+    Emit *e = pl->e;
+    int64_t least = INT64_MAX;
+    for (size_t t = 0; t < pl->runs[r].m; t++) {
+        const ESend *s = run_send(pl, r, t);
+        int64_t off = s->dst_addr - e->cores[s->dst_core].ph[pl->p].recv_lo;
+        least = off < least ? off : least;
+    }
+    Status st = ST_OK;
+    for (size_t t = 0; t < pl->runs[r].m && st == ST_OK; t++) {
+        const ESend *s = run_send(pl, r, t);
+        if (s->dst_addr - e->cores[s->dst_core].ph[pl->p].recv_lo > least)
+            st = emit_part_first_hint(e, pl->p, s);
+    }
+    return st;
+}
+
 /* The receive bases of the phase's chain cores: tied by the runs, then the highest each
  * group of tied cores takes. Runs of copies of two layouts are each recorded (two_layouts)
  * before the phase is refused. */
@@ -358,10 +381,16 @@ static Status bases(Plan *pl)
             int64_t b = base_of(pl, c);
             const ESend *s0 = run_send(pl, r, 0);
             int64_t twice_a = s0->dst_addr - base_of(pl, s0->dst_core);
-            if (b < ASM_MEM2_BASE || b > e->cores[c].ph[p].recv_lo || twice_a / 2 > 4095)
-                return refuse_tied(pl, r, c, "no receive base puts the shared address on "
-                                   "every core's copy, inside MEM2 and before the core's "
-                                   "other packets of the phase");
+            if (b < ASM_MEM2_BASE || b > e->cores[c].ph[p].recv_lo || twice_a / 2 > 4095) {
+                uint32_t had = e->pins ? e->pins->runs : 0;
+                Status st = refuse_tied(pl, r, c, "no receive base puts the shared address on "
+                                        "every core's copy, inside MEM2 and before the core's "
+                                        "other packets of the phase");
+                /* the areas were laid out for these runs already: their parts' order next */
+                if (e->pins && e->pins->runs == had && first_hints(pl, r) != ST_OK)
+                    return oom(pl);
+                return st;
+            }
         }
     return ST_OK;
 }

@@ -445,9 +445,19 @@ typedef struct EPinCap {
     int32_t p;
 } EPinCap;
 
+/* A spread copy (storage block position pos on core k) whose pixels from q on a relaying
+ * chain refused in phase p where they landed behind others of its part (the second copy of
+ * a part of two, or pixels of another edge before them in one run): the next pass lands them
+ * first (emit_partfirst.c). */
+typedef struct EPinFirst {
+    uint32_t k, pos;
+    int32_t p;
+    int64_t q;
+} EPinFirst;
+
 /* The ties of the runs the emitter's passes refused so far (emit.c), each run's together,
  * the copies to land in a chain's pitch, the buffers to send twice, the copies to send from
- * their writer's int32 area and the spread parts to cut. */
+ * their writer's int32 area, the spread parts to cut and the parts' runs to land first. */
 typedef struct EPins {
     EPinTie *ties;
     size_t n, cap;
@@ -461,6 +471,8 @@ typedef struct EPins {
     EPinCap *caps;
     size_t n_caps, cap_caps;
     uint32_t cap_passes;            /* the passes that recorded caps */
+    EPinFirst *firsts;
+    size_t n_firsts, cap_firsts;
 } EPins;
 
 typedef struct Emit {
@@ -1031,6 +1043,14 @@ bool emit_spread_waits(const Emit *e, const ECopy *a, int32_t reader, const uint
 /* Records, after a relaying chain refused phase p, the spread copy send s reaches there
  * (EPinCap), for the next pass; ST_RUNTIME when out of memory. */
 Status emit_spread_cap_hint(Emit *e, int32_t p, const ESend *s);
+/* emit_partfirst.c: after a relaying chain refused phase p, records the spread copy send s
+ * lands in, and its first pixel there, when it lands behind other pixels of its part: in the
+ * second run of a part of two copies, or past the start of a part of one run (EPinFirst),
+ * for the next pass; ST_RUNTIME when out of memory. emit_part_first: the pixel from which an
+ * earlier pass recorded spread copy position pos on core k to land first in its part of
+ * phase p, -1 when none. */
+Status emit_part_first_hint(Emit *e, int32_t p, const ESend *s);
+int64_t emit_part_first(const Emit *e, uint32_t k, uint32_t pos, int32_t p);
 /* Parts landing in their relay's pitch (emit_landpitch.c): after emit_spreads, each part of
  * one run whose phase's arrivals all come from one relay holding a copy in a wider pitch
  * lands at that pitch where the receive area has room (EPart.pitch, its landing area

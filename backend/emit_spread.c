@@ -7,7 +7,8 @@
  * arrivals (the last phase the rest), as the mapper fills the phases, earliest first; the
  * copies of a core in the order their last parts land (last_arrival); a part a relaying
  * chain refused in an earlier pass ends where its writer's runs to other cores begin
- * (emit_spreadcap.c). The
+ * (emit_spreadcap.c); pixels a relaying chain refused behind others of their part land
+ * first in it (emit_partfirst.c). The
  * rows arriving in a phase land in a landing area of their own in the receive area, alive in
  * that phase only, and a P06 in Soma2 of that phase (after the router) moves them into the
  * copy's area in the data banks (emit_move.c), where the copy's readers find it whole from
@@ -494,10 +495,26 @@ static Status plan_parts(Emit *e, ECopy *cp, ESeg *segs, size_t n)
                               "in three or more runs of pixels apart: not written yet (a "
                               "phase's move splits what arrives into two runs at most)",
                               e->cores[k].name, p);
-        if (pt) { /* a second run beside another copy's: the P26 splits them */
-            pt->copy[1] = ci;
-            pt->q0[1] = q0[0];
-            pt->nq[1] = nq[0];
+        /* pixels a relaying chain refused behind others of the part land first
+           (emit_partfirst.c): one run cut in two there, the later pixels first */
+        int64_t qf = emit_part_first(e, k, cp->block, p);
+        if (!pt && r == 0 && qf > q0[0] && qf < q0[0] + nq[0]) {
+            q0[1] = q0[0];
+            nq[1] = qf - q0[0];
+            q0[0] = qf;
+            nq[0] -= nq[1];
+        }
+        if (pt) { /* a second run beside another copy's: the P26 splits them; the first
+                     when a relaying chain refused it second (emit_partfirst.c) */
+            int r1 = pt->copy[0] != ci && qf >= 0 ? 0 : 1;
+            if (r1 == 0) {
+                pt->copy[1] = pt->copy[0];
+                pt->q0[1] = pt->q0[0];
+                pt->nq[1] = pt->nq[0];
+            }
+            pt->copy[r1] = ci;
+            pt->q0[r1] = q0[0];
+            pt->nq[r1] = nq[0];
             e->cores[k].reqs[pt->land].words += nq[0] * pw;
         } else {
             /* Soma2 of the phase it lands in, after the router; else Soma1 of the next phase,
