@@ -41,6 +41,8 @@ void mapper_plan_destroy(MapPlan *p)
     free(p->rep_first);
     free(p->rep_n);
     free(p->order);
+    free(p->group_start);
+    free(p->group);
     free(p->chunks);
     free(p->vedges);
     free(p->mc_xfer);
