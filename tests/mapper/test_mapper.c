@@ -1705,6 +1705,7 @@ static void byte_clash(bool capped)
         assert_true(to[k]->cross);
         assert_int_equal(p->lanes_heads[to[k]->edge], capped ? 128 : k ? 128 : 0);
         assert_int_equal(lanes_bytes(p->g, &p->uses, p->g->edges[to[k]->edge]), k == 1 || capped);
+        assert_int_equal(p->lanes_byte[to[k]->edge], k == 1 || capped); /* asked once */
         assert_true(to[k]->n_chunks >= 2);
     }
     assert_true(map_xfer_vcore(p, to[0]) != map_xfer_vcore(p, to[1]));
