@@ -2,6 +2,8 @@
  * own file, and the cost queries over a finished plan. */
 #include "mapper/plan.h"
 
+#include "taskir/layout.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,12 +34,15 @@ void mapper_plan_destroy(MapPlan *p)
     free(p->xfer_of);
     free(p->lanes_n);
     free(p->lanes_heads);
+    free(p->lanes_byte);
     free(p->reps);
     free(p->rep_box);
     free(p->rep_bytes);
     free(p->rep_first);
     free(p->rep_n);
     free(p->order);
+    free(p->group_start);
+    free(p->group);
     free(p->chunks);
     free(p->vedges);
     free(p->mc_xfer);
@@ -73,6 +78,10 @@ Status mapper_plan(const Graph *g, const Chip *c, const MapperOptions *o, MapPla
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory indexing the graph");
     else
         p->has_uses = true;
+    /* the mapper never changes g: the pitch walk's facts are kept for every question of the
+       plan (taskir/layout.h); without memory for them each question walks anew */
+    if (st == ST_OK)
+        (void)layout_memo_begin(&p->uses);
     if (st == ST_OK)
         st = map_select_prims(p, d);
     if (st == ST_OK)

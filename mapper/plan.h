@@ -18,6 +18,8 @@
 enum { MS_AXON, MS_SOMA1, MS_ROUTER, MS_SOMA2, MS_PER_PHASE };
 
 #define MAP_NONE UINT32_MAX
+/* The most transfers map_xfer_group's table keeps for one (schedule.c asks for as many). */
+#define MAP_GROUP_MAX 32
 
 /* One compute block. */
 typedef struct MTask {
@@ -130,12 +132,17 @@ struct MapPlan {
                                  (taskir/lanes.h lanes_phases; 1 for an edge sent whole) */
     int64_t *lanes_heads;     /* per edge position: the router headers its moves take
                                  (taskir/lanes.h lanes_heads; 0: none counted) */
+    bool *lanes_byte;         /* per edge position: taskir/lanes.h lanes_bytes (its bytes go
+                                 as runs of 1-byte packets), asked once (xfer_clash.c asks
+                                 it for every pair of transfers it weighs) */
     uint32_t *reps;           /* the clusters holding a copy of a storage block: */
     MBox *rep_box;     /* per entry of reps: the part of the block that copy holds */
     int64_t *rep_bytes;       /* per entry of reps: that part's bytes as the chip lays it out */
     uint32_t *rep_first;      /* per block position: its first entry in reps (home first) */
     uint32_t *rep_n;          /* per block position: how many (0 for non-storage) */
     uint32_t *order;          /* tasks in topological order */
+    uint32_t *group_start;    /* n_xfers + 1: transfer xi's group (map_xfer_group) is */
+    uint32_t *group;          /* group[group_start[xi] .. group_start[xi + 1]) (xfer_group.c) */
     /* schedule.c */
     VCore *vcores;
     uint32_t n_vcores, cap_vcores;
@@ -187,6 +194,11 @@ Status map_schedule(MapPlan *p, Diag *d);
  * column slices (dim X) of the same rows of a copy of several rows that no other core
  * holds. */
 uint32_t map_xfer_group(const MapPlan *p, uint32_t xi, uint32_t *out, uint32_t room);
+/* xfer_group.c: map_xfer_group's answers for room MAP_GROUP_MAX, every transfer's, into
+ * MapPlan.group_start and group (the schedule asks them again and again; transfers, copies
+ * and boxes keep still from map_build_problem on); map_xfer_group then looks them up for
+ * any room up to MAP_GROUP_MAX. ST_RUNTIME when out of memory. */
+Status map_xfer_groups(MapPlan *p);
 /* merge.c: joins virtual cores of one stage whose phases, receive budgets and memory in
  * every phase (storage lifetimes) leave room for both, and which exchange no bytes. */
 Status map_merge_cores(MapPlan *p, Diag *d);

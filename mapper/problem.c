@@ -542,14 +542,16 @@ static Status build_order(MapPlan *p, Diag *d)
 
 /* The router phases of every edge's bytes (MapPlan.lanes_n, map_lanes_last): lanes_phases
  * counts all the byte-moved edges into a storage block, so once a block; and the bytes a
- * phase's part of each takes at most (MapPlan.lanes_heads, lanes_part_cap). */
+ * phase's part of each takes at most (MapPlan.lanes_heads, lanes_part_cap); and which are
+ * runs of bytes (MapPlan.lanes_byte). */
 static Status build_lanes(MapPlan *p, Diag *d)
 {
     const Graph *g = p->g;
     p->lanes_n = malloc((g->n_edges ? g->n_edges : 1) * sizeof *p->lanes_n);
     p->lanes_heads = calloc(g->n_edges ? g->n_edges : 1, sizeof *p->lanes_heads);
+    p->lanes_byte = malloc((g->n_edges ? g->n_edges : 1) * sizeof *p->lanes_byte);
     int32_t *per_block = calloc(g->n_blocks ? g->n_blocks : 1, sizeof *per_block);
-    if (!p->lanes_n || !p->lanes_heads || !per_block) {
+    if (!p->lanes_n || !p->lanes_heads || !p->lanes_byte || !per_block) {
         free(per_block);
         return diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory counting byte moves");
     }
@@ -557,7 +559,8 @@ static Status build_lanes(MapPlan *p, Diag *d)
         const Edge *ed = g->edges[i];
         long t = graph_block_pos(g, ed->dst);
         p->lanes_n[i] = 1;
-        if (t < 0 || (!lanes_bytes(g, &p->uses, ed) && !lanes_pixel_runs(g, &p->uses, ed)))
+        p->lanes_byte[i] = lanes_bytes(g, &p->uses, ed);
+        if (t < 0 || (!p->lanes_byte[i] && !lanes_pixel_runs(g, &p->uses, ed)))
             continue;
         if (!per_block[t])
             per_block[t] = lanes_phases(g, &p->uses, ed);
@@ -610,5 +613,7 @@ Status map_build_problem(MapPlan *p, Diag *d)
     for (uint32_t t = 0; st == ST_OK && t < p->n_tasks; t++)
         if (!p->tasks[t].remote_out)
             p->clusters[p->tasks[t].cluster].mem_data -= p->tasks[t].out_bytes;
+    if (st == ST_OK && map_xfer_groups(p) != ST_OK)
+        st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory grouping the transfers");
     return st;
 }

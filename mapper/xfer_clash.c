@@ -168,8 +168,7 @@ bool map_xfer_clash(const MapPlan *p, const MClash *c, uint32_t xi, uint32_t v, 
             continue;
         /* runs of bytes go to no relaying chain (backend/emit_lanes.c): the router would
            send the bytes both take twice in the phase */
-        if (lanes_bytes(p->g, &p->uses, p->g->edges[x->edge]) ||
-            lanes_bytes(p->g, &p->uses, p->g->edges[y->edge]))
+        if (p->lanes_byte[x->edge] || p->lanes_byte[y->edge])
             return true;
         if (same(bx, &c->box[yi]))
             continue;

@@ -11,6 +11,9 @@
  * (schedule.c, group_of). */
 #include "mapper/plan.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 /* The part of its copy transfer xi brings: its interface box met with the copy's. */
 static void xfer_box(const MapPlan *p, uint32_t xi, MBox *b)
 {
@@ -19,7 +22,8 @@ static void xfer_box(const MapPlan *p, uint32_t xi, MBox *b)
     bbox_inter(b, &p->rep_box[p->rep_first[x->store] + (xi - p->xfer_of[x->edge])]);
 }
 
-uint32_t map_xfer_group(const MapPlan *p, uint32_t xi, uint32_t *out, uint32_t room)
+/* map_xfer_group worked out from the transfers' boxes. */
+static uint32_t group_of(const MapPlan *p, uint32_t xi, uint32_t *out, uint32_t room)
 {
     const MXfer *x = &p->xfers[xi];
     if (x->kind != XF_CORE || !x->bytes || room < 2)
@@ -80,4 +84,43 @@ uint32_t map_xfer_group(const MapPlan *p, uint32_t xi, uint32_t *out, uint32_t r
         at = o.hi[c];
     }
     return n >= 2 && at == copy->hi[c] ? n : 0;
+}
+
+Status map_xfer_groups(MapPlan *p)
+{
+    p->group_start = malloc(((size_t)p->n_xfers + 1) * sizeof *p->group_start);
+    if (!p->group_start)
+        return ST_RUNTIME;
+    uint32_t m[MAP_GROUP_MAX], cap = 0, n = 0;
+    for (uint32_t xi = 0; xi < p->n_xfers; xi++) {
+        p->group_start[xi] = n;
+        uint32_t k = group_of(p, xi, m, MAP_GROUP_MAX);
+        if (!k)
+            continue;
+        if (k > cap - n) {
+            if (n > UINT32_MAX / 4)
+                return ST_RUNTIME;
+            uint32_t want = 2 * (n + k) + 64;
+            uint32_t *grown = realloc(p->group, (size_t)want * sizeof *grown);
+            if (!grown)
+                return ST_RUNTIME;
+            p->group = grown;
+            cap = want;
+        }
+        memcpy(p->group + n, m, k * sizeof *m);
+        n += k;
+    }
+    p->group_start[p->n_xfers] = n;
+    return ST_OK;
+}
+
+uint32_t map_xfer_group(const MapPlan *p, uint32_t xi, uint32_t *out, uint32_t room)
+{
+    if (!p->group_start || room > MAP_GROUP_MAX)
+        return group_of(p, xi, out, room);
+    uint32_t n = p->group_start[xi + 1] - p->group_start[xi];
+    if (n > room)
+        return 0; /* as group_of: more than room holds */
+    memcpy(out, p->group + p->group_start[xi], n * sizeof *out);
+    return n;
 }

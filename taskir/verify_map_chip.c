@@ -738,6 +738,9 @@ Status verify_map_chip(const Mapping *m, const Chip *chip, const uint32_t *first
     }
     if (!graph_uses(m->graph, &k.u))
         return ST_RUNTIME;
+    /* the rules ask the pitch of the same maps block after block: the walk's facts are kept
+       while they run (the graph keeps still); without memory they are worked out anew */
+    (void)layout_memo_begin(&k.u);
     Status st = core_groups(&k);
     if (st == ST_OK)
         st = mem_rules(&k);

@@ -1758,6 +1758,7 @@ static void byte_clash(bool capped)
         assert_true(to[k]->cross);
         assert_int_equal(p->lanes_heads[to[k]->edge], capped ? 128 : k ? 128 : 0);
         assert_int_equal(lanes_bytes(p->g, &p->uses, p->g->edges[to[k]->edge]), k == 1 || capped);
+        assert_int_equal(p->lanes_byte[to[k]->edge], k == 1 || capped); /* asked once */
         assert_true(to[k]->n_chunks >= 2);
     }
     assert_true(map_xfer_vcore(p, to[0]) != map_xfer_vcore(p, to[1]));
@@ -2115,6 +2116,29 @@ static void test_out_store_own_core(void **state)
     chip_destroy(c);
 }
 
+/* Every transfer's map_xfer_group from p's table (map_xfer_groups) is the group worked out
+ * anew from the boxes (the table set aside), for room MAP_GROUP_MAX and for a room one short
+ * of it (0 then: more than room holds); the largest group's size. */
+static uint32_t groups_as_worked_out(MapPlan *p)
+{
+    assert_non_null(p->group_start);
+    uint32_t most = 0, a[MAP_GROUP_MAX], b[MAP_GROUP_MAX];
+    for (uint32_t xi = 0; xi < p->n_xfers; xi++) {
+        uint32_t n = map_xfer_group(p, xi, a, MAP_GROUP_MAX);
+        uint32_t *kept = p->group_start;
+        p->group_start = NULL;
+        uint32_t m = map_xfer_group(p, xi, b, MAP_GROUP_MAX);
+        p->group_start = kept;
+        assert_int_equal(n, m);
+        for (uint32_t i = 0; i < n; i++)
+            assert_int_equal(a[i], b[i]);
+        if (n)
+            assert_int_equal(map_xfer_group(p, xi, a, n - 1), 0);
+        most = n > most ? n : most;
+    }
+    return most;
+}
+
 /* n column slices of the same rows of a copy over the receive area come together
  * (mapper/xfer_group.c, schedule.c plan_group): CCMPBs "a", "b", ... (ReLUs of 24 x 1 pixels
  * of 32 int8 channels from model inputs) write columns 0 .. n - 1 of the 24 x n map "z/in"
@@ -2153,6 +2177,7 @@ static void columns_together(int n)
             to[found++] = x;
     }
     assert_int_equal(found, n);
+    assert_int_equal(groups_as_worked_out(p), (uint32_t)n);
     assert_true(to[0]->cross && to[0]->n_chunks >= 2);
     for (int s = 1; s < n; s++) {
         assert_true(to[s]->cross);
