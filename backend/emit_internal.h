@@ -1211,6 +1211,15 @@ bool emit_spill_movable(Emit *e, uint32_t sk, int32_t p, const ESend *s, bool co
  * sends (EPhase.chain_rest) with it; *moved: whether it did (the caller moves s itself).
  * Out of memory: ST_RUNTIME. */
 Status emit_spill_chain(Emit *e, uint32_t k, int32_t p, const ESend *s, bool *moved);
+/* Whether run s (words) spilled into phase q may land on its receiver, chained then, below its
+ * receive base: *ok when the bases of the cores the chains of q tie to it, all lowered by one
+ * amount, take it and keep every packet they receive within reach (emit_spill_lower.c); with
+ * commit the bases are lowered. Out of memory: ST_RUNTIME. */
+Status emit_spill_lower(Emit *e, int32_t q, const ESend *s, bool commit, bool *ok);
+/* Whether the receive bases of phase q of core k and of every core the chains of q tie to it,
+ * all lowered by d words, stay inside MEM2 and keep every packet they receive in q within
+ * reach (*ok); with commit they are lowered. Out of memory: ST_RUNTIME. */
+Status emit_chain_lower(Emit *e, int32_t q, uint32_t k, int64_t d, bool commit, bool *ok);
 /* The word of unit 0 of core k's receive area in phase p. */
 int64_t emit_recv_base(const Emit *e, uint32_t k, int32_t p);
 /* P02's window s / p of block b within the kernel fields' 1..255: a whole map past them

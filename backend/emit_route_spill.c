@@ -130,11 +130,19 @@ static bool slot_reads(const Emit *e, const ECopy *cp, int32_t p, int32_t sl, ui
 
 /* Whether run s may land on core dk in phase q as far as relaying chains go: dk is in none
  * then, or only in runs spilled there whole (emit_spill_chain.c), whose receive base s
- * lands at or past (words, not bytes); one of q's own chains keeps it out. */
-static bool chain_lets(const Emit *e, uint32_t dk, int32_t q, const ESend *s)
+ * lands at or past (words, not bytes); else *lower: whether the bases of the cores the
+ * chains tie to dk, lowered alike, take it (emit_spill_lower.c). */
+static Status chain_lets(Emit *e, uint32_t dk, int32_t q, const ESend *s, bool *lets,
+                         bool *lower)
 {
     const EPhase *ph = &e->cores[dk].ph[q];
-    return !ph->chained || (ph->spill_chained && !s->single && s->dst_addr >= ph->recv_base);
+    *lower = false;
+    *lets = !ph->chained || (ph->spill_chained && !s->single && s->dst_addr >= ph->recv_base);
+    if (*lets)
+        return ST_OK;
+    Status st = emit_spill_lower(e, q, s, false, lower);
+    *lets = *lower;
+    return st;
 }
 
 /* Whether core sk relays a chain in phase q that is not spilled there whole. */
@@ -160,10 +168,12 @@ bool emit_spill_movable(Emit *e, uint32_t sk, int32_t p, const ESend *s, bool co
     /* a receiver of a later stage reads what lands in this step in the next one: its
      * readers before the router of p read the sample before, so only those between that
      * router and q's keep the runs in p */
-    bool staged = a->phase_group < b->phase_group;
+    bool staged = a->phase_group < b->phase_group, lets = true, lower = false;
     if ((s->relay && !in_chain) || q >= a->n_phases || q >= b->n_phases ||
         a->phase_group > b->phase_group || a->step_group != b->step_group ||
-        (!in_chain && !chain_lets(e, dk, q, s)) || relays_own(e, sk, q))
+        relays_own(e, sk, q))
+        return false;
+    if (!in_chain && (chain_lets(e, dk, q, s, &lets, &lower) != ST_OK || !lets))
         return false;
     int64_t lo, hi, dlo, dhi;
     words_of(s, false, &lo, &hi);
@@ -198,7 +208,8 @@ bool emit_spill_movable(Emit *e, uint32_t sk, int32_t p, const ESend *s, bool co
         b->ph[p].soma[1] = (ESlotUse){SLOT_FREE, 0};
         cp->move_phase = q;
     }
-    return true;
+    bool lowered = false;
+    return !lower || !commit || (emit_spill_lower(e, q, s, true, &lowered) == ST_OK && lowered);
 }
 
 /* Core k's sends of phase p: keeps those the header table holds, in the order of its memory,

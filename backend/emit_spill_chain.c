@@ -59,30 +59,37 @@ static int64_t first_word(const Emit *e, uint32_t c, int32_t q, bool *bytes)
 }
 
 /* Whether the chain's cores are free for it in q = p + 1; *d: the amount their bases of p
- * are lowered by there. */
-static bool free_then(Emit *e, const SpillChain *c, int64_t *d)
+ * are lowered by there; *low: the amount the bases of q's chains holding its cores (*at one
+ * of them, EMIT_NONE: none) are lowered by first, so that the run lands past them. */
+static Status free_then(Emit *e, const SpillChain *c, int64_t *d, int64_t *low, uint32_t *at,
+                        bool *ok)
 {
     int32_t p = c->p, q = p + 1;
     const ECore *a = &e->cores[c->k];
+    *ok = false;
+    *low = 0;
+    *at = EMIT_NONE;
     if (q >= a->n_phases)
-        return false;
+        return ST_OK;
     for (size_t i = 0; i < a->ph[q].n_sends; i++)
         if (a->ph[q].sends[i].single)
-            return false;
-    *d = -1;
-    for (size_t t = 0; t < c->m; t++) { /* chained in q: only by spilled runs, alike */
+            return ST_OK;
+    int64_t diff = 0, under = 0; /* p's bases less q's; the most a core's p base lies past the
+                                    word the run lands at there */
+    for (size_t t = 0; t < c->m; t++) { /* chained in q: forwarding alike, bases one apart */
         const ESend *s = &c->s[t];
         const EPhase *cp = &e->cores[s->dst_core].ph[p], *cq = &e->cores[s->dst_core].ph[q];
         uint32_t next = t + 1 < c->m ? c->s[t + 1].dst_core : EMIT_NONE;
         if (!emit_spill_movable(e, c->k, p, s, false, true) || !cp->recv_base ||
             (t + 1 < c->m && cq->relayed + s->words / 2 > RELAY_MAX))
-            return false;
+            return ST_OK;
+        under = cp->recv_base - s->dst_addr > under ? cp->recv_base - s->dst_addr : under;
         if (!cq->chained)
             continue;
-        if (!cq->spill_chained || cq->chain_next != next ||
-            (*d >= 0 && cp->recv_base - cq->recv_base != *d))
-            return false;
-        *d = cp->recv_base - cq->recv_base;
+        if (cq->chain_next != next || (*at != EMIT_NONE && cp->recv_base - cq->recv_base != diff))
+            return ST_OK;
+        diff = cp->recv_base - cq->recv_base;
+        *at = s->dst_core;
     }
     int64_t least = 0; /* the least d the other cores take */
     for (size_t t = 0; t < c->m; t++) {
@@ -93,18 +100,25 @@ static bool free_then(Emit *e, const SpillChain *c, int64_t *d)
         int64_t lo = first_word(e, dk, q, &bytes);
         int64_t need = e->cores[dk].ph[p].recv_base - lo;
         if (bytes)
-            return false;
+            return ST_OK;
         least = lo != INT64_MAX && need > least ? need : least;
     }
-    if (*d >= 0 && least > *d)
-        return false;
-    *d = *d >= 0 ? *d : least;
+    least = under > least ? under : least;
+    if (*at != EMIT_NONE && least > diff) { /* q's chains' bases lowered: only those of own */
+        *low = (least - diff + 1) / 2 * 2;
+        Status st = emit_chain_lower(e, q, *at, *low, false, ok);
+        if (st != ST_OK || !*ok)
+            return st;
+        *ok = false;
+    }
+    *d = *at != EMIT_NONE ? diff + *low : least;
     for (size_t t = 0; t < c->m; t++) {
         int64_t base = e->cores[c->s[t].dst_core].ph[p].recv_base - *d;
-        if (base < ASM_MEM2_BASE || (c->s[t].dst_addr - base) / 2 > 4095)
-            return false;
+        if (base < ASM_MEM2_BASE || c->s[t].dst_addr < base || (c->s[t].dst_addr - base) / 2 > 4095)
+            return ST_OK;
     }
-    return true;
+    *ok = true;
+    return ST_OK;
 }
 
 /* Moves the run: marks, relays, chain and bases from p to q, its other sends into q's
@@ -128,7 +142,8 @@ static Status move(Emit *e, const SpillChain *c, int64_t d)
             cp->relayed -= packets;
             cq->relayed += packets;
         }
-        cq->chained = cq->spill_chained = true;
+        cq->spill_chained = cq->chained ? cq->spill_chained : true; /* q's own stay own */
+        cq->chained = true;
         cq->chain_next = t + 1 < c->m ? c->s[t + 1].dst_core : EMIT_NONE;
         cq->recv_base = cp->recv_base - d;
     }
@@ -157,9 +172,13 @@ Status emit_spill_chain(Emit *e, uint32_t k, int32_t p, const ESend *s, bool *mo
         return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     c.s[0] = *s;
     memcpy(c.s + 1, ph->chain_rest + r0, (m - 1) * sizeof *c.s);
-    int64_t d;
-    Status st = ST_OK;
-    if (free_then(e, &c, &d)) {
+    int64_t d = 0, low = 0;
+    uint32_t at = EMIT_NONE;
+    bool ok = false;
+    Status st = free_then(e, &c, &d, &low, &at, &ok);
+    if (st == ST_OK && ok && low)
+        st = emit_chain_lower(e, c.p + 1, at, low, true, &ok);
+    if (st == ST_OK && ok) {
         st = move(e, &c, d);
         *moved = st == ST_OK;
     }
