@@ -121,6 +121,7 @@ uint32_t map_xfer_group(const MapPlan *p, uint32_t xi, uint32_t *out, uint32_t r
     uint32_t n = p->group_start[xi + 1] - p->group_start[xi];
     if (n > room)
         return 0; /* as group_of: more than room holds */
-    memcpy(out, p->group + p->group_start[xi], n * sizeof *out);
+    if (n) /* the table is empty (NULL) when no transfer has a group */
+        memcpy(out, p->group + p->group_start[xi], n * sizeof *out);
     return n;
 }
