@@ -36,6 +36,15 @@ void tg_join(Graph *g, Block *a, uint32_t out, Block *b, uint32_t in)
     assert_non_null(graph_connect(g, a, out, b, in));
 }
 
+void tg_chain(Graph *g, Block *first, ...)
+{
+    va_list ap;
+    va_start(ap, first);
+    for (Block *a = first, *b; (b = va_arg(ap, Block *)) != NULL; a = b)
+        tg_join(g, a, 0, b, 0);
+    va_end(ap);
+}
+
 void tg_run(const Graph *g, const Chip *c, const int32_t *in, int64_t n, int32_t *out, int64_t m)
 {
     Diag d;

@@ -24,6 +24,10 @@ Block *tg_io(Graph *g, BlockType t, const char *name, PrecisionId p,
 /* An edge from output cluster out of a to input cluster in of b. */
 void tg_join(Graph *g, Block *a, uint32_t out, Block *b, uint32_t in);
 
+/* Edges from output cluster 0 of each block to input cluster 0 of the next, up to NULL:
+ * tg_chain(g, a, b, c, NULL) is tg_join(g, a, 0, b, 0) then tg_join(g, b, 0, c, 0). */
+void tg_chain(Graph *g, Block *first, ...);
+
 /* Runs g one step on the n values in (INPUT socket 0) with the TaskGraph's arithmetic (c
  * NULL) or chip c's (sim_use_chip), into its m output values (OUTPUT socket 0). */
 void tg_run(const Graph *g, const Chip *c, const int32_t *in, int64_t n, int32_t *out,

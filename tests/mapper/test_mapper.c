@@ -432,12 +432,7 @@ static void test_rewrite_slices(void **state)
     out->has_shape = true;
     assert_true(blk_set_attr(g, a, AT_CONSTANT_A, 2));
     assert_true(blk_set_attr(g, b, AT_CONSTANT_A, 3));
-    tg_join(g, in, 0, x, 0);
-    tg_join(g, x, 0, a, 0);
-    tg_join(g, a, 0, s, 0);
-    tg_join(g, s, 0, b, 0);
-    tg_join(g, b, 0, y, 0);
-    tg_join(g, y, 0, out, 0);
+    tg_chain(g, in, x, a, s, b, y, out, NULL);
     Diag d;
     diag_init(&d, NULL);
     uint32_t n = 0;
@@ -800,9 +795,7 @@ static Block *global_max(Graph *g, int32_t y, int32_t f)
     tg_join(g, x, 0, s, 0);
     if (f > 1)
         assert_non_null(edge_add_rearrange(g, g->edges[g->n_edges - 1], RT_RESHAPE, 0));
-    tg_join(g, s, 0, b, 0);
-    tg_join(g, b, 0, r, 0);
-    tg_join(g, r, 0, o, 0);
+    tg_chain(g, s, b, r, o, NULL);
     return b;
 }
 
@@ -873,10 +866,7 @@ static Block *reshaped_neg(Graph *g, const int32_t in[3], const int32_t out[3])
     Block *o = tg_io(g, BT_OUTPUT, "neg/output", PR_INT_8, t, 0);
     assert_true(blk_set_model(g, o, (const int64_t[3]){out[0], out[1], out[2]}, 3, PR_INT_32,
                               false));
-    tg_join(g, x, 0, xs, 0);
-    tg_join(g, xs, 0, n, 0);
-    tg_join(g, n, 0, r, 0);
-    tg_join(g, r, 0, o, 0);
+    tg_chain(g, x, xs, n, r, o, NULL);
     for (uint32_t k = 0; k < g->n_edges; k++)
         if (g->edges[k]->dst == r->id || g->edges[k]->dst == o->id)
             assert_non_null(edge_add_rearrange(g, g->edges[k], RT_RESHAPE, 0));
@@ -911,13 +901,9 @@ static Graph *neg_reshaped(const int32_t s[8], const int32_t t[8], PrecisionId p
     Block *n2 = tg_blk(g, BT_CCMPB, "neg2", prec, k);
     Block *r2 = tg_blk(g, BT_SI, "neg2/out", prec, t);
     Block *o = tg_io(g, BT_OUTPUT, "neg2/output", prec, t, 0);
-    tg_join(g, x, 0, xs, 0);
-    tg_join(g, xs, 0, n, 0);
-    tg_join(g, n, 0, r, 0);
+    tg_chain(g, x, xs, n, r, NULL);
     assert_non_null(edge_add_rearrange(g, g->edges[g->n_edges - 1], RT_RESHAPE, 0));
-    tg_join(g, r, 0, n2, 0);
-    tg_join(g, n2, 0, r2, 0);
-    tg_join(g, r2, 0, o, 0);
+    tg_chain(g, r, n2, r2, o, NULL);
     return g;
 }
 
@@ -1168,9 +1154,7 @@ static void relu_out(Graph *g, Block *z_in, const int32_t zp[8], const int32_t m
     assert_true(blk_set_attr(g, z, AT_CMP, 0));
     Block *zo = tg_blk(g, BT_SI, "z/out", PR_INT_8, map);
     Block *o = tg_io(g, BT_OUTPUT, "y", PR_INT_8, map, 0);
-    tg_join(g, z_in, 0, z, 0);
-    tg_join(g, z, 0, zo, 0);
-    tg_join(g, zo, 0, o, 0);
+    tg_chain(g, z_in, z, zo, o, NULL);
 }
 
 /* Two CCMPBs "a/pass" and "b/pass" (the max over ky[k] rows of 1 x 200 pixels of 32 int8
@@ -1456,12 +1440,7 @@ static Block *pool_reader(Graph *g, Block *w, int n, int shift)
     assert_true(blk_set_attr(g, m, AT_CONSTANT_A, 5));
     Block *ob = tg_blk(g, BT_SI, nm[5], PR_INT_32, s);
     Block *y = tg_io(g, BT_OUTPUT, nm[4], PR_INT_32, s, n);
-    tg_join(g, w, 0, st, 0);
-    tg_join(g, st, 0, q, 0);
-    tg_join(g, q, 0, o, 0);
-    tg_join(g, o, 0, m, 0);
-    tg_join(g, m, 0, ob, 0);
-    tg_join(g, ob, 0, y, 0);
+    tg_chain(g, w, st, q, o, m, ob, y, NULL);
     return st;
 }
 
@@ -1483,10 +1462,7 @@ static void test_land_bytes(void **state)
     assert_true(blk_set_attr(g, m2, AT_CONSTANT_A, -2));
     Block *o2 = tg_blk(g, BT_SI, "o2", PR_INT_32, s);
     Block *y2 = tg_io(g, BT_OUTPUT, "y2", PR_INT_32, s, 2);
-    tg_join(g, scale, 0, s2, 0);
-    tg_join(g, s2, 0, m2, 0);
-    tg_join(g, m2, 0, o2, 0);
-    tg_join(g, o2, 0, y2, 0);
+    tg_chain(g, scale, s2, m2, o2, y2, NULL);
     Diag d;
     MapPlan *p = plan_ok(g, c, &d);
     uint32_t x1 = xfer_into(p, scale, s1), x2 = xfer_into(p, scale, s2);
@@ -1557,9 +1533,7 @@ static uint32_t clash_reader(Graph *g, Block *src, const char *name, const int32
     Block *o = tg_blk(g, BT_SI, n, PR_INT_8, sh);
     snprintf(n, sizeof n, "%s/output", name);
     Block *out = tg_io(g, BT_OUTPUT, n, PR_INT_8, sh, sock);
-    tg_join(g, in, 0, r, 0);
-    tg_join(g, r, 0, o, 0);
-    tg_join(g, o, 0, out, 0);
+    tg_chain(g, in, r, o, out, NULL);
     return eid;
 }
 
@@ -2300,9 +2274,7 @@ static int32_t input_and_cadd(Graph *g, int32_t cf, int32_t *first)
     assert_true(blk_set_attr(g, r, AT_CMP, 0));
     Block *u = tg_blk(g, BT_SI, "u", PR_INT_8, all);
     Block *o = tg_io(g, BT_OUTPUT, "y", PR_INT_8, all, 0);
-    tg_join(g, t, 0, r, 0);
-    tg_join(g, r, 0, u, 0);
-    tg_join(g, u, 0, o, 0);
+    tg_chain(g, t, r, u, o, NULL);
     return id;
 }
 
@@ -3126,12 +3098,7 @@ static void test_widen_send(void **state)
     assert_true(blk_set_attr(g, r2, AT_CMP, 0));
     Block *rs = tg_blk(g, BT_SI, "s", PR_INT_32, px);
     Block *o = tg_io(g, BT_OUTPUT, "y", PR_INT_32, px, 0);
-    tg_join(g, in, 0, a, 0);
-    tg_join(g, a, 0, relu, 0);
-    tg_join(g, relu, 0, w, 0);
-    tg_join(g, w, 0, r2, 0);
-    tg_join(g, r2, 0, rs, 0);
-    tg_join(g, rs, 0, o, 0);
+    tg_chain(g, in, a, relu, w, r2, rs, o, NULL);
     Diag d;
     MapPlan *p = plan_ok(g, c, &d);
     uint32_t t = task_named(p, "relu"), t2 = task_named(p, "r2");
