@@ -443,48 +443,33 @@ static void diag_append(Diag *d, const Diag *from)
 }
 
 /* Passes at most: a pass that a relaying chain stops, having recorded runs or pitches no
- * earlier pass did, is followed by one that lays their areas out so (emit_pin.c); one that
- * an overlap of two strides stops, having recorded a buffer to send twice, by one that sends
- * it so (emit_senddup.c): each such buffer adds a pass, at most EMIT_DUP_PASSES, so that the
- * graphs with none take no longer; likewise each pass that recorded spread parts to cut
- * where other cores' runs begin (emit_spreadcap.c), at most EMIT_CAP_PASSES; and once
- * parts' runs are recorded to land first (emit_partfirst.c), EMIT_FIRST_PASSES more, for
- * them and the runs their new order lets the passes reach. */
-enum { EMIT_PASSES = 8, EMIT_DUP_PASSES = 4, EMIT_CAP_PASSES = 16, EMIT_FIRST_PASSES = 16 };
+ * earlier pass did, is followed by one that lays their areas out so (emit_pin.c), within
+ * EMIT_PASSES; the records of some kinds add passes past them (one a buffer to send twice,
+ * emit_senddup.c; one a pass that recorded spread parts to cut, emit_spreadcap.c; some once
+ * parts' runs are recorded to land first, emit_partfirst.c), each at most its row's
+ * (EMIT_PIN_KINDS), so that the graphs with none take no longer. */
+enum { EMIT_PASSES = 8 };
 
 Status emit_program_progress(const Mapping *m, const Chip *chip, ProgSet *out, Diag *d,
                              const TirProgress *progress)
 {
     EPins pins = {0};
     Status st = ST_OK;
-    for (int pass = 0; pass < EMIT_PASSES + EMIT_DUP_PASSES + EMIT_CAP_PASSES + EMIT_FIRST_PASSES;
-         pass++) {
+    for (size_t pass = 0; pass < EMIT_PASSES + emit_pins_most(); pass++) {
         Diag pd; /* the pass's findings: those of the last pass are told */
         diag_init(&pd, NULL);
-        size_t was = pins.runs + pins.n_pitches + pins.n_dups + pins.n_raws + pins.n_firsts,
-               caps = pins.n_caps;
+        size_t was[EPIN_KINDS];
+        emit_pins_count(&pins, was);
         st = emit_pass(m, chip, out, &pd, pass ? NULL : progress, &pins);
-        pins.cap_passes += pins.n_caps > caps;
-        size_t more = pins.n_dups < EMIT_DUP_PASSES ? pins.n_dups : EMIT_DUP_PASSES;
-        more += pins.cap_passes < EMIT_CAP_PASSES ? pins.cap_passes : EMIT_CAP_PASSES;
-        more += pins.n_firsts ? EMIT_FIRST_PASSES : 0;
-        bool again = st == ST_LOGIC &&
-                     pins.runs + pins.n_pitches + pins.n_dups + pins.n_raws + pins.n_firsts +
-                             pins.n_caps >
-                         was + caps &&
-                     (size_t)pass + 1 < EMIT_PASSES + more;
+        bool grew = emit_pins_grew(&pins, was);
+        bool again = st == ST_LOGIC && grew && pass + 1 < EMIT_PASSES + emit_pins_more(&pins);
         if (!again)
             diag_append(d, &pd);
         diag_finish(&pd);
         if (!again)
             break;
     }
-    free(pins.ties);
-    free(pins.pitches);
-    free(pins.dups);
-    free(pins.raws);
-    free(pins.caps);
-    free(pins.firsts);
+    emit_pins_finish(&pins);
     if (st == ST_OK && d->worst > ST_OK) {
         st = d->worst;
         progset_free(out);

@@ -455,24 +455,49 @@ typedef struct EPinFirst {
     int64_t q;
 } EPinFirst;
 
-/* The ties of the runs the emitter's passes refused so far (emit.c), each run's together,
- * the copies to land in a chain's pitch, the buffers to send twice, the copies to send from
- * their writer's int32 area, the spread parts to cut and the parts' runs to land first. */
-typedef struct EPins {
-    EPinTie *ties;
+/* How a kind of pin records adds passes to the emitter's EMIT_PASSES (emit.c), at most its
+ * row's `most` (EMIT_PIN_KINDS). */
+typedef enum EPinMore {
+    EPIN_MORE_NONE,   /* none: the passes that records of it follow count in EMIT_PASSES */
+    EPIN_MORE_RECORD, /* one a record */
+    EPIN_MORE_PASS,   /* one a pass that recorded some */
+    EPIN_MORE_ONCE    /* `most` once any is recorded */
+} EPinMore;
+
+/* The kinds of pin records, one row each: the kind, its record's type, how it adds passes
+ * and the most it adds. Ties (each run's together: EPins.runs counts the runs), the copies
+ * to land in a chain's pitch, the buffers to send twice (a pass each, so that the graphs
+ * with none take no longer), the copies to send from their writer's int32 area, the spread
+ * parts to cut where other cores' runs begin (a pass each pass that recorded some) and the
+ * parts' runs to land first (for them and the runs their new order lets the passes reach). */
+#define EMIT_PIN_KINDS(X)                                                                     \
+    X(TIE, EPinTie, EPIN_MORE_NONE, 0)                                                        \
+    X(PITCH, EPinPitch, EPIN_MORE_NONE, 0)                                                    \
+    X(DUP, EPinDup, EPIN_MORE_RECORD, 4)                                                      \
+    X(RAW, EPinRaw, EPIN_MORE_NONE, 0)                                                        \
+    X(CAP, EPinCap, EPIN_MORE_PASS, 16)                                                       \
+    X(FIRST, EPinFirst, EPIN_MORE_ONCE, 16)
+
+typedef enum EPinKind {
+#define EMIT_PIN_KIND_(kind, type, more, most) EPIN_##kind,
+    EMIT_PIN_KINDS(EMIT_PIN_KIND_)
+#undef EMIT_PIN_KIND_
+    EPIN_KINDS
+} EPinKind;
+
+/* The records of one kind (emit_pins.c): n of them, room for cap; passes: the emitter's
+ * passes that appended some. */
+typedef struct EPinList {
+    void *recs;
     size_t n, cap;
+    uint32_t passes;
+} EPinList;
+
+/* The records the emitter's passes refused runs with so far (emit.c), a list a kind; runs:
+ * the relaying chains' runs the ties group (each run's ties share EPinTie.run). */
+typedef struct EPins {
+    EPinList of[EPIN_KINDS];
     uint32_t runs;
-    EPinPitch *pitches;
-    size_t n_pitches, cap_pitches;
-    EPinDup *dups;
-    size_t n_dups, cap_dups;
-    EPinRaw *raws;
-    size_t n_raws, cap_raws;
-    EPinCap *caps;
-    size_t n_caps, cap_caps;
-    uint32_t cap_passes;            /* the passes that recorded caps */
-    EPinFirst *firsts;
-    size_t n_firsts, cap_firsts;
 } EPins;
 
 typedef struct Emit {
@@ -1143,7 +1168,7 @@ Status emit_pin_run(Emit *e, int32_t p, const uint32_t *cores, const int64_t *ds
 /* Records that the copy of storage block position pos on core k, which a run lands in
  * whole, should land in pitch words a pixel, as the same words land on a relaying chain's
  * cores in the same phase (the router sends a run once a phase: emit_route.c). Recorded once
- * (EPins.n_pitches grows). Out of memory: ST_RUNTIME. */
+ * (EPIN_PITCH). Out of memory: ST_RUNTIME. */
 Status emit_pin_pitch(Emit *e, uint32_t k, uint32_t pos, int64_t pitch);
 /* The pitch recorded for the copy of block position pos on core k, 0: none. */
 int64_t emit_pin_pitch_of(const Emit *e, uint32_t k, uint32_t pos);
@@ -1155,7 +1180,7 @@ bool emit_narrow_send_of(const Emit *e, uint32_t w, uint32_t s);
  * each pair lands in one area of its core at two distances (copies of two layouts) and the
  * writer of one of the two storages (b's first) on core k narrows an int32 area of that
  * copy's pitch into a map of another, records that the storage's copies take its words from
- * that area in the next pass (EPins.n_raws grows; *noted). Out of memory: ST_RUNTIME. */
+ * that area in the next pass (EPIN_RAW; *noted). Out of memory: ST_RUNTIME. */
 Status emit_narrow_send_note(Emit *e, uint32_t k, int32_t p, const ESend *a, const ESend *b,
                              const ESend *a2, const ESend *b2, bool *noted);
 /* The last phase writer w's int32 area (narrowed in phase p) lives in: the last in which its
@@ -1169,7 +1194,7 @@ const ENarrow *emit_narrow_send_area(const Emit *e, uint32_t w, uint32_t s, int3
  * for which no pitch was recorded (emit_pin_pitch): when they are one writer's words to
  * copies of two storage blocks in runs of two lengths or strides, records that b's storage's
  * copies take them from a second copy of the writer's buffer (or of the copy it sends from)
- * in the next pass (EPins.n_dups grows; emit_senddup.c). Out of memory: ST_RUNTIME. */
+ * in the next pass (EPIN_DUP; emit_senddup.c). Out of memory: ST_RUNTIME. */
 Status emit_senddup_hint(Emit *e, uint32_t k, const ESend *a, const ESend *b);
 /* Whether the copies of storage block position s take writer w's words from a second copy
  * of its buffer (a send area of its own pitch): recorded by an earlier pass. */
@@ -1226,6 +1251,25 @@ int64_t emit_recv_base(const Emit *e, uint32_t k, int32_t p);
  * read in another shape of the same pixels; else a logic error [emit.layout] (emit_window.c). */
 Status emit_p02_window(Emit *e, const Block *b, Taskir__Shape *s, Taskir__Asm__P02 *p);
 Status emit_io(Emit *e, ProgSet *out);      /* emit_io.c */
+
+/* Appends the m records at recs (of kind's type) to e->pins's list of kind (emit_pins.c):
+ * all of them, or none and ST_RUNTIME (out of memory, recorded in e->d). */
+Status emit_pin_add(Emit *e, EPinKind kind, const void *recs, size_t m);
+/* The records of kind recorded so far: 0 without pins (emit_pins.c). */
+size_t emit_pins_n(const Emit *e, EPinKind kind);
+/* Record i (< emit_pins_n) of kind, of that kind's type (emit_pins.c). */
+const void *emit_pin_at(const Emit *e, EPinKind kind, size_t i);
+/* The records of every kind in pins, into n[EPIN_KINDS] (emit_pins.c). */
+void emit_pins_count(const EPins *pins, size_t *n);
+/* After a pass that began with was[] (emit_pins_count): whether it recorded any, each kind
+ * that grew counting the pass (EPinList.passes) (emit_pins.c). */
+bool emit_pins_grew(EPins *pins, const size_t *was);
+/* The passes the records so far add to EMIT_PASSES (EMIT_PIN_KINDS), and the most every
+ * kind may add (emit_pins.c). */
+size_t emit_pins_more(const EPins *pins);
+size_t emit_pins_most(void);
+/* Frees pins's lists (not pins). */
+void emit_pins_finish(EPins *pins);
 
 /* arr (capacity *cap elements of elem bytes) with room for element n: arr itself, or
  * reallocated to twice the capacity; NULL (arr untouched, out of memory recorded in e->d)

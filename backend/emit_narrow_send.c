@@ -17,9 +17,11 @@
 
 bool emit_narrow_send_of(const Emit *e, uint32_t w, uint32_t s)
 {
-    for (size_t i = 0; e->pins && i < e->pins->n_raws; i++)
-        if (e->pins->raws[i].w == w && e->pins->raws[i].s == s)
+    for (size_t i = 0; i < emit_pins_n(e, EPIN_RAW); i++) {
+        const EPinRaw *r = emit_pin_at(e, EPIN_RAW, i);
+        if (r->w == w && r->s == s)
             return true;
+    }
     return false;
 }
 
@@ -61,14 +63,9 @@ Status emit_narrow_send_note(Emit *e, uint32_t k, int32_t p, const ESend *a, con
         long w = cp ? raw_writer(e, k, (uint32_t)s, cp) : -1;
         if (w < 0 || emit_narrow_send_of(e, (uint32_t)w, (uint32_t)s))
             continue;
-        EPins *pins = e->pins;
-        EPinRaw *nr = emit_grow(e, pins->raws, &pins->cap_raws, pins->n_raws, sizeof *nr);
-        if (!nr)
-            return ST_RUNTIME;
-        pins->raws = nr;
-        nr[pins->n_raws++] = (EPinRaw){(uint32_t)w, (uint32_t)s};
-        *noted = true;
-        return ST_OK;
+        Status st = emit_pin_add(e, EPIN_RAW, &(EPinRaw){(uint32_t)w, (uint32_t)s}, 1);
+        *noted = st == ST_OK;
+        return st;
     }
     return ST_OK;
 }

@@ -22,8 +22,8 @@
 
 int64_t emit_part_first(const Emit *e, uint32_t k, uint32_t pos, int32_t p)
 {
-    for (size_t i = 0; e->pins && i < e->pins->n_firsts; i++) {
-        const EPinFirst *f = &e->pins->firsts[i];
+    for (size_t i = 0; i < emit_pins_n(e, EPIN_FIRST); i++) {
+        const EPinFirst *f = emit_pin_at(e, EPIN_FIRST, i);
         if (f->k == k && f->pos == pos && f->p == p)
             return f->q;
     }
@@ -35,13 +35,7 @@ static Status note(Emit *e, const ECopy *c, int32_t p, int64_t q)
 {
     if (emit_part_first(e, c->core, c->block, p) >= 0)
         return ST_OK;
-    EPins *pins = e->pins;
-    EPinFirst *nf = emit_grow(e, pins->firsts, &pins->cap_firsts, pins->n_firsts, sizeof *nf);
-    if (!nf)
-        return ST_RUNTIME;
-    pins->firsts = nf;
-    nf[pins->n_firsts++] = (EPinFirst){c->core, c->block, p, q};
-    return ST_OK;
+    return emit_pin_add(e, EPIN_FIRST, &(EPinFirst){c->core, c->block, p, q}, 1);
 }
 
 Status emit_part_first_hint(Emit *e, int32_t p, const ESend *s)

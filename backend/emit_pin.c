@@ -52,14 +52,16 @@ static int tie_cmp(const void *a, const void *b)
 /* Whether the run ties t[0..m) (sorted) is recorded already. */
 static bool recorded(const EPins *pins, const EPinTie *t, size_t m)
 {
-    for (size_t i = 0; i < pins->n;) {
+    const EPinTie *ties = pins->of[EPIN_TIE].recs;
+    size_t n = pins->of[EPIN_TIE].n;
+    for (size_t i = 0; i < n;) {
         size_t j = i;
-        while (j < pins->n && pins->ties[j].run == pins->ties[i].run)
+        while (j < n && ties[j].run == ties[i].run)
             j++;
         bool same = j - i == m;
         for (size_t u = 0; same && u < m; u++)
-            same = pins->ties[i + u].k == t[u].k && pins->ties[i + u].req == t[u].req &&
-                   pins->ties[i + u].off == t[u].off;
+            same = ties[i + u].k == t[u].k && ties[i + u].req == t[u].req &&
+                   ties[i + u].off == t[u].off;
         if (same)
             return true;
         i = j;
@@ -85,39 +87,26 @@ Status emit_pin_run(Emit *e, int32_t p, const uint32_t *cores, const int64_t *ds
     }
     qsort(t, m, sizeof *t, tie_cmp);
     bool have = recorded(pins, t, m);
-    for (size_t i = 0; !have && i < m; i++) {
-        EPinTie *nt = emit_grow(e, pins->ties, &pins->cap, pins->n, sizeof *nt);
-        if (!nt) {
-            free(t);
-            return ST_RUNTIME;
-        }
-        pins->ties = nt;
-        nt[pins->n++] = t[i];
-    }
-    pins->runs += !have;
+    Status st = have ? ST_OK : emit_pin_add(e, EPIN_TIE, t, m);
+    pins->runs += !have && st == ST_OK;
     free(t);
-    return ST_OK;
+    return st;
 }
 
 Status emit_pin_pitch(Emit *e, uint32_t k, uint32_t pos, int64_t pitch)
 {
-    EPins *pins = e->pins;
-    if (!pins || emit_pin_pitch_of(e, k, pos))
+    if (!e->pins || emit_pin_pitch_of(e, k, pos))
         return ST_OK;
-    EPinPitch *np = emit_grow(e, pins->pitches, &pins->cap_pitches, pins->n_pitches,
-                              sizeof *np);
-    if (!np)
-        return ST_RUNTIME;
-    pins->pitches = np;
-    np[pins->n_pitches++] = (EPinPitch){k, pos, pitch};
-    return ST_OK;
+    return emit_pin_add(e, EPIN_PITCH, &(EPinPitch){k, pos, pitch}, 1);
 }
 
 int64_t emit_pin_pitch_of(const Emit *e, uint32_t k, uint32_t pos)
 {
-    for (size_t i = 0; e->pins && i < e->pins->n_pitches; i++)
-        if (e->pins->pitches[i].k == k && e->pins->pitches[i].pos == pos)
-            return e->pins->pitches[i].pitch;
+    for (size_t i = 0; i < emit_pins_n(e, EPIN_PITCH); i++) {
+        const EPinPitch *pp = emit_pin_at(e, EPIN_PITCH, i);
+        if (pp->k == k && pp->pos == pos)
+            return pp->pitch;
+    }
     return 0;
 }
 
@@ -352,10 +341,10 @@ static Status fix(Pin *pn)
 
 Status emit_pin_place(Emit *e)
 {
-    const EPins *pins = e->pins;
-    if (!pins || !pins->n)
+    size_t nt = emit_pins_n(e, EPIN_TIE);
+    if (!nt)
         return ST_OK;
-    size_t nt = pins->n;
+    const EPinTie *ties = e->pins->of[EPIN_TIE].recs;
     Pin pn = {.e = e};
     pn.k = malloc(nt * sizeof *pn.k);
     pn.req = malloc(nt * sizeof *pn.req);
@@ -369,7 +358,7 @@ Status emit_pin_place(Emit *e)
                     ? ST_OK
                     : diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     for (size_t i = 0; st == ST_OK && i < nt; i++) { /* the nodes, in order of first tie */
-        const EPinTie *t = &pins->ties[i];
+        const EPinTie *t = &ties[i];
         bool known = t->k < e->n_cores && t->req < e->cores[t->k].n_reqs;
         uint32_t req = t->req;
         AllocReq life = {0};
@@ -391,12 +380,12 @@ Status emit_pin_place(Emit *e)
     }
     for (size_t i = 0; st == ST_OK && i < nt;) { /* each run: its areas + offs at one address */
         size_t j = i + 1;
-        for (int64_t d; j < nt && pins->ties[j].run == pins->ties[i].run; j++) {
+        for (int64_t d; j < nt && ties[j].run == ties[i].run; j++) {
             uint32_t r0 = wuf_find(pn.par, pn.pot, pn.node[i], &d);
             uint32_t rt = wuf_find(pn.par, pn.pot, pn.node[j], &d);
             /* j's address less i's */
             bool ok = wuf_tie(pn.par, pn.pot, pn.node[i], pn.node[j],
-                              pins->ties[i].off - pins->ties[j].off);
+                              ties[i].off - ties[j].off);
             pn.bad[r0] |= pn.bad[rt] || !ok;
         }
         i = j;

@@ -985,9 +985,9 @@ static Status send_part(Emit *e, uint32_t k, int32_t p, Taskir__Asm__P09 *r)
             return diag_add(e->d, ST_RUNTIME, "emit.internal", c->name,
                             "phase %d: a run sent from odd word %lld", p, (long long)s->src);
         if (a->src + a->words > s->src) {
-            size_t pitched = e->pins ? e->pins->n_pitches : 0;
+            size_t pitched = emit_pins_n(e, EPIN_PITCH);
             Status pst = pitch_hint(e, a, s);
-            if (pst == ST_OK && (!e->pins || e->pins->n_pitches == pitched))
+            if (pst == ST_OK && emit_pins_n(e, EPIN_PITCH) == pitched)
                 pst = emit_senddup_hint(e, k, a, s);
             if (pst != ST_OK)
                 return pst;

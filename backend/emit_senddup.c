@@ -40,9 +40,11 @@ static long writer_of_both(const Emit *e, uint32_t k, uint32_t sa, uint32_t sb)
 
 bool emit_senddup_of(const Emit *e, uint32_t w, uint32_t s)
 {
-    for (size_t i = 0; e->pins && i < e->pins->n_dups; i++)
-        if (e->pins->dups[i].w == w && e->pins->dups[i].s == s)
+    for (size_t i = 0; i < emit_pins_n(e, EPIN_DUP); i++) {
+        const EPinDup *d = emit_pin_at(e, EPIN_DUP, i);
+        if (d->w == w && d->s == s)
             return true;
+    }
     return false;
 }
 
@@ -55,13 +57,7 @@ Status emit_senddup_hint(Emit *e, uint32_t k, const ESend *a, const ESend *b)
     long w = writer_of_both(e, k, (uint32_t)sa, (uint32_t)sb);
     if (w < 0 || emit_senddup_of(e, (uint32_t)w, (uint32_t)sb))
         return ST_OK;
-    EPins *pins = e->pins;
-    EPinDup *nd = emit_grow(e, pins->dups, &pins->cap_dups, pins->n_dups, sizeof *nd);
-    if (!nd)
-        return ST_RUNTIME;
-    pins->dups = nd;
-    nd[pins->n_dups++] = (EPinDup){(uint32_t)w, (uint32_t)sb};
-    return ST_OK;
+    return emit_pin_add(e, EPIN_DUP, &(EPinDup){(uint32_t)w, (uint32_t)sb}, 1);
 }
 
 /* The copy writer w writes on its own core and sends from (emit_route.c writer_loc: the first
@@ -89,8 +85,9 @@ static uint32_t sent_copy(const Emit *e, uint32_t w)
 
 Status emit_senddup_copies(Emit *e)
 {
-    for (size_t i = 0; e->pins && i < e->pins->n_dups; i++) {
-        uint32_t w = e->pins->dups[i].w, s = e->pins->dups[i].s, ci;
+    for (size_t i = 0; i < emit_pins_n(e, EPIN_DUP); i++) {
+        const EPinDup *dup = emit_pin_at(e, EPIN_DUP, i);
+        uint32_t w = dup->w, s = dup->s, ci;
         if (e->outs[w].used || (ci = sent_copy(e, w)) == EMIT_NONE)
             continue; /* a buffer's (emit_sendbuf.c), or none */
         uint32_t k = e->core_of[w];

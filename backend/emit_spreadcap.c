@@ -81,8 +81,8 @@ static int64_t first_met(const ECopy *cp, const EBox *d, const EBox *s, const EC
 /* Whether an earlier pass recorded spread copy cp's part of phase p (any phase: p < 0). */
 static bool recorded(const Emit *e, const ECopy *cp, int32_t p)
 {
-    for (size_t i = 0; e->pins && i < e->pins->n_caps; i++) {
-        const EPinCap *c = &e->pins->caps[i];
+    for (size_t i = 0; i < emit_pins_n(e, EPIN_CAP); i++) {
+        const EPinCap *c = emit_pin_at(e, EPIN_CAP, i);
         if (c->k == cp->core && c->pos == cp->block && (p < 0 || c->p == p))
             return true;
     }
@@ -95,13 +95,7 @@ Status emit_spread_cap_hint(Emit *e, int32_t p, const ESend *s)
     const ECopy *cp = pos < 0 ? NULL : emit_copy_on(e, (uint32_t)pos, s->dst_core);
     if (!e->pins || !cp || !cp->spread || recorded(e, cp, p))
         return ST_OK;
-    EPins *pins = e->pins;
-    EPinCap *nc = emit_grow(e, pins->caps, &pins->cap_caps, pins->n_caps, sizeof *nc);
-    if (!nc)
-        return ST_RUNTIME;
-    pins->caps = nc;
-    nc[pins->n_caps++] = (EPinCap){s->dst_core, (uint32_t)pos, p};
-    return ST_OK;
+    return emit_pin_add(e, EPIN_CAP, &(EPinCap){s->dst_core, (uint32_t)pos, p}, 1);
 }
 
 int64_t emit_spread_cap(const Emit *e, const ECopy *cp, const Edge *ed, int32_t p, int64_t q,
