@@ -1144,6 +1144,23 @@ int64_t emit_value_bytes(PrecisionId p);
 /* One run sent whole to several cores in a phase becomes one relaying chain (the chip's
  * multicast): emit_route_chain.c, before the P09s are written. */
 Status emit_route_chains(Emit *e);
+/* A walk over every core's sends of phase p (emit_phase_sends.c): made by emit_phase_sends,
+ * then each emit_phase_sends_next gives the next send, in the order of the cores, then of
+ * each core's sends; with rest, each core's chain_rest after its sends. */
+typedef struct EPhaseSends {
+    int32_t p;
+    bool rest;
+    uint32_t k;       /* the core of the send last given, */
+    const EPhase *ph; /* its phase p (NULL: none yet, or the walk is done) */
+    size_t i;         /* the index of the next of its sends (chain_rest's past n_sends) */
+    uint32_t next;    /* the next core to walk */
+} EPhaseSends;
+
+EPhaseSends emit_phase_sends(int32_t p, bool rest);
+/* The next send of the walk (it->k its sending core, it->ph that core's phase); NULL once
+ * every core's are given. The walk may not outlive a change to the sends it walks. */
+const ESend *emit_phase_sends_next(const Emit *e, EPhaseSends *it);
+
 /* Appends sends s[0..n) to ph's chain_rest; out of memory: ST_RUNTIME (recorded in e->d). */
 Status emit_chain_rest_add(Emit *e, EPhase *ph, const ESend *s, size_t n);
 /* Whether sends a and b carry the same run: the same words, in the same pattern. */

@@ -186,18 +186,17 @@ static Status phase_runs(Emit *e, uint32_t k, int32_t p, EChainRun **runs, size_
 Status emit_route_chains(Emit *e)
 {
     int32_t n_phases = 0;
-    for (uint32_t k = 0; k < e->n_cores; k++) /* the first word each core receives into */
-        for (int32_t p = 0; p < e->cores[k].n_phases; p++) {
-            const EPhase *ph = &e->cores[k].ph[p];
-            if (p >= n_phases)
-                n_phases = p + 1;
-            for (size_t i = 0; i < ph->n_sends; i++) {
-                EPhase *q = &e->cores[ph->sends[i].dst_core].ph[p];
-                int64_t w = ph->sends[i].dst_addr / (ph->sends[i].single ? 4 : 1);
-                if (!q->recv_lo || w < q->recv_lo)
-                    q->recv_lo = w;
-            }
+    for (uint32_t k = 0; k < e->n_cores; k++)
+        n_phases = e->cores[k].n_phases > n_phases ? e->cores[k].n_phases : n_phases;
+    for (int32_t p = 0; p < n_phases; p++) { /* the first word each core receives into */
+        EPhaseSends it = emit_phase_sends(p, false);
+        for (const ESend *s; (s = emit_phase_sends_next(e, &it));) {
+            EPhase *q = &e->cores[s->dst_core].ph[p];
+            int64_t w = s->dst_addr / (s->single ? 4 : 1);
+            if (!q->recv_lo || w < q->recv_lo)
+                q->recv_lo = w;
         }
+    }
     for (uint32_t k = 0; k < e->n_cores; k++) /* cut and sort */
         for (int32_t p = 0; p < e->cores[k].n_phases; p++) {
             EPhase *ph = &e->cores[k].ph[p];

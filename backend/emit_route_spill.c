@@ -307,23 +307,19 @@ static void bases(const Emit *e, int32_t p, int64_t *base, bool *raised)
                       ? e->cores[k].ph[p].recv_base : 0;
         raised[k] = false;
     }
-    for (int pass = 0; pass < 2; pass++) /* the first word; then whether bytes land far */
-        for (uint32_t k = 0; k < e->n_cores; k++) {
-            if (p >= e->cores[k].n_phases)
-                continue;
-            const EPhase *ph = &e->cores[k].ph[p];
-            for (size_t i = 0; i < ph->n_sends; i++) {
-                const ESend *s = &ph->sends[i];
-                uint32_t d = s->dst_core;
-                if (e->cores[d].ph[p].recv_base)
-                    continue; /* a chain's */
-                int64_t w = s->dst_addr / (s->single ? 4 : 1);
-                if (pass == 0 && (!base[d] || w < base[d]))
-                    base[d] = w / 2 * 2;
-                if (pass == 1 && s->single && s->dst_addr - ASM_MEM2_RECV * 4 >= LANES_HEAD_PACKETS)
-                    raised[d] = true;
-            }
+    for (int pass = 0; pass < 2; pass++) { /* the first word; then whether bytes land far */
+        EPhaseSends it = emit_phase_sends(p, false);
+        for (const ESend *s; (s = emit_phase_sends_next(e, &it));) {
+            uint32_t d = s->dst_core;
+            if (e->cores[d].ph[p].recv_base)
+                continue; /* a chain's */
+            int64_t w = s->dst_addr / (s->single ? 4 : 1);
+            if (pass == 0 && (!base[d] || w < base[d]))
+                base[d] = w / 2 * 2;
+            if (pass == 1 && s->single && s->dst_addr - ASM_MEM2_RECV * 4 >= LANES_HEAD_PACKETS)
+                raised[d] = true;
         }
+    }
     for (uint32_t k = 0; k < e->n_cores; k++)
         if (!raised[k] && !(p < e->cores[k].n_phases && e->cores[k].ph[p].recv_base))
             base[k] = ASM_MEM2_RECV;

@@ -42,18 +42,13 @@ static int64_t first_word(const Emit *e, uint32_t c, int32_t q, bool *bytes)
 {
     int64_t lo = INT64_MAX;
     *bytes = false;
-    for (uint32_t j = 0; j < e->n_cores; j++) {
-        if (q >= e->cores[j].n_phases)
+    EPhaseSends it = emit_phase_sends(q, false);
+    for (const ESend *s; (s = emit_phase_sends_next(e, &it));) {
+        if (s->dst_core != c)
             continue;
-        const EPhase *ph = &e->cores[j].ph[q];
-        for (size_t i = 0; i < ph->n_sends; i++) {
-            const ESend *s = &ph->sends[i];
-            if (s->dst_core != c)
-                continue;
-            *bytes |= s->single;
-            int64_t w = s->dst_addr / (s->single ? 4 : 1);
-            lo = w < lo ? w : lo;
-        }
+        *bytes |= s->single;
+        int64_t w = s->dst_addr / (s->single ? 4 : 1);
+        lo = w < lo ? w : lo;
     }
     return lo;
 }

@@ -23,27 +23,23 @@
 static void tie_pass(const Emit *e, int32_t q, bool *tied, bool *more)
 {
     *more = false;
-    for (uint32_t j = 0; j < e->n_cores; j++) {
-        if (q >= e->cores[j].n_phases)
+    EPhaseSends it = emit_phase_sends(q, false);
+    for (const ESend *s; (s = emit_phase_sends_next(e, &it));) {
+        const EPhase *ph = it.ph;
+        if (!s->relay)
             continue;
-        const EPhase *ph = &e->cores[j].ph[q];
-        for (size_t i = 0; i < ph->n_sends; i++) {
-            const ESend *s = &ph->sends[i];
-            if (!s->relay)
-                continue;
-            bool any = tied[s->dst_core];
-            for (size_t r = 0; r < ph->n_chain_rest && !any; r++)
-                any = emit_same_run(s, &ph->chain_rest[r]) && tied[ph->chain_rest[r].dst_core];
-            if (!any)
-                continue;
-            *more |= !tied[s->dst_core];
-            tied[s->dst_core] = true;
-            for (size_t r = 0; r < ph->n_chain_rest; r++)
-                if (emit_same_run(s, &ph->chain_rest[r])) {
-                    *more |= !tied[ph->chain_rest[r].dst_core];
-                    tied[ph->chain_rest[r].dst_core] = true;
-                }
-        }
+        bool any = tied[s->dst_core];
+        for (size_t r = 0; r < ph->n_chain_rest && !any; r++)
+            any = emit_same_run(s, &ph->chain_rest[r]) && tied[ph->chain_rest[r].dst_core];
+        if (!any)
+            continue;
+        *more |= !tied[s->dst_core];
+        tied[s->dst_core] = true;
+        for (size_t r = 0; r < ph->n_chain_rest; r++)
+            if (emit_same_run(s, &ph->chain_rest[r])) {
+                *more |= !tied[ph->chain_rest[r].dst_core];
+                tied[ph->chain_rest[r].dst_core] = true;
+            }
     }
 }
 
@@ -58,17 +54,10 @@ static bool within(const Emit *e, int32_t q, const ESend *s, int64_t d)
 /* Whether every packet of phase q into a core of tied[] stays within reach lowered by d. */
 static bool reach_all(const Emit *e, int32_t q, const bool *tied, int64_t d)
 {
-    for (uint32_t j = 0; j < e->n_cores; j++) {
-        if (q >= e->cores[j].n_phases)
-            continue;
-        const EPhase *ph = &e->cores[j].ph[q];
-        for (size_t i = 0; i < ph->n_sends; i++)
-            if (tied[ph->sends[i].dst_core] && !within(e, q, &ph->sends[i], d))
-                return false;
-        for (size_t r = 0; r < ph->n_chain_rest; r++)
-            if (tied[ph->chain_rest[r].dst_core] && !within(e, q, &ph->chain_rest[r], d))
-                return false;
-    }
+    EPhaseSends it = emit_phase_sends(q, true);
+    for (const ESend *s; (s = emit_phase_sends_next(e, &it));)
+        if (tied[s->dst_core] && !within(e, q, s, d))
+            return false;
     return true;
 }
 
