@@ -14,7 +14,8 @@
  *     Y on a core of X's that Y does not reach) lies inside the area X lands in there, which
  *     is planned whole (not in parts) and into whose words, over the area's life, no other
  *     run lands: a copy in its writer's pitch whose pixel holds only some of the writer's
- *     slices, whose other words nothing reads or writes;
+ *     slices, whose other words nothing reads or writes (a run landing in another area does
+ *     not join);
  *   - the longer run keeps within a header's 4096 packets and reach from the receive base,
  *     and each forwarding core of X's chain within 4096 forwarded packets.
  * Y's end marks and forwarded packets drop, X's forwarded packets grow. The phase then goes to
@@ -40,7 +41,8 @@ typedef struct Landing {
     int64_t lo, hi, src;
 } Landing;
 
-/* The landings of one phase's merge: every run of every core and phase, by receiving core. */
+/* The landings of one phase's merge: every run of every core and phase, by receiving core,
+ * then by first word. */
 typedef struct Landings {
     Landing *l;
     size_t n, cap;
@@ -110,16 +112,24 @@ typedef struct Join {
 static bool spare(const Emit *e, const Join *j, uint32_t c, int64_t at, int64_t lo, int64_t hi)
 {
     const ECore *ec = &e->cores[c];
-    long a = area_at(ec, j->p, at < lo ? at : lo, hi);
+    long a = area_at(ec, j->p, at, hi);
     if (a < 0 || ec->reqs[a].next)
         return false;
     for (size_t i = 0; i < ec->n_rparts; i++)
         if (ec->rparts[i].req == (uint32_t)a)
             return false;
     const AllocReq *r = &ec->reqs[a];
-    for (size_t i = 0; i < j->ls->n; i++) {
+    size_t i0 = 0, i1 = j->ls->n; /* the first landing on core c */
+    while (i0 < i1) {
+        size_t m = i0 + (i1 - i0) / 2;
+        if (j->ls->l[m].core < c)
+            i0 = m + 1;
+        else
+            i1 = m;
+    }
+    for (size_t i = i0; i < j->ls->n && j->ls->l[i].core == c && j->ls->l[i].lo < hi; i++) {
         const Landing *l = &j->ls->l[i];
-        if (l->core != c || l->hi <= lo || l->lo >= hi || !alloc_lives_in(r, l->phase))
+        if (l->hi <= lo || !alloc_lives_in(r, l->phase))
             continue;
         if (l->phase == j->p && l->from == j->k && l->src >= j->src && l->src < j->end)
             continue;
@@ -262,11 +272,13 @@ Status emit_spill_merge(Emit *e, uint32_t k, int32_t p)
         st = chain_stays(e, k, p, &stays);
     if (st != ST_OK || !stays)
         return st;
+    const ESend **xs = malloc(2 * (ph->n_chain_rest + 1) * sizeof *xs);
+    if (!xs)
+        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    const ESend **ys = xs + ph->n_chain_rest + 1;
     qsort(ph->sends, ph->n_sends, sizeof *ph->sends, src_cmp);
     Landings ls = {0};
-    const ESend **xs = malloc(2 * (ph->n_chain_rest + 1) * sizeof *xs);
-    st = xs ? landings(e, &ls) : ST_RUNTIME;
-    const ESend **ys = xs ? xs + ph->n_chain_rest + 1 : NULL;
+    st = landings(e, &ls); /* out of memory: emit_grow said so */
     for (size_t xi = 0; st == ST_OK && xi < ph->n_sends; xi++) {
         if (!ph->sends[xi].relay || !plain(&ph->sends[xi]))
             continue;
@@ -283,5 +295,5 @@ Status emit_spill_merge(Emit *e, uint32_t k, int32_t p)
     }
     free(ls.l);
     free(xs);
-    return st == ST_OK ? ST_OK : diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    return st;
 }
