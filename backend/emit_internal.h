@@ -1251,8 +1251,15 @@ bool emit_spill_movable(Emit *e, uint32_t sk, int32_t p, const ESend *s, bool co
  * whole into phase p + 1 when every core of the chain is free for it then (emit_spill_chain.c):
  * the receivers' end marks, relays, next cores and receive bases there, the run's other
  * sends (EPhase.chain_rest) with it; *moved: whether it did (the caller moves s itself).
- * Out of memory: ST_RUNTIME. */
-Status emit_spill_chain(Emit *e, uint32_t k, int32_t p, const ESend *s, bool *moved);
+ * Without commit nothing moves: *moved says whether it would. Out of memory: ST_RUNTIME. */
+Status emit_spill_chain(Emit *e, uint32_t k, int32_t p, const ESend *s, bool commit,
+                        bool *moved);
+/* Core k's runs of phase p (words) joined under fewer headers when they pass the header
+ * table: a run takes in the runs after it in memory, and the words between, that land where
+ * it carried on puts them on its cores or in words of their areas nothing else uses
+ * (emit_spill_merge.c); the sends come out in the order of memory. Out of memory:
+ * ST_RUNTIME. */
+Status emit_spill_merge(Emit *e, uint32_t k, int32_t p);
 /* Whether run s (words) spilled into phase q may land on its receiver, chained then, below its
  * receive base: *ok when the bases of the cores the chains of q tie to it, all lowered by one
  * amount, take it and keep every packet they receive within reach (emit_spill_lower.c); with

@@ -23,7 +23,9 @@
  *     packet sent in phase q lands in phase q there, and the receiver's readers before the
  *     router of p read the sample of the step before, so only a reader between the routers
  *     of p and q keeps the run in p; lanes_spill_stage.map.txtpb).
- * A relaying chain's run moves whole, with all its cores, or stays (emit_spill_chain.c).
+ * A relaying chain's run moves whole, with all its cores, or stays (emit_spill_chain.c); a
+ * phase past the table where one of them cannot move has its runs joined under fewer
+ * headers first (emit_spill_merge.c).
  * What does not fit stays, and the P09 refuses it [emit.route] (emit_route.c); so does a
  * header past the 4 KiB reach (not spilled: the next phase's receive base is the same).
  */
@@ -218,6 +220,9 @@ bool emit_spill_movable(Emit *e, uint32_t sk, int32_t p, const ESend *s, bool co
 static Status spill(Emit *e, uint32_t k, int32_t p, const int64_t *base)
 {
     EPhase *ph = &e->cores[k].ph[p];
+    Status mst = emit_spill_merge(e, k, p); /* runs joined first (emit_spill_merge.c) */
+    if (mst != ST_OK)
+        return mst;
     bool single = false;
     for (size_t i = 0; i < ph->n_sends; i++)
         single |= ph->sends[i].single;
@@ -263,7 +268,7 @@ static Status spill(Emit *e, uint32_t k, int32_t p, const int64_t *base)
         bool moved = false;
         if (!(gap >= 0 && heads + need <= LANES_HEADS && near)) {
             /* a relaying chain's run moves whole, its cores' marks with it */
-            Status st = s.relay ? emit_spill_chain(e, k, p, &s, &moved) : ST_OK;
+            Status st = s.relay ? emit_spill_chain(e, k, p, &s, true, &moved) : ST_OK;
             if (st != ST_OK) {
                 free(runs);
                 return st;

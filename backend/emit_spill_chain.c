@@ -151,7 +151,8 @@ static Status move(Emit *e, const SpillChain *c, int64_t d)
     return ST_OK;
 }
 
-Status emit_spill_chain(Emit *e, uint32_t k, int32_t p, const ESend *s, bool *moved)
+Status emit_spill_chain(Emit *e, uint32_t k, int32_t p, const ESend *s, bool commit,
+                        bool *moved)
 {
     *moved = false;
     const EPhase *ph = &e->cores[k].ph[p];
@@ -171,6 +172,11 @@ Status emit_spill_chain(Emit *e, uint32_t k, int32_t p, const ESend *s, bool *mo
     uint32_t at = EMIT_NONE;
     bool ok = false;
     Status st = free_then(e, &c, &d, &low, &at, &ok);
+    if (!commit) {
+        *moved = st == ST_OK && ok;
+        free(c.s);
+        return st;
+    }
     if (st == ST_OK && ok && low)
         st = emit_chain_lower(e, c.p + 1, at, low, true, &ok);
     if (st == ST_OK && ok) {
