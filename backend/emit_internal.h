@@ -733,6 +733,10 @@ void emit_slot_free(Emit *e, uint32_t k, int32_t p, int32_t slot);
 ESlotUse emit_slot_use(const Emit *e, uint32_t k, int32_t p, int32_t slot);
 bool emit_soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot);
 void emit_slot_what(const Emit *e, ESlotUse u, char *buf, size_t size);
+/* Moves the inserted P06 in Soma2 of core k's phase p, its primitive and its entry in the
+ * table, to Soma2 of phase p + 1 (a copy's move or gather following runs spilled there,
+ * emit_route_spill.c): false, and nothing moved, when there is none or that slot is taken. */
+bool emit_soma2_next(Emit *e, uint32_t k, int32_t p);
 /* Where an inserted P06 moving copy cp's data for a block of phase pc goes: the latest free
  * Soma slot of its core before pc in which the copy holds its data (Soma2 of the copy's first
  * phase, or of the last phase a transfer into it lands in, at the earliest: after that
@@ -1205,6 +1209,10 @@ Status emit_route_spill(Emit *e);
  * relaying chain's run moved whole (emit_spill_chain.c checks the chain's cores in p + 1). */
 bool emit_spill_movable(Emit *e, uint32_t sk, int32_t p, const ESend *s, bool commit,
                         bool in_chain);
+/* Whether the P06 gathering copy cp in Soma2 of phase p may go to Soma2 of p + 1, as the
+ * copy's runs spilled there do (emit_gather_late.c): that slot is free and the CADD comes
+ * later; with commit it goes there. */
+bool emit_gather_later(Emit *e, const ECopy *cp, int32_t p, bool commit);
 /* The header table's room a phase's spill keeps for its runs that may not move
  * (emit_headroom.c): the runs in the spill's order, each its first unit, the unit after its
  * last (in the phase's units) and whether it may not move. */

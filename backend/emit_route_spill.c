@@ -190,24 +190,22 @@ bool emit_spill_movable(Emit *e, uint32_t sk, int32_t p, const ESend *s, bool co
     /* nothing reads the copy before the router of phase q (of a later stage: after p's) */
     if (emit_reader_between(e, (uint32_t)pos, dk, staged ? p : -1, q) >= 0)
         return false;
+    /* a gather reading the copy in Soma2 of p follows it to Soma2 of q (emit_gather_late.c) */
+    bool gather = !later && emit_gather_later(e, cp, p, false);
     for (int32_t r = p; r <= q; r++)
-        if ((r < q && !later && slot_reads(e, cp, r, MAP_PI_SOMA2, (uint32_t)pos)) ||
+        if ((r < q && !later && !gather && slot_reads(e, cp, r, MAP_PI_SOMA2, (uint32_t)pos)) ||
             (r > p && slot_reads(e, cp, r, MAP_PI_SOMA1, (uint32_t)pos)) ||
             (r > p && sends_from(e, dk, r, dlo, dhi, -1)))
             return false;
     if (!keeps(e, dk, p, dlo, dhi, q, commit) || !keeps(e, sk, p, lo, hi, q, commit))
         return false;
     if (later && commit) {
-        Taskir__Asm__StaticPrimList *from = emit_slot_list(e, dk, p);
-        Taskir__Asm__StaticPrimList *to = emit_slot_list(e, dk, q);
-        if (!from || !to || to->soma2)
+        if (!emit_soma2_next(e, dk, p))
             return false;
-        to->soma2 = from->soma2;
-        from->soma2 = NULL;
-        b->ph[q].soma[1] = b->ph[p].soma[1];
-        b->ph[p].soma[1] = (ESlotUse){SLOT_FREE, 0};
         cp->move_phase = q;
     }
+    if (gather && commit && !emit_gather_later(e, cp, p, true))
+        return false;
     bool lowered = false;
     return !lower || !commit || (emit_spill_lower(e, q, s, true, &lowered) == ST_OK && lowered);
 }
