@@ -758,6 +758,10 @@ void emit_slot_free(Emit *e, uint32_t k, int32_t p, int32_t slot);
 ESlotUse emit_slot_use(const Emit *e, uint32_t k, int32_t p, int32_t slot);
 bool emit_soma_taken(const Emit *e, uint32_t k, int32_t p, int32_t slot);
 void emit_slot_what(const Emit *e, ESlotUse u, char *buf, size_t size);
+/* Moves the inserted P06 in Soma2 of core k's phase p, its primitive and its entry in the
+ * table, to Soma2 of phase p + 1 (a copy's move or gather following runs spilled there,
+ * emit_route_spill.c): false, and nothing moved, when there is none or that slot is taken. */
+bool emit_soma2_next(Emit *e, uint32_t k, int32_t p);
 /* Where an inserted P06 moving copy cp's data for a block of phase pc goes: the latest free
  * Soma slot of its core before pc in which the copy holds its data (Soma2 of the copy's first
  * phase, or of the last phase a transfer into it lands in, at the earliest: after that
@@ -1247,6 +1251,32 @@ Status emit_route_spill(Emit *e);
  * relaying chain's run moved whole (emit_spill_chain.c checks the chain's cores in p + 1). */
 bool emit_spill_movable(Emit *e, uint32_t sk, int32_t p, const ESend *s, bool commit,
                         bool in_chain);
+/* Whether the P06 gathering copy cp in Soma2 of phase p may go to Soma2 of p + 1, as the
+ * copy's runs spilled there do (emit_gather_late.c): that slot is free and the CADD comes
+ * later; with commit it goes there. */
+bool emit_gather_later(Emit *e, const ECopy *cp, int32_t p, bool commit);
+/* The header table's room a phase's spill keeps for its runs that may not move
+ * (emit_headroom.c): the runs in the spill's order, each its first unit, the unit after its
+ * last (in the phase's units) and whether it may not move. */
+typedef struct EHeadRun {
+    int64_t src, end;
+    bool fixed;
+} EHeadRun;
+typedef struct EHeadroom {
+    const EHeadRun *runs;
+    size_t n;
+    int64_t per, wb;                /* units a packet, a word */
+    size_t *next;                   /* next[i]: the first fixed run from i on (n: none) */
+    int64_t *tail;                  /* tail[f], f fixed: the headers f and the fixed runs after
+                                       it take, every run between them that may move moved */
+} EHeadroom;
+/* Fills h for runs[0..n) (kept, not copied). Out of memory: ST_RUNTIME. */
+Status emit_headroom_init(Emit *e, EHeadroom *h, const EHeadRun *runs, size_t n, int64_t per,
+                          int64_t wb);
+/* The headers the fixed runs from run i on take when the last run kept ends at unit end
+ * (kept false: none is kept yet) and every run from i on that may move moves. */
+int64_t emit_headroom(const EHeadroom *h, size_t i, int64_t end, bool kept);
+void emit_headroom_free(EHeadroom *h);
 /* Moves the relaying chain's run that core k starts with its send s (relay) in phase p
  * whole into phase p + 1 when every core of the chain is free for it then (emit_spill_chain.c):
  * the receivers' end marks, relays, next cores and receive bases there, the run's other

@@ -8,7 +8,10 @@
  * values are sent in the buffer's order, so that runs of bytes that follow each other in the
  * buffer and land equally far apart share a MULTI_USE header (emit_route.c's runs; the
  * buffer's bytes not sent are skipped by disabled headers); a phase holds at most 128
- * headers and a header reaches 4 KiB from the receiver's base (else emit.route).
+ * headers and a header reaches 4 KiB from the receiver's base (else emit.route). A
+ * rearrangement of whole pixels (each of the copy's pixels whole from one of the writer's,
+ * every value in its lane, both pixels of one even count of words) goes a pixel a run of
+ * words in 8-byte packets instead (lane_pixels, docs/backend.md "Whole pixels").
  *
  * Requires: the writer's result and the copy are maps of y, x and channels of whole bytes
  * (int8, int32), in one precision or through a send area that a P06 rewrites the buffer
@@ -68,6 +71,21 @@ static int move_cmp(const void *a, const void *b)
 {
     const LMove *x = a, *y = b; /* a value sent to several places: in the order they land */
     return x->src != y->src ? (x->src < y->src ? -1 : 1) : (x->dst > y->dst) - (x->dst < y->dst);
+}
+
+/* The byte moves mv[0..n) of whole pixels (a pixel's nc channels one after another, every
+ * copy's channel from the same lane of one source pixel, the source's and the copy's pixels
+ * of the same even count of words) as word moves, one a pixel: from the source pixel's
+ * first word to the copy pixel's. The router then sends each pixel whole in 8-byte packets,
+ * its padding lanes with it, and pixels that follow each other in the sender's memory and
+ * land one after another in the copy's share a header (docs/backend.md "Bytes between
+ * lanes", "Whole pixels"): a header a run of pixels, not a header and a gap a value. */
+static int64_t lane_pixels(LMove *mv, int64_t n, int64_t nc)
+{
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i += nc)
+        mv[m++] = (LMove){mv[i].src / 4, mv[i].dst / 4};
+    return m;
 }
 
 int64_t emit_value_bytes(PrecisionId p)
@@ -195,7 +213,10 @@ Status emit_lane_runs(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_t 
     LMove *mv = malloc((size_t)vol * sizeof *mv);
     Status st = map && mv ? edge_element_map(e->g, &e->uses, ed, map, vol, e->d)
                           : diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
-    int64_t n = 0;
+    int64_t n = 0, pw = emit_feat_pixel_words(df);
+    /* whole pixels (see lane_pixels) while every value keeps its lane */
+    bool whole = part->lo[2] == dcp->box.lo[2] && part->n[2] == dcp->box.n[2] &&
+                 emit_feat_pixel_words(sf) == pw && pw % 2 == 0;
     for (int64_t i = 0; st == ST_OK && i < vol; i++) {
         int64_t y = dbox.lo[0] + i / (dbox.n[1] * dbox.n[2]);
         int64_t x = dbox.lo[1] + i / dbox.n[2] % dbox.n[1], f = dbox.lo[2] + i % dbox.n[2];
@@ -218,13 +239,21 @@ Status emit_lane_runs(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_t 
                     (sc + src.d[2] - src.area.lo[2]) * vb;
         mv[n].dst = emit_feat_addr(df, &dcp->box, dbase, y, x) * 4 +
                     (f - dcp->box.lo[2]) * vb;
+        if (f == part->lo[2]) /* a pixel's first: lane 0, on an 8-byte unit in both */
+            whole &= sc + src.d[2] == src.area.lo[2] && mv[n].src % 8 == 0 &&
+                     mv[n].dst % 8 == 0;
+        else /* the next lane of the same source pixel */
+            whole &= mv[n].src == mv[n - 1].src + vb;
         n++;
     }
+    if (st == ST_OK && whole)
+        n = lane_pixels(mv, n, part->n[2]);
     if (st == ST_OK)
         qsort(mv, (size_t)n, sizeof *mv, move_cmp);
     int32_t block = e->g->blocks[dcp->block]->id;
     for (int64_t i = 0; st == ST_OK && i < n; i++)
-        st = emit_route_run(e, sk, p, dk, mv[i].src, vb, mv[i].dst, block, true);
+        st = whole ? emit_route_run(e, sk, p, dk, mv[i].src, pw, mv[i].dst, block, false)
+                   : emit_route_run(e, sk, p, dk, mv[i].src, vb, mv[i].dst, block, true);
     free(map);
     free(mv);
     return st;

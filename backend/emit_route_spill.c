@@ -192,26 +192,51 @@ bool emit_spill_movable(Emit *e, uint32_t sk, int32_t p, const ESend *s, bool co
     /* nothing reads the copy before the router of phase q (of a later stage: after p's) */
     if (emit_reader_between(e, (uint32_t)pos, dk, staged ? p : -1, q) >= 0)
         return false;
+    /* a gather reading the copy in Soma2 of p follows it to Soma2 of q (emit_gather_late.c) */
+    bool gather = !later && emit_gather_later(e, cp, p, false);
     for (int32_t r = p; r <= q; r++)
-        if ((r < q && !later && slot_reads(e, cp, r, MAP_PI_SOMA2, (uint32_t)pos)) ||
+        if ((r < q && !later && !gather && slot_reads(e, cp, r, MAP_PI_SOMA2, (uint32_t)pos)) ||
             (r > p && slot_reads(e, cp, r, MAP_PI_SOMA1, (uint32_t)pos)) ||
             (r > p && sends_from(e, dk, r, dlo, dhi, -1)))
             return false;
     if (!keeps(e, dk, p, dlo, dhi, q, commit) || !keeps(e, sk, p, lo, hi, q, commit))
         return false;
     if (later && commit) {
-        Taskir__Asm__StaticPrimList *from = emit_slot_list(e, dk, p);
-        Taskir__Asm__StaticPrimList *to = emit_slot_list(e, dk, q);
-        if (!from || !to || to->soma2)
+        if (!emit_soma2_next(e, dk, p))
             return false;
-        to->soma2 = from->soma2;
-        from->soma2 = NULL;
-        b->ph[q].soma[1] = b->ph[p].soma[1];
-        b->ph[p].soma[1] = (ESlotUse){SLOT_FREE, 0};
         cp->move_phase = q;
     }
+    if (gather && commit && !emit_gather_later(e, cp, p, true))
+        return false;
     bool lowered = false;
     return !lower || !commit || (emit_spill_lower(e, q, s, true, &lowered) == ST_OK && lowered);
+}
+
+/* The room the table keeps for the runs of core k's phase p that may not move, when the
+ * table cannot hold all its n runs (emit_headroom.c); else none (h->n 0). */
+static Status fixed_room(Emit *e, uint32_t k, int32_t p, SpillRun *runs, size_t n, int64_t per,
+                         int64_t wb, EHeadRun **hr, EHeadroom *h)
+{
+    int64_t heads = 0, end = 0;
+    for (size_t i = 0; i < n; i++) {
+        int64_t gap = i ? runs[i].src - end : runs[i].src % wb;
+        heads += 1 + (gap > 0 ? (gap / per + LANES_HEAD_PACKETS - 1) / LANES_HEAD_PACKETS : 0);
+        end = runs[i].end > end ? runs[i].end : end;
+    }
+    *h = (EHeadroom){0};
+    if (heads <= LANES_HEADS)
+        return ST_OK;
+    *hr = malloc(n * sizeof **hr);
+    if (!*hr)
+        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        SpillRun *r = &runs[i];
+        r->fixed = r->checked ? r->fixed
+                              : !r->s.relay && !emit_spill_movable(e, k, p, &r->s, false, false);
+        r->checked = true;
+        (*hr)[i] = (EHeadRun){r->src, r->end, r->fixed};
+    }
+    return emit_headroom_init(e, h, *hr, n, per, wb);
 }
 
 /* Core k's sends of phase p: keeps those the header table holds, in the order of its memory,
@@ -256,7 +281,10 @@ static Status spill(Emit *e, uint32_t k, int32_t p, const int64_t *base)
         qsort(runs, ph->n_sends, sizeof *runs, run_cmp);
     size_t kept = 0, n = ph->n_sends;
     int64_t heads = 0, end = 0; /* headers so far; the unit after the last run kept */
-    for (size_t i = 0; i < n; i++) {
+    EHeadRun *hr = NULL;
+    EHeadroom room;
+    Status rst = fixed_room(e, k, p, runs, n, per, wb, &hr, &room);
+    for (size_t i = 0; i < n && rst == ST_OK; i++) {
         ESend s = runs[i].s;
         int64_t scale = single && !s.single ? 4 : 1; /* a word run sent as bytes */
         int64_t src = runs[i].src, gap = kept ? src - end : src % wb;
@@ -265,27 +293,29 @@ static Status spill(Emit *e, uint32_t k, int32_t p, const int64_t *base)
         bool near = (s.dst_addr * scale - base[s.dst_core] * wb) / per < LANES_HEAD_PACKETS;
         /* a run overlapping the one kept before it (a value sent to several places) waits
          * too: the router sends its area's words once, in order */
+        int64_t after = src + s.words * scale > end ? src + s.words * scale : end;
         bool moved = false;
-        if (!(gap >= 0 && heads + need <= LANES_HEADS && near)) {
+        if (!(gap >= 0 && heads + need + emit_headroom(&room, i + 1, after, true) <= LANES_HEADS &&
+              near)) {
             /* a relaying chain's run moves whole, its cores' marks with it */
             Status st = s.relay ? emit_spill_chain(e, k, p, &s, true, &moved) : ST_OK;
             if (st != ST_OK) {
-                free(runs);
-                return st;
+                rst = st;
+                break;
             }
             moved = s.relay ? moved : emit_spill_movable(e, k, p, &s, true, false);
         }
         if (!moved) {
             ph->sends[kept++] = s;
             heads += need;
-            end = src + s.words * scale > end ? src + s.words * scale : end;
+            end = after;
             continue;
         }
         EPhase *nq = &e->cores[k].ph[p + 1];
         ESend *ns = emit_grow(e, nq->sends, &nq->cap_sends, nq->n_sends, sizeof *nq->sends);
         if (!ns) {
-            free(runs);
-            return ST_RUNTIME;
+            rst = ST_RUNTIME;
+            break;
         }
         nq->sends = ns;
         s.spilled = true;
@@ -296,9 +326,12 @@ static Status spill(Emit *e, uint32_t k, int32_t p, const int64_t *base)
         e->cores[s.dst_core].ph[p + 1].recv_marks++;
         e->cores[s.dst_core].ph[p + 1].recv_block = s.block;
     }
-    ph->n_sends = kept;
+    if (rst == ST_OK)
+        ph->n_sends = kept;
+    emit_headroom_free(&room);
+    free(hr);
     free(runs);
-    return ST_OK;
+    return rst;
 }
 
 /* The receive base (word) of every core in phase p: a relaying chain's; else, when a run of

@@ -127,3 +127,17 @@ int64_t emit_slot_when(int32_t p, int32_t slot)
                              : slot == MAP_PI_SOMA2 ? 4
                                                     : 3);
 }
+
+bool emit_soma2_next(Emit *e, uint32_t k, int32_t p)
+{
+    ESlotUse *from = entry(e, k, p, MAP_PI_SOMA2), *to = entry(e, k, p + 1, MAP_PI_SOMA2);
+    Taskir__Asm__StaticPrimList *lf = emit_slot_list(e, k, p);
+    Taskir__Asm__StaticPrimList *lt = emit_slot_list(e, k, p + 1);
+    if (!from || !to || !lf || !lt || !lf->soma2 || lt->soma2 || to->kind != SLOT_FREE)
+        return false;
+    lt->soma2 = lf->soma2;
+    lf->soma2 = NULL;
+    *to = *from;
+    *from = (ESlotUse){SLOT_FREE, 0};
+    return true;
+}
