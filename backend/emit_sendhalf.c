@@ -9,8 +9,8 @@
  * reading it is on its core and reads it in an earlier phase or in that Axon, nothing on its
  * core writes it then (no Soma slot of the phase serves it, no router lands or gathers rows
  * of it, no part of a spread copy moves in then or later), and it is an area of its own in
- * the data banks (not a part of another, an alias, a view, or one staying in the receive
- * area).
+ * the data banks (not a part of another, an alias, a view, one a Soma buffer is written
+ * over, emit_soma_over.c, or one staying in the receive area).
  */
 #include "backend/emit_internal.h"
 
@@ -68,6 +68,10 @@ static bool input_done(const Emit *e, const ECopy *cp, int32_t pc)
     for (uint32_t i = 0; i < e->n_copies; i++) /* an area of its own */
         if (&e->copies[i] != cp && e->copies[i].core == k &&
             (e->copies[i].req == cp->req || e->copies[i].dup_of == ci))
+            return false;
+    for (uint32_t b = 0; b < e->g->n_blocks; b++) /* no Soma buffer written over it */
+        if (e->outs[b].used && e->outs[b].core == k && e->outs[b].over &&
+            e->outs[b].req == cp->req)
             return false;
     const BlockUses *bu = &e->uses.blocks[cp->block];
     for (uint32_t j = 0; j < bu->n_out_edges; j++) { /* read on its core, by then */
