@@ -447,8 +447,12 @@ static void diag_append(Diag *d, const Diag *from)
  * EMIT_PASSES; the records of some kinds add passes past them (one a buffer to send twice,
  * emit_senddup.c; one a pass that recorded spread parts to cut, emit_spreadcap.c; some once
  * parts' runs are recorded to land first, emit_partfirst.c), each at most its row's
- * (EMIT_PIN_KINDS), so that the graphs with none take no longer. */
-enum { EMIT_PASSES = 8 };
+ * (EMIT_PIN_KINDS), so that the graphs with none take no longer. A relaying chain's runs are
+ * laid out a group of tied runs a pass, so EMIT_PASSES is 16
+ * (test_diff_ops/broadcast_div_case_1_variant_0-4 lays out groups in 12 of its passes before
+ * its runs of phases 23 and 24 tie, 8 before session 18); a graph whose every pass records
+ * nothing new stops as soon. */
+enum { EMIT_PASSES = 16 };
 
 Status emit_program_progress(const Mapping *m, const Chip *chip, ProgSet *out, Diag *d,
                              const TirProgress *progress)

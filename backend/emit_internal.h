@@ -1201,7 +1201,9 @@ bool emit_narrow_send_of(const Emit *e, uint32_t w, uint32_t s);
  * each pair lands in one area of its core at two distances (copies of two layouts) and the
  * writer of one of the two storages (b's first) on core k narrows an int32 area of that
  * copy's pitch into a map of another, records that the storage's copies take its words from
- * that area in the next pass (EPIN_RAW; *noted). Out of memory: ST_RUNTIME. */
+ * that area in the next pass (EPIN_RAW; *noted); when neither writes so, that b's
+ * storage's copies take them from a second copy of the buffer of the writer of both
+ * (emit_senddup_note; *noted when it was not recorded yet). Out of memory: ST_RUNTIME. */
 Status emit_narrow_send_note(Emit *e, uint32_t k, int32_t p, const ESend *a, const ESend *b,
                              const ESend *a2, const ESend *b2, bool *noted);
 /* The last phase writer w's int32 area (narrowed in phase p) lives in: the last in which its
@@ -1217,6 +1219,15 @@ const ENarrow *emit_narrow_send_area(const Emit *e, uint32_t w, uint32_t s, int3
  * copies take them from a second copy of the writer's buffer (or of the copy it sends from)
  * in the next pass (EPIN_DUP; emit_senddup.c). Out of memory: ST_RUNTIME. */
 Status emit_senddup_hint(Emit *e, uint32_t k, const ESend *a, const ESend *b);
+/* The same for sends a and b of one run that a relaying chain cannot carry, the copies laid
+ * out differently (emit_narrow_send_note), whatever their lengths and strides. */
+Status emit_senddup_note(Emit *e, uint32_t k, const ESend *a, const ESend *b);
+/* The halves of core k's send areas and their writers' inputs (emit_sendhalf.c): a send area
+ * begins with its P06's Soma in its first phase (alloc.h first_soma); an Axon writer's input
+ * copy that nothing touches past that Axon in the writer's phase, when a send area of the
+ * writer begins there, ends with it (last_axon). Asked by the memory plan's marking of the
+ * phases' halves (emit_plan.c). */
+void emit_send_halves(Emit *e, uint32_t k);
 /* Whether the copies of storage block position s take writer w's words from a second copy
  * of its buffer (a send area of its own pitch): recorded by an earlier pass. */
 bool emit_senddup_of(const Emit *e, uint32_t w, uint32_t s);

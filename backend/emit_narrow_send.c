@@ -1,5 +1,6 @@
-/* emit_narrow_send.c: a copy of another layout sent from its writer's int32 area
- * (docs/backend.md, "One run to several cores", "Copies of two layouts on one chain"). A
+/* emit_narrow_send.c: a copy of another layout sent from its writer's int32 area, or from
+ * a second copy of its buffer (docs/backend.md, "One run to several cores", "Copies of two
+ * layouts on one chain"). A
  * forwarded packet keeps its address, so a relaying chain's cores must take each of its runs
  * at one offset from their receive bases; where one sender's runs land in the same two areas
  * at other distances (a copy of 32 words a pixel on one core, one of 8 words a pixel in rows
@@ -11,7 +12,10 @@
  * next pass the area lives on to the last phase the writer sends to that storage in, and
  * the router sends that storage's runs from it: whole rows of the area's pixels rather than
  * a header a pixel from the map, apart from the other copies' runs, so that no chain is cut
- * out of the two.
+ * out of the two. Where the writer has no such area (the copies' pitch is the map's: a
+ * P83's rows of 18 pixels on one core, its column slices of 3 on the others), the later
+ * storage of the two is recorded to take the writer's words from a second copy of its
+ * buffer (emit_senddup.c, "A buffer sent twice"), under headers of its own.
  */
 #include "backend/emit_internal.h"
 
@@ -67,7 +71,12 @@ Status emit_narrow_send_note(Emit *e, uint32_t k, int32_t p, const ESend *a, con
         *noted = st == ST_OK;
         return st;
     }
-    return ST_OK;
+    /* no such area: b's storage takes the words from a second copy of the buffer of the
+       writer of both (emit_senddup.c), unless an earlier pass recorded it so already */
+    size_t had = emit_pins_n(e, EPIN_DUP);
+    Status st = emit_senddup_note(e, k, a, b);
+    *noted = emit_pins_n(e, EPIN_DUP) > had;
+    return st;
 }
 
 int32_t emit_narrow_send_last(Emit *e, uint32_t w, int32_t p)

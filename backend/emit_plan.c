@@ -1109,7 +1109,9 @@ static bool whole_step(const ECore *c, const AllocReq *r)
  * core's router lands there too) begins with the router of its first arrival phase, as does
  * a spread copy's part's; a landing area moved out in Soma1 (emit_latemove.c, a part's
  * moved so, emit_spread.c) ends with that Soma1, as does a copy staying in the receive area
- * that a gather's P06 in Soma1 of its last phase reads last (emit_early.c). An area of
+ * that a gather's P06 in Soma1 of its last phase reads last (emit_early.c); a send area
+ * begins with its P06's Soma, and an Axon writer's input beside it may end with that Axon
+ * (emit_sendhalf.c). An area of
  * each may take the same words in that phase (the one read by the Axon, the other written
  * after it). Asked again before each try of the plan, on the lifetimes as they are then. */
 static void mark_phase_halves(Emit *e, uint32_t k)
@@ -1168,6 +1170,7 @@ static void mark_phase_halves(Emit *e, uint32_t k)
         AllocReq *r = &c->reqs[o->req];
         r->first_soma = r->first == e->phase_of[pos] && !whole_step(c, r);
     }
+    emit_send_halves(e, k);
 }
 
 Status emit_plan(Emit *e)

@@ -50,9 +50,14 @@ bool emit_senddup_of(const Emit *e, uint32_t w, uint32_t s)
 
 Status emit_senddup_hint(Emit *e, uint32_t k, const ESend *a, const ESend *b)
 {
+    return a->stride == b->stride && a->run == b->run ? ST_OK : emit_senddup_note(e, k, a, b);
+}
+
+Status emit_senddup_note(Emit *e, uint32_t k, const ESend *a, const ESend *b)
+{
     long sa = graph_block_pos(e->g, a->block), sb = graph_block_pos(e->g, b->block);
     if (!e->pins || a->single || b->single || a->relay || b->relay || a->spilled ||
-        b->spilled || sa < 0 || sb < 0 || sa == sb || (a->stride == b->stride && a->run == b->run))
+        b->spilled || sa < 0 || sb < 0 || sa == sb)
         return ST_OK;
     long w = writer_of_both(e, k, (uint32_t)sa, (uint32_t)sb);
     if (w < 0 || emit_senddup_of(e, (uint32_t)w, (uint32_t)sb))
