@@ -67,7 +67,8 @@ bool emit_sendbuf_source(const Emit *e, uint32_t w, EOut *src)
 ESendBuf *emit_sendbuf_of(const Emit *e, uint32_t w, PrecisionId prec)
 {
     for (size_t i = 0; i < e->n_sendbufs; i++)
-        if (e->sendbufs[i].writer == w && e->sendbufs[i].feat.prec == prec)
+        if (e->sendbufs[i].writer == w && e->sendbufs[i].feat.prec == prec &&
+            !e->sendbufs[i].sliced)
             return &e->sendbufs[i];
     return NULL;
 }
@@ -139,7 +140,9 @@ static Status need(Emit *e, uint32_t w, uint32_t s, PrecisionId prec, int32_t p,
     if (!n)
         return ST_RUNTIME;
     e->sendbufs = n;
-    e->sendbufs[e->n_sendbufs++] = (ESendBuf){w, s, f, EMIT_NONE, -1, 0, p, p, reps, EMIT_NONE};
+    e->sendbufs[e->n_sendbufs++] =
+        (ESendBuf){.writer = w, .store = s, .feat = f, .req = EMIT_NONE, .phase = -1,
+                   .first = p, .last = p, .reps = reps, .copy = EMIT_NONE};
     return ST_OK;
 }
 
@@ -194,7 +197,7 @@ const ESendBuf *emit_sendbuf_pitch(const Emit *e, uint32_t w, int64_t c, int32_t
         const ESendBuf *sb = &e->sendbufs[i];
         if (sb->writer == w && sb->copy == EMIT_NONE && sb->feat.prec == e->outs[w].feat.prec &&
             sb->feat.c == c && (c != e->outs[w].feat.c || sb->store == s) &&
-            sb->req != EMIT_NONE &&
+            sb->req != EMIT_NONE && !sb->sliced &&
             p >= sb->first && p <= sb->last)
             return sb;
     }
@@ -209,7 +212,7 @@ static Status need_pitch(Emit *e, uint32_t w, uint32_t s, int64_t c, int32_t p)
     for (size_t i = 0; i < e->n_sendbufs; i++) {
         ESendBuf *sb = &e->sendbufs[i];
         if (sb->writer == w && sb->copy == EMIT_NONE && sb->feat.prec == e->outs[w].feat.prec &&
-            sb->feat.c == c && (c != e->outs[w].feat.c || sb->store == s)) {
+            sb->feat.c == c && (c != e->outs[w].feat.c || sb->store == s) && !sb->sliced) {
             sb->first = p < sb->first ? p : sb->first;
             sb->last = p > sb->last ? p : sb->last;
             return ST_OK;
@@ -225,7 +228,9 @@ static Status need_pitch(Emit *e, uint32_t w, uint32_t s, int64_t c, int32_t p)
     if (!n)
         return ST_RUNTIME;
     e->sendbufs = n;
-    e->sendbufs[e->n_sendbufs++] = (ESendBuf){w, s, f, EMIT_NONE, -1, 0, p, p, 1, EMIT_NONE};
+    e->sendbufs[e->n_sendbufs++] =
+        (ESendBuf){.writer = w, .store = s, .feat = f, .req = EMIT_NONE, .phase = -1,
+                   .first = p, .last = p, .reps = 1, .copy = EMIT_NONE};
     return ST_OK;
 }
 
@@ -493,7 +498,7 @@ Status emit_sendbufs(Emit *e)
     if (st == ST_OK)
         st = emit_senddup_copies(e);
     if (st != ST_OK || !e->n_sendbufs)
-        return st;
+        return st == ST_OK ? emit_sliceout_plan(e) : st; /* emit_sliceout.c */
     ExactInfo x = {0};
     st = exact_analyse(e->g, &x, e->d);
     for (size_t i = 0; i < e->n_sendbufs && st == ST_OK; i++)
@@ -501,7 +506,7 @@ Status emit_sendbufs(Emit *e)
     exact_finish(&x);
     if (st == ST_OK)
         trim_buffers(e);
-    return st;
+    return st == ST_OK ? emit_sliceout_plan(e) : st;
 }
 
 Status emit_sendbuf_prims(Emit *e)
@@ -510,8 +515,9 @@ Status emit_sendbuf_prims(Emit *e)
         const ESendBuf *sb = &e->sendbufs[i];
         EOut src;
         const EOut *o = &src;
-        if (sb->copy != EMIT_NONE) {
-            if (sb->req != EMIT_NONE && emit_senddup_prim(e, sb) != ST_OK)
+        if (sb->copy != EMIT_NONE || sb->sliced) {
+            if (sb->req != EMIT_NONE && (sb->sliced ? emit_sliceout_prim(e, sb)
+                                                    : emit_senddup_prim(e, sb)) != ST_OK)
                 return ST_RUNTIME;
             continue;
         }
