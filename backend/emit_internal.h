@@ -979,6 +979,11 @@ const ESendBuf *emit_sendbuf_pitch(const Emit *e, uint32_t w, int64_t c, int32_t
  * one copy) read different repeats, the least no earlier such edge reads (in w's out-edge
  * order). rep[j] for w's out-edge j; the repeats into *n. false when out of memory. */
 bool emit_sendbuf_reps(const Emit *e, uint32_t w, int32_t *rep, int32_t *n);
+/* Out-edge j of writer w (into *ed) when it goes to a storage block (its position into *s,
+ * else EMIT_NONE) that the Mapping gives a dict (*dict) and it has a box in w's output
+ * coordinates (*box) (emit_sendbuf.c). */
+bool emit_sendbuf_edge(const Emit *e, uint32_t w, uint32_t j, const Edge **ed, uint32_t *s,
+                       const MapDict **dict, EBox *box);
 
 /* Spread copies (emit_spread.c): whether a transfer into received copy cp arrives on its
  * core in several phases (the Mapping spreads it); the parts of every spread copy, planned

@@ -234,6 +234,16 @@ static Status need_pitch(Emit *e, uint32_t w, uint32_t s, int64_t c, int32_t p)
     return ST_OK;
 }
 
+bool emit_sendbuf_edge(const Emit *e, uint32_t w, uint32_t j, const Edge **ed, uint32_t *s,
+                       const MapDict **dict, EBox *box)
+{
+    *ed = e->g->edges[e->uses.blocks[w].out_edges[j]];
+    long pos = graph_block_pos(e->g, (*ed)->dst);
+    *dict = emit_edge_dict(e, (*ed)->id);
+    *s = pos >= 0 ? (uint32_t)pos : EMIT_NONE;
+    return pos >= 0 && *dict && emit_iface_box(e, w, false, (*ed)->id, box);
+}
+
 /* One transfer writer w's core sends from w's buffer: an out-edge's box of w's result into
  * a copy of storage s of pitch c in phase p, spread over phases or not. */
 typedef struct PitchSend {
@@ -255,11 +265,11 @@ static long pitch_sends(Emit *e, uint32_t w, PitchSend **out)
     PitchSend *v = NULL;
     size_t n = 0, cap = 0;
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        const Edge *ed = e->g->edges[bu->out_edges[j]];
-        long s = graph_block_pos(e->g, ed->dst);
-        const MapDict *dict = emit_edge_dict(e, ed->id);
+        const Edge *ed;
+        uint32_t s;
+        const MapDict *dict;
         EBox box;
-        if (s < 0 || !dict || !emit_iface_box(e, w, false, ed->id, &box))
+        if (!emit_sendbuf_edge(e, w, j, &ed, &s, &dict, &box))
             continue;
         for (uint32_t c = 0; c + 1 < dict->n_coords; c++) {
             const MapCoord *cs = &dict->coords[c], *cr = &dict->coords[c + 1];
@@ -267,7 +277,7 @@ static long pitch_sends(Emit *e, uint32_t w, PitchSend **out)
                 emit_core(e, cs) != k)
                 continue;
             uint32_t rk = emit_core(e, cr);
-            const ECopy *dcp = rk != EMIT_NONE ? emit_copy_on(e, (uint32_t)s, rk) : NULL;
+            const ECopy *dcp = rk != EMIT_NONE ? emit_copy_on(e, s, rk) : NULL;
             if (!dcp || dcp->view || dcp->planes || dcp->dup_of != EMIT_NONE ||
                 dcp->feat.prec != o->feat.prec)
                 continue;
@@ -277,7 +287,7 @@ static long pitch_sends(Emit *e, uint32_t w, PitchSend **out)
                 return -1;
             }
             v = nv;
-            v[n++] = (PitchSend){(uint32_t)s, cs->phase, dcp->feat.c, box, dcp->spread};
+            v[n++] = (PitchSend){s, cs->phase, dcp->feat.c, box, dcp->spread};
         }
     }
     *out = v;

@@ -22,9 +22,9 @@
 
 #define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
 
-/* Runs a phase's header table holds, less a few for the disabled headers skipping the gaps
- * between the areas the runs come from. */
-enum { SLICE_HEADS = 120 };
+/* The headers a P09's table holds; the count the slices laid out must bring a phase to (a
+ * few left for what the estimate does not see). */
+enum { TABLE_HEADS = 128, SLICE_HEADS = 120 };
 
 /* One edge of a writer sent in one phase: its box in the writer's coordinates, its storage,
  * and whether it is a column slice a compact area may send. */
@@ -118,13 +118,12 @@ static long phase_sends(Emit *e, uint32_t w, int32_t p, SliceSend **out)
     SliceSend *v = NULL;
     size_t n = 0, cap = 0;
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        const Edge *ed = e->g->edges[bu->out_edges[j]];
-        long s = graph_block_pos(e->g, ed->dst);
-        const MapDict *dict = emit_edge_dict(e, ed->id);
+        const Edge *ed;
+        uint32_t s, sk, rk, pairs = 0, dk = EMIT_NONE;
+        const MapDict *dict;
         EBox box;
-        uint32_t sk, rk, pairs = 0, dk = EMIT_NONE;
         Status st = ST_OK;
-        if (s < 0 || !dict || !emit_iface_box(e, w, false, ed->id, &box))
+        if (!emit_sendbuf_edge(e, w, j, &ed, &s, &dict, &box))
             continue;
         for (uint32_t c = 0; emit_dict_pair(e, dict, &c, &sk, &rk, &st); c++)
             if (sk == k && dict->coords[c].phase == p) {
@@ -143,18 +142,19 @@ static long phase_sends(Emit *e, uint32_t w, int32_t p, SliceSend **out)
             return -1;
         }
         v = nv;
-        const ECopy *dcp = dk != EMIT_NONE ? emit_copy_on(e, (uint32_t)s, dk) : NULL;
-        bool own = emit_sendbuf_pitch(e, w, e->outs[w].feat.c, p, (uint32_t)s) ||
+        const ECopy *dcp = dk != EMIT_NONE ? emit_copy_on(e, s, dk) : NULL;
+        bool own = emit_sendbuf_pitch(e, w, e->outs[w].feat.c, p, s) ||
                    (dcp && dcp->feat.prec != e->outs[w].feat.prec);
-        v[n++] = (SliceSend){ed->id, (uint32_t)s, box,
+        v[n++] = (SliceSend){ed->id, s, box,
                              pairs == 1 && !own && column_slice(e, w, ed, dcp, &box), false};
     }
     *out = v;
     return (long)n;
 }
 
-/* Lays out the slices writer w sends in phase p while they take more runs than the table
- * holds and free Soma slots are left. */
+/* Lays out the slices writer w sends in phase p, when they take more headers than the table
+ * holds, while they take more than SLICE_HEADS and free Soma slots are left; none when the
+ * slots run out first. */
 static Status plan_phase(Emit *e, uint32_t w, int32_t p)
 {
     SliceSend *v = NULL;
@@ -170,6 +170,10 @@ static Status plan_phase(Emit *e, uint32_t w, int32_t p)
     int32_t t = emit_send_time(e, w, p);
     int64_t after = emit_slot_when(e->phase_of[w], e->slot_of[w]);
     Status st = runs < 0 ? ST_RUNTIME : ST_OK;
+    if (runs <= TABLE_HEADS) { /* it fits: as before */
+        free(v);
+        return st;
+    }
     for (long i = 0; i < n && runs > SLICE_HEADS && v[i].slice && st == ST_OK; i++) {
         const EBox *b = &v[i].box;
         int32_t ph, sl;
