@@ -10,10 +10,12 @@
  * INT_32 words as they are (x1_precision = out_precision INT_32, length_in the buffer's row
  * in words, length_out the slice's, num_in = num_out its rows), so any precision's pixels
  * go so. Each such P06 takes a free Soma slot between the writer and the router (latest
- * first), its area lives from there to the phase that sends it; slices are laid out, those
- * of the most rows first, until the writer's runs of the phase fit the table, or no slot is
- * free (the others stay runs of the buffer, as before). The mapper does not count the areas:
- * the memory plan finds them, else [emit.alloc]. */
+ * first), its area lives from there to the phase that sends it. Only where the writer's
+ * sends of the phase take more headers than the table holds (a run a row of each slice left
+ * in the buffer, a disabled header over each gap between them) are slices laid out, those of
+ * the most rows first, until they take SLICE_HEADS or fewer; where the slots run out first,
+ * none is (the phase stays as it was: the spill, else the refusal). The mapper does not
+ * count the areas: the memory plan finds them, else [emit.alloc]. */
 #include "backend/emit_internal.h"
 
 #include "backend/core_mem.h"
