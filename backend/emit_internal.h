@@ -267,6 +267,11 @@ typedef struct ESendBuf {
                                        copy (index in copies) on the writer's core it writes
                                        and sends from, which the area holds a second copy of
                                        (emit_senddup.c) */
+    bool sliced;                    /* a column slice of the buffer laid out compact, its rows
+                                       one after the other, for one edge (emit_sliceout.c) */
+    int32_t edge;                   /* sliced: the edge it holds the slice of */
+    int32_t send;                   /* sliced: the phase that sends it (as the Mapping gives) */
+    EBox slice;                     /* sliced: the edge's box in the writer's coordinates */
 } ESendBuf;
 /* What the spread copies of one core receive in one phase (ECopy.spread, emit_spread.c):
  * one or two runs, run i the pixels [q0[i], q0[i] + nq[i]) of copy copy[i] (in its [y][x]
@@ -1003,6 +1008,11 @@ const ESendBuf *emit_sendbuf_pitch(const Emit *e, uint32_t w, int64_t c, int32_t
  * one copy) read different repeats, the least no earlier such edge reads (in w's out-edge
  * order). rep[j] for w's out-edge j; the repeats into *n. false when out of memory. */
 bool emit_sendbuf_reps(const Emit *e, uint32_t w, int32_t *rep, int32_t *n);
+/* Out-edge j of writer w (into *ed) when it goes to a storage block (its position into *s,
+ * else EMIT_NONE) that the Mapping gives a dict (*dict) and it has a box in w's output
+ * coordinates (*box) (emit_sendbuf.c). */
+bool emit_sendbuf_edge(const Emit *e, uint32_t w, uint32_t j, const Edge **ed, uint32_t *s,
+                       const MapDict **dict, EBox *box);
 
 /* Spread copies (emit_spread.c): whether a transfer into received copy cp arrives on its
  * core in several phases (the Mapping spreads it); the parts of every spread copy, planned
@@ -1241,6 +1251,16 @@ const ESendBuf *emit_senddup_copy(const Emit *e, uint32_t w, uint32_t ci, uint32
 Status emit_senddup_copies(Emit *e);
 /* The P06 copying send area sb's copy into it (sb->copy set, its slot found). */
 Status emit_senddup_prim(Emit *e, const ESendBuf *sb);
+/* Send areas laid out slice by slice (emit_sliceout.c): a writer whose router sends, in one
+ * phase, column slices of its buffer to other cores in more runs (a run a row) than a header
+ * table holds gets, for as many of those slices as free Soma slots between it and the router
+ * allow, a compact copy of the slice (a P06 keeping each row's slice), which the router
+ * sends in one run. emit_sliceout_plan: after the other send areas are placed;
+ * emit_sliceout_of: the area holding edge eid's slice of writer w sent in phase p, or NULL;
+ * emit_sliceout_prim: its P06. */
+Status emit_sliceout_plan(Emit *e);
+const ESendBuf *emit_sliceout_of(const Emit *e, uint32_t w, int32_t eid, int32_t p);
+Status emit_sliceout_prim(Emit *e, const ESendBuf *sb);
 /* The time order of a send by writer w's router in phase p: p, or p + the core's phases when
  * that router comes before w's slot in the step (it sends in the next step: a transfer the
  * Mapping spreads past the end of the step, or from a Soma2 in the last phase;

@@ -127,6 +127,15 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
         uint32_t s = (uint32_t)graph_block_pos(e->g, ed->dst);
         const ESendBuf *sb = prec != o->feat.prec ? emit_sendbuf_of(e, w, prec)
                                                   : emit_sendbuf_pitch(e, w, df->c, phase, s);
+        const ESendBuf *slc = emit_sliceout_of(e, w, ed->id, phase); /* emit_sliceout.c */
+        if (slc && prec == o->feat.prec && !sb) {
+            l->feat = &o->feat;
+            l->row = wbox.n[1] * emit_feat_pixel_words(l->feat);
+            l->box = *dst_box;
+            l->base = c->addr[slc->req];
+            *ch0 = dst_box->lo[2] - wbox.lo[2];
+            return ST_OK;
+        }
         const AllocReq *r = &c->reqs[sb ? sb->req : o->req]; /* the area it sends from */
         if (phase < r->first || phase > r->last)
             return diag_block(e->d, ST_LOGIC, "emit.route", b, "sends edge %d in phase %d, "

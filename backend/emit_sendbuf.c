@@ -67,7 +67,8 @@ bool emit_sendbuf_source(const Emit *e, uint32_t w, EOut *src)
 ESendBuf *emit_sendbuf_of(const Emit *e, uint32_t w, PrecisionId prec)
 {
     for (size_t i = 0; i < e->n_sendbufs; i++)
-        if (e->sendbufs[i].writer == w && e->sendbufs[i].feat.prec == prec)
+        if (e->sendbufs[i].writer == w && e->sendbufs[i].feat.prec == prec &&
+            !e->sendbufs[i].sliced)
             return &e->sendbufs[i];
     return NULL;
 }
@@ -139,7 +140,9 @@ static Status need(Emit *e, uint32_t w, uint32_t s, PrecisionId prec, int32_t p,
     if (!n)
         return ST_RUNTIME;
     e->sendbufs = n;
-    e->sendbufs[e->n_sendbufs++] = (ESendBuf){w, s, f, EMIT_NONE, -1, 0, p, p, reps, EMIT_NONE};
+    e->sendbufs[e->n_sendbufs++] =
+        (ESendBuf){.writer = w, .store = s, .feat = f, .req = EMIT_NONE, .phase = -1,
+                   .first = p, .last = p, .reps = reps, .copy = EMIT_NONE};
     return ST_OK;
 }
 
@@ -194,7 +197,7 @@ const ESendBuf *emit_sendbuf_pitch(const Emit *e, uint32_t w, int64_t c, int32_t
         const ESendBuf *sb = &e->sendbufs[i];
         if (sb->writer == w && sb->copy == EMIT_NONE && sb->feat.prec == e->outs[w].feat.prec &&
             sb->feat.c == c && (c != e->outs[w].feat.c || sb->store == s) &&
-            sb->req != EMIT_NONE &&
+            sb->req != EMIT_NONE && !sb->sliced &&
             p >= sb->first && p <= sb->last)
             return sb;
     }
@@ -209,7 +212,7 @@ static Status need_pitch(Emit *e, uint32_t w, uint32_t s, int64_t c, int32_t p)
     for (size_t i = 0; i < e->n_sendbufs; i++) {
         ESendBuf *sb = &e->sendbufs[i];
         if (sb->writer == w && sb->copy == EMIT_NONE && sb->feat.prec == e->outs[w].feat.prec &&
-            sb->feat.c == c && (c != e->outs[w].feat.c || sb->store == s)) {
+            sb->feat.c == c && (c != e->outs[w].feat.c || sb->store == s) && !sb->sliced) {
             sb->first = p < sb->first ? p : sb->first;
             sb->last = p > sb->last ? p : sb->last;
             return ST_OK;
@@ -225,8 +228,20 @@ static Status need_pitch(Emit *e, uint32_t w, uint32_t s, int64_t c, int32_t p)
     if (!n)
         return ST_RUNTIME;
     e->sendbufs = n;
-    e->sendbufs[e->n_sendbufs++] = (ESendBuf){w, s, f, EMIT_NONE, -1, 0, p, p, 1, EMIT_NONE};
+    e->sendbufs[e->n_sendbufs++] =
+        (ESendBuf){.writer = w, .store = s, .feat = f, .req = EMIT_NONE, .phase = -1,
+                   .first = p, .last = p, .reps = 1, .copy = EMIT_NONE};
     return ST_OK;
+}
+
+bool emit_sendbuf_edge(const Emit *e, uint32_t w, uint32_t j, const Edge **ed, uint32_t *s,
+                       const MapDict **dict, EBox *box)
+{
+    *ed = e->g->edges[e->uses.blocks[w].out_edges[j]];
+    long pos = graph_block_pos(e->g, (*ed)->dst);
+    *dict = emit_edge_dict(e, (*ed)->id);
+    *s = pos >= 0 ? (uint32_t)pos : EMIT_NONE;
+    return pos >= 0 && *dict && emit_iface_box(e, w, false, (*ed)->id, box);
 }
 
 /* One transfer writer w's core sends from w's buffer: an out-edge's box of w's result into
@@ -250,11 +265,11 @@ static long pitch_sends(Emit *e, uint32_t w, PitchSend **out)
     PitchSend *v = NULL;
     size_t n = 0, cap = 0;
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        const Edge *ed = e->g->edges[bu->out_edges[j]];
-        long s = graph_block_pos(e->g, ed->dst);
-        const MapDict *dict = emit_edge_dict(e, ed->id);
+        const Edge *ed;
+        uint32_t s;
+        const MapDict *dict;
         EBox box;
-        if (s < 0 || !dict || !emit_iface_box(e, w, false, ed->id, &box))
+        if (!emit_sendbuf_edge(e, w, j, &ed, &s, &dict, &box))
             continue;
         for (uint32_t c = 0; c + 1 < dict->n_coords; c++) {
             const MapCoord *cs = &dict->coords[c], *cr = &dict->coords[c + 1];
@@ -262,7 +277,7 @@ static long pitch_sends(Emit *e, uint32_t w, PitchSend **out)
                 emit_core(e, cs) != k)
                 continue;
             uint32_t rk = emit_core(e, cr);
-            const ECopy *dcp = rk != EMIT_NONE ? emit_copy_on(e, (uint32_t)s, rk) : NULL;
+            const ECopy *dcp = rk != EMIT_NONE ? emit_copy_on(e, s, rk) : NULL;
             if (!dcp || dcp->view || dcp->planes || dcp->dup_of != EMIT_NONE ||
                 dcp->feat.prec != o->feat.prec)
                 continue;
@@ -272,7 +287,7 @@ static long pitch_sends(Emit *e, uint32_t w, PitchSend **out)
                 return -1;
             }
             v = nv;
-            v[n++] = (PitchSend){(uint32_t)s, cs->phase, dcp->feat.c, box, dcp->spread};
+            v[n++] = (PitchSend){s, cs->phase, dcp->feat.c, box, dcp->spread};
         }
     }
     *out = v;
@@ -493,7 +508,7 @@ Status emit_sendbufs(Emit *e)
     if (st == ST_OK)
         st = emit_senddup_copies(e);
     if (st != ST_OK || !e->n_sendbufs)
-        return st;
+        return st == ST_OK ? emit_sliceout_plan(e) : st; /* emit_sliceout.c */
     ExactInfo x = {0};
     st = exact_analyse(e->g, &x, e->d);
     for (size_t i = 0; i < e->n_sendbufs && st == ST_OK; i++)
@@ -501,7 +516,7 @@ Status emit_sendbufs(Emit *e)
     exact_finish(&x);
     if (st == ST_OK)
         trim_buffers(e);
-    return st;
+    return st == ST_OK ? emit_sliceout_plan(e) : st;
 }
 
 Status emit_sendbuf_prims(Emit *e)
@@ -510,8 +525,9 @@ Status emit_sendbuf_prims(Emit *e)
         const ESendBuf *sb = &e->sendbufs[i];
         EOut src;
         const EOut *o = &src;
-        if (sb->copy != EMIT_NONE) {
-            if (sb->req != EMIT_NONE && emit_senddup_prim(e, sb) != ST_OK)
+        if (sb->copy != EMIT_NONE || sb->sliced) {
+            if (sb->req != EMIT_NONE && (sb->sliced ? emit_sliceout_prim(e, sb)
+                                                    : emit_senddup_prim(e, sb)) != ST_OK)
                 return ST_RUNTIME;
             continue;
         }

@@ -121,7 +121,8 @@ Status emit_senddup_copies(Emit *e)
             return ST_RUNTIME;
         e->sendbufs = n;
         e->sendbufs[e->n_sendbufs++] =
-            (ESendBuf){w, s, e->copies[ci].feat, EMIT_NONE, -1, 0, first, last, 1, ci};
+            (ESendBuf){.writer = w, .store = s, .feat = e->copies[ci].feat, .req = EMIT_NONE,
+                       .phase = -1, .first = first, .last = last, .reps = 1, .copy = ci};
     }
     return ST_OK;
 }
