@@ -435,14 +435,14 @@ static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, s
     return st;
 }
 
-/* Places the segments of the edges whose bit is set in mask mirrored in their edge's pixels
+/* Places the segments of the edges whose bit is set in mask (edges 0..31) mirrored in their edge's pixels
  * (its first phase taking its last pixels), the others as cut: from[] the segments as cut,
  * into segs sorted by phase and pixel; the most runs of adjacent pixels in one phase. */
 static int place_segs(const ESeg *from, ESeg *segs, size_t n, const ERows *er, uint32_t mask)
 {
     for (size_t i = 0; i < n; i++) {
         segs[i] = from[i];
-        if (mask >> from[i].edge & 1u)
+        if (from[i].edge < 32 && (mask >> from[i].edge & 1u))
             segs[i].q0 = er[from[i].edge].lo + er[from[i].edge].hi - from[i].q0 - from[i].nq;
     }
     qsort(segs, n, sizeof *segs, seg_cmp);
