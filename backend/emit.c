@@ -314,6 +314,7 @@ static void free_emit(Emit *e)
     free(e->tees);
     free(e->gathers);
     free(e->sendbufs);
+    free(e->bandslices);
     free(e->parts);
     for (size_t i = 0; i < e->n_states; i++)
         free(e->states[i].image);

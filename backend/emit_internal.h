@@ -273,6 +273,13 @@ typedef struct ESendBuf {
     int32_t send;                   /* sliced: the phase that sends it (as the Mapping gives) */
     EBox slice;                     /* sliced: the edge's box in the writer's coordinates */
 } ESendBuf;
+/* A copy laid out band by band and slice by slice for the 1 x 1 Soma writer it feeds
+ * (emit_bandslice.c): its index, that writer's position, and the width of the column
+ * slices it is assembled from (the writer's result goes out in slices of half that). */
+typedef struct EBandSlice {
+    uint32_t copy, writer;
+    int64_t win;
+} EBandSlice;
 /* What the spread copies of one core receive in one phase (ECopy.spread, emit_spread.c):
  * one or two runs, run i the pixels [q0[i], q0[i] + nq[i]) of copy copy[i] (in its [y][x]
  * order: (y - box.lo[0]) * box.n[1] + x - box.lo[1]), two runs of one copy apart or of two
@@ -534,6 +541,8 @@ typedef struct Emit {
     size_t n_gathers, cap_gathers;
     ESendBuf *sendbufs;
     size_t n_sendbufs, cap_sendbufs;
+    EBandSlice *bandslices;         /* emit_bandslice.c */
+    size_t n_bandslices, cap_bandslices;
     EPart *parts;
     size_t n_parts, cap_parts;
     ENarrow *narrows;
@@ -1261,6 +1270,24 @@ Status emit_senddup_prim(Emit *e, const ESendBuf *sb);
 Status emit_sliceout_plan(Emit *e);
 const ESendBuf *emit_sliceout_of(const Emit *e, uint32_t w, int32_t eid, int32_t p);
 Status emit_sliceout_prim(Emit *e, const ESendBuf *sb);
+/* Copies laid out band by band and slice by slice (emit_bandslice.c): emit_bandslice_plan,
+ * after the other send areas; emit_bandslice_copy / _writer: the record of copy ci or of
+ * writer w, or NULL; emit_bandslice_bands: its bands (first row, rows; at most max) in
+ * order; emit_bandslice_at: the words from the area's start to column x of the band of
+ * `rows` rows from y0 (copy or buffer coordinates, pw words a pixel); emit_bandslice_land:
+ * the rows of box `part` of such a copy that its part pt brings (*piece), and the stand-in
+ * copy and origin word (*stand, *dbase) that land them compact in pt's landing area after
+ * the slices before them: 1, 0 when it brings none, -1 when they are not inside one
+ * slice. */
+Status emit_bandslice_plan(Emit *e);
+const EBandSlice *emit_bandslice_copy(const Emit *e, uint32_t ci);
+const EBandSlice *emit_bandslice_writer(const Emit *e, uint32_t w);
+int emit_bandslice_bands(const Emit *e, const EBandSlice *bs, int64_t *y0, int64_t *rows,
+                         int max);
+int64_t emit_bandslice_at(const Emit *e, const EBandSlice *bs, int64_t y0, int64_t rows,
+                          int64_t x, int64_t pw);
+int emit_bandslice_land(const Emit *e, const EPart *pt, const EBox *part, EBox *piece,
+                        ECopy *stand, int64_t *dbase);
 /* The time order of a send by writer w's router in phase p: p, or p + the core's phases when
  * that router comes before w's slot in the step (it sends in the next step: a transfer the
  * Mapping spreads past the end of the step, or from a Soma2 in the last phase;

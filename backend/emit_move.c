@@ -53,7 +53,7 @@ static Status move_words(Emit *e, uint32_t k, int32_t p, int32_t slot, int32_t b
  * padded end of the out row, which words0 is. */
 static Status split_words(Emit *e, uint32_t k, int32_t p, int32_t slot, int32_t block,
                           int64_t from, int64_t to0, int64_t words0, int64_t to1,
-                          int64_t words1)
+                          int64_t words1, int64_t rows)
 {
     if (words0 % ROW_WORDS || words1 % ROW_WORDS)
         return diag_add(e->d, ST_RUNTIME, "emit.internal", e->cores[k].name,
@@ -83,19 +83,19 @@ static Status split_words(Emit *e, uint32_t k, int32_t p, int32_t slot, int32_t 
     SET(m, x1_precision, wire);
     SET(m, out_precision, wire);
     SET(m, length_in, (int32_t)(words0 + words1));
-    SET(m, num_in, 1);
+    SET(m, num_in, (int32_t)rows);
     SET(m, length_out, (int32_t)words0);
-    SET(m, num_out, 1);
+    SET(m, num_out, (int32_t)rows);
     SET(m, length_ciso, (int32_t)words1);
-    SET(m, num_ciso, 1);
+    SET(m, num_ciso, (int32_t)rows);
     SET(m, bit_shift_num, 0);
     SET(m, out_ciso_sel, 0);
     SET(m, x1_base_addr, (int32_t)from);
-    SET(m, x1_addr_length, (int32_t)(words0 + words1));
+    SET(m, x1_addr_length, (int32_t)((words0 + words1) * rows));
     SET(m, o_base_addr, (int32_t)to0);
-    SET(m, o_addr_length, (int32_t)words0);
+    SET(m, o_addr_length, (int32_t)(words0 * rows));
     SET(m, ciso_base_addr, (int32_t)to1);
-    SET(m, ciso_addr_length, (int32_t)words1);
+    SET(m, ciso_addr_length, (int32_t)(words1 * rows));
     return ST_OK;
 }
 
@@ -132,13 +132,23 @@ Status emit_moves(Emit *e)
         int64_t to1 = emit_copy_addr(e, c1) + pt->q0[1] * emit_spread_unit(c1);
         int64_t w0 = pt->nq[0] * emit_spread_unit(c0);
         int32_t block = e->g->blocks[c0->block]->id;
+        const EBandSlice *bs = emit_bandslice_copy(e, pt->copy[0]);
+        if (bs) { /* its landed rows of bs->win pixels split into halves (emit_bandslice.c) */
+            int64_t half = bs->win / 2 * emit_spread_unit(c0);
+            Status st = split_words(e, pt->core, pt->move_phase, pt->move_slot, block,
+                                    c->addr[pt->land], to0, half, to0 + w0 / 2, half,
+                                    pt->nq[0] / bs->win);
+            if (st != ST_OK)
+                return st;
+            continue;
+        }
         Status st = pt->pitch ? emit_part_repitch(e, pt) /* emit_landpitch.c */
                     : pt->nq[1] == 0
                         ? move_words(e, pt->core, pt->move_phase, pt->move_slot, block,
                                      c->addr[pt->land], to0, w0)
                         : split_words(e, pt->core, pt->move_phase, pt->move_slot, block,
                                       c->addr[pt->land], to0, w0, to1,
-                                      c->reqs[pt->land].words - w0);
+                                      c->reqs[pt->land].words - w0, 1);
         if (st != ST_OK)
             return st;
     }

@@ -318,6 +318,41 @@ static Status runs(Emit *e, const Edge *ed, const ELoc *src, int64_t ch0, uint32
     return ST_OK;
 }
 
+/* The runs of writer w's slice `part` (storage coordinates; dbox: the edge's box there) of
+ * a buffer laid out band by band (emit_bandslice.c): each band's rows of the slice are one
+ * run of the buffer, the slice's pixels row after row. */
+static Status band_sends(Emit *e, const Edge *ed, uint32_t w, const EBandSlice *bs,
+                         uint32_t sk, int32_t p, const ECopy *dcp, uint32_t dk,
+                         const EBox *dbox, const EBox *part, int64_t dbase)
+{
+    enum { MAX_BANDS = 64 };
+    const EOut *o = &e->outs[w];
+    EBox wbox;
+    int64_t y0[MAX_BANDS], rows[MAX_BANDS];
+    if (!emit_iface_box(e, w, false, ed->id, &wbox))
+        return diag_block(e->d, ST_RUNTIME, "emit.internal", e->g->blocks[w], "no box");
+    int n = emit_bandslice_bands(e, bs, y0, rows, MAX_BANDS);
+    int64_t dy = dbox->lo[0] - wbox.lo[0], pw = emit_feat_pixel_words(&o->feat);
+    for (int b = 0; b < n; b++) {
+        EBox piece = *part;
+        int64_t lo = y0[b] + dy, hi = y0[b] + rows[b] + dy;
+        piece.lo[0] = lo > part->lo[0] ? lo : part->lo[0];
+        hi = hi < part->lo[0] + part->n[0] ? hi : part->lo[0] + part->n[0];
+        if (hi <= piece.lo[0])
+            continue;
+        piece.n[0] = hi - piece.lo[0];
+        int64_t wx = wbox.lo[1] + piece.lo[1] - dbox->lo[1];
+        ELoc src = {.feat = &o->feat, .box = piece, .row = piece.n[1] * pw};
+        src.base = e->cores[o->core].addr[o->req] + emit_bandslice_at(e, bs, y0[b], rows[b], wx,
+                                                                      pw) +
+                   (piece.lo[0] - lo) * src.row;
+        Status st = runs(e, ed, &src, dbox->lo[2] - wbox.lo[2], sk, p, dcp, dk, &piece, dbase);
+        if (st != ST_OK)
+            return st;
+    }
+    return ST_OK;
+}
+
 bool emit_box_meet(const EBox *a, const EBox *b, EBox *out)
 {
     for (int i = 0; i < 3; i++) {
@@ -677,10 +712,32 @@ static Status route_edge(Emit *e, const MapDict *dict)
             if (st == ST_OK)
                 sk = via; /* the writer, or the relay the chain starts from */
         }
+        const EBandSlice *bw = emit_bandslice_writer(e, (uint32_t)w);
+        if (bw && !pt && st == ST_OK && sk == e->core_of[w]) { /* its buffer band by band */
+            st = band_sends(e, ed, (uint32_t)w, bw, sk, cs->phase, dlp, rk, &dbox, &part,
+                            dbase);
+            if (st != ST_OK)
+                return st;
+            continue;
+        }
         if (sk == e->core_of[w] && st == ST_OK)
             st = writer_loc(e, ed, (uint32_t)w, cs->phase, &dbox, &dcp->feat, &src, &ch0);
         if (!pt && st == ST_OK)
             st = runs(e, ed, &src, ch0, sk, cs->phase, dlp, rk, &part, dbase);
+        if (pt && st == ST_OK && emit_bandslice_copy(e, pt->copy[0]) &&
+            &e->copies[pt->copy[0]] == dcp) { /* landing a slice of a band (emit_bandslice.c) */
+            EBox piece;
+            ECopy stand;
+            int64_t lb;
+            int got = emit_bandslice_land(e, pt, &part, &piece, &stand, &lb);
+            if (got < 0)
+                return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id,
+                                 "a piece of a band laid out by slices crosses a slice");
+            st = got ? runs(e, ed, &src, ch0, sk, cs->phase, &stand, rk, &piece, lb) : ST_OK;
+            if (st != ST_OK)
+                return st;
+            continue;
+        }
         /* a spread part: this phase's pixels of each of its runs of dcp, into their place
          * in the landing area (the first run's, then the second's) */
         dbase = pt ? e->cores[rk].addr[pt->land] : 0;

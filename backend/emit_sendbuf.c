@@ -491,6 +491,14 @@ static void trim_buffers(Emit *e)
     }
 }
 
+/* Column slices a writer's router sends: copies laid out band by band (emit_bandslice.c),
+ * then compact areas (emit_sliceout.c). */
+static Status emit_slices_out(Emit *e)
+{
+    Status st = emit_bandslice_plan(e);
+    return st == ST_OK ? emit_sliceout_plan(e) : st;
+}
+
 Status emit_sendbufs(Emit *e)
 {
     Status st = ST_OK;
@@ -508,7 +516,7 @@ Status emit_sendbufs(Emit *e)
     if (st == ST_OK)
         st = emit_senddup_copies(e);
     if (st != ST_OK || !e->n_sendbufs)
-        return st == ST_OK ? emit_sliceout_plan(e) : st; /* emit_sliceout.c */
+        return st == ST_OK ? emit_slices_out(e) : st;
     ExactInfo x = {0};
     st = exact_analyse(e->g, &x, e->d);
     for (size_t i = 0; i < e->n_sendbufs && st == ST_OK; i++)
@@ -516,7 +524,7 @@ Status emit_sendbufs(Emit *e)
     exact_finish(&x);
     if (st == ST_OK)
         trim_buffers(e);
-    return st == ST_OK ? emit_sliceout_plan(e) : st;
+    return st == ST_OK ? emit_slices_out(e) : st;
 }
 
 Status emit_sendbuf_prims(Emit *e)

@@ -223,7 +223,8 @@ Status emit_sliceout_plan(Emit *e)
 {
     for (uint32_t w = 0; w < e->g->n_blocks; w++) {
         const EOut *o = &e->outs[w];
-        if (!o->used || o->gather || o->aliased || o->over || o->req == EMIT_NONE)
+        if (!o->used || o->gather || o->aliased || o->over || o->req == EMIT_NONE ||
+            emit_bandslice_writer(e, w))
             continue;
         const ECore *c = &e->cores[o->core];
         for (int32_t p = 0; p < c->n_phases; p++) {
