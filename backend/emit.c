@@ -41,8 +41,8 @@ void *emit_grow(Emit *e, void *arr, size_t *cap, size_t n, size_t elem)
 {
     if (n < *cap)
         return arr;
-    size_t nc = *cap ? 2 * *cap : 16;
-    void *na = nc <= SIZE_MAX / elem ? realloc(arr, nc * elem) : NULL;
+    size_t nc = !*cap ? 16 : *cap <= SIZE_MAX / 2 ? 2 * *cap : 0; /* 0: past size_t */
+    void *na = nc && nc <= SIZE_MAX / elem ? realloc(arr, nc * elem) : NULL;
     if (!na) {
         diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory writing the programs");
         return NULL;

@@ -1385,7 +1385,7 @@ void emit_pins_finish(EPins *pins);
 
 /* arr (capacity *cap elements of elem bytes) with room for element n: arr itself, or
  * reallocated to twice the capacity; NULL (arr untouched, out of memory recorded in e->d)
- * when it cannot. */
+ * when it cannot, or when twice the capacity, or its bytes, would pass SIZE_MAX. */
 void *emit_grow(Emit *e, void *arr, size_t *cap, size_t n, size_t elem);
 /* Appends p (not NULL) to the repeated message field arr of n elements; ok: whether it did
  * (false when out of memory: arr untouched). */

@@ -30,15 +30,11 @@ Status emit_pin_add(Emit *e, EPinKind kind, const void *recs, size_t m)
         return ST_OK;
     if (m > SIZE_MAX - l->n)
         return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory writing the programs");
-    if (l->n + m > l->cap) {
-        size_t cap = l->cap ? l->cap : 16;
-        while (cap < l->n + m)
-            cap = cap <= SIZE_MAX / 2 ? 2 * cap : l->n + m;
-        void *nr = cap <= SIZE_MAX / size ? realloc(l->recs, cap * size) : NULL;
+    while (l->cap < l->n + m) { /* emit_grow checks the doubling and the size */
+        void *nr = emit_grow(e, l->recs, &l->cap, l->cap, size);
         if (!nr)
-            return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory writing the programs");
+            return ST_RUNTIME;
         l->recs = nr;
-        l->cap = cap;
     }
     memcpy((char *)l->recs + l->n * size, recs, m * size);
     l->n += m;

@@ -2,7 +2,8 @@
  * in order, an append that cannot be made leaves the list as it was, and the passes the
  * records add to the emitter's budget come from EMIT_PIN_KINDS (a buffer to send twice adds
  * one each, up to 4; a pass recording spread parts to cut adds one, up to 16; parts' runs
- * to land first add 16 once; the other kinds none).
+ * to land first add 16 once; the other kinds none); emit_grow, which the lists grow by,
+ * checks the doubling before multiplying.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -91,11 +92,30 @@ static void test_pass_budget(void **state)
     diag_finish(&d);
 }
 
+/* emit_grow refuses a capacity whose double, or whose bytes, would pass SIZE_MAX, before
+ * multiplying: nothing allocated, the capacity kept, out of memory told. */
+static void test_grow_past_size(void **state)
+{
+    (void)state;
+    Diag d;
+    diag_init(&d, NULL);
+    Emit e = {.d = &d};
+    size_t cap = SIZE_MAX / 2 + 1;
+    assert_null(emit_grow(&e, NULL, &cap, cap, 1));
+    assert_int_equal(cap, SIZE_MAX / 2 + 1);
+    cap = SIZE_MAX / 8 + 1;
+    assert_null(emit_grow(&e, NULL, &cap, cap, 4));
+    assert_int_equal(cap, SIZE_MAX / 8 + 1);
+    assert_int_equal(d.worst, ST_RUNTIME);
+    diag_finish(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_records_in_order),
         cmocka_unit_test(test_pass_budget),
+        cmocka_unit_test(test_grow_past_size),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
