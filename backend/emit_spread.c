@@ -442,7 +442,7 @@ static int place_segs(const ESeg *from, ESeg *segs, size_t n, const ERows *er, u
 {
     for (size_t i = 0; i < n; i++) {
         segs[i] = from[i];
-        if (mask >> from[i].edge & 1u)
+        if (from[i].edge < 32 && (mask >> from[i].edge & 1u)) /* a mask of 12 edges at most */
             segs[i].q0 = er[from[i].edge].lo + er[from[i].edge].hi - from[i].q0 - from[i].nq;
     }
     qsort(segs, n, sizeof *segs, seg_cmp);
