@@ -1236,7 +1236,8 @@ const ENarrow *emit_narrow_send_area(const Emit *e, uint32_t w, uint32_t s, int3
  * for which no pitch was recorded (emit_pin_pitch): when they are one writer's words to
  * copies of two storage blocks in runs of two lengths or strides, records that b's storage's
  * copies take them from a second copy of the writer's buffer (or of the copy it sends from)
- * in the next pass (EPIN_DUP; emit_senddup.c). Out of memory: ST_RUNTIME. */
+ * in the next pass (EPIN_DUP; emit_senddup.c); a's instead when a second copy may serve a's
+ * copy and not b's (b's on the writer's own core, or of another pitch than the buffer's). Out of memory: ST_RUNTIME. */
 Status emit_senddup_hint(Emit *e, uint32_t k, const ESend *a, const ESend *b);
 /* The same for sends a and b of one run that a relaying chain cannot carry, the copies laid
  * out differently (emit_narrow_send_note), whatever their lengths and strides. */

@@ -1014,11 +1014,23 @@ static bool lands_recv(const Emit *e, const ECopy *cp)
             e->cores[cp->core].reqs[cp->req].kind == ALLOC_RECV);
 }
 
+/* Whether copy cp, landed at `pitch` words a pixel rather than its own, fits its core's
+ * receive area in phase p beside what else lands there (int8 pixels of 8 words landing in
+ * a chain's pitch of 32 take four times the words): when it does not, the two sends take
+ * a second copy of the buffer instead (emit_senddup.c). */
+static bool pitch_fits(const Emit *e, int32_t p, const ECopy *cp, int64_t pitch)
+{
+    const ECore *c = &e->cores[cp->core];
+    uint32_t r = cp->land != EMIT_NONE ? cp->land : cp->req;
+    int64_t more = (int64_t)cp->feat.ny * cp->feat.nx * pitch - c->reqs[r].words;
+    return emit_recv_live(e, cp->core, p, EMIT_NONE) + more <= ASM_MEM3_BASE - ASM_MEM2_RECV;
+}
+
 /* Two sends of the same words in one phase, a relaying chain's in runs of a pixel of one
  * copy's some words apart, the other whole into a copy that moves out of the receive area
  * (or stays there for a gather's P06: lands_recv) with pixels of that many words: the next
  * pass lands the second in the chain's pitch (emit_pin.c), so that the chain carries both. */
-static Status pitch_hint(Emit *e, const ESend *a, const ESend *s)
+static Status pitch_hint(Emit *e, int32_t p, const ESend *a, const ESend *s)
 {
     for (int i = 0; i < 2; i++) {
         const ESend *x = i ? a : s, *y = i ? s : a; /* x whole, y in runs */
@@ -1027,7 +1039,7 @@ static Status pitch_hint(Emit *e, const ESend *a, const ESend *s)
         if (x->single || y->single || x->src != y->src || x->words != y->words ||
             x->run != x->stride || y->run == y->stride || !cp || !lands_recv(e, cp) ||
             cp->land_pitch || y->run != emit_feat_pixel_words(&cp->feat) ||
-            x->words % y->run != 0)
+            x->words % y->run != 0 || !pitch_fits(e, p, cp, y->stride))
             continue;
         return emit_pin_pitch(e, x->dst_core, (uint32_t)pos, y->stride);
     }
@@ -1052,7 +1064,7 @@ static Status send_part(Emit *e, uint32_t k, int32_t p, Taskir__Asm__P09 *r)
                             "phase %d: a run sent from odd word %lld", p, (long long)s->src);
         if (a->src + a->words > s->src) {
             size_t pitched = emit_pins_n(e, EPIN_PITCH);
-            Status pst = pitch_hint(e, a, s);
+            Status pst = pitch_hint(e, p, a, s);
             if (pst == ST_OK && emit_pins_n(e, EPIN_PITCH) == pitched)
                 pst = emit_senddup_hint(e, k, a, s);
             if (pst != ST_OK)

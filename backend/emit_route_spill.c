@@ -11,7 +11,8 @@
  *   - the sender's area holding the run is alive then (its request's lifetime, lengthened
  *     when no other request takes its words until then), the sender starts none of that
  *     phase's own relaying chains and sends nothing overlapping it (but runs into the same
- *     copy, which spill on in turn);
+ *     copy, which spill on in turn, and that phase's own runs when the run may go on from
+ *     there: the spill of that phase keeps the fixed one of the two);
  *   - the receiver's copy is alive then, does not arrive in parts (spread); a P06 moving it
  *     out of the receive area in Soma2 of the first phase goes to Soma2 of the next when
  *     that is free; no reader of it on its core runs before the router of that phase (a
@@ -182,7 +183,11 @@ bool emit_spill_movable(Emit *e, uint32_t sk, int32_t p, const ESend *s, bool co
     words_of(s, true, &dlo, &dhi);
     long pos = graph_block_pos(e->g, s->block);
     ECopy *cp = pos >= 0 ? emit_copy_on(e, (uint32_t)pos, dk) : NULL;
-    if (sends_from(e, sk, q, lo, hi, s->block) || !cp || cp->spread || cp->last < q)
+    /* a run overlapping one of q's own sends may go to q when it may go on from q in its
+       turn (there the spill keeps the fixed one of two overlapping runs: run_cmp) */
+    if ((sends_from(e, sk, q, lo, hi, s->block) &&
+         (s->relay || !emit_spill_movable(e, sk, q, s, false, false))) ||
+        !cp || cp->spread || cp->last < q)
         return false;
     /* a copy moved out of the receive area in Soma2 of p: its move waits for Soma2 of q */
     bool later = cp->land != EMIT_NONE && cp->move_phase < q;

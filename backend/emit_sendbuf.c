@@ -256,8 +256,9 @@ typedef struct PitchSend {
 
 /* The transfers writer w's core sends from its buffer into copies of the buffer's precision
  * (not views, planes or copies sharing another's area) into *out (malloc'd); their count, -1
- * when out of memory. */
-static long pitch_sends(Emit *e, uint32_t w, PitchSend **out)
+ * when out of memory. any: also those the Mapping gives from another core (a copy the code
+ * generator may send from the writer's buffer instead, emit_route.c). */
+static long pitch_sends(Emit *e, uint32_t w, bool any, PitchSend **out)
 {
     const EOut *o = &e->outs[w];
     uint32_t k = e->core_of[w];
@@ -274,7 +275,7 @@ static long pitch_sends(Emit *e, uint32_t w, PitchSend **out)
         for (uint32_t c = 0; c + 1 < dict->n_coords; c++) {
             const MapCoord *cs = &dict->coords[c], *cr = &dict->coords[c + 1];
             if (cs->pi_index != MAP_PI_ROUTER_SEND || cr->pi_index != MAP_PI_ROUTER_RECIEVE ||
-                emit_core(e, cs) != k)
+                (!any && emit_core(e, cs) != k))
                 continue;
             uint32_t rk = emit_core(e, cr);
             const ECopy *dcp = rk != EMIT_NONE ? emit_copy_on(e, s, rk) : NULL;
@@ -303,7 +304,7 @@ static long pitch_sends(Emit *e, uint32_t w, PitchSend **out)
 static Status scan_pitches(Emit *e, uint32_t w)
 {
     PitchSend *v = NULL;
-    long n = pitch_sends(e, w, &v);
+    long n = pitch_sends(e, w, false, &v);
     if (n < 0)
         return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     int64_t own = e->outs[w].feat.c;
@@ -328,7 +329,7 @@ static Status scan_pitches(Emit *e, uint32_t w)
 static Status scan_dups(Emit *e, uint32_t w)
 {
     PitchSend *v = NULL;
-    long n = pitch_sends(e, w, &v);
+    long n = pitch_sends(e, w, true, &v);
     if (n < 0)
         return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     Status st = ST_OK;

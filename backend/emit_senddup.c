@@ -4,7 +4,8 @@
  * two storage blocks at two row strides (a CADD's rows of 3 pixels into a map of rows of 9
  * pixels on one core and into one of 18 on another) would need two headers over the same
  * words [emit.route]. A pass that meets such an overlap records the writer and the later
- * storage; the next pass gives that storage's copies a send area of the buffer's own
+ * storage (the earlier where only its copy is one a second copy may serve: serves); the
+ * next pass gives that storage's copies a send area of the buffer's own
  * precision and pitch (emit_sendbuf.c: a P06 copies the buffer there after the writer and
  * before the router), and the router sends their runs from it, the others' from the
  * buffer. A writer with no output buffer, which writes a copy on its own core and sends from
@@ -12,6 +13,7 @@
  * after the writer copying its pixels as they are (INT_32 words, the copy's pitch in and
  * out). */
 #include "backend/emit_internal.h"
+
 
 #define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
 
@@ -53,9 +55,33 @@ Status emit_senddup_hint(Emit *e, uint32_t k, const ESend *a, const ESend *b)
     return a->stride == b->stride && a->run == b->run ? ST_OK : emit_senddup_note(e, k, a, b);
 }
 
+/* Whether a second copy of the buffer of the writer on core k may serve send s: s goes to
+ * another core (a writer's router fills its own-core copies from the buffer, EOut.gather,
+ * emit_route.c) into a copy of the buffer's pitch (emit_sendbuf.c scan_dups), or the writer
+ * has no buffer (a second copy of the copy it sends from serves any). */
+static bool serves(const Emit *e, uint32_t k, const ESend *s)
+{
+    long pos = graph_block_pos(e->g, s->block);
+    const ECopy *cp = pos >= 0 ? emit_copy_on(e, (uint32_t)pos, s->dst_core) : NULL;
+    const BlockUses *bu = pos >= 0 ? &e->uses.blocks[pos] : NULL;
+    if (!cp || s->dst_core == k)
+        return false;
+    for (uint32_t j = 0; j < bu->n_in_edges; j++) {
+        long w = graph_block_pos(e->g, e->g->edges[bu->in_edges[j]]->src);
+        if (w >= 0 && e->core_of[w] == k && e->outs[w].used)
+            return cp->feat.c == e->outs[w].feat.c;
+    }
+    return true;
+}
+
 Status emit_senddup_note(Emit *e, uint32_t k, const ESend *a, const ESend *b)
 {
     long sa = graph_block_pos(e->g, a->block), sb = graph_block_pos(e->g, b->block);
+    if (sa >= 0 && sb >= 0 && !serves(e, k, b) && serves(e, k, a)) {
+        long t = sa;
+        sa = sb;
+        sb = t;
+    }
     if (!e->pins || a->single || b->single || a->relay || b->relay || a->spilled ||
         b->spilled || sa < 0 || sb < 0 || sa == sb)
         return ST_OK;
