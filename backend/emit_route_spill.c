@@ -27,6 +27,8 @@
  * A relaying chain's run moves whole, with all its cores, or stays (emit_spill_chain.c); a
  * phase past the table where one of them cannot move has its runs joined under fewer
  * headers first (emit_spill_merge.c).
+ * A phase whose runs of bytes make a word run that may not move leave a byte header's ranges
+ * moves them all on first, when they all may go, and sends words (bytes_on).
  * What does not fit stays, and the P09 refuses it [emit.route] (emit_route.c); so does a
  * header past the 4 KiB reach (not spilled: the next phase's receive base is the same).
  */
@@ -162,8 +164,19 @@ static bool relays_own(const Emit *e, uint32_t sk, int32_t q)
  * it reads and lands in are kept alive until q, and the P06 moving its copy out of the
  * receive area in Soma2 of p, if any, goes to Soma2 of q. A chain's part (in_chain) leaves
  * the chain's cores in q to emit_spill_chain. */
+static bool movable(Emit *e, uint32_t sk, int32_t p, const ESend *s, bool commit,
+                    bool in_chain, bool ahead);
+
 bool emit_spill_movable(Emit *e, uint32_t sk, int32_t p, const ESend *s, bool commit,
                         bool in_chain)
+{
+    return movable(e, sk, p, s, commit, in_chain, false);
+}
+
+/* emit_spill_movable; ahead: as if s had just moved into p from p - 1 (asked, not committed:
+ * a P06 moving its copy out of the receive area in Soma2 of p - 1 would be in Soma2 of p). */
+static bool movable(Emit *e, uint32_t sk, int32_t p, const ESend *s, bool commit,
+                    bool in_chain, bool ahead)
 {
     int32_t q = p + 1;
     uint32_t dk = s->dst_core;
@@ -186,12 +199,15 @@ bool emit_spill_movable(Emit *e, uint32_t sk, int32_t p, const ESend *s, bool co
     /* a run overlapping one of q's own sends may go to q when it may go on from q in its
        turn (there the spill keeps the fixed one of two overlapping runs: run_cmp) */
     if ((sends_from(e, sk, q, lo, hi, s->block) &&
-         (s->relay || !emit_spill_movable(e, sk, q, s, false, false))) ||
+         (s->relay || !movable(e, sk, q, s, false, false, true))) ||
         !cp || cp->spread || cp->last < q)
         return false;
     /* a copy moved out of the receive area in Soma2 of p: its move waits for Soma2 of q */
     bool later = cp->land != EMIT_NONE && cp->move_phase < q;
-    if (later && (cp->move_phase != p || b->ph[p].soma[1].kind != SLOT_MOVE ||
+    bool moved_ahead = ahead && later && cp->move_phase == p - 1; /* its move would be in p */
+    if (later && (cp->move_phase != (moved_ahead ? p - 1 : p) ||
+                  b->ph[cp->move_phase].soma[1].kind != SLOT_MOVE ||
+                  (moved_ahead && emit_soma_taken(e, dk, p, MAP_PI_SOMA2)) ||
                   emit_soma_taken(e, dk, q, MAP_PI_SOMA2)))
         return false;
     /* nothing reads the copy before the router of phase q (of a later stage: after p's) */
@@ -204,7 +220,9 @@ bool emit_spill_movable(Emit *e, uint32_t sk, int32_t p, const ESend *s, bool co
             (r > p && slot_reads(e, cp, r, MAP_PI_SOMA1, (uint32_t)pos)) ||
             (r > p && sends_from(e, dk, r, dlo, dhi, -1)))
             return false;
-    if (!keeps(e, dk, p, dlo, dhi, q, commit) || !keeps(e, sk, p, lo, hi, q, commit))
+    /* the areas held at the router of p (ahead: of p - 1, not yet lengthened) until q */
+    int32_t from = ahead ? p - 1 : p;
+    if (!keeps(e, dk, from, dlo, dhi, q, commit) || !keeps(e, sk, from, lo, hi, q, commit))
         return false;
     if (later && commit) {
         if (!emit_soma2_next(e, dk, p))
@@ -244,6 +262,75 @@ static Status fixed_room(Emit *e, uint32_t k, int32_t p, SpillRun *runs, size_t 
     return emit_headroom_init(e, h, *hr, n, per, wb);
 }
 
+/* Appends send s of core k's phase p, moved, to phase p + 1's (marked spilled), its
+ * receiver's marks with it. */
+static Status move_on(Emit *e, uint32_t k, int32_t p, ESend *s)
+{
+    EPhase *nq = &e->cores[k].ph[p + 1];
+    ESend *ns = emit_grow(e, nq->sends, &nq->cap_sends, nq->n_sends, sizeof *nq->sends);
+    if (!ns)
+        return ST_RUNTIME;
+    nq->sends = ns;
+    s->spilled = true;
+    nq->sends[nq->n_sends++] = *s;
+    if (s->relay)
+        return ST_OK;
+    e->cores[s->dst_core].ph[p].recv_marks--;
+    e->cores[s->dst_core].ph[p + 1].recv_marks++;
+    e->cores[s->dst_core].ph[p + 1].recv_block = s->block;
+    return ST_OK;
+}
+
+/* Whether word run s, sent as bytes (a phase that sends bytes), keeps to a header's ranges
+ * (emit_route.c): it lands within 4096 packets of its receiver's base (a word), has at most
+ * 4096 packets, and, cut in runs, at most 128 a run and a gap of fewer than 4096. */
+static bool fits_bytes(const ESend *s, int64_t base)
+{
+    return (s->dst_addr - base) * 4 < LANES_HEAD_PACKETS && s->words * 4 <= 4096 &&
+           (s->run == s->stride || (s->run * 4 <= 128 && (s->stride - s->run) * 4 < 4096));
+}
+
+/* Whether the runs of bytes of core k's phase p push one of its word runs that may not move
+ * out of its header's reach (sent as bytes it lands 4 KiB or more past its receiver's base
+ * (base[]: words), as words it would not), while every run of bytes may move to p + 1: then
+ * they move there (committed; one that a move before took the room of stays) and the phase
+ * sends words when none stays. *words: whether it does. */
+static Status bytes_on(Emit *e, uint32_t k, int32_t p, const int64_t *base, bool *words)
+{
+    EPhase *ph = &e->cores[k].ph[p];
+    bool pushed = false;
+    *words = false;
+    for (size_t i = 0; i < ph->n_sends; i++) {
+        const ESend *s = &ph->sends[i];
+        if (s->single && (s->relay || !emit_spill_movable(e, k, p, s, false, false)))
+            return ST_OK;
+        pushed |= !s->single && !s->relay && !fits_bytes(s, base[s->dst_core]) &&
+                  !emit_spill_movable(e, k, p, s, false, false);
+    }
+    if (!pushed)
+        return ST_OK;
+    size_t kept = 0;
+    for (size_t i = 0; i < ph->n_sends; i++) {
+        ESend s = ph->sends[i];
+        if (!s.single) {
+            ph->sends[kept++] = s;
+            continue;
+        }
+        if (!emit_spill_movable(e, k, p, &s, true, false)) { /* one moved before took it */
+            ph->sends[kept++] = s;
+            continue;
+        }
+        Status st = move_on(e, k, p, &s);
+        if (st != ST_OK)
+            return st;
+    }
+    *words = true;
+    for (size_t i = 0; i < kept; i++)
+        *words &= !ph->sends[i].single;
+    ph->n_sends = kept;
+    return ST_OK;
+}
+
 /* Core k's sends of phase p: keeps those the header table holds, in the order of its memory,
  * whose first packet reaches its receiver from that receiver's base (base[]: words), and
  * moves the others that may go to phase p + 1 there. */
@@ -253,9 +340,12 @@ static Status spill(Emit *e, uint32_t k, int32_t p, const int64_t *base)
     Status mst = emit_spill_merge(e, k, p); /* runs joined first (emit_spill_merge.c) */
     if (mst != ST_OK)
         return mst;
-    bool single = false;
+    bool single = false, words = false;
     for (size_t i = 0; i < ph->n_sends; i++)
         single |= ph->sends[i].single;
+    if (single && (mst = bytes_on(e, k, p, base, &words)) != ST_OK)
+        return mst;
+    single = single && !words;
     int64_t per = single ? 1 : 2, wb = single ? 4 : 1; /* units a packet, a word */
     SpillRun *runs = malloc(ph->n_sends * sizeof *runs);
     if (!runs)
@@ -316,20 +406,7 @@ static Status spill(Emit *e, uint32_t k, int32_t p, const int64_t *base)
             end = after;
             continue;
         }
-        EPhase *nq = &e->cores[k].ph[p + 1];
-        ESend *ns = emit_grow(e, nq->sends, &nq->cap_sends, nq->n_sends, sizeof *nq->sends);
-        if (!ns) {
-            rst = ST_RUNTIME;
-            break;
-        }
-        nq->sends = ns;
-        s.spilled = true;
-        nq->sends[nq->n_sends++] = s;
-        if (s.relay)
-            continue;
-        e->cores[s.dst_core].ph[p].recv_marks--;
-        e->cores[s.dst_core].ph[p + 1].recv_marks++;
-        e->cores[s.dst_core].ph[p + 1].recv_block = s.block;
+        rst = move_on(e, k, p, &s);
     }
     if (rst == ST_OK)
         ph->n_sends = kept;
