@@ -14,26 +14,26 @@
 #include "graphbuild.h"
 #include "backend/emit_internal.h"
 
-/* What the walk over w's out-edges with a copy on core k gives: the edge indices into j[],
- * the storage blocks into s[], the copies' indices into ci[] (at most max); the number. */
-static size_t walk(const Emit *e, uint32_t w, uint32_t k, uint32_t *j, uint32_t *s,
-                   uint32_t *ci, size_t max)
+/* Walks w's out-edges with a copy on core k and checks what it gives, in order: n triples
+ * {edge index in w's out_edges, storage block, index of the copy in e->copies}. */
+static void check(const Emit *e, uint32_t w, uint32_t k, size_t n, const uint32_t (*want)[3])
 {
-    size_t n = 0;
+    size_t got = 0;
     ELocalOuts it = emit_local_outs(w, k);
     for (ECopy *cp; (cp = emit_local_outs_next(e, &it));) {
-        assert_true(n < max);
+        assert_true(got < n);
         const BlockUses *bu = &e->uses.blocks[w];
         assert_ptr_equal(it.ed, e->g->edges[bu->out_edges[it.j]]);
         assert_int_equal(graph_block_pos(e->g, it.ed->dst), (long)it.s);
         assert_int_equal(cp->block, it.s);
         assert_int_equal(cp->core, k);
-        j[n] = it.j;
-        s[n] = it.s;
-        ci[n++] = (uint32_t)(cp - e->copies);
+        assert_int_equal(it.j, want[got][0]);
+        assert_int_equal(it.s, want[got][1]);
+        assert_int_equal(cp - e->copies, want[got][2]);
+        got++;
     }
+    assert_int_equal(got, n);
     assert_null(emit_local_outs_next(e, &it)); /* done stays done */
-    return n;
 }
 
 static void test_walk(void **state)
@@ -62,30 +62,15 @@ static void test_walk(void **state)
     uint32_t first[5] = {0, 0, 2, 2, 3}, n_copy[5] = {0, 2, 0, 1, 1};
     Emit e = {.g = g, .uses = u, .copies = copies, .n_copies = 4, .first_copy = first,
               .n_copy = n_copy};
-    uint32_t j[8], s[8], ci[8];
     /* core 0: s0, (gone, s1 passed over), s2, s0 again */
-    assert_int_equal(walk(&e, 0, 0, j, s, ci, 8), 3);
-    assert_int_equal(j[0], 0);
-    assert_int_equal(s[0], 1);
-    assert_int_equal(ci[0], 0);
-    assert_int_equal(j[1], 3);
-    assert_int_equal(s[1], 4);
-    assert_int_equal(ci[1], 3);
-    assert_int_equal(j[2], 4);
-    assert_int_equal(s[2], 1);
-    assert_int_equal(ci[2], 0);
+    const uint32_t on0[3][3] = {{0, 1, 0}, {3, 4, 3}, {4, 1, 0}};
+    check(&e, 0, 0, 3, on0);
     /* core 1: s0, s1, s0 again */
-    assert_int_equal(walk(&e, 0, 1, j, s, ci, 8), 3);
-    assert_int_equal(j[0], 0);
-    assert_int_equal(ci[0], 1);
-    assert_int_equal(j[1], 2);
-    assert_int_equal(s[1], 3);
-    assert_int_equal(ci[1], 2);
-    assert_int_equal(j[2], 4);
-    assert_int_equal(ci[2], 1);
+    const uint32_t on1[3][3] = {{0, 1, 1}, {2, 3, 2}, {4, 1, 1}};
+    check(&e, 0, 1, 3, on1);
     /* a core with no copy; a writer without out-edges */
-    assert_int_equal(walk(&e, 0, 2, j, s, ci, 8), 0);
-    assert_int_equal(walk(&e, 4, 0, j, s, ci, 8), 0);
+    check(&e, 0, 2, 0, NULL);
+    check(&e, 4, 0, 0, NULL);
     graph_uses_finish(&u);
     graph_destroy(g);
 }
