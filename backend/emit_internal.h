@@ -1184,6 +1184,23 @@ EPhaseSends emit_phase_sends(int32_t p, bool rest);
  * every core's are given. The walk may not outlive a change to the sends it walks. */
 const ESend *emit_phase_sends_next(const Emit *e, EPhaseSends *it);
 
+/* A walk over writer w's out-edges whose storage block has a copy on core k
+ * (emit_local_outs.c), in w's edge order: made by emit_local_outs, then each
+ * emit_local_outs_next gives the next such copy (an edge whose end is no block, or whose
+ * block has no copy on k, passed over). */
+typedef struct ELocalOuts {
+    uint32_t w, k;
+    uint32_t j;     /* the index in w's out_edges of the edge last given, */
+    const Edge *ed; /* that edge */
+    uint32_t s;     /* and its storage block (position in g->blocks) */
+    uint32_t next;  /* the index of the next edge to look at */
+} ELocalOuts;
+
+ELocalOuts emit_local_outs(uint32_t w, uint32_t k);
+/* The copy on it->k of the storage block of w's next such out-edge (it->j, it->ed, it->s
+ * then name it); NULL once every edge is walked. */
+ECopy *emit_local_outs_next(const Emit *e, ELocalOuts *it);
+
 /* Appends sends s[0..n) to ph's chain_rest; out of memory: ST_RUNTIME (recorded in e->d). */
 Status emit_chain_rest_add(Emit *e, EPhase *ph, const ESend *s, size_t n);
 /* Whether sends a and b carry the same run: the same words, in the same pattern. */

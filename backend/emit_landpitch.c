@@ -32,12 +32,10 @@ enum { RECV_WORDS = ASM_MEM3_BASE - ASM_MEM2_RECV, ROW_WORDS = 4 };
  * before p; 0: none, or one in another precision or storage than cp. */
 static int64_t held_pitch(Emit *e, uint32_t w, uint32_t sk, int32_t p, const ECopy *cp)
 {
-    const BlockUses *wu = &e->uses.blocks[w];
-    for (uint32_t j = 0; j < wu->n_out_edges; j++) {
-        const Edge *le = e->g->edges[wu->out_edges[j]];
-        long s2 = graph_block_pos(e->g, le->dst);
-        const ECopy *rc = s2 >= 0 ? emit_copy_on(e, (uint32_t)s2, sk) : NULL;
-        if (!rc || rc->is_static || !emit_keeps_order(e, le) || emit_first_receive(e, le, sk) >= p)
+    ELocalOuts it = emit_local_outs(w, sk);
+    for (const ECopy *rc; (rc = emit_local_outs_next(e, &it));) {
+        const Edge *le = it.ed;
+        if (rc->is_static || !emit_keeps_order(e, le) || emit_first_receive(e, le, sk) >= p)
             continue;
         bool same = rc->feat.prec == cp->feat.prec && rc->feat.per_word == cp->feat.per_word;
         return same ? emit_feat_pixel_words(&rc->feat) : 0;
@@ -71,15 +69,14 @@ static bool pitch_elsewhere(const Emit *e, uint32_t w, uint32_t local, int64_t p
 static int64_t writer_pitch(Emit *e, uint32_t w, const ECopy *cp)
 {
     uint32_t k = e->core_of[w];
-    const BlockUses *wu = &e->uses.blocks[w];
     if (e->outs[w].gather || e->outs[w].aliased)
         return 0; /* a buffer its router gathers from */
-    for (uint32_t j = 0; j < wu->n_out_edges; j++) {
-        const Edge *le = e->g->edges[wu->out_edges[j]];
-        long s = graph_block_pos(e->g, le->dst);
-        const ECopy *rc = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
+    ELocalOuts it = emit_local_outs(w, k);
+    for (const ECopy *rc; (rc = emit_local_outs_next(e, &it));) {
+        const Edge *le = it.ed;
+        uint32_t s = it.s;
         EBox lbox, lw;
-        if (!rc || !emit_iface_box(e, (uint32_t)s, true, le->id, &lbox) ||
+        if (!emit_iface_box(e, s, true, le->id, &lbox) ||
             !emit_iface_box(e, w, false, le->id, &lw))
             continue;
         bool same = rc->feat.prec == cp->feat.prec && rc->feat.per_word == cp->feat.per_word;
@@ -87,7 +84,7 @@ static int64_t writer_pitch(Emit *e, uint32_t w, const ECopy *cp)
         return same && !rc->is_static && !rc->view && !rc->planes &&
                        emit_whole_iface(e, w, false, le->id) &&
                        !memcmp(&lbox, &rc->box, sizeof lbox) &&
-                       pitch_elsewhere(e, w, (uint32_t)s, pitch)
+                       pitch_elsewhere(e, w, s, pitch)
                    ? pitch : 0;
     }
     return 0;

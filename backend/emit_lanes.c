@@ -127,13 +127,12 @@ static Status lane_source(Emit *e, const Edge *ed, uint32_t w, int32_t p, Precis
                       c->addr[sb ? sb->req : o->req], {0, 0, 0}};
         return ST_OK;
     }
-    const BlockUses *bu = &e->uses.blocks[w];
-    for (uint32_t j = 0; j < bu->n_out_edges; j++) { /* the storage it writes on its core */
-        const Edge *le = e->g->edges[bu->out_edges[j]];
-        long s = graph_block_pos(e->g, le->dst);
-        ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
+    ELocalOuts it = emit_local_outs(w, k); /* the storage it writes on its core */
+    for (ECopy *cp; (cp = emit_local_outs_next(e, &it));) {
+        const Edge *le = it.ed;
+        uint32_t s = it.s;
         EBox lbox, lw;
-        if (cp && cp->view && !cp->planes && emit_whole_iface(e, w, false, le->id) &&
+        if (cp->view && !cp->planes && emit_whole_iface(e, w, false, le->id) &&
             emit_iface_box(e, w, false, le->id, &lw)) {
             /* a view holds the writer's map as the writer lays it out (emit_rearr.c): the
              * writer's point wp at the view's point wp */
@@ -148,8 +147,8 @@ static Status lane_source(Emit *e, const Edge *ed, uint32_t w, int32_t p, Precis
                           sb ? c->addr[sb->req] : emit_copy_addr(e, cp), {0, 0, 0}};
             return ST_OK;
         }
-        if (!cp || le->n_re || cp->view || cp->planes ||
-            !emit_iface_box(e, (uint32_t)s, true, le->id, &lbox) ||
+        if (le->n_re || cp->view || cp->planes ||
+            !emit_iface_box(e, s, true, le->id, &lbox) ||
             !emit_iface_box(e, w, false, le->id, &lw))
             continue;
         if (p < cp->first || p > cp->last)

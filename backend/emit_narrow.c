@@ -27,16 +27,11 @@
  * takes it (the first out edge whose storage has a copy there), its edge into *eid; -1. */
 static long written_here(const Emit *e, uint32_t w, uint32_t k, int32_t *eid)
 {
-    const BlockUses *bu = &e->uses.blocks[w];
-    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        const Edge *ed = e->g->edges[bu->out_edges[j]];
-        long s = graph_block_pos(e->g, ed->dst);
-        if (s >= 0 && emit_copy_on(e, (uint32_t)s, k)) {
-            *eid = ed->id;
-            return s;
-        }
-    }
-    return -1;
+    ELocalOuts it = emit_local_outs(w, k);
+    if (!emit_local_outs_next(e, &it))
+        return -1;
+    *eid = it.ed->id;
+    return it.s;
 }
 
 /* Whether Soma slot (p, sl) of core k comes before every reader on k of storage block s's
@@ -65,14 +60,11 @@ static bool before_block_uses(Emit *e, uint32_t s, uint32_t k, int32_t p, int32_
  * area (cp's own, and its tees', emit_tee.c). */
 static bool before_uses(Emit *e, uint32_t w, const ECopy *cp, int32_t p, int32_t sl)
 {
-    const BlockUses *bu = &e->uses.blocks[w];
-    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        long s = graph_block_pos(e->g, e->g->edges[bu->out_edges[j]]->dst);
-        const ECopy *o = s >= 0 ? emit_copy_on(e, (uint32_t)s, cp->core) : NULL;
-        if (o && (o == cp || (o->req == cp->req && o->alias_of == EMIT_NONE)) &&
-            !before_block_uses(e, (uint32_t)s, cp->core, p, sl))
+    ELocalOuts it = emit_local_outs(w, cp->core);
+    for (const ECopy *o; (o = emit_local_outs_next(e, &it));)
+        if ((o == cp || (o->req == cp->req && o->alias_of == EMIT_NONE)) &&
+            !before_block_uses(e, it.s, cp->core, p, sl))
             return false;
-    }
     return true;
 }
 

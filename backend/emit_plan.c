@@ -722,14 +722,12 @@ static void sends_from_copies(Emit *e, uint32_t pos, uint32_t k)
     int32_t last = last_send(e, pos, k, e->phase_of[pos], &wrap);
     if (!wrap && last <= e->phase_of[pos])
         return;
-    const BlockUses *bu = &e->uses.blocks[pos];
-    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        long s = other_end(e, bu->out_edges[j], false);
-        ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
-        if (!cp || (cp->received && !cp->spread) || cp->is_static ||
-            cp->alias_of != EMIT_NONE || cp->req == EMIT_NONE)
+    ELocalOuts it = emit_local_outs(pos, k);
+    for (ECopy *cp; (cp = emit_local_outs_next(e, &it));) {
+        if ((cp->received && !cp->spread) || cp->is_static || cp->alias_of != EMIT_NONE ||
+            cp->req == EMIT_NONE)
             continue;
-        if (e->uses.blocks[s].n_in_edges != 1 || cp->received) {
+        if (e->uses.blocks[it.s].n_in_edges != 1 || cp->received) {
             /* other writers' rows too: its own rows only (a spread copy) */
             AllocReq *r = &e->cores[k].reqs[cp->req];
             if (wrap)
@@ -758,16 +756,14 @@ static void sends_from_copies(Emit *e, uint32_t pos, uint32_t k)
 static void own_in_buffer(Emit *e, uint32_t pos, uint32_t k)
 {
     const EOut *o = &e->outs[pos];
-    const BlockUses *bu = &e->uses.blocks[pos];
-    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        const Edge *ed = e->g->edges[bu->out_edges[j]];
-        long s = graph_block_pos(e->g, ed->dst);
-        ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
-        if (!cp || cp->received || cp->is_static || cp->view || cp->planes ||
+    ELocalOuts it = emit_local_outs(pos, k);
+    for (ECopy *cp; (cp = emit_local_outs_next(e, &it));) {
+        const Edge *ed = it.ed;
+        if (cp->received || cp->is_static || cp->view || cp->planes ||
             cp->alias_of != EMIT_NONE || cp->dup_of != EMIT_NONE || cp->req == EMIT_NONE ||
-            cp->req_off || ed->n_re || e->uses.blocks[s].n_in_edges != 1 ||
+            cp->req_off || ed->n_re || e->uses.blocks[it.s].n_in_edges != 1 ||
             !emit_whole_iface(e, pos, false, ed->id) ||
-            !emit_whole_iface(e, (uint32_t)s, true, ed->id) ||
+            !emit_whole_iface(e, it.s, true, ed->id) ||
             memcmp(&cp->box, &o->box, sizeof cp->box) || cp->feat.prec != o->feat.prec ||
             cp->feat.per_word != o->feat.per_word || cp->feat.c != o->feat.c ||
             cp->feat.words != o->feat.words)
@@ -789,11 +785,8 @@ static Status make_outs(Emit *e)
         if (bt_info(b->type)->kind != BK_COMPUTE || k == EMIT_NONE)
             continue;
         const BlockUses *bu = &e->uses.blocks[pos];
-        bool local = false;
-        for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-            long s = other_end(e, bu->out_edges[j], false);
-            local |= s >= 0 && emit_copy_on(e, (uint32_t)s, k) != NULL;
-        }
+        ELocalOuts it = emit_local_outs(pos, k);
+        bool local = emit_local_outs_next(e, &it) != NULL;
         if ((local && !e->outs[pos].gather && !e->outs[pos].aliased) || bu->n_out_edges == 0) {
             sends_from_copies(e, pos, k);
             continue;

@@ -185,36 +185,32 @@ static Status output_operand(Emit *e, uint32_t pos, EOperand *op)
         op->block = b->id;
         return ST_OK;
     }
-    const BlockUses *bu = &e->uses.blocks[pos];
     long first = -1;
-    for (uint32_t j = 0; j < bu->n_out_edges; j++) { /* one area: one storage on its core */
-        long s = graph_block_pos(e->g, e->g->edges[bu->out_edges[j]]->dst);
-        if (s < 0 || !emit_copy_on(e, (uint32_t)s, k))
-            continue;
-        if (first >= 0 && s != first && !emit_tee_of(e, pos, (uint32_t)s) &&
-            !emit_dup_shares(e, (uint32_t)s, (uint32_t)first, k))
-            return emit_tee_refuse(e, pos, (uint32_t)s, (uint32_t)first);
+    ELocalOuts it = emit_local_outs(pos, k);
+    while (emit_local_outs_next(e, &it)) { /* one area: one storage on its core */
+        uint32_t s = it.s;
+        if (first >= 0 && s != first && !emit_tee_of(e, pos, s) &&
+            !emit_dup_shares(e, s, (uint32_t)first, k))
+            return emit_tee_refuse(e, pos, s, (uint32_t)first);
         first = s;
     }
-    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        const Edge *ed = e->g->edges[bu->out_edges[j]];
-        long s = graph_block_pos(e->g, ed->dst);
-        ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
-        if (!cp)
-            continue;
+    it = emit_local_outs(pos, k);
+    for (ECopy *cp; (cp = emit_local_outs_next(e, &it));) {
+        const Edge *ed = it.ed;
+        uint32_t s = it.s;
         EBox box;
-        if (!emit_iface_box(e, (uint32_t)s, true, ed->id, &box))
+        if (!emit_iface_box(e, s, true, ed->id, &box))
             return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "edge %d: no box", ed->id);
-        emit_writes_pieces(e, pos, (uint32_t)s, &box); /* its edges' boxes together */
+        emit_writes_pieces(e, pos, s, &box); /* its edges' boxes together */
         op->block = e->g->blocks[s]->id;
-        if (emit_tee_of(e, pos, (uint32_t)s))
+        if (emit_tee_of(e, pos, s))
             continue; /* it shares the area the result goes to, or a P06 fills it (emit_tee.c) */
         if (ed->n_re && cp->view) { /* the CVMs reading it take the rearrangement */
             view_area(e, cp, op);
             return ST_OK;
         }
         int64_t q0, npx;
-        if (emit_writes_run(e, pos, (uint32_t)s, &cp->box, &q0, &npx)) {
+        if (emit_writes_run(e, pos, s, &cp->box, &q0, &npx)) {
             /* its pixels as a run of the copy's (emit_runwrite.c) */
             int64_t pw = emit_feat_pixel_words(&cp->feat);
             op->addr = emit_copy_addr(e, cp) + q0 * pw;

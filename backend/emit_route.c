@@ -153,19 +153,18 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
         return ST_OK;
     }
     /* the storage the writer writes on its own core */
-    const BlockUses *bu = &e->uses.blocks[w];
-    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        const Edge *le = e->g->edges[bu->out_edges[j]];
-        long s = graph_block_pos(e->g, le->dst);
-        ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
+    ELocalOuts it = emit_local_outs(w, k);
+    for (ECopy *cp; (cp = emit_local_outs_next(e, &it));) {
+        const Edge *le = it.ed;
+        uint32_t s = it.s;
         EBox lbox, lw;
-        if (!cp || !emit_iface_box(e, (uint32_t)s, true, le->id, &lbox) ||
+        if (!emit_iface_box(e, s, true, le->id, &lbox) ||
             !emit_iface_box(e, w, false, le->id, &lw))
             continue;
         bool flat = !same_extents(&wbox, dst_box); /* emit_flat_pixels: whole rows of cp */
         *ch0 = cp->box.lo[2] - (lbox.lo[2] - lw.lo[2] + wbox.lo[2] - dst_box->lo[2]);
         if (!same_extents(&lbox, &lw)) { /* the writer's pixels in their order, other rows */
-            if (!linear_copy(e, le, w, (uint32_t)s, cp, &lbox) ||
+            if (!linear_copy(e, le, w, s, cp, &lbox) ||
                 (flat && wbox.n[0] > 1 && wbox.n[1] != lw.n[1]))
                 continue;
             int64_t pw = emit_feat_pixel_words(&cp->feat);
@@ -465,15 +464,14 @@ static Status relay_loc(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_
     EBox wbox;
     if (!emit_iface_box(e, w, false, ed->id, &wbox))
         return diag_edge(e->d, ST_RUNTIME, "emit.internal", ed->id, "no box");
-    const BlockUses *bu = &e->uses.blocks[w];
     bool early = false; /* some copy of the data arrives in time, but not all of the part */
-    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        const Edge *le = e->g->edges[bu->out_edges[j]];
-        long s2 = graph_block_pos(e->g, le->dst);
-        ECopy *rcp = s2 >= 0 ? emit_copy_on(e, (uint32_t)s2, sk) : NULL;
+    ELocalOuts it = emit_local_outs(w, sk);
+    for (ECopy *rcp; (rcp = emit_local_outs_next(e, &it));) {
+        const Edge *le = it.ed;
+        uint32_t s2 = it.s;
         EBox lbox, lw;
-        if (!rcp || rcp->is_static || !emit_keeps_order(e, le) ||
-            !emit_iface_box(e, (uint32_t)s2, true, le->id, &lbox) ||
+        if (rcp->is_static || !emit_keeps_order(e, le) ||
+            !emit_iface_box(e, s2, true, le->id, &lbox) ||
             !emit_iface_box(e, w, false, le->id, &lw) || emit_first_receive(e, le, sk) >= phase)
             continue;
         /* the part's points are the copy's shifted: both edges keep the writer's extents,
@@ -547,11 +545,10 @@ static Status relay_loc(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_
         return ST_OK;
     }
     if (!early) { /* it receives the data in this phase: its sender sends it on */
-        for (uint32_t j = 0; j < bu->n_out_edges && depth < RELAY_DEPTH; j++) {
-            const Edge *le = e->g->edges[bu->out_edges[j]];
-            long s2 = graph_block_pos(e->g, le->dst);
-            uint32_t from = s2 >= 0 && emit_copy_on(e, (uint32_t)s2, sk) && emit_keeps_order(e, le)
-                                ? sender(e, le, sk, phase) : EMIT_NONE;
+        it = emit_local_outs(w, sk);
+        while (depth < RELAY_DEPTH && emit_local_outs_next(e, &it)) {
+            const Edge *le = it.ed;
+            uint32_t from = emit_keeps_order(e, le) ? sender(e, le, sk, phase) : EMIT_NONE;
             if (from != EMIT_NONE && from != e->core_of[w]) /* a relay, from its own copy */
                 return relay_loc(e, ed, w, from, phase, dbox, part, now, n_now, l, ch0, via,
                                  depth + 1);

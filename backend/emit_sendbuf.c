@@ -45,15 +45,13 @@ bool emit_sendbuf_source(const Emit *e, uint32_t w, EOut *src)
         return true;
     }
     uint32_t k = e->core_of[w];
-    const BlockUses *bu = &e->uses.blocks[w];
     int32_t cd[TIR_CDIMS];
     if (k == EMIT_NONE || !blk_cluster_dims(e->g->blocks[w], false, 0, cd))
         return false;
-    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        const Edge *ed = e->g->edges[bu->out_edges[j]];
-        long s = graph_block_pos(e->g, ed->dst);
-        const ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
-        if (!cp || !cp->view || cp->planes || cp->alias_of != EMIT_NONE ||
+    ELocalOuts it = emit_local_outs(w, k);
+    for (const ECopy *cp; (cp = emit_local_outs_next(e, &it));) {
+        const Edge *ed = it.ed;
+        if (!cp->view || cp->planes || cp->alias_of != EMIT_NONE ||
             cp->req == EMIT_NONE || cp->req_off || !emit_whole_iface(e, w, false, ed->id))
             continue;
         *src = (EOut){.core = k, .feat = cp->feat, .req = cp->req, .used = true};
@@ -347,16 +345,16 @@ static Status scan_gather(Emit *e, uint32_t w)
     int32_t p = e->phase_of[w] + (e->slot_of[w] == MAP_PI_SOMA2 ? 1 : 0);
     const BlockUses *bu = &e->uses.blocks[w];
     int32_t reps = 0; /* the repeats its edges need, once a send area is */
-    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        long s = graph_block_pos(e->g, e->g->edges[bu->out_edges[j]]->dst);
-        const ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
-        if (cp && cp->alias_of != w && soma_rows(e, w, (uint32_t)s, cp)) {
-            Status st = need_pitch(e, w, (uint32_t)s, cp->feat.c, p);
+    ELocalOuts it = emit_local_outs(w, k);
+    for (const ECopy *cp; (cp = emit_local_outs_next(e, &it));) {
+        uint32_t s = it.s;
+        if (cp->alias_of != w && soma_rows(e, w, s, cp)) {
+            Status st = need_pitch(e, w, s, cp->feat.c, p);
             if (st != ST_OK)
                 return st;
             continue;
         }
-        if (!cp || cp->alias_of == w || cp->feat.prec == e->outs[w].feat.prec)
+        if (cp->alias_of == w || cp->feat.prec == e->outs[w].feat.prec)
             continue;
         int32_t *rep = reps ? NULL : malloc(bu->n_out_edges * sizeof *rep);
         if (!reps && (!rep || !emit_sendbuf_reps(e, w, rep, &reps))) {
@@ -364,7 +362,7 @@ static Status scan_gather(Emit *e, uint32_t w)
             return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
         }
         free(rep);
-        Status st = need(e, w, (uint32_t)s, cp->feat.prec, p, reps);
+        Status st = need(e, w, s, cp->feat.prec, p, reps);
         if (st != ST_OK)
             return st;
     }

@@ -97,13 +97,12 @@ Status emit_senddup_note(Emit *e, uint32_t k, const ESend *a, const ESend *b)
 static uint32_t sent_copy(const Emit *e, uint32_t w)
 {
     uint32_t k = e->core_of[w];
-    const BlockUses *bu = &e->uses.blocks[w];
-    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        const Edge *le = e->g->edges[bu->out_edges[j]];
-        long s = graph_block_pos(e->g, le->dst);
-        const ECopy *cp = s >= 0 ? emit_copy_on(e, (uint32_t)s, k) : NULL;
+    ELocalOuts it = emit_local_outs(w, k);
+    for (const ECopy *cp; (cp = emit_local_outs_next(e, &it));) {
+        const Edge *le = it.ed;
+        uint32_t s = it.s;
         EBox lbox, lw;
-        if (!cp || !emit_iface_box(e, (uint32_t)s, true, le->id, &lbox) ||
+        if (!emit_iface_box(e, s, true, le->id, &lbox) ||
             !emit_iface_box(e, w, false, le->id, &lw))
             continue;
         bool plain = !cp->view && !cp->planes && cp->alias_of == EMIT_NONE &&

@@ -282,25 +282,26 @@ Status emit_tees(Emit *e)
             continue;
         const BlockUses *bu = &e->uses.blocks[w];
         long first = -1;
-        for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-            long s = graph_block_pos(e->g, e->g->edges[bu->out_edges[j]]->dst);
-            if (s < 0 || !emit_copy_on(e, (uint32_t)s, k) || s == first)
+        ELocalOuts it = emit_local_outs(w, k);
+        while (emit_local_outs_next(e, &it)) {
+            uint32_t s = it.s, ep = bu->out_edges[it.j];
+            if (s == first)
                 continue;
             if (first < 0) {
                 first = s;
                 continue;
             }
-            if (emit_dup_shares(e, (uint32_t)s, (uint32_t)first, k))
+            if (emit_dup_shares(e, s, (uint32_t)first, k))
                 continue; /* one area holds both (emit_dup.c) */
             /* a second storage on its core: a tee when both hold all of the result, or the
              * second a part of its own of whole pixels */
             EBox part;
-            ECopy *f = NULL, *t = whole_copy(e, w, bu->out_edges[j], k);
-            bool is_part = !t && (t = part_copy(e, w, bu->out_edges[j], k, &part)) != NULL;
+            ECopy *f = NULL, *t = whole_copy(e, w, ep, k);
+            bool is_part = !t && (t = part_copy(e, w, ep, k, &part)) != NULL;
             for (uint32_t i = 0; i < bu->n_out_edges && !f; i++)
                 if (graph_block_pos(e->g, e->g->edges[bu->out_edges[i]]->dst) == first)
                     f = whole_copy(e, w, bu->out_edges[i], k);
-            if (!f || !t || emit_tee_of(e, w, (uint32_t)s))
+            if (!f || !t || emit_tee_of(e, w, s))
                 continue; /* emit_prim.c refuses it (emit_tee_refuse) */
             Status st = plan_tee(e, w, f, t, is_part ? &part : NULL);
             if (st != ST_OK)
