@@ -271,7 +271,12 @@ typedef struct ESendBuf {
                                        one after the other, for one edge (emit_sliceout.c) */
     int32_t edge;                   /* sliced: the edge it holds the slice of */
     int32_t send;                   /* sliced: the phase that sends it (as the Mapping gives) */
-    EBox slice;                     /* sliced: the edge's box in the writer's coordinates */
+    EBox slice;                     /* sliced: the edge's box in the writer's coordinates,
+                                       or split: the columns of the part holding it */
+    bool split;                     /* sliced: one of the two parts a P26 splits the buffer's
+                                       rows into holds it (emit_sliceout.c) */
+    uint32_t ciso;                  /* split: the area of the right part when this one holds
+                                       the left and writes the P26, else EMIT_NONE */
 } ESendBuf;
 /* A copy laid out band by band and slice by slice for the 1 x 1 Soma writer it feeds
  * (emit_bandslice.c): its index, that writer's position, and the width of the column
@@ -1131,6 +1136,12 @@ Status emit_p08(Emit *e, uint32_t pos, Taskir__Asm__SomaPrim *s, const EArea *x1
 Status emit_plan(Emit *e);                  /* emit_plan.c */
 Status emit_moves(Emit *e);                 /* emit_move.c: the P06 of received copies and
                                                of the parts of spread ones */
+/* emit_split_words (emit_move.c): a P26 in Soma slot `slot` of phase p of core k splitting
+ * rows INT_32 rows of words0 + words1 words from `from` into rows of words0 from to0 and of
+ * words1 from to1 (block: the block it is written for). */
+Status emit_split_words(Emit *e, uint32_t k, int32_t p, int32_t slot, int32_t block,
+                        int64_t from, int64_t to0, int64_t words0, int64_t to1, int64_t words1,
+                        int64_t rows);
 Status emit_prims(Emit *e, Taskir__Asm__Config *cfg); /* emit_prim.c */
 Status emit_routes(Emit *e);                /* emit_route.c */
 /* The next (ROUTER_SEND, ROUTER_RECIEVE) pair of coordinates of edge dict `dict` from index

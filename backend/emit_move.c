@@ -46,14 +46,15 @@ static Status move_words(Emit *e, uint32_t k, int32_t p, int32_t slot, int32_t b
     return ST_OK;
 }
 
-/* A P26 in Soma slot `slot` of phase p of core k splitting the words from `from` (one INT_32 row of
- * words0 + words1, both multiples of 4) into [to0, to0 + words0) (its out row) and [to1,
- * to1 + words1) (its ciso row): the two runs of a spread copy's part (emit_spread.c). As
- * the P06, INT_32 to INT_32 unshifted, every bit as it was; the ciso row starts at the
- * padded end of the out row, which words0 is. */
-static Status split_words(Emit *e, uint32_t k, int32_t p, int32_t slot, int32_t block,
-                          int64_t from, int64_t to0, int64_t words0, int64_t to1,
-                          int64_t words1, int64_t rows)
+/* A P26 in Soma slot `slot` of phase p of core k splitting the words from `from` (rows
+ * INT_32 rows of words0 + words1, both multiples of 4) into rows of words0 from to0 (its out
+ * rows) and of words1 from to1 (its ciso rows): the two runs of a spread copy's part
+ * (emit_spread.c), the two column parts of a send area (emit_sliceout.c). As the P06,
+ * INT_32 to INT_32 unshifted, every bit as it was; the ciso row starts at the padded end of
+ * the out row, which words0 is. */
+Status emit_split_words(Emit *e, uint32_t k, int32_t p, int32_t slot, int32_t block,
+                        int64_t from, int64_t to0, int64_t words0, int64_t to1, int64_t words1,
+                        int64_t rows)
 {
     if (words0 % ROW_WORDS || words1 % ROW_WORDS)
         return diag_add(e->d, ST_RUNTIME, "emit.internal", e->cores[k].name,
@@ -135,9 +136,9 @@ Status emit_moves(Emit *e)
         const EBandSlice *bs = emit_bandslice_copy(e, pt->copy[0]);
         if (bs) { /* its landed rows of bs->win pixels split into halves (emit_bandslice.c) */
             int64_t half = bs->win / 2 * emit_spread_unit(c0);
-            Status st = split_words(e, pt->core, pt->move_phase, pt->move_slot, block,
-                                    c->addr[pt->land], to0, half, to0 + w0 / 2, half,
-                                    pt->nq[0] / bs->win);
+            Status st = emit_split_words(e, pt->core, pt->move_phase, pt->move_slot, block,
+                                         c->addr[pt->land], to0, half, to0 + w0 / 2, half,
+                                         pt->nq[0] / bs->win);
             if (st != ST_OK)
                 return st;
             continue;
@@ -146,9 +147,9 @@ Status emit_moves(Emit *e)
                     : pt->nq[1] == 0
                         ? move_words(e, pt->core, pt->move_phase, pt->move_slot, block,
                                      c->addr[pt->land], to0, w0)
-                        : split_words(e, pt->core, pt->move_phase, pt->move_slot, block,
-                                      c->addr[pt->land], to0, w0, to1,
-                                      c->reqs[pt->land].words - w0, 1);
+                        : emit_split_words(e, pt->core, pt->move_phase, pt->move_slot,
+                                           block, c->addr[pt->land], to0, w0, to1,
+                                           c->reqs[pt->land].words - w0, 1);
         if (st != ST_OK)
             return st;
     }

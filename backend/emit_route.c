@@ -128,11 +128,13 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
         const ESendBuf *sb = prec != o->feat.prec ? emit_sendbuf_of(e, w, prec)
                                                   : emit_sendbuf_pitch(e, w, df->c, phase, s);
         const ESendBuf *slc = emit_sliceout_of(e, w, ed->id, phase); /* emit_sliceout.c */
-        if (slc && prec == o->feat.prec && !sb) {
+        if (slc && prec == o->feat.prec && !sb) { /* the slice's rows in its area's */
+            int64_t pw = emit_feat_pixel_words(&o->feat);
             l->feat = &o->feat;
-            l->row = wbox.n[1] * emit_feat_pixel_words(l->feat);
+            l->row = slc->slice.n[1] * pw;
             l->box = *dst_box;
-            l->base = c->addr[slc->req];
+            l->base = c->addr[slc->req] + ((wbox.lo[0] - slc->slice.lo[0]) * slc->slice.n[1] +
+                                           wbox.lo[1] - slc->slice.lo[1]) * pw;
             *ch0 = dst_box->lo[2] - wbox.lo[2];
             return ST_OK;
         }

@@ -49,6 +49,17 @@ static int run_lo(const void *a, const void *b)
     return (x->lo > y->lo) - (x->lo < y->lo);
 }
 
+/* The headers m runs r take (freeing r): one each, a disabled header over each gap. */
+static int64_t count_runs(BufRun *r, size_t m)
+{
+    int64_t h = 0;
+    qsort(r, m, sizeof *r, run_lo);
+    for (size_t i = 0; i < m; i++)
+        h += 1 + (i && r[i].lo > r[i - 1].hi);
+    free(r);
+    return h;
+}
+
 /* The headers the n sends v take: a run a row of each slice left in the buffer (row words
  * apart, pw a pixel), a disabled header over each gap between them, and for each other send
  * (a compact area, an edge that is no slice) one run and one gap; -1 when out of memory. */
@@ -71,11 +82,38 @@ static int64_t heads(const SliceSend *v, long n, int64_t row, int64_t pw)
             r[m++] = (BufRun){lo, lo + v[i].box.n[1] * pw};
         }
     }
-    qsort(r, m, sizeof *r, run_lo);
-    for (size_t i = 0; i < m; i++)
-        h += 1 + (i && r[i].lo > r[i - 1].hi);
-    free(r);
-    return h;
+    return h + count_runs(r, m);
+}
+
+/* The headers the slices of v in columns [a, b) take sent from a part of the buffer holding
+ * those columns of rows r0.. (b - a pixels of pw words a row): a run a row of each slice, a
+ * disabled header over each gap, one run for the rows of a slice as wide as the part (they
+ * follow each other); -1 when out of memory. */
+static int64_t part_heads(const SliceSend *v, long n, int64_t a, int64_t b, int64_t r0,
+                          int64_t pw)
+{
+    int64_t runs = 0;
+    for (long i = 0; i < n; i++)
+        runs += v[i].slice && v[i].box.lo[1] >= a && v[i].box.lo[1] < b ? v[i].box.n[0] : 0;
+    BufRun *r = malloc((size_t)(runs ? runs : 1) * sizeof *r);
+    if (!r)
+        return -1;
+    size_t m = 0;
+    for (long i = 0; i < n; i++) {
+        const EBox *x = &v[i].box;
+        if (!v[i].slice || x->lo[1] < a || x->lo[1] >= b)
+            continue;
+        if (x->n[1] == b - a) { /* one run */
+            int64_t lo = (x->lo[0] - r0) * (b - a) * pw;
+            r[m++] = (BufRun){lo, lo + x->n[0] * x->n[1] * pw};
+            continue;
+        }
+        for (int64_t y = 0; y < x->n[0]; y++) {
+            int64_t lo = ((x->lo[0] + y - r0) * (b - a) + x->lo[1] - a) * pw;
+            r[m++] = (BufRun){lo, lo + x->n[1] * pw};
+        }
+    }
+    return count_runs(r, m);
 }
 
 static int rows_desc(const void *a, const void *b)
@@ -154,6 +192,103 @@ static long phase_sends(Emit *e, uint32_t w, int32_t p, SliceSend **out)
     return (long)n;
 }
 
+/* A compact area on writer w's core for ny rows of nx of its pixels, alive from
+ * phase ph (its P06 / P26) to phase p that sends it, the whole step when p's router comes in
+ * the next step; its request in *req. */
+static Status add_area(Emit *e, uint32_t w, int32_t p, int32_t ph, int64_t ny, int64_t nx,
+                       uint32_t *req)
+{
+    const EOut *o = &e->outs[w];
+    uint32_t k = e->core_of[w];
+    const ECore *c = &e->cores[k];
+    bool wrap = emit_send_time(e, w, p) >= c->n_phases;
+    int64_t words = ny * nx * emit_feat_pixel_words(&o->feat);
+    *req = emit_request(e, k, words, o->feat.align < 4 ? 4 : o->feat.align, wrap ? 0 : ph,
+                        wrap ? c->n_phases - 1 : p, ALLOC_DATA, e->g->blocks[w]->id);
+    return *req == EMIT_NONE ? ST_RUNTIME : ST_OK;
+}
+
+/* Appends a sliced send area sb (its feat: the writer's, sb.slice's rows and columns; the
+ * fields every sliced area shares set here). */
+static Status add_sendbuf(Emit *e, ESendBuf sb)
+{
+    ESendBuf *nb = emit_grow(e, e->sendbufs, &e->cap_sendbufs, e->n_sendbufs,
+                             sizeof *e->sendbufs);
+    if (!nb)
+        return ST_RUNTIME;
+    e->sendbufs = nb;
+    int32_t t = emit_send_time(e, sb.writer, sb.send);
+    sb.feat = e->outs[sb.writer].feat;
+    sb.feat.ny = sb.slice.n[0];
+    sb.feat.nx = sb.slice.n[1];
+    sb.feat.words = sb.slice.n[0] * sb.slice.n[1] * emit_feat_pixel_words(&sb.feat);
+    sb.first = sb.last = t;
+    sb.reps = 1;
+    sb.copy = EMIT_NONE;
+    sb.sliced = true;
+    e->sendbufs[e->n_sendbufs++] = sb;
+    return ST_OK;
+}
+
+/* When no slices laid out alone bring writer w's sends of phase p (the n of v) to SLICE_HEADS
+ * (one free Soma slot, say): a P26 in the latest free slot between the writer and the router
+ * splitting the buffer's rows that slices take at a column `cut` no slice straddles, into two
+ * compact parts (columns [0, cut) and [cut, the row's end)), each sent as a buffer of its own
+ * (part_heads), at the cut that leaves the fewest headers, if SLICE_HEADS or fewer (one more
+ * for the gap between the parts, two for each send that is no slice). Each slice's area is
+ * its part's (the left part's first slice writes the P26). */
+static Status plan_split(Emit *e, uint32_t w, int32_t p, const SliceSend *v, long n)
+{
+    const EOut *o = &e->outs[w];
+    uint32_t k = e->core_of[w];
+    int64_t pw = emit_feat_pixel_words(&o->feat), wd = o->box.n[1];
+    int64_t r0 = INT64_MAX, r1 = 0, other = 0, best = SLICE_HEADS + 1, cut = 0;
+    for (long i = 0; i < n; i++) {
+        const EBox *x = &v[i].box;
+        other += v[i].slice ? 0 : 2;
+        r0 = v[i].slice && x->lo[0] < r0 ? x->lo[0] : r0;
+        r1 = v[i].slice && x->lo[0] + x->n[0] > r1 ? x->lo[0] + x->n[0] : r1;
+    }
+    for (int64_t a = 1; a < wd && r0 < r1; a++) {
+        bool ok = (a * pw) % 4 == 0;
+        for (long i = 0; i < n && ok; i++)
+            ok = !v[i].slice || v[i].box.lo[1] >= a || v[i].box.lo[1] + v[i].box.n[1] <= a;
+        int64_t h0 = ok ? part_heads(v, n, 0, a, r0, pw) : 0;
+        int64_t h1 = ok ? part_heads(v, n, a, wd, r0, pw) : 0;
+        if (h0 < 0 || h1 < 0)
+            return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+        if (h0 && h1 && h0 + h1 + 1 + other < best) {
+            best = h0 + h1 + 1 + other;
+            cut = a;
+        }
+    }
+    int32_t ph, sl, t = emit_send_time(e, w, p);
+    if (!cut || !emit_slot_latest(e, k, t, e->phase_of[w],
+                                  emit_slot_when(e->phase_of[w], e->slot_of[w]),
+                                  emit_slot_when(t, MAP_PI_ROUTER_SEND), &ph, &sl))
+        return ST_OK;
+    uint32_t req[2];
+    Status st = add_area(e, w, p, ph, r1 - r0, cut, &req[0]);
+    st = st == ST_OK ? add_area(e, w, p, ph, r1 - r0, wd - cut, &req[1]) : st;
+    bool owner = true;
+    for (long i = 0; i < n && st == ST_OK; i++) {
+        if (!v[i].slice)
+            continue;
+        bool left = v[i].box.lo[1] < cut;
+        EBox part = v[i].box;
+        part.lo[0] = r0;
+        part.n[0] = r1 - r0;
+        part.lo[1] = left ? 0 : cut;
+        part.n[1] = left ? cut : wd - cut;
+        st = add_sendbuf(e, (ESendBuf){.writer = w, .store = v[i].s, .req = req[!left],
+                                       .phase = ph, .slot = sl, .edge = v[i].edge,
+                                       .send = p, .slice = part, .split = true,
+                                       .ciso = left && owner ? req[1] : EMIT_NONE});
+        owner = owner && !left;
+    }
+    return st == ST_OK ? emit_slot_take(e, k, ph, sl, SLOT_SENDBUF, w) : st;
+}
+
 /* Lays out the slices writer w sends in phase p, when they take more headers than the table
  * holds, while they take more than SLICE_HEADS and free Soma slots are left; none when the
  * slots run out first. */
@@ -166,7 +301,6 @@ static Status plan_phase(Emit *e, uint32_t w, int32_t p)
     qsort(v, (size_t)n, sizeof *v, rows_desc);
     const EOut *o = &e->outs[w];
     uint32_t k = e->core_of[w];
-    const ECore *c = &e->cores[k];
     int64_t pw = emit_feat_pixel_words(&o->feat), row = o->box.n[1] * pw;
     int64_t runs = heads(v, n, row, pw);
     int32_t t = emit_send_time(e, w, p);
@@ -179,32 +313,17 @@ static Status plan_phase(Emit *e, uint32_t w, int32_t p)
     for (long i = 0; i < n && runs > SLICE_HEADS && v[i].slice && st == ST_OK; i++) {
         const EBox *b = &v[i].box;
         int32_t ph, sl;
+        uint32_t req;
         if (!emit_slot_latest(e, k, t, e->phase_of[w], after,
                               emit_slot_when(t, MAP_PI_ROUTER_SEND), &ph, &sl))
             break;
-        EmitFeat f = o->feat;
-        f.ny = b->n[0];
-        f.nx = b->n[1];
-        f.words = b->n[0] * b->n[1] * pw;
-        ESendBuf *nb = emit_grow(e, e->sendbufs, &e->cap_sendbufs, e->n_sendbufs,
-                                 sizeof *e->sendbufs);
-        if (!nb) {
-            st = ST_RUNTIME;
+        st = add_area(e, w, p, ph, b->n[0], b->n[1], &req);
+        if (st != ST_OK)
             break;
-        }
-        e->sendbufs = nb;
-        bool wrap = t >= c->n_phases; /* sent in the next step: the area lives the whole step */
-        uint32_t req = emit_request(e, k, f.words, f.align < 4 ? 4 : f.align, wrap ? 0 : ph,
-                                    wrap ? c->n_phases - 1 : p, ALLOC_DATA, e->g->blocks[w]->id);
-        if (req == EMIT_NONE) {
-            st = ST_RUNTIME;
-            break;
-        }
-        e->sendbufs[e->n_sendbufs++] =
-            (ESendBuf){.writer = w, .store = v[i].s, .feat = f, .req = req, .phase = ph,
-                       .slot = sl, .first = t, .last = t, .reps = 1, .copy = EMIT_NONE,
-                       .sliced = true, .edge = v[i].edge, .send = p, .slice = *b};
-        st = emit_slot_take(e, k, ph, sl, SLOT_SENDBUF, w);
+        st = add_sendbuf(e, (ESendBuf){.writer = w, .store = v[i].s, .req = req, .phase = ph,
+                                       .slot = sl, .edge = v[i].edge, .send = p,
+                                       .slice = *b, .ciso = EMIT_NONE});
+        st = st == ST_OK ? emit_slot_take(e, k, ph, sl, SLOT_SENDBUF, w) : st;
         v[i].laid = true;
         runs = st == ST_OK ? heads(v, n, row, pw) : runs;
         st = runs < 0 ? ST_RUNTIME : st;
@@ -214,7 +333,10 @@ static Status plan_phase(Emit *e, uint32_t w, int32_t p)
             ESendBuf *sb = &e->sendbufs[--e->n_sendbufs];
             emit_slot_free(e, k, sb->phase, sb->slot);
             emit_request_drop(e, k, sb->req);
+            v[i].laid = false;
         }
+    if (runs > SLICE_HEADS && st == ST_OK)
+        st = plan_split(e, w, p, v, n);
     free(v);
     return st;
 }
@@ -253,6 +375,12 @@ Status emit_sliceout_prim(Emit *e, const ESendBuf *sb)
     int64_t pw = emit_feat_pixel_words(&o->feat), row = o->box.n[1] * pw;
     int64_t rows = sb->slice.n[0], words = sb->slice.n[1] * pw;
     int64_t x1 = c->addr[o->req] + (sb->slice.lo[0] * o->box.n[1] + sb->slice.lo[1]) * pw;
+    if (sb->split) /* the left part's owner writes the P26 of both */
+        return sb->ciso == EMIT_NONE
+                   ? ST_OK
+                   : emit_split_words(e, o->core, sb->phase, sb->slot,
+                                      e->g->blocks[sb->writer]->id, x1, c->addr[sb->req], words,
+                                      c->addr[sb->ciso], row - words, rows);
     Taskir__Asm__P06 *m = emit_p06_slot(e, o->core, sb->phase, sb->slot,
                                         e->g->blocks[sb->writer]->id);
     if (!m)
