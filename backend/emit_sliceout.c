@@ -53,7 +53,8 @@ static int run_lo(const void *a, const void *b)
 static int64_t count_runs(BufRun *r, size_t m)
 {
     int64_t h = 0;
-    qsort(r, m, sizeof *r, run_lo);
+    if (m > 1) /* r may be NULL when m is 0: qsort's pointer must not be */
+        qsort(r, m, sizeof *r, run_lo);
     for (size_t i = 0; i < m; i++)
         h += 1 + (i && r[i].lo > r[i - 1].hi);
     free(r);
@@ -298,7 +299,8 @@ static Status plan_phase(Emit *e, uint32_t w, int32_t p)
     long n = phase_sends(e, w, p, &v);
     if (n < 0)
         return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
-    qsort(v, (size_t)n, sizeof *v, rows_desc);
+    if (n > 1) /* v is NULL when no edge is sent in the phase */
+        qsort(v, (size_t)n, sizeof *v, rows_desc);
     const EOut *o = &e->outs[w];
     uint32_t k = e->core_of[w];
     int64_t pw = emit_feat_pixel_words(&o->feat), row = o->box.n[1] * pw;
