@@ -67,14 +67,11 @@ static int32_t last_landing(const Emit *e, int32_t id, uint32_t k)
 /* The first phase a compute block on core k reads storage block s in (INT32_MAX: none). */
 static int32_t first_read(const Emit *e, uint32_t s, uint32_t k)
 {
-    const BlockUses *bu = &e->uses.blocks[s];
     int32_t first = INT32_MAX;
-    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        long t = graph_block_pos(e->g, e->g->edges[bu->out_edges[j]]->dst);
-        if (t >= 0 && e->core_of[t] == k && e->phase_of[t] < first &&
-            bt_info(e->g->blocks[t]->type)->kind == BK_COMPUTE)
-            first = e->phase_of[t];
-    }
+    ELocalReaders it = emit_local_readers(s, k);
+    while (emit_local_readers_next(e, &it))
+        if (it.phase < first)
+            first = it.phase;
     return first;
 }
 

@@ -1212,6 +1212,24 @@ ELocalOuts emit_local_outs(uint32_t w, uint32_t k);
  * then name it); NULL once every edge is walked. */
 ECopy *emit_local_outs_next(const Emit *e, ELocalOuts *it);
 
+/* A walk over the compute blocks on core k that read storage block s (emit_local_readers.c),
+ * in s's edge order: made by emit_local_readers, then each emit_local_readers_next gives the
+ * next such reader (an edge whose end is no block, a block of another core or another kind
+ * than compute, passed over). */
+typedef struct ELocalReaders {
+    uint32_t s, k;
+    uint32_t j;          /* the index in s's out_edges of the edge last given, */
+    const Edge *ed;      /* that edge, */
+    uint32_t r;          /* its reader (position in g->blocks), */
+    int32_t phase, slot; /* and the reader's phase and slot (PIIndex) */
+    uint32_t next;       /* the index of the next edge to look at */
+} ELocalReaders;
+
+ELocalReaders emit_local_readers(uint32_t s, uint32_t k);
+/* Whether there is a next such reader (it->j, it->ed, it->r, it->phase, it->slot then name
+ * it); false once every edge is walked. */
+bool emit_local_readers_next(const Emit *e, ELocalReaders *it);
+
 /* Appends sends s[0..n) to ph's chain_rest; out of memory: ST_RUNTIME (recorded in e->d). */
 Status emit_chain_rest_add(Emit *e, EPhase *ph, const ESend *s, size_t n);
 /* Whether sends a and b carry the same run: the same words, in the same pattern. */

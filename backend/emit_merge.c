@@ -204,16 +204,10 @@ static bool free_slots(const Emit *e, uint32_t k, int32_t last, EMerge *m)
  * OUTPUT reads it after its last phase). */
 bool emit_read_after(const Emit *e, const ECopy *cp, int64_t t)
 {
-    const BlockUses *bu = &e->uses.blocks[cp->block];
-    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        long r = graph_block_pos(e->g, e->g->edges[bu->out_edges[j]]->dst);
-        if (r < 0 || e->core_of[r] != cp->core ||
-            bt_info(e->g->blocks[r]->type)->kind != BK_COMPUTE)
-            continue;
-        if (premove_count(e->g, &e->uses, (uint32_t)r) ||
-            emit_slot_when(e->phase_of[r], e->slot_of[r]) <= t)
+    ELocalReaders it = emit_local_readers(cp->block, cp->core);
+    while (emit_local_readers_next(e, &it))
+        if (premove_count(e->g, &e->uses, it.r) || emit_slot_when(it.phase, it.slot) <= t)
             return false;
-    }
     return true;
 }
 

@@ -246,14 +246,11 @@ static int seg_cmp(const void *a, const void *b)
  * or later arrives in the step before (a stage's input, docs/backend.md "Stages"). */
 static int32_t first_reader(const Emit *e, const ECopy *cp)
 {
-    const BlockUses *bu = &e->uses.blocks[cp->block];
     int32_t first = e->cores[cp->core].n_phases;
-    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        long t = graph_block_pos(e->g, e->g->edges[bu->out_edges[j]]->dst);
-        if (t >= 0 && e->core_of[t] == cp->core && e->phase_of[t] < first &&
-            bt_info(e->g->blocks[t]->type)->kind == BK_COMPUTE)
-            first = e->phase_of[t];
-    }
+    ELocalReaders it = emit_local_readers(cp->block, cp->core);
+    while (emit_local_readers_next(e, &it))
+        if (it.phase < first)
+            first = it.phase;
     return first;
 }
 
@@ -302,14 +299,10 @@ static int32_t time_cut(const Emit *e, const ECopy *cp, int32_t *ph, bool fill)
 /* Whether a compute block on copy cp's core reads it in phase p (its Axon only: axon). */
 static bool reads_in(const Emit *e, const ECopy *cp, int32_t p, bool axon)
 {
-    const BlockUses *bu = &e->uses.blocks[cp->block];
-    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        long t = graph_block_pos(e->g, e->g->edges[bu->out_edges[j]]->dst);
-        if (t >= 0 && e->core_of[t] == cp->core && e->phase_of[t] == p &&
-            bt_info(e->g->blocks[t]->type)->kind == BK_COMPUTE &&
-            (!axon || e->slot_of[t] == MAP_PI_AXON))
+    ELocalReaders it = emit_local_readers(cp->block, cp->core);
+    while (emit_local_readers_next(e, &it))
+        if (it.phase == p && (!axon || it.slot == MAP_PI_AXON))
             return true;
-    }
     return false;
 }
 
