@@ -343,6 +343,33 @@ static Status plan_phase(Emit *e, uint32_t w, int32_t p)
     return st;
 }
 
+/* The phases of a core of n_phases (at most 64) in which writer w's core sends any edge
+ * from its buffer, one bit a phase, into *mask: one walk over its edges' pairs rather than
+ * one a phase (ResNet-50's 9669 blocks took a quarter of taskir-emit's time so). */
+static Status sent_phases(Emit *e, uint32_t w, int32_t n_phases, uint64_t *mask)
+{
+    uint32_t k = e->core_of[w];
+    const BlockUses *bu = &e->uses.blocks[w];
+    *mask = 0;
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        const Edge *ed;
+        uint32_t s, sk, rk;
+        const MapDict *dict;
+        EBox box;
+        Status st = ST_OK;
+        if (!emit_sendbuf_edge(e, w, j, &ed, &s, &dict, &box))
+            continue;
+        for (uint32_t c = 0; emit_dict_pair(e, dict, &c, &sk, &rk, &st); c++) {
+            int32_t p = dict->coords[c].phase;
+            if (sk == k && p >= 0 && p < n_phases)
+                *mask |= UINT64_C(1) << p;
+        }
+        if (st != ST_OK)
+            return st;
+    }
+    return ST_OK;
+}
+
 Status emit_sliceout_plan(Emit *e)
 {
     for (uint32_t w = 0; w < e->g->n_blocks; w++) {
@@ -351,7 +378,15 @@ Status emit_sliceout_plan(Emit *e)
             emit_bandslice_writer(e, w))
             continue;
         const ECore *c = &e->cores[o->core];
+        uint64_t mask = ~UINT64_C(0); /* past 64 phases: every phase asked */
+        if (c->n_phases <= 64) {
+            Status st = sent_phases(e, w, c->n_phases, &mask);
+            if (st != ST_OK)
+                return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+        }
         for (int32_t p = 0; p < c->n_phases; p++) {
+            if (p < 64 && !(mask >> p & 1u))
+                continue; /* nothing sent: plan_phase finds no run */
             Status st = plan_phase(e, w, p);
             if (st != ST_OK)
                 return st;
