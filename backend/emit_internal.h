@@ -285,13 +285,15 @@ typedef struct EBandSlice {
     uint32_t copy, writer;
     int64_t win;
 } EBandSlice;
-/* What the spread copies of one core receive in one phase (ECopy.spread, emit_spread.c):
- * one or two runs, run i the pixels [q0[i], q0[i] + nq[i]) of copy copy[i] (in its [y][x]
- * order: (y - box.lo[0]) * box.n[1] + x - box.lo[1]), two runs of one copy apart or of two
- * copies. They arrive in phase `phase` into a landing area of their own in the receive area
- * (land, alive in that phase: the first run, then the second), and a Soma2 of that phase,
- * after the router, moves them into their copies' areas: a P06 for one run, a P26 splitting
- * the landing area into the two runs' places for two. */
+/* What the spread copies of one core receive in one phase, one move's worth (ECopy.spread,
+ * emit_spread.c): one or two runs, run i the pixels [q0[i], q0[i] + nq[i]) of copy copy[i]
+ * (in its [y][x] order: (y - box.lo[0]) * box.n[1] + x - box.lo[1]), two runs of one copy
+ * apart or of two copies. They arrive in phase `phase` into a landing area of their own in
+ * the receive area (land, alive in that phase: the first run, then the second), and a Soma2
+ * of that phase, after the router, moves them into their copies' areas: a P06 for one run,
+ * a P26 splitting the landing area into the two runs' places for two. A phase may hold a
+ * second part on the core (a third copy's runs), moved in Soma1 of the next phase; a copy
+ * has one part a phase at most (emit_part_at). */
 typedef struct EPart {
     uint32_t core;
     int32_t phase;
