@@ -10,10 +10,14 @@
  * into the phases after, only while no reader needs them; the schedule (schedule.c,
  * plan_parts) therefore sends a transfer whose runs would overfill its sender's table of a
  * phase in a later phase of the writer's stage, where the table has room, and its reader
- * runs after it. It does so only for a writer whose transfers take more runs in all than
- * three tables hold (map_heads_ruled): the spill takes fewer (test_diff_ops/
- * broadcast_div_case_1_variant_1-4's 318 on core (12,9), laid out by emit_bandslice.c),
- * and every other Mapping stays as it was.
+ * runs after it. It does so only for a writer whose column slices take more runs in all
+ * than three tables hold (map_heads_ruled): the spill takes fewer (test_diff_ops/
+ * broadcast_div_case_1_variant_1-4's 318 on core (12,9), laid out by emit_bandslice.c);
+ * a writer of many transfers of one run each is left alone too, as the code generator
+ * sends a run to several cores under one header (a relaying chain) where the count would
+ * take a header for each (cvm_precision_case_1__p_24_'s CCMPB op/abs/x0: 462 transfers of
+ * one row each into nine copies, pushed apart phase by phase so that their relaying chains
+ * no longer fit), and every other Mapping stays as it was.
  */
 #include "mapper/send_heads.h"
 
@@ -39,8 +43,10 @@ int64_t map_xfer_runs(const MapPlan *p, const MClash *c, uint32_t xi)
 int64_t map_writer_runs(const MapPlan *p, const MClash *c, uint32_t t)
 {
     int64_t n = 0;
-    for (uint32_t i = c->start[t]; i < c->start[t + 1]; i++)
-        n += map_xfer_runs(p, c, c->list[i]);
+    for (uint32_t i = c->start[t]; i < c->start[t + 1]; i++) {
+        int64_t r = map_xfer_runs(p, c, c->list[i]);
+        n += r > 1 ? r : 0;
+    }
     return n;
 }
 

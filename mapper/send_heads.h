@@ -16,9 +16,12 @@ typedef struct MSendHeads {
  * of the writer's result when that is a column slice of several rows (whole pixels, some
  * of each row's: the rows lie apart in the writer's map), else 1. */
 int64_t map_xfer_runs(const MapPlan *p, const MClash *c, uint32_t xi);
+/* The runs of writer task t's transfers that are column slices of several rows (of more
+ * than one run each, map_xfer_runs), in all. */
 int64_t map_writer_runs(const MapPlan *p, const MClash *c, uint32_t t);
 /* Whether the schedule keeps writer task t's sends within its core's header tables: its
- * transfers take more runs in all (map_writer_runs) than three tables hold (3 x 124). */
+ * column slices take more runs in all (map_writer_runs) than three tables hold
+ * (3 x 124). */
 bool map_heads_ruled(const MapPlan *p, const MClash *c, uint32_t t);
 /* The headers a part of `take` of a transfer's `total` (any unit) in `runs` runs takes: a
  * run and the disabled header over the gap after it (1 for a single run), its share of
