@@ -550,7 +550,7 @@ static int32_t plan_parts(Ready *R, uint32_t xi, int rules, int64_t end, int32_t
     const MTask *a = &p->tasks[x->src_task];
     int64_t total = map_land_bytes(p, xi), left = total;
     int64_t runs = map_xfer_runs(p, &R->s->clash, xi);
-    bool ruled = map_heads_ruled(p, &R->s->clash, x->src_task);
+    int ruled = -1; /* map_heads_ruled, asked once, when a table is full */
     uint32_t va = map_task_vcore(p, x->src_task);
     int32_t ph = send_phase(a);
     bool big = map_xfer_over_recv(p, xi);
@@ -585,9 +585,10 @@ static int32_t plan_parts(Ready *R, uint32_t xi, int rules, int64_t end, int32_t
         else if (rules == 3 && room > 0) /* the part its chains carry (xfer_cap.c) */
             room = map_xfer_cap(p, &R->s->clash, xi, R->v, ph, total - left,
                                 left < room ? left : room);
-        if (rules && room > 0 && ph + 1 < end && ruled &&
+        if (rules && room > 0 && ph + 1 < end &&
             map_heads_full(&R->s->heads, va, l,
-                           map_part_heads(runs, left < room ? left : room, total)))
+                           map_part_heads(runs, left < room ? left : room, total)) &&
+            (ruled >= 0 ? ruled : (ruled = map_heads_ruled(p, &R->s->clash, x->src_task))))
             room = 0; /* its runs past its sender's header table (send_heads.c) */
         if (room > 0 || left == 0) {
             int64_t take = left < room ? left : (room > 0 ? room : 0);
