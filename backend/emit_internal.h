@@ -277,6 +277,10 @@ typedef struct ESendBuf {
                                        rows into holds it (emit_sliceout.c) */
     uint32_t ciso;                  /* split: the area of the right part when this one holds
                                        the left and writes the P26, else EMIT_NONE */
+    bool guest;                     /* a second copy of the buffer held as a repeat of
+                                       another's area (req, phase and slot that one's, whose
+                                       P06 writes it): no P06 of its own (emit_sendbuf.c) */
+    int64_t off;                    /* guest: where its repeat begins in the area, words */
 } ESendBuf;
 /* A copy laid out band by band and slice by slice for the 1 x 1 Soma writer it feeds
  * (emit_bandslice.c): its index, that writer's position, and the width of the column
