@@ -277,6 +277,10 @@ typedef struct ESendBuf {
                                        rows into holds it (emit_sliceout.c) */
     uint32_t ciso;                  /* split: the area of the right part when this one holds
                                        the left and writes the P26, else EMIT_NONE */
+    bool guest;                     /* a second copy of the buffer held as a repeat of
+                                       another's area (req, phase and slot that one's, whose
+                                       P06 writes it): no P06 of its own (emit_sendbuf.c) */
+    int64_t off;                    /* guest: where its repeat begins in the area, words */
 } ESendBuf;
 /* A copy laid out band by band and slice by slice for the 1 x 1 Soma writer it feeds
  * (emit_bandslice.c): its index, that writer's position, and the width of the column
@@ -736,6 +740,11 @@ bool emit_gathers_copy(const Emit *e, const ECopy *cp, int32_t p, int32_t sl);
  * 0 when it did not. */
 enum { GATHER_LAYOUT = 1, GATHER_SLOT = 2 };
 int32_t emit_gather_failed(const Emit *e, uint32_t pos, int32_t *input);
+/* Moves the gather P06 that takes Soma slot (phase, slot) of core k into the latest free
+ * slot of an earlier phase after its input is in place (emit_move_slot; its part then alive
+ * from there), so that a P06 with no other slot (a send area's split between a writer and
+ * its router, emit_sliceout.c) takes this one; whether it did. */
+bool emit_gather_yield(Emit *e, uint32_t k, int32_t phase, int32_t slot);
 /* EGather.phase of an input that found no free Soma slot for its P06: it may still lie in
  * its part (emit_gather_pending); -1 is one that lies there. */
 enum { GATHER_PENDING = -2 };

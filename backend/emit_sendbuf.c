@@ -374,6 +374,45 @@ static bool soma_prec(PrecisionId p)
     return p == PR_INT_32 || p == PR_INT_8 || p == PR_UINT_8;
 }
 
+/* A second copy of writer w's buffer in its own pitch (a send area of its own for one
+ * storage's copies, emit_senddup.c) that found no free Soma slot between the writer and its
+ * first send (after, before) becomes one more repeat of another such area of w whose P06
+ * runs there (its area one buffer longer, alive to the later of the two last sends, its P06
+ * writing the buffer's pixels once more: real_num_in), when w is no EOut.gather (whose
+ * repeats are a self send's); else it stays without an area. */
+static Status host(Emit *e, ESendBuf *sb, int64_t after, int64_t before)
+{
+    uint32_t w = sb->writer, k = e->core_of[w];
+    ECore *c = &e->cores[k];
+    for (size_t i = 0; i < e->n_sendbufs && !e->outs[w].gather; i++) {
+        ESendBuf *h = &e->sendbufs[i];
+        int64_t at = h->req != EMIT_NONE ? emit_slot_when(h->phase, h->slot) : 0;
+        if (h == sb || h->writer != w || h->req == EMIT_NONE || h->copy != EMIT_NONE ||
+            h->sliced || h->guest || h->feat.prec != sb->feat.prec || h->feat.c != sb->feat.c ||
+            h->feat.words != sb->feat.words || h->first > sb->first || at <= after ||
+            at >= before)
+            continue;
+        AllocReq *r = &c->reqs[h->req];
+        bool wrap = sb->last >= c->n_phases;
+        int32_t last = wrap ? c->n_phases - 1 : sb->last;
+        sb->guest = true;
+        sb->off = h->feat.words * h->reps;
+        sb->req = h->req;
+        sb->phase = h->phase;
+        sb->slot = h->slot;
+        h->reps++;
+        r->words = h->feat.words * h->reps;
+        if (wrap) {
+            r->first = 0;
+            r->last = c->n_phases - 1;
+        } else if (last > r->last) {
+            r->last = last;
+        }
+        return ST_OK;
+    }
+    return ST_OK;
+}
+
 /* Checks the change of send area sb, finds its slot and requests its area; a send area of
  * another pitch (the buffer's precision: no change of values) is left without one (req
  * EMIT_NONE) where a P06 cannot write it or no slot is free. */
@@ -411,7 +450,8 @@ static Status place(Emit *e, ESendBuf *sb, const ExactInfo *x)
     bool slot = emit_slot_latest(e, k, sb->first, e->phase_of[sb->writer], after, before,
                                  &sb->phase, &sb->slot);
     if (!slot && pitch)
-        return ST_OK; /* its sends go from the buffer, as before (emit.route, "overlap") */
+        return host(e, sb, after, before); /* else its sends go from the buffer, as before
+                                               (emit.route, "overlap") */
     if (!slot)
         return diag_block(e->d, ST_LOGIC, "emit.slot", b,
                           "sends its %s values to block %d's copy in %s of %lld channels a "
@@ -542,8 +582,9 @@ Status emit_sendbuf_prims(Emit *e)
             return diag_block(e->d, ST_RUNTIME, "emit.internal", e->g->blocks[sb->writer],
                               "no source");
         const ECore *c = &e->cores[o->core];
-        if (sb->req == EMIT_NONE)
-            continue; /* a send area of another pitch without a free slot */
+        if (sb->req == EMIT_NONE || sb->guest)
+            continue; /* a send area of another pitch without a free slot; a repeat of
+                         another's, which that one's P06 writes */
         Taskir__Asm__P06 *p = emit_p06_slot(e, o->core, sb->phase, sb->slot,
                                             e->g->blocks[sb->writer]->id);
         if (!p)
