@@ -14,11 +14,14 @@
  *   slot instead of the P06, splits each landed row into its first and last Win / 2
  *   pixels, both compact (out: the band's slices' first halves one after the other, ciso
  *   their second halves), in the band's words of the copy's area;
- * - from bands of whole rows, one a writer on another core (the bands: those writers'
- *   rows): the writer's router lands each row's pixels slice by slice at their place (runs
- *   of a slice's pixels equally far apart, a band's rows times a slice's pixels, one
- *   header a row), so the landing area holds the copy's words in their final order and the
- *   part's move stays one P06; the parts, runs of the copy's words, need not be whole rows.
+ * - from boxes of whole pixels that writers on other cores send straight to it (win 0):
+ *   the bands are the rows inside one part and each row two parts share alone, so each
+ *   part holds the pixels it holds in [y][x] order (those the Mapping's phases bring), and
+ *   a writer's router lands each of its rows slice by slice at their place (runs of a
+ *   slice's pixels equally far apart, a band's rows times a slice's pixels: one header a
+ *   row), so the landing area holds the part's words in their final order and its move
+ *   stays one P06; the writer's result may go to a copy gathered on its own core, or to a
+ *   spread one (its part's landing area).
  * A copy or buffer used otherwise is not laid out so. */
 #include "backend/emit_internal.h"
 
