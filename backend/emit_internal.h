@@ -277,6 +277,11 @@ typedef struct ESendBuf {
                                        rows into holds it (emit_sliceout.c) */
     uint32_t ciso;                  /* split: the area of the right part when this one holds
                                        the left and writes the P26, else EMIT_NONE */
+    bool rides;                     /* a second copy of the buffer that no slot was left for,
+                                       written as a repeat by another's P06 (in that one's
+                                       area, req, from word off: emit_senddup_fold) */
+    int64_t off;
+    int32_t more;                   /* the repeats its P06 writes for riders, after its reps */
 } ESendBuf;
 /* A copy laid out band by band and slice by slice for the 1 x 1 Soma writer it feeds
  * (emit_bandslice.c): its index, that writer's position, the width of the column slices it
@@ -495,7 +500,7 @@ typedef enum EPinMore {
 #define EMIT_PIN_KINDS(X)                                                                     \
     X(TIE, EPinTie, EPIN_MORE_NONE, 0)                                                        \
     X(PITCH, EPinPitch, EPIN_MORE_NONE, 0)                                                    \
-    X(DUP, EPinDup, EPIN_MORE_RECORD, 4)                                                      \
+    X(DUP, EPinDup, EPIN_MORE_RECORD, 32)                                                     \
     X(RAW, EPinRaw, EPIN_MORE_NONE, 0)                                                        \
     X(CAP, EPinCap, EPIN_MORE_PASS, 16)                                                       \
     X(FIRST, EPinFirst, EPIN_MORE_ONCE, 16)
@@ -1302,6 +1307,9 @@ void emit_send_halves(Emit *e, uint32_t k);
 /* Whether the copies of storage block position s take writer w's words from a second copy
  * of its buffer (a send area of its own pitch): recorded by an earlier pass. */
 bool emit_senddup_of(const Emit *e, uint32_t w, uint32_t s);
+/* The second copies of a buffer that found no Soma slot, each folded into a placed second
+ * copy of the same writer's buffer as one more repeat its P06 writes (ESendBuf.rides). */
+Status emit_senddup_fold(Emit *e);
 /* The send area holding a second copy of copy ci (on writer w's core, which w writes and
  * sends from) for storage block position s's copies, sending in phase p, or NULL. */
 const ESendBuf *emit_senddup_copy(const Emit *e, uint32_t w, uint32_t ci, uint32_t s,

@@ -149,8 +149,8 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
         l->row = (same_extents(&wbox, dst_box) ? o->box.n[1] : dst_box->n[1]) *
                  emit_feat_pixel_words(l->feat);
         l->box = *dst_box;
-        l->base = c->addr[sb ? sb->req : o->req] + (wbox.lo[0] * o->box.n[1] + wbox.lo[1]) *
-                                                       emit_feat_pixel_words(l->feat);
+        l->base = c->addr[sb ? sb->req : o->req] + (sb ? sb->off : 0) +
+                  (wbox.lo[0] * o->box.n[1] + wbox.lo[1]) * emit_feat_pixel_words(l->feat);
         *ch0 = dst_box->lo[2] - wbox.lo[2];
         return ST_OK;
     }

@@ -522,6 +522,8 @@ Status emit_sendbufs(Emit *e)
         st = place(e, &e->sendbufs[i], &x);
     exact_finish(&x);
     if (st == ST_OK)
+        st = emit_senddup_fold(e);
+    if (st == ST_OK)
         trim_buffers(e);
     return st == ST_OK ? emit_slices_out(e) : st;
 }
@@ -542,18 +544,19 @@ Status emit_sendbuf_prims(Emit *e)
             return diag_block(e->d, ST_RUNTIME, "emit.internal", e->g->blocks[sb->writer],
                               "no source");
         const ECore *c = &e->cores[o->core];
-        if (sb->req == EMIT_NONE)
-            continue; /* a send area of another pitch without a free slot */
+        if (sb->req == EMIT_NONE || sb->rides)
+            continue; /* a send area of another pitch without a free slot, or a repeat of
+                         another's (emit_senddup_fold) */
         Taskir__Asm__P06 *p = emit_p06_slot(e, o->core, sb->phase, sb->slot,
                                             e->g->blocks[sb->writer]->id);
         if (!p)
             return ST_RUNTIME;
-        int64_t pix = o->box.n[0] * o->box.n[1];
-        emit_p06_rows(p, o->feat.prec, o->feat.c, pix * sb->reps, c->addr[o->req],
-                      o->feat.words, c->addr[sb->req], sb->feat.words * sb->reps);
+        int64_t pix = o->box.n[0] * o->box.n[1], reps = sb->reps + sb->more;
+        emit_p06_rows(p, o->feat.prec, o->feat.c, pix * reps, c->addr[o->req],
+                      o->feat.words, c->addr[sb->req], sb->feat.words * reps);
         SET(p, out_precision, pr_info(sb->feat.prec)->wire);
         SET(p, length_out, (int32_t)sb->feat.c);
-        if (sb->reps > 1) { /* out row i is buffer pixel i mod pix: the pixels reps times */
+        if (reps > 1) { /* out row i is buffer pixel i mod pix: the pixels reps times */
             SET(p, real_length_in_en, 1);
             SET(p, real_num_in, (int32_t)pix);
         }

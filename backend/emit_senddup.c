@@ -11,7 +11,9 @@
  * buffer. A writer with no output buffer, which writes a copy on its own core and sends from
  * it (emit_route.c writer_loc), gets a send area holding a second copy of that copy, a P06
  * after the writer copying its pixels as they are (INT_32 words, the copy's pitch in and
- * out). */
+ * out). A second copy of a buffer left without a Soma slot rides on one of the same
+ * writer's that has one (emit_senddup_fold): that P06 writes the buffer once more, after
+ * its own repeats, into its grown area. */
 #include "backend/emit_internal.h"
 
 
@@ -148,6 +150,50 @@ Status emit_senddup_copies(Emit *e)
         e->sendbufs[e->n_sendbufs++] =
             (ESendBuf){.writer = w, .store = s, .feat = e->copies[ci].feat, .req = EMIT_NONE,
                        .phase = -1, .first = first, .last = last, .reps = 1, .copy = ci};
+    }
+    return ST_OK;
+}
+
+/* Whether send area sb is a second copy of its writer's buffer (its own precision and pitch)
+ * for one storage's copies (emit_sendbuf.c need_pitch). */
+static bool buffer_dup(const Emit *e, const ESendBuf *sb)
+{
+    const EOut *o = &e->outs[sb->writer];
+    return sb->copy == EMIT_NONE && !sb->sliced && !sb->rides && o->used &&
+           sb->feat.prec == o->feat.prec && sb->feat.c == o->feat.c;
+}
+
+Status emit_senddup_fold(Emit *e)
+{
+    for (size_t i = 0; i < e->n_sendbufs; i++) {
+        ESendBuf *sb = &e->sendbufs[i];
+        if (sb->req != EMIT_NONE || !buffer_dup(e, sb))
+            continue;
+        for (size_t j = 0; j < e->n_sendbufs; j++) {
+            ESendBuf *h = &e->sendbufs[j];
+            uint32_t k = e->core_of[h->writer];
+            if (j == i || h->writer != sb->writer || h->req == EMIT_NONE || !buffer_dup(e, h) ||
+                emit_slot_when(h->phase, h->slot) >= emit_slot_when(sb->first,
+                                                                    MAP_PI_ROUTER_SEND))
+                continue;
+            /* one more repeat of the buffer in h's area, which lives to sb's last send too
+             * (the whole step when that is in the next step) */
+            ECore *c = &e->cores[k];
+            AllocReq *r = &c->reqs[h->req];
+            r->words += h->feat.words;
+            if (sb->last >= c->n_phases) {
+                r->first = 0;
+                r->last = c->n_phases - 1;
+            } else if (r->last < sb->last) {
+                r->last = sb->last;
+            }
+            sb->rides = true;
+            sb->off = h->feat.words * (h->reps + h->more++);
+            sb->req = h->req;
+            sb->phase = h->phase;
+            sb->slot = h->slot;
+            break;
+        }
     }
     return ST_OK;
 }
