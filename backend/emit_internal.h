@@ -281,13 +281,19 @@ typedef struct ESendBuf {
                                        another's area (req, phase and slot that one's, whose
                                        P06 writes it): no P06 of its own (emit_sendbuf.c) */
     int64_t off;                    /* guest: where its repeat begins in the area, words */
+    int32_t more;                   /* the repeats its P06 writes for guests, after its reps */
 } ESendBuf;
 /* A copy laid out band by band and slice by slice for the 1 x 1 Soma writer it feeds
- * (emit_bandslice.c): its index, that writer's position, and the width of the column
- * slices it is assembled from (the writer's result goes out in slices of half that). */
+ * (emit_bandslice.c): its index, that writer's position, the width of the column slices it
+ * is assembled from (0: any boxes of whole pixels, which the writers' routers land in
+ * their final order), the width of the slices the writer's result goes out in (win / 2, or
+ * the one of its out-edges), and for win 0 the bands (first row, rows), in order. */
+enum { BANDSLICE_MAX = 32 };
 typedef struct EBandSlice {
     uint32_t copy, writer;
-    int64_t win;
+    int64_t win, out;
+    int nb;
+    int64_t y0[BANDSLICE_MAX], rows[BANDSLICE_MAX];
 } EBandSlice;
 /* What the spread copies of one core receive in one phase, one move's worth (ECopy.spread,
  * emit_spread.c): one or two runs, run i the pixels [q0[i], q0[i] + nq[i]) of copy copy[i]
@@ -496,7 +502,7 @@ typedef enum EPinMore {
 #define EMIT_PIN_KINDS(X)                                                                     \
     X(TIE, EPinTie, EPIN_MORE_NONE, 0)                                                        \
     X(PITCH, EPinPitch, EPIN_MORE_NONE, 0)                                                    \
-    X(DUP, EPinDup, EPIN_MORE_RECORD, 4)                                                      \
+    X(DUP, EPinDup, EPIN_MORE_RECORD, 32)                                                     \
     X(RAW, EPinRaw, EPIN_MORE_NONE, 0)                                                        \
     X(CAP, EPinCap, EPIN_MORE_PASS, 16)                                                       \
     X(FIRST, EPinFirst, EPIN_MORE_ONCE, 16)
@@ -1336,7 +1342,10 @@ Status emit_sliceout_prim(Emit *e, const ESendBuf *sb);
  * the rows of box `part` of such a copy that its part pt brings (*piece), and the stand-in
  * copy and origin word (*stand, *dbase) that land them compact in pt's landing area after
  * the slices before them: 1, 0 when it brings none, -1 when they are not inside one
- * slice. */
+ * slice; emit_bandslice_next, for a copy of whole-row bands (win 0): from *it (0 first) on,
+ * the next piece of box `part` (one row, inside one slice) that part pt brings, with its
+ * stand-in copy and origin word in pt's landing area, in the writer's order (row by row,
+ * slice by slice): false when none is left. */
 Status emit_bandslice_plan(Emit *e);
 const EBandSlice *emit_bandslice_copy(const Emit *e, uint32_t ci);
 const EBandSlice *emit_bandslice_writer(const Emit *e, uint32_t w);
@@ -1346,6 +1355,8 @@ int64_t emit_bandslice_at(const Emit *e, const EBandSlice *bs, int64_t y0, int64
                           int64_t x, int64_t pw);
 int emit_bandslice_land(const Emit *e, const EPart *pt, const EBox *part, EBox *piece,
                         ECopy *stand, int64_t *dbase);
+bool emit_bandslice_next(const Emit *e, const EPart *pt, const EBox *part, int64_t *it,
+                         EBox *piece, ECopy *stand, int64_t *dbase);
 /* The time order of a send by writer w's router in phase p: p, or p + the core's phases when
  * that router comes before w's slot in the step (it sends in the next step: a transfer the
  * Mapping spreads past the end of the step, or from a Soma2 in the last phase;
