@@ -496,13 +496,14 @@ typedef enum EPinMore {
 /* The kinds of pin records, one row each: the kind, its record's type, how it adds passes
  * and the most it adds. Ties (each run's together: EPins.runs counts the runs), the copies
  * to land in a chain's pitch, the buffers to send twice (a pass each, so that the graphs
- * with none take no longer), the copies to send from their writer's int32 area, the spread
- * parts to cut where other cores' runs begin (a pass each pass that recorded some) and the
- * parts' runs to land first (for them and the runs their new order lets the passes reach). */
+ * with none take no longer; a pass records every one it meets, emit_route.c
+ * emit_router_prims), the copies to send from their writer's int32 area, the spread parts
+ * to cut where other cores' runs begin (a pass each pass that recorded some) and the parts'
+ * runs to land first (for them and the runs their new order lets the passes reach). */
 #define EMIT_PIN_KINDS(X)                                                                     \
     X(TIE, EPinTie, EPIN_MORE_NONE, 0)                                                        \
     X(PITCH, EPinPitch, EPIN_MORE_NONE, 0)                                                    \
-    X(DUP, EPinDup, EPIN_MORE_RECORD, 32)                                                     \
+    X(DUP, EPinDup, EPIN_MORE_RECORD, 8)                                                      \
     X(RAW, EPinRaw, EPIN_MORE_NONE, 0)                                                        \
     X(CAP, EPinCap, EPIN_MORE_PASS, 16)                                                       \
     X(FIRST, EPinFirst, EPIN_MORE_ONCE, 16)

@@ -379,7 +379,10 @@ static bool soma_prec(PrecisionId p)
  * first send (after, before) becomes one more repeat of another such area of w whose P06
  * runs there (its area one buffer longer, alive to the later of the two last sends, its P06
  * writing the buffer's pixels once more, after its own repeats: real_num_in, ESendBuf.more);
- * else it stays without an area. */
+ * else it stays without an area. Not where either's last send is in the next step: the
+ * grown area would be held the whole step (broadcast_div_case_1_variant_1-4's core (7,4),
+ * 5088 words more, emit.alloc), while its sends from the buffer may yet go without overlap
+ * (the spill). */
 static void host(Emit *e, ESendBuf *sb)
 {
     uint32_t w = sb->writer, k = e->core_of[w];
@@ -396,11 +399,10 @@ static void host(Emit *e, ESendBuf *sb)
         int64_t at = h->req != EMIT_NONE ? emit_slot_when(h->phase, h->slot) : 0;
         if (h == sb || h->writer != w || h->req == EMIT_NONE || h->copy != EMIT_NONE ||
             h->sliced || h->guest || h->feat.prec != sb->feat.prec || h->feat.c != sb->feat.c ||
-            h->feat.words != sb->feat.words || at <= after || at >= before)
+            h->feat.words != sb->feat.words || at <= after || at >= before ||
+            h->last >= c->n_phases || sb->last >= c->n_phases)
             continue;
         AllocReq *r = &c->reqs[h->req];
-        bool wrap = sb->last >= c->n_phases;
-        int32_t last = wrap ? c->n_phases - 1 : sb->last;
         sb->guest = true;
         sb->off = h->feat.words * (h->reps + h->more);
         sb->req = h->req;
@@ -408,12 +410,8 @@ static void host(Emit *e, ESendBuf *sb)
         sb->slot = h->slot;
         h->more++;
         r->words = h->feat.words * (h->reps + h->more);
-        if (wrap) {
-            r->first = 0;
-            r->last = c->n_phases - 1;
-        } else if (last > r->last) {
-            r->last = last;
-        }
+        if (sb->last > r->last)
+            r->last = sb->last;
         return;
     }
 }

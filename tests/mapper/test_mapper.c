@@ -18,6 +18,7 @@
 #include "mapper/chain_index.h"
 #include "mapper/chain_sets.h"
 #include "mapper/lanes_land.h"
+#include "mapper/merge_router.h"
 #include "mapper/plan.h"
 #include "mapper/send_heads.h"
 #include "mapper/xfer_cap.h"
@@ -3323,6 +3324,71 @@ static void test_merge_memory(void **state)
     chip_destroy(c);
 }
 
+/* Two routers merged into one send a phase's packets in one size (mapper/merge_router.c):
+ * on a chip of 2 cores of 17 KiB, CCMPB "src" (8x8x16 int8, Soma1 of phase 0) writes
+ * channels 1..3 into "a/in" on its own core (channels off the 8-byte units: its router lands
+ * them as runs of bytes), and the CVS "w" (Axon of phase 0) of a second input sends its
+ * 8x8x32 int32 result, 8192 bytes, whole to "b/in", whose reader's 16 KiB take a core of
+ * their own. src's and w's vcores exchange nothing and their slots differ, but merged, the
+ * router of phase 0 would send w's 2048 words as 8192 1-byte packets, over a header's 4096
+ * (backend/emit_route.c [emit.route]: test_diff_ops/broadcast_div_case_1_variant_1-4's core
+ * (4,8) phase 1): they stay apart, three cores on two chips (merged: two on one). */
+static Graph *merge_router_graph(void)
+{
+    Graph *g = graph_create();
+    const int32_t s[8] = {8, 8, 16, 0, 0, 0, 0, 0}, h[8] = {8, 8, 3, 0, 0, 0, 0, 0};
+    const int32_t ws[8] = {8, 8, 32, 0, 0, 0, 0, 0};
+    clash_reader(g, clash_writer(g, s), "a", h, 0, 1, 3);
+    Block *x = tg_io(g, BT_INPUT, "data2", PR_INT_8, ws, 1);
+    Block *xs = tg_blk(g, BT_SI, "w/in", PR_INT_8, ws);
+    Block *w = tg_blk(g, BT_CVS, "w", PR_INT_32, ws);
+    assert_true(blk_set_attr(g, w, AT_CONSTANT_A, -1));
+    Block *b = tg_blk(g, BT_SI, "b/in", PR_INT_32, ws);
+    Block *r = tg_blk(g, BT_CCMPB, "b", PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 8, 8});
+    assert_true(blk_set_attr(g, r, AT_CMP, 0));
+    Block *o = tg_blk(g, BT_SI, "b/out", PR_INT_32, ws);
+    Block *out = tg_io(g, BT_OUTPUT, "b/output", PR_INT_32, ws, 2);
+    tg_chain(g, x, xs, w, b, r, o, out, NULL);
+    return g;
+}
+
+static void test_merge_router(void **state)
+{
+    (void)state;
+    const char *edits[] = {"<cores x=\"16\" y=\"10\"/>", "<cores x=\"2\" y=\"1\"/>",
+                           "budget=\"128KiB\"", "budget=\"17KiB\""};
+    Chip *c = chip_with(edits, 4);
+    Graph *g = merge_router_graph();
+    Diag d;
+    MapPlan *p = plan_ok(g, c, &d);
+    const MXfer *xa = clash_xfer(p, "a");
+    assert_non_null(xa);
+    assert_true(p->lanes_byte[xa->edge]);
+    uint32_t M = c->max_phases;
+    uint8_t *sends = calloc((size_t)p->n_vcores * M, 1);
+    assert_non_null(sends);
+    map_router_sends(p, sends, M);
+    uint32_t vs = map_task_vcore(p, task_named(p, "src")), vw = map_task_vcore(p, task_named(p, "w"));
+    assert_true(vs != vw);
+    for (uint32_t l = 0; l < M; l++) {
+        uint8_t a = sends[(size_t)vs * M + l], b = sends[(size_t)vw * M + l];
+        assert_int_equal(a, l ? 0 : MAP_SENDS_BYTES);
+        assert_int_equal(b, l ? 0 : MAP_SENDS_WIDE);
+        assert_int_equal(map_router_mix(a, b), l == 0);
+    }
+    free(sends);
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    MapCost k;
+    Mapping *m = map(merge_router_graph(), c, &k);
+    assert_int_equal(k.cores, 3);
+    assert_int_equal(k.chips, 2);
+    assert_false(same_core(coord_of(m, "src"), coord_of(m, "w")));
+    mapping_destroy(m);
+    chip_destroy(c);
+}
+
 static void test_deterministic(void **state)
 {
     (void)state;
@@ -3410,6 +3476,7 @@ int main(void)
         cmocka_unit_test(test_columns_three),
         cmocka_unit_test(test_merge_lifetimes),
         cmocka_unit_test(test_merge_memory),
+        cmocka_unit_test(test_merge_router),
         cmocka_unit_test(test_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
