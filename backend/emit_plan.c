@@ -1146,7 +1146,7 @@ static void mark_phase_halves(Emit *e, uint32_t k)
         int32_t pc = done ? e->phase_of[g->cadd] : -1;
         for (size_t m = i; m < e->n_gathers && e->gathers[m].cadd == g->cadd &&
                            e->gathers[m].i >= 0 && e->gathers[m].req != EMIT_NONE; m++, j = m)
-            done &= gather_done(e, &e->gathers[m], pc);
+            done = done && gather_done(e, &e->gathers[m], pc); /* only k's CADDs asked */
         for (size_t m = i; done && m < j && j - i == (size_t)g->n &&
                            e->slot_of[g->cadd] == MAP_PI_AXON; m++) {
             AllocReq *r = &c->reqs[e->gathers[m].req]; /* each part */
