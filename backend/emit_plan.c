@@ -846,11 +846,12 @@ static Status make_outs(Emit *e)
  * before, a part at pc or after it) the last of them all. */
 static int32_t last_arrival(const Emit *e, uint32_t pos, uint32_t k, int32_t pc)
 {
-    int32_t id = e->g->blocks[pos]->id, last = -1, before = -1;
-    for (uint32_t i = 0; i < e->m->n_edges; i++) {
-        const MapDict *dict = &e->m->edges[i];
-        const Edge *ed = graph_edge(e->g, dict->task_id);
-        long src = ed && ed->dst == id ? graph_block_pos(e->g, ed->src) : -1;
+    int32_t last = -1, before = -1;
+    const BlockUses *bu = &e->uses.blocks[pos];
+    for (uint32_t i = 0; i < bu->n_in_edges; i++) { /* the edges into it, a dict each */
+        const Edge *ed = e->g->edges[bu->in_edges[i]];
+        const MapDict *dict = emit_edge_dict(e, ed->id);
+        long src = dict ? graph_block_pos(e->g, ed->src) : -1;
         if (src < 0 || e->g->blocks[src]->type == BT_INPUT)
             continue;
         int32_t w = e->core_of[src] != EMIT_NONE ? e->phase_of[src] : 0, n = pc + 1, a = -1;
