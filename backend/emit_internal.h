@@ -528,6 +528,10 @@ typedef struct Emit {
     ECore *cores;
     uint32_t n_cores;
     size_t cap_cores;
+    uint32_t *core_slots;           /* the cores by place (emit_cores.c): n_core_slots slots,
+                                       a core's index or EMIT_NONE; its first n_slotted cores */
+    size_t n_core_slots;
+    uint32_t n_slotted;
     uint32_t *core_of;              /* per block position: the core of its first coordinate */
     int32_t *phase_of;              /* per block position: compute blocks' phase */
     int32_t *slot_of;               /* per block position: PIIndex of compute blocks */
@@ -571,7 +575,8 @@ typedef struct Emit {
 /* The EDup of CADD block pos, or NULL. */
 const EDup *emit_dup_of(const Emit *e, uint32_t pos);
 
-/* The core with these coordinates (added when new); EMIT_NONE when out of memory. */
+/* The core with these coordinates (added when new; emit_cores.c); EMIT_NONE when out of
+ * memory. */
 uint32_t emit_core(Emit *e, const MapCoord *c);
 /* The copy of storage block pos on core k, or NULL. */
 ECopy *emit_copy_on(const Emit *e, uint32_t pos, uint32_t k);
