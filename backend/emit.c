@@ -297,6 +297,8 @@ static void free_emit(Emit *e)
     free(e->chmerges);
     free(e->widens);
     free(e->stagings);
+    emit_by_core_finish(&e->copy_idx);
+    emit_by_core_finish(&e->part_idx);
     graph_uses_finish(&e->uses);
 }
 

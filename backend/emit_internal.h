@@ -517,6 +517,15 @@ typedef struct EPins {
     uint32_t runs;
 } EPins;
 
+/* The entries of a list of the plan (copies or parts) bucketed by core (emit_bycore.c): core
+ * k's are at[first[k]] .. at[first[k + 1] - 1], in list order; n: the list's length when made,
+ * n_cores: the cores then. */
+typedef struct EByCore {
+    uint32_t *first, *at;
+    size_t n;
+    uint32_t n_cores;
+} EByCore;
+
 typedef struct Emit {
     const Mapping *m;
     const Graph *g;
@@ -570,6 +579,7 @@ typedef struct Emit {
     size_t n_chmerges, cap_chmerges;
     EPins *pins;                    /* the runs earlier passes refused, this pass's appended
                                        (emit_pin.c) */
+    EByCore copy_idx, part_idx;     /* copies and parts by core (emit_bycore.c) */
 } Emit;
 
 /* The EDup of CADD block pos, or NULL. */
@@ -1199,6 +1209,26 @@ EPhaseSends emit_phase_sends(int32_t p, bool rest);
 /* The next send of the walk (it->k its sending core, it->ph that core's phase); NULL once
  * every core's are given. The walk may not outlive a change to the sends it walks. */
 const ESend *emit_phase_sends_next(const Emit *e, EPhaseSends *it);
+
+/* A walk over the copies or the parts of spread copies on core k (emit_bycore.c), in list
+ * order: made by emit_copies_on / emit_parts_on, then each emit_copies_next /
+ * emit_parts_next gives the next (NULL once done). emit_index_copies / emit_index_parts index
+ * the list by core as it is (ST_RUNTIME when out of memory): the walks then visit core k's
+ * entries only, until the list grows (then they walk it whole, checking the core);
+ * emit_by_core_finish frees an index. */
+typedef struct EOnCore {
+    uint32_t k;
+    size_t i, end;       /* the next position and the end, in at[] or the list */
+    const EByCore *x;    /* the index walked, or NULL: the whole list */
+} EOnCore;
+
+Status emit_index_copies(Emit *e);
+Status emit_index_parts(Emit *e);
+void emit_by_core_finish(EByCore *x);
+EOnCore emit_copies_on(const Emit *e, uint32_t k);
+EOnCore emit_parts_on(const Emit *e, uint32_t k);
+ECopy *emit_copies_next(const Emit *e, EOnCore *it);
+EPart *emit_parts_next(const Emit *e, EOnCore *it);
 
 /* A walk over writer w's out-edges whose storage block has a copy on core k
  * (emit_local_outs.c), in w's edge order: made by emit_local_outs, then each

@@ -1114,15 +1114,16 @@ static void mark_phase_halves(Emit *e, uint32_t k)
     for (size_t i = 0; i < c->n_reqs; i++)
         c->reqs[i].last_axon = c->reqs[i].first_soma = c->reqs[i].last_soma1 =
             c->reqs[i].first_router = false;
-    for (uint32_t i = 0; i < e->n_copies; i++) { /* a landing area: from the router on */
-        const ECopy *cp = &e->copies[i];
+    EOnCore on = emit_copies_on(e, k); /* a landing area: from the router on */
+    for (const ECopy *cp; (cp = emit_copies_next(e, &on));) {
+        uint32_t i = (uint32_t)(cp - e->copies);
         int32_t lo, hi;
-        AllocReq *r = cp->core == k && cp->land != EMIT_NONE ? &c->reqs[cp->land] : NULL;
+        AllocReq *r = cp->land != EMIT_NONE ? &c->reqs[cp->land] : NULL;
         if (r && !whole_step(c, r)) {
             r->first_router = r->first == cp->land_first;
             r->last_soma1 = r->last == cp->move_phase && cp->move_slot == MAP_PI_SOMA1;
         }
-        r = cp->core == k && cp->received && !cp->spread && cp->land == EMIT_NONE &&
+        r = cp->received && !cp->spread && cp->land == EMIT_NONE &&
                     cp->req != EMIT_NONE && cp->req_off == 0 && !cp->view && !cp->planes &&
                     cp->alias_of == EMIT_NONE && !emit_merge_of(e, cp)
                 ? &c->reqs[cp->req] : NULL; /* a copy that stays where it lands */
@@ -1132,9 +1133,9 @@ static void mark_phase_halves(Emit *e, uint32_t k)
             r->last_soma1 = emit_gather_ends_soma1(e, i);
         }
     }
-    for (size_t i = 0; i < e->n_parts; i++) { /* a spread copy's part: from the router on */
-        const EPart *pt = &e->parts[i];
-        AllocReq *r = pt->core == k && pt->land != EMIT_NONE ? &c->reqs[pt->land] : NULL;
+    on = emit_parts_on(e, k);
+    for (const EPart *pt; (pt = emit_parts_next(e, &on));) { /* a part: from the router on */
+        AllocReq *r = pt->land != EMIT_NONE ? &c->reqs[pt->land] : NULL;
         if (r && !whole_step(c, r)) {
             r->first_router = r->first == pt->phase;
             r->last_soma1 = r->last == pt->move_phase && pt->move_slot == MAP_PI_SOMA1;
@@ -1170,6 +1171,8 @@ static void mark_phase_halves(Emit *e, uint32_t k)
 Status emit_plan(Emit *e)
 {
     Status st = make_copies(e);
+    if (st == ST_OK) /* the copies are all made: the walks over a core's (emit_bycore.c) */
+        st = emit_index_copies(e);
     if (st == ST_OK)
         st = emit_spreads(e);
     if (st == ST_OK)
@@ -1220,6 +1223,8 @@ Status emit_plan(Emit *e)
         st = emit_p08_plan(e);
     if (st == ST_OK) /* the areas relaying chains refused in an earlier pass, fixed first */
         st = emit_pin_place(e);
+    if (st == ST_OK) /* and the parts */
+        st = emit_index_parts(e);
     for (uint32_t k = 0; k < e->n_cores && st == ST_OK; k++) {
         ECore *c = &e->cores[k];
         c->addr = malloc((c->n_reqs ? c->n_reqs : 1) * sizeof *c->addr);

@@ -1,0 +1,95 @@
+/* test_emit_bycore.c: the walks over a core's copies and parts (backend/emit_bycore.c): the
+ * same entries in list order whether the list is indexed by core or not, a core with none
+ * and a core past the index walked empty or whole, an entry of no core (EMIT_NONE) in no
+ * core's walk, and a list grown after its index walked whole again (the new entry found).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "backend/emit_internal.h"
+
+/* The positions the walk over core k's copies gives, into got[] (at most max); how many. */
+static size_t copies_of(const Emit *e, uint32_t k, uint32_t *got, size_t max)
+{
+    size_t n = 0;
+    EOnCore it = emit_copies_on(e, k);
+    for (const ECopy *cp; (cp = emit_copies_next(e, &it));) {
+        assert_true(n < max);
+        got[n++] = (uint32_t)(cp - e->copies);
+    }
+    assert_null(emit_copies_next(e, &it)); /* done stays done */
+    return n;
+}
+
+static size_t parts_of(const Emit *e, uint32_t k, uint32_t *got, size_t max)
+{
+    size_t n = 0;
+    EOnCore it = emit_parts_on(e, k);
+    for (const EPart *pt; (pt = emit_parts_next(e, &it));) {
+        assert_true(n < max);
+        got[n++] = (uint32_t)(pt - e->parts);
+    }
+    return n;
+}
+
+static void check_copies(const Emit *e)
+{
+    uint32_t got[8];
+    assert_int_equal(copies_of(e, 0, got, 8), 2);
+    assert_int_equal(got[0], 1);
+    assert_int_equal(got[1], 4);
+    assert_int_equal(copies_of(e, 1, got, 8), 0);
+    assert_int_equal(copies_of(e, 2, got, 8), 3);
+    assert_int_equal(got[0], 0);
+    assert_int_equal(got[1], 2);
+    assert_int_equal(got[2], 5);
+    assert_int_equal(copies_of(e, 3, got, 8), 0); /* no such core */
+}
+
+static void test_walks(void **state)
+{
+    (void)state;
+    Diag d;
+    diag_init(&d, NULL);
+    ECopy copies[7] = {{.core = 2}, {.core = 0}, {.core = 2}, {.core = EMIT_NONE},
+                       {.core = 0}, {.core = 2}, {.core = 1}};
+    EPart parts[3] = {{.core = 1}, {.core = 1}, {.core = 0}};
+    Emit e = {.d = &d, .n_cores = 3, .copies = copies, .n_copies = 6, .parts = parts,
+              .n_parts = 3};
+    check_copies(&e); /* no index: the whole list */
+    assert_int_equal(emit_index_copies(&e), ST_OK);
+    assert_int_equal(emit_index_parts(&e), ST_OK);
+    assert_non_null(emit_copies_on(&e, 0).x); /* indexed */
+    check_copies(&e);
+    uint32_t got[8];
+    assert_int_equal(parts_of(&e, 1, got, 8), 2);
+    assert_int_equal(got[0], 0);
+    assert_int_equal(got[1], 1);
+    assert_int_equal(parts_of(&e, 2, got, 8), 0);
+    e.n_copies = 7; /* grown since: walked whole, the new copy found */
+    assert_null(emit_copies_on(&e, 1).x);
+    assert_int_equal(copies_of(&e, 1, got, 8), 1);
+    assert_int_equal(got[0], 6);
+    assert_int_equal(emit_index_copies(&e), ST_OK); /* made again */
+    assert_non_null(emit_copies_on(&e, 1).x);
+    assert_int_equal(copies_of(&e, 1, got, 8), 1);
+    assert_int_equal(got[0], 6);
+    e.n_cores = 4; /* a core past the index: the whole list, checked */
+    assert_int_equal(copies_of(&e, 3, got, 8), 0);
+    assert_int_equal(d.n, 0);
+    emit_by_core_finish(&e.copy_idx);
+    emit_by_core_finish(&e.part_idx);
+    emit_by_core_finish(&e.part_idx); /* finished twice: fine */
+    diag_finish(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_walks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
