@@ -299,6 +299,8 @@ static void free_emit(Emit *e)
     free(e->stagings);
     emit_by_core_finish(&e->copy_idx);
     emit_by_core_finish(&e->part_idx);
+    emit_by_core_finish(&e->out_idx);
+    emit_by_core_finish(&e->sendbuf_idx);
     graph_uses_finish(&e->uses);
 }
 

@@ -1,12 +1,13 @@
-/* emit_bycore.c: walks over the copies and the parts of spread copies on one core
- * (EOnCore), in list order, for the loops that ask of every core in turn (the memory plan's
- * halves, emit_plan.c; the receive area a core holds, the parts a copy lands in,
- * emit_spread.c; emit_recvwait.c). Each list is indexed by core once its entries are all
- * made (emit_index_copies after the copies, emit_index_parts after the parts: Emit.copy_idx,
- * part_idx, a counting sort by core): a walk then visits core k's entries only. A list that
+/* emit_bycore.c: walks over the copies, the parts of spread copies, the blocks' output
+ * buffers and the send areas on one core (EOnCore), in list order, for the loops that ask of
+ * every core in turn (the memory plan's halves, emit_plan.c, emit_sendhalf.c; the receive
+ * area a core holds, the parts a copy lands in, emit_spread.c; emit_recvwait.c). Each list is
+ * indexed by core once its entries are all made (emit_index_copies after the copies, the
+ * others before the memory plan: Emit.copy_idx, part_idx, out_idx, sendbuf_idx, a counting
+ * sort by core): a walk then visits core k's entries only. A list that
  * has grown since its index was made, or has none, is walked whole with the core checked, so
  * a walk gives the same entries in the same order either way; an entry's core does not
- * change once it is made.
+ * change once it is made (an output buffer's once it is used, a send area's writer's).
  */
 #include "backend/emit_internal.h"
 
@@ -65,6 +66,18 @@ static uint32_t part_core(const Emit *e, size_t i)
     return e->parts[i].core;
 }
 
+/* A block's output buffer, by its core (an unused one's core is none). */
+static uint32_t out_core(const Emit *e, size_t i)
+{
+    return e->outs[i].used ? e->outs[i].core : EMIT_NONE;
+}
+
+/* A send area, by its writer's core. */
+static uint32_t sendbuf_core(const Emit *e, size_t i)
+{
+    return e->core_of[e->sendbufs[i].writer];
+}
+
 Status emit_index_copies(Emit *e)
 {
     return by_core(e, &e->copy_idx, e->n_copies, copy_core);
@@ -75,22 +88,31 @@ Status emit_index_parts(Emit *e)
     return by_core(e, &e->part_idx, e->n_parts, part_core);
 }
 
-/* A walk over core k's entries of a list of n now, indexed by x. */
-static EOnCore on_core(const EByCore *x, size_t n, uint32_t k)
+Status emit_index_outs(Emit *e)
 {
-    if (x->at && x->n == n && k < x->n_cores)
-        return (EOnCore){.k = k, .i = x->first[k], .end = x->first[k + 1], .x = x};
-    return (EOnCore){.k = k, .i = 0, .end = n, .x = NULL};
+    return by_core(e, &e->out_idx, e->g->n_blocks, out_core);
 }
 
-/* The position of the walk's next entry (core_at: entry i's core); false when done. */
-static bool on_core_next(const Emit *e, EOnCore *it, uint32_t (*core_at)(const Emit *, size_t),
-                         size_t *pos)
+Status emit_index_sendbufs(Emit *e)
+{
+    return by_core(e, &e->sendbuf_idx, e->n_sendbufs, sendbuf_core);
+}
+
+/* A walk over core k's entries of a list of n now, indexed by x (core_at: entry i's core). */
+static EOnCore on_core(const EByCore *x, size_t n, uint32_t k,
+                       uint32_t (*core_at)(const Emit *, size_t))
+{
+    if (x->at && x->n == n && k < x->n_cores)
+        return (EOnCore){k, x->first[k], x->first[k + 1], x, core_at};
+    return (EOnCore){k, 0, n, NULL, core_at};
+}
+
+bool emit_on_core_next(const Emit *e, EOnCore *it, size_t *pos)
 {
     while (it->i < it->end) {
         size_t i = it->x ? it->x->at[it->i] : it->i;
         it->i++;
-        if (it->x || core_at(e, i) == it->k) {
+        if (it->x || it->core_at(e, i) == it->k) {
             *pos = i;
             return true;
         }
@@ -100,22 +122,32 @@ static bool on_core_next(const Emit *e, EOnCore *it, uint32_t (*core_at)(const E
 
 EOnCore emit_copies_on(const Emit *e, uint32_t k)
 {
-    return on_core(&e->copy_idx, e->n_copies, k);
+    return on_core(&e->copy_idx, e->n_copies, k, copy_core);
 }
 
 EOnCore emit_parts_on(const Emit *e, uint32_t k)
 {
-    return on_core(&e->part_idx, e->n_parts, k);
+    return on_core(&e->part_idx, e->n_parts, k, part_core);
+}
+
+EOnCore emit_outs_on(const Emit *e, uint32_t k)
+{
+    return on_core(&e->out_idx, e->g->n_blocks, k, out_core);
+}
+
+EOnCore emit_sendbufs_on(const Emit *e, uint32_t k)
+{
+    return on_core(&e->sendbuf_idx, e->n_sendbufs, k, sendbuf_core);
 }
 
 ECopy *emit_copies_next(const Emit *e, EOnCore *it)
 {
     size_t i;
-    return on_core_next(e, it, copy_core, &i) ? &e->copies[i] : NULL;
+    return emit_on_core_next(e, it, &i) ? &e->copies[i] : NULL;
 }
 
 EPart *emit_parts_next(const Emit *e, EOnCore *it)
 {
     size_t i;
-    return on_core_next(e, it, part_core, &i) ? &e->parts[i] : NULL;
+    return emit_on_core_next(e, it, &i) ? &e->parts[i] : NULL;
 }

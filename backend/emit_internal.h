@@ -579,7 +579,8 @@ typedef struct Emit {
     size_t n_chmerges, cap_chmerges;
     EPins *pins;                    /* the runs earlier passes refused, this pass's appended
                                        (emit_pin.c) */
-    EByCore copy_idx, part_idx;     /* copies and parts by core (emit_bycore.c) */
+    EByCore copy_idx, part_idx;     /* copies, parts, output buffers (by block position) and */
+    EByCore out_idx, sendbuf_idx;   /* send areas by core (emit_bycore.c) */
 } Emit;
 
 /* The EDup of CADD block pos, or NULL. */
@@ -1210,23 +1211,31 @@ EPhaseSends emit_phase_sends(int32_t p, bool rest);
  * every core's are given. The walk may not outlive a change to the sends it walks. */
 const ESend *emit_phase_sends_next(const Emit *e, EPhaseSends *it);
 
-/* A walk over the copies or the parts of spread copies on core k (emit_bycore.c), in list
- * order: made by emit_copies_on / emit_parts_on, then each emit_copies_next /
- * emit_parts_next gives the next (NULL once done). emit_index_copies / emit_index_parts index
- * the list by core as it is (ST_RUNTIME when out of memory): the walks then visit core k's
- * entries only, until the list grows (then they walk it whole, checking the core);
- * emit_by_core_finish frees an index. */
+/* A walk over the copies, the parts of spread copies, the used output buffers (e->outs, by
+ * block position) or the send areas (by their writer's core) on core k (emit_bycore.c), in
+ * list order: made by emit_copies_on / emit_parts_on / emit_outs_on / emit_sendbufs_on, then
+ * each emit_copies_next / emit_parts_next gives the next (NULL once done), or
+ * emit_on_core_next its position (false once done). emit_index_copies / _parts / _outs /
+ * _sendbufs index the list by core as it is (ST_RUNTIME when out of memory): the walks then
+ * visit core k's entries only, until the list grows (then they walk it whole, checking the
+ * core); emit_by_core_finish frees an index. */
 typedef struct EOnCore {
     uint32_t k;
     size_t i, end;       /* the next position and the end, in at[] or the list */
     const EByCore *x;    /* the index walked, or NULL: the whole list */
+    uint32_t (*core_at)(const Emit *e, size_t i); /* entry i's core */
 } EOnCore;
 
 Status emit_index_copies(Emit *e);
 Status emit_index_parts(Emit *e);
+Status emit_index_outs(Emit *e);
+Status emit_index_sendbufs(Emit *e);
 void emit_by_core_finish(EByCore *x);
 EOnCore emit_copies_on(const Emit *e, uint32_t k);
 EOnCore emit_parts_on(const Emit *e, uint32_t k);
+EOnCore emit_outs_on(const Emit *e, uint32_t k);
+EOnCore emit_sendbufs_on(const Emit *e, uint32_t k);
+bool emit_on_core_next(const Emit *e, EOnCore *it, size_t *pos);
 ECopy *emit_copies_next(const Emit *e, EOnCore *it);
 EPart *emit_parts_next(const Emit *e, EOnCore *it);
 

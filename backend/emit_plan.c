@@ -1156,7 +1156,8 @@ static void mark_phase_halves(Emit *e, uint32_t k)
         }
         i = j;
     }
-    for (uint32_t pos = 0; pos < e->g->n_blocks; pos++) {
+    on = emit_outs_on(e, k);
+    for (size_t pos; emit_on_core_next(e, &on, &pos);) {
         const EOut *o = &e->outs[pos];
         int32_t s = e->slot_of[pos];
         if (!o->used || o->core != k || o->aliased || o->over || o->req == EMIT_NONE ||
@@ -1223,8 +1224,12 @@ Status emit_plan(Emit *e)
         st = emit_p08_plan(e);
     if (st == ST_OK) /* the areas relaying chains refused in an earlier pass, fixed first */
         st = emit_pin_place(e);
-    if (st == ST_OK) /* and the parts */
+    if (st == ST_OK) /* and the parts, the output buffers and the send areas */
         st = emit_index_parts(e);
+    if (st == ST_OK)
+        st = emit_index_outs(e);
+    if (st == ST_OK)
+        st = emit_index_sendbufs(e);
     for (uint32_t k = 0; k < e->n_cores && st == ST_OK; k++) {
         ECore *c = &e->cores[k];
         c->addr = malloc((c->n_reqs ? c->n_reqs : 1) * sizeof *c->addr);

@@ -1,7 +1,8 @@
-/* test_emit_bycore.c: the walks over a core's copies and parts (backend/emit_bycore.c): the
- * same entries in list order whether the list is indexed by core or not, a core with none
- * and a core past the index walked empty or whole, an entry of no core (EMIT_NONE) in no
- * core's walk, and a list grown after its index walked whole again (the new entry found).
+/* test_emit_bycore.c: the walks over a core's copies, parts, output buffers and send areas
+ * (backend/emit_bycore.c): the same entries in list order whether the list is indexed by
+ * core or not, a core with none and a core past the index walked empty or whole, an entry of
+ * no core (EMIT_NONE, an unused output buffer) in no core's walk, a send area by its writer's
+ * core, and a list grown after its index walked whole again (the new entry found).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -86,10 +87,55 @@ static void test_walks(void **state)
     diag_finish(&d);
 }
 
+/* The positions walk w gives, into got[] (at most max); how many. */
+static size_t positions(const Emit *e, EOnCore w, uint32_t *got, size_t max)
+{
+    size_t n = 0;
+    for (size_t i; emit_on_core_next(e, &w, &i);) {
+        assert_true(n < max);
+        got[n++] = (uint32_t)i;
+    }
+    return n;
+}
+
+static void test_outs_and_sendbufs(void **state)
+{
+    (void)state;
+    Diag d;
+    diag_init(&d, NULL);
+    Graph g = {.n_blocks = 4};
+    EOut outs[4] = {{.core = 1, .used = true}, {.core = 1}, {.core = 0, .used = true},
+                    {.core = 1, .used = true}};
+    uint32_t core_of[4] = {1, 0, 0, 1};
+    ESendBuf sbs[3] = {{.writer = 3}, {.writer = 1}, {.writer = 0}};
+    Emit e = {.d = &d, .g = &g, .n_cores = 2, .outs = outs, .core_of = core_of,
+              .sendbufs = sbs, .n_sendbufs = 3};
+    for (int pass = 0; pass < 2; pass++) { /* whole, then indexed */
+        uint32_t got[8];
+        assert_int_equal(positions(&e, emit_outs_on(&e, 1), got, 8), 2); /* 1 unused */
+        assert_int_equal(got[0], 0);
+        assert_int_equal(got[1], 3);
+        assert_int_equal(positions(&e, emit_outs_on(&e, 0), got, 8), 1);
+        assert_int_equal(got[0], 2);
+        assert_int_equal(positions(&e, emit_sendbufs_on(&e, 1), got, 8), 2);
+        assert_int_equal(got[0], 0);
+        assert_int_equal(got[1], 2);
+        assert_int_equal(positions(&e, emit_sendbufs_on(&e, 0), got, 8), 1);
+        assert_int_equal(got[0], 1);
+        assert_int_equal(emit_index_outs(&e), ST_OK);
+        assert_int_equal(emit_index_sendbufs(&e), ST_OK);
+        assert_non_null(emit_outs_on(&e, 0).x);
+    }
+    emit_by_core_finish(&e.out_idx);
+    emit_by_core_finish(&e.sendbuf_idx);
+    diag_finish(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_walks),
+        cmocka_unit_test(test_outs_and_sendbufs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
