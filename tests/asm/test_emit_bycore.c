@@ -12,28 +12,21 @@
 
 #include "backend/emit_internal.h"
 
-/* The positions the walk over core k's copies gives, into got[] (at most max); how many. */
-static size_t copies_of(const Emit *e, uint32_t k, uint32_t *got, size_t max)
+/* The positions walk w gives, into got[] (at most max); how many. */
+static size_t positions(const Emit *e, EOnCore w, uint32_t *got, size_t max)
 {
-    size_t n = 0;
-    EOnCore it = emit_copies_on(e, k);
-    for (const ECopy *cp; (cp = emit_copies_next(e, &it));) {
+    size_t n = 0, i;
+    while (emit_on_core_next(e, &w, &i)) {
         assert_true(n < max);
-        got[n++] = (uint32_t)(cp - e->copies);
+        got[n++] = (uint32_t)i;
     }
-    assert_null(emit_copies_next(e, &it)); /* done stays done */
+    assert_false(emit_on_core_next(e, &w, &i)); /* done stays done */
     return n;
 }
 
-static size_t parts_of(const Emit *e, uint32_t k, uint32_t *got, size_t max)
+static size_t copies_of(const Emit *e, uint32_t k, uint32_t *got, size_t max)
 {
-    size_t n = 0;
-    EOnCore it = emit_parts_on(e, k);
-    for (const EPart *pt; (pt = emit_parts_next(e, &it));) {
-        assert_true(n < max);
-        got[n++] = (uint32_t)(pt - e->parts);
-    }
-    return n;
+    return positions(e, emit_copies_on(e, k), got, max);
 }
 
 static void check_copies(const Emit *e)
@@ -66,10 +59,17 @@ static void test_walks(void **state)
     assert_non_null(emit_copies_on(&e, 0).x); /* indexed */
     check_copies(&e);
     uint32_t got[8];
-    assert_int_equal(parts_of(&e, 1, got, 8), 2);
+    assert_int_equal(positions(&e, emit_parts_on(&e, 1), got, 8), 2);
     assert_int_equal(got[0], 0);
     assert_int_equal(got[1], 1);
-    assert_int_equal(parts_of(&e, 2, got, 8), 0);
+    assert_int_equal(positions(&e, emit_parts_on(&e, 2), got, 8), 0);
+    EOnCore it = emit_parts_on(&e, 0); /* the entries themselves */
+    assert_ptr_equal(emit_parts_next(&e, &it), &parts[2]);
+    assert_null(emit_parts_next(&e, &it));
+    it = emit_copies_on(&e, 0);
+    assert_ptr_equal(emit_copies_next(&e, &it), &copies[1]);
+    assert_ptr_equal(emit_copies_next(&e, &it), &copies[4]);
+    assert_null(emit_copies_next(&e, &it));
     e.n_copies = 7; /* grown since: walked whole, the new copy found */
     assert_null(emit_copies_on(&e, 1).x);
     assert_int_equal(copies_of(&e, 1, got, 8), 1);
@@ -85,17 +85,6 @@ static void test_walks(void **state)
     emit_by_core_finish(&e.part_idx);
     emit_by_core_finish(&e.part_idx); /* finished twice: fine */
     diag_finish(&d);
-}
-
-/* The positions walk w gives, into got[] (at most max); how many. */
-static size_t positions(const Emit *e, EOnCore w, uint32_t *got, size_t max)
-{
-    size_t n = 0;
-    for (size_t i; emit_on_core_next(e, &w, &i);) {
-        assert_true(n < max);
-        got[n++] = (uint32_t)i;
-    }
-    return n;
 }
 
 static void test_outs_and_sendbufs(void **state)
