@@ -517,12 +517,12 @@ typedef struct EPins {
     uint32_t runs;
 } EPins;
 
-/* The entries of a list of the plan (copies or parts) bucketed by core (emit_bycore.c): core
- * k's are at[first[k]] .. at[first[k + 1] - 1], in list order; n: the list's length when made,
- * n_cores: the cores then. */
+/* The first n entries of a list of the plan (copies, parts, ...) by core (emit_bycore.c):
+ * core k's chained in list order from head[k] to tail[k] (EMIT_NONE: none) through next[]
+ * (room for cap); n_cores: the cores when made. */
 typedef struct EByCore {
-    uint32_t *first, *at;
-    size_t n;
+    uint32_t *head, *tail, *next;
+    size_t n, cap;
     uint32_t n_cores;
 } EByCore;
 
@@ -1216,12 +1216,13 @@ const ESend *emit_phase_sends_next(const Emit *e, EPhaseSends *it);
  * list order: made by emit_copies_on / emit_parts_on / emit_outs_on / emit_sendbufs_on, then
  * each emit_copies_next / emit_parts_next gives the next (NULL once done), or
  * emit_on_core_next its position (false once done). emit_index_copies / _parts / _outs /
- * _sendbufs index the list by core as it is (ST_RUNTIME when out of memory): the walks then
- * visit core k's entries only, until the list grows (then they walk it whole, checking the
- * core); emit_by_core_finish frees an index. */
+ * _sendbufs index the list by core as it is, or extend its index by the entries added since
+ * (ST_RUNTIME when out of memory): a walk visits core k's entries indexed, then those added
+ * since (the core checked); emit_by_core_finish frees an index. */
 typedef struct EOnCore {
     uint32_t k;
-    size_t i, end;       /* the next position and the end, in at[] or the list */
+    uint32_t chain;      /* the next entry of k's chain (EMIT_NONE: the chain is done) */
+    size_t i, end;       /* then the next entry past those indexed, and the list's end */
     const EByCore *x;    /* the index walked, or NULL: the whole list */
     uint32_t (*core_at)(const Emit *e, size_t i); /* entry i's core */
 } EOnCore;

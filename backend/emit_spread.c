@@ -729,6 +729,8 @@ Status emit_spreads(Emit *e)
                 continue;
             }
             st = plan_spread(e, cp, &segs, &cap);
+            if (st == ST_OK) /* its parts: the walks over a core's (emit_bycore.c) */
+                st = emit_index_parts(e);
             done[order[o].ci] = 1;
             left--;
         }

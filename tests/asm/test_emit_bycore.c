@@ -2,7 +2,8 @@
  * (backend/emit_bycore.c): the same entries in list order whether the list is indexed by
  * core or not, a core with none and a core past the index walked empty or whole, an entry of
  * no core (EMIT_NONE, an unused output buffer) in no core's walk, a send area by its writer's
- * core, and a list grown after its index walked whole again (the new entry found).
+ * core, and a list grown after its index: its chains, then the entries added since (found),
+ * the same once the index is extended by them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -48,8 +49,8 @@ static void test_walks(void **state)
     (void)state;
     Diag d;
     diag_init(&d, NULL);
-    ECopy copies[7] = {{.core = 2}, {.core = 0}, {.core = 2}, {.core = EMIT_NONE},
-                       {.core = 0}, {.core = 2}, {.core = 1}};
+    ECopy copies[8] = {{.core = 2}, {.core = 0}, {.core = 2}, {.core = EMIT_NONE},
+                       {.core = 0}, {.core = 2}, {.core = 1}, {.core = 2}};
     EPart parts[3] = {{.core = 1}, {.core = 1}, {.core = 0}};
     Emit e = {.d = &d, .n_cores = 3, .copies = copies, .n_copies = 6, .parts = parts,
               .n_parts = 3};
@@ -70,14 +71,17 @@ static void test_walks(void **state)
     assert_ptr_equal(emit_copies_next(&e, &it), &copies[1]);
     assert_ptr_equal(emit_copies_next(&e, &it), &copies[4]);
     assert_null(emit_copies_next(&e, &it));
-    e.n_copies = 7; /* grown since: walked whole, the new copy found */
-    assert_null(emit_copies_on(&e, 1).x);
-    assert_int_equal(copies_of(&e, 1, got, 8), 1);
-    assert_int_equal(got[0], 6);
-    assert_int_equal(emit_index_copies(&e), ST_OK); /* made again */
-    assert_non_null(emit_copies_on(&e, 1).x);
-    assert_int_equal(copies_of(&e, 1, got, 8), 1);
-    assert_int_equal(got[0], 6);
+    e.n_copies = 8; /* grown since: the chain, then the copies added since, checked */
+    for (int pass = 0; pass < 2; pass++) { /* then with the index extended by them */
+        assert_non_null(emit_copies_on(&e, 1).x);
+        assert_int_equal(copies_of(&e, 1, got, 8), 1);
+        assert_int_equal(got[0], 6);
+        assert_int_equal(copies_of(&e, 2, got, 8), 4);
+        assert_int_equal(got[2], 5);
+        assert_int_equal(got[3], 7);
+        assert_int_equal(emit_index_copies(&e), ST_OK);
+        assert_int_equal(e.copy_idx.n, 8);
+    }
     e.n_cores = 4; /* a core past the index: the whole list, checked */
     assert_int_equal(copies_of(&e, 3, got, 8), 0);
     assert_int_equal(d.n, 0);
