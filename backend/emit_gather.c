@@ -259,3 +259,32 @@ const EGather *emit_gather_of(const Emit *e, uint32_t pos)
             return &e->gathers[i];
     return NULL;
 }
+
+bool emit_gather_yield(Emit *e, uint32_t k, int32_t phase, int32_t slot)
+{
+    ESlotUse u = emit_slot_use(e, k, phase, slot);
+    for (size_t i = 0; u.kind == SLOT_GATHER && i < e->n_gathers; i++) {
+        EGather *g = &e->gathers[i];
+        const ECopy *cp = &e->copies[g->copy];
+        EMoveSlot ms;
+        if (g->i < 0 || g->cadd != u.block || g->phase != phase || g->slot != slot ||
+            cp->core != k || g->req == EMIT_NONE)
+            continue;
+        /* the latest free slot of an earlier phase after its data is in place; for data of
+         * the step before, its part alive over the whole step already (emit_move_slot) */
+        AllocReq *r = &e->cores[k].reqs[g->req];
+        bool ok = emit_move_slot(e, cp, phase, &ms);
+        if (!ok || (ms.wrap ? r->first > 0 || r->last < e->cores[k].n_phases - 1
+                            : ms.phase >= phase))
+            return false;
+        if (emit_slot_take(e, k, ms.phase, ms.slot, SLOT_GATHER, g->cadd) != ST_OK)
+            return false;
+        emit_slot_free(e, k, phase, slot);
+        g->phase = ms.phase;
+        g->slot = ms.slot;
+        if (ms.phase < r->first) /* its part lives from its P06 on */
+            r->first = ms.phase;
+        return true;
+    }
+    return false;
+}

@@ -277,21 +277,33 @@ typedef struct ESendBuf {
                                        rows into holds it (emit_sliceout.c) */
     uint32_t ciso;                  /* split: the area of the right part when this one holds
                                        the left and writes the P26, else EMIT_NONE */
+    bool guest;                     /* a second copy of the buffer held as a repeat of
+                                       another's area (req, phase and slot that one's, whose
+                                       P06 writes it): no P06 of its own (emit_sendbuf.c) */
+    int64_t off;                    /* guest: where its repeat begins in the area, words */
+    int32_t more;                   /* the repeats its P06 writes for guests, after its reps */
 } ESendBuf;
 /* A copy laid out band by band and slice by slice for the 1 x 1 Soma writer it feeds
- * (emit_bandslice.c): its index, that writer's position, and the width of the column
- * slices it is assembled from (the writer's result goes out in slices of half that). */
+ * (emit_bandslice.c): its index, that writer's position, the width of the column slices it
+ * is assembled from (0: any boxes of whole pixels, which the writers' routers land in
+ * their final order), the width of the slices the writer's result goes out in (win / 2, or
+ * the one of its out-edges), and for win 0 the bands (first row, rows), in order. */
+enum { BANDSLICE_MAX = 32 };
 typedef struct EBandSlice {
     uint32_t copy, writer;
-    int64_t win;
+    int64_t win, out;
+    int nb;
+    int64_t y0[BANDSLICE_MAX], rows[BANDSLICE_MAX];
 } EBandSlice;
-/* What the spread copies of one core receive in one phase (ECopy.spread, emit_spread.c):
- * one or two runs, run i the pixels [q0[i], q0[i] + nq[i]) of copy copy[i] (in its [y][x]
- * order: (y - box.lo[0]) * box.n[1] + x - box.lo[1]), two runs of one copy apart or of two
- * copies. They arrive in phase `phase` into a landing area of their own in the receive area
- * (land, alive in that phase: the first run, then the second), and a Soma2 of that phase,
- * after the router, moves them into their copies' areas: a P06 for one run, a P26 splitting
- * the landing area into the two runs' places for two. */
+/* What the spread copies of one core receive in one phase, one move's worth (ECopy.spread,
+ * emit_spread.c): one or two runs, run i the pixels [q0[i], q0[i] + nq[i]) of copy copy[i]
+ * (in its [y][x] order: (y - box.lo[0]) * box.n[1] + x - box.lo[1]), two runs of one copy
+ * apart or of two copies. They arrive in phase `phase` into a landing area of their own in
+ * the receive area (land, alive in that phase: the first run, then the second), and a Soma2
+ * of that phase, after the router, moves them into their copies' areas: a P06 for one run,
+ * a P26 splitting the landing area into the two runs' places for two. A phase may hold a
+ * second part on the core (a third copy's runs), moved in Soma1 of the next phase; a copy
+ * has one part a phase at most (emit_part_at). */
 typedef struct EPart {
     uint32_t core;
     int32_t phase;
@@ -484,13 +496,14 @@ typedef enum EPinMore {
 /* The kinds of pin records, one row each: the kind, its record's type, how it adds passes
  * and the most it adds. Ties (each run's together: EPins.runs counts the runs), the copies
  * to land in a chain's pitch, the buffers to send twice (a pass each, so that the graphs
- * with none take no longer), the copies to send from their writer's int32 area, the spread
- * parts to cut where other cores' runs begin (a pass each pass that recorded some) and the
- * parts' runs to land first (for them and the runs their new order lets the passes reach). */
+ * with none take no longer; a pass records every one it meets, emit_route.c
+ * emit_router_prims), the copies to send from their writer's int32 area, the spread parts
+ * to cut where other cores' runs begin (a pass each pass that recorded some) and the parts'
+ * runs to land first (for them and the runs their new order lets the passes reach). */
 #define EMIT_PIN_KINDS(X)                                                                     \
     X(TIE, EPinTie, EPIN_MORE_NONE, 0)                                                        \
     X(PITCH, EPinPitch, EPIN_MORE_NONE, 0)                                                    \
-    X(DUP, EPinDup, EPIN_MORE_RECORD, 4)                                                      \
+    X(DUP, EPinDup, EPIN_MORE_RECORD, 8)                                                      \
     X(RAW, EPinRaw, EPIN_MORE_NONE, 0)                                                        \
     X(CAP, EPinCap, EPIN_MORE_PASS, 16)                                                       \
     X(FIRST, EPinFirst, EPIN_MORE_ONCE, 16)
@@ -750,6 +763,11 @@ bool emit_gathers_copy(const Emit *e, const ECopy *cp, int32_t p, int32_t sl);
  * 0 when it did not. */
 enum { GATHER_LAYOUT = 1, GATHER_SLOT = 2 };
 int32_t emit_gather_failed(const Emit *e, uint32_t pos, int32_t *input);
+/* Moves the gather P06 that takes Soma slot (phase, slot) of core k into the latest free
+ * slot of an earlier phase after its input is in place (emit_move_slot; its part then alive
+ * from there), so that a P06 with no other slot (a send area's split between a writer and
+ * its router, emit_sliceout.c) takes this one; whether it did. */
+bool emit_gather_yield(Emit *e, uint32_t k, int32_t phase, int32_t slot);
 /* EGather.phase of an input that found no free Soma slot for its P06: it may still lie in
  * its part (emit_gather_pending); -1 is one that lies there. */
 enum { GATHER_PENDING = -2 };
@@ -1370,7 +1388,10 @@ Status emit_sliceout_prim(Emit *e, const ESendBuf *sb);
  * the rows of box `part` of such a copy that its part pt brings (*piece), and the stand-in
  * copy and origin word (*stand, *dbase) that land them compact in pt's landing area after
  * the slices before them: 1, 0 when it brings none, -1 when they are not inside one
- * slice. */
+ * slice; emit_bandslice_next, for a copy of whole-row bands (win 0): from *it (0 first) on,
+ * the next piece of box `part` (one row, inside one slice) that part pt brings, with its
+ * stand-in copy and origin word in pt's landing area, in the writer's order (row by row,
+ * slice by slice): false when none is left. */
 Status emit_bandslice_plan(Emit *e);
 const EBandSlice *emit_bandslice_copy(const Emit *e, uint32_t ci);
 const EBandSlice *emit_bandslice_writer(const Emit *e, uint32_t w);
@@ -1380,6 +1401,8 @@ int64_t emit_bandslice_at(const Emit *e, const EBandSlice *bs, int64_t y0, int64
                           int64_t x, int64_t pw);
 int emit_bandslice_land(const Emit *e, const EPart *pt, const EBox *part, EBox *piece,
                         ECopy *stand, int64_t *dbase);
+bool emit_bandslice_next(const Emit *e, const EPart *pt, const EBox *part, int64_t *it,
+                         EBox *piece, ECopy *stand, int64_t *dbase);
 /* The time order of a send by writer w's router in phase p: p, or p + the core's phases when
  * that router comes before w's slot in the step (it sends in the next step: a transfer the
  * Mapping spreads past the end of the step, or from a Soma2 in the last phase;

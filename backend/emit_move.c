@@ -134,7 +134,7 @@ Status emit_moves(Emit *e)
         int64_t w0 = pt->nq[0] * emit_spread_unit(c0);
         int32_t block = e->g->blocks[c0->block]->id;
         const EBandSlice *bs = emit_bandslice_copy(e, pt->copy[0]);
-        if (bs) { /* its landed rows of bs->win pixels split into halves (emit_bandslice.c) */
+        if (bs && bs->win) { /* its landed rows of win pixels split in halves (emit_bandslice.c) */
             int64_t half = bs->win / 2 * emit_spread_unit(c0);
             Status st = emit_split_words(e, pt->core, pt->move_phase, pt->move_slot, block,
                                          c->addr[pt->land], to0, half, to0 + w0 / 2, half,

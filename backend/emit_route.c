@@ -149,8 +149,8 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
         l->row = (same_extents(&wbox, dst_box) ? o->box.n[1] : dst_box->n[1]) *
                  emit_feat_pixel_words(l->feat);
         l->box = *dst_box;
-        l->base = c->addr[sb ? sb->req : o->req] + (wbox.lo[0] * o->box.n[1] + wbox.lo[1]) *
-                                                       emit_feat_pixel_words(l->feat);
+        l->base = c->addr[sb ? sb->req : o->req] + (sb ? sb->off : 0) + /* a guest's repeat */
+                  (wbox.lo[0] * o->box.n[1] + wbox.lo[1]) * emit_feat_pixel_words(l->feat);
         *ch0 = dst_box->lo[2] - wbox.lo[2];
         return ST_OK;
     }
@@ -319,12 +319,39 @@ static Status runs(Emit *e, const Edge *ed, const ELoc *src, int64_t ch0, uint32
     return ST_OK;
 }
 
+static int part_pixels(const ECopy *cp, int64_t q0, int64_t nq, const EBox *part, EBox *out);
+
+/* The runs of band piece `piece` (src: its rows in the buffer) into copy dcp on core dk: at
+ * dbase, or with pt (dcp spread, emit_spread.c) those of its pixels part pt brings, at their
+ * place in pt's landing area. */
+static Status band_piece(Emit *e, const Edge *ed, const ELoc *src, int64_t ch0, uint32_t sk,
+                         int32_t p, const ECopy *dcp, uint32_t dk, const EBox *piece,
+                         int64_t dbase, const EPart *pt)
+{
+    if (!pt)
+        return runs(e, ed, src, ch0, sk, p, dcp, dk, piece, dbase);
+    int64_t lbase = e->cores[dk].addr[pt->land];
+    ECopy landed;
+    const ECopy *lcp = emit_part_landed(pt, dcp, &landed);
+    Status st = ST_OK;
+    for (int r = 0; r < 2 && st == ST_OK; r++) {
+        int64_t pw = emit_part_pitch(e, pt, r);
+        EBox pieces[3];
+        int np = &e->copies[pt->copy[r]] == dcp
+                     ? part_pixels(dcp, pt->q0[r], pt->nq[r], piece, pieces) : 0;
+        for (int q = 0; q < np && st == ST_OK; q++)
+            st = runs(e, ed, src, ch0, sk, p, lcp, dk, &pieces[q], lbase - pt->q0[r] * pw);
+        lbase += pt->nq[r] * pw;
+    }
+    return st;
+}
+
 /* The runs of writer w's slice `part` (storage coordinates; dbox: the edge's box there) of
  * a buffer laid out band by band (emit_bandslice.c): each band's rows of the slice are one
- * run of the buffer, the slice's pixels row after row. */
+ * run of the buffer, the slice's pixels row after row (pt: as band_piece). */
 static Status band_sends(Emit *e, const Edge *ed, uint32_t w, const EBandSlice *bs,
                          uint32_t sk, int32_t p, const ECopy *dcp, uint32_t dk,
-                         const EBox *dbox, const EBox *part, int64_t dbase)
+                         const EBox *dbox, const EBox *part, int64_t dbase, const EPart *pt)
 {
     enum { MAX_BANDS = 64 };
     const EOut *o = &e->outs[w];
@@ -347,7 +374,8 @@ static Status band_sends(Emit *e, const Edge *ed, uint32_t w, const EBandSlice *
         src.base = e->cores[o->core].addr[o->req] + emit_bandslice_at(e, bs, y0[b], rows[b], wx,
                                                                       pw) +
                    (piece.lo[0] - lo) * src.row;
-        Status st = runs(e, ed, &src, dbox->lo[2] - wbox.lo[2], sk, p, dcp, dk, &piece, dbase);
+        Status st = band_piece(e, ed, &src, dbox->lo[2] - wbox.lo[2], sk, p, dcp, dk, &piece,
+                               dbase, pt);
         if (st != ST_OK)
             return st;
     }
@@ -707,9 +735,9 @@ static Status route_edge(Emit *e, const MapDict *dict)
                 sk = via; /* the writer, or the relay the chain starts from */
         }
         const EBandSlice *bw = emit_bandslice_writer(e, (uint32_t)w);
-        if (bw && !pt && st == ST_OK && sk == e->core_of[w]) { /* its buffer band by band */
+        if (bw && st == ST_OK && sk == e->core_of[w]) { /* its buffer band by band */
             st = band_sends(e, ed, (uint32_t)w, bw, sk, cs->phase, dlp, rk, &dbox, &part,
-                            dbase);
+                            dbase, pt);
             if (st != ST_OK)
                 return st;
             continue;
@@ -718,8 +746,19 @@ static Status route_edge(Emit *e, const MapDict *dict)
             st = writer_loc(e, ed, (uint32_t)w, cs->phase, &dbox, &dcp->feat, &src, &ch0);
         if (!pt && st == ST_OK)
             st = runs(e, ed, &src, ch0, sk, cs->phase, dlp, rk, &part, dbase);
-        if (pt && st == ST_OK && emit_bandslice_copy(e, pt->copy[0]) &&
-            &e->copies[pt->copy[0]] == dcp) { /* landing a slice of a band (emit_bandslice.c) */
+        const EBandSlice *lbs = pt && st == ST_OK && &e->copies[pt->copy[0]] == dcp
+                                    ? emit_bandslice_copy(e, pt->copy[0]) : NULL;
+        if (lbs && !lbs->win) { /* a band's rows landing slice by slice (emit_bandslice.c) */
+            EBox piece;
+            ECopy stand;
+            int64_t lb, it = 0;
+            while (st == ST_OK && emit_bandslice_next(e, pt, &part, &it, &piece, &stand, &lb))
+                st = runs(e, ed, &src, ch0, sk, cs->phase, &stand, rk, &piece, lb);
+            if (st != ST_OK)
+                return st;
+            continue;
+        }
+        if (lbs) { /* landing a slice of a band (emit_bandslice.c) */
             EBox piece;
             ECopy stand;
             int64_t lb;
@@ -814,6 +853,10 @@ static Status gather_edge(Emit *e, uint32_t w, uint32_t j, int32_t p, int32_t re
     if (cp->spread && !pt)
         return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "gathers part of block %d in "
                           "phase %d, where its spread copy has no part", e->g->blocks[s]->id, p);
+    const EBandSlice *bw = emit_bandslice_writer(e, w);
+    if (bw) /* its buffer band by band (emit_bandslice.c) */
+        return band_sends(e, ed, w, bw, k, p, lcp, k, &dbox, &part, emit_copy_dest_addr(e, cp),
+                          pt);
     bool lanes = emit_moves_lanes(e, ed, w, &dbox); /* bytes between lanes: emit_lanes.c */
     if (lanes && !pt)
         return emit_lane_runs(e, ed, w, k, p, lcp, k, &part, emit_copy_dest_addr(e, cp));
@@ -1151,6 +1194,11 @@ static Status relay_part(Emit *e, uint32_t k, int32_t p, Taskir__Asm__P09 *r)
     return ST_OK;
 }
 
+/* Every core's P09s, phase by phase. An overlap that records a buffer to send twice
+ * (emit_senddup.c) fails the pass but does not end it: the other cores and phases are
+ * checked on and their overlaps recorded too, so that the next pass has them all
+ * (test_diff_ops/broadcast_div_case_1_variant_1-4 records 54 in 6 passes, 13 in all; one
+ * a pass before, 60 in all); any other refusal ends it. */
 Status emit_router_prims(Emit *e)
 {
     char id[32];
@@ -1161,6 +1209,7 @@ Status emit_router_prims(Emit *e)
         cst = emit_route_spill(e); /* what a phase's P09 cannot hold (emit_route_spill.c) */
     if (cst != ST_OK)
         return cst;
+    Status dup = ST_OK; /* an overlap that recorded a buffer to send twice */
     for (uint32_t k = 0; k < e->n_cores; k++) {
         ECore *c = &e->cores[k];
         for (int32_t p = 0; p < c->n_phases; p++) {
@@ -1180,7 +1229,13 @@ Status emit_router_prims(Emit *e)
             l->router = rp;
             rp->p09 = r;
             if (ph->n_sends) {
+                size_t dups = emit_pins_n(e, EPIN_DUP), pitches = emit_pins_n(e, EPIN_PITCH);
                 Status st = send_part(e, k, p, r);
+                if (st == ST_LOGIC && emit_pins_n(e, EPIN_DUP) > dups &&
+                    emit_pins_n(e, EPIN_PITCH) == pitches) {
+                    dup = st; /* the pass goes on to record the other cores' and phases' */
+                    continue;
+                }
                 if (st != ST_OK)
                     return st;
                 snprintf(id, sizeof id, "b%d", ph->sends[0].block);
@@ -1204,5 +1259,5 @@ Status emit_router_prims(Emit *e)
                 return ST_RUNTIME;
         }
     }
-    return ST_OK;
+    return dup;
 }

@@ -374,6 +374,48 @@ static bool soma_prec(PrecisionId p)
     return p == PR_INT_32 || p == PR_INT_8 || p == PR_UINT_8;
 }
 
+/* A second copy of writer w's buffer in its own pitch (a send area of its own for one
+ * storage's copies, emit_senddup.c) that found no free Soma slot between the writer and its
+ * first send (after, before) becomes one more repeat of another such area of w whose P06
+ * runs there (its area one buffer longer, alive to the later of the two last sends, its P06
+ * writing the buffer's pixels once more, after its own repeats: real_num_in, ESendBuf.more);
+ * else it stays without an area. Not where either's last send is in the next step: the
+ * grown area would be held the whole step (broadcast_div_case_1_variant_1-4's core (7,4),
+ * 5088 words more, emit.alloc), while its sends from the buffer may yet go without overlap
+ * (the spill). */
+static void host(Emit *e, ESendBuf *sb)
+{
+    uint32_t w = sb->writer, k = e->core_of[w];
+    ECore *c = &e->cores[k];
+    EOut src = {0};
+    if (sb->req != EMIT_NONE || sb->copy != EMIT_NONE || sb->sliced || sb->guest ||
+        !emit_sendbuf_source(e, w, &src) || src.feat.prec != sb->feat.prec ||
+        !soma_prec(src.feat.prec))
+        return;
+    int64_t after = emit_slot_when(e->phase_of[w], e->slot_of[w]);
+    int64_t before = emit_slot_when(sb->first, MAP_PI_ROUTER_SEND);
+    for (size_t i = 0; i < e->n_sendbufs; i++) {
+        ESendBuf *h = &e->sendbufs[i];
+        int64_t at = h->req != EMIT_NONE ? emit_slot_when(h->phase, h->slot) : 0;
+        if (h == sb || h->writer != w || h->req == EMIT_NONE || h->copy != EMIT_NONE ||
+            h->sliced || h->guest || h->feat.prec != sb->feat.prec || h->feat.c != sb->feat.c ||
+            h->feat.words != sb->feat.words || at <= after || at >= before ||
+            h->last >= c->n_phases || sb->last >= c->n_phases)
+            continue;
+        AllocReq *r = &c->reqs[h->req];
+        sb->guest = true;
+        sb->off = h->feat.words * (h->reps + h->more);
+        sb->req = h->req;
+        sb->phase = h->phase;
+        sb->slot = h->slot;
+        h->more++;
+        r->words = h->feat.words * (h->reps + h->more);
+        if (sb->last > r->last)
+            r->last = sb->last;
+        return;
+    }
+}
+
 /* Checks the change of send area sb, finds its slot and requests its area; a send area of
  * another pitch (the buffer's precision: no change of values) is left without one (req
  * EMIT_NONE) where a P06 cannot write it or no slot is free. */
@@ -411,7 +453,8 @@ static Status place(Emit *e, ESendBuf *sb, const ExactInfo *x)
     bool slot = emit_slot_latest(e, k, sb->first, e->phase_of[sb->writer], after, before,
                                  &sb->phase, &sb->slot);
     if (!slot && pitch)
-        return ST_OK; /* its sends go from the buffer, as before (emit.route, "overlap") */
+        return ST_OK; /* a repeat of another's area (host), or its sends go from the buffer,
+                         as before (emit.route, "overlap") */
     if (!slot)
         return diag_block(e->d, ST_LOGIC, "emit.slot", b,
                           "sends its %s values to block %d's copy in %s of %lld channels a "
@@ -521,6 +564,8 @@ Status emit_sendbufs(Emit *e)
     for (size_t i = 0; i < e->n_sendbufs && st == ST_OK; i++)
         st = place(e, &e->sendbufs[i], &x);
     exact_finish(&x);
+    for (size_t i = 0; i < e->n_sendbufs && st == ST_OK; i++)
+        host(e, &e->sendbufs[i]);
     if (st == ST_OK)
         trim_buffers(e);
     return st == ST_OK ? emit_slices_out(e) : st;
@@ -542,18 +587,19 @@ Status emit_sendbuf_prims(Emit *e)
             return diag_block(e->d, ST_RUNTIME, "emit.internal", e->g->blocks[sb->writer],
                               "no source");
         const ECore *c = &e->cores[o->core];
-        if (sb->req == EMIT_NONE)
-            continue; /* a send area of another pitch without a free slot */
+        if (sb->req == EMIT_NONE || sb->guest)
+            continue; /* a send area of another pitch without a free slot; a repeat of
+                         another's, which that one's P06 writes */
         Taskir__Asm__P06 *p = emit_p06_slot(e, o->core, sb->phase, sb->slot,
                                             e->g->blocks[sb->writer]->id);
         if (!p)
             return ST_RUNTIME;
-        int64_t pix = o->box.n[0] * o->box.n[1];
-        emit_p06_rows(p, o->feat.prec, o->feat.c, pix * sb->reps, c->addr[o->req],
-                      o->feat.words, c->addr[sb->req], sb->feat.words * sb->reps);
+        int64_t pix = o->box.n[0] * o->box.n[1], reps = sb->reps + sb->more;
+        emit_p06_rows(p, o->feat.prec, o->feat.c, pix * reps, c->addr[o->req],
+                      o->feat.words, c->addr[sb->req], sb->feat.words * reps);
         SET(p, out_precision, pr_info(sb->feat.prec)->wire);
         SET(p, length_out, (int32_t)sb->feat.c);
-        if (sb->reps > 1) { /* out row i is buffer pixel i mod pix: the pixels reps times */
+        if (reps > 1) { /* out row i is buffer pixel i mod pix: the pixels reps times */
             SET(p, real_length_in_en, 1);
             SET(p, real_num_in, (int32_t)pix);
         }

@@ -149,6 +149,34 @@ static bool column_slice(const Emit *e, uint32_t w, const Edge *ed, const ECopy 
                                                                  stays in the core's memory */
 }
 
+/* The phase in which writer w's router moves its boxes into copies on its own core that are
+ * not whole rows of it (EOut.gather, emit_route.c's gather: after its Axon or Soma1, the next
+ * after a Soma2), -1 when it moves none. */
+static int32_t self_phase(const Emit *e, uint32_t w)
+{
+    return e->outs[w].gather ? e->phase_of[w] + (e->slot_of[w] == MAP_PI_SOMA2) : -1;
+}
+
+/* Whether out-edge j of writer w is one its router moves into the copy *dcp on its own core
+ * (a self send, emit_route.c's gather_edge; an edge the Mapping gives no transfer), its box
+ * in w's coordinates in *box, *s the storage. */
+static bool self_send(const Emit *e, uint32_t w, uint32_t j, const Edge **ed, uint32_t *s,
+                      const ECopy **dcp, EBox *box)
+{
+    *ed = e->g->edges[e->uses.blocks[w].out_edges[j]];
+    long pos = graph_block_pos(e->g, (*ed)->dst);
+    const ECopy *cp = pos >= 0 ? emit_copy_on(e, (uint32_t)pos, e->core_of[w]) : NULL;
+    EBox d, part;
+    if (!e->outs[w].gather || !cp || emit_edge_dict(e, (*ed)->id) || cp->alias_of == w ||
+        emit_merge_of(e, cp) || !emit_iface_box(e, (uint32_t)pos, true, (*ed)->id, &d) ||
+        !emit_box_meet(&d, &cp->box, &part) || emit_moves_lanes(e, *ed, w, &d) ||
+        !emit_iface_box(e, w, false, (*ed)->id, box))
+        return false;
+    *s = (uint32_t)pos;
+    *dcp = cp;
+    return true;
+}
+
 /* The edges writer w's core sends from its buffer in phase p into *out (malloc'd): their
  * count, -1 when out of memory. An edge sent to several cores in that phase (a chain) or
  * through a send area of its own (another precision or pitch) is no slice. */
@@ -159,14 +187,19 @@ static long phase_sends(Emit *e, uint32_t w, int32_t p, SliceSend **out)
     SliceSend *v = NULL;
     size_t n = 0, cap = 0;
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        const Edge *ed;
-        uint32_t s, sk, rk, pairs = 0, dk = EMIT_NONE;
-        const MapDict *dict;
+        const Edge *ed = NULL;
+        uint32_t s = EMIT_NONE, sk, rk, pairs = 0, dk = EMIT_NONE;
+        const MapDict *dict = NULL;
+        const ECopy *dcp = NULL;
         EBox box;
         Status st = ST_OK;
-        if (!emit_sendbuf_edge(e, w, j, &ed, &s, &dict, &box))
+        /* its self send in the phase its router moves it (no transfer in the Mapping) */
+        bool self = p == self_phase(e, w) && self_send(e, w, j, &ed, &s, &dcp, &box);
+        if (self)
+            pairs = 1;
+        else if (!emit_sendbuf_edge(e, w, j, &ed, &s, &dict, &box))
             continue;
-        for (uint32_t c = 0; emit_dict_pair(e, dict, &c, &sk, &rk, &st); c++)
+        for (uint32_t c = 0; !self && emit_dict_pair(e, dict, &c, &sk, &rk, &st); c++)
             if (sk == k && dict->coords[c].phase == p) {
                 pairs++;
                 dk = rk;
@@ -183,7 +216,8 @@ static long phase_sends(Emit *e, uint32_t w, int32_t p, SliceSend **out)
             return -1;
         }
         v = nv;
-        const ECopy *dcp = dk != EMIT_NONE ? emit_copy_on(e, s, dk) : NULL;
+        if (!self)
+            dcp = dk != EMIT_NONE ? emit_copy_on(e, s, dk) : NULL;
         bool own = emit_sendbuf_pitch(e, w, e->outs[w].feat.c, p, s) ||
                    (dcp && dcp->feat.prec != e->outs[w].feat.prec);
         v[n++] = (SliceSend){ed->id, s, box,
@@ -231,6 +265,22 @@ static Status add_sendbuf(Emit *e, ESendBuf sb)
     return ST_OK;
 }
 
+/* Frees a Soma slot of core k in phases hi down to lo whose time lies between after and
+ * before by moving the gather P06 that takes it to an earlier phase (emit_gather_yield), the
+ * latest such slot first; whether one was. */
+static bool yield_slot(Emit *e, uint32_t k, int32_t hi, int32_t lo, int64_t after,
+                       int64_t before)
+{
+    int32_t n = e->cores[k].n_phases;
+    for (int32_t p = hi; p >= lo; p--)
+        for (int32_t sl = MAP_PI_SOMA2; sl >= MAP_PI_SOMA1; sl -= MAP_PI_SOMA2 - MAP_PI_SOMA1) {
+            int64_t at = emit_slot_when(p, sl);
+            if (at > after && at < before && p < n && emit_gather_yield(e, k, p, sl))
+                return true;
+        }
+    return false;
+}
+
 /* When no slices laid out alone bring writer w's sends of phase p (the n of v) to SLICE_HEADS
  * (one free Soma slot, say): a P26 in the latest free slot between the writer and the router
  * splitting the buffer's rows that slices take at a column `cut` no slice straddles, into two
@@ -264,9 +314,11 @@ static Status plan_split(Emit *e, uint32_t w, int32_t p, const SliceSend *v, lon
         }
     }
     int32_t ph, sl, t = emit_send_time(e, w, p);
-    if (!cut || !emit_slot_latest(e, k, t, e->phase_of[w],
-                                  emit_slot_when(e->phase_of[w], e->slot_of[w]),
-                                  emit_slot_when(t, MAP_PI_ROUTER_SEND), &ph, &sl))
+    int64_t after = emit_slot_when(e->phase_of[w], e->slot_of[w]);
+    int64_t before = emit_slot_when(t, MAP_PI_ROUTER_SEND);
+    if (!cut || (!emit_slot_latest(e, k, t, e->phase_of[w], after, before, &ph, &sl) &&
+                 (!yield_slot(e, k, t, e->phase_of[w], after, before) ||
+                  !emit_slot_latest(e, k, t, e->phase_of[w], after, before, &ph, &sl))))
         return ST_OK;
     uint32_t req[2];
     Status st = add_area(e, w, p, ph, r1 - r0, cut, &req[0]);
@@ -350,7 +402,8 @@ static Status sent_phases(Emit *e, uint32_t w, int32_t n_phases, uint64_t *mask)
 {
     uint32_t k = e->core_of[w];
     const BlockUses *bu = &e->uses.blocks[w];
-    *mask = 0;
+    int32_t own = self_phase(e, w); /* its self sends (self_send) */
+    *mask = own >= 0 && own < n_phases ? UINT64_C(1) << own : 0;
     for (uint32_t j = 0; j < bu->n_out_edges; j++) {
         const Edge *ed;
         uint32_t s, sk, rk;
@@ -374,7 +427,7 @@ Status emit_sliceout_plan(Emit *e)
 {
     for (uint32_t w = 0; w < e->g->n_blocks; w++) {
         const EOut *o = &e->outs[w];
-        if (!o->used || o->gather || o->aliased || o->over || o->req == EMIT_NONE ||
+        if (!o->used || o->aliased || o->over || o->req == EMIT_NONE ||
             emit_bandslice_writer(e, w))
             continue;
         const ECore *c = &e->cores[o->core];

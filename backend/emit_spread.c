@@ -16,7 +16,9 @@
  * last pixels), the first choice that makes every phase's pixels adjacent, else the first
  * that makes them two runs at most: a P26 splits such a part into its two places. The
  * spread copies of a core share the move of a phase: two copies' runs in one phase land
- * back to back, and the P26 splits them into the two copies. A copy received whole in one
+ * back to back, and the P26 splits them into the two copies; a third copy's runs land as a
+ * part of their own, moved by a second P06 or P26 in the other Soma slot after the router
+ * (Soma1 of the next phase). A copy received whole in one
  * phase, which a P06 of its own would move out of the receive area in Soma2 of that phase
  * (emit_plan.c), joins the part of a spread copy that takes that slot as its second run
  * (emit_joins_part): the P26 moves both.
@@ -33,9 +35,10 @@
  * readers (after the Soma2 of the last, mapper/schedule.c): a part arriving in the first
  * reader's phase or later arrives in the step before (a stage's input, over the end of the
  * step: then the copy's area lives the whole step). Refused (logic errors naming the block,
- * not written yet): parts in a phase that are three runs apart or more, of one copy or of
- * the core's spread copies together [emit.alloc]; a Soma2 that runs a block or another
- * inserted move in a phase a part arrives in [emit.slot].
+ * not written yet): parts in a phase that are three runs apart or more, of one copy, or of
+ * the core's spread copies together when no second Soma slot is free to move them
+ * [emit.alloc]; a Soma2 that runs a block or another inserted move in a phase a part
+ * arrives in, and Soma1 of the next phase too [emit.slot].
  */
 #include "backend/emit_internal.h"
 
@@ -197,12 +200,23 @@ int32_t emit_spread_moved(const Emit *e, const ECopy *cp, const EBox *b)
     return covered == (y1 - y0) * (x1 - x0) ? last : INT32_MAX;
 }
 
-/* The part of core k in phase p, or NULL. */
-static EPart *part_on(const Emit *e, uint32_t k, int32_t p)
+/* A part of core k landing in phase p: with room, the first that holds one run (it takes a
+ * second beside it), else the first; NULL when none. */
+static EPart *part_on(const Emit *e, uint32_t k, int32_t p, bool room)
 {
     EOnCore on = emit_parts_on(e, k);
     for (EPart *pt; (pt = emit_parts_next(e, &on));)
-        if (pt->phase == p)
+        if (pt->phase == p && (!room || pt->nq[1] == 0))
+            return pt;
+    return NULL;
+}
+
+/* The part of core k that Soma slot (p, slot) moves, or NULL. */
+static EPart *part_moved(const Emit *e, uint32_t k, int32_t p, int32_t slot)
+{
+    EOnCore on = emit_parts_on(e, k);
+    for (EPart *pt; (pt = emit_parts_next(e, &on));)
+        if (pt->move_phase == p && pt->move_slot == slot)
             return pt;
     return NULL;
 }
@@ -483,13 +497,11 @@ static Status plan_parts(Emit *e, ECopy *cp, ESeg *segs, size_t n)
             }
             nq[r] += segs[j].nq;
         }
-        EPart *pt = part_on(e, k, p);
-        if (pt && (pt->nq[1] > 0 || r > 0))
-            return diag_block(e->d, ST_LOGIC, "emit.alloc", b,
-                              "arrives on %s in phase %d beside other spread copies' parts, "
-                              "in three or more runs of pixels apart: not written yet (a "
-                              "phase's move splits what arrives into two runs at most)",
-                              e->cores[k].name, p);
+        /* a part of the phase holding one run takes this one as its second; else (each
+           holds two, or these pixels are two runs) they are a part of their own, which the
+           phase's other free Soma slot after its router moves (a second P06 or P26) */
+        EPart *pt = r == 0 ? part_on(e, k, p, true) : NULL;
+        bool beside = !pt && part_on(e, k, p, false);
         /* pixels a relaying chain refused behind others of the part land first
            (emit_partfirst.c): one run cut in two there, the later pixels first */
         int64_t qf = emit_part_first(e, k, cp->block, p);
@@ -520,7 +532,14 @@ static Status plan_parts(Emit *e, ECopy *cp, ESeg *segs, size_t n)
             if (emit_soma_taken(e, k, p, MAP_PI_SOMA2)) {
                 if (p + 1 >= e->cores[k].n_phases || emit_soma_taken(e, k, p + 1, MAP_PI_SOMA1) ||
                     reads_in(e, cp, p, false) || reads_in(e, cp, p + 1, true))
-                    return diag_block(e->d, ST_LOGIC, "emit.slot", b,
+                    return beside ? diag_block(e->d, ST_LOGIC, "emit.alloc", b,
+                                               "arrives on %s in phase %d beside other spread "
+                                               "copies' parts, in three or more runs of "
+                                               "pixels apart, and no free Soma slot after "
+                                               "the router moves a second part: not written "
+                                               "yet (a move splits what arrives into two runs "
+                                               "at most)", e->cores[k].name, p)
+                                  : diag_block(e->d, ST_LOGIC, "emit.slot", b,
                                       "arrives on %s over several phases: the rows arriving "
                                       "in phase %d must move out of the receive area by a "
                                       "P06 in Soma2 of that phase or Soma1 of the next, which "
@@ -755,7 +774,8 @@ Status emit_spreads(Emit *e)
         const EPart *pt = cp->movable && !cp->spread && cp->land == EMIT_NONE &&
                                   emit_slot_use(e, cp->core, cp->move_phase,
                                                 MAP_PI_SOMA2).kind == SLOT_PART
-                              ? part_on(e, cp->core, cp->move_phase) : NULL;
+                              ? part_moved(e, cp->core, cp->move_phase, MAP_PI_SOMA2)
+                              : NULL;
         if (!pt || pt->nq[1] > 0 || !emit_joins_part(e, cp, false))
             continue;
         cp->spread = true;

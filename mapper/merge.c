@@ -6,9 +6,11 @@
  * writes) and a block's output buffer in the block's phase, the memory the verifier counts
  * (docs/rules.md, map.mem.core). Two virtual cores of one stage (one phase group) become one
  * when, in every phase, their slots are disjoint, their receives fit the receive budget
- * together and their memory fits the core's budget together, and when they exchange no bytes
- * and hold no copy of the same storage block (so nothing about their transfers, lives or
- * parts changes: the merged core does exactly what the two did).
+ * together, their memory fits the core's budget together and their routers' sends can go
+ * as one router's (merge_router.h: no runs of bytes beside a part of words a header cannot
+ * carry as bytes), and when they exchange no bytes and hold no copy of the same storage
+ * block (so nothing about their transfers, lives or parts changes: the merged core does
+ * exactly what the two did).
  * Only when the plan needs more cores than the description's chip array has: merging pulls
  * unrelated work onto one core, which costs traffic (ResNet-50: 9 % more byte x hops for 26 %
  * fewer cores), so a plan that fits keeps a core per cluster set. Which core: in the order
@@ -26,6 +28,7 @@
  * Afterwards a core's mem_data is its peak over the phases (what the
  * estimates and the report show), no longer the sum.
  */
+#include "mapper/merge_router.h"
 #include "mapper/plan.h"
 
 #include <stdlib.h>
@@ -41,6 +44,7 @@ typedef struct Merge {
     int64_t *adj_bytes;   /* per entry of adj: the bytes of that transfer */
     uint32_t *st_start;   /* nv + 1: the storage blocks each vcore holds a copy of */
     uint32_t *st;
+    uint8_t *sends;       /* nv x M: what each vcore's router sends (merge_router.h) */
 } Merge;
 
 static uint32_t find(uint32_t *root, uint32_t v)
@@ -152,7 +156,8 @@ static bool fits(Merge *m, uint32_t a, uint32_t b)
     if (p->chip->dest_bytes_per_phase && p->chip->dest_bytes_per_phase < per_phase)
         per_phase = p->chip->dest_bytes_per_phase;
     for (uint32_t l = 0; l < m->M; l++)
-        if ((A->slots[l] & B->slots[l]) || A->recv[l] + B->recv[l] > per_phase)
+        if ((A->slots[l] & B->slots[l]) || A->recv[l] + B->recv[l] > per_phase ||
+            map_router_mix(m->sends[(size_t)a * m->M + l], m->sends[(size_t)b * m->M + l]))
             return false;
     int64_t stat = A->mem_weight + B->mem_weight;
     for (uint32_t l = 0; l < m->L; l++)
@@ -180,6 +185,7 @@ static void join(Merge *m, uint32_t a, uint32_t b)
     for (uint32_t l = 0; l < m->M; l++) {
         A->slots[l] |= B->slots[l];
         A->recv[l] += B->recv[l];
+        m->sends[(size_t)a * m->M + l] |= m->sends[(size_t)b * m->M + l];
     }
     for (uint32_t l = 0; l < m->L; l++)
         m->prof[(size_t)a * m->L + l] += m->prof[(size_t)b * m->L + l];
@@ -221,13 +227,14 @@ static Status compact(Merge *m, Diag *d)
 /* The state the joins change (slots, receives and static bytes per vcore, the data
  * profiles), kept so that merging can start over with another reach. */
 typedef struct Saved {
-    uint8_t *slots;
+    uint8_t *slots, *sends;
     int64_t *recv, *weight, *prof;
 } Saved;
 
 static void saved_free(Saved *s)
 {
     free(s->slots);
+    free(s->sends);
     free(s->recv);
     free(s->weight);
     free(s->prof);
@@ -237,11 +244,13 @@ static bool save(const Merge *m, Saved *s)
 {
     const MapPlan *p = m->p;
     s->slots = malloc((size_t)m->nv * m->M);
+    s->sends = malloc((size_t)m->nv * m->M);
     s->recv = malloc((size_t)m->nv * m->M * sizeof *s->recv);
     s->weight = malloc((size_t)m->nv * sizeof *s->weight);
     s->prof = malloc((size_t)m->nv * m->L * sizeof *s->prof);
-    if (!s->slots || !s->recv || !s->weight || !s->prof)
+    if (!s->slots || !s->sends || !s->recv || !s->weight || !s->prof)
         return false;
+    memcpy(s->sends, m->sends, (size_t)m->nv * m->M);
     for (uint32_t v = 0; v < m->nv; v++) {
         memcpy(s->slots + (size_t)v * m->M, p->vcores[v].slots, m->M);
         memcpy(s->recv + (size_t)v * m->M, p->vcores[v].recv, m->M * sizeof *s->recv);
@@ -261,6 +270,7 @@ static void restore(Merge *m, const Saved *s)
         m->root[v] = v;
     }
     memcpy(m->prof, s->prof, (size_t)m->nv * m->L * sizeof *s->prof);
+    memcpy(m->sends, s->sends, (size_t)m->nv * m->M);
 }
 
 /* What b's transfers cost more in the sketch (bytes x hops, each partner where its kept core
@@ -324,8 +334,9 @@ Status map_merge_cores(MapPlan *p, Diag *d)
     m.root = malloc((size_t)m.nv * sizeof *m.root);
     uint32_t *kept = malloc((size_t)m.nv * sizeof *kept);
     uint32_t *sketch = malloc((size_t)m.nv * sizeof *sketch);
+    m.sends = calloc((size_t)m.nv * m.M, 1);
     Status st = ST_OK;
-    if (!m.prof || !m.root || !kept || !sketch || !lists(&m)) {
+    if (!m.prof || !m.root || !kept || !sketch || !m.sends || !lists(&m)) {
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory merging cores");
         goto out;
     }
@@ -333,6 +344,7 @@ Status map_merge_cores(MapPlan *p, Diag *d)
         goto out;
     for (uint32_t v = 0; v < m.nv; v++)
         m.root[v] = v;
+    map_router_sends(p, m.sends, m.M);
     if (!profiles(&m) || !save(&m, &saved)) {
         st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory merging cores");
         goto out;
@@ -363,6 +375,7 @@ out:
     free(m.adj_bytes);
     free(m.st_start);
     free(m.st);
+    free(m.sends);
     free(kept);
     free(sketch);
     return st;

@@ -200,7 +200,8 @@ uint32_t map_xfer_group(const MapPlan *p, uint32_t xi, uint32_t *out, uint32_t r
  * any room up to MAP_GROUP_MAX. ST_RUNTIME when out of memory. */
 Status map_xfer_groups(MapPlan *p);
 /* merge.c: joins virtual cores of one stage whose phases, receive budgets and memory in
- * every phase (storage lifetimes) leave room for both, and which exchange no bytes. */
+ * every phase (storage lifetimes) leave room for both, whose routers' sends can go as one
+ * (merge_router.h), and which exchange no bytes. */
 Status map_merge_cores(MapPlan *p, Diag *d);
 /* lifetime.c: the local [first, last] phases storage block pos is live in on vcore v (its
  * copies there: what arrives into them or is written, what reads them there, what is sent

@@ -40,6 +40,7 @@
 #include "mapper/lanes_land.h"
 #include "mapper/own_gather.h"
 #include "mapper/plan.h"
+#include "mapper/send_heads.h"
 #include "mapper/xfer_cap.h"
 #include "mapper/xfer_clash.h"
 
@@ -77,6 +78,7 @@ typedef struct Sched {
     int64_t *xkey;           /* and where each lands (land_key) */
     uint32_t n_xl, cap_xl;
     MClash clash;            /* the transfers by writer (xfer_clash.c) */
+    MSendHeads heads;        /* the headers each core sends a phase (send_heads.c) */
 } Sched;
 
 static Status oom(Diag *d)
@@ -310,8 +312,11 @@ static int64_t plan_group(Ready *R, const uint32_t *m, uint32_t n)
         MXfer *x = &p->xfers[m[i]];
         x->chunk0 = p->n_chunks;
         for (uint32_t j = 0; j < k; j++) {
-            int64_t b = x->bytes;
-            if (!add_chunk(p, phs[j], b * cum[j] / px - (j ? b * cum[j - 1] / px : 0))) {
+            int64_t b = x->bytes, part = b * cum[j] / px - (j ? b * cum[j - 1] / px : 0);
+            if (!add_chunk(p, phs[j], part) ||
+                !map_heads_add(&R->s->heads, map_task_vcore(p, x->src_task),
+                               map_local(p, phs[j]),
+                               map_part_heads(map_xfer_runs(p, &R->s->clash, m[i]), part, b))) {
                 R->st = oom(R->d);
                 return r;
             }
@@ -533,9 +538,10 @@ static bool wait_fits(const Ready *R, const int64_t *recv, uint32_t xi, int32_t 
  * takes what the receive budget has room for; with rules, not before the last phase of the
  * parts planned before it into its copy when that copy is over the receive area
  * (map_copy_last_phase), nor in a phase that clashes (map_xfer_clash; rules 2: or whose
- * chains it would break, map_xfer_chains) while the writer's stage (ending at global phase
- * end) has a later one. commit: records the chunks. The last phase (its parts in *n), -1
- * on an error (R->st). */
+ * chains it would break, map_xfer_chains; nor, for a writer of many runs, where its runs
+ * would overfill its sender's header table, send_heads.c) while the writer's stage (ending
+ * at global phase end) has a later one. commit: records the chunks and the sender's
+ * headers. The last phase (its parts in *n), -1 on an error (R->st). */
 static int32_t plan_parts(Ready *R, uint32_t xi, int rules, int64_t end, int32_t from,
                           int64_t *recv, bool commit, uint32_t *n)
 {
@@ -543,6 +549,9 @@ static int32_t plan_parts(Ready *R, uint32_t xi, int rules, int64_t end, int32_t
     const MXfer *x = &p->xfers[xi];
     const MTask *a = &p->tasks[x->src_task];
     int64_t total = map_land_bytes(p, xi), left = total;
+    int64_t runs = map_xfer_runs(p, &R->s->clash, xi);
+    int ruled = -1; /* map_heads_ruled, asked once, when a table is full */
+    uint32_t va = map_task_vcore(p, x->src_task);
     int32_t ph = send_phase(a);
     bool big = map_xfer_over_recv(p, xi);
     int32_t after = rules && big ? map_copy_last_phase(p, xi) : -1;
@@ -576,11 +585,19 @@ static int32_t plan_parts(Ready *R, uint32_t xi, int rules, int64_t end, int32_t
         else if (rules == 3 && room > 0) /* the part its chains carry (xfer_cap.c) */
             room = map_xfer_cap(p, &R->s->clash, xi, R->v, ph, total - left,
                                 left < room ? left : room);
+        if (rules && room > 0 && ph + 1 < end &&
+            map_heads_full(&R->s->heads, va, l,
+                           map_part_heads(runs, left < room ? left : room, total)) &&
+            (ruled >= 0 ? ruled : (ruled = map_heads_ruled(p, &R->s->clash, x->src_task))))
+            room = 0; /* its runs past its sender's header table (send_heads.c) */
         if (room > 0 || left == 0) {
             int64_t take = left < room ? left : (room > 0 ? room : 0);
             recv[l] += take;
             left -= take;
-            if (commit && !add_chunk(p, ph, take)) {
+            if (commit && (!add_chunk(p, ph, take) ||
+                           (take > 0 &&
+                            !map_heads_add(&R->s->heads, va, l,
+                                           map_part_heads(runs, take, total))))) {
                 R->st = oom(R->d);
                 return -1;
             }
@@ -1570,6 +1587,7 @@ static Status schedule_pass(MapPlan *p, bool delay, How *how, bool *delayed, Dia
 {
     Sched s = {.p = p, .M = p->chip->max_phases ? p->chip->max_phases : 1, .delay = delay,
                .chains = how->chains, .cap = how->cap};
+    s.heads.M = s.M;
     s.scratch = malloc(s.M * sizeof *s.scratch);
     s.dry = malloc(s.M * sizeof *s.dry);
     s.fresh = malloc(s.M);
@@ -1655,6 +1673,7 @@ static Status schedule_pass(MapPlan *p, bool delay, How *how, bool *delayed, Dia
     if (st == ST_OK && s.clash.oom)
         st = oom(d); /* a chain check ran out of memory (xfer_chain.c) */
     map_clash_finish(&s.clash);
+    map_heads_finish(&s.heads);
     *delayed = s.delayed;
     how->capped = s.capped && st == ST_LOGIC;
     return st;

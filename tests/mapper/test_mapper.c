@@ -18,7 +18,9 @@
 #include "mapper/chain_index.h"
 #include "mapper/chain_sets.h"
 #include "mapper/lanes_land.h"
+#include "mapper/merge_router.h"
 #include "mapper/plan.h"
+#include "mapper/send_heads.h"
 #include "mapper/xfer_cap.h"
 #include "mapper/xfer_clash.h"
 #include "passes/manager.h"
@@ -1557,6 +1559,98 @@ static const MXfer *clash_xfer(const MapPlan *p, const char *name)
             return t;
     }
     return NULL;
+}
+
+/* Sets edge eid's interface on writer w's output to columns x0 .. x0 + nx of rows 0 .. ny
+ * (all nf channels). */
+static void edge_cols(Block *w, uint32_t eid, int32_t ny, int32_t x0, int32_t nx, int32_t nf)
+{
+    Cluster *cl = &w->out[0];
+    for (uint32_t i = 0; i < cl->n_ifaces; i++)
+        if (cl->ifaces[i].edge_id == (int32_t)eid) {
+            cl->ifaces[i].has_pos = cl->ifaces[i].has_size = true;
+            memset(&cl->ifaces[i].pos, 0, sizeof cl->ifaces[i].pos);
+            memset(&cl->ifaces[i].size, 0, sizeof cl->ifaces[i].size);
+            cl->ifaces[i].pos.d[1] = x0;
+            cl->ifaces[i].size.d[0] = ny;
+            cl->ifaces[i].size.d[1] = nx;
+            cl->ifaces[i].size.d[2] = nf;
+            return;
+        }
+    fail();
+}
+
+/* The headers a writer's sends take (mapper/send_heads.c): CCMPB "src" (60x18x1 int8) writes
+ * 9 column slices of 2 pixels, each 60 rows, a run and a gap a row (test_diff_ops/
+ * cvm_precision_case_1__p_24_'s shape: 9 x 53 runs, 477 headers in one phase before),
+ * "all" its whole map, "top" its first 10 rows (one run each): its slices take 540 runs,
+ * over the 372 of three tables, so the rule holds. The counts by hand: a part of a transfer takes its share
+ * of the runs and one more, two headers each. The schedule then sends no phase of the
+ * writer more headers than 124 of a table hold but for a single transfer's (a slice, 120,
+ * a phase). */
+static void test_send_heads(void **state)
+{
+    (void)state;
+    assert_int_equal(map_part_heads(60, 30, 60), 62);
+    assert_int_equal(map_part_heads(60, 60, 60), 120);
+    assert_int_equal(map_part_heads(60, 1, 3), 42);
+    assert_int_equal(map_part_heads(1, 5, 60), 1);
+    assert_int_equal(map_part_heads(7, INT64_MAX, INT64_MAX), 14);
+    MSendHeads h = {.M = 4};
+    assert_false(map_heads_full(&h, 3, 1, 500)); /* nothing sent there yet */
+    assert_true(map_heads_add(&h, 3, 1, 100));
+    assert_false(map_heads_full(&h, 3, 1, 24));
+    assert_true(map_heads_full(&h, 3, 1, 25));
+    assert_false(map_heads_full(&h, 3, 2, 500));
+    assert_false(map_heads_full(&h, 200, 1, 500));
+    map_heads_finish(&h);
+
+    Chip *c = chip_with(NULL, 0);
+    Graph *g = graph_create();
+    const int32_t s[8] = {60, 18, 1, 0, 0, 0, 0, 0}, col[8] = {60, 2, 1, 0, 0, 0, 0, 0};
+    const int32_t top[8] = {10, 18, 1, 0, 0, 0, 0, 0};
+    Block *src = clash_writer(g, s);
+    char n[16];
+    for (int k = 0; k < 9; k++) {
+        snprintf(n, sizeof n, "c%d", k);
+        edge_cols(src, clash_reader(g, src, n, col, k, 0, 0), 60, 2 * k, 2, 1);
+    }
+    clash_reader(g, src, "all", s, 9, 0, 0);
+    edge_cols(src, clash_reader(g, src, "top", top, 10, 0, 0), 10, 0, 18, 1);
+    Diag d;
+    MapPlan *p = plan_ok(g, c, &d);
+    MClash cl;
+    assert_int_equal(map_clash_init(&cl, p), ST_OK);
+    int64_t heads[64] = {0};
+    int n_cross = 0;
+    for (uint32_t i = 0; i < p->n_xfers; i++) {
+        const MXfer *x = &p->xfers[i];
+        if (x->kind != XF_CORE || strcmp(p->g->blocks[p->tasks[x->src_task].pos]->name, "src"))
+            continue;
+        const char *to = p->g->blocks[x->store]->name;
+        int64_t runs = map_xfer_runs(p, &cl, i);
+        assert_int_equal(runs, to[0] == 'c' ? 60 : 1);
+        assert_int_equal(map_writer_runs(p, &cl, x->src_task), 540);
+        if (!x->cross)
+            continue;
+        n_cross++;
+        for (uint32_t j = 0; j < x->n_chunks; j++) {
+            const MChunk *k = &p->chunks[x->chunk0 + j];
+            uint32_t l = map_local(p, k->phase);
+            assert_true(l < 64);
+            if (k->bytes > 0) {
+                int64_t hd = map_part_heads(runs, k->bytes, map_land_bytes(p, i));
+                assert_true(heads[l] == 0 || heads[l] + hd <= LANES_HEADS - LANES_CUT_HEADS);
+                heads[l] += hd;
+            }
+        }
+    }
+    assert_true(n_cross >= 3);
+    map_clash_finish(&cl);
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    chip_destroy(c);
 }
 
 /* A writer's boxes that overlap but differ take no receive phase together when one arrives
@@ -3230,6 +3324,71 @@ static void test_merge_memory(void **state)
     chip_destroy(c);
 }
 
+/* Two routers merged into one send a phase's packets in one size (mapper/merge_router.c):
+ * on a chip of 2 cores of 17 KiB, CCMPB "src" (8x8x16 int8, Soma1 of phase 0) writes
+ * channels 1..3 into "a/in" on its own core (channels off the 8-byte units: its router lands
+ * them as runs of bytes), and the CVS "w" (Axon of phase 0) of a second input sends its
+ * 8x8x32 int32 result, 8192 bytes, whole to "b/in", whose reader's 16 KiB take a core of
+ * their own. src's and w's vcores exchange nothing and their slots differ, but merged, the
+ * router of phase 0 would send w's 2048 words as 8192 1-byte packets, over a header's 4096
+ * (backend/emit_route.c [emit.route]: test_diff_ops/broadcast_div_case_1_variant_1-4's core
+ * (4,8) phase 1): they stay apart, three cores on two chips (merged: two on one). */
+static Graph *merge_router_graph(void)
+{
+    Graph *g = graph_create();
+    const int32_t s[8] = {8, 8, 16, 0, 0, 0, 0, 0}, h[8] = {8, 8, 3, 0, 0, 0, 0, 0};
+    const int32_t ws[8] = {8, 8, 32, 0, 0, 0, 0, 0};
+    clash_reader(g, clash_writer(g, s), "a", h, 0, 1, 3);
+    Block *x = tg_io(g, BT_INPUT, "data2", PR_INT_8, ws, 1);
+    Block *xs = tg_blk(g, BT_SI, "w/in", PR_INT_8, ws);
+    Block *w = tg_blk(g, BT_CVS, "w", PR_INT_32, ws);
+    assert_true(blk_set_attr(g, w, AT_CONSTANT_A, -1));
+    Block *b = tg_blk(g, BT_SI, "b/in", PR_INT_32, ws);
+    Block *r = tg_blk(g, BT_CCMPB, "b", PR_INT_32, (const int32_t[8]){8, 8, 32, 0, 0, 0, 8, 8});
+    assert_true(blk_set_attr(g, r, AT_CMP, 0));
+    Block *o = tg_blk(g, BT_SI, "b/out", PR_INT_32, ws);
+    Block *out = tg_io(g, BT_OUTPUT, "b/output", PR_INT_32, ws, 2);
+    tg_chain(g, x, xs, w, b, r, o, out, NULL);
+    return g;
+}
+
+static void test_merge_router(void **state)
+{
+    (void)state;
+    const char *edits[] = {"<cores x=\"16\" y=\"10\"/>", "<cores x=\"2\" y=\"1\"/>",
+                           "budget=\"128KiB\"", "budget=\"17KiB\""};
+    Chip *c = chip_with(edits, 4);
+    Graph *g = merge_router_graph();
+    Diag d;
+    MapPlan *p = plan_ok(g, c, &d);
+    const MXfer *xa = clash_xfer(p, "a");
+    assert_non_null(xa);
+    assert_true(p->lanes_byte[xa->edge]);
+    uint32_t M = c->max_phases;
+    uint8_t *sends = calloc((size_t)p->n_vcores * M, 1);
+    assert_non_null(sends);
+    map_router_sends(p, sends, M);
+    uint32_t vs = map_task_vcore(p, task_named(p, "src")), vw = map_task_vcore(p, task_named(p, "w"));
+    assert_true(vs != vw);
+    for (uint32_t l = 0; l < M; l++) {
+        uint8_t a = sends[(size_t)vs * M + l], b = sends[(size_t)vw * M + l];
+        assert_int_equal(a, l ? 0 : MAP_SENDS_BYTES);
+        assert_int_equal(b, l ? 0 : MAP_SENDS_WIDE);
+        assert_int_equal(map_router_mix(a, b), l == 0);
+    }
+    free(sends);
+    mapper_plan_destroy(p);
+    diag_finish(&d);
+    graph_destroy(g);
+    MapCost k;
+    Mapping *m = map(merge_router_graph(), c, &k);
+    assert_int_equal(k.cores, 3);
+    assert_int_equal(k.chips, 2);
+    assert_false(same_core(coord_of(m, "src"), coord_of(m, "w")));
+    mapping_destroy(m);
+    chip_destroy(c);
+}
+
 static void test_deterministic(void **state)
 {
     (void)state;
@@ -3298,6 +3457,7 @@ int main(void)
         cmocka_unit_test(test_recv_row_order),
         cmocka_unit_test(test_clash_phases),
         cmocka_unit_test(test_part_heads),
+        cmocka_unit_test(test_send_heads),
         cmocka_unit_test(test_slice_runs),
         cmocka_unit_test(test_byte_clash),
         cmocka_unit_test(test_capped_clash),
@@ -3316,6 +3476,7 @@ int main(void)
         cmocka_unit_test(test_columns_three),
         cmocka_unit_test(test_merge_lifetimes),
         cmocka_unit_test(test_merge_memory),
+        cmocka_unit_test(test_merge_router),
         cmocka_unit_test(test_deterministic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
