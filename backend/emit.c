@@ -8,9 +8,7 @@
 
 #include "taskir/exact.h"
 
-#include <inttypes.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,32 +47,6 @@ void *emit_grow(Emit *e, void *arr, size_t *cap, size_t n, size_t elem)
     }
     *cap = nc;
     return na;
-}
-
-static bool same_core(const ECore *k, const MapCoord *c)
-{
-    return k->chip.x == c->chip.x && k->chip.y == c->chip.y && k->core.x == c->core.x &&
-           k->core.y == c->core.y;
-}
-
-uint32_t emit_core(Emit *e, const MapCoord *c)
-{
-    for (uint32_t k = 0; k < e->n_cores; k++)
-        if (same_core(&e->cores[k], c))
-            return k;
-    ECore *nc = emit_grow(e, e->cores, &e->cap_cores, e->n_cores, sizeof *e->cores);
-    if (!nc)
-        return EMIT_NONE;
-    e->cores = nc;
-    ECore *k = &e->cores[e->n_cores];
-    memset(k, 0, sizeof *k);
-    k->chip = c->chip;
-    k->core = c->core;
-    k->step_group = c->step_group;
-    k->phase_group = c->phase_group;
-    snprintf(k->name, sizeof k->name, "chip (%" PRId32 ",%" PRId32 ") core (%" PRId32 ",%" PRId32 ")",
-             c->chip.x, c->chip.y, c->core.x, c->core.y);
-    return e->n_cores++;
 }
 
 uint32_t emit_request(Emit *e, uint32_t k, int64_t words, int32_t align, int32_t first,
@@ -302,6 +274,7 @@ static void free_emit(Emit *e)
     for (uint32_t i = 0; i < e->n_copies; i++)
         free(e->copies[i].image);
     free(e->cores);
+    free(e->core_slots);
     free(e->copies);
     free(e->core_of);
     free(e->phase_of);
@@ -324,6 +297,10 @@ static void free_emit(Emit *e)
     free(e->chmerges);
     free(e->widens);
     free(e->stagings);
+    emit_by_core_finish(&e->copy_idx);
+    emit_by_core_finish(&e->part_idx);
+    emit_by_core_finish(&e->out_idx);
+    emit_by_core_finish(&e->sendbuf_idx);
     graph_uses_finish(&e->uses);
 }
 

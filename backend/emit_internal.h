@@ -530,6 +530,15 @@ typedef struct EPins {
     uint32_t runs;
 } EPins;
 
+/* The first n entries of a list of the plan (copies, parts, ...) by core (emit_bycore.c):
+ * core k's chained in list order from head[k] to tail[k] (EMIT_NONE: none) through next[]
+ * (room for cap); n_cores: the cores when made. */
+typedef struct EByCore {
+    uint32_t *head, *tail, *next;
+    size_t n, cap;
+    uint32_t n_cores;
+} EByCore;
+
 typedef struct Emit {
     const Mapping *m;
     const Graph *g;
@@ -541,6 +550,10 @@ typedef struct Emit {
     ECore *cores;
     uint32_t n_cores;
     size_t cap_cores;
+    uint32_t *core_slots;           /* the cores by place (emit_cores.c): n_core_slots slots,
+                                       a core's index or EMIT_NONE; its first n_slotted cores */
+    size_t n_core_slots;
+    uint32_t n_slotted;
     uint32_t *core_of;              /* per block position: the core of its first coordinate */
     int32_t *phase_of;              /* per block position: compute blocks' phase */
     int32_t *slot_of;               /* per block position: PIIndex of compute blocks */
@@ -579,12 +592,15 @@ typedef struct Emit {
     size_t n_chmerges, cap_chmerges;
     EPins *pins;                    /* the runs earlier passes refused, this pass's appended
                                        (emit_pin.c) */
+    EByCore copy_idx, part_idx;     /* copies, parts, output buffers (by block position) and */
+    EByCore out_idx, sendbuf_idx;   /* send areas by core (emit_bycore.c) */
 } Emit;
 
 /* The EDup of CADD block pos, or NULL. */
 const EDup *emit_dup_of(const Emit *e, uint32_t pos);
 
-/* The core with these coordinates (added when new); EMIT_NONE when out of memory. */
+/* The core with these coordinates (added when new; emit_cores.c); EMIT_NONE when out of
+ * memory. */
 uint32_t emit_core(Emit *e, const MapCoord *c);
 /* The copy of storage block pos on core k, or NULL. */
 ECopy *emit_copy_on(const Emit *e, uint32_t pos, uint32_t k);
@@ -1212,6 +1228,35 @@ EPhaseSends emit_phase_sends(int32_t p, bool rest);
 /* The next send of the walk (it->k its sending core, it->ph that core's phase); NULL once
  * every core's are given. The walk may not outlive a change to the sends it walks. */
 const ESend *emit_phase_sends_next(const Emit *e, EPhaseSends *it);
+
+/* A walk over the copies, the parts of spread copies, the used output buffers (e->outs, by
+ * block position) or the send areas (by their writer's core) on core k (emit_bycore.c), in
+ * list order: made by emit_copies_on / emit_parts_on / emit_outs_on / emit_sendbufs_on, then
+ * each emit_copies_next / emit_parts_next gives the next (NULL once done), or
+ * emit_on_core_next its position (false once done). emit_index_copies / _parts / _outs /
+ * _sendbufs index the list by core as it is, or extend its index by the entries added since
+ * (ST_RUNTIME when out of memory): a walk visits core k's entries indexed, then those added
+ * since (the core checked); emit_by_core_finish frees an index. */
+typedef struct EOnCore {
+    uint32_t k;
+    uint32_t chain;      /* the next entry of k's chain (EMIT_NONE: the chain is done) */
+    size_t i, end;       /* then the next entry past those indexed, and the list's end */
+    const EByCore *x;    /* the index walked, or NULL: the whole list */
+    uint32_t (*core_at)(const Emit *e, size_t i); /* entry i's core */
+} EOnCore;
+
+Status emit_index_copies(Emit *e);
+Status emit_index_parts(Emit *e);
+Status emit_index_outs(Emit *e);
+Status emit_index_sendbufs(Emit *e);
+void emit_by_core_finish(EByCore *x);
+EOnCore emit_copies_on(const Emit *e, uint32_t k);
+EOnCore emit_parts_on(const Emit *e, uint32_t k);
+EOnCore emit_outs_on(const Emit *e, uint32_t k);
+EOnCore emit_sendbufs_on(const Emit *e, uint32_t k);
+bool emit_on_core_next(const Emit *e, EOnCore *it, size_t *pos);
+ECopy *emit_copies_next(const Emit *e, EOnCore *it);
+EPart *emit_parts_next(const Emit *e, EOnCore *it);
 
 /* A walk over writer w's out-edges whose storage block has a copy on core k
  * (emit_local_outs.c), in w's edge order: made by emit_local_outs, then each

@@ -93,13 +93,16 @@ uint32_t *emit_image_conv_w(const EmitSrc *s, size_t *n_words)
     uint32_t *w = words_for_bytes(groups * ky * kx * nr * 32, n_words);
     if (!w)
         return NULL;
-    for (int64_t f = 0; f < nf; f++)
-        for (int64_t r = 0; r < nr; r++)
-            for (int64_t i = 0; i < ky; i++)
-                for (int64_t j = 0; j < kx; j++) {
-                    int64_t byte = ((((f / 32) * ky + i) * kx + j) * nr + r) * 32 + f % 32;
-                    emit_put_i8(w, byte, src_at(s, f, r, i, j));
-                }
+    /* in the image's order, a word at a time: filter f of group g = f / 32 at byte
+     * (((g * ky + i) * kx + j) * nr + r) * 32 + f % 32, 4 filters a word (the words zero) */
+    uint32_t *at = w;
+    for (int64_t g = 0; g < groups; g++)
+        for (int64_t i = 0; i < ky; i++)
+            for (int64_t j = 0; j < kx; j++)
+                for (int64_t r = 0; r < nr; r++, at += 8)
+                    for (int64_t q = 0; q < 32 && g * 32 + q < nf; q++)
+                        at[q / 4] |= (uint32_t)(src_at(s, g * 32 + q, r, i, j) & 0xFF)
+                                     << (8 * (q % 4));
     return w;
 }
 

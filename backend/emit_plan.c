@@ -846,11 +846,12 @@ static Status make_outs(Emit *e)
  * before, a part at pc or after it) the last of them all. */
 static int32_t last_arrival(const Emit *e, uint32_t pos, uint32_t k, int32_t pc)
 {
-    int32_t id = e->g->blocks[pos]->id, last = -1, before = -1;
-    for (uint32_t i = 0; i < e->m->n_edges; i++) {
-        const MapDict *dict = &e->m->edges[i];
-        const Edge *ed = graph_edge(e->g, dict->task_id);
-        long src = ed && ed->dst == id ? graph_block_pos(e->g, ed->src) : -1;
+    int32_t last = -1, before = -1;
+    const BlockUses *bu = &e->uses.blocks[pos];
+    for (uint32_t i = 0; i < bu->n_in_edges; i++) { /* the edges into it, a dict each */
+        const Edge *ed = e->g->edges[bu->in_edges[i]];
+        const MapDict *dict = emit_edge_dict(e, ed->id);
+        long src = dict ? graph_block_pos(e->g, ed->src) : -1;
         if (src < 0 || e->g->blocks[src]->type == BT_INPUT)
             continue;
         int32_t w = e->core_of[src] != EMIT_NONE ? e->phase_of[src] : 0, n = pc + 1, a = -1;
@@ -1113,15 +1114,16 @@ static void mark_phase_halves(Emit *e, uint32_t k)
     for (size_t i = 0; i < c->n_reqs; i++)
         c->reqs[i].last_axon = c->reqs[i].first_soma = c->reqs[i].last_soma1 =
             c->reqs[i].first_router = false;
-    for (uint32_t i = 0; i < e->n_copies; i++) { /* a landing area: from the router on */
-        const ECopy *cp = &e->copies[i];
+    EOnCore on = emit_copies_on(e, k); /* a landing area: from the router on */
+    for (const ECopy *cp; (cp = emit_copies_next(e, &on));) {
+        uint32_t i = (uint32_t)(cp - e->copies);
         int32_t lo, hi;
-        AllocReq *r = cp->core == k && cp->land != EMIT_NONE ? &c->reqs[cp->land] : NULL;
+        AllocReq *r = cp->land != EMIT_NONE ? &c->reqs[cp->land] : NULL;
         if (r && !whole_step(c, r)) {
             r->first_router = r->first == cp->land_first;
             r->last_soma1 = r->last == cp->move_phase && cp->move_slot == MAP_PI_SOMA1;
         }
-        r = cp->core == k && cp->received && !cp->spread && cp->land == EMIT_NONE &&
+        r = cp->received && !cp->spread && cp->land == EMIT_NONE &&
                     cp->req != EMIT_NONE && cp->req_off == 0 && !cp->view && !cp->planes &&
                     cp->alias_of == EMIT_NONE && !emit_merge_of(e, cp)
                 ? &c->reqs[cp->req] : NULL; /* a copy that stays where it lands */
@@ -1131,9 +1133,9 @@ static void mark_phase_halves(Emit *e, uint32_t k)
             r->last_soma1 = emit_gather_ends_soma1(e, i);
         }
     }
-    for (size_t i = 0; i < e->n_parts; i++) { /* a spread copy's part: from the router on */
-        const EPart *pt = &e->parts[i];
-        AllocReq *r = pt->core == k && pt->land != EMIT_NONE ? &c->reqs[pt->land] : NULL;
+    on = emit_parts_on(e, k);
+    for (const EPart *pt; (pt = emit_parts_next(e, &on));) { /* a part: from the router on */
+        AllocReq *r = pt->land != EMIT_NONE ? &c->reqs[pt->land] : NULL;
         if (r && !whole_step(c, r)) {
             r->first_router = r->first == pt->phase;
             r->last_soma1 = r->last == pt->move_phase && pt->move_slot == MAP_PI_SOMA1;
@@ -1146,7 +1148,7 @@ static void mark_phase_halves(Emit *e, uint32_t k)
         int32_t pc = done ? e->phase_of[g->cadd] : -1;
         for (size_t m = i; m < e->n_gathers && e->gathers[m].cadd == g->cadd &&
                            e->gathers[m].i >= 0 && e->gathers[m].req != EMIT_NONE; m++, j = m)
-            done &= gather_done(e, &e->gathers[m], pc);
+            done = done && gather_done(e, &e->gathers[m], pc); /* only k's CADDs asked */
         for (size_t m = i; done && m < j && j - i == (size_t)g->n &&
                            e->slot_of[g->cadd] == MAP_PI_AXON; m++) {
             AllocReq *r = &c->reqs[e->gathers[m].req]; /* each part */
@@ -1154,7 +1156,8 @@ static void mark_phase_halves(Emit *e, uint32_t k)
         }
         i = j;
     }
-    for (uint32_t pos = 0; pos < e->g->n_blocks; pos++) {
+    on = emit_outs_on(e, k);
+    for (size_t pos; emit_on_core_next(e, &on, &pos);) {
         const EOut *o = &e->outs[pos];
         int32_t s = e->slot_of[pos];
         if (!o->used || o->core != k || o->aliased || o->over || o->req == EMIT_NONE ||
@@ -1169,6 +1172,8 @@ static void mark_phase_halves(Emit *e, uint32_t k)
 Status emit_plan(Emit *e)
 {
     Status st = make_copies(e);
+    if (st == ST_OK) /* the copies are all made: the walks over a core's (emit_bycore.c) */
+        st = emit_index_copies(e);
     if (st == ST_OK)
         st = emit_spreads(e);
     if (st == ST_OK)
@@ -1219,6 +1224,12 @@ Status emit_plan(Emit *e)
         st = emit_p08_plan(e);
     if (st == ST_OK) /* the areas relaying chains refused in an earlier pass, fixed first */
         st = emit_pin_place(e);
+    if (st == ST_OK) /* and the parts, the output buffers and the send areas */
+        st = emit_index_parts(e);
+    if (st == ST_OK)
+        st = emit_index_outs(e);
+    if (st == ST_OK)
+        st = emit_index_sendbufs(e);
     for (uint32_t k = 0; k < e->n_cores && st == ST_OK; k++) {
         ECore *c = &e->cores[k];
         c->addr = malloc((c->n_reqs ? c->n_reqs : 1) * sizeof *c->addr);

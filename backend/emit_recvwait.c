@@ -66,9 +66,9 @@ int64_t emit_recv_waiting(const Emit *e, uint32_t k, int32_t p)
 {
     const ECore *c = &e->cores[k];
     int64_t sum = 0;
-    for (uint32_t i = 0; i < e->n_copies; i++) {
-        const ECopy *cp = &e->copies[i];
-        if (cp->core != k || cp->req == EMIT_NONE || cp->req >= c->n_reqs ||
+    EOnCore on = emit_copies_on(e, k);
+    for (const ECopy *cp; (cp = emit_copies_next(e, &on));) {
+        if (cp->req == EMIT_NONE || cp->req >= c->n_reqs ||
             !alloc_lives_in(&c->reqs[cp->req], p))
             continue;
         int32_t w = wait_phase(e, cp);

@@ -438,21 +438,16 @@ static int part_pixels(const ECopy *cp, int64_t q0, int64_t nq, const EBox *part
     return n;
 }
 
-/* The first phase core k receives edge le's data in (INT32_MAX: never). */
+/* The first phase core k receives edge le's data in (INT32_MAX: never): in its dict, the
+ * only one of the edge in a Mapping that verifies (emit.h). */
 int32_t emit_first_receive(Emit *e, const Edge *le, uint32_t k)
 {
-    long pos = graph_edge_pos(e->g, le->id);
-    uint32_t di = pos >= 0 ? e->dict_of_edge[pos] : EMIT_NONE;
+    const MapDict *dict = emit_edge_dict(e, le->id);
     int32_t got = INT32_MAX;
-    for (uint32_t i = di; i < e->m->n_edges; i++) {
-        const MapDict *dict = &e->m->edges[i];
-        if (dict->task_id != le->id)
-            continue;
-        for (uint32_t j = 0; j < dict->n_coords; j++)
-            if (dict->coords[j].pi_index == MAP_PI_ROUTER_RECIEVE && dict->coords[j].phase < got &&
-                emit_core(e, &dict->coords[j]) == k)
-                got = dict->coords[j].phase;
-    }
+    for (uint32_t j = 0; dict && j < dict->n_coords; j++)
+        if (dict->coords[j].pi_index == MAP_PI_ROUTER_RECIEVE && dict->coords[j].phase < got &&
+            emit_core(e, &dict->coords[j]) == k)
+            got = dict->coords[j].phase;
     return got;
 }
 

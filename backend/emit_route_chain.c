@@ -60,6 +60,20 @@ static int i64_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* The first of the nb sorted bounds b[] past v. */
+static size_t bound_past(const int64_t *b, size_t nb, int64_t v)
+{
+    size_t lo = 0, hi = nb;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (b[mid] <= v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* Where piece [b0, b1) of send s may start: at a run's start when s has several runs. */
 static bool cuttable(const ESend *s, int64_t b)
 {
@@ -82,8 +96,10 @@ static Status cut_overlaps(Emit *e, EPhase *ph, int32_t p)
         b[2 * i + 1] = ph->sends[i].src + ph->sends[i].words;
     }
     qsort(b, nb, sizeof *b, i64_cmp);
+    /* a send is cut only inside it (cuttable): the bounds past its start, before its end */
     for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < nb; j++)
+        for (size_t j = bound_past(b, nb, ph->sends[i].src);
+             j < nb && b[j] < ph->sends[i].src + ph->sends[i].words; j++)
             cuts += (j == 0 || b[j] != b[j - 1]) && cuttable(&ph->sends[i], b[j]);
     ESend *out = cuts ? malloc((n + cuts) * sizeof *out) : NULL;
     if (cuts && !out) {
@@ -94,9 +110,12 @@ static Status cut_overlaps(Emit *e, EPhase *ph, int32_t p)
     for (size_t i = 0; cuts && i < n; i++) {
         const ESend *s = &ph->sends[i];
         int64_t from = s->src;
-        for (size_t j = 0; j <= nb; j++) {
-            int64_t to = j < nb ? b[j] : s->src + s->words;
-            if (j < nb && ((j && b[j] == b[j - 1]) || !cuttable(s, to)))
+        /* the bounds inside s (from j0 to before j1), then its end */
+        size_t j0 = bound_past(b, nb, s->src), j1 = bound_past(b, nb, s->src + s->words - 1);
+        for (size_t j = j0;; j++) {
+            bool last = j >= j1;
+            int64_t to = last ? s->src + s->words : b[j];
+            if (!last && ((j && b[j] == b[j - 1]) || !cuttable(s, to)))
                 continue;
             ESend piece = *s;
             int64_t skip = from - s->src;
@@ -109,6 +128,8 @@ static Status cut_overlaps(Emit *e, EPhase *ph, int32_t p)
                 e->cores[s->dst_core].ph[p].recv_marks++;
             out[m++] = piece;
             from = to;
+            if (last)
+                break;
         }
     }
     free(b);

@@ -92,7 +92,8 @@ static bool input_done(const Emit *e, const ECopy *cp, int32_t pc)
 void emit_send_halves(Emit *e, uint32_t k)
 {
     ECore *c = &e->cores[k];
-    for (size_t i = 0; i < e->n_sendbufs; i++) {
+    EOnCore on = emit_sendbufs_on(e, k); /* those its writers on k fill */
+    for (size_t i; emit_on_core_next(e, &on, &i);) {
         const ESendBuf *sb = &e->sendbufs[i];
         uint32_t w = sb->writer;
         AllocReq *r = sb->req != EMIT_NONE && e->core_of[w] == k ? &c->reqs[sb->req] : NULL;

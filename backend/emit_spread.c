@@ -151,9 +151,10 @@ static bool part_of(const EPart *pt, uint32_t ci)
 const EPart *emit_part_at(const Emit *e, const ECopy *cp, int32_t p)
 {
     uint32_t ci = (uint32_t)(cp - e->copies);
-    for (size_t i = 0; i < e->n_parts; i++)
-        if (e->parts[i].core == cp->core && e->parts[i].phase == p && part_of(&e->parts[i], ci))
-            return &e->parts[i];
+    EOnCore on = emit_parts_on(e, cp->core);
+    for (const EPart *pt; (pt = emit_parts_next(e, &on));)
+        if (pt->phase == p && part_of(pt, ci))
+            return pt;
     return NULL;
 }
 
@@ -177,9 +178,9 @@ int32_t emit_spread_moved(const Emit *e, const ECopy *cp, const EBox *b)
         return -1; /* none of its pixels */
     int64_t covered = 0;
     int32_t last = -1;
-    for (size_t i = 0; i < e->n_parts; i++) {
-        const EPart *pt = &e->parts[i];
-        for (int r = 0; r < 2 && pt->core == cp->core; r++) {
+    EOnCore on = emit_parts_on(e, cp->core);
+    for (const EPart *pt; (pt = emit_parts_next(e, &on));) {
+        for (int r = 0; r < 2; r++) {
             if (pt->nq[r] <= 0 || pt->copy[r] != ci)
                 continue;
             /* the run's pixels q0 .. q0 + nq met with each of b's rows it reaches */
@@ -203,19 +204,20 @@ int32_t emit_spread_moved(const Emit *e, const ECopy *cp, const EBox *b)
  * second beside it), else the first; NULL when none. */
 static EPart *part_on(const Emit *e, uint32_t k, int32_t p, bool room)
 {
-    for (size_t i = 0; i < e->n_parts; i++)
-        if (e->parts[i].core == k && e->parts[i].phase == p && (!room || e->parts[i].nq[1] == 0))
-            return &e->parts[i];
+    EOnCore on = emit_parts_on(e, k);
+    for (EPart *pt; (pt = emit_parts_next(e, &on));)
+        if (pt->phase == p && (!room || pt->nq[1] == 0))
+            return pt;
     return NULL;
 }
 
 /* The part of core k that Soma slot (p, slot) moves, or NULL. */
 static EPart *part_moved(const Emit *e, uint32_t k, int32_t p, int32_t slot)
 {
-    for (size_t i = 0; i < e->n_parts; i++)
-        if (e->parts[i].core == k && e->parts[i].move_phase == p &&
-            e->parts[i].move_slot == slot)
-            return &e->parts[i];
+    EOnCore on = emit_parts_on(e, k);
+    for (EPart *pt; (pt = emit_parts_next(e, &on));)
+        if (pt->move_phase == p && pt->move_slot == slot)
+            return pt;
     return NULL;
 }
 
@@ -228,9 +230,9 @@ int64_t emit_recv_live(const Emit *e, uint32_t k, int32_t p, uint32_t skip)
             sum += c->reqs[i].words;
     /* a copy that moves out in Soma2 of its arrival phase (plan_moves, later) holds the
      * receive area in its arrival phases only, as the mapper counts it */
-    for (size_t i = 0; i < e->n_copies; i++) {
-        const ECopy *cp = &e->copies[i];
-        if (cp->core == k && cp->movable && cp->land == EMIT_NONE && cp->req != skip &&
+    EOnCore on = emit_copies_on(e, k);
+    for (const ECopy *cp; (cp = emit_copies_next(e, &on));) {
+        if (cp->movable && cp->land == EMIT_NONE && cp->req != skip &&
             cp->req < c->n_reqs && c->reqs[cp->req].kind == ALLOC_RECV &&
             c->reqs[cp->req].first <= p && p <= c->reqs[cp->req].last &&
             (p < cp->land_first || p > cp->move_phase))
@@ -746,6 +748,8 @@ Status emit_spreads(Emit *e)
                 continue;
             }
             st = plan_spread(e, cp, &segs, &cap);
+            if (st == ST_OK) /* its parts: the walks over a core's (emit_bycore.c) */
+                st = emit_index_parts(e);
             done[order[o].ci] = 1;
             left--;
         }
