@@ -374,12 +374,50 @@ static bool soma_prec(PrecisionId p)
     return p == PR_INT_32 || p == PR_INT_8 || p == PR_UINT_8;
 }
 
+/* Whether writer w's edges into storage s1 and into s2 send boxes of its result that meet. */
+static bool stores_meet(const Emit *e, uint32_t w, uint32_t s1, uint32_t s2)
+{
+    const BlockUses *bu = &e->uses.blocks[w];
+    for (uint32_t i = 0; i < bu->n_out_edges; i++) {
+        const Edge *a = e->g->edges[bu->out_edges[i]];
+        EBox x, y, m;
+        if (graph_block_pos(e->g, a->dst) != (long)s1 || !emit_iface_box(e, w, false, a->id, &x))
+            continue;
+        for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+            const Edge *b = e->g->edges[bu->out_edges[j]];
+            if (graph_block_pos(e->g, b->dst) == (long)s2 &&
+                (!emit_iface_box(e, w, false, b->id, &y) || emit_box_meet(&x, &y, &m)))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* Whether send area sb may be sent from host h's own copy of the buffer (its first repeat)
+ * rather than a repeat of its own: both hold the buffer once, and none of sb's boxes meets
+ * those of h or of another guest sent from that copy (the router sends each word of its area
+ * once a phase). */
+static bool shares(const Emit *e, const ESendBuf *sb, const ESendBuf *h)
+{
+    if (sb->reps != 1 || h->reps != 1 || stores_meet(e, sb->writer, h->store, sb->store))
+        return false;
+    for (size_t i = 0; i < e->n_sendbufs; i++) {
+        const ESendBuf *g = &e->sendbufs[i];
+        if (g != sb && g->guest && g->req == h->req && g->off == 0 &&
+            stores_meet(e, sb->writer, g->store, sb->store))
+            return false;
+    }
+    return true;
+}
+
 /* A second copy of writer w's buffer in its own pitch (a send area of its own for one
  * storage's copies, emit_senddup.c) that found no free Soma slot between the writer and its
  * first send (after, before) becomes one more repeat of another such area of w whose P06
  * runs there (its area one buffer longer, alive to the later of the two last sends, its P06
- * writing the buffer's pixels once more, after its own repeats: real_num_in, ESendBuf.more);
- * else it stays without an area. Not where either's last send is in the next step: the
+ * writing the buffer's pixels once more, after its own repeats: real_num_in, ESendBuf.more),
+ * or is sent from that area's own copy where their boxes do not meet (shares: the area keeps
+ * its size); else it stays without an area. One that found a slot gives its area and slot
+ * up for such a shared copy only. Not where either's last send is in the next step: the
  * grown area would be held the whole step (broadcast_div_case_1_variant_1-4's core (7,4),
  * 5088 words more, emit.alloc), while its sends from the buffer may yet go without overlap
  * (the spill). */
@@ -388,7 +426,11 @@ static void host(Emit *e, ESendBuf *sb)
     uint32_t w = sb->writer, k = e->core_of[w];
     ECore *c = &e->cores[k];
     EOut src = {0};
-    if (sb->req != EMIT_NONE || sb->copy != EMIT_NONE || sb->sliced || sb->guest ||
+    bool own = sb->req != EMIT_NONE; /* an area of its own: given up only for a shared copy */
+    for (size_t i = 0; own && i < e->n_sendbufs; i++)
+        if (e->sendbufs[i].guest && e->sendbufs[i].req == sb->req)
+            return; /* a host itself */
+    if (sb->copy != EMIT_NONE || sb->sliced || sb->guest ||
         !emit_sendbuf_source(e, w, &src) || src.feat.prec != sb->feat.prec ||
         !soma_prec(src.feat.prec))
         return;
@@ -403,12 +445,19 @@ static void host(Emit *e, ESendBuf *sb)
             h->last >= c->n_phases || sb->last >= c->n_phases)
             continue;
         AllocReq *r = &c->reqs[h->req];
+        bool share = shares(e, sb, h);
+        if (own && !share)
+            continue;
+        if (own) {
+            emit_request_drop(e, k, sb->req);
+            emit_slot_free(e, k, sb->phase, sb->slot);
+        }
         sb->guest = true;
-        sb->off = h->feat.words * (h->reps + h->more);
+        sb->off = share ? 0 : h->feat.words * (h->reps + h->more);
         sb->req = h->req;
         sb->phase = h->phase;
         sb->slot = h->slot;
-        h->more++;
+        h->more += !share;
         r->words = h->feat.words * (h->reps + h->more);
         if (sb->last > r->last)
             r->last = sb->last;
