@@ -201,6 +201,9 @@ typedef struct EOut {
     bool aliased;                   /* a copy on its core lives inside its buffer */
     bool over;                      /* its buffer takes the words of the copy it reads
                                        (req is the copy's; emit_soma_over.c) */
+    int64_t off;                    /* the first word of its map in area req: a copy on its
+                                       core holding its rows after another writer's
+                                       (emit_sendbuf_rows_source), else 0 */
 } EOut;
 
 /* A CADD that adds one box of one storage block n times (the mapper's x + x): P02 reads its
@@ -282,6 +285,9 @@ typedef struct ESendBuf {
                                        P06 writes it): no P06 of its own (emit_sendbuf.c) */
     int64_t off;                    /* guest: where its repeat begins in the area, words */
     int32_t more;                   /* the repeats its P06 writes for guests, after its reps */
+    bool compact;                   /* the buffer's pixels cut to their first packets (the
+                                       channels a run a pixel sends), one after the other,
+                                       for one phase's sends (emit_sendbuf.c scan_heads) */
 } ESendBuf;
 /* A copy laid out band by band and slice by slice for the 1 x 1 Soma writer it feeds
  * (emit_bandslice.c): its index, that writer's position, the width of the column slices it
@@ -1044,6 +1050,13 @@ ESendBuf *emit_sendbuf_of(const Emit *e, uint32_t w, PrecisionId prec);
  * it has none, the view on its core that holds its whole map as it lays it out
  * (emit_rearr.c); false when neither. */
 bool emit_sendbuf_source(const Emit *e, uint32_t w, EOut *src);
+/* emit_sendbuf_source, or else a copy on w's core (of its own area, not a view) that holds
+ * w's whole result as whole rows of it, in w's order (a map whose rows w writes after
+ * another writer's: src->off the first word of w's rows): the source a P06 re-pitching w's
+ * map into a send area of another pitch reads (emit_sendbuf.c scan_heads). */
+bool emit_sendbuf_rows_source(const Emit *e, uint32_t w, EOut *src);
+/* Writer w's compact send area that sends in phase p (scan_heads), or NULL. */
+const ESendBuf *emit_sendbuf_compact(const Emit *e, uint32_t w, int32_t p);
 /* Writer w's send area in its own precision and pitch c that sends in phase p (a re-pitched
  * copy of its buffer for the copies of that pitch, when its router would send boxes of the
  * buffer that meet in one phase into copies of two pitches), or NULL. */

@@ -154,6 +154,27 @@ static Status writer_loc(Emit *e, const Edge *ed, uint32_t w, int32_t phase,
         *ch0 = dst_box->lo[2] - wbox.lo[2];
         return ST_OK;
     }
+    /* its map on its core (emit_sendbuf_rows_source), re-pitched by a P06 into a send area
+     * of df's pitch (emit_sendbuf.c scan_heads) */
+    EOut v;
+    const ESendBuf *vsb = emit_sendbuf_rows_source(e, w, &v) && v.feat.prec == prec
+                              ? emit_sendbuf_compact(e, w, phase)
+                              : NULL;
+    if (vsb && vsb->feat.c <= df->c && df->c < v.feat.c && wbox.lo[2] == 0 &&
+        wbox.n[2] <= vsb->feat.c) {
+        const AllocReq *r = &c->reqs[vsb->req];
+        if (phase < r->first || phase > r->last)
+            return diag_block(e->d, ST_LOGIC, "emit.route", b, "sends edge %d in phase %d, "
+                              "when its send area on %s is no longer alive (phases %d..%d)",
+                              ed->id, phase, c->name, r->first, r->last);
+        int64_t pw = emit_feat_pixel_words(&vsb->feat);
+        l->feat = &vsb->feat;
+        l->row = (same_extents(&wbox, dst_box) ? v.box.n[1] : dst_box->n[1]) * pw;
+        l->box = *dst_box;
+        l->base = c->addr[vsb->req] + (wbox.lo[0] * v.box.n[1] + wbox.lo[1]) * pw;
+        *ch0 = dst_box->lo[2] - wbox.lo[2];
+        return ST_OK;
+    }
     /* the storage the writer writes on its own core */
     ELocalOuts it = emit_local_outs(w, k);
     for (ECopy *cp; (cp = emit_local_outs_next(e, &it));) {

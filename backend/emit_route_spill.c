@@ -18,7 +18,8 @@
  *     that is free; no reader of it on its core runs before the router of that phase (a
  *     compute block: a later phase, or that phase's Soma2; no inserted Soma primitive reads
  *     it before: a gather of other copies does not), its core sends nothing from it in
- *     between, and its receive area is not one of that phase's own relaying chains' (a
+ *     between (nor, when its move waits for Soma2 of the next phase, from its own area in
+ *     that phase: the router runs before that Soma2), and its receive area is not one of that phase's own relaying chains' (a
  *     chain spilled there whole takes runs landing past its base);
  *   - both cores are in one phase group, or the receiver in a later one (a later stage: a
  *     packet sent in phase q lands in phase q there, and the receiver's readers before the
@@ -209,6 +210,12 @@ static bool movable(Emit *e, uint32_t sk, int32_t p, const ESend *s, bool commit
                   b->ph[cp->move_phase].soma[1].kind != SLOT_MOVE ||
                   (moved_ahead && emit_soma_taken(e, dk, p, MAP_PI_SOMA2)) ||
                   emit_soma_taken(e, dk, q, MAP_PI_SOMA2)))
+        return false;
+    /* a copy whose move waits for Soma2 of q: its core sends nothing from the copy's own
+     * area in q either (the router of q would read it before that Soma2 writes it: the
+     * step before's rows, broadcast_div_case_1_variant_2-4 on its session-19 Mapping) */
+    int64_t ca = later ? emit_copy_addr(e, cp) : 0;
+    if (later && sends_from(e, dk, q, ca, ca + cp->feat.words, -1))
         return false;
     /* nothing reads the copy before the router of phase q (of a later stage: after p's) */
     if (emit_reader_between(e, (uint32_t)pos, dk, staged ? p : -1, q) >= 0)

@@ -31,12 +31,27 @@
 
 #include "taskir/diag_block.h"
 #include "taskir/exact.h"
+#include "taskir/lanes.h"
 #include "taskir/layout.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define SET(m, f, v) ((m)->has_##f = 1, (m)->f = (v))
 
+
+/* Writer w's result as a box of pixels [y][x] with its channels (its cluster's dims), on
+ * its core *k; false when it has no core or no dims. */
+static bool result_box(const Emit *e, uint32_t w, uint32_t *k, EBox *box)
+{
+    int32_t cd[TIR_CDIMS];
+    *k = e->core_of[w];
+    if (*k == EMIT_NONE || !blk_cluster_dims(e->g->blocks[w], false, 0, cd))
+        return false;
+    *box = (EBox){{0}, {cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
+                        cd[D_F] > 0 ? cd[D_F] : 1, 1}};
+    return true;
+}
 
 bool emit_sendbuf_source(const Emit *e, uint32_t w, EOut *src)
 {
@@ -44,9 +59,9 @@ bool emit_sendbuf_source(const Emit *e, uint32_t w, EOut *src)
         *src = e->outs[w];
         return true;
     }
-    uint32_t k = e->core_of[w];
-    int32_t cd[TIR_CDIMS];
-    if (k == EMIT_NONE || !blk_cluster_dims(e->g->blocks[w], false, 0, cd))
+    uint32_t k;
+    EBox box;
+    if (!result_box(e, w, &k, &box))
         return false;
     ELocalOuts it = emit_local_outs(w, k);
     for (const ECopy *cp; (cp = emit_local_outs_next(e, &it));) {
@@ -54,9 +69,35 @@ bool emit_sendbuf_source(const Emit *e, uint32_t w, EOut *src)
         if (!cp->view || cp->planes || cp->alias_of != EMIT_NONE ||
             cp->req == EMIT_NONE || cp->req_off || !emit_whole_iface(e, w, false, ed->id))
             continue;
-        *src = (EOut){.core = k, .feat = cp->feat, .req = cp->req, .used = true};
-        src->box = (EBox){{0}, {cd[D_Y] > 0 ? cd[D_Y] : 1, cd[D_X] > 0 ? cd[D_X] : 1,
-                                cd[D_F] > 0 ? cd[D_F] : 1, 1}};
+        *src = (EOut){.core = k, .feat = cp->feat, .req = cp->req, .used = true, .box = box};
+        return true;
+    }
+    return false;
+}
+
+bool emit_sendbuf_rows_source(const Emit *e, uint32_t w, EOut *src)
+{
+    if (emit_sendbuf_source(e, w, src))
+        return true;
+    uint32_t k;
+    EBox box;
+    if (!result_box(e, w, &k, &box))
+        return false;
+    ELocalOuts it = emit_local_outs(w, k);
+    for (const ECopy *cp; (cp = emit_local_outs_next(e, &it));) {
+        const Edge *ed = it.ed;
+        EBox lbox, lw;
+        if (cp->view || cp->planes || cp->alias_of != EMIT_NONE || cp->req == EMIT_NONE ||
+            cp->req_off || cp->land_pitch || !emit_whole_iface(e, w, false, ed->id) ||
+            !emit_iface_box(e, it.s, true, ed->id, &lbox) ||
+            !emit_iface_box(e, w, false, ed->id, &lw) || lbox.n[0] != lw.n[0] ||
+            lbox.lo[1] != cp->box.lo[1] || lbox.n[1] != cp->box.n[1] || lw.n[1] != lbox.n[1] ||
+            lbox.lo[2] != cp->box.lo[2] || lbox.n[2] != cp->box.n[2] || lw.n[2] != lbox.n[2])
+            continue;
+        *src = (EOut){.core = k, .feat = cp->feat, .req = cp->req, .used = true,
+                      .off = emit_feat_addr(&cp->feat, &cp->box, 0, lbox.lo[0], lbox.lo[1]),
+                      .box = box};
+        src->feat.words = src->box.n[0] * src->box.n[1] * emit_feat_pixel_words(&cp->feat);
         return true;
     }
     return false;
@@ -191,10 +232,17 @@ static Status scan_dict(Emit *e, const MapDict *dict)
 const ESendBuf *emit_sendbuf_pitch(const Emit *e, uint32_t w, int64_t c, int32_t p,
                                    uint32_t s)
 {
+    EOut src = {0};
+    bool have = false;
     for (size_t i = 0; i < e->n_sendbufs; i++) {
         const ESendBuf *sb = &e->sendbufs[i];
-        if (sb->writer == w && sb->copy == EMIT_NONE && sb->feat.prec == e->outs[w].feat.prec &&
-            sb->feat.c == c && (c != e->outs[w].feat.c || sb->store == s) &&
+        if (sb->writer != w || sb->copy != EMIT_NONE || sb->compact)
+            continue;
+        if (!have && !emit_sendbuf_rows_source(e, w, &src))
+            return NULL;
+        have = true;
+        if (sb->feat.prec == src.feat.prec &&
+            sb->feat.c == c && (c != src.feat.c || sb->store == s) &&
             sb->req != EMIT_NONE && !sb->sliced &&
             p >= sb->first && p <= sb->last)
             return sb;
@@ -205,21 +253,34 @@ const ESendBuf *emit_sendbuf_pitch(const Emit *e, uint32_t w, int64_t c, int32_t
 /* Notes that writer w sends, in phase p, to a copy of storage s in its own precision but in
  * pitch c, from a send area in that pitch; in the buffer's own pitch: a second copy of the
  * buffer for storage s's copies alone (emit_senddup.c). */
+static Status need_pitch_in(Emit *e, uint32_t w, uint32_t s, int64_t c, int32_t p, bool alone);
+
 static Status need_pitch(Emit *e, uint32_t w, uint32_t s, int64_t c, int32_t p)
 {
+    return need_pitch_in(e, w, s, c, p, false);
+}
+
+/* need_pitch; alone: an area for phase p's sends only (another of that pitch is taken only
+ * when it sends in p: each phase's area finds its own slot before that phase's router). */
+static Status need_pitch_in(Emit *e, uint32_t w, uint32_t s, int64_t c, int32_t p, bool alone)
+{
+    EOut src; /* its buffer, or the view on its core that holds its map */
+    const EOut *o = &src;
+    if (!emit_sendbuf_rows_source(e, w, &src))
+        return ST_OK;
     for (size_t i = 0; i < e->n_sendbufs; i++) {
         ESendBuf *sb = &e->sendbufs[i];
-        if (sb->writer == w && sb->copy == EMIT_NONE && sb->feat.prec == e->outs[w].feat.prec &&
-            sb->feat.c == c && (c != e->outs[w].feat.c || sb->store == s) && !sb->sliced) {
+        if (sb->writer == w && sb->copy == EMIT_NONE && sb->feat.prec == o->feat.prec &&
+            sb->feat.c == c && (c != o->feat.c || sb->store == s) && !sb->sliced &&
+            sb->compact == alone && (!alone || (p >= sb->first && p <= sb->last))) {
             sb->first = p < sb->first ? p : sb->first;
             sb->last = p > sb->last ? p : sb->last;
             return ST_OK;
         }
     }
-    const EOut *o = &e->outs[w];
     EmitFeat f;
     if (!emit_feat(o->feat.prec, o->box.n[0], o->box.n[1], o->box.n[2],
-                   emit_storage_unit(e, s), &f) || f.c != c)
+                   alone ? (int)c : emit_storage_unit(e, s), &f) || f.c != c)
         return ST_OK; /* not a pitch a storage unit gives: its sends stay as they are */
     ESendBuf *n = emit_grow(e, e->sendbufs, &e->cap_sendbufs, e->n_sendbufs,
                             sizeof *e->sendbufs);
@@ -228,8 +289,19 @@ static Status need_pitch(Emit *e, uint32_t w, uint32_t s, int64_t c, int32_t p)
     e->sendbufs = n;
     e->sendbufs[e->n_sendbufs++] =
         (ESendBuf){.writer = w, .store = s, .feat = f, .req = EMIT_NONE, .phase = -1,
-                   .first = p, .last = p, .reps = 1, .copy = EMIT_NONE};
+                   .first = p, .last = p, .reps = 1, .copy = EMIT_NONE, .compact = alone};
     return ST_OK;
+}
+
+const ESendBuf *emit_sendbuf_compact(const Emit *e, uint32_t w, int32_t p)
+{
+    for (size_t i = 0; i < e->n_sendbufs; i++) {
+        const ESendBuf *sb = &e->sendbufs[i];
+        if (sb->writer == w && sb->compact && sb->req != EMIT_NONE && p >= sb->first &&
+            p <= sb->last)
+            return sb;
+    }
+    return NULL;
 }
 
 bool emit_sendbuf_edge(const Emit *e, uint32_t w, uint32_t j, const Edge **ed, uint32_t *s,
@@ -258,7 +330,11 @@ typedef struct PitchSend {
  * generator may send from the writer's buffer instead, emit_route.c). */
 static long pitch_sends(Emit *e, uint32_t w, bool any, PitchSend **out)
 {
-    const EOut *o = &e->outs[w];
+    EOut src = {0};
+    const EOut *o = &src;
+    *out = NULL;
+    if (!emit_sendbuf_rows_source(e, w, &src))
+        return 0;
     uint32_t k = e->core_of[w];
     const BlockUses *bu = &e->uses.blocks[w];
     PitchSend *v = NULL;
@@ -317,6 +393,45 @@ static Status scan_pitches(Emit *e, uint32_t w)
             const PitchSend *x = later ? &v[b] : &v[a];
             st = need_pitch(e, w, x->s, x->c, x->p);
         }
+    free(v);
+    return st;
+}
+
+/* Writer w's router sends, in one phase, pixels of its buffer into copies of its precision
+ * and fewer channels a pixel than the buffer's: a run a pixel (the pixel's first words),
+ * each a header and a disabled one over the gap to the next pixel. When those runs would
+ * take more headers than one table holds (LANES_HEADS), the copies take them from a send
+ * area in their pitch a P06 re-pitches the buffer into (need_pitch): the rows of a copy's
+ * box then go as whole runs, one header for rows that land one stride apart (a CVS's 1 x 1
+ * int32 pixels of 32 words sent as 2-word pieces to copies of 8-word pixels,
+ * broadcast_div_case_1_variant_2-4). No slot or no such pitch: they go as before. */
+static Status scan_heads(Emit *e, uint32_t w)
+{
+    PitchSend *v = NULL;
+    EOut src;
+    long n = emit_sendbuf_rows_source(e, w, &src) ? pitch_sends(e, w, false, &v) : 0;
+    if (n < 0)
+        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    int64_t own = n ? src.feat.c : 0;
+    Status st = ST_OK;
+    for (long a = 0; a < n && st == ST_OK; a++) {
+        int64_t heads = 0;
+        bool apart = true; /* no two of the phase's boxes meet unless the same */
+        for (long b = 0; b < n; b++) {
+            EBox m;
+            if (v[b].p != v[a].p || v[b].c >= own)
+                continue;
+            heads += v[b].spread ? 0 : 2 * v[b].box.n[0] * v[b].box.n[1];
+            for (long d = 0; d < b; d++)
+                if (v[d].p == v[a].p && v[d].c < own &&
+                    emit_box_meet(&v[b].box, &v[d].box, &m) &&
+                    memcmp(&v[b].box, &v[d].box, sizeof m) != 0)
+                    apart = false;
+        }
+        if (v[a].c < own && !v[a].spread && heads > LANES_HEADS && apart)
+            st = need_pitch_in(e, w, v[a].s, 4 * src.feat.per_word,
+                               emit_send_time(e, w, v[a].p), true);
+    }
     free(v);
     return st;
 }
@@ -465,6 +580,18 @@ static void host(Emit *e, ESendBuf *sb)
     }
 }
 
+/* Whether area req of core c, or a part of it kept for one writer's rows (its next ones,
+ * emit_keeprows.c), lives in phase p. */
+static bool rows_alive(const ECore *c, uint32_t req, int32_t p)
+{
+    if (alloc_lives_in(&c->reqs[req], p))
+        return true;
+    for (size_t n = c->reqs[req].next; n; n = c->reqs[n - 1].next)
+        if (alloc_lives_in(&c->reqs[n - 1], p))
+            return true;
+    return false;
+}
+
 /* Checks the change of send area sb, finds its slot and requests its area; a send area of
  * another pitch (the buffer's precision: no change of values) is left without one (req
  * EMIT_NONE) where a P06 cannot write it or no slot is free. */
@@ -475,7 +602,7 @@ static Status place(Emit *e, ESendBuf *sb, const ExactInfo *x)
     const EOut *o = &src;
     if (sb->copy != EMIT_NONE) /* a second copy of a copy (emit_senddup.c) */
         src.feat = e->copies[sb->copy].feat;
-    else if (!emit_sendbuf_source(e, sb->writer, &src))
+    else if (!emit_sendbuf_rows_source(e, sb->writer, &src))
         return diag_block(e->d, ST_RUNTIME, "emit.internal", b, "no source");
     uint32_t k = e->core_of[sb->writer];
     const ECore *c = &e->cores[k];
@@ -515,6 +642,8 @@ static Status place(Emit *e, ESendBuf *sb, const ExactInfo *x)
                           sb->first >= c->n_phases ? " of the next step" : "",
                           sb->feat.prec == o->feat.prec ? "pitch" : "precision", c->name,
                           e->phase_of[sb->writer]);
+    if (pitch && o->off && !rows_alive(c, o->req, sb->phase))
+        return ST_OK; /* a rows source no longer alive when the P06 would read it */
     /* the area lives from the P06 to the last send; the whole step when that is in the next
      * step (the writer runs again after it) */
     bool wrap = sb->last >= c->n_phases;
@@ -602,6 +731,10 @@ Status emit_sendbufs(Emit *e)
         if (e->outs[w].used)
             st = scan_pitches(e, w);
     for (uint32_t w = 0; w < e->g->n_blocks && st == ST_OK; w++)
+        if (e->core_of[w] != EMIT_NONE &&
+            bt_info(e->g->blocks[w]->type)->kind == BK_COMPUTE)
+            st = scan_heads(e, w);
+    for (uint32_t w = 0; w < e->g->n_blocks && st == ST_OK; w++)
         if (e->outs[w].used)
             st = scan_dups(e, w);
     if (st == ST_OK)
@@ -632,7 +765,7 @@ Status emit_sendbuf_prims(Emit *e)
                 return ST_RUNTIME;
             continue;
         }
-        if (!emit_sendbuf_source(e, sb->writer, &src))
+        if (!emit_sendbuf_rows_source(e, sb->writer, &src))
             return diag_block(e->d, ST_RUNTIME, "emit.internal", e->g->blocks[sb->writer],
                               "no source");
         const ECore *c = &e->cores[o->core];
@@ -644,7 +777,7 @@ Status emit_sendbuf_prims(Emit *e)
         if (!p)
             return ST_RUNTIME;
         int64_t pix = o->box.n[0] * o->box.n[1], reps = sb->reps + sb->more;
-        emit_p06_rows(p, o->feat.prec, o->feat.c, pix * reps, c->addr[o->req],
+        emit_p06_rows(p, o->feat.prec, o->feat.c, pix * reps, c->addr[o->req] + o->off,
                       o->feat.words, c->addr[sb->req], sb->feat.words * reps);
         SET(p, out_precision, pr_info(sb->feat.prec)->wire);
         SET(p, length_out, (int32_t)sb->feat.c);
