@@ -53,54 +53,67 @@ static bool result_box(const Emit *e, uint32_t w, uint32_t *k, EBox *box)
     return true;
 }
 
+/* A copy on the writer's core that a send area may take its words from, as the source *src
+ * (the writer's result box `box` on core k): a view of the whole result (pick_view), or a
+ * copy of whole rows of it (pick_rows, src->off its first row's word). */
+typedef bool (*PickSource)(const Emit *e, uint32_t w, uint32_t k, const EBox *box,
+                           const ELocalOuts *it, const ECopy *cp, EOut *src);
+
+static bool pick_view(const Emit *e, uint32_t w, uint32_t k, const EBox *box,
+                      const ELocalOuts *it, const ECopy *cp, EOut *src)
+{
+    if (!cp->view || cp->planes || cp->alias_of != EMIT_NONE || cp->req == EMIT_NONE ||
+        cp->req_off || !emit_whole_iface(e, w, false, it->ed->id))
+        return false;
+    *src = (EOut){.core = k, .feat = cp->feat, .req = cp->req, .used = true, .box = *box};
+    return true;
+}
+
+static bool pick_rows(const Emit *e, uint32_t w, uint32_t k, const EBox *box,
+                      const ELocalOuts *it, const ECopy *cp, EOut *src)
+{
+    const Edge *ed = it->ed;
+    EBox lbox, lw;
+    if (cp->view || cp->planes || cp->alias_of != EMIT_NONE || cp->req == EMIT_NONE ||
+        cp->req_off || cp->land_pitch || !emit_whole_iface(e, w, false, ed->id) ||
+        !emit_iface_box(e, it->s, true, ed->id, &lbox) ||
+        !emit_iface_box(e, w, false, ed->id, &lw) || lbox.n[0] != lw.n[0] ||
+        lbox.lo[1] != cp->box.lo[1] || lbox.n[1] != cp->box.n[1] || lw.n[1] != lbox.n[1] ||
+        lbox.lo[2] != cp->box.lo[2] || lbox.n[2] != cp->box.n[2] || lw.n[2] != lbox.n[2])
+        return false;
+    *src = (EOut){.core = k, .feat = cp->feat, .req = cp->req, .used = true,
+                  .off = emit_feat_addr(&cp->feat, &cp->box, 0, lbox.lo[0], lbox.lo[1]),
+                  .box = *box};
+    src->feat.words = src->box.n[0] * src->box.n[1] * emit_feat_pixel_words(&cp->feat);
+    return true;
+}
+
+/* The first of w's local out-copies (emit_local_outs) that pick takes, as *src. */
+static bool local_source(const Emit *e, uint32_t w, PickSource pick, EOut *src)
+{
+    uint32_t k;
+    EBox box;
+    if (!result_box(e, w, &k, &box))
+        return false;
+    ELocalOuts it = emit_local_outs(w, k);
+    for (const ECopy *cp; (cp = emit_local_outs_next(e, &it));)
+        if (pick(e, w, k, &box, &it, cp, src))
+            return true;
+    return false;
+}
+
 bool emit_sendbuf_source(const Emit *e, uint32_t w, EOut *src)
 {
     if (e->outs[w].used) {
         *src = e->outs[w];
         return true;
     }
-    uint32_t k;
-    EBox box;
-    if (!result_box(e, w, &k, &box))
-        return false;
-    ELocalOuts it = emit_local_outs(w, k);
-    for (const ECopy *cp; (cp = emit_local_outs_next(e, &it));) {
-        const Edge *ed = it.ed;
-        if (!cp->view || cp->planes || cp->alias_of != EMIT_NONE ||
-            cp->req == EMIT_NONE || cp->req_off || !emit_whole_iface(e, w, false, ed->id))
-            continue;
-        *src = (EOut){.core = k, .feat = cp->feat, .req = cp->req, .used = true, .box = box};
-        return true;
-    }
-    return false;
+    return local_source(e, w, pick_view, src);
 }
 
 bool emit_sendbuf_rows_source(const Emit *e, uint32_t w, EOut *src)
 {
-    if (emit_sendbuf_source(e, w, src))
-        return true;
-    uint32_t k;
-    EBox box;
-    if (!result_box(e, w, &k, &box))
-        return false;
-    ELocalOuts it = emit_local_outs(w, k);
-    for (const ECopy *cp; (cp = emit_local_outs_next(e, &it));) {
-        const Edge *ed = it.ed;
-        EBox lbox, lw;
-        if (cp->view || cp->planes || cp->alias_of != EMIT_NONE || cp->req == EMIT_NONE ||
-            cp->req_off || cp->land_pitch || !emit_whole_iface(e, w, false, ed->id) ||
-            !emit_iface_box(e, it.s, true, ed->id, &lbox) ||
-            !emit_iface_box(e, w, false, ed->id, &lw) || lbox.n[0] != lw.n[0] ||
-            lbox.lo[1] != cp->box.lo[1] || lbox.n[1] != cp->box.n[1] || lw.n[1] != lbox.n[1] ||
-            lbox.lo[2] != cp->box.lo[2] || lbox.n[2] != cp->box.n[2] || lw.n[2] != lbox.n[2])
-            continue;
-        *src = (EOut){.core = k, .feat = cp->feat, .req = cp->req, .used = true,
-                      .off = emit_feat_addr(&cp->feat, &cp->box, 0, lbox.lo[0], lbox.lo[1]),
-                      .box = box};
-        src->feat.words = src->box.n[0] * src->box.n[1] * emit_feat_pixel_words(&cp->feat);
-        return true;
-    }
-    return false;
+    return emit_sendbuf_source(e, w, src) || local_source(e, w, pick_rows, src);
 }
 
 ESendBuf *emit_sendbuf_of(const Emit *e, uint32_t w, PrecisionId prec)
