@@ -1,7 +1,8 @@
 /* emit_bandslice.c: a copy laid out band by band and slice by slice for the writer it feeds
  * (docs/backend.md, "Transfers", "Column slices sent from compact areas"). A copy spread
- * over phases (emit_spread.c) and read only by a 1 x 1 CCMPB / CCMPS of the whole map whose
- * output buffer goes out in column slices, each to one core (its own core's by a gather):
+ * over phases (emit_spread.c) and read only by a 1 x 1 CCMPB / CCMPS of the whole map or a
+ * CLUT, whose output buffer goes out in column slices, each to one core (its own core's by a
+ * gather):
  * the router would send the writer's result a run a row and slice (53 rows to 6 cores, 318
  * headers; emit_sliceout.c needs a Soma slot a slice, and a Soma writer in the send's own
  * phase leaves none). Where those runs pass the header table's 128, the copy is laid out
@@ -21,7 +22,8 @@
  *   slice's pixels equally far apart, a band's rows times a slice's pixels: one header a
  *   row), so the landing area holds the part's words in their final order and its move
  *   stays one P06; the writer's result may go to a copy gathered on its own core, or to a
- *   spread one (its part's landing area).
+ *   spread one (its part's landing area); its last slice may be narrower than the others
+ *   (each slice's rows at its own width).
  * A copy or buffer used otherwise is not laid out so. */
 #include "backend/emit_internal.h"
 
@@ -123,7 +125,8 @@ static bool part_bands(const Emit *e, const ECopy *cp, uint32_t ci, EBandSlice *
 }
 
 /* The one block reading storage s: a CCMPB / CCMPS of a 1 x 1 window over all of it, whose
- * result is as large; -1 when not. */
+ * result is as large, or a CLUT reading all of it (P07 looks up each pixel in turn: its
+ * result's pixels in its input's order); -1 when not. */
 static long pointwise_reader(const Emit *e, uint32_t s)
 {
     const BlockUses *bu = &e->uses.blocks[s];
@@ -132,6 +135,8 @@ static long pointwise_reader(const Emit *e, uint32_t s)
     const Edge *ed = e->g->edges[bu->out_edges[0]];
     long r = graph_block_pos(e->g, ed->dst);
     const Block *b = r >= 0 ? e->g->blocks[r] : NULL;
+    if (b && b->type == BT_CLUT)
+        return emit_whole_iface(e, (uint32_t)r, true, ed->id) ? r : -1;
     if (!b || (b->type != BT_CCMPB && b->type != BT_CCMPS) ||
         !emit_whole_iface(e, (uint32_t)r, true, ed->id) || b->shape.d[D_KY] > 1 ||
         b->shape.d[D_KX] > 1 || blk_attr(b, AT_STRIDE_X) != 1 || blk_attr(b, AT_STRIDE_Y) != 1 ||
@@ -192,8 +197,10 @@ static bool sliced_out(Emit *e, uint32_t w, int64_t width, bool rows)
             dcp->dup_of != EMIT_NONE || dcp->alias_of != EMIT_NONE || (dcp->spread && !rows) ||
             dcp->feat.prec != o->feat.prec || dcp->feat.c != o->feat.c ||
             !emit_iface_box(e, s, true, ed->id, &d) || d.n[0] != box.n[0] ||
-            d.n[1] != box.n[1] || box.n[0] != o->box.n[0] || box.n[1] != width ||
-            box.lo[1] % width || box.lo[2] != 0 || box.n[2] != o->box.n[2] ||
+            d.n[1] != box.n[1] || box.n[0] != o->box.n[0] || box.lo[1] % width ||
+            (box.n[1] != width &&
+             !(rows && box.n[1] < width && box.lo[1] + box.n[1] == o->box.n[1])) ||
+            box.lo[2] != 0 || box.n[2] != o->box.n[2] ||
             emit_sendbuf_of(e, w, dcp->feat.prec))
             return false;
     }
@@ -219,13 +226,16 @@ Status emit_bandslice_plan(Emit *e)
             continue;
         bs.writer = (uint32_t)r;
         bs.out = rows ? out_width(e, bs.writer) : bs.win / 2;
+        /* with rows, the last slice may be narrower (a map 9 pixels wide in slices of 2) */
+        int64_t last = bs.out > 0 ? cp->box.n[1] % bs.out : 0;
         if (e->core_of[r] != cp->core || e->outs[r].box.lo[0] || e->outs[r].box.lo[1] ||
             e->outs[r].box.n[0] != cp->box.n[0] || e->outs[r].box.n[1] != cp->box.n[1] ||
-            bs.out <= 0 || cp->box.n[1] % bs.out || !sliced_out(e, bs.writer, bs.out, rows))
+            bs.out <= 0 || (last && !rows) || !sliced_out(e, bs.writer, bs.out, rows))
             continue;
         int64_t pin = emit_feat_pixel_words(&cp->feat);
         int64_t pout = emit_feat_pixel_words(&e->outs[r].feat);
-        if ((pin * bs.out) % 4 || (pout * bs.out) % 4 || (rows && (pin % 2 || pout % 2)))
+        if ((pin * bs.out) % 4 || (pout * bs.out) % 4 || (pin * last) % 4 ||
+            (pout * last) % 4 || (rows && (pin % 2 || pout % 2)))
             continue;
         EBandSlice *nb = emit_grow(e, e->bandslices, &e->cap_bandslices, e->n_bandslices,
                                    sizeof *nb);
@@ -315,7 +325,7 @@ bool emit_bandslice_next(const Emit *e, const EPart *pt, const EBox *part, int64
 {
     const EBandSlice *bs = emit_bandslice_copy(e, pt->copy[0]);
     const ECopy *cp = &e->copies[pt->copy[0]];
-    int64_t nx = cp->box.n[1], out = bs->out, ng = nx / out;
+    int64_t nx = cp->box.n[1], out = bs->out, ng = (nx + out - 1) / out;
     int64_t pw = emit_feat_pixel_words(&cp->feat);
     while (*it < part->n[0] * ng) {
         int64_t i = (*it)++, y = part->lo[0] + i / ng, j = i % ng;
@@ -327,9 +337,11 @@ bool emit_bandslice_next(const Emit *e, const EPart *pt, const EBox *part, int64
         int64_t xb = part->lo[1] + part->n[1] < x0 + out ? part->lo[1] + part->n[1] : x0 + out;
         if (b == bs->nb || y < bs->y0[b] || xa >= xb)
             continue;
-        /* the slice's pixels xa..xb-1 of row y in the copy's order, met with the part's */
+        /* the slice's pixels xa..xb-1 of row y in the copy's order, met with the part's
+         * (the slice's rows as wide as it: the last may be narrower) */
+        int64_t wide = nx - j * out < out ? nx - j * out : out;
         int64_t at = (bs->y0[b] - cp->box.lo[0]) * nx + j * bs->rows[b] * out +
-                     (y - bs->y0[b]) * out + xa - x0;
+                     (y - bs->y0[b]) * wide + xa - x0;
         int64_t lo = at > pt->q0[0] ? at : pt->q0[0];
         int64_t hi = at + xb - xa < pt->q0[0] + pt->nq[0] ? at + xb - xa : pt->q0[0] + pt->nq[0];
         if (lo >= hi)
