@@ -390,15 +390,25 @@ static Status band_sends(Emit *e, const Edge *ed, uint32_t w, const EBandSlice *
         if (hi <= piece.lo[0])
             continue;
         piece.n[0] = hi - piece.lo[0];
-        int64_t wx = wbox.lo[1] + piece.lo[1] - dbox->lo[1];
-        ELoc src = {.feat = &o->feat, .box = piece, .row = piece.n[1] * pw};
-        src.base = e->cores[o->core].addr[o->req] + emit_bandslice_at(e, bs, y0[b], rows[b], wx,
-                                                                      pw) +
-                   (piece.lo[0] - lo) * src.row;
-        Status st = band_piece(e, ed, &src, dbox->lo[2] - wbox.lo[2], sk, p, dcp, dk, &piece,
-                               dbase, pt);
-        if (st != ST_OK)
-            return st;
+        /* slice by slice: each slice's rows of the band lie at the slice's width */
+        int64_t wx = wbox.lo[1] + piece.lo[1] - dbox->lo[1], x0, sw;
+        for (int64_t x = wx; x < wx + piece.n[1]; x = x0 + sw) {
+            emit_bandslice_slice(e, bs, x, &x0, &sw);
+            int64_t x1 = x0 + sw;
+            int64_t xa = wx > x0 ? wx : x0;
+            int64_t xb = wx + piece.n[1] < x1 ? wx + piece.n[1] : x1;
+            EBox sub = piece;
+            sub.lo[1] = piece.lo[1] + xa - wx;
+            sub.n[1] = xb - xa;
+            ELoc src = {.feat = &o->feat, .box = sub, .row = (x1 - x0) * pw};
+            src.base = e->cores[o->core].addr[o->req] +
+                       emit_bandslice_at(e, bs, y0[b], rows[b], x0, pw) +
+                       (piece.lo[0] - lo) * src.row + (xa - x0) * pw;
+            Status st = band_piece(e, ed, &src, dbox->lo[2] - wbox.lo[2], sk, p, dcp, dk, &sub,
+                                   dbase, pt);
+            if (st != ST_OK)
+                return st;
+        }
     }
     return ST_OK;
 }
