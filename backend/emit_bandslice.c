@@ -29,7 +29,8 @@
  * several cores, and a forwarded packet keeps its address) are laid out alike or not at
  * all: when one's writer needs the layout, every one of them takes its slices, with the
  * same bands, each read by such a block whose result goes out in whole slices (its router
- * then sends a band's rows of each slice as one run), and every relay holds one of them.
+ * then sends a band's rows of each slice as one run; by several pairs to one core too, into
+ * a copy laid out so itself), and every relay holds one of them.
  * A copy or buffer used otherwise is not laid out so. */
 #include "backend/emit_internal.h"
 
@@ -211,9 +212,11 @@ static bool sliced_out(Emit *e, uint32_t w, const EBandSlice *bs, bool rows, boo
             pairs = 1;
         } else {
             for (uint32_t c = 0; emit_dict_pair(e, dict, &c, &sk, &rk, &st); c++) {
+                /* following: in several phases from w's core to one core too */
+                dk = sk == k && (!pairs || !follow || rk == dk) ? rk : EMIT_NONE;
                 pairs++;
-                dk = sk == k ? rk : EMIT_NONE;
             }
+            pairs = follow && dk != EMIT_NONE ? 1 : pairs;
             if (s == EMIT_NONE || dk == k || emit_copy_on(e, s, k) ||
                 emit_sendbuf_pitch(e, w, o->feat.c, dict->coords[0].phase, s))
                 return false;

@@ -351,6 +351,17 @@ static Status band_piece(Emit *e, const Edge *ed, const ELoc *src, int64_t ch0, 
 {
     if (!pt)
         return runs(e, ed, src, ch0, sk, p, dcp, dk, piece, dbase);
+    const EBandSlice *lbs = &e->copies[pt->copy[0]] == dcp
+                                ? emit_bandslice_copy(e, pt->copy[0]) : NULL;
+    if (lbs && !lbs->win) { /* into a copy laid out so too: its rows slice by slice */
+        EBox lp;
+        ECopy stand;
+        int64_t lb, it = 0;
+        Status st = ST_OK;
+        while (st == ST_OK && emit_bandslice_next(e, pt, piece, &it, &lp, &stand, &lb))
+            st = runs(e, ed, src, ch0, sk, p, &stand, dk, &lp, lb);
+        return st;
+    }
     int64_t lbase = e->cores[dk].addr[pt->land];
     ECopy landed;
     const ECopy *lcp = emit_part_landed(pt, dcp, &landed);
