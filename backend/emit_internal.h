@@ -293,11 +293,13 @@ typedef struct ESendBuf {
  * (emit_bandslice.c): its index, that writer's position, the width of the column slices it
  * is assembled from (0: any boxes of whole pixels, which the writers' routers land in
  * their final order), the width of the slices the writer's result goes out in (win / 2, or
- * the one of its out-edges), and for win 0 the bands (first row, rows), in order. */
+ * the widest of its out-edges), for win 0 the width of the first slice (lead: as wide or
+ * narrower, the others then start lead + k out; the last may be narrower too) and the bands
+ * (first row, rows), in order. */
 enum { BANDSLICE_MAX = 32 };
 typedef struct EBandSlice {
     uint32_t copy, writer;
-    int64_t win, out;
+    int64_t win, out, lead;
     int nb;
     int64_t y0[BANDSLICE_MAX], rows[BANDSLICE_MAX];
 } EBandSlice;
@@ -1404,8 +1406,11 @@ Status emit_sliceout_prim(Emit *e, const ESendBuf *sb);
  * slice; emit_bandslice_next, for a copy of whole-row bands (win 0): from *it (0 first) on,
  * the next piece of box `part` (one row, inside one slice) that part pt brings, with its
  * stand-in copy and origin word in pt's landing area, in the writer's order (row by row,
- * slice by slice): false when none is left. */
+ * slice by slice): false when none is left; emit_bandslice_slice: the first column (from
+ * the copy's) and the width of the slice holding column dx. */
 Status emit_bandslice_plan(Emit *e);
+void emit_bandslice_slice(const Emit *e, const EBandSlice *bs, int64_t dx, int64_t *x0,
+                          int64_t *w);
 const EBandSlice *emit_bandslice_copy(const Emit *e, uint32_t ci);
 const EBandSlice *emit_bandslice_writer(const Emit *e, uint32_t w);
 int emit_bandslice_bands(const Emit *e, const EBandSlice *bs, int64_t *y0, int64_t *rows,

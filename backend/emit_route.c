@@ -351,6 +351,17 @@ static Status band_piece(Emit *e, const Edge *ed, const ELoc *src, int64_t ch0, 
 {
     if (!pt)
         return runs(e, ed, src, ch0, sk, p, dcp, dk, piece, dbase);
+    const EBandSlice *lbs = &e->copies[pt->copy[0]] == dcp
+                                ? emit_bandslice_copy(e, pt->copy[0]) : NULL;
+    if (lbs && !lbs->win) { /* into a copy laid out so too: its rows slice by slice */
+        EBox lp;
+        ECopy stand;
+        int64_t lb, it = 0;
+        Status st = ST_OK;
+        while (st == ST_OK && emit_bandslice_next(e, pt, piece, &it, &lp, &stand, &lb))
+            st = runs(e, ed, src, ch0, sk, p, &stand, dk, &lp, lb);
+        return st;
+    }
     int64_t lbase = e->cores[dk].addr[pt->land];
     ECopy landed;
     const ECopy *lcp = emit_part_landed(pt, dcp, &landed);
@@ -390,15 +401,25 @@ static Status band_sends(Emit *e, const Edge *ed, uint32_t w, const EBandSlice *
         if (hi <= piece.lo[0])
             continue;
         piece.n[0] = hi - piece.lo[0];
-        int64_t wx = wbox.lo[1] + piece.lo[1] - dbox->lo[1];
-        ELoc src = {.feat = &o->feat, .box = piece, .row = piece.n[1] * pw};
-        src.base = e->cores[o->core].addr[o->req] + emit_bandslice_at(e, bs, y0[b], rows[b], wx,
-                                                                      pw) +
-                   (piece.lo[0] - lo) * src.row;
-        Status st = band_piece(e, ed, &src, dbox->lo[2] - wbox.lo[2], sk, p, dcp, dk, &piece,
-                               dbase, pt);
-        if (st != ST_OK)
-            return st;
+        /* slice by slice: each slice's rows of the band lie at the slice's width */
+        int64_t wx = wbox.lo[1] + piece.lo[1] - dbox->lo[1], x0, sw;
+        for (int64_t x = wx; x < wx + piece.n[1]; x = x0 + sw) {
+            emit_bandslice_slice(e, bs, x, &x0, &sw);
+            int64_t x1 = x0 + sw;
+            int64_t xa = wx > x0 ? wx : x0;
+            int64_t xb = wx + piece.n[1] < x1 ? wx + piece.n[1] : x1;
+            EBox sub = piece;
+            sub.lo[1] = piece.lo[1] + xa - wx;
+            sub.n[1] = xb - xa;
+            ELoc src = {.feat = &o->feat, .box = sub, .row = (x1 - x0) * pw};
+            src.base = e->cores[o->core].addr[o->req] +
+                       emit_bandslice_at(e, bs, y0[b], rows[b], x0, pw) +
+                       (piece.lo[0] - lo) * src.row + (xa - x0) * pw;
+            Status st = band_piece(e, ed, &src, dbox->lo[2] - wbox.lo[2], sk, p, dcp, dk, &sub,
+                                   dbase, pt);
+            if (st != ST_OK)
+                return st;
+        }
     }
     return ST_OK;
 }
