@@ -41,7 +41,10 @@ bool emit_spill_stuck(Emit *e, uint32_t k, int32_t p, const ESend *s, int8_t *pu
         return false;
     if (*push < 0)
         *push = pushed(e, k, p + 1);
-    /* carried on through the phases that must send words, it stops in one it may not leave */
+    /* carried on through the phases that must send words, it stops in one it may not leave
+     * (each asked as if the run had just moved into it from the one before: a copy's move
+     * out of the receive area that would have to follow it more than one phase, or areas
+     * held from an earlier router, count it stuck, so the table keeps it earlier) */
     for (int32_t q = p + 1; q <= p + STUCK_AHEAD; q++) {
         if (q > p + 1 ? !pushed(e, k, q) : !*push)
             return false;
