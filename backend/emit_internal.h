@@ -1442,6 +1442,25 @@ Status emit_route_spill(Emit *e);
  * relaying chain's run moved whole (emit_spill_chain.c checks the chain's cores in p + 1). */
 bool emit_spill_movable(Emit *e, uint32_t sk, int32_t p, const ESend *s, bool commit,
                         bool in_chain);
+/* Whether send s of core sk, moved into phase p from p - 1, may go on to p + 1 (asked, not
+ * committed: emit_route_spill.c). */
+bool emit_spill_goes_on(Emit *e, uint32_t sk, int32_t p, const ESend *s);
+/* Whether word run s, sent as bytes (a phase that sends bytes), keeps to a header's ranges:
+ * it lands within 4096 packets of its receiver's base (base: a word), has at most 4096
+ * packets, and, cut in runs, at most 128 a run and a gap of fewer than 4096
+ * (emit_spill_stuck.c). */
+bool emit_spill_fits_bytes(const ESend *s, int64_t base);
+/* Whether run of bytes s of core k's phase p, moved on, would be stuck: carried through the
+ * phases after p in which core k sends a word run that may not move and leaves a byte
+ * header's reach (those phases must send words; up to four), it may not go on from one of
+ * them (*push: whether p + 1 is such a phase; -1 until asked, then set; emit_spill_stuck.c). */
+bool emit_spill_stuck(Emit *e, uint32_t k, int32_t p, const ESend *s, int8_t *push);
+/* The receive bases (words) of phase p raised so that the runs of bytes that may not go on
+ * to p + 1 (or would be stuck there) reach, when every run landing below the raised base
+ * may go on (emit_spill_stuck.c). raised[d]: bytes land on core d 4 KiB or more past the
+ * receive area's start (base[d] then its first word); push: per core, as for
+ * emit_spill_stuck. */
+void emit_spill_raise(Emit *e, int32_t p, int64_t *base, const bool *raised, int8_t *push);
 /* Whether the P06 gathering copy cp in Soma2 of phase p may go to Soma2 of p + 1, as the
  * copy's runs spilled there do (emit_gather_late.c): that slot is free and the CADD comes
  * later; with commit it goes there. */

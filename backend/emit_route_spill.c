@@ -29,7 +29,9 @@
  * phase past the table where one of them cannot move has its runs joined under fewer
  * headers first (emit_spill_merge.c).
  * A phase whose runs of bytes make a word run that may not move leave a byte header's ranges
- * moves them all on first, when they all may go, and sends words (bytes_on).
+ * moves them all on first, when they all may go, and sends words (bytes_on); a run of bytes
+ * that would be stuck in such phases stays in the one before them, its receiver's base
+ * raised until it reaches (emit_spill_stuck.c).
  * What does not fit stays, and the P09 refuses it [emit.route] (emit_route.c); so does a
  * header past the 4 KiB reach (not spilled: the next phase's receive base is the same).
  */
@@ -174,6 +176,11 @@ bool emit_spill_movable(Emit *e, uint32_t sk, int32_t p, const ESend *s, bool co
     return movable(e, sk, p, s, commit, in_chain, false);
 }
 
+bool emit_spill_goes_on(Emit *e, uint32_t sk, int32_t p, const ESend *s)
+{
+    return movable(e, sk, p, s, false, false, true);
+}
+
 /* emit_spill_movable; ahead: as if s had just moved into p from p - 1 (asked, not committed:
  * a P06 moving its copy out of the receive area in Soma2 of p - 1 would be in Soma2 of p). */
 static bool movable(Emit *e, uint32_t sk, int32_t p, const ESend *s, bool commit,
@@ -242,8 +249,9 @@ static bool movable(Emit *e, uint32_t sk, int32_t p, const ESend *s, bool commit
     return !lower || !commit || (emit_spill_lower(e, q, s, true, &lowered) == ST_OK && lowered);
 }
 
-/* The room the table keeps for the runs of core k's phase p that may not move, when the
- * table cannot hold all its n runs (emit_headroom.c); else none (h->n 0). */
+/* The room the table keeps for the runs of core k's phase p that may not move, or would be
+ * stuck in p + 1 (emit_spill_stuck.c), when the table cannot hold all its n runs
+ * (emit_headroom.c); else none (h->n 0). */
 static Status fixed_room(Emit *e, uint32_t k, int32_t p, SpillRun *runs, size_t n, int64_t per,
                          int64_t wb, EHeadRun **hr, EHeadroom *h)
 {
@@ -256,6 +264,7 @@ static Status fixed_room(Emit *e, uint32_t k, int32_t p, SpillRun *runs, size_t 
     *h = (EHeadroom){0};
     if (heads <= LANES_HEADS)
         return ST_OK;
+    int8_t push = -1;
     *hr = malloc(n * sizeof **hr);
     if (!*hr)
         return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
@@ -264,6 +273,7 @@ static Status fixed_room(Emit *e, uint32_t k, int32_t p, SpillRun *runs, size_t 
         r->fixed = r->checked ? r->fixed
                               : !r->s.relay && !emit_spill_movable(e, k, p, &r->s, false, false);
         r->checked = true;
+        r->fixed = r->fixed || emit_spill_stuck(e, k, p, &r->s, &push);
         (*hr)[i] = (EHeadRun){r->src, r->end, r->fixed};
     }
     return emit_headroom_init(e, h, *hr, n, per, wb);
@@ -288,15 +298,6 @@ static Status move_on(Emit *e, uint32_t k, int32_t p, ESend *s)
     return ST_OK;
 }
 
-/* Whether word run s, sent as bytes (a phase that sends bytes), keeps to a header's ranges
- * (emit_route.c): it lands within 4096 packets of its receiver's base (a word), has at most
- * 4096 packets, and, cut in runs, at most 128 a run and a gap of fewer than 4096. */
-static bool fits_bytes(const ESend *s, int64_t base)
-{
-    return (s->dst_addr - base) * 4 < LANES_HEAD_PACKETS && s->words * 4 <= 4096 &&
-           (s->run == s->stride || (s->run * 4 <= 128 && (s->stride - s->run) * 4 < 4096));
-}
-
 /* Whether the runs of bytes of core k's phase p push one of its word runs that may not move
  * out of its header's reach (sent as bytes it lands 4 KiB or more past its receiver's base
  * (base[]: words), as words it would not), while every run of bytes may move to p + 1: then
@@ -311,7 +312,7 @@ static Status bytes_on(Emit *e, uint32_t k, int32_t p, const int64_t *base, bool
         const ESend *s = &ph->sends[i];
         if (s->single && (s->relay || !emit_spill_movable(e, k, p, s, false, false)))
             return ST_OK;
-        pushed |= !s->single && !s->relay && !fits_bytes(s, base[s->dst_core]) &&
+        pushed |= !s->single && !s->relay && !emit_spill_fits_bytes(s, base[s->dst_core]) &&
                   !emit_spill_movable(e, k, p, s, false, false);
     }
     if (!pushed)
@@ -392,7 +393,8 @@ static Status spill(Emit *e, uint32_t k, int32_t p, const int64_t *base)
         int64_t src = runs[i].src, gap = kept ? src - end : src % wb;
         /* the run's header, and the disabled ones skipping the gap before it */
         int64_t need = 1 + (gap / per + LANES_HEAD_PACKETS - 1) / LANES_HEAD_PACKETS;
-        bool near = (s.dst_addr * scale - base[s.dst_core] * wb) / per < LANES_HEAD_PACKETS;
+        int64_t off = s.dst_addr * scale - base[s.dst_core] * wb;
+        bool near = off >= 0 && off / per < LANES_HEAD_PACKETS;
         /* a run overlapping the one kept before it (a value sent to several places) waits
          * too: the router sends its area's words once, in order */
         int64_t after = src + s.words * scale > end ? src + s.words * scale : end;
@@ -427,7 +429,7 @@ static Status spill(Emit *e, uint32_t k, int32_t p, const int64_t *base)
  * bytes lands there 4 KiB or more past the receive area's start, the first word the core
  * receives into in p, rounded down to an 8-byte unit (raised: every packet of p lands past
  * it); else the receive area's start. raised[k]: whether it is so. */
-static void bases(const Emit *e, int32_t p, int64_t *base, bool *raised)
+static void bases(Emit *e, int32_t p, int64_t *base, bool *raised, int8_t *push)
 {
     for (uint32_t k = 0; k < e->n_cores; k++) {
         base[k] = p < e->cores[k].n_phases && e->cores[k].ph[p].recv_base
@@ -447,9 +449,12 @@ static void bases(const Emit *e, int32_t p, int64_t *base, bool *raised)
                 raised[d] = true;
         }
     }
-    for (uint32_t k = 0; k < e->n_cores; k++)
+    for (uint32_t k = 0; k < e->n_cores; k++) {
         if (!raised[k] && !(p < e->cores[k].n_phases && e->cores[k].ph[p].recv_base))
             base[k] = ASM_MEM2_RECV;
+        push[k] = -1;
+    }
+    emit_spill_raise(e, p, base, raised, push);
 }
 
 Status emit_route_spill(Emit *e)
@@ -461,11 +466,13 @@ Status emit_route_spill(Emit *e)
     size_t n = e->n_cores ? e->n_cores : 1;
     int64_t *base = malloc(n * sizeof *base);
     bool *raised = malloc(n * sizeof *raised);
-    Status st = base && raised ? ST_OK : diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+    int8_t *push = malloc(n * sizeof *push);
+    Status st = base && raised && push ? ST_OK
+                                       : diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     /* phase by phase, over all cores: what lands in p is known once p - 1 is done (moves go
      * to p + 1 only), so each receiver's base in p is */
     for (int32_t p = 0; p < phases && st == ST_OK; p++) {
-        bases(e, p, base, raised);
+        bases(e, p, base, raised, push);
         for (uint32_t k = 0; k < e->n_cores && st == ST_OK; k++)
             if (p < e->cores[k].n_phases && e->cores[k].ph[p].n_sends)
                 st = spill(e, k, p, base);
@@ -475,5 +482,6 @@ Status emit_route_spill(Emit *e)
     }
     free(base);
     free(raised);
+    free(push);
     return st;
 }
