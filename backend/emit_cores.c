@@ -6,7 +6,8 @@
  * instead of a walk over every core. The table indexes the first n_slotted cores; cores put
  * in e->cores by other means (a test's hand-made Emit) are added at the next call, the first
  * of two at one place keeping it, as the walk over the cores did. A core is added at the end
- * of e->cores when its place is new: the indices are the order of first asking.
+ * of e->cores when its place is new: the indices are the order of first asking. Also the
+ * largest phase count of the cores (emit_max_phases).
  */
 #include "backend/emit_internal.h"
 
@@ -89,4 +90,12 @@ uint32_t emit_core(Emit *e, const MapCoord *c)
     e->core_slots[s] = e->n_cores;
     e->n_slotted = e->n_cores + 1;
     return e->n_cores++;
+}
+
+int32_t emit_max_phases(const Emit *e)
+{
+    int32_t n = 0;
+    for (uint32_t k = 0; k < e->n_cores; k++)
+        n = e->cores[k].n_phases > n ? e->cores[k].n_phases : n;
+    return n;
 }

@@ -610,6 +610,9 @@ const EDup *emit_dup_of(const Emit *e, uint32_t pos);
 /* The core with these coordinates (added when new; emit_cores.c); EMIT_NONE when out of
  * memory. */
 uint32_t emit_core(Emit *e, const MapCoord *c);
+/* The largest phase count of any core (emit_cores.c): the phases a walk over every core's
+ * phases goes through. */
+int32_t emit_max_phases(const Emit *e);
 /* The copy of storage block pos on core k, or NULL. */
 ECopy *emit_copy_on(const Emit *e, uint32_t pos, uint32_t k);
 /* Adds an area request to core k; its index, EMIT_NONE when out of memory. */

@@ -206,9 +206,7 @@ static Status phase_runs(Emit *e, uint32_t k, int32_t p, EChainRun **runs, size_
 
 Status emit_route_chains(Emit *e)
 {
-    int32_t n_phases = 0;
-    for (uint32_t k = 0; k < e->n_cores; k++)
-        n_phases = e->cores[k].n_phases > n_phases ? e->cores[k].n_phases : n_phases;
+    int32_t n_phases = emit_max_phases(e);
     for (int32_t p = 0; p < n_phases; p++) { /* the first word each core receives into */
         EPhaseSends it = emit_phase_sends(p, false);
         for (const ESend *s; (s = emit_phase_sends_next(e, &it));) {

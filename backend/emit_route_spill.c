@@ -459,10 +459,7 @@ static void bases(Emit *e, int32_t p, int64_t *base, bool *raised, int8_t *push)
 
 Status emit_route_spill(Emit *e)
 {
-    int32_t phases = 0;
-    for (uint32_t k = 0; k < e->n_cores; k++)
-        if (e->cores[k].n_phases > phases)
-            phases = e->cores[k].n_phases;
+    int32_t phases = emit_max_phases(e);
     size_t n = e->n_cores ? e->n_cores : 1;
     int64_t *base = malloc(n * sizeof *base);
     bool *raised = malloc(n * sizeof *raised);

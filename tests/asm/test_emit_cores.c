@@ -2,7 +2,8 @@
  * end with its name and groups, a known one gives its index back however many cores come
  * after it (past the table's first 64 slots, with places that differ in one coordinate
  * only), cores put in e->cores by hand are found (the first of two at one place), and a
- * core asked for on chip (1,0) is not core (1,0) of chip (0,0).
+ * core asked for on chip (1,0) is not core (1,0) of chip (0,0); the largest phase count
+ * of the cores (none: 0).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -65,6 +66,11 @@ static void test_cores_by_hand(void **state)
     c = at(0, 0, 9, 9);
     assert_int_equal(emit_core(&e, &c), 4);
     assert_int_equal(e.n_cores, 5);
+    assert_int_equal(emit_max_phases(&e), 0);
+    e.cores[1].n_phases = 7;
+    e.cores[3].n_phases = 12;
+    e.cores[4].n_phases = 3;
+    assert_int_equal(emit_max_phases(&e), 12);
     free(e.cores);
     free(e.core_slots);
     diag_finish(&d);
