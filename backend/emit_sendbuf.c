@@ -306,6 +306,11 @@ static Status need_pitch_in(Emit *e, uint32_t w, uint32_t s, int64_t c, int32_t 
     return ST_OK;
 }
 
+Status emit_sendbuf_need_pitch(Emit *e, uint32_t w, uint32_t s, int64_t c, int32_t p)
+{
+    return need_pitch(e, w, s, c, p);
+}
+
 const ESendBuf *emit_sendbuf_compact(const Emit *e, uint32_t w, int32_t p)
 {
     for (size_t i = 0; i < e->n_sendbufs; i++) {
@@ -747,6 +752,8 @@ Status emit_sendbufs(Emit *e)
         if (e->core_of[w] != EMIT_NONE &&
             bt_info(e->g->blocks[w]->type)->kind == BK_COMPUTE)
             st = scan_heads(e, w);
+    for (uint32_t w = 0; w < e->g->n_blocks && st == ST_OK; w++)
+        st = emit_lanearea_scan(e, w);
     for (uint32_t w = 0; w < e->g->n_blocks && st == ST_OK; w++)
         if (e->outs[w].used)
             st = scan_dups(e, w);
