@@ -59,42 +59,32 @@ static bool slot_before(const Emit *e, uint32_t w, int32_t p)
  * phase 11, over the packet count). */
 static long lane_sends(Emit *e, uint32_t w, const EmitFeat *sf, LaneSend **out)
 {
-    uint32_t k = e->core_of[w];
-    const BlockUses *bu = &e->uses.blocks[w];
     LaneSend *v = NULL;
     size_t n = 0, cap = 0;
+    int32_t last = -1; /* the edge whose headers are counted */
+    int64_t heads = 0;
+    bool lanes = false;
     *out = NULL;
-    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        const Edge *ed;
-        uint32_t s;
-        const MapDict *dict;
-        EBox box;
-        if (!emit_sendbuf_edge(e, w, j, &ed, &s, &dict, &box) ||
-            !emit_moves_lanes(e, ed, w, &box))
-            continue;
-        int64_t heads = lanes_heads(e->g, &e->uses, ed);
-        for (uint32_t c = 0; c + 1 < dict->n_coords; c++) {
-            const MapCoord *cs = &dict->coords[c], *cr = &dict->coords[c + 1];
-            if (cs->pi_index != MAP_PI_ROUTER_SEND || cr->pi_index != MAP_PI_ROUTER_RECIEVE ||
-                emit_core(e, cs) != k)
-                continue;
-            uint32_t rk = emit_core(e, cr);
-            const ECopy *dcp = rk != EMIT_NONE ? emit_copy_on(e, s, rk) : NULL;
-            int32_t p = emit_send_time(e, w, cs->phase);
-            if (!narrower(sf, dcp))
-                continue;
-            if (!slot_before(e, w, p)) {
-                free(v);
-                return 0;
-            }
-            LaneSend *nv = emit_grow(e, v, &cap, n, sizeof *v);
-            if (!nv) {
-                free(v);
-                return -1;
-            }
-            v = nv;
-            v[n++] = (LaneSend){s, p, ed->id, dcp->feat.c, heads};
+    for (ESendWalk it = {.w = w}; emit_sendbuf_walk(e, &it, false);) {
+        if (it.ed->id != last) {
+            last = it.ed->id;
+            lanes = emit_moves_lanes(e, it.ed, w, &it.box);
+            heads = lanes ? lanes_heads(e->g, &e->uses, it.ed) : 0;
         }
+        int32_t p = emit_send_time(e, w, it.cs->phase);
+        if (!lanes || !narrower(sf, it.dcp))
+            continue;
+        if (!slot_before(e, w, p)) {
+            free(v);
+            return 0;
+        }
+        LaneSend *nv = emit_grow(e, v, &cap, n, sizeof *v);
+        if (!nv) {
+            free(v);
+            return -1;
+        }
+        v = nv;
+        v[n++] = (LaneSend){it.s, p, it.ed->id, it.dcp->feat.c, heads};
     }
     *out = v;
     return (long)n;
