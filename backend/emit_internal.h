@@ -1079,6 +1079,27 @@ bool emit_sendbuf_reps(const Emit *e, uint32_t w, int32_t *rep, int32_t *n);
  * coordinates (*box) (emit_sendbuf.c). */
 bool emit_sendbuf_edge(const Emit *e, uint32_t w, uint32_t j, const Edge **ed, uint32_t *s,
                        const MapDict **dict, EBox *box);
+/* A walk over the transfers of writer w's out-edges into storage blocks (emit_sendbuf.c):
+ * each (send, receive) pair of their dicts sent from w's core (any: from any core), its edge
+ * (ed, s, dict, box as emit_sendbuf_edge gives them), its coordinates (cs, cr) and the copy
+ * on the receiving core (dcp, NULL: none). Start from (ESendWalk){.w = w}. */
+typedef struct ESendWalk {
+    uint32_t w, j, c;
+    const Edge *ed;
+    uint32_t s;
+    const MapDict *dict;
+    EBox box;
+    const MapCoord *cs, *cr;
+    const ECopy *dcp;
+} ESendWalk;
+bool emit_sendbuf_walk(Emit *e, ESendWalk *it, bool any);
+/* Notes that writer w sends, in phase p (its send time, emit_send_time), to a copy of
+ * storage s in its own precision but pitch c, from a send area in that pitch a P06
+ * re-pitches its buffer into (emit_sendbuf.c need_pitch). */
+Status emit_sendbuf_need_pitch(Emit *e, uint32_t w, uint32_t s, int64_t c, int32_t p);
+/* Writer w's lanes moves (emit_lanes.c) whose edges take more headers in a phase than a
+ * router holds go from a send area in their copies' pitch (emit_lanearea.c). */
+Status emit_lanearea_scan(Emit *e, uint32_t w);
 
 /* Spread copies (emit_spread.c): whether a transfer into received copy cp arrives on its
  * core in several phases (the Mapping spreads it); the parts of every spread copy, planned

@@ -107,16 +107,22 @@ typedef struct LSrc {
  * the send area a P06 rewrites it into, emit_sendbuf.c), else the copy on its core of a
  * storage block it writes straight, without steps (its primitive's area). false and a logic
  * error [emit.rearrange / emit.route] when there is none alive. */
-static Status lane_source(Emit *e, const Edge *ed, uint32_t w, int32_t p, PrecisionId prec,
+static Status lane_source(Emit *e, const Edge *ed, uint32_t w, int32_t p, const ECopy *dcp,
                           LSrc *src)
 {
+    PrecisionId prec = dcp->feat.prec;
     const Block *wb = e->g->blocks[w];
     const EOut *o = &e->outs[w];
     uint32_t k = e->core_of[w];
     const ECore *c = &e->cores[k];
     if (o->used) {
-        /* another precision: the send area a P06 rewrites the buffer into (emit_sendbuf.c) */
-        const ESendBuf *sb = o->feat.prec != prec ? emit_sendbuf_of(e, w, prec) : NULL;
+        /* another precision: the send area a P06 rewrites the buffer into (emit_sendbuf.c);
+         * fewer words a pixel: the area in the copy's pitch, if any (emit_lanearea.c) */
+        const ESendBuf *sb =
+            o->feat.prec != prec ? emit_sendbuf_of(e, w, prec)
+            : dcp->feat.c < o->feat.c
+                ? emit_sendbuf_pitch(e, w, dcp->feat.c, emit_send_time(e, w, p), dcp->block)
+                : NULL;
         const AllocReq *r = &c->reqs[sb ? sb->req : o->req]; /* the area it sends from */
         if (p < r->first || p > r->last)
             return diag_block(e->d, ST_LOGIC, "emit.route", wb,
@@ -192,7 +198,7 @@ Status emit_lane_runs(Emit *e, const Edge *ed, uint32_t w, uint32_t sk, int32_t 
                          dcp->view ? "its writer's map" : "P81's planes");
     const EmitFeat *df = &dcp->feat;
     LSrc src;
-    Status sst = lane_source(e, ed, w, p, df->prec, &src);
+    Status sst = lane_source(e, ed, w, p, dcp, &src);
     if (sst != ST_OK)
         return sst;
     const EmitFeat *sf = src.feat;

@@ -306,6 +306,11 @@ static Status need_pitch_in(Emit *e, uint32_t w, uint32_t s, int64_t c, int32_t 
     return ST_OK;
 }
 
+Status emit_sendbuf_need_pitch(Emit *e, uint32_t w, uint32_t s, int64_t c, int32_t p)
+{
+    return need_pitch(e, w, s, c, p);
+}
+
 const ESendBuf *emit_sendbuf_compact(const Emit *e, uint32_t w, int32_t p)
 {
     for (size_t i = 0; i < e->n_sendbufs; i++) {
@@ -325,6 +330,29 @@ bool emit_sendbuf_edge(const Emit *e, uint32_t w, uint32_t j, const Edge **ed, u
     *dict = emit_edge_dict(e, (*ed)->id);
     *s = pos >= 0 ? (uint32_t)pos : EMIT_NONE;
     return pos >= 0 && *dict && emit_iface_box(e, w, false, (*ed)->id, box);
+}
+
+bool emit_sendbuf_walk(Emit *e, ESendWalk *it, bool any)
+{
+    const BlockUses *bu = &e->uses.blocks[it->w];
+    for (; it->j < bu->n_out_edges; it->j++, it->c = 0) {
+        if (it->c == 0 && !emit_sendbuf_edge(e, it->w, it->j, &it->ed, &it->s, &it->dict,
+                                             &it->box))
+            continue;
+        while (it->c + 1 < it->dict->n_coords) {
+            const MapCoord *cs = &it->dict->coords[it->c], *cr = &it->dict->coords[it->c + 1];
+            it->c++;
+            if (cs->pi_index != MAP_PI_ROUTER_SEND || cr->pi_index != MAP_PI_ROUTER_RECIEVE ||
+                (!any && emit_core(e, cs) != e->core_of[it->w]))
+                continue;
+            uint32_t rk = emit_core(e, cr);
+            it->cs = cs;
+            it->cr = cr;
+            it->dcp = rk != EMIT_NONE ? emit_copy_on(e, it->s, rk) : NULL;
+            return true;
+        }
+    }
+    return false;
 }
 
 /* One transfer writer w's core sends from w's buffer: an out-edge's box of w's result into
@@ -348,35 +376,20 @@ static long pitch_sends(Emit *e, uint32_t w, bool any, PitchSend **out)
     *out = NULL;
     if (!emit_sendbuf_rows_source(e, w, &src))
         return 0;
-    uint32_t k = e->core_of[w];
-    const BlockUses *bu = &e->uses.blocks[w];
     PitchSend *v = NULL;
     size_t n = 0, cap = 0;
-    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
-        const Edge *ed;
-        uint32_t s;
-        const MapDict *dict;
-        EBox box;
-        if (!emit_sendbuf_edge(e, w, j, &ed, &s, &dict, &box))
+    for (ESendWalk it = {.w = w}; emit_sendbuf_walk(e, &it, any);) {
+        const ECopy *dcp = it.dcp;
+        if (!dcp || dcp->view || dcp->planes || dcp->dup_of != EMIT_NONE ||
+            dcp->feat.prec != o->feat.prec)
             continue;
-        for (uint32_t c = 0; c + 1 < dict->n_coords; c++) {
-            const MapCoord *cs = &dict->coords[c], *cr = &dict->coords[c + 1];
-            if (cs->pi_index != MAP_PI_ROUTER_SEND || cr->pi_index != MAP_PI_ROUTER_RECIEVE ||
-                (!any && emit_core(e, cs) != k))
-                continue;
-            uint32_t rk = emit_core(e, cr);
-            const ECopy *dcp = rk != EMIT_NONE ? emit_copy_on(e, s, rk) : NULL;
-            if (!dcp || dcp->view || dcp->planes || dcp->dup_of != EMIT_NONE ||
-                dcp->feat.prec != o->feat.prec)
-                continue;
-            PitchSend *nv = emit_grow(e, v, &cap, n, sizeof *v);
-            if (!nv) {
-                free(v);
-                return -1;
-            }
-            v = nv;
-            v[n++] = (PitchSend){s, cs->phase, dcp->feat.c, box, dcp->spread};
+        PitchSend *nv = emit_grow(e, v, &cap, n, sizeof *v);
+        if (!nv) {
+            free(v);
+            return -1;
         }
+        v = nv;
+        v[n++] = (PitchSend){it.s, it.cs->phase, dcp->feat.c, it.box, dcp->spread};
     }
     *out = v;
     return (long)n;
@@ -747,6 +760,8 @@ Status emit_sendbufs(Emit *e)
         if (e->core_of[w] != EMIT_NONE &&
             bt_info(e->g->blocks[w]->type)->kind == BK_COMPUTE)
             st = scan_heads(e, w);
+    for (uint32_t w = 0; w < e->g->n_blocks && st == ST_OK; w++)
+        st = emit_lanearea_scan(e, w);
     for (uint32_t w = 0; w < e->g->n_blocks && st == ST_OK; w++)
         if (e->outs[w].used)
             st = scan_dups(e, w);
