@@ -22,7 +22,8 @@
 
 int32_t map_send_phase(const MTask *a)
 {
-    return a->phase + (a->slot == MS_SOMA2 || (a->widens && a->slot == MS_SOMA1));
+    return a->phase +
+           (a->slot == MS_SOMA2 || ((a->widens || a->lanes_area) && a->slot == MS_SOMA1));
 }
 
 int32_t map_out_phase(const MapPlan *p, const MXfer *x)

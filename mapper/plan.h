@@ -40,6 +40,13 @@ typedef struct MTask {
                                  result into after it (backend/emit_sendbuf.c), so in Soma1
                                  it keeps Soma2 of its phase for that P06 and sends from the
                                  next phase (map_send_phase) */
+    bool lanes_area;          /* a Soma block whose single values moved as bytes into copies
+                                 of fewer words a pixel take more headers together
+                                 (lanes_heads) than a router holds and go alike to several
+                                 blocks (problem.c lanes_area): its router sends them from a
+                                 send area in the copies' pitch a P06 writes after it
+                                 (backend/emit_lanearea.c), so in Soma1 it keeps Soma2 of its
+                                 phase and sends from the next phase, as one that widens */
 } MTask;
 
 /* A box of a block in its eight shape dims: [lo, hi) per dim (taskir/blockbox.h: the
@@ -269,7 +276,8 @@ Status map_route_fit(MapPlan *p, Diag *d);
 /* estimate.c: per core and phase figures, the cost terms. */
 Status map_estimate(MapPlan *p, Diag *d);
 /* The phase task a's router sends its result in: its phase; the next after a Soma2 (which
- * runs after the router) or after a Soma1 that widens (MTask.widens). */
+ * runs after the router) or after a Soma1 that widens (MTask.widens) or sends its bytes
+ * from a lanes area (MTask.lanes_area). */
 int32_t map_send_phase(const MTask *a);
 /* estimate.c: the global phase an XF_OUT transfer leaves its core in (after its writers). */
 int32_t map_out_phase(const MapPlan *p, const MXfer *x);

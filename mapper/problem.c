@@ -27,9 +27,11 @@
  */
 #include "mapper/plan.h"
 
+#include "taskir/blockbox.h"
 #include "taskir/diag_block.h"
 #include "taskir/lanes.h"
 #include "taskir/layout.h"
+#include "taskir/layout_buf.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -591,6 +593,57 @@ static bool widens(const MapPlan *p, uint32_t pos)
     return false;
 }
 
+/* Whether edge e is moved as bytes (lanes_bytes, lanes_moved: a rearranging writer's single
+ * values) into storage of precision prec with fewer channels a pixel (pitch unit) than
+ * unit, its writer's buffer's (layout_buffer_unit), as emit_lanearea.c's area takes them. */
+static bool lanes_narrow(const MapPlan *p, uint32_t e, PrecisionId prec, int unit)
+{
+    const Graph *g = p->g;
+    long s = graph_block_pos(g, g->edges[e]->dst);
+    return s >= 0 && p->lanes_byte[e] && lanes_moved(g, &p->uses, g->edges[e]) &&
+           kind_of(g->blocks[s]) == BK_STORAGE && blk_prec(g->blocks[s]) == prec &&
+           layout_storage_unit(g, &p->uses, (uint32_t)s) < unit;
+}
+
+/* Whether compute block pos is a Soma primitive whose values moved so (lanes_narrow) take
+ * more headers together (lanes_heads) than a router holds and go, the same box of its result,
+ * to several storage blocks (MTask.lanes_area): runs of bytes go to no relaying chain, so
+ * the spill (backend/emit_route_spill.c) cannot carry such a phase's excess on, and the code
+ * generator sends them from a send area in the copies' pitch (backend/emit_lanearea.c),
+ * which needs a Soma slot between the writer and its router
+ * (test_diff_ops/cvm_precision_case_1__p_24_'s `op/abs/x0`..`x2`: 6930 headers, into eleven
+ * blocks `op/bit1/in/x1/x0` alike). *out false when it is not; ST_RUNTIME out of memory. */
+static Status lanes_area(MapPlan *p, uint32_t pos, bool *out)
+{
+    const Graph *g = p->g;
+    const BlockUses *bu = &p->uses.blocks[pos];
+    *out = false;
+    if (!(layout_use_of(g->blocks[pos]->type, false) & LAYOUT_SOMA) || !bu->n_out_edges)
+        return ST_OK;
+    PrecisionId prec;
+    int unit = layout_buffer_unit(g, &p->uses, pos, &prec);
+    BlockBox *box = malloc(bu->n_out_edges * sizeof *box);
+    bool *narrow = malloc(bu->n_out_edges * sizeof *narrow);
+    if (!box || !narrow) {
+        free(box);
+        free(narrow);
+        return ST_RUNTIME;
+    }
+    int64_t heads = 0;
+    for (uint32_t j = 0; j < bu->n_out_edges; j++) {
+        narrow[j] = lanes_narrow(p, bu->out_edges[j], prec, unit);
+        heads += narrow[j] ? p->lanes_heads[bu->out_edges[j]] : 0;
+        if (narrow[j])
+            bbox_of_iface(g, &p->uses, pos, false, g->edges[bu->out_edges[j]]->id, &box[j]);
+    }
+    for (uint32_t j = 0; heads > LANES_HEADS && j < bu->n_out_edges && !*out; j++)
+        for (uint32_t k = 0; narrow[j] && k < j && !*out; k++)
+            *out = narrow[k] && memcmp(&box[j], &box[k], sizeof box[j]) == 0;
+    free(box);
+    free(narrow);
+    return ST_OK;
+}
+
 Status map_build_problem(MapPlan *p, Diag *d)
 {
     Status st = build_clusters(p, d);
@@ -603,6 +656,8 @@ Status map_build_problem(MapPlan *p, Diag *d)
     for (uint32_t t = 0; st == ST_OK && t < p->n_tasks; t++) {
         p->tasks[t].cluster = p->cluster_of[p->tasks[t].pos];
         p->tasks[t].widens = widens(p, p->tasks[t].pos);
+        if (lanes_area(p, p->tasks[t].pos, &p->tasks[t].lanes_area) != ST_OK)
+            st = diag_add(d, ST_RUNTIME, "oom", NULL, "out of memory weighing lanes moves");
     }
     /* an output buffer that only feeds storage of its own cluster is that storage */
     for (uint32_t i = 0; st == ST_OK && i < p->n_xfers; i++) {

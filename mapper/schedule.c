@@ -1508,7 +1508,8 @@ static Status place_task(Sched *s, uint32_t t, Diag *d)
     *used |= (uint8_t)(1u << tk->slot);
     if (layout_narrows(p->g, &p->uses, tk->pos)) /* the P06 narrowing its int32 result */
         *used |= (uint8_t)(1u << ((*used & (1u << MS_SOMA1)) ? MS_SOMA2 : MS_SOMA1));
-    if (tk->widens && tk->slot == MS_SOMA1) /* the P06 writing its send area */
+    /* the P06 writing its send area (a wider precision's, or a lanes area's) */
+    if ((tk->widens || tk->lanes_area) && tk->slot == MS_SOMA1)
         *used |= (uint8_t)(1u << MS_SOMA2);
     return ST_OK;
 }
