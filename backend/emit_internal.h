@@ -1159,6 +1159,15 @@ bool emit_unit_wanted(const Emit *e, const ECopy *cp, const int64_t *words);
  * (mapper/xfer_cap.c). */
 int64_t emit_spread_cap(const Emit *e, const ECopy *cp, const Edge *ed, int32_t p, int64_t q,
                         int64_t px);
+/* Pixels px of spread copy cp's part in phase p from edge ed, cut so that its rows' headers
+ * at a sender on another core whose rows are wider (a run and a gap a row), with those of
+ * the parts counted so far (heads: per sender core and phase, emit_max_phases a core; NULL:
+ * none), stay within LANES_HEADS - LANES_CUT_HEADS (emit_spreadheads.c). */
+int64_t emit_spread_heads_cap(const Emit *e, const int32_t *heads, const ECopy *cp,
+                              const Edge *ed, int32_t p, int64_t px);
+/* Counts in heads the headers of that part's px pixels. */
+void emit_spread_heads_add(const Emit *e, int32_t *heads, const ECopy *cp, const Edge *ed,
+                           int32_t p, int64_t px);
 /* Whether spread copy a waits for another (done[i]: copy i planned) before its parts are cut:
  * a has a part to cut (EPinCap), and the other is on another core, of another box of the
  * result of a writer of a, landing in a phase (not the last) in which that writer's edge

@@ -367,7 +367,8 @@ static void time_order(int32_t *ph, uint32_t n, int32_t reader, int32_t np)
  * runs of bytes, the sender's header table (lanes_part_cap, as the mapper cuts them), an
  * edge's last phase the rest. */
 static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, size_t *cap,
-                        int64_t *words, int32_t *ph, ERows *er, size_t *n_er, bool wide)
+                        int64_t *words, int32_t *ph, ERows *er, size_t *n_er, bool wide,
+                        const int32_t *heads)
 {
     const BlockUses *bu = &e->uses.blocks[cp->block];
     uint32_t k = cp->core;
@@ -418,6 +419,8 @@ static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, s
             lw = lw > pw ? lw : pw;
             int64_t px = i + 1 == n ? left : room > 0 ? room / lw : 0;
             px = i + 1 < n && hcap > 0 && px > hcap ? hcap : px;
+            if (i + 1 < n) /* its sender's header table (emit_spreadheads.c) */
+                px = emit_spread_heads_cap(e, heads, cp, er[j].ed, ph[i], px);
             px = px < left ? px : left;
             if (i + 1 < n) /* where its writer's runs to other cores begin (emit_spreadcap.c) */
                 px = emit_spread_cap(e, cp, er[j].ed, ph[i], q, px);
@@ -577,7 +580,7 @@ static Status plan_parts(Emit *e, ECopy *cp, ESeg *segs, size_t n)
 
 /* Cuts spread copy cp's transfers into parts and plans them (cut_edges, plan_parts); segs
  * (room for *cap) is scratch space. */
-static Status plan_spread(Emit *e, ECopy *cp, ESeg **segs, size_t *cap)
+static Status plan_spread(Emit *e, ECopy *cp, ESeg **segs, size_t *cap, int32_t *heads)
 {
     Status st = ST_OK;
     const ECore *c = &e->cores[cp->core];
@@ -600,18 +603,18 @@ static Status plan_spread(Emit *e, ECopy *cp, ESeg **segs, size_t *cap)
     /* the phases' pixels counted in the pitch they land in when a relay sends them from a
      * wider one (emit_landpitch.c), if every phase then holds its share; else in the copy's */
     if (st == ST_OK)
-        st = cut_edges(e, cp, segs, &n, cap, words, ph, er, &ne, true);
+        st = cut_edges(e, cp, segs, &n, cap, words, ph, er, &ne, true, heads);
     if (st == ST_LOGIC) {
         memset(words, 0, (size_t)c->n_phases * sizeof *words);
         n = 0;
-        st = cut_edges(e, cp, segs, &n, cap, words, ph, er, &ne, false);
+        st = cut_edges(e, cp, segs, &n, cap, words, ph, er, &ne, false, heads);
     }
     /* one pixel over the room of the phase it lands in: cut into runs of its words */
     if (st == ST_OK && emit_unit_wanted(e, cp, words)) {
         cp->unit = ROW_WORDS;
         memset(words, 0, (size_t)c->n_phases * sizeof *words);
         n = 0;
-        st = cut_edges(e, cp, segs, &n, cap, words, ph, er, &ne, false);
+        st = cut_edges(e, cp, segs, &n, cap, words, ph, er, &ne, false, heads);
     }
     /* the edges' pixels forwards or mirrored, the first way that makes every phase's pixels
      * adjacent (a P06 moves them), else the first that makes them two runs at most (a P26
@@ -630,6 +633,9 @@ static Status plan_spread(Emit *e, ECopy *cp, ESeg **segs, size_t *cap)
         place_segs(*segs, placed, n, er, 0);
     if (st == ST_OK)
         st = plan_parts(e, cp, placed, n);
+    for (size_t i = 0; st == ST_OK && i < n; i++)
+        emit_spread_heads_add(e, heads, cp, er[placed[i].edge].ed, placed[i].phase,
+                              placed[i].nq);
     free(placed);
     free(er);
     free(words);
@@ -721,7 +727,11 @@ Status emit_spreads(Emit *e)
     int32_t *ph = malloc(2 * (size_t)most * sizeof *ph);
     uint8_t *done = calloc(e->n_copies ? e->n_copies : 1, 1);
     uint8_t *held = calloc(e->n_cores ? e->n_cores : 1, 1);
-    if (!order || !ph || !done || !held) {
+    /* the headers of the parts planned so far, per sender core and phase */
+    int32_t *heads = calloc((size_t)(e->n_cores ? e->n_cores : 1) * (size_t)emit_max_phases(e) + 1,
+                            sizeof *heads);
+    if (!order || !ph || !done || !held || !heads) {
+        free(heads);
         free(order);
         free(ph);
         free(done);
@@ -747,7 +757,7 @@ Status emit_spreads(Emit *e)
                 held[cp->core] = 1; /* the core's later copies wait with it */
                 continue;
             }
-            st = plan_spread(e, cp, &segs, &cap);
+            st = plan_spread(e, cp, &segs, &cap, heads);
             if (st == ST_OK) /* its parts: the walks over a core's (emit_bycore.c) */
                 st = emit_index_parts(e);
             done[order[o].ci] = 1;
@@ -757,7 +767,7 @@ Status emit_spreads(Emit *e)
             size_t o = 0;
             while (done[order[o].ci])
                 o++;
-            st = plan_spread(e, &e->copies[order[o].ci], &segs, &cap);
+            st = plan_spread(e, &e->copies[order[o].ci], &segs, &cap, heads);
             done[order[o].ci] = 1;
             left--;
         }
@@ -781,8 +791,9 @@ Status emit_spreads(Emit *e)
         cp->spread = true;
         cp->movable = false;
         e->cores[cp->core].reqs[cp->req].kind = ALLOC_DATA;
-        st = plan_spread(e, cp, &segs, &cap);
+        st = plan_spread(e, cp, &segs, &cap, heads);
     }
     free(segs);
+    free(heads);
     return st;
 }
