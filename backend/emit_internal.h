@@ -1159,15 +1159,27 @@ bool emit_unit_wanted(const Emit *e, const ECopy *cp, const int64_t *words);
  * (mapper/xfer_cap.c). */
 int64_t emit_spread_cap(const Emit *e, const ECopy *cp, const Edge *ed, int32_t p, int64_t q,
                         int64_t px);
+/* A part of a spread copy counted at its sender: core sk's phase p, columns [clo, chi) of
+ * writer w's rows, the headers it takes there (emit_spreadheads.c). */
+typedef struct ESpreadHead {
+    uint32_t sk;
+    int32_t p;
+    long w;
+    int64_t clo, chi, heads;
+} ESpreadHead;
+typedef struct ESpreadHeads {
+    ESpreadHead *v;
+    size_t n, cap;
+} ESpreadHeads;
 /* Pixels px of spread copy cp's part in phase p from edge ed, cut so that its rows' headers
  * at a sender on another core whose rows are wider (a run and a gap a row), with those of
- * the parts counted so far (heads: per sender core and phase, emit_max_phases a core; NULL:
- * none), stay within LANES_HEADS - LANES_CUT_HEADS (emit_spreadheads.c). */
-int64_t emit_spread_heads_cap(const Emit *e, const int32_t *heads, const ECopy *cp,
+ * the parts counted so far in h (NULL: none), stay within LANES_HEADS - LANES_CUT_HEADS;
+ * not cut when its columns touch those of a part counted there (emit_spreadheads.c). */
+int64_t emit_spread_heads_cap(const Emit *e, const ESpreadHeads *h, const ECopy *cp,
                               const Edge *ed, int32_t p, int64_t px);
-/* Counts in heads the headers of that part's px pixels. */
-void emit_spread_heads_add(const Emit *e, int32_t *heads, const ECopy *cp, const Edge *ed,
-                           int32_t p, int64_t px);
+/* Counts that part's px pixels in h (ST_RUNTIME: out of memory). */
+Status emit_spread_heads_add(Emit *e, ESpreadHeads *h, const ECopy *cp, const Edge *ed,
+                             int32_t p, int64_t px);
 /* Whether spread copy a waits for another (done[i]: copy i planned) before its parts are cut:
  * a has a part to cut (EPinCap), and the other is on another core, of another box of the
  * result of a writer of a, landing in a phase (not the last) in which that writer's edge

@@ -368,7 +368,7 @@ static void time_order(int32_t *ph, uint32_t n, int32_t reader, int32_t np)
  * edge's last phase the rest. */
 static Status cut_edges(Emit *e, const ECopy *cp, ESeg **segs, size_t *n_segs, size_t *cap,
                         int64_t *words, int32_t *ph, ERows *er, size_t *n_er, bool wide,
-                        const int32_t *heads)
+                        const ESpreadHeads *heads)
 {
     const BlockUses *bu = &e->uses.blocks[cp->block];
     uint32_t k = cp->core;
@@ -580,7 +580,7 @@ static Status plan_parts(Emit *e, ECopy *cp, ESeg *segs, size_t n)
 
 /* Cuts spread copy cp's transfers into parts and plans them (cut_edges, plan_parts); segs
  * (room for *cap) is scratch space. */
-static Status plan_spread(Emit *e, ECopy *cp, ESeg **segs, size_t *cap, int32_t *heads)
+static Status plan_spread(Emit *e, ECopy *cp, ESeg **segs, size_t *cap, ESpreadHeads *heads)
 {
     Status st = ST_OK;
     const ECore *c = &e->cores[cp->core];
@@ -634,8 +634,8 @@ static Status plan_spread(Emit *e, ECopy *cp, ESeg **segs, size_t *cap, int32_t 
     if (st == ST_OK)
         st = plan_parts(e, cp, placed, n);
     for (size_t i = 0; st == ST_OK && i < n; i++)
-        emit_spread_heads_add(e, heads, cp, er[placed[i].edge].ed, placed[i].phase,
-                              placed[i].nq);
+        st = emit_spread_heads_add(e, heads, cp, er[placed[i].edge].ed, placed[i].phase,
+                                   placed[i].nq);
     free(placed);
     free(er);
     free(words);
@@ -727,17 +727,14 @@ Status emit_spreads(Emit *e)
     int32_t *ph = malloc(2 * (size_t)most * sizeof *ph);
     uint8_t *done = calloc(e->n_copies ? e->n_copies : 1, 1);
     uint8_t *held = calloc(e->n_cores ? e->n_cores : 1, 1);
-    /* the headers of the parts planned so far, per sender core and phase */
-    int32_t *heads = calloc((size_t)(e->n_cores ? e->n_cores : 1) * (size_t)emit_max_phases(e) + 1,
-                            sizeof *heads);
-    if (!order || !ph || !done || !held || !heads) {
-        free(heads);
+    if (!order || !ph || !done || !held) {
         free(order);
         free(ph);
         free(done);
         free(held);
         return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
     }
+    ESpreadHeads hs = {0}, *heads = &hs; /* the parts planned so far, at their senders */
     size_t n_order = 0;
     for (uint32_t i = 0; i < e->n_copies; i++)
         if (e->copies[i].spread)
@@ -794,6 +791,6 @@ Status emit_spreads(Emit *e)
         st = plan_spread(e, cp, &segs, &cap, heads);
     }
     free(segs);
-    free(heads);
+    free(hs.v);
     return st;
 }
