@@ -98,16 +98,19 @@ Status emit_lanearea_scan(Emit *e, uint32_t w)
     LaneSend *v;
     long n = lane_sends(e, w, &src.feat, &v);
     if (n < 0)
-        return diag_add(e->d, ST_RUNTIME, "oom", NULL, "out of memory");
+        return ST_RUNTIME; /* emit_grow said so */
+    /* the phase's edges, each counted once: at its first send in the phase */
+    for (long b = 0; b < n; b++)
+        for (long d = 0; d < b; d++)
+            if (v[d].p == v[b].p && v[d].edge == v[b].edge) {
+                v[b].heads = 0;
+                break;
+            }
     Status st = ST_OK;
     for (long a = 0; a < n && st == ST_OK; a++) {
-        int64_t heads = 0; /* the phase's edges, each once (at its first send in the phase) */
-        for (long b = 0; b < n; b++) {
-            bool seen = false;
-            for (long d = 0; d < b && !seen; d++)
-                seen = v[d].p == v[b].p && v[d].edge == v[b].edge;
-            heads += v[b].p == v[a].p && !seen ? v[b].heads : 0;
-        }
+        int64_t heads = 0;
+        for (long b = 0; b < n; b++)
+            heads += v[b].p == v[a].p ? v[b].heads : 0;
         if (heads > LANES_HEADS)
             st = emit_sendbuf_need_pitch(e, w, v[a].s, v[a].c, v[a].p);
     }
