@@ -1095,7 +1095,7 @@ typedef struct ESendWalk {
 bool emit_sendbuf_walk(Emit *e, ESendWalk *it, bool any);
 /* Notes that writer w sends, in phase p (its send time, emit_send_time), to a copy of
  * storage s in its own precision but pitch c, from a send area in that pitch a P06
- * re-pitches its buffer into (emit_sendbuf.c need_pitch). */
+ * re-pitches its buffer into (emit_sendbuf.c). */
 Status emit_sendbuf_need_pitch(Emit *e, uint32_t w, uint32_t s, int64_t c, int32_t p);
 /* Writer w's lanes moves (emit_lanes.c) whose edges take more headers in a phase than a
  * router holds go from a send area in their copies' pitch (emit_lanearea.c). */

@@ -198,8 +198,6 @@ static Status need(Emit *e, uint32_t w, uint32_t s, PrecisionId prec, int32_t p,
     return ST_OK;
 }
 
-static Status need_pitch(Emit *e, uint32_t w, uint32_t s, int64_t c, int32_t p);
-
 /* Whether writer w's buffer goes to copy cp of storage s, of its precision, through a send
  * area of cp's pitch: s lies in the Soma's rows whatever w carries (layout_soma_rows), so
  * a run a pixel would take a header and a disabled one a pixel. */
@@ -229,7 +227,7 @@ static Status scan_dict(Emit *e, const MapDict *dict)
             continue;
         if (dcp->feat.prec == src.feat.prec) {
             if (e->outs[w].used && soma_rows(e, (uint32_t)w, (uint32_t)s, dcp))
-                st = need_pitch(e, (uint32_t)w, (uint32_t)s, dcp->feat.c,
+                st = emit_sendbuf_need_pitch(e, (uint32_t)w, (uint32_t)s, dcp->feat.c,
                                 emit_send_time(e, (uint32_t)w, dict->coords[i].phase));
             if (st != ST_OK)
                 return st;
@@ -268,13 +266,14 @@ const ESendBuf *emit_sendbuf_pitch(const Emit *e, uint32_t w, int64_t c, int32_t
  * buffer for storage s's copies alone (emit_senddup.c). */
 static Status need_pitch_in(Emit *e, uint32_t w, uint32_t s, int64_t c, int32_t p, bool alone);
 
-static Status need_pitch(Emit *e, uint32_t w, uint32_t s, int64_t c, int32_t p)
+Status emit_sendbuf_need_pitch(Emit *e, uint32_t w, uint32_t s, int64_t c, int32_t p)
 {
     return need_pitch_in(e, w, s, c, p, false);
 }
 
-/* need_pitch; alone: an area for phase p's sends only (another of that pitch is taken only
- * when it sends in p: each phase's area finds its own slot before that phase's router). */
+/* emit_sendbuf_need_pitch; alone: an area for phase p's sends only (another of that pitch is
+ * taken only when it sends in p: each phase's area finds its own slot before that phase's
+ * router). */
 static Status need_pitch_in(Emit *e, uint32_t w, uint32_t s, int64_t c, int32_t p, bool alone)
 {
     EOut src; /* its buffer, or the view on its core that holds its map */
@@ -304,11 +303,6 @@ static Status need_pitch_in(Emit *e, uint32_t w, uint32_t s, int64_t c, int32_t 
         (ESendBuf){.writer = w, .store = s, .feat = f, .req = EMIT_NONE, .phase = -1,
                    .first = p, .last = p, .reps = 1, .copy = EMIT_NONE, .compact = alone};
     return ST_OK;
-}
-
-Status emit_sendbuf_need_pitch(Emit *e, uint32_t w, uint32_t s, int64_t c, int32_t p)
-{
-    return need_pitch(e, w, s, c, p);
 }
 
 const ESendBuf *emit_sendbuf_compact(const Emit *e, uint32_t w, int32_t p)
@@ -417,7 +411,7 @@ static Status scan_pitches(Emit *e, uint32_t w)
                 continue;
             bool later = v[a].c == own || (v[b].c != own && v[a].c < v[b].c);
             const PitchSend *x = later ? &v[b] : &v[a];
-            st = need_pitch(e, w, x->s, x->c, x->p);
+            st = emit_sendbuf_need_pitch(e, w, x->s, x->c, x->p);
         }
     free(v);
     return st;
@@ -427,9 +421,9 @@ static Status scan_pitches(Emit *e, uint32_t w)
  * and fewer channels a pixel than the buffer's: a run a pixel (the pixel's first words),
  * each a header and a disabled one over the gap to the next pixel. When those runs would
  * take more headers than one table holds (LANES_HEADS), the copies take them from a send
- * area in their pitch a P06 re-pitches the buffer into (need_pitch): the rows of a copy's
- * box then go as whole runs, one header for rows that land one stride apart (a CVS's 1 x 1
- * int32 pixels of 32 words sent as 2-word pieces to copies of 8-word pixels,
+ * area in their pitch a P06 re-pitches the buffer into (emit_sendbuf_need_pitch): the rows
+ * of a copy's box then go as whole runs, one header for rows that land one stride apart (a
+ * CVS's 1 x 1 int32 pixels of 32 words sent as 2-word pieces to copies of 8-word pixels,
  * broadcast_div_case_1_variant_2-4). No slot or no such pitch: they go as before. */
 static Status scan_heads(Emit *e, uint32_t w)
 {
@@ -474,7 +468,7 @@ static Status scan_dups(Emit *e, uint32_t w)
     Status st = ST_OK;
     for (long i = 0; i < n && st == ST_OK; i++)
         if (v[i].c == e->outs[w].feat.c && emit_senddup_of(e, w, v[i].s))
-            st = need_pitch(e, w, v[i].s, v[i].c, emit_send_time(e, w, v[i].p));
+            st = emit_sendbuf_need_pitch(e, w, v[i].s, v[i].c, emit_send_time(e, w, v[i].p));
     free(v);
     return st;
 }
@@ -490,7 +484,7 @@ static Status scan_gather(Emit *e, uint32_t w)
     for (const ECopy *cp; (cp = emit_local_outs_next(e, &it));) {
         uint32_t s = it.s;
         if (cp->alias_of != w && soma_rows(e, w, s, cp)) {
-            Status st = need_pitch(e, w, s, cp->feat.c, p);
+            Status st = emit_sendbuf_need_pitch(e, w, s, cp->feat.c, p);
             if (st != ST_OK)
                 return st;
             continue;
